@@ -1,8 +1,61 @@
-/* The pmcfuse command (being written). */
+/* The pmcfuse command: global options and dispatch to one file per verb. */
 #include <stdio.h>
-#include "pmcfuse/pmcfuse.h"
-int main(void)
+#include <stdlib.h>
+#include <string.h>
+#include "cli/cli.h"
+
+int cli_verbose;
+
+static const struct cli_verb verbs[] = {
+	{"events", "list the events this machine (or a simulated one) can count", cmd_events},
+	{"record", "record one execution profile (a simulated workload with --sim)", cmd_record},
+	{"show", "summarise a profile: metadata, XU types, event statistics", cmd_show},
+	{"export", "export a profile as CSV or JSON", cmd_export},
+};
+
+static void usage(FILE *f)
 {
-	printf("pmcfuse %s\n", pmcf_version());
-	return 0;
+	fprintf(f, "usage: pmcfuse [-v] [--version] [--help] VERB [OPTIONS] [ARGS]\n\n"
+		   "Complete per-task hardware-event profiles by fusing several executions.\n\n"
+		   "Verbs:\n");
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		fprintf(f, "  %-10s %s\n", verbs[i].name, verbs[i].summary);
+	fprintf(f, "\n`pmcfuse VERB --help` describes a verb. Documentation: README.md, docs/.\n");
+}
+
+static void log_to_stderr(int level, const char *msg, void *ctx)
+{
+	(void)ctx;
+	static const char *names[] = {"error", "warning", "info", "debug"};
+	fprintf(stderr, "pmcfuse: %s: %s\n", names[level < 0 ? 0 : level > 3 ? 3 : level], msg);
+}
+
+int main(int argc, char **argv)
+{
+	int i = 1;
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "--version") == 0) {
+			printf("pmcfuse %s\n", pmcf_version());
+			return CLI_OK;
+		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			usage(stdout);
+			return CLI_OK;
+		} else if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0) {
+			cli_verbose++;
+		} else {
+			fprintf(stderr, "pmcfuse: unknown option '%s' (see pmcfuse --help)\n", argv[i]);
+			return CLI_EUSAGE;
+		}
+	}
+	/* Warnings always; info with -v, debug with -vv (or PMCF_DEBUG). */
+	pmcf_set_log(log_to_stderr, NULL, 1 + cli_verbose);
+	if (i == argc) {
+		usage(stderr);
+		return CLI_EUSAGE;
+	}
+	for (size_t k = 0; k < sizeof(verbs) / sizeof(verbs[0]); k++)
+		if (strcmp(argv[i], verbs[k].name) == 0)
+			return verbs[k].run(argc - i, argv + i);
+	fprintf(stderr, "pmcfuse: unknown verb '%s' (see pmcfuse --help)\n", argv[i]);
+	return CLI_EUSAGE;
 }

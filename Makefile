@@ -1,0 +1,50 @@
+# pmcfuse: the README's two commands (make demo, make check) and a few more.
+# The real build is CMake; this file only sets it up.
+BUILD ?= build
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?=
+
+.PHONY: all deps configure build demo check unit asan bench format clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+configure: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j$(JOBS)
+
+# The main job on the bundled example.
+demo: build
+	@scripts/demo.sh $(BUILD)/pmcfuse
+
+# The whole test suite.
+check: build
+	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+# Only the fast unit tests.
+unit: build
+	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS) -L unit
+
+# Unit and end-to-end tests under AddressSanitizer + UndefinedBehaviorSanitizer.
+asan: deps
+	@cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DPMCF_SANITIZE=ON >/dev/null
+	@cmake --build $(BUILD)-asan -j$(JOBS)
+	@cd $(BUILD)-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		ctest --output-on-failure -j$(JOBS) -L 'unit|e2e' -LE slow
+
+# Benchmarks (Release build); results go in bench/RESULTS.md by hand.
+bench: deps
+	@cmake -S . -B $(BUILD)-release -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake --build $(BUILD)-release -j$(JOBS)
+	@for b in $(BUILD)-release/bench/bench_*; do echo "== $$b"; $$b || exit 1; done
+
+format:
+	@clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-release out

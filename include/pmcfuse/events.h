@@ -1,0 +1,96 @@
+/* pmcfuse — events: the catalogue of what a source can count (perf on this
+ * machine, or a simulated machine), event-list parsing with suggestions, and
+ * the compatibility check (can this set be counted at once?). */
+#ifndef PMCFUSE_EVENTS_H
+#define PMCFUSE_EVENTS_H
+
+#include "pmcfuse/pmcfuse.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The pseudo-event in every catalogue and every profile: XU wall time from
+ * timestamps, in ns. It never uses a counter. */
+#define PMCF_EVENT_DURATION "duration"
+
+/* Event sources (pmcf_event_info.source). */
+#define PMCF_SRC_PSEUDO "pseudo"
+#define PMCF_SRC_SOFTWARE "software"
+#define PMCF_SRC_TRACEPOINT "tracepoint"
+#define PMCF_SRC_HARDWARE "hardware"  /* generic PERF_TYPE_HARDWARE */
+#define PMCF_SRC_HWCACHE "hw-cache"   /* generic PERF_TYPE_HW_CACHE */
+#define PMCF_SRC_PMU "pmu"            /* native event of a PMU, through libpfm4 */
+#define PMCF_SRC_SIM "sim"            /* event of a simulated machine */
+
+typedef struct pmcf_event_info {
+	const char *name;        /* unique in its catalogue, e.g. "task-clock", "sched:sched_switch" */
+	const char *source;      /* one of PMCF_SRC_* */
+	const char *pmu;         /* PMU name for native events, else NULL */
+	const char *description; /* never NULL, may be "" */
+	/* Counting constraints as a JSON object text, or NULL when none, e.g.
+	 * {"counters":[0,1],"fixed":false,"cost":2,"conflicts":["X"],"alias_of":"Y"} */
+	const char *constraints;
+	int available;  /* 1: this machine can count it; 0: it cannot; -1: not probed */
+	unsigned cost;  /* general-purpose counters it takes (0 for duration and fixed-counter events) */
+} pmcf_event_info;
+
+typedef struct pmcf_catalog pmcf_catalog;
+
+/* pmcf_catalog_perf flags */
+#define PMCF_CATALOG_PROBE 1u          /* try perf_event_open on each event to fill .available */
+#define PMCF_CATALOG_NO_TRACEPOINTS 2u /* skip tracefs */
+#define PMCF_CATALOG_NO_PMU 4u         /* skip libpfm4's native events */
+
+/* The catalogue of the real source on this machine: duration, perf software
+ * events, generic hardware and hw-cache events, tracepoints (from tracefs;
+ * silently absent when tracefs is missing or unreadable, with a warning
+ * through the log callback), and the native events of the detected PMUs
+ * with their umasks (libpfm4). Free with pmcf_catalog_free. */
+PMCF_API int pmcf_catalog_perf(unsigned flags, pmcf_catalog **out);
+
+/* The catalogue of a simulated machine for SPEC ("WORKLOAD[,key=value…]";
+ * only machine= matters here). */
+PMCF_API int pmcf_catalog_sim(const char *spec, pmcf_catalog **out);
+
+PMCF_API void pmcf_catalog_free(pmcf_catalog *c);
+/* "perf" or "sim:<machine>". */
+PMCF_API const char *pmcf_catalog_name(const pmcf_catalog *c);
+PMCF_API size_t pmcf_catalog_size(const pmcf_catalog *c);
+/* The i-th event (catalogue order), or NULL. Owned by the catalogue. */
+PMCF_API const pmcf_event_info *pmcf_catalog_at(const pmcf_catalog *c, size_t i);
+/* Index of the event called name (exact match, then a unique
+ * case-insensitive match), or PMCF_EEVENT. */
+PMCF_API long pmcf_catalog_find(const pmcf_catalog *c, const char *name);
+/* Writes up to max names closest to name (edit distance, then substring
+ * match) into names[] (pointers owned by the catalogue); returns how many. */
+PMCF_API size_t pmcf_catalog_suggest(const pmcf_catalog *c, const char *name, const char **names,
+				     size_t max);
+
+/* Can these events be counted together in one execution? pmcs is a counter
+ * budget (0: the machine's own counters). Returns 1 (yes), 0 (no: why holds
+ * one line saying which events and why) or a negative error. */
+PMCF_API int pmcf_catalog_check_set(const pmcf_catalog *c, const char *const *names, size_t n,
+				    unsigned pmcs, char *why, size_t whylen);
+
+/* ---- event lists (-e EVENTS) ------------------------------------------------ */
+typedef struct pmcf_evlist pmcf_evlist;
+
+/* Parses spec against catalogue c: a comma-separated list of names, "all"
+ * (every available event of the catalogue, duration included), or "@FILE"
+ * (names separated by commas, blanks or newlines; '#' starts a comment).
+ * Names are resolved with pmcf_catalog_find and stored by their catalogue
+ * spelling; duplicates are dropped (first kept). An unknown name fails with
+ * PMCF_EEVENT and a detail suggesting the closest known names; an empty list
+ * with PMCF_ESYNTAX. Free with pmcf_evlist_free. */
+PMCF_API int pmcf_evlist_parse(const pmcf_catalog *c, const char *spec, pmcf_evlist **out);
+PMCF_API void pmcf_evlist_free(pmcf_evlist *l);
+PMCF_API size_t pmcf_evlist_size(const pmcf_evlist *l);
+PMCF_API const char *pmcf_evlist_name(const pmcf_evlist *l, size_t i);
+/* The names as an array of pmcf_evlist_size(l) pointers owned by l. */
+PMCF_API const char *const *pmcf_evlist_names(const pmcf_evlist *l);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

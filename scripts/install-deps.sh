@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages pmcfuse needs to build, test and run.
+# Idempotent: does nothing when everything is there. Needs root (or sudo) only
+# when something is missing.
+set -euo pipefail
+
+PACKAGES=(
+	build-essential cmake pkg-config   # toolchain
+	libsqlite3-dev sqlite3             # profile store (+ CLI for inspecting files)
+	libjansson-dev                     # JSON (plans, machine models, catalogues)
+	libpfm4-dev                        # event names -> perf attributes
+	libcmocka-dev                      # unit tests
+	jq                                 # end-to-end tests read JSON output
+	linux-perf                         # perf, for comparisons and instruction mixes
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing+=("$p")
+	fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "pmcfuse: installing missing Debian packages: ${missing[*]}" >&2
+if [ "$(id -u)" -eq 0 ]; then
+	SUDO=()
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+	SUDO=(sudo)
+else
+	echo "pmcfuse: these Debian packages are missing: ${missing[*]}" >&2
+	echo "pmcfuse: run as root: apt-get install ${missing[*]}   (or run make again as root)" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${SUDO[@]}" apt-get update -qq
+"${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

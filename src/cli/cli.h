@@ -1,0 +1,65 @@
+/* Shared by the verbs of the pmcfuse command: the verb table, error
+ * reporting with the right exit status, and small output helpers. */
+#ifndef PMCF_CLI_CLI_H
+#define PMCF_CLI_CLI_H
+#include <stdio.h>
+#include "pmcfuse/events.h"
+#include "pmcfuse/pmcfuse.h"
+#include "pmcfuse/profile.h"
+
+/* Exit statuses */
+#define CLI_OK 0
+#define CLI_EUSAGE 1 /* usage or input error */
+#define CLI_EENV 2   /* environment error (permissions, missing PMU, resources) */
+
+struct cli_verb {
+	const char *name;
+	const char *summary;          /* one line for `pmcfuse --help` */
+	int (*run)(int argc, char **argv); /* argv[0] is the verb */
+};
+
+extern int cli_verbose;
+
+/* Prints "pmcfuse: <verb>: <message>" on stderr and returns status. */
+int cli_error(const char *verb, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Reports a library error: the detail from pmcf_errdetail() when set, else
+ * "<what>: <pmcf_strerror(err)>"; returns the exit status for err
+ * (CLI_EENV for environment errors, CLI_EUSAGE otherwise). */
+int cli_lib_error(const char *verb, int err, const char *what);
+int cli_status_for(int err);
+
+/* Standard --help handling: prints usage to stdout when argv has -h/--help
+ * and returns 1 (the caller returns CLI_OK). */
+int cli_wants_help(int argc, char **argv, const char *usage);
+/* "unknown option"/missing argument from getopt: prints one error line that
+ * points at `pmcfuse VERB --help`, returns CLI_EUSAGE. */
+int cli_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parses an unsigned decimal option value within [min, max]. */
+int cli_parse_uint(const char *verb, const char *opt, const char *s, unsigned long min,
+		   unsigned long max, unsigned long *out);
+
+/* Writes a JSON string literal (with quotes) for s to f. */
+void cli_json_string(FILE *f, const char *s);
+
+/* Output files written atomically: cli_out_open gives a FILE* on a temporary
+ * beside path ("-" or NULL: stdout); cli_out_commit flushes, syncs and
+ * renames it over path (returns an exit status; prints the error);
+ * cli_out_abort removes the temporary. */
+struct cli_out {
+	FILE *f;
+	char *path, *tmp;
+};
+int cli_out_open(const char *verb, const char *path, struct cli_out *o);
+int cli_out_commit(const char *verb, struct cli_out *o);
+void cli_out_abort(struct cli_out *o);
+
+/* Opens a profile, reporting errors; returns an exit status. */
+int cli_open_profile(const char *verb, const char *path, pmcf_profile **out);
+
+/* Verbs (one file each). */
+int cmd_events(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+#endif

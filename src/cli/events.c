@@ -1,0 +1,150 @@
+/* `pmcfuse events`: list what the real source (or a simulated machine) can
+ * count, and check whether a set of events can be counted at once. */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/cli.h"
+
+static const char usage[] =
+	"usage: pmcfuse events [--sim SPEC] [--json] [--source S] [--available] [--no-probe]\n"
+	"       pmcfuse events [--sim SPEC] --check EVENTS [--pmcs N]\n\n"
+	"Lists the events of this machine: perf software events, generic hardware and\n"
+	"hw-cache events, tracepoints and the native events of the detected PMUs (libpfm4);\n"
+	"with --sim, the events of a simulated machine with their counting constraints.\n\n"
+	"  --sim SPEC       list the simulated machine of SPEC (e.g. cholesky,machine=xeon192)\n"
+	"  --json           print a JSON array of {name, source, available, description, ...}\n"
+	"  --source S       only events of source S (pseudo, software, hardware, hw-cache,\n"
+	"                   tracepoint, pmu, sim)\n"
+	"  --available      only events this machine can count\n"
+	"  --no-probe       do not test each event with perf_event_open (available: unknown)\n"
+	"  --check EVENTS   can EVENTS (comma list, all, @FILE) be counted in one execution?\n"
+	"                   exit 0 and print 'fits' if so, else exit 1 and say why\n"
+	"  --pmcs N         counter budget for --check (machines without a PMU)\n";
+
+static void print_json(const pmcf_catalog *c, const char *source, int only_avail)
+{
+	printf("[");
+	int first = 1;
+	for (size_t i = 0; i < pmcf_catalog_size(c); i++) {
+		const pmcf_event_info *e = pmcf_catalog_at(c, i);
+		if ((source && strcmp(e->source, source) != 0) || (only_avail && e->available != 1))
+			continue;
+		printf("%s\n  {\"name\": ", first ? "" : ",");
+		first = 0;
+		cli_json_string(stdout, e->name);
+		printf(", \"source\": ");
+		cli_json_string(stdout, e->source);
+		if (e->pmu) {
+			printf(", \"pmu\": ");
+			cli_json_string(stdout, e->pmu);
+		}
+		printf(", \"available\": %s",
+		       e->available == 1 ? "true" : e->available == 0 ? "false" : "null");
+		printf(", \"cost\": %u, \"description\": ", e->cost);
+		cli_json_string(stdout, e->description);
+		if (e->constraints) {
+			json_t *j = json_loads(e->constraints, 0, NULL);
+			char *txt = j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+			if (txt)
+				printf(", \"constraints\": %s", txt);
+			free(txt);
+			json_decref(j);
+		}
+		printf("}");
+	}
+	printf("%s]\n", first ? "" : "\n");
+}
+
+static void print_text(const pmcf_catalog *c, const char *source, int only_avail)
+{
+	size_t w = 4, shown = 0, avail = 0;
+	for (size_t i = 0; i < pmcf_catalog_size(c); i++) {
+		size_t l = strlen(pmcf_catalog_at(c, i)->name);
+		if (l > w && l < 48)
+			w = l;
+	}
+	printf("%-*s  %-10s  %-9s  %s\n", (int)w, "NAME", "SOURCE", "AVAILABLE", "DESCRIPTION");
+	for (size_t i = 0; i < pmcf_catalog_size(c); i++) {
+		const pmcf_event_info *e = pmcf_catalog_at(c, i);
+		if ((source && strcmp(e->source, source) != 0) || (only_avail && e->available != 1))
+			continue;
+		shown++;
+		avail += e->available == 1;
+		printf("%-*s  %-10s  %-9s  %s", (int)w, e->name, e->source,
+		       e->available == 1 ? "yes" : e->available == 0 ? "no" : "unknown",
+		       e->description);
+		if (e->constraints)
+			printf(" %s", e->constraints);
+		printf("\n");
+	}
+	printf("%zu events (%zu available) in catalogue '%s'\n", shown, avail, pmcf_catalog_name(c));
+}
+
+int cmd_events(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"sim", required_argument, NULL, 's'},    {"json", no_argument, NULL, 'j'},
+		{"source", required_argument, NULL, 'S'}, {"available", no_argument, NULL, 'a'},
+		{"no-probe", no_argument, NULL, 'n'},     {"check", required_argument, NULL, 'c'},
+		{"pmcs", required_argument, NULL, 'p'},   {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}};
+	const char *sim = NULL, *source = NULL, *check = NULL;
+	int json = 0, only_avail = 0, probe = 1, opt;
+	unsigned long pmcs = 0;
+	if (cli_wants_help(argc, argv, usage))
+		return CLI_OK;
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		switch (opt) {
+		case 's': sim = optarg; break;
+		case 'j': json = 1; break;
+		case 'S': source = optarg; break;
+		case 'a': only_avail = 1; break;
+		case 'n': probe = 0; break;
+		case 'c': check = optarg; break;
+		case 'p':
+			if (cli_parse_uint("events", "--pmcs", optarg, 1, 1024, &pmcs))
+				return CLI_EUSAGE;
+			break;
+		default:
+			return cli_usage_error("events", "unknown option or missing value '%s'",
+					       argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("events", "unexpected argument '%s'", argv[optind]);
+	if (pmcs && !check)
+		return cli_usage_error("events", "--pmcs is only meaningful with --check");
+
+	pmcf_catalog *c = NULL;
+	int err = sim ? pmcf_catalog_sim(sim, &c)
+		      : pmcf_catalog_perf(probe && !check ? PMCF_CATALOG_PROBE : 0, &c);
+	if (err)
+		return cli_lib_error("events", err, "cannot list events");
+	int st = CLI_OK;
+	if (check) {
+		pmcf_evlist *l = NULL;
+		char why[512];
+		err = pmcf_evlist_parse(c, check, &l);
+		if (!err)
+			err = pmcf_catalog_check_set(c, pmcf_evlist_names(l), pmcf_evlist_size(l),
+						     (unsigned)pmcs, why, sizeof(why));
+		if (err < 0)
+			st = cli_lib_error("events", err, "cannot check the event set");
+		else if (err == 0)
+			st = cli_error("events", CLI_EUSAGE, "the events do not fit in one execution: %s",
+				       why);
+		else
+			printf("fits: %zu events can be counted in one execution\n",
+			       pmcf_evlist_size(l));
+		pmcf_evlist_free(l);
+	} else if (json) {
+		print_json(c, source, only_avail);
+	} else {
+		print_text(c, source, only_avail);
+	}
+	pmcf_catalog_free(c);
+	return st;
+}

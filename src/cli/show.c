@@ -1,0 +1,227 @@
+/* `pmcfuse show`: a profile at a glance — metadata, XU types with their
+ * counts, and per event min/median/max and the share of missing values. */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/cli.h"
+
+static const char usage[] =
+	"usage: pmcfuse show [--json] PROFILE\n\n"
+	"Summarises a profile: its metadata, the number of XUs, the XU types with their\n"
+	"counts, and for every event the min, median and max over the XUs that have a\n"
+	"value, the share of XUs whose value is missing, and how many values are negative\n"
+	"(multiplexing estimates can be).\n\n"
+	"  --json   print one JSON object with keys meta, complete, xus, types, events,\n"
+	"           truth_events, layers\n";
+
+struct evstat {
+	size_t present, negative;
+	double min, median, max, mean;
+};
+
+/* Wirth's selection: the k-th smallest of v[0..n) (reorders v so that
+ * v[0..k) <= v[k] <= v[k+1..n)). */
+static double select_kth(double *v, size_t n, size_t kk)
+{
+	long l = 0, m = (long)n - 1, k = (long)kk;
+	while (l < m) {
+		double x = v[k];
+		long i = l, j = m;
+		do {
+			while (v[i] < x)
+				i++;
+			while (x < v[j])
+				j--;
+			if (i <= j) {
+				double t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				j--;
+			}
+		} while (i <= j);
+		if (j < k)
+			l = i;
+		if (k < i)
+			m = j;
+	}
+	return v[k];
+}
+
+static void stats(const double *col, size_t n, double *scratch, struct evstat *s)
+{
+	memset(s, 0, sizeof(*s));
+	double sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		double v = col[i];
+		if (pmcf_is_missing(v))
+			continue;
+		if (!s->present || v < s->min)
+			s->min = v;
+		if (!s->present || v > s->max)
+			s->max = v;
+		s->negative += v < 0;
+		sum += v;
+		scratch[s->present++] = v;
+	}
+	if (!s->present)
+		return;
+	s->mean = sum / (double)s->present;
+	/* median: lower middle for even counts, averaged with the upper one */
+	size_t m = (s->present - 1) / 2;
+	s->median = select_kth(scratch, s->present, m);
+	if (s->present % 2 == 0) {
+		double up = scratch[m + 1];
+		for (size_t i = m + 1; i < s->present; i++)
+			if (scratch[i] < up)
+				up = scratch[i];
+		s->median = (s->median + up) / 2;
+	}
+}
+
+static void json_num(double v)
+{
+	if (isfinite(v))
+		printf("%.17g", v);
+	else
+		printf("null");
+}
+
+int cmd_show(int argc, char **argv)
+{
+	static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
+	int json = 0, opt;
+	if (cli_wants_help(argc, argv, usage))
+		return CLI_OK;
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		if (opt == 'j')
+			json = 1;
+		else
+			return cli_usage_error("show", "unknown option '%s'", argv[optind - 1]);
+	}
+	if (optind + 1 != argc)
+		return cli_usage_error("show", optind == argc ? "missing PROFILE"
+							     : "expected one PROFILE");
+	pmcf_profile *p;
+	int st = cli_open_profile("show", argv[optind], &p);
+	if (st)
+		return st;
+
+	size_t nx = pmcf_profile_nxus(p), ne = pmcf_profile_nevents(p), nt = pmcf_profile_ntypes(p);
+	size_t *type_count = calloc(nt ? nt : 1, sizeof(*type_count));
+	double *scratch = malloc((nx ? nx : 1) * sizeof(*scratch));
+	struct evstat *es = calloc(ne ? ne : 1, sizeof(*es));
+	if (!type_count || !scratch || !es) {
+		free(type_count);
+		free(scratch);
+		free(es);
+		pmcf_profile_free(p);
+		return cli_error("show", CLI_EENV, "out of memory summarising '%s'", argv[optind]);
+	}
+	for (size_t i = 0; i < nx; i++) {
+		pmcf_xu xu;
+		if (pmcf_profile_xu_get(p, i, &xu) == 0 && xu.type < nt)
+			type_count[xu.type]++;
+	}
+	for (size_t e = 0; e < ne; e++)
+		stats(pmcf_profile_column_const(p, e), nx, scratch, &es[e]);
+
+	if (json) {
+		printf("{\n  \"path\": ");
+		cli_json_string(stdout, argv[optind]);
+		printf(",\n  \"meta\": {");
+		for (size_t i = 0; i < pmcf_profile_meta_count(p); i++) {
+			const char *k, *v;
+			pmcf_profile_meta_at(p, i, &k, &v);
+			printf("%s", i ? ", " : "");
+			cli_json_string(stdout, k);
+			printf(": ");
+			cli_json_string(stdout, v);
+		}
+		printf("},\n  \"complete\": %s,\n  \"xus\": %zu,\n  \"types\": [",
+		       pmcf_profile_complete(p) ? "true" : "false", nx);
+		for (uint32_t t = 0; t < nt; t++) {
+			pmcf_xu_type ty;
+			pmcf_profile_type_get(p, t, &ty);
+			printf("%s\n    {\"id\": %u, \"kind\": \"%s\", \"name\": ", t ? "," : "", t,
+			       pmcf_xu_kind_name(ty.kind));
+			cli_json_string(stdout, ty.name);
+			printf(", \"location\": ");
+			cli_json_string(stdout, ty.location);
+			printf(", \"xus\": %zu}", type_count[t]);
+		}
+		printf("%s],\n  \"events\": [", nt ? "\n  " : "");
+		for (size_t e = 0; e < ne; e++) {
+			printf("%s\n    {\"name\": ", e ? "," : "");
+			cli_json_string(stdout, pmcf_profile_event_name(p, e));
+			printf(", \"present\": %zu, \"missing\": ", es[e].present);
+			json_num(nx ? (double)(nx - es[e].present) / (double)nx : 0.0);
+			printf(", \"negative\": %zu, \"min\": ", es[e].negative);
+			json_num(es[e].present ? es[e].min : NAN);
+			printf(", \"median\": ");
+			json_num(es[e].present ? es[e].median : NAN);
+			printf(", \"max\": ");
+			json_num(es[e].present ? es[e].max : NAN);
+			printf(", \"mean\": ");
+			json_num(es[e].present ? es[e].mean : NAN);
+			printf("}");
+		}
+		printf("%s],\n  \"truth_events\": [", ne ? "\n  " : "");
+		for (size_t t = 0; t < pmcf_profile_ntruth(p); t++) {
+			printf("%s", t ? ", " : "");
+			cli_json_string(stdout, pmcf_profile_truth_name(p, t));
+		}
+		printf("],\n  \"layers\": {\"truth\": %s, \"coverage\": %s, \"provenance\": %s}\n}\n",
+		       pmcf_profile_ntruth(p) ? "true" : "false",
+		       pmcf_profile_has_coverage(p) ? "true" : "false",
+		       pmcf_profile_has_provenance(p) ? "true" : "false");
+	} else {
+		printf("profile   %s\n", argv[optind]);
+		for (size_t i = 0; i < pmcf_profile_meta_count(p); i++) {
+			const char *k, *v;
+			pmcf_profile_meta_at(p, i, &k, &v);
+			printf("  %-16s %s\n", k, v);
+		}
+		printf("complete  %s\n", pmcf_profile_complete(p) ? "yes" : "NO (the run did not finish)");
+		printf("XUs       %zu\n", nx);
+		printf("types     %zu\n", nt);
+		for (uint32_t t = 0; t < nt; t++) {
+			pmcf_xu_type ty;
+			pmcf_profile_type_get(p, t, &ty);
+			printf("  %-24s %-10s %10zu XUs%s%s\n", ty.name, pmcf_xu_kind_name(ty.kind),
+			       type_count[t], ty.location[0] ? "  at " : "", ty.location);
+		}
+		printf("events    %zu\n", ne);
+		printf("  %-28s %14s %14s %14s %8s %9s\n", "EVENT", "MIN", "MEDIAN", "MAX", "MISSING",
+		       "NEGATIVE");
+		for (size_t e = 0; e < ne; e++) {
+			const struct evstat *s = &es[e];
+			printf("  %-28s ", pmcf_profile_event_name(p, e));
+			if (s->present)
+				printf("%14.6g %14.6g %14.6g", s->min, s->median, s->max);
+			else
+				printf("%14s %14s %14s", "-", "-", "-");
+			printf(" %7.2f%% %9zu\n",
+			       nx ? 100.0 * (double)(nx - s->present) / (double)nx : 0.0, s->negative);
+		}
+		if (pmcf_profile_ntruth(p))
+			printf("truth     ground truth of %zu events (export --truth)\n",
+			       pmcf_profile_ntruth(p));
+		if (pmcf_profile_has_coverage(p))
+			printf("coverage  multiplexing enabled/running times per value\n");
+		if (pmcf_profile_has_provenance(p))
+			printf("sources   %zu fused profiles\n", pmcf_profile_nsources(p));
+	}
+	free(type_count);
+	free(scratch);
+	free(es);
+	pmcf_profile_free(p);
+	if (fflush(stdout) != 0)
+		return cli_error("show", CLI_EENV, "cannot write to standard output");
+	return CLI_OK;
+}

@@ -1,0 +1,203 @@
+/* Helpers shared by the verbs: one-line errors with the right exit status,
+ * option values, JSON strings, and atomically written output files. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "cli/cli.h"
+
+int cli_error(const char *verb, int status, const char *fmt, ...)
+{
+	char msg[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	/* one line, whatever the message holds */
+	for (char *p = msg; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	fprintf(stderr, "pmcfuse: %s: %s\n", verb, msg);
+	return status;
+}
+
+int cli_status_for(int err)
+{
+	switch (err) {
+	case PMCF_EPARANOID:
+	case PMCF_ENOTSUP:
+	case PMCF_ENOMEM:
+	case -EACCES:
+	case -EPERM:
+	case -EMFILE:
+	case -ENFILE:
+	case -ENOSPC:
+	case -EDQUOT:
+	case -ENOMEM:
+	case -EROFS:
+	case -EIO:
+		return CLI_EENV;
+	default:
+		return CLI_EUSAGE;
+	}
+}
+
+int cli_lib_error(const char *verb, int err, const char *what)
+{
+	const char *d = pmcf_errdetail();
+	if (d && d[0])
+		return cli_error(verb, cli_status_for(err), "%s", d);
+	return cli_error(verb, cli_status_for(err), "%s: %s", what, pmcf_strerror(err));
+}
+
+int cli_wants_help(int argc, char **argv, const char *usage)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			fputs(usage, stdout);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int cli_usage_error(const char *verb, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return cli_error(verb, CLI_EUSAGE, "%s (see pmcfuse %s --help)", msg, verb);
+}
+
+int cli_parse_uint(const char *verb, const char *opt, const char *s, unsigned long min,
+		   unsigned long max, unsigned long *out)
+{
+	char *end;
+	errno = 0;
+	if (!s || !*s || *s == '-' || *s == '+')
+		return cli_usage_error(verb, "%s needs a whole number from %lu to %lu, not '%s'", opt,
+				       min, max, s ? s : "");
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return cli_usage_error(verb, "%s needs a whole number from %lu to %lu, not '%s'", opt,
+				       min, max, s);
+	*out = v;
+	return CLI_OK;
+}
+
+void cli_json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\t': fputs("\\t", f); break;
+		default:
+			if (*p < 0x20)
+				fprintf(f, "\\u%04x", *p);
+			else
+				fputc(*p, f);
+		}
+	}
+	fputc('"', f);
+}
+
+int cli_out_open(const char *verb, const char *path, struct cli_out *o)
+{
+	memset(o, 0, sizeof(*o));
+	if (!path || strcmp(path, "-") == 0) {
+		o->f = stdout;
+		return CLI_OK;
+	}
+	size_t n = strlen(path);
+	o->path = strdup(path);
+	o->tmp = malloc(n + 32);
+	if (!o->path || !o->tmp) {
+		cli_out_abort(o);
+		return cli_error(verb, CLI_EENV, "out of memory");
+	}
+	/* temporary in the same directory: .<name>.tmp.XXXXXX */
+	const char *slash = strrchr(path, '/');
+	size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
+	snprintf(o->tmp, n + 32, "%.*s.%s.tmp.XXXXXX", (int)dirlen, path, path + dirlen);
+	int fd = mkstemp(o->tmp);
+	if (fd < 0) {
+		int e = errno;
+		free(o->tmp);
+		o->tmp = NULL;
+		cli_out_abort(o);
+		return cli_error(verb, cli_status_for(-e), "cannot write '%s': %s", path, strerror(e));
+	}
+	mode_t um = umask(0);
+	umask(um);
+	(void)fchmod(fd, 0666 & ~um); /* mkstemp made it 0600 */
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		close(fd);
+		cli_out_abort(o);
+		return cli_error(verb, CLI_EENV, "cannot write '%s': %s", path, strerror(errno));
+	}
+	return CLI_OK;
+}
+
+int cli_out_commit(const char *verb, struct cli_out *o)
+{
+	if (o->f == stdout) {
+		if (fflush(stdout) != 0 || ferror(stdout))
+			return cli_error(verb, CLI_EENV, "cannot write to standard output: %s",
+					 strerror(errno));
+		return CLI_OK;
+	}
+	int bad = fflush(o->f) != 0 || ferror(o->f) || fsync(fileno(o->f)) != 0;
+	int e = errno;
+	if (fclose(o->f) != 0 && !bad) {
+		bad = 1;
+		e = errno;
+	}
+	o->f = NULL;
+	if (bad || rename(o->tmp, o->path) != 0) {
+		if (!bad)
+			e = errno;
+		int st = cli_error(verb, cli_status_for(-e), "cannot write '%s': %s", o->path,
+				   strerror(e));
+		cli_out_abort(o);
+		return st;
+	}
+	free(o->tmp);
+	o->tmp = NULL;
+	free(o->path);
+	o->path = NULL;
+	return CLI_OK;
+}
+
+void cli_out_abort(struct cli_out *o)
+{
+	if (o->f && o->f != stdout)
+		fclose(o->f);
+	o->f = NULL;
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->path);
+	o->tmp = o->path = NULL;
+}
+
+int cli_open_profile(const char *verb, const char *path, pmcf_profile **out)
+{
+	int err = pmcf_profile_open(path, out);
+	if (err)
+		return cli_lib_error(verb, err, path);
+	return CLI_OK;
+}

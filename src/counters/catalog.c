@@ -1,0 +1,474 @@
+/* The generic event catalogue: storage, hashed name lookup, suggestions for
+ * misspelt names, event-list parsing (-e) and the dispatch of the
+ * compatibility check to the source that built the catalogue. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "counters/catalog.h"
+#include "util/internal.h"
+
+struct pmcf_catalog {
+	char *name;
+	pmcf_event_info *ev;
+	size_t n, cap;
+	uint32_t *slot; /* open addressing: index+1, 0 = empty */
+	size_t nslot;   /* power of two */
+	const struct pmcfi_catalog_ops *ops;
+	void *impl;
+};
+
+struct pmcf_evlist {
+	char **names;
+	size_t n, cap;
+};
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static int rehash(pmcf_catalog *c, size_t nslot)
+{
+	uint32_t *slot = calloc(nslot, sizeof(*slot));
+	if (!slot)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory building the event catalogue");
+	for (size_t i = 0; i < c->n; i++) {
+		size_t h = hash_str(c->ev[i].name) & (nslot - 1);
+		while (slot[h])
+			h = (h + 1) & (nslot - 1);
+		slot[h] = (uint32_t)(i + 1);
+	}
+	free(c->slot);
+	c->slot = slot;
+	c->nslot = nslot;
+	return 0;
+}
+
+static long lookup_exact(const pmcf_catalog *c, const char *name)
+{
+	if (!c->nslot)
+		return -1;
+	size_t h = hash_str(name) & (c->nslot - 1);
+	while (c->slot[h]) {
+		size_t i = c->slot[h] - 1;
+		if (strcmp(c->ev[i].name, name) == 0)
+			return (long)i;
+		h = (h + 1) & (c->nslot - 1);
+	}
+	return -1;
+}
+
+static void free_info(pmcf_event_info *e)
+{
+	free((char *)e->name);
+	free((char *)e->source);
+	free((char *)e->pmu);
+	free((char *)e->description);
+	free((char *)e->constraints);
+}
+
+int pmcfi_catalog_new(const char *name, const struct pmcfi_catalog_ops *ops, void *impl,
+		      pmcf_catalog **out)
+{
+	*out = NULL;
+	pmcf_catalog *c = calloc(1, sizeof(*c));
+	if (!c || !(c->name = strdup(name))) {
+		free(c);
+		if (ops && ops->free_impl)
+			ops->free_impl(impl);
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory building the event catalogue");
+	}
+	c->ops = ops;
+	c->impl = impl;
+	pmcf_event_info d = {
+		.name = PMCF_EVENT_DURATION,
+		.source = PMCF_SRC_PSEUDO,
+		.description = "wall time of the XU from its timestamps, in ns (uses no counter)",
+		.available = 1,
+		.cost = 0,
+	};
+	int err = pmcfi_catalog_add(c, &d);
+	if (err) {
+		pmcf_catalog_free(c);
+		return err;
+	}
+	*out = c;
+	return 0;
+}
+
+int pmcfi_catalog_add(pmcf_catalog *c, const pmcf_event_info *info)
+{
+	if (!info->name || !info->name[0])
+		return pmcfi_fail(PMCF_EINVAL, "event without a name");
+	if (lookup_exact(c, info->name) >= 0)
+		return pmcfi_fail(PMCF_ECONFLICT, "event '%s' listed twice", info->name);
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 256;
+		pmcf_event_info *ev = realloc(c->ev, cap * sizeof(*ev));
+		if (!ev)
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory building the event catalogue");
+		c->ev = ev;
+		c->cap = cap;
+	}
+	if (2 * (c->n + 1) > c->nslot) {
+		int err = rehash(c, c->nslot ? 2 * c->nslot : 512);
+		if (err)
+			return err;
+	}
+	pmcf_event_info e = *info;
+	e.name = strdup(info->name);
+	e.source = strdup(info->source ? info->source : "");
+	e.pmu = pmcfi_strdup(info->pmu);
+	e.description = strdup(info->description ? info->description : "");
+	e.constraints = pmcfi_strdup(info->constraints);
+	if (!e.name || !e.source || !e.description || (info->pmu && !e.pmu) ||
+	    (info->constraints && !e.constraints)) {
+		free_info(&e);
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory building the event catalogue");
+	}
+	c->ev[c->n] = e;
+	size_t h = hash_str(e.name) & (c->nslot - 1);
+	while (c->slot[h])
+		h = (h + 1) & (c->nslot - 1);
+	c->slot[h] = (uint32_t)(c->n + 1);
+	c->n++;
+	return 0;
+}
+
+pmcf_event_info *pmcfi_catalog_at_mut(pmcf_catalog *c, size_t i)
+{
+	return i < c->n ? &c->ev[i] : NULL;
+}
+
+void *pmcfi_catalog_impl(const pmcf_catalog *c) { return c->impl; }
+
+void pmcf_catalog_free(pmcf_catalog *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		free_info(&c->ev[i]);
+	free(c->ev);
+	free(c->slot);
+	free(c->name);
+	if (c->ops && c->ops->free_impl)
+		c->ops->free_impl(c->impl);
+	free(c);
+}
+
+const char *pmcf_catalog_name(const pmcf_catalog *c) { return c->name; }
+size_t pmcf_catalog_size(const pmcf_catalog *c) { return c->n; }
+
+const pmcf_event_info *pmcf_catalog_at(const pmcf_catalog *c, size_t i)
+{
+	return i < c->n ? &c->ev[i] : NULL;
+}
+
+long pmcf_catalog_find(const pmcf_catalog *c, const char *name)
+{
+	long i = lookup_exact(c, name);
+	if (i >= 0)
+		return i;
+	long found = -1;
+	for (size_t k = 0; k < c->n; k++) {
+		if (strcasecmp(c->ev[k].name, name) == 0) {
+			if (found >= 0)
+				return PMCF_EEVENT; /* ambiguous */
+			found = (long)k;
+		}
+	}
+	return found >= 0 ? found : PMCF_EEVENT;
+}
+
+/* Damerau-Levenshtein (optimal string alignment) distance, case-insensitive,
+ * giving up above limit. */
+static size_t edit_distance(const char *a, const char *b, size_t limit)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 64 || lb > 64)
+		return limit + 1;
+	if ((la > lb ? la - lb : lb - la) > limit)
+		return limit + 1;
+	size_t d[65][65];
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t rowmin = (size_t)-1;
+		for (size_t j = 1; j <= lb; j++) {
+			int ca = tolower((unsigned char)a[i - 1]), cb = tolower((unsigned char)b[j - 1]);
+			size_t cost = ca != cb;
+			size_t v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (d[i - 1][j - 1] + cost < v)
+				v = d[i - 1][j - 1] + cost;
+			if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) &&
+			    tolower((unsigned char)a[i - 2]) == cb && d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+			if (v < rowmin)
+				rowmin = v;
+		}
+		if (rowmin > limit)
+			return limit + 1;
+	}
+	return d[la][lb];
+}
+
+size_t pmcf_catalog_suggest(const pmcf_catalog *c, const char *name, const char **names, size_t max)
+{
+	if (!max)
+		return 0;
+	size_t len = strlen(name);
+	size_t limit = len < 4 ? 1 : len < 9 ? 2 : 3;
+	size_t best[16], dist[16], nbest = 0;
+	if (max > 16)
+		max = 16;
+	for (size_t i = 0; i < c->n; i++) {
+		size_t dd = edit_distance(name, c->ev[i].name, limit);
+		if (dd > limit && len >= 4 && strcasestr(c->ev[i].name, name))
+			dd = limit; /* a substring match ranks after close spellings */
+		if (dd > limit)
+			continue;
+		/* insert sorted by distance, then catalogue order */
+		size_t pos = nbest;
+		while (pos > 0 && dist[pos - 1] > dd)
+			pos--;
+		if (pos >= max)
+			continue;
+		size_t last = nbest < max ? nbest : max - 1;
+		for (size_t k = last; k > pos; k--) {
+			best[k] = best[k - 1];
+			dist[k] = dist[k - 1];
+		}
+		best[pos] = i;
+		dist[pos] = dd;
+		if (nbest < max)
+			nbest++;
+	}
+	for (size_t k = 0; k < nbest; k++)
+		names[k] = c->ev[best[k]].name;
+	return nbest;
+}
+
+int pmcf_catalog_check_set(const pmcf_catalog *c, const char *const *names, size_t n,
+			   unsigned pmcs, char *why, size_t whylen)
+{
+	pmcfi_clear_error();
+	if (whylen)
+		why[0] = '\0';
+	size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
+	if (!idx)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	size_t m = 0;
+	int err = 0;
+	for (size_t i = 0; i < n && !err; i++) {
+		long k = pmcf_catalog_find(c, names[i]);
+		if (k < 0) {
+			err = pmcfi_fail(PMCF_EEVENT, "unknown event '%s'", names[i]);
+			break;
+		}
+		if (strcmp(c->ev[k].name, PMCF_EVENT_DURATION) == 0)
+			continue;
+		int dup = 0;
+		for (size_t j = 0; j < m; j++)
+			dup |= idx[j] == (size_t)k;
+		if (!dup)
+			idx[m++] = (size_t)k;
+	}
+	if (!err) {
+		if (!c->ops || !c->ops->check_set)
+			err = pmcfi_fail(PMCF_ENOTSUP, "catalogue '%s' has no compatibility check",
+					 c->name);
+		else
+			err = c->ops->check_set(c->impl, c, idx, m, pmcs, why, whylen);
+	}
+	free(idx);
+	return err;
+}
+
+/* ---- event lists ------------------------------------------------------------- */
+
+static int evlist_push(pmcf_evlist *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->names[i], name) == 0)
+			return 0;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		char **nn = realloc(l->names, cap * sizeof(*nn));
+		if (!nn)
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		l->names = nn;
+		l->cap = cap;
+	}
+	if (!(l->names[l->n] = strdup(name)))
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	l->n++;
+	return 0;
+}
+
+static int unknown_event(const pmcf_catalog *c, const char *name)
+{
+	const char *sug[3];
+	size_t ns = pmcf_catalog_suggest(c, name, sug, 3);
+	if (!ns)
+		return pmcfi_fail(PMCF_EEVENT,
+				  "unknown event '%s' (`pmcfuse events` lists the known ones)", name);
+	char buf[512];
+	size_t off = 0;
+	for (size_t i = 0; i < ns; i++)
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s",
+					i ? (i + 1 == ns ? " or " : ", ") : "", sug[i]);
+	return pmcfi_fail(PMCF_EEVENT, "unknown event '%s' (did you mean %s?)", name, buf);
+}
+
+static int add_token(const pmcf_catalog *c, pmcf_evlist *l, const char *tok)
+{
+	if (strcmp(tok, "all") == 0) {
+		for (size_t i = 0; i < c->n; i++) {
+			if (c->ev[i].available == 0)
+				continue;
+			int err = evlist_push(l, c->ev[i].name);
+			if (err)
+				return err;
+		}
+		return 0;
+	}
+	long k = pmcf_catalog_find(c, tok);
+	if (k < 0)
+		return unknown_event(c, tok);
+	return evlist_push(l, c->ev[k].name);
+}
+
+/* Splits text at separators (commas always; blanks and newlines too when
+ * from_file), drops '#' comments in files, and adds every token. */
+static int add_text(const pmcf_catalog *c, pmcf_evlist *l, char *text, int from_file)
+{
+	char *p = text;
+	while (*p) {
+		if (from_file && *p == '#') {
+			while (*p && *p != '\n')
+				p++;
+			continue;
+		}
+		if (*p == ',' || (from_file && isspace((unsigned char)*p))) {
+			p++;
+			continue;
+		}
+		char *start = p;
+		while (*p && *p != ',' && !(from_file && (isspace((unsigned char)*p) || *p == '#')))
+			p++;
+		char save = *p;
+		*p = '\0';
+		/* trim blanks around tokens of a command-line list */
+		char *tok = start, *end = p;
+		while (isspace((unsigned char)*tok))
+			tok++;
+		while (end > tok && isspace((unsigned char)end[-1]))
+			*--end = '\0';
+		int err = *tok ? add_token(c, l, tok) : 0;
+		*p = save;
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int read_file(const char *path, char **out)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return pmcfi_fail(-errno, "cannot read event file '%s': %s", path, strerror(errno));
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	if (!buf) {
+		fclose(f);
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	}
+	size_t r;
+	while ((r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+		n += r;
+		if (n + 1 == cap) {
+			if (cap >= (1u << 24)) {
+				free(buf);
+				fclose(f);
+				return pmcfi_fail(PMCF_EINVAL, "event file '%s' is too large", path);
+			}
+			char *nb = realloc(buf, cap *= 2);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+			}
+			buf = nb;
+		}
+	}
+	int bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		free(buf);
+		return pmcfi_fail(-EIO, "cannot read event file '%s'", path);
+	}
+	buf[n] = '\0';
+	if (memchr(buf, '\0', n)) {
+		free(buf);
+		return pmcfi_fail(PMCF_ESYNTAX, "event file '%s' is not text", path);
+	}
+	*out = buf;
+	return 0;
+}
+
+int pmcf_evlist_parse(const pmcf_catalog *c, const char *spec, pmcf_evlist **out)
+{
+	pmcfi_clear_error();
+	*out = NULL;
+	pmcf_evlist *l = calloc(1, sizeof(*l));
+	if (!l)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	char *text = NULL;
+	int err, from_file = spec[0] == '@';
+	if (from_file) {
+		if (!spec[1])
+			err = pmcfi_fail(PMCF_ESYNTAX, "'@' must be followed by a file name");
+		else
+			err = read_file(spec + 1, &text);
+	} else {
+		text = strdup(spec);
+		err = text ? 0 : pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	}
+	if (!err)
+		err = add_text(c, l, text, from_file);
+	if (!err && l->n == 0)
+		err = from_file ? pmcfi_fail(PMCF_ESYNTAX, "event file '%s' names no event", spec + 1)
+				: pmcfi_fail(PMCF_ESYNTAX, "empty event list");
+	free(text);
+	if (err) {
+		pmcf_evlist_free(l);
+		return err;
+	}
+	*out = l;
+	return 0;
+}
+
+void pmcf_evlist_free(pmcf_evlist *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->n; i++)
+		free(l->names[i]);
+	free(l->names);
+	free(l);
+}
+
+size_t pmcf_evlist_size(const pmcf_evlist *l) { return l->n; }
+const char *pmcf_evlist_name(const pmcf_evlist *l, size_t i) { return i < l->n ? l->names[i] : NULL; }
+const char *const *pmcf_evlist_names(const pmcf_evlist *l) { return (const char *const *)l->names; }

@@ -1,0 +1,26 @@
+/* Internal construction of event catalogues: each source (perf, sim) fills a
+ * generic catalogue and supplies its own compatibility check. */
+#ifndef PMCF_COUNTERS_CATALOG_H
+#define PMCF_COUNTERS_CATALOG_H
+#include "pmcfuse/events.h"
+
+struct pmcfi_catalog_ops {
+	/* Can the events at indices idx[0..n) be counted at once? 1 yes, 0 no
+	 * (why filled with one line), negative error. duration is never passed. */
+	int (*check_set)(void *impl, const pmcf_catalog *c, const size_t *idx, size_t n,
+			 unsigned pmcs, char *why, size_t whylen);
+	void (*free_impl)(void *impl);
+};
+
+/* A new catalogue that already holds the duration pseudo-event. impl is
+ * owned by the catalogue from then on (freed with ops->free_impl), even
+ * when this call fails. */
+int pmcfi_catalog_new(const char *name, const struct pmcfi_catalog_ops *ops, void *impl,
+		      pmcf_catalog **out);
+/* Appends a copy of *info (all strings copied). A name already present is
+ * refused with PMCF_ECONFLICT. */
+int pmcfi_catalog_add(pmcf_catalog *c, const pmcf_event_info *info);
+/* Mutable access, e.g. to set .available after probing. */
+pmcf_event_info *pmcfi_catalog_at_mut(pmcf_catalog *c, size_t i);
+void *pmcfi_catalog_impl(const pmcf_catalog *c);
+#endif

@@ -57,9 +57,22 @@ void cli_out_abort(struct cli_out *o);
 /* Opens a profile, reporting errors; returns an exit status. */
 int cli_open_profile(const char *verb, const char *path, pmcf_profile **out);
 
-/* Verbs (one file each). */
-int cmd_events(int argc, char **argv);
-int cmd_show(int argc, char **argv);
-int cmd_export(int argc, char **argv);
-int cmd_record(int argc, char **argv);
+/* Verbs, one file each (src/cli/<verb>.c). Declared weak so that the table
+ * in main.c lists only the verbs linked into this build. */
+#define CLI_VERB(fn) int fn(int argc, char **argv) __attribute__((weak))
+CLI_VERB(cmd_events);
+CLI_VERB(cmd_plan);
+CLI_VERB(cmd_record);
+CLI_VERB(cmd_run);
+CLI_VERB(cmd_combine);
+CLI_VERB(cmd_reference);
+CLI_VERB(cmd_epd);
+CLI_VERB(cmd_correrr);
+CLI_VERB(cmd_truth);
+CLI_VERB(cmd_emd);
+CLI_VERB(cmd_show);
+CLI_VERB(cmd_export);
+CLI_VERB(cmd_report);
+CLI_VERB(cmd_categorize);
+CLI_VERB(cmd_imix);
 #endif

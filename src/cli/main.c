@@ -8,9 +8,20 @@ int cli_verbose;
 
 static const struct cli_verb verbs[] = {
 	{"events", "list the events this machine (or a simulated one) can count", cmd_events},
-	{"record", "record one execution profile (a simulated workload with --sim)", cmd_record},
+	{"plan", "split events into the event sets of the executions", cmd_plan},
+	{"record", "record one execution profile", cmd_record},
+	{"run", "plan, record every execution and fuse them into one profile", cmd_run},
+	{"combine", "fuse execution profiles (ctc, lgl, bc, bc-unlabeled, ...)", cmd_combine},
+	{"reference", "record the reference executions that epd and correrr need", cmd_reference},
+	{"epd", "execution profile dissimilarity of a profile against references", cmd_epd},
+	{"correrr", "correlation error of a profile against references", cmd_correrr},
+	{"truth", "error of a simulated profile against its ground truth", cmd_truth},
+	{"emd", "earth mover's distance between two weighted 2-D point sets", cmd_emd},
 	{"show", "summarise a profile: metadata, XU types, event statistics", cmd_show},
 	{"export", "export a profile as CSV or JSON", cmd_export},
+	{"report", "an HTML report with plots", cmd_report},
+	{"categorize", "categorise counters with micro-benchmarks", cmd_categorize},
+	{"imix", "instruction mixes from PMU samples (HBBP)", cmd_imix},
 };
 
 static void usage(FILE *f)
@@ -19,7 +30,8 @@ static void usage(FILE *f)
 		   "Complete per-task hardware-event profiles by fusing several executions.\n\n"
 		   "Verbs:\n");
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
-		fprintf(f, "  %-10s %s\n", verbs[i].name, verbs[i].summary);
+		if (verbs[i].run)
+			fprintf(f, "  %-10s %s\n", verbs[i].name, verbs[i].summary);
 	fprintf(f, "\n`pmcfuse VERB --help` describes a verb. Documentation: README.md, docs/.\n");
 }
 
@@ -54,7 +66,7 @@ int main(int argc, char **argv)
 		return CLI_EUSAGE;
 	}
 	for (size_t k = 0; k < sizeof(verbs) / sizeof(verbs[0]); k++)
-		if (strcmp(argv[i], verbs[k].name) == 0)
+		if (verbs[k].run && strcmp(argv[i], verbs[k].name) == 0)
 			return verbs[k].run(argc - i, argv + i);
 	fprintf(stderr, "pmcfuse: unknown verb '%s' (see pmcfuse --help)\n", argv[i]);
 	return CLI_EUSAGE;

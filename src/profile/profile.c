@@ -1,0 +1,859 @@
+/* The in-memory profile model: metadata, XU types, events, XUs with columnar
+ * values, and the optional layers (ground truth, multiplexing coverage,
+ * provenance). Columnar and arena-based so that a million XUs cost no
+ * per-XU allocation. The SQLite file format lives in store.c. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "profile/profile_impl.h"
+#include "util/internal.h"
+
+static const char *const kind_names[] = {
+	[PMCF_XU_TASK] = "task",
+	[PMCF_XU_LOOP_CHUNK] = "loop-chunk",
+	[PMCF_XU_LOOP_RANGE] = "loop-range",
+	[PMCF_XU_REGION] = "region",
+	[PMCF_XU_THREAD] = "thread",
+};
+
+const char *pmcf_xu_kind_name(int kind)
+{
+	if (kind <= 0 || (size_t)kind >= PMCF_ARRAY_SIZE(kind_names))
+		return "unknown";
+	return kind_names[kind];
+}
+
+int pmcf_xu_kind_parse(const char *name)
+{
+	if (name)
+		for (size_t k = 1; k < PMCF_ARRAY_SIZE(kind_names); k++)
+			if (strcmp(name, kind_names[k]) == 0)
+				return (int)k;
+	return pmcfi_fail(PMCF_ENOENT, "unknown XU kind '%s' (task, loop-chunk, loop-range, region, thread)",
+			  name ? name : "(null)");
+}
+
+static int nomem(const char *what)
+{
+	return pmcfi_fail(PMCF_ENOMEM, "out of memory (%s)", what);
+}
+
+/* Grows a small array (*arr of *cap elements of size elem) to hold need. */
+static int grow(void *arr, size_t *cap, size_t need, size_t elem)
+{
+	void **a = arr;
+	if (need <= *cap)
+		return 0;
+	size_t n = *cap ? *cap * 2 : 8;
+	while (n < need)
+		n *= 2;
+	void *q = realloc(*a, n * elem);
+	if (!q)
+		return nomem("profile list");
+	*a = q;
+	*cap = n;
+	return 0;
+}
+
+static void fill_nan(double *d, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		d[i] = PMCF_MISSING;
+}
+
+/* Per-XU arrays always have room for at least one element, so that a
+ * column of a profile without XUs is still a valid pointer. */
+static size_t col_cap(const pmcf_profile *p)
+{
+	return p->xu_cap ? p->xu_cap : 1;
+}
+
+int pmcf_profile_new(pmcf_profile **out)
+{
+	if (!out)
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_profile_new: NULL output");
+	*out = NULL;
+	pmcf_profile *p = calloc(1, sizeof(*p));
+	if (!p)
+		return nomem("profile");
+	p->arena = malloc(64);
+	if (!p->arena) {
+		free(p);
+		return nomem("profile");
+	}
+	p->arena[0] = '\0'; /* offset 0: the empty label */
+	p->arena_len = 1;
+	p->arena_cap = 64;
+	*out = p;
+	return 0;
+}
+
+static void free_strv(char **v, size_t n)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void free_ptrv(void *arr, size_t n)
+{
+	void **v = arr;
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void pmcf_profile_free(pmcf_profile *p)
+{
+	if (!p)
+		return;
+	free_strv(p->meta_key, p->nmeta);
+	free_strv(p->meta_val, p->nmeta);
+	for (size_t i = 0; i < p->ntypes; i++) {
+		free(p->types[i].name);
+		free(p->types[i].location);
+	}
+	free(p->types);
+	free_strv(p->ev_name, p->nev);
+	free_ptrv(p->val, p->nev);
+	free(p->xtype);
+	free(p->thread);
+	free(p->cpu);
+	free(p->start);
+	free(p->end);
+	free(p->label);
+	free(p->parent);
+	free(p->arena);
+	free_strv(p->truth_name, p->ntruth);
+	free_ptrv(p->truth, p->ntruth);
+	free_ptrv(p->cov_enabled, p->has_cov ? p->nev : 0);
+	free_ptrv(p->cov_running, p->has_cov ? p->nev : 0);
+	free_strv(p->src_path, p->nsrc);
+	free_strv(p->src_id, p->nsrc);
+	free_ptrv(p->prov_src, p->has_prov ? p->nev : 0);
+	free_ptrv(p->prov_xu, p->has_prov ? p->nev : 0);
+	free(p->match);
+	free(p);
+}
+
+/* ---- metadata ---------------------------------------------------------- */
+
+static long meta_find(const pmcf_profile *p, const char *key)
+{
+	for (size_t i = 0; i < p->nmeta; i++)
+		if (strcmp(p->meta_key[i], key) == 0)
+			return (long)i;
+	return -1;
+}
+
+int pmcf_profile_meta_set(pmcf_profile *p, const char *key, const char *value)
+{
+	if (!p || !key || !*key)
+		return pmcfi_fail(PMCF_EINVAL, "metadata key must be a non-empty string");
+	long at = meta_find(p, key);
+	if (!value) {
+		if (at < 0)
+			return 0;
+		free(p->meta_key[at]);
+		free(p->meta_val[at]);
+		size_t rest = p->nmeta - (size_t)at - 1;
+		memmove(p->meta_key + at, p->meta_key + at + 1, rest * sizeof(char *));
+		memmove(p->meta_val + at, p->meta_val + at + 1, rest * sizeof(char *));
+		p->nmeta--;
+		return 0;
+	}
+	char *v = strdup(value);
+	if (!v)
+		return nomem("metadata");
+	if (at >= 0) {
+		free(p->meta_val[at]);
+		p->meta_val[at] = v;
+		return 0;
+	}
+	size_t cap = p->meta_cap;
+	char *k = strdup(key);
+	if (!k || grow(&p->meta_key, &cap, p->nmeta + 1, sizeof(char *))) {
+		free(k);
+		free(v);
+		return nomem("metadata");
+	}
+	cap = p->meta_cap;
+	if (grow(&p->meta_val, &cap, p->nmeta + 1, sizeof(char *))) {
+		free(k);
+		free(v);
+		return nomem("metadata");
+	}
+	p->meta_cap = cap;
+	p->meta_key[p->nmeta] = k;
+	p->meta_val[p->nmeta] = v;
+	p->nmeta++;
+	return 0;
+}
+
+const char *pmcf_profile_meta_get(const pmcf_profile *p, const char *key)
+{
+	if (!p || !key)
+		return NULL;
+	long at = meta_find(p, key);
+	return at < 0 ? NULL : p->meta_val[at];
+}
+
+size_t pmcf_profile_meta_count(const pmcf_profile *p)
+{
+	return p ? p->nmeta : 0;
+}
+
+int pmcf_profile_meta_at(const pmcf_profile *p, size_t i, const char **key, const char **value)
+{
+	if (!p || i >= p->nmeta)
+		return pmcfi_fail(PMCF_ENOENT, "metadata index %zu out of range (%zu keys)", i,
+				  p ? p->nmeta : 0);
+	if (key)
+		*key = p->meta_key[i];
+	if (value)
+		*value = p->meta_val[i];
+	return 0;
+}
+
+int pmcf_profile_complete(const pmcf_profile *p)
+{
+	const char *v = pmcf_profile_meta_get(p, PMCF_META_COMPLETE);
+	return v && strcmp(v, "1") == 0;
+}
+
+/* ---- XU types ---------------------------------------------------------- */
+
+int pmcf_profile_type_add(pmcf_profile *p, int kind, const char *name, const char *location,
+			  uint32_t *id)
+{
+	if (!p || !name)
+		return pmcfi_fail(PMCF_EINVAL, "XU type needs a name");
+	if (kind < PMCF_XU_TASK || kind > PMCF_XU_THREAD)
+		return pmcfi_fail(PMCF_EINVAL, "XU type '%s': invalid kind %d", name, kind);
+	if (!location)
+		location = "";
+	for (size_t i = 0; i < p->ntypes; i++) {
+		const struct pmcf_type_rec *t = &p->types[i];
+		if (t->kind == kind && strcmp(t->name, name) == 0 && strcmp(t->location, location) == 0) {
+			if (id)
+				*id = (uint32_t)i;
+			return 0;
+		}
+	}
+	if (p->ntypes >= UINT32_MAX)
+		return pmcfi_fail(PMCF_EINVAL, "too many XU types");
+	if (grow(&p->types, &p->types_cap, p->ntypes + 1, sizeof(*p->types)))
+		return PMCF_ENOMEM;
+	char *n = strdup(name), *l = strdup(location);
+	if (!n || !l) {
+		free(n);
+		free(l);
+		return nomem("XU type");
+	}
+	p->types[p->ntypes] = (struct pmcf_type_rec){kind, n, l};
+	if (id)
+		*id = (uint32_t)p->ntypes;
+	p->ntypes++;
+	return 0;
+}
+
+size_t pmcf_profile_ntypes(const pmcf_profile *p)
+{
+	return p ? p->ntypes : 0;
+}
+
+int pmcf_profile_type_get(const pmcf_profile *p, uint32_t id, pmcf_xu_type *out)
+{
+	if (!p || !out)
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_profile_type_get: NULL argument");
+	if (id >= p->ntypes)
+		return pmcfi_fail(PMCF_ENOENT, "XU type %u out of range (%zu types)", id, p->ntypes);
+	out->kind = p->types[id].kind;
+	out->name = p->types[id].name;
+	out->location = p->types[id].location;
+	return 0;
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+static long name_find(char *const *names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return (long)i;
+	return -1;
+}
+
+/* The optional per-event layers of a new event ev (the event arrays have
+ * room for it). */
+static int event_layers_add(pmcf_profile *p, size_t ev)
+{
+	size_t cap = col_cap(p);
+	if (p->has_cov) {
+		p->cov_enabled[ev] = calloc(cap, sizeof(uint64_t));
+		p->cov_running[ev] = calloc(cap, sizeof(uint64_t));
+		if (!p->cov_enabled[ev] || !p->cov_running[ev])
+			goto fail;
+	}
+	if (p->has_prov) {
+		p->prov_src[ev] = malloc(cap * sizeof(int32_t));
+		p->prov_xu[ev] = malloc(cap * sizeof(int64_t));
+		if (!p->prov_src[ev] || !p->prov_xu[ev])
+			goto fail;
+		memset(p->prov_src[ev], 0xff, cap * sizeof(int32_t)); /* -1 */
+		memset(p->prov_xu[ev], 0xff, cap * sizeof(int64_t));
+	}
+	return 0;
+fail:
+	if (p->has_cov) {
+		free(p->cov_enabled[ev]);
+		free(p->cov_running[ev]);
+	}
+	if (p->has_prov) {
+		free(p->prov_src[ev]);
+		free(p->prov_xu[ev]);
+	}
+	return nomem("event column");
+}
+
+int pmcf_profile_event_add(pmcf_profile *p, const char *name, size_t *index)
+{
+	if (!p || !name || !*name)
+		return pmcfi_fail(PMCF_EINVAL, "event name must be a non-empty string");
+	if (name_find(p->ev_name, p->nev, name) >= 0)
+		return pmcfi_fail(PMCF_ECONFLICT, "event '%s' is already in the profile", name);
+	size_t need = p->nev + 1, cap;
+	cap = p->ev_cap;
+	if (grow(&p->ev_name, &cap, need, sizeof(char *)))
+		return PMCF_ENOMEM;
+	cap = p->ev_cap;
+	if (grow(&p->val, &cap, need, sizeof(double *)))
+		return PMCF_ENOMEM;
+	if (p->has_cov) {
+		cap = p->ev_cap;
+		if (grow(&p->cov_enabled, &cap, need, sizeof(void *)))
+			return PMCF_ENOMEM;
+		cap = p->ev_cap;
+		if (grow(&p->cov_running, &cap, need, sizeof(void *)))
+			return PMCF_ENOMEM;
+	}
+	if (p->has_prov) {
+		cap = p->ev_cap;
+		if (grow(&p->prov_src, &cap, need, sizeof(void *)))
+			return PMCF_ENOMEM;
+		cap = p->ev_cap;
+		if (grow(&p->prov_xu, &cap, need, sizeof(void *)))
+			return PMCF_ENOMEM;
+	}
+	p->ev_cap = cap > p->ev_cap ? cap : p->ev_cap;
+	char *n = strdup(name);
+	double *col = malloc(col_cap(p) * sizeof(double));
+	if (!n || !col) {
+		free(n);
+		free(col);
+		return nomem("event column");
+	}
+	int err = event_layers_add(p, p->nev);
+	if (err) {
+		free(n);
+		free(col);
+		return err;
+	}
+	fill_nan(col, p->nxu);
+	p->ev_name[p->nev] = n;
+	p->val[p->nev] = col;
+	if (index)
+		*index = p->nev;
+	p->nev++;
+	return 0;
+}
+
+size_t pmcf_profile_nevents(const pmcf_profile *p)
+{
+	return p ? p->nev : 0;
+}
+
+const char *pmcf_profile_event_name(const pmcf_profile *p, size_t ev)
+{
+	return p && ev < p->nev ? p->ev_name[ev] : NULL;
+}
+
+long pmcf_profile_event_find(const pmcf_profile *p, const char *name)
+{
+	long i = p && name ? name_find(p->ev_name, p->nev, name) : -1;
+	return i >= 0 ? i : PMCF_ENOENT;
+}
+
+/* ---- XUs ---------------------------------------------------------------- */
+
+static int resize(void *arr, size_t n, size_t elem)
+{
+	void **a = arr;
+	void *q = realloc(*a, n * elem);
+	if (!q)
+		return nomem("XU arrays");
+	*a = q;
+	return 0;
+}
+
+/* Gives every per-XU array room for cap XUs (cap > 0). On failure some
+ * arrays may already be larger, which keeps the invariant (>= xu_cap). */
+static int xu_realloc(pmcf_profile *p, size_t cap)
+{
+	if (resize(&p->xtype, cap, sizeof(uint32_t)) || resize(&p->thread, cap, sizeof(int32_t)) ||
+	    resize(&p->cpu, cap, sizeof(int32_t)) || resize(&p->start, cap, sizeof(uint64_t)) ||
+	    resize(&p->end, cap, sizeof(uint64_t)) || resize(&p->label, cap, sizeof(size_t)) ||
+	    resize(&p->parent, cap, sizeof(size_t)))
+		return PMCF_ENOMEM;
+	for (size_t e = 0; e < p->nev; e++) {
+		if (resize(&p->val[e], cap, sizeof(double)))
+			return PMCF_ENOMEM;
+		if (p->has_cov && (resize(&p->cov_enabled[e], cap, sizeof(uint64_t)) ||
+				   resize(&p->cov_running[e], cap, sizeof(uint64_t))))
+			return PMCF_ENOMEM;
+		if (p->has_prov && (resize(&p->prov_src[e], cap, sizeof(int32_t)) ||
+				    resize(&p->prov_xu[e], cap, sizeof(int64_t))))
+			return PMCF_ENOMEM;
+	}
+	for (size_t t = 0; t < p->ntruth; t++)
+		if (resize(&p->truth[t], cap, sizeof(double)))
+			return PMCF_ENOMEM;
+	if (p->match && resize(&p->match, cap, sizeof(double)))
+		return PMCF_ENOMEM;
+	p->xu_cap = cap;
+	return 0;
+}
+
+static int arena_reserve(pmcf_profile *p, size_t more)
+{
+	if (p->arena_len + more <= p->arena_cap)
+		return 0;
+	size_t n = p->arena_cap * 2;
+	while (n < p->arena_len + more)
+		n *= 2;
+	char *q = realloc(p->arena, n);
+	if (!q)
+		return nomem("label arena");
+	p->arena = q;
+	p->arena_cap = n;
+	return 0;
+}
+
+size_t pmcf_profile_nxus(const pmcf_profile *p)
+{
+	return p ? p->nxu : 0;
+}
+
+/* Also reserves an estimated 24 bytes of labels per XU: label lengths are
+ * not known in advance, so longer labels may still grow the arena. */
+int pmcf_profile_reserve(pmcf_profile *p, size_t n)
+{
+	if (!p)
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_profile_reserve: NULL profile");
+	if (n <= p->xu_cap)
+		return 0;
+	if (n > SIZE_MAX / 64)
+		return nomem("XU arrays");
+	int err = xu_realloc(p, n);
+	if (err)
+		return err;
+	return arena_reserve(p, (n - p->nxu) * 24);
+}
+
+static size_t label_put(pmcf_profile *p, const char *s, size_t len)
+{
+	if (!len)
+		return 0;
+	size_t off = p->arena_len;
+	memcpy(p->arena + off, s, len + 1);
+	p->arena_len += len + 1;
+	return off;
+}
+
+int pmcf_profile_xu_add(pmcf_profile *p, const pmcf_xu *xu, size_t *index)
+{
+	if (!p || !xu)
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_profile_xu_add: NULL argument");
+	if (xu->type >= p->ntypes)
+		return pmcfi_fail(PMCF_EINVAL, "XU type %u out of range (%zu types)", xu->type, p->ntypes);
+	if (xu->end_ns < xu->start_ns)
+		return pmcfi_fail(PMCF_EINVAL, "XU ends (%llu ns) before it starts (%llu ns)",
+				  (unsigned long long)xu->end_ns, (unsigned long long)xu->start_ns);
+	const char *lab = xu->label ? xu->label : "";
+	const char *par = xu->parent_label ? xu->parent_label : "";
+	size_t ll = strlen(lab), pl = strlen(par);
+	if (p->nxu == p->xu_cap) {
+		int err = xu_realloc(p, p->xu_cap ? p->xu_cap * 2 : 64);
+		if (err)
+			return err;
+	}
+	if (arena_reserve(p, ll + pl + 2))
+		return PMCF_ENOMEM;
+	size_t i = p->nxu;
+	p->xtype[i] = xu->type;
+	p->thread[i] = xu->thread;
+	p->cpu[i] = xu->cpu;
+	p->start[i] = xu->start_ns;
+	p->end[i] = xu->end_ns;
+	p->label[i] = label_put(p, lab, ll);
+	p->parent[i] = label_put(p, par, pl);
+	for (size_t e = 0; e < p->nev; e++) {
+		p->val[e][i] = PMCF_MISSING;
+		if (p->has_cov)
+			p->cov_enabled[e][i] = p->cov_running[e][i] = 0;
+		if (p->has_prov) {
+			p->prov_src[e][i] = -1;
+			p->prov_xu[e][i] = -1;
+		}
+	}
+	for (size_t t = 0; t < p->ntruth; t++)
+		p->truth[t][i] = PMCF_MISSING;
+	if (p->match)
+		p->match[i] = PMCF_MISSING;
+	p->nxu++;
+	if (index)
+		*index = i;
+	return 0;
+}
+
+int pmcf_profile_xu_get(const pmcf_profile *p, size_t i, pmcf_xu *out)
+{
+	if (!p || !out)
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_profile_xu_get: NULL argument");
+	if (i >= p->nxu)
+		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XUs)", i, p->nxu);
+	out->type = p->xtype[i];
+	out->thread = p->thread[i];
+	out->cpu = p->cpu[i];
+	out->start_ns = p->start[i];
+	out->end_ns = p->end[i];
+	out->label = p->arena + p->label[i];
+	out->parent_label = p->arena + p->parent[i];
+	return 0;
+}
+
+int pmcfi_profile_alloc_xus(pmcf_profile *p, size_t n, size_t arena_bytes)
+{
+	if (p->nxu)
+		return pmcfi_fail(PMCF_EINVAL, "profile already has XUs");
+	if (n > SIZE_MAX / 64 || arena_bytes > SIZE_MAX - 1)
+		return nomem("XU arrays");
+	int err = xu_realloc(p, n ? n : 1);
+	if (err)
+		return err;
+	char *a = realloc(p->arena, arena_bytes + 1);
+	if (!a)
+		return nomem("label arena");
+	p->arena = a;
+	p->arena_cap = arena_bytes + 1;
+	p->arena_len = 1;
+	p->nxu = n;
+	return 0;
+}
+
+/* ---- values ------------------------------------------------------------- */
+
+double pmcf_profile_value(const pmcf_profile *p, size_t i, size_t ev)
+{
+	if (!p || i >= p->nxu || ev >= p->nev)
+		return PMCF_MISSING;
+	return p->val[ev][i];
+}
+
+static int check_iev(const pmcf_profile *p, size_t i, size_t ev)
+{
+	if (!p)
+		return pmcfi_fail(PMCF_EINVAL, "NULL profile");
+	if (i >= p->nxu)
+		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XUs)", i, p->nxu);
+	if (ev >= p->nev)
+		return pmcfi_fail(PMCF_ENOENT, "event %zu out of range (%zu events)", ev, p->nev);
+	return 0;
+}
+
+int pmcf_profile_value_set(pmcf_profile *p, size_t i, size_t ev, double v)
+{
+	int err = check_iev(p, i, ev);
+	if (err)
+		return err;
+	p->val[ev][i] = v;
+	return 0;
+}
+
+double *pmcf_profile_column(pmcf_profile *p, size_t ev)
+{
+	return p && ev < p->nev ? p->val[ev] : NULL;
+}
+
+const double *pmcf_profile_column_const(const pmcf_profile *p, size_t ev)
+{
+	return p && ev < p->nev ? p->val[ev] : NULL;
+}
+
+/* ---- ground truth -------------------------------------------------------- */
+
+int pmcf_profile_truth_event_add(pmcf_profile *p, const char *name, size_t *index)
+{
+	if (!p || !name || !*name)
+		return pmcfi_fail(PMCF_EINVAL, "truth event name must be a non-empty string");
+	if (name_find(p->truth_name, p->ntruth, name) >= 0)
+		return pmcfi_fail(PMCF_ECONFLICT, "truth event '%s' is already in the profile", name);
+	size_t cap = p->truth_cap;
+	if (grow(&p->truth_name, &cap, p->ntruth + 1, sizeof(char *)))
+		return PMCF_ENOMEM;
+	cap = p->truth_cap;
+	if (grow(&p->truth, &cap, p->ntruth + 1, sizeof(double *)))
+		return PMCF_ENOMEM;
+	p->truth_cap = cap;
+	char *n = strdup(name);
+	double *col = malloc(col_cap(p) * sizeof(double));
+	if (!n || !col) {
+		free(n);
+		free(col);
+		return nomem("truth column");
+	}
+	fill_nan(col, p->nxu);
+	p->truth_name[p->ntruth] = n;
+	p->truth[p->ntruth] = col;
+	if (index)
+		*index = p->ntruth;
+	p->ntruth++;
+	return 0;
+}
+
+size_t pmcf_profile_ntruth(const pmcf_profile *p)
+{
+	return p ? p->ntruth : 0;
+}
+
+const char *pmcf_profile_truth_name(const pmcf_profile *p, size_t tev)
+{
+	return p && tev < p->ntruth ? p->truth_name[tev] : NULL;
+}
+
+long pmcf_profile_truth_find(const pmcf_profile *p, const char *name)
+{
+	long i = p && name ? name_find(p->truth_name, p->ntruth, name) : -1;
+	return i >= 0 ? i : PMCF_ENOENT;
+}
+
+double *pmcf_profile_truth_column(pmcf_profile *p, size_t tev)
+{
+	return p && tev < p->ntruth ? p->truth[tev] : NULL;
+}
+
+const double *pmcf_profile_truth_column_const(const pmcf_profile *p, size_t tev)
+{
+	return p && tev < p->ntruth ? p->truth[tev] : NULL;
+}
+
+/* ---- coverage ------------------------------------------------------------ */
+
+int pmcf_profile_coverage_enable(pmcf_profile *p)
+{
+	if (!p)
+		return pmcfi_fail(PMCF_EINVAL, "NULL profile");
+	if (p->has_cov)
+		return 0;
+	size_t n = p->ev_cap ? p->ev_cap : 1, cap = col_cap(p);
+	p->cov_enabled = calloc(n, sizeof(uint64_t *));
+	p->cov_running = calloc(n, sizeof(uint64_t *));
+	if (!p->cov_enabled || !p->cov_running)
+		goto fail;
+	for (size_t e = 0; e < p->nev; e++) {
+		p->cov_enabled[e] = calloc(cap, sizeof(uint64_t));
+		p->cov_running[e] = calloc(cap, sizeof(uint64_t));
+		if (!p->cov_enabled[e] || !p->cov_running[e])
+			goto fail;
+	}
+	p->has_cov = 1;
+	return 0;
+fail:
+	free_ptrv(p->cov_enabled, p->cov_enabled ? p->nev : 0);
+	free_ptrv(p->cov_running, p->cov_running ? p->nev : 0);
+	p->cov_enabled = p->cov_running = NULL;
+	return nomem("coverage layer");
+}
+
+int pmcf_profile_has_coverage(const pmcf_profile *p)
+{
+	return p && p->has_cov;
+}
+
+int pmcf_profile_coverage_set(pmcf_profile *p, size_t i, size_t ev, uint64_t enabled_ns,
+			      uint64_t running_ns)
+{
+	int err = check_iev(p, i, ev);
+	if (err)
+		return err;
+	if (!p->has_cov)
+		return pmcfi_fail(PMCF_ENOENT, "profile has no coverage layer");
+	p->cov_enabled[ev][i] = enabled_ns;
+	p->cov_running[ev][i] = running_ns;
+	return 0;
+}
+
+int pmcf_profile_coverage_get(const pmcf_profile *p, size_t i, size_t ev, uint64_t *enabled_ns,
+			      uint64_t *running_ns)
+{
+	int err = check_iev(p, i, ev);
+	if (err)
+		return err;
+	if (!p->has_cov)
+		return pmcfi_fail(PMCF_ENOENT, "profile has no coverage layer");
+	if (enabled_ns)
+		*enabled_ns = p->cov_enabled[ev][i];
+	if (running_ns)
+		*running_ns = p->cov_running[ev][i];
+	return 0;
+}
+
+/* ---- provenance ------------------------------------------------------------ */
+
+int pmcf_profile_source_add(pmcf_profile *p, const char *path, const char *id, uint32_t *index)
+{
+	if (!p || !path)
+		return pmcfi_fail(PMCF_EINVAL, "source profile needs a path");
+	if (p->nsrc >= INT32_MAX)
+		return pmcfi_fail(PMCF_EINVAL, "too many source profiles");
+	size_t cap = p->src_cap;
+	if (grow(&p->src_path, &cap, p->nsrc + 1, sizeof(char *)))
+		return PMCF_ENOMEM;
+	cap = p->src_cap;
+	if (grow(&p->src_id, &cap, p->nsrc + 1, sizeof(char *)))
+		return PMCF_ENOMEM;
+	p->src_cap = cap;
+	char *a = strdup(path), *b = strdup(id ? id : "");
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return nomem("source profile");
+	}
+	p->src_path[p->nsrc] = a;
+	p->src_id[p->nsrc] = b;
+	if (index)
+		*index = (uint32_t)p->nsrc;
+	p->nsrc++;
+	return 0;
+}
+
+size_t pmcf_profile_nsources(const pmcf_profile *p)
+{
+	return p ? p->nsrc : 0;
+}
+
+int pmcf_profile_source_get(const pmcf_profile *p, uint32_t index, const char **path,
+			    const char **id)
+{
+	if (!p || index >= p->nsrc)
+		return pmcfi_fail(PMCF_ENOENT, "source profile %u out of range (%zu sources)", index,
+				  p ? p->nsrc : 0);
+	if (path)
+		*path = p->src_path[index];
+	if (id)
+		*id = p->src_id[index];
+	return 0;
+}
+
+int pmcf_profile_provenance_enable(pmcf_profile *p)
+{
+	if (!p)
+		return pmcfi_fail(PMCF_EINVAL, "NULL profile");
+	if (p->has_prov)
+		return 0;
+	size_t n = p->ev_cap ? p->ev_cap : 1, cap = col_cap(p);
+	p->prov_src = calloc(n, sizeof(int32_t *));
+	p->prov_xu = calloc(n, sizeof(int64_t *));
+	if (!p->prov_src || !p->prov_xu)
+		goto fail;
+	for (size_t e = 0; e < p->nev; e++) {
+		p->prov_src[e] = malloc(cap * sizeof(int32_t));
+		p->prov_xu[e] = malloc(cap * sizeof(int64_t));
+		if (!p->prov_src[e] || !p->prov_xu[e])
+			goto fail;
+		memset(p->prov_src[e], 0xff, cap * sizeof(int32_t)); /* -1 */
+		memset(p->prov_xu[e], 0xff, cap * sizeof(int64_t));
+	}
+	p->has_prov = 1;
+	return 0;
+fail:
+	free_ptrv(p->prov_src, p->prov_src ? p->nev : 0);
+	free_ptrv(p->prov_xu, p->prov_xu ? p->nev : 0);
+	p->prov_src = NULL;
+	p->prov_xu = NULL;
+	return nomem("provenance layer");
+}
+
+int pmcf_profile_has_provenance(const pmcf_profile *p)
+{
+	return p && p->has_prov;
+}
+
+int pmcf_profile_provenance_set(pmcf_profile *p, size_t i, size_t ev, int32_t source,
+				int64_t source_xu)
+{
+	int err = check_iev(p, i, ev);
+	if (err)
+		return err;
+	if (!p->has_prov)
+		return pmcfi_fail(PMCF_ENOENT, "profile has no provenance layer");
+	if (source < -1 || (source >= 0 && (size_t)source >= p->nsrc))
+		return pmcfi_fail(PMCF_EINVAL, "source profile %d out of range (%zu sources)", (int)source,
+				  p->nsrc);
+	if (source_xu < -1)
+		return pmcfi_fail(PMCF_EINVAL, "invalid source XU index %lld", (long long)source_xu);
+	p->prov_src[ev][i] = source;
+	p->prov_xu[ev][i] = source_xu;
+	return 0;
+}
+
+int pmcf_profile_provenance_get(const pmcf_profile *p, size_t i, size_t ev, int32_t *source,
+				int64_t *source_xu)
+{
+	int err = check_iev(p, i, ev);
+	if (err)
+		return err;
+	if (!p->has_prov)
+		return pmcfi_fail(PMCF_ENOENT, "profile has no provenance layer");
+	if (source)
+		*source = p->prov_src[ev][i];
+	if (source_xu)
+		*source_xu = p->prov_xu[ev][i];
+	return 0;
+}
+
+int pmcfi_profile_match_enable(pmcf_profile *p)
+{
+	if (p->match)
+		return 0;
+	p->match = malloc(col_cap(p) * sizeof(double));
+	if (!p->match)
+		return nomem("match distances");
+	fill_nan(p->match, p->nxu);
+	return 0;
+}
+
+int pmcf_profile_match_distance_set(pmcf_profile *p, size_t i, double d)
+{
+	if (!p)
+		return pmcfi_fail(PMCF_EINVAL, "NULL profile");
+	if (i >= p->nxu)
+		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XUs)", i, p->nxu);
+	int err = pmcfi_profile_match_enable(p);
+	if (err)
+		return err;
+	p->match[i] = d;
+	return 0;
+}
+
+double pmcf_profile_match_distance(const pmcf_profile *p, size_t i)
+{
+	if (!p || !p->match || i >= p->nxu)
+		return PMCF_MISSING;
+	return p->match[i];
+}

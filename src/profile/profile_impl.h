@@ -1,0 +1,73 @@
+/* Private definition of struct pmcf_profile (columnar in-memory model) and the
+ * helpers the SQLite store (store.c) uses to fill it without per-XU work.
+ * Not installed; unit tests may include it. */
+#ifndef PMCF_PROFILE_IMPL_H
+#define PMCF_PROFILE_IMPL_H
+#include <stddef.h>
+#include <stdint.h>
+#include "pmcfuse/profile.h"
+
+struct pmcf_type_rec {
+	int kind;
+	char *name;
+	char *location;
+};
+
+/*
+ * Every per-XU array holds xu_cap elements, of which nxu are in use. Values
+ * are columnar: one array of doubles per event. Labels live in one arena;
+ * label[i] and parent[i] are offsets into it (offset 0 is a shared "").
+ */
+struct pmcf_profile {
+	size_t nmeta, meta_cap;
+	char **meta_key, **meta_val;
+
+	size_t ntypes, types_cap;
+	struct pmcf_type_rec *types;
+
+	size_t nev, ev_cap;
+	char **ev_name;
+	double **val;
+
+	size_t nxu, xu_cap;
+	uint32_t *xtype;
+	int32_t *thread, *cpu;
+	uint64_t *start, *end;
+	size_t *label, *parent;
+	char *arena;
+	size_t arena_len, arena_cap;
+
+	/* ground truth: its own event list, one column per truth event */
+	size_t ntruth, truth_cap;
+	char **truth_name;
+	double **truth;
+
+	/* coverage layer (has_cov): per event, per XU */
+	int has_cov;
+	uint64_t **cov_enabled, **cov_running;
+
+	/* provenance: source list, per-value layer (has_prov), per-XU match
+	 * distance (match, NULL until enabled or first set) */
+	size_t nsrc, src_cap;
+	char **src_path, **src_id;
+	int has_prov;
+	int32_t **prov_src;
+	int64_t **prov_xu;
+	double *match;
+};
+
+/* For the store: makes the profile hold exactly n XUs whose fixed fields,
+ * values and truth values are left uninitialised (the caller fills every
+ * one), with a label arena of arena_bytes bytes (arena_len set to 0; the
+ * caller appends and sets label/parent offsets). Only on a profile with no
+ * XUs. */
+int pmcfi_profile_alloc_xus(pmcf_profile *p, size_t n, size_t arena_bytes);
+/* Enables the match-distance layer (every XU NaN). */
+int pmcfi_profile_match_enable(pmcf_profile *p);
+
+/* Fault injection for the atomic-write tests: the next pmcf_profile_save
+ * fails with -EIO at step 1 (temporary created), 2 (while writing the
+ * tables) or 3 (written and synced, before the rename). 0 disables. */
+void pmcfi_store_inject_fault(int step);
+
+#endif

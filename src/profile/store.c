@@ -1,0 +1,1093 @@
+/* The profile file: one SQLite database, schema in docs/profile-format.md.
+ * XU fields and values are stored as column chunks (BLOBs of CHUNK_XUS
+ * little-endian elements), so a million XUs cost a few hundred rows. Saving
+ * is atomic (temporary file, fsync, rename, fsync of the directory). */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "pmcf_version.h"
+#include "profile/profile_impl.h"
+#include "util/internal.h"
+
+#define APP_ID 0x504D4346u /* 'PMCF' */
+#define FORMAT_MAGIC "pmcfuse-profile"
+#define CHUNK_XUS 65536
+#define MAX_CHUNK_XUS (1u << 24)
+#define CANON_NAN 0x7ff8000000000000ull
+#define BIG_PAGES_FROM (1 << 20) /* bytes of columns from which pages are 64 KiB */
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define HOST_BE 1
+#else
+#define HOST_BE 0
+#endif
+
+static const char schema_sql[] =
+	"CREATE TABLE format(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+	"CREATE TABLE meta(pos INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, value TEXT NOT NULL);"
+	"CREATE TABLE xu_type(id INTEGER PRIMARY KEY, kind INTEGER NOT NULL, kind_name TEXT NOT NULL,"
+	" name TEXT NOT NULL, location TEXT NOT NULL);"
+	"CREATE TABLE event(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
+	"CREATE TABLE xu_chunk(chunk INTEGER PRIMARY KEY, first_xu INTEGER NOT NULL, count INTEGER NOT NULL,"
+	" type BLOB NOT NULL, thread BLOB NOT NULL, cpu BLOB NOT NULL, start_ns BLOB NOT NULL,"
+	" end_ns BLOB NOT NULL, label BLOB NOT NULL, parent_label BLOB NOT NULL);"
+	"CREATE TABLE value_chunk(event INTEGER NOT NULL, chunk INTEGER NOT NULL, data BLOB NOT NULL,"
+	" PRIMARY KEY(event, chunk));";
+static const char truth_sql[] =
+	"CREATE TABLE truth_event(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
+	"CREATE TABLE truth_chunk(event INTEGER NOT NULL, chunk INTEGER NOT NULL, data BLOB NOT NULL,"
+	" PRIMARY KEY(event, chunk));";
+static const char coverage_sql[] =
+	"CREATE TABLE coverage_chunk(event INTEGER NOT NULL, chunk INTEGER NOT NULL,"
+	" enabled_ns BLOB NOT NULL, running_ns BLOB NOT NULL, PRIMARY KEY(event, chunk));";
+static const char source_sql[] =
+	"CREATE TABLE source(id INTEGER PRIMARY KEY, path TEXT NOT NULL, ident TEXT NOT NULL);";
+static const char provenance_sql[] =
+	"CREATE TABLE provenance_chunk(event INTEGER NOT NULL, chunk INTEGER NOT NULL,"
+	" source BLOB NOT NULL, source_xu BLOB NOT NULL, PRIMARY KEY(event, chunk));";
+static const char match_sql[] =
+	"CREATE TABLE match_chunk(chunk INTEGER PRIMARY KEY, data BLOB NOT NULL);";
+
+/* A table of column chunks: one row per (event, chunk), or per chunk when
+ * the layer is per XU (per_event 0). */
+struct chunk_table {
+	const char *name;
+	int per_event;
+	int ncols;
+	const char *col[2];
+	size_t elem[2];
+	int dbl[2]; /* doubles: NaN written as the canonical quiet NaN */
+};
+
+static const struct chunk_table value_tab = {"value_chunk", 1, 1, {"data"}, {8}, {1}};
+static const struct chunk_table truth_tab = {"truth_chunk", 1, 1, {"data"}, {8}, {1}};
+static const struct chunk_table coverage_tab = {
+	"coverage_chunk", 1, 2, {"enabled_ns", "running_ns"}, {8, 8}, {0, 0}};
+static const struct chunk_table provenance_tab = {
+	"provenance_chunk", 1, 2, {"source", "source_xu"}, {4, 8}, {0, 0}};
+static const struct chunk_table match_tab = {"match_chunk", 0, 1, {"data"}, {8}, {1}};
+
+static int fault_step;
+
+void pmcfi_store_inject_fault(int step)
+{
+	fault_step = step;
+}
+
+static int fault(int step)
+{
+	if (fault_step != step)
+		return 0;
+	fault_step = 0;
+	return 1;
+}
+
+/* SQLite result code to our error code; sets the detail "PATH: WHAT: why". */
+static int db_fail(sqlite3 *db, int rc, const char *path, const char *what)
+{
+	const char *msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+	int sys = db ? sqlite3_system_errno(db) : 0;
+	int err;
+	switch (rc & 0xff) {
+	case SQLITE_NOMEM: err = PMCF_ENOMEM; break;
+	case SQLITE_FULL: err = -ENOSPC; break;
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB: err = PMCF_ECORRUPT; break;
+	case SQLITE_IOERR:
+		err = rc == SQLITE_IOERR_SHORT_READ ? PMCF_ECORRUPT : sys > 0 ? -sys : -EIO;
+		break;
+	case SQLITE_CANTOPEN: err = sys > 0 ? -sys : -EACCES; break;
+	case SQLITE_READONLY:
+	case SQLITE_PERM: err = -EACCES; break;
+	default: err = PMCF_EDB; break;
+	}
+	if (err == PMCF_ECORRUPT)
+		return pmcfi_fail(err, "%s: damaged profile: %s: %s", path, what, msg);
+	return pmcfi_fail(err, "%s: %s: %s", path, what, msg);
+}
+
+/* ---- byte order and NaN ----------------------------------------------------- */
+
+static void swap_elems(unsigned char *b, size_t n, size_t elem)
+{
+	for (size_t i = 0; i < n; i++, b += elem)
+		for (size_t j = 0; j < elem / 2; j++) {
+			unsigned char t = b[j];
+			b[j] = b[elem - 1 - j];
+			b[elem - 1 - j] = t;
+		}
+}
+
+static int has_odd_nan(const double *d, size_t n)
+{
+	int odd = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t b;
+		memcpy(&b, &d[i], 8);
+		odd |= (b & ~(1ull << 63)) > 0x7ff0000000000000ull && b != CANON_NAN;
+	}
+	return odd;
+}
+
+static void canon_nan(unsigned char *buf, size_t n)
+{
+	const uint64_t canon = CANON_NAN;
+	for (size_t i = 0; i < n; i++) {
+		double v;
+		memcpy(&v, buf + 8 * i, 8);
+		if (v != v)
+			memcpy(buf + 8 * i, &canon, 8);
+	}
+}
+
+/* The little-endian encoding of n elements at src: src itself when it is
+ * already in file form, else a copy in scratch. */
+static const void *encode(unsigned char *scratch, const void *src, size_t n, size_t elem, int dbl)
+{
+	if (!HOST_BE && (!dbl || !has_odd_nan(src, n)))
+		return src;
+	memcpy(scratch, src, n * elem);
+	if (dbl)
+		canon_nan(scratch, n);
+	if (HOST_BE)
+		swap_elems(scratch, n, elem);
+	return scratch;
+}
+
+static void decode(void *dst, const void *src, size_t n, size_t elem)
+{
+	memcpy(dst, src, n * elem);
+	if (HOST_BE)
+		swap_elems(dst, n, elem);
+}
+
+/* ---- writing -------------------------------------------------------------- */
+
+struct wr {
+	sqlite3 *db;
+	const char *path;   /* the destination, for messages */
+	unsigned char *scratch; /* 2 * CHUNK_XUS * 8 bytes */
+	char *lab[2];       /* label blobs of one chunk */
+	size_t lab_cap[2];
+};
+
+static int w_exec(struct wr *w, const char *sql)
+{
+	int rc = sqlite3_exec(w->db, sql, NULL, NULL, NULL);
+	return rc == SQLITE_OK ? 0 : db_fail(w->db, rc, w->path, "cannot write");
+}
+
+static int w_prepare(struct wr *w, const char *sql, sqlite3_stmt **st)
+{
+	int rc = sqlite3_prepare_v2(w->db, sql, -1, st, NULL);
+	return rc == SQLITE_OK ? 0 : db_fail(w->db, rc, w->path, "cannot write");
+}
+
+static int w_step(struct wr *w, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? 0 : db_fail(w->db, rc, w->path, "cannot write");
+}
+
+static int w_text(sqlite3_stmt *st, int i, const char *s)
+{
+	return sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+}
+
+/* One row of the format table. */
+static int write_kv(struct wr *w, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int write_kv(struct wr *w, const char *key, const char *fmt, ...)
+{
+	char val[128];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(val, sizeof(val), fmt, ap);
+	va_end(ap);
+	sqlite3_stmt *st;
+	int err = w_prepare(w, "INSERT INTO format(key, value) VALUES(?, ?)", &st);
+	if (err)
+		return err;
+	w_text(st, 1, key);
+	w_text(st, 2, val);
+	err = w_step(w, st);
+	sqlite3_finalize(st);
+	return err;
+}
+
+static int write_names(struct wr *w, const char *table, char *const *names, size_t n)
+{
+	char sql[96];
+	snprintf(sql, sizeof(sql), "INSERT INTO %s(id, name) VALUES(?, ?)", table);
+	sqlite3_stmt *st;
+	int err = w_prepare(w, sql, &st);
+	for (size_t i = 0; !err && i < n; i++) {
+		sqlite3_bind_int64(st, 1, (sqlite3_int64)i);
+		w_text(st, 2, names[i]);
+		err = w_step(w, st);
+	}
+	sqlite3_finalize(st);
+	return err;
+}
+
+static int write_small(struct wr *w, const pmcf_profile *p)
+{
+	int err = write_kv(w, "magic", "%s", FORMAT_MAGIC);
+	if (!err)
+		err = write_kv(w, "version", "%d", PMCF_FORMAT_VERSION);
+	if (!err)
+		err = write_kv(w, "xus", "%zu", p->nxu);
+	if (!err)
+		err = write_kv(w, "chunk_xus", "%d", CHUNK_XUS);
+	if (!err)
+		err = write_kv(w, "byte_order", "little");
+	if (!err)
+		err = write_kv(w, "writer", "pmcfuse %s", PMCF_VERSION_STRING);
+	if (err)
+		return err;
+
+	sqlite3_stmt *st;
+	err = w_prepare(w, "INSERT INTO meta(pos, key, value) VALUES(?, ?, ?)", &st);
+	for (size_t i = 0; !err && i < p->nmeta; i++) {
+		sqlite3_bind_int64(st, 1, (sqlite3_int64)i);
+		w_text(st, 2, p->meta_key[i]);
+		w_text(st, 3, p->meta_val[i]);
+		err = w_step(w, st);
+	}
+	sqlite3_finalize(st);
+	if (err)
+		return err;
+
+	err = w_prepare(w, "INSERT INTO xu_type(id, kind, kind_name, name, location) VALUES(?, ?, ?, ?, ?)",
+			&st);
+	for (size_t i = 0; !err && i < p->ntypes; i++) {
+		sqlite3_bind_int64(st, 1, (sqlite3_int64)i);
+		sqlite3_bind_int(st, 2, p->types[i].kind);
+		w_text(st, 3, pmcf_xu_kind_name(p->types[i].kind));
+		w_text(st, 4, p->types[i].name);
+		w_text(st, 5, p->types[i].location);
+		err = w_step(w, st);
+	}
+	sqlite3_finalize(st);
+	if (err)
+		return err;
+
+	err = write_names(w, "event", p->ev_name, p->nev);
+	if (!err && p->ntruth)
+		err = write_names(w, "truth_event", p->truth_name, p->ntruth);
+	if (err || !p->nsrc)
+		return err;
+	err = w_prepare(w, "INSERT INTO source(id, path, ident) VALUES(?, ?, ?)", &st);
+	for (size_t i = 0; !err && i < p->nsrc; i++) {
+		sqlite3_bind_int64(st, 1, (sqlite3_int64)i);
+		w_text(st, 2, p->src_path[i]);
+		w_text(st, 3, p->src_id[i]);
+		err = w_step(w, st);
+	}
+	sqlite3_finalize(st);
+	return err;
+}
+
+static size_t chunk_len(size_t nxu, size_t chunk, size_t c)
+{
+	size_t rest = nxu - c * chunk;
+	return rest < chunk ? rest : chunk;
+}
+
+/* The NUL-separated labels (offsets off[first..first+n)) of one chunk into
+ * w->lab[k]; returns the blob size or 0 on allocation failure. */
+static size_t label_blob(struct wr *w, int k, const pmcf_profile *p, const size_t *off, size_t first,
+			 size_t n)
+{
+	size_t len = 0;
+	for (size_t i = first; i < first + n; i++) {
+		const char *s = p->arena + off[i];
+		size_t l = strlen(s) + 1;
+		if (len + l > w->lab_cap[k]) {
+			size_t cap = w->lab_cap[k] ? w->lab_cap[k] : 4096;
+			while (cap < len + l)
+				cap *= 2;
+			char *q = realloc(w->lab[k], cap);
+			if (!q)
+				return 0;
+			w->lab[k] = q;
+			w->lab_cap[k] = cap;
+		}
+		memcpy(w->lab[k] + len, s, l);
+		len += l;
+	}
+	return len;
+}
+
+static int write_xus(struct wr *w, const pmcf_profile *p)
+{
+	sqlite3_stmt *st;
+	int err = w_prepare(w, "INSERT INTO xu_chunk(chunk, first_xu, count, type, thread, cpu, start_ns,"
+			    " end_ns, label, parent_label) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			    &st);
+	const void *cols[5] = {p->xtype, p->thread, p->cpu, p->start, p->end};
+	static const size_t elem[5] = {4, 4, 4, 8, 8};
+	for (size_t c = 0; !err && c * CHUNK_XUS < p->nxu; c++) {
+		size_t first = c * CHUNK_XUS, n = chunk_len(p->nxu, CHUNK_XUS, c);
+		sqlite3_bind_int64(st, 1, (sqlite3_int64)c);
+		sqlite3_bind_int64(st, 2, (sqlite3_int64)first);
+		sqlite3_bind_int64(st, 3, (sqlite3_int64)n);
+		for (int k = 0; k < 5; k++) {
+			const unsigned char *src = (const unsigned char *)cols[k] + first * elem[k];
+			sqlite3_bind_blob(st, 4 + k, encode(w->scratch, src, n, elem[k], 0),
+					  (int)(n * elem[k]), HOST_BE ? SQLITE_TRANSIENT : SQLITE_STATIC);
+		}
+		size_t l0 = label_blob(w, 0, p, p->label, first, n);
+		size_t l1 = label_blob(w, 1, p, p->parent, first, n);
+		if (!l0 || !l1)
+			err = pmcfi_fail(PMCF_ENOMEM, "%s: out of memory", w->path);
+		if (!err && (l0 > INT_MAX || l1 > INT_MAX))
+			err = pmcfi_fail(PMCF_EINVAL, "%s: labels of XU chunk %zu exceed 2 GiB", w->path, c);
+		if (err)
+			break;
+		sqlite3_bind_blob(st, 9, w->lab[0], (int)l0, SQLITE_STATIC);
+		sqlite3_bind_blob(st, 10, w->lab[1], (int)l1, SQLITE_STATIC);
+		err = w_step(w, st);
+	}
+	sqlite3_finalize(st);
+	return err;
+}
+
+/* Writes the chunks of nev events; src[k][e] is column k of event e. */
+static int write_chunks(struct wr *w, const struct chunk_table *t, size_t nev, void *const *src[2],
+			size_t nxu)
+{
+	char sql[160];
+	if (t->per_event)
+		snprintf(sql, sizeof(sql), "INSERT INTO %s(event, chunk, %s%s%s) VALUES(?, ?, ?%s)", t->name,
+			 t->col[0], t->ncols > 1 ? ", " : "", t->ncols > 1 ? t->col[1] : "",
+			 t->ncols > 1 ? ", ?" : "");
+	else
+		snprintf(sql, sizeof(sql), "INSERT INTO %s(chunk, %s) VALUES(?, ?)", t->name, t->col[0]);
+	int base = t->per_event ? 3 : 2;
+	sqlite3_stmt *st;
+	int err = w_prepare(w, sql, &st);
+	for (size_t e = 0; !err && e < nev; e++)
+		for (size_t c = 0; !err && c * CHUNK_XUS < nxu; c++) {
+			size_t n = chunk_len(nxu, CHUNK_XUS, c);
+			if (t->per_event) {
+				sqlite3_bind_int64(st, 1, (sqlite3_int64)e);
+				sqlite3_bind_int64(st, 2, (sqlite3_int64)c);
+			} else {
+				sqlite3_bind_int64(st, 1, (sqlite3_int64)c);
+			}
+			for (int k = 0; k < t->ncols; k++) {
+				const unsigned char *col = src[k][e];
+				const void *b = encode(w->scratch + (size_t)k * CHUNK_XUS * 8,
+						       col + c * CHUNK_XUS * t->elem[k], n, t->elem[k],
+						       t->dbl[k]);
+				sqlite3_bind_blob(st, base + k, b, (int)(n * t->elem[k]), SQLITE_STATIC);
+			}
+			err = w_step(w, st);
+		}
+	sqlite3_finalize(st);
+	return err;
+}
+
+static int write_db(const pmcf_profile *p, const char *tmp, const char *path)
+{
+	struct wr w = {.path = path};
+	int err = 0;
+	w.scratch = malloc(2 * (size_t)CHUNK_XUS * 8);
+	if (!w.scratch)
+		return pmcfi_fail(PMCF_ENOMEM, "%s: out of memory", path);
+	int rc = sqlite3_open_v2(tmp, &w.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		err = db_fail(w.db, rc, path, "cannot write temporary file");
+		goto out;
+	}
+	/* big pages keep a 512 KiB chunk in a few overflow pages; small
+	 * profiles stay small with the default 4 KiB */
+	double bytes = (double)p->nxu * (double)(p->nev + p->ntruth + 2) * 8;
+	char prag[256];
+	snprintf(prag, sizeof(prag),
+		 "PRAGMA page_size=%d; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+		 "PRAGMA locking_mode=EXCLUSIVE; BEGIN;"
+		 "PRAGMA application_id=%d; PRAGMA user_version=%d;",
+		 bytes >= BIG_PAGES_FROM ? 65536 : 4096, (int)APP_ID, PMCF_FORMAT_VERSION);
+	err = w_exec(&w, prag);
+	if (!err)
+		err = w_exec(&w, schema_sql);
+	if (!err && p->ntruth)
+		err = w_exec(&w, truth_sql);
+	if (!err && p->has_cov)
+		err = w_exec(&w, coverage_sql);
+	if (!err && p->nsrc)
+		err = w_exec(&w, source_sql);
+	if (!err && p->has_prov)
+		err = w_exec(&w, provenance_sql);
+	if (!err && p->match)
+		err = w_exec(&w, match_sql);
+	if (!err)
+		err = write_small(&w, p);
+	if (!err)
+		err = write_xus(&w, p);
+	if (!err)
+		err = write_chunks(&w, &value_tab, p->nev, (void *const *[2]){(void *const *)p->val}, p->nxu);
+	if (!err && fault(2))
+		err = pmcfi_fail(-EIO, "%s: injected fault while writing", path);
+	if (!err && p->ntruth)
+		err = write_chunks(&w, &truth_tab, p->ntruth, (void *const *[2]){(void *const *)p->truth},
+				   p->nxu);
+	if (!err && p->has_cov)
+		err = write_chunks(&w, &coverage_tab, p->nev,
+				   (void *const *[2]){(void *const *)p->cov_enabled,
+						      (void *const *)p->cov_running},
+				   p->nxu);
+	if (!err && p->has_prov)
+		err = write_chunks(&w, &provenance_tab, p->nev,
+				   (void *const *[2]){(void *const *)p->prov_src, (void *const *)p->prov_xu},
+				   p->nxu);
+	if (!err && p->match) {
+		void *m = p->match;
+		err = write_chunks(&w, &match_tab, 1, (void *const *[2]){&m}, p->nxu);
+	}
+	if (!err)
+		err = w_exec(&w, "COMMIT");
+out:
+	if (w.db) {
+		rc = sqlite3_close(w.db);
+		if (!err && rc != SQLITE_OK)
+			err = db_fail(NULL, rc, path, "cannot close temporary file");
+	}
+	free(w.scratch);
+	free(w.lab[0]);
+	free(w.lab[1]);
+	return err;
+}
+
+/* Mode of a new profile: that of the file it replaces, else 0666 & ~umask
+ * (read from /proc, as umask(2) cannot be read without changing it). */
+static mode_t new_mode(const char *path)
+{
+	struct stat sb;
+	if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+		return sb.st_mode & 07777;
+	unsigned mask = 022;
+	FILE *f = fopen("/proc/self/status", "re");
+	if (f) {
+		char line[128];
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "Umask: %o", &mask) == 1)
+				break;
+		fclose(f);
+	}
+	return 0666 & ~(mode_t)mask;
+}
+
+static int fsync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int err = fsync(fd) < 0 && errno != EINVAL && errno != EROFS ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+int pmcf_profile_save(const pmcf_profile *p, const char *path)
+{
+	pmcfi_clear_error();
+	if (!p || !path || !*path)
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_profile_save: no profile or path");
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	if (!*base)
+		return pmcfi_fail(PMCF_EINVAL, "%s: not a file name", path);
+	size_t dlen = slash ? (size_t)(slash - path) : 1;
+	size_t blen = strlen(base);
+	char *dir = malloc(dlen + 1), *tmp = malloc(dlen + blen + 16);
+	if (!dir || !tmp) {
+		free(dir);
+		free(tmp);
+		return pmcfi_fail(PMCF_ENOMEM, "%s: out of memory", path);
+	}
+	if (!slash)
+		strcpy(dir, ".");
+	else if (dlen == 0)
+		strcpy(dir, "/");
+	else {
+		memcpy(dir, path, dlen);
+		dir[dlen] = '\0';
+	}
+	snprintf(tmp, dlen + blen + 16, "%s%s.%s.tmp.XXXXXX", slash ? dir : "", slash && dlen ? "/" : "",
+		 base);
+
+	int err = 0, made = 0;
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		err = pmcfi_fail(-errno, "%s: cannot create a temporary file in %s: %s", path, dir,
+				 strerror(errno));
+		goto out;
+	}
+	made = 1;
+	if (fchmod(fd, new_mode(path)) < 0) {
+		err = pmcfi_fail(-errno, "%s: cannot set the mode of %s: %s", path, tmp, strerror(errno));
+		goto out;
+	}
+	if (fault(1)) {
+		err = pmcfi_fail(-EIO, "%s: injected fault after creating %s", path, tmp);
+		goto out;
+	}
+	err = write_db(p, tmp, path);
+	if (err)
+		goto out;
+	if (fsync(fd) < 0) {
+		err = pmcfi_fail(-errno, "%s: cannot sync %s: %s", path, tmp, strerror(errno));
+		goto out;
+	}
+	if (fault(3)) {
+		err = pmcfi_fail(-EIO, "%s: injected fault before the rename", path);
+		goto out;
+	}
+	if (rename(tmp, path) < 0) {
+		err = pmcfi_fail(-errno, "%s: cannot replace it with %s: %s", path, tmp, strerror(errno));
+		goto out;
+	}
+	made = 0;
+	err = fsync_dir(dir);
+	if (err)
+		err = pmcfi_fail(err, "%s: written, but syncing its directory %s failed: %s", path, dir,
+				 strerror(-err));
+out:
+	if (fd >= 0)
+		close(fd);
+	if (made)
+		unlink(tmp);
+	free(dir);
+	free(tmp);
+	return err;
+}
+
+/* ---- reading -------------------------------------------------------------- */
+
+struct rd {
+	sqlite3 *db;
+	const char *path;
+	pmcf_profile *p;
+	size_t nxu, chunk, nchunks;
+};
+
+static int corrupt(const struct rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int corrupt(const struct rd *r, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return pmcfi_fail(PMCF_ECORRUPT, "%s: damaged profile: %s", r->path, msg);
+}
+
+static int r_prepare(struct rd *r, const char *sql, sqlite3_stmt **st)
+{
+	int rc = sqlite3_prepare_v2(r->db, sql, -1, st, NULL);
+	return rc == SQLITE_OK ? 0 : db_fail(r->db, rc, r->path, "cannot read");
+}
+
+/* Steps to the next row: 1 when there is one, 0 when done or on error
+ * (then *err is set). */
+static int r_row(struct rd *r, sqlite3_stmt *st, int *err)
+{
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc != SQLITE_DONE)
+		*err = db_fail(r->db, rc, r->path, "cannot read");
+	return 0;
+}
+
+static uint32_t be32(const unsigned char *b)
+{
+	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+/* Identifies the file from its 100-byte SQLite header before SQLite sees
+ * it: not SQLite, not ours, newer version, or shorter than it says. */
+static int check_header(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		if (e == ENOENT)
+			return pmcfi_fail(-e, "%s: no such file", path);
+		return pmcfi_fail(-e, "%s: cannot open: %s", path, strerror(e));
+	}
+	struct stat sb;
+	unsigned char h[100];
+	ssize_t n = -1;
+	int e = 0;
+	if (fstat(fd, &sb) < 0)
+		e = errno;
+	else if (S_ISDIR(sb.st_mode))
+		e = EISDIR;
+	else if ((n = pread(fd, h, sizeof(h), 0)) < 0)
+		e = errno;
+	close(fd);
+	if (n < 0)
+		return pmcfi_fail(-e, "%s: cannot read: %s", path, strerror(e));
+	if (n == 0)
+		return pmcfi_fail(PMCF_ENOTOURS, "%s: not a pmcfuse profile: empty file", path);
+	if (n < 16 || memcmp(h, "SQLite format 3", 16) != 0)
+		return pmcfi_fail(PMCF_ENOTOURS, "%s: not a pmcfuse profile: not an SQLite database", path);
+	if (n < (ssize_t)sizeof(h))
+		return pmcfi_fail(PMCF_ECORRUPT, "%s: damaged profile: truncated to %zd bytes", path, n);
+	uint32_t app = be32(h + 68), ver = be32(h + 60);
+	if (app != APP_ID)
+		return pmcfi_fail(PMCF_ENOTOURS,
+				  "%s: not a pmcfuse profile: an SQLite database of another application "
+				  "(application_id 0x%08" PRIx32 ")",
+				  path, app);
+	if (ver > PMCF_FORMAT_VERSION)
+		return pmcfi_fail(PMCF_EVERSION,
+				  "%s: profile format version %" PRIu32
+				  ", this pmcfuse reads versions up to %d (upgrade pmcfuse)",
+				  path, ver, PMCF_FORMAT_VERSION);
+	if (ver == 0)
+		return pmcfi_fail(PMCF_ECORRUPT, "%s: damaged profile: format version 0", path);
+	uint64_t psize = (uint32_t)h[16] << 8 | h[17];
+	if (psize == 1)
+		psize = 65536;
+	uint64_t pages = be32(h + 28);
+	/* the page count is valid when the change counter matches "version valid for" */
+	if (be32(h + 24) == be32(h + 92) && pages * psize > (uint64_t)sb.st_size)
+		return pmcfi_fail(PMCF_ECORRUPT,
+				  "%s: damaged profile: truncated (%lld bytes of %" PRIu64 ")", path,
+				  (long long)sb.st_size, pages * psize);
+	return 0;
+}
+
+static int parse_size(const char *s, size_t *out)
+{
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end || v > SIZE_MAX)
+		return -1;
+	*out = (size_t)v;
+	return 0;
+}
+
+enum {
+	T_FORMAT = 1 << 0, T_META = 1 << 1, T_XU_TYPE = 1 << 2, T_EVENT = 1 << 3, T_XU_CHUNK = 1 << 4,
+	T_VALUE = 1 << 5, T_TRUTH_EVENT = 1 << 6, T_TRUTH = 1 << 7, T_COVERAGE = 1 << 8,
+	T_SOURCE = 1 << 9, T_PROVENANCE = 1 << 10, T_MATCH = 1 << 11,
+};
+static const char *const table_names[] = {
+	"format", "meta", "xu_type", "event", "xu_chunk", "value_chunk", "truth_event",
+	"truth_chunk", "coverage_chunk", "source", "provenance_chunk", "match_chunk",
+};
+#define T_REQUIRED (T_FORMAT | T_META | T_XU_TYPE | T_EVENT | T_XU_CHUNK | T_VALUE)
+
+static int read_tables(struct rd *r, unsigned *have)
+{
+	sqlite3_stmt *st;
+	int err = r_prepare(r, "SELECT name FROM sqlite_master WHERE type = 'table'", &st);
+	*have = 0;
+	while (!err && r_row(r, st, &err)) {
+		const char *n = (const char *)sqlite3_column_text(st, 0);
+		for (size_t i = 0; n && i < PMCF_ARRAY_SIZE(table_names); i++)
+			if (strcmp(n, table_names[i]) == 0)
+				*have |= 1u << i;
+	}
+	sqlite3_finalize(st);
+	if (err)
+		return err;
+	for (size_t i = 0; i < PMCF_ARRAY_SIZE(table_names); i++)
+		if ((T_REQUIRED & (1u << i)) && !(*have & (1u << i)))
+			return corrupt(r, "missing table '%s'", table_names[i]);
+	if (!(*have & T_TRUTH_EVENT) != !(*have & T_TRUTH))
+		return corrupt(r, "truth_event and truth_chunk must exist together");
+	return 0;
+}
+
+static int read_format(struct rd *r)
+{
+	sqlite3_stmt *st;
+	int err = r_prepare(r, "SELECT key, value FROM format", &st);
+	int seen = 0;
+	while (!err && r_row(r, st, &err)) {
+		const char *k = (const char *)sqlite3_column_text(st, 0);
+		const char *v = (const char *)sqlite3_column_text(st, 1);
+		size_t num;
+		if (!k || !v)
+			continue;
+		if (strcmp(k, "magic") == 0) {
+			if (strcmp(v, FORMAT_MAGIC) != 0)
+				err = corrupt(r, "format magic '%s'", v);
+			seen |= 1;
+		} else if (strcmp(k, "version") == 0) {
+			if (parse_size(v, &num) || num != PMCF_FORMAT_VERSION)
+				err = corrupt(r, "format version '%s' does not match user_version %d", v,
+					      PMCF_FORMAT_VERSION);
+			seen |= 2;
+		} else if (strcmp(k, "xus") == 0) {
+			if (parse_size(v, &r->nxu))
+				err = corrupt(r, "bad XU count '%s'", v);
+			seen |= 4;
+		} else if (strcmp(k, "chunk_xus") == 0) {
+			if (parse_size(v, &r->chunk) || r->chunk == 0 || r->chunk > MAX_CHUNK_XUS)
+				err = corrupt(r, "bad chunk size '%s'", v);
+			seen |= 8;
+		} else if (strcmp(k, "byte_order") == 0) {
+			if (strcmp(v, "little") != 0)
+				err = corrupt(r, "byte order '%s'", v);
+		}
+	}
+	sqlite3_finalize(st);
+	if (!err && seen != 15)
+		err = corrupt(r, "format table lacks magic, version, xus or chunk_xus");
+	if (!err)
+		r->nchunks = r->nxu / r->chunk + (r->nxu % r->chunk != 0);
+	return err;
+}
+
+/* Column i of a row as non-NULL text, or NULL. */
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NULL : (const char *)sqlite3_column_text(st, i);
+}
+
+/* Reads "SELECT id, <cols> FROM t ORDER BY id" rows whose ids must be
+ * 0, 1, 2, ...; add() stores one row. */
+static int read_list(struct rd *r, const char *sql, const char *what,
+		     int (*add)(struct rd *r, sqlite3_stmt *st, size_t id))
+{
+	sqlite3_stmt *st;
+	int err = r_prepare(r, sql, &st);
+	size_t want = 0;
+	while (!err && r_row(r, st, &err)) {
+		sqlite3_int64 id = sqlite3_column_int64(st, 0);
+		if (id < 0 || (uint64_t)id != want) {
+			err = corrupt(r, "%s ids are not 0, 1, 2, ... (found %lld at position %zu)", what,
+				      (long long)id, want);
+			break;
+		}
+		err = add(r, st, want);
+		want++;
+	}
+	sqlite3_finalize(st);
+	return err;
+}
+
+/* A failure of the in-memory model while loading: allocation failures stay
+ * PMCF_ENOMEM, anything else means the file holds what a profile cannot. */
+static int add_fail(struct rd *r, int err, const char *what)
+{
+	if (err == PMCF_ENOMEM)
+		return pmcfi_fail_prefix(err, "%s", r->path);
+	return corrupt(r, "%s: %s", what, pmcf_errdetail());
+}
+
+static int add_meta(struct rd *r, sqlite3_stmt *st, size_t id)
+{
+	(void)id;
+	const char *k = col_text(st, 1), *v = col_text(st, 2);
+	if (!k || !v)
+		return corrupt(r, "NULL metadata key or value");
+	if (pmcf_profile_meta_get(r->p, k))
+		return corrupt(r, "metadata key '%s' appears twice", k);
+	int err = pmcf_profile_meta_set(r->p, k, v);
+	return err ? add_fail(r, err, "metadata") : 0;
+}
+
+static int add_type(struct rd *r, sqlite3_stmt *st, size_t id)
+{
+	const char *n = col_text(st, 2), *l = col_text(st, 3);
+	uint32_t got;
+	if (!n || !l)
+		return corrupt(r, "NULL XU type name or location");
+	int err = pmcf_profile_type_add(r->p, sqlite3_column_int(st, 1), n, l, &got);
+	if (err)
+		return add_fail(r, err, "XU type");
+	if (got != id)
+		return corrupt(r, "XU type %zu duplicates type %u", id, got);
+	return 0;
+}
+
+static int add_event(struct rd *r, sqlite3_stmt *st, size_t id)
+{
+	(void)id;
+	int err = pmcf_profile_event_add(r->p, col_text(st, 1), NULL);
+	return err ? add_fail(r, err, "event") : 0;
+}
+
+static int add_truth(struct rd *r, sqlite3_stmt *st, size_t id)
+{
+	(void)id;
+	int err = pmcf_profile_truth_event_add(r->p, col_text(st, 1), NULL);
+	return err ? add_fail(r, err, "truth event") : 0;
+}
+
+static int add_source(struct rd *r, sqlite3_stmt *st, size_t id)
+{
+	(void)id;
+	const char *path = col_text(st, 1), *ident = col_text(st, 2);
+	if (!path || !ident)
+		return corrupt(r, "NULL source path or ident");
+	int err = pmcf_profile_source_add(r->p, path, ident, NULL);
+	return err ? add_fail(r, err, "source") : 0;
+}
+
+/* The blob in column i, which must hold exactly n elements of elem bytes. */
+static const void *blob_of(sqlite3_stmt *st, int i, size_t n, size_t elem)
+{
+	if (sqlite3_column_type(st, i) != SQLITE_BLOB)
+		return NULL;
+	const void *b = sqlite3_column_blob(st, i);
+	if ((size_t)sqlite3_column_bytes(st, i) != n * elem)
+		return NULL;
+	return b;
+}
+
+/* Copies a label blob of one chunk into the arena and sets the n offsets. */
+static int take_labels(struct rd *r, sqlite3_stmt *st, int i, size_t *off, size_t first, size_t n,
+		       size_t c)
+{
+	pmcf_profile *p = r->p;
+	const char *b = sqlite3_column_blob(st, i);
+	size_t len = (size_t)sqlite3_column_bytes(st, i);
+	if (sqlite3_column_type(st, i) != SQLITE_BLOB || len > p->arena_cap - p->arena_len)
+		return corrupt(r, "label blob of XU chunk %zu has the wrong size", c);
+	char *s = p->arena + p->arena_len, *end = s + len;
+	memcpy(s, b, len);
+	for (size_t k = first; k < first + n; k++) {
+		char *z = memchr(s, '\0', (size_t)(end - s));
+		if (!z)
+			return corrupt(r, "XU chunk %zu has fewer labels than XUs", c);
+		off[k] = (size_t)(s - p->arena);
+		s = z + 1;
+	}
+	if (s != end)
+		return corrupt(r, "XU chunk %zu has more labels than XUs", c);
+	p->arena_len += len;
+	return 0;
+}
+
+static int read_xus(struct rd *r)
+{
+	pmcf_profile *p = r->p;
+	sqlite3_stmt *st;
+	int err = r_prepare(r, "SELECT count(*), ifnull(sum(count), 0),"
+			    " ifnull(sum(length(label)), 0) + ifnull(sum(length(parent_label)), 0)"
+			    " FROM xu_chunk", &st);
+	if (!err && !r_row(r, st, &err) && !err)
+		err = corrupt(r, "no XU chunk summary");
+	if (err) {
+		sqlite3_finalize(st);
+		return err;
+	}
+	sqlite3_int64 rows = sqlite3_column_int64(st, 0), total = sqlite3_column_int64(st, 1);
+	sqlite3_int64 bytes = sqlite3_column_int64(st, 2);
+	sqlite3_finalize(st);
+	if (rows < 0 || (uint64_t)rows != r->nchunks || total < 0 || (uint64_t)total != r->nxu || bytes < 0)
+		return corrupt(r, "%zu XUs in %zu chunks expected, the XU table has %lld in %lld", r->nxu,
+			       r->nchunks, (long long)total, (long long)rows);
+	err = pmcfi_profile_alloc_xus(p, r->nxu, (size_t)bytes);
+	if (err)
+		return pmcfi_fail_prefix(err, "%s", r->path);
+
+	unsigned char *seen = calloc(r->nchunks + 1, 1);
+	if (!seen)
+		return pmcfi_fail(PMCF_ENOMEM, "%s: out of memory", r->path);
+	err = r_prepare(r, "SELECT chunk, first_xu, count, type, thread, cpu, start_ns, end_ns, label,"
+			" parent_label FROM xu_chunk", &st);
+	void *cols[5] = {p->xtype, p->thread, p->cpu, p->start, p->end};
+	static const size_t elem[5] = {4, 4, 4, 8, 8};
+	while (!err && r_row(r, st, &err)) {
+		sqlite3_int64 c = sqlite3_column_int64(st, 0);
+		if (c < 0 || (uint64_t)c >= r->nchunks || seen[c]) {
+			err = corrupt(r, "unexpected or repeated XU chunk %lld", (long long)c);
+			break;
+		}
+		seen[c] = 1;
+		size_t first = (size_t)c * r->chunk, n = chunk_len(r->nxu, r->chunk, (size_t)c);
+		if (sqlite3_column_int64(st, 1) != (sqlite3_int64)first ||
+		    sqlite3_column_int64(st, 2) != (sqlite3_int64)n) {
+			err = corrupt(r, "XU chunk %lld: wrong first XU or count", (long long)c);
+			break;
+		}
+		for (int k = 0; !err && k < 5; k++) {
+			const void *b = blob_of(st, 3 + k, n, elem[k]);
+			if (!b)
+				err = corrupt(r, "XU chunk %lld: blob '%s' does not hold %zu elements",
+					      (long long)c, sqlite3_column_name(st, 3 + k), n);
+			else
+				decode((unsigned char *)cols[k] + first * elem[k], b, n, elem[k]);
+		}
+		if (!err)
+			err = take_labels(r, st, 8, p->label, first, n, (size_t)c);
+		if (!err)
+			err = take_labels(r, st, 9, p->parent, first, n, (size_t)c);
+		for (size_t i = first; !err && i < first + n; i++) {
+			if (p->xtype[i] >= p->ntypes)
+				err = corrupt(r, "XU %zu has type %" PRIu32 ", but there are %zu types", i,
+					      p->xtype[i], p->ntypes);
+			else if (p->end[i] < p->start[i])
+				err = corrupt(r, "XU %zu ends before it starts", i);
+		}
+	}
+	sqlite3_finalize(st);
+	free(seen);
+	return err;
+}
+
+/* Reads a chunk table into dst[k][e] (column k of event e) and checks that
+ * every (event, chunk) is there exactly once with the right sizes. */
+static int read_chunks(struct rd *r, const struct chunk_table *t, size_t nev, void **dst[2],
+		       int (*check)(struct rd *r, size_t e, size_t first, size_t n))
+{
+	char sql[160];
+	snprintf(sql, sizeof(sql), "SELECT %s, chunk, %s%s%s FROM %s", t->per_event ? "event" : "0",
+		 t->col[0], t->ncols > 1 ? ", " : "", t->ncols > 1 ? t->col[1] : "", t->name);
+	size_t total = nev * r->nchunks, got = 0;
+	unsigned char *seen = calloc(total + 1, 1);
+	if (!seen)
+		return pmcfi_fail(PMCF_ENOMEM, "%s: out of memory", r->path);
+	sqlite3_stmt *st;
+	int err = r_prepare(r, sql, &st);
+	while (!err && r_row(r, st, &err)) {
+		sqlite3_int64 e = sqlite3_column_int64(st, 0), c = sqlite3_column_int64(st, 1);
+		if (e < 0 || (uint64_t)e >= nev || c < 0 || (uint64_t)c >= r->nchunks ||
+		    seen[(size_t)e * r->nchunks + (size_t)c]) {
+			err = corrupt(r, "%s: unexpected or repeated chunk (event %lld, chunk %lld)", t->name,
+				      (long long)e, (long long)c);
+			break;
+		}
+		seen[(size_t)e * r->nchunks + (size_t)c] = 1;
+		got++;
+		size_t first = (size_t)c * r->chunk, n = chunk_len(r->nxu, r->chunk, (size_t)c);
+		for (int k = 0; !err && k < t->ncols; k++) {
+			const void *b = blob_of(st, 2 + k, n, t->elem[k]);
+			if (!b)
+				err = corrupt(r, "%s: %s of event %lld, chunk %lld does not hold %zu values",
+					      t->name, t->col[k], (long long)e, (long long)c, n);
+			else
+				decode((unsigned char *)dst[k][e] + first * t->elem[k], b, n, t->elem[k]);
+		}
+		if (!err && check)
+			err = check(r, (size_t)e, first, n);
+	}
+	sqlite3_finalize(st);
+	if (!err && got != total) {
+		size_t i = 0;
+		while (seen[i])
+			i++;
+		err = corrupt(r, "%s: chunk %zu of event %zu is missing", t->name, i % r->nchunks,
+			      i / r->nchunks);
+	}
+	free(seen);
+	return err;
+}
+
+static int check_provenance(struct rd *r, size_t e, size_t first, size_t n)
+{
+	const pmcf_profile *p = r->p;
+	for (size_t i = first; i < first + n; i++) {
+		int32_t s = p->prov_src[e][i];
+		if (s < -1 || (s >= 0 && (size_t)s >= p->nsrc))
+			return corrupt(r, "XU %zu, event %zu names source profile %d of %zu", i, e, (int)s,
+				       p->nsrc);
+		if (p->prov_xu[e][i] < -1)
+			return corrupt(r, "XU %zu, event %zu has source XU %lld", i, e,
+				       (long long)p->prov_xu[e][i]);
+	}
+	return 0;
+}
+
+static int read_db(struct rd *r)
+{
+	pmcf_profile *p = r->p;
+	unsigned have;
+	sqlite3_stmt *st;
+	int err = r_prepare(r, "PRAGMA application_id", &st);
+	if (!err && r_row(r, st, &err) && (uint32_t)sqlite3_column_int64(st, 0) != APP_ID)
+		err = pmcfi_fail(PMCF_ENOTOURS, "%s: not a pmcfuse profile", r->path);
+	sqlite3_finalize(st);
+	if (!err)
+		err = read_tables(r, &have);
+	if (!err)
+		err = read_format(r);
+	if (!err)
+		err = read_list(r, "SELECT pos, key, value FROM meta ORDER BY pos", "metadata", add_meta);
+	if (!err)
+		err = read_list(r, "SELECT id, kind, name, location FROM xu_type ORDER BY id", "XU type",
+				add_type);
+	if (!err)
+		err = read_list(r, "SELECT id, name FROM event ORDER BY id", "event", add_event);
+	if (!err && (have & T_TRUTH_EVENT))
+		err = read_list(r, "SELECT id, name FROM truth_event ORDER BY id", "truth event", add_truth);
+	if (!err && (have & T_SOURCE))
+		err = read_list(r, "SELECT id, path, ident FROM source ORDER BY id", "source", add_source);
+	if (!err)
+		err = read_xus(r);
+	if (!err)
+		err = read_chunks(r, &value_tab, p->nev, (void **[2]){(void **)p->val}, NULL);
+	if (!err && (have & T_TRUTH))
+		err = read_chunks(r, &truth_tab, p->ntruth, (void **[2]){(void **)p->truth}, NULL);
+	if (!err && (have & T_COVERAGE)) {
+		err = pmcf_profile_coverage_enable(p);
+		if (!err)
+			err = read_chunks(r, &coverage_tab, p->nev,
+					  (void **[2]){(void **)p->cov_enabled, (void **)p->cov_running},
+					  NULL);
+	}
+	if (!err && (have & T_PROVENANCE)) {
+		err = pmcf_profile_provenance_enable(p);
+		if (!err)
+			err = read_chunks(r, &provenance_tab, p->nev,
+					  (void **[2]){(void **)p->prov_src, (void **)p->prov_xu},
+					  check_provenance);
+	}
+	if (!err && (have & T_MATCH)) {
+		err = pmcfi_profile_match_enable(p);
+		void *m = p->match;
+		if (!err)
+			err = read_chunks(r, &match_tab, 1, (void **[2]){&m}, NULL);
+	}
+	return err;
+}
+
+int pmcf_profile_open(const char *path, pmcf_profile **out)
+{
+	pmcfi_clear_error();
+	if (!path || !out)
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_profile_open: no path or output");
+	*out = NULL;
+	int err = check_header(path);
+	if (err)
+		return err;
+	struct rd r = {.path = path};
+	err = pmcf_profile_new(&r.p);
+	if (err)
+		return pmcfi_fail_prefix(err, "%s", path);
+	int rc = sqlite3_open_v2(path, &r.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK)
+		err = db_fail(r.db, rc, path, "cannot open");
+	else
+		err = read_db(&r);
+	sqlite3_close(r.db);
+	if (err) {
+		pmcf_profile_free(r.p);
+		return err;
+	}
+	*out = r.p;
+	return 0;
+}

@@ -769,6 +769,19 @@ static void test_open_truncated(void **state)
 		write_file(half, bytes, n / (size_t)rows[i].den * (size_t)rows[i].num);
 		expect_open(rows[i].line, half, PMCF_ECORRUPT, "truncated");
 	}
+	/* our header, but an invalid page size: SQLITE_NOTADB */
+	char *hdr = malloc(n);
+	assert_non_null(hdr);
+	memcpy(hdr, bytes, n);
+	hdr[16] = 0;
+	hdr[17] = 3;
+	write_file(tpath("badpage.pmcf"), hdr, n);
+	free(hdr);
+	expect_open(__LINE__, tpath("badpage.pmcf"), PMCF_ECORRUPT, "damaged profile");
+	/* a FIFO is refused without blocking */
+	assert_int_equal(mkfifo(tpath("fifo.pmcf"), 0600), 0);
+	expect_open(__LINE__, tpath("fifo.pmcf"), PMCF_ENOTOURS, "not a regular file");
+
 	/* damage in the middle of a page the header counts */
 	memset(bytes + n / 2, 0x5a, 4096);
 	write_file(tpath("scribbled.pmcf"), bytes, n);

@@ -1,7 +1,6 @@
 /* The in-memory profile model: metadata, XU types, events, XUs with columnar
- * values, and the optional layers (ground truth, multiplexing coverage,
- * provenance). Columnar and arena-based so that a million XUs cost no
- * per-XU allocation. The SQLite file format lives in store.c. */
+ * values (one array per event, labels in one arena: no per-XU allocation),
+ * and the optional layers: ground truth, coverage, provenance. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>

@@ -621,7 +621,7 @@ static uint32_t be32(const unsigned char *b)
  * it: not SQLite, not ours, newer version, or shorter than it says. */
 static int check_header(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO must not block */
 	if (fd < 0) {
 		int e = errno;
 		if (e == ENOENT)
@@ -636,7 +636,10 @@ static int check_header(const char *path)
 		e = errno;
 	else if (S_ISDIR(sb.st_mode))
 		e = EISDIR;
-	else if ((n = pread(fd, h, sizeof(h), 0)) < 0)
+	else if (!S_ISREG(sb.st_mode)) {
+		close(fd);
+		return pmcfi_fail(PMCF_ENOTOURS, "%s: not a pmcfuse profile: not a regular file", path);
+	} else if ((n = pread(fd, h, sizeof(h), 0)) < 0)
 		e = errno;
 	close(fd);
 	if (n < 0)

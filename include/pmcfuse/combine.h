@@ -1,0 +1,93 @@
+/* pmcfuse — combination: fuse execution profiles that each monitored a part
+ * of the events into one profile in which every XU has every event
+ * (fuse-task-parallel §3, fuse-openmp §3). Strategies: ctc, lgl, bc,
+ * bc-unlabeled, random (a floor for comparisons) and bc-nn (docs/fusion.md). */
+#ifndef PMCFUSE_COMBINE_H
+#define PMCFUSE_COMBINE_H
+
+#include "pmcfuse/pmcfuse.h"
+#include "pmcfuse/profile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum pmcf_strategy {
+	PMCF_COMBINE_CTC = 1,          /* per type, pair XUs by start-time order */
+	PMCF_COMBINE_LGL = 2,          /* pair XUs with the same label */
+	PMCF_COMBINE_BC = 3,           /* behaviour clustering, label order in a cell */
+	PMCF_COMBINE_BC_UNLABELED = 4, /* behaviour clustering, seeded shuffle in a cell */
+	PMCF_COMBINE_RANDOM = 5,       /* seeded random pairing within a type */
+	PMCF_COMBINE_BC_NN = 6         /* beyond the papers: BC cells, nearest pairs inside */
+};
+/* "ctc", "lgl", "bc", "bc-unlabeled", "random", "bc-nn" <-> enum. parse
+ * returns PMCF_EINVAL with a detail listing the choices. */
+PMCF_API int pmcf_strategy_parse(const char *name);
+PMCF_API const char *pmcf_strategy_name(int strategy);
+/* 1 when the strategy needs overlapping event sets in order (bc family). */
+PMCF_API int pmcf_strategy_ordered(int strategy);
+
+/* Options of one combination. Initialise with PMCF_COMBINE_OPTS_INIT. */
+typedef struct pmcf_combine_opts {
+	size_t size;              /* sizeof(pmcf_combine_opts) */
+	int strategy;             /* enum pmcf_strategy */
+	uint64_t seed;            /* random choices (bc-unlabeled, random) */
+	int force;                /* 1: fuse profiles of different programs anyway */
+	const char *const *names; /* n names for the inputs (paths), or NULL: "input K" */
+} pmcf_combine_opts;
+#define PMCF_COMBINE_OPTS_INIT {sizeof(pmcf_combine_opts), PMCF_COMBINE_BC, 1, 0, NULL}
+
+/* What a combination did. */
+typedef struct pmcf_combine_stats {
+	size_t size;           /* sizeof(pmcf_combine_stats), set by the caller */
+	size_t xus;            /* XUs of the fused profile */
+	size_t complete_xus;   /* fused XUs with a source XU in every input */
+	size_t partial_xus;    /* fused XUs lacking a source in some input (missing values) */
+	size_t events;         /* events of the fused profile */
+	/* lgl only: labels present in every input (= xus), labels of the first
+	 * input missing from some other input, labels of other inputs absent from
+	 * the first, and labels seen more than once in one input. */
+	size_t labels_matched, labels_missing, labels_extra, labels_duplicate;
+	/* bc family: grid iterations over all steps and types, largest dmax */
+	size_t bc_iterations;
+	unsigned bc_dmax;
+} pmcf_combine_stats;
+
+/* Checks that the inputs can be fused with strategy: same program, arguments,
+ * binary and simulated workload (seed aside) unless force; at least one
+ * event each; for the bc family, every input shares an event with the union
+ * of the ones before it (fuse-task-parallel §3.2); for lgl, labels.
+ * 0 or PMCF_ECONFLICT / PMCF_EINVAL with a detail naming the inputs. */
+PMCF_API int pmcf_combine_check(const pmcf_profile *const *in, size_t n,
+				const pmcf_combine_opts *opts);
+
+/* Fuses in[0..n) (n >= 1, in order; the order matters for the bc family and
+ * for which input contributes an event monitored twice: the first one) into
+ * a new profile *out (free with pmcf_profile_free). The result has the union
+ * of the events, every value's provenance (source index = input index, XU
+ * index in it), a match distance per XU (root mean square over the events
+ * monitored by more than one of its sources of the differences, each
+ * divided by the event's range within the XU type; 0 = identical, NaN when
+ * it had a single source), the ground truth of its first source XU when the
+ * inputs carry truth, and metadata source=fused, strategy, inputs.
+ * stats may be NULL. Errors: those of pmcf_combine_check, PMCF_ENOMEM. */
+PMCF_API int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opts *opts,
+			  pmcf_profile **out, pmcf_combine_stats *stats);
+
+/* Distribution of the match distances of a fused profile, for `show`. */
+typedef struct pmcf_match_summary {
+	size_t xus;      /* XUs of the profile */
+	size_t measured; /* XUs with a match distance */
+	double min, p50, p90, p99, max, mean; /* NaN when measured is 0 */
+	/* XUs per bucket: [0,.01) [.01,.02) [.02,.05) [.05,.1) [.1,.2) [.2,.5) [.5,inf) */
+	size_t hist[7];
+} pmcf_match_summary;
+/* Upper edges of the buckets above (the last is INFINITY). */
+PMCF_API extern const double pmcf_match_hist_edges[7];
+/* Fills *s. A profile without match distances gives measured 0. */
+PMCF_API int pmcf_combine_match_summary(const pmcf_profile *p, pmcf_match_summary *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,685 @@
+/* The combination driver: checks that the inputs belong together, unites
+ * their types and events, runs one strategy to pair XUs, then builds the
+ * fused profile with per-value provenance, per-XU match distances and the
+ * ground truth of each fused XU's first source. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "combine/combine_impl.h"
+#include "pmcfuse/events.h"
+#include "util/internal.h"
+
+static const char *const strategy_names[] = {
+	[PMCF_COMBINE_CTC] = "ctc",
+	[PMCF_COMBINE_LGL] = "lgl",
+	[PMCF_COMBINE_BC] = "bc",
+	[PMCF_COMBINE_BC_UNLABELED] = "bc-unlabeled",
+	[PMCF_COMBINE_RANDOM] = "random",
+	[PMCF_COMBINE_BC_NN] = "bc-nn",
+};
+
+int pmcf_strategy_parse(const char *name)
+{
+	for (size_t s = 1; name && s < PMCF_ARRAY_SIZE(strategy_names); s++)
+		if (strcmp(name, strategy_names[s]) == 0)
+			return (int)s;
+	return pmcfi_fail(PMCF_EINVAL,
+			  "unknown strategy '%s' (ctc, lgl, bc, bc-unlabeled, random, bc-nn)",
+			  name ? name : "");
+}
+
+const char *pmcf_strategy_name(int s)
+{
+	if (s <= 0 || (size_t)s >= PMCF_ARRAY_SIZE(strategy_names))
+		return "unknown";
+	return strategy_names[s];
+}
+
+int pmcf_strategy_ordered(int s)
+{
+	return s == PMCF_COMBINE_BC || s == PMCF_COMBINE_BC_UNLABELED || s == PMCF_COMBINE_BC_NN;
+}
+
+/* ---- checks -------------------------------------------------------------- */
+
+static const char *in_name(const pmcf_combine_opts *o, size_t j, char *buf, size_t len)
+{
+	if (o && o->names && o->names[j])
+		return o->names[j];
+	snprintf(buf, len, "input %zu", j + 1);
+	return buf;
+}
+
+/* The simulated workload of a spec without its seed= key. */
+static void spec_sans_seed(const char *spec, char *buf, size_t len)
+{
+	size_t o = 0;
+	buf[0] = '\0';
+	while (spec && *spec) {
+		const char *end = strchr(spec, ',');
+		size_t n = end ? (size_t)(end - spec) : strlen(spec);
+		if (!(n >= 5 && strncmp(spec, "seed=", 5) == 0) && o + n + 2 < len) {
+			if (o)
+				buf[o++] = ',';
+			memcpy(buf + o, spec, n);
+			o += n;
+			buf[o] = '\0';
+		}
+		spec += n + (end ? 1 : 0);
+	}
+}
+
+static const char *meta_or_empty(const pmcf_profile *p, const char *k)
+{
+	const char *v = pmcf_profile_meta_get(p, k);
+	return v ? v : "";
+}
+
+static int same_program(const pmcf_profile *a, const pmcf_profile *b, const char **what)
+{
+	static const char *const keys[] = {PMCF_META_PROGRAM, PMCF_META_ARGS,
+					   PMCF_META_BINARY_SHA256};
+	for (size_t k = 0; k < PMCF_ARRAY_SIZE(keys); k++)
+		if (strcmp(meta_or_empty(a, keys[k]), meta_or_empty(b, keys[k])) != 0) {
+			*what = keys[k];
+			return 0;
+		}
+	char sa[1024], sb[1024];
+	spec_sans_seed(meta_or_empty(a, PMCF_META_SIM_SPEC), sa, sizeof(sa));
+	spec_sans_seed(meta_or_empty(b, PMCF_META_SIM_SPEC), sb, sizeof(sb));
+	if (strcmp(sa, sb) != 0) {
+		*what = "simulated workload";
+		return 0;
+	}
+	return 1;
+}
+
+static int has_labels(const pmcf_profile *p)
+{
+	size_t nx = pmcf_profile_nxus(p);
+	for (size_t i = 0; i < nx; i++) {
+		pmcf_xu xu;
+		if (pmcf_profile_xu_get(p, i, &xu) == 0 && xu.label && xu.label[0])
+			return 1;
+	}
+	return nx == 0;
+}
+
+int pmcf_combine_check(const pmcf_profile *const *in, size_t n, const pmcf_combine_opts *o)
+{
+	pmcfi_clear_error();
+	char b1[32], b2[32];
+	if (!in || !n || !o || o->size < sizeof(size_t) + sizeof(int))
+		return pmcfi_fail(PMCF_EINVAL, "combine needs at least one profile and options");
+	if (o->strategy <= 0 || (size_t)o->strategy >= PMCF_ARRAY_SIZE(strategy_names))
+		return pmcfi_fail(PMCF_EINVAL, "unknown strategy %d", o->strategy);
+	for (size_t j = 0; j < n; j++) {
+		if (!in[j])
+			return pmcfi_fail(PMCF_EINVAL, "profile %zu is NULL", j + 1);
+		if (!pmcf_profile_nevents(in[j]))
+			return pmcfi_fail(PMCF_EINVAL, "%s has no events",
+					  in_name(o, j, b1, sizeof(b1)));
+	}
+	for (size_t j = 1; j < n && !o->force; j++) {
+		const char *what;
+		if (!same_program(in[0], in[j], &what)) {
+			const char *k = strcmp(what, "simulated workload") == 0 ? PMCF_META_SIM_SPEC : what;
+			char sa[256], sb[256];
+			spec_sans_seed(meta_or_empty(in[0], k), sa, sizeof(sa));
+			spec_sans_seed(meta_or_empty(in[j], k), sb, sizeof(sb));
+			return pmcfi_fail(PMCF_ECONFLICT,
+					  "%s and %s are not the same program run (%s '%s' vs '%s'); "
+					  "use --force to fuse them anyway",
+					  in_name(o, 0, b1, sizeof(b1)), in_name(o, j, b2, sizeof(b2)),
+					  what, sa, sb);
+		}
+	}
+	if (o->strategy == PMCF_COMBINE_LGL)
+		for (size_t j = 0; j < n; j++)
+			if (!has_labels(in[j]))
+				return pmcfi_fail(PMCF_EINVAL,
+						  "%s has no XU labels; lgl pairs XUs by label "
+						  "(use ctc or bc-unlabeled)",
+						  in_name(o, j, b1, sizeof(b1)));
+	if (pmcf_strategy_ordered(o->strategy)) {
+		/* fuse-task-parallel §3.2: E_i ∩ (E_1 ∪ … ∪ E_{i-1}) ≠ ∅ for i ≥ 2 */
+		for (size_t j = 1; j < n; j++) {
+			int shared = 0;
+			size_t ne = pmcf_profile_nevents(in[j]);
+			for (size_t e = 0; e < ne && !shared; e++) {
+				const char *name = pmcf_profile_event_name(in[j], e);
+				for (size_t k = 0; k < j && !shared; k++)
+					shared = pmcf_profile_event_find(in[k], name) >= 0;
+			}
+			if (!shared)
+				return pmcfi_fail(PMCF_EINVAL,
+						  "%s shares no event with the profiles before it; %s "
+						  "needs each event set to overlap the union of the "
+						  "previous ones (reorder the inputs or record with "
+						  "overlapping events)",
+						  in_name(o, j, b1, sizeof(b1)),
+						  pmcf_strategy_name(o->strategy));
+		}
+	}
+	return 0;
+}
+
+/* ---- shared helpers for the strategies --------------------------------------- */
+
+long cmbi_add(struct cmb *c, uint32_t t)
+{
+	if (c->nf == c->fcap) {
+		size_t cap = c->fcap ? 2 * c->fcap : 1024;
+		int32_t *src = realloc(c->src, cap * c->n * sizeof(*src));
+		if (!src)
+			return -1;
+		c->src = src;
+		const char **lab = realloc(c->lab, cap * sizeof(*lab));
+		if (!lab)
+			return -1;
+		c->lab = lab;
+		uint32_t *ll = realloc(c->lablen, cap * sizeof(*ll));
+		if (!ll)
+			return -1;
+		c->lablen = ll;
+		uint32_t *ft = realloc(c->ftype, cap * sizeof(*ft));
+		if (!ft)
+			return -1;
+		c->ftype = ft;
+		c->fcap = cap;
+	}
+	size_t f = c->nf++;
+	for (size_t j = 0; j < c->n; j++)
+		c->src[f * c->n + j] = -1;
+	c->lab[f] = NULL;
+	c->lablen[f] = 0;
+	c->ftype[f] = t;
+	return (long)f;
+}
+
+uint32_t cmbi_type(const struct cmb *c, size_t j, size_t x)
+{
+	pmcf_xu xu;
+	pmcf_profile_xu_get(c->in[j], x, &xu);
+	return c->tmap[j][xu.type];
+}
+
+int cmbi_by_type(const struct cmb *c, size_t j, uint32_t **idx, size_t **start)
+{
+	size_t nx = pmcf_profile_nxus(c->in[j]);
+	uint32_t *ix = malloc((nx ? nx : 1) * sizeof(*ix));
+	size_t *st = calloc(c->ntypes + 2, sizeof(*st));
+	uint32_t *ty = malloc((nx ? nx : 1) * sizeof(*ty));
+	if (!ix || !st || !ty) {
+		free(ix);
+		free(st);
+		free(ty);
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory grouping XUs by type");
+	}
+	for (size_t x = 0; x < nx; x++) {
+		ty[x] = cmbi_type(c, j, x);
+		st[ty[x] + 2]++;
+	}
+	for (uint32_t t = 0; t < c->ntypes; t++)
+		st[t + 2] += st[t + 1];
+	for (size_t x = 0; x < nx; x++)
+		ix[st[ty[x] + 1]++] = (uint32_t)x;
+	free(ty);
+	*idx = ix;
+	*start = st;
+	return 0;
+}
+
+/* ---- setup: types and events ----------------------------------------------------- */
+
+static int setup(struct cmb *c)
+{
+	int err = pmcf_profile_new(&c->out);
+	if (err)
+		return err;
+	c->tmap = calloc(c->n, sizeof(*c->tmap));
+	c->evidx = calloc(c->n, sizeof(*c->evidx));
+	if (!c->tmap || !c->evidx)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	for (size_t j = 0; j < c->n; j++) {
+		size_t nt = pmcf_profile_ntypes(c->in[j]);
+		c->tmap[j] = malloc((nt ? nt : 1) * sizeof(uint32_t));
+		if (!c->tmap[j])
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		for (uint32_t t = 0; t < nt; t++) {
+			pmcf_xu_type ty;
+			if ((err = pmcf_profile_type_get(c->in[j], t, &ty)) ||
+			    (err = pmcf_profile_type_add(c->out, ty.kind, ty.name, ty.location,
+							 &c->tmap[j][t])))
+				return err;
+		}
+	}
+	c->ntypes = (uint32_t)pmcf_profile_ntypes(c->out);
+	/* events: duration first when any input has it, then input order */
+	for (size_t j = 0; j < c->n; j++)
+		if (pmcf_profile_event_find(c->in[j], PMCF_EVENT_DURATION) >= 0) {
+			if ((err = pmcf_profile_event_add(c->out, PMCF_EVENT_DURATION, NULL)))
+				return err;
+			break;
+		}
+	for (size_t j = 0; j < c->n; j++)
+		for (size_t e = 0; e < pmcf_profile_nevents(c->in[j]); e++) {
+			const char *name = pmcf_profile_event_name(c->in[j], e);
+			if (pmcf_profile_event_find(c->out, name) < 0 &&
+			    (err = pmcf_profile_event_add(c->out, name, NULL)))
+				return err;
+		}
+	c->nev = pmcf_profile_nevents(c->out);
+	c->owners = calloc(c->nev, sizeof(*c->owners));
+	c->nowners = calloc(c->nev, sizeof(*c->nowners));
+	if (!c->owners || !c->nowners)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	for (size_t j = 0; j < c->n; j++) {
+		c->evidx[j] = malloc(c->nev * sizeof(long));
+		if (!c->evidx[j])
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	}
+	for (size_t e = 0; e < c->nev; e++) {
+		c->owners[e] = malloc(c->n * sizeof(uint32_t));
+		if (!c->owners[e])
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		const char *name = pmcf_profile_event_name(c->out, e);
+		for (size_t j = 0; j < c->n; j++) {
+			long k = pmcf_profile_event_find(c->in[j], name);
+			c->evidx[j][e] = k >= 0 ? k : -1;
+			if (k >= 0)
+				c->owners[e][c->nowners[e]++] = (uint32_t)j;
+		}
+	}
+	return 0;
+}
+
+static void teardown(struct cmb *c)
+{
+	for (size_t j = 0; j < c->n; j++) {
+		if (c->tmap)
+			free(c->tmap[j]);
+		if (c->evidx)
+			free(c->evidx[j]);
+	}
+	for (size_t e = 0; c->owners && e < c->nev; e++)
+		free(c->owners[e]);
+	free(c->tmap);
+	free(c->evidx);
+	free(c->owners);
+	free(c->nowners);
+	free(c->src);
+	free(c->lab);
+	free(c->lablen);
+	free(c->ftype);
+	pmcf_profile_free(c->out);
+}
+
+/* ---- building the fused profile ---------------------------------------------------- */
+
+static int first_source(const struct cmb *c, size_t f)
+{
+	for (size_t j = 0; j < c->n; j++)
+		if (c->src[f * c->n + j] >= 0)
+			return (int)j;
+	return -1;
+}
+
+static int add_xus(struct cmb *c)
+{
+	int err = pmcf_profile_reserve(c->out, c->nf);
+	if (err)
+		return err;
+	char *buf = NULL;
+	size_t bufcap = 0;
+	for (size_t f = 0; f < c->nf; f++) {
+		int j = first_source(c, f);
+		pmcf_xu xu;
+		if (j < 0 || (err = pmcf_profile_xu_get(c->in[j], (size_t)c->src[f * c->n + (size_t)j],
+							 &xu)))
+			break;
+		xu.type = c->ftype[f];
+		if (c->lab[f] && c->lablen[f] != strlen(xu.label)) {
+			/* a first common ancestor: "label\0parent\0" in buf, the parent
+			 * being the label without its last component */
+			size_t l = c->lablen[f];
+			if (2 * l + 2 > bufcap) {
+				char *nb = realloc(buf, bufcap = 2 * l + 64);
+				if (!nb) {
+					err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+					break;
+				}
+				buf = nb;
+			}
+			memcpy(buf, c->lab[f], l);
+			buf[l] = '\0';
+			char *par = buf + l + 1;
+			memcpy(par, buf, l + 1);
+			char *dot = strrchr(par, '.');
+			if (dot)
+				*dot = '\0';
+			else
+				par[0] = '\0';
+			xu.label = buf;
+			xu.parent_label = par;
+		}
+		err = pmcf_profile_xu_add(c->out, &xu, NULL);
+		if (err)
+			break;
+	}
+	free(buf);
+	return err;
+}
+
+static int fill_values(struct cmb *c)
+{
+	int err = pmcf_profile_provenance_enable(c->out);
+	if (err)
+		return err;
+	for (size_t j = 0; j < c->n; j++) {
+		const char *path, *id = "";
+		char b[32];
+		path = in_name(c->opts, j, b, sizeof(b));
+		const char *spec = pmcf_profile_meta_get(c->in[j], PMCF_META_SIM_SPEC);
+		const char *st = pmcf_profile_meta_get(c->in[j], PMCF_META_START_TIME);
+		id = spec ? spec : st ? st : "";
+		if ((err = pmcf_profile_source_add(c->out, path, id, NULL)))
+			return err;
+	}
+	for (size_t e = 0; e < c->nev; e++) {
+		double *col = pmcf_profile_column(c->out, e);
+		const double **icol = malloc(c->n * sizeof(*icol));
+		if (!icol)
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		for (size_t j = 0; j < c->n; j++)
+			icol[j] = c->evidx[j][e] >= 0
+					  ? pmcf_profile_column_const(c->in[j], (size_t)c->evidx[j][e])
+					  : NULL;
+		for (size_t f = 0; f < c->nf && !err; f++) {
+			const int32_t *row = c->src + f * c->n;
+			for (uint32_t k = 0; k < c->nowners[e]; k++) {
+				uint32_t j = c->owners[e][k];
+				if (row[j] < 0)
+					continue;
+				col[f] = icol[j][row[j]];
+				err = pmcf_profile_provenance_set(c->out, f, e, (int32_t)j, row[j]);
+				break;
+			}
+		}
+		free(icol);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Match distance (see combine.h): for each event monitored by several
+ * sources of a fused XU, the differences to the first source's value,
+ * each over the event's range within the XU type. */
+static int match_distances(struct cmb *c)
+{
+	size_t nt = c->ntypes ? c->ntypes : 1;
+	double *lo = malloc(nt * sizeof(double)), *hi = malloc(nt * sizeof(double));
+	double *sum = calloc(c->nf ? c->nf : 1, sizeof(double));
+	uint32_t *cnt = calloc(c->nf ? c->nf : 1, sizeof(uint32_t));
+	int err = 0;
+	if (!lo || !hi || !sum || !cnt) {
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t e = 0; e < c->nev; e++) {
+		if (c->nowners[e] < 2)
+			continue;
+		for (size_t t = 0; t < nt; t++) {
+			lo[t] = INFINITY;
+			hi[t] = -INFINITY;
+		}
+		for (uint32_t k = 0; k < c->nowners[e]; k++) {
+			size_t j = c->owners[e][k];
+			const double *col = pmcf_profile_column_const(c->in[j], (size_t)c->evidx[j][e]);
+			size_t nx = pmcf_profile_nxus(c->in[j]);
+			for (size_t x = 0; x < nx; x++) {
+				double v = col[x];
+				if (pmcf_is_missing(v))
+					continue;
+				uint32_t t = cmbi_type(c, j, x);
+				if (v < lo[t])
+					lo[t] = v;
+				if (v > hi[t])
+					hi[t] = v;
+			}
+		}
+		for (size_t f = 0; f < c->nf; f++) {
+			const int32_t *row = c->src + f * c->n;
+			double first = NAN, range = hi[c->ftype[f]] - lo[c->ftype[f]];
+			for (uint32_t k = 0; k < c->nowners[e]; k++) {
+				size_t j = c->owners[e][k];
+				if (row[j] < 0)
+					continue;
+				double v = pmcf_profile_value(c->in[j], (size_t)row[j], (size_t)c->evidx[j][e]);
+				if (pmcf_is_missing(v))
+					continue;
+				if (pmcf_is_missing(first)) {
+					first = v;
+					continue;
+				}
+				double dd = range > 0 ? (v - first) / range : 0.0;
+				sum[f] += dd * dd;
+				cnt[f]++;
+			}
+		}
+	}
+	for (size_t f = 0; f < c->nf && !err; f++)
+		err = pmcf_profile_match_distance_set(c->out, f,
+						      cnt[f] ? sqrt(sum[f] / cnt[f]) : PMCF_MISSING);
+out:
+	free(lo);
+	free(hi);
+	free(sum);
+	free(cnt);
+	return err;
+}
+
+/* Ground truth of each fused XU: that of its first source XU. */
+static int copy_truth(struct cmb *c)
+{
+	size_t nt = pmcf_profile_ntruth(c->in[0]);
+	for (size_t j = 1; j < c->n; j++)
+		if (!pmcf_profile_ntruth(c->in[j]))
+			return 0;
+	long *map = malloc(c->n * sizeof(long));
+	if (!map)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	int err = 0;
+	for (size_t t = 0; t < nt && !err; t++) {
+		const char *name = pmcf_profile_truth_name(c->in[0], t);
+		size_t ti;
+		if ((err = pmcf_profile_truth_event_add(c->out, name, &ti)))
+			break;
+		for (size_t j = 0; j < c->n; j++)
+			map[j] = pmcf_profile_truth_find(c->in[j], name);
+		double *col = pmcf_profile_truth_column(c->out, ti);
+		for (size_t f = 0; f < c->nf; f++) {
+			int j = first_source(c, f);
+			col[f] = map[j] >= 0 ? pmcf_profile_truth_column_const(
+						       c->in[j], (size_t)map[j])[c->src[f * c->n + (size_t)j]]
+					     : PMCF_MISSING;
+		}
+	}
+	free(map);
+	return err;
+}
+
+static int set_meta(struct cmb *c)
+{
+	static const char *const drop[] = {PMCF_META_SOURCE,      PMCF_META_SEED,
+					   PMCF_META_START_TIME,  PMCF_META_EXIT_STATUS,
+					   PMCF_META_COMPLETE,    PMCF_META_STRATEGY,
+					   "inputs",              "combine_seed"};
+	const pmcf_profile *p0 = c->in[0];
+	int err = 0;
+	for (size_t i = 0; i < pmcf_profile_meta_count(p0) && !err; i++) {
+		const char *k, *v;
+		pmcf_profile_meta_at(p0, i, &k, &v);
+		int skip = 0;
+		for (size_t d = 0; d < PMCF_ARRAY_SIZE(drop); d++)
+			skip |= strcmp(k, drop[d]) == 0;
+		if (!skip)
+			err = pmcf_profile_meta_set(c->out, k, v);
+	}
+	int complete = 1;
+	for (size_t j = 0; j < c->n; j++)
+		complete &= pmcf_profile_complete(c->in[j]);
+	/* inputs: a JSON array of the input names */
+	size_t len = 3;
+	char b[32];
+	for (size_t j = 0; j < c->n; j++)
+		len += 2 * strlen(in_name(c->opts, j, b, sizeof(b))) + 4;
+	char *js = malloc(len);
+	if (!js)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	size_t o = 0;
+	js[o++] = '[';
+	for (size_t j = 0; j < c->n; j++) {
+		if (j)
+			js[o++] = ',';
+		js[o++] = '"';
+		for (const char *s = in_name(c->opts, j, b, sizeof(b)); *s; s++) {
+			if (*s == '"' || *s == '\\')
+				js[o++] = '\\';
+			js[o++] = (unsigned char)*s < 0x20 ? '?' : *s;
+		}
+		js[o++] = '"';
+	}
+	js[o++] = ']';
+	js[o] = '\0';
+	char seed[32];
+	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)c->opts->seed);
+	if (!err)
+		err = pmcf_profile_meta_set(c->out, PMCF_META_SOURCE, "fused");
+	if (!err)
+		err = pmcf_profile_meta_set(c->out, PMCF_META_STRATEGY,
+					    pmcf_strategy_name(c->opts->strategy));
+	if (!err)
+		err = pmcf_profile_meta_set(c->out, "inputs", js);
+	if (!err && (c->opts->strategy == PMCF_COMBINE_BC_UNLABELED ||
+		     c->opts->strategy == PMCF_COMBINE_RANDOM))
+		err = pmcf_profile_meta_set(c->out, "combine_seed", seed);
+	if (!err)
+		err = pmcf_profile_meta_set(c->out, PMCF_META_COMPLETE, complete ? "1" : "0");
+	if (!err)
+		err = pmcf_profile_meta_set(c->out, PMCF_META_PMCFUSE_VERSION, pmcf_version());
+	free(js);
+	return err;
+}
+
+int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opts *opts,
+		 pmcf_profile **out, pmcf_combine_stats *stats)
+{
+	if (!out)
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_combine: NULL output");
+	*out = NULL;
+	int err = pmcf_combine_check(in, n, opts);
+	if (err)
+		return err;
+	pmcf_combine_stats local;
+	memset(&local, 0, sizeof(local));
+	struct cmb c = {.in = in, .n = n, .opts = opts, .stats = &local};
+	for (size_t j = 0; j < n; j++)
+		if (pmcf_profile_nxus(in[j]) > INT32_MAX) {
+			err = pmcfi_fail(PMCF_EINVAL, "profile %zu has too many XUs", j + 1);
+			return err;
+		}
+	err = setup(&c);
+	if (!err) {
+		switch (opts->strategy) {
+		case PMCF_COMBINE_CTC: err = cmbi_ctc(&c); break;
+		case PMCF_COMBINE_LGL: err = cmbi_lgl(&c); break;
+		case PMCF_COMBINE_RANDOM: err = cmbi_random(&c); break;
+		default: err = cmbi_bc(&c); break;
+		}
+	}
+	if (!err)
+		err = add_xus(&c);
+	if (!err)
+		err = fill_values(&c);
+	if (!err)
+		err = match_distances(&c);
+	if (!err)
+		err = copy_truth(&c);
+	if (!err)
+		err = set_meta(&c);
+	if (!err) {
+		local.xus = c.nf;
+		local.events = c.nev;
+		for (size_t f = 0; f < c.nf; f++) {
+			int all = 1;
+			for (size_t j = 0; j < n; j++)
+				all &= c.src[f * n + j] >= 0;
+			local.complete_xus += (size_t)all;
+		}
+		local.partial_xus = c.nf - local.complete_xus;
+		if (stats) {
+			size_t sz = stats->size && stats->size < sizeof(local) ? stats->size : sizeof(local);
+			local.size = sz;
+			memcpy(stats, &local, sz);
+		}
+		*out = c.out;
+		c.out = NULL;
+	}
+	teardown(&c);
+	return err;
+}
+
+/* ---- match distance summary ---------------------------------------------------------- */
+
+const double pmcf_match_hist_edges[7] = {0.01, 0.02, 0.05, 0.1, 0.2, 0.5, INFINITY};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double quantile(const double *v, size_t n, double q)
+{
+	size_t k = (size_t)ceil(q * (double)n);
+	return v[k ? k - 1 : 0];
+}
+
+int pmcf_combine_match_summary(const pmcf_profile *p, pmcf_match_summary *s)
+{
+	pmcfi_clear_error();
+	if (!p || !s)
+		return pmcfi_fail(PMCF_EINVAL, "NULL argument");
+	memset(s, 0, sizeof(*s));
+	s->xus = pmcf_profile_nxus(p);
+	s->min = s->p50 = s->p90 = s->p99 = s->max = s->mean = NAN;
+	double *v = malloc((s->xus ? s->xus : 1) * sizeof(double));
+	if (!v)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	double sum = 0;
+	for (size_t i = 0; i < s->xus; i++) {
+		double d = pmcf_profile_match_distance(p, i);
+		if (pmcf_is_missing(d))
+			continue;
+		v[s->measured++] = d;
+		sum += d;
+		size_t b = 0;
+		while (b < 6 && !(d < pmcf_match_hist_edges[b]))
+			b++;
+		s->hist[b]++;
+	}
+	if (s->measured) {
+		qsort(v, s->measured, sizeof(double), cmp_double);
+		s->min = v[0];
+		s->max = v[s->measured - 1];
+		s->p50 = quantile(v, s->measured, 0.5);
+		s->p90 = quantile(v, s->measured, 0.9);
+		s->p99 = quantile(v, s->measured, 0.99);
+		s->mean = sum / (double)s->measured;
+	}
+	free(v);
+	return 0;
+}

@@ -1,0 +1,74 @@
+/* Shared state of one combination: inputs, the union of their types and
+ * events, and the pairing being built (one row of source XU indices per
+ * fused XU). Each strategy only fills the pairing; combine.c builds the
+ * fused profile, provenance and match distances from it. */
+#ifndef PMCF_COMBINE_IMPL_H
+#define PMCF_COMBINE_IMPL_H
+#include <stddef.h>
+#include <stdint.h>
+#include "pmcfuse/combine.h"
+
+struct cmb {
+	const pmcf_profile *const *in;
+	size_t n;
+	const pmcf_combine_opts *opts;
+	pmcf_combine_stats *stats;
+
+	/* fused types: tmap[j][t] is the fused type of input j's type t */
+	pmcf_profile *out; /* holds the fused types and events while pairing */
+	uint32_t ntypes;
+	uint32_t **tmap;
+	/* fused events: evidx[j][e] = column of fused event e in input j, or -1;
+	 * owners[e] lists the inputs that monitored e, in input order */
+	size_t nev;
+	long **evidx;
+	uint32_t **owners;
+	uint32_t *nowners;
+
+	/* the pairing: nf fused XUs, src[f * n + j] = XU of input j or -1;
+	 * lab/lablen: the label of fused XU f when set (bc: first common
+	 * ancestor, a prefix of a source label), else the first source's */
+	size_t nf, fcap;
+	int32_t *src;
+	const char **lab;
+	uint32_t *lablen;
+	uint32_t *ftype;
+};
+
+/* Appends a fused XU of type t with no sources; returns its index or -1. */
+long cmbi_add(struct cmb *c, uint32_t t);
+/* Fused type of XU x of input j. */
+uint32_t cmbi_type(const struct cmb *c, size_t j, size_t x);
+/* For every fused type, the XUs of input j of that type in XU order:
+ * idx[start[t] .. start[t+1]). Free idx and start. */
+int cmbi_by_type(const struct cmb *c, size_t j, uint32_t **idx, size_t **start);
+
+/* Positional pairing per type: idx[j] / start[j] as from cmbi_by_type,
+ * reordered by the caller; the k-th XU of a type in every input form one
+ * fused XU; a type keeps the largest count among the inputs (the inputs
+ * that run out leave missing values; fuse-openmp §3). Frees nothing. */
+int cmbi_zip(struct cmb *c, uint32_t *const *idx, size_t *const *start);
+
+/* Strategies (fill c->src / c->nf). */
+int cmbi_ctc(struct cmb *c);
+int cmbi_lgl(struct cmb *c);
+int cmbi_random(struct cmb *c);
+int cmbi_bc(struct cmb *c); /* bc, bc-unlabeled, bc-nn (c->opts->strategy) */
+
+/* Labels (fuse-task-parallel §3.1): depth-first order of the label graph
+ * (components compared numerically when both are numbers), and the first
+ * common ancestor (length of the longest common prefix of whole
+ * components). Lengths bound the strings (no NUL needed inside). */
+int cmbi_label_cmp(const char *a, size_t la, const char *b, size_t lb);
+size_t cmbi_label_fca(const char *a, size_t la, const char *b, size_t lb);
+
+/* 64-bit FNV-1a of n bytes, continuing from h. */
+static inline uint64_t cmbi_hash(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ s[i]) * 1099511628211ull;
+	return h;
+}
+#define CMBI_HASH0 1469598103934665603ull
+#endif

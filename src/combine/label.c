@@ -1,0 +1,72 @@
+/* Labels of the label graph (fuse-task-parallel §3.1, fuse-openmp §4):
+ * the depth-first visiting order used by BC inside a cell, and the first
+ * common ancestor given to a BC-combined XU (§3.2, Algorithm 4). */
+#include <string.h>
+#include "combine/combine_impl.h"
+
+static int is_digit(char ch) { return ch >= '0' && ch <= '9'; }
+
+/* Length of the component starting at s (up to '.' or the end). */
+static size_t comp_len(const char *s, size_t left)
+{
+	size_t k = 0;
+	while (k < left && s[k] != '.')
+		k++;
+	return k;
+}
+
+static int all_digits(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!is_digit(s[i]))
+			return 0;
+	return n > 0;
+}
+
+static int comp_cmp(const char *a, size_t na, const char *b, size_t nb)
+{
+	if (all_digits(a, na) && all_digits(b, nb)) {
+		while (na > 1 && *a == '0')
+			a++, na--;
+		while (nb > 1 && *b == '0')
+			b++, nb--;
+		if (na != nb)
+			return na < nb ? -1 : 1;
+	}
+	size_t m = na < nb ? na : nb;
+	int r = memcmp(a, b, m);
+	if (r)
+		return r < 0 ? -1 : 1;
+	return (na > nb) - (na < nb);
+}
+
+/* Pre-order of the label graph: an ancestor before its descendants, then
+ * siblings by creation rank (numeric components compared as numbers). */
+int cmbi_label_cmp(const char *a, size_t la, const char *b, size_t lb)
+{
+	size_t i = 0, j = 0;
+	for (;;) {
+		if (i >= la || j >= lb)
+			return (i < la) - (j < lb);
+		size_t ca = comp_len(a + i, la - i), cb = comp_len(b + j, lb - j);
+		int r = comp_cmp(a + i, ca, b + j, cb);
+		if (r)
+			return r;
+		i += ca + 1;
+		j += cb + 1;
+	}
+}
+
+size_t cmbi_label_fca(const char *a, size_t la, const char *b, size_t lb)
+{
+	size_t i = 0, keep = 0;
+	for (;;) {
+		if (i >= la || i >= lb)
+			return keep;
+		size_t ca = comp_len(a + i, la - i), cb = comp_len(b + i, lb - i);
+		if (ca != cb || memcmp(a + i, b + i, ca) != 0)
+			return keep;
+		keep = i + ca;
+		i += ca + 1;
+	}
+}

@@ -1,0 +1,503 @@
+/* Unit tests of the combination strategies on hand-built profiles shaped
+ * like fuse-task-parallel Fig. 2: two executions of six tasks of two types,
+ * each monitoring part of the events. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "combine/combine_impl.h"
+#include "pmcfuse/combine.h"
+#include "pmcfuse/profile.h"
+
+/* One XU of a hand-built profile: type (0 "a", 1 "b"), label, start, and
+ * values for the profile's events in order (duration first). */
+struct hx {
+	uint32_t type;
+	const char *label;
+	uint64_t start;
+	double v[4];
+};
+
+static pmcf_profile *mk(const char *program, const char *const *events, size_t ne,
+			const struct hx *x, size_t nx)
+{
+	pmcf_profile *p;
+	assert_int_equal(pmcf_profile_new(&p), 0);
+	assert_int_equal(pmcf_profile_meta_set(p, PMCF_META_PROGRAM, program), 0);
+	assert_int_equal(pmcf_profile_meta_set(p, PMCF_META_COMPLETE, "1"), 0);
+	uint32_t t;
+	assert_int_equal(pmcf_profile_type_add(p, PMCF_XU_TASK, "a", "", &t), 0);
+	assert_int_equal(pmcf_profile_type_add(p, PMCF_XU_TASK, "b", "", &t), 0);
+	for (size_t e = 0; e < ne; e++)
+		assert_int_equal(pmcf_profile_event_add(p, events[e], NULL), 0);
+	for (size_t i = 0; i < nx; i++) {
+		pmcf_xu xu = {.type = x[i].type, .thread = 0, .cpu = 0, .start_ns = x[i].start,
+			      .end_ns = x[i].start + (uint64_t)x[i].v[0], .label = x[i].label,
+			      .parent_label = ""};
+		size_t k;
+		assert_int_equal(pmcf_profile_xu_add(p, &xu, &k), 0);
+		for (size_t e = 0; e < ne; e++)
+			assert_int_equal(pmcf_profile_value_set(p, k, e, x[i].v[e]), 0);
+	}
+	return p;
+}
+
+static pmcf_profile *fuse(int strategy, uint64_t seed, pmcf_profile **in, size_t n,
+			  pmcf_combine_stats *st)
+{
+	pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
+	o.strategy = strategy;
+	o.seed = seed;
+	pmcf_profile *out = NULL;
+	if (st) {
+		memset(st, 0, sizeof(*st));
+		st->size = sizeof(*st);
+	}
+	int err = pmcf_combine((const pmcf_profile *const *)in, n, &o, &out, st);
+	if (err)
+		fail_msg("combine failed: %s (%s)", pmcf_strerror(err), pmcf_errdetail());
+	return out;
+}
+
+/* Source XU in input j of fused XU f (through the provenance of an event
+ * owned by input j). */
+static int64_t src_of(const pmcf_profile *p, size_t f, const char *event)
+{
+	long e = pmcf_profile_event_find(p, event);
+	assert_true(e >= 0);
+	int32_t s;
+	int64_t x;
+	assert_int_equal(pmcf_profile_provenance_get(p, f, (size_t)e, &s, &x), 0);
+	return x;
+}
+
+static double val(const pmcf_profile *p, size_t f, const char *event)
+{
+	return pmcf_profile_value(p, f, (size_t)pmcf_profile_event_find(p, event));
+}
+
+static const char *const EA[] = {"duration", "e1", "e2"};
+static const char *const EB[] = {"duration", "e3"};
+
+/* Fig. 2: P_alpha and P_beta with the same six tasks, executed in another
+ * order and with slightly different durations. */
+static const struct hx PA[] = {
+	{0, "0", 0, {100, 1, 11, 0}},   {0, "0.0", 10, {200, 2, 12, 0}},
+	{1, "0.1", 20, {300, 3, 13, 0}}, {1, "0.0.0", 30, {400, 4, 14, 0}},
+	{1, "0.0.1", 40, {500, 5, 15, 0}}, {1, "0.1.0", 50, {600, 6, 16, 0}},
+};
+static const struct hx PB[] = {
+	{1, "0.1.0", 5, {605, 36, 0, 0}}, {0, "0.0", 12, {198, 32, 0, 0}},
+	{1, "0.0.1", 31, {495, 35, 0, 0}}, {0, "0", 1, {103, 31, 0, 0}},
+	{1, "0.1", 45, {301, 33, 0, 0}},   {1, "0.0.0", 60, {402, 34, 0, 0}},
+};
+
+static void test_ctc_fig2(void **state)
+{
+	(void)state;
+	pmcf_profile *in[2] = {mk("prog", EA, 3, PA, 6), mk("prog", EB, 2, PB, 6)};
+	pmcf_combine_stats st;
+	pmcf_profile *f = fuse(PMCF_COMBINE_CTC, 1, in, 2, &st);
+	assert_int_equal(pmcf_profile_nxus(f), 6);
+	assert_int_equal(pmcf_profile_nevents(f), 4);
+	assert_int_equal(st.complete_xus, 6);
+	assert_string_equal(pmcf_profile_meta_get(f, PMCF_META_SOURCE), "fused");
+	assert_string_equal(pmcf_profile_meta_get(f, PMCF_META_STRATEGY), "ctc");
+	/* type a by start: alpha 0,1 ; beta 3 (t=1), 1 (t=12) */
+	assert_int_equal(src_of(f, 0, "e3"), 3);
+	assert_int_equal(src_of(f, 1, "e3"), 1);
+	/* type b by start: alpha 2,3,4,5 ; beta 0 (5), 2 (31), 4 (45), 5 (60) */
+	assert_int_equal(src_of(f, 2, "e3"), 0);
+	assert_int_equal(src_of(f, 5, "e3"), 5);
+	/* every XU has every event; duration from the first profile */
+	for (size_t i = 0; i < 6; i++)
+		for (size_t e = 0; e < 4; e++)
+			assert_false(pmcf_is_missing(pmcf_profile_value(f, i, e)));
+	assert_true(val(f, 2, "duration") == 300);
+	assert_true(val(f, 2, "e3") == 36);
+	for (int k = 0; k < 2; k++)
+		pmcf_profile_free(in[k]);
+	pmcf_profile_free(f);
+}
+
+static void test_lgl_fig2(void **state)
+{
+	(void)state;
+	pmcf_profile *in[2] = {mk("prog", EA, 3, PA, 6), mk("prog", EB, 2, PB, 6)};
+	pmcf_combine_stats st;
+	pmcf_profile *f = fuse(PMCF_COMBINE_LGL, 1, in, 2, &st);
+	assert_int_equal(pmcf_profile_nxus(f), 6);
+	assert_int_equal(st.labels_matched, 6);
+	assert_int_equal(st.labels_missing + st.labels_extra + st.labels_duplicate, 0);
+	/* same labels: e3 = 30 + alpha's e1 */
+	for (size_t i = 0; i < 6; i++) {
+		assert_true(val(f, i, "e3") == 30 + val(f, i, "e1"));
+		pmcf_xu xu;
+		pmcf_profile_xu_get(f, i, &xu);
+		assert_string_equal(xu.label, PA[i].label);
+		/* match distance on duration only: |d_b - d_a| / range within type */
+		assert_false(pmcf_is_missing(pmcf_profile_match_distance(f, i)));
+	}
+	int32_t s;
+	int64_t x;
+	assert_int_equal(pmcf_profile_provenance_get(f, 0, 0, &s, &x), 0);
+	assert_int_equal(s, 0);
+	assert_int_equal(x, 0);
+	assert_int_equal(pmcf_profile_nsources(f), 2);
+	for (int k = 0; k < 2; k++)
+		pmcf_profile_free(in[k]);
+	pmcf_profile_free(f);
+}
+
+static void test_lgl_missing_extra(void **state)
+{
+	(void)state;
+	struct hx b[6];
+	memcpy(b, PB, sizeof(b));
+	b[2].label = "0.9";    /* 0.0.1 missing, 0.9 extra */
+	b[4].label = "0.1.0";  /* 0.1 missing, 0.1.0 twice */
+	pmcf_profile *in[2] = {mk("prog", EA, 3, PA, 6), mk("prog", EB, 2, b, 6)};
+	pmcf_combine_stats st;
+	pmcf_profile *f = fuse(PMCF_COMBINE_LGL, 1, in, 2, &st);
+	assert_int_equal(pmcf_profile_nxus(f), 4);
+	assert_int_equal(st.labels_matched, 4);
+	assert_int_equal(st.labels_missing, 2);
+	assert_int_equal(st.labels_extra, 2);
+	assert_int_equal(st.labels_duplicate, 1);
+	assert_int_equal(st.partial_xus, 0);
+	for (int k = 0; k < 2; k++)
+		pmcf_profile_free(in[k]);
+	pmcf_profile_free(f);
+}
+
+static void test_lgl_needs_labels(void **state)
+{
+	(void)state;
+	struct hx a[2] = {{0, "", 0, {1, 1, 1, 0}}, {0, "", 5, {2, 2, 2, 0}}};
+	pmcf_profile *in[2] = {mk("prog", EA, 3, a, 2), mk("prog", EA, 3, a, 2)};
+	pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
+	o.strategy = PMCF_COMBINE_LGL;
+	pmcf_profile *out;
+	assert_int_equal(pmcf_combine((const pmcf_profile *const *)in, 2, &o, &out, NULL),
+			 PMCF_EINVAL);
+	assert_non_null(strstr(pmcf_errdetail(), "no XU labels"));
+	for (int k = 0; k < 2; k++)
+		pmcf_profile_free(in[k]);
+}
+
+/* BC on two identical profiles pairs every XU with itself. */
+static void test_bc_identical(void **state)
+{
+	(void)state;
+	enum { N = 500 };
+	static const char *const E1[] = {"duration", "x", "y"}, *const E2[] = {"duration", "x", "z"};
+	struct hx a[N];
+	char labs[N][16];
+	for (size_t i = 0; i < N; i++) {
+		snprintf(labs[i], sizeof(labs[i]), "0.%zu", i);
+		double d = 1000 + (double)((i * 7919) % 211), x = (double)((i * 104729) % 97);
+		a[i] = (struct hx){(uint32_t)(i % 2), labs[i], i, {d, x, (double)i, 0}};
+	}
+	pmcf_profile *in[2] = {mk("prog", E1, 3, a, N), mk("prog", E2, 3, a, N)};
+	for (int strategy = PMCF_COMBINE_BC; strategy <= PMCF_COMBINE_BC_UNLABELED; strategy++) {
+		pmcf_combine_stats st;
+		pmcf_profile *f = fuse(strategy, 3, in, 2, &st);
+		assert_int_equal(pmcf_profile_nxus(f), N);
+		assert_int_equal(st.complete_xus, N);
+		for (size_t i = 0; i < N; i++) {
+			assert_int_equal(src_of(f, i, "y"), src_of(f, i, "z"));
+			assert_true(val(f, i, "y") == val(f, i, "z"));
+			assert_true(pmcf_profile_match_distance(f, i) == 0.0);
+			pmcf_xu xu, x0;
+			pmcf_profile_xu_get(f, i, &xu);
+			pmcf_profile_xu_get(in[0], (size_t)src_of(f, i, "y"), &x0);
+			assert_string_equal(xu.label, x0.label);
+		}
+		pmcf_profile_free(f);
+	}
+	for (int k = 0; k < 2; k++)
+		pmcf_profile_free(in[k]);
+}
+
+/* dmax and relaxation on known inputs (fuse-task-parallel §3.2): one
+ * overlapping event (duration), prev {0, 100}, cur {10, 90}: range 100,
+ * smallest cross difference 10, so dmax = 10; the first grid pairs 100
+ * with 90 (cell 9); the leftovers 0 and 10 are one grid division apart
+ * (m = 1), so d becomes 10 / (1 + 1) = 5 and they pair in cell 0. */
+static void test_bc_dmax_relaxation(void **state)
+{
+	(void)state;
+	static const char *const E1[] = {"duration", "p"}, *const E2[] = {"duration", "q"};
+	struct hx a[2] = {{0, "0.0", 0, {0, 1, 0, 0}}, {0, "0.1", 1, {100, 2, 0, 0}}};
+	struct hx b[2] = {{0, "0.0", 0, {10, 3, 0, 0}}, {0, "0.1", 1, {90, 4, 0, 0}}};
+	pmcf_profile *in[2] = {mk("prog", E1, 2, a, 2), mk("prog", E2, 2, b, 2)};
+	pmcf_combine_stats st;
+	pmcf_profile *f = fuse(PMCF_COMBINE_BC, 1, in, 2, &st);
+	assert_int_equal(st.bc_dmax, 10);
+	assert_int_equal(st.bc_iterations, 2);
+	assert_int_equal(pmcf_profile_nxus(f), 2);
+	for (size_t i = 0; i < 2; i++) {
+		double p = val(f, i, "p"), q = val(f, i, "q");
+		assert_true((p == 1 && q == 3) || (p == 2 && q == 4));
+	}
+	/* match distance: |10 - 0| / 100 and |90 - 100| / 100 */
+	assert_true(fabs(pmcf_profile_match_distance(f, 0) - 0.1) < 1e-12);
+	pmcf_profile_free(f);
+
+	/* three XUs: smallest cross difference 3 over a range of 100 */
+	struct hx c[3] = {{0, "0.0", 0, {0, 1, 0, 0}}, {0, "0.1", 1, {40, 2, 0, 0}},
+			  {0, "0.2", 2, {100, 3, 0, 0}}};
+	struct hx d[3] = {{0, "0.0", 0, {3, 1, 0, 0}}, {0, "0.1", 1, {50, 2, 0, 0}},
+			  {0, "0.2", 2, {90, 3, 0, 0}}};
+	pmcf_profile *in2[2] = {mk("prog", E1, 2, c, 3), mk("prog", E2, 2, d, 3)};
+	f = fuse(PMCF_COMBINE_BC, 1, in2, 2, &st);
+	assert_int_equal(st.bc_dmax, 33);
+	assert_int_equal(st.complete_xus, 3);
+	pmcf_profile_free(f);
+	for (int k = 0; k < 2; k++) {
+		pmcf_profile_free(in[k]);
+		pmcf_profile_free(in2[k]);
+	}
+}
+
+/* Unequal XU counts: CTC and BC keep the larger count per type, the surplus
+ * with missing values; LGL keeps the intersection. */
+static void test_unequal_counts(void **state)
+{
+	(void)state;
+	pmcf_profile *in[2] = {mk("prog", EA, 3, PA, 6), mk("prog", EB, 2, PB, 5)};
+	for (int s = PMCF_COMBINE_CTC; s <= PMCF_COMBINE_RANDOM; s++) {
+		pmcf_combine_stats st;
+		pmcf_profile *f = fuse(s, 1, in, 2, &st);
+		assert_int_equal(pmcf_profile_nxus(f), s == PMCF_COMBINE_LGL ? 5 : 6);
+		assert_int_equal(st.partial_xus, s == PMCF_COMBINE_LGL ? 0 : 1);
+		size_t miss = 0;
+		for (size_t i = 0; i < pmcf_profile_nxus(f); i++)
+			miss += pmcf_is_missing(val(f, i, "e3"));
+		assert_int_equal(miss, st.partial_xus);
+		pmcf_profile_free(f);
+	}
+	/* the other way round: the second profile has the surplus */
+	pmcf_profile *in2[2] = {mk("prog", EB, 2, PB, 6), mk("prog", EA, 3, PA, 4)};
+	pmcf_combine_stats st;
+	pmcf_profile *f = fuse(PMCF_COMBINE_BC, 1, in2, 2, &st);
+	assert_int_equal(pmcf_profile_nxus(f), 6);
+	assert_int_equal(st.partial_xus, 2);
+	pmcf_profile_free(f);
+	for (int k = 0; k < 2; k++) {
+		pmcf_profile_free(in[k]);
+		pmcf_profile_free(in2[k]);
+	}
+}
+
+static int same_pairing(const pmcf_profile *a, const pmcf_profile *b)
+{
+	if (pmcf_profile_nxus(a) != pmcf_profile_nxus(b))
+		return 0;
+	for (size_t i = 0; i < pmcf_profile_nxus(a); i++)
+		if (src_of(a, i, "e3") != src_of(b, i, "e3") || src_of(a, i, "e1") != src_of(b, i, "e1"))
+			return 0;
+	return 1;
+}
+
+static void test_seeds_reproduce(void **state)
+{
+	(void)state;
+	pmcf_profile *in[2] = {mk("prog", EA, 3, PA, 6), mk("prog", EB, 2, PB, 6)};
+	int strategies[] = {PMCF_COMBINE_RANDOM, PMCF_COMBINE_BC_UNLABELED, PMCF_COMBINE_BC_NN};
+	for (size_t k = 0; k < 3; k++) {
+		pmcf_profile *f1 = fuse(strategies[k], 42, in, 2, NULL);
+		pmcf_profile *f2 = fuse(strategies[k], 42, in, 2, NULL);
+		assert_true(same_pairing(f1, f2));
+		pmcf_profile_free(f1);
+		pmcf_profile_free(f2);
+	}
+	/* some seed gives another random pairing */
+	pmcf_profile *f1 = fuse(PMCF_COMBINE_RANDOM, 1, in, 2, NULL);
+	int differs = 0;
+	for (uint64_t seed = 2; seed < 30 && !differs; seed++) {
+		pmcf_profile *f2 = fuse(PMCF_COMBINE_RANDOM, seed, in, 2, NULL);
+		differs = !same_pairing(f1, f2);
+		pmcf_profile_free(f2);
+	}
+	assert_true(differs);
+	pmcf_profile_free(f1);
+	for (int k = 0; k < 2; k++)
+		pmcf_profile_free(in[k]);
+}
+
+static void test_mismatch_refused(void **state)
+{
+	(void)state;
+	pmcf_profile *in[2] = {mk("cholesky", EA, 3, PA, 6), mk("seidel", EB, 2, PB, 6)};
+	const char *names[2] = {"chol.pmcf", "seidel.pmcf"};
+	pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
+	o.names = names;
+	pmcf_profile *out = NULL;
+	for (int s = PMCF_COMBINE_CTC; s <= PMCF_COMBINE_BC_NN; s++) {
+		o.strategy = s;
+		assert_int_equal(pmcf_combine((const pmcf_profile *const *)in, 2, &o, &out, NULL),
+				 PMCF_ECONFLICT);
+		assert_non_null(strstr(pmcf_errdetail(), "seidel.pmcf"));
+		assert_non_null(strstr(pmcf_errdetail(), "--force"));
+	}
+	o.force = 1;
+	assert_int_equal(pmcf_combine((const pmcf_profile *const *)in, 2, &o, &out, NULL), 0);
+	pmcf_profile_free(out);
+	/* simulated runs differing only in their seed belong together */
+	pmcf_profile_meta_set(in[1], PMCF_META_PROGRAM, "cholesky");
+	pmcf_profile_meta_set(in[0], PMCF_META_SIM_SPEC, "cholesky,blocks=8,seed=1");
+	pmcf_profile_meta_set(in[1], PMCF_META_SIM_SPEC, "cholesky,blocks=8,seed=2");
+	o.force = 0;
+	assert_int_equal(pmcf_combine((const pmcf_profile *const *)in, 2, &o, &out, NULL), 0);
+	pmcf_profile_free(out);
+	pmcf_profile_meta_set(in[1], PMCF_META_SIM_SPEC, "cholesky,blocks=9,seed=2");
+	assert_int_equal(pmcf_combine((const pmcf_profile *const *)in, 2, &o, &out, NULL),
+			 PMCF_ECONFLICT);
+	for (int k = 0; k < 2; k++)
+		pmcf_profile_free(in[k]);
+}
+
+/* BC needs each event set to overlap the ones before it. */
+static void test_bc_needs_overlap(void **state)
+{
+	(void)state;
+	static const char *const E1[] = {"e1", "e2"}, *const E2[] = {"e3"};
+	struct hx a[1] = {{0, "0", 0, {1, 2, 0, 0}}};
+	pmcf_profile *in[2] = {mk("prog", E1, 2, a, 1), mk("prog", E2, 1, a, 1)};
+	pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
+	pmcf_profile *out = NULL;
+	assert_int_equal(pmcf_combine((const pmcf_profile *const *)in, 2, &o, &out, NULL),
+			 PMCF_EINVAL);
+	assert_non_null(strstr(pmcf_errdetail(), "shares no event"));
+	o.strategy = PMCF_COMBINE_CTC; /* CTC does not need it */
+	assert_int_equal(pmcf_combine((const pmcf_profile *const *)in, 2, &o, &out, NULL), 0);
+	assert_int_equal(pmcf_profile_nevents(out), 3);
+	pmcf_profile_free(out);
+	for (int k = 0; k < 2; k++)
+		pmcf_profile_free(in[k]);
+}
+
+/* Three profiles: BC folds them in order; first common ancestor labels. */
+static void test_bc_three_and_fca(void **state)
+{
+	(void)state;
+	static const char *const E3[] = {"duration", "e4"};
+	struct hx c[6];
+	memcpy(c, PA, sizeof(c));
+	for (size_t i = 0; i < 6; i++)
+		c[i].v[1] = 70 + (double)i;
+	pmcf_profile *in[3] = {mk("prog", EA, 3, PA, 6), mk("prog", EB, 2, PB, 6),
+			       mk("prog", E3, 2, c, 6)};
+	pmcf_combine_stats st;
+	pmcf_profile *f = fuse(PMCF_COMBINE_BC, 1, in, 3, &st);
+	assert_int_equal(pmcf_profile_nxus(f), 6);
+	assert_int_equal(pmcf_profile_nevents(f), 5);
+	assert_int_equal(st.complete_xus, 6);
+	for (size_t i = 0; i < 6; i++) {
+		pmcf_xu xu, x0;
+		pmcf_profile_xu_get(f, i, &xu);
+		pmcf_profile_xu_get(in[0], (size_t)src_of(f, i, "e1"), &x0);
+		/* the label is an ancestor (prefix) of the first source's */
+		assert_int_equal(strncmp(xu.label, x0.label, strlen(xu.label)), 0);
+		for (size_t e = 0; e < 5; e++)
+			assert_false(pmcf_is_missing(pmcf_profile_value(f, i, e)));
+	}
+	pmcf_match_summary ms;
+	assert_int_equal(pmcf_combine_match_summary(f, &ms), 0);
+	assert_int_equal(ms.xus, 6);
+	assert_int_equal(ms.measured, 6);
+	assert_true(ms.min <= ms.p50 && ms.p50 <= ms.max);
+	pmcf_profile_free(f);
+	for (int k = 0; k < 3; k++)
+		pmcf_profile_free(in[k]);
+}
+
+static void test_labels(void **state)
+{
+	(void)state;
+	static const struct {
+		int line;
+		const char *a, *b;
+		int cmp;
+		const char *fca;
+	} rows[] = {
+		{__LINE__, "0", "0", 0, "0"},
+		{__LINE__, "0", "0.1", -1, "0"},
+		{__LINE__, "0.2", "0.10", -1, "0"},
+		{__LINE__, "0.10.1", "0.9.5", 1, "0"},
+		{__LINE__, "0.1.2", "0.1.3", -1, "0.1"},
+		{__LINE__, "0.1.2", "0.1.2.0", -1, "0.1.2"},
+		{__LINE__, "0.12", "0.1", 1, "0"},
+		{__LINE__, "0.1", "1.1", -1, ""},
+		{__LINE__, "0.1@0x40", "0.1@0x41", -1, "0"},
+		{__LINE__, "", "0", -1, ""},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const char *a = rows[i].a, *b = rows[i].b;
+		int c = cmbi_label_cmp(a, strlen(a), b, strlen(b));
+		c = (c > 0) - (c < 0);
+		if (c != rows[i].cmp || -cmbi_label_cmp(b, strlen(b), a, strlen(a)) != c)
+			fail_msg("row at line %d: cmp %d", rows[i].line, c);
+		size_t l = cmbi_label_fca(a, strlen(a), b, strlen(b));
+		if (l != strlen(rows[i].fca) || strncmp(a, rows[i].fca, l) != 0)
+			fail_msg("row at line %d: fca length %zu", rows[i].line, l);
+	}
+}
+
+static void test_strategy_names(void **state)
+{
+	(void)state;
+	for (int s = PMCF_COMBINE_CTC; s <= PMCF_COMBINE_BC_NN; s++)
+		assert_int_equal(pmcf_strategy_parse(pmcf_strategy_name(s)), s);
+	assert_int_equal(pmcf_strategy_parse("bogus"), PMCF_EINVAL);
+	assert_non_null(strstr(pmcf_errdetail(), "bc-unlabeled"));
+}
+
+/* Profiles that carry ground truth: the fused profile keeps its first
+ * source's truth. */
+static void test_truth_copied(void **state)
+{
+	(void)state;
+	pmcf_profile *in[2] = {mk("prog", EA, 3, PA, 6), mk("prog", EB, 2, PB, 6)};
+	for (int k = 0; k < 2; k++) {
+		size_t t;
+		assert_int_equal(pmcf_profile_truth_event_add(in[k], "e1", &t), 0);
+		double *col = pmcf_profile_truth_column(in[k], t);
+		for (size_t i = 0; i < 6; i++)
+			col[i] = 1000.0 * k + (double)i;
+	}
+	pmcf_profile *f = fuse(PMCF_COMBINE_CTC, 1, in, 2, NULL);
+	assert_int_equal(pmcf_profile_ntruth(f), 1);
+	for (size_t i = 0; i < 6; i++)
+		assert_true(pmcf_profile_truth_column_const(f, 0)[i] == (double)src_of(f, i, "e1"));
+	pmcf_profile_free(f);
+	for (int k = 0; k < 2; k++)
+		pmcf_profile_free(in[k]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ctc_fig2),
+		cmocka_unit_test(test_lgl_fig2),
+		cmocka_unit_test(test_lgl_missing_extra),
+		cmocka_unit_test(test_lgl_needs_labels),
+		cmocka_unit_test(test_bc_identical),
+		cmocka_unit_test(test_bc_dmax_relaxation),
+		cmocka_unit_test(test_unequal_counts),
+		cmocka_unit_test(test_seeds_reproduce),
+		cmocka_unit_test(test_mismatch_refused),
+		cmocka_unit_test(test_bc_needs_overlap),
+		cmocka_unit_test(test_bc_three_and_fca),
+		cmocka_unit_test(test_labels),
+		cmocka_unit_test(test_strategy_names),
+		cmocka_unit_test(test_truth_copied),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+# Side-by-side baseline for bench_emd: reads the histogram pairs bench_emd
+# wrote (lines "n", then n rows "w x y", for a then b, pair after pair) and
+# times POT's ot.emd2 on each with a precomputed Euclidean cost matrix.
+# Prints one JSON object: {"pot": version, "us_per_emd": [...], "values": [...]}.
+import json
+import sys
+import time
+
+try:
+    import numpy as np
+    import ot
+except ImportError as e:  # the bench reports our numbers only
+    print(json.dumps({"error": "cannot import POT: %s" % e}))
+    sys.exit(0)
+
+
+def read_pairs(path):
+    with open(path) as f:
+        tok = f.read().split()
+    pos, pairs = 0, []
+    while pos < len(tok):
+        sides = []
+        for _ in range(2):
+            n = int(tok[pos]); pos += 1
+            a = np.array(tok[pos:pos + 3 * n], dtype=float).reshape(n, 3); pos += 3 * n
+            sides.append(a)
+        pairs.append(sides)
+    return pairs
+
+
+def main():
+    path, reps = sys.argv[1], int(sys.argv[2])
+    out_us, out_val = [], []
+    for a, b in read_pairs(path):
+        wa, wb = a[:, 0] / a[:, 0].sum(), b[:, 0] / b[:, 0].sum()
+        M = ot.dist(a[:, 1:], b[:, 1:], metric="euclidean")
+        val = ot.emd2(wa, wb, M)
+        t = time.perf_counter()
+        for _ in range(reps):
+            ot.emd2(wa, wb, M)
+        out_us.append((time.perf_counter() - t) / reps * 1e6)
+        out_val.append(float(val))
+    print(json.dumps({"pot": ot.__version__, "us_per_emd": out_us, "values": out_val}))
+
+
+main()

@@ -1,0 +1,164 @@
+/* pmcfuse — accuracy of profiles: the exact earth mover's distance (EMD),
+ * the Task Mover's Distance and Execution Profile Dissimilarity with
+ * calibration (fuse-task-parallel §4.1-4.3), the Correlation Error (§4.4),
+ * the error against the ground truth of simulated sources, and the pair
+ * covering that plans the reference executions. docs/accuracy.md explains
+ * how to read each number. */
+#ifndef PMCFUSE_EVALUATE_H
+#define PMCFUSE_EVALUATE_H
+
+#include "pmcfuse/events.h"
+#include "pmcfuse/pmcfuse.h"
+#include "pmcfuse/profile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- earth mover's distance (§4.2) ------------------------------------------
+ * A workspace holds the buffers of the solver; reuse it across calls to
+ * avoid allocations. One workspace per thread (no global state). */
+typedef struct pmcf_emd_ws pmcf_emd_ws;
+PMCF_API int pmcf_emd_ws_new(pmcf_emd_ws **out);
+PMCF_API void pmcf_emd_ws_free(pmcf_emd_ws *ws);
+
+/* Exact EMD between weighted point sets a (na points) and b (nb points) in
+ * dim dimensions (1 <= dim <= 16) with Euclidean ground distance. xa holds
+ * na*dim coordinates point after point. Weights must be finite and >= 0,
+ * and the two totals equal (relative difference <= 1e-6). The result is the
+ * least work divided by the total weight, so weights that sum to 1 give the
+ * work itself. ws may be NULL (a temporary workspace is used).
+ * Errors: PMCF_EINVAL (bad sizes, weights or coordinates; the detail says
+ * which), PMCF_ENOMEM. */
+PMCF_API int pmcf_emd(pmcf_emd_ws *ws, size_t dim, const double *wa, const double *xa, size_t na,
+		      const double *wb, const double *xb, size_t nb, double *out);
+
+/* ---- Task Mover's Distance (§4.3) --------------------------------------------
+ * Uncalibrated TMD of two XU distributions over two events: B bins per event
+ * over [lo, hi] (the reference range) plus one below and one above; bin
+ * weight = share of the XUs; bin location = centroid of its XUs in
+ * fractional bin units. XUs with a missing value are left out; *left_out_a
+ * (may be NULL) receives the share of a's XUs left out. An empty side
+ * gives PMCF_ENOENT. */
+PMCF_API int pmcf_tmd2(pmcf_emd_ws *ws, unsigned bins, const double lo[2], const double hi[2],
+		       const double *ax, const double *ay, size_t an, const double *bx,
+		       const double *by, size_t bn, double *tmd, double *left_out_a);
+
+/* ---- Execution Profile Dissimilarity (§4.1, §4.3) ------------------------------ */
+typedef struct pmcf_epd_opts {
+	size_t size;        /* sizeof(pmcf_epd_opts) */
+	unsigned bins;      /* B, bins per event over the reference range (default 10) */
+	int per_type;       /* TMD per XU type, combined by an XU-count-weighted geometric mean */
+	size_t sample;      /* evaluate a seeded random sample of this many pairs (0: all) */
+	uint64_t seed;      /* seed of the sample and of the bootstrap */
+	unsigned bootstrap; /* bootstrap resamples for the confidence interval (with sample) */
+	int threads;        /* worker threads (0: one) */
+} pmcf_epd_opts;
+#define PMCF_EPD_OPTS_INIT {sizeof(pmcf_epd_opts), 10, 0, 0, 1, 1000, 0}
+
+typedef struct pmcf_epd_pair {
+	const char *a, *b;   /* the events (owned by the result) */
+	double tmd;          /* calibrated: median uncalibrated TMD over the repeats / calibration */
+	double uncalibrated; /* median uncalibrated TMD against the reference repeats */
+	double calibration;  /* median uncalibrated TMD between pairs of reference repeats */
+	double spread;       /* largest |TMD against one repeat - tmd| (the paper's "±") */
+	double left_out;     /* share of the target's XUs without both values */
+	unsigned repeats;    /* reference profiles that monitored both events */
+	int worst;           /* 1: no target XU had both values; tmd is the worst score */
+} pmcf_epd_pair;
+
+typedef struct pmcf_epd_result pmcf_epd_result;
+
+/* EPD of target against reference profiles refs[0..nrefs): for every pair
+ * of the target's events (duration excluded) that at least two references
+ * monitored, the calibrated TMD; EPD = geometric mean over those pairs.
+ * Pairs with fewer than two references are counted in *uncovered, not
+ * scored. opts may be NULL (defaults). Errors: PMCF_EINVAL, PMCF_ENOENT (no
+ * pair is covered by two references), PMCF_ENOMEM. */
+PMCF_API int pmcf_epd_compute(const pmcf_profile *target, const pmcf_profile *const *refs,
+			      size_t nrefs, const pmcf_epd_opts *opts, pmcf_epd_result **out);
+PMCF_API void pmcf_epd_result_free(pmcf_epd_result *r);
+PMCF_API double pmcf_epd_value(const pmcf_epd_result *r);
+/* Bootstrap 95% interval of the EPD when pairs were sampled, else NaN. */
+PMCF_API void pmcf_epd_ci(const pmcf_epd_result *r, double *lo, double *hi);
+PMCF_API size_t pmcf_epd_npairs(const pmcf_epd_result *r);
+PMCF_API const pmcf_epd_pair *pmcf_epd_pair_at(const pmcf_epd_result *r, size_t i);
+/* Pairs of the target's events that fewer than two references monitored. */
+PMCF_API size_t pmcf_epd_uncovered(const pmcf_epd_result *r);
+/* All pairs of the target's events (before sampling). */
+PMCF_API size_t pmcf_epd_total_pairs(const pmcf_epd_result *r);
+
+/* ---- Correlation Error (§4.4, Mytkowicz et al.) ------------------------------- */
+typedef struct pmcf_correrr_pair {
+	const char *a, *b; /* the events (owned by the result) */
+	double target;     /* Spearman coefficient in the target */
+	double reference;  /* median Spearman coefficient over the reference repeats */
+	unsigned repeats;  /* reference profiles that monitored both events */
+} pmcf_correrr_pair;
+typedef struct pmcf_correrr_result pmcf_correrr_result;
+
+/* Spearman coefficients of every pair of the target's events (duration
+ * excluded) that a reference monitored, against the references; the value
+ * is the area between the CDF of the differences and the ideal CDF (a step
+ * at 0), in [0, 2]. A pair with fewer than 3 common XUs or a constant
+ * event has coefficient 0. Errors: PMCF_ENOENT (no pair in any
+ * reference), PMCF_ENOMEM. */
+PMCF_API int pmcf_correrr_compute(const pmcf_profile *target, const pmcf_profile *const *refs,
+				  size_t nrefs, pmcf_correrr_result **out);
+PMCF_API void pmcf_correrr_result_free(pmcf_correrr_result *r);
+PMCF_API double pmcf_correrr_value(const pmcf_correrr_result *r);
+PMCF_API size_t pmcf_correrr_npairs(const pmcf_correrr_result *r);
+PMCF_API const pmcf_correrr_pair *pmcf_correrr_pair_at(const pmcf_correrr_result *r, size_t i);
+/* Spearman's rank correlation of x and y over the indices where both are
+ * present (ties get average ranks); 0 when fewer than 3 or constant. */
+PMCF_API double pmcf_spearman(const double *x, const double *y, size_t n);
+
+/* ---- error against ground truth (simulated sources) ---------------------------- */
+typedef struct pmcf_truth_event {
+	const char *name;   /* owned by the result */
+	size_t values;      /* values compared */
+	size_t missing;     /* XUs without a value */
+	double median_rel;  /* median relative error */
+	double p90_rel;     /* 90th percentile of the relative error */
+} pmcf_truth_event;
+typedef struct pmcf_truth_result pmcf_truth_result;
+
+/* Compares every value (duration excluded) with the truth: for a profile
+ * with its own truth layer (plain or multiplexed simulated profile) that
+ * layer; for a fused profile without one, the truth of the XU it represents
+ * (the first source XU in its provenance) read from the source profiles,
+ * whose relative paths are taken relative to the directory of path (may be
+ * NULL). Relative error = |value - truth| / max(|truth|, 1). Errors:
+ * PMCF_ENOENT (no truth reachable; the detail says why), errors opening
+ * the sources, PMCF_ENOMEM. */
+PMCF_API int pmcf_truth_compare(const pmcf_profile *p, const char *path,
+				pmcf_truth_result **out);
+PMCF_API void pmcf_truth_result_free(pmcf_truth_result *r);
+/* Over all compared values: median and 90th percentile relative error, and
+ * the share of missing values. */
+PMCF_API void pmcf_truth_summary(const pmcf_truth_result *r, double *median_rel, double *p90_rel,
+				 double *share_missing);
+/* "own" (the profile's truth layer) or "sources" (through provenance). */
+PMCF_API const char *pmcf_truth_mode(const pmcf_truth_result *r);
+PMCF_API size_t pmcf_truth_nevents(const pmcf_truth_result *r);
+PMCF_API const pmcf_truth_event *pmcf_truth_event_at(const pmcf_truth_result *r, size_t i);
+
+/* ---- reference planning: a pair covering ----------------------------------------
+ * Event sets, each countable in one execution (pmcf_catalog_check_set),
+ * such that every pair of events is in at least one set. Duration is left
+ * out (it is in every profile). */
+typedef struct pmcf_cover pmcf_cover;
+PMCF_API int pmcf_cover_pairs(const pmcf_catalog *c, const char *const *events, size_t n,
+			      unsigned pmcs, pmcf_cover **out);
+PMCF_API void pmcf_cover_free(pmcf_cover *cv);
+PMCF_API size_t pmcf_cover_nsets(const pmcf_cover *cv);
+/* The events of set k, as pointers owned by the cover; *n receives the count. */
+PMCF_API const char *const *pmcf_cover_set(const pmcf_cover *cv, size_t k, size_t *n);
+/* A lower bound on the number of sets any covering needs (Schönheim bound
+ * with the largest set the machine allowed). */
+PMCF_API size_t pmcf_cover_lower_bound(const pmcf_cover *cv);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

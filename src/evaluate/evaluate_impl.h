@@ -1,0 +1,39 @@
+/* Shared inside src/evaluate: the EMD workspace (so that tests can bound the
+ * pivots and force the fallback solver), percentile helpers and the event
+ * pairs of a target matched against reference profiles. */
+#ifndef PMCF_EVALUATE_IMPL_H
+#define PMCF_EVALUATE_IMPL_H
+#include <stdint.h>
+#include "pmcfuse/evaluate.h"
+
+struct pmcf_emd_ws {
+	size_t cap_m, cap_n, cap_pts; /* capacities of the buffers below */
+	double *cost;                 /* m*n ground distances */
+	int64_t *sup, *dem;           /* integer masses after cancelling shared mass */
+	int *ia, *ib;                 /* original point of each supply / demand */
+	int *sa, *sb;                 /* sort orders for cancelling identical locations */
+	int64_t *qa, *qb;             /* integer masses of all points */
+	double *pot;                  /* node potentials (supplies then demands) */
+	int *ai, *aj;                 /* basic arcs: supply, demand */
+	int64_t *af;                  /* their flows */
+	int *head, *nxt, *prv;        /* adjacency lists of the basis tree: entry 2k at ai, 2k+1 at aj */
+	int *par, *depth, *stack;     /* parent arc and depth of each node; DFS stack */
+	int *cyc;                     /* arcs of the pivot cycle */
+	int64_t *flow;                /* m*n flows of the fallback solver */
+	double *dist;                 /* fallback: Dijkstra distances */
+	int *prev;                    /* fallback: predecessor node */
+	unsigned char *done;          /* fallback: settled nodes */
+	/* knobs and statistics (tests, benchmarks) */
+	long max_pivots; /* 0: the default bound; < 0: go straight to the fallback */
+	long pivots;     /* pivots of the last call */
+	int fallback;    /* 1 when the last call used the fallback solver */
+};
+
+/* q-quantile (0..1) of v[0..n) by linear interpolation; reorders v. NaN when n == 0. */
+double pmcfi_quantile(double *v, size_t n, double q);
+/* Median of v[0..n); reorders v. */
+double pmcfi_median(double *v, size_t n);
+
+/* Deterministic 64-bit generator (splitmix64) for sampling and bootstrap. */
+uint64_t pmcfi_rng_next(uint64_t *state);
+#endif

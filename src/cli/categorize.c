@@ -1,0 +1,473 @@
+/* `pmcfuse categorize`: run the counter-inspection micro-benchmarks under a
+ * backend (perf or cachegrind), categorise every event from its branch
+ * slopes and cache transitions, and write CSV or JSON (plus gnuplot plots). */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "cli/cli.h"
+#include "pmcfuse/cit.h"
+
+static const char verb[] = "categorize";
+
+static const char usage[] =
+	"usage: pmcfuse categorize [--backend perf|cachegrind] [-e EVENTS] [--plot DIR] -o OUT\n\n"
+	"Runs the counter-inspection micro-benchmarks (seven branch kernels swept over\n"
+	"iteration counts, pointer chasing swept over buffer sizes) and categorises each\n"
+	"event: branch categories CE, CR, T, D, M from the slopes (Table 1 and the\n"
+	"goodness function), cache categories <level>-<hit|miss> from the transitions,\n"
+	"or none. Writes CSV, or JSON when OUT ends in .json.\n\n"
+	"  --backend B        perf (default: the native and generic events of this\n"
+	"                     machine's PMU) or cachegrind (valgrind's simulated caches\n"
+	"                     and branch predictor: Ir Bc Bcm Bi Bim I1mr D1mr D1mw ...)\n"
+	"  -e EVENTS          events to categorise (comma list, all, @FILE); default all\n"
+	"                     (cachegrind) or the generic hardware and hw-cache events (perf)\n"
+	"  -o OUT             output file (.csv or .json; - for CSV on stdout)\n"
+	"  --plot DIR         also write gnuplot plots: branch slopes per kernel and\n"
+	"                     cache curves (needs gnuplot)\n"
+	"  --iterations N     branch sweep: N, 2N, ... iterations\n"
+	"  --points P         points per branch sweep (default 4)\n"
+	"  --accesses N       chase steps per cache run\n"
+	"  --unit BYTES       bytes per chain element (default 64)\n"
+	"  --ppb N            pages per chain block (default 0: one chain)\n"
+	"  --max-bytes N      largest buffer (default 4x the last-level cache)\n"
+	"  --jobs N           runs at once (cachegrind; default 2)\n"
+	"  --threshold X      least confidence for a category (default 0.5)\n"
+	"  --no-branch, --no-cache   skip one of the two sweeps\n";
+
+static int has_suffix(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+static void num(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.6g", v);
+}
+
+static void write_csv(FILE *f, const pmcf_cit_report *r)
+{
+	const double *bytes;
+	size_t ns = pmcf_cit_report_sizes(r, &bytes);
+	const pmcf_cit_levels *lv = pmcf_cit_report_levels(r);
+	fprintf(f, "event,category,confidence,branch_category,branch_confidence,cache_category,"
+		   "cache_confidence,cache_signature");
+	for (int k = 0; k < PMCF_CIT_NKERNELS; k++)
+		fprintf(f, ",slope_%c", 'a' + k);
+	for (int k = 0; k < PMCF_CIT_NKERNELS; k++)
+		fprintf(f, ",r2_%c", 'a' + k);
+	for (int c = 0; c < PMCF_CIT_NCATS; c++)
+		fprintf(f, ",score_%s", pmcf_cit_branch_name(c));
+	for (unsigned p = 0; ns && p <= lv->n; p++)
+		fprintf(f, ",plateau_%u", p);
+	for (size_t s = 0; s < ns; s++)
+		fprintf(f, ",per_access_%.0f", bytes[s]);
+	fputc('\n', f);
+	for (size_t i = 0; i < pmcf_cit_report_size(r); i++) {
+		const pmcf_cit_event *e = pmcf_cit_report_at(r, i);
+		fprintf(f, "%s,%s,%.4f,%s,%.4f,%s,%.4f,%s", e->name, e->category, e->confidence,
+			pmcf_cit_branch_name(e->branch.category), e->branch.confidence,
+			e->cache.category, e->cache.confidence, e->cache.signature);
+		for (int k = 0; k < PMCF_CIT_NKERNELS; k++)
+			fputc(',', f), num(f, e->fit[k].slope);
+		for (int k = 0; k < PMCF_CIT_NKERNELS; k++)
+			fputc(',', f), num(f, e->fit[k].r2);
+		for (int c = 0; c < PMCF_CIT_NCATS; c++)
+			fputc(',', f), num(f, e->branch.score[c]);
+		for (unsigned p = 0; ns && p <= lv->n; p++)
+			fputc(',', f), num(f, e->cache.plateau[p]);
+		for (size_t s = 0; s < ns; s++)
+			fputc(',', f), num(f, e->per_access[s]);
+		fputc('\n', f);
+	}
+}
+
+static void jnum(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.6g", v);
+	else
+		fputs("null", f);
+}
+
+static void write_json(FILE *f, const pmcf_cit_report *r)
+{
+	const double *bytes, *iters;
+	size_t ns = pmcf_cit_report_sizes(r, &bytes);
+	size_t np = pmcf_cit_report_iterations(r, &iters);
+	const pmcf_cit_levels *lv = pmcf_cit_report_levels(r);
+	fprintf(f, "{\"backend\": ");
+	cli_json_string(f, pmcf_cit_report_backend(r));
+	fprintf(f, ",\n \"levels\": [");
+	for (unsigned l = 0; l < lv->n; l++) {
+		fprintf(f, "%s{\"name\": ", l ? ", " : "");
+		cli_json_string(f, lv->name[l]);
+		fprintf(f, ", \"bytes\": %llu}", (unsigned long long)lv->bytes[l]);
+	}
+	fprintf(f, "],\n \"iterations\": [");
+	for (size_t p = 0; p < np; p++)
+		fprintf(f, "%s%.0f", p ? ", " : "", iters[p]);
+	fprintf(f, "],\n \"sizes\": [");
+	for (size_t s = 0; s < ns; s++)
+		fprintf(f, "%s%.0f", s ? ", " : "", bytes[s]);
+	fprintf(f, "],\n \"events\": [");
+	for (size_t i = 0; i < pmcf_cit_report_size(r); i++) {
+		const pmcf_cit_event *e = pmcf_cit_report_at(r, i);
+		fprintf(f, "%s\n  {\"event\": ", i ? "," : "");
+		cli_json_string(f, e->name);
+		fprintf(f, ", \"category\": ");
+		cli_json_string(f, e->category);
+		fprintf(f, ", \"confidence\": ");
+		jnum(f, e->confidence);
+		fprintf(f, ",\n   \"branch\": {\"category\": ");
+		cli_json_string(f, pmcf_cit_branch_name(e->branch.category));
+		fprintf(f, ", \"confidence\": ");
+		jnum(f, e->branch.confidence);
+		fprintf(f, ", \"scores\": {");
+		for (int c = 0; c < PMCF_CIT_NCATS; c++) {
+			fprintf(f, "%s\"%s\": ", c ? ", " : "", pmcf_cit_branch_name(c));
+			jnum(f, e->branch.score[c]);
+		}
+		fprintf(f, "}, \"kernels\": [");
+		for (int k = 0; k < PMCF_CIT_NKERNELS; k++) {
+			fprintf(f, "%s{\"kernel\": \"%c\", \"slope\": ", k ? ", " : "", 'a' + k);
+			jnum(f, e->fit[k].slope);
+			fprintf(f, ", \"r2\": ");
+			jnum(f, e->fit[k].r2);
+			fprintf(f, "}");
+		}
+		fprintf(f, "]},\n   \"cache\": {\"category\": ");
+		cli_json_string(f, e->cache.category);
+		fprintf(f, ", \"confidence\": ");
+		jnum(f, e->cache.confidence);
+		fprintf(f, ", \"signature\": ");
+		cli_json_string(f, e->cache.signature);
+		fprintf(f, ", \"plateaus\": [");
+		for (unsigned p = 0; ns && p <= lv->n; p++) {
+			fprintf(f, "%s", p ? ", " : "");
+			jnum(f, e->cache.plateau[p]);
+		}
+		fprintf(f, "], \"per_access\": [");
+		for (size_t s = 0; s < ns; s++) {
+			fprintf(f, "%s", s ? ", " : "");
+			jnum(f, e->per_access[s]);
+		}
+		fprintf(f, "]}}");
+	}
+	fprintf(f, "\n ]\n}\n");
+}
+
+/* ---- plots (gnuplot, pngcairo) ------------------------------------------------ */
+
+static int write_file_in(const char *dir, const char *name, FILE **f)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	*f = fopen(path, "w");
+	if (!*f)
+		return cli_error(verb, cli_status_for(-errno), "cannot write '%s': %s", path,
+				 strerror(errno));
+	return CLI_OK;
+}
+
+/* Branch slopes per kernel for every event (like Fig. 10/Table 1), and the
+ * per-access cache curves against buffer size (Fig. 12–13). */
+static int plot(const char *dir, const pmcf_cit_report *r)
+{
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+		return cli_error(verb, cli_status_for(-errno), "cannot create '%s': %s", dir,
+				 strerror(errno));
+	const double *bytes;
+	size_t ns = pmcf_cit_report_sizes(r, &bytes);
+	size_t n = pmcf_cit_report_size(r);
+	FILE *f;
+	int st;
+	if ((st = write_file_in(dir, "branch.dat", &f)))
+		return st;
+	fprintf(f, "kernel");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, " %s", pmcf_cit_report_at(r, i)->name);
+	fputc('\n', f);
+	for (int k = 0; k < PMCF_CIT_NKERNELS; k++) {
+		fprintf(f, "%c", 'a' + k);
+		for (size_t i = 0; i < n; i++) {
+			double v = pmcf_cit_report_at(r, i)->fit[k].slope;
+			fprintf(f, " ");
+			if (isfinite(v))
+				fprintf(f, "%.6g", v);
+			else
+				fprintf(f, "NaN");
+		}
+		fputc('\n', f);
+	}
+	fclose(f);
+	if ((st = write_file_in(dir, "cache.dat", &f)))
+		return st;
+	fprintf(f, "bytes");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, " %s", pmcf_cit_report_at(r, i)->name);
+	fputc('\n', f);
+	for (size_t s = 0; s < ns; s++) {
+		fprintf(f, "%.0f", bytes[s]);
+		for (size_t i = 0; i < n; i++)
+			fprintf(f, " %.6g", pmcf_cit_report_at(r, i)->per_access[s]);
+		fputc('\n', f);
+	}
+	fclose(f);
+	if ((st = write_file_in(dir, "plots.gp", &f)))
+		return st;
+	fprintf(f, "# gnuplot script written by pmcfuse categorize\n"
+		   "set terminal pngcairo size 1000,600\nset key outside right\nset grid\n"
+		   "set output 'branch.png'\nset title 'Branch events: slope per kernel "
+		   "(events per iteration)'\nset xlabel 'kernel (Fig. 11)'\n"
+		   "set ylabel 'slope'\nset yrange [-0.2:3]\n"
+		   "plot for [i=2:%zu] 'branch.dat' using 0:i:xtic(1) with linespoints "
+		   "title columnhead(i)\n",
+		   n + 1);
+	const pmcf_cit_levels *lv = pmcf_cit_report_levels(r);
+	fprintf(f, "set output 'cache.png'\nset title 'Cache events: count per access against "
+		   "buffer size'\nset xlabel 'buffer size (bytes)'\nset ylabel 'per access'\n"
+		   "set logscale x 2\nset yrange [*:*]\n");
+	for (unsigned l = 0; l < lv->n; l++)
+		fprintf(f, "set arrow from %llu, graph 0 to %llu, graph 1 nohead dt 2\n",
+			(unsigned long long)lv->bytes[l], (unsigned long long)lv->bytes[l]);
+	fprintf(f, "plot for [i=2:%zu] 'cache.dat' using 1:i with linespoints title "
+		   "columnhead(i)\n",
+		   n + 1);
+	fclose(f);
+	pid_t pid = fork();
+	if (pid < 0)
+		return cli_error(verb, CLI_EENV, "cannot run gnuplot: %s", strerror(errno));
+	if (pid == 0) {
+		if (chdir(dir) != 0)
+			_exit(126);
+		execlp("gnuplot", "gnuplot", "plots.gp", (char *)NULL);
+		_exit(127);
+	}
+	int ws;
+	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(ws) || WEXITSTATUS(ws) == 127)
+		return cli_error(verb, CLI_EENV,
+				 "gnuplot not found: install gnuplot-nox for --plot (data and "
+				 "script are in %s)",
+				 dir);
+	if (WEXITSTATUS(ws) != 0)
+		return cli_error(verb, CLI_EENV, "gnuplot failed on %s/plots.gp", dir);
+	return CLI_OK;
+}
+
+/* perf's default: the generic events (the native ones of a PMU are many;
+ * ask for them with -e all or a list). */
+static char *perf_default_events(const pmcf_catalog *c)
+{
+	size_t len = 1;
+	for (size_t i = 0; i < pmcf_catalog_size(c); i++) {
+		const pmcf_event_info *e = pmcf_catalog_at(c, i);
+		if (strcmp(e->source, PMCF_SRC_HARDWARE) == 0 || strcmp(e->source, PMCF_SRC_HWCACHE) == 0)
+			len += strlen(e->name) + 1;
+	}
+	char *s = calloc(len, 1);
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < pmcf_catalog_size(c); i++) {
+		const pmcf_event_info *e = pmcf_catalog_at(c, i);
+		if (strcmp(e->source, PMCF_SRC_HARDWARE) == 0 || strcmp(e->source, PMCF_SRC_HWCACHE) == 0) {
+			if (*s)
+				strcat(s, ",");
+			strcat(s, e->name);
+		}
+	}
+	return s;
+}
+
+enum { OPT_BACKEND = 256, OPT_PLOT, OPT_ITER, OPT_POINTS, OPT_ACCESSES, OPT_UNIT, OPT_PPB,
+       OPT_MAXB, OPT_JOBS, OPT_THRESH, OPT_NOBRANCH, OPT_NOCACHE };
+
+int cmd_categorize(int argc, char **argv)
+{
+	if (cli_wants_help(argc, argv, usage))
+		return CLI_OK;
+	static const struct option opts[] = {
+		{"backend", required_argument, NULL, OPT_BACKEND},
+		{"events", required_argument, NULL, 'e'},
+		{"output", required_argument, NULL, 'o'},
+		{"plot", required_argument, NULL, OPT_PLOT},
+		{"iterations", required_argument, NULL, OPT_ITER},
+		{"points", required_argument, NULL, OPT_POINTS},
+		{"accesses", required_argument, NULL, OPT_ACCESSES},
+		{"unit", required_argument, NULL, OPT_UNIT},
+		{"ppb", required_argument, NULL, OPT_PPB},
+		{"max-bytes", required_argument, NULL, OPT_MAXB},
+		{"jobs", required_argument, NULL, OPT_JOBS},
+		{"threshold", required_argument, NULL, OPT_THRESH},
+		{"no-branch", no_argument, NULL, OPT_NOBRANCH},
+		{"no-cache", no_argument, NULL, OPT_NOCACHE},
+		{NULL, 0, NULL, 0}};
+	const char *backend = PMCF_CIT_PERF, *events = NULL, *outp = NULL, *plotdir = NULL;
+	unsigned long iters = 0, points = 0, accesses = 0, unit = 0, ppb = 0, maxb = 0, jobs = 0;
+	int have_ppb = 0, no_branch = 0, no_cache = 0;
+	double threshold = 0;
+	int c, st;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":e:o:", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_BACKEND:
+			if (strcmp(optarg, PMCF_CIT_PERF) != 0 && strcmp(optarg, PMCF_CIT_CACHEGRIND) != 0)
+				return cli_usage_error(verb, "--backend is perf or cachegrind, not '%s'",
+						       optarg);
+			backend = optarg;
+			break;
+		case 'e': events = optarg; break;
+		case 'o': outp = optarg; break;
+		case OPT_PLOT: plotdir = optarg; break;
+		case OPT_ITER:
+			if ((st = cli_parse_uint(verb, "--iterations", optarg, 1, 1000000000ul, &iters)))
+				return st;
+			break;
+		case OPT_POINTS:
+			if ((st = cli_parse_uint(verb, "--points", optarg, 2, 64, &points)))
+				return st;
+			break;
+		case OPT_ACCESSES:
+			if ((st = cli_parse_uint(verb, "--accesses", optarg, 1, 1ul << 34, &accesses)))
+				return st;
+			break;
+		case OPT_UNIT:
+			if ((st = cli_parse_uint(verb, "--unit", optarg, 8, 1 << 20, &unit)))
+				return st;
+			if (unit % 8)
+				return cli_usage_error(verb, "--unit must be a multiple of 8, not %lu",
+						       unit);
+			break;
+		case OPT_PPB:
+			if ((st = cli_parse_uint(verb, "--ppb", optarg, 0, 1 << 20, &ppb)))
+				return st;
+			have_ppb = 1;
+			break;
+		case OPT_MAXB:
+			if ((st = cli_parse_uint(verb, "--max-bytes", optarg, 4096, 1ul << 40, &maxb)))
+				return st;
+			break;
+		case OPT_JOBS:
+			if ((st = cli_parse_uint(verb, "--jobs", optarg, 1, 256, &jobs)))
+				return st;
+			break;
+		case OPT_THRESH: {
+			char *end;
+			threshold = strtod(optarg, &end);
+			if (*end || !(threshold > 0 && threshold <= 1))
+				return cli_usage_error(verb, "--threshold needs a number in (0, 1], "
+							     "not '%s'",
+						       optarg);
+			break;
+		}
+		case OPT_NOBRANCH: no_branch = 1; break;
+		case OPT_NOCACHE: no_cache = 1; break;
+		case ':': return cli_usage_error(verb, "%s needs a value", argv[optind - 1]);
+		default: return cli_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error(verb, "unexpected argument '%s'", argv[optind]);
+	if (!outp)
+		return cli_usage_error(verb, "-o OUT is required");
+	if (no_branch && no_cache)
+		return cli_usage_error(verb, "--no-branch and --no-cache leave nothing to run");
+
+	pmcf_cit_options o;
+	pmcf_cit_options_init(&o, backend);
+	if (iters)
+		o.iterations = iters;
+	if (points)
+		o.points = (unsigned)points;
+	if (accesses)
+		o.accesses = accesses;
+	if (unit)
+		o.unit = (unsigned)unit;
+	if (have_ppb)
+		o.pages_per_block = (unsigned)ppb;
+	if (maxb)
+		o.max_bytes = maxb;
+	if (jobs)
+		o.jobs = (unsigned)jobs;
+	o.threshold = threshold;
+	o.skip_branch = no_branch;
+	o.skip_cache = no_cache;
+
+	pmcf_catalog *cat;
+	int err = pmcf_cit_catalog(backend, &cat);
+	if (err)
+		return cli_lib_error(verb, err, "event catalogue");
+	char *defaults = NULL;
+	if (!events) {
+		if (strcmp(backend, PMCF_CIT_PERF) == 0) {
+			defaults = perf_default_events(cat);
+			if (!defaults || !*defaults) {
+				free(defaults);
+				pmcf_catalog_free(cat);
+				return cli_error(verb, CLI_EENV, "no hardware events in the perf "
+								 "catalogue: use --backend cachegrind");
+			}
+			events = defaults;
+		} else {
+			events = "all";
+		}
+	}
+	pmcf_evlist *el;
+	err = pmcf_evlist_parse(cat, events, &el);
+	free(defaults);
+	if (err) {
+		pmcf_catalog_free(cat);
+		return cli_lib_error(verb, err, "events");
+	}
+	/* duration is a pseudo-event of every catalogue, not something to count */
+	size_t n = 0;
+	const char **names = calloc(pmcf_evlist_size(el) + 1, sizeof(*names));
+	if (!names) {
+		pmcf_evlist_free(el);
+		pmcf_catalog_free(cat);
+		return cli_error(verb, CLI_EENV, "out of memory");
+	}
+	for (size_t i = 0; i < pmcf_evlist_size(el); i++)
+		if (strcmp(pmcf_evlist_name(el, i), PMCF_EVENT_DURATION) != 0)
+			names[n++] = pmcf_evlist_name(el, i);
+	if (!n) {
+		free(names);
+		pmcf_evlist_free(el);
+		pmcf_catalog_free(cat);
+		return cli_usage_error(verb, "no countable event in '%s'", events);
+	}
+	struct cli_out out;
+	if ((st = cli_out_open(verb, outp, &out))) {
+		free(names);
+		pmcf_evlist_free(el);
+		pmcf_catalog_free(cat);
+		return st;
+	}
+	pmcf_cit_report *rep = NULL;
+	err = pmcf_cit_run(&o, names, n, &rep);
+	free(names);
+	pmcf_evlist_free(el);
+	pmcf_catalog_free(cat);
+	if (err) {
+		cli_out_abort(&out);
+		return cli_lib_error(verb, err, "categorisation");
+	}
+	if (has_suffix(outp, ".json"))
+		write_json(out.f, rep);
+	else
+		write_csv(out.f, rep);
+	st = cli_out_commit(verb, &out);
+	if (st == CLI_OK && plotdir)
+		st = plot(plotdir, rep);
+	pmcf_cit_report_free(rep);
+	return st;
+}

@@ -1,0 +1,90 @@
+/* pmcfuse — simulated PMU machines and workloads with ground truth: parse a
+ * simulation SPEC ("cholesky,blocks=12,seed=3"), run one simulated execution
+ * and get its profile, with the true value of every catalogue event per XU.
+ * The model is described in docs/simulation.md. */
+#ifndef PMCFUSE_SIM_H
+#define PMCFUSE_SIM_H
+
+#include "pmcfuse/pmcfuse.h"
+#include "pmcfuse/profile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- specs --------------------------------------------------------------
+ * "WORKLOAD[,key=value…]". Workloads: cholesky, seidel, kmeans, loops,
+ * knapsack. Keys every workload accepts: seed= (execution seed, default 1),
+ * machine= (a bundled machine name such as xeon32 or xeon192, or a JSON
+ * file path; default xeon32), threads= (default: every hardware thread of
+ * the machine). Other keys depend on the workload (docs/simulation.md).
+ * Unknown workloads or keys fail with PMCF_ENOENT, bad values with
+ * PMCF_EINVAL, malformed text with PMCF_ESYNTAX; pmcf_errdetail() lists
+ * the valid choices. */
+typedef struct pmcf_sim_spec pmcf_sim_spec;
+
+PMCF_API int pmcf_sim_spec_parse(const char *spec, pmcf_sim_spec **out);
+PMCF_API void pmcf_sim_spec_free(pmcf_sim_spec *s);
+/* The workload name, e.g. "cholesky". Owned by the spec. */
+PMCF_API const char *pmcf_sim_spec_workload(const pmcf_sim_spec *s);
+/* The machine name or file as given (default "xeon32"). Owned by the spec. */
+PMCF_API const char *pmcf_sim_spec_machine(const pmcf_sim_spec *s);
+PMCF_API uint64_t pmcf_sim_spec_seed(const pmcf_sim_spec *s);
+/* Replaces the execution seed (run/reference derive one per execution). */
+PMCF_API void pmcf_sim_spec_set_seed(pmcf_sim_spec *s, uint64_t seed);
+/* The canonical spec with every key and its value, defaults included, in a
+ * fixed order ("cholesky,blocks=12,bsize=64,threads=32,machine=xeon32,seed=1").
+ * Owned by the spec, valid until the spec changes. */
+PMCF_API const char *pmcf_sim_spec_canonical(const pmcf_sim_spec *s);
+
+/* The i-th execution seed derived from a command's base seed (splitmix64),
+ * so that successive executions of run/reference vary like real runs. */
+PMCF_API uint64_t pmcf_sim_exec_seed(uint64_t base, unsigned i);
+
+/* ---- hardware event multiplexing (HEM) ------------------------------------ */
+enum pmcf_mux_mode {
+	PMCF_MUX_NONE = 0,   /* every event on its own counter, or an error */
+	PMCF_MUX_KERNEL = 1, /* perf's rotation: list pointer moves by one event per period */
+	PMCF_MUX_RR = 2,     /* user-space round-robin: fills the counters; next period starts at the first left out */
+	PMCF_MUX_ROC = 3     /* rate-of-change scheduler (rate-of-change-multiplexing §3) */
+};
+/* "none", "kernel", "rr", "roc" <-> enum; parse returns PMCF_EINVAL (with detail). */
+PMCF_API int pmcf_mux_mode_parse(const char *name);
+PMCF_API const char *pmcf_mux_mode_name(int mode);
+
+enum pmcf_estimate {
+	PMCF_EST_CUMULATIVE = 0, /* thread's scaled cumulative count at XU end minus at start */
+	PMCF_EST_LOCAL = 1       /* count while running during the XU x duration / running time */
+};
+PMCF_API int pmcf_estimate_parse(const char *name);
+PMCF_API const char *pmcf_estimate_name(int estimate);
+
+/* Options of one simulated recording. Initialise with PMCF_SIM_OPTS_INIT
+ * (size lets the library accept callers built against older headers). */
+typedef struct pmcf_sim_opts {
+	size_t size;      /* sizeof(pmcf_sim_opts) */
+	unsigned pmcs;    /* general-purpose counters (0: the machine's own) */
+	int multiplex;    /* enum pmcf_mux_mode */
+	double period_ms; /* multiplexing period, > 0 (default 4 ms; at least 0.001) */
+	int estimate;     /* enum pmcf_estimate */
+} pmcf_sim_opts;
+#define PMCF_SIM_OPTS_INIT {sizeof(pmcf_sim_opts), 0, PMCF_MUX_NONE, 4.0, PMCF_EST_CUMULATIVE}
+
+/* Runs one simulated execution of spec monitoring events[0..nevents)
+ * (catalogue names of the spec's machine; "duration" may be listed or not:
+ * it is always the first event of the profile). The new profile (free with
+ * pmcf_profile_free) holds every XU, exactly the monitored events, the
+ * ground truth of every catalogue event, metadata (source=sim, sim_spec,
+ * seed, pmcs, multiplex, period_ms, estimate, complete=1, program=workload,
+ * and no wall-clock time or host, so that the same spec gives a
+ * byte-identical profile) and, when multiplexing, the coverage layer.
+ * Errors: PMCF_EEVENT (unknown event), PMCF_ETOOMANY (the set does not fit
+ * the counters and opts->multiplex is PMCF_MUX_NONE; the detail names the
+ * reason), PMCF_EINVAL, PMCF_ENOMEM. */
+PMCF_API int pmcf_sim_record(const pmcf_sim_spec *spec, const char *const *events, size_t nevents,
+			     const pmcf_sim_opts *opts, pmcf_profile **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

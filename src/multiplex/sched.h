@@ -1,0 +1,44 @@
+/* Hardware event multiplexing schedulers, shared by the simulator and the
+ * user-space multiplexer: which event units get the counters for the next
+ * period. Pure logic: the caller says what fits (try_add) and reports what
+ * it observed; nothing here knows about perf or the simulator. */
+#ifndef PMCF_MULTIPLEX_SCHED_H
+#define PMCF_MULTIPLEX_SCHED_H
+#include <stddef.h>
+#include <stdint.h>
+
+enum pmcfi_mux_policy {
+	PMCFI_MUX_KERNEL = 1, /* perf: from the list pointer, stop at the first unit that does not fit; pointer += 1 */
+	PMCFI_MUX_RR = 2,     /* round-robin: skip units that do not fit; next period starts at the first one left out */
+	PMCFI_MUX_ROC = 3     /* rate-of-change: highest triangle cost first (rate-of-change-multiplexing §3) */
+};
+
+struct pmcfi_mux_ops {
+	/* Starts an empty counter assignment for a new period. */
+	void (*reset)(void *ctx);
+	/* Tries to add unit u to the current assignment: 1 added, 0 it does not fit. */
+	int (*try_add)(void *ctx, size_t u);
+};
+
+struct pmcfi_mux;
+
+/* A scheduler for nunits units (all allocation happens here). NULL on ENOMEM. */
+struct pmcfi_mux *pmcfi_mux_new(int policy, size_t nunits);
+void pmcfi_mux_free(struct pmcfi_mux *m);
+
+/* Chooses the units that count during the period starting at now_ns:
+ * run[u] = 1 for them, 0 for the others; returns how many. Allocates nothing. */
+size_t pmcfi_mux_rotate(struct pmcfi_mux *m, uint64_t now_ns, const struct pmcfi_mux_ops *ops,
+			void *ctx, uint8_t *run);
+
+/* Reports an observation of unit u at time t_ns: its (scaled) cumulative
+ * count. The rate-of-change policy keeps the last three; others ignore it. */
+void pmcfi_mux_observe(struct pmcfi_mux *m, size_t u, uint64_t t_ns, double count);
+
+/* The rate-of-change scheduling cost of observations A, B, C (time, count)
+ * after dt ns unscheduled (rate-of-change-multiplexing §3.2, eq. 5 and 7:
+ * |(By - Ay - dy)/2| * dt with dy the linear interpolation at Bx), plus dt
+ * itself so that a perfectly linear unit still ages (starvation freedom). */
+double pmcfi_mux_roc_cost(double ax, double ay, double bx, double by, double cx, double cy,
+			  double dt);
+#endif

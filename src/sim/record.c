@@ -1,0 +1,286 @@
+/* One simulated recording: resolve and check the event set, build the
+ * workload, run the discrete-event execution, simulate multiplexing when
+ * asked, and fill a profile with the monitored values, the ground truth of
+ * every catalogue event, metadata and coverage. */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sim/sim_impl.h"
+#include "util/internal.h"
+
+static const char *const mux_names[] = {"none", "kernel", "rr", "roc"};
+static const char *const est_names[] = {"cumulative", "local"};
+
+int pmcf_mux_mode_parse(const char *name)
+{
+	for (int i = 0; i < 4; i++)
+		if (name && strcmp(name, mux_names[i]) == 0)
+			return i;
+	return pmcfi_fail(PMCF_EINVAL, "unknown multiplexing mode '%s' (valid: none, kernel, rr, roc)",
+			  name ? name : "");
+}
+
+const char *pmcf_mux_mode_name(int mode) { return mode >= 0 && mode < 4 ? mux_names[mode] : "unknown"; }
+
+int pmcf_estimate_parse(const char *name)
+{
+	for (int i = 0; i < 2; i++)
+		if (name && strcmp(name, est_names[i]) == 0)
+			return i;
+	return pmcfi_fail(PMCF_EINVAL, "unknown estimator '%s' (valid: cumulative, local)", name ? name : "");
+}
+
+const char *pmcf_estimate_name(int e) { return e >= 0 && e < 2 ? est_names[e] : "unknown"; }
+
+static int unknown_event(const char *machine, const char *name)
+{
+	struct sim_machine *m;
+	pmcf_catalog *c;
+	if (sim_machine_load(machine, &m) || sim_catalog_new(m, &c))
+		return pmcfi_fail(PMCF_EEVENT, "unknown event '%s'", name);
+	const char *sug[3];
+	size_t ns = pmcf_catalog_suggest(c, name, sug, 3);
+	char buf[256] = "";
+	size_t off = 0;
+	for (size_t i = 0; i < ns && off < sizeof(buf); i++)
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? (i + 1 == ns ? " or " : ", ") : "",
+					sug[i]);
+	int err = ns ? pmcfi_fail(PMCF_EEVENT, "unknown event '%s' for simulated machine %s (did you mean %s?)",
+				  name, machine, buf)
+		     : pmcfi_fail(PMCF_EEVENT, "unknown event '%s' for simulated machine %s (`pmcfuse events --sim SPEC` lists them)",
+				  name, machine);
+	pmcf_catalog_free(c);
+	return err;
+}
+
+static double preset(const struct sim_event *e, const double *v)
+{
+	switch (e->op) {
+	case SIM_OP_ADD: return v[e->nat[0]] + v[e->nat[1]];
+	case SIM_OP_SUB: return v[e->nat[0]] - v[e->nat[1]];
+	default: return v[e->nat[0]];
+	}
+}
+
+static int set_meta(pmcf_profile *p, const char *k, const char *v)
+{
+	return pmcf_profile_meta_set(p, k, v);
+}
+
+static int fill_meta(pmcf_profile *p, const pmcf_sim_spec *s, const struct sim_machine *m,
+		     const pmcf_sim_opts *o, int hem, const struct sim_run *r)
+{
+	char buf[64];
+	int err = set_meta(p, PMCF_META_SOURCE, "sim");
+	if (!err)
+		err = set_meta(p, PMCF_META_PROGRAM, pmcf_sim_spec_workload(s));
+	if (!err)
+		err = set_meta(p, PMCF_META_SIM_SPEC, pmcf_sim_spec_canonical(s));
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)s->seed);
+	if (!err)
+		err = set_meta(p, PMCF_META_SEED, buf);
+	snprintf(buf, sizeof(buf), "%u", o->pmcs ? o->pmcs : (unsigned)m->ngeneral);
+	if (!err)
+		err = set_meta(p, PMCF_META_PMCS, buf);
+	if (!err)
+		err = set_meta(p, PMCF_META_MULTIPLEX, pmcf_mux_mode_name(o->multiplex));
+	if (!err && o->multiplex != PMCF_MUX_NONE) {
+		snprintf(buf, sizeof(buf), "%g", o->period_ms);
+		err = set_meta(p, PMCF_META_PERIOD_MS, buf);
+		if (!err)
+			err = set_meta(p, PMCF_META_ESTIMATE, pmcf_estimate_name(o->estimate));
+		if (!err)
+			err = set_meta(p, "multiplexed", hem ? "1" : "0");
+	}
+	char pmu[160];
+	snprintf(pmu, sizeof(pmu), "sim:%s", m->name);
+	if (!err)
+		err = set_meta(p, PMCF_META_PMU, pmu);
+	if (!err)
+		err = set_meta(p, PMCF_META_CPU_MODEL, m->description);
+	if (!err)
+		err = set_meta(p, PMCF_META_EXIT_STATUS, "0");
+	if (!err)
+		err = set_meta(p, PMCF_META_COMPLETE, "1");
+	snprintf(buf, sizeof(buf), "%d", r->threads);
+	if (!err)
+		err = set_meta(p, "threads", buf);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)r->makespan);
+	if (!err)
+		err = set_meta(p, "makespan_ns", buf);
+	if (!err)
+		err = set_meta(p, PMCF_META_PMCFUSE_VERSION, pmcf_version());
+	return err;
+}
+
+/* Everything of one recording that must be freed. */
+struct rec {
+	struct sim_machine *m;
+	struct sim_workload *w;
+	struct sim_run *r;
+	struct sim_hem_out h;
+	int *ev;
+	pmcf_profile *p;
+};
+
+static int fill_profile(struct rec *c, const pmcf_sim_spec *s, const pmcf_sim_opts *o, size_t nev,
+			const int *units, size_t nu, int hem)
+{
+	const struct sim_machine *m = c->m;
+	const struct sim_workload *w = c->w;
+	const struct sim_run *r = c->r;
+	pmcf_profile *p = c->p;
+	int err = fill_meta(p, s, m, o, hem, r);
+	uint32_t tid[16];
+	for (int t = 0; t < w->ntypes && !err; t++)
+		err = pmcf_profile_type_add(p, w->types[t].kind, w->types[t].name, w->types[t].location, &tid[t]);
+	if (!err)
+		err = pmcf_profile_event_add(p, PMCF_EVENT_DURATION, NULL);
+	for (size_t i = 0; i < nev && !err; i++)
+		err = pmcf_profile_event_add(p, m->ev[c->ev[i]].name, NULL);
+	if (!err)
+		err = pmcf_profile_truth_event_add(p, PMCF_EVENT_DURATION, NULL);
+	for (int e = 0; e < m->nev && !err; e++)
+		err = pmcf_profile_truth_event_add(p, m->ev[e].name, NULL);
+	if (!err)
+		err = pmcf_profile_reserve(p, w->nxu);
+	for (size_t x = 0; x < w->nxu && !err; x++) {
+		const struct sim_wxu *u = &w->xu[x];
+		pmcf_xu xu = {
+			.type = tid[u->type],
+			.thread = r->thread[x],
+			.cpu = r->cpu[x],
+			.start_ns = r->start[x],
+			.end_ns = r->end[x],
+			.label = sim_label(w, u->label),
+			.parent_label = sim_label(w, u->parent),
+		};
+		err = pmcf_profile_xu_add(p, &xu, NULL);
+	}
+	if (!err && hem)
+		err = pmcf_profile_coverage_enable(p);
+	if (err)
+		return err;
+	double *dur = pmcf_profile_column(p, 0), *tdur = pmcf_profile_truth_column(p, 0);
+	for (size_t x = 0; x < w->nxu; x++)
+		dur[x] = tdur[x] = (double)(r->end[x] - r->start[x]);
+	for (int e = 0; e < m->nev; e++) {
+		double *col = pmcf_profile_truth_column(p, (size_t)e + 1);
+		for (size_t x = 0; x < w->nxu; x++)
+			col[x] = preset(&m->ev[e], &r->nat[x * NAT_COUNT]);
+	}
+	double est[NAT_COUNT];
+	uint64_t runn[NAT_COUNT];
+	for (size_t i = 0; i < nev; i++) {
+		const struct sim_event *e = &m->ev[c->ev[i]];
+		double *col = pmcf_profile_column(p, i + 1);
+		for (size_t x = 0; x < w->nxu; x++) {
+			if (!hem) {
+				col[x] = preset(e, &r->nat[x * NAT_COUNT]);
+				continue;
+			}
+			uint64_t run = UINT64_MAX;
+			for (size_t u = 0; u < nu; u++) {
+				est[units[u]] = c->h.est[x * nu + u];
+				runn[units[u]] = c->h.running[x * nu + u];
+			}
+			for (int k = 0; k < e->nnat; k++)
+				if (runn[e->nat[k]] < run)
+					run = runn[e->nat[k]];
+			col[x] = preset(e, est);
+			err = pmcf_profile_coverage_set(p, x, i + 1, r->end[x] - r->start[x], run);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+int pmcf_sim_record(const pmcf_sim_spec *s, const char *const *events, size_t nevents,
+		    const pmcf_sim_opts *opts, pmcf_profile **out)
+{
+	pmcfi_clear_error();
+	*out = NULL;
+	if (!s || !opts || (nevents && !events))
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_sim_record: missing argument");
+	pmcf_sim_opts o = PMCF_SIM_OPTS_INIT;
+	if (opts->size < offsetof(pmcf_sim_opts, estimate) + sizeof(int))
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_sim_opts: unknown size %zu", opts->size);
+	memcpy(&o, opts, sizeof(o));
+	o.size = sizeof(o);
+	if (o.multiplex < PMCF_MUX_NONE || o.multiplex > PMCF_MUX_ROC)
+		return pmcfi_fail(PMCF_EINVAL, "bad multiplexing mode %d", o.multiplex);
+	if (o.estimate != PMCF_EST_CUMULATIVE && o.estimate != PMCF_EST_LOCAL)
+		return pmcfi_fail(PMCF_EINVAL, "bad estimator %d", o.estimate);
+	if (o.multiplex != PMCF_MUX_NONE && !(o.period_ms >= 0.001 && o.period_ms <= 1e6))
+		return pmcfi_fail(PMCF_EINVAL, "multiplexing period %g ms out of range [0.001, 1e6]", o.period_ms);
+	if (o.pmcs > SIM_MAX_GENERAL)
+		return pmcfi_fail(PMCF_EINVAL, "--pmcs %u: the simulator models at most %d counters", o.pmcs,
+				  SIM_MAX_GENERAL);
+	struct rec c = {0};
+	int err = sim_machine_load(s->machine, &c.m);
+	size_t nev = 0;
+	if (!err && !(c.ev = malloc((nevents ? nevents : 1) * sizeof(int))))
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	for (size_t i = 0; i < nevents && !err; i++) {
+		if (strcmp(events[i], PMCF_EVENT_DURATION) == 0)
+			continue;
+		int e = sim_machine_find(c.m, events[i]);
+		if (e < 0) {
+			err = unknown_event(s->machine, events[i]);
+			break;
+		}
+		int dup = 0;
+		for (size_t j = 0; j < nev; j++)
+			dup |= c.ev[j] == e;
+		if (!dup)
+			c.ev[nev++] = e;
+	}
+	int hem = 0;
+	if (!err) {
+		char why[512];
+		int fits = sim_check_events(c.m, c.ev, nev, o.pmcs, why, sizeof(why));
+		if (!fits && o.multiplex == PMCF_MUX_NONE)
+			err = pmcfi_fail(PMCF_ETOOMANY, "%s (use --multiplex to time-share the counters)", why);
+		hem = !fits;
+	}
+	/* the units the counters rotate: the distinct natives of the set */
+	int units[NAT_COUNT];
+	size_t nu = 0;
+	for (size_t i = 0; i < nev && !err; i++)
+		for (int k = 0; k < c.m->ev[c.ev[i]].nnat; k++) {
+			int nat = c.m->ev[c.ev[i]].nat[k], dup = 0;
+			for (size_t j = 0; j < nu; j++)
+				dup |= units[j] == nat;
+			if (!dup)
+				units[nu++] = nat;
+		}
+	if (!err)
+		err = sim_workload_build(s, c.m, &c.w);
+	double period_ns = o.period_ms * 1e6;
+	double rot = o.multiplex == PMCF_MUX_KERNEL ? c.m->rot_kernel_ns : c.m->rot_user_ns;
+	if (!err)
+		err = sim_engine_run(c.w, c.m, s->seed, hem ? period_ns : 0, hem ? rot : 0, &c.r);
+	if (!err && hem)
+		err = sim_hem_run(c.m, c.r, units, nu, o.pmcs, o.multiplex, period_ns, o.estimate, s->seed,
+				  &c.h);
+	if (!err)
+		err = pmcf_profile_new(&c.p);
+	if (!err)
+		err = fill_profile(&c, s, &o, nev, units, nu, hem);
+	if (err == PMCF_ENOMEM && !pmcf_errdetail()[0])
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory recording the simulation");
+	free(c.h.est);
+	free(c.h.running);
+	free(c.ev);
+	sim_run_free(c.r);
+	sim_workload_free(c.w);
+	sim_machine_free(c.m);
+	if (err) {
+		pmcf_profile_free(c.p);
+		return err;
+	}
+	*out = c.p;
+	return 0;
+}

@@ -1,0 +1,49 @@
+# show and export on a recorded (simulated) profile: the CSV contract of
+# DESIGN.md, JSON keys, missing values, atomic output.
+
+expect_ok "$PMCFUSE" record --sim cholesky,blocks=6,seed=2 -e PAPI_TOT_INS,PAPI_L1_DCM -o a.pmcf
+
+# show --json: the keys the issue names, and numbers that agree with the CSV
+expect_ok "$PMCFUSE" show --json a.pmcf
+printf '%s\n' "$OUT" >show.json
+n_tasks=$(( 6 + 6*5 + 6*5*4/6 ))            # potrf + trsm + syrk + gemm for 6 blocks
+expect_eq "$n_tasks" "$(json .xus show.json)"
+expect_eq true "$(json .complete show.json)"
+expect_eq 4 "$(json '.types | length' show.json)"
+expect_eq "$n_tasks" "$(json '[.types[].xus] | add' show.json)"
+expect_eq "duration,PAPI_TOT_INS,PAPI_L1_DCM" "$(json '[.events[].name] | join(",")' show.json)"
+expect_eq 0 "$(json '[.events[].missing] | add' show.json)"
+expect_eq sim "$(json .meta.source show.json)"
+expect_eq true "$(json '.events[1].min <= .events[1].median and .events[1].median <= .events[1].max' show.json)"
+expect_ok "$PMCFUSE" show a.pmcf
+expect_match 'PAPI_L1_DCM' "$OUT"
+expect_match 'potrf' "$OUT"
+
+# export csv: header, one row per XU, numeric columns
+expect_ok "$PMCFUSE" export --format csv a.pmcf
+printf '%s\n' "$OUT" >a.csv
+expect_eq "xu,type,type_name,label,parent_label,thread,cpu,start_ns,end_ns,duration,PAPI_TOT_INS,PAPI_L1_DCM" "$(head -n1 a.csv)"
+expect_eq $((n_tasks + 1)) "$(wc -l <a.csv)"
+bad=$(awk -F, 'NR > 1 && ($8 > $9 || $10 != $9 - $8 || $11 !~ /^[0-9]+$/) {n++} END {print n+0}' a.csv)
+expect_eq 0 "$bad" "(rows with inconsistent times/duration or non-integer counts)"
+# the median in show is the median of the CSV column
+med=$(tail -n +2 a.csv | cut -d, -f11 | sort -n | awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else printf "%.17g\n", (v[NR/2]+v[NR/2+1])/2}')
+expect_eq "$(json '.events[1].median' show.json)" "$med"
+
+# --truth adds truth:<event> columns; -o writes atomically
+expect_ok "$PMCFUSE" export --format csv --truth -o t.csv a.pmcf
+expect_match ',truth:PAPI_TOT_INS' "$(head -n1 t.csv)"
+expect_match ',truth:PAPI_FDV_INS' "$(head -n1 t.csv)"
+expect_eq "" "$(ls -A | grep '\.tmp\.' || true)"
+
+# export json
+expect_ok "$PMCFUSE" export --format json -o a.json a.pmcf
+expect_eq "$n_tasks" "$(json '.xus | length' a.json)"
+expect_eq 3 "$(json '.xus[0].values | length' a.json)"
+expect_eq "PAPI_L1_DCM" "$(json '.events[2]' a.json)"
+
+# a failed export leaves nothing behind
+expect_fail 1 "$PMCFUSE" export --format csv -o no/such/dir/x.csv a.pmcf
+expect_match 'cannot write' "$ERR"
+expect_fail 1 "$PMCFUSE" export --format csv --truth -o u.csv a.json
+[ ! -e u.csv ] || fail "u.csv left behind"; ok

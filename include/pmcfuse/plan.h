@@ -1,0 +1,105 @@
+/* pmcfuse — planning: split the requested events into the event sets of
+ * the executions (one set per execution), for a combination strategy, and
+ * keep the plan as a versioned, readable plan.json that `record --plan
+ * plan.json --set K` runs set by set (docs/fusion.md, docs/slurm.md). */
+#ifndef PMCFUSE_PLAN_H
+#define PMCFUSE_PLAN_H
+
+#include "pmcfuse/events.h"
+#include "pmcfuse/pmcfuse.h"
+#include "pmcfuse/profile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PMCF_PLAN_FORMAT "pmcfuse-plan"
+#define PMCF_PLAN_VERSION 1
+
+enum pmcf_packing {
+	PMCF_PACK_BEST = 0,  /* first-fit decreasing by cost, improved; exact for <= 12 events */
+	PMCF_PACK_GREEDY = 1 /* the papers' packing: events in list order, a new set when one fails */
+};
+/* "best", "greedy" <-> enum; parse returns PMCF_EINVAL with a detail. */
+PMCF_API int pmcf_packing_parse(const char *name);
+PMCF_API const char *pmcf_packing_name(int packing);
+
+typedef struct pmcf_plan pmcf_plan;
+
+typedef struct pmcf_plan_opts {
+	size_t size;      /* sizeof(pmcf_plan_opts) */
+	int strategy;     /* enum pmcf_strategy (combine.h); bc family: overlapping sets */
+	unsigned pmcs;    /* counter budget, 0: the machine's counters */
+	int packing;      /* enum pmcf_packing */
+	/* bc family: events put in every set to link them (besides duration and
+	 * the requested fixed-counter events, which are always linking events) */
+	const char *const *link;
+	size_t nlink;
+	/* bc family, optional: pilot or reference profiles; linking events are
+	 * then chosen per set by correlation (fuse-task-parallel §5.2 heuristic) */
+	const pmcf_profile *const *pilots;
+	size_t npilots;
+	double time_limit_s; /* exact search bound, 0: 1 s */
+} pmcf_plan_opts;
+#define PMCF_PLAN_OPTS_INIT {sizeof(pmcf_plan_opts), 3, 0, PMCF_PACK_BEST, NULL, 0, NULL, 0, 0}
+
+/* Plans events[0..n) (names of catalogue c; "duration" is added to every
+ * set, free) for opts. Every set fits the counters (pmcf_catalog_check_set
+ * with opts->pmcs); the sets of ctc/lgl are disjoint (duration aside); the
+ * sets of the bc family each share events with the union of the previous
+ * ones. Errors: PMCF_EEVENT (unknown name), PMCF_ETOOMANY (an event that
+ * cannot be counted even alone with the linking events; the detail says
+ * why), PMCF_EINVAL, PMCF_ENOMEM. Free with pmcf_plan_free. */
+PMCF_API int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n,
+			    const pmcf_plan_opts *opts, pmcf_plan **out);
+PMCF_API void pmcf_plan_free(pmcf_plan *p);
+
+PMCF_API size_t pmcf_plan_nsets(const pmcf_plan *p);
+/* The events of set k (0-based), duration first; pointers owned by the plan. */
+PMCF_API int pmcf_plan_set_events(const pmcf_plan *p, size_t k, const char *const **names,
+				  size_t *n);
+/* Every requested event (duration included), in request order. */
+PMCF_API int pmcf_plan_events(const pmcf_plan *p, const char *const **names, size_t *n);
+/* The linking events in every set (bc family; duration included). */
+PMCF_API int pmcf_plan_link(const pmcf_plan *p, const char *const **names, size_t *n);
+/* A lower bound on the number of executions of a ctc/lgl plan for these
+ * events: the larger of ceil(total cost / counters) and the largest set of
+ * pairwise incompatible events found. */
+PMCF_API unsigned pmcf_plan_lower_bound(const pmcf_plan *p);
+/* 1 when the number of sets is proven minimal (it meets the bound, or the
+ * exact search finished), else 0. */
+PMCF_API int pmcf_plan_optimal(const pmcf_plan *p);
+PMCF_API int pmcf_plan_strategy(const pmcf_plan *p);
+PMCF_API unsigned pmcf_plan_pmcs(const pmcf_plan *p);
+PMCF_API int pmcf_plan_packing(const pmcf_plan *p);
+/* The catalogue the plan was made for ("perf" or "sim:<machine>"). */
+PMCF_API const char *pmcf_plan_catalog(const pmcf_plan *p);
+
+/* What the executions run: a simulation SPEC, or a program with its
+ * arguments. Both setters copy. A plan made without either has no source
+ * (record then needs one on its command line). */
+PMCF_API int pmcf_plan_set_sim(pmcf_plan *p, const char *spec);
+PMCF_API int pmcf_plan_set_program(pmcf_plan *p, const char *const *argv, size_t argc);
+/* The SPEC, or NULL when the source is not simulated. */
+PMCF_API const char *pmcf_plan_sim(const pmcf_plan *p);
+/* The program's argv (NULL-terminated, argc in *argc), or NULL. */
+PMCF_API const char *const *pmcf_plan_program(const pmcf_plan *p, size_t *argc);
+/* Base seed of the executions: execution K of a simulated plan uses
+ * pmcf_sim_exec_seed(seed, K). Default 1. */
+PMCF_API uint64_t pmcf_plan_seed(const pmcf_plan *p);
+PMCF_API void pmcf_plan_set_seed(pmcf_plan *p, uint64_t seed);
+
+/* plan.json text (malloc'd, caller frees): {"format":"pmcfuse-plan",
+ * "version":1, "source":{...}, "strategy", "packing", "pmcs", "catalog",
+ * "seed", "events", "link", "lower_bound", "optimal", "sets":[[...],...]}. */
+PMCF_API int pmcf_plan_to_json(const pmcf_plan *p, char **text);
+/* Parses plan.json text. Errors: PMCF_ENOTOURS (not a plan), PMCF_EVERSION
+ * (newer version), PMCF_ESYNTAX (malformed; the detail says where). */
+PMCF_API int pmcf_plan_from_json(const char *text, pmcf_plan **out);
+/* Reads and parses the plan file at path (-errno when unreadable). */
+PMCF_API int pmcf_plan_load(const char *path, pmcf_plan **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,731 @@
+/* The planner: packs the requested events into as few compatible sets as it
+ * can (the catalogue's compatibility check is the oracle), with a lower
+ * bound beside the result; for the bc family, every set carries linking
+ * events so that it overlaps the sets before it (fuse-task-parallel §3.2),
+ * optionally chosen by correlation in pilot profiles (§5.2 heuristic). */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "combine/combine_impl.h"
+#include "plan/plan_impl.h"
+#include "util/internal.h"
+
+int pmcf_packing_parse(const char *name)
+{
+	if (name && strcmp(name, "best") == 0)
+		return PMCF_PACK_BEST;
+	if (name && strcmp(name, "greedy") == 0)
+		return PMCF_PACK_GREEDY;
+	return pmcfi_fail(PMCF_EINVAL, "unknown packing '%s' (best, greedy)", name ? name : "");
+}
+
+const char *pmcf_packing_name(int packing)
+{
+	return packing == PMCF_PACK_GREEDY ? "greedy" : "best";
+}
+
+/* ---- plan object ------------------------------------------------------------ */
+
+int plani_new(pmcf_plan **out)
+{
+	*out = calloc(1, sizeof(**out));
+	if (!*out)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	(*out)->seed = 1;
+	(*out)->strategy = PMCF_COMBINE_BC;
+	return 0;
+}
+
+int plani_strv_push(char ***arr, size_t *len, const char *const *names, size_t n)
+{
+	char **a = realloc(*arr, (*len + n + 1) * sizeof(char *));
+	if (!a)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	*arr = a;
+	for (size_t i = 0; i < n; i++) {
+		if (!(a[*len] = strdup(names[i])))
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		a[++*len] = NULL;
+	}
+	a[*len] = NULL;
+	return 0;
+}
+
+int plani_add_set(pmcf_plan *p, const char *const *names, size_t n)
+{
+	struct plan_set *s = realloc(p->sets, (p->nsets + 1) * sizeof(*s));
+	if (!s)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	p->sets = s;
+	s[p->nsets] = (struct plan_set){NULL, 0};
+	p->nsets++;
+	return plani_strv_push(&s[p->nsets - 1].names, &s[p->nsets - 1].n, names, n);
+}
+
+static void strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void pmcf_plan_free(pmcf_plan *p)
+{
+	if (!p)
+		return;
+	strv_free(p->events, p->nevents);
+	strv_free(p->link, p->nlink);
+	for (size_t k = 0; k < p->nsets; k++)
+		strv_free(p->sets[k].names, p->sets[k].n);
+	free(p->sets);
+	strv_free(p->argv, p->argc);
+	free(p->sim);
+	free(p->catalog);
+	free(p);
+}
+
+size_t pmcf_plan_nsets(const pmcf_plan *p) { return p ? p->nsets : 0; }
+
+int pmcf_plan_set_events(const pmcf_plan *p, size_t k, const char *const **names, size_t *n)
+{
+	if (!p || k >= p->nsets)
+		return pmcfi_fail(PMCF_ENOENT, "the plan has no set %zu (it has %zu)", k,
+				  p ? p->nsets : 0);
+	*names = (const char *const *)p->sets[k].names;
+	*n = p->sets[k].n;
+	return 0;
+}
+
+int pmcf_plan_events(const pmcf_plan *p, const char *const **names, size_t *n)
+{
+	*names = (const char *const *)p->events;
+	*n = p->nevents;
+	return 0;
+}
+
+int pmcf_plan_link(const pmcf_plan *p, const char *const **names, size_t *n)
+{
+	*names = (const char *const *)p->link;
+	*n = p->nlink;
+	return 0;
+}
+
+unsigned pmcf_plan_lower_bound(const pmcf_plan *p) { return p->lower_bound; }
+int pmcf_plan_optimal(const pmcf_plan *p) { return p->optimal; }
+int pmcf_plan_strategy(const pmcf_plan *p) { return p->strategy; }
+unsigned pmcf_plan_pmcs(const pmcf_plan *p) { return p->pmcs; }
+int pmcf_plan_packing(const pmcf_plan *p) { return p->packing; }
+const char *pmcf_plan_catalog(const pmcf_plan *p) { return p->catalog ? p->catalog : ""; }
+const char *pmcf_plan_sim(const pmcf_plan *p) { return p->sim; }
+uint64_t pmcf_plan_seed(const pmcf_plan *p) { return p->seed; }
+void pmcf_plan_set_seed(pmcf_plan *p, uint64_t seed) { p->seed = seed; }
+
+const char *const *pmcf_plan_program(const pmcf_plan *p, size_t *argc)
+{
+	if (argc)
+		*argc = p->argc;
+	return p->argc ? (const char *const *)p->argv : NULL;
+}
+
+int pmcf_plan_set_sim(pmcf_plan *p, const char *spec)
+{
+	char *s = strdup(spec ? spec : "");
+	if (!s)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	free(p->sim);
+	p->sim = s;
+	strv_free(p->argv, p->argc);
+	p->argv = NULL;
+	p->argc = 0;
+	return 0;
+}
+
+int pmcf_plan_set_program(pmcf_plan *p, const char *const *argv, size_t argc)
+{
+	if (!argc)
+		return pmcfi_fail(PMCF_EINVAL, "a program needs at least its name");
+	strv_free(p->argv, p->argc);
+	p->argv = NULL;
+	p->argc = 0;
+	free(p->sim);
+	p->sim = NULL;
+	return plani_strv_push(&p->argv, &p->argc, argv, argc);
+}
+
+/* ---- packing ---------------------------------------------------------------------- */
+
+struct packer {
+	const pmcf_catalog *c;
+	unsigned pmcs;
+	const char **base; /* duration and the linking events, in every set */
+	size_t nbase;
+	const char **item; /* the events to place */
+	unsigned *cost;
+	size_t n;
+	const char **buf;  /* nbase + n scratch */
+	int err;
+	size_t checks;
+};
+
+/* Does base + items mem[0..m) (+ extra when != (size_t)-1) fit? 1, 0; on
+ * error sets pk->err and answers 0. */
+static int fits(struct packer *pk, const size_t *mem, size_t m, size_t extra)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < pk->nbase; i++)
+		pk->buf[k++] = pk->base[i];
+	for (size_t i = 0; i < m; i++)
+		pk->buf[k++] = pk->item[mem[i]];
+	if (extra != (size_t)-1)
+		pk->buf[k++] = pk->item[extra];
+	pk->checks++;
+	int r = pmcf_catalog_check_set(pk->c, pk->buf, k, pk->pmcs, NULL, 0);
+	if (r < 0) {
+		pk->err = r;
+		return 0;
+	}
+	return r;
+}
+
+/* A packing: set[i] = set of item i; sets 0..nsets-1. */
+struct packing {
+	size_t *set;
+	size_t nsets;
+};
+
+static size_t members(const struct packer *pk, const struct packing *P, size_t s, size_t *mem)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < pk->n; i++)
+		if (P->set[i] == s)
+			mem[m++] = i;
+	return m;
+}
+
+/* The papers' packing (fuse-task-parallel §5.2): in list order, into the
+ * current set until one does not fit, which opens the next set. */
+static void pack_greedy(struct packer *pk, struct packing *P, size_t *mem)
+{
+	P->nsets = 0;
+	size_t m = 0;
+	for (size_t i = 0; i < pk->n; i++) {
+		if (P->nsets && fits(pk, mem, m, i)) {
+			mem[m++] = i;
+			P->set[i] = P->nsets - 1;
+			continue;
+		}
+		P->set[i] = P->nsets++;
+		mem[0] = i;
+		m = 1;
+	}
+}
+
+/* First-fit decreasing: by cost, largest first, into the first set it fits. */
+static void pack_ffd(struct packer *pk, struct packing *P, const size_t *order, size_t *mem)
+{
+	P->nsets = 0;
+	for (size_t i = 0; i < pk->n; i++)
+		P->set[i] = (size_t)-1;
+	for (size_t q = 0; q < pk->n; q++) {
+		size_t i = order[q], s = 0;
+		for (; s < P->nsets; s++) {
+			size_t m = members(pk, P, s, mem);
+			if (fits(pk, mem, m, i))
+				break;
+		}
+		if (s == P->nsets)
+			P->nsets++;
+		P->set[i] = s;
+	}
+}
+
+/* Improvement: empty the smallest sets into the others when every one of
+ * their events fits elsewhere. */
+static void improve(struct packer *pk, struct packing *P, size_t *mem, size_t *save)
+{
+	for (int changed = 1; changed && P->nsets > 1 && !pk->err;) {
+		changed = 0;
+		for (size_t s = P->nsets; s-- > 0 && !changed;) {
+			memcpy(save, P->set, pk->n * sizeof(size_t));
+			int all = 1;
+			for (size_t i = 0; i < pk->n && all; i++) {
+				if (P->set[i] != s)
+					continue;
+				size_t t = 0;
+				for (; t < P->nsets; t++) {
+					if (t == s)
+						continue;
+					size_t m = members(pk, P, t, mem);
+					if (fits(pk, mem, m, i))
+						break;
+				}
+				if (t == P->nsets)
+					all = 0;
+				else
+					P->set[i] = t;
+			}
+			if (!all) {
+				memcpy(P->set, save, pk->n * sizeof(size_t));
+				continue;
+			}
+			for (size_t i = 0; i < pk->n; i++)
+				if (P->set[i] > s)
+					P->set[i]--;
+			P->nsets--;
+			changed = 1;
+		}
+	}
+}
+
+/* Exact search (small cases): depth-first assignment of the items in FFD
+ * order to an existing set or a new one, pruned at the best count found,
+ * within a time bound. Returns 1 when it finished (the best is minimal). */
+struct exact {
+	struct packer *pk;
+	const size_t *order;
+	size_t *cur, *best, nbest, lb;
+	size_t *mem;
+	struct timespec deadline;
+	size_t nodes;
+	int timeout;
+};
+
+static int past(const struct timespec *d)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > d->tv_sec || (now.tv_sec == d->tv_sec && now.tv_nsec > d->tv_nsec);
+}
+
+static void dfs(struct exact *x, size_t q, size_t nsets)
+{
+	if (x->timeout || x->pk->err || x->nbest <= x->lb)
+		return;
+	if ((++x->nodes & 255) == 0 && past(&x->deadline)) {
+		x->timeout = 1;
+		return;
+	}
+	if (nsets >= x->nbest)
+		return;
+	if (q == x->pk->n) {
+		x->nbest = nsets;
+		memcpy(x->best, x->cur, x->pk->n * sizeof(size_t));
+		return;
+	}
+	size_t i = x->order[q];
+	for (size_t s = 0; s <= nsets && s < x->nbest - 1; s++) {
+		if (s < nsets) {
+			size_t m = 0;
+			for (size_t r = 0; r < q; r++)
+				if (x->cur[x->order[r]] == s)
+					x->mem[m++] = x->order[r];
+			if (!fits(x->pk, x->mem, m, i))
+				continue;
+		}
+		x->cur[i] = s;
+		dfs(x, q + 1, s == nsets ? nsets + 1 : nsets);
+		x->cur[i] = (size_t)-1;
+	}
+}
+
+/* ---- lower bound --------------------------------------------------------------------- */
+
+/* Counters of the machine: pmcs when given, else the largest counter index
+ * named in the events' constraints ("counters":[...]) plus one; 0 unknown. */
+static unsigned counters_of(const pmcf_catalog *c, unsigned pmcs)
+{
+	if (pmcs)
+		return pmcs;
+	unsigned most = 0;
+	for (size_t i = 0; i < pmcf_catalog_size(c); i++) {
+		const pmcf_event_info *e = pmcf_catalog_at(c, i);
+		if (!e->constraints)
+			continue;
+		json_t *j = json_loads(e->constraints, 0, NULL);
+		json_t *cs = j ? json_object_get(j, "counters") : NULL;
+		size_t k;
+		json_t *v;
+		json_array_foreach(cs, k, v)
+			if (json_is_integer(v) && json_integer_value(v) >= 0 &&
+			    (unsigned)json_integer_value(v) + 1 > most)
+				most = (unsigned)json_integer_value(v) + 1;
+		json_decref(j);
+	}
+	return most;
+}
+
+/* max(ceil(cost / free counters), a clique of pairwise incompatible events) */
+static size_t lower_bound(struct packer *pk, unsigned counters, unsigned basecost)
+{
+	size_t lb = pk->n ? 1 : 0;
+	unsigned total = 0;
+	for (size_t i = 0; i < pk->n; i++)
+		total += pk->cost[i];
+	if (counters > basecost && total) {
+		size_t b = (total + (counters - basecost) - 1) / (counters - basecost);
+		if (b > lb)
+			lb = b;
+	}
+	if (pk->n < 2 || pk->n > 200)
+		return lb;
+	size_t n = pk->n;
+	unsigned char *conf = calloc(n * n, 1);
+	size_t *deg = calloc(n, sizeof(size_t)), *clq = malloc(n * sizeof(size_t));
+	if (conf && deg && clq) {
+		for (size_t a = 0; a < n; a++)
+			for (size_t b = a + 1; b < n; b++) {
+				size_t pair[1] = {a};
+				if (!fits(pk, pair, 1, b)) {
+					conf[a * n + b] = conf[b * n + a] = 1;
+					deg[a]++;
+					deg[b]++;
+				}
+			}
+		/* greedy cliques from every vertex, largest degrees first */
+		for (size_t v = 0; v < n; v++) {
+			size_t m = 1;
+			clq[0] = v;
+			for (size_t u = 0; u < n; u++) {
+				if (u == v || deg[u] < m)
+					continue;
+				size_t ok = 1;
+				for (size_t k = 0; k < m && ok; k++)
+					ok = conf[u * n + clq[k]];
+				if (ok)
+					clq[m++] = u;
+			}
+			if (m > lb)
+				lb = m;
+		}
+	}
+	free(conf);
+	free(deg);
+	free(clq);
+	return lb;
+}
+
+/* ---- correlations from pilot profiles (--from) ------------------------------------------- */
+
+static const double *pilot_column(const pmcf_profile *p, const char *name)
+{
+	long e = pmcf_profile_event_find(p, name);
+	if (e >= 0)
+		return pmcf_profile_column_const(p, (size_t)e);
+	e = pmcf_profile_truth_find(p, name);
+	return e >= 0 ? pmcf_profile_truth_column_const(p, (size_t)e) : NULL;
+}
+
+/* |Pearson r| of a and b over the XUs where both have values, averaged
+ * over the pilots that have both; NaN when none. */
+static double corr(const pmcf_plan_opts *o, const char *a, const char *b)
+{
+	double sum = 0;
+	size_t np = 0;
+	for (size_t k = 0; k < o->npilots; k++) {
+		const double *x = pilot_column(o->pilots[k], a), *y = pilot_column(o->pilots[k], b);
+		if (!x || !y)
+			continue;
+		double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
+		size_t n = 0, nx = pmcf_profile_nxus(o->pilots[k]);
+		for (size_t i = 0; i < nx; i++) {
+			if (pmcf_is_missing(x[i]) || pmcf_is_missing(y[i]))
+				continue;
+			sx += x[i];
+			sy += y[i];
+			sxx += x[i] * x[i];
+			syy += y[i] * y[i];
+			sxy += x[i] * y[i];
+			n++;
+		}
+		if (n < 3)
+			continue;
+		double cov = sxy - sx * sy / n, vx = sxx - sx * sx / n, vy = syy - sy * sy / n;
+		if (vx <= 0 || vy <= 0)
+			continue;
+		sum += fabs(cov / sqrt(vx * vy));
+		np++;
+	}
+	return np ? sum / (double)np : NAN;
+}
+
+struct cpair {
+	double r;
+	size_t fresh, seen;
+};
+static int cmp_cpair(const void *a, const void *b)
+{
+	const struct cpair *p = a, *q = b;
+	if (p->r != q->r)
+		return p->r > q->r ? -1 : 1;
+	if (p->fresh != q->fresh)
+		return p->fresh < q->fresh ? -1 : 1;
+	return (p->seen > q->seen) - (p->seen < q->seen);
+}
+
+/* fuse-task-parallel §5.2: the first set is the largest packed set; then,
+ * over the pairs (remaining event, already placed event) by decreasing
+ * correlation, the placed event joins the new set as an overlapping event
+ * and the remaining one as a new event, while the set stays compatible. */
+static int pack_correlated(struct packer *pk, const pmcf_plan_opts *o, const size_t *order,
+			   size_t *mem, pmcf_plan *plan)
+{
+	size_t n = pk->n;
+	unsigned char *placed = calloc(n ? n : 1, 1), *in = calloc(n ? n : 1, 1);
+	struct cpair *pr = malloc((n * n + 1) * sizeof(*pr));
+	const char **names = malloc((pk->nbase + n + 1) * sizeof(char *));
+	int err = placed && in && pr && names ? 0 : pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	size_t left = n;
+	while (!err && left) {
+		size_t m = 0;
+		memset(in, 0, n);
+		if (left == n) { /* first set: first fit by decreasing cost */
+			for (size_t q = 0; q < n; q++)
+				if (fits(pk, mem, m, order[q]))
+					mem[m++] = order[q];
+		} else {
+			size_t np = 0;
+			for (size_t a = 0; a < n; a++)
+				for (size_t b = 0; b < n && !placed[a]; b++)
+					if (placed[b]) {
+						double r = corr(o, pk->item[a], pk->item[b]);
+						pr[np++] = (struct cpair){isnan(r) ? 0 : r, a, b};
+					}
+			qsort(pr, np, sizeof(*pr), cmp_cpair);
+			size_t fresh = 0;
+			for (size_t q = 0; q < np; q++) {
+				size_t a = pr[q].fresh, b = pr[q].seen, add = 0;
+				if (in[a])
+					continue;
+				if (!in[b]) {
+					if (!fits(pk, mem, m, b))
+						continue;
+					mem[m++] = b;
+					in[b] = 1;
+					add = 1;
+				}
+				if (fits(pk, mem, m, a)) {
+					mem[m++] = a;
+					in[a] = 1;
+					fresh++;
+				} else if (add) {
+					in[b] = 0;
+					m--;
+				}
+			}
+			if (!fresh) /* nothing fits with an overlap: one event alone */
+				for (size_t a = 0; a < n && !fresh; a++)
+					if (!placed[a]) {
+						mem[m++] = a;
+						fresh = 1;
+					}
+		}
+		for (size_t q = 0; q < m; q++)
+			if (!placed[mem[q]]) {
+				placed[mem[q]] = 1;
+				left--;
+			}
+		size_t k = 0;
+		for (size_t i = 0; i < pk->nbase; i++)
+			names[k++] = pk->base[i];
+		for (size_t i = 0; i < n; i++) /* in request order */
+			for (size_t q = 0; q < m; q++)
+				if (mem[q] == i)
+					names[k++] = pk->item[i];
+		err = pk->err ? pk->err : plani_add_set(plan, names, k);
+	}
+	free(placed);
+	free(in);
+	free(pr);
+	free(names);
+	return err;
+}
+
+/* ---- pmcf_plan_make -------------------------------------------------------------------------- */
+
+static int cmp_cost_desc(const void *a, const void *b, void *ctx)
+{
+	const unsigned *cost = ctx;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	if (cost[x] != cost[y])
+		return cost[x] > cost[y] ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+static int in_list(const char *const *v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n,
+		   const pmcf_plan_opts *o, pmcf_plan **out)
+{
+	pmcfi_clear_error();
+	if (!c || !out || !o || (n && !events))
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_plan_make: NULL argument");
+	*out = NULL;
+	pmcf_plan *plan;
+	int err = plani_new(&plan);
+	if (err)
+		return err;
+	plan->strategy = o->strategy;
+	plan->packing = o->packing;
+	plan->pmcs = o->pmcs;
+	int ordered = pmcf_strategy_ordered(o->strategy);
+	size_t cap = n + o->nlink + 2;
+	const char **req = malloc(cap * sizeof(char *)), **base = malloc(cap * sizeof(char *));
+	const char **item = malloc(cap * sizeof(char *)), **buf = malloc(2 * cap * sizeof(char *));
+	unsigned *cost = malloc(cap * sizeof(unsigned));
+	size_t *order = malloc(cap * sizeof(size_t)), *mem = malloc(cap * sizeof(size_t));
+	size_t *set = malloc(cap * sizeof(size_t)), *save = malloc(cap * sizeof(size_t));
+	size_t *best = malloc(cap * sizeof(size_t)), *cur = malloc(cap * sizeof(size_t));
+	size_t nreq = 0, nbase = 0, nitem = 0;
+	unsigned basecost = 0;
+	if (!(plan->catalog = strdup(pmcf_catalog_name(c))) || !req || !base || !item || !buf ||
+	    !cost || !order || !mem || !set || !save || !best || !cur) {
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* requested events in catalogue spelling, duration first */
+	req[nreq++] = PMCF_EVENT_DURATION;
+	for (size_t i = 0; i < n; i++) {
+		long k = pmcf_catalog_find(c, events[i]);
+		if (k < 0) {
+			err = pmcfi_fail(PMCF_EEVENT, "unknown event '%s'", events[i]);
+			goto out;
+		}
+		const char *name = pmcf_catalog_at(c, (size_t)k)->name;
+		if (!in_list(req, nreq, name))
+			req[nreq++] = name;
+	}
+	/* linking events (bc family): duration, --link, and the free ones */
+	base[nbase++] = PMCF_EVENT_DURATION;
+	for (size_t i = 0; ordered && i < o->nlink; i++) {
+		long k = pmcf_catalog_find(c, o->link[i]);
+		if (k < 0) {
+			err = pmcfi_fail(PMCF_EEVENT, "unknown linking event '%s'", o->link[i]);
+			goto out;
+		}
+		const pmcf_event_info *e = pmcf_catalog_at(c, (size_t)k);
+		if (!in_list(base, nbase, e->name)) {
+			base[nbase++] = e->name;
+			basecost += e->cost;
+		}
+		if (!in_list(req, nreq, e->name))
+			req[nreq++] = e->name;
+	}
+	for (size_t i = 1; i < nreq; i++) {
+		const pmcf_event_info *e = pmcf_catalog_at(c, (size_t)pmcf_catalog_find(c, req[i]));
+		if (ordered && e->cost == 0 && !in_list(base, nbase, e->name))
+			base[nbase++] = e->name;
+		if (!in_list(base, nbase, e->name)) {
+			cost[nitem] = e->cost;
+			item[nitem++] = e->name;
+		}
+	}
+	if ((err = plani_strv_push(&plan->events, &plan->nevents, req, nreq)) ||
+	    (ordered && (err = plani_strv_push(&plan->link, &plan->nlink, base, nbase))))
+		goto out;
+	struct packer pk = {c, o->pmcs, base, nbase, item, cost, nitem, buf, 0, 0};
+	if (!fits(&pk, NULL, 0, (size_t)-1)) {
+		char why[512] = "";
+		const char *const *bv = base;
+		pmcf_catalog_check_set(c, bv, nbase, o->pmcs, why, sizeof(why));
+		err = pk.err ? pk.err
+			     : pmcfi_fail(PMCF_ETOOMANY, "the linking events do not fit together: %s",
+					  why);
+		goto out;
+	}
+	for (size_t i = 0; i < nitem; i++)
+		if (!fits(&pk, NULL, 0, i)) {
+			if (pk.err) {
+				err = pk.err;
+				goto out;
+			}
+			char why[512] = "";
+			size_t k = 0;
+			for (size_t b = 0; b < nbase; b++)
+				buf[k++] = base[b];
+			buf[k++] = item[i];
+			pmcf_catalog_check_set(c, buf, k, o->pmcs, why, sizeof(why));
+			err = pmcfi_fail(PMCF_ETOOMANY, "event '%s' cannot be counted%s: %s", item[i],
+					 nbase > 1 ? " together with the linking events" : "", why);
+			goto out;
+		}
+	for (size_t i = 0; i < nitem; i++)
+		order[i] = i;
+	qsort_r(order, nitem, sizeof(size_t), cmp_cost_desc, cost);
+	plan->lower_bound = (unsigned)lower_bound(&pk, counters_of(c, o->pmcs), basecost);
+
+	if (ordered && o->npilots) {
+		err = pack_correlated(&pk, o, order, mem, plan);
+		goto out;
+	}
+	struct packing P = {set, 0};
+	if (o->packing == PMCF_PACK_GREEDY) {
+		pack_greedy(&pk, &P, mem);
+	} else {
+		pack_ffd(&pk, &P, order, mem);
+		improve(&pk, &P, mem, save);
+		if (nitem <= 12 && P.nsets > plan->lower_bound && !pk.err) {
+			struct exact x = {&pk, order, cur, best, P.nsets, plan->lower_bound, mem, {0, 0},
+					  0, 0};
+			for (size_t i = 0; i < nitem; i++)
+				cur[i] = (size_t)-1;
+			double lim = o->time_limit_s > 0 ? o->time_limit_s : 1.0;
+			clock_gettime(CLOCK_MONOTONIC, &x.deadline);
+			x.deadline.tv_sec += (time_t)lim;
+			x.deadline.tv_nsec += (long)((lim - floor(lim)) * 1e9);
+			if (x.deadline.tv_nsec >= 1000000000L) {
+				x.deadline.tv_sec++;
+				x.deadline.tv_nsec -= 1000000000L;
+			}
+			dfs(&x, 0, 0);
+			if (x.nbest < P.nsets) {
+				memcpy(set, best, nitem * sizeof(size_t));
+				P.nsets = x.nbest;
+			}
+			plan->optimal = !x.timeout && !pk.err;
+		}
+	}
+	if (pk.err) {
+		err = pk.err;
+		goto out;
+	}
+	if (P.nsets <= plan->lower_bound)
+		plan->optimal = 1;
+	/* sets in order of their first event in the request; events in request order */
+	for (size_t s = 0; s < P.nsets && !err; s++) {
+		size_t k = 0;
+		for (size_t b = 0; b < (ordered ? nbase : 1); b++)
+			buf[k++] = base[b];
+		for (size_t i = 0; i < nitem; i++)
+			if (set[i] == s)
+				buf[k++] = item[i];
+		err = plani_add_set(plan, buf, k);
+	}
+	if (!err && !P.nsets) /* only free events */
+		err = plani_add_set(plan, base, ordered ? nbase : 1);
+out:
+	free(req);
+	free(base);
+	free(item);
+	free(buf);
+	free(cost);
+	free(order);
+	free(mem);
+	free(set);
+	free(save);
+	free(best);
+	free(cur);
+	if (err) {
+		pmcf_plan_free(plan);
+		return err;
+	}
+	*out = plan;
+	return 0;
+}

@@ -1,0 +1,350 @@
+/* Unit tests of the planner on a made-up catalogue (4 general counters,
+ * fixed-counter events, two events that exclude each other) and of the
+ * plan.json round trip. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "counters/catalog.h"
+#include "pmcfuse/combine.h"
+#include "pmcfuse/plan.h"
+
+static int toy_check(void *impl, const pmcf_catalog *c, const size_t *idx, size_t n, unsigned pmcs,
+		     char *why, size_t whylen)
+{
+	(void)impl;
+	unsigned cost = 0, cap = pmcs ? pmcs : 4;
+	int cx = 0, cy = 0;
+	for (size_t i = 0; i < n; i++) {
+		const pmcf_event_info *e = pmcf_catalog_at(c, idx[i]);
+		cost += e->cost;
+		cx |= strcmp(e->name, "cx") == 0;
+		cy |= strcmp(e->name, "cy") == 0;
+	}
+	if (cx && cy) {
+		snprintf(why, whylen, "cx and cy exclude each other");
+		return 0;
+	}
+	if (cost > cap) {
+		snprintf(why, whylen, "%u counters needed, %u available", cost, cap);
+		return 0;
+	}
+	return 1;
+}
+
+static const struct pmcfi_catalog_ops toy_ops = {toy_check, NULL};
+
+static pmcf_catalog *toy(void)
+{
+	pmcf_catalog *c;
+	assert_int_equal(pmcfi_catalog_new("toy", &toy_ops, NULL, &c), 0);
+	static const struct {
+		const char *name;
+		unsigned cost;
+	} ev[] = {{"a", 1},    {"b", 1},  {"c", 1},  {"d", 1},  {"e", 1},  {"f", 1},
+		  {"g", 1},    {"h", 1},  {"big1", 2}, {"big2", 2}, {"big3", 2}, {"cx", 1},
+		  {"cy", 1},   {"fix1", 0}, {"fix2", 0}, {"huge", 5}};
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+		pmcf_event_info e = {.name = ev[i].name, .source = PMCF_SRC_SIM, .description = "",
+				     .available = 1, .cost = ev[i].cost,
+				     .constraints = ev[i].cost ? "{\"counters\":[0,1,2,3]}"
+							       : "{\"fixed\":true}"};
+		assert_int_equal(pmcfi_catalog_add(c, &e), 0);
+	}
+	return c;
+}
+
+static pmcf_plan *mkplan(pmcf_catalog *c, const char *const *ev, size_t n, int strategy,
+			 int packing, unsigned pmcs)
+{
+	pmcf_plan_opts o = PMCF_PLAN_OPTS_INIT;
+	o.strategy = strategy;
+	o.packing = packing;
+	o.pmcs = pmcs;
+	pmcf_plan *p = NULL;
+	int err = pmcf_plan_make(c, ev, n, &o, &p);
+	if (err)
+		fail_msg("plan failed: %s (%s)", pmcf_strerror(err), pmcf_errdetail());
+	return p;
+}
+
+/* Every requested event is in some set, every set fits, duration is in
+ * every set; disjoint: no other event twice. */
+static void check_valid(pmcf_catalog *c, const pmcf_plan *p, const char *const *ev, size_t n,
+			int disjoint)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t seen = 0;
+		for (size_t k = 0; k < pmcf_plan_nsets(p); k++) {
+			const char *const *names;
+			size_t m;
+			assert_int_equal(pmcf_plan_set_events(p, k, &names, &m), 0);
+			for (size_t q = 0; q < m; q++)
+				seen += strcmp(names[q], ev[i]) == 0;
+		}
+		if (!seen || (disjoint && seen != 1))
+			fail_msg("event %s in %zu sets", ev[i], seen);
+	}
+	const char *const *first = NULL;
+	size_t nfirst = 0;
+	for (size_t k = 0; k < pmcf_plan_nsets(p); k++) {
+		const char *const *names;
+		size_t m;
+		pmcf_plan_set_events(p, k, &names, &m);
+		assert_string_equal(names[0], "duration");
+		assert_int_equal(pmcf_catalog_check_set(c, names, m, pmcf_plan_pmcs(p), NULL, 0), 1);
+		if (!k) {
+			first = names;
+			nfirst = m;
+		}
+	}
+	(void)first;
+	(void)nfirst;
+}
+
+static void test_lgl_packs_tight(void **state)
+{
+	(void)state;
+	pmcf_catalog *c = toy();
+	static const char *const ev[] = {"a", "b", "c", "d", "e", "f", "g", "h"};
+	pmcf_plan *p = mkplan(c, ev, 8, PMCF_COMBINE_LGL, PMCF_PACK_BEST, 0);
+	assert_int_equal(pmcf_plan_nsets(p), 2);
+	assert_int_equal(pmcf_plan_lower_bound(p), 2);
+	assert_true(pmcf_plan_optimal(p));
+	check_valid(c, p, ev, 8, 1);
+	pmcf_plan_free(p);
+	/* a budget of 3 counters: ceil(8 / 3) = 3 */
+	p = mkplan(c, ev, 8, PMCF_COMBINE_CTC, PMCF_PACK_BEST, 3);
+	assert_int_equal(pmcf_plan_nsets(p), 3);
+	assert_int_equal(pmcf_plan_lower_bound(p), 3);
+	check_valid(c, p, ev, 8, 1);
+	pmcf_plan_free(p);
+	pmcf_catalog_free(c);
+}
+
+/* The papers' greedy packing opens a set at every misfit; first-fit
+ * decreasing does better on this order. */
+static void test_greedy_vs_best(void **state)
+{
+	(void)state;
+	pmcf_catalog *c = toy();
+	static const char *const ev[] = {"a", "big1", "big2", "b", "big3"};
+	pmcf_plan *g = mkplan(c, ev, 5, PMCF_COMBINE_LGL, PMCF_PACK_GREEDY, 0);
+	pmcf_plan *b = mkplan(c, ev, 5, PMCF_COMBINE_LGL, PMCF_PACK_BEST, 0);
+	assert_int_equal(pmcf_plan_nsets(g), 3);
+	assert_int_equal(pmcf_plan_nsets(b), 2);
+	assert_int_equal(pmcf_plan_lower_bound(b), 2);
+	check_valid(c, g, ev, 5, 1);
+	check_valid(c, b, ev, 5, 1);
+	assert_int_equal(pmcf_plan_packing(g), PMCF_PACK_GREEDY);
+	pmcf_plan_free(g);
+	pmcf_plan_free(b);
+	pmcf_catalog_free(c);
+}
+
+/* Incompatible events give a clique bound above the cost bound. */
+static void test_conflicts(void **state)
+{
+	(void)state;
+	pmcf_catalog *c = toy();
+	static const char *const ev[] = {"cx", "cy"};
+	pmcf_plan *p = mkplan(c, ev, 2, PMCF_COMBINE_LGL, PMCF_PACK_BEST, 0);
+	assert_int_equal(pmcf_plan_nsets(p), 2);
+	assert_int_equal(pmcf_plan_lower_bound(p), 2);
+	check_valid(c, p, ev, 2, 1);
+	pmcf_plan_free(p);
+	/* an event that never fits */
+	static const char *const ev2[] = {"a", "huge"};
+	pmcf_plan_opts o = PMCF_PLAN_OPTS_INIT;
+	assert_int_equal(pmcf_plan_make(c, ev2, 2, &o, &p), PMCF_ETOOMANY);
+	assert_non_null(strstr(pmcf_errdetail(), "huge"));
+	static const char *const ev3[] = {"a", "nosuch"};
+	assert_int_equal(pmcf_plan_make(c, ev3, 2, &o, &p), PMCF_EEVENT);
+	pmcf_catalog_free(c);
+}
+
+/* BC: the free events (duration, fixed counters) link every set, so BC
+ * needs no more executions than LGL; --link adds a paid linking event. */
+static void test_bc_links(void **state)
+{
+	(void)state;
+	pmcf_catalog *c = toy();
+	static const char *const ev[] = {"a", "b", "c", "d", "e", "f", "g", "h", "fix1", "fix2"};
+	pmcf_plan *l = mkplan(c, ev, 10, PMCF_COMBINE_LGL, PMCF_PACK_BEST, 0);
+	pmcf_plan *b = mkplan(c, ev, 10, PMCF_COMBINE_BC, PMCF_PACK_BEST, 0);
+	assert_true(pmcf_plan_nsets(b) <= pmcf_plan_nsets(l));
+	check_valid(c, l, ev, 10, 1);
+	check_valid(c, b, ev, 10, 0);
+	const char *const *link;
+	size_t nl;
+	pmcf_plan_link(b, &link, &nl);
+	assert_int_equal(nl, 3); /* duration, fix1, fix2 */
+	for (size_t k = 0; k < pmcf_plan_nsets(b); k++) {
+		const char *const *names;
+		size_t m;
+		pmcf_plan_set_events(b, k, &names, &m);
+		assert_string_equal(names[1], "fix1");
+		assert_string_equal(names[2], "fix2");
+	}
+	pmcf_plan_free(b);
+	pmcf_plan_free(l);
+
+	pmcf_plan_opts o = PMCF_PLAN_OPTS_INIT;
+	static const char *const lk[] = {"a"};
+	o.link = lk;
+	o.nlink = 1;
+	assert_int_equal(pmcf_plan_make(c, ev, 10, &o, &b), 0);
+	/* 7 paid events over 3 free counters per set */
+	assert_int_equal(pmcf_plan_nsets(b), 3);
+	assert_int_equal(pmcf_plan_lower_bound(b), 3);
+	for (size_t k = 0; k < pmcf_plan_nsets(b); k++) {
+		const char *const *names;
+		size_t m, has = 0;
+		pmcf_plan_set_events(b, k, &names, &m);
+		for (size_t q = 0; q < m; q++)
+			has += strcmp(names[q], "a") == 0;
+		assert_int_equal(has, 1);
+	}
+	check_valid(c, b, ev, 10, 0);
+	pmcf_plan_free(b);
+	pmcf_catalog_free(c);
+}
+
+/* Costs 2,2,2,1,1,1,1,1,1 into 4 counters: 12 counters in 3 full sets,
+ * which meets the cost bound (so the plan is proven optimal). */
+static void test_exact_small(void **state)
+{
+	(void)state;
+	pmcf_catalog *c = toy();
+	static const char *const ev[] = {"big1", "big2", "big3", "a", "b", "c", "d", "e", "f"};
+	pmcf_plan *p = mkplan(c, ev, 9, PMCF_COMBINE_LGL, PMCF_PACK_BEST, 0);
+	assert_int_equal(pmcf_plan_nsets(p), 3);
+	assert_int_equal(pmcf_plan_lower_bound(p), 3);
+	check_valid(c, p, ev, 9, 1);
+	pmcf_plan_free(p);
+	pmcf_catalog_free(c);
+}
+
+static void test_json_roundtrip(void **state)
+{
+	(void)state;
+	pmcf_catalog *c = toy();
+	static const char *const ev[] = {"a", "b", "c", "d", "e", "fix1"};
+	pmcf_plan *p = mkplan(c, ev, 6, PMCF_COMBINE_BC, PMCF_PACK_BEST, 2);
+	assert_int_equal(pmcf_plan_set_sim(p, "cholesky,blocks=8"), 0);
+	pmcf_plan_set_seed(p, 7);
+	char *js;
+	assert_int_equal(pmcf_plan_to_json(p, &js), 0);
+	assert_non_null(strstr(js, "\"format\": \"pmcfuse-plan\""));
+	pmcf_plan *q;
+	assert_int_equal(pmcf_plan_from_json(js, &q), 0);
+	assert_int_equal(pmcf_plan_nsets(q), pmcf_plan_nsets(p));
+	assert_int_equal(pmcf_plan_pmcs(q), 2);
+	assert_int_equal(pmcf_plan_seed(q), 7);
+	assert_int_equal(pmcf_plan_strategy(q), PMCF_COMBINE_BC);
+	assert_string_equal(pmcf_plan_sim(q), "cholesky,blocks=8");
+	for (size_t k = 0; k < pmcf_plan_nsets(p); k++) {
+		const char *const *a, *const *b;
+		size_t na, nb;
+		pmcf_plan_set_events(p, k, &a, &na);
+		pmcf_plan_set_events(q, k, &b, &nb);
+		assert_int_equal(na, nb);
+		for (size_t i = 0; i < na; i++)
+			assert_string_equal(a[i], b[i]);
+	}
+	char *js2;
+	assert_int_equal(pmcf_plan_to_json(q, &js2), 0);
+	assert_string_equal(js, js2);
+	/* a program source */
+	static const char *const argv[] = {"./prog", "--n", "10"};
+	assert_int_equal(pmcf_plan_set_program(q, argv, 3), 0);
+	free(js2);
+	assert_int_equal(pmcf_plan_to_json(q, &js2), 0);
+	pmcf_plan_free(q);
+	assert_int_equal(pmcf_plan_from_json(js2, &q), 0);
+	size_t argc;
+	const char *const *av = pmcf_plan_program(q, &argc);
+	assert_int_equal(argc, 3);
+	assert_string_equal(av[2], "10");
+	assert_null(pmcf_plan_sim(q));
+	pmcf_plan_free(q);
+	free(js);
+	free(js2);
+	/* bad input */
+	assert_int_equal(pmcf_plan_from_json("{\"format\":\"pmcfuse-plan\",\"version\":2,\"sets\":[[\"a\"]]}", &q),
+			 PMCF_EVERSION);
+	assert_int_equal(pmcf_plan_from_json("{\"format\":\"other\"}", &q), PMCF_ENOTOURS);
+	assert_int_equal(pmcf_plan_from_json("{\"format\":\"pmcfuse-plan\",\"version\":1,\"sets\":[]}", &q),
+			 PMCF_ESYNTAX);
+	assert_int_equal(pmcf_plan_from_json("{\"format\":\"pmcfuse-plan\",\"version\":1,\"sets\":[[1]]}", &q),
+			 PMCF_ESYNTAX);
+	assert_int_equal(pmcf_plan_from_json("{\"form", &q), PMCF_ESYNTAX);
+	assert_int_equal(pmcf_plan_load("/nonexistent/plan.json", &q), -2 /* -ENOENT */);
+	pmcf_plan_free(p);
+	pmcf_catalog_free(c);
+}
+
+/* --from: overlaps chosen by correlation in a pilot profile's truth. */
+static void test_correlated(void **state)
+{
+	(void)state;
+	pmcf_catalog *c = toy();
+	static const char *const ev[] = {"a", "b", "c", "d", "e", "f", "g", "h"};
+	pmcf_profile *pilot;
+	assert_int_equal(pmcf_profile_new(&pilot), 0);
+	uint32_t t;
+	pmcf_profile_type_add(pilot, PMCF_XU_TASK, "t", "", &t);
+	for (size_t i = 0; i < 50; i++) {
+		pmcf_xu xu = {.type = t, .start_ns = i, .end_ns = i + 1, .label = "", .parent_label = ""};
+		assert_int_equal(pmcf_profile_xu_add(pilot, &xu, NULL), 0);
+	}
+	for (size_t e = 0; e < 8; e++) {
+		size_t k;
+		assert_int_equal(pmcf_profile_truth_event_add(pilot, ev[e], &k), 0);
+		double *col = pmcf_profile_truth_column(pilot, k);
+		for (size_t i = 0; i < 50; i++) /* a..d follow i, e..h follow i*i%17 */
+			col[i] = e < 4 ? (double)i * (double)(e + 1) + (double)(e * i % 3)
+				       : (double)((i * i) % 17) * (double)e + (double)(i % 2);
+	}
+	pmcf_plan_opts o = PMCF_PLAN_OPTS_INIT;
+	const pmcf_profile *pilots[1] = {pilot};
+	o.pilots = pilots;
+	o.npilots = 1;
+	pmcf_plan *p;
+	assert_int_equal(pmcf_plan_make(c, ev, 8, &o, &p), 0);
+	check_valid(c, p, ev, 8, 0);
+	/* every set after the first shares an event besides duration with the ones before */
+	for (size_t k = 1; k < pmcf_plan_nsets(p); k++) {
+		const char *const *names;
+		size_t m, shared = 0;
+		pmcf_plan_set_events(p, k, &names, &m);
+		for (size_t q = 1; q < m; q++)
+			for (size_t j = 0; j < k; j++) {
+				const char *const *prev;
+				size_t mp;
+				pmcf_plan_set_events(p, j, &prev, &mp);
+				for (size_t r = 1; r < mp; r++)
+					shared += strcmp(prev[r], names[q]) == 0;
+			}
+		assert_true(shared > 0);
+	}
+	pmcf_plan_free(p);
+	pmcf_profile_free(pilot);
+	pmcf_catalog_free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lgl_packs_tight),  cmocka_unit_test(test_greedy_vs_best),
+		cmocka_unit_test(test_conflicts),        cmocka_unit_test(test_bc_links),
+		cmocka_unit_test(test_exact_small),      cmocka_unit_test(test_json_roundtrip),
+		cmocka_unit_test(test_correlated),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

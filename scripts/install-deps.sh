@@ -12,6 +12,7 @@ PACKAGES=(
 	libcmocka-dev                      # unit tests
 	jq                                 # end-to-end tests read JSON output
 	linux-perf                         # perf, for comparisons and instruction mixes
+	clang-16 libomp-16-dev             # OpenMP examples and the OMPT collector (libomp has OMPT)
 )
 
 missing=()

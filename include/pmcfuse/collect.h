@@ -1,0 +1,65 @@
+/* pmcfuse — collecting a real program: run it under the OMPT tool
+ * libpmcfuse-ompt.so with one perf_event group per thread, and turn the
+ * per-thread record files into a profile (one XU per OpenMP task instance,
+ * loop chunk or static iteration range, task-API task, or thread). */
+#ifndef PMCFUSE_COLLECT_H
+#define PMCFUSE_COLLECT_H
+
+#include "pmcfuse/profile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct pmcf_collect_opts {
+	size_t size;            /* sizeof(pmcf_collect_opts): set it, zero the rest */
+	unsigned pmcs;          /* counter budget for the set check (0: the machine's) */
+	const char *record_dir; /* folder for the record files (created when missing,
+				   kept); NULL: a temporary folder, removed afterwards */
+	const char *tool_path;  /* libpmcfuse-ompt.so; NULL: $PMCF_OMPT_TOOL, then beside
+				   the running executable, then the install location */
+	unsigned chunk_kb;      /* record file chunk per thread (0: 8192 KiB) */
+} pmcf_collect_opts;
+
+typedef struct pmcf_exit_info {
+	int exited;      /* 1: exited with status; 0: killed by signal */
+	int status;      /* exit status when exited */
+	int signal;      /* the signal when killed */
+	int complete;    /* 1 when the program exited with status 0 */
+	int ompt;        /* 1 when an OMPT runtime loaded the tool */
+	int fallback;    /* 1 when the profile has one XU per thread */
+	size_t xus;      /* XUs in the profile */
+	size_t incomplete_xus; /* XUs begun but not finished (not in the profile) */
+	size_t multiplexed_xus; /* XUs whose counters were not always running */
+	char message[512]; /* one line on anything abnormal, "" when none */
+} pmcf_exit_info;
+
+/* Runs argv (argv[0] looked up in PATH; environment inherited, plus
+ * OMP_TOOL_LIBRARIES and LD_PRELOAD naming the tool) counting events[0..n)
+ * (names of the "perf" catalogue; "duration" is implicit and skipped), waits
+ * for it and builds the profile into *out (free with pmcf_profile_free), with
+ * metadata: program, args, binary_sha256, cwd, host, kernel, cpu_model, pmu,
+ * start_time, source=perf, pmcs, exit_status, complete, OMP_* environment
+ * ("omp_env", a JSON object), collector mode.
+ *
+ * When the program fails (non-zero status, signal) the profile is still
+ * built from what was recorded, marked complete=0, and the call returns
+ * PMCF_EPROGRAM with *out set: the caller saves it and reports exit_info.
+ * Other errors leave *out NULL: PMCF_EEVENT (unknown event or one the
+ * kernel refuses), PMCF_ETOOMANY (the set does not fit), PMCF_EPARANOID,
+ * PMCF_ENOENT (the program or the tool cannot be found), -errno.
+ * pmcf_errdetail() says more. exit_info may be NULL. */
+PMCF_API int pmcf_collect_program(char *const argv[], const char *const *events, size_t nevents,
+				  const pmcf_collect_opts *opts, pmcf_profile **out,
+				  pmcf_exit_info *exit_info);
+
+/* Builds the profile from a record folder written by an earlier run (e.g.
+ * with record_dir set): same XUs and labels, metadata limited to what the
+ * folder holds. events as given to that run. */
+PMCF_API int pmcf_collect_read_dir(const char *dir, const char *const *events, size_t nevents,
+				   pmcf_profile **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,515 @@
+/* pmcf_collect_program: checks and encodes the event set, runs the program
+ * under libpmcfuse-ompt.so (OMP_TOOL_LIBRARIES + LD_PRELOAD), waits, reads
+ * the per-thread record files into a profile and adds the metadata. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <jansson.h>
+#include "collect/reader.h"
+#include "collect/rec.h"
+#include "collect/sha256.h"
+#include "counters/perf.h"
+#include "counters/perf_group.h"
+#include "pmcfuse/collect.h"
+#include "pmcfuse/events.h"
+#include "util/internal.h"
+
+#ifndef PMCF_OMPT_TOOL_INSTALLED
+#define PMCF_OMPT_TOOL_INSTALLED "/usr/local/lib/pmcfuse/libpmcfuse-ompt.so"
+#endif
+#define TOOL_NAME "libpmcfuse-ompt.so"
+
+extern char **environ;
+
+static int find_tool(const pmcf_collect_opts *o, char *out, size_t len)
+{
+	const char *cand[4] = {o && o->tool_path ? o->tool_path : NULL, getenv("PMCF_OMPT_TOOL"), NULL,
+			       PMCF_OMPT_TOOL_INSTALLED};
+	char exe[PATH_MAX], beside[PATH_MAX + 64];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(beside, sizeof(beside), "%s/%s", exe, TOOL_NAME);
+			cand[2] = beside;
+		}
+	}
+	for (int i = 0; i < 4; i++)
+		if (cand[i] && *cand[i] && access(cand[i], R_OK) == 0) {
+			if (!realpath(cand[i], out))
+				snprintf(out, len, "%s", cand[i]);
+			return 0;
+		}
+	return pmcfi_fail(PMCF_ENOENT,
+			  "cannot find the collector %s (set PMCF_OMPT_TOOL to its path)", TOOL_NAME);
+}
+
+/* argv[0] as execvp would find it; 0 or PMCF_ENOENT. */
+static int find_program(const char *name, char *out, size_t len)
+{
+	if (strchr(name, '/')) {
+		if (access(name, X_OK) != 0)
+			return pmcfi_fail(PMCF_ENOENT, "cannot run '%s': %s", name, strerror(errno));
+		if (!realpath(name, out))
+			snprintf(out, len, "%s", name);
+		return 0;
+	}
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t l = strcspn(path, ":");
+		char cand[PATH_MAX];
+		snprintf(cand, sizeof(cand), "%.*s/%s", (int)l, l ? path : ".", name);
+		if (access(cand, X_OK) == 0) {
+			if (!realpath(cand, out))
+				snprintf(out, len, "%s", cand);
+			return 0;
+		}
+		path += l + (path[l] == ':');
+	}
+	return pmcfi_fail(PMCF_ENOENT, "cannot run '%s': not found in PATH", name);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	char p[PATH_MAX + 300];
+	while ((de = readdir(d)) != NULL) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+		unlink(p);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+/* "name=value" in a fresh string; NULL on allocation failure. */
+static char *env_pair(const char *name, const char *value)
+{
+	size_t l = strlen(name) + strlen(value) + 2;
+	char *s = malloc(l);
+	if (s)
+		snprintf(s, l, "%s=%s", name, value);
+	return s;
+}
+
+static char **child_env(const char *tool, const char *dir, const char *events, const char *names,
+			unsigned chunk_kb)
+{
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **env = calloc(n + 8, sizeof(*env));
+	if (!env)
+		return NULL;
+	size_t k = 0;
+	const char *preload = getenv("LD_PRELOAD");
+	for (size_t i = 0; i < n; i++) {
+		const char *e = environ[i];
+		if (!strncmp(e, "LD_PRELOAD=", 11) || !strncmp(e, "OMP_TOOL_LIBRARIES=", 19) ||
+		    !strncmp(e, "OMP_TOOL=", 9) || !strncmp(e, "PMCF_COLLECT_", 13))
+			continue;
+		env[k++] = (char *)e;
+	}
+	char pre[PATH_MAX * 2 + 8], chunk[32];
+	snprintf(pre, sizeof(pre), "%s%s%s", tool, preload && *preload ? " " : "",
+		 preload ? preload : "");
+	snprintf(chunk, sizeof(chunk), "%u", chunk_kb ? chunk_kb : 8192);
+	size_t first = k;
+	env[k++] = env_pair("LD_PRELOAD", pre);
+	env[k++] = env_pair("OMP_TOOL_LIBRARIES", tool);
+	env[k++] = env_pair("OMP_TOOL", "enabled");
+	env[k++] = env_pair(PMCFI_ENV_DIR, dir);
+	env[k++] = env_pair(PMCFI_ENV_EVENTS, events);
+	env[k++] = env_pair(PMCFI_ENV_NAMES, names);
+	env[k++] = env_pair(PMCFI_ENV_CHUNK, chunk);
+	for (size_t i = first; i < k; i++)
+		if (!env[i]) {
+			for (size_t j = first; j < k; j++)
+				free(env[j]);
+			free(env);
+			return NULL;
+		}
+	return env;
+}
+
+static void free_env(char **env)
+{
+	if (!env)
+		return;
+	/* the last 7 entries are ours */
+	size_t k = 0;
+	while (env[k])
+		k++;
+	for (size_t i = k >= 7 ? k - 7 : 0; i < k; i++)
+		free(env[i]);
+	free(env);
+}
+
+/* ---- metadata ---------------------------------------------------------------- */
+static void read_line(const char *path, const char *key, char *out, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	out[0] = '\0';
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (key && strncmp(line, key, strlen(key)) != 0)
+			continue;
+		char *v = key ? strchr(line, ':') : line;
+		if (!v)
+			continue;
+		v += key ? 1 : 0;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		v[strcspn(v, "\n")] = '\0';
+		snprintf(out, len, "%s", v);
+		break;
+	}
+	fclose(f);
+}
+
+static void pmu_name(char *out, size_t len)
+{
+	char caps[128];
+	out[0] = '\0';
+	if (access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ||
+	    access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0) {
+		read_line("/sys/bus/event_source/devices/cpu/caps/pmu_name", NULL, caps, sizeof(caps));
+		snprintf(out, len, "cpu%s%s%s", caps[0] ? " (" : "", caps, caps[0] ? ")" : "");
+	} else
+		snprintf(out, len, "none");
+}
+
+static int add_meta(pmcf_profile *p, char *const argv[], const char *program, const char *tool,
+		    unsigned pmcs, const pmcf_exit_info *ei, time_t start)
+{
+	char buf[1024], hex[65];
+	json_t *args = json_array(), *omp = json_object();
+	int err = 0;
+	if (!args || !omp) {
+		json_decref(args);
+		json_decref(omp);
+		return PMCF_ENOMEM;
+	}
+	for (size_t i = 1; argv[i]; i++)
+		json_array_append_new(args, json_string(argv[i]));
+	for (size_t i = 0; environ[i]; i++)
+		if (!strncmp(environ[i], "OMP_", 4) && strncmp(environ[i], "OMP_TOOL", 8)) {
+			const char *eq = strchr(environ[i], '=');
+			if (eq) {
+				snprintf(buf, sizeof(buf), "%.*s", (int)(eq - environ[i]), environ[i]);
+				json_object_set_new(omp, buf, json_string(eq + 1));
+			}
+		}
+	char *a = json_dumps(args, JSON_COMPACT), *o = json_dumps(omp, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(args);
+	json_decref(omp);
+	struct utsname u;
+	uname(&u);
+	struct tm tm;
+	gmtime_r(&start, &tm);
+	char iso[64];
+	strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	char cpu[256], pmu[160], status[64], pm[32], cwd[PATH_MAX];
+	read_line("/proc/cpuinfo", "model name", cpu, sizeof(cpu));
+	pmu_name(pmu, sizeof(pmu));
+	if (ei->exited)
+		snprintf(status, sizeof(status), "%d", ei->status);
+	else
+		snprintf(status, sizeof(status), "signal %d", ei->signal);
+	snprintf(pm, sizeof(pm), "%u", pmcs);
+	if (!getcwd(cwd, sizeof(cwd)))
+		cwd[0] = '\0';
+	const char *mode = ei->ompt ? "ompt" : ei->fallback ? "threads" : "task-api";
+	struct {
+		const char *k, *v;
+	} kv[] = {
+		{PMCF_META_PROGRAM, program},
+		{PMCF_META_ARGS, a ? a : "[]"},
+		{PMCF_META_BINARY_SHA256, pmcfi_sha256_file(program, hex) == 0 ? hex : ""},
+		{PMCF_META_CWD, cwd},
+		{PMCF_META_HOST, u.nodename},
+		{PMCF_META_KERNEL, u.release},
+		{PMCF_META_CPU_MODEL, cpu},
+		{PMCF_META_PMU, pmu},
+		{PMCF_META_START_TIME, iso},
+		{PMCF_META_SOURCE, "perf"},
+		{PMCF_META_PMCS, pm},
+		{PMCF_META_MULTIPLEX, "none"},
+		{PMCF_META_EXIT_STATUS, status},
+		{PMCF_META_COMPLETE, ei->complete ? "1" : "0"},
+		{PMCF_META_PMCFUSE_VERSION, pmcf_version()},
+		{"omp_env", o ? o : "{}"},
+		{"collector", mode},
+		{"collector_tool", tool},
+	};
+	for (size_t i = 0; i < PMCF_ARRAY_SIZE(kv) && !err; i++)
+		err = pmcf_profile_meta_set(p, kv[i].k, kv[i].v);
+	free(a);
+	free(o);
+	return err;
+}
+
+/* ---- the run ------------------------------------------------------------------- */
+static int encode_events(const char *const *events, size_t n, unsigned pmcs,
+			 struct perf_event_attr *attrs, const char **names, size_t *nout)
+{
+	pmcf_catalog *c = NULL;
+	int err = pmcf_catalog_perf(0, &c);
+	if (err)
+		return err;
+	size_t k = 0;
+	for (size_t i = 0; i < n && !err; i++) {
+		if (!strcmp(events[i], PMCF_EVENT_DURATION))
+			continue;
+		if (k == PMCFI_PGROUP_MAX) {
+			err = pmcfi_fail(PMCF_ETOOMANY, "at most %d events per execution",
+					 PMCFI_PGROUP_MAX);
+			break;
+		}
+		long ix = pmcf_catalog_find(c, events[i]);
+		if (ix < 0) {
+			err = pmcfi_fail(PMCF_EEVENT, "unknown event '%s'", events[i]);
+			break;
+		}
+		names[k] = events[i];
+		err = pmcfi_perf_encode(c, events[i], &attrs[k]);
+		k++;
+	}
+	if (!err && k) {
+		char why[512] = "";
+		int ok = pmcf_catalog_check_set(c, names, k, pmcs, why, sizeof(why));
+		if (ok < 0)
+			err = ok;
+		else if (ok == 0)
+			err = pmcfi_fail(PMCF_ETOOMANY, "%s", why[0] ? why : "the events do not fit together");
+	}
+	pmcf_catalog_free(c);
+	*nout = k;
+	return err;
+}
+
+static int run_child(char *const argv[], const char *program, char **env, pmcf_exit_info *ei)
+{
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) != 0)
+		return pmcfi_fail(-errno, "pipe: %s", strerror(errno));
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		return pmcfi_fail(-e, "cannot start '%s': %s", argv[0], strerror(e));
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		execve(program, argv, env);
+		int e = errno;
+		if (write(pfd[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(pfd[1]);
+	int child_errno = 0;
+	ssize_t got;
+	while ((got = read(pfd[0], &child_errno, sizeof(child_errno))) < 0 && errno == EINTR)
+		;
+	close(pfd[0]);
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return pmcfi_fail(-errno, "waitpid: %s", strerror(errno));
+	if (got == (ssize_t)sizeof(child_errno))
+		return pmcfi_fail(PMCF_ENOENT, "cannot run '%s': %s", argv[0], strerror(child_errno));
+	ei->exited = WIFEXITED(st);
+	ei->status = WIFEXITED(st) ? WEXITSTATUS(st) : 0;
+	ei->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+	ei->complete = ei->exited && ei->status == 0;
+	return 0;
+}
+
+static void events_env(const struct perf_event_attr *a, size_t n, const char **names, char *ev,
+		       size_t evlen, char *nm, size_t nmlen)
+{
+	size_t o = 0, q = 0;
+	ev[0] = nm[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		unsigned xk = (a[i].exclude_kernel ? 1u : 0u) | (a[i].exclude_hv ? 2u : 0u);
+		o += (size_t)snprintf(ev + o, o < evlen ? evlen - o : 0,
+				      "%s%u:%llx:%llx:%llx:%u", i ? "," : "", a[i].type,
+				      (unsigned long long)a[i].config, (unsigned long long)a[i].config1,
+				      (unsigned long long)a[i].config2, xk);
+		q += (size_t)snprintf(nm + q, q < nmlen ? nmlen - q : 0, "%s%s", i ? "," : "", names[i]);
+	}
+}
+
+int pmcf_collect_program(char *const argv[], const char *const *events, size_t nevents,
+			 const pmcf_collect_opts *opts, pmcf_profile **out, pmcf_exit_info *exit_info)
+{
+	pmcf_exit_info local;
+	pmcf_exit_info *ei = exit_info ? exit_info : &local;
+	memset(ei, 0, sizeof(*ei));
+	pmcfi_clear_error();
+	*out = NULL;
+	if (!argv || !argv[0] || (nevents && !events))
+		return pmcfi_fail(PMCF_EINVAL, "no program to run");
+	if (opts && opts->size && opts->size < offsetof(pmcf_collect_opts, chunk_kb))
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_collect_opts.size too small");
+	unsigned pmcs = opts ? opts->pmcs : 0;
+	struct perf_event_attr attrs[PMCFI_PGROUP_MAX];
+	const char *names[PMCFI_PGROUP_MAX];
+	size_t n = 0;
+	char tool[PATH_MAX], program[PATH_MAX];
+	int err = encode_events(events, nevents, pmcs, attrs, names, &n);
+	if (!err)
+		err = find_tool(opts, tool, sizeof(tool));
+	if (!err)
+		err = find_program(argv[0], program, sizeof(program));
+	if (err)
+		return err;
+	/* The same group in this process first: clear errors before the run. */
+	struct pmcfi_pgroup g;
+	if ((err = pmcfi_pgroup_open(&g, attrs, names, (int)n, PMCFI_PGROUP_NO_RDPMC)) != 0)
+		return err;
+	pmcfi_pgroup_close(&g);
+
+	char dir[PATH_MAX];
+	int temp = !(opts && opts->record_dir);
+	if (temp) {
+		const char *tmp = getenv("TMPDIR");
+		snprintf(dir, sizeof(dir), "%s/pmcfuse-rec-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(dir))
+			return pmcfi_fail(-errno, "cannot create a record folder: %s", strerror(errno));
+	} else {
+		snprintf(dir, sizeof(dir), "%s", opts->record_dir);
+		if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+			return pmcfi_fail(-errno, "cannot create %s: %s", dir, strerror(errno));
+	}
+	char evs[PMCFI_PGROUP_MAX * 80], nms[4096];
+	events_env(attrs, n, names, evs, sizeof(evs), nms, sizeof(nms));
+	char **env = child_env(tool, dir, evs, nms, opts ? opts->chunk_kb : 0);
+	if (!env) {
+		if (temp)
+			remove_dir(dir);
+		return PMCF_ENOMEM;
+	}
+	time_t start = time(NULL);
+	uint64_t t0 = now_ns();
+	err = run_child(argv, program, env, ei);
+	free_env(env);
+	pmcf_profile *p = NULL;
+	struct pmcfi_collect_stats st;
+	if (!err)
+		err = pmcf_profile_new(&p);
+	if (!err)
+		err = pmcfi_collect_read(dir, names, n, t0, p, &st);
+	if (!err && st.tool_error[0] && st.xus == 0)
+		err = pmcfi_fail(PMCF_ENOTSUP, "the collector could not count in the program: %s",
+				 st.tool_error);
+	if (!err) {
+		ei->ompt = st.ompt;
+		ei->fallback = st.fallback;
+		ei->xus = st.xus;
+		ei->incomplete_xus = st.incomplete;
+		ei->multiplexed_xus = st.multiplexed;
+		if (st.multiplexed)
+			pmcfi_log(PMCF_LOG_WARN,
+				  "%zu XUs have values from counters that were not always running "
+				  "(time_running < time_enabled); see their coverage",
+				  st.multiplexed);
+		if (st.dropped)
+			pmcfi_log(PMCF_LOG_WARN, "%zu records were lost (record files could not grow)",
+				  st.dropped);
+		if (!st.ompt && !st.api)
+			pmcfi_log(PMCF_LOG_INFO,
+				  "no OMPT runtime in %s (not clang/libomp?): one XU per thread", argv[0]);
+		else if (st.ompt_missing[0])
+			pmcfi_log(PMCF_LOG_WARN, "the OpenMP runtime did not grant OMPT callbacks: %s",
+				  st.ompt_missing);
+		if (!ei->complete || st.dropped) {
+			if (ei->complete)
+				ei->complete = 0;
+			if (!ei->exited)
+				snprintf(ei->message, sizeof(ei->message),
+					 "'%s' was killed by signal %d (%s); the profile keeps the %zu XUs "
+					 "recorded and is marked incomplete",
+					 argv[0], ei->signal, strsignal(ei->signal), st.xus);
+			else if (ei->status)
+				snprintf(ei->message, sizeof(ei->message),
+					 "'%s' exited with status %d; the profile keeps the %zu XUs "
+					 "recorded and is marked incomplete",
+					 argv[0], ei->status, st.xus);
+			else
+				snprintf(ei->message, sizeof(ei->message),
+					 "%zu records were lost; the profile is marked incomplete",
+					 st.dropped);
+		}
+		err = add_meta(p, argv, program, tool, pmcs, ei, start);
+	}
+	if (temp)
+		remove_dir(dir);
+	if (err) {
+		pmcf_profile_free(p);
+		return err;
+	}
+	*out = p;
+	if (!ei->complete)
+		return pmcfi_fail(PMCF_EPROGRAM, "%s", ei->message);
+	return 0;
+}
+
+int pmcf_collect_read_dir(const char *dir, const char *const *events, size_t nevents,
+			  pmcf_profile **out)
+{
+	const char *names[PMCFI_PGROUP_MAX];
+	size_t n = 0;
+	pmcfi_clear_error();
+	*out = NULL;
+	for (size_t i = 0; i < nevents; i++)
+		if (strcmp(events[i], PMCF_EVENT_DURATION)) {
+			if (n == PMCFI_PGROUP_MAX)
+				return pmcfi_fail(PMCF_ETOOMANY, "too many events");
+			names[n++] = events[i];
+		}
+	pmcf_profile *p;
+	struct pmcfi_collect_stats st;
+	int err = pmcf_profile_new(&p);
+	if (err)
+		return err;
+	if ((err = pmcfi_collect_read(dir, names, n, 0, p, &st)) == 0)
+		err = pmcf_profile_meta_set(p, PMCF_META_SOURCE, "perf");
+	if (err) {
+		pmcf_profile_free(p);
+		return err;
+	}
+	*out = p;
+	return 0;
+}

@@ -1,0 +1,285 @@
+/* The OMPT side of libpmcfuse-ompt.so: turns OpenMP events into the XUs of
+ * fuse-openmp §2 (explicit task instances, loop chunks, static iteration
+ * ranges) and the creation-tree records the reader labels per §4.1. */
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <omp-tools.h>
+#include "collect/rt.h"
+
+/* task_data: explicit task = node << 1 | 1; implicit task = struct rt_itask *. */
+static inline uint64_t tag_explicit(uint64_t node) { return node << 1 | 1; }
+
+static struct rt_itask *as_itask(ompt_data_t *d)
+{
+	return d && d->value && !(d->value & 1) ? (struct rt_itask *)d->ptr : NULL;
+}
+
+/* The creating context of a construct encountered in task d (fuse-openmp
+ * §4.1's par): the running explicit task, the running loop chunk/range, the
+ * parallel region (forced TID rank), or the root. */
+static uint64_t context(ompt_data_t *d, uint32_t *flags, uint64_t *a, uint64_t *b)
+{
+	*flags = 0;
+	*a = *b = 0;
+	if (!d || !d->value)
+		return PMCFI_ROOT;
+	if (d->value & 1)
+		return d->value >> 1;
+	struct rt_itask *it = d->ptr;
+	if (it->active_xu)
+		return it->active_xu;
+	if (it->initial)
+		return PMCFI_ROOT;
+	*flags = PMCFI_F_FORCED;
+	*a = it->tid;
+	*b = it->team;
+	return it->par_node;
+}
+
+static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
+{
+	(void)type;
+	(void)thread_data;
+	rt_self();
+}
+
+static void on_parallel_begin(ompt_data_t *encountering, const ompt_frame_t *frame,
+			      ompt_data_t *parallel, unsigned int requested, int flags,
+			      const void *ra)
+{
+	(void)frame;
+	(void)requested;
+	(void)flags;
+	struct rt_thread *t = rt_self();
+	if (!t)
+		return;
+	uint32_t f;
+	uint64_t a, b, parent = context(encountering, &f, &a, &b);
+	parallel->value = rt_node(t, PMCFI_K_PARALLEL, parent, (uint64_t)(uintptr_t)ra, a, b, f);
+}
+
+static void on_implicit_task(ompt_scope_endpoint_t ep, ompt_data_t *parallel, ompt_data_t *task,
+			     unsigned int team, unsigned int index, int flags)
+{
+	struct rt_thread *t = rt_self();
+	if (!t)
+		return;
+	if (ep == ompt_scope_begin) {
+		if (t->nitasks == RT_MAX_NEST) {
+			task->value = 0;
+			return;
+		}
+		struct rt_itask *it = &t->itasks[t->nitasks++];
+		memset(it, 0, sizeof(*it));
+		it->initial = (flags & ompt_task_initial) != 0;
+		it->par_node = it->initial || !parallel ? PMCFI_ROOT : parallel->value;
+		it->tid = index;
+		it->team = team;
+		task->ptr = it;
+		return;
+	}
+	struct rt_itask *it = as_itask(task);
+	if (!it)
+		return;
+	if (it->active_xu)
+		rt_seg_end(t, it->active_xu, 1);
+	if (t->nitasks > 0 && &t->itasks[t->nitasks - 1] == it)
+		t->nitasks--;
+	task->value = 0;
+}
+
+static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame, ompt_data_t *task,
+			   int flags, int has_dependences, const void *ra)
+{
+	(void)frame;
+	(void)has_dependences;
+	if (!(flags & ompt_task_explicit)) {
+		task->value = 0;
+		return;
+	}
+	struct rt_thread *t = rt_self();
+	if (!t) {
+		task->value = 0;
+		return;
+	}
+	uint32_t f;
+	uint64_t a, b, parent = context(encountering, &f, &a, &b);
+	uint64_t node = rt_node(t, PMCF_XU_TASK, parent, (uint64_t)(uintptr_t)ra, a, b, f);
+	task->value = tag_explicit(node);
+}
+
+/* The XU a task runs when it is scheduled: itself, or its loop chunk. */
+static uint64_t running_xu(ompt_data_t *d)
+{
+	if (!d || !d->value)
+		return 0;
+	if (d->value & 1)
+		return d->value >> 1;
+	return ((struct rt_itask *)d->ptr)->active_xu;
+}
+
+static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
+{
+	if (status == ompt_task_early_fulfill || status == ompt_task_late_fulfill)
+		return;
+	struct rt_thread *t = rt_self();
+	if (!t)
+		return;
+	uint64_t p = running_xu(prior);
+	if (p) {
+		int final = (prior->value & 1) &&
+			    (status == ompt_task_complete || status == ompt_task_cancel ||
+			     status == ompt_task_detach);
+		rt_seg_end(t, p, final);
+	}
+	uint64_t n = running_xu(next);
+	if (n)
+		rt_seg_begin(t, n);
+}
+
+/* Static or dynamic schedule? libomp reports both as ompt_work_loop; the
+ * call at the construct's return address tells: __kmpc_for_static_init_*
+ * or __kmpc_dispatch_init_*. The call is direct (e8) or through the GOT
+ * (ff 15); a PLT stub (ff 25, possibly after endbr64/bnd) is followed. */
+static const void *static_inits[8];
+static int nstatic_inits;
+
+static const void *follow_plt(const unsigned char *p)
+{
+	int32_t d;
+	if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa)
+		p += 4;
+	if (p[0] == 0xf2)
+		p++;
+	if (p[0] == 0xff && p[1] == 0x25) {
+		memcpy(&d, p + 2, 4);
+		const void *const *slot = (const void *const *)(p + 6 + d);
+		return *slot;
+	}
+	return p;
+}
+
+static int is_static_loop(const void *ra)
+{
+	const unsigned char *r = ra;
+	const void *target = NULL;
+	int32_t d;
+	if (!r)
+		return 0;
+	if (r[-5] == 0xe8) {
+		memcpy(&d, r - 4, 4);
+		target = follow_plt(r + d);
+	} else if (r[-6] == 0xff && r[-5] == 0x15) {
+		memcpy(&d, r - 4, 4);
+		target = *(const void *const *)(r + d);
+	}
+	for (int i = 0; i < nstatic_inits; i++)
+		if (target == static_inits[i])
+			return 1;
+	return 0;
+}
+
+static void on_work(ompt_work_t kind, ompt_scope_endpoint_t ep, ompt_data_t *parallel,
+		    ompt_data_t *task, uint64_t count, const void *ra)
+{
+	(void)parallel;
+	(void)count;
+	if (kind != ompt_work_loop && !(kind >= ompt_work_loop_static && kind <= ompt_work_loop_other))
+		return;
+	struct rt_thread *t = rt_self();
+	struct rt_itask *it = as_itask(task);
+	if (!t || !it)
+		return;
+	if (ep == ompt_scope_begin) {
+		it->ws++;
+		it->loop_static = kind == ompt_work_loop_static ||
+				  (kind == ompt_work_loop && is_static_loop(ra));
+		it->loop_addr = (uint64_t)(uintptr_t)ra;
+		uint32_t f = it->loop_static ? PMCFI_F_STATIC : 0;
+		uint64_t parent = it->initial ? PMCFI_ROOT : it->par_node;
+		it->loop_node = rt_node(t, PMCFI_K_LOOP, parent, it->loop_addr, it->ws, 0, f);
+		return;
+	}
+	if (it->active_xu)
+		rt_seg_end(t, it->active_xu, 1);
+	it->active_xu = 0;
+	it->loop_node = 0;
+}
+
+static void on_dispatch(ompt_data_t *parallel, ompt_data_t *task, ompt_dispatch_t kind,
+			ompt_data_t instance)
+{
+	(void)parallel;
+	if (kind != ompt_dispatch_ws_loop_chunk)
+		return;
+	struct rt_thread *t = rt_self();
+	struct rt_itask *it = as_itask(task);
+	if (!t || !it || !it->loop_node)
+		return;
+	const ompt_dispatch_chunk_t *c = instance.ptr;
+	if (it->active_xu)
+		rt_seg_end(t, it->active_xu, 1);
+	uint32_t xk = it->loop_static ? PMCF_XU_LOOP_RANGE : PMCF_XU_LOOP_CHUNK;
+	it->active_xu = rt_node(t, xk, it->loop_node, it->loop_addr, c->start, c->iterations, 0);
+	rt_seg_begin(t, it->active_xu);
+}
+
+static int ompt_init(ompt_function_lookup_t lookup, int initial_device, ompt_data_t *tool_data)
+{
+	(void)initial_device;
+	(void)tool_data;
+	ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
+	if (!set)
+		return 0;
+	static const char *const inits[] = {"__kmpc_for_static_init_4", "__kmpc_for_static_init_4u",
+					    "__kmpc_for_static_init_8", "__kmpc_for_static_init_8u"};
+	for (size_t i = 0; i < sizeof(inits) / sizeof(inits[0]); i++) {
+		void *f = dlsym(RTLD_DEFAULT, inits[i]);
+		if (f)
+			static_inits[nstatic_inits++] = f;
+	}
+	struct {
+		ompt_callbacks_t which;
+		ompt_callback_t fn;
+		const char *name;
+	} cbs[] = {
+		{ompt_callback_thread_begin, (ompt_callback_t)on_thread_begin, "thread_begin"},
+		{ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin, "parallel_begin"},
+		{ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task, "implicit_task"},
+		{ompt_callback_task_create, (ompt_callback_t)on_task_create, "task_create"},
+		{ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule, "task_schedule"},
+		{ompt_callback_work, (ompt_callback_t)on_work, "work"},
+		{ompt_callback_dispatch, (ompt_callback_t)on_dispatch, "dispatch"},
+	};
+	char missing[256] = "";
+	for (size_t i = 0; i < sizeof(cbs) / sizeof(cbs[0]); i++) {
+		int r = set(cbs[i].which, cbs[i].fn);
+		if (r != ompt_set_always) {
+			size_t l = strlen(missing);
+			snprintf(missing + l, sizeof(missing) - l, "%s%s", l ? "," : "", cbs[i].name);
+		}
+	}
+	rt_mark("ompt-callbacks", missing[0] ? missing : "all");
+	return 1;
+}
+
+static void ompt_fini(ompt_data_t *tool_data)
+{
+	(void)tool_data;
+	rt_write_maps();
+}
+
+__attribute__((visibility("default"))) ompt_start_tool_result_t *
+ompt_start_tool(unsigned int omp_version, const char *runtime_version);
+ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version)
+{
+	static ompt_start_tool_result_t result = {ompt_init, ompt_fini, {0}};
+	if (rt_process_init() != 0)
+		return NULL;
+	char text[256];
+	snprintf(text, sizeof(text), "%u %s\n", omp_version, runtime_version ? runtime_version : "");
+	rt_mark("ompt", text);
+	return &result;
+}

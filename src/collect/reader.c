@@ -1,0 +1,885 @@
+/* The collector's reader: record files -> profile. Nodes of the creation
+ * tree get labels (fuse-openmp §4.1 for OpenMP constructs, fuse-task-parallel
+ * §3.1 for the task API); XUs sum their segments ("the XU is the sum of its
+ * parts", fuse-openmp §2); code addresses become module-relative. */
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "collect/reader.h"
+#include "collect/rec.h"
+#include "util/internal.h"
+
+struct node {
+	uint32_t pid, kind, flags, thread;
+	uint64_t id, parent, addr, a, b, t0, seq;
+	long parent_ix; /* index of the parent node, -1 root, -2 lost */
+	long canon;     /* loops: the node standing for this loop instance */
+	uint64_t part;  /* rank within the parent (meaning by kind) */
+	char *label;
+	/* XU sums */
+	int nseg, final;
+	uint64_t first_t0, last_t1, dur, en, run;
+	int32_t seg_thread, cpu;
+	double *v;
+};
+
+struct module_map {
+	uint32_t pid;
+	uint64_t start, end, base;
+	char *path;
+};
+
+struct rd {
+	struct node *n;
+	size_t nn, cap;
+	long *hash; /* open addressing over (pid, id) */
+	size_t hcap;
+	size_t nev;
+	struct module_map *maps;
+	size_t nmaps;
+	uint32_t *thread_keys; /* (pid, thread) pairs, for numbering */
+	size_t nthread_keys, cap_thread_keys;
+};
+
+static uint64_t hkey(uint32_t pid, uint64_t id) { return (id * 0x9e3779b97f4a7c15ull) ^ pid; }
+
+static long find(const struct rd *r, uint32_t pid, uint64_t id)
+{
+	if (!r->hcap)
+		return -1;
+	for (size_t h = hkey(pid, id) & (r->hcap - 1);; h = (h + 1) & (r->hcap - 1)) {
+		long i = r->hash[h];
+		if (i < 0)
+			return -1;
+		if (r->n[i].pid == pid && r->n[i].id == id)
+			return i;
+	}
+}
+
+static int rehash(struct rd *r, size_t cap)
+{
+	long *h = malloc(cap * sizeof(*h));
+	if (!h)
+		return PMCF_ENOMEM;
+	for (size_t i = 0; i < cap; i++)
+		h[i] = -1;
+	free(r->hash);
+	r->hash = h;
+	r->hcap = cap;
+	for (size_t i = 0; i < r->nn; i++) {
+		size_t k = hkey(r->n[i].pid, r->n[i].id) & (cap - 1);
+		while (h[k] >= 0)
+			k = (k + 1) & (cap - 1);
+		h[k] = (long)i;
+	}
+	return 0;
+}
+
+static long node_get(struct rd *r, uint32_t pid, uint64_t id, int create)
+{
+	long i = find(r, pid, id);
+	if (i >= 0 || !create)
+		return i;
+	if (r->nn == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 1024;
+		struct node *n = realloc(r->n, cap * sizeof(*n));
+		if (!n)
+			return PMCF_ENOMEM;
+		r->n = n;
+		r->cap = cap;
+	}
+	if ((r->nn + 1) * 2 > r->hcap && rehash(r, r->hcap ? r->hcap * 2 : 2048) != 0)
+		return PMCF_ENOMEM;
+	struct node *n = &r->n[r->nn];
+	memset(n, 0, sizeof(*n));
+	n->pid = pid;
+	n->id = id;
+	n->parent_ix = -2;
+	n->canon = -1;
+	n->seg_thread = -1;
+	n->cpu = -1;
+	n->v = calloc(r->nev ? r->nev : 1, sizeof(double));
+	if (!n->v)
+		return PMCF_ENOMEM;
+	size_t k = hkey(pid, id) & (r->hcap - 1);
+	while (r->hash[k] >= 0)
+		k = (k + 1) & (r->hcap - 1);
+	r->hash[k] = (long)r->nn;
+	return (long)r->nn++;
+}
+
+static int thread_key(struct rd *r, uint32_t pid, uint32_t thread)
+{
+	for (size_t i = 0; i < r->nthread_keys; i++)
+		if (r->thread_keys[2 * i] == pid && r->thread_keys[2 * i + 1] == thread)
+			return 0;
+	if (r->nthread_keys == r->cap_thread_keys) {
+		size_t cap = r->cap_thread_keys ? r->cap_thread_keys * 2 : 64;
+		uint32_t *k = realloc(r->thread_keys, cap * 2 * sizeof(*k));
+		if (!k)
+			return PMCF_ENOMEM;
+		r->thread_keys = k;
+		r->cap_thread_keys = cap;
+	}
+	r->thread_keys[2 * r->nthread_keys] = pid;
+	r->thread_keys[2 * r->nthread_keys + 1] = thread;
+	r->nthread_keys++;
+	return 0;
+}
+
+static int cmp_thread_key(const void *a, const void *b)
+{
+	const uint32_t *x = a, *y = b;
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+static int32_t thread_number(const struct rd *r, uint32_t pid, uint32_t thread)
+{
+	for (size_t i = 0; i < r->nthread_keys; i++)
+		if (r->thread_keys[2 * i] == pid && r->thread_keys[2 * i + 1] == thread)
+			return (int32_t)i;
+	return -1;
+}
+
+/* ---- record files ---------------------------------------------------------- */
+static int read_file(struct rd *r, const char *path, struct pmcfi_collect_stats *st)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return pmcfi_fail(-errno, "cannot open %s: %s", path, strerror(errno));
+	struct stat sb;
+	if (fstat(fd, &sb) != 0 || (size_t)sb.st_size < PMCFI_REC_HEADER_SIZE) {
+		close(fd);
+		/* a thread killed while creating its file: nothing recorded */
+		return 0;
+	}
+	void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return pmcfi_fail(-errno, "cannot map %s: %s", path, strerror(errno));
+	const struct pmcfi_rec_header *h = m;
+	int err = 0;
+	if (h->magic == 0)
+		goto out; /* never initialised */
+	if (h->magic != PMCFI_REC_MAGIC || h->version != PMCFI_REC_VERSION ||
+	    h->header_size != PMCFI_REC_HEADER_SIZE || h->nev != r->nev ||
+	    h->rec_size != pmcfi_rec_size(h->nev)) {
+		err = pmcfi_fail(PMCF_ECORRUPT, "%s: not a record file of this collection", path);
+		goto out;
+	}
+	uint64_t count = atomic_load(&((struct pmcfi_rec_header *)m)->count);
+	uint64_t fits = ((uint64_t)sb.st_size - PMCFI_REC_HEADER_SIZE) / h->rec_size;
+	if (count > fits)
+		count = fits;
+	st->dropped += atomic_load(&((struct pmcfi_rec_header *)m)->dropped);
+	if ((err = thread_key(r, h->pid, h->thread)) != 0)
+		goto out;
+	const unsigned char *base = (const unsigned char *)m + PMCFI_REC_HEADER_SIZE;
+	for (uint64_t i = 0; i < count; i++) {
+		const struct pmcfi_rec *rec = (const void *)(base + i * h->rec_size);
+		if (rec->type == PMCFI_R_NODE) {
+			long ix = node_get(r, h->pid, rec->node, 1);
+			if (ix < 0) {
+				err = (int)ix;
+				goto out;
+			}
+			struct node *n = &r->n[ix];
+			n->kind = rec->kind;
+			n->flags = rec->flags;
+			n->parent = rec->parent;
+			n->addr = rec->addr;
+			n->a = rec->a;
+			n->b = rec->b;
+			n->t0 = rec->t0;
+			n->seq = rec->t1;
+			n->thread = h->thread;
+			n->parent_ix = -3; /* known, resolved later */
+		} else if (rec->type == PMCFI_R_SEG) {
+			long ix = node_get(r, h->pid, rec->node, 1);
+			if (ix < 0) {
+				err = (int)ix;
+				goto out;
+			}
+			struct node *n = &r->n[ix];
+			if (n->nseg == 0 || rec->t0 < n->first_t0) {
+				n->first_t0 = rec->t0;
+				n->seg_thread = (int32_t)rec->a;
+				n->cpu = rec->cpu;
+			}
+			if (rec->t1 > n->last_t1)
+				n->last_t1 = rec->t1;
+			n->nseg++;
+			n->dur += rec->t1 - rec->t0;
+			n->en += rec->enabled;
+			n->run += rec->running;
+			for (size_t e = 0; e < r->nev; e++)
+				n->v[e] += (double)rec->v[e];
+			if (rec->flags & PMCFI_F_FINAL)
+				n->final = 1;
+			if (rec->a != h->thread && (err = thread_key(r, h->pid, (uint32_t)rec->a)) != 0)
+				goto out;
+		} else {
+			err = pmcfi_fail(PMCF_ECORRUPT, "%s: record %" PRIu64 " has type %u", path, i,
+					 rec->type);
+			goto out;
+		}
+	}
+out:
+	munmap(m, (size_t)sb.st_size);
+	return err;
+}
+
+/* ---- modules ------------------------------------------------------------------- */
+static int read_maps(struct rd *r, const char *dir, uint32_t pid)
+{
+	char path[4096], line[4608];
+	snprintf(path, sizeof(path), "%s/maps-%u", dir, pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t first = r->nmaps;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long s, e, off;
+		int pos = 0;
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &s, &e, &off, &pos) != 3 || !pos)
+			continue;
+		char *p = line + pos;
+		p[strcspn(p, "\n")] = '\0';
+		if (p[0] != '/')
+			continue;
+		struct module_map *mm = realloc(r->maps, (r->nmaps + 1) * sizeof(*mm));
+		if (!mm) {
+			fclose(f);
+			return PMCF_ENOMEM;
+		}
+		r->maps = mm;
+		mm = &r->maps[r->nmaps];
+		mm->pid = pid;
+		mm->start = s;
+		mm->end = e;
+		mm->base = off == 0 ? s : 0;
+		mm->path = strdup(p);
+		if (!mm->path) {
+			fclose(f);
+			return PMCF_ENOMEM;
+		}
+		r->nmaps++;
+	}
+	fclose(f);
+	/* base of every mapping: the lowest start of its file's mappings */
+	for (size_t i = first; i < r->nmaps; i++) {
+		uint64_t b = UINT64_MAX;
+		for (size_t j = first; j < r->nmaps; j++)
+			if (strcmp(r->maps[i].path, r->maps[j].path) == 0 && r->maps[j].start < b)
+				b = r->maps[j].start;
+		r->maps[i].base = b;
+	}
+	return 0;
+}
+
+/* Module and module-relative offset of code address addr in process pid. */
+static const char *module_of(const struct rd *r, uint32_t pid, uint64_t addr, uint64_t *rel)
+{
+	for (size_t i = 0; i < r->nmaps; i++)
+		if (r->maps[i].pid == pid && addr >= r->maps[i].start && addr < r->maps[i].end) {
+			*rel = addr - r->maps[i].base;
+			return r->maps[i].path;
+		}
+	*rel = addr;
+	return NULL;
+}
+
+/* ET_EXEC modules keep absolute addresses for debug info: their load base. */
+static uint64_t elf_exec_base(const char *path)
+{
+	uint64_t base = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	Elf64_Ehdr eh;
+	if (read(fd, &eh, sizeof(eh)) == (ssize_t)sizeof(eh) && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_type == ET_EXEC) {
+		base = UINT64_MAX;
+		for (int i = 0; i < eh.e_phnum; i++) {
+			Elf64_Phdr ph;
+			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) !=
+			    (ssize_t)sizeof(ph))
+				break;
+			if (ph.p_type == PT_LOAD && (ph.p_vaddr & ~0xfffull) < base)
+				base = ph.p_vaddr & ~0xfffull;
+		}
+		if (base == UINT64_MAX)
+			base = 0;
+	}
+	close(fd);
+	return base;
+}
+
+/* ---- source lookup (addr2line) --------------------------------------------------- */
+struct srcloc {
+	char func[256], file[1024];
+	unsigned line;
+};
+
+static void shell_quote(char *out, size_t len, const char *s)
+{
+	size_t o = 0;
+	if (o + 1 < len)
+		out[o++] = '\'';
+	for (; *s && o + 5 < len; s++) {
+		if (*s == '\'') {
+			memcpy(out + o, "'\\''", 4);
+			o += 4;
+		} else
+			out[o++] = *s;
+	}
+	if (o + 1 < len)
+		out[o++] = '\'';
+	out[o] = '\0';
+}
+
+static int lookup_source(const char *module, uint64_t vaddr, struct srcloc *loc)
+{
+	char q[2200], cmd[2400], fn[512], fl[1200];
+	memset(loc, 0, sizeof(*loc));
+	if (access("/usr/bin/addr2line", X_OK) != 0)
+		return -1;
+	shell_quote(q, sizeof(q), module);
+	snprintf(cmd, sizeof(cmd), "/usr/bin/addr2line -f -e %s 0x%" PRIx64 " 2>/dev/null", q, vaddr);
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	int ok = fgets(fn, sizeof(fn), p) && fgets(fl, sizeof(fl), p);
+	pclose(p);
+	if (!ok)
+		return -1;
+	fn[strcspn(fn, "\n")] = '\0';
+	fl[strcspn(fl, "\n")] = '\0';
+	char *colon = strrchr(fl, ':');
+	if (!colon || fl[0] == '?')
+		return -1;
+	*colon = '\0';
+	loc->line = (unsigned)strtoul(colon + 1, NULL, 10);
+	if (!loc->line)
+		return -1;
+	snprintf(loc->func, sizeof(loc->func), "%.255s", strcmp(fn, "??") ? fn : "");
+	snprintf(loc->file, sizeof(loc->file), "%.1023s", fl);
+	return 0;
+}
+
+static int is_keyword(const char *w, size_t n)
+{
+	static const char *const kw[] = {"if", "for", "while", "switch", "return", "sizeof", "do"};
+	for (size_t i = 0; i < PMCF_ARRAY_SIZE(kw); i++)
+		if (strlen(kw[i]) == n && strncmp(kw[i], w, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* The first function a task's block calls, from the source lines at and
+ * after its pragma: "potrf" for `#pragma omp task …` then `potrf(A, …);`. */
+static int task_callee(const struct srcloc *loc, char *out, size_t len)
+{
+	FILE *f = fopen(loc->file, "r");
+	if (!f)
+		return -1;
+	char line[1024];
+	unsigned no = 0;
+	int found = -1, in_pragma = 0;
+	while (fgets(line, sizeof(line), f) && found < 0) {
+		no++;
+		if (no < loc->line)
+			continue;
+		if (no > loc->line + 4)
+			break;
+		char *p = line;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		size_t l = strlen(p);
+		int cont = l >= 2 && p[l - 2] == '\\';
+		if (strncmp(p, "#pragma", 7) == 0 || in_pragma) {
+			in_pragma = cont;
+			continue;
+		}
+		for (char *c = p; *c; c++) {
+			if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || *c == '_') {
+				char *s = c;
+				while ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+				       (*c >= '0' && *c <= '9') || *c == '_')
+					c++;
+				char *q = c;
+				while (*q == ' ')
+					q++;
+				if (*q == '(' && !is_keyword(s, (size_t)(c - s))) {
+					snprintf(out, len, "%.*s", (int)(c - s), s);
+					found = 0;
+					break;
+				}
+				c--;
+			} else if (*c == '/' && c[1] == '/')
+				break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+struct type_cache {
+	uint32_t pid, kind;
+	uint64_t addr;
+	uint32_t id;
+};
+
+static int api_type_name(const char *dir, uint32_t pid, uint64_t id, char *out, size_t len)
+{
+	char path[4096], line[512];
+	snprintf(path, sizeof(path), "%s/types-%u", dir, pid);
+	FILE *f = fopen(path, "r");
+	int found = -1;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *tab = strchr(line, '\t');
+		if (!tab || strtoull(line, NULL, 10) != id)
+			continue;
+		tab[1 + strcspn(tab + 1, "\n")] = '\0';
+		snprintf(out, len, "%s", tab + 1);
+		found = 0;
+		break;
+	}
+	fclose(f);
+	return found;
+}
+
+static int type_of(struct rd *r, const char *dir, const struct node *n, pmcf_profile *p,
+		   struct type_cache **cache, size_t *ncache, uint32_t *id)
+{
+	uint64_t key = (n->flags & PMCFI_F_API) ? n->addr : n->addr;
+	for (size_t i = 0; i < *ncache; i++)
+		if ((*cache)[i].pid == n->pid && (*cache)[i].kind == n->kind && (*cache)[i].addr == key) {
+			*id = (*cache)[i].id;
+			return 0;
+		}
+	char name[600], location[1300] = "";
+	const char *kind = pmcf_xu_kind_name((int)n->kind);
+	if (n->kind == PMCF_XU_THREAD) {
+		snprintf(name, sizeof(name), "thread");
+	} else if (n->flags & PMCFI_F_API) {
+		if (api_type_name(dir, n->pid, n->addr, name, sizeof(name)) != 0)
+			snprintf(name, sizeof(name), "task-type-%" PRIu64, n->addr);
+	} else {
+		uint64_t rel;
+		const char *mod = module_of(r, n->pid, n->addr, &rel);
+		struct srcloc loc;
+		if (mod && lookup_source(mod, rel + elf_exec_base(mod) - 1, &loc) == 0) {
+			snprintf(location, sizeof(location), "%s:%u", base_name(loc.file), loc.line);
+			char callee[200];
+			if (n->kind == PMCF_XU_TASK && task_callee(&loc, callee, sizeof(callee)) == 0)
+				snprintf(name, sizeof(name), "%s", callee);
+			else
+				snprintf(name, sizeof(name), "%s@%s", kind, location);
+		} else if (mod) {
+			snprintf(name, sizeof(name), "%s@%s+0x%" PRIx64, kind, base_name(mod), rel);
+		} else {
+			snprintf(name, sizeof(name), "%s@0x%" PRIx64, kind, n->addr);
+		}
+	}
+	int err = pmcf_profile_type_add(p, (int)n->kind, name, location, id);
+	if (err)
+		return err;
+	struct type_cache *c = realloc(*cache, (*ncache + 1) * sizeof(**cache));
+	if (!c)
+		return PMCF_ENOMEM;
+	*cache = c;
+	c[*ncache] = (struct type_cache){n->pid, n->kind, key, *id};
+	(*ncache)++;
+	return 0;
+}
+
+/* ---- labels ------------------------------------------------------------------ */
+static int is_xu_kind(uint32_t k)
+{
+	return k == PMCF_XU_TASK || k == PMCF_XU_LOOP_CHUNK || k == PMCF_XU_LOOP_RANGE ||
+	       k == PMCF_XU_REGION || k == PMCF_XU_THREAD;
+}
+
+/* Sibling classes: children of one parent ranked together. */
+enum { CL_OMP = 0, CL_FORCED = 1, CL_API = 2, CL_THREAD = 3, CL_ITER = 4, CL_WS = 5 };
+
+static int sib_class(const struct rd *r, const struct node *n)
+{
+	if (n->kind == PMCF_XU_THREAD)
+		return CL_THREAD;
+	if (n->flags & PMCFI_F_API)
+		return CL_API;
+	if (n->kind == PMCF_XU_LOOP_CHUNK || n->kind == PMCF_XU_LOOP_RANGE)
+		return CL_ITER;
+	if (n->kind == PMCFI_K_LOOP && n->parent_ix >= 0 && r->n[n->parent_ix].kind == PMCFI_K_PARALLEL)
+		return CL_WS;
+	if (n->flags & PMCFI_F_FORCED)
+		return CL_FORCED;
+	return CL_OMP;
+}
+
+static const struct rd *sort_rd;
+
+static int cmp_sib(const void *x, const void *y)
+{
+	const struct node *a = &sort_rd->n[*(const long *)x], *b = &sort_rd->n[*(const long *)y];
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->parent_ix != b->parent_ix)
+		return a->parent_ix < b->parent_ix ? -1 : 1;
+	int ca = sib_class(sort_rd, a), cb = sib_class(sort_rd, b);
+	if (ca != cb)
+		return ca < cb ? -1 : 1;
+	if (ca == CL_FORCED && a->a != b->a)
+		return a->a < b->a ? -1 : 1;
+	if (a->t0 != b->t0)
+		return a->t0 < b->t0 ? -1 : 1;
+	if (a->thread != b->thread)
+		return a->thread < b->thread ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int cmp_loop(const void *x, const void *y)
+{
+	const struct node *a = &sort_rd->n[*(const long *)x], *b = &sort_rd->n[*(const long *)y];
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->parent != b->parent)
+		return a->parent < b->parent ? -1 : 1;
+	if (a->a != b->a)
+		return a->a < b->a ? -1 : 1;
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+static int assign_ranks(struct rd *r)
+{
+	long *ix = malloc((r->nn ? r->nn : 1) * sizeof(*ix));
+	if (!ix)
+		return PMCF_ENOMEM;
+	size_t m = 0;
+	for (size_t i = 0; i < r->nn; i++)
+		if (r->n[i].canon == (long)i && r->n[i].parent_ix != -2)
+			ix[m++] = (long)i;
+	sort_rd = r;
+	qsort(ix, m, sizeof(*ix), cmp_sib);
+	for (size_t i = 0; i < m;) {
+		struct node *first = &r->n[ix[i]];
+		int cl = sib_class(r, first);
+		size_t j = i;
+		uint64_t k = 0;
+		while (j < m && r->n[ix[j]].pid == first->pid && r->n[ix[j]].parent_ix == first->parent_ix &&
+		       sib_class(r, &r->n[ix[j]]) == cl) {
+			struct node *n = &r->n[ix[j]];
+			if (cl == CL_FORCED && j > i && r->n[ix[j - 1]].a != n->a)
+				k = 0;
+			switch (cl) {
+			case CL_OMP:
+				n->part = k + 1; /* ranks start at 1 (§4.1) */
+				break;
+			case CL_FORCED:  /* TID + prev_calls * workers (§4.1) */
+				n->part = n->a + k * (n->b ? n->b : 1);
+				break;
+			case CL_API:     /* creation rank from 0 (fuse-task-parallel §3.1) */
+				n->part = k;
+				break;
+			case CL_THREAD:
+				n->part = n->a;
+				break;
+			case CL_ITER:
+				n->part = n->a; /* start iteration */
+				break;
+			case CL_WS:
+				n->part = n->a; /* worksharing rank within the parallel region */
+				break;
+			}
+			k++;
+			j++;
+		}
+		i = j;
+	}
+	free(ix);
+	return 0;
+}
+
+static char *make_label(struct rd *r, long i, int depth)
+{
+	struct node *n = &r->n[i];
+	if (n->label)
+		return n->label;
+	if (n->canon >= 0 && n->canon != i)
+		return make_label(r, n->canon, depth);
+	const char *pl = "0";
+	if (n->parent_ix >= 0 && depth < 10000) {
+		pl = make_label(r, n->parent_ix, depth + 1);
+		if (!pl)
+			return NULL;
+	} else if (n->parent_ix < -1) {
+		pl = "0.?";
+	}
+	char part[96];
+	uint64_t rel = 0;
+	int cl = sib_class(r, n);
+	if (cl == CL_ITER || cl == CL_API || cl == CL_THREAD) {
+		snprintf(part, sizeof(part), "%" PRIu64, n->part);
+	} else {
+		module_of(r, n->pid, n->addr, &rel);
+		if (cl == CL_FORCED)
+			snprintf(part, sizeof(part), "0.%" PRIu64 ".%" PRIu64, n->part, rel);
+		else
+			snprintf(part, sizeof(part), "%" PRIu64 ".%" PRIu64, n->part, rel);
+	}
+	size_t len = strlen(pl) + strlen(part) + 2;
+	n->label = malloc(len);
+	if (n->label)
+		snprintf(n->label, len, "%s.%s", pl, part);
+	return n->label;
+}
+
+/* ---- the profile ------------------------------------------------------------- */
+static const struct rd *xu_rd;
+static int cmp_xu(const void *x, const void *y)
+{
+	const struct node *a = &xu_rd->n[*(const long *)x], *b = &xu_rd->n[*(const long *)y];
+	if (a->first_t0 != b->first_t0)
+		return a->first_t0 < b->first_t0 ? -1 : 1;
+	return a->label && b->label ? strcmp(a->label, b->label) : 0;
+}
+
+static int marker(const char *dir, const char *name, uint32_t pid, char *out, size_t len)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s-%u", dir, name, pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (out && len) {
+		size_t n = fread(out, 1, len - 1, f);
+		out[n] = '\0';
+		out[strcspn(out, "\n")] = '\0';
+	}
+	fclose(f);
+	return 1;
+}
+
+static void rd_free(struct rd *r)
+{
+	for (size_t i = 0; i < r->nn; i++) {
+		free(r->n[i].label);
+		free(r->n[i].v);
+	}
+	for (size_t i = 0; i < r->nmaps; i++)
+		free(r->maps[i].path);
+	free(r->n);
+	free(r->hash);
+	free(r->maps);
+	free(r->thread_keys);
+}
+
+static int build(struct rd *r, const char *dir, const char *const *names, uint64_t t0,
+		 pmcf_profile *p, struct pmcfi_collect_stats *st, uint32_t *pids, size_t npids)
+{
+	int err;
+	/* per process: does it have OpenMP or task-API XUs? then threads are not XUs */
+	for (size_t i = 0; i < npids; i++) {
+		int omp = marker(dir, "ompt", pids[i], NULL, 0), api = 0, other = 0;
+		if (omp) {
+			st->ompt = 1;
+			marker(dir, "ompt-callbacks", pids[i], st->ompt_missing, sizeof(st->ompt_missing));
+			if (strcmp(st->ompt_missing, "all") == 0)
+				st->ompt_missing[0] = '\0';
+		}
+		for (size_t j = 0; j < r->nn; j++)
+			if (r->n[j].pid == pids[i] && r->n[j].kind != PMCF_XU_THREAD && r->n[j].parent_ix != -2) {
+				other = 1;
+				if (r->n[j].flags & PMCFI_F_API)
+					api = 1;
+			}
+		if (api)
+			st->api = 1;
+		if (api || other)
+			for (size_t j = 0; j < r->nn; j++)
+				if (r->n[j].pid == pids[i] && r->n[j].kind == PMCF_XU_THREAD)
+					r->n[j].parent_ix = -2, r->n[j].kind = 0;
+	}
+	/* parents, loop instances */
+	for (size_t i = 0; i < r->nn; i++) {
+		struct node *n = &r->n[i];
+		n->canon = (long)i;
+		if (n->parent_ix == -2)
+			continue;
+		if (n->parent == PMCFI_ROOT)
+			n->parent_ix = -1;
+		else {
+			long pi = find(r, n->pid, n->parent);
+			n->parent_ix = pi >= 0 && r->n[pi].parent_ix != -2 ? pi : -4;
+		}
+	}
+	/* one loop instance per (process, parent, worksharing rank, address):
+	 * every thread of the team recorded it */
+	long *loops = malloc((r->nn ? r->nn : 1) * sizeof(*loops));
+	if (!loops)
+		return PMCF_ENOMEM;
+	size_t nl = 0;
+	for (size_t i = 0; i < r->nn; i++)
+		if (r->n[i].kind == PMCFI_K_LOOP && r->n[i].parent_ix != -2)
+			loops[nl++] = (long)i;
+	sort_rd = r;
+	qsort(loops, nl, sizeof(*loops), cmp_loop);
+	for (size_t i = 1; i < nl; i++) {
+		struct node *n = &r->n[loops[i]], *o = &r->n[loops[i - 1]];
+		if (cmp_loop(&loops[i], &loops[i - 1]) == 0) {
+			long c = o->canon;
+			n->canon = c;
+			if (n->t0 < r->n[c].t0)
+				r->n[c].t0 = n->t0;
+		}
+	}
+	free(loops);
+	for (size_t i = 0; i < r->nn; i++) {
+		struct node *n = &r->n[i];
+		if (n->parent_ix >= 0)
+			n->parent_ix = r->n[n->parent_ix].canon;
+	}
+	if ((err = assign_ranks(r)) != 0)
+		return err;
+	/* XUs */
+	long *xs = malloc((r->nn ? r->nn : 1) * sizeof(*xs));
+	if (!xs)
+		return PMCF_ENOMEM;
+	size_t nx = 0;
+	uint64_t tmin = UINT64_MAX;
+	for (size_t i = 0; i < r->nn; i++) {
+		struct node *n = &r->n[i];
+		if (!is_xu_kind(n->kind) || n->parent_ix == -2)
+			continue;
+		if (!n->final || !n->nseg) {
+			if (n->nseg || n->kind != PMCF_XU_THREAD)
+				st->incomplete++;
+			continue;
+		}
+		if (!make_label(r, (long)i, 0)) {
+			free(xs);
+			return PMCF_ENOMEM;
+		}
+		if (n->first_t0 < tmin)
+			tmin = n->first_t0;
+		xs[nx++] = (long)i;
+	}
+	if (!t0 || t0 > tmin)
+		t0 = tmin == UINT64_MAX ? 0 : tmin;
+	xu_rd = r;
+	qsort(xs, nx, sizeof(*xs), cmp_xu);
+	size_t ev;
+	if ((err = pmcf_profile_event_add(p, "duration", &ev)) != 0)
+		goto out;
+	for (size_t e = 0; e < r->nev; e++)
+		if ((err = pmcf_profile_event_add(p, names[e], &ev)) != 0)
+			goto out;
+	if ((err = pmcf_profile_reserve(p, nx)) != 0)
+		goto out;
+	struct type_cache *cache = NULL;
+	size_t ncache = 0;
+	int fallback = 1;
+	for (size_t k = 0; k < nx; k++) {
+		struct node *n = &r->n[xs[k]];
+		if (n->run < n->en)
+			st->multiplexed++;
+		if (n->kind != PMCF_XU_THREAD)
+			fallback = 0;
+	}
+	if (st->multiplexed && (err = pmcf_profile_coverage_enable(p)) != 0)
+		goto out_cache;
+	for (size_t k = 0; k < nx; k++) {
+		struct node *n = &r->n[xs[k]];
+		pmcf_xu xu;
+		if ((err = type_of(r, dir, n, p, &cache, &ncache, &xu.type)) != 0)
+			goto out_cache;
+		xu.thread = thread_number(r, n->pid, (uint32_t)n->seg_thread);
+		xu.cpu = n->cpu;
+		xu.start_ns = n->first_t0 - t0;
+		xu.end_ns = n->last_t1 - t0;
+		xu.label = n->label;
+		xu.parent_label = n->parent_ix >= 0 ? r->n[n->parent_ix].label : (n->parent_ix == -1 ? "0" : "");
+		size_t i;
+		if ((err = pmcf_profile_xu_add(p, &xu, &i)) != 0)
+			goto out_cache;
+		pmcf_profile_value_set(p, i, 0, (double)n->dur);
+		for (size_t e = 0; e < r->nev; e++) {
+			pmcf_profile_value_set(p, i, e + 1, n->v[e]);
+			if (st->multiplexed)
+				pmcf_profile_coverage_set(p, i, e + 1, n->en, n->run);
+		}
+	}
+	st->xus = nx;
+	st->fallback = nx > 0 && fallback;
+out_cache:
+	free(cache);
+out:
+	free(xs);
+	return err;
+}
+
+int pmcfi_collect_read(const char *dir, const char *const *names, size_t nev, uint64_t t0,
+		       pmcf_profile *p, struct pmcfi_collect_stats *st)
+{
+	struct rd r;
+	memset(&r, 0, sizeof(r));
+	memset(st, 0, sizeof(*st));
+	r.nev = nev;
+	DIR *d = opendir(dir);
+	if (!d)
+		return pmcfi_fail(-errno, "cannot read the record folder %s: %s", dir, strerror(errno));
+	uint32_t *pids = NULL;
+	size_t npids = 0;
+	int err = 0;
+	struct dirent *de;
+	char path[4096];
+	while ((de = readdir(d)) != NULL) {
+		unsigned pid, th, ch;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (sscanf(de->d_name, "rec-%u-%u-%u", &pid, &th, &ch) == 3) {
+			if ((err = read_file(&r, path, st)) != 0)
+				break;
+		} else if (sscanf(de->d_name, "maps-%u", &pid) == 1) {
+			uint32_t *np = realloc(pids, (npids + 1) * sizeof(*np));
+			if (!np) {
+				err = PMCF_ENOMEM;
+				break;
+			}
+			pids = np;
+			pids[npids++] = pid;
+			if ((err = read_maps(&r, dir, pid)) != 0)
+				break;
+		} else if (sscanf(de->d_name, "error-%u", &pid) == 1 && !st->tool_error[0]) {
+			marker(dir, "error", pid, st->tool_error, sizeof(st->tool_error));
+		}
+	}
+	closedir(d);
+	if (!err) {
+		qsort(r.thread_keys, r.nthread_keys, 2 * sizeof(uint32_t), cmp_thread_key);
+		st->threads = r.nthread_keys;
+		err = build(&r, dir, names, t0, p, st, pids, npids);
+	}
+	free(pids);
+	rd_free(&r);
+	return err;
+}

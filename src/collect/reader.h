@@ -1,0 +1,30 @@
+/* Reads a folder of collector record files (rec.h) into a profile: the XUs
+ * with their summed segments, labels per fuse-openmp §4.1 (OpenMP) and
+ * fuse-task-parallel §3.1 (task API), and types named from debug info. */
+#ifndef PMCF_COLLECT_READER_H
+#define PMCF_COLLECT_READER_H
+#include <stddef.h>
+#include <stdint.h>
+#include "pmcfuse/profile.h"
+
+struct pmcfi_collect_stats {
+	size_t xus;          /* XUs added to the profile */
+	size_t incomplete;   /* XUs started but never finished (dropped) */
+	size_t dropped;      /* records lost because a record file could not grow */
+	size_t multiplexed;  /* XUs with time_running < time_enabled */
+	size_t threads;      /* threads that recorded */
+	int ompt;            /* an OMPT runtime loaded the tool */
+	int api;             /* the task API was used */
+	int fallback;        /* one XU per thread (no OMPT, no task API) */
+	char ompt_missing[256]; /* OMPT callbacks the runtime did not grant */
+	char tool_error[1024];  /* the tool's setup error, "" when none */
+};
+
+/* Adds "duration" and the events names[0..nev) as columns of p (an empty
+ * profile) and one XU per finished XU found in dir. t0: CLOCK_MONOTONIC ns
+ * of the execution start (0: the earliest record). Errors: -errno reading
+ * the folder, PMCF_ECORRUPT (a record file that is not ours or damaged),
+ * PMCF_ENOMEM. */
+int pmcfi_collect_read(const char *dir, const char *const *names, size_t nev, uint64_t t0,
+		       pmcf_profile *p, struct pmcfi_collect_stats *st);
+#endif

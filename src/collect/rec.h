@@ -1,0 +1,74 @@
+/* The per-thread record files the collector writes (MAP_SHARED, so a killed
+ * or crashed program keeps what it recorded) and the reader turns into a
+ * profile. One file per thread and chunk: a header, then fixed-size records. */
+#ifndef PMCF_COLLECT_REC_H
+#define PMCF_COLLECT_REC_H
+#include <stdatomic.h>
+#include <stdint.h>
+
+#define PMCFI_REC_MAGIC 0x3143455246434d50ull /* "PMCFREC1" */
+#define PMCFI_REC_VERSION 1u
+#define PMCFI_REC_HEADER_SIZE 128u
+
+/* Environment between the launcher and the tool. */
+#define PMCFI_ENV_DIR "PMCF_COLLECT_DIR"       /* record folder (tool inert without it) */
+#define PMCFI_ENV_EVENTS "PMCF_COLLECT_EVENTS" /* type:config:config1:config2:xk,... */
+#define PMCFI_ENV_NAMES "PMCF_COLLECT_NAMES"   /* event names, comma-separated (messages) */
+#define PMCFI_ENV_CHUNK "PMCF_COLLECT_CHUNK_KB" /* record chunk size per thread */
+
+struct pmcfi_rec_header {
+	uint64_t magic;
+	uint32_t version, header_size;
+	uint32_t pid, thread; /* thread: registration order in the process */
+	uint32_t chunk, nev;  /* chunk: 0, 1, … when a thread fills one */
+	uint32_t rec_size, os_tid;
+	uint64_t capacity;       /* records that fit */
+	_Atomic uint64_t count;  /* records committed (release store after each) */
+	_Atomic uint64_t dropped;
+	uint8_t pad[PMCFI_REC_HEADER_SIZE - 64];
+};
+_Static_assert(sizeof(struct pmcfi_rec_header) == PMCFI_REC_HEADER_SIZE, "header size");
+
+/* Record types */
+enum {
+	PMCFI_R_NODE = 1, /* a node of the creation tree: XU or construct instance */
+	PMCFI_R_SEG = 2   /* one executed segment of an XU with counter deltas */
+};
+
+/* Node kinds: XU kinds of profile.h (task, loop-chunk, loop-range, region,
+ * thread) and constructs that are not XUs. */
+enum {
+	PMCFI_K_PARALLEL = 16, /* a parallel region instance */
+	PMCFI_K_LOOP = 17      /* a worksharing loop instance (one record per thread) */
+};
+
+/* Node flags */
+#define PMCFI_F_FORCED 1u /* created directly in a parallel region: a=TID, b=team size */
+#define PMCFI_F_API 2u    /* task API node: addr is the API type id */
+#define PMCFI_F_STATIC 4u /* loop: static schedule */
+/* Segment flags */
+#define PMCFI_F_FINAL 8u  /* this segment completes the XU */
+
+/* The root of every creation tree (the initial task / main flow). */
+#define PMCFI_ROOT 0ull
+
+struct pmcfi_rec {
+	uint32_t type, kind;
+	uint64_t node;   /* unique in the process: (thread+1) << 40 | sequence */
+	uint64_t parent; /* R_NODE: creating node (PMCFI_ROOT, or a construct/XU) */
+	uint64_t addr;   /* R_NODE: absolute code address of the construct, or API type */
+	uint64_t a, b;   /* R_NODE: loop: a=worksharing rank; chunk: a=first iteration,
+			    b=iterations; forced: a=TID, b=team size */
+	uint64_t t0, t1; /* R_NODE: t0 creation time, t1 per-thread sequence;
+			    R_SEG: CLOCK_MONOTONIC ns at begin and end */
+	int32_t cpu;
+	uint32_t flags;
+	uint64_t enabled, running; /* R_SEG: group time deltas */
+	uint64_t v[];              /* R_SEG: nev counter deltas */
+};
+
+static inline uint32_t pmcfi_rec_size(uint32_t nev)
+{
+	return (uint32_t)(sizeof(struct pmcfi_rec) + nev * sizeof(uint64_t));
+}
+#endif

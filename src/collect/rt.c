@@ -1,0 +1,496 @@
+/* The collector's in-process recorder: process setup from the environment,
+ * per-thread counter groups and record chunks (MAP_SHARED, pre-faulted),
+ * node and segment records, the thread XU fallback, and pthread_create
+ * interposition so plain programs get one XU per thread. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "collect/rt.h"
+
+#define MAX_THREADS 4096
+
+static struct {
+	int state; /* 0 not set up, 1 active, -1 inert */
+	char dir[3072];
+	int nev;
+	struct perf_event_attr attrs[PMCFI_PGROUP_MAX];
+	char names_buf[4096];
+	const char *names[PMCFI_PGROUP_MAX];
+	size_t chunk_bytes;
+	uint32_t pid;
+	_Atomic uint32_t nthreads;
+	_Atomic uint32_t ntypes;
+	struct rt_thread *_Atomic threads[MAX_THREADS];
+	pthread_key_t key;
+} P;
+
+static __thread struct rt_thread *tls_self;
+static __thread int tls_failed;
+
+uint64_t rt_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int rt_active(void) { return P.state == 1; }
+
+static void write_file(const char *name, const char *text, int append)
+{
+	char path[3200];
+	snprintf(path, sizeof(path), "%s/%s-%u", P.dir, name, P.pid);
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
+	if (fd < 0)
+		return;
+	size_t n = strlen(text);
+	if (write(fd, text, n) != (ssize_t)n) {
+		/* nothing more to do: the reader reports the missing marker */
+	}
+	close(fd);
+}
+
+void rt_mark(const char *name, const char *text) { write_file(name, text, 0); }
+
+/* Fatal setup error: one line on stderr, the reason for the launcher. */
+static void fatal(const char *fmt, const char *a, const char *b)
+{
+	char msg[1024];
+	snprintf(msg, sizeof(msg), fmt, a, b);
+	fprintf(stderr, "pmcfuse: collector: %s\n", msg);
+	write_file("error", msg, 0);
+}
+
+void rt_write_maps(void)
+{
+	char buf[65536], path[3200];
+	snprintf(path, sizeof(path), "%s/maps-%u", P.dir, P.pid);
+	int in = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return;
+	int out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out >= 0) {
+		ssize_t n;
+		while ((n = read(in, buf, sizeof(buf))) > 0)
+			if (write(out, buf, (size_t)n) != n)
+				break;
+		close(out);
+	}
+	close(in);
+}
+
+static int parse_events(const char *s)
+{
+	P.nev = 0;
+	while (s && *s) {
+		if (P.nev == PMCFI_PGROUP_MAX)
+			return -1;
+		struct perf_event_attr *a = &P.attrs[P.nev];
+		unsigned long long type, config, c1, c2, xk;
+		int used = 0;
+		if (sscanf(s, "%llu:%llx:%llx:%llx:%llu%n", &type, &config, &c1, &c2, &xk, &used) != 5)
+			return -1;
+		memset(a, 0, sizeof(*a));
+		a->size = sizeof(*a);
+		a->type = (uint32_t)type;
+		a->config = config;
+		a->config1 = c1;
+		a->config2 = c2;
+		a->exclude_kernel = (xk & 1) != 0;
+		a->exclude_hv = (xk & 2) != 0;
+		P.nev++;
+		s += used;
+		if (*s == ',')
+			s++;
+		else if (*s)
+			return -1;
+	}
+	return 0;
+}
+
+static void split_names(const char *s)
+{
+	snprintf(P.names_buf, sizeof(P.names_buf), "%s", s ? s : "");
+	char *p = P.names_buf;
+	for (int i = 0; i < P.nev; i++) {
+		P.names[i] = p && *p ? p : NULL;
+		if (p && (p = strchr(p, ',')) != NULL)
+			*p++ = '\0';
+	}
+}
+
+static void thread_exit(void *arg)
+{
+	rt_thread_fini(arg);
+}
+
+static void after_fork_child(void)
+{
+	/* The child must not write into the parent's files. */
+	tls_self = NULL;
+	P.pid = (uint32_t)getpid();
+	atomic_store(&P.nthreads, 0);
+	for (int i = 0; i < MAX_THREADS; i++)
+		atomic_store(&P.threads[i], NULL);
+	rt_write_maps();
+}
+
+int rt_process_init(void)
+{
+	if (P.state)
+		return P.state == 1 ? 0 : -1;
+	const char *dir = getenv(PMCFI_ENV_DIR);
+	if (!dir || !*dir) {
+		P.state = -1;
+		return -1;
+	}
+	snprintf(P.dir, sizeof(P.dir), "%s", dir);
+	P.pid = (uint32_t)getpid();
+	if (parse_events(getenv(PMCFI_ENV_EVENTS)) != 0) {
+		P.state = -1;
+		fatal("bad %s value '%s'", PMCFI_ENV_EVENTS,
+		      getenv(PMCFI_ENV_EVENTS) ? getenv(PMCFI_ENV_EVENTS) : "");
+		return -1;
+	}
+	split_names(getenv(PMCFI_ENV_NAMES));
+	const char *ck = getenv(PMCFI_ENV_CHUNK);
+	P.chunk_bytes = (ck ? (size_t)strtoul(ck, NULL, 10) : 8192) * 1024;
+	if (P.chunk_bytes < 65536)
+		P.chunk_bytes = 65536;
+	if (pthread_key_create(&P.key, thread_exit) != 0) {
+		P.state = -1;
+		fatal("%s%s", "cannot create a thread key", "");
+		return -1;
+	}
+	pthread_atfork(NULL, NULL, after_fork_child);
+	P.state = 1;
+	rt_write_maps();
+	return 0;
+}
+
+static int map_chunk(struct rt_thread *t)
+{
+	char path[3200];
+	uint32_t rs = pmcfi_rec_size((uint32_t)P.nev);
+	snprintf(path, sizeof(path), "%s/rec-%u-%u-%u", P.dir, P.pid, t->index, t->chunk);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)P.chunk_bytes) != 0) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	void *m = mmap(NULL, P.chunk_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return -errno;
+	struct pmcfi_rec_header *h = m;
+	h->version = PMCFI_REC_VERSION;
+	h->header_size = PMCFI_REC_HEADER_SIZE;
+	h->pid = P.pid;
+	h->thread = t->index;
+	h->chunk = t->chunk;
+	h->nev = (uint32_t)P.nev;
+	h->rec_size = rs;
+	h->os_tid = (uint32_t)syscall(SYS_gettid);
+	h->capacity = (P.chunk_bytes - PMCFI_REC_HEADER_SIZE) / rs;
+	atomic_store_explicit(&h->count, 0, memory_order_relaxed);
+	atomic_store_explicit(&h->dropped, 0, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	h->magic = PMCFI_REC_MAGIC;
+	t->hdr = h;
+	t->recs = (unsigned char *)m + PMCFI_REC_HEADER_SIZE;
+	return 0;
+}
+
+/* The next free record slot, or NULL (then the record is dropped). */
+static struct pmcfi_rec *slot(struct rt_thread *t)
+{
+	uint64_t n = atomic_load_explicit(&t->hdr->count, memory_order_relaxed);
+	if (n >= t->hdr->capacity) {
+		struct pmcfi_rec_header *old = t->hdr;
+		t->chunk++;
+		if (map_chunk(t) != 0) {
+			t->hdr = old;
+			t->chunk--;
+			atomic_fetch_add_explicit(&old->dropped, 1, memory_order_relaxed);
+			return NULL;
+		}
+		munmap(old, P.chunk_bytes);
+		n = 0;
+	}
+	return (struct pmcfi_rec *)(t->recs + n * t->hdr->rec_size);
+}
+
+static void commit(struct rt_thread *t)
+{
+	uint64_t n = atomic_load_explicit(&t->hdr->count, memory_order_relaxed);
+	atomic_store_explicit(&t->hdr->count, n + 1, memory_order_release);
+}
+
+uint64_t rt_node(struct rt_thread *t, uint32_t kind, uint64_t parent, uint64_t addr, uint64_t a,
+		 uint64_t b, uint32_t flags)
+{
+	uint64_t id = ((uint64_t)(t->index + 1) << 40) | ++t->seq;
+	struct pmcfi_rec *r = slot(t);
+	if (!r)
+		return id;
+	r->type = PMCFI_R_NODE;
+	r->kind = kind;
+	r->node = id;
+	r->parent = parent;
+	r->addr = addr;
+	r->a = a;
+	r->b = b;
+	r->t0 = rt_now();
+	r->t1 = t->seq;
+	r->cpu = -1;
+	r->flags = flags;
+	r->enabled = r->running = 0;
+	commit(t);
+	return id;
+}
+
+static void write_seg(struct rt_thread *t, uint64_t node, uint32_t thread, uint64_t t0, int32_t cpu,
+		      const struct pmcfi_pgroup_sample *s0, const struct pmcfi_pgroup_sample *s1,
+		      uint64_t t1, int final)
+{
+	struct pmcfi_rec *r = slot(t);
+	if (!r)
+		return;
+	r->type = PMCFI_R_SEG;
+	r->kind = 0;
+	r->node = node;
+	r->parent = 0;
+	r->addr = 0;
+	r->a = thread;
+	r->b = 0;
+	r->t0 = t0;
+	r->t1 = t1;
+	r->cpu = cpu;
+	r->flags = final ? PMCFI_F_FINAL : 0;
+	r->enabled = s1->enabled - s0->enabled;
+	r->running = s1->running - s0->running;
+	for (int i = 0; i < P.nev; i++)
+		r->v[i] = s1->v[i] - s0->v[i];
+	commit(t);
+}
+
+void rt_seg_begin(struct rt_thread *t, uint64_t node)
+{
+	if (t->open_node)
+		rt_seg_end(t, t->open_node, 0);
+	t->open_node = node;
+	t->cpu = sched_getcpu();
+	t->t0 = rt_now();
+	pmcfi_pgroup_read(&t->group, &t->start);
+}
+
+void rt_seg_end(struct rt_thread *t, uint64_t node, int final)
+{
+	if (t->open_node != node || !node)
+		return;
+	struct pmcfi_pgroup_sample s;
+	pmcfi_pgroup_read(&t->group, &s);
+	uint64_t t1 = rt_now();
+	write_seg(t, node, t->index, t->t0, t->cpu, &t->start, &s, t1, final);
+	t->open_node = 0;
+}
+
+struct rt_thread *rt_self(void)
+{
+	struct rt_thread *t = tls_self;
+	if (t)
+		return t;
+	if (tls_failed || rt_process_init() != 0)
+		return NULL;
+	uint32_t idx = atomic_fetch_add(&P.nthreads, 1);
+	if (idx >= MAX_THREADS) {
+		tls_failed = 1;
+		return NULL;
+	}
+	t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t == MAP_FAILED) {
+		tls_failed = 1;
+		return NULL;
+	}
+	t->index = idx;
+	int err = pmcfi_pgroup_open(&t->group, P.attrs, P.names, P.nev, 0);
+	if (err) {
+		tls_failed = 1;
+		char e[32];
+		snprintf(e, sizeof(e), "%d", err);
+		fatal("cannot open the counters of a thread (error %s): %s", e, pmcf_errdetail());
+		munmap(t, sizeof(*t));
+		return NULL;
+	}
+	if ((err = map_chunk(t)) != 0) {
+		tls_failed = 1;
+		fatal("cannot create a record file in %s: %s", P.dir, strerror(-err));
+		pmcfi_pgroup_close(&t->group);
+		munmap(t, sizeof(*t));
+		return NULL;
+	}
+	tls_self = t;
+	atomic_store(&P.threads[idx], t);
+	pthread_setspecific(P.key, t);
+	t->thread_node = rt_node(t, PMCF_XU_THREAD, PMCFI_ROOT, 0, idx, 0, 0);
+	t->thread_cpu = sched_getcpu();
+	t->thread_t0 = rt_now();
+	pmcfi_pgroup_read(&t->group, &t->thread_start);
+	return t;
+}
+
+/* Writes thread t's thread XU into the file of writer w. */
+static void end_thread_xu(struct rt_thread *w, struct rt_thread *t)
+{
+	struct pmcfi_pgroup_sample s;
+	if (pmcfi_pgroup_read(&t->group, &s) != 0)
+		return;
+	write_seg(w, t->thread_node, t->index, t->thread_t0, t->thread_cpu, &t->thread_start, &s,
+		  rt_now(), 1);
+}
+
+void rt_thread_fini(struct rt_thread *t)
+{
+	if (!t || t->dead || tls_self != t)
+		return;
+	if (t->open_node)
+		rt_seg_end(t, t->open_node, 0);
+	end_thread_xu(t, t);
+	t->dead = 1;
+	atomic_store(&P.threads[t->index], NULL);
+}
+
+/* Process exit: the threads still running get their thread XU written by
+ * the exiting thread (their counters are readable from any thread). */
+__attribute__((destructor)) static void process_fini(void)
+{
+	struct rt_thread *self = tls_self;
+	if (!rt_active() || !self)
+		return;
+	uint32_t n = atomic_load(&P.nthreads);
+	for (uint32_t i = 0; i < n && i < MAX_THREADS; i++) {
+		struct rt_thread *t = atomic_load(&P.threads[i]);
+		if (t && t != self && !t->dead) {
+			t->dead = 1;
+			end_thread_xu(self, t);
+		}
+	}
+	rt_thread_fini(self);
+	rt_write_maps();
+}
+
+__attribute__((constructor)) static void process_start(void)
+{
+	if (rt_process_init() == 0)
+		rt_self();
+}
+
+/* ---- pthread_create: every thread registers at its start ---------------- */
+struct tramp {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void *trampoline(void *p)
+{
+	struct tramp tr = *(struct tramp *)p;
+	free(p);
+	rt_self();
+	return tr.fn(tr.arg);
+}
+
+typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+__attribute__((visibility("default"))) int pthread_create(pthread_t *th, const pthread_attr_t *attr,
+							   void *(*fn)(void *), void *arg)
+{
+	static pthread_create_fn real;
+	if (!real) {
+		void *f = dlsym(RTLD_NEXT, "pthread_create");
+		memcpy(&real, &f, sizeof(real));
+		if (!real)
+			return EAGAIN;
+	}
+	if (!rt_active())
+		return real(th, attr, fn, arg);
+	struct tramp *tr = malloc(sizeof(*tr));
+	if (!tr)
+		return real(th, attr, fn, arg);
+	tr->fn = fn;
+	tr->arg = arg;
+	int r = real(th, attr, trampoline, tr);
+	if (r)
+		free(tr);
+	return r;
+}
+
+/* ---- task API ------------------------------------------------------------- */
+static int api_type(const char *name, uint32_t *id)
+{
+	if (!rt_active())
+		return PMCF_ENOTSUP;
+	uint32_t n = atomic_fetch_add(&P.ntypes, 1) + 1;
+	char clean[400], line[512];
+	snprintf(clean, sizeof(clean), "%s", name ? name : "");
+	for (char *c = clean; *c; c++)
+		if (*c == '\n' || *c == '\t' || *c == '\r')
+			*c = ' ';
+	snprintf(line, sizeof(line), "%u\t%s\n", n, clean);
+	write_file("types", line, 1);
+	*id = n;
+	return 0;
+}
+
+static uint64_t api_create(uint64_t parent, uint32_t type)
+{
+	struct rt_thread *t = rt_self();
+	if (!t)
+		return 0;
+	return rt_node(t, PMCF_XU_TASK, parent, type, 0, 0, PMCFI_F_API);
+}
+
+static void api_begin(uint64_t task)
+{
+	struct rt_thread *t = rt_self();
+	if (!t || !task || t->napi == RT_MAX_NEST)
+		return;
+	t->api_stack[t->napi++] = task;
+	rt_seg_begin(t, task); /* pauses the outer task, if any */
+}
+
+static void api_leave(uint64_t task, int final)
+{
+	struct rt_thread *t = rt_self();
+	if (!t || !task)
+		return;
+	rt_seg_end(t, task, final);
+	if (t->napi > 0 && t->api_stack[t->napi - 1] == task) {
+		t->napi--;
+		if (t->napi > 0)
+			rt_seg_begin(t, t->api_stack[t->napi - 1]);
+	}
+}
+
+static void api_pause(uint64_t task) { api_leave(task, 0); }
+static void api_end(uint64_t task) { api_leave(task, 1); }
+
+static uint64_t api_current(void)
+{
+	struct rt_thread *t = rt_self();
+	return t && t->napi ? t->api_stack[t->napi - 1] : PMCFI_ROOT;
+}
+
+__attribute__((visibility("default"))) const struct pmcfi_task_rt pmcfi_task_rt_v1 = {
+	1, api_type, api_create, api_begin, api_pause, api_end, api_current};

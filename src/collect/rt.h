@@ -1,0 +1,84 @@
+/* The in-process recorder of the collector tool: per-thread counter groups,
+ * per-thread MAP_SHARED record files, node creation and XU segments. The
+ * begin/end calls allocate nothing and take no lock. */
+#ifndef PMCF_COLLECT_RT_H
+#define PMCF_COLLECT_RT_H
+#include <stdint.h>
+#include "collect/rec.h"
+#include "counters/perf_group.h"
+#include "pmcfuse/profile.h"
+
+#define RT_MAX_NEST 64
+
+/* A running implicit task (OpenMP) on this thread. */
+struct rt_itask {
+	uint64_t par_node;  /* its parallel region (PMCFI_ROOT for the initial task) */
+	uint32_t tid, team; /* thread number in the team, team size */
+	uint64_t ws;        /* worksharing loops encountered so far */
+	uint64_t loop_node; /* current loop instance, 0 outside loops */
+	uint64_t loop_addr;
+	uint32_t loop_static;
+	uint64_t active_xu; /* current loop chunk/range XU, 0 when none */
+	int initial;
+};
+
+struct rt_thread {
+	struct pmcfi_pgroup group;
+	uint32_t index;        /* registration order in the process */
+	uint64_t seq;          /* node sequence */
+	struct pmcfi_rec_header *hdr;
+	unsigned char *recs;   /* first record of the mapped chunk */
+	uint32_t chunk;
+	/* the open segment */
+	uint64_t open_node;
+	uint64_t t0;
+	int32_t cpu;
+	struct pmcfi_pgroup_sample start;
+	/* the thread XU (fallback when nothing else is recorded) */
+	uint64_t thread_node, thread_t0;
+	int32_t thread_cpu;
+	struct pmcfi_pgroup_sample thread_start;
+	/* OpenMP implicit tasks, innermost last */
+	struct rt_itask itasks[RT_MAX_NEST];
+	int nitasks;
+	/* task API: tasks running on this thread, innermost last */
+	uint64_t api_stack[RT_MAX_NEST];
+	int napi;
+	int dead;
+};
+
+/* 1 when the process records (PMCF_COLLECT_DIR set and setup succeeded). */
+int rt_active(void);
+/* Sets the process up from the environment; idempotent. 0, or -1 after
+ * writing the reason to <dir>/error and one `pmcfuse:` line on stderr. */
+int rt_process_init(void);
+/* This thread's recorder, set up on first use; NULL when inactive or when
+ * the thread could not be set up. */
+struct rt_thread *rt_self(void);
+/* Ends the thread XU and retires the thread (thread exit, process exit). */
+void rt_thread_fini(struct rt_thread *t);
+/* Writes a node record and returns its id. */
+uint64_t rt_node(struct rt_thread *t, uint32_t kind, uint64_t parent, uint64_t addr, uint64_t a,
+		 uint64_t b, uint32_t flags);
+/* Opens a segment of XU node on this thread (closing any open one). */
+void rt_seg_begin(struct rt_thread *t, uint64_t node);
+/* Closes the open segment when it belongs to node; final marks the XU done. */
+void rt_seg_end(struct rt_thread *t, uint64_t node, int final);
+/* Writes a small marker file <dir>/<name>-<pid> holding text. */
+void rt_mark(const char *name, const char *text);
+/* Snapshot of /proc/self/maps into <dir>/maps-<pid>. */
+void rt_write_maps(void);
+uint64_t rt_now(void);
+
+/* The task API entry points the library's pmcf_task_* calls reach through
+ * the exported table (task.h semantics). */
+struct pmcfi_task_rt {
+	uint32_t version;
+	int (*type)(const char *name, uint32_t *id);
+	uint64_t (*create)(uint64_t parent, uint32_t type);
+	void (*begin)(uint64_t task);
+	void (*pause)(uint64_t task);
+	void (*end)(uint64_t task);
+	uint64_t (*current)(void);
+};
+#endif

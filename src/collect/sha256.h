@@ -1,0 +1,6 @@
+/* SHA-256 of a file (FIPS 180-4), for the binary hash in profile metadata. */
+#ifndef PMCF_COLLECT_SHA256_H
+#define PMCF_COLLECT_SHA256_H
+/* Writes 64 lowercase hex digits and a NUL to hex. 0 or -errno. */
+int pmcfi_sha256_file(const char *path, char hex[65]);
+#endif

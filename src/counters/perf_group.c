@@ -1,0 +1,282 @@
+/* Per-thread perf_event groups for the collector: open with clear errors
+ * (paranoid sysctl, refused event, unschedulable group, file limit), read
+ * with one PERF_FORMAT_GROUP read(2) or with rdpmc from the mmap pages. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "counters/perf_group.h"
+#include "util/internal.h"
+
+static long perf_open(struct perf_event_attr *a, int group_fd)
+{
+	return syscall(SYS_perf_event_open, a, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int read_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int v = 99;
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 99;
+		fclose(f);
+	}
+	return v;
+}
+
+const char *pmcfi_pgroup_errno_hint(int err)
+{
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		return "permission denied by kernel.perf_event_paranoid (lower it with "
+		       "`sysctl -w kernel.perf_event_paranoid=1`, or run with CAP_PERFMON)";
+	case EMFILE:
+		return "too many open files (raise the limit with `ulimit -n`)";
+	case ENFILE:
+		return "too many open files in the system (fs.file-max)";
+	case ENOENT:
+	case EOPNOTSUPP:
+	case ENODEV:
+		return "the kernel does not support this event here";
+	case EINVAL:
+		return "the kernel refuses this event encoding";
+	case ENOSPC:
+		return "no counter left for this event";
+	default:
+		return strerror(err);
+	}
+}
+
+static int is_hw_type(uint32_t type)
+{
+	return type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE || type == PERF_TYPE_RAW ||
+	       type >= PERF_TYPE_MAX;
+}
+
+void pmcfi_pgroup_close(struct pmcfi_pgroup *g)
+{
+	for (int i = 0; i < g->n; i++) {
+		if (g->pages[i])
+			munmap(g->pages[i], (size_t)sysconf(_SC_PAGESIZE));
+		if (g->fds[i] >= 0)
+			close(g->fds[i]);
+		g->pages[i] = NULL;
+		g->fds[i] = -1;
+	}
+	g->n = 0;
+}
+
+static int open_all(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs,
+		    const char *const *names, int n, int exclude_kernel)
+{
+	for (int i = 0; i < n; i++) {
+		struct perf_event_attr a = attrs[i];
+		a.size = sizeof(a);
+		a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
+				PERF_FORMAT_TOTAL_TIME_RUNNING;
+		a.disabled = 0;
+		a.inherit = 0;
+		a.sample_period = 0;
+		a.sample_type = 0;
+		if (exclude_kernel && a.type != PERF_TYPE_TRACEPOINT) {
+			a.exclude_kernel = 1;
+			a.exclude_hv = 1;
+		}
+		long fd = perf_open(&a, i == 0 ? -1 : g->fds[0]);
+		if (fd < 0) {
+			int e = errno;
+			const char *nm = names && names[i] ? names[i] : "?";
+			g->n = i;
+			pmcfi_pgroup_close(g);
+			if (e == EACCES || e == EPERM)
+				return pmcfi_fail(PMCF_EPARANOID,
+						  "cannot count '%s': kernel.perf_event_paranoid=%d "
+						  "denies it (lower it with `sysctl -w "
+						  "kernel.perf_event_paranoid=1` or run with CAP_PERFMON)",
+						  nm, read_paranoid());
+			if (e == EMFILE || e == ENFILE)
+				return pmcfi_fail(-e, "cannot open counter for '%s': %s", nm,
+						  pmcfi_pgroup_errno_hint(e));
+			if (e == ENOSPC || (i > 0 && e == EINVAL))
+				return pmcfi_fail(PMCF_ETOOMANY,
+						  "the kernel cannot put '%s' in one group with the "
+						  "events before it (%s)",
+						  nm, strerror(e));
+			return pmcfi_fail(PMCF_EEVENT, "the kernel refuses event '%s': %s", nm,
+					  pmcfi_pgroup_errno_hint(e));
+		}
+		g->fds[i] = (int)fd;
+		g->n = i + 1;
+	}
+	return 0;
+}
+
+static void map_rdpmc(struct pmcfi_pgroup *g)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	for (int i = 0; i < g->n; i++) {
+		void *m = mmap(NULL, (size_t)pg, PROT_READ, MAP_SHARED, g->fds[i], 0);
+		if (m == MAP_FAILED)
+			return;
+		g->pages[i] = m;
+		if (!g->pages[i]->cap_user_rdpmc)
+			return;
+	}
+	g->rdpmc = 1;
+}
+
+int pmcfi_pgroup_open(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs,
+		      const char *const *names, int n, unsigned flags)
+{
+	memset(g, 0, sizeof(*g));
+	for (int i = 0; i < PMCFI_PGROUP_MAX; i++)
+		g->fds[i] = -1;
+	if (n < 0 || n > PMCFI_PGROUP_MAX)
+		return pmcfi_fail(PMCF_EINVAL, "a group holds 0 to %d events, not %d",
+				  PMCFI_PGROUP_MAX, n);
+	if (n == 0)
+		return 0; /* timestamps only */
+	int all_hw = 1, any_kernel = 0;
+	for (int i = 0; i < n; i++) {
+		if (!is_hw_type(attrs[i].type))
+			all_hw = 0;
+		if (!attrs[i].exclude_kernel && attrs[i].type != PERF_TYPE_TRACEPOINT)
+			any_kernel = 1;
+	}
+	int err = open_all(g, attrs, names, n, 0);
+	if (err == PMCF_EPARANOID && any_kernel) {
+		err = open_all(g, attrs, names, n, 1);
+		if (err == 0)
+			g->excluded_kernel = 1;
+	}
+	if (err)
+		return err;
+	/* A group the PMU cannot hold at once is never scheduled: running stays 0. */
+	struct pmcfi_pgroup_sample s;
+	struct timespec ts = {0, 200000};
+	for (int tries = 0; tries < 3; tries++) {
+		if ((err = pmcfi_pgroup_read(g, &s)) != 0) {
+			pmcfi_pgroup_close(g);
+			return pmcfi_fail(err, "cannot read the counter group: %s", strerror(-err));
+		}
+		if (s.running > 0 || s.enabled == 0)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	if (s.enabled > 0 && s.running == 0) {
+		pmcfi_pgroup_close(g);
+		return pmcfi_fail(PMCF_ETOOMANY,
+				  "the group of %d events is never scheduled: they do not fit "
+				  "the counters together",
+				  n);
+	}
+	if (all_hw && !(flags & PMCFI_PGROUP_NO_RDPMC))
+		map_rdpmc(g);
+	return 0;
+}
+
+#if defined(__x86_64__)
+static inline uint64_t rdpmc(uint32_t c)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(c));
+	return lo | ((uint64_t)hi << 32);
+}
+static inline uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return lo | ((uint64_t)hi << 32);
+}
+#define barrier() __asm__ volatile("" ::: "memory")
+
+/* Self-monitoring read of one event from its mmap page (the protocol of
+ * include/uapi/linux/perf_event.h); -1 when the counter is not loaded. */
+static int read_page(struct perf_event_mmap_page *pc, uint64_t *val, uint64_t *ena, uint64_t *run)
+{
+	uint32_t seq, idx, mult = 0, shift = 0;
+	uint64_t cnt, cyc = 0, off = 0, tcyc = 0, tmask = ~0ull, en, ru;
+	int shortc = 0;
+	do {
+		seq = pc->lock;
+		barrier();
+		en = pc->time_enabled;
+		ru = pc->time_running;
+		if (pc->cap_user_time && en != ru) {
+			cyc = rdtsc();
+			mult = pc->time_mult;
+			shift = pc->time_shift;
+			off = pc->time_offset;
+			if (pc->cap_user_time_short) {
+				shortc = 1;
+				tcyc = pc->time_cycles;
+				tmask = pc->time_mask;
+			}
+		}
+		idx = pc->index;
+		cnt = (uint64_t)pc->offset;
+		if (!pc->cap_user_rdpmc || idx == 0)
+			return -1;
+		int64_t ev = (int64_t)rdpmc(idx - 1);
+		uint16_t w = pc->pmc_width;
+		ev = (int64_t)((uint64_t)ev << (64 - w)) >> (64 - w);
+		cnt += (uint64_t)ev;
+		barrier();
+	} while (pc->lock != seq);
+	if (en != ru && mult) {
+		if (shortc)
+			cyc = tcyc + ((cyc - tcyc) & tmask);
+		uint64_t quot = cyc >> shift, rem = cyc & (((uint64_t)1 << shift) - 1);
+		uint64_t delta = off + quot * mult + ((rem * mult) >> shift);
+		en += delta;
+		ru += delta;
+	}
+	*val = cnt;
+	*ena = en;
+	*run = ru;
+	return 0;
+}
+#endif
+
+int pmcfi_pgroup_read(struct pmcfi_pgroup *g, struct pmcfi_pgroup_sample *s)
+{
+#if defined(__x86_64__)
+	if (g->rdpmc) {
+		int i;
+		for (i = 0; i < g->n; i++) {
+			uint64_t en, ru;
+			if (read_page(g->pages[i], &s->v[i], &en, &ru) != 0)
+				break;
+			if (i == 0) {
+				s->enabled = en;
+				s->running = ru;
+			}
+		}
+		if (i == g->n)
+			return 0;
+		/* not loaded on this cpu right now: fall back to read(2) */
+	}
+#endif
+	uint64_t buf[3 + PMCFI_PGROUP_MAX];
+	if (g->n == 0) {
+		s->enabled = s->running = 0;
+		return 0;
+	}
+	ssize_t want = (ssize_t)((3 + g->n) * sizeof(uint64_t));
+	ssize_t got = read(g->fds[0], buf, (size_t)want);
+	if (got < 0)
+		return -errno;
+	if (got != want || buf[0] != (uint64_t)g->n)
+		return -EIO;
+	s->enabled = buf[1];
+	s->running = buf[2];
+	for (int i = 0; i < g->n; i++)
+		s->v[i] = buf[3 + i];
+	return 0;
+}

@@ -1,0 +1,52 @@
+/* One perf_event group per thread, read with one system call
+ * (PERF_FORMAT_GROUP with enabled/running times) or, when every counter is a
+ * hardware counter the kernel lets user space read, with rdpmc. Used by the
+ * collector's hot path: reading allocates nothing and takes no lock. */
+#ifndef PMCF_COUNTERS_PERF_GROUP_H
+#define PMCF_COUNTERS_PERF_GROUP_H
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+#define PMCFI_PGROUP_MAX 32
+
+struct pmcfi_pgroup {
+	int n;                                   /* number of events */
+	int fds[PMCFI_PGROUP_MAX];               /* fds[0] leads the group */
+	struct perf_event_mmap_page *pages[PMCFI_PGROUP_MAX]; /* rdpmc path, else NULL */
+	int rdpmc;                               /* 1: read with rdpmc */
+	int excluded_kernel;                     /* 1: opened with exclude_kernel */
+};
+
+/* One reading: cumulative counts since the group was opened. */
+struct pmcfi_pgroup_sample {
+	uint64_t enabled, running; /* ns the group was enabled / on the PMU */
+	uint64_t v[PMCFI_PGROUP_MAX];
+};
+
+/* pmcfi_pgroup_open flags */
+#define PMCFI_PGROUP_NO_RDPMC 1u /* never use rdpmc */
+
+/* Opens attrs[0..n) as one group counting the calling thread on any cpu
+ * (each attr copied; read_format, disabled and sampling fields are set here).
+ * names[i] (may be NULL) only serve the error details. When kernel counting
+ * is refused, retries with exclude_kernel (except tracepoints). Checks that
+ * the group gets scheduled. Errors with pmcf_errdetail(): PMCF_EPARANOID
+ * (names the sysctl), PMCF_EEVENT (an event the kernel refuses), PMCF_ETOOMANY
+ * (the group cannot be scheduled together), -EMFILE/-ENFILE (too many open
+ * files), PMCF_EINVAL (n out of range). n = 0 opens nothing (reads give
+ * zeros). On error nothing stays open. */
+int pmcfi_pgroup_open(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs,
+		      const char *const *names, int n, unsigned flags);
+
+/* Reads all counters at once into *s. Hot path: no allocation, no lock, one
+ * read(2) (or none with rdpmc). Returns 0 or -errno. */
+int pmcfi_pgroup_read(struct pmcfi_pgroup *g, struct pmcfi_pgroup_sample *s);
+
+void pmcfi_pgroup_close(struct pmcfi_pgroup *g);
+
+/* A system-call-free error text for the errno of a failed open (for the
+ * collector tool, which cannot use the library's error detail). */
+const char *pmcfi_pgroup_errno_hint(int err);
+
+#endif

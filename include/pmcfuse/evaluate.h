@@ -52,7 +52,7 @@ typedef struct pmcf_epd_opts {
 	size_t sample;      /* evaluate a seeded random sample of this many pairs (0: all) */
 	uint64_t seed;      /* seed of the sample and of the bootstrap */
 	unsigned bootstrap; /* bootstrap resamples for the confidence interval (with sample) */
-	int threads;        /* worker threads (0: one) */
+	unsigned threads;   /* worker threads (0: one per online CPU, at most 8) */
 } pmcf_epd_opts;
 #define PMCF_EPD_OPTS_INIT {sizeof(pmcf_epd_opts), 10, 0, 0, 1, 1000, 0}
 
@@ -74,7 +74,9 @@ typedef struct pmcf_epd_result pmcf_epd_result;
  * monitored, the calibrated TMD; EPD = geometric mean over those pairs.
  * Pairs with fewer than two references are counted in *uncovered, not
  * scored. opts may be NULL (defaults). Errors: PMCF_EINVAL, PMCF_ENOENT (no
- * pair is covered by two references), PMCF_ENOMEM. */
+ * pair is covered by two references), PMCF_ENOMEM. bins: 1 to 30. A
+ * calibration below 1e-6 (identical references) counts as 1e-6. The worst
+ * score is an uncalibrated TMD of (B+2)*sqrt(2), all mass across the grid. */
 PMCF_API int pmcf_epd_compute(const pmcf_profile *target, const pmcf_profile *const *refs,
 			      size_t nrefs, const pmcf_epd_opts *opts, pmcf_epd_result **out);
 PMCF_API void pmcf_epd_result_free(pmcf_epd_result *r);

@@ -36,4 +36,26 @@ double pmcfi_median(double *v, size_t n);
 
 /* Deterministic 64-bit generator (splitmix64) for sampling and bootstrap. */
 uint64_t pmcfi_rng_next(uint64_t *state);
+
+
+/* ---- a target and its references, matched by event and XU-type name ---- */
+struct pmcfi_view {
+	const pmcf_profile *p;
+	size_t nxu;
+	const double **col; /* per matched event: the column, or NULL when not in this profile */
+	double *mn, *mx;    /* per matched event: range of the present values (NaN: none) */
+	uint32_t *gtype;    /* per XU: index into pmcfi_match.types */
+};
+struct pmcfi_match {
+	size_t nev;
+	char **ev; /* the target's events, duration excluded */
+	struct pmcfi_view target;
+	struct pmcfi_view *refs;
+	size_t nrefs;
+	size_t ntypes;
+	char **types; /* "kind/name" of every XU type seen */
+};
+int pmcfi_match_build(const pmcf_profile *target, const pmcf_profile *const *refs, size_t nrefs,
+		      struct pmcfi_match *m);
+void pmcfi_match_free(struct pmcfi_match *m);
 #endif

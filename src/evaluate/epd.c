@@ -1,0 +1,443 @@
+/* Execution Profile Dissimilarity (fuse-task-parallel §4.1, §4.3): for every
+ * event pair, the target's median uncalibrated TMD against the reference
+ * repeats that monitored the pair, divided by the calibration (median TMD
+ * between every two repeats); EPD is the geometric mean over the pairs.
+ * Optional: per XU type, a seeded sample of pairs with a bootstrap interval,
+ * worker threads over the pairs. */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "evaluate/tmd.h"
+#include "util/internal.h"
+
+#define CAL_FLOOR 1e-6
+
+struct pmcf_epd_result {
+	double epd, ci_lo, ci_hi;
+	size_t npairs, uncovered, total;
+	pmcf_epd_pair *pairs;
+	char **names; /* event names the pairs point into */
+	size_t nnames;
+};
+
+struct job {
+	const struct pmcfi_match *m;
+	const pmcf_epd_opts *o;
+	size_t (*pairs)[2]; /* event indices of each evaluated pair */
+	pmcf_epd_pair *out;
+	size_t npairs;
+	size_t first, step; /* this worker's pairs: first, first+step, ... */
+	int err;
+};
+
+/* Per-worker buffers: index lists per type, histograms of the repeats. */
+struct scratch {
+	pmcf_emd_ws *ws;
+	double *acc, *w, *pts; /* (nrefs+1) histograms of side^2 cells */
+	size_t *np;
+	size_t **idx;          /* per profile (target last): XU indices of the current type */
+	size_t *nidx;
+	double *dcal, *dtar;
+};
+
+static void scratch_free(struct scratch *s, size_t nprof)
+{
+	pmcf_emd_ws_free(s->ws);
+	free(s->acc);
+	free(s->w);
+	free(s->pts);
+	free(s->np);
+	if (s->idx)
+		for (size_t k = 0; k < nprof; k++)
+			free(s->idx[k]);
+	free(s->idx);
+	free(s->nidx);
+	free(s->dcal);
+	free(s->dtar);
+}
+
+static int scratch_new(struct scratch *s, const struct pmcfi_match *m, unsigned bins)
+{
+	memset(s, 0, sizeof(*s));
+	size_t cells = (size_t)(bins + 2) * (bins + 2), nprof = m->nrefs + 1;
+	int err = pmcf_emd_ws_new(&s->ws);
+	if (err)
+		return err;
+	s->acc = malloc(3 * cells * sizeof(double));
+	s->w = malloc(nprof * cells * sizeof(double));
+	s->pts = malloc(2 * nprof * cells * sizeof(double));
+	s->np = calloc(nprof, sizeof(size_t));
+	s->idx = calloc(nprof, sizeof(size_t *));
+	s->nidx = calloc(nprof, sizeof(size_t));
+	s->dcal = malloc((nprof * nprof / 2 + 1) * sizeof(double));
+	s->dtar = malloc(nprof * sizeof(double));
+	int ok = s->acc && s->w && s->pts && s->np && s->idx && s->nidx && s->dcal && s->dtar;
+	for (size_t k = 0; ok && k < nprof; k++) {
+		const struct pmcfi_view *v = k < m->nrefs ? &m->refs[k] : &m->target;
+		ok = (s->idx[k] = malloc((v->nxu ? v->nxu : 1) * sizeof(size_t))) != NULL;
+	}
+	if (!ok) {
+		scratch_free(s, nprof);
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+struct tmd_out {
+	double tmd, unc, cal, spread;
+	int worst, ok;
+};
+
+/* TMD of the pair (a, b) over the XUs of global type `type` (-1: all). */
+static int pair_tmd(const struct pmcfi_match *m, const pmcf_epd_opts *o, struct scratch *s,
+		    size_t a, size_t b, long type, struct tmd_out *r)
+{
+	memset(r, 0, sizeof(*r));
+	unsigned bins = o->bins;
+	size_t cells = (size_t)(bins + 2) * (bins + 2);
+	size_t nprof = m->nrefs + 1, nr = 0;
+	/* the repeats: references with both events (and XUs of the type) */
+	size_t rep[4096];
+	double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+	for (size_t k = 0; k < m->nrefs && nr < 4096; k++) {
+		const struct pmcfi_view *v = &m->refs[k];
+		if (!v->col[a] || !v->col[b])
+			continue;
+		if (type < 0) {
+			s->nidx[k] = v->nxu;
+			lo[0] = fmin(lo[0], v->mn[a]);
+			hi[0] = fmax(hi[0], v->mx[a]);
+			lo[1] = fmin(lo[1], v->mn[b]);
+			hi[1] = fmax(hi[1], v->mx[b]);
+		} else {
+			size_t n = 0;
+			for (size_t i = 0; i < v->nxu; i++) {
+				if (v->gtype[i] != (uint32_t)type)
+					continue;
+				s->idx[k][n++] = i;
+				double x = v->col[a][i], y = v->col[b][i];
+				if (x == x) {
+					lo[0] = fmin(lo[0], x);
+					hi[0] = fmax(hi[0], x);
+				}
+				if (y == y) {
+					lo[1] = fmin(lo[1], y);
+					hi[1] = fmax(hi[1], y);
+				}
+			}
+			s->nidx[k] = n;
+			if (!n)
+				continue;
+		}
+		rep[nr++] = k;
+	}
+	if (nr < 2 || !(lo[0] <= hi[0]) || !(lo[1] <= hi[1]))
+		return 0; /* not covered */
+	struct pmcfi_grid g;
+	pmcfi_tmd_grid(bins, lo, hi, &g);
+	/* histograms: repeats first, the target in slot nprof-1 */
+	for (size_t t = 0; t < nr; t++) {
+		size_t k = rep[t], used;
+		const struct pmcfi_view *v = &m->refs[k];
+		s->np[t] = pmcfi_tmd_hist(&g, v->col[a], v->col[b], type < 0 ? NULL : s->idx[k],
+					  s->nidx[k], s->acc, s->w + t * cells, s->pts + 2 * t * cells,
+					  &used);
+	}
+	const struct pmcfi_view *tv = &m->target;
+	size_t tn = 0, tused = 0, ts = nprof - 1;
+	if (type >= 0)
+		for (size_t i = 0; i < tv->nxu; i++)
+			if (tv->gtype[i] == (uint32_t)type)
+				s->idx[ts][tn++] = i;
+	size_t tnp = 0;
+	if (tv->col[a] && tv->col[b])
+		tnp = pmcfi_tmd_hist(&g, tv->col[a], tv->col[b], type < 0 ? NULL : s->idx[ts],
+				     type < 0 ? tv->nxu : tn, s->acc, s->w + ts * cells,
+				     s->pts + 2 * ts * cells, &tused);
+	/* calibration: every two repeats (a repeat whose XUs all lack a value is skipped) */
+	size_t nc = 0;
+	for (size_t x = 0; x < nr; x++)
+		for (size_t y = x + 1; y < nr; y++) {
+			if (!s->np[x] || !s->np[y])
+				continue;
+			int err = pmcf_emd(s->ws, 2, s->w + x * cells, s->pts + 2 * x * cells, s->np[x],
+					   s->w + y * cells, s->pts + 2 * y * cells, s->np[y], &s->dcal[nc]);
+			if (err)
+				return err;
+			nc++;
+		}
+	if (!nc)
+		return 0;
+	r->cal = pmcfi_median(s->dcal, nc);
+	double cal = r->cal > CAL_FLOOR ? r->cal : CAL_FLOOR;
+	r->ok = 1;
+	if (!tnp) {
+		r->worst = 1;
+		r->unc = (double)(bins + 2) * sqrt(2.0);
+		r->tmd = r->unc / cal;
+		return 0;
+	}
+	size_t nt = 0;
+	for (size_t x = 0; x < nr; x++) {
+		if (!s->np[x])
+			continue;
+		int err = pmcf_emd(s->ws, 2, s->w + ts * cells, s->pts + 2 * ts * cells, tnp,
+				   s->w + x * cells, s->pts + 2 * x * cells, s->np[x], &s->dtar[nt]);
+		if (err)
+			return err;
+		nt++;
+	}
+	double lo_d = INFINITY, hi_d = -INFINITY;
+	for (size_t x = 0; x < nt; x++) {
+		lo_d = fmin(lo_d, s->dtar[x]);
+		hi_d = fmax(hi_d, s->dtar[x]);
+	}
+	r->unc = pmcfi_median(s->dtar, nt);
+	r->tmd = r->unc / cal;
+	r->spread = fmax(hi_d / cal - r->tmd, r->tmd - lo_d / cal);
+	return 0;
+}
+
+static double safe_log(double v) { return log(v > 1e-12 ? v : 1e-12); }
+
+static void *worker(void *arg)
+{
+	struct job *j = arg;
+	const struct pmcfi_match *m = j->m;
+	struct scratch s;
+	if ((j->err = scratch_new(&s, m, j->o->bins)))
+		return NULL;
+	size_t *tcount = calloc(m->ntypes ? m->ntypes : 1, sizeof(size_t));
+	if (!tcount) {
+		j->err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		scratch_free(&s, m->nrefs + 1);
+		return NULL;
+	}
+	for (size_t i = 0; i < m->target.nxu; i++)
+		tcount[m->target.gtype[i]]++;
+	for (size_t k = j->first; k < j->npairs && !j->err; k += j->step) {
+		size_t a = j->pairs[k][0], b = j->pairs[k][1];
+		pmcf_epd_pair *p = &j->out[k];
+		const struct pmcfi_view *tv = &m->target;
+		size_t kept = 0;
+		if (tv->col[a] && tv->col[b])
+			for (size_t i = 0; i < tv->nxu; i++)
+				kept += tv->col[a][i] == tv->col[a][i] && tv->col[b][i] == tv->col[b][i];
+		p->left_out = tv->nxu ? 1.0 - (double)kept / (double)tv->nxu : 0;
+		for (size_t r = 0; r < m->nrefs; r++)
+			p->repeats += m->refs[r].col[a] && m->refs[r].col[b];
+		struct tmd_out t;
+		if (!j->o->per_type) {
+			j->err = pair_tmd(m, j->o, &s, a, b, -1, &t);
+			p->tmd = t.ok ? t.tmd : NAN;
+			p->uncalibrated = t.unc;
+			p->calibration = t.cal;
+			p->spread = t.spread;
+			p->worst = t.worst;
+			continue;
+		}
+		/* per type: XU-count-weighted geometric means */
+		double wsum = 0, lt = 0, lu = 0, lc = 0;
+		int worst = 0;
+		for (size_t ty = 0; ty < m->ntypes && !j->err; ty++) {
+			if (!tcount[ty])
+				continue;
+			j->err = pair_tmd(m, j->o, &s, a, b, (long)ty, &t);
+			if (!t.ok)
+				continue;
+			double wt = (double)tcount[ty];
+			wsum += wt;
+			lt += wt * safe_log(t.tmd);
+			lu += wt * safe_log(t.unc);
+			lc += wt * safe_log(t.cal);
+			worst |= t.worst;
+		}
+		p->tmd = wsum > 0 ? exp(lt / wsum) : NAN;
+		p->uncalibrated = wsum > 0 ? exp(lu / wsum) : NAN;
+		p->calibration = wsum > 0 ? exp(lc / wsum) : NAN;
+		p->worst = worst;
+	}
+	free(tcount);
+	scratch_free(&s, m->nrefs + 1);
+	return NULL;
+}
+
+int pmcf_epd_compute(const pmcf_profile *target, const pmcf_profile *const *refs, size_t nrefs,
+		     const pmcf_epd_opts *opts, pmcf_epd_result **out)
+{
+	pmcfi_clear_error();
+	*out = NULL;
+	pmcf_epd_opts o = PMCF_EPD_OPTS_INIT;
+	if (opts) {
+		size_t sz = opts->size < sizeof(o) ? opts->size : sizeof(o);
+		memcpy(&o, opts, sz);
+		o.size = sizeof(o);
+	}
+	if (o.bins < 1 || o.bins > PMCFI_TMD_MAX_BINS)
+		return pmcfi_fail(PMCF_EINVAL, "EPD: %u bins (1 to %d)", o.bins, PMCFI_TMD_MAX_BINS);
+	if (nrefs < 2)
+		return pmcfi_fail(PMCF_ENOENT, "EPD needs at least two reference profiles, got %zu", nrefs);
+	struct pmcfi_match m;
+	int err = pmcfi_match_build(target, refs, nrefs, &m);
+	if (err)
+		return err;
+	pmcf_epd_result *r = calloc(1, sizeof(*r));
+	size_t np = m.nev * (m.nev ? m.nev - 1 : 0) / 2;
+	size_t(*pairs)[2] = malloc((np ? np : 1) * sizeof(*pairs));
+	if (!r || !pairs) {
+		free(r);
+		free(pairs);
+		pmcfi_match_free(&m);
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	}
+	r->ci_lo = r->ci_hi = NAN;
+	r->total = np;
+	size_t nc = 0;
+	for (size_t a = 0; a < m.nev; a++)
+		for (size_t b = a + 1; b < m.nev; b++) {
+			size_t rep = 0;
+			for (size_t k = 0; k < nrefs; k++)
+				rep += m.refs[k].col[a] && m.refs[k].col[b];
+			if (rep < 2) {
+				r->uncovered++;
+				continue;
+			}
+			pairs[nc][0] = a;
+			pairs[nc][1] = b;
+			nc++;
+		}
+	uint64_t rng = o.seed;
+	if (o.sample && o.sample < nc) {
+		/* a seeded sample: partial Fisher-Yates, then back in pair order */
+		for (size_t k = 0; k < o.sample; k++) {
+			size_t x = k + (size_t)(pmcfi_rng_next(&rng) % (nc - k));
+			size_t t0 = pairs[k][0], t1 = pairs[k][1];
+			pairs[k][0] = pairs[x][0];
+			pairs[k][1] = pairs[x][1];
+			pairs[x][0] = t0;
+			pairs[x][1] = t1;
+		}
+		nc = o.sample;
+		for (size_t k = 1; k < nc; k++)
+			for (size_t x = k; x > 0 && (pairs[x][0] < pairs[x - 1][0] ||
+						     (pairs[x][0] == pairs[x - 1][0] && pairs[x][1] < pairs[x - 1][1])); x--) {
+				size_t t0 = pairs[x][0], t1 = pairs[x][1];
+				pairs[x][0] = pairs[x - 1][0];
+				pairs[x][1] = pairs[x - 1][1];
+				pairs[x - 1][0] = t0;
+				pairs[x - 1][1] = t1;
+			}
+	}
+	r->pairs = calloc(nc ? nc : 1, sizeof(*r->pairs));
+	if (!r->pairs)
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	unsigned nth = o.threads;
+	if (nth == 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+		nth = c > 0 ? (unsigned)c : 1;
+	}
+	if (nth > 8)
+		nth = 8;
+	if (nth > nc)
+		nth = nc ? (unsigned)nc : 1;
+	struct job jobs[8];
+	pthread_t tid[8];
+	int started[8] = {0};
+	for (unsigned t = 0; t < nth && !err; t++) {
+		jobs[t] = (struct job){&m, &o, pairs, r->pairs, nc, t, nth, 0};
+		if (t > 0)
+			started[t] = pthread_create(&tid[t], NULL, worker, &jobs[t]) == 0;
+		if (t > 0 && !started[t])
+			worker(&jobs[t]);
+	}
+	if (!err)
+		worker(&jobs[0]);
+	for (unsigned t = 0; t < nth && !err; t++) {
+		if (started[t])
+			pthread_join(tid[t], NULL);
+	}
+	for (unsigned t = 0; t < nth && !err; t++)
+		err = jobs[t].err;
+	/* names and the geometric mean over the scored pairs */
+	size_t scored = 0;
+	double lsum = 0;
+	double *logs = err ? NULL : malloc((nc ? nc : 1) * sizeof(double));
+	if (!err && !logs)
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	if (!err) {
+		r->names = m.ev; /* the result keeps the names */
+		r->nnames = m.nev;
+		m.ev = NULL;
+		m.nev = 0;
+		for (size_t k = 0; k < nc; k++) {
+			pmcf_epd_pair *p = &r->pairs[scored];
+			*p = r->pairs[k];
+			p->a = r->names[pairs[k][0]];
+			p->b = r->names[pairs[k][1]];
+			if (p->tmd != p->tmd) {
+				r->uncovered++;
+				continue;
+			}
+			logs[scored] = safe_log(p->tmd);
+			lsum += logs[scored];
+			scored++;
+		}
+		r->npairs = scored;
+		if (!scored)
+			err = pmcfi_fail(PMCF_ENOENT,
+					 "EPD: no pair of the target's events was monitored by two references");
+	}
+	if (!err) {
+		r->epd = exp(lsum / (double)scored);
+		if (o.sample && o.bootstrap && scored > 1) {
+			double *g = malloc(o.bootstrap * sizeof(double));
+			if (g) {
+				for (unsigned bt = 0; bt < o.bootstrap; bt++) {
+					double s = 0;
+					for (size_t k = 0; k < scored; k++)
+						s += logs[pmcfi_rng_next(&rng) % scored];
+					g[bt] = exp(s / (double)scored);
+				}
+				r->ci_lo = pmcfi_quantile(g, o.bootstrap, 0.025);
+				r->ci_hi = pmcfi_quantile(g, o.bootstrap, 0.975);
+				free(g);
+			}
+		}
+	}
+	free(logs);
+	free(pairs);
+	pmcfi_match_free(&m);
+	if (err) {
+		pmcf_epd_result_free(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
+void pmcf_epd_result_free(pmcf_epd_result *r)
+{
+	if (!r)
+		return;
+	for (size_t k = 0; k < r->nnames; k++)
+		free(r->names[k]);
+	free(r->names);
+	free(r->pairs);
+	free(r);
+}
+
+double pmcf_epd_value(const pmcf_epd_result *r) { return r->epd; }
+void pmcf_epd_ci(const pmcf_epd_result *r, double *lo, double *hi)
+{
+	*lo = r->ci_lo;
+	*hi = r->ci_hi;
+}
+size_t pmcf_epd_npairs(const pmcf_epd_result *r) { return r->npairs; }
+const pmcf_epd_pair *pmcf_epd_pair_at(const pmcf_epd_result *r, size_t i)
+{
+	return i < r->npairs ? &r->pairs[i] : NULL;
+}
+size_t pmcf_epd_uncovered(const pmcf_epd_result *r) { return r->uncovered; }
+size_t pmcf_epd_total_pairs(const pmcf_epd_result *r) { return r->total; }

@@ -1,0 +1,192 @@
+/* Error against ground truth (simulated sources): each value of a plain or
+ * multiplexed profile against its own truth layer; each value of a fused
+ * profile against the truth of the XU it represents, the first source XU of
+ * its provenance (as BC keeps E_prev from t_prev, fuse-task-parallel §3.2). */
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "evaluate/evaluate_impl.h"
+#include "util/internal.h"
+
+struct pmcf_truth_result {
+	const char *mode;
+	double median, p90, missing_share;
+	size_t nev;
+	pmcf_truth_event *ev;
+	char **names;
+};
+
+static double rel_error(double v, double t) { return fabs(v - t) / (fabs(t) > 1 ? fabs(t) : 1); }
+
+/* Opens source s of p (relative paths against dir), or NULL with the error in *err. */
+static pmcf_profile *open_source(const pmcf_profile *p, uint32_t s, const char *dir, int *err)
+{
+	const char *path, *id;
+	*err = pmcf_profile_source_get(p, s, &path, &id);
+	if (*err)
+		return NULL;
+	char buf[4096];
+	if (path[0] != '/' && dir)
+		snprintf(buf, sizeof(buf), "%s/%s", dir, path);
+	else
+		snprintf(buf, sizeof(buf), "%s", path);
+	pmcf_profile *q = NULL;
+	*err = pmcf_profile_open(buf, &q);
+	if (*err && path[0] != '/') /* relative to the working directory instead */
+		*err = pmcf_profile_open(path, &q);
+	if (*err)
+		pmcfi_fail_prefix(*err, "source profile '%s' of the fused profile", buf);
+	return q;
+}
+
+int pmcf_truth_compare(const pmcf_profile *p, const char *path, pmcf_truth_result **out)
+{
+	pmcfi_clear_error();
+	*out = NULL;
+	size_t ne = pmcf_profile_nevents(p), nx = pmcf_profile_nxus(p);
+	int own = pmcf_profile_ntruth(p) > 0;
+	if (!own && !(pmcf_profile_has_provenance(p) && pmcf_profile_nsources(p) > 0))
+		return pmcfi_fail(PMCF_ENOENT, "the profile has no ground truth (only simulated sources "
+					       "have one) and no provenance leading to sources with one");
+	pmcf_truth_result *r = calloc(1, sizeof(*r));
+	size_t ns = own ? 0 : pmcf_profile_nsources(p);
+	pmcf_profile **src = calloc(ns ? ns : 1, sizeof(*src));
+	double *all = malloc((ne * nx > 0 ? ne * nx : 1) * sizeof(double));
+	double *one = malloc((nx ? nx : 1) * sizeof(double));
+	int64_t *rep_xu = malloc((nx ? nx : 1) * sizeof(int64_t));
+	int32_t *rep_src = malloc((nx ? nx : 1) * sizeof(int32_t));
+	char *dircopy = path ? strdup(path) : NULL;
+	const char *dir = dircopy ? dirname(dircopy) : NULL;
+	int err = 0;
+	if (r) {
+		r->ev = calloc(ne ? ne : 1, sizeof(*r->ev));
+		r->names = calloc(ne ? ne : 1, sizeof(*r->names));
+	}
+	if (!r || !src || !all || !one || !rep_xu || !rep_src || (path && !dircopy) || !r->ev ||
+	    !r->names) {
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		goto done;
+	}
+	r->mode = own ? "own" : "sources";
+	if (!own) {
+		/* the XU each fused XU represents: the provenance with the lowest source index */
+		for (size_t i = 0; i < nx; i++) {
+			rep_src[i] = -1;
+			rep_xu[i] = -1;
+			for (size_t e = 0; e < ne; e++) {
+				int32_t s;
+				int64_t x;
+				if (pmcf_profile_provenance_get(p, i, e, &s, &x) == 0 && s >= 0 && x >= 0 &&
+				    (rep_src[i] < 0 || s < rep_src[i])) {
+					rep_src[i] = s;
+					rep_xu[i] = x;
+				}
+			}
+		}
+		for (size_t i = 0; i < nx && !err; i++) {
+			int32_t s = rep_src[i];
+			if (s >= 0 && (size_t)s < ns && !src[s] && !(src[s] = open_source(p, (uint32_t)s, dir, &err)))
+				break;
+		}
+		if (err)
+			goto done;
+	}
+	size_t nall = 0, miss_all = 0, vals_all = 0;
+	for (size_t e = 0; e < ne; e++) {
+		const char *name = pmcf_profile_event_name(p, e);
+		if (strcmp(name, "duration") == 0)
+			continue;
+		const double *v = pmcf_profile_column_const(p, e);
+		const double *own_t = NULL;
+		if (own) {
+			long k = pmcf_profile_truth_find(p, name);
+			if (k < 0)
+				continue;
+			own_t = pmcf_profile_truth_column_const(p, (size_t)k);
+		}
+		pmcf_truth_event *te = &r->ev[r->nev];
+		size_t n = 0;
+		for (size_t i = 0; i < nx; i++) {
+			if (v[i] != v[i]) {
+				te->missing++;
+				continue;
+			}
+			double t = NAN;
+			if (own) {
+				t = own_t[i];
+			} else if (rep_src[i] >= 0 && src[rep_src[i]]) {
+				const pmcf_profile *q = src[rep_src[i]];
+				long k = pmcf_profile_truth_find(q, name);
+				if (k >= 0 && (size_t)rep_xu[i] < pmcf_profile_nxus(q))
+					t = pmcf_profile_truth_column_const(q, (size_t)k)[rep_xu[i]];
+			}
+			if (t != t)
+				continue;
+			one[n++] = rel_error(v[i], t);
+		}
+		if (!n && !te->missing)
+			continue;
+		if (!(r->names[r->nev] = strdup(name))) {
+			err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+			goto done;
+		}
+		te->name = r->names[r->nev];
+		te->values = n;
+		memcpy(all + nall, one, n * sizeof(double));
+		nall += n;
+		te->median_rel = pmcfi_median(one, n);
+		te->p90_rel = pmcfi_quantile(one, n, 0.9);
+		miss_all += te->missing;
+		vals_all += n + te->missing;
+		r->nev++;
+	}
+	if (!nall && !miss_all) {
+		err = pmcfi_fail(PMCF_ENOENT, "no value of the profile has a ground truth to compare with");
+		goto done;
+	}
+	r->median = pmcfi_median(all, nall);
+	r->p90 = pmcfi_quantile(all, nall, 0.9);
+	r->missing_share = vals_all ? (double)miss_all / (double)vals_all : 0;
+done:
+	for (size_t s = 0; s < ns && src; s++)
+		pmcf_profile_free(src[s]);
+	free(src);
+	free(all);
+	free(one);
+	free(rep_xu);
+	free(rep_src);
+	free(dircopy);
+	if (err) {
+		pmcf_truth_result_free(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
+void pmcf_truth_result_free(pmcf_truth_result *r)
+{
+	if (!r)
+		return;
+	for (size_t k = 0; k < r->nev; k++)
+		free(r->names[k]);
+	free(r->names);
+	free(r->ev);
+	free(r);
+}
+
+void pmcf_truth_summary(const pmcf_truth_result *r, double *median_rel, double *p90_rel,
+			double *share_missing)
+{
+	*median_rel = r->median;
+	*p90_rel = r->p90;
+	*share_missing = r->missing_share;
+}
+const char *pmcf_truth_mode(const pmcf_truth_result *r) { return r->mode; }
+size_t pmcf_truth_nevents(const pmcf_truth_result *r) { return r->nev; }
+const pmcf_truth_event *pmcf_truth_event_at(const pmcf_truth_result *r, size_t i)
+{
+	return i < r->nev ? &r->ev[i] : NULL;
+}

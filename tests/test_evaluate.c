@@ -1,0 +1,337 @@
+/* Unit tests of the accuracy metrics (src/evaluate): a hand-computed TMD in
+ * the manner of fuse-task-parallel Fig. 7, calibration medians, EPD of a
+ * reference repeat near 1 and of a distorted profile far above, missing
+ * values and the worst score, sampling, the Correlation Error against its
+ * closed form, Spearman, ground truth, and the pair covering. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "evaluate/tmd.h"
+#include "pmcfuse/evaluate.h"
+#include "pmcfuse/profile.h"
+
+static uint64_t rng = 77;
+static double urand(void) { return (double)(pmcfi_rng_next(&rng) >> 11) / 9007199254740992.0; }
+static double gauss(void)
+{
+	double u = urand() + 1e-300, v = urand();
+	return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
+}
+
+/* Fig. 7 style: 4 bins per event over [0, 40], XUs placed by hand. */
+static void test_tmd_by_hand(void **state)
+{
+	(void)state;
+	const double lo[2] = {0, 0}, hi[2] = {40, 40};
+	static const struct {
+		int line;
+		size_t an, bn;
+		double ax[3], ay[3], bx[3], by[3];
+		double want;
+	} rows[] = {
+		/* one XU moves one bin to the right: half the mass, one bin */
+		{__LINE__, 2, 2, {5, 15}, {5, 15}, {5, 25}, {5, 15}, 0.5},
+		/* below the range: the outer bin sits at the centroid (-1, 0.5) */
+		{__LINE__, 2, 2, {-10, 15}, {5, 15}, {5, 15}, {5, 15}, 0.75},
+		/* two XUs share a bin: centroid (0.5, 0.5) with weight 2/3 */
+		{__LINE__, 3, 3, {2, 8, 35}, {2, 8, 35}, {5, 5, 35}, {5, 5, 35}, 0.0},
+		/* diagonal move of everything by one bin in both events */
+		{__LINE__, 1, 1, {5}, {5}, {15}, {15}, 1.4142135623730951},
+		/* above the range in one event: centroid 6.0 vs 3.5 */
+		{__LINE__, 1, 1, {60}, {5}, {35}, {5}, 2.5},
+	};
+	for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+		double t = -1, left = -1;
+		int err = pmcf_tmd2(NULL, 4, lo, hi, rows[k].ax, rows[k].ay, rows[k].an, rows[k].bx,
+				    rows[k].by, rows[k].bn, &t, &left);
+		if (err || fabs(t - rows[k].want) > 1e-12)
+			fail_msg("row at line %d: err %d, TMD %.15g, want %.15g", rows[k].line, err, t,
+				 rows[k].want);
+		assert_true(left == 0);
+	}
+	/* missing values are left out, and their share reported */
+	double ax[] = {5, NAN, 15, 15}, ay[] = {5, 5, NAN, 15}, bx[] = {5, 15}, by[] = {5, 15}, t, left;
+	assert_int_equal(pmcf_tmd2(NULL, 4, lo, hi, ax, ay, 4, bx, by, 2, &t, &left), 0);
+	assert_true(fabs(left - 0.5) < 1e-12 && fabs(t) < 1e-12);
+	double nx[] = {NAN}, ny[] = {1};
+	assert_int_equal(pmcf_tmd2(NULL, 4, lo, hi, nx, ny, 1, bx, by, 2, &t, &left), PMCF_ENOENT);
+	assert_int_equal(pmcf_tmd2(NULL, 0, lo, hi, bx, by, 2, bx, by, 2, &t, &left), PMCF_EINVAL);
+}
+
+/* A profile of n XUs of two types with events e0..e{ne-1} drawn around a
+ * per-type mean; `shift` distorts e1; names[k] NULL leaves event k out. */
+static pmcf_profile *make_profile(size_t n, size_t ne, double shift, const char *const *only)
+{
+	pmcf_profile *p;
+	assert_int_equal(pmcf_profile_new(&p), 0);
+	uint32_t ty[2];
+	assert_int_equal(pmcf_profile_type_add(p, PMCF_XU_TASK, "gemm", "", &ty[0]), 0);
+	assert_int_equal(pmcf_profile_type_add(p, PMCF_XU_TASK, "potrf", "", &ty[1]), 0);
+	size_t idx;
+	assert_int_equal(pmcf_profile_event_add(p, "duration", &idx), 0);
+	size_t evi[8];
+	for (size_t e = 0; e < ne; e++) {
+		char name[16];
+		snprintf(name, sizeof(name), "e%zu", e);
+		evi[e] = (size_t)-1;
+		if (only) {
+			int found = 0;
+			for (const char *const *o = only; *o; o++)
+				found |= strcmp(*o, name) == 0;
+			if (!found)
+				continue;
+		}
+		assert_int_equal(pmcf_profile_event_add(p, name, &evi[e]), 0);
+	}
+	for (size_t i = 0; i < n; i++) {
+		pmcf_xu xu = {ty[i % 3 == 0], 0, -1, i * 10, i * 10 + 5, "", ""};
+		assert_int_equal(pmcf_profile_xu_add(p, &xu, &idx), 0);
+		double base = i % 3 == 0 ? 1000 : 3000;
+		double z = gauss();
+		pmcf_profile_value_set(p, idx, 0, 5);
+		for (size_t e = 0; e < ne; e++) {
+			double v = base * (1 + 0.3 * e) + 200 * z + 100 * gauss() + (e == 1 ? shift : 0);
+			if (evi[e] != (size_t)-1)
+				pmcf_profile_value_set(p, idx, evi[e], v);
+		}
+	}
+	return p;
+}
+
+static void test_epd_calibration(void **state)
+{
+	(void)state;
+	pmcf_profile *refs[5];
+	for (int k = 0; k < 5; k++)
+		refs[k] = make_profile(600, 3, 0, NULL);
+	pmcf_profile *fresh = make_profile(600, 3, 0, NULL);
+	pmcf_profile *bad = make_profile(600, 3, 1500, NULL);
+	pmcf_epd_result *r;
+	pmcf_epd_opts o = PMCF_EPD_OPTS_INIT;
+	assert_int_equal(pmcf_epd_compute(fresh, (const pmcf_profile *const *)refs, 5, &o, &r), 0);
+	assert_int_equal(pmcf_epd_npairs(r), 3);
+	assert_int_equal(pmcf_epd_uncovered(r), 0);
+	double epd_fresh = pmcf_epd_value(r);
+	assert_true(epd_fresh > 0.5 && epd_fresh < 2.0);
+
+	/* the calibration of (e0, e1) is the median of the 10 repeat-pair TMDs */
+	const pmcf_epd_pair *p = pmcf_epd_pair_at(r, 0);
+	assert_string_equal(p->a, "e0");
+	assert_string_equal(p->b, "e1");
+	assert_int_equal(p->repeats, 5);
+	double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY}, d[10];
+	const double *cx[5], *cy[5];
+	for (int k = 0; k < 5; k++) {
+		cx[k] = pmcf_profile_column_const(refs[k], 1);
+		cy[k] = pmcf_profile_column_const(refs[k], 2);
+		for (size_t i = 0; i < 600; i++) {
+			lo[0] = fmin(lo[0], cx[k][i]);
+			hi[0] = fmax(hi[0], cx[k][i]);
+			lo[1] = fmin(lo[1], cy[k][i]);
+			hi[1] = fmax(hi[1], cy[k][i]);
+		}
+	}
+	int nd = 0;
+	for (int a = 0; a < 5; a++)
+		for (int b = a + 1; b < 5; b++)
+			assert_int_equal(pmcf_tmd2(NULL, 10, lo, hi, cx[a], cy[a], 600, cx[b], cy[b], 600,
+						   &d[nd++], NULL),
+					 0);
+	for (int a = 1; a < 10; a++)
+		for (int b = a; b > 0 && d[b] < d[b - 1]; b--) {
+			double t = d[b];
+			d[b] = d[b - 1];
+			d[b - 1] = t;
+		}
+	assert_true(fabs(p->calibration - 0.5 * (d[4] + d[5])) < 1e-12);
+	/* the target's TMD: median of its five TMDs, over the calibration */
+	const double *tx = pmcf_profile_column_const(fresh, 1), *tyy = pmcf_profile_column_const(fresh, 2);
+	double dt[5];
+	for (int k = 0; k < 5; k++)
+		assert_int_equal(pmcf_tmd2(NULL, 10, lo, hi, tx, tyy, 600, cx[k], cy[k], 600, &dt[k], NULL), 0);
+	for (int a = 1; a < 5; a++)
+		for (int b = a; b > 0 && dt[b] < dt[b - 1]; b--) {
+			double t = dt[b];
+			dt[b] = dt[b - 1];
+			dt[b - 1] = t;
+		}
+	assert_true(fabs(p->uncalibrated - dt[2]) < 1e-12);
+	assert_true(fabs(p->tmd - dt[2] / p->calibration) < 1e-9);
+	pmcf_epd_result_free(r);
+
+	/* a reference repeat itself scores near 1 */
+	assert_int_equal(pmcf_epd_compute(refs[2], (const pmcf_profile *const *)refs, 5, &o, &r), 0);
+	assert_true(pmcf_epd_value(r) < 1.5);
+	pmcf_epd_result_free(r);
+
+	/* a distorted profile scores far above */
+	assert_int_equal(pmcf_epd_compute(bad, (const pmcf_profile *const *)refs, 5, &o, &r), 0);
+	assert_true(pmcf_epd_value(r) > 3 * epd_fresh);
+	pmcf_epd_result_free(r);
+
+	/* per type, and a sample of 2 pairs with a bootstrap interval */
+	o.per_type = 1;
+	assert_int_equal(pmcf_epd_compute(fresh, (const pmcf_profile *const *)refs, 5, &o, &r), 0);
+	assert_true(pmcf_epd_value(r) > 0.3 && pmcf_epd_value(r) < 3);
+	pmcf_epd_result_free(r);
+	o.per_type = 0;
+	o.sample = 2;
+	o.seed = 9;
+	assert_int_equal(pmcf_epd_compute(bad, (const pmcf_profile *const *)refs, 5, &o, &r), 0);
+	assert_int_equal(pmcf_epd_npairs(r), 2);
+	double clo, chi;
+	pmcf_epd_ci(r, &clo, &chi);
+	assert_true(clo <= pmcf_epd_value(r) * (1 + 1e-9) && chi >= pmcf_epd_value(r) * (1 - 1e-9));
+	double v1 = pmcf_epd_value(r);
+	pmcf_epd_result_free(r);
+	assert_int_equal(pmcf_epd_compute(bad, (const pmcf_profile *const *)refs, 5, &o, &r), 0);
+	assert_true(pmcf_epd_value(r) == v1); /* reproducible with the seed */
+	pmcf_epd_result_free(r);
+
+	/* single-threaded and multi-threaded give the same numbers */
+	pmcf_epd_opts o1 = PMCF_EPD_OPTS_INIT, o2 = PMCF_EPD_OPTS_INIT;
+	o1.threads = 1;
+	o2.threads = 3;
+	pmcf_epd_result *r1, *r2;
+	assert_int_equal(pmcf_epd_compute(bad, (const pmcf_profile *const *)refs, 5, &o1, &r1), 0);
+	assert_int_equal(pmcf_epd_compute(bad, (const pmcf_profile *const *)refs, 5, &o2, &r2), 0);
+	assert_true(pmcf_epd_value(r1) == pmcf_epd_value(r2));
+	pmcf_epd_result_free(r1);
+	pmcf_epd_result_free(r2);
+
+	pmcf_profile_free(fresh);
+	pmcf_profile_free(bad);
+	for (int k = 0; k < 5; k++)
+		pmcf_profile_free(refs[k]);
+}
+
+static void test_epd_missing_and_coverage(void **state)
+{
+	(void)state;
+	/* references covering only (e0, e1) and (e1, e2), twice each */
+	const char *s01[] = {"e0", "e1", NULL}, *s12[] = {"e1", "e2", NULL};
+	pmcf_profile *refs[4] = {make_profile(300, 3, 0, s01), make_profile(300, 3, 0, s01),
+				 make_profile(300, 3, 0, s12), make_profile(300, 3, 0, s12)};
+	pmcf_profile *t = make_profile(300, 3, 0, NULL);
+	/* e2 missing everywhere in the target; e0 missing for a third of the XUs */
+	size_t n = pmcf_profile_nxus(t);
+	for (size_t i = 0; i < n; i++) {
+		pmcf_profile_value_set(t, i, 3, PMCF_MISSING);
+		if (i % 3 == 1)
+			pmcf_profile_value_set(t, i, 1, PMCF_MISSING);
+	}
+	pmcf_epd_result *r;
+	assert_int_equal(pmcf_epd_compute(t, (const pmcf_profile *const *)refs, 4, NULL, &r), 0);
+	assert_int_equal(pmcf_epd_total_pairs(r), 3);
+	assert_int_equal(pmcf_epd_uncovered(r), 1); /* (e0, e2) */
+	assert_int_equal(pmcf_epd_npairs(r), 2);
+	const pmcf_epd_pair *p0 = pmcf_epd_pair_at(r, 0), *p1 = pmcf_epd_pair_at(r, 1);
+	assert_string_equal(p0->b, "e1");
+	assert_true(fabs(p0->left_out - 1.0 / 3) < 1e-9);
+	assert_int_equal(p0->worst, 0);
+	assert_string_equal(p1->a, "e1");
+	assert_int_equal(p1->worst, 1);
+	assert_true(p1->left_out == 1.0);
+	assert_true(fabs(p1->uncalibrated - 12 * sqrt(2.0)) < 1e-12);
+	pmcf_epd_result_free(r);
+	/* fewer than two references: an error with a detail */
+	assert_int_equal(pmcf_epd_compute(t, (const pmcf_profile *const *)refs, 1, NULL, &r), PMCF_ENOENT);
+	pmcf_profile_free(t);
+	for (int k = 0; k < 4; k++)
+		pmcf_profile_free(refs[k]);
+}
+
+static void test_spearman_correrr(void **state)
+{
+	(void)state;
+	double x[] = {1, 2, 3, 4, 5}, y[] = {2, 4, 6, 8, 100}, z[] = {5, 4, 3, 2, 1};
+	double ties[] = {1, 1, 2, 2, 3}, c[] = {7, 7, 7, 7, 7}, m[] = {1, NAN, 3, 4, 5};
+	assert_true(fabs(pmcf_spearman(x, y, 5) - 1) < 1e-12);
+	assert_true(fabs(pmcf_spearman(x, z, 5) + 1) < 1e-12);
+	assert_true(pmcf_spearman(x, c, 5) == 0);
+	assert_true(fabs(pmcf_spearman(x, m, 5) - 1) < 1e-12);
+	/* ties get average ranks: ranks 1.5 1.5 3.5 3.5 5 against 1..5 */
+	double want = 0.9486832980505138;
+	assert_true(fabs(pmcf_spearman(x, ties, 5) - want) < 1e-12);
+
+	/* the area between the CDFs equals the mean absolute difference */
+	pmcf_profile *refs[3];
+	for (int k = 0; k < 3; k++)
+		refs[k] = make_profile(200, 4, 0, NULL);
+	pmcf_profile *t = make_profile(200, 4, 0, NULL);
+	/* scramble e3 in the target: its correlations vanish */
+	size_t n = pmcf_profile_nxus(t);
+	for (size_t i = 0; i < n; i++)
+		pmcf_profile_value_set(t, i, 4, urand());
+	pmcf_correrr_result *r;
+	assert_int_equal(pmcf_correrr_compute(t, (const pmcf_profile *const *)refs, 3, &r), 0);
+	assert_int_equal(pmcf_correrr_npairs(r), 6);
+	double s = 0;
+	for (size_t k = 0; k < 6; k++) {
+		const pmcf_correrr_pair *p = pmcf_correrr_pair_at(r, k);
+		s += fabs(p->target - p->reference);
+		assert_int_equal(p->repeats, 3);
+	}
+	assert_true(fabs(pmcf_correrr_value(r) - s / 6) < 1e-12);
+	assert_true(pmcf_correrr_value(r) > 0.1 && pmcf_correrr_value(r) <= 2);
+	pmcf_correrr_result_free(r);
+	assert_int_equal(pmcf_correrr_compute(refs[0], (const pmcf_profile *const *)refs, 3, &r), 0);
+	assert_true(pmcf_correrr_value(r) < 0.05);
+	pmcf_correrr_result_free(r);
+	pmcf_profile_free(t);
+	for (int k = 0; k < 3; k++)
+		pmcf_profile_free(refs[k]);
+}
+
+static void test_truth_own(void **state)
+{
+	(void)state;
+	pmcf_profile *p = make_profile(100, 2, 0, NULL);
+	pmcf_epd_result *dummy = NULL;
+	(void)dummy;
+	pmcf_truth_result *r;
+	assert_int_equal(pmcf_truth_compare(p, NULL, &r), PMCF_ENOENT);
+	size_t t0, t1;
+	assert_int_equal(pmcf_profile_truth_event_add(p, "e0", &t0), 0);
+	assert_int_equal(pmcf_profile_truth_event_add(p, "e1", &t1), 0);
+	double *c0 = pmcf_profile_truth_column(p, t0), *c1 = pmcf_profile_truth_column(p, t1);
+	for (size_t i = 0; i < 100; i++) {
+		double v0 = pmcf_profile_value(p, i, 1), v1 = pmcf_profile_value(p, i, 2);
+		c0[i] = v0;             /* exact */
+		c1[i] = v1 / (i < 50 ? 1.1 : 1.3); /* 10 % or 30 % too high */
+		if (i >= 90)
+			pmcf_profile_value_set(p, i, 2, PMCF_MISSING);
+	}
+	assert_int_equal(pmcf_truth_compare(p, NULL, &r), 0);
+	assert_string_equal(pmcf_truth_mode(r), "own");
+	assert_int_equal(pmcf_truth_nevents(r), 2);
+	const pmcf_truth_event *e0 = pmcf_truth_event_at(r, 0), *e1 = pmcf_truth_event_at(r, 1);
+	assert_true(e0->median_rel == 0 && e0->p90_rel == 0);
+	assert_int_equal(e1->missing, 10);
+	assert_int_equal(e1->values, 90);
+	assert_true(fabs(e1->p90_rel - 0.3) < 1e-9);
+	double med, p90, miss;
+	pmcf_truth_summary(r, &med, &p90, &miss);
+	assert_true(fabs(miss - 10.0 / 200) < 1e-12);
+	assert_true(med >= 0 && med <= 0.1 + 1e-9 && p90 > 0.29);
+	pmcf_truth_result_free(r);
+	pmcf_profile_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tmd_by_hand),
+		cmocka_unit_test(test_epd_calibration),
+		cmocka_unit_test(test_epd_missing_and_coverage),
+		cmocka_unit_test(test_spearman_correrr),
+		cmocka_unit_test(test_truth_own),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -219,8 +219,9 @@ int pmcf_cit_cache_classify(const pmcf_cit_levels *lv, const double *bytes,
 	for (unsigned r = L + 1; r <= PMCF_CIT_MAX_LEVELS; r++)
 		out->plateau[r] = NAN;
 	/* An event that (almost) never counts in the chase has no signature:
-	 * below one count per thousand accesses is noise. */
-	if (peak < 1e-3)
+	 * below one count per hundred accesses on every plateau, it is not about
+	 * these accesses (and normalising its noise would invent steps). */
+	if (peak < 1e-2)
 		return 0;
 	double jump[PMCF_CIT_MAX_LEVELS];
 	size_t len = 0;

@@ -459,6 +459,10 @@ int cmd_categorize(int argc, char **argv)
 	pmcf_catalog_free(cat);
 	if (err) {
 		cli_out_abort(&out);
+		/* a missing kernels executable or cache description is this
+		 * machine's (or installation's) fault, not the input's */
+		if (err == PMCF_ENOENT)
+			return cli_error(verb, CLI_EENV, "%s", pmcf_errdetail());
 		return cli_lib_error(verb, err, "categorisation");
 	}
 	if (has_suffix(outp, ".json"))

@@ -356,13 +356,52 @@ static unsigned counters_of(const pmcf_catalog *c, unsigned pmcs)
 	return most;
 }
 
-/* max(ceil(cost / free counters), a clique of pairwise incompatible events) */
+/* Counters the items need at least: their distinct general-counter natives
+ * when the catalogue names them (aliases and derived events share natives,
+ * so costs do not add up), else their costs. */
+static unsigned counters_needed(const struct packer *pk)
+{
+	unsigned total = 0;
+	size_t nn = 0;
+	const char **seen = malloc((4 * pk->n + 1) * sizeof(char *));
+	json_t **docs = calloc(pk->n + 1, sizeof(json_t *));
+	for (size_t i = 0; i < pk->n; i++) {
+		const pmcf_event_info *e =
+			pmcf_catalog_at(pk->c, (size_t)pmcf_catalog_find(pk->c, pk->item[i]));
+		json_t *j = e->constraints && seen && docs ? json_loads(e->constraints, 0, NULL) : NULL;
+		json_t *nat = j ? json_object_get(j, "native") : NULL;
+		if (!json_is_array(nat) || json_is_true(json_object_get(j, "fixed")) ||
+		    json_array_size(nat) > 4) {
+			total += json_is_true(json_object_get(j, "fixed")) ? 0 : e->cost;
+			json_decref(j);
+			continue;
+		}
+		docs[i] = j;
+		size_t k;
+		json_t *v;
+		json_array_foreach(nat, k, v)
+		{
+			const char *name = json_string_value(v);
+			size_t q = 0;
+			while (name && q < nn && strcmp(seen[q], name) != 0)
+				q++;
+			if (name && q == nn)
+				seen[nn++] = name;
+		}
+	}
+	for (size_t i = 0; docs && i < pk->n; i++)
+		json_decref(docs[i]);
+	free(docs);
+	free(seen);
+	return total + (unsigned)nn;
+}
+
+/* max(ceil(counters needed / free counters), a clique of pairwise
+ * incompatible events) */
 static size_t lower_bound(struct packer *pk, unsigned counters, unsigned basecost)
 {
 	size_t lb = pk->n ? 1 : 0;
-	unsigned total = 0;
-	for (size_t i = 0; i < pk->n; i++)
-		total += pk->cost[i];
+	unsigned total = counters_needed(pk);
 	if (counters > basecost && total) {
 		size_t b = (total + (counters - basecost) - 1) / (counters - basecost);
 		if (b > lb)

@@ -1,0 +1,221 @@
+/* `pmcfuse plan`: split events into the event sets of the executions for a
+ * combination strategy and write plan.json (docs/fusion.md). */
+#include <dirent.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "cli/cli.h"
+#include "cli/fuse.h"
+
+static const char usage[] =
+	"usage: pmcfuse plan -e EVENTS [--strategy S] [--link EVENTS] [--pmcs N]\n"
+	"                    [--packing best|greedy] [--from DIR] [--seed N] [-o plan.json]\n"
+	"                    [--sim SPEC | -- PROG ARGS]\n\n"
+	"Splits the events into the event sets of the executions, each set fitting the\n"
+	"counters, and writes plan.json (to standard output without -o; the plan is then\n"
+	"summarised on standard error). Run it with `pmcfuse record --plan plan.json --set K`\n"
+	"for K = 0 .. executions-1, then `pmcfuse combine` (docs/slurm.md).\n\n"
+	"  -e, --events EVENTS  comma list, all, or @FILE\n"
+	"  --strategy S         ctc, lgl: disjoint sets; bc, bc-unlabeled, bc-nn (default bc):\n"
+	"                       every set carries the linking events, so that it overlaps the\n"
+	"                       sets before it (duration and fixed-counter events are free)\n"
+	"  --link EVENTS        more linking events for the bc family (they take counters)\n"
+	"  --pmcs N             counter budget (default: the machine's own)\n"
+	"  --packing P          best (default): first-fit decreasing, improved, exact for up to\n"
+	"                       12 events; greedy: the papers' packing, for comparison\n"
+	"  --from DIR           bc family: choose the overlapping events of each set by\n"
+	"                       correlation in the profiles of DIR (pilot or reference runs)\n"
+	"  --seed N             base seed of the executions (simulated sources; default 1)\n"
+	"  --sim SPEC           plan for a simulated machine and record SPEC as the source\n"
+	"  -- PROG ARGS         record the program as the source (this machine's events)\n"
+	"  -o, --output FILE    where to write plan.json\n";
+
+enum { OPT_STRATEGY = 256, OPT_LINK, OPT_PMCS, OPT_PACKING, OPT_FROM, OPT_SEED, OPT_SIM };
+
+/* Every profile in dir (files that are not profiles are skipped). */
+static int load_dir(const char *verb, const char *dir, pmcf_profile ***out, size_t *n)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return cli_error(verb, CLI_EUSAGE, "cannot read directory '%s'", dir);
+	struct dirent *de;
+	pmcf_profile **v = NULL;
+	size_t k = 0;
+	int st = CLI_OK;
+	while ((de = readdir(d)) && !st) {
+		if (de->d_name[0] == '.')
+			continue;
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		struct stat sb;
+		if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+			continue;
+		pmcf_profile *p;
+		if (pmcf_profile_open(path, &p) != 0)
+			continue;
+		pmcf_profile **nv = realloc(v, (k + 1) * sizeof(*v));
+		if (!nv) {
+			pmcf_profile_free(p);
+			st = cli_error(verb, CLI_EENV, "out of memory");
+			break;
+		}
+		v = nv;
+		v[k++] = p;
+	}
+	closedir(d);
+	if (!st && !k)
+		st = cli_error(verb, CLI_EUSAGE, "no profile in '%s' (--from needs pilot or reference profiles)",
+			       dir);
+	*out = v;
+	*n = k;
+	return st;
+}
+
+void fuse_print_plan(FILE *f, const pmcf_plan *p)
+{
+	const char *const *ev;
+	size_t nev, nl;
+	pmcf_plan_events(p, &ev, &nev);
+	const char *const *link;
+	pmcf_plan_link(p, &link, &nl);
+	fprintf(f, "%zu executions for %zu events, strategy %s, packing %s", pmcf_plan_nsets(p), nev,
+		pmcf_strategy_name(pmcf_plan_strategy(p)), pmcf_packing_name(pmcf_plan_packing(p)));
+	if (pmcf_plan_pmcs(p))
+		fprintf(f, ", %u counters", pmcf_plan_pmcs(p));
+	fprintf(f, "\nlower bound %u executions%s\n", pmcf_plan_lower_bound(p),
+		pmcf_plan_optimal(p) ? " (this plan is minimal)" : "");
+	if (nl) {
+		fprintf(f, "linking events:");
+		for (size_t i = 0; i < nl; i++)
+			fprintf(f, " %s", link[i]);
+		fprintf(f, "\n");
+	}
+	for (size_t k = 0; k < pmcf_plan_nsets(p); k++) {
+		const char *const *names;
+		size_t m;
+		pmcf_plan_set_events(p, k, &names, &m);
+		fprintf(f, "  set %zu:", k);
+		for (size_t i = 0; i < m; i++)
+			fprintf(f, "%s%s", i ? "," : " ", names[i]);
+		fprintf(f, "\n");
+	}
+}
+
+int cmd_plan(int argc, char **argv)
+{
+	static const char *verb = "plan";
+	if (cli_wants_help(argc, argv, usage))
+		return CLI_OK;
+	static const struct option longopts[] = {
+		{"events", required_argument, NULL, 'e'},   {"output", required_argument, NULL, 'o'},
+		{"strategy", required_argument, NULL, OPT_STRATEGY},
+		{"link", required_argument, NULL, OPT_LINK}, {"pmcs", required_argument, NULL, OPT_PMCS},
+		{"packing", required_argument, NULL, OPT_PACKING},
+		{"from", required_argument, NULL, OPT_FROM}, {"seed", required_argument, NULL, OPT_SEED},
+		{"sim", required_argument, NULL, OPT_SIM},   {NULL, 0, NULL, 0},
+	};
+	const char *events = NULL, *out = NULL, *link = NULL, *from = NULL, *sim = NULL;
+	pmcf_plan_opts o = PMCF_PLAN_OPTS_INIT;
+	unsigned long ul, seed = 1;
+	int c;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:e:o:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e': events = optarg; break;
+		case 'o': out = optarg; break;
+		case OPT_LINK: link = optarg; break;
+		case OPT_FROM: from = optarg; break;
+		case OPT_SIM: sim = optarg; break;
+		case OPT_STRATEGY:
+			if ((o.strategy = pmcf_strategy_parse(optarg)) < 0)
+				return cli_usage_error(verb, "%s", pmcf_errdetail());
+			break;
+		case OPT_PACKING:
+			if ((o.packing = pmcf_packing_parse(optarg)) < 0)
+				return cli_usage_error(verb, "%s", pmcf_errdetail());
+			break;
+		case OPT_PMCS:
+			if (cli_parse_uint(verb, "--pmcs", optarg, 1, 64, &ul))
+				return CLI_EUSAGE;
+			o.pmcs = (unsigned)ul;
+			break;
+		case OPT_SEED:
+			if (cli_parse_uint(verb, "--seed", optarg, 0, ~0ul, &seed))
+				return CLI_EUSAGE;
+			break;
+		case ':': return cli_usage_error(verb, "%s needs a value", argv[optind - 1]);
+		default: return cli_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (!events)
+		return cli_usage_error(verb, "missing -e EVENTS");
+	if (sim && optind < argc)
+		return cli_usage_error(verb, "give either --sim SPEC or -- PROG ARGS, not both");
+	if (link && !pmcf_strategy_ordered(o.strategy))
+		return cli_usage_error(verb, "--link is for the bc family (overlapping sets), not %s",
+				       pmcf_strategy_name(o.strategy));
+	if (from && !pmcf_strategy_ordered(o.strategy))
+		return cli_usage_error(verb, "--from is for the bc family, not %s",
+				       pmcf_strategy_name(o.strategy));
+	pmcf_catalog *cat = NULL;
+	pmcf_evlist *ev = NULL, *lk = NULL;
+	pmcf_plan *plan = NULL;
+	pmcf_profile **pilots = NULL;
+	size_t npilots = 0;
+	int st = CLI_OK, err = sim ? pmcf_catalog_sim(sim, &cat) : pmcf_catalog_perf(0, &cat);
+	if (err) {
+		st = cli_lib_error(verb, err, "event catalogue");
+		goto out;
+	}
+	if ((err = pmcf_evlist_parse(cat, events, &ev)) ||
+	    (link && (err = pmcf_evlist_parse(cat, link, &lk)))) {
+		st = cli_lib_error(verb, err, "events");
+		goto out;
+	}
+	if (from && (st = load_dir(verb, from, &pilots, &npilots)))
+		goto out;
+	if (lk) {
+		o.link = pmcf_evlist_names(lk);
+		o.nlink = pmcf_evlist_size(lk);
+	}
+	o.pilots = (const pmcf_profile *const *)pilots;
+	o.npilots = npilots;
+	if ((err = pmcf_plan_make(cat, pmcf_evlist_names(ev), pmcf_evlist_size(ev), &o, &plan))) {
+		st = cli_lib_error(verb, err, "planning");
+		goto out;
+	}
+	pmcf_plan_set_seed(plan, seed);
+	if (sim)
+		err = pmcf_plan_set_sim(plan, sim);
+	else if (optind < argc)
+		err = pmcf_plan_set_program(plan, (const char *const *)argv + optind,
+					    (size_t)(argc - optind));
+	if (err) {
+		st = cli_lib_error(verb, err, "plan source");
+		goto out;
+	}
+	char *text;
+	if ((err = pmcf_plan_to_json(plan, &text))) {
+		st = cli_lib_error(verb, err, "plan.json");
+		goto out;
+	}
+	struct cli_out co;
+	if (!(st = cli_out_open(verb, out, &co))) {
+		fputs(text, co.f);
+		st = cli_out_commit(verb, &co);
+	}
+	free(text);
+	if (!st)
+		fuse_print_plan(out && strcmp(out, "-") ? stdout : stderr, plan);
+out:
+	for (size_t i = 0; i < npilots; i++)
+		pmcf_profile_free(pilots[i]);
+	free(pilots);
+	pmcf_plan_free(plan);
+	pmcf_evlist_free(ev);
+	pmcf_evlist_free(lk);
+	pmcf_catalog_free(cat);
+	return st;
+}

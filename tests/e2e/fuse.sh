@@ -1,0 +1,75 @@
+# Fusion end to end on the simulator: plan, run with each strategy on
+# cholesky with all 33 events, combine of kept executions, refusals.
+
+# plan: a versioned plan.json; BC needs no more executions than LGL
+expect_ok "$PMCFUSE" plan -e all --sim cholesky --strategy lgl -o lgl.json
+expect_match 'lower bound [0-9]+ executions' "$OUT"
+expect_eq pmcfuse-plan "$(json .format lgl.json)"
+expect_eq 1 "$(json .version lgl.json)"
+expect_eq cholesky "$(json .source.sim lgl.json)"
+expect_eq 34 "$(json '.events | length' lgl.json)"
+expect_ok "$PMCFUSE" plan -e all --sim cholesky -o bc.json
+expect_eq bc "$(json .strategy bc.json)"
+nl=$(json .executions lgl.json); nb=$(json .executions bc.json)
+[ "$nb" -le "$nl" ] || fail "bc needs $nb executions, lgl $nl"; ok
+# every bc set overlaps the union of the sets before it beyond nothing
+expect_eq 0 "$(jq '[.sets[1:][] | select(index("duration") == null)] | length' bc.json)"
+# the papers' greedy packing is kept for comparison, never better
+expect_ok "$PMCFUSE" plan -e all --sim cholesky --strategy lgl --packing greedy -o greedy.json
+[ "$(json .executions greedy.json)" -ge "$nl" ] || fail "greedy beat best"; ok
+# a budget on a machine: sets fit it
+expect_ok "$PMCFUSE" plan -e all --sim cholesky --strategy ctc --pmcs 3 -o two.json
+[ "$(json .executions two.json)" -gt "$nl" ] || fail "3 counters should need more sets"; ok
+expect_ok "$PMCFUSE" plan -e PAPI_L1_DCM,PAPI_L2_TCM --sim cholesky --link PAPI_L3_TCM
+expect_match '"PAPI_L3_TCM"' "$OUT"
+expect_fail 1 "$PMCFUSE" plan -e PAPI_L1_DCM --sim cholesky --strategy lgl --link PAPI_L3_TCM
+expect_fail 1 "$PMCFUSE" plan -e PAPI_NOPE --sim cholesky
+expect_match 'unknown event' "$ERR"
+expect_fail 1 "$PMCFUSE" plan -e all --sim cholesky --strategy nope
+expect_match 'unknown strategy' "$ERR"
+
+# run with each strategy: every XU has all 33 events (and duration)
+for s in ctc lgl bc bc-unlabeled; do
+	expect_ok "$PMCFUSE" run --sim cholesky,blocks=10 --strategy "$s" -o "f-$s.pmcf"
+	expect_match "fused [0-9]+ profiles with $s" "$OUT"
+	expect_ok "$PMCFUSE" show --json "f-$s.pmcf"
+	echo "$OUT" >"show-$s.json"
+	expect_eq 34 "$(json '.events | length' "show-$s.json")"
+	expect_eq 0 "$(jq '[.events[] | select(.missing != 0)] | length' "show-$s.json")"
+	expect_eq fused "$(json .meta.source "show-$s.json")"
+	expect_eq "$s" "$(json .meta.strategy "show-$s.json")"
+	expect_eq true "$(json .layers.provenance "show-$s.json")"
+done
+
+# --keep keeps the executions; combine fuses them again, reproducibly
+expect_ok "$PMCFUSE" run --sim cholesky,blocks=8 --seed 5 --strategy bc-unlabeled --keep execs -o a.pmcf
+n=$(ls execs/exec-*.pmcf | wc -l)
+[ "$n" -ge 2 ] || fail "kept $n executions"; ok
+expect_ok "$PMCFUSE" combine --strategy bc-unlabeled --seed 5 -o b.pmcf execs/exec-*.pmcf
+expect_match 'match distance' "$OUT"
+expect_ok "$PMCFUSE" export --format csv -o a.csv a.pmcf
+expect_ok "$PMCFUSE" export --format csv -o b.csv b.pmcf
+cmp -s a.csv b.csv || fail "run and combine of the same executions differ"; ok
+expect_ok "$PMCFUSE" combine --strategy lgl -o l.pmcf execs/exec-*.pmcf
+expect_match 'labels: [0-9]+ matched, 0 missing' "$OUT"
+
+# refusals: different programs (unless --force), missing inputs, real programs
+expect_ok "$PMCFUSE" record -e duration,PAPI_L1_DCM --sim cholesky,blocks=6 -o chol.pmcf
+expect_ok "$PMCFUSE" record -e duration,PAPI_L2_TCM --sim seidel -o seidel.pmcf
+for s in ctc lgl bc; do
+	expect_fail 1 "$PMCFUSE" combine --strategy "$s" -o x.pmcf chol.pmcf seidel.pmcf
+	expect_match 'not the same program' "$ERR"
+	[ ! -e x.pmcf ] || fail "x.pmcf written"; ok
+done
+expect_ok "$PMCFUSE" combine --strategy ctc --force -o x.pmcf chol.pmcf seidel.pmcf
+expect_fail 1 "$PMCFUSE" combine --strategy bc -o x.pmcf
+expect_match 'missing input' "$ERR"
+expect_fail 1 "$PMCFUSE" combine -o y.pmcf nosuch.pmcf
+expect_fail 2 "$PMCFUSE" run -e PAPI_L1_DCM -o y.pmcf -- /bin/true
+expect_match 'collector' "$ERR"
+expect_fail 1 "$PMCFUSE" run --sim cholesky
+expect_match 'missing -o' "$ERR"
+for verb in plan combine run; do
+	expect_ok "$PMCFUSE" "$verb" --help
+	expect_match "usage: pmcfuse $verb" "$OUT"
+done

@@ -134,15 +134,21 @@ int sim_check_events(const struct sim_machine *m, const int *ev, size_t n, unsig
 		char list[512];
 		size_t off = 0;
 		list[0] = '\0';
+		/* each event with the new general counters it takes; aliases and
+		 * shared natives take none */
+		uint64_t seen = 0;
 		for (size_t i = 0; i < n && off < sizeof(list); i++) {
 			const struct sim_event *e = &m->ev[ev[i]];
-			int dup = 0;
-			for (size_t j = 0; j < i; j++)
-				dup |= ev[j] == ev[i];
-			if (dup || m->nat[e->nat[0]].fixed >= 0)
-				continue;
-			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s%s", off ? ", " : "",
-						e->name, e->nnat == 2 ? " (2)" : "");
+			int k = 0;
+			for (int j = 0; j < e->nnat; j++) {
+				int nat = e->nat[j];
+				if (m->nat[nat].fixed < 0 && !(seen >> nat & 1))
+					k++;
+				seen |= 1ull << nat;
+			}
+			if (k)
+				off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s%s", off ? ", " : "",
+							e->name, k == 2 ? " (2)" : "");
 		}
 		if (off >= sizeof(list) && sizeof(list) > 4)
 			strcpy(list + sizeof(list) - 4, "...");
@@ -296,6 +302,12 @@ int pmcf_catalog_sim(const char *spec, pmcf_catalog **out)
 {
 	pmcfi_clear_error();
 	*out = NULL;
+	if (spec && strncmp(spec, "machine=", 8) == 0 && !strchr(spec, ',')) {
+		/* only a machine: `events --sim machine=xeon192` */
+		struct sim_machine *m;
+		int err = sim_machine_load(spec + 8, &m);
+		return err ? err : sim_catalog_new(m, out);
+	}
 	pmcf_sim_spec *s;
 	int err = pmcf_sim_spec_parse(spec, &s);
 	if (err)

@@ -115,12 +115,19 @@ static inline uint32_t dq_pop_front(struct dq *q)
 	return x;
 }
 
-struct core_state {
+/* What a core's caches remember: the last XU of each of its hardware
+ * threads (they share L1 and L2). */
+struct core_slot {
 	int32_t data[4];
 	uint32_t type;
-	uint64_t end;
-	int busy;
+	double bytes; /* the core's traffic when this XU ended */
 	int used;
+};
+
+struct core_state {
+	struct core_slot slot[8];
+	double bytes; /* footprint of every XU that ran on the core so far */
+	int busy;
 };
 
 struct engine {
@@ -131,7 +138,9 @@ struct engine {
 	struct sim_rng rng; /* scheduling choices */
 	double period_ns, rot_cost_ns;
 	int T;
-	int *cpu_of, *running, *idle, *idle_pos, nidle, *scratch;
+	int *cpu_of, *thread_of_cpu, *running, *idle, *idle_pos, nidle, *scratch;
+	int *claimed, nclaimed;
+	uint8_t *stolen;
 	struct dq *q; /* per thread, or q[T] shared */
 	size_t nqueued;
 	uint32_t *pending, *succ, *succ_off;
@@ -203,18 +212,33 @@ static int start_xu(struct engine *e, int th, uint32_t x, uint64_t t, int stolen
 	c.core = core;
 	c.socket = socket;
 	c.node = node_of_socket(m, socket);
-	c.sibling_busy = cs->busy > 0;
-	c.socket_busy = e->socket_busy[socket] + 1;
-	int nd = 0, hit = 0, l3 = 0;
-	double hops = 0, l3w = 0;
+	/* XUs starting at the same instant see each other (dispatch claims
+	 * them all first), so the service order within an instant does not
+	 * decide the context */
+	int nslot = m->threads_per_core < 8 ? m->threads_per_core : 8;
+	c.sibling_busy = cs->busy > 1;
+	c.socket_busy = e->socket_busy[socket];
+	int nd = 0, l3 = 0;
+	double hops = 0, l3w = 0, hit = 0;
 	for (int i = 0; i < 4; i++) {
 		int32_t d = u->data[i];
 		if (d < 0)
 			continue;
 		nd++;
-		if (cs->used)
-			for (int k = 0; k < 4; k++)
-				hit += cs->data[k] == d;
+		double best = 0;
+		for (int k = 0; k < nslot; k++) {
+			const struct core_slot *sl = &cs->slot[k];
+			if (!sl->used)
+				continue;
+			for (int j = 0; j < 4; j++)
+				if (sl->data[j] == d) {
+					/* evicted by what the core touched since (LRU-ish) */
+					double keep = exp(-(cs->bytes - sl->bytes) / m->l2);
+					if (keep > best)
+						best = keep;
+				}
+		}
+		hit += best;
 		if (e->data_sock[d] == socket) {
 			l3++;
 			l3w += exp(-(double)(s - e->data_time[d]) / 3e6);
@@ -222,13 +246,14 @@ static int start_xu(struct engine *e, int th, uint32_t x, uint64_t t, int stolen
 		hops += sim_machine_hops(m, w->data_home[d], c.node);
 	}
 	if (nd) {
-		double keep = cs->used ? exp(-(double)(s - cs->end) / 3e5) : 0;
 		double fit = u->w.foot > m->l2 ? m->l2 / u->w.foot : 1;
-		c.warm = (double)(hit > nd ? nd : hit) / nd * keep * fit;
+		c.warm = hit / nd * fit;
 		c.warm_l3 = l3 ? l3w / nd : 0;
 		c.remote_hops = hops / nd;
 	}
-	c.code_warm = cs->used && cs->type == u->type ? 1.0 : 0.0;
+	for (int k = 0; k < nslot; k++)
+		if (cs->slot[k].used && cs->slot[k].type == u->type)
+			c.code_warm = 1.0;
 	c.freq = freq_at(e, socket, s);
 	c.rot_cost_ns = e->rot_cost_ns;
 	if (e->period_ns > 0)
@@ -248,11 +273,17 @@ static int start_xu(struct engine *e, int th, uint32_t x, uint64_t t, int stolen
 	r->end[x] = s + (uint64_t)d;
 	r->split[x] = u->w.split;
 	r->front[x] = u->w.front;
-	cs->busy++;
-	e->socket_busy[socket]++;
-	e->running[th] = (int)x;
 	e->order[e->norder++] = x;
 	return heap_push(&e->h, r->end[x], EV_END, (uint32_t)th);
+}
+
+/* Marks thread th as running x from now on (before any context is computed). */
+static void claim(struct engine *e, int th, uint32_t x)
+{
+	int core = e->cpu_of[th] % e->m->ncores;
+	e->core[core].busy++;
+	e->socket_busy[core / e->m->cores_per_socket]++;
+	e->running[th] = (int)x;
 }
 
 /* Idle threads take queued work, in an order drawn from the seed. */
@@ -295,10 +326,35 @@ static int dispatch(struct engine *e, uint64_t t)
 			continue;
 		e->nqueued--;
 		idle_del(e, th);
-		int err = start_xu(e, th, (uint32_t)x, t, stolen);
+		claim(e, th, (uint32_t)x);
+		e->claimed[e->nclaimed++] = th;
+		e->stolen[th] = (uint8_t)stolen;
+	}
+	for (int k = 0; k < e->nclaimed; k++) {
+		int th = e->claimed[k];
+		int err = start_xu(e, th, (uint32_t)e->running[th], t, e->stolen[th]);
 		if (err)
 			return err;
 	}
+	/* then the caches take in what started at this instant: the core's
+	 * traffic first, the slots after, so that the order within the instant
+	 * does not matter */
+	for (int k = 0; k < e->nclaimed; k++) {
+		int th = e->claimed[k];
+		e->core[e->cpu_of[th] % e->m->ncores].bytes += e->w->xu[e->running[th]].w.foot;
+	}
+	for (int k = 0; k < e->nclaimed; k++) {
+		int th = e->claimed[k];
+		const struct sim_wxu *u = &e->w->xu[e->running[th]];
+		struct core_state *cs = &e->core[e->cpu_of[th] % e->m->ncores];
+		int ht = e->cpu_of[th] / e->m->ncores;
+		struct core_slot *sl = &cs->slot[ht < 8 ? ht : 7];
+		memcpy(sl->data, u->data, sizeof(sl->data));
+		sl->type = u->type;
+		sl->bytes = cs->bytes;
+		sl->used = 1;
+	}
+	e->nclaimed = 0;
 	return 0;
 }
 
@@ -324,10 +380,6 @@ static int end_xu(struct engine *e, int th, uint64_t t)
 	struct core_state *cs = &e->core[core];
 	cs->busy--;
 	e->socket_busy[socket]--;
-	memcpy(cs->data, u->data, sizeof(cs->data));
-	cs->type = u->type;
-	cs->end = t;
-	cs->used = 1;
 	for (int i = 0; i < 4; i++)
 		if (u->data[i] >= 0) {
 			e->data_sock[u->data[i]] = socket;
@@ -370,6 +422,9 @@ void sim_run_free(struct sim_run *r)
 static void engine_free(struct engine *e)
 {
 	free(e->cpu_of);
+	free(e->thread_of_cpu);
+	free(e->claimed);
+	free(e->stolen);
 	free(e->running);
 	free(e->idle);
 	free(e->idle_pos);
@@ -407,6 +462,9 @@ static int engine_init(struct engine *e)
 	r->split = malloc(n * sizeof(*r->split));
 	r->front = malloc(n * sizeof(*r->front));
 	e->cpu_of = malloc(T * sizeof(int));
+	e->thread_of_cpu = malloc((size_t)m->ncpus * sizeof(int));
+	e->claimed = malloc(T * sizeof(int));
+	e->stolen = calloc(T, 1);
 	e->running = malloc(T * sizeof(int));
 	e->idle = malloc(T * sizeof(int));
 	e->idle_pos = malloc(T * sizeof(int));
@@ -424,7 +482,7 @@ static int engine_init(struct engine *e)
 	e->data_time = calloc(w->ndata ? w->ndata : 1, sizeof(uint64_t));
 	e->order = malloc(n * sizeof(uint32_t));
 	if (!r->thread || !r->cpu || !r->start || !r->end || !r->nat || !r->split || !r->front ||
-	    !e->cpu_of || !e->running || !e->idle || !e->idle_pos || !e->scratch || !e->q ||
+	    !e->cpu_of || !e->thread_of_cpu || !e->claimed || !e->stolen || !e->running || !e->idle || !e->idle_pos || !e->scratch || !e->q ||
 	    !e->pending || !e->succ || !e->succ_off || !e->phase_first || !e->phase_n ||
 	    !e->phase_done || !e->core || !e->socket_busy || !e->data_sock || !e->data_time || !e->order)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory in the simulator");
@@ -453,6 +511,11 @@ static int engine_init(struct engine *e)
 		}
 		free(all);
 	}
+	for (int c = 0; c < m->ncpus; c++)
+		e->thread_of_cpu[c] = -1;
+	for (int t = 0; t < e->T; t++)
+		if (e->thread_of_cpu[e->cpu_of[t]] < 0)
+			e->thread_of_cpu[e->cpu_of[t]] = t;
 	/* successors (CSR) and pending counts */
 	for (size_t x = 0; x < n; x++) {
 		const struct sim_wxu *u = &w->xu[x];
@@ -462,11 +525,9 @@ static int engine_init(struct engine *e)
 	}
 	for (size_t x = 0; x < n; x++)
 		e->succ_off[x + 1] += e->succ_off[x];
-	uint32_t *fill = e->phase_done; /* borrowed as a cursor when np >= n is false */
 	uint32_t *cur = malloc((n + 1) * sizeof(uint32_t));
 	if (!cur)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory in the simulator");
-	(void)fill;
 	memcpy(cur, e->succ_off, (n + 1) * sizeof(uint32_t));
 	for (size_t x = 0; x < n; x++) {
 		const struct sim_wxu *u = &w->xu[x];

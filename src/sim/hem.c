@@ -136,6 +136,7 @@ int sim_hem_run(const struct sim_machine *m, const struct sim_run *r, const int 
 			break;
 		memset(raw, 0, nu * sizeof(double));
 		memset(run, 0, nu * sizeof(double));
+		memset(s.on, 0, nu);
 		s.en = 0;
 		s.next_rot = 0;
 		double phase = sim_hash_unif(seed ^ 0x7133ull, (uint64_t)th) * period_ns;

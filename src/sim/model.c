@@ -137,14 +137,18 @@ double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const
 	/* cycles: base CPI, memory stalls (remote NUMA latency, bandwidth
 	 * contention on the socket) overlapped by memory-level parallelism,
 	 * branch mispredictions, divisions, SMT sharing of the core */
-	double lat_mem = (m->lat_mem + m->lat_hop * c->remote_hops) *
+	double lat_mem = (m->lat_mem + m->lat_hop * c->remote_hops) * c->freq *
 			 (1 + 0.6 * (c->socket_busy > 1 ? c->socket_busy - 1 : 0) /
 				      (double)(m->cores_per_socket * m->threads_per_core));
 	double mlp = 3.0;
 	double stall_mem = ((m1 - m2) * m->lat_l2 + (m2 - llc_miss) * m->lat_l3 + llc_miss * lat_mem) / mlp;
 	double stall = stall_mem + misp * 16 + w->fdv * 12 + icm * 8;
 	double base = ins * w->cpi0 * (c->sibling_busy ? 1.3 : 1.0);
-	double cyc = (base + stall) * lnoise(r, 0.01 * nz);
+	/* interference from the rest of the machine (coherence and interconnect
+	 * traffic, memory controller queues): grows with the machine's
+	 * variability and with the distance to the data */
+	double interf = lnoise(r, 0.025 * m->variability * (1 + c->remote_hops) / 2);
+	double cyc = (base + stall) * interf * lnoise(r, 0.01 * nz);
 	nat[NAT_CYC] = cyc;
 	nat[NAT_REF] = cyc / c->freq;
 	nat[NAT_STALL_CYC] = (stall * 0.85 + base * 0.06) * lnoise(r, 0.03 * nz);

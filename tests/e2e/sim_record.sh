@@ -1,0 +1,84 @@
+# record --sim: the "Done when" of the simulator issue, end to end.
+EV=PAPI_TOT_INS,PAPI_L1_DCM
+
+expect_ok $PMCFUSE record --sim cholesky,blocks=12 -e $EV -o a.pmcf
+expect_ok $PMCFUSE export --format csv a.pmcf
+echo "$OUT" >a.csv
+expect_eq "xu,type,type_name,label,parent_label,thread,cpu,start_ns,end_ns,duration,PAPI_TOT_INS,PAPI_L1_DCM" "$(head -1 a.csv)"
+expect_eq 364 "$(tail -n +2 a.csv | wc -l)"
+expect_eq 12 "$(awk -F, '$3=="potrf"' a.csv | wc -l)"
+expect_eq 66 "$(awk -F, '$3=="trsm"' a.csv | wc -l)"
+expect_eq 66 "$(awk -F, '$3=="syrk"' a.csv | wc -l)"
+expect_eq 220 "$(awk -F, '$3=="gemm"' a.csv | wc -l)"
+# every value present and positive
+expect_eq 0 "$(tail -n +2 a.csv | awk -F, '$10=="" || $11=="" || $12=="" || $11<=0' | wc -l)"
+
+# repeatable by seed, varying across seeds
+expect_ok $PMCFUSE record --sim cholesky,blocks=12 -e $EV -o b.pmcf
+cmp -s a.pmcf b.pmcf || fail "same spec and seed gave different files"
+ok
+expect_ok $PMCFUSE record --sim cholesky,blocks=12,seed=2 -e $EV -o c.pmcf
+expect_ok $PMCFUSE export --format csv c.pmcf
+[ "$OUT" != "$(cat a.csv)" ] || fail "seed=2 gave the same profile as seed=1"
+ok
+
+# metadata and ground truth of every catalogue event
+expect_ok $PMCFUSE show --json a.pmcf
+echo "$OUT" >show.json
+expect_match '"source": *"sim"' "$OUT"
+expect_match 'cholesky,blocks=12,bsize=64,machine=xeon32,seed=1' "$OUT"
+expect_ok $PMCFUSE export --format csv --truth a.pmcf
+header=${OUT%%$'\n'*}
+expect_match 'truth:PAPI_FDV_INS' "$header"
+expect_match 'truth:PAPI_L2_DCA' "$header"
+expect_eq 34 "$(echo "$header" | tr , '\n' | grep -c '^truth:')"
+
+# a set that does not fit is refused cleanly, unless multiplexed
+expect_fail 1 $PMCFUSE record --sim cholesky,blocks=12 -e all -o all.pmcf
+expect_match 'cannot be counted together|general-purpose counters' "$ERR"
+[ ! -e all.pmcf ] || fail "a refused record left a file"
+ok
+expect_fail 1 $PMCFUSE record --sim cholesky,blocks=12 -e PAPI_L1_DCM,PAPI_L1_ICM,PAPI_BR_INS,PAPI_LD_INS,PAPI_SR_INS -o x.pmcf
+expect_match 'need 5 general-purpose counters but xeon32 has 4' "$ERR"
+expect_ok $PMCFUSE record --sim cholesky,blocks=12 -e PAPI_L1_DCM,PAPI_L1_ICM,PAPI_BR_INS,PAPI_LD_INS,PAPI_SR_INS --pmcs 5 -o x.pmcf
+
+expect_ok $PMCFUSE record --sim cholesky,blocks=12 -e all --multiplex rr --period-ms 4 -o m.pmcf
+expect_ok $PMCFUSE export --format csv m.pmcf
+expect_eq 364 "$(echo "$OUT" | tail -n +2 | wc -l)"
+expect_eq 0 "$(echo "$OUT" | tail -n +2 | grep -c ',,')"    # cumulative: always present
+expect_ok $PMCFUSE record --sim cholesky,blocks=12 -e all --multiplex rr --period-ms 4 --estimate local -o l.pmcf
+expect_ok $PMCFUSE export --format csv l.pmcf
+missing=$(echo "$OUT" | tail -n +2 | grep -c ',,\|,$' || true)
+[ "$missing" -gt 0 ] || fail "--estimate local left no value missing"
+ok
+expect_ok $PMCFUSE record --sim cholesky,blocks=12 -e all --multiplex roc --period-ms 0.05 -o r.pmcf
+expect_ok $PMCFUSE record --sim cholesky,blocks=12 -e all --multiplex kernel --period-ms 1 -o k.pmcf
+
+# bad specs and options: one clear line each
+expect_fail 1 $PMCFUSE record --sim cholsky -e $EV -o z.pmcf
+expect_match 'unknown workload .cholsky.*cholesky, seidel, kmeans, loops, knapsack' "$ERR"
+expect_fail 1 $PMCFUSE record --sim cholesky,blokcs=3 -e $EV -o z.pmcf
+expect_match 'valid keys' "$ERR"
+expect_fail 1 $PMCFUSE record --sim cholesky,machine=xeon7 -e $EV -o z.pmcf
+expect_match 'xeon32, xeon192|xeon192, xeon32' "$ERR"
+expect_fail 1 $PMCFUSE record --sim cholesky -e PAPI_TOT_INZ -o z.pmcf
+expect_match 'PAPI_TOT_INS' "$ERR"
+expect_fail 1 $PMCFUSE record --sim cholesky -e $EV --multiplex sometimes -o z.pmcf
+expect_fail 1 $PMCFUSE record -e $EV -o z.pmcf -- /bin/true
+expect_match 'collector' "$ERR"
+expect_fail 1 $PMCFUSE record -e $EV -o z.pmcf --plan plan.json --set 1
+expect_match 'planner' "$ERR"
+[ ! -e z.pmcf ] || fail "a failed record left a file"
+ok
+
+# the other workloads and the second machine
+for w in seidel,blocks=6,iters=2 kmeans,parts=8,iters=3 loops,schedule=dynamic,chunk=5000 \
+	 loops,n=5000,loops=2,reps=2 knapsack,cutoff=8 cholesky,blocks=6,machine=xeon192; do
+	expect_ok $PMCFUSE record --sim $w -e $EV -o w.pmcf
+	expect_ok $PMCFUSE export --format csv w.pmcf
+	[ "$(echo "$OUT" | wc -l)" -gt 2 ] || fail "$w recorded no XU"
+	ok
+done
+expect_ok $PMCFUSE events --sim cholesky,machine=xeon192 --json
+expect_eq 34 "$(echo "$OUT" | jq length)"
+expect_eq PAPI_L1_DCM "$(echo "$OUT" | jq -r '.[] | select(.name=="PAPI_L2_DCA") | .constraints.alias_of')"

@@ -148,7 +148,10 @@ PMCF_API const pmcf_truth_event *pmcf_truth_event_at(const pmcf_truth_result *r,
 /* ---- reference planning: a pair covering ----------------------------------------
  * Event sets, each countable in one execution (pmcf_catalog_check_set),
  * such that every pair of events is in at least one set. Duration is left
- * out (it is in every profile). */
+ * out (it is in every profile). Greedy: each set starts from an uncovered
+ * pair and grows by the event that covers most uncovered pairs and still
+ * fits. Errors: PMCF_EEVENT, PMCF_ESYNTAX (fewer than two events),
+ * PMCF_ENOMEM. */
 typedef struct pmcf_cover pmcf_cover;
 PMCF_API int pmcf_cover_pairs(const pmcf_catalog *c, const char *const *events, size_t n,
 			      unsigned pmcs, pmcf_cover **out);
@@ -157,8 +160,13 @@ PMCF_API size_t pmcf_cover_nsets(const pmcf_cover *cv);
 /* The events of set k, as pointers owned by the cover; *n receives the count. */
 PMCF_API const char *const *pmcf_cover_set(const pmcf_cover *cv, size_t k, size_t *n);
 /* A lower bound on the number of sets any covering needs (Schönheim bound
- * with the largest set the machine allowed). */
+ * with the largest set the machine allowed, also over the events that need
+ * a general-purpose counter alone). */
 PMCF_API size_t pmcf_cover_lower_bound(const pmcf_cover *cv);
+/* Pairs that cannot be counted together at all (left uncovered); pair k
+ * (k < the count) is written to *a and *b (owned by the cover). */
+PMCF_API size_t pmcf_cover_nimpossible(const pmcf_cover *cv);
+PMCF_API void pmcf_cover_impossible(const pmcf_cover *cv, size_t k, const char **a, const char **b);
 
 #ifdef __cplusplus
 }

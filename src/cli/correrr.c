@@ -1,0 +1,80 @@
+/* `pmcfuse correrr`: Correlation Error of a profile against the reference
+ * profiles of a folder (fuse-task-parallel §4.4): Spearman coefficients of
+ * every event pair, area between the CDF of their differences and the ideal. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "cli/cli.h"
+#include "cli/refdir.h"
+#include "pmcfuse/evaluate.h"
+
+static const char usage[] =
+	"usage: pmcfuse correrr [--json] TARGET REFDIR\n\n"
+	"Correlation Error (Mytkowicz et al.) of the profile TARGET against the reference\n"
+	"profiles in REFDIR: the Spearman coefficient of every pair of events in TARGET\n"
+	"against the median over the references that monitored the pair; the value is\n"
+	"the area between the CDF of the differences and the ideal CDF, from 0 (same\n"
+	"correlations) to 2. See docs/accuracy.md.\n\n"
+	"  --json   {\"correrr\": x, \"pairs\": [{\"events\", \"target\", \"reference\"}, ...]}\n";
+
+int cmd_correrr(int argc, char **argv)
+{
+	if (cli_wants_help(argc, argv, usage))
+		return CLI_OK;
+	int json = 0;
+	const char *args[2];
+	int na = 0;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0)
+			json = 1;
+		else if (argv[i][0] == '-' && argv[i][1])
+			return cli_usage_error("correrr", "unknown option '%s'", argv[i]);
+		else if (na < 2)
+			args[na++] = argv[i];
+		else
+			return cli_usage_error("correrr", "unexpected argument '%s'", argv[i]);
+	}
+	if (na != 2)
+		return cli_usage_error("correrr", "needs TARGET and REFDIR");
+	pmcf_profile *target = NULL, **refs = NULL;
+	size_t nrefs = 0;
+	int st = cli_open_profile("correrr", args[0], &target);
+	if (st == CLI_OK)
+		st = refdir_open("correrr", args[1], &refs, &nrefs);
+	pmcf_correrr_result *r = NULL;
+	if (st == CLI_OK) {
+		int err = pmcf_correrr_compute(target, (const pmcf_profile *const *)refs, nrefs, &r);
+		if (err)
+			st = cli_lib_error("correrr", err, "cannot compute the correlation error");
+	}
+	if (st == CLI_OK) {
+		size_t n = pmcf_correrr_npairs(r);
+		if (json) {
+			printf("{\"correrr\": %.10g, \"references\": %zu, \"pairs\": [", pmcf_correrr_value(r),
+			       nrefs);
+			for (size_t k = 0; k < n; k++) {
+				const pmcf_correrr_pair *p = pmcf_correrr_pair_at(r, k);
+				printf("%s\n  {\"events\": [", k ? "," : "");
+				cli_json_string(stdout, p->a);
+				printf(", ");
+				cli_json_string(stdout, p->b);
+				printf("], \"target\": %.10g, \"reference\": %.10g, \"repeats\": %u}", p->target,
+				       p->reference, p->repeats);
+			}
+			printf("%s]}\n", n ? "\n" : "");
+		} else {
+			printf("correlation error %.4g over %zu event pairs (0 best, 2 worst; %zu reference "
+			       "profiles)\n",
+			       pmcf_correrr_value(r), n, nrefs);
+			printf("%-32s %-32s %8s %8s\n", "EVENT A", "EVENT B", "TARGET", "REF");
+			for (size_t k = 0; k < n; k++) {
+				const pmcf_correrr_pair *p = pmcf_correrr_pair_at(r, k);
+				printf("%-32s %-32s %8.4f %8.4f\n", p->a, p->b, p->target, p->reference);
+			}
+		}
+	}
+	pmcf_correrr_result_free(r);
+	refdir_free(refs, nrefs);
+	pmcf_profile_free(target);
+	return st;
+}

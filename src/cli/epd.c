@@ -1,0 +1,156 @@
+/* `pmcfuse epd`: Execution Profile Dissimilarity of a profile against the
+ * reference profiles of a folder (fuse-task-parallel §4.1-4.3), with the
+ * calibrated TMD of every event pair. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/cli.h"
+#include "cli/refdir.h"
+#include "pmcfuse/evaluate.h"
+
+static const char usage[] =
+	"usage: pmcfuse epd [--bins B] [--per-type] [--pairs N [--seed S]] [--json] TARGET REFDIR\n\n"
+	"Execution Profile Dissimilarity of the profile TARGET against the reference\n"
+	"profiles in REFDIR (from pmcfuse reference): for every pair of TARGET's events,\n"
+	"the median TMD against the reference repeats that monitored the pair, divided\n"
+	"by the calibration (the median TMD between two repeats); EPD is the geometric\n"
+	"mean over the pairs. 1 means as close as a fresh reference execution; higher\n"
+	"is worse. See docs/accuracy.md.\n\n"
+	"  --bins B     bins per event over the reference range (default 10, at most 30)\n"
+	"  --per-type   TMD per XU type, combined by an XU-count-weighted geometric mean\n"
+	"  --pairs N    a random sample of N pairs, with a bootstrap 95%% interval\n"
+	"  --seed S     seed of the sample and the bootstrap (default 1)\n"
+	"  --threads T  worker threads (default: one per CPU)\n"
+	"  --json       {\"epd\", \"pairs\": [{\"events\", \"tmd\", \"calibration\", ...}], ...}\n";
+
+static void json_num(double v)
+{
+	if (isfinite(v))
+		printf("%.10g", v);
+	else
+		printf("null");
+}
+
+int cmd_epd(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"bins", required_argument, NULL, 'b'}, {"per-type", no_argument, NULL, 't'},
+		{"pairs", required_argument, NULL, 'p'}, {"seed", required_argument, NULL, 's'},
+		{"threads", required_argument, NULL, 'T'}, {"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+	if (cli_wants_help(argc, argv, usage))
+		return CLI_OK;
+	pmcf_epd_opts o = PMCF_EPD_OPTS_INIT;
+	int json = 0, opt;
+	unsigned long v;
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'b':
+			if (cli_parse_uint("epd", "--bins", optarg, 1, 30, &v))
+				return CLI_EUSAGE;
+			o.bins = (unsigned)v;
+			break;
+		case 't': o.per_type = 1; break;
+		case 'p':
+			if (cli_parse_uint("epd", "--pairs", optarg, 1, 100000000, &v))
+				return CLI_EUSAGE;
+			o.sample = v;
+			break;
+		case 's':
+			if (cli_parse_uint("epd", "--seed", optarg, 0, (unsigned long)-1, &v))
+				return CLI_EUSAGE;
+			o.seed = v;
+			break;
+		case 'T':
+			if (cli_parse_uint("epd", "--threads", optarg, 1, 8, &v))
+				return CLI_EUSAGE;
+			o.threads = (unsigned)v;
+			break;
+		case 'j': json = 1; break;
+		default:
+			return cli_usage_error("epd", "unknown option or missing value '%s'", argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 2)
+		return cli_usage_error("epd", "needs TARGET and REFDIR");
+	pmcf_profile *target = NULL, **refs = NULL;
+	size_t nrefs = 0;
+	int st = cli_open_profile("epd", argv[optind], &target);
+	if (st == CLI_OK)
+		st = refdir_open("epd", argv[optind + 1], &refs, &nrefs);
+	pmcf_epd_result *r = NULL;
+	if (st == CLI_OK) {
+		int err = pmcf_epd_compute(target, (const pmcf_profile *const *)refs, nrefs, &o, &r);
+		if (err)
+			st = cli_lib_error("epd", err, "cannot compute the EPD");
+	}
+	if (st == CLI_OK) {
+		size_t n = pmcf_epd_npairs(r);
+		double lo, hi, left = 0;
+		pmcf_epd_ci(r, &lo, &hi);
+		for (size_t k = 0; k < n; k++)
+			left += pmcf_epd_pair_at(r, k)->left_out;
+		if (json) {
+			printf("{\"epd\": ");
+			json_num(pmcf_epd_value(r));
+			printf(", \"bins\": %u, \"per_type\": %s, \"references\": %zu, \"pairs_total\": %zu, "
+			       "\"pairs_scored\": %zu, \"pairs_uncovered\": %zu, \"left_out_mean\": ",
+			       o.bins, o.per_type ? "true" : "false", nrefs, pmcf_epd_total_pairs(r), n,
+			       pmcf_epd_uncovered(r));
+			json_num(n ? left / (double)n : 0);
+			if (o.sample) {
+				printf(", \"sample\": %zu, \"seed\": %llu, \"ci95\": [", o.sample,
+				       (unsigned long long)o.seed);
+				json_num(lo);
+				printf(", ");
+				json_num(hi);
+				printf("]");
+			}
+			printf(", \"pairs\": [");
+			for (size_t k = 0; k < n; k++) {
+				const pmcf_epd_pair *p = pmcf_epd_pair_at(r, k);
+				printf("%s\n  {\"events\": [", k ? "," : "");
+				cli_json_string(stdout, p->a);
+				printf(", ");
+				cli_json_string(stdout, p->b);
+				printf("], \"tmd\": ");
+				json_num(p->tmd);
+				printf(", \"uncalibrated\": ");
+				json_num(p->uncalibrated);
+				printf(", \"calibration\": ");
+				json_num(p->calibration);
+				printf(", \"spread\": ");
+				json_num(p->spread);
+				printf(", \"left_out\": ");
+				json_num(p->left_out);
+				printf(", \"repeats\": %u, \"worst\": %s}", p->repeats, p->worst ? "true" : "false");
+			}
+			printf("%s]}\n", n ? "\n" : "");
+		} else {
+			printf("EPD %.4g over %zu event pairs (%u bins%s, %zu reference profiles)\n",
+			       pmcf_epd_value(r), n, o.bins, o.per_type ? ", per XU type" : "", nrefs);
+			if (o.sample)
+				printf("sample of %zu pairs (seed %llu): 95%% bootstrap interval [%.4g, %.4g]\n",
+				       o.sample, (unsigned long long)o.seed, lo, hi);
+			if (pmcf_epd_uncovered(r))
+				printf("%zu of %zu pairs not scored: fewer than two references monitored them\n",
+				       pmcf_epd_uncovered(r), pmcf_epd_total_pairs(r));
+			printf("%-32s %-32s %9s %9s %9s %8s\n", "EVENT A", "EVENT B", "TMD", "UNCAL", "CALIB",
+			       "LEFTOUT");
+			for (size_t k = 0; k < n; k++) {
+				const pmcf_epd_pair *p = pmcf_epd_pair_at(r, k);
+				printf("%-32s %-32s %9.4g %9.4g %9.4g %7.1f%%%s\n", p->a, p->b, p->tmd,
+				       p->uncalibrated, p->calibration, 100 * p->left_out,
+				       p->worst ? "  (no XU with both values: worst score)" : "");
+			}
+		}
+	}
+	pmcf_epd_result_free(r);
+	refdir_free(refs, nrefs);
+	pmcf_profile_free(target);
+	return st;
+}

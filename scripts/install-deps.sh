@@ -13,6 +13,7 @@ PACKAGES=(
 	jq                                 # end-to-end tests read JSON output
 	linux-perf                         # perf, for comparisons and instruction mixes
 	clang-16 libomp-16-dev             # OpenMP examples and the OMPT collector (libomp has OMPT)
+	gnuplot-nox                        # categorize --plot (pngcairo terminal)
 )
 
 missing=()

@@ -45,3 +45,10 @@ if perf stat -e instructions true 2>&1 | grep -q 'not supported' || ! command -v
 fi
 expect_ok "$PMCFUSE" categorize --help
 expect_match 'cachegrind' "$OUT"
+
+# plots, when gnuplot is there
+if command -v gnuplot >/dev/null; then
+	expect_ok "$PMCFUSE" categorize --backend cachegrind -e Bc,D1mr --points 2 --max-bytes 65536 --plot plots -o small.csv
+	[ -s plots/branch.png ] && [ -s plots/cache.png ] && [ -s plots/plots.gp ] || fail "plots missing"
+	ok
+fi

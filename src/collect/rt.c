@@ -35,6 +35,7 @@ static struct {
 
 static __thread struct rt_thread *tls_self;
 static __thread int tls_failed;
+static __thread uint32_t tls_index; /* index + 1 given by the creating thread */
 
 uint64_t rt_now(void)
 {
@@ -137,6 +138,7 @@ static void after_fork_child(void)
 {
 	/* The child must not write into the parent's files. */
 	tls_self = NULL;
+	tls_index = 0;
 	P.pid = (uint32_t)getpid();
 	atomic_store(&P.nthreads, 0);
 	for (int i = 0; i < MAX_THREADS; i++)
@@ -314,7 +316,9 @@ struct rt_thread *rt_self(void)
 		return t;
 	if (tls_failed || rt_process_init() != 0)
 		return NULL;
-	uint32_t idx = atomic_fetch_add(&P.nthreads, 1);
+	/* indices in creation order (given by pthread_create), so that thread
+	 * labels repeat across runs */
+	uint32_t idx = tls_index ? tls_index - 1 : atomic_fetch_add(&P.nthreads, 1);
 	if (idx >= MAX_THREADS) {
 		tls_failed = 1;
 		return NULL;
@@ -401,12 +405,14 @@ __attribute__((constructor)) static void process_start(void)
 struct tramp {
 	void *(*fn)(void *);
 	void *arg;
+	uint32_t index;
 };
 
 static void *trampoline(void *p)
 {
 	struct tramp tr = *(struct tramp *)p;
 	free(p);
+	tls_index = tr.index + 1;
 	rt_self();
 	return tr.fn(tr.arg);
 }
@@ -430,6 +436,7 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t *th, const p
 		return real(th, attr, fn, arg);
 	tr->fn = fn;
 	tr->arg = arg;
+	tr->index = atomic_fetch_add(&P.nthreads, 1);
 	int r = real(th, attr, trampoline, tr);
 	if (r)
 		free(tr);

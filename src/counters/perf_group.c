@@ -70,11 +70,37 @@ void pmcfi_pgroup_close(struct pmcfi_pgroup *g)
 		g->fds[i] = -1;
 	}
 	g->n = 0;
+	g->ngroups = 0;
+}
+
+static int is_clock(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE &&
+	       (a->config == PERF_COUNT_SW_TASK_CLOCK || a->config == PERF_COUNT_SW_CPU_CLOCK);
+}
+
+static void plan_groups(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs, int n)
+{
+	int main_group = -1;
+	g->ngroups = 0;
+	for (int i = 0; i < n; i++) {
+		if (is_clock(&attrs[i]) || main_group < 0) {
+			int k = g->ngroups++;
+			g->lead[k] = i;
+			g->nmembers[k] = 0;
+			if (!is_clock(&attrs[i]))
+				main_group = k;
+			g->grp[i] = k;
+		} else
+			g->grp[i] = main_group;
+		g->nmembers[g->grp[i]]++;
+	}
 }
 
 static int open_all(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs,
 		    const char *const *names, int n, int exclude_kernel)
 {
+	plan_groups(g, attrs, n);
 	for (int i = 0; i < n; i++) {
 		struct perf_event_attr a = attrs[i];
 		a.size = sizeof(a);
@@ -88,7 +114,8 @@ static int open_all(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs,
 			a.exclude_kernel = 1;
 			a.exclude_hv = 1;
 		}
-		long fd = perf_open(&a, i == 0 ? -1 : g->fds[0]);
+		int lead = g->lead[g->grp[i]];
+		long fd = perf_open(&a, lead == i ? -1 : g->fds[lead]);
 		if (fd < 0) {
 			int e = errno;
 			const char *nm = names && names[i] ? names[i] : "?";
@@ -103,7 +130,7 @@ static int open_all(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs,
 			if (e == EMFILE || e == ENFILE)
 				return pmcfi_fail(-e, "cannot open counter for '%s': %s", nm,
 						  pmcfi_pgroup_errno_hint(e));
-			if (e == ENOSPC || (i > 0 && e == EINVAL))
+			if (e == ENOSPC || (lead != i && e == EINVAL))
 				return pmcfi_fail(PMCF_ETOOMANY,
 						  "the kernel cannot put '%s' in one group with the "
 						  "events before it (%s)",
@@ -264,19 +291,26 @@ int pmcfi_pgroup_read(struct pmcfi_pgroup *g, struct pmcfi_pgroup_sample *s)
 	}
 #endif
 	uint64_t buf[3 + PMCFI_PGROUP_MAX];
-	if (g->n == 0) {
-		s->enabled = s->running = 0;
-		return 0;
+	s->enabled = s->running = 0;
+	for (int k = 0; k < g->ngroups; k++) {
+		int m = g->nmembers[k];
+		ssize_t want = (ssize_t)((3 + m) * sizeof(uint64_t));
+		ssize_t got = read(g->fds[g->lead[k]], buf, (size_t)want);
+		if (got < 0)
+			return -errno;
+		if (got != want || buf[0] != (uint64_t)m)
+			return -EIO;
+		/* the first group's times, less the largest gap of any group */
+		if (k == 0) {
+			s->enabled = buf[1];
+			s->running = buf[2];
+		} else if (buf[1] - buf[2] > s->enabled - s->running) {
+			uint64_t gap = buf[1] - buf[2];
+			s->running = s->enabled > gap ? s->enabled - gap : 0;
+		}
+		for (int i = 0, j = 3; i < g->n; i++)
+			if (g->grp[i] == k)
+				s->v[i] = buf[j++];
 	}
-	ssize_t want = (ssize_t)((3 + g->n) * sizeof(uint64_t));
-	ssize_t got = read(g->fds[0], buf, (size_t)want);
-	if (got < 0)
-		return -errno;
-	if (got != want || buf[0] != (uint64_t)g->n)
-		return -EIO;
-	s->enabled = buf[1];
-	s->running = buf[2];
-	for (int i = 0; i < g->n; i++)
-		s->v[i] = buf[3 + i];
 	return 0;
 }

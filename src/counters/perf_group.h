@@ -12,7 +12,15 @@
 
 struct pmcfi_pgroup {
 	int n;                                   /* number of events */
-	int fds[PMCFI_PGROUP_MAX];               /* fds[0] leads the group */
+	int fds[PMCFI_PGROUP_MAX];
+	/* Kernel groups: the software clocks (task-clock, cpu-clock) have their own
+	 * PMU and are never scheduled beside other software events, so each
+	 * stands alone; every other event joins one group. Group k is led by
+	 * event lead[k] and holds the events whose grp[] is k, in order. */
+	int ngroups;
+	int lead[PMCFI_PGROUP_MAX];
+	int grp[PMCFI_PGROUP_MAX];
+	int nmembers[PMCFI_PGROUP_MAX];
 	struct perf_event_mmap_page *pages[PMCFI_PGROUP_MAX]; /* rdpmc path, else NULL */
 	int rdpmc;                               /* 1: read with rdpmc */
 	int excluded_kernel;                     /* 1: opened with exclude_kernel */
@@ -20,7 +28,7 @@ struct pmcfi_pgroup {
 
 /* One reading: cumulative counts since the group was opened. */
 struct pmcfi_pgroup_sample {
-	uint64_t enabled, running; /* ns the group was enabled / on the PMU */
+	uint64_t enabled, running; /* ns enabled / on the PMU (the least covered group) */
 	uint64_t v[PMCFI_PGROUP_MAX];
 };
 

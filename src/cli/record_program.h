@@ -1,0 +1,16 @@
+/* `record -- PROG ARGS`: runs a real program under the collector and saves
+ * its profile. Shared by the record verb (and usable by others). */
+#ifndef PMCF_CLI_RECORD_PROGRAM_H
+#define PMCF_CLI_RECORD_PROGRAM_H
+
+/* Records prog_argv[0..prog_argc) counting events_spec (an -e EVENTS value:
+ * list, "all" or @FILE, against the perf catalogue; NULL: duration only)
+ * within a budget of pmcs counters (0: the machine's), and writes the
+ * profile to out atomically. Prints errors as `pmcfuse: VERB: …` and a
+ * summary line on stderr. Returns the exit status: CLI_OK; CLI_EUSAGE for
+ * bad events or a set that does not fit; CLI_EENV for environment errors
+ * and when the program failed (crash, signal, non-zero status: the profile
+ * is still written, marked incomplete). */
+int cli_record_program(const char *verb, const char *events_spec, unsigned pmcs, const char *out,
+		       int prog_argc, char **prog_argv);
+#endif

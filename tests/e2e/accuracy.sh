@@ -1,0 +1,102 @@
+# Accuracy metrics end to end: emd on CSV point sets (golden values, bad
+# rows), reference executions with a pair covering, EPD of a fresh
+# execution near 1, fused (BC) far below HEM with a 4 ms period (the
+# ordering of fuse-task-parallel Fig. 11), correrr and truth agreeing.
+
+# ---- emd --------------------------------------------------------------------
+printf 'weight,x,y\n1,0,0\n1,2,0\n' >a.csv
+printf '2,1,0\n' >b.csv
+expect_ok "$PMCFUSE" emd a.csv b.csv
+expect_eq 1 "$OUT"
+expect_ok "$PMCFUSE" emd --json a.csv a.csv
+expect_eq 0 "$(jq -r .emd <<<"$OUT")"
+printf '# three points\n0.5,0,0\n0.25,3,4\n\n0.25,0,0\n' >c.csv
+printf '1,0,0\n' >d.csv
+expect_ok "$PMCFUSE" emd --json c.csv d.csv
+expect_eq 1.25 "$(jq -r .emd <<<"$OUT")"
+printf '1,0,0\n-1,1,1\n' >neg.csv
+expect_fail 1 "$PMCFUSE" emd a.csv neg.csv
+expect_match 'neg.csv:2: negative weight' "$ERR"
+printf '1,0,0\n1,x,1\n' >bad.csv
+expect_fail 1 "$PMCFUSE" emd bad.csv a.csv
+expect_match 'bad.csv:2:' "$ERR"
+printf '1,nan,0\n' >nan.csv
+expect_fail 1 "$PMCFUSE" emd nan.csv a.csv
+expect_fail 1 "$PMCFUSE" emd a.csv missing.csv
+expect_fail 1 "$PMCFUSE" emd a.csv
+expect_fail 1 "$PMCFUSE" emd --bogus a.csv b.csv
+
+# ---- reference: a pair covering ---------------------------------------------
+SIM=cholesky,blocks=8
+EV=PAPI_TOT_INS,PAPI_TOT_CYC,PAPI_L1_DCM,PAPI_L2_DCR,PAPI_BR_INS,PAPI_BR_MSP,PAPI_LD_INS,PAPI_SR_INS,PAPI_L3_TCM
+expect_ok "$PMCFUSE" reference -e "$EV" --repeat 3 --seed 5 -o refs --sim "$SIM"
+expect_match 'reference executions .* lower bound' "$OUT"
+n=$(ls refs/*.pmcf | wc -l)
+expect_eq "$n" "$(json .executions refs/reference.json)"
+# every pair of the 9 events is covered by at least 3 files
+expect_eq 0 "$(jq '[.profiles[].pairs[] | sort | join("|")] | group_by(.) | map(select(length < 3)) | length' refs/reference.json)"
+expect_eq 36 "$(jq '[.profiles[].pairs[] | sort | join("|")] | unique | length' refs/reference.json)"
+[ "$n" -lt 108 ] || fail "no packing: $n executions for 36 pairs x 3"
+ok
+expect_fail 1 "$PMCFUSE" reference -e "$EV" -o refs --sim "$SIM"
+expect_match 'already holds profiles' "$ERR"
+expect_fail 1 "$PMCFUSE" reference -e "$EV" -o r2
+expect_fail 1 "$PMCFUSE" reference -e PAPI_TOT_INZ -o r2 --sim "$SIM"
+expect_match 'did you mean' "$ERR"
+expect_fail 1 "$PMCFUSE" reference -e "$EV" --repeat 1 -o r2 --sim "$SIM"
+
+# ---- epd: a fresh execution, a fused profile, HEM ----------------------------
+set0=$(jq -r '.profiles[0].events | join(",")' refs/reference.json)
+expect_ok "$PMCFUSE" record -e "$set0" -o fresh.pmcf --sim "$SIM,seed=999"
+expect_ok "$PMCFUSE" epd --json fresh.pmcf refs
+printf '%s\n' "$OUT" >fresh.json
+fresh=$(json .epd fresh.json)
+awk -v e="$fresh" 'BEGIN { exit !(e > 0.4 && e < 2.5) }' || fail "fresh execution: EPD $fresh not near 1"
+ok
+expect_eq true "$(json '.pairs | all(has("events") and has("tmd") and has("calibration") and has("left_out"))' fresh.json)"
+
+expect_ok "$PMCFUSE" run -e "$EV" --seed 3 -o fused.pmcf --sim "$SIM"
+expect_ok "$PMCFUSE" record -e "$EV" --multiplex kernel --period-ms 4 -o hem.pmcf --sim "$SIM,seed=77"
+expect_ok "$PMCFUSE" epd --json fused.pmcf refs
+fused=$(jq -r .epd <<<"$OUT")
+expect_eq 36 "$(jq -r '.pairs | length' <<<"$OUT")"
+expect_ok "$PMCFUSE" epd --json hem.pmcf refs
+hem=$(jq -r .epd <<<"$OUT")
+awk -v f="$fused" -v h="$hem" 'BEGIN { exit !(h > 4 * f) }' || fail "HEM EPD $hem not far above fused $fused"
+ok
+# per type, a seeded sample with an interval, bins
+expect_ok "$PMCFUSE" epd --per-type fused.pmcf refs
+expect_match '^EPD .* per XU type' "$OUT"
+expect_ok "$PMCFUSE" epd --json --pairs 10 --seed 4 hem.pmcf refs
+expect_eq 10 "$(jq -r '.pairs | length' <<<"$OUT")"
+s1=$(jq -c '[.epd, .ci95]' <<<"$OUT")
+expect_ok "$PMCFUSE" epd --json --pairs 10 --seed 4 hem.pmcf refs
+expect_eq "$s1" "$(jq -c '[.epd, .ci95]' <<<"$OUT")"
+expect_ok "$PMCFUSE" epd --bins 5 fused.pmcf refs
+expect_fail 1 "$PMCFUSE" epd --bins 0 fused.pmcf refs
+expect_fail 1 "$PMCFUSE" epd fused.pmcf nowhere
+expect_fail 1 "$PMCFUSE" epd fused.pmcf
+mkdir empty
+expect_fail 1 "$PMCFUSE" epd fused.pmcf empty
+expect_match 'no reference profiles' "$ERR"
+
+# ---- correrr ------------------------------------------------------------------
+expect_ok "$PMCFUSE" correrr --json fused.pmcf refs
+cf=$(jq -r .correrr <<<"$OUT")
+expect_eq 36 "$(jq -r '.pairs | length' <<<"$OUT")"
+expect_ok "$PMCFUSE" correrr --json hem.pmcf refs
+ch=$(jq -r .correrr <<<"$OUT")
+awk -v f="$cf" -v h="$ch" 'BEGIN { exit !(f >= 0 && h <= 2 && h > f) }' || fail "correrr fused $cf, HEM $ch"
+ok
+
+# ---- truth ----------------------------------------------------------------------
+expect_ok "$PMCFUSE" truth --json fused.pmcf
+printf '%s\n' "$OUT" >tf.json
+expect_eq true "$(json 'has("median_rel_error") and has("p90_rel_error") and has("share_missing") and (.events | length > 0)' tf.json)"
+expect_ok "$PMCFUSE" truth --json hem.pmcf
+th=$(jq -r .median_rel_error <<<"$OUT")
+awk -v f="$(json .median_rel_error tf.json)" -v h="$th" 'BEGIN { exit !(h > f) }' || fail "truth: HEM $th not worse than fused"
+ok
+expect_ok "$PMCFUSE" truth fresh.pmcf
+expect_match 'median relative error 0,' "$OUT"
+expect_fail 1 "$PMCFUSE" truth nothere.pmcf

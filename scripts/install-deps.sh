@@ -14,6 +14,7 @@ PACKAGES=(
 	linux-perf                         # perf, for comparisons and instruction mixes
 	clang-16 libomp-16-dev             # OpenMP examples and the OMPT collector (libomp has OMPT)
 	gnuplot-nox                        # categorize --plot (pngcairo terminal)
+	python3-pot                        # bench_emd: POT ot.emd2 as the side-by-side baseline
 )
 
 missing=()

@@ -46,11 +46,13 @@ int cli_record_program(const char *verb, const char *events_spec, unsigned pmcs,
 		status = cli_lib_error(verb, serr, out);
 		goto done;
 	}
+	if (err == PMCF_EPROGRAM) {
+		status = cli_error(verb, CLI_EENV, "%s (saved to %s)", ei.message, out);
+		goto done;
+	}
 	fprintf(stderr, "pmcfuse: %s: %zu XUs of %s (%s) -> %s\n", verb, ei.xus, prog_argv[0],
 		ei.ompt ? "OpenMP" : ei.fallback ? "no OMPT runtime: one XU per thread" : "task API",
 		out);
-	if (err == PMCF_EPROGRAM)
-		status = cli_error(verb, CLI_EENV, "%s", ei.message);
 done:
 	pmcf_profile_free(p);
 	free(argv);

@@ -1,0 +1,29 @@
+# `pmcfuse record -- PROG` on the real examples: Listing 1.1 gives 16 XUs
+# with labels stable across runs, a crashing program keeps its recorded XUs
+# (profile written, exit non-zero), a plain program gives one XU per thread.
+EX="$(dirname "$PMCFUSE")/examples"
+[ -x "$EX/listing11" ] || { echo "SKIP: OpenMP examples not built (clang-16 missing)"; exit 0; }
+if "$PMCFUSE" record -e page-faults -o probe.pmcf -- "$EX/plain" 1 1 2>&1 | grep -q 'no source available'; then
+	echo "SKIP: record -- PROG is not wired in this build"
+	exit 0
+fi
+
+expect_ok "$PMCFUSE" record -e page-faults,context-switches -o l1.pmcf -- "$EX/listing11"
+expect_ok "$PMCFUSE" record -e page-faults,context-switches -o l2.pmcf -- "$EX/listing11"
+expect_ok "$PMCFUSE" export --format csv -o l1.csv l1.pmcf
+expect_ok "$PMCFUSE" export --format csv -o l2.csv l2.pmcf
+expect_eq 17 "$(wc -l <l1.csv)"
+expect_eq "$(cut -d, -f4 l1.csv | sort)" "$(cut -d, -f4 l2.csv | sort)" "(labels differ between runs)"
+expect_eq 16 "$(cut -d, -f4 l1.csv | tail -n +2 | sort -u | wc -l)"
+
+expect_fail 2 "$PMCFUSE" record -e page-faults -o crash.pmcf -- "$EX/crash" segv 10
+expect_match 'signal 11' "$ERR"
+expect_match 'incomplete' "$ERR"
+[ -f crash.pmcf ] || fail "no profile kept after the crash"
+expect_ok "$PMCFUSE" export --format csv -o crash.csv crash.pmcf
+expect_eq 11 "$(wc -l <crash.csv)"
+
+expect_ok "$PMCFUSE" record -e page-faults -o plain.pmcf -- "$EX/plain" 3 4
+expect_match 'one XU per thread' "$ERR"
+expect_ok "$PMCFUSE" export --format csv -o plain.csv plain.pmcf
+expect_eq 5 "$(wc -l <plain.csv)"

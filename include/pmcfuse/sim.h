@@ -45,8 +45,9 @@ PMCF_API uint64_t pmcf_sim_exec_seed(uint64_t base, unsigned i);
 enum pmcf_mux_mode {
 	PMCF_MUX_NONE = 0,   /* every event on its own counter, or an error */
 	PMCF_MUX_KERNEL = 1, /* perf's rotation: list pointer moves by one event per period */
-	PMCF_MUX_RR = 2,     /* user-space round-robin: fills the counters; next period starts at the first left out */
-	PMCF_MUX_ROC = 3     /* rate-of-change scheduler (rate-of-change-multiplexing §3) */
+	PMCF_MUX_RR = 2, /* user-space round-robin: fills the counters; next period starts at the
+	                    first left out */
+	PMCF_MUX_ROC = 3 /* rate-of-change scheduler (rate-of-change-multiplexing §3) */
 };
 /* "none", "kernel", "rr", "roc" <-> enum; parse returns PMCF_EINVAL (with detail). */
 PMCF_API int pmcf_mux_mode_parse(const char *name);
@@ -68,7 +69,10 @@ typedef struct pmcf_sim_opts {
 	double period_ms; /* multiplexing period, > 0 (default 4 ms; at least 0.001) */
 	int estimate;     /* enum pmcf_estimate */
 } pmcf_sim_opts;
-#define PMCF_SIM_OPTS_INIT {sizeof(pmcf_sim_opts), 0, PMCF_MUX_NONE, 4.0, PMCF_EST_CUMULATIVE}
+#define PMCF_SIM_OPTS_INIT                                                                         \
+	{                                                                                          \
+		sizeof(pmcf_sim_opts), 0, PMCF_MUX_NONE, 4.0, PMCF_EST_CUMULATIVE                  \
+	}
 
 /* Runs one simulated execution of spec monitoring events[0..nevents)
  * (catalogue names of the spec's machine; "duration" may be listed or not:
@@ -82,7 +86,7 @@ typedef struct pmcf_sim_opts {
  * the counters and opts->multiplex is PMCF_MUX_NONE; the detail names the
  * reason), PMCF_EINVAL, PMCF_ENOMEM. */
 PMCF_API int pmcf_sim_record(const pmcf_sim_spec *spec, const char *const *events, size_t nevents,
-			     const pmcf_sim_opts *opts, pmcf_profile **out);
+                             const pmcf_sim_opts *opts, pmcf_profile **out);
 
 #ifdef __cplusplus
 }

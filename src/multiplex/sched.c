@@ -2,9 +2,9 @@
  * §5.1), a user-space round-robin that fills every counter, and the
  * rate-of-change scheduler driven by the triangle cost of each unit's last
  * three observations (rate-of-change-multiplexing §3). */
+#include "multiplex/sched.h"
 #include <math.h>
 #include <stdlib.h>
-#include "multiplex/sched.h"
 
 struct obs {
 	double t[3], c[3]; /* oldest first */
@@ -70,7 +70,8 @@ void pmcfi_mux_observe(struct pmcfi_mux *m, size_t u, uint64_t t_ns, double coun
 	o->n++;
 }
 
-double pmcfi_mux_roc_cost(double ax, double ay, double bx, double by, double cx, double cy, double dt)
+double pmcfi_mux_roc_cost(double ax, double ay, double bx, double by, double cx, double cy,
+                          double dt)
 {
 	/* eq. 5/7: dy is the linear interpolator's rise from A to B; when
 	 * Cx == Ax nothing changed and dy = 0 */
@@ -78,8 +79,8 @@ double pmcfi_mux_roc_cost(double ax, double ay, double bx, double by, double cx,
 	return fabs((by - ay - dy) / 2) * dt + dt;
 }
 
-size_t pmcfi_mux_rotate(struct pmcfi_mux *m, uint64_t now, const struct pmcfi_mux_ops *ops, void *ctx,
-			uint8_t *run)
+size_t pmcfi_mux_rotate(struct pmcfi_mux *m, uint64_t now, const struct pmcfi_mux_ops *ops,
+                        void *ctx, uint8_t *run)
 {
 	size_t n = m->n, taken = 0;
 	for (size_t u = 0; u < n; u++) {
@@ -129,16 +130,17 @@ size_t pmcfi_mux_rotate(struct pmcfi_mux *m, uint64_t now, const struct pmcfi_mu
 			if (o->n < 3)
 				m->cost[u] = INFINITY;
 			else
-				m->cost[u] = pmcfi_mux_roc_cost(o->t[0], o->c[0], o->t[1], o->c[1], o->t[2],
-								o->c[2], dt);
+				m->cost[u] = pmcfi_mux_roc_cost(o->t[0], o->c[0], o->t[1], o->c[1],
+				                                o->t[2], o->c[2], dt);
 			if (m->was[u] && o->n < 3)
 				m->cost[u] = 1e300; /* just ran: behind never-observed units */
 			/* insertion sort by cost desc, then age (older first), then index */
 			size_t i = u;
 			while (i > 0) {
 				size_t v = m->order[i - 1];
-				int before = m->cost[u] > m->cost[v] ||
-					     (m->cost[u] == m->cost[v] && m->last_run[u] < m->last_run[v]);
+				int before =
+				    m->cost[u] > m->cost[v] ||
+				    (m->cost[u] == m->cost[v] && m->last_run[u] < m->last_run[v]);
 				if (!before)
 					break;
 				m->order[i] = v;

@@ -8,9 +8,12 @@
 #include <stdint.h>
 
 enum pmcfi_mux_policy {
-	PMCFI_MUX_KERNEL = 1, /* perf: from the list pointer, stop at the first unit that does not fit; pointer += 1 */
-	PMCFI_MUX_RR = 2,     /* round-robin: skip units that do not fit; next period starts at the first one left out */
-	PMCFI_MUX_ROC = 3     /* rate-of-change: highest triangle cost first (rate-of-change-multiplexing §3) */
+	PMCFI_MUX_KERNEL = 1, /* perf: from the list pointer, stop at the first unit that does not
+	                         fit; pointer += 1 */
+	PMCFI_MUX_RR = 2,     /* round-robin: skip units that do not fit; next period starts at the
+	                         first one left out */
+	PMCFI_MUX_ROC =
+	    3 /* rate-of-change: highest triangle cost first (rate-of-change-multiplexing §3) */
 };
 
 struct pmcfi_mux_ops {
@@ -29,7 +32,7 @@ void pmcfi_mux_free(struct pmcfi_mux *m);
 /* Chooses the units that count during the period starting at now_ns:
  * run[u] = 1 for them, 0 for the others; returns how many. Allocates nothing. */
 size_t pmcfi_mux_rotate(struct pmcfi_mux *m, uint64_t now_ns, const struct pmcfi_mux_ops *ops,
-			void *ctx, uint8_t *run);
+                        void *ctx, uint8_t *run);
 
 /* Reports an observation of unit u at time t_ns: its (scaled) cumulative
  * count. The rate-of-change policy keeps the last three; others ignore it. */
@@ -40,5 +43,5 @@ void pmcfi_mux_observe(struct pmcfi_mux *m, size_t u, uint64_t t_ns, double coun
  * |(By - Ay - dy)/2| * dt with dy the linear interpolation at Bx), plus dt
  * itself so that a perfectly linear unit still ages (starvation freedom). */
 double pmcfi_mux_roc_cost(double ax, double ay, double bx, double by, double cx, double cy,
-			  double dt);
+                          double dt);
 #endif

@@ -3,11 +3,11 @@
  * queues for static loops, a shared queue for dynamic loops), every choice
  * drawn from the execution seed; at each XU start the value model gets the
  * dynamic context (siblings, socket load, warmth, NUMA, frequency). */
+#include "sim/sim_impl.h"
+#include "util/internal.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "sim/sim_impl.h"
-#include "util/internal.h"
 
 enum { EV_END, EV_READY, EV_AVAIL, EV_PHASE };
 
@@ -99,7 +99,10 @@ static int dq_push(struct dq *q, uint32_t x)
 	return 0;
 }
 
-static inline int dq_empty(const struct dq *q) { return q->head == q->len; }
+static inline int dq_empty(const struct dq *q)
+{
+	return q->head == q->len;
+}
 static inline uint32_t dq_pop_back(struct dq *q)
 {
 	uint32_t x = q->a[--q->len];
@@ -154,7 +157,10 @@ struct engine {
 	struct heap h;
 };
 
-static int node_of_socket(const struct sim_machine *m, int s) { return s * m->numa_nodes / m->sockets; }
+static int node_of_socket(const struct sim_machine *m, int s)
+{
+	return s * m->numa_nodes / m->sockets;
+}
 
 static double freq_at(const struct engine *e, int socket, uint64_t t)
 {
@@ -181,7 +187,9 @@ static void idle_del(struct engine *e, int th)
 static int enqueue(struct engine *e, uint32_t x, int hint)
 {
 	const struct sim_wxu *u = &e->w->xu[x];
-	int qi = e->w->policy == SIM_POL_SHARED ? e->T : e->w->policy == SIM_POL_OWNER ? u->owner % e->T : hint;
+	int qi = e->w->policy == SIM_POL_SHARED  ? e->T
+	         : e->w->policy == SIM_POL_OWNER ? u->owner % e->T
+	                                         : hint;
 	e->nqueued++;
 	return dq_push(&e->q[qi], x);
 }
@@ -202,7 +210,8 @@ static int start_xu(struct engine *e, int th, uint32_t x, uint64_t t, int stolen
 	const struct sim_wxu *u = &w->xu[x];
 	struct sim_run *r = e->r;
 	double var = m->variability;
-	double lat = stolen ? 600 + 1400 * var * sim_rng_unif(&e->rng) : 80 + 120 * var * sim_rng_unif(&e->rng);
+	double lat = stolen ? 600 + 1400 * var * sim_rng_unif(&e->rng)
+	                    : 80 + 120 * var * sim_rng_unif(&e->rng);
 	uint64_t s = t + (uint64_t)lat;
 	int cpu = e->cpu_of[th];
 	int core = cpu % m->ncores, socket = core / m->cores_per_socket;
@@ -482,9 +491,10 @@ static int engine_init(struct engine *e)
 	e->data_time = calloc(w->ndata ? w->ndata : 1, sizeof(uint64_t));
 	e->order = malloc(n * sizeof(uint32_t));
 	if (!r->thread || !r->cpu || !r->start || !r->end || !r->nat || !r->split || !r->front ||
-	    !e->cpu_of || !e->thread_of_cpu || !e->claimed || !e->stolen || !e->running || !e->idle || !e->idle_pos || !e->scratch || !e->q ||
-	    !e->pending || !e->succ || !e->succ_off || !e->phase_first || !e->phase_n ||
-	    !e->phase_done || !e->core || !e->socket_busy || !e->data_sock || !e->data_time || !e->order)
+	    !e->cpu_of || !e->thread_of_cpu || !e->claimed || !e->stolen || !e->running ||
+	    !e->idle || !e->idle_pos || !e->scratch || !e->q || !e->pending || !e->succ ||
+	    !e->succ_off || !e->phase_first || !e->phase_n || !e->phase_done || !e->core ||
+	    !e->socket_busy || !e->data_sock || !e->data_time || !e->order)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory in the simulator");
 	for (size_t d = 0; d < w->ndata; d++)
 		e->data_sock[d] = -1;
@@ -550,7 +560,7 @@ static int engine_init(struct engine *e)
 }
 
 int sim_engine_run(const struct sim_workload *w, const struct sim_machine *m, uint64_t seed,
-		   double period_ns, double rot_cost_ns, struct sim_run **out)
+                   double period_ns, double rot_cost_ns, struct sim_run **out)
 {
 	*out = NULL;
 	struct engine e = {0};
@@ -585,18 +595,10 @@ int sim_engine_run(const struct sim_workload *w, const struct sim_machine *m, ui
 		struct hev ev = heap_pop(&e.h);
 		t = ev.t;
 		switch (ev.kind) {
-		case EV_END:
-			err = end_xu(&e, (int)ev.id, t);
-			break;
-		case EV_READY:
-			err = enqueue(&e, ev.id, 0);
-			break;
-		case EV_AVAIL:
-			idle_add(&e, (int)ev.id);
-			break;
-		case EV_PHASE:
-			err = release_phase(&e, ev.id);
-			break;
+		case EV_END: err = end_xu(&e, (int)ev.id, t); break;
+		case EV_READY: err = enqueue(&e, ev.id, 0); break;
+		case EV_AVAIL: idle_add(&e, (int)ev.id); break;
+		case EV_PHASE: err = release_phase(&e, ev.id); break;
 		}
 		/* handle every event of the same instant before dispatching */
 		if (!err && (!e.h.n || e.h.a[0].t != t))
@@ -604,7 +606,7 @@ int sim_engine_run(const struct sim_workload *w, const struct sim_machine *m, ui
 	}
 	if (!err && e.norder != w->nxu)
 		err = pmcfi_fail(PMCF_EINVAL, "simulated execution deadlocked (%zu of %zu XUs ran)",
-				 e.norder, w->nxu);
+		                 e.norder, w->nxu);
 	if (!err)
 		e.r->makespan = t;
 	engine_free(&e);

@@ -2,8 +2,8 @@
  * work features (sim_work), the dynamic context of this execution (core,
  * NUMA distance to the data, co-running XUs, cache warmth, frequency) and
  * noise. Reasons for each term: docs/simulation.md. */
-#include <math.h>
 #include "sim/sim_impl.h"
+#include <math.h>
 
 /* Share of a working set of f bytes that does not fit a cache of c bytes:
  * a smooth step (sharp caches are an idealisation; associativity, the
@@ -24,14 +24,27 @@ static inline double lnoise(struct sim_rng *r, double sigma)
 int sim_nat_is_memory(int n)
 {
 	switch (n) {
-	case NAT_L1D_REPL: case NAT_L1_LDM: case NAT_L1_STM: case NAT_L2_DRD: case NAT_L2_RFO:
-	case NAT_L2_RFO_MISS: case NAT_L2_WB: case NAT_L2_DRD_MISS: case NAT_OFF_DATA_RD:
-	case NAT_OFF_RFO: case NAT_OFF_WB: case NAT_LLC_REF: case NAT_LLC_MISS: case NAT_STALL_CYC:
-	case NAT_ICACHE_MISS: case NAT_L2_CODE_ALL: case NAT_L2_CODE_MISS: case NAT_L2_CODE_HIT:
-	case NAT_OFF_CODE: case NAT_ITLB_MISS:
-		return 1;
-	default:
-		return 0;
+	case NAT_L1D_REPL:
+	case NAT_L1_LDM:
+	case NAT_L1_STM:
+	case NAT_L2_DRD:
+	case NAT_L2_RFO:
+	case NAT_L2_RFO_MISS:
+	case NAT_L2_WB:
+	case NAT_L2_DRD_MISS:
+	case NAT_OFF_DATA_RD:
+	case NAT_OFF_RFO:
+	case NAT_OFF_WB:
+	case NAT_LLC_REF:
+	case NAT_LLC_MISS:
+	case NAT_STALL_CYC:
+	case NAT_ICACHE_MISS:
+	case NAT_L2_CODE_ALL:
+	case NAT_L2_CODE_MISS:
+	case NAT_L2_CODE_HIT:
+	case NAT_OFF_CODE:
+	case NAT_ITLB_MISS: return 1;
+	default: return 0;
 	}
 }
 
@@ -58,7 +71,7 @@ void sim_model_idle_rates(const struct sim_machine *m, double *rate)
 }
 
 double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const struct sim_ctx *c,
-		    struct sim_rng *r, double *nat)
+                    struct sim_rng *r, double *nat)
 {
 	const double nz = m->noise;
 	/* instruction mix: a property of the code and input; the runtime's own
@@ -81,7 +94,8 @@ double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const
 	double rot_lines = c->rotations * 48; /* HEM handler pollutes the caches */
 	double cold = lines * (1 - c->warm);
 	double m1 = cold + sweeps * lines * over(w->foot, l1) + rot_lines;
-	double m2 = lines * (1 - c->warm * 0.97) * 0.9 + sweeps * lines * over(w->foot, l2) + rot_lines * 0.5;
+	double m2 = lines * (1 - c->warm * 0.97) * 0.9 + sweeps * lines * over(w->foot, l2) +
+	            rot_lines * 0.5;
 	if (m2 > m1)
 		m2 = m1;
 	double from_mem = cold * (1 - c->warm_l3) + sweeps * lines * over(w->foot, l3);
@@ -108,7 +122,7 @@ double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const
 	/* instruction side: the core keeps the code of its last XU type warm */
 	double clines = (w->code + 6000) / 64.0;
 	double icm = clines * (1 - 0.85 * c->code_warm) * 0.6 +
-		     ins / 16.0 * over(w->code + 6000, m->l1i) * 0.02 + 12 + c->rotations * 20;
+	             ins / 16.0 * over(w->code + 6000, m->l1i) * 0.02 + 12 + c->rotations * 20;
 	icm *= lnoise(r, 0.08 * nz);
 	nat[NAT_ICACHE_MISS] = icm;
 	double code_all = icm * 1.12 * lnoise(r, 0.03 * nz);
@@ -119,8 +133,8 @@ double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const
 	nat[NAT_L2_CODE_MISS] = code_miss;
 	nat[NAT_L2_CODE_HIT] = code_all - code_miss;
 	nat[NAT_OFF_CODE] = code_miss * 0.96 * lnoise(r, 0.02 * nz);
-	nat[NAT_ITLB_MISS] = (c->code_warm > 0.5 ? 0.3 : 2.5) * lnoise(r, 0.5 * nz) + c->rotations * 1.5 +
-			     (w->code > 8192 ? w->code / 8192 : 0);
+	nat[NAT_ITLB_MISS] = (c->code_warm > 0.5 ? 0.3 : 2.5) * lnoise(r, 0.5 * nz) +
+	                     c->rotations * 1.5 + (w->code > 8192 ? w->code / 8192 : 0);
 
 	/* offcore and last level */
 	nat[NAT_OFF_DATA_RD] = drd_miss * 0.97 * lnoise(r, 0.02 * nz);
@@ -138,10 +152,11 @@ double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const
 	 * contention on the socket) overlapped by memory-level parallelism,
 	 * branch mispredictions, divisions, SMT sharing of the core */
 	double lat_mem = (m->lat_mem + m->lat_hop * c->remote_hops) * c->freq *
-			 (1 + 0.6 * (c->socket_busy > 1 ? c->socket_busy - 1 : 0) /
-				      (double)(m->cores_per_socket * m->threads_per_core));
+	                 (1 + 0.6 * (c->socket_busy > 1 ? c->socket_busy - 1 : 0) /
+	                          (double)(m->cores_per_socket * m->threads_per_core));
 	double mlp = 3.0;
-	double stall_mem = ((m1 - m2) * m->lat_l2 + (m2 - llc_miss) * m->lat_l3 + llc_miss * lat_mem) / mlp;
+	double stall_mem =
+	    ((m1 - m2) * m->lat_l2 + (m2 - llc_miss) * m->lat_l3 + llc_miss * lat_mem) / mlp;
 	double stall = stall_mem + misp * 16 + w->fdv * 12 + icm * 8;
 	double base = ins * w->cpi0 * (c->sibling_busy ? 1.3 : 1.0);
 	/* interference from the rest of the machine (coherence and interconnect

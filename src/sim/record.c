@@ -2,12 +2,12 @@
  * workload, run the discrete-event execution, simulate multiplexing when
  * asked, and fill a profile with the monitored values, the ground truth of
  * every catalogue event, metadata and coverage. */
+#include "sim/sim_impl.h"
+#include "util/internal.h"
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "sim/sim_impl.h"
-#include "util/internal.h"
 
 static const char *const mux_names[] = {"none", "kernel", "rr", "roc"};
 static const char *const est_names[] = {"cumulative", "local"};
@@ -17,21 +17,29 @@ int pmcf_mux_mode_parse(const char *name)
 	for (int i = 0; i < 4; i++)
 		if (name && strcmp(name, mux_names[i]) == 0)
 			return i;
-	return pmcfi_fail(PMCF_EINVAL, "unknown multiplexing mode '%s' (valid: none, kernel, rr, roc)",
-			  name ? name : "");
+	return pmcfi_fail(PMCF_EINVAL,
+	                  "unknown multiplexing mode '%s' (valid: none, kernel, rr, roc)",
+	                  name ? name : "");
 }
 
-const char *pmcf_mux_mode_name(int mode) { return mode >= 0 && mode < 4 ? mux_names[mode] : "unknown"; }
+const char *pmcf_mux_mode_name(int mode)
+{
+	return mode >= 0 && mode < 4 ? mux_names[mode] : "unknown";
+}
 
 int pmcf_estimate_parse(const char *name)
 {
 	for (int i = 0; i < 2; i++)
 		if (name && strcmp(name, est_names[i]) == 0)
 			return i;
-	return pmcfi_fail(PMCF_EINVAL, "unknown estimator '%s' (valid: cumulative, local)", name ? name : "");
+	return pmcfi_fail(PMCF_EINVAL, "unknown estimator '%s' (valid: cumulative, local)",
+	                  name ? name : "");
 }
 
-const char *pmcf_estimate_name(int e) { return e >= 0 && e < 2 ? est_names[e] : "unknown"; }
+const char *pmcf_estimate_name(int e)
+{
+	return e >= 0 && e < 2 ? est_names[e] : "unknown";
+}
 
 static int unknown_event(const char *machine, const char *name)
 {
@@ -44,12 +52,15 @@ static int unknown_event(const char *machine, const char *name)
 	char buf[256] = "";
 	size_t off = 0;
 	for (size_t i = 0; i < ns && off < sizeof(buf); i++)
-		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? (i + 1 == ns ? " or " : ", ") : "",
-					sug[i]);
-	int err = ns ? pmcfi_fail(PMCF_EEVENT, "unknown event '%s' for simulated machine %s (did you mean %s?)",
-				  name, machine, buf)
-		     : pmcfi_fail(PMCF_EEVENT, "unknown event '%s' for simulated machine %s (`pmcfuse events --sim SPEC` lists them)",
-				  name, machine);
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s",
+		                        i ? (i + 1 == ns ? " or " : ", ") : "", sug[i]);
+	int err = ns ? pmcfi_fail(PMCF_EEVENT,
+	                          "unknown event '%s' for simulated machine %s (did you mean %s?)",
+	                          name, machine, buf)
+	             : pmcfi_fail(PMCF_EEVENT,
+	                          "unknown event '%s' for simulated machine %s (`pmcfuse events "
+	                          "--sim SPEC` lists them)",
+	                          name, machine);
 	pmcf_catalog_free(c);
 	return err;
 }
@@ -69,7 +80,7 @@ static int set_meta(pmcf_profile *p, const char *k, const char *v)
 }
 
 static int fill_meta(pmcf_profile *p, const pmcf_sim_spec *s, const struct sim_machine *m,
-		     const pmcf_sim_opts *o, int hem, const struct sim_run *r)
+                     const pmcf_sim_opts *o, int hem, const struct sim_run *r)
 {
 	char buf[64];
 	int err = set_meta(p, PMCF_META_SOURCE, "sim");
@@ -125,7 +136,7 @@ struct rec {
 };
 
 static int fill_profile(struct rec *c, const pmcf_sim_spec *s, const pmcf_sim_opts *o, size_t nev,
-			const int *units, size_t nu, int hem)
+                        const int *units, size_t nu, int hem)
 {
 	const struct sim_machine *m = c->m;
 	const struct sim_workload *w = c->w;
@@ -134,7 +145,8 @@ static int fill_profile(struct rec *c, const pmcf_sim_spec *s, const pmcf_sim_op
 	int err = fill_meta(p, s, m, o, hem, r);
 	uint32_t tid[16];
 	for (int t = 0; t < w->ntypes && !err; t++)
-		err = pmcf_profile_type_add(p, w->types[t].kind, w->types[t].name, w->types[t].location, &tid[t]);
+		err = pmcf_profile_type_add(p, w->types[t].kind, w->types[t].name,
+		                            w->types[t].location, &tid[t]);
 	if (!err)
 		err = pmcf_profile_event_add(p, PMCF_EVENT_DURATION, NULL);
 	for (size_t i = 0; i < nev && !err; i++)
@@ -148,13 +160,13 @@ static int fill_profile(struct rec *c, const pmcf_sim_spec *s, const pmcf_sim_op
 	for (size_t x = 0; x < w->nxu && !err; x++) {
 		const struct sim_wxu *u = &w->xu[x];
 		pmcf_xu xu = {
-			.type = tid[u->type],
-			.thread = r->thread[x],
-			.cpu = r->cpu[x],
-			.start_ns = r->start[x],
-			.end_ns = r->end[x],
-			.label = sim_label(w, u->label),
-			.parent_label = sim_label(w, u->parent),
+		    .type = tid[u->type],
+		    .thread = r->thread[x],
+		    .cpu = r->cpu[x],
+		    .start_ns = r->start[x],
+		    .end_ns = r->end[x],
+		    .label = sim_label(w, u->label),
+		    .parent_label = sim_label(w, u->parent),
 		};
 		err = pmcf_profile_xu_add(p, &xu, NULL);
 	}
@@ -198,7 +210,7 @@ static int fill_profile(struct rec *c, const pmcf_sim_spec *s, const pmcf_sim_op
 }
 
 int pmcf_sim_record(const pmcf_sim_spec *s, const char *const *events, size_t nevents,
-		    const pmcf_sim_opts *opts, pmcf_profile **out)
+                    const pmcf_sim_opts *opts, pmcf_profile **out)
 {
 	pmcfi_clear_error();
 	*out = NULL;
@@ -214,10 +226,13 @@ int pmcf_sim_record(const pmcf_sim_spec *s, const char *const *events, size_t ne
 	if (o.estimate != PMCF_EST_CUMULATIVE && o.estimate != PMCF_EST_LOCAL)
 		return pmcfi_fail(PMCF_EINVAL, "bad estimator %d", o.estimate);
 	if (o.multiplex != PMCF_MUX_NONE && !(o.period_ms >= 0.001 && o.period_ms <= 1e6))
-		return pmcfi_fail(PMCF_EINVAL, "multiplexing period %g ms out of range [0.001, 1e6]", o.period_ms);
+		return pmcfi_fail(PMCF_EINVAL,
+		                  "multiplexing period %g ms out of range [0.001, 1e6]",
+		                  o.period_ms);
 	if (o.pmcs > SIM_MAX_GENERAL)
-		return pmcfi_fail(PMCF_EINVAL, "--pmcs %u: the simulator models at most %d counters", o.pmcs,
-				  SIM_MAX_GENERAL);
+		return pmcfi_fail(PMCF_EINVAL,
+		                  "--pmcs %u: the simulator models at most %d counters", o.pmcs,
+		                  SIM_MAX_GENERAL);
 	struct rec c = {0};
 	int err = sim_machine_load(s->machine, &c.m);
 	size_t nev = 0;
@@ -242,7 +257,8 @@ int pmcf_sim_record(const pmcf_sim_spec *s, const char *const *events, size_t ne
 		char why[512];
 		int fits = sim_check_events(c.m, c.ev, nev, o.pmcs, why, sizeof(why));
 		if (!fits && o.multiplex == PMCF_MUX_NONE)
-			err = pmcfi_fail(PMCF_ETOOMANY, "%s (use --multiplex to time-share the counters)", why);
+			err = pmcfi_fail(PMCF_ETOOMANY,
+			                 "%s (use --multiplex to time-share the counters)", why);
 		hem = !fits;
 	}
 	/* the units the counters rotate: the distinct natives of the set */
@@ -263,8 +279,8 @@ int pmcf_sim_record(const pmcf_sim_spec *s, const char *const *events, size_t ne
 	if (!err)
 		err = sim_engine_run(c.w, c.m, s->seed, hem ? period_ns : 0, hem ? rot : 0, &c.r);
 	if (!err && hem)
-		err = sim_hem_run(c.m, c.r, units, nu, o.pmcs, o.multiplex, period_ns, o.estimate, s->seed,
-				  &c.h);
+		err = sim_hem_run(c.m, c.r, units, nu, o.pmcs, o.multiplex, period_ns, o.estimate,
+		                  s->seed, &c.h);
 	if (!err)
 		err = pmcf_profile_new(&c.p);
 	if (!err)

@@ -1,7 +1,7 @@
 /* Seeded RNG of the simulator: splitmix64 (Steele et al.) to expand seeds and
  * hash keys, xoshiro256** (Blackman & Vigna) as the stream generator. */
-#include <math.h>
 #include "sim/rng.h"
+#include <math.h>
 
 uint64_t sim_splitmix64(uint64_t *x)
 {
@@ -26,7 +26,10 @@ void sim_rng_seed(struct sim_rng *r, uint64_t seed)
 		r->s[i] = sim_splitmix64(&x);
 }
 
-static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static inline uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
 
 uint64_t sim_rng_next(struct sim_rng *r)
 {
@@ -42,7 +45,10 @@ uint64_t sim_rng_next(struct sim_rng *r)
 	return result;
 }
 
-double sim_rng_unif(struct sim_rng *r) { return (double)(sim_rng_next(r) >> 11) * 0x1.0p-53; }
+double sim_rng_unif(struct sim_rng *r)
+{
+	return (double)(sim_rng_next(r) >> 11) * 0x1.0p-53;
+}
 
 uint32_t sim_rng_below(struct sim_rng *r, uint32_t n)
 {
@@ -57,4 +63,7 @@ double sim_rng_normal(struct sim_rng *r)
 	return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
 }
 
-double sim_hash_unif(uint64_t a, uint64_t b) { return (double)(sim_hash2(a, b) >> 11) * 0x1.0p-53; }
+double sim_hash_unif(uint64_t a, uint64_t b)
+{
+	return (double)(sim_hash2(a, b) >> 11) * 0x1.0p-53;
+}

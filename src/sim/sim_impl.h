@@ -3,30 +3,52 @@
  * the discrete-event engine's results and the value model's natives. */
 #ifndef PMCF_SIM_IMPL_H
 #define PMCF_SIM_IMPL_H
-#include <stddef.h>
-#include <stdint.h>
 #include "pmcfuse/events.h"
 #include "pmcfuse/sim.h"
 #include "sim/rng.h"
+#include <stddef.h>
+#include <stdint.h>
 
 /* ---- native events the value model computes (model.c) ------------------- */
 enum sim_nat {
-	NAT_INS, NAT_CYC, NAT_REF,
-	NAT_L1D_REPL, NAT_ICACHE_MISS, NAT_L1_LDM, NAT_L1_STM,
-	NAT_L2_DRD, NAT_L2_RFO, NAT_L2_RFO_MISS, NAT_L2_WB, NAT_L2_DRD_MISS,
-	NAT_L2_CODE_MISS, NAT_L2_CODE_HIT, NAT_L2_CODE_ALL,
-	NAT_OFF_CODE, NAT_OFF_DATA_RD, NAT_OFF_RFO, NAT_OFF_WB,
-	NAT_LLC_REF, NAT_LLC_MISS, NAT_ITLB_MISS,
-	NAT_BR_ALL, NAT_BR_COND, NAT_BR_TAKEN_COND, NAT_BR_MISP,
-	NAT_LOADS, NAT_STORES, NAT_FPU_DIV, NAT_STALL_CYC,
+	NAT_INS,
+	NAT_CYC,
+	NAT_REF,
+	NAT_L1D_REPL,
+	NAT_ICACHE_MISS,
+	NAT_L1_LDM,
+	NAT_L1_STM,
+	NAT_L2_DRD,
+	NAT_L2_RFO,
+	NAT_L2_RFO_MISS,
+	NAT_L2_WB,
+	NAT_L2_DRD_MISS,
+	NAT_L2_CODE_MISS,
+	NAT_L2_CODE_HIT,
+	NAT_L2_CODE_ALL,
+	NAT_OFF_CODE,
+	NAT_OFF_DATA_RD,
+	NAT_OFF_RFO,
+	NAT_OFF_WB,
+	NAT_LLC_REF,
+	NAT_LLC_MISS,
+	NAT_ITLB_MISS,
+	NAT_BR_ALL,
+	NAT_BR_COND,
+	NAT_BR_TAKEN_COND,
+	NAT_BR_MISP,
+	NAT_LOADS,
+	NAT_STORES,
+	NAT_FPU_DIV,
+	NAT_STALL_CYC,
 	NAT_COUNT
 };
 /* Hardware names of the natives, indexed by enum sim_nat. */
 extern const char *const sim_nat_names[NAT_COUNT];
 
 /* ---- machine --------------------------------------------------------------- */
-#define SIM_MAX_EVENTS 64
-#define SIM_MAX_SHARED 16
+#define SIM_MAX_EVENTS  64
+#define SIM_MAX_SHARED  16
 #define SIM_MAX_GENERAL 64 /* counter masks are uint64_t */
 
 struct sim_native {
@@ -80,10 +102,10 @@ int sim_machine_hops(const struct sim_machine *m, int a, int b);
 struct sim_fit {
 	const struct sim_machine *m;
 	int ngen;
-	uint64_t in;                  /* natives in the set (bit per enum sim_nat) */
-	int owner[SIM_MAX_GENERAL];   /* counter -> native, or -1 */
-	int counter[NAT_COUNT];       /* native -> counter, -1 none (fixed: -2) */
-	int shared_by[SIM_MAX_SHARED];/* shared register -> native, or -1 */
+	uint64_t in;                   /* natives in the set (bit per enum sim_nat) */
+	int owner[SIM_MAX_GENERAL];    /* counter -> native, or -1 */
+	int counter[NAT_COUNT];        /* native -> counter, -1 none (fixed: -2) */
+	int shared_by[SIM_MAX_SHARED]; /* shared register -> native, or -1 */
 };
 /* pmcs > 0 overrides the number of general counters (masks that allow every
  * counter of the machine then allow every one of the pmcs counters). */
@@ -93,15 +115,15 @@ void sim_fit_reset(struct sim_fit *f, const struct sim_machine *m, unsigned pmcs
 int sim_fit_add(struct sim_fit *f, int nat);
 /* Checks the machine events ev[0..n) (duplicates allowed). 1 fits, 0 not
  * (why holds one line). */
-int sim_check_events(const struct sim_machine *m, const int *ev, size_t n, unsigned pmcs,
-		     char *why, size_t whylen);
+int sim_check_events(const struct sim_machine *m, const int *ev, size_t n, unsigned pmcs, char *why,
+                     size_t whylen);
 
 /* ---- specs (spec.c) ----------------------------------------------------------- */
 #define SIM_MAX_KEYS 8
 struct pmcf_sim_spec {
-	int workload;          /* index in the workload table */
+	int workload;           /* index in the workload table */
 	long val[SIM_MAX_KEYS]; /* workload keys, table order */
-	long threads;          /* 0: every hardware thread */
+	long threads;           /* 0: every hardware thread */
 	uint64_t seed;
 	char *machine;
 	char *canonical;
@@ -113,30 +135,30 @@ long sim_spec_get(const pmcf_sim_spec *s, const char *key);
 /* Latent work features of one XU: properties of the program and its input,
  * identical in every execution (drawn from the label, never the seed). */
 struct sim_work {
-	double ins;        /* instructions */
-	double ld, st;     /* loads, stores per instruction */
-	double br, cond;   /* branches per instruction; conditional share of branches */
-	double taken;      /* taken share of conditional branches */
-	double misp;       /* misprediction rate of conditional branches */
-	double fdv;        /* divide instructions */
-	double foot;       /* data footprint, bytes */
-	double passes;     /* sweeps over the footprint */
-	double code;       /* code footprint, bytes */
-	double cpi0;       /* cycles per instruction without memory stalls */
-	double split;      /* where the XU's first phase ends (fraction of time) */
-	double front;      /* share of the memory misses in the first phase */
+	double ins;      /* instructions */
+	double ld, st;   /* loads, stores per instruction */
+	double br, cond; /* branches per instruction; conditional share of branches */
+	double taken;    /* taken share of conditional branches */
+	double misp;     /* misprediction rate of conditional branches */
+	double fdv;      /* divide instructions */
+	double foot;     /* data footprint, bytes */
+	double passes;   /* sweeps over the footprint */
+	double code;     /* code footprint, bytes */
+	double cpi0;     /* cycles per instruction without memory stalls */
+	double split;    /* where the XU's first phase ends (fraction of time) */
+	double front;    /* share of the memory misses in the first phase */
 };
 
 enum { SIM_POL_STEAL = 0, SIM_POL_OWNER = 1, SIM_POL_SHARED = 2 };
 
 struct sim_wxu {
 	uint32_t type;
-	uint32_t label, parent; /* offsets in the label arena */
-	int32_t owner;          /* thread for SIM_POL_OWNER, else -1 */
-	int32_t phase;          /* barrier phase (loops), or -1 */
-	uint32_t dep_off, ndeps;/* predecessors in deps[] */
-	uint64_t create_ns;     /* earliest start (root creation order) */
-	int32_t data[4];        /* data ids read/written, -1 none */
+	uint32_t label, parent;  /* offsets in the label arena */
+	int32_t owner;           /* thread for SIM_POL_OWNER, else -1 */
+	int32_t phase;           /* barrier phase (loops), or -1 */
+	uint32_t dep_off, ndeps; /* predecessors in deps[] */
+	uint64_t create_ns;      /* earliest start (root creation order) */
+	int32_t data[4];         /* data ids read/written, -1 none */
 	struct sim_work w;
 };
 
@@ -147,7 +169,7 @@ struct sim_wtype {
 
 struct sim_workload {
 	const char *name;
-	int policy;            /* SIM_POL_* */
+	int policy; /* SIM_POL_* */
 	size_t nxu, xu_cap;
 	struct sim_wxu *xu;
 	uint32_t *deps;
@@ -157,13 +179,13 @@ struct sim_workload {
 	int ntypes;
 	struct sim_wtype types[16];
 	int nphases;
-	int32_t *data_home;    /* NUMA node of each data id */
+	int32_t *data_home; /* NUMA node of each data id */
 	size_t ndata;
 	uint64_t root_busy_ns; /* thread 0 creates tasks until then */
 	int threads;
 };
 int sim_workload_build(const pmcf_sim_spec *s, const struct sim_machine *m,
-		       struct sim_workload **out);
+                       struct sim_workload **out);
 void sim_workload_free(struct sim_workload *w);
 static inline const char *sim_label(const struct sim_workload *w, uint32_t off)
 {
@@ -188,9 +210,9 @@ struct sim_run {
 	size_t nxu;
 	int32_t *thread, *cpu;
 	uint64_t *start, *end;
-	double *nat;        /* nxu x NAT_COUNT true native counts */
-	double *split;      /* phase split per XU (fraction of duration) */
-	double *front;      /* first-phase share of memory natives */
+	double *nat;   /* nxu x NAT_COUNT true native counts */
+	double *split; /* phase split per XU (fraction of duration) */
+	double *front; /* first-phase share of memory natives */
 	uint64_t makespan;
 	int threads;
 };
@@ -198,13 +220,13 @@ struct sim_run {
 /* Runs the discrete-event schedule of w on m with seed. period_ns > 0
  * with rot_cost_ns adds the HEM perturbation. */
 int sim_engine_run(const struct sim_workload *w, const struct sim_machine *m, uint64_t seed,
-		   double period_ns, double rot_cost_ns, struct sim_run **out);
+                   double period_ns, double rot_cost_ns, struct sim_run **out);
 void sim_run_free(struct sim_run *r);
 
 /* Value model: true natives and duration (ns) of one XU in its context;
  * noise from r. */
-double sim_model_xu(const struct sim_machine *m, const struct sim_work *w,
-		    const struct sim_ctx *c, struct sim_rng *r, double *nat);
+double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const struct sim_ctx *c,
+                    struct sim_rng *r, double *nat);
 /* Counts per ns of the runtime's idle loop between XUs (what per-thread
  * counters see while a worker spins or steals). */
 void sim_model_idle_rates(const struct sim_machine *m, double *rate);
@@ -216,12 +238,12 @@ int sim_nat_is_memory(int n);
  * per XU and monitored native unit, the estimate and the enabled/running
  * ns during the XU. */
 struct sim_hem_out {
-	double *est;          /* nxu x nunits */
-	uint64_t *running;    /* nxu x nunits */
+	double *est;       /* nxu x nunits */
+	uint64_t *running; /* nxu x nunits */
 };
 int sim_hem_run(const struct sim_machine *m, const struct sim_run *r, const int *units,
-		size_t nunits, unsigned pmcs, int mode, double period_ns, int estimate,
-		uint64_t seed, struct sim_hem_out *out);
+                size_t nunits, unsigned pmcs, int mode, double period_ns, int estimate,
+                uint64_t seed, struct sim_hem_out *out);
 
 /* The catalogue of machine m (catalog_sim.c); takes ownership of m. */
 int sim_catalog_new(struct sim_machine *m, pmcf_catalog **out);

@@ -30,9 +30,10 @@ struct item {
 };
 
 struct cell {
-	uint32_t start, cnt; /* leftover items rem[start .. start+cnt) */
+	uint32_t start, cnt; /* leftover items left[start .. start+cnt) */
 	uint8_t side;
 	const int32_t *co;
+	uint64_t key;        /* sum of the coordinates: the sweep axis */
 };
 
 /* One step for one type. */
@@ -51,23 +52,6 @@ struct grid {
 	size_t iterations;
 	unsigned dmax;
 };
-
-static int cmp_item(const void *a, const void *b, void *ctx)
-{
-	const struct item *p = a, *q = b;
-	const struct grid *g = ctx;
-	if (p->h != q->h)
-		return p->h < q->h ? -1 : 1;
-	int r = memcmp(g->co + (size_t)p->id * g->k, g->co + (size_t)q->id * g->k,
-		       g->k * sizeof(int32_t));
-	if (r)
-		return r;
-	if (p->side != q->side)
-		return p->side < q->side ? -1 : 1;
-	if (p->rank != q->rank)
-		return p->rank < q->rank ? -1 : 1;
-	return (p->id > q->id) - (p->id < q->id);
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -135,12 +119,6 @@ static double xu_dist2(const struct grid *g, uint32_t a, uint32_t b, unsigned d)
 	return s;
 }
 
-static int cmp_cell0(const void *a, const void *b)
-{
-	const struct cell *p = a, *q = b;
-	return (p->co[0] > q->co[0]) - (p->co[0] < q->co[0]);
-}
-
 static int64_t cell_dist2(const struct grid *g, const struct cell *a, const struct cell *b)
 {
 	int64_t s = 0;
@@ -155,16 +133,19 @@ static int64_t cell_dist2(const struct grid *g, const struct cell *a, const stru
  * distance of their integer coordinates, one holding T_prev XUs, the other
  * T_cur XUs), then the closest cross pair of XUs between them, in grid
  * divisions (m); the next cells are (1 + m) times as large. */
-static unsigned calc_reduced_div(const struct grid *g, struct cell *cl, size_t ncl,
-				 const struct item *rem, unsigned d)
+static void sort_cells(struct cell *cl, struct cell *tmp, size_t n);
+
+static unsigned calc_reduced_div(const struct grid *g, struct cell *cl, struct cell *tmp,
+				 size_t ncl, const struct item *rem, unsigned d)
 {
-	qsort(cl, ncl, sizeof(*cl), cmp_cell0);
-	int64_t best = INT64_MAX;
+	sort_cells(cl, tmp, ncl);
+	/* sweep along the diagonal: |sum a - sum b|^2 <= k |a - b|^2 */
+	int64_t best = INT64_MAX, k = (int64_t)(g->k ? g->k : 1);
 	size_t work = 0;
 	for (size_t a = 0; a < ncl && work < CELL_WORK; a++)
 		for (size_t b = a + 1; b < ncl && work < CELL_WORK; b++, work++) {
-			int64_t d0 = (int64_t)cl[b].co[0] - cl[a].co[0];
-			if (d0 * d0 > best)
+			int64_t ds = (int64_t)(cl[b].key - cl[a].key);
+			if (best != INT64_MAX && ds * ds > k * best)
 				break;
 			if (cl[a].side == cl[b].side)
 				continue;
@@ -179,8 +160,8 @@ static unsigned calc_reduced_div(const struct grid *g, struct cell *cl, size_t n
 	size_t xwork = 0;
 	for (size_t a = 0; a < ncl && work < CELL_WORK && xwork < XU_WORK; a++)
 		for (size_t b = a + 1; b < ncl && work < CELL_WORK; b++, work++) {
-			int64_t d0 = (int64_t)cl[b].co[0] - cl[a].co[0];
-			if (d0 * d0 > best)
+			int64_t ds = (int64_t)(cl[b].key - cl[a].key);
+			if (ds * ds > k * best)
 				break;
 			if (cl[a].side == cl[b].side || cell_dist2(g, &cl[a], &cl[b]) != best)
 				continue;
@@ -270,6 +251,67 @@ static void nn_cell(struct grid *g, struct item *P, size_t np, struct item *C, s
 	}
 }
 
+/* Stable grouping of it[0..n) by cell (hash; a 64-bit collision between
+ * two occupied cells is negligible and would only merge them) into out:
+ * O(n), keeping the order of the items inside each cell. */
+static int group_cells(const struct item *it, size_t n, struct item *out, uint32_t *slotof,
+		       uint64_t **tab_h, uint32_t **tab_c, size_t *tab_cap)
+{
+	size_t cap = 16;
+	while (cap < 2 * n)
+		cap *= 2;
+	if (cap > *tab_cap) {
+		uint64_t *h = realloc(*tab_h, cap * sizeof(uint64_t));
+		if (h)
+			*tab_h = h;
+		uint32_t *c = realloc(*tab_c, 2 * cap * sizeof(uint32_t));
+		if (c)
+			*tab_c = c;
+		if (!h || !c)
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory clustering XUs");
+		*tab_cap = cap;
+	}
+	uint64_t *th = *tab_h;
+	uint32_t *cnt = *tab_c, *start = *tab_c + cap;
+	memset(cnt, 0, cap * sizeof(uint32_t));
+	for (size_t q = 0; q < n; q++) {
+		size_t h = (size_t)(it[q].h ^ (it[q].h >> 29)) & (cap - 1);
+		while (cnt[h] && th[h] != it[q].h)
+			h = (h + 1) & (cap - 1);
+		th[h] = it[q].h;
+		cnt[h]++;
+		slotof[q] = (uint32_t)h;
+	}
+	uint32_t off = 0;
+	for (size_t q = 0; q < n; q++) { /* cells in order of first appearance */
+		uint32_t h = slotof[q];
+		if (cnt[h]) {
+			start[h] = off;
+			off += cnt[h];
+			cnt[h] = 0;
+		}
+	}
+	for (size_t q = 0; q < n; q++)
+		out[start[slotof[q]]++] = it[q];
+	return 0;
+}
+
+/* LSD radix sort of cells by key (< 2^33). */
+static void sort_cells(struct cell *cl, struct cell *tmp, size_t n)
+{
+	for (int pass = 0; pass < 3; pass++) {
+		size_t cnt[2049] = {0};
+		int sh = 11 * pass;
+		for (size_t q = 0; q < n; q++)
+			cnt[((cl[q].key >> sh) & 2047) + 1]++;
+		for (size_t b = 1; b < 2049; b++)
+			cnt[b] += cnt[b - 1];
+		for (size_t q = 0; q < n; q++)
+			tmp[cnt[(cl[q].key >> sh) & 2047]++] = cl[q];
+		memcpy(cl, tmp, n * sizeof(*cl));
+	}
+}
+
 /* The iterations of Algorithm 3 lines 15-33 for one type. */
 static int cluster(struct grid *g)
 {
@@ -279,63 +321,93 @@ static int cluster(struct grid *g)
 	double *a = malloc((g->np ? g->np : 1) * sizeof(double));
 	double *b = malloc((g->nc ? g->nc : 1) * sizeof(double));
 	unsigned char *used = calloc(n ? n : 1, 1);
+	struct item *grp = malloc((n ? n : 1) * sizeof(*grp));
+	struct cell *ctmp = malloc((n ? n : 1) * sizeof(*ctmp));
+	uint32_t *slotof = malloc((n ? n : 1) * sizeof(*slotof));
+	struct item *left = malloc((n ? n : 1) * sizeof(*left));
+	unsigned char *paired = calloc(n ? n : 1, 1);
+	uint64_t *tab_h = NULL;
+	uint32_t *tab_c = NULL;
+	size_t tab_cap = 0;
 	int err = 0;
-	if (!rem || !cl || !a || !b || !used) {
+	if (!rem || !cl || !a || !b || !used || !grp || !ctmp || !slotof || !left || !paired) {
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory clustering XUs");
 		goto out;
 	}
+	/* rem: T_prev then T_cur, each in label order; the stable grouping
+	 * keeps that order inside every cell */
 	for (size_t q = 0; q < n; q++)
 		rem[q] = (struct item){0, (uint32_t)q, g->rank[q], q >= g->np};
+	qsort(rem, g->np, sizeof(*rem), cmp_rank);
+	qsort(rem + g->np, g->nc, sizeof(*rem), cmp_rank);
 	unsigned d = g->k ? calc_max_div(g, a, b) : 1;
 	g->dmax = d;
 	size_t nrem = n, remp = g->np, remc = g->nc;
 	while (remp && remc) {
 		g->iterations++;
-		if (g->strategy == PMCF_COMBINE_BC_UNLABELED)
-			for (size_t q = 0; q < nrem; q++)
-				rem[q].rank = (uint32_t)sim_rng_next(&g->rng);
+		if (g->strategy == PMCF_COMBINE_BC_UNLABELED) /* a seeded shuffle per side */
+			for (size_t side = 0, lo = 0; side < 2; side++) {
+				size_t hi = side ? nrem : remp;
+				for (size_t q = hi - lo; q > 1; q--) {
+					size_t o = lo + sim_rng_below(&g->rng, (uint32_t)q);
+					struct item t = rem[lo + q - 1];
+					rem[lo + q - 1] = rem[o];
+					rem[o] = t;
+				}
+				lo = hi;
+			}
 		coords(g, rem, nrem, d);
-		qsort_r(rem, nrem, sizeof(*rem), cmp_item, g);
-		size_t out = 0, ncl = 0;
+		if ((err = group_cells(rem, nrem, grp, slotof, &tab_h, &tab_c, &tab_cap)))
+			break;
+		/* grp: the items cell by cell, each cell's T_prev XUs first */
+		size_t nleft = 0, ncl = 0;
 		for (size_t s = 0; s < nrem;) {
 			size_t m = s, e = s;
-			const int32_t *co = g->co + (size_t)rem[s].id * g->k;
-			while (e < nrem && rem[e].h == rem[s].h &&
-			       memcmp(g->co + (size_t)rem[e].id * g->k, co, g->k * sizeof(int32_t)) == 0)
+			while (e < nrem && grp[e].h == grp[s].h)
 				e++;
-			while (m < e && rem[m].side == 0)
+			while (m < e && grp[m].side == 0)
 				m++;
 			size_t np = m - s, nc = e - m, k = np < nc ? np : nc;
+			memset(used + s, 0, e - s);
 			if (g->strategy == PMCF_COMBINE_BC_NN && k) {
-				memset(used + s, 0, e - s);
-				nn_cell(g, rem + s, np, rem + m, nc, used + s, used + m);
+				nn_cell(g, grp + s, np, grp + m, nc, used + s, used + m);
 			} else {
 				for (size_t q = 0; q < k; q++) { /* Algorithm 3 lines 22-30 */
-					g->pp[g->npairs] = rem[s + q].id;
-					g->pc[g->npairs++] = rem[m + q].id;
+					g->pp[g->npairs] = grp[s + q].id;
+					g->pc[g->npairs++] = grp[m + q].id;
 				}
-				memset(used + s, 0, e - s);
 				memset(used + s, 1, k);
 				memset(used + m, 1, k);
 			}
 			remp -= k;
 			remc -= k;
-			if (np != nc) {
-				cl[ncl] = (struct cell){(uint32_t)out, (uint32_t)(np > nc ? np - k : nc - k),
-							 (uint8_t)(np > nc ? 0 : 1), NULL};
+			for (size_t q = s; q < e; q++)
+				if (used[q])
+					paired[grp[q].id] = 1;
+			if (np != nc) { /* leftovers of one side, for the relaxation */
+				cl[ncl++] = (struct cell){(uint32_t)nleft,
+							   (uint32_t)(np > nc ? np - k : nc - k),
+							   (uint8_t)(np > nc ? 0 : 1), NULL, 0};
 				for (size_t q = s; q < e; q++)
 					if (!used[q])
-						rem[out++] = rem[q];
-				ncl++;
+						left[nleft++] = grp[q];
 			}
 			s = e;
 		}
-		nrem = out;
-		for (size_t q = 0; q < ncl; q++)
-			cl[q].co = g->co + (size_t)rem[cl[q].start].id * g->k;
+		size_t keep = 0; /* rem keeps its order: T_prev, then T_cur, by label */
+		for (size_t q = 0; q < nrem; q++)
+			if (!paired[rem[q].id])
+				rem[keep++] = rem[q];
+		nrem = keep;
+		for (size_t q = 0; q < ncl; q++) {
+			cl[q].co = g->co + (size_t)left[cl[q].start].id * g->k;
+			cl[q].key = 0;
+			for (size_t e = 0; e < g->k; e++)
+				cl[q].key += (uint64_t)cl[q].co[e];
+		}
 		if (!remp || !remc || d == 1)
 			break;
-		d = calc_reduced_div(g, cl, ncl, rem, d);
+		d = calc_reduced_div(g, cl, ctmp, ncl, left, d);
 	}
 out:
 	free(rem);
@@ -343,6 +415,13 @@ out:
 	free(a);
 	free(b);
 	free(used);
+	free(grp);
+	free(ctmp);
+	free(slotof);
+	free(left);
+	free(paired);
+	free(tab_h);
+	free(tab_c);
 	return err;
 }
 

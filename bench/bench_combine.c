@@ -1,0 +1,164 @@
+/* Benchmark of the combination strategies: P synthetic execution profiles of
+ * N XUs each (4 types, labels, 3 linking events in every profile and 3 of
+ * its own), fused with ctc, lgl, bc and bc-unlabeled on one core. The
+ * baseline, measured in the same run, copies the inputs' values into a
+ * profile of the fused size: the least work any combination does.
+ * usage: bench_combine [-p PROFILES] [N...]   (default: -p 15 10000 100000 1000000) */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "pmcfuse/combine.h"
+#include "pmcfuse/profile.h"
+#include "sim/rng.h"
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "bench_combine: %s: %s (%s)\n", what, pmcf_strerror(err), pmcf_errdetail());
+	exit(1);
+}
+
+/* Execution j of a program whose XU i has a latent size; per-execution
+ * variability on everything but instructions. */
+static pmcf_profile *make(size_t j, size_t n, const double *size)
+{
+	pmcf_profile *p;
+	int err = pmcf_profile_new(&p);
+	if (err)
+		die("new", err);
+	pmcf_profile_meta_set(p, PMCF_META_PROGRAM, "synthetic");
+	static const char *types[] = {"potrf", "trsm", "syrk", "gemm"};
+	uint32_t t;
+	for (int k = 0; k < 4; k++)
+		pmcf_profile_type_add(p, PMCF_XU_TASK, types[k], "", &t);
+	char name[32];
+	static const char *link[] = {"duration", "instructions", "cycles"};
+	for (int k = 0; k < 3; k++)
+		pmcf_profile_event_add(p, link[k], NULL);
+	for (int k = 0; k < 3; k++) {
+		snprintf(name, sizeof(name), "e%zu_%d", j, k);
+		pmcf_profile_event_add(p, name, NULL);
+	}
+	if ((err = pmcf_profile_reserve(p, n)))
+		die("reserve", err);
+	struct sim_rng r;
+	sim_rng_seed(&r, 1000 + j);
+	char lab[48], par[32];
+	for (size_t i = 0; i < n; i++) {
+		snprintf(par, sizeof(par), "0.%zu", i % 4);
+		snprintf(lab, sizeof(lab), "%s.%zu", par, i / 4);
+		pmcf_xu xu = {.type = (uint32_t)(i % 4), .thread = (int32_t)(i % 32), .cpu = -1,
+			      .start_ns = sim_rng_next(&r) % 1000000000ull, .label = lab,
+			      .parent_label = par};
+		xu.end_ns = xu.start_ns + 1000;
+		if ((err = pmcf_profile_xu_add(p, &xu, NULL)))
+			die("xu_add", err);
+	}
+	double *col[6];
+	for (int k = 0; k < 6; k++)
+		col[k] = pmcf_profile_column(p, (size_t)k);
+	for (size_t i = 0; i < n; i++) {
+		double v = 1 + 0.15 * sim_rng_normal(&r), s = size[i];
+		col[0][i] = floor(s * v * 1000);
+		col[1][i] = floor(s * 1e4 * (1 + 0.002 * sim_rng_normal(&r)));
+		col[2][i] = floor(s * v * 2900);
+		for (int k = 0; k < 3; k++)
+			col[3 + k][i] = floor(s * v * (50 + 40 * k) * (1 + 0.05 * sim_rng_normal(&r)));
+	}
+	return p;
+}
+
+/* Baseline: a profile of n XUs with every input's events, values copied. */
+static double baseline(pmcf_profile **in, size_t np, size_t n)
+{
+	double t0 = now();
+	pmcf_profile *out;
+	pmcf_profile_new(&out);
+	for (size_t j = 0; j < np; j++)
+		for (size_t e = 0; e < pmcf_profile_nevents(in[j]); e++)
+			if (pmcf_profile_event_find(out, pmcf_profile_event_name(in[j], e)) < 0)
+				pmcf_profile_event_add(out, pmcf_profile_event_name(in[j], e), NULL);
+	for (size_t t = 0; t < pmcf_profile_ntypes(in[0]); t++) {
+		pmcf_xu_type ty;
+		uint32_t id;
+		pmcf_profile_type_get(in[0], (uint32_t)t, &ty);
+		pmcf_profile_type_add(out, ty.kind, ty.name, ty.location, &id);
+	}
+	pmcf_profile_reserve(out, n);
+	for (size_t i = 0; i < n; i++) {
+		pmcf_xu xu;
+		pmcf_profile_xu_get(in[0], i, &xu);
+		pmcf_profile_xu_add(out, &xu, NULL);
+	}
+	for (size_t j = 0; j < np; j++)
+		for (size_t e = 0; e < pmcf_profile_nevents(in[j]); e++) {
+			double *dst = pmcf_profile_column(
+				out, (size_t)pmcf_profile_event_find(out, pmcf_profile_event_name(in[j], e)));
+			memcpy(dst, pmcf_profile_column_const(in[j], e), n * sizeof(double));
+		}
+	double t = now() - t0;
+	pmcf_profile_free(out);
+	return t;
+}
+
+int main(int argc, char **argv)
+{
+	size_t np = 15, sizes[16], ns = 0;
+	for (int a = 1; a < argc; a++) {
+		if (strcmp(argv[a], "-p") == 0 && a + 1 < argc)
+			np = strtoul(argv[++a], NULL, 10);
+		else if (ns < 16)
+			sizes[ns++] = strtoul(argv[a], NULL, 10);
+	}
+	if (!ns) {
+		sizes[0] = 10000;
+		sizes[1] = 100000;
+		sizes[2] = 1000000;
+		ns = 3;
+	}
+	static const int strategies[] = {PMCF_COMBINE_CTC, PMCF_COMBINE_LGL, PMCF_COMBINE_BC,
+					 PMCF_COMBINE_BC_UNLABELED};
+	printf("%-10s %-13s %10s %12s %10s\n", "XUs", "strategy", "seconds", "vs baseline",
+	       "per XU");
+	for (size_t k = 0; k < ns; k++) {
+		size_t n = sizes[k];
+		double *size = malloc(n * sizeof(double));
+		struct sim_rng r;
+		sim_rng_seed(&r, 7);
+		for (size_t i = 0; i < n; i++) /* log-uniform task sizes, a few big ones */
+			size[i] = exp(sim_rng_unif(&r) * 4) * (i % 4 == 3 ? 3 : 1);
+		pmcf_profile **in = malloc(np * sizeof(*in));
+		for (size_t j = 0; j < np; j++)
+			in[j] = make(j, n, size);
+		double base = baseline(in, np, n);
+		printf("%-10zu %-13s %10.3f %12s %8.0fns\n", n, "baseline", base, "1.00",
+		       base / (double)n * 1e9);
+		for (size_t s = 0; s < sizeof(strategies) / sizeof(strategies[0]); s++) {
+			pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
+			o.strategy = strategies[s];
+			pmcf_profile *out;
+			double t0 = now();
+			int err = pmcf_combine((const pmcf_profile *const *)in, np, &o, &out, NULL);
+			double t = now() - t0;
+			if (err)
+				die("combine", err);
+			printf("%-10zu %-13s %10.3f %11.2fx %8.0fns\n", n,
+			       pmcf_strategy_name(strategies[s]), t, t / base, t / (double)n * 1e9);
+			fflush(stdout);
+			pmcf_profile_free(out);
+		}
+		for (size_t j = 0; j < np; j++)
+			pmcf_profile_free(in[j]);
+		free(in);
+		free(size);
+	}
+	return 0;
+}

@@ -875,7 +875,8 @@ int pmcfi_collect_read(const char *dir, const char *const *names, size_t nev, ui
 	}
 	closedir(d);
 	if (!err) {
-		qsort(r.thread_keys, r.nthread_keys, 2 * sizeof(uint32_t), cmp_thread_key);
+		if (r.nthread_keys)
+			qsort(r.thread_keys, r.nthread_keys, 2 * sizeof(uint32_t), cmp_thread_key);
 		st->threads = r.nthread_keys;
 		err = build(&r, dir, names, t0, p, st, pids, npids);
 	}

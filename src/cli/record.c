@@ -1,7 +1,9 @@
-/* `pmcfuse record`: record one execution profile. For now the source is a
- * simulated workload (--sim SPEC); real programs arrive with the collector
- * and plans with the planner. */
+/* `pmcfuse record`: record one execution profile of a simulated workload
+ * (--sim SPEC) or a real program (-- PROG ARGS), with its own event list or
+ * one set of a plan (--plan plan.json --set K). */
 #include "cli/cli.h"
+#include "cli/record_program.h"
+#include "pmcfuse/plan.h"
 #include "pmcfuse/sim.h"
 #include <getopt.h>
 #include <stdlib.h>
@@ -23,7 +25,68 @@ static const char usage[] =
     "                        kernel (perf rotation), rr (round-robin), roc (rate of change);\n"
     "                        none (default) refuses a set that does not fit\n"
     "  --period-ms P         multiplexing period in ms (default 4)\n"
-    "  --estimate E          per-XU estimate under multiplexing: cumulative (default) or local\n";
+    "  --estimate E          per-XU estimate under multiplexing: cumulative (default) or local\n"
+    "  --plan FILE --set K   record execution K (0-based, as `pmcfuse plan` numbers them) of\n"
+    "                        a plan: its events, counter budget, source and seed come from\n"
+    "                        the plan (docs/slurm.md runs the sets as a job array)\n"
+    "  -- PROG ARGS          a real program, counted with perf_event (docs/collector.md)\n";
+
+/* The events, budget, source and seed of set K of a plan: fills the
+ * caller's choices, refusing contradictions. */
+struct plan_choice {
+	pmcf_plan *plan;
+	const char *const *names;
+	size_t n;
+};
+
+static int load_plan_set(const char *verb, const char *path, const char *setarg,
+			 struct plan_choice *pc, pmcf_sim_opts *o, int pmcs_given, const char **sim,
+			 int *prog_argc, char ***prog_argv, char **spec_buf)
+{
+	unsigned long k;
+	if (!setarg)
+		return cli_usage_error(verb, "--plan needs --set K");
+	if (cli_parse_uint(verb, "--set", setarg, 0, 1000000, &k))
+		return CLI_EUSAGE;
+	int err = pmcf_plan_load(path, &pc->plan);
+	if (err)
+		return cli_lib_error(verb, err, path);
+	size_t nsets = pmcf_plan_nsets(pc->plan);
+	if (k >= nsets)
+		return cli_usage_error(verb, "--set %lu: the plan '%s' has sets 0 to %zu", k, path,
+				       nsets - 1);
+	pmcf_plan_set_events(pc->plan, k, &pc->names, &pc->n);
+	unsigned plan_pmcs = pmcf_plan_pmcs(pc->plan);
+	if (pmcs_given && plan_pmcs && o->pmcs != plan_pmcs)
+		return cli_usage_error(verb, "--pmcs %u contradicts the plan's %u counters", o->pmcs,
+				       plan_pmcs);
+	if (plan_pmcs)
+		o->pmcs = plan_pmcs;
+	const char *plan_sim = pmcf_plan_sim(pc->plan);
+	size_t pargc = 0;
+	const char *const *pargv = pmcf_plan_program(pc->plan, &pargc);
+	if ((plan_sim || pargv) && (*sim || *prog_argc))
+		return cli_usage_error(verb, "the plan names its source; give no --sim or program");
+	if (plan_sim) {
+		/* execution K gets the seed run would give it */
+		pmcf_sim_spec *spec;
+		if ((err = pmcf_sim_spec_parse(plan_sim, &spec)))
+			return cli_lib_error(verb, err, path);
+		pmcf_sim_spec_set_seed(spec, pmcf_sim_exec_seed(pmcf_plan_seed(pc->plan), (unsigned)k));
+		*spec_buf = strdup(pmcf_sim_spec_canonical(spec));
+		pmcf_sim_spec_free(spec);
+		if (!*spec_buf)
+			return cli_error(verb, CLI_EENV, "out of memory");
+		*sim = *spec_buf;
+	} else if (pargv) {
+		*prog_argc = (int)pargc;
+		*prog_argv = (char **)pargv;
+	}
+	return CLI_OK;
+}
+
+static int record_sim(const char *verb, const char *sim, const char *events,
+		      const char *const *names, size_t n, const pmcf_sim_opts *o, const char *out);
 
 enum { OPT_SIM = 256, OPT_PMCS, OPT_MUX, OPT_PERIOD, OPT_EST, OPT_PLAN, OPT_SET };
 
@@ -44,9 +107,9 @@ int cmd_record(int argc, char **argv)
 	    {"set", required_argument, NULL, OPT_SET},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *events = NULL, *out = NULL, *sim = NULL, *plan = NULL;
+	const char *events = NULL, *out = NULL, *sim = NULL, *plan = NULL, *setarg = NULL;
 	pmcf_sim_opts o = PMCF_SIM_OPTS_INIT;
-	int period_given = 0, est_given = 0;
+	int period_given = 0, est_given = 0, pmcs_given = 0;
 	unsigned long ul;
 	optind = 0;
 	opterr = 0;
@@ -57,11 +120,12 @@ int cmd_record(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case OPT_SIM: sim = optarg; break;
 		case OPT_PLAN: plan = optarg; break;
-		case OPT_SET: break;
+		case OPT_SET: setarg = optarg; break;
 		case OPT_PMCS:
 			if (cli_parse_uint(verb, "--pmcs", optarg, 1, 64, &ul))
 				return CLI_EUSAGE;
 			o.pmcs = (unsigned)ul;
+			pmcs_given = 1;
 			break;
 		case OPT_MUX:
 			o.multiplex = pmcf_mux_mode_parse(optarg);
@@ -94,27 +158,77 @@ int cmd_record(int argc, char **argv)
 		default: return cli_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	int has_prog = optind < argc && strcmp(argv[optind - 1], "--") == 0;
-	if (plan)
-		return cli_error(
-		    verb, CLI_EUSAGE,
-		    "--plan is not available yet: recording from a plan arrives with the planner");
-	if (has_prog && !sim)
-		return cli_error(verb, CLI_EUSAGE,
-		                 "recording real programs (-- PROG ARGS) is not available yet: it "
-		                 "arrives with the collector; use --sim SPEC");
-	if (optind < argc)
-		return cli_usage_error(verb, "unexpected argument '%s'", argv[optind]);
-	if (!sim)
-		return cli_usage_error(verb, "no source: give --sim SPEC");
-	if (!events)
-		return cli_usage_error(verb, "no events: give -e EVENTS");
+	int prog_argc = 0;
+	char **prog_argv = NULL;
+	if (optind < argc) {
+		if (strcmp(argv[optind - 1], "--") != 0)
+			return cli_usage_error(verb, "unexpected argument '%s' (a program goes after --)",
+					       argv[optind]);
+		prog_argc = argc - optind;
+		prog_argv = argv + optind;
+	}
+	if (setarg && !plan)
+		return cli_usage_error(verb, "--set needs --plan plan.json");
+	if (plan && events)
+		return cli_usage_error(verb, "give -e EVENTS or --plan, not both");
 	if (!out)
 		return cli_usage_error(verb, "no output: give -o OUT");
 	if ((period_given || est_given) && o.multiplex == PMCF_MUX_NONE)
 		return cli_usage_error(verb,
 		                       "--period-ms and --estimate only apply with --multiplex");
 
+	struct plan_choice pc = {0};
+	char *spec_buf = NULL;
+	int rc = CLI_OK;
+	if (plan)
+		rc = load_plan_set(verb, plan, setarg, &pc, &o, pmcs_given, &sim, &prog_argc,
+				   &prog_argv, &spec_buf);
+	if (!rc && sim && prog_argc)
+		rc = cli_usage_error(verb, "give --sim SPEC or -- PROG ARGS, not both");
+	if (!rc && !sim && !prog_argc)
+		rc = cli_usage_error(verb, "no source: give --sim SPEC or -- PROG ARGS");
+	if (!rc && !plan && !events)
+		rc = cli_usage_error(verb, "no events: give -e EVENTS");
+	if (!rc && prog_argc) {
+		if (o.multiplex != PMCF_MUX_NONE)
+			rc = cli_error(verb, CLI_EUSAGE,
+				       "--multiplex on real programs is not available yet; "
+				       "use --sim SPEC, or fuse executions with `pmcfuse run`");
+		else if (pc.plan) {
+			/* the set's names, as one comma list for the collector */
+			size_t len = 1;
+			for (size_t i = 0; i < pc.n; i++)
+				len += strlen(pc.names[i]) + 1;
+			char *list = malloc(len);
+			if (!list) {
+				rc = cli_error(verb, CLI_EENV, "out of memory");
+			} else {
+				list[0] = '\0';
+				for (size_t i = 0; i < pc.n; i++) {
+					if (i)
+						strcat(list, ",");
+					strcat(list, pc.names[i]);
+				}
+				rc = cli_record_program(verb, list, o.pmcs, out, prog_argc,
+							prog_argv);
+				free(list);
+			}
+		} else {
+			rc = cli_record_program(verb, events, o.pmcs, out, prog_argc, prog_argv);
+		}
+	} else if (!rc) {
+		rc = record_sim(verb, sim, events, pc.names, pc.n, &o, out);
+	}
+	pmcf_plan_free(pc.plan);
+	free(spec_buf);
+	return rc;
+}
+
+/* Records one simulated execution: events from the spec (-e) or the given
+ * names (a plan's set). */
+static int record_sim(const char *verb, const char *sim, const char *events,
+		      const char *const *names, size_t n, const pmcf_sim_opts *o, const char *out)
+{
 	pmcf_sim_spec *spec = NULL;
 	pmcf_catalog *cat = NULL;
 	pmcf_evlist *list = NULL;
@@ -124,11 +238,15 @@ int cmd_record(int argc, char **argv)
 		return cli_lib_error(verb, err, "--sim");
 	int rc = CLI_OK;
 	err = pmcf_catalog_sim(sim, &cat);
-	if (!err)
+	if (!err && events) {
 		err = pmcf_evlist_parse(cat, events, &list);
+		if (!err) {
+			names = pmcf_evlist_names(list);
+			n = pmcf_evlist_size(list);
+		}
+	}
 	if (!err)
-		err =
-		    pmcf_sim_record(spec, pmcf_evlist_names(list), pmcf_evlist_size(list), &o, &p);
+		err = pmcf_sim_record(spec, names, n, o, &p);
 	if (err) {
 		rc = cli_lib_error(verb, err, "record");
 	} else {

@@ -52,10 +52,10 @@ typedef struct pmcf_cit_branch_match {
 	double score[PMCF_CIT_NCATS];
 } pmcf_cit_branch_match;
 
-/* Matches one event's seven fits (kernels a..g) against the rows of Table 1;
+/* Matches one event's seven fits (fits[0..PMCF_CIT_NKERNELS), kernels a..g) against the rows of Table 1;
  * the best row wins when its score reaches threshold (0.5 when threshold is
  * 0), otherwise the category is -1 (none). */
-PMCF_API int pmcf_cit_branch_classify(const pmcf_cit_fit fits[PMCF_CIT_NKERNELS], double threshold,
+PMCF_API int pmcf_cit_branch_classify(const pmcf_cit_fit *fits, double threshold,
 				      pmcf_cit_branch_match *out);
 
 /* ---- cache analysis (§4, §5) ------------------------------------------------ */

@@ -68,7 +68,7 @@ double pmcf_cit_goodness(double slope, double r2, double expected)
 	return exp(-2 * d * d);
 }
 
-int pmcf_cit_branch_classify(const pmcf_cit_fit fits[PMCF_CIT_NKERNELS], double threshold,
+int pmcf_cit_branch_classify(const pmcf_cit_fit *fits, double threshold,
 			     pmcf_cit_branch_match *out)
 {
 	if (!fits || !out)
@@ -99,7 +99,8 @@ int pmcf_cit_branch_classify(const pmcf_cit_fit fits[PMCF_CIT_NKERNELS], double 
 static int read_line(const char *dir, const char *name, char *buf, size_t len)
 {
 	char path[512];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
+		return -1;
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return -1;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
+#include "pmcfuse/combine.h"
 
 static const char usage[] =
 	"usage: pmcfuse show [--json] PROFILE\n\n"
@@ -12,8 +13,10 @@ static const char usage[] =
 	"counts, and for every event the min, median and max over the XUs that have a\n"
 	"value, the share of XUs whose value is missing, and how many values are negative\n"
 	"(multiplexing estimates can be).\n\n"
+	"For a fused profile it also shows how well the XUs of the executions matched:\n"
+	"the distribution of the match distances (0 = identical on the linking events).\n\n"
 	"  --json   print one JSON object with keys meta, complete, xus, types, events,\n"
-	"           truth_events, layers\n";
+	"           truth_events, layers, match (fused profiles)\n";
 
 struct evstat {
 	size_t present, negative;
@@ -130,6 +133,9 @@ int cmd_show(int argc, char **argv)
 	}
 	for (size_t e = 0; e < ne; e++)
 		stats(pmcf_profile_column_const(p, e), nx, scratch, &es[e]);
+	pmcf_match_summary ms;
+	if (pmcf_combine_match_summary(p, &ms) != 0)
+		ms.measured = 0;
 
 	if (json) {
 		printf("{\n  \"path\": ");
@@ -176,10 +182,32 @@ int cmd_show(int argc, char **argv)
 			printf("%s", t ? ", " : "");
 			cli_json_string(stdout, pmcf_profile_truth_name(p, t));
 		}
-		printf("],\n  \"layers\": {\"truth\": %s, \"coverage\": %s, \"provenance\": %s}\n}\n",
+		printf("],\n  \"layers\": {\"truth\": %s, \"coverage\": %s, \"provenance\": %s}",
 		       pmcf_profile_ntruth(p) ? "true" : "false",
 		       pmcf_profile_has_coverage(p) ? "true" : "false",
 		       pmcf_profile_has_provenance(p) ? "true" : "false");
+		if (ms.measured) {
+			printf(",\n  \"match\": {\"measured\": %zu, \"min\": ", ms.measured);
+			json_num(ms.min);
+			printf(", \"median\": ");
+			json_num(ms.p50);
+			printf(", \"p90\": ");
+			json_num(ms.p90);
+			printf(", \"p99\": ");
+			json_num(ms.p99);
+			printf(", \"max\": ");
+			json_num(ms.max);
+			printf(", \"mean\": ");
+			json_num(ms.mean);
+			printf(", \"histogram\": [");
+			for (int b = 0; b < 7; b++) {
+				printf("%s{\"below\": ", b ? ", " : "");
+				json_num(pmcf_match_hist_edges[b]);
+				printf(", \"xus\": %zu}", ms.hist[b]);
+			}
+			printf("]}");
+		}
+		printf("\n}\n");
 	} else {
 		printf("profile   %s\n", argv[optind]);
 		for (size_t i = 0; i < pmcf_profile_meta_count(p); i++) {
@@ -216,6 +244,23 @@ int cmd_show(int argc, char **argv)
 			printf("coverage  multiplexing enabled/running times per value\n");
 		if (pmcf_profile_has_provenance(p))
 			printf("sources   %zu fused profiles\n", pmcf_profile_nsources(p));
+		if (ms.measured) {
+			printf("match     distance over %zu XUs: median %.3g, p90 %.3g, p99 %.3g, max %.3g\n",
+			       ms.measured, ms.p50, ms.p90, ms.p99, ms.max);
+			double lo = 0;
+			for (int b = 0; b < 7; b++) {
+				double hi = pmcf_match_hist_edges[b];
+				int bar = (int)(40.0 * (double)ms.hist[b] / (double)ms.measured + 0.5);
+				char range[48];
+				if (isinf(hi))
+					snprintf(range, sizeof(range), ">= %.2g", lo);
+				else
+					snprintf(range, sizeof(range), "[%.2g, %.2g)", lo, hi);
+				printf("  %-14s %8zu %.*s\n", range, ms.hist[b], bar,
+				       "########################################");
+				lo = hi;
+			}
+		}
 	}
 	free(type_count);
 	free(scratch);

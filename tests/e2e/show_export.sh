@@ -47,3 +47,16 @@ expect_fail 1 "$PMCFUSE" export --format csv -o no/such/dir/x.csv a.pmcf
 expect_match 'cannot write' "$ERR"
 expect_fail 1 "$PMCFUSE" export --format csv --truth -o u.csv a.json
 [ ! -e u.csv ] || fail "u.csv left behind"; ok
+
+# a fused profile: show summarises the match distances of its XUs
+expect_ok "$PMCFUSE" run -e PAPI_TOT_INS,PAPI_L1_DCM,PAPI_BR_MSP,PAPI_L2_TCM,PAPI_L3_TCM,PAPI_LD_INS,PAPI_SR_INS --pmcs 2 --strategy bc --sim cholesky,blocks=6 -o f.pmcf
+expect_ok "$PMCFUSE" show --json f.pmcf
+printf '%s\n' "$OUT" >f.json
+expect_eq "$(json .xus f.json)" "$(json .match.measured f.json)"
+expect_eq "$(json .xus f.json)" "$(json '[.match.histogram[].xus] | add' f.json)"
+expect_eq true "$(json '.match.min <= .match.median and .match.median <= .match.max' f.json)"
+expect_eq true "$(json .layers.provenance f.json)"
+expect_ok "$PMCFUSE" show f.pmcf
+expect_match 'match +distance over [0-9]+ XUs' "$OUT"
+# a plain recording has no match distances
+expect_eq null "$(json .match show.json)"

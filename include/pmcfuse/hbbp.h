@@ -1,0 +1,214 @@
+/* pmcfuse — instruction mixes from PMU samples (Hybrid Basic Block Profiling,
+ * hbbp-instruction-mix): a perf.data reader, basic-block execution counts by
+ * EBS, LBR and HBBP, the callgrind reference, pivot tables and error metrics. */
+#ifndef PMCFUSE_HBBP_H
+#define PMCFUSE_HBBP_H
+#include "pmcfuse/pmcfuse.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- perf.data (file mode) ------------------------------------------------ */
+
+/* A perf.data file read into memory. Records with an unknown type are
+ * skipped; anything that does not fit its bounds makes open fail with
+ * PMCF_ECORRUPT (truncated or hostile files never read out of bounds). */
+typedef struct pmcf_perfdata pmcf_perfdata;
+
+typedef struct {
+	uint32_t type;
+	uint64_t config, sample_period, sample_type, read_format, branch_sample_type;
+	int freq, sample_id_all, exclude_user, exclude_kernel, precise_ip;
+	const char *name;   /* from EVENT_DESC, or "" */
+	size_t nids;
+	const uint64_t *ids;
+} pmcf_pd_attr;
+
+typedef struct {
+	uint64_t from, to, flags;
+} pmcf_pd_branch;
+
+#define PMCF_PD_NOATTR UINT32_MAX
+typedef struct {
+	uint32_t attr;          /* index into the attributes, or PMCF_PD_NOATTR */
+	uint16_t misc;          /* PERF_RECORD_MISC_* (cpu mode in the low 3 bits) */
+	uint32_t pid, tid;
+	uint64_t ip, time, id, period; /* 0 when the sample does not carry it */
+	int has_hw_idx;
+	uint64_t hw_idx;
+	uint64_t nbranches;     /* entry 0 is the most recent branch */
+	const pmcf_pd_branch *branches;
+} pmcf_pd_sample;
+
+typedef struct {
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	uint16_t misc;
+	int is_mmap2;
+	const char *filename;
+} pmcf_pd_mmap;
+
+typedef struct {
+	uint32_t pid, tid;
+	int exec;               /* COMM after an exec */
+	const char *comm;
+} pmcf_pd_comm;
+
+typedef struct {
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+	int exit;               /* 0 FORK, 1 EXIT */
+} pmcf_pd_task;
+
+typedef struct {
+	uint64_t records, samples, mmaps, comms, tasks, lost, skipped;
+} pmcf_pd_stats;
+
+/* Opens and parses a perf.data file; *out is freed with pmcf_perfdata_close. */
+PMCF_API int pmcf_perfdata_open(const char *path, pmcf_perfdata **out);
+/* Same from a buffer (copied). */
+PMCF_API int pmcf_perfdata_open_buffer(const void *buf, size_t len, pmcf_perfdata **out);
+PMCF_API void pmcf_perfdata_close(pmcf_perfdata *pd);
+PMCF_API size_t pmcf_perfdata_nattrs(const pmcf_perfdata *pd);
+PMCF_API const pmcf_pd_attr *pmcf_perfdata_attr(const pmcf_perfdata *pd, size_t i);
+PMCF_API size_t pmcf_perfdata_nsamples(const pmcf_perfdata *pd);
+PMCF_API const pmcf_pd_sample *pmcf_perfdata_sample(const pmcf_perfdata *pd, size_t i);
+PMCF_API size_t pmcf_perfdata_nmmaps(const pmcf_perfdata *pd);
+PMCF_API const pmcf_pd_mmap *pmcf_perfdata_mmap(const pmcf_perfdata *pd, size_t i);
+PMCF_API size_t pmcf_perfdata_ncomms(const pmcf_perfdata *pd);
+PMCF_API const pmcf_pd_comm *pmcf_perfdata_comm(const pmcf_perfdata *pd, size_t i);
+PMCF_API size_t pmcf_perfdata_ntasks(const pmcf_perfdata *pd);
+PMCF_API const pmcf_pd_task *pmcf_perfdata_task(const pmcf_perfdata *pd, size_t i);
+PMCF_API const pmcf_pd_stats *pmcf_perfdata_stats(const pmcf_perfdata *pd);
+
+/* ---- instruction mixes ------------------------------------------------------ */
+
+/* Per-instruction execution counts with static properties: built from PMU
+ * samples (BBEC by EBS, LBR or HBBP) or from callgrind (the reference). */
+typedef struct pmcf_imix pmcf_imix;
+
+enum pmcf_imix_method {
+	PMCF_IMIX_HBBP = 0, /* LBR for blocks of at most `cutoff` instructions, EBS above (§IV) */
+	PMCF_IMIX_EBS = 1,  /* samples / block length (§III.A) */
+	PMCF_IMIX_LBR = 2   /* streams between consecutive entries, 1/(N-1) each (§III.B) */
+};
+
+typedef struct {
+	size_t size;           /* sizeof(pmcf_imix_opts) */
+	int method;            /* enum pmcf_imix_method */
+	unsigned cutoff;       /* HBBP block-length cut-off; 0 means 18 */
+	const char *ebs_event; /* attribute names for the two sources; NULL: by heuristics */
+	const char *lbr_event;
+	const char *vmlinux;   /* kernel image for kernel samples; NULL: unattributed */
+	int lines;             /* resolve source lines (libdw) */
+	double bias_ratio;     /* entry[0] bias: share above bias_ratio/N; 0 means 3 */
+} pmcf_imix_opts;
+
+typedef struct {
+	const char *module, *function;
+	const char *mnemonic, *isa_ext, *isa_set, *category, *packing;
+	uint64_t addr, block;  /* link-time addresses in the module */
+	unsigned block_len;
+	double count;
+	const char *file;      /* source file or NULL (needs opts.lines) */
+	unsigned line;
+} pmcf_imix_ins;
+
+enum pmcf_imix_source { PMCF_IMIX_SRC_NONE = 0, PMCF_IMIX_SRC_EBS = 1, PMCF_IMIX_SRC_LBR = 2,
+			PMCF_IMIX_SRC_REF = 3 };
+typedef struct {
+	const char *module, *function;
+	uint64_t start;
+	unsigned len;
+	double ebs, lbr, count; /* BBEC by each source and the chosen one */
+	int bias;               /* entry[0] bias flag (§III.C) */
+	int source;             /* enum pmcf_imix_source of count */
+} pmcf_imix_block;
+
+typedef struct {
+	double ebs_weight, lbr_weight;     /* summed sample weights per source */
+	uint64_t ebs_samples, lbr_samples, other_samples;
+	uint64_t lbr_streams, lbr_streams_discarded;
+	double unattr_kernel, unattr_user; /* EBS sample weight that hit no known code */
+	uint64_t unattr_kernel_samples, unattr_user_samples;
+	int relative;          /* counts have no absolute scale (EBS on a time event) */
+	double total;          /* instructions in the mix */
+} pmcf_imix_stats;
+
+/* Builds the mix from perf samples. opts may be NULL (HBBP, cut-off 18). */
+PMCF_API int pmcf_imix_from_perfdata(const pmcf_perfdata *pd, const pmcf_imix_opts *opts,
+				     pmcf_imix **out);
+/* Builds the exact mix from a callgrind output written with --dump-instr=yes;
+ * rep-prefixed instructions count once per execution, not per iteration. */
+PMCF_API int pmcf_imix_from_callgrind(const char *path, const pmcf_imix_opts *opts,
+				      pmcf_imix **out);
+PMCF_API void pmcf_imix_free(pmcf_imix *m);
+PMCF_API size_t pmcf_imix_size(const pmcf_imix *m);
+PMCF_API const pmcf_imix_ins *pmcf_imix_at(const pmcf_imix *m, size_t i);
+PMCF_API size_t pmcf_imix_nblocks(const pmcf_imix *m);
+PMCF_API const pmcf_imix_block *pmcf_imix_block_at(const pmcf_imix *m, size_t i);
+PMCF_API const pmcf_imix_stats *pmcf_imix_get_stats(const pmcf_imix *m);
+
+/* ---- pivot tables and errors --------------------------------------------- */
+
+enum pmcf_imix_key {
+	PMCF_IMIX_BY_MNEMONIC, PMCF_IMIX_BY_ISA, PMCF_IMIX_BY_ISA_SET, PMCF_IMIX_BY_CATEGORY,
+	PMCF_IMIX_BY_PACKING, PMCF_IMIX_BY_MODULE, PMCF_IMIX_BY_FUNCTION, PMCF_IMIX_BY_BLOCK,
+	PMCF_IMIX_BY_LINE
+};
+/* Name <-> key ("mnemonic", "isa", "isa-set", ...); -1 when unknown. */
+PMCF_API int pmcf_imix_key_parse(const char *name);
+
+typedef struct {
+	char *key;
+	double count, share;
+} pmcf_imix_row;
+
+/* Groups the mix by key; rows sorted by count, descending (ties by key).
+ * *rows is freed with pmcf_imix_rows_free. */
+PMCF_API int pmcf_imix_pivot(const pmcf_imix *m, int key, pmcf_imix_row **rows, size_t *n);
+PMCF_API void pmcf_imix_rows_free(pmcf_imix_row *rows, size_t n);
+
+typedef struct {
+	const char *mnemonic;
+	double ref, measured, error; /* error: |ref - measured| / ref (§VI.B) */
+} pmcf_imix_cmp_row;
+
+typedef struct {
+	double avg_weighted_error; /* sum_M Error(M) * ref(M) / #ref (§VI.B) */
+	double ref_total, measured_total, scale; /* measured values were multiplied by scale */
+	double extra;              /* measured count of mnemonics absent from the reference */
+	size_t n;
+	pmcf_imix_cmp_row *rows;   /* the reference's mnemonics, by reference count */
+} pmcf_imix_cmp;
+
+/* Compares two mnemonic tables. normalize: scale measured to the
+ * reference's total (compare shares). Free with pmcf_imix_cmp_free. */
+PMCF_API int pmcf_imix_compare(const pmcf_imix_row *ref, size_t nref, const pmcf_imix_row *meas,
+			       size_t nmeas, int normalize, pmcf_imix_cmp **out);
+PMCF_API void pmcf_imix_cmp_free(pmcf_imix_cmp *c);
+
+/* ---- training the block-length rule (§IV.B) ------------------------------- */
+
+typedef struct {
+	unsigned len;  /* block length in instructions */
+	int bias;      /* entry[0] bias flag */
+	double weight; /* executions (reference) x length */
+	int lbr;       /* label: 1 when LBR was closer to the reference, 0 for EBS */
+} pmcf_imix_example;
+
+typedef struct {
+	int feature;        /* 0: length (LBR when len <= cutoff), 1: bias (LBR when no bias) */
+	unsigned cutoff;
+	double gini_before, gini_after, accuracy; /* weighted */
+	double length_importance; /* gain of the best length split over the sum of gains */
+} pmcf_imix_stump;
+
+/* Learns a decision stump (one-split classification tree, Gini impurity). */
+PMCF_API int pmcf_imix_train(const pmcf_imix_example *ex, size_t n, pmcf_imix_stump *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,940 @@
+/* `pmcfuse imix`: instruction mixes from PMU samples (Hybrid Basic Block
+ * Profiling, hbbp-instruction-mix): record (perf), reference (callgrind),
+ * report (pivot tables), compare (§VI errors), train (the block-length rule). */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "cli/cli.h"
+#include "hbbp/hbbp_impl.h"
+#include "pmcfuse/hbbp.h"
+
+extern char **environ;
+
+static const char verb[] = "imix";
+
+static const char usage[] =
+	"usage: pmcfuse imix record [--ebs-only] [--runtime seconds|minutes|long] [--period N]\n"
+	"                           [--user-only] -o DIR -- PROG ARGS\n"
+	"       pmcfuse imix reference -o DIR -- PROG ARGS\n"
+	"       pmcfuse imix report [--by KEY] [--format text|csv|json|sde] [--top N]\n"
+	"                           [--method hbbp|ebs|lbr] [--cutoff N] [--vmlinux FILE] [-o FILE] DIR\n"
+	"       pmcfuse imix compare [--normalize] [--json] [--top N] [--method M] [--cutoff N]\n"
+	"                           REFERENCE MEASURED\n"
+	"       pmcfuse imix train [--json] REFERENCE MEASURED...\n"
+	"       pmcfuse imix synth [--ebs-only] -o DIR      (test data with a known control flow)\n\n"
+	"Instruction mixes from basic-block execution counts (BBEC) of PMU samples.\n"
+	"record runs `perf record` with the two LBR-sampling events of HBBP on Intel\n"
+	"(INST_RETIRED.PREC_DIST for EBS, BR_INST_RETIRED.NEAR_TAKEN for LBR, periods by\n"
+	"expected run time), or cpu-clock with --ebs-only where there is no LBR.\n"
+	"reference runs valgrind's callgrind (--dump-instr=yes) for the exact user-mode mix.\n"
+	"report prints the mix as a pivot table; KEY is mnemonic (default), isa, isa-set,\n"
+	"category, packing, module, function, block or line. --method picks the BBEC:\n"
+	"hbbp (LBR for blocks of at most --cutoff instructions, default 18; EBS above),\n"
+	"ebs or lbr. compare gives the per-mnemonic error and the average weighted error;\n"
+	"--normalize compares shares (for EBS on cpu-clock, which has no absolute scale).\n"
+	"REFERENCE and MEASURED are record/reference folders, perf.data or callgrind files,\n"
+	"or CSV files written by `imix report --format csv` (by mnemonic).\n"
+	"train learns the block-length cut-off (a decision stump) from reference data.\n";
+
+/* ---- running perf and valgrind -------------------------------------------- */
+
+static int spawn_wait(const char *what, char **argv, const char *logpath, int *status)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	if (logpath) {
+		posix_spawn_file_actions_addopen(&fa, 2, logpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	}
+	pid_t pid;
+	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc == ENOENT)
+		return cli_error(verb, CLI_EENV, "%s not found: install %s (scripts/install-deps.sh)",
+				 argv[0], what);
+	if (rc)
+		return cli_error(verb, CLI_EENV, "cannot start %s: %s", argv[0], strerror(rc));
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return cli_error(verb, CLI_EENV, "waitpid: %s", strerror(errno));
+	*status = st;
+	return CLI_OK;
+}
+
+/* Last non-empty line of a log file, for error messages. */
+static void last_line(const char *path, char *out, size_t n)
+{
+	out[0] = 0;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	char line[512];
+	while (fgets(line, sizeof(line), f)) {
+		size_t l = strlen(line);
+		while (l && (line[l - 1] == '\n' || line[l - 1] == '\r' || line[l - 1] == ' '))
+			line[--l] = 0;
+		if (l)
+			snprintf(out, n, "%s", line);
+	}
+	fclose(f);
+}
+
+static void rm_tree(const char *dir)
+{
+	static const char *const files[] = {"perf.data", "perf.data.old", "callgrind.out", "imix.json",
+					    "perf.log", "valgrind.log", "synth.elf"};
+	char p[4200];
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		if (snprintf(p, sizeof(p), "%s/%s", dir, files[i]) < (int)sizeof(p))
+			unlink(p);
+	}
+	rmdir(dir);
+}
+
+/* DIR is written as DIR.tmp.PID and renamed at the end. */
+static int make_tmpdir(const char *dir, char *tmp, size_t n)
+{
+	struct stat sb;
+	if (stat(dir, &sb) == 0) {
+		if (!S_ISDIR(sb.st_mode) || rmdir(dir) != 0)
+			return cli_error(verb, CLI_EUSAGE, "%s exists and is not an empty folder", dir);
+	}
+	snprintf(tmp, n, "%s.tmp.%ld", dir, (long)getpid());
+	rm_tree(tmp);
+	if (mkdir(tmp, 0755) != 0)
+		return cli_error(verb, CLI_EENV, "cannot create %s: %s", tmp, strerror(errno));
+	return CLI_OK;
+}
+
+static int finish_dir(const char *tmp, const char *dir, json_t *meta)
+{
+	char p[4200];
+	snprintf(p, sizeof(p), "%s/imix.json", tmp);
+	if (json_dump_file(meta, p, JSON_INDENT(2) | JSON_SORT_KEYS) != 0) {
+		rm_tree(tmp);
+		return cli_error(verb, CLI_EENV, "cannot write %s", p);
+	}
+	if (rename(tmp, dir) != 0) {
+		int e = errno;
+		rm_tree(tmp);
+		return cli_error(verb, CLI_EENV, "cannot rename %s to %s: %s", tmp, dir, strerror(e));
+	}
+	return CLI_OK;
+}
+
+static json_t *argv_json(int argc, char **argv)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < argc; i++)
+		json_array_append_new(a, json_string(argv[i]));
+	return a;
+}
+
+static int kernel_allowed(void)
+{
+	if (geteuid() == 0)
+		return 1;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int v = 2;
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 2;
+		fclose(f);
+	}
+	return v <= 1;
+}
+
+/* Intel with a core PMU that perf can drive with LBR. */
+static int check_lbr(char *why, size_t n)
+{
+	char vendor[64] = "";
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	if (f) {
+		char line[512];
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "vendor_id : %63s", vendor) == 1)
+				break;
+		fclose(f);
+	}
+	if (strcmp(vendor, "GenuineIntel") != 0) {
+		snprintf(why, n, "HBBP needs Intel LBR with INST_RETIRED.PREC_DIST and "
+				 "BR_INST_RETIRED.NEAR_TAKEN; this CPU is %s", vendor[0] ? vendor : "unknown");
+		return -1;
+	}
+	if (access("/sys/bus/event_source/devices/cpu/format/event", R_OK) != 0) {
+		snprintf(why, n, "no core PMU in /sys/bus/event_source/devices/cpu (a VM without "
+				 "PMU passthrough?)");
+		return -1;
+	}
+	return 0;
+}
+
+static int imix_record(int argc, char **argv)
+{
+	static const struct option lo[] = {{"ebs-only", no_argument, NULL, 'E'},
+					   {"runtime", required_argument, NULL, 'R'},
+					   {"period", required_argument, NULL, 'p'},
+					   {"user-only", no_argument, NULL, 'u'},
+					   {"output", required_argument, NULL, 'o'},
+					   {NULL, 0, NULL, 0}};
+	const char *out = NULL;
+	int ebs_only = 0, user_only = 0, opt;
+	unsigned long period = 0;
+	/* Table 4: EBS and LBR periods by expected run time */
+	unsigned long ebs_p = 1000037, lbr_p = 100003;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+o:", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'E': ebs_only = 1; break;
+		case 'u': user_only = 1; break;
+		case 'o': out = optarg; break;
+		case 'p':
+			if (cli_parse_uint(verb, "--period", optarg, 1, 1ul << 40, &period))
+				return CLI_EUSAGE;
+			break;
+		case 'R':
+			if (!strcmp(optarg, "seconds"))
+				ebs_p = 1000037, lbr_p = 100003;
+			else if (!strcmp(optarg, "minutes"))
+				ebs_p = 10000019, lbr_p = 1000037;
+			else if (!strcmp(optarg, "long"))
+				ebs_p = 100000007, lbr_p = 10000019;
+			else
+				return cli_usage_error(verb, "--runtime: expected seconds, minutes or long");
+			break;
+		default: return cli_usage_error(verb, "record: bad option");
+		}
+	}
+	if (!out)
+		return cli_usage_error(verb, "record: -o DIR is required");
+	if (optind >= argc)
+		return cli_usage_error(verb, "record: no program given (-- PROG ARGS)");
+	char why[256];
+	if (!ebs_only && check_lbr(why, sizeof(why)) != 0)
+		return cli_error(verb, CLI_EENV, "%s: use --ebs-only (cpu-clock sampling)", why);
+	int kern = !user_only && kernel_allowed();
+	char tmp[4200], data[4300], log[4300], e1[256], e2[256], cp[32];
+	int rc = make_tmpdir(out, tmp, sizeof(tmp));
+	if (rc)
+		return rc;
+	snprintf(data, sizeof(data), "%s/perf.data", tmp);
+	snprintf(log, sizeof(log), "%s/perf.log", tmp);
+	char *pargs[64 + 256];
+	int k = 0;
+	pargs[k++] = "perf";
+	pargs[k++] = "record";
+	pargs[k++] = "-q";
+	pargs[k++] = "-o";
+	pargs[k++] = data;
+	json_t *meta = json_object();
+	json_t *events = json_array();
+	if (ebs_only) {
+		snprintf(e1, sizeof(e1), "cpu-clock%s", kern ? "" : ":u");
+		snprintf(cp, sizeof(cp), "%lu", period ? period : 50000ul);
+		pargs[k++] = "-e";
+		pargs[k++] = e1;
+		pargs[k++] = "-c";
+		pargs[k++] = cp;
+		json_array_append_new(events, json_string(e1));
+	} else {
+		if (period)
+			ebs_p = period, lbr_p = period / 10 ? period / 10 : 1;
+		snprintf(e1, sizeof(e1), "cpu/event=0xc0,umask=0x1,period=%lu,name=inst_retired.prec_dist/%sppp",
+			 ebs_p, kern ? "" : "u");
+		snprintf(e2, sizeof(e2), "cpu/event=0xc4,umask=0x20,period=%lu,name=br_inst_retired.near_taken/%sp",
+			 lbr_p, kern ? "" : "u");
+		pargs[k++] = "-e";
+		pargs[k++] = e1;
+		pargs[k++] = "-e";
+		pargs[k++] = e2;
+		pargs[k++] = "-j";
+		pargs[k++] = kern ? "any,u,k" : "any,u";
+		json_array_append_new(events, json_string(e1));
+		json_array_append_new(events, json_string(e2));
+	}
+	pargs[k++] = "--";
+	for (int i = optind; i < argc && k < 64 + 250; i++)
+		pargs[k++] = argv[i];
+	pargs[k] = NULL;
+	int st = 0;
+	rc = spawn_wait("linux-perf", pargs, log, &st);
+	if (rc) {
+		json_decref(meta);
+		json_decref(events);
+		rm_tree(tmp);
+		return rc;
+	}
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		char ll[512];
+		last_line(log, ll, sizeof(ll));
+		json_decref(meta);
+		json_decref(events);
+		rm_tree(tmp);
+		struct stat sb;
+		if (WIFEXITED(st) && ll[0] == 0)
+			return cli_error(verb, CLI_EUSAGE, "the program exited with status %d",
+					 WEXITSTATUS(st));
+		(void)sb;
+		return cli_error(verb, CLI_EENV, "perf record failed: %s",
+				 ll[0] ? ll : "killed by a signal");
+	}
+	json_object_set_new(meta, "kind", json_string("record"));
+	json_object_set_new(meta, "mode", json_string(ebs_only ? "ebs-only" : "hybrid"));
+	json_object_set_new(meta, "kernel", json_boolean(kern));
+	json_object_set_new(meta, "events", events);
+	json_object_set_new(meta, "command", argv_json(argc - optind, argv + optind));
+	rc = finish_dir(tmp, out, meta);
+	json_decref(meta);
+	return rc;
+}
+
+static int imix_reference(int argc, char **argv)
+{
+	static const struct option lo[] = {{"output", required_argument, NULL, 'o'}, {NULL, 0, NULL, 0}};
+	const char *out = NULL;
+	int opt;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+o:", lo, NULL)) != -1) {
+		if (opt == 'o')
+			out = optarg;
+		else
+			return cli_usage_error(verb, "reference: bad option");
+	}
+	if (!out)
+		return cli_usage_error(verb, "reference: -o DIR is required");
+	if (optind >= argc)
+		return cli_usage_error(verb, "reference: no program given (-- PROG ARGS)");
+	char tmp[4200], cg[4300], cgarg[4400], log[4300];
+	int rc = make_tmpdir(out, tmp, sizeof(tmp));
+	if (rc)
+		return rc;
+	snprintf(cg, sizeof(cg), "%s/callgrind.out", tmp);
+	snprintf(cgarg, sizeof(cgarg), "--callgrind-out-file=%s", cg);
+	snprintf(log, sizeof(log), "%s/valgrind.log", tmp);
+	char *vargs[300];
+	int k = 0;
+	vargs[k++] = "valgrind";
+	vargs[k++] = "--tool=callgrind";
+	vargs[k++] = "--dump-instr=yes";
+	vargs[k++] = "-q";
+	vargs[k++] = cgarg;
+	for (int i = optind; i < argc && k < 298; i++)
+		vargs[k++] = argv[i];
+	vargs[k] = NULL;
+	int st = 0;
+	rc = spawn_wait("valgrind", vargs, log, &st);
+	if (rc) {
+		rm_tree(tmp);
+		return rc;
+	}
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		char ll[512];
+		last_line(log, ll, sizeof(ll));
+		rm_tree(tmp);
+		return cli_error(verb, CLI_EUSAGE, "the program failed under valgrind (status %d)%s%s",
+				 WIFEXITED(st) ? WEXITSTATUS(st) : -1, ll[0] ? ": " : "", ll);
+	}
+	json_t *meta = json_object();
+	json_object_set_new(meta, "kind", json_string("reference"));
+	json_object_set_new(meta, "tool", json_string("callgrind --dump-instr=yes"));
+	json_object_set_new(meta, "command", argv_json(argc - optind, argv + optind));
+	rc = finish_dir(tmp, out, meta);
+	json_decref(meta);
+	return rc;
+}
+
+/* ---- loading mixes ------------------------------------------------------------ */
+
+struct src {
+	pmcf_imix *mix;
+	pmcf_imix_row *rows; /* by mnemonic (or from CSV) */
+	size_t nrows;
+	const char *kind;    /* "perf", "callgrind", "csv" */
+};
+
+static int is_dir(const char *p)
+{
+	struct stat sb;
+	return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static int file_exists(const char *p)
+{
+	struct stat sb;
+	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+static int load_csv(const char *path, struct src *s)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return cli_error(verb, CLI_EUSAGE, "cannot open %s: %s", path, strerror(errno));
+	char line[4096];
+	size_t cap = 0;
+	unsigned long ln = 0;
+	while (fgets(line, sizeof(line), f)) {
+		ln++;
+		line[strcspn(line, "\r\n")] = 0;
+		if (!line[0] || line[0] == '#' || (ln == 1 && !strncmp(line, "key,", 4)))
+			continue;
+		char *c1 = strchr(line, ',');
+		char *end = NULL;
+		double v = c1 ? strtod(c1 + 1, &end) : 0;
+		if (!c1 || end == c1 + 1 || !(v >= 0) || !isfinite(v)) {
+			fclose(f);
+			return cli_error(verb, CLI_EUSAGE, "%s:%lu: expected KEY,COUNT", path, ln);
+		}
+		*c1 = 0;
+		if (s->nrows == cap) {
+			cap = cap ? cap * 2 : 64;
+			pmcf_imix_row *q = realloc(s->rows, cap * sizeof(*q));
+			if (!q) {
+				fclose(f);
+				return cli_error(verb, CLI_EENV, "out of memory");
+			}
+			s->rows = q;
+		}
+		s->rows[s->nrows++] = (pmcf_imix_row){strdup(line), v, 0};
+	}
+	fclose(f);
+	if (!s->nrows)
+		return cli_error(verb, CLI_EUSAGE, "%s: no rows", path);
+	s->kind = "csv";
+	return CLI_OK;
+}
+
+static int load_src(const char *path, const pmcf_imix_opts *o, int allow_csv, struct src *s)
+{
+	char p[4200];
+	memset(s, 0, sizeof(*s));
+	const char *perf = NULL, *cg = NULL;
+	if (is_dir(path)) {
+		snprintf(p, sizeof(p), "%s/perf.data", path);
+		if (file_exists(p))
+			perf = p;
+		else {
+			snprintf(p, sizeof(p), "%s/callgrind.out", path);
+			if (file_exists(p))
+				cg = p;
+		}
+		if (!perf && !cg)
+			return cli_error(verb, CLI_EUSAGE, "%s: no perf.data or callgrind.out in it", path);
+	} else {
+		FILE *f = fopen(path, "r");
+		if (!f)
+			return cli_error(verb, CLI_EUSAGE, "cannot open %s: %s", path, strerror(errno));
+		char head[256] = "";
+		size_t n = fread(head, 1, sizeof(head) - 1, f);
+		head[n] = 0;
+		fclose(f);
+		if (n >= 8 && !memcmp(head, "PERFILE2", 8))
+			perf = path;
+		else if (strstr(head, "events:") || strstr(head, "version:") || strstr(head, "creator:"))
+			cg = path;
+		else if (allow_csv)
+			return load_csv(path, s);
+		else
+			perf = path; /* let the reader say what is wrong */
+	}
+	int rc;
+	if (perf) {
+		pmcf_perfdata *pd = NULL;
+		rc = pmcf_perfdata_open(perf, &pd);
+		if (rc)
+			return cli_lib_error(verb, rc, perf);
+		rc = pmcf_imix_from_perfdata(pd, o, &s->mix);
+		pmcf_perfdata_close(pd);
+		s->kind = "perf";
+		if (rc)
+			return cli_lib_error(verb, rc, perf);
+	} else {
+		rc = pmcf_imix_from_callgrind(cg, o, &s->mix);
+		s->kind = "callgrind";
+		if (rc)
+			return cli_lib_error(verb, rc, cg);
+	}
+	rc = pmcf_imix_pivot(s->mix, PMCF_IMIX_BY_MNEMONIC, &s->rows, &s->nrows);
+	if (rc)
+		return cli_lib_error(verb, rc, "pivot");
+	return CLI_OK;
+}
+
+static void src_free(struct src *s)
+{
+	pmcf_imix_rows_free(s->rows, s->nrows);
+	pmcf_imix_free(s->mix);
+	memset(s, 0, sizeof(*s));
+}
+
+static const char *method_name(int m)
+{
+	return m == PMCF_IMIX_EBS ? "ebs" : m == PMCF_IMIX_LBR ? "lbr" : "hbbp";
+}
+
+/* Options shared by report, compare and train. */
+static int common_opt(int opt, const char *arg, pmcf_imix_opts *o)
+{
+	unsigned long v;
+	switch (opt) {
+	case 'm':
+		if (!strcmp(arg, "hbbp"))
+			o->method = PMCF_IMIX_HBBP;
+		else if (!strcmp(arg, "ebs"))
+			o->method = PMCF_IMIX_EBS;
+		else if (!strcmp(arg, "lbr"))
+			o->method = PMCF_IMIX_LBR;
+		else
+			return cli_usage_error(verb, "--method: expected hbbp, ebs or lbr");
+		return CLI_OK;
+	case 'c':
+		if (cli_parse_uint(verb, "--cutoff", arg, 1, 100000, &v))
+			return CLI_EUSAGE;
+		o->cutoff = (unsigned)v;
+		return CLI_OK;
+	case 'K': o->vmlinux = arg; return CLI_OK;
+	default: return cli_usage_error(verb, "bad option");
+	}
+}
+
+/* ---- report -------------------------------------------------------------------- */
+
+static void print_text(FILE *f, const struct src *s, const char *by, const pmcf_imix_opts *o,
+		       size_t top)
+{
+	const pmcf_imix_stats *st = pmcf_imix_get_stats(s->mix);
+	fprintf(f, "# instruction mix by %s: %s, %.6g instructions%s\n", by,
+		!strcmp(s->kind, "callgrind") ? "reference (callgrind)" : method_name(o->method),
+		st->total, st->relative ? " (relative scale: EBS on a non-instruction event)" : "");
+	if (st->ebs_samples || st->lbr_samples)
+		fprintf(f, "# samples: %llu EBS, %llu LBR (%llu streams, %llu discarded)\n",
+			(unsigned long long)st->ebs_samples, (unsigned long long)st->lbr_samples,
+			(unsigned long long)st->lbr_streams, (unsigned long long)st->lbr_streams_discarded);
+	if (st->ebs_weight > 0 && (st->unattr_kernel_samples || st->unattr_user_samples))
+		fprintf(f, "# unattributed EBS samples: kernel %llu (%.2f%%), user %llu (%.2f%%)\n",
+			(unsigned long long)st->unattr_kernel_samples,
+			100 * st->unattr_kernel / st->ebs_weight,
+			(unsigned long long)st->unattr_user_samples, 100 * st->unattr_user / st->ebs_weight);
+	fprintf(f, "%-5s %-40s %16s %8s\n", "rank", by, "count", "share");
+	for (size_t i = 0; i < s->nrows && i < top; i++)
+		fprintf(f, "%-5zu %-40s %16.0f %7.2f%%\n", i + 1, s->rows[i].key, s->rows[i].count,
+			100 * s->rows[i].share);
+}
+
+static void print_sde(FILE *f, const struct src *s)
+{
+	const pmcf_imix_stats *st = pmcf_imix_get_stats(s->mix);
+	fprintf(f, "# EMIT_GLOBAL_DYNAMIC_STATS\n#\n# $global-dynamic-counts\n#\n");
+	fprintf(f, "# %-24s %18s\n#\n", "opcode", "count");
+	pmcf_imix_row *rows = NULL;
+	size_t n = 0;
+	if (pmcf_imix_pivot(s->mix, PMCF_IMIX_BY_ISA, &rows, &n) == 0) {
+		for (size_t i = 0; i < n; i++)
+			fprintf(f, "*isa-ext-%-17s %18.0f\n", rows[i].key, rows[i].count);
+		pmcf_imix_rows_free(rows, n);
+	}
+	if (pmcf_imix_pivot(s->mix, PMCF_IMIX_BY_CATEGORY, &rows, &n) == 0) {
+		for (size_t i = 0; i < n; i++)
+			fprintf(f, "*category-%-16s %18.0f\n", rows[i].key, rows[i].count);
+		pmcf_imix_rows_free(rows, n);
+	}
+	for (size_t i = 0; i < s->nrows; i++)
+		fprintf(f, "%-26s %18.0f\n", s->rows[i].key, s->rows[i].count);
+	fprintf(f, "*total %38.0f\n# END_GLOBAL_DYNAMIC_STATS\n", st->total);
+}
+
+static int imix_report(int argc, char **argv)
+{
+	static const struct option lo[] = {{"by", required_argument, NULL, 'b'},
+					   {"format", required_argument, NULL, 'f'},
+					   {"top", required_argument, NULL, 't'},
+					   {"method", required_argument, NULL, 'm'},
+					   {"cutoff", required_argument, NULL, 'c'},
+					   {"vmlinux", required_argument, NULL, 'K'},
+					   {"output", required_argument, NULL, 'o'},
+					   {NULL, 0, NULL, 0}};
+	pmcf_imix_opts o = {.size = sizeof(o)};
+	const char *by = "mnemonic", *fmt = "text", *out = "-";
+	unsigned long top = 0;
+	int opt, rc;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'b': by = optarg; break;
+		case 'f': fmt = optarg; break;
+		case 'o': out = optarg; break;
+		case 't':
+			if (cli_parse_uint(verb, "--top", optarg, 1, 1ul << 30, &top))
+				return CLI_EUSAGE;
+			break;
+		default:
+			if ((rc = common_opt(opt, optarg, &o)))
+				return rc;
+		}
+	}
+	int key = pmcf_imix_key_parse(by);
+	if (key < 0)
+		return cli_usage_error(verb, "--by: unknown key '%s' (mnemonic, isa, isa-set, category, "
+					     "packing, module, function, block, line)", by);
+	if (strcmp(fmt, "text") && strcmp(fmt, "csv") && strcmp(fmt, "json") && strcmp(fmt, "sde"))
+		return cli_usage_error(verb, "--format: expected text, csv, json or sde");
+	if (optind + 1 != argc)
+		return cli_usage_error(verb, "report: expected one DIR");
+	o.lines = key == PMCF_IMIX_BY_LINE;
+	struct src s;
+	if ((rc = load_src(argv[optind], &o, 0, &s))) {
+		src_free(&s);
+		return rc;
+	}
+	if (key != PMCF_IMIX_BY_MNEMONIC) {
+		pmcf_imix_rows_free(s.rows, s.nrows);
+		s.rows = NULL;
+		s.nrows = 0;
+		if ((rc = pmcf_imix_pivot(s.mix, key, &s.rows, &s.nrows))) {
+			src_free(&s);
+			return cli_lib_error(verb, rc, "pivot");
+		}
+	}
+	struct cli_out co;
+	if ((rc = cli_out_open(verb, out, &co))) {
+		src_free(&s);
+		return rc;
+	}
+	size_t lim = top ? top : s.nrows;
+	const pmcf_imix_stats *st = pmcf_imix_get_stats(s.mix);
+	if (!strcmp(fmt, "text")) {
+		print_text(co.f, &s, by, &o, lim);
+	} else if (!strcmp(fmt, "sde")) {
+		print_sde(co.f, &s);
+	} else if (!strcmp(fmt, "csv")) {
+		fprintf(co.f, "key,count,share\n");
+		for (size_t i = 0; i < s.nrows && i < lim; i++) {
+			const char *k = s.rows[i].key;
+			if (strpbrk(k, ",\"\n")) {
+				fputc('"', co.f);
+				for (; *k; k++)
+					fprintf(co.f, *k == '"' ? "\"\"" : "%c", *k);
+				fputc('"', co.f);
+			} else {
+				fputs(k, co.f);
+			}
+			fprintf(co.f, ",%.17g,%.17g\n", s.rows[i].count, s.rows[i].share);
+		}
+	} else {
+		json_t *j = json_object(), *rows = json_array();
+		json_object_set_new(j, "by", json_string(by));
+		json_object_set_new(j, "source", json_string(s.kind));
+		json_object_set_new(j, "method", json_string(!strcmp(s.kind, "callgrind") ? "reference"
+											: method_name(o.method)));
+		json_object_set_new(j, "total", json_real(st->total));
+		json_object_set_new(j, "relative", json_boolean(st->relative));
+		json_t *u = json_object();
+		json_object_set_new(u, "kernel_samples", json_integer((json_int_t)st->unattr_kernel_samples));
+		json_object_set_new(u, "user_samples", json_integer((json_int_t)st->unattr_user_samples));
+		json_object_set_new(u, "kernel_share", json_real(st->ebs_weight > 0 ? st->unattr_kernel / st->ebs_weight : 0));
+		json_object_set_new(u, "user_share", json_real(st->ebs_weight > 0 ? st->unattr_user / st->ebs_weight : 0));
+		json_object_set_new(j, "unattributed", u);
+		json_object_set_new(j, "ebs_samples", json_integer((json_int_t)st->ebs_samples));
+		json_object_set_new(j, "lbr_samples", json_integer((json_int_t)st->lbr_samples));
+		for (size_t i = 0; i < s.nrows && i < lim; i++) {
+			json_t *r = json_object();
+			json_object_set_new(r, "key", json_string(s.rows[i].key));
+			json_object_set_new(r, "count", json_real(s.rows[i].count));
+			json_object_set_new(r, "share", json_real(s.rows[i].share));
+			json_array_append_new(rows, r);
+		}
+		json_object_set_new(j, "rows", rows);
+		json_dumpf(j, co.f, JSON_INDENT(2));
+		fputc('\n', co.f);
+		json_decref(j);
+	}
+	src_free(&s);
+	return cli_out_commit(verb, &co);
+}
+
+/* ---- compare ------------------------------------------------------------------- */
+
+static int imix_compare(int argc, char **argv)
+{
+	static const struct option lo[] = {{"normalize", no_argument, NULL, 'n'},
+					   {"json", no_argument, NULL, 'j'},
+					   {"top", required_argument, NULL, 't'},
+					   {"method", required_argument, NULL, 'm'},
+					   {"cutoff", required_argument, NULL, 'c'},
+					   {"vmlinux", required_argument, NULL, 'K'},
+					   {NULL, 0, NULL, 0}};
+	pmcf_imix_opts o = {.size = sizeof(o)};
+	int normalize = 0, json = 0, opt, rc;
+	unsigned long top = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'n': normalize = 1; break;
+		case 'j': json = 1; break;
+		case 't':
+			if (cli_parse_uint(verb, "--top", optarg, 1, 1ul << 30, &top))
+				return CLI_EUSAGE;
+			break;
+		default:
+			if ((rc = common_opt(opt, optarg, &o)))
+				return rc;
+		}
+	}
+	if (optind + 2 != argc)
+		return cli_usage_error(verb, "compare: expected REFERENCE MEASURED");
+	struct src ref, meas;
+	if ((rc = load_src(argv[optind], &o, 1, &ref))) {
+		src_free(&ref);
+		return rc;
+	}
+	if ((rc = load_src(argv[optind + 1], &o, 1, &meas))) {
+		src_free(&ref);
+		src_free(&meas);
+		return rc;
+	}
+	pmcf_imix_cmp *c = NULL;
+	rc = pmcf_imix_compare(ref.rows, ref.nrows, meas.rows, meas.nrows, normalize, &c);
+	if (rc) {
+		src_free(&ref);
+		src_free(&meas);
+		return cli_lib_error(verb, rc, "compare");
+	}
+	int relative = meas.mix && pmcf_imix_get_stats(meas.mix)->relative;
+	size_t lim = top ? top : c->n;
+	if (json) {
+		json_t *j = json_object(), *rows = json_array();
+		json_object_set_new(j, "avg_weighted_error", json_real(c->avg_weighted_error));
+		json_object_set_new(j, "normalized", json_boolean(normalize));
+		json_object_set_new(j, "measured_relative", json_boolean(relative));
+		json_object_set_new(j, "ref_total", json_real(c->ref_total));
+		json_object_set_new(j, "measured_total", json_real(c->measured_total));
+		json_object_set_new(j, "scale", json_real(c->scale));
+		json_object_set_new(j, "extra", json_real(c->extra));
+		for (size_t i = 0; i < c->n && i < lim; i++) {
+			json_t *r = json_object();
+			json_object_set_new(r, "mnemonic", json_string(c->rows[i].mnemonic));
+			json_object_set_new(r, "ref", json_real(c->rows[i].ref));
+			json_object_set_new(r, "measured", json_real(c->rows[i].measured));
+			json_object_set_new(r, "error", json_real(c->rows[i].error));
+			json_array_append_new(rows, r);
+		}
+		json_object_set_new(j, "mnemonics", rows);
+		json_dumpf(j, stdout, JSON_INDENT(2));
+		putchar('\n');
+		json_decref(j);
+	} else {
+		printf("# reference %s (%.6g instructions) vs measured %s (%.6g%s)%s\n", argv[optind],
+		       c->ref_total, argv[optind + 1], c->measured_total,
+		       relative ? ", relative scale" : "", normalize ? ", normalized to shares" : "");
+		printf("%-24s %16s %16s %9s\n", "mnemonic", "reference", "measured", "error");
+		for (size_t i = 0; i < c->n && i < lim; i++)
+			printf("%-24s %16.0f %16.0f %8.2f%%\n", c->rows[i].mnemonic, c->rows[i].ref,
+			       c->rows[i].measured, 100 * c->rows[i].error);
+		if (c->extra > 0)
+			printf("# measured only (not in the reference): %.0f instructions\n", c->extra);
+		printf("average weighted error: %.2f%%\n", 100 * c->avg_weighted_error);
+		if (relative && !normalize)
+			printf("# note: the measurement has no absolute scale; use --normalize\n");
+	}
+	pmcf_imix_cmp_free(c);
+	src_free(&ref);
+	src_free(&meas);
+	return CLI_OK;
+}
+
+/* ---- train --------------------------------------------------------------------- */
+
+struct bkey {
+	const char *module;
+	uint64_t start;
+	double count;
+};
+
+static int bkey_cmp(const void *a, const void *b)
+{
+	const struct bkey *x = a, *y = b;
+	int c = strcmp(x->module, y->module);
+	if (c)
+		return c;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+static int imix_train(int argc, char **argv)
+{
+	static const struct option lo[] = {{"json", no_argument, NULL, 'j'},
+					   {"vmlinux", required_argument, NULL, 'K'},
+					   {NULL, 0, NULL, 0}};
+	pmcf_imix_opts o = {.size = sizeof(o)};
+	int json = 0, opt, rc;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (opt == 'j')
+			json = 1;
+		else if ((rc = common_opt(opt, optarg, &o)))
+			return rc;
+	}
+	if (optind + 2 > argc)
+		return cli_usage_error(verb, "train: expected REFERENCE MEASURED...");
+	struct src ref;
+	if ((rc = load_src(argv[optind], &o, 0, &ref))) {
+		src_free(&ref);
+		return rc;
+	}
+	size_t nb = pmcf_imix_nblocks(ref.mix);
+	struct bkey *keys = calloc(nb + 1, sizeof(*keys));
+	pmcf_imix_example *ex = NULL;
+	size_t nex = 0, capex = 0;
+	for (size_t i = 0; keys && i < nb; i++) {
+		const pmcf_imix_block *b = pmcf_imix_block_at(ref.mix, i);
+		keys[i] = (struct bkey){b->module, b->start, b->count};
+	}
+	if (keys)
+		qsort(keys, nb, sizeof(*keys), bkey_cmp);
+	rc = keys ? CLI_OK : cli_error(verb, CLI_EENV, "out of memory");
+	for (int a = optind + 1; !rc && a < argc; a++) {
+		struct src m;
+		if ((rc = load_src(argv[a], &o, 0, &m))) {
+			src_free(&m);
+			break;
+		}
+		const pmcf_imix_stats *st = pmcf_imix_get_stats(m.mix);
+		if (!st->lbr_samples || !st->ebs_samples) {
+			src_free(&m);
+			rc = cli_error(verb, CLI_EUSAGE, "%s: training needs both EBS and LBR samples "
+							 "(record without --ebs-only on an LBR machine)", argv[a]);
+			break;
+		}
+		for (size_t i = 0; i < pmcf_imix_nblocks(m.mix); i++) {
+			const pmcf_imix_block *b = pmcf_imix_block_at(m.mix, i);
+			struct bkey q = {b->module, b->start, 0};
+			struct bkey *r = bsearch(&q, keys, nb, sizeof(*keys), bkey_cmp);
+			double truth = r ? r->count : 0;
+			if (truth <= 0)
+				continue;
+			if (nex == capex) {
+				capex = capex ? capex * 2 : 256;
+				pmcf_imix_example *qq = realloc(ex, capex * sizeof(*qq));
+				if (!qq) {
+					rc = cli_error(verb, CLI_EENV, "out of memory");
+					break;
+				}
+				ex = qq;
+			}
+			ex[nex++] = (pmcf_imix_example){b->len, b->bias, truth * b->len,
+							fabs(b->lbr - truth) < fabs(b->ebs - truth)};
+		}
+		src_free(&m);
+	}
+	pmcf_imix_stump sp;
+	if (!rc) {
+		int lrc = pmcf_imix_train(ex, nex, &sp);
+		if (lrc)
+			rc = cli_lib_error(verb, lrc, "train");
+	}
+	if (!rc) {
+		if (json) {
+			json_t *j = json_object();
+			json_object_set_new(j, "feature", json_string(sp.feature ? "bias" : "length"));
+			json_object_set_new(j, "cutoff", json_integer(sp.cutoff));
+			json_object_set_new(j, "gini_before", json_real(sp.gini_before));
+			json_object_set_new(j, "gini_after", json_real(sp.gini_after));
+			json_object_set_new(j, "accuracy", json_real(sp.accuracy));
+			json_object_set_new(j, "length_importance", json_real(sp.length_importance));
+			json_object_set_new(j, "examples", json_integer((json_int_t)nex));
+			json_dumpf(j, stdout, JSON_INDENT(2));
+			putchar('\n');
+			json_decref(j);
+		} else {
+			printf("examples: %zu blocks\n", nex);
+			if (sp.feature == 0)
+				printf("rule: LBR for blocks of at most %u instructions, EBS above\n", sp.cutoff);
+			else
+				printf("rule: LBR for blocks without the bias flag, EBS with it\n");
+			printf("gini: %.4f -> %.4f, weighted accuracy %.2f%%, length importance %.2f\n",
+			       sp.gini_before, sp.gini_after, 100 * sp.accuracy, sp.length_importance);
+			printf("use: pmcfuse imix report --cutoff %u DIR\n", sp.cutoff);
+		}
+	}
+	free(ex);
+	free(keys);
+	src_free(&ref);
+	return rc;
+}
+
+static int imix_synth(int argc, char **argv)
+{
+	static const struct option lo[] = {{"ebs-only", no_argument, NULL, 'E'},
+					   {"output", required_argument, NULL, 'o'},
+					   {NULL, 0, NULL, 0}};
+	const char *out = NULL;
+	int ebs_only = 0, opt;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
+		if (opt == 'E')
+			ebs_only = 1;
+		else if (opt == 'o')
+			out = optarg;
+		else
+			return cli_usage_error(verb, "synth: bad option");
+	}
+	if (!out || optind != argc)
+		return cli_usage_error(verb, "synth: expected -o DIR");
+	char tmp[4200];
+	int rc = make_tmpdir(out, tmp, sizeof(tmp));
+	if (rc)
+		return rc;
+	/* the ELF path inside perf.data must be the final one: write in place */
+	rm_tree(tmp);
+	if (mkdir(out, 0755) != 0)
+		return cli_error(verb, CLI_EENV, "cannot create %s: %s", out, strerror(errno));
+	struct hbbp_synth s = {.ebs_period = 11, .lbr_period = 7, .lbr_depth = 16, .periods = 308,
+			       .ebs_only = ebs_only};
+	char abs[4096];
+	if (!realpath(out, abs)) {
+		rm_tree(out);
+		return cli_error(verb, CLI_EENV, "%s: %s", out, strerror(errno));
+	}
+	rc = hbbpi_synth_write(abs, &s);
+	if (rc) {
+		rm_tree(out);
+		return cli_lib_error(verb, rc, "synth");
+	}
+	for (unsigned i = 0; i < s.nblocks; i++)
+		printf("block 0x%llx len %u count %.0f\n", (unsigned long long)s.block_start[i],
+		       s.block_len[i], s.block_count[i]);
+	return CLI_OK;
+}
+
+int cmd_imix(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		if (argc < 2)
+			return cli_usage_error(verb, "expected record, reference, report, compare or train");
+		fputs(usage, stdout);
+		return CLI_OK;
+	}
+	const char *sub = argv[1];
+	if (cli_wants_help(argc - 1, argv + 1, usage))
+		return CLI_OK;
+	if (!strcmp(sub, "record"))
+		return imix_record(argc - 1, argv + 1);
+	if (!strcmp(sub, "reference"))
+		return imix_reference(argc - 1, argv + 1);
+	if (!strcmp(sub, "report"))
+		return imix_report(argc - 1, argv + 1);
+	if (!strcmp(sub, "compare"))
+		return imix_compare(argc - 1, argv + 1);
+	if (!strcmp(sub, "train"))
+		return imix_train(argc - 1, argv + 1);
+	if (!strcmp(sub, "synth"))
+		return imix_synth(argc - 1, argv + 1);
+	return cli_usage_error(verb, "unknown sub-command '%s' (record, reference, report, compare, "
+				     "train)", sub);
+}

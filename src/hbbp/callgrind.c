@@ -1,0 +1,261 @@
+/* The reference mix: callgrind's per-instruction Ir (--dump-instr=yes) on
+ * the static images. Rep-prefixed string instructions count once per
+ * execution (callgrind counts every iteration), taken from a neighbour in the
+ * same basic block; valgrind's own preload objects are left out. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hbbp/hbbp_impl.h"
+#include "util/internal.h"
+
+#define MAX_NAME_ID (1u << 24)
+
+struct names {
+	char **v;
+	size_t n;
+};
+
+static void names_free(struct names *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i]);
+	free(t->v);
+}
+
+/* "(id) name", "(id)" or "name"; returns the name (owned by t or by line). */
+static const char *compressed(struct names *t, char *s, int *err)
+{
+	while (*s == ' ')
+		s++;
+	if (*s != '(')
+		return s;
+	char *end = NULL;
+	unsigned long id = strtoul(s + 1, &end, 10);
+	if (!end || *end != ')' || id >= MAX_NAME_ID) {
+		*err = 1;
+		return NULL;
+	}
+	char *rest = end + 1;
+	while (*rest == ' ')
+		rest++;
+	if (id >= t->n) {
+		size_t nn = id + 1;
+		char **q = realloc(t->v, nn * sizeof(*q));
+		if (!q) {
+			*err = 2;
+			return NULL;
+		}
+		memset(q + t->n, 0, (nn - t->n) * sizeof(*q));
+		t->v = q;
+		t->n = nn;
+	}
+	if (*rest) {
+		free(t->v[id]);
+		t->v[id] = strdup(rest);
+		if (!t->v[id]) {
+			*err = 2;
+			return NULL;
+		}
+	}
+	return t->v[id] ? t->v[id] : "";
+}
+
+/* One subposition: absolute (0x.. or decimal), +N/-N relative, or '*'. */
+static int subpos(char **p, uint64_t last, uint64_t *out)
+{
+	char *s = *p, *end = NULL;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s == '*') {
+		*out = last;
+		*p = s + 1;
+		return 0;
+	}
+	if (*s == '+' || *s == '-') {
+		unsigned long long v = strtoull(s + 1, &end, 0);
+		if (end == s + 1)
+			return -1;
+		*out = *s == '+' ? last + v : last - v;
+	} else {
+		unsigned long long v = strtoull(s, &end, 0);
+		if (end == s)
+			return -1;
+		*out = v;
+	}
+	*p = end;
+	return 0;
+}
+
+static double ref_choose(void *ctx, const struct hbbp_func *f, size_t b, int *src, double *ebs,
+			 double *lbr, int *bias)
+{
+	(void)ctx;
+	const struct hbbp_block *bl = &f->blocks[b];
+	*src = PMCF_IMIX_SRC_REF;
+	*ebs = *lbr = 0;
+	*bias = 0;
+	for (uint32_t k = 0; k < bl->n; k++)
+		if (!(f->ins[bl->first + k].flags & INS_REP))
+			return f->ref[bl->first + k];
+	return f->ref[bl->first];
+}
+
+/* Rep-prefixed instructions: executions = the count of a neighbour in the
+ * same block (previous first), not the iterations callgrind reports. */
+static void fix_rep(pmcf_imix *m)
+{
+	for (size_t ii = 0; ii < m->nimages; ii++)
+		for (size_t fi = 0; fi < m->images[ii]->nfuncs; fi++) {
+			struct hbbp_func *f = &m->images[ii]->funcs[fi];
+			if (f->decoded <= 0)
+				continue;
+			for (size_t i = 0; i < f->nins; i++) {
+				if (!(f->ins[i].flags & INS_REP) || f->ref[i] <= 0)
+					continue;
+				uint32_t b = f->ins[i].block;
+				if (i > 0 && f->ins[i - 1].block == b && !(f->ins[i - 1].flags & INS_REP) &&
+				    f->ref[i - 1] > 0)
+					f->ref[i] = f->ref[i - 1];
+				else if (i + 1 < f->nins && f->ins[i + 1].block == b &&
+					 !(f->ins[i + 1].flags & INS_REP) && f->ref[i + 1] > 0)
+					f->ref[i] = f->ref[i + 1];
+			}
+		}
+}
+
+int pmcf_imix_from_callgrind(const char *path, const pmcf_imix_opts *opts, pmcf_imix **out)
+{
+	pmcfi_clear_error();
+	*out = NULL;
+	FILE *fp = fopen(path, "re");
+	if (!fp)
+		return pmcfi_fail(-errno, "cannot open %s: %s", path, strerror(errno));
+	pmcf_imix *m = NULL;
+	int rc = hbbpi_mix_new(opts, &m);
+	struct names obs = {0}, other = {0};
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	unsigned long lineno = 0;
+	int instr_pos = -1, npos = 0, ir_col = -1, seen_header = 0, skip_next = 0;
+	uint64_t last[8] = {0};
+	struct hbbp_image *im = NULL;
+	int skip_obj = 0;
+	uint64_t unmatched = 0;
+	while (!rc && (len = getline(&line, &cap, fp)) >= 0) {
+		lineno++;
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = 0;
+		if (!len || line[0] == '#')
+			continue;
+		int err = 0;
+		if (!strncmp(line, "positions:", 10)) {
+			npos = 0;
+			instr_pos = -1;
+			for (char *tok = strtok(line + 10, " \t"); tok; tok = strtok(NULL, " \t")) {
+				if (!strcmp(tok, "instr"))
+					instr_pos = npos;
+				if (npos < 8)
+					npos++;
+			}
+			continue;
+		}
+		if (!strncmp(line, "events:", 7)) {
+			int k = 0;
+			ir_col = -1;
+			for (char *tok = strtok(line + 7, " \t"); tok; tok = strtok(NULL, " \t"), k++)
+				if (!strcmp(tok, "Ir"))
+					ir_col = k;
+			seen_header = 1;
+			continue;
+		}
+		if (!strncmp(line, "ob=", 3) || !strncmp(line, "cob=", 4)) {
+			const char *nm = compressed(&obs, line + (line[0] == 'c' ? 4 : 3), &err);
+			if (err) {
+				rc = err == 2 ? pmcfi_fail(PMCF_ENOMEM, "out of memory")
+					      : pmcfi_fail(PMCF_ESYNTAX, "%s:%lu: bad name", path, lineno);
+				break;
+			}
+			if (line[0] == 'o') {
+				skip_obj = !nm[0] || nm[0] != '/' || strstr(nm, "/valgrind/") != NULL;
+				im = skip_obj ? NULL : hbbpi_mix_image(m, nm);
+			}
+			continue;
+		}
+		if (!strncmp(line, "calls=", 6)) {
+			skip_next = 1;
+			continue;
+		}
+		if (strchr(line, '=')) {
+			char *eq = strchr(line, '=');
+			if (eq[1] == '(' && (line[0] == 'f' || line[0] == 'c'))
+				compressed(&other, eq + 1, &err);
+			if (err == 2)
+				rc = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+			continue;
+		}
+		char c0 = line[0];
+		if (!(c0 == '+' || c0 == '-' || c0 == '*' || (c0 >= '0' && c0 <= '9')))
+			continue; /* header lines: version:, cmd:, summary:, totals:, ... */
+		if (!seen_header || instr_pos < 0) {
+			rc = pmcfi_fail(PMCF_ESYNTAX, "%s: not a callgrind output written with "
+						      "--dump-instr=yes (no 'positions: instr')", path);
+			break;
+		}
+		char *p = line;
+		uint64_t pos[8];
+		for (int k = 0; k < npos; k++) {
+			if (subpos(&p, last[k], &pos[k]) != 0) {
+				rc = pmcfi_fail(PMCF_ESYNTAX, "%s:%lu: bad position", path, lineno);
+				break;
+			}
+		}
+		if (rc)
+			break;
+		memcpy(last, pos, sizeof(pos));
+		double ir = 0;
+		for (int k = 0; k <= ir_col; k++) {
+			char *end = NULL;
+			unsigned long long v = strtoull(p, &end, 10);
+			if (end == p) {
+				v = 0; /* trailing zero costs may be left out */
+				end = p;
+			}
+			p = end;
+			if (k == ir_col)
+				ir = (double)v;
+		}
+		if (skip_next) {
+			skip_next = 0; /* inclusive cost of a call */
+			continue;
+		}
+		if (skip_obj || !im || ir <= 0)
+			continue;
+		struct hbbp_func *f = hbbpi_image_func(im, pos[instr_pos]);
+		long i = f ? hbbpi_func_ins(f, pos[instr_pos]) : -1;
+		if (i < 0 || f->ins[i].addr != pos[instr_pos]) {
+			unmatched++;
+			continue;
+		}
+		f->ref[i] += ir;
+	}
+	free(line);
+	fclose(fp);
+	names_free(&obs);
+	names_free(&other);
+	if (!rc && !seen_header)
+		rc = pmcfi_fail(PMCF_ESYNTAX, "%s: not a callgrind output (no 'events:' line)", path);
+	if (!rc) {
+		if (unmatched)
+			pmcfi_log(PMCF_LOG_WARN, "imix: %llu callgrind cost lines matched no instruction",
+				  (unsigned long long)unmatched);
+		fix_rep(m);
+		rc = hbbpi_mix_emit(m, ref_choose, NULL, 1);
+	}
+	if (rc) {
+		pmcf_imix_free(m);
+		return rc;
+	}
+	*out = m;
+	return 0;
+}

@@ -1,0 +1,127 @@
+/* Private to src/hbbp: static images (ELF text, symbols, disassembly, basic
+ * blocks), the mix under construction, and the synthetic perf.data generator
+ * used by the tests. */
+#ifndef PMCF_HBBP_IMPL_H
+#define PMCF_HBBP_IMPL_H
+#include <stdint.h>
+#include <stdio.h>
+#include "pmcfuse/hbbp.h"
+
+#define HBBP_DEFAULT_CUTOFF 18 /* §IV.B: LBR for blocks of 18 instructions or less */
+
+enum { INS_CF = 1, INS_REP = 2, INS_BAD = 4 };
+
+struct hbbp_ins {
+	uint64_t addr;
+	uint8_t len, flags;
+	uint16_t mnem;   /* index into the image's name table */
+	uint16_t isa_ext, isa_set, cat;
+	uint8_t packing; /* 0 NONE, 1 SCALAR, 2 PACKED */
+	uint32_t block;  /* index of the block in the function */
+};
+
+struct hbbp_block {
+	uint64_t start;
+	uint32_t first, n; /* instructions [first, first + n) of the function */
+};
+
+/* A function (from a symbol) or a gap of an executable section without one. */
+struct hbbp_func {
+	char *name;
+	uint64_t start, end;
+	const uint8_t *bytes; /* end - start bytes */
+	int decoded;
+	struct hbbp_ins *ins;
+	size_t nins;
+	struct hbbp_block *blocks;
+	size_t nblocks;
+	/* accumulators of one analysis */
+	double *ebs;      /* per block: EBS sample weight */
+	double *lbr;      /* per instruction: LBR stream weight */
+	double *ref;      /* per instruction: reference count */
+	uint64_t *oldest; /* per block: times its branch was the oldest LBR entry */
+	uint64_t *inlbr;  /* per block: times its branch appeared in any LBR entry */
+};
+
+struct hbbp_seg {
+	uint64_t off, vaddr, filesz;
+};
+
+struct hbbp_image {
+	char *path;
+	int fd;
+	void *elf;   /* Elf * */
+	void *dwarf; /* Dwarf *, opened on demand */
+	int dwarf_tried;
+	struct hbbp_seg *segs;
+	size_t nsegs;
+	struct hbbp_func *funcs;
+	size_t nfuncs;
+	char **names; /* mnemonic names by id; built on demand */
+	size_t nnames;
+	int is_kernel;
+	uint64_t kernel_text; /* address of _text (kernel images) */
+};
+
+/* Opens an x86-64 ELF file: segments, executable sections, functions (from
+ * .symtab, else .dynsym, plus gaps). Disassembly is lazy. */
+int hbbpi_image_open(const char *path, struct hbbp_image **out);
+void hbbpi_image_free(struct hbbp_image *im);
+/* File offset -> link-time address; 0 and -1 when outside every PT_LOAD. */
+int hbbpi_image_off2addr(const struct hbbp_image *im, uint64_t off, uint64_t *addr);
+/* Function containing addr (decoded), or NULL. */
+struct hbbp_func *hbbpi_image_func(struct hbbp_image *im, uint64_t addr);
+/* Index of the instruction that starts at (or contains) addr, or -1. */
+long hbbpi_func_ins(const struct hbbp_func *f, uint64_t addr);
+/* Decodes one function: instructions, leaders, blocks; allocates accumulators. */
+int hbbpi_func_decode(struct hbbp_image *im, struct hbbp_func *f);
+const char *hbbpi_mnemonic(const struct hbbp_image *im, const struct hbbp_ins *in);
+const char *hbbpi_isa_ext(const struct hbbp_ins *in);
+const char *hbbpi_isa_set(const struct hbbp_ins *in);
+const char *hbbpi_category(const struct hbbp_ins *in);
+const char *hbbpi_packing(const struct hbbp_ins *in);
+/* Source line of addr (libdw); 0 when unknown. *file is owned by the image. */
+unsigned hbbpi_image_line(struct hbbp_image *im, uint64_t addr, const char **file);
+
+/* The mix under construction: images by path, the output tables. */
+struct pmcf_imix {
+	struct hbbp_image **images;
+	size_t nimages;
+	char **missing; /* paths that could not be opened */
+	size_t nmissing;
+	pmcf_imix_ins *ins;
+	size_t nins;
+	pmcf_imix_block *blocks;
+	size_t nblocks;
+	pmcf_imix_stats st;
+	int lines;
+};
+int hbbpi_mix_new(const pmcf_imix_opts *o, pmcf_imix **out);
+/* Image for a path, opened once; NULL (and remembered) when not readable. */
+struct hbbp_image *hbbpi_mix_image(pmcf_imix *m, const char *path);
+/* Turns the accumulators into block and instruction tables. choose gives
+ * a block's count (and its source, the EBS/LBR estimates, the bias flag);
+ * with per_ins the instructions take their own f->ref counts instead. */
+typedef double (*hbbpi_choose_fn)(void *ctx, const struct hbbp_func *f, size_t b, int *src,
+				  double *ebs, double *lbr, int *bias);
+int hbbpi_mix_emit(pmcf_imix *m, hbbpi_choose_fn choose, void *ctx, int per_ins);
+
+/* Synthetic data with a known control flow (tests): writes DIR/synth.elf
+ * (x86-64 code of one function, loop with a long and short blocks) and
+ * DIR/perf.data with an EBS event (instructions, period ebs_period) and an
+ * LBR event (taken branches, period lbr_period, stacks of lbr_depth) over
+ * `periods` iterations of the outer loop; fills the exact BBEC per block. */
+struct hbbp_synth {
+	unsigned ebs_period, lbr_period, lbr_depth, periods;
+	int hw_idx;          /* write hw_idx in branch stacks */
+	int ebs_only;        /* one attribute, no branch stacks */
+	/* out */
+	unsigned nblocks;
+	uint64_t block_start[8];
+	unsigned block_len[8];
+	double block_count[8];  /* exact executions */
+	uint64_t load_addr;     /* where the text is mapped */
+	char elf_path[512], data_path[512];
+};
+int hbbpi_synth_write(const char *dir, struct hbbp_synth *s);
+#endif

@@ -1,0 +1,294 @@
+/* Instruction mixes: the per-instruction and per-block tables built from
+ * BBECs, pivot tables by mnemonic/ISA/category/packing/module/function/block/
+ * line, and the error metrics of hbbp-instruction-mix §VI. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hbbp/hbbp_impl.h"
+#include "util/internal.h"
+
+int hbbpi_mix_new(const pmcf_imix_opts *o, pmcf_imix **out)
+{
+	pmcf_imix *m = calloc(1, sizeof(*m));
+	if (!m)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	m->lines = o ? o->lines : 0;
+	*out = m;
+	return 0;
+}
+
+struct hbbp_image *hbbpi_mix_image(pmcf_imix *m, const char *path)
+{
+	for (size_t i = 0; i < m->nimages; i++)
+		if (!strcmp(m->images[i]->path, path))
+			return m->images[i];
+	for (size_t i = 0; i < m->nmissing; i++)
+		if (!strcmp(m->missing[i], path))
+			return NULL;
+	struct hbbp_image *im = NULL;
+	if (hbbpi_image_open(path, &im) != 0) {
+		char **q = realloc(m->missing, (m->nmissing + 1) * sizeof(*q));
+		if (q) {
+			m->missing = q;
+			if ((q[m->nmissing] = strdup(path)))
+				m->nmissing++;
+		}
+		pmcfi_log(PMCF_LOG_INFO, "imix: %s", pmcf_errdetail());
+		return NULL;
+	}
+	struct hbbp_image **q = realloc(m->images, (m->nimages + 1) * sizeof(*q));
+	if (!q) {
+		hbbpi_image_free(im);
+		return NULL;
+	}
+	m->images = q;
+	m->images[m->nimages++] = im;
+	return im;
+}
+
+void pmcf_imix_free(pmcf_imix *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->nimages; i++)
+		hbbpi_image_free(m->images[i]);
+	for (size_t i = 0; i < m->nmissing; i++)
+		free(m->missing[i]);
+	free(m->missing);
+	free(m->images);
+	free(m->ins);
+	free(m->blocks);
+	free(m);
+}
+
+static const char *base(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+int hbbpi_mix_emit(pmcf_imix *m, hbbpi_choose_fn choose, void *ctx, int per_ins)
+{
+	size_t capi = 0, capb = 0;
+	m->st.total = 0;
+	for (size_t ii = 0; ii < m->nimages; ii++) {
+		struct hbbp_image *im = m->images[ii];
+		for (size_t fi = 0; fi < im->nfuncs; fi++) {
+			struct hbbp_func *f = &im->funcs[fi];
+			if (f->decoded <= 0)
+				continue;
+			for (size_t b = 0; b < f->nblocks; b++) {
+				int src = 0, bias = 0;
+				double ebs = 0, lbr = 0;
+				double cnt = choose(ctx, f, b, &src, &ebs, &lbr, &bias);
+				const struct hbbp_block *bl = &f->blocks[b];
+				int any = cnt > 0;
+				for (uint32_t k = 0; per_ins && k < bl->n; k++)
+					any |= f->ref[bl->first + k] > 0;
+				if (!any && ebs <= 0 && lbr <= 0)
+					continue;
+				if (m->nblocks == capb) {
+					capb = capb ? capb * 2 : 256;
+					pmcf_imix_block *q = realloc(m->blocks, capb * sizeof(*q));
+					if (!q)
+						return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+					m->blocks = q;
+				}
+				m->blocks[m->nblocks++] = (pmcf_imix_block){
+					im->path, f->name, bl->start, bl->n, ebs, lbr, cnt, bias, src};
+				if (!any)
+					continue;
+				for (uint32_t k = 0; k < bl->n; k++) {
+					const struct hbbp_ins *in = &f->ins[bl->first + k];
+					double c = per_ins ? f->ref[bl->first + k] : cnt;
+					if (c <= 0)
+						continue;
+					if (m->nins == capi) {
+						capi = capi ? capi * 2 : 1024;
+						pmcf_imix_ins *q = realloc(m->ins, capi * sizeof(*q));
+						if (!q)
+							return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+						m->ins = q;
+					}
+					pmcf_imix_ins *r = &m->ins[m->nins++];
+					memset(r, 0, sizeof(*r));
+					r->module = im->path;
+					r->function = f->name;
+					r->mnemonic = hbbpi_mnemonic(im, in);
+					r->isa_ext = hbbpi_isa_ext(in);
+					r->isa_set = hbbpi_isa_set(in);
+					r->category = hbbpi_category(in);
+					r->packing = hbbpi_packing(in);
+					r->addr = in->addr;
+					r->block = bl->start;
+					r->block_len = bl->n;
+					r->count = c;
+					if (m->lines)
+						r->line = hbbpi_image_line(im, in->addr, &r->file);
+					m->st.total += c;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+size_t pmcf_imix_size(const pmcf_imix *m) { return m->nins; }
+const pmcf_imix_ins *pmcf_imix_at(const pmcf_imix *m, size_t i) { return i < m->nins ? &m->ins[i] : NULL; }
+size_t pmcf_imix_nblocks(const pmcf_imix *m) { return m->nblocks; }
+const pmcf_imix_block *pmcf_imix_block_at(const pmcf_imix *m, size_t i)
+{
+	return i < m->nblocks ? &m->blocks[i] : NULL;
+}
+const pmcf_imix_stats *pmcf_imix_get_stats(const pmcf_imix *m) { return &m->st; }
+
+static const char *const key_names[] = {"mnemonic", "isa",      "isa-set", "category", "packing",
+					"module",   "function", "block",   "line"};
+
+int pmcf_imix_key_parse(const char *name)
+{
+	for (size_t i = 0; i < PMCF_ARRAY_SIZE(key_names); i++)
+		if (!strcmp(name, key_names[i]))
+			return (int)i;
+	return -1;
+}
+
+static int row_key_cmp(const void *a, const void *b)
+{
+	return strcmp(((const pmcf_imix_row *)a)->key, ((const pmcf_imix_row *)b)->key);
+}
+
+static int row_count_cmp(const void *a, const void *b)
+{
+	const pmcf_imix_row *x = a, *y = b;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+void pmcf_imix_rows_free(pmcf_imix_row *rows, size_t n)
+{
+	for (size_t i = 0; rows && i < n; i++)
+		free(rows[i].key);
+	free(rows);
+}
+
+static char *key_of(const pmcf_imix_ins *r, int key)
+{
+	char buf[1024];
+	switch (key) {
+	case PMCF_IMIX_BY_MNEMONIC: return strdup(r->mnemonic);
+	case PMCF_IMIX_BY_ISA: return strdup(r->isa_ext);
+	case PMCF_IMIX_BY_ISA_SET: return strdup(r->isa_set);
+	case PMCF_IMIX_BY_CATEGORY: return strdup(r->category);
+	case PMCF_IMIX_BY_PACKING:
+		snprintf(buf, sizeof(buf), "%s/%s", r->isa_ext, r->packing);
+		return strdup(buf);
+	case PMCF_IMIX_BY_MODULE: return strdup(r->module);
+	case PMCF_IMIX_BY_FUNCTION:
+		snprintf(buf, sizeof(buf), "%s!%s", base(r->module), r->function);
+		return strdup(buf);
+	case PMCF_IMIX_BY_BLOCK:
+		snprintf(buf, sizeof(buf), "%s!%s@0x%llx", base(r->module), r->function,
+			 (unsigned long long)r->block);
+		return strdup(buf);
+	default:
+		snprintf(buf, sizeof(buf), "%s:%u", r->file ? r->file : "??", r->line);
+		return strdup(buf);
+	}
+}
+
+int pmcf_imix_pivot(const pmcf_imix *m, int key, pmcf_imix_row **rows, size_t *n)
+{
+	pmcfi_clear_error();
+	*rows = NULL;
+	*n = 0;
+	if (key < 0 || key > PMCF_IMIX_BY_LINE)
+		return pmcfi_fail(PMCF_EINVAL, "unknown pivot key %d", key);
+	pmcf_imix_row *r = calloc(m->nins + 1, sizeof(*r));
+	if (!r)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	for (size_t i = 0; i < m->nins; i++) {
+		r[i].key = key_of(&m->ins[i], key);
+		r[i].count = m->ins[i].count;
+		if (!r[i].key) {
+			pmcf_imix_rows_free(r, i);
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		}
+	}
+	qsort(r, m->nins, sizeof(*r), row_key_cmp);
+	size_t w = 0;
+	double total = 0;
+	for (size_t i = 0; i < m->nins; i++) {
+		total += r[i].count;
+		if (w && !strcmp(r[w - 1].key, r[i].key)) {
+			r[w - 1].count += r[i].count;
+			free(r[i].key);
+		} else {
+			r[w++] = r[i];
+		}
+	}
+	for (size_t i = 0; i < w; i++)
+		r[i].share = total > 0 ? r[i].count / total : 0;
+	qsort(r, w, sizeof(*r), row_count_cmp);
+	*rows = r;
+	*n = w;
+	return 0;
+}
+
+void pmcf_imix_cmp_free(pmcf_imix_cmp *c)
+{
+	if (!c)
+		return;
+	free(c->rows);
+	free(c);
+}
+
+/* §VI.B: Error(M) = |ref(M) - measured(M)| / ref(M); the average weighted
+ * error is sum_M Error(M) * ref(M) / #instructions_ref. */
+int pmcf_imix_compare(const pmcf_imix_row *ref, size_t nref, const pmcf_imix_row *meas,
+		      size_t nmeas, int normalize, pmcf_imix_cmp **out)
+{
+	pmcfi_clear_error();
+	*out = NULL;
+	pmcf_imix_cmp *c = calloc(1, sizeof(*c));
+	if (!c || !(c->rows = calloc(nref + 1, sizeof(*c->rows)))) {
+		free(c);
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < nref; i++)
+		if (ref[i].count > 0)
+			c->ref_total += ref[i].count;
+	for (size_t j = 0; j < nmeas; j++)
+		if (meas[j].count > 0)
+			c->measured_total += meas[j].count;
+	if (c->ref_total <= 0) {
+		pmcf_imix_cmp_free(c);
+		return pmcfi_fail(PMCF_EINVAL, "the reference mix is empty");
+	}
+	if (normalize && c->measured_total <= 0) {
+		pmcf_imix_cmp_free(c);
+		return pmcfi_fail(PMCF_EINVAL, "the measured mix is empty: nothing to normalize");
+	}
+	c->scale = normalize ? c->ref_total / c->measured_total : 1.0;
+	double matched = 0;
+	for (size_t i = 0; i < nref; i++) {
+		if (!(ref[i].count > 0))
+			continue;
+		double mv = 0;
+		for (size_t j = 0; j < nmeas; j++)
+			if (!strcmp(meas[j].key, ref[i].key) && meas[j].count > 0)
+				mv += meas[j].count;
+		matched += mv;
+		mv *= c->scale;
+		pmcf_imix_cmp_row *r = &c->rows[c->n++];
+		r->mnemonic = ref[i].key;
+		r->ref = ref[i].count;
+		r->measured = mv;
+		r->error = fabs(ref[i].count - mv) / ref[i].count;
+		c->avg_weighted_error += r->error * ref[i].count / c->ref_total;
+	}
+	c->extra = (c->measured_total - matched) * c->scale;
+	*out = c;
+	return 0;
+}

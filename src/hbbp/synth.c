@@ -1,0 +1,307 @@
+/* Synthetic HBBP data for the tests: an x86-64 ELF with one function of known
+ * control flow (a 3-trip inner loop with a 20-instruction block inside an
+ * endless outer loop) and a perf.data whose EBS samples and LBR stacks come
+ * from simulating it, so the exact basic-block execution counts are known. */
+#include <elf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hbbp/hbbp_impl.h"
+#include "util/internal.h"
+
+#define VADDR 0x401000ull
+#define FOFF 0x1000ull
+#define PID 4242u
+
+/* The code; offsets in comments. Blocks: B0 [0x00,2] B1 [0x06,3] B2 [0x0d,20]
+ * B3 [0x49,2] B4 [0x4d,1]. */
+static size_t build_code(uint8_t *c)
+{
+	size_t n = 0;
+	const uint8_t b0[] = {0xb9, 3, 0, 0, 0, 0x90};      /* 0x00 mov ecx,3; nop */
+	const uint8_t b1[] = {0x01, 0xc8, 0xf6, 0xc1, 0x01, /* 0x06 add eax,ecx; test cl,1 */
+			      0x74, 0x3c};                  /* 0x0b jz 0x49 */
+	memcpy(c + n, b0, sizeof(b0)), n += sizeof(b0);
+	memcpy(c + n, b1, sizeof(b1)), n += sizeof(b1);
+	for (int i = 0; i < 20; i++) { /* 0x0d add edx,1 x20 */
+		c[n++] = 0x83, c[n++] = 0xc2, c[n++] = 0x01;
+	}
+	const uint8_t b3[] = {0xff, 0xc9, 0x75, 0xb9, /* 0x49 dec ecx; jnz 0x06 */
+			      0xeb, 0xb1};            /* 0x4d jmp 0x00 */
+	memcpy(c + n, b3, sizeof(b3)), n += sizeof(b3);
+	return n; /* 0x4f */
+}
+
+static const uint64_t blk_start[5] = {0x00, 0x06, 0x0d, 0x49, 0x4d};
+static const unsigned blk_len[5] = {2, 3, 20, 2, 1};
+
+static int write_elf(const char *path, const uint8_t *code, size_t ncode)
+{
+	static const char strtab[] = "\0synth_loop";
+	static const char shstr[] = "\0.text\0.symtab\0.strtab\0.shstrtab";
+	size_t off_sym = (FOFF + ncode + 7) & ~7ull;
+	size_t off_str = off_sym + 2 * sizeof(Elf64_Sym);
+	size_t off_shs = off_str + sizeof(strtab);
+	size_t off_sh = (off_shs + sizeof(shstr) + 7) & ~7ull;
+	size_t total = off_sh + 5 * sizeof(Elf64_Shdr);
+	uint8_t *b = calloc(1, total);
+	if (!b)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)b;
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_EXEC;
+	eh->e_machine = EM_X86_64;
+	eh->e_version = EV_CURRENT;
+	eh->e_entry = VADDR;
+	eh->e_phoff = sizeof(Elf64_Ehdr);
+	eh->e_shoff = off_sh;
+	eh->e_ehsize = sizeof(Elf64_Ehdr);
+	eh->e_phentsize = sizeof(Elf64_Phdr);
+	eh->e_phnum = 1;
+	eh->e_shentsize = sizeof(Elf64_Shdr);
+	eh->e_shnum = 5;
+	eh->e_shstrndx = 4;
+	Elf64_Phdr ph = {PT_LOAD, PF_R | PF_X, FOFF, VADDR, VADDR, ncode, ncode, 0x1000};
+	memcpy(b + eh->e_phoff, &ph, sizeof(ph));
+	memcpy(b + FOFF, code, ncode);
+	Elf64_Sym sym[2] = {{0}, {1, ELF64_ST_INFO(STB_GLOBAL, STT_FUNC), 0, 1, VADDR, ncode}};
+	memcpy(b + off_sym, sym, sizeof(sym));
+	memcpy(b + off_str, strtab, sizeof(strtab));
+	memcpy(b + off_shs, shstr, sizeof(shstr));
+	Elf64_Shdr sh[5] = {{0}};
+	sh[1] = (Elf64_Shdr){1, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, VADDR, FOFF, ncode, 0, 0, 16, 0};
+	sh[2] = (Elf64_Shdr){7, SHT_SYMTAB, 0, 0, off_sym, sizeof(sym), 3, 1, 8, sizeof(Elf64_Sym)};
+	sh[3] = (Elf64_Shdr){15, SHT_STRTAB, 0, 0, off_str, sizeof(strtab), 0, 0, 1, 0};
+	sh[4] = (Elf64_Shdr){23, SHT_STRTAB, 0, 0, off_shs, sizeof(shstr), 0, 0, 1, 0};
+	memcpy(b + off_sh, sh, sizeof(sh));
+	FILE *f = fopen(path, "wb");
+	int ok = f && fwrite(b, 1, total, f) == total;
+	if (f && fclose(f) != 0)
+		ok = 0;
+	free(b);
+	return ok ? 0 : pmcfi_fail(-EIO, "cannot write %s", path);
+}
+
+/* A growing byte buffer. */
+struct buf {
+	uint8_t *p;
+	size_t n, cap;
+	int oom;
+};
+
+static void put(struct buf *b, const void *d, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->n + n > b->cap) {
+		size_t nc = b->cap ? b->cap * 2 : 4096;
+		while (nc < b->n + n)
+			nc *= 2;
+		uint8_t *q = realloc(b->p, nc);
+		if (!q) {
+			b->oom = 1;
+			return;
+		}
+		b->p = q;
+		b->cap = nc;
+	}
+	memcpy(b->p + b->n, d, n);
+	b->n += n;
+}
+static void put64(struct buf *b, uint64_t v) { put(b, &v, 8); }
+static void put32(struct buf *b, uint32_t v) { put(b, &v, 4); }
+static void put16(struct buf *b, uint16_t v) { put(b, &v, 2); }
+
+static void rec_header(struct buf *b, uint32_t type, uint16_t misc, size_t size)
+{
+	put32(b, type);
+	put16(b, misc);
+	put16(b, (uint16_t)size);
+}
+
+enum { ST = (1u << 16) | (1u << 0) | (1u << 1) | (1u << 2) | (1u << 6) };
+
+static void attr_bytes(uint8_t *a, uint32_t type, uint64_t config, uint64_t period,
+		       uint64_t sample_type, uint64_t bst, int precise)
+{
+	memset(a, 0, 128);
+	uint32_t size = 128;
+	uint64_t flags = (1ull << 18) | ((uint64_t)precise << 15) | (1ull << 5); /* sample_id_all, exclude_kernel */
+	memcpy(a, &type, 4);
+	memcpy(a + 4, &size, 4);
+	memcpy(a + 8, &config, 8);
+	memcpy(a + 16, &period, 8);
+	memcpy(a + 24, &sample_type, 8);
+	memcpy(a + 40, &flags, 8);
+	memcpy(a + 72, &bst, 8);
+}
+
+struct sim {
+	uint64_t ecx, ins, taken;
+	uint64_t ring_from[64], ring_to[64];
+	unsigned nring, head;
+};
+
+int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
+{
+	uint8_t code[128];
+	size_t ncode = build_code(code);
+	unsigned depth = s->lbr_depth ? s->lbr_depth : 16;
+	if (depth > 64 || depth < 2 || !s->ebs_period || (!s->ebs_only && !s->lbr_period))
+		return pmcfi_fail(PMCF_EINVAL, "synth: bad parameters");
+	snprintf(s->elf_path, sizeof(s->elf_path), "%s/synth.elf", dir);
+	snprintf(s->data_path, sizeof(s->data_path), "%s/perf.data", dir);
+	int rc = write_elf(s->elf_path, code, ncode);
+	if (rc)
+		return rc;
+	s->nblocks = 5;
+	s->load_addr = 0x7f0000001000ull;
+	for (int i = 0; i < 5; i++) {
+		s->block_start[i] = VADDR + blk_start[i];
+		s->block_len[i] = blk_len[i];
+		s->block_count[i] = 0;
+	}
+	unsigned nattr = s->ebs_only ? 1 : 2;
+	uint64_t bst = (1ull << 3) | 1ull | (s->hw_idx ? (1ull << 17) : 0);
+	uint64_t st = ST | (s->ebs_only ? 0 : (1u << 11));
+	struct buf d = {0};
+	/* records */
+	const char *comm = "synth";
+	rec_header(&d, 3, 0, 8 + 8 + 8);
+	put32(&d, PID), put32(&d, PID);
+	put(&d, comm, 6), put16(&d, 0);
+	rec_header(&d, 7, 0, 8 + 24);
+	put32(&d, PID), put32(&d, 1), put32(&d, PID), put32(&d, 1), put64(&d, 1);
+	size_t fl = strlen(s->elf_path) + 1, flp = (fl + 7) & ~(size_t)7;
+	rec_header(&d, 10, 2, 8 + 64 + flp);
+	put32(&d, PID), put32(&d, PID);
+	put64(&d, s->load_addr), put64(&d, 0x1000), put64(&d, FOFF);
+	put64(&d, 0), put64(&d, 0), put64(&d, 0), put32(&d, 5), put32(&d, 2);
+	put(&d, s->elf_path, fl);
+	for (size_t k = fl; k < flp; k++)
+		put(&d, "", 1);
+	/* simulate: warm-up, then sample */
+	struct sim m = {0};
+	uint64_t pc = 0, t = 10;
+	unsigned warm = depth / 4 + 2;
+	for (unsigned per = 0; per < warm + s->periods; per++) {
+		int measure = per >= warm;
+		if (per == warm)
+			m.ins = m.taken = 0;
+		for (;;) {
+			/* one instruction at pc (offset) */
+			int blk = -1;
+			for (int i = 0; i < 5; i++)
+				if (pc == blk_start[i])
+					blk = i;
+			if (blk >= 0 && measure)
+				s->block_count[blk] += 1;
+			uint64_t next = pc, target = UINT64_MAX;
+			switch (pc) {
+			case 0x00: m.ecx = 3; next = 0x05; break;
+			case 0x05: next = 0x06; break;
+			case 0x06: next = 0x08; break;
+			case 0x08: next = 0x0b; break;
+			case 0x0b: next = 0x0d; if (!(m.ecx & 1)) target = 0x49; break;
+			case 0x49: m.ecx--; next = 0x4b; break;
+			case 0x4b: next = 0x4d; if (m.ecx) target = 0x06; break;
+			case 0x4d: next = 0x4f; target = 0x00; break;
+			default: next = pc + 3; break; /* add edx,1 */
+			}
+			m.ins++;
+			if (measure && m.ins % s->ebs_period == 0) {
+				/* EBS sample on the retiring instruction */
+				rec_header(&d, 9, 2, 8 + 8 * 5 + (s->ebs_only ? 0 : 8 + (s->hw_idx ? 8 : 0)));
+				put64(&d, 100), put64(&d, s->load_addr + pc);
+				put32(&d, PID), put32(&d, PID), put64(&d, t++), put64(&d, 100);
+				if (!s->ebs_only) {
+					put64(&d, 0); /* empty branch stack (LBR of the EBS event is discarded) */
+					if (s->hw_idx)
+						put64(&d, m.head);
+				}
+			}
+			if (target != UINT64_MAX) {
+				m.ring_from[m.head] = s->load_addr + pc;
+				m.ring_to[m.head] = s->load_addr + target;
+				m.head = (m.head + 1) % depth;
+				if (m.nring < depth)
+					m.nring++;
+				m.taken++;
+				if (measure && !s->ebs_only && m.taken % s->lbr_period == 0) {
+					size_t sz = 8 + 8 * 5 + 8 + (s->hw_idx ? 8 : 0) + 24 * (size_t)m.nring;
+					rec_header(&d, 9, 2, sz);
+					put64(&d, 200), put64(&d, s->load_addr + pc);
+					put32(&d, PID), put32(&d, PID), put64(&d, t++), put64(&d, 200);
+					put64(&d, m.nring);
+					if (s->hw_idx)
+						put64(&d, m.head);
+					for (unsigned k = 0; k < m.nring; k++) { /* newest first */
+						unsigned at = (m.head + depth - 1 - k) % depth;
+						put64(&d, m.ring_from[at]), put64(&d, m.ring_to[at]), put64(&d, 0);
+					}
+				}
+				pc = target;
+				if (target == 0x00)
+					break;
+			} else {
+				pc = next;
+			}
+		}
+	}
+	rec_header(&d, 4, 0, 8 + 24);
+	put32(&d, PID), put32(&d, 1), put32(&d, PID), put32(&d, 1), put64(&d, t);
+	/* file: header, attrs, ids, data, feature table, EVENT_DESC */
+	struct buf f = {0};
+	size_t attr_size = 128 + 16;
+	size_t off_attrs = 104, off_ids = off_attrs + nattr * attr_size;
+	size_t off_data = off_ids + nattr * 8;
+	put(&f, "PERFILE2", 8);
+	put64(&f, 104), put64(&f, attr_size);
+	put64(&f, off_attrs), put64(&f, nattr * attr_size);
+	put64(&f, off_data), put64(&f, d.n);
+	put64(&f, 0), put64(&f, 0);
+	put64(&f, 1ull << 12), put64(&f, 0), put64(&f, 0), put64(&f, 0);
+	uint8_t a[128];
+	static const char *const names[2] = {"inst_retired.prec_dist", "br_inst_retired.near_taken"};
+	for (unsigned i = 0; i < nattr; i++) {
+		attr_bytes(a, 4, i ? 0x20c4 : 0x1c0, i ? s->lbr_period : s->ebs_period, st,
+			   s->ebs_only ? 0 : bst, i ? 1 : 3);
+		put(&f, a, 128);
+		put64(&f, off_ids + 8 * i), put64(&f, 8);
+	}
+	for (unsigned i = 0; i < nattr; i++)
+		put64(&f, 100 + 100 * i);
+	put(&f, d.p, d.n);
+	size_t off_feat = f.n + 16;
+	struct buf e = {0};
+	put32(&e, nattr), put32(&e, 128);
+	for (unsigned i = 0; i < nattr; i++) {
+		attr_bytes(a, 4, i ? 0x20c4 : 0x1c0, 0, st, 0, 0);
+		put(&e, a, 128);
+		put32(&e, 1);
+		uint8_t nm[64] = {0};
+		memcpy(nm, names[i], strlen(names[i]));
+		put32(&e, 64), put(&e, nm, 64);
+		put64(&e, 100 + 100 * i);
+	}
+	put64(&f, off_feat), put64(&f, e.n);
+	put(&f, e.p, e.n);
+	rc = 0;
+	if (d.oom || f.oom || e.oom) {
+		rc = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	} else {
+		FILE *fp = fopen(s->data_path, "wb");
+		int ok = fp && fwrite(f.p, 1, f.n, fp) == f.n;
+		if (fp && fclose(fp) != 0)
+			ok = 0;
+		if (!ok)
+			rc = pmcfi_fail(-EIO, "cannot write %s", s->data_path);
+	}
+	free(d.p);
+	free(f.p);
+	free(e.p);
+	return rc;
+}

@@ -1,0 +1,84 @@
+/* `imix train`: learns HBBP's choice between EBS and LBR per block as a
+ * decision stump (a one-split classification tree with Gini impurity,
+ * hbbp-instruction-mix §IV.A-B) over block length and the bias flag. */
+#include <stdlib.h>
+#include <string.h>
+#include "hbbp/hbbp_impl.h"
+#include "util/internal.h"
+
+static double gini(double lbr, double all)
+{
+	if (all <= 0)
+		return 0;
+	double p = lbr / all;
+	return 2 * p * (1 - p);
+}
+
+static int len_cmp(const void *a, const void *b)
+{
+	const pmcf_imix_example *x = a, *y = b;
+	return (x->len > y->len) - (x->len < y->len);
+}
+
+int pmcf_imix_train(const pmcf_imix_example *ex, size_t n, pmcf_imix_stump *out)
+{
+	pmcfi_clear_error();
+	memset(out, 0, sizeof(*out));
+	double all = 0, lbr = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!(ex[i].weight >= 0))
+			return pmcfi_fail(PMCF_EINVAL, "training example %zu: negative weight", i);
+		all += ex[i].weight;
+		lbr += ex[i].lbr ? ex[i].weight : 0;
+	}
+	if (n == 0 || all <= 0)
+		return pmcfi_fail(PMCF_EINVAL, "no training examples with weight");
+	pmcf_imix_example *s = malloc(n * sizeof(*s));
+	if (!s)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	memcpy(s, ex, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), len_cmp);
+	double g0 = gini(lbr, all);
+	/* length: LBR when len <= cutoff; every distinct length is a candidate */
+	double best_len = g0, lw = 0, ll = 0;
+	unsigned cut = s[n - 1].len;
+	double acc_len = lbr / all;
+	for (size_t i = 0; i < n; i++) {
+		lw += s[i].weight;
+		ll += s[i].lbr ? s[i].weight : 0;
+		if (i + 1 < n && s[i + 1].len == s[i].len)
+			continue;
+		double rw = all - lw, rl = lbr - ll;
+		double g = (lw * gini(ll, lw) + rw * gini(rl, rw)) / all;
+		if (g < best_len - 1e-15) {
+			best_len = g;
+			cut = s[i].len;
+			/* accuracy of the HBBP rule: LBR left, EBS right */
+			acc_len = (ll + (rw - rl)) / all;
+		}
+	}
+	free(s);
+	/* bias: LBR when the block carries no bias flag */
+	double bw = 0, bl = 0;
+	for (size_t i = 0; i < n; i++)
+		if (ex[i].bias) {
+			bw += ex[i].weight;
+			bl += ex[i].lbr ? ex[i].weight : 0;
+		}
+	double nw = all - bw, nl = lbr - bl;
+	double g_bias = (bw * gini(bl, bw) + nw * gini(nl, nw)) / all;
+	double gain_len = g0 - best_len, gain_bias = g0 - g_bias;
+	out->gini_before = g0;
+	out->cutoff = cut;
+	out->length_importance = gain_len + gain_bias > 0 ? gain_len / (gain_len + gain_bias) : 1.0;
+	if (gain_bias > gain_len) {
+		out->feature = 1;
+		out->gini_after = g_bias;
+		out->accuracy = (nl + (bw - bl)) / all;
+	} else {
+		out->feature = 0;
+		out->gini_after = best_len;
+		out->accuracy = acc_len;
+	}
+	return 0;
+}

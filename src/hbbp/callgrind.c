@@ -82,6 +82,8 @@ static int subpos(char **p, uint64_t last, uint64_t *out)
 			return -1;
 		*out = v;
 	}
+	if (*end && *end != ' ' && *end != '\t')
+		return -1;
 	*p = end;
 	return 0;
 }
@@ -218,6 +220,12 @@ int pmcf_imix_from_callgrind(const char *path, const pmcf_imix_opts *opts, pmcf_
 			char *end = NULL;
 			unsigned long long v = strtoull(p, &end, 10);
 			if (end == p) {
+				while (*p == ' ' || *p == '\t')
+					p++;
+				if (*p) {
+					rc = pmcfi_fail(PMCF_ESYNTAX, "%s:%lu: bad cost", path, lineno);
+					break;
+				}
 				v = 0; /* trailing zero costs may be left out */
 				end = p;
 			}
@@ -225,6 +233,8 @@ int pmcf_imix_from_callgrind(const char *path, const pmcf_imix_opts *opts, pmcf_
 			if (k == ir_col)
 				ir = (double)v;
 		}
+		if (rc)
+			break;
 		if (skip_next) {
 			skip_next = 0; /* inclusive cost of a call */
 			continue;

@@ -29,7 +29,12 @@ static size_t build_code(uint8_t *c)
 	const uint8_t b3[] = {0xff, 0xc9, 0x75, 0xb9, /* 0x49 dec ecx; jnz 0x06 */
 			      0xeb, 0xb1};            /* 0x4d jmp 0x00 */
 	memcpy(c + n, b3, sizeof(b3)), n += sizeof(b3);
-	return n; /* 0x4f */
+	c[n++] = 0x90; /* 0x4f padding */
+	/* 0x50 synth_rep (never run by the simulation; for callgrind tests):
+	 * mov ecx,8; rep stosb; ret */
+	const uint8_t r[] = {0xb9, 8, 0, 0, 0, 0xf3, 0xaa, 0xc3};
+	memcpy(c + n, r, sizeof(r)), n += sizeof(r);
+	return n; /* 0x58 */
 }
 
 static const uint64_t blk_start[5] = {0x00, 0x06, 0x0d, 0x49, 0x4d};
@@ -37,10 +42,10 @@ static const unsigned blk_len[5] = {2, 3, 20, 2, 1};
 
 static int write_elf(const char *path, const uint8_t *code, size_t ncode)
 {
-	static const char strtab[] = "\0synth_loop";
+	static const char strtab[] = "\0synth_loop\0synth_rep";
 	static const char shstr[] = "\0.text\0.symtab\0.strtab\0.shstrtab";
 	size_t off_sym = (FOFF + ncode + 7) & ~7ull;
-	size_t off_str = off_sym + 2 * sizeof(Elf64_Sym);
+	size_t off_str = off_sym + 3 * sizeof(Elf64_Sym);
 	size_t off_shs = off_str + sizeof(strtab);
 	size_t off_sh = (off_shs + sizeof(shstr) + 7) & ~7ull;
 	size_t total = off_sh + 5 * sizeof(Elf64_Shdr);
@@ -67,7 +72,9 @@ static int write_elf(const char *path, const uint8_t *code, size_t ncode)
 	Elf64_Phdr ph = {PT_LOAD, PF_R | PF_X, FOFF, VADDR, VADDR, ncode, ncode, 0x1000};
 	memcpy(b + eh->e_phoff, &ph, sizeof(ph));
 	memcpy(b + FOFF, code, ncode);
-	Elf64_Sym sym[2] = {{0}, {1, ELF64_ST_INFO(STB_GLOBAL, STT_FUNC), 0, 1, VADDR, ncode}};
+	Elf64_Sym sym[3] = {{0},
+			    {1, ELF64_ST_INFO(STB_GLOBAL, STT_FUNC), 0, 1, VADDR, 0x4f},
+			    {12, ELF64_ST_INFO(STB_GLOBAL, STT_FUNC), 0, 1, VADDR + 0x50, 8}};
 	memcpy(b + off_sym, sym, sizeof(sym));
 	memcpy(b + off_str, strtab, sizeof(strtab));
 	memcpy(b + off_shs, shstr, sizeof(shstr));

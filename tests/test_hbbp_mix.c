@@ -1,0 +1,340 @@
+/* Unit tests of BBEC and mixes (src/hbbp): exact block counts by EBS, LBR
+ * and HBBP on synthetic data with a known control flow, the 18-instruction
+ * rule, disassembly and blocks, callgrind parsing (rep-prefixed strings,
+ * call lines), pivots, the §VI error metrics and the trained stump. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+#include "hbbp/hbbp_impl.h"
+
+static char dirbuf[512];
+
+static const char *tmp(const char *name)
+{
+	const char *t = getenv("PMCF_TEST_TMP");
+	snprintf(dirbuf, sizeof(dirbuf), "%s/hbbp_mix_%s", t ? t : "/tmp", name);
+	mkdir(dirbuf, 0755);
+	return dirbuf;
+}
+
+static pmcf_imix *mix_of(const struct hbbp_synth *s, int method, unsigned cutoff)
+{
+	pmcf_perfdata *pd = NULL;
+	assert_int_equal(pmcf_perfdata_open(s->data_path, &pd), 0);
+	pmcf_imix_opts o = {.size = sizeof(o), .method = method, .cutoff = cutoff};
+	pmcf_imix *m = NULL;
+	int rc = pmcf_imix_from_perfdata(pd, &o, &m);
+	if (rc)
+		fail_msg("imix: %s", pmcf_errdetail());
+	pmcf_perfdata_close(pd);
+	return m;
+}
+
+static const pmcf_imix_block *block_at(const pmcf_imix *m, uint64_t start)
+{
+	for (size_t i = 0; i < pmcf_imix_nblocks(m); i++)
+		if (pmcf_imix_block_at(m, i)->start == start)
+			return pmcf_imix_block_at(m, i);
+	fail_msg("no block at 0x%llx", (unsigned long long)start);
+	return NULL;
+}
+
+struct exact_case {
+	int line;
+	unsigned ebs_period, lbr_period, depth, periods;
+	int hw_idx;
+};
+
+/* With sampling phases spread uniformly over the period (coprime periods,
+ * whole cycles), EBS and LBR estimates equal the true counts exactly. */
+static void test_exact_bbec(void **state)
+{
+	(void)state;
+	static const struct exact_case cases[] = {
+		{__LINE__, 11, 7, 16, 308, 0},
+		{__LINE__, 11, 7, 16, 308, 1},
+		{__LINE__, 31, 3, 8, 31 * 3, 0},
+		{__LINE__, 1, 1, 32, 50, 0},
+		{__LINE__, 3, 5, 2, 3 * 5 * 2, 1},
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		const struct exact_case *k = &cases[c];
+		struct hbbp_synth s = {.ebs_period = k->ebs_period, .lbr_period = k->lbr_period,
+				       .lbr_depth = k->depth, .periods = k->periods, .hw_idx = k->hw_idx};
+		assert_int_equal(hbbpi_synth_write(tmp("exact"), &s), 0);
+		for (int method = 0; method < 3; method++) {
+			pmcf_imix *m = mix_of(&s, method, 0);
+			for (unsigned b = 0; b < s.nblocks; b++) {
+				const pmcf_imix_block *bl = block_at(m, s.block_start[b]);
+				assert_int_equal(bl->len, s.block_len[b]);
+				double want = s.block_count[b];
+				if (fabs(bl->ebs - want) > 1e-9 * want || fabs(bl->lbr - want) > 1e-9 * want ||
+				    fabs(bl->count - want) > 1e-9 * want)
+					fail_msg("case at line %d, method %d, block 0x%llx: ebs %.9g lbr %.9g "
+						 "count %.9g, want %.9g",
+						 k->line, method, (unsigned long long)bl->start, bl->ebs, bl->lbr,
+						 bl->count, want);
+				int want_src = method == PMCF_IMIX_EBS   ? PMCF_IMIX_SRC_EBS
+					       : method == PMCF_IMIX_LBR ? PMCF_IMIX_SRC_LBR
+					       : bl->len <= 18           ? PMCF_IMIX_SRC_LBR
+									 : PMCF_IMIX_SRC_EBS;
+				assert_int_equal(bl->source, want_src);
+			}
+			/* the mix: 20 x ADD per long block + 1 ADD per B1 */
+			pmcf_imix_row *rows;
+			size_t n;
+			assert_int_equal(pmcf_imix_pivot(m, PMCF_IMIX_BY_MNEMONIC, &rows, &n), 0);
+			double add = 0, total = 0;
+			for (size_t i = 0; i < n; i++) {
+				total += rows[i].count;
+				if (!strcmp(rows[i].key, "ADD"))
+					add = rows[i].count;
+			}
+			assert_true(fabs(add - (20 * s.block_count[2] + s.block_count[1])) < 1e-6 * add);
+			assert_true(fabs(total - pmcf_imix_get_stats(m)->total) < 1e-6 * total);
+			assert_false(pmcf_imix_get_stats(m)->relative);
+			pmcf_imix_rows_free(rows, n);
+			pmcf_imix_free(m);
+		}
+	}
+}
+
+/* The cut-off moves the long block from EBS to LBR. */
+static void test_cutoff(void **state)
+{
+	(void)state;
+	struct hbbp_synth s = {.ebs_period = 11, .lbr_period = 7, .lbr_depth = 16, .periods = 77};
+	assert_int_equal(hbbpi_synth_write(tmp("cutoff"), &s), 0);
+	pmcf_imix *m = mix_of(&s, PMCF_IMIX_HBBP, 25);
+	assert_int_equal(block_at(m, s.block_start[2])->source, PMCF_IMIX_SRC_LBR);
+	pmcf_imix_free(m);
+	m = mix_of(&s, PMCF_IMIX_HBBP, 1);
+	assert_int_equal(block_at(m, s.block_start[4])->source, PMCF_IMIX_SRC_LBR);
+	assert_int_equal(block_at(m, s.block_start[0])->source, PMCF_IMIX_SRC_EBS);
+	pmcf_imix_free(m);
+}
+
+/* EBS-only data: HBBP falls back to EBS; LBR is an error. */
+static void test_ebs_only(void **state)
+{
+	(void)state;
+	struct hbbp_synth s = {.ebs_period = 11, .periods = 11, .ebs_only = 1};
+	assert_int_equal(hbbpi_synth_write(tmp("ebsonly"), &s), 0);
+	pmcf_imix *m = mix_of(&s, PMCF_IMIX_HBBP, 0);
+	for (unsigned b = 0; b < s.nblocks; b++) {
+		const pmcf_imix_block *bl = block_at(m, s.block_start[b]);
+		assert_int_equal(bl->source, PMCF_IMIX_SRC_EBS);
+		assert_true(fabs(bl->count - s.block_count[b]) < 1e-9 * s.block_count[b]);
+	}
+	pmcf_imix_free(m);
+	pmcf_perfdata *pd = NULL;
+	assert_int_equal(pmcf_perfdata_open(s.data_path, &pd), 0);
+	pmcf_imix_opts o = {.size = sizeof(o), .method = PMCF_IMIX_LBR};
+	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), PMCF_EINVAL);
+	o.method = 7;
+	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), PMCF_EINVAL);
+	pmcf_perfdata_close(pd);
+}
+
+/* Disassembly and blocks of the synthetic ELF. */
+static void test_image(void **state)
+{
+	(void)state;
+	struct hbbp_synth s = {.ebs_period = 11, .lbr_period = 7, .periods = 77};
+	assert_int_equal(hbbpi_synth_write(tmp("image"), &s), 0);
+	struct hbbp_image *im = NULL;
+	assert_int_equal(hbbpi_image_open(s.elf_path, &im), 0);
+	uint64_t a = 0;
+	assert_int_equal(hbbpi_image_off2addr(im, 0x1006, &a), 0);
+	assert_int_equal(a, 0x401006);
+	assert_int_equal(hbbpi_image_off2addr(im, 0x10, &a), -1);
+	struct hbbp_func *f = hbbpi_image_func(im, 0x401010);
+	assert_non_null(f);
+	assert_string_equal(f->name, "synth_loop");
+	assert_int_equal(f->nblocks, 5);
+	assert_int_equal(f->nins, 28);
+	assert_string_equal(hbbpi_mnemonic(im, &f->ins[0]), "MOV");
+	assert_string_equal(hbbpi_category(&f->ins[4]), "COND_BR");
+	assert_string_equal(hbbpi_isa_ext(&f->ins[0]), "BASE");
+	assert_string_equal(hbbpi_packing(&f->ins[0]), "NONE");
+	struct hbbp_func *r = hbbpi_image_func(im, 0x401055);
+	assert_non_null(r);
+	assert_string_equal(r->name, "synth_rep");
+	assert_int_equal(r->nins, 3);
+	assert_string_equal(hbbpi_mnemonic(im, &r->ins[1]), "REP_STOSB");
+	assert_true(r->ins[1].flags & INS_REP);
+	assert_int_equal(hbbpi_func_ins(r, 0x401056), 1);
+	assert_null(hbbpi_image_func(im, 0x500000));
+	hbbpi_image_free(im);
+	assert_true(hbbpi_image_open("/nonexistent", &im) < 0);
+	assert_true(hbbpi_image_open("/proc/self/status", &im) < 0);
+}
+
+static const char *write_file(const char *name, const char *text)
+{
+	static char p[700];
+	snprintf(p, sizeof(p), "%s/%s", tmp("cg"), name);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return p;
+}
+
+static double count_of(const pmcf_imix_row *rows, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(rows[i].key, key))
+			return rows[i].count;
+	return 0;
+}
+
+/* A hand-written callgrind output over the synthetic ELF. */
+static void test_callgrind(void **state)
+{
+	(void)state;
+	struct hbbp_synth s = {.ebs_period = 11, .lbr_period = 7, .periods = 77};
+	assert_int_equal(hbbpi_synth_write(tmp("cg"), &s), 0);
+	char text[4096];
+	snprintf(text, sizeof(text),
+		 "# callgrind format\nversion: 1\ncreator: test\npositions: instr line\n"
+		 "events: Ir\n\nob=(1) %s\nfl=(1) synth.c\nfn=(1) synth_loop\n"
+		 "0x401000 1 10\n+5 * 10\n"   /* mov, nop */
+		 "+1 2 30\n+2 * 30\n+3 * 30\n" /* add, test, jz */
+		 "cfn=(2) synth_rep\ncalls=10 0x401050 0\n* * 999\n" /* inclusive: skipped */
+		 "0x401049 4 30\n+2 * 30\n+2 * 10\n"
+		 "ob=(2) /usr/libexec/valgrind/vgpreload_core-amd64-linux.so\n0x1000 0 77\n"
+		 "ob=(1)\nfn=(2)\n0x401050 9 10\n+5 * 80\n+2 * 10\n"
+		 "totals: 999\n",
+		 s.elf_path);
+	const char *p = write_file("callgrind.out", text);
+	pmcf_imix *m = NULL;
+	int rc = pmcf_imix_from_callgrind(p, NULL, &m);
+	if (rc)
+		fail_msg("callgrind: %s", pmcf_errdetail());
+	pmcf_imix_row *rows;
+	size_t n;
+	assert_int_equal(pmcf_imix_pivot(m, PMCF_IMIX_BY_MNEMONIC, &rows, &n), 0);
+	assert_true(count_of(rows, n, "MOV") == 20);      /* 10 in each function */
+	assert_true(count_of(rows, n, "REP_STOSB") == 10); /* executions, not 80 iterations */
+	assert_true(count_of(rows, n, "ADD") == 30);
+	assert_true(count_of(rows, n, "JMP") == 10);
+	assert_true(count_of(rows, n, "RET") == 10);
+	assert_true(pmcf_imix_get_stats(m)->total == 10 + 10 + 90 + 70 + 30);
+	pmcf_imix_rows_free(rows, n);
+	/* by function */
+	assert_int_equal(pmcf_imix_pivot(m, PMCF_IMIX_BY_FUNCTION, &rows, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(rows[0].key, "synth.elf!synth_loop");
+	pmcf_imix_rows_free(rows, n);
+	pmcf_imix_free(m);
+	/* not written with --dump-instr=yes */
+	p = write_file("bad1.out", "version: 1\npositions: line\nevents: Ir\nfn=main\n12 5\n");
+	assert_int_equal(pmcf_imix_from_callgrind(p, NULL, &m), PMCF_ESYNTAX);
+	p = write_file("bad2.out", "hello\n");
+	assert_int_equal(pmcf_imix_from_callgrind(p, NULL, &m), PMCF_ESYNTAX);
+	p = write_file("bad3.out", "positions: instr\nevents: Ir\nob=(99999999999) x\n");
+	assert_int_equal(pmcf_imix_from_callgrind(p, NULL, &m), PMCF_ESYNTAX);
+	p = write_file("bad4.out", "positions: instr\nevents: Ir\n0xzz 5\n");
+	assert_int_equal(pmcf_imix_from_callgrind(p, NULL, &m), PMCF_ESYNTAX);
+	assert_true(pmcf_imix_from_callgrind("/nonexistent", NULL, &m) < 0);
+}
+
+struct cmp_case {
+	int line;
+	int normalize;
+	double meas[4]; /* MOV ADD JMP NOP */
+	double want_avg, want_extra;
+};
+
+/* §VI.B: 500 MOV measured as 510 is a 2% error; the average weights by the
+ * reference share. */
+static void test_compare(void **state)
+{
+	(void)state;
+	pmcf_imix_row ref[] = {{"MOV", 500, 0}, {"ADD", 300, 0}, {"JMP", 200, 0}};
+	static const struct cmp_case cases[] = {
+		{__LINE__, 0, {510, 270, 200, 5}, (10.0 + 30.0) / 1000, 5},
+		{__LINE__, 0, {500, 300, 200, 0}, 0, 0},
+		{__LINE__, 1, {50, 30, 20, 0}, 0, 0},  /* same shares */
+		{__LINE__, 1, {100, 0, 0, 0}, 1.0, 0}, /* all MOV: |1000-500| + 300 + 200 */
+		{__LINE__, 0, {0, 0, 0, 0}, 1.0, 0},
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		const struct cmp_case *k = &cases[c];
+		pmcf_imix_row meas[] = {{"NOP", k->meas[3], 0}, {"ADD", k->meas[1], 0},
+					{"MOV", k->meas[0], 0}, {"JMP", k->meas[2], 0}};
+		pmcf_imix_cmp *r = NULL;
+		int rc = pmcf_imix_compare(ref, 3, meas, 4, k->normalize, &r);
+		if (k->normalize && k->meas[0] + k->meas[1] + k->meas[2] + k->meas[3] == 0) {
+			assert_int_equal(rc, PMCF_EINVAL);
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		if (fabs(r->avg_weighted_error - k->want_avg) > 1e-12 || fabs(r->extra - k->want_extra) > 1e-9)
+			fail_msg("case at line %d: avg %.12g extra %g", k->line, r->avg_weighted_error, r->extra);
+		assert_int_equal(r->n, 3);
+		assert_string_equal(r->rows[0].mnemonic, "MOV");
+		pmcf_imix_cmp_free(r);
+	}
+	pmcf_imix_cmp *r = NULL;
+	assert_int_equal(pmcf_imix_compare(ref, 0, ref, 3, 0, &r), PMCF_EINVAL);
+	assert_int_equal(pmcf_imix_compare(ref, 1, ref, 3, 0, &r), 0);
+	assert_true(r->rows[0].error == 0);
+	pmcf_imix_cmp_free(r);
+}
+
+static void test_keys(void **state)
+{
+	(void)state;
+	assert_int_equal(pmcf_imix_key_parse("mnemonic"), PMCF_IMIX_BY_MNEMONIC);
+	assert_int_equal(pmcf_imix_key_parse("line"), PMCF_IMIX_BY_LINE);
+	assert_int_equal(pmcf_imix_key_parse("isa-set"), PMCF_IMIX_BY_ISA_SET);
+	assert_int_equal(pmcf_imix_key_parse("opcode"), -1);
+}
+
+/* The stump finds the cut-off that separates LBR-better short blocks from
+ * EBS-better long ones (§IV.B). */
+static void test_train(void **state)
+{
+	(void)state;
+	pmcf_imix_example ex[40];
+	for (unsigned i = 0; i < 40; i++)
+		ex[i] = (pmcf_imix_example){.len = i + 1, .bias = 0, .weight = 1 + i % 3, .lbr = i + 1 <= 18};
+	pmcf_imix_stump sp;
+	assert_int_equal(pmcf_imix_train(ex, 40, &sp), 0);
+	assert_int_equal(sp.feature, 0);
+	assert_int_equal(sp.cutoff, 18);
+	assert_true(fabs(sp.accuracy - 1) < 1e-12);
+	assert_true(sp.gini_after < 1e-12);
+	assert_true(sp.length_importance > 0.5);
+	/* label by bias only: the bias stump wins */
+	for (unsigned i = 0; i < 40; i++) {
+		ex[i].bias = i % 2;
+		ex[i].lbr = !ex[i].bias;
+	}
+	assert_int_equal(pmcf_imix_train(ex, 40, &sp), 0);
+	assert_int_equal(sp.feature, 1);
+	assert_true(fabs(sp.accuracy - 1) < 1e-12);
+	assert_int_equal(pmcf_imix_train(ex, 0, &sp), PMCF_EINVAL);
+	ex[0].weight = -1;
+	assert_int_equal(pmcf_imix_train(ex, 40, &sp), PMCF_EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exact_bbec), cmocka_unit_test(test_cutoff),
+		cmocka_unit_test(test_ebs_only),   cmocka_unit_test(test_image),
+		cmocka_unit_test(test_callgrind),  cmocka_unit_test(test_compare),
+		cmocka_unit_test(test_keys),       cmocka_unit_test(test_train),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

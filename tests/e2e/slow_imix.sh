@@ -1,0 +1,81 @@
+# imix end to end: synthetic LBR data gives the exact block counts through the
+# CLI; on a test program (tests/data/hbbp/imix_prog.c), `imix reference`
+# (callgrind) and an EBS-only `imix record` + `imix report` agree on the top
+# mnemonics, and `imix compare --normalize` reports the average weighted error.
+
+# synthetic data with a known control flow: HBBP equals the truth per block
+expect_ok "$PMCFUSE" imix synth -o syn
+truth=$OUT
+# instructions per block = executions x length: 616 x 20, 924 x 3, 924 x 2, 308 x 2, 308 x 1
+expect_ok "$PMCFUSE" imix report --by block syn
+for c in 12320 2772 1848 616 308; do expect_match " $c " "$OUT"; done
+expect_ok "$PMCFUSE" imix report --method lbr --format json syn
+[ "$(echo "$OUT" | jq -r '.rows[0].key')" == ADD ] || fail "top mnemonic of the synthetic mix: $OUT"
+expect_ok "$PMCFUSE" imix report --format sde syn
+expect_match '\*total +17864' "$OUT"
+expect_match 'block 0x40100d len 20 count 616' "$truth"
+
+# usage and input errors: one line, exit 1
+expect_fail 1 "$PMCFUSE" imix
+expect_fail 1 "$PMCFUSE" imix frobnicate
+expect_fail 1 "$PMCFUSE" imix report --by opcode syn
+expect_fail 1 "$PMCFUSE" imix report nosuchdir
+printf 'not a perf file' > junk.data
+expect_fail 1 "$PMCFUSE" imix report junk.data
+expect_fail 1 "$PMCFUSE" imix record -o x
+expect_fail 1 "$PMCFUSE" imix train syn
+expect_ok "$PMCFUSE" imix --help
+expect_match 'imix record' "$OUT"
+
+# hybrid recording needs LBR: a clear environment error elsewhere
+if ! grep -q GenuineIntel /proc/cpuinfo; then
+	expect_fail 2 "$PMCFUSE" imix record -o hyb -- /bin/true
+	expect_match 'ebs-only' "$ERR"
+fi
+
+command -v perf >/dev/null || { echo "skip: no perf"; exit 0; }
+command -v valgrind >/dev/null || { echo "skip: no valgrind"; exit 0; }
+perf record -q -e cpu-clock -o probe.data -- /bin/true >/dev/null 2>&1 || { echo "skip: perf cannot record"; exit 0; }
+
+cc -O2 -g -o prog "$SRCDIR/tests/data/hbbp/imix_prog.c"
+N=100000000
+expect_ok "$PMCFUSE" imix record --ebs-only -o rec -- ./prog $N
+[ -f rec/perf.data ] && [ -f rec/imix.json ] || fail "record folder incomplete"
+expect_ok "$PMCFUSE" imix reference -o ref -- ./prog $N
+[ -f ref/callgrind.out ] || fail "reference folder incomplete"
+
+expect_ok "$PMCFUSE" imix report --format csv --top 6 rec
+meas=$(echo "$OUT" | tail -n +2 | cut -d, -f1 | sort | tr '\n' ' ')
+expect_ok "$PMCFUSE" imix report --format csv --top 6 ref
+refm=$(echo "$OUT" | tail -n +2 | cut -d, -f1 | sort | tr '\n' ' ')
+echo "top mnemonics: reference [$refm] measured [$meas]"
+expect_ok "$PMCFUSE" imix report --format csv --top 1 rec
+top_meas=$(echo "$OUT" | sed -n 2p | cut -d, -f1)
+expect_ok "$PMCFUSE" imix report --format csv --top 1 ref
+top_ref=$(echo "$OUT" | sed -n 2p | cut -d, -f1)
+expect_eq "$top_ref" "$top_meas" "(top mnemonic)"
+# at least 5 of the top 6 agree
+common=$(comm -12 <(echo "$refm" | tr ' ' '\n' | sed '/^$/d') <(echo "$meas" | tr ' ' '\n' | sed '/^$/d') | wc -l)
+[ "$common" -ge 5 ] || fail "top-6 mnemonics differ: [$refm] vs [$meas]"
+
+expect_ok "$PMCFUSE" imix compare --normalize --json ref rec
+echo "$OUT" > cmp.json
+err=$(json '.avg_weighted_error' cmp.json)
+echo "average weighted error (EBS on cpu-clock vs callgrind): $err"
+awk -v e="$err" 'BEGIN { exit !(e >= 0 && e < 0.25) }' || fail "average weighted error $err"
+expect_ok "$PMCFUSE" imix compare --normalize ref rec
+expect_match 'average weighted error: [0-9.]+%' "$OUT"
+
+# other views of the same data
+for by in isa isa-set category packing module function block line; do
+	expect_ok "$PMCFUSE" imix report --by $by --top 3 ref
+done
+expect_ok "$PMCFUSE" imix report --by packing --format csv ref
+expect_match 'SSE2/SCALAR' "$OUT"
+expect_ok "$PMCFUSE" imix report --by function --top 3 --format csv rec
+expect_match 'prog!work_int' "$OUT"
+expect_ok "$PMCFUSE" imix report --by line --top 3 --format csv ref
+expect_match 'imix_prog.c:[0-9]+' "$OUT"
+# compare against a CSV mix
+"$PMCFUSE" imix report --format csv rec > rec.csv
+expect_ok "$PMCFUSE" imix compare --normalize ref rec.csv

@@ -1,7 +1,7 @@
 /* pmcfuse — combination: fuse execution profiles that each monitored a part
  * of the events into one profile in which every XU has every event
  * (fuse-task-parallel §3, fuse-openmp §3). Strategies: ctc, lgl, bc,
- * bc-unlabeled, random (a floor for comparisons) and bc-nn (docs/fusion.md). */
+ * bc-unlabeled and random (a floor for comparisons); docs/fusion.md. */
 #ifndef PMCFUSE_COMBINE_H
 #define PMCFUSE_COMBINE_H
 
@@ -17,10 +17,9 @@ enum pmcf_strategy {
 	PMCF_COMBINE_LGL = 2,          /* pair XUs with the same label */
 	PMCF_COMBINE_BC = 3,           /* behaviour clustering, label order in a cell */
 	PMCF_COMBINE_BC_UNLABELED = 4, /* behaviour clustering, seeded shuffle in a cell */
-	PMCF_COMBINE_RANDOM = 5,       /* seeded random pairing within a type */
-	PMCF_COMBINE_BC_NN = 6         /* beyond the papers: BC cells, nearest pairs inside */
+	PMCF_COMBINE_RANDOM = 5        /* seeded random pairing within a type */
 };
-/* "ctc", "lgl", "bc", "bc-unlabeled", "random", "bc-nn" <-> enum. parse
+/* "ctc", "lgl", "bc", "bc-unlabeled", "random" <-> enum. parse
  * returns PMCF_EINVAL with a detail listing the choices. */
 PMCF_API int pmcf_strategy_parse(const char *name);
 PMCF_API const char *pmcf_strategy_name(int strategy);

@@ -18,7 +18,6 @@ static const char usage[] =
 	"                          inputs in plan order: each shares events with those before)\n"
 	"                 bc-unlabeled  bc with a seeded shuffle instead of label order\n"
 	"                 random   seeded random pairing within a type (a floor)\n"
-	"                 bc-nn    bc with nearest pairs inside a cell (docs/fusion.md)\n"
 	"  --seed N       seed of the random choices (default 1)\n"
 	"  --force        fuse profiles of different programs, arguments or workloads\n"
 	"  -o, --output OUT  the fused profile to write (atomically)\n";

@@ -17,7 +17,7 @@ static const char usage[] =
 	"summarised on standard error). Run it with `pmcfuse record --plan plan.json --set K`\n"
 	"for K = 0 .. executions-1, then `pmcfuse combine` (docs/slurm.md).\n\n"
 	"  -e, --events EVENTS  comma list, all, or @FILE\n"
-	"  --strategy S         ctc, lgl: disjoint sets; bc, bc-unlabeled, bc-nn (default bc):\n"
+	"  --strategy S         ctc, lgl: disjoint sets; bc, bc-unlabeled (default bc):\n"
 	"                       every set carries the linking events, so that it overlaps the\n"
 	"                       sets before it (duration and fixed-counter events are free)\n"
 	"  --link EVENTS        more linking events for the bc family (they take counters)\n"

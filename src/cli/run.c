@@ -18,7 +18,7 @@ static const char usage[] =
 	"Plans the event sets (as `plan`), records one execution per set, and fuses\n"
 	"them (as `combine`) into OUT. A progress line shows on a terminal.\n\n"
 	"  -e, --events EVENTS  comma list, all (default), or @FILE\n"
-	"  --strategy S         ctc, lgl, bc (default), bc-unlabeled, random, bc-nn\n"
+	"  --strategy S         ctc, lgl, bc (default), bc-unlabeled, random\n"
 	"  --pmcs N             counter budget (default: the machine's own)\n"
 	"  --link EVENTS        more linking events (bc family)\n"
 	"  --packing P          best (default) or greedy\n"

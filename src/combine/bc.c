@@ -20,7 +20,6 @@
  * little more than the exact search would. */
 #define CELL_WORK (20u * 1000u * 1000u)
 #define XU_WORK (20u * 1000u * 1000u)
-#define NN_SMALL 48
 
 struct item {
 	uint64_t h;     /* hash of the cell coordinates */
@@ -179,76 +178,12 @@ static unsigned calc_reduced_div(const struct grid *g, struct cell *cl, struct c
 	return next < 1 ? 1u : (unsigned)next;
 }
 
-/* bc-nn inside one cell: greedy nearest pairs (exact order of all pair
- * distances for small cells; by the sum of normalised values otherwise). */
-struct nnpair {
-	double d;
-	uint32_t a, b;
-};
-static int cmp_nn(const void *a, const void *b)
-{
-	const struct nnpair *p = a, *q = b;
-	if (p->d != q->d)
-		return p->d < q->d ? -1 : 1;
-	if (p->a != q->a)
-		return p->a < q->a ? -1 : 1;
-	return (p->b > q->b) - (p->b < q->b);
-}
-
 static int cmp_rank(const void *a, const void *b)
 {
 	const struct item *p = a, *q = b;
 	if (p->rank != q->rank)
 		return p->rank < q->rank ? -1 : 1;
 	return (p->id > q->id) - (p->id < q->id);
-}
-
-static void nn_cell(struct grid *g, struct item *P, size_t np, struct item *C, size_t nc,
-		    unsigned char *usedp, unsigned char *usedc)
-{
-	size_t want = np < nc ? np : nc;
-	if (np <= NN_SMALL && nc <= NN_SMALL) {
-		struct nnpair pr[NN_SMALL * NN_SMALL];
-		size_t m = 0;
-		for (size_t a = 0; a < np; a++)
-			for (size_t b = 0; b < nc; b++)
-				pr[m++] = (struct nnpair){xu_dist2(g, P[a].id, C[b].id, 1), (uint32_t)a,
-							  (uint32_t)b};
-		qsort(pr, m, sizeof(*pr), cmp_nn);
-		size_t got = 0;
-		for (size_t q = 0; q < m && got < want; q++) {
-			if (usedp[pr[q].a] || usedc[pr[q].b])
-				continue;
-			usedp[pr[q].a] = usedc[pr[q].b] = 1;
-			g->pp[g->npairs] = P[pr[q].a].id;
-			g->pc[g->npairs++] = C[pr[q].b].id;
-			got++;
-		}
-		return;
-	}
-	/* large cell: order both sides by their normalised sum, pair in order */
-	for (size_t s = 0; s < 2; s++) {
-		struct item *L = s ? C : P;
-		size_t nl = s ? nc : np;
-		for (size_t q = 0; q < nl; q++) {
-			double sum = 0;
-			for (size_t e = 0; e < g->k; e++) {
-				double x = g->v[(size_t)L[q].id * g->k + e];
-				if (!pmcf_is_missing(x))
-					sum += (x - g->lo[e]) / g->range[e];
-			}
-			L[q].rank = (uint32_t)(sum / (double)(g->k ? g->k : 1) * 4e9);
-		}
-	}
-	qsort(P, np, sizeof(*P), cmp_rank);
-	qsort(C, nc, sizeof(*C), cmp_rank);
-	/* pair the middle of the larger side's order: spread the surplus evenly */
-	for (size_t q = 0; q < want; q++) {
-		size_t a = np > nc ? q * np / want : q, b = nc > np ? q * nc / want : q;
-		usedp[a] = usedc[b] = 1;
-		g->pp[g->npairs] = P[a].id;
-		g->pc[g->npairs++] = C[b].id;
-	}
 }
 
 /* Stable grouping of it[0..n) by cell (hash; a 64-bit collision between
@@ -369,16 +304,12 @@ static int cluster(struct grid *g)
 				m++;
 			size_t np = m - s, nc = e - m, k = np < nc ? np : nc;
 			memset(used + s, 0, e - s);
-			if (g->strategy == PMCF_COMBINE_BC_NN && k) {
-				nn_cell(g, grp + s, np, grp + m, nc, used + s, used + m);
-			} else {
-				for (size_t q = 0; q < k; q++) { /* Algorithm 3 lines 22-30 */
-					g->pp[g->npairs] = grp[s + q].id;
-					g->pc[g->npairs++] = grp[m + q].id;
-				}
-				memset(used + s, 1, k);
-				memset(used + m, 1, k);
+			for (size_t q = 0; q < k; q++) { /* Algorithm 3 lines 22-30 */
+				g->pp[g->npairs] = grp[s + q].id;
+				g->pc[g->npairs++] = grp[m + q].id;
 			}
+			memset(used + s, 1, k);
+			memset(used + m, 1, k);
 			remp -= k;
 			remc -= k;
 			for (size_t q = s; q < e; q++)
@@ -540,7 +471,7 @@ static int step(struct cmb *c, size_t i)
 			lo[e] = lo[dim[e]];
 			range[e] = hi[dim[e]] - lo[dim[e]];
 		}
-		/* label order on each side (bc, and the tie order of bc-nn) */
+		/* label order on each side */
 		for (size_t q = 0; q < np + nc; q++) {
 			glab[q] = q < np ? c->lab[P[q]] : clab[C[q - np]];
 			glen[q] = q < np ? c->lablen[P[q]] : clen[C[q - np]];

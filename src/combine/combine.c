@@ -16,7 +16,6 @@ static const char *const strategy_names[] = {
 	[PMCF_COMBINE_BC] = "bc",
 	[PMCF_COMBINE_BC_UNLABELED] = "bc-unlabeled",
 	[PMCF_COMBINE_RANDOM] = "random",
-	[PMCF_COMBINE_BC_NN] = "bc-nn",
 };
 
 int pmcf_strategy_parse(const char *name)
@@ -24,8 +23,7 @@ int pmcf_strategy_parse(const char *name)
 	for (size_t s = 1; name && s < PMCF_ARRAY_SIZE(strategy_names); s++)
 		if (strcmp(name, strategy_names[s]) == 0)
 			return (int)s;
-	return pmcfi_fail(PMCF_EINVAL,
-			  "unknown strategy '%s' (ctc, lgl, bc, bc-unlabeled, random, bc-nn)",
+	return pmcfi_fail(PMCF_EINVAL, "unknown strategy '%s' (ctc, lgl, bc, bc-unlabeled, random)",
 			  name ? name : "");
 }
 
@@ -38,7 +36,7 @@ const char *pmcf_strategy_name(int s)
 
 int pmcf_strategy_ordered(int s)
 {
-	return s == PMCF_COMBINE_BC || s == PMCF_COMBINE_BC_UNLABELED || s == PMCF_COMBINE_BC_NN;
+	return s == PMCF_COMBINE_BC || s == PMCF_COMBINE_BC_UNLABELED;
 }
 
 /* ---- checks -------------------------------------------------------------- */

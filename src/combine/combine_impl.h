@@ -53,7 +53,7 @@ int cmbi_zip(struct cmb *c, uint32_t *const *idx, size_t *const *start);
 int cmbi_ctc(struct cmb *c);
 int cmbi_lgl(struct cmb *c);
 int cmbi_random(struct cmb *c);
-int cmbi_bc(struct cmb *c); /* bc, bc-unlabeled, bc-nn (c->opts->strategy) */
+int cmbi_bc(struct cmb *c); /* bc, bc-unlabeled (c->opts->strategy) */
 
 /* Labels (fuse-task-parallel §3.1): depth-first order of the label graph
  * (components compared numerically when both are numbers), and the first

@@ -12,6 +12,8 @@ PACKAGES=(
 	libcmocka-dev                      # unit tests
 	jq                                 # end-to-end tests read JSON output
 	linux-perf                         # perf, for comparisons and instruction mixes
+	libelf-dev libdw-dev libzydis-dev  # imix: ELF symbols and lines, disassembly
+	valgrind                           # imix reference (callgrind)
 	clang-16 libomp-16-dev             # OpenMP examples and the OMPT collector (libomp has OMPT)
 	gnuplot-nox                        # categorize --plot (pngcairo terminal)
 	python3-pot                        # bench_emd: POT ot.emd2 as the side-by-side baseline

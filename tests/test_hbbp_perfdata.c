@@ -164,7 +164,9 @@ static void test_fuzz(void **state)
 	size_t n;
 	uint8_t *b = slurp(s.data_path, &n);
 	uint8_t *c = malloc(n);
-	for (int it = 0; it < 3000; it++) {
+	const char *env = getenv("PMCF_FUZZ_ITERS"); /* longer campaigns by hand */
+	int iters = env ? atoi(env) : 3000;
+	for (int it = 0; it < iters; it++) {
 		memcpy(c, b, n);
 		int flips = 1 + (int)(xs() % 8);
 		for (int k = 0; k < flips; k++) {

@@ -323,6 +323,13 @@ static void test_train(void **state)
 	assert_int_equal(pmcf_imix_train(ex, 40, &sp), 0);
 	assert_int_equal(sp.feature, 1);
 	assert_true(fabs(sp.accuracy - 1) < 1e-12);
+	/* one class only: no split, the majority everywhere */
+	for (unsigned i = 0; i < 40; i++)
+		ex[i].lbr = 0;
+	assert_int_equal(pmcf_imix_train(ex, 40, &sp), 0);
+	assert_int_equal(sp.feature, 0);
+	assert_int_equal(sp.cutoff, 0);
+	assert_true(fabs(sp.accuracy - 1) < 1e-12);
 	assert_int_equal(pmcf_imix_train(ex, 0, &sp), PMCF_EINVAL);
 	ex[0].weight = -1;
 	assert_int_equal(pmcf_imix_train(ex, 40, &sp), PMCF_EINVAL);

@@ -89,12 +89,13 @@ static void last_line(const char *path, char *out, size_t n)
 
 static void rm_tree(const char *dir)
 {
-	static const char *const files[] = {"perf.data", "perf.data.old", "callgrind.out", "imix.json",
-					    "perf.log", "valgrind.log", "synth.elf"};
+	static const char *const files[] = {"perf.data",    "perf.data.old",     "callgrind.out",
+					    "imix.json",    "perf.log",          "valgrind.log",
+					    "synth.elf",    "ref/callgrind.out", "ref"};
 	char p[4200];
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		if (snprintf(p, sizeof(p), "%s/%s", dir, files[i]) < (int)sizeof(p))
-			unlink(p);
+			remove(p);
 	}
 	rmdir(dir);
 }
@@ -816,8 +817,8 @@ static int imix_train(int argc, char **argv)
 			struct bkey q = {b->module, b->start, 0};
 			struct bkey *r = bsearch(&q, keys, nb, sizeof(*keys), bkey_cmp);
 			double truth = r ? r->count : 0;
-			if (truth <= 0)
-				continue;
+			if (truth <= 0 || fabs(b->lbr - b->ebs) <= 1e-9 * truth)
+				continue; /* ties say nothing about which source is better */
 			if (nex == capex) {
 				capex = capex ? capex * 2 : 256;
 				pmcf_imix_example *qq = realloc(ex, capex * sizeof(*qq));
@@ -833,6 +834,9 @@ static int imix_train(int argc, char **argv)
 		src_free(&m);
 	}
 	pmcf_imix_stump sp;
+	if (!rc && !nex)
+		rc = cli_error(verb, CLI_EUSAGE, "no block where EBS and LBR disagree and the reference "
+						 "has a count: nothing to learn from");
 	if (!rc) {
 		int lrc = pmcf_imix_train(ex, nex, &sp);
 		if (lrc)
@@ -853,13 +857,18 @@ static int imix_train(int argc, char **argv)
 			json_decref(j);
 		} else {
 			printf("examples: %zu blocks\n", nex);
-			if (sp.feature == 0)
+			if (sp.feature == 0 && sp.cutoff == 0)
+				printf("rule: EBS for every block\n");
+			else if (sp.feature == 0)
 				printf("rule: LBR for blocks of at most %u instructions, EBS above\n", sp.cutoff);
 			else
 				printf("rule: LBR for blocks without the bias flag, EBS with it\n");
 			printf("gini: %.4f -> %.4f, weighted accuracy %.2f%%, length importance %.2f\n",
 			       sp.gini_before, sp.gini_after, 100 * sp.accuracy, sp.length_importance);
-			printf("use: pmcfuse imix report --cutoff %u DIR\n", sp.cutoff);
+			if (sp.feature == 0 && sp.cutoff)
+				printf("use: pmcfuse imix report --cutoff %u DIR\n", sp.cutoff);
+			else if (sp.feature == 0)
+				printf("use: pmcfuse imix report --method ebs DIR\n");
 		}
 	}
 	free(ex);
@@ -895,7 +904,7 @@ static int imix_synth(int argc, char **argv)
 	if (mkdir(out, 0755) != 0)
 		return cli_error(verb, CLI_EENV, "cannot create %s: %s", out, strerror(errno));
 	struct hbbp_synth s = {.ebs_period = 11, .lbr_period = 7, .lbr_depth = 16, .periods = 308,
-			       .ebs_only = ebs_only};
+			       .ebs_only = ebs_only, .write_ref = 1};
 	char abs[4096];
 	if (!realpath(out, abs)) {
 		rm_tree(out);

@@ -115,6 +115,7 @@ struct hbbp_synth {
 	unsigned ebs_period, lbr_period, lbr_depth, periods;
 	int hw_idx;          /* write hw_idx in branch stacks */
 	int ebs_only;        /* one attribute, no branch stacks */
+	int write_ref;       /* also DIR/ref/callgrind.out with the exact counts */
 	/* out */
 	unsigned nblocks;
 	uint64_t block_start[8];

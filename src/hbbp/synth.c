@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "hbbp/hbbp_impl.h"
 #include "util/internal.h"
 
@@ -144,6 +145,31 @@ static void attr_bytes(uint8_t *a, uint32_t type, uint64_t config, uint64_t peri
 	memcpy(a + 24, &sample_type, 8);
 	memcpy(a + 40, &flags, 8);
 	memcpy(a + 72, &bst, 8);
+}
+
+/* DIR/ref/callgrind.out with the exact per-instruction counts (a reference
+ * folder for `imix compare` and `imix train`). */
+static int write_reference(const char *dir, const struct hbbp_synth *s)
+{
+	char p[600];
+	snprintf(p, sizeof(p), "%s/ref", dir);
+	if (mkdir(p, 0755) != 0 && errno != EEXIST)
+		return pmcfi_fail(-errno, "cannot create %s: %s", p, strerror(errno));
+	snprintf(p, sizeof(p), "%s/ref/callgrind.out", dir);
+	FILE *f = fopen(p, "w");
+	if (!f)
+		return pmcfi_fail(-errno, "cannot write %s: %s", p, strerror(errno));
+	fprintf(f, "# exact counts of the synthetic program\nversion: 1\ncreator: pmcfuse imix synth\n"
+		   "positions: instr\nevents: Ir\nob=(1) %s\nfn=(1) synth_loop\n", s->elf_path);
+	static const uint8_t lens[] = {5, 1, 2, 3, 2};
+	for (int b = 0; b < 5; b++) {
+		uint64_t a = VADDR + blk_start[b];
+		for (unsigned k = 0; k < blk_len[b]; k++) {
+			fprintf(f, "0x%llx %.0f\n", (unsigned long long)a, s->block_count[b]);
+			a += b == 0 ? lens[k] : b == 1 ? lens[2 + k] : 2 + (b == 2);
+		}
+	}
+	return fclose(f) == 0 ? 0 : pmcfi_fail(-EIO, "cannot write %s", p);
 }
 
 struct sim {
@@ -310,5 +336,7 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 	free(d.p);
 	free(f.p);
 	free(e.p);
+	if (!rc && s->write_ref)
+		rc = write_reference(dir, s);
 	return rc;
 }

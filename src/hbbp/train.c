@@ -41,8 +41,9 @@ int pmcf_imix_train(const pmcf_imix_example *ex, size_t n, pmcf_imix_stump *out)
 	double g0 = gini(lbr, all);
 	/* length: LBR when len <= cutoff; every distinct length is a candidate */
 	double best_len = g0, lw = 0, ll = 0;
-	unsigned cut = s[n - 1].len;
-	double acc_len = lbr / all;
+	/* no useful split: the majority for every block (cut-off 0: all EBS) */
+	unsigned cut = 2 * lbr >= all ? s[n - 1].len : 0;
+	double acc_len = 2 * lbr >= all ? lbr / all : (all - lbr) / all;
 	for (size_t i = 0; i < n; i++) {
 		lw += s[i].weight;
 		ll += s[i].lbr ? s[i].weight : 0;

@@ -14,6 +14,15 @@ expect_ok "$PMCFUSE" imix report --method lbr --format json syn
 expect_ok "$PMCFUSE" imix report --format sde syn
 expect_match '\*total +17864' "$OUT"
 expect_match 'block 0x40100d len 20 count 616' "$truth"
+# the exact reference written beside it: zero error for HBBP, EBS and LBR
+for m in hbbp ebs lbr; do
+	expect_ok "$PMCFUSE" imix compare --json --method $m syn/ref syn
+	echo "$OUT" > syn.json
+	awk -v e="$(json .avg_weighted_error syn.json)" 'BEGIN { exit !(e < 1e-9) }' || fail "synthetic error ($m): $OUT"
+done
+# EBS and LBR are both exact there: no block tells them apart
+expect_fail 1 "$PMCFUSE" imix train --json syn/ref syn
+expect_match 'nothing to learn' "$ERR"
 
 # usage and input errors: one line, exit 1
 expect_fail 1 "$PMCFUSE" imix

@@ -1,0 +1,718 @@
+/* The real-machine event catalogue ("perf"): perf software, generic hardware
+ * and hw-cache events, tracefs tracepoints and libpfm4 native PMU events,
+ * their probing and encoding, and the group-open compatibility check. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/perf_event.h> /* before libpfm4's copy, which then steps aside */
+#include <perfmon/pfmlib_perf_event.h>
+#include "counters/perf.h"
+#include "util/internal.h"
+
+enum kind { K_PSEUDO, K_TYPED, K_TRACEPOINT, K_NATIVE };
+
+/* How to encode the catalogue event of the same index. */
+struct enc {
+	enum kind kind;
+	uint32_t type;
+	uint64_t config;
+};
+
+struct perf_impl {
+	struct enc *enc; /* parallel to the catalogue's events */
+	size_t n, cap;
+	int kernel_ok; /* pmcfi_perf_kernel_allowed() when the catalogue was built */
+};
+
+/* ---- privileges ---------------------------------------------------------- */
+
+int pmcfi_perf_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int v = INT_MIN;
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = INT_MIN;
+		fclose(f);
+	}
+	return v;
+}
+
+/* CAP_PERFMON (38) or CAP_SYS_ADMIN (21) in the effective set. */
+static int perfmon_capable(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	if (!f)
+		return 0;
+	char line[256];
+	unsigned long long cap = 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &cap) == 1)
+			break;
+	fclose(f);
+	return !!(cap & (1ull << 38 | 1ull << 21));
+}
+
+int pmcfi_perf_kernel_allowed(void)
+{
+	if (perfmon_capable())
+		return 1;
+	int p = pmcfi_perf_paranoid();
+	return p != INT_MIN && p <= 1;
+}
+
+static int sys_perf_event_open(struct perf_event_attr *attr, int group_fd)
+{
+	/* this thread, any CPU */
+	return (int)syscall(SYS_perf_event_open, attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* ---- building ------------------------------------------------------------- */
+
+static void free_impl(void *p)
+{
+	struct perf_impl *impl = p;
+	if (impl)
+		free(impl->enc);
+	free(impl);
+}
+
+static int enc_reserve(struct perf_impl *impl)
+{
+	if (impl->n < impl->cap)
+		return 0;
+	size_t cap = impl->cap ? 2 * impl->cap : 512;
+	struct enc *e = realloc(impl->enc, cap * sizeof(*e));
+	if (!e)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory building the event catalogue");
+	impl->enc = e;
+	impl->cap = cap;
+	return 0;
+}
+
+/* Adds *info with its encoding. A name already present is skipped when
+ * skip_dup (libpfm4 tables may repeat one), else an error. */
+static int add(pmcf_catalog *c, struct perf_impl *impl, const pmcf_event_info *info, enum kind kind,
+               uint32_t type, uint64_t config, int skip_dup)
+{
+	int err = enc_reserve(impl);
+	if (err)
+		return err;
+	err = pmcfi_catalog_add(c, info);
+	if (err == PMCF_ECONFLICT && skip_dup) {
+		pmcfi_clear_error();
+		return 0;
+	}
+	if (err)
+		return err;
+	impl->enc[impl->n++] = (struct enc){.kind = kind, .type = type, .config = config};
+	return 0;
+}
+
+struct typed_event {
+	const char *name;
+	uint64_t config;
+	const char *description;
+};
+
+/* perf's own spellings (`perf list sw`). dummy and bpf-output count nothing
+ * and are left out. perf's aliases (faults, cs, migrations, cpu-cycles,
+ * branches, …) are not entries of their own: "all" would then count the
+ * same thing twice; the descriptions name them. */
+static const struct typed_event software_events[] = {
+    {"cpu-clock", PERF_COUNT_SW_CPU_CLOCK, "per-CPU high-resolution timer, in ns"},
+    {"task-clock", PERF_COUNT_SW_TASK_CLOCK, "time the task runs on a CPU, in ns"},
+    {"page-faults", PERF_COUNT_SW_PAGE_FAULTS, "page faults (perf alias: faults)"},
+    {"context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES, "context switches (perf alias: cs)"},
+    {"cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS,
+     "moves of the task to another CPU (perf alias: migrations)"},
+    {"minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN, "page faults served without I/O"},
+    {"major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ, "page faults that needed I/O"},
+    {"alignment-faults", PERF_COUNT_SW_ALIGNMENT_FAULTS, "alignment faults fixed up by the kernel"},
+    {"emulation-faults", PERF_COUNT_SW_EMULATION_FAULTS, "instructions emulated by the kernel"},
+    {"cgroup-switches", PERF_COUNT_SW_CGROUP_SWITCHES,
+     "context switches to a task of another cgroup"},
+};
+
+static const struct typed_event hardware_events[] = {
+    {"cycles", PERF_COUNT_HW_CPU_CYCLES, "core clock cycles (perf alias: cpu-cycles)"},
+    {"instructions", PERF_COUNT_HW_INSTRUCTIONS, "retired instructions"},
+    {"cache-references", PERF_COUNT_HW_CACHE_REFERENCES,
+     "cache accesses (usually the last-level cache)"},
+    {"cache-misses", PERF_COUNT_HW_CACHE_MISSES, "cache misses (usually the last-level cache)"},
+    {"branch-instructions", PERF_COUNT_HW_BRANCH_INSTRUCTIONS,
+     "retired branch instructions (perf alias: branches)"},
+    {"branch-misses", PERF_COUNT_HW_BRANCH_MISSES, "mispredicted branch instructions"},
+    {"bus-cycles", PERF_COUNT_HW_BUS_CYCLES, "bus cycles"},
+    {"stalled-cycles-frontend", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND,
+     "cycles the front end issued nothing (perf alias: idle-cycles-frontend)"},
+    {"stalled-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND,
+     "cycles the back end retired nothing (perf alias: idle-cycles-backend)"},
+    {"ref-cycles", PERF_COUNT_HW_REF_CPU_CYCLES, "reference cycles at a constant rate"},
+};
+
+static int add_typed(pmcf_catalog *c, struct perf_impl *impl, const struct typed_event *t, size_t n,
+                     uint32_t type, const char *source, int intel_fixed)
+{
+	for (size_t i = 0; i < n; i++) {
+		/* On Intel core PMUs the kernel puts these on fixed counters. */
+		int fixed = intel_fixed && type == PERF_TYPE_HARDWARE &&
+		            (t[i].config == PERF_COUNT_HW_INSTRUCTIONS ||
+		             t[i].config == PERF_COUNT_HW_CPU_CYCLES ||
+		             t[i].config == PERF_COUNT_HW_REF_CPU_CYCLES);
+		pmcf_event_info info = {
+		    .name = t[i].name,
+		    .source = source,
+		    .description = t[i].description,
+		    .constraints = fixed ? "{\"fixed\":true}" : NULL,
+		    .available = -1,
+		    .cost = fixed ? 0 : 1,
+		};
+		int err = add(c, impl, &info, K_TYPED, type, t[i].config, 0);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* perf's hw-cache names: which operations each cache has, as perf lists them
+ * (tools/perf/util/evsel.c, evsel__hw_cache_stat). */
+static int add_hwcache(pmcf_catalog *c, struct perf_impl *impl)
+{
+	static const struct {
+		const char *name, *what;
+		uint64_t id;
+		unsigned ops; /* bit per PERF_COUNT_HW_CACHE_OP_* */
+	} caches[] = {
+	    {"L1-dcache", "level-1 data cache", PERF_COUNT_HW_CACHE_L1D, 7},
+	    {"L1-icache", "level-1 instruction cache", PERF_COUNT_HW_CACHE_L1I, 5},
+	    {"LLC", "last-level cache", PERF_COUNT_HW_CACHE_LL, 7},
+	    {"dTLB", "data TLB", PERF_COUNT_HW_CACHE_DTLB, 7},
+	    {"iTLB", "instruction TLB", PERF_COUNT_HW_CACHE_ITLB, 1},
+	    {"branch", "branch prediction unit", PERF_COUNT_HW_CACHE_BPU, 1},
+	    {"node", "local memory node", PERF_COUNT_HW_CACHE_NODE, 7},
+	};
+	static const struct {
+		const char *one, *many, *what;
+	} ops[] = {
+	    [PERF_COUNT_HW_CACHE_OP_READ] = {"load", "loads", "loads"},
+	    [PERF_COUNT_HW_CACHE_OP_WRITE] = {"store", "stores", "stores"},
+	    [PERF_COUNT_HW_CACHE_OP_PREFETCH] = {"prefetch", "prefetches", "prefetches"},
+	};
+	for (size_t ci = 0; ci < PMCF_ARRAY_SIZE(caches); ci++) {
+		for (unsigned op = 0; op < PMCF_ARRAY_SIZE(ops); op++) {
+			if (!(caches[ci].ops & (1u << op)))
+				continue;
+			for (unsigned miss = 0; miss < 2; miss++) {
+				char name[64], desc[128];
+				if (miss) {
+					snprintf(name, sizeof(name), "%s-%s-misses",
+					         caches[ci].name, ops[op].one);
+					snprintf(desc, sizeof(desc), "%s %s that miss",
+					         caches[ci].what, ops[op].what);
+				} else {
+					snprintf(name, sizeof(name), "%s-%s", caches[ci].name,
+					         ops[op].many);
+					snprintf(desc, sizeof(desc), "%s %s", caches[ci].what,
+					         ops[op].what);
+				}
+				pmcf_event_info info = {
+				    .name = name,
+				    .source = PMCF_SRC_HWCACHE,
+				    .description = desc,
+				    .available = -1,
+				    .cost = 1,
+				};
+				uint64_t config =
+				    caches[ci].id | (uint64_t)op << 8 |
+				    (uint64_t)(miss ? PERF_COUNT_HW_CACHE_RESULT_MISS
+				                    : PERF_COUNT_HW_CACHE_RESULT_ACCESS)
+				        << 16;
+				int err =
+				    add(c, impl, &info, K_TYPED, PERF_TYPE_HW_CACHE, config, 0);
+				if (err)
+					return err;
+			}
+		}
+	}
+	return 0;
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static int is_subdir(const struct dirent *d)
+{
+	return d->d_name[0] != '.' && (d->d_type == DT_DIR || d->d_type == DT_UNKNOWN);
+}
+
+static void free_dirents(struct dirent **d, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(d[i]);
+	free(d);
+}
+
+/* A tracepoint's id, or -1 when path/events/sys/name/id is not readable. */
+static long long tracepoint_id(const char *events, const char *sys, const char *name)
+{
+	char path[PATH_MAX];
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s/%s/id", events, sys, name) >= sizeof(path))
+		return -1;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	long long id = -1;
+	if (fscanf(f, "%lld", &id) != 1)
+		id = -1;
+	fclose(f);
+	return id;
+}
+
+/* Every events/<sys>/<name> with an id, as "sys:name", sorted. Missing or
+ * unreadable tracefs is not an error: a warning, and no tracepoints. */
+static int add_tracepoints(pmcf_catalog *c, struct perf_impl *impl, const char *root)
+{
+	static const char *const roots[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
+	char events[PATH_MAX];
+	struct dirent **sys = NULL;
+	int nsys = -1, why = ENOENT;
+	for (size_t r = 0; r < (root ? 1 : PMCF_ARRAY_SIZE(roots)) && nsys < 0; r++) {
+		snprintf(events, sizeof(events), "%s/events", root ? root : roots[r]);
+		nsys = scandir(events, &sys, is_subdir, by_name);
+		if (nsys < 0 && errno != ENOENT)
+			why = errno;
+	}
+	if (nsys < 0) {
+		pmcfi_log(
+		    PMCF_LOG_WARN,
+		    "cannot read tracefs (%s): tracepoints are left out of the event catalogue",
+		    strerror(why));
+		return 0;
+	}
+	int err = 0;
+	for (int s = 0; s < nsys && !err; s++) {
+		char sysdir[PATH_MAX];
+		struct dirent **ev = NULL;
+		if ((size_t)snprintf(sysdir, sizeof(sysdir), "%s/%s", events, sys[s]->d_name) >=
+		    sizeof(sysdir))
+			continue;
+		int nev = scandir(sysdir, &ev, is_subdir, by_name);
+		for (int e = 0; e < nev && !err; e++) {
+			long long id = tracepoint_id(events, sys[s]->d_name, ev[e]->d_name);
+			if (id < 0)
+				continue; /* not a perf event (e.g. ftrace:bprint) */
+			char name[512];
+			snprintf(name, sizeof(name), "%s:%s", sys[s]->d_name, ev[e]->d_name);
+			pmcf_event_info info = {
+			    .name = name,
+			    .source = PMCF_SRC_TRACEPOINT,
+			    .description = "kernel tracepoint",
+			    .available = -1,
+			    .cost = 1,
+			};
+			err = add(c, impl, &info, K_TRACEPOINT, PERF_TYPE_TRACEPOINT, (uint64_t)id,
+			          1);
+		}
+		if (nev > 0)
+			free_dirents(ev, nev);
+	}
+	free_dirents(sys, nsys);
+	return err;
+}
+
+/* Initialises libpfm4 (once per process; later calls are cheap). */
+static int pfm_ready(void)
+{
+	int r = pfm_initialize();
+	if (r != PFM_SUCCESS)
+		pmcfi_log(PMCF_LOG_WARN, "libpfm4 cannot start (%s): no native PMU events",
+		          pfm_strerror(r));
+	return r == PFM_SUCCESS;
+}
+
+/* Calls fn for every detected PMU except libpfm4's generic perf tables
+ * (we list the generic events ourselves). */
+static int for_each_pmu(int (*fn)(const pfm_pmu_info_t *pi, void *arg), void *arg)
+{
+	if (!pfm_ready())
+		return 0;
+	for (int p = PFM_PMU_NONE + 1; p < PFM_PMU_MAX; p++) {
+		pfm_pmu_info_t pi;
+		memset(&pi, 0, sizeof(pi));
+		pi.size = sizeof(pi);
+		if (pfm_get_pmu_info((pfm_pmu_t)p, &pi) != PFM_SUCCESS || !pi.is_present)
+			continue;
+		if (strcmp(pi.name, "perf") == 0 || strcmp(pi.name, "perf_raw") == 0)
+			continue;
+		int err = fn(&pi, arg);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int note_intel_fixed(const pfm_pmu_info_t *pi, void *arg)
+{
+	if (pi->type == PFM_PMU_TYPE_CORE && pi->num_fixed_cntrs > 0 && pi->desc &&
+	    strncmp(pi->desc, "Intel", 5) == 0)
+		*(int *)arg = 1;
+	return 0;
+}
+
+struct native_ctx {
+	pmcf_catalog *c;
+	struct perf_impl *impl;
+};
+
+static int add_pmu_events(const pfm_pmu_info_t *pi, void *arg)
+{
+	struct native_ctx *x = arg;
+	for (int i = pi->first_event; i != -1; i = pfm_get_event_next(i)) {
+		pfm_event_info_t ei;
+		memset(&ei, 0, sizeof(ei));
+		ei.size = sizeof(ei);
+		if (pfm_get_event_info(i, PFM_OS_NONE, &ei) != PFM_SUCCESS)
+			continue;
+		char name[512];
+		snprintf(name, sizeof(name), "%s::%s", pi->name, ei.name);
+		pmcf_event_info info = {
+		    .name = name,
+		    .source = PMCF_SRC_PMU,
+		    .pmu = pi->name,
+		    .description = ei.desc ? ei.desc : "",
+		    .available = -1,
+		    .cost = 1,
+		};
+		int err = add(x->c, x->impl, &info, K_NATIVE, 0, 0, 1);
+		if (err)
+			return err;
+		for (int j = 0; j < ei.nattrs; j++) {
+			pfm_event_attr_info_t ai;
+			memset(&ai, 0, sizeof(ai));
+			ai.size = sizeof(ai);
+			if (pfm_get_event_attr_info(i, j, PFM_OS_NONE, &ai) != PFM_SUCCESS ||
+			    ai.type != PFM_ATTR_UMASK)
+				continue;
+			char uname[768];
+			snprintf(uname, sizeof(uname), "%s:%s", name, ai.name);
+			info.name = uname;
+			info.description = ai.desc ? ai.desc : "";
+			err = add(x->c, x->impl, &info, K_NATIVE, 0, 0, 1);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+/* ---- encoding ------------------------------------------------------------- */
+
+static int encode_at(const pmcf_catalog *c, const struct perf_impl *impl, size_t i,
+                     struct perf_event_attr *attr)
+{
+	const pmcf_event_info *ev = pmcf_catalog_at(c, i);
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	if (!ev || i >= impl->n)
+		return pmcfi_fail(PMCF_EEVENT, "no event at index %zu", i);
+	const struct enc *e = &impl->enc[i];
+	switch (e->kind) {
+	case K_PSEUDO:
+		return pmcfi_fail(PMCF_EINVAL, "'%s' is a pseudo-event: it has no counter",
+		                  ev->name);
+	case K_TYPED:
+	case K_TRACEPOINT:
+		attr->type = e->type;
+		attr->config = e->config;
+		if (!impl->kernel_ok && e->kind != K_TRACEPOINT) {
+			attr->exclude_kernel = 1;
+			attr->exclude_hv = 1;
+		}
+		return 0;
+	case K_NATIVE: break;
+	}
+	if (!pfm_ready())
+		return pmcfi_fail(PMCF_ENOTSUP, "libpfm4 cannot start: '%s' cannot be encoded",
+		                  ev->name);
+	pfm_perf_encode_arg_t arg;
+	memset(&arg, 0, sizeof(arg));
+	arg.attr = attr;
+	arg.size = sizeof(arg);
+	int plm = PFM_PLM3 | (impl->kernel_ok ? PFM_PLM0 : 0);
+	int r = pfm_get_os_event_encoding(ev->name, plm, PFM_OS_PERF_EVENT_EXT, &arg);
+	attr->size = sizeof(*attr);
+	if (r != PFM_SUCCESS)
+		return pmcfi_fail(PMCF_ENOTSUP, "libpfm4 cannot encode '%s': %s", ev->name,
+		                  pfm_strerror(r));
+	return 0;
+}
+
+static const struct perf_impl *perf_impl_of(const pmcf_catalog *c)
+{
+	if (!c || strcmp(pmcf_catalog_name(c), "perf") != 0)
+		return NULL;
+	return pmcfi_catalog_impl(c);
+}
+
+int pmcfi_perf_encode(const pmcf_catalog *c, const char *name, struct perf_event_attr *attr)
+{
+	const struct perf_impl *impl = perf_impl_of(c);
+	if (!impl)
+		return pmcfi_fail(PMCF_EINVAL, "not a perf event catalogue");
+	long i = pmcf_catalog_find(c, name);
+	if (i < 0)
+		return pmcfi_fail(PMCF_EEVENT, "unknown event '%s'", name);
+	return encode_at(c, impl, (size_t)i, attr);
+}
+
+/* ---- probing ---------------------------------------------------------------- */
+
+static int probe_one(const pmcf_catalog *c, const struct perf_impl *impl, size_t i)
+{
+	struct perf_event_attr attr;
+	if (encode_at(c, impl, i, &attr) != 0) {
+		pmcfi_clear_error();
+		return 0;
+	}
+	attr.disabled = 1;
+	int fd = sys_perf_event_open(&attr, -1);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+/* Opening a tracepoint is cheap but closing the last user of one waits for
+ * an RCU grace period (~40 ms here: 2300 tracepoints took 86 s), so one
+ * ordinary tracepoint stands for all of them (they share the kernel's
+ * permission rules); the few of the ftrace system, which have rules of their
+ * own (ftrace:function), are probed one by one. */
+static void probe_all(pmcf_catalog *c, const struct perf_impl *impl)
+{
+	int tracepoints = -1;
+	for (size_t i = 0; i < impl->n; i++) {
+		pmcf_event_info *ev = pmcfi_catalog_at_mut(c, i);
+		if (impl->enc[i].kind == K_PSEUDO)
+			continue;
+		if (impl->enc[i].kind == K_TRACEPOINT && strncmp(ev->name, "ftrace:", 7) != 0) {
+			if (tracepoints < 0)
+				tracepoints = probe_one(c, impl, i);
+			ev->available = tracepoints;
+			continue;
+		}
+		ev->available = probe_one(c, impl, i);
+	}
+}
+
+/* ---- compatibility check -------------------------------------------------- */
+
+/* About ms of this thread's CPU time. */
+static void spin_cpu(long ms)
+{
+	struct timespec t0, t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	volatile unsigned long x = 1;
+	do {
+		for (int k = 0; k < 10000; k++)
+			x = x * 6364136223846793005ul + 1442695040888963407ul;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000l + (t.tv_nsec - t0.tv_nsec) < ms * 1000000l);
+}
+
+/* Turns a refused perf_event_open of event `name` (k-th of the group) into
+ * the check's answer: 0 with why, or an error the caller must see. */
+static int refused(const char *name, size_t k, const char *leader, int errnum, char *why,
+                   size_t whylen)
+{
+	if (errnum == EMFILE || errnum == ENFILE)
+		return pmcfi_fail(-errnum,
+		                  "too many open files opening event '%s' (raise the limit, e.g. "
+		                  "`ulimit -n 65536`)",
+		                  name);
+	if (errnum == ENOMEM)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory opening event '%s'", name);
+	if ((errnum == EACCES || errnum == EPERM) && !perfmon_capable()) {
+		int p = pmcfi_perf_paranoid();
+		char val[32];
+		if (p == INT_MIN)
+			snprintf(val, sizeof(val), "unreadable");
+		else
+			snprintf(val, sizeof(val), "%d", p);
+		return pmcfi_fail(
+		    PMCF_EPARANOID,
+		    "perf_event_open refused '%s' (%s): kernel.perf_event_paranoid is %s; "
+		    "set it to 1 or lower (sysctl -w kernel.perf_event_paranoid=1) or run with "
+		    "CAP_PERFMON",
+		    name, strerror(errnum), val);
+	}
+	const char *hint = "";
+	if (errnum == ENOENT || errnum == EOPNOTSUPP || errnum == ENODEV)
+		hint = " (not supported on this machine)";
+	else if (errnum == EINVAL && k > 0)
+		hint = " (it may not fit the counters together with the events before it)";
+	if (whylen) {
+		if (k > 0)
+			snprintf(why, whylen,
+			         "event '%s' cannot be opened in a group led by '%s': %s%s", name,
+			         leader, strerror(errnum), hint);
+		else
+			snprintf(why, whylen, "event '%s' cannot be opened: %s%s", name,
+			         strerror(errnum), hint);
+	}
+	return 0;
+}
+
+/* Budget first (pmcs > 0: the sum of costs must fit), then the kernel's
+ * word: the events opened as one group on this thread, enabled for ~2 ms of
+ * CPU work, must all have been counted all the time. */
+static int check_set(void *vimpl, const pmcf_catalog *c, const size_t *idx, size_t n, unsigned pmcs,
+                     char *why, size_t whylen)
+{
+	const struct perf_impl *impl = vimpl;
+	if (n == 0)
+		return 1;
+	if (pmcs > 0) {
+		unsigned long need = 0;
+		for (size_t k = 0; k < n; k++)
+			need += pmcf_catalog_at(c, idx[k])->cost;
+		if (need > pmcs) {
+			if (whylen)
+				snprintf(why, whylen,
+				         "the %zu events need %lu counters but the budget is %u "
+				         "(--pmcs): %lu too many",
+				         n, need, pmcs, need - pmcs);
+			return 0;
+		}
+	}
+	int *fd = malloc(n * sizeof(*fd));
+	uint64_t *buf = malloc((3 + n) * sizeof(*buf));
+	if (!fd || !buf) {
+		free(fd);
+		free(buf);
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	}
+	for (size_t k = 0; k < n; k++)
+		fd[k] = -1;
+	const char *leader = pmcf_catalog_at(c, idx[0])->name;
+	int ret = 1;
+	for (size_t k = 0; k < n && ret == 1; k++) {
+		const char *name = pmcf_catalog_at(c, idx[k])->name;
+		struct perf_event_attr attr;
+		int err = encode_at(c, impl, idx[k], &attr);
+		if (err == PMCF_ENOTSUP) {
+			if (whylen)
+				snprintf(why, whylen, "%s", pmcf_errdetail());
+			pmcfi_clear_error();
+			ret = 0;
+			break;
+		}
+		if (err) {
+			ret = err;
+			break;
+		}
+		attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
+		                   PERF_FORMAT_TOTAL_TIME_RUNNING;
+		attr.disabled = k == 0;
+		attr.inherit = 0;
+		fd[k] = sys_perf_event_open(&attr, k ? fd[0] : -1);
+		if (fd[k] < 0)
+			ret = refused(name, k, leader, errno, why, whylen);
+	}
+	if (ret == 1) {
+		ssize_t want = (ssize_t)((3 + n) * sizeof(*buf));
+		if (ioctl(fd[0], PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP) < 0 ||
+		    ioctl(fd[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0) {
+			ret = pmcfi_fail(-errno, "cannot enable the event group: %s",
+			                 strerror(errno));
+		} else {
+			spin_cpu(2);
+			ioctl(fd[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+			ssize_t got = read(fd[0], buf, (size_t)want);
+			if (got != want)
+				ret = pmcfi_fail(got < 0 ? -errno : -EIO,
+				                 "cannot read the event group: %s",
+				                 got < 0 ? strerror(errno) : "short read");
+			else if (buf[1] == 0 || buf[2] != buf[1]) {
+				if (whylen)
+					snprintf(why, whylen,
+					         "the group of %zu events led by '%s' was counted "
+					         "%llu of %llu ns: "
+					         "the events do not fit the counters together",
+					         n, leader, (unsigned long long)buf[2],
+					         (unsigned long long)buf[1]);
+				ret = 0;
+			}
+		}
+	}
+	for (size_t k = 0; k < n; k++)
+		if (fd[k] >= 0)
+			close(fd[k]);
+	free(fd);
+	free(buf);
+	return ret;
+}
+
+static const struct pmcfi_catalog_ops perf_ops = {
+    .check_set = check_set,
+    .free_impl = free_impl,
+};
+
+int pmcfi_catalog_perf_at(unsigned flags, const char *tracefs, pmcf_catalog **out)
+{
+	pmcfi_clear_error();
+	*out = NULL;
+	struct perf_impl *impl = calloc(1, sizeof(*impl));
+	if (!impl)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory building the event catalogue");
+	impl->kernel_ok = pmcfi_perf_kernel_allowed();
+	pmcf_catalog *c;
+	int err = pmcfi_catalog_new("perf", &perf_ops, impl, &c); /* owns impl from here */
+	if (err)
+		return err;
+	err = enc_reserve(impl);
+	if (err) {
+		pmcf_catalog_free(c);
+		return err;
+	}
+	impl->enc[impl->n++] = (struct enc){.kind = K_PSEUDO}; /* duration */
+
+	int intel_fixed = 0;
+	err = for_each_pmu(note_intel_fixed, &intel_fixed);
+	if (!err)
+		err = add_typed(c, impl, software_events, PMCF_ARRAY_SIZE(software_events),
+		                PERF_TYPE_SOFTWARE, PMCF_SRC_SOFTWARE, 0);
+	if (!err)
+		err = add_typed(c, impl, hardware_events, PMCF_ARRAY_SIZE(hardware_events),
+		                PERF_TYPE_HARDWARE, PMCF_SRC_HARDWARE, intel_fixed);
+	if (!err)
+		err = add_hwcache(c, impl);
+	if (!err && !(flags & PMCF_CATALOG_NO_TRACEPOINTS))
+		err = add_tracepoints(c, impl, tracefs);
+	if (!err && !(flags & PMCF_CATALOG_NO_PMU)) {
+		struct native_ctx x = {c, impl};
+		err = for_each_pmu(add_pmu_events, &x);
+	}
+	if (err) {
+		pmcf_catalog_free(c);
+		return err;
+	}
+	if (flags & PMCF_CATALOG_PROBE)
+		probe_all(c, impl);
+	*out = c;
+	return 0;
+}
+
+int pmcf_catalog_perf(unsigned flags, pmcf_catalog **out)
+{
+	return pmcfi_catalog_perf_at(flags, NULL, out);
+}

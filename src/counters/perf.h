@@ -1,0 +1,35 @@
+/* The perf_event_open source, inside the library: encoding of any event of
+ * the "perf" catalogue into a perf_event_attr, the privilege policy shared by
+ * probing, the compatibility check and recording, and a test hook. */
+#ifndef PMCF_COUNTERS_PERF_H
+#define PMCF_COUNTERS_PERF_H
+#include <linux/perf_event.h>
+#include "counters/catalog.h"
+
+/* Fills *attr (zeroed first, attr->size set) for the event called name in
+ * catalogue c (built by pmcf_catalog_perf; name resolved like
+ * pmcf_catalog_find): type and config for software, hardware and hw-cache
+ * events, the tracefs id for tracepoints, libpfm4's PFM_OS_PERF_EVENT_EXT
+ * encoding (config, config1, …) for native PMU events. Privilege bits follow
+ * pmcfi_perf_kernel_allowed(): when kernel counting is not allowed,
+ * exclude_kernel and exclude_hv are set (never for tracepoints, which are
+ * kernel events and would then count nothing). Nothing else is set: the
+ * caller chooses disabled, read_format, inherit, sampling.
+ * Returns 0; PMCF_EEVENT for an unknown name; PMCF_EINVAL for duration or a
+ * catalogue that is not "perf"; PMCF_ENOTSUP when libpfm4 cannot encode a
+ * native event. */
+int pmcfi_perf_encode(const pmcf_catalog *c, const char *name, struct perf_event_attr *attr);
+
+/* 1 when this process may count kernel-mode events (CAP_PERFMON or
+ * CAP_SYS_ADMIN, or kernel.perf_event_paranoid <= 1), else 0. */
+int pmcfi_perf_kernel_allowed(void);
+
+/* kernel.perf_event_paranoid, or INT_MIN when it cannot be read. */
+int pmcfi_perf_paranoid(void);
+
+/* pmcf_catalog_perf reading tracepoints from tracefs root `tracefs` (a
+ * folder holding events/<sys>/<name>/id) instead of the usual places
+ * (NULL: /sys/kernel/tracing, then /sys/kernel/debug/tracing). For tests. */
+int pmcfi_catalog_perf_at(unsigned flags, const char *tracefs, pmcf_catalog **out);
+
+#endif

@@ -325,7 +325,7 @@ static int unknown_event(const pmcf_catalog *c, const char *name)
 				  "unknown event '%s' (`pmcfuse events` lists the known ones)", name);
 	char buf[512];
 	size_t off = 0;
-	for (size_t i = 0; i < ns; i++)
+	for (size_t i = 0; i < ns && off < sizeof(buf); i++)
 		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s",
 					i ? (i + 1 == ns ? " or " : ", ") : "", sug[i]);
 	return pmcfi_fail(PMCF_EEVENT, "unknown event '%s' (did you mean %s?)", name, buf);

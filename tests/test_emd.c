@@ -1,7 +1,8 @@
 /* Unit tests of the exact EMD (src/evaluate/emd.c): 1-D closed forms,
  * permutations, zero distance, one point against many, symmetry, agreement
  * with a brute-force vertex enumeration on tiny problems, the fallback
- * solver, degenerate grids, and bad input. */
+ * solver, both initial bases, degenerate grids, cancelled and zero
+ * masses, and bad input. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "evaluate/evaluate_impl.h"
+#include "evaluate/emd_impl.h"
 
 static uint64_t rng = 12345;
 static double urand(void) { return (double)(pmcfi_rng_next(&rng) >> 11) / 9007199254740992.0; }
@@ -138,6 +139,14 @@ static void test_one_against_many(void **state)
 	assert_true(fabs(emd(NULL, 2, wb, xb, 5, wa, xa, 1) - want) < 1e-12);
 }
 
+static double emd_start(pmcf_emd_ws *ws, const double *wa, const double *xa, size_t na,
+			const double *wb, const double *xb, size_t nb, int start)
+{
+	double v = -1;
+	assert_int_equal(pmcfi_emd_start(ws, 2, wa, xa, na, wb, xb, nb, start, &v), 0);
+	return v;
+}
+
 /* Brute force: the optimum of a transportation problem is at a basic
  * solution; enumerate every set of m+n-1 arcs, solve it as a tree by peeling
  * leaves, keep the cheapest feasible one. */
@@ -219,6 +228,7 @@ static void test_brute_force(void **state)
 		double want = brute_force(wa, m, wb, n, c);
 		double got = emd(ws, 2, wa, xa, m, wb, xb, n);
 		assert_true(fabs(got - want) < 1e-9);
+		assert_true(fabs(emd_start(ws, wa, xa, m, wb, xb, n, PMCFI_EMD_START_ROWMIN) - want) < 1e-9);
 		ws->max_pivots = -1; /* the fallback alone */
 		assert_true(fabs(emd(ws, 2, wa, xa, m, wb, xb, n) - want) < 1e-9);
 		ws->max_pivots = 0;
@@ -261,6 +271,96 @@ static void test_fallback_agrees(void **state)
 	pmcf_emd_ws_free(ws);
 }
 
+/* Ties everywhere (integer grid points, equal masses, duplicated points on
+ * one side), zero-mass points and identical locations partly cancelled:
+ * brute force on the problem as given, both starts, and the fallback. */
+static void test_degenerate_starts(void **state)
+{
+	(void)state;
+	pmcf_emd_ws *ws;
+	assert_int_equal(pmcf_emd_ws_new(&ws), 0);
+	for (int rep = 0; rep < 400; rep++) {
+		size_t m = 1 + pmcfi_rng_next(&rng) % 4, n = 1 + pmcfi_rng_next(&rng) % 4;
+		if (m * n > 12)
+			n = 12 / m;
+		double wa[4], wb[4], xa[8], xb[8], c[16];
+		for (size_t i = 0; i < m; i++)
+			wa[i] = rep % 3 ? (double)(pmcfi_rng_next(&rng) % 3) : 1.0; /* zeros and ties */
+		for (size_t j = 0; j < n; j++)
+			wb[j] = rep % 3 ? (double)(pmcfi_rng_next(&rng) % 3) : 1.0;
+		double ta = 0, tb = 0;
+		for (size_t i = 0; i < m; i++)
+			ta += wa[i];
+		for (size_t j = 0; j < n; j++)
+			tb += wb[j];
+		if (ta == 0 || tb == 0)
+			continue;
+		for (size_t i = 0; i < m; i++)
+			wa[i] /= ta;
+		for (size_t j = 0; j < n; j++)
+			wb[j] /= tb;
+		for (size_t i = 0; i < 2 * m; i++)
+			xa[i] = floor(urand() * 2); /* few locations: shared and duplicated points */
+		for (size_t j = 0; j < 2 * n; j++)
+			xb[j] = floor(urand() * 2);
+		for (size_t i = 0; i < m; i++)
+			for (size_t j = 0; j < n; j++)
+				c[i * n + j] = hypot(xa[2 * i] - xb[2 * j], xa[2 * i + 1] - xb[2 * j + 1]);
+		double want = brute_force(wa, m, wb, n, c);
+		assert_true(fabs(emd_start(ws, wa, xa, m, wb, xb, n, PMCFI_EMD_START_GREEDY) - want) < 1e-9);
+		assert_true(fabs(emd_start(ws, wa, xa, m, wb, xb, n, PMCFI_EMD_START_ROWMIN) - want) < 1e-9);
+		ws->max_pivots = -1;
+		assert_true(fabs(emd(ws, 2, wa, xa, m, wb, xb, n) - want) < 1e-9);
+		ws->max_pivots = 0;
+	}
+	pmcf_emd_ws_free(ws);
+}
+
+/* Larger problems with many ties: 12x12 integer grids with equal masses, and
+ * histograms with empty and shared bins; both starts agree with the fallback,
+ * and the workspace is reused across sizes. */
+static void test_starts_agree_large(void **state)
+{
+	(void)state;
+	pmcf_emd_ws *ws;
+	assert_int_equal(pmcf_emd_ws_new(&ws), 0);
+	static double wa[144], wb[144], xa[288], xb[288];
+	for (int rep = 0; rep < 24; rep++) {
+		size_t m = rep % 3 == 0 ? 144 : 20 + pmcfi_rng_next(&rng) % 100;
+		size_t n = rep % 3 == 0 ? 144 : 20 + pmcfi_rng_next(&rng) % 100;
+		for (size_t i = 0; i < m; i++) {
+			wa[i] = rep % 2 ? 1.0 : (double)(pmcfi_rng_next(&rng) % 4);
+			xa[2 * i] = (double)(i % 12);
+			xa[2 * i + 1] = (double)(i / 12 % 12);
+		}
+		for (size_t j = 0; j < n; j++) {
+			wb[j] = rep % 2 ? 1.0 : (double)(pmcfi_rng_next(&rng) % 4);
+			size_t b = (j * 7 + (size_t)rep) % 144;
+			xb[2 * j] = (double)(b % 12);
+			xb[2 * j + 1] = (double)(b / 12);
+		}
+		wa[0] += 1; /* never all zero */
+		wb[0] += 1;
+		double ta = 0, tb = 0;
+		for (size_t i = 0; i < m; i++)
+			ta += wa[i];
+		for (size_t j = 0; j < n; j++)
+			tb += wb[j];
+		for (size_t j = 0; j < n; j++)
+			wb[j] *= ta / tb;
+		double g = emd_start(ws, wa, xa, m, wb, xb, n, PMCFI_EMD_START_GREEDY);
+		assert_int_equal(ws->fallback, 0);
+		double r = emd_start(ws, wa, xa, m, wb, xb, n, PMCFI_EMD_START_ROWMIN);
+		assert_int_equal(ws->fallback, 0);
+		ws->max_pivots = -1;
+		double f = emd(ws, 2, wa, xa, m, wb, xb, n);
+		ws->max_pivots = 0;
+		assert_true(fabs(g - f) < 1e-9 * (1 + f));
+		assert_true(fabs(r - f) < 1e-9 * (1 + f));
+	}
+	pmcf_emd_ws_free(ws);
+}
+
 static void test_bad_input(void **state)
 {
 	(void)state;
@@ -286,7 +386,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_1d_closed_form),   cmocka_unit_test(test_permutation_symmetry_zero),
 		cmocka_unit_test(test_one_against_many), cmocka_unit_test(test_brute_force),
-		cmocka_unit_test(test_fallback_agrees),  cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_fallback_agrees),  cmocka_unit_test(test_degenerate_starts),
+		cmocka_unit_test(test_starts_agree_large), cmocka_unit_test(test_bad_input),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,17 +1,30 @@
 /* Exact earth mover's distance (fuse-task-parallel §4.2) between two small
  * weighted point sets: masses scaled to integers, shared mass at identical
- * locations cancelled, then a transportation network simplex (row-minimum
- * start, block pricing, subtree potential updates) with a bounded number of
- * pivots and an exact successive-shortest-path fallback. */
+ * locations (distance 0) cancelled, then a transportation network simplex:
+ * greedy least-cost start over the short arcs, block pricing over whole rows
+ * (SSE2, or AVX2 where the processor has it), and a preorder thread so that a
+ * pivot touches only the subtree it re-hangs, in a single walk. A bounded
+ * number of pivots, then an exact successive-shortest-path fallback. */
 #include <math.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
-#include "evaluate/evaluate_impl.h"
+#include "evaluate/emd_impl.h"
 #include "util/internal.h"
 
 /* Total integer mass of each side: 2^50 keeps sums exact in int64 and flows
  * exact in doubles, with a rounding error below 1e-15 of the total. */
 #define MASS ((int64_t)1 << 50)
+
+#ifndef BLOCK
+#define BLOCK 4.0 /* pricing blocks: this times sqrt(arcs) arcs, in whole rows */
+#endif
+#ifndef GREEDY_T
+#define GREEDY_T 6.0 /* candidate arcs of the greedy start: up to this times the mean nearest distance */
+#endif
+#define NBUCKET 1024 /* cost buckets of the greedy start */
 
 int pmcf_emd_ws_new(pmcf_emd_ws **out)
 {
@@ -46,14 +59,18 @@ static int reserve(pmcf_emd_ws *w, size_t na, size_t nb)
 	if (na <= w->cap_m && nb <= w->cap_n)
 		return 0;
 	size_t m = na > w->cap_m ? na : w->cap_m, n = nb > w->cap_n ? nb : w->cap_n;
-	size_t nodes = m + n, arcs = m + n;
+	size_t nodes = m + n + 1;
+	/* flow: the fallback's m*n flows, the simplex's tree flows and the
+	 * greedy start's two candidate lists (2 m*n ints) */
+	size_t nflow = m * n > nodes ? m * n : nodes;
+	size_t nhead = nodes > NBUCKET + 1 ? nodes : NBUCKET + 1;
 	int ok = GROW(w->cost, m * n) && GROW(w->sup, m) && GROW(w->dem, n) && GROW(w->ia, m) &&
-		 GROW(w->ib, n) && GROW(w->sa, m) && GROW(w->sb, n) && GROW(w->qa, m) &&
-		 GROW(w->qb, n) && GROW(w->pot, nodes + 1) && GROW(w->ai, arcs) && GROW(w->aj, arcs) &&
-		 GROW(w->af, arcs) && GROW(w->head, nodes) && GROW(w->nxt, 2 * arcs) &&
-		 GROW(w->prv, 2 * arcs) && GROW(w->par, nodes) && GROW(w->depth, nodes) &&
-		 GROW(w->stack, nodes + 1) && GROW(w->cyc, nodes + 1) && GROW(w->flow, m * n) &&
-		 GROW(w->dist, nodes + 1) && GROW(w->prev, nodes + 1) && GROW(w->done, nodes + 1);
+		 GROW(w->ib, n) && GROW(w->sa, nodes) && GROW(w->sb, nodes) && GROW(w->qa, m) &&
+		 GROW(w->qb, n) && GROW(w->pot, nodes) && GROW(w->ai, nodes) && GROW(w->aj, nodes) &&
+		 GROW(w->af, nodes) && GROW(w->head, nhead) && GROW(w->nxt, nodes) &&
+		 GROW(w->prv, 2 * nodes) && GROW(w->par, nodes) && GROW(w->depth, nodes) &&
+		 GROW(w->stack, 5 * nodes) && GROW(w->cyc, nodes) && GROW(w->flow, nflow) &&
+		 GROW(w->dist, 3 * nodes) && GROW(w->prev, 2 * nodes) && GROW(w->done, nodes);
 	if (!ok) {
 		free_buffers(w);
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory for an EMD of %zu x %zu points", na, nb);
@@ -82,262 +99,519 @@ static void to_integers(const double *w, size_t n, double t, int64_t *q)
 	q[big] += MASS - sum;
 }
 
-struct sort_ctx {
-	const double *x;
-	size_t dim;
-};
-
-static int cmp_points(const void *pa, const void *pb, void *pc)
+/* Compacts the points of positive mass, computes their m x n ground
+ * distances (rows: supplies) with the minimum of every row in mins[0..m)
+ * and of every column in mins[m..m+n), and cancels the mass shared by
+ * identical locations (distance 0), compacting again if a point empties. */
+static void prepare(pmcf_emd_ws *w, size_t dim, const double *xa, size_t na, const double *xb,
+		    size_t nb, int *pm, int *pn, double *pcmax)
 {
-	const struct sort_ctx *c = pc;
-	const double *a = c->x + (size_t) * (const int *)pa * c->dim;
-	const double *b = c->x + (size_t) * (const int *)pb * c->dim;
-	for (size_t k = 0; k < c->dim; k++)
-		if (a[k] != b[k])
-			return a[k] < b[k] ? -1 : 1;
-	return 0;
-}
-
-static int cmp_between(const double *a, const double *b, size_t dim)
-{
-	for (size_t k = 0; k < dim; k++)
-		if (a[k] != b[k])
-			return a[k] < b[k] ? -1 : 1;
-	return 0;
-}
-
-/* Mass at the same location on both sides travels nowhere: remove it. */
-static void cancel_shared(pmcf_emd_ws *w, size_t dim, const double *xa, size_t na,
-			  const double *xb, size_t nb)
-{
+	int m = 0, n = 0;
 	for (size_t i = 0; i < na; i++)
-		w->sa[i] = (int)i;
+		if (w->qa[i] > 0) {
+			w->ia[m] = (int)i;
+			w->sup[m++] = w->qa[i];
+		}
 	for (size_t j = 0; j < nb; j++)
-		w->sb[j] = (int)j;
-	struct sort_ctx ca = {xa, dim}, cb = {xb, dim};
-	qsort_r(w->sa, na, sizeof(int), cmp_points, &ca);
-	qsort_r(w->sb, nb, sizeof(int), cmp_points, &cb);
-	size_t i = 0, j = 0;
-	while (i < na && j < nb) {
-		int c = cmp_between(xa + (size_t)w->sa[i] * dim, xb + (size_t)w->sb[j] * dim, dim);
-		if (c < 0) {
-			i++;
-		} else if (c > 0) {
-			j++;
-		} else {
-			int64_t *qa = &w->qa[w->sa[i]], *qb = &w->qb[w->sb[j]];
-			int64_t s = *qa < *qb ? *qa : *qb;
-			*qa -= s;
-			*qb -= s;
-			if (*qa == 0)
-				i++;
-			if (*qb == 0)
-				j++;
+		if (w->qb[j] > 0) {
+			w->ib[n] = (int)j;
+			w->dem[n++] = w->qb[j];
+		}
+	double *mins = w->dist, cmax = 0, cmin = INFINITY;
+	if (m == 0 || n == 0) {
+		*pm = m;
+		*pn = n;
+		return;
+	}
+	for (int j = 0; j < n; j++)
+		mins[m + j] = INFINITY;
+	if (dim == 2) {
+		double *bx = w->dist + m + n, *by = bx + n; /* columns' coordinates, SoA */
+		for (int j = 0; j < n; j++) {
+			bx[j] = xb[2 * (size_t)w->ib[j]];
+			by[j] = xb[2 * (size_t)w->ib[j] + 1];
+		}
+		for (int i = 0; i < m; i++) {
+			double ax = xa[2 * (size_t)w->ia[i]], ay = xa[2 * (size_t)w->ia[i] + 1];
+			double *row = w->cost + (size_t)i * (size_t)n, *cm = mins + m, rmin = INFINITY;
+			int j = 0;
+#ifdef __SSE2__
+			__m128d vx = _mm_set1_pd(ax), vy = _mm_set1_pd(ay), vmin = _mm_set1_pd(INFINITY);
+			__m128d vmax = _mm_setzero_pd();
+			for (; j + 2 <= n; j += 2) {
+				__m128d dx = _mm_sub_pd(_mm_loadu_pd(bx + j), vx);
+				__m128d dy = _mm_sub_pd(_mm_loadu_pd(by + j), vy);
+				__m128d c = _mm_sqrt_pd(_mm_add_pd(_mm_mul_pd(dx, dx), _mm_mul_pd(dy, dy)));
+				_mm_storeu_pd(row + j, c);
+				vmin = _mm_min_pd(vmin, c);
+				vmax = _mm_max_pd(vmax, c);
+				_mm_storeu_pd(cm + j, _mm_min_pd(_mm_loadu_pd(cm + j), c));
+			}
+			vmin = _mm_min_sd(vmin, _mm_unpackhi_pd(vmin, vmin));
+			vmax = _mm_max_sd(vmax, _mm_unpackhi_pd(vmax, vmax));
+			rmin = _mm_cvtsd_f64(vmin);
+			if (_mm_cvtsd_f64(vmax) > cmax)
+				cmax = _mm_cvtsd_f64(vmax);
+#endif
+			for (; j < n; j++) {
+				double dx = bx[j] - ax, dy = by[j] - ay, c = sqrt(dx * dx + dy * dy);
+				row[j] = c;
+				rmin = c < rmin ? c : rmin;
+				cmax = c > cmax ? c : cmax;
+				cm[j] = c < cm[j] ? c : cm[j];
+			}
+			mins[i] = rmin;
+			cmin = rmin < cmin ? rmin : cmin;
+		}
+	} else {
+		for (int i = 0; i < m; i++) {
+			const double *pa = xa + (size_t)w->ia[i] * dim;
+			double *row = w->cost + (size_t)i * (size_t)n, rmin = INFINITY;
+			for (int j = 0; j < n; j++) {
+				const double *pb = xb + (size_t)w->ib[j] * dim;
+				double s = 0;
+				for (size_t k = 0; k < dim; k++) {
+					double d = pa[k] - pb[k];
+					s += d * d;
+				}
+				double c = row[j] = sqrt(s);
+				rmin = c < rmin ? c : rmin;
+				cmax = c > cmax ? c : cmax;
+				mins[m + j] = c < mins[m + j] ? c : mins[m + j];
+			}
+			mins[i] = rmin;
+			cmin = rmin < cmin ? rmin : cmin;
 		}
 	}
+	if (cmin == 0) {
+		/* shared mass at identical locations travels nowhere: remove it */
+		int emptied = 0;
+		for (int i = 0; i < m; i++) {
+			if (mins[i] != 0)
+				continue;
+			const double *row = w->cost + (size_t)i * (size_t)n;
+			for (int j = 0; j < n && w->sup[i] > 0; j++)
+				if (row[j] == 0 && w->dem[j] > 0) {
+					int64_t x = w->sup[i] < w->dem[j] ? w->sup[i] : w->dem[j];
+					w->sup[i] -= x;
+					w->dem[j] -= x;
+					emptied = 1;
+				}
+		}
+		if (emptied) { /* drop the emptied rows and columns, in place */
+			int m2 = 0, n2 = 0;
+			int *keepc = w->sb;
+			for (int j = 0; j < n; j++)
+				if (w->dem[j] > 0) {
+					keepc[n2] = j;
+					w->dem[n2] = w->dem[j];
+					w->ib[n2++] = w->ib[j];
+				}
+			for (int i = 0; i < m; i++) {
+				if (w->sup[i] == 0)
+					continue;
+				const double *row = w->cost + (size_t)i * (size_t)n;
+				double *to = w->cost + (size_t)m2 * (size_t)n2;
+				for (int j = 0; j < n2; j++)
+					to[j] = row[keepc[j]];
+				w->sup[m2] = w->sup[i];
+				w->ia[m2++] = w->ia[i];
+			}
+			m = m2;
+			n = n2;
+			for (int j = 0; j < n; j++)
+				mins[m + j] = INFINITY;
+			for (int i = 0; i < m; i++) {
+				const double *row = w->cost + (size_t)i * (size_t)n;
+				double rmin = INFINITY;
+				for (int j = 0; j < n; j++) {
+					rmin = row[j] < rmin ? row[j] : rmin;
+					mins[m + j] = row[j] < mins[m + j] ? row[j] : mins[m + j];
+				}
+				mins[i] = rmin;
+			}
+		}
+	}
+	*pm = m;
+	*pn = n;
+	*pcmax = cmax;
 }
 
 /* ---- network simplex on the transportation problem ------------------------- */
-/* Nodes: supply i is node i, demand j is node m+j. Basic arc k joins ai[k]
- * and aj[k]; its adjacency entries are 2k (in the list of node ai[k]) and
- * 2k+1 (node m+aj[k]). */
+/* Nodes: supply i is node i, demand j is node m+j. The basis is a spanning
+ * tree rooted at node 0, stored per node v != 0 as its parent par[v], the
+ * flow fl[v] of the arc between v and par[v] (supply to demand, whichever
+ * of the two is the supply) and its depth; a preorder thread thr/rthr
+ * (circular through the root) lists every subtree as one contiguous run.
+ * Potentials pi give reduced costs r(i,j) = c(i,j) + pi[i] - pi[m+j], zero
+ * on tree arcs. Workspace buffers, reused: par, depth, thr = nxt,
+ * rthr = prv, fl = flow, the path of a pivot = cyc, its per-path-node
+ * scratch (5 arrays) = stack. */
 
-static void link_arc(pmcf_emd_ws *w, int m, int k)
-{
-	int nodes[2] = {w->ai[k], m + w->aj[k]};
-	for (int s = 0; s < 2; s++) {
-		int e = 2 * k + s, v = nodes[s];
-		w->prv[e] = -1;
-		w->nxt[e] = w->head[v];
-		if (w->head[v] >= 0)
-			w->prv[w->head[v]] = e;
-		w->head[v] = e;
-	}
-}
 
-static void unlink_arc(pmcf_emd_ws *w, int m, int k)
-{
-	int nodes[2] = {w->ai[k], m + w->aj[k]};
-	for (int s = 0; s < 2; s++) {
-		int e = 2 * k + s;
-		if (w->prv[e] >= 0)
-			w->nxt[w->prv[e]] = w->nxt[e];
-		else
-			w->head[nodes[s]] = w->nxt[e];
-		if (w->nxt[e] >= 0)
-			w->prv[w->nxt[e]] = w->prv[e];
-	}
-}
+struct tree {
+	int m, n;
+	const double *c;
+	double *pi;
+	int *par, *depth, *thr, *rthr, *path, *lasts;
+	int64_t *fl;
+};
 
-/* Sets parent arc, depth and potential of every node of the subtree hanging
- * from root (whose own par/depth/pot are already set), not crossing
- * root's parent arc. */
-static void dfs(pmcf_emd_ws *w, int m, int n, int root)
+/* Initial basis. Greedy ("least cost" method, start == PMCFI_EMD_START_GREEDY):
+ * the cheapest arcs first, each allocation shipping as much as it can and
+ * deleting exactly one line (a row, or a column, never the last live one
+ * of its kind), so the m+n-1 arcs chosen form a spanning tree. Only the
+ * arcs up to GREEDY_T times the mean nearest distance are ordered (by
+ * cost bucket); the lines left over, or all with PMCFI_EMD_START_ROWMIN,
+ * are finished by row minima. Writes the arcs to ai/aj/af. */
+static void initial_basis(pmcf_emd_ws *w, int m, int n, int greedy)
 {
-	int sp = 0;
-	w->stack[sp++] = root;
-	while (sp) {
-		int v = w->stack[--sp];
-		for (int e = w->head[v]; e >= 0; e = w->nxt[e]) {
-			int k = e >> 1;
-			if (k == w->par[v])
-				continue;
-			int u = (e & 1) ? w->ai[k] : m + w->aj[k];
-			w->par[u] = k;
-			w->depth[u] = w->depth[v] + 1;
-			w->pot[u] = w->cost[(size_t)w->ai[k] * (size_t)n + (size_t)w->aj[k]] - w->pot[v];
-			w->stack[sp++] = u;
-		}
-	}
-}
-
-static int other_end(const pmcf_emd_ws *w, int m, int k, int v)
-{
-	return v == w->ai[k] ? m + w->aj[k] : w->ai[k];
-}
-
-/* Row-minimum start: each step takes the first live supply, ships to its
- * cheapest live demand and deletes one line, which gives a spanning tree of
- * m+n-1 arcs. */
-static void initial_basis(pmcf_emd_ws *w, int m, int n)
-{
-	int64_t *rs = w->qa, *rd = w->qb; /* reused as remaining masses */
-	int *live_col = w->sb;            /* live demands, compacted */
-	int ncol = n;
+	int64_t *rs = w->qa, *rd = w->qb; /* remaining masses */
+	unsigned char *live = w->done;    /* rows 0..m-1, then columns */
 	memcpy(rs, w->sup, (size_t)m * sizeof(*rs));
 	memcpy(rd, w->dem, (size_t)n * sizeof(*rd));
-	for (int j = 0; j < n; j++)
-		live_col[j] = j;
-	for (int v = 0; v < m + n; v++)
-		w->head[v] = -1;
-	int k = 0, i = 0;
-	while (k < m + n - 1) {
-		const double *row = w->cost + (size_t)i * (size_t)n;
-		int best = 0;
-		for (int c = 1; c < ncol; c++)
-			if (row[live_col[c]] < row[live_col[best]])
-				best = c;
-		int j = live_col[best];
-		int64_t x = rs[i] < rd[j] ? rs[i] : rd[j];
-		rs[i] -= x;
-		rd[j] -= x;
-		w->ai[k] = i;
-		w->aj[k] = j;
-		w->af[k] = x;
-		link_arc(w, m, k);
-		k++;
-		if (rs[i] == 0 && i < m - 1) {
-			i++; /* delete the row */
-		} else {
-			live_col[best] = live_col[--ncol]; /* delete the column */
-			if (ncol == 0)
-				break;
+	memset(live, 1, (size_t)(m + n));
+	int lr = m, lc = n, k = 0;
+	const int goal = m + n - 1;
+#define ALLOC(I, J)                                                                                \
+	do {                                                                                       \
+		int64_t x_ = rs[I] < rd[J] ? rs[I] : rd[J];                                        \
+		rs[I] -= x_;                                                                       \
+		rd[J] -= x_;                                                                       \
+		w->ai[k] = (I);                                                                    \
+		w->aj[k] = (J);                                                                    \
+		w->af[k++] = x_;                                                                   \
+		if (rs[I] == 0 && lr > 1) {                                                        \
+			live[I] = 0;                                                               \
+			lr--;                                                                      \
+		} else {                                                                           \
+			live[m + (J)] = 0;                                                         \
+			lc--;                                                                      \
+		}                                                                                  \
+	} while (0)
+
+	if (greedy) {
+		/* candidates: the arcs no longer than GREEDY_T times the mean
+		 * distance of a point to its nearest counterpart */
+		const double *mins = w->dist;
+		double mean = 0;
+		for (int v = 0; v < m + n; v++)
+			mean += mins[v];
+		double T = GREEDY_T * mean / (m + n);
+		int *cand = (int *)w->flow, nc = 0; /* flow: >= m*n int64, free until the fallback */
+		int *sorted = cand + (size_t)m * (size_t)n;
+		int *bucket = w->head; /* NBUCKET + 1 counters */
+		for (int i = 0; i < m; i++) {
+			const double *row = w->cost + (size_t)i * (size_t)n;
+			int j = 0;
+#ifdef __SSE2__
+			__m128d vt = _mm_set1_pd(T);
+			for (; j + 4 <= n; j += 4) {
+				int b = _mm_movemask_pd(_mm_cmple_pd(_mm_loadu_pd(row + j), vt)) |
+					_mm_movemask_pd(_mm_cmple_pd(_mm_loadu_pd(row + j + 2), vt)) << 2;
+				for (; b; b &= b - 1)
+					cand[nc++] = i * n + j + __builtin_ctz((unsigned)b);
+			}
+#endif
+			for (; j < n; j++)
+				if (row[j] <= T)
+					cand[nc++] = i * n + j;
+		}
+		/* counting sort by cost bucket */
+		double scale = T > 0 ? (NBUCKET - 1) / T : 0;
+		memset(bucket, 0, (NBUCKET + 1) * sizeof(*bucket));
+		for (int s = 0; s < nc; s++)
+			bucket[1 + (int)(w->cost[cand[s]] * scale)]++;
+		for (int b = 0; b < NBUCKET; b++)
+			bucket[b + 1] += bucket[b];
+		for (int s = 0; s < nc; s++)
+			sorted[bucket[(int)(w->cost[cand[s]] * scale)]++] = cand[s];
+		for (int s = 0; s < nc && k < goal; s++) {
+			int i = sorted[s] / n, j = sorted[s] % n;
+			if (live[i] && live[m + j])
+				ALLOC(i, j);
 		}
 	}
+	/* the rest: row minima over the live columns */
+	for (int i = 0; i < m && k < goal; i++) {
+		while (live[i] && k < goal) {
+			const double *row = w->cost + (size_t)i * (size_t)n;
+			int best = -1;
+			for (int j = 0; j < n; j++)
+				if (live[m + j] && (best < 0 || row[j] < row[best]))
+					best = j;
+			ALLOC(i, best);
+		}
+	}
+#undef ALLOC
+	(void)lc;
+}
+
+/* Roots the basis arcs (ai/aj/af) at node 0: parents, flows, depths,
+ * potentials and the preorder thread. */
+static void build_tree(pmcf_emd_ws *w, const struct tree *t)
+{
+	int m = t->m, n = t->n, N = m + n, narcs = N - 1;
+	int *off = w->head, *adj = w->prev, *stack = w->stack;
+	memset(off, 0, (size_t)(N + 1) * sizeof(*off));
+	for (int k = 0; k < narcs; k++) {
+		off[w->ai[k] + 1]++;
+		off[m + w->aj[k] + 1]++;
+	}
+	for (int v = 0; v < N; v++)
+		off[v + 1] += off[v];
+	int *pos = w->sa; /* fill positions (sa holds m+n) */
+	for (int v = 0; v < N; v++)
+		pos[v] = off[v];
+	for (int k = 0; k < narcs; k++) {
+		adj[pos[w->ai[k]]++] = k;
+		adj[pos[m + w->aj[k]]++] = k;
+	}
+	int sp = 0, prevv = 0;
+	t->par[0] = -1;
+	t->depth[0] = 0;
+	t->pi[0] = 0;
+	t->fl[0] = 0;
+	stack[sp++] = 0;
+	while (sp) {
+		int v = stack[--sp];
+		if (v) { /* preorder: append v to the thread */
+			t->thr[prevv] = v;
+			t->rthr[v] = prevv;
+			prevv = v;
+		}
+		for (int e = off[v]; e < off[v + 1]; e++) {
+			int k = adj[e], u = v < m ? m + w->aj[k] : w->ai[k];
+			if (u == t->par[v])
+				continue;
+			t->par[u] = v;
+			t->depth[u] = t->depth[v] + 1;
+			t->fl[u] = w->af[k];
+			double c = t->c[(size_t)w->ai[k] * (size_t)n + (size_t)w->aj[k]];
+			t->pi[u] = u < m ? t->pi[v] - c : t->pi[v] + c;
+			stack[sp++] = u;
+		}
+	}
+	t->thr[prevv] = 0;
+	t->rthr[0] = prevv;
+}
+
+/* Most negative c[j] - pc[j] over a row (the caller adds the row's potential). */
+static double row_min(const double *c, const double *pc, int n)
+{
+	int j = 0;
+	double best = INFINITY;
+#ifdef __SSE2__
+	__m128d b0 = _mm_set1_pd(INFINITY), b1 = b0;
+	for (; j + 4 <= n; j += 4) {
+		b0 = _mm_min_pd(b0, _mm_sub_pd(_mm_loadu_pd(c + j), _mm_loadu_pd(pc + j)));
+		b1 = _mm_min_pd(b1, _mm_sub_pd(_mm_loadu_pd(c + j + 2), _mm_loadu_pd(pc + j + 2)));
+	}
+	b0 = _mm_min_pd(b0, b1);
+	b0 = _mm_min_sd(b0, _mm_unpackhi_pd(b0, b0));
+	best = _mm_cvtsd_f64(b0);
+#endif
+	for (; j < n; j++) {
+		double d = c[j] - pc[j];
+		if (d < best)
+			best = d;
+	}
+	return best;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define HAVE_AVX2_PATH 1
+#include <immintrin.h>
+/* The same with 256-bit vectors, for processors that have AVX2 (chosen at
+ * run time; the results are identical, min and subtraction being exact
+ * operations on the same doubles). */
+__attribute__((target("avx2"))) static double row_min_avx2(const double *c, const double *pc, int n)
+{
+	int j = 0;
+	__m256d b0 = _mm256_set1_pd(INFINITY), b1 = b0;
+	for (; j + 8 <= n; j += 8) {
+		b0 = _mm256_min_pd(b0, _mm256_sub_pd(_mm256_loadu_pd(c + j), _mm256_loadu_pd(pc + j)));
+		b1 = _mm256_min_pd(b1, _mm256_sub_pd(_mm256_loadu_pd(c + j + 4), _mm256_loadu_pd(pc + j + 4)));
+	}
+	b0 = _mm256_min_pd(b0, b1);
+	__m128d h = _mm_min_pd(_mm256_castpd256_pd128(b0), _mm256_extractf128_pd(b0, 1));
+	h = _mm_min_sd(h, _mm_unpackhi_pd(h, h));
+	double best = _mm_cvtsd_f64(h);
+	for (; j < n; j++) {
+		double d = c[j] - pc[j];
+		if (d < best)
+			best = d;
+	}
+	return best;
+}
+#endif
+
+/* One pivot on entering arc (p, q) with reduced cost r < 0: pushes flow
+ * round the cycle, swaps the leaving arc for the entering one and re-hangs
+ * the cut-off subtree below the entering arc (thread spliced piecewise,
+ * depths and potentials updated over that subtree only). */
+static void pivot(struct tree *t, int p, int q, double r)
+{
+	int m = t->m, P = p, Q = m + q;
+	int *par = t->par, *depth = t->depth, *thr = t->thr, *rthr = t->rthr;
+	int64_t *fl = t->fl;
+	/* the apex */
+	int a = P, b = Q;
+	while (a != b) {
+		if (depth[a] >= depth[b])
+			a = par[a];
+		else
+			b = par[b];
+	}
+	int apex = a;
+	/* flow is pushed P -> Q -> up to the apex -> down to P; losing arcs: on
+	 * Q's side those whose child is a demand, on P's side those whose child
+	 * is a supply. Leaving arc: the last blocking arc counted from the apex
+	 * (down P's side, then up Q's side), which keeps ties deterministic. */
+	int64_t theta = INT64_MAX;
+	int out = -1, outq = 0;
+	for (int v = P; v != apex; v = par[v])
+		if (v < m && fl[v] < theta) {
+			theta = fl[v];
+			out = v;
+		}
+	for (int v = Q; v != apex; v = par[v])
+		if (v >= m && fl[v] <= theta) {
+			theta = fl[v];
+			out = v;
+			outq = 1;
+		}
+	if (theta) {
+		for (int v = P; v != apex; v = par[v])
+			fl[v] += v < m ? -theta : theta;
+		for (int v = Q; v != apex; v = par[v])
+			fl[v] += v >= m ? -theta : theta;
+	}
+	int X = outq ? Q : P, Y = outq ? P : Q; /* X lies in the cut-off subtree */
+	double delta = outq ? r : -r;           /* potential shift of that subtree */
+
+	/* path X = x0, x1, ..., xk = out */
+	int *x = t->path, k = 0;
+	x[0] = X;
+	while (x[k] != out) {
+		x[k + 1] = par[x[k]];
+		k++;
+	}
+	/* new depth minus old depth of the nodes hanging from each x_s */
+	int *last = t->lasts, *dd = last + k + 1, *od = dd + k + 1, dY = depth[Y];
+	for (int s = 0; s <= k; s++) {
+		od[s] = depth[x[s]];
+		dd[s] = dY + 1 + s - od[s];
+	}
+	/* one walk over the old subtree of out, in the old preorder: every node
+	 * belongs to its nearest ancestor x_s on the path (the innermost open
+	 * one); x_s closes, innermost first, where the depth falls back, which
+	 * gives the ends last[s] of the old subtrees */
+	int open = k, next_open = k - 1;
+	for (int v = out;; v = thr[v]) {
+		if (next_open >= 0 && v == x[next_open])
+			open = next_open--;
+		int dn = depth[thr[v]];
+		depth[v] += dd[open];
+		t->pi[v] += delta;
+		while (open <= k && dn <= od[open])
+			last[open++] = v;
+		if (open > k)
+			break;
+	}
+	/* parents and flows along the path */
+	for (int s = k - 1; s >= 0; s--) {
+		par[x[s + 1]] = x[s];
+		fl[x[s + 1]] = fl[x[s]];
+	}
+	par[X] = Y;
+	fl[X] = theta;
+	/* the new preorder of the subtree, in runs of the old one: x0's
+	 * subtree; then for s >= 1, x_s up to just before x_{s-1}, and after
+	 * x_{s-1}'s subtree up to the end of x_s's. The links that delimit the
+	 * runs are read before any is rewritten. */
+	int *rs = od, *re = rs + k + 1, *as = re + k + 1; /* od is no longer needed */
+	for (int s = 1; s <= k; s++) {
+		rs[s] = x[s];
+		re[s] = rthr[x[s - 1]];
+		as[s] = last[s - 1] != last[s] ? thr[last[s - 1]] : -1;
+	}
+	int before = rthr[out], after = thr[last[k]];
+	thr[before] = after; /* cut the old run out */
+	rthr[after] = before;
+	int tail = Y, ytail = thr[Y];
+#define RUN(FROM, TO)                                                                              \
+	do {                                                                                       \
+		thr[tail] = (FROM);                                                                \
+		rthr[FROM] = tail;                                                                 \
+		tail = (TO);                                                                       \
+	} while (0)
+	RUN(X, last[0]);
+	for (int s = 1; s <= k; s++) {
+		RUN(rs[s], re[s]);
+		if (as[s] >= 0)
+			RUN(as[s], last[s]);
+	}
+#undef RUN
+	thr[tail] = ytail;
+	rthr[ytail] = tail;
 }
 
 /* Returns 0 when optimal, 1 when the pivot bound was hit. */
-static int network_simplex(pmcf_emd_ws *w, int m, int n, double cmax)
+static int network_simplex(pmcf_emd_ws *w, int m, int n, double cmax, int greedy)
 {
-	initial_basis(w, m, n);
-	w->par[0] = -1;
-	w->depth[0] = 0;
-	w->pot[0] = 0;
-	dfs(w, m, n, 0);
+	struct tree t = {m,        n,        w->cost, w->pot,  w->par, w->depth,
+			 w->nxt,   w->prv,   w->cyc,  w->stack, w->flow};
+	initial_basis(w, m, n, greedy);
+	build_tree(w, &t);
 
 	const double eps = cmax * 1e-11;
-	const size_t narcs = (size_t)m * (size_t)n;
-	size_t block = (size_t)sqrt((double)narcs);
-	if (block < 16)
-		block = 16;
-	size_t next = 0;
+	/* block pricing over whole rows: at least sqrt(arcs) arcs a block */
+	int rows = (int)ceil(BLOCK * sqrt((double)m * (double)n) / (double)n);
+	if (rows < 1)
+		rows = 1;
+	const double *pc = w->pot + m;
+	double (*rowmin)(const double *, const double *, int) = row_min;
+#ifdef HAVE_AVX2_PATH
+	if (__builtin_cpu_supports("avx2"))
+		rowmin = row_min_avx2;
+#endif
 	long bound = w->max_pivots ? w->max_pivots : 2000L + 200L * (m + n);
 	w->pivots = 0;
+	int i = 0;
 	for (;;) {
-		/* block pricing: the most negative reduced cost of the next block */
-		size_t scanned = 0, best_e = 0;
+		int scanned = 0, best_i = -1;
 		double best = -eps;
-		int found = 0;
-		size_t i = next / (size_t)n, j = next % (size_t)n;
-		while (scanned < narcs) {
-			size_t end = scanned + block < narcs ? scanned + block : narcs;
+		while (scanned < m) {
+			int end = scanned + rows < m ? scanned + rows : m;
 			for (; scanned < end; scanned++) {
-				double r = w->cost[i * (size_t)n + j] - w->pot[i] - w->pot[(size_t)m + j];
+				double r = rowmin(w->cost + (size_t)i * (size_t)n, pc, n) + w->pot[i];
 				if (r < best) {
 					best = r;
-					best_e = i * (size_t)n + j;
-					found = 1;
+					best_i = i;
 				}
-				if (++j == (size_t)n) {
-					j = 0;
-					if (++i == (size_t)m)
-						i = 0;
-				}
+				if (++i == m)
+					i = 0;
 			}
-			if (found)
+			if (best_i >= 0)
 				break;
 		}
-		if (!found)
+		if (best_i < 0)
 			return 0;
-		next = i * (size_t)n + j;
 		if (w->pivots >= bound)
 			return 1;
 		w->pivots++;
-
-		/* the cycle: entering arc P->Q, then Q up to the apex, the apex down to P */
-		int p = (int)(best_e / (size_t)n), q = (int)(best_e % (size_t)n);
-		int P = p, Q = m + q, a = Q, b = P;
-		int na = 0, nb = 0; /* arcs from Q upwards in cyc[0..na), from P downwards at the end */
-		int total = m + n;
-		while (a != b) {
-			if (w->depth[a] >= w->depth[b]) {
-				w->cyc[na++] = w->par[a];
-				a = other_end(w, m, w->par[a], a);
-			} else {
-				w->cyc[total - 1 - nb++] = w->par[b];
-				b = other_end(w, m, w->par[b], b);
+		const double *row = w->cost + (size_t)best_i * (size_t)n;
+		int q = 0;
+		double rq = INFINITY;
+		for (int j = 0; j < n; j++) {
+			double d = row[j] - pc[j];
+			if (d < rq) {
+				rq = d;
+				q = j;
 			}
 		}
-		/* the arcs at even positions counted from either end lose flow; the
-		 * leaving arc is the last blocking one in cycle order from the apex:
-		 * down to P, the entering arc, up from Q to the apex */
-		int64_t theta = INT64_MAX;
-		int leave = -1, leave_side = 0;
-		for (int t = nb - 1; t >= 0; t--) {
-			if (t % 2)
-				continue;
-			int k = w->cyc[total - 1 - t];
-			if (w->af[k] <= theta) { /* apex down to P: later is smaller t */
-				theta = w->af[k];
-				leave = k;
-				leave_side = 0;
-			}
-		}
-		for (int t = 0; t < na; t += 2) {
-			int k = w->cyc[t];
-			if (w->af[k] <= theta) {
-				theta = w->af[k];
-				leave = k;
-				leave_side = 1;
-			}
-		}
-		for (int t = 0; t < na; t++)
-			w->af[w->cyc[t]] += (t % 2) ? theta : -theta;
-		for (int t = 0; t < nb; t++)
-			w->af[w->cyc[total - 1 - t]] += (t % 2) ? theta : -theta;
-
-		/* swap the leaving arc for the entering one: the tree falls in two
-		 * parts; the one without the root is re-hung below the entering arc */
-		unlink_arc(w, m, leave);
-		w->ai[leave] = p;
-		w->aj[leave] = q;
-		w->af[leave] = theta;
-		link_arc(w, m, leave);
-		int X = leave_side ? Q : P, Y = leave_side ? P : Q; /* X: in the cut subtree */
-		w->par[X] = leave;
-		w->depth[X] = w->depth[Y] + 1;
-		w->pot[X] = w->cost[best_e] - w->pot[Y];
-		dfs(w, m, n, X);
+		pivot(&t, best_i, q, rq + w->pot[best_i]);
 	}
 }
 
@@ -465,6 +739,12 @@ static int check_side(const char *side, size_t dim, const double *wt, const doub
 int pmcf_emd(pmcf_emd_ws *ws, size_t dim, const double *wa, const double *xa, size_t na,
 	     const double *wb, const double *xb, size_t nb, double *out)
 {
+	return pmcfi_emd_start(ws, dim, wa, xa, na, wb, xb, nb, PMCFI_EMD_START_GREEDY, out);
+}
+
+int pmcfi_emd_start(pmcf_emd_ws *ws, size_t dim, const double *wa, const double *xa, size_t na,
+		    const double *wb, const double *xb, size_t nb, int start, double *out)
+{
 	pmcfi_clear_error();
 	*out = NAN;
 	if (dim < 1 || dim > 16)
@@ -496,43 +776,19 @@ int pmcf_emd(pmcf_emd_ws *ws, size_t dim, const double *wa, const double *xa, si
 	w->fallback = 0;
 	to_integers(wa, na, ta, w->qa);
 	to_integers(wb, nb, tb, w->qb);
-	cancel_shared(w, dim, xa, na, xb, nb);
-	int m = 0, n = 0;
-	for (size_t i = 0; i < na; i++)
-		if (w->qa[i] > 0) {
-			w->ia[m] = (int)i;
-			w->sup[m++] = w->qa[i];
-		}
-	for (size_t j = 0; j < nb; j++)
-		if (w->qb[j] > 0) {
-			w->ib[n] = (int)j;
-			w->dem[n++] = w->qb[j];
-		}
-	double work = 0;
+	int m, n;
+	double cmax = 0, work = 0;
+	prepare(w, dim, xa, na, xb, nb, &m, &n, &cmax);
 	if (m > 0 && n > 0) {
-		double cmax = 0;
-		for (int i = 0; i < m; i++) {
-			const double *pa = xa + (size_t)w->ia[i] * dim;
-			double *row = w->cost + (size_t)i * (size_t)n;
-			for (int j = 0; j < n; j++) {
-				const double *pb = xb + (size_t)w->ib[j] * dim;
-				double s = 0;
-				for (size_t k = 0; k < dim; k++) {
-					double d = pa[k] - pb[k];
-					s += d * d;
-				}
-				row[j] = sqrt(s);
-				if (row[j] > cmax)
-					cmax = row[j];
-			}
-		}
 		if (m == 1 || n == 1) {
 			for (size_t e = 0; e < (size_t)m * (size_t)n; e++)
 				work += (double)(m == 1 ? w->dem[e] : w->sup[e]) * w->cost[e];
 			work /= (double)MASS;
-		} else if (w->max_pivots >= 0 && network_simplex(w, m, n, cmax) == 0) {
-			for (int k = 0; k < m + n - 1; k++)
-				work += (double)w->af[k] * w->cost[(size_t)w->ai[k] * (size_t)n + (size_t)w->aj[k]];
+		} else if (w->max_pivots >= 0 && network_simplex(w, m, n, cmax, start == PMCFI_EMD_START_GREEDY) == 0) {
+			for (int v = 1; v < m + n; v++)
+				if (w->flow[v])
+					work += (double)w->flow[v] * (v < m ? w->cost[(size_t)v * (size_t)n + (size_t)(w->par[v] - m)]
+									 : w->cost[(size_t)w->par[v] * (size_t)n + (size_t)(v - m)]);
 			work /= (double)MASS;
 		} else {
 			w->fallback = 1;

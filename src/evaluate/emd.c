@@ -419,6 +419,25 @@ static double row_min(const double *c, const double *pc, int n)
 	return best;
 }
 
+/* First j with c[j] - pc[j] == v (v: the row's minimum, from row_min). */
+static int row_find(const double *c, const double *pc, int n, double v)
+{
+	int j = 0;
+#ifdef __SSE2__
+	__m128d vv = _mm_set1_pd(v);
+	for (; j + 4 <= n; j += 4) {
+		int b = _mm_movemask_pd(_mm_cmpeq_pd(_mm_sub_pd(_mm_loadu_pd(c + j), _mm_loadu_pd(pc + j)), vv)) |
+			_mm_movemask_pd(_mm_cmpeq_pd(_mm_sub_pd(_mm_loadu_pd(c + j + 2), _mm_loadu_pd(pc + j + 2)), vv)) << 2;
+		if (b)
+			return j + __builtin_ctz((unsigned)b);
+	}
+#endif
+	for (; j < n; j++)
+		if (c[j] - pc[j] == v)
+			return j;
+	return 0; /* not reached: v is attained */
+}
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define HAVE_AVX2_PATH 1
 #include <immintrin.h>
@@ -601,16 +620,11 @@ static int network_simplex(pmcf_emd_ws *w, int m, int n, double cmax, int greedy
 		if (w->pivots >= bound)
 			return 1;
 		w->pivots++;
+		/* the entering column: the first where the row attains its
+		 * minimum (the same subtractions as rowmin, so exactly equal) */
 		const double *row = w->cost + (size_t)best_i * (size_t)n;
-		int q = 0;
-		double rq = INFINITY;
-		for (int j = 0; j < n; j++) {
-			double d = row[j] - pc[j];
-			if (d < rq) {
-				rq = d;
-				q = j;
-			}
-		}
+		double rq = rowmin(row, pc, n);
+		int q = row_find(row, pc, n, rq);
 		pivot(&t, best_i, q, rq + w->pot[best_i]);
 	}
 }

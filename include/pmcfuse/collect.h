@@ -19,6 +19,15 @@ typedef struct pmcf_collect_opts {
 	const char *tool_path;  /* libpmcfuse-ompt.so; NULL: $PMCF_OMPT_TOOL, then beside
 				   the running executable, then the install location */
 	unsigned chunk_kb;      /* record file chunk per thread (0: 8192 KiB) */
+	/* Hardware event multiplexing (docs/multiplexing.md); zero: none. */
+	int multiplex;    /* enum pmcf_mux_mode (pmcfuse/sim.h): PMCF_MUX_KERNEL, every event
+			     its own group, the kernel rotates (perf_event_mux_interval_ms is
+			     set from period_ms when permitted, and restored); PMCF_MUX_RR /
+			     PMCF_MUX_ROC, the collector keeps at most pmcs events enabled per
+			     thread (pmcs 0: 4) and rotates them every period_ms of the
+			     thread's cpu time, round-robin or rate-of-change */
+	double period_ms; /* rotation period (0: 4 ms; kernel mode rounds to whole ms) */
+	int estimate;     /* enum pmcf_estimate: per-XU value under multiplexing */
 } pmcf_collect_opts;
 
 typedef struct pmcf_exit_info {
@@ -31,6 +40,9 @@ typedef struct pmcf_exit_info {
 	size_t xus;      /* XUs in the profile */
 	size_t incomplete_xus; /* XUs begun but not finished (not in the profile) */
 	size_t multiplexed_xus; /* XUs whose counters were not always running */
+	size_t negative_values; /* multiplexing: estimates below zero (kept) */
+	size_t missing_values;  /* multiplexing: values missing (local estimator) */
+	size_t rotations;       /* user-space multiplexing: rotations in all threads */
 	char message[512]; /* one line on anything abnormal, "" when none */
 } pmcf_exit_info;
 
@@ -40,7 +52,9 @@ typedef struct pmcf_exit_info {
  * for it and builds the profile into *out (free with pmcf_profile_free), with
  * metadata: program, args, binary_sha256, cwd, host, kernel, cpu_model, pmu,
  * start_time, source=perf, pmcs, exit_status, complete, OMP_* environment
- * ("omp_env", a JSON object), collector mode.
+ * ("omp_env", a JSON object), collector mode, and under multiplexing
+ * multiplex, period_ms, estimate and the coverage layer (enabled and running
+ * ns of every value).
  *
  * When the program fails (non-zero status, signal) the profile is still
  * built from what was recorded, marked complete=0, and the call returns

@@ -190,11 +190,7 @@ int cmd_record(int argc, char **argv)
 	if (!rc && !plan && !events)
 		rc = cli_usage_error(verb, "no events: give -e EVENTS");
 	if (!rc && prog_argc) {
-		if (o.multiplex != PMCF_MUX_NONE)
-			rc = cli_error(verb, CLI_EUSAGE,
-				       "--multiplex on real programs is not available yet; "
-				       "use --sim SPEC, or fuse executions with `pmcfuse run`");
-		else if (pc.plan) {
+		if (pc.plan) {
 			/* the set's names, as one comma list for the collector */
 			size_t len = 1;
 			for (size_t i = 0; i < pc.n; i++)
@@ -209,12 +205,14 @@ int cmd_record(int argc, char **argv)
 						strcat(list, ",");
 					strcat(list, pc.names[i]);
 				}
-				rc = cli_record_program(verb, list, o.pmcs, out, prog_argc,
-							prog_argv);
+				rc = cli_record_program_mux(verb, list, o.pmcs, o.multiplex,
+							    o.period_ms, o.estimate, out,
+							    prog_argc, prog_argv);
 				free(list);
 			}
 		} else {
-			rc = cli_record_program(verb, events, o.pmcs, out, prog_argc, prog_argv);
+			rc = cli_record_program_mux(verb, events, o.pmcs, o.multiplex, o.period_ms,
+						    o.estimate, out, prog_argc, prog_argv);
 		}
 	} else if (!rc) {
 		rc = record_sim(verb, sim, events, pc.names, pc.n, &o, out);

@@ -1,14 +1,24 @@
 /* `record -- PROG ARGS` on a real program: event list against the perf
- * catalogue, pmcf_collect_program, atomic save, and a clear message when the
- * program crashed or was killed (the profile is kept, marked incomplete). */
+ * catalogue, pmcf_collect_program (optionally multiplexed: kernel, rr, roc),
+ * atomic save, and a clear message when the program crashed or was killed
+ * (the profile is kept, marked incomplete). */
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
 #include "cli/record_program.h"
 #include "pmcfuse/collect.h"
+#include "pmcfuse/sim.h"
 
 int cli_record_program(const char *verb, const char *events_spec, unsigned pmcs, const char *out,
 		       int prog_argc, char **prog_argv)
+{
+	return cli_record_program_mux(verb, events_spec, pmcs, PMCF_MUX_NONE, 0, PMCF_EST_CUMULATIVE,
+				      out, prog_argc, prog_argv);
+}
+
+int cli_record_program_mux(const char *verb, const char *events_spec, unsigned pmcs, int multiplex,
+			   double period_ms, int estimate, const char *out, int prog_argc,
+			   char **prog_argv)
 {
 	if (prog_argc < 1 || !prog_argv || !prog_argv[0])
 		return cli_usage_error(verb, "no program after --");
@@ -31,7 +41,11 @@ int cli_record_program(const char *verb, const char *events_spec, unsigned pmcs,
 		return cli_lib_error(verb, PMCF_ENOMEM, "arguments");
 	}
 	memcpy(argv, prog_argv, (size_t)prog_argc * sizeof(*argv));
-	pmcf_collect_opts opts = {.size = sizeof(opts), .pmcs = pmcs};
+	pmcf_collect_opts opts = {.size = sizeof(opts),
+				  .pmcs = pmcs,
+				  .multiplex = multiplex,
+				  .period_ms = period_ms,
+				  .estimate = estimate};
 	pmcf_profile *p = NULL;
 	pmcf_exit_info ei;
 	err = pmcf_collect_program(argv, pmcf_evlist_names(evl), pmcf_evlist_size(evl), &opts, &p,
@@ -53,6 +67,12 @@ int cli_record_program(const char *verb, const char *events_spec, unsigned pmcs,
 	fprintf(stderr, "pmcfuse: %s: %zu XUs of %s (%s) -> %s\n", verb, ei.xus, prog_argv[0],
 		ei.ompt ? "OpenMP" : ei.fallback ? "no OMPT runtime: one XU per thread" : "task API",
 		out);
+	if (multiplex != PMCF_MUX_NONE)
+		fprintf(stderr,
+			"pmcfuse: %s: multiplexed (%s, %s estimate): %zu XUs not always counted, "
+			"%zu negative and %zu missing values, %zu user-space rotations\n",
+			verb, pmcf_mux_mode_name(multiplex), pmcf_estimate_name(estimate),
+			ei.multiplexed_xus, ei.negative_values, ei.missing_values, ei.rotations);
 done:
 	pmcf_profile_free(p);
 	free(argv);

@@ -13,4 +13,10 @@
  * is still written, marked incomplete). */
 int cli_record_program(const char *verb, const char *events_spec, unsigned pmcs, const char *out,
 		       int prog_argc, char **prog_argv);
+/* The same with hardware event multiplexing: multiplex (enum pmcf_mux_mode),
+ * its period in ms and the per-XU estimator (enum pmcf_estimate); see
+ * pmcf_collect_opts. PMCF_MUX_NONE behaves as cli_record_program. */
+int cli_record_program_mux(const char *verb, const char *events_spec, unsigned pmcs, int multiplex,
+			   double period_ms, int estimate, const char *out, int prog_argc,
+			   char **prog_argv);
 #endif

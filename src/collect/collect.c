@@ -1,6 +1,7 @@
 /* pmcf_collect_program: checks and encodes the event set, runs the program
  * under libpmcfuse-ompt.so (OMP_TOOL_LIBRARIES + LD_PRELOAD), waits, reads
- * the per-thread record files into a profile and adds the metadata. */
+ * the per-thread record files into a profile and adds the metadata; under
+ * kernel multiplexing also sets (and restores) perf_event_mux_interval_ms. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +24,7 @@
 #include "counters/perf_group.h"
 #include "pmcfuse/collect.h"
 #include "pmcfuse/events.h"
+#include "pmcfuse/sim.h"
 #include "util/internal.h"
 
 #ifndef PMCF_OMPT_TOOL_INSTALLED
@@ -119,7 +121,7 @@ static char *env_pair(const char *name, const char *value)
 }
 
 static char **child_env(const char *tool, const char *dir, const char *events, const char *names,
-			unsigned chunk_kb)
+			unsigned chunk_kb, const char *mux)
 {
 	size_t n = 0;
 	while (environ[n])
@@ -148,6 +150,8 @@ static char **child_env(const char *tool, const char *dir, const char *events, c
 	env[k++] = env_pair(PMCFI_ENV_EVENTS, events);
 	env[k++] = env_pair(PMCFI_ENV_NAMES, names);
 	env[k++] = env_pair(PMCFI_ENV_CHUNK, chunk);
+	if (mux)
+		env[k++] = env_pair(PMCFI_ENV_MUX, mux);
 	for (size_t i = first; i < k; i++)
 		if (!env[i]) {
 			for (size_t j = first; j < k; j++)
@@ -278,7 +282,7 @@ static int add_meta(pmcf_profile *p, char *const argv[], const char *program, co
 }
 
 /* ---- the run ------------------------------------------------------------------- */
-static int encode_events(const char *const *events, size_t n, unsigned pmcs,
+static int encode_events(const char *const *events, size_t n, unsigned pmcs, int mux,
 			 struct perf_event_attr *attrs, const char **names, size_t *nout)
 {
 	pmcf_catalog *c = NULL;
@@ -303,7 +307,17 @@ static int encode_events(const char *const *events, size_t n, unsigned pmcs,
 		err = pmcfi_perf_encode(c, events[i], &attrs[k]);
 		k++;
 	}
-	if (!err && k) {
+	if (!err && k && mux != PMCF_MUX_NONE) {
+		/* multiplexed: each event alone must be countable */
+		for (size_t i = 0; i < k && !err; i++) {
+			char why[512] = "";
+			int ok = pmcf_catalog_check_set(c, &names[i], 1, 0, why, sizeof(why));
+			if (ok < 0)
+				err = ok;
+			else if (ok == 0)
+				err = pmcfi_fail(PMCF_EEVENT, "%s", why[0] ? why : "cannot count the event");
+		}
+	} else if (!err && k) {
 		char why[512] = "";
 		int ok = pmcf_catalog_check_set(c, names, k, pmcs, why, sizeof(why));
 		if (ok < 0)
@@ -371,6 +385,85 @@ static void events_env(const struct perf_event_attr *a, size_t n, const char **n
 	}
 }
 
+/* ---- kernel multiplexing: the rotation interval of every PMU ---------------- */
+#define MUX_SYSFS "/sys/bus/event_source/devices"
+#define MAX_PMUS 64
+
+struct mux_saved {
+	char name[MAX_PMUS][64];
+	int old[MAX_PMUS];
+	int n;
+};
+
+/* Sets perf_event_mux_interval_ms of every PMU to ms, remembering the old
+ * values; 0 when all could be set, else the number refused (errno in *why). */
+static int mux_interval_set(int ms, struct mux_saved *sv, int *why)
+{
+	sv->n = 0;
+	int refused = 0;
+	DIR *d = opendir(MUX_SYSFS);
+	if (!d) {
+		*why = errno;
+		return 1;
+	}
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL && sv->n < MAX_PMUS) {
+		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(sv->name[0]))
+			continue;
+		char path[512];
+		snprintf(path, sizeof(path), MUX_SYSFS "/%s/perf_event_mux_interval_ms", de->d_name);
+		FILE *f = fopen(path, "r");
+		int old;
+		if (!f)
+			continue;
+		int got = fscanf(f, "%d", &old);
+		fclose(f);
+		if (got != 1)
+			continue;
+		if (old == ms)
+			continue;
+		f = fopen(path, "w");
+		int ok = f && fprintf(f, "%d\n", ms) > 0;
+		if (f && fclose(f) != 0)
+			ok = 0;
+		if (!ok) {
+			*why = errno ? errno : EACCES;
+			refused++;
+			continue;
+		}
+		snprintf(sv->name[sv->n], sizeof(sv->name[0]), "%s", de->d_name);
+		sv->old[sv->n++] = old;
+	}
+	closedir(d);
+	return refused;
+}
+
+static void mux_interval_restore(const struct mux_saved *sv)
+{
+	for (int i = 0; i < sv->n; i++) {
+		char path[512];
+		snprintf(path, sizeof(path), MUX_SYSFS "/%s/perf_event_mux_interval_ms", sv->name[i]);
+		FILE *f = fopen(path, "w");
+		if (f) {
+			fprintf(f, "%d\n", sv->old[i]);
+			fclose(f);
+		}
+	}
+}
+
+static int add_mux_meta(pmcf_profile *p, int mux, double period_ms, int estimate)
+{
+	char buf[64];
+	int err = pmcf_profile_meta_set(p, PMCF_META_MULTIPLEX, pmcf_mux_mode_name(mux));
+	if (!err && mux != PMCF_MUX_NONE) {
+		snprintf(buf, sizeof(buf), "%g", period_ms);
+		err = pmcf_profile_meta_set(p, PMCF_META_PERIOD_MS, buf);
+		if (!err)
+			err = pmcf_profile_meta_set(p, PMCF_META_ESTIMATE, pmcf_estimate_name(estimate));
+	}
+	return err;
+}
+
 int pmcf_collect_program(char *const argv[], const char *const *events, size_t nevents,
 			 const pmcf_collect_opts *opts, pmcf_profile **out, pmcf_exit_info *exit_info)
 {
@@ -384,11 +477,27 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 	if (opts && opts->size && opts->size < offsetof(pmcf_collect_opts, chunk_kb))
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_collect_opts.size too small");
 	unsigned pmcs = opts ? opts->pmcs : 0;
+	int mux = PMCF_MUX_NONE, estimate = PMCF_EST_CUMULATIVE;
+	double period_ms = 4;
+	if (opts && opts->size >= offsetof(pmcf_collect_opts, estimate) + sizeof(int)) {
+		mux = opts->multiplex;
+		estimate = opts->estimate;
+		if (opts->period_ms > 0)
+			period_ms = opts->period_ms;
+	}
+	if (mux < PMCF_MUX_NONE || mux > PMCF_MUX_ROC)
+		return pmcfi_fail(PMCF_EINVAL, "unknown multiplexing mode %d", mux);
+	if (estimate != PMCF_EST_CUMULATIVE && estimate != PMCF_EST_LOCAL)
+		return pmcfi_fail(PMCF_EINVAL, "unknown estimator %d", estimate);
+	if (mux != PMCF_MUX_NONE && !(period_ms >= 0.001 && period_ms <= 1e6))
+		return pmcfi_fail(PMCF_EINVAL, "the multiplexing period must be 0.001 to 1e6 ms");
+	if (mux >= PMCF_MUX_RR && !pmcs)
+		pmcs = 4;
 	struct perf_event_attr attrs[PMCFI_PGROUP_MAX];
 	const char *names[PMCFI_PGROUP_MAX];
 	size_t n = 0;
 	char tool[PATH_MAX], program[PATH_MAX];
-	int err = encode_events(events, nevents, pmcs, attrs, names, &n);
+	int err = encode_events(events, nevents, pmcs, mux, attrs, names, &n);
 	if (!err)
 		err = find_tool(opts, tool, sizeof(tool));
 	if (!err)
@@ -397,9 +506,19 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 		return err;
 	/* The same group in this process first: clear errors before the run. */
 	struct pmcfi_pgroup g;
-	if ((err = pmcfi_pgroup_open(&g, attrs, names, (int)n, PMCFI_PGROUP_NO_RDPMC)) != 0)
+	if (mux == PMCF_MUX_NONE)
+		err = pmcfi_pgroup_open(&g, attrs, names, (int)n, PMCFI_PGROUP_NO_RDPMC);
+	else
+		err = pmcfi_pgroup_open_mux(&g, attrs, names, (int)n,
+					    mux == PMCF_MUX_KERNEL ? PMCFI_PGROUP_MUX_KERNEL
+								   : PMCFI_PGROUP_MUX_USER);
+	if (err)
 		return err;
 	pmcfi_pgroup_close(&g);
+	char muxenv[96];
+	if (mux != PMCF_MUX_NONE)
+		snprintf(muxenv, sizeof(muxenv), "%d:%u:%llu", mux, pmcs,
+			 (unsigned long long)(period_ms * 1e6 + 0.5));
 
 	char dir[PATH_MAX];
 	int temp = !(opts && opts->record_dir);
@@ -415,22 +534,39 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 	}
 	char evs[PMCFI_PGROUP_MAX * 80], nms[4096];
 	events_env(attrs, n, names, evs, sizeof(evs), nms, sizeof(nms));
-	char **env = child_env(tool, dir, evs, nms, opts ? opts->chunk_kb : 0);
+	char **env = child_env(tool, dir, evs, nms, opts ? opts->chunk_kb : 0,
+			       mux != PMCF_MUX_NONE ? muxenv : NULL);
 	if (!env) {
 		if (temp)
 			remove_dir(dir);
 		return PMCF_ENOMEM;
 	}
+	struct mux_saved saved = {.n = 0};
+	if (mux == PMCF_MUX_KERNEL) {
+		int ms = (int)(period_ms + 0.5), why = 0;
+		if (ms < 1)
+			ms = 1;
+		int refused = mux_interval_set(ms, &saved, &why);
+		if (refused)
+			pmcfi_log(PMCF_LOG_WARN,
+				  "cannot set perf_event_mux_interval_ms to %d for %d PMU(s) (%s): the "
+				  "kernel rotates at its own interval",
+				  ms, refused, strerror(why));
+		else if (ms != period_ms)
+			pmcfi_log(PMCF_LOG_INFO,
+				  "the kernel rotates every whole ms: perf_event_mux_interval_ms=%d", ms);
+	}
 	time_t start = time(NULL);
 	uint64_t t0 = now_ns();
 	err = run_child(argv, program, env, ei);
+	mux_interval_restore(&saved);
 	free_env(env);
 	pmcf_profile *p = NULL;
 	struct pmcfi_collect_stats st;
 	if (!err)
 		err = pmcf_profile_new(&p);
 	if (!err)
-		err = pmcfi_collect_read(dir, names, n, t0, p, &st);
+		err = pmcfi_collect_read_est(dir, names, n, t0, estimate, p, &st);
 	if (!err && st.tool_error[0] && st.xus == 0)
 		err = pmcfi_fail(PMCF_ENOTSUP, "the collector could not count in the program: %s",
 				 st.tool_error);
@@ -440,7 +576,10 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 		ei->xus = st.xus;
 		ei->incomplete_xus = st.incomplete;
 		ei->multiplexed_xus = st.multiplexed;
-		if (st.multiplexed)
+		ei->negative_values = st.negative;
+		ei->missing_values = st.missing;
+		ei->rotations = st.rotations;
+		if (st.multiplexed && mux == PMCF_MUX_NONE)
 			pmcfi_log(PMCF_LOG_WARN,
 				  "%zu XUs have values from counters that were not always running "
 				  "(time_running < time_enabled); see their coverage",
@@ -473,6 +612,8 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 					 st.dropped);
 		}
 		err = add_meta(p, argv, program, tool, pmcs, ei, start);
+		if (!err)
+			err = add_mux_meta(p, mux, period_ms, estimate);
 	}
 	if (temp)
 		remove_dir(dir);

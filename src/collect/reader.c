@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "collect/reader.h"
 #include "collect/rec.h"
+#include "pmcfuse/sim.h"
 #include "util/internal.h"
 
 struct node {
@@ -29,6 +30,7 @@ struct node {
 	uint64_t first_t0, last_t1, dur, en, run;
 	int32_t seg_thread, cpu;
 	double *v;
+	double *mx; /* multiplexed: per event running ns, enabled ns, cumulative estimate */
 };
 
 struct module_map {
@@ -43,6 +45,7 @@ struct rd {
 	long *hash; /* open addressing over (pid, id) */
 	size_t hcap;
 	size_t nev;
+	int mux; /* -1 unknown yet, else the files' mux mode */
 	struct module_map *maps;
 	size_t nmaps;
 	uint32_t *thread_keys; /* (pid, thread) pairs, for numbering */
@@ -173,7 +176,8 @@ static int read_file(struct rd *r, const char *path, struct pmcfi_collect_stats 
 		goto out; /* never initialised */
 	if (h->magic != PMCFI_REC_MAGIC || h->version != PMCFI_REC_VERSION ||
 	    h->header_size != PMCFI_REC_HEADER_SIZE || h->nev != r->nev ||
-	    h->rec_size != pmcfi_rec_size(h->nev)) {
+	    h->rec_size != pmcfi_rec_size(pmcfi_rec_vals(h->nev, h->mux)) ||
+	    (r->mux >= 0 && (uint32_t)r->mux != h->mux)) {
 		err = pmcfi_fail(PMCF_ECORRUPT, "%s: not a record file of this collection", path);
 		goto out;
 	}
@@ -182,6 +186,8 @@ static int read_file(struct rd *r, const char *path, struct pmcfi_collect_stats 
 	if (count > fits)
 		count = fits;
 	st->dropped += atomic_load(&((struct pmcfi_rec_header *)m)->dropped);
+	r->mux = (int)h->mux;
+	st->rotations += h->rotations;
 	if ((err = thread_key(r, h->pid, h->thread)) != 0)
 		goto out;
 	const unsigned char *base = (const unsigned char *)m + PMCFI_REC_HEADER_SIZE;
@@ -224,6 +230,20 @@ static int read_file(struct rd *r, const char *path, struct pmcfi_collect_stats 
 			n->run += rec->running;
 			for (size_t e = 0; e < r->nev; e++)
 				n->v[e] += (double)rec->v[e];
+			if (h->mux) {
+				if (!n->mx && !(n->mx = calloc(3 * r->nev + 1, sizeof(double)))) {
+					err = PMCF_ENOMEM;
+					goto out;
+				}
+				size_t ne = r->nev;
+				for (size_t e = 0; e < ne; e++) {
+					double c;
+					memcpy(&c, &rec->v[3 * ne + e], sizeof(c));
+					n->mx[e] += (double)rec->v[ne + e];
+					n->mx[ne + e] += (double)rec->v[2 * ne + e];
+					n->mx[2 * ne + e] += c;
+				}
+			}
 			if (rec->flags & PMCFI_F_FINAL)
 				n->final = 1;
 			if (rec->a != h->thread && (err = thread_key(r, h->pid, (uint32_t)rec->a)) != 0)
@@ -685,6 +705,7 @@ static void rd_free(struct rd *r)
 	for (size_t i = 0; i < r->nn; i++) {
 		free(r->n[i].label);
 		free(r->n[i].v);
+		free(r->n[i].mx);
 	}
 	for (size_t i = 0; i < r->nmaps; i++)
 		free(r->maps[i].path);
@@ -695,7 +716,8 @@ static void rd_free(struct rd *r)
 }
 
 static int build(struct rd *r, const char *dir, const char *const *names, uint64_t t0,
-		 pmcf_profile *p, struct pmcfi_collect_stats *st, uint32_t *pids, size_t npids)
+		 int estimate, pmcf_profile *p, struct pmcfi_collect_stats *st, uint32_t *pids,
+		 size_t npids)
 {
 	int err;
 	/* per process: does it have OpenMP or task-API XUs? then threads are not XUs */
@@ -801,12 +823,18 @@ static int build(struct rd *r, const char *dir, const char *const *names, uint64
 	int fallback = 1;
 	for (size_t k = 0; k < nx; k++) {
 		struct node *n = &r->n[xs[k]];
-		if (n->run < n->en)
+		int partial = n->run < n->en;
+		for (size_t e = 0; n->mx && e < r->nev; e++)
+			if (n->mx[e] < n->mx[r->nev + e])
+				partial = 1;
+		if (partial)
 			st->multiplexed++;
 		if (n->kind != PMCF_XU_THREAD)
 			fallback = 0;
 	}
-	if (st->multiplexed && (err = pmcf_profile_coverage_enable(p)) != 0)
+	st->mux = r->mux > 0 ? r->mux : 0;
+	int cover = st->multiplexed || st->mux;
+	if (cover && (err = pmcf_profile_coverage_enable(p)) != 0)
 		goto out_cache;
 	for (size_t k = 0; k < nx; k++) {
 		struct node *n = &r->n[xs[k]];
@@ -824,8 +852,24 @@ static int build(struct rd *r, const char *dir, const char *const *names, uint64
 			goto out_cache;
 		pmcf_profile_value_set(p, i, 0, (double)n->dur);
 		for (size_t e = 0; e < r->nev; e++) {
+			if (n->mx) {
+				/* multiplexing estimators (fuse-task-parallel §5.1) */
+				size_t ne = r->nev;
+				double run = n->mx[e], en = n->mx[ne + e], v;
+				if (estimate == PMCF_EST_LOCAL)
+					v = run > 0 ? n->v[e] * en / run : PMCF_MISSING;
+				else
+					v = n->mx[2 * ne + e];
+				if (v != v)
+					st->missing++;
+				else if (v < 0)
+					st->negative++;
+				pmcf_profile_value_set(p, i, e + 1, v);
+				pmcf_profile_coverage_set(p, i, e + 1, (uint64_t)en, (uint64_t)run);
+				continue;
+			}
 			pmcf_profile_value_set(p, i, e + 1, n->v[e]);
-			if (st->multiplexed)
+			if (cover)
 				pmcf_profile_coverage_set(p, i, e + 1, n->en, n->run);
 		}
 	}
@@ -841,10 +885,17 @@ out:
 int pmcfi_collect_read(const char *dir, const char *const *names, size_t nev, uint64_t t0,
 		       pmcf_profile *p, struct pmcfi_collect_stats *st)
 {
+	return pmcfi_collect_read_est(dir, names, nev, t0, PMCF_EST_CUMULATIVE, p, st);
+}
+
+int pmcfi_collect_read_est(const char *dir, const char *const *names, size_t nev, uint64_t t0,
+			   int estimate, pmcf_profile *p, struct pmcfi_collect_stats *st)
+{
 	struct rd r;
 	memset(&r, 0, sizeof(r));
 	memset(st, 0, sizeof(*st));
 	r.nev = nev;
+	r.mux = -1;
 	DIR *d = opendir(dir);
 	if (!d)
 		return pmcfi_fail(-errno, "cannot read the record folder %s: %s", dir, strerror(errno));
@@ -878,7 +929,7 @@ int pmcfi_collect_read(const char *dir, const char *const *names, size_t nev, ui
 		if (r.nthread_keys)
 			qsort(r.thread_keys, r.nthread_keys, 2 * sizeof(uint32_t), cmp_thread_key);
 		st->threads = r.nthread_keys;
-		err = build(&r, dir, names, t0, p, st, pids, npids);
+		err = build(&r, dir, names, t0, estimate, p, st, pids, npids);
 	}
 	free(pids);
 	rd_free(&r);

@@ -12,6 +12,10 @@ struct pmcfi_collect_stats {
 	size_t incomplete;   /* XUs started but never finished (dropped) */
 	size_t dropped;      /* records lost because a record file could not grow */
 	size_t multiplexed;  /* XUs with time_running < time_enabled */
+	int mux;             /* the collection's enum pmcf_mux_mode (0: none) */
+	size_t rotations;    /* user-space rotations, all threads */
+	size_t negative;     /* values below zero (cumulative estimator) */
+	size_t missing;      /* values missing (local estimator: never ran in the XU) */
 	size_t threads;      /* threads that recorded */
 	int ompt;            /* an OMPT runtime loaded the tool */
 	int api;             /* the task API was used */
@@ -27,4 +31,12 @@ struct pmcfi_collect_stats {
  * PMCF_ENOMEM. */
 int pmcfi_collect_read(const char *dir, const char *const *names, size_t nev, uint64_t t0,
 		       pmcf_profile *p, struct pmcfi_collect_stats *st);
+/* The same; when the collection multiplexed, each value is the per-XU
+ * estimate named by estimate (enum pmcf_estimate): cumulative, the sum over
+ * the XU's segments of the difference of scaled cumulative counts (may be
+ * negative); local, raw x enabled / running summed over the segments,
+ * PMCF_MISSING when the event never ran during the XU. The coverage layer
+ * then holds per value the enabled and running ns. */
+int pmcfi_collect_read_est(const char *dir, const char *const *names, size_t nev, uint64_t t0,
+			   int estimate, pmcf_profile *p, struct pmcfi_collect_stats *st);
 #endif

@@ -15,6 +15,12 @@
 #define PMCFI_ENV_EVENTS "PMCF_COLLECT_EVENTS" /* type:config:config1:config2:xk,... */
 #define PMCFI_ENV_NAMES "PMCF_COLLECT_NAMES"   /* event names, comma-separated (messages) */
 #define PMCFI_ENV_CHUNK "PMCF_COLLECT_CHUNK_KB" /* record chunk size per thread */
+#define PMCFI_ENV_MUX "PMCF_COLLECT_MUX" /* MODE:PMCS:PERIOD_NS (MODE: enum pmcf_mux_mode) */
+
+/* Values per event in a segment record: 1, or PMCFI_MUX_VALS when the
+ * header's mux is set: raw count, running ns, enabled ns (deltas), then the
+ * difference of the scaled cumulative counts (a double's bits). */
+#define PMCFI_MUX_VALS 4u
 
 struct pmcfi_rec_header {
 	uint64_t magic;
@@ -25,7 +31,9 @@ struct pmcfi_rec_header {
 	uint64_t capacity;       /* records that fit */
 	_Atomic uint64_t count;  /* records committed (release store after each) */
 	_Atomic uint64_t dropped;
-	uint8_t pad[PMCFI_REC_HEADER_SIZE - 64];
+	uint32_t mux, rotations; /* mux: enum pmcf_mux_mode of the collection (0: none);
+				    rotations: user-space rotations (as of the last write) */
+	uint8_t pad[PMCFI_REC_HEADER_SIZE - 72];
 };
 _Static_assert(sizeof(struct pmcfi_rec_header) == PMCFI_REC_HEADER_SIZE, "header size");
 
@@ -66,6 +74,11 @@ struct pmcfi_rec {
 	uint64_t enabled, running; /* R_SEG: group time deltas */
 	uint64_t v[];              /* R_SEG: nev counter deltas */
 };
+
+static inline uint32_t pmcfi_rec_vals(uint32_t nev, uint32_t mux)
+{
+	return mux ? nev * PMCFI_MUX_VALS : nev;
+}
 
 static inline uint32_t pmcfi_rec_size(uint32_t nev)
 {

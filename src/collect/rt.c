@@ -1,7 +1,9 @@
 /* The collector's in-process recorder: process setup from the environment,
  * per-thread counter groups and record chunks (MAP_SHARED, pre-faulted),
- * node and segment records, the thread XU fallback, and pthread_create
- * interposition so plain programs get one XU per thread. */
+ * node and segment records, the thread XU fallback, pthread_create
+ * interposition so plain programs get one XU per thread, and the user-space
+ * multiplexer (a per-thread cpu-time timer whose signal rotates the enabled
+ * events under round-robin or rate-of-change, src/multiplex/sched.c). */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 #include "collect/rt.h"
+#include "multiplex/sched.h"
+#include "pmcfuse/sim.h"
+
+#ifndef sigev_notify_thread_id
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
 
 #define MAX_THREADS 4096
 
@@ -26,6 +34,10 @@ static struct {
 	char names_buf[4096];
 	const char *names[PMCFI_PGROUP_MAX];
 	size_t chunk_bytes;
+	int mux;           /* enum pmcf_mux_mode */
+	unsigned mux_pmcs; /* rr/roc: events enabled at once */
+	uint64_t period_ns;
+	int sig;           /* rr/roc: the rotation signal */
 	uint32_t pid;
 	_Atomic uint32_t nthreads;
 	_Atomic uint32_t ntypes;
@@ -146,6 +158,131 @@ static void after_fork_child(void)
 	rt_write_maps();
 }
 
+/* ---- user-space multiplexing -----------------------------------------------
+ * Rotation runs in the handler of a per-thread CLOCK_MONOTONIC timer
+ * (SIGEV_THREAD_ID), like the kernel's per-cpu hrtimer. A timer on the
+ * thread's cpu time would follow the task more closely but fires only at
+ * scheduler ticks (4 ms at HZ=250), too coarse for sub-ms periods; rotating
+ * only at XU boundaries would never rotate inside a long XU. The handler reads the counters, reports the enabled
+ * events' scaled counts to the scheduler and enables/disables with ioctl:
+ * system calls and arithmetic only, no allocation, no lock. When it lands
+ * while the thread is itself reading its counters (XU begin/end), it only
+ * marks the rotation pending, and the thread rotates when done. */
+struct fit {
+	unsigned pmcs, used;
+};
+
+static void fit_reset(void *c) { ((struct fit *)c)->used = 0; }
+
+static int fit_try(void *c, size_t u)
+{
+	struct fit *f = c;
+	(void)u;
+	if (f->used >= f->pmcs)
+		return 0;
+	f->used++;
+	return 1;
+}
+
+static const struct pmcfi_mux_ops fit_ops = {fit_reset, fit_try};
+
+static void mux_rotate(struct rt_thread *t)
+{
+	struct pmcfi_pgroup_sample s;
+	t->busy = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (t->group.n > 0 && pmcfi_pgroup_read(&t->group, &s) == 0) {
+		uint64_t now = s.en[0]; /* the thread's task-clock */
+		for (int u = 0; u < t->group.n; u++)
+			if (t->group.on[u])
+				pmcfi_mux_observe(t->mux, (size_t)u, now, pmcfi_pgroup_scaled(&s, u));
+		struct fit f = {P.mux_pmcs, 0};
+		pmcfi_mux_rotate(t->mux, now, &fit_ops, &f, t->mux_on);
+		pmcfi_pgroup_set(&t->group, t->mux_on);
+		t->rotations++;
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	t->busy = 0;
+}
+
+static void on_tick(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	int e = errno;
+	struct rt_thread *t = si && si->si_code == SI_TIMER ? si->si_value.sival_ptr : NULL;
+	if (t && t->mux && !t->dead) {
+		if (t->busy)
+			t->pending = 1;
+		else
+			mux_rotate(t);
+	}
+	errno = e;
+}
+
+static int install_tick(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_tick;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	P.sig = SIGRTMIN + 5;
+	return sigaction(P.sig, &sa, NULL);
+}
+
+/* Around the hot path's counter reads. */
+static inline void guard_enter(struct rt_thread *t)
+{
+	t->busy = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
+static inline void guard_leave(struct rt_thread *t)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	t->busy = 0;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (t->pending && t->mux) {
+		t->pending = 0;
+		mux_rotate(t);
+	}
+}
+
+/* The scheduler, the first assignment and the timer of a new thread. */
+static int mux_thread_start(struct rt_thread *t)
+{
+	int policy = P.mux == PMCF_MUX_RR ? PMCFI_MUX_RR : PMCFI_MUX_ROC;
+	t->mux = pmcfi_mux_new(policy, (size_t)P.nev);
+	if (!t->mux)
+		return -ENOMEM;
+	mux_rotate(t);
+	struct sigevent sev;
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = P.sig;
+	sev.sigev_value.sival_ptr = t;
+	sev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
+	if (timer_create(CLOCK_MONOTONIC, &sev, &t->timer) != 0)
+		return -errno;
+	t->has_timer = 1;
+	struct itimerspec its;
+	its.it_interval.tv_sec = (time_t)(P.period_ns / 1000000000ull);
+	its.it_interval.tv_nsec = (long)(P.period_ns % 1000000000ull);
+	its.it_value = its.it_interval;
+	if (timer_settime(t->timer, 0, &its, NULL) != 0)
+		return -errno;
+	return 0;
+}
+
+static void mux_thread_stop(struct rt_thread *t)
+{
+	if (t->has_timer) {
+		timer_delete(t->timer);
+		t->has_timer = 0;
+	}
+}
+
 int rt_process_init(void)
 {
 	if (P.state)
@@ -164,6 +301,26 @@ int rt_process_init(void)
 		return -1;
 	}
 	split_names(getenv(PMCFI_ENV_NAMES));
+	const char *mx = getenv(PMCFI_ENV_MUX);
+	if (mx && *mx) {
+		int mode = 0;
+		unsigned pmcs = 0;
+		unsigned long long per = 0;
+		if (sscanf(mx, "%d:%u:%llu", &mode, &pmcs, &per) != 3 || mode < PMCF_MUX_NONE ||
+		    mode > PMCF_MUX_ROC || (mode >= PMCF_MUX_RR && (!pmcs || !per))) {
+			P.state = -1;
+			fatal("bad %s value '%s'", PMCFI_ENV_MUX, mx);
+			return -1;
+		}
+		P.mux = mode;
+		P.mux_pmcs = pmcs;
+		P.period_ns = per;
+		if (mode >= PMCF_MUX_RR && install_tick() != 0) {
+			P.state = -1;
+			fatal("%s%s", "cannot install the multiplexing signal handler", "");
+			return -1;
+		}
+	}
 	const char *ck = getenv(PMCFI_ENV_CHUNK);
 	P.chunk_bytes = (ck ? (size_t)strtoul(ck, NULL, 10) : 8192) * 1024;
 	if (P.chunk_bytes < 65536)
@@ -182,7 +339,7 @@ int rt_process_init(void)
 static int map_chunk(struct rt_thread *t)
 {
 	char path[3200];
-	uint32_t rs = pmcfi_rec_size((uint32_t)P.nev);
+	uint32_t rs = pmcfi_rec_size(pmcfi_rec_vals((uint32_t)P.nev, P.mux ? 1u : 0u));
 	snprintf(path, sizeof(path), "%s/rec-%u-%u-%u", P.dir, P.pid, t->index, t->chunk);
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
@@ -203,6 +360,7 @@ static int map_chunk(struct rt_thread *t)
 	h->thread = t->index;
 	h->chunk = t->chunk;
 	h->nev = (uint32_t)P.nev;
+	h->mux = (uint32_t)P.mux;
 	h->rec_size = rs;
 	h->os_tid = (uint32_t)syscall(SYS_gettid);
 	h->capacity = (P.chunk_bytes - PMCFI_REC_HEADER_SIZE) / rs;
@@ -283,8 +441,22 @@ static void write_seg(struct rt_thread *t, uint64_t node, uint32_t thread, uint6
 	r->flags = final ? PMCFI_F_FINAL : 0;
 	r->enabled = s1->enabled - s0->enabled;
 	r->running = s1->running - s0->running;
-	for (int i = 0; i < P.nev; i++)
-		r->v[i] = s1->v[i] - s0->v[i];
+	if (P.mux) {
+		int n = P.nev;
+		r->running = r->enabled;
+		for (int i = 0; i < n; i++) {
+			r->v[i] = s1->v[i] - s0->v[i];
+			r->v[n + i] = s1->run[i] - s0->run[i];
+			r->v[2 * n + i] = s1->en[i] - s0->en[i];
+			double c = pmcfi_pgroup_scaled(s1, i) - pmcfi_pgroup_scaled(s0, i);
+			memcpy(&r->v[3 * n + i], &c, sizeof(c));
+			if (r->v[n + i] < r->running)
+				r->running = r->v[n + i];
+		}
+		t->hdr->rotations = t->rotations;
+	} else
+		for (int i = 0; i < P.nev; i++)
+			r->v[i] = s1->v[i] - s0->v[i];
 	commit(t);
 }
 
@@ -295,7 +467,9 @@ void rt_seg_begin(struct rt_thread *t, uint64_t node)
 	t->open_node = node;
 	t->cpu = sched_getcpu();
 	t->t0 = rt_now();
+	guard_enter(t);
 	pmcfi_pgroup_read(&t->group, &t->start);
+	guard_leave(t);
 }
 
 void rt_seg_end(struct rt_thread *t, uint64_t node, int final)
@@ -303,10 +477,12 @@ void rt_seg_end(struct rt_thread *t, uint64_t node, int final)
 	if (t->open_node != node || !node)
 		return;
 	struct pmcfi_pgroup_sample s;
+	guard_enter(t);
 	pmcfi_pgroup_read(&t->group, &s);
 	uint64_t t1 = rt_now();
 	write_seg(t, node, t->index, t->t0, t->cpu, &t->start, &s, t1, final);
 	t->open_node = 0;
+	guard_leave(t);
 }
 
 struct rt_thread *rt_self(void)
@@ -329,7 +505,10 @@ struct rt_thread *rt_self(void)
 		return NULL;
 	}
 	t->index = idx;
-	int err = pmcfi_pgroup_open(&t->group, P.attrs, P.names, P.nev, 0);
+	int err = !P.mux ? pmcfi_pgroup_open(&t->group, P.attrs, P.names, P.nev, 0)
+		  : pmcfi_pgroup_open_mux(&t->group, P.attrs, P.names, P.nev,
+					  P.mux == PMCF_MUX_KERNEL ? PMCFI_PGROUP_MUX_KERNEL
+								   : PMCFI_PGROUP_MUX_USER);
 	if (err) {
 		tls_failed = 1;
 		char e[32];
@@ -345,13 +524,25 @@ struct rt_thread *rt_self(void)
 		munmap(t, sizeof(*t));
 		return NULL;
 	}
+	if (P.mux >= PMCF_MUX_RR && (err = mux_thread_start(t)) != 0) {
+		tls_failed = 1;
+		fatal("cannot start the multiplexing timer of a thread: %s%s", strerror(-err), "");
+		mux_thread_stop(t);
+		pmcfi_mux_free(t->mux);
+		pmcfi_pgroup_close(&t->group);
+		munmap(t->hdr, P.chunk_bytes);
+		munmap(t, sizeof(*t));
+		return NULL;
+	}
 	tls_self = t;
 	atomic_store(&P.threads[idx], t);
 	pthread_setspecific(P.key, t);
 	t->thread_node = rt_node(t, PMCF_XU_THREAD, PMCFI_ROOT, 0, idx, 0, 0);
 	t->thread_cpu = sched_getcpu();
 	t->thread_t0 = rt_now();
+	guard_enter(t);
 	pmcfi_pgroup_read(&t->group, &t->thread_start);
+	guard_leave(t);
 	return t;
 }
 
@@ -359,7 +550,10 @@ struct rt_thread *rt_self(void)
 static void end_thread_xu(struct rt_thread *w, struct rt_thread *t)
 {
 	struct pmcfi_pgroup_sample s;
-	if (pmcfi_pgroup_read(&t->group, &s) != 0)
+	guard_enter(w);
+	int err = pmcfi_pgroup_read(&t->group, &s);
+	guard_leave(w);
+	if (err != 0)
 		return;
 	write_seg(w, t->thread_node, t->index, t->thread_t0, t->thread_cpu, &t->thread_start, &s,
 		  rt_now(), 1);
@@ -372,6 +566,7 @@ void rt_thread_fini(struct rt_thread *t)
 	if (t->open_node)
 		rt_seg_end(t, t->open_node, 0);
 	end_thread_xu(t, t);
+	mux_thread_stop(t);
 	t->dead = 1;
 	atomic_store(&P.threads[t->index], NULL);
 }

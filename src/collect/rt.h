@@ -3,7 +3,9 @@
  * begin/end calls allocate nothing and take no lock. */
 #ifndef PMCF_COLLECT_RT_H
 #define PMCF_COLLECT_RT_H
+#include <signal.h>
 #include <stdint.h>
+#include <time.h>
 #include "collect/rec.h"
 #include "counters/perf_group.h"
 #include "pmcfuse/profile.h"
@@ -45,6 +47,15 @@ struct rt_thread {
 	uint64_t api_stack[RT_MAX_NEST];
 	int napi;
 	int dead;
+	/* user-space multiplexing (rr, roc): the scheduler, the counters on now,
+	 * the per-thread cpu-time timer whose signal rotates them, and the guard
+	 * that defers a rotation arriving while the thread reads its counters */
+	struct pmcfi_mux *mux;
+	uint8_t mux_on[PMCFI_PGROUP_MAX];
+	timer_t timer;
+	int has_timer;
+	volatile sig_atomic_t busy, pending;
+	uint32_t rotations;
 };
 
 /* 1 when the process records (PMCF_COLLECT_DIR set and setup succeeded). */

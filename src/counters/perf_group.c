@@ -61,6 +61,9 @@ static int is_hw_type(uint32_t type)
 
 void pmcfi_pgroup_close(struct pmcfi_pgroup *g)
 {
+	if (g->mux && g->ref_fd >= 0)
+		close(g->ref_fd);
+	g->ref_fd = -1;
 	for (int i = 0; i < g->n; i++) {
 		if (g->pages[i])
 			munmap(g->pages[i], (size_t)sysconf(_SC_PAGESIZE));
@@ -100,13 +103,22 @@ static void plan_groups(struct pmcfi_pgroup *g, const struct perf_event_attr *at
 static int open_all(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs,
 		    const char *const *names, int n, int exclude_kernel)
 {
-	plan_groups(g, attrs, n);
+	if (g->mux) {
+		/* every event leads its own group */
+		g->ngroups = n;
+		for (int i = 0; i < n; i++) {
+			g->lead[i] = i;
+			g->grp[i] = i;
+			g->nmembers[i] = 1;
+		}
+	} else
+		plan_groups(g, attrs, n);
 	for (int i = 0; i < n; i++) {
 		struct perf_event_attr a = attrs[i];
 		a.size = sizeof(a);
-		a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
+		a.read_format = (g->mux ? 0 : PERF_FORMAT_GROUP) | PERF_FORMAT_TOTAL_TIME_ENABLED |
 				PERF_FORMAT_TOTAL_TIME_RUNNING;
-		a.disabled = 0;
+		a.disabled = g->mux == PMCFI_PGROUP_MUX_USER;
 		a.inherit = 0;
 		a.sample_period = 0;
 		a.sample_type = 0;
@@ -271,8 +283,109 @@ static int read_page(struct perf_event_mmap_page *pc, uint64_t *val, uint64_t *e
 }
 #endif
 
+int pmcfi_pgroup_open_mux(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs,
+			  const char *const *names, int n, int mode)
+{
+	memset(g, 0, sizeof(*g));
+	g->ref_fd = -1;
+	for (int i = 0; i < PMCFI_PGROUP_MAX; i++)
+		g->fds[i] = -1;
+	if (n < 0 || n > PMCFI_PGROUP_MAX || (mode != PMCFI_PGROUP_MUX_KERNEL &&
+					      mode != PMCFI_PGROUP_MUX_USER))
+		return pmcfi_fail(PMCF_EINVAL, "a multiplexed group holds 0 to %d events, not %d",
+				  PMCFI_PGROUP_MAX, n);
+	g->mux = mode;
+	int any_kernel = 0;
+	for (int i = 0; i < n; i++)
+		if (!attrs[i].exclude_kernel && attrs[i].type != PERF_TYPE_TRACEPOINT)
+			any_kernel = 1;
+	int err = open_all(g, attrs, names, n, 0);
+	if (err == PMCF_EPARANOID && any_kernel) {
+		g->mux = mode;
+		err = open_all(g, attrs, names, n, 1);
+		if (err == 0)
+			g->excluded_kernel = 1;
+	}
+	if (err) {
+		g->mux = 0;
+		return err;
+	}
+	if (mode == PMCFI_PGROUP_MUX_USER) {
+		struct perf_event_attr a;
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_TASK_CLOCK;
+		a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+		a.exclude_kernel = g->excluded_kernel;
+		a.exclude_hv = g->excluded_kernel;
+		long fd = perf_open(&a, -1);
+		if (fd < 0) {
+			int e = errno;
+			pmcfi_pgroup_close(g);
+			g->mux = 0;
+			return pmcfi_fail(PMCF_EEVENT, "cannot open task-clock, the time reference "
+					  "of user-space multiplexing: %s", pmcfi_pgroup_errno_hint(e));
+		}
+		g->ref_fd = (int)fd;
+	}
+	return 0;
+}
+
+int pmcfi_pgroup_set(struct pmcfi_pgroup *g, const uint8_t *on)
+{
+	int err = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < g->n; i++) {
+			int want = on[i] != 0;
+			if (want == g->on[i] || want != pass)
+				continue;
+			if (ioctl(g->fds[i], want ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0) != 0) {
+				if (!err)
+					err = -errno;
+				continue;
+			}
+			g->on[i] = (uint8_t)want;
+		}
+	return err;
+}
+
+double pmcfi_pgroup_scaled(const struct pmcfi_pgroup_sample *s, int i)
+{
+	return s->run[i] ? (double)s->v[i] * (double)s->en[i] / (double)s->run[i] : 0;
+}
+
+static int read_mux(struct pmcfi_pgroup *g, struct pmcfi_pgroup_sample *s)
+{
+	uint64_t buf[3], ref = 0;
+	ssize_t got;
+	if (g->ref_fd >= 0) {
+		if ((got = read(g->ref_fd, buf, sizeof(buf))) != (ssize_t)sizeof(buf))
+			return got < 0 ? -errno : -EIO;
+		ref = buf[0];
+	}
+	s->enabled = 0;
+	s->running = UINT64_MAX;
+	for (int i = 0; i < g->n; i++) {
+		if ((got = read(g->fds[i], buf, sizeof(buf))) != (ssize_t)sizeof(buf))
+			return got < 0 ? -errno : -EIO;
+		s->v[i] = buf[0];
+		s->en[i] = g->ref_fd >= 0 ? ref : buf[1];
+		s->run[i] = buf[2];
+		if (s->en[i] > s->enabled)
+			s->enabled = s->en[i];
+		if (s->run[i] < s->running)
+			s->running = s->run[i];
+	}
+	if (s->running == UINT64_MAX)
+		s->running = s->enabled;
+	return 0;
+}
+
 int pmcfi_pgroup_read(struct pmcfi_pgroup *g, struct pmcfi_pgroup_sample *s)
 {
+	if (g->mux)
+		return read_mux(g, s);
 #if defined(__x86_64__)
 	if (g->rdpmc) {
 		int i;

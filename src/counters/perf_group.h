@@ -24,12 +24,24 @@ struct pmcfi_pgroup {
 	struct perf_event_mmap_page *pages[PMCFI_PGROUP_MAX]; /* rdpmc path, else NULL */
 	int rdpmc;                               /* 1: read with rdpmc */
 	int excluded_kernel;                     /* 1: opened with exclude_kernel */
+	/* Multiplexed opening (pmcfi_pgroup_open_mux): every event is its own
+	 * group. PMCFI_PGROUP_MUX_KERNEL: all enabled, the kernel rotates them;
+	 * PMCFI_PGROUP_MUX_USER: opened disabled, the caller enables at most its
+	 * counter budget (pmcfi_pgroup_set), and ref_fd (task-clock, no counter)
+	 * gives the thread's time on a cpu, which disabled events do not see. */
+	int mux;
+	int ref_fd;
+	uint8_t on[PMCFI_PGROUP_MAX]; /* user mode: enabled now */
 };
 
 /* One reading: cumulative counts since the group was opened. */
 struct pmcfi_pgroup_sample {
 	uint64_t enabled, running; /* ns enabled / on the PMU (the least covered group) */
 	uint64_t v[PMCFI_PGROUP_MAX];
+	/* multiplexed groups only: per event, the ns it could have counted (its
+	 * own time_enabled in kernel mode, the thread's task-clock in user mode)
+	 * and the ns it counted (time_running) */
+	uint64_t en[PMCFI_PGROUP_MAX], run[PMCFI_PGROUP_MAX];
 };
 
 /* pmcfi_pgroup_open flags */
@@ -52,6 +64,25 @@ int pmcfi_pgroup_open(struct pmcfi_pgroup *g, const struct perf_event_attr *attr
 int pmcfi_pgroup_read(struct pmcfi_pgroup *g, struct pmcfi_pgroup_sample *s);
 
 void pmcfi_pgroup_close(struct pmcfi_pgroup *g);
+
+#define PMCFI_PGROUP_MUX_KERNEL 1
+#define PMCFI_PGROUP_MUX_USER 2
+/* Opens attrs[0..n) for multiplexing (mode PMCFI_PGROUP_MUX_*): one group
+ * per event, read with the per-event enabled/running times (the sample's
+ * en[]/run[]; enabled = the largest en, running = the smallest run). User
+ * mode opens every event disabled. Errors as pmcfi_pgroup_open, except that
+ * the set need not fit the counters. */
+int pmcfi_pgroup_open_mux(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs,
+			  const char *const *names, int n, int mode);
+
+/* User mode: enables the events with on[i] = 1 and disables the others
+ * (only the changes; disables first). Async-signal-safe (ioctl only), so a
+ * timer signal handler may rotate. Returns 0 or -errno of the first failure. */
+int pmcfi_pgroup_set(struct pmcfi_pgroup *g, const uint8_t *on);
+
+/* The scaled cumulative count of event i in s, raw x en / run (0 when it
+ * never ran): what PAPI_read returns under multiplexing. */
+double pmcfi_pgroup_scaled(const struct pmcfi_pgroup_sample *s, int i);
 
 /* A system-call-free error text for the errno of a failed open (for the
  * collector tool, which cannot use the library's error detail). */

@@ -17,6 +17,8 @@ struct pmcfi_mux {
 	struct obs *obs;
 	uint64_t *last_run; /* end of the last period the unit counted in */
 	uint8_t *was;       /* ran in the previous period */
+	uint32_t *wait;     /* periods since the unit last counted */
+	size_t last_taken;  /* units that counted in the previous period */
 	size_t *order;
 	double *cost;
 };
@@ -32,9 +34,10 @@ struct pmcfi_mux *pmcfi_mux_new(int policy, size_t nunits)
 	m->obs = calloc(n, sizeof(*m->obs));
 	m->last_run = calloc(n, sizeof(*m->last_run));
 	m->was = calloc(n, 1);
+	m->wait = calloc(n, sizeof(*m->wait));
 	m->order = calloc(n, sizeof(*m->order));
 	m->cost = calloc(n, sizeof(*m->cost));
-	if (!m->obs || !m->last_run || !m->was || !m->order || !m->cost) {
+	if (!m->obs || !m->last_run || !m->was || !m->wait || !m->order || !m->cost) {
 		pmcfi_mux_free(m);
 		return NULL;
 	}
@@ -48,6 +51,7 @@ void pmcfi_mux_free(struct pmcfi_mux *m)
 	free(m->obs);
 	free(m->last_run);
 	free(m->was);
+	free(m->wait);
 	free(m->order);
 	free(m->cost);
 	free(m);
@@ -76,7 +80,13 @@ double pmcfi_mux_roc_cost(double ax, double ay, double bx, double by, double cx,
 	/* eq. 5/7: dy is the linear interpolator's rise from A to B; when
 	 * Cx == Ax nothing changed and dy = 0 */
 	double dy = cx != ax ? (cy - ay) / (cx - ax) * (bx - ax) : 0;
-	return fabs((by - ay - dy) / 2) * dt + dt;
+	return fabs((by - ay - dy) / 2) * dt;
+}
+
+size_t pmcfi_mux_starve_limit(size_t nunits, size_t taken)
+{
+	size_t k = taken ? taken : 1;
+	return 2 * ((nunits + k - 1) / k) + 1;
 }
 
 size_t pmcfi_mux_rotate(struct pmcfi_mux *m, uint64_t now, const struct pmcfi_mux_ops *ops,
@@ -86,6 +96,7 @@ size_t pmcfi_mux_rotate(struct pmcfi_mux *m, uint64_t now, const struct pmcfi_mu
 	for (size_t u = 0; u < n; u++) {
 		if (m->was[u])
 			m->last_run[u] = now;
+		m->wait[u] = m->was[u] ? 0 : m->wait[u] + 1;
 		run[u] = 0;
 	}
 	if (!n)
@@ -122,18 +133,23 @@ size_t pmcfi_mux_rotate(struct pmcfi_mux *m, uint64_t now, const struct pmcfi_mu
 	}
 	default: {
 		/* rate-of-change (§3.3): units lacking three observations first
-		 * (longest unscheduled first), then by decreasing triangle cost;
-		 * fill the counters greedily in that order */
+		 * (longest unscheduled first), then by decreasing triangle cost
+		 * (eq. 5); fill the counters greedily in that order. The cost of a
+		 * perfectly linear unit is 0 whatever dt, so eq. 5 alone can starve
+		 * it: a unit left out for pmcfi_mux_starve_limit periods goes
+		 * before every costed one (longest waiting first). */
+		size_t limit = pmcfi_mux_starve_limit(n, m->last_taken);
 		for (size_t u = 0; u < n; u++) {
 			const struct obs *o = &m->obs[u];
-			double dt = (double)(now - m->last_run[u]) + 1;
+			double dt = (double)(now - m->last_run[u]);
 			if (o->n < 3)
-				m->cost[u] = INFINITY;
+				m->cost[u] = m->was[u] ? 1e300 : INFINITY; /* just ran: behind
+				                                             never-observed units */
+			else if (m->wait[u] >= limit)
+				m->cost[u] = 1e299 + (double)m->wait[u];
 			else
 				m->cost[u] = pmcfi_mux_roc_cost(o->t[0], o->c[0], o->t[1], o->c[1],
 				                                o->t[2], o->c[2], dt);
-			if (m->was[u] && o->n < 3)
-				m->cost[u] = 1e300; /* just ran: behind never-observed units */
 			/* insertion sort by cost desc, then age (older first), then index */
 			size_t i = u;
 			while (i > 0) {
@@ -160,5 +176,6 @@ size_t pmcfi_mux_rotate(struct pmcfi_mux *m, uint64_t now, const struct pmcfi_mu
 	}
 	for (size_t u = 0; u < n; u++)
 		m->was[u] = run[u];
+	m->last_taken = taken;
 	return taken;
 }

@@ -39,9 +39,15 @@ size_t pmcfi_mux_rotate(struct pmcfi_mux *m, uint64_t now_ns, const struct pmcfi
 void pmcfi_mux_observe(struct pmcfi_mux *m, size_t u, uint64_t t_ns, double count);
 
 /* The rate-of-change scheduling cost of observations A, B, C (time, count)
- * after dt ns unscheduled (rate-of-change-multiplexing §3.2, eq. 5 and 7:
- * |(By - Ay - dy)/2| * dt with dy the linear interpolation at Bx), plus dt
- * itself so that a perfectly linear unit still ages (starvation freedom). */
+ * after dt ns unscheduled, exactly eq. 5 (= eq. 7) of
+ * rate-of-change-multiplexing §3.2: |(By - Ay - dy)/2| * dt, with
+ * dy = (Cy - Ay)/(Cx - Ax) * (Bx - Ax), and dy = 0 when Cx == Ax. */
 double pmcfi_mux_roc_cost(double ax, double ay, double bx, double by, double cx, double cy,
                           double dt);
+
+/* Starvation guard of the rate-of-change policy: a unit that has not counted
+ * for this many periods goes before every unit ranked by cost (eq. 5 gives
+ * a linear unit cost 0 forever). nunits units, taken filled the counters
+ * last period. */
+size_t pmcfi_mux_starve_limit(size_t nunits, size_t taken);
 #endif

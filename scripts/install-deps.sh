@@ -16,6 +16,7 @@ PACKAGES=(
 	valgrind                           # imix reference (callgrind)
 	clang-16 libomp-16-dev             # OpenMP examples and the OMPT collector (libomp has OMPT)
 	gnuplot-nox                        # categorize --plot (pngcairo terminal)
+	chromium                           # tests/e2e/report.sh renders the HTML report headless
 	python3-pot                        # bench_emd: POT ot.emd2 as the side-by-side baseline
 )
 

@@ -21,9 +21,13 @@
 
 static char build_dir[2048], examples[2300];
 
-/* Sanitizer runtimes take page faults of their own inside the XUs. */
+/* Sanitizer runtimes take page faults of their own inside the XUs (shadow
+ * memory of fresh allocations, a number that depends on what other threads
+ * touched first). The exact counts are checked in the normal build; under
+ * ASan the slack still tells a task's own pages from its children's (a
+ * waiting split task would count at least 33 pages, not 3). */
 #if defined(__SANITIZE_ADDRESS__)
-#define SLACK 4.0
+#define SLACK 16.0
 #else
 #define SLACK 0.0
 #endif

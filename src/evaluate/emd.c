@@ -245,15 +245,16 @@ static void prepare(pmcf_emd_ws *w, size_t dim, const double *xa, size_t na, con
  * (circular through the root) lists every subtree as one contiguous run.
  * Potentials pi give reduced costs r(i,j) = c(i,j) + pi[i] - pi[m+j], zero
  * on tree arcs. Workspace buffers, reused: par, depth, thr = nxt,
- * rthr = prv, fl = flow, the path of a pivot = cyc, its per-path-node
- * scratch (5 arrays) = stack. */
+ * rthr = prv, fl = flow, the two sides of a pivot's cycle = ai and aj
+ * (free once the tree is built), its per-path-node scratch (5 arrays) =
+ * stack. */
 
 
 struct tree {
 	int m, n;
 	const double *c;
 	double *pi;
-	int *par, *depth, *thr, *rthr, *path, *lasts;
+	int *par, *depth, *thr, *rthr, *sidep, *sideq, *lasts;
 	int64_t *fl;
 };
 
@@ -474,48 +475,54 @@ static void pivot(struct tree *t, int p, int q, double r)
 	int m = t->m, P = p, Q = m + q;
 	int *par = t->par, *depth = t->depth, *thr = t->thr, *rthr = t->rthr;
 	int64_t *fl = t->fl;
-	/* the apex */
-	int a = P, b = Q;
+	/* the apex, recording both sides of the cycle below it: the deeper
+	 * side climbs alone to the other's depth, then both climb together
+	 * (predictable branches) */
+	int *sp = t->sidep, *sq = t->sideq, np = 0, nq = 0, a = P, b = Q;
+	int da = depth[P], db = depth[Q];
+	for (; da > db; da--, a = par[a])
+		sp[np++] = a;
+	for (; db > da; db--, b = par[b])
+		sq[nq++] = b;
 	while (a != b) {
-		if (depth[a] >= depth[b])
-			a = par[a];
-		else
-			b = par[b];
+		sp[np++] = a;
+		sq[nq++] = b;
+		a = par[a];
+		b = par[b];
 	}
-	int apex = a;
 	/* flow is pushed P -> Q -> up to the apex -> down to P; losing arcs: on
 	 * Q's side those whose child is a demand, on P's side those whose child
 	 * is a supply. Leaving arc: the last blocking arc counted from the apex
 	 * (down P's side, then up Q's side), which keeps ties deterministic. */
-	int64_t theta = INT64_MAX;
-	int out = -1, outq = 0;
-	for (int v = P; v != apex; v = par[v])
-		if (v < m && fl[v] < theta) {
-			theta = fl[v];
-			out = v;
+	int64_t tp = INT64_MAX, tq = INT64_MAX;
+	int op = -1, oq = -1;
+	for (int s = 0; s < np; s++) {
+		int v = sp[s];
+		if (v < m && fl[v] < tp) {
+			tp = fl[v];
+			op = s;
 		}
-	for (int v = Q; v != apex; v = par[v])
-		if (v >= m && fl[v] <= theta) {
-			theta = fl[v];
-			out = v;
-			outq = 1;
+	}
+	for (int s = 0; s < nq; s++) {
+		int v = sq[s];
+		if (v >= m && fl[v] <= tq) {
+			tq = fl[v];
+			oq = s;
 		}
+	}
+	int outq = tq <= tp;
+	int64_t theta = outq ? tq : tp;
 	if (theta) {
-		for (int v = P; v != apex; v = par[v])
-			fl[v] += v < m ? -theta : theta;
-		for (int v = Q; v != apex; v = par[v])
-			fl[v] += v >= m ? -theta : theta;
+		for (int s = 0; s < np; s++)
+			fl[sp[s]] += sp[s] < m ? -theta : theta;
+		for (int s = 0; s < nq; s++)
+			fl[sq[s]] += sq[s] >= m ? -theta : theta;
 	}
 	int X = outq ? Q : P, Y = outq ? P : Q; /* X lies in the cut-off subtree */
 	double delta = outq ? r : -r;           /* potential shift of that subtree */
 
-	/* path X = x0, x1, ..., xk = out */
-	int *x = t->path, k = 0;
-	x[0] = X;
-	while (x[k] != out) {
-		x[k + 1] = par[x[k]];
-		k++;
-	}
+	/* path X = x0, x1, ..., xk = out: a prefix of X's side */
+	int *x = outq ? sq : sp, k = outq ? oq : op, out = x[k];
 	/* new depth minus old depth of the nodes hanging from each x_s */
 	int *last = t->lasts, *dd = last + k + 1, *od = dd + k + 1, dY = depth[Y];
 	for (int s = 0; s <= k; s++) {
@@ -579,8 +586,8 @@ static void pivot(struct tree *t, int p, int q, double r)
 /* Returns 0 when optimal, 1 when the pivot bound was hit. */
 static int network_simplex(pmcf_emd_ws *w, int m, int n, double cmax, int greedy)
 {
-	struct tree t = {m,        n,        w->cost, w->pot,  w->par, w->depth,
-			 w->nxt,   w->prv,   w->cyc,  w->stack, w->flow};
+	struct tree t = {m,      n,      w->cost, w->pot,   w->par,   w->depth,
+			 w->nxt, w->prv, w->ai,   w->aj,    w->stack, w->flow};
 	initial_basis(w, m, n, greedy);
 	build_tree(w, &t);
 

@@ -126,7 +126,7 @@ static char **child_env(const char *tool, const char *dir, const char *events, c
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	char **env = calloc(n + 8, sizeof(*env));
+	char **env = calloc(n + 9, sizeof(*env));
 	if (!env)
 		return NULL;
 	size_t k = 0;
@@ -150,8 +150,7 @@ static char **child_env(const char *tool, const char *dir, const char *events, c
 	env[k++] = env_pair(PMCFI_ENV_EVENTS, events);
 	env[k++] = env_pair(PMCFI_ENV_NAMES, names);
 	env[k++] = env_pair(PMCFI_ENV_CHUNK, chunk);
-	if (mux)
-		env[k++] = env_pair(PMCFI_ENV_MUX, mux);
+	env[k++] = env_pair(PMCFI_ENV_MUX, mux ? mux : ""); /* "": not multiplexed */
 	for (size_t i = first; i < k; i++)
 		if (!env[i]) {
 			for (size_t j = first; j < k; j++)
@@ -166,11 +165,11 @@ static void free_env(char **env)
 {
 	if (!env)
 		return;
-	/* the last 7 entries are ours */
+	/* the last 8 entries are ours */
 	size_t k = 0;
 	while (env[k])
 		k++;
-	for (size_t i = k >= 7 ? k - 7 : 0; i < k; i++)
+	for (size_t i = k >= 8 ? k - 8 : 0; i < k; i++)
 		free(env[i]);
 	free(env);
 }

@@ -1,0 +1,353 @@
+/* Tests of hardware event multiplexing (src/multiplex, the collector's
+ * multiplexed mode): the triangle cost against rate-of-change-multiplexing
+ * §3.2 eq. 5 on hand-computed cases, starvation freedom over long runs,
+ * the scaling and missing rules of the two per-XU estimators
+ * (fuse-task-parallel §5.1), the coverage summary, and rr/roc/kernel on a
+ * real OpenMP task program with software events. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "collect/reader.h"
+#include "collect/rec.h"
+#include "counters/perf_group.h"
+#include "multiplex/sched.h"
+#include "pmcfuse/collect.h"
+#include "pmcfuse/multiplex.h"
+#include "pmcfuse/profile.h"
+#include "pmcfuse/sim.h"
+
+static char build_dir[2048];
+
+/* ---- triangle cost, eq. 5: |(By - Ay - dy)/2| * dt, dy = (Cy-Ay)/(Cx-Ax)*(Bx-Ax) */
+static void test_roc_cost(void **state)
+{
+	(void)state;
+	static const struct {
+		int line;
+		double ax, ay, bx, by, cx, cy, dt, want;
+	} rows[] = {
+	    /* dy = 2/2*1 = 1; |(2-0-1)/2| * 1 */
+	    {__LINE__, 0, 0, 1, 2, 2, 2, 1, 0.5},
+	    /* linear: no triangle, whatever dt */
+	    {__LINE__, 0, 0, 1, 1, 2, 2, 5, 0},
+	    {__LINE__, 10, 100, 20, 300, 30, 500, 1e6, 0},
+	    /* B below the interpolator (e3 of Fig. 3): absolute value; dy = 4/2*1 = 2 */
+	    {__LINE__, 0, 0, 1, 0, 2, 4, 2, 2},
+	    /* dy = 8/4*2 = 4; |(6-4)/2| * 10 */
+	    {__LINE__, 0, 0, 2, 6, 4, 8, 10, 10},
+	    /* Cx = Ax: dy = 0 ("no changes since A"); |(14-10)/2| * 3 */
+	    {__LINE__, 3, 10, 3, 14, 3, 20, 3, 6},
+	    {__LINE__, 7, 5, 7, 5, 7, 9, 100, 0},
+	    /* dt = 0: just scheduled, no cost */
+	    {__LINE__, 0, 0, 1, 5, 2, 0, 0, 0},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		double got = pmcfi_mux_roc_cost(rows[i].ax, rows[i].ay, rows[i].bx, rows[i].by,
+		                                rows[i].cx, rows[i].cy, rows[i].dt);
+		if (fabs(got - rows[i].want) > 1e-9 * (1 + fabs(rows[i].want)))
+			fail_msg("line %d: cost %g, want %g", rows[i].line, got, rows[i].want);
+	}
+}
+
+/* ---- schedulers: k counters, any unit fits */
+struct fit {
+	size_t k, used;
+};
+static void fit_reset(void *c) { ((struct fit *)c)->used = 0; }
+static int fit_try(void *c, size_t u)
+{
+	struct fit *f = c;
+	(void)u;
+	if (f->used >= f->k)
+		return 0;
+	f->used++;
+	return 1;
+}
+static const struct pmcfi_mux_ops ops = {fit_reset, fit_try};
+
+/* Unit u's cumulative count at time t: units 0 and 1 change rate often
+ * (large triangles), the others are perfectly linear (cost 0 forever). */
+static double count_at(size_t u, double t)
+{
+	if (u < 2)
+		return 1e6 * t + 5e8 * sin(t / 3e6 + (double)u);
+	return (double)(u + 1) * t;
+}
+
+static void run_policy(int policy, size_t n, size_t k, size_t periods, size_t max_gap_allowed)
+{
+	struct pmcfi_mux *m = pmcfi_mux_new(policy, n);
+	assert_non_null(m);
+	uint8_t run[64];
+	size_t last[64], counted[64], max_gap = 0;
+	memset(counted, 0, sizeof(counted));
+	struct fit f = {k, 0};
+	const uint64_t period = 1000000;
+	for (size_t u = 0; u < n; u++)
+		last[u] = 0;
+	for (size_t p = 0; p < periods; p++) {
+		uint64_t now = (uint64_t)p * period;
+		if (p)
+			for (size_t u = 0; u < n; u++)
+				if (run[u])
+					pmcfi_mux_observe(m, u, now, count_at(u, (double)now));
+		size_t taken = pmcfi_mux_rotate(m, now, &ops, &f, run);
+		assert_int_equal(taken, k);
+		for (size_t u = 0; u < n; u++)
+			if (run[u]) {
+				if (p - last[u] > max_gap)
+					max_gap = p - last[u];
+				last[u] = p;
+				counted[u]++;
+			}
+	}
+	for (size_t u = 0; u < n; u++) {
+		if (periods - last[u] > max_gap)
+			max_gap = periods - last[u];
+		if (!counted[u])
+			fail_msg("policy %d: unit %zu never counted in %zu periods", policy, u, periods);
+	}
+	if (max_gap > max_gap_allowed)
+		fail_msg("policy %d: a unit waited %zu periods (allowed %zu)", policy, max_gap,
+		         max_gap_allowed);
+	if (policy == PMCFI_MUX_ROC) {
+		/* the variable units get more than their round-robin share */
+		size_t fair = periods * k / n;
+		if (!(counted[0] > fair && counted[1] > fair))
+			fail_msg("rate-of-change did not favour the variable units: %zu %zu (fair %zu)",
+			         counted[0], counted[1], fair);
+	}
+	pmcfi_mux_free(m);
+}
+
+static void test_no_starvation(void **state)
+{
+	(void)state;
+	/* round-robin: every unit exactly every n/k periods */
+	run_policy(PMCFI_MUX_RR, 8, 2, 20000, 4);
+	run_policy(PMCFI_MUX_RR, 33, 4, 20000, 9);
+	/* rate-of-change: bounded by the starvation limit plus one round */
+	size_t lim = pmcfi_mux_starve_limit(8, 2);
+	run_policy(PMCFI_MUX_ROC, 8, 2, 20000, lim + 8);
+	run_policy(PMCFI_MUX_ROC, 33, 4, 20000, pmcfi_mux_starve_limit(33, 4) + 33);
+	run_policy(PMCFI_MUX_ROC, 3, 1, 20000, pmcfi_mux_starve_limit(3, 1) + 3);
+}
+
+/* ---- scaling: raw x enabled / running */
+static void test_scaled(void **state)
+{
+	(void)state;
+	struct pmcfi_pgroup_sample s;
+	memset(&s, 0, sizeof(s));
+	s.v[0] = 300, s.en[0] = 1000, s.run[0] = 250; /* counted a quarter: x4 */
+	s.v[1] = 7, s.en[1] = 1000, s.run[1] = 0;     /* never ran: 0 */
+	s.v[2] = 42, s.en[2] = 500, s.run[2] = 500;   /* always ran: as is */
+	assert_true(fabs(pmcfi_pgroup_scaled(&s, 0) - 1200) < 1e-9);
+	assert_true(pmcfi_pgroup_scaled(&s, 1) == 0);
+	assert_true(fabs(pmcfi_pgroup_scaled(&s, 2) - 42) < 1e-9);
+}
+
+/* ---- the reader's estimators on a hand-made multiplexed record file */
+static void put_u64(struct pmcfi_rec *r, size_t i, uint64_t v) { r->v[i] = v; }
+static void put_f64(struct pmcfi_rec *r, size_t i, double v) { memcpy(&r->v[i], &v, sizeof(v)); }
+
+static void test_estimators(void **state)
+{
+	(void)state;
+	char dir[2400], path[2600];
+	snprintf(dir, sizeof(dir), "%s/tests/tmp/multiplex-est", build_dir);
+	mkdir(dir, 0755);
+	snprintf(path, sizeof(path), "%s/rec-77-0-0", dir);
+	const uint32_t nev = 2, rs = pmcfi_rec_size(pmcfi_rec_vals(nev, 1));
+	size_t size = PMCFI_REC_HEADER_SIZE + 4 * rs;
+	unsigned char *buf = calloc(1, size);
+	assert_non_null(buf);
+	struct pmcfi_rec_header *h = (void *)buf;
+	h->magic = PMCFI_REC_MAGIC;
+	h->version = PMCFI_REC_VERSION;
+	h->header_size = PMCFI_REC_HEADER_SIZE;
+	h->pid = 77;
+	h->nev = nev;
+	h->rec_size = rs;
+	h->capacity = 4;
+	h->mux = PMCF_MUX_RR;
+	h->rotations = 9;
+	atomic_store(&h->count, 3);
+	struct pmcfi_rec *r = (void *)(buf + PMCFI_REC_HEADER_SIZE);
+	r->type = PMCFI_R_NODE;
+	r->kind = PMCF_XU_THREAD;
+	r->node = (1ull << 40) | 1;
+	r->parent = PMCFI_ROOT;
+	/* two segments of the thread XU; event 0 ran 50 of 200 ns, event 1 never */
+	for (int k = 0; k < 2; k++) {
+		r = (void *)(buf + PMCFI_REC_HEADER_SIZE + (size_t)(k + 1) * rs);
+		r->type = PMCFI_R_SEG;
+		r->node = (1ull << 40) | 1;
+		r->t0 = 1000 + (uint64_t)k * 100;
+		r->t1 = r->t0 + 100;
+		r->flags = k ? PMCFI_F_FINAL : 0;
+		r->enabled = 100;
+		r->running = 0;
+		put_u64(r, 0, k ? 0 : 100);  /* raw */
+		put_u64(r, 1, 3);            /* raw of event 1: a stale read, never counted */
+		put_u64(r, 2, k ? 0 : 50);   /* running */
+		put_u64(r, 3, 0);
+		put_u64(r, 4, 100);          /* enabled */
+		put_u64(r, 5, 100);
+		put_f64(r, 6, k ? 10.0 : 200.0); /* scaled cumulative differences */
+		put_f64(r, 7, k ? -5.0 : 0.0);
+	}
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, size, f), size);
+	fclose(f);
+	free(buf);
+	const char *names[] = {"page-faults", "context-switches"};
+	for (int est = 0; est < 2; est++) {
+		pmcf_profile *p;
+		struct pmcfi_collect_stats st;
+		assert_int_equal(pmcf_profile_new(&p), 0);
+		assert_int_equal(pmcfi_collect_read_est(dir, names, 2, 0, est, p, &st), 0);
+		assert_int_equal(pmcf_profile_nxus(p), 1);
+		assert_int_equal(st.mux, PMCF_MUX_RR);
+		assert_int_equal(st.rotations, 9);
+		assert_int_equal(st.multiplexed, 1);
+		double v0 = pmcf_profile_value(p, 0, 1), v1 = pmcf_profile_value(p, 0, 2);
+		if (est == PMCF_EST_LOCAL) {
+			assert_true(fabs(v0 - 100.0 * 200 / 50) < 1e-9); /* raw x en / run */
+			assert_true(isnan(v1));                          /* never ran: missing */
+			assert_int_equal(st.missing, 1);
+		} else {
+			assert_true(fabs(v0 - 210) < 1e-9); /* sum of the differences */
+			assert_true(fabs(v1 + 5) < 1e-9);   /* negative kept */
+			assert_int_equal(st.negative, 1);
+		}
+		uint64_t en, run;
+		assert_int_equal(pmcf_profile_coverage_get(p, 0, 1, &en, &run), 0);
+		assert_int_equal(en, 200);
+		assert_int_equal(run, 50);
+		double sm, ts;
+		assert_int_equal(pmcf_profile_coverage_summary(p, 1, &sm, &ts), 0);
+		assert_true(sm == 1 && fabs(ts - 0.25) < 1e-12);
+		assert_int_equal(pmcf_profile_coverage_summary(p, 2, &sm, &ts), 0);
+		assert_true(sm == 0 && ts == 0);
+		assert_int_equal(pmcf_profile_coverage_summary(p, 9, &sm, &ts), PMCF_EINVAL);
+		pmcf_profile_free(p);
+	}
+	pmcf_profile *q;
+	assert_int_equal(pmcf_profile_new(&q), 0);
+	size_t ev;
+	assert_int_equal(pmcf_profile_event_add(q, "x", &ev), 0);
+	assert_int_equal(pmcf_profile_coverage_summary(q, 0, NULL, NULL), PMCF_ENOENT);
+	pmcf_profile_free(q);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* ---- a real OpenMP task program, software events, user-space and kernel */
+static void real_run(int mux, int est)
+{
+	char prog[2400];
+	snprintf(prog, sizeof(prog), "%s/examples/cholesky", build_dir);
+	if (access(prog, X_OK) != 0) {
+		fprintf(stderr, "test_multiplex: no OpenMP examples: skipping the real runs\n");
+		return;
+	}
+	static const char *EV[] = {"page-faults", "minor-faults", "context-switches", "task-clock",
+	                           "cpu-clock"};
+	char *argv[] = {prog, "12", "64", NULL};
+	pmcf_collect_opts o = {.size = sizeof(o), .pmcs = 2, .multiplex = mux, .period_ms = 0.2,
+	                       .estimate = est};
+	pmcf_profile *p = NULL;
+	pmcf_exit_info ei;
+	int err = pmcf_collect_program(argv, EV, 5, &o, &p, &ei);
+	if (err)
+		fail_msg("%s/%s: %s: %s", pmcf_mux_mode_name(mux), pmcf_estimate_name(est),
+		         pmcf_strerror(err), pmcf_errdetail());
+	size_t n = pmcf_profile_nxus(p);
+	assert_true(n >= 300); /* 12 blocks: 364 tasks */
+	assert_true(pmcf_profile_has_coverage(p));
+	size_t partial = 0, ok_ratio = 0, timed = 0;
+	for (size_t e = 1; e <= 5; e++)
+		for (size_t i = 0; i < n; i++) {
+			uint64_t en = 0, run = 0;
+			assert_int_equal(pmcf_profile_coverage_get(p, i, e, &en, &run), 0);
+			double v = pmcf_profile_value(p, i, e);
+			if (run < en)
+				partial++;
+			/* every XU that saw the event has an estimate; local misses
+			 * exactly the others, cumulative never misses */
+			if (run > 0 || est == PMCF_EST_CUMULATIVE)
+				assert_false(isnan(v));
+			else
+				assert_true(isnan(v));
+			if (mux == PMCF_MUX_KERNEL)
+				assert_true(run > 0); /* software events never rotate */
+			if (e == 4 && est == PMCF_EST_LOCAL && run > 0) {
+				/* task-clock scaled up: about the XU's time on the cpu */
+				double d = pmcf_profile_value(p, i, 0);
+				timed++;
+				if (v > 0.5 * d && v < 1.5 * d)
+					ok_ratio++;
+			}
+		}
+	if (mux != PMCF_MUX_KERNEL) {
+		assert_true(partial > 0);
+		assert_true(ei.rotations > 0);
+		double sm, ts;
+		assert_int_equal(pmcf_profile_coverage_summary(p, 1, &sm, &ts), 0);
+		assert_true(sm > 0 && ts > 0 && ts < 1);
+	}
+	if (timed)
+		assert_true(ok_ratio * 10 >= timed * 8);
+	pmcf_profile_free(p);
+}
+
+static void test_real_rr(void **state)
+{
+	(void)state;
+	real_run(PMCF_MUX_RR, PMCF_EST_LOCAL);
+	real_run(PMCF_MUX_RR, PMCF_EST_CUMULATIVE);
+}
+
+static void test_real_roc(void **state)
+{
+	(void)state;
+	real_run(PMCF_MUX_ROC, PMCF_EST_LOCAL);
+	real_run(PMCF_MUX_ROC, PMCF_EST_CUMULATIVE);
+}
+
+static void test_real_kernel(void **state)
+{
+	(void)state;
+	real_run(PMCF_MUX_KERNEL, PMCF_EST_LOCAL);
+}
+
+int main(void)
+{
+	const char *tmp = getenv("PMCF_TEST_TMP"); /* <build>/tests/tmp */
+	if (tmp) {
+		snprintf(build_dir, sizeof(build_dir), "%s", tmp);
+		for (int k = 0; k < 2; k++)
+			*strrchr(build_dir, '/') = '\0';
+	} else
+		snprintf(build_dir, sizeof(build_dir), ".");
+	char tool[2400];
+	snprintf(tool, sizeof(tool), "%s/libpmcfuse-ompt.so", build_dir);
+	setenv("PMCF_OMPT_TOOL", tool, 1);
+	setenv("ASAN_OPTIONS", "verify_asan_link_order=0", 0);
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_roc_cost),   cmocka_unit_test(test_no_starvation),
+	    cmocka_unit_test(test_scaled),     cmocka_unit_test(test_estimators),
+	    cmocka_unit_test(test_real_rr),    cmocka_unit_test(test_real_roc),
+	    cmocka_unit_test(test_real_kernel),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

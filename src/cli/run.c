@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "cli/cli.h"
 #include "cli/fuse.h"
+#include "pmcfuse/collect.h"
 #include "pmcfuse/sim.h"
 
 static const char usage[] =
@@ -16,8 +17,12 @@ static const char usage[] =
 	"                   [--packing best|greedy] [--keep DIR] [--seed N]\n"
 	"                   -o OUT (--sim SPEC | -- PROG ARGS)\n\n"
 	"Plans the event sets (as `plan`), records one execution per set, and fuses\n"
-	"them (as `combine`) into OUT. A progress line shows on a terminal.\n\n"
-	"  -e, --events EVENTS  comma list, all (default), or @FILE\n"
+	"them (as `combine`) into OUT. A progress line shows on a terminal. The summary\n"
+	"says whether the executions agree (XUs per type, labels) and, if not, how.\n\n"
+	"  -e, --events EVENTS  comma list, all, or @FILE. Default: all the events of a\n"
+	"                       simulated machine; for a real program, duration and the\n"
+	"                       perf software events this machine can count (`all` would\n"
+	"                       be thousands of tracepoints)\n"
 	"  --strategy S         ctc, lgl, bc (default), bc-unlabeled, random\n"
 	"  --pmcs N             counter budget (default: the machine's own)\n"
 	"  --link EVENTS        more linking events (bc family)\n"
@@ -27,10 +32,12 @@ static const char usage[] =
 	"                       from it (default: the seed= of SPEC, else 1); also the\n"
 	"                       seed of the combination's random choices\n"
 	"  --sim SPEC           a simulated workload (docs/simulation.md)\n"
-	"  -- PROG ARGS         a real program (needs the collector)\n"
+	"  -- PROG ARGS         a real program, recorded as by `record -- PROG ARGS`\n"
 	"  -o, --output OUT     the fused profile to write (atomically)\n\n"
-	"If an execution fails, run stops, keeps the profiles recorded so far (in DIR,\n"
-	"or OUT.executions/ without --keep) and names the execution that failed.\n";
+	"If an execution fails (an error, or the program crashed or exited non-zero),\n"
+	"run stops, keeps the profiles recorded so far, the failed one too when the\n"
+	"program ran (marked incomplete), in DIR or OUT.executions/ without --keep,\n"
+	"and exits non-zero with one line naming the execution that failed.\n";
 
 enum { OPT_STRATEGY = 256, OPT_LINK, OPT_PMCS, OPT_PACKING, OPT_KEEP, OPT_SEED, OPT_SIM };
 
@@ -81,6 +88,139 @@ static int keep_all(const char *verb, const char *dir, pmcf_profile **p, size_t 
 	return CLI_OK;
 }
 
+/* The default events of a real program: duration and every perf software
+ * event this machine can count, as an -e list (malloc'ed). */
+static int software_events(const char *verb, char **out)
+{
+	pmcf_catalog *sw = NULL;
+	int err = pmcf_catalog_perf(PMCF_CATALOG_PROBE | PMCF_CATALOG_NO_TRACEPOINTS |
+					    PMCF_CATALOG_NO_PMU,
+				    &sw);
+	if (err)
+		return cli_lib_error(verb, err, "event catalogue");
+	size_t len = sizeof(PMCF_EVENT_DURATION);
+	for (size_t i = 0; i < pmcf_catalog_size(sw); i++)
+		len += strlen(pmcf_catalog_at(sw, i)->name) + 1;
+	char *list = malloc(len);
+	if (!list) {
+		pmcf_catalog_free(sw);
+		return cli_error(verb, CLI_EENV, "out of memory");
+	}
+	strcpy(list, PMCF_EVENT_DURATION);
+	for (size_t i = 0; i < pmcf_catalog_size(sw); i++) {
+		const pmcf_event_info *e = pmcf_catalog_at(sw, i);
+		if (strcmp(e->source, PMCF_SRC_SOFTWARE) == 0 && e->available == 1) {
+			strcat(list, ",");
+			strcat(list, e->name);
+		}
+	}
+	pmcf_catalog_free(sw);
+	*out = list;
+	return CLI_OK;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Labels of p, sorted (malloc'ed array of pointers owned by p). */
+static const char **sorted_labels(const pmcf_profile *p)
+{
+	size_t n = pmcf_profile_nxus(p);
+	const char **l = malloc((n ? n : 1) * sizeof(*l));
+	if (!l)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		pmcf_xu xu;
+		pmcf_profile_xu_get(p, i, &xu);
+		l[i] = xu.label;
+	}
+	qsort(l, n, sizeof(*l), cmp_str);
+	return l;
+}
+
+/* XUs of type name in p. */
+static size_t type_count(const pmcf_profile *p, const char *name)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < pmcf_profile_nxus(p); i++) {
+		pmcf_xu xu;
+		pmcf_xu_type ty;
+		pmcf_profile_xu_get(p, i, &xu);
+		if (pmcf_profile_type_get(p, xu.type, &ty) == 0 && strcmp(ty.name, name) == 0)
+			n++;
+	}
+	return n;
+}
+
+/* Do the executions agree with the first: the same XUs per type and the
+ * same labels (a program's executions should; fuse-openmp §3)? Prints one
+ * line if they do, else one per execution that differs. */
+static void print_agreement(FILE *f, pmcf_profile *const *rec, size_t n)
+{
+	const char **l0 = sorted_labels(rec[0]);
+	size_t n0 = pmcf_profile_nxus(rec[0]), differ = 0;
+	if (!l0)
+		return;
+	for (size_t k = 1; k < n; k++) {
+		char line[512];
+		size_t o = 0, nk = pmcf_profile_nxus(rec[k]);
+		line[0] = '\0';
+		/* XUs per type, over the types of both */
+		for (int side = 0; side < 2; side++) {
+			const pmcf_profile *p = side ? rec[0] : rec[k];
+			for (uint32_t t = 0; t < pmcf_profile_ntypes(p); t++) {
+				pmcf_xu_type ty;
+				pmcf_profile_type_get(p, t, &ty);
+				size_t a = type_count(rec[k], ty.name), b = type_count(rec[0], ty.name);
+				if (a == b || (side && a) || o + 80 > sizeof(line))
+					continue; /* side 1: only types absent from execution k */
+				o += (size_t)snprintf(line + o, sizeof(line) - o,
+						      "%s%zu %s XUs (execution 0: %zu)", o ? ", " : "",
+						      a, ty.name, b);
+			}
+		}
+		/* labels: a merge of the two sorted lists */
+		const char **lk = sorted_labels(rec[k]);
+		size_t missing = 0, extra = 0;
+		const char *ex_missing = NULL, *ex_extra = NULL;
+		for (size_t i = 0, j = 0; lk && (i < n0 || j < nk);) {
+			int c = i == n0 ? 1 : j == nk ? -1 : strcmp(l0[i], lk[j]);
+			if (c < 0) {
+				ex_missing = ex_missing ? ex_missing : l0[i];
+				missing++;
+				i++;
+			} else if (c > 0) {
+				ex_extra = ex_extra ? ex_extra : lk[j];
+				extra++;
+				j++;
+			} else {
+				i++;
+				j++;
+			}
+		}
+		if (missing || extra)
+			snprintf(line + o, sizeof(line) - o,
+				 "%s%zu labels of execution 0 missing%s%s%s, %zu extra%s%s%s",
+				 o ? "; " : "", missing, missing ? " (e.g. " : "",
+				 missing ? ex_missing : "", missing ? ")" : "", extra,
+				 extra ? " (e.g. " : "", extra ? ex_extra : "", extra ? ")" : "");
+		free(lk);
+		if (!line[0])
+			continue;
+		if (!differ++)
+			fprintf(f, "executions differ from execution 0 (%zu XUs):\n", n0);
+		fprintf(f, "  execution %zu: %zu XUs: %s\n", k, nk, line);
+	}
+	if (!differ)
+		fprintf(f, "executions agree: %zu XUs each, same types and labels\n", n0);
+	else
+		fprintf(f, "  (ctc and bc keep the largest count per type, the XUs without a "
+			   "partner flagged partial; lgl keeps the labels present in every execution)\n");
+	free(l0);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const char *verb = "run";
@@ -94,7 +234,7 @@ int cmd_run(int argc, char **argv)
 		{"keep", required_argument, NULL, OPT_KEEP}, {"seed", required_argument, NULL, OPT_SEED},
 		{"sim", required_argument, NULL, OPT_SIM},   {NULL, 0, NULL, 0},
 	};
-	const char *events = "all", *out = NULL, *link = NULL, *keep = NULL, *sim = NULL;
+	const char *events = NULL, *out = NULL, *link = NULL, *keep = NULL, *sim = NULL;
 	pmcf_plan_opts po = PMCF_PLAN_OPTS_INIT;
 	unsigned long ul, seed = 0;
 	int seed_given = 0, c;
@@ -138,23 +278,36 @@ int cmd_run(int argc, char **argv)
 	if (link && !pmcf_strategy_ordered(po.strategy))
 		return cli_usage_error(verb, "--link is for the bc family, not %s",
 				       pmcf_strategy_name(po.strategy));
-	if (!sim)
-		return cli_error(verb, CLI_EENV,
-				 "recording real programs is not available in this build yet (the "
-				 "collector has not landed); use --sim SPEC");
-
 	pmcf_catalog *cat = NULL;
 	pmcf_evlist *ev = NULL, *lk = NULL;
 	pmcf_plan *plan = NULL;
 	pmcf_sim_spec *spec = NULL;
 	pmcf_profile **rec = NULL, *fused = NULL;
-	char **paths = NULL;
+	char **paths = NULL, *swlist = NULL, **prog = NULL;
 	size_t nrec = 0, nsets = 0;
 	int st = CLI_OK, err;
-	if ((err = pmcf_sim_spec_parse(sim, &spec)) || (err = pmcf_catalog_sim(sim, &cat))) {
-		st = cli_lib_error(verb, err, sim);
-		goto out;
+	if (sim) {
+		if ((err = pmcf_sim_spec_parse(sim, &spec)) || (err = pmcf_catalog_sim(sim, &cat))) {
+			st = cli_lib_error(verb, err, sim);
+			goto out;
+		}
+	} else {
+		/* argv of the program, NULL-terminated for the collector */
+		prog = calloc((size_t)(argc - optind) + 1, sizeof(*prog));
+		if (!prog) {
+			st = cli_error(verb, CLI_EENV, "out of memory");
+			goto out;
+		}
+		memcpy(prog, argv + optind, (size_t)(argc - optind) * sizeof(*prog));
+		if ((err = pmcf_catalog_perf(0, &cat))) {
+			st = cli_lib_error(verb, err, "event catalogue");
+			goto out;
+		}
+		if (!events && (st = software_events(verb, &swlist)))
+			goto out;
 	}
+	if (!events)
+		events = swlist ? swlist : "all";
 	if ((err = pmcf_evlist_parse(cat, events, &ev)) ||
 	    (link && (err = pmcf_evlist_parse(cat, link, &lk)))) {
 		st = cli_lib_error(verb, err, "events");
@@ -169,7 +322,7 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	nsets = pmcf_plan_nsets(plan);
-	uint64_t base = seed_given ? seed : pmcf_sim_spec_seed(spec);
+	uint64_t base = seed_given ? seed : spec ? pmcf_sim_spec_seed(spec) : 1;
 	rec = calloc(nsets, sizeof(*rec));
 	paths = calloc(nsets, sizeof(*paths));
 	if (!rec || !paths) {
@@ -180,28 +333,48 @@ int cmd_run(int argc, char **argv)
 	double t0 = now_s();
 	pmcf_sim_opts so = PMCF_SIM_OPTS_INIT;
 	so.pmcs = po.pmcs;
+	pmcf_collect_opts copts = {.size = sizeof(copts), .pmcs = po.pmcs};
 	for (size_t k = 0; k < nsets; k++) {
 		const char *const *names;
 		size_t m;
+		pmcf_exit_info ei;
+		ei.message[0] = '\0';
 		pmcf_plan_set_events(plan, k, &names, &m);
 		if (tty)
 			progress(k, nsets, names, m, now_s() - t0);
-		pmcf_sim_spec_set_seed(spec, pmcf_sim_exec_seed(base, (unsigned)k));
-		if ((err = pmcf_sim_record(spec, names, m, &so, &rec[k]))) {
+		if (spec) {
+			pmcf_sim_spec_set_seed(spec, pmcf_sim_exec_seed(base, (unsigned)k));
+			err = pmcf_sim_record(spec, names, m, &so, &rec[k]);
+		} else {
+			err = pmcf_collect_program(prog, names, m, &copts, &rec[k], &ei);
+		}
+		if (err) {
 			if (tty)
 				fputc('\n', stderr);
-			char msg[512];
-			snprintf(msg, sizeof(msg), "%s", pmcf_errdetail()[0] ? pmcf_errdetail()
-									  : pmcf_strerror(err));
+			/* the program ran and failed: its incomplete profile is kept too */
+			size_t nkeep = err == PMCF_EPROGRAM && rec[k] ? k + 1 : k;
+			char msg[600];
+			if (err == PMCF_EPROGRAM && ei.message[0])
+				snprintf(msg, sizeof(msg), "%s", ei.message);
+			else
+				snprintf(msg, sizeof(msg), "%s",
+					 pmcf_errdetail()[0] ? pmcf_errdetail() : pmcf_strerror(err));
 			size_t len = strlen(out) + 16;
 			char *dir = keep ? NULL : malloc(len);
 			if (dir)
 				snprintf(dir, len, "%s.executions", out);
-			if (k && (keep || dir))
-				keep_all(verb, keep ? keep : dir, rec, k, NULL);
-			st = cli_error(verb, cli_status_for(err),
-				       "execution %zu of %zu failed: %s (%zu recorded profiles kept in %s)",
-				       k, nsets, msg, k, k ? (keep ? keep : dir) : "none");
+			const char *where = keep ? keep : dir;
+			if (nkeep && where && keep_all(verb, where, rec, nkeep, NULL) != CLI_OK)
+				where = NULL;
+			char kept[256];
+			if (!nkeep || !where)
+				snprintf(kept, sizeof(kept), "no profile kept");
+			else
+				snprintf(kept, sizeof(kept), "%s%zu.pmcf kept in %s%s",
+					 nkeep > 1 ? "exec-0..exec-" : "exec-", nkeep - 1, where,
+					 nkeep > k ? ", the last one incomplete" : "");
+			st = cli_error(verb, err == PMCF_EPROGRAM ? CLI_EENV : cli_status_for(err),
+				       "execution %zu of %zu failed: %s (%s)", k, nsets, msg, kept);
 			free(dir);
 			goto out;
 		}
@@ -233,7 +406,10 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	printf("%zu executions of %s (lower bound %u) in %.2fs\n", nsets,
-	       pmcf_sim_spec_canonical(spec), pmcf_plan_lower_bound(plan), now_s() - t0);
+	       spec ? pmcf_sim_spec_canonical(spec) : prog[0], pmcf_plan_lower_bound(plan),
+	       now_s() - t0);
+	if (nsets > 1)
+		print_agreement(stdout, rec, nsets);
 	fuse_print_summary(stdout, fused, &cs, po.strategy, nsets);
 	printf("wrote %s\n", out);
 out:
@@ -245,6 +421,8 @@ out:
 	}
 	free(rec);
 	free(paths);
+	free(prog);
+	free(swlist);
 	pmcf_profile_free(fused);
 	pmcf_plan_free(plan);
 	pmcf_sim_spec_free(spec);

@@ -65,11 +65,51 @@ expect_ok "$PMCFUSE" combine --strategy ctc --force -o x.pmcf chol.pmcf seidel.p
 expect_fail 1 "$PMCFUSE" combine --strategy bc -o x.pmcf
 expect_match 'missing input' "$ERR"
 expect_fail 1 "$PMCFUSE" combine -o y.pmcf nosuch.pmcf
-expect_fail 2 "$PMCFUSE" run -e PAPI_L1_DCM -o y.pmcf -- /bin/true
-expect_match 'collector' "$ERR"
+expect_fail 1 "$PMCFUSE" run -e PAPI_L1_DCM -o y.pmcf -- /bin/true
+expect_match 'unknown event' "$ERR"
 expect_fail 1 "$PMCFUSE" run --sim cholesky
 expect_match 'missing -o' "$ERR"
 for verb in plan combine run; do
 	expect_ok "$PMCFUSE" "$verb" --help
 	expect_match "usage: pmcfuse $verb" "$OUT"
 done
+
+# run -- PROG on the bundled OpenMP examples (built with clang-16)
+EX="$(dirname "$PMCFUSE")/examples"
+if [ ! -x "$EX/cholesky" ]; then
+	command -v clang-16 >/dev/null && fail "clang-16 is installed but the examples were not built"
+	echo "SKIP: run -- PROG: OpenMP examples not built (clang-16 missing)"
+	exit 0
+fi
+expect_ok "$PMCFUSE" run --help
+expect_match 'software events' "$OUT"
+SW=page-faults,minor-faults,context-switches,cpu-migrations,task-clock,sched:sched_switch
+for s in lgl bc; do
+	# 6 events, 2 counters: 3 executions (duration links the bc sets for free)
+	expect_ok "$PMCFUSE" run -e "$SW" --pmcs 2 --strategy "$s" --keep "pk-$s" -o "p-$s.pmcf" \
+		-- "$EX/cholesky" 5 32
+	expect_match "3 executions of [^ ]*cholesky" "$OUT"
+	expect_match 'executions agree: 35 XUs each' "$OUT"
+	expect_match "fused 3 profiles with $s: 35 XUs, 7 events" "$OUT"
+	expect_eq 3 "$(ls "pk-$s"/exec-*.pmcf | wc -l)"
+	expect_ok "$PMCFUSE" export --format csv -o "p-$s.csv" "p-$s.pmcf"
+	expect_eq "duration,$SW" "$(head -1 "p-$s.csv" | cut -d, -f10-)"
+	expect_eq 36 "$(wc -l <"p-$s.csv")"
+	# every XU has every event: no empty field among the event columns
+	expect_eq 0 "$(awk -F, 'NR > 1 { for (i = 10; i <= NF; i++) if ($i == "") e++ } END { print e + 0 }' "p-$s.csv")"
+done
+# default events of a real program: duration and the software events
+expect_ok "$PMCFUSE" run -o pd.pmcf -- "$EX/cholesky" 3 32
+expect_ok "$PMCFUSE" export --format csv -o pd.csv pd.pmcf
+expect_match 'task-clock' "$(head -1 pd.csv)"
+# a failing execution: stop, keep what was recorded, one line naming it
+expect_fail 2 "$PMCFUSE" run -e page-faults,context-switches --pmcs 1 --keep pf -o pf.pmcf \
+	-- "$EX/crash" segv 10
+expect_match 'execution 0 of 2 failed: .*signal 11' "$ERR"
+expect_eq 1 "$(printf '%s\n' "$ERR" | wc -l)"
+[ -f pf/exec-0.pmcf ] || fail "the failed execution's profile was not kept"; ok
+[ ! -e pf.pmcf ] || fail "pf.pmcf written"; ok
+expect_ok "$PMCFUSE" show --json pf/exec-0.pmcf
+expect_eq 0 "$(jq -r .meta.complete <<<"$OUT")"
+expect_fail 1 "$PMCFUSE" run -e page-faults -o pn.pmcf -- /nonexistent/prog
+expect_match 'execution 0 of 1 failed' "$ERR"

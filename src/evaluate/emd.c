@@ -19,7 +19,7 @@
 #define MASS ((int64_t)1 << 50)
 
 #ifndef BLOCK
-#define BLOCK 4.0 /* pricing blocks: this times sqrt(arcs) arcs, in whole rows */
+#define BLOCK 3.0 /* pricing blocks: this times sqrt(arcs) arcs, in whole rows */
 #endif
 #ifndef GREEDY_T
 #define GREEDY_T 6.0 /* candidate arcs of the greedy start: up to this times the mean nearest distance */
@@ -299,8 +299,9 @@ static void initial_basis(pmcf_emd_ws *w, int m, int n, int greedy)
 		for (int v = 0; v < m + n; v++)
 			mean += mins[v];
 		double T = GREEDY_T * mean / (m + n);
-		int *cand = (int *)w->flow, nc = 0; /* flow: >= m*n int64, free until the fallback */
-		int *sorted = cand + (size_t)m * (size_t)n;
+		/* candidates packed as i << 16 | j (at most 2^15 points a side) */
+		uint32_t *cand = (uint32_t *)w->flow, *sorted = cand + (size_t)m * (size_t)n;
+		int nc = 0; /* flow: >= m*n int64, free until the fallback */
 		int *bucket = w->head; /* NBUCKET + 1 counters */
 		for (int i = 0; i < m; i++) {
 			const double *row = w->cost + (size_t)i * (size_t)n;
@@ -311,24 +312,26 @@ static void initial_basis(pmcf_emd_ws *w, int m, int n, int greedy)
 				int b = _mm_movemask_pd(_mm_cmple_pd(_mm_loadu_pd(row + j), vt)) |
 					_mm_movemask_pd(_mm_cmple_pd(_mm_loadu_pd(row + j + 2), vt)) << 2;
 				for (; b; b &= b - 1)
-					cand[nc++] = i * n + j + __builtin_ctz((unsigned)b);
+					cand[nc++] = (uint32_t)i << 16 | (uint32_t)(j + __builtin_ctz((unsigned)b));
 			}
 #endif
 			for (; j < n; j++)
 				if (row[j] <= T)
-					cand[nc++] = i * n + j;
+					cand[nc++] = (uint32_t)i << 16 | (uint32_t)j;
 		}
 		/* counting sort by cost bucket */
 		double scale = T > 0 ? (NBUCKET - 1) / T : 0;
 		memset(bucket, 0, (NBUCKET + 1) * sizeof(*bucket));
+#define COST_OF(A) w->cost[(size_t)((A) >> 16) * (size_t)n + ((A) & 0xffff)]
 		for (int s = 0; s < nc; s++)
-			bucket[1 + (int)(w->cost[cand[s]] * scale)]++;
+			bucket[1 + (int)(COST_OF(cand[s]) * scale)]++;
 		for (int b = 0; b < NBUCKET; b++)
 			bucket[b + 1] += bucket[b];
 		for (int s = 0; s < nc; s++)
-			sorted[bucket[(int)(w->cost[cand[s]] * scale)]++] = cand[s];
+			sorted[bucket[(int)(COST_OF(cand[s]) * scale)]++] = cand[s];
+#undef COST_OF
 		for (int s = 0; s < nc && k < goal; s++) {
-			int i = sorted[s] / n, j = sorted[s] % n;
+			int i = (int)(sorted[s] >> 16), j = (int)(sorted[s] & 0xffff);
 			if (live[i] && live[m + j])
 				ALLOC(i, j);
 		}
@@ -533,17 +536,32 @@ static void pivot(struct tree *t, int p, int q, double r)
 	 * belongs to its nearest ancestor x_s on the path (the innermost open
 	 * one); x_s closes, innermost first, where the depth falls back, which
 	 * gives the ends last[s] of the old subtrees */
-	int open = k, next_open = k - 1;
-	for (int v = out;; v = thr[v]) {
-		if (next_open >= 0 && v == x[next_open])
+	int open = k, next_open = k - 1, nx = k > 0 ? x[k - 1] : -1;
+	int *restrict dep = depth;
+	const int *restrict th = thr;
+	double *restrict pi = t->pi;
+	int v = out, dv = dep[out], ddo = dd[k], odo = od[k];
+	for (;;) {
+		if (v == nx) {
 			open = next_open--;
-		int dn = depth[thr[v]];
-		depth[v] += dd[open];
-		t->pi[v] += delta;
-		while (open <= k && dn <= od[open])
-			last[open++] = v;
-		if (open > k)
-			break;
+			nx = next_open >= 0 ? x[next_open] : -1;
+			ddo = dd[open];
+			odo = od[open];
+		}
+		int nv = th[v], dn = dep[nv];
+		dep[v] = dv + ddo;
+		pi[v] += delta;
+		if (dn <= odo) {
+			do
+				last[open++] = v;
+			while (open <= k && dn <= od[open]);
+			if (open > k)
+				break;
+			ddo = dd[open];
+			odo = od[open];
+		}
+		v = nv;
+		dv = dn;
 	}
 	/* parents and flows along the path */
 	for (int s = k - 1; s >= 0; s--) {
@@ -607,13 +625,14 @@ static int network_simplex(pmcf_emd_ws *w, int m, int n, double cmax, int greedy
 	int i = 0;
 	for (;;) {
 		int scanned = 0, best_i = -1;
-		double best = -eps;
+		double best = -eps, best_raw = 0;
 		while (scanned < m) {
 			int end = scanned + rows < m ? scanned + rows : m;
 			for (; scanned < end; scanned++) {
-				double r = rowmin(w->cost + (size_t)i * (size_t)n, pc, n) + w->pot[i];
+				double raw = rowmin(w->cost + (size_t)i * (size_t)n, pc, n), r = raw + w->pot[i];
 				if (r < best) {
 					best = r;
+					best_raw = raw;
 					best_i = i;
 				}
 				if (++i == m)
@@ -630,9 +649,8 @@ static int network_simplex(pmcf_emd_ws *w, int m, int n, double cmax, int greedy
 		/* the entering column: the first where the row attains its
 		 * minimum (the same subtractions as rowmin, so exactly equal) */
 		const double *row = w->cost + (size_t)best_i * (size_t)n;
-		double rq = rowmin(row, pc, n);
-		int q = row_find(row, pc, n, rq);
-		pivot(&t, best_i, q, rq + w->pot[best_i]);
+		int q = row_find(row, pc, n, best_raw);
+		pivot(&t, best_i, q, best);
 	}
 }
 

@@ -175,7 +175,7 @@ int cmd_reference(int argc, char **argv)
 				pmcf_exit_info ei;
 				err = pmcf_collect_program(prog, set, n, &co, &p, &ei);
 				if (err == PMCF_EPROGRAM) {
-					st = cli_error("reference", CLI_EUSAGE, "execution %zu of '%s' failed: %s", k + 1,
+					st = cli_error("reference", CLI_EENV, "execution %zu of '%s' failed: %s", k + 1,
 						       prog[0], ei.message[0] ? ei.message : "non-zero exit");
 					pmcf_profile_free(p);
 					break;

@@ -38,6 +38,7 @@ int cli_status_for(int err)
 	case -ENFILE:
 	case -ENOSPC:
 	case -EDQUOT:
+	case -EFBIG:
 	case -ENOMEM:
 	case -EROFS:
 	case -EIO:

@@ -3,7 +3,10 @@
  * its own), fused with ctc, lgl, bc and bc-unlabeled on one core. The
  * baseline, measured in the same run, copies the inputs' values into a
  * profile of the fused size: the least work any combination does.
- * usage: bench_combine [-p PROFILES] [N...]   (default: -p 15 10000 100000 1000000) */
+ * --digest prints a hash of each fused profile (labels, values, provenance,
+ * match distances), to check that a faster combination pairs the same XUs.
+ * usage: bench_combine [-p PROFILES] [--digest] [N...]
+ *        (default: -p 15 10000 100000 1000000) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +20,13 @@ static double now(void)
 {
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static double cpu(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
@@ -51,7 +61,7 @@ static pmcf_profile *make(size_t j, size_t n, const double *size)
 		die("reserve", err);
 	struct sim_rng r;
 	sim_rng_seed(&r, 1000 + j);
-	char lab[48], par[32];
+	char lab[64], par[32];
 	for (size_t i = 0; i < n; i++) {
 		snprintf(par, sizeof(par), "0.%zu", i % 4);
 		snprintf(lab, sizeof(lab), "%s.%zu", par, i / 4);
@@ -74,6 +84,41 @@ static pmcf_profile *make(size_t j, size_t n, const double *size)
 			col[3 + k][i] = floor(s * v * (50 + 40 * k) * (1 + 0.05 * sim_rng_normal(&r)));
 	}
 	return p;
+}
+
+/* FNV-1a over everything a combination decides. */
+static uint64_t digest(const pmcf_profile *p)
+{
+	uint64_t h = 1469598103934665603ull;
+#define MIX(x)                                                                                     \
+	do {                                                                                       \
+		uint64_t m_ = 0;                                                                   \
+		memcpy(&m_, &(x), sizeof(m_) < sizeof(x) ? sizeof(m_) : sizeof(x));               \
+		h = (h ^ m_) * 1099511628211ull;                                                   \
+	} while (0)
+	size_t nx = pmcf_profile_nxus(p), ne = pmcf_profile_nevents(p);
+	for (size_t i = 0; i < nx; i++) {
+		pmcf_xu xu;
+		pmcf_profile_xu_get(p, i, &xu);
+		uint64_t t = xu.type;
+		MIX(t);
+		for (const char *c = xu.label; *c; c++)
+			h = (h ^ (unsigned char)*c) * 1099511628211ull;
+		double md = pmcf_profile_match_distance(p, i);
+		MIX(md);
+		for (size_t e = 0; e < ne; e++) {
+			double v = pmcf_profile_value(p, i, e);
+			int32_t src = -1;
+			int64_t sx = -1;
+			pmcf_profile_provenance_get(p, i, e, &src, &sx);
+			uint64_t s64 = (uint64_t)(int64_t)src;
+			MIX(v);
+			MIX(s64);
+			MIX(sx);
+		}
+	}
+#undef MIX
+	return h;
 }
 
 /* Baseline: a profile of n XUs with every input's events, values copied. */
@@ -112,8 +157,11 @@ static double baseline(pmcf_profile **in, size_t np, size_t n)
 int main(int argc, char **argv)
 {
 	size_t np = 15, sizes[16], ns = 0;
+	int dig = 0;
 	for (int a = 1; a < argc; a++) {
-		if (strcmp(argv[a], "-p") == 0 && a + 1 < argc)
+		if (strcmp(argv[a], "--digest") == 0)
+			dig = 1;
+		else if (strcmp(argv[a], "-p") == 0 && a + 1 < argc)
 			np = strtoul(argv[++a], NULL, 10);
 		else if (ns < 16)
 			sizes[ns++] = strtoul(argv[a], NULL, 10);
@@ -126,8 +174,8 @@ int main(int argc, char **argv)
 	}
 	static const int strategies[] = {PMCF_COMBINE_CTC, PMCF_COMBINE_LGL, PMCF_COMBINE_BC,
 					 PMCF_COMBINE_BC_UNLABELED};
-	printf("%-10s %-13s %10s %12s %10s\n", "XUs", "strategy", "seconds", "vs baseline",
-	       "per XU");
+	printf("%-10s %-13s %10s %10s %12s %10s\n", "XUs", "strategy", "seconds", "cpu s",
+	       "vs baseline", "per XU");
 	for (size_t k = 0; k < ns; k++) {
 		size_t n = sizes[k];
 		double *size = malloc(n * sizeof(double));
@@ -138,20 +186,25 @@ int main(int argc, char **argv)
 		pmcf_profile **in = malloc(np * sizeof(*in));
 		for (size_t j = 0; j < np; j++)
 			in[j] = make(j, n, size);
-		double base = baseline(in, np, n);
-		printf("%-10zu %-13s %10.3f %12s %8.0fns\n", n, "baseline", base, "1.00",
-		       base / (double)n * 1e9);
+		double c0 = cpu(), base = baseline(in, np, n);
+		printf("%-10zu %-13s %10.3f %10.3f %12s %8.0fns\n", n, "baseline", base, cpu() - c0,
+		       "1.00", base / (double)n * 1e9);
 		for (size_t s = 0; s < sizeof(strategies) / sizeof(strategies[0]); s++) {
 			pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
 			o.strategy = strategies[s];
 			pmcf_profile *out;
-			double t0 = now();
-			int err = pmcf_combine((const pmcf_profile *const *)in, np, &o, &out, NULL);
-			double t = now() - t0;
+			pmcf_combine_stats st = {.size = sizeof(st)};
+			double t0 = now(), c1 = cpu();
+			int err = pmcf_combine((const pmcf_profile *const *)in, np, &o, &out, &st);
+			double t = now() - t0, ct = cpu() - c1;
 			if (err)
 				die("combine", err);
-			printf("%-10zu %-13s %10.3f %11.2fx %8.0fns\n", n,
-			       pmcf_strategy_name(strategies[s]), t, t / base, t / (double)n * 1e9);
+			printf("%-10zu %-13s %10.3f %10.3f %11.2fx %8.0fns\n", n,
+			       pmcf_strategy_name(strategies[s]), t, ct, t / base, t / (double)n * 1e9);
+			if (dig)
+				printf("%-10zu %-13s digest %016llx, %zu grid iterations, dmax %u\n", n,
+				       pmcf_strategy_name(strategies[s]), (unsigned long long)digest(out),
+				       st.bc_iterations, st.bc_dmax);
 			fflush(stdout);
 			pmcf_profile_free(out);
 		}

@@ -3,8 +3,10 @@
  * XUs of the fused-so-far profile (T_prev) and of the next profile (T_cur)
  * are clustered on a grid over their overlapping events E_com and paired
  * inside each cell, the grid division d going from dmax down to 1 with the
- * paper's relaxation between iterations. Only occupied cells exist: items
- * are sorted by a hash of their cell coordinates, never d^|E_com| cells. */
+ * paper's relaxation between iterations. Only occupied cells exist: each
+ * iteration radix-sorts the XUs by the sum of their cell coordinates, which
+ * groups them into cells and orders the cells for the relaxation's search;
+ * d^|E_com| cells are never enumerated. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,24 +17,37 @@
 /* Largest grid division: cells finer than 2^20 per dimension separate
  * nothing that exact ties do not (and keep coordinates in 32 bits). */
 #define DMAX_CAP (1u << 20)
-/* Work bounds of the relaxation search (pairs of cells / of XUs looked at);
- * past them the closest pair found so far is used, which only relaxes d a
- * little more than the exact search would. */
-#define CELL_WORK (20u * 1000u * 1000u)
-#define XU_WORK (20u * 1000u * 1000u)
+/* Cells with more XUs than this sharing one key are ordered by qsort. */
+#define SMALL_RUN 24
 
-struct item {
-	uint64_t h;     /* hash of the cell coordinates */
-	uint32_t id;    /* prev: 0..np-1, cur: np..np+nc-1 */
-	uint32_t rank;  /* label order (bc) or a random number (bc-unlabeled) */
-	uint8_t side;   /* 0 prev, 1 cur */
+struct skey {
+	uint64_t key; /* sum of the cell coordinates (the sweep axis), then hb
+		       * bits of h: sorting by it groups the XUs by cell */
+	uint32_t q;   /* position in rem */
+	uint32_t h;   /* hash of the cell coordinates */
 };
 
-struct cell {
-	uint32_t start, cnt; /* leftover items left[start .. start+cnt) */
-	uint8_t side;
-	const int32_t *co;
-	uint64_t key;        /* sum of the coordinates: the sweep axis */
+/* A cell with leftover XUs of one side after the pairing of an iteration. */
+struct lcell {
+	uint64_t key;
+	uint32_t start, cnt; /* their ids: litem[start .. start+cnt) */
+};
+
+/* Workspace of one step, sized for its largest type and reused by every
+ * type and every iteration (no allocation inside the iterations). */
+struct ws {
+	size_t cap, kcap;
+	uint32_t *rem;             /* remaining ids: T_prev then T_cur */
+	int32_t *ci;               /* cell coordinates of rem[q]: ci[q * k ..] */
+	struct skey *srt, *stmp;   /* rem positions sorted by cell */
+	uint8_t *paired;           /* per position in rem */
+	uint32_t *litem;           /* leftover ids, cell by cell */
+	struct lcell *cell[2];     /* leftover cells of T_prev, T_cur, by key */
+	uint64_t *ckey[2];         /* their keys, contiguous for the sweep */
+	int32_t *cco[2];           /* their coordinates, k each */
+	uint32_t *tie;             /* closest pairs of cells: (prev cell, cur cell) */
+	size_t tcap;
+	uint64_t *u, *utmp;        /* calc_max_div: sortable bits of the values */
 };
 
 /* One step for one type. */
@@ -41,42 +56,218 @@ struct grid {
 	size_t np, nc;
 	const double *v;   /* (np + nc) x k values */
 	double *lo, *range;
-	int32_t *co;       /* (np + nc) x k coordinates of the current grid */
 	uint32_t *rank;    /* per id */
 	int strategy;
 	struct sim_rng rng;
-	/* output: pairs (prev id, cur id), leftovers */
+	struct ws *w;
+	/* output: pairs (prev id, cur id) */
 	uint32_t *pp, *pc;
 	size_t npairs;
 	size_t iterations;
 	unsigned dmax;
 };
 
-static int cmp_double(const void *a, const void *b)
+static void ws_free(struct ws *w)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
+	free(w->rem);
+	free(w->ci);
+	free(w->srt);
+	free(w->stmp);
+	free(w->paired);
+	free(w->litem);
+	for (int s = 0; s < 2; s++) {
+		free(w->cell[s]);
+		free(w->ckey[s]);
+		free(w->cco[s]);
+	}
+	free(w->tie);
+	free(w->u);
+	free(w->utmp);
+	memset(w, 0, sizeof(*w));
 }
+
+static int ws_init(struct ws *w, size_t n, size_t k)
+{
+	memset(w, 0, sizeof(*w));
+	n = n ? n : 1;
+	k = k ? k : 1;
+	w->cap = n;
+	w->kcap = k;
+	w->rem = malloc(n * sizeof(*w->rem));
+	w->ci = malloc(n * k * sizeof(*w->ci));
+	w->srt = malloc(n * sizeof(*w->srt));
+	w->stmp = malloc(n * sizeof(*w->stmp));
+	w->paired = calloc(n, 1);
+	w->litem = malloc(n * sizeof(*w->litem));
+	int ok = w->rem && w->ci && w->srt && w->stmp && w->paired && w->litem;
+	for (int s = 0; s < 2; s++) {
+		w->cell[s] = malloc(n * sizeof(*w->cell[s]));
+		w->ckey[s] = malloc(n * sizeof(*w->ckey[s]));
+		w->cco[s] = malloc(n * k * sizeof(*w->cco[s]));
+		ok = ok && w->cell[s] && w->ckey[s] && w->cco[s];
+	}
+	w->tcap = 64;
+	w->tie = malloc(2 * w->tcap * sizeof(*w->tie));
+	w->u = malloc(n * sizeof(*w->u));
+	w->utmp = malloc(n * sizeof(*w->utmp));
+	if (!ok || !w->tie || !w->u || !w->utmp) {
+		ws_free(w);
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory clustering XUs");
+	}
+	return 0;
+}
+
+/* ---- sorting ------------------------------------------------------------------- */
+
+/* Doubles as unsigned integers in the same order. */
+static inline uint64_t f64_bits(double x)
+{
+	uint64_t u;
+	memcpy(&u, &x, sizeof(u));
+	return (u >> 63) ? ~u : u | (1ull << 63);
+}
+
+static inline double bits_f64(uint64_t u)
+{
+	u = (u >> 63) ? u & ~(1ull << 63) : ~u;
+	double x;
+	memcpy(&x, &u, sizeof(x));
+	return x;
+}
+
+/* LSD radix sort of a[0..n) (11 bits a pass; a pass in which every key has
+ * the same digit is skipped). */
+static void radix_u64(uint64_t *a, uint64_t *tmp, size_t n)
+{
+	enum { B = 11, R = 1 << B, P = 6 };
+	uint32_t cnt[P][R];
+	memset(cnt, 0, sizeof(cnt));
+	for (size_t q = 0; q < n; q++)
+		for (int p = 0; p < P; p++)
+			cnt[p][(a[q] >> (p * B)) & (R - 1)]++;
+	uint64_t *src = a, *dst = tmp;
+	for (int p = 0; p < P; p++) {
+		uint32_t *c = cnt[p], sum = 0;
+		if (n && c[(a[0] >> (p * B)) & (R - 1)] == n)
+			continue;
+		for (size_t b = 0; b < R; b++) {
+			uint32_t t = c[b];
+			c[b] = sum;
+			sum += t;
+		}
+		for (size_t q = 0; q < n; q++)
+			dst[c[(src[q] >> (p * B)) & (R - 1)]++] = src[q];
+		uint64_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+}
+
+/* Stable LSD radix sort of s[0..n) by key (< 2^bits). */
+static void radix_keys(struct skey *s, struct skey *tmp, size_t n, unsigned bits)
+{
+	enum { B = 11, R = 1 << B };
+	struct skey *src = s, *dst = tmp;
+	for (unsigned sh = 0; sh < bits; sh += B) {
+		uint32_t cnt[R];
+		memset(cnt, 0, sizeof(cnt));
+		for (size_t q = 0; q < n; q++)
+			cnt[(src[q].key >> sh) & (R - 1)]++;
+		uint32_t sum = 0;
+		for (size_t b = 0; b < R; b++) {
+			uint32_t t = cnt[b];
+			cnt[b] = sum;
+			sum += t;
+		}
+		for (size_t q = 0; q < n; q++)
+			dst[cnt[(src[q].key >> sh) & (R - 1)]++] = src[q];
+		struct skey *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != s)
+		memcpy(s, src, n * sizeof(*s));
+}
+
+static int co_cmp(const int32_t *a, const int32_t *b, size_t k)
+{
+	for (size_t e = 0; e < k; e++)
+		if (a[e] != b[e])
+			return a[e] < b[e] ? -1 : 1;
+	return 0;
+}
+
+struct co_ctx {
+	const int32_t *ci;
+	size_t k;
+};
+
+/* (hash, coordinates, position): the coordinates are read only on equal
+ * hashes, mostly XUs of one cell. */
+static int cmp_skey_co(const void *a, const void *b, void *ctx)
+{
+	const struct co_ctx *C = ctx;
+	const struct skey *x = a, *y = b;
+	if (x->h != y->h)
+		return x->h < y->h ? -1 : 1;
+	int r = co_cmp(C->ci + (size_t)x->q * C->k, C->ci + (size_t)y->q * C->k, C->k);
+	return r ? r : (x->q > y->q) - (x->q < y->q);
+}
+
+/* Orders a run of XUs with one key so that cells become contiguous, each
+ * keeping the order of rem. */
+static void order_run(struct skey *s, size_t n, const int32_t *ci, size_t k)
+{
+	struct co_ctx C = {ci, k};
+	if (n > SMALL_RUN) {
+		qsort_r(s, n, sizeof(*s), cmp_skey_co, &C);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct skey t = s[i];
+		size_t j = i;
+		while (j > 0 && cmp_skey_co(&s[j - 1], &t, &C) > 0) {
+			s[j] = s[j - 1];
+			j--;
+		}
+		s[j] = t;
+	}
+}
+
+/* ---- the grid ------------------------------------------------------------------ */
 
 /* calc_max_div (§3.2): per overlapping event, the smallest difference
  * between an XU of T_prev and one of T_cur, as a grid division
- * range / difference; dmax is the smallest of these. */
-static unsigned calc_max_div(const struct grid *g, double *a, double *b)
+ * range / difference; dmax is the smallest of these. Both sides are sorted
+ * (radix) and merged; missing values take no part. */
+static unsigned calc_max_div(const struct grid *g)
 {
+	struct ws *w = g->w;
 	double dmax = DMAX_CAP;
 	for (size_t e = 0; e < g->k; e++) {
-		for (size_t i = 0; i < g->np; i++)
-			a[i] = g->v[i * g->k + e];
-		for (size_t i = 0; i < g->nc; i++)
-			b[i] = g->v[(g->np + i) * g->k + e];
-		qsort(a, g->np, sizeof(double), cmp_double);
-		qsort(b, g->nc, sizeof(double), cmp_double);
+		size_t na = 0, nb = 0;
+		for (size_t i = 0; i < g->np; i++) {
+			double x = g->v[i * g->k + e];
+			if (!pmcf_is_missing(x))
+				w->u[na++] = f64_bits(x);
+		}
+		uint64_t *b = w->u + na;
+		for (size_t i = 0; i < g->nc; i++) {
+			double x = g->v[(g->np + i) * g->k + e];
+			if (!pmcf_is_missing(x))
+				b[nb++] = f64_bits(x);
+		}
+		radix_u64(w->u, w->utmp, na);
+		radix_u64(b, w->utmp, nb);
 		double best = INFINITY;
-		for (size_t i = 0, j = 0; i < g->np && j < g->nc;) {
-			double dd = fabs(a[i] - b[j]);
+		for (size_t i = 0, j = 0; i < na && j < nb;) {
+			double x = bits_f64(w->u[i]), y = bits_f64(b[j]);
+			double dd = fabs(x - y);
 			if (dd < best)
 				best = dd;
-			if (a[i] < b[j])
+			if (x < y)
 				i++;
 			else
 				j++;
@@ -87,20 +278,27 @@ static unsigned calc_max_div(const struct grid *g, double *a, double *b)
 	return dmax < 1 ? 1u : (unsigned)dmax;
 }
 
-static void coords(struct grid *g, struct item *it, size_t n, unsigned d)
+/* Cell coordinates of rem[0..n) on the grid of division d (tasks_in_cluster,
+ * Algorithm 3: cell c[e] holds values in [min + size c[e], min + size
+ * (c[e] + 1)), the maximum in the last cell); srt gets (key, position). */
+static void coords(const struct grid *g, size_t n, unsigned d, unsigned hb)
 {
+	struct ws *w = g->w;
 	for (size_t q = 0; q < n; q++) {
-		uint32_t id = it[q].id;
-		int32_t *co = g->co + (size_t)id * g->k;
-		uint64_t h = CMBI_HASH0;
+		const double *x = g->v + (size_t)w->rem[q] * g->k;
+		int32_t *co = w->ci + q * g->k;
+		uint64_t key = 0;
+		uint32_t h = 2166136261u;
 		for (size_t e = 0; e < g->k; e++) {
-			double x = g->v[(size_t)id * g->k + e];
-			double r = pmcf_is_missing(x) ? 0 : (x - g->lo[e]) / g->range[e] * d;
+			double r = pmcf_is_missing(x[e]) ? 0 : (x[e] - g->lo[e]) / g->range[e] * d;
 			int32_t c = r < 0 ? 0 : r >= d ? (int32_t)d - 1 : (int32_t)r;
 			co[e] = c;
-			h = (h ^ (uint32_t)c) * 1099511628211ull;
+			key += (uint32_t)c;
+			h = (h ^ (uint32_t)c) * 16777619u;
 		}
-		it[q].h = h;
+		h ^= h >> 15;
+		key = hb ? key << hb | h >> (32 - hb) : key;
+		w->srt[q] = (struct skey){key, (uint32_t)q, h};
 	}
 }
 
@@ -118,164 +316,199 @@ static double xu_dist2(const struct grid *g, uint32_t a, uint32_t b, unsigned d)
 	return s;
 }
 
-static int64_t cell_dist2(const struct grid *g, const struct cell *a, const struct cell *b)
+static inline int64_t co_dist2(const int32_t *a, const int32_t *b, size_t k)
 {
 	int64_t s = 0;
-	for (size_t e = 0; e < g->k; e++) {
-		int64_t dd = (int64_t)a->co[e] - b->co[e];
+	for (size_t e = 0; e < k; e++) {
+		int64_t dd = (int64_t)a[e] - b[e];
 		s += dd * dd;
 	}
 	return s;
 }
 
-/* calc_reduced_div (§3.2): the closest pairs of leftover cells (Euclidean
- * distance of their integer coordinates, one holding T_prev XUs, the other
- * T_cur XUs), then the closest cross pair of XUs between them, in grid
- * divisions (m); the next cells are (1 + m) times as large. */
-static void sort_cells(struct cell *cl, struct cell *tmp, size_t n);
-
-static unsigned calc_reduced_div(const struct grid *g, struct cell *cl, struct cell *tmp,
-				 size_t ncl, const struct item *rem, unsigned d)
+/* floor(sqrt(x)) */
+static uint64_t isqrt_u64(uint64_t x)
 {
-	sort_cells(cl, tmp, ncl);
-	/* sweep along the diagonal: |sum a - sum b|^2 <= k |a - b|^2 */
-	int64_t best = INT64_MAX, k = (int64_t)(g->k ? g->k : 1);
-	size_t work = 0;
-	for (size_t a = 0; a < ncl && work < CELL_WORK; a++)
-		for (size_t b = a + 1; b < ncl && work < CELL_WORK; b++, work++) {
-			int64_t ds = (int64_t)(cl[b].key - cl[a].key);
-			if (best != INT64_MAX && ds * ds > k * best)
-				break;
-			if (cl[a].side == cl[b].side)
-				continue;
-			int64_t dd = cell_dist2(g, &cl[a], &cl[b]);
-			if (dd < best)
-				best = dd;
-		}
-	if (best == INT64_MAX)
-		return d > 1 ? d - 1 : 1;
-	double m2 = INFINITY;
-	work = 0;
-	size_t xwork = 0;
-	for (size_t a = 0; a < ncl && work < CELL_WORK && xwork < XU_WORK; a++)
-		for (size_t b = a + 1; b < ncl && work < CELL_WORK; b++, work++) {
-			int64_t ds = (int64_t)(cl[b].key - cl[a].key);
-			if (ds * ds > k * best)
-				break;
-			if (cl[a].side == cl[b].side || cell_dist2(g, &cl[a], &cl[b]) != best)
-				continue;
-			for (uint32_t x = 0; x < cl[a].cnt; x++)
-				for (uint32_t y = 0; y < cl[b].cnt; y++, xwork++) {
-					double dd = xu_dist2(g, rem[cl[a].start + x].id,
-							     rem[cl[b].start + y].id, d);
-					if (dd < m2)
-						m2 = dd;
-				}
-		}
-	double next = isfinite(m2) ? floor((double)d / (1.0 + sqrt(m2))) : (double)d - 1;
-	if (next >= d)
-		next = (double)d - 1;
-	return next < 1 ? 1u : (unsigned)next;
+	uint64_t r = (uint64_t)sqrt((double)x);
+	while (r > 0 && r * r > x)
+		r--;
+	while ((r + 1) * (r + 1) <= x)
+		r++;
+	return r;
 }
 
-static int cmp_rank(const void *a, const void *b)
+static int tie_add(struct ws *w, size_t *nt, size_t a, size_t b)
 {
-	const struct item *p = a, *q = b;
-	if (p->rank != q->rank)
-		return p->rank < q->rank ? -1 : 1;
-	return (p->id > q->id) - (p->id < q->id);
-}
-
-/* Stable grouping of it[0..n) by cell (hash; a 64-bit collision between
- * two occupied cells is negligible and would only merge them) into out:
- * O(n), keeping the order of the items inside each cell. */
-static int group_cells(const struct item *it, size_t n, struct item *out, uint32_t *slotof,
-		       uint64_t **tab_h, uint32_t **tab_c, size_t *tab_cap)
-{
-	size_t cap = 16;
-	while (cap < 2 * n)
-		cap *= 2;
-	if (cap > *tab_cap) {
-		uint64_t *h = realloc(*tab_h, cap * sizeof(uint64_t));
-		if (h)
-			*tab_h = h;
-		uint32_t *c = realloc(*tab_c, 2 * cap * sizeof(uint32_t));
-		if (c)
-			*tab_c = c;
-		if (!h || !c)
+	if (*nt == w->tcap) {
+		uint32_t *t = realloc(w->tie, 4 * w->tcap * sizeof(*t));
+		if (!t)
 			return pmcfi_fail(PMCF_ENOMEM, "out of memory clustering XUs");
-		*tab_cap = cap;
+		w->tie = t;
+		w->tcap *= 2;
 	}
-	uint64_t *th = *tab_h;
-	uint32_t *cnt = *tab_c, *start = *tab_c + cap;
-	memset(cnt, 0, cap * sizeof(uint32_t));
-	for (size_t q = 0; q < n; q++) {
-		size_t h = (size_t)(it[q].h ^ (it[q].h >> 29)) & (cap - 1);
-		while (cnt[h] && th[h] != it[q].h)
-			h = (h + 1) & (cap - 1);
-		th[h] = it[q].h;
-		cnt[h]++;
-		slotof[q] = (uint32_t)h;
-	}
-	uint32_t off = 0;
-	for (size_t q = 0; q < n; q++) { /* cells in order of first appearance */
-		uint32_t h = slotof[q];
-		if (cnt[h]) {
-			start[h] = off;
-			off += cnt[h];
-			cnt[h] = 0;
-		}
-	}
-	for (size_t q = 0; q < n; q++)
-		out[start[slotof[q]]++] = it[q];
+	w->tie[2 * *nt] = (uint32_t)a;
+	w->tie[2 * *nt + 1] = (uint32_t)b;
+	(*nt)++;
 	return 0;
 }
 
-/* LSD radix sort of cells by key (< 2^33). */
-static void sort_cells(struct cell *cl, struct cell *tmp, size_t n)
+/* calc_reduced_div (§3.2): the closest pairs of leftover cells (Euclidean
+ * distance of their integer coordinates, one holding T_prev XUs, the other
+ * T_cur XUs), then the closest cross pair of XUs between them, in grid
+ * divisions (m); the next cells are (1 + m) times as large. Exact: cells
+ * of each side come sorted by the sum of their coordinates (key), and a
+ * pair farther apart than sqrt(k * best) along it cannot be at distance
+ * best (|sum a - sum b|^2 <= k |a - b|^2), so each T_prev cell is compared
+ * only with the T_cur cells inside that window. (k best <= k^2 2^40 stays
+ * within 64 bits for k < 4096 overlapping events.) */
+static int calc_reduced_div(const struct grid *g, size_t na, size_t nb, unsigned *d)
 {
-	for (int pass = 0; pass < 3; pass++) {
-		size_t cnt[2049] = {0};
-		int sh = 11 * pass;
-		for (size_t q = 0; q < n; q++)
-			cnt[((cl[q].key >> sh) & 2047) + 1]++;
-		for (size_t b = 1; b < 2049; b++)
-			cnt[b] += cnt[b - 1];
-		for (size_t q = 0; q < n; q++)
-			tmp[cnt[(cl[q].key >> sh) & 2047]++] = cl[q];
-		memcpy(cl, tmp, n * sizeof(*cl));
+	struct ws *w = g->w;
+	const struct lcell *A = w->cell[0], *B = w->cell[1];
+	const int32_t *ca = w->cco[0], *cb = w->cco[1];
+	size_t k = g->k;
+	int64_t kk = (int64_t)(k ? k : 1);
+	if (!na || !nb) {
+		*d = *d > 1 ? *d - 1 : 1;
+		return 0;
+	}
+	/* a first bound: some T_prev cells against their neighbours in key
+	 * order (the sweep finds the exact minimum from there) */
+	int64_t best = INT64_MAX;
+	const uint64_t *bk = w->ckey[1];
+	for (size_t a = 0, step = na / 64 + 1; a < na; a += step) {
+		size_t b = 0, hi = nb;
+		while (b < hi) { /* first B cell with key >= A[a].key */
+			size_t mid = b + (hi - b) / 2;
+			if (bk[mid] < A[a].key)
+				b = mid + 1;
+			else
+				hi = mid;
+		}
+		if (b < nb) {
+			int64_t dd = co_dist2(ca + a * k, cb + b * k, k);
+			best = dd < best ? dd : best;
+		}
+		if (b > 0) {
+			int64_t dd = co_dist2(ca + a * k, cb + (b - 1) * k, k);
+			best = dd < best ? dd : best;
+		}
+	}
+	/* the sweep: every pair at distance <= best is looked at; the key
+	 * window is |key a - key b| <= win = floor(sqrt(k best)) */
+	size_t nt = 0, lo = 0;
+	uint64_t win = isqrt_u64((uint64_t)kk * (uint64_t)best);
+	for (size_t a = 0; a < na; a++) {
+		const int32_t *x = ca + a * k;
+		uint64_t key = A[a].key;
+		while (lo < nb && bk[lo] + win < key)
+			lo++;
+		for (size_t b = lo; b < nb && bk[b] <= key + win; b++) {
+			int64_t dd = co_dist2(x, cb + b * k, k);
+			if (dd > best)
+				continue;
+			if (dd < best) {
+				best = dd;
+				nt = 0;
+				win = isqrt_u64((uint64_t)kk * (uint64_t)best);
+			}
+			int err = tie_add(w, &nt, a, b);
+			if (err)
+				return err;
+		}
+	}
+	double m2 = INFINITY;
+	for (size_t t = 0; t < nt; t++) {
+		const struct lcell *p = &A[w->tie[2 * t]], *c = &B[w->tie[2 * t + 1]];
+		for (uint32_t x = 0; x < p->cnt; x++)
+			for (uint32_t y = 0; y < c->cnt; y++) {
+				double dd = xu_dist2(g, w->litem[p->start + x], w->litem[c->start + y], *d);
+				if (dd < m2)
+					m2 = dd;
+			}
+	}
+	double next = isfinite(m2) ? floor((double)*d / (1.0 + sqrt(m2))) : (double)*d - 1;
+	if (next >= *d)
+		next = (double)*d - 1;
+	*d = next < 1 ? 1u : (unsigned)next;
+	return 0;
+}
+
+static int cmp_rank(const void *a, const void *b, void *ctx)
+{
+	const uint32_t *rank = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	if (rank[x] != rank[y])
+		return rank[x] < rank[y] ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+/* Pairs inside the cells of srt[0..n) (Algorithm 3 lines 19-31): in each
+ * cell, T_prev XUs first, both sides in the order of rem; the j-th of each
+ * side form a pair. The leftovers of the larger side make a leftover cell. */
+static void pair_cells(struct grid *g, size_t n, size_t remp, unsigned hb, size_t *ncell)
+{
+	struct ws *w = g->w;
+	const struct skey *s = w->srt;
+	size_t k = g->k, nleft = 0;
+	ncell[0] = ncell[1] = 0;
+	for (size_t r = 0; r < n;) {
+		size_t re = r + 1;
+		while (re < n && s[re].key == s[r].key)
+			re++;
+		if (re - r > 1) { /* mostly one cell; else order it */
+			const int32_t *c0 = w->ci + (size_t)s[r].q * k;
+			size_t x = r + 1;
+			while (x < re && s[x].h == s[r].h &&
+			       co_cmp(w->ci + (size_t)s[x].q * k, c0, k) == 0)
+				x++;
+			if (x < re)
+				order_run(w->srt + r, re - r, w->ci, k);
+		}
+		for (size_t cs = r; cs < re;) {
+			const int32_t *co = w->ci + (size_t)s[cs].q * k;
+			size_t ce = cs + 1, m = cs;
+			while (ce < re && s[ce].h == s[cs].h &&
+			       co_cmp(w->ci + (size_t)s[ce].q * k, co, k) == 0)
+				ce++;
+			while (m < ce && s[m].q < remp)
+				m++;
+			size_t np = m - cs, nc = ce - m, kp = np < nc ? np : nc;
+			for (size_t j = 0; j < kp; j++) {
+				g->pp[g->npairs] = w->rem[s[cs + j].q];
+				g->pc[g->npairs++] = w->rem[s[m + j].q];
+				w->paired[s[cs + j].q] = w->paired[s[m + j].q] = 1;
+			}
+			if (np != nc) {
+				int side = np > nc ? 0 : 1;
+				size_t from = side ? m + kp : cs + kp, to = side ? ce : m;
+				size_t c = ncell[side]++;
+				w->ckey[side][c] = s[cs].key >> hb;
+				w->cell[side][c] = (struct lcell){s[cs].key >> hb, (uint32_t)nleft,
+								 (uint32_t)(to - from)};
+				for (size_t e = 0; e < k; e++)
+					w->cco[side][c * k + e] = co[e];
+				for (size_t x = from; x < to; x++)
+					w->litem[nleft++] = w->rem[s[x].q];
+			}
+			cs = ce;
+		}
+		r = re;
 	}
 }
 
 /* The iterations of Algorithm 3 lines 15-33 for one type. */
 static int cluster(struct grid *g)
 {
+	struct ws *w = g->w;
 	size_t n = g->np + g->nc;
-	struct item *rem = malloc((n ? n : 1) * sizeof(*rem));
-	struct cell *cl = malloc((n ? n : 1) * sizeof(*cl));
-	double *a = malloc((g->np ? g->np : 1) * sizeof(double));
-	double *b = malloc((g->nc ? g->nc : 1) * sizeof(double));
-	unsigned char *used = calloc(n ? n : 1, 1);
-	struct item *grp = malloc((n ? n : 1) * sizeof(*grp));
-	struct cell *ctmp = malloc((n ? n : 1) * sizeof(*ctmp));
-	uint32_t *slotof = malloc((n ? n : 1) * sizeof(*slotof));
-	struct item *left = malloc((n ? n : 1) * sizeof(*left));
-	unsigned char *paired = calloc(n ? n : 1, 1);
-	uint64_t *tab_h = NULL;
-	uint32_t *tab_c = NULL;
-	size_t tab_cap = 0;
-	int err = 0;
-	if (!rem || !cl || !a || !b || !used || !grp || !ctmp || !slotof || !left || !paired) {
-		err = pmcfi_fail(PMCF_ENOMEM, "out of memory clustering XUs");
-		goto out;
-	}
-	/* rem: T_prev then T_cur, each in label order; the stable grouping
+	/* rem: T_prev then T_cur, each in label order; the stable sort by cell
 	 * keeps that order inside every cell */
 	for (size_t q = 0; q < n; q++)
-		rem[q] = (struct item){0, (uint32_t)q, g->rank[q], q >= g->np};
-	qsort(rem, g->np, sizeof(*rem), cmp_rank);
-	qsort(rem + g->np, g->nc, sizeof(*rem), cmp_rank);
-	unsigned d = g->k ? calc_max_div(g, a, b) : 1;
+		w->rem[q] = (uint32_t)q;
+	qsort_r(w->rem, g->np, sizeof(*w->rem), cmp_rank, g->rank);
+	qsort_r(w->rem + g->np, g->nc, sizeof(*w->rem), cmp_rank, g->rank);
+	unsigned d = g->k ? calc_max_div(g) : 1;
 	g->dmax = d;
 	size_t nrem = n, remp = g->np, remc = g->nc;
 	while (remp && remc) {
@@ -285,75 +518,43 @@ static int cluster(struct grid *g)
 				size_t hi = side ? nrem : remp;
 				for (size_t q = hi - lo; q > 1; q--) {
 					size_t o = lo + sim_rng_below(&g->rng, (uint32_t)q);
-					struct item t = rem[lo + q - 1];
-					rem[lo + q - 1] = rem[o];
-					rem[o] = t;
+					uint32_t t = w->rem[lo + q - 1];
+					w->rem[lo + q - 1] = w->rem[o];
+					w->rem[o] = t;
 				}
 				lo = hi;
 			}
-		coords(g, rem, nrem, d);
-		if ((err = group_cells(rem, nrem, grp, slotof, &tab_h, &tab_c, &tab_cap)))
-			break;
-		/* grp: the items cell by cell, each cell's T_prev XUs first */
-		size_t nleft = 0, ncl = 0;
-		for (size_t s = 0; s < nrem;) {
-			size_t m = s, e = s;
-			while (e < nrem && grp[e].h == grp[s].h)
-				e++;
-			while (m < e && grp[m].side == 0)
-				m++;
-			size_t np = m - s, nc = e - m, k = np < nc ? np : nc;
-			memset(used + s, 0, e - s);
-			for (size_t q = 0; q < k; q++) { /* Algorithm 3 lines 22-30 */
-				g->pp[g->npairs] = grp[s + q].id;
-				g->pc[g->npairs++] = grp[m + q].id;
+		/* sort key: the coordinate sum (< k d), then as many bits of the
+		 * cell hash as fill three radix passes */
+		unsigned kb = 0, hb;
+		while (kb < 64 && ((uint64_t)g->k * (d - 1)) >> kb)
+			kb++;
+		hb = kb < 33 ? 33 - kb : 0;
+		hb = hb > 32 ? 32 : hb;
+		coords(g, nrem, d, hb);
+		radix_keys(w->srt, w->stmp, nrem, kb + hb);
+		size_t ncell[2];
+		size_t before = g->npairs;
+		pair_cells(g, nrem, remp, hb, ncell);
+		size_t kp = g->npairs - before, keep = 0, keepp = 0;
+		for (size_t q = 0; q < nrem; q++) { /* rem keeps its order */
+			if (w->paired[q]) {
+				w->paired[q] = 0;
+				continue;
 			}
-			memset(used + s, 1, k);
-			memset(used + m, 1, k);
-			remp -= k;
-			remc -= k;
-			for (size_t q = s; q < e; q++)
-				if (used[q])
-					paired[grp[q].id] = 1;
-			if (np != nc) { /* leftovers of one side, for the relaxation */
-				cl[ncl++] = (struct cell){(uint32_t)nleft,
-							   (uint32_t)(np > nc ? np - k : nc - k),
-							   (uint8_t)(np > nc ? 0 : 1), NULL, 0};
-				for (size_t q = s; q < e; q++)
-					if (!used[q])
-						left[nleft++] = grp[q];
-			}
-			s = e;
+			keepp += q < remp;
+			w->rem[keep++] = w->rem[q];
 		}
-		size_t keep = 0; /* rem keeps its order: T_prev, then T_cur, by label */
-		for (size_t q = 0; q < nrem; q++)
-			if (!paired[rem[q].id])
-				rem[keep++] = rem[q];
 		nrem = keep;
-		for (size_t q = 0; q < ncl; q++) {
-			cl[q].co = g->co + (size_t)left[cl[q].start].id * g->k;
-			cl[q].key = 0;
-			for (size_t e = 0; e < g->k; e++)
-				cl[q].key += (uint64_t)cl[q].co[e];
-		}
+		remp = keepp;
+		remc -= kp;
 		if (!remp || !remc || d == 1)
 			break;
-		d = calc_reduced_div(g, cl, ctmp, ncl, left, d);
+		int err = calc_reduced_div(g, ncell[0], ncell[1], &d);
+		if (err)
+			return err;
 	}
-out:
-	free(rem);
-	free(cl);
-	free(a);
-	free(b);
-	free(used);
-	free(grp);
-	free(ctmp);
-	free(slotof);
-	free(left);
-	free(paired);
-	free(tab_h);
-	free(tab_c);
-	return err;
+	return 0;
 }
 
 /* ---- one BC step --------------------------------------------------------------- */
@@ -413,7 +614,7 @@ static int step(struct cmb *c, size_t i)
 	uint32_t *clen = malloc((nx ? nx : 1) * sizeof(*clen));
 	size_t nmax = nf0 + nx + 1;
 	double *v = malloc(nmax * (k ? k : 1) * sizeof(double));
-	int32_t *co = malloc(nmax * (k ? k : 1) * sizeof(int32_t));
+	struct ws w = {0};
 	uint32_t *rank = malloc(nmax * sizeof(uint32_t)), *order = malloc(nmax * sizeof(uint32_t));
 	uint32_t *pp = malloc(nmax * sizeof(uint32_t)), *pc = malloc(nmax * sizeof(uint32_t));
 	const char **glab = malloc(nmax * sizeof(*glab));
@@ -421,7 +622,7 @@ static int step(struct cmb *c, size_t i)
 	double lo[k ? k : 1], hi[k ? k : 1], range[k ? k : 1];
 	size_t dim[k ? k : 1];
 	int err = cmbi_by_type(c, i, &cidx, &cs);
-	if (!err && (!ps || !pidx || !clab || !clen || !v || !co || !rank || !order || !pp || !pc ||
+	if (!err && (!ps || !pidx || !clab || !clen || !v || !rank || !order || !pp || !pc ||
 		     !glab || !glen))
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	if (err)
@@ -432,6 +633,13 @@ static int step(struct cmb *c, size_t i)
 		ps[t + 2] += ps[t + 1];
 	for (size_t f = 0; f < nf0; f++)
 		pidx[ps[c->ftype[f] + 1]++] = (uint32_t)f;
+	/* one workspace for the largest type */
+	size_t nbig = 0;
+	for (uint32_t t = 0; t < c->ntypes; t++)
+		if (ps[t + 1] - ps[t] + cs[t + 1] - cs[t] > nbig)
+			nbig = ps[t + 1] - ps[t] + cs[t + 1] - cs[t];
+	if ((err = ws_init(&w, nbig, k)))
+		goto out;
 	for (size_t x = 0; x < nx; x++) {
 		pmcf_xu xu;
 		pmcf_profile_xu_get(cur, x, &xu);
@@ -479,7 +687,7 @@ static int step(struct cmb *c, size_t i)
 		label_ranks(glab, glen, (uint32_t)np, order, rank);
 		label_ranks(glab + np, glen + np, (uint32_t)nc, order, rank + np);
 		struct grid g = {.k = kk, .np = np, .nc = nc, .v = v, .lo = lo, .range = range,
-				 .co = co, .rank = rank, .strategy = c->opts->strategy, .pp = pp,
+				 .w = &w, .rank = rank, .strategy = c->opts->strategy, .pp = pp,
 				 .pc = pc};
 		sim_rng_seed(&g.rng, sim_hash2(sim_hash2(c->opts->seed, i), t));
 		if ((err = cluster(&g)))
@@ -527,7 +735,7 @@ out:
 	free(clab);
 	free(clen);
 	free(v);
-	free(co);
+	ws_free(&w);
 	free(rank);
 	free(order);
 	free(pp);

@@ -42,9 +42,25 @@ static int comp_cmp(const char *a, size_t na, const char *b, size_t nb)
 
 /* Pre-order of the label graph: an ancestor before its descendants, then
  * siblings by creation rank (numeric components compared as numbers). */
+/* Length of the common prefix of a and b. */
+static size_t common(const char *a, const char *b, size_t n)
+{
+	size_t m = 0;
+	while (m + 8 <= n && memcmp(a + m, b + m, 8) == 0)
+		m += 8;
+	while (m < n && a[m] == b[m])
+		m++;
+	return m;
+}
+
 int cmbi_label_cmp(const char *a, size_t la, const char *b, size_t lb)
 {
-	size_t i = 0, j = 0;
+	/* components inside the common prefix are equal: start at the one
+	 * holding the first difference */
+	size_t m = common(a, b, la < lb ? la : lb);
+	while (m > 0 && a[m - 1] != '.')
+		m--;
+	size_t i = m, j = m;
 	for (;;) {
 		if (i >= la || j >= lb)
 			return (i < la) - (j < lb);
@@ -59,14 +75,13 @@ int cmbi_label_cmp(const char *a, size_t la, const char *b, size_t lb)
 
 size_t cmbi_label_fca(const char *a, size_t la, const char *b, size_t lb)
 {
-	size_t i = 0, keep = 0;
-	for (;;) {
-		if (i >= la || i >= lb)
-			return keep;
-		size_t ca = comp_len(a + i, la - i), cb = comp_len(b + i, lb - i);
-		if (ca != cb || memcmp(a + i, b + i, ca) != 0)
-			return keep;
-		keep = i + ca;
-		i += ca + 1;
-	}
+	/* the end of the last equal component, within the common prefix: the
+	 * one holding the first difference when it ends there in both strings
+	 * (and starts before the end of both), else the one before it */
+	size_t n = la < lb ? la : lb, m = common(a, b, n), s = m;
+	while (s > 0 && a[s - 1] != '.')
+		s--;
+	if ((m == la || a[m] == '.') && (m == lb || b[m] == '.') && s < n)
+		return m;
+	return s ? s - 1 : 0;
 }

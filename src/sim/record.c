@@ -275,7 +275,7 @@ int pmcf_sim_record(const pmcf_sim_spec *s, const char *const *events, size_t ne
 	if (!err)
 		err = sim_workload_build(s, c.m, &c.w);
 	double period_ns = o.period_ms * 1e6;
-	double rot = o.multiplex == PMCF_MUX_KERNEL ? c.m->rot_kernel_ns : c.m->rot_user_ns;
+	double rot = !c.m ? 0 : o.multiplex == PMCF_MUX_KERNEL ? c.m->rot_kernel_ns : c.m->rot_user_ns;
 	if (!err)
 		err = sim_engine_run(c.w, c.m, s->seed, hem ? period_ns : 0, hem ? rot : 0, &c.r);
 	if (!err && hem)

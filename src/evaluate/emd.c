@@ -52,7 +52,9 @@ void pmcf_emd_ws_free(pmcf_emd_ws *ws)
 	free(ws);
 }
 
-#define GROW(p, n) ((p) = realloc((p), (n) * sizeof(*(p))), (p) != NULL)
+/* On failure p keeps its old buffer (free_buffers releases it); needs a
+ * void *grown in scope. */
+#define GROW(p, n) ((grown = realloc((p), (n) * sizeof(*(p)))) != NULL && ((p) = grown, 1))
 
 static int reserve(pmcf_emd_ws *w, size_t na, size_t nb)
 {
@@ -64,6 +66,7 @@ static int reserve(pmcf_emd_ws *w, size_t na, size_t nb)
 	 * greedy start's two candidate lists (2 m*n ints) */
 	size_t nflow = m * n > nodes ? m * n : nodes;
 	size_t nhead = nodes > NBUCKET + 1 ? nodes : NBUCKET + 1;
+	void *grown;
 	int ok = GROW(w->cost, m * n) && GROW(w->sup, m) && GROW(w->dem, n) && GROW(w->ia, m) &&
 		 GROW(w->ib, n) && GROW(w->sa, nodes) && GROW(w->sb, nodes) && GROW(w->qa, m) &&
 		 GROW(w->qb, n) && GROW(w->pot, nodes) && GROW(w->ai, nodes) && GROW(w->aj, nodes) &&

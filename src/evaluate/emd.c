@@ -767,7 +767,7 @@ static int check_side(const char *side, size_t dim, const double *wt, const doub
 			return pmcfi_fail(PMCF_EINVAL, "EMD: weight %zu of %s is %g (must be finite and >= 0)",
 					  i + 1, side, wt[i]);
 		for (size_t k = 0; k < dim; k++)
-			if (!isfinite(x[i * dim + k]))
+			if (!isfinite(x[i * dim + k]) || fabs(x[i * dim + k]) > 1e150) /* distances stay finite */
 				return pmcfi_fail(PMCF_EINVAL, "EMD: point %zu of %s has a coordinate %g",
 						  i + 1, side, x[i * dim + k]);
 		t += wt[i];

@@ -126,6 +126,9 @@ expect_match 'finite' "$ERR"
 printf '0,1,1\n0,2,2\n' >zero.csv
 expect_fail 1 "$PMCFUSE" emd a.csv zero.csv
 expect_match 'sum to 0' "$ERR"
+printf '1,0,0\n1,0,1e200\n' >huge.csv # found by fuzzing: distances overflowed to NaN
+expect_fail 1 "$PMCFUSE" emd a.csv huge.csv
+expect_match '^pmcfuse: emd: .*coordinate 1e\+200' "$ERR"
 
 # ---- perf.data and callgrind (imix) ----------------------------------------
 expect_ok "$PMCFUSE" imix synth --ebs-only -o syn

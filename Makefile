@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo check unit asan bench format clean
+.PHONY: all deps configure build demo check unit asan tsan fuzz bench format clean
 
 all: build
 
@@ -33,9 +33,26 @@ unit: build
 asan: deps
 	@cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DPMCF_SANITIZE=ON >/dev/null
 	@cmake --build $(BUILD)-asan -j$(JOBS)
-	@cd $(BUILD)-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	@cd $(BUILD)-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:verify_asan_link_order=0 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		ctest --output-on-failure -j$(JOBS) -L 'unit|e2e' -LE slow
+
+# The collector's multi-threaded tests under ThreadSanitizer. The OMPT tool
+# runs inside uninstrumented OpenMP programs, so it is the normal build's.
+tsan: build
+	@cmake -S . -B $(BUILD)-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPMCF_WERROR=OFF \
+		-DCMAKE_C_FLAGS="-fsanitize=thread -g" -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread \
+		-DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread >/dev/null
+	@cmake --build $(BUILD)-tsan -j$(JOBS) --target pmcfuse_cli test_collect examples_openmp \
+		example_plain example_taskapi
+	@cp $(BUILD)/libpmcfuse-ompt.so $(BUILD)-tsan/libpmcfuse-ompt.so
+	@cd $(BUILD)-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+		ctest --output-on-failure -R '^(test_collect|e2e_collect)$$'
+
+# libFuzzer harnesses of every parser (clang-16), FUZZ_SECONDS each.
+FUZZ_SECONDS ?= 30
+fuzz: deps
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_BUILD=$(BUILD)-fuzz scripts/fuzz.sh
 
 # Benchmarks (Release build); results go in bench/RESULTS.md by hand.
 bench: deps
@@ -47,4 +64,4 @@ format:
 	@clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-release out
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-fuzz $(BUILD)-release out

@@ -14,7 +14,7 @@ PACKAGES=(
 	linux-perf                         # perf, for comparisons and instruction mixes
 	libelf-dev libdw-dev libzydis-dev  # imix: ELF symbols and lines, disassembly
 	valgrind                           # imix reference (callgrind)
-	clang-16 libomp-16-dev             # OpenMP examples and the OMPT collector (libomp has OMPT)
+	clang-16 libomp-16-dev libclang-rt-16-dev # OpenMP examples, the OMPT collector; libFuzzer (make fuzz)
 	gnuplot-nox                        # categorize --plot (pngcairo terminal)
 	chromium                           # tests/e2e/report.sh renders the HTML report headless
 	python3-pot                        # bench_emd: POT ot.emd2 as the side-by-side baseline

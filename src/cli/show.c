@@ -6,6 +6,7 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "pmcfuse/combine.h"
+#include "util/quantile.h"
 
 static const char usage[] =
 	"usage: pmcfuse show [--json] PROFILE\n\n"
@@ -22,35 +23,6 @@ struct evstat {
 	size_t present, negative;
 	double min, median, max, mean;
 };
-
-/* Wirth's selection: the k-th smallest of v[0..n) (reorders v so that
- * v[0..k) <= v[k] <= v[k+1..n)). */
-static double select_kth(double *v, size_t n, size_t kk)
-{
-	long l = 0, m = (long)n - 1, k = (long)kk;
-	while (l < m) {
-		double x = v[k];
-		long i = l, j = m;
-		do {
-			while (v[i] < x)
-				i++;
-			while (x < v[j])
-				j--;
-			if (i <= j) {
-				double t = v[i];
-				v[i] = v[j];
-				v[j] = t;
-				i++;
-				j--;
-			}
-		} while (i <= j);
-		if (j < k)
-			l = i;
-		if (k < i)
-			m = j;
-	}
-	return v[k];
-}
 
 static void stats(const double *col, size_t n, double *scratch, struct evstat *s)
 {
@@ -71,16 +43,7 @@ static void stats(const double *col, size_t n, double *scratch, struct evstat *s
 	if (!s->present)
 		return;
 	s->mean = sum / (double)s->present;
-	/* median: lower middle for even counts, averaged with the upper one */
-	size_t m = (s->present - 1) / 2;
-	s->median = select_kth(scratch, s->present, m);
-	if (s->present % 2 == 0) {
-		double up = scratch[m + 1];
-		for (size_t i = m + 1; i < s->present; i++)
-			if (scratch[i] < up)
-				up = scratch[i];
-		s->median = (s->median + up) / 2;
-	}
+	s->median = pmcfi_median(scratch, s->present);
 }
 
 static void json_num(double v)

@@ -5,6 +5,7 @@
 #define PMCF_EVALUATE_IMPL_H
 #include <stdint.h>
 #include "pmcfuse/evaluate.h"
+#include "util/quantile.h"
 
 struct pmcf_emd_ws {
 	size_t cap_m, cap_n, cap_pts; /* capacities of the buffers below */
@@ -29,10 +30,6 @@ struct pmcf_emd_ws {
 	int fallback;    /* 1 when the last call used the fallback solver */
 };
 
-/* q-quantile (0..1) of v[0..n) by linear interpolation; reorders v. NaN when n == 0. */
-double pmcfi_quantile(double *v, size_t n, double q);
-/* Median of v[0..n); reorders v. */
-double pmcfi_median(double *v, size_t n);
 
 /* Deterministic 64-bit generator (splitmix64) for sampling and bootstrap. */
 uint64_t pmcfi_rng_next(uint64_t *state);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include "cli/cli.h"
 #include "cli/fuse.h"
+#include "pmcfuse/sim.h"
 
 static const char usage[] =
 	"usage: pmcfuse plan -e EVENTS [--strategy S] [--link EVENTS] [--pmcs N]\n"
@@ -26,7 +27,8 @@ static const char usage[] =
 	"                       12 events; greedy: the papers' packing, for comparison\n"
 	"  --from DIR           bc family: choose the overlapping events of each set by\n"
 	"                       correlation in the profiles of DIR (pilot or reference runs)\n"
-	"  --seed N             base seed of the executions (simulated sources; default 1)\n"
+	"  --seed N             base seed of the executions (simulated sources; default: the\n"
+	"                       seed= of SPEC, else 1, as for `pmcfuse run`)\n"
 	"  --sim SPEC           plan for a simulated machine and record SPEC as the source\n"
 	"  -- PROG ARGS         record the program as the source (this machine's events)\n"
 	"  -o, --output FILE    where to write plan.json\n";
@@ -118,6 +120,7 @@ int cmd_plan(int argc, char **argv)
 	const char *events = NULL, *out = NULL, *link = NULL, *from = NULL, *sim = NULL;
 	pmcf_plan_opts o = PMCF_PLAN_OPTS_INIT;
 	unsigned long ul, seed = 1;
+	int seed_given = 0;
 	int c;
 	optind = 0;
 	opterr = 0;
@@ -144,6 +147,7 @@ int cmd_plan(int argc, char **argv)
 		case OPT_SEED:
 			if (cli_parse_uint(verb, "--seed", optarg, 0, ~0ul, &seed))
 				return CLI_EUSAGE;
+			seed_given = 1;
 			break;
 		case ':': return cli_usage_error(verb, "%s needs a value", argv[optind - 1]);
 		default: return cli_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
@@ -185,6 +189,16 @@ int cmd_plan(int argc, char **argv)
 	if ((err = pmcf_plan_make(cat, pmcf_evlist_names(ev), pmcf_evlist_size(ev), &o, &plan))) {
 		st = cli_lib_error(verb, err, "planning");
 		goto out;
+	}
+	if (sim && !seed_given) {
+		/* the executions of `record --plan` then match those of `run` */
+		pmcf_sim_spec *spec;
+		if ((err = pmcf_sim_spec_parse(sim, &spec))) {
+			st = cli_lib_error(verb, err, "--sim");
+			goto out;
+		}
+		seed = pmcf_sim_spec_seed(spec);
+		pmcf_sim_spec_free(spec);
 	}
 	pmcf_plan_set_seed(plan, seed);
 	if (sim)

@@ -384,6 +384,11 @@ static void events_env(const struct perf_event_attr *a, size_t n, const char **n
 	}
 }
 
+/* The shortest user-space rotation period: a rotation is 2 + 2n system calls
+ * (~10 us on a VM); at 0.01 ms a program makes no progress, at 0.02 ms it
+ * runs ~25x slower (docs/results/hem-real.md). */
+#define MIN_USER_PERIOD_MS 0.02
+
 /* ---- kernel multiplexing: the rotation interval of every PMU ---------------- */
 #define MUX_SYSFS "/sys/bus/event_source/devices"
 #define MAX_PMUS 64
@@ -492,6 +497,13 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 		return pmcfi_fail(PMCF_EINVAL, "the multiplexing period must be 0.001 to 1e6 ms");
 	if (mux >= PMCF_MUX_RR && !pmcs)
 		pmcs = 4;
+	if (mux >= PMCF_MUX_RR && period_ms < MIN_USER_PERIOD_MS) {
+		pmcfi_log(PMCF_LOG_WARN,
+			  "user-space rotation every %g ms would outrun the program (each rotation "
+			  "costs a few system calls): using %g ms",
+			  period_ms, MIN_USER_PERIOD_MS);
+		period_ms = MIN_USER_PERIOD_MS;
+	}
 	struct perf_event_attr attrs[PMCFI_PGROUP_MAX];
 	const char *names[PMCFI_PGROUP_MAX];
 	size_t n = 0;

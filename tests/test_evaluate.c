@@ -324,6 +324,194 @@ static void test_truth_own(void **state)
 	pmcf_profile_free(p);
 }
 
+/* ---- the pair covering -------------------------------------------------------- */
+
+/* Does some choice of at most `left` of the sets max[] (event bitmasks)
+ * cover every pair of need[] (bitmask pairs)? */
+static int coverable(const unsigned *max, size_t nmax, size_t from, const unsigned *need, size_t nneed,
+		     const unsigned char *done, size_t left)
+{
+	size_t first = nneed;
+	for (size_t i = 0; i < nneed && first == nneed; i++)
+		if (!done[i])
+			first = i;
+	if (first == nneed)
+		return 1;
+	if (!left)
+		return 0;
+	unsigned char d2[64];
+	for (size_t s = from; s < nmax; s++) {
+		if ((max[s] & need[first]) != need[first])
+			continue;
+		for (size_t i = 0; i < nneed; i++)
+			d2[i] = done[i] || (max[s] & need[i]) == need[i];
+		/* the first uncovered pair must be covered by one of the sets: any order */
+		if (coverable(max, nmax, 0, need, nneed, d2, left - 1))
+			return 1;
+	}
+	return 0;
+}
+
+/* Checks a covering against the catalogue: every set fits, every pair that
+ * fits is in a set, the impossible pairs are exactly those that do not fit,
+ * the bound is at most the sets found; for up to 7 events, that no covering
+ * with fewer sets than the bound exists (exhaustive). */
+static void check_cover(const pmcf_catalog *c, const char **ev, size_t n, unsigned pmcs, uint64_t seed)
+{
+	pmcf_cover *cv;
+	assert_int_equal(pmcf_cover_pairs_seeded(c, ev, n, pmcs, seed, &cv), 0);
+	size_t ns = pmcf_cover_nsets(cv), lb = pmcf_cover_lower_bound(cv), a, b, d;
+	pmcf_cover_bound_parts(cv, &a, &b, &d);
+	assert_true(lb >= a && lb >= b && lb >= d);
+	if (lb > ns)
+		fail_msg("bound %zu above the %zu sets found (%zu events, pmcs %u)", lb, ns, n, pmcs);
+	char why[256];
+	unsigned setmask[256];
+	assert_true(ns <= 256);
+	for (size_t s = 0; s < ns; s++) {
+		size_t k;
+		const char *const *set = pmcf_cover_set(cv, s, &k);
+		assert_int_equal(pmcf_catalog_check_set(c, set, k, pmcs, why, sizeof(why)), 1);
+		setmask[s] = 0;
+		for (size_t i = 0; i < k; i++)
+			for (size_t j = 0; j < n; j++)
+				if (strcmp(set[i], ev[j]) == 0)
+					setmask[s] |= 1u << j;
+	}
+	size_t nimp = 0, nneed = 0;
+	unsigned need[64];
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++) {
+			const char *pr[2] = {ev[i], ev[j]};
+			int ok = pmcf_catalog_check_set(c, pr, 2, pmcs, why, sizeof(why));
+			unsigned m = 1u << i | 1u << j;
+			int covered = 0;
+			for (size_t s = 0; s < ns; s++)
+				covered |= (setmask[s] & m) == m;
+			if (ok != covered)
+				fail_msg("pair %s %s: fits %d, covered %d", ev[i], ev[j], ok, covered);
+			if (!ok) {
+				int listed = 0;
+				for (size_t k = 0; k < pmcf_cover_nimpossible(cv); k++) {
+					const char *x, *y;
+					pmcf_cover_impossible(cv, k, &x, &y);
+					listed |= (!strcmp(x, ev[i]) && !strcmp(y, ev[j])) ||
+						  (!strcmp(x, ev[j]) && !strcmp(y, ev[i]));
+				}
+				assert_true(listed);
+				nimp++;
+			} else if (nneed < 64) {
+				need[nneed++] = m;
+			}
+		}
+	assert_int_equal(pmcf_cover_nimpossible(cv), nimp);
+	if (n <= 7 && lb > 1) {
+		/* the maximal countable sets, then no lb - 1 of them cover all */
+		unsigned fitm[128], maxm[128];
+		size_t nf = 0, nmax = 0;
+		for (unsigned m = 1; m < 1u << n; m++) {
+			const char *set[8];
+			size_t k = 0;
+			for (size_t i = 0; i < n; i++)
+				if (m >> i & 1)
+					set[k++] = ev[i];
+			if (pmcf_catalog_check_set(c, set, k, pmcs, why, sizeof(why)) == 1)
+				fitm[nf++] = m;
+		}
+		for (size_t i = 0; i < nf; i++) {
+			int maximal = 1;
+			for (size_t j = 0; j < nf && maximal; j++)
+				maximal = j == i || (fitm[j] & fitm[i]) != fitm[i];
+			if (maximal)
+				maxm[nmax++] = fitm[i];
+		}
+		unsigned char done[64] = {0};
+		if (coverable(maxm, nmax, 0, need, nneed, done, lb - 1))
+			fail_msg("a covering with %zu sets exists below the bound %zu", lb - 1, lb);
+	}
+	pmcf_cover_free(cv);
+}
+
+static void test_cover_random(void **state)
+{
+	(void)state;
+	const char *machines[2] = {"cholesky", "cholesky,machine=xeon192"};
+	uint64_t r = 12345;
+	for (int m = 0; m < 2; m++) {
+		pmcf_catalog *c;
+		assert_int_equal(pmcf_catalog_sim(machines[m], &c), 0);
+		const char *all[64];
+		size_t na = 0;
+		for (size_t i = 0; i < pmcf_catalog_size(c) && na < 64; i++)
+			if (strcmp(pmcf_catalog_at(c, i)->name, "duration") != 0)
+				all[na++] = pmcf_catalog_at(c, i)->name;
+		for (int t = 0; t < 60; t++) {
+			/* a random small catalogue: a few events, a random counter budget */
+			size_t n = 2 + pmcfi_rng_next(&r) % (t < 40 ? 6 : 12);
+			unsigned pmcs = (unsigned)(pmcfi_rng_next(&r) % 6);
+			const char *ev[16];
+			for (size_t i = 0; i < n; i++) {
+				int dup;
+				do {
+					ev[i] = all[pmcfi_rng_next(&r) % na];
+					dup = 0;
+					for (size_t j = 0; j < i; j++)
+						dup |= ev[j] == ev[i];
+				} while (dup);
+			}
+			check_cover(c, ev, n, pmcs, pmcfi_rng_next(&r));
+		}
+		pmcf_catalog_free(c);
+	}
+}
+
+static void test_cover_all_events(void **state)
+{
+	(void)state;
+	pmcf_catalog *c;
+	assert_int_equal(pmcf_catalog_sim("cholesky", &c), 0);
+	const char *all[64];
+	size_t na = 0;
+	for (size_t i = 0; i < pmcf_catalog_size(c) && na < 64; i++)
+		if (strcmp(pmcf_catalog_at(c, i)->name, "duration") != 0)
+			all[na++] = pmcf_catalog_at(c, i)->name;
+	assert_int_equal(na, 33);
+	check_cover(c, all, na, 0, 1);
+	pmcf_cover *cv, *cv2;
+	assert_int_equal(pmcf_cover_pairs(c, all, na, 0, &cv), 0);
+	/* the offcore-response conflicts: two pairs never fit */
+	assert_int_equal(pmcf_cover_nimpossible(cv), 2);
+	const char *x, *y;
+	pmcf_cover_impossible(cv, 0, &x, &y);
+	assert_true(strstr(x, "PAPI_L3_") && strstr(y, "PAPI_L3_"));
+	/* the bound of docs/accuracy.md: 27 classes (aliases merged, fixed-counter
+	 * events free), 4 per execution; derived events need 13 sets */
+	size_t a, b, d;
+	pmcf_cover_bound_parts(cv, &a, &b, &d);
+	assert_int_equal(a, 59);
+	assert_int_equal(b, 13);
+	assert_int_equal(d, 64);
+	assert_int_equal(pmcf_cover_lower_bound(cv), 64);
+	assert_true(pmcf_cover_nsets(cv) < 79); /* the first greedy planner's count */
+	/* deterministic for a seed */
+	assert_int_equal(pmcf_cover_pairs_seeded(c, all, na, 0, 1, &cv2), 0);
+	assert_int_equal(pmcf_cover_nsets(cv), pmcf_cover_nsets(cv2));
+	for (size_t s = 0; s < pmcf_cover_nsets(cv); s++) {
+		size_t k1, k2;
+		const char *const *s1 = pmcf_cover_set(cv, s, &k1), *const *s2 = pmcf_cover_set(cv2, s, &k2);
+		assert_int_equal(k1, k2);
+		for (size_t i = 0; i < k1; i++)
+			assert_string_equal(s1[i], s2[i]);
+	}
+	pmcf_cover_free(cv);
+	pmcf_cover_free(cv2);
+	/* errors */
+	assert_int_equal(pmcf_cover_pairs(c, all, 1, 0, &cv), PMCF_ESYNTAX);
+	const char *bad[2] = {"PAPI_TOT_INS", "PAPI_NOPE"};
+	assert_int_equal(pmcf_cover_pairs(c, bad, 2, 0, &cv), PMCF_EEVENT);
+	pmcf_catalog_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -332,6 +520,8 @@ int main(void)
 		cmocka_unit_test(test_epd_missing_and_coverage),
 		cmocka_unit_test(test_spearman_correrr),
 		cmocka_unit_test(test_truth_own),
+		cmocka_unit_test(test_cover_random),
+		cmocka_unit_test(test_cover_all_events),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -147,22 +147,35 @@ PMCF_API const pmcf_truth_event *pmcf_truth_event_at(const pmcf_truth_result *r,
 
 /* ---- reference planning: a pair covering ----------------------------------------
  * Event sets, each countable in one execution (pmcf_catalog_check_set),
- * such that every pair of events is in at least one set. Duration is left
- * out (it is in every profile). Greedy: each set starts from an uncovered
- * pair and grows by the event that covers most uncovered pairs and still
- * fits. Errors: PMCF_EEVENT, PMCF_ESYNTAX (fewer than two events),
- * PMCF_ENOMEM. */
+ * such that every pair of events that can be counted together is in at
+ * least one set. Duration is left out (it is in every profile); events
+ * that take no general-purpose counter and aliases (same native events)
+ * join every set they fit. The events that take counters, one per set of
+ * natives, are packed by a greedy covering with seeded randomised restarts,
+ * then a tabu search that removes one set at a time and repairs the
+ * covering by exchanging events (docs/accuracy.md). Deterministic for a
+ * seed; pmcf_cover_pairs uses seed 1. Errors: PMCF_EEVENT, PMCF_ESYNTAX
+ * (fewer than two events), PMCF_ENOMEM. */
 typedef struct pmcf_cover pmcf_cover;
 PMCF_API int pmcf_cover_pairs(const pmcf_catalog *c, const char *const *events, size_t n,
 			      unsigned pmcs, pmcf_cover **out);
+PMCF_API int pmcf_cover_pairs_seeded(const pmcf_catalog *c, const char *const *events, size_t n,
+				     unsigned pmcs, uint64_t seed, pmcf_cover **out);
 PMCF_API void pmcf_cover_free(pmcf_cover *cv);
 PMCF_API size_t pmcf_cover_nsets(const pmcf_cover *cv);
 /* The events of set k, as pointers owned by the cover; *n receives the count. */
 PMCF_API const char *const *pmcf_cover_set(const pmcf_cover *cv, size_t k, size_t *n);
-/* A lower bound on the number of sets any covering needs (Schönheim bound
- * with the largest set the machine allowed, also over the events that need
- * a general-purpose counter alone). */
+/* A lower bound on the number of sets any covering needs: the largest of
+ * (a) pairs / most pairs in one set, (b) per event, its partners / most
+ * partners in one set, (c) the Schönheim bound generalised to unequal
+ * events, all over the events that take counters (one per set of natives),
+ * with the largest countable sets found by an exact search. */
 PMCF_API size_t pmcf_cover_lower_bound(const pmcf_cover *cv);
+/* The three bounds (a), (b), (c) above. */
+PMCF_API void pmcf_cover_bound_parts(const pmcf_cover *cv, size_t *pairs, size_t *per_event,
+				     size_t *schoenheim);
+/* One line saying how the bound was derived (owned by the cover). */
+PMCF_API const char *pmcf_cover_bound_text(const pmcf_cover *cv);
 /* Pairs that cannot be counted together at all (left uncovered); pair k
  * (k < the count) is written to *a and *b (owned by the cover). */
 PMCF_API size_t pmcf_cover_nimpossible(const pmcf_cover *cv);

@@ -141,7 +141,10 @@ int cmd_reference(int argc, char **argv)
 		}
 		fprintf(f, "],\n  \"repeat\": %lu, \"sets\": %zu, \"executions\": %zu, \"lower_bound\": %zu,\n",
 			repeat, nsets, total, pmcf_cover_lower_bound(cv) * repeat);
-		fprintf(f, "  \"source\": ");
+		fprintf(f, "  \"lower_bound_per_repeat\": %zu, \"lower_bound_derivation\": ",
+			pmcf_cover_lower_bound(cv));
+		cli_json_string(f, pmcf_cover_bound_text(cv));
+		fprintf(f, ",\n  \"source\": ");
 		cli_json_string(f, sim ? pmcf_sim_spec_canonical(spec) : prog[0]);
 		fprintf(f, ",\n  \"impossible_pairs\": [");
 		for (size_t k = 0; k < pmcf_cover_nimpossible(cv); k++) {
@@ -225,6 +228,7 @@ int cmd_reference(int argc, char **argv)
 		       total, nsets, repeat, E * (E - 1) / 2 - pmcf_cover_nimpossible(cv), E,
 		       pmcf_cover_lower_bound(cv) * repeat, pmcf_cover_lower_bound(cv), repeat,
 		       (E * (E - 1) / 2) * repeat);
+		printf("lower bound: %s\n", pmcf_cover_bound_text(cv));
 		if (pmcf_cover_nimpossible(cv))
 			printf("%zu pairs can never be counted together and are left out (listed in "
 			       "%s/reference.json)\n",

@@ -37,6 +37,10 @@ expect_eq "$n" "$(json .executions refs/reference.json)"
 expect_eq 0 "$(jq '[.profiles[].pairs[] | sort | join("|")] | group_by(.) | map(select(length < 3)) | length' refs/reference.json)"
 expect_eq 36 "$(jq '[.profiles[].pairs[] | sort | join("|")] | unique | length' refs/reference.json)"
 [ "$n" -lt 108 ] || fail "no packing: $n executions for 36 pairs x 3"
+# the bound is explained and never above what was found
+expect_match 'lower bound: [0-9]+ per repeat = max of \(a\) pairs' "$OUT"
+[ "$(json .lower_bound refs/reference.json)" -le "$n" ] || fail "bound above the executions"
+[ "$(json .lower_bound refs/reference.json)" -eq "$(( $(json .lower_bound_per_repeat refs/reference.json) * 3 ))" ] || fail "bound per repeat"
 ok
 expect_fail 1 "$PMCFUSE" reference -e "$EV" -o refs --sim "$SIM"
 expect_match 'already holds profiles' "$ERR"

@@ -23,6 +23,7 @@ struct enc {
 	enum kind kind;
 	uint32_t type;
 	uint64_t config;
+	signed char opens; /* check_set's cache: -1 not tried, 0 refused, 1 opens alone */
 };
 
 struct perf_impl {
@@ -112,7 +113,7 @@ static int add(pmcf_catalog *c, struct perf_impl *impl, const pmcf_event_info *i
 	}
 	if (err)
 		return err;
-	impl->enc[impl->n++] = (struct enc){.kind = kind, .type = type, .config = config};
+	impl->enc[impl->n++] = (struct enc){.kind = kind, .type = type, .config = config, .opens = -1};
 	return 0;
 }
 
@@ -572,13 +573,58 @@ static int refused(const char *name, size_t k, const char *leader, int errnum, c
 	return 0;
 }
 
+/* Software events and tracepoints take no PMU counter: the kernel counts any
+ * number of them at once (the collector gives the software clocks groups of
+ * their own), so such a set fits when each event opens on its own. The
+ * answer per event is cached: planning asks about many sets, and closing a
+ * tracepoint waits for an RCU grace period (~40 ms). */
+static int software_only_fits(struct perf_impl *impl, const pmcf_catalog *c, const size_t *idx,
+			      size_t n, char *why, size_t whylen, int *fits)
+{
+	for (size_t k = 0; k < n; k++) {
+		const struct enc *e = &impl->enc[idx[k]];
+		if (!(e->kind == K_TRACEPOINT || (e->kind == K_TYPED && e->type == PERF_TYPE_SOFTWARE)))
+			return 0; /* not for us: the group test decides */
+	}
+	*fits = 1;
+	for (size_t k = 0; k < n && *fits == 1; k++) {
+		struct enc *e = &impl->enc[idx[k]];
+		const char *name = pmcf_catalog_at(c, idx[k])->name;
+		if (e->opens < 0) {
+			struct perf_event_attr attr;
+			int err = encode_at(c, impl, idx[k], &attr);
+			if (err) {
+				*fits = err;
+				break;
+			}
+			attr.disabled = 1;
+			int fd = sys_perf_event_open(&attr, -1);
+			if (fd < 0) {
+				*fits = refused(name, 0, name, errno, why, whylen);
+				if (*fits == 0)
+					e->opens = 0;
+				break;
+			}
+			close(fd);
+			e->opens = 1;
+		} else if (e->opens == 0) {
+			if (whylen)
+				snprintf(why, whylen, "event '%s' cannot be opened on this machine",
+					 name);
+			*fits = 0;
+		}
+	}
+	return 1;
+}
+
 /* Budget first (pmcs > 0: the sum of costs must fit), then the kernel's
  * word: the events opened as one group on this thread, enabled for ~2 ms of
- * CPU work, must all have been counted all the time. */
+ * CPU work, must all have been counted all the time (sets of software events
+ * and tracepoints only need each event to open, see above). */
 static int check_set(void *vimpl, const pmcf_catalog *c, const size_t *idx, size_t n, unsigned pmcs,
                      char *why, size_t whylen)
 {
-	const struct perf_impl *impl = vimpl;
+	struct perf_impl *impl = vimpl;
 	if (n == 0)
 		return 1;
 	if (pmcs > 0) {
@@ -594,6 +640,9 @@ static int check_set(void *vimpl, const pmcf_catalog *c, const size_t *idx, size
 			return 0;
 		}
 	}
+	int fits;
+	if (software_only_fits(impl, c, idx, n, why, whylen, &fits))
+		return fits;
 	int *fd = malloc(n * sizeof(*fd));
 	uint64_t *buf = malloc((3 + n) * sizeof(*buf));
 	if (!fd || !buf) {

@@ -20,6 +20,12 @@ if [ -r /sys/kernel/tracing/events/sched/sched_switch/id ]; then
 	[ "$n" -ge 100 ] || fail "only $n tracepoints listed"
 	ok
 	expect_eq true "$(json 'map(select(.name=="sched:sched_switch"))[0].available' events.json)"
+	# software events and tracepoints fit together whenever each opens (no PMU counters)
+	expect_ok "$PMCFUSE" events --check task-clock,page-faults,sched:sched_switch,irq:softirq_entry
+	if [ "$(json 'map(select(.name=="ftrace:function"))[0].available' events.json)" = false ]; then
+		expect_fail 1 "$PMCFUSE" events --check task-clock,ftrace:function
+		expect_match "ftrace:function" "$ERR"
+	fi
 fi
 
 expect_ok "$PMCFUSE" events --source software

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "pmcfuse/combine.h"
+#include "pmcfuse/multiplex.h"
 #include "util/quantile.h"
 
 static const char usage[] =
@@ -14,6 +15,8 @@ static const char usage[] =
 	"counts, and for every event the min, median and max over the XUs that have a\n"
 	"value, the share of XUs whose value is missing, and how many values are negative\n"
 	"(multiplexing estimates can be).\n\n"
+	"For a multiplexed profile (record --multiplex) it shows per event the share of XUs\n"
+	"with a measured value and the mean share of their time the event was counted.\n"
 	"For a fused profile it also shows how well the XUs of the executions matched:\n"
 	"the distribution of the match distances (0 = identical on the linking events).\n\n"
 	"  --json   print one JSON object with keys meta, complete, xus, types, events,\n"
@@ -22,6 +25,8 @@ static const char usage[] =
 struct evstat {
 	size_t present, negative;
 	double min, median, max, mean;
+	int covered;                    /* a coverage layer exists for this event */
+	double measured, time_measured; /* multiplexing: share of XUs / of time measured */
 };
 
 static void stats(const double *col, size_t n, double *scratch, struct evstat *s)
@@ -96,6 +101,10 @@ int cmd_show(int argc, char **argv)
 	}
 	for (size_t e = 0; e < ne; e++)
 		stats(pmcf_profile_column_const(p, e), nx, scratch, &es[e]);
+	for (size_t e = 0; e < ne; e++)
+		es[e].covered = strcmp(pmcf_profile_event_name(p, e), PMCF_EVENT_DURATION) != 0 &&
+				pmcf_profile_coverage_summary(p, e, &es[e].measured,
+							      &es[e].time_measured) == 0;
 	pmcf_match_summary ms;
 	if (pmcf_combine_match_summary(p, &ms) != 0)
 		ms.measured = 0;
@@ -138,6 +147,12 @@ int cmd_show(int argc, char **argv)
 			json_num(es[e].present ? es[e].max : NAN);
 			printf(", \"mean\": ");
 			json_num(es[e].present ? es[e].mean : NAN);
+			if (es[e].covered) {
+				printf(", \"measured\": ");
+				json_num(es[e].measured);
+				printf(", \"time_measured\": ");
+				json_num(es[e].time_measured);
+			}
 			printf("}");
 		}
 		printf("%s],\n  \"truth_events\": [", ne ? "\n  " : "");
@@ -203,8 +218,14 @@ int cmd_show(int argc, char **argv)
 		if (pmcf_profile_ntruth(p))
 			printf("truth     ground truth of %zu events (export --truth)\n",
 			       pmcf_profile_ntruth(p));
-		if (pmcf_profile_has_coverage(p))
-			printf("coverage  multiplexing enabled/running times per value\n");
+		if (pmcf_profile_has_coverage(p)) {
+			printf("coverage  multiplexed: how much of each event was really counted\n");
+			printf("  %-28s %14s %14s\n", "EVENT", "XUS MEASURED", "TIME MEASURED");
+			for (size_t e = 0; e < ne; e++)
+				if (es[e].covered)
+					printf("  %-28s %13.1f%% %13.1f%%\n", pmcf_profile_event_name(p, e),
+					       100.0 * es[e].measured, 100.0 * es[e].time_measured);
+		}
 		if (pmcf_profile_has_provenance(p))
 			printf("sources   %zu fused profiles\n", pmcf_profile_nsources(p));
 		if (ms.measured) {

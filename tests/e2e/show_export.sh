@@ -60,3 +60,15 @@ expect_ok "$PMCFUSE" show f.pmcf
 expect_match 'match +distance over [0-9]+ XUs' "$OUT"
 # a plain recording has no match distances
 expect_eq null "$(json .match show.json)"
+
+# a multiplexed profile: show says how much of each event was really counted
+expect_ok "$PMCFUSE" record -e PAPI_TOT_INS,PAPI_L1_DCM,PAPI_BR_MSP,PAPI_L2_TCM,PAPI_L3_TCM --pmcs 2 --multiplex rr --period-ms 0.05 --estimate local --sim cholesky,blocks=6 -o m.pmcf
+expect_ok "$PMCFUSE" show --json m.pmcf
+printf '%s\n' "$OUT" >m.json
+expect_eq 1 "$(json '.events[1].measured' m.json)"     # PAPI_TOT_INS has a fixed counter
+expect_eq true "$(json '[.events[2:][] | .measured > 0 and .measured <= 1 and .time_measured <= 1] | all' m.json)"
+expect_eq true "$(json '[.events[2:][] | .time_measured < 1] | any' m.json)"
+expect_eq null "$(json '.events[0].measured' m.json)"  # duration needs no counter
+expect_eq null "$(json '.events[1].measured' show.json)" # not multiplexed: no coverage
+expect_ok "$PMCFUSE" show m.pmcf
+expect_match 'XUS MEASURED' "$OUT"

@@ -5,8 +5,8 @@
  * profile of the fused size: the least work any combination does.
  * --digest prints a hash of each fused profile (labels, values, provenance,
  * match distances), to check that a faster combination pairs the same XUs.
- * usage: bench_combine [-p PROFILES] [--digest] [N...]
- *        (default: -p 15 10000 100000 1000000) */
+ * usage: bench_combine [-p PROFILES] [-s STRATEGY]... [--digest] [N...]
+ *        (default: -p 15, every strategy, 10000 100000 1000000) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,9 +158,21 @@ int main(int argc, char **argv)
 {
 	size_t np = 15, sizes[16], ns = 0;
 	int dig = 0;
+	const char *only[8];
+	size_t nonly = 0;
 	for (int a = 1; a < argc; a++) {
 		if (strcmp(argv[a], "--digest") == 0)
 			dig = 1;
+		else if (strcmp(argv[a], "-s") == 0 && a + 1 < argc && nonly < 8)
+			only[nonly++] = argv[++a];
+		else if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0) {
+			printf("usage: bench_combine [-p PROFILES] [-s STRATEGY]... [--digest] [N...]\n"
+			       "  -p PROFILES  profiles fused (default 15)\n"
+			       "  -s STRATEGY  only this strategy (ctc, lgl, bc, bc-unlabeled; repeatable)\n"
+			       "  --digest     print a hash of each fused profile and the grid statistics\n"
+			       "  N...         XUs per profile (default 10000 100000 1000000)\n");
+			return 0;
+		}
 		else if (strcmp(argv[a], "-p") == 0 && a + 1 < argc)
 			np = strtoul(argv[++a], NULL, 10);
 		else if (ns < 16)
@@ -190,6 +202,11 @@ int main(int argc, char **argv)
 		printf("%-10zu %-13s %10.3f %10.3f %12s %8.0fns\n", n, "baseline", base, cpu() - c0,
 		       "1.00", base / (double)n * 1e9);
 		for (size_t s = 0; s < sizeof(strategies) / sizeof(strategies[0]); s++) {
+			int run = !nonly;
+			for (size_t q = 0; q < nonly; q++)
+				run |= strcmp(only[q], pmcf_strategy_name(strategies[s])) == 0;
+			if (!run)
+				continue;
 			pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
 			o.strategy = strategies[s];
 			pmcf_profile *out;

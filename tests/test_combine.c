@@ -265,6 +265,86 @@ static void test_bc_dmax_relaxation(void **state)
 	}
 }
 
+/* BC grids only the XUs near the other side (bc.c, "active XUs"): the
+ * fused profiles must be those of gridding every remaining XU, on clustered
+ * values with exact ties, far outliers, two or three overlapping events
+ * (with or without an event of each profile's own), unequal XU counts,
+ * missing values, and in bc-unlabeled's shuffled order. */
+static uint64_t rnd(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	return *s >> 33;
+}
+
+static void test_bc_active_same(void **state)
+{
+	(void)state;
+	enum { N = 400, P = 4 };
+	static const char *const E[P][4] = {{"duration", "x", "y", "p0"},
+					    {"duration", "x", "y", "p1"},
+					    {"duration", "x", "y", "p2"},
+					    {"duration", "x", "y", "p3"}};
+	static char labs[P][N][16];
+	for (int variant = 0; variant < 6; variant++) {
+		uint64_t s = 12345 + (uint64_t)variant;
+		size_t ne = 2 + (size_t)variant % 3; /* events: duration, x, y, own */
+		pmcf_profile *in[P];
+		for (size_t j = 0; j < P; j++) {
+			struct hx a[N];
+			size_t n = N - 37 * j * (variant % 2);
+			for (size_t i = 0; i < n; i++) {
+				snprintf(labs[j][i], sizeof(labs[j][i]), "0.%zu", (i * 13 + j) % N);
+				double c = (double)(rnd(&s) % 5) * 1000; /* clusters */
+				a[i] = (struct hx){(uint32_t)(rnd(&s) % 2), labs[j][i], i, {0, 0, 0, 0}};
+				for (size_t e = 0; e < 4; e++) {
+					double v = c + (double)(rnd(&s) % (variant < 2 ? 1000 : 30));
+					if (rnd(&s) % 50 == 0)
+						v = 1e6 + (double)(rnd(&s) % 1000); /* far outliers */
+					if (variant == 5 && e > 0 && rnd(&s) % 40 == 0)
+						v = PMCF_MISSING;
+					a[i].v[e] = v;
+				}
+				a[i].v[0] = fabs(a[i].v[0]) + 1;
+			}
+			in[j] = mk("prog", E[j], ne, a, n);
+		}
+		for (int strategy = PMCF_COMBINE_BC; strategy <= PMCF_COMBINE_BC_UNLABELED;
+		     strategy++) {
+			pmcf_combine_stats st0, st1;
+			cmbi_bc_all_active = 1;
+			pmcf_profile *f0 = fuse(strategy, 7, in, P, &st0);
+			cmbi_bc_all_active = 0;
+			pmcf_profile *f1 = fuse(strategy, 7, in, P, &st1);
+			assert_int_equal(st0.bc_iterations, st1.bc_iterations);
+			assert_int_equal(st0.bc_dmax, st1.bc_dmax);
+			size_t nx = pmcf_profile_nxus(f0), nev = pmcf_profile_nevents(f0);
+			assert_int_equal(pmcf_profile_nxus(f1), nx);
+			assert_int_equal(pmcf_profile_nevents(f1), nev);
+			for (size_t i = 0; i < nx; i++) {
+				pmcf_xu x0, x1;
+				pmcf_profile_xu_get(f0, i, &x0);
+				pmcf_profile_xu_get(f1, i, &x1);
+				assert_string_equal(x0.label, x1.label);
+				double m0 = pmcf_profile_match_distance(f0, i);
+				double m1 = pmcf_profile_match_distance(f1, i);
+				assert_true(m0 == m1 || (m0 != m0 && m1 != m1));
+				for (size_t e = 0; e < nev; e++) {
+					int32_t s0, s1;
+					int64_t i0, i1;
+					pmcf_profile_provenance_get(f0, i, e, &s0, &i0);
+					pmcf_profile_provenance_get(f1, i, e, &s1, &i1);
+					assert_int_equal(s0, s1);
+					assert_int_equal(i0, i1);
+				}
+			}
+			pmcf_profile_free(f0);
+			pmcf_profile_free(f1);
+		}
+		for (size_t j = 0; j < P; j++)
+			pmcf_profile_free(in[j]);
+	}
+}
+
 /* Unequal XU counts: CTC and BC keep the larger count per type, the surplus
  * with missing values; LGL keeps the intersection. */
 static void test_unequal_counts(void **state)
@@ -492,6 +572,7 @@ int main(void)
 		cmocka_unit_test(test_lgl_needs_labels),
 		cmocka_unit_test(test_bc_identical),
 		cmocka_unit_test(test_bc_dmax_relaxation),
+		cmocka_unit_test(test_bc_active_same),
 		cmocka_unit_test(test_unequal_counts),
 		cmocka_unit_test(test_seeds_reproduce),
 		cmocka_unit_test(test_mismatch_refused),

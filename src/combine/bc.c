@@ -38,16 +38,20 @@ struct lcell {
 struct ws {
 	size_t cap, kcap;
 	uint32_t *rem;             /* remaining ids: T_prev then T_cur */
-	int32_t *ci;               /* cell coordinates of rem[q]: ci[q * k ..] */
-	struct skey *srt, *stmp;   /* rem positions sorted by cell */
-	uint8_t *paired;           /* per position in rem */
+	float *remlb;              /* lower bound of rem[q]'s distance to the other side */
+	uint32_t *lst;             /* the remaining ids gridded this iteration */
+	double *u, *lb;            /* per id: (value - min) / range, k each; the bound */
+	double *pts;               /* lower_bounds: s and u, k + 1 each */
+	int32_t *ci;               /* cell coordinates of lst[q]: ci[q * k ..] */
+	struct skey *srt, *stmp;   /* lst positions sorted by cell */
+	uint8_t *paired;           /* per id */
 	uint32_t *litem;           /* leftover ids, cell by cell */
 	struct lcell *cell[2];     /* leftover cells of T_prev, T_cur, by key */
 	uint64_t *ckey[2];         /* their keys, contiguous for the sweep */
 	int32_t *cco[2];           /* their coordinates, k each */
 	uint32_t *tie;             /* closest pairs of cells: (prev cell, cur cell) */
 	size_t tcap;
-	uint64_t *u, *utmp;        /* calc_max_div: sortable bits of the values */
+	uint64_t *bits, *btmp;     /* calc_max_div: sortable bits of the values */
 };
 
 /* One step for one type. */
@@ -70,6 +74,11 @@ struct grid {
 static void ws_free(struct ws *w)
 {
 	free(w->rem);
+	free(w->remlb);
+	free(w->lst);
+	free(w->u);
+	free(w->lb);
+	free(w->pts);
 	free(w->ci);
 	free(w->srt);
 	free(w->stmp);
@@ -81,8 +90,8 @@ static void ws_free(struct ws *w)
 		free(w->cco[s]);
 	}
 	free(w->tie);
-	free(w->u);
-	free(w->utmp);
+	free(w->bits);
+	free(w->btmp);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -94,12 +103,17 @@ static int ws_init(struct ws *w, size_t n, size_t k)
 	w->cap = n;
 	w->kcap = k;
 	w->rem = malloc(n * sizeof(*w->rem));
+	w->remlb = malloc(n * sizeof(*w->remlb));
+	w->lst = malloc(n * sizeof(*w->lst));
+	w->u = malloc(n * k * sizeof(*w->u));
+	w->lb = malloc(n * sizeof(*w->lb));
+	w->pts = malloc(n * (k + 1) * sizeof(*w->pts));
 	w->ci = malloc(n * k * sizeof(*w->ci));
 	w->srt = malloc(n * sizeof(*w->srt));
 	w->stmp = malloc(n * sizeof(*w->stmp));
 	w->paired = calloc(n, 1);
 	w->litem = malloc(n * sizeof(*w->litem));
-	int ok = w->rem && w->ci && w->srt && w->stmp && w->paired && w->litem;
+	int ok = w->rem && w->remlb && w->lst && w->u && w->lb && w->pts && w->ci && w->srt && w->stmp && w->paired && w->litem;
 	for (int s = 0; s < 2; s++) {
 		w->cell[s] = malloc(n * sizeof(*w->cell[s]));
 		w->ckey[s] = malloc(n * sizeof(*w->ckey[s]));
@@ -108,9 +122,9 @@ static int ws_init(struct ws *w, size_t n, size_t k)
 	}
 	w->tcap = 64;
 	w->tie = malloc(2 * w->tcap * sizeof(*w->tie));
-	w->u = malloc(n * sizeof(*w->u));
-	w->utmp = malloc(n * sizeof(*w->utmp));
-	if (!ok || !w->tie || !w->u || !w->utmp) {
+	w->bits = malloc(n * sizeof(*w->bits));
+	w->btmp = malloc(n * sizeof(*w->btmp));
+	if (!ok || !w->tie || !w->bits || !w->btmp) {
 		ws_free(w);
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory clustering XUs");
 	}
@@ -251,19 +265,19 @@ static unsigned calc_max_div(const struct grid *g)
 		for (size_t i = 0; i < g->np; i++) {
 			double x = g->v[i * g->k + e];
 			if (!pmcf_is_missing(x))
-				w->u[na++] = f64_bits(x);
+				w->bits[na++] = f64_bits(x);
 		}
-		uint64_t *b = w->u + na;
+		uint64_t *b = w->bits + na;
 		for (size_t i = 0; i < g->nc; i++) {
 			double x = g->v[(g->np + i) * g->k + e];
 			if (!pmcf_is_missing(x))
 				b[nb++] = f64_bits(x);
 		}
-		radix_u64(w->u, w->utmp, na);
-		radix_u64(b, w->utmp, nb);
+		radix_u64(w->bits, w->btmp, na);
+		radix_u64(b, w->btmp, nb);
 		double best = INFINITY;
 		for (size_t i = 0, j = 0; i < na && j < nb;) {
-			double x = bits_f64(w->u[i]), y = bits_f64(b[j]);
+			double x = bits_f64(w->bits[i]), y = bits_f64(b[j]);
 			double dd = fabs(x - y);
 			if (dd < best)
 				best = dd;
@@ -285,12 +299,12 @@ static void coords(const struct grid *g, size_t n, unsigned d, unsigned hb)
 {
 	struct ws *w = g->w;
 	for (size_t q = 0; q < n; q++) {
-		const double *x = g->v + (size_t)w->rem[q] * g->k;
+		const double *x = w->u + (size_t)w->lst[q] * g->k;
 		int32_t *co = w->ci + q * g->k;
 		uint64_t key = 0;
 		uint32_t h = 2166136261u;
 		for (size_t e = 0; e < g->k; e++) {
-			double r = pmcf_is_missing(x[e]) ? 0 : (x[e] - g->lo[e]) / g->range[e] * d;
+			double r = x[e] * d; /* u = (value - min) / range, 0 if missing */
 			int32_t c = r < 0 ? 0 : r >= d ? (int32_t)d - 1 : (int32_t)r;
 			co[e] = c;
 			key += (uint32_t)c;
@@ -361,17 +375,13 @@ static int tie_add(struct ws *w, size_t *nt, size_t a, size_t b)
  * best (|sum a - sum b|^2 <= k |a - b|^2), so each T_prev cell is compared
  * only with the T_cur cells inside that window. (k best <= k^2 2^40 stays
  * within 64 bits for k < 4096 overlapping events.) */
-static int calc_reduced_div(const struct grid *g, size_t na, size_t nb, unsigned *d)
+static int closest_cells(const struct grid *g, size_t na, size_t nb, int64_t *bestp, size_t *ntp)
 {
 	struct ws *w = g->w;
-	const struct lcell *A = w->cell[0], *B = w->cell[1];
+	const struct lcell *A = w->cell[0];
 	const int32_t *ca = w->cco[0], *cb = w->cco[1];
 	size_t k = g->k;
 	int64_t kk = (int64_t)(k ? k : 1);
-	if (!na || !nb) {
-		*d = *d > 1 ? *d - 1 : 1;
-		return 0;
-	}
 	/* a first bound: some T_prev cells against their neighbours in key
 	 * order (the sweep finds the exact minimum from there) */
 	int64_t best = INT64_MAX;
@@ -417,30 +427,30 @@ static int calc_reduced_div(const struct grid *g, size_t na, size_t nb, unsigned
 				return err;
 		}
 	}
+	*bestp = best;
+	*ntp = nt;
+	return 0;
+}
+
+/* The relaxation from the closest pairs of cells: the next division. */
+static unsigned reduced_div(const struct grid *g, size_t nt, unsigned d)
+{
+	const struct ws *w = g->w;
+	const struct lcell *A = w->cell[0], *B = w->cell[1];
 	double m2 = INFINITY;
 	for (size_t t = 0; t < nt; t++) {
 		const struct lcell *p = &A[w->tie[2 * t]], *c = &B[w->tie[2 * t + 1]];
 		for (uint32_t x = 0; x < p->cnt; x++)
 			for (uint32_t y = 0; y < c->cnt; y++) {
-				double dd = xu_dist2(g, w->litem[p->start + x], w->litem[c->start + y], *d);
+				double dd = xu_dist2(g, w->litem[p->start + x], w->litem[c->start + y], d);
 				if (dd < m2)
 					m2 = dd;
 			}
 	}
-	double next = isfinite(m2) ? floor((double)*d / (1.0 + sqrt(m2))) : (double)*d - 1;
-	if (next >= *d)
-		next = (double)*d - 1;
-	*d = next < 1 ? 1u : (unsigned)next;
-	return 0;
-}
-
-static int cmp_rank(const void *a, const void *b, void *ctx)
-{
-	const uint32_t *rank = ctx;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	if (rank[x] != rank[y])
-		return rank[x] < rank[y] ? -1 : 1;
-	return (x > y) - (x < y);
+	double next = isfinite(m2) ? floor((double)d / (1.0 + sqrt(m2))) : (double)d - 1;
+	if (next >= d)
+		next = (double)d - 1;
+	return next < 1 ? 1u : (unsigned)next;
 }
 
 /* Pairs inside the cells of srt[0..n) (Algorithm 3 lines 19-31): in each
@@ -475,9 +485,10 @@ static void pair_cells(struct grid *g, size_t n, size_t remp, unsigned hb, size_
 				m++;
 			size_t np = m - cs, nc = ce - m, kp = np < nc ? np : nc;
 			for (size_t j = 0; j < kp; j++) {
-				g->pp[g->npairs] = w->rem[s[cs + j].q];
-				g->pc[g->npairs++] = w->rem[s[m + j].q];
-				w->paired[s[cs + j].q] = w->paired[s[m + j].q] = 1;
+				uint32_t a = w->lst[s[cs + j].q], b = w->lst[s[m + j].q];
+				g->pp[g->npairs] = a;
+				g->pc[g->npairs++] = b;
+				w->paired[a] = w->paired[b] = 1;
 			}
 			if (np != nc) {
 				int side = np > nc ? 0 : 1;
@@ -489,7 +500,7 @@ static void pair_cells(struct grid *g, size_t n, size_t remp, unsigned hb, size_
 				for (size_t e = 0; e < k; e++)
 					w->cco[side][c * k + e] = co[e];
 				for (size_t x = from; x < to; x++)
-					w->litem[nleft++] = w->rem[s[x].q];
+					w->litem[nleft++] = w->lst[s[x].q];
 			}
 			cs = ce;
 		}
@@ -497,19 +508,176 @@ static void pair_cells(struct grid *g, size_t n, size_t remp, unsigned hb, size_
 	}
 }
 
+int cmbi_bc_all_active;
+
+/* ---- active XUs -------------------------------------------------------------- */
+
+/* Most XUs are far from every XU of the other side for most of the
+ * iterations (at d = 2^20 a cell is 2^-20 of the range). Such an XU cannot
+ * change an iteration's result: with u = (value - min) / range, position
+ * p = u d and cell c = floor(p) (the maximum in cell d - 1), |p - c| <= 1 per
+ * dimension, so two XUs at distance L (in u) lie in cells at distance
+ * >= L d - sqrt(k). Let lb_x <= the distance from x to every XU of the other
+ * side, and call x active at (d, T) when lb_x d <= T + sqrt(k) + 1/100. An
+ * inactive x has its cell at distance > T from every cell of the other
+ * side, so
+ * - x shares no cell with the other side: every cell that pairs holds only
+ *   active XUs, in the same order, and pairs the same XUs;
+ * - if the active XUs' closest leftover cells are at distance B <= T, every
+ *   cell with only inactive XUs is farther than B from the other side: the
+ *   closest pairs of cells are the same, and an inactive XU in one of them
+ *   is at more than T + sqrt(k) + 1/100 (grid divisions) from every XU of
+ *   the other side, while two active XUs of the pair are at most
+ *   B + sqrt(k) apart: m is the same.
+ * Each iteration therefore grids only the active XUs with T = 1 (no two
+ * leftover cells are closer than 1); when their closest leftover cells are
+ * farther than T (or one side has none), T grows to that distance and the
+ * iteration's active XUs, paired already, are gridded again for the
+ * relaxation. The margin 1/100 covers rounding (about 1e-9 grid divisions at
+ * 2^20). Values that are missing in some dimension are not in u's metric:
+ * then every XU is active, as before. */
+
+/* Lower bounds of the distance (in u) from every XU to the nearest XU of the
+ * other side: both sides sorted by s = sum of u (|s_a - s_b| <= sqrt(k) |a - b|);
+ * each XU looks at up to LB_SCAN XUs of the other side nearest in s; the
+ * bound is the nearest of them or, if more could be nearer, the gap in s to
+ * the first not looked at over sqrt(k). */
+#define LB_SCAN 16
+
+static void lower_bounds(const struct grid *g, size_t n)
+{
+	struct ws *w = g->w;
+	size_t k = g->k, k1 = k + 1;
+	/* sorted by s quantised to 32 bits: floor is monotone, so an XU after
+	 * (before) position i in the order has s >= s_i - qs (<= s_i + qs) */
+	double scale = 4294967296.0 / (double)k, qs = 2.0 / scale;
+	struct skey *S = w->srt;
+	for (size_t q = 0; q < n; q++) {
+		const double *x = w->u + q * k;
+		double sum = 0;
+		for (size_t e = 0; e < k; e++)
+			sum += x[e];
+		S[q] = (struct skey){(uint64_t)(sum * scale), (uint32_t)q, 0};
+	}
+	radix_keys(S, w->stmp, g->np, 33);
+	radix_keys(S + g->np, w->stmp, g->nc, 33);
+	/* s and u of each side in that order, contiguous */
+	double *P = w->pts;
+	for (size_t q = 0; q < n; q++) {
+		const double *x = w->u + (size_t)S[q].q * k;
+		double *o = P + q * k1, sum = 0;
+		for (size_t e = 0; e < k; e++) {
+			o[1 + e] = x[e];
+			sum += x[e];
+		}
+		o[0] = sum;
+	}
+	double sk = sqrt((double)k);
+	for (int side = 0; side < 2; side++) {
+		const double *A = side ? P + g->np * k1 : P, *B = side ? P : P + g->np * k1;
+		const struct skey *SA = side ? S + g->np : S;
+		size_t na = side ? g->nc : g->np, nb = side ? g->np : g->nc;
+		for (size_t i = 0, j = 0; i < na; i++) {
+			const double *xa = A + i * k1;
+			double sa = xa[0];
+			while (j < nb && B[j * k1] < sa)
+				j++;
+			while (j > 0 && B[(j - 1) * k1] >= sa)
+				j--;
+			size_t l = j, r = j;
+			double best2 = INFINITY;
+			double gl = l ? sa - B[(l - 1) * k1] - qs : INFINITY;
+			double gr = r < nb ? B[r * k1] - sa - qs : INFINITY;
+			for (int c = 0; c < LB_SCAN; c++) {
+				double gm = gl < gr ? gl : gr;
+				if (gm == INFINITY || (gm > 0 && gm * gm >= best2 * (double)k))
+					break;
+				size_t b = gl < gr ? --l : r++;
+				const double *xb = B + b * k1;
+				double d2 = 0;
+				for (size_t e = 1; e <= k; e++)
+					d2 += (xa[e] - xb[e]) * (xa[e] - xb[e]);
+				best2 = d2 < best2 ? d2 : best2;
+				if (b < j)
+					gl = l ? sa - B[(l - 1) * k1] - qs : INFINITY;
+				else
+					gr = r < nb ? B[r * k1] - sa - qs : INFINITY;
+			}
+			double gm = gl < gr ? gl : gr, lb = sqrt(best2);
+			if (gm / sk < lb)
+				lb = gm > 0 ? gm / sk : 0;
+			w->lb[SA[i].q] = lb;
+		}
+	}
+}
+
+/* The remaining XUs active under thr (rem order, T_prev first) into lst. */
+static void select_active(const struct grid *g, size_t nrem, size_t remp, double thr, size_t *na,
+			  size_t *nap)
+{
+	struct ws *w = g->w;
+	size_t m = 0;
+	for (size_t q = 0; q < remp; q++) {
+		w->lst[m] = w->rem[q];
+		m += w->remlb[q] <= thr;
+	}
+	*nap = m;
+	for (size_t q = remp; q < nrem; q++) {
+		w->lst[m] = w->rem[q];
+		m += w->remlb[q] <= thr;
+	}
+	*na = m;
+}
+
+static double active_thr(int64_t T, double sk, unsigned d)
+{
+	return T >= (1 << 26) ? INFINITY : ((double)T + sk + 0.01) / d;
+}
+
+/* Places lst[0..n) (np of T_prev first) in the cells of division d and pairs
+ * inside them. */
+static void grid_pass(struct grid *g, size_t n, size_t np, unsigned d, size_t *ncell)
+{
+	/* sort key: the coordinate sum (< k d), then as many bits of the cell
+	 * hash as fill three radix passes */
+	unsigned kb = 0, hb;
+	while (kb < 64 && ((uint64_t)g->k * (d - 1)) >> kb)
+		kb++;
+	hb = kb < 33 ? 33 - kb : 0;
+	hb = hb > 32 ? 32 : hb;
+	coords(g, n, d, hb);
+	radix_keys(g->w->srt, g->w->stmp, n, kb + hb);
+	pair_cells(g, n, np, hb, ncell);
+}
+
 /* The iterations of Algorithm 3 lines 15-33 for one type. */
 static int cluster(struct grid *g)
 {
 	struct ws *w = g->w;
-	size_t n = g->np + g->nc;
+	size_t n = g->np + g->nc, k = g->k;
 	/* rem: T_prev then T_cur, each in label order; the stable sort by cell
 	 * keeps that order inside every cell */
-	for (size_t q = 0; q < n; q++)
-		w->rem[q] = (uint32_t)q;
-	qsort_r(w->rem, g->np, sizeof(*w->rem), cmp_rank, g->rank);
-	qsort_r(w->rem + g->np, g->nc, sizeof(*w->rem), cmp_rank, g->rank);
-	unsigned d = g->k ? calc_max_div(g) : 1;
+	for (size_t q = 0; q < n; q++) /* rank: a permutation on each side */
+		w->rem[(q < g->np ? 0 : g->np) + g->rank[q]] = (uint32_t)q;
+	int flt = k > 0 && !cmbi_bc_all_active;
+	for (size_t q = 0; q < n * k; q++) {
+		double x = g->v[q];
+		if (pmcf_is_missing(x)) {
+			w->u[q] = 0; /* cell 0, as Algorithm 3 places it */
+			flt = 0;
+		} else {
+			w->u[q] = (x - g->lo[q % k]) / g->range[q % k];
+		}
+	}
+	unsigned d = k ? calc_max_div(g) : 1;
 	g->dmax = d;
+	if (flt)
+		lower_bounds(g, n);
+	for (size_t q = 0; q < n; q++) {
+		double lb = flt ? w->lb[w->rem[q]] * (1 - 1e-6) - 1e-12 : 0;
+		w->remlb[q] = lb > 0 ? (float)lb : 0;
+	}
+	double sk = sqrt((double)k);
 	size_t nrem = n, remp = g->np, remc = g->nc;
 	while (remp && remc) {
 		g->iterations++;
@@ -521,38 +689,59 @@ static int cluster(struct grid *g)
 					uint32_t t = w->rem[lo + q - 1];
 					w->rem[lo + q - 1] = w->rem[o];
 					w->rem[o] = t;
+					float f = w->remlb[lo + q - 1];
+					w->remlb[lo + q - 1] = w->remlb[o];
+					w->remlb[o] = f;
 				}
 				lo = hi;
 			}
-		/* sort key: the coordinate sum (< k d), then as many bits of the
-		 * cell hash as fill three radix passes */
-		unsigned kb = 0, hb;
-		while (kb < 64 && ((uint64_t)g->k * (d - 1)) >> kb)
-			kb++;
-		hb = kb < 33 ? 33 - kb : 0;
-		hb = hb > 32 ? 32 : hb;
-		coords(g, nrem, d, hb);
-		radix_keys(w->srt, w->stmp, nrem, kb + hb);
-		size_t ncell[2];
+		int64_t T = 1;
+		size_t na, nap, ncell[2];
+		select_active(g, nrem, remp, active_thr(T, sk, d), &na, &nap);
+		int all = na == nrem;
 		size_t before = g->npairs;
-		pair_cells(g, nrem, remp, hb, ncell);
-		size_t kp = g->npairs - before, keep = 0, keepp = 0;
-		for (size_t q = 0; q < nrem; q++) { /* rem keeps its order */
-			if (w->paired[q]) {
-				w->paired[q] = 0;
-				continue;
+		grid_pass(g, na, nap, d, ncell);
+		size_t kp = g->npairs - before;
+		if (kp) { /* rem keeps its order */
+			size_t keep = 0, keepp = 0;
+			for (size_t q = 0; q < nrem; q++) {
+				uint32_t id = w->rem[q];
+				if (w->paired[id]) {
+					w->paired[id] = 0;
+					continue;
+				}
+				keepp += q < remp;
+				w->remlb[keep] = w->remlb[q];
+				w->rem[keep++] = id;
 			}
-			keepp += q < remp;
-			w->rem[keep++] = w->rem[q];
+			nrem = keep;
+			remp = keepp;
+			remc -= kp;
 		}
-		nrem = keep;
-		remp = keepp;
-		remc -= kp;
 		if (!remp || !remc || d == 1)
 			break;
-		int err = calc_reduced_div(g, ncell[0], ncell[1], &d);
-		if (err)
-			return err;
+		int64_t best = 0;
+		size_t nt = 0;
+		for (;;) {
+			if (ncell[0] && ncell[1]) {
+				int err = closest_cells(g, ncell[0], ncell[1], &best, &nt);
+				if (err)
+					return err;
+				if (all || best <= T * T)
+					break;
+				T = (int64_t)isqrt_u64((uint64_t)best);
+				T += T * T < best;
+			} else if (all) {
+				break;
+			} else {
+				T = 2 * T + 1;
+			}
+			/* more XUs for the relaxation; none of them pairs */
+			select_active(g, nrem, remp, active_thr(T, sk, d), &na, &nap);
+			all = na == nrem;
+			grid_pass(g, na, nap, d, ncell);
+		}
+		d = ncell[0] && ncell[1] ? reduced_div(g, nt, d) : d > 1 ? d - 1 : 1u;
 	}
 	return 0;
 }

@@ -54,6 +54,9 @@ int cmbi_ctc(struct cmb *c);
 int cmbi_lgl(struct cmb *c);
 int cmbi_random(struct cmb *c);
 int cmbi_bc(struct cmb *c); /* bc, bc-unlabeled (c->opts->strategy) */
+/* Test hook: nonzero makes BC grid every remaining XU in every iteration
+ * instead of the active ones only (same result, slower). */
+extern int cmbi_bc_all_active;
 
 /* Labels (fuse-task-parallel §3.1): depth-first order of the label graph
  * (components compared numerically when both are numbers), and the first

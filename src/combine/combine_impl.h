@@ -49,6 +49,13 @@ int cmbi_by_type(const struct cmb *c, size_t j, uint32_t **idx, size_t **start);
  * that run out leave missing values; fuse-openmp §3). Frees nothing. */
 int cmbi_zip(struct cmb *c, uint32_t *const *idx, size_t *const *start);
 
+/* Positional pairing after putting, for every input j and type t, the
+ * input's XUs of that type (xus[0..n), XU indices) in the strategy's order
+ * (CTC: start time; random: a seeded shuffle). order returns 0 or an error. */
+typedef int (*cmbi_order_fn)(struct cmb *c, size_t j, uint32_t t, uint32_t *xus, size_t n,
+			     void *arg);
+int cmbi_zip_ordered(struct cmb *c, cmbi_order_fn order, void *arg);
+
 /* Strategies (fill c->src / c->nf). */
 int cmbi_ctc(struct cmb *c);
 int cmbi_lgl(struct cmb *c);

@@ -26,6 +26,30 @@ int cmbi_zip(struct cmb *c, uint32_t *const *idx, size_t *const *start)
 	return 0;
 }
 
+int cmbi_zip_ordered(struct cmb *c, cmbi_order_fn order, void *arg)
+{
+	uint32_t **idx = calloc(c->n, sizeof(*idx));
+	size_t **start = calloc(c->n, sizeof(*start));
+	int err = idx && start ? 0 : pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	for (size_t j = 0; j < c->n && !err; j++) {
+		if ((err = cmbi_by_type(c, j, &idx[j], &start[j])))
+			break;
+		for (uint32_t t = 0; t < c->ntypes && !err; t++)
+			err = order(c, j, t, idx[j] + start[j][t], start[j][t + 1] - start[j][t], arg);
+	}
+	if (!err)
+		err = cmbi_zip(c, idx, start);
+	for (size_t j = 0; j < c->n; j++) {
+		if (idx)
+			free(idx[j]);
+		if (start)
+			free(start[j]);
+	}
+	free(idx);
+	free(start);
+	return err;
+}
+
 struct by_start {
 	uint64_t start;
 	uint32_t x;
@@ -39,44 +63,30 @@ static int cmp_start(const void *a, const void *b)
 	return (p->x > q->x) - (p->x < q->x);
 }
 
+/* CTC's order: by start time (ties by XU index). */
+static int by_start_time(struct cmb *c, size_t j, uint32_t t, uint32_t *xus, size_t n, void *arg)
+{
+	(void)t;
+	struct by_start **tmp = arg;
+	struct by_start *nt = realloc(*tmp, (n ? n : 1) * sizeof(**tmp));
+	if (!nt)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	*tmp = nt;
+	for (size_t k = 0; k < n; k++) {
+		pmcf_xu xu;
+		pmcf_profile_xu_get(c->in[j], xus[k], &xu);
+		nt[k] = (struct by_start){xu.start_ns, xus[k]};
+	}
+	qsort(nt, n, sizeof(*nt), cmp_start);
+	for (size_t k = 0; k < n; k++)
+		xus[k] = nt[k].x;
+	return 0;
+}
+
 int cmbi_ctc(struct cmb *c)
 {
-	uint32_t **idx = calloc(c->n, sizeof(*idx));
-	size_t **start = calloc(c->n, sizeof(*start));
-	int err = idx && start ? 0 : pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	struct by_start *tmp = NULL;
-	for (size_t j = 0; j < c->n && !err; j++) {
-		if ((err = cmbi_by_type(c, j, &idx[j], &start[j])))
-			break;
-		size_t nx = pmcf_profile_nxus(c->in[j]);
-		struct by_start *nt = realloc(tmp, (nx ? nx : 1) * sizeof(*tmp));
-		if (!nt) {
-			err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-			break;
-		}
-		tmp = nt;
-		for (uint32_t t = 0; t < c->ntypes; t++) {
-			size_t a = start[j][t], b = start[j][t + 1];
-			for (size_t k = a; k < b; k++) {
-				pmcf_xu xu;
-				pmcf_profile_xu_get(c->in[j], idx[j][k], &xu);
-				tmp[k - a] = (struct by_start){xu.start_ns, idx[j][k]};
-			}
-			qsort(tmp, b - a, sizeof(*tmp), cmp_start);
-			for (size_t k = a; k < b; k++)
-				idx[j][k] = tmp[k - a].x;
-		}
-	}
-	if (!err)
-		err = cmbi_zip(c, idx, start);
-	for (size_t j = 0; j < c->n; j++) {
-		if (idx)
-			free(idx[j]);
-		if (start)
-			free(start[j]);
-	}
-	free(idx);
-	free(start);
+	int err = cmbi_zip_ordered(c, by_start_time, &tmp);
 	free(tmp);
 	return err;
 }

@@ -1,15 +1,25 @@
-/* Collector overhead: the examples run plain, under `perf stat` with the same
- * events (baseline, same run) and under pmcf_collect_program; prints the
- * slowdown ratios and the cost per XU. The launcher's fixed cost (event
- * catalogue, preflight, hashing, reading, source lookup) is measured on a
- * program with 2 XUs and taken out of the per-XU cost and of "rec-fixed".
- * Usage: bench_collect [BUILD_DIR]. */
+/* Collector overhead, all against a plain run measured in the same bench run
+ * (runs interleaved, medians of R): each example runs plain, under
+ * `perf stat -e <the same events>` and under pmcf_collect_program.
+ *
+ *  - in-program: the program's own wall time (fork .. waitpid) under the
+ *    collector, tool load and record files included, against the plain run's
+ *    fork .. waitpid ("prog/plain"); perf stat's counterpart is its whole run
+ *    ("perf/plain", which includes perf's own start-up);
+ *  - end to end: pmcf_collect_program's wall time, launcher included (event
+ *    catalogue, preflight group, record folder, reading the records, source
+ *    lookups, metadata) ("rec/plain"); setup_ms and read_ms show the
+ *    launcher's part before and after the program;
+ *  - us/XU: (in-program time - plain) / XUs.
+ * The launcher's and perf stat's fixed costs are measured on a program with
+ * 2 XUs. Usage: bench_collect [BUILD_DIR [REPEATS]]. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "collect/reader.h"
 #include "pmcfuse/collect.h"
 
 static double now(void)
@@ -36,17 +46,24 @@ static double run_plain(char **argv)
 }
 
 static const char *EV[] = {"page-faults", "context-switches", "cpu-migrations", "minor-faults"};
+#define EV_LIST "page-faults,context-switches,cpu-migrations,minor-faults"
 
-static double run_collect(char **argv, size_t *nxus)
+struct rec_time {
+	double total, prog, setup, read;
+};
+
+static struct rec_time run_collect(char **argv, size_t *nxus)
 {
 	pmcf_profile *p = NULL;
 	pmcf_exit_info ei;
+	struct rec_time r = {0, 0, 0, 0};
+	fflush(stdout);
 	int so = dup(1);
 	if (!freopen("/dev/null", "w", stdout))
-		return -1;
+		exit(1);
 	double t = now();
 	int err = pmcf_collect_program(argv, EV, 4, NULL, &p, &ei);
-	t = now() - t;
+	r.total = now() - t;
 	fflush(stdout);
 	dup2(so, 1);
 	close(so);
@@ -54,9 +71,12 @@ static double run_collect(char **argv, size_t *nxus)
 		fprintf(stderr, "bench_collect: %s: %s\n", argv[0], pmcf_errdetail());
 		exit(1);
 	}
+	r.prog = (double)pmcfi_collect_last_timing.program_ns * 1e-9;
+	r.setup = (double)pmcfi_collect_last_timing.setup_ns * 1e-9;
+	r.read = (double)pmcfi_collect_last_timing.read_ns * 1e-9;
 	*nxus = pmcf_profile_nxus(p);
 	pmcf_profile_free(p);
-	return t;
+	return r;
 }
 
 static int cmp(const void *a, const void *b)
@@ -68,56 +88,81 @@ static int cmp(const void *a, const void *b)
 static double median(double *v, int n)
 {
 	qsort(v, (size_t)n, sizeof(*v), cmp);
-	return v[n / 2];
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
+
+enum { RMAX = 64 };
 
 int main(int argc, char **argv)
 {
 	const char *build = argc > 1 ? argv[1] : ".";
+	int R = argc > 2 ? atoi(argv[2]) : 7;
+	if (R < 1 || R > RMAX)
+		R = 7;
 	char tool[4096], prog[4096];
 	snprintf(tool, sizeof(tool), "%s/libpmcfuse-ompt.so", build);
 	setenv("PMCF_OMPT_TOOL", tool, 0);
 	struct {
 		const char *name, *a1, *a2;
-	} cases[] = {{"cholesky", "10", "96"}, {"knapsack", "20", "12"}, {"loops", "1048576", "10"}};
-	enum { R = 5 };
-	double fixed = 0;
+	} cases[] = {{"cholesky", "16", "128"},
+		     {"cholesky", "10", "96"},
+		     {"knapsack", "20", "12"},
+		     {"loops", "1048576", "10"}};
+	const char *perf = "/usr/bin/perf";
+	int have_perf = access(perf, X_OK) == 0;
 	{
 		snprintf(prog, sizeof(prog), "%s/examples/plain", build);
 		char *pa[] = {prog, "1", "1", NULL};
-		double a[R], b[R];
+		char *ps[] = {(char *)perf, "stat", "-x,", "-o", "/dev/null", "-e", EV_LIST,
+			      prog, "1", "1", NULL};
+		double a[RMAX], b[RMAX], c[RMAX], s[RMAX], rd[RMAX], pr[RMAX];
 		size_t nx;
 		for (int r = 0; r < R; r++) {
 			a[r] = run_plain(pa);
-			b[r] = run_collect(pa, &nx);
+			c[r] = have_perf ? run_plain(ps) : 0;
+			struct rec_time t = run_collect(pa, &nx);
+			b[r] = t.total;
+			s[r] = t.setup;
+			rd[r] = t.read;
+			pr[r] = t.prog;
 		}
-		fixed = median(b, R) - median(a, R);
-		printf("launcher fixed cost: %.4f s\n", fixed);
+		double ma = median(a, R);
+		printf("fixed costs on a 2-XU program (plain %.4f s): launcher %.4f s (setup %.4f, "
+		       "program under the tool %+.4f, read %.4f), perf stat %.4f s\n",
+		       ma, median(b, R) - ma, median(s, R), median(pr, R) - ma, median(rd, R),
+		       have_perf ? median(c, R) - ma : 0);
 	}
-	printf("%-10s %8s %10s %10s %10s %9s %9s %9s %8s\n", "example", "XUs", "plain_s", "perfstat_s",
-	       "record_s", "perf/plain", "rec/plain", "rec-fixed", "us/XU");
+	printf("medians of %d runs; ratios against the plain run of the same bench run\n", R);
+	printf("%-8s %-11s %6s %8s %8s %8s %8s %10s %9s %9s %7s %8s %7s\n", "example", "args", "XUs",
+	       "plain_s", "perf_s", "prog_s", "rec_s", "perf/plain", "prog/plain", "rec/plain",
+	       "us/XU", "setup_ms", "read_ms");
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		snprintf(prog, sizeof(prog), "%s/examples/%s", build, cases[c].name);
+		char args[32];
+		snprintf(args, sizeof(args), "%s %s", cases[c].a1, cases[c].a2);
 		if (access(prog, X_OK) != 0) {
-			printf("%-10s (not built)\n", cases[c].name);
+			printf("%-8s (not built)\n", cases[c].name);
 			continue;
 		}
 		char *pa[] = {prog, (char *)cases[c].a1, (char *)cases[c].a2, NULL};
-		char *ps[] = {"/usr/bin/perf", "stat", "-x,", "-o", "/dev/null",
-			      "-e", "page-faults,context-switches,cpu-migrations,minor-faults",
+		char *ps[] = {(char *)perf, "stat", "-x,", "-o", "/dev/null", "-e", EV_LIST,
 			      prog, (char *)cases[c].a1, (char *)cases[c].a2, NULL};
-		double tp[R], ts[R], tr[R];
+		double tp[RMAX], ts[RMAX], tr[RMAX], tg[RMAX], su[RMAX], rd[RMAX];
 		size_t nx = 0;
-		int have_perf = access(ps[0], X_OK) == 0;
 		for (int r = 0; r < R; r++) {
 			tp[r] = run_plain(pa);
 			ts[r] = have_perf ? run_plain(ps) : 0;
-			tr[r] = run_collect(pa, &nx);
+			struct rec_time t = run_collect(pa, &nx);
+			tr[r] = t.total;
+			tg[r] = t.prog;
+			su[r] = t.setup;
+			rd[r] = t.read;
 		}
-		double mp = median(tp, R), ms = median(ts, R), mr = median(tr, R);
-		printf("%-10s %8zu %10.4f %10.4f %10.4f %9.3f %9.3f %9.3f %8.2f\n", cases[c].name, nx,
-		       mp, ms, mr, have_perf ? ms / mp : 0, mr / mp, (mr - fixed) / mp,
-		       nx ? (mr - fixed - mp) * 1e6 / (double)nx : 0);
+		double mp = median(tp, R), ms = median(ts, R), mr = median(tr, R), mg = median(tg, R);
+		printf("%-8s %-11s %6zu %8.4f %8.4f %8.4f %8.4f %10.3f %9.3f %9.3f %7.2f %8.2f %7.2f\n",
+		       cases[c].name, args, nx, mp, ms, mg, mr, have_perf ? ms / mp : 0, mg / mp,
+		       mr / mp, nx ? (mg - mp) * 1e6 / (double)nx : 0, median(su, R) * 1e3,
+		       median(rd, R) * 1e3);
 	}
 	return 0;
 }

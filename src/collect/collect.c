@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,10 +211,43 @@ static void pmu_name(char *out, size_t len)
 		snprintf(out, len, "none");
 }
 
-static int add_meta(pmcf_profile *p, char *const argv[], const char *program, const char *tool,
-		    unsigned pmcs, const pmcf_exit_info *ei, time_t start)
+/* The binary's SHA-256, computed in a thread while the program runs. */
+struct hash_job {
+	const char *path;
+	char hex[65];
+	int ok, started;
+	pthread_t th;
+};
+
+static void *hash_main(void *arg)
 {
-	char buf[1024], hex[65];
+	struct hash_job *h = arg;
+	h->ok = pmcfi_sha256_file(h->path, h->hex) == 0;
+	return NULL;
+}
+
+static void hash_start(struct hash_job *h, const char *path)
+{
+	memset(h, 0, sizeof(*h));
+	h->path = path;
+	h->started = pthread_create(&h->th, NULL, hash_main, h) == 0;
+	if (!h->started)
+		hash_main(h);
+}
+
+static const char *hash_wait(struct hash_job *h)
+{
+	if (h->started) {
+		pthread_join(h->th, NULL);
+		h->started = 0;
+	}
+	return h->ok ? h->hex : "";
+}
+
+static int add_meta(pmcf_profile *p, char *const argv[], const char *program, const char *tool,
+		    unsigned pmcs, const pmcf_exit_info *ei, time_t start, const char *sha)
+{
+	char buf[1024];
 	json_t *args = json_array(), *omp = json_object();
 	int err = 0;
 	if (!args || !omp) {
@@ -256,7 +290,7 @@ static int add_meta(pmcf_profile *p, char *const argv[], const char *program, co
 	} kv[] = {
 		{PMCF_META_PROGRAM, program},
 		{PMCF_META_ARGS, a ? a : "[]"},
-		{PMCF_META_BINARY_SHA256, pmcfi_sha256_file(program, hex) == 0 ? hex : ""},
+		{PMCF_META_BINARY_SHA256, sha},
 		{PMCF_META_CWD, cwd},
 		{PMCF_META_HOST, u.nodename},
 		{PMCF_META_KERNEL, u.release},
@@ -284,10 +318,26 @@ static int add_meta(pmcf_profile *p, char *const argv[], const char *program, co
 static int encode_events(const char *const *events, size_t n, unsigned pmcs, int mux,
 			 struct perf_event_attr *attrs, const char **names, size_t *nout)
 {
+	/* Tracepoints (tracefs) and libpfm4's native events make the full
+	 * catalogue cost tens of ms; software, generic hardware and hw-cache
+	 * events need neither. The small catalogue is used when it resolves
+	 * every name exactly; otherwise the full one, as before. */
 	pmcf_catalog *c = NULL;
-	int err = pmcf_catalog_perf(0, &c);
+	int err = pmcf_catalog_perf(PMCF_CATALOG_NO_TRACEPOINTS | PMCF_CATALOG_NO_PMU, &c);
 	if (err)
 		return err;
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(events[i], PMCF_EVENT_DURATION))
+			continue;
+		long ix = pmcf_catalog_find(c, events[i]);
+		if (ix < 0 || strcmp(pmcf_catalog_at(c, (size_t)ix)->name, events[i]) != 0) {
+			pmcf_catalog_free(c);
+			c = NULL;
+			if ((err = pmcf_catalog_perf(0, &c)) != 0)
+				return err;
+			break;
+		}
+	}
 	size_t k = 0;
 	for (size_t i = 0; i < n && !err; i++) {
 		if (!strcmp(events[i], PMCF_EVENT_DURATION))
@@ -468,9 +518,14 @@ static int add_mux_meta(pmcf_profile *p, int mux, double period_ms, int estimate
 	return err;
 }
 
+_Thread_local struct pmcfi_collect_timing pmcfi_collect_last_timing;
+
 int pmcf_collect_program(char *const argv[], const char *const *events, size_t nevents,
 			 const pmcf_collect_opts *opts, pmcf_profile **out, pmcf_exit_info *exit_info)
 {
+	struct pmcfi_collect_timing *tm = &pmcfi_collect_last_timing;
+	uint64_t t_setup = now_ns();
+	memset(tm, 0, sizeof(*tm));
 	pmcf_exit_info local;
 	pmcf_exit_info *ei = exit_info ? exit_info : &local;
 	memset(ei, 0, sizeof(*ei));
@@ -568,8 +623,13 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 				  "the kernel rotates every whole ms: perf_event_mux_interval_ms=%d", ms);
 	}
 	time_t start = time(NULL);
+	struct hash_job hash;
+	hash_start(&hash, program);
 	uint64_t t0 = now_ns();
+	tm->setup_ns = t0 - t_setup;
 	err = run_child(argv, program, env, ei);
+	uint64_t t_end = now_ns();
+	tm->program_ns = t_end - t0;
 	mux_interval_restore(&saved);
 	free_env(env);
 	pmcf_profile *p = NULL;
@@ -622,12 +682,14 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 					 "%zu records were lost; the profile is marked incomplete",
 					 st.dropped);
 		}
-		err = add_meta(p, argv, program, tool, pmcs, ei, start);
+		err = add_meta(p, argv, program, tool, pmcs, ei, start, hash_wait(&hash));
 		if (!err)
 			err = add_mux_meta(p, mux, period_ms, estimate);
 	}
+	hash_wait(&hash);
 	if (temp)
 		remove_dir(dir);
+	tm->read_ns = now_ns() - t_end;
 	if (err) {
 		pmcf_profile_free(p);
 		return err;

@@ -4,9 +4,11 @@
  * parts", fuse-openmp §2); code addresses become module-relative. */
 #include <dirent.h>
 #include <elf.h>
+#include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +52,8 @@ struct rd {
 	size_t nmaps;
 	uint32_t *thread_keys; /* (pid, thread) pairs, for numbering */
 	size_t nthread_keys, cap_thread_keys;
+	struct dwmod *dwm; /* modules opened for source lookups */
+	size_t ndwm;
 };
 
 static uint64_t hkey(uint32_t pid, uint64_t id) { return (id * 0x9e3779b97f4a7c15ull) ^ pid; }
@@ -345,55 +349,90 @@ static uint64_t elf_exec_base(const char *path)
 	return base;
 }
 
-/* ---- source lookup (addr2line) --------------------------------------------------- */
+/* ---- source lookup (libdw, in process) --------------------------------------------- */
 struct srcloc {
-	char func[256], file[1024];
+	char file[1024];
 	unsigned line;
 };
 
-static void shell_quote(char *out, size_t len, const char *s)
+/* A module opened once per read: its DWARF (NULL without debug info) and,
+ * for ET_EXEC, its load base. */
+struct dwmod {
+	char *path;
+	int fd;
+	Elf *elf;
+	Dwarf *dw;
+	uint64_t exec_base;
+};
+
+static struct dwmod *dwmod_get(struct rd *r, const char *path)
 {
-	size_t o = 0;
-	if (o + 1 < len)
-		out[o++] = '\'';
-	for (; *s && o + 5 < len; s++) {
-		if (*s == '\'') {
-			memcpy(out + o, "'\\''", 4);
-			o += 4;
-		} else
-			out[o++] = *s;
-	}
-	if (o + 1 < len)
-		out[o++] = '\'';
-	out[o] = '\0';
+	for (size_t i = 0; i < r->ndwm; i++)
+		if (strcmp(r->dwm[i].path, path) == 0)
+			return &r->dwm[i];
+	struct dwmod *m = realloc(r->dwm, (r->ndwm + 1) * sizeof(*m));
+	if (!m)
+		return NULL;
+	r->dwm = m;
+	m = &r->dwm[r->ndwm];
+	memset(m, 0, sizeof(*m));
+	m->fd = -1;
+	if (!(m->path = strdup(path)))
+		return NULL;
+	r->ndwm++;
+	m->exec_base = elf_exec_base(path);
+	elf_version(EV_CURRENT);
+	if ((m->fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0 &&
+	    (m->elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL)) != NULL)
+		m->dw = dwarf_begin_elf(m->elf, DWARF_C_READ, NULL);
+	return m;
 }
 
-static int lookup_source(const char *module, uint64_t vaddr, struct srcloc *loc)
+static void dwmod_free(struct rd *r)
 {
-	char q[2200], cmd[2400], fn[512], fl[1200];
+	for (size_t i = 0; i < r->ndwm; i++) {
+		if (r->dwm[i].dw)
+			dwarf_end(r->dwm[i].dw);
+		if (r->dwm[i].elf)
+			elf_end(r->dwm[i].elf);
+		if (r->dwm[i].fd >= 0)
+			close(r->dwm[i].fd);
+		free(r->dwm[i].path);
+	}
+	free(r->dwm);
+	r->dwm = NULL;
+	r->ndwm = 0;
+}
+
+/* File and line of module-relative address rel (the construct's return
+ * address: the call is at rel - 1), as addr2line gives them. */
+static int lookup_source(struct rd *r, const char *module, uint64_t rel, struct srcloc *loc)
+{
 	memset(loc, 0, sizeof(*loc));
-	if (access("/usr/bin/addr2line", X_OK) != 0)
+	struct dwmod *m = dwmod_get(r, module);
+	if (!m || !m->dw)
 		return -1;
-	shell_quote(q, sizeof(q), module);
-	snprintf(cmd, sizeof(cmd), "/usr/bin/addr2line -f -e %s 0x%" PRIx64 " 2>/dev/null", q, vaddr);
-	FILE *p = popen(cmd, "r");
-	if (!p)
+	Dwarf_Addr addr = rel + m->exec_base - 1;
+	Dwarf_Die cu;
+	if (!dwarf_addrdie(m->dw, addr, &cu)) {
+		/* no .debug_aranges (clang's default): look through the CUs */
+		Dwarf_Off off = 0, next;
+		size_t hsize;
+		int found = 0;
+		while (!found && dwarf_nextcu(m->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+			found = dwarf_offdie(m->dw, off + hsize, &cu) && dwarf_haspc(&cu, addr) > 0;
+			off = next;
+		}
+		if (!found)
+			return -1;
+	}
+	Dwarf_Line *l = dwarf_getsrc_die(&cu, addr);
+	int ln = 0;
+	const char *file = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+	if (!file || dwarf_lineno(l, &ln) != 0 || ln <= 0)
 		return -1;
-	int ok = fgets(fn, sizeof(fn), p) && fgets(fl, sizeof(fl), p);
-	pclose(p);
-	if (!ok)
-		return -1;
-	fn[strcspn(fn, "\n")] = '\0';
-	fl[strcspn(fl, "\n")] = '\0';
-	char *colon = strrchr(fl, ':');
-	if (!colon || fl[0] == '?')
-		return -1;
-	*colon = '\0';
-	loc->line = (unsigned)strtoul(colon + 1, NULL, 10);
-	if (!loc->line)
-		return -1;
-	snprintf(loc->func, sizeof(loc->func), "%.255s", strcmp(fn, "??") ? fn : "");
-	snprintf(loc->file, sizeof(loc->file), "%.1023s", fl);
+	loc->line = (unsigned)ln;
+	snprintf(loc->file, sizeof(loc->file), "%.1023s", file);
 	return 0;
 }
 
@@ -507,7 +546,7 @@ static int type_of(struct rd *r, const char *dir, const struct node *n, pmcf_pro
 		uint64_t rel;
 		const char *mod = module_of(r, n->pid, n->addr, &rel);
 		struct srcloc loc;
-		if (mod && lookup_source(mod, rel + elf_exec_base(mod) - 1, &loc) == 0) {
+		if (mod && lookup_source(r, mod, rel, &loc) == 0) {
 			snprintf(location, sizeof(location), "%s:%u", base_name(loc.file), loc.line);
 			char callee[200];
 			if (n->kind == PMCF_XU_TASK && task_callee(&loc, callee, sizeof(callee)) == 0)
@@ -713,6 +752,7 @@ static void rd_free(struct rd *r)
 	free(r->hash);
 	free(r->maps);
 	free(r->thread_keys);
+	dwmod_free(r);
 }
 
 static int build(struct rd *r, const char *dir, const char *const *names, uint64_t t0,

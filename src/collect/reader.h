@@ -39,4 +39,14 @@ int pmcfi_collect_read(const char *dir, const char *const *names, size_t nev, ui
  * then holds per value the enabled and running ns. */
 int pmcfi_collect_read_est(const char *dir, const char *const *names, size_t nev, uint64_t t0,
 			   int estimate, pmcf_profile *p, struct pmcfi_collect_stats *st);
+
+/* Where the calling thread's last pmcf_collect_program spent its time, for
+ * benchmarks (bench/bench_collect.c): the program itself (fork to wait) and
+ * the launcher's work before and after it. ns, CLOCK_MONOTONIC. */
+struct pmcfi_collect_timing {
+	uint64_t setup_ns;   /* events, preflight group, tool, record folder */
+	uint64_t program_ns; /* fork .. waitpid */
+	uint64_t read_ns;    /* record files -> profile, metadata, cleanup */
+};
+extern _Thread_local struct pmcfi_collect_timing pmcfi_collect_last_timing;
 #endif

@@ -211,7 +211,7 @@ static void on_tick(int sig, siginfo_t *si, void *uc)
 	(void)uc;
 	int e = errno;
 	struct rt_thread *t = si && si->si_code == SI_TIMER ? si->si_value.sival_ptr : NULL;
-	if (t && t->mux && !t->dead) {
+	if (t && t->mux && !atomic_load_explicit(&t->dead, memory_order_relaxed)) {
 		if (t->busy)
 			t->pending = 1;
 		else
@@ -336,20 +336,35 @@ int rt_process_init(void)
 	return 0;
 }
 
+/* Chunks start small and double up to P.chunk_bytes: pre-faulting 8 MiB
+ * (MAP_POPULATE) costs each thread about 3 ms at its start, most of it for
+ * records a short thread never writes. Growing happens between a segment's
+ * end and the next begin, so no XU counts it. */
+#define FIRST_CHUNK_BYTES (256u * 1024u)
+
+static size_t chunk_bytes(uint32_t chunk)
+{
+	size_t b = FIRST_CHUNK_BYTES;
+	for (uint32_t i = 0; i < chunk && b < P.chunk_bytes; i++)
+		b *= 2;
+	return b < P.chunk_bytes ? b : P.chunk_bytes;
+}
+
 static int map_chunk(struct rt_thread *t)
 {
 	char path[3200];
+	size_t bytes = chunk_bytes(t->chunk);
 	uint32_t rs = pmcfi_rec_size(pmcfi_rec_vals((uint32_t)P.nev, P.mux ? 1u : 0u));
 	snprintf(path, sizeof(path), "%s/rec-%u-%u-%u", P.dir, P.pid, t->index, t->chunk);
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	if (ftruncate(fd, (off_t)P.chunk_bytes) != 0) {
+	if (ftruncate(fd, (off_t)bytes) != 0) {
 		int e = errno;
 		close(fd);
 		return -e;
 	}
-	void *m = mmap(NULL, P.chunk_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+	void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED)
 		return -errno;
@@ -363,30 +378,47 @@ static int map_chunk(struct rt_thread *t)
 	h->mux = (uint32_t)P.mux;
 	h->rec_size = rs;
 	h->os_tid = (uint32_t)syscall(SYS_gettid);
-	h->capacity = (P.chunk_bytes - PMCFI_REC_HEADER_SIZE) / rs;
+	h->capacity = (bytes - PMCFI_REC_HEADER_SIZE) / rs;
 	atomic_store_explicit(&h->count, 0, memory_order_relaxed);
 	atomic_store_explicit(&h->dropped, 0, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
 	h->magic = PMCFI_REC_MAGIC;
 	t->hdr = h;
+	t->map_bytes = bytes;
 	t->recs = (unsigned char *)m + PMCFI_REC_HEADER_SIZE;
 	return 0;
 }
+
+/* Continues in the next chunk; -1 (the current one stays) when it cannot. */
+static int next_chunk(struct rt_thread *t)
+{
+	struct pmcfi_rec_header *old = t->hdr;
+	size_t old_bytes = t->map_bytes;
+	t->chunk++;
+	if (map_chunk(t) != 0) {
+		t->hdr = old;
+		t->map_bytes = old_bytes;
+		t->chunk--;
+		return -1;
+	}
+	munmap(old, old_bytes);
+	return 0;
+}
+
+/* Records kept free for the node records of one segment: a chunk nearly
+ * full is left at a segment's end, so that a new chunk's page faults
+ * (MAP_POPULATE) fall between XUs, not inside one. */
+#define SPARE_RECORDS 64u
 
 /* The next free record slot, or NULL (then the record is dropped). */
 static struct pmcfi_rec *slot(struct rt_thread *t)
 {
 	uint64_t n = atomic_load_explicit(&t->hdr->count, memory_order_relaxed);
 	if (n >= t->hdr->capacity) {
-		struct pmcfi_rec_header *old = t->hdr;
-		t->chunk++;
-		if (map_chunk(t) != 0) {
-			t->hdr = old;
-			t->chunk--;
-			atomic_fetch_add_explicit(&old->dropped, 1, memory_order_relaxed);
+		if (next_chunk(t) != 0) {
+			atomic_fetch_add_explicit(&t->hdr->dropped, 1, memory_order_relaxed);
 			return NULL;
 		}
-		munmap(old, P.chunk_bytes);
 		n = 0;
 	}
 	return (struct pmcfi_rec *)(t->recs + n * t->hdr->rec_size);
@@ -482,6 +514,9 @@ void rt_seg_end(struct rt_thread *t, uint64_t node, int final)
 	uint64_t t1 = rt_now();
 	write_seg(t, node, t->index, t->t0, t->cpu, &t->start, &s, t1, final);
 	t->open_node = 0;
+	if (atomic_load_explicit(&t->hdr->count, memory_order_relaxed) + SPARE_RECORDS >=
+	    t->hdr->capacity)
+		next_chunk(t); /* on failure slot() retries when the chunk is full */
 	guard_leave(t);
 }
 
@@ -530,12 +565,11 @@ struct rt_thread *rt_self(void)
 		mux_thread_stop(t);
 		pmcfi_mux_free(t->mux);
 		pmcfi_pgroup_close(&t->group);
-		munmap(t->hdr, P.chunk_bytes);
+		munmap(t->hdr, t->map_bytes);
 		munmap(t, sizeof(*t));
 		return NULL;
 	}
 	tls_self = t;
-	atomic_store(&P.threads[idx], t);
 	pthread_setspecific(P.key, t);
 	t->thread_node = rt_node(t, PMCF_XU_THREAD, PMCFI_ROOT, 0, idx, 0, 0);
 	t->thread_cpu = sched_getcpu();
@@ -543,6 +577,9 @@ struct rt_thread *rt_self(void)
 	guard_enter(t);
 	pmcfi_pgroup_read(&t->group, &t->thread_start);
 	guard_leave(t);
+	/* published once its thread XU is set up: process_fini reads it from
+	 * another thread (the release store orders the fields above) */
+	atomic_store(&P.threads[idx], t);
 	return t;
 }
 
@@ -550,8 +587,16 @@ struct rt_thread *rt_self(void)
 static void end_thread_xu(struct rt_thread *w, struct rt_thread *t)
 {
 	struct pmcfi_pgroup_sample s;
+	int err;
 	guard_enter(w);
-	int err = pmcfi_pgroup_read(&t->group, &s);
+	if (w != t && t->group.rdpmc) {
+		/* rdpmc reads the calling cpu's counters: another thread's only
+		 * through read(2) (rdpmc groups never change after opening) */
+		struct pmcfi_pgroup g = t->group;
+		g.rdpmc = 0;
+		err = pmcfi_pgroup_read(&g, &s);
+	} else
+		err = pmcfi_pgroup_read(&t->group, &s);
 	guard_leave(w);
 	if (err != 0)
 		return;
@@ -561,13 +606,17 @@ static void end_thread_xu(struct rt_thread *w, struct rt_thread *t)
 
 void rt_thread_fini(struct rt_thread *t)
 {
-	if (!t || t->dead || tls_self != t)
+	if (!t || tls_self != t)
 		return;
+	if (atomic_exchange(&t->dead, 1)) {
+		/* the exiting thread ended this thread's XU (process_fini) */
+		mux_thread_stop(t);
+		return;
+	}
 	if (t->open_node)
 		rt_seg_end(t, t->open_node, 0);
 	end_thread_xu(t, t);
 	mux_thread_stop(t);
-	t->dead = 1;
 	atomic_store(&P.threads[t->index], NULL);
 }
 
@@ -581,10 +630,8 @@ __attribute__((destructor)) static void process_fini(void)
 	uint32_t n = atomic_load(&P.nthreads);
 	for (uint32_t i = 0; i < n && i < MAX_THREADS; i++) {
 		struct rt_thread *t = atomic_load(&P.threads[i]);
-		if (t && t != self && !t->dead) {
-			t->dead = 1;
+		if (t && t != self && !atomic_exchange(&t->dead, 1))
 			end_thread_xu(self, t);
-		}
 	}
 	rt_thread_fini(self);
 	rt_write_maps();

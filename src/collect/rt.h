@@ -4,6 +4,7 @@
 #ifndef PMCF_COLLECT_RT_H
 #define PMCF_COLLECT_RT_H
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
 #include "collect/rec.h"
@@ -31,6 +32,7 @@ struct rt_thread {
 	struct pmcfi_rec_header *hdr;
 	unsigned char *recs;   /* first record of the mapped chunk */
 	uint32_t chunk;
+	size_t map_bytes;      /* size of the mapped chunk (they grow: first_chunk_bytes()) */
 	/* the open segment */
 	uint64_t open_node;
 	uint64_t t0;
@@ -46,7 +48,9 @@ struct rt_thread {
 	/* task API: tasks running on this thread, innermost last */
 	uint64_t api_stack[RT_MAX_NEST];
 	int napi;
-	int dead;
+	/* set once, by whoever ends the thread XU: the thread itself
+	 * (rt_thread_fini) or the exiting thread (process_fini) */
+	_Atomic int dead;
 	/* user-space multiplexing (rr, roc): the scheduler, the counters on now,
 	 * the per-thread cpu-time timer whose signal rotates them, and the guard
 	 * that defers a rotation arriving while the thread reads its counters */

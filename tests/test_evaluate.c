@@ -366,8 +366,8 @@ static void check_cover(const pmcf_catalog *c, const char **ev, size_t n, unsign
 	if (lb > ns)
 		fail_msg("bound %zu above the %zu sets found (%zu events, pmcs %u)", lb, ns, n, pmcs);
 	char why[256];
-	unsigned setmask[256];
-	assert_true(ns <= 256);
+	uint64_t setmask[256]; /* events as bits: up to 64 events */
+	assert_true(ns <= 256 && n <= 64);
 	for (size_t s = 0; s < ns; s++) {
 		size_t k;
 		const char *const *set = pmcf_cover_set(cv, s, &k);
@@ -376,7 +376,7 @@ static void check_cover(const pmcf_catalog *c, const char **ev, size_t n, unsign
 		for (size_t i = 0; i < k; i++)
 			for (size_t j = 0; j < n; j++)
 				if (strcmp(set[i], ev[j]) == 0)
-					setmask[s] |= 1u << j;
+					setmask[s] |= 1ull << j;
 	}
 	size_t nimp = 0, nneed = 0;
 	unsigned need[64];
@@ -384,7 +384,7 @@ static void check_cover(const pmcf_catalog *c, const char **ev, size_t n, unsign
 		for (size_t j = i + 1; j < n; j++) {
 			const char *pr[2] = {ev[i], ev[j]};
 			int ok = pmcf_catalog_check_set(c, pr, 2, pmcs, why, sizeof(why));
-			unsigned m = 1u << i | 1u << j;
+			uint64_t m = 1ull << i | 1ull << j;
 			int covered = 0;
 			for (size_t s = 0; s < ns; s++)
 				covered |= (setmask[s] & m) == m;
@@ -400,8 +400,8 @@ static void check_cover(const pmcf_catalog *c, const char **ev, size_t n, unsign
 				}
 				assert_true(listed);
 				nimp++;
-			} else if (nneed < 64) {
-				need[nneed++] = m;
+			} else if (nneed < 64 && n <= 7) { /* the exhaustive check below */
+				need[nneed++] = (unsigned)m;
 			}
 		}
 	assert_int_equal(pmcf_cover_nimpossible(cv), nimp);

@@ -317,7 +317,10 @@ static int sc_epd(void *ctx, double *digest)
 {
 	struct epd_ctx *e = ctx;
 	pmcf_epd_result *r = NULL;
-	int rc = pmcf_epd_compute(e->target, (const pmcf_profile *const *)e->refs, 3, NULL, &r);
+	/* one thread: the count and order of allocations must repeat run to run */
+	pmcf_epd_opts o = PMCF_EPD_OPTS_INIT;
+	o.threads = 1;
+	int rc = pmcf_epd_compute(e->target, (const pmcf_profile *const *)e->refs, 3, &o, &r);
 	if (rc)
 		return rc;
 	*digest = pmcf_epd_value(r) + (double)pmcf_epd_npairs(r) * 1000;

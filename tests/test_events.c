@@ -738,6 +738,35 @@ static void test_native_forced(void **state)
 		fail_msg("native check %d failed", WEXITSTATUS(status));
 }
 
+/* The cheapest catalogue that knows the names: no tracepoints unless named. */
+static void test_catalog_for(void **state)
+{
+	(void)state;
+	static const struct {
+		int line;
+		const char *spec;
+		int small; /* 1: no tracepoints in the catalogue */
+	} rows[] = {
+	    {__LINE__, "task-clock,page-faults", 1},
+	    {__LINE__, " context-switches , cpu-migrations ", 1},
+	    {__LINE__, "task-clock,sched:sched_switch", 0},
+	    {__LINE__, "all", 0},
+	    {__LINE__, "@events.txt", 0},
+	    {__LINE__, "Task-Clock", 0}, /* only exact names choose the small one */
+	};
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		pmcf_catalog *c = NULL;
+		assert_int_equal(pmcfi_catalog_perf_for_spec(rows[r].spec, &c), 0);
+		assert_true(pmcf_catalog_find(c, "task-clock") >= 0);
+		long tp = pmcf_catalog_find(c, "sched:sched_switch");
+		if (rows[r].small && tp >= 0)
+			fail_msg("row %d: tracepoints listed for '%s'", rows[r].line, rows[r].spec);
+		if (!rows[r].small && tp < 0 && tracefs_readable)
+			fail_msg("row %d: no tracepoints for '%s'", rows[r].line, rows[r].spec);
+		pmcf_catalog_free(c);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -747,7 +776,7 @@ int main(void)
 	    cmocka_unit_test(test_evlist_all),       cmocka_unit_test(test_check_set),
 	    cmocka_unit_test(test_encode),           cmocka_unit_test(test_fake_tracefs),
 	    cmocka_unit_test(test_long_suggestions), cmocka_unit_test(test_missing_tracefs_warns),
-	    cmocka_unit_test(test_native_forced),
+	    cmocka_unit_test(test_native_forced),    cmocka_unit_test(test_catalog_for),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "cli/record_program.h"
+#include "counters/perf.h"
 #include "pmcfuse/collect.h"
 #include "pmcfuse/sim.h"
 
@@ -26,7 +27,7 @@ int cli_record_program_mux(const char *verb, const char *events_spec, unsigned p
 		return cli_usage_error(verb, "-o OUT is required");
 	pmcf_catalog *cat = NULL;
 	pmcf_evlist *evl = NULL;
-	int err = pmcf_catalog_perf(0, &cat);
+	int err = pmcfi_catalog_perf_for_spec(events_spec, &cat);
 	if (err)
 		return cli_lib_error(verb, err, "event catalogue");
 	err = pmcf_evlist_parse(cat, events_spec ? events_spec : PMCF_EVENT_DURATION, &evl);

@@ -318,26 +318,20 @@ static int add_meta(pmcf_profile *p, char *const argv[], const char *program, co
 static int encode_events(const char *const *events, size_t n, unsigned pmcs, int mux,
 			 struct perf_event_attr *attrs, const char **names, size_t *nout)
 {
-	/* Tracepoints (tracefs) and libpfm4's native events make the full
-	 * catalogue cost tens of ms; software, generic hardware and hw-cache
-	 * events need neither. The small catalogue is used when it resolves
-	 * every name exactly; otherwise the full one, as before. */
+	/* the small catalogue when it names every event (duration is no perf event) */
+	const char **want = malloc((n ? n : 1) * sizeof(*want));
+	if (!want)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	size_t nwant = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(events[i], PMCF_EVENT_DURATION) != 0)
+			want[nwant++] = events[i];
 	pmcf_catalog *c = NULL;
-	int err = pmcf_catalog_perf(PMCF_CATALOG_NO_TRACEPOINTS | PMCF_CATALOG_NO_PMU, &c);
+	int err = nwant ? pmcfi_catalog_perf_for(want, nwant, &c)
+			: pmcf_catalog_perf(PMCF_CATALOG_NO_TRACEPOINTS | PMCF_CATALOG_NO_PMU, &c);
+	free(want);
 	if (err)
 		return err;
-	for (size_t i = 0; i < n; i++) {
-		if (!strcmp(events[i], PMCF_EVENT_DURATION))
-			continue;
-		long ix = pmcf_catalog_find(c, events[i]);
-		if (ix < 0 || strcmp(pmcf_catalog_at(c, (size_t)ix)->name, events[i]) != 0) {
-			pmcf_catalog_free(c);
-			c = NULL;
-			if ((err = pmcf_catalog_perf(0, &c)) != 0)
-				return err;
-			break;
-		}
-	}
 	size_t k = 0;
 	for (size_t i = 0; i < n && !err; i++) {
 		if (!strcmp(events[i], PMCF_EVENT_DURATION))

@@ -765,3 +765,49 @@ int pmcf_catalog_perf(unsigned flags, pmcf_catalog **out)
 {
 	return pmcfi_catalog_perf_at(flags, NULL, out);
 }
+
+int pmcfi_catalog_perf_for(const char *const *names, size_t n, pmcf_catalog **out)
+{
+	pmcf_catalog *c = NULL;
+	int err = pmcf_catalog_perf(PMCF_CATALOG_NO_TRACEPOINTS | PMCF_CATALOG_NO_PMU, &c);
+	if (err)
+		return err;
+	int small = n > 0;
+	for (size_t i = 0; i < n && small; i++) {
+		long ix = pmcf_catalog_find(c, names[i]);
+		small = ix >= 0 && strcmp(pmcf_catalog_at(c, (size_t)ix)->name, names[i]) == 0;
+	}
+	if (small) {
+		*out = c;
+		return 0;
+	}
+	pmcf_catalog_free(c);
+	return pmcf_catalog_perf(0, out);
+}
+
+int pmcfi_catalog_perf_for_spec(const char *spec, pmcf_catalog **out)
+{
+	if (!spec || spec[0] == '@' || strcmp(spec, "all") == 0)
+		return pmcf_catalog_perf(0, out);
+	char *copy = strdup(spec);
+	const char **names = calloc(strlen(spec) / 2 + 2, sizeof(*names));
+	if (!copy || !names) {
+		free(copy);
+		free(names);
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	}
+	size_t n = 0;
+	for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		while (*tok == ' ' || *tok == '\t')
+			tok++;
+		char *end = tok + strlen(tok);
+		while (end > tok && (end[-1] == ' ' || end[-1] == '\t'))
+			*--end = '\0';
+		if (*tok)
+			names[n++] = tok;
+	}
+	int err = pmcfi_catalog_perf_for(names, n, out);
+	free(names);
+	free(copy);
+	return err;
+}

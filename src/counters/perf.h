@@ -32,4 +32,13 @@ int pmcfi_perf_paranoid(void);
  * (NULL: /sys/kernel/tracing, then /sys/kernel/debug/tracing). For tests. */
 int pmcfi_catalog_perf_at(unsigned flags, const char *tracefs, pmcf_catalog **out);
 
+/* The cheapest perf catalogue that knows every one of names[0..n) by its
+ * exact name: without tracepoints and native PMU events (well under a ms)
+ * when that suffices, else the full one (tens of ms: tracefs and libpfm4).
+ * NULL names (n == 0) or a name that is not a plain event name ("all",
+ * "@FILE") ask for the full one. */
+int pmcfi_catalog_perf_for(const char *const *names, size_t n, pmcf_catalog **out);
+/* The same for an -e EVENTS list: a comma-separated list, "all" or @FILE. */
+int pmcfi_catalog_perf_for_spec(const char *spec, pmcf_catalog **out);
+
 #endif

@@ -275,12 +275,19 @@ static int mux_thread_start(struct rt_thread *t)
 	return 0;
 }
 
+/* Stops the thread's rotation timer and frees its scheduler. Called on the
+ * thread itself once t->dead is set, so its signal handler (which checks
+ * dead first) no longer touches the scheduler. */
 static void mux_thread_stop(struct rt_thread *t)
 {
 	if (t->has_timer) {
 		timer_delete(t->timer);
 		t->has_timer = 0;
 	}
+	struct pmcfi_mux *m = t->mux;
+	t->mux = NULL; /* before the free: the handler checks it */
+	atomic_signal_fence(memory_order_seq_cst);
+	pmcfi_mux_free(m);
 }
 
 int rt_process_init(void)
@@ -563,7 +570,6 @@ struct rt_thread *rt_self(void)
 		tls_failed = 1;
 		fatal("cannot start the multiplexing timer of a thread: %s%s", strerror(-err), "");
 		mux_thread_stop(t);
-		pmcfi_mux_free(t->mux);
 		pmcfi_pgroup_close(&t->group);
 		munmap(t->hdr, t->map_bytes);
 		munmap(t, sizeof(*t));

@@ -6,6 +6,32 @@
 #include "pmcfuse/combine.h"
 #include "pmcfuse/plan.h"
 
+/* Options shared by plan and run (getopt_long values). */
+enum {
+	FUSE_OPT_STRATEGY = 256,
+	FUSE_OPT_LINK,
+	FUSE_OPT_PMCS,
+	FUSE_OPT_PACKING,
+	FUSE_OPT_SEED,
+	FUSE_OPT_SIM,
+	FUSE_OPT_OWN /* first value free for a verb's own options */
+};
+#define FUSE_PLAN_LONGOPTS                                                                       \
+	{"events", required_argument, NULL, 'e'}, {"output", required_argument, NULL, 'o'},      \
+	    {"strategy", required_argument, NULL, FUSE_OPT_STRATEGY},                              \
+	    {"link", required_argument, NULL, FUSE_OPT_LINK},                                      \
+	    {"pmcs", required_argument, NULL, FUSE_OPT_PMCS},                                      \
+	    {"packing", required_argument, NULL, FUSE_OPT_PACKING},                                \
+	    {"seed", required_argument, NULL, FUSE_OPT_SEED},                                      \
+	    {"sim", required_argument, NULL, FUSE_OPT_SIM}
+
+/* The planning options of plan and run: --strategy, --packing, --pmcs and
+ * --seed go into *po / *seed (*seed_given set). Returns 1 when opt was one of
+ * them (*status: 0, or the exit status of a bad value, already reported),
+ * 0 when it is not. */
+int fuse_plan_option(const char *verb, int opt, const char *arg, pmcf_plan_opts *po,
+		     unsigned long *seed, int *seed_given, int *status);
+
 /* "N executions (lower bound B[, optimal]) ..." then one line per set. */
 void fuse_print_plan(FILE *f, const pmcf_plan *p);
 /* XUs, events, partial XUs, label statistics (lgl) and match distances. */

@@ -33,7 +33,34 @@ static const char usage[] =
 	"  -- PROG ARGS         record the program as the source (this machine's events)\n"
 	"  -o, --output FILE    where to write plan.json\n";
 
-enum { OPT_STRATEGY = 256, OPT_LINK, OPT_PMCS, OPT_PACKING, OPT_FROM, OPT_SEED, OPT_SIM };
+enum { OPT_FROM = FUSE_OPT_OWN };
+
+int fuse_plan_option(const char *verb, int opt, const char *arg, pmcf_plan_opts *po,
+		     unsigned long *seed, int *seed_given, int *status)
+{
+	unsigned long ul;
+	*status = CLI_OK;
+	switch (opt) {
+	case FUSE_OPT_STRATEGY:
+		if ((po->strategy = pmcf_strategy_parse(arg)) < 0)
+			*status = cli_usage_error(verb, "%s", pmcf_errdetail());
+		return 1;
+	case FUSE_OPT_PACKING:
+		if ((po->packing = pmcf_packing_parse(arg)) < 0)
+			*status = cli_usage_error(verb, "%s", pmcf_errdetail());
+		return 1;
+	case FUSE_OPT_PMCS:
+		if ((*status = cli_parse_uint(verb, "--pmcs", arg, 1, 64, &ul)) == CLI_OK)
+			po->pmcs = (unsigned)ul;
+		return 1;
+	case FUSE_OPT_SEED:
+		if ((*status = cli_parse_uint(verb, "--seed", arg, 0, ~0ul, seed)) == CLI_OK)
+			*seed_given = 1;
+		return 1;
+	default:
+		return 0;
+	}
+}
 
 /* Every profile in dir (files that are not profiles are skipped). */
 static int load_dir(const char *verb, const char *dir, pmcf_profile ***out, size_t *n)
@@ -110,45 +137,28 @@ int cmd_plan(int argc, char **argv)
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
 	static const struct option longopts[] = {
-		{"events", required_argument, NULL, 'e'},   {"output", required_argument, NULL, 'o'},
-		{"strategy", required_argument, NULL, OPT_STRATEGY},
-		{"link", required_argument, NULL, OPT_LINK}, {"pmcs", required_argument, NULL, OPT_PMCS},
-		{"packing", required_argument, NULL, OPT_PACKING},
-		{"from", required_argument, NULL, OPT_FROM}, {"seed", required_argument, NULL, OPT_SEED},
-		{"sim", required_argument, NULL, OPT_SIM},   {NULL, 0, NULL, 0},
+		FUSE_PLAN_LONGOPTS,
+		{"from", required_argument, NULL, OPT_FROM},
+		{NULL, 0, NULL, 0},
 	};
 	const char *events = NULL, *out = NULL, *link = NULL, *from = NULL, *sim = NULL;
 	pmcf_plan_opts o = PMCF_PLAN_OPTS_INIT;
-	unsigned long ul, seed = 1;
-	int seed_given = 0;
-	int c;
+	unsigned long seed = 1;
+	int seed_given = 0, st = CLI_OK, c;
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:e:o:", longopts, NULL)) != -1) {
+		if (fuse_plan_option(verb, c, optarg, &o, &seed, &seed_given, &st)) {
+			if (st)
+				return st;
+			continue;
+		}
 		switch (c) {
 		case 'e': events = optarg; break;
 		case 'o': out = optarg; break;
-		case OPT_LINK: link = optarg; break;
+		case FUSE_OPT_LINK: link = optarg; break;
 		case OPT_FROM: from = optarg; break;
-		case OPT_SIM: sim = optarg; break;
-		case OPT_STRATEGY:
-			if ((o.strategy = pmcf_strategy_parse(optarg)) < 0)
-				return cli_usage_error(verb, "%s", pmcf_errdetail());
-			break;
-		case OPT_PACKING:
-			if ((o.packing = pmcf_packing_parse(optarg)) < 0)
-				return cli_usage_error(verb, "%s", pmcf_errdetail());
-			break;
-		case OPT_PMCS:
-			if (cli_parse_uint(verb, "--pmcs", optarg, 1, 64, &ul))
-				return CLI_EUSAGE;
-			o.pmcs = (unsigned)ul;
-			break;
-		case OPT_SEED:
-			if (cli_parse_uint(verb, "--seed", optarg, 0, ~0ul, &seed))
-				return CLI_EUSAGE;
-			seed_given = 1;
-			break;
+		case FUSE_OPT_SIM: sim = optarg; break;
 		case ':': return cli_usage_error(verb, "%s needs a value", argv[optind - 1]);
 		default: return cli_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
 		}
@@ -168,7 +178,7 @@ int cmd_plan(int argc, char **argv)
 	pmcf_plan *plan = NULL;
 	pmcf_profile **pilots = NULL;
 	size_t npilots = 0;
-	int st = CLI_OK, err = sim ? pmcf_catalog_sim(sim, &cat) : pmcf_catalog_perf(0, &cat);
+	int err = sim ? pmcf_catalog_sim(sim, &cat) : pmcf_catalog_perf(0, &cat);
 	if (err) {
 		st = cli_lib_error(verb, err, "event catalogue");
 		goto out;

@@ -39,7 +39,7 @@ static const char usage[] =
 	"program ran (marked incomplete), in DIR or OUT.executions/ without --keep,\n"
 	"and exits non-zero with one line naming the execution that failed.\n";
 
-enum { OPT_STRATEGY = 256, OPT_LINK, OPT_PMCS, OPT_PACKING, OPT_KEEP, OPT_SEED, OPT_SIM };
+enum { OPT_KEEP = FUSE_OPT_OWN };
 
 static double now_s(void)
 {
@@ -227,44 +227,28 @@ int cmd_run(int argc, char **argv)
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
 	static const struct option longopts[] = {
-		{"events", required_argument, NULL, 'e'},   {"output", required_argument, NULL, 'o'},
-		{"strategy", required_argument, NULL, OPT_STRATEGY},
-		{"link", required_argument, NULL, OPT_LINK}, {"pmcs", required_argument, NULL, OPT_PMCS},
-		{"packing", required_argument, NULL, OPT_PACKING},
-		{"keep", required_argument, NULL, OPT_KEEP}, {"seed", required_argument, NULL, OPT_SEED},
-		{"sim", required_argument, NULL, OPT_SIM},   {NULL, 0, NULL, 0},
+		FUSE_PLAN_LONGOPTS,
+		{"keep", required_argument, NULL, OPT_KEEP},
+		{NULL, 0, NULL, 0},
 	};
 	const char *events = NULL, *out = NULL, *link = NULL, *keep = NULL, *sim = NULL;
 	pmcf_plan_opts po = PMCF_PLAN_OPTS_INIT;
-	unsigned long ul, seed = 0;
-	int seed_given = 0, c;
+	unsigned long seed = 0;
+	int seed_given = 0, st = CLI_OK, c;
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:e:o:", longopts, NULL)) != -1) {
+		if (fuse_plan_option(verb, c, optarg, &po, &seed, &seed_given, &st)) {
+			if (st)
+				return st;
+			continue;
+		}
 		switch (c) {
 		case 'e': events = optarg; break;
 		case 'o': out = optarg; break;
-		case OPT_LINK: link = optarg; break;
+		case FUSE_OPT_LINK: link = optarg; break;
 		case OPT_KEEP: keep = optarg; break;
-		case OPT_SIM: sim = optarg; break;
-		case OPT_STRATEGY:
-			if ((po.strategy = pmcf_strategy_parse(optarg)) < 0)
-				return cli_usage_error(verb, "%s", pmcf_errdetail());
-			break;
-		case OPT_PACKING:
-			if ((po.packing = pmcf_packing_parse(optarg)) < 0)
-				return cli_usage_error(verb, "%s", pmcf_errdetail());
-			break;
-		case OPT_PMCS:
-			if (cli_parse_uint(verb, "--pmcs", optarg, 1, 64, &ul))
-				return CLI_EUSAGE;
-			po.pmcs = (unsigned)ul;
-			break;
-		case OPT_SEED:
-			if (cli_parse_uint(verb, "--seed", optarg, 0, ~0ul, &seed))
-				return CLI_EUSAGE;
-			seed_given = 1;
-			break;
+		case FUSE_OPT_SIM: sim = optarg; break;
 		case ':': return cli_usage_error(verb, "%s needs a value", argv[optind - 1]);
 		default: return cli_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
 		}
@@ -285,7 +269,7 @@ int cmd_run(int argc, char **argv)
 	pmcf_profile **rec = NULL, *fused = NULL;
 	char **paths = NULL, *swlist = NULL, **prog = NULL;
 	size_t nrec = 0, nsets = 0;
-	int st = CLI_OK, err;
+	int err;
 	if (sim) {
 		if ((err = pmcf_sim_spec_parse(sim, &spec)) || (err = pmcf_catalog_sim(sim, &cat))) {
 			st = cli_lib_error(verb, err, sim);

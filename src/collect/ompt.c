@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <omp-tools.h>
 #include "collect/rt.h"
@@ -15,6 +16,15 @@ static struct rt_itask *as_itask(ompt_data_t *d)
 {
 	return d && d->value && !(d->value & 1) ? (struct rt_itask *)d->ptr : NULL;
 }
+
+/* fuse-openmp §4.1 ranks a construct met directly inside a parallel region
+ * by the TID of the thread that met it. Inside `single` that TID is whichever
+ * thread won the construct, so the labels of the (very common) parallel +
+ * single + tasks pattern change from run to run and LGL cannot match them.
+ * Our improvement ranks such constructs as if TID 0 had met them: one thread
+ * executes a single region, in program order, so the ranks are stable.
+ * PMCFUSE_LABELS=paper keeps the paper's rule (docs/collector.md). */
+static int paper_labels;
 
 /* The creating context of a construct encountered in task d (fuse-openmp
  * §4.1's par): the running explicit task, the running loop chunk/range, the
@@ -33,7 +43,7 @@ static uint64_t context(ompt_data_t *d, uint32_t *flags, uint64_t *a, uint64_t *
 	if (it->initial)
 		return PMCFI_ROOT;
 	*flags = PMCFI_F_FORCED;
-	*a = it->tid;
+	*a = it->in_single && !paper_labels ? 0 : it->tid;
 	*b = it->team;
 	return it->par_node;
 }
@@ -186,6 +196,12 @@ static void on_work(ompt_work_t kind, ompt_scope_endpoint_t ep, ompt_data_t *par
 {
 	(void)parallel;
 	(void)count;
+	if (kind == ompt_work_single_executor) {
+		struct rt_itask *st = as_itask(task);
+		if (st)
+			st->in_single += ep == ompt_scope_begin ? 1 : st->in_single > 0 ? -1 : 0;
+		return;
+	}
 	if (kind != ompt_work_loop && !(kind >= ompt_work_loop_static && kind <= ompt_work_loop_other))
 		return;
 	struct rt_thread *t = rt_self();
@@ -233,6 +249,8 @@ static int ompt_init(ompt_function_lookup_t lookup, int initial_device, ompt_dat
 	ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
 	if (!set)
 		return 0;
+	const char *lab = getenv("PMCFUSE_LABELS");
+	paper_labels = lab && strcmp(lab, "paper") == 0;
 	static const char *const inits[] = {"__kmpc_for_static_init_4", "__kmpc_for_static_init_4u",
 					    "__kmpc_for_static_init_8", "__kmpc_for_static_init_8u"};
 	for (size_t i = 0; i < sizeof(inits) / sizeof(inits[0]); i++) {

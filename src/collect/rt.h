@@ -23,6 +23,7 @@ struct rt_itask {
 	uint32_t loop_static;
 	uint64_t active_xu; /* current loop chunk/range XU, 0 when none */
 	int initial;
+	int in_single; /* inside a single construct this thread executes */
 };
 
 struct rt_thread {

@@ -27,3 +27,18 @@ expect_ok "$PMCFUSE" record -e page-faults -o plain.pmcf -- "$EX/plain" 3 4
 expect_match 'one XU per thread' "$ERR"
 expect_ok "$PMCFUSE" export --format csv -o plain.csv plain.pmcf
 expect_eq 5 "$(wc -l <plain.csv)"
+
+# Tasks created inside `single`: the labels do not depend on which thread won
+# the single region (our improvement on fuse-openmp §4.1); PMCFUSE_LABELS=paper
+# keeps the paper's TID rank, which does.
+expect_ok "$PMCFUSE" record -e page-faults -o s0.pmcf -- "$EX/single" 0
+expect_ok "$PMCFUSE" record -e page-faults -o s1.pmcf -- "$EX/single" 40
+expect_ok "$PMCFUSE" export --format csv -o s0.csv s0.pmcf
+expect_ok "$PMCFUSE" export --format csv -o s1.csv s1.pmcf
+expect_eq "$(cut -d, -f4 s0.csv | sort)" "$(cut -d, -f4 s1.csv | sort)" "(labels depend on the single's winner)"
+expect_eq 9 "$(wc -l <s0.csv)"
+expect_ok env PMCFUSE_LABELS=paper "$PMCFUSE" record -e page-faults -o p1.pmcf -- "$EX/single" 40
+if grep -q 'executed by thread 1' out.txt; then
+	expect_ok "$PMCFUSE" export --format csv -o p1.csv p1.pmcf
+	[ "$(cut -d, -f4 s0.csv | sort)" != "$(cut -d, -f4 p1.csv | sort)" ] || fail "paper labels ignore the TID"; ok
+fi

@@ -211,6 +211,67 @@ static void test_epd_calibration(void **state)
 		pmcf_profile_free(refs[k]);
 }
 
+/* A pair on which the target and every reference agree exactly (an event
+ * that is always 0, as many software events and tracepoints are) scores 1,
+ * not 0/0; the other pairs keep their scores. */
+static void test_epd_constant_event(void **state)
+{
+	(void)state;
+	pmcf_profile *refs[4], *t = NULL;
+	for (int k = 0; k < 5; k++) {
+		pmcf_profile *p = make_profile(300, 2, 0, NULL);
+		size_t z;
+		assert_int_equal(pmcf_profile_event_add(p, "zero", &z), 0);
+		for (size_t i = 0; i < pmcf_profile_nxus(p); i++)
+			pmcf_profile_value_set(p, i, z, 0.0);
+		if (k < 4)
+			refs[k] = p;
+		else
+			t = p;
+	}
+	pmcf_epd_result *r;
+	assert_int_equal(pmcf_epd_compute(t, (const pmcf_profile *const *)refs, 4, NULL, &r), 0);
+	size_t zero_pairs = 0;
+	for (size_t i = 0; i < pmcf_epd_npairs(r); i++) {
+		const pmcf_epd_pair *pr = pmcf_epd_pair_at(r, i);
+		if (strcmp(pr->a, "zero") && strcmp(pr->b, "zero"))
+			continue;
+		zero_pairs++;
+		/* zero with itself is never a pair; with e0/e1 the TMD is that of one event */
+		assert_true(pr->tmd > 0.05 && pr->tmd < 20);
+	}
+	assert_true(zero_pairs >= 2);
+	/* a fresh repeat scores near 1, not near 0 */
+	assert_true(pmcf_epd_value(r) > 0.3 && pmcf_epd_value(r) < 3);
+	pmcf_epd_result_free(r);
+	/* two constant events: the pair's histograms are one point each, all equal */
+	pmcf_profile *c[5];
+	for (int k = 0; k < 5; k++) {
+		assert_int_equal(pmcf_profile_new(&c[k]), 0);
+		uint32_t ty;
+		size_t a, b, x;
+		assert_int_equal(pmcf_profile_type_add(c[k], PMCF_XU_TASK, "t", "", &ty), 0);
+		assert_int_equal(pmcf_profile_event_add(c[k], "z1", &a), 0);
+		assert_int_equal(pmcf_profile_event_add(c[k], "z2", &b), 0);
+		for (int i = 0; i < 50; i++) {
+			pmcf_xu xu = {ty, 0, -1, (uint64_t)i, (uint64_t)i + 1, "", ""};
+			assert_int_equal(pmcf_profile_xu_add(c[k], &xu, &x), 0);
+			pmcf_profile_value_set(c[k], x, a, 0.0);
+			pmcf_profile_value_set(c[k], x, b, 0.0);
+		}
+	}
+	assert_int_equal(pmcf_epd_compute(c[4], (const pmcf_profile *const *)c, 4, NULL, &r), 0);
+	assert_int_equal(pmcf_epd_npairs(r), 1);
+	assert_true(fabs(pmcf_epd_pair_at(r, 0)->tmd - 1.0) < 1e-9);
+	assert_true(fabs(pmcf_epd_value(r) - 1.0) < 1e-9);
+	pmcf_epd_result_free(r);
+	for (int k = 0; k < 5; k++)
+		pmcf_profile_free(c[k]);
+	for (int k = 0; k < 4; k++)
+		pmcf_profile_free(refs[k]);
+	pmcf_profile_free(t);
+}
+
 static void test_epd_missing_and_coverage(void **state)
 {
 	(void)state;
@@ -517,6 +578,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tmd_by_hand),
 		cmocka_unit_test(test_epd_calibration),
+		cmocka_unit_test(test_epd_constant_event),
 		cmocka_unit_test(test_epd_missing_and_coverage),
 		cmocka_unit_test(test_spearman_correrr),
 		cmocka_unit_test(test_truth_own),

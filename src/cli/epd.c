@@ -20,7 +20,7 @@ static const char usage[] =
 	"is worse. See docs/accuracy.md.\n\n"
 	"  --bins B     bins per event over the reference range (default 10, at most 30)\n"
 	"  --per-type   TMD per XU type, combined by an XU-count-weighted geometric mean\n"
-	"  --pairs N    a random sample of N pairs, with a bootstrap 95%% interval\n"
+	"  --pairs N    a random sample of N pairs, with a bootstrap 95% interval\n"
 	"  --seed S     seed of the sample and the bootstrap (default 1)\n"
 	"  --threads T  worker threads (default: one per CPU)\n"
 	"  --json       {\"epd\", \"pairs\": [{\"events\", \"tmd\", \"calibration\", ...}], ...}\n";

@@ -195,7 +195,11 @@ static int pair_tmd(const struct pmcfi_match *m, const pmcf_epd_opts *o, struct 
 		hi_d = fmax(hi_d, s->dtar[x]);
 	}
 	r->unc = pmcfi_median(s->dtar, nt);
-	r->tmd = r->unc / cal;
+	/* the same floor above and below the line: a pair on which the target
+	 * and every reference repeat agree exactly (an event that is always 0,
+	 * common among software events and tracepoints) scores 1, as good as
+	 * run-to-run noise, instead of 0/0 */
+	r->tmd = fmax(r->unc, CAL_FLOOR) / cal;
 	r->spread = fmax(hi_d / cal - r->tmd, r->tmd - lo_d / cal);
 	return 0;
 }

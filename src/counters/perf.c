@@ -14,6 +14,7 @@
 #include <linux/perf_event.h> /* before libpfm4's copy, which then steps aside */
 #include <perfmon/pfmlib_perf_event.h>
 #include "counters/perf.h"
+#include "counters/perf_group.h"
 #include "util/internal.h"
 
 enum kind { K_PSEUDO, K_TYPED, K_TRACEPOINT, K_NATIVE };
@@ -639,6 +640,13 @@ static int check_set(void *vimpl, const pmcf_catalog *c, const size_t *idx, size
 				         n, need, pmcs, need - pmcs);
 			return 0;
 		}
+	}
+	if (n > PMCFI_PGROUP_MAX) {
+		if (whylen)
+			snprintf(why, whylen,
+				 "%zu events, but the collector counts at most %d per execution", n,
+				 PMCFI_PGROUP_MAX);
+		return 0;
 	}
 	int fits;
 	if (software_only_fits(impl, c, idx, n, why, whylen, &fits))

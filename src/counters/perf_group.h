@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <linux/perf_event.h>
 
-#define PMCFI_PGROUP_MAX 32
+#define PMCFI_PGROUP_MAX 64
 
 struct pmcfi_pgroup {
 	int n;                                   /* number of events */

@@ -22,6 +22,12 @@ if [ -r /sys/kernel/tracing/events/sched/sched_switch/id ]; then
 	expect_eq true "$(json 'map(select(.name=="sched:sched_switch"))[0].available' events.json)"
 	# software events and tracepoints fit together whenever each opens (no PMU counters)
 	expect_ok "$PMCFUSE" events --check task-clock,page-faults,sched:sched_switch,irq:softirq_entry
+	# the collector counts at most 64 events per execution: the check knows it
+	json '[.[] | select(.source=="tracepoint" and .available and (.name | startswith("ftrace:") | not)) | .name][:65][]' events.json >tp65.txt
+	expect_fail 1 "$PMCFUSE" events --check @tp65.txt
+	expect_match 'at most 64 per execution' "$ERR"
+	sed -n 1,64p tp65.txt >tp64.txt
+	expect_ok "$PMCFUSE" events --check @tp64.txt
 	if [ "$(json 'map(select(.name=="ftrace:function"))[0].available' events.json)" = false ]; then
 		expect_fail 1 "$PMCFUSE" events --check task-clock,ftrace:function
 		expect_match "ftrace:function" "$ERR"

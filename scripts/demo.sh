@@ -20,6 +20,11 @@ if [ -x "$EX/cholesky" ]; then
 	"$PMCFUSE" show "$OUT/cholesky.pmcf"
 	"$PMCFUSE" export --format csv -o "$OUT/cholesky.csv" "$OUT/cholesky.pmcf"
 	echo "(one row per task instance, every event: $OUT/cholesky.csv)"
+	if command -v gnuplot >/dev/null; then
+		say pmcfuse report -o "$OUT/cholesky.html" "$OUT/cholesky.pmcf"
+		"$PMCFUSE" report -o "$OUT/cholesky.html" "$OUT/cholesky.pmcf"
+		echo "(open $OUT/cholesky.html in a browser: tables and plots per task type)"
+	fi
 else
 	echo "The OpenMP examples were not built (clang-16 and libomp-16-dev missing): skipping the real program." >&2
 fi

@@ -8,4 +8,7 @@ if [ -x "$(dirname "$PMCFUSE")/examples/cholesky" ]; then
 	empty=$(awk -F, 'NR > 1 { for (i = 10; i <= NF; i++) if ($i == "") n++ } END { print n + 0 }' out/cholesky.csv)
 	expect_eq 0 "$empty"
 	expect_match 'fused 3 profiles with bc' "$OUT"
+	if command -v gnuplot >/dev/null; then
+		grep -q '<img' out/cholesky.html || fail "the demo's report has no plots"; ok
+	fi
 fi

@@ -11,6 +11,7 @@ PACKAGES=(
 	libpfm4-dev                        # event names -> perf attributes
 	libcmocka-dev                      # unit tests
 	jq                                 # end-to-end tests read JSON output
+	man-db groff-base                  # tests/e2e/man.sh renders every man page
 	linux-perf                         # perf, for comparisons and instruction mixes
 	libelf-dev libdw-dev libzydis-dev  # imix: ELF symbols and lines, disassembly
 	valgrind                           # imix reference (callgrind)

@@ -37,7 +37,7 @@ static int toy_check(void *impl, const pmcf_catalog *c, const size_t *idx, size_
 	return 1;
 }
 
-static const struct pmcfi_catalog_ops toy_ops = {toy_check, NULL};
+static const struct pmcfi_catalog_ops toy_ops = {.check_set = toy_check};
 
 static pmcf_catalog *toy(void)
 {

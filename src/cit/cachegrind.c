@@ -40,7 +40,7 @@ static int cg_check_set(void *impl, const pmcf_catalog *c, const size_t *idx, si
 	return 1; /* a simulator counts everything at once */
 }
 
-static const struct pmcfi_catalog_ops cg_ops = {cg_check_set, NULL};
+static const struct pmcfi_catalog_ops cg_ops = {.check_set = cg_check_set};
 
 int pmcfi_cit_cachegrind_catalog(pmcf_catalog **out)
 {

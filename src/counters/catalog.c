@@ -186,6 +186,14 @@ long pmcf_catalog_find(const pmcf_catalog *c, const char *name)
 	return found >= 0 ? found : PMCF_EEVENT;
 }
 
+long pmcfi_catalog_resolve(pmcf_catalog *c, const char *name)
+{
+	long i = pmcf_catalog_find(c, name);
+	if (i >= 0 || !c->ops || !c->ops->resolve)
+		return i;
+	return c->ops->resolve(c->impl, c, name);
+}
+
 /* Damerau-Levenshtein (optimal string alignment) distance, case-insensitive,
  * giving up above limit. */
 static size_t edit_distance(const char *a, const char *b, size_t limit)
@@ -271,9 +279,13 @@ int pmcf_catalog_check_set(const pmcf_catalog *c, const char *const *names, size
 	size_t m = 0;
 	int err = 0;
 	for (size_t i = 0; i < n && !err; i++) {
-		long k = pmcf_catalog_find(c, names[i]);
-		if (k < 0) {
+		long k = pmcfi_catalog_resolve((pmcf_catalog *)c, names[i]);
+		if (k == PMCF_EEVENT) {
 			err = pmcfi_fail(PMCF_EEVENT, "unknown event '%s'", names[i]);
+			break;
+		}
+		if (k < 0) {
+			err = (int)k;
 			break;
 		}
 		if (strcmp(c->ev[k].name, PMCF_EVENT_DURATION) == 0)
@@ -343,9 +355,11 @@ static int add_token(const pmcf_catalog *c, pmcf_evlist *l, const char *tok)
 		}
 		return 0;
 	}
-	long k = pmcf_catalog_find(c, tok);
-	if (k < 0)
+	long k = pmcfi_catalog_resolve((pmcf_catalog *)c, tok);
+	if (k == PMCF_EEVENT)
 		return unknown_event(c, tok);
+	if (k < 0)
+		return (int)k;
 	return evlist_push(l, c->ev[k].name);
 }
 

@@ -10,6 +10,11 @@ struct pmcfi_catalog_ops {
 	int (*check_set)(void *impl, const pmcf_catalog *c, const size_t *idx, size_t n,
 			 unsigned pmcs, char *why, size_t whylen);
 	void (*free_impl)(void *impl);
+	/* Optional: name is not in c (yet); load what may hold it (e.g. the
+	 * tracepoints, mounting tracefs) and return its index, PMCF_EEVENT when
+	 * it is unknown, or another negative error (with a detail) when the
+	 * part that would know it cannot be loaded. */
+	long (*resolve)(void *impl, pmcf_catalog *c, const char *name);
 };
 
 /* A new catalogue that already holds the duration pseudo-event. impl is
@@ -23,4 +28,9 @@ int pmcfi_catalog_add(pmcf_catalog *c, const pmcf_event_info *info);
 /* Mutable access, e.g. to set .available after probing. */
 pmcf_event_info *pmcfi_catalog_at_mut(pmcf_catalog *c, size_t i);
 void *pmcfi_catalog_impl(const pmcf_catalog *c);
+/* pmcf_catalog_find, then the source's resolve hook: catalogues may grow as
+ * names are looked up (the perf catalogue loads tracepoints and native
+ * events on demand). Returns an index, PMCF_EEVENT (no detail set) or
+ * another negative error with a detail. */
+long pmcfi_catalog_resolve(pmcf_catalog *c, const char *name);
 #endif

@@ -15,6 +15,7 @@
 #include <perfmon/pfmlib_perf_event.h>
 #include "counters/perf.h"
 #include "counters/perf_group.h"
+#include "counters/tracefs.h"
 #include "util/internal.h"
 
 enum kind { K_PSEUDO, K_TYPED, K_TRACEPOINT, K_NATIVE };
@@ -31,6 +32,10 @@ struct perf_impl {
 	struct enc *enc; /* parallel to the catalogue's events */
 	size_t n, cap;
 	int kernel_ok; /* pmcfi_perf_kernel_allowed() when the catalogue was built */
+	/* Parts loaded on demand (pmcfi_catalog_resolve): tracepoints when one is
+	 * named, native PMU events when a name is not found otherwise. */
+	int have_tracepoints, have_natives;
+	char *tracefs; /* tracefs root for tests (pmcfi_catalog_perf_at), or NULL */
 };
 
 /* ---- privileges ---------------------------------------------------------- */
@@ -81,8 +86,10 @@ static int sys_perf_event_open(struct perf_event_attr *attr, int group_fd)
 static void free_impl(void *p)
 {
 	struct perf_impl *impl = p;
-	if (impl)
+	if (impl) {
 		free(impl->enc);
+		free(impl->tracefs);
+	}
 	free(impl);
 }
 
@@ -280,28 +287,38 @@ static long long tracepoint_id(const char *events, const char *sys, const char *
 	return id;
 }
 
-/* Every events/<sys>/<name> with an id, as "sys:name", sorted. Missing or
- * unreadable tracefs is not an error: a warning, and no tracepoints. */
-static int add_tracepoints(pmcf_catalog *c, struct perf_impl *impl, const char *root)
+/* Every events/<sys>/<name> with an id, as "sys:name", sorted, read from
+ * tracefs (the test root impl->tracefs, else the system's, mounted when
+ * `mount` and the process may). required: an unusable tracefs is an error
+ * whose detail says what to do; otherwise it leaves the tracepoints out
+ * without a word (`events` prints tracefs' state in its header). */
+static int add_tracepoints(pmcf_catalog *c, struct perf_impl *impl, int mount, int required)
 {
-	static const char *const roots[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
+	if (impl->have_tracepoints)
+		return 0;
 	char events[PATH_MAX];
 	struct dirent **sys = NULL;
-	int nsys = -1, why = ENOENT;
-	for (size_t r = 0; r < (root ? 1 : PMCF_ARRAY_SIZE(roots)) && nsys < 0; r++) {
-		snprintf(events, sizeof(events), "%s/events", root ? root : roots[r]);
-		nsys = scandir(events, &sys, is_subdir, by_name);
-		if (nsys < 0 && errno != ENOENT)
-			why = errno;
+	int err;
+	if (impl->tracefs) {
+		snprintf(events, sizeof(events), "%s/events", impl->tracefs);
+		err = access(events, R_OK | X_OK) == 0
+			  ? 0
+			  : pmcfi_fail(PMCF_ENOENT, "needs tracefs: cannot read %s (%s)",
+				       events, strerror(errno));
+	} else {
+		err = pmcfi_tracefs_events(events, sizeof(events), mount);
 	}
-	if (nsys < 0) {
-		pmcfi_log(
-		    PMCF_LOG_WARN,
-		    "cannot read tracefs (%s): tracepoints are left out of the event catalogue",
-		    strerror(why));
+	int nsys = err ? -1 : scandir(events, &sys, is_subdir, by_name);
+	if (!err && nsys < 0)
+		err = pmcfi_fail(-errno, "needs tracefs: cannot list %s (%s)", events,
+				 strerror(errno));
+	if (err) {
+		if (required)
+			return err;
+		pmcfi_clear_error();
 		return 0;
 	}
-	int err = 0;
+	size_t added = 0, refused = 0;
 	for (int s = 0; s < nsys && !err; s++) {
 		char sysdir[PATH_MAX];
 		struct dirent **ev = NULL;
@@ -311,8 +328,11 @@ static int add_tracepoints(pmcf_catalog *c, struct perf_impl *impl, const char *
 		int nev = scandir(sysdir, &ev, is_subdir, by_name);
 		for (int e = 0; e < nev && !err; e++) {
 			long long id = tracepoint_id(events, sys[s]->d_name, ev[e]->d_name);
-			if (id < 0)
+			if (id < 0) {
+				refused += errno == EACCES || errno == EPERM;
 				continue; /* not a perf event (e.g. ftrace:bprint) */
+			}
+			added++;
 			char name[512];
 			snprintf(name, sizeof(name), "%s:%s", sys[s]->d_name, ev[e]->d_name);
 			pmcf_event_info info = {
@@ -329,6 +349,21 @@ static int add_tracepoints(pmcf_catalog *c, struct perf_impl *impl, const char *
 			free_dirents(ev, nev);
 	}
 	free_dirents(sys, nsys);
+	if (!err && added == 0 && refused > 0) {
+		/* the folders are listed but every id is for root (mode 0440) */
+		err = pmcfi_fail(PMCF_EPARANOID,
+				 "needs tracefs, whose event ids this user cannot read "
+				 "(%s/*/*/id: %s): run as root, or let this user's group read them "
+				 "(sudo mount -o remount,mode=755,gid=%u <tracefs>)",
+				 events, strerror(EACCES), (unsigned)getgid());
+		if (!required) {
+			pmcfi_clear_error();
+			err = 0;
+		}
+		return err;
+	}
+	if (!err)
+		impl->have_tracepoints = 1;
 	return err;
 }
 
@@ -417,6 +452,63 @@ static int add_pmu_events(const pfm_pmu_info_t *pi, void *arg)
 	return 0;
 }
 
+static int add_natives(pmcf_catalog *c, struct perf_impl *impl)
+{
+	if (impl->have_natives)
+		return 0;
+	struct native_ctx x = {c, impl};
+	int err = for_each_pmu(add_pmu_events, &x);
+	if (!err)
+		impl->have_natives = 1;
+	return err;
+}
+
+static const struct perf_impl *perf_impl_of(const pmcf_catalog *c);
+
+/* A name perf would read as a tracepoint: "sys:name" with one colon, no
+ * PMU separator ("::") and no slash. */
+static int tracepoint_like(const char *name)
+{
+	const char *colon = strchr(name, ':');
+	return colon && colon != name && colon[1] && colon[1] != ':' && !strchr(colon + 1, ':') &&
+	       !strchr(name, '/');
+}
+
+/* The catalogue's resolve hook: loads the part that may hold name
+ * (tracepoints, mounting tracefs when needed; native PMU events) and looks
+ * it up again. */
+static long resolve(void *vimpl, pmcf_catalog *c, const char *name)
+{
+	struct perf_impl *impl = vimpl;
+	int err;
+	if (tracepoint_like(name) && !impl->have_tracepoints) {
+		if ((err = add_tracepoints(c, impl, 1, 1))) {
+			char why[512];
+			snprintf(why, sizeof(why), "%s", pmcf_errdetail());
+			return pmcfi_fail(err, "tracepoint '%s' %s", name, why);
+		}
+		long i = pmcf_catalog_find(c, name);
+		if (i >= 0)
+			return i;
+	}
+	if (!impl->have_natives) {
+		if ((err = add_natives(c, impl)))
+			return err;
+		long i = pmcf_catalog_find(c, name);
+		if (i >= 0)
+			return i;
+	}
+	return PMCF_EEVENT;
+}
+
+int pmcfi_perf_add_tracepoints(pmcf_catalog *c)
+{
+	struct perf_impl *impl = (struct perf_impl *)perf_impl_of(c);
+	if (!impl)
+		return pmcfi_fail(PMCF_EINVAL, "not a perf event catalogue");
+	return add_tracepoints(c, impl, 1, 1);
+}
+
 /* ---- encoding ------------------------------------------------------------- */
 
 static int encode_at(const pmcf_catalog *c, const struct perf_impl *impl, size_t i,
@@ -471,9 +563,11 @@ int pmcfi_perf_encode(const pmcf_catalog *c, const char *name, struct perf_event
 	const struct perf_impl *impl = perf_impl_of(c);
 	if (!impl)
 		return pmcfi_fail(PMCF_EINVAL, "not a perf event catalogue");
-	long i = pmcf_catalog_find(c, name);
-	if (i < 0)
+	long i = pmcfi_catalog_resolve((pmcf_catalog *)c, name);
+	if (i == PMCF_EEVENT)
 		return pmcfi_fail(PMCF_EEVENT, "unknown event '%s'", name);
+	if (i < 0)
+		return (int)i;
 	return encode_at(c, impl, (size_t)i, attr);
 }
 
@@ -722,6 +816,7 @@ static int check_set(void *vimpl, const pmcf_catalog *c, const size_t *idx, size
 static const struct pmcfi_catalog_ops perf_ops = {
     .check_set = check_set,
     .free_impl = free_impl,
+    .resolve = resolve,
 };
 
 int pmcfi_catalog_perf_at(unsigned flags, const char *tracefs, pmcf_catalog **out)
@@ -732,6 +827,10 @@ int pmcfi_catalog_perf_at(unsigned flags, const char *tracefs, pmcf_catalog **ou
 	if (!impl)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory building the event catalogue");
 	impl->kernel_ok = pmcfi_perf_kernel_allowed();
+	if (tracefs && !(impl->tracefs = strdup(tracefs))) {
+		free(impl);
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory building the event catalogue");
+	}
 	pmcf_catalog *c;
 	int err = pmcfi_catalog_new("perf", &perf_ops, impl, &c); /* owns impl from here */
 	if (err)
@@ -754,11 +853,9 @@ int pmcfi_catalog_perf_at(unsigned flags, const char *tracefs, pmcf_catalog **ou
 	if (!err)
 		err = add_hwcache(c, impl);
 	if (!err && !(flags & PMCF_CATALOG_NO_TRACEPOINTS))
-		err = add_tracepoints(c, impl, tracefs);
-	if (!err && !(flags & PMCF_CATALOG_NO_PMU)) {
-		struct native_ctx x = {c, impl};
-		err = for_each_pmu(add_pmu_events, &x);
-	}
+		err = add_tracepoints(c, impl, 0, 0);
+	if (!err && !(flags & PMCF_CATALOG_NO_PMU))
+		err = add_natives(c, impl);
 	if (err) {
 		pmcf_catalog_free(c);
 		return err;
@@ -778,44 +875,39 @@ int pmcfi_catalog_perf_for(const char *const *names, size_t n, pmcf_catalog **ou
 {
 	pmcf_catalog *c = NULL;
 	int err = pmcf_catalog_perf(PMCF_CATALOG_NO_TRACEPOINTS | PMCF_CATALOG_NO_PMU, &c);
-	if (err)
+	for (size_t i = 0; i < n && !err; i++) {
+		long k = pmcfi_catalog_resolve(c, names[i]);
+		if (k == PMCF_EEVENT)
+			pmcfi_clear_error(); /* the caller's lookup says so, with suggestions */
+		else if (k < 0)
+			err = (int)k;
+	}
+	if (err) {
+		pmcf_catalog_free(c);
 		return err;
-	int small = n > 0;
-	for (size_t i = 0; i < n && small; i++) {
-		long ix = pmcf_catalog_find(c, names[i]);
-		small = ix >= 0 && strcmp(pmcf_catalog_at(c, (size_t)ix)->name, names[i]) == 0;
 	}
-	if (small) {
-		*out = c;
-		return 0;
+	*out = c;
+	return 0;
+}
+
+/* "all" alone or among other names. */
+static int names_all(const char *spec)
+{
+	size_t n = strlen("all");
+	for (const char *p = spec; (p = strstr(p, "all")); p += n) {
+		int start = p == spec || strchr(", \t", p[-1]);
+		int end = !p[n] || strchr(", \t", p[n]);
+		if (start && end)
+			return 1;
 	}
-	pmcf_catalog_free(c);
-	return pmcf_catalog_perf(0, out);
+	return 0;
 }
 
 int pmcfi_catalog_perf_for_spec(const char *spec, pmcf_catalog **out)
 {
-	if (!spec || spec[0] == '@' || strcmp(spec, "all") == 0)
+	/* "all" means every event this machine lists; anything else starts
+	 * small and grows as names are resolved */
+	if (!spec || spec[0] == '@' || names_all(spec))
 		return pmcf_catalog_perf(0, out);
-	char *copy = strdup(spec);
-	const char **names = calloc(strlen(spec) / 2 + 2, sizeof(*names));
-	if (!copy || !names) {
-		free(copy);
-		free(names);
-		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	}
-	size_t n = 0;
-	for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		while (*tok == ' ' || *tok == '\t')
-			tok++;
-		char *end = tok + strlen(tok);
-		while (end > tok && (end[-1] == ' ' || end[-1] == '\t'))
-			*--end = '\0';
-		if (*tok)
-			names[n++] = tok;
-	}
-	int err = pmcfi_catalog_perf_for(names, n, out);
-	free(names);
-	free(copy);
-	return err;
+	return pmcfi_catalog_perf_for(NULL, 0, out);
 }

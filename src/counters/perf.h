@@ -27,6 +27,13 @@ int pmcfi_perf_kernel_allowed(void);
 /* kernel.perf_event_paranoid, or INT_MIN when it cannot be read. */
 int pmcfi_perf_paranoid(void);
 
+/* Adds every tracepoint to perf catalogue c (once), mounting tracefs when
+ * none is mounted and the process may. Fails, with a one-line detail that
+ * says what to do, when tracefs cannot be used (PMCF_ENOENT not mounted,
+ * PMCF_EPARANOID not readable by this user); the detail begins "needs
+ * tracefs, …" for the caller to prefix with its subject. */
+int pmcfi_perf_add_tracepoints(pmcf_catalog *c);
+
 /* pmcf_catalog_perf reading tracepoints from tracefs root `tracefs` (a
  * folder holding events/<sys>/<name>/id) instead of the usual places
  * (NULL: /sys/kernel/tracing, then /sys/kernel/debug/tracing). For tests. */

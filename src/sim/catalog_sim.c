@@ -220,7 +220,7 @@ static void cat_free(void *impl)
 	sim_machine_free(impl);
 }
 
-static const struct pmcfi_catalog_ops sim_ops = {cat_check, cat_free};
+static const struct pmcfi_catalog_ops sim_ops = {.check_set = cat_check, .free_impl = cat_free};
 
 /* {"counters":[…],"fixed":false,"cost":n,"native":[…],"conflicts":[…],"alias_of":"…"} */
 static char *constraints_json(const struct sim_machine *m, int e, unsigned *cost)

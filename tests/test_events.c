@@ -19,6 +19,8 @@
 #include <cmocka.h>
 #include <perfmon/pfmlib.h>
 #include "counters/perf.h"
+#include "counters/tracefs.h"
+#include "util/internal.h"
 #include "pmcfuse/events.h"
 
 /* A failed table row names its line. */
@@ -55,12 +57,12 @@ static int setup(void **state)
 {
 	(void)state;
 	has_pmu = open_hw_instructions();
-	DIR *d = opendir("/sys/kernel/tracing/events");
-	if (!d)
-		d = opendir("/sys/kernel/debug/tracing/events");
-	tracefs_readable = d != NULL;
-	if (d)
-		closedir(d);
+	/* as the tool does when a tracepoint is named: mounted if need be */
+	char dir[4096];
+	tracefs_readable = pmcfi_tracefs_events(dir, sizeof(dir), 1) == 0;
+	if (!tracefs_readable)
+		printf("tracepoint cases skipped: tracepoint %s\n", pmcf_errdetail());
+	pmcfi_clear_error();
 	return pmcf_catalog_perf(PMCF_CATALOG_PROBE, &full) == 0 ? 0 : -1;
 }
 
@@ -390,14 +392,19 @@ static void test_check_set(void **state)
 	    {__LINE__, {"duration"}, 1, 1, 1, NULL},
 	    {__LINE__, {"duration", "task-clock", "duration"}, 3, 1, 1, NULL},
 	    {__LINE__, {"task-clock", "TASK-CLOCK"}, 2, 1, 1, NULL},
-	    {__LINE__, {"instructions"}, 1, 0, has_pmu, has_pmu ? NULL : "'instructions'"},
-	    {__LINE__, {"task-clock", "cycles"}, 2, 0, has_pmu, has_pmu ? NULL : "'cycles'"},
+	    /* an event this machine cannot count is not a question of fitting */
+	    {__LINE__, {"instructions"}, 1, 0, has_pmu ? 1 : PMCF_ENOTSUP,
+	     has_pmu ? NULL : "'instructions' cannot be counted on this machine"},
+	    {__LINE__, {"task-clock", "cycles"}, 2, 0, has_pmu ? 1 : PMCF_ENOTSUP,
+	     has_pmu ? NULL : "'cycles' cannot be counted on this machine: "},
+	    {__LINE__, {"task-clock", "cycles"}, 2, 1, has_pmu ? 0 : PMCF_ENOTSUP,
+	     has_pmu ? "budget is 1" : "no hardware PMU"},
 	    {__LINE__,
 	     {"LLC-load-misses"},
 	     1,
 	     0,
-	     has_pmu ? -99 : 0,
-	     has_pmu ? NULL : "not supported on this machine"},
+	     has_pmu ? -99 : PMCF_ENOTSUP,
+	     has_pmu ? NULL : "cannot be counted on this machine"},
 	    {__LINE__, {"task-clock", "nosuchevent"}, 2, 0, PMCF_EEVENT, "nosuchevent"},
 	    {__LINE__,
 	     {tracefs_readable ? "sched:sched_switch" : "task-clock", "task-clock"},
@@ -572,10 +579,11 @@ static void test_fake_tracefs(void **state)
 	const char *fake[] = {"foo:bar"};
 	char why[256];
 	int rc = pmcf_catalog_check_set(c, fake, 1, 0, why, sizeof(why));
+	(void)why;
 	if (pmcfi_perf_kernel_allowed()) {
-		assert_int_equal(rc, 0);
-		assert_non_null(strstr(why, "'foo:bar'"));
-		assert_non_null(strstr(why, strerror(EINVAL))); /* unknown tracepoint id */
+		assert_int_equal(rc, PMCF_ENOTSUP);
+		assert_non_null(strstr(pmcf_errdetail(), "'foo:bar' cannot be counted"));
+		assert_non_null(strstr(pmcf_errdetail(), strerror(EINVAL))); /* unknown id */
 	} else {
 		assert_int_equal(rc, PMCF_EPARANOID);
 		assert_non_null(strstr(pmcf_errdetail(), "kernel.perf_event_paranoid is"));
@@ -656,30 +664,36 @@ static void capture_log(int level, const char *msg, void *ctx)
 	}
 }
 
-static void test_missing_tracefs_warns(void **state)
+/* Without tracefs nothing is said until a tracepoint is named; then one
+ * error that says what to do. */
+static void test_missing_tracefs_quiet(void **state)
 {
 	(void)state;
 	struct captured cap = {0, ""};
 	pmcf_set_log(capture_log, &cap, 1);
 	pmcf_catalog *c;
 	int rc = pmcfi_catalog_perf_at(PMCF_CATALOG_NO_PMU, "/nonexistent/pmcfuse-tracefs", &c);
-	pmcf_set_log(NULL, NULL, 0);
 	assert_int_equal(rc, 0);
 	assert_int_equal(count_source(c, PMCF_SRC_TRACEPOINT), 0);
 	assert_non_null(get(c, "task-clock"));
-	assert_int_equal(cap.warnings, 1);
-	assert_non_null(strstr(cap.last, "tracefs"));
-	pmcf_catalog_free(c);
-
-	/* NO_TRACEPOINTS: not even looked for, so no warning */
-	cap.warnings = 0;
-	pmcf_set_log(capture_log, &cap, 1);
-	rc = pmcfi_catalog_perf_at(PMCF_CATALOG_NO_PMU | PMCF_CATALOG_NO_TRACEPOINTS,
-	                           "/nonexistent/pmcfuse-tracefs", &c);
+	pmcf_evlist *l = NULL;
+	assert_int_equal(pmcf_evlist_parse(c, "task-clock,page-faults", &l), 0);
+	pmcf_evlist_free(l);
+	assert_int_equal(pmcf_evlist_parse(c, "task-clock,sched:sched_switch", &l), PMCF_ENOENT);
+	assert_null(l);
+	assert_non_null(strstr(pmcf_errdetail(), "tracepoint 'sched:sched_switch' needs tracefs"));
+	assert_int_equal(pmcfi_perf_add_tracepoints(c), PMCF_ENOENT);
+	assert_non_null(strstr(pmcf_errdetail(), "needs tracefs"));
 	pmcf_set_log(NULL, NULL, 0);
-	assert_int_equal(rc, 0);
 	assert_int_equal(cap.warnings, 0);
 	pmcf_catalog_free(c);
+
+	/* the environment's override: nothing mounted, the same answer */
+	setenv(PMCF_TRACEFS_ENV, "/nonexistent/pmcfuse-tracefs", 1);
+	char dir[4096];
+	assert_int_equal(pmcfi_tracefs_events(dir, sizeof(dir), 1), PMCF_ENOENT);
+	assert_non_null(strstr(pmcf_errdetail(), PMCF_TRACEFS_ENV));
+	unsetenv(PMCF_TRACEFS_ENV);
 }
 
 /* The native path on any machine: a child process makes libpfm4 believe it
@@ -738,33 +752,67 @@ static void test_native_forced(void **state)
 		fail_msg("native check %d failed", WEXITSTATUS(status));
 }
 
-/* The cheapest catalogue that knows the names: no tracepoints unless named. */
+/* Catalogues start small and load tracepoints only when one is named. */
 static void test_catalog_for(void **state)
 {
 	(void)state;
 	static const struct {
 		int line;
 		const char *spec;
-		int small; /* 1: no tracepoints in the catalogue */
+		int loaded; /* tracepoints listed before any name is looked up */
+		int named;  /* after parsing: tracepoints listed */
 	} rows[] = {
-	    {__LINE__, "task-clock,page-faults", 1},
-	    {__LINE__, " context-switches , cpu-migrations ", 1},
-	    {__LINE__, "task-clock,sched:sched_switch", 0},
-	    {__LINE__, "all", 0},
-	    {__LINE__, "@events.txt", 0},
-	    {__LINE__, "Task-Clock", 0}, /* only exact names choose the small one */
+	    {__LINE__, "task-clock,page-faults", 0, 0},
+	    {__LINE__, " context-switches , cpu-migrations ", 0, 0},
+	    {__LINE__, "task-clock,sched:sched_switch", 0, 1},
+	    {__LINE__, "Task-Clock", 0, 0},
+	    {__LINE__, "all", 1, 1},
 	};
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
 		pmcf_catalog *c = NULL;
 		assert_int_equal(pmcfi_catalog_perf_for_spec(rows[r].spec, &c), 0);
 		assert_true(pmcf_catalog_find(c, "task-clock") >= 0);
-		long tp = pmcf_catalog_find(c, "sched:sched_switch");
-		if (rows[r].small && tp >= 0)
-			fail_msg("row %d: tracepoints listed for '%s'", rows[r].line, rows[r].spec);
-		if (!rows[r].small && tp < 0 && tracefs_readable)
-			fail_msg("row %d: no tracepoints for '%s'", rows[r].line, rows[r].spec);
+		int tp = count_source(c, PMCF_SRC_TRACEPOINT) > 0;
+		if (tp != (rows[r].loaded && tracefs_readable))
+			fail_msg("row %d: tracepoints %s for '%s'", rows[r].line,
+				 tp ? "listed" : "missing", rows[r].spec);
+		pmcf_evlist *l = NULL;
+		int rc = pmcf_evlist_parse(c, rows[r].spec, &l);
+		if (rc != 0 && !(rows[r].named && !tracefs_readable))
+			fail_msg("row %d: parsing '%s': %s", rows[r].line, rows[r].spec,
+				 pmcf_errdetail());
+		pmcf_evlist_free(l);
+		tp = count_source(c, PMCF_SRC_TRACEPOINT) > 0;
+		if (tp != (rows[r].named && tracefs_readable))
+			fail_msg("row %d: after parsing, tracepoints %s for '%s'", rows[r].line,
+				 tp ? "listed" : "missing", rows[r].spec);
 		pmcf_catalog_free(c);
 	}
+}
+
+/* The machine header: consistent with what the kernel answers here. */
+static void test_host_describe(void **state)
+{
+	(void)state;
+	pmcf_host_info h = {.size = 8};
+	assert_int_equal(pmcf_host_describe(&h), PMCF_EINVAL);
+	h.size = sizeof(h);
+	assert_int_equal(pmcf_host_describe(&h), 0);
+	assert_int_equal(h.size, sizeof(h));
+	assert_int_equal(h.hw_counting, has_pmu);
+	assert_true(has_pmu || strstr(h.hw_why, "no hardware PMU") || strstr(h.hw_why, "perf_event_open"));
+	assert_int_equal(h.paranoid, pmcfi_perf_paranoid());
+	assert_int_equal(h.kernel_allowed, pmcfi_perf_kernel_allowed());
+	assert_int_equal(h.root, geteuid() == 0);
+	assert_true(h.ncpus >= 1);
+	assert_true(h.virtual_machine == 0 || h.virtual_machine == 1);
+	assert_non_null(strstr(h.kernel_pmus, "software")); /* every kernel has it */
+	assert_true(h.tracefs[0] != '\0');
+	assert_true(h.rdpmc_why[0] != '\0');
+	if (!has_pmu)
+		assert_int_equal(h.rdpmc, 0);
+	for (size_t i = 0; i < h.npmus; i++)
+		assert_true(h.pmus[i].general >= 0 && h.pmus[i].fixed >= 0 && h.pmus[i].name[0]);
 }
 
 int main(void)
@@ -775,8 +823,9 @@ int main(void)
 	    cmocka_unit_test(test_catalog_suggest),  cmocka_unit_test(test_evlist_parse),
 	    cmocka_unit_test(test_evlist_all),       cmocka_unit_test(test_check_set),
 	    cmocka_unit_test(test_encode),           cmocka_unit_test(test_fake_tracefs),
-	    cmocka_unit_test(test_long_suggestions), cmocka_unit_test(test_missing_tracefs_warns),
+	    cmocka_unit_test(test_long_suggestions), cmocka_unit_test(test_missing_tracefs_quiet),
 	    cmocka_unit_test(test_native_forced),    cmocka_unit_test(test_catalog_for),
+	    cmocka_unit_test(test_host_describe),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

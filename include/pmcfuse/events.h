@@ -73,6 +73,39 @@ PMCF_API size_t pmcf_catalog_suggest(const pmcf_catalog *c, const char *name, co
 PMCF_API int pmcf_catalog_check_set(const pmcf_catalog *c, const char *const *names, size_t n,
 				    unsigned pmcs, char *why, size_t whylen);
 
+/* ---- the machine ------------------------------------------------------------ */
+/* What this machine offers for counting, as `papi_avail`'s header tells it. */
+typedef struct pmcf_host_pmu {
+	char name[64];   /* libpfm4's name, e.g. "skx" */
+	char desc[128];  /* e.g. "Intel Skylake X" */
+	int general;     /* general-purpose counters */
+	int fixed;       /* fixed counters */
+} pmcf_host_pmu;
+
+typedef struct pmcf_host_info {
+	size_t size;            /* set to sizeof(pmcf_host_info) before the call */
+	char cpu[128];          /* model name */
+	unsigned ncpus;         /* online CPUs */
+	int virtual_machine;    /* 1 under a hypervisor, 0 not, -1 unknown */
+	char hypervisor[32];    /* vendor (KVM, VMware, Microsoft Hv, Xen, …) or "" */
+	int hw_counting;        /* 1: a generic hardware event opens; 0: it does not */
+	char hw_why[160];       /* when hw_counting is 0: the kernel's answer */
+	size_t npmus;           /* core PMUs libpfm4 detected (the first 4) */
+	pmcf_host_pmu pmus[4];
+	char kernel_pmus[256];  /* /sys/bus/event_source/devices, comma-separated */
+	int paranoid;           /* kernel.perf_event_paranoid, or INT_MIN if unreadable */
+	int kernel_allowed;     /* 1: this process may count kernel-mode events */
+	int root;               /* effective uid 0 */
+	char tracefs[256];      /* where tracefs is and whether it can be read */
+	int rdpmc;              /* 1: user-space counter reads (rdpmc) allowed */
+	char rdpmc_why[128];    /* the setting behind rdpmc */
+} pmcf_host_info;
+
+/* Fills *h (h->size must be set). Opens and closes one perf event to learn
+ * whether hardware events can be counted; mounts nothing. Returns 0 or
+ * PMCF_EINVAL (size too small). */
+PMCF_API int pmcf_host_describe(pmcf_host_info *h);
+
 /* ---- event lists (-e EVENTS) ------------------------------------------------ */
 typedef struct pmcf_evlist pmcf_evlist;
 

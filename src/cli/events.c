@@ -1,15 +1,20 @@
 /* `pmcfuse events`: list what the real source (or a simulated machine) can
  * count, and check whether a set of events can be counted at once. */
 #include <getopt.h>
+#include <limits.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
+#include "counters/perf.h"
 
 static const char usage[] =
 	"usage: pmcfuse events [--sim SPEC] [--json] [--source S] [--available] [--no-probe]\n"
+	"                     [--no-header]\n"
 	"       pmcfuse events [--sim SPEC] --check EVENTS [--pmcs N]\n\n"
-	"Lists the events of this machine: perf software events, generic hardware and\n"
+	"Lists the events of this machine, after a header that says what can count here\n"
+	"(PMUs and their counters, VM, perf_event_paranoid, tracefs, rdpmc): perf\n"
+	"software events, generic hardware and\n"
 	"hw-cache events, tracepoints and the native events of the detected PMUs (libpfm4);\n"
 	"with --sim, the events of a simulated machine with their counting constraints.\n\n"
 	"  --sim SPEC       list the simulated machine of SPEC (e.g. cholesky,machine=xeon192)\n"
@@ -18,6 +23,8 @@ static const char usage[] =
 	"                   tracepoint, pmu, sim)\n"
 	"  --available      only events this machine can count\n"
 	"  --no-probe       do not test each event with perf_event_open (available: unknown)\n"
+	"  --no-header      leave out the machine header (CPU, PMU and counters, VM,\n"
+	"                   perf_event_paranoid, tracefs, rdpmc)\n"
 	"  --check EVENTS   can EVENTS (comma list, all, @FILE) be counted in one execution?\n"
 	"                   exit 0 and print 'fits' if so, else exit 1 and say why\n"
 	"  --pmcs N         counter budget for --check (machines without a PMU)\n";
@@ -56,6 +63,40 @@ static void print_json(const pmcf_catalog *c, const char *source, int only_avail
 	printf("%s]\n", first ? "" : "\n");
 }
 
+/* The machine first, as papi_avail does: what can count here, and why not. */
+static void print_header(void)
+{
+	pmcf_host_info h = {.size = sizeof(h)};
+	if (pmcf_host_describe(&h) != 0)
+		return;
+	printf("CPU            %s (%u CPUs)\n", h.cpu[0] ? h.cpu : "unknown", h.ncpus);
+	printf("Virtual        %s%s%s%s\n",
+	       h.virtual_machine == 1 ? "yes" : h.virtual_machine == 0 ? "no" : "unknown",
+	       h.hypervisor[0] ? " (" : "", h.hypervisor, h.hypervisor[0] ? ")" : "");
+	if (h.npmus == 0)
+		printf("Core PMU       none detected by libpfm4\n");
+	for (size_t i = 0; i < h.npmus; i++)
+		printf("Core PMU       %s (%s): %d general counters, %d fixed\n", h.pmus[i].name,
+		       h.pmus[i].desc, h.pmus[i].general, h.pmus[i].fixed);
+	if (h.hw_counting)
+		printf("Hardware       generic hardware events open\n");
+	else
+		printf("Hardware       not countable: %s\n", h.hw_why);
+	printf("Kernel PMUs    %s\n", h.kernel_pmus[0] ? h.kernel_pmus : "none");
+	char par[32];
+	if (h.paranoid == INT_MIN)
+		snprintf(par, sizeof(par), "unreadable");
+	else
+		snprintf(par, sizeof(par), "%d", h.paranoid);
+	printf("Paranoid       kernel.perf_event_paranoid = %s; %s%s\n", par,
+	       h.root ? "running as root, " : "",
+	       h.kernel_allowed ? "kernel-mode counting allowed"
+				: "user space only (kernel events need <= 1 or CAP_PERFMON)");
+	printf("tracefs        %s\n", h.tracefs);
+	printf("rdpmc          %s: %s\n", h.rdpmc ? "yes" : "no", h.rdpmc_why);
+	printf("\n");
+}
+
 static void print_text(const pmcf_catalog *c, const char *source, int only_avail)
 {
 	size_t w = 4, shown = 0, avail = 0;
@@ -88,9 +129,10 @@ int cmd_events(int argc, char **argv)
 		{"source", required_argument, NULL, 'S'}, {"available", no_argument, NULL, 'a'},
 		{"no-probe", no_argument, NULL, 'n'},     {"check", required_argument, NULL, 'c'},
 		{"pmcs", required_argument, NULL, 'p'},   {"help", no_argument, NULL, 'h'},
+		{"no-header", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0}};
 	const char *sim = NULL, *source = NULL, *check = NULL;
-	int json = 0, only_avail = 0, probe = 1, opt;
+	int json = 0, only_avail = 0, probe = 1, no_header = 0, opt;
 	unsigned long pmcs = 0;
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
@@ -103,6 +145,7 @@ int cmd_events(int argc, char **argv)
 		case 'S': source = optarg; break;
 		case 'a': only_avail = 1; break;
 		case 'n': probe = 0; break;
+		case 'H': no_header = 1; break;
 		case 'c': check = optarg; break;
 		case 'p':
 			if (cli_parse_uint("events", "--pmcs", optarg, 1, 1024, &pmcs))
@@ -121,6 +164,14 @@ int cmd_events(int argc, char **argv)
 	pmcf_catalog *c = NULL;
 	int err = sim ? pmcf_catalog_sim(sim, &c)
 		      : pmcf_catalog_perf(probe && !check ? PMCF_CATALOG_PROBE : 0, &c);
+	if (!err && !sim && source && strcmp(source, PMCF_SRC_TRACEPOINT) == 0 &&
+	    (err = pmcfi_perf_add_tracepoints(c))) {
+		/* tracepoints asked for by name: mount tracefs, or say why not */
+		char why[512];
+		snprintf(why, sizeof(why), "%s", pmcf_errdetail());
+		pmcf_catalog_free(c);
+		return cli_error("events", cli_status_for(err), "listing tracepoints %s", why);
+	}
 	if (err)
 		return cli_lib_error("events", err, "cannot list events");
 	int st = CLI_OK;
@@ -143,6 +194,8 @@ int cmd_events(int argc, char **argv)
 	} else if (json) {
 		print_json(c, source, only_avail);
 	} else {
+		if (!sim && !no_header)
+			print_header();
 		print_text(c, source, only_avail);
 	}
 	pmcf_catalog_free(c);

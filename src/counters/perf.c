@@ -26,6 +26,7 @@ struct enc {
 	uint32_t type;
 	uint64_t config;
 	signed char opens; /* check_set's cache: -1 not tried, 0 refused, 1 opens alone */
+	int open_errno;    /* when refused */
 };
 
 struct perf_impl {
@@ -668,46 +669,77 @@ static int refused(const char *name, size_t k, const char *leader, int errnum, c
 	return 0;
 }
 
-/* Software events and tracepoints take no PMU counter: the kernel counts any
- * number of them at once (the collector gives the software clocks groups of
- * their own), so such a set fits when each event opens on its own. The
- * answer per event is cached: planning asks about many sets, and closing a
- * tracepoint waits for an RCU grace period (~40 ms). */
-static int software_only_fits(struct perf_impl *impl, const pmcf_catalog *c, const size_t *idx,
-			      size_t n, char *why, size_t whylen, int *fits)
+/* The one line for an event that does not open alone on this machine. */
+static int unavailable(const char *name, const struct enc *e)
+{
+	int en = e->open_errno;
+	const char *why;
+	if ((e->kind == K_TYPED && e->type != PERF_TYPE_SOFTWARE) || e->kind == K_NATIVE) {
+		if (en == ENOENT || en == EOPNOTSUPP || en == ENODEV) {
+			why = access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ||
+					  access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0
+				      ? "the CPU's PMU has no such event"
+				      : "this machine exposes no hardware PMU (a VM without vPMU, or "
+					"a kernel without the CPU's PMU driver); use software events "
+					"and tracepoints with --pmcs, or --sim";
+			return pmcfi_fail(PMCF_ENOTSUP, "'%s' cannot be counted on this machine: %s (%s)",
+					  name, why, strerror(en));
+		}
+	}
+	return pmcfi_fail(PMCF_ENOTSUP, "'%s' cannot be counted on this machine: perf_event_open: %s",
+			  name, strerror(en));
+}
+
+/* Every event of the set must open on its own, or the set is not a
+ * question of fitting: an event this machine cannot count is an error that
+ * says why (PMCF_ENOTSUP), a refusal for lack of privilege one that names
+ * the sysctl (PMCF_EPARANOID). The answer per event is cached: planning asks
+ * about many sets, and closing a tracepoint waits for an RCU grace period
+ * (~40 ms). */
+static int each_opens(struct perf_impl *impl, const pmcf_catalog *c, const size_t *idx, size_t n)
 {
 	for (size_t k = 0; k < n; k++) {
-		const struct enc *e = &impl->enc[idx[k]];
-		if (!(e->kind == K_TRACEPOINT || (e->kind == K_TYPED && e->type == PERF_TYPE_SOFTWARE)))
-			return 0; /* not for us: the group test decides */
-	}
-	*fits = 1;
-	for (size_t k = 0; k < n && *fits == 1; k++) {
 		struct enc *e = &impl->enc[idx[k]];
 		const char *name = pmcf_catalog_at(c, idx[k])->name;
 		if (e->opens < 0) {
 			struct perf_event_attr attr;
 			int err = encode_at(c, impl, idx[k], &attr);
-			if (err) {
-				*fits = err;
-				break;
+			if (err == PMCF_ENOTSUP) {
+				char why[512];
+				snprintf(why, sizeof(why), "%s", pmcf_errdetail());
+				return pmcfi_fail(PMCF_ENOTSUP,
+						  "'%s' cannot be counted on this machine: %s", name,
+						  why);
 			}
+			if (err)
+				return err;
 			attr.disabled = 1;
 			int fd = sys_perf_event_open(&attr, -1);
-			if (fd < 0) {
-				*fits = refused(name, 0, name, errno, why, whylen);
-				if (*fits == 0)
-					e->opens = 0;
-				break;
+			if (fd >= 0) {
+				close(fd);
+				e->opens = 1;
+			} else {
+				e->open_errno = errno;
+				if ((err = refused(name, 0, name, errno, NULL, 0)))
+					return err;
+				e->opens = 0;
 			}
-			close(fd);
-			e->opens = 1;
-		} else if (e->opens == 0) {
-			if (whylen)
-				snprintf(why, whylen, "event '%s' cannot be opened on this machine",
-					 name);
-			*fits = 0;
 		}
+		if (e->opens == 0)
+			return unavailable(name, e);
+	}
+	return 0;
+}
+
+/* Software events and tracepoints take no PMU counter: the kernel counts any
+ * number of them at once (the collector gives the software clocks groups of
+ * their own), so such a set fits when each event opens on its own. */
+static int software_only(const struct perf_impl *impl, const size_t *idx, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		const struct enc *e = &impl->enc[idx[k]];
+		if (!(e->kind == K_TRACEPOINT || (e->kind == K_TYPED && e->type == PERF_TYPE_SOFTWARE)))
+			return 0;
 	}
 	return 1;
 }
@@ -722,6 +754,9 @@ static int check_set(void *vimpl, const pmcf_catalog *c, const size_t *idx, size
 	struct perf_impl *impl = vimpl;
 	if (n == 0)
 		return 1;
+	int err = each_opens(impl, c, idx, n);
+	if (err)
+		return err;
 	if (pmcs > 0) {
 		unsigned long need = 0;
 		for (size_t k = 0; k < n; k++)
@@ -742,9 +777,8 @@ static int check_set(void *vimpl, const pmcf_catalog *c, const size_t *idx, size
 				 PMCFI_PGROUP_MAX);
 		return 0;
 	}
-	int fits;
-	if (software_only_fits(impl, c, idx, n, why, whylen, &fits))
-		return fits;
+	if (software_only(impl, idx, n))
+		return 1; /* each_opens said yes to every one */
 	int *fd = malloc(n * sizeof(*fd));
 	uint64_t *buf = malloc((3 + n) * sizeof(*buf));
 	if (!fd || !buf) {
@@ -759,7 +793,7 @@ static int check_set(void *vimpl, const pmcf_catalog *c, const size_t *idx, size
 	for (size_t k = 0; k < n && ret == 1; k++) {
 		const char *name = pmcf_catalog_at(c, idx[k])->name;
 		struct perf_event_attr attr;
-		int err = encode_at(c, impl, idx[k], &attr);
+		err = encode_at(c, impl, idx[k], &attr);
 		if (err == PMCF_ENOTSUP) {
 			if (whylen)
 				snprintf(why, whylen, "%s", pmcf_errdetail());
@@ -907,7 +941,9 @@ int pmcfi_catalog_perf_for_spec(const char *spec, pmcf_catalog **out)
 {
 	/* "all" means every event this machine lists; anything else starts
 	 * small and grows as names are resolved */
-	if (!spec || spec[0] == '@' || names_all(spec))
+	if (!spec || spec[0] == '@')
 		return pmcf_catalog_perf(0, out);
+	if (names_all(spec)) /* only what can be counted here */
+		return pmcf_catalog_perf(PMCF_CATALOG_PROBE, out);
 	return pmcfi_catalog_perf_for(NULL, 0, out);
 }

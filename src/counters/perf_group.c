@@ -317,8 +317,10 @@ int pmcfi_pgroup_open_mux(struct pmcfi_pgroup *g, const struct perf_event_attr *
 		a.type = PERF_TYPE_SOFTWARE;
 		a.config = PERF_COUNT_SW_TASK_CLOCK;
 		a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-		a.exclude_kernel = g->excluded_kernel;
-		a.exclude_hv = g->excluded_kernel;
+		/* user space only when the events are (paranoid 2: the catalogue
+		 * encodes them so), else the kernel refuses the reference */
+		a.exclude_kernel = g->excluded_kernel || !any_kernel;
+		a.exclude_hv = a.exclude_kernel;
 		long fd = perf_open(&a, -1);
 		if (fd < 0) {
 			int e = errno;

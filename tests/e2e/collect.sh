@@ -2,11 +2,7 @@
 # with labels stable across runs, a crashing program keeps its recorded XUs
 # (profile written, exit non-zero), a plain program gives one XU per thread.
 EX="$(dirname "$PMCFUSE")/examples"
-if [ ! -x "$EX/listing11" ]; then
-	command -v clang-16 >/dev/null && fail "clang-16 is installed but the examples were not built"
-	echo "SKIP: OpenMP examples not built (clang-16 missing)"
-	exit 0
-fi
+omp_examples || exit 0
 
 expect_ok "$PMCFUSE" record -e page-faults,context-switches -o l1.pmcf -- "$EX/listing11"
 expect_ok "$PMCFUSE" record -e page-faults,context-switches -o l2.pmcf -- "$EX/listing11"

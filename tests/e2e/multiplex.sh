@@ -3,11 +3,7 @@
 # profiles carry the mode, period, estimator and coverage; the kernel's
 # perf_event_mux_interval_ms is back to its old value afterwards.
 EX="$(dirname "$PMCFUSE")/examples"
-if [ ! -x "$EX/cholesky" ]; then
-	command -v clang-16 >/dev/null && fail "clang-16 is installed but the examples were not built"
-	echo "SKIP: OpenMP examples not built (clang-16 missing)"
-	exit 0
-fi
+omp_examples || exit 0
 EVS=page-faults,minor-faults,context-switches,task-clock,cpu-clock
 for m in rr roc; do
 	for e in cumulative local; do

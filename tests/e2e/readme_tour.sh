@@ -7,11 +7,17 @@ awk '/^## A five-minute tour/ {on = 1} on && /^```sh/ {inblock = 1; next} inbloc
 ln -s "$(dirname "$PMCFUSE")" build
 sed -i 's|^P=build/pmcfuse$|P=build/pmcfuse; set -e|' tour.sh
 EX="$(dirname "$PMCFUSE")/examples"
-if [ ! -x "$EX/cholesky" ]; then
-	command -v clang-16 >/dev/null && fail "clang-16 is installed but the examples were not built"
-	echo "SKIP: OpenMP examples not built"; exit 0
+real=1
+if ! omp_examples; then
+	# the simulated half of the tour still runs: drop the real program's lines
+	real=0
+	sed -i '/^\$P run -e page-faults/,/build\/examples/d; /chol\./d' tour.sh
+	[ "$(grep -c 'build/examples' tour.sh)" -eq 0 ] || fail "real-program lines left in the tour"; ok
 fi
+# where tracepoints cannot be counted, the same tour with cpu-clock in their place
+tracepoints_usable || sed -i 's/sched:sched_switch/cpu-clock/g' tour.sh
 # the tour's set0.pmcf is one of several sets: record them all before combining
 sed -i 's|^\$P record --plan plan.json --set 0 -o set0.pmcf.*$|for k in $(seq 0 $(( $(jq ".sets \| length" plan.json) - 1 ))); do $P record --plan plan.json --set $k -o set$k.pmcf; done|' tour.sh
 expect_ok bash tour.sh
-[ -s fused.pmcf ] && [ -s chol.csv ] && [ -s hem.pmcf ] || fail "the tour did not write its files"; ok
+[ -s fused.pmcf ] && [ -s hem.pmcf ] || fail "the tour did not write its files"; ok
+[ "$real" -eq 0 ] || [ -s chol.csv ] || fail "the tour did not write chol.csv"; ok

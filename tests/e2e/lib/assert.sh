@@ -27,3 +27,19 @@ expect_nomatch() { [[ ! "$2" =~ $1 ]] || fail "did not expect /$1/ in: ${2:0:200
 expect_eq() { [ "$1" == "$2" ] || fail "expected '$1', got '$2' ${3:-}"; ok; }
 # json EXPR FILE: evaluates a jq expression
 json() { jq -r "$1" "$2"; }
+# omp_examples: 0 when the OpenMP examples are built; else prints why they
+# are not (and fails when the build was configured to have them).
+omp_examples() {
+	[ -x "$(dirname "$PMCFUSE")/examples/cholesky" ] && return 0
+	[ "${PMCF_HAVE_OMP:-OFF}" = ON ] && fail "the build has OpenMP but the examples were not built"
+	echo "SKIP (OpenMP cases): examples not built (no clang-16/libomp, or -DPMCF_OPENMP=OFF)"
+	return 1
+}
+# tracepoints_usable: 0 when pmcfuse can count tracepoints here (tracefs
+# mounted or mountable, readable, kernel events allowed); else prints why.
+tracepoints_usable() {
+	local why
+	why=$("$PMCFUSE" events --check sched:sched_switch 2>&1 >/dev/null) && return 0
+	echo "SKIP (tracepoint cases): ${why#pmcfuse: events: }"
+	return 1
+}

@@ -1,0 +1,199 @@
+/* The machine as a counting platform: CPU, hypervisor, core PMUs and their
+ * counters (libpfm4), whether hardware events open at all, privileges,
+ * tracefs and rdpmc — the header of `pmcfuse events`. */
+#include <errno.h>
+#include <limits.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <perfmon/pfmlib.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+#include "counters/perf.h"
+#include "counters/tracefs.h"
+#include "util/internal.h"
+
+#define EVENT_SOURCE "/sys/bus/event_source/devices"
+
+static void read_first_line(const char *path, char *out, size_t len)
+{
+	out[0] = '\0';
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fgets(out, (int)len, f))
+		out[strcspn(out, "\n")] = '\0';
+	fclose(f);
+}
+
+static void cpu_model(pmcf_host_info *h)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+	int hv_flag = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		if (!h->cpu[0] && (strncmp(line, "model name", 10) == 0 ||
+				   strncmp(line, "Model", 5) == 0)) {
+			char *v = colon + 1;
+			while (*v == ' ')
+				v++;
+			v[strcspn(v, "\n")] = '\0';
+			snprintf(h->cpu, sizeof(h->cpu), "%s", v);
+		}
+		if (strncmp(line, "flags", 5) == 0 && strstr(colon, " hypervisor"))
+			hv_flag = 1;
+	}
+	if (f)
+		fclose(f);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	h->ncpus = n > 0 ? (unsigned)n : 0;
+	h->virtual_machine = hv_flag;
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned a, b, c, d;
+	if (__get_cpuid(1, &a, &b, &c, &d))
+		h->virtual_machine = !!(c & (1u << 31));
+	if (h->virtual_machine) {
+		__cpuid(0x40000000, a, b, c, d);
+		char v[13];
+		memcpy(v, &b, 4);
+		memcpy(v + 4, &c, 4);
+		memcpy(v + 8, &d, 4);
+		v[12] = '\0';
+		static const struct {
+			const char *sig, *name;
+		} known[] = {{"KVMKVMKVM", "KVM"},         {"VMwareVMware", "VMware"},
+			     {"Microsoft Hv", "Hyper-V"},  {"XenVMMXenVMM", "Xen"},
+			     {"TCGTCGTCGTCG", "QEMU (TCG)"}, {"ACRNACRNACRN", "ACRN"},
+			     {" lrpepyh  vr", "Parallels"}, {"VBoxVBoxVBox", "VirtualBox"},
+			     {"bhyve bhyve ", "bhyve"}};
+		for (size_t i = 0; i < PMCF_ARRAY_SIZE(known); i++)
+			if (strncmp(v, known[i].sig, strlen(known[i].sig)) == 0)
+				snprintf(h->hypervisor, sizeof(h->hypervisor), "%s", known[i].name);
+		if (!h->hypervisor[0]) { /* an unknown vendor: its signature, trimmed */
+			size_t k = 0;
+			for (size_t i = 0; i < 12 && v[i]; i++)
+				if (v[i] > ' ' && v[i] < 127)
+					h->hypervisor[k++] = v[i];
+			h->hypervisor[k] = '\0';
+		}
+	}
+#endif
+	if (h->virtual_machine && !h->hypervisor[0]) {
+		char t[32];
+		read_first_line("/sys/hypervisor/type", t, sizeof(t));
+		snprintf(h->hypervisor, sizeof(h->hypervisor), "%s", t);
+	}
+}
+
+static void kernel_pmus(pmcf_host_info *h)
+{
+	DIR *d = opendir(EVENT_SOURCE);
+	size_t off = 0;
+	h->kernel_pmus[0] = '\0';
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && off < sizeof(h->kernel_pmus))
+			off += (size_t)snprintf(h->kernel_pmus + off, sizeof(h->kernel_pmus) - off,
+						"%s%s", off ? "," : "", e->d_name);
+	closedir(d);
+}
+
+static void core_pmus(pmcf_host_info *h)
+{
+	if (pfm_initialize() != PFM_SUCCESS)
+		return;
+	for (int p = PFM_PMU_NONE + 1; p < PFM_PMU_MAX && h->npmus < PMCF_ARRAY_SIZE(h->pmus);
+	     p++) {
+		pfm_pmu_info_t pi;
+		memset(&pi, 0, sizeof(pi));
+		pi.size = sizeof(pi);
+		if (pfm_get_pmu_info((pfm_pmu_t)p, &pi) != PFM_SUCCESS || !pi.is_present ||
+		    pi.type != PFM_PMU_TYPE_CORE)
+			continue;
+		if (strcmp(pi.name, "perf") == 0 || strcmp(pi.name, "perf_raw") == 0)
+			continue;
+		pmcf_host_pmu *u = &h->pmus[h->npmus++];
+		snprintf(u->name, sizeof(u->name), "%s", pi.name);
+		snprintf(u->desc, sizeof(u->desc), "%s", pi.desc ? pi.desc : "");
+		u->general = pi.num_cntrs;
+		u->fixed = pi.num_fixed_cntrs;
+	}
+}
+
+static void hw_probe(pmcf_host_info *h)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		h->hw_counting = 1;
+		return;
+	}
+	int e = errno;
+	h->hw_counting = 0;
+	if (e == ENOENT || e == EOPNOTSUPP || e == ENODEV)
+		snprintf(h->hw_why, sizeof(h->hw_why), "no hardware PMU%s (perf_event_open: %s)",
+			 h->virtual_machine ? ": the hypervisor exposes none (no vPMU)" : "",
+			 strerror(e));
+	else
+		snprintf(h->hw_why, sizeof(h->hw_why), "perf_event_open: %s", strerror(e));
+}
+
+static void rdpmc_state(pmcf_host_info *h)
+{
+	char v[16];
+	read_first_line(EVENT_SOURCE "/cpu/rdpmc", v, sizeof(v));
+	if (!v[0])
+		read_first_line(EVENT_SOURCE "/cpu_core/rdpmc", v, sizeof(v));
+	if (v[0]) {
+		h->rdpmc = v[0] != '0';
+		snprintf(h->rdpmc_why, sizeof(h->rdpmc_why), "%s",
+			 v[0] == '0'   ? "disabled (" EVENT_SOURCE "/cpu/rdpmc is 0)"
+			 : v[0] == '2' ? "allowed for every task (rdpmc = 2)"
+				       : "allowed for tasks with counters open (rdpmc = 1)");
+		return;
+	}
+	read_first_line("/proc/sys/kernel/perf_user_access", v, sizeof(v)); /* arm64 */
+	if (v[0]) {
+		h->rdpmc = v[0] != '0';
+		snprintf(h->rdpmc_why, sizeof(h->rdpmc_why), "kernel.perf_user_access is %s", v);
+		return;
+	}
+	h->rdpmc = 0;
+	snprintf(h->rdpmc_why, sizeof(h->rdpmc_why), "no hardware PMU, nothing to read");
+}
+
+int pmcf_host_describe(pmcf_host_info *h)
+{
+	pmcfi_clear_error();
+	if (!h || h->size < sizeof(*h))
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_host_info: size not set");
+	memset(h, 0, sizeof(*h));
+	h->size = sizeof(*h);
+	cpu_model(h);
+	kernel_pmus(h);
+	core_pmus(h);
+	hw_probe(h);
+	h->paranoid = pmcfi_perf_paranoid();
+	h->kernel_allowed = pmcfi_perf_kernel_allowed();
+	h->root = geteuid() == 0;
+	pmcfi_tracefs_status(h->tracefs, sizeof(h->tracefs));
+	rdpmc_state(h);
+	return 0;
+}

@@ -101,8 +101,8 @@ int pmcfi_tracefs_events(char *dir, size_t len, int mount)
 				  PMCF_TRACEFS_ENV, env, strerror(e));
 	}
 	locate(dir, len);
-	int e = dir[0] ? readable(dir) : ENOENT;
-	if (e == ENOENT && mount && try_mount() == 0) {
+	int e = dir[0] ? readable(dir) : ENOENT, mount_err = 0;
+	if (e == ENOENT && mount && (mount_err = try_mount()) == 0) {
 		locate(dir, len);
 		e = dir[0] ? readable(dir) : ENOENT;
 	}
@@ -110,10 +110,16 @@ int pmcfi_tracefs_events(char *dir, size_t len, int mount)
 		return 0;
 	if (e == EACCES || e == EPERM)
 		return denied(dir, e);
+	if (mount_err)
+		return pmcfi_fail(PMCF_ENOENT,
+				  "needs tracefs, which is not mounted, and mounting it failed (%s): "
+				  "mount it as root (sudo mount -t tracefs nodev %s; in a container, "
+				  "on the host or with CAP_SYS_ADMIN)",
+				  strerror(mount_err), TRACEFS_DIR);
 	return pmcfi_fail(PMCF_ENOENT,
-			  "needs tracefs, which is not mounted%s: mount it as root "
+			  "needs tracefs, which is not mounted: mount it as root "
 			  "(sudo mount -t tracefs nodev %s)",
-			  mount ? " and this user cannot mount it" : "", TRACEFS_DIR);
+			  TRACEFS_DIR);
 }
 
 void pmcfi_tracefs_status(char *buf, size_t len)

@@ -253,8 +253,10 @@ static void test_levels_sysfs(void **state)
 {
 	(void)state;
 	const char *tmp = getenv("PMCF_TEST_TMP");
-	if (!tmp)
+	if (!tmp) {
+		printf("skipped: PMCF_TEST_TMP is not set (run through ctest)\n");
 		skip();
+	}
 	char root[512], dir[600], path[700];
 	snprintf(root, sizeof(root), "%s/cit_sysfs", tmp);
 	mkdir(root, 0777);

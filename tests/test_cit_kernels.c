@@ -130,8 +130,10 @@ static void test_source_every_level(void **state)
 	(void)state;
 	const char *src = getenv("PMCF_SOURCE_DIR");
 	const char *tmp = getenv("PMCF_TEST_TMP");
-	if (!src || !tmp || !have("objdump") || !have("cc"))
+	if (!src || !tmp || !have("objdump") || !have("cc")) {
+		printf("skipped: needs PMCF_SOURCE_DIR, PMCF_TEST_TMP (ctest), objdump and cc\n");
 		skip();
+	}
 	static const char *const levels[] = {"-O0", "-O1", "-O2", "-O3", "-Os"};
 	static const char *const compilers[] = {"cc", "clang"};
 	for (size_t c = 0; c < 2; c++) {
@@ -173,8 +175,10 @@ static void test_built_kernels(void **state)
 		assert_non_null(up);
 		strcpy(up, "/pmcfuse-cit-kernels");
 	}
-	if (access(path, X_OK) != 0 || !have("objdump"))
+	if (access(path, X_OK) != 0 || !have("objdump")) {
+		printf("skipped: %s not built or objdump missing\n", path);
 		skip();
+	}
 	check_file(path, "pmcfuse-cit-kernels");
 }
 

@@ -122,8 +122,10 @@ static char *labels(const pmcf_profile *p)
 
 #define NEED_OMP()                                                                                 \
 	do {                                                                                       \
-		if (!have_omp)                                                                     \
-			skip();                                                                    \
+		if (!have_omp) {                                                                   \
+			printf("skipped: OpenMP examples not built (no clang-16/libomp)\n");     \
+			skip();                                                            \
+		}                                                                          \
 	} while (0)
 
 static void test_pgroup(void **state)

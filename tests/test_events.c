@@ -167,8 +167,10 @@ static void test_catalog_contents(void **state)
 static void test_catalog_tracepoints(void **state)
 {
 	(void)state;
-	if (!tracefs_readable)
+	if (!tracefs_readable) {
+		printf("skipped: tracefs cannot be used here (see the first line)\n");
 		skip();
+	}
 	size_t n = count_source(full, PMCF_SRC_TRACEPOINT);
 	assert_true(n >= 100);
 	const pmcf_event_info *sw = get(full, "sched:sched_switch");

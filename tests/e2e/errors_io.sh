@@ -19,25 +19,27 @@ expect_match "cannot run './a.pmcf': Permission denied" "$ERR"
 expect_fail 1 "$PMCFUSE" run -e page-faults -o p.pmcf -- /nonexistent/prog
 [ ! -e p.pmcf ] || fail "left an output for a program that never ran"
 
-row program-crash
-expect_fail 2 "$PMCFUSE" record -e page-faults -o segv.pmcf -- "$EX/crash" segv 5
-expect_match "was killed by signal 11 \(Segmentation fault\); the profile keeps the 5 XUs recorded and is marked incomplete \(saved to segv.pmcf\)" "$ERR"
-expect_ok "$PMCFUSE" show --json segv.pmcf
-[ "$(jq -r '.. | .complete? // empty' <<<"$OUT" | head -1)" != true ] || fail "crashed run marked complete"
+if omp_examples; then # examples/crash is an OpenMP program
+	row program-crash
+	expect_fail 2 "$PMCFUSE" record -e page-faults -o segv.pmcf -- "$EX/crash" segv 5
+	expect_match "was killed by signal 11 \(Segmentation fault\); the profile keeps the 5 XUs recorded and is marked incomplete \(saved to segv.pmcf\)" "$ERR"
+	expect_ok "$PMCFUSE" show --json segv.pmcf
+	[ "$(jq -r '.. | .complete? // empty' <<<"$OUT" | head -1)" != true ] || fail "crashed run marked complete"
 
-row program-killed
-expect_fail 2 "$PMCFUSE" record -e page-faults -o kill.pmcf -- "$EX/crash" kill 5
-expect_match "was killed by signal 9 \(Killed\)" "$ERR"
-expect_ok "$PMCFUSE" show kill.pmcf
+	row program-killed
+	expect_fail 2 "$PMCFUSE" record -e page-faults -o kill.pmcf -- "$EX/crash" kill 5
+	expect_match "was killed by signal 9 \(Killed\)" "$ERR"
+	expect_ok "$PMCFUSE" show kill.pmcf
 
-row program-exit
-expect_fail 2 "$PMCFUSE" record -e page-faults -o exit.pmcf -- "$EX/crash" exit 5
-expect_match "exited with status 3; the profile keeps the 5 XUs" "$ERR"
-expect_fail 2 "$PMCFUSE" run -e page-faults,context-switches --pmcs 1 -o run.pmcf -- "$EX/crash" segv 5
-expect_match '^pmcfuse: run: execution 0 of 2 failed: .*killed by signal 11' "$ERR"
-[ ! -e run.pmcf ] || fail "run left a fused profile of a failed execution"
-expect_fail 2 "$PMCFUSE" reference -e page-faults,context-switches,minor-faults --pmcs 2 --repeat 2 -o refs -- "$EX/crash" exit 2
-expect_match '^pmcfuse: reference: ' "$ERR"
+	row program-exit
+	expect_fail 2 "$PMCFUSE" record -e page-faults -o exit.pmcf -- "$EX/crash" exit 5
+	expect_match "exited with status 3; the profile keeps the 5 XUs" "$ERR"
+	expect_fail 2 "$PMCFUSE" run -e page-faults,context-switches --pmcs 1 -o run.pmcf -- "$EX/crash" segv 5
+	expect_match '^pmcfuse: run: execution 0 of 2 failed: .*killed by signal 11' "$ERR"
+	[ ! -e run.pmcf ] || fail "run left a fused profile of a failed execution"
+	expect_fail 2 "$PMCFUSE" reference -e page-faults,context-switches,minor-faults --pmcs 2 --repeat 2 -o refs -- "$EX/crash" exit 2
+	expect_match '^pmcfuse: reference: ' "$ERR"
+fi
 
 # ---- output paths that cannot be written -----------------------------------
 touch afile

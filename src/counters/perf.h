@@ -20,6 +20,18 @@
  * native event. */
 int pmcfi_perf_encode(const pmcf_catalog *c, const char *name, struct perf_event_attr *attr);
 
+/* Like pmcfi_perf_encode, for any event including PAPI presets: fills
+ * attrs[0..*n) with the natives the event is counted with (1 for every
+ * event but a PAPI preset, 1..PMCFI_DERIVE_MAX for those) and, when d is not
+ * NULL, d->name (the catalogue's spelling, valid while c lives), d->n, d->expr and d->hz (the
+ * caller sets d->first). Returns 0; PMCF_ENOTSUP with a one-line detail for
+ * a preset that cannot be counted here (pmcfi_papi_unavailable);
+ * PMCF_ETOOMANY when the natives need more than max; else as
+ * pmcfi_perf_encode. */
+struct pmcfi_derive;
+int pmcfi_perf_expand(const pmcf_catalog *c, const char *name, struct perf_event_attr *attrs,
+		      size_t max, size_t *n, struct pmcfi_derive *d);
+
 /* 1 when this process may count kernel-mode events (CAP_PERFMON or
  * CAP_SYS_ADMIN, or kernel.perf_event_paranoid <= 1), else 0. */
 int pmcfi_perf_kernel_allowed(void);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
+#include "counters/perf.h"
 
 static const char usage[] =
 	"usage: pmcfuse events [--sim SPEC] [--json] [--source S] [--available] [--no-probe]\n"
@@ -120,7 +121,8 @@ int cmd_events(int argc, char **argv)
 
 	pmcf_catalog *c = NULL;
 	int err = sim ? pmcf_catalog_sim(sim, &c)
-		      : pmcf_catalog_perf(probe && !check ? PMCF_CATALOG_PROBE : 0, &c);
+		      : pmcf_catalog_perf(check ? pmcfi_perf_papi_flags(check) /* libpapi when named */
+					: probe ? PMCF_CATALOG_PROBE : 0, &c);
 	if (err)
 		return cli_lib_error("events", err, "cannot list events");
 	int st = CLI_OK;

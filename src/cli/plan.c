@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cli/cli.h"
+#include "counters/perf.h"
 #include "cli/fuse.h"
 #include "pmcfuse/sim.h"
 
@@ -178,7 +179,9 @@ int cmd_plan(int argc, char **argv)
 	pmcf_plan *plan = NULL;
 	pmcf_profile **pilots = NULL;
 	size_t npilots = 0;
-	int err = sim ? pmcf_catalog_sim(sim, &cat) : pmcf_catalog_perf(0, &cat);
+	int err = sim ? pmcf_catalog_sim(sim, &cat)
+		      : pmcf_catalog_perf(pmcfi_perf_papi_flags(events) & pmcfi_perf_papi_flags(link),
+					  &cat);
 	if (err) {
 		st = cli_lib_error(verb, err, "event catalogue");
 		goto out;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cli/cli.h"
+#include "counters/perf.h"
 #include "pmcfuse/collect.h"
 #include "pmcfuse/evaluate.h"
 #include "pmcfuse/sim.h"
@@ -100,7 +101,8 @@ int cmd_reference(int argc, char **argv)
 	pmcf_sim_spec *spec = NULL;
 	int err = sim ? pmcf_sim_spec_parse(sim, &spec) : 0;
 	if (!err)
-		err = sim ? pmcf_catalog_sim(sim, &c) : pmcf_catalog_perf(0, &c);
+		err = sim ? pmcf_catalog_sim(sim, &c)
+			  : pmcf_catalog_perf(pmcfi_perf_papi_flags(events), &c);
 	if (err) {
 		pmcf_sim_spec_free(spec);
 		return cli_lib_error("reference", err, sim ? sim : "cannot list events");

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli/cli.h"
+#include "counters/perf.h"
 #include "cli/fuse.h"
 #include "pmcfuse/collect.h"
 #include "pmcfuse/sim.h"
@@ -283,7 +284,7 @@ int cmd_run(int argc, char **argv)
 			goto out;
 		}
 		memcpy(prog, argv + optind, (size_t)(argc - optind) * sizeof(*prog));
-		if ((err = pmcf_catalog_perf(0, &cat))) {
+		if ((err = pmcf_catalog_perf(pmcfi_perf_papi_flags(events), &cat))) {
 			st = cli_lib_error(verb, err, "event catalogue");
 			goto out;
 		}

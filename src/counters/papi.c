@@ -35,16 +35,17 @@ void pmcfi_papi_free(struct pmcfi_papi *t)
 	free(t);
 }
 
+/* Makes room for one more preset at t->p[t->n], zeroed (the caller counts it). */
 static int push(struct pmcfi_papi *t, size_t *cap)
 {
-	if (t->n < *cap)
-		return 0;
-	size_t c = *cap ? 2 * *cap : 128;
-	struct pmcfi_papi_preset *p = realloc(t->p, c * sizeof(*p));
-	if (!p)
-		return pmcfi_fail(PMCF_ENOMEM, "out of memory reading PAPI presets");
-	t->p = p;
-	*cap = c;
+	if (t->n == *cap) {
+		size_t c = *cap ? 2 * *cap : 128;
+		struct pmcfi_papi_preset *p = realloc(t->p, c * sizeof(*p));
+		if (!p)
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory reading PAPI presets");
+		t->p = p;
+		*cap = c;
+	}
 	memset(&t->p[t->n], 0, sizeof(t->p[t->n]));
 	return 0;
 }

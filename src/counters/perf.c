@@ -962,6 +962,13 @@ int pmcfi_catalog_perf_for(const char *const *names, size_t n, pmcf_catalog **ou
 	return pmcf_catalog_perf(papi ? 0 : PMCF_CATALOG_NO_PAPI, out);
 }
 
+unsigned pmcfi_perf_papi_flags(const char *spec)
+{
+	if (spec && (spec[0] == '@' || strcasestr(spec, "PAPI_")))
+		return 0;
+	return PMCF_CATALOG_NO_PAPI;
+}
+
 int pmcfi_catalog_perf_for_spec(const char *spec, pmcf_catalog **out)
 {
 	if (!spec || spec[0] == '@')

@@ -53,4 +53,9 @@ int pmcfi_catalog_perf_for(const char *const *names, size_t n, pmcf_catalog **ou
 /* The same for an -e EVENTS list: a comma-separated list, "all" or @FILE. */
 int pmcfi_catalog_perf_for_spec(const char *spec, pmcf_catalog **out);
 
+/* pmcf_catalog_perf flags for an -e EVENTS list: 0 when it may name a PAPI
+ * preset ("PAPI_" in it, or @FILE), else PMCF_CATALOG_NO_PAPI (also for
+ * NULL), so that libpapi starts only when a preset is asked for. */
+unsigned pmcfi_perf_papi_flags(const char *spec);
+
 #endif

@@ -213,9 +213,12 @@ static int load_papi(struct pmcfi_papi *t)
 				 info.count, PMCFI_DERIVE_MAX);
 			continue;
 		}
-		for (unsigned j = 0; j < info.count && !err; j++)
-			if (!(p->native[p->n++] = strdup(info.name[j])))
+		for (unsigned j = 0; j < info.count && !err; j++) {
+			/* a component-qualified name ("perf_event:::X") is libpfm4's X */
+			const char *cq = strstr(info.name[j], ":::");
+			if (!(p->native[p->n++] = strdup(cq ? cq + 3 : info.name[j])))
 				err = pmcfi_fail(PMCF_ENOMEM, "out of memory reading PAPI presets");
+		}
 		finish(p, info.postfix, disabled, cpu);
 	} while (!err && PAPI_enum_event(&code, PAPI_ENUM_ALL) == PAPI_OK);
 	return err;

@@ -596,20 +596,25 @@ int pmcfi_perf_expand(const pmcf_catalog *c, const char *name, struct perf_event
                       size_t max, size_t *n, struct pmcfi_derive *d)
 {
 	const struct perf_impl *impl = perf_impl_of(c);
+	long i = impl ? pmcf_catalog_find(c, name) : -1;
+	const struct pmcfi_papi_preset *p = i >= 0 ? preset_at(impl, (size_t)i) : NULL;
+	int err;
 	*n = 0;
-	if (!impl)
-		return pmcfi_fail(PMCF_EINVAL, "not a perf event catalogue");
-	long i = pmcf_catalog_find(c, name);
-	if (i < 0)
-		return pmcfi_fail(PMCF_EEVENT, "unknown event '%s'", name);
-	int err = encode_natives(c, impl, (size_t)i, attrs, max, n);
-	if (err || !d)
+	if (!p) { /* every other event is itself */
+		if (max < 1)
+			return pmcfi_fail(PMCF_ETOOMANY, "no room for one more event");
+		if ((err = pmcfi_perf_encode(c, name, attrs)) != 0)
+			return err;
+		*n = 1;
+	} else if ((err = encode_natives(c, impl, (size_t)i, attrs, max, n)) != 0) {
 		return err;
-	const struct pmcfi_papi_preset *p = preset_at(impl, (size_t)i);
-	d->name = pmcf_catalog_at(c, (size_t)i)->name;
-	d->n = (unsigned)*n;
-	snprintf(d->expr, sizeof(d->expr), "%s", p ? p->expr : "");
-	d->hz = impl->papi ? impl->papi->hz : 0;
+	}
+	if (d) {
+		d->name = i >= 0 ? pmcf_catalog_at(c, (size_t)i)->name : name;
+		d->n = (unsigned)*n;
+		snprintf(d->expr, sizeof(d->expr), "%s", p ? p->expr : "");
+		d->hz = impl->papi ? impl->papi->hz : 0;
+	}
 	return 0;
 }
 

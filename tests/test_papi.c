@@ -19,6 +19,7 @@
 #include "pmcfuse/collect.h"
 #include "pmcfuse/events.h"
 #include "pmcfuse/profile.h"
+#include "pmcfuse/sim.h"
 
 /* A failed table row names its line. */
 #define ROW_CHECK(line, cond, ...)                                                                 \
@@ -368,6 +369,27 @@ static void test_collect_derived(void **state)
 		assert_true(pmcf_profile_value(p, i, 3) == 0);
 		assert_true(pmcf_profile_value(p, i, 4) == pf);
 		assert_true(pmcf_profile_value(p, i, 5) == pf);
+	}
+	pmcf_profile_free(p);
+	/* user-space multiplexing over 1 counter: natives rotate one at a time,
+	 * each is estimated, the preset's value and coverage come from them */
+	pmcf_collect_opts mx = {.size = sizeof(mx), .pmcs = 1, .multiplex = PMCF_MUX_RR,
+				.period_ms = 0.05, .estimate = PMCF_EST_LOCAL};
+	const char *mev[] = {"PAPI_T_PF2", "page-faults"};
+	err = pmcf_collect_program(argv, mev, 2, &mx, &p, &ei);
+	if (err)
+		fail_msg("collect, multiplexed: %s", pmcf_errdetail());
+	assert_int_equal(pmcf_profile_nevents(p), 3);
+	assert_string_equal(pmcf_profile_event_name(p, 1), "PAPI_T_PF2");
+	assert_true(pmcf_profile_has_coverage(p));
+	for (size_t i = 0; i < pmcf_profile_nxus(p); i++) {
+		uint64_t en, run;
+		assert_int_equal(pmcf_profile_coverage_get(p, i, 1, &en, &run), 0);
+		assert_true(run <= en);
+		double v = pmcf_profile_value(p, i, 1);
+		assert_true(isnan(v) || v >= 0);
+		if (run == 0) /* a native never ran in this XU: the preset is missing */
+			assert_true(isnan(v));
 	}
 	pmcf_profile_free(p);
 	/* an unavailable preset stops the recording before the program runs */

@@ -9,6 +9,7 @@ PACKAGES=(
 	libsqlite3-dev sqlite3             # profile store (+ CLI for inspecting files)
 	libjansson-dev                     # JSON (plans, machine models, catalogues)
 	libpfm4-dev                        # event names -> perf attributes
+	libpapi-dev                        # PAPI presets (PAPI_TOT_INS, …) -> this CPU's native events
 	libcmocka-dev                      # unit tests
 	jq                                 # end-to-end tests read JSON output
 	man-db groff-base                  # tests/e2e/man.sh renders every man page

@@ -22,6 +22,7 @@ extern "C" {
 #define PMCF_SRC_HWCACHE "hw-cache"   /* generic PERF_TYPE_HW_CACHE */
 #define PMCF_SRC_PMU "pmu"            /* native event of a PMU, through libpfm4 */
 #define PMCF_SRC_SIM "sim"            /* event of a simulated machine */
+#define PMCF_SRC_PAPI "papi"          /* PAPI preset, counted as this CPU's natives (libpapi) */
 
 typedef struct pmcf_event_info {
 	const char *name;        /* unique in its catalogue, e.g. "task-clock", "sched:sched_switch" */
@@ -40,13 +41,17 @@ typedef struct pmcf_catalog pmcf_catalog;
 /* pmcf_catalog_perf flags */
 #define PMCF_CATALOG_PROBE 1u          /* try perf_event_open on each event to fill .available */
 #define PMCF_CATALOG_NO_TRACEPOINTS 2u /* skip tracefs */
-#define PMCF_CATALOG_NO_PMU 4u         /* skip libpfm4's native events */
+#define PMCF_CATALOG_NO_PMU 4u         /* skip libpfm4's native events (and PAPI presets) */
+#define PMCF_CATALOG_NO_PAPI 8u        /* skip PAPI presets (libpapi is not started) */
 
 /* The catalogue of the real source on this machine: duration, perf software
  * events, generic hardware and hw-cache events, tracepoints (from tracefs;
  * silently absent when tracefs is missing or unreadable, with a warning
- * through the log callback), and the native events of the detected PMUs
- * with their umasks (libpfm4). Free with pmcf_catalog_free. */
+ * through the log callback), the native events of the detected PMUs
+ * with their umasks (libpfm4), and PAPI's presets (source "papi", from
+ * libpapi's tables for this CPU: cost is the number of natives a preset is
+ * counted with; one PAPI cannot map here has available 0 and its reason in
+ * constraints {"unavailable": …}). Free with pmcf_catalog_free. */
 PMCF_API int pmcf_catalog_perf(unsigned flags, pmcf_catalog **out);
 
 /* The catalogue of a simulated machine for SPEC ("WORKLOAD[,key=value…]";

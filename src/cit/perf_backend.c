@@ -144,7 +144,7 @@ int pmcfi_cit_perf_measure(const pmcf_cit_options *o, const struct cit_run *runs
 	if (err)
 		return err;
 	pmcf_catalog *c;
-	if ((err = pmcf_catalog_perf(PMCF_CATALOG_NO_TRACEPOINTS, &c)))
+	if ((err = pmcf_catalog_perf(PMCF_CATALOG_NO_TRACEPOINTS | PMCF_CATALOG_NO_PAPI, &c)))
 		return err;
 	size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
 	if (!idx) {

@@ -50,7 +50,8 @@ int pmcf_cit_catalog(const char *backend, pmcf_catalog **out)
 		return pmcfi_cit_cachegrind_catalog(out);
 	if (backend && strcmp(backend, PMCF_CIT_PERF) != 0)
 		return pmcfi_fail(PMCF_EINVAL, "unknown backend '%s' (perf or cachegrind)", backend);
-	return pmcf_catalog_perf(PMCF_CATALOG_NO_TRACEPOINTS, out);
+	/* PAPI presets are several natives: categorize counts single events */
+	return pmcf_catalog_perf(PMCF_CATALOG_NO_TRACEPOINTS | PMCF_CATALOG_NO_PAPI, out);
 }
 
 /* ---- the report ---------------------------------------------------------------- */

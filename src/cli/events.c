@@ -14,13 +14,14 @@ static const char usage[] =
 	"       pmcfuse events [--sim SPEC] --check EVENTS [--pmcs N]\n\n"
 	"Lists the events of this machine, after a header that says what can count here\n"
 	"(PMUs and their counters, VM, perf_event_paranoid, tracefs, rdpmc): perf\n"
-	"software events, generic hardware and\n"
-	"hw-cache events, tracepoints and the native events of the detected PMUs (libpfm4);\n"
+	"software events, generic hardware and hw-cache events, tracepoints, the native\n"
+	"events of the detected PMUs (libpfm4) and PAPI's presets (libpapi: their natives\n"
+	"here, or why they cannot be counted);\n"
 	"with --sim, the events of a simulated machine with their counting constraints.\n\n"
 	"  --sim SPEC       list the simulated machine of SPEC (e.g. cholesky,machine=xeon192)\n"
 	"  --json           print a JSON array of {name, source, available, description, ...}\n"
 	"  --source S       only events of source S (pseudo, software, hardware, hw-cache,\n"
-	"                   tracepoint, pmu, sim)\n"
+	"                   tracepoint, pmu, papi, sim)\n"
 	"  --available      only events this machine can count\n"
 	"  --no-probe       do not test each event with perf_event_open (available: unknown)\n"
 	"  --no-header      leave out the machine header (CPU, PMU and counters, VM,\n"
@@ -163,7 +164,8 @@ int cmd_events(int argc, char **argv)
 
 	pmcf_catalog *c = NULL;
 	int err = sim ? pmcf_catalog_sim(sim, &c)
-		      : pmcf_catalog_perf(probe && !check ? PMCF_CATALOG_PROBE : 0, &c);
+		  : check ? pmcfi_catalog_perf_for_spec(check, &c) /* grows as names resolve */
+			  : pmcf_catalog_perf(probe ? PMCF_CATALOG_PROBE : 0, &c);
 	if (!err && !sim && source && strcmp(source, PMCF_SRC_TRACEPOINT) == 0 &&
 	    (err = pmcfi_perf_add_tracepoints(c))) {
 		/* tracepoints asked for by name: mount tracefs, or say why not */

@@ -21,6 +21,7 @@
 #include "collect/reader.h"
 #include "collect/rec.h"
 #include "collect/sha256.h"
+#include "counters/derive.h"
 #include "counters/perf.h"
 #include "counters/perf_group.h"
 #include "pmcfuse/collect.h"
@@ -315,8 +316,14 @@ static int add_meta(pmcf_profile *p, char *const argv[], const char *program, co
 }
 
 /* ---- the run ------------------------------------------------------------------- */
+/* The natives to count for events[0..n) (duration left out): attrs and
+ * names[0..*nout) (a PAPI preset's natives all carry its name). When a PAPI
+ * preset is among the events, dv[0..*ndv) says how the reader makes each
+ * event's column from the natives (counters/derive.h), else *ndv is 0 and
+ * the natives are the events. */
 static int encode_events(const char *const *events, size_t n, unsigned pmcs, int mux,
-			 struct perf_event_attr *attrs, const char **names, size_t *nout)
+			 struct perf_event_attr *attrs, const char **names, size_t *nout,
+			 struct pmcfi_derive *dv, size_t *ndv)
 {
 	/* the small catalogue when it names every event (duration is no perf event) */
 	const char **want = malloc((n ? n : 1) * sizeof(*want));
@@ -332,7 +339,9 @@ static int encode_events(const char *const *events, size_t n, unsigned pmcs, int
 	free(want);
 	if (err)
 		return err;
-	size_t k = 0;
+	size_t k = 0, m = 0; /* natives, events */
+	int derived = 0;
+	const char *evnames[PMCFI_PGROUP_MAX];
 	for (size_t i = 0; i < n && !err; i++) {
 		if (!strcmp(events[i], PMCF_EVENT_DURATION))
 			continue;
@@ -346,15 +355,27 @@ static int encode_events(const char *const *events, size_t n, unsigned pmcs, int
 			err = pmcfi_fail(PMCF_EEVENT, "unknown event '%s'", events[i]);
 			break;
 		}
-		names[k] = events[i];
-		err = pmcfi_perf_encode(c, events[i], &attrs[k]);
-		k++;
+		size_t na = 0;
+		err = pmcfi_perf_expand(c, events[i], &attrs[k], PMCFI_PGROUP_MAX - k, &na, &dv[m]);
+		if (err == PMCF_ETOOMANY)
+			err = pmcfi_fail(PMCF_ETOOMANY,
+					 "at most %d events per execution (a PAPI preset counts one "
+					 "per native)", PMCFI_PGROUP_MAX);
+		if (err)
+			break;
+		dv[m].first = (unsigned)k;
+		dv[m].name = events[i]; /* outlives the catalogue */
+		derived |= strcmp(pmcf_catalog_at(c, (size_t)ix)->source, PMCF_SRC_PAPI) == 0;
+		for (size_t j = 0; j < na; j++)
+			names[k++] = events[i];
+		evnames[m++] = events[i];
 	}
+	*ndv = derived ? m : 0;
 	if (!err && k && mux != PMCF_MUX_NONE) {
 		/* multiplexed: each event alone must be countable */
-		for (size_t i = 0; i < k && !err; i++) {
+		for (size_t i = 0; i < m && !err; i++) {
 			char why[512] = "";
-			int ok = pmcf_catalog_check_set(c, &names[i], 1, 0, why, sizeof(why));
+			int ok = pmcf_catalog_check_set(c, &evnames[i], 1, 0, why, sizeof(why));
 			if (ok < 0)
 				err = ok;
 			else if (ok == 0)
@@ -362,7 +383,7 @@ static int encode_events(const char *const *events, size_t n, unsigned pmcs, int
 		}
 	} else if (!err && k) {
 		char why[512] = "";
-		int ok = pmcf_catalog_check_set(c, names, k, pmcs, why, sizeof(why));
+		int ok = pmcf_catalog_check_set(c, evnames, m, pmcs, why, sizeof(why));
 		if (ok < 0)
 			err = ok;
 		else if (ok == 0)
@@ -555,9 +576,10 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 	}
 	struct perf_event_attr attrs[PMCFI_PGROUP_MAX];
 	const char *names[PMCFI_PGROUP_MAX];
-	size_t n = 0;
+	struct pmcfi_derive dv[PMCFI_PGROUP_MAX]; /* PAPI presets: natives -> columns */
+	size_t n = 0, ndv = 0;
 	char tool[PATH_MAX], program[PATH_MAX];
-	int err = encode_events(events, nevents, pmcs, mux, attrs, names, &n);
+	int err = encode_events(events, nevents, pmcs, mux, attrs, names, &n, dv, &ndv);
 	if (!err)
 		err = find_tool(opts, tool, sizeof(tool));
 	if (!err)
@@ -631,7 +653,8 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 	if (!err)
 		err = pmcf_profile_new(&p);
 	if (!err)
-		err = pmcfi_collect_read_est(dir, names, n, t0, estimate, p, &st);
+		err = ndv ? pmcfi_collect_read_derived(dir, names, n, dv, ndv, t0, estimate, p, &st)
+			  : pmcfi_collect_read_est(dir, names, n, t0, estimate, p, &st);
 	if (!err && st.tool_error[0] && st.xus == 0)
 		err = pmcfi_fail(PMCF_ENOTSUP, "the collector could not count in the program: %s",
 				 st.tool_error);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "collect/reader.h"
 #include "collect/rec.h"
+#include "counters/derive.h"
 #include "pmcfuse/sim.h"
 #include "util/internal.h"
 
@@ -54,6 +55,13 @@ struct rd {
 	size_t nthread_keys, cap_thread_keys;
 	struct dwmod *dwm; /* modules opened for source lookups */
 	size_t ndwm;
+	/* events counted as several natives: the columns are dv[0..ndv), the
+	 * natives' values of one XU wait in dval/den/drun (see put) */
+	const struct pmcfi_derive *dv;
+	size_t ndv;
+	double *dval;
+	uint64_t *den, *drun;
+	int dcov;
 };
 
 static uint64_t hkey(uint32_t pid, uint64_t id) { return (id * 0x9e3779b97f4a7c15ull) ^ pid; }
@@ -752,7 +760,46 @@ static void rd_free(struct rd *r)
 	free(r->hash);
 	free(r->maps);
 	free(r->thread_keys);
+	free(r->dval);
+	free(r->den);
+	free(r->drun);
 	dwmod_free(r);
+}
+
+/* Native e's value of XU i: column e + 1, or, when the events are derived,
+ * kept for flush_derived. cov: set the coverage (enabled, running ns) too. */
+static void put(struct rd *r, pmcf_profile *p, size_t i, size_t e, double v, int cov, uint64_t en,
+		uint64_t run)
+{
+	if (!r->dv) {
+		pmcf_profile_value_set(p, i, e + 1, v);
+		if (cov)
+			pmcf_profile_coverage_set(p, i, e + 1, en, run);
+		return;
+	}
+	r->dval[e] = v;
+	r->den[e] = en;
+	r->drun[e] = run;
+	r->dcov = cov;
+}
+
+/* The event columns of XU i from its natives' values (counters/derive.h: a
+ * PAPI preset's sum, difference or postfix); a derived value's coverage is
+ * that of its least covered native. */
+static void flush_derived(struct rd *r, pmcf_profile *p, size_t i)
+{
+	for (size_t o = 0; o < r->ndv; o++) {
+		const struct pmcfi_derive *d = &r->dv[o];
+		pmcf_profile_value_set(p, i, o + 1, pmcfi_derive_value(d, r->dval));
+		if (!r->dcov)
+			continue;
+		size_t worst = d->first;
+		for (size_t j = d->first + 1; j < d->first + d->n; j++)
+			if ((double)r->drun[j] * (double)r->den[worst] <
+			    (double)r->drun[worst] * (double)r->den[j])
+				worst = j;
+		pmcf_profile_coverage_set(p, i, o + 1, r->den[worst], r->drun[worst]);
+	}
 }
 
 static int build(struct rd *r, const char *dir, const char *const *names, uint64_t t0,
@@ -853,8 +900,8 @@ static int build(struct rd *r, const char *dir, const char *const *names, uint64
 	size_t ev;
 	if ((err = pmcf_profile_event_add(p, "duration", &ev)) != 0)
 		goto out;
-	for (size_t e = 0; e < r->nev; e++)
-		if ((err = pmcf_profile_event_add(p, names[e], &ev)) != 0)
+	for (size_t e = 0; e < (r->dv ? r->ndv : r->nev); e++)
+		if ((err = pmcf_profile_event_add(p, r->dv ? r->dv[e].name : names[e], &ev)) != 0)
 			goto out;
 	if ((err = pmcf_profile_reserve(p, nx)) != 0)
 		goto out;
@@ -904,14 +951,13 @@ static int build(struct rd *r, const char *dir, const char *const *names, uint64
 					st->missing++;
 				else if (v < 0)
 					st->negative++;
-				pmcf_profile_value_set(p, i, e + 1, v);
-				pmcf_profile_coverage_set(p, i, e + 1, (uint64_t)en, (uint64_t)run);
+				put(r, p, i, e, v, 1, (uint64_t)en, (uint64_t)run);
 				continue;
 			}
-			pmcf_profile_value_set(p, i, e + 1, n->v[e]);
-			if (cover)
-				pmcf_profile_coverage_set(p, i, e + 1, n->en, n->run);
+			put(r, p, i, e, n->v[e], cover, n->en, n->run);
 		}
+		if (r->dv)
+			flush_derived(r, p, i);
 	}
 	st->xus = nx;
 	st->fallback = nx > 0 && fallback;
@@ -931,14 +977,39 @@ int pmcfi_collect_read(const char *dir, const char *const *names, size_t nev, ui
 int pmcfi_collect_read_est(const char *dir, const char *const *names, size_t nev, uint64_t t0,
 			   int estimate, pmcf_profile *p, struct pmcfi_collect_stats *st)
 {
+	return pmcfi_collect_read_derived(dir, names, nev, NULL, 0, t0, estimate, p, st);
+}
+
+int pmcfi_collect_read_derived(const char *dir, const char *const *names, size_t nev,
+			       const struct pmcfi_derive *dv, size_t ndv, uint64_t t0, int estimate,
+			       pmcf_profile *p, struct pmcfi_collect_stats *st)
+{
 	struct rd r;
 	memset(&r, 0, sizeof(r));
 	memset(st, 0, sizeof(*st));
 	r.nev = nev;
 	r.mux = -1;
+	if (dv) {
+		for (size_t o = 0; o < ndv; o++)
+			if (dv[o].n < 1 || dv[o].first + dv[o].n > nev)
+				return pmcfi_fail(PMCF_EINVAL, "event '%s' names natives beyond the %zu counted",
+						  dv[o].name, nev);
+		r.dv = dv;
+		r.ndv = ndv;
+		r.dval = calloc(nev ? nev : 1, sizeof(*r.dval));
+		r.den = calloc(nev ? nev : 1, sizeof(*r.den));
+		r.drun = calloc(nev ? nev : 1, sizeof(*r.drun));
+		if (!r.dval || !r.den || !r.drun) {
+			rd_free(&r);
+			return PMCF_ENOMEM;
+		}
+	}
 	DIR *d = opendir(dir);
-	if (!d)
-		return pmcfi_fail(-errno, "cannot read the record folder %s: %s", dir, strerror(errno));
+	if (!d) {
+		int e = errno;
+		rd_free(&r);
+		return pmcfi_fail(-e, "cannot read the record folder %s: %s", dir, strerror(e));
+	}
 	uint32_t *pids = NULL;
 	size_t npids = 0;
 	int err = 0;

@@ -40,6 +40,19 @@ int pmcfi_collect_read(const char *dir, const char *const *names, size_t nev, ui
 int pmcfi_collect_read_est(const char *dir, const char *const *names, size_t nev, uint64_t t0,
 			   int estimate, pmcf_profile *p, struct pmcfi_collect_stats *st);
 
+/* The same for events counted as several natives (PAPI presets,
+ * counters/derive.h): the record files hold the natives names[0..nev); the
+ * profile gets one column per dv[0..ndv) (dv[o].name), the value computed
+ * from its natives [first, first + n) per XU, missing when one of them is
+ * (multiplexing: each native is estimated first; the counts of negative and
+ * missing values in *st are per native). dv NULL: the natives are the
+ * events (pmcfi_collect_read_est). PMCF_EINVAL for a dv naming natives
+ * beyond nev. */
+struct pmcfi_derive;
+int pmcfi_collect_read_derived(const char *dir, const char *const *names, size_t nev,
+			       const struct pmcfi_derive *dv, size_t ndv, uint64_t t0, int estimate,
+			       pmcf_profile *p, struct pmcfi_collect_stats *st);
+
 /* Where the calling thread's last pmcf_collect_program spent its time, for
  * benchmarks (bench/bench_collect.c): the program itself (fork to wait) and
  * the launcher's work before and after it. ns, CLOCK_MONOTONIC. */

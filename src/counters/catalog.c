@@ -347,7 +347,8 @@ static int add_token(const pmcf_catalog *c, pmcf_evlist *l, const char *tok)
 {
 	if (strcmp(tok, "all") == 0) {
 		for (size_t i = 0; i < c->n; i++) {
-			if (c->ev[i].available == 0)
+			/* PAPI presets count what natives listed here count: not twice */
+			if (c->ev[i].available == 0 || strcmp(c->ev[i].source, PMCF_SRC_PAPI) == 0)
 				continue;
 			int err = evlist_push(l, c->ev[i].name);
 			if (err)

@@ -1,6 +1,7 @@
 /* The real-machine event catalogue ("perf"): perf software, generic hardware
- * and hw-cache events, tracefs tracepoints and libpfm4 native PMU events,
- * their probing and encoding, and the group-open compatibility check. */
+ * and hw-cache events, tracefs tracepoints, libpfm4 native PMU events and
+ * PAPI presets (counted as their natives, counters/papi.h), their probing
+ * and encoding, and the group-open compatibility check. */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -13,12 +14,14 @@
 #include <unistd.h>
 #include <linux/perf_event.h> /* before libpfm4's copy, which then steps aside */
 #include <perfmon/pfmlib_perf_event.h>
+#include <jansson.h>
+#include "counters/papi.h"
 #include "counters/perf.h"
 #include "counters/perf_group.h"
 #include "counters/tracefs.h"
 #include "util/internal.h"
 
-enum kind { K_PSEUDO, K_TYPED, K_TRACEPOINT, K_NATIVE };
+enum kind { K_PSEUDO, K_TYPED, K_TRACEPOINT, K_NATIVE, K_PAPI /* config: index in papi */ };
 
 /* How to encode the catalogue event of the same index. */
 struct enc {
@@ -35,8 +38,9 @@ struct perf_impl {
 	int kernel_ok; /* pmcfi_perf_kernel_allowed() when the catalogue was built */
 	/* Parts loaded on demand (pmcfi_catalog_resolve): tracepoints when one is
 	 * named, native PMU events when a name is not found otherwise. */
-	int have_tracepoints, have_natives;
+	int have_tracepoints, have_natives, have_papi;
 	char *tracefs; /* tracefs root for tests (pmcfi_catalog_perf_at), or NULL */
+	struct pmcfi_papi *papi; /* PAPI presets, NULL when not loaded */
 };
 
 /* ---- privileges ---------------------------------------------------------- */
@@ -90,6 +94,7 @@ static void free_impl(void *p)
 	if (impl) {
 		free(impl->enc);
 		free(impl->tracefs);
+		pmcfi_papi_free(impl->papi);
 	}
 	free(impl);
 }
@@ -465,6 +470,7 @@ static int add_natives(pmcf_catalog *c, struct perf_impl *impl)
 }
 
 static const struct perf_impl *perf_impl_of(const pmcf_catalog *c);
+static int add_papi(pmcf_catalog *c, struct perf_impl *impl, int required);
 
 /* A name perf would read as a tracepoint: "sys:name" with one colon, no
  * PMU separator ("::") and no slash. */
@@ -492,6 +498,13 @@ static long resolve(void *vimpl, pmcf_catalog *c, const char *name)
 		if (i >= 0)
 			return i;
 	}
+	if (pmcfi_papi_name(name) && !impl->have_papi) {
+		if ((err = add_papi(c, impl, 1)))
+			return err;
+		long i = pmcf_catalog_find(c, name);
+		if (i >= 0)
+			return i;
+	}
 	if (!impl->have_natives) {
 		if ((err = add_natives(c, impl)))
 			return err;
@@ -511,6 +524,25 @@ int pmcfi_perf_add_tracepoints(pmcf_catalog *c)
 }
 
 /* ---- encoding ------------------------------------------------------------- */
+
+/* libpfm4's encoding of native event name into *attr (zeroed first). */
+static int encode_pfm(const struct perf_impl *impl, const char *name, struct perf_event_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	if (!pfm_ready())
+		return pmcfi_fail(PMCF_ENOTSUP, "libpfm4 cannot start: '%s' cannot be encoded", name);
+	pfm_perf_encode_arg_t arg;
+	memset(&arg, 0, sizeof(arg));
+	arg.attr = attr;
+	arg.size = sizeof(arg);
+	int plm = PFM_PLM3 | (impl->kernel_ok ? PFM_PLM0 : 0);
+	int r = pfm_get_os_event_encoding(name, plm, PFM_OS_PERF_EVENT_EXT, &arg);
+	attr->size = sizeof(*attr);
+	if (r != PFM_SUCCESS)
+		return pmcfi_fail(PMCF_ENOTSUP, "libpfm4 cannot encode '%s': %s", name,
+		                  pfm_strerror(r));
+	return 0;
+}
 
 static int encode_at(const pmcf_catalog *c, const struct perf_impl *impl, size_t i,
                      struct perf_event_attr *attr)
@@ -535,21 +567,11 @@ static int encode_at(const pmcf_catalog *c, const struct perf_impl *impl, size_t
 		}
 		return 0;
 	case K_NATIVE: break;
-	}
-	if (!pfm_ready())
-		return pmcfi_fail(PMCF_ENOTSUP, "libpfm4 cannot start: '%s' cannot be encoded",
+	case K_PAPI:
+		return pmcfi_fail(PMCF_EINVAL, "'%s' is a PAPI preset: it is counted as its natives",
 		                  ev->name);
-	pfm_perf_encode_arg_t arg;
-	memset(&arg, 0, sizeof(arg));
-	arg.attr = attr;
-	arg.size = sizeof(arg);
-	int plm = PFM_PLM3 | (impl->kernel_ok ? PFM_PLM0 : 0);
-	int r = pfm_get_os_event_encoding(ev->name, plm, PFM_OS_PERF_EVENT_EXT, &arg);
-	attr->size = sizeof(*attr);
-	if (r != PFM_SUCCESS)
-		return pmcfi_fail(PMCF_ENOTSUP, "libpfm4 cannot encode '%s': %s", ev->name,
-		                  pfm_strerror(r));
-	return 0;
+	}
+	return encode_pfm(impl, ev->name, attr);
 }
 
 static const struct perf_impl *perf_impl_of(const pmcf_catalog *c)
@@ -557,6 +579,146 @@ static const struct perf_impl *perf_impl_of(const pmcf_catalog *c)
 	if (!c || strcmp(pmcf_catalog_name(c), "perf") != 0)
 		return NULL;
 	return pmcfi_catalog_impl(c);
+}
+
+/* ---- PAPI presets: each counts as its natives (counters/papi.h) ------------- */
+
+/* The preset of catalogue event i, or NULL when i is not one. */
+static const struct pmcfi_papi_preset *preset_at(const struct perf_impl *impl, size_t i)
+{
+	if (i >= impl->n || impl->enc[i].kind != K_PAPI || !impl->papi)
+		return NULL;
+	return &impl->papi->p[impl->enc[i].config];
+}
+
+/* {"natives":[…],"derived":…,"postfix":…} or {"unavailable":why}, as text. */
+static char *preset_constraints(const struct pmcfi_papi_preset *p)
+{
+	json_t *o = json_object(), *nat = json_array();
+	if (!o || !nat) {
+		json_decref(o);
+		json_decref(nat);
+		return NULL;
+	}
+	if (p->why[0]) {
+		json_object_set_new(o, "unavailable", json_string(p->why));
+		json_decref(nat);
+	} else {
+		for (unsigned j = 0; j < p->n; j++)
+			json_array_append_new(nat, json_string(p->native[j]));
+		json_object_set_new(o, "natives", nat);
+		json_object_set_new(o, "derived", json_string(p->derived));
+		json_object_set_new(o, "postfix", json_string(p->expr));
+	}
+	char *txt = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	return txt;
+}
+
+/* Every PAPI preset, source "papi", costing one counter per native. A preset
+ * PAPI maps here but whose natives libpfm4 cannot encode is unavailable too.
+ * libpapi that cannot start leaves them out with a warning. */
+/* Adds libpapi's presets (once). required: libpapi failing to start is an
+ * error (a preset was named); otherwise they are left out without a word. */
+static int add_papi(pmcf_catalog *c, struct perf_impl *impl, int required)
+{
+	if (impl->have_papi)
+		return 0;
+	int err = pmcfi_papi_load(&impl->papi);
+	if (err == PMCF_ENOMEM || (err && required))
+		return err;
+	if (err) {
+		pmcfi_clear_error();
+		return 0;
+	}
+	impl->have_papi = 1;
+	for (size_t k = 0; k < impl->papi->n && !err; k++) {
+		struct pmcfi_papi_preset *p = &impl->papi->p[k];
+		struct perf_event_attr attr;
+		for (unsigned j = 0; j < p->n && !p->why[0]; j++) {
+			if (encode_pfm(impl, p->native[j], &attr) != 0) {
+				snprintf(p->why, sizeof(p->why), "%s", pmcf_errdetail());
+				pmcfi_clear_error();
+			}
+		}
+		char *cons = preset_constraints(p);
+		if (!cons)
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory building the event catalogue");
+		pmcf_event_info info = {
+		    .name = p->name,
+		    .source = PMCF_SRC_PAPI,
+		    .description = p->description,
+		    .constraints = cons,
+		    .available = p->why[0] ? 0 : -1,
+		    .cost = p->why[0] ? 1 : p->n,
+		};
+		err = add(c, impl, &info, K_PAPI, 0, k, 1);
+		free(cons);
+	}
+	return err;
+}
+
+/* The natives catalogue event i is counted with: 1 (the event itself) for
+ * all but PAPI presets; PMCF_ENOTSUP for a preset unavailable here. */
+static int encode_natives(const pmcf_catalog *c, const struct perf_impl *impl, size_t i,
+                          struct perf_event_attr *attrs, size_t max, size_t *n)
+{
+	const struct pmcfi_papi_preset *p = preset_at(impl, i);
+	*n = 0;
+	if (!p) {
+		if (max < 1)
+			return pmcfi_fail(PMCF_ETOOMANY, "no room for one more event");
+		*n = 1;
+		return encode_at(c, impl, i, attrs);
+	}
+	if (p->why[0]) {
+		char msg[1024];
+		pmcfi_papi_unavailable(p, msg, sizeof(msg));
+		return pmcfi_fail(PMCF_ENOTSUP, "%s", msg);
+	}
+	if (p->n > max)
+		return pmcfi_fail(PMCF_ETOOMANY, "'%s' needs %u counters: too many events", p->name,
+		                  p->n);
+	for (unsigned j = 0; j < p->n; j++) {
+		int err = encode_pfm(impl, p->native[j], &attrs[j]);
+		if (err)
+			return err;
+	}
+	*n = p->n;
+	return 0;
+}
+
+/* Natives of catalogue event i (see encode_natives), at least 1. */
+static size_t natives_of(const struct perf_impl *impl, size_t i)
+{
+	const struct pmcfi_papi_preset *p = preset_at(impl, i);
+	return p && p->n ? p->n : 1;
+}
+
+int pmcfi_perf_expand(const pmcf_catalog *c, const char *name, struct perf_event_attr *attrs,
+                      size_t max, size_t *n, struct pmcfi_derive *d)
+{
+	const struct perf_impl *impl = perf_impl_of(c);
+	long i = impl ? pmcf_catalog_find(c, name) : -1;
+	const struct pmcfi_papi_preset *p = i >= 0 ? preset_at(impl, (size_t)i) : NULL;
+	int err;
+	*n = 0;
+	if (!p) { /* every other event is itself */
+		if (max < 1)
+			return pmcfi_fail(PMCF_ETOOMANY, "no room for one more event");
+		if ((err = pmcfi_perf_encode(c, name, attrs)) != 0)
+			return err;
+		*n = 1;
+	} else if ((err = encode_natives(c, impl, (size_t)i, attrs, max, n)) != 0) {
+		return err;
+	}
+	if (d) {
+		d->name = i >= 0 ? pmcf_catalog_at(c, (size_t)i)->name : name;
+		d->n = (unsigned)*n;
+		snprintf(d->expr, sizeof(d->expr), "%s", p ? p->expr : "");
+		d->hz = impl->papi ? impl->papi->hz : 0;
+	}
+	return 0;
 }
 
 int pmcfi_perf_encode(const pmcf_catalog *c, const char *name, struct perf_event_attr *attr)
@@ -576,16 +738,19 @@ int pmcfi_perf_encode(const pmcf_catalog *c, const char *name, struct perf_event
 
 static int probe_one(const pmcf_catalog *c, const struct perf_impl *impl, size_t i)
 {
-	struct perf_event_attr attr;
-	if (encode_at(c, impl, i, &attr) != 0) {
+	struct perf_event_attr attr[PMCFI_DERIVE_MAX];
+	size_t n;
+	if (encode_natives(c, impl, i, attr, PMCFI_DERIVE_MAX, &n) != 0) {
 		pmcfi_clear_error();
 		return 0;
 	}
-	attr.disabled = 1;
-	int fd = sys_perf_event_open(&attr, -1);
-	if (fd < 0)
-		return 0;
-	close(fd);
+	for (size_t j = 0; j < n; j++) { /* a PAPI preset: every native alone */
+		attr[j].disabled = 1;
+		int fd = sys_perf_event_open(&attr[j], -1);
+		if (fd < 0)
+			return 0;
+		close(fd);
+	}
 	return 1;
 }
 
@@ -599,7 +764,7 @@ static void probe_all(pmcf_catalog *c, const struct perf_impl *impl)
 	int tracepoints = -1;
 	for (size_t i = 0; i < impl->n; i++) {
 		pmcf_event_info *ev = pmcfi_catalog_at_mut(c, i);
-		if (impl->enc[i].kind == K_PSEUDO)
+		if (impl->enc[i].kind == K_PSEUDO || ev->available == 0)
 			continue;
 		if (impl->enc[i].kind == K_TRACEPOINT && strncmp(ev->name, "ftrace:", 7) != 0) {
 			if (tracepoints < 0)
@@ -701,6 +866,8 @@ static int each_opens(struct perf_impl *impl, const pmcf_catalog *c, const size_
 	for (size_t k = 0; k < n; k++) {
 		struct enc *e = &impl->enc[idx[k]];
 		const char *name = pmcf_catalog_at(c, idx[k])->name;
+		if (e->kind == K_PAPI)
+			continue; /* its natives are opened in the group test */
 		if (e->opens < 0) {
 			struct perf_event_attr attr;
 			int err = encode_at(c, impl, idx[k], &attr);
@@ -754,9 +921,21 @@ static int check_set(void *vimpl, const pmcf_catalog *c, const size_t *idx, size
 	struct perf_impl *impl = vimpl;
 	if (n == 0)
 		return 1;
+	/* a PAPI preset PAPI cannot map here is an error, not a set that does not fit */
+	for (size_t k = 0; k < n; k++) {
+		const struct pmcfi_papi_preset *p = preset_at(impl, idx[k]);
+		if (p && p->why[0]) {
+			char msg[1024];
+			pmcfi_papi_unavailable(p, msg, sizeof(msg));
+			return pmcfi_fail(PMCF_ENOTSUP, "%s", msg);
+		}
+	}
 	int err = each_opens(impl, c, idx, n);
 	if (err)
 		return err;
+	size_t nat = 0; /* natives: a PAPI preset opens all of its own */
+	for (size_t k = 0; k < n; k++)
+		nat += natives_of(impl, idx[k]);
 	if (pmcs > 0) {
 		unsigned long need = 0;
 		for (size_t k = 0; k < n; k++)
@@ -770,30 +949,32 @@ static int check_set(void *vimpl, const pmcf_catalog *c, const size_t *idx, size
 			return 0;
 		}
 	}
-	if (n > PMCFI_PGROUP_MAX) {
+	if (nat > PMCFI_PGROUP_MAX) {
 		if (whylen)
 			snprintf(why, whylen,
-				 "%zu events, but the collector counts at most %d per execution", n,
-				 PMCFI_PGROUP_MAX);
+				 "%zu events (%zu counted), but the collector counts at most %d per "
+				 "execution", n, nat, PMCFI_PGROUP_MAX);
 		return 0;
 	}
 	if (software_only(impl, idx, n))
 		return 1; /* each_opens said yes to every one */
-	int *fd = malloc(n * sizeof(*fd));
-	uint64_t *buf = malloc((3 + n) * sizeof(*buf));
+	int *fd = malloc(nat * sizeof(*fd));
+	uint64_t *buf = malloc((3 + nat) * sizeof(*buf));
 	if (!fd || !buf) {
 		free(fd);
 		free(buf);
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	}
-	for (size_t k = 0; k < n; k++)
+	for (size_t k = 0; k < nat; k++)
 		fd[k] = -1;
 	const char *leader = pmcf_catalog_at(c, idx[0])->name;
 	int ret = 1;
+	size_t m = 0; /* natives opened */
 	for (size_t k = 0; k < n && ret == 1; k++) {
 		const char *name = pmcf_catalog_at(c, idx[k])->name;
-		struct perf_event_attr attr;
-		err = encode_at(c, impl, idx[k], &attr);
+		struct perf_event_attr attr[PMCFI_DERIVE_MAX];
+		size_t na = 0;
+		err = encode_natives(c, impl, idx[k], attr, PMCFI_DERIVE_MAX, &na);
 		if (err == PMCF_ENOTSUP) {
 			if (whylen)
 				snprintf(why, whylen, "%s", pmcf_errdetail());
@@ -805,16 +986,18 @@ static int check_set(void *vimpl, const pmcf_catalog *c, const size_t *idx, size
 			ret = err;
 			break;
 		}
-		attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
-		                   PERF_FORMAT_TOTAL_TIME_RUNNING;
-		attr.disabled = k == 0;
-		attr.inherit = 0;
-		fd[k] = sys_perf_event_open(&attr, k ? fd[0] : -1);
-		if (fd[k] < 0)
-			ret = refused(name, k, leader, errno, why, whylen);
+		for (size_t j = 0; j < na && ret == 1; j++, m++) {
+			attr[j].read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
+			                      PERF_FORMAT_TOTAL_TIME_RUNNING;
+			attr[j].disabled = m == 0;
+			attr[j].inherit = 0;
+			fd[m] = sys_perf_event_open(&attr[j], m ? fd[0] : -1);
+			if (fd[m] < 0)
+				ret = refused(name, m, leader, errno, why, whylen);
+		}
 	}
 	if (ret == 1) {
-		ssize_t want = (ssize_t)((3 + n) * sizeof(*buf));
+		ssize_t want = (ssize_t)((3 + m) * sizeof(*buf));
 		if (ioctl(fd[0], PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP) < 0 ||
 		    ioctl(fd[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0) {
 			ret = pmcfi_fail(-errno, "cannot enable the event group: %s",
@@ -839,7 +1022,7 @@ static int check_set(void *vimpl, const pmcf_catalog *c, const size_t *idx, size
 			}
 		}
 	}
-	for (size_t k = 0; k < n; k++)
+	for (size_t k = 0; k < nat; k++)
 		if (fd[k] >= 0)
 			close(fd[k]);
 	free(fd);
@@ -890,6 +1073,8 @@ int pmcfi_catalog_perf_at(unsigned flags, const char *tracefs, pmcf_catalog **ou
 		err = add_tracepoints(c, impl, 0, 0);
 	if (!err && !(flags & PMCF_CATALOG_NO_PMU))
 		err = add_natives(c, impl);
+	if (!err && !(flags & (PMCF_CATALOG_NO_PMU | PMCF_CATALOG_NO_PAPI)))
+		err = add_papi(c, impl, 0);
 	if (err) {
 		pmcf_catalog_free(c);
 		return err;
@@ -939,11 +1124,12 @@ static int names_all(const char *spec)
 
 int pmcfi_catalog_perf_for_spec(const char *spec, pmcf_catalog **out)
 {
-	/* "all" means every event this machine lists; anything else starts
-	 * small and grows as names are resolved */
+	/* "all" means every event this machine lists (PAPI presets left out:
+	 * they would count their natives twice); anything else starts small and
+	 * grows as names are resolved (tracepoints, natives, PAPI presets) */
 	if (!spec || spec[0] == '@')
-		return pmcf_catalog_perf(0, out);
+		return pmcf_catalog_perf(PMCF_CATALOG_NO_PAPI, out);
 	if (names_all(spec)) /* only what can be counted here */
-		return pmcf_catalog_perf(PMCF_CATALOG_PROBE, out);
+		return pmcf_catalog_perf(PMCF_CATALOG_PROBE | PMCF_CATALOG_NO_PAPI, out);
 	return pmcfi_catalog_perf_for(NULL, 0, out);
 }

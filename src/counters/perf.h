@@ -20,6 +20,18 @@
  * native event. */
 int pmcfi_perf_encode(const pmcf_catalog *c, const char *name, struct perf_event_attr *attr);
 
+/* Like pmcfi_perf_encode, for any event including PAPI presets: fills
+ * attrs[0..*n) with the natives the event is counted with (1 for every
+ * event but a PAPI preset, 1..PMCFI_DERIVE_MAX for those) and, when d is not
+ * NULL, d->name (the catalogue's spelling, valid while c lives), d->n, d->expr and d->hz (the
+ * caller sets d->first). Returns 0; PMCF_ENOTSUP with a one-line detail for
+ * a preset that cannot be counted here (pmcfi_papi_unavailable);
+ * PMCF_ETOOMANY when the natives need more than max; else as
+ * pmcfi_perf_encode. */
+struct pmcfi_derive;
+int pmcfi_perf_expand(const pmcf_catalog *c, const char *name, struct perf_event_attr *attrs,
+		      size_t max, size_t *n, struct pmcfi_derive *d);
+
 /* 1 when this process may count kernel-mode events (CAP_PERFMON or
  * CAP_SYS_ADMIN, or kernel.perf_event_paranoid <= 1), else 0. */
 int pmcfi_perf_kernel_allowed(void);
@@ -39,13 +51,17 @@ int pmcfi_perf_add_tracepoints(pmcf_catalog *c);
  * (NULL: /sys/kernel/tracing, then /sys/kernel/debug/tracing). For tests. */
 int pmcfi_catalog_perf_at(unsigned flags, const char *tracefs, pmcf_catalog **out);
 
-/* The cheapest perf catalogue that knows every one of names[0..n) by its
- * exact name: without tracepoints and native PMU events (well under a ms)
- * when that suffices, else the full one (tens of ms: tracefs and libpfm4).
- * NULL names (n == 0) or a name that is not a plain event name ("all",
- * "@FILE") ask for the full one. */
+/* The small perf catalogue (software, generic hardware and hw-cache events;
+ * well under a ms) with names[0..n) resolved in it: the parts that hold them
+ * (tracepoints, mounting tracefs if need be; native PMU events; PAPI
+ * presets) are loaded on demand, and later lookups through
+ * pmcfi_catalog_resolve (event lists do) grow it the same way. Fails when a
+ * part a name needs cannot be loaded (e.g. tracefs); unknown names are left
+ * to the caller's lookup, which suggests the closest ones. */
 int pmcfi_catalog_perf_for(const char *const *names, size_t n, pmcf_catalog **out);
-/* The same for an -e EVENTS list: a comma-separated list, "all" or @FILE. */
+/* The catalogue for an -e EVENTS list: the small one, growing as names are
+ * resolved; for "all" the full one, probed, without PAPI presets (they would
+ * count their natives twice); for @FILE the full one unprobed. */
 int pmcfi_catalog_perf_for_spec(const char *spec, pmcf_catalog **out);
 
 #endif

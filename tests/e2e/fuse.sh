@@ -65,7 +65,7 @@ expect_ok "$PMCFUSE" combine --strategy ctc --force -o x.pmcf chol.pmcf seidel.p
 expect_fail 1 "$PMCFUSE" combine --strategy bc -o x.pmcf
 expect_match 'missing input' "$ERR"
 expect_fail 1 "$PMCFUSE" combine -o y.pmcf nosuch.pmcf
-expect_fail 1 "$PMCFUSE" run -e PAPI_L1_DCM -o y.pmcf -- /bin/true
+expect_fail 1 "$PMCFUSE" run -e PAPI_L1_DCX -o y.pmcf -- /bin/true
 expect_match 'unknown event' "$ERR"
 expect_fail 1 "$PMCFUSE" run --sim cholesky
 expect_match 'missing -o' "$ERR"

@@ -251,6 +251,8 @@ static int record_sim(const char *verb, const char *sim, const char *events,
 		err = pmcf_profile_save(p, out);
 		if (err)
 			rc = cli_lib_error(verb, err, out);
+		else if (o->multiplex != PMCF_MUX_NONE)
+			cli_mux_summary(verb, p, -1);
 	}
 	pmcf_profile_free(p);
 	pmcf_evlist_free(list);

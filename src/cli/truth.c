@@ -13,7 +13,9 @@ static const char usage[] =
 	"simulated sources record: a plain or multiplexed profile against its own truth,\n"
 	"a fused profile against the truth of the XU each fused XU represents (the first\n"
 	"source XU of its provenance; the source profiles must be readable). Relative\n"
-	"error = |value - truth| / max(|truth|, 1). See docs/accuracy.md.\n\n"
+	"error = |value - truth| / max(|truth|, 1). A missing value (e.g. an event that\n"
+	"multiplexing never counted) has no error: it is left out of the quantiles and\n"
+	"counted in the share missing printed beside them. See docs/accuracy.md.\n\n"
 	"  --json   {\"median_rel_error\", \"p90_rel_error\", \"share_missing\", \"events\": [...]}\n";
 
 static void num(double v)

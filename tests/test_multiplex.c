@@ -158,34 +158,32 @@ static void test_scaled(void **state)
 static void put_u64(struct pmcfi_rec *r, size_t i, uint64_t v) { r->v[i] = v; }
 static void put_f64(struct pmcfi_rec *r, size_t i, double v) { memcpy(&r->v[i], &v, sizeof(v)); }
 
-static void test_estimators(void **state)
+/* Writes path: a multiplexed record file (rr) of process pid holding one
+ * thread XU in two 100 ns segments of nev events; fill(r, k) sets the
+ * values of segment k (raw, running, enabled, scaled difference). */
+static void write_mux_rec(const char *path, uint32_t pid, uint32_t nev, uint32_t rotations,
+                          void (*fill)(struct pmcfi_rec *r, int k, uint32_t nev))
 {
-	(void)state;
-	char dir[2400], path[2600];
-	snprintf(dir, sizeof(dir), "%s/tests/tmp/multiplex-est", build_dir);
-	mkdir(dir, 0755);
-	snprintf(path, sizeof(path), "%s/rec-77-0-0", dir);
-	const uint32_t nev = 2, rs = pmcfi_rec_size(pmcfi_rec_vals(nev, 1));
-	size_t size = PMCFI_REC_HEADER_SIZE + 4 * rs;
+	const uint32_t rs = pmcfi_rec_size(pmcfi_rec_vals(nev, 1));
+	size_t size = PMCFI_REC_HEADER_SIZE + 3 * rs;
 	unsigned char *buf = calloc(1, size);
 	assert_non_null(buf);
 	struct pmcfi_rec_header *h = (void *)buf;
 	h->magic = PMCFI_REC_MAGIC;
 	h->version = PMCFI_REC_VERSION;
 	h->header_size = PMCFI_REC_HEADER_SIZE;
-	h->pid = 77;
+	h->pid = pid;
 	h->nev = nev;
 	h->rec_size = rs;
-	h->capacity = 4;
+	h->capacity = 3;
 	h->mux = PMCF_MUX_RR;
-	h->rotations = 9;
+	h->rotations = rotations;
 	atomic_store(&h->count, 3);
 	struct pmcfi_rec *r = (void *)(buf + PMCFI_REC_HEADER_SIZE);
 	r->type = PMCFI_R_NODE;
 	r->kind = PMCF_XU_THREAD;
 	r->node = (1ull << 40) | 1;
 	r->parent = PMCFI_ROOT;
-	/* two segments of the thread XU; event 0 ran 50 of 200 ns, event 1 never */
 	for (int k = 0; k < 2; k++) {
 		r = (void *)(buf + PMCFI_REC_HEADER_SIZE + (size_t)(k + 1) * rs);
 		r->type = PMCFI_R_SEG;
@@ -195,20 +193,37 @@ static void test_estimators(void **state)
 		r->flags = k ? PMCFI_F_FINAL : 0;
 		r->enabled = 100;
 		r->running = 0;
-		put_u64(r, 0, k ? 0 : 100);  /* raw */
-		put_u64(r, 1, 3);            /* raw of event 1: a stale read, never counted */
-		put_u64(r, 2, k ? 0 : 50);   /* running */
-		put_u64(r, 3, 0);
-		put_u64(r, 4, 100);          /* enabled */
-		put_u64(r, 5, 100);
-		put_f64(r, 6, k ? 10.0 : 200.0); /* scaled cumulative differences */
-		put_f64(r, 7, k ? -5.0 : 0.0);
+		fill(r, k, nev);
 	}
 	FILE *f = fopen(path, "wb");
 	assert_non_null(f);
 	assert_int_equal(fwrite(buf, 1, size, f), size);
 	fclose(f);
 	free(buf);
+}
+
+/* event 0 ran 50 of 200 ns, event 1 never */
+static void fill_estimators(struct pmcfi_rec *r, int k, uint32_t nev)
+{
+	(void)nev;
+	put_u64(r, 0, k ? 0 : 100);  /* raw */
+	put_u64(r, 1, 3);            /* raw of event 1: a stale read, never counted */
+	put_u64(r, 2, k ? 0 : 50);   /* running */
+	put_u64(r, 3, 0);
+	put_u64(r, 4, 100);          /* enabled */
+	put_u64(r, 5, 100);
+	put_f64(r, 6, k ? 10.0 : 200.0); /* scaled cumulative differences */
+	put_f64(r, 7, k ? -5.0 : 0.0);
+}
+
+static void test_estimators(void **state)
+{
+	(void)state;
+	char dir[2400], path[2600];
+	snprintf(dir, sizeof(dir), "%s/tests/tmp/multiplex-est", build_dir);
+	mkdir(dir, 0755);
+	snprintf(path, sizeof(path), "%s/rec-77-0-0", dir);
+	write_mux_rec(path, 77, 2, 9, fill_estimators);
 	const char *names[] = {"page-faults", "context-switches"};
 	for (int est = 0; est < 2; est++) {
 		pmcf_profile *p;
@@ -282,6 +297,16 @@ static const struct est_row {
     {__LINE__, {7, 9}, {100, 100}, {7, 9}, 16, 16},
 };
 
+static void fill_rules(struct pmcfi_rec *r, int k, uint32_t nev)
+{
+	for (uint32_t e = 0; e < nev; e++) {
+		put_u64(r, e, est_rows[e].raw[k]);
+		put_u64(r, nev + e, est_rows[e].run[k]);
+		put_u64(r, 2 * nev + e, 100);
+		put_f64(r, 3 * nev + e, est_rows[e].c[k]);
+	}
+}
+
 static void test_missing_rules(void **state)
 {
 	(void)state;
@@ -290,45 +315,7 @@ static void test_missing_rules(void **state)
 	mkdir(dir, 0755);
 	snprintf(path, sizeof(path), "%s/rec-78-0-0", dir);
 	const uint32_t nev = sizeof(est_rows) / sizeof(est_rows[0]);
-	const uint32_t rs = pmcfi_rec_size(pmcfi_rec_vals(nev, 1));
-	size_t size = PMCFI_REC_HEADER_SIZE + 3 * rs;
-	unsigned char *buf = calloc(1, size);
-	assert_non_null(buf);
-	struct pmcfi_rec_header *h = (void *)buf;
-	h->magic = PMCFI_REC_MAGIC;
-	h->version = PMCFI_REC_VERSION;
-	h->header_size = PMCFI_REC_HEADER_SIZE;
-	h->pid = 78;
-	h->nev = nev;
-	h->rec_size = rs;
-	h->capacity = 3;
-	h->mux = PMCF_MUX_RR;
-	atomic_store(&h->count, 3);
-	struct pmcfi_rec *r = (void *)(buf + PMCFI_REC_HEADER_SIZE);
-	r->type = PMCFI_R_NODE;
-	r->kind = PMCF_XU_THREAD;
-	r->node = (1ull << 40) | 1;
-	r->parent = PMCFI_ROOT;
-	for (int k = 0; k < 2; k++) {
-		r = (void *)(buf + PMCFI_REC_HEADER_SIZE + (size_t)(k + 1) * rs);
-		r->type = PMCFI_R_SEG;
-		r->node = (1ull << 40) | 1;
-		r->t0 = 1000 + (uint64_t)k * 100;
-		r->t1 = r->t0 + 100;
-		r->flags = k ? PMCFI_F_FINAL : 0;
-		r->enabled = 100;
-		for (uint32_t e = 0; e < nev; e++) {
-			put_u64(r, e, est_rows[e].raw[k]);
-			put_u64(r, nev + e, est_rows[e].run[k]);
-			put_u64(r, 2 * nev + e, 100);
-			put_f64(r, 3 * nev + e, est_rows[e].c[k]);
-		}
-	}
-	FILE *f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(buf, 1, size, f), size);
-	fclose(f);
-	free(buf);
+	write_mux_rec(path, 78, nev, 0, fill_rules);
 	char names_buf[32][16];
 	const char *names[32];
 	for (uint32_t e = 0; e < nev; e++) {
@@ -429,16 +416,25 @@ static void test_mux_summary(void **state)
 }
 
 /* ---- a real OpenMP task program, software events, user-space and kernel */
+static const char *EV[] = {"page-faults", "minor-faults", "context-switches", "task-clock",
+                           "cpu-clock"};
+
+/* The OpenMP Cholesky example's path into prog; 0 (and a note) when the
+ * examples were not built. */
+static int cholesky(char *prog, size_t n)
+{
+	snprintf(prog, n, "%s/examples/cholesky", build_dir);
+	if (access(prog, X_OK) == 0)
+		return 1;
+	fprintf(stderr, "test_multiplex: no OpenMP examples: skipping the real runs\n");
+	return 0;
+}
+
 static void real_run(int mux, int est)
 {
 	char prog[2400];
-	snprintf(prog, sizeof(prog), "%s/examples/cholesky", build_dir);
-	if (access(prog, X_OK) != 0) {
-		fprintf(stderr, "test_multiplex: no OpenMP examples: skipping the real runs\n");
+	if (!cholesky(prog, sizeof(prog)))
 		return;
-	}
-	static const char *EV[] = {"page-faults", "minor-faults", "context-switches", "task-clock",
-	                           "cpu-clock"};
 	char *argv[] = {prog, "12", "64", NULL};
 	pmcf_collect_opts o = {.size = sizeof(o), .pmcs = 2, .multiplex = mux, .period_ms = 0.2,
 	                       .estimate = est};
@@ -521,13 +517,8 @@ static void test_real_never_counted(void **state)
 {
 	(void)state;
 	char prog[2400];
-	snprintf(prog, sizeof(prog), "%s/examples/cholesky", build_dir);
-	if (access(prog, X_OK) != 0) {
-		fprintf(stderr, "test_multiplex: no OpenMP examples: skipping the real runs\n");
+	if (!cholesky(prog, sizeof(prog)))
 		return;
-	}
-	static const char *EV[] = {"page-faults", "minor-faults", "context-switches", "task-clock",
-	                           "cpu-clock"};
 	char *argv[] = {prog, "6", "64", NULL};
 	for (int est = 0; est < 2; est++) {
 		pmcf_collect_opts o = {.size = sizeof(o), .pmcs = 2, .multiplex = PMCF_MUX_RR,

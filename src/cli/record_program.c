@@ -120,7 +120,7 @@ void cli_mux_summary(const char *verb, const pmcf_profile *p, long rotations)
 	if ((s.partial_xus || s.never_counted) && s.period_ns > 0 && s.run_ns < s.period_ns)
 		fprintf(stderr,
 			"; warning: the run lasted %.3g ms, less than one rotation period (%s ms): "
-			"most events never got a counter, use a shorter --period-ms",
+			"the counters hardly rotated, use a shorter --period-ms",
 			s.run_ns / 1e6, per);
 	fputc('\n', stderr);
 }

@@ -64,6 +64,7 @@ int pmcf_profile_mux_summary(const pmcf_profile *p, pmcf_mux_summary *s)
 	memset(s, 0, sizeof(*s));
 	s->size = sizeof(*s);
 	size_t nx = pmcf_profile_nxus(p), ne = pmcf_profile_nevents(p);
+	long dur = pmcf_profile_event_find(p, PMCF_EVENT_DURATION); /* no counter */
 	s->xus = nx;
 	uint64_t first = UINT64_MAX, last = 0;
 	for (size_t i = 0; i < nx; i++) {
@@ -77,7 +78,7 @@ int pmcf_profile_mux_summary(const pmcf_profile *p, pmcf_mux_summary *s)
 		int partial = 0;
 		for (size_t e = 0; e < ne; e++) {
 			uint64_t en = 0, run = 0;
-			if (strcmp(pmcf_profile_event_name(p, e), PMCF_EVENT_DURATION) == 0)
+			if ((long)e == dur)
 				continue;
 			pmcf_profile_coverage_get(p, i, e, &en, &run);
 			partial |= run < en;
@@ -85,7 +86,7 @@ int pmcf_profile_mux_summary(const pmcf_profile *p, pmcf_mux_summary *s)
 		s->partial_xus += partial;
 	}
 	for (size_t e = 0; e < ne; e++) {
-		if (strcmp(pmcf_profile_event_name(p, e), PMCF_EVENT_DURATION) == 0)
+		if ((long)e == dur)
 			continue;
 		s->events++;
 		s->never_counted += pmcf_profile_coverage_never_counted(p, e) == 1;

@@ -42,6 +42,6 @@ say pmcfuse truth "$OUT/sim.pmcf"
 "$PMCFUSE" truth "$OUT/sim.pmcf" | head -n 12
 say pmcfuse record -e all --multiplex rr --period-ms 4 -o "$OUT/hem.pmcf" --sim cholesky,blocks=12
 "$PMCFUSE" record -e all --multiplex rr --period-ms 4 -o "$OUT/hem.pmcf" --sim cholesky,blocks=12
-say pmcfuse truth "$OUT/hem.pmcf" "   # multiplexing, for comparison"
-"$PMCFUSE" truth "$OUT/hem.pmcf" | head -n 4
+say pmcfuse truth "$OUT/hem.pmcf" "   # multiplexing, for comparison: exact while an event keeps a counter, off when it shares one, missing when it never gets one"
+"$PMCFUSE" truth "$OUT/hem.pmcf" | head -n 16
 printf '\nProfiles are SQLite files in %s/ (pmcfuse show, export, report).\n' "$OUT"

@@ -158,34 +158,32 @@ static void test_scaled(void **state)
 static void put_u64(struct pmcfi_rec *r, size_t i, uint64_t v) { r->v[i] = v; }
 static void put_f64(struct pmcfi_rec *r, size_t i, double v) { memcpy(&r->v[i], &v, sizeof(v)); }
 
-static void test_estimators(void **state)
+/* Writes path: a multiplexed record file (rr) of process pid holding one
+ * thread XU in two 100 ns segments of nev events; fill(r, k) sets the
+ * values of segment k (raw, running, enabled, scaled difference). */
+static void write_mux_rec(const char *path, uint32_t pid, uint32_t nev, uint32_t rotations,
+                          void (*fill)(struct pmcfi_rec *r, int k, uint32_t nev))
 {
-	(void)state;
-	char dir[2400], path[2600];
-	snprintf(dir, sizeof(dir), "%s/tests/tmp/multiplex-est", build_dir);
-	mkdir(dir, 0755);
-	snprintf(path, sizeof(path), "%s/rec-77-0-0", dir);
-	const uint32_t nev = 2, rs = pmcfi_rec_size(pmcfi_rec_vals(nev, 1));
-	size_t size = PMCFI_REC_HEADER_SIZE + 4 * rs;
+	const uint32_t rs = pmcfi_rec_size(pmcfi_rec_vals(nev, 1));
+	size_t size = PMCFI_REC_HEADER_SIZE + 3 * rs;
 	unsigned char *buf = calloc(1, size);
 	assert_non_null(buf);
 	struct pmcfi_rec_header *h = (void *)buf;
 	h->magic = PMCFI_REC_MAGIC;
 	h->version = PMCFI_REC_VERSION;
 	h->header_size = PMCFI_REC_HEADER_SIZE;
-	h->pid = 77;
+	h->pid = pid;
 	h->nev = nev;
 	h->rec_size = rs;
-	h->capacity = 4;
+	h->capacity = 3;
 	h->mux = PMCF_MUX_RR;
-	h->rotations = 9;
+	h->rotations = rotations;
 	atomic_store(&h->count, 3);
 	struct pmcfi_rec *r = (void *)(buf + PMCFI_REC_HEADER_SIZE);
 	r->type = PMCFI_R_NODE;
 	r->kind = PMCF_XU_THREAD;
 	r->node = (1ull << 40) | 1;
 	r->parent = PMCFI_ROOT;
-	/* two segments of the thread XU; event 0 ran 50 of 200 ns, event 1 never */
 	for (int k = 0; k < 2; k++) {
 		r = (void *)(buf + PMCFI_REC_HEADER_SIZE + (size_t)(k + 1) * rs);
 		r->type = PMCFI_R_SEG;
@@ -195,20 +193,37 @@ static void test_estimators(void **state)
 		r->flags = k ? PMCFI_F_FINAL : 0;
 		r->enabled = 100;
 		r->running = 0;
-		put_u64(r, 0, k ? 0 : 100);  /* raw */
-		put_u64(r, 1, 3);            /* raw of event 1: a stale read, never counted */
-		put_u64(r, 2, k ? 0 : 50);   /* running */
-		put_u64(r, 3, 0);
-		put_u64(r, 4, 100);          /* enabled */
-		put_u64(r, 5, 100);
-		put_f64(r, 6, k ? 10.0 : 200.0); /* scaled cumulative differences */
-		put_f64(r, 7, k ? -5.0 : 0.0);
+		fill(r, k, nev);
 	}
 	FILE *f = fopen(path, "wb");
 	assert_non_null(f);
 	assert_int_equal(fwrite(buf, 1, size, f), size);
 	fclose(f);
 	free(buf);
+}
+
+/* event 0 ran 50 of 200 ns, event 1 never */
+static void fill_estimators(struct pmcfi_rec *r, int k, uint32_t nev)
+{
+	(void)nev;
+	put_u64(r, 0, k ? 0 : 100);  /* raw */
+	put_u64(r, 1, 3);            /* raw of event 1: a stale read, never counted */
+	put_u64(r, 2, k ? 0 : 50);   /* running */
+	put_u64(r, 3, 0);
+	put_u64(r, 4, 100);          /* enabled */
+	put_u64(r, 5, 100);
+	put_f64(r, 6, k ? 10.0 : 200.0); /* scaled cumulative differences */
+	put_f64(r, 7, k ? -5.0 : 0.0);
+}
+
+static void test_estimators(void **state)
+{
+	(void)state;
+	char dir[2400], path[2600];
+	snprintf(dir, sizeof(dir), "%s/tests/tmp/multiplex-est", build_dir);
+	mkdir(dir, 0755);
+	snprintf(path, sizeof(path), "%s/rec-77-0-0", dir);
+	write_mux_rec(path, 77, 2, 9, fill_estimators);
 	const char *names[] = {"page-faults", "context-switches"};
 	for (int est = 0; est < 2; est++) {
 		pmcf_profile *p;
@@ -251,17 +266,175 @@ static void test_estimators(void **state)
 	rmdir(dir);
 }
 
+/* ---- the missing rules of the two estimators (docs/multiplexing.md), one
+ * event per row over a thread XU of two 100 ns segments: raw count, running
+ * and enabled ns and the scaled cumulative difference of each segment (NaN:
+ * the event had not yet run on the thread at the segment end). A value never
+ * counted is missing, not 0. */
+#define NOT_YET ((double)NAN)
+static const struct est_row {
+	int line;
+	uint64_t raw[2], run[2];
+	double c[2];
+	double want_cum, want_local; /* NAN: missing */
+} est_rows[] = {
+    /* counted a quarter of the XU: both estimate */
+    {__LINE__, {100, 0}, {50, 0}, {200, 10}, 210, 100.0 * 200 / 50},
+    /* never ran on the thread up to the XU end: missing for both */
+    {__LINE__, {0, 0}, {0, 0}, {NOT_YET, NOT_YET}, NAN, NAN},
+    /* a stale raw count of an event that never ran: still missing */
+    {__LINE__, {3, 3}, {0, 0}, {NOT_YET, NOT_YET}, NAN, NAN},
+    /* ran before the XU, not during it: cumulative extrapolates (and may be
+     * negative), local has nothing */
+    {__LINE__, {0, 0}, {0, 0}, {30, 20}, 50, NAN},
+    {__LINE__, {0, 0}, {0, 0}, {0, -5}, -5, NAN},
+    /* first ran during the second segment: an estimate, the first segment
+     * adds nothing (the scaled count was 0 before, as PAPI_read says) */
+    {__LINE__, {0, 40}, {0, 25}, {NOT_YET, 160}, 160, 40.0 * 200 / 25},
+    /* the second segment on a thread where it had not run yet */
+    {__LINE__, {10, 0}, {10, 0}, {10, NOT_YET}, 10, 10.0 * 200 / 10},
+    /* counted the whole XU */
+    {__LINE__, {7, 9}, {100, 100}, {7, 9}, 16, 16},
+};
+
+static void fill_rules(struct pmcfi_rec *r, int k, uint32_t nev)
+{
+	for (uint32_t e = 0; e < nev; e++) {
+		put_u64(r, e, est_rows[e].raw[k]);
+		put_u64(r, nev + e, est_rows[e].run[k]);
+		put_u64(r, 2 * nev + e, 100);
+		put_f64(r, 3 * nev + e, est_rows[e].c[k]);
+	}
+}
+
+static void test_missing_rules(void **state)
+{
+	(void)state;
+	char dir[2400], path[2600];
+	snprintf(dir, sizeof(dir), "%s/tests/tmp/multiplex-rules", build_dir);
+	mkdir(dir, 0755);
+	snprintf(path, sizeof(path), "%s/rec-78-0-0", dir);
+	const uint32_t nev = sizeof(est_rows) / sizeof(est_rows[0]);
+	write_mux_rec(path, 78, nev, 0, fill_rules);
+	char names_buf[32][16];
+	const char *names[32];
+	for (uint32_t e = 0; e < nev; e++) {
+		snprintf(names_buf[e], sizeof(names_buf[e]), "ev%u", e);
+		names[e] = names_buf[e];
+	}
+	for (int est = 0; est < 2; est++) {
+		pmcf_profile *p;
+		struct pmcfi_collect_stats st;
+		assert_int_equal(pmcf_profile_new(&p), 0);
+		assert_int_equal(pmcfi_collect_read_est(dir, names, nev, 0, est, p, &st), 0);
+		assert_int_equal(pmcf_profile_nxus(p), 1);
+		size_t want_missing = 0;
+		for (uint32_t e = 0; e < nev; e++) {
+			const struct est_row *w = &est_rows[e];
+			double want = est == PMCF_EST_LOCAL ? w->want_local : w->want_cum;
+			double got = pmcf_profile_value(p, 0, e + 1);
+			want_missing += isnan(want);
+			if (isnan(want) != isnan(got) ||
+			    (!isnan(want) && fabs(got - want) > 1e-9 * (1 + fabs(want))))
+				fail_msg("line %d, %s estimate: got %g, want %g", w->line,
+				         pmcf_estimate_name(est), got, want);
+		}
+		assert_int_equal(st.missing, want_missing);
+		pmcf_profile_free(p);
+	}
+	unlink(path);
+	rmdir(dir);
+}
+
+/* ---- the summary of a multiplexed recording, on a hand-made profile: 3 XUs,
+ * events a (always counted), b (part of XU 1 only), c (never) */
+static void test_mux_summary(void **state)
+{
+	(void)state;
+	pmcf_profile *p;
+	assert_int_equal(pmcf_profile_new(&p), 0);
+	uint32_t ty;
+	assert_int_equal(pmcf_profile_type_add(p, PMCF_XU_TASK, "t", "", &ty), 0);
+	const char *ev[] = {"duration", "a", "b", "c"};
+	for (size_t e = 0; e < 4; e++)
+		assert_int_equal(pmcf_profile_event_add(p, ev[e], NULL), 0);
+	for (int i = 0; i < 3; i++) {
+		pmcf_xu xu = {.type = ty, .start_ns = 1000 + 500 * (uint64_t)i,
+		              .end_ns = 1400 + 500 * (uint64_t)i};
+		assert_int_equal(pmcf_profile_xu_add(p, &xu, NULL), 0);
+	}
+	pmcf_mux_summary s = {.size = sizeof(s)};
+	assert_int_equal(pmcf_profile_mux_summary(p, &s), PMCF_ENOENT); /* not multiplexed */
+	assert_int_equal(pmcf_profile_coverage_never_counted(p, 3), PMCF_ENOENT);
+	assert_int_equal(pmcf_profile_coverage_enable(p), 0);
+	assert_int_equal(pmcf_profile_meta_set(p, PMCF_META_PERIOD_MS, "4"), 0);
+	static const struct {
+		int line;
+		size_t xu, ev;
+		uint64_t en, run;
+		double v;
+	} cells[] = {
+	    {__LINE__, 0, 1, 400, 400, 5},   {__LINE__, 1, 1, 400, 400, 6},
+	    {__LINE__, 2, 1, 400, 400, -1},  {__LINE__, 0, 2, 400, 0, NAN},
+	    {__LINE__, 1, 2, 400, 100, 8},   {__LINE__, 2, 2, 400, 0, 3},
+	    {__LINE__, 0, 3, 400, 0, NAN},   {__LINE__, 1, 3, 400, 0, NAN},
+	    {__LINE__, 2, 3, 400, 0, NAN},
+	};
+	for (size_t k = 0; k < sizeof(cells) / sizeof(cells[0]); k++) {
+		assert_int_equal(pmcf_profile_value_set(p, cells[k].xu, cells[k].ev, cells[k].v), 0);
+		assert_int_equal(pmcf_profile_coverage_set(p, cells[k].xu, cells[k].ev, cells[k].en,
+		                                           cells[k].run),
+		                 0);
+	}
+	for (size_t i = 0; i < 3; i++)
+		pmcf_profile_value_set(p, i, 0, 400);
+	static const struct {
+		int line;
+		size_t ev;
+		int never;
+	} never[] = {{__LINE__, 0, 0}, {__LINE__, 1, 0}, {__LINE__, 2, 0}, {__LINE__, 3, 1}};
+	for (size_t k = 0; k < 4; k++)
+		if (pmcf_profile_coverage_never_counted(p, never[k].ev) != never[k].never)
+			fail_msg("line %d: never counted %d, want %d", never[k].line,
+			         pmcf_profile_coverage_never_counted(p, never[k].ev), never[k].never);
+	assert_int_equal(pmcf_profile_coverage_never_counted(p, 4), PMCF_EINVAL);
+	assert_int_equal(pmcf_profile_mux_summary(p, &s), 0);
+	assert_int_equal(s.events, 3);
+	assert_int_equal(s.never_counted, 1);
+	assert_int_equal(s.values, 9);
+	assert_int_equal(s.missing, 4);
+	assert_int_equal(s.negative, 1);
+	assert_int_equal(s.xus, 3);
+	assert_int_equal(s.partial_xus, 3);
+	assert_true(s.run_ns == 1400 && s.period_ns == 4e6); /* 1000 .. 2400 */
+	assert_int_equal(pmcf_profile_meta_set(p, "makespan_ns", "5000"), 0);
+	assert_int_equal(pmcf_profile_mux_summary(p, &s), 0);
+	assert_true(s.run_ns == 5000);
+	s.size = 8;
+	assert_int_equal(pmcf_profile_mux_summary(p, &s), PMCF_EINVAL);
+	pmcf_profile_free(p);
+}
+
 /* ---- a real OpenMP task program, software events, user-space and kernel */
+static const char *EV[] = {"page-faults", "minor-faults", "context-switches", "task-clock",
+                           "cpu-clock"};
+
+/* The OpenMP Cholesky example's path into prog; 0 (and a note) when the
+ * examples were not built. */
+static int cholesky(char *prog, size_t n)
+{
+	snprintf(prog, n, "%s/examples/cholesky", build_dir);
+	if (access(prog, X_OK) == 0)
+		return 1;
+	fprintf(stderr, "test_multiplex: no OpenMP examples: skipping the real runs\n");
+	return 0;
+}
+
 static void real_run(int mux, int est)
 {
 	char prog[2400];
-	snprintf(prog, sizeof(prog), "%s/examples/cholesky", build_dir);
-	if (access(prog, X_OK) != 0) {
-		fprintf(stderr, "test_multiplex: no OpenMP examples: skipping the real runs\n");
+	if (!cholesky(prog, sizeof(prog)))
 		return;
-	}
-	static const char *EV[] = {"page-faults", "minor-faults", "context-switches", "task-clock",
-	                           "cpu-clock"};
 	char *argv[] = {prog, "12", "64", NULL};
 	pmcf_collect_opts o = {.size = sizeof(o), .pmcs = 2, .multiplex = mux, .period_ms = 0.2,
 	                       .estimate = est};
@@ -284,9 +457,9 @@ static void real_run(int mux, int est)
 				partial++;
 			/* every XU that saw the event has an estimate; local misses
 			 * exactly the others, cumulative never misses */
-			if (run > 0 || est == PMCF_EST_CUMULATIVE)
+			if (run > 0)
 				assert_false(isnan(v));
-			else
+			else if (est == PMCF_EST_LOCAL)
 				assert_true(isnan(v));
 			if (mux == PMCF_MUX_KERNEL)
 				assert_true(run > 0); /* software events never rotate */
@@ -298,7 +471,13 @@ static void real_run(int mux, int est)
 					ok_ratio++;
 			}
 		}
-	if (mux != PMCF_MUX_KERNEL) {
+	if (mux == PMCF_MUX_KERNEL) {
+		/* software events need no counter: fully counted, and said so
+		 * (each event's running time against its own enabled time) */
+		assert_int_equal(partial, 0);
+		assert_int_equal(ei.multiplexed_xus, 0);
+		assert_int_equal(ei.missing_values, 0);
+	} else {
 		assert_true(partial > 0);
 		assert_true(ei.rotations > 0);
 		double sm, ts;
@@ -328,6 +507,47 @@ static void test_real_kernel(void **state)
 {
 	(void)state;
 	real_run(PMCF_MUX_KERNEL, PMCF_EST_LOCAL);
+	real_run(PMCF_MUX_KERNEL, PMCF_EST_CUMULATIVE);
+}
+
+/* A period far longer than the run: each thread keeps its first assignment
+ * (the first --pmcs events), so the others never count and every value of
+ * theirs is missing under both estimators, not 0. */
+static void test_real_never_counted(void **state)
+{
+	(void)state;
+	char prog[2400];
+	if (!cholesky(prog, sizeof(prog)))
+		return;
+	char *argv[] = {prog, "6", "64", NULL};
+	for (int est = 0; est < 2; est++) {
+		pmcf_collect_opts o = {.size = sizeof(o), .pmcs = 2, .multiplex = PMCF_MUX_RR,
+		                       .period_ms = 600000, .estimate = est};
+		pmcf_profile *p = NULL;
+		pmcf_exit_info ei;
+		int err = pmcf_collect_program(argv, EV, 5, &o, &p, &ei);
+		if (err)
+			fail_msg("%s: %s", pmcf_strerror(err), pmcf_errdetail());
+		size_t n = pmcf_profile_nxus(p);
+		assert_true(n > 0);
+		for (size_t e = 1; e <= 5; e++) {
+			int never = pmcf_profile_coverage_never_counted(p, e);
+			assert_int_equal(never, e > 2); /* the first two events hold the counters */
+			for (size_t i = 0; i < n; i++) {
+				double v = pmcf_profile_value(p, i, e);
+				if (never && !isnan(v))
+					fail_msg("%s estimate: %s never counted, but XU %zu reads %g",
+					         pmcf_estimate_name(est), EV[e - 1], i, v);
+			}
+		}
+		assert_int_equal(ei.missing_values, 3 * n);
+		pmcf_mux_summary s = {.size = sizeof(s)};
+		assert_int_equal(pmcf_profile_mux_summary(p, &s), 0);
+		assert_int_equal(s.never_counted, 3);
+		assert_int_equal(s.missing, 3 * n);
+		assert_true(s.run_ns < s.period_ns);
+		pmcf_profile_free(p);
+	}
 }
 
 int main(void)
@@ -347,7 +567,8 @@ int main(void)
 	    cmocka_unit_test(test_roc_cost),   cmocka_unit_test(test_no_starvation),
 	    cmocka_unit_test(test_scaled),     cmocka_unit_test(test_estimators),
 	    cmocka_unit_test(test_real_rr),    cmocka_unit_test(test_real_roc),
-	    cmocka_unit_test(test_real_kernel),
+	    cmocka_unit_test(test_real_kernel), cmocka_unit_test(test_missing_rules),
+	    cmocka_unit_test(test_mux_summary), cmocka_unit_test(test_real_never_counted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pmcfuse/events.h"
+#include "pmcfuse/multiplex.h"
 #include "pmcfuse/profile.h"
 #include "pmcfuse/sim.h"
 #include "sim/sim_impl.h"
@@ -36,6 +37,22 @@ static pmcf_profile *record(const char *spec, const char *events, const pmcf_sim
 	assert_int_equal(err, 0);
 	pmcf_sim_spec_free(s);
 	return p;
+}
+
+/* record() with every event of the simulated machine (-e all) */
+static pmcf_profile *record_all(const char *spec, const pmcf_sim_opts *o)
+{
+	pmcf_catalog *cat;
+	pmcf_evlist *list;
+	assert_int_equal(pmcf_catalog_sim(spec, &cat), 0);
+	assert_int_equal(pmcf_evlist_parse(cat, "all", &list), 0);
+	char buf[2048] = "";
+	for (size_t i = 0; i < pmcf_evlist_size(list); i++)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s", i ? "," : "",
+		         pmcf_evlist_names(list)[i]);
+	pmcf_evlist_free(list);
+	pmcf_catalog_free(cat);
+	return record(spec, buf, o);
 }
 
 static size_t count_type(const pmcf_profile *p, const char *name)
@@ -500,8 +517,10 @@ static void test_errors(void **state)
 static const char *hem_events = "PAPI_TOT_INS,PAPI_L1_DCM,PAPI_BR_INS,PAPI_LD_INS,PAPI_SR_INS,PAPI_"
                                 "L2_DCR,PAPI_BR_MSP,PAPI_L1_ICM";
 
-/* Mean relative error of the monitored counter events against the truth. */
-static double hem_error(const pmcf_profile *p, size_t *missing)
+/* Mean relative error of the monitored counter events against the truth,
+ * over the values present; with count_missing, a missing value counts as
+ * relative error 1 (what reading it as 0 would cost). */
+static double hem_error_of(const pmcf_profile *p, size_t *missing, int count_missing)
 {
 	double sum = 0;
 	size_t n = 0;
@@ -513,6 +532,8 @@ static double hem_error(const pmcf_profile *p, size_t *missing)
 		for (size_t i = 0; i < pmcf_profile_nxus(p); i++) {
 			if (pmcf_is_missing(v[i])) {
 				(*missing)++;
+				sum += count_missing;
+				n += count_missing;
 				continue;
 			}
 			sum += fabs(v[i] - t[i]) / (t[i] > 1 ? t[i] : 1);
@@ -520,6 +541,36 @@ static double hem_error(const pmcf_profile *p, size_t *missing)
 		}
 	}
 	return n ? sum / (double)n : 0;
+}
+
+static double hem_error(const pmcf_profile *p, size_t *missing)
+{
+	return hem_error_of(p, missing, 0);
+}
+
+/* A value the counters never saw is missing, never 0 (issue 14): every
+ * event of the profile that counted during no XU has no value at all when
+ * no rotation happened before the run ended (period far above the run),
+ * and every missing value is one whose event did not count during the XU. */
+static void check_never_counted(const pmcf_profile *p, size_t *never)
+{
+	*never = 0;
+	for (size_t e = 1; e < pmcf_profile_nevents(p); e++) {
+		int nc = pmcf_profile_coverage_never_counted(p, e);
+		assert_true(nc == 0 || nc == 1);
+		*never += (size_t)nc;
+		for (size_t i = 0; i < pmcf_profile_nxus(p); i++) {
+			uint64_t en, run;
+			double v = pmcf_profile_value(p, i, e);
+			assert_int_equal(pmcf_profile_coverage_get(p, i, e, &en, &run), 0);
+			if (nc && !pmcf_is_missing(v))
+				fail_msg("%s, XU %zu: never counted, but stored as %g",
+				         pmcf_profile_event_name(p, e), i, v);
+			if (pmcf_is_missing(v) && run > 0)
+				fail_msg("%s, XU %zu: counted %llu ns, but missing",
+				         pmcf_profile_event_name(p, e), i, (unsigned long long)run);
+		}
+	}
 }
 
 static void test_hem(void **state)
@@ -533,12 +584,21 @@ static void test_hem(void **state)
 		size_t miss;
 		pmcf_profile *fast = record("cholesky,blocks=12", hem_events, &o);
 		double efast = hem_error(fast, &miss);
-		assert_int_equal(miss, 0); /* cumulative: always present */
+		size_t never;
+		assert_int_equal(miss, 0); /* every unit counted early on every thread */
+		check_never_counted(fast, &never);
+		assert_int_equal(never, 0);
+		/* 4 ms: the run lasts about 1.5 ms, so most events never get a
+		 * counter: their values are missing, not 0 */
 		o.period_ms = 4;
 		pmcf_profile *slow = record("cholesky,blocks=12", hem_events, &o);
-		double eslow = hem_error(slow, &miss);
-		print_message("%s: mean relative error %.3f at 0.01 ms, %.3f at 4 ms\n",
-		              pmcf_mux_mode_name(modes[k]), efast, eslow);
+		double eslow = hem_error_of(slow, &miss, 1);
+		print_message("%s: mean relative error %.3f at 0.01 ms, %.3f at 4 ms (%zu missing "
+		              "values counted as error 1)\n",
+		              pmcf_mux_mode_name(modes[k]), efast, eslow, miss);
+		check_never_counted(slow, &never);
+		assert_true(miss > 0);
+		assert_true(miss >= never * pmcf_profile_nxus(slow));
 		assert_true(efast < 0.15);
 		assert_true(eslow > 0.3);
 		assert_true(efast < eslow / 2);
@@ -574,6 +634,31 @@ static void test_hem(void **state)
 		}
 	assert_true(miss_short > miss_long);
 	pmcf_profile_free(p);
+	/* cumulative and local at 4 ms: the same events never counted, and
+	 * local misses at least what cumulative misses (a value cumulative
+	 * misses never counted during its XU) */
+	o.period_ms = 4;
+	size_t never_c, never_l, miss_c, miss_l;
+	o.estimate = PMCF_EST_CUMULATIVE;
+	pmcf_profile *pc = record_all("cholesky,blocks=12", &o);
+	o.estimate = PMCF_EST_LOCAL;
+	pmcf_profile *pl = record_all("cholesky,blocks=12", &o);
+	check_never_counted(pc, &never_c);
+	check_never_counted(pl, &never_l);
+	hem_error(pc, &miss_c);
+	hem_error(pl, &miss_l);
+	assert_int_equal(never_c, never_l);
+	assert_true(never_c >= 16); /* of 33: one assignment of 4 counters + fixed ones */
+	assert_true(miss_l >= miss_c && miss_c >= never_c * pmcf_profile_nxus(pc));
+	pmcf_mux_summary ms = {.size = sizeof(ms)};
+	assert_int_equal(pmcf_profile_mux_summary(pc, &ms), 0);
+	assert_int_equal(ms.events, 33);
+	assert_int_equal(ms.never_counted, never_c);
+	assert_int_equal(ms.missing, miss_c);
+	assert_int_equal(ms.values, 33 * pmcf_profile_nxus(pc));
+	assert_true(ms.run_ns > 0 && ms.run_ns < ms.period_ns && ms.period_ns == 4e6);
+	pmcf_profile_free(pc);
+	pmcf_profile_free(pl);
 	/* a set that fits is counted exactly even when multiplexing is asked for */
 	o.estimate = PMCF_EST_CUMULATIVE;
 	p = record("cholesky,blocks=6", "PAPI_TOT_INS,PAPI_L1_DCM", &o);

@@ -41,7 +41,7 @@ typedef struct pmcf_exit_info {
 	size_t incomplete_xus; /* XUs begun but not finished (not in the profile) */
 	size_t multiplexed_xus; /* XUs whose counters were not always running */
 	size_t negative_values; /* multiplexing: estimates below zero (kept) */
-	size_t missing_values;  /* multiplexing: values missing (local estimator) */
+	size_t missing_values;  /* multiplexing: values never counted, missing (docs/multiplexing.md) */
 	size_t rotations;       /* user-space multiplexing: rotations in all threads */
 	char message[512]; /* one line on anything abnormal, "" when none */
 } pmcf_exit_info;

@@ -16,6 +16,11 @@ static const char usage[] =
     "Records one execution profile: every XU with its type, label, thread, cpu, times\n"
     "and one value per monitored event (duration always first). A simulated source\n"
     "also stores the true value of every event of its machine (`export --truth`).\n\n"
+    "With --multiplex, a value whose event never counted (perf's <not counted>) is\n"
+    "missing, not 0, and record ends with one line on stderr: the events that never\n"
+    "counted during any XU, the share of values missing, the XUs not always counted,\n"
+    "and a warning when the run was shorter than one rotation period\n"
+    "(docs/multiplexing.md).\n\n"
     "  -e, --events EVENTS   comma list, all, or @FILE (`pmcfuse events --sim SPEC`)\n"
     "  -o, --output OUT      the profile file to write (atomically)\n"
     "  --sim SPEC            simulated workload: WORKLOAD[,key=value...], e.g.\n"
@@ -25,7 +30,9 @@ static const char usage[] =
     "                        kernel (perf rotation), rr (round-robin), roc (rate of change);\n"
     "                        none (default) refuses a set that does not fit\n"
     "  --period-ms P         multiplexing period in ms (default 4)\n"
-    "  --estimate E          per-XU estimate under multiplexing: cumulative (default) or local\n"
+    "  --estimate E          per-XU estimate under multiplexing: cumulative (default) or local;\n"
+    "                        missing where it is undefined (cumulative: the event had not yet\n"
+    "                        counted at the XU end; local: it did not count during the XU)\n"
     "  --plan FILE --set K   record execution K (0-based, as `pmcfuse plan` numbers them) of\n"
     "                        a plan: its events, counter budget, source and seed come from\n"
     "                        the plan (docs/slurm.md runs the sets as a job array)\n"
@@ -251,6 +258,8 @@ static int record_sim(const char *verb, const char *sim, const char *events,
 		err = pmcf_profile_save(p, out);
 		if (err)
 			rc = cli_lib_error(verb, err, out);
+		else if (o->multiplex != PMCF_MUX_NONE)
+			cli_mux_summary(verb, p, -1);
 	}
 	pmcf_profile_free(p);
 	pmcf_evlist_free(list);

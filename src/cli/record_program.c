@@ -8,6 +8,7 @@
 #include "cli/record_program.h"
 #include "counters/perf.h"
 #include "pmcfuse/collect.h"
+#include "pmcfuse/multiplex.h"
 #include "pmcfuse/sim.h"
 
 int cli_record_program(const char *verb, const char *events_spec, unsigned pmcs, const char *out,
@@ -69,15 +70,57 @@ int cli_record_program_mux(const char *verb, const char *events_spec, unsigned p
 		ei.ompt ? "OpenMP" : ei.fallback ? "no OMPT runtime: one XU per thread" : "task API",
 		out);
 	if (multiplex != PMCF_MUX_NONE)
-		fprintf(stderr,
-			"pmcfuse: %s: multiplexed (%s, %s estimate): %zu XUs not always counted, "
-			"%zu negative and %zu missing values, %zu user-space rotations\n",
-			verb, pmcf_mux_mode_name(multiplex), pmcf_estimate_name(estimate),
-			ei.multiplexed_xus, ei.negative_values, ei.missing_values, ei.rotations);
+		cli_mux_summary(verb, p, multiplex == PMCF_MUX_KERNEL ? -1 : (long)ei.rotations);
 done:
 	pmcf_profile_free(p);
 	free(argv);
 	pmcf_evlist_free(evl);
 	pmcf_catalog_free(cat);
 	return status;
+}
+
+void cli_mux_summary(const char *verb, const pmcf_profile *p, long rotations)
+{
+	const char *mode = pmcf_profile_meta_get(p, PMCF_META_MULTIPLEX);
+	const char *est = pmcf_profile_meta_get(p, PMCF_META_ESTIMATE);
+	const char *per = pmcf_profile_meta_get(p, PMCF_META_PERIOD_MS);
+	fprintf(stderr, "pmcfuse: %s: multiplexed (%s, %s estimate, period %s ms): ", verb,
+		mode ? mode : "?", est ? est : "?", per ? per : "?");
+	pmcf_mux_summary s = {.size = sizeof(s)};
+	if (pmcf_profile_mux_summary(p, &s) != 0) {
+		fprintf(stderr, "not needed, the events fit the counters together: every value "
+				"counted all the time\n");
+		return;
+	}
+	if (s.never_counted) {
+		/* perf's word for an event that never got a counter */
+		fprintf(stderr, "%zu of %zu events never counted during any XU (perf: <not counted>): ",
+			s.never_counted, s.events);
+		size_t shown = 0, show = s.never_counted <= 4 ? s.never_counted : 3;
+		for (size_t e = 0; e < pmcf_profile_nevents(p) && shown < show; e++)
+			if (pmcf_profile_coverage_never_counted(p, e) == 1)
+				fprintf(stderr, "%s%s", shown++ ? ", " : "", pmcf_profile_event_name(p, e));
+		if (s.never_counted > show)
+			fprintf(stderr, " and %zu more", s.never_counted - show);
+	} else {
+		fprintf(stderr, "each of the %zu events counted during some XU", s.events);
+	}
+	fprintf(stderr, "; %zu of %zu values missing (%.1f%%)", s.missing, s.values,
+		s.values ? 100.0 * (double)s.missing / (double)s.values : 0.0);
+	if (s.partial_xus)
+		fprintf(stderr, "; %zu of %zu XUs not always counted", s.partial_xus, s.xus);
+	else
+		fprintf(stderr, "; every XU counted all the time");
+	if (s.negative)
+		fprintf(stderr, "; %zu negative value%s", s.negative, s.negative == 1 ? "" : "s");
+	if (rotations >= 0)
+		fprintf(stderr, "; %ld user-space rotations", rotations);
+	/* only where the counters really rotated: software events under
+	 * `kernel` need no counter, and a short run then loses nothing */
+	if ((s.partial_xus || s.never_counted) && s.period_ns > 0 && s.run_ns < s.period_ns)
+		fprintf(stderr,
+			"; warning: the run lasted %.3g ms, less than one rotation period (%s ms): "
+			"the counters hardly rotated, use a shorter --period-ms",
+			s.run_ns / 1e6, per);
+	fputc('\n', stderr);
 }

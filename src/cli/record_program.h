@@ -2,6 +2,7 @@
  * its profile. Shared by the record verb (and usable by others). */
 #ifndef PMCF_CLI_RECORD_PROGRAM_H
 #define PMCF_CLI_RECORD_PROGRAM_H
+#include "pmcfuse/profile.h"
 
 /* Records prog_argv[0..prog_argc) counting events_spec (an -e EVENTS value:
  * list, "all" or @FILE, against the perf catalogue; NULL: duration only)
@@ -19,4 +20,12 @@ int cli_record_program(const char *verb, const char *events_spec, unsigned pmcs,
 int cli_record_program_mux(const char *verb, const char *events_spec, unsigned pmcs, int multiplex,
 			   double period_ms, int estimate, const char *out, int prog_argc,
 			   char **prog_argv);
+
+/* Prints the one line `record --multiplex` ends with, on stderr: per
+ * recording, the events that never counted during any XU (perf's <not
+ * counted>: names, or the first ones and a count), the share of values
+ * missing, the XUs not always counted, negative values, the user-space
+ * rotations (rotations >= 0; -1 for the kernel's) and a warning when the run
+ * was shorter than one rotation period. p: the recorded profile. */
+void cli_mux_summary(const char *verb, const pmcf_profile *p, long rotations);
 #endif

@@ -909,7 +909,8 @@ static void section_coverage(struct report *r)
 	fputs("<h2 id=\"coverage\">Multiplexing coverage</h2>\n", h);
 	fputs("<p>For each event: the share of XUs during which it was counted at all (any running time), and "
 	      "the share of the XUs&rsquo; enabled time it was running. Values of the other XUs are "
-	      "estimates.</p>\n",
+	      "extrapolated estimates, or missing (not 0) where the event had never been counted "
+	      "(docs/multiplexing.md); an event at 0.0% was never counted during any XU.</p>\n",
 	      h);
 	FILE *f = data_open(r, "cov.dat");
 	if (!f)

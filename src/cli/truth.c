@@ -13,7 +13,9 @@ static const char usage[] =
 	"simulated sources record: a plain or multiplexed profile against its own truth,\n"
 	"a fused profile against the truth of the XU each fused XU represents (the first\n"
 	"source XU of its provenance; the source profiles must be readable). Relative\n"
-	"error = |value - truth| / max(|truth|, 1). See docs/accuracy.md.\n\n"
+	"error = |value - truth| / max(|truth|, 1). A missing value (e.g. an event that\n"
+	"multiplexing never counted) has no error: it is left out of the quantiles and\n"
+	"counted in the share missing printed beside them. See docs/accuracy.md.\n\n"
 	"  --json   {\"median_rel_error\", \"p90_rel_error\", \"share_missing\", \"events\": [...]}\n";
 
 static void num(double v)
@@ -22,6 +24,16 @@ static void num(double v)
 		printf("%.10g", v);
 	else
 		printf("null");
+}
+
+/* v with 4 significant digits, "-" when there is none (every value missing) */
+static const char *fmt(char *buf, size_t n, double v)
+{
+	if (isfinite(v))
+		snprintf(buf, n, "%.4g", v);
+	else
+		snprintf(buf, n, "-");
+	return buf;
 }
 
 int cmd_truth(int argc, char **argv)
@@ -75,16 +87,20 @@ int cmd_truth(int argc, char **argv)
 			}
 			printf("%s]}\n", n ? "\n" : "");
 		} else {
-			printf("against the ground truth (%s): median relative error %.4g, 90th percentile "
-			       "%.4g, %.2f%% of values missing\n",
+			/* a missing value (never counted) has no error: it is left
+			 * out of the quantiles and counted beside them */
+			char m[32], q[32];
+			printf("against the ground truth (%s): median relative error %s, 90th percentile "
+			       "%s, %.2f%% of values missing%s\n",
 			       strcmp(pmcf_truth_mode(r), "own") == 0 ? "the profile's own truth"
 								      : "truth of the source XUs",
-			       med, p90, 100 * miss);
+			       fmt(m, sizeof(m), med), fmt(q, sizeof(q), p90), 100 * miss,
+			       miss > 0 ? " (left out of the error quantiles)" : "");
 			printf("%-40s %10s %10s %8s\n", "EVENT", "MEDIAN", "P90", "MISSING");
 			for (size_t k = 0; k < n; k++) {
 				const pmcf_truth_event *e = pmcf_truth_event_at(r, k);
-				printf("%-40s %10.4g %10.4g %8zu\n", e->name, e->median_rel, e->p90_rel,
-				       e->missing);
+				printf("%-40s %10s %10s %8zu\n", e->name, fmt(m, sizeof(m), e->median_rel),
+				       fmt(q, sizeof(q), e->p90_rel), e->missing);
 			}
 		}
 	}

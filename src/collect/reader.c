@@ -33,7 +33,8 @@ struct node {
 	uint64_t first_t0, last_t1, dur, en, run;
 	int32_t seg_thread, cpu;
 	double *v;
-	double *mx; /* multiplexed: per event running ns, enabled ns, cumulative estimate */
+	double *mx; /* multiplexed: per event running ns, enabled ns, cumulative estimate,
+		       segments whose cumulative estimate is defined */
 };
 
 struct module_map {
@@ -243,7 +244,7 @@ static int read_file(struct rd *r, const char *path, struct pmcfi_collect_stats 
 			for (size_t e = 0; e < r->nev; e++)
 				n->v[e] += (double)rec->v[e];
 			if (h->mux) {
-				if (!n->mx && !(n->mx = calloc(3 * r->nev + 1, sizeof(double)))) {
+				if (!n->mx && !(n->mx = calloc(4 * r->nev + 1, sizeof(double)))) {
 					err = PMCF_ENOMEM;
 					goto out;
 				}
@@ -253,7 +254,10 @@ static int read_file(struct rd *r, const char *path, struct pmcfi_collect_stats 
 					memcpy(&c, &rec->v[3 * ne + e], sizeof(c));
 					n->mx[e] += (double)rec->v[ne + e];
 					n->mx[ne + e] += (double)rec->v[2 * ne + e];
-					n->mx[2 * ne + e] += c;
+					if (c == c) { /* NaN: not counted yet on that thread */
+						n->mx[2 * ne + e] += c;
+						n->mx[3 * ne + e] += 1;
+					}
 				}
 			}
 			if (rec->flags & PMCFI_F_FINAL)
@@ -910,7 +914,10 @@ static int build(struct rd *r, const char *dir, const char *const *names, uint64
 	int fallback = 1;
 	for (size_t k = 0; k < nx; k++) {
 		struct node *n = &r->n[xs[k]];
-		int partial = n->run < n->en;
+		/* multiplexed: each event against its own enabled time (the
+		 * events are read one after the other, so times of different
+		 * events differ by the ns between the reads) */
+		int partial = !n->mx && n->run < n->en;
 		for (size_t e = 0; n->mx && e < r->nev; e++)
 			if (n->mx[e] < n->mx[r->nev + e])
 				partial = 1;
@@ -943,10 +950,13 @@ static int build(struct rd *r, const char *dir, const char *const *names, uint64
 				/* multiplexing estimators (fuse-task-parallel §5.1) */
 				size_t ne = r->nev;
 				double run = n->mx[e], en = n->mx[ne + e], v;
+				/* missing, as perf's <not counted>: local, the event
+				 * never ran during the XU; cumulative, it had not yet
+				 * run on the thread at the end of any of its segments */
 				if (estimate == PMCF_EST_LOCAL)
 					v = run > 0 ? n->v[e] * en / run : PMCF_MISSING;
 				else
-					v = n->mx[2 * ne + e];
+					v = n->mx[3 * ne + e] > 0 ? n->mx[2 * ne + e] : PMCF_MISSING;
 				if (v != v)
 					st->missing++;
 				else if (v < 0)

@@ -11,11 +11,11 @@ struct pmcfi_collect_stats {
 	size_t xus;          /* XUs added to the profile */
 	size_t incomplete;   /* XUs started but never finished (dropped) */
 	size_t dropped;      /* records lost because a record file could not grow */
-	size_t multiplexed;  /* XUs with time_running < time_enabled */
+	size_t multiplexed;  /* XUs during which an event's time_running < its time_enabled */
 	int mux;             /* the collection's enum pmcf_mux_mode (0: none) */
 	size_t rotations;    /* user-space rotations, all threads */
 	size_t negative;     /* values below zero (cumulative estimator) */
-	size_t missing;      /* values missing (local estimator: never ran in the XU) */
+	size_t missing;      /* values missing (never counted: see pmcfi_collect_read_est) */
 	size_t threads;      /* threads that recorded */
 	int ompt;            /* an OMPT runtime loaded the tool */
 	int api;             /* the task API was used */
@@ -34,8 +34,10 @@ int pmcfi_collect_read(const char *dir, const char *const *names, size_t nev, ui
 /* The same; when the collection multiplexed, each value is the per-XU
  * estimate named by estimate (enum pmcf_estimate): cumulative, the sum over
  * the XU's segments of the difference of scaled cumulative counts (may be
- * negative); local, raw x enabled / running summed over the segments,
- * PMCF_MISSING when the event never ran during the XU. The coverage layer
+ * negative; a segment that ends before the event ever ran on its thread
+ * adds nothing), PMCF_MISSING when no segment ends after the event has run;
+ * local, raw x enabled / running summed over the segments, PMCF_MISSING when
+ * the event never ran during the XU. The coverage layer
  * then holds per value the enabled and running ns. */
 int pmcfi_collect_read_est(const char *dir, const char *const *names, size_t nev, uint64_t t0,
 			   int estimate, pmcf_profile *p, struct pmcfi_collect_stats *st);

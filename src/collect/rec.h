@@ -19,7 +19,8 @@
 
 /* Values per event in a segment record: 1, or PMCFI_MUX_VALS when the
  * header's mux is set: raw count, running ns, enabled ns (deltas), then the
- * difference of the scaled cumulative counts (a double's bits). */
+ * difference of the scaled cumulative counts (a double's bits; NaN when the
+ * event had not yet run on the thread at the segment end). */
 #define PMCFI_MUX_VALS 4u
 
 struct pmcfi_rec_header {
@@ -71,7 +72,8 @@ struct pmcfi_rec {
 			    R_SEG: CLOCK_MONOTONIC ns at begin and end */
 	int32_t cpu;
 	uint32_t flags;
-	uint64_t enabled, running; /* R_SEG: group time deltas */
+	uint64_t enabled, running; /* R_SEG: group time deltas (multiplexed: the longest
+				      enabled, less the largest gap of any event) */
 	uint64_t v[];              /* R_SEG: nev counter deltas */
 };
 

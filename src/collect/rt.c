@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -481,17 +482,30 @@ static void write_seg(struct rt_thread *t, uint64_t node, uint32_t thread, uint6
 	r->enabled = s1->enabled - s0->enabled;
 	r->running = s1->running - s0->running;
 	if (P.mux) {
+		/* Each event's enabled and running ns come from one read, but the
+		 * events are read one after the other: compare each event with its
+		 * own times only. The segment's times: the longest enabled, less
+		 * the largest gap of any event. */
 		int n = P.nev;
-		r->running = r->enabled;
+		uint64_t en = 0, gap = 0;
 		for (int i = 0; i < n; i++) {
-			r->v[i] = s1->v[i] - s0->v[i];
-			r->v[n + i] = s1->run[i] - s0->run[i];
-			r->v[2 * n + i] = s1->en[i] - s0->en[i];
-			double c = pmcfi_pgroup_scaled(s1, i) - pmcfi_pgroup_scaled(s0, i);
+			uint64_t dv = s1->v[i] - s0->v[i], drun = s1->run[i] - s0->run[i],
+				 den = s1->en[i] - s0->en[i];
+			r->v[i] = dv;
+			r->v[n + i] = drun;
+			r->v[2 * n + i] = den;
+			/* the scaled count is undefined (NaN: the reader's missing)
+			 * until the event has counted on this thread */
+			double c = s1->run[i] ? pmcfi_pgroup_scaled(s1, i) - pmcfi_pgroup_scaled(s0, i)
+					      : (double)NAN;
 			memcpy(&r->v[3 * n + i], &c, sizeof(c));
-			if (r->v[n + i] < r->running)
-				r->running = r->v[n + i];
+			if (den > en)
+				en = den;
+			if (den > drun && den - drun > gap)
+				gap = den - drun;
 		}
+		r->enabled = en;
+		r->running = en > gap ? en - gap : 0;
 		t->hdr->rotations = t->rotations;
 	} else
 		for (int i = 0; i < P.nev; i++)

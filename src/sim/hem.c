@@ -4,7 +4,8 @@
  * a counter. Per XU two estimators (fuse-task-parallel §5.1): cumulative,
  * the difference of the thread's scaled count raw x enabled/running between
  * XU end and start (what PAPI_read users get), and local, the count seen
- * while running during the XU scaled by duration / running time. */
+ * while running during the XU scaled by duration / running time. A value
+ * the counters never saw is missing, not 0 (docs/multiplexing.md). */
 #include "multiplex/sched.h"
 #include "sim/sim_impl.h"
 #include "util/internal.h"
@@ -167,10 +168,15 @@ int sim_hem_run(const struct sim_machine *m, const struct sim_run *r, const int 
 			for (size_t u = 0; u < nu; u++) {
 				double rn = run[u] - run0[u];
 				double v;
+				/* missing, like perf's <not counted>: local, the unit
+				 * never held a counter during the XU; cumulative, it never
+				 * held one on this thread up to the XU end (the scaled
+				 * count is 0/0 there). The scaled count at XU start of a
+				 * unit that had not yet counted is 0, as PAPI_read says. */
 				if (estimate == PMCF_EST_LOCAL)
 					v = rn > 0 ? (raw[u] - snap[u]) * d / rn : PMCF_MISSING;
 				else
-					v = (run[u] > 0 ? raw[u] * s.en / run[u] : 0) - snap[u];
+					v = run[u] > 0 ? raw[u] * s.en / run[u] - snap[u] : PMCF_MISSING;
 				out->est[x * nu + u] = v;
 				out->running[x * nu + u] = (uint64_t)(rn + 0.5);
 			}

@@ -98,9 +98,15 @@ expect_ok "$PMCFUSE" truth --json fused.pmcf
 printf '%s\n' "$OUT" >tf.json
 expect_eq true "$(json 'has("median_rel_error") and has("p90_rel_error") and has("share_missing") and (.events | length > 0)' tf.json)"
 expect_ok "$PMCFUSE" truth --json hem.pmcf
-th=$(jq -r .median_rel_error <<<"$OUT")
-awk -v f="$(json .median_rel_error tf.json)" -v h="$th" 'BEGIN { exit !(h > f) }' || fail "truth: HEM $th not worse than fused"
+# the 4 ms kernel rotation outlasts the run: what HEM counted is exact, but the
+# events left without a counter are missing (not 0, which read as error 1):
+# the fused profile has every value, HEM lacks a share of them
+th=$(jq -r .share_missing <<<"$OUT")
+expect_eq 0 "$(json .share_missing tf.json)"
+awk -v h="$th" 'BEGIN { exit !(h > 0.2) }' || fail "truth: HEM misses only $th of its values"
 ok
+expect_ok "$PMCFUSE" truth hem.pmcf
+expect_match '[0-9.]+% of values missing \(left out of the error quantiles\)' "$OUT"
 expect_ok "$PMCFUSE" truth fresh.pmcf
 expect_match 'median relative error 0,' "$OUT"
 expect_fail 1 "$PMCFUSE" truth nothere.pmcf

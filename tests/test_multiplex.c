@@ -464,10 +464,12 @@ static void real_run(int mux, int est)
 			if (mux == PMCF_MUX_KERNEL)
 				assert_true(run > 0); /* software events never rotate */
 			if (e == 4 && est == PMCF_EST_LOCAL && run > 0) {
-				/* task-clock scaled up: about the XU's time on the cpu */
+				/* task-clock scaled up: the XU's time on the cpu, which
+				 * cannot exceed its wall time by much (the scaling's
+				 * error); no lower bound: a loaded machine preempts */
 				double d = pmcf_profile_value(p, i, 0);
 				timed++;
-				if (v > 0.5 * d && v < 1.5 * d)
+				if (v < 1.5 * d)
 					ok_ratio++;
 			}
 		}

@@ -464,9 +464,58 @@ struct mux_saved {
 	int n;
 };
 
-/* Sets perf_event_mux_interval_ms of every PMU to ms, remembering the old
- * values; 0 when all could be set, else the number refused (errno in *why). */
-static int mux_interval_set(int ms, struct mux_saved *sv, int *why)
+/* Whether the kernel rotates the events of PMU `name` (type number `type`)
+ * when they are recorded with attrs: the PMU must be one of theirs, and not
+ * a PMU whose events never compete for counters (software, tracepoint,
+ * probes), which the kernel never rotates. Generic hardware, cache and raw
+ * events belong to the core PMU(s): "cpu", or any PMU listing its "cpus"
+ * (hybrid x86, Arm). */
+static int mux_pmu_used(const char *name, long type, const struct perf_event_attr *attrs,
+			size_t n)
+{
+	if (type == PERF_TYPE_SOFTWARE || type == PERF_TYPE_TRACEPOINT)
+		return 0;
+	int core = -1;
+	for (size_t i = 0; i < n; i++) {
+		if (attrs[i].type == PERF_TYPE_SOFTWARE || attrs[i].type == PERF_TYPE_TRACEPOINT ||
+		    attrs[i].type == PERF_TYPE_BREAKPOINT)
+			continue;
+		if ((long)attrs[i].type == type)
+			return 1;
+		if (attrs[i].type == PERF_TYPE_HARDWARE || attrs[i].type == PERF_TYPE_HW_CACHE ||
+		    attrs[i].type == PERF_TYPE_RAW) {
+			if (core < 0) {
+				char path[512];
+				snprintf(path, sizeof(path), MUX_SYSFS "/%s/cpus", name);
+				core = !strcmp(name, "cpu") || access(path, F_OK) == 0;
+			}
+			if (core)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static long mux_pmu_type(const char *name)
+{
+	char path[512];
+	snprintf(path, sizeof(path), MUX_SYSFS "/%s/type", name);
+	FILE *f = fopen(path, "r");
+	long type = -1;
+	if (f) {
+		if (fscanf(f, "%ld", &type) != 1)
+			type = -1;
+		fclose(f);
+	}
+	return type;
+}
+
+/* Sets perf_event_mux_interval_ms to ms for every PMU the kernel will rotate
+ * for these events, remembering the old values; 0 when all could be set (or
+ * none needed it: software events and tracepoints never rotate), else the
+ * number refused (errno in *why). */
+static int mux_interval_set(int ms, const struct perf_event_attr *attrs, size_t n,
+			    struct mux_saved *sv, int *why)
 {
 	sv->n = 0;
 	int refused = 0;
@@ -478,6 +527,8 @@ static int mux_interval_set(int ms, struct mux_saved *sv, int *why)
 	struct dirent *de;
 	while ((de = readdir(d)) != NULL && sv->n < MAX_PMUS) {
 		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(sv->name[0]))
+			continue;
+		if (!mux_pmu_used(de->d_name, mux_pmu_type(de->d_name), attrs, n))
 			continue;
 		char path[512];
 		snprintf(path, sizeof(path), MUX_SYSFS "/%s/perf_event_mux_interval_ms", de->d_name);
@@ -491,6 +542,7 @@ static int mux_interval_set(int ms, struct mux_saved *sv, int *why)
 			continue;
 		if (old == ms)
 			continue;
+		errno = 0;
 		f = fopen(path, "w");
 		int ok = f && fprintf(f, "%d\n", ms) > 0;
 		if (f && fclose(f) != 0)
@@ -628,12 +680,13 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 		int ms = (int)(period_ms + 0.5), why = 0;
 		if (ms < 1)
 			ms = 1;
-		int refused = mux_interval_set(ms, &saved, &why);
+		int refused = mux_interval_set(ms, attrs, n, &saved, &why);
 		if (refused)
 			pmcfi_log(PMCF_LOG_WARN,
 				  "cannot set perf_event_mux_interval_ms to %d for %d PMU(s) (%s): the "
-				  "kernel rotates at its own interval",
-				  ms, refused, strerror(why));
+				  "kernel rotates at its own interval%s",
+				  ms, refused, strerror(why),
+				  why == EACCES || why == EPERM ? " (setting it needs root)" : "");
 		else if (ms != period_ms)
 			pmcfi_log(PMCF_LOG_INFO,
 				  "the kernel rotates every whole ms: perf_event_mux_interval_ms=%d", ms);

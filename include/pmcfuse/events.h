@@ -117,16 +117,32 @@ typedef struct pmcf_evlist pmcf_evlist;
 /* Parses spec against catalogue c: a comma-separated list of names, "all"
  * (every available event of the catalogue, duration included), or "@FILE"
  * (names separated by commas, blanks or newlines; '#' starts a comment).
- * Names are resolved with pmcf_catalog_find and stored by their catalogue
- * spelling; duplicates are dropped (first kept). An unknown name fails with
- * PMCF_EEVENT and a detail suggesting the closest known names; an empty list
- * with PMCF_ESYNTAX. Free with pmcf_evlist_free. */
+ * Names are resolved with the catalogue (pmcf_catalog_find, then what the
+ * source loads on demand) and stored by their catalogue spelling;
+ * duplicates are dropped (first kept). The perf catalogue reads perf's
+ * syntax: aliases (cs, faults, migrations, cpu-cycles, branches, …) stored
+ * under the name they stand for; modifiers (task-clock:u, cycles:k,
+ * instructions:pp, …: u k h G H I p P D) as events of their own; raw events
+ * (r01c2) and PMU events (cpu/event=0x3c,umask=0x0/, msr/tsc/, with
+ * modifiers after the slash) by their spelling. In any catalogue a name
+ * with * ? or [ is a glob (sched:*) that adds every available event it
+ * matches, and {a,b,…}[:mods] is a group: events that must be counted in one
+ * execution (pmcf_evlist_group; the planner keeps them together), the
+ * modifiers applying to each. An unknown name fails with PMCF_EEVENT and a
+ * detail suggesting the closest known names; an empty list, a malformed
+ * group or modifier with PMCF_ESYNTAX. Free with pmcf_evlist_free. */
 PMCF_API int pmcf_evlist_parse(const pmcf_catalog *c, const char *spec, pmcf_evlist **out);
 PMCF_API void pmcf_evlist_free(pmcf_evlist *l);
 PMCF_API size_t pmcf_evlist_size(const pmcf_evlist *l);
 PMCF_API const char *pmcf_evlist_name(const pmcf_evlist *l, size_t i);
 /* The names as an array of pmcf_evlist_size(l) pointers owned by l. */
 PMCF_API const char *const *pmcf_evlist_names(const pmcf_evlist *l);
+/* The {…} group of the i-th name: 0 when it is in none, else the group's
+ * number (1, 2, … in the order the groups were written). */
+PMCF_API unsigned pmcf_evlist_group(const pmcf_evlist *l, size_t i);
+/* The groups as an array parallel to pmcf_evlist_names, owned by l (for
+ * pmcf_plan_opts.groups). */
+PMCF_API const unsigned *pmcf_evlist_groups(const pmcf_evlist *l);
 
 #ifdef __cplusplus
 }

@@ -40,14 +40,18 @@ typedef struct pmcf_plan_opts {
 	const pmcf_profile *const *pilots;
 	size_t npilots;
 	double time_limit_s; /* exact search bound, 0: 1 s */
+	/* optional, parallel to the events: 0, or the number of a {…} group
+	 * whose events must share one set (pmcf_evlist_groups) */
+	const unsigned *groups;
 } pmcf_plan_opts;
-#define PMCF_PLAN_OPTS_INIT {sizeof(pmcf_plan_opts), 3, 0, PMCF_PACK_BEST, NULL, 0, NULL, 0, 0}
+#define PMCF_PLAN_OPTS_INIT {sizeof(pmcf_plan_opts), 3, 0, PMCF_PACK_BEST, NULL, 0, NULL, 0, 0, NULL}
 
 /* Plans events[0..n) (names of catalogue c; "duration" is added to every
  * set, free) for opts. Every set fits the counters (pmcf_catalog_check_set
  * with opts->pmcs); the sets of ctc/lgl are disjoint (duration aside); the
  * sets of the bc family each share events with the union of the previous
- * ones. Errors: PMCF_EEVENT (unknown name), PMCF_ETOOMANY (an event that
+ * ones; the events of one group (opts->groups) are in the same set. Errors:
+ * PMCF_EEVENT (unknown name), PMCF_ETOOMANY (an event or group that
  * cannot be counted even alone with the linking events; the detail says
  * why), PMCF_EINVAL, PMCF_ENOMEM. Free with pmcf_plan_free. */
 PMCF_API int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n,

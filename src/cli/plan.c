@@ -197,6 +197,7 @@ int cmd_plan(int argc, char **argv)
 	}
 	o.pilots = (const pmcf_profile *const *)pilots;
 	o.npilots = npilots;
+	o.groups = pmcf_evlist_groups(ev);
 	if ((err = pmcf_plan_make(cat, pmcf_evlist_names(ev), pmcf_evlist_size(ev), &o, &plan))) {
 		st = cli_lib_error(verb, err, "planning");
 		goto out;

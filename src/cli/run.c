@@ -303,6 +303,7 @@ int cmd_run(int argc, char **argv)
 		po.link = pmcf_evlist_names(lk);
 		po.nlink = pmcf_evlist_size(lk);
 	}
+	po.groups = pmcf_evlist_groups(ev);
 	if ((err = pmcf_plan_make(cat, pmcf_evlist_names(ev), pmcf_evlist_size(ev), &po, &plan))) {
 		st = cli_lib_error(verb, err, "planning");
 		goto out;

@@ -440,12 +440,17 @@ static void events_env(const struct perf_event_attr *a, size_t n, const char **n
 	size_t o = 0, q = 0;
 	ev[0] = nm[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
-		unsigned xk = (a[i].exclude_kernel ? 1u : 0u) | (a[i].exclude_hv ? 2u : 0u);
+		/* the privilege and modifier bits (rt.c reads them back) */
+		unsigned xk = (a[i].exclude_kernel ? 1u : 0u) | (a[i].exclude_hv ? 2u : 0u) |
+			      (a[i].exclude_user ? 4u : 0u) | (a[i].exclude_guest ? 8u : 0u) |
+			      (a[i].exclude_host ? 16u : 0u) | (a[i].exclude_idle ? 32u : 0u) |
+			      (a[i].pinned ? 64u : 0u) | (unsigned)a[i].precise_ip << 7;
 		o += (size_t)snprintf(ev + o, o < evlen ? evlen - o : 0,
 				      "%s%u:%llx:%llx:%llx:%u", i ? "," : "", a[i].type,
 				      (unsigned long long)a[i].config, (unsigned long long)a[i].config1,
 				      (unsigned long long)a[i].config2, xk);
-		q += (size_t)snprintf(nm + q, q < nmlen ? nmlen - q : 0, "%s%s", i ? "," : "", names[i]);
+		/* names may hold commas (cpu/event=0x3c,umask=0/): one per line */
+		q += (size_t)snprintf(nm + q, q < nmlen ? nmlen - q : 0, "%s%s", i ? "\n" : "", names[i]);
 	}
 }
 

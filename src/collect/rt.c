@@ -121,6 +121,12 @@ static int parse_events(const char *s)
 		a->config2 = c2;
 		a->exclude_kernel = (xk & 1) != 0;
 		a->exclude_hv = (xk & 2) != 0;
+		a->exclude_user = (xk & 4) != 0;
+		a->exclude_guest = (xk & 8) != 0;
+		a->exclude_host = (xk & 16) != 0;
+		a->exclude_idle = (xk & 32) != 0;
+		a->pinned = (xk & 64) != 0;
+		a->precise_ip = (xk >> 7) & 3;
 		P.nev++;
 		s += used;
 		if (*s == ',')
@@ -137,7 +143,7 @@ static void split_names(const char *s)
 	char *p = P.names_buf;
 	for (int i = 0; i < P.nev; i++) {
 		P.names[i] = p && *p ? p : NULL;
-		if (p && (p = strchr(p, ',')) != NULL)
+		if (p && (p = strchr(p, '\n')) != NULL)
 			*p++ = '\0';
 	}
 }

@@ -3,6 +3,7 @@
  * compatibility check to the source that built the catalogue. */
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,9 @@ struct pmcf_catalog {
 
 struct pmcf_evlist {
 	char **names;
+	unsigned *group; /* parallel to names: 0 none, else the {…} group's number */
 	size_t n, cap;
+	unsigned ngroups;
 };
 
 static uint64_t hash_str(const char *s)
@@ -309,22 +312,34 @@ int pmcf_catalog_check_set(const pmcf_catalog *c, const char *const *names, size
 
 /* ---- event lists ------------------------------------------------------------- */
 
-static int evlist_push(pmcf_evlist *l, const char *name)
+static int evlist_push(pmcf_evlist *l, const char *name, unsigned group)
 {
 	for (size_t i = 0; i < l->n; i++)
-		if (strcmp(l->names[i], name) == 0)
+		if (strcmp(l->names[i], name) == 0) {
+			if (group && l->group[i] && l->group[i] != group)
+				return pmcfi_fail(PMCF_ESYNTAX,
+						  "event '%s' is in two {…} groups: an event can "
+						  "share one execution with one group",
+						  name);
+			if (group)
+				l->group[i] = group;
 			return 0;
+		}
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 16;
 		char **nn = realloc(l->names, cap * sizeof(*nn));
 		if (!nn)
 			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 		l->names = nn;
+		unsigned *ng = realloc(l->group, cap * sizeof(*ng));
+		if (!ng)
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		l->group = ng;
 		l->cap = cap;
 	}
 	if (!(l->names[l->n] = strdup(name)))
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	l->n++;
+	l->group[l->n++] = group;
 	return 0;
 }
 
@@ -343,29 +358,150 @@ static int unknown_event(const pmcf_catalog *c, const char *name)
 	return pmcfi_fail(PMCF_EEVENT, "unknown event '%s' (did you mean %s?)", name, buf);
 }
 
-static int add_token(const pmcf_catalog *c, pmcf_evlist *l, const char *tok)
+/* perf's tracepoint globs (sched:*, sched:sched_s*), and any other name
+ * with * ? or [: every available event of the catalogue that matches, in
+ * catalogue order, after loading the part that may hold them. */
+static int add_glob(const pmcf_catalog *c, pmcf_evlist *l, const char *pat, unsigned group)
+{
+	long k = pmcfi_catalog_resolve((pmcf_catalog *)c, pat); /* loads tracepoints for a:b */
+	if (k < 0 && k != PMCF_EEVENT)
+		return (int)k;
+	pmcfi_clear_error();
+	size_t hits = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->ev[i].available == 0 || fnmatch(pat, c->ev[i].name, 0) != 0)
+			continue;
+		int err = evlist_push(l, c->ev[i].name, group);
+		if (err)
+			return err;
+		hits++;
+	}
+	if (!hits)
+		return pmcfi_fail(PMCF_EEVENT, "no event matches '%s' (`pmcfuse events` lists them)",
+				  pat);
+	return 0;
+}
+
+static int add_token(const pmcf_catalog *c, pmcf_evlist *l, const char *tok, unsigned group)
 {
 	if (strcmp(tok, "all") == 0) {
+		if (group)
+			return pmcfi_fail(PMCF_ESYNTAX, "'all' cannot be in a {…} group");
 		for (size_t i = 0; i < c->n; i++) {
 			/* PAPI presets count what natives listed here count: not twice */
 			if (c->ev[i].available == 0 || strcmp(c->ev[i].source, PMCF_SRC_PAPI) == 0)
 				continue;
-			int err = evlist_push(l, c->ev[i].name);
+			int err = evlist_push(l, c->ev[i].name, 0);
 			if (err)
 				return err;
 		}
 		return 0;
 	}
+	if (strpbrk(tok, "*?["))
+		return add_glob(c, l, tok, group);
 	long k = pmcfi_catalog_resolve((pmcf_catalog *)c, tok);
 	if (k == PMCF_EEVENT)
 		return unknown_event(c, tok);
 	if (k < 0)
 		return (int)k;
-	return evlist_push(l, c->ev[k].name);
+	return evlist_push(l, c->ev[k].name, group);
+}
+
+/* The end of the token at p: a separator (a comma; blanks and '#' too when
+ * from_file) or a brace, outside a PMU event's slashes (cpu/event=1,umask=2/). */
+static char *token_end(char *p, int from_file)
+{
+	int slash = 0;
+	for (; *p; p++) {
+		if (*p == '/')
+			slash = !slash;
+		else if (!slash && (*p == ',' || *p == '{' || *p == '}' ||
+				    (from_file && (isspace((unsigned char)*p) || *p == '#'))))
+			break;
+	}
+	return p;
+}
+
+/* Adds the token [start, end) (blanks trimmed) with modifiers mods (a
+ * group's, or NULL) appended. */
+static int add_span(const pmcf_catalog *c, pmcf_evlist *l, const char *start, const char *end,
+		    const char *mods, unsigned group)
+{
+	while (start < end && isspace((unsigned char)*start))
+		start++;
+	while (end > start && isspace((unsigned char)end[-1]))
+		end--;
+	if (start == end)
+		return 0;
+	size_t n = (size_t)(end - start), m = mods ? strlen(mods) + 1 : 0;
+	char *tok = malloc(n + m + 1);
+	if (!tok)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	memcpy(tok, start, n);
+	if (mods) {
+		tok[n] = ':';
+		memcpy(tok + n + 1, mods, m - 1);
+	}
+	tok[n + m] = '\0';
+	int err = add_token(c, l, tok, group);
+	free(tok);
+	return err;
+}
+
+/* perf's group {a,b,c}[:mods]: the events must be counted in one execution
+ * (the planner keeps them in one set); modifiers after the brace apply to
+ * each. *pp points at '{'; on return past the group. */
+static int add_group(const pmcf_catalog *c, pmcf_evlist *l, char **pp, int from_file)
+{
+	char *open = *pp, *close = strchr(open + 1, '}');
+	if (!close)
+		return pmcfi_fail(PMCF_ESYNTAX, "'{' without its '}' in the event list");
+	char *nested = strchr(open + 1, '{');
+	if (nested && nested < close)
+		return pmcfi_fail(PMCF_ESYNTAX, "{…} groups cannot be nested");
+	char *after = close + 1, *mods = NULL, save = 0;
+	char *mend = after;
+	if (*after == ':') {
+		mods = after + 1;
+		mend = token_end(mods, from_file);
+		save = *mend;
+		*mend = '\0';
+		if (!*mods) {
+			*mend = save;
+			return pmcfi_fail(PMCF_ESYNTAX, "':' after a {…} group must be followed by "
+							"modifiers");
+		}
+	}
+	unsigned group = ++l->ngroups;
+	int err = 0;
+	size_t before = l->n;
+	for (char *p = open + 1; p < close && !err;) {
+		if (*p == ',' || (from_file && isspace((unsigned char)*p))) {
+			p++;
+			continue;
+		}
+		char *e = token_end(p, from_file);
+		if (e > close)
+			e = close;
+		err = add_span(c, l, p, e, mods, group);
+		p = e;
+	}
+	if (mods)
+		*mend = save;
+	if (!err && l->n == before) {
+		int named = 0; /* every member already listed is fine; an empty group is not */
+		for (size_t i = 0; i < l->n; i++)
+			named |= l->group[i] == group;
+		if (!named)
+			err = pmcfi_fail(PMCF_ESYNTAX, "an empty {} group in the event list");
+	}
+	*pp = mend;
+	return err;
 }
 
 /* Splits text at separators (commas always; blanks and newlines too when
- * from_file), drops '#' comments in files, and adds every token. */
+ * from_file, outside PMU slashes), drops '#' comments in files, and adds
+ * every token and {…} group. */
 static int add_text(const pmcf_catalog *c, pmcf_evlist *l, char *text, int from_file)
 {
 	char *p = text;
@@ -375,23 +511,22 @@ static int add_text(const pmcf_catalog *c, pmcf_evlist *l, char *text, int from_
 				p++;
 			continue;
 		}
-		if (*p == ',' || (from_file && isspace((unsigned char)*p))) {
+		if (*p == ',' || isspace((unsigned char)*p)) {
 			p++;
 			continue;
 		}
-		char *start = p;
-		while (*p && *p != ',' && !(from_file && (isspace((unsigned char)*p) || *p == '#')))
-			p++;
-		char save = *p;
-		*p = '\0';
-		/* trim blanks around tokens of a command-line list */
-		char *tok = start, *end = p;
-		while (isspace((unsigned char)*tok))
-			tok++;
-		while (end > tok && isspace((unsigned char)end[-1]))
-			*--end = '\0';
-		int err = *tok ? add_token(c, l, tok) : 0;
-		*p = save;
+		int err;
+		if (*p == '{') {
+			err = add_group(c, l, &p, from_file);
+		} else if (*p == '}') {
+			err = pmcfi_fail(PMCF_ESYNTAX, "'}' without its '{' in the event list");
+		} else {
+			char *e = token_end(p, from_file);
+			if (e == p) /* a stray brace handled above; nothing else stops at once */
+				e++;
+			err = add_span(c, l, p, e, NULL, 0);
+			p = e;
+		}
 		if (err)
 			return err;
 	}
@@ -481,9 +616,12 @@ void pmcf_evlist_free(pmcf_evlist *l)
 	for (size_t i = 0; i < l->n; i++)
 		free(l->names[i]);
 	free(l->names);
+	free(l->group);
 	free(l);
 }
 
 size_t pmcf_evlist_size(const pmcf_evlist *l) { return l->n; }
 const char *pmcf_evlist_name(const pmcf_evlist *l, size_t i) { return i < l->n ? l->names[i] : NULL; }
 const char *const *pmcf_evlist_names(const pmcf_evlist *l) { return (const char *const *)l->names; }
+unsigned pmcf_evlist_group(const pmcf_evlist *l, size_t i) { return i < l->n ? l->group[i] : 0; }
+const unsigned *pmcf_evlist_groups(const pmcf_evlist *l) { return l->group; }

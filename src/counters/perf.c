@@ -18,16 +18,28 @@
 #include "counters/papi.h"
 #include "counters/perf.h"
 #include "counters/perf_group.h"
+#include "counters/perf_syntax.h"
 #include "counters/tracefs.h"
 #include "util/internal.h"
 
-enum kind { K_PSEUDO, K_TYPED, K_TRACEPOINT, K_NATIVE, K_PAPI /* config: index in papi */ };
+enum kind {
+	K_PSEUDO,
+	K_TYPED,
+	K_TRACEPOINT,
+	K_NATIVE,
+	K_PAPI, /* config: index in papi */
+	K_RAW,  /* perf's rNNN and pmu/terms/: type, config, config1, config2 */
+	K_MOD   /* another event with perf's modifiers (name:mods): config is its index */
+};
 
 /* How to encode the catalogue event of the same index. */
 struct enc {
 	enum kind kind;
 	uint32_t type;
-	uint64_t config;
+	uint64_t config, config1, config2;
+	struct pmcfi_perf_mods mods; /* K_RAW, K_MOD */
+	unsigned char counterless;   /* K_RAW of a PMU without counters (msr/tsc/) */
+	unsigned char noexclude;     /* K_RAW of a PMU that refuses exclude_* (msr) */
 	signed char opens; /* check_set's cache: -1 not tried, 0 refused, 1 opens alone */
 	int open_errno;    /* when refused */
 };
@@ -40,6 +52,7 @@ struct perf_impl {
 	 * named, native PMU events when a name is not found otherwise. */
 	int have_tracepoints, have_natives, have_papi;
 	char *tracefs; /* tracefs root for tests (pmcfi_catalog_perf_at), or NULL */
+	char *sysfs;   /* PMU folders for tests (pmcfi_perf_set_sysfs), or NULL */
 	struct pmcfi_papi *papi; /* PAPI presets, NULL when not loaded */
 };
 
@@ -94,6 +107,7 @@ static void free_impl(void *p)
 	if (impl) {
 		free(impl->enc);
 		free(impl->tracefs);
+		free(impl->sysfs);
 		pmcfi_papi_free(impl->papi);
 	}
 	free(impl);
@@ -112,10 +126,10 @@ static int enc_reserve(struct perf_impl *impl)
 	return 0;
 }
 
-/* Adds *info with its encoding. A name already present is skipped when
+/* Adds *info with its encoding *e. A name already present is skipped when
  * skip_dup (libpfm4 tables may repeat one), else an error. */
-static int add(pmcf_catalog *c, struct perf_impl *impl, const pmcf_event_info *info, enum kind kind,
-               uint32_t type, uint64_t config, int skip_dup)
+static int add_enc(pmcf_catalog *c, struct perf_impl *impl, const pmcf_event_info *info,
+		   const struct enc *e, int skip_dup)
 {
 	int err = enc_reserve(impl);
 	if (err)
@@ -127,8 +141,16 @@ static int add(pmcf_catalog *c, struct perf_impl *impl, const pmcf_event_info *i
 	}
 	if (err)
 		return err;
-	impl->enc[impl->n++] = (struct enc){.kind = kind, .type = type, .config = config, .opens = -1};
+	impl->enc[impl->n] = *e;
+	impl->enc[impl->n++].opens = -1;
 	return 0;
+}
+
+static int add(pmcf_catalog *c, struct perf_impl *impl, const pmcf_event_info *info, enum kind kind,
+               uint32_t type, uint64_t config, int skip_dup)
+{
+	struct enc e = {.kind = kind, .type = type, .config = config};
+	return add_enc(c, impl, info, &e, skip_dup);
 }
 
 struct typed_event {
@@ -481,13 +503,114 @@ static int tracepoint_like(const char *name)
 	       !strchr(name, '/');
 }
 
-/* The catalogue's resolve hook: loads the part that may hold name
- * (tracepoints, mounting tracefs when needed; native PMU events) and looks
- * it up again. */
+/* perf's modifiers on a catalogue event: "base:mods" becomes an entry of its
+ * own that encodes as base, then the modifiers (name: the catalogue's
+ * spelling of base, ':', mods as written). */
+static long add_modified(pmcf_catalog *c, struct perf_impl *impl, long base, const char *mods,
+			 const char *asked)
+{
+	const pmcf_event_info *b = pmcf_catalog_at(c, (size_t)base);
+	struct enc e = {.kind = K_MOD, .config = (uint64_t)base};
+	if (impl->enc[base].kind == K_PSEUDO)
+		return pmcfi_fail(PMCF_ESYNTAX, "'%s': %s is no counter and takes no modifiers",
+				  asked, b->name);
+	if (impl->enc[base].kind == K_PAPI)
+		return pmcfi_fail(PMCF_ESYNTAX,
+				  "'%s': modifiers do not apply to PAPI presets (PAPI counts user "
+				  "mode; name the natives with modifiers instead)",
+				  asked);
+	int err = pmcfi_perf_mods_parse(mods, &e.mods);
+	if (err)
+		return err;
+	size_t len = strlen(b->name) + strlen(mods) + 2;
+	char *name = malloc(len), *desc = malloc(strlen(b->description) + len + 32);
+	if (!name || !desc) {
+		free(name);
+		free(desc);
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	}
+	snprintf(name, len, "%s:%s", b->name, mods);
+	long i = pmcf_catalog_find(c, name);
+	if (i < 0) {
+		sprintf(desc, "%s (perf modifiers :%s)", b->description, mods);
+		pmcf_event_info info = *b;
+		info.name = name;
+		info.description = desc;
+		info.available = b->available;
+		err = add_enc(c, impl, &info, &e, 0);
+		i = err ? err : (long)impl->n - 1;
+	}
+	free(name);
+	free(desc);
+	return i;
+}
+
+/* perf's raw rNNN and pmu/terms/[mods] events, as entries of their own
+ * (name as written). */
+static long add_raw(pmcf_catalog *c, struct perf_impl *impl, const char *name)
+{
+	struct perf_event_attr a;
+	struct enc e = {.kind = K_RAW};
+	char pmu[64] = "cpu", desc[160];
+	if (pmcfi_perf_raw_parse(name, &e.config)) {
+		e.type = PERF_TYPE_RAW;
+		snprintf(desc, sizeof(desc), "raw event %#llx of the core PMU",
+			 (unsigned long long)e.config);
+	} else {
+		int err = pmcfi_perf_pmu_encode(impl->sysfs, name, &a, &e.mods, pmu, sizeof(pmu));
+		if (err)
+			return err;
+		e.type = a.type;
+		e.config = a.config;
+		e.config1 = a.config1;
+		e.config2 = a.config2;
+		e.counterless = (unsigned char)pmcfi_perf_pmu_counterless(pmu);
+		e.noexclude = strcmp(pmu, "msr") == 0;
+		snprintf(desc, sizeof(desc), "PMU %s, type %u: config %#llx, config1 %#llx, "
+			 "config2 %#llx", pmu, e.type, (unsigned long long)e.config,
+			 (unsigned long long)e.config1, (unsigned long long)e.config2);
+	}
+	pmcf_event_info info = {
+	    .name = name,
+	    .source = e.counterless ? PMCF_SRC_SOFTWARE : PMCF_SRC_PMU,
+	    .pmu = pmu,
+	    .description = desc,
+	    .available = -1,
+	    .cost = e.counterless ? 0 : 1,
+	};
+	int err = add_enc(c, impl, &info, &e, 0);
+	return err ? err : (long)impl->n - 1;
+}
+
+/* The catalogue's resolve hook, for a name not found as it is: perf's
+ * aliases, modifiers, raw and PMU events first (they load nothing), then the
+ * part that may hold name (tracepoints, mounting tracefs when needed; PAPI
+ * presets; native PMU events), looked up again. */
 static long resolve(void *vimpl, pmcf_catalog *c, const char *name)
 {
 	struct perf_impl *impl = vimpl;
 	int err;
+	const char *canon = pmcfi_perf_alias(name);
+	if (canon)
+		return pmcf_catalog_find(c, canon);
+	if (pmcfi_perf_pmu_like(name) || pmcfi_perf_raw_parse(name, &(uint64_t){0}))
+		return add_raw(c, impl, name);
+	const char *colon = strrchr(name, ':');
+	if (colon && colon > name && colon[-1] != ':' && pmcfi_perf_mods_like(colon + 1)) {
+		size_t plen = (size_t)(colon - name);
+		char *prefix = malloc(plen + 1);
+		if (!prefix)
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		memcpy(prefix, name, plen);
+		prefix[plen] = '\0';
+		long base = pmcfi_catalog_resolve(c, prefix);
+		free(prefix);
+		if (base >= 0)
+			return add_modified(c, impl, base, colon + 1, name);
+		if (base != PMCF_EEVENT)
+			return base;
+		pmcfi_clear_error(); /* not modifiers after all: a tracepoint or native name */
+	}
 	if (tracepoint_like(name) && !impl->have_tracepoints) {
 		if ((err = add_tracepoints(c, impl, 1, 1))) {
 			char why[512];
@@ -513,6 +636,19 @@ static long resolve(void *vimpl, pmcf_catalog *c, const char *name)
 			return i;
 	}
 	return PMCF_EEVENT;
+}
+
+int pmcfi_perf_set_sysfs(pmcf_catalog *c, const char *root)
+{
+	struct perf_impl *impl = (struct perf_impl *)perf_impl_of(c);
+	if (!impl)
+		return pmcfi_fail(PMCF_EINVAL, "not a perf event catalogue");
+	char *r = root ? strdup(root) : NULL;
+	if (root && !r)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	free(impl->sysfs);
+	impl->sysfs = r;
+	return 0;
 }
 
 int pmcfi_perf_add_tracepoints(pmcf_catalog *c)
@@ -553,18 +689,28 @@ static int encode_at(const pmcf_catalog *c, const struct perf_impl *impl, size_t
 	if (!ev || i >= impl->n)
 		return pmcfi_fail(PMCF_EEVENT, "no event at index %zu", i);
 	const struct enc *e = &impl->enc[i];
+	int err;
 	switch (e->kind) {
 	case K_PSEUDO:
 		return pmcfi_fail(PMCF_EINVAL, "'%s' is a pseudo-event: it has no counter",
 		                  ev->name);
 	case K_TYPED:
 	case K_TRACEPOINT:
+	case K_RAW:
 		attr->type = e->type;
 		attr->config = e->config;
-		if (!impl->kernel_ok && e->kind != K_TRACEPOINT) {
+		attr->config1 = e->config1;
+		attr->config2 = e->config2;
+		if (!impl->kernel_ok && e->kind != K_TRACEPOINT && !e->noexclude) {
 			attr->exclude_kernel = 1;
 			attr->exclude_hv = 1;
 		}
+		pmcfi_perf_mods_apply(&e->mods, attr);
+		return 0;
+	case K_MOD:
+		if ((err = encode_at(c, impl, (size_t)e->config, attr)) != 0)
+			return err;
+		pmcfi_perf_mods_apply(&e->mods, attr);
 		return 0;
 	case K_NATIVE: break;
 	case K_PAPI:
@@ -834,12 +980,22 @@ static int refused(const char *name, size_t k, const char *leader, int errnum, c
 	return 0;
 }
 
-/* The one line for an event that does not open alone on this machine. */
-static int unavailable(const char *name, const struct enc *e)
+/* The encoding event i's modifiers apply to (i's own but for K_MOD). */
+static const struct enc *base_enc(const struct perf_impl *impl, size_t i)
 {
-	int en = e->open_errno;
+	while (impl->enc[i].kind == K_MOD)
+		i = (size_t)impl->enc[i].config;
+	return &impl->enc[i];
+}
+
+/* The one line for an event that does not open alone on this machine. */
+static int unavailable(const char *name, const struct perf_impl *impl, size_t i)
+{
+	int en = impl->enc[i].open_errno;
+	const struct enc *e = base_enc(impl, i);
 	const char *why;
-	if ((e->kind == K_TYPED && e->type != PERF_TYPE_SOFTWARE) || e->kind == K_NATIVE) {
+	if ((e->kind == K_TYPED && e->type != PERF_TYPE_SOFTWARE) || e->kind == K_NATIVE ||
+	    (e->kind == K_RAW && !e->counterless)) {
 		if (en == ENOENT || en == EOPNOTSUPP || en == ENODEV) {
 			why = access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ||
 					  access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0
@@ -893,7 +1049,7 @@ static int each_opens(struct perf_impl *impl, const pmcf_catalog *c, const size_
 			}
 		}
 		if (e->opens == 0)
-			return unavailable(name, e);
+			return unavailable(name, impl, idx[k]);
 	}
 	return 0;
 }
@@ -904,8 +1060,9 @@ static int each_opens(struct perf_impl *impl, const pmcf_catalog *c, const size_
 static int software_only(const struct perf_impl *impl, const size_t *idx, size_t n)
 {
 	for (size_t k = 0; k < n; k++) {
-		const struct enc *e = &impl->enc[idx[k]];
-		if (!(e->kind == K_TRACEPOINT || (e->kind == K_TYPED && e->type == PERF_TYPE_SOFTWARE)))
+		const struct enc *e = base_enc(impl, idx[k]);
+		if (!(e->kind == K_TRACEPOINT || (e->kind == K_TYPED && e->type == PERF_TYPE_SOFTWARE) ||
+		      (e->kind == K_RAW && e->counterless)))
 			return 0;
 	}
 	return 1;

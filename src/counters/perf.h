@@ -46,6 +46,11 @@ int pmcfi_perf_paranoid(void);
  * tracefs, …" for the caller to prefix with its subject. */
 int pmcfi_perf_add_tracepoints(pmcf_catalog *c);
 
+/* PMU events in perf's syntax (pmu/terms/) of catalogue c are read from
+ * the PMU folders under root (NULL: /sys/bus/event_source/devices) from
+ * now on. For tests. */
+int pmcfi_perf_set_sysfs(pmcf_catalog *c, const char *root);
+
 /* pmcf_catalog_perf reading tracepoints from tracefs root `tracefs` (a
  * folder holding events/<sys>/<name>/id) instead of the usual places
  * (NULL: /sys/kernel/tracing, then /sys/kernel/debug/tracing). For tests. */

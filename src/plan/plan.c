@@ -5,6 +5,7 @@
  * optionally chosen by correlation in pilot profiles (§5.2 heuristic). */
 #include <jansson.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -161,9 +162,11 @@ struct packer {
 	unsigned pmcs;
 	const char **base; /* duration and the linking events, in every set */
 	size_t nbase;
-	const char **item; /* the events to place */
-	unsigned *cost;
+	const char **item; /* the units to place: an event, or the first of a {…} group */
+	unsigned *cost;    /* a unit's: the sum of its events' */
 	size_t n;
+	const char **flat; /* every unit's events: unit i is flat[first[i] .. first[i] + len[i]) */
+	size_t *first, *len;
 	const char **buf;  /* nbase + n scratch */
 	int err;
 	size_t checks;
@@ -177,9 +180,11 @@ static int fits(struct packer *pk, const size_t *mem, size_t m, size_t extra)
 	for (size_t i = 0; i < pk->nbase; i++)
 		pk->buf[k++] = pk->base[i];
 	for (size_t i = 0; i < m; i++)
-		pk->buf[k++] = pk->item[mem[i]];
+		for (size_t j = 0; j < pk->len[mem[i]]; j++)
+			pk->buf[k++] = pk->flat[pk->first[mem[i]] + j];
 	if (extra != (size_t)-1)
-		pk->buf[k++] = pk->item[extra];
+		for (size_t j = 0; j < pk->len[extra]; j++)
+			pk->buf[k++] = pk->flat[pk->first[extra] + j];
 	pk->checks++;
 	int r = pmcf_catalog_check_set(pk->c, pk->buf, k, pk->pmcs, NULL, 0);
 	if (r < 0) {
@@ -363,11 +368,12 @@ static unsigned counters_needed(const struct packer *pk)
 {
 	unsigned total = 0;
 	size_t nn = 0;
-	const char **seen = malloc((4 * pk->n + 1) * sizeof(char *));
-	json_t **docs = calloc(pk->n + 1, sizeof(json_t *));
-	for (size_t i = 0; i < pk->n; i++) {
+	size_t nflat = pk->n ? pk->first[pk->n - 1] + pk->len[pk->n - 1] : 0;
+	const char **seen = malloc((4 * nflat + 1) * sizeof(char *));
+	json_t **docs = calloc(nflat + 1, sizeof(json_t *));
+	for (size_t i = 0; i < nflat; i++) {
 		const pmcf_event_info *e =
-			pmcf_catalog_at(pk->c, (size_t)pmcf_catalog_find(pk->c, pk->item[i]));
+			pmcf_catalog_at(pk->c, (size_t)pmcf_catalog_find(pk->c, pk->flat[i]));
 		json_t *j = e->constraints && seen && docs ? json_loads(e->constraints, 0, NULL) : NULL;
 		json_t *nat = j ? json_object_get(j, "native") : NULL;
 		if (!json_is_array(nat) || json_is_true(json_object_get(j, "fixed")) ||
@@ -389,7 +395,7 @@ static unsigned counters_needed(const struct packer *pk)
 				seen[nn++] = name;
 		}
 	}
-	for (size_t i = 0; docs && i < pk->n; i++)
+	for (size_t i = 0; docs && i < nflat; i++)
 		json_decref(docs[i]);
 	free(docs);
 	free(seen);
@@ -513,7 +519,8 @@ static int pack_correlated(struct packer *pk, const pmcf_plan_opts *o, const siz
 	size_t n = pk->n;
 	unsigned char *placed = calloc(n ? n : 1, 1), *in = calloc(n ? n : 1, 1);
 	struct cpair *pr = malloc((n * n + 1) * sizeof(*pr));
-	const char **names = malloc((pk->nbase + n + 1) * sizeof(char *));
+	size_t nflat = n ? pk->first[n - 1] + pk->len[n - 1] : 0;
+	const char **names = malloc((pk->nbase + nflat + 1) * sizeof(char *));
 	int err = placed && in && pr && names ? 0 : pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	size_t left = n;
 	while (!err && left) {
@@ -571,7 +578,8 @@ static int pack_correlated(struct packer *pk, const pmcf_plan_opts *o, const siz
 		for (size_t i = 0; i < n; i++) /* in request order */
 			for (size_t q = 0; q < m; q++)
 				if (mem[q] == i)
-					names[k++] = pk->item[i];
+					for (size_t j = 0; j < pk->len[i]; j++)
+						names[k++] = pk->flat[pk->first[i] + j];
 		err = pk->err ? pk->err : plani_add_set(plan, names, k);
 	}
 	free(placed);
@@ -622,10 +630,14 @@ int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n,
 	size_t *order = malloc(cap * sizeof(size_t)), *mem = malloc(cap * sizeof(size_t));
 	size_t *set = malloc(cap * sizeof(size_t)), *save = malloc(cap * sizeof(size_t));
 	size_t *best = malloc(cap * sizeof(size_t)), *cur = malloc(cap * sizeof(size_t));
-	size_t nreq = 0, nbase = 0, nitem = 0;
+	const char **flat = malloc(cap * sizeof(char *)), **ev1 = malloc(cap * sizeof(char *));
+	size_t *first = malloc(cap * sizeof(size_t)), *len = malloc(cap * sizeof(size_t));
+	unsigned *grp = calloc(cap, sizeof(unsigned)), *cost1 = malloc(cap * sizeof(unsigned));
+	size_t nreq = 0, nbase = 0, nitem = 0, nev1 = 0;
 	unsigned basecost = 0;
 	if (!(plan->catalog = strdup(pmcf_catalog_name(c))) || !req || !base || !item || !buf ||
-	    !cost || !order || !mem || !set || !save || !best || !cur) {
+	    !cost || !order || !mem || !set || !save || !best || !cur || !flat || !ev1 || !first ||
+	    !len || !grp || !cost1) {
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -640,6 +652,11 @@ int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n,
 		const char *name = pmcf_catalog_at(c, (size_t)k)->name;
 		if (!in_list(req, nreq, name))
 			req[nreq++] = name;
+		if (o->size >= offsetof(pmcf_plan_opts, groups) + sizeof(o->groups) && o->groups &&
+		    o->groups[i])
+			for (size_t r = 1; r < nreq; r++)
+				if (strcmp(req[r], name) == 0 && !grp[r])
+					grp[r] = o->groups[i];
 	}
 	/* linking events (bc family): duration, --link, and the free ones */
 	base[nbase++] = PMCF_EVENT_DURATION;
@@ -662,14 +679,33 @@ int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n,
 		if (ordered && e->cost == 0 && !in_list(base, nbase, e->name))
 			base[nbase++] = e->name;
 		if (!in_list(base, nbase, e->name)) {
-			cost[nitem] = e->cost;
-			item[nitem++] = e->name;
+			cost1[nev1] = e->cost;
+			grp[nev1] = grp[i]; /* nev1 <= i */
+			ev1[nev1++] = e->name;
 		}
+	}
+	/* the units to place: an event, or a {…} group's events together */
+	for (size_t i = 0, nflat = 0; i < nev1; i++) {
+		if (grp[i] == (unsigned)-1)
+			continue; /* placed with its group */
+		first[nitem] = nflat;
+		len[nitem] = 0;
+		cost[nitem] = 0;
+		item[nitem] = ev1[i];
+		for (size_t j = i; j < nev1; j++)
+			if (j == i || (grp[i] && grp[j] == grp[i])) {
+				flat[nflat++] = ev1[j];
+				len[nitem]++;
+				cost[nitem] += cost1[j];
+				if (j > i)
+					grp[j] = (unsigned)-1;
+			}
+		nitem++;
 	}
 	if ((err = plani_strv_push(&plan->events, &plan->nevents, req, nreq)) ||
 	    (ordered && (err = plani_strv_push(&plan->link, &plan->nlink, base, nbase))))
 		goto out;
-	struct packer pk = {c, o->pmcs, base, nbase, item, cost, nitem, buf, 0, 0};
+	struct packer pk = {c, o->pmcs, base, nbase, item, cost, nitem, flat, first, len, buf, 0, 0};
 	if (!fits(&pk, NULL, 0, (size_t)-1)) {
 		char why[512] = "";
 		const char *const *bv = base;
@@ -685,13 +721,25 @@ int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n,
 				err = pk.err;
 				goto out;
 			}
-			char why[512] = "";
+			char why[512] = "", what[512];
 			size_t k = 0;
 			for (size_t b = 0; b < nbase; b++)
 				buf[k++] = base[b];
-			buf[k++] = item[i];
+			for (size_t j = 0; j < len[i]; j++)
+				buf[k++] = flat[first[i] + j];
 			pmcf_catalog_check_set(c, buf, k, o->pmcs, why, sizeof(why));
-			err = pmcfi_fail(PMCF_ETOOMANY, "event '%s' cannot be counted%s: %s", item[i],
+			if (len[i] == 1) {
+				snprintf(what, sizeof(what), "event '%s'", item[i]);
+			} else {
+				size_t w = (size_t)snprintf(what, sizeof(what), "the group {");
+				for (size_t j = 0; j < len[i] && w < sizeof(what); j++)
+					w += (size_t)snprintf(what + w, sizeof(what) - w, "%s%s",
+							      j ? "," : "", flat[first[i] + j]);
+				if (w < sizeof(what))
+					snprintf(what + w, sizeof(what) - w, "}");
+			}
+			err = pmcfi_fail(PMCF_ETOOMANY, "%s cannot be counted%s%s: %s", what,
+					 len[i] > 1 ? " in one execution" : "",
 					 nbase > 1 ? " together with the linking events" : "", why);
 			goto out;
 		}
@@ -744,7 +792,8 @@ int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n,
 			buf[k++] = base[b];
 		for (size_t i = 0; i < nitem; i++)
 			if (set[i] == s)
-				buf[k++] = item[i];
+				for (size_t j = 0; j < len[i]; j++)
+					buf[k++] = flat[first[i] + j];
 		err = plani_add_set(plan, buf, k);
 	}
 	if (!err && !P.nsets) /* only free events */
@@ -761,6 +810,12 @@ out:
 	free(save);
 	free(best);
 	free(cur);
+	free(flat);
+	free(ev1);
+	free(first);
+	free(len);
+	free(grp);
+	free(cost1);
 	if (err) {
 		pmcf_plan_free(plan);
 		return err;

@@ -609,7 +609,10 @@ static long resolve(void *vimpl, pmcf_catalog *c, const char *name)
 			return add_modified(c, impl, base, colon + 1, name);
 		if (base != PMCF_EEVENT)
 			return base;
-		pmcfi_clear_error(); /* not modifiers after all: a tracepoint or native name */
+		pmcfi_clear_error();
+		if (!memchr(name, ':', plen))
+			return PMCF_EEVENT; /* an unknown event with modifiers, no tracepoint */
+		/* else not modifiers after all: a tracepoint or native name */
 	}
 	if (tracepoint_like(name) && !impl->have_tracepoints) {
 		if ((err = add_tracepoints(c, impl, 1, 1))) {

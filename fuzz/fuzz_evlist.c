@@ -24,7 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pmcf_evlist *l = NULL;
 		if (pmcf_evlist_parse(cats[data[0] % ncats], s, &l) == 0) {
 			for (size_t i = 0; i < pmcf_evlist_size(l); i++)
-				if (!pmcf_evlist_name(l, i))
+				if (!pmcf_evlist_name(l, i) ||
+				    pmcf_evlist_group(l, i) != pmcf_evlist_groups(l)[i])
 					abort();
 			pmcf_evlist_free(l);
 		}

@@ -28,7 +28,10 @@ static const char usage[] =
 	"                   perf_event_paranoid, tracefs, rdpmc)\n"
 	"  --check EVENTS   can EVENTS (comma list, all, @FILE) be counted in one execution?\n"
 	"                   exit 0 and print 'fits' if so, else exit 1 and say why\n"
-	"  --pmcs N         counter budget for --check (machines without a PMU)\n";
+	"  --pmcs N         counter budget for --check (machines without a PMU)\n\n"
+	"EVENTS take perf's syntax: aliases (cs, faults), modifiers (task-clock:u,\n"
+	"cycles:k, instructions:pp), raw (r01c2) and PMU events (cpu/event=0x3c,umask=0/,\n"
+	"msr/tsc/), globs ('sched:*') and {a,b} groups that share one execution.\n";
 
 static void print_json(const pmcf_catalog *c, const char *source, int only_avail)
 {

@@ -19,7 +19,7 @@ static const char usage[] =
 	"summarised on standard error). Run it with `pmcfuse record --plan plan.json --set K`\n"
 	"for K = 0 .. executions-1, then `pmcfuse combine` (docs/slurm.md).\n\n"
 	"  -e, --events EVENTS  comma list in perf's syntax, all, or @FILE; {a,b} groups\n"
-	"                       are kept in one set (pmcfuse events --help)\n"
+	"                       are kept in one set (see pmcfuse-events(1))\n"
 	"  --strategy S         ctc, lgl: disjoint sets; bc, bc-unlabeled (default bc):\n"
 	"                       every set carries the linking events, so that it overlaps the\n"
 	"                       sets before it (duration and fixed-counter events are free)\n"

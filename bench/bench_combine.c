@@ -1,12 +1,20 @@
 /* Benchmark of the combination strategies: P synthetic execution profiles of
  * N XUs each (4 types, labels, 3 linking events in every profile and 3 of
- * its own), fused with ctc, lgl, bc and bc-unlabeled on one core. The
+ * its own), fused with ctc, lgl, bc and bc-unlabeled on one core; and the
+ * same number of real-shaped profiles (--shape real): one dominant task
+ * type, counts as software events give them (integer ns clocks, zero-
+ * inflated page faults, context switches that are mostly 0), durations of
+ * a task tree (most tasks alike, a geometric tail, the root spanning the
+ * run), only duration in
+ * common, runs that differ in speed as a whole, and XU counts that differ
+ * a little between executions. The
  * baseline, measured in the same run, copies the inputs' values into a
  * profile of the fused size: the least work any combination does.
  * --digest prints a hash of each fused profile (labels, values, provenance,
  * match distances), to check that a faster combination pairs the same XUs.
- * usage: bench_combine [-p PROFILES] [-s STRATEGY]... [--digest] [N...]
- *        (default: -p 15, every strategy, 10000 100000 1000000) */
+ * usage: bench_combine [-p PROFILES] [-s STRATEGY]... [--shape synthetic|real|both]
+ *        [--digest] [N...] (default: -p 15, every strategy, both shapes,
+ *        10000 100000 1000000) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +94,64 @@ static pmcf_profile *make(size_t j, size_t n, const double *size)
 	return p;
 }
 
+/* Real-shaped execution j of n XUs (the first n of the program's tasks:
+ * a tree search or simulation explores a little more or less each run).
+ * Task i has latent work w[i] (us); task 0 spans the whole run. */
+static pmcf_profile *make_real(size_t j, size_t n, const double *w)
+{
+	pmcf_profile *p;
+	int err = pmcf_profile_new(&p);
+	if (err)
+		die("new", err);
+	pmcf_profile_meta_set(p, PMCF_META_PROGRAM, "real-shaped");
+	static const char *types[] = {"step", "leaf"};
+	uint32_t t;
+	for (int k = 0; k < 2; k++)
+		pmcf_profile_type_add(p, PMCF_XU_TASK, types[k], "", &t);
+	char name[32];
+	pmcf_profile_event_add(p, "duration", NULL);
+	for (int k = 0; k < 2; k++) {
+		snprintf(name, sizeof(name), "e%zu_%d", j, k);
+		pmcf_profile_event_add(p, name, NULL);
+	}
+	if ((err = pmcf_profile_reserve(p, n)))
+		die("reserve", err);
+	struct sim_rng r;
+	sim_rng_seed(&r, 5000 + j);
+	char lab[64];
+	uint64_t clock = 0;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(lab, sizeof(lab), "0.%zu", i);
+		pmcf_xu xu = {.type = i % 50 == 49 ? 1u : 0u, .thread = (int32_t)(i % 2), .cpu = -1,
+			      .start_ns = clock, .label = lab, .parent_label = "0"};
+		clock += 100;
+		xu.end_ns = xu.start_ns + 1000;
+		if ((err = pmcf_profile_xu_add(p, &xu, NULL)))
+			die("xu_add", err);
+	}
+	double *col[3];
+	for (int k = 0; k < 3; k++)
+		col[k] = pmcf_profile_column(p, (size_t)k);
+	for (size_t i = 0; i < n; i++) {
+		/* runs differ in speed as a whole (load, frequency, placement) */
+		double speed = 1 + 0.5 * (double)(j % 3); /* 2x apart: measured here under load */
+		double d = floor(w[i] * 1000 * speed * (1 + 0.2 * fabs(sim_rng_normal(&r))));
+		col[0][i] = d; /* ns */
+		for (int k = 0; k < 2; k++) {
+			int kind = (int)((j + (size_t)k) % 3);
+			double v;
+			if (kind == 0) /* a clock: integer ns, a little below the duration */
+				v = floor(d * (0.9 + 0.05 * sim_rng_unif(&r)));
+			else if (kind == 1) /* page faults: zero-inflated, small integers */
+				v = sim_rng_unif(&r) < 0.8 ? 0 : floor(1 + w[i] / 20 * sim_rng_unif(&r));
+			else /* context switches: mostly 0 */
+				v = sim_rng_unif(&r) < w[i] / (w[i] + 200) ? floor(1 + w[i] / 1e4) : 0;
+			col[1 + k][i] = v;
+		}
+	}
+	return p;
+}
+
 /* FNV-1a over everything a combination decides. */
 static uint64_t digest(const pmcf_profile *p)
 {
@@ -157,17 +223,23 @@ static double baseline(pmcf_profile **in, size_t np, size_t n)
 int main(int argc, char **argv)
 {
 	size_t np = 15, sizes[16], ns = 0;
-	int dig = 0;
+	int dig = 0, shapes = 3; /* 1 synthetic, 2 real */
 	const char *only[8];
 	size_t nonly = 0;
 	for (int a = 1; a < argc; a++) {
 		if (strcmp(argv[a], "--digest") == 0)
 			dig = 1;
+		else if (strcmp(argv[a], "--shape") == 0 && a + 1 < argc) {
+			a++;
+			shapes = !strcmp(argv[a], "synthetic") ? 1 : !strcmp(argv[a], "real") ? 2 : 3;
+		}
 		else if (strcmp(argv[a], "-s") == 0 && a + 1 < argc && nonly < 8)
 			only[nonly++] = argv[++a];
 		else if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0) {
-			printf("usage: bench_combine [-p PROFILES] [-s STRATEGY]... [--digest] [N...]\n"
+			printf("usage: bench_combine [-p PROFILES] [-s STRATEGY]... [--shape S] [--digest] "
+			       "[N...]\n"
 			       "  -p PROFILES  profiles fused (default 15)\n"
+			       "  --shape S    synthetic, real or both (default both)\n"
 			       "  -s STRATEGY  only this strategy (ctc, lgl, bc, bc-unlabeled; repeatable)\n"
 			       "  --digest     print a hash of each fused profile and the grid statistics\n"
 			       "  N...         XUs per profile (default 10000 100000 1000000)\n");
@@ -186,21 +258,35 @@ int main(int argc, char **argv)
 	}
 	static const int strategies[] = {PMCF_COMBINE_CTC, PMCF_COMBINE_LGL, PMCF_COMBINE_BC,
 					 PMCF_COMBINE_BC_UNLABELED};
-	printf("%-10s %-13s %10s %10s %12s %10s\n", "XUs", "strategy", "seconds", "cpu s",
-	       "vs baseline", "per XU");
-	for (size_t k = 0; k < ns; k++) {
-		size_t n = sizes[k];
+	printf("%-10s %-9s %-13s %10s %10s %12s %10s\n", "XUs", "shape", "strategy", "seconds",
+	       "cpu s", "vs baseline", "per XU");
+	for (size_t k = 0; k < ns * 2; k++) {
+		size_t n = sizes[k / 2];
+		int real = (int)(k % 2);
+		if (!(shapes & (1 << real)))
+			continue;
+		const char *shape = real ? "real" : "synthetic";
 		double *size = malloc(n * sizeof(double));
 		struct sim_rng r;
 		sim_rng_seed(&r, 7);
-		for (size_t i = 0; i < n; i++) /* log-uniform task sizes, a few big ones */
-			size[i] = exp(sim_rng_unif(&r) * 4) * (i % 4 == 3 ? 3 : 1);
+		if (!real) {
+			for (size_t i = 0; i < n; i++) /* log-uniform task sizes, a few big ones */
+				size[i] = exp(sim_rng_unif(&r) * 4) * (i % 4 == 3 ? 3 : 1);
+		} else {
+			/* a task tree (search, divide and conquer): half the tasks are
+			 * leaves of ~7 us, a quarter wait for two leaves, and so on up
+			 * to the root, which spans the run */
+			for (size_t i = 1; i < n; i++)
+				size[i] = 7 * (double)(1ull << __builtin_ctzll(i)) *
+					  (1 + 0.1 * sim_rng_unif(&r));
+			size[0] = 7 * (double)n;
+		}
 		pmcf_profile **in = malloc(np * sizeof(*in));
 		for (size_t j = 0; j < np; j++)
-			in[j] = make(j, n, size);
-		double c0 = cpu(), base = baseline(in, np, n);
-		printf("%-10zu %-13s %10.3f %10.3f %12s %8.0fns\n", n, "baseline", base, cpu() - c0,
-		       "1.00", base / (double)n * 1e9);
+			in[j] = real ? make_real(j, n - (j % 3) * (n / 1000), size) : make(j, n, size);
+		double c0 = cpu(), base = baseline(in, np, real ? n - 2 * (n / 1000) : n);
+		printf("%-10zu %-9s %-13s %10.3f %10.3f %12s %8.0fns\n", n, shape, "baseline", base,
+		       cpu() - c0, "1.00", base / (double)n * 1e9);
 		for (size_t s = 0; s < sizeof(strategies) / sizeof(strategies[0]); s++) {
 			int run = !nonly;
 			for (size_t q = 0; q < nonly; q++)
@@ -216,12 +302,12 @@ int main(int argc, char **argv)
 			double t = now() - t0, ct = cpu() - c1;
 			if (err)
 				die("combine", err);
-			printf("%-10zu %-13s %10.3f %10.3f %11.2fx %8.0fns\n", n,
+			printf("%-10zu %-9s %-13s %10.3f %10.3f %11.2fx %8.0fns\n", n, shape,
 			       pmcf_strategy_name(strategies[s]), t, ct, t / base, t / (double)n * 1e9);
 			if (dig)
-				printf("%-10zu %-13s digest %016llx, %zu grid iterations, dmax %u\n", n,
-				       pmcf_strategy_name(strategies[s]), (unsigned long long)digest(out),
-				       st.bc_iterations, st.bc_dmax);
+				printf("%-10zu %-9s %-13s digest %016llx, %zu grid iterations, dmax %u\n",
+				       n, shape, pmcf_strategy_name(strategies[s]),
+				       (unsigned long long)digest(out), st.bc_iterations, st.bc_dmax);
 			fflush(stdout);
 			pmcf_profile_free(out);
 		}

@@ -265,11 +265,13 @@ static void test_bc_dmax_relaxation(void **state)
 	}
 }
 
-/* BC grids only the XUs near the other side (bc.c, "active XUs"): the
- * fused profiles must be those of gridding every remaining XU, on clustered
+/* BC grids only the XUs near the other side (bc.c, "active XUs") and finds
+ * the closest XUs of two cells by a sweep: the fused profiles must be those
+ * of gridding every remaining XU and comparing every pair, on clustered
  * values with exact ties, far outliers, two or three overlapping events
  * (with or without an event of each profile's own), unequal XU counts,
- * missing values, and in bc-unlabeled's shuffled order. */
+ * missing values, real-shaped task trees with tied and zero-inflated
+ * counts, and in bc-unlabeled's shuffled order. */
 static uint64_t rnd(uint64_t *s)
 {
 	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
@@ -285,7 +287,7 @@ static void test_bc_active_same(void **state)
 					    {"duration", "x", "y", "p2"},
 					    {"duration", "x", "y", "p3"}};
 	static char labs[P][N][16];
-	for (int variant = 0; variant < 6; variant++) {
+	for (int variant = 0; variant < 9; variant++) {
 		uint64_t s = 12345 + (uint64_t)variant;
 		size_t ne = 2 + (size_t)variant % 3; /* events: duration, x, y, own */
 		pmcf_profile *in[P];
@@ -305,15 +307,30 @@ static void test_bc_active_same(void **state)
 					a[i].v[e] = v;
 				}
 				a[i].v[0] = fabs(a[i].v[0]) + 1;
+				if (variant >= 6) {
+					/* real-shaped: a task tree (most tasks alike, a
+					 * geometric tail), runs 1.5x apart in speed, tied
+					 * and zero-inflated counts */
+					unsigned lvl = (unsigned)__builtin_ctzll(i + 1);
+					a[i].v[0] = floor(7000.0 * (double)(1u << lvl) *
+							  (1 + 0.5 * (double)(j % 3)) *
+							  (1 + 0.1 * (double)(rnd(&s) % 100) / 100));
+					a[i].v[1] = rnd(&s) % 5 ? 0 : (double)(rnd(&s) % 3);
+					a[i].v[2] = floor(a[i].v[0] / 1000);
+					if (variant == 8 && rnd(&s) % 60 == 0)
+						a[i].v[1] = PMCF_MISSING;
+				}
 			}
 			in[j] = mk("prog", E[j], ne, a, n);
 		}
 		for (int strategy = PMCF_COMBINE_BC; strategy <= PMCF_COMBINE_BC_UNLABELED;
 		     strategy++) {
 			pmcf_combine_stats st0, st1;
-			cmbi_bc_all_active = 1;
+			/* the reference: every XU gridded, every pair of XUs of the
+			 * closest cells compared */
+			cmbi_bc_all_active = cmbi_bc_all_pairs = 1;
 			pmcf_profile *f0 = fuse(strategy, 7, in, P, &st0);
-			cmbi_bc_all_active = 0;
+			cmbi_bc_all_active = cmbi_bc_all_pairs = 0;
 			pmcf_profile *f1 = fuse(strategy, 7, in, P, &st1);
 			assert_int_equal(st0.bc_iterations, st1.bc_iterations);
 			assert_int_equal(st0.bc_dmax, st1.bc_dmax);

@@ -52,6 +52,13 @@ struct ws {
 	uint32_t *tie;             /* closest pairs of cells: (prev cell, cur cell) */
 	size_t tcap;
 	uint64_t *bits, *btmp;     /* calc_max_div: sortable bits of the values */
+	struct spos *sp;           /* reduced_div: the XUs of two cells by position */
+};
+
+/* An XU and its position along the diagonal, s = d * sum of u. */
+struct spos {
+	double s;
+	uint32_t id;
 };
 
 /* One step for one type. */
@@ -92,6 +99,7 @@ static void ws_free(struct ws *w)
 	free(w->tie);
 	free(w->bits);
 	free(w->btmp);
+	free(w->sp);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -124,7 +132,8 @@ static int ws_init(struct ws *w, size_t n, size_t k)
 	w->tie = malloc(2 * w->tcap * sizeof(*w->tie));
 	w->bits = malloc(n * sizeof(*w->bits));
 	w->btmp = malloc(n * sizeof(*w->btmp));
-	if (!ok || !w->tie || !w->bits || !w->btmp) {
+	w->sp = malloc(n * sizeof(*w->sp));
+	if (!ok || !w->tie || !w->bits || !w->btmp || !w->sp) {
 		ws_free(w);
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory clustering XUs");
 	}
@@ -432,21 +441,108 @@ static int closest_cells(const struct grid *g, size_t na, size_t nb, int64_t *be
 	return 0;
 }
 
+int cmbi_bc_all_pairs;
+
+/* Cells this small are compared pair by pair. */
+#define SMALL_PAIRS 256
+
+static int cmp_spos(const void *a, const void *b, void *ctx)
+{
+	const struct grid *g = ctx;
+	const struct spos *x = a, *y = b;
+	if (x->s != y->s)
+		return x->s < y->s ? -1 : 1;
+	const double *vx = g->v + (size_t)x->id * g->k, *vy = g->v + (size_t)y->id * g->k;
+	for (size_t e = 0; e < g->k; e++)
+		if (vx[e] != vy[e])
+			return vx[e] < vy[e] ? -1 : 1;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The XUs of leftover cell c at sp[0..), sorted by s, one of each set of
+ * equal values (they are at the same distance from everything); returns
+ * how many, or 0 when one has a missing value (the metric then skips
+ * dimensions, and s bounds nothing). */
+static size_t positions(const struct grid *g, const struct lcell *c, unsigned d, struct spos *sp)
+{
+	const struct ws *w = g->w;
+	size_t k = g->k;
+	for (uint32_t x = 0; x < c->cnt; x++) {
+		uint32_t id = w->litem[c->start + x];
+		const double *v = g->v + (size_t)id * k, *u = w->u + (size_t)id * k;
+		double sum = 0;
+		for (size_t e = 0; e < k; e++) {
+			if (pmcf_is_missing(v[e]))
+				return 0;
+			sum += u[e];
+		}
+		sp[x] = (struct spos){sum * d, id};
+	}
+	qsort_r(sp, c->cnt, sizeof(*sp), cmp_spos, (void *)g);
+	size_t m = 1;
+	for (size_t x = 1; x < c->cnt; x++) /* equal values sort next to each other */
+		if (memcmp(g->v + (size_t)sp[x].id * k, g->v + (size_t)sp[m - 1].id * k,
+			   k * sizeof(double)) != 0)
+			sp[m++] = sp[x];
+	return m;
+}
+
+/* The smallest xu_dist2 between an XU of cell p and one of cell c, or m2
+ * when none is smaller. Exact without looking at every pair: with s = d *
+ * sum of u, |s_a - s_b| <= sqrt(k) * (distance in grid divisions), so from
+ * each XU of p the XUs of c are visited outwards in s until the gap alone
+ * rules out anything below m2; eps covers the rounding of s (u in [0, 1],
+ * s < k d). Ties and repeated values, which real counts are full of, are
+ * compared once. Cells with a missing value are compared pair by pair. */
+static double cells_min_dist2(const struct grid *g, const struct lcell *p, const struct lcell *c,
+			      unsigned d, double m2)
+{
+	struct ws *w = g->w;
+	size_t na = 0, nb = 0;
+	if ((size_t)p->cnt * c->cnt > SMALL_PAIRS && !cmbi_bc_all_pairs) {
+		na = positions(g, p, d, w->sp);
+		nb = na ? positions(g, c, d, w->sp + p->cnt) : 0;
+	}
+	if (!na || !nb) {
+		for (uint32_t x = 0; x < p->cnt; x++)
+			for (uint32_t y = 0; y < c->cnt; y++) {
+				double dd = xu_dist2(g, w->litem[p->start + x],
+						     w->litem[c->start + y], d);
+				if (dd < m2)
+					m2 = dd;
+			}
+		return m2;
+	}
+	const struct spos *A = w->sp, *B = w->sp + p->cnt;
+	double kk = (double)(g->k ? g->k : 1), eps = 1e-9 * (kk * d + 1);
+	for (size_t i = 0, j = 0; i < na; i++) {
+		double sa = A[i].s;
+		while (j < nb && B[j].s < sa)
+			j++;
+		/* outwards from the nearest in s: left from j - 1, right from j */
+		size_t l = j, r = j;
+		for (;;) {
+			double gl = l ? sa - B[l - 1].s : INFINITY, gr = r < nb ? B[r].s - sa : INFINITY;
+			double gm = gl < gr ? gl : gr;
+			if (gm == INFINITY || (gm > eps && (gm - eps) * (gm - eps) > kk * m2))
+				break;
+			uint32_t b = gl < gr ? B[--l].id : B[r++].id;
+			double dd = xu_dist2(g, A[i].id, b, d);
+			if (dd < m2)
+				m2 = dd;
+		}
+	}
+	return m2;
+}
+
 /* The relaxation from the closest pairs of cells: the next division. */
 static unsigned reduced_div(const struct grid *g, size_t nt, unsigned d)
 {
 	const struct ws *w = g->w;
 	const struct lcell *A = w->cell[0], *B = w->cell[1];
 	double m2 = INFINITY;
-	for (size_t t = 0; t < nt; t++) {
-		const struct lcell *p = &A[w->tie[2 * t]], *c = &B[w->tie[2 * t + 1]];
-		for (uint32_t x = 0; x < p->cnt; x++)
-			for (uint32_t y = 0; y < c->cnt; y++) {
-				double dd = xu_dist2(g, w->litem[p->start + x], w->litem[c->start + y], d);
-				if (dd < m2)
-					m2 = dd;
-			}
-	}
+	for (size_t t = 0; t < nt; t++)
+		m2 = cells_min_dist2(g, &A[w->tie[2 * t]], &B[w->tie[2 * t + 1]], d, m2);
 	double next = isfinite(m2) ? floor((double)d / (1.0 + sqrt(m2))) : (double)d - 1;
 	if (next >= d)
 		next = (double)d - 1;

@@ -64,6 +64,9 @@ int cmbi_bc(struct cmb *c); /* bc, bc-unlabeled (c->opts->strategy) */
 /* Test hook: nonzero makes BC grid every remaining XU in every iteration
  * instead of the active ones only (same result, slower). */
 extern int cmbi_bc_all_active;
+/* Test hook: 1 compares every pair of XUs of the closest leftover cells
+ * (the paper's calc_reduced_div), not the sweep along the diagonal. */
+extern int cmbi_bc_all_pairs;
 
 /* Labels (fuse-task-parallel §3.1): depth-first order of the label graph
  * (components compared numerically when both are numbers), and the first

@@ -17,20 +17,13 @@
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "row_check.h"
 #include <perfmon/pfmlib.h>
 #include "counters/perf.h"
 #include "counters/tracefs.h"
 #include "util/internal.h"
 #include "pmcfuse/events.h"
 
-/* A failed table row names its line. */
-#define ROW_CHECK(line, cond, ...)                                                                 \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			print_error("row at line %d: ", (line));                                   \
-			fail_msg(__VA_ARGS__);                                                     \
-		}                                                                                  \
-	} while (0)
 
 static pmcf_catalog *full;   /* PROBE, every source */
 static int has_pmu;          /* this machine counts "instructions" */

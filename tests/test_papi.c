@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "row_check.h"
 #include "counters/derive.h"
 #include "counters/papi.h"
 #include "counters/perf.h"
@@ -21,14 +22,6 @@
 #include "pmcfuse/profile.h"
 #include "pmcfuse/sim.h"
 
-/* A failed table row names its line. */
-#define ROW_CHECK(line, cond, ...)                                                                 \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			print_error("row at line %d: ", (line));                                   \
-			fail_msg(__VA_ARGS__);                                                     \
-		}                                                                                  \
-	} while (0)
 
 static char build_dir[2048], table[2300];
 

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "row_check.h"
 #include "counters/perf.h"
 #include "counters/perf_syntax.h"
 #include "util/internal.h"
@@ -19,13 +20,6 @@
 #include "pmcfuse/events.h"
 #include "pmcfuse/plan.h"
 
-#define ROW_CHECK(line, cond, ...)                                                                 \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			print_error("row at line %d: ", (line));                                   \
-			fail_msg(__VA_ARGS__);                                                     \
-		}                                                                                  \
-	} while (0)
 
 static char root[4096]; /* fake /sys/bus/event_source/devices */
 

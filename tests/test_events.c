@@ -24,7 +24,6 @@
 #include "util/internal.h"
 #include "pmcfuse/events.h"
 
-
 static pmcf_catalog *full;   /* PROBE, every source */
 static int has_pmu;          /* this machine counts "instructions" */
 static int tracefs_readable; /* /sys/kernel/tracing/events can be listed */

@@ -22,7 +22,6 @@
 #include "pmcfuse/profile.h"
 #include "pmcfuse/sim.h"
 
-
 static char build_dir[2048], table[2300];
 
 static void test_postfix_eval(void **state)

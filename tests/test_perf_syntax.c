@@ -20,7 +20,6 @@
 #include "pmcfuse/events.h"
 #include "pmcfuse/plan.h"
 
-
 static char root[4096]; /* fake /sys/bus/event_source/devices */
 
 static void put(const char *rel, const char *text)

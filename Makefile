@@ -43,11 +43,11 @@ tsan: build
 	@cmake -S . -B $(BUILD)-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPMCF_WERROR=OFF \
 		-DCMAKE_C_FLAGS="-fsanitize=thread -g" -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread \
 		-DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread >/dev/null
-	@cmake --build $(BUILD)-tsan -j$(JOBS) --target pmcfuse_cli test_collect test_collect_rt examples_openmp \
-		example_plain example_taskapi
+	@cmake --build $(BUILD)-tsan -j$(JOBS) --target pmcfuse_cli test_collect test_collect_rt test_combine \
+		examples_openmp example_plain example_taskapi
 	@cp $(BUILD)/libpmcfuse-ompt.so $(BUILD)-tsan/libpmcfuse-ompt.so
 	@cd $(BUILD)-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-		ctest --output-on-failure -R '^(test_collect|test_collect_rt|e2e_collect)$$'
+		ctest --output-on-failure -R '^(test_collect|test_collect_rt|test_combine|e2e_collect)$$'
 
 # libFuzzer harnesses of every parser (clang-16), FUZZ_SECONDS each.
 FUZZ_SECONDS ?= 30

@@ -47,12 +47,15 @@ static pmcf_profile *mk(const char *program, const char *const *events, size_t n
 	return p;
 }
 
+static unsigned fuse_threads; /* opts.threads of fuse() */
+
 static pmcf_profile *fuse(int strategy, uint64_t seed, pmcf_profile **in, size_t n,
 			  pmcf_combine_stats *st)
 {
 	pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
 	o.strategy = strategy;
 	o.seed = seed;
+	o.threads = fuse_threads;
 	pmcf_profile *out = NULL;
 	if (st) {
 		memset(st, 0, sizeof(*st));
@@ -327,11 +330,15 @@ static void test_bc_active_same(void **state)
 		     strategy++) {
 			pmcf_combine_stats st0, st1;
 			/* the reference: every XU gridded, every pair of XUs of the
-			 * closest cells compared */
+			 * closest cells compared, one type at a time; against the
+			 * fast paths with the types on 1, 2 and 3 threads */
 			cmbi_bc_all_active = cmbi_bc_all_pairs = 1;
+			fuse_threads = 1;
 			pmcf_profile *f0 = fuse(strategy, 7, in, P, &st0);
 			cmbi_bc_all_active = cmbi_bc_all_pairs = 0;
+			fuse_threads = 1 + (unsigned)variant % 3;
 			pmcf_profile *f1 = fuse(strategy, 7, in, P, &st1);
+			fuse_threads = 0;
 			assert_int_equal(st0.bc_iterations, st1.bc_iterations);
 			assert_int_equal(st0.bc_dmax, st1.bc_dmax);
 			size_t nx = pmcf_profile_nxus(f0), nev = pmcf_profile_nevents(f0);

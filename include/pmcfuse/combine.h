@@ -33,8 +33,10 @@ typedef struct pmcf_combine_opts {
 	uint64_t seed;            /* random choices (bc-unlabeled, random) */
 	int force;                /* 1: fuse profiles of different programs anyway */
 	const char *const *names; /* n names for the inputs (paths), or NULL: "input K" */
+	unsigned threads;         /* bc family: types clustered at once; 0: the online CPUs.
+				   * The result does not depend on it. */
 } pmcf_combine_opts;
-#define PMCF_COMBINE_OPTS_INIT {sizeof(pmcf_combine_opts), PMCF_COMBINE_BC, 1, 0, NULL}
+#define PMCF_COMBINE_OPTS_INIT {sizeof(pmcf_combine_opts), PMCF_COMBINE_BC, 1, 0, NULL, 0}
 
 /* What a combination did. */
 typedef struct pmcf_combine_stats {

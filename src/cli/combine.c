@@ -8,7 +8,7 @@
 #include "cli/fuse.h"
 
 static const char usage[] =
-	"usage: pmcfuse combine [--strategy S] [--seed N] [--force] -o OUT IN...\n\n"
+	"usage: pmcfuse combine [--strategy S] [--seed N] [--threads N] [--force] -o OUT IN...\n\n"
 	"Fuses execution profiles of one program (each monitoring part of the events)\n"
 	"into OUT, in which every XU has a value for every event. Every value keeps its\n"
 	"source profile and XU, and every XU a match distance (`show`).\n\n"
@@ -19,10 +19,12 @@ static const char usage[] =
 	"                 bc-unlabeled  bc with a seeded shuffle instead of label order\n"
 	"                 random   seeded random pairing within a type (a floor)\n"
 	"  --seed N       seed of the random choices (default 1)\n"
+	"  --threads N    bc family: XU types clustered at once (default: the online CPUs;\n"
+	"                 the result is the same for any N)\n"
 	"  --force        fuse profiles of different programs, arguments or workloads\n"
 	"  -o, --output OUT  the fused profile to write (atomically)\n";
 
-enum { OPT_STRATEGY = 256, OPT_SEED, OPT_FORCE };
+enum { OPT_STRATEGY = 256, OPT_SEED, OPT_FORCE, OPT_THREADS };
 
 void fuse_print_summary(FILE *f, const pmcf_profile *fused, const pmcf_combine_stats *st,
 			int strategy, size_t ninputs)
@@ -55,12 +57,13 @@ int cmd_combine(int argc, char **argv)
 		{"strategy", required_argument, NULL, OPT_STRATEGY},
 		{"seed", required_argument, NULL, OPT_SEED},
 		{"force", no_argument, NULL, OPT_FORCE},
+		{"threads", required_argument, NULL, OPT_THREADS},
 		{"output", required_argument, NULL, 'o'},
 		{NULL, 0, NULL, 0},
 	};
 	pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
 	const char *out = NULL;
-	unsigned long seed = 1;
+	unsigned long seed = 1, threads = 0;
 	int c;
 	optind = 0;
 	opterr = 0;
@@ -76,11 +79,16 @@ int cmd_combine(int argc, char **argv)
 			if (cli_parse_uint(verb, "--seed", optarg, 0, ~0ul, &seed))
 				return CLI_EUSAGE;
 			break;
+		case OPT_THREADS:
+			if (cli_parse_uint(verb, "--threads", optarg, 1, 64, &threads))
+				return CLI_EUSAGE;
+			break;
 		case ':': return cli_usage_error(verb, "%s needs a value", argv[optind - 1]);
 		default: return cli_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	o.seed = seed;
+	o.threads = (unsigned)threads;
 	if (!out)
 		return cli_usage_error(verb, "missing -o OUT");
 	if (optind >= argc)

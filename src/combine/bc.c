@@ -8,8 +8,11 @@
  * groups them into cells and orders the cells for the relaxation's search;
  * d^|E_com| cells are never enumerated. */
 #include <math.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "combine/combine_impl.h"
 #include "sim/rng.h"
 #include "util/internal.h"
@@ -881,10 +884,195 @@ static double fused_value(const struct cmb *c, size_t f, size_t e)
 	return PMCF_MISSING;
 }
 
+/* One step (T_prev = the fused XUs, T_cur = input i), read-only while the
+ * types are clustered: their XUs by type, E_com, and the pairs found. */
+struct step_job {
+	struct cmb *c;
+	size_t i, k;
+	const size_t *ecom;
+	const size_t *ps, *cs;        /* start of each type in pidx, cidx */
+	const uint32_t *pidx, *cidx;  /* fused XUs, XUs of input i, by type */
+	const char **clab;            /* labels of input i's XUs */
+	const uint32_t *clen;
+	const uint32_t *order;        /* types, largest first */
+	/* results per type t at cs[t] ...: pairs (fused XU, position of the XU
+	 * of input i among those of type t) */
+	uint32_t *pf, *px;
+	size_t *npairs, *iters;
+	unsigned *dmax;
+	pthread_mutex_t lock;
+	size_t next;                  /* the next type in order to take */
+	int err;
+};
+
+/* What one thread clusters with, sized for the largest type. */
+struct step_worker {
+	struct step_job *J;
+	struct ws w;
+	double *v;
+	uint32_t *rank, *order, *pp, *pc, *glen;
+	const char **glab;
+	double *lo, *hi, *range;
+	size_t *dim;
+};
+
+static void worker_free(struct step_worker *W)
+{
+	ws_free(&W->w);
+	free(W->v);
+	free(W->rank);
+	free(W->order);
+	free(W->pp);
+	free(W->pc);
+	free(W->glen);
+	free(W->glab);
+	free(W->lo);
+	free(W->hi);
+	free(W->range);
+	free(W->dim);
+}
+
+static int worker_init(struct step_worker *W, struct step_job *J, size_t nbig)
+{
+	memset(W, 0, sizeof(*W));
+	W->J = J;
+	size_t n = nbig + 1, k = J->k ? J->k : 1;
+	W->v = malloc(n * k * sizeof(*W->v));
+	W->rank = malloc(n * sizeof(uint32_t));
+	W->order = malloc(n * sizeof(uint32_t));
+	W->pp = malloc(n * sizeof(uint32_t));
+	W->pc = malloc(n * sizeof(uint32_t));
+	W->glen = malloc(n * sizeof(uint32_t));
+	W->glab = malloc(n * sizeof(*W->glab));
+	W->lo = malloc(k * sizeof(double));
+	W->hi = malloc(k * sizeof(double));
+	W->range = malloc(k * sizeof(double));
+	W->dim = malloc(k * sizeof(size_t));
+	int err = ws_init(&W->w, nbig, J->k);
+	if (!err && !(W->v && W->rank && W->order && W->pp && W->pc && W->glen && W->glab &&
+		      W->lo && W->hi && W->range && W->dim))
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	if (err)
+		worker_free(W);
+	return err;
+}
+
+/* Algorithm 3 for type t: the pairs of the step, into J's results. */
+static int cluster_type(struct step_worker *W, uint32_t t)
+{
+	struct step_job *J = W->J;
+	struct cmb *c = J->c;
+	const pmcf_profile *cur = c->in[J->i];
+	size_t k = J->k, np = J->ps[t + 1] - J->ps[t], nc = J->cs[t + 1] - J->cs[t];
+	const uint32_t *P = J->pidx + J->ps[t], *C = J->cidx + J->cs[t];
+	double *v = W->v, *lo = W->lo, *hi = W->hi, *range = W->range;
+	/* values on E_com, their bounds (Algorithm 3 lines 9-13) */
+	for (size_t e = 0; e < k; e++) {
+		lo[e] = INFINITY;
+		hi[e] = -INFINITY;
+	}
+	for (size_t q = 0; q < np + nc; q++)
+		for (size_t e = 0; e < k; e++) {
+			size_t ev = J->ecom[e];
+			double x = q < np ? fused_value(c, P[q], ev)
+					  : pmcf_profile_value(cur, C[q - np], (size_t)c->evidx[J->i][ev]);
+			v[q * k + e] = x;
+			if (x < lo[e])
+				lo[e] = x;
+			if (x > hi[e])
+				hi[e] = x;
+		}
+	/* only dimensions with a spread: a constant event separates nothing */
+	size_t kk = 0;
+	for (size_t e = 0; e < k; e++)
+		if (hi[e] > lo[e])
+			W->dim[kk++] = e;
+	for (size_t q = 0; q < np + nc; q++)
+		for (size_t e = 0; e < kk; e++)
+			v[q * kk + e] = v[q * k + W->dim[e]];
+	for (size_t e = 0; e < kk; e++) {
+		lo[e] = lo[W->dim[e]];
+		range[e] = hi[W->dim[e]] - lo[W->dim[e]];
+	}
+	/* label order on each side */
+	for (size_t q = 0; q < np + nc; q++) {
+		W->glab[q] = q < np ? c->lab[P[q]] : J->clab[C[q - np]];
+		W->glen[q] = q < np ? c->lablen[P[q]] : J->clen[C[q - np]];
+	}
+	label_ranks(W->glab, W->glen, (uint32_t)np, W->order, W->rank);
+	label_ranks(W->glab + np, W->glen + np, (uint32_t)nc, W->order, W->rank + np);
+	struct grid g = {.k = kk, .np = np, .nc = nc, .v = v, .lo = lo, .range = range,
+			 .w = &W->w, .rank = W->rank, .strategy = c->opts->strategy, .pp = W->pp,
+			 .pc = W->pc};
+	sim_rng_seed(&g.rng, sim_hash2(sim_hash2(c->opts->seed, J->i), t));
+	int err = cluster(&g);
+	if (err)
+		return err;
+	J->iters[t] = g.iterations;
+	J->dmax[t] = g.dmax;
+	J->npairs[t] = g.npairs;
+	for (size_t q = 0; q < g.npairs; q++) {
+		J->pf[J->cs[t] + q] = P[W->pp[q]];
+		J->px[J->cs[t] + q] = W->pc[q] - (uint32_t)np; /* within the type */
+	}
+	return 0;
+}
+
+/* Takes types, largest first, until none is left or one fails. */
+static void *step_thread(void *arg)
+{
+	struct step_worker *W = arg;
+	struct step_job *J = W->J;
+	for (;;) {
+		pthread_mutex_lock(&J->lock);
+		size_t q = J->err ? J->c->ntypes : J->next++;
+		pthread_mutex_unlock(&J->lock);
+		if (q >= J->c->ntypes)
+			break;
+		uint32_t t = J->order[q];
+		if (J->cs[t + 1] == J->cs[t])
+			continue;
+		int err = cluster_type(W, t);
+		if (err) {
+			pthread_mutex_lock(&J->lock);
+			if (!J->err)
+				J->err = err;
+			pthread_mutex_unlock(&J->lock);
+		}
+	}
+	return NULL;
+}
+
+static int cmp_type_size(const void *a, const void *b, void *ctx)
+{
+	const size_t *n = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	if (n[x] != n[y])
+		return n[x] > n[y] ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+/* Threads for a step: opts->threads, else the online CPUs; never more than
+ * the types with XUs to pair. */
+static size_t step_threads(const struct cmb *c, size_t busy)
+{
+	unsigned want = 0;
+	if (c->opts->size >= offsetof(pmcf_combine_opts, threads) + sizeof(c->opts->threads))
+		want = c->opts->threads;
+	if (!want) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		want = n > 0 ? (unsigned)n : 1;
+	}
+	if (want > 64)
+		want = 64;
+	return busy < want ? (busy ? busy : 1) : want;
+}
+
 static int step(struct cmb *c, size_t i)
 {
 	const pmcf_profile *cur = c->in[i];
 	size_t nx = pmcf_profile_nxus(cur), nf0 = c->nf;
+	struct step_job J = {.c = c, .i = i};
 	/* E_com: events of input i monitored by an earlier input */
 	size_t *ecom = malloc(c->nev * sizeof(*ecom)), k = 0;
 	if (!ecom)
@@ -897,18 +1085,17 @@ static int step(struct cmb *c, size_t i)
 	uint32_t *pidx = malloc((nf0 ? nf0 : 1) * sizeof(uint32_t)), *cidx = NULL;
 	const char **clab = malloc((nx ? nx : 1) * sizeof(*clab));
 	uint32_t *clen = malloc((nx ? nx : 1) * sizeof(*clen));
-	size_t nmax = nf0 + nx + 1;
-	double *v = malloc(nmax * (k ? k : 1) * sizeof(double));
-	struct ws w = {0};
-	uint32_t *rank = malloc(nmax * sizeof(uint32_t)), *order = malloc(nmax * sizeof(uint32_t));
-	uint32_t *pp = malloc(nmax * sizeof(uint32_t)), *pc = malloc(nmax * sizeof(uint32_t));
-	const char **glab = malloc(nmax * sizeof(*glab));
-	uint32_t *glen = malloc(nmax * sizeof(*glen));
-	double lo[k ? k : 1], hi[k ? k : 1], range[k ? k : 1];
-	size_t dim[k ? k : 1];
+	uint32_t *pf = malloc((nx ? nx : 1) * sizeof(uint32_t)), *px = malloc((nx ? nx : 1) * sizeof(uint32_t));
+	uint32_t *torder = malloc((c->ntypes ? c->ntypes : 1) * sizeof(uint32_t));
+	size_t *npairs = calloc(c->ntypes + 1, sizeof(size_t)), *iters = calloc(c->ntypes + 1, sizeof(size_t));
+	size_t *tsize = calloc(c->ntypes + 1, sizeof(size_t));
+	unsigned *dmax = calloc(c->ntypes + 1, sizeof(unsigned));
+	struct step_worker *W = NULL;
+	pthread_t *tid = NULL;
+	size_t nw = 0, nthreads = 0;
 	int err = cmbi_by_type(c, i, &cidx, &cs);
-	if (!err && (!ps || !pidx || !clab || !clen || !v || !rank || !order || !pp || !pc ||
-		     !glab || !glen))
+	if (!err && (!ps || !pidx || !clab || !clen || !pf || !px || !torder || !npairs ||
+		     !iters || !tsize || !dmax))
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	if (err)
 		goto out;
@@ -918,100 +1105,92 @@ static int step(struct cmb *c, size_t i)
 		ps[t + 2] += ps[t + 1];
 	for (size_t f = 0; f < nf0; f++)
 		pidx[ps[c->ftype[f] + 1]++] = (uint32_t)f;
-	/* one workspace for the largest type */
-	size_t nbig = 0;
-	for (uint32_t t = 0; t < c->ntypes; t++)
-		if (ps[t + 1] - ps[t] + cs[t + 1] - cs[t] > nbig)
-			nbig = ps[t + 1] - ps[t] + cs[t + 1] - cs[t];
-	if ((err = ws_init(&w, nbig, k)))
-		goto out;
 	for (size_t x = 0; x < nx; x++) {
 		pmcf_xu xu;
 		pmcf_profile_xu_get(cur, x, &xu);
 		clab[x] = xu.label;
 		clen[x] = (uint32_t)strlen(xu.label);
 	}
+	/* the types to cluster, largest first; a workspace per thread for the
+	 * largest type */
+	size_t nbig = 0, busy = 0;
 	for (uint32_t t = 0; t < c->ntypes; t++) {
-		size_t np = ps[t + 1] - ps[t], nc = cs[t + 1] - cs[t];
-		const uint32_t *P = pidx + ps[t], *C = cidx + cs[t];
+		torder[t] = t;
+		tsize[t] = cs[t + 1] > cs[t] ? ps[t + 1] - ps[t] + cs[t + 1] - cs[t] : 0;
+		busy += tsize[t] > 0;
+		if (tsize[t] > nbig)
+			nbig = tsize[t];
+	}
+	qsort_r(torder, c->ntypes, sizeof(*torder), cmp_type_size, tsize);
+	J = (struct step_job){.c = c, .i = i, .k = k, .ecom = ecom, .ps = ps, .cs = cs,
+			      .pidx = pidx, .cidx = cidx, .clab = clab, .clen = clen,
+			      .order = torder, .pf = pf, .px = px, .npairs = npairs, .iters = iters,
+			      .dmax = dmax};
+	nthreads = step_threads(c, busy);
+	W = calloc(nthreads, sizeof(*W));
+	tid = calloc(nthreads, sizeof(*tid));
+	if (!W || !tid) {
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (; nw < nthreads; nw++)
+		if ((err = worker_init(&W[nw], &J, nbig)))
+			goto out;
+	pthread_mutex_init(&J.lock, NULL);
+	size_t started = 1;
+	for (; started < nthreads; started++)
+		if (pthread_create(&tid[started], NULL, step_thread, &W[started]) != 0)
+			break; /* fewer threads: the others take more types */
+	step_thread(&W[0]);
+	for (size_t q = 1; q < started; q++)
+		pthread_join(tid[q], NULL);
+	pthread_mutex_destroy(&J.lock);
+	if ((err = J.err))
+		goto out;
+	/* Algorithm 4, type by type in order: counts of E_prev from t_prev
+	 * (already there), of E_cur \ E_prev from t_cur; label = first common
+	 * ancestor */
+	for (uint32_t t = 0; t < c->ntypes && !err; t++) {
+		size_t nc = cs[t + 1] - cs[t];
 		if (!nc)
 			continue;
-		/* values on E_com, their bounds (Algorithm 3 lines 9-13) */
-		for (size_t e = 0; e < k; e++) {
-			lo[e] = INFINITY;
-			hi[e] = -INFINITY;
-		}
-		for (size_t q = 0; q < np + nc; q++)
-			for (size_t e = 0; e < k; e++) {
-				size_t ev = ecom[e];
-				double x = q < np ? fused_value(c, P[q], ev)
-						  : pmcf_profile_value(cur, C[q - np], (size_t)c->evidx[i][ev]);
-				v[q * k + e] = x;
-				if (x < lo[e])
-					lo[e] = x;
-				if (x > hi[e])
-					hi[e] = x;
-			}
-		/* only dimensions with a spread: a constant event separates nothing */
-		size_t kk = 0;
-		for (size_t e = 0; e < k; e++)
-			if (hi[e] > lo[e])
-				dim[kk++] = e;
-		for (size_t q = 0; q < np + nc; q++)
-			for (size_t e = 0; e < kk; e++)
-				v[q * kk + e] = v[q * k + dim[e]];
-		for (size_t e = 0; e < kk; e++) {
-			lo[e] = lo[dim[e]];
-			range[e] = hi[dim[e]] - lo[dim[e]];
-		}
-		/* label order on each side */
-		for (size_t q = 0; q < np + nc; q++) {
-			glab[q] = q < np ? c->lab[P[q]] : clab[C[q - np]];
-			glen[q] = q < np ? c->lablen[P[q]] : clen[C[q - np]];
-		}
-		label_ranks(glab, glen, (uint32_t)np, order, rank);
-		label_ranks(glab + np, glen + np, (uint32_t)nc, order, rank + np);
-		struct grid g = {.k = kk, .np = np, .nc = nc, .v = v, .lo = lo, .range = range,
-				 .w = &w, .rank = rank, .strategy = c->opts->strategy, .pp = pp,
-				 .pc = pc};
-		sim_rng_seed(&g.rng, sim_hash2(sim_hash2(c->opts->seed, i), t));
-		if ((err = cluster(&g)))
-			goto out;
-		c->stats->bc_iterations += g.iterations;
-		if (g.dmax > c->stats->bc_dmax)
-			c->stats->bc_dmax = g.dmax;
-		/* Algorithm 4: counts of E_prev from t_prev (already there), of
-		 * E_cur \ E_prev from t_cur; label = first common ancestor */
-		unsigned char *paired = calloc(nc ? nc : 1, 1);
+		c->stats->bc_iterations += iters[t];
+		if (dmax[t] > c->stats->bc_dmax)
+			c->stats->bc_dmax = dmax[t];
+		unsigned char *paired = calloc(nc, 1);
 		if (!paired) {
 			err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-			goto out;
+			break;
 		}
-		for (size_t q = 0; q < g.npairs; q++) {
-			uint32_t f = P[pp[q]], x = C[pc[q] - np];
+		for (size_t q = 0; q < npairs[t]; q++) {
+			uint32_t f = pf[cs[t] + q], xl = px[cs[t] + q], x = cidx[cs[t] + xl];
 			c->src[(size_t)f * c->n + i] = (int32_t)x;
 			c->lablen[f] = (uint32_t)cmbi_label_fca(c->lab[f], c->lablen[f], clab[x],
 								 clen[x]);
-			paired[pc[q] - np] = 1;
+			paired[xl] = 1;
 		}
 		/* a profile with more XUs of this type: its surplus XUs stay, with
 		 * the events of the other profiles missing (fuse-openmp §3) */
-		for (size_t q = 0; q < nc; q++) {
+		for (size_t q = 0; q < nc && !err; q++) {
 			if (paired[q])
 				continue;
+			uint32_t x = cidx[cs[t] + q];
 			long f = cmbi_add(c, t);
 			if (f < 0) {
-				free(paired);
 				err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-				goto out;
+				break;
 			}
-			c->src[(size_t)f * c->n + i] = (int32_t)C[q];
-			c->lab[f] = clab[C[q]];
-			c->lablen[f] = clen[C[q]];
+			c->src[(size_t)f * c->n + i] = (int32_t)x;
+			c->lab[f] = clab[x];
+			c->lablen[f] = clen[x];
 		}
 		free(paired);
 	}
 out:
+	for (size_t q = 0; q < nw; q++)
+		worker_free(&W[q]);
+	free(W);
+	free(tid);
 	free(ecom);
 	free(ps);
 	free(cs);
@@ -1019,14 +1198,13 @@ out:
 	free(cidx);
 	free(clab);
 	free(clen);
-	free(v);
-	ws_free(&w);
-	free(rank);
-	free(order);
-	free(pp);
-	free(pc);
-	free(glab);
-	free(glen);
+	free(pf);
+	free(px);
+	free(torder);
+	free(npairs);
+	free(iters);
+	free(tsize);
+	free(dmax);
 	return err;
 }
 

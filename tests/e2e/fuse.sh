@@ -50,6 +50,17 @@ expect_match 'match distance' "$OUT"
 expect_ok "$PMCFUSE" export --format csv -o a.csv a.pmcf
 expect_ok "$PMCFUSE" export --format csv -o b.csv b.pmcf
 cmp -s a.csv b.csv || fail "run and combine of the same executions differ"; ok
+# the XU types clustered on 1 or 3 threads: the same profile, match distances
+# and provenance included
+for t in 1 3; do
+	expect_ok "$PMCFUSE" combine --strategy bc --threads $t -o t$t.pmcf execs/exec-*.pmcf
+	expect_ok "$PMCFUSE" show --json t$t.pmcf
+	printf '%s\n' "$OUT" | jq -S 'del(.path, .meta.inputs)' >t$t.json
+	expect_ok "$PMCFUSE" export --format json t$t.pmcf
+	printf '%s\n' "$OUT" | jq -S 'del(.meta)' >>t$t.json
+done
+cmp -s t1.json t3.json || fail "bc on 1 and 3 threads differ"; ok
+expect_fail 1 "$PMCFUSE" combine --threads 0 -o t0.pmcf execs/exec-*.pmcf
 expect_ok "$PMCFUSE" combine --strategy lgl -o l.pmcf execs/exec-*.pmcf
 expect_match 'labels: [0-9]+ matched, 0 missing' "$OUT"
 

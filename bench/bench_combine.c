@@ -12,9 +12,11 @@
  * profile of the fused size: the least work any combination does.
  * --digest prints a hash of each fused profile (labels, values, provenance,
  * match distances), to check that a faster combination pairs the same XUs.
+ * -t THREADS clusters the types of a BC step on that many threads (the
+ * seconds column is then the wall time to compare).
  * usage: bench_combine [-p PROFILES] [-s STRATEGY]... [--shape synthetic|real|both]
- *        [--digest] [N...] (default: -p 15, every strategy, both shapes,
- *        10000 100000 1000000) */
+ *        [-t THREADS] [--digest] [N...] (default: -p 15, every strategy, both
+ *        shapes, one thread, 10000 100000 1000000) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,11 +226,14 @@ int main(int argc, char **argv)
 {
 	size_t np = 15, sizes[16], ns = 0;
 	int dig = 0, shapes = 3; /* 1 synthetic, 2 real */
+	unsigned threads = 1;
 	const char *only[8];
 	size_t nonly = 0;
 	for (int a = 1; a < argc; a++) {
 		if (strcmp(argv[a], "--digest") == 0)
 			dig = 1;
+		else if (strcmp(argv[a], "-t") == 0 && a + 1 < argc)
+			threads = (unsigned)strtoul(argv[++a], NULL, 10);
 		else if (strcmp(argv[a], "--shape") == 0 && a + 1 < argc) {
 			a++;
 			shapes = !strcmp(argv[a], "synthetic") ? 1 : !strcmp(argv[a], "real") ? 2 : 3;
@@ -240,6 +245,7 @@ int main(int argc, char **argv)
 			       "[N...]\n"
 			       "  -p PROFILES  profiles fused (default 15)\n"
 			       "  --shape S    synthetic, real or both (default both)\n"
+			       "  -t THREADS   bc family: types clustered at once (default 1; 0: the CPUs)\n"
 			       "  -s STRATEGY  only this strategy (ctc, lgl, bc, bc-unlabeled; repeatable)\n"
 			       "  --digest     print a hash of each fused profile and the grid statistics\n"
 			       "  N...         XUs per profile (default 10000 100000 1000000)\n");
@@ -295,6 +301,7 @@ int main(int argc, char **argv)
 				continue;
 			pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
 			o.strategy = strategies[s];
+			o.threads = threads;
 			pmcf_profile *out;
 			pmcf_combine_stats st = {.size = sizeof(st)};
 			double t0 = now(), c1 = cpu();

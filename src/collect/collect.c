@@ -24,6 +24,7 @@
 #include "counters/derive.h"
 #include "counters/perf.h"
 #include "counters/perf_group.h"
+#include "counters/perf_syntax.h"
 #include "pmcfuse/collect.h"
 #include "pmcfuse/events.h"
 #include "pmcfuse/sim.h"
@@ -460,7 +461,7 @@ static void events_env(const struct perf_event_attr *a, size_t n, const char **n
 #define MIN_USER_PERIOD_MS 0.02
 
 /* ---- kernel multiplexing: the rotation interval of every PMU ---------------- */
-#define MUX_SYSFS "/sys/bus/event_source/devices"
+#define MUX_SYSFS PMCFI_SYSFS_PMUS
 #define MAX_PMUS 64
 
 struct mux_saved {
@@ -501,20 +502,6 @@ static int mux_pmu_used(const char *name, long type, const struct perf_event_att
 	return 0;
 }
 
-static long mux_pmu_type(const char *name)
-{
-	char path[512];
-	snprintf(path, sizeof(path), MUX_SYSFS "/%s/type", name);
-	FILE *f = fopen(path, "r");
-	long type = -1;
-	if (f) {
-		if (fscanf(f, "%ld", &type) != 1)
-			type = -1;
-		fclose(f);
-	}
-	return type;
-}
-
 /* Sets perf_event_mux_interval_ms to ms for every PMU the kernel will rotate
  * for these events, remembering the old values; 0 when all could be set (or
  * none needed it: software events and tracepoints never rotate), else the
@@ -533,7 +520,7 @@ static int mux_interval_set(int ms, const struct perf_event_attr *attrs, size_t 
 	while ((de = readdir(d)) != NULL && sv->n < MAX_PMUS) {
 		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(sv->name[0]))
 			continue;
-		if (!mux_pmu_used(de->d_name, mux_pmu_type(de->d_name), attrs, n))
+		if (!mux_pmu_used(de->d_name, pmcfi_perf_pmu_type(MUX_SYSFS, de->d_name), attrs, n))
 			continue;
 		char path[512];
 		snprintf(path, sizeof(path), MUX_SYSFS "/%s/perf_event_mux_interval_ms", de->d_name);

@@ -536,7 +536,6 @@ static long add_modified(pmcf_catalog *c, struct perf_impl *impl, long base, con
 		pmcf_event_info info = *b;
 		info.name = name;
 		info.description = desc;
-		info.available = b->available;
 		err = add_enc(c, impl, &info, &e, 0);
 		i = err ? err : (long)impl->n - 1;
 	}

@@ -232,6 +232,16 @@ static int parse_value(const char *s, uint64_t *v)
 	return 1;
 }
 
+long pmcfi_perf_pmu_type(const char *sysfs, const char *pmu)
+{
+	char path[1024], buf[64];
+	uint64_t type;
+	snprintf(path, sizeof(path), "%s/%s/type", sysfs ? sysfs : PMCFI_SYSFS_PMUS, pmu);
+	if (read_small(path, buf, sizeof(buf)) != 0 || !parse_value(buf, &type) || type > UINT32_MAX)
+		return -1;
+	return (long)type;
+}
+
 /* The architectural format of Intel and AMD core PMUs (sysfs cpu/format). */
 static int builtin_cpu_format(const char *term, struct format *f)
 {
@@ -364,10 +374,8 @@ int pmcfi_perf_pmu_encode(const char *sysfs, const char *name, struct perf_event
 	terms[tlen] = '\0';
 
 	struct pmu_ctx x = {sysfs, pmu, name, 0};
-	char path[1024], buf[64];
-	snprintf(path, sizeof(path), "%s/%s/type", sysfs, pmu);
-	uint64_t type;
-	if (read_small(path, buf, sizeof(buf)) == 0 && parse_value(buf, &type) && type <= UINT32_MAX) {
+	long type = pmcfi_perf_pmu_type(sysfs, pmu);
+	if (type >= 0) {
 		attr->type = (uint32_t)type;
 	} else if (strcmp(pmu, "cpu") == 0 && builtin_cpu_format("event", &(struct format){0}) == 0) {
 		attr->type = PERF_TYPE_RAW; /* planned here, refused when opened */

@@ -62,6 +62,10 @@ int pmcfi_perf_pmu_like(const char *name);
 int pmcfi_perf_pmu_encode(const char *sysfs, const char *name, struct perf_event_attr *attr,
 			  struct pmcfi_perf_mods *mods, char *pmu, size_t pmulen);
 
+/* The type number of PMU `pmu` (sysfs/pmu/type; sysfs NULL: PMCFI_SYSFS_PMUS),
+ * or -1 when there is no such PMU or its type cannot be read. */
+long pmcfi_perf_pmu_type(const char *sysfs, const char *pmu);
+
 /* 1 when the events of PMU `pmu` take no hardware counter (software,
  * tracepoint, msr, probes: the kernel counts any number of them), else 0. */
 int pmcfi_perf_pmu_counterless(const char *pmu);

@@ -166,11 +166,19 @@ struct packer {
 	unsigned *cost;    /* a unit's: the sum of its events' */
 	size_t n;
 	const char **flat; /* every unit's events: unit i is flat[first[i] .. first[i] + len[i]) */
-	size_t *first, *len;
+	size_t *first, *len, nflat;
 	const char **buf;  /* nbase + n scratch */
 	int err;
 	size_t checks;
 };
+
+/* Appends the events of unit i to out at k; returns the new k. */
+static size_t unit_events(const struct packer *pk, size_t i, const char **out, size_t k)
+{
+	for (size_t j = 0; j < pk->len[i]; j++)
+		out[k++] = pk->flat[pk->first[i] + j];
+	return k;
+}
 
 /* Does base + items mem[0..m) (+ extra when != (size_t)-1) fit? 1, 0; on
  * error sets pk->err and answers 0. */
@@ -180,11 +188,9 @@ static int fits(struct packer *pk, const size_t *mem, size_t m, size_t extra)
 	for (size_t i = 0; i < pk->nbase; i++)
 		pk->buf[k++] = pk->base[i];
 	for (size_t i = 0; i < m; i++)
-		for (size_t j = 0; j < pk->len[mem[i]]; j++)
-			pk->buf[k++] = pk->flat[pk->first[mem[i]] + j];
+		k = unit_events(pk, mem[i], pk->buf, k);
 	if (extra != (size_t)-1)
-		for (size_t j = 0; j < pk->len[extra]; j++)
-			pk->buf[k++] = pk->flat[pk->first[extra] + j];
+		k = unit_events(pk, extra, pk->buf, k);
 	pk->checks++;
 	int r = pmcf_catalog_check_set(pk->c, pk->buf, k, pk->pmcs, NULL, 0);
 	if (r < 0) {
@@ -368,7 +374,7 @@ static unsigned counters_needed(const struct packer *pk)
 {
 	unsigned total = 0;
 	size_t nn = 0;
-	size_t nflat = pk->n ? pk->first[pk->n - 1] + pk->len[pk->n - 1] : 0;
+	size_t nflat = pk->nflat;
 	const char **seen = malloc((4 * nflat + 1) * sizeof(char *));
 	json_t **docs = calloc(nflat + 1, sizeof(json_t *));
 	for (size_t i = 0; i < nflat; i++) {
@@ -519,8 +525,7 @@ static int pack_correlated(struct packer *pk, const pmcf_plan_opts *o, const siz
 	size_t n = pk->n;
 	unsigned char *placed = calloc(n ? n : 1, 1), *in = calloc(n ? n : 1, 1);
 	struct cpair *pr = malloc((n * n + 1) * sizeof(*pr));
-	size_t nflat = n ? pk->first[n - 1] + pk->len[n - 1] : 0;
-	const char **names = malloc((pk->nbase + nflat + 1) * sizeof(char *));
+	const char **names = malloc((pk->nbase + pk->nflat + 1) * sizeof(char *));
 	int err = placed && in && pr && names ? 0 : pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	size_t left = n;
 	while (!err && left) {
@@ -578,8 +583,7 @@ static int pack_correlated(struct packer *pk, const pmcf_plan_opts *o, const siz
 		for (size_t i = 0; i < n; i++) /* in request order */
 			for (size_t q = 0; q < m; q++)
 				if (mem[q] == i)
-					for (size_t j = 0; j < pk->len[i]; j++)
-						names[k++] = pk->flat[pk->first[i] + j];
+					k = unit_events(pk, i, names, k);
 		err = pk->err ? pk->err : plani_add_set(plan, names, k);
 	}
 	free(placed);
@@ -685,7 +689,8 @@ int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n,
 		}
 	}
 	/* the units to place: an event, or a {…} group's events together */
-	for (size_t i = 0, nflat = 0; i < nev1; i++) {
+	size_t nflat = 0;
+	for (size_t i = 0; i < nev1; i++) {
 		if (grp[i] == (unsigned)-1)
 			continue; /* placed with its group */
 		first[nitem] = nflat;
@@ -705,7 +710,9 @@ int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n,
 	if ((err = plani_strv_push(&plan->events, &plan->nevents, req, nreq)) ||
 	    (ordered && (err = plani_strv_push(&plan->link, &plan->nlink, base, nbase))))
 		goto out;
-	struct packer pk = {c, o->pmcs, base, nbase, item, cost, nitem, flat, first, len, buf, 0, 0};
+	struct packer pk = {.c = c, .pmcs = o->pmcs, .base = base, .nbase = nbase, .item = item,
+			    .cost = cost, .n = nitem, .flat = flat, .first = first, .len = len,
+			    .nflat = nflat, .buf = buf};
 	if (!fits(&pk, NULL, 0, (size_t)-1)) {
 		char why[512] = "";
 		const char *const *bv = base;
@@ -725,8 +732,7 @@ int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n,
 			size_t k = 0;
 			for (size_t b = 0; b < nbase; b++)
 				buf[k++] = base[b];
-			for (size_t j = 0; j < len[i]; j++)
-				buf[k++] = flat[first[i] + j];
+			k = unit_events(&pk, i, buf, k);
 			pmcf_catalog_check_set(c, buf, k, o->pmcs, why, sizeof(why));
 			if (len[i] == 1) {
 				snprintf(what, sizeof(what), "event '%s'", item[i]);
@@ -792,8 +798,7 @@ int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n,
 			buf[k++] = base[b];
 		for (size_t i = 0; i < nitem; i++)
 			if (set[i] == s)
-				for (size_t j = 0; j < len[i]; j++)
-					buf[k++] = flat[first[i] + j];
+				k = unit_events(&pk, i, buf, k);
 		err = plani_add_set(plan, buf, k);
 	}
 	if (!err && !P.nsets) /* only free events */

@@ -29,15 +29,24 @@ static int paper_labels;
 /* The creating context of a construct encountered in task d (fuse-openmp
  * §4.1's par): the running explicit task, the running loop chunk/range, the
  * parallel region (forced TID rank), or the root. */
-static uint64_t context(ompt_data_t *d, uint32_t *flags, uint64_t *a, uint64_t *b)
+static uint64_t context(struct rt_thread *t, ompt_data_t *d, uint32_t *flags, uint64_t *a,
+			uint64_t *b)
 {
 	*flags = 0;
 	*a = *b = 0;
+	/* a task-API task begun in this implicit task (and not inside an XU
+	 * that began after it) encloses the construct: a region is an XU whose
+	 * children are the OpenMP XUs met inside it */
+	uint64_t api = rt_api_enclosing(t);
 	if (!d || !d->value)
-		return PMCFI_ROOT;
-	if (d->value & 1)
-		return d->value >> 1;
+		return api;
+	if (d->value & 1) {
+		uint64_t x = d->value >> 1;
+		return api != PMCFI_ROOT && t->open_node == api ? api : x;
+	}
 	struct rt_itask *it = d->ptr;
+	if (api != PMCFI_ROOT && (!it->active_xu || t->open_node == api))
+		return api;
 	if (it->active_xu)
 		return it->active_xu;
 	if (it->initial)
@@ -66,7 +75,7 @@ static void on_parallel_begin(ompt_data_t *encountering, const ompt_frame_t *fra
 	if (!t)
 		return;
 	uint32_t f;
-	uint64_t a, b, parent = context(encountering, &f, &a, &b);
+	uint64_t a, b, parent = context(t, encountering, &f, &a, &b);
 	parallel->value = rt_node(t, PMCFI_K_PARALLEL, parent, (uint64_t)(uintptr_t)ra, a, b, f);
 }
 
@@ -98,6 +107,7 @@ static void on_implicit_task(ompt_scope_endpoint_t ep, ompt_data_t *parallel, om
 	if (t->nitasks > 0 && &t->itasks[t->nitasks - 1] == it)
 		t->nitasks--;
 	task->value = 0;
+	rt_seg_idle(t);
 }
 
 static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame, ompt_data_t *task,
@@ -115,7 +125,7 @@ static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame,
 		return;
 	}
 	uint32_t f;
-	uint64_t a, b, parent = context(encountering, &f, &a, &b);
+	uint64_t a, b, parent = context(t, encountering, &f, &a, &b);
 	uint64_t node = rt_node(t, PMCF_XU_TASK, parent, (uint64_t)(uintptr_t)ra, a, b, f);
 	task->value = tag_explicit(node);
 }
@@ -147,6 +157,8 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
 	uint64_t n = running_xu(next);
 	if (n)
 		rt_seg_begin(t, n);
+	else
+		rt_seg_idle(t);
 }
 
 /* Static or dynamic schedule? libomp reports both as ompt_work_loop; the
@@ -195,7 +207,6 @@ static void on_work(ompt_work_t kind, ompt_scope_endpoint_t ep, ompt_data_t *par
 		    ompt_data_t *task, uint64_t count, const void *ra)
 {
 	(void)parallel;
-	(void)count;
 	if (kind == ompt_work_single_executor) {
 		struct rt_itask *st = as_itask(task);
 		if (st)
@@ -214,14 +225,26 @@ static void on_work(ompt_work_t kind, ompt_scope_endpoint_t ep, ompt_data_t *par
 				  (kind == ompt_work_loop && is_static_loop(ra));
 		it->loop_addr = (uint64_t)(uintptr_t)ra;
 		uint32_t f = it->loop_static ? PMCFI_F_STATIC : 0;
-		uint64_t parent = it->initial ? PMCFI_ROOT : it->par_node;
+		uint64_t api = rt_api_enclosing(t);
+		uint64_t parent = api != PMCFI_ROOT ? api : it->initial ? PMCFI_ROOT : it->par_node;
 		it->loop_node = rt_node(t, PMCFI_K_LOOP, parent, it->loop_addr, it->ws, 0, f);
+		/* A team of one (OMP_NUM_THREADS=1, a serialized or orphaned
+		 * loop): libomp runs the whole iteration space without a dispatch
+		 * callback. It is that thread's range: logical iterations from 0
+		 * (clang passes the normalised space to __kmpc_for_static_init),
+		 * count of them. */
+		if (it->loop_static && it->team <= 1) {
+			it->active_xu = rt_node(t, PMCF_XU_LOOP_RANGE, it->loop_node, it->loop_addr, 0,
+						count, 0);
+			rt_seg_begin(t, it->active_xu);
+		}
 		return;
 	}
 	if (it->active_xu)
 		rt_seg_end(t, it->active_xu, 1);
 	it->active_xu = 0;
 	it->loop_node = 0;
+	rt_seg_idle(t);
 }
 
 static void on_dispatch(ompt_data_t *parallel, ompt_data_t *task, ompt_dispatch_t kind,

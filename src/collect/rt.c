@@ -741,8 +741,10 @@ static void api_begin(uint64_t task)
 	struct rt_thread *t = rt_self();
 	if (!t || !task || t->napi == RT_MAX_NEST)
 		return;
+	t->api_resume[t->napi] = t->open_node;
+	t->api_level[t->napi] = rt_omp_depth(t);
 	t->api_stack[t->napi++] = task;
-	rt_seg_begin(t, task); /* pauses the outer task, if any */
+	rt_seg_begin(t, task); /* pauses the outer task or OpenMP XU, if any */
 }
 
 static void api_leave(uint64_t task, int final)
@@ -750,12 +752,25 @@ static void api_leave(uint64_t task, int final)
 	struct rt_thread *t = rt_self();
 	if (!t || !task)
 		return;
+	if (t->open_node != task && t->napi > 0 && t->api_stack[t->napi - 1] == task) {
+		/* an OpenMP XU inside it is open (ending a task inside an XU it
+		 * encloses): close that one first, its segment continues later */
+		rt_seg_begin(t, task);
+	}
 	rt_seg_end(t, task, final);
 	if (t->napi > 0 && t->api_stack[t->napi - 1] == task) {
-		t->napi--;
-		if (t->napi > 0)
-			rt_seg_begin(t, t->api_stack[t->napi - 1]);
+		uint64_t resume = t->api_resume[--t->napi];
+		if (resume)
+			rt_seg_begin(t, resume);
+		else
+			rt_seg_idle(t);
 	}
+}
+
+void rt_seg_idle(struct rt_thread *t)
+{
+	if (t && !t->open_node && t->napi > 0)
+		rt_seg_begin(t, t->api_stack[t->napi - 1]);
 }
 
 static void api_pause(uint64_t task) { api_leave(task, 0); }

@@ -46,8 +46,12 @@ struct rt_thread {
 	/* OpenMP implicit tasks, innermost last */
 	struct rt_itask itasks[RT_MAX_NEST];
 	int nitasks;
-	/* task API: tasks running on this thread, innermost last */
+	/* task API: tasks running on this thread, innermost last; for each, the
+	 * segment open when it began (resumed when it ends or pauses: an outer
+	 * API task or an OpenMP XU) and the implicit-task depth it began at */
 	uint64_t api_stack[RT_MAX_NEST];
+	uint64_t api_resume[RT_MAX_NEST];
+	int api_level[RT_MAX_NEST];
 	int napi;
 	/* set once, by whoever ends the thread XU: the thread itself
 	 * (rt_thread_fini) or the exiting thread (process_fini) */
@@ -76,6 +80,23 @@ void rt_thread_fini(struct rt_thread *t);
 /* Writes a node record and returns its id. */
 uint64_t rt_node(struct rt_thread *t, uint32_t kind, uint64_t parent, uint64_t addr, uint64_t a,
 		 uint64_t b, uint32_t flags);
+/* The task-API task running innermost on this thread when it began at the
+ * current OpenMP implicit-task depth (it then encloses what the thread
+ * meets now), else PMCFI_ROOT. */
+static inline int rt_omp_depth(const struct rt_thread *t)
+{
+	/* the initial task may start after the program's first API call */
+	return t->nitasks - (t->nitasks > 0 && t->itasks[0].initial);
+}
+static inline uint64_t rt_api_enclosing(const struct rt_thread *t)
+{
+	return t && t->napi > 0 && t->api_level[t->napi - 1] == rt_omp_depth(t)
+		       ? t->api_stack[t->napi - 1]
+		       : PMCFI_ROOT;
+}
+/* Nothing is open on this thread after an OpenMP XU ended: the enclosing
+ * task-API task, if any, runs again (its counts exclude the XUs inside). */
+void rt_seg_idle(struct rt_thread *t);
 /* Opens a segment of XU node on this thread (closing any open one). */
 void rt_seg_begin(struct rt_thread *t, uint64_t node);
 /* Closes the open segment when it belongs to node; final marks the XU done. */

@@ -1,0 +1,45 @@
+# The collector on real-program patterns (issue 18): the same XU structure at
+# any thread count (static loops of a team of one), task-API regions around
+# OpenMP tasks (both recorded, nested in the label tree), and XU type names
+# that are unique and come from the debug info.
+EX="$(dirname "$PMCFUSE")/examples"
+omp_examples || exit 0
+
+# `types` prints "NAME COUNT" per XU type of a profile
+types() { "$PMCFUSE" export --format csv "$1" | tail -n +2 | cut -d, -f3 | sort | uniq -c | awk '{print $2, $1}'; }
+
+# 1. Static loops at OMP_NUM_THREADS=1: one range per loop instance (libomp
+#    sends no dispatch for a team of one), the same types as at 2 threads,
+#    and the range labels of thread 0 are those of the 2-thread run.
+expect_ok env OMP_NUM_THREADS=1 "$PMCFUSE" record -e page-faults -o one.pmcf -- "$EX/loops" 4096 3 512
+expect_ok env OMP_NUM_THREADS=2 "$PMCFUSE" record -e page-faults -o two.pmcf -- "$EX/loops" 4096 3 512
+expect_eq "$(types one.pmcf | cut -d' ' -f1)" "$(types two.pmcf | cut -d' ' -f1)" "(types differ between 1 and 2 threads)"
+expect_eq "loop-range@loops.c:18 1" "$(types one.pmcf | grep ':18 ')"
+expect_eq "loop-range@loops.c:24 3" "$(types one.pmcf | grep ':24 ')"
+expect_eq "loop-range@loops.c:24 6" "$(types two.pmcf | grep ':24 ')"
+"$PMCFUSE" export --format csv one.pmcf | grep loop-range | cut -d, -f4 | sort >one.lab
+"$PMCFUSE" export --format csv two.pmcf | grep loop-range | cut -d, -f4 | sort >two.lab
+expect_eq "" "$(comm -23 one.lab two.lab)" "(1-thread range labels not among the 2-thread ones)"
+# an orphaned/serialized team: a parallel region of one thread
+expect_ok env OMP_NUM_THREADS=2 OMP_MAX_ACTIVE_LEVELS=1 "$PMCFUSE" record -e page-faults -o ser.pmcf -- env OMP_NUM_THREADS=1 "$EX/loops" 4096 1 512
+expect_eq "loop-range@loops.c:24 1" "$(types ser.pmcf | grep ':24 ')"
+
+# 2. Task-API regions around a parallel region with tasks: every phase and
+#    every task is an XU, tasks are labelled under their phase, and a phase
+#    excludes the time of the tasks that ran on its thread.
+if [ -x "$EX/regions" ]; then
+	expect_ok env OMP_NUM_THREADS=2 "$PMCFUSE" record -e page-faults -o rg.pmcf -- "$EX/regions" 3 6 8
+	expect_eq "phase 3" "$(types rg.pmcf | grep '^phase ')"
+	expect_eq 18 "$("$PMCFUSE" export --format csv rg.pmcf | tail -n +2 | grep -vc ',phase,')"
+	"$PMCFUSE" export --format csv rg.pmcf | tail -n +2 >rg.csv
+	for ph in $(grep ',phase,' rg.csv | cut -d, -f4); do
+		expect_eq 6 "$(cut -d, -f4 rg.csv | grep -c "^$ph\.")" "(tasks of phase $ph not labelled under it)"
+	done
+	# a phase's duration is at most its span, and the tasks on its thread are excluded
+	awk -F, '$3=="phase" && $10 > $9 - $8 {bad=1} END {exit bad}' rg.csv || fail "a phase lasts longer than its span"; ok
+	expect_ok env OMP_NUM_THREADS=1 "$PMCFUSE" record -e page-faults -o rg1.pmcf -- "$EX/regions" 3 6 8
+	expect_eq "$(grep ',phase,' rg.csv | cut -d, -f4)" "$("$PMCFUSE" export --format csv rg1.pmcf | grep ',phase,' | cut -d, -f4)" "(region labels depend on the thread count)"
+	expect_eq "$(types rg.pmcf)" "$(types rg1.pmcf)" "(XU types or counts depend on the thread count)"
+	# phase time excludes the tasks that ran on its thread: at one thread all do
+	awk -F, '$3=="phase" {p+=$10; s+=$9-$8} END {exit !(p < s)}' <("$PMCFUSE" export --format csv rg1.pmcf | tail -n +2) || fail "the phases include their tasks' time"; ok
+fi

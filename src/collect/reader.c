@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "collect/reader.h"
 #include "collect/rec.h"
+#include "collect/typename.h"
 #include "counters/derive.h"
 #include "pmcfuse/sim.h"
 #include "util/internal.h"
@@ -375,6 +376,8 @@ struct dwmod {
 	Elf *elf;
 	Dwarf *dw;
 	uint64_t exec_base;
+	struct pmcfi_taskents *tasks; /* loaded on first use */
+	int tasks_loaded;
 };
 
 static struct dwmod *dwmod_get(struct rd *r, const char *path)
@@ -409,6 +412,7 @@ static void dwmod_free(struct rd *r)
 			elf_end(r->dwm[i].elf);
 		if (r->dwm[i].fd >= 0)
 			close(r->dwm[i].fd);
+		pmcfi_taskents_free(r->dwm[i].tasks);
 		free(r->dwm[i].path);
 	}
 	free(r->dwm);
@@ -458,20 +462,23 @@ static int is_keyword(const char *w, size_t n)
 }
 
 /* The first function a task's block calls, from the source lines at and
- * after its pragma: "potrf" for `#pragma omp task …` then `potrf(A, …);`. */
+ * after its pragma: "potrf" for `#pragma omp task …` then `potrf(A, …);`;
+ * an allocation or copy (pmcfi_name_incidental) only when nothing else is
+ * called. The fallback when the debug info has no call sites (-O0). */
 static int task_callee(const struct srcloc *loc, char *out, size_t len)
 {
 	FILE *f = fopen(loc->file, "r");
 	if (!f)
 		return -1;
-	char line[1024];
+	char line[1024], backup[200] = "";
 	unsigned no = 0;
-	int found = -1, in_pragma = 0;
-	while (fgets(line, sizeof(line), f) && found < 0) {
+	/* the block: a statement up to its ';', or braces up to the match */
+	int found = -1, in_pragma = 0, depth = 0, braced = 0, done = 0;
+	while (!done && fgets(line, sizeof(line), f) && found < 0) {
 		no++;
 		if (no < loc->line)
 			continue;
-		if (no > loc->line + 4)
+		if (no > loc->line + 200)
 			break;
 		char *p = line;
 		while (*p == ' ' || *p == '\t')
@@ -492,16 +499,34 @@ static int task_callee(const struct srcloc *loc, char *out, size_t len)
 				while (*q == ' ')
 					q++;
 				if (*q == '(' && !is_keyword(s, (size_t)(c - s))) {
-					snprintf(out, len, "%.*s", (int)(c - s), s);
-					found = 0;
-					break;
+					char w[200];
+					snprintf(w, sizeof(w), "%.*s", (int)(c - s), s);
+					if (pmcfi_name_incidental(w)) {
+						if (!backup[0])
+							snprintf(backup, sizeof(backup), "%s", w);
+					} else {
+						snprintf(out, len, "%s", w);
+						found = 0;
+						break;
+					}
 				}
 				c--;
-			} else if (*c == '/' && c[1] == '/')
+			} else if (*c == '/' && c[1] == '/') {
 				break;
+			} else if (*c == '{') {
+				depth++;
+				braced = 1;
+			} else if ((*c == '}' && --depth <= 0) || (*c == ';' && !braced && depth == 0)) {
+				done = 1;
+				break;
+			}
 		}
 	}
 	fclose(f);
+	if (found < 0 && backup[0]) {
+		snprintf(out, len, "%s", backup);
+		found = 0;
+	}
 	return found;
 }
 
@@ -510,12 +535,6 @@ static const char *base_name(const char *p)
 	const char *s = strrchr(p, '/');
 	return s ? s + 1 : p;
 }
-
-struct type_cache {
-	uint32_t pid, kind;
-	uint64_t addr;
-	uint32_t id;
-};
 
 static int api_type_name(const char *dir, uint32_t pid, uint64_t id, char *out, size_t len)
 {
@@ -538,49 +557,214 @@ static int api_type_name(const char *dir, uint32_t pid, uint64_t id, char *out, 
 	return found;
 }
 
-static int type_of(struct rd *r, const char *dir, const struct node *n, pmcf_profile *p,
-		   struct type_cache **cache, size_t *ncache, uint32_t *id)
+/* The task construct's callee from the module's debug info, or NULL. */
+static const char *dwarf_callee(struct rd *r, const char *mod, const struct srcloc *loc, char *out,
+				size_t len, int *shared)
 {
-	uint64_t key = (n->flags & PMCFI_F_API) ? n->addr : n->addr;
-	for (size_t i = 0; i < *ncache; i++)
-		if ((*cache)[i].pid == n->pid && (*cache)[i].kind == n->kind && (*cache)[i].addr == key) {
-			*id = (*cache)[i].id;
-			return 0;
-		}
-	char name[600], location[1300] = "";
+	struct dwmod *m = dwmod_get(r, mod);
+	if (!m || !m->dw)
+		return NULL;
+	if (!m->tasks_loaded) {
+		m->tasks_loaded = 1;
+		if (pmcfi_taskents_load(m->dw, &m->tasks) != 0)
+			return NULL;
+	}
+	return pmcfi_taskents_callee(m->tasks, loc->file, loc->line, out, len, shared) == 0 ? out : NULL;
+}
+
+/* One XU type as the reader names it (docs/collector.md, "Type names"):
+ * a task is named after the function its block calls (debug info first,
+ * the source file second), "NAME@file:line" where another construct calls
+ * the same function; loops "KIND@file:line"; without a line, the
+ * enclosing function; without debug info, module+offset. */
+struct tname {
+	uint32_t pid, kind, flags;
+	uint64_t addr;
+	char name[520], location[260], alt[260];
+	int shared;    /* name repeats among the module's constructs (static) */
+	uint32_t id;   /* profile type index, once added */
+	size_t first;  /* first XU (in output order) of the type */
+};
+
+static void name_type(struct rd *r, const char *dir, const struct node *n, struct tname *t)
+{
 	const char *kind = pmcf_xu_kind_name((int)n->kind);
+	t->location[0] = t->alt[0] = '\0';
+	t->shared = 0;
 	if (n->kind == PMCF_XU_THREAD) {
-		snprintf(name, sizeof(name), "thread");
-	} else if (n->flags & PMCFI_F_API) {
-		if (api_type_name(dir, n->pid, n->addr, name, sizeof(name)) != 0)
-			snprintf(name, sizeof(name), "task-type-%" PRIu64, n->addr);
-	} else {
-		uint64_t rel;
-		const char *mod = module_of(r, n->pid, n->addr, &rel);
-		struct srcloc loc;
-		if (mod && lookup_source(r, mod, rel, &loc) == 0) {
-			snprintf(location, sizeof(location), "%s:%u", base_name(loc.file), loc.line);
-			char callee[200];
-			if (n->kind == PMCF_XU_TASK && task_callee(&loc, callee, sizeof(callee)) == 0)
-				snprintf(name, sizeof(name), "%s", callee);
+		snprintf(t->name, sizeof(t->name), "thread");
+		return;
+	}
+	if (n->flags & PMCFI_F_API) {
+		if (api_type_name(dir, n->pid, n->addr, t->name, sizeof(t->name)) != 0)
+			snprintf(t->name, sizeof(t->name), "task-type-%" PRIu64, n->addr);
+		snprintf(t->alt, sizeof(t->alt), "type-%" PRIu64, n->addr);
+		return;
+	}
+	uint64_t rel;
+	const char *mod = module_of(r, n->pid, n->addr, &rel);
+	if (!mod) {
+		snprintf(t->name, sizeof(t->name), "%s@0x%" PRIx64, kind, n->addr);
+		return;
+	}
+	snprintf(t->alt, sizeof(t->alt), "%.230s+0x%" PRIx64, base_name(mod), rel);
+	struct srcloc loc;
+	if (lookup_source(r, mod, rel, &loc) == 0) {
+		snprintf(t->location, sizeof(t->location), "%.240s:%u", base_name(loc.file), loc.line);
+		char callee[200];
+		if (n->kind == PMCF_XU_TASK &&
+		    (dwarf_callee(r, mod, &loc, callee, sizeof(callee), &t->shared) ||
+		     task_callee(&loc, callee, sizeof(callee)) == 0)) {
+			if (t->shared)
+				snprintf(t->name, sizeof(t->name), "%.199s@%s", callee, t->location);
 			else
-				snprintf(name, sizeof(name), "%s@%s", kind, location);
-		} else if (mod) {
-			snprintf(name, sizeof(name), "%s@%s+0x%" PRIx64, kind, base_name(mod), rel);
-		} else {
-			snprintf(name, sizeof(name), "%s@0x%" PRIx64, kind, n->addr);
+				snprintf(t->name, sizeof(t->name), "%.199s", callee);
+		} else
+			snprintf(t->name, sizeof(t->name), "%s@%s", kind, t->location);
+		return;
+	}
+	/* no line (line 0, or no line table): the enclosing function */
+	struct dwmod *m = dwmod_get(r, mod);
+	char fn[300];
+	uint64_t off;
+	if (m && pmcfi_enclosing_function(m->dw, m->elf, rel + m->exec_base - 1, fn, sizeof(fn), &off) == 0)
+		snprintf(t->name, sizeof(t->name), "%s@%.299s+0x%" PRIx64, kind, fn, off + 1);
+	else
+		snprintf(t->name, sizeof(t->name), "%s@%s", kind, t->alt);
+}
+
+static int cmp_tname(const void *x, const void *y)
+{
+	const struct tname *a = *(struct tname *const *)x, *b = *(struct tname *const *)y;
+	int c = strcmp(a->name, b->name);
+	if (c)
+		return c;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	c = strcmp(a->location, b->location);
+	if (c)
+		return c;
+	c = a->location[0] ? 0 : strcmp(a->alt, b->alt);
+	return c ? c : (a->first > b->first) - (a->first < b->first);
+}
+
+/* Two types of one name are the same construct (in several processes of
+ * the program) when kind and location agree, or, without a location, the
+ * module offset. */
+static int same_construct(const struct tname *a, const struct tname *b)
+{
+	return a->kind == b->kind && strcmp(a->location, b->location) == 0 &&
+	       (a->location[0] || strcmp(a->alt, b->alt) == 0);
+}
+
+/* Makes names unique among different types of one profile: a name shared by
+ * types of other kinds or locations gets "@file:line" (or "@module+0x…"
+ * where the location is the same or unknown). Types equal in kind, name and
+ * location (the same construct in several processes) stay one type. */
+static int unique_names(struct tname *t, size_t n)
+{
+	struct tname **v = malloc((n ? n : 1) * sizeof(*v));
+	if (!v)
+		return PMCF_ENOMEM;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n; i++)
+			v[i] = &t[i];
+		qsort(v, n, sizeof(*v), cmp_tname);
+		for (size_t i = 0; i < n;) {
+			size_t j = i + 1, distinct = 1;
+			for (; j < n && strcmp(v[j]->name, v[i]->name) == 0; j++)
+				if (!same_construct(v[j], v[j - 1]))
+					distinct++;
+			for (size_t k = i; distinct > 1 && k < j; k++) {
+				struct tname *e = v[k];
+				char old[sizeof(e->name)];
+				snprintf(old, sizeof(old), "%s", e->name);
+				const char *suffix = pass == 0 && e->location[0] && !strchr(old, '@')
+							     ? e->location
+							     : e->alt;
+				if (*suffix)
+					snprintf(e->name, sizeof(e->name), "%.255s@%.259s", old, suffix);
+			}
+			i = j;
 		}
 	}
-	int err = pmcf_profile_type_add(p, (int)n->kind, name, location, id);
-	if (err)
-		return err;
-	struct type_cache *c = realloc(*cache, (*ncache + 1) * sizeof(**cache));
-	if (!c)
-		return PMCF_ENOMEM;
-	*cache = c;
-	c[*ncache] = (struct type_cache){n->pid, n->kind, key, *id};
-	(*ncache)++;
+	free(v);
 	return 0;
+}
+
+/* Type keys (pid, kind, addr) -> index into the tname array. */
+struct tkeys {
+	long *slot;
+	size_t cap;
+};
+
+static size_t tkey_hash(uint32_t pid, uint32_t kind, uint64_t addr)
+{
+	return (size_t)((addr * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)pid << 8) ^ kind);
+}
+
+static long tkey_find(const struct tkeys *h, const struct tname *t, const struct node *n, size_t *at)
+{
+	for (size_t i = tkey_hash(n->pid, n->kind, n->addr) & (h->cap - 1);; i = (i + 1) & (h->cap - 1)) {
+		long k = h->slot[i];
+		if (k < 0 || (t[k].pid == n->pid && t[k].kind == n->kind && t[k].addr == n->addr)) {
+			*at = i;
+			return k;
+		}
+	}
+}
+
+/* Names every type of the XUs xs[0..nx) and adds them to p in the order of
+ * their first XU; type[k] is XU k's type index. */
+static int add_types(struct rd *r, const char *dir, const long *xs, size_t nx, pmcf_profile *p,
+		     uint32_t *type)
+{
+	struct tkeys h = {NULL, 64};
+	while (h.cap < 2 * nx)
+		h.cap *= 2;
+	struct tname *t = NULL;
+	size_t nt = 0, cap = 0;
+	int err = 0;
+	long *of = malloc((nx ? nx : 1) * sizeof(*of));
+	if (!of || !(h.slot = malloc(h.cap * sizeof(*h.slot)))) {
+		free(of);
+		return PMCF_ENOMEM;
+	}
+	memset(h.slot, 0xff, h.cap * sizeof(*h.slot));
+	for (size_t k = 0; k < nx && !err; k++) {
+		const struct node *n = &r->n[xs[k]];
+		size_t at;
+		long e = tkey_find(&h, t, n, &at);
+		if (e < 0) {
+			if (nt == cap) {
+				struct tname *nt2 = realloc(t, (cap = cap ? 2 * cap : 16) * sizeof(*t));
+				if (!nt2) {
+					err = PMCF_ENOMEM;
+					break;
+				}
+				t = nt2;
+			}
+			e = (long)nt++;
+			t[e].pid = n->pid;
+			t[e].kind = n->kind;
+			t[e].flags = n->flags;
+			t[e].addr = n->addr;
+			t[e].first = k;
+			name_type(r, dir, n, &t[e]);
+			h.slot[at] = e;
+		}
+		of[k] = e;
+	}
+	if (!err)
+		err = unique_names(t, nt);
+	for (size_t e = 0; e < nt && !err; e++)
+		err = pmcf_profile_type_add(p, (int)t[e].kind, t[e].name, t[e].location, &t[e].id);
+	for (size_t k = 0; k < nx && !err; k++)
+		type[k] = t[of[k]].id;
+	free(t);
+	free(of);
+	free(h.slot);
+	return err;
 }
 
 /* ---- labels ------------------------------------------------------------------ */
@@ -909,8 +1093,11 @@ static int build(struct rd *r, const char *dir, const char *const *names, uint64
 			goto out;
 	if ((err = pmcf_profile_reserve(p, nx)) != 0)
 		goto out;
-	struct type_cache *cache = NULL;
-	size_t ncache = 0;
+	uint32_t *type = malloc((nx ? nx : 1) * sizeof(*type));
+	if (!type) {
+		err = PMCF_ENOMEM;
+		goto out;
+	}
 	int fallback = 1;
 	for (size_t k = 0; k < nx; k++) {
 		struct node *n = &r->n[xs[k]];
@@ -930,11 +1117,12 @@ static int build(struct rd *r, const char *dir, const char *const *names, uint64
 	int cover = st->multiplexed || st->mux;
 	if (cover && (err = pmcf_profile_coverage_enable(p)) != 0)
 		goto out_cache;
+	if ((err = add_types(r, dir, xs, nx, p, type)) != 0)
+		goto out_cache;
 	for (size_t k = 0; k < nx; k++) {
 		struct node *n = &r->n[xs[k]];
 		pmcf_xu xu;
-		if ((err = type_of(r, dir, n, p, &cache, &ncache, &xu.type)) != 0)
-			goto out_cache;
+		xu.type = type[k];
 		xu.thread = thread_number(r, n->pid, (uint32_t)n->seg_thread);
 		xu.cpu = n->cpu;
 		xu.start_ns = n->first_t0 - t0;
@@ -972,7 +1160,7 @@ static int build(struct rd *r, const char *dir, const char *const *names, uint64
 	st->xus = nx;
 	st->fallback = nx > 0 && fallback;
 out_cache:
-	free(cache);
+	free(type);
 out:
 	free(xs);
 	return err;

@@ -43,3 +43,32 @@ if [ -x "$EX/regions" ]; then
 	# phase time excludes the tasks that ran on its thread: at one thread all do
 	awk -F, '$3=="phase" {p+=$10; s+=$9-$8} END {exit !(p < s)}' <("$PMCFUSE" export --format csv rg1.pmcf | tail -n +2) || fail "the phases include their tasks' time"; ok
 fi
+
+# 3/4. Type names: three constructs calling solve() get distinct names with
+#      their lines, the one allocating before calling leaf() is "leaf" (not
+#      "malloc"); the names come from the debug info, so they hold with the
+#      source file removed; without debug info, the enclosing function.
+names() { "$PMCFUSE" export --format csv "$1" | tail -n +2 | cut -d, -f3 | sort -u | tr '\n' ' '; }
+want="leaf solve@samecall.c:23 solve@samecall.c:25 solve@samecall.c:28 "
+expect_ok env OMP_NUM_THREADS=2 "$PMCFUSE" record -e page-faults -o sc.pmcf -- "$EX/samecall" 4
+expect_eq "$want" "$(names sc.pmcf)"
+expect_ok "$PMCFUSE" show sc.pmcf
+expect_eq 4 "$(grep -c ' task  ' <<<"$OUT")" "(show lists the types)"
+CLANG=$(command -v clang-16 || true)
+if [ -z "$CLANG" ]; then
+	echo "SKIP (names without the source): clang-16 not installed"
+else
+	mkdir -p moved && cp "$SRCDIR/examples/samecall.c" moved/
+	(cd moved && "$CLANG" -fopenmp -g -O2 -o sc2 samecall.c && "$CLANG" -fopenmp -g -O0 -o sc0 samecall.c &&
+		"$CLANG" -fopenmp -O2 -o scn samecall.c) || fail "cannot build samecall.c"
+	# -O0 has no call sites in its debug info: the source is read (a block,
+	# not 4 lines: the call after the allocation is found)
+	expect_ok env OMP_NUM_THREADS=2 "$PMCFUSE" record -e page-faults -o o0.pmcf -- moved/sc0 4
+	expect_eq "$want" "$(names o0.pmcf)"
+	rm moved/samecall.c
+	expect_ok env OMP_NUM_THREADS=2 "$PMCFUSE" record -e page-faults -o nosrc.pmcf -- moved/sc2 4
+	expect_eq "$want" "$(names nosrc.pmcf)" "(names need the source file)"
+	expect_ok env OMP_NUM_THREADS=2 "$PMCFUSE" record -e page-faults -o nodbg.pmcf -- moved/scn 4
+	expect_eq 4 "$(names nodbg.pmcf | wc -w)" "(types merged without debug info)"
+	expect_match '^(task@solve\+0x[0-9a-f]+ ){4}$' "$(names nodbg.pmcf)"
+fi

@@ -1,0 +1,42 @@
+# The adversarial findings of issue 22, kept: each block reproduces one
+# finding (a wrong answer given without a word, an environment or limit
+# that was mishandled, an unclear message) and checks the fixed behaviour.
+# Each block is one row of docs/errors.md (section "Adversarial cases"),
+# named by its tag.
+EX="$(dirname "$PMCFUSE")/examples"
+row() { ROW=$1; }
+trap 'echo "in row: ${ROW:-?}" >&2' ERR
+
+# ---- EMD CSV ---------------------------------------------------------------
+row csv-long-lines
+printf 'weight,x,y\n1,0,0\n2,1,1\n' >a.csv
+# a comment longer than any buffer: its tail must not become a data row
+{ printf '#'; head -c 70000 /dev/zero | tr '\0' x; printf ',5,5\n1,0,0\n2,1,1\n'; } >long.csv
+expect_ok "$PMCFUSE" emd a.csv long.csv
+expect_eq 0 "$OUT"
+# line numbers stay exact after long lines
+{ head -c 9000 /dev/zero | tr '\0' '#'; printf '\n1,0,0\n\n1,0,y\n'; } >lineno.csv
+expect_fail 1 "$PMCFUSE" emd a.csv lineno.csv
+expect_match "lineno.csv:4: expected 'weight,x,y'" "$ERR"
+
+row csv-first-row
+printf '1,2,x\n1,0,0\n' >badfirst.csv # a malformed row, not a header
+expect_fail 1 "$PMCFUSE" emd a.csv badfirst.csv
+expect_match "badfirst.csv:1: expected 'weight,x,y' with three numbers" "$ERR"
+printf '# comment\nw,x,y\n1,0,0\n' >hdr.csv # a header after comments
+expect_ok "$PMCFUSE" emd hdr.csv hdr.csv
+
+row csv-not-text
+expect_fail 1 timeout 20 "$PMCFUSE" emd /dev/zero a.csv
+expect_match "/dev/zero:1: a NUL byte: not a text file" "$ERR"
+expect_fail 1 "$PMCFUSE" emd a.csv .
+expect_match "emd: \.: is a directory, not a CSV file" "$ERR"
+
+row csv-extreme-numbers
+printf '1,0.5,0\n' >one.csv
+printf '1e-310,0,0\n1e-310,1,0\n' >subnormal.csv
+expect_ok "$PMCFUSE" emd one.csv subnormal.csv
+expect_eq 0.5 "$OUT"
+printf '1e308,0,0\n1e308,1,0\n' >huge_w.csv # the sum overflows to inf
+expect_ok "$PMCFUSE" emd one.csv huge_w.csv
+expect_eq 0.5 "$OUT"

@@ -29,6 +29,7 @@
 #include "pmcfuse/events.h"
 #include "pmcfuse/sim.h"
 #include "util/internal.h"
+#include "util/json_bytes.h"
 
 #ifndef PMCF_OMPT_TOOL_INSTALLED
 #define PMCF_OMPT_TOOL_INSTALLED "/usr/local/lib/pmcfuse/libpmcfuse-ompt.so"
@@ -258,7 +259,7 @@ static int add_meta(pmcf_profile *p, char *const argv[], const char *program, co
 		return PMCF_ENOMEM;
 	}
 	for (size_t i = 1; argv[i]; i++)
-		json_array_append_new(args, json_string(argv[i]));
+		json_array_append_new(args, pmcfi_json_bytes(argv[i])); /* lossless: util/json_bytes.h */
 	for (size_t i = 0; environ[i]; i++)
 		if (!strncmp(environ[i], "OMP_", 4) && strncmp(environ[i], "OMP_TOOL", 8)) {
 			const char *eq = strchr(environ[i], '=');

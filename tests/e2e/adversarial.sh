@@ -40,3 +40,16 @@ expect_eq 0.5 "$OUT"
 printf '1e308,0,0\n1e308,1,0\n' >huge_w.csv # the sum overflows to inf
 expect_ok "$PMCFUSE" emd one.csv huge_w.csv
 expect_eq 0.5 "$OUT"
+
+# ---- plans and metadata ----------------------------------------------------
+row args-not-utf8
+# arguments that are not UTF-8 are kept byte for byte in plans and metadata
+expect_ok "$PMCFUSE" plan -e page-faults -o argv.json -- /bin/echo a $'\xff' b
+expect_eq '["a",{"base64":"/w=="},"b"]' "$(jq -c .source.args argv.json)"
+expect_ok "$PMCFUSE" record --plan argv.json --set 0 -o argv.pmcf
+expect_eq "a $(printf '\xff') b" "$OUT"
+expect_ok "$PMCFUSE" record -e page-faults -o ff.pmcf -- /bin/echo $'\xff'
+expect_ok "$PMCFUSE" record -e page-faults -o fe.pmcf -- /bin/echo $'\xfe'
+# different arguments are not the same run
+expect_fail 1 "$PMCFUSE" combine --strategy ctc -o fefe.pmcf ff.pmcf fe.pmcf
+expect_match 'not the same program run \(args .\[\{"base64":"/w=="\}\]. vs' "$ERR"

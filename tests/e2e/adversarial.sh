@@ -53,3 +53,24 @@ expect_ok "$PMCFUSE" record -e page-faults -o fe.pmcf -- /bin/echo $'\xfe'
 # different arguments are not the same run
 expect_fail 1 "$PMCFUSE" combine --strategy ctc -o fefe.pmcf ff.pmcf fe.pmcf
 expect_match 'not the same program run \(args .\[\{"base64":"/w=="\}\]. vs' "$ERR"
+
+# ---- truth reopens the sources of a fused profile ---------------------------
+row truth-source-identity
+expect_ok "$PMCFUSE" record -e duration,PAPI_L1_DCM -o c1.pmcf --sim cholesky,blocks=4
+expect_ok "$PMCFUSE" record -e duration,PAPI_L2_TCM -o c2.pmcf --sim cholesky,blocks=4
+expect_ok "$PMCFUSE" combine --strategy ctc -o cf.pmcf c1.pmcf c2.pmcf
+# a fused profile without its own truth (as one fused from sources that lack
+# it would be) takes the truth of its sources
+sqlite3 cf.pmcf 'DELETE FROM truth_chunk; DELETE FROM truth_event;'
+expect_ok "$PMCFUSE" truth cf.pmcf
+expect_match 'truth of the source XUs\): median relative error 0,' "$OUT"
+cp c1.pmcf c1.keep
+expect_ok "$PMCFUSE" record -e duration,PAPI_L1_DCM -o c1.pmcf --sim seidel,blocks=4
+expect_fail 1 "$PMCFUSE" truth cf.pmcf
+expect_match "source profile '\./c1\.pmcf' of the fused profile: it is not the execution that was fused \(it is 'seidel," "$ERR"
+# the same spec recorded again with other events: only the digest differs
+expect_ok "$PMCFUSE" record -e duration,PAPI_L1_DCM,PAPI_L2_TCM -o c1.pmcf --sim cholesky,blocks=4
+expect_fail 1 "$PMCFUSE" truth cf.pmcf
+expect_match 'content digest [0-9a-f]{32}, the fused profile recorded [0-9a-f]{32}: the file was replaced or changed' "$ERR"
+mv c1.keep c1.pmcf
+expect_ok "$PMCFUSE" truth cf.pmcf

@@ -11,7 +11,9 @@
 #include <sys/stat.h>
 #include "cli/cli.h"
 #include "cli/refdir.h"
+#include "pmcfuse/combine.h"
 #include "pmcfuse/evaluate.h"
+#include "profile/ident.h"
 
 static const char usage[] =
 	"usage: pmcfuse emd [--json] A.csv B.csv\n\n"
@@ -236,7 +238,44 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* one reference against the target and the references before it (their
+ * content digests in ids[0..i)); an exit status */
+static int check_ref(const char *verb, const pmcf_profile *target, const char *tpath,
+		     pmcf_profile *const *refs, char *const *names, char **ids, size_t i)
+{
+	const pmcf_profile *two[2] = {target, refs[i]};
+	const char *nm[2] = {tpath, names[i]};
+	pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
+	o.strategy = PMCF_COMBINE_CTC;
+	o.names = nm;
+	int err = pmcf_combine_check(two, 2, &o);
+	if (err == PMCF_ECONFLICT) {
+		const char *d = pmcf_errdetail(), *cut = d ? strstr(d, "; use --force") : NULL;
+		return cli_error(verb, CLI_EUSAGE, "%.*s: references of another run; use --force to "
+						   "compare them anyway",
+				 (int)(cut ? cut - d : (long)strlen(d ? d : "")), d ? d : "");
+	}
+	if (err)
+		return cli_lib_error(verb, err, names[i]);
+	if (!(ids[i] = pmcfi_profile_ident(refs[i])))
+		return cli_error(verb, CLI_EENV, "out of memory");
+	for (size_t j = 0; j < i; j++)
+		if (strcmp(ids[j], ids[i]) == 0)
+			return cli_error(verb, CLI_EUSAGE,
+					 "%s and %s are the same execution (identical copies): repeats "
+					 "must be distinct executions (record them with pmcfuse reference); "
+					 "use --force to compare anyway",
+					 names[j], names[i]);
+	return CLI_OK;
+}
+
 int refdir_open(const char *verb, const char *dir, pmcf_profile ***refs, size_t *n)
+{
+	return refdir_open_for(verb, dir, NULL, NULL, 1, refs, n);
+}
+
+int refdir_open_for(const char *verb, const char *dir, const pmcf_profile *target,
+		    const char *tpath, int force, pmcf_profile ***refs, size_t *n)
 {
 	*refs = NULL;
 	*n = 0;
@@ -280,8 +319,19 @@ int refdir_open(const char *verb, const char *dir, pmcf_profile ***refs, size_t 
 	}
 	for (size_t i = 0; i < nn && st == CLI_OK; i++, (*n)++)
 		st = cli_open_profile(verb, names[i], &(*refs)[i]);
-	for (size_t i = 0; i < nn; i++)
+	int check = st == CLI_OK && !force && target;
+	char **ids = check ? calloc(nn, sizeof(*ids)) : NULL;
+	if (check && !ids)
+		st = cli_error(verb, CLI_EENV, "out of memory");
+	/* pairwise digests: the folders of `reference` hold a handful of repeats */
+	for (size_t i = 0; ids && i < nn && st == CLI_OK; i++)
+		st = check_ref(verb, target, tpath, *refs, names, ids, i);
+	for (size_t i = 0; i < nn; i++) {
 		free(names[i]);
+		if (ids)
+			free(ids[i]);
+	}
+	free(ids);
 	free(names);
 	if (st != CLI_OK) {
 		refdir_free(*refs, *n);

@@ -74,3 +74,21 @@ expect_fail 1 "$PMCFUSE" truth cf.pmcf
 expect_match 'content digest [0-9a-f]{32}, the fused profile recorded [0-9a-f]{32}: the file was replaced or changed' "$ERR"
 mv c1.keep c1.pmcf
 expect_ok "$PMCFUSE" truth cf.pmcf
+
+# ---- references for epd, correrr and report --------------------------------
+row refs-mismatch
+expect_ok "$PMCFUSE" reference -e PAPI_L1_DCM,PAPI_L2_TCM --repeat 2 -o srefs --sim seidel,blocks=4
+expect_ok "$PMCFUSE" run -e PAPI_L1_DCM,PAPI_L2_TCM -o target.pmcf --sim cholesky,blocks=4
+expect_fail 1 "$PMCFUSE" epd target.pmcf srefs
+expect_match "epd: target.pmcf and srefs/ref-000.pmcf are not the same program run \(program 'cholesky' vs 'seidel'\): references of another run; use --force" "$ERR"
+expect_fail 1 "$PMCFUSE" correrr target.pmcf srefs
+expect_fail 1 "$PMCFUSE" report -o r.html target.pmcf srefs
+[ ! -e r.html ] || fail "report wrote an output"
+expect_ok "$PMCFUSE" epd --force target.pmcf srefs
+# identical copies: the calibration between repeats is 0
+mkdir dup
+cp srefs/ref-000.pmcf dup/a.pmcf
+cp srefs/ref-000.pmcf dup/b.pmcf
+expect_fail 1 "$PMCFUSE" epd srefs/ref-001.pmcf dup
+expect_match 'dup/a.pmcf and dup/b.pmcf are the same execution \(identical copies\)' "$ERR"
+expect_ok "$PMCFUSE" epd srefs/ref-001.pmcf srefs

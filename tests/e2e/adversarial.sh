@@ -92,3 +92,14 @@ cp srefs/ref-000.pmcf dup/b.pmcf
 expect_fail 1 "$PMCFUSE" epd srefs/ref-001.pmcf dup
 expect_match 'dup/a.pmcf and dup/b.pmcf are the same execution \(identical copies\)' "$ERR"
 expect_ok "$PMCFUSE" epd srefs/ref-001.pmcf srefs
+
+# ---- multiplexing ----------------------------------------------------------
+row mux-fits
+# rr/roc with a set that fits the counters: nothing rotates (a rotation
+# only adds estimation error: negative counts), as in the simulator
+for m in rr roc; do
+	expect_ok "$PMCFUSE" record -e page-faults,task-clock --pmcs 2 --multiplex $m -o fits-$m.pmcf -- /bin/true
+	expect_match "multiplexed \($m, .*\): not needed, the events fit the counters together" "$ERR"
+	expect_ok "$PMCFUSE" record -e PAPI_L1_DCM,PAPI_L2_TCM --multiplex $m -o sfits-$m.pmcf --sim cholesky,blocks=4
+	expect_match "not needed, the events fit the counters together" "$ERR"
+done

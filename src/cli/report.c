@@ -1231,6 +1231,8 @@ int cmd_report(int argc, char **argv)
 	if (argc - optind < 1 || argc - optind > 2)
 		return cli_usage_error(VERB, "needs PROFILE and optionally REFDIR");
 
+	if (cli_out_not_input(VERB, out, (const char *const *)argv + optind, 1))
+		return CLI_EUSAGE;
 	struct report r;
 	memset(&r, 0, sizeof(r));
 	r.path = argv[optind];

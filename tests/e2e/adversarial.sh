@@ -103,3 +103,23 @@ for m in rr roc; do
 	expect_ok "$PMCFUSE" record -e PAPI_L1_DCM,PAPI_L2_TCM --multiplex $m -o sfits-$m.pmcf --sim cholesky,blocks=4
 	expect_match "not needed, the events fit the counters together" "$ERR"
 done
+
+# ---- outputs that are inputs -----------------------------------------------
+row output-is-input
+expect_ok "$PMCFUSE" record -e duration,PAPI_L1_DCM -o in1.pmcf --sim cholesky,blocks=4
+expect_ok "$PMCFUSE" record -e duration,PAPI_L2_TCM -o in2.pmcf --sim cholesky,blocks=4
+cp in1.pmcf in1.orig
+ln in1.pmcf hardlink.pmcf
+for cmd in "combine --strategy ctc -o in1.pmcf in1.pmcf in2.pmcf" \
+	"combine --strategy ctc -o ./hardlink.pmcf in2.pmcf in1.pmcf" \
+	"export --format csv -o in1.pmcf in1.pmcf" \
+	"report -o in1.pmcf in1.pmcf"; do
+	expect_fail 1 "$PMCFUSE" $cmd
+	expect_match "the output '[^']*' is the input '[^']*in1.pmcf': writing it would destroy the input" "$ERR"
+	cmp -s in1.pmcf in1.orig || fail "$cmd changed its input"
+done
+expect_ok "$PMCFUSE" plan -e PAPI_L1_DCM --sim cholesky,blocks=4 -o p.json
+cp p.json p.orig
+expect_fail 1 "$PMCFUSE" record --plan p.json --set 0 -o p.json
+expect_match "the output 'p.json' is the input 'p.json'" "$ERR"
+cmp -s p.json p.orig || fail "record --plan changed its plan"

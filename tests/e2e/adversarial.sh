@@ -123,3 +123,32 @@ cp p.json p.orig
 expect_fail 1 "$PMCFUSE" record --plan p.json --set 0 -o p.json
 expect_match "the output 'p.json' is the input 'p.json'" "$ERR"
 cmp -s p.json p.orig || fail "record --plan changed its plan"
+
+# ---- environment and limits ------------------------------------------------
+row stdout-unwritable
+if [ -w /dev/full ]; then
+	printf '1,0,0\n' >pt.csv
+	expect_ok "$PMCFUSE" record -e duration,PAPI_L1_DCM -o out.pmcf --sim cholesky,blocks=4
+	for cmd in "emd pt.csv pt.csv" "events" "show out.pmcf" "show --json out.pmcf" \
+		"export --format csv out.pmcf" "truth out.pmcf"; do
+		rc=0
+		"$PMCFUSE" $cmd >/dev/full 2>err.txt || rc=$?
+		expect_eq 2 "$rc" "($cmd >/dev/full)"
+		expect_eq 1 "$(wc -l <err.txt)" "(one error line: $cmd)"
+		expect_match "^pmcfuse: ${cmd%% *}: cannot write to standard output" "$(cat err.txt)"
+	done
+else
+	echo "SKIP (stdout-unwritable): no writable /dev/full"
+fi
+
+row file-size-limit
+# SIGXFSZ not ignored by the caller: pmcfuse itself turns it into EFBIG
+expect_ok "$PMCFUSE" record -e duration,PAPI_L1_DCM -o keep.pmcf --sim cholesky,blocks=4
+cp keep.pmcf keep.orig
+(
+	ulimit -f 16
+	expect_fail 2 "$PMCFUSE" record -e duration,PAPI_L1_DCM,PAPI_L2_TCM -o keep.pmcf --sim cholesky,blocks=30
+	expect_match 'keep.pmcf: cannot write' "$ERR"
+)
+cmp -s keep.pmcf keep.orig || fail "the previous profile did not survive"
+[ -z "$(ls -A . | grep '\.tmp\.')" ] || fail "a temporary file was left behind"

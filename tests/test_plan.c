@@ -272,7 +272,29 @@ static void test_json_roundtrip(void **state)
 	assert_int_equal(argc, 3);
 	assert_string_equal(av[2], "10");
 	assert_null(pmcf_plan_sim(q));
+	/* arguments and program that are not UTF-8 survive, byte for byte */
+	static const char *const raw[] = {"./pr\xfe", "a", "\xff", "b\xc3", "\xe2\x82"};
+	assert_int_equal(pmcf_plan_set_program(q, raw, 5), 0);
+	free(js2);
+	assert_int_equal(pmcf_plan_to_json(q, &js2), 0);
+	assert_non_null(strstr(js2, "\"base64\": \"/w==\""));
 	pmcf_plan_free(q);
+	assert_int_equal(pmcf_plan_from_json(js2, &q), 0);
+	av = pmcf_plan_program(q, &argc);
+	assert_int_equal(argc, 5);
+	for (size_t i = 0; i < 5; i++)
+		assert_string_equal(av[i], raw[i]);
+	pmcf_plan_free(q);
+	/* base64 that is not, or that holds a NUL byte */
+	static const char *const badb64[] = {"\"x\"", "\"/w=\"", "\"/=w=\"", "\"AA==\"", "1", "\"/w==\", \"x\": 1"};
+	for (size_t i = 0; i < sizeof(badb64) / sizeof(badb64[0]); i++) {
+		char bad[256];
+		snprintf(bad, sizeof(bad),
+			 "{\"format\":\"pmcfuse-plan\",\"version\":1,\"source\":{\"program\":\"p\","
+			 "\"args\":[{\"base64\":%s}]},\"sets\":[[\"a\"]]}",
+			 badb64[i]);
+		assert_int_equal(pmcf_plan_from_json(bad, &q), PMCF_ESYNTAX);
+	}
 	free(js);
 	free(js2);
 	/* bad input */

@@ -54,6 +54,12 @@ int cli_out_open(const char *verb, const char *path, struct cli_out *o);
 int cli_out_commit(const char *verb, struct cli_out *o);
 void cli_out_abort(struct cli_out *o);
 
+/* Before any work: CLI_OK when the output path out (NULL or "-": standard
+ * output) is none of the n input files (same device and inode: a hard link
+ * or another spelling counts); else one error line and CLI_EUSAGE, since
+ * writing it would destroy the input. */
+int cli_out_not_input(const char *verb, const char *out, const char *const *in, size_t n);
+
 /* Opens a profile, reporting errors; returns an exit status. */
 int cli_open_profile(const char *verb, const char *path, pmcf_profile **out);
 

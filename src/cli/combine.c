@@ -94,6 +94,8 @@ int cmd_combine(int argc, char **argv)
 	if (optind >= argc)
 		return cli_usage_error(verb, "missing input profiles");
 	size_t n = (size_t)(argc - optind);
+	if (cli_out_not_input(verb, out, (const char *const *)argv + optind, n))
+		return CLI_EUSAGE;
 	pmcf_profile **in = calloc(n, sizeof(*in));
 	if (!in)
 		return cli_error(verb, CLI_EENV, "out of memory");

@@ -9,24 +9,27 @@
 #include "pmcfuse/evaluate.h"
 
 static const char usage[] =
-	"usage: pmcfuse correrr [--json] TARGET REFDIR\n\n"
+	"usage: pmcfuse correrr [--json] [--force] TARGET REFDIR\n\n"
 	"Correlation Error (Mytkowicz et al.) of the profile TARGET against the reference\n"
 	"profiles in REFDIR: the Spearman coefficient of every pair of events in TARGET\n"
 	"against the median over the references that monitored the pair; the value is\n"
 	"the area between the CDF of the differences and the ideal CDF, from 0 (same\n"
 	"correlations) to 2. See docs/accuracy.md.\n\n"
+	"  --force  use references of another program run, or identical copies\n"
 	"  --json   {\"correrr\": x, \"pairs\": [{\"events\", \"target\", \"reference\"}, ...]}\n";
 
 int cmd_correrr(int argc, char **argv)
 {
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
-	int json = 0;
+	int json = 0, force = 0;
 	const char *args[2];
 	int na = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
 			json = 1;
+		else if (strcmp(argv[i], "--force") == 0)
+			force = 1;
 		else if (argv[i][0] == '-' && argv[i][1])
 			return cli_usage_error("correrr", "unknown option '%s'", argv[i]);
 		else if (na < 2)
@@ -40,7 +43,7 @@ int cmd_correrr(int argc, char **argv)
 	size_t nrefs = 0;
 	int st = cli_open_profile("correrr", args[0], &target);
 	if (st == CLI_OK)
-		st = refdir_open("correrr", args[1], &refs, &nrefs);
+		st = refdir_open_for("correrr", args[1], target, args[0], force, &refs, &nrefs);
 	pmcf_correrr_result *r = NULL;
 	if (st == CLI_OK) {
 		int err = pmcf_correrr_compute(target, (const pmcf_profile *const *)refs, nrefs, &r);

@@ -8,23 +8,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "cli/cli.h"
 #include "cli/refdir.h"
+#include "pmcfuse/combine.h"
 #include "pmcfuse/evaluate.h"
+#include "profile/ident.h"
 
 static const char usage[] =
 	"usage: pmcfuse emd [--json] A.csv B.csv\n\n"
 	"Exact earth mover's distance between two weighted point sets in the plane with\n"
-	"Euclidean ground distance. Each file holds rows 'weight,x,y' (a header row is\n"
-	"allowed; blank lines and lines starting with # are skipped); the weights of each\n"
-	"file are normalised to sum 1, so the distance is the least work to move one\n"
-	"unit of mass.\n\n"
+	"Euclidean ground distance. Each file holds rows 'weight,x,y' (a first row with\n"
+	"no number in it is a header; blank lines and lines starting with # are skipped;\n"
+	"lines may be of any length, a file at most 256 MiB); the weights of each file\n"
+	"are normalised to sum 1, so the distance is the least work to move one unit of\n"
+	"mass.\n\n"
 	"  --json   print {\"emd\": value}\n";
 
 struct pts {
 	double *w, *x;
 	size_t n, cap;
 };
+
+/* Limits on an input file: EMD is exact and needs memory quadratic in the
+ * points, so no useful input comes near them; they stop /dev/zero or an
+ * endless pipe before it fills memory. */
+#define EMD_MAX_BYTES (256UL << 20)
+#define EMD_MAX_POINTS 1000000UL
 
 static int parse_num(const char *s, double *v)
 {
@@ -33,11 +43,53 @@ static int parse_num(const char *s, double *v)
 		s++;
 	errno = 0;
 	*v = strtod(s, &end);
-	if (end == s || errno == ERANGE)
+	/* ERANGE on underflow gives a subnormal or 0: a real number, kept */
+	if (end == s || (errno == ERANGE && fabs(*v) == HUGE_VAL))
 		return -1;
 	while (*end == ' ' || *end == '\t' || *end == '\r')
 		end++;
 	return *end ? -1 : 0;
+}
+
+/* Reads one line of any length into *buf (without its '\n'); returns its
+ * length, -1 at end of file, -2 on a NUL byte (not text), -3 past the size
+ * limit, -4 out of memory, -5 on a read error. */
+static long read_line(FILE *f, char **buf, size_t *cap, size_t *total)
+{
+	size_t n = 0;
+	int c;
+	while ((c = getc_unlocked(f)) != EOF && c != '\n') {
+		if (c == '\0')
+			return -2;
+		if (++*total > EMD_MAX_BYTES)
+			return -3;
+		if (n + 1 >= *cap) {
+			size_t nc = *cap ? 2 * *cap : 256;
+			char *nb = realloc(*buf, nc);
+			if (!nb)
+				return -4;
+			*buf = nb;
+			*cap = nc;
+		}
+		(*buf)[n++] = (char)c;
+	}
+	if (ferror(f))
+		return -5;
+	if (c == EOF && n == 0)
+		return -1;
+	++*total;
+	if (!*buf && !(*buf = malloc(*cap = 256)))
+		return -4;
+	(*buf)[n] = '\0';
+	return (long)n;
+}
+
+/* A header row: three fields, none of them a number ("weight,x,y"). */
+static int is_header(char *f1, char *f2, char *f3)
+{
+	double v;
+	return f2 && f3 && !strchr(f3, ',') && parse_num(f1, &v) && parse_num(f2, &v) &&
+	       parse_num(f3, &v);
 }
 
 static int read_points(const char *path, struct pts *p)
@@ -46,13 +98,17 @@ static int read_points(const char *path, struct pts *p)
 	if (!f)
 		return cli_error("emd", cli_status_for(-errno), "cannot read '%s': %s", path,
 				 strerror(errno));
-	char line[4096];
-	size_t lineno = 0;
-	int st = CLI_OK;
-	double total = 0;
-	while (fgets(line, sizeof(line), f)) {
+	struct stat sb;
+	if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		fclose(f);
+		return cli_error("emd", CLI_EUSAGE, "%s: is a directory, not a CSV file", path);
+	}
+	char *line = NULL;
+	size_t cap = 0, total_bytes = 0, lineno = 0;
+	int st = CLI_OK, seen_row = 0;
+	long len;
+	while ((len = read_line(f, &line, &cap, &total_bytes)) >= 0) {
 		lineno++;
-		line[strcspn(line, "\n")] = '\0';
 		char *s = line;
 		while (*s == ' ' || *s == '\t')
 			s++;
@@ -63,11 +119,13 @@ static int read_points(const char *path, struct pts *p)
 			*f2++ = '\0';
 		if (f3)
 			*f3++ = '\0';
+		int first = !seen_row;
+		seen_row = 1;
 		double v[3];
 		int bad = !f2 || !f3 || strchr(f3, ',') || parse_num(f1, &v[0]) || parse_num(f2, &v[1]) ||
 			  parse_num(f3, &v[2]);
-		if (bad && p->n == 0 && lineno == 1 && !strchr(f3 ? f3 : "", ','))
-			continue; /* a header row */
+		if (bad && first && is_header(f1, f2, f3))
+			continue; /* a header row: the first row, no field a number */
 		if (bad) {
 			st = cli_error("emd", CLI_EUSAGE, "%s:%zu: expected 'weight,x,y' with three numbers",
 				       path, lineno);
@@ -78,9 +136,14 @@ static int read_points(const char *path, struct pts *p)
 				       v[0] < 0 ? "negative weight" : "weight and coordinates must be finite");
 			break;
 		}
+		if (p->n == EMD_MAX_POINTS) {
+			st = cli_error("emd", CLI_EUSAGE, "%s:%zu: more than %lu points", path, lineno,
+				       EMD_MAX_POINTS);
+			break;
+		}
 		if (p->n == p->cap) {
-			size_t cap = p->cap ? 2 * p->cap : 64;
-			double *w = realloc(p->w, cap * sizeof(*w)), *x = w ? realloc(p->x, 2 * cap * sizeof(*x)) : NULL;
+			size_t ncap = p->cap ? 2 * p->cap : 64;
+			double *w = realloc(p->w, ncap * sizeof(*w)), *x = w ? realloc(p->x, 2 * ncap * sizeof(*x)) : NULL;
 			if (w)
 				p->w = w;
 			if (!w || !x) {
@@ -88,22 +151,41 @@ static int read_points(const char *path, struct pts *p)
 				break;
 			}
 			p->x = x;
-			p->cap = cap;
+			p->cap = ncap;
 		}
 		p->w[p->n] = v[0];
 		p->x[2 * p->n] = v[1];
 		p->x[2 * p->n + 1] = v[2];
 		p->n++;
-		total += v[0];
 	}
+	if (st == CLI_OK && len < -1) {
+		size_t at = lineno + 1;
+		if (len == -2)
+			st = cli_error("emd", CLI_EUSAGE, "%s:%zu: a NUL byte: not a text file", path, at);
+		else if (len == -3)
+			st = cli_error("emd", CLI_EUSAGE, "%s: larger than %lu MiB", path, EMD_MAX_BYTES >> 20);
+		else if (len == -4)
+			st = cli_error("emd", CLI_EENV, "out of memory");
+		else
+			st = cli_error("emd", cli_status_for(-errno), "cannot read '%s': %s", path,
+				       strerror(errno));
+	}
+	free(line);
 	fclose(f);
+	/* normalise to sum 1; dividing by the largest weight first keeps the sum
+	 * finite when the weights themselves are near DBL_MAX */
+	double max = 0, total = 0;
+	for (size_t i = 0; i < p->n; i++)
+		max = p->w[i] > max ? p->w[i] : max;
+	for (size_t i = 0; max > 0 && i < p->n; i++)
+		total += p->w[i] / max;
 	if (st == CLI_OK && p->n == 0)
 		st = cli_error("emd", CLI_EUSAGE, "%s: no 'weight,x,y' rows", path);
 	else if (st == CLI_OK && !(total > 0))
 		st = cli_error("emd", CLI_EUSAGE, "%s: the weights sum to 0", path);
 	if (st == CLI_OK)
 		for (size_t i = 0; i < p->n; i++)
-			p->w[i] /= total;
+			p->w[i] = p->w[i] / max / total;
 	return st;
 }
 
@@ -156,7 +238,44 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* one reference against the target and the references before it (their
+ * content digests in ids[0..i)); an exit status */
+static int check_ref(const char *verb, const pmcf_profile *target, const char *tpath,
+		     pmcf_profile *const *refs, char *const *names, char **ids, size_t i)
+{
+	const pmcf_profile *two[2] = {target, refs[i]};
+	const char *nm[2] = {tpath, names[i]};
+	pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
+	o.strategy = PMCF_COMBINE_CTC;
+	o.names = nm;
+	int err = pmcf_combine_check(two, 2, &o);
+	if (err == PMCF_ECONFLICT) {
+		const char *d = pmcf_errdetail(), *cut = d ? strstr(d, "; use --force") : NULL;
+		return cli_error(verb, CLI_EUSAGE, "%.*s: references of another run; use --force to "
+						   "compare them anyway",
+				 (int)(cut ? cut - d : (long)strlen(d ? d : "")), d ? d : "");
+	}
+	if (err)
+		return cli_lib_error(verb, err, names[i]);
+	if (!(ids[i] = pmcfi_profile_ident(refs[i])))
+		return cli_error(verb, CLI_EENV, "out of memory");
+	for (size_t j = 0; j < i; j++)
+		if (strcmp(ids[j], ids[i]) == 0)
+			return cli_error(verb, CLI_EUSAGE,
+					 "%s and %s are the same execution (identical copies): repeats "
+					 "must be distinct executions (record them with pmcfuse reference); "
+					 "use --force to compare anyway",
+					 names[j], names[i]);
+	return CLI_OK;
+}
+
 int refdir_open(const char *verb, const char *dir, pmcf_profile ***refs, size_t *n)
+{
+	return refdir_open_for(verb, dir, NULL, NULL, 1, refs, n);
+}
+
+int refdir_open_for(const char *verb, const char *dir, const pmcf_profile *target,
+		    const char *tpath, int force, pmcf_profile ***refs, size_t *n)
 {
 	*refs = NULL;
 	*n = 0;
@@ -200,8 +319,19 @@ int refdir_open(const char *verb, const char *dir, pmcf_profile ***refs, size_t 
 	}
 	for (size_t i = 0; i < nn && st == CLI_OK; i++, (*n)++)
 		st = cli_open_profile(verb, names[i], &(*refs)[i]);
-	for (size_t i = 0; i < nn; i++)
+	int check = st == CLI_OK && !force && target;
+	char **ids = check ? calloc(nn, sizeof(*ids)) : NULL;
+	if (check && !ids)
+		st = cli_error(verb, CLI_EENV, "out of memory");
+	/* pairwise digests: the folders of `reference` hold a handful of repeats */
+	for (size_t i = 0; ids && i < nn && st == CLI_OK; i++)
+		st = check_ref(verb, target, tpath, *refs, names, ids, i);
+	for (size_t i = 0; i < nn; i++) {
 		free(names[i]);
+		if (ids)
+			free(ids[i]);
+	}
+	free(ids);
 	free(names);
 	if (st != CLI_OK) {
 		refdir_free(*refs, *n);

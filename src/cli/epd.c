@@ -23,6 +23,7 @@ static const char usage[] =
 	"  --pairs N    a random sample of N pairs, with a bootstrap 95% interval\n"
 	"  --seed S     seed of the sample and the bootstrap (default 1)\n"
 	"  --threads T  worker threads (default: one per CPU)\n"
+	"  --force      use references of another program run, or identical copies\n"
 	"  --json       {\"epd\", \"pairs\": [{\"events\", \"tmd\", \"calibration\", ...}], ...}\n";
 
 static void json_num(double v)
@@ -39,11 +40,12 @@ int cmd_epd(int argc, char **argv)
 		{"bins", required_argument, NULL, 'b'}, {"per-type", no_argument, NULL, 't'},
 		{"pairs", required_argument, NULL, 'p'}, {"seed", required_argument, NULL, 's'},
 		{"threads", required_argument, NULL, 'T'}, {"json", no_argument, NULL, 'j'},
+		{"force", no_argument, NULL, 'f'},
 		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
 	pmcf_epd_opts o = PMCF_EPD_OPTS_INIT;
-	int json = 0, opt;
+	int json = 0, force = 0, opt;
 	unsigned long v;
 	opterr = 0;
 	optind = 1;
@@ -71,6 +73,7 @@ int cmd_epd(int argc, char **argv)
 			o.threads = (unsigned)v;
 			break;
 		case 'j': json = 1; break;
+		case 'f': force = 1; break;
 		default:
 			return cli_usage_error("epd", "unknown option or missing value '%s'", argv[optind - 1]);
 		}
@@ -81,7 +84,7 @@ int cmd_epd(int argc, char **argv)
 	size_t nrefs = 0;
 	int st = cli_open_profile("epd", argv[optind], &target);
 	if (st == CLI_OK)
-		st = refdir_open("epd", argv[optind + 1], &refs, &nrefs);
+		st = refdir_open_for("epd", argv[optind + 1], target, argv[optind], force, &refs, &nrefs);
 	pmcf_epd_result *r = NULL;
 	if (st == CLI_OK) {
 		int err = pmcf_epd_compute(target, (const pmcf_profile *const *)refs, nrefs, &o, &r);

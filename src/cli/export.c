@@ -193,6 +193,8 @@ int cmd_export(int argc, char **argv)
 	if (optind + 1 != argc)
 		return cli_usage_error("export", optind == argc ? "missing PROFILE"
 							       : "expected one PROFILE");
+	if (cli_out_not_input("export", out, (const char *const *)argv + optind, 1))
+		return CLI_EUSAGE;
 	pmcf_profile *p;
 	int st = cli_open_profile("export", argv[optind], &p);
 	if (st)

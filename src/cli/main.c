@@ -1,4 +1,6 @@
 /* The pmcfuse command: global options and dispatch to one file per verb. */
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +37,23 @@ static void usage(FILE *f)
 	fprintf(f, "\n`pmcfuse VERB --help` describes a verb. Documentation: README.md, docs/.\n");
 }
 
+/* SIGXFSZ (a file size limit, ulimit -f) would kill the tool mid-save and
+ * leave its temporaries: with a handler that does nothing, the write fails
+ * with EFBIG instead, which every save reports (exit 2) and cleans up. A
+ * handler, not SIG_IGN, so that programs the tool runs get the default. */
+static void on_xfsz(int sig) { (void)sig; }
+
+/* After a verb: what it wrote to standard output must have reached it
+ * (`>/dev/full`, a closed pipe), else exit 2. */
+static int stdout_status(const char *verb, int st)
+{
+	errno = 0;
+	if ((fflush(stdout) != 0 || ferror(stdout)) && st == CLI_OK)
+		return cli_error(verb, CLI_EENV, "cannot write to standard output: %s",
+				 errno ? strerror(errno) : "write error");
+	return st;
+}
+
 static void log_to_stderr(int level, const char *msg, void *ctx)
 {
 	(void)ctx;
@@ -65,9 +84,14 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return CLI_EUSAGE;
 	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_xfsz;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGXFSZ, &sa, NULL);
 	for (size_t k = 0; k < sizeof(verbs) / sizeof(verbs[0]); k++)
 		if (verbs[k].run && strcmp(argv[i], verbs[k].name) == 0)
-			return verbs[k].run(argc - i, argv + i);
+			return stdout_status(verbs[k].name, verbs[k].run(argc - i, argv + i));
 	fprintf(stderr, "pmcfuse: unknown verb '%s' (see pmcfuse --help)\n", argv[i]);
 	return CLI_EUSAGE;
 }

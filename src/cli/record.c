@@ -180,6 +180,8 @@ int cmd_record(int argc, char **argv)
 		return cli_usage_error(verb, "give -e EVENTS or --plan, not both");
 	if (!out)
 		return cli_usage_error(verb, "no output: give -o OUT");
+	if (plan && cli_out_not_input(verb, out, &plan, 1))
+		return CLI_EUSAGE;
 	if ((period_given || est_given) && o.multiplex == PMCF_MUX_NONE)
 		return cli_usage_error(verb,
 		                       "--period-ms and --estimate only apply with --multiplex");

@@ -39,7 +39,8 @@ static const char usage[] =
 	"  -o FILE      the HTML file to write (required; '-' for standard output)\n"
 	"  --plots N    scatter plots of chosen pairs (default 6, 0 to 40)\n"
 	"  --pair A,B   also plot this pair (repeatable, shown first)\n"
-	"  --bins B     TMD bins per event (default 10)\n";
+	"  --bins B     TMD bins per event (default 10)\n"
+	"  --force      use references of another program run, or identical copies\n";
 
 #define VERB "report"
 #define MAX_USER_PAIRS 16
@@ -1190,10 +1191,12 @@ int cmd_report(int argc, char **argv)
 	static const struct option opts[] = {
 		{"output", required_argument, NULL, 'o'}, {"plots", required_argument, NULL, 'n'},
 		{"pair", required_argument, NULL, 'p'},   {"bins", required_argument, NULL, 'b'},
-		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+		{"force", no_argument, NULL, 'f'},        {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}};
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
 	const char *out = NULL;
+	int force = 0;
 	const char *user_names[MAX_USER_PAIRS];
 	size_t nuser = 0;
 	unsigned long nplots = 6, bins = 10;
@@ -1203,6 +1206,7 @@ int cmd_report(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "+o:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o': out = optarg; break;
+		case 'f': force = 1; break;
 		case 'n':
 			if (cli_parse_uint(VERB, "--plots", optarg, 0, 40, &nplots))
 				return CLI_EUSAGE;
@@ -1227,6 +1231,8 @@ int cmd_report(int argc, char **argv)
 	if (argc - optind < 1 || argc - optind > 2)
 		return cli_usage_error(VERB, "needs PROFILE and optionally REFDIR");
 
+	if (cli_out_not_input(VERB, out, (const char *const *)argv + optind, 1))
+		return CLI_EUSAGE;
 	struct report r;
 	memset(&r, 0, sizeof(r));
 	r.path = argv[optind];
@@ -1253,7 +1259,7 @@ int cmd_report(int argc, char **argv)
 		user[k] = (struct pair){(size_t)a, (size_t)b, 0, NAN, NAN, 1};
 	}
 	if (st == CLI_OK && argc - optind == 2) {
-		st = refdir_open(VERB, argv[optind + 1], &r.refs, &r.nrefs);
+		st = refdir_open_for(VERB, argv[optind + 1], prof, r.path, force, &r.refs, &r.nrefs);
 		if (st == CLI_OK) {
 			r.refnames = ref_names(argv[optind + 1], r.nrefs);
 			pmcf_epd_opts eo = PMCF_EPD_OPTS_INIT;

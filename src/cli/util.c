@@ -195,6 +195,20 @@ void cli_out_abort(struct cli_out *o)
 	o->tmp = o->path = NULL;
 }
 
+int cli_out_not_input(const char *verb, const char *out, const char *const *in, size_t n)
+{
+	struct stat so, si;
+	if (!out || strcmp(out, "-") == 0 || stat(out, &so) != 0)
+		return CLI_OK; /* a new file is no input */
+	for (size_t i = 0; i < n; i++)
+		if (stat(in[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+			return cli_error(verb, CLI_EUSAGE,
+					 "the output '%s' is the input '%s': writing it would destroy "
+					 "the input (choose another -o)",
+					 out, in[i]);
+	return CLI_OK;
+}
+
 int cli_open_profile(const char *verb, const char *path, pmcf_profile **out)
 {
 	int err = pmcf_profile_open(path, out);

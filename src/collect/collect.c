@@ -29,6 +29,7 @@
 #include "pmcfuse/events.h"
 #include "pmcfuse/sim.h"
 #include "util/internal.h"
+#include "util/json_bytes.h"
 
 #ifndef PMCF_OMPT_TOOL_INSTALLED
 #define PMCF_OMPT_TOOL_INSTALLED "/usr/local/lib/pmcfuse/libpmcfuse-ompt.so"
@@ -258,7 +259,7 @@ static int add_meta(pmcf_profile *p, char *const argv[], const char *program, co
 		return PMCF_ENOMEM;
 	}
 	for (size_t i = 1; argv[i]; i++)
-		json_array_append_new(args, json_string(argv[i]));
+		json_array_append_new(args, pmcfi_json_bytes(argv[i])); /* lossless: util/json_bytes.h */
 	for (size_t i = 0; environ[i]; i++)
 		if (!strncmp(environ[i], "OMP_", 4) && strncmp(environ[i], "OMP_TOOL", 8)) {
 			const char *eq = strchr(environ[i], '=');
@@ -624,6 +625,9 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 	size_t n = 0, ndv = 0;
 	char tool[PATH_MAX], program[PATH_MAX];
 	int err = encode_events(events, nevents, pmcs, mux, attrs, names, &n, dv, &ndv);
+	/* rr/roc with a set that fits the counters: counted all the time, as in
+	 * the simulator; rotating it would only add estimation error */
+	int count_mux = mux >= PMCF_MUX_RR && n <= pmcs ? PMCF_MUX_NONE : mux;
 	if (!err)
 		err = find_tool(opts, tool, sizeof(tool));
 	if (!err)
@@ -632,7 +636,7 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 		return err;
 	/* The same group in this process first: clear errors before the run. */
 	struct pmcfi_pgroup g;
-	if (mux == PMCF_MUX_NONE)
+	if (count_mux == PMCF_MUX_NONE)
 		err = pmcfi_pgroup_open(&g, attrs, names, (int)n, PMCFI_PGROUP_NO_RDPMC);
 	else
 		err = pmcfi_pgroup_open_mux(&g, attrs, names, (int)n,
@@ -642,7 +646,7 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 		return err;
 	pmcfi_pgroup_close(&g);
 	char muxenv[96];
-	if (mux != PMCF_MUX_NONE)
+	if (count_mux != PMCF_MUX_NONE)
 		snprintf(muxenv, sizeof(muxenv), "%d:%u:%llu", mux, pmcs,
 			 (unsigned long long)(period_ms * 1e6 + 0.5));
 
@@ -661,7 +665,7 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 	char evs[PMCFI_PGROUP_MAX * 80], nms[4096];
 	events_env(attrs, n, names, evs, sizeof(evs), nms, sizeof(nms));
 	char **env = child_env(tool, dir, evs, nms, opts ? opts->chunk_kb : 0,
-			       mux != PMCF_MUX_NONE ? muxenv : NULL);
+			       count_mux != PMCF_MUX_NONE ? muxenv : NULL);
 	if (!env) {
 		if (temp)
 			remove_dir(dir);
@@ -712,7 +716,7 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 		ei->negative_values = st.negative;
 		ei->missing_values = st.missing;
 		ei->rotations = st.rotations;
-		if (st.multiplexed && mux == PMCF_MUX_NONE)
+		if (st.multiplexed && count_mux == PMCF_MUX_NONE)
 			pmcfi_log(PMCF_LOG_WARN,
 				  "%zu XUs have values from counters that were not always running "
 				  "(time_running < time_enabled); see their coverage",

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "combine/combine_impl.h"
 #include "pmcfuse/events.h"
+#include "profile/ident.h"
 #include "util/internal.h"
 
 static const char *const strategy_names[] = {
@@ -376,13 +377,12 @@ static int fill_values(struct cmb *c)
 	if (err)
 		return err;
 	for (size_t j = 0; j < c->n; j++) {
-		const char *path, *id = "";
-		char b[32];
-		path = in_name(c->opts, j, b, sizeof(b));
-		const char *spec = pmcf_profile_meta_get(c->in[j], PMCF_META_SIM_SPEC);
-		const char *st = pmcf_profile_meta_get(c->in[j], PMCF_META_START_TIME);
-		id = spec ? spec : st ? st : "";
-		if ((err = pmcf_profile_source_add(c->out, path, id, NULL)))
+		char b[32], *id = pmcfi_profile_ident(c->in[j]); /* checked when reopened */
+		const char *path = in_name(c->opts, j, b, sizeof(b));
+		err = id ? pmcf_profile_source_add(c->out, path, id, NULL)
+			 : pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		free(id);
+		if (err)
 			return err;
 	}
 	for (size_t e = 0; e < c->nev; e++) {

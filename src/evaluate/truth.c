@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "evaluate/evaluate_impl.h"
+#include "profile/ident.h"
 #include "util/internal.h"
 
 struct pmcf_truth_result {
@@ -36,6 +37,10 @@ static pmcf_profile *open_source(const pmcf_profile *p, uint32_t s, const char *
 	*err = pmcf_profile_open(buf, &q);
 	if (*err && path[0] != '/') /* relative to the working directory instead */
 		*err = pmcf_profile_open(path, &q);
+	if (!*err && (*err = pmcfi_profile_ident_check(q, id))) {
+		pmcf_profile_free(q);
+		q = NULL;
+	}
 	if (*err)
 		pmcfi_fail_prefix(*err, "source profile '%s' of the fused profile", buf);
 	return q;

@@ -7,12 +7,18 @@
 #include "combine/combine_impl.h"
 #include "plan/plan_impl.h"
 #include "util/internal.h"
+#include "util/json_bytes.h"
 
+/* an array of byte strings, each lossless (util/json_bytes.h); NULL when
+ * out of memory */
 static json_t *strv(char *const *v, size_t n)
 {
 	json_t *a = json_array();
 	for (size_t i = 0; a && i < n; i++)
-		json_array_append_new(a, json_string(v[i]));
+		if (json_array_append_new(a, pmcfi_json_bytes(v[i]))) {
+			json_decref(a);
+			return NULL;
+		}
 	return a;
 }
 
@@ -32,7 +38,7 @@ int pmcf_plan_to_json(const pmcf_plan *p, char **text)
 	if (p->sim) {
 		json_object_set_new(src, "sim", json_string(p->sim));
 	} else if (p->argc) {
-		json_object_set_new(src, "program", json_string(p->argv[0]));
+		json_object_set_new(src, "program", pmcfi_json_bytes(p->argv[0]));
 		json_object_set_new(src, "args", strv(p->argv + 1, p->argc - 1));
 	}
 	json_object_set_new(o, "source", src);
@@ -75,10 +81,16 @@ static int read_strv(json_t *a, const char *what, char ***arr, size_t *len)
 	json_t *v;
 	json_array_foreach(a, i, v)
 	{
-		if (!json_is_string(v))
-			return pmcfi_fail(PMCF_ESYNTAX, "plan: \"%s\"[%zu] must be a string", what, i);
-		const char *s = json_string_value(v);
-		int err = plani_strv_push(arr, len, &s, 1);
+		char *s;
+		int err = pmcfi_json_bytes_get(v, &s);
+		if (err == PMCF_ENOMEM)
+			return pmcfi_fail(err, "out of memory");
+		if (err)
+			return pmcfi_fail(PMCF_ESYNTAX,
+					  "plan: \"%s\"[%zu] must be a string (or {\"base64\": \"...\"})",
+					  what, i);
+		err = plani_strv_push(arr, len, (const char *const *)&s, 1);
+		free(s);
 		if (err)
 			return err;
 	}
@@ -117,11 +129,19 @@ int pmcf_plan_from_json(const char *text, pmcf_plan **out)
 		goto out;
 	json_t *src = json_object_get(o, "source"), *sets = json_object_get(o, "sets");
 	const char *sim = json_string_value(json_object_get(src, "sim"));
-	const char *prog = json_string_value(json_object_get(src, "program"));
+	json_t *progv = json_object_get(src, "program");
 	if (sim)
 		err = pmcf_plan_set_sim(p, sim);
-	else if (prog) {
-		err = plani_strv_push(&p->argv, &p->argc, &prog, 1);
+	else if (progv) {
+		char *prog;
+		err = pmcfi_json_bytes_get(progv, &prog);
+		if (err == PMCF_ESYNTAX)
+			err = pmcfi_fail(err, "plan: \"source.program\" must be a string (or {\"base64\": \"...\"})");
+		else if (err)
+			err = pmcfi_fail(err, "out of memory");
+		else
+			err = plani_strv_push(&p->argv, &p->argc, (const char *const *)&prog, 1);
+		free(prog);
 		json_t *args = json_object_get(src, "args");
 		if (!err && args)
 			err = read_strv(args, "source.args", &p->argv, &p->argc);

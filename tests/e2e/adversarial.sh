@@ -1,0 +1,154 @@
+# The adversarial findings of issue 22, kept: each block reproduces one
+# finding (a wrong answer given without a word, an environment or limit
+# that was mishandled, an unclear message) and checks the fixed behaviour.
+# Each block is one row of docs/errors.md (section "Adversarial cases"),
+# named by its tag.
+EX="$(dirname "$PMCFUSE")/examples"
+row() { ROW=$1; }
+trap 'echo "in row: ${ROW:-?}" >&2' ERR
+
+# ---- EMD CSV ---------------------------------------------------------------
+row csv-long-lines
+printf 'weight,x,y\n1,0,0\n2,1,1\n' >a.csv
+# a comment longer than any buffer: its tail must not become a data row
+{ printf '#'; head -c 70000 /dev/zero | tr '\0' x; printf ',5,5\n1,0,0\n2,1,1\n'; } >long.csv
+expect_ok "$PMCFUSE" emd a.csv long.csv
+expect_eq 0 "$OUT"
+# line numbers stay exact after long lines
+{ head -c 9000 /dev/zero | tr '\0' '#'; printf '\n1,0,0\n\n1,0,y\n'; } >lineno.csv
+expect_fail 1 "$PMCFUSE" emd a.csv lineno.csv
+expect_match "lineno.csv:4: expected 'weight,x,y'" "$ERR"
+
+row csv-first-row
+printf '1,2,x\n1,0,0\n' >badfirst.csv # a malformed row, not a header
+expect_fail 1 "$PMCFUSE" emd a.csv badfirst.csv
+expect_match "badfirst.csv:1: expected 'weight,x,y' with three numbers" "$ERR"
+printf '# comment\nw,x,y\n1,0,0\n' >hdr.csv # a header after comments
+expect_ok "$PMCFUSE" emd hdr.csv hdr.csv
+
+row csv-not-text
+expect_fail 1 timeout 20 "$PMCFUSE" emd /dev/zero a.csv
+expect_match "/dev/zero:1: a NUL byte: not a text file" "$ERR"
+expect_fail 1 "$PMCFUSE" emd a.csv .
+expect_match "emd: \.: is a directory, not a CSV file" "$ERR"
+
+row csv-extreme-numbers
+printf '1,0.5,0\n' >one.csv
+printf '1e-310,0,0\n1e-310,1,0\n' >subnormal.csv
+expect_ok "$PMCFUSE" emd one.csv subnormal.csv
+expect_eq 0.5 "$OUT"
+printf '1e308,0,0\n1e308,1,0\n' >huge_w.csv # the sum overflows to inf
+expect_ok "$PMCFUSE" emd one.csv huge_w.csv
+expect_eq 0.5 "$OUT"
+
+# ---- plans and metadata ----------------------------------------------------
+row args-not-utf8
+# arguments that are not UTF-8 are kept byte for byte in plans and metadata
+expect_ok "$PMCFUSE" plan -e page-faults -o argv.json -- /bin/echo a $'\xff' b
+expect_eq '["a",{"base64":"/w=="},"b"]' "$(jq -c .source.args argv.json)"
+expect_ok "$PMCFUSE" record --plan argv.json --set 0 -o argv.pmcf
+expect_eq "a $(printf '\xff') b" "$OUT"
+expect_ok "$PMCFUSE" record -e page-faults -o ff.pmcf -- /bin/echo $'\xff'
+expect_ok "$PMCFUSE" record -e page-faults -o fe.pmcf -- /bin/echo $'\xfe'
+# different arguments are not the same run
+expect_fail 1 "$PMCFUSE" combine --strategy ctc -o fefe.pmcf ff.pmcf fe.pmcf
+expect_match 'not the same program run \(args .\[\{"base64":"/w=="\}\]. vs' "$ERR"
+
+# ---- truth reopens the sources of a fused profile ---------------------------
+row truth-source-identity
+expect_ok "$PMCFUSE" record -e duration,PAPI_L1_DCM -o c1.pmcf --sim cholesky,blocks=4
+expect_ok "$PMCFUSE" record -e duration,PAPI_L2_TCM -o c2.pmcf --sim cholesky,blocks=4
+expect_ok "$PMCFUSE" combine --strategy ctc -o cf.pmcf c1.pmcf c2.pmcf
+# a fused profile without its own truth (as one fused from sources that lack
+# it would be) takes the truth of its sources
+sqlite3 cf.pmcf 'DELETE FROM truth_chunk; DELETE FROM truth_event;'
+expect_ok "$PMCFUSE" truth cf.pmcf
+expect_match 'truth of the source XUs\): median relative error 0,' "$OUT"
+cp c1.pmcf c1.keep
+expect_ok "$PMCFUSE" record -e duration,PAPI_L1_DCM -o c1.pmcf --sim seidel,blocks=4
+expect_fail 1 "$PMCFUSE" truth cf.pmcf
+expect_match "source profile '\./c1\.pmcf' of the fused profile: it is not the execution that was fused \(it is 'seidel," "$ERR"
+# the same spec recorded again with other events: only the digest differs
+expect_ok "$PMCFUSE" record -e duration,PAPI_L1_DCM,PAPI_L2_TCM -o c1.pmcf --sim cholesky,blocks=4
+expect_fail 1 "$PMCFUSE" truth cf.pmcf
+expect_match 'content digest [0-9a-f]{32}, the fused profile recorded [0-9a-f]{32}: the file was replaced or changed' "$ERR"
+mv c1.keep c1.pmcf
+expect_ok "$PMCFUSE" truth cf.pmcf
+
+# ---- references for epd, correrr and report --------------------------------
+row refs-mismatch
+expect_ok "$PMCFUSE" reference -e PAPI_L1_DCM,PAPI_L2_TCM --repeat 2 -o srefs --sim seidel,blocks=4
+expect_ok "$PMCFUSE" run -e PAPI_L1_DCM,PAPI_L2_TCM -o target.pmcf --sim cholesky,blocks=4
+expect_fail 1 "$PMCFUSE" epd target.pmcf srefs
+expect_match "epd: target.pmcf and srefs/ref-000.pmcf are not the same program run \(program 'cholesky' vs 'seidel'\): references of another run; use --force" "$ERR"
+expect_fail 1 "$PMCFUSE" correrr target.pmcf srefs
+expect_fail 1 "$PMCFUSE" report -o r.html target.pmcf srefs
+[ ! -e r.html ] || fail "report wrote an output"
+expect_ok "$PMCFUSE" epd --force target.pmcf srefs
+# identical copies: the calibration between repeats is 0
+mkdir dup
+cp srefs/ref-000.pmcf dup/a.pmcf
+cp srefs/ref-000.pmcf dup/b.pmcf
+expect_fail 1 "$PMCFUSE" epd srefs/ref-001.pmcf dup
+expect_match 'dup/a.pmcf and dup/b.pmcf are the same execution \(identical copies\)' "$ERR"
+expect_ok "$PMCFUSE" epd srefs/ref-001.pmcf srefs
+
+# ---- multiplexing ----------------------------------------------------------
+row mux-fits
+# rr/roc with a set that fits the counters: nothing rotates (a rotation
+# only adds estimation error: negative counts), as in the simulator
+for m in rr roc; do
+	expect_ok "$PMCFUSE" record -e page-faults,task-clock --pmcs 2 --multiplex $m -o fits-$m.pmcf -- /bin/true
+	expect_match "multiplexed \($m, .*\): not needed, the events fit the counters together" "$ERR"
+	expect_ok "$PMCFUSE" record -e PAPI_L1_DCM,PAPI_L2_TCM --multiplex $m -o sfits-$m.pmcf --sim cholesky,blocks=4
+	expect_match "not needed, the events fit the counters together" "$ERR"
+done
+
+# ---- outputs that are inputs -----------------------------------------------
+row output-is-input
+expect_ok "$PMCFUSE" record -e duration,PAPI_L1_DCM -o in1.pmcf --sim cholesky,blocks=4
+expect_ok "$PMCFUSE" record -e duration,PAPI_L2_TCM -o in2.pmcf --sim cholesky,blocks=4
+cp in1.pmcf in1.orig
+ln in1.pmcf hardlink.pmcf
+for cmd in "combine --strategy ctc -o in1.pmcf in1.pmcf in2.pmcf" \
+	"combine --strategy ctc -o ./hardlink.pmcf in2.pmcf in1.pmcf" \
+	"export --format csv -o in1.pmcf in1.pmcf" \
+	"report -o in1.pmcf in1.pmcf"; do
+	expect_fail 1 "$PMCFUSE" $cmd
+	expect_match "the output '[^']*' is the input '[^']*in1.pmcf': writing it would destroy the input" "$ERR"
+	cmp -s in1.pmcf in1.orig || fail "$cmd changed its input"
+done
+expect_ok "$PMCFUSE" plan -e PAPI_L1_DCM --sim cholesky,blocks=4 -o p.json
+cp p.json p.orig
+expect_fail 1 "$PMCFUSE" record --plan p.json --set 0 -o p.json
+expect_match "the output 'p.json' is the input 'p.json'" "$ERR"
+cmp -s p.json p.orig || fail "record --plan changed its plan"
+
+# ---- environment and limits ------------------------------------------------
+row stdout-unwritable
+if [ -w /dev/full ]; then
+	printf '1,0,0\n' >pt.csv
+	expect_ok "$PMCFUSE" record -e duration,PAPI_L1_DCM -o out.pmcf --sim cholesky,blocks=4
+	for cmd in "emd pt.csv pt.csv" "events" "show out.pmcf" "show --json out.pmcf" \
+		"export --format csv out.pmcf" "truth out.pmcf"; do
+		rc=0
+		"$PMCFUSE" $cmd >/dev/full 2>err.txt || rc=$?
+		expect_eq 2 "$rc" "($cmd >/dev/full)"
+		expect_eq 1 "$(wc -l <err.txt)" "(one error line: $cmd)"
+		expect_match "^pmcfuse: ${cmd%% *}: cannot write to standard output" "$(cat err.txt)"
+	done
+else
+	echo "SKIP (stdout-unwritable): no writable /dev/full"
+fi
+
+row file-size-limit
+# SIGXFSZ not ignored by the caller: pmcfuse itself turns it into EFBIG
+expect_ok "$PMCFUSE" record -e duration,PAPI_L1_DCM -o keep.pmcf --sim cholesky,blocks=4
+cp keep.pmcf keep.orig
+(
+	ulimit -f 16
+	expect_fail 2 "$PMCFUSE" record -e duration,PAPI_L1_DCM,PAPI_L2_TCM -o keep.pmcf --sim cholesky,blocks=30
+	expect_match 'keep.pmcf: cannot write' "$ERR"
+)
+cmp -s keep.pmcf keep.orig || fail "the previous profile did not survive"
+[ -z "$(ls -A . | grep '\.tmp\.')" ] || fail "a temporary file was left behind"

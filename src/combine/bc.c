@@ -55,7 +55,8 @@ struct ws {
 	uint32_t *tie;             /* closest pairs of cells: (prev cell, cur cell) */
 	size_t tcap;
 	uint64_t *bits, *btmp;     /* calc_max_div: sortable bits of the values */
-	struct spos *sp;           /* reduced_div: the XUs of two cells by position */
+	struct spos *sp, *sptmp;   /* reduced_div: the XUs of two cells by position */
+	uint32_t *vslot;           /* positions: hash of distinct values, up to 4n */
 };
 
 /* An XU and its position along the diagonal, s = d * sum of u. */
@@ -103,6 +104,8 @@ static void ws_free(struct ws *w)
 	free(w->bits);
 	free(w->btmp);
 	free(w->sp);
+	free(w->sptmp);
+	free(w->vslot);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -136,7 +139,9 @@ static int ws_init(struct ws *w, size_t n, size_t k)
 	w->bits = malloc(n * sizeof(*w->bits));
 	w->btmp = malloc(n * sizeof(*w->btmp));
 	w->sp = malloc(n * sizeof(*w->sp));
-	if (!ok || !w->tie || !w->bits || !w->btmp || !w->sp) {
+	w->sptmp = malloc(n * sizeof(*w->sptmp));
+	w->vslot = malloc(4 * n * sizeof(*w->vslot));
+	if (!ok || !w->tie || !w->bits || !w->btmp || !w->sp || !w->sptmp || !w->vslot) {
 		ws_free(w);
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory clustering XUs");
 	}
@@ -449,27 +454,76 @@ int cmbi_bc_all_pairs;
 /* Cells this small are compared pair by pair. */
 #define SMALL_PAIRS 256
 
-static int cmp_spos(const void *a, const void *b, void *ctx)
+static int cmp_spos(const void *a, const void *b)
 {
-	const struct grid *g = ctx;
 	const struct spos *x = a, *y = b;
 	if (x->s != y->s)
 		return x->s < y->s ? -1 : 1;
-	const double *vx = g->v + (size_t)x->id * g->k, *vy = g->v + (size_t)y->id * g->k;
-	for (size_t e = 0; e < g->k; e++)
-		if (vx[e] != vy[e])
-			return vx[e] < vy[e] ? -1 : 1;
 	return (x->id > y->id) - (x->id < y->id);
 }
 
+/* Sorts sp[0..n) by s (>= 0): LSD radix on its bits, 11 a pass, a pass in
+ * which every key has the same digit skipped; qsort when n is small. */
+static void sort_spos(struct spos *sp, struct spos *tmp, size_t n)
+{
+	enum { B = 11, R = 1 << B, P = 6, SMALL = 64 };
+	if (n < SMALL) {
+		qsort(sp, n, sizeof(*sp), cmp_spos);
+		return;
+	}
+	uint32_t cnt[P][R];
+	memset(cnt, 0, sizeof(cnt));
+	for (size_t q = 0; q < n; q++) {
+		uint64_t b = f64_bits(sp[q].s);
+		for (int p = 0; p < P; p++)
+			cnt[p][(b >> (p * B)) & (R - 1)]++;
+	}
+	struct spos *src = sp, *dst = tmp;
+	uint64_t b0 = f64_bits(sp[0].s);
+	for (int p = 0; p < P; p++) {
+		uint32_t *c = cnt[p], sum = 0;
+		if (c[(b0 >> (p * B)) & (R - 1)] == n)
+			continue;
+		for (size_t b = 0; b < R; b++) {
+			uint32_t t = c[b];
+			c[b] = sum;
+			sum += t;
+		}
+		for (size_t q = 0; q < n; q++)
+			dst[c[(f64_bits(src[q].s) >> (p * B)) & (R - 1)]++] = src[q];
+		struct spos *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != sp)
+		memcpy(sp, src, n * sizeof(*sp));
+}
+
+static inline uint64_t vec_hash(const double *v, size_t k)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull;
+	for (size_t e = 0; e < k; e++) {
+		uint64_t u;
+		memcpy(&u, &v[e], sizeof(u));
+		h = (h ^ u) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	return h;
+}
+
 /* The XUs of leftover cell c at sp[0..), sorted by s, one of each set of
- * equal values (they are at the same distance from everything); returns
- * how many, or 0 when one has a missing value (the metric then skips
+ * equal values (they are at the same distance from everything: found by
+ * hashing, so real counts full of repeats cost linear time); returns how
+ * many, or 0 when one has a missing value (the metric then skips
  * dimensions, and s bounds nothing). */
 static size_t positions(const struct grid *g, const struct lcell *c, unsigned d, struct spos *sp)
 {
-	const struct ws *w = g->w;
-	size_t k = g->k;
+	struct ws *w = g->w;
+	size_t k = g->k, cap = 16, m = 0;
+	while (cap < 2 * (size_t)c->cnt)
+		cap *= 2;
+	uint32_t *slot = w->vslot;
+	memset(slot, 0xff, cap * sizeof(*slot));
 	for (uint32_t x = 0; x < c->cnt; x++) {
 		uint32_t id = w->litem[c->start + x];
 		const double *v = g->v + (size_t)id * k, *u = w->u + (size_t)id * k;
@@ -479,14 +533,16 @@ static size_t positions(const struct grid *g, const struct lcell *c, unsigned d,
 				return 0;
 			sum += u[e];
 		}
-		sp[x] = (struct spos){sum * d, id};
+		size_t h = vec_hash(v, k) & (cap - 1);
+		for (; slot[h] != UINT32_MAX; h = (h + 1) & (cap - 1))
+			if (memcmp(g->v + (size_t)sp[slot[h]].id * k, v, k * sizeof(double)) == 0)
+				break;
+		if (slot[h] != UINT32_MAX)
+			continue;
+		slot[h] = (uint32_t)m;
+		sp[m++] = (struct spos){sum * d, id};
 	}
-	qsort_r(sp, c->cnt, sizeof(*sp), cmp_spos, (void *)g);
-	size_t m = 1;
-	for (size_t x = 1; x < c->cnt; x++) /* equal values sort next to each other */
-		if (memcmp(g->v + (size_t)sp[x].id * k, g->v + (size_t)sp[m - 1].id * k,
-			   k * sizeof(double)) != 0)
-			sp[m++] = sp[x];
+	sort_spos(sp, w->sptmp, m);
 	return m;
 }
 
@@ -932,11 +988,10 @@ static void worker_free(struct step_worker *W)
 	free(W->dim);
 }
 
-static int worker_init(struct step_worker *W, struct step_job *J, size_t nbig)
+static int worker_init(struct step_worker *W, size_t nbig, size_t kbig)
 {
 	memset(W, 0, sizeof(*W));
-	W->J = J;
-	size_t n = nbig + 1, k = J->k ? J->k : 1;
+	size_t n = nbig + 1, k = kbig ? kbig : 1;
 	W->v = malloc(n * k * sizeof(*W->v));
 	W->rank = malloc(n * sizeof(uint32_t));
 	W->order = malloc(n * sizeof(uint32_t));
@@ -948,7 +1003,7 @@ static int worker_init(struct step_worker *W, struct step_job *J, size_t nbig)
 	W->hi = malloc(k * sizeof(double));
 	W->range = malloc(k * sizeof(double));
 	W->dim = malloc(k * sizeof(size_t));
-	int err = ws_init(&W->w, nbig, J->k);
+	int err = ws_init(&W->w, nbig, k);
 	if (!err && !(W->v && W->rank && W->order && W->pp && W->pc && W->glen && W->glab &&
 		      W->lo && W->hi && W->range && W->dim))
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
@@ -1068,7 +1123,46 @@ static size_t step_threads(const struct cmb *c, size_t busy)
 	return busy < want ? (busy ? busy : 1) : want;
 }
 
-static int step(struct cmb *c, size_t i)
+/* The workers of every step, kept from step to step (their workspaces are
+ * tens of MB: allocating them anew each step page-faulted them in again)
+ * and grown when a step needs more threads, XUs or dimensions. */
+struct bc_pool {
+	struct step_worker *W;
+	size_t nw, nbig, k;
+};
+
+static void pool_free(struct bc_pool *pool)
+{
+	for (size_t q = 0; q < pool->nw; q++)
+		worker_free(&pool->W[q]);
+	free(pool->W);
+	memset(pool, 0, sizeof(*pool));
+}
+
+static int pool_get(struct bc_pool *pool, size_t nthreads, size_t nbig, size_t k)
+{
+	k = k ? k : 1;
+	if (pool->nw >= nthreads && pool->nbig >= nbig && pool->k >= k)
+		return 0;
+	nthreads = nthreads > pool->nw ? nthreads : pool->nw;
+	nbig = nbig > pool->nbig ? nbig : pool->nbig;
+	k = k > pool->k ? k : pool->k;
+	pool_free(pool);
+	if (!(pool->W = calloc(nthreads, sizeof(*pool->W))))
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	for (; pool->nw < nthreads; pool->nw++) {
+		int err = worker_init(&pool->W[pool->nw], nbig, k);
+		if (err) {
+			pool_free(pool);
+			return err;
+		}
+	}
+	pool->nbig = nbig;
+	pool->k = k;
+	return 0;
+}
+
+static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 {
 	const pmcf_profile *cur = c->in[i];
 	size_t nx = pmcf_profile_nxus(cur), nf0 = c->nf;
@@ -1092,7 +1186,7 @@ static int step(struct cmb *c, size_t i)
 	unsigned *dmax = calloc(c->ntypes + 1, sizeof(unsigned));
 	struct step_worker *W = NULL;
 	pthread_t *tid = NULL;
-	size_t nw = 0, nthreads = 0;
+	size_t nthreads = 0;
 	int err = cmbi_by_type(c, i, &cidx, &cs);
 	if (!err && (!ps || !pidx || !clab || !clen || !pf || !px || !torder || !npairs ||
 		     !iters || !tsize || !dmax))
@@ -1127,15 +1221,16 @@ static int step(struct cmb *c, size_t i)
 			      .order = torder, .pf = pf, .px = px, .npairs = npairs, .iters = iters,
 			      .dmax = dmax};
 	nthreads = step_threads(c, busy);
-	W = calloc(nthreads, sizeof(*W));
 	tid = calloc(nthreads, sizeof(*tid));
-	if (!W || !tid) {
+	if (!tid) {
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (; nw < nthreads; nw++)
-		if ((err = worker_init(&W[nw], &J, nbig)))
-			goto out;
+	if ((err = pool_get(pool, nthreads, nbig, k)))
+		goto out;
+	W = pool->W;
+	for (size_t q = 0; q < nthreads; q++)
+		W[q].J = &J;
 	pthread_mutex_init(&J.lock, NULL);
 	size_t started = 1;
 	for (; started < nthreads; started++)
@@ -1187,9 +1282,6 @@ static int step(struct cmb *c, size_t i)
 		free(paired);
 	}
 out:
-	for (size_t q = 0; q < nw; q++)
-		worker_free(&W[q]);
-	free(W);
 	free(tid);
 	free(ecom);
 	free(ps);
@@ -1223,10 +1315,10 @@ int cmbi_bc(struct cmb *c)
 		c->lab[f] = xu.label;
 		c->lablen[f] = (uint32_t)strlen(xu.label);
 	}
-	for (size_t i = 1; i < c->n; i++) {
-		int err = step(c, i);
-		if (err)
-			return err;
-	}
-	return 0;
+	struct bc_pool pool = {NULL, 0, 0, 0};
+	int err = 0;
+	for (size_t i = 1; i < c->n && !err; i++)
+		err = step(c, i, &pool);
+	pool_free(&pool);
+	return err;
 }

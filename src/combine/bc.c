@@ -959,6 +959,7 @@ struct step_job {
 	pthread_mutex_t lock;
 	size_t next;                  /* the next type in order to take */
 	int err;
+	size_t cpus;                  /* threads the step may use */
 };
 
 /* What one thread clusters with, sized for the largest type. */
@@ -1012,6 +1013,23 @@ static int worker_init(struct step_worker *W, size_t nbig, size_t kbig)
 	return err;
 }
 
+/* Label orders of this many XUs and more may use a spare thread. */
+#define RANK_THREAD_MIN 32768
+
+struct rank_job {
+	const char **lab;
+	const uint32_t *len;
+	uint32_t n;
+	uint32_t *order, *rank;
+};
+
+static void *rank_thread(void *arg)
+{
+	struct rank_job *r = arg;
+	label_ranks(r->lab, r->len, r->n, r->order, r->rank);
+	return NULL;
+}
+
 /* Algorithm 3 for type t: the pairs of the step, into J's results. */
 static int cluster_type(struct step_worker *W, uint32_t t)
 {
@@ -1054,8 +1072,19 @@ static int cluster_type(struct step_worker *W, uint32_t t)
 		W->glab[q] = q < np ? c->lab[P[q]] : J->clab[C[q - np]];
 		W->glen[q] = q < np ? c->lablen[P[q]] : J->clen[C[q - np]];
 	}
+	/* a large type when the step may use several CPUs (one type holds
+	 * most XUs in task-tree searches, and the other workers are soon
+	 * idle): the two sides' label orders on two threads (the same ranks
+	 * either way) */
+	struct rank_job rj = {W->glab + np, W->glen + np, (uint32_t)nc, W->order + np, W->rank + np};
+	pthread_t th;
+	int spawned = np + nc >= RANK_THREAD_MIN && J->cpus > 1 &&
+		      pthread_create(&th, NULL, rank_thread, &rj) == 0;
 	label_ranks(W->glab, W->glen, (uint32_t)np, W->order, W->rank);
-	label_ranks(W->glab + np, W->glen + np, (uint32_t)nc, W->order, W->rank + np);
+	if (spawned)
+		pthread_join(th, NULL);
+	else
+		label_ranks(W->glab + np, W->glen + np, (uint32_t)nc, W->order + np, W->rank + np);
 	struct grid g = {.k = kk, .np = np, .nc = nc, .v = v, .lo = lo, .range = range,
 			 .w = &W->w, .rank = W->rank, .strategy = c->opts->strategy, .pp = W->pp,
 			 .pc = W->pc};
@@ -1109,7 +1138,7 @@ static int cmp_type_size(const void *a, const void *b, void *ctx)
 
 /* Threads for a step: opts->threads, else the online CPUs; never more than
  * the types with XUs to pair. */
-static size_t step_threads(const struct cmb *c, size_t busy)
+static size_t step_cpus(const struct cmb *c)
 {
 	unsigned want = 0;
 	if (c->opts->size >= offsetof(pmcf_combine_opts, threads) + sizeof(c->opts->threads))
@@ -1118,9 +1147,12 @@ static size_t step_threads(const struct cmb *c, size_t busy)
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 		want = n > 0 ? (unsigned)n : 1;
 	}
-	if (want > 64)
-		want = 64;
-	return busy < want ? (busy ? busy : 1) : want;
+	return want > 64 ? 64 : want;
+}
+
+static size_t step_threads(size_t cpus, size_t busy)
+{
+	return busy < cpus ? (busy ? busy : 1) : cpus;
 }
 
 /* The workers of every step, kept from step to step (their workspaces are
@@ -1220,7 +1252,8 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 			      .pidx = pidx, .cidx = cidx, .clab = clab, .clen = clen,
 			      .order = torder, .pf = pf, .px = px, .npairs = npairs, .iters = iters,
 			      .dmax = dmax};
-	nthreads = step_threads(c, busy);
+	J.cpus = step_cpus(c);
+	nthreads = step_threads(J.cpus, busy);
 	tid = calloc(nthreads, sizeof(*tid));
 	if (!tid) {
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");

@@ -18,7 +18,9 @@ static const char usage[] =
 	"For a multiplexed profile (record --multiplex) it shows per event the share of XUs\n"
 	"with a measured value and the mean share of their time the event was counted.\n"
 	"For a fused profile it also shows how well the XUs of the executions matched:\n"
-	"the distribution of the match distances (0 = identical on the linking events).\n\n"
+	"the distribution of the match distances (0 = identical on the linking events),\n"
+	"and that every XU carries its base label (its label in the execution that\n"
+	"provided it: export --provenance).\n\n"
 	"  --json   print one JSON object with keys meta, complete, xus, types, events,\n"
 	"           truth_events, layers, match (fused profiles)\n";
 
@@ -160,10 +162,12 @@ int cmd_show(int argc, char **argv)
 			printf("%s", t ? ", " : "");
 			cli_json_string(stdout, pmcf_profile_truth_name(p, t));
 		}
-		printf("],\n  \"layers\": {\"truth\": %s, \"coverage\": %s, \"provenance\": %s}",
+		printf("],\n  \"layers\": {\"truth\": %s, \"coverage\": %s, \"provenance\": %s, "
+		       "\"base_labels\": %s}",
 		       pmcf_profile_ntruth(p) ? "true" : "false",
 		       pmcf_profile_has_coverage(p) ? "true" : "false",
-		       pmcf_profile_has_provenance(p) ? "true" : "false");
+		       pmcf_profile_has_provenance(p) ? "true" : "false",
+		       pmcf_profile_has_base_labels(p) ? "true" : "false");
 		if (ms.measured) {
 			printf(",\n  \"match\": {\"measured\": %zu, \"min\": ", ms.measured);
 			json_num(ms.min);
@@ -228,6 +232,9 @@ int cmd_show(int argc, char **argv)
 		}
 		if (pmcf_profile_has_provenance(p))
 			printf("sources   %zu fused profiles\n", pmcf_profile_nsources(p));
+		if (pmcf_profile_has_base_labels(p))
+			printf("labels    base labels: each XU's label in the execution that provided it, "
+			       "for joining (export --provenance)\n");
 		if (ms.measured) {
 			printf("match     distance over %zu XUs: median %.3g, p90 %.3g, p99 %.3g, max %.3g\n",
 			       ms.measured, ms.p50, ms.p90, ms.p99, ms.max);

@@ -50,6 +50,16 @@ expect_eq "$(jq -r '.xus[] | .base.label' ta.json)" \
 expect_fail 1 "$PMCFUSE" export --format csv --provenance ta/exec-0.pmcf
 expect_match 'has no provenance' "$ERR"
 
+# the consistency check: task-clock <= duration checked on every XU of the
+# fused taskapi profile (show --json), and in the report
+expect_ok "$PMCFUSE" show --json ta.pmcf
+printf '%s\n' "$OUT" >ta-show.json
+expect_eq task-clock/duration "$(jq -r '.consistency[0] | .lhs + "/" + .rhs' ta-show.json)"
+expect_eq "$(jq '.xus' ta-show.json)" "$(jq '.consistency[0].checked' ta-show.json)"
+expect_eq true "$(jq '.layers.base_labels' ta-show.json)"
+expect_ok "$PMCFUSE" report -o ta.html ta.pmcf
+grep -q 'task-clock &le; duration' ta.html || fail "no consistency section in the report"; ok
+
 omp_examples || exit 0
 # bc labels are first common ancestors; ctc keeps the execution's own
 for s in bc ctc; do
@@ -57,3 +67,4 @@ for s in bc ctc; do
 	expect_ok "$PMCFUSE" export --format json --provenance -o ch-$s.json ch-$s.pmcf
 	joined ch-$s.json ch-$s
 done
+

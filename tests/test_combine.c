@@ -399,6 +399,73 @@ static void test_unequal_counts(void **state)
 	}
 }
 
+/* Every fused XU's base label is the label of its provenance source XU in
+ * its base input (joinable with that input); labels taken whole from a
+ * source are unique, with unequal counts too (a surplus XU of input 1 may
+ * carry a label of input 0); bc's ancestors are prefixes of base labels. */
+static void test_base_labels_join(void **state)
+{
+	(void)state;
+	const struct {
+		int line;
+		const struct hx *a, *b;
+		size_t na, nb;
+	} rows[] = {
+		{__LINE__, PA, PB, 6, 6},
+		{__LINE__, PA, PB, 4, 6}, /* ctc: PB's b XUs 0.1, 0.0.0 are surplus */
+		{__LINE__, PB, PA, 6, 3},
+	};
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		pmcf_profile *in[2] = {mk("prog", EA, 3, rows[r].a, rows[r].na),
+				       mk("prog", EB, 2, rows[r].b, rows[r].nb)};
+		if (rows[r].a == PB) { /* EB first: duration and e3 from input 0 */
+			pmcf_profile_free(in[0]);
+			in[0] = mk("prog", EB, 2, rows[r].a, rows[r].na);
+			pmcf_profile_free(in[1]);
+			in[1] = mk("prog", EA, 3, rows[r].b, rows[r].nb);
+		}
+		for (int s = PMCF_COMBINE_CTC; s <= PMCF_COMBINE_RANDOM; s++) {
+			pmcf_profile *f = fuse(s, 1, in, 2, NULL);
+			size_t nx = pmcf_profile_nxus(f);
+			assert_true(pmcf_profile_has_base_labels(f));
+			for (size_t i = 0; i < nx; i++) {
+				int32_t bs, ps;
+				int64_t bx, px;
+				const char *bl;
+				pmcf_xu xu, sx;
+				assert_int_equal(pmcf_profile_base_label_get(f, i, &bs, &bx, &bl), 0);
+				assert_int_equal(pmcf_profile_provenance_get(f, i, 0, &ps, &px), 0);
+				if (bs != ps || bx != px)
+					fail_msg("row at line %d, %s, XU %zu: base %d/%lld, duration from %d/%lld",
+						 rows[r].line, pmcf_strategy_name(s), i, bs, (long long)bx, ps,
+						 (long long)px);
+				assert_int_equal(pmcf_profile_xu_get(in[bs], (size_t)bx, &sx), 0);
+				assert_string_equal(bl, sx.label);
+				pmcf_profile_xu_get(f, i, &xu);
+				int renamed = strncmp(xu.label, bl, strlen(bl)) == 0 && xu.label[strlen(bl)] == '~';
+				int ancestor = strlen(xu.label) < strlen(bl) &&
+					       strncmp(xu.label, bl, strlen(xu.label)) == 0;
+				if (strcmp(xu.label, bl) != 0 && !renamed && !(ancestor && s == PMCF_COMBINE_BC))
+					fail_msg("row at line %d, %s, XU %zu: label %s, base label %s",
+						 rows[r].line, pmcf_strategy_name(s), i, xu.label, bl);
+				for (size_t k = 0; k < i; k++) {
+					pmcf_xu o;
+					pmcf_profile_xu_get(f, k, &o);
+					const char *ol;
+					pmcf_profile_base_label_get(f, k, NULL, NULL, &ol);
+					int whole = strlen(o.label) >= strlen(ol) && strlen(xu.label) >= strlen(bl);
+					if (whole && strcmp(o.label, xu.label) == 0)
+						fail_msg("row at line %d, %s: XUs %zu and %zu share the label %s",
+							 rows[r].line, pmcf_strategy_name(s), k, i, xu.label);
+				}
+			}
+			pmcf_profile_free(f);
+		}
+		for (int k = 0; k < 2; k++)
+			pmcf_profile_free(in[k]);
+	}
+}
+
 static int same_pairing(const pmcf_profile *a, const pmcf_profile *b)
 {
 	if (pmcf_profile_nxus(a) != pmcf_profile_nxus(b))
@@ -598,6 +665,7 @@ int main(void)
 		cmocka_unit_test(test_bc_dmax_relaxation),
 		cmocka_unit_test(test_bc_active_same),
 		cmocka_unit_test(test_unequal_counts),
+		cmocka_unit_test(test_base_labels_join),
 		cmocka_unit_test(test_seeds_reproduce),
 		cmocka_unit_test(test_mismatch_refused),
 		cmocka_unit_test(test_bc_needs_overlap),

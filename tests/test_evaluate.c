@@ -573,10 +573,78 @@ static void test_cover_all_events(void **state)
 	pmcf_catalog_free(c);
 }
 
+/* Consistency: a profile built with known violations. XU i has duration
+ * 1000; task-clock breaks it on XUs 1, 2 (1021 is within 2 % + 2 us, 3100
+ * is not; 5000 is not) and minor-faults > page-faults on XU 3; values of
+ * XU 2 come from two sources, of XU 1 from one; major-faults is absent. */
+static void test_consistency(void **state)
+{
+	(void)state;
+	static const struct {
+		int line;
+		double dur, tc, pf, minf;
+		int32_t tc_src;
+	} rows[] = {
+		{__LINE__, 1000, 900, 5, 5, 0},    /* fine: equal faults */
+		{__LINE__, 1000, 3100, 5, 4, 0},   /* task-clock > 1000 * 1.02 + 2000 */
+		{__LINE__, 1000, 5000, 0, 0, 1},   /* the same, values of two sources */
+		{__LINE__, 1000, 3020, 2, 3, 1},   /* 3020 within the slack; minor > page */
+		{__LINE__, 1000, PMCF_MISSING, 1, 1, 0}, /* not checked for task-clock */
+	};
+	const size_t nr = sizeof(rows) / sizeof(rows[0]);
+	pmcf_profile *p;
+	uint32_t t;
+	assert_int_equal(pmcf_profile_new(&p), 0);
+	assert_int_equal(pmcf_profile_type_add(p, PMCF_XU_TASK, "t", "", &t), 0);
+	static const char *const ev[] = {"duration", "task-clock", "page-faults", "minor-faults"};
+	for (size_t e = 0; e < 4; e++)
+		assert_int_equal(pmcf_profile_event_add(p, ev[e], NULL), 0);
+	assert_int_equal(pmcf_profile_source_add(p, "a.pmcf", "", NULL), 0);
+	assert_int_equal(pmcf_profile_source_add(p, "b.pmcf", "", NULL), 0);
+	assert_int_equal(pmcf_profile_provenance_enable(p), 0);
+	for (size_t i = 0; i < nr; i++) {
+		pmcf_xu xu = {.type = t, .end_ns = 1000};
+		assert_int_equal(pmcf_profile_xu_add(p, &xu, NULL), 0);
+		const double v[4] = {rows[i].dur, rows[i].tc, rows[i].pf, rows[i].minf};
+		for (size_t e = 0; e < 4; e++) {
+			assert_int_equal(pmcf_profile_value_set(p, i, e, v[e]), 0);
+			assert_int_equal(pmcf_profile_provenance_set(p, i, e, e == 1 ? rows[i].tc_src : 0,
+								     (int64_t)i),
+					 0);
+		}
+	}
+	pmcf_consistency c[16];
+	size_t n;
+	assert_true(pmcf_consistency_nrelations() <= 16);
+	assert_int_equal(pmcf_consistency_check(p, c, 16, &n), 0);
+	assert_int_equal(n, 2); /* task-clock <= duration, minor-faults <= page-faults */
+	assert_string_equal(c[0].lhs, "task-clock");
+	assert_string_equal(c[0].rhs, "duration");
+	assert_int_equal(c[0].checked, nr - 1);
+	assert_int_equal(c[0].violated, 2);
+	assert_int_equal(c[0].cross, 1);
+	assert_string_equal(c[1].lhs, "minor-faults");
+	assert_int_equal(c[1].checked, nr);
+	assert_int_equal(c[1].violated, 1);
+	assert_int_equal(c[1].cross, 0);
+	/* cap bounds the output; no relation of a profile without the events */
+	assert_int_equal(pmcf_consistency_check(p, c, 1, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(pmcf_consistency_check(NULL, c, 16, &n), PMCF_EINVAL);
+	pmcf_profile *q;
+	assert_int_equal(pmcf_profile_new(&q), 0);
+	assert_int_equal(pmcf_profile_event_add(q, "duration", NULL), 0);
+	assert_int_equal(pmcf_consistency_check(q, c, 16, &n), 0);
+	assert_int_equal(n, 0);
+	pmcf_profile_free(q);
+	pmcf_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tmd_by_hand),
+		cmocka_unit_test(test_consistency),
 		cmocka_unit_test(test_epd_calibration),
 		cmocka_unit_test(test_epd_constant_event),
 		cmocka_unit_test(test_epd_missing_and_coverage),

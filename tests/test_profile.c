@@ -352,6 +352,26 @@ static void test_layers(void **state)
 	assert_int_equal(pmcf_profile_provenance_set(p, 1, ev, 2, 0), PMCF_EINVAL);
 	assert_int_equal(pmcf_profile_provenance_set(p, 1, ev, -2, 0), PMCF_EINVAL);
 
+	/* base labels: none until one is set; checked like provenance */
+	const char *bl;
+	assert_false(pmcf_profile_has_base_labels(p));
+	assert_int_equal(pmcf_profile_base_label_get(p, 0, &src, &sxu, &bl), PMCF_ENOENT);
+	assert_int_equal(pmcf_profile_base_label_set(p, 0, 2, 0, "x"), PMCF_EINVAL);
+	assert_int_equal(pmcf_profile_base_label_set(p, 0, 1, -1, "x"), PMCF_EINVAL);
+	assert_int_equal(pmcf_profile_base_label_set(p, 0, -1, 4, "x"), PMCF_EINVAL);
+	assert_int_equal(pmcf_profile_base_label_set(p, 3, 1, 4, "x"), PMCF_ENOENT);
+	assert_false(pmcf_profile_has_base_labels(p));
+	assert_int_equal(pmcf_profile_base_label_set(p, 1, (int32_t)s1, 7, "0.3.1"), 0);
+	assert_true(pmcf_profile_has_base_labels(p));
+	assert_int_equal(pmcf_profile_base_label_get(p, 1, &src, &sxu, &bl), 0);
+	assert_int_equal(src, 1);
+	assert_int_equal(sxu, 7);
+	assert_string_equal(bl, "0.3.1");
+	assert_int_equal(pmcf_profile_base_label_get(p, 0, &src, &sxu, &bl), 0);
+	assert_int_equal(src, -1);
+	assert_int_equal(sxu, -1);
+	assert_string_equal(bl, "");
+
 	/* a new event gets every layer */
 	size_t ev2;
 	assert_int_equal(pmcf_profile_event_add(p, "cycles", &ev2), 0);
@@ -375,6 +395,9 @@ static void test_layers(void **state)
 	assert_int_equal(sxu, -1);
 	assert_true(pmcf_is_missing(pmcf_profile_match_distance(p, 3)));
 	assert_true(pmcf_is_missing(pmcf_profile_truth_column(p, t0)[3]));
+	assert_int_equal(pmcf_profile_base_label_get(p, 3, &src, &sxu, &bl), 0);
+	assert_int_equal(src, -1);
+	assert_string_equal(bl, "");
 	pmcf_profile_free(p);
 }
 
@@ -451,6 +474,11 @@ static pmcf_profile *fixture(size_t nxu, int layers)
 			pmcf_profile_truth_column(p, 1)[i] = i % 9 ? (double)i * -0.25 : PMCF_MISSING;
 			if (i % 3)
 				assert_int_equal(pmcf_profile_match_distance_set(p, i, (double)(i % 17) / 4), 0);
+			snprintf(lab, sizeof(lab), "0.%zu.%zu", i % 3, i);
+			if (i % 5)
+				assert_int_equal(pmcf_profile_base_label_set(p, i, (int32_t)(i % 2),
+									     (int64_t)i * 3, i % 7 ? lab : ""),
+						 0);
 		}
 	}
 	return p;
@@ -519,6 +547,17 @@ static void assert_same(const pmcf_profile *a, const pmcf_profile *b)
 		assert_string_equal(ka, kb);
 		assert_string_equal(va, vb);
 	}
+	assert_int_equal(pmcf_profile_has_base_labels(a), pmcf_profile_has_base_labels(b));
+	for (size_t i = 0; i < nxu && pmcf_profile_has_base_labels(a); i++) {
+		int32_t sa, sb;
+		int64_t xa, xb;
+		const char *la, *lb;
+		assert_int_equal(pmcf_profile_base_label_get(a, i, &sa, &xa, &la), 0);
+		assert_int_equal(pmcf_profile_base_label_get(b, i, &sb, &xb, &lb), 0);
+		assert_int_equal(sa, sb);
+		assert_int_equal(xa, xb);
+		assert_string_equal(la, lb);
+	}
 	for (size_t i = 0; i < nxu; i++) {
 		double ma = pmcf_profile_match_distance(a, i), mb = pmcf_profile_match_distance(b, i);
 		assert_true(pmcf_is_missing(ma) ? pmcf_is_missing(mb) : ma == mb);
@@ -583,8 +622,16 @@ static void test_roundtrip_all_layers(void **state)
 	pmcf_profile *q = roundtrip(p, "layers.pmcf");
 	assert_true(pmcf_profile_has_coverage(q));
 	assert_true(pmcf_profile_has_provenance(q));
+	assert_true(pmcf_profile_has_base_labels(q));
 	assert_int_equal(pmcf_profile_ntruth(q), 2);
 	assert_true(pmcf_profile_complete(q));
+	int32_t bs;
+	int64_t bx;
+	const char *bl;
+	assert_int_equal(pmcf_profile_base_label_get(q, 69999, &bs, &bx, &bl), 0);
+	assert_int_equal(bs, 1);
+	assert_int_equal(bx, 69999 * 3);
+	assert_string_equal(bl, "0.0.69999");
 	/* the loaded profile is a working model: it grows and saves again */
 	pmcf_xu xu = {.type = 0, .label = "new"};
 	assert_int_equal(pmcf_profile_xu_add(q, &xu, NULL), 0);
@@ -717,6 +764,14 @@ static void test_open_damaged(void **state)
 		{__LINE__, "DELETE FROM format WHERE key = 'chunk_xus'", PMCF_ECORRUPT, "format table"},
 		{__LINE__, "SELECT 1", 0, NULL}, /* control: the unchanged file loads */
 		{__LINE__, "DELETE FROM source WHERE id = 1", PMCF_ECORRUPT, "source profile 1 of 1"},
+		{__LINE__, "UPDATE base_chunk SET source = zeroblob(4 * 65536) WHERE chunk = 0", PMCF_ECORRUPT,
+		 "base source 0 and source XU -1"},
+		{__LINE__, "UPDATE base_chunk SET source = zeroblob(8) WHERE chunk = 1", PMCF_ECORRUPT,
+		 "base_chunk: source"},
+		{__LINE__, "UPDATE base_chunk SET label = substr(label, 1, length(label) - 1) WHERE chunk = 1", PMCF_ECORRUPT,
+		 "labels"},
+		{__LINE__, "DELETE FROM base_chunk WHERE chunk = 1", PMCF_ECORRUPT, "base_chunk: chunk 1"},
+		{__LINE__, "DROP TABLE base_chunk", 0, NULL}, /* a file written before the layer */
 		{__LINE__, "CREATE TABLE x AS SELECT * FROM meta; DROP TABLE meta;"
 			   "ALTER TABLE x RENAME TO meta; INSERT INTO meta VALUES (3, 'host', NULL)",
 		 PMCF_ECORRUPT, "NULL metadata"},

@@ -181,6 +181,30 @@ PMCF_API const char *pmcf_cover_bound_text(const pmcf_cover *cv);
 PMCF_API size_t pmcf_cover_nimpossible(const pmcf_cover *cv);
 PMCF_API void pmcf_cover_impossible(const pmcf_cover *cv, size_t k, const char **a, const char **b);
 
+/* ---- consistency: relations between events ---------------------------------
+ * Relations every XU's true counts obey, lhs <= rhs * (1 + tolerance_rel) +
+ * tolerance_abs: task-clock and cpu-clock <= duration (an XU runs on one
+ * thread; 2 % + 2 us of slack), minor-faults and major-faults <=
+ * page-faults, and simulated PAPI presets certain by their definitions
+ * (L3 misses <= L3 accesses, L2 instruction misses and hits <= L2
+ * instruction accesses, conditional and mispredicted branches <= branches,
+ * not-taken <= conditional branches, branches <= instructions). In a fused
+ * profile the two values may come from different executions: cross counts
+ * the violations whose values have different provenance. */
+typedef struct pmcf_consistency {
+	const char *lhs, *rhs;               /* event names (static strings) */
+	double tolerance_rel, tolerance_abs; /* the slack allowed */
+	size_t checked;                      /* XUs with both values */
+	size_t violated;                     /* of those, XUs breaking the relation */
+	size_t cross;                        /* of those, values from different sources */
+} pmcf_consistency;
+/* How many relations pmcf_consistency_check knows (a bound for cap). */
+PMCF_API size_t pmcf_consistency_nrelations(void);
+/* Checks every known relation whose two events p has, in a fixed order,
+ * into out[0..*n) (at most cap). Errors: PMCF_EINVAL (NULL arguments). */
+PMCF_API int pmcf_consistency_check(const pmcf_profile *p, pmcf_consistency *out, size_t cap,
+				    size_t *n);
+
 #ifdef __cplusplus
 }
 #endif

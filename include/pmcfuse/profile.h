@@ -186,6 +186,22 @@ PMCF_API int pmcf_profile_provenance_get(const pmcf_profile *p, size_t i, size_t
 PMCF_API int pmcf_profile_match_distance_set(pmcf_profile *p, size_t i, double d);
 PMCF_API double pmcf_profile_match_distance(const pmcf_profile *p, size_t i);
 
+/* ---- base labels (fused profiles) ------------------------------------------------
+ * Per XU: the source profile that provided it (its type, thread, cpu, times:
+ * the "base execution"), its XU index there, and its label there (the base
+ * label). A fused XU's own label may differ (bc: the first common ancestor
+ * of its sources' labels); the base label joins it with that source
+ * exactly. The layer exists once a base label was set (every other XU:
+ * source -1, XU -1, label ""). set copies label (NULL = ""); source must be
+ * -1 or a source index, source_xu -1 exactly when source is -1. get fills
+ * what is not NULL (the label stays valid until the profile is changed or
+ * freed); PMCF_ENOENT when the profile has no base labels. */
+PMCF_API int pmcf_profile_base_label_set(pmcf_profile *p, size_t i, int32_t source,
+					 int64_t source_xu, const char *label);
+PMCF_API int pmcf_profile_has_base_labels(const pmcf_profile *p);
+PMCF_API int pmcf_profile_base_label_get(const pmcf_profile *p, size_t i, int32_t *source,
+					 int64_t *source_xu, const char **label);
+
 #ifdef __cplusplus
 }
 #endif

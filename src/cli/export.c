@@ -7,7 +7,7 @@
 #include "cli/cli.h"
 
 static const char usage[] =
-	"usage: pmcfuse export --format csv|json [--truth] [-o FILE] PROFILE\n\n"
+	"usage: pmcfuse export --format csv|json [--truth] [--provenance] [-o FILE] PROFILE\n\n"
 	"Writes every XU of PROFILE with its values.\n"
 	"CSV: one row per XU with the columns\n"
 	"  xu,type,type_name,label,parent_label,thread,cpu,start_ns,end_ns,<event>...\n"
@@ -16,6 +16,12 @@ static const char usage[] =
 	"with null for a missing value.\n\n"
 	"  --format F   csv or json (required)\n"
 	"  --truth      add the ground truth of a simulated profile (truth:<event> columns)\n"
+	"  --provenance for a fused profile, where each XU and value came from: CSV columns\n"
+	"               base_source,base_path,base_xu,base_label (the execution that provided\n"
+	"               the XU, its XU index and label there: join on them), match_distance,\n"
+	"               and per event source:<event>,source_path:<event>,source_xu:<event>;\n"
+	"               JSON: \"sources\" [{index, path, ident}] and per XU \"base\",\n"
+	"               \"match_distance\", \"provenance\" [{source, xu} per event]\n"
 	"  -o FILE      write to FILE (atomically) instead of standard output\n";
 
 /* Shortest text that reads back as the same double. */
@@ -47,7 +53,51 @@ static void csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void export_csv(FILE *f, const pmcf_profile *p, int truth)
+/* --provenance, CSV: the header columns and one XU's fields. */
+static void prov_csv_header(FILE *f, const pmcf_profile *p)
+{
+	fputs(",base_source,base_path,base_xu,base_label,match_distance", f);
+	for (size_t e = 0; e < pmcf_profile_nevents(p); e++)
+		for (int k = 0; k < 3; k++) {
+			fputs(k == 0 ? ",source:" : k == 1 ? ",source_path:" : ",source_xu:", f);
+			csv_field(f, pmcf_profile_event_name(p, e));
+		}
+}
+
+/* A source's index, path and XU as CSV fields ("" for none). */
+static void prov_csv_source(FILE *f, const pmcf_profile *p, int32_t s, int64_t x)
+{
+	const char *path = NULL, *id;
+	if (s < 0 || pmcf_profile_source_get(p, (uint32_t)s, &path, &id) != 0) {
+		fputs(",,", f);
+		return;
+	}
+	fprintf(f, ",%d,", (int)s);
+	csv_field(f, path);
+	fprintf(f, ",%lld", (long long)x);
+}
+
+static void prov_csv_row(FILE *f, const pmcf_profile *p, size_t i)
+{
+	int32_t s = -1;
+	int64_t x = -1;
+	const char *lab = "";
+	pmcf_profile_base_label_get(p, i, &s, &x, &lab);
+	prov_csv_source(f, p, s, x);
+	fputc(',', f);
+	csv_field(f, s >= 0 ? lab : "");
+	fputc(',', f);
+	double md = pmcf_profile_match_distance(p, i);
+	if (!pmcf_is_missing(md))
+		put_num(f, md);
+	for (size_t e = 0; e < pmcf_profile_nevents(p); e++) {
+		s = -1;
+		pmcf_profile_provenance_get(p, i, e, &s, &x);
+		prov_csv_source(f, p, s, x);
+	}
+}
+
+static void export_csv(FILE *f, const pmcf_profile *p, int truth, int prov)
 {
 	size_t ne = pmcf_profile_nevents(p), nt = truth ? pmcf_profile_ntruth(p) : 0;
 	fputs("xu,type,type_name,label,parent_label,thread,cpu,start_ns,end_ns", f);
@@ -59,6 +109,8 @@ static void export_csv(FILE *f, const pmcf_profile *p, int truth)
 		fputs(",truth:", f);
 		csv_field(f, pmcf_profile_truth_name(p, t));
 	}
+	if (prov)
+		prov_csv_header(f, p);
 	fputc('\n', f);
 	for (size_t i = 0; i < pmcf_profile_nxus(p); i++) {
 		pmcf_xu xu;
@@ -85,6 +137,8 @@ static void export_csv(FILE *f, const pmcf_profile *p, int truth)
 			if (!pmcf_is_missing(v))
 				put_num(f, v);
 		}
+		if (prov)
+			prov_csv_row(f, p, i);
 		fputc('\n', f);
 	}
 }
@@ -97,7 +151,52 @@ static void json_value(FILE *f, double v)
 		put_num(f, v);
 }
 
-static void export_json(FILE *f, const pmcf_profile *p, int truth)
+/* --provenance, JSON: the source table, and one XU's members. */
+static void prov_json_sources(FILE *f, const pmcf_profile *p)
+{
+	fputs(" \"sources\": [", f);
+	for (uint32_t s = 0; s < pmcf_profile_nsources(p); s++) {
+		const char *path, *id;
+		pmcf_profile_source_get(p, s, &path, &id);
+		fprintf(f, "%s{\"index\": %u, \"path\": ", s ? ", " : "", s);
+		cli_json_string(f, path);
+		fputs(", \"ident\": ", f);
+		cli_json_string(f, id);
+		fputc('}', f);
+	}
+	fputs("],\n", f);
+}
+
+static void prov_json_xu(FILE *f, const pmcf_profile *p, size_t i)
+{
+	int32_t s = -1;
+	int64_t x = -1;
+	const char *lab = "";
+	pmcf_profile_base_label_get(p, i, &s, &x, &lab);
+	if (s >= 0) {
+		fprintf(f, ", \"base\": {\"source\": %d, \"xu\": %lld, \"label\": ", (int)s,
+			(long long)x);
+		cli_json_string(f, lab);
+		fputc('}', f);
+	} else {
+		fputs(", \"base\": null", f);
+	}
+	fputs(", \"match_distance\": ", f);
+	json_value(f, pmcf_profile_match_distance(p, i));
+	fputs(", \"provenance\": [", f);
+	for (size_t e = 0; e < pmcf_profile_nevents(p); e++) {
+		s = -1;
+		pmcf_profile_provenance_get(p, i, e, &s, &x);
+		fputs(e ? ", " : "", f);
+		if (s >= 0)
+			fprintf(f, "{\"source\": %d, \"xu\": %lld}", (int)s, (long long)x);
+		else
+			fputs("null", f);
+	}
+	fputc(']', f);
+}
+
+static void export_json(FILE *f, const pmcf_profile *p, int truth, int prov)
 {
 	size_t ne = pmcf_profile_nevents(p), nt = truth ? pmcf_profile_ntruth(p) : 0;
 	fputs("{\"format\": \"pmcfuse-export\", \"version\": 1,\n \"meta\": {", f);
@@ -134,6 +233,8 @@ static void export_json(FILE *f, const pmcf_profile *p, int truth)
 		}
 		fputs("],\n", f);
 	}
+	if (prov)
+		prov_json_sources(f, p);
 	fputs(" \"xus\": [", f);
 	for (size_t i = 0; i < pmcf_profile_nxus(p); i++) {
 		pmcf_xu xu;
@@ -157,6 +258,8 @@ static void export_json(FILE *f, const pmcf_profile *p, int truth)
 			}
 			fputc(']', f);
 		}
+		if (prov)
+			prov_json_xu(f, p, i);
 		fputc('}', f);
 	}
 	fputs("\n ]\n}\n", f);
@@ -166,11 +269,12 @@ int cmd_export(int argc, char **argv)
 {
 	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
 					     {"truth", no_argument, NULL, 't'},
+					     {"provenance", no_argument, NULL, 'p'},
 					     {"output", required_argument, NULL, 'o'},
 					     {"help", no_argument, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
 	const char *format = NULL, *out = NULL;
-	int truth = 0, opt;
+	int truth = 0, prov = 0, opt;
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
 	opterr = 0;
@@ -179,6 +283,7 @@ int cmd_export(int argc, char **argv)
 		switch (opt) {
 		case 'f': format = optarg; break;
 		case 't': truth = 1; break;
+		case 'p': prov = 1; break;
 		case 'o': out = optarg; break;
 		default:
 			return cli_usage_error("export", "unknown option or missing value '%s'",
@@ -205,6 +310,12 @@ int cmd_export(int argc, char **argv)
 				 "--truth: '%s' has no ground truth (only simulated profiles do)",
 				 argv[optind]);
 	}
+	if (prov && !pmcf_profile_has_provenance(p)) {
+		pmcf_profile_free(p);
+		return cli_error("export", CLI_EUSAGE,
+				 "--provenance: '%s' has no provenance (only fused profiles do)",
+				 argv[optind]);
+	}
 	struct cli_out o;
 	st = cli_out_open("export", out, &o);
 	if (st) {
@@ -212,9 +323,9 @@ int cmd_export(int argc, char **argv)
 		return st;
 	}
 	if (csv)
-		export_csv(o.f, p, truth);
+		export_csv(o.f, p, truth, prov);
 	else
-		export_json(o.f, p, truth);
+		export_json(o.f, p, truth, prov);
 	pmcf_profile_free(p);
 	return cli_out_commit("export", &o);
 }

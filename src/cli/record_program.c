@@ -67,8 +67,7 @@ int cli_record_program_mux(const char *verb, const char *events_spec, unsigned p
 		goto done;
 	}
 	fprintf(stderr, "pmcfuse: %s: %zu XUs of %s (%s) -> %s\n", verb, ei.xus, prog_argv[0],
-		ei.ompt ? "OpenMP" : ei.fallback ? "no OMPT runtime: one XU per thread" : "task API",
-		out);
+		cli_collect_how(&ei), out);
 	if (multiplex != PMCF_MUX_NONE)
 		cli_mux_summary(verb, p, multiplex == PMCF_MUX_KERNEL ? -1 : (long)ei.rotations);
 done:
@@ -77,6 +76,11 @@ done:
 	pmcf_evlist_free(evl);
 	pmcf_catalog_free(cat);
 	return status;
+}
+
+const char *cli_collect_how(const pmcf_exit_info *ei)
+{
+	return ei->ompt ? "OpenMP" : ei->fallback ? "no OMPT runtime: one XU per thread" : "task API";
 }
 
 void cli_mux_summary(const char *verb, const pmcf_profile *p, long rotations)

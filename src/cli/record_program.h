@@ -2,6 +2,7 @@
  * its profile. Shared by the record verb (and usable by others). */
 #ifndef PMCF_CLI_RECORD_PROGRAM_H
 #define PMCF_CLI_RECORD_PROGRAM_H
+#include "pmcfuse/collect.h"
 #include "pmcfuse/profile.h"
 
 /* Records prog_argv[0..prog_argc) counting events_spec (an -e EVENTS value:
@@ -28,4 +29,8 @@ int cli_record_program_mux(const char *verb, const char *events_spec, unsigned p
  * rotations (rotations >= 0; -1 for the kernel's) and a warning when the run
  * was shorter than one rotation period. p: the recorded profile. */
 void cli_mux_summary(const char *verb, const pmcf_profile *p, long rotations);
+
+/* How a program was observed, for messages: "OpenMP", "task API", or "no
+ * OMPT runtime: one XU per thread" (a program without OMPT, e.g. libgomp). */
+const char *cli_collect_how(const pmcf_exit_info *ei);
 #endif

@@ -901,6 +901,29 @@ static void section_match(struct report *r)
 
 /* ---- multiplexing coverage ----------------------------------------------------------------- */
 
+/* Relations every XU obeys (pmcf_consistency_check), with how many XUs
+ * break each: in a fused profile, values from executions that differed. */
+static void section_consistency(struct report *r)
+{
+	pmcf_consistency c[32];
+	size_t n = 0;
+	if (pmcf_consistency_check(r->p, c, sizeof(c) / sizeof(c[0]), &n) || !n)
+		return;
+	FILE *h = r->html;
+	fputs("<h2 id=\"consistency\">Consistency</h2>\n<p>Relations every XU&rsquo;s true counts obey "
+	      "(an XU runs on one thread: its CPU time is at most its duration, with 2&nbsp;% + "
+	      "2&nbsp;&micro;s of slack; a minor or major fault is a page fault; &hellip;). In a fused "
+	      "profile the two values may come from different executions; an XU that breaks a "
+	      "relation ran differently in them.</p>\n<table>\n<tr><th>relation</th><th>XUs "
+	      "checked</th><th>XUs breaking it</th><th>of those, values from different "
+	      "executions</th></tr>\n",
+	      h);
+	for (size_t k = 0; k < n; k++)
+		fprintf(h, "<tr><td>%s &le; %s</td><td>%zu</td><td>%zu</td><td>%zu</td></tr>\n", c[k].lhs,
+			c[k].rhs, c[k].checked, c[k].violated, c[k].cross);
+	fputs("</table>\n", h);
+}
+
 static void section_coverage(struct report *r)
 {
 	const pmcf_profile *p = r->p;
@@ -1178,6 +1201,7 @@ static int build(struct report *r, const struct pair *user, size_t nuser, unsign
 	if (r->nrefs)
 		section_tmd(r);
 	section_match(r);
+	section_consistency(r);
 	section_coverage(r);
 	fputs("</body>\n</html>\n", h);
 	free(scratch);

@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "counters/perf.h"
 #include "cli/fuse.h"
+#include "cli/record_program.h"
 #include "pmcfuse/collect.h"
 #include "pmcfuse/sim.h"
 
@@ -158,7 +159,7 @@ static size_t type_count(const pmcf_profile *p, const char *name)
 /* Do the executions agree with the first: the same XUs per type and the
  * same labels (a program's executions should; fuse-openmp §3)? Prints one
  * line if they do, else one per execution that differs. */
-static void print_agreement(FILE *f, pmcf_profile *const *rec, size_t n)
+static void print_agreement(FILE *f, pmcf_profile *const *rec, size_t n, const char *how)
 {
 	const char **l0 = sorted_labels(rec[0]);
 	size_t n0 = pmcf_profile_nxus(rec[0]), differ = 0;
@@ -215,7 +216,8 @@ static void print_agreement(FILE *f, pmcf_profile *const *rec, size_t n)
 		fprintf(f, "  execution %zu: %zu XUs: %s\n", k, nk, line);
 	}
 	if (!differ)
-		fprintf(f, "executions agree: %zu XUs each, same types and labels\n", n0);
+		fprintf(f, "executions agree: %zu XUs each%s%s%s, same types and labels\n", n0,
+			how ? " (" : "", how ? how : "", how ? ")" : "");
 	else
 		fprintf(f, "  (ctc and bc keep the largest count per type, the XUs without a "
 			   "partner flagged partial; lgl keeps the labels present in every execution)\n");
@@ -321,6 +323,7 @@ int cmd_run(int argc, char **argv)
 	pmcf_sim_opts so = PMCF_SIM_OPTS_INIT;
 	so.pmcs = po.pmcs;
 	pmcf_collect_opts copts = {.size = sizeof(copts), .pmcs = po.pmcs};
+	const char *how = NULL; /* how the program was observed */
 	for (size_t k = 0; k < nsets; k++) {
 		const char *const *names;
 		size_t m;
@@ -334,6 +337,7 @@ int cmd_run(int argc, char **argv)
 			err = pmcf_sim_record(spec, names, m, &so, &rec[k]);
 		} else {
 			err = pmcf_collect_program(prog, names, m, &copts, &rec[k], &ei);
+			how = cli_collect_how(&ei);
 		}
 		if (err) {
 			if (tty)
@@ -396,7 +400,7 @@ int cmd_run(int argc, char **argv)
 	       spec ? pmcf_sim_spec_canonical(spec) : prog[0], pmcf_plan_lower_bound(plan),
 	       now_s() - t0);
 	if (nsets > 1)
-		print_agreement(stdout, rec, nsets);
+		print_agreement(stdout, rec, nsets, how);
 	fuse_print_summary(stdout, fused, &cs, po.strategy, nsets);
 	printf("wrote %s\n", out);
 out:

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "pmcfuse/combine.h"
+#include "pmcfuse/evaluate.h"
 #include "pmcfuse/multiplex.h"
 #include "util/quantile.h"
 
@@ -18,9 +19,15 @@ static const char usage[] =
 	"For a multiplexed profile (record --multiplex) it shows per event the share of XUs\n"
 	"with a measured value and the mean share of their time the event was counted.\n"
 	"For a fused profile it also shows how well the XUs of the executions matched:\n"
-	"the distribution of the match distances (0 = identical on the linking events).\n\n"
+	"the distribution of the match distances (0 = identical on the linking events),\n"
+	"and that every XU carries its base label (its label in the execution that\n"
+	"provided it: export --provenance).\n\n"
+	"It also checks relations every XU obeys (task-clock and cpu-clock <= duration,\n"
+	"minor-faults and major-faults <= page-faults, some simulated PAPI presets) and\n"
+	"prints a line per relation broken, e.g. 'consistency: task-clock > duration on\n"
+	"4703 of 21411 XUs (4703 with values from different executions)'.\n\n"
 	"  --json   print one JSON object with keys meta, complete, xus, types, events,\n"
-	"           truth_events, layers, match (fused profiles)\n";
+	"           truth_events, layers, match (fused profiles), consistency\n";
 
 struct evstat {
 	size_t present, negative;
@@ -57,6 +64,35 @@ static void json_num(double v)
 		printf("%.17g", v);
 	else
 		printf("null");
+}
+
+/* The relations between events that XUs break (pmcf_consistency_check):
+ * JSON, a member "consistency" with every relation checked; text, one line
+ * per relation broken. */
+static void print_consistency(const pmcf_profile *p, int json)
+{
+	pmcf_consistency c[32];
+	size_t n = 0;
+	if (pmcf_consistency_check(p, c, sizeof(c) / sizeof(c[0]), &n) != 0)
+		n = 0;
+	if (json)
+		printf(",\n  \"consistency\": [");
+	for (size_t k = 0; k < n; k++) {
+		if (json) {
+			printf("%s{\"lhs\": \"%s\", \"rhs\": \"%s\", \"checked\": %zu, \"violated\": %zu, "
+			       "\"cross\": %zu}",
+			       k ? ", " : "", c[k].lhs, c[k].rhs, c[k].checked, c[k].violated, c[k].cross);
+		} else if (c[k].violated) {
+			printf("consistency: %s > %s on %zu of %zu XUs", c[k].lhs, c[k].rhs, c[k].violated,
+			       c[k].checked);
+			if (pmcf_profile_has_provenance(p))
+				printf(" (%zu with values from different executions)\n", c[k].cross);
+			else
+				printf(" (values of one execution)\n");
+		}
+	}
+	if (json)
+		printf("]");
 }
 
 int cmd_show(int argc, char **argv)
@@ -160,10 +196,12 @@ int cmd_show(int argc, char **argv)
 			printf("%s", t ? ", " : "");
 			cli_json_string(stdout, pmcf_profile_truth_name(p, t));
 		}
-		printf("],\n  \"layers\": {\"truth\": %s, \"coverage\": %s, \"provenance\": %s}",
+		printf("],\n  \"layers\": {\"truth\": %s, \"coverage\": %s, \"provenance\": %s, "
+		       "\"base_labels\": %s}",
 		       pmcf_profile_ntruth(p) ? "true" : "false",
 		       pmcf_profile_has_coverage(p) ? "true" : "false",
-		       pmcf_profile_has_provenance(p) ? "true" : "false");
+		       pmcf_profile_has_provenance(p) ? "true" : "false",
+		       pmcf_profile_has_base_labels(p) ? "true" : "false");
 		if (ms.measured) {
 			printf(",\n  \"match\": {\"measured\": %zu, \"min\": ", ms.measured);
 			json_num(ms.min);
@@ -185,6 +223,7 @@ int cmd_show(int argc, char **argv)
 			}
 			printf("]}");
 		}
+		print_consistency(p, 1);
 		printf("\n}\n");
 	} else {
 		printf("profile   %s\n", argv[optind]);
@@ -228,6 +267,9 @@ int cmd_show(int argc, char **argv)
 		}
 		if (pmcf_profile_has_provenance(p))
 			printf("sources   %zu fused profiles\n", pmcf_profile_nsources(p));
+		if (pmcf_profile_has_base_labels(p))
+			printf("labels    base labels: each XU's label in the execution that provided it, "
+			       "for joining (export --provenance)\n");
 		if (ms.measured) {
 			printf("match     distance over %zu XUs: median %.3g, p90 %.3g, p99 %.3g, max %.3g\n",
 			       ms.measured, ms.p50, ms.p90, ms.p99, ms.max);
@@ -245,6 +287,7 @@ int cmd_show(int argc, char **argv)
 				lo = hi;
 			}
 		}
+		print_consistency(p, 0);
 	}
 	free(type_count);
 	free(scratch);

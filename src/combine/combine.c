@@ -325,21 +325,142 @@ static int first_source(const struct cmb *c, size_t f)
 	return -1;
 }
 
+/* Labels taken whole from a source XU are unique in the fused profile:
+ * unequal XU counts (ctc, random, bc's surplus) or an input repeating a
+ * label would otherwise give two fused XUs the same one. Inputs take
+ * precedence in order (then XU order); a later XU with a label already
+ * taken becomes "LABEL~K", the smallest K >= 2 free. First common
+ * ancestors (bc) name a subtree and stay shared; empty labels stay empty.
+ * Sets *roff[f] to the offset in *names of XU f's new label, or SIZE_MAX. */
+struct ulab {
+	const struct cmb *c;
+	const int32_t *base; /* base input of each fused XU */
+	size_t *roff;
+	char *names;
+	size_t len, cap;
+	int64_t *slot;
+	size_t mask;
+};
+
+static const char *src_label(const struct cmb *c, size_t f, int j)
+{
+	pmcf_xu xu;
+	pmcf_profile_xu_get(c->in[j], (size_t)c->src[f * c->n + (size_t)j], &xu);
+	return xu.label;
+}
+
+static const char *ulab_str(const struct ulab *u, size_t f)
+{
+	return u->roff[f] != SIZE_MAX ? u->names + u->roff[f] : src_label(u->c, f, u->base[f]);
+}
+
+/* The slot holding label s, or the empty slot where it belongs. */
+static size_t ulab_find(const struct ulab *u, const char *s)
+{
+	size_t h = (size_t)cmbi_hash(CMBI_HASH0, s, strlen(s)) & u->mask;
+	while (u->slot[h] >= 0 && strcmp(ulab_str(u, (size_t)u->slot[h]), s) != 0)
+		h = (h + 1) & u->mask;
+	return h;
+}
+
+static int unique_labels(const struct cmb *c, const int32_t *base, size_t **roff_out, char **names)
+{
+	struct ulab u = {.c = c, .base = base};
+	size_t nslot = 16;
+	while (nslot < 2 * c->nf)
+		nslot *= 2;
+	u.mask = nslot - 1;
+	u.roff = malloc((c->nf ? c->nf : 1) * sizeof(*u.roff));
+	u.slot = malloc(nslot * sizeof(*u.slot));
+	uint32_t *next = malloc((c->nf ? c->nf : 1) * sizeof(*next)); /* K to try */
+	unsigned char *lose = calloc(c->nf ? c->nf : 1, 1);
+	int err = 0;
+	if (!u.roff || !u.slot || !next || !lose) {
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		goto out;
+	}
+	memset(u.slot, 0xff, nslot * sizeof(*u.slot));
+	for (size_t f = 0; f < c->nf; f++)
+		u.roff[f] = SIZE_MAX;
+	/* pass 1: every whole source label, inputs in order; pass 2: the
+	 * losers renamed, each K checked against everything already taken */
+	for (int pass = 1; pass <= 2 && !err; pass++)
+		for (size_t j = 0; j < c->n && !err; j++)
+			for (size_t f = 0; f < c->nf && !err; f++) {
+				if (base[f] != (int32_t)j || (pass == 2 && !lose[f]))
+					continue;
+				const char *s = src_label(c, f, (int)j);
+				size_t l = strlen(s);
+				if (!l || (c->lab[f] && c->lablen[f] != l))
+					continue;
+				size_t h = ulab_find(&u, s);
+				if (pass == 1) {
+					if (u.slot[h] >= 0) {
+						lose[f] = 1;
+					} else {
+						u.slot[h] = (int64_t)f;
+						next[f] = 2;
+					}
+					continue;
+				}
+				int64_t w = u.slot[h]; /* the XU that kept the label */
+				if (u.len + l + 16 > u.cap) {
+					size_t cap = u.cap ? 2 * u.cap : 4096;
+					while (cap < u.len + l + 16)
+						cap *= 2;
+					char *nb = realloc(u.names, cap);
+					if (!nb) {
+						err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+						break;
+					}
+					u.names = nb;
+					u.cap = cap;
+				}
+				u.roff[f] = u.len;
+				do
+					snprintf(u.names + u.len, l + 16, "%s~%u", s, next[w]++);
+				while (u.slot[h = ulab_find(&u, u.names + u.len)] >= 0);
+				u.slot[h] = (int64_t)f;
+				u.len += strlen(u.names + u.len) + 1;
+			}
+out:
+	free(u.slot);
+	free(next);
+	free(lose);
+	if (err) {
+		free(u.roff);
+		free(u.names);
+		return err;
+	}
+	*roff_out = u.roff;
+	*names = u.names;
+	return 0;
+}
+
 static int add_xus(struct cmb *c)
 {
 	int err = pmcf_profile_reserve(c->out, c->nf);
 	if (err)
 		return err;
-	char *buf = NULL;
+	int32_t *base = malloc((c->nf ? c->nf : 1) * sizeof(*base));
+	if (!base)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	for (size_t f = 0; f < c->nf; f++)
+		base[f] = first_source(c, f);
+	size_t *roff = NULL;
+	char *names = NULL, *buf = NULL;
 	size_t bufcap = 0;
-	for (size_t f = 0; f < c->nf; f++) {
-		int j = first_source(c, f);
+	err = unique_labels(c, base, &roff, &names);
+	for (size_t f = 0; f < c->nf && !err; f++) {
+		int j = base[f];
 		pmcf_xu xu;
 		if (j < 0 || (err = pmcf_profile_xu_get(c->in[j], (size_t)c->src[f * c->n + (size_t)j],
 							 &xu)))
 			break;
 		xu.type = c->ftype[f];
-		if (c->lab[f] && c->lablen[f] != strlen(xu.label)) {
+		if (roff[f] != SIZE_MAX) {
+			xu.label = names + roff[f];
+		} else if (c->lab[f] && c->lablen[f] != strlen(xu.label)) {
 			/* a first common ancestor: "label\0parent\0" in buf, the parent
 			 * being the label without its last component */
 			size_t l = c->lablen[f];
@@ -364,10 +485,26 @@ static int add_xus(struct cmb *c)
 			xu.parent_label = par;
 		}
 		err = pmcf_profile_xu_add(c->out, &xu, NULL);
-		if (err)
-			break;
 	}
 	free(buf);
+	free(names);
+	free(roff);
+	free(base);
+	return err;
+}
+
+/* Base labels: each fused XU's source that provided it, and its label
+ * there (fill_values has listed the sources, in input order). */
+static int set_base_labels(struct cmb *c)
+{
+	int err = 0;
+	for (size_t f = 0; f < c->nf && !err; f++) {
+		int j = first_source(c, f);
+		int32_t x = c->src[f * c->n + (size_t)j];
+		pmcf_xu xu;
+		if (!(err = pmcf_profile_xu_get(c->in[j], (size_t)x, &xu)))
+			err = pmcf_profile_base_label_set(c->out, f, j, x, xu.label);
+	}
 	return err;
 }
 
@@ -602,6 +739,8 @@ int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opt
 		err = add_xus(&c);
 	if (!err)
 		err = fill_values(&c);
+	if (!err)
+		err = set_base_labels(&c);
 	if (!err)
 		err = match_distances(&c);
 	if (!err)

@@ -1,6 +1,6 @@
 /* The in-memory profile model: metadata, XU types, events, XUs with columnar
  * values (one array per event, labels in one arena: no per-XU allocation),
- * and the optional layers: ground truth, coverage, provenance. */
+ * and the optional layers: ground truth, coverage, provenance, base labels. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -137,6 +137,9 @@ void pmcf_profile_free(pmcf_profile *p)
 	free_ptrv(p->prov_src, p->has_prov ? p->nev : 0);
 	free_ptrv(p->prov_xu, p->has_prov ? p->nev : 0);
 	free(p->match);
+	free(p->base_src);
+	free(p->base_xu);
+	free(p->base_lab);
 	free(p);
 }
 
@@ -424,6 +427,10 @@ static int xu_realloc(pmcf_profile *p, size_t cap)
 			return PMCF_ENOMEM;
 	if (p->match && resize(&p->match, cap, sizeof(double)))
 		return PMCF_ENOMEM;
+	if (p->base_src &&
+	    (resize(&p->base_src, cap, sizeof(int32_t)) || resize(&p->base_xu, cap, sizeof(int64_t)) ||
+	     resize(&p->base_lab, cap, sizeof(size_t))))
+		return PMCF_ENOMEM;
 	p->xu_cap = cap;
 	return 0;
 }
@@ -514,6 +521,11 @@ int pmcf_profile_xu_add(pmcf_profile *p, const pmcf_xu *xu, size_t *index)
 		p->truth[t][i] = PMCF_MISSING;
 	if (p->match)
 		p->match[i] = PMCF_MISSING;
+	if (p->base_src) {
+		p->base_src[i] = -1;
+		p->base_xu[i] = -1;
+		p->base_lab[i] = 0;
+	}
 	p->nxu++;
 	if (index)
 		*index = i;
@@ -855,4 +867,76 @@ double pmcf_profile_match_distance(const pmcf_profile *p, size_t i)
 	if (!p || !p->match || i >= p->nxu)
 		return PMCF_MISSING;
 	return p->match[i];
+}
+
+/* ---- base labels ------------------------------------------------------------ */
+
+int pmcfi_profile_base_enable(pmcf_profile *p, size_t arena_bytes)
+{
+	if (!p->base_src) {
+		size_t cap = col_cap(p);
+		int32_t *s = malloc(cap * sizeof(int32_t));
+		int64_t *x = malloc(cap * sizeof(int64_t));
+		size_t *l = malloc(cap * sizeof(size_t));
+		if (!s || !x || !l) {
+			free(s);
+			free(x);
+			free(l);
+			return nomem("base labels");
+		}
+		memset(s, 0xff, cap * sizeof(int32_t)); /* -1 */
+		memset(x, 0xff, cap * sizeof(int64_t));
+		memset(l, 0, cap * sizeof(size_t));
+		p->base_src = s;
+		p->base_xu = x;
+		p->base_lab = l;
+	}
+	return arena_bytes > SIZE_MAX / 2 ? nomem("label arena") : arena_reserve(p, arena_bytes);
+}
+
+int pmcf_profile_has_base_labels(const pmcf_profile *p)
+{
+	return p && p->base_src;
+}
+
+int pmcf_profile_base_label_set(pmcf_profile *p, size_t i, int32_t source, int64_t source_xu,
+				const char *label)
+{
+	if (!p)
+		return pmcfi_fail(PMCF_EINVAL, "NULL profile");
+	if (i >= p->nxu)
+		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XUs)", i, p->nxu);
+	if (source < -1 || (source >= 0 && (size_t)source >= p->nsrc))
+		return pmcfi_fail(PMCF_EINVAL, "source profile %d out of range (%zu sources)", (int)source,
+				  p->nsrc);
+	if (source_xu < -1 || (source < 0) != (source_xu < 0))
+		return pmcfi_fail(PMCF_EINVAL, "source %d with source XU %lld", (int)source,
+				  (long long)source_xu);
+	const char *lab = label ? label : "";
+	size_t ll = strlen(lab);
+	int err = pmcfi_profile_base_enable(p, ll ? ll + 1 : 0);
+	if (err)
+		return err;
+	p->base_src[i] = source;
+	p->base_xu[i] = source_xu;
+	p->base_lab[i] = label_put(p, lab, ll);
+	return 0;
+}
+
+int pmcf_profile_base_label_get(const pmcf_profile *p, size_t i, int32_t *source,
+				int64_t *source_xu, const char **label)
+{
+	if (!p)
+		return pmcfi_fail(PMCF_EINVAL, "NULL profile");
+	if (i >= p->nxu)
+		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XUs)", i, p->nxu);
+	if (!p->base_src)
+		return pmcfi_fail(PMCF_ENOENT, "profile has no base labels");
+	if (source)
+		*source = p->base_src[i];
+	if (source_xu)
+		*source_xu = p->base_xu[i];
+	if (label)
+		*label = p->arena + p->base_lab[i];
+	return 0;
 }

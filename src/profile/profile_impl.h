@@ -54,6 +54,13 @@ struct pmcf_profile {
 	int32_t **prov_src;
 	int64_t **prov_xu;
 	double *match;
+
+	/* base layer (fused profiles; base_src NULL until enabled): per XU the
+	 * source that provided it, its XU index there, and its label in that
+	 * source (offset into the arena, 0 = "") */
+	int32_t *base_src;
+	int64_t *base_xu;
+	size_t *base_lab;
 };
 
 /* For the store: makes the profile hold exactly n XUs whose fixed fields,
@@ -62,6 +69,9 @@ struct pmcf_profile {
  * caller appends and sets label/parent offsets). Only on a profile with no
  * XUs. */
 int pmcfi_profile_alloc_xus(pmcf_profile *p, size_t n, size_t arena_bytes);
+/* Enables the base layer (every XU: source -1, XU -1, label "") and makes
+ * room for arena_bytes more label bytes, for the store to append to. */
+int pmcfi_profile_base_enable(pmcf_profile *p, size_t arena_bytes);
 /* Enables the match-distance layer (every XU NaN). */
 int pmcfi_profile_match_enable(pmcf_profile *p);
 

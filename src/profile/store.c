@@ -55,16 +55,20 @@ static const char provenance_sql[] =
 	" source BLOB NOT NULL, source_xu BLOB NOT NULL, PRIMARY KEY(event, chunk));";
 static const char match_sql[] =
 	"CREATE TABLE match_chunk(chunk INTEGER PRIMARY KEY, data BLOB NOT NULL);";
+static const char base_sql[] =
+	"CREATE TABLE base_chunk(chunk INTEGER PRIMARY KEY, source BLOB NOT NULL,"
+	" source_xu BLOB NOT NULL, label BLOB NOT NULL);";
 
 /* A table of column chunks: one row per (event, chunk), or per chunk when
- * the layer is per XU (per_event 0). */
+ * the layer is per XU (per_event 0). A column of elem 0 holds labels: in
+ * memory arena offsets (size_t), in the file NUL-separated strings. */
 struct chunk_table {
 	const char *name;
 	int per_event;
 	int ncols;
-	const char *col[2];
-	size_t elem[2];
-	int dbl[2]; /* doubles: NaN written as the canonical quiet NaN */
+	const char *col[3];
+	size_t elem[3];
+	int dbl[3]; /* doubles: NaN written as the canonical quiet NaN */
 };
 
 static const struct chunk_table value_tab = {"value_chunk", 1, 1, {"data"}, {8}, {1}};
@@ -74,6 +78,8 @@ static const struct chunk_table coverage_tab = {
 static const struct chunk_table provenance_tab = {
 	"provenance_chunk", 1, 2, {"source", "source_xu"}, {4, 8}, {0, 0}};
 static const struct chunk_table match_tab = {"match_chunk", 0, 1, {"data"}, {8}, {1}};
+static const struct chunk_table base_tab = {
+	"base_chunk", 0, 3, {"source", "source_xu", "label"}, {4, 8, 0}, {0, 0, 0}};
 
 static int fault_step;
 
@@ -363,18 +369,26 @@ static int write_xus(struct wr *w, const pmcf_profile *p)
 	return err;
 }
 
-/* Writes the chunks of nev events; src[k][e] is column k of event e. */
-static int write_chunks(struct wr *w, const struct chunk_table *t, size_t nev, void *const *src[2],
-			size_t nxu)
+/* The column list "a, b, c" of a chunk table. */
+static void col_list(const struct chunk_table *t, char *buf, size_t len)
 {
-	char sql[160];
-	if (t->per_event)
-		snprintf(sql, sizeof(sql), "INSERT INTO %s(event, chunk, %s%s%s) VALUES(?, ?, ?%s)", t->name,
-			 t->col[0], t->ncols > 1 ? ", " : "", t->ncols > 1 ? t->col[1] : "",
-			 t->ncols > 1 ? ", ?" : "");
-	else
-		snprintf(sql, sizeof(sql), "INSERT INTO %s(chunk, %s) VALUES(?, ?)", t->name, t->col[0]);
+	size_t o = 0;
+	buf[0] = '\0';
+	for (int k = 0; k < t->ncols; k++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", k ? ", " : "", t->col[k]);
+}
+
+/* Writes the chunks of nev events; src[k][e] is column k of event e. */
+static int write_chunks(struct wr *w, const pmcf_profile *p, const struct chunk_table *t,
+			size_t nev, void *const *src[3])
+{
+	char sql[200], cols[80];
+	size_t nxu = p->nxu;
+	col_list(t, cols, sizeof(cols));
 	int base = t->per_event ? 3 : 2;
+	snprintf(sql, sizeof(sql), "INSERT INTO %s(%s%s) VALUES(%.*s)", t->name,
+		 t->per_event ? "event, chunk, " : "chunk, ", cols, 3 * (base - 1 + t->ncols) - 2,
+		 "?, ?, ?, ?, ?");
 	sqlite3_stmt *st;
 	int err = w_prepare(w, sql, &st);
 	for (size_t e = 0; !err && e < nev; e++)
@@ -386,14 +400,26 @@ static int write_chunks(struct wr *w, const struct chunk_table *t, size_t nev, v
 			} else {
 				sqlite3_bind_int64(st, 1, (sqlite3_int64)c);
 			}
-			for (int k = 0; k < t->ncols; k++) {
+			for (int k = 0; !err && k < t->ncols; k++) {
+				if (!t->elem[k]) {
+					size_t l = label_blob(w, 0, p, src[k][e], c * CHUNK_XUS, n);
+					if (!l || l > INT_MAX)
+						err = pmcfi_fail(l ? PMCF_EINVAL : PMCF_ENOMEM,
+								 "%s: labels of chunk %zu: %s", w->path, c,
+								 l ? "over 2 GiB" : "out of memory");
+					else
+						sqlite3_bind_blob(st, base + k, w->lab[0], (int)l,
+								  SQLITE_STATIC);
+					continue;
+				}
 				const unsigned char *col = src[k][e];
 				const void *b = encode(w->scratch + (size_t)k * CHUNK_XUS * 8,
 						       col + c * CHUNK_XUS * t->elem[k], n, t->elem[k],
 						       t->dbl[k]);
 				sqlite3_bind_blob(st, base + k, b, (int)(n * t->elem[k]), SQLITE_STATIC);
 			}
-			err = w_step(w, st);
+			if (!err)
+				err = w_step(w, st);
 		}
 	sqlite3_finalize(st);
 	return err;
@@ -433,29 +459,33 @@ static int write_db(const pmcf_profile *p, const char *tmp, const char *path)
 		err = w_exec(&w, provenance_sql);
 	if (!err && p->match)
 		err = w_exec(&w, match_sql);
+	if (!err && p->base_src)
+		err = w_exec(&w, base_sql);
 	if (!err)
 		err = write_small(&w, p);
 	if (!err)
 		err = write_xus(&w, p);
 	if (!err)
-		err = write_chunks(&w, &value_tab, p->nev, (void *const *[2]){(void *const *)p->val}, p->nxu);
+		err = write_chunks(&w, p, &value_tab, p->nev, (void *const *[3]){(void *const *)p->val});
 	if (!err && fault(2))
 		err = pmcfi_fail(-EIO, "%s: injected fault while writing", path);
 	if (!err && p->ntruth)
-		err = write_chunks(&w, &truth_tab, p->ntruth, (void *const *[2]){(void *const *)p->truth},
-				   p->nxu);
+		err = write_chunks(&w, p, &truth_tab, p->ntruth,
+				   (void *const *[3]){(void *const *)p->truth});
 	if (!err && p->has_cov)
-		err = write_chunks(&w, &coverage_tab, p->nev,
-				   (void *const *[2]){(void *const *)p->cov_enabled,
-						      (void *const *)p->cov_running},
-				   p->nxu);
+		err = write_chunks(&w, p, &coverage_tab, p->nev,
+				   (void *const *[3]){(void *const *)p->cov_enabled,
+						      (void *const *)p->cov_running});
 	if (!err && p->has_prov)
-		err = write_chunks(&w, &provenance_tab, p->nev,
-				   (void *const *[2]){(void *const *)p->prov_src, (void *const *)p->prov_xu},
-				   p->nxu);
+		err = write_chunks(&w, p, &provenance_tab, p->nev,
+				   (void *const *[3]){(void *const *)p->prov_src, (void *const *)p->prov_xu});
 	if (!err && p->match) {
 		void *m = p->match;
-		err = write_chunks(&w, &match_tab, 1, (void *const *[2]){&m}, p->nxu);
+		err = write_chunks(&w, p, &match_tab, 1, (void *const *[3]){&m});
+	}
+	if (!err && p->base_src) {
+		void *bs = p->base_src, *bx = p->base_xu, *bl = p->base_lab;
+		err = write_chunks(&w, p, &base_tab, 1, (void *const *[3]){&bs, &bx, &bl});
 	}
 	if (!err)
 		err = w_exec(&w, "COMMIT");
@@ -691,11 +721,11 @@ static int parse_size(const char *s, size_t *out)
 enum {
 	T_FORMAT = 1 << 0, T_META = 1 << 1, T_XU_TYPE = 1 << 2, T_EVENT = 1 << 3, T_XU_CHUNK = 1 << 4,
 	T_VALUE = 1 << 5, T_TRUTH_EVENT = 1 << 6, T_TRUTH = 1 << 7, T_COVERAGE = 1 << 8,
-	T_SOURCE = 1 << 9, T_PROVENANCE = 1 << 10, T_MATCH = 1 << 11,
+	T_SOURCE = 1 << 9, T_PROVENANCE = 1 << 10, T_MATCH = 1 << 11, T_BASE = 1 << 12,
 };
 static const char *const table_names[] = {
 	"format", "meta", "xu_type", "event", "xu_chunk", "value_chunk", "truth_event",
-	"truth_chunk", "coverage_chunk", "source", "provenance_chunk", "match_chunk",
+	"truth_chunk", "coverage_chunk", "source", "provenance_chunk", "match_chunk", "base_chunk",
 };
 #define T_REQUIRED (T_FORMAT | T_META | T_XU_TYPE | T_EVENT | T_XU_CHUNK | T_VALUE)
 
@@ -954,12 +984,13 @@ static int read_xus(struct rd *r)
 
 /* Reads a chunk table into dst[k][e] (column k of event e) and checks that
  * every (event, chunk) is there exactly once with the right sizes. */
-static int read_chunks(struct rd *r, const struct chunk_table *t, size_t nev, void **dst[2],
+static int read_chunks(struct rd *r, const struct chunk_table *t, size_t nev, void **dst[3],
 		       int (*check)(struct rd *r, size_t e, size_t first, size_t n))
 {
-	char sql[160];
-	snprintf(sql, sizeof(sql), "SELECT %s, chunk, %s%s%s FROM %s", t->per_event ? "event" : "0",
-		 t->col[0], t->ncols > 1 ? ", " : "", t->ncols > 1 ? t->col[1] : "", t->name);
+	char sql[200], cols[80];
+	col_list(t, cols, sizeof(cols));
+	snprintf(sql, sizeof(sql), "SELECT %s, chunk, %s FROM %s", t->per_event ? "event" : "0", cols,
+		 t->name);
 	size_t total = nev * r->nchunks, got = 0;
 	unsigned char *seen = calloc(total + 1, 1);
 	if (!seen)
@@ -978,6 +1009,10 @@ static int read_chunks(struct rd *r, const struct chunk_table *t, size_t nev, vo
 		got++;
 		size_t first = (size_t)c * r->chunk, n = chunk_len(r->nxu, r->chunk, (size_t)c);
 		for (int k = 0; !err && k < t->ncols; k++) {
+			if (!t->elem[k]) {
+				err = take_labels(r, st, 2 + k, dst[k][e], first, n, (size_t)c);
+				continue;
+			}
 			const void *b = blob_of(st, 2 + k, n, t->elem[k]);
 			if (!b)
 				err = corrupt(r, "%s: %s of event %lld, chunk %lld does not hold %zu values",
@@ -1015,6 +1050,42 @@ static int check_provenance(struct rd *r, size_t e, size_t first, size_t n)
 	return 0;
 }
 
+/* A base source must be a listed source, its XU -1 exactly when it is -1. */
+static int check_base(struct rd *r, size_t e, size_t first, size_t n)
+{
+	(void)e;
+	const pmcf_profile *p = r->p;
+	for (size_t i = first; i < first + n; i++) {
+		int32_t s = p->base_src[i];
+		if (s < -1 || (s >= 0 && (size_t)s >= p->nsrc))
+			return corrupt(r, "XU %zu has base source %d of %zu", i, (int)s, p->nsrc);
+		if (p->base_xu[i] < -1 || (s < 0) != (p->base_xu[i] < 0))
+			return corrupt(r, "XU %zu has base source %d and source XU %lld", i, (int)s,
+				       (long long)p->base_xu[i]);
+	}
+	return 0;
+}
+
+/* The base layer: room in the arena for its labels, then the chunks. */
+static int read_base(struct rd *r)
+{
+	pmcf_profile *p = r->p;
+	sqlite3_stmt *st;
+	int err = r_prepare(r, "SELECT ifnull(sum(length(label)), 0) FROM base_chunk", &st);
+	sqlite3_int64 bytes = 0;
+	if (!err && r_row(r, st, &err))
+		bytes = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (!err && bytes < 0)
+		err = corrupt(r, "base_chunk: negative label size");
+	if (!err && (err = pmcfi_profile_base_enable(p, (size_t)bytes)))
+		err = pmcfi_fail_prefix(err, "%s", r->path);
+	void *bs = p->base_src, *bx = p->base_xu, *bl = p->base_lab;
+	if (!err)
+		err = read_chunks(r, &base_tab, 1, (void **[3]){&bs, &bx, &bl}, check_base);
+	return err;
+}
+
 static int read_db(struct rd *r)
 {
 	pmcf_profile *p = r->p;
@@ -1042,29 +1113,31 @@ static int read_db(struct rd *r)
 	if (!err)
 		err = read_xus(r);
 	if (!err)
-		err = read_chunks(r, &value_tab, p->nev, (void **[2]){(void **)p->val}, NULL);
+		err = read_chunks(r, &value_tab, p->nev, (void **[3]){(void **)p->val}, NULL);
 	if (!err && (have & T_TRUTH))
-		err = read_chunks(r, &truth_tab, p->ntruth, (void **[2]){(void **)p->truth}, NULL);
+		err = read_chunks(r, &truth_tab, p->ntruth, (void **[3]){(void **)p->truth}, NULL);
 	if (!err && (have & T_COVERAGE)) {
 		err = pmcf_profile_coverage_enable(p);
 		if (!err)
 			err = read_chunks(r, &coverage_tab, p->nev,
-					  (void **[2]){(void **)p->cov_enabled, (void **)p->cov_running},
+					  (void **[3]){(void **)p->cov_enabled, (void **)p->cov_running},
 					  NULL);
 	}
 	if (!err && (have & T_PROVENANCE)) {
 		err = pmcf_profile_provenance_enable(p);
 		if (!err)
 			err = read_chunks(r, &provenance_tab, p->nev,
-					  (void **[2]){(void **)p->prov_src, (void **)p->prov_xu},
+					  (void **[3]){(void **)p->prov_src, (void **)p->prov_xu},
 					  check_provenance);
 	}
 	if (!err && (have & T_MATCH)) {
 		err = pmcfi_profile_match_enable(p);
 		void *m = p->match;
 		if (!err)
-			err = read_chunks(r, &match_tab, 1, (void **[2]){&m}, NULL);
+			err = read_chunks(r, &match_tab, 1, (void **[3]){&m}, NULL);
 	}
+	if (!err && (have & T_BASE))
+		err = read_base(r);
 	return err;
 }
 

@@ -145,6 +145,8 @@ struct hbbp_synth {
 	int hw_idx;          /* write hw_idx in branch stacks */
 	int ebs_only;        /* one attribute, no branch stacks */
 	int write_ref;       /* also DIR/ref/callgrind.out with the exact counts */
+	int timer;           /* EBS on cpu-clock: ebs_period counts cycles of
+				hbbpi_synth_cycles, not instructions */
 	/* out */
 	unsigned nblocks;
 	uint64_t block_start[8];
@@ -154,4 +156,6 @@ struct hbbp_synth {
 	char elf_path[512], data_path[512];
 };
 int hbbpi_synth_write(const char *dir, struct hbbp_synth *s);
+/* Cycles of the synthetic instruction at offset off of the text (timer mode). */
+unsigned hbbpi_synth_cycles(uint64_t off);
 #endif

@@ -31,7 +31,7 @@ static const char usage[] =
 	"                           [--mcpu CPU] [--skid prev|none]\n"
 	"                           REFERENCE MEASURED\n"
 	"       pmcfuse imix train [--json] REFERENCE MEASURED...\n"
-	"       pmcfuse imix synth [--ebs-only] -o DIR      (test data with a known control flow)\n\n"
+	"       pmcfuse imix synth [--ebs-only|--timer] -o DIR   (test data with a known control flow)\n\n"
 	"Instruction mixes from basic-block execution counts (BBEC) of PMU samples.\n"
 	"record runs `perf record` with the two LBR-sampling events of HBBP on Intel\n"
 	"(INST_RETIRED.PREC_DIST for EBS, BR_INST_RETIRED.NEAR_TAKEN for LBR, periods by\n"
@@ -942,14 +942,17 @@ static int imix_train(int argc, char **argv)
 static int imix_synth(int argc, char **argv)
 {
 	static const struct option lo[] = {{"ebs-only", no_argument, NULL, 'E'},
+					   {"timer", no_argument, NULL, 'T'},
 					   {"output", required_argument, NULL, 'o'},
 					   {NULL, 0, NULL, 0}};
 	const char *out = NULL;
-	int ebs_only = 0, opt;
+	int ebs_only = 0, timer = 0, opt;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
 		if (opt == 'E')
 			ebs_only = 1;
+		else if (opt == 'T')
+			timer = ebs_only = 1;
 		else if (opt == 'o')
 			out = optarg;
 		else
@@ -966,7 +969,9 @@ static int imix_synth(int argc, char **argv)
 	if (mkdir(out, 0755) != 0)
 		return cli_error(verb, CLI_EENV, "cannot create %s: %s", out, strerror(errno));
 	struct hbbp_synth s = {.ebs_period = 11, .lbr_period = 7, .lbr_depth = 16, .periods = 308,
-			       .ebs_only = ebs_only, .write_ref = 1};
+			       .ebs_only = ebs_only, .write_ref = 1, .timer = timer};
+	if (timer) /* a cycle period coprime to the outer loop's 96 cycles */
+		s.ebs_period = 7, s.periods = 7 * 44;
 	char abs[4096];
 	if (!realpath(out, abs)) {
 		rm_tree(out);

@@ -327,8 +327,8 @@ void hbbpi_cost_model_describe(const struct hbbp_cost_model *cm, char *out, size
 /* Appends the Intel-syntax text of a block, one instruction a line;
  * dropped[k] lines (assembler errors of a previous try) are left out. */
 static int write_block(FILE *f, const ZydisDecoder *dec, const ZydisFormatter *fmt,
-		       const pmcf_imix_code_block *b, unsigned *line, const unsigned char *drop,
-		       size_t ndrop)
+		       const pmcf_imix_code_block *b, unsigned label, unsigned *line,
+		       const unsigned char *drop, size_t ndrop)
 {
 	size_t off = 0;
 	while (off < b->nbytes) {
@@ -337,9 +337,17 @@ static int write_block(FILE *f, const ZydisDecoder *dec, const ZydisFormatter *f
 		if (ZYAN_FAILED(ZydisDecoderDecodeFull(dec, b->bytes + off, b->nbytes - off, &d, ops)))
 			return -1;
 		char text[256];
-		if (ZYAN_FAILED(ZydisFormatterFormatInstruction(fmt, &d, ops, d.operand_count_visible,
-								text, sizeof(text), b->start + off, NULL)))
+		if (d.mnemonic == ZYDIS_MNEMONIC_NOP) {
+			snprintf(text, sizeof(text), "nop"); /* LLVM takes no operands of long NOPs */
+		} else if ((d.attributes & ZYDIS_ATTRIB_IS_RELATIVE) && d.meta.branch_type != ZYDIS_BRANCH_TYPE_NONE) {
+			/* LLVM's Intel parser takes no absolute branch targets: branch
+			 * to the block's own start (exact for the loop llvm-mca runs) */
+			snprintf(text, sizeof(text), "%s .Lb%u", ZydisMnemonicGetString(d.mnemonic), label);
+		} else if (ZYAN_FAILED(ZydisFormatterFormatInstruction(fmt, &d, ops, d.operand_count_visible,
+								       text, sizeof(text), b->start + off,
+								       NULL))) {
 			return -1;
+		}
 		off += d.length;
 		++*line;
 		if (*line < ndrop && drop[*line])
@@ -404,7 +412,7 @@ int hbbpi_cost_blocks(const struct hbbp_cost_model *cm, const pmcf_imix_code_blo
 		return pmcfi_fail(PMCF_ENOTSUP, "Zydis init failed");
 	size_t lines = 2;
 	for (size_t i = 0; i < n; i++)
-		lines += blocks[i].len + 2;
+		lines += blocks[i].len + 3;
 	unsigned char *drop = calloc(lines + 1, 1);
 	if (!drop)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
@@ -429,9 +437,9 @@ int hbbpi_cost_blocks(const struct hbbp_cost_model *cm, const pmcf_imix_code_blo
 		unsigned line = 1;
 		fprintf(f, ".intel_syntax noprefix\n");
 		for (size_t i = 0; i < n; i++) {
-			fprintf(f, "# LLVM-MCA-BEGIN b%zu\n", i);
-			line++;
-			if (write_block(f, &dec, &fmt, &blocks[i], &line, drop, lines) != 0)
+			fprintf(f, "# LLVM-MCA-BEGIN b%zu\n.Lb%zu:\n", i, i);
+			line += 2;
+			if (write_block(f, &dec, &fmt, &blocks[i], (unsigned)i, &line, drop, lines) != 0)
 				fprintf(f, "# undecodable\n");
 			fprintf(f, "# LLVM-MCA-END\n");
 			line++;

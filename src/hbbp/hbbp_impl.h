@@ -106,6 +106,9 @@ struct hbbp_image *hbbpi_mix_image(pmcf_imix *m, const char *path);
 typedef double (*hbbpi_choose_fn)(void *ctx, const struct hbbp_func *f, size_t b, int *src,
 				  double *ebs, double *lbr, int *bias);
 int hbbpi_mix_emit(pmcf_imix *m, hbbpi_choose_fn choose, void *ctx, int per_ins);
+/* Walks the decoded functions of every image: start with *pos = 0; returns
+ * NULL at the end, and sets *im to the function's image. */
+struct hbbp_func *hbbpi_mix_next_func(pmcf_imix *m, size_t *pos, struct hbbp_image **im);
 
 /* Cost model of the time-to-count correction (cost.c): llvm-mca and the
  * -mcpu naming the recording CPU. */

@@ -21,18 +21,14 @@ static int edge_cmp(const void *a, const void *b)
 	return (x->from > y->from) - (x->from < y->from);
 }
 
-/* Block index of addr in f, or -1 (blocks are sorted by start). */
+/* Block index of addr in f when a block starts there, or -1. */
 static long block_of(const struct hbbp_func *f, uint64_t addr)
 {
-	size_t lo = 0, hi = f->nblocks;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (f->blocks[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo && f->blocks[lo - 1].start == addr ? (long)lo - 1 : -1;
+	long i = addr >= f->start && addr < f->end ? hbbpi_func_ins(f, addr) : -1;
+	if (i < 0 || f->ins[i].addr != addr)
+		return -1;
+	uint32_t b = f->ins[i].block;
+	return f->blocks[b].start == addr ? (long)b : -1;
 }
 
 /* Skid (PMCF_IMIX_SKID_PREV): the samples at a block's first instruction
@@ -123,21 +119,16 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 	ZydisDecoder dec;
 	if (ZYAN_FAILED(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)))
 		return pmcfi_fail(PMCF_ENOTSUP, "Zydis decoder init failed");
-	size_t n = 0;
-	for (size_t ii = 0; ii < m->nimages; ii++) {
-		struct hbbp_image *im = m->images[ii];
-		for (size_t fi = 0; fi < im->nfuncs; fi++) {
-			struct hbbp_func *f = &im->funcs[fi];
-			if (f->decoded <= 0)
-				continue;
-			if (o->skid == PMCF_IMIX_SKID_PREV) {
-				int rc = move_heads(&dec, f);
-				if (rc)
-					return rc;
-			}
-			for (size_t b = 0; b < f->nblocks; b++)
-				n += f->ebs[b] > 0;
+	size_t n = 0, pos = 0;
+	struct hbbp_image *im;
+	for (struct hbbp_func *f; (f = hbbpi_mix_next_func(m, &pos, &im));) {
+		if (o->skid == PMCF_IMIX_SKID_PREV) {
+			int rc = move_heads(&dec, f);
+			if (rc)
+				return rc;
 		}
+		for (size_t b = 0; b < f->nblocks; b++)
+			n += f->ebs[b] > 0;
 	}
 	struct costed *cs = malloc((n + 1) * sizeof(*cs));
 	pmcf_imix_code_block *cb = malloc((n + 1) * sizeof(*cb));
@@ -149,20 +140,17 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	}
 	size_t k = 0;
-	for (size_t ii = 0; ii < m->nimages; ii++) {
-		struct hbbp_image *im = m->images[ii];
-		for (size_t fi = 0; fi < im->nfuncs; fi++) {
-			struct hbbp_func *f = &im->funcs[fi];
-			for (size_t b = 0; f->decoded > 0 && b < f->nblocks; b++) {
-				if (f->ebs[b] <= 0)
-					continue;
-				const struct hbbp_block *bl = &f->blocks[b];
-				const struct hbbp_ins *last = &f->ins[bl->first + bl->n - 1];
-				cs[k] = (struct costed){f, b};
-				cb[k++] = (pmcf_imix_code_block){im->path, f->name, bl->start, bl->n,
-								 f->bytes + (bl->start - f->start),
-								 (size_t)(last->addr + last->len - bl->start)};
-			}
+	pos = 0;
+	for (struct hbbp_func *f; (f = hbbpi_mix_next_func(m, &pos, &im));) {
+		for (size_t b = 0; b < f->nblocks; b++) {
+			if (f->ebs[b] <= 0)
+				continue;
+			const struct hbbp_block *bl = &f->blocks[b];
+			const struct hbbp_ins *last = &f->ins[bl->first + bl->n - 1];
+			cs[k] = (struct costed){f, b};
+			cb[k++] = (pmcf_imix_code_block){im->path, f->name, bl->start, bl->n,
+							 f->bytes + (bl->start - f->start),
+							 (size_t)(last->addr + last->len - bl->start)};
 		}
 	}
 	int rc = o->cost ? o->cost(o->cost_ctx, cb, n, cyc) : hbbpi_cost_blocks(&cm, cb, n, cyc);

@@ -143,6 +143,129 @@ static void test_ebs_only(void **state)
 	pmcf_perfdata_close(pd);
 }
 
+/* Known cost model of the synthetic code: the cycles of its instructions
+ * (hbbpi_synth_cycles), summed over each block. */
+static int synth_cost(void *ctx, const pmcf_imix_code_block *b, size_t n, double *cycles)
+{
+	static const uint8_t b0[] = {0x00, 0x05}, b1[] = {0x06, 0x08, 0x0b}, b3[] = {0x49, 0x4b},
+			     b4[] = {0x4d};
+	const struct hbbp_synth *s = ctx;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t off = b[i].start - (s->block_start[0]);
+		const uint8_t *ins = off == 0x00 ? b0 : off == 0x06 ? b1 : off == 0x49 ? b3 : b4;
+		size_t nins = off == 0x00 ? 2 : off == 0x06 ? 3 : off == 0x49 ? 2 : 1;
+		cycles[i] = 0;
+		if (off == 0x0d) {
+			for (unsigned k = 0; k < 20; k++)
+				cycles[i] += hbbpi_synth_cycles(0x0d + 3 * k);
+			continue;
+		}
+		for (size_t k = 0; k < nins; k++)
+			cycles[i] += hbbpi_synth_cycles(ins[k]);
+	}
+	return 0;
+}
+
+/* Largest relative deviation of the block counts from the exact ones up to
+ * one common scale (timer samples have no absolute scale). */
+static double count_deviation(const pmcf_imix *m, const struct hbbp_synth *s)
+{
+	double scale = block_at(m, s->block_start[0])->count / s->block_count[0], worst = 0;
+	for (unsigned b = 0; b < s->nblocks; b++) {
+		double d = fabs(block_at(m, s->block_start[b])->count / (scale * s->block_count[b]) - 1);
+		worst = d > worst ? d : worst;
+	}
+	return worst;
+}
+
+/* Timer samples on code with known instruction latencies (3 to 7 cycles next
+ * to 1-cycle ones): samples per block follow executions x cycles; the
+ * time-to-count correction with the known block costs gives the exact
+ * counts, the raw estimate does not. The cycle period (7) is coprime to the
+ * outer loop's 96 cycles, so every phase is sampled once. */
+static void test_time_to_count(void **state)
+{
+	(void)state;
+	struct hbbp_synth s = {.ebs_period = 7, .periods = 7 * 3, .ebs_only = 1, .timer = 1};
+	assert_int_equal(hbbpi_synth_write(tmp("timer"), &s), 0);
+	pmcf_perfdata *pd = NULL;
+	assert_int_equal(pmcf_perfdata_open(s.data_path, &pd), 0);
+	pmcf_imix_opts o = {.size = sizeof(o), .method = PMCF_IMIX_EBS, .cost = synth_cost,
+			    .cost_ctx = &s, .skid = PMCF_IMIX_SKID_NONE};
+	pmcf_imix *m = NULL;
+	static const int methods[] = {PMCF_IMIX_EBS, PMCF_IMIX_HBBP};
+	for (size_t k = 0; k < 2; k++) {
+		o.method = methods[k];
+		assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
+		const pmcf_imix_stats *st = pmcf_imix_get_stats(m);
+		assert_true(st->time_event);
+		assert_int_equal(st->correction, PMCF_IMIX_CORR_APPLIED);
+		assert_int_equal(st->cost_blocks, 5);
+		assert_int_equal(st->cost_unknown, 0);
+		double dev = count_deviation(m, &s);
+		if (dev > 1e-9)
+			fail_msg("method %d: corrected counts off the exact ones by %.3g", methods[k], dev);
+		/* the total weight is kept: sum of counts x lengths = samples x period */
+		assert_true(fabs(st->total - st->ebs_weight) < 1e-6 * st->ebs_weight);
+		pmcf_imix_free(m);
+	}
+	/* the raw estimate weighs blocks by time: 7-cycle ADD's block is over-counted */
+	o.method = PMCF_IMIX_EBS_RAW;
+	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
+	assert_int_equal(pmcf_imix_get_stats(m)->correction, PMCF_IMIX_CORR_NONE);
+	assert_true(count_deviation(m, &s) > 0.3);
+	pmcf_imix_free(m);
+	/* no cost model (llvm-mca missing): the raw estimate, and the reason */
+	o = (pmcf_imix_opts){.size = sizeof(o), .method = PMCF_IMIX_EBS,
+			     .llvm_mca = "/nonexistent/llvm-mca"};
+	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
+	const pmcf_imix_stats *st = pmcf_imix_get_stats(m);
+	assert_int_equal(st->correction, PMCF_IMIX_CORR_UNAVAILABLE);
+	assert_non_null(strstr(st->cost_model, "/nonexistent/llvm-mca"));
+	assert_true(count_deviation(m, &s) > 0.3);
+	pmcf_imix_free(m);
+	/* an instruction-event recording is never corrected */
+	struct hbbp_synth si = {.ebs_period = 11, .periods = 11, .ebs_only = 1};
+	assert_int_equal(hbbpi_synth_write(tmp("timer_ins"), &si), 0);
+	m = mix_of(&si, PMCF_IMIX_EBS, 0);
+	assert_false(pmcf_imix_get_stats(m)->time_event);
+	assert_int_equal(pmcf_imix_get_stats(m)->correction, PMCF_IMIX_CORR_NONE);
+	pmcf_imix_free(m);
+	pmcf_perfdata_close(pd);
+}
+
+/* The skid model: with samples charged to the instruction before the sampled
+ * IP, a block's head samples go to its static predecessors. */
+static void test_skid(void **state)
+{
+	(void)state;
+	struct hbbp_synth s = {.ebs_period = 7, .periods = 7 * 3, .ebs_only = 1, .timer = 1};
+	assert_int_equal(hbbpi_synth_write(tmp("skid"), &s), 0);
+	pmcf_perfdata *pd = NULL;
+	assert_int_equal(pmcf_perfdata_open(s.data_path, &pd), 0);
+	pmcf_imix *none = NULL, *prev = NULL;
+	pmcf_imix_opts o = {.size = sizeof(o), .method = PMCF_IMIX_EBS, .cost = synth_cost,
+			    .cost_ctx = &s, .skid = PMCF_IMIX_SKID_NONE};
+	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &none), 0);
+	o.skid = PMCF_IMIX_SKID_PREV;
+	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &prev), 0);
+	/* Per outer iteration B0 and B4 both take 4 cycles (84 samples x 2 here).
+	 * B0 (mov 3 + nop 1; entered only from B4's jmp) gives its head, 63, to
+	 * B4 and gets B1's head (add, 7 cycles x 3 trips: 441) in proportion to
+	 * the weights of B1's predecessors B0 (84) and B3 (378); B4 (one jmp,
+	 * all head) gives its 84 to B3 and gets B0's 63. Equal cycles: the count
+	 * ratio is the weight ratio. */
+	double r_none = block_at(none, s.block_start[0])->count / block_at(none, s.block_start[4])->count;
+	double r_prev = block_at(prev, s.block_start[0])->count / block_at(prev, s.block_start[4])->count;
+	assert_true(fabs(r_none - 1) < 1e-9);
+	double want = (84 - 63 + 441.0 * 84 / (84 + 378)) / 63;
+	if (fabs(r_prev - want) > 1e-9 * want)
+		fail_msg("skid: B0/B4 %.9g, expected %.9g", r_prev, want);
+	pmcf_imix_free(none);
+	pmcf_imix_free(prev);
+	pmcf_perfdata_close(pd);
+}
+
 /* Disassembly and blocks of the synthetic ELF. */
 static void test_image(void **state)
 {
@@ -342,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_ebs_only),   cmocka_unit_test(test_image),
 		cmocka_unit_test(test_callgrind),  cmocka_unit_test(test_compare),
 		cmocka_unit_test(test_keys),       cmocka_unit_test(test_train),
+		cmocka_unit_test(test_time_to_count), cmocka_unit_test(test_skid),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

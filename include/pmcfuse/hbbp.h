@@ -81,6 +81,9 @@ PMCF_API const pmcf_pd_comm *pmcf_perfdata_comm(const pmcf_perfdata *pd, size_t 
 PMCF_API size_t pmcf_perfdata_ntasks(const pmcf_perfdata *pd);
 PMCF_API const pmcf_pd_task *pmcf_perfdata_task(const pmcf_perfdata *pd, size_t i);
 PMCF_API const pmcf_pd_stats *pmcf_perfdata_stats(const pmcf_perfdata *pd);
+/* The recording CPU from the CPUID header feature ("AuthenticAMD,26,2,1" on
+ * x86: vendor, family, model, stepping), or "" when the file has none. */
+PMCF_API const char *pmcf_perfdata_cpuid(const pmcf_perfdata *pd);
 
 /* ---- instruction mixes ------------------------------------------------------ */
 
@@ -91,7 +94,28 @@ typedef struct pmcf_imix pmcf_imix;
 enum pmcf_imix_method {
 	PMCF_IMIX_HBBP = 0, /* LBR for blocks of at most `cutoff` instructions, EBS above (§IV) */
 	PMCF_IMIX_EBS = 1,  /* samples / block length (§III.A) */
-	PMCF_IMIX_LBR = 2   /* streams between consecutive entries, 1/(N-1) each (§III.B) */
+	PMCF_IMIX_LBR = 2,  /* streams between consecutive entries, 1/(N-1) each (§III.B) */
+	PMCF_IMIX_EBS_RAW = 3 /* EBS without the time-to-count correction of time events */
+};
+
+/* A basic block handed to a cost model: its x86-64 code and where it lives. */
+typedef struct {
+	const char *module, *function;
+	uint64_t start;        /* link-time address */
+	unsigned len;          /* instructions */
+	const uint8_t *bytes;  /* the block's code, nbytes long */
+	size_t nbytes;
+} pmcf_imix_code_block;
+
+/* A cost model: sets cycles[i] to the cycles one execution of blocks[i]
+ * takes (0 when unknown); returns 0 or a negative PMCF_E* code. */
+typedef int (*pmcf_imix_cost_fn)(void *ctx, const pmcf_imix_code_block *blocks, size_t n,
+				 double *cycles);
+
+/* Skid of time samples: where a sample's time is charged. */
+enum pmcf_imix_skid {
+	PMCF_IMIX_SKID_PREV = 0, /* to the instruction before the sampled IP (default) */
+	PMCF_IMIX_SKID_NONE = 1  /* to the sampled instruction itself */
 };
 
 typedef struct {
@@ -103,6 +127,15 @@ typedef struct {
 	const char *vmlinux;   /* kernel image for kernel samples; NULL: unattributed */
 	int lines;             /* resolve source lines (libdw) */
 	double bias_ratio;     /* entry[0] bias: share above bias_ratio/N; 0 means 3 */
+	/* Time-to-count correction of EBS on a time event (cpu-clock, task-clock;
+	 * docs/imix.md): a block's samples are divided by its cycles per
+	 * execution. Not for method PMCF_IMIX_EBS_RAW. */
+	const char *llvm_mca;  /* the cost model program; NULL: $PMCF_LLVM_MCA, else the newest
+				  llvm-mca-NN or llvm-mca on PATH */
+	const char *mcpu;      /* llvm-mca -mcpu; NULL: from the recording's CPUID */
+	pmcf_imix_cost_fn cost;/* a cost model of the caller's instead of llvm-mca */
+	void *cost_ctx;
+	int skid;              /* enum pmcf_imix_skid */
 } pmcf_imix_opts;
 
 typedef struct {
@@ -134,7 +167,19 @@ typedef struct {
 	uint64_t unattr_kernel_samples, unattr_user_samples;
 	int relative;          /* counts have no absolute scale (EBS on a time event) */
 	double total;          /* instructions in the mix */
+	int time_event;        /* the EBS event counts time (cpu-clock, task-clock) */
+	int correction;        /* enum pmcf_imix_correction */
+	char cost_model[256];  /* APPLIED: the model ("llvm-mca-16 -mcpu=znver4 ...");
+				  UNAVAILABLE: why the correction could not be made */
+	uint64_t cost_blocks;  /* blocks given to the cost model */
+	uint64_t cost_unknown; /* of them, blocks it gave no cost (average CPI used) */
 } pmcf_imix_stats;
+
+enum pmcf_imix_correction {
+	PMCF_IMIX_CORR_NONE = 0,       /* not a time event, or PMCF_IMIX_EBS_RAW asked */
+	PMCF_IMIX_CORR_APPLIED = 1,    /* EBS counts are samples / cycles per execution */
+	PMCF_IMIX_CORR_UNAVAILABLE = 2 /* time event, but no cost model: the raw estimate */
+};
 
 /* Builds the mix from perf samples. opts may be NULL (HBBP, cut-off 18). */
 PMCF_API int pmcf_imix_from_perfdata(const pmcf_perfdata *pd, const pmcf_imix_opts *opts,

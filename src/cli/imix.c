@@ -25,11 +25,13 @@ static const char usage[] =
 	"                           [--user-only] -o DIR -- PROG ARGS\n"
 	"       pmcfuse imix reference -o DIR -- PROG ARGS\n"
 	"       pmcfuse imix report [--by KEY] [--format text|csv|json|sde] [--top N]\n"
-	"                           [--method hbbp|ebs|lbr] [--cutoff N] [--vmlinux FILE] [-o FILE] DIR\n"
+	"                           [--method hbbp|ebs|ebs-raw|lbr] [--cutoff N] [--mcpu CPU]\n"
+	"                           [--skid prev|none] [--vmlinux FILE] [-o FILE] DIR\n"
 	"       pmcfuse imix compare [--normalize] [--json] [--top N] [--method M] [--cutoff N]\n"
+	"                           [--mcpu CPU] [--skid prev|none]\n"
 	"                           REFERENCE MEASURED\n"
 	"       pmcfuse imix train [--json] REFERENCE MEASURED...\n"
-	"       pmcfuse imix synth [--ebs-only] -o DIR      (test data with a known control flow)\n\n"
+	"       pmcfuse imix synth [--ebs-only|--timer] -o DIR   (test data with a known control flow)\n\n"
 	"Instruction mixes from basic-block execution counts (BBEC) of PMU samples.\n"
 	"record runs `perf record` with the two LBR-sampling events of HBBP on Intel\n"
 	"(INST_RETIRED.PREC_DIST for EBS, BR_INST_RETIRED.NEAR_TAKEN for LBR, periods by\n"
@@ -38,7 +40,11 @@ static const char usage[] =
 	"report prints the mix as a pivot table; KEY is mnemonic (default), isa, isa-set,\n"
 	"category, packing, module, function, block or line. --method picks the BBEC:\n"
 	"hbbp (LBR for blocks of at most --cutoff instructions, default 18; EBS above),\n"
-	"ebs or lbr. compare gives the per-mnemonic error and the average weighted error;\n"
+	"ebs or lbr. Timer samples (cpu-clock, --ebs-only) fall in proportion to time: each\n"
+	"block's samples are divided by its cycles per execution from llvm-mca (found on\n"
+	"PATH, or $PMCF_LLVM_MCA; --mcpu overrides the CPU of the recording); --method\n"
+	"ebs-raw shows the uncorrected estimate, --skid none charges a sample to the\n"
+	"sampled instruction instead of the one before it. compare gives the per-mnemonic error and the average weighted error;\n"
 	"--normalize compares shares (for EBS on cpu-clock, which has no absolute scale).\n"
 	"REFERENCE and MEASURED are record/reference folders, perf.data or callgrind files,\n"
 	"or CSV files written by `imix report --format csv` (by mnemonic).\n"
@@ -477,7 +483,34 @@ static void src_free(struct src *s)
 
 static const char *method_name(int m)
 {
-	return m == PMCF_IMIX_EBS ? "ebs" : m == PMCF_IMIX_LBR ? "lbr" : "hbbp";
+	return m == PMCF_IMIX_EBS       ? "ebs"
+	       : m == PMCF_IMIX_LBR     ? "lbr"
+	       : m == PMCF_IMIX_EBS_RAW ? "ebs-raw"
+					: "hbbp";
+}
+
+static const char *correction_name(int c)
+{
+	return c == PMCF_IMIX_CORR_APPLIED ? "applied" : c == PMCF_IMIX_CORR_UNAVAILABLE ? "unavailable" : "none";
+}
+
+/* The header line on the time-to-count correction of timer samples; none
+ * when the EBS event is not a time event. */
+static void print_correction(FILE *f, const pmcf_imix_stats *st, const pmcf_imix_opts *o)
+{
+	if (!st->time_event)
+		return;
+	if (st->correction == PMCF_IMIX_CORR_APPLIED)
+		fprintf(f, "# time-to-count correction: samples / cycles per execution by %s; %llu "
+			   "blocks (%llu without a cost); skid: %s\n",
+			st->cost_model, (unsigned long long)st->cost_blocks,
+			(unsigned long long)st->cost_unknown,
+			o->skid == PMCF_IMIX_SKID_NONE ? "none" : "previous instruction");
+	else if (st->correction == PMCF_IMIX_CORR_UNAVAILABLE)
+		fprintf(f, "# time-to-count correction NOT made: %s; this is the raw estimate (blocks "
+			   "weighted by time, long-latency code over-counted)\n", st->cost_model);
+	else if (o->method == PMCF_IMIX_EBS_RAW)
+		fprintf(f, "# time-to-count correction off (--method ebs-raw): blocks weighted by time\n");
 }
 
 /* Options shared by report, compare and train. */
@@ -492,8 +525,19 @@ static int common_opt(int opt, const char *arg, pmcf_imix_opts *o)
 			o->method = PMCF_IMIX_EBS;
 		else if (!strcmp(arg, "lbr"))
 			o->method = PMCF_IMIX_LBR;
+		else if (!strcmp(arg, "ebs-raw"))
+			o->method = PMCF_IMIX_EBS_RAW;
 		else
-			return cli_usage_error(verb, "--method: expected hbbp, ebs or lbr");
+			return cli_usage_error(verb, "--method: expected hbbp, ebs, ebs-raw or lbr");
+		return CLI_OK;
+	case 'M': o->mcpu = arg; return CLI_OK;
+	case 'S':
+		if (!strcmp(arg, "prev"))
+			o->skid = PMCF_IMIX_SKID_PREV;
+		else if (!strcmp(arg, "none"))
+			o->skid = PMCF_IMIX_SKID_NONE;
+		else
+			return cli_usage_error(verb, "--skid: expected prev or none");
 		return CLI_OK;
 	case 'c':
 		if (cli_parse_uint(verb, "--cutoff", arg, 1, 100000, &v))
@@ -514,6 +558,7 @@ static void print_text(FILE *f, const struct src *s, const char *by, const pmcf_
 	fprintf(f, "# instruction mix by %s: %s, %.6g instructions%s\n", by,
 		!strcmp(s->kind, "callgrind") ? "reference (callgrind)" : method_name(o->method),
 		st->total, st->relative ? " (relative scale: EBS on a non-instruction event)" : "");
+	print_correction(f, st, o);
 	if (st->ebs_samples || st->lbr_samples)
 		fprintf(f, "# samples: %llu EBS, %llu LBR (%llu streams, %llu discarded)\n",
 			(unsigned long long)st->ebs_samples, (unsigned long long)st->lbr_samples,
@@ -558,6 +603,8 @@ static int imix_report(int argc, char **argv)
 					   {"top", required_argument, NULL, 't'},
 					   {"method", required_argument, NULL, 'm'},
 					   {"cutoff", required_argument, NULL, 'c'},
+					   {"mcpu", required_argument, NULL, 'M'},
+					   {"skid", required_argument, NULL, 'S'},
 					   {"vmlinux", required_argument, NULL, 'K'},
 					   {"output", required_argument, NULL, 'o'},
 					   {NULL, 0, NULL, 0}};
@@ -636,6 +683,10 @@ static int imix_report(int argc, char **argv)
 											: method_name(o.method)));
 		json_object_set_new(j, "total", json_real(st->total));
 		json_object_set_new(j, "relative", json_boolean(st->relative));
+		json_object_set_new(j, "time_event", json_boolean(st->time_event));
+		json_object_set_new(j, "correction", json_string(correction_name(st->correction)));
+		if (st->correction != PMCF_IMIX_CORR_NONE)
+			json_object_set_new(j, "cost_model", json_string(st->cost_model));
 		json_t *u = json_object();
 		json_object_set_new(u, "kernel_samples", json_integer((json_int_t)st->unattr_kernel_samples));
 		json_object_set_new(u, "user_samples", json_integer((json_int_t)st->unattr_user_samples));
@@ -669,6 +720,8 @@ static int imix_compare(int argc, char **argv)
 					   {"top", required_argument, NULL, 't'},
 					   {"method", required_argument, NULL, 'm'},
 					   {"cutoff", required_argument, NULL, 'c'},
+					   {"mcpu", required_argument, NULL, 'M'},
+					   {"skid", required_argument, NULL, 'S'},
 					   {"vmlinux", required_argument, NULL, 'K'},
 					   {NULL, 0, NULL, 0}};
 	pmcf_imix_opts o = {.size = sizeof(o)};
@@ -714,6 +767,13 @@ static int imix_compare(int argc, char **argv)
 		json_object_set_new(j, "avg_weighted_error", json_real(c->avg_weighted_error));
 		json_object_set_new(j, "normalized", json_boolean(normalize));
 		json_object_set_new(j, "measured_relative", json_boolean(relative));
+		if (meas.mix) {
+			const pmcf_imix_stats *ms = pmcf_imix_get_stats(meas.mix);
+			json_object_set_new(j, "measured_method", json_string(method_name(o.method)));
+			json_object_set_new(j, "correction", json_string(correction_name(ms->correction)));
+			if (ms->correction != PMCF_IMIX_CORR_NONE)
+				json_object_set_new(j, "cost_model", json_string(ms->cost_model));
+		}
 		json_object_set_new(j, "ref_total", json_real(c->ref_total));
 		json_object_set_new(j, "measured_total", json_real(c->measured_total));
 		json_object_set_new(j, "scale", json_real(c->scale));
@@ -734,6 +794,8 @@ static int imix_compare(int argc, char **argv)
 		printf("# reference %s (%.6g instructions) vs measured %s (%.6g%s)%s\n", argv[optind],
 		       c->ref_total, argv[optind + 1], c->measured_total,
 		       relative ? ", relative scale" : "", normalize ? ", normalized to shares" : "");
+		if (meas.mix && !strcmp(meas.kind, "perf"))
+			print_correction(stdout, pmcf_imix_get_stats(meas.mix), &o);
 		printf("%-24s %16s %16s %9s\n", "mnemonic", "reference", "measured", "error");
 		for (size_t i = 0; i < c->n && i < lim; i++)
 			printf("%-24s %16.0f %16.0f %8.2f%%\n", c->rows[i].mnemonic, c->rows[i].ref,
@@ -880,14 +942,17 @@ static int imix_train(int argc, char **argv)
 static int imix_synth(int argc, char **argv)
 {
 	static const struct option lo[] = {{"ebs-only", no_argument, NULL, 'E'},
+					   {"timer", no_argument, NULL, 'T'},
 					   {"output", required_argument, NULL, 'o'},
 					   {NULL, 0, NULL, 0}};
 	const char *out = NULL;
-	int ebs_only = 0, opt;
+	int ebs_only = 0, timer = 0, opt;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
 		if (opt == 'E')
 			ebs_only = 1;
+		else if (opt == 'T')
+			timer = ebs_only = 1;
 		else if (opt == 'o')
 			out = optarg;
 		else
@@ -904,7 +969,9 @@ static int imix_synth(int argc, char **argv)
 	if (mkdir(out, 0755) != 0)
 		return cli_error(verb, CLI_EENV, "cannot create %s: %s", out, strerror(errno));
 	struct hbbp_synth s = {.ebs_period = 11, .lbr_period = 7, .lbr_depth = 16, .periods = 308,
-			       .ebs_only = ebs_only, .write_ref = 1};
+			       .ebs_only = ebs_only, .write_ref = 1, .timer = timer};
+	if (timer) /* a cycle period coprime to the outer loop's 96 cycles */
+		s.ebs_period = 7, s.periods = 7 * 44;
 	char abs[4096];
 	if (!realpath(out, abs)) {
 		rm_tree(out);

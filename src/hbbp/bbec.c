@@ -40,6 +40,14 @@ static int is_instruction_event(const pmcf_pd_attr *a)
 	return a->type == 4 && (a->config & 0xff) == 0xc0;
 }
 
+/* cpu-clock and task-clock: samples fall in proportion to time. */
+static int is_time_event(const pmcf_pd_attr *a)
+{
+	if (icontains(a->name, "cpu-clock") || icontains(a->name, "task-clock"))
+		return 1;
+	return a->type == 1 && (a->config == 0 || a->config == 1); /* PERF_TYPE_SOFTWARE */
+}
+
 /* Address spaces: the mmaps of each pid, with fork parents. */
 struct space {
 	uint32_t pid, ppid;
@@ -184,7 +192,10 @@ static void ebs_sample(struct ctx *c, const pmcf_pd_attr *a, const pmcf_pd_sampl
 		}
 		return;
 	}
-	f->ebs[f->ins[i].block] += w;
+	uint32_t b = f->ins[i].block;
+	f->ebs[b] += w;
+	if ((size_t)i == f->blocks[b].first)
+		f->ebs_head[b] += w;
 }
 
 static void lbr_sample(struct ctx *c, const pmcf_pd_attr *a, const pmcf_pd_sample *s)
@@ -240,7 +251,7 @@ static double choose(void *vc, const struct hbbp_func *f, size_t b, int *src, do
 	*bias = f->inlbr[b] >= 8 &&
 		(double)f->oldest[b] / (double)f->inlbr[b] > c->bias_ratio / depth;
 	int use_lbr;
-	if (c->method == PMCF_IMIX_EBS)
+	if (c->method == PMCF_IMIX_EBS || c->method == PMCF_IMIX_EBS_RAW)
 		use_lbr = 0;
 	else if (c->method == PMCF_IMIX_LBR)
 		use_lbr = 1;
@@ -264,7 +275,7 @@ int pmcf_imix_from_perfdata(const pmcf_perfdata *pd, const pmcf_imix_opts *opts,
 			return pmcfi_fail(PMCF_EINVAL, "pmcf_imix_opts: bad size");
 		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
 	}
-	if (o.method < PMCF_IMIX_HBBP || o.method > PMCF_IMIX_LBR)
+	if (o.method < PMCF_IMIX_HBBP || o.method > PMCF_IMIX_EBS_RAW)
 		return pmcfi_fail(PMCF_EINVAL, "unknown BBEC method %d", o.method);
 	struct ctx c = {.pd = pd, .o = &o, .method = o.method};
 	c.cutoff = o.cutoff ? o.cutoff : HBBP_DEFAULT_CUTOFF;
@@ -296,6 +307,8 @@ int pmcf_imix_from_perfdata(const pmcf_perfdata *pd, const pmcf_imix_opts *opts,
 		const pmcf_pd_attr *a = pmcf_perfdata_attr(pd, i);
 		if (cls[i] == SRC_EBS && !is_instruction_event(a))
 			c.m->st.relative = 1;
+		if (cls[i] == SRC_EBS && is_time_event(a))
+			c.m->st.time_event = 1;
 	}
 	rc = build_spaces(&c);
 	if (!rc && o.vmlinux) {
@@ -328,8 +341,12 @@ int pmcf_imix_from_perfdata(const pmcf_perfdata *pd, const pmcf_imix_opts *opts,
 	if (!rc && o.method == PMCF_IMIX_LBR && !c.have_lbr)
 		rc = pmcfi_fail(PMCF_EINVAL, "no branch stacks in the samples: LBR needs a "
 					      "recording with -b/-j (imix record without --ebs-only)");
-	if (!rc && o.method == PMCF_IMIX_EBS && !c.have_ebs)
+	if (!rc && (o.method == PMCF_IMIX_EBS || o.method == PMCF_IMIX_EBS_RAW) && !c.have_ebs)
 		rc = pmcfi_fail(PMCF_EINVAL, "no EBS samples in the recording");
+	/* timer samples weigh blocks by time: turn them into executions */
+	if (!rc && c.have_ebs && c.m->st.time_event && o.method != PMCF_IMIX_EBS_RAW &&
+	    o.method != PMCF_IMIX_LBR)
+		rc = hbbpi_time_to_count(c.m, &o, pmcf_perfdata_cpuid(pd));
 	if (!rc)
 		rc = hbbpi_mix_emit(c.m, choose, &c, 0);
 	for (size_t i = 0; i < c.nsp; i++)

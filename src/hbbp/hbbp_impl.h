@@ -37,6 +37,7 @@ struct hbbp_func {
 	size_t nblocks;
 	/* accumulators of one analysis */
 	double *ebs;      /* per block: EBS sample weight */
+	double *ebs_head; /* per block: of it, samples at the block's first instruction */
 	double *lbr;      /* per instruction: LBR stream weight */
 	double *ref;      /* per instruction: reference count */
 	uint64_t *oldest; /* per block: times its branch was the oldest LBR entry */
@@ -105,6 +106,37 @@ struct hbbp_image *hbbpi_mix_image(pmcf_imix *m, const char *path);
 typedef double (*hbbpi_choose_fn)(void *ctx, const struct hbbp_func *f, size_t b, int *src,
 				  double *ebs, double *lbr, int *bias);
 int hbbpi_mix_emit(pmcf_imix *m, hbbpi_choose_fn choose, void *ctx, int per_ins);
+/* Walks the decoded functions of every image: start with *pos = 0; returns
+ * NULL at the end, and sets *im to the function's image. */
+struct hbbp_func *hbbpi_mix_next_func(pmcf_imix *m, size_t *pos, struct hbbp_image **im);
+
+/* Cost model of the time-to-count correction (cost.c): llvm-mca and the
+ * -mcpu naming the recording CPU. */
+struct hbbp_cost_model {
+	int ok;            /* the correction can be made */
+	char mca[512];     /* llvm-mca path */
+	char mcpu[64];
+	char cpu[96];      /* "AuthenticAMD family 0x1a model 0x2" */
+	char cpu_note[128];/* the CPU's own LLVM name when an older model stands in */
+	char note[256];    /* !ok: why */
+};
+/* Finds llvm-mca (mca, else $PMCF_LLVM_MCA, else PATH) and the -mcpu for
+ * cpuid (perf's "Vendor,family,model,stepping"; NULL or "": this host) unless
+ * mcpu is given. cm->ok says whether it can be used, cm->note why not.
+ * Returns 0, or a negative error for failures of the machine (temp files). */
+int hbbpi_cost_model_find(const char *mca, const char *mcpu, const char *cpuid,
+			  struct hbbp_cost_model *cm);
+/* One line for report headers: the model used, or why there is none. */
+void hbbpi_cost_model_describe(const struct hbbp_cost_model *cm, char *out, size_t n);
+/* Cycles per execution of each block (each its own llvm-mca code region,
+ * run as a loop); 0 where llvm-mca gave none. Instructions llvm-mca cannot
+ * assemble are left out of their block. */
+int hbbpi_cost_blocks(const struct hbbp_cost_model *cm, const pmcf_imix_code_block *blocks, size_t n,
+		      double *cycles);
+/* The time-to-count correction (timecount.c): moves each function's f->ebs
+ * from sample weight to weight x length / cycles per execution, scaled to the
+ * same total, after the skid model; fills the correction fields of m->st. */
+int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid);
 
 /* Synthetic data with a known control flow (tests): writes DIR/synth.elf
  * (x86-64 code of one function, loop with a long and short blocks) and
@@ -116,6 +148,8 @@ struct hbbp_synth {
 	int hw_idx;          /* write hw_idx in branch stacks */
 	int ebs_only;        /* one attribute, no branch stacks */
 	int write_ref;       /* also DIR/ref/callgrind.out with the exact counts */
+	int timer;           /* EBS on cpu-clock: ebs_period counts cycles of
+				hbbpi_synth_cycles, not instructions */
 	/* out */
 	unsigned nblocks;
 	uint64_t block_start[8];
@@ -125,4 +159,6 @@ struct hbbp_synth {
 	char elf_path[512], data_path[512];
 };
 int hbbpi_synth_write(const char *dir, struct hbbp_synth *s);
+/* Cycles of the synthetic instruction at offset off of the text (timer mode). */
+unsigned hbbpi_synth_cycles(uint64_t off);
 #endif

@@ -60,6 +60,7 @@ void hbbpi_image_free(struct hbbp_image *im)
 		free(f->ins);
 		free(f->blocks);
 		free(f->ebs);
+		free(f->ebs_head);
 		free(f->lbr);
 		free(f->ref);
 		free(f->oldest);
@@ -448,11 +449,12 @@ int hbbpi_func_decode(struct hbbp_image *im, struct hbbp_func *f)
 	}
 	free(leader);
 	f->ebs = calloc(f->nblocks + 1, sizeof(double));
+	f->ebs_head = calloc(f->nblocks + 1, sizeof(double));
 	f->oldest = calloc(f->nblocks + 1, sizeof(uint64_t));
 	f->inlbr = calloc(f->nblocks + 1, sizeof(uint64_t));
 	f->lbr = calloc(f->nins + 1, sizeof(double));
 	f->ref = calloc(f->nins + 1, sizeof(double));
-	if (!f->ebs || !f->oldest || !f->inlbr || !f->lbr || !f->ref)
+	if (!f->ebs || !f->ebs_head || !f->oldest || !f->inlbr || !f->lbr || !f->ref)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	f->decoded = 1;
 	return 0;

@@ -67,66 +67,80 @@ static const char *base(const char *p)
 	return s ? s + 1 : p;
 }
 
+struct hbbp_func *hbbpi_mix_next_func(pmcf_imix *m, size_t *pos, struct hbbp_image **im)
+{
+	/* *pos counts functions over the images in order */
+	size_t p = *pos, ii = 0;
+	while (ii < m->nimages && p >= m->images[ii]->nfuncs)
+		p -= m->images[ii++]->nfuncs;
+	for (; ii < m->nimages; ii++, p = 0) {
+		for (; p < m->images[ii]->nfuncs; p++, ++*pos) {
+			struct hbbp_func *f = &m->images[ii]->funcs[p];
+			if (f->decoded > 0) {
+				++*pos;
+				*im = m->images[ii];
+				return f;
+			}
+		}
+	}
+	return NULL;
+}
+
 int hbbpi_mix_emit(pmcf_imix *m, hbbpi_choose_fn choose, void *ctx, int per_ins)
 {
-	size_t capi = 0, capb = 0;
+	size_t capi = 0, capb = 0, pos = 0;
+	struct hbbp_image *im;
 	m->st.total = 0;
-	for (size_t ii = 0; ii < m->nimages; ii++) {
-		struct hbbp_image *im = m->images[ii];
-		for (size_t fi = 0; fi < im->nfuncs; fi++) {
-			struct hbbp_func *f = &im->funcs[fi];
-			if (f->decoded <= 0)
+	for (struct hbbp_func *f; (f = hbbpi_mix_next_func(m, &pos, &im));) {
+		for (size_t b = 0; b < f->nblocks; b++) {
+			int src = 0, bias = 0;
+			double ebs = 0, lbr = 0;
+			double cnt = choose(ctx, f, b, &src, &ebs, &lbr, &bias);
+			const struct hbbp_block *bl = &f->blocks[b];
+			int any = cnt > 0;
+			for (uint32_t k = 0; per_ins && k < bl->n; k++)
+				any |= f->ref[bl->first + k] > 0;
+			if (!any && ebs <= 0 && lbr <= 0)
 				continue;
-			for (size_t b = 0; b < f->nblocks; b++) {
-				int src = 0, bias = 0;
-				double ebs = 0, lbr = 0;
-				double cnt = choose(ctx, f, b, &src, &ebs, &lbr, &bias);
-				const struct hbbp_block *bl = &f->blocks[b];
-				int any = cnt > 0;
-				for (uint32_t k = 0; per_ins && k < bl->n; k++)
-					any |= f->ref[bl->first + k] > 0;
-				if (!any && ebs <= 0 && lbr <= 0)
+			if (m->nblocks == capb) {
+				capb = capb ? capb * 2 : 256;
+				pmcf_imix_block *q = realloc(m->blocks, capb * sizeof(*q));
+				if (!q)
+					return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+				m->blocks = q;
+			}
+			m->blocks[m->nblocks++] = (pmcf_imix_block){
+				im->path, f->name, bl->start, bl->n, ebs, lbr, cnt, bias, src};
+			if (!any)
+				continue;
+			for (uint32_t k = 0; k < bl->n; k++) {
+				const struct hbbp_ins *in = &f->ins[bl->first + k];
+				double c = per_ins ? f->ref[bl->first + k] : cnt;
+				if (c <= 0)
 					continue;
-				if (m->nblocks == capb) {
-					capb = capb ? capb * 2 : 256;
-					pmcf_imix_block *q = realloc(m->blocks, capb * sizeof(*q));
+				if (m->nins == capi) {
+					capi = capi ? capi * 2 : 1024;
+					pmcf_imix_ins *q = realloc(m->ins, capi * sizeof(*q));
 					if (!q)
 						return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-					m->blocks = q;
+					m->ins = q;
 				}
-				m->blocks[m->nblocks++] = (pmcf_imix_block){
-					im->path, f->name, bl->start, bl->n, ebs, lbr, cnt, bias, src};
-				if (!any)
-					continue;
-				for (uint32_t k = 0; k < bl->n; k++) {
-					const struct hbbp_ins *in = &f->ins[bl->first + k];
-					double c = per_ins ? f->ref[bl->first + k] : cnt;
-					if (c <= 0)
-						continue;
-					if (m->nins == capi) {
-						capi = capi ? capi * 2 : 1024;
-						pmcf_imix_ins *q = realloc(m->ins, capi * sizeof(*q));
-						if (!q)
-							return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-						m->ins = q;
-					}
-					pmcf_imix_ins *r = &m->ins[m->nins++];
-					memset(r, 0, sizeof(*r));
-					r->module = im->path;
-					r->function = f->name;
-					r->mnemonic = hbbpi_mnemonic(im, in);
-					r->isa_ext = hbbpi_isa_ext(in);
-					r->isa_set = hbbpi_isa_set(in);
-					r->category = hbbpi_category(in);
-					r->packing = hbbpi_packing(in);
-					r->addr = in->addr;
-					r->block = bl->start;
-					r->block_len = bl->n;
-					r->count = c;
-					if (m->lines)
-						r->line = hbbpi_image_line(im, in->addr, &r->file);
-					m->st.total += c;
-				}
+				pmcf_imix_ins *r = &m->ins[m->nins++];
+				memset(r, 0, sizeof(*r));
+				r->module = im->path;
+				r->function = f->name;
+				r->mnemonic = hbbpi_mnemonic(im, in);
+				r->isa_ext = hbbpi_isa_ext(in);
+				r->isa_set = hbbpi_isa_set(in);
+				r->category = hbbpi_category(in);
+				r->packing = hbbpi_packing(in);
+				r->addr = in->addr;
+				r->block = bl->start;
+				r->block_len = bl->n;
+				r->count = c;
+				if (m->lines)
+					r->line = hbbpi_image_line(im, in->addr, &r->file);
+				m->st.total += c;
 			}
 		}
 	}

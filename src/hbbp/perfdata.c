@@ -34,6 +34,7 @@ struct pmcf_perfdata {
 	pmcf_pd_stats st;
 	struct idmap { uint64_t id; uint32_t attr; } *idmap;
 	size_t nidmap;
+	char cpuid[128]; /* HEADER_CPUID, or "" */
 };
 
 /* A bounded cursor: reads past the end set bad and return zero. */
@@ -401,6 +402,25 @@ static int parse_record(pmcf_perfdata *pd, uint32_t type, uint16_t misc, struct 
 	return 0;
 }
 
+/* The bounds of feature `bit`'s section (the table after the data section
+ * has one {offset, size} per set bit); c->p is NULL when the table does not fit. */
+static int feature_section(const uint8_t *p, size_t n, uint64_t table, uint64_t feat0, int bit,
+			   struct cur *c)
+{
+	uint64_t idx = popcount64(feat0 & ((1ull << bit) - 1));
+	struct cur fc = {p, n, 0, 0};
+	*c = (struct cur){NULL, 0, 0, 0};
+	uint64_t soff = table + idx * 16;
+	if (soff > n)
+		return 0;
+	fc.off = soff;
+	uint64_t off = rd64(&fc), sz = rd64(&fc);
+	if (fc.bad || off > n || sz > n - off)
+		return corrupt(bit == 12 ? "EVENT_DESC out of bounds" : "CPUID out of bounds");
+	*c = (struct cur){p + off, sz, 0, 0};
+	return 0;
+}
+
 static int parse(pmcf_perfdata *pd, const uint8_t *p, size_t n)
 {
 	struct cur h = {p, n, 0, 0};
@@ -458,20 +478,25 @@ static int parse(pmcf_perfdata *pd, const uint8_t *p, size_t n)
 	int rc = build_idmap(pd);
 	if (rc)
 		return rc;
-	/* feature sections follow the data section */
+	/* feature sections follow the data section, in the order of their bits */
 	if (feat[0] & (1ull << 12)) {
-		uint64_t idx = popcount64(feat[0] & ((1ull << 12) - 1));
-		struct cur fc = {p, n, 0, 0};
-		uint64_t soff = doff + dsz + idx * 16;
-		if (soff <= n) {
-			fc.off = soff;
-			uint64_t eoff = rd64(&fc), esz = rd64(&fc);
-			if (fc.bad || eoff > n || esz > n - eoff)
-				return corrupt("EVENT_DESC out of bounds");
-			struct cur ec = {p + eoff, esz, 0, 0};
-			rc = parse_event_desc(pd, &ec);
-			if (rc)
-				return rc;
+		struct cur ec;
+		if ((rc = feature_section(p, n, doff + dsz, feat[0], 12, &ec)))
+			return rc;
+		if (ec.p && (rc = parse_event_desc(pd, &ec)))
+			return rc;
+	}
+	if (feat[0] & (1ull << 9)) { /* HEADER_CPUID: "GenuineIntel,6,85,4" on x86 */
+		struct cur cc;
+		if ((rc = feature_section(p, n, doff + dsz, feat[0], 9, &cc)))
+			return rc;
+		uint32_t len = cc.p ? rd32(&cc) : 0;
+		if (cc.p && !cc.bad && avail(&cc, len)) {
+			size_t l = strnlen((const char *)cc.p + cc.off, len);
+			if (l >= sizeof(pd->cpuid))
+				l = sizeof(pd->cpuid) - 1;
+			memcpy(pd->cpuid, cc.p + cc.off, l);
+			pd->cpuid[l] = 0;
 		}
 	}
 	/* records */
@@ -604,3 +629,4 @@ const pmcf_pd_task *pmcf_perfdata_task(const pmcf_perfdata *pd, size_t i)
 	return i < pd->ntasks ? &pd->tasks[i] : NULL;
 }
 const pmcf_pd_stats *pmcf_perfdata_stats(const pmcf_perfdata *pd) { return &pd->st; }
+const char *pmcf_perfdata_cpuid(const pmcf_perfdata *pd) { return pd->cpuid; }

@@ -39,6 +39,18 @@ static size_t build_code(uint8_t *c)
 }
 
 static const uint64_t blk_start[5] = {0x00, 0x06, 0x0d, 0x49, 0x4d};
+
+unsigned hbbpi_synth_cycles(uint64_t off)
+{
+	switch (off) {
+	case 0x00: return 3;  /* mov ecx,3 */
+	case 0x06: return 7;  /* add eax,ecx */
+	case 0x0b: return 2;  /* jz */
+	case 0x49: return 5;  /* dec ecx */
+	case 0x4d: return 4;  /* jmp */
+	default: return 1;
+	}
+}
 static const unsigned blk_len[5] = {2, 3, 20, 2, 1};
 
 static int write_elf(const char *path, const uint8_t *code, size_t ncode)
@@ -244,8 +256,12 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 			case 0x4d: next = 0x4f; target = 0x00; break;
 			default: next = pc + 3; break; /* add edx,1 */
 			}
-			m.ins++;
-			if (measure && m.ins % s->ebs_period == 0) {
+			/* instructions, or cycles in timer mode: a time sample falls
+			 * on the instruction that occupies that cycle */
+			unsigned ticks = s->timer ? hbbpi_synth_cycles(pc) : 1, hits = 0;
+			for (unsigned k = 0; k < ticks; k++)
+				hits += ++m.ins % s->ebs_period == 0;
+			for (; measure && hits; hits--) {
 				/* EBS sample on the retiring instruction */
 				rec_header(&d, 9, 2, 8 + 8 * 5 + (s->ebs_only ? 0 : 8 + (s->hw_idx ? 8 : 0)));
 				put64(&d, 100), put64(&d, s->load_addr + pc);
@@ -299,9 +315,11 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 	put64(&f, 1ull << 12), put64(&f, 0), put64(&f, 0), put64(&f, 0);
 	uint8_t a[128];
 	static const char *const names[2] = {"inst_retired.prec_dist", "br_inst_retired.near_taken"};
+	uint32_t ebs_type = s->timer ? 1 : 4; /* cpu-clock: PERF_TYPE_SOFTWARE, config 0 */
+	uint64_t ebs_config = s->timer ? 0 : 0x1c0;
 	for (unsigned i = 0; i < nattr; i++) {
-		attr_bytes(a, 4, i ? 0x20c4 : 0x1c0, i ? s->lbr_period : s->ebs_period, st,
-			   s->ebs_only ? 0 : bst, i ? 1 : 3);
+		attr_bytes(a, i ? 4 : ebs_type, i ? 0x20c4 : ebs_config, i ? s->lbr_period : s->ebs_period,
+			   st, s->ebs_only ? 0 : bst, i ? 1 : s->timer ? 0 : 3);
 		put(&f, a, 128);
 		put64(&f, off_ids + 8 * i), put64(&f, 8);
 	}
@@ -312,11 +330,12 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 	struct buf e = {0};
 	put32(&e, nattr), put32(&e, 128);
 	for (unsigned i = 0; i < nattr; i++) {
-		attr_bytes(a, 4, i ? 0x20c4 : 0x1c0, 0, st, 0, 0);
+		attr_bytes(a, i ? 4 : ebs_type, i ? 0x20c4 : ebs_config, 0, st, 0, 0);
 		put(&e, a, 128);
 		put32(&e, 1);
 		uint8_t nm[64] = {0};
-		memcpy(nm, names[i], strlen(names[i]));
+		const char *name = !i && s->timer ? "cpu-clock" : names[i];
+		memcpy(nm, name, strlen(name));
 		put32(&e, 64), put(&e, nm, 64);
 		put64(&e, 100 + 100 * i);
 	}

@@ -24,6 +24,32 @@ done
 expect_fail 1 "$PMCFUSE" imix train --json syn/ref syn
 expect_match 'nothing to learn' "$ERR"
 
+# timer samples (cpu-clock) of known latencies: the header names the
+# time-to-count correction; without llvm-mca it says the correction was not
+# made and shows the raw estimate (the same counts as --method ebs-raw)
+expect_ok "$PMCFUSE" imix synth --timer -o syt
+expect_ok env -u PMCF_LLVM_MCA PATH=/nonexistent "$PMCFUSE" imix report --by block syt
+expect_match '# time-to-count correction NOT made: no llvm-mca on PATH' "$OUT"
+expect_match 'this is the raw estimate' "$OUT"
+expect_ok env -u PMCF_LLVM_MCA PATH=/nonexistent "$PMCFUSE" imix report --format csv syt
+nomca=$OUT
+expect_ok "$PMCFUSE" imix report --method ebs-raw --format csv syt
+expect_eq "$nomca" "$OUT" "(no llvm-mca: the raw estimate)"
+expect_ok "$PMCFUSE" imix report --method ebs-raw syt
+expect_match 'time-to-count correction off \(--method ebs-raw\)' "$OUT"
+expect_ok env PMCF_LLVM_MCA=/nonexistent/llvm-mca "$PMCFUSE" imix report --format json syt
+echo "$OUT" > syt.json
+expect_eq unavailable "$(json .correction syt.json)"
+expect_match 'is not an executable file' "$(json .cost_model syt.json)"
+expect_fail 1 "$PMCFUSE" imix report --skid sideways syt
+expect_fail 1 "$PMCFUSE" imix report --method ebs-cooked syt
+mca_ok=0
+if env -u PMCF_LLVM_MCA "$PMCFUSE" imix report syt | grep -q '# time-to-count correction: samples / cycles per execution by llvm-mca'; then
+	mca_ok=1
+else
+	echo "note: no usable llvm-mca here: the corrected path is not run end to end"
+fi
+
 # usage and input errors: one line, exit 1
 expect_fail 1 "$PMCFUSE" imix
 expect_fail 1 "$PMCFUSE" imix frobnicate
@@ -73,6 +99,13 @@ echo "average weighted error (EBS on cpu-clock vs callgrind): $err"
 awk -v e="$err" 'BEGIN { exit !(e >= 0 && e < 0.25) }' || fail "average weighted error $err"
 expect_ok "$PMCFUSE" imix compare --normalize ref rec
 expect_match 'average weighted error: [0-9.]+%' "$OUT"
+# the same recording without llvm-mca: said so, raw estimate
+expect_ok env -u PMCF_LLVM_MCA PATH=/nonexistent "$PMCFUSE" imix report --top 3 rec
+expect_match 'time-to-count correction NOT made' "$OUT"
+if [ "$mca_ok" = 1 ]; then
+	expect_ok "$PMCFUSE" imix report --top 3 rec
+	expect_match '# time-to-count correction: samples / cycles per execution by llvm-mca' "$OUT"
+fi
 
 # other views of the same data
 for by in isa isa-set category packing module function block line; do

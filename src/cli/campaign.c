@@ -424,3 +424,25 @@ void campaign_free_command(int argc, char **argv)
 		free(argv[i]);
 	free(argv);
 }
+
+int campaign_resume_alone(const char *verb, const char *dir, int (*cmd)(int, char **))
+{
+	int n = 0;
+	char **stored = NULL;
+	int st = campaign_command(verb, dir, &n, &stored);
+	if (st)
+		return st;
+	char **v = calloc((size_t)n + 4, sizeof(*v));
+	if (!v) {
+		campaign_free_command(n, stored);
+		return cli_error(verb, CLI_EENV, "out of memory");
+	}
+	v[0] = (char *)verb;
+	v[1] = "--resume";
+	v[2] = (char *)dir;
+	memcpy(v + 3, stored, (size_t)n * sizeof(*v));
+	st = cmd(n + 3, v);
+	free(v);
+	campaign_free_command(n, stored);
+	return st;
+}

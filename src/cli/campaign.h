@@ -89,6 +89,9 @@ void campaign_close(struct campaign *c);
  * (malloc'ed, the strings too; free with campaign_free_command). */
 int campaign_command(const char *verb, const char *dir, int *argc, char ***argv);
 void campaign_free_command(int argc, char **argv);
+/* `VERB --resume DIR` alone: runs cmd (the verb) with the command line
+ * stored in DIR's manifest after --resume DIR. Returns its exit status. */
+int campaign_resume_alone(const char *verb, const char *dir, int (*cmd)(int, char **));
 /* Hex SHA-256 of text (65 bytes with the NUL). */
 void campaign_digest(const char *text, char hex[65]);
 /* "2024-01-01T12:00:00Z" of t. */

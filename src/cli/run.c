@@ -268,29 +268,6 @@ static int owns_folder(const struct campaign *c, const char *out)
 	return strncmp(c->dir, out, n) == 0 && strcmp(c->dir + n, ".executions") == 0;
 }
 
-/* `run --resume DIR` alone: the command stored in DIR's manifest. */
-static int resume_alone(const char *dir)
-{
-	int n = 0;
-	char **cmd = NULL;
-	int st = campaign_command("run", dir, &n, &cmd);
-	if (st)
-		return st;
-	char **v = calloc((size_t)n + 4, sizeof(*v));
-	if (!v) {
-		campaign_free_command(n, cmd);
-		return cli_error("run", CLI_EENV, "out of memory");
-	}
-	v[0] = "run";
-	v[1] = "--resume";
-	v[2] = (char *)dir;
-	memcpy(v + 3, cmd, (size_t)n * sizeof(*v));
-	st = cmd_run(n + 3, v);
-	free(v);
-	campaign_free_command(n, cmd);
-	return st;
-}
-
 int cmd_run(int argc, char **argv)
 {
 	static const char *verb = "run";
@@ -327,7 +304,7 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	if (resume && optind >= argc && argc <= 3) /* --resume DIR alone */
-		return resume_alone(resume);
+		return campaign_resume_alone(verb, resume, cmd_run);
 	if (!out)
 		return cli_usage_error(verb, "missing -o OUT");
 	if (resume && keep && strcmp(resume, keep) != 0)

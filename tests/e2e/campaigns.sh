@@ -8,7 +8,7 @@
 set -m # background jobs get their own process group (and SIGINT is not ignored)
 mkdir tmp
 export TMPDIR=$PWD/tmp
-SIM=cholesky,blocks=50
+SIM=cholesky,blocks=30
 
 # wait_for PATTERN: until a process whose command line matches runs (5 s)
 wait_for() {
@@ -38,13 +38,13 @@ for how in "TERM alone 143" "INT group 130" "HUP alone 129"; do
 	n=$((n + 1))
 	"$PMCFUSE" record -e page-faults -o "sig$n.pmcf" -- sleep 37.$n 2>err.txt &
 	pid=$!
-	wait_for "sleep 37.$n"
+	wait_for "^sleep 37.$n"
 	stop $pid "$sig" "$to"
 	expect_eq "$rc" "$RC" "(record, SIG$sig to $to)"
 	one_line
 	expect_match "^pmcfuse: record: interrupted by SIG$sig: 'sleep' was stopped; the profile keeps the [0-9]+ XUs recorded and is marked incomplete \(saved to sig$n.pmcf\)$" "$ERR"
 	expect_eq 0 "$(complete_of "sig$n.pmcf")"
-	gone "sleep 37.$n"
+	gone "^sleep 37.$n"
 done
 [ -z "$(ls tmp)" ] || fail "record folders left: $(ls tmp)"; ok
 
@@ -52,10 +52,10 @@ done
 # the record folder it leaves is removed by the next recording
 "$PMCFUSE" record -e page-faults -o killed.pmcf -- sleep 38.1 2>err.txt &
 pid=$!
-wait_for "sleep 38.1"
+wait_for "^sleep 38.1"
 stop $pid KILL
 expect_eq 137 "$RC"
-gone "sleep 38.1"
+gone "^sleep 38.1"
 [ ! -e killed.pmcf ] || fail "SIGKILL cannot have saved a profile"; ok
 ls -d tmp/pmcfuse-rec-$pid-* >/dev/null || fail "expected the killed run's record folder"
 mkdir "tmp/pmcfuse-rec-$$-alive0" # a living owner (this shell): kept
@@ -85,7 +85,7 @@ stop $pid TERM
 expect_eq 143 "$RC"
 one_line
 expect_match "^pmcfuse: run: interrupted by SIGTERM: 1 of 3 executions complete \(the stopped one kept, marked incomplete\), kept in r.pmcf.executions; resume with \`pmcfuse run --resume r.pmcf.executions\`$" "$ERR"
-gone "sleep 0.6"
+gone "^sleep 0.6"
 expect_eq ok "$(json '.executions[0].status' r.pmcf.executions/campaign.json)"
 expect_eq interrupted "$(json '.executions[1].status' r.pmcf.executions/campaign.json)"
 expect_eq missing "$(json '.executions[2].status' r.pmcf.executions/campaign.json)"
@@ -95,8 +95,8 @@ expect_fail 1 "$PMCFUSE" run -e page-faults,context-switches,minor-faults --pmcs
 expect_match "already holds a campaign or profiles: resume it with \`pmcfuse run --resume r.pmcf.executions\`" "$ERR"
 expect_fail 1 "$PMCFUSE" run --resume r.pmcf.executions -e page-faults --pmcs 1 -o r.pmcf -- sleep 0.6
 expect_match "'r.pmcf.executions' is a campaign of another plan" "$ERR"
-#REFexpect_fail 1 "$PMCFUSE" reference --resume r.pmcf.executions
-#REFexpect_match 'is a campaign of `pmcfuse run`, not of reference' "$ERR"
+expect_fail 1 "$PMCFUSE" reference --resume r.pmcf.executions
+expect_match 'is a campaign of `pmcfuse run`, not of reference' "$ERR"
 expect_ok "$PMCFUSE" run --resume r.pmcf.executions
 expect_match 'resumed r.pmcf.executions: 1 of 3 executions were already done' "$OUT"
 [ -f r.pmcf ] && [ ! -e r.pmcf.executions ] || fail "resume did not finish the campaign"; ok
@@ -110,8 +110,8 @@ nsets=$(ls whole/exec-*.pmcf | wc -l)
 expect_eq "$nsets" "$(json '[.executions[] | select(.status == "ok")] | length' whole/campaign.json)"
 expect_eq complete "$(json .state whole/campaign.json)"
 stopped=0
-for at in 0.15 0.4 0.7 1.0; do
-	to=alone; [ "$at" = 0.4 ] && to=group
+for at in 0.2 0.8; do
+	to=alone; [ "$at" = 0.8 ] && to=group
 	"$PMCFUSE" run --sim $SIM --keep "c$at" -o "c$at.pmcf" 2>err.txt >/dev/null &
 	pid=$!
 	sleep "$at"
@@ -134,3 +134,58 @@ done
 # --keep into a folder that holds profiles: refused, nothing changed
 expect_fail 1 "$PMCFUSE" run --sim $SIM --keep whole -o again.pmcf
 expect_match "'whole' already holds a campaign or profiles" "$ERR"
+
+# ---- reference: the same, and usable when interrupted ----------------------
+REV=duration,PAPI_L1_DCM,PAPI_L2_TCM,PAPI_TOT_INS,PAPI_BR_MSP,PAPI_L3_TCM
+expect_ok "$PMCFUSE" reference -e $REV --repeat 3 -o rwhole --sim $SIM
+expect_eq true "$(json .complete rwhole/reference.json)"
+total=$(json .executions rwhole/reference.json)
+for f in rwhole/ref-*.pmcf; do "$PMCFUSE" export --format csv "$f"; done >rwhole.csv
+# fused and reference executions are independent: no seed in common
+"$PMCFUSE" run --sim $SIM --keep seeds -o seeds.pmcf >/dev/null
+common=$(comm -12 <(jq -r '.executions[].seed' seeds/campaign.json | sort) \
+	<(jq -r '.profiles[].seed | tostring' rwhole/reference.json | sort) | wc -l)
+expect_eq 0 "$common" "(seeds shared by run and reference)"
+stopped=0
+for at in 0.6; do
+	"$PMCFUSE" reference -e $REV --repeat 3 -o "r$at" --sim $SIM 2>err.txt >/dev/null &
+	pid=$!
+	sleep "$at"
+	stop $pid TERM
+	if [ "$RC" = 143 ]; then
+		stopped=$((stopped + 1))
+		one_line
+		expect_match "^pmcfuse: reference: interrupted by SIGTERM: [0-9]+ of $total reference executions complete, kept in r$at \(usable by epd and correrr\); resume with \`pmcfuse reference --resume r$at\`$" "$ERR"
+		expect_eq false "$(json .complete "r$at/reference.json")"
+		expect_eq "$(ls "r$at"/ref-*.pmcf 2>/dev/null | wc -l)" "$(json '.profiles | length' "r$at/reference.json")"
+		expect_ok "$PMCFUSE" reference --resume "r$at"
+	else
+		expect_eq 0 "$RC" "(reference neither finished nor stopped at $at s: $ERR)"
+	fi
+	expect_eq true "$(json .complete "r$at/reference.json")"
+	for f in "r$at"/ref-*.pmcf; do "$PMCFUSE" export --format csv "$f"; done >"r$at.csv"
+	cmp -s rwhole.csv "r$at.csv" || fail "reference resumed at $at s differs from the uninterrupted one"
+	ok
+done
+[ "$stopped" -gt 0 ] || fail "no reference was stopped mid-campaign"; ok
+expect_fail 1 "$PMCFUSE" reference -e $REV --repeat 3 -o rwhole --sim $SIM
+expect_match "'rwhole' already holds a campaign or profiles: resume it with \`pmcfuse reference --resume rwhole\`" "$ERR"
+expect_fail 1 "$PMCFUSE" reference --resume rwhole -e $REV --repeat 2 --sim $SIM
+expect_match "'rwhole' is a campaign of another plan" "$ERR"
+
+# a real program: the stopped execution is not kept as a reference
+"$PMCFUSE" reference -e page-faults,context-switches,minor-faults --pmcs 2 --repeat 2 -o rp \
+	-- sleep 0.4 2>err.txt &
+pid=$!
+sleep 0.6
+stop $pid TERM
+expect_eq 143 "$RC"
+one_line
+expect_match 'interrupted by SIGTERM: 1 of [0-9]+ reference executions complete' "$ERR"
+gone "^sleep 0.4"
+expect_eq 1 "$(ls rp/ref-*.pmcf | wc -l)"
+expect_eq ok "$(json '.executions[0].status' rp/campaign.json)"
+expect_match '^(interrupted|missing)$' "$(json '.executions[1].status' rp/campaign.json)"
+expect_ok "$PMCFUSE" reference --resume rp
+expect_eq true "$(json .complete rp/reference.json)"
+expect_eq "$(json .executions rp/reference.json)" "$(ls rp/ref-*.pmcf | wc -l)"

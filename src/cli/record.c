@@ -22,6 +22,8 @@ static const char usage[] =
     "counted during any XU, the share of values missing, the XUs not always counted,\n"
     "and a warning when the run was shorter than one rotation period\n"
     "(docs/multiplexing.md).\n\n"
+    "SIGINT, SIGTERM and SIGHUP are forwarded to the program: what was recorded is\n"
+    "saved, marked incomplete, and record exits 128+N (docs/campaigns.md).\n\n"
     "  -e, --events EVENTS   comma list, all, or @FILE (`pmcfuse events --sim SPEC`)\n"
     "  -o, --output OUT      the profile file to write (atomically)\n"
     "  --sim SPEC            simulated workload: WORKLOAD[,key=value...], e.g.\n"
@@ -36,7 +38,8 @@ static const char usage[] =
     "                        counted at the XU end; local: it did not count during the XU)\n"
     "  --plan FILE --set K   record execution K (0-based, as `pmcfuse plan` numbers them) of\n"
     "                        a plan: its events, counter budget, source and seed come from\n"
-    "                        the plan (docs/slurm.md runs the sets as a job array)\n"
+    "                        the plan; the profile stores the plan's digest and K,\n"
+    "                        which combine checks (docs/slurm.md: a job array)\n"
     "  -- PROG ARGS          a real program, counted with perf_event (docs/collector.md)\n";
 
 /* The events, budget, source and seed of set K of a plan: fills the

@@ -63,14 +63,15 @@ void cli_signal_child(pid_t pid)
 
 int cli_interrupted(const char *verb, const char *fmt, ...)
 {
-	char msg[1500];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	int sig = caught ? caught : SIGINT;
 	const char *abbrev = sigabbrev_np(sig);
-	cli_error(verb, 128 + sig, "interrupted by SIG%s: %s", abbrev ? abbrev : "?", msg);
+	char msg[1500];
+	int o = snprintf(msg, sizeof(msg), "interrupted by SIG%s: ", abbrev ? abbrev : "?");
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg + o, sizeof(msg) - (size_t)o, fmt, ap);
+	va_end(ap);
+	cli_error(verb, 128 + sig, "%s", msg);
 	return 128 + sig;
 }
 
@@ -171,11 +172,8 @@ void campaign_iso_time(time_t t, char out[32])
 
 static char *join(const char *dir, const char *name)
 {
-	size_t len = strlen(dir) + strlen(name) + 2;
-	char *p = malloc(len);
-	if (p)
-		snprintf(p, len, "%s/%s", dir, name);
-	return p;
+	char *p;
+	return asprintf(&p, "%s/%s", dir, name) < 0 ? NULL : p;
 }
 
 /* Whether dir holds a manifest or a profile (1), nothing of ours (0). */

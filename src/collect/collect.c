@@ -116,33 +116,40 @@ static void remove_dir(const char *dir)
 
 #define REC_DIR_PREFIX "pmcfuse-rec-"
 
-/* Removes the record folders TMPDIR/pmcfuse-rec-PID-XXXXXX of this user whose
- * pmcfuse (PID) is gone: left by a pmcfuse that was killed (SIGKILL) while
- * its program ran. A folder whose owner may live is left alone. */
+/* A record folder name with its owner's pid: pmcfuse-rec-PID-XXXXXX. */
+static long rec_dir_owner(const char *name)
+{
+	if (strncmp(name, REC_DIR_PREFIX, strlen(REC_DIR_PREFIX)) != 0)
+		return -1;
+	char *end;
+	errno = 0;
+	long pid = strtol(name + strlen(REC_DIR_PREFIX), &end, 10);
+	return errno || pid <= 0 || *end != '-' || strlen(end) != 7 ? -1 : pid;
+}
+
+static int is_rec_dir(const struct dirent *de)
+{
+	return rec_dir_owner(de->d_name) > 0;
+}
+
+/* Removes the record folders in tmp of this user whose pmcfuse (the PID in
+ * the name) is gone: left by a pmcfuse that was killed (SIGKILL) while its
+ * program ran. A folder whose owner may live is left alone. */
 static void remove_orphan_dirs(const char *tmp)
 {
-	DIR *d = opendir(tmp);
-	if (!d)
-		return;
-	struct dirent *de;
-	char p[PATH_MAX + 300];
-	while ((de = readdir(d)) != NULL) {
-		if (strncmp(de->d_name, REC_DIR_PREFIX, strlen(REC_DIR_PREFIX)) != 0)
-			continue;
-		char *end;
-		errno = 0;
-		long pid = strtol(de->d_name + strlen(REC_DIR_PREFIX), &end, 10);
-		if (errno || pid <= 0 || *end != '-' || strlen(end) != 7)
-			continue;
+	struct dirent **list = NULL;
+	int n = scandir(tmp, &list, is_rec_dir, NULL);
+	for (int i = 0; i < n; i++) {
+		char p[PATH_MAX + 300];
 		struct stat sb;
-		snprintf(p, sizeof(p), "%s/%s", tmp, de->d_name);
-		if (lstat(p, &sb) != 0 || !S_ISDIR(sb.st_mode) || sb.st_uid != getuid())
-			continue;
-		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue;
-		remove_dir(p);
+		long pid = rec_dir_owner(list[i]->d_name);
+		snprintf(p, sizeof(p), "%s/%s", tmp, list[i]->d_name);
+		if (lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode) && sb.st_uid == getuid() &&
+		    kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+			remove_dir(p);
+		free(list[i]);
 	}
-	closedir(d);
+	free(list);
 }
 
 /* "name=value" in a fresh string; NULL on allocation failure. */

@@ -23,7 +23,9 @@ gone() {
 # stop PID SIG [group]: sends SIG to PID (or its process group), waits for it;
 # its exit status in $RC, its stderr in $ERR
 stop() {
-	if [ "${3:-}" = group ]; then kill -"$2" -- -"$1"; else kill -"$2" "$1"; fi
+	# (it may have finished already: then there is nothing to signal)
+	if [ "${3:-}" = group ]; then kill -"$2" -- -"$1" 2>/dev/null || true
+	else kill -"$2" "$1" 2>/dev/null || true; fi
 	RC=0
 	wait "$1" || RC=$?
 	ERR=$(cat err.txt)

@@ -19,16 +19,14 @@
 #include "pmcfuse/profile.h"
 
 /* ---- signals -------------------------------------------------------------- */
-static volatile sig_atomic_t caught, child;
+static volatile sig_atomic_t caught;
 
 static void on_signal(int sig)
 {
 	int first = !caught;
 	if (first)
 		caught = sig;
-	int fwd = first ? sig : SIGKILL, sent = pmcf_collect_signal(fwd);
-	if (child > 0 && kill((pid_t)child, fwd) == 0)
-		sent = 1;
+	int sent = pmcf_collect_signal(first ? sig : SIGKILL);
 	if (!first && !sent) {
 		/* a second signal with nothing to wait for: end now */
 		signal(sig, SIG_DFL);
@@ -54,11 +52,6 @@ void cli_signals_catch(void)
 int cli_signal_caught(void)
 {
 	return caught;
-}
-
-void cli_signal_child(pid_t pid)
-{
-	child = pid;
 }
 
 int cli_interrupted(const char *verb, const char *fmt, ...)

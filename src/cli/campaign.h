@@ -11,16 +11,12 @@
 
 /* ---- signals -------------------------------------------------------------- */
 /* Catches SIGINT, SIGTERM and SIGHUP (those not ignored): the first is
- * remembered and forwarded to the program being recorded (and to the pid
- * of cli_signal_child); a second one sends SIGKILL to that program, or ends
+ * remembered and forwarded to the program being recorded; a second one sends SIGKILL to that program, or ends
  * pmcfuse at once when none runs. The verb checks cli_signal_caught()
  * between steps, keeps what is complete and ends with cli_interrupted. */
 void cli_signals_catch(void);
 /* The first signal caught (0: none). */
 int cli_signal_caught(void);
-/* A child of the verb's own (not a recorded program) to forward signals to;
- * 0 for none. */
-void cli_signal_child(pid_t pid);
 /* Prints "pmcfuse: VERB: interrupted by SIGNAME: <message>" and returns the
  * exit status 128 + the signal. */
 int cli_interrupted(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

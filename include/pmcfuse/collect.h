@@ -67,6 +67,15 @@ PMCF_API int pmcf_collect_program(char *const argv[], const char *const *events,
 				  const pmcf_collect_opts *opts, pmcf_profile **out,
 				  pmcf_exit_info *exit_info);
 
+/* For a signal handler (async-signal-safe): sends sig to the program that
+ * pmcf_collect_program is running and returns 1. When none is running it
+ * returns 0 and remembers sig: the next pmcf_collect_program does not start
+ * its program and returns -EINTR (pmcf_collect_signal(0) forgets it). The
+ * program also gets SIGKILL when the process that started it dies
+ * (PR_SET_PDEATHSIG), and a record folder left by a killed pmcfuse is
+ * removed by the next pmcf_collect_program of the same user. */
+PMCF_API int pmcf_collect_signal(int sig);
+
 /* Builds the profile from a record folder written by an earlier run (e.g.
  * with record_dir set): same XUs and labels, metadata limited to what the
  * folder holds. events as given to that run. */

@@ -35,8 +35,9 @@ typedef struct pmcf_combine_opts {
 	const char *const *names; /* n names for the inputs (paths), or NULL: "input K" */
 	unsigned threads;         /* bc family: types clustered at once; 0: the online CPUs.
 				   * The result does not depend on it. */
+	int partial;              /* 1: inputs that are sets of a plan may lack some sets */
 } pmcf_combine_opts;
-#define PMCF_COMBINE_OPTS_INIT {sizeof(pmcf_combine_opts), PMCF_COMBINE_BC, 1, 0, NULL, 0}
+#define PMCF_COMBINE_OPTS_INIT {sizeof(pmcf_combine_opts), PMCF_COMBINE_BC, 1, 0, NULL, 0, 0}
 
 /* What a combination did. */
 typedef struct pmcf_combine_stats {
@@ -55,12 +56,20 @@ typedef struct pmcf_combine_stats {
 } pmcf_combine_stats;
 
 /* Checks that the inputs can be fused with strategy: same program, arguments,
- * binary and simulated workload (seed aside) unless force; at least one
+ * binary and simulated workload (seed aside) unless force; inputs that are
+ * executions of a plan (PMCF_META_PLAN_*) all of the same plan, each set
+ * once, and every set of the plan unless partial (force does not lift
+ * these; the caller orders them by set); at least one
  * event each; for the bc family, every input shares an event with the union
  * of the ones before it (fuse-task-parallel §3.2); for lgl, labels.
  * 0 or PMCF_ECONFLICT / PMCF_EINVAL with a detail naming the inputs. */
 PMCF_API int pmcf_combine_check(const pmcf_profile *const *in, size_t n,
 				const pmcf_combine_opts *opts);
+/* The first part of pmcf_combine_check alone: one profile each, the same
+ * program run unless force (what comparing a profile with references of the
+ * same program needs, whatever plan recorded them). */
+PMCF_API int pmcf_combine_check_run(const pmcf_profile *const *in, size_t n,
+				    const pmcf_combine_opts *opts);
 
 /* Fuses in[0..n) (n >= 1, in order; the order matters for the bc family and
  * for which input contributes an event monitored twice: the first one) into

@@ -77,6 +77,12 @@ typedef struct pmcf_xu {
 #define PMCF_META_ESTIMATE "estimate"       /* cumulative|local */
 #define PMCF_META_STRATEGY "strategy"       /* combination strategy of a fused profile */
 #define PMCF_META_PMCFUSE_VERSION "pmcfuse_version"
+/* An execution of a plan (record --plan, run): the SHA-256 of the plan's
+ * JSON, the set it monitored (0-based) and the plan's number of sets;
+ * combine checks that its inputs are the sets of one plan. */
+#define PMCF_META_PLAN_DIGEST "plan_digest"
+#define PMCF_META_PLAN_SET "plan_set"
+#define PMCF_META_PLAN_SETS "plan_sets"
 
 /* ---- life cycle ---------------------------------------------------------- */
 

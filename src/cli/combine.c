@@ -4,14 +4,19 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "cli/cli.h"
 #include "cli/fuse.h"
 
 static const char usage[] =
-	"usage: pmcfuse combine [--strategy S] [--seed N] [--threads N] [--force] -o OUT IN...\n\n"
+	"usage: pmcfuse combine [--strategy S] [--seed N] [--threads N] [--force] [--partial]\n"
+	"                       -o OUT IN...\n\n"
 	"Fuses execution profiles of one program (each monitoring part of the events)\n"
 	"into OUT, in which every XU has a value for every event. Every value keeps its\n"
-	"source profile and XU, and every XU a match distance (`show`).\n\n"
+	"source profile and XU, and every XU a match distance (`show`). Executions of a\n"
+	"plan (record --plan, run --keep) are fused in set order, whatever the order of\n"
+	"IN; a missing or duplicated set, the same file twice, or sets of different\n"
+	"plans are refused.\n\n"
 	"  --strategy S   ctc      per XU type, pair XUs by start-time order\n"
 	"                 lgl      pair XUs with the same label\n"
 	"                 bc       behaviour clustering on the overlapping events (default;\n"
@@ -22,9 +27,44 @@ static const char usage[] =
 	"  --threads N    bc family: XU types clustered at once (default: the online CPUs;\n"
 	"                 the result is the same for any N)\n"
 	"  --force        fuse profiles of different programs, arguments or workloads\n"
+	"  --partial      fuse the sets of a plan that are there, some missing (the\n"
+	"                 result is marked incomplete)\n"
 	"  -o, --output OUT  the fused profile to write (atomically)\n";
 
-enum { OPT_STRATEGY = 256, OPT_SEED, OPT_FORCE, OPT_THREADS };
+enum { OPT_STRATEGY = 256, OPT_SEED, OPT_FORCE, OPT_THREADS, OPT_PARTIAL };
+
+/* Inputs that are sets of a plan (record --plan, run --keep) go in set
+ * order, whatever the order of the arguments: bc needs the plan's order. */
+struct input {
+	pmcf_profile *p;
+	const char *name;
+	long set;
+};
+
+static int by_set(const void *a, const void *b)
+{
+	const struct input *x = a, *y = b;
+	return (x->set > y->set) - (x->set < y->set);
+}
+
+/* The same file given twice (same device and inode): reported. */
+static int same_file_twice(const char *verb, char **paths, size_t n)
+{
+	struct stat *sb = calloc(n, sizeof(*sb));
+	if (!sb)
+		return cli_error(verb, CLI_EENV, "out of memory");
+	int st = CLI_OK;
+	for (size_t j = 0; j < n && !st; j++) {
+		if (stat(paths[j], &sb[j]) != 0)
+			continue; /* opening it reports why */
+		for (size_t i = 0; i < j && !st; i++)
+			if (sb[i].st_dev == sb[j].st_dev && sb[i].st_ino == sb[j].st_ino)
+				st = cli_error(verb, CLI_EUSAGE, "%s and %s are the same file",
+					       paths[i], paths[j]);
+	}
+	free(sb);
+	return st;
+}
 
 void fuse_print_summary(FILE *f, const pmcf_profile *fused, const pmcf_combine_stats *st,
 			int strategy, size_t ninputs)
@@ -58,6 +98,7 @@ int cmd_combine(int argc, char **argv)
 		{"seed", required_argument, NULL, OPT_SEED},
 		{"force", no_argument, NULL, OPT_FORCE},
 		{"threads", required_argument, NULL, OPT_THREADS},
+		{"partial", no_argument, NULL, OPT_PARTIAL},
 		{"output", required_argument, NULL, 'o'},
 		{NULL, 0, NULL, 0},
 	};
@@ -71,6 +112,7 @@ int cmd_combine(int argc, char **argv)
 		switch (c) {
 		case 'o': out = optarg; break;
 		case OPT_FORCE: o.force = 1; break;
+		case OPT_PARTIAL: o.partial = 1; break;
 		case OPT_STRATEGY:
 			if ((o.strategy = pmcf_strategy_parse(optarg)) < 0)
 				return cli_usage_error(verb, "%s", pmcf_errdetail());
@@ -96,17 +138,38 @@ int cmd_combine(int argc, char **argv)
 	size_t n = (size_t)(argc - optind);
 	if (cli_out_not_input(verb, out, (const char *const *)argv + optind, n))
 		return CLI_EUSAGE;
-	pmcf_profile **in = calloc(n, sizeof(*in));
-	if (!in)
+	struct input *in = calloc(n, sizeof(*in));
+	pmcf_profile **prof = calloc(n, sizeof(*prof));
+	const char **names = calloc(n, sizeof(*names));
+	if (!in || !prof || !names) {
+		free(in);
+		free(prof);
+		free(names);
 		return cli_error(verb, CLI_EENV, "out of memory");
-	int st = CLI_OK;
-	for (size_t j = 0; j < n && !st; j++)
-		st = cli_open_profile(verb, argv[optind + (int)j], &in[j]);
+	}
+	int st = same_file_twice(verb, argv + optind, n), sets = 1;
+	for (size_t j = 0; j < n && !st; j++) {
+		in[j].name = argv[optind + (int)j];
+		st = cli_open_profile(verb, in[j].name, &in[j].p);
+		const char *k = st ? NULL : pmcf_profile_meta_get(in[j].p, PMCF_META_PLAN_SET);
+		in[j].set = k ? strtol(k, NULL, 10) : -1;
+		sets &= k != NULL;
+	}
+	if (!st && sets)
+		qsort(in, n, sizeof(*in), by_set); /* equal sets are refused by the check */
+	for (size_t j = 0; j < n; j++) {
+		prof[j] = in[j].p;
+		names[j] = in[j].name;
+	}
 	pmcf_profile *fused = NULL;
 	pmcf_combine_stats s = {.size = sizeof(s)};
 	if (!st) {
-		o.names = (const char *const *)argv + optind;
-		int err = pmcf_combine((const pmcf_profile *const *)in, n, &o, &fused, &s);
+		o.names = names;
+		int err = pmcf_combine((const pmcf_profile *const *)prof, n, &o, &fused, &s);
+		/* --partial with sets missing: the result says it is incomplete */
+		const char *ns = pmcf_profile_meta_get(prof[0], PMCF_META_PLAN_SETS);
+		if (!err && sets && ns && strtoul(ns, NULL, 10) > n)
+			err = pmcf_profile_meta_set(fused, PMCF_META_COMPLETE, "0");
 		if (err)
 			st = cli_lib_error(verb, err, "combining");
 		else if ((err = pmcf_profile_save(fused, out)))
@@ -115,8 +178,10 @@ int cmd_combine(int argc, char **argv)
 			fuse_print_summary(stdout, fused, &s, o.strategy, n);
 	}
 	for (size_t j = 0; j < n; j++)
-		pmcf_profile_free(in[j]);
+		pmcf_profile_free(in[j].p);
 	free(in);
+	free(prof);
+	free(names);
 	pmcf_profile_free(fused);
 	return st;
 }

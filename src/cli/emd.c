@@ -248,7 +248,7 @@ static int check_ref(const char *verb, const pmcf_profile *target, const char *t
 	pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
 	o.strategy = PMCF_COMBINE_CTC;
 	o.names = nm;
-	int err = pmcf_combine_check(two, 2, &o);
+	int err = pmcf_combine_check_run(two, 2, &o);
 	if (err == PMCF_ECONFLICT) {
 		const char *d = pmcf_errdetail(), *cut = d ? strstr(d, "; use --force") : NULL;
 		return cli_error(verb, CLI_EUSAGE, "%.*s: references of another run; use --force to "

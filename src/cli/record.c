@@ -1,6 +1,7 @@
 /* `pmcfuse record`: record one execution profile of a simulated workload
  * (--sim SPEC) or a real program (-- PROG ARGS), with its own event list or
  * one set of a plan (--plan plan.json --set K). */
+#include "cli/campaign.h"
 #include "cli/cli.h"
 #include "cli/record_program.h"
 #include "pmcfuse/plan.h"
@@ -21,6 +22,8 @@ static const char usage[] =
     "counted during any XU, the share of values missing, the XUs not always counted,\n"
     "and a warning when the run was shorter than one rotation period\n"
     "(docs/multiplexing.md).\n\n"
+    "SIGINT, SIGTERM and SIGHUP are forwarded to the program: what was recorded is\n"
+    "saved, marked incomplete, and record exits 128+N (docs/campaigns.md).\n\n"
     "  -e, --events EVENTS   comma list, all, or @FILE (`pmcfuse events --sim SPEC`)\n"
     "  -o, --output OUT      the profile file to write (atomically)\n"
     "  --sim SPEC            simulated workload: WORKLOAD[,key=value...], e.g.\n"
@@ -35,7 +38,8 @@ static const char usage[] =
     "                        counted at the XU end; local: it did not count during the XU)\n"
     "  --plan FILE --set K   record execution K (0-based, as `pmcfuse plan` numbers them) of\n"
     "                        a plan: its events, counter budget, source and seed come from\n"
-    "                        the plan (docs/slurm.md runs the sets as a job array)\n"
+    "                        the plan; the profile stores the plan's digest and K,\n"
+    "                        which combine checks (docs/slurm.md: a job array)\n"
     "  -- PROG ARGS          a real program, counted with perf_event (docs/collector.md)\n";
 
 /* The events, budget, source and seed of set K of a plan: fills the
@@ -44,6 +48,8 @@ struct plan_choice {
 	pmcf_plan *plan;
 	const char *const *names;
 	size_t n;
+	char digest[65];
+	struct cli_plan_meta meta; /* stored in the profile */
 };
 
 static int load_plan_set(const char *verb, const char *path, const char *setarg,
@@ -63,6 +69,9 @@ static int load_plan_set(const char *verb, const char *path, const char *setarg,
 		return cli_usage_error(verb, "--set %lu: the plan '%s' has sets 0 to %zu", k, path,
 				       nsets - 1);
 	pmcf_plan_set_events(pc->plan, k, &pc->names, &pc->n);
+	if ((err = cli_plan_digest(verb, pc->plan, pc->digest)))
+		return err;
+	pc->meta = (struct cli_plan_meta){.digest = pc->digest, .set = k, .nsets = nsets};
 	unsigned plan_pmcs = pmcf_plan_pmcs(pc->plan);
 	if (pmcs_given && plan_pmcs && o->pmcs != plan_pmcs)
 		return cli_usage_error(verb, "--pmcs %u contradicts the plan's %u counters", o->pmcs,
@@ -93,7 +102,8 @@ static int load_plan_set(const char *verb, const char *path, const char *setarg,
 }
 
 static int record_sim(const char *verb, const char *sim, const char *events,
-		      const char *const *names, size_t n, const pmcf_sim_opts *o, const char *out);
+		      const char *const *names, size_t n, const pmcf_sim_opts *o,
+		      const struct cli_plan_meta *pm, const char *out);
 
 enum { OPT_SIM = 256, OPT_PMCS, OPT_MUX, OPT_PERIOD, OPT_EST, OPT_PLAN, OPT_SET };
 
@@ -188,7 +198,10 @@ int cmd_record(int argc, char **argv)
 
 	struct plan_choice pc = {0};
 	char *spec_buf = NULL;
-	int rc = CLI_OK;
+	int rc = cli_check_output(verb, out);
+	if (rc)
+		return rc;
+	cli_signals_catch();
 	if (plan)
 		rc = load_plan_set(verb, plan, setarg, &pc, &o, pmcs_given, &sim, &prog_argc,
 				   &prog_argv, &spec_buf);
@@ -214,17 +227,18 @@ int cmd_record(int argc, char **argv)
 						strcat(list, ",");
 					strcat(list, pc.names[i]);
 				}
-				rc = cli_record_program_mux(verb, list, o.pmcs, o.multiplex,
-							    o.period_ms, o.estimate, out,
-							    prog_argc, prog_argv);
+				rc = cli_record_program(verb, list, o.pmcs, o.multiplex,
+							o.period_ms, o.estimate, &pc.meta, out,
+							prog_argc, prog_argv);
 				free(list);
 			}
 		} else {
-			rc = cli_record_program_mux(verb, events, o.pmcs, o.multiplex, o.period_ms,
-						    o.estimate, out, prog_argc, prog_argv);
+			rc = cli_record_program(verb, events, o.pmcs, o.multiplex, o.period_ms,
+						o.estimate, NULL, out, prog_argc, prog_argv);
 		}
 	} else if (!rc) {
-		rc = record_sim(verb, sim, events, pc.names, pc.n, &o, out);
+		rc = record_sim(verb, sim, events, pc.names, pc.n, &o, pc.plan ? &pc.meta : NULL,
+				out);
 	}
 	pmcf_plan_free(pc.plan);
 	free(spec_buf);
@@ -234,7 +248,8 @@ int cmd_record(int argc, char **argv)
 /* Records one simulated execution: events from the spec (-e) or the given
  * names (a plan's set). */
 static int record_sim(const char *verb, const char *sim, const char *events,
-		      const char *const *names, size_t n, const pmcf_sim_opts *o, const char *out)
+		      const char *const *names, size_t n, const pmcf_sim_opts *o,
+		      const struct cli_plan_meta *pm, const char *out)
 {
 	pmcf_sim_spec *spec = NULL;
 	pmcf_catalog *cat = NULL;
@@ -254,12 +269,17 @@ static int record_sim(const char *verb, const char *sim, const char *events,
 	}
 	if (!err)
 		err = pmcf_sim_record(spec, names, n, o, &p);
+	if (!err)
+		err = cli_plan_meta_apply(p, pm);
 	if (err) {
 		rc = cli_lib_error(verb, err, "record");
 	} else {
 		err = pmcf_profile_save(p, out);
 		if (err)
 			rc = cli_lib_error(verb, err, out);
+		else if (cli_signal_caught())
+			rc = cli_interrupted(verb, "the simulated execution had finished (saved to %s)",
+					     out);
 		else if (o->multiplex != PMCF_MUX_NONE)
 			cli_mux_summary(verb, p, -1);
 	}

@@ -2,8 +2,10 @@
  * catalogue, pmcf_collect_program (optionally multiplexed: kernel, rr, roc),
  * atomic save, and a clear message when the program crashed or was killed
  * (the profile is kept, marked incomplete). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli/campaign.h"
 #include "cli/cli.h"
 #include "cli/record_program.h"
 #include "counters/perf.h"
@@ -11,16 +13,9 @@
 #include "pmcfuse/multiplex.h"
 #include "pmcfuse/sim.h"
 
-int cli_record_program(const char *verb, const char *events_spec, unsigned pmcs, const char *out,
-		       int prog_argc, char **prog_argv)
-{
-	return cli_record_program_mux(verb, events_spec, pmcs, PMCF_MUX_NONE, 0, PMCF_EST_CUMULATIVE,
-				      out, prog_argc, prog_argv);
-}
-
-int cli_record_program_mux(const char *verb, const char *events_spec, unsigned pmcs, int multiplex,
-			   double period_ms, int estimate, const char *out, int prog_argc,
-			   char **prog_argv)
+int cli_record_program(const char *verb, const char *events_spec, unsigned pmcs, int multiplex,
+		       double period_ms, int estimate, const struct cli_plan_meta *pm,
+		       const char *out, int prog_argc, char **prog_argv)
 {
 	if (prog_argc < 1 || !prog_argv || !prog_argv[0])
 		return cli_usage_error(verb, "no program after --");
@@ -52,14 +47,30 @@ int cli_record_program_mux(const char *verb, const char *events_spec, unsigned p
 	pmcf_exit_info ei;
 	err = pmcf_collect_program(argv, pmcf_evlist_names(evl), pmcf_evlist_size(evl), &opts, &p,
 				   &ei);
-	int status = CLI_OK;
+	int status = CLI_OK, sig = cli_signal_caught();
+	if (err == -EINTR && sig) {
+		status = cli_interrupted(verb, "'%s' was not started; nothing recorded", prog_argv[0]);
+		goto done;
+	}
 	if (err && err != PMCF_EPROGRAM) {
 		status = cli_lib_error(verb, err, prog_argv[0]);
 		goto done;
 	}
-	int serr = pmcf_profile_save(p, out);
+	/* stopped by a signal: what was recorded is kept, marked incomplete */
+	int serr = cli_plan_meta_apply(p, pm);
+	if (!serr && sig)
+		serr = pmcf_profile_meta_set(p, PMCF_META_COMPLETE, "0");
+	if (!serr)
+		serr = pmcf_profile_save(p, out);
 	if (serr) {
 		status = cli_lib_error(verb, serr, out);
+		goto done;
+	}
+	if (sig) {
+		status = cli_interrupted(verb,
+					 "'%s' was stopped; the profile keeps the %zu XUs recorded and "
+					 "is marked incomplete (saved to %s)",
+					 prog_argv[0], ei.xus, out);
 		goto done;
 	}
 	if (err == PMCF_EPROGRAM) {

@@ -5,22 +5,23 @@
 #include "pmcfuse/collect.h"
 #include "pmcfuse/profile.h"
 
+struct cli_plan_meta;
 /* Records prog_argv[0..prog_argc) counting events_spec (an -e EVENTS value:
  * list, "all" or @FILE, against the perf catalogue; NULL: duration only)
- * within a budget of pmcs counters (0: the machine's), and writes the
- * profile to out atomically. Prints errors as `pmcfuse: VERB: …` and a
+ * within a budget of pmcs counters (0: the machine's), with hardware event
+ * multiplexing multiplex (enum pmcf_mux_mode; PMCF_MUX_NONE: none), its
+ * period in ms and per-XU estimator (enum pmcf_estimate; see
+ * pmcf_collect_opts), and writes the profile to out atomically, with the
+ * plan metadata pm (NULL: none). Prints errors as `pmcfuse: VERB: …` and a
  * summary line on stderr. Returns the exit status: CLI_OK; CLI_EUSAGE for
  * bad events or a set that does not fit; CLI_EENV for environment errors
  * and when the program failed (crash, signal, non-zero status: the profile
- * is still written, marked incomplete). */
-int cli_record_program(const char *verb, const char *events_spec, unsigned pmcs, const char *out,
-		       int prog_argc, char **prog_argv);
-/* The same with hardware event multiplexing: multiplex (enum pmcf_mux_mode),
- * its period in ms and the per-XU estimator (enum pmcf_estimate); see
- * pmcf_collect_opts. PMCF_MUX_NONE behaves as cli_record_program. */
-int cli_record_program_mux(const char *verb, const char *events_spec, unsigned pmcs, int multiplex,
-			   double period_ms, int estimate, const char *out, int prog_argc,
-			   char **prog_argv);
+ * is still written, marked incomplete); 128 + the signal when a signal
+ * caught by cli_signals_catch stopped the program (the profile is written,
+ * marked incomplete). */
+int cli_record_program(const char *verb, const char *events_spec, unsigned pmcs, int multiplex,
+		       double period_ms, int estimate, const struct cli_plan_meta *pm,
+		       const char *out, int prog_argc, char **prog_argv);
 
 /* Prints the one line `record --multiplex` ends with, on stderr: per
  * recording, the events that never counted during any XU (perf's <not

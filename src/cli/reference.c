@@ -3,13 +3,14 @@
  * monitored together R times, with event sets packed by a pair covering so
  * that one execution serves many pairs; writes DIR/ref-NNN.pmcf and the
  * index DIR/reference.json. */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include "cli/campaign.h"
 #include "cli/cli.h"
 #include "counters/perf.h"
 #include "pmcfuse/collect.h"
@@ -18,33 +19,143 @@
 
 static const char usage[] =
 	"usage: pmcfuse reference -e EVENTS [--repeat R] [--pmcs N] [--seed S] -o DIR\n"
+	"                         [--resume DIR]\n"
 	"                         (--sim SPEC | -- PROGRAM ARGS...)\n\n"
 	"Records reference executions in which every pair of EVENTS is monitored\n"
 	"together, R times each (different execution seeds). The pairs are packed into\n"
 	"event sets that fit the counters (a pair covering), so one execution serves many\n"
 	"pairs; the number of executions is printed against the lower bound. Writes\n"
 	"DIR/ref-NNN.pmcf and DIR/reference.json (which pairs each file covers, its\n"
-	"repeat). Pairs that can never be counted together are listed and left out.\n\n"
+	"repeat). Pairs that can never be counted together are listed and left out.\n"
+	"Each execution is written as it finishes, with reference.json and the\n"
+	"manifest DIR/campaign.json: SIGINT, SIGTERM or SIGHUP stop the program, keep\n"
+	"the finished executions (usable by epd and correrr) and exit 128+N\n"
+	"(docs/campaigns.md).\n\n"
 	"  -e EVENTS    comma-separated list, all, or @FILE (duration is always recorded)\n"
 	"  --repeat R   repeats of every pair (default 5, at least 2 for calibration)\n"
 	"  --pmcs N     counter budget (default: the machine's counters)\n"
-	"  --seed S     base seed of the simulated executions (default: the spec's seed)\n"
-	"  -o DIR       output folder (created; must not hold reference profiles yet)\n"
+	"  --seed S     base seed of the simulated executions (default: the spec's seed;\n"
+	"               their seeds are drawn apart from those of `run`, so references\n"
+	"               and fused executions are independent)\n"
+	"  -o DIR       the campaign folder (created; one that holds a campaign or\n"
+	"               profiles is refused: resume it with --resume)\n"
+	"  --resume DIR finish the campaign in DIR: records only the executions that are\n"
+	"               missing, failed or were stopped; alone, it repeats the command\n"
+	"               stored in DIR/campaign.json\n"
 	"  --sim SPEC   simulated workload, e.g. cholesky,blocks=12\n";
 
-static int dir_has_profiles(const char *dir)
+/* Reference executions draw their seeds from a stream of their own, so that
+ * they are independent of the executions `run` fuses (which use
+ * pmcf_sim_exec_seed(base, K) with the same base). */
+#define REFERENCE_SEED_SALT 0x9e6c63d0676a9a99ull
+
+struct refrun {
+	const char *dir, *source;
+	pmcf_evlist *list;
+	pmcf_cover *cv;
+	unsigned long repeat;
+	size_t nsets, total;
+	unsigned char *done; /* per execution: its profile is in dir */
+	uint64_t *seeds;
+};
+
+/* DIR/reference.json, rewritten (atomically) after every execution: the
+ * profiles done so far, and "complete" once every one is. */
+static int write_index(const struct refrun *r)
 {
-	DIR *d = opendir(dir);
-	if (!d)
-		return 0;
-	struct dirent *de;
-	int found = 0;
-	while ((de = readdir(d)) && !found) {
-		size_t l = strlen(de->d_name);
-		found = l > 5 && strcmp(de->d_name + l - 5, ".pmcf") == 0;
+	char path[4096];
+	struct cli_out idx;
+	snprintf(path, sizeof(path), "%s/reference.json", r->dir);
+	int st = cli_out_open("reference", path, &idx);
+	if (st)
+		return st;
+	FILE *f = idx.f;
+	size_t ndone = 0;
+	for (size_t k = 0; k < r->total; k++)
+		ndone += r->done[k];
+	fprintf(f, "{\n  \"events\": [");
+	size_t ne = 0;
+	/* the covered events: those of the list besides duration */
+	for (size_t i = 0; i < pmcf_evlist_size(r->list); i++) {
+		if (strcmp(pmcf_evlist_name(r->list, i), "duration") == 0)
+			continue;
+		fprintf(f, "%s", ne++ ? ", " : "");
+		cli_json_string(f, pmcf_evlist_name(r->list, i));
 	}
-	closedir(d);
-	return found;
+	fprintf(f, "],\n  \"repeat\": %lu, \"sets\": %zu, \"executions\": %zu, \"lower_bound\": %zu,\n",
+		r->repeat, r->nsets, r->total, pmcf_cover_lower_bound(r->cv) * r->repeat);
+	fprintf(f, "  \"complete\": %s, \"executions_done\": %zu,\n",
+		ndone == r->total ? "true" : "false", ndone);
+	fprintf(f, "  \"lower_bound_per_repeat\": %zu, \"lower_bound_derivation\": ",
+		pmcf_cover_lower_bound(r->cv));
+	cli_json_string(f, pmcf_cover_bound_text(r->cv));
+	fprintf(f, ",\n  \"source\": ");
+	cli_json_string(f, r->source);
+	fprintf(f, ",\n  \"impossible_pairs\": [");
+	for (size_t k = 0; k < pmcf_cover_nimpossible(r->cv); k++) {
+		const char *a, *b;
+		pmcf_cover_impossible(r->cv, k, &a, &b);
+		fprintf(f, "%s[", k ? ", " : "");
+		cli_json_string(f, a);
+		fprintf(f, ", ");
+		cli_json_string(f, b);
+		fprintf(f, "]");
+	}
+	fprintf(f, "],\n  \"profiles\": [");
+	for (size_t k = 0, q = 0; k < r->total; k++) {
+		if (!r->done[k])
+			continue;
+		size_t s = k % r->nsets, n;
+		const char *const *set = pmcf_cover_set(r->cv, s, &n);
+		fprintf(f, "%s\n    {\"file\": \"ref-%03zu.pmcf\", \"repeat\": %zu, \"set\": %zu, "
+			   "\"seed\": %llu, \"events\": [",
+			q++ ? "," : "", k, k / r->nsets, s, (unsigned long long)r->seeds[k]);
+		for (size_t i = 0; i < n; i++) {
+			fprintf(f, "%s", i ? ", " : "");
+			cli_json_string(f, set[i]);
+		}
+		fprintf(f, "], \"pairs\": [");
+		for (size_t i = 0, p = 0; i < n; i++)
+			for (size_t j = i + 1; j < n; j++) {
+				fprintf(f, "%s[", p++ ? ", " : "");
+				cli_json_string(f, set[i]);
+				fprintf(f, ", ");
+				cli_json_string(f, set[j]);
+				fprintf(f, "]");
+			}
+		fprintf(f, "]}");
+	}
+	fprintf(f, "\n  ]\n}\n");
+	return cli_out_commit("reference", &idx);
+}
+
+/* The digest that names a reference campaign: its source, seed, repeats,
+ * budget and covering sets. */
+static int reference_digest(const struct refrun *r, uint64_t seed, unsigned long pmcs,
+			    char *const *prog, char hex[65])
+{
+	char *t = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&t, &len);
+	if (!f)
+		return cli_error("reference", CLI_EENV, "out of memory");
+	fprintf(f, "reference\n%s\nseed %llu repeat %lu pmcs %lu\n", r->source,
+		(unsigned long long)seed, r->repeat, pmcs);
+	for (size_t i = 0; prog && prog[i]; i++)
+		fprintf(f, "%s\n", prog[i]);
+	for (size_t s = 0; s < r->nsets; s++) {
+		size_t n;
+		const char *const *set = pmcf_cover_set(r->cv, s, &n);
+		for (size_t i = 0; i < n; i++)
+			fprintf(f, "%s%s", i ? "," : "--\n", set[i]);
+	}
+	if (fclose(f) != 0 || !t) {
+		free(t);
+		return cli_error("reference", CLI_EENV, "out of memory");
+	}
+	campaign_digest(t, hex);
+	free(t);
+	return CLI_OK;
 }
 
 int cmd_reference(int argc, char **argv)
@@ -53,10 +164,11 @@ int cmd_reference(int argc, char **argv)
 		{"events", required_argument, NULL, 'e'}, {"repeat", required_argument, NULL, 'r'},
 		{"pmcs", required_argument, NULL, 'p'},   {"seed", required_argument, NULL, 'S'},
 		{"output", required_argument, NULL, 'o'}, {"sim", required_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+		{"resume", required_argument, NULL, 'R'}, {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}};
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
-	const char *events = NULL, *dir = NULL, *sim = NULL;
+	const char *events = NULL, *dir = NULL, *sim = NULL, *resume = NULL;
 	unsigned long repeat = 5, pmcs = 0, seed = 0, v;
 	int have_seed = 0, opt;
 	opterr = 0;
@@ -66,6 +178,7 @@ int cmd_reference(int argc, char **argv)
 		case 'e': events = optarg; break;
 		case 'o': dir = optarg; break;
 		case 's': sim = optarg; break;
+		case 'R': resume = optarg; break;
 		case 'r':
 			if (cli_parse_uint("reference", "--repeat", optarg, 2, 1000, &repeat))
 				return CLI_EUSAGE;
@@ -85,7 +198,14 @@ int cmd_reference(int argc, char **argv)
 					       argv[optind - 1]);
 		}
 	}
+	if (resume && optind >= argc && argc <= 3) /* --resume DIR alone */
+		return campaign_resume_alone("reference", resume, cmd_reference);
 	char **prog = optind < argc ? argv + optind : NULL;
+	if (resume && dir && strcmp(resume, dir) != 0)
+		return cli_usage_error("reference", "--resume %s and -o %s name two folders", resume,
+				       dir);
+	if (resume)
+		dir = resume;
 	if (!events)
 		return cli_usage_error("reference", "needs -e EVENTS");
 	if (!dir)
@@ -106,139 +226,151 @@ int cmd_reference(int argc, char **argv)
 		pmcf_sim_spec_free(spec);
 		return cli_lib_error("reference", err, sim ? sim : "cannot list events");
 	}
-	pmcf_evlist *list = NULL;
-	pmcf_cover *cv = NULL;
+	struct refrun r = {.dir = dir, .repeat = repeat};
+	struct campaign camp = {0};
 	int st = CLI_OK;
-	err = pmcf_evlist_parse(c, events, &list);
+	err = pmcf_evlist_parse(c, events, &r.list);
 	if (!err)
-		err = pmcf_cover_pairs(c, pmcf_evlist_names(list), pmcf_evlist_size(list), (unsigned)pmcs, &cv);
+		err = pmcf_cover_pairs(c, pmcf_evlist_names(r.list), pmcf_evlist_size(r.list),
+				       (unsigned)pmcs, &r.cv);
 	if (err)
 		st = cli_lib_error("reference", err, "cannot plan the reference executions");
-	if (st == CLI_OK && dir_has_profiles(dir))
-		st = cli_error("reference", CLI_EUSAGE, "'%s' already holds profiles; choose an empty folder",
-			       dir);
-	if (st == CLI_OK && mkdir(dir, 0777) != 0 && errno != EEXIST)
-		st = cli_error("reference", cli_status_for(-errno), "cannot create '%s': %s", dir,
-			       strerror(errno));
-	size_t nsets = cv ? pmcf_cover_nsets(cv) : 0, total = nsets * repeat;
+	r.nsets = r.cv ? pmcf_cover_nsets(r.cv) : 0;
+	r.total = r.nsets * repeat;
 	if (!have_seed && spec)
 		seed = pmcf_sim_spec_seed(spec);
-	struct cli_out idx = {0};
-	char path[4096];
+	r.source = sim ? pmcf_sim_spec_canonical(spec) : prog[0];
+	r.done = calloc(r.total ? r.total : 1, 1);
+	r.seeds = calloc(r.total ? r.total : 1, sizeof(*r.seeds));
+	if (st == CLI_OK && (!r.done || !r.seeds))
+		st = cli_error("reference", CLI_EENV, "out of memory");
+	char digest[65], path[4096];
+	if (st == CLI_OK)
+		st = reference_digest(&r, seed, pmcs, prog, digest);
 	if (st == CLI_OK) {
-		snprintf(path, sizeof(path), "%s/reference.json", dir);
-		st = cli_out_open("reference", path, &idx);
+		cli_signals_catch();
+		st = campaign_open("reference", dir, resume != NULL, digest, r.total, argc - 1,
+				   argv + 1, &camp);
 	}
-	if (st == CLI_OK) {
-		FILE *f = idx.f;
-		fprintf(f, "{\n  \"events\": [");
-		size_t ne = 0;
-		/* the covered events: those of the list besides duration */
-		for (size_t i = 0; i < pmcf_evlist_size(list); i++) {
-			if (strcmp(pmcf_evlist_name(list, i), "duration") == 0)
-				continue;
-			fprintf(f, "%s", ne++ ? ", " : "");
-			cli_json_string(f, pmcf_evlist_name(list, i));
-		}
-		fprintf(f, "],\n  \"repeat\": %lu, \"sets\": %zu, \"executions\": %zu, \"lower_bound\": %zu,\n",
-			repeat, nsets, total, pmcf_cover_lower_bound(cv) * repeat);
-		fprintf(f, "  \"lower_bound_per_repeat\": %zu, \"lower_bound_derivation\": ",
-			pmcf_cover_lower_bound(cv));
-		cli_json_string(f, pmcf_cover_bound_text(cv));
-		fprintf(f, ",\n  \"source\": ");
-		cli_json_string(f, sim ? pmcf_sim_spec_canonical(spec) : prog[0]);
-		fprintf(f, ",\n  \"impossible_pairs\": [");
-		for (size_t k = 0; k < pmcf_cover_nimpossible(cv); k++) {
-			const char *a, *b;
-			pmcf_cover_impossible(cv, k, &a, &b);
-			fprintf(f, "%s[", k ? ", " : "");
-			cli_json_string(f, a);
-			fprintf(f, ", ");
-			cli_json_string(f, b);
-			fprintf(f, "]");
-		}
-		fprintf(f, "],\n  \"profiles\": [");
+	size_t reused = 0;
+	for (size_t k = 0; k < r.total && st == CLI_OK; k++) {
+		r.done[k] = resume && campaign_is_done(&camp, k, path, sizeof(path));
+		reused += r.done[k];
 	}
+	if (st == CLI_OK)
+		st = write_index(&r);
 	pmcf_sim_opts so = PMCF_SIM_OPTS_INIT;
 	so.pmcs = (unsigned)pmcs;
-	for (size_t r = 0; r < repeat && st == CLI_OK; r++)
-		for (size_t s = 0; s < nsets && st == CLI_OK; s++) {
-			size_t k = r * nsets + s, n;
-			const char *const *set = pmcf_cover_set(cv, s, &n);
-			pmcf_profile *p = NULL;
-			uint64_t es = 0;
-			if (spec) {
-				es = pmcf_sim_exec_seed(seed, (unsigned)k);
-				pmcf_sim_spec_set_seed(spec, es);
-				err = pmcf_sim_record(spec, set, n, &so, &p);
-			} else {
-				pmcf_collect_opts co;
-				memset(&co, 0, sizeof(co));
-				co.size = sizeof(co);
-				co.pmcs = (unsigned)pmcs;
-				pmcf_exit_info ei;
-				err = pmcf_collect_program(prog, set, n, &co, &p, &ei);
-				if (err == PMCF_EPROGRAM) {
-					st = cli_error("reference", CLI_EENV, "execution %zu of '%s' failed: %s", k + 1,
-						       prog[0], ei.message[0] ? ei.message : "non-zero exit");
-					pmcf_profile_free(p);
-					break;
-				}
-			}
-			snprintf(path, sizeof(path), "%s/ref-%03zu.pmcf", dir, k);
-			if (!err)
-				err = pmcf_profile_save(p, path);
-			pmcf_profile_free(p);
-			if (err) {
-				st = cli_lib_error("reference", err, path);
-				break;
-			}
-			FILE *f = idx.f;
-			fprintf(f, "%s\n    {\"file\": \"ref-%03zu.pmcf\", \"repeat\": %zu, \"set\": %zu, \"seed\": %llu, "
-				   "\"events\": [",
-				k ? "," : "", k, r, s, (unsigned long long)es);
-			for (size_t i = 0; i < n; i++) {
-				fprintf(f, "%s", i ? ", " : "");
-				cli_json_string(f, set[i]);
-			}
-			fprintf(f, "], \"pairs\": [");
-			for (size_t i = 0, q = 0; i < n; i++)
-				for (size_t j = i + 1; j < n; j++) {
-					fprintf(f, "%s[", q++ ? ", " : "");
-					cli_json_string(f, set[i]);
-					fprintf(f, ", ");
-					cli_json_string(f, set[j]);
-					fprintf(f, "]");
-				}
-			fprintf(f, "]}");
-			if (cli_verbose)
-				fprintf(stderr, "pmcfuse: reference: %s (%zu events)\n", path, n);
+	const char *failed = NULL;
+	for (size_t k = 0; k < r.total && st == CLI_OK; k++) {
+		size_t s = k % r.nsets, n;
+		const char *const *set = pmcf_cover_set(r.cv, s, &n);
+		struct campaign_exec ce = {.set = s, .repeat = (long)(k / r.nsets), .started = time(NULL)};
+		char file[32], exitst[32] = "";
+		snprintf(file, sizeof(file), "ref-%03zu.pmcf", k);
+		snprintf(path, sizeof(path), "%s/%s", dir, file);
+		ce.file = file;
+		if (spec) {
+			ce.has_seed = 1;
+			ce.seed = r.seeds[k] = pmcf_sim_exec_seed(seed ^ REFERENCE_SEED_SALT, (unsigned)k);
 		}
-	if (st == CLI_OK) {
-		fprintf(idx.f, "\n  ]\n}\n");
-		st = cli_out_commit("reference", &idx);
-	} else if (idx.f) {
-		cli_out_abort(&idx);
+		if (r.done[k])
+			continue;
+		if (cli_signal_caught())
+			break;
+		pmcf_profile *p = NULL;
+		pmcf_exit_info ei;
+		ei.message[0] = '\0';
+		if (spec) {
+			pmcf_sim_spec_set_seed(spec, ce.seed);
+			err = pmcf_sim_record(spec, set, n, &so, &p);
+		} else {
+			pmcf_collect_opts co;
+			memset(&co, 0, sizeof(co));
+			co.size = sizeof(co);
+			co.pmcs = (unsigned)pmcs;
+			err = pmcf_collect_program(prog, set, n, &co, &p, &ei);
+			if (!err || err == PMCF_EPROGRAM)
+				snprintf(exitst, sizeof(exitst), ei.exited ? "%d" : "signal %d",
+					 ei.exited ? ei.status : ei.signal);
+		}
+		ce.finished = time(NULL);
+		ce.exit = exitst;
+		/* a stopped or failed program's profile is no reference: not kept */
+		if (cli_signal_caught() && !spec) {
+			pmcf_profile_free(p);
+			ce.status = "interrupted";
+			st = campaign_update(&camp, k, &ce);
+			break;
+		}
+		if (err == PMCF_EPROGRAM) {
+			pmcf_profile_free(p);
+			ce.status = "failed";
+			campaign_update(&camp, k, &ce);
+			failed = "failed";
+			size_t kept = 0;
+			for (size_t j = 0; j < r.total; j++)
+				kept += r.done[j];
+			st = cli_error("reference", CLI_EENV,
+				       "execution %zu of '%s' failed: %s (%zu of %zu reference executions "
+				       "kept in %s; resume with `pmcfuse reference --resume %s`)",
+				       k + 1, prog[0], ei.message[0] ? ei.message : "non-zero exit",
+				       kept, r.total, dir, dir);
+			break;
+		}
+		if (!err)
+			err = pmcf_profile_save(p, path);
+		pmcf_profile_free(p);
+		if (err) {
+			st = cli_lib_error("reference", err, path);
+			break;
+		}
+		ce.status = "ok";
+		r.done[k] = 1;
+		if ((st = campaign_update(&camp, k, &ce)) || (st = write_index(&r)))
+			break;
+		if (cli_verbose)
+			fprintf(stderr, "pmcfuse: reference: %s (%zu events)\n", path, n);
+	}
+	size_t ndone = 0;
+	for (size_t k = 0; k < r.total; k++)
+		ndone += r.done[k];
+	if (camp.dir && cli_signal_caught() && st == CLI_OK) {
+		campaign_set_state(&camp, "interrupted");
+		st = cli_interrupted("reference",
+				     "%zu of %zu reference executions complete, kept in %s (usable by "
+				     "epd and correrr); resume with `pmcfuse reference --resume %s`",
+				     ndone, r.total, dir, dir);
+	} else if (camp.dir && st != CLI_OK) {
+		campaign_set_state(&camp, failed ? failed : "failed");
+	} else if (camp.dir) {
+		st = campaign_set_state(&camp, "complete");
 	}
 	if (st == CLI_OK) {
 		size_t E = 0;
-		for (size_t i = 0; i < pmcf_evlist_size(list); i++)
-			E += strcmp(pmcf_evlist_name(list, i), "duration") != 0;
+		for (size_t i = 0; i < pmcf_evlist_size(r.list); i++)
+			E += strcmp(pmcf_evlist_name(r.list, i), "duration") != 0;
+		if (reused)
+			printf("resumed %s: %zu of %zu executions were already done\n", dir, reused,
+			       r.total);
 		printf("%zu reference executions (%zu event sets x %lu repeats) cover the %zu pairs of %zu "
 		       "events; lower bound %zu (%zu x %lu); without packing: %zu\n",
-		       total, nsets, repeat, E * (E - 1) / 2 - pmcf_cover_nimpossible(cv), E,
-		       pmcf_cover_lower_bound(cv) * repeat, pmcf_cover_lower_bound(cv), repeat,
+		       r.total, r.nsets, repeat, E * (E - 1) / 2 - pmcf_cover_nimpossible(r.cv), E,
+		       pmcf_cover_lower_bound(r.cv) * repeat, pmcf_cover_lower_bound(r.cv), repeat,
 		       (E * (E - 1) / 2) * repeat);
-		printf("lower bound: %s\n", pmcf_cover_bound_text(cv));
-		if (pmcf_cover_nimpossible(cv))
+		printf("lower bound: %s\n", pmcf_cover_bound_text(r.cv));
+		if (pmcf_cover_nimpossible(r.cv))
 			printf("%zu pairs can never be counted together and are left out (listed in "
 			       "%s/reference.json)\n",
-			       pmcf_cover_nimpossible(cv), dir);
+			       pmcf_cover_nimpossible(r.cv), dir);
 		printf("wrote %s/ref-000.pmcf .. ref-%03zu.pmcf and %s/reference.json\n", dir,
-		       total ? total - 1 : 0, dir);
+		       r.total ? r.total - 1 : 0, dir);
 	}
-	pmcf_cover_free(cv);
-	pmcf_evlist_free(list);
+	campaign_close(&camp);
+	free(r.done);
+	free(r.seeds);
+	pmcf_cover_free(r.cv);
+	pmcf_evlist_free(r.list);
 	pmcf_catalog_free(c);
 	pmcf_sim_spec_free(spec);
 	return st;

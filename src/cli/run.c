@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "cli/campaign.h"
 #include "cli/cli.h"
 #include "counters/perf.h"
 #include "cli/fuse.h"
@@ -16,7 +17,7 @@
 
 static const char usage[] =
 	"usage: pmcfuse run [-e EVENTS] [--strategy S] [--pmcs N] [--link EVENTS]\n"
-	"                   [--packing best|greedy] [--keep DIR] [--seed N]\n"
+	"                   [--packing best|greedy] [--keep DIR] [--resume DIR] [--seed N]\n"
 	"                   -o OUT (--sim SPEC | -- PROG ARGS)\n\n"
 	"Plans the event sets (as `plan`), records one execution per set, and fuses\n"
 	"them (as `combine`) into OUT. A progress line shows on a terminal. The summary\n"
@@ -29,19 +30,29 @@ static const char usage[] =
 	"  --pmcs N             counter budget (default: the machine's own)\n"
 	"  --link EVENTS        more linking events (bc family)\n"
 	"  --packing P          best (default) or greedy\n"
-	"  --keep DIR           keep the execution profiles as DIR/exec-K.pmcf\n"
+	"  --keep DIR           the campaign folder: keeps DIR/exec-K.pmcf and its manifest\n"
+	"                       DIR/campaign.json (default: OUT.executions/, removed once\n"
+	"                       OUT is written); a folder that holds a campaign or\n"
+	"                       profiles is refused (resume it with --resume)\n"
+	"  --resume DIR         finish the campaign in DIR: runs only the executions that\n"
+	"                       are missing, failed or were stopped, then fuses; alone, it\n"
+	"                       repeats the command stored in DIR/campaign.json; with the\n"
+	"                       options, they must make the same plan\n"
 	"  --seed N             base seed: execution K of a simulation gets a seed derived\n"
 	"                       from it (default: the seed= of SPEC, else 1); also the\n"
 	"                       seed of the combination's random choices\n"
 	"  --sim SPEC           a simulated workload (docs/simulation.md)\n"
 	"  -- PROG ARGS         a real program, recorded as by `record -- PROG ARGS`\n"
 	"  -o, --output OUT     the fused profile to write (atomically)\n\n"
-	"If an execution fails (an error, or the program crashed or exited non-zero),\n"
-	"run stops, keeps the profiles recorded so far, the failed one too when the\n"
-	"program ran (marked incomplete), in DIR or OUT.executions/ without --keep,\n"
-	"and exits non-zero with one line naming the execution that failed.\n";
+	"Each execution is written to the campaign folder as soon as it finishes. If\n"
+	"one fails (an error, or the program crashed or exited non-zero), run stops,\n"
+	"keeps the profiles recorded so far, the failed one too when the program ran\n"
+	"(marked incomplete), and exits non-zero with one line naming the execution\n"
+	"that failed. SIGINT, SIGTERM or SIGHUP stop the program (the signal is\n"
+	"forwarded), keep what was recorded and exit 128+N with one line saying how to\n"
+	"resume (docs/campaigns.md). The output and the folder are checked first.\n";
 
-enum { OPT_KEEP = FUSE_OPT_OWN };
+enum { OPT_KEEP = FUSE_OPT_OWN, OPT_RESUME };
 
 static double now_s(void)
 {
@@ -63,31 +74,6 @@ static void progress(size_t i, size_t n, const char *const *ev, size_t nev, doub
 	fprintf(stderr, "\r\033[Krun %zu/%zu: %s  elapsed %.1fs, remaining ~%.1fs", i + 1, n, evs,
 		elapsed, left);
 	fflush(stderr);
-}
-
-/* Saves the recorded profiles 0..n) into dir (created). */
-static int keep_all(const char *verb, const char *dir, pmcf_profile **p, size_t n, char ***paths)
-{
-	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-		return cli_error(verb, cli_status_for(-errno), "cannot create '%s': %s", dir,
-				 strerror(errno));
-	for (size_t k = 0; k < n; k++) {
-		size_t len = strlen(dir) + 32;
-		char *path = malloc(len);
-		if (!path)
-			return cli_error(verb, CLI_EENV, "out of memory");
-		snprintf(path, len, "%s/exec-%zu.pmcf", dir, k);
-		int err = pmcf_profile_save(p[k], path);
-		if (err) {
-			free(path);
-			return cli_lib_error(verb, err, dir);
-		}
-		if (paths)
-			(*paths)[k] = path;
-		else
-			free(path);
-	}
-	return CLI_OK;
 }
 
 /* The default events of a real program: duration and every perf software
@@ -224,6 +210,66 @@ static void print_agreement(FILE *f, pmcf_profile *const *rec, size_t n, const c
 	free(l0);
 }
 
+/* "exec-0..exec-K.pmcf kept in DIR[, the last one incomplete]" */
+static void kept_text(char *buf, size_t len, const struct campaign *c, size_t nkeep,
+		      int last_incomplete)
+{
+	if (!nkeep)
+		snprintf(buf, len, "no profile kept");
+	else
+		snprintf(buf, len, "%s%zu.pmcf kept in %s%s; resume with `pmcfuse run --resume %s`",
+			 nkeep > 1 ? "exec-0..exec-" : "exec-", nkeep - 1, c->dir,
+			 last_incomplete ? ", the last one incomplete" : "", c->dir);
+}
+
+/* A signal stopped the campaign with done executions complete (and the one
+ * it stopped kept, incomplete, when partial): says what is kept and how to
+ * resume; returns 128 + the signal. A folder of the run's own that keeps
+ * nothing is removed. */
+static int run_stopped(const char *verb, struct campaign *c, size_t done, int partial,
+		       size_t nsets, int own, int tty)
+{
+	if (tty)
+		fputc('\n', stderr);
+	if (!done && !partial && own) {
+		campaign_remove(c);
+		return cli_interrupted(verb, "no execution had finished; nothing kept");
+	}
+	campaign_set_state(c, "interrupted");
+	return cli_interrupted(verb,
+			       "%zu of %zu executions complete%s, kept in %s; resume with "
+			       "`pmcfuse run --resume %s`",
+			       done, nsets, partial ? " (the stopped one kept, marked incomplete)" : "",
+			       c->dir, c->dir);
+}
+
+/* Loads execution k of an earlier session when the manifest says it
+ * finished and its file is that execution of this plan (1). */
+static int reuse_execution(const struct campaign *c, size_t k, const struct cli_plan_meta *pm,
+			   pmcf_profile **p)
+{
+	char path[4096];
+	if (!campaign_is_done(c, k, path, sizeof(path)) || pmcf_profile_open(path, p) != 0)
+		return 0;
+	const char *d = pmcf_profile_meta_get(*p, PMCF_META_PLAN_DIGEST);
+	const char *s = pmcf_profile_meta_get(*p, PMCF_META_PLAN_SET);
+	const char *done = pmcf_profile_meta_get(*p, PMCF_META_COMPLETE);
+	char set[24];
+	snprintf(set, sizeof(set), "%zu", pm->set);
+	if (d && s && !strcmp(d, pm->digest) && !strcmp(s, set) && !(done && !strcmp(done, "0")))
+		return 1;
+	pmcf_profile_free(*p);
+	*p = NULL;
+	return 0;
+}
+
+/* Whether the campaign folder is the OUT.executions of a run without --keep. */
+static int owns_folder(const struct campaign *c, const char *out)
+{
+	size_t n = strlen(out);
+	return strncmp(c->dir, out, n) == 0 && strcmp(c->dir + n, ".executions") == 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const char *verb = "run";
@@ -232,9 +278,11 @@ int cmd_run(int argc, char **argv)
 	static const struct option longopts[] = {
 		FUSE_PLAN_LONGOPTS,
 		{"keep", required_argument, NULL, OPT_KEEP},
+		{"resume", required_argument, NULL, OPT_RESUME},
 		{NULL, 0, NULL, 0},
 	};
-	const char *events = NULL, *out = NULL, *link = NULL, *keep = NULL, *sim = NULL;
+	const char *events = NULL, *out = NULL, *link = NULL, *keep = NULL, *sim = NULL,
+		   *resume = NULL;
 	pmcf_plan_opts po = PMCF_PLAN_OPTS_INIT;
 	unsigned long seed = 0;
 	int seed_given = 0, st = CLI_OK, c;
@@ -251,13 +299,19 @@ int cmd_run(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case FUSE_OPT_LINK: link = optarg; break;
 		case OPT_KEEP: keep = optarg; break;
+		case OPT_RESUME: resume = optarg; break;
 		case FUSE_OPT_SIM: sim = optarg; break;
 		case ':': return cli_usage_error(verb, "%s needs a value", argv[optind - 1]);
 		default: return cli_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (resume && optind >= argc && argc <= 3) /* --resume DIR alone */
+		return campaign_resume_alone(verb, resume, cmd_run);
 	if (!out)
 		return cli_usage_error(verb, "missing -o OUT");
+	if (resume && keep && strcmp(resume, keep) != 0)
+		return cli_usage_error(verb, "--resume %s and --keep %s name two folders", resume,
+				       keep);
 	if (sim && optind < argc)
 		return cli_usage_error(verb, "give either --sim SPEC or -- PROG ARGS, not both");
 	if (!sim && optind >= argc)
@@ -270,8 +324,10 @@ int cmd_run(int argc, char **argv)
 	pmcf_plan *plan = NULL;
 	pmcf_sim_spec *spec = NULL;
 	pmcf_profile **rec = NULL, *fused = NULL;
-	char **paths = NULL, *swlist = NULL, **prog = NULL;
-	size_t nrec = 0, nsets = 0;
+	char **paths = NULL, *swlist = NULL, **prog = NULL, *owndir = NULL;
+	const char *cdir = NULL;
+	struct campaign camp = {0};
+	size_t nsets = 0;
 	int err;
 	if (sim) {
 		if ((err = pmcf_sim_spec_parse(sim, &spec)) || (err = pmcf_catalog_sim(sim, &cat))) {
@@ -318,26 +374,102 @@ int cmd_run(int argc, char **argv)
 		st = cli_error(verb, CLI_EENV, "out of memory");
 		goto out;
 	}
+	/* the plan with its source and seed: its digest names the campaign */
+	pmcf_plan_set_seed(plan, base);
+	if ((err = spec ? pmcf_plan_set_sim(plan, pmcf_sim_spec_canonical(spec))
+			: pmcf_plan_set_program(plan, (const char *const *)prog,
+						(size_t)(argc - optind)))) {
+		st = cli_lib_error(verb, err, "planning");
+		goto out;
+	}
+	char digest[65];
+	if ((st = cli_plan_digest(verb, plan, digest)) || (st = cli_check_output(verb, out)))
+		goto out;
+	if (!keep && !resume) {
+		size_t len = strlen(out) + 16;
+		if (!(owndir = malloc(len))) {
+			st = cli_error(verb, CLI_EENV, "out of memory");
+			goto out;
+		}
+		snprintf(owndir, len, "%s.executions", out);
+	}
+	cdir = resume ? resume : keep ? keep : owndir;
+	cli_signals_catch();
+	if ((st = campaign_open(verb, cdir, resume != NULL, digest, nsets, argc - 1, argv + 1,
+				&camp)))
+		goto out;
+	int own = !keep && (!resume || owns_folder(&camp, out));
 	int tty = isatty(STDERR_FILENO);
 	double t0 = now_s();
 	pmcf_sim_opts so = PMCF_SIM_OPTS_INIT;
 	so.pmcs = po.pmcs;
 	pmcf_collect_opts copts = {.size = sizeof(copts), .pmcs = po.pmcs};
 	const char *how = NULL; /* how the program was observed */
+	size_t reused = 0;
 	for (size_t k = 0; k < nsets; k++) {
 		const char *const *names;
 		size_t m;
 		pmcf_exit_info ei;
 		ei.message[0] = '\0';
 		pmcf_plan_set_events(plan, k, &names, &m);
+		size_t len = strlen(cdir) + 32;
+		if (!(paths[k] = malloc(len))) {
+			st = cli_error(verb, CLI_EENV, "out of memory");
+			goto out;
+		}
+		snprintf(paths[k], len, "%s/exec-%zu.pmcf", cdir, k);
+		struct cli_plan_meta pm = {.digest = digest, .set = k, .nsets = nsets};
+		if (resume && reuse_execution(&camp, k, &pm, &rec[k])) {
+			reused++;
+			continue;
+		}
+		if (cli_signal_caught()) {
+			st = run_stopped(verb, &camp, k, 0, nsets, own, tty);
+			goto out;
+		}
 		if (tty)
 			progress(k, nsets, names, m, now_s() - t0);
+		struct campaign_exec ce = {.file = paths[k] + strlen(cdir) + 1, .set = k,
+					   .repeat = -1, .started = time(NULL)};
 		if (spec) {
-			pmcf_sim_spec_set_seed(spec, pmcf_sim_exec_seed(base, (unsigned)k));
+			ce.has_seed = 1;
+			ce.seed = pmcf_sim_exec_seed(base, (unsigned)k);
+			pmcf_sim_spec_set_seed(spec, ce.seed);
 			err = pmcf_sim_record(spec, names, m, &so, &rec[k]);
 		} else {
 			err = pmcf_collect_program(prog, names, m, &copts, &rec[k], &ei);
 			how = cli_collect_how(&ei);
+		}
+		ce.finished = time(NULL);
+		/* a simulated execution always finishes; a program may have been stopped */
+		int sig = cli_signal_caught(), stopped = sig && !spec && rec[k];
+		char exitst[32] = "";
+		if (!spec && (!err || err == PMCF_EPROGRAM))
+			snprintf(exitst, sizeof(exitst), ei.exited ? "%d" : "signal %d",
+				 ei.exited ? ei.status : ei.signal);
+		ce.exit = exitst;
+		ce.status = stopped ? "interrupted" : err ? "failed" : "ok";
+		/* what the program left is kept: complete, or marked incomplete */
+		int serr = 0;
+		if (rec[k]) {
+			serr = cli_plan_meta_apply(rec[k], &pm);
+			if (!serr && stopped)
+				serr = pmcf_profile_meta_set(rec[k], PMCF_META_COMPLETE, "0");
+			if (!serr)
+				serr = pmcf_profile_save(rec[k], paths[k]);
+			if (serr) {
+				if (tty)
+					fputc('\n', stderr);
+				st = cli_lib_error(verb, serr, paths[k]);
+				goto out;
+			}
+			if ((st = campaign_update(&camp, k, &ce)))
+				goto out;
+		}
+		if (sig) {
+			st = run_stopped(verb, &camp, err || stopped ? k : k + 1, stopped, nsets, own,
+					 tty);
+			goto out;
 		}
 		if (err) {
 			if (tty)
@@ -350,39 +482,21 @@ int cmd_run(int argc, char **argv)
 			else
 				snprintf(msg, sizeof(msg), "%s",
 					 pmcf_errdetail()[0] ? pmcf_errdetail() : pmcf_strerror(err));
-			size_t len = strlen(out) + 16;
-			char *dir = keep ? NULL : malloc(len);
-			if (dir)
-				snprintf(dir, len, "%s.executions", out);
-			const char *where = keep ? keep : dir;
-			if (nkeep && where && keep_all(verb, where, rec, nkeep, NULL) != CLI_OK)
-				where = NULL;
-			char kept[256];
-			if (!nkeep || !where)
-				snprintf(kept, sizeof(kept), "no profile kept");
+			char kept[512];
+			kept_text(kept, sizeof(kept), &camp, nkeep, nkeep > k);
+			if (!nkeep && own)
+				campaign_remove(&camp);
 			else
-				snprintf(kept, sizeof(kept), "%s%zu.pmcf kept in %s%s",
-					 nkeep > 1 ? "exec-0..exec-" : "exec-", nkeep - 1, where,
-					 nkeep > k ? ", the last one incomplete" : "");
+				campaign_set_state(&camp, "failed");
 			st = cli_error(verb, err == PMCF_EPROGRAM ? CLI_EENV : cli_status_for(err),
 				       "execution %zu of %zu failed: %s (%s)", k, nsets, msg, kept);
-			free(dir);
 			goto out;
 		}
-		nrec++;
 	}
 	if (tty)
 		fprintf(stderr, "\r\033[K");
-	if (keep && (st = keep_all(verb, keep, rec, nrec, &paths)))
-		goto out;
-	for (size_t k = 0; k < nsets && !keep; k++) {
-		paths[k] = malloc(32);
-		if (!paths[k]) {
-			st = cli_error(verb, CLI_EENV, "out of memory");
-			goto out;
-		}
-		snprintf(paths[k], 32, "execution %zu", k);
-	}
+	for (size_t k = 0; k < nsets && own; k++)
+		snprintf(paths[k], strlen(cdir) + 32, "execution %zu", k);
 	pmcf_combine_opts co = PMCF_COMBINE_OPTS_INIT;
 	co.strategy = po.strategy;
 	co.seed = base;
@@ -396,6 +510,14 @@ int cmd_run(int argc, char **argv)
 		st = cli_lib_error(verb, err, out);
 		goto out;
 	}
+	/* a folder of this run's own is removed; one named by the user stays */
+	if (own)
+		campaign_remove(&camp);
+	else
+		campaign_set_state(&camp, "complete");
+	if (reused)
+		printf("resumed %s: %zu of %zu executions were already done\n", cdir, reused,
+		       nsets);
 	printf("%zu executions of %s (lower bound %u) in %.2fs\n", nsets,
 	       spec ? pmcf_sim_spec_canonical(spec) : prog[0], pmcf_plan_lower_bound(plan),
 	       now_s() - t0);
@@ -413,6 +535,8 @@ out:
 	free(rec);
 	free(paths);
 	free(prog);
+	free(owndir);
+	campaign_close(&camp);
 	free(swlist);
 	pmcf_profile_free(fused);
 	pmcf_plan_free(plan);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -112,6 +113,44 @@ static void remove_dir(const char *dir)
 	}
 	closedir(d);
 	rmdir(dir);
+}
+
+#define REC_DIR_PREFIX "pmcfuse-rec-"
+
+/* A record folder name with its owner's pid: pmcfuse-rec-PID-XXXXXX. */
+static long rec_dir_owner(const char *name)
+{
+	if (strncmp(name, REC_DIR_PREFIX, strlen(REC_DIR_PREFIX)) != 0)
+		return -1;
+	char *end;
+	errno = 0;
+	long pid = strtol(name + strlen(REC_DIR_PREFIX), &end, 10);
+	return errno || pid <= 0 || *end != '-' || strlen(end) != 7 ? -1 : pid;
+}
+
+static int is_rec_dir(const struct dirent *de)
+{
+	return rec_dir_owner(de->d_name) > 0;
+}
+
+/* Removes the record folders in tmp of this user whose pmcfuse (the PID in
+ * the name) is gone: left by a pmcfuse that was killed (SIGKILL) while its
+ * program ran. A folder whose owner may live is left alone. */
+static void remove_orphan_dirs(const char *tmp)
+{
+	struct dirent **list = NULL;
+	int n = scandir(tmp, &list, is_rec_dir, NULL);
+	for (int i = 0; i < n; i++) {
+		char p[PATH_MAX + 300];
+		struct stat sb;
+		long pid = rec_dir_owner(list[i]->d_name);
+		snprintf(p, sizeof(p), "%s/%s", tmp, list[i]->d_name);
+		if (lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode) && sb.st_uid == getuid() &&
+		    kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+			remove_dir(p);
+		free(list[i]);
+	}
+	free(list);
 }
 
 /* "name=value" in a fresh string; NULL on allocation failure. */
@@ -396,33 +435,84 @@ static int encode_events(const char *const *events, size_t n, unsigned pmcs, int
 	return err;
 }
 
+/* The program pmcf_collect_program is running (0: none), and a signal that
+ * arrived while none was (the next program is then not started). */
+static volatile sig_atomic_t running_child, pending_signal;
+
+int pmcf_collect_signal(int sig)
+{
+	if (sig == 0) {
+		pending_signal = 0;
+		return 0;
+	}
+	pid_t pid = (pid_t)running_child;
+	if (pid > 0 && kill(pid, sig) == 0)
+		return 1;
+	pending_signal = sig;
+	return 0;
+}
+
 static int run_child(char *const argv[], const char *program, char **env, pmcf_exit_info *ei)
 {
 	int pfd[2];
 	if (pipe2(pfd, O_CLOEXEC) != 0)
 		return pmcfi_fail(-errno, "pipe: %s", strerror(errno));
 	fflush(NULL);
+	/* the signals a caller forwards with pmcf_collect_signal are held until
+	 * the child's pid is known, so none is lost between fork and the store */
+	sigset_t stop, old;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stop, &old);
+	if (pending_signal) {
+		int sig = pending_signal;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		close(pfd[0]);
+		close(pfd[1]);
+		return pmcfi_fail(-EINTR, "interrupted by signal %d (%s) before '%s' started", sig,
+				  strsignal(sig), argv[0]);
+	}
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = errno;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		close(pfd[0]);
 		close(pfd[1]);
 		return pmcfi_fail(-e, "cannot start '%s': %s", argv[0], strerror(e));
 	}
 	if (pid == 0) {
 		close(pfd[0]);
+		/* the program dies with pmcfuse, even when pmcfuse is killed */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		execve(program, argv, env);
 		int e = errno;
 		if (write(pfd[1], &e, sizeof(e)) < 0)
 			_exit(127);
 		_exit(127);
 	}
+	running_child = pid;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	close(pfd[1]);
 	int child_errno = 0;
 	ssize_t got;
 	while ((got = read(pfd[0], &child_errno, sizeof(child_errno))) < 0 && errno == EINTR)
 		;
 	close(pfd[0]);
+	/* wait without reaping first: until running_child is cleared, the pid
+	 * cannot be reused by another process that a forwarded signal would hit */
+	siginfo_t si;
+	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0)
+		if (errno != EINTR) {
+			running_child = 0;
+			return pmcfi_fail(-errno, "waitid: %s", strerror(errno));
+		}
+	running_child = 0;
 	int st;
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
@@ -654,7 +744,10 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 	int temp = !(opts && opts->record_dir);
 	if (temp) {
 		const char *tmp = getenv("TMPDIR");
-		snprintf(dir, sizeof(dir), "%s/pmcfuse-rec-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		tmp = tmp && *tmp ? tmp : "/tmp";
+		remove_orphan_dirs(tmp);
+		/* the owner's pid in the name: a later run removes it if that one died */
+		snprintf(dir, sizeof(dir), "%s/" REC_DIR_PREFIX "%ld-XXXXXX", tmp, (long)getpid());
 		if (!mkdtemp(dir))
 			return pmcfi_fail(-errno, "cannot create a record folder: %s", strerror(errno));
 	} else {

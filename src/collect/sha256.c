@@ -40,10 +40,27 @@ static void block(uint32_t h[8], const unsigned char *p)
 	h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += k;
 }
 
+#define SHA256_INIT {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, \
+			 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19}
+
+/* Pads the last have (< 64) bytes in buf (room for 128), hashes them and
+ * writes the digest of total bytes as hex. */
+static void finish(uint32_t h[8], unsigned char *buf, size_t have, uint64_t total, char hex[65])
+{
+	buf[have++] = 0x80;
+	while (have % 64 != 56)
+		buf[have++] = 0;
+	for (int i = 7; i >= 0; i--)
+		buf[have++] = (unsigned char)((total * 8) >> (8 * i));
+	for (size_t off = 0; off < have; off += 64)
+		block(h, buf + off);
+	for (int i = 0; i < 8; i++)
+		snprintf(hex + 8 * i, 9, "%08x", h[i]);
+}
+
 int pmcfi_sha256_file(const char *path, char hex[65])
 {
-	uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-			 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+	uint32_t h[8] = SHA256_INIT;
 	static __thread unsigned char buf[65536 + 128];
 	uint64_t total = 0;
 	size_t have = 0;
@@ -68,14 +85,18 @@ int pmcfi_sha256_file(const char *path, char hex[65])
 		have -= off;
 	}
 	close(fd);
-	buf[have++] = 0x80;
-	while (have % 64 != 56)
-		buf[have++] = 0;
-	for (int i = 7; i >= 0; i--)
-		buf[have++] = (unsigned char)((total * 8) >> (8 * i));
-	for (size_t off = 0; off < have; off += 64)
-		block(h, buf + off);
-	for (int i = 0; i < 8; i++)
-		snprintf(hex + 8 * i, 9, "%08x", h[i]);
+	finish(h, buf, have, total, hex);
 	return 0;
+}
+
+void pmcfi_sha256_buf(const void *data, size_t n, char hex[65])
+{
+	uint32_t h[8] = SHA256_INIT;
+	const unsigned char *p = data;
+	size_t off = 0;
+	for (; n - off >= 64; off += 64)
+		block(h, p + off);
+	unsigned char tail[128];
+	memcpy(tail, p + off, n - off);
+	finish(h, tail, n - off, n, hex);
 }

@@ -3,6 +3,7 @@
  * fused profile with per-value provenance, per-XU match distances and the
  * ground truth of each fused XU's first source. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,7 +106,81 @@ static int has_labels(const pmcf_profile *p)
 	return nx == 0;
 }
 
-int pmcf_combine_check(const pmcf_profile *const *in, size_t n, const pmcf_combine_opts *o)
+/* The plan set of p (PMCF_META_PLAN_SET) or -1; *nsets its plan's sets. */
+static long plan_set(const pmcf_profile *p, unsigned long *nsets)
+{
+	const char *s = pmcf_profile_meta_get(p, PMCF_META_PLAN_SET);
+	const char *t = pmcf_profile_meta_get(p, PMCF_META_PLAN_SETS);
+	char *e1 = NULL, *e2 = NULL;
+	long k = s ? strtol(s, &e1, 10) : -1;
+	*nsets = t ? strtoul(t, &e2, 10) : 0;
+	if (!s || !t || *e1 || *e2 || k < 0 || (unsigned long)k >= *nsets || *nsets > 1000000)
+		return -1;
+	return k;
+}
+
+/* Inputs that are executions of a plan: one plan, each set once, and every
+ * set unless o->partial. */
+static int check_plan_sets(const pmcf_profile *const *in, size_t n, const pmcf_combine_opts *o)
+{
+	char b1[32], b2[32];
+	size_t first = n;
+	for (size_t j = 0; j < n && first == n; j++)
+		if (pmcf_profile_meta_get(in[j], PMCF_META_PLAN_DIGEST))
+			first = j;
+	if (first == n)
+		return 0;
+	const char *digest = pmcf_profile_meta_get(in[first], PMCF_META_PLAN_DIGEST);
+	unsigned long nsets = 0, ns;
+	plan_set(in[first], &nsets);
+	for (size_t j = 0; j < n; j++) {
+		const char *d = pmcf_profile_meta_get(in[j], PMCF_META_PLAN_DIGEST);
+		if (!d || strcmp(d, digest) != 0 || plan_set(in[j], &ns) < 0 || ns != nsets)
+			return pmcfi_fail(PMCF_ECONFLICT,
+					  "%s and %s are not executions of the same plan (%s); fuse the "
+					  "sets of one plan",
+					  in_name(o, first, b1, sizeof(b1)), in_name(o, j, b2, sizeof(b2)),
+					  !d ? "the second was not recorded from a plan"
+					     : "plan digests differ");
+	}
+	unsigned char *seen = calloc(nsets ? nsets : 1, sizeof(*seen));
+	size_t *who = calloc(nsets ? nsets : 1, sizeof(*who));
+	if (!seen || !who) {
+		free(seen);
+		free(who);
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	}
+	int err = 0;
+	for (size_t j = 0; j < n && !err; j++) {
+		long k = plan_set(in[j], &ns);
+		if (seen[k])
+			err = pmcfi_fail(PMCF_ECONFLICT, "%s and %s are both set %ld of the plan",
+					 in_name(o, who[k], b1, sizeof(b1)),
+					 in_name(o, j, b2, sizeof(b2)), k);
+		seen[k] = 1;
+		who[k] = j;
+	}
+	if (!err && n < nsets && !(o->size >= offsetof(pmcf_combine_opts, partial) + sizeof(int) &&
+				   o->partial)) {
+		char miss[256];
+		size_t len = 0, nmiss = 0;
+		miss[0] = '\0';
+		for (unsigned long k = 0; k < nsets; k++)
+			if (!seen[k] && nmiss++ < 12 && len + 24 < sizeof(miss))
+				len += (size_t)snprintf(miss + len, sizeof(miss) - len, "%s%lu",
+							len ? ", " : "", k);
+		err = pmcfi_fail(PMCF_ECONFLICT,
+				 "the plan has %lu sets and %zu %s missing: set%s %s%s (give every set, "
+				 "or --partial to fuse what is there)",
+				 nsets, nmiss, nmiss == 1 ? "is" : "are", nmiss == 1 ? "" : "s", miss,
+				 nmiss > 12 ? ", …" : "");
+	}
+	free(seen);
+	free(who);
+	return err;
+}
+
+int pmcf_combine_check_run(const pmcf_profile *const *in, size_t n, const pmcf_combine_opts *o)
 {
 	pmcfi_clear_error();
 	char b1[32], b2[32];
@@ -134,6 +209,17 @@ int pmcf_combine_check(const pmcf_profile *const *in, size_t n, const pmcf_combi
 					  what, sa, sb);
 		}
 	}
+	return 0;
+}
+
+int pmcf_combine_check(const pmcf_profile *const *in, size_t n, const pmcf_combine_opts *o)
+{
+	char b1[32];
+	int err = pmcf_combine_check_run(in, n, o);
+	if (!err)
+		err = check_plan_sets(in, n, o);
+	if (err)
+		return err;
 	if (o->strategy == PMCF_COMBINE_LGL)
 		for (size_t j = 0; j < n; j++)
 			if (!has_labels(in[j]))

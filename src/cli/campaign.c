@@ -1,0 +1,439 @@
+/* Campaigns of `run` and `reference`: the folder and its manifest
+ * (campaign.json, docs/campaigns.md), the signals that interrupt a verb that
+ * runs programs, and the checks of outputs made before the first execution. */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <jansson.h>
+#include "cli/campaign.h"
+#include "cli/cli.h"
+#include "collect/sha256.h"
+#include "pmcfuse/collect.h"
+#include "pmcfuse/plan.h"
+#include "pmcfuse/profile.h"
+
+/* ---- signals -------------------------------------------------------------- */
+static volatile sig_atomic_t caught;
+
+static void on_signal(int sig)
+{
+	int first = !caught;
+	if (first)
+		caught = sig;
+	int sent = pmcf_collect_signal(first ? sig : SIGKILL);
+	if (!first && !sent) {
+		/* a second signal with nothing to wait for: end now */
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+}
+
+void cli_signals_catch(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction sa, old;
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue; /* nohup, or a background job: stay deaf to it */
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_signal;
+		sa.sa_flags = SA_RESTART;
+		sigemptyset(&sa.sa_mask);
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+int cli_signal_caught(void)
+{
+	return caught;
+}
+
+int cli_interrupted(const char *verb, const char *fmt, ...)
+{
+	int sig = caught ? caught : SIGINT;
+	const char *abbrev = sigabbrev_np(sig);
+	char msg[1500];
+	int o = snprintf(msg, sizeof(msg), "interrupted by SIG%s: ", abbrev ? abbrev : "?");
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg + o, sizeof(msg) - (size_t)o, fmt, ap);
+	va_end(ap);
+	cli_error(verb, 128 + sig, "%s", msg);
+	return 128 + sig;
+}
+
+/* ---- outputs checked before the work ------------------------------------- */
+/* Creates and removes a temporary file named after base in dir. */
+static int probe_dir(const char *verb, const char *shown, const char *dir, const char *base)
+{
+	size_t len = strlen(dir) + strlen(base) + 32;
+	char *tmp = malloc(len);
+	if (!tmp)
+		return cli_error(verb, CLI_EENV, "out of memory");
+	snprintf(tmp, len, "%s/.%s.tmp.XXXXXX", dir, base);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		int e = errno;
+		free(tmp);
+		return cli_error(verb, cli_status_for(-e), "%s: cannot create a temporary file in %s: %s",
+				 shown, dir, strerror(e));
+	}
+	close(fd);
+	unlink(tmp);
+	free(tmp);
+	return CLI_OK;
+}
+
+int cli_check_output(const char *verb, const char *path)
+{
+	if (!path || !*path)
+		return cli_usage_error(verb, "-o needs a file name");
+	struct stat sb;
+	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+		return cli_error(verb, CLI_EUSAGE, "%s: cannot write a file over it: Is a directory",
+				 path);
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	if (!*base)
+		return cli_error(verb, CLI_EUSAGE, "%s: not a file name", path);
+	char *dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+	if (!dir)
+		return cli_error(verb, CLI_EENV, "out of memory");
+	int st = probe_dir(verb, path, *dir ? dir : "/", base);
+	free(dir);
+	return st;
+}
+
+int cli_check_dir(const char *verb, const char *dir)
+{
+	if (!dir || !*dir)
+		return cli_usage_error(verb, "a folder name is needed");
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+		return cli_error(verb, cli_status_for(-errno), "cannot create '%s': %s", dir,
+				 strerror(errno));
+	struct stat sb;
+	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+		return cli_error(verb, CLI_EUSAGE, "'%s' is not a folder", dir);
+	return probe_dir(verb, dir, dir, "probe");
+}
+
+/* ---- the campaign folder -------------------------------------------------- */
+/* ---- executions of a plan ------------------------------------------------ */
+int cli_plan_digest(const char *verb, const struct pmcf_plan *plan, char hex[65])
+{
+	char *text = NULL;
+	int err = pmcf_plan_to_json(plan, &text);
+	if (err)
+		return cli_lib_error(verb, err, "plan");
+	campaign_digest(text, hex);
+	free(text);
+	return CLI_OK;
+}
+
+int cli_plan_meta_apply(struct pmcf_profile *p, const struct cli_plan_meta *pm)
+{
+	if (!pm)
+		return 0;
+	char set[24], sets[24];
+	snprintf(set, sizeof(set), "%zu", pm->set);
+	snprintf(sets, sizeof(sets), "%zu", pm->nsets);
+	int err = pmcf_profile_meta_set(p, PMCF_META_PLAN_DIGEST, pm->digest);
+	if (!err)
+		err = pmcf_profile_meta_set(p, PMCF_META_PLAN_SET, set);
+	if (!err)
+		err = pmcf_profile_meta_set(p, PMCF_META_PLAN_SETS, sets);
+	return err;
+}
+
+void campaign_digest(const char *text, char hex[65])
+{
+	pmcfi_sha256_buf(text, strlen(text), hex);
+}
+
+void campaign_iso_time(time_t t, char out[32])
+{
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static char *join(const char *dir, const char *name)
+{
+	char *p;
+	return asprintf(&p, "%s/%s", dir, name) < 0 ? NULL : p;
+}
+
+/* Whether dir holds a manifest or a profile (1), nothing of ours (0). */
+static int holds_campaign(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	struct dirent *de;
+	int found = 0;
+	while (!found && (de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		found = strcmp(de->d_name, CAMPAIGN_MANIFEST) == 0 ||
+			(l > 5 && strcmp(de->d_name + l - 5, ".pmcf") == 0);
+	}
+	closedir(d);
+	return found;
+}
+
+static int write_manifest(struct campaign *c)
+{
+	json_t *m = c->manifest;
+	char now[32];
+	campaign_iso_time(time(NULL), now);
+	json_object_set_new(m, "updated", json_string(now));
+	char *text = json_dumps(m, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	char *path = join(c->dir, CAMPAIGN_MANIFEST);
+	if (!text || !path) {
+		free(text);
+		free(path);
+		return cli_error(c->verb, CLI_EENV, "out of memory");
+	}
+	struct cli_out o;
+	int st = cli_out_open(c->verb, path, &o);
+	if (st == CLI_OK) {
+		fputs(text, o.f);
+		fputc('\n', o.f);
+		st = cli_out_commit(c->verb, &o);
+	}
+	free(text);
+	free(path);
+	return st;
+}
+
+/* The manifest of dir, checked: its format, verb, digest and size. */
+static int load_manifest(const char *verb, const char *dir, const char *digest, size_t n,
+			 json_t **out)
+{
+	char *path = join(dir, CAMPAIGN_MANIFEST);
+	if (!path)
+		return cli_error(verb, CLI_EENV, "out of memory");
+	json_error_t je;
+	json_t *m = json_load_file(path, 0, &je);
+	int st = CLI_OK;
+	struct stat sb;
+	if (!m && stat(path, &sb) != 0)
+		st = cli_error(verb, CLI_EUSAGE, "'%s' holds no campaign to resume (no %s)", dir,
+			       CAMPAIGN_MANIFEST);
+	else if (!m)
+		st = cli_error(verb, CLI_EUSAGE, "%s: not JSON (line %d: %s)", path, je.line, je.text);
+	free(path);
+	if (st)
+		return st;
+	const char *fmt = json_string_value(json_object_get(m, "format"));
+	const char *v = json_string_value(json_object_get(m, "verb"));
+	const char *d = json_string_value(json_object_get(m, "plan_digest"));
+	json_t *items = json_object_get(m, "executions");
+	if (!fmt || strcmp(fmt, "pmcfuse-campaign") != 0 || !v || !d || !json_is_array(items))
+		st = cli_error(verb, CLI_EUSAGE, "'%s/%s' is not a pmcfuse campaign manifest", dir,
+			       CAMPAIGN_MANIFEST);
+	else if (json_integer_value(json_object_get(m, "version")) > 1)
+		st = cli_error(verb, CLI_EUSAGE,
+			       "'%s/%s': campaign version %lld is newer than this pmcfuse reads (1)",
+			       dir, CAMPAIGN_MANIFEST,
+			       (long long)json_integer_value(json_object_get(m, "version")));
+	else if (strcmp(v, verb) != 0)
+		st = cli_error(verb, CLI_EUSAGE, "'%s' is a campaign of `pmcfuse %s`, not of %s", dir, v,
+			       verb);
+	else if (digest && (strcmp(d, digest) != 0 || json_array_size(items) != n))
+		st = cli_error(verb, CLI_EUSAGE,
+			       "'%s' is a campaign of another plan (digest %.12s…, this command's "
+			       "%.12s…); resume it with `pmcfuse %s --resume %s` alone",
+			       dir, d, digest, verb, dir);
+	if (st)
+		json_decref(m);
+	else
+		*out = m;
+	return st;
+}
+
+int campaign_open(const char *verb, const char *dir, int resume, const char *digest, size_t n,
+		  int ncmd, char *const *command, struct campaign *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->verb = verb;
+	int st = CLI_OK;
+	if (!resume && holds_campaign(dir))
+		return cli_error(verb, CLI_EUSAGE,
+				 "'%s' already holds a campaign or profiles: resume it with `pmcfuse "
+				 "%s --resume %s`, or choose another folder",
+				 dir, verb, dir);
+	if ((st = cli_check_dir(verb, dir)))
+		return st;
+	if (!(c->dir = strdup(dir)))
+		return cli_error(verb, CLI_EENV, "out of memory");
+	json_t *m = NULL;
+	if (resume) {
+		if ((st = load_manifest(verb, dir, digest, n, &m)))
+			goto fail;
+		c->manifest = m;
+		json_object_set_new(m, "state", json_string("running"));
+		return write_manifest(c);
+	}
+	char now[32], cwd[4096];
+	campaign_iso_time(time(NULL), now);
+	if (!getcwd(cwd, sizeof(cwd)))
+		cwd[0] = '\0';
+	json_t *cmd = json_array(), *items = json_array();
+	m = json_object();
+	for (int i = 0; i < ncmd; i++)
+		json_array_append_new(cmd, json_string(command[i]));
+	for (size_t k = 0; k < n; k++) {
+		json_t *e = json_object();
+		json_object_set_new(e, "index", json_integer((json_int_t)k));
+		json_object_set_new(e, "status", json_string("missing"));
+		json_array_append_new(items, e);
+	}
+	json_object_set_new(m, "format", json_string("pmcfuse-campaign"));
+	json_object_set_new(m, "version", json_integer(1));
+	json_object_set_new(m, "verb", json_string(verb));
+	json_object_set_new(m, "plan_digest", json_string(digest));
+	json_object_set_new(m, "command", cmd);
+	json_object_set_new(m, "cwd", json_string(cwd));
+	json_object_set_new(m, "created", json_string(now));
+	json_object_set_new(m, "state", json_string("running"));
+	json_object_set_new(m, "executions", items);
+	if (json_array_size(items) != n || json_array_size(cmd) != (size_t)ncmd) {
+		json_decref(m);
+		st = cli_error(verb, CLI_EENV, "out of memory");
+		goto fail;
+	}
+	c->manifest = m;
+	return write_manifest(c);
+fail:
+	free(c->dir);
+	c->dir = NULL;
+	return st;
+}
+
+int campaign_is_done(const struct campaign *c, size_t k, char *path, size_t len)
+{
+	json_t *e = json_array_get(json_object_get(c->manifest, "executions"), k);
+	const char *status = json_string_value(json_object_get(e, "status"));
+	const char *file = json_string_value(json_object_get(e, "file"));
+	if (!status || strcmp(status, "ok") != 0 || !file || strchr(file, '/'))
+		return 0;
+	snprintf(path, len, "%s/%s", c->dir, file);
+	return access(path, R_OK) == 0;
+}
+
+int campaign_update(struct campaign *c, size_t k, const struct campaign_exec *x)
+{
+	json_t *e = json_array_get(json_object_get(c->manifest, "executions"), k);
+	if (!e)
+		return cli_error(c->verb, CLI_EUSAGE, "execution %zu is not in the campaign", k);
+	char t0[32], t1[32];
+	campaign_iso_time(x->started, t0);
+	campaign_iso_time(x->finished, t1);
+	json_object_set_new(e, "file", json_string(x->file));
+	json_object_set_new(e, "set", json_integer((json_int_t)x->set));
+	if (x->repeat >= 0)
+		json_object_set_new(e, "repeat", json_integer(x->repeat));
+	/* seeds are 64-bit: kept as decimal text, JSON numbers are not that wide */
+	char seed[24];
+	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)x->seed);
+	json_object_set_new(e, "seed", x->has_seed ? json_string(seed) : json_null());
+	json_object_set_new(e, "status", json_string(x->status));
+	json_object_set_new(e, "exit", json_string(x->exit ? x->exit : ""));
+	json_object_set_new(e, "started", json_string(t0));
+	json_object_set_new(e, "finished", json_string(t1));
+	return write_manifest(c);
+}
+
+int campaign_set_state(struct campaign *c, const char *state)
+{
+	json_object_set_new(c->manifest, "state", json_string(state));
+	return write_manifest(c);
+}
+
+void campaign_remove(struct campaign *c)
+{
+	json_t *items = json_object_get(c->manifest, "executions");
+	for (size_t k = 0; k < json_array_size(items); k++) {
+		const char *file = json_string_value(json_object_get(json_array_get(items, k), "file"));
+		char *p = file && !strchr(file, '/') ? join(c->dir, file) : NULL;
+		if (p)
+			unlink(p);
+		free(p);
+	}
+	char *p = join(c->dir, CAMPAIGN_MANIFEST);
+	if (p)
+		unlink(p);
+	free(p);
+	rmdir(c->dir);
+}
+
+void campaign_close(struct campaign *c)
+{
+	json_decref(c->manifest);
+	free(c->dir);
+	memset(c, 0, sizeof(*c));
+}
+
+int campaign_command(const char *verb, const char *dir, int *argc, char ***argv)
+{
+	json_t *m = NULL;
+	int st = load_manifest(verb, dir, NULL, 0, &m);
+	if (st)
+		return st;
+	json_t *cmd = json_object_get(m, "command");
+	size_t n = json_array_size(cmd);
+	char **v = calloc(n + 1, sizeof(*v));
+	for (size_t i = 0; v && i < n; i++) {
+		const char *s = json_string_value(json_array_get(cmd, i));
+		if (!s || !(v[i] = strdup(s))) {
+			campaign_free_command((int)n, v);
+			v = NULL;
+		}
+	}
+	json_decref(m);
+	if (!v || !n) {
+		free(v);
+		return cli_error(verb, !v ? CLI_EENV : CLI_EUSAGE, "'%s/%s' holds no command",
+				 dir, CAMPAIGN_MANIFEST);
+	}
+	*argc = (int)n;
+	*argv = v;
+	return CLI_OK;
+}
+
+void campaign_free_command(int argc, char **argv)
+{
+	if (!argv)
+		return;
+	for (int i = 0; i < argc; i++)
+		free(argv[i]);
+	free(argv);
+}
+
+int campaign_resume_alone(const char *verb, const char *dir, int (*cmd)(int, char **))
+{
+	int n = 0;
+	char **stored = NULL;
+	int st = campaign_command(verb, dir, &n, &stored);
+	if (st)
+		return st;
+	char **v = calloc((size_t)n + 4, sizeof(*v));
+	if (!v) {
+		campaign_free_command(n, stored);
+		return cli_error(verb, CLI_EENV, "out of memory");
+	}
+	v[0] = (char *)verb;
+	v[1] = "--resume";
+	v[2] = (char *)dir;
+	memcpy(v + 3, stored, (size_t)n * sizeof(*v));
+	st = cmd(n + 3, v);
+	free(v);
+	campaign_free_command(n, stored);
+	return st;
+}

@@ -1,0 +1,95 @@
+/* Campaigns: the executions of one `run` or `reference` in a folder with a
+ * manifest (campaign.json) rewritten atomically after each execution, so an
+ * interrupted campaign resumes (--resume); the signals that interrupt it;
+ * and the checks of output paths made before the first execution. */
+#ifndef PMCF_CLI_CAMPAIGN_H
+#define PMCF_CLI_CAMPAIGN_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+/* ---- signals -------------------------------------------------------------- */
+/* Catches SIGINT, SIGTERM and SIGHUP (those not ignored): the first is
+ * remembered and forwarded to the program being recorded; a second one sends SIGKILL to that program, or ends
+ * pmcfuse at once when none runs. The verb checks cli_signal_caught()
+ * between steps, keeps what is complete and ends with cli_interrupted. */
+void cli_signals_catch(void);
+/* The first signal caught (0: none). */
+int cli_signal_caught(void);
+/* Prints "pmcfuse: VERB: interrupted by SIGNAME: <message>" and returns the
+ * exit status 128 + the signal. */
+int cli_interrupted(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- outputs checked before the work ------------------------------------- */
+/* Whether a file can be written atomically at path (a temporary beside it
+ * is created and removed): CLI_OK, or the exit status of the error printed
+ * (missing or read-only folder, a directory at path). */
+int cli_check_output(const char *verb, const char *path);
+/* Creates dir if needed and checks that files can be written in it. */
+int cli_check_dir(const char *verb, const char *dir);
+
+/* ---- executions of a plan ------------------------------------------------ */
+struct pmcf_plan;
+struct pmcf_profile;
+/* The plan's digest: SHA-256 of its JSON. CLI_OK or an exit status. */
+int cli_plan_digest(const char *verb, const struct pmcf_plan *plan, char hex[65]);
+/* What an execution of a plan stores (PMCF_META_PLAN_*). */
+struct cli_plan_meta {
+	const char *digest;
+	size_t set, nsets;
+};
+/* Sets the PMCF_META_PLAN_* keys of p (pm NULL: nothing). 0 or an error code. */
+int cli_plan_meta_apply(struct pmcf_profile *p, const struct cli_plan_meta *pm);
+
+/* ---- the campaign folder -------------------------------------------------- */
+#define CAMPAIGN_MANIFEST "campaign.json"
+
+/* One execution, as the manifest keeps it. */
+struct campaign_exec {
+	const char *file;   /* name in the folder, e.g. exec-0.pmcf */
+	size_t set;         /* plan set (run) or covering set (reference) */
+	long repeat;        /* reference: the repeat; -1 for run */
+	int has_seed;       /* simulated: the execution seed */
+	uint64_t seed;
+	const char *status; /* ok, failed, interrupted */
+	const char *exit;   /* "0", "3", "signal 15", "" */
+	time_t started, finished;
+};
+
+struct campaign {
+	const char *verb;
+	char *dir;
+	void *manifest; /* json_t */
+};
+
+/* Opens the campaign of verb in dir for n executions of the plan whose
+ * digest is given; command[0..ncmd) is the verb's own command line (kept to
+ * resume with --resume DIR alone). resume 0: dir must be new or hold no
+ * manifest and no profile (created); resume 1: dir must hold the manifest of
+ * the same verb, plan digest and number of executions. Prints errors;
+ * returns an exit status. */
+int campaign_open(const char *verb, const char *dir, int resume, const char *digest, size_t n,
+		  int ncmd, char *const *command, struct campaign *c);
+/* 1 when execution k finished well in an earlier session and its file is
+ * still there (its path in path[len]). */
+int campaign_is_done(const struct campaign *c, size_t k, char *path, size_t len);
+/* Records execution k and rewrites the manifest atomically. */
+int campaign_update(struct campaign *c, size_t k, const struct campaign_exec *e);
+/* Marks the campaign (state: complete, interrupted, failed) and writes. */
+int campaign_set_state(struct campaign *c, const char *state);
+/* Removes the folder: its manifest and its execution files. */
+void campaign_remove(struct campaign *c);
+void campaign_close(struct campaign *c);
+/* The command line stored in the manifest of dir, to resume: *argv
+ * (malloc'ed, the strings too; free with campaign_free_command). */
+int campaign_command(const char *verb, const char *dir, int *argc, char ***argv);
+void campaign_free_command(int argc, char **argv);
+/* `VERB --resume DIR` alone: runs cmd (the verb) with the command line
+ * stored in DIR's manifest after --resume DIR. Returns its exit status. */
+int campaign_resume_alone(const char *verb, const char *dir, int (*cmd)(int, char **));
+/* Hex SHA-256 of text (65 bytes with the NUL). */
+void campaign_digest(const char *text, char hex[65]);
+/* "2024-01-01T12:00:00Z" of t. */
+void campaign_iso_time(time_t t, char out[32]);
+#endif

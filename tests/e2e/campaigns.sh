@@ -9,6 +9,8 @@ set -m # background jobs get their own process group (and SIGINT is not ignored)
 mkdir tmp
 export TMPDIR=$PWD/tmp
 SIM=cholesky,blocks=30
+# a workload long enough (seconds) that a signal lands mid-campaign on any machine
+RSIM=cholesky,blocks=60
 
 # wait_for PATTERN: until a process whose command line matches runs (5 s)
 wait_for() {
@@ -106,7 +108,7 @@ expect_eq 1 "$(complete_of r.pmcf)"
 
 # a simulated campaign stopped at several points (to pmcfuse, to the group)
 # and resumed gives the uninterrupted result
-expect_ok "$PMCFUSE" run --sim $SIM --keep whole -o whole.pmcf
+expect_ok "$PMCFUSE" run --sim $RSIM --keep whole -o whole.pmcf
 "$PMCFUSE" export --format csv whole.pmcf >whole.csv
 nsets=$(ls whole/exec-*.pmcf | wc -l)
 expect_eq "$nsets" "$(json '[.executions[] | select(.status == "ok")] | length' whole/campaign.json)"
@@ -114,7 +116,7 @@ expect_eq complete "$(json .state whole/campaign.json)"
 stopped=0
 for at in 0.2 0.8; do
 	to=alone; [ "$at" = 0.8 ] && to=group
-	"$PMCFUSE" run --sim $SIM --keep "c$at" -o "c$at.pmcf" 2>err.txt >/dev/null &
+	"$PMCFUSE" run --sim $RSIM --keep "c$at" -o "c$at.pmcf" 2>err.txt >/dev/null &
 	pid=$!
 	sleep "$at"
 	stop $pid INT $to
@@ -134,13 +136,11 @@ for at in 0.2 0.8; do
 done
 [ "$stopped" -gt 0 ] || fail "no run was stopped mid-campaign (all finished first)"; ok
 # --keep into a folder that holds profiles: refused, nothing changed
-expect_fail 1 "$PMCFUSE" run --sim $SIM --keep whole -o again.pmcf
+expect_fail 1 "$PMCFUSE" run --sim $RSIM --keep whole -o again.pmcf
 expect_match "'whole' already holds a campaign or profiles" "$ERR"
 
 # ---- reference: the same, and usable when interrupted ----------------------
 REV=duration,PAPI_L1_DCM,PAPI_L2_TCM,PAPI_TOT_INS,PAPI_BR_MSP,PAPI_L3_TCM
-# a workload long enough (seconds) that a signal lands mid-campaign on any machine
-RSIM=cholesky,blocks=60
 expect_ok "$PMCFUSE" reference -e $REV --repeat 3 -o rwhole --sim $RSIM
 expect_eq true "$(json .complete rwhole/reference.json)"
 total=$(json .executions rwhole/reference.json)

@@ -138,15 +138,11 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
 	if (!t)
 		return;
 	uint64_t p = running_xu(prior);
-	if (p) {
-		int final = (prior->value & 1) &&
-			    (status == ompt_task_complete || status == ompt_task_cancel ||
-			     status == ompt_task_detach);
-		rt_seg_end(t, p, final);
-	}
-	uint64_t n = running_xu(next);
-	if (n)
-		rt_seg_begin(t, n);
+	int final = p && (prior->value & 1) &&
+		    (status == ompt_task_complete || status == ompt_task_cancel ||
+		     status == ompt_task_detach);
+	/* one counter reading ends prior's segment and starts next's */
+	rt_seg_switch(t, p, final, running_xu(next));
 }
 
 /* Static or dynamic schedule? libomp reports both as ompt_work_loop; the
@@ -235,11 +231,10 @@ static void on_dispatch(ompt_data_t *parallel, ompt_data_t *task, ompt_dispatch_
 	if (!t || !it || !it->loop_node)
 		return;
 	const ompt_dispatch_chunk_t *c = instance.ptr;
-	if (it->active_xu)
-		rt_seg_end(t, it->active_xu, 1);
+	uint64_t prev = it->active_xu;
 	uint32_t xk = it->loop_static ? PMCF_XU_LOOP_RANGE : PMCF_XU_LOOP_CHUNK;
 	it->active_xu = rt_node(t, xk, it->loop_node, it->loop_addr, c->start, c->iterations, 0);
-	rt_seg_begin(t, it->active_xu);
+	rt_seg_switch(t, prev, 1, it->active_xu); /* one reading: prev's end, the chunk's start */
 }
 
 static int ompt_init(ompt_function_lookup_t lookup, int initial_device, ompt_data_t *tool_data)

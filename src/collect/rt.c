@@ -519,32 +519,55 @@ static void write_seg(struct rt_thread *t, uint64_t node, uint32_t thread, uint6
 	commit(t);
 }
 
-void rt_seg_begin(struct rt_thread *t, uint64_t node)
+/* XU boundaries. The end of one segment and the start of the next on the
+ * same thread share one counter reading and one timestamp: the samples are
+ * double-buffered (t->samp[t->cur] holds the open segment's start), so the
+ * reading that ends a segment becomes the next one's start by flipping cur.
+ * One exception keeps record-file growth out of every XU: when the chunk
+ * had to roll over after the write, the next segment starts with a fresh
+ * reading (once per chunk). */
+void rt_seg_switch(struct rt_thread *t, uint64_t prev, int final, uint64_t next)
 {
-	if (t->open_node)
-		rt_seg_end(t, t->open_node, 0);
-	t->open_node = node;
-	t->cpu = sched_getcpu();
-	t->t0 = rt_now();
+	uint64_t open = t->open_node;
+	/* the open segment ends when it is prev's, or when another begins */
+	int close = open && (open == prev || next);
+	if (!close && !next)
+		return;
 	guard_enter(t);
-	pmcfi_pgroup_read(&t->group, &t->start);
+	int fresh = 1;
+	uint64_t now = 0;
+	if (close) {
+		struct pmcfi_pgroup_sample *s0 = &t->samp[t->cur], *s1 = &t->samp[t->cur ^ 1];
+		pmcfi_pgroup_read(&t->group, s1);
+		now = rt_now();
+		write_seg(t, open, t->index, t->t0, t->cpu, s0, s1, now, final && open == prev);
+		t->open_node = 0;
+		t->cur ^= 1;
+		fresh = 0;
+		if (atomic_load_explicit(&t->hdr->count, memory_order_relaxed) + SPARE_RECORDS >=
+		    t->hdr->capacity) {
+			next_chunk(t); /* on failure slot() retries when the chunk is full */
+			fresh = 1;
+		}
+	}
+	if (next) {
+		t->open_node = next;
+		t->cpu = sched_getcpu();
+		if (fresh) {
+			t->t0 = rt_now();
+			pmcfi_pgroup_read(&t->group, &t->samp[t->cur]);
+		} else
+			t->t0 = now;
+	}
 	guard_leave(t);
 }
 
+void rt_seg_begin(struct rt_thread *t, uint64_t node) { rt_seg_switch(t, 0, 0, node); }
+
 void rt_seg_end(struct rt_thread *t, uint64_t node, int final)
 {
-	if (t->open_node != node || !node)
-		return;
-	struct pmcfi_pgroup_sample s;
-	guard_enter(t);
-	pmcfi_pgroup_read(&t->group, &s);
-	uint64_t t1 = rt_now();
-	write_seg(t, node, t->index, t->t0, t->cpu, &t->start, &s, t1, final);
-	t->open_node = 0;
-	if (atomic_load_explicit(&t->hdr->count, memory_order_relaxed) + SPARE_RECORDS >=
-	    t->hdr->capacity)
-		next_chunk(t); /* on failure slot() retries when the chunk is full */
-	guard_leave(t);
+	if (node)
+		rt_seg_switch(t, node, final, 0);
 }
 
 struct rt_thread *rt_self(void)
@@ -600,9 +623,8 @@ struct rt_thread *rt_self(void)
 	t->thread_node = rt_node(t, PMCF_XU_THREAD, PMCFI_ROOT, 0, idx, 0, 0);
 	t->thread_cpu = sched_getcpu();
 	t->thread_t0 = rt_now();
-	guard_enter(t);
-	pmcfi_pgroup_read(&t->group, &t->thread_start);
-	guard_leave(t);
+	/* thread_start stays zero: the group counts from its opening, just
+	 * above (no read) */
 	/* published once its thread XU is set up: process_fini reads it from
 	 * another thread (the release store orders the fields above) */
 	atomic_store(&P.threads[idx], t);
@@ -750,12 +772,12 @@ static void api_leave(uint64_t task, int final)
 	struct rt_thread *t = rt_self();
 	if (!t || !task)
 		return;
-	rt_seg_end(t, task, final);
+	uint64_t outer = 0;
 	if (t->napi > 0 && t->api_stack[t->napi - 1] == task) {
 		t->napi--;
-		if (t->napi > 0)
-			rt_seg_begin(t, t->api_stack[t->napi - 1]);
+		outer = t->napi > 0 ? t->api_stack[t->napi - 1] : 0;
 	}
+	rt_seg_switch(t, task, final, outer); /* the outer task resumes: one reading */
 }
 
 static void api_pause(uint64_t task) { api_leave(task, 0); }

@@ -38,7 +38,10 @@ struct rt_thread {
 	uint64_t open_node;
 	uint64_t t0;
 	int32_t cpu;
-	struct pmcfi_pgroup_sample start;
+	/* samp[cur]: the counters at the open segment's start; the other is
+	 * where the next reading goes (rt_seg_switch) */
+	struct pmcfi_pgroup_sample samp[2];
+	int cur;
 	/* the thread XU (fallback when nothing else is recorded) */
 	uint64_t thread_node, thread_t0;
 	int32_t thread_cpu;
@@ -80,6 +83,11 @@ uint64_t rt_node(struct rt_thread *t, uint32_t kind, uint64_t parent, uint64_t a
 void rt_seg_begin(struct rt_thread *t, uint64_t node);
 /* Closes the open segment when it belongs to node; final marks the XU done. */
 void rt_seg_end(struct rt_thread *t, uint64_t node, int final);
+/* One XU boundary with one counter reading: closes the open segment when it
+ * is prev's (final: prev is done) or when next is not 0 (then any open
+ * segment ends, not final), and opens a segment of next (0: none) whose
+ * start is the same reading and timestamp. */
+void rt_seg_switch(struct rt_thread *t, uint64_t prev, int final, uint64_t next);
 /* Writes a small marker file <dir>/<name>-<pid> holding text. */
 void rt_mark(const char *name, const char *text);
 /* Snapshot of /proc/self/maps into <dir>/maps-<pid>. */

@@ -42,6 +42,7 @@ static struct {
 	uint32_t pid;
 	_Atomic uint32_t nthreads;
 	_Atomic uint32_t ntypes;
+	_Atomic uint32_t stop_errno; /* why a thread could not record (first one) */
 	struct rt_thread *_Atomic threads[MAX_THREADS];
 	pthread_key_t key;
 } P;
@@ -148,6 +149,26 @@ static void split_names(const char *s)
 	}
 }
 
+/* The process key (rec.h): the first generation of this pid whose
+ * proc-KEY file this image creates; the bare pid when none can be made. */
+static uint32_t claim_key(void)
+{
+	uint32_t pid = (uint32_t)getpid();
+	char path[3200];
+	for (uint32_t gen = 0; gen <= PMCFI_REC_MAX_GEN; gen++) {
+		uint32_t key = pid + (gen << PMCFI_REC_GEN_SHIFT);
+		snprintf(path, sizeof(path), "%s/proc-%u", P.dir, key);
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			close(fd);
+			return key;
+		}
+		if (errno != EEXIST)
+			break;
+	}
+	return pid;
+}
+
 static void thread_exit(void *arg)
 {
 	rt_thread_fini(arg);
@@ -158,8 +179,9 @@ static void after_fork_child(void)
 	/* The child must not write into the parent's files. */
 	tls_self = NULL;
 	tls_index = 0;
-	P.pid = (uint32_t)getpid();
+	P.pid = claim_key();
 	atomic_store(&P.nthreads, 0);
+	atomic_store(&P.stop_errno, 0);
 	for (int i = 0; i < MAX_THREADS; i++)
 		atomic_store(&P.threads[i], NULL);
 	rt_write_maps();
@@ -307,7 +329,7 @@ int rt_process_init(void)
 		return -1;
 	}
 	snprintf(P.dir, sizeof(P.dir), "%s", dir);
-	P.pid = (uint32_t)getpid();
+	P.pid = claim_key(); /* after an exec(), the next generation of the pid */
 	if (parse_events(getenv(PMCFI_ENV_EVENTS)) != 0) {
 		P.state = -1;
 		fatal("bad %s value '%s'", PMCFI_ENV_EVENTS,
@@ -373,9 +395,12 @@ static int map_chunk(struct rt_thread *t)
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	if (ftruncate(fd, (off_t)bytes) != 0) {
-		int e = errno;
+	/* Reserve the blocks before mapping: a sparse file on a full
+	 * filesystem maps fine, and the first store then dies of SIGBUS. */
+	int e = posix_fallocate(fd, 0, (off_t)bytes);
+	if (e != 0) {
 		close(fd);
+		unlink(path);
 		return -e;
 	}
 	void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
@@ -395,6 +420,7 @@ static int map_chunk(struct rt_thread *t)
 	h->capacity = (bytes - PMCFI_REC_HEADER_SIZE) / rs;
 	atomic_store_explicit(&h->count, 0, memory_order_relaxed);
 	atomic_store_explicit(&h->dropped, 0, memory_order_relaxed);
+	h->stop_errno = atomic_load_explicit(&P.stop_errno, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
 	h->magic = PMCFI_REC_MAGIC;
 	t->hdr = h;
@@ -408,8 +434,18 @@ static int next_chunk(struct rt_thread *t)
 {
 	struct pmcfi_rec_header *old = t->hdr;
 	size_t old_bytes = t->map_bytes;
+	if (t->stopped)
+		return -1; /* no space: no retry at every boundary */
 	t->chunk++;
-	if (map_chunk(t) != 0) {
+	int err = map_chunk(t);
+	if (err != 0) {
+		/* the thread goes on in its full chunk, dropping what does not
+		 * fit (counted); the header says why */
+		uint32_t none = 0;
+		atomic_compare_exchange_strong(&P.stop_errno, &none, (uint32_t)-err);
+		if (!old->stop_errno)
+			old->stop_errno = (uint32_t)-err;
+		t->stopped = 1;
 		t->hdr = old;
 		t->map_bytes = old_bytes;
 		t->chunk--;
@@ -604,6 +640,8 @@ struct rt_thread *rt_self(void)
 	}
 	if ((err = map_chunk(t)) != 0) {
 		tls_failed = 1;
+		uint32_t none = 0; /* written into the headers of the threads that record */
+		atomic_compare_exchange_strong(&P.stop_errno, &none, (uint32_t)-err);
 		fatal("cannot create a record file in %s: %s", P.dir, strerror(-err));
 		pmcfi_pgroup_close(&t->group);
 		munmap(t, sizeof(*t));
@@ -681,6 +719,9 @@ __attribute__((destructor)) static void process_fini(void)
 		if (t && t != self && !atomic_exchange(&t->dead, 1))
 			end_thread_xu(self, t);
 	}
+	uint32_t stop = atomic_load(&P.stop_errno);
+	if (stop && self->hdr && !self->hdr->stop_errno)
+		self->hdr->stop_errno = stop; /* a thread that could not start */
 	rt_thread_fini(self);
 	rt_write_maps();
 }

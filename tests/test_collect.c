@@ -128,24 +128,38 @@ static char *labels(const pmcf_profile *p)
 		}                                                                          \
 	} while (0)
 
+/* Software events a[0..n) with the given configs. */
+static void sw_attrs(struct perf_event_attr *a, const uint64_t *cfg, int n)
+{
+	memset(a, 0, (size_t)n * sizeof(*a));
+	for (int i = 0; i < n; i++) {
+		a[i].type = PERF_TYPE_SOFTWARE;
+		a[i].config = cfg[i];
+	}
+}
+
+/* Two readings of g around 64 first-touched pages. */
+static void read_around_faults(struct pmcfi_pgroup *g, struct pmcfi_pgroup_sample *s0,
+			       struct pmcfi_pgroup_sample *s1)
+{
+	assert_int_equal(pmcfi_pgroup_read(g, s0), 0);
+	char *m = malloc(64 * 4096);
+	for (int i = 0; i < 64; i++)
+		m[i * 4096] = 1;
+	assert_int_equal(pmcfi_pgroup_read(g, s1), 0);
+	free(m);
+}
+
 static void test_pgroup(void **state)
 {
 	(void)state;
 	struct perf_event_attr a[2];
-	memset(a, 0, sizeof(a));
-	a[0].type = a[1].type = PERF_TYPE_SOFTWARE;
-	a[0].config = PERF_COUNT_SW_PAGE_FAULTS;
-	a[1].config = PERF_COUNT_SW_TASK_CLOCK;
+	sw_attrs(a, (const uint64_t[]){PERF_COUNT_SW_PAGE_FAULTS, PERF_COUNT_SW_TASK_CLOCK}, 2);
 	const char *names[] = {"page-faults", "task-clock"};
 	struct pmcfi_pgroup g;
 	assert_int_equal(pmcfi_pgroup_open(&g, a, names, 2, 0), 0);
 	struct pmcfi_pgroup_sample s0, s1;
-	assert_int_equal(pmcfi_pgroup_read(&g, &s0), 0);
-	char *m = malloc(64 * 4096);
-	for (int i = 0; i < 64; i++)
-		m[i * 4096] = 1;
-	assert_int_equal(pmcfi_pgroup_read(&g, &s1), 0);
-	free(m);
+	read_around_faults(&g, &s0, &s1);
 	assert_true(s1.v[0] - s0.v[0] >= 60);
 	assert_true(s1.v[1] > s0.v[1]);
 	assert_true(s1.enabled >= s0.enabled && s1.running == s1.enabled);
@@ -167,13 +181,9 @@ static void test_pgroup_clocks(void **state)
 {
 	(void)state;
 	struct perf_event_attr a[4];
-	memset(a, 0, sizeof(a));
-	uint64_t cfg[] = {PERF_COUNT_SW_PAGE_FAULTS, PERF_COUNT_SW_TASK_CLOCK,
-			  PERF_COUNT_SW_CONTEXT_SWITCHES, PERF_COUNT_SW_CPU_CLOCK};
-	for (int i = 0; i < 4; i++) {
-		a[i].type = PERF_TYPE_SOFTWARE;
-		a[i].config = cfg[i];
-	}
+	sw_attrs(a, (const uint64_t[]){PERF_COUNT_SW_PAGE_FAULTS, PERF_COUNT_SW_TASK_CLOCK,
+				       PERF_COUNT_SW_CONTEXT_SWITCHES, PERF_COUNT_SW_CPU_CLOCK},
+		 4);
 	const char *names[] = {"page-faults", "task-clock", "context-switches", "cpu-clock"};
 	struct pmcfi_pgroup g, solo;
 	assert_int_equal(pmcfi_pgroup_open(&g, a, names, 4, 0), 0);
@@ -204,10 +214,7 @@ static void test_pgroup_rdpmc_fallback(void **state)
 {
 	(void)state;
 	struct perf_event_attr a[2];
-	memset(a, 0, sizeof(a));
-	a[0].type = a[1].type = PERF_TYPE_SOFTWARE;
-	a[0].config = PERF_COUNT_SW_PAGE_FAULTS;
-	a[1].config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	sw_attrs(a, (const uint64_t[]){PERF_COUNT_SW_PAGE_FAULTS, PERF_COUNT_SW_CONTEXT_SWITCHES}, 2);
 	const char *names[] = {"page-faults", "context-switches"};
 	struct pmcfi_pgroup g;
 	assert_int_equal(pmcfi_pgroup_open(&g, a, names, 2, 0), 0);
@@ -220,12 +227,7 @@ static void test_pgroup_rdpmc_fallback(void **state)
 	g.pages[1] = &fake[1];
 	g.rdpmc = 1;
 	struct pmcfi_pgroup_sample s0, s1;
-	assert_int_equal(pmcfi_pgroup_read(&g, &s0), 0);
-	char *m = malloc(64 * 4096);
-	for (int i = 0; i < 64; i++)
-		m[i * 4096] = 1;
-	assert_int_equal(pmcfi_pgroup_read(&g, &s1), 0);
-	free(m);
+	read_around_faults(&g, &s0, &s1);
 	assert_true(s1.v[0] - s0.v[0] >= 60);
 	assert_int_equal(g.rdpmc_fallbacks, 2);
 	fake[0].cap_user_rdpmc = 0; /* withdrawn */

@@ -10,9 +10,17 @@
  *    catalogue, preflight group, record folder, reading the records, source
  *    lookups, metadata) ("rec/plain"); setup_ms and read_ms show the
  *    launcher's part before and after the program;
- *  - us/XU: (in-program time - plain) / XUs.
+ *  - us/XU: (in-program time - plain) / XUs, and reads/XU: the same in
+ *    units of one group read(2) of the same events, measured in this bench
+ *    run (the machine's syscall floor: the collector reads at most twice
+ *    per XU, see docs/collector.md);
+ *  - rec/perf: the collector's in-program overhead against perf stat's
+ *    with the same events, (prog - plain) / (perf - plain).
  * The launcher's and perf stat's fixed costs are measured on a program with
- * 2 XUs. Usage: bench_collect [BUILD_DIR [REPEATS]]. */
+ * 2 XUs. The cases are the bundled examples and the task-heavy programs of
+ * bench/tasks (nqueens, fib, uts), with 4 software events, and some with
+ * task-clock and cpu-clock added (6). Usage: bench_collect [BUILD_DIR
+ * [REPEATS]]. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "collect/reader.h"
+#include "counters/perf_group.h"
 #include "pmcfuse/collect.h"
 
 static double now(void)
@@ -45,14 +54,51 @@ static double run_plain(char **argv)
 	return now() - t;
 }
 
-static const char *EV[] = {"page-faults", "context-switches", "cpu-migrations", "minor-faults"};
-#define EV_LIST "page-faults,context-switches,cpu-migrations,minor-faults"
+static const char *EV[] = {"page-faults", "context-switches", "cpu-migrations", "minor-faults",
+			   "task-clock", "cpu-clock"};
+static const char *EV_LIST[] = {NULL, NULL, NULL, NULL,
+				"page-faults,context-switches,cpu-migrations,minor-faults",
+				NULL,
+				"page-faults,context-switches,cpu-migrations,minor-faults,task-clock,"
+				"cpu-clock"};
+static const uint64_t EV_CONFIG[] = {PERF_COUNT_SW_PAGE_FAULTS, PERF_COUNT_SW_CONTEXT_SWITCHES,
+				     PERF_COUNT_SW_CPU_MIGRATIONS, PERF_COUNT_SW_PAGE_FAULTS_MIN,
+				     PERF_COUNT_SW_TASK_CLOCK, PERF_COUNT_SW_CPU_CLOCK};
+
+static double median(double *v, int n);
+
+/* The baseline: ns per read(2) of one group of the first nev events, as
+ * the collector opens it in each thread (median of 7 batches of 20000). */
+static double group_read_ns(int nev)
+{
+	struct perf_event_attr a[6];
+	memset(a, 0, sizeof(a));
+	for (int i = 0; i < nev; i++) {
+		a[i].type = PERF_TYPE_SOFTWARE;
+		a[i].config = EV_CONFIG[i];
+	}
+	struct pmcfi_pgroup g;
+	if (pmcfi_pgroup_open(&g, a, EV, nev, 0) != 0) {
+		fprintf(stderr, "bench_collect: cannot open the group: %s\n", pmcf_errdetail());
+		exit(1);
+	}
+	double b[7];
+	struct pmcfi_pgroup_sample smp;
+	for (int k = 0; k < 7; k++) {
+		double t = now();
+		for (int i = 0; i < 20000; i++)
+			pmcfi_pgroup_read(&g, &smp);
+		b[k] = (now() - t) / 20000 * 1e9;
+	}
+	pmcfi_pgroup_close(&g);
+	return median(b, 7);
+}
 
 struct rec_time {
 	double total, prog, setup, read;
 };
 
-static struct rec_time run_collect(char **argv, size_t *nxus)
+static struct rec_time run_collect(char **argv, size_t nev, size_t *nxus)
 {
 	pmcf_profile *p = NULL;
 	pmcf_exit_info ei;
@@ -62,7 +108,7 @@ static struct rec_time run_collect(char **argv, size_t *nxus)
 	if (!freopen("/dev/null", "w", stdout))
 		exit(1);
 	double t = now();
-	int err = pmcf_collect_program(argv, EV, 4, NULL, &p, &ei);
+	int err = pmcf_collect_program(argv, EV, nev, NULL, &p, &ei);
 	r.total = now() - t;
 	fflush(stdout);
 	dup2(so, 1);
@@ -103,24 +149,44 @@ int main(int argc, char **argv)
 	snprintf(tool, sizeof(tool), "%s/libpmcfuse-ompt.so", build);
 	setenv("PMCF_OMPT_TOOL", tool, 0);
 	struct {
-		const char *name, *a1, *a2;
-	} cases[] = {{"cholesky", "16", "128"},
-		     {"cholesky", "10", "96"},
-		     {"knapsack", "20", "12"},
-		     {"loops", "1048576", "10"}};
+		const char *dir, *name, *a1, *a2;
+		int nev;
+	} cases[] = {{"examples", "cholesky", "16", "128", 4}, {"examples", "cholesky", "10", "96", 4},
+		     {"examples", "knapsack", "20", "12", 4},   {"examples", "knapsack", "20", "12", 6},
+		     {"examples", "loops", "1048576", "10", 4}, {"bench/tasks", "nqueens", "11", "5", 4},
+		     {"bench/tasks", "fib", "27", "14", 4},     {"bench/tasks", "fib", "27", "14", 6},
+		     {"bench/tasks", "uts", "2000", "7", 4}};
 	const char *perf = "/usr/bin/perf";
 	int have_perf = access(perf, X_OK) == 0;
+	if (have_perf) {
+		char *ps[] = {(char *)perf, "stat", "-x,", "-o", "/dev/null", "-e", "task-clock",
+			      "/bin/true", NULL};
+		pid_t pid = fork();
+		if (pid == 0) {
+			execv(perf, ps);
+			_exit(127);
+		}
+		int st = 1;
+		waitpid(pid, &st, 0);
+		have_perf = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	}
+	if (!have_perf)
+		printf("perf stat: skipped (%s)\n", access(perf, X_OK) == 0 ? "perf stat fails here"
+									 : "no /usr/bin/perf");
+	double rd4 = group_read_ns(4), rd6 = group_read_ns(6);
+	printf("one group read(2) here: %.0f ns with 4 software events, %.0f ns with 6 (task-clock, "
+	       "cpu-clock added)\n", rd4, rd6);
 	{
 		snprintf(prog, sizeof(prog), "%s/examples/plain", build);
 		char *pa[] = {prog, "1", "1", NULL};
-		char *ps[] = {(char *)perf, "stat", "-x,", "-o", "/dev/null", "-e", EV_LIST,
+		char *ps[] = {(char *)perf, "stat", "-x,", "-o", "/dev/null", "-e", (char *)EV_LIST[4],
 			      prog, "1", "1", NULL};
 		double a[RMAX], b[RMAX], c[RMAX], s[RMAX], rd[RMAX], pr[RMAX];
 		size_t nx;
 		for (int r = 0; r < R; r++) {
 			a[r] = run_plain(pa);
 			c[r] = have_perf ? run_plain(ps) : 0;
-			struct rec_time t = run_collect(pa, &nx);
+			struct rec_time t = run_collect(pa, 4, &nx);
 			b[r] = t.total;
 			s[r] = t.setup;
 			rd[r] = t.read;
@@ -133,35 +199,39 @@ int main(int argc, char **argv)
 		       have_perf ? median(c, R) - ma : 0);
 	}
 	printf("medians of %d runs; ratios against the plain run of the same bench run\n", R);
-	printf("%-8s %-11s %6s %8s %8s %8s %8s %10s %9s %9s %7s %8s %7s\n", "example", "args", "XUs",
-	       "plain_s", "perf_s", "prog_s", "rec_s", "perf/plain", "prog/plain", "rec/plain",
-	       "us/XU", "setup_ms", "read_ms");
+	printf("%-8s %-10s %2s %6s %8s %8s %8s %8s %10s %9s %9s %7s %8s %8s %8s %7s\n", "example",
+	       "args", "ev", "XUs", "plain_s", "perf_s", "prog_s", "rec_s", "perf/plain", "prog/plain",
+	       "rec/plain", "us/XU", "reads/XU", "rec/perf", "setup_ms", "read_ms");
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
-		snprintf(prog, sizeof(prog), "%s/examples/%s", build, cases[c].name);
+		snprintf(prog, sizeof(prog), "%s/%s/%s", build, cases[c].dir, cases[c].name);
 		char args[32];
 		snprintf(args, sizeof(args), "%s %s", cases[c].a1, cases[c].a2);
 		if (access(prog, X_OK) != 0) {
 			printf("%-8s (not built)\n", cases[c].name);
 			continue;
 		}
+		int nev = cases[c].nev;
 		char *pa[] = {prog, (char *)cases[c].a1, (char *)cases[c].a2, NULL};
-		char *ps[] = {(char *)perf, "stat", "-x,", "-o", "/dev/null", "-e", EV_LIST,
+		char *ps[] = {(char *)perf, "stat", "-x,", "-o", "/dev/null", "-e", (char *)EV_LIST[nev],
 			      prog, (char *)cases[c].a1, (char *)cases[c].a2, NULL};
 		double tp[RMAX], ts[RMAX], tr[RMAX], tg[RMAX], su[RMAX], rd[RMAX];
 		size_t nx = 0;
 		for (int r = 0; r < R; r++) {
 			tp[r] = run_plain(pa);
 			ts[r] = have_perf ? run_plain(ps) : 0;
-			struct rec_time t = run_collect(pa, &nx);
+			struct rec_time t = run_collect(pa, (size_t)nev, &nx);
 			tr[r] = t.total;
 			tg[r] = t.prog;
 			su[r] = t.setup;
 			rd[r] = t.read;
 		}
 		double mp = median(tp, R), ms = median(ts, R), mr = median(tr, R), mg = median(tg, R);
-		printf("%-8s %-11s %6zu %8.4f %8.4f %8.4f %8.4f %10.3f %9.3f %9.3f %7.2f %8.2f %7.2f\n",
-		       cases[c].name, args, nx, mp, ms, mg, mr, have_perf ? ms / mp : 0, mg / mp,
-		       mr / mp, nx ? (mg - mp) * 1e6 / (double)nx : 0, median(su, R) * 1e3,
+		double usxu = nx ? (mg - mp) * 1e6 / (double)nx : 0;
+		printf("%-8s %-10s %2d %6zu %8.4f %8.4f %8.4f %8.4f %10.3f %9.3f %9.3f %7.2f %8.2f %8.2f "
+		       "%8.2f %7.2f\n",
+		       cases[c].name, args, nev, nx, mp, ms, mg, mr, have_perf ? ms / mp : 0, mg / mp,
+		       mr / mp, usxu, usxu * 1e3 / (nev == 6 ? rd6 : rd4),
+		       have_perf && ms > mp ? (mg - mp) / (ms - mp) : 0, median(su, R) * 1e3,
 		       median(rd, R) * 1e3);
 	}
 	return 0;

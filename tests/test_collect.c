@@ -128,24 +128,38 @@ static char *labels(const pmcf_profile *p)
 		}                                                                          \
 	} while (0)
 
+/* Software events a[0..n) with the given configs. */
+static void sw_attrs(struct perf_event_attr *a, const uint64_t *cfg, int n)
+{
+	memset(a, 0, (size_t)n * sizeof(*a));
+	for (int i = 0; i < n; i++) {
+		a[i].type = PERF_TYPE_SOFTWARE;
+		a[i].config = cfg[i];
+	}
+}
+
+/* Two readings of g around 64 first-touched pages. */
+static void read_around_faults(struct pmcfi_pgroup *g, struct pmcfi_pgroup_sample *s0,
+			       struct pmcfi_pgroup_sample *s1)
+{
+	assert_int_equal(pmcfi_pgroup_read(g, s0), 0);
+	char *m = malloc(64 * 4096);
+	for (int i = 0; i < 64; i++)
+		m[i * 4096] = 1;
+	assert_int_equal(pmcfi_pgroup_read(g, s1), 0);
+	free(m);
+}
+
 static void test_pgroup(void **state)
 {
 	(void)state;
 	struct perf_event_attr a[2];
-	memset(a, 0, sizeof(a));
-	a[0].type = a[1].type = PERF_TYPE_SOFTWARE;
-	a[0].config = PERF_COUNT_SW_PAGE_FAULTS;
-	a[1].config = PERF_COUNT_SW_TASK_CLOCK;
+	sw_attrs(a, (const uint64_t[]){PERF_COUNT_SW_PAGE_FAULTS, PERF_COUNT_SW_TASK_CLOCK}, 2);
 	const char *names[] = {"page-faults", "task-clock"};
 	struct pmcfi_pgroup g;
 	assert_int_equal(pmcfi_pgroup_open(&g, a, names, 2, 0), 0);
 	struct pmcfi_pgroup_sample s0, s1;
-	assert_int_equal(pmcfi_pgroup_read(&g, &s0), 0);
-	char *m = malloc(64 * 4096);
-	for (int i = 0; i < 64; i++)
-		m[i * 4096] = 1;
-	assert_int_equal(pmcfi_pgroup_read(&g, &s1), 0);
-	free(m);
+	read_around_faults(&g, &s0, &s1);
 	assert_true(s1.v[0] - s0.v[0] >= 60);
 	assert_true(s1.v[1] > s0.v[1]);
 	assert_true(s1.enabled >= s0.enabled && s1.running == s1.enabled);
@@ -159,6 +173,69 @@ static void test_pgroup(void **state)
 	a[1].config = 999;
 	assert_int_equal(pmcfi_pgroup_open(&g, a, names, 2, 0), PMCF_EEVENT);
 	assert_non_null(strstr(pmcf_errdetail(), "task-clock"));
+}
+
+/* Every software event in one group, the clocks included (issue 17): one
+ * read(2) for all, and task-clock grouped counts what it counts alone. */
+static void test_pgroup_clocks(void **state)
+{
+	(void)state;
+	struct perf_event_attr a[4];
+	sw_attrs(a, (const uint64_t[]){PERF_COUNT_SW_PAGE_FAULTS, PERF_COUNT_SW_TASK_CLOCK,
+				       PERF_COUNT_SW_CONTEXT_SWITCHES, PERF_COUNT_SW_CPU_CLOCK},
+		 4);
+	const char *names[] = {"page-faults", "task-clock", "context-switches", "cpu-clock"};
+	struct pmcfi_pgroup g, solo;
+	assert_int_equal(pmcfi_pgroup_open(&g, a, names, 4, 0), 0);
+	assert_int_equal(g.ngroups, 1);
+	assert_int_equal(g.split_clocks, 0);
+	assert_int_equal(pmcfi_pgroup_open(&solo, &a[1], &names[1], 1, 0), 0);
+	struct pmcfi_pgroup_sample s0, s1, o0, o1;
+	assert_int_equal(pmcfi_pgroup_read(&g, &s0), 0);
+	assert_int_equal(pmcfi_pgroup_read(&solo, &o0), 0);
+	volatile double x = 1;
+	for (int i = 0; i < 20000000; i++)
+		x = x * 1.0000001 + 1e-9;
+	assert_int_equal(pmcfi_pgroup_read(&solo, &o1), 0);
+	assert_int_equal(pmcfi_pgroup_read(&g, &s1), 0);
+	double grouped = (double)(s1.v[1] - s0.v[1]), alone = (double)(o1.v[0] - o0.v[0]);
+	assert_true(alone > 1e6); /* > 1 ms of cpu */
+	assert_true(grouped >= alone * 0.9 && grouped <= alone * 1.5 + 1e5);
+	assert_true(s1.v[3] > s0.v[3]);
+	assert_true(s1.running == s1.enabled);
+	pmcfi_pgroup_close(&solo);
+	pmcfi_pgroup_close(&g);
+}
+
+/* The rdpmc path without a PMU: mmap pages that say the counter is not
+ * loaded (index 0) or that user reads are withdrawn make the read fall back
+ * to read(2), counted, with the right values. */
+static void test_pgroup_rdpmc_fallback(void **state)
+{
+	(void)state;
+	struct perf_event_attr a[2];
+	sw_attrs(a, (const uint64_t[]){PERF_COUNT_SW_PAGE_FAULTS, PERF_COUNT_SW_CONTEXT_SWITCHES}, 2);
+	const char *names[] = {"page-faults", "context-switches"};
+	struct pmcfi_pgroup g;
+	assert_int_equal(pmcfi_pgroup_open(&g, a, names, 2, 0), 0);
+	assert_int_equal(g.rdpmc, 0); /* software events: never rdpmc */
+	static struct perf_event_mmap_page fake[2];
+	memset(fake, 0, sizeof(fake));
+	fake[0].cap_user_rdpmc = 1; /* allowed, but not loaded: index 0 */
+	fake[1].cap_user_rdpmc = 0;
+	g.pages[0] = &fake[0];
+	g.pages[1] = &fake[1];
+	g.rdpmc = 1;
+	struct pmcfi_pgroup_sample s0, s1;
+	read_around_faults(&g, &s0, &s1);
+	assert_true(s1.v[0] - s0.v[0] >= 60);
+	assert_int_equal(g.rdpmc_fallbacks, 2);
+	fake[0].cap_user_rdpmc = 0; /* withdrawn */
+	fake[0].index = 1;
+	assert_int_equal(pmcfi_pgroup_read(&g, &s1), 0);
+	assert_int_equal(g.rdpmc_fallbacks, 3);
+	g.pages[0] = g.pages[1] = NULL; /* not ours to unmap */
+	pmcfi_pgroup_close(&g);
 }
 
 static void test_listing11(void **state)
@@ -462,7 +539,8 @@ int main(void)
 	if (!have_omp)
 		fprintf(stderr, "test_collect: no OpenMP examples (clang-16 missing): skipping them\n");
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pgroup),   cmocka_unit_test(test_listing11),
+		cmocka_unit_test(test_pgroup),   cmocka_unit_test(test_pgroup_clocks),
+		cmocka_unit_test(test_pgroup_rdpmc_fallback), cmocka_unit_test(test_listing11),
 		cmocka_unit_test(test_cholesky), cmocka_unit_test(test_loops),
 		cmocka_unit_test(test_knapsack), cmocka_unit_test(test_taskapi),
 		cmocka_unit_test(test_plain),    cmocka_unit_test(test_crash),

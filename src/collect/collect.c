@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -551,6 +552,10 @@ static void events_env(const struct perf_event_attr *a, size_t n, const char **n
  * runs ~25x slower (docs/results/hem-real.md). */
 #define MIN_USER_PERIOD_MS 0.02
 
+/* The least free space a recording starts with: two threads' first record
+ * chunks (rt.c FIRST_CHUNK_BYTES). */
+#define MIN_RECORD_SPACE (512u * 1024u)
+
 /* ---- kernel multiplexing: the rotation interval of every PMU ---------------- */
 #define MUX_SYSFS PMCFI_SYSFS_PMUS
 #define MAX_PMUS 64
@@ -755,6 +760,24 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 		if (mkdir(dir, 0755) != 0 && errno != EEXIST)
 			return pmcfi_fail(-errno, "cannot create %s: %s", dir, strerror(errno));
 	}
+	/* Room for records: each thread's first chunk is reserved before it
+	 * records (rt.c); with less than two, the program would run for
+	 * nothing. */
+	const char *where = temp ? "TMPDIR" : "the record folder";
+	char place[PATH_MAX];
+	snprintf(place, sizeof(place), "%s", dir);
+	if (temp && strrchr(place, '/'))
+		*strrchr(place, '/') = '\0';
+	struct statvfs vfs;
+	if (statvfs(dir, &vfs) == 0 && (uint64_t)vfs.f_bavail * vfs.f_frsize < MIN_RECORD_SPACE) {
+		unsigned long long kb = (unsigned long long)vfs.f_bavail * vfs.f_frsize / 1024;
+		if (temp)
+			remove_dir(dir);
+		return pmcfi_fail(-ENOSPC,
+				  "no space left in %s (%s: %llu KiB free; recording needs at least "
+				  "%u KiB)",
+				  where, place, kb, MIN_RECORD_SPACE / 1024);
+	}
 	char evs[PMCFI_PGROUP_MAX * 80], nms[4096];
 	events_env(attrs, n, names, evs, sizeof(evs), nms, sizeof(nms));
 	char **env = child_env(tool, dir, evs, nms, opts ? opts->chunk_kb : 0,
@@ -814,7 +837,7 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 				  "%zu XUs have values from counters that were not always running "
 				  "(time_running < time_enabled); see their coverage",
 				  st.multiplexed);
-		if (st.dropped)
+		if (st.dropped && !st.stop_errno) /* else the message below says why */
 			pmcfi_log(PMCF_LOG_WARN, "%zu records were lost (record files could not grow)",
 				  st.dropped);
 		if (!st.ompt && !st.api)
@@ -823,10 +846,16 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 		else if (st.ompt_missing[0])
 			pmcfi_log(PMCF_LOG_WARN, "the OpenMP runtime did not grant OMPT callbacks: %s",
 				  st.ompt_missing);
-		if (!ei->complete || st.dropped) {
+		if (!ei->complete || st.dropped || st.stop_errno) {
 			if (ei->complete)
 				ei->complete = 0;
-			if (!ei->exited)
+			if (st.stop_errno)
+				snprintf(ei->message, sizeof(ei->message),
+					 "no space left in %s (%.200s: %s): the collector stopped recording "
+					 "(%zu records lost); the profile keeps the %zu XUs recorded and "
+					 "is marked incomplete",
+					 where, place, strerror(st.stop_errno), st.dropped, st.xus);
+			else if (!ei->exited)
 				snprintf(ei->message, sizeof(ei->message),
 					 "'%s' was killed by signal %d (%s); the profile keeps the %zu XUs "
 					 "recorded and is marked incomplete",

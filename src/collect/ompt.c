@@ -102,12 +102,11 @@ static void on_implicit_task(ompt_scope_endpoint_t ep, ompt_data_t *parallel, om
 	struct rt_itask *it = as_itask(task);
 	if (!it)
 		return;
-	if (it->active_xu)
-		rt_seg_end(t, it->active_xu, 1);
+	uint64_t x = it->active_xu;
 	if (t->nitasks > 0 && &t->itasks[t->nitasks - 1] == it)
 		t->nitasks--;
 	task->value = 0;
-	rt_seg_idle(t);
+	rt_seg_switch(t, x, 1, rt_after(t, x)); /* one reading */
 }
 
 static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame, ompt_data_t *task,
@@ -148,17 +147,13 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
 	if (!t)
 		return;
 	uint64_t p = running_xu(prior);
-	if (p) {
-		int final = (prior->value & 1) &&
-			    (status == ompt_task_complete || status == ompt_task_cancel ||
-			     status == ompt_task_detach);
-		rt_seg_end(t, p, final);
-	}
+	int final = p && (prior->value & 1) &&
+		    (status == ompt_task_complete || status == ompt_task_cancel ||
+		     status == ompt_task_detach);
+	/* one counter reading ends prior's segment and starts next's (or the
+	 * enclosing task-API task's when the thread returns to it) */
 	uint64_t n = running_xu(next);
-	if (n)
-		rt_seg_begin(t, n);
-	else
-		rt_seg_idle(t);
+	rt_seg_switch(t, p, final, n ? n : rt_after(t, p));
 }
 
 /* Static or dynamic schedule? libomp reports both as ompt_work_loop; the
@@ -240,11 +235,10 @@ static void on_work(ompt_work_t kind, ompt_scope_endpoint_t ep, ompt_data_t *par
 		}
 		return;
 	}
-	if (it->active_xu)
-		rt_seg_end(t, it->active_xu, 1);
+	uint64_t x = it->active_xu;
 	it->active_xu = 0;
 	it->loop_node = 0;
-	rt_seg_idle(t);
+	rt_seg_switch(t, x, 1, rt_after(t, x)); /* one reading */
 }
 
 static void on_dispatch(ompt_data_t *parallel, ompt_data_t *task, ompt_dispatch_t kind,
@@ -258,11 +252,10 @@ static void on_dispatch(ompt_data_t *parallel, ompt_data_t *task, ompt_dispatch_
 	if (!t || !it || !it->loop_node)
 		return;
 	const ompt_dispatch_chunk_t *c = instance.ptr;
-	if (it->active_xu)
-		rt_seg_end(t, it->active_xu, 1);
+	uint64_t prev = it->active_xu;
 	uint32_t xk = it->loop_static ? PMCF_XU_LOOP_RANGE : PMCF_XU_LOOP_CHUNK;
 	it->active_xu = rt_node(t, xk, it->loop_node, it->loop_addr, c->start, c->iterations, 0);
-	rt_seg_begin(t, it->active_xu);
+	rt_seg_switch(t, prev, 1, it->active_xu); /* one reading: prev's end, the chunk's start */
 }
 
 static int ompt_init(ompt_function_lookup_t lookup, int initial_device, ompt_data_t *tool_data)

@@ -200,6 +200,8 @@ static int read_file(struct rd *r, const char *path, struct pmcfi_collect_stats 
 	if (count > fits)
 		count = fits;
 	st->dropped += atomic_load(&((struct pmcfi_rec_header *)m)->dropped);
+	if (h->stop_errno && !st->stop_errno)
+		st->stop_errno = (int)h->stop_errno;
 	r->mux = (int)h->mux;
 	st->rotations += h->rotations;
 	if ((err = thread_key(r, h->pid, h->thread)) != 0)

@@ -22,6 +22,8 @@ struct pmcfi_collect_stats {
 	int fallback;        /* one XU per thread (no OMPT, no task API) */
 	char ompt_missing[256]; /* OMPT callbacks the runtime did not grant */
 	char tool_error[1024];  /* the tool's setup error, "" when none */
+	int stop_errno;         /* why a thread stopped recording (ENOSPC: no room for
+				   records), 0 when none did */
 };
 
 /* Adds "duration" and the events names[0..nev) as columns of p (an empty

@@ -23,6 +23,14 @@
  * event had not yet run on the thread at the segment end). */
 #define PMCFI_MUX_VALS 4u
 
+/* The process key that names a process image's files (rec-KEY-…, maps-KEY,
+ * …) and fills the header's pid: pid + generation << 22 (pid_max is at most
+ * 2^22). A process that exec()s keeps its pid; the new image's tool claims
+ * the next free generation (an O_EXCL file proc-KEY), so the records of
+ * every image survive, and a recycled pid gets a generation of its own. */
+#define PMCFI_REC_GEN_SHIFT 22
+#define PMCFI_REC_MAX_GEN 1023u
+
 struct pmcfi_rec_header {
 	uint64_t magic;
 	uint32_t version, header_size;
@@ -34,7 +42,11 @@ struct pmcfi_rec_header {
 	_Atomic uint64_t dropped;
 	uint32_t mux, rotations; /* mux: enum pmcf_mux_mode of the collection (0: none);
 				    rotations: user-space rotations (as of the last write) */
-	uint8_t pad[PMCFI_REC_HEADER_SIZE - 72];
+	uint32_t stop_errno;     /* why this thread, or one of its process, stopped
+				    recording: ENOSPC when no record space could be
+				    reserved (a full TMPDIR), 0 while all goes well */
+	uint32_t reserved;
+	uint8_t pad[PMCFI_REC_HEADER_SIZE - 80];
 };
 _Static_assert(sizeof(struct pmcfi_rec_header) == PMCFI_REC_HEADER_SIZE, "header size");
 

@@ -42,6 +42,7 @@ static struct {
 	uint32_t pid;
 	_Atomic uint32_t nthreads;
 	_Atomic uint32_t ntypes;
+	_Atomic uint32_t stop_errno; /* why a thread could not record (first one) */
 	struct rt_thread *_Atomic threads[MAX_THREADS];
 	pthread_key_t key;
 } P;
@@ -148,6 +149,26 @@ static void split_names(const char *s)
 	}
 }
 
+/* The process key (rec.h): the first generation of this pid whose
+ * proc-KEY file this image creates; the bare pid when none can be made. */
+static uint32_t claim_key(void)
+{
+	uint32_t pid = (uint32_t)getpid();
+	char path[3200];
+	for (uint32_t gen = 0; gen <= PMCFI_REC_MAX_GEN; gen++) {
+		uint32_t key = pid + (gen << PMCFI_REC_GEN_SHIFT);
+		snprintf(path, sizeof(path), "%s/proc-%u", P.dir, key);
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			close(fd);
+			return key;
+		}
+		if (errno != EEXIST)
+			break;
+	}
+	return pid;
+}
+
 static void thread_exit(void *arg)
 {
 	rt_thread_fini(arg);
@@ -158,8 +179,9 @@ static void after_fork_child(void)
 	/* The child must not write into the parent's files. */
 	tls_self = NULL;
 	tls_index = 0;
-	P.pid = (uint32_t)getpid();
+	P.pid = claim_key();
 	atomic_store(&P.nthreads, 0);
+	atomic_store(&P.stop_errno, 0);
 	for (int i = 0; i < MAX_THREADS; i++)
 		atomic_store(&P.threads[i], NULL);
 	rt_write_maps();
@@ -307,7 +329,7 @@ int rt_process_init(void)
 		return -1;
 	}
 	snprintf(P.dir, sizeof(P.dir), "%s", dir);
-	P.pid = (uint32_t)getpid();
+	P.pid = claim_key(); /* after an exec(), the next generation of the pid */
 	if (parse_events(getenv(PMCFI_ENV_EVENTS)) != 0) {
 		P.state = -1;
 		fatal("bad %s value '%s'", PMCFI_ENV_EVENTS,
@@ -373,9 +395,12 @@ static int map_chunk(struct rt_thread *t)
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	if (ftruncate(fd, (off_t)bytes) != 0) {
-		int e = errno;
+	/* Reserve the blocks before mapping: a sparse file on a full
+	 * filesystem maps fine, and the first store then dies of SIGBUS. */
+	int e = posix_fallocate(fd, 0, (off_t)bytes);
+	if (e != 0) {
 		close(fd);
+		unlink(path);
 		return -e;
 	}
 	void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
@@ -395,6 +420,7 @@ static int map_chunk(struct rt_thread *t)
 	h->capacity = (bytes - PMCFI_REC_HEADER_SIZE) / rs;
 	atomic_store_explicit(&h->count, 0, memory_order_relaxed);
 	atomic_store_explicit(&h->dropped, 0, memory_order_relaxed);
+	h->stop_errno = atomic_load_explicit(&P.stop_errno, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
 	h->magic = PMCFI_REC_MAGIC;
 	t->hdr = h;
@@ -408,8 +434,18 @@ static int next_chunk(struct rt_thread *t)
 {
 	struct pmcfi_rec_header *old = t->hdr;
 	size_t old_bytes = t->map_bytes;
+	if (t->stopped)
+		return -1; /* no space: no retry at every boundary */
 	t->chunk++;
-	if (map_chunk(t) != 0) {
+	int err = map_chunk(t);
+	if (err != 0) {
+		/* the thread goes on in its full chunk, dropping what does not
+		 * fit (counted); the header says why */
+		uint32_t none = 0;
+		atomic_compare_exchange_strong(&P.stop_errno, &none, (uint32_t)-err);
+		if (!old->stop_errno)
+			old->stop_errno = (uint32_t)-err;
+		t->stopped = 1;
 		t->hdr = old;
 		t->map_bytes = old_bytes;
 		t->chunk--;
@@ -519,32 +555,55 @@ static void write_seg(struct rt_thread *t, uint64_t node, uint32_t thread, uint6
 	commit(t);
 }
 
-void rt_seg_begin(struct rt_thread *t, uint64_t node)
+/* XU boundaries. The end of one segment and the start of the next on the
+ * same thread share one counter reading and one timestamp: the samples are
+ * double-buffered (t->samp[t->cur] holds the open segment's start), so the
+ * reading that ends a segment becomes the next one's start by flipping cur.
+ * One exception keeps record-file growth out of every XU: when the chunk
+ * had to roll over after the write, the next segment starts with a fresh
+ * reading (once per chunk). */
+void rt_seg_switch(struct rt_thread *t, uint64_t prev, int final, uint64_t next)
 {
-	if (t->open_node)
-		rt_seg_end(t, t->open_node, 0);
-	t->open_node = node;
-	t->cpu = sched_getcpu();
-	t->t0 = rt_now();
+	uint64_t open = t->open_node;
+	/* the open segment ends when it is prev's, or when another begins */
+	int close = open && (open == prev || next);
+	if (!close && !next)
+		return;
 	guard_enter(t);
-	pmcfi_pgroup_read(&t->group, &t->start);
+	int fresh = 1;
+	uint64_t now = 0;
+	if (close) {
+		struct pmcfi_pgroup_sample *s0 = &t->samp[t->cur], *s1 = &t->samp[t->cur ^ 1];
+		pmcfi_pgroup_read(&t->group, s1);
+		now = rt_now();
+		write_seg(t, open, t->index, t->t0, t->cpu, s0, s1, now, final && open == prev);
+		t->open_node = 0;
+		t->cur ^= 1;
+		fresh = 0;
+		if (atomic_load_explicit(&t->hdr->count, memory_order_relaxed) + SPARE_RECORDS >=
+		    t->hdr->capacity) {
+			next_chunk(t); /* on failure slot() retries when the chunk is full */
+			fresh = 1;
+		}
+	}
+	if (next) {
+		t->open_node = next;
+		t->cpu = sched_getcpu();
+		if (fresh) {
+			t->t0 = rt_now();
+			pmcfi_pgroup_read(&t->group, &t->samp[t->cur]);
+		} else
+			t->t0 = now;
+	}
 	guard_leave(t);
 }
 
+void rt_seg_begin(struct rt_thread *t, uint64_t node) { rt_seg_switch(t, 0, 0, node); }
+
 void rt_seg_end(struct rt_thread *t, uint64_t node, int final)
 {
-	if (t->open_node != node || !node)
-		return;
-	struct pmcfi_pgroup_sample s;
-	guard_enter(t);
-	pmcfi_pgroup_read(&t->group, &s);
-	uint64_t t1 = rt_now();
-	write_seg(t, node, t->index, t->t0, t->cpu, &t->start, &s, t1, final);
-	t->open_node = 0;
-	if (atomic_load_explicit(&t->hdr->count, memory_order_relaxed) + SPARE_RECORDS >=
-	    t->hdr->capacity)
-		next_chunk(t); /* on failure slot() retries when the chunk is full */
-	guard_leave(t);
+	if (node)
+		rt_seg_switch(t, node, final, 0);
 }
 
 struct rt_thread *rt_self(void)
@@ -581,6 +640,8 @@ struct rt_thread *rt_self(void)
 	}
 	if ((err = map_chunk(t)) != 0) {
 		tls_failed = 1;
+		uint32_t none = 0; /* written into the headers of the threads that record */
+		atomic_compare_exchange_strong(&P.stop_errno, &none, (uint32_t)-err);
 		fatal("cannot create a record file in %s: %s", P.dir, strerror(-err));
 		pmcfi_pgroup_close(&t->group);
 		munmap(t, sizeof(*t));
@@ -600,9 +661,8 @@ struct rt_thread *rt_self(void)
 	t->thread_node = rt_node(t, PMCF_XU_THREAD, PMCFI_ROOT, 0, idx, 0, 0);
 	t->thread_cpu = sched_getcpu();
 	t->thread_t0 = rt_now();
-	guard_enter(t);
-	pmcfi_pgroup_read(&t->group, &t->thread_start);
-	guard_leave(t);
+	/* thread_start stays zero: the group counts from its opening, just
+	 * above (no read) */
 	/* published once its thread XU is set up: process_fini reads it from
 	 * another thread (the release store orders the fields above) */
 	atomic_store(&P.threads[idx], t);
@@ -659,6 +719,9 @@ __attribute__((destructor)) static void process_fini(void)
 		if (t && t != self && !atomic_exchange(&t->dead, 1))
 			end_thread_xu(self, t);
 	}
+	uint32_t stop = atomic_load(&P.stop_errno);
+	if (stop && self->hdr && !self->hdr->stop_errno)
+		self->hdr->stop_errno = stop; /* a thread that could not start */
 	rt_thread_fini(self);
 	rt_write_maps();
 }
@@ -757,20 +820,15 @@ static void api_leave(uint64_t task, int final)
 		 * encloses): close that one first, its segment continues later */
 		rt_seg_begin(t, task);
 	}
-	rt_seg_end(t, task, final);
+	uint64_t next = 0;
 	if (t->napi > 0 && t->api_stack[t->napi - 1] == task) {
-		uint64_t resume = t->api_resume[--t->napi];
-		if (resume)
-			rt_seg_begin(t, resume);
-		else
-			rt_seg_idle(t);
+		/* what was open when it began (an outer task or an OpenMP XU),
+		 * else the enclosing API task */
+		next = t->api_resume[--t->napi];
+		if (!next && t->napi > 0)
+			next = t->api_stack[t->napi - 1];
 	}
-}
-
-void rt_seg_idle(struct rt_thread *t)
-{
-	if (t && !t->open_node && t->napi > 0)
-		rt_seg_begin(t, t->api_stack[t->napi - 1]);
+	rt_seg_switch(t, task, final, next); /* what resumes: one reading */
 }
 
 static void api_pause(uint64_t task) { api_leave(task, 0); }

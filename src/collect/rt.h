@@ -34,11 +34,15 @@ struct rt_thread {
 	unsigned char *recs;   /* first record of the mapped chunk */
 	uint32_t chunk;
 	size_t map_bytes;      /* size of the mapped chunk (they grow: first_chunk_bytes()) */
+	int stopped;           /* no next chunk could be made: records beyond are dropped */
 	/* the open segment */
 	uint64_t open_node;
 	uint64_t t0;
 	int32_t cpu;
-	struct pmcfi_pgroup_sample start;
+	/* samp[cur]: the counters at the open segment's start; the other is
+	 * where the next reading goes (rt_seg_switch) */
+	struct pmcfi_pgroup_sample samp[2];
+	int cur;
 	/* the thread XU (fallback when nothing else is recorded) */
 	uint64_t thread_node, thread_t0;
 	int32_t thread_cpu;
@@ -94,13 +98,24 @@ static inline uint64_t rt_api_enclosing(const struct rt_thread *t)
 		       ? t->api_stack[t->napi - 1]
 		       : PMCFI_ROOT;
 }
-/* Nothing is open on this thread after an OpenMP XU ended: the enclosing
- * task-API task, if any, runs again (its counts exclude the XUs inside). */
-void rt_seg_idle(struct rt_thread *t);
+/* What runs on this thread when the OpenMP XU ending (0: none) ends and no
+ * other begins: the enclosing task-API task, if any (its counts exclude the
+ * XUs inside it), else 0. */
+static inline uint64_t rt_after(const struct rt_thread *t, uint64_t ending)
+{
+	if (!t || t->napi == 0 || (t->open_node && t->open_node != ending))
+		return 0;
+	return t->api_stack[t->napi - 1];
+}
 /* Opens a segment of XU node on this thread (closing any open one). */
 void rt_seg_begin(struct rt_thread *t, uint64_t node);
 /* Closes the open segment when it belongs to node; final marks the XU done. */
 void rt_seg_end(struct rt_thread *t, uint64_t node, int final);
+/* One XU boundary with one counter reading: closes the open segment when it
+ * is prev's (final: prev is done) or when next is not 0 (then any open
+ * segment ends, not final), and opens a segment of next (0: none) whose
+ * start is the same reading and timestamp. */
+void rt_seg_switch(struct rt_thread *t, uint64_t prev, int final, uint64_t next);
 /* Writes a small marker file <dir>/<name>-<pid> holding text. */
 void rt_mark(const char *name, const char *text);
 /* Snapshot of /proc/self/maps into <dir>/maps-<pid>. */

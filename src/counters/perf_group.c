@@ -82,16 +82,29 @@ static int is_clock(const struct perf_event_attr *a)
 	       (a->config == PERF_COUNT_SW_TASK_CLOCK || a->config == PERF_COUNT_SW_CPU_CLOCK);
 }
 
-static void plan_groups(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs, int n)
+static int any_clock(const struct perf_event_attr *attrs, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (is_clock(&attrs[i]))
+			return 1;
+	return 0;
+}
+
+/* Kernel groups: every event in one group (one read per boundary), led by
+ * event 0. split: the software clocks each lead a group of their own, for a
+ * kernel that refuses them beside other events. */
+static void plan_groups(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs, int n,
+			int split)
 {
 	int main_group = -1;
 	g->ngroups = 0;
 	for (int i = 0; i < n; i++) {
-		if (is_clock(&attrs[i]) || main_group < 0) {
+		int alone = split && is_clock(&attrs[i]);
+		if (alone || main_group < 0) {
 			int k = g->ngroups++;
 			g->lead[k] = i;
 			g->nmembers[k] = 0;
-			if (!is_clock(&attrs[i]))
+			if (!alone)
 				main_group = k;
 			g->grp[i] = k;
 		} else
@@ -100,8 +113,16 @@ static void plan_groups(struct pmcfi_pgroup *g, const struct perf_event_attr *at
 	}
 }
 
+/* The kernel PMU an event belongs to, as far as grouping goes: the type,
+ * and for software events whether it is one of the clocks (each clock has
+ * a PMU of its own). */
+static unsigned pmu_key(const struct perf_event_attr *a)
+{
+	return a->type * 2u + (unsigned)is_clock(a);
+}
+
 static int open_all(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs,
-		    const char *const *names, int n, int exclude_kernel)
+		    const char *const *names, int n, int exclude_kernel, int split)
 {
 	if (g->mux) {
 		/* every event leads its own group */
@@ -112,7 +133,7 @@ static int open_all(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs,
 			g->nmembers[i] = 1;
 		}
 	} else
-		plan_groups(g, attrs, n);
+		plan_groups(g, attrs, n, split);
 	for (int i = 0; i < n; i++) {
 		struct perf_event_attr a = attrs[i];
 		a.size = sizeof(a);
@@ -131,7 +152,7 @@ static int open_all(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs,
 		if (fd < 0) {
 			int e = errno;
 			const char *nm = names && names[i] ? names[i] : "?";
-			g->n = i;
+			g->n = n; /* the fds not opened are -1 */
 			pmcfi_pgroup_close(g);
 			if (e == EACCES || e == EPERM)
 				return pmcfi_fail(PMCF_EPARANOID,
@@ -151,8 +172,8 @@ static int open_all(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs,
 					  pmcfi_pgroup_errno_hint(e));
 		}
 		g->fds[i] = (int)fd;
-		g->n = i + 1;
 	}
+	g->n = n;
 	return 0;
 }
 
@@ -181,25 +202,48 @@ int pmcfi_pgroup_open(struct pmcfi_pgroup *g, const struct perf_event_attr *attr
 				  PMCFI_PGROUP_MAX, n);
 	if (n == 0)
 		return 0; /* timestamps only */
-	int all_hw = 1, any_kernel = 0;
+	int all_hw = 1, any_hw = 0, any_kernel = 0;
 	for (int i = 0; i < n; i++) {
 		if (!is_hw_type(attrs[i].type))
 			all_hw = 0;
+		if (is_hw_type(attrs[i].type) || attrs[i].type == PERF_TYPE_BREAKPOINT)
+			any_hw = 1; /* competes for counters or debug registers */
 		if (!attrs[i].exclude_kernel && attrs[i].type != PERF_TYPE_TRACEPOINT)
 			any_kernel = 1;
 	}
-	int err = open_all(g, attrs, names, n, 0);
+	int xk = 0, err = open_all(g, attrs, names, n, 0, 0);
 	if (err == PMCF_EPARANOID && any_kernel) {
-		err = open_all(g, attrs, names, n, 1);
+		err = open_all(g, attrs, names, n, xk = 1, 0);
 		if (err == 0)
 			g->excluded_kernel = 1;
 	}
+	if (err == PMCF_ETOOMANY && any_clock(attrs, n)) {
+		/* a kernel that refuses the clocks beside other events: they
+		 * lead groups of their own (one more read each) */
+		if ((err = open_all(g, attrs, names, n, xk, 1)) == 0) {
+			g->excluded_kernel = xk;
+			g->split_clocks = 1;
+		}
+	}
 	if (err)
 		return err;
-	/* A group the PMU cannot hold at once is never scheduled: running stays 0. */
+	for (int i = 1; i < n && g->ngroups < n; i++)
+		if (pmu_key(&attrs[i]) != pmu_key(&attrs[0])) {
+			/* A member of another PMU than its leader's (a clock
+			 * beside page-faults, a tracepoint beside a software
+			 * event) counts, and is read fresh, only once the group
+			 * has been switched onto a cpu: sleep once (1 us). */
+			struct timespec nap = {0, 1000};
+			nanosleep(&nap, NULL);
+			g->mixed_pmus = 1;
+			break;
+		}
+	/* A group the PMU cannot hold at once is never scheduled: running stays 0.
+	 * Software events and tracepoints need none: always scheduled. */
 	struct pmcfi_pgroup_sample s;
 	struct timespec ts = {0, 200000};
-	for (int tries = 0; tries < 3; tries++) {
+	s.enabled = s.running = 0;
+	for (int tries = 0; tries < 3 && any_hw; tries++) {
 		if ((err = pmcfi_pgroup_read(g, &s)) != 0) {
 			pmcfi_pgroup_close(g);
 			return pmcfi_fail(err, "cannot read the counter group: %s", strerror(-err));
@@ -299,10 +343,10 @@ int pmcfi_pgroup_open_mux(struct pmcfi_pgroup *g, const struct perf_event_attr *
 	for (int i = 0; i < n; i++)
 		if (!attrs[i].exclude_kernel && attrs[i].type != PERF_TYPE_TRACEPOINT)
 			any_kernel = 1;
-	int err = open_all(g, attrs, names, n, 0);
+	int err = open_all(g, attrs, names, n, 0, 0);
 	if (err == PMCF_EPARANOID && any_kernel) {
 		g->mux = mode;
-		err = open_all(g, attrs, names, n, 1);
+		err = open_all(g, attrs, names, n, 1, 0);
 		if (err == 0)
 			g->excluded_kernel = 1;
 	}
@@ -402,7 +446,9 @@ int pmcfi_pgroup_read(struct pmcfi_pgroup *g, struct pmcfi_pgroup_sample *s)
 		}
 		if (i == g->n)
 			return 0;
-		/* not loaded on this cpu right now: fall back to read(2) */
+		/* not loaded on this cpu right now (or the kernel withdrew
+		 * user reads): fall back to read(2) */
+		g->rdpmc_fallbacks++;
 	}
 #endif
 	uint64_t buf[3 + PMCFI_PGROUP_MAX];

@@ -13,16 +13,22 @@
 struct pmcfi_pgroup {
 	int n;                                   /* number of events */
 	int fds[PMCFI_PGROUP_MAX];
-	/* Kernel groups: the software clocks (task-clock, cpu-clock) have their own
-	 * PMU and are never scheduled beside other software events, so each
-	 * stands alone; every other event joins one group. Group k is led by
-	 * event lead[k] and holds the events whose grp[] is k, in order. */
+	/* Kernel groups: one, holding every event (software clocks included),
+	 * read with one read(2). Only when the kernel refuses a clock beside
+	 * the other events (split_clocks = 1) does each clock lead a group of
+	 * its own. Group k is led by event lead[k] and holds the events whose
+	 * grp[] is k, in order. mixed_pmus: the group holds events of several
+	 * PMUs (task-clock beside page-faults); the kernel starts the members
+	 * of another PMU than the leader's at the group's first switch onto a
+	 * cpu, so opening sleeps 1 us to give them one. */
 	int ngroups;
+	int split_clocks, mixed_pmus;
 	int lead[PMCFI_PGROUP_MAX];
 	int grp[PMCFI_PGROUP_MAX];
 	int nmembers[PMCFI_PGROUP_MAX];
 	struct perf_event_mmap_page *pages[PMCFI_PGROUP_MAX]; /* rdpmc path, else NULL */
 	int rdpmc;                               /* 1: read with rdpmc */
+	uint64_t rdpmc_fallbacks;                /* rdpmc reads that fell back to read(2) */
 	int excluded_kernel;                     /* 1: opened with exclude_kernel */
 	/* Multiplexed opening (pmcfi_pgroup_open_mux): every event is its own
 	 * group. PMCFI_PGROUP_MUX_KERNEL: all enabled, the kernel rotates them;

@@ -40,6 +40,16 @@ static void json_num(double v)
 		printf("null");
 }
 
+/* `{"events": [a, b], ` opening the k-th object of a JSON list of pairs */
+static void json_pair_open(size_t k, const pmcf_epd_pair *p)
+{
+	printf("%s\n  {\"events\": [", k ? "," : "");
+	cli_json_string(stdout, p->a);
+	printf(", ");
+	cli_json_string(stdout, p->b);
+	printf("], ");
+}
+
 int cmd_epd(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -132,11 +142,8 @@ int cmd_epd(int argc, char **argv)
 			printf(", \"pairs\": [");
 			for (size_t k = 0; k < n; k++) {
 				const pmcf_epd_pair *p = pmcf_epd_pair_at(r, k);
-				printf("%s\n  {\"events\": [", k ? "," : "");
-				cli_json_string(stdout, p->a);
-				printf(", ");
-				cli_json_string(stdout, p->b);
-				printf("], \"tmd\": ");
+				json_pair_open(k, p);
+				printf("\"tmd\": ");
 				json_num(p->tmd);
 				printf(", \"uncalibrated\": ");
 				json_num(p->uncalibrated);
@@ -156,11 +163,8 @@ int cmd_epd(int argc, char **argv)
 			size_t nx = pmcf_epd_nexcluded(r);
 			for (size_t k = 0; k < nx; k++) {
 				const pmcf_epd_pair *p = pmcf_epd_excluded_at(r, k);
-				printf("%s\n  {\"events\": [", k ? "," : "");
-				cli_json_string(stdout, p->a);
-				printf(", ");
-				cli_json_string(stdout, p->b);
-				printf("], \"reason\": \"no spread in the references\", \"calibration\": ");
+				json_pair_open(k, p);
+				printf("\"reason\": \"no spread in the references\", \"calibration\": ");
 				json_num(p->calibration);
 				printf(", \"resolution\": ");
 				json_num(p->resolution);

@@ -162,8 +162,15 @@ static void test_epd_calibration(void **state)
 			dt[b - 1] = t;
 		}
 	assert_true(fabs(p->uncalibrated - dt[2]) < 1e-12);
-	assert_true(fabs(p->tmd - dt[2] / p->calibration) < 1e-9);
+	/* floored: never below the best leave-one-out score of a repeat */
+	assert_true(fabs(p->tmd - fmax(dt[2] / p->calibration, p->floor)) < 1e-9);
+	assert_true(p->floor > 0.3 && p->floor <= 1.0 + 1e-12);
 	pmcf_epd_result_free(r);
+	o.formula = PMCF_EPD_PAPER;
+	assert_int_equal(pmcf_epd_compute(fresh, (const pmcf_profile *const *)refs, 5, &o, &r), 0);
+	assert_true(fabs(pmcf_epd_pair_at(r, 0)->tmd - dt[2] / p->calibration) < 1e-9);
+	pmcf_epd_result_free(r);
+	o.formula = PMCF_EPD_FLOORED;
 
 	/* a reference repeat itself scores near 1 */
 	assert_int_equal(pmcf_epd_compute(refs[2], (const pmcf_profile *const *)refs, 5, &o, &r), 0);
@@ -260,7 +267,12 @@ static void test_epd_constant_event(void **state)
 			pmcf_profile_value_set(c[k], x, b, 0.0);
 		}
 	}
-	assert_int_equal(pmcf_epd_compute(c[4], (const pmcf_profile *const *)c, 4, NULL, &r), 0);
+	/* floored: no spread in the references, the only pair is left out */
+	assert_int_equal(pmcf_epd_compute(c[4], (const pmcf_profile *const *)c, 4, NULL, &r), PMCF_ENOENT);
+	/* the paper's formula scores it 1 (1e-6 / 1e-6) */
+	pmcf_epd_opts po = PMCF_EPD_OPTS_INIT;
+	po.formula = PMCF_EPD_PAPER;
+	assert_int_equal(pmcf_epd_compute(c[4], (const pmcf_profile *const *)c, 4, &po, &r), 0);
 	assert_int_equal(pmcf_epd_npairs(r), 1);
 	assert_true(fabs(pmcf_epd_pair_at(r, 0)->tmd - 1.0) < 1e-9);
 	assert_true(fabs(pmcf_epd_value(r) - 1.0) < 1e-9);
@@ -270,6 +282,95 @@ static void test_epd_constant_event(void **state)
 	for (int k = 0; k < 4; k++)
 		pmcf_profile_free(refs[k]);
 	pmcf_profile_free(t);
+}
+
+/* A profile of one type whose XU i has value cols[e][i] for event "e<e>". */
+static pmcf_profile *hand_profile(size_t n, size_t ne, const double *const *cols)
+{
+	pmcf_profile *p;
+	uint32_t ty;
+	size_t x, ev[4];
+	assert_int_equal(pmcf_profile_new(&p), 0);
+	assert_int_equal(pmcf_profile_type_add(p, PMCF_XU_TASK, "t", "", &ty), 0);
+	for (size_t e = 0; e < ne; e++) {
+		char name[8];
+		snprintf(name, sizeof(name), "e%zu", e);
+		assert_int_equal(pmcf_profile_event_add(p, name, &ev[e]), 0);
+	}
+	for (size_t i = 0; i < n; i++) {
+		pmcf_xu xu = {ty, 0, -1, i, i + 1, "", ""};
+		assert_int_equal(pmcf_profile_xu_add(p, &xu, &x), 0);
+		for (size_t e = 0; e < ne; e++)
+			pmcf_profile_value_set(p, x, ev[e], cols[e][i]);
+	}
+	return p;
+}
+
+/* Degenerate pairs by hand (4 bins over [5, 35], 4 XUs on the diagonal):
+ * repeats 0 and 1 identical, repeat 2 moves XU 0 by 4/3 bin in e1, so the
+ * distances are 0, 1/3, 1/3 and the calibration 1/3. A target identical to
+ * repeat 0 has uncalibrated TMD median(0, 0, 1/3) = 0: the paper's formula
+ * scores it 1e-6 / (1/3) = 3e-6, the floored one max(0.25, ...) and the
+ * floor: repeat 0's median of max(0, 1/4) and 1/3 is 7/24, over 1/3 = 0.875.
+ * Pairs on which every repeat is identical (e0, e2, e3) are left out
+ * (floored) or scored 1e-6 / 1e-6 = 1 (paper). */
+static void test_epd_degenerate_by_hand(void **state)
+{
+	(void)state;
+	static const double diag[] = {5, 15, 25, 35}, moved[] = {15, 15, 25, 35};
+	static const double rev[] = {35, 25, 15, 5};
+	/* columns e0..e3 of repeats 0, 1, 2; e2 and e3 never vary */
+	const double *c0[] = {diag, diag, diag, rev}, *c2[] = {diag, moved, diag, rev};
+	pmcf_profile *refs[3] = {hand_profile(4, 4, c0), hand_profile(4, 4, c0), hand_profile(4, 4, c2)};
+	pmcf_profile *t = hand_profile(4, 4, c0);
+	pmcf_epd_opts o = PMCF_EPD_OPTS_INIT;
+	o.bins = 4;
+	o.threads = 1;
+	static const struct {
+		int line, formula;
+		const char *a, *b;
+		double tmd, cal, floor;
+		int excluded;
+	} rows[] = {
+		{__LINE__, PMCF_EPD_FLOORED, "e0", "e1", 0.875, 1.0 / 3, 0.875, 0},
+		{__LINE__, PMCF_EPD_PAPER, "e0", "e1", 3e-6, 1.0 / 3, 0, 0},
+		{__LINE__, PMCF_EPD_FLOORED, "e2", "e3", NAN, 0, 0, PMCF_EPD_NO_SPREAD},
+		{__LINE__, PMCF_EPD_PAPER, "e2", "e3", 1.0, 0, 0, 0},
+	};
+	for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+		o.formula = rows[k].formula;
+		pmcf_epd_result *r;
+		assert_int_equal(pmcf_epd_compute(t, (const pmcf_profile *const *)refs, 3, &o, &r), 0);
+		const pmcf_epd_pair *p = NULL;
+		for (size_t i = 0; i < pmcf_epd_npairs(r); i++)
+			if (!strcmp(pmcf_epd_pair_at(r, i)->a, rows[k].a) &&
+			    !strcmp(pmcf_epd_pair_at(r, i)->b, rows[k].b))
+				p = pmcf_epd_pair_at(r, i);
+		for (size_t i = 0; i < pmcf_epd_nexcluded(r); i++)
+			if (!strcmp(pmcf_epd_excluded_at(r, i)->a, rows[k].a) &&
+			    !strcmp(pmcf_epd_excluded_at(r, i)->b, rows[k].b))
+				p = pmcf_epd_excluded_at(r, i);
+		if (!p)
+			fail_msg("row at line %d: pair not found", rows[k].line);
+		int tmd_ok = rows[k].excluded ? p->tmd != p->tmd
+					      : fabs(p->tmd - rows[k].tmd) < 1e-9 * (1 + rows[k].tmd);
+		if (!tmd_ok || fabs(p->calibration - rows[k].cal) > 1e-9 ||
+		    fabs(p->floor - rows[k].floor) > 1e-9 || p->excluded != rows[k].excluded)
+			fail_msg("row at line %d: tmd %.17g cal %.17g floor %.17g excluded %d", rows[k].line,
+				 p->tmd, p->calibration, p->floor, p->excluded);
+		if (rows[k].formula == PMCF_EPD_FLOORED)
+			assert_true(fabs(p->resolution - 0.25) < 1e-12);
+		/* the left-out pair is not among the scored ones */
+		assert_int_equal(pmcf_epd_npairs(r) + pmcf_epd_nexcluded(r), 6);
+		assert_int_equal(pmcf_epd_nexcluded(r), rows[k].formula == PMCF_EPD_FLOORED ? 3 : 0);
+		pmcf_epd_result_free(r);
+	}
+	o.formula = 7;
+	pmcf_epd_result *r;
+	assert_int_equal(pmcf_epd_compute(t, (const pmcf_profile *const *)refs, 3, &o, &r), PMCF_EINVAL);
+	pmcf_profile_free(t);
+	for (int k = 0; k < 3; k++)
+		pmcf_profile_free(refs[k]);
 }
 
 static void test_epd_missing_and_coverage(void **state)
@@ -376,11 +477,47 @@ static void test_truth_own(void **state)
 	assert_true(e0->median_rel == 0 && e0->p90_rel == 0);
 	assert_int_equal(e1->missing, 10);
 	assert_int_equal(e1->values, 90);
-	assert_true(fabs(e1->p90_rel - 0.3) < 1e-9);
+	/* a missing value counts as error 1: 50 x 0.1, 40 x 0.3, 10 x 1 */
+	assert_true(fabs(e1->median_rel - 0.2) < 1e-9);
+	assert_true(fabs(e1->p90_rel - 0.37) < 1e-9);
 	double med, p90, miss;
 	pmcf_truth_summary(r, &med, &p90, &miss);
 	assert_true(fabs(miss - 10.0 / 200) < 1e-12);
-	assert_true(med >= 0 && med <= 0.1 + 1e-9 && p90 > 0.29);
+	/* over the events' medians {0, 0.2} */
+	assert_true(fabs(med - 0.1) < 1e-9 && fabs(p90 - 0.18) < 1e-9);
+	/* the first summary: every present value pooled, missing left out
+	 * (100 x 0, 50 x 0.1, 40 x 0.3) */
+	pmcf_truth_summary_pooled(r, &med, &p90, &miss);
+	assert_true(med == 0 && fabs(p90 - 0.3) < 1e-9);
+	assert_true(fabs(miss - 10.0 / 200) < 1e-12);
+	pmcf_truth_result_free(r);
+
+	/* fused: e0 copied from the XU compared with (source 0), e1 from source
+	 * 1 and 20 % off; the copies are exact and must not dilute the median */
+	for (size_t i = 0; i < 100; i++) {
+		pmcf_profile_value_set(p, i, 2, pmcf_profile_value(p, i, 1) * 1.2);
+		c1[i] = pmcf_profile_value(p, i, 1);
+	}
+	uint32_t si;
+	assert_int_equal(pmcf_profile_source_add(p, "a.pmcf", "a", &si), 0);
+	assert_int_equal(pmcf_profile_source_add(p, "b.pmcf", "b", &si), 0);
+	assert_int_equal(pmcf_profile_provenance_enable(p), 0);
+	for (size_t i = 0; i < 100; i++) {
+		assert_int_equal(pmcf_profile_provenance_set(p, i, 1, 0, (int64_t)i), 0);
+		assert_int_equal(pmcf_profile_provenance_set(p, i, 2, 1, (int64_t)(99 - i)), 0);
+	}
+	assert_int_equal(pmcf_truth_compare(p, NULL, &r), 0);
+	e0 = pmcf_truth_event_at(r, 0);
+	e1 = pmcf_truth_event_at(r, 1);
+	assert_int_equal(e0->from_base, 100);
+	assert_int_equal(e0->values, 0);
+	assert_true(e0->median_rel != e0->median_rel);
+	assert_int_equal(e1->from_base, 0);
+	assert_int_equal(e1->values, 100);
+	pmcf_truth_summary(r, &med, &p90, &miss);
+	assert_true(fabs(med - 0.2) < 1e-9 && fabs(p90 - 0.2) < 1e-9 && miss == 0);
+	pmcf_truth_summary_pooled(r, &med, &p90, &miss);
+	assert_true(fabs(med - 0.1) < 1e-9); /* half exact: what the first summary showed */
 	pmcf_truth_result_free(r);
 	pmcf_profile_free(p);
 }
@@ -647,6 +784,7 @@ int main(void)
 		cmocka_unit_test(test_consistency),
 		cmocka_unit_test(test_epd_calibration),
 		cmocka_unit_test(test_epd_constant_event),
+		cmocka_unit_test(test_epd_degenerate_by_hand),
 		cmocka_unit_test(test_epd_missing_and_coverage),
 		cmocka_unit_test(test_spearman_correrr),
 		cmocka_unit_test(test_truth_own),

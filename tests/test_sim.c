@@ -78,7 +78,7 @@ static void test_spec(void **state)
 	assert_string_equal(pmcf_sim_spec_machine(s), "xeon32");
 	assert_int_equal(pmcf_sim_spec_seed(s), 7);
 	assert_string_equal(pmcf_sim_spec_canonical(s),
-	                    "cholesky,blocks=12,bsize=64,machine=xeon32,seed=7");
+	                    "cholesky,blocks=12,bsize=64,machine=xeon32,seed=7,model=v2");
 	pmcf_sim_spec_set_seed(s, 9);
 	assert_non_null(strstr(pmcf_sim_spec_canonical(s), "seed=9"));
 	pmcf_sim_spec_free(s);
@@ -414,11 +414,12 @@ static double label_cv(const char *spec, const char *ev, int nseeds)
 static void test_variability(void **state)
 {
 	(void)state;
-	double loops = label_cv("loops,n=200000,schedule=static", "PAPI_TOT_CYC", 5);
-	double chol = label_cv("cholesky,blocks=14", "PAPI_TOT_CYC", 5);
-	double chol192 = label_cv("cholesky,blocks=14,machine=xeon192", "PAPI_TOT_CYC", 5);
-	double l1_loops = label_cv("loops,n=200000,schedule=static", "PAPI_L2_TCM", 5);
-	double l1_chol = label_cv("cholesky,blocks=14", "PAPI_L2_TCM", 5);
+	/* the first model's properties (model 2 adds per-execution placement) */
+	double loops = label_cv("loops,n=200000,schedule=static,model=v1", "PAPI_TOT_CYC", 5);
+	double chol = label_cv("cholesky,blocks=14,model=v1", "PAPI_TOT_CYC", 5);
+	double chol192 = label_cv("cholesky,blocks=14,machine=xeon192,model=v1", "PAPI_TOT_CYC", 5);
+	double l1_loops = label_cv("loops,n=200000,schedule=static,model=v1", "PAPI_L2_TCM", 5);
+	double l1_chol = label_cv("cholesky,blocks=14,model=v1", "PAPI_L2_TCM", 5);
 	print_message("label variability of cycles: static loops %.4f, cholesky %.4f, "
 	              "cholesky/xeon192 %.4f; L2_TCM %.4f %.4f\n",
 	              loops, chol, chol192, l1_loops, l1_chol);
@@ -582,16 +583,16 @@ static void test_hem(void **state)
 		o.multiplex = modes[k];
 		o.period_ms = 0.01;
 		size_t miss;
-		pmcf_profile *fast = record("cholesky,blocks=12", hem_events, &o);
+		pmcf_profile *fast = record("cholesky,blocks=12,model=v1", hem_events, &o);
 		double efast = hem_error(fast, &miss);
 		size_t never;
 		assert_int_equal(miss, 0); /* every unit counted early on every thread */
 		check_never_counted(fast, &never);
 		assert_int_equal(never, 0);
-		/* 4 ms: the run lasts about 1.5 ms, so most events never get a
-		 * counter: their values are missing, not 0 */
+		/* 4 ms: with the first model the run lasts about 1.5 ms, so most
+		 * events never get a counter: their values are missing, not 0 */
 		o.period_ms = 4;
-		pmcf_profile *slow = record("cholesky,blocks=12", hem_events, &o);
+		pmcf_profile *slow = record("cholesky,blocks=12,model=v1", hem_events, &o);
 		double eslow = hem_error_of(slow, &miss, 1);
 		print_message("%s: mean relative error %.3f at 0.01 ms, %.3f at 4 ms (%zu missing "
 		              "values counted as error 1)\n",
@@ -615,7 +616,7 @@ static void test_hem(void **state)
 	o.multiplex = PMCF_MUX_RR;
 	o.period_ms = 0.2;
 	o.estimate = PMCF_EST_LOCAL;
-	pmcf_profile *p = record("cholesky,blocks=12", hem_events, &o);
+	pmcf_profile *p = record("cholesky,blocks=12,model=v1", hem_events, &o);
 	size_t miss, miss_short = 0, miss_long = 0;
 	hem_error(p, &miss);
 	assert_true(miss > 0);
@@ -640,9 +641,9 @@ static void test_hem(void **state)
 	o.period_ms = 4;
 	size_t never_c, never_l, miss_c, miss_l;
 	o.estimate = PMCF_EST_CUMULATIVE;
-	pmcf_profile *pc = record_all("cholesky,blocks=12", &o);
+	pmcf_profile *pc = record_all("cholesky,blocks=12,model=v1", &o);
 	o.estimate = PMCF_EST_LOCAL;
-	pmcf_profile *pl = record_all("cholesky,blocks=12", &o);
+	pmcf_profile *pl = record_all("cholesky,blocks=12,model=v1", &o);
 	check_never_counted(pc, &never_c);
 	check_never_counted(pl, &never_l);
 	hem_error(pc, &miss_c);

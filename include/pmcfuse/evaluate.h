@@ -53,8 +53,21 @@ typedef struct pmcf_epd_opts {
 	uint64_t seed;      /* seed of the sample and of the bootstrap */
 	unsigned bootstrap; /* bootstrap resamples for the confidence interval (with sample) */
 	unsigned threads;   /* worker threads (0: one per online CPU, at most 8) */
+	int formula;        /* PMCF_EPD_FLOORED (default) or PMCF_EPD_PAPER */
 } pmcf_epd_opts;
-#define PMCF_EPD_OPTS_INIT {sizeof(pmcf_epd_opts), 10, 0, 0, 1, 1000, 0}
+#define PMCF_EPD_OPTS_INIT {sizeof(pmcf_epd_opts), 10, 0, 0, 1, 1000, 0, PMCF_EPD_FLOORED}
+
+/* How a pair's TMD is calibrated (docs/accuracy.md, "degenerate pairs").
+ * FLOORED: the resolution of a pair is 1/n, n the fewest XUs in one of its
+ * histograms (one XU moved by one bin); a distance below it equals it; a
+ * pair whose calibration is below it (no spread in the references) is left
+ * out and listed (pmcf_epd_excluded_at); the calibrated TMD is at least the
+ * best score of a reference repeat against the others (the floor).
+ * PAPER: fuse-task-parallel §4.3 as published, with 1e-6 as the only floor
+ * of both the target's TMD and the calibration. */
+enum { PMCF_EPD_FLOORED = 0, PMCF_EPD_PAPER = 1 };
+/* Why a pair was left out (pmcf_epd_pair.excluded). */
+enum { PMCF_EPD_NO_SPREAD = 1 };
 
 typedef struct pmcf_epd_pair {
 	const char *a, *b;   /* the events (owned by the result) */
@@ -65,6 +78,9 @@ typedef struct pmcf_epd_pair {
 	double left_out;     /* share of the target's XUs without both values */
 	unsigned repeats;    /* reference profiles that monitored both events */
 	int worst;           /* 1: no target XU had both values; tmd is the worst score */
+	double resolution;   /* FLOORED: 1/n (see PMCF_EPD_FLOORED); PAPER: 1e-6 */
+	double floor;        /* FLOORED: lowest calibrated TMD this pair can score; PAPER: 0 */
+	int excluded;        /* 0, or PMCF_EPD_NO_SPREAD: left out (calibration < resolution) */
 } pmcf_epd_pair;
 
 typedef struct pmcf_epd_result pmcf_epd_result;
@@ -74,8 +90,8 @@ typedef struct pmcf_epd_result pmcf_epd_result;
  * monitored, the calibrated TMD; EPD = geometric mean over those pairs.
  * Pairs with fewer than two references are counted in *uncovered, not
  * scored. opts may be NULL (defaults). Errors: PMCF_EINVAL, PMCF_ENOENT (no
- * pair is covered by two references), PMCF_ENOMEM. bins: 1 to 30. A
- * calibration below 1e-6 (identical references) counts as 1e-6. The worst
+ * pair is covered by two references, or every covered pair was left out),
+ * PMCF_ENOMEM. bins: 1 to 30. Degenerate pairs: see opts->formula. The worst
  * score is an uncalibrated TMD of (B+2)*sqrt(2), all mass across the grid. */
 PMCF_API int pmcf_epd_compute(const pmcf_profile *target, const pmcf_profile *const *refs,
 			      size_t nrefs, const pmcf_epd_opts *opts, pmcf_epd_result **out);
@@ -89,6 +105,10 @@ PMCF_API const pmcf_epd_pair *pmcf_epd_pair_at(const pmcf_epd_result *r, size_t 
 PMCF_API size_t pmcf_epd_uncovered(const pmcf_epd_result *r);
 /* All pairs of the target's events (before sampling). */
 PMCF_API size_t pmcf_epd_total_pairs(const pmcf_epd_result *r);
+/* Pairs left out of the EPD (FLOORED only: the references show no spread
+ * on them), with their reason in .excluded; not counted in npairs. */
+PMCF_API size_t pmcf_epd_nexcluded(const pmcf_epd_result *r);
+PMCF_API const pmcf_epd_pair *pmcf_epd_excluded_at(const pmcf_epd_result *r, size_t i);
 
 /* ---- Correlation Error (§4.4, Mytkowicz et al.) ------------------------------- */
 typedef struct pmcf_correrr_pair {
@@ -118,10 +138,12 @@ PMCF_API double pmcf_spearman(const double *x, const double *y, size_t n);
 /* ---- error against ground truth (simulated sources) ---------------------------- */
 typedef struct pmcf_truth_event {
 	const char *name;   /* owned by the result */
-	size_t values;      /* values compared */
-	size_t missing;     /* XUs without a value */
-	double median_rel;  /* median relative error */
-	double p90_rel;     /* 90th percentile of the relative error */
+	size_t values;      /* present values compared (not copied from the compared XU) */
+	size_t missing;     /* XUs without a value: each counts as relative error 1 */
+	double median_rel;  /* median relative error over values + missing; NaN if none */
+	double p90_rel;     /* 90th percentile of the same */
+	size_t from_base;   /* fused: values copied from the XU they are compared with
+			     * (exact by construction), left out of median_rel and p90_rel */
 } pmcf_truth_event;
 typedef struct pmcf_truth_result pmcf_truth_result;
 
@@ -130,16 +152,24 @@ typedef struct pmcf_truth_result pmcf_truth_result;
  * layer; for a fused profile without one, the truth of the XU it represents
  * (the first source XU in its provenance) read from the source profiles,
  * whose relative paths are taken relative to the directory of path (may be
- * NULL). Relative error = |value - truth| / max(|truth|, 1). Errors:
+ * NULL). Relative error = |value - truth| / max(|truth|, 1). In a fused
+ * profile a value whose provenance is the compared XU itself is exact and
+ * left out (counted in from_base); a missing value counts as error 1. Errors:
  * PMCF_ENOENT (no truth reachable; the detail says why), errors opening
  * the sources, PMCF_ENOMEM. */
 PMCF_API int pmcf_truth_compare(const pmcf_profile *p, const char *path,
 				pmcf_truth_result **out);
 PMCF_API void pmcf_truth_result_free(pmcf_truth_result *r);
-/* Over all compared values: median and 90th percentile relative error, and
- * the share of missing values. */
+/* Median and 90th percentile over the events of their median_rel (events
+ * whose every value is from_base have none and are skipped; none left: 0),
+ * and the share of missing values among the compared ones. */
 PMCF_API void pmcf_truth_summary(const pmcf_truth_result *r, double *median_rel, double *p90_rel,
 				 double *share_missing);
+/* The first summary, kept for comparison with older numbers: median and
+ * 90th percentile over every present value pooled (from_base values
+ * included, missing ones left out), and the share of missing values. */
+PMCF_API void pmcf_truth_summary_pooled(const pmcf_truth_result *r, double *median_rel,
+					double *p90_rel, double *share_missing);
 /* "own" (the profile's truth layer) or "sources" (through provenance). */
 PMCF_API const char *pmcf_truth_mode(const pmcf_truth_result *r);
 PMCF_API size_t pmcf_truth_nevents(const pmcf_truth_result *r);

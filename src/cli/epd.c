@@ -11,19 +11,25 @@
 #include "pmcfuse/evaluate.h"
 
 static const char usage[] =
-	"usage: pmcfuse epd [--bins B] [--per-type] [--pairs N [--seed S]] [--json] TARGET REFDIR\n\n"
+	"usage: pmcfuse epd [--bins B] [--per-type] [--pairs N [--seed S]] [--formula F] [--json]\n"
+	"                   TARGET REFDIR\n\n"
 	"Execution Profile Dissimilarity of the profile TARGET against the reference\n"
 	"profiles in REFDIR (from pmcfuse reference): for every pair of TARGET's events,\n"
 	"the median TMD against the reference repeats that monitored the pair, divided\n"
 	"by the calibration (the median TMD between two repeats); EPD is the geometric\n"
 	"mean over the pairs. 1 means as close as a fresh reference execution; higher\n"
-	"is worse. See docs/accuracy.md.\n\n"
+	"is worse. Pairs on which the references show no spread (calibration below the\n"
+	"resolution, one XU moved by one bin) are left out and listed. See docs/accuracy.md.\n\n"
 	"  --bins B     bins per event over the reference range (default 10, at most 30)\n"
 	"  --per-type   TMD per XU type, combined by an XU-count-weighted geometric mean\n"
 	"  --pairs N    a random sample of N pairs, with a bootstrap 95% interval\n"
 	"  --seed S     seed of the sample and the bootstrap (default 1)\n"
 	"  --threads T  worker threads (default: one per CPU)\n"
 	"  --force      use references of another program run, or identical copies\n"
+	"  --formula F  floored (default): distances below the resolution are equal, pairs\n"
+	"               without spread left out, no pair scores better than the best\n"
+	"               reference repeat; paper: fuse-task-parallel §4.3 as published\n"
+	"               (only a 1e-6 floor; degenerate pairs can score near 0)\n"
 	"  --json       {\"epd\", \"pairs\": [{\"events\", \"tmd\", \"calibration\", ...}], ...}\n";
 
 static void json_num(double v)
@@ -34,13 +40,23 @@ static void json_num(double v)
 		printf("null");
 }
 
+/* `{"events": [a, b], ` opening the k-th object of a JSON list of pairs */
+static void json_pair_open(size_t k, const pmcf_epd_pair *p)
+{
+	printf("%s\n  {\"events\": [", k ? "," : "");
+	cli_json_string(stdout, p->a);
+	printf(", ");
+	cli_json_string(stdout, p->b);
+	printf("], ");
+}
+
 int cmd_epd(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"bins", required_argument, NULL, 'b'}, {"per-type", no_argument, NULL, 't'},
 		{"pairs", required_argument, NULL, 'p'}, {"seed", required_argument, NULL, 's'},
 		{"threads", required_argument, NULL, 'T'}, {"json", no_argument, NULL, 'j'},
-		{"force", no_argument, NULL, 'f'},
+		{"force", no_argument, NULL, 'f'}, {"formula", required_argument, NULL, 'F'},
 		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
@@ -74,6 +90,14 @@ int cmd_epd(int argc, char **argv)
 			break;
 		case 'j': json = 1; break;
 		case 'f': force = 1; break;
+		case 'F':
+			if (strcmp(optarg, "floored") == 0)
+				o.formula = PMCF_EPD_FLOORED;
+			else if (strcmp(optarg, "paper") == 0)
+				o.formula = PMCF_EPD_PAPER;
+			else
+				return cli_usage_error("epd", "--formula '%s': floored or paper", optarg);
+			break;
 		default:
 			return cli_usage_error("epd", "unknown option or missing value '%s'", argv[optind - 1]);
 		}
@@ -100,10 +124,12 @@ int cmd_epd(int argc, char **argv)
 		if (json) {
 			printf("{\"epd\": ");
 			json_num(pmcf_epd_value(r));
-			printf(", \"bins\": %u, \"per_type\": %s, \"references\": %zu, \"pairs_total\": %zu, "
-			       "\"pairs_scored\": %zu, \"pairs_uncovered\": %zu, \"left_out_mean\": ",
-			       o.bins, o.per_type ? "true" : "false", nrefs, pmcf_epd_total_pairs(r), n,
-			       pmcf_epd_uncovered(r));
+			printf(", \"formula\": \"%s\", \"bins\": %u, \"per_type\": %s, \"references\": %zu, "
+			       "\"pairs_total\": %zu, \"pairs_scored\": %zu, \"pairs_uncovered\": %zu, "
+			       "\"pairs_excluded\": %zu, \"left_out_mean\": ",
+			       o.formula == PMCF_EPD_PAPER ? "paper" : "floored", o.bins,
+			       o.per_type ? "true" : "false", nrefs, pmcf_epd_total_pairs(r), n,
+			       pmcf_epd_uncovered(r), pmcf_epd_nexcluded(r));
 			json_num(n ? left / (double)n : 0);
 			if (o.sample) {
 				printf(", \"sample\": %zu, \"seed\": %llu, \"ci95\": [", o.sample,
@@ -116,11 +142,8 @@ int cmd_epd(int argc, char **argv)
 			printf(", \"pairs\": [");
 			for (size_t k = 0; k < n; k++) {
 				const pmcf_epd_pair *p = pmcf_epd_pair_at(r, k);
-				printf("%s\n  {\"events\": [", k ? "," : "");
-				cli_json_string(stdout, p->a);
-				printf(", ");
-				cli_json_string(stdout, p->b);
-				printf("], \"tmd\": ");
+				json_pair_open(k, p);
+				printf("\"tmd\": ");
 				json_num(p->tmd);
 				printf(", \"uncalibrated\": ");
 				json_num(p->uncalibrated);
@@ -130,12 +153,28 @@ int cmd_epd(int argc, char **argv)
 				json_num(p->spread);
 				printf(", \"left_out\": ");
 				json_num(p->left_out);
+				printf(", \"resolution\": ");
+				json_num(p->resolution);
+				printf(", \"floor\": ");
+				json_num(p->floor);
 				printf(", \"repeats\": %u, \"worst\": %s}", p->repeats, p->worst ? "true" : "false");
 			}
-			printf("%s]}\n", n ? "\n" : "");
+			printf("%s], \"excluded\": [", n ? "\n" : "");
+			size_t nx = pmcf_epd_nexcluded(r);
+			for (size_t k = 0; k < nx; k++) {
+				const pmcf_epd_pair *p = pmcf_epd_excluded_at(r, k);
+				json_pair_open(k, p);
+				printf("\"reason\": \"no spread in the references\", \"calibration\": ");
+				json_num(p->calibration);
+				printf(", \"resolution\": ");
+				json_num(p->resolution);
+				printf(", \"repeats\": %u}", p->repeats);
+			}
+			printf("%s]}\n", nx ? "\n" : "");
 		} else {
-			printf("EPD %.4g over %zu event pairs (%u bins%s, %zu reference profiles)\n",
-			       pmcf_epd_value(r), n, o.bins, o.per_type ? ", per XU type" : "", nrefs);
+			printf("EPD %.4g over %zu event pairs (%u bins%s, %zu reference profiles%s)\n",
+			       pmcf_epd_value(r), n, o.bins, o.per_type ? ", per XU type" : "", nrefs,
+			       o.formula == PMCF_EPD_PAPER ? ", the paper's formula" : "");
 			if (o.sample)
 				printf("sample of %zu pairs (seed %llu): 95%% bootstrap interval [%.4g, %.4g]\n",
 				       o.sample, (unsigned long long)o.seed, lo, hi);
@@ -149,6 +188,16 @@ int cmd_epd(int argc, char **argv)
 				printf("%-32s %-32s %9.4g %9.4g %9.4g %7.1f%%%s\n", p->a, p->b, p->tmd,
 				       p->uncalibrated, p->calibration, 100 * p->left_out,
 				       p->worst ? "  (no XU with both values: worst score)" : "");
+			}
+			size_t nx = pmcf_epd_nexcluded(r);
+			if (nx)
+				printf("%zu pairs left out: the references show no spread on them (calibration "
+				       "below the resolution, one XU moved by one bin):\n",
+				       nx);
+			for (size_t k = 0; k < nx; k++) {
+				const pmcf_epd_pair *p = pmcf_epd_excluded_at(r, k);
+				printf("%-32s %-32s calibration %.3g < resolution %.3g\n", p->a, p->b,
+				       p->calibration, p->resolution);
 			}
 		}
 	}

@@ -8,15 +8,19 @@
 #include "pmcfuse/evaluate.h"
 
 static const char usage[] =
-	"usage: pmcfuse truth [--json] PROFILE\n\n"
+	"usage: pmcfuse truth [--pooled] [--json] PROFILE\n\n"
 	"Compares every value of PROFILE (duration excluded) with the ground truth that\n"
 	"simulated sources record: a plain or multiplexed profile against its own truth,\n"
 	"a fused profile against the truth of the XU each fused XU represents (the first\n"
-	"source XU of its provenance; the source profiles must be readable). Relative\n"
-	"error = |value - truth| / max(|truth|, 1). A missing value (e.g. an event that\n"
-	"multiplexing never counted) has no error: it is left out of the quantiles and\n"
-	"counted in the share missing printed beside them. See docs/accuracy.md.\n\n"
-	"  --json   {\"median_rel_error\", \"p90_rel_error\", \"share_missing\", \"events\": [...]}\n";
+	"source XU of its provenance). Relative error = |value - truth| / max(|truth|, 1).\n"
+	"Per event: the median and 90th percentile over the values that came from another\n"
+	"execution (values copied from the compared XU are exact and left out, counted as\n"
+	"'from base'); a missing value counts as error 1 and is counted. Summary: the\n"
+	"median and 90th percentile over the events of their medians. See docs/accuracy.md.\n\n"
+	"  --pooled  print the first summary instead: quantiles over every present value\n"
+	"            pooled (copies from the base included, missing values left out)\n"
+	"  --json    {\"median_rel_error\", \"p90_rel_error\", \"share_missing\", \"missing\",\n"
+	"            \"pooled\": {...}, \"events\": [...]} (both summaries)\n";
 
 static void num(double v)
 {
@@ -40,11 +44,13 @@ int cmd_truth(int argc, char **argv)
 {
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
-	int json = 0;
+	int json = 0, pooled = 0;
 	const char *path = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
 			json = 1;
+		else if (strcmp(argv[i], "--pooled") == 0)
+			pooled = 1;
 		else if (argv[i][0] == '-' && argv[i][1])
 			return cli_usage_error("truth", "unknown option '%s'", argv[i]);
 		else if (!path)
@@ -63,23 +69,39 @@ int cmd_truth(int argc, char **argv)
 			st = cli_lib_error("truth", err, "cannot compare with the ground truth");
 	}
 	if (st == CLI_OK) {
-		double med, p90, miss;
+		double med, p90, miss, pmed, pp90, pmiss;
 		pmcf_truth_summary(r, &med, &p90, &miss);
-		size_t n = pmcf_truth_nevents(r);
+		pmcf_truth_summary_pooled(r, &pmed, &pp90, &pmiss);
+		size_t n = pmcf_truth_nevents(r), nmiss = 0, nbase = 0;
+		for (size_t k = 0; k < n; k++) {
+			nmiss += pmcf_truth_event_at(r, k)->missing;
+			nbase += pmcf_truth_event_at(r, k)->from_base;
+		}
+		const char *against = strcmp(pmcf_truth_mode(r), "own") == 0 ? "the profile's own truth"
+									     : "truth of the source XUs";
 		if (json) {
-			printf("{\"mode\": \"%s\", \"median_rel_error\": ", pmcf_truth_mode(r));
+			printf("{\"mode\": \"%s\", \"summary\": \"median over events\", \"median_rel_error\": ",
+			       pmcf_truth_mode(r));
 			num(med);
 			printf(", \"p90_rel_error\": ");
 			num(p90);
 			printf(", \"share_missing\": ");
 			num(miss);
-			printf(", \"events\": [");
+			printf(", \"missing\": %zu, \"from_base\": %zu, \"pooled\": {\"median_rel_error\": ",
+			       nmiss, nbase);
+			num(pmed);
+			printf(", \"p90_rel_error\": ");
+			num(pp90);
+			printf(", \"share_missing\": ");
+			num(pmiss);
+			printf("}, \"events\": [");
 			for (size_t k = 0; k < n; k++) {
 				const pmcf_truth_event *e = pmcf_truth_event_at(r, k);
 				printf("%s\n  {\"event\": ", k ? "," : "");
 				cli_json_string(stdout, e->name);
-				printf(", \"values\": %zu, \"missing\": %zu, \"median_rel_error\": ", e->values,
-				       e->missing);
+				printf(", \"values\": %zu, \"missing\": %zu, \"from_base\": %zu, "
+				       "\"median_rel_error\": ",
+				       e->values, e->missing, e->from_base);
 				num(e->median_rel);
 				printf(", \"p90_rel_error\": ");
 				num(e->p90_rel);
@@ -87,20 +109,23 @@ int cmd_truth(int argc, char **argv)
 			}
 			printf("%s]}\n", n ? "\n" : "");
 		} else {
-			/* a missing value (never counted) has no error: it is left
-			 * out of the quantiles and counted beside them */
 			char m[32], q[32];
-			printf("against the ground truth (%s): median relative error %s, 90th percentile "
-			       "%s, %.2f%% of values missing%s\n",
-			       strcmp(pmcf_truth_mode(r), "own") == 0 ? "the profile's own truth"
-								      : "truth of the source XUs",
-			       fmt(m, sizeof(m), med), fmt(q, sizeof(q), p90), 100 * miss,
-			       miss > 0 ? " (left out of the error quantiles)" : "");
-			printf("%-40s %10s %10s %8s\n", "EVENT", "MEDIAN", "P90", "MISSING");
+			if (pooled)
+				printf("against the ground truth (%s), pooled over every present value: median "
+				       "relative error %s, 90th percentile %s, %.2f%% of values missing%s\n",
+				       against, fmt(m, sizeof(m), pmed), fmt(q, sizeof(q), pp90), 100 * pmiss,
+				       pmiss > 0 ? " (left out of the error quantiles)" : "");
+			else
+				printf("against the ground truth (%s), over the events' medians: median relative "
+				       "error %s, 90th percentile %s; %zu values missing (%.2f%%, counted as error "
+				       "1), %zu copied from the base (exact, left out)\n",
+				       against, fmt(m, sizeof(m), med), fmt(q, sizeof(q), p90), nmiss, 100 * miss,
+				       nbase);
+			printf("%-40s %10s %10s %8s %9s\n", "EVENT", "MEDIAN", "P90", "MISSING", "FROM BASE");
 			for (size_t k = 0; k < n; k++) {
 				const pmcf_truth_event *e = pmcf_truth_event_at(r, k);
-				printf("%-40s %10s %10s %8zu\n", e->name, fmt(m, sizeof(m), e->median_rel),
-				       fmt(q, sizeof(q), e->p90_rel), e->missing);
+				printf("%-40s %10s %10s %8zu %9zu\n", e->name, fmt(m, sizeof(m), e->median_rel),
+				       fmt(q, sizeof(q), e->p90_rel), e->missing, e->from_base);
 			}
 		}
 	}

@@ -16,8 +16,8 @@
 
 struct pmcf_epd_result {
 	double epd, ci_lo, ci_hi;
-	size_t npairs, uncovered, total;
-	pmcf_epd_pair *pairs;
+	size_t npairs, uncovered, total, nexcluded;
+	pmcf_epd_pair *pairs, *excluded; /* scored pairs; pairs left out (no spread) */
 	char **names; /* event names the pairs point into */
 	size_t nnames;
 };
@@ -39,7 +39,7 @@ struct scratch {
 	size_t *np;
 	size_t **idx;          /* per profile (target last): XU indices of the current type */
 	size_t *nidx;
-	double *dcal, *dtar;
+	double *dcal, *dtar, *dmat; /* dmat: nprof x nprof distances between repeats */
 };
 
 static void scratch_free(struct scratch *s, size_t nprof)
@@ -56,6 +56,7 @@ static void scratch_free(struct scratch *s, size_t nprof)
 	free(s->nidx);
 	free(s->dcal);
 	free(s->dtar);
+	free(s->dmat);
 }
 
 static int scratch_new(struct scratch *s, const struct pmcfi_match *m, unsigned bins)
@@ -73,7 +74,9 @@ static int scratch_new(struct scratch *s, const struct pmcfi_match *m, unsigned 
 	s->nidx = calloc(nprof, sizeof(size_t));
 	s->dcal = malloc((nprof * nprof / 2 + 1) * sizeof(double));
 	s->dtar = malloc(nprof * sizeof(double));
-	int ok = s->acc && s->w && s->pts && s->np && s->idx && s->nidx && s->dcal && s->dtar;
+	s->dmat = malloc(nprof * nprof * sizeof(double));
+	int ok = s->acc && s->w && s->pts && s->np && s->idx && s->nidx && s->dcal && s->dtar &&
+		 s->dmat;
 	for (size_t k = 0; ok && k < nprof; k++) {
 		const struct pmcfi_view *v = k < m->nrefs ? &m->refs[k] : &m->target;
 		ok = (s->idx[k] = malloc((v->nxu ? v->nxu : 1) * sizeof(size_t))) != NULL;
@@ -86,9 +89,28 @@ static int scratch_new(struct scratch *s, const struct pmcfi_match *m, unsigned 
 }
 
 struct tmd_out {
-	double tmd, unc, cal, spread;
-	int worst, ok;
+	double tmd, unc, cal, spread, res, floor;
+	int worst, ok, excluded;
 };
+
+/* The floored formula (docs/accuracy.md): distances below the resolution
+ * res are equal to it; the calibrated TMD is at least the best score a
+ * reference repeat gets against the others (min over k of the median of
+ * its distances to the other repeats, over cal). d: nr x nr distances,
+ * NaN for repeats without XUs; buf: nr doubles. */
+static double loo_floor(const double *d, size_t nr, double res, double cal, double *buf)
+{
+	double best = INFINITY;
+	for (size_t k = 0; k < nr; k++) {
+		size_t n = 0;
+		for (size_t j = 0; j < nr; j++)
+			if (j != k && d[k * nr + j] == d[k * nr + j])
+				buf[n++] = fmax(d[k * nr + j], res);
+		if (n)
+			best = fmin(best, pmcfi_median(buf, n));
+	}
+	return isfinite(best) ? best / cal : 0;
+}
 
 /* TMD of the pair (a, b) over the XUs of global type `type` (-1: all). */
 static int pair_tmd(const struct pmcfi_match *m, const pmcf_epd_opts *o, struct scratch *s,
@@ -138,12 +160,15 @@ static int pair_tmd(const struct pmcfi_match *m, const pmcf_epd_opts *o, struct 
 	struct pmcfi_grid g;
 	pmcfi_tmd_grid(bins, lo, hi, &g);
 	/* histograms: repeats first, the target in slot nprof-1 */
+	size_t nmin = SIZE_MAX; /* fewest XUs in one histogram: the resolution */
 	for (size_t t = 0; t < nr; t++) {
 		size_t k = rep[t], used;
 		const struct pmcfi_view *v = &m->refs[k];
 		s->np[t] = pmcfi_tmd_hist(&g, v->col[a], v->col[b], type < 0 ? NULL : s->idx[k],
 					  s->nidx[k], s->acc, s->w + t * cells, s->pts + 2 * t * cells,
 					  &used);
+		if (used && used < nmin)
+			nmin = used;
 	}
 	const struct pmcfi_view *tv = &m->target;
 	size_t tn = 0, tused = 0, ts = nprof - 1;
@@ -156,23 +181,39 @@ static int pair_tmd(const struct pmcfi_match *m, const pmcf_epd_opts *o, struct 
 		tnp = pmcfi_tmd_hist(&g, tv->col[a], tv->col[b], type < 0 ? NULL : s->idx[ts],
 				     type < 0 ? tv->nxu : tn, s->acc, s->w + ts * cells,
 				     s->pts + 2 * ts * cells, &tused);
+	if (tused && tused < nmin)
+		nmin = tused;
 	/* calibration: every two repeats (a repeat whose XUs all lack a value is skipped) */
 	size_t nc = 0;
-	for (size_t x = 0; x < nr; x++)
+	for (size_t x = 0; x < nr; x++) {
+		s->dmat[x * nr + x] = NAN;
 		for (size_t y = x + 1; y < nr; y++) {
+			s->dmat[x * nr + y] = s->dmat[y * nr + x] = NAN;
 			if (!s->np[x] || !s->np[y])
 				continue;
 			int err = pmcf_emd(s->ws, 2, s->w + x * cells, s->pts + 2 * x * cells, s->np[x],
 					   s->w + y * cells, s->pts + 2 * y * cells, s->np[y], &s->dcal[nc]);
 			if (err)
 				return err;
+			s->dmat[x * nr + y] = s->dmat[y * nr + x] = s->dcal[nc];
 			nc++;
 		}
+	}
 	if (!nc)
 		return 0;
 	r->cal = pmcfi_median(s->dcal, nc);
-	double cal = r->cal > CAL_FLOOR ? r->cal : CAL_FLOOR;
 	r->ok = 1;
+	int paper = o->formula == PMCF_EPD_PAPER;
+	/* one XU of the smallest histogram moved by one bin: the finest
+	 * difference the histograms resolve */
+	r->res = paper ? CAL_FLOOR : 1.0 / (double)nmin;
+	if (!paper && r->cal < r->res) {
+		/* no spread in the references: nothing to calibrate against */
+		r->excluded = PMCF_EPD_NO_SPREAD;
+		r->tmd = NAN;
+		return 0;
+	}
+	double cal = r->cal > r->res ? r->cal : r->res;
 	if (!tnp) {
 		r->worst = 1;
 		r->unc = (double)(bins + 2) * sqrt(2.0);
@@ -195,11 +236,16 @@ static int pair_tmd(const struct pmcfi_match *m, const pmcf_epd_opts *o, struct 
 		hi_d = fmax(hi_d, s->dtar[x]);
 	}
 	r->unc = pmcfi_median(s->dtar, nt);
-	/* the same floor above and below the line: a pair on which the target
-	 * and every reference repeat agree exactly (an event that is always 0,
-	 * common among software events and tracepoints) scores 1, as good as
-	 * run-to-run noise, instead of 0/0 */
-	r->tmd = fmax(r->unc, CAL_FLOOR) / cal;
+	/* paper: the same floor 1e-6 above and below the line, so that a pair
+	 * on which the target and every repeat agree exactly (an event that is
+	 * always 0) scores 1 instead of 0/0; floored: distances below the
+	 * resolution are equal to it, and no target scores better than the
+	 * best reference repeat scores against the others */
+	r->tmd = fmax(r->unc, r->res) / cal;
+	if (!paper) {
+		r->floor = loo_floor(s->dmat, nr, r->res, cal, s->dcal);
+		r->tmd = fmax(r->tmd, r->floor);
+	}
 	r->spread = fmax(hi_d / cal - r->tmd, r->tmd - lo_d / cal);
 	return 0;
 }
@@ -240,28 +286,38 @@ static void *worker(void *arg)
 			p->calibration = t.cal;
 			p->spread = t.spread;
 			p->worst = t.worst;
+			p->resolution = t.res;
+			p->floor = t.floor;
+			p->excluded = t.excluded;
 			continue;
 		}
 		/* per type: XU-count-weighted geometric means */
-		double wsum = 0, lt = 0, lu = 0, lc = 0;
-		int worst = 0;
+		double wsum = 0, lt = 0, lu = 0, lc = 0, lr = 0, lf = 0;
+		int worst = 0, any_excluded = 0;
 		for (size_t ty = 0; ty < m->ntypes && !j->err; ty++) {
 			if (!tcount[ty])
 				continue;
 			j->err = pair_tmd(m, j->o, &s, a, b, (long)ty, &t);
-			if (!t.ok)
+			any_excluded |= t.ok && t.excluded;
+			if (!t.ok || t.excluded)
 				continue;
 			double wt = (double)tcount[ty];
 			wsum += wt;
 			lt += wt * safe_log(t.tmd);
 			lu += wt * safe_log(t.unc);
 			lc += wt * safe_log(t.cal);
+			lr += wt * safe_log(t.res);
+			lf += wt * safe_log(t.floor);
 			worst |= t.worst;
 		}
 		p->tmd = wsum > 0 ? exp(lt / wsum) : NAN;
 		p->uncalibrated = wsum > 0 ? exp(lu / wsum) : NAN;
 		p->calibration = wsum > 0 ? exp(lc / wsum) : NAN;
+		p->resolution = wsum > 0 ? exp(lr / wsum) : NAN;
+		p->floor = j->o->formula == PMCF_EPD_PAPER ? 0 : wsum > 0 ? exp(lf / wsum) : NAN;
 		p->worst = worst;
+		/* every type without spread: the pair is left out */
+		p->excluded = wsum > 0 || !any_excluded ? 0 : PMCF_EPD_NO_SPREAD;
 	}
 	free(tcount);
 	scratch_free(&s, m->nrefs + 1);
@@ -279,6 +335,8 @@ int pmcf_epd_compute(const pmcf_profile *target, const pmcf_profile *const *refs
 		memcpy(&o, opts, sz);
 		o.size = sizeof(o);
 	}
+	if (o.formula != PMCF_EPD_FLOORED && o.formula != PMCF_EPD_PAPER)
+		return pmcfi_fail(PMCF_EINVAL, "EPD: unknown formula %d", o.formula);
 	if (o.bins < 1 || o.bins > PMCFI_TMD_MAX_BINS)
 		return pmcfi_fail(PMCF_EINVAL, "EPD: %u bins (1 to %d)", o.bins, PMCFI_TMD_MAX_BINS);
 	if (nrefs < 2)
@@ -335,7 +393,8 @@ int pmcf_epd_compute(const pmcf_profile *target, const pmcf_profile *const *refs
 			}
 	}
 	r->pairs = calloc(nc ? nc : 1, sizeof(*r->pairs));
-	if (!r->pairs)
+	r->excluded = calloc(nc ? nc : 1, sizeof(*r->excluded));
+	if (!r->pairs || !r->excluded)
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	unsigned nth = o.threads;
 	if (nth == 0) {
@@ -380,6 +439,10 @@ int pmcf_epd_compute(const pmcf_profile *target, const pmcf_profile *const *refs
 			*p = r->pairs[k];
 			p->a = r->names[pairs[k][0]];
 			p->b = r->names[pairs[k][1]];
+			if (p->excluded) {
+				r->excluded[r->nexcluded++] = *p;
+				continue;
+			}
 			if (p->tmd != p->tmd) {
 				r->uncovered++;
 				continue;
@@ -389,7 +452,12 @@ int pmcf_epd_compute(const pmcf_profile *target, const pmcf_profile *const *refs
 			scored++;
 		}
 		r->npairs = scored;
-		if (!scored)
+		if (!scored && r->nexcluded)
+			err = pmcfi_fail(PMCF_ENOENT,
+					 "EPD: every pair monitored by two references was left out: the "
+					 "references show no spread on it (%zu pairs; --formula paper scores them)",
+					 r->nexcluded);
+		else if (!scored)
 			err = pmcfi_fail(PMCF_ENOENT,
 					 "EPD: no pair of the target's events was monitored by two references");
 	}
@@ -429,6 +497,7 @@ void pmcf_epd_result_free(pmcf_epd_result *r)
 		free(r->names[k]);
 	free(r->names);
 	free(r->pairs);
+	free(r->excluded);
 	free(r);
 }
 
@@ -445,3 +514,8 @@ const pmcf_epd_pair *pmcf_epd_pair_at(const pmcf_epd_result *r, size_t i)
 }
 size_t pmcf_epd_uncovered(const pmcf_epd_result *r) { return r->uncovered; }
 size_t pmcf_epd_total_pairs(const pmcf_epd_result *r) { return r->total; }
+size_t pmcf_epd_nexcluded(const pmcf_epd_result *r) { return r->nexcluded; }
+const pmcf_epd_pair *pmcf_epd_excluded_at(const pmcf_epd_result *r, size_t i)
+{
+	return i < r->nexcluded ? &r->excluded[i] : NULL;
+}

@@ -1,7 +1,10 @@
 /* Error against ground truth (simulated sources): each value of a plain or
  * multiplexed profile against its own truth layer; each value of a fused
  * profile against the truth of the XU it represents, the first source XU of
- * its provenance (as BC keeps E_prev from t_prev, fuse-task-parallel §3.2). */
+ * its provenance (as BC keeps E_prev from t_prev, fuse-task-parallel §3.2).
+ * Per event: the median over the values not copied from that XU (which are
+ * exact), a missing value counting as error 1; the summary is the median and
+ * 90th percentile of those medians over the events (docs/accuracy.md). */
 #include <libgen.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,7 +16,8 @@
 
 struct pmcf_truth_result {
 	const char *mode;
-	double median, p90, missing_share;
+	double median, p90, missing_share; /* over the events' medians */
+	double pooled_median, pooled_p90, pooled_missing; /* the first summary: every value */
 	size_t nev;
 	pmcf_truth_event *ev;
 	char **names;
@@ -60,6 +64,7 @@ int pmcf_truth_compare(const pmcf_profile *p, const char *path, pmcf_truth_resul
 	pmcf_profile **src = calloc(ns ? ns : 1, sizeof(*src));
 	double *all = malloc((ne * nx > 0 ? ne * nx : 1) * sizeof(double));
 	double *one = malloc((nx ? nx : 1) * sizeof(double));
+	double *meds = malloc((ne ? ne : 1) * sizeof(double));
 	int64_t *rep_xu = malloc((nx ? nx : 1) * sizeof(int64_t));
 	int32_t *rep_src = malloc((nx ? nx : 1) * sizeof(int32_t));
 	char *dircopy = path ? strdup(path) : NULL;
@@ -69,14 +74,16 @@ int pmcf_truth_compare(const pmcf_profile *p, const char *path, pmcf_truth_resul
 		r->ev = calloc(ne ? ne : 1, sizeof(*r->ev));
 		r->names = calloc(ne ? ne : 1, sizeof(*r->names));
 	}
-	if (!r || !src || !all || !one || !rep_xu || !rep_src || (path && !dircopy) || !r->ev ||
+	if (!r || !src || !all || !one || !meds || !rep_xu || !rep_src || (path && !dircopy) || !r->ev ||
 	    !r->names) {
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 		goto done;
 	}
 	r->mode = own ? "own" : "sources";
-	if (!own) {
-		/* the XU each fused XU represents: the provenance with the lowest source index */
+	int prov = pmcf_profile_has_provenance(p) != 0;
+	if (prov) {
+		/* the XU each fused XU represents: the provenance with the lowest
+		 * source index (whose truth a fused profile's own layer holds) */
 		for (size_t i = 0; i < nx; i++) {
 			rep_src[i] = -1;
 			rep_xu[i] = -1;
@@ -90,6 +97,8 @@ int pmcf_truth_compare(const pmcf_profile *p, const char *path, pmcf_truth_resul
 				}
 			}
 		}
+	}
+	if (!own) {
 		for (size_t i = 0; i < nx && !err; i++) {
 			int32_t s = rep_src[i];
 			if (s >= 0 && (size_t)s < ns && !src[s] && !(src[s] = open_source(p, (uint32_t)s, dir, &err)))
@@ -98,7 +107,7 @@ int pmcf_truth_compare(const pmcf_profile *p, const char *path, pmcf_truth_resul
 		if (err)
 			goto done;
 	}
-	size_t nall = 0, miss_all = 0, vals_all = 0;
+	size_t nall = 0, miss_all = 0, vals_all = 0, nmeds = 0, cmp_all = 0;
 	for (size_t e = 0; e < ne; e++) {
 		const char *name = pmcf_profile_event_name(p, e);
 		if (strcmp(name, "duration") == 0)
@@ -112,10 +121,11 @@ int pmcf_truth_compare(const pmcf_profile *p, const char *path, pmcf_truth_resul
 			own_t = pmcf_profile_truth_column_const(p, (size_t)k);
 		}
 		pmcf_truth_event *te = &r->ev[r->nev];
-		size_t n = 0;
+		size_t n = 0, pooled = nall;
 		for (size_t i = 0; i < nx; i++) {
 			if (v[i] != v[i]) {
 				te->missing++;
+				one[n++] = 1; /* what reading it as 0 would cost */
 				continue;
 			}
 			double t = NAN;
@@ -129,37 +139,52 @@ int pmcf_truth_compare(const pmcf_profile *p, const char *path, pmcf_truth_resul
 			}
 			if (t != t)
 				continue;
-			one[n++] = rel_error(v[i], t);
+			double re = rel_error(v[i], t);
+			all[nall++] = re;
+			int32_t s;
+			int64_t x;
+			if (prov && rep_src[i] >= 0 && pmcf_profile_provenance_get(p, i, e, &s, &x) == 0 &&
+			    s == rep_src[i] && x == rep_xu[i]) {
+				te->from_base++; /* copied from the XU it is compared with: exact */
+				continue;
+			}
+			one[n++] = re;
 		}
-		if (!n && !te->missing)
+		if (!n && !te->missing && nall == pooled)
 			continue;
 		if (!(r->names[r->nev] = strdup(name))) {
 			err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 			goto done;
 		}
 		te->name = r->names[r->nev];
-		te->values = n;
-		memcpy(all + nall, one, n * sizeof(double));
-		nall += n;
-		te->median_rel = pmcfi_median(one, n);
-		te->p90_rel = pmcfi_quantile(one, n, 0.9);
+		te->values = n - te->missing;
+		te->median_rel = n ? pmcfi_median(one, n) : NAN;
+		te->p90_rel = n ? pmcfi_quantile(one, n, 0.9) : NAN;
+		if (n)
+			meds[nmeds++] = te->median_rel;
 		miss_all += te->missing;
-		vals_all += n + te->missing;
+		cmp_all += n;
+		vals_all += (nall - pooled) + te->missing;
 		r->nev++;
 	}
 	if (!nall && !miss_all) {
 		err = pmcfi_fail(PMCF_ENOENT, "no value of the profile has a ground truth to compare with");
 		goto done;
 	}
-	r->median = pmcfi_median(all, nall);
-	r->p90 = pmcfi_quantile(all, nall, 0.9);
-	r->missing_share = vals_all ? (double)miss_all / (double)vals_all : 0;
+	r->pooled_median = pmcfi_median(all, nall);
+	r->pooled_p90 = pmcfi_quantile(all, nall, 0.9);
+	r->pooled_missing = vals_all ? (double)miss_all / (double)vals_all : 0;
+	/* every value copied from the compared XU: nothing came from elsewhere */
+	r->median = nmeds ? pmcfi_median(meds, nmeds) : 0;
+	r->p90 = nmeds ? pmcfi_quantile(meds, nmeds, 0.9) : 0;
+	r->missing_share = cmp_all ? (double)miss_all / (double)cmp_all : 0;
 done:
 	for (size_t s = 0; s < ns && src; s++)
 		pmcf_profile_free(src[s]);
 	free(src);
 	free(all);
 	free(one);
+	free(meds);
 	free(rep_xu);
 	free(rep_src);
 	free(dircopy);
@@ -188,6 +213,14 @@ void pmcf_truth_summary(const pmcf_truth_result *r, double *median_rel, double *
 	*median_rel = r->median;
 	*p90_rel = r->p90;
 	*share_missing = r->missing_share;
+}
+
+void pmcf_truth_summary_pooled(const pmcf_truth_result *r, double *median_rel, double *p90_rel,
+			       double *share_missing)
+{
+	*median_rel = r->pooled_median;
+	*p90_rel = r->pooled_p90;
+	*share_missing = r->pooled_missing;
 }
 const char *pmcf_truth_mode(const pmcf_truth_result *r) { return r->mode; }
 size_t pmcf_truth_nevents(const pmcf_truth_result *r) { return r->nev; }

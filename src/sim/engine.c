@@ -138,6 +138,8 @@ struct engine {
 	const struct sim_machine *m;
 	struct sim_run *r;
 	uint64_t seed;
+	int model;
+	double run_cyc, run_mem; /* model 2: run-level factors */
 	struct sim_rng rng; /* scheduling choices */
 	double period_ns, rot_cost_ns;
 	int T;
@@ -203,11 +205,34 @@ static int make_ready(struct engine *e, uint32_t x, uint64_t t, int hint)
 	return enqueue(e, x, hint);
 }
 
+/* Model 2: the work of the XU labelled x, fixed by the workload (never the
+ * seed): data-dependent trip counts, sparse or boundary blocks, uneven
+ * cluster sizes and branch behaviour differ between XUs of one type. */
+static void label_work(struct sim_work *w, uint32_t x)
+{
+	struct sim_rng lr;
+	sim_rng_seed(&lr, sim_hash2(0x1abe1f00dull, x));
+	w->ins *= exp(0.35 * sim_rng_normal(&lr));
+	w->foot *= exp(0.30 * sim_rng_normal(&lr));
+	w->misp *= exp(0.30 * sim_rng_normal(&lr));
+	if (w->misp > 0.5)
+		w->misp = 0.5;
+}
+
 static int start_xu(struct engine *e, int th, uint32_t x, uint64_t t, int stolen)
 {
 	const struct sim_machine *m = e->m;
 	const struct sim_workload *w = e->w;
-	const struct sim_wxu *u = &w->xu[x];
+	const struct sim_wxu *u0 = &w->xu[x];
+	struct sim_wxu ul;
+	const struct sim_wxu *u = u0;
+	double scale = 1;
+	if (e->model == 2) {
+		ul = *u0;
+		label_work(&ul.w, x);
+		u = &ul;
+		scale = w->time_scale;
+	}
 	struct sim_run *r = e->r;
 	double var = m->variability;
 	double lat = stolen ? 600 + 1400 * var * sim_rng_unif(&e->rng)
@@ -250,7 +275,7 @@ static int start_xu(struct engine *e, int th, uint32_t x, uint64_t t, int stolen
 		hit += best;
 		if (e->data_sock[d] == socket) {
 			l3++;
-			l3w += exp(-(double)(s - e->data_time[d]) / 3e6);
+			l3w += exp(-(double)(s - e->data_time[d]) / (3e6 * scale));
 		}
 		hops += sim_machine_hops(m, w->data_home[d], c.node);
 	}
@@ -267,6 +292,19 @@ static int start_xu(struct engine *e, int th, uint32_t x, uint64_t t, int stolen
 	c.rot_cost_ns = e->rot_cost_ns;
 	if (e->period_ns > 0)
 		c.rotations = u->w.ins * u->w.cpi0 * 1.4 / (m->freq_ghz * c.freq) / e->period_ns;
+	if (e->model == 2) {
+		/* placement in this execution: NUMA node of the data's pages, the
+		 * co-runners on the L2/L3 and memory controller, the core's
+		 * frequency; one latent factor per execution and XU that moves
+		 * cycles, stalls and misses together */
+		struct sim_rng pr;
+		sim_rng_seed(&pr, sim_hash2(e->seed ^ 0x91ace0ull, x));
+		c.v2 = 1;
+		c.scale = scale;
+		c.place = 0.10 * m->variability * sim_rng_normal(&pr);
+		c.run_cyc = e->run_cyc;
+		c.run_mem = e->run_mem;
+	}
 	struct sim_rng xr;
 	sim_rng_seed(&xr, sim_hash2(e->seed, x));
 	double *nat = &r->nat[(size_t)x * NAT_COUNT];
@@ -560,13 +598,22 @@ static int engine_init(struct engine *e)
 }
 
 int sim_engine_run(const struct sim_workload *w, const struct sim_machine *m, uint64_t seed,
-                   double period_ns, double rot_cost_ns, struct sim_run **out)
+                   int model, double period_ns, double rot_cost_ns, struct sim_run **out)
 {
 	*out = NULL;
 	struct engine e = {0};
 	e.w = w;
 	e.m = m;
 	e.seed = seed;
+	e.model = model;
+	if (model == 2) {
+		/* run-level: frequency drift and OS noise on the whole run,
+		 * memory latency of the run (page placement, other jobs) */
+		struct sim_rng rr;
+		sim_rng_seed(&rr, sim_hash2(seed, 0x4a11ull));
+		e.run_cyc = exp(0.02 * m->variability * sim_rng_normal(&rr));
+		e.run_mem = exp(0.03 * m->variability * sim_rng_normal(&rr));
+	}
 	e.T = w->threads;
 	e.period_ns = period_ns;
 	e.rot_cost_ns = rot_cost_ns;

@@ -90,6 +90,12 @@ double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const
 	double l1 = m->l1d / (c->sibling_busy ? 2.0 : 1.0);
 	double l2 = m->l2 / (c->sibling_busy ? 1.7 : 1.0);
 	double l3 = m->l3 / (c->socket_busy > 1 ? 0.6 * c->socket_busy : 1.0);
+	/* model 2: co-runners' share of L2/L3 in this execution's placement */
+	double pl = c->v2 ? exp(c->place) : 1.0;
+	if (c->v2) {
+		l2 /= pl;
+		l3 /= pl;
+	}
 	double sweeps = w->passes > 1 ? w->passes - 1 : 0;
 	double rot_lines = c->rotations * 48; /* HEM handler pollutes the caches */
 	double cold = lines * (1 - c->warm);
@@ -154,15 +160,20 @@ double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const
 	double lat_mem = (m->lat_mem + m->lat_hop * c->remote_hops) * c->freq *
 	                 (1 + 0.6 * (c->socket_busy > 1 ? c->socket_busy - 1 : 0) /
 	                          (double)(m->cores_per_socket * m->threads_per_core));
+	if (c->v2) /* the placement's NUMA distance and queues; the run's memory */
+		lat_mem *= pl * pl * c->run_mem;
 	double mlp = 3.0;
 	double stall_mem =
 	    ((m1 - m2) * m->lat_l2 + (m2 - llc_miss) * m->lat_l3 + llc_miss * lat_mem) / mlp;
 	double stall = stall_mem + misp * 16 + w->fdv * 12 + icm * 8;
 	double base = ins * w->cpi0 * (c->sibling_busy ? 1.3 : 1.0);
+	if (c->v2) /* a co-runner on the core's ports and the run's drift */
+		base *= exp(0.3 * c->place) * c->run_cyc;
 	/* interference from the rest of the machine (coherence and interconnect
 	 * traffic, memory controller queues): grows with the machine's
-	 * variability and with the distance to the data */
-	double interf = lnoise(r, 0.025 * m->variability * (1 + c->remote_hops) / 2);
+	 * variability and with the distance to the data; model 2 moves most of
+	 * it into the placement factor, which also moves the misses */
+	double interf = lnoise(r, (c->v2 ? 0.008 : 0.025) * m->variability * (1 + c->remote_hops) / 2);
 	double cyc = (base + stall) * interf * lnoise(r, 0.01 * nz);
 	nat[NAT_CYC] = cyc;
 	nat[NAT_REF] = cyc / c->freq;
@@ -176,11 +187,13 @@ double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const
 	nat[NAT_BR_TAKEN_COND] = taken;
 	nat[NAT_BR_MISP] = misp;
 	nat[NAT_FPU_DIV] = w->fdv;
+	/* model 2: the kernel repeats scale times (counts and time) */
+	double k = c->v2 ? c->scale : 1.0;
 	/* counts are integers */
 	for (int i = 0; i < NAT_COUNT; i++)
-		nat[i] = nat[i] > 0 ? floor(nat[i] + 0.5) : 0;
+		nat[i] = nat[i] > 0 ? floor(nat[i] * k + 0.5) : 0;
 	if (nat[NAT_L2_CODE_HIT] != nat[NAT_L2_CODE_ALL] - nat[NAT_L2_CODE_MISS])
 		nat[NAT_L2_CODE_HIT] = nat[NAT_L2_CODE_ALL] - nat[NAT_L2_CODE_MISS];
 	double ns = cyc / (m->freq_ghz * c->freq);
-	return ns + c->rotations * c->rot_cost_ns;
+	return (ns + c->rotations * c->rot_cost_ns) * k;
 }

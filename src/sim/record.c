@@ -277,7 +277,7 @@ int pmcf_sim_record(const pmcf_sim_spec *s, const char *const *events, size_t ne
 	double period_ns = o.period_ms * 1e6;
 	double rot = !c.m ? 0 : o.multiplex == PMCF_MUX_KERNEL ? c.m->rot_kernel_ns : c.m->rot_user_ns;
 	if (!err)
-		err = sim_engine_run(c.w, c.m, s->seed, hem ? period_ns : 0, hem ? rot : 0, &c.r);
+		err = sim_engine_run(c.w, c.m, s->seed, s->model, hem ? period_ns : 0, hem ? rot : 0, &c.r);
 	if (!err && hem)
 		err = sim_hem_run(c.m, c.r, units, nu, o.pmcs, o.multiplex, period_ns, o.estimate,
 		                  s->seed, &c.h);

@@ -125,6 +125,7 @@ struct pmcf_sim_spec {
 	long val[SIM_MAX_KEYS]; /* workload keys, table order */
 	long threads;           /* 0: every hardware thread */
 	uint64_t seed;
+	int model; /* value model: 1 (the first, kept to reproduce old results) or 2 */
 	char *machine;
 	char *canonical;
 };
@@ -183,6 +184,7 @@ struct sim_workload {
 	size_t ndata;
 	uint64_t root_busy_ns; /* thread 0 creates tasks until then */
 	int threads;
+	double time_scale; /* model 2: each XU repeats its kernel this many times */
 };
 int sim_workload_build(const pmcf_sim_spec *s, const struct sim_machine *m,
                        struct sim_workload **out);
@@ -202,8 +204,14 @@ struct sim_ctx {
 	double code_warm;   /* the core's last XU ran the same code */
 	double remote_hops; /* mean NUMA hops to the data */
 	double freq;        /* frequency factor (turbo) */
-	double rotations;   /* HEM rotations during the XU (perturbation) */
+	double rotations;   /* HEM rotations during the XU (per kernel repetition in model 2) */
 	double rot_cost_ns; /* time one rotation takes */
+	/* model 2 only (all 0 in model 1; docs/simulation.md, "model v2") */
+	int v2;
+	double scale;       /* kernel repetitions: counts and duration times scale */
+	double place;       /* log-factor of this execution's placement of the XU */
+	double run_cyc;     /* run-level factor on cycles (frequency drift, OS noise) */
+	double run_mem;     /* run-level factor on memory latency */
 };
 
 struct sim_run {
@@ -220,7 +228,7 @@ struct sim_run {
 /* Runs the discrete-event schedule of w on m with seed. period_ns > 0
  * with rot_cost_ns adds the HEM perturbation. */
 int sim_engine_run(const struct sim_workload *w, const struct sim_machine *m, uint64_t seed,
-                   double period_ns, double rot_cost_ns, struct sim_run **out);
+                   int model, double period_ns, double rot_cost_ns, struct sim_run **out);
 void sim_run_free(struct sim_run *r);
 
 /* Value model: true natives and duration (ns) of one XU in its context;

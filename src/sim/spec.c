@@ -64,7 +64,7 @@ static void list_keys(const struct wl_def *w, char *buf, size_t len)
 	for (size_t i = 0; i < nkeys(w) && off < len; i++)
 		off += (size_t)snprintf(buf + off, len - off, "%s, ", w->keys[i].name);
 	if (off < len)
-		snprintf(buf + off, len - off, "threads, machine, seed");
+		snprintf(buf + off, len - off, "threads, machine, seed, model");
 }
 
 static int parse_long(const char *v, long *out)
@@ -99,6 +99,12 @@ static int set_key(pmcf_sim_spec *s, const struct wl_def *w, const char *key, co
 			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 		free(s->machine);
 		s->machine = m;
+		return 0;
+	}
+	if (strcmp(key, "model") == 0) {
+		if (strcmp(val, "v1") && strcmp(val, "v2"))
+			return pmcfi_fail(PMCF_EINVAL, "model='%s' is not valid (valid: v1, v2)", val);
+		s->model = val[1] - '0';
 		return 0;
 	}
 	if (strcmp(key, "threads") == 0) {
@@ -157,8 +163,8 @@ static int make_canonical(pmcf_sim_spec *s)
 	if (off < sizeof(buf) && s->threads)
 		off += (size_t)snprintf(buf + off, sizeof(buf) - off, ",threads=%ld", s->threads);
 	if (off < sizeof(buf))
-		off += (size_t)snprintf(buf + off, sizeof(buf) - off, ",machine=%s,seed=%llu",
-		                        s->machine, (unsigned long long)s->seed);
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, ",machine=%s,seed=%llu,model=v%d",
+		                        s->machine, (unsigned long long)s->seed, s->model);
 	if (off >= sizeof(buf))
 		return pmcfi_fail(PMCF_EINVAL, "simulation spec too long");
 	char *c = strdup(buf);
@@ -183,6 +189,7 @@ int pmcf_sim_spec_parse(const char *text, pmcf_sim_spec **out)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	}
 	s->seed = 1;
+	s->model = 2;
 	int err = 0;
 	char *save = NULL;
 	char *tok = strtok_r(copy, ",", &save);

@@ -681,12 +681,17 @@ static int build_knapsack(struct sim_workload *w, const pmcf_sim_spec *s,
 	return err;
 }
 
+/* scale: model 2's kernel repetitions, chosen so that a run at the default
+ * size lasts about 0.5 s or more, as the papers' runs do (loops: static,
+ * dynamic) */
 static const struct {
 	const char *name;
 	int (*build)(struct sim_workload *, const pmcf_sim_spec *, const struct sim_machine *);
+	double scale, scale_shared;
 } builders[] = {
-    {"cholesky", build_cholesky}, {"seidel", build_seidel},     {"kmeans", build_kmeans},
-    {"loops", build_loops},       {"knapsack", build_knapsack},
+    {"cholesky", build_cholesky, 100, 100}, {"seidel", build_seidel, 250, 250},
+    {"kmeans", build_kmeans, 80, 80},       {"loops", build_loops, 600, 400},
+    {"knapsack", build_knapsack, 300, 300},
 };
 
 void sim_workload_free(struct sim_workload *w)
@@ -711,8 +716,11 @@ int sim_workload_build(const pmcf_sim_spec *s, const struct sim_machine *m,
 	w->threads = s->threads ? (int)s->threads : m->ncpus;
 	int err = PMCF_ENOENT;
 	for (size_t i = 0; i < PMCF_ARRAY_SIZE(builders); i++)
-		if (strcmp(builders[i].name, w->name) == 0)
+		if (strcmp(builders[i].name, w->name) == 0) {
 			err = builders[i].build(w, s, m);
+			w->time_scale = w->policy == SIM_POL_SHARED ? builders[i].scale_shared
+			                                            : builders[i].scale;
+		}
 	if (err == PMCF_ENOMEM)
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory building the workload");
 	if (!err && w->nxu == 0)

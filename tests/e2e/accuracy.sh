@@ -27,7 +27,7 @@ expect_fail 1 "$PMCFUSE" emd a.csv
 expect_fail 1 "$PMCFUSE" emd --bogus a.csv b.csv
 
 # ---- reference: a pair covering ---------------------------------------------
-SIM=cholesky,blocks=8
+SIM=cholesky,blocks=8,model=v1 # the first value model: a run shorter than 4 ms
 EV=PAPI_TOT_INS,PAPI_TOT_CYC,PAPI_L1_DCM,PAPI_L2_DCR,PAPI_BR_INS,PAPI_BR_MSP,PAPI_LD_INS,PAPI_SR_INS,PAPI_L3_TCM
 expect_ok "$PMCFUSE" reference -e "$EV" --repeat 3 --seed 5 -o refs --sim "$SIM"
 expect_match 'reference executions .* lower bound' "$OUT"
@@ -63,7 +63,7 @@ expect_ok "$PMCFUSE" run -e "$EV" --seed 3 -o fused.pmcf --sim "$SIM"
 expect_ok "$PMCFUSE" record -e "$EV" --multiplex kernel --period-ms 4 -o hem.pmcf --sim "$SIM,seed=77"
 expect_ok "$PMCFUSE" epd --json fused.pmcf refs
 fused=$(jq -r .epd <<<"$OUT")
-expect_eq 36 "$(jq -r '.pairs | length' <<<"$OUT")"
+expect_eq 36 "$(jq -r '(.pairs | length) + (.excluded | length)' <<<"$OUT")"
 expect_ok "$PMCFUSE" epd --json hem.pmcf refs
 hem=$(jq -r .epd <<<"$OUT")
 awk -v f="$fused" -v h="$hem" 'BEGIN { exit !(h > 4 * f) }' || fail "HEM EPD $hem not far above fused $fused"
@@ -72,11 +72,22 @@ ok
 expect_ok "$PMCFUSE" epd --per-type fused.pmcf refs
 expect_match '^EPD .* per XU type' "$OUT"
 expect_ok "$PMCFUSE" epd --json --pairs 10 --seed 4 hem.pmcf refs
-expect_eq 10 "$(jq -r '.pairs | length' <<<"$OUT")"
+expect_eq 10 "$(jq -r '(.pairs | length) + (.excluded | length)' <<<"$OUT")"
 s1=$(jq -c '[.epd, .ci95]' <<<"$OUT")
 expect_ok "$PMCFUSE" epd --json --pairs 10 --seed 4 hem.pmcf refs
 expect_eq "$s1" "$(jq -c '[.epd, .ci95]' <<<"$OUT")"
 expect_ok "$PMCFUSE" epd --bins 5 fused.pmcf refs
+# the paper's formula stays selectable; the default leaves out and lists
+# the pairs on which the references show no spread
+expect_ok "$PMCFUSE" epd --json --formula paper fused.pmcf refs
+expect_eq paper "$(jq -r .formula <<<"$OUT")"
+expect_eq 0 "$(jq -r .pairs_excluded <<<"$OUT")"
+expect_ok "$PMCFUSE" epd --json fused.pmcf refs
+expect_eq floored "$(jq -r .formula <<<"$OUT")"
+expect_eq "$(jq -r '.excluded | length' <<<"$OUT")" "$(jq -r .pairs_excluded <<<"$OUT")"
+expect_eq true "$(jq '[.pairs[] | .tmd >= .floor] | all' <<<"$OUT")"
+expect_fail 1 "$PMCFUSE" epd --formula bogus fused.pmcf refs
+expect_match 'floored or paper' "$ERR"
 expect_fail 1 "$PMCFUSE" epd --bins 0 fused.pmcf refs
 expect_fail 1 "$PMCFUSE" epd fused.pmcf nowhere
 expect_fail 1 "$PMCFUSE" epd fused.pmcf
@@ -96,17 +107,29 @@ ok
 # ---- truth ----------------------------------------------------------------------
 expect_ok "$PMCFUSE" truth --json fused.pmcf
 printf '%s\n' "$OUT" >tf.json
-expect_eq true "$(json 'has("median_rel_error") and has("p90_rel_error") and has("share_missing") and (.events | length > 0)' tf.json)"
+expect_eq true "$(json 'has("median_rel_error") and has("p90_rel_error") and has("share_missing") and (.events | length > 0) and (.pooled | has("median_rel_error"))' tf.json)"
+# the events of the base execution are copies (exact): left out, counted
+[ "$(json .from_base tf.json)" -gt 0 ] || fail "truth: no value counted as copied from the base"; ok
+expect_eq true "$(json '[.events[] | select(.values == 0 and .missing == 0) | .median_rel_error == null] | all' tf.json)"
 expect_ok "$PMCFUSE" truth --json hem.pmcf
-# the 4 ms kernel rotation outlasts the run: what HEM counted is exact, but the
-# events left without a counter are missing (not 0, which read as error 1):
-# the fused profile has every value, HEM lacks a share of them
-th=$(jq -r .share_missing <<<"$OUT")
+printf '%s\n' "$OUT" >th.json
+# the 4 ms kernel rotation outlasts the run: the events left without a
+# counter are missing, and a missing value counts as error 1, so HEM cannot
+# win by leaving values out: its events without a counter have median 1
+# (here 3 of 9), which the 90th percentile over the events shows
+th=$(json .share_missing th.json)
 expect_eq 0 "$(json .share_missing tf.json)"
 awk -v h="$th" 'BEGIN { exit !(h > 0.2) }' || fail "truth: HEM misses only $th of its values"
+[ "$(json .missing th.json)" -gt 0 ] || fail "truth: HEM missing count"
+expect_eq 1 "$(json .p90_rel_error th.json)"
+awk -v h="$(json .p90_rel_error th.json)" -v f="$(json .p90_rel_error tf.json)" \
+	'BEGIN { exit !(h > f) }' || fail "truth: HEM not worse than the fused profile"
 ok
 expect_ok "$PMCFUSE" truth hem.pmcf
+expect_match "values missing \([0-9.]+%, counted as error 1\)" "$OUT"
+expect_ok "$PMCFUSE" truth --pooled hem.pmcf
 expect_match '[0-9.]+% of values missing \(left out of the error quantiles\)' "$OUT"
 expect_ok "$PMCFUSE" truth fresh.pmcf
 expect_match 'median relative error 0,' "$OUT"
 expect_fail 1 "$PMCFUSE" truth nothere.pmcf
+expect_fail 1 "$PMCFUSE" truth --bogus fused.pmcf

@@ -42,13 +42,13 @@ expect_fail 1 $PMCFUSE record --sim cholesky,blocks=12 -e PAPI_L1_DCM,PAPI_L1_IC
 expect_match 'need 5 general-purpose counters but xeon32 has 4' "$ERR"
 expect_ok $PMCFUSE record --sim cholesky,blocks=12 -e PAPI_L1_DCM,PAPI_L1_ICM,PAPI_BR_INS,PAPI_LD_INS,PAPI_SR_INS --pmcs 5 -o x.pmcf
 
-expect_ok $PMCFUSE record --sim cholesky,blocks=12 -e all --multiplex rr --period-ms 4 -o m.pmcf
+expect_ok $PMCFUSE record --sim cholesky,blocks=12,model=v1 -e all --multiplex rr --period-ms 4 -o m.pmcf
 expect_ok $PMCFUSE export --format csv m.pmcf
 expect_eq 364 "$(echo "$OUT" | tail -n +2 | wc -l)"
-# the run (1.5 ms) is shorter than the 4 ms period: the events that never got
+# with the first value model the run (1.5 ms) is shorter than the 4 ms period: the events that never got
 # a counter are missing (empty fields), not 0, even with the cumulative estimate
 expect_eq 364 "$(echo "$OUT" | tail -n +2 | grep -c ',,')"
-expect_ok $PMCFUSE record --sim cholesky,blocks=12 -e all --multiplex rr --period-ms 4 --estimate local -o l.pmcf
+expect_ok $PMCFUSE record --sim cholesky,blocks=12,model=v1 -e all --multiplex rr --period-ms 4 --estimate local -o l.pmcf
 expect_ok $PMCFUSE export --format csv l.pmcf
 missing=$(echo "$OUT" | tail -n +2 | grep -c ',,\|,$' || true)
 [ "$missing" -gt 0 ] || fail "--estimate local left no value missing"
@@ -93,3 +93,36 @@ done
 expect_ok $PMCFUSE events --sim cholesky,machine=xeon192 --json
 expect_eq 34 "$(echo "$OUT" | jq length)"
 expect_eq PAPI_L1_DCM "$(echo "$OUT" | jq -r '.[] | select(.name=="PAPI_L2_DCA") | .constraints.alias_of')"
+
+# ---- value model: v1 reproduces the first model bit for bit -------------------
+# digests of `export --csv --truth` recorded with the first model (before
+# model 2 existed, commit 5f596b7): plain and round-robin multiplexed runs
+EV6=PAPI_TOT_INS,PAPI_TOT_CYC,PAPI_L1_DCM,PAPI_L2_DCR,PAPI_BR_MSP,PAPI_L3_TCM
+while read -r spec mode want; do
+	rm -f g.pmcf
+	if [ "$mode" = plain ]; then
+		expect_ok $PMCFUSE record -e $EV6 -o g.pmcf --sim "$spec,model=v1"
+	else
+		expect_ok $PMCFUSE record -e all --multiplex rr --period-ms 1 -o g.pmcf --sim "$spec,model=v1"
+	fi
+	expect_ok $PMCFUSE export --format csv --truth g.pmcf
+	expect_eq "$want" "$(printf '%s\n' "$OUT" | sha256sum | cut -c1-16)" "($spec $mode)"
+done <<'DIGESTS'
+cholesky,blocks=8,seed=3 plain 2cfd6020387fe06a
+cholesky,blocks=8,seed=3 rr ae0bca39c57d5569
+seidel,blocks=6,iters=3,machine=xeon192,seed=5 plain b5fc288345d9825d
+seidel,blocks=6,iters=3,machine=xeon192,seed=5 rr 3d6a30ebfe86d31a
+loops,schedule=dynamic,n=20000,seed=2 plain 77eb386985b47490
+loops,schedule=dynamic,n=20000,seed=2 rr 6ea7154ccf9505ea
+DIGESTS
+# model 2 is the default and differs; bad model names are refused
+expect_ok $PMCFUSE record -e $EV6 -o v2.pmcf --sim cholesky,blocks=8,seed=3
+expect_ok $PMCFUSE export --format csv --truth v2.pmcf
+[ "$(printf '%s\n' "$OUT" | sha256sum | cut -c1-16)" != 2cfd6020387fe06a ] || fail "model 2 equals model 1"; ok
+expect_ok $PMCFUSE show --json v2.pmcf
+expect_match 'seed=3,model=v2' "$OUT"
+# runs on the papers' scale: the default cholesky lasts more than 0.5 s
+expect_ok $PMCFUSE record -e PAPI_TOT_INS -o big.pmcf --sim cholesky
+[ "$($PMCFUSE show --json big.pmcf | jq -r .meta.makespan_ns)" -gt 500000000 ] || fail "model 2 run shorter than 0.5 s"; ok
+expect_fail 1 $PMCFUSE record -e PAPI_TOT_INS -o x.pmcf --sim cholesky,model=v3
+expect_match "model='v3' is not valid" "$ERR"

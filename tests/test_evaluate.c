@@ -165,10 +165,11 @@ static void test_epd_calibration(void **state)
 	/* floored: never below the best leave-one-out score of a repeat */
 	assert_true(fabs(p->tmd - fmax(dt[2] / p->calibration, p->floor)) < 1e-9);
 	assert_true(p->floor > 0.3 && p->floor <= 1.0 + 1e-12);
+	double cal = p->calibration; /* p lives in r */
 	pmcf_epd_result_free(r);
 	o.formula = PMCF_EPD_PAPER;
 	assert_int_equal(pmcf_epd_compute(fresh, (const pmcf_profile *const *)refs, 5, &o, &r), 0);
-	assert_true(fabs(pmcf_epd_pair_at(r, 0)->tmd - dt[2] / p->calibration) < 1e-9);
+	assert_true(fabs(pmcf_epd_pair_at(r, 0)->tmd - dt[2] / cal) < 1e-9);
 	pmcf_epd_result_free(r);
 	o.formula = PMCF_EPD_FLOORED;
 

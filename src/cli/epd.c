@@ -26,14 +26,6 @@ static const char usage[] =
 	"  --force      use references of another program run, or identical copies\n"
 	"  --json       {\"epd\", \"pairs\": [{\"events\", \"tmd\", \"calibration\", ...}], ...}\n";
 
-static void json_num(double v)
-{
-	if (isfinite(v))
-		printf("%.10g", v);
-	else
-		printf("null");
-}
-
 int cmd_epd(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -99,18 +91,18 @@ int cmd_epd(int argc, char **argv)
 			left += pmcf_epd_pair_at(r, k)->left_out;
 		if (json) {
 			printf("{\"epd\": ");
-			json_num(pmcf_epd_value(r));
+			cli_json_number(stdout, pmcf_epd_value(r));
 			printf(", \"bins\": %u, \"per_type\": %s, \"references\": %zu, \"pairs_total\": %zu, "
 			       "\"pairs_scored\": %zu, \"pairs_uncovered\": %zu, \"left_out_mean\": ",
 			       o.bins, o.per_type ? "true" : "false", nrefs, pmcf_epd_total_pairs(r), n,
 			       pmcf_epd_uncovered(r));
-			json_num(n ? left / (double)n : 0);
+			cli_json_number(stdout, n ? left / (double)n : 0);
 			if (o.sample) {
 				printf(", \"sample\": %zu, \"seed\": %llu, \"ci95\": [", o.sample,
 				       (unsigned long long)o.seed);
-				json_num(lo);
+				cli_json_number(stdout, lo);
 				printf(", ");
-				json_num(hi);
+				cli_json_number(stdout, hi);
 				printf("]");
 			}
 			printf(", \"pairs\": [");
@@ -121,15 +113,15 @@ int cmd_epd(int argc, char **argv)
 				printf(", ");
 				cli_json_string(stdout, p->b);
 				printf("], \"tmd\": ");
-				json_num(p->tmd);
+				cli_json_number(stdout, p->tmd);
 				printf(", \"uncalibrated\": ");
-				json_num(p->uncalibrated);
+				cli_json_number(stdout, p->uncalibrated);
 				printf(", \"calibration\": ");
-				json_num(p->calibration);
+				cli_json_number(stdout, p->calibration);
 				printf(", \"spread\": ");
-				json_num(p->spread);
+				cli_json_number(stdout, p->spread);
 				printf(", \"left_out\": ");
-				json_num(p->left_out);
+				cli_json_number(stdout, p->left_out);
 				printf(", \"repeats\": %u, \"worst\": %s}", p->repeats, p->worst ? "true" : "false");
 			}
 			printf("%s]}\n", n ? "\n" : "");

@@ -13,24 +13,11 @@ static const char usage[] =
 	"  xu,type,type_name,label,parent_label,thread,cpu,start_ns,end_ns,<event>...\n"
 	"one column per event in profile order (duration included); a missing value is an\n"
 	"empty field. JSON: {\"meta\", \"types\", \"events\", \"xus\": [{..., \"values\": [...]}]}\n"
-	"with null for a missing value.\n\n"
+	"with null for a missing value and \"inf\" or \"-inf\" for an infinite one; a\n"
+	"name that is not UTF-8 is {\"base64\": \"...\"} of its bytes.\n\n"
 	"  --format F   csv or json (required)\n"
 	"  --truth      add the ground truth of a simulated profile (truth:<event> columns)\n"
 	"  -o FILE      write to FILE (atomically) instead of standard output\n";
-
-/* Shortest text that reads back as the same double. */
-static void put_num(FILE *f, double v)
-{
-	char buf[40];
-	if (v == floor(v) && fabs(v) < 1e15) {
-		fprintf(f, "%.0f", v);
-		return;
-	}
-	snprintf(buf, sizeof(buf), "%.15g", v);
-	if (strtod(buf, NULL) != v)
-		snprintf(buf, sizeof(buf), "%.17g", v);
-	fputs(buf, f);
-}
 
 static void csv_field(FILE *f, const char *s)
 {
@@ -77,24 +64,16 @@ static void export_csv(FILE *f, const pmcf_profile *p, int truth)
 			double v = pmcf_profile_value(p, i, e);
 			fputc(',', f);
 			if (!pmcf_is_missing(v))
-				put_num(f, v);
+				cli_put_number(f, v);
 		}
 		for (size_t t = 0; t < nt; t++) {
 			double v = pmcf_profile_truth_column_const(p, t)[i];
 			fputc(',', f);
 			if (!pmcf_is_missing(v))
-				put_num(f, v);
+				cli_put_number(f, v);
 		}
 		fputc('\n', f);
 	}
-}
-
-static void json_value(FILE *f, double v)
-{
-	if (pmcf_is_missing(v) || !isfinite(v))
-		fputs("null", f);
-	else
-		put_num(f, v);
 }
 
 static void export_json(FILE *f, const pmcf_profile *p, int truth)
@@ -146,14 +125,14 @@ static void export_json(FILE *f, const pmcf_profile *p, int truth)
 			xu.thread, xu.cpu, (unsigned long long)xu.start_ns, (unsigned long long)xu.end_ns);
 		for (size_t e = 0; e < ne; e++) {
 			fputs(e ? ", " : "", f);
-			json_value(f, pmcf_profile_value(p, i, e));
+			cli_json_number(f, pmcf_profile_value(p, i, e));
 		}
 		fputc(']', f);
 		if (nt) {
 			fputs(", \"truth\": [", f);
 			for (size_t t = 0; t < nt; t++) {
 				fputs(t ? ", " : "", f);
-				json_value(f, pmcf_profile_truth_column_const(p, t)[i]);
+				cli_json_number(f, pmcf_profile_truth_column_const(p, t)[i]);
 			}
 			fputc(']', f);
 		}

@@ -18,14 +18,6 @@ static const char usage[] =
 	"counted in the share missing printed beside them. See docs/accuracy.md.\n\n"
 	"  --json   {\"median_rel_error\", \"p90_rel_error\", \"share_missing\", \"events\": [...]}\n";
 
-static void num(double v)
-{
-	if (isfinite(v))
-		printf("%.10g", v);
-	else
-		printf("null");
-}
-
 /* v with 4 significant digits, "-" when there is none (every value missing) */
 static const char *fmt(char *buf, size_t n, double v)
 {
@@ -68,11 +60,11 @@ int cmd_truth(int argc, char **argv)
 		size_t n = pmcf_truth_nevents(r);
 		if (json) {
 			printf("{\"mode\": \"%s\", \"median_rel_error\": ", pmcf_truth_mode(r));
-			num(med);
+			cli_json_number(stdout, med);
 			printf(", \"p90_rel_error\": ");
-			num(p90);
+			cli_json_number(stdout, p90);
 			printf(", \"share_missing\": ");
-			num(miss);
+			cli_json_number(stdout, miss);
 			printf(", \"events\": [");
 			for (size_t k = 0; k < n; k++) {
 				const pmcf_truth_event *e = pmcf_truth_event_at(r, k);
@@ -80,9 +72,9 @@ int cmd_truth(int argc, char **argv)
 				cli_json_string(stdout, e->name);
 				printf(", \"values\": %zu, \"missing\": %zu, \"median_rel_error\": ", e->values,
 				       e->missing);
-				num(e->median_rel);
+				cli_json_number(stdout, e->median_rel);
 				printf(", \"p90_rel_error\": ");
-				num(e->p90_rel);
+				cli_json_number(stdout, e->p90_rel);
 				printf("}");
 			}
 			printf("%s]}\n", n ? "\n" : "");

@@ -201,3 +201,26 @@ set_values rmax.pmcf 1 "$MAX$NMAX"
 set_values rmax.pmcf 2 "$MAX"
 expect_ok "$PMCFUSE" report -o rmax.html rmax.pmcf
 expect_nomatch 'left out' "$(cat rmax.html)"
+
+# ---- reading never changes a profile ---------------------------------------
+row profile-wal
+# a profile someone switched to WAL mode: read as it is, no -wal or -shm
+# file created, nothing modified
+expect_ok "$PMCFUSE" record -e duration,PAPI_L1_DCM -o wal.pmcf --sim cholesky,blocks=4
+sqlite3 wal.pmcf 'PRAGMA journal_mode=WAL;' >/dev/null
+cp wal.pmcf wal.orig
+for cmd in "show wal.pmcf" "export --format csv wal.pmcf" "truth wal.pmcf"; do
+	expect_ok "$PMCFUSE" $cmd
+	[ ! -e wal.pmcf-wal ] && [ ! -e wal.pmcf-shm ] || fail "$cmd created $(ls wal.pmcf-*)"
+	cmp -s wal.pmcf wal.orig || fail "$cmd modified the profile"
+done
+# changes another program left in a -wal file are not read half: refused,
+# and the files stay as they were
+sqlite3 wal.pmcf "UPDATE meta SET value = 'edited' WHERE key = 'program';" \
+	".shell cp wal.pmcf-wal pending-wal" >/dev/null
+cp wal.pmcf wal.orig
+cp pending-wal wal.pmcf-wal
+expect_fail 1 "$PMCFUSE" show wal.pmcf
+expect_match "show: wal.pmcf: another program left changes in 'wal.pmcf-wal' that are not in the profile yet" "$ERR"
+[ ! -e wal.pmcf-shm ] || fail "show created wal.pmcf-shm"
+cmp -s wal.pmcf wal.orig && cmp -s wal.pmcf-wal pending-wal || fail "show modified the profile or its WAL"

@@ -224,3 +224,30 @@ expect_fail 1 "$PMCFUSE" show wal.pmcf
 expect_match "show: wal.pmcf: another program left changes in 'wal.pmcf-wal' that are not in the profile yet" "$ERR"
 [ ! -e wal.pmcf-shm ] || fail "show created wal.pmcf-shm"
 cmp -s wal.pmcf wal.orig && cmp -s wal.pmcf-wal pending-wal || fail "show modified the profile or its WAL"
+
+# ---- plans -------------------------------------------------------------------
+row plan-fields
+# plan fields are checked as the options they mirror, named with the file
+expect_ok "$PMCFUSE" plan -e PAPI_L1_DCM,PAPI_L2_TCM --sim cholesky,blocks=4 -o pf.json
+field() { jq --argjson v "$2" ".$1 = \$v" pf.json >pf-bad.json; }
+for bad in 'pmcs 4294967297' 'pmcs 100000' 'pmcs -1' 'pmcs "4"' 'pmcs 1e308' 'seed -1' \
+	'seed 18446744073709551616' 'executions 100'; do
+	field $bad
+	expect_fail 1 "$PMCFUSE" record --plan pf-bad.json --set 0 -o pf.pmcf
+	expect_match "^pmcfuse: record: pf-bad.json: \"${bad%% *}\": " "$ERR"
+	[ ! -e pf.pmcf ] || fail "a profile was written for $bad"
+done
+field pmcs 100000
+expect_fail 1 "$PMCFUSE" record --plan pf-bad.json --set 0 -o pf.pmcf
+expect_match '"pmcs": 100000 is out of range \(1\.\.64' "$ERR"
+expect_nomatch '\-\-pmcs' "$ERR"
+jq '.source.program = "/bin/true"' pf.json >pf-bad.json
+expect_fail 1 "$PMCFUSE" record --plan pf-bad.json --set 0 -o pf.pmcf
+expect_match '"source" names both "sim" and "program"' "$ERR"
+# a seed valid as --seed is valid in the plan, up to 2^64-1, and kept exactly
+expect_ok "$PMCFUSE" plan -e PAPI_L1_DCM --sim cholesky,blocks=4 --seed 18446744073709551615 -o pseed.json
+expect_match '"seed": 18446744073709551615,' "$(cat pseed.json)"
+expect_ok "$PMCFUSE" record --plan pseed.json --set 0 -o pseed.pmcf
+# a folder as plan
+expect_fail 1 "$PMCFUSE" record --plan . --set 0 -o pf.pmcf
+expect_match "plan '\.' is a folder, not a plan file" "$ERR"

@@ -597,6 +597,8 @@ static int corrupt(const struct rd *r, const char *fmt, ...)
 static int r_prepare(struct rd *r, const char *sql, sqlite3_stmt **st)
 {
 	int rc = sqlite3_prepare_v2(r->db, sql, -1, st, NULL);
+	if (rc == SQLITE_ERROR) /* a table or column missing or changed: not a profile's schema */
+		return corrupt(r, "%s", sqlite3_errmsg(r->db));
 	return rc == SQLITE_OK ? 0 : db_fail(r->db, rc, r->path, "cannot read");
 }
 
@@ -607,7 +609,9 @@ static int r_row(struct rd *r, sqlite3_stmt *st, int *err)
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		return 1;
-	if (rc != SQLITE_DONE)
+	if (rc == SQLITE_ERROR)
+		*err = corrupt(r, "%s", sqlite3_errmsg(r->db));
+	else if (rc != SQLITE_DONE)
 		*err = db_fail(r->db, rc, r->path, "cannot read");
 	return 0;
 }

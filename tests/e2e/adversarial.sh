@@ -251,3 +251,11 @@ expect_ok "$PMCFUSE" record --plan pseed.json --set 0 -o pseed.pmcf
 # a folder as plan
 expect_fail 1 "$PMCFUSE" record --plan . --set 0 -o pf.pmcf
 expect_match "plan '\.' is a folder, not a plan file" "$ERR"
+
+row profile-schema
+# a table or column renamed: a damaged profile, said so (it was "cannot
+# read: no such column: chunk")
+expect_ok "$PMCFUSE" record -e duration,PAPI_L1_DCM -o col.pmcf --sim cholesky,blocks=4
+sqlite3 col.pmcf 'ALTER TABLE value_chunk RENAME COLUMN chunk TO chunkx'
+expect_fail 1 "$PMCFUSE" show col.pmcf
+expect_eq "pmcfuse: show: col.pmcf: damaged profile: no such column: chunk" "$ERR"

@@ -13,6 +13,7 @@
 #include "counters/catalog.h"
 #include "pmcfuse/combine.h"
 #include "pmcfuse/plan.h"
+#include "row_check.h"
 
 static int toy_check(void *impl, const pmcf_catalog *c, const size_t *idx, size_t n, unsigned pmcs,
 		     char *why, size_t whylen)
@@ -311,6 +312,81 @@ static void test_json_roundtrip(void **state)
 	pmcf_catalog_free(c);
 }
 
+/* Plan fields are checked as the options they mirror (issue 22): each row
+ * is a field put into a valid plan, the error (0: accepted) and the message. */
+static void test_json_fields(void **state)
+{
+	(void)state;
+	static const struct {
+		int line;
+		const char *field;
+		int err;
+		const char *msg;
+	} rows[] = {
+		{__LINE__, "\"pmcs\": 4", 0, NULL},
+		{__LINE__, "\"pmcs\": 0", 0, NULL},
+		{__LINE__, "\"pmcs\": 64", 0, NULL},
+		{__LINE__, "\"pmcs\": 65", PMCF_ESYNTAX, "\"pmcs\": 65 is out of range (1..64"},
+		{__LINE__, "\"pmcs\": 4294967297", PMCF_ESYNTAX, "\"pmcs\": 4294967297 is out of range"},
+		{__LINE__, "\"pmcs\": 100000", PMCF_ESYNTAX, "\"pmcs\": 100000 is out of range"},
+		{__LINE__, "\"pmcs\": -1", PMCF_ESYNTAX, "\"pmcs\": -1 is out of range"},
+		{__LINE__, "\"pmcs\": 99999999999999999999", PMCF_ESYNTAX,
+		 "\"pmcs\": 99999999999999999999 is out of range"},
+		{__LINE__, "\"pmcs\": \"4\"", PMCF_ESYNTAX, "\"pmcs\": \"4\" is not a whole number"},
+		{__LINE__, "\"pmcs\": 1e308", PMCF_ESYNTAX, "is not a whole number"},
+		{__LINE__, "\"pmcs\": 2.5", PMCF_ESYNTAX, "\"pmcs\": 2.5 is not a whole number"},
+		{__LINE__, "\"pmcs\": null", PMCF_ESYNTAX, "\"pmcs\": null is not a whole number"},
+		{__LINE__, "\"seed\": 18446744073709551615", 0, NULL},
+		{__LINE__, "\"seed\": 9223372036854775808", 0, NULL},
+		{__LINE__, "\"seed\": 0", 0, NULL},
+		{__LINE__, "\"seed\": 18446744073709551616", PMCF_ESYNTAX,
+		 "\"seed\": 18446744073709551616 is out of range (0..18446744073709551615)"},
+		{__LINE__, "\"seed\": -1", PMCF_ESYNTAX, "\"seed\": -1 is out of range"},
+		{__LINE__, "\"seed\": -99999999999999999999", PMCF_ESYNTAX, "is out of range"},
+		{__LINE__, "\"seed\": \"7\"", PMCF_ESYNTAX, "\"seed\": \"7\" is not a whole number"},
+		{__LINE__, "\"executions\": 2", 0, NULL},
+		{__LINE__, "\"executions\": 100", PMCF_ESYNTAX, "\"executions\": 100, but the plan has 2 sets"},
+		{__LINE__, "\"lower_bound\": 3", PMCF_ESYNTAX, "\"lower_bound\": 3 is more than the 2"},
+		{__LINE__, "\"packing\": \"greedy\"", 0, NULL},
+		{__LINE__, "\"packing\": \"tight\"", PMCF_ESYNTAX, "unknown packing 'tight'"},
+		{__LINE__, "\"strategy\": 3", PMCF_ESYNTAX, "\"strategy\": 3 is not a string"},
+		{__LINE__, "\"optimal\": 1", PMCF_ESYNTAX, "\"optimal\" must be true or false"},
+		{__LINE__, "\"source\": {\"sim\": \"cholesky\", \"program\": \"p\"}", PMCF_ESYNTAX,
+		 "\"source\" names both \"sim\" and \"program\""},
+		{__LINE__, "\"source\": {\"args\": [\"a\"]}", PMCF_ESYNTAX, "\"args\" but no \"program\""},
+		{__LINE__, "\"source\": \"cholesky\"", PMCF_ESYNTAX, "\"source\" must be an object"},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char js[512];
+		snprintf(js, sizeof(js),
+			 "{\"format\": \"pmcfuse-plan\", \"version\": 1, %s, \"sets\": [[\"a\"], [\"b\"]]}",
+			 rows[i].field);
+		pmcf_plan *p = NULL;
+		int err = pmcf_plan_from_json(js, &p);
+		ROW_CHECK(rows[i].line, err == rows[i].err, "%s: error %d, expected %d (%s)", rows[i].field,
+			  err, rows[i].err, pmcf_errdetail());
+		ROW_CHECK(rows[i].line, !rows[i].msg || strstr(pmcf_errdetail(), rows[i].msg),
+			  "%s: message '%s' lacks '%s'", rows[i].field, pmcf_errdetail(), rows[i].msg);
+		pmcf_plan_free(p);
+	}
+	/* a seed beyond INT64_MAX is written as its digits and reads back */
+	pmcf_plan *p;
+	assert_int_equal(pmcf_plan_from_json("{\"format\": \"pmcfuse-plan\", \"version\": 1, \"seed\": "
+					     "18446744073709551615, \"sets\": [[\"a\"]]}",
+					     &p),
+			 0);
+	assert_true(pmcf_plan_seed(p) == UINT64_MAX);
+	char *js;
+	assert_int_equal(pmcf_plan_to_json(p, &js), 0);
+	assert_non_null(strstr(js, "\n  \"seed\": 18446744073709551615,\n"));
+	pmcf_plan *q;
+	assert_int_equal(pmcf_plan_from_json(js, &q), 0);
+	assert_true(pmcf_plan_seed(q) == UINT64_MAX);
+	free(js);
+	pmcf_plan_free(p);
+	pmcf_plan_free(q);
+}
+
 /* --from: overlaps chosen by correlation in a pilot profile's truth. */
 static void test_correlated(void **state)
 {
@@ -366,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_lgl_packs_tight),  cmocka_unit_test(test_greedy_vs_best),
 		cmocka_unit_test(test_conflicts),        cmocka_unit_test(test_bc_links),
 		cmocka_unit_test(test_exact_small),      cmocka_unit_test(test_json_roundtrip),
+		cmocka_unit_test(test_json_fields),
 		cmocka_unit_test(test_correlated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

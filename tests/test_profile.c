@@ -219,6 +219,51 @@ static void test_events(void **state)
 	pmcf_profile_free(p);
 }
 
+/* Many events, truth events, XU types and metadata keys (issue 22: loading
+ * was quadratic in them, 200k events took a minute). A smoke test of the
+ * hashed lookups at a size that loads in well under a second when linear;
+ * the timings are in bench/RESULTS.md (bench_store --names). */
+#define MANY_NAMES 60000
+static void test_many_names(void **state)
+{
+	(void)state;
+	pmcf_profile *p;
+	assert_int_equal(pmcf_profile_new(&p), 0);
+	char name[64];
+	for (size_t i = 0; i < MANY_NAMES; i++) {
+		uint32_t id;
+		snprintf(name, sizeof(name), "type%zu", i);
+		assert_int_equal(pmcf_profile_type_add(p, PMCF_XU_TASK, name, "f.c:1", &id), 0);
+		assert_int_equal(id, i);
+		snprintf(name, sizeof(name), "ev%zu", i);
+		assert_int_equal(pmcf_profile_event_add(p, name, NULL), 0);
+		snprintf(name, sizeof(name), "key%zu", i);
+		assert_int_equal(pmcf_profile_meta_set(p, name, "v"), 0);
+	}
+	/* the same type again is found, not added; another location is new */
+	uint32_t id;
+	assert_int_equal(pmcf_profile_type_add(p, PMCF_XU_TASK, "type7", "f.c:1", &id), 0);
+	assert_int_equal(id, 7);
+	assert_int_equal(pmcf_profile_type_add(p, PMCF_XU_TASK, "type7", "f.c:2", &id), 0);
+	assert_int_equal(id, MANY_NAMES);
+	assert_int_equal(pmcf_profile_event_add(p, "ev5", NULL), PMCF_ECONFLICT);
+	/* a removed key shifts the others: they are still found */
+	assert_int_equal(pmcf_profile_meta_set(p, "key3", NULL), 0);
+	assert_null(pmcf_profile_meta_get(p, "key3"));
+	assert_string_equal(pmcf_profile_meta_get(p, "key4"), "v");
+	pmcf_xu xu = {.type = 0, .start_ns = 1, .end_ns = 2, .label = "0", .parent_label = ""};
+	assert_int_equal(pmcf_profile_xu_add(p, &xu, NULL), 0);
+	assert_int_equal(pmcf_profile_save(p, tpath("many.pmcf")), 0);
+	pmcf_profile_free(p);
+	assert_int_equal(pmcf_profile_open(tpath("many.pmcf"), &p), 0);
+	assert_int_equal(pmcf_profile_ntypes(p), MANY_NAMES + 1);
+	assert_int_equal(pmcf_profile_nevents(p), MANY_NAMES);
+	assert_int_equal(pmcf_profile_event_find(p, "ev59999"), MANY_NAMES - 1);
+	assert_int_equal(pmcf_profile_event_find(p, "nosuch"), PMCF_ENOENT);
+	assert_string_equal(pmcf_profile_meta_get(p, "key59999"), "v");
+	pmcf_profile_free(p);
+}
+
 static void test_xus_values(void **state)
 {
 	(void)state;
@@ -933,6 +978,7 @@ int main(void)
 		cmocka_unit_test(test_kind_names),
 		cmocka_unit_test(test_meta),
 		cmocka_unit_test(test_types),
+		cmocka_unit_test(test_many_names),
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_xus_values),
 		cmocka_unit_test(test_layers),

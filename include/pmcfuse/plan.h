@@ -15,6 +15,9 @@ extern "C" {
 
 #define PMCF_PLAN_FORMAT "pmcfuse-plan"
 #define PMCF_PLAN_VERSION 1
+/* The counter budget of a plan (--pmcs, "pmcs"): 1 to this; 0 in a plan
+ * means the machine's own counters. */
+#define PMCF_PLAN_MAX_PMCS 64
 
 enum pmcf_packing {
 	PMCF_PACK_BEST = 0,  /* first-fit decreasing by cost, improved; exact for <= 12 events */

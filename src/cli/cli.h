@@ -39,8 +39,16 @@ int cli_usage_error(const char *verb, const char *fmt, ...) __attribute__((forma
 int cli_parse_uint(const char *verb, const char *opt, const char *s, unsigned long min,
 		   unsigned long max, unsigned long *out);
 
-/* Writes a JSON string literal (with quotes) for s to f. */
+/* Writes s to f as JSON, always valid UTF-8: a string literal (with quotes)
+ * when s is UTF-8, else {"base64": "..."} of its bytes, the rule of plans and
+ * metadata (util/json_bytes.h, docs/profile-format.md). */
 void cli_json_string(FILE *f, const char *s);
+/* Writes v to f as the shortest decimal that reads back as the same double. */
+void cli_put_number(FILE *f, double v);
+/* Writes v to f as JSON: a number; null when missing (NaN); the string "inf"
+ * or "-inf" when infinite, which JSON numbers cannot say
+ * (docs/profile-format.md). */
+void cli_json_number(FILE *f, double v);
 
 /* Output files written atomically: cli_out_open gives a FILE* on a temporary
  * beside path ("-" or NULL: stdout); cli_out_commit flushes, syncs and

@@ -32,14 +32,6 @@ static const char usage[] =
 	"               (only a 1e-6 floor; degenerate pairs can score near 0)\n"
 	"  --json       {\"epd\", \"pairs\": [{\"events\", \"tmd\", \"calibration\", ...}], ...}\n";
 
-static void json_num(double v)
-{
-	if (isfinite(v))
-		printf("%.10g", v);
-	else
-		printf("null");
-}
-
 /* `{"events": [a, b], ` opening the k-th object of a JSON list of pairs */
 static void json_pair_open(size_t k, const pmcf_epd_pair *p)
 {
@@ -123,20 +115,20 @@ int cmd_epd(int argc, char **argv)
 			left += pmcf_epd_pair_at(r, k)->left_out;
 		if (json) {
 			printf("{\"epd\": ");
-			json_num(pmcf_epd_value(r));
+			cli_json_number(stdout, pmcf_epd_value(r));
 			printf(", \"formula\": \"%s\", \"bins\": %u, \"per_type\": %s, \"references\": %zu, "
 			       "\"pairs_total\": %zu, \"pairs_scored\": %zu, \"pairs_uncovered\": %zu, "
 			       "\"pairs_excluded\": %zu, \"left_out_mean\": ",
 			       o.formula == PMCF_EPD_PAPER ? "paper" : "floored", o.bins,
 			       o.per_type ? "true" : "false", nrefs, pmcf_epd_total_pairs(r), n,
 			       pmcf_epd_uncovered(r), pmcf_epd_nexcluded(r));
-			json_num(n ? left / (double)n : 0);
+			cli_json_number(stdout, n ? left / (double)n : 0);
 			if (o.sample) {
 				printf(", \"sample\": %zu, \"seed\": %llu, \"ci95\": [", o.sample,
 				       (unsigned long long)o.seed);
-				json_num(lo);
+				cli_json_number(stdout, lo);
 				printf(", ");
-				json_num(hi);
+				cli_json_number(stdout, hi);
 				printf("]");
 			}
 			printf(", \"pairs\": [");
@@ -144,19 +136,19 @@ int cmd_epd(int argc, char **argv)
 				const pmcf_epd_pair *p = pmcf_epd_pair_at(r, k);
 				json_pair_open(k, p);
 				printf("\"tmd\": ");
-				json_num(p->tmd);
+				cli_json_number(stdout, p->tmd);
 				printf(", \"uncalibrated\": ");
-				json_num(p->uncalibrated);
+				cli_json_number(stdout, p->uncalibrated);
 				printf(", \"calibration\": ");
-				json_num(p->calibration);
+				cli_json_number(stdout, p->calibration);
 				printf(", \"spread\": ");
-				json_num(p->spread);
+				cli_json_number(stdout, p->spread);
 				printf(", \"left_out\": ");
-				json_num(p->left_out);
+				cli_json_number(stdout, p->left_out);
 				printf(", \"resolution\": ");
-				json_num(p->resolution);
+				cli_json_number(stdout, p->resolution);
 				printf(", \"floor\": ");
-				json_num(p->floor);
+				cli_json_number(stdout, p->floor);
 				printf(", \"repeats\": %u, \"worst\": %s}", p->repeats, p->worst ? "true" : "false");
 			}
 			printf("%s], \"excluded\": [", n ? "\n" : "");
@@ -165,9 +157,9 @@ int cmd_epd(int argc, char **argv)
 				const pmcf_epd_pair *p = pmcf_epd_excluded_at(r, k);
 				json_pair_open(k, p);
 				printf("\"reason\": \"no spread in the references\", \"calibration\": ");
-				json_num(p->calibration);
+				cli_json_number(stdout, p->calibration);
 				printf(", \"resolution\": ");
-				json_num(p->resolution);
+				cli_json_number(stdout, p->resolution);
 				printf(", \"repeats\": %u}", p->repeats);
 			}
 			printf("%s]}\n", nx ? "\n" : "");

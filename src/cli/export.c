@@ -13,7 +13,8 @@ static const char usage[] =
 	"  xu,type,type_name,label,parent_label,thread,cpu,start_ns,end_ns,<event>...\n"
 	"one column per event in profile order (duration included); a missing value is an\n"
 	"empty field. JSON: {\"meta\", \"types\", \"events\", \"xus\": [{..., \"values\": [...]}]}\n"
-	"with null for a missing value.\n\n"
+	"with null for a missing value and \"inf\" or \"-inf\" for an infinite one; a\n"
+	"name that is not UTF-8 is {\"base64\": \"...\"} of its bytes.\n\n"
 	"  --format F   csv or json (required)\n"
 	"  --truth      add the ground truth of a simulated profile (truth:<event> columns)\n"
 	"  --provenance for a fused profile, where each XU and value came from: CSV columns\n"
@@ -23,20 +24,6 @@ static const char usage[] =
 	"               JSON: \"sources\" [{index, path, ident}] and per XU \"base\",\n"
 	"               \"match_distance\", \"provenance\" [{source, xu} per event]\n"
 	"  -o FILE      write to FILE (atomically) instead of standard output\n";
-
-/* Shortest text that reads back as the same double. */
-static void put_num(FILE *f, double v)
-{
-	char buf[40];
-	if (v == floor(v) && fabs(v) < 1e15) {
-		fprintf(f, "%.0f", v);
-		return;
-	}
-	snprintf(buf, sizeof(buf), "%.15g", v);
-	if (strtod(buf, NULL) != v)
-		snprintf(buf, sizeof(buf), "%.17g", v);
-	fputs(buf, f);
-}
 
 static void csv_field(FILE *f, const char *s)
 {
@@ -89,7 +76,7 @@ static void prov_csv_row(FILE *f, const pmcf_profile *p, size_t i)
 	fputc(',', f);
 	double md = pmcf_profile_match_distance(p, i);
 	if (!pmcf_is_missing(md))
-		put_num(f, md);
+		cli_put_number(f, md);
 	for (size_t e = 0; e < pmcf_profile_nevents(p); e++) {
 		s = -1;
 		pmcf_profile_provenance_get(p, i, e, &s, &x);
@@ -129,26 +116,18 @@ static void export_csv(FILE *f, const pmcf_profile *p, int truth, int prov)
 			double v = pmcf_profile_value(p, i, e);
 			fputc(',', f);
 			if (!pmcf_is_missing(v))
-				put_num(f, v);
+				cli_put_number(f, v);
 		}
 		for (size_t t = 0; t < nt; t++) {
 			double v = pmcf_profile_truth_column_const(p, t)[i];
 			fputc(',', f);
 			if (!pmcf_is_missing(v))
-				put_num(f, v);
+				cli_put_number(f, v);
 		}
 		if (prov)
 			prov_csv_row(f, p, i);
 		fputc('\n', f);
 	}
-}
-
-static void json_value(FILE *f, double v)
-{
-	if (pmcf_is_missing(v) || !isfinite(v))
-		fputs("null", f);
-	else
-		put_num(f, v);
 }
 
 /* --provenance, JSON: the source table, and one XU's members. */
@@ -182,7 +161,7 @@ static void prov_json_xu(FILE *f, const pmcf_profile *p, size_t i)
 		fputs(", \"base\": null", f);
 	}
 	fputs(", \"match_distance\": ", f);
-	json_value(f, pmcf_profile_match_distance(p, i));
+	cli_json_number(f, pmcf_profile_match_distance(p, i));
 	fputs(", \"provenance\": [", f);
 	for (size_t e = 0; e < pmcf_profile_nevents(p); e++) {
 		s = -1;
@@ -247,14 +226,14 @@ static void export_json(FILE *f, const pmcf_profile *p, int truth, int prov)
 			xu.thread, xu.cpu, (unsigned long long)xu.start_ns, (unsigned long long)xu.end_ns);
 		for (size_t e = 0; e < ne; e++) {
 			fputs(e ? ", " : "", f);
-			json_value(f, pmcf_profile_value(p, i, e));
+			cli_json_number(f, pmcf_profile_value(p, i, e));
 		}
 		fputc(']', f);
 		if (nt) {
 			fputs(", \"truth\": [", f);
 			for (size_t t = 0; t < nt; t++) {
 				fputs(t ? ", " : "", f);
-				json_value(f, pmcf_profile_truth_column_const(p, t)[i]);
+				cli_json_number(f, pmcf_profile_truth_column_const(p, t)[i]);
 			}
 			fputc(']', f);
 		}

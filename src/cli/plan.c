@@ -52,7 +52,7 @@ int fuse_plan_option(const char *verb, int opt, const char *arg, pmcf_plan_opts 
 			*status = cli_usage_error(verb, "%s", pmcf_errdetail());
 		return 1;
 	case FUSE_OPT_PMCS:
-		if ((*status = cli_parse_uint(verb, "--pmcs", arg, 1, 64, &ul)) == CLI_OK)
+		if ((*status = cli_parse_uint(verb, "--pmcs", arg, 1, PMCF_PLAN_MAX_PMCS, &ul)) == CLI_OK)
 			po->pmcs = (unsigned)ul;
 		return 1;
 	case FUSE_OPT_SEED:

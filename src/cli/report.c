@@ -5,6 +5,7 @@
  * as data: URIs. */
 #include <dirent.h>
 #include <errno.h>
+#include <float.h>
 #include <getopt.h>
 #include <glob.h>
 #include <math.h>
@@ -79,7 +80,7 @@ static void gp_str(FILE *f, const char *s)
 static const char *fmt_num(double v, char *buf, size_t n)
 {
 	if (pmcf_is_missing(v) || !isfinite(v)) {
-		snprintf(buf, n, "&ndash;");
+		snprintf(buf, n, pmcf_is_missing(v) ? "&ndash;" : v > 0 ? "&infin;" : "&minus;&infin;");
 		return buf;
 	}
 	if (v == floor(v) && fabs(v) < 1e5)
@@ -523,14 +524,14 @@ static size_t choose_pairs(struct report *r, const struct pair *user, size_t nus
  * data block per type into f; fills range and per-type block presence. */
 struct range {
 	double xmin, xmax, ymin, ymax;
-	size_t points;
+	size_t points, infinite; /* plotted; left out for an infinite value */
 };
 
 static void range_init(struct range *g)
 {
 	g->xmin = g->ymin = INFINITY;
 	g->xmax = g->ymax = -INFINITY;
-	g->points = 0;
+	g->points = g->infinite = 0;
 }
 
 /* Returns the number of blocks written; block k's type index in types[k]. */
@@ -552,6 +553,10 @@ static size_t write_scatter(FILE *f, const pmcf_profile *prof, const char *a, co
 				continue;
 			if (pmcf_is_missing(ca[i]) || pmcf_is_missing(cb[i]))
 				continue;
+			if (!isfinite(ca[i]) || !isfinite(cb[i])) {
+				g->infinite++; /* gnuplot cannot place it: said in the caption */
+				continue;
+			}
 			if (!wrote && blocks)
 				fputs("\n\n", f);
 			fprintf(f, "%.17g %.17g\n", ca[i], cb[i]);
@@ -589,6 +594,24 @@ static unsigned type_color(const struct report *r, const pmcf_profile *prof, uin
 static const char *palette[8] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
 				 "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 
+/* "set Xrange [lo:hi]" around the finite values [min, max], padded (a log
+ * scale beyond a ratio of 100); no bound overflows to inf, which gnuplot
+ * does not read, even for values near DBL_MAX. */
+static void gp_range(FILE *s, char axis, double min, double max)
+{
+	double lo, hi;
+	if (min > 0 && max / min >= 100) {
+		fprintf(s, "set logscale %c\n", axis);
+		lo = min / 1.3;
+		hi = max * 1.3;
+	} else {
+		double pad = (max / 2 - min / 2) * 0.08; /* halves: max - min may overflow */
+		lo = min - pad - (pad == 0);
+		hi = max + pad + (pad == 0);
+	}
+	fprintf(s, "set %crange [%.17g:%.17g]\n", axis, fmax(lo, -DBL_MAX), fmin(hi, DBL_MAX));
+}
+
 static void gp_scatter(struct report *r, const char *file, const pmcf_profile *prof, const uint32_t *types,
 		       size_t blocks, const char *title, const char *a, const char *b,
 		       const struct range *g)
@@ -602,17 +625,8 @@ static void gp_scatter(struct report *r, const char *file, const pmcf_profile *p
 	gp_str(s, b);
 	fputs("\nset grid lc rgb '#dddddd'\nset key below horizontal\n"
 	      "set format x '%.3g'\nset format y '%.3g'\n", s);
-	int logx = g->xmin > 0 && g->xmax / g->xmin >= 100;
-	int logy = g->ymin > 0 && g->ymax / g->ymin >= 100;
-	double padx = (g->xmax - g->xmin) * 0.04, pady = (g->ymax - g->ymin) * 0.04;
-	if (logx)
-		fprintf(s, "set logscale x\nset xrange [%.10g:%.10g]\n", g->xmin / 1.3, g->xmax * 1.3);
-	else
-		fprintf(s, "set xrange [%.10g:%.10g]\n", g->xmin - padx - (padx == 0), g->xmax + padx + (padx == 0));
-	if (logy)
-		fprintf(s, "set logscale y\nset yrange [%.10g:%.10g]\n", g->ymin / 1.3, g->ymax * 1.3);
-	else
-		fprintf(s, "set yrange [%.10g:%.10g]\n", g->ymin - pady - (pady == 0), g->ymax + pady + (pady == 0));
+	gp_range(s, 'x', g->xmin, g->xmax);
+	gp_range(s, 'y', g->ymin, g->ymax);
 	fputs("plot ", s);
 	if (!blocks)
 		fputs("NaN notitle", s);
@@ -733,6 +747,9 @@ static void section_scatter(struct report *r, const struct pair *pairs, size_t n
 		}
 		if (pairs[k].user)
 			fputs(" (requested with --pair)", h);
+		if (g.infinite || rg.infinite)
+			fprintf(h, " &mdash; left out: %zu XUs%s with an infinite value", g.infinite + rg.infinite,
+				rg.infinite ? " (here and in the reference)" : "");
 		fputs("</figcaption>\n</figure>\n", h);
 	}
 	free(types);

@@ -58,14 +58,6 @@ static void stats(const double *col, size_t n, double *scratch, struct evstat *s
 	s->median = pmcfi_median(scratch, s->present);
 }
 
-static void json_num(double v)
-{
-	if (isfinite(v))
-		printf("%.17g", v);
-	else
-		printf("null");
-}
-
 /* The relations between events that XUs break (pmcf_consistency_check):
  * JSON, a member "consistency" with every relation checked; text, one line
  * per relation broken. */
@@ -174,20 +166,20 @@ int cmd_show(int argc, char **argv)
 			printf("%s\n    {\"name\": ", e ? "," : "");
 			cli_json_string(stdout, pmcf_profile_event_name(p, e));
 			printf(", \"present\": %zu, \"missing\": ", es[e].present);
-			json_num(nx ? (double)(nx - es[e].present) / (double)nx : 0.0);
+			cli_json_number(stdout, nx ? (double)(nx - es[e].present) / (double)nx : 0.0);
 			printf(", \"negative\": %zu, \"min\": ", es[e].negative);
-			json_num(es[e].present ? es[e].min : NAN);
+			cli_json_number(stdout, es[e].present ? es[e].min : NAN);
 			printf(", \"median\": ");
-			json_num(es[e].present ? es[e].median : NAN);
+			cli_json_number(stdout, es[e].present ? es[e].median : NAN);
 			printf(", \"max\": ");
-			json_num(es[e].present ? es[e].max : NAN);
+			cli_json_number(stdout, es[e].present ? es[e].max : NAN);
 			printf(", \"mean\": ");
-			json_num(es[e].present ? es[e].mean : NAN);
+			cli_json_number(stdout, es[e].present ? es[e].mean : NAN);
 			if (es[e].covered) {
 				printf(", \"measured\": ");
-				json_num(es[e].measured);
+				cli_json_number(stdout, es[e].measured);
 				printf(", \"time_measured\": ");
-				json_num(es[e].time_measured);
+				cli_json_number(stdout, es[e].time_measured);
 			}
 			printf("}");
 		}
@@ -204,21 +196,21 @@ int cmd_show(int argc, char **argv)
 		       pmcf_profile_has_base_labels(p) ? "true" : "false");
 		if (ms.measured) {
 			printf(",\n  \"match\": {\"measured\": %zu, \"min\": ", ms.measured);
-			json_num(ms.min);
+			cli_json_number(stdout, ms.min);
 			printf(", \"median\": ");
-			json_num(ms.p50);
+			cli_json_number(stdout, ms.p50);
 			printf(", \"p90\": ");
-			json_num(ms.p90);
+			cli_json_number(stdout, ms.p90);
 			printf(", \"p99\": ");
-			json_num(ms.p99);
+			cli_json_number(stdout, ms.p99);
 			printf(", \"max\": ");
-			json_num(ms.max);
+			cli_json_number(stdout, ms.max);
 			printf(", \"mean\": ");
-			json_num(ms.mean);
+			cli_json_number(stdout, ms.mean);
 			printf(", \"histogram\": [");
 			for (int b = 0; b < 7; b++) {
 				printf("%s{\"below\": ", b ? ", " : "");
-				json_num(pmcf_match_hist_edges[b]);
+				cli_json_number(stdout, pmcf_match_hist_edges[b]);
 				printf(", \"xus\": %zu}", ms.hist[b]);
 			}
 			printf("]}");

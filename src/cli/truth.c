@@ -22,14 +22,6 @@ static const char usage[] =
 	"  --json    {\"median_rel_error\", \"p90_rel_error\", \"share_missing\", \"missing\",\n"
 	"            \"pooled\": {...}, \"events\": [...]} (both summaries)\n";
 
-static void num(double v)
-{
-	if (isfinite(v))
-		printf("%.10g", v);
-	else
-		printf("null");
-}
-
 /* v with 4 significant digits, "-" when there is none (every value missing) */
 static const char *fmt(char *buf, size_t n, double v)
 {
@@ -82,18 +74,18 @@ int cmd_truth(int argc, char **argv)
 		if (json) {
 			printf("{\"mode\": \"%s\", \"summary\": \"median over events\", \"median_rel_error\": ",
 			       pmcf_truth_mode(r));
-			num(med);
+			cli_json_number(stdout, med);
 			printf(", \"p90_rel_error\": ");
-			num(p90);
+			cli_json_number(stdout, p90);
 			printf(", \"share_missing\": ");
-			num(miss);
+			cli_json_number(stdout, miss);
 			printf(", \"missing\": %zu, \"from_base\": %zu, \"pooled\": {\"median_rel_error\": ",
 			       nmiss, nbase);
-			num(pmed);
+			cli_json_number(stdout, pmed);
 			printf(", \"p90_rel_error\": ");
-			num(pp90);
+			cli_json_number(stdout, pp90);
 			printf(", \"share_missing\": ");
-			num(pmiss);
+			cli_json_number(stdout, pmiss);
 			printf("}, \"events\": [");
 			for (size_t k = 0; k < n; k++) {
 				const pmcf_truth_event *e = pmcf_truth_event_at(r, k);
@@ -102,9 +94,9 @@ int cmd_truth(int argc, char **argv)
 				printf(", \"values\": %zu, \"missing\": %zu, \"from_base\": %zu, "
 				       "\"median_rel_error\": ",
 				       e->values, e->missing, e->from_base);
-				num(e->median_rel);
+				cli_json_number(stdout, e->median_rel);
 				printf(", \"p90_rel_error\": ");
-				num(e->p90_rel);
+				cli_json_number(stdout, e->p90_rel);
 				printf("}");
 			}
 			printf("%s]}\n", n ? "\n" : "");

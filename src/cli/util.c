@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli/cli.h"
+#include "util/json_bytes.h"
 
 int cli_error(const char *verb, int status, const char *fmt, ...)
 {
@@ -97,8 +99,23 @@ int cli_parse_uint(const char *verb, const char *opt, const char *s, unsigned lo
 
 void cli_json_string(FILE *f, const char *s)
 {
+	s = s ? s : "";
+	if (!pmcfi_utf8_valid(s)) {
+		/* the rule of plans and metadata (util/json_bytes.h): the bytes */
+		char piece[49], enc[PMCFI_BASE64_LEN(48) + 1];
+		fputs("{\"base64\": \"", f);
+		for (size_t n = strlen(s), i = 0; i < n; i += 48) {
+			size_t k = n - i < 48 ? n - i : 48;
+			memcpy(piece, s + i, k);
+			piece[k] = '\0';
+			pmcfi_base64(piece, enc);
+			fputs(enc, f);
+		}
+		fputs("\"}", f);
+		return;
+	}
 	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		switch (*p) {
 		case '"': fputs("\\\"", f); break;
 		case '\\': fputs("\\\\", f); break;
@@ -113,6 +130,29 @@ void cli_json_string(FILE *f, const char *s)
 		}
 	}
 	fputc('"', f);
+}
+
+void cli_put_number(FILE *f, double v)
+{
+	char buf[40];
+	if (v == floor(v) && fabs(v) < 1e15) {
+		fprintf(f, "%.0f", v);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%.15g", v);
+	if (strtod(buf, NULL) != v)
+		snprintf(buf, sizeof(buf), "%.17g", v);
+	fputs(buf, f);
+}
+
+void cli_json_number(FILE *f, double v)
+{
+	if (pmcf_is_missing(v))
+		fputs("null", f);
+	else if (isinf(v))
+		fputs(v > 0 ? "\"inf\"" : "\"-inf\"", f);
+	else
+		cli_put_number(f, v);
 }
 
 int cli_out_open(const char *verb, const char *path, struct cli_out *o)

@@ -1,9 +1,11 @@
 /* plan.json: the versioned, readable form of a plan, written by `plan` and
  * read by `record --plan plan.json --set K` (format in docs/fusion.md). */
 #include <errno.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "combine/combine_impl.h"
 #include "plan/plan_impl.h"
 #include "util/internal.h"
@@ -46,7 +48,9 @@ int pmcf_plan_to_json(const pmcf_plan *p, char **text)
 	json_object_set_new(o, "packing", json_string(pmcf_packing_name(p->packing)));
 	json_object_set_new(o, "pmcs", json_integer(p->pmcs));
 	json_object_set_new(o, "catalog", json_string(p->catalog ? p->catalog : ""));
-	json_object_set_new(o, "seed", json_integer((json_int_t)p->seed));
+	/* a seed beyond INT64_MAX: a placeholder, its digits put in below */
+	int big_seed = p->seed > (uint64_t)INT64_MAX;
+	json_object_set_new(o, "seed", json_integer(big_seed ? 0 : (json_int_t)p->seed));
 	json_object_set_new(o, "events", strv(p->events, p->nevents));
 	json_object_set_new(o, "link", strv(p->link, p->nlink));
 	json_object_set_new(o, "executions", json_integer((json_int_t)p->nsets));
@@ -59,15 +63,20 @@ int pmcf_plan_to_json(const pmcf_plan *p, char **text)
 	json_decref(o);
 	if (!s)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	size_t n = strlen(s);
-	*text = malloc(n + 2);
+	/* the top-level key at the start of its line: no string holds a raw newline */
+	static const char key[] = "\n  \"seed\": 0,";
+	char *at = big_seed ? strstr(s, key) : NULL;
+	size_t n = strlen(s), head = at ? (size_t)(at - s) + sizeof(key) - 3 : n;
+	char digits[24] = "";
+	if (at)
+		snprintf(digits, sizeof(digits), "%" PRIu64, p->seed);
+	*text = malloc(n + strlen(digits) + 2);
 	if (!*text) {
 		free(s);
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	}
-	memcpy(*text, s, n);
-	(*text)[n] = '\n';
-	(*text)[n + 1] = '\0';
+	/* s with the placeholder 0 replaced by the digits, and a final newline */
+	sprintf(*text, "%.*s%s%s\n", (int)head, s, digits, at ? at + sizeof(key) - 2 : "");
 	free(s);
 	return 0;
 }
@@ -97,12 +106,220 @@ static int read_strv(json_t *a, const char *what, char ***arr, size_t *len)
 	return 0;
 }
 
-int pmcf_plan_from_json(const char *text, pmcf_plan **out)
+/* Integers beyond int64 (jansson refuses them) as strings marked with BIG,
+ * so that a seed up to 2^64-1 reads, and an overflowing field is reported
+ * by name: text with every such number token outside strings quoted; NULL
+ * when out of memory. */
+#define BIG "\x01"
+static char *quote_big_ints(const char *text)
 {
-	pmcfi_clear_error();
-	*out = NULL;
+	size_t n = strlen(text);
+	char *o = malloc(2 * n + 1), *q = o;
+	if (!o)
+		return NULL;
+	for (const char *p = text; *p;) {
+		if (*p == '"') { /* a string, copied with its escapes */
+			*q++ = *p++;
+			while (*p && *p != '"') {
+				if (*p == '\\' && p[1])
+					*q++ = *p++;
+				*q++ = *p++;
+			}
+			if (*p)
+				*q++ = *p++;
+			continue;
+		}
+		if (*p != '-' && (*p < '0' || *p > '9')) {
+			*q++ = *p++;
+			continue;
+		}
+		const char *d = p + (*p == '-'), *e = d;
+		while (*e >= '0' && *e <= '9')
+			e++;
+		if (e == d) { /* a lone '-': jansson says what is wrong */
+			*q++ = *p++;
+			continue;
+		}
+		errno = 0;
+		if (*e != '.' && *e != 'e' && *e != 'E') {
+			(void)strtoll(p, NULL, 10);
+			if (errno == ERANGE) {
+				q += sprintf(q, "\"\\u0001%.*s\"", (int)(e - p), p); /* BIG */
+				p = e;
+				continue;
+			}
+		}
+		memcpy(q, p, (size_t)(e - p));
+		q += e - p;
+		p = e;
+	}
+	*q = '\0';
+	return o;
+}
+
+/* The value of v as the plan.json text shows it (numbers as written), for
+ * messages. */
+static const char *shown(const json_t *v, char *buf, size_t n)
+{
+	const char *s = json_string_value(v);
+	if (s && s[0] == BIG[0]) {
+		snprintf(buf, n, "%s", s + 1);
+		return buf;
+	}
+	char *d = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+	snprintf(buf, n, "%.60s%s", d ? d : "?", d && strlen(d) > 60 ? "..." : "");
+	free(d);
+	return buf;
+}
+
+/* Field key of o, when present, as a whole number in [min, max] into *out
+ * (as --pmcs or --seed would take it); what says the range in a message. */
+static int field_uint(const json_t *o, const char *key, uint64_t min, uint64_t max,
+		      const char *what, uint64_t *out)
+{
+	const json_t *v = json_object_get(o, key);
+	char buf[80];
+	if (!v)
+		return 0;
+	const char *s = json_string_value(v);
+	uint64_t x;
+	if (json_is_integer(v)) {
+		json_int_t i = json_integer_value(v);
+		if (i < 0 || (uint64_t)i < min || (uint64_t)i > max)
+			return pmcfi_fail(PMCF_ESYNTAX, "\"%s\": %s is out of range (%s)", key,
+					  shown(v, buf, sizeof(buf)), what);
+		x = (uint64_t)i;
+	} else if (s && s[0] == BIG[0]) {
+		errno = 0;
+		x = strtoull(s + 1, NULL, 10);
+		if (s[1] == '-' || errno == ERANGE || x < min || x > max)
+			return pmcfi_fail(PMCF_ESYNTAX, "\"%s\": %s is out of range (%s)", key, s + 1, what);
+	} else {
+		return pmcfi_fail(PMCF_ESYNTAX, "\"%s\": %s is not a whole number (%s)", key,
+				  shown(v, buf, sizeof(buf)), what);
+	}
+	*out = x;
+	return 0;
+}
+
+/* Field key of o, when present, as a string into *out (NULL when absent). */
+static int field_str(const json_t *o, const char *key, const char **out)
+{
+	const json_t *v = json_object_get(o, key);
+	char buf[80];
+	*out = json_string_value(v);
+	if (v && (!*out || (*out)[0] == BIG[0]))
+		return pmcfi_fail(PMCF_ESYNTAX, "\"%s\": %s is not a string", key, shown(v, buf, sizeof(buf)));
+	return 0;
+}
+
+/* The source: "sim" (a spec) or "program" with "args", not both. */
+static int read_source(pmcf_plan *p, const json_t *src)
+{
+	if (!src)
+		return 0;
+	if (!json_is_object(src))
+		return pmcfi_fail(PMCF_ESYNTAX, "\"source\" must be an object with \"sim\" or \"program\"");
+	const char *sim;
+	json_t *progv = json_object_get(src, "program"), *args = json_object_get(src, "args");
+	int err = field_str(src, "sim", &sim);
+	if (err)
+		return pmcfi_fail_prefix(err, "\"source\"");
+	if (sim && (progv || args))
+		return pmcfi_fail(PMCF_ESYNTAX, "\"source\" names both \"sim\" and \"program\"; a plan "
+						"has one source");
+	if (args && !progv)
+		return pmcfi_fail(PMCF_ESYNTAX, "\"source\" has \"args\" but no \"program\"");
+	if (sim)
+		return pmcf_plan_set_sim(p, sim);
+	if (!progv)
+		return 0;
+	char *prog;
+	err = pmcfi_json_bytes_get(progv, &prog);
+	if (err == PMCF_ESYNTAX)
+		return pmcfi_fail(err, "\"source.program\" must be a string (or {\"base64\": \"...\"})");
+	if (err)
+		return pmcfi_fail(err, "out of memory");
+	err = plani_strv_push(&p->argv, &p->argc, (const char *const *)&prog, 1);
+	free(prog);
+	if (!err && args)
+		err = read_strv(args, "source.args", &p->argv, &p->argc);
+	return err;
+}
+
+/* The fields besides the source and the sets, checked as the options they
+ * mirror (--strategy, --packing, --pmcs, --seed). */
+static int read_fields(pmcf_plan *p, const json_t *o)
+{
+	const char *st = NULL, *pk = NULL, *cat = NULL;
+	uint64_t pmcs = 0, seed = p->seed, lb = 0;
+	int err = field_str(o, "strategy", &st);
+	if (!err && st) {
+		int s = pmcf_strategy_parse(st);
+		if (s < 0)
+			err = pmcfi_fail(PMCF_ESYNTAX, "\"strategy\": unknown strategy '%s'", st);
+		else
+			p->strategy = s;
+	}
+	if (!err)
+		err = field_str(o, "packing", &pk);
+	if (!err && pk && strcmp(pk, "best") && strcmp(pk, "greedy"))
+		err = pmcfi_fail(PMCF_ESYNTAX, "\"packing\": unknown packing '%s' (best or greedy)", pk);
+	p->packing = pk && strcmp(pk, "greedy") == 0 ? PMCF_PACK_GREEDY : PMCF_PACK_BEST;
+	char range[64];
+	snprintf(range, sizeof(range), "1..%d, or 0 for the machine's counters", PMCF_PLAN_MAX_PMCS);
+	if (!err)
+		err = field_uint(o, "pmcs", 0, PMCF_PLAN_MAX_PMCS, range, &pmcs);
+	if (!err)
+		err = field_uint(o, "seed", 0, UINT64_MAX, "0..18446744073709551615", &seed);
+	if (!err)
+		err = field_uint(o, "lower_bound", 0, UINT32_MAX, "0..4294967295", &lb);
+	json_t *opt = json_object_get(o, "optimal");
+	if (!err && opt && !json_is_boolean(opt))
+		err = pmcfi_fail(PMCF_ESYNTAX, "\"optimal\" must be true or false");
+	if (!err)
+		err = field_str(o, "catalog", &cat);
+	if (err)
+		return err;
+	p->pmcs = (unsigned)pmcs;
+	p->seed = seed;
+	p->lower_bound = (unsigned)lb;
+	p->optimal = json_is_true(opt);
+	if (!(p->catalog = strdup(cat ? cat : "")))
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* After the sets: "executions" (when present) is their number, and the
+ * lower bound is no more than it. */
+static int check_counts(const pmcf_plan *p, const json_t *o)
+{
+	uint64_t ex = p->nsets;
+	char range[48];
+	snprintf(range, sizeof(range), "the plan has %zu sets", p->nsets);
+	int err = field_uint(o, "executions", 0, UINT64_MAX, range, &ex);
+	if (!err && ex != p->nsets)
+		err = pmcfi_fail(PMCF_ESYNTAX, "\"executions\": %" PRIu64 ", but the plan has %zu sets", ex,
+				 p->nsets);
+	if (!err && p->lower_bound > p->nsets)
+		err = pmcfi_fail(PMCF_ESYNTAX,
+				 "\"lower_bound\": %u is more than the %zu executions of the plan",
+				 p->lower_bound, p->nsets);
+	return err;
+}
+
+/* The plan in text; path (NULL: none) names the file in messages. */
+static int from_text(const char *text, const char *path, pmcf_plan **out)
+{
 	json_error_t je;
-	json_t *o = json_loads(text, 0, &je);
+	char *quoted = quote_big_ints(text);
+	if (!quoted)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	json_t *o = json_loads(quoted, 0, &je);
+	free(quoted);
+	if (!o && path)
+		return pmcfi_fail(PMCF_ESYNTAX, "plan '%s' is not JSON (line %d: %s)", path, je.line,
+				  je.text);
 	if (!o)
 		return pmcfi_fail(PMCF_ESYNTAX, "plan: not JSON (line %d: %s)", je.line, je.text);
 	pmcf_plan *p = NULL;
@@ -127,46 +344,10 @@ int pmcf_plan_from_json(const char *text, pmcf_plan **out)
 	}
 	if ((err = plani_new(&p)))
 		goto out;
-	json_t *src = json_object_get(o, "source"), *sets = json_object_get(o, "sets");
-	const char *sim = json_string_value(json_object_get(src, "sim"));
-	json_t *progv = json_object_get(src, "program");
-	if (sim)
-		err = pmcf_plan_set_sim(p, sim);
-	else if (progv) {
-		char *prog;
-		err = pmcfi_json_bytes_get(progv, &prog);
-		if (err == PMCF_ESYNTAX)
-			err = pmcfi_fail(err, "plan: \"source.program\" must be a string (or {\"base64\": \"...\"})");
-		else if (err)
-			err = pmcfi_fail(err, "out of memory");
-		else
-			err = plani_strv_push(&p->argv, &p->argc, (const char *const *)&prog, 1);
-		free(prog);
-		json_t *args = json_object_get(src, "args");
-		if (!err && args)
-			err = read_strv(args, "source.args", &p->argv, &p->argc);
-	}
-	const char *st = json_string_value(json_object_get(o, "strategy"));
-	if (!err && st) {
-		int s = pmcf_strategy_parse(st);
-		if (s < 0)
-			err = pmcfi_fail(PMCF_ESYNTAX, "plan: unknown strategy '%s'", st);
-		else
-			p->strategy = s;
-	}
-	const char *pk = json_string_value(json_object_get(o, "packing"));
-	p->packing = pk && strcmp(pk, "greedy") == 0 ? PMCF_PACK_GREEDY : PMCF_PACK_BEST;
-	json_t *v;
-	if ((v = json_object_get(o, "pmcs")) && json_is_integer(v) && json_integer_value(v) >= 0)
-		p->pmcs = (unsigned)json_integer_value(v);
-	if ((v = json_object_get(o, "seed")) && json_is_integer(v))
-		p->seed = (uint64_t)json_integer_value(v);
-	if ((v = json_object_get(o, "lower_bound")) && json_is_integer(v))
-		p->lower_bound = (unsigned)json_integer_value(v);
-	p->optimal = json_is_true(json_object_get(o, "optimal"));
-	const char *cat = json_string_value(json_object_get(o, "catalog"));
-	if (!err && !(p->catalog = strdup(cat ? cat : "")))
-		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	json_t *sets = json_object_get(o, "sets"), *v;
+	err = read_source(p, json_object_get(o, "source"));
+	if (!err)
+		err = read_fields(p, o);
 	if (!err && (v = json_object_get(o, "events")))
 		err = read_strv(v, "events", &p->events, &p->nevents);
 	if (!err && (v = json_object_get(o, "link")))
@@ -192,6 +373,8 @@ int pmcf_plan_from_json(const char *text, pmcf_plan **out)
 		if (!err && !ns[p->nsets - 1].n)
 			err = pmcfi_fail(PMCF_ESYNTAX, "plan: %s is empty", what);
 	}
+	if (!err)
+		err = check_counts(p, o);
 out:
 	json_decref(o);
 	if (err) {
@@ -202,26 +385,75 @@ out:
 	return 0;
 }
 
+/* Larger than any plan: refused while it is read. */
+#define PLAN_MAX_BYTES (16u << 20)
+
+int pmcf_plan_from_json(const char *text, pmcf_plan **out)
+{
+	pmcfi_clear_error();
+	*out = NULL;
+	return from_text(text, NULL, out);
+}
+
+
+/* The whole of f into *text (NUL-terminated; free it): 0, PMCF_ESYNTAX past
+ * PLAN_MAX_BYTES or with a NUL byte, -errno, or PMCF_ENOMEM. */
+static int read_text(FILE *f, const char *path, char **text)
+{
+	size_t cap = 65536, n = 0;
+	char *t = NULL;
+	*text = NULL;
+	for (;;) {
+		char *g = n + 1 >= cap || !t ? realloc(t, t ? (cap *= 2) : cap) : t;
+		if (!g) {
+			free(t);
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		}
+		t = g;
+		size_t got = fread(t + n, 1, cap - 1 - n, f);
+		n += got;
+		if (ferror(f)) {
+			free(t);
+			return pmcfi_fail(-EIO, "cannot read plan '%s': %s", path, strerror(errno));
+		}
+		if (n > PLAN_MAX_BYTES) {
+			free(t);
+			return pmcfi_fail(PMCF_ESYNTAX, "plan '%s' is larger than %u MiB: not a plan", path,
+					  PLAN_MAX_BYTES >> 20);
+		}
+		if (got == 0 || feof(f))
+			break;
+	}
+	t[n] = '\0';
+	if (memchr(t, '\0', n)) {
+		free(t);
+		return pmcfi_fail(PMCF_ESYNTAX, "plan '%s' is not JSON (a NUL byte)", path);
+	}
+	*text = t;
+	return 0;
+}
+
 int pmcf_plan_load(const char *path, pmcf_plan **out)
 {
 	pmcfi_clear_error();
 	*out = NULL;
-	json_error_t je;
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return pmcfi_fail(-errno, "cannot read plan '%s': %s", path, strerror(errno));
-	json_t *o = json_loadf(f, 0, &je);
+	struct stat sb;
+	char *text = NULL;
+	int err = 0;
+	if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode))
+		err = pmcfi_fail(-EISDIR, "plan '%s' is a folder, not a plan file", path);
+	else
+		err = read_text(f, path, &text);
 	fclose(f);
-	if (!o)
-		return pmcfi_fail(PMCF_ESYNTAX, "plan '%s' is not JSON (line %d: %s)", path, je.line,
-				  je.text);
-	char *s = json_dumps(o, 0);
-	json_decref(o);
-	if (!s)
-		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	int err = pmcf_plan_from_json(s, out);
-	free(s);
 	if (err)
+		return err;
+	err = from_text(text, path, out);
+	free(text);
+	/* the messages about fields name the file */
+	if (err && strncmp(pmcf_errdetail(), "plan '", 6) != 0)
 		return pmcfi_fail_prefix(err, "%s", path);
-	return 0;
+	return err;
 }

@@ -145,12 +145,37 @@ void pmcf_profile_free(pmcf_profile *p)
 
 /* ---- metadata ---------------------------------------------------------- */
 
+/* A name in names[] through its index ix. */
+struct name_key {
+	char *const *names;
+	const char *key;
+};
+
+static int same_name(const void *ctx, size_t pos)
+{
+	const struct name_key *k = ctx;
+	return strcmp(k->names[pos], k->key) == 0;
+}
+
+static long name_find(const struct pmcfi_index *ix, char *const *names, const char *name)
+{
+	struct name_key k = {names, name};
+	return pmcfi_index_find(ix, pmcfi_hash(PMCFI_HASH0, name), same_name, &k);
+}
+
 static long meta_find(const pmcf_profile *p, const char *key)
 {
+	return name_find(&p->meta_ix, p->meta_key, key);
+}
+
+/* After a key is removed (positions shift): the index built again. */
+static void meta_reindex(pmcf_profile *p)
+{
+	p->meta_ix.n = 0;
+	for (size_t i = 0; i < p->meta_ix.cap; i++)
+		p->meta_ix.slot[i].pos = 0;
 	for (size_t i = 0; i < p->nmeta; i++)
-		if (strcmp(p->meta_key[i], key) == 0)
-			return (long)i;
-	return -1;
+		pmcfi_index_add(&p->meta_ix, pmcfi_hash(PMCFI_HASH0, p->meta_key[i]), i); /* room kept */
 }
 
 int pmcf_profile_meta_set(pmcf_profile *p, const char *key, const char *value)
@@ -167,6 +192,7 @@ int pmcf_profile_meta_set(pmcf_profile *p, const char *key, const char *value)
 		memmove(p->meta_key + at, p->meta_key + at + 1, rest * sizeof(char *));
 		memmove(p->meta_val + at, p->meta_val + at + 1, rest * sizeof(char *));
 		p->nmeta--;
+		meta_reindex(p);
 		return 0;
 	}
 	char *v = strdup(value);
@@ -179,7 +205,8 @@ int pmcf_profile_meta_set(pmcf_profile *p, const char *key, const char *value)
 	}
 	size_t cap = p->meta_cap;
 	char *k = strdup(key);
-	if (!k || grow(&p->meta_key, &cap, p->nmeta + 1, sizeof(char *))) {
+	if (!k || pmcfi_index_reserve(&p->meta_ix, p->nmeta + 1) ||
+	    grow(&p->meta_key, &cap, p->nmeta + 1, sizeof(char *))) {
 		free(k);
 		free(v);
 		return nomem("metadata");
@@ -193,6 +220,7 @@ int pmcf_profile_meta_set(pmcf_profile *p, const char *key, const char *value)
 	p->meta_cap = cap;
 	p->meta_key[p->nmeta] = k;
 	p->meta_val[p->nmeta] = v;
+	pmcfi_index_add(&p->meta_ix, pmcfi_hash(PMCFI_HASH0, k), p->nmeta); /* reserved */
 	p->nmeta++;
 	return 0;
 }
@@ -230,6 +258,26 @@ int pmcf_profile_complete(const pmcf_profile *p)
 
 /* ---- XU types ---------------------------------------------------------- */
 
+/* A type is its kind, name and location together. */
+struct type_key {
+	const struct pmcf_type_rec *types;
+	int kind;
+	const char *name, *location;
+};
+
+static int same_type(const void *ctx, size_t pos)
+{
+	const struct type_key *k = ctx;
+	const struct pmcf_type_rec *t = &k->types[pos];
+	return t->kind == k->kind && strcmp(t->name, k->name) == 0 && strcmp(t->location, k->location) == 0;
+}
+
+static uint64_t type_hash(int kind, const char *name, const char *location)
+{
+	uint64_t h = pmcfi_hash_byte(PMCFI_HASH0, (unsigned char)kind);
+	return pmcfi_hash(pmcfi_hash_byte(pmcfi_hash(h, name), 0), location);
+}
+
 int pmcf_profile_type_add(pmcf_profile *p, int kind, const char *name, const char *location,
 			  uint32_t *id)
 {
@@ -239,16 +287,18 @@ int pmcf_profile_type_add(pmcf_profile *p, int kind, const char *name, const cha
 		return pmcfi_fail(PMCF_EINVAL, "XU type '%s': invalid kind %d", name, kind);
 	if (!location)
 		location = "";
-	for (size_t i = 0; i < p->ntypes; i++) {
-		const struct pmcf_type_rec *t = &p->types[i];
-		if (t->kind == kind && strcmp(t->name, name) == 0 && strcmp(t->location, location) == 0) {
-			if (id)
-				*id = (uint32_t)i;
-			return 0;
-		}
+	struct type_key k = {p->types, kind, name, location};
+	uint64_t h = type_hash(kind, name, location);
+	long at = pmcfi_index_find(&p->type_ix, h, same_type, &k);
+	if (at >= 0) {
+		if (id)
+			*id = (uint32_t)at;
+		return 0;
 	}
 	if (p->ntypes >= UINT32_MAX)
 		return pmcfi_fail(PMCF_EINVAL, "too many XU types");
+	if (pmcfi_index_reserve(&p->type_ix, p->ntypes + 1))
+		return nomem("XU type");
 	if (grow(&p->types, &p->types_cap, p->ntypes + 1, sizeof(*p->types)))
 		return PMCF_ENOMEM;
 	char *n = strdup(name), *l = strdup(location);
@@ -258,6 +308,7 @@ int pmcf_profile_type_add(pmcf_profile *p, int kind, const char *name, const cha
 		return nomem("XU type");
 	}
 	p->types[p->ntypes] = (struct pmcf_type_rec){kind, n, l};
+	pmcfi_index_add(&p->type_ix, h, p->ntypes); /* reserved */
 	if (id)
 		*id = (uint32_t)p->ntypes;
 	p->ntypes++;
@@ -283,13 +334,6 @@ int pmcf_profile_type_get(const pmcf_profile *p, uint32_t id, pmcf_xu_type *out)
 
 /* ---- events ------------------------------------------------------------- */
 
-static long name_find(char *const *names, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(names[i], name) == 0)
-			return (long)i;
-	return -1;
-}
 
 /* The optional per-event layers of a new event ev (the event arrays have
  * room for it). */
@@ -327,8 +371,10 @@ int pmcf_profile_event_add(pmcf_profile *p, const char *name, size_t *index)
 {
 	if (!p || !name || !*name)
 		return pmcfi_fail(PMCF_EINVAL, "event name must be a non-empty string");
-	if (name_find(p->ev_name, p->nev, name) >= 0)
+	if (name_find(&p->ev_ix, p->ev_name, name) >= 0)
 		return pmcfi_fail(PMCF_ECONFLICT, "event '%s' is already in the profile", name);
+	if (pmcfi_index_reserve(&p->ev_ix, p->nev + 1))
+		return nomem("event");
 	size_t need = p->nev + 1, cap;
 	cap = p->ev_cap;
 	if (grow(&p->ev_name, &cap, need, sizeof(char *)))
@@ -369,6 +415,7 @@ int pmcf_profile_event_add(pmcf_profile *p, const char *name, size_t *index)
 	fill_nan(col, p->nxu);
 	p->ev_name[p->nev] = n;
 	p->val[p->nev] = col;
+	pmcfi_index_add(&p->ev_ix, pmcfi_hash(PMCFI_HASH0, n), p->nev); /* reserved */
 	if (index)
 		*index = p->nev;
 	p->nev++;
@@ -387,7 +434,7 @@ const char *pmcf_profile_event_name(const pmcf_profile *p, size_t ev)
 
 long pmcf_profile_event_find(const pmcf_profile *p, const char *name)
 {
-	long i = p && name ? name_find(p->ev_name, p->nev, name) : -1;
+	long i = p && name ? name_find(&p->ev_ix, p->ev_name, name) : -1;
 	return i >= 0 ? i : PMCF_ENOENT;
 }
 
@@ -612,8 +659,10 @@ int pmcf_profile_truth_event_add(pmcf_profile *p, const char *name, size_t *inde
 {
 	if (!p || !name || !*name)
 		return pmcfi_fail(PMCF_EINVAL, "truth event name must be a non-empty string");
-	if (name_find(p->truth_name, p->ntruth, name) >= 0)
+	if (name_find(&p->truth_ix, p->truth_name, name) >= 0)
 		return pmcfi_fail(PMCF_ECONFLICT, "truth event '%s' is already in the profile", name);
+	if (pmcfi_index_reserve(&p->truth_ix, p->ntruth + 1))
+		return nomem("truth event");
 	size_t cap = p->truth_cap;
 	if (grow(&p->truth_name, &cap, p->ntruth + 1, sizeof(char *)))
 		return PMCF_ENOMEM;
@@ -631,6 +680,7 @@ int pmcf_profile_truth_event_add(pmcf_profile *p, const char *name, size_t *inde
 	fill_nan(col, p->nxu);
 	p->truth_name[p->ntruth] = n;
 	p->truth[p->ntruth] = col;
+	pmcfi_index_add(&p->truth_ix, pmcfi_hash(PMCFI_HASH0, n), p->ntruth); /* reserved */
 	if (index)
 		*index = p->ntruth;
 	p->ntruth++;
@@ -649,7 +699,7 @@ const char *pmcf_profile_truth_name(const pmcf_profile *p, size_t tev)
 
 long pmcf_profile_truth_find(const pmcf_profile *p, const char *name)
 {
-	long i = p && name ? name_find(p->truth_name, p->ntruth, name) : -1;
+	long i = p && name ? name_find(&p->truth_ix, p->truth_name, name) : -1;
 	return i >= 0 ? i : PMCF_ENOENT;
 }
 

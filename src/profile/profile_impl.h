@@ -18,6 +18,8 @@ struct pmcf_type_rec {
  * are columnar: one array of doubles per event. Labels live in one arena;
  * label[i] and parent[i] are offsets into it (offset 0 is a shared "").
  */
+#include "util/strindex.h"
+
 struct pmcf_profile {
 	size_t nmeta, meta_cap;
 	char **meta_key, **meta_val;
@@ -61,6 +63,8 @@ struct pmcf_profile {
 	int32_t *base_src;
 	int64_t *base_xu;
 	size_t *base_lab;
+	/* hash indexes of the names (util/strindex.h): loading is linear */
+	struct pmcfi_index meta_ix, type_ix, ev_ix, truth_ix;
 };
 
 /* For the store: makes the profile hold exactly n XUs whose fixed fields,

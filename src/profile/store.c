@@ -627,6 +627,8 @@ static int corrupt(const struct rd *r, const char *fmt, ...)
 static int r_prepare(struct rd *r, const char *sql, sqlite3_stmt **st)
 {
 	int rc = sqlite3_prepare_v2(r->db, sql, -1, st, NULL);
+	if (rc == SQLITE_ERROR) /* a table or column missing or changed: not a profile's schema */
+		return corrupt(r, "%s", sqlite3_errmsg(r->db));
 	return rc == SQLITE_OK ? 0 : db_fail(r->db, rc, r->path, "cannot read");
 }
 
@@ -637,7 +639,9 @@ static int r_row(struct rd *r, sqlite3_stmt *st, int *err)
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		return 1;
-	if (rc != SQLITE_DONE)
+	if (rc == SQLITE_ERROR)
+		*err = corrupt(r, "%s", sqlite3_errmsg(r->db));
+	else if (rc != SQLITE_DONE)
 		*err = db_fail(r->db, rc, r->path, "cannot read");
 	return 0;
 }
@@ -648,8 +652,9 @@ static uint32_t be32(const unsigned char *b)
 }
 
 /* Identifies the file from its 100-byte SQLite header before SQLite sees
- * it: not SQLite, not ours, newer version, or shorter than it says. */
-static int check_header(const char *path)
+ * it: not SQLite, not ours, newer version, or shorter than it says; *wal is
+ * set when the file is in WAL mode (read/write versions 2). */
+static int check_header(const char *path, int *wal)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO must not block */
 	if (fd < 0) {
@@ -693,6 +698,7 @@ static int check_header(const char *path)
 				  path, ver, PMCF_FORMAT_VERSION);
 	if (ver == 0)
 		return pmcfi_fail(PMCF_ECORRUPT, "%s: damaged profile: format version 0", path);
+	*wal = h[18] == 2 || h[19] == 2;
 	uint64_t psize = (uint32_t)h[16] << 8 | h[17];
 	if (psize == 1)
 		psize = 65536;
@@ -1141,20 +1147,66 @@ static int read_db(struct rd *r)
 	return err;
 }
 
+/* Changes another program left beside the file (a WAL, or a hot rollback
+ * journal) are not in the file itself: the immutable reader below would not
+ * see them, and reading them would create or change files. Refused. */
+static int check_pending(const char *path, int wal)
+{
+	char side[PATH_MAX];
+	struct stat sb;
+	int n = snprintf(side, sizeof(side), "%s%s", path, wal ? "-wal" : "-journal");
+	if (n < 0 || (size_t)n >= sizeof(side) || stat(side, &sb) != 0 || sb.st_size == 0)
+		return 0;
+	return pmcfi_fail(-EBUSY,
+			  "%s: another program left changes in '%s' that are not in the profile yet "
+			  "(it is still writing, or stopped before it finished); pmcfuse reads profiles "
+			  "without changing them: let it finish, or open and close the file with sqlite3",
+			  path, side);
+}
+
+/* "file:PATH?immutable=1" with PATH percent-encoded: SQLite then reads the
+ * file as it is, takes no lock and creates no -wal, -shm or -journal file,
+ * whatever the journal mode of the file. NULL when out of memory. */
+static char *immutable_uri(const char *path)
+{
+	size_t n = strlen(path);
+	char *u = malloc(3 * n + 32), *q = u;
+	if (!u)
+		return NULL;
+	q += sprintf(q, "file:%s", path[0] == '/' ? "//" : "");
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    strchr("/-._~", *p))
+			*q++ = (char)*p;
+		else
+			q += sprintf(q, "%%%02X", *p);
+	}
+	strcpy(q, "?immutable=1");
+	return u;
+}
+
 int pmcf_profile_open(const char *path, pmcf_profile **out)
 {
 	pmcfi_clear_error();
 	if (!path || !out)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_profile_open: no path or output");
 	*out = NULL;
-	int err = check_header(path);
+	int wal = 0;
+	int err = check_header(path, &wal);
+	if (!err)
+		err = check_pending(path, wal);
 	if (err)
 		return err;
 	struct rd r = {.path = path};
-	err = pmcf_profile_new(&r.p);
-	if (err)
+	char *uri = immutable_uri(path);
+	err = uri ? pmcf_profile_new(&r.p) : PMCF_ENOMEM;
+	if (err) {
+		free(uri);
 		return pmcfi_fail_prefix(err, "%s", path);
-	int rc = sqlite3_open_v2(path, &r.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+	}
+	int rc = sqlite3_open_v2(uri, &r.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI,
+				 NULL);
+	free(uri);
 	if (rc != SQLITE_OK)
 		err = db_fail(r.db, rc, path, "cannot open");
 	else

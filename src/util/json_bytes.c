@@ -7,15 +7,40 @@
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-json_t *pmcfi_json_bytes(const char *s)
+int pmcfi_utf8_valid(const char *s)
 {
-	json_t *v = json_string(s);
-	if (v)
-		return v; /* NULL for invalid UTF-8 (or no memory: the same again below) */
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		unsigned c = *p, n, cp;
+		if (c < 0x80) {
+			p++;
+			continue;
+		}
+		if (c >= 0xC2 && c <= 0xDF)
+			n = 1, cp = c & 0x1F;
+		else if (c >= 0xE0 && c <= 0xEF)
+			n = 2, cp = c & 0x0F;
+		else if (c >= 0xF0 && c <= 0xF4)
+			n = 3, cp = c & 0x07;
+		else
+			return 0; /* a continuation byte, an overlong 0xC0/0xC1, or beyond 0xF4 */
+		for (unsigned k = 1; k <= n; k++) {
+			if ((p[k] & 0xC0) != 0x80)
+				return 0; /* also stops at the NUL */
+			cp = cp << 6 | (p[k] & 0x3F);
+		}
+		if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+		    (cp >= 0xD800 && cp <= 0xDFFF))
+			return 0; /* overlong, beyond Unicode, or a surrogate */
+		p += n + 1;
+	}
+	return 1;
+}
+
+size_t pmcfi_base64(const char *s, char *out)
+{
 	size_t n = strlen(s);
-	char *e = malloc(4 * ((n + 2) / 3) + 1), *q = e;
-	if (!e)
-		return NULL;
+	char *q = out;
 	const unsigned char *p = (const unsigned char *)s;
 	for (size_t i = 0; i < n; i += 3) {
 		unsigned x = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) |
@@ -26,6 +51,18 @@ json_t *pmcfi_json_bytes(const char *s)
 		*q++ = i + 2 < n ? b64[x & 63] : '=';
 	}
 	*q = '\0';
+	return (size_t)(q - out);
+}
+
+json_t *pmcfi_json_bytes(const char *s)
+{
+	json_t *v = json_string(s);
+	if (v)
+		return v; /* NULL for invalid UTF-8 (or no memory: the same again below) */
+	char *e = malloc(PMCFI_BASE64_LEN(strlen(s)) + 1);
+	if (!e)
+		return NULL;
+	pmcfi_base64(s, e);
 	v = json_pack("{s:s}", "base64", e);
 	free(e);
 	return v;

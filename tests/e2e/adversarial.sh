@@ -152,3 +152,110 @@ cp keep.pmcf keep.orig
 )
 cmp -s keep.pmcf keep.orig || fail "the previous profile did not survive"
 [ -z "$(ls -A . | grep '\.tmp\.')" ] || fail "a temporary file was left behind"
+
+# ---- JSON output and reports -----------------------------------------------
+# set_values PROFILE EVENT_ID HEX: the first values of an event replaced by the
+# little-endian doubles in HEX (16 hex digits each)
+set_values() {
+	sqlite3 "$1" "UPDATE value_chunk SET data = CAST(X'$3' || substr(data, length(X'$3') + 1) AS BLOB)
+		WHERE event = $2 AND chunk = 0"
+}
+INF=000000000000F07F NINF=000000000000F0FF MAX=FFFFFFFFFFFFEF7F NMAX=FFFFFFFFFFFFEFFF NAN=000000000000F87F
+
+row json-not-utf8
+# names that are not UTF-8 (a type from the debug info, an event) are
+# written as {"base64": ...}, as plans and metadata do: always valid UTF-8
+expect_ok "$PMCFUSE" record -e duration,PAPI_L1_DCM -o names.pmcf --sim cholesky,blocks=4
+sqlite3 names.pmcf "UPDATE xu_type SET name = CAST(X'61FF62' AS TEXT) WHERE id = 0;
+	UPDATE event SET name = CAST(X'6576FE' AS TEXT) WHERE id = 1"
+for cmd in "show --json names.pmcf" "export --format json names.pmcf" \
+	"export --format json --truth names.pmcf"; do
+	expect_ok "$PMCFUSE" $cmd
+	printf '%s' "$OUT" | iconv -f UTF-8 -t UTF-8 >/dev/null || fail "$cmd: not valid UTF-8"
+	printf '%s' "$OUT" >names.json
+	expect_eq '{"base64":"Yf9i"}' "$(jq -c '.types[0].name' names.json)" "($cmd)"
+done
+expect_eq '["duration",{"base64":"ZXb+"}]' "$(jq -c '.events' names.json)"
+
+row json-inf
+# infinite values are "inf"/"-inf", missing ones null; numbers near
+# DBL_MAX are written exactly
+expect_ok "$PMCFUSE" record -e duration,PAPI_L1_DCM -o inf.pmcf --sim cholesky,blocks=4
+set_values inf.pmcf 1 "$INF$NINF$MAX$NAN"
+expect_ok "$PMCFUSE" export --format json -o inf.json inf.pmcf
+expect_eq '[["inf"],["-inf"],[1.7976931348623157e+308],[null]]' \
+	"$(jq -c '[.xus[0:4][] | .values[1:2]]' inf.json)"
+expect_ok "$PMCFUSE" show --json inf.pmcf
+printf '%s' "$OUT" >show.json
+expect_eq '"-inf" "inf" 0.05' "$(jq -r '.events[1] | "\(.min|tojson) \(.max|tojson) \(.missing)"' show.json)"
+
+row report-inf
+# gnuplot reads no "inf": the finite values are plotted and the caption
+# says what was left out; values near DBL_MAX keep their axes finite
+expect_ok "$PMCFUSE" record -e duration,PAPI_L1_DCM,PAPI_L2_TCM -o rinf.pmcf --sim cholesky,blocks=4
+cp rinf.pmcf rmax.pmcf
+set_values rinf.pmcf 1 "$INF$NINF"
+expect_ok "$PMCFUSE" report -o rinf.html rinf.pmcf
+expect_match 'left out: 2 XUs with an infinite value' "$(cat rinf.html)"
+set_values rmax.pmcf 1 "$MAX$NMAX"
+set_values rmax.pmcf 2 "$MAX"
+expect_ok "$PMCFUSE" report -o rmax.html rmax.pmcf
+expect_nomatch 'left out' "$(cat rmax.html)"
+
+# ---- reading never changes a profile ---------------------------------------
+row profile-wal
+# a profile someone switched to WAL mode: read as it is, no -wal or -shm
+# file created, nothing modified
+expect_ok "$PMCFUSE" record -e duration,PAPI_L1_DCM -o wal.pmcf --sim cholesky,blocks=4
+sqlite3 wal.pmcf 'PRAGMA journal_mode=WAL;' >/dev/null
+cp wal.pmcf wal.orig
+for cmd in "show wal.pmcf" "export --format csv wal.pmcf" "truth wal.pmcf"; do
+	expect_ok "$PMCFUSE" $cmd
+	[ ! -e wal.pmcf-wal ] && [ ! -e wal.pmcf-shm ] || fail "$cmd created $(ls wal.pmcf-*)"
+	cmp -s wal.pmcf wal.orig || fail "$cmd modified the profile"
+done
+# changes another program left in a -wal file are not read half: refused,
+# and the files stay as they were
+sqlite3 wal.pmcf "UPDATE meta SET value = 'edited' WHERE key = 'program';" \
+	".shell cp wal.pmcf-wal pending-wal" >/dev/null
+cp wal.pmcf wal.orig
+cp pending-wal wal.pmcf-wal
+expect_fail 1 "$PMCFUSE" show wal.pmcf
+expect_match "show: wal.pmcf: another program left changes in 'wal.pmcf-wal' that are not in the profile yet" "$ERR"
+[ ! -e wal.pmcf-shm ] || fail "show created wal.pmcf-shm"
+cmp -s wal.pmcf wal.orig && cmp -s wal.pmcf-wal pending-wal || fail "show modified the profile or its WAL"
+
+# ---- plans -------------------------------------------------------------------
+row plan-fields
+# plan fields are checked as the options they mirror, named with the file
+expect_ok "$PMCFUSE" plan -e PAPI_L1_DCM,PAPI_L2_TCM --sim cholesky,blocks=4 -o pf.json
+field() { jq --argjson v "$2" ".$1 = \$v" pf.json >pf-bad.json; }
+for bad in 'pmcs 4294967297' 'pmcs 100000' 'pmcs -1' 'pmcs "4"' 'pmcs 1e308' 'seed -1' \
+	'seed 18446744073709551616' 'executions 100'; do
+	field $bad
+	expect_fail 1 "$PMCFUSE" record --plan pf-bad.json --set 0 -o pf.pmcf
+	expect_match "^pmcfuse: record: pf-bad.json: \"${bad%% *}\": " "$ERR"
+	[ ! -e pf.pmcf ] || fail "a profile was written for $bad"
+done
+field pmcs 100000
+expect_fail 1 "$PMCFUSE" record --plan pf-bad.json --set 0 -o pf.pmcf
+expect_match '"pmcs": 100000 is out of range \(1\.\.64' "$ERR"
+expect_nomatch '\-\-pmcs' "$ERR"
+jq '.source.program = "/bin/true"' pf.json >pf-bad.json
+expect_fail 1 "$PMCFUSE" record --plan pf-bad.json --set 0 -o pf.pmcf
+expect_match '"source" names both "sim" and "program"' "$ERR"
+# a seed valid as --seed is valid in the plan, up to 2^64-1, and kept exactly
+expect_ok "$PMCFUSE" plan -e PAPI_L1_DCM --sim cholesky,blocks=4 --seed 18446744073709551615 -o pseed.json
+expect_match '"seed": 18446744073709551615,' "$(cat pseed.json)"
+expect_ok "$PMCFUSE" record --plan pseed.json --set 0 -o pseed.pmcf
+# a folder as plan
+expect_fail 1 "$PMCFUSE" record --plan . --set 0 -o pf.pmcf
+expect_match "plan '\.' is a folder, not a plan file" "$ERR"
+
+row profile-schema
+# a table or column renamed: a damaged profile, said so (it was "cannot
+# read: no such column: chunk")
+expect_ok "$PMCFUSE" record -e duration,PAPI_L1_DCM -o col.pmcf --sim cholesky,blocks=4
+sqlite3 col.pmcf 'ALTER TABLE value_chunk RENAME COLUMN chunk TO chunkx'
+expect_fail 1 "$PMCFUSE" show col.pmcf
+expect_eq "pmcfuse: show: col.pmcf: damaged profile: no such column: chunk" "$ERR"

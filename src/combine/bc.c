@@ -166,6 +166,21 @@ static inline double bits_f64(uint64_t u)
 	return x;
 }
 
+/* One radix pass's digit counts c[0..r) -> start offsets; 0 (c unchanged)
+ * when every one of the n keys has digit first's value: the pass is skipped. */
+static int digit_offsets(uint32_t *c, size_t r, size_t n, size_t first)
+{
+	if (c[first] == n)
+		return 0;
+	uint32_t sum = 0;
+	for (size_t b = 0; b < r; b++) {
+		uint32_t t = c[b];
+		c[b] = sum;
+		sum += t;
+	}
+	return 1;
+}
+
 /* LSD radix sort of a[0..n) (11 bits a pass; a pass in which every key has
  * the same digit is skipped). */
 static void radix_u64(uint64_t *a, uint64_t *tmp, size_t n)
@@ -178,14 +193,9 @@ static void radix_u64(uint64_t *a, uint64_t *tmp, size_t n)
 			cnt[p][(a[q] >> (p * B)) & (R - 1)]++;
 	uint64_t *src = a, *dst = tmp;
 	for (int p = 0; p < P; p++) {
-		uint32_t *c = cnt[p], sum = 0;
-		if (n && c[(a[0] >> (p * B)) & (R - 1)] == n)
+		uint32_t *c = cnt[p];
+		if (!n || !digit_offsets(c, R, n, (a[0] >> (p * B)) & (R - 1)))
 			continue;
-		for (size_t b = 0; b < R; b++) {
-			uint32_t t = c[b];
-			c[b] = sum;
-			sum += t;
-		}
 		for (size_t q = 0; q < n; q++)
 			dst[c[(src[q] >> (p * B)) & (R - 1)]++] = src[q];
 		uint64_t *t = src;
@@ -481,14 +491,9 @@ static void sort_spos(struct spos *sp, struct spos *tmp, size_t n)
 	struct spos *src = sp, *dst = tmp;
 	uint64_t b0 = f64_bits(sp[0].s);
 	for (int p = 0; p < P; p++) {
-		uint32_t *c = cnt[p], sum = 0;
-		if (c[(b0 >> (p * B)) & (R - 1)] == n)
+		uint32_t *c = cnt[p];
+		if (!digit_offsets(c, R, n, (b0 >> (p * B)) & (R - 1)))
 			continue;
-		for (size_t b = 0; b < R; b++) {
-			uint32_t t = c[b];
-			c[b] = sum;
-			sum += t;
-		}
 		for (size_t q = 0; q < n; q++)
 			dst[c[(f64_bits(src[q].s) >> (p * B)) & (R - 1)]++] = src[q];
 		struct spos *t = src;

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "cli/campaign.h"
 #include "cli/cli.h"
 #include "cli/refdir.h"
 #include "pmcfuse/combine.h"
@@ -1329,6 +1330,8 @@ int cmd_report(int argc, char **argv)
 	if (st == CLI_OK)
 		st = make_tmpdir(&r);
 	if (st == CLI_OK)
+		cli_signals_catch();
+	if (st == CLI_OK)
 		st = build(&r, user, nuser, (unsigned)nplots);
 	if (r.html && fflush(r.html) && st == CLI_OK)
 		st = cli_error(VERB, CLI_EENV, "out of memory");
@@ -1336,6 +1339,10 @@ int cmd_report(int argc, char **argv)
 		st = cli_error(VERB, CLI_EENV, "out of memory");
 	if (st == CLI_OK && r.nimg)
 		st = run_gnuplot(&r);
+	/* SIGINT/SIGTERM/SIGHUP: the temporary folder is removed, no page
+	 * written, exit 128+N (a second signal ends at once) */
+	if (st == CLI_OK && cli_signal_caught())
+		st = cli_interrupted(VERB, "no report written");
 	if (st == CLI_OK)
 		st = write_page(&r, out);
 	if (r.tmpdir)

@@ -74,3 +74,19 @@ expect_eq "$nm/$nm" "$(render m.html)" "(images decoded by chromium in m.html)"
 # the check can fail: a damaged image is not counted
 sed '0,/base64,iVBOR/s//base64,AAAAA/' f.html >broken.html
 expect_eq "$((nimg - 1))/$nimg" "$(render broken.html)" "(a damaged image must not decode)"
+
+# A signal while the report is made (here during a slow gnuplot): the
+# temporary folder is removed, no page is written, exit 128+N, one line.
+mkdir -p rtmp
+printf '#!/bin/sh\nsleep 2\nexec gnuplot "$@"\n' >slowplot
+chmod +x slowplot
+rc=0
+TMPDIR=$PWD/rtmp PMCF_GNUPLOT=$PWD/slowplot "$PMCFUSE" report -o sig.html f.pmcf 2>err.txt &
+pid=$!
+sleep 0.5
+kill -TERM $pid
+wait $pid || rc=$?
+expect_eq 143 "$rc"
+expect_eq 'pmcfuse: report: interrupted by SIGTERM: no report written' "$(cat err.txt)"
+[ ! -e sig.html ] || fail "an interrupted report wrote its page"; ok
+expect_eq "" "$(ls -A rtmp)" "(temporary files left)"

@@ -140,6 +140,10 @@ void pmcf_profile_free(pmcf_profile *p)
 	free(p->base_src);
 	free(p->base_xu);
 	free(p->base_lab);
+	pmcfi_index_free(&p->meta_ix);
+	pmcfi_index_free(&p->type_ix);
+	pmcfi_index_free(&p->ev_ix);
+	pmcfi_index_free(&p->truth_ix);
 	free(p);
 }
 

@@ -239,10 +239,12 @@ int cmd_reference(int argc, char **argv)
 	r.total = r.nsets * repeat;
 	if (!have_seed && spec)
 		seed = pmcf_sim_spec_seed(spec);
-	r.source = sim ? pmcf_sim_spec_canonical(spec) : prog[0];
+	/* a copy: setting an execution's seed rewrites the spec's text */
+	char *canon = sim ? strdup(pmcf_sim_spec_canonical(spec)) : NULL;
+	r.source = sim ? canon : prog[0];
 	r.done = calloc(r.total ? r.total : 1, 1);
 	r.seeds = calloc(r.total ? r.total : 1, sizeof(*r.seeds));
-	if (st == CLI_OK && (!r.done || !r.seeds))
+	if (st == CLI_OK && (!r.done || !r.seeds || (sim && !canon)))
 		st = cli_error("reference", CLI_EENV, "out of memory");
 	char digest[65], path[4096];
 	if (st == CLI_OK)
@@ -369,6 +371,7 @@ int cmd_reference(int argc, char **argv)
 	campaign_close(&camp);
 	free(r.done);
 	free(r.seeds);
+	free(canon);
 	pmcf_cover_free(r.cv);
 	pmcf_evlist_free(r.list);
 	pmcf_catalog_free(c);

@@ -432,18 +432,8 @@ static int lookup_source(struct rd *r, const char *module, uint64_t rel, struct 
 		return -1;
 	Dwarf_Addr addr = rel + m->exec_base - 1;
 	Dwarf_Die cu;
-	if (!dwarf_addrdie(m->dw, addr, &cu)) {
-		/* no .debug_aranges (clang's default): look through the CUs */
-		Dwarf_Off off = 0, next;
-		size_t hsize;
-		int found = 0;
-		while (!found && dwarf_nextcu(m->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-			found = dwarf_offdie(m->dw, off + hsize, &cu) && dwarf_haspc(&cu, addr) > 0;
-			off = next;
-		}
-		if (!found)
-			return -1;
-	}
+	if (pmcfi_dwarf_cu_at(m->dw, addr, &cu) != 0)
+		return -1;
 	Dwarf_Line *l = dwarf_getsrc_die(&cu, addr);
 	int ln = 0;
 	const char *file = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
@@ -580,10 +570,9 @@ static const char *dwarf_callee(struct rd *r, const char *mod, const struct srcl
  * the same function; loops "KIND@file:line"; without a line, the
  * enclosing function; without debug info, module+offset. */
 struct tname {
-	uint32_t pid, kind, flags;
+	uint32_t pid, kind;
 	uint64_t addr;
 	char name[520], location[260], alt[260];
-	int shared;    /* name repeats among the module's constructs (static) */
 	uint32_t id;   /* profile type index, once added */
 	size_t first;  /* first XU (in output order) of the type */
 };
@@ -592,7 +581,6 @@ static void name_type(struct rd *r, const char *dir, const struct node *n, struc
 {
 	const char *kind = pmcf_xu_kind_name((int)n->kind);
 	t->location[0] = t->alt[0] = '\0';
-	t->shared = 0;
 	if (n->kind == PMCF_XU_THREAD) {
 		snprintf(t->name, sizeof(t->name), "thread");
 		return;
@@ -614,10 +602,11 @@ static void name_type(struct rd *r, const char *dir, const struct node *n, struc
 	if (lookup_source(r, mod, rel, &loc) == 0) {
 		snprintf(t->location, sizeof(t->location), "%.240s:%u", base_name(loc.file), loc.line);
 		char callee[200];
+		int shared = 0; /* another construct of the module calls it too */
 		if (n->kind == PMCF_XU_TASK &&
-		    (dwarf_callee(r, mod, &loc, callee, sizeof(callee), &t->shared) ||
+		    (dwarf_callee(r, mod, &loc, callee, sizeof(callee), &shared) ||
 		     task_callee(&loc, callee, sizeof(callee)) == 0)) {
-			if (t->shared)
+			if (shared)
 				snprintf(t->name, sizeof(t->name), "%.199s@%s", callee, t->location);
 			else
 				snprintf(t->name, sizeof(t->name), "%.199s", callee);
@@ -749,7 +738,6 @@ static int add_types(struct rd *r, const char *dir, const long *xs, size_t nx, p
 			e = (long)nt++;
 			t[e].pid = n->pid;
 			t[e].kind = n->kind;
-			t[e].flags = n->flags;
 			t[e].addr = n->addr;
 			t[e].first = k;
 			name_type(r, dir, n, &t[e]);

@@ -815,13 +815,12 @@ static void api_leave(uint64_t task, int final)
 	struct rt_thread *t = rt_self();
 	if (!t || !task)
 		return;
-	if (t->open_node != task && t->napi > 0 && t->api_stack[t->napi - 1] == task) {
-		/* an OpenMP XU inside it is open (ending a task inside an XU it
-		 * encloses): close that one first, its segment continues later */
-		rt_seg_begin(t, task);
-	}
 	uint64_t next = 0;
 	if (t->napi > 0 && t->api_stack[t->napi - 1] == task) {
+		/* an OpenMP XU inside it is open (ending a task inside an XU it
+		 * encloses): close that one first, its segment continues later */
+		if (t->open_node != task)
+			rt_seg_begin(t, task);
 		/* what was open when it began (an outer task or an OpenMP XU),
 		 * else the enclosing API task */
 		next = t->api_resume[--t->napi];

@@ -84,14 +84,15 @@ void rt_thread_fini(struct rt_thread *t);
 /* Writes a node record and returns its id. */
 uint64_t rt_node(struct rt_thread *t, uint32_t kind, uint64_t parent, uint64_t addr, uint64_t a,
 		 uint64_t b, uint32_t flags);
+/* Implicit tasks this thread is in, the initial task not counted (it may
+ * start after the program's first task-API call). */
+static inline int rt_omp_depth(const struct rt_thread *t)
+{
+	return t->nitasks - (t->nitasks > 0 && t->itasks[0].initial);
+}
 /* The task-API task running innermost on this thread when it began at the
  * current OpenMP implicit-task depth (it then encloses what the thread
  * meets now), else PMCFI_ROOT. */
-static inline int rt_omp_depth(const struct rt_thread *t)
-{
-	/* the initial task may start after the program's first API call */
-	return t->nitasks - (t->nitasks > 0 && t->itasks[0].initial);
-}
 static inline uint64_t rt_api_enclosing(const struct rt_thread *t)
 {
 	return t && t->napi > 0 && t->api_level[t->napi - 1] == rt_omp_depth(t)

@@ -263,23 +263,29 @@ static int elf_function(Elf *elf, uint64_t addr, char *out, size_t len, uint64_t
 	return found;
 }
 
+int pmcfi_dwarf_cu_at(Dwarf *dw, Dwarf_Addr addr, Dwarf_Die *cu)
+{
+	if (!dw)
+		return -1;
+	if (dwarf_addrdie(dw, addr, cu))
+		return 0;
+	/* no .debug_aranges (clang's default): look through the CUs */
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(dw, off + hsize, cu) && dwarf_haspc(cu, addr) > 0)
+			return 0;
+		off = next;
+	}
+	return -1;
+}
+
 int pmcfi_enclosing_function(Dwarf *dw, Elf *elf, uint64_t addr, char *out, size_t len,
 			     uint64_t *off)
 {
 	Dwarf_Die cu;
 	*off = 0;
-	if (dw && dwarf_addrdie(dw, addr, &cu) && dwarf_function(&cu, addr, out, len, off) == 0)
+	if (pmcfi_dwarf_cu_at(dw, addr, &cu) == 0 && dwarf_function(&cu, addr, out, len, off) == 0)
 		return 0;
-	if (dw) {
-		Dwarf_Off cuoff = 0, next;
-		size_t hsize;
-		while (dwarf_nextcu(dw, cuoff, &next, &hsize, NULL, NULL, NULL) == 0) {
-			if (dwarf_offdie(dw, cuoff + hsize, &cu) && dwarf_haspc(&cu, addr) > 0)
-				return dwarf_function(&cu, addr, out, len, off) == 0
-					       ? 0
-					       : elf_function(elf, addr, out, len, off);
-			cuoff = next;
-		}
-	}
 	return elf_function(elf, addr, out, len, off);
 }

@@ -22,6 +22,10 @@ void pmcfi_taskents_free(struct pmcfi_taskents *t);
 int pmcfi_taskents_callee(const struct pmcfi_taskents *t, const char *file, unsigned line, char *out,
 			  size_t len, int *shared);
 
+/* The compile unit of dw holding address addr into *cu (by .debug_aranges,
+ * else by searching the units: clang emits no aranges). 0, or -1. */
+int pmcfi_dwarf_cu_at(Dwarf *dw, Dwarf_Addr addr, Dwarf_Die *cu);
+
 /* 1 for library calls a task block often makes before its real work
  * (allocation, copies, output): a task is named after one of them only when
  * its block calls nothing else. */

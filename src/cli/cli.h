@@ -49,6 +49,8 @@ void cli_put_number(FILE *f, double v);
  * or "-inf" when infinite, which JSON numbers cannot say
  * (docs/profile-format.md). */
 void cli_json_number(FILE *f, double v);
+/* `, "key": v` (v as cli_json_number writes it), a member after the first. */
+void cli_json_member(FILE *f, const char *key, double v);
 
 /* Output files written atomically: cli_out_open gives a FILE* on a temporary
  * beside path ("-" or NULL: stdout); cli_out_commit flushes, syncs and

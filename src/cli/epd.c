@@ -137,18 +137,12 @@ int cmd_epd(int argc, char **argv)
 				json_pair_open(k, p);
 				printf("\"tmd\": ");
 				cli_json_number(stdout, p->tmd);
-				printf(", \"uncalibrated\": ");
-				cli_json_number(stdout, p->uncalibrated);
-				printf(", \"calibration\": ");
-				cli_json_number(stdout, p->calibration);
-				printf(", \"spread\": ");
-				cli_json_number(stdout, p->spread);
-				printf(", \"left_out\": ");
-				cli_json_number(stdout, p->left_out);
-				printf(", \"resolution\": ");
-				cli_json_number(stdout, p->resolution);
-				printf(", \"floor\": ");
-				cli_json_number(stdout, p->floor);
+				cli_json_member(stdout, "uncalibrated", p->uncalibrated);
+				cli_json_member(stdout, "calibration", p->calibration);
+				cli_json_member(stdout, "spread", p->spread);
+				cli_json_member(stdout, "left_out", p->left_out);
+				cli_json_member(stdout, "resolution", p->resolution);
+				cli_json_member(stdout, "floor", p->floor);
 				printf(", \"repeats\": %u, \"worst\": %s}", p->repeats, p->worst ? "true" : "false");
 			}
 			printf("%s], \"excluded\": [", n ? "\n" : "");
@@ -158,8 +152,7 @@ int cmd_epd(int argc, char **argv)
 				json_pair_open(k, p);
 				printf("\"reason\": \"no spread in the references\", \"calibration\": ");
 				cli_json_number(stdout, p->calibration);
-				printf(", \"resolution\": ");
-				cli_json_number(stdout, p->resolution);
+				cli_json_member(stdout, "resolution", p->resolution);
 				printf(", \"repeats\": %u}", p->repeats);
 			}
 			printf("%s]}\n", nx ? "\n" : "");

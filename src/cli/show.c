@@ -169,17 +169,12 @@ int cmd_show(int argc, char **argv)
 			cli_json_number(stdout, nx ? (double)(nx - es[e].present) / (double)nx : 0.0);
 			printf(", \"negative\": %zu, \"min\": ", es[e].negative);
 			cli_json_number(stdout, es[e].present ? es[e].min : NAN);
-			printf(", \"median\": ");
-			cli_json_number(stdout, es[e].present ? es[e].median : NAN);
-			printf(", \"max\": ");
-			cli_json_number(stdout, es[e].present ? es[e].max : NAN);
-			printf(", \"mean\": ");
-			cli_json_number(stdout, es[e].present ? es[e].mean : NAN);
+			cli_json_member(stdout, "median", es[e].present ? es[e].median : NAN);
+			cli_json_member(stdout, "max", es[e].present ? es[e].max : NAN);
+			cli_json_member(stdout, "mean", es[e].present ? es[e].mean : NAN);
 			if (es[e].covered) {
-				printf(", \"measured\": ");
-				cli_json_number(stdout, es[e].measured);
-				printf(", \"time_measured\": ");
-				cli_json_number(stdout, es[e].time_measured);
+				cli_json_member(stdout, "measured", es[e].measured);
+				cli_json_member(stdout, "time_measured", es[e].time_measured);
 			}
 			printf("}");
 		}
@@ -197,16 +192,11 @@ int cmd_show(int argc, char **argv)
 		if (ms.measured) {
 			printf(",\n  \"match\": {\"measured\": %zu, \"min\": ", ms.measured);
 			cli_json_number(stdout, ms.min);
-			printf(", \"median\": ");
-			cli_json_number(stdout, ms.p50);
-			printf(", \"p90\": ");
-			cli_json_number(stdout, ms.p90);
-			printf(", \"p99\": ");
-			cli_json_number(stdout, ms.p99);
-			printf(", \"max\": ");
-			cli_json_number(stdout, ms.max);
-			printf(", \"mean\": ");
-			cli_json_number(stdout, ms.mean);
+			cli_json_member(stdout, "median", ms.p50);
+			cli_json_member(stdout, "p90", ms.p90);
+			cli_json_member(stdout, "p99", ms.p99);
+			cli_json_member(stdout, "max", ms.max);
+			cli_json_member(stdout, "mean", ms.mean);
 			printf(", \"histogram\": [");
 			for (int b = 0; b < 7; b++) {
 				printf("%s{\"below\": ", b ? ", " : "");

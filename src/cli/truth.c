@@ -75,17 +75,13 @@ int cmd_truth(int argc, char **argv)
 			printf("{\"mode\": \"%s\", \"summary\": \"median over events\", \"median_rel_error\": ",
 			       pmcf_truth_mode(r));
 			cli_json_number(stdout, med);
-			printf(", \"p90_rel_error\": ");
-			cli_json_number(stdout, p90);
-			printf(", \"share_missing\": ");
-			cli_json_number(stdout, miss);
+			cli_json_member(stdout, "p90_rel_error", p90);
+			cli_json_member(stdout, "share_missing", miss);
 			printf(", \"missing\": %zu, \"from_base\": %zu, \"pooled\": {\"median_rel_error\": ",
 			       nmiss, nbase);
 			cli_json_number(stdout, pmed);
-			printf(", \"p90_rel_error\": ");
-			cli_json_number(stdout, pp90);
-			printf(", \"share_missing\": ");
-			cli_json_number(stdout, pmiss);
+			cli_json_member(stdout, "p90_rel_error", pp90);
+			cli_json_member(stdout, "share_missing", pmiss);
 			printf("}, \"events\": [");
 			for (size_t k = 0; k < n; k++) {
 				const pmcf_truth_event *e = pmcf_truth_event_at(r, k);
@@ -95,8 +91,7 @@ int cmd_truth(int argc, char **argv)
 				       "\"median_rel_error\": ",
 				       e->values, e->missing, e->from_base);
 				cli_json_number(stdout, e->median_rel);
-				printf(", \"p90_rel_error\": ");
-				cli_json_number(stdout, e->p90_rel);
+				cli_json_member(stdout, "p90_rel_error", e->p90_rel);
 				printf("}");
 			}
 			printf("%s]}\n", n ? "\n" : "");

@@ -155,6 +155,12 @@ void cli_json_number(FILE *f, double v)
 		cli_put_number(f, v);
 }
 
+void cli_json_member(FILE *f, const char *key, double v)
+{
+	fprintf(f, ", \"%s\": ", key);
+	cli_json_number(f, v);
+}
+
 int cli_out_open(const char *verb, const char *path, struct cli_out *o)
 {
 	memset(o, 0, sizeof(*o));

@@ -323,7 +323,7 @@ static void caption_cloud(FILE *h, const char *who, const struct cloud *c)
 		fprintf(h, " &mdash; %s: %s%s%s jittered (discrete counts; hover for the exact values)", who,
 			c->jx > 0 ? "x" : "", c->jx > 0 && c->jy > 0 ? " and " : "", c->jy > 0 ? "y" : "");
 	if (c->infinite)
-		fprintf(h, " &mdash; %s: left out %zu XUs with an infinite value", who, c->infinite);
+		fprintf(h, " &mdash; left out: %zu XUs with an infinite value (%s)", c->infinite, who);
 }
 
 void report_section_scatter(struct report *r, const struct report_pair *pairs, size_t npairs)

@@ -178,12 +178,14 @@ fi
 # A signal while the report is made (here during a slow gnuplot): the
 # temporary folder is removed, no page is written, exit 128+N, one line.
 mkdir -p rtmp
-printf '#!/bin/sh\nsleep 2\nexec gnuplot "$@"\n' >slowplot
+printf '#!/bin/sh\ntouch "%s/started"\nsleep 2\nexec gnuplot "$@"\n' "$PWD" >slowplot
 chmod +x slowplot
 rc=0
+rm -f started
 TMPDIR=$PWD/rtmp PMCF_GNUPLOT=$PWD/slowplot "$PMCFUSE" report -o sig.html f.pmcf refs 2>err.txt &
 pid=$!
-sleep 0.5
+# signal once gnuplot runs (the heat map needs it), however slow the build
+for _ in $(seq 300); do [ -e started ] && break; sleep 0.1; done
 kill -TERM $pid
 wait $pid || rc=$?
 expect_eq 143 "$rc"

@@ -13,6 +13,6 @@ if [ -x "$(dirname "$PMCFUSE")/examples/cholesky" ]; then
 	expect_eq 0 "$empty"
 	expect_match 'fused 3 profiles with bc' "$OUT"
 	if command -v gnuplot >/dev/null; then
-		grep -q '<img' out/cholesky.html || fail "the demo's report has no plots"; ok
+		grep -q '<svg class="plot"' out/cholesky.html || fail "the demo's report has no plots"; ok
 	fi
 fi

@@ -1,0 +1,114 @@
+/* `pmcfuse report`, shared between its files: the report state, HTML and
+ * number helpers (report.c), hand-written interactive SVG plots
+ * (report_svg.c), event-pair scatter plots (report_pairs.c), timelines and
+ * distributions (report_views.c), accuracy, truth, provenance and coverage
+ * sections (report_eval.c). */
+#ifndef PMCF_CLI_REPORT_H
+#define PMCF_CLI_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "pmcfuse/evaluate.h"
+#include "pmcfuse/profile.h"
+
+#define REPORT_VERB "report"
+#define REPORT_SELECT_SAMPLE 4000
+
+struct report {
+	const pmcf_profile *p;
+	pmcf_profile **refs;
+	size_t nrefs;
+	char **refnames; /* base names of the references, or NULL */
+	const char *path;
+	char *tmpdir;
+	FILE *html, *gp; /* memory streams */
+	char *html_buf, *gp_buf;
+	size_t html_len, gp_len;
+	unsigned nimg; /* PNG images drawn by gnuplot */
+	unsigned nsvg; /* SVG plots */
+	size_t ntypes, nxus, nev;
+	uint32_t *type_of; /* type of every XU */
+	pmcf_epd_result *epd;
+	int epd_err;
+	double correrr;
+	unsigned bins;
+	unsigned scatter_max; /* points per scatter plot */
+};
+
+/* A pair of events to plot. */
+struct report_pair {
+	size_t a, b;  /* event indices in the profile */
+	double score; /* informativeness (higher first) or TMD (higher first) */
+	double tmd, spread, rho;
+	int user;
+};
+
+/* ---- report.c: helpers ---- */
+void report_esc(FILE *f, const char *s);
+/* 4 significant digits, exponent without '+0'; "–" for a missing value */
+const char *report_num(double v, char *buf, size_t n);
+/* 37820 -> "37,820" */
+const char *report_count(size_t v, char *buf, size_t n);
+int report_cmp_dbl(const void *a, const void *b);
+double report_quantile(const double *sorted, size_t n, double q);
+FILE *report_data_open(struct report *r, const char *name);
+/* A gnuplot PNG: its output line in the script, then its <img> tag. */
+unsigned report_img_begin(struct report *r, unsigned w, unsigned h);
+void report_img_tag(struct report *r, unsigned k, const char *alt);
+void report_gp_str(FILE *f, const char *s);
+const char *report_type_name(const pmcf_profile *prof, uint32_t t);
+/* Colour of type t of prof: the same for the same type name in a reference. */
+const char *report_type_color(const struct report *r, const pmcf_profile *prof, uint32_t t);
+const pmcf_epd_pair *report_epd_find(const struct report *r, const char *a, const char *b);
+/* "ns" for events that are times (duration, task-clock, cpu-clock), else "count" */
+const char *report_event_unit(const char *event);
+
+/* ---- report_svg.c: interactive SVG plots ----
+ * Data are written in plot units [0, 1000] on both axes (y up); the page's
+ * script draws the ticks of numeric axes and zooms (wheel), pans (drag) and
+ * resets (double click) along the axes named in zoom. Elements carry
+ * <title> children: the browser shows them on hover. */
+struct svg_axis {
+	double lo, hi;      /* data range (lo > 0 when log) */
+	int log;            /* logarithmic */
+	const char *label;  /* axis title */
+	const char *unit;   /* "ns": ticks as times; else counts with k/M/G */
+	int categorical;    /* no numeric ticks: the caller writes labels */
+};
+struct svg_plot {
+	FILE *h;
+	unsigned w, ht, l, t, pw, ph; /* size, plot area */
+	struct svg_axis x, y;
+};
+/* Range of the finite values [min, max] padded, log when min > 0 and
+ * max / min >= 100 (and allow_log). */
+void report_svg_axis_fit(struct svg_axis *a, double min, double max, int allow_log);
+void report_svg_begin(struct report *r, struct svg_plot *s, unsigned w, unsigned h, unsigned left,
+		      unsigned bottom, const char *title, const struct svg_axis *x, const struct svg_axis *y,
+		      const char *zoom);
+/* Data value -> plot unit (x: 0 left .. 1000 right; y: 0 top .. 1000 bottom). */
+double report_svg_x(const struct svg_plot *s, double v);
+double report_svg_y(const struct svg_plot *s, double v);
+/* A label of a categorical axis at plot unit u (x: along the bottom, y: at the left). */
+void report_svg_cat_label(struct svg_plot *s, char axis, double u, const char *text);
+/* Closes the data area; then legend entries; then end. */
+void report_svg_data_end(struct svg_plot *s);
+void report_svg_legend(struct svg_plot *s, unsigned k, const char *color, const char *text);
+void report_svg_end(struct svg_plot *s);
+extern const char report_svg_css[];
+extern const char report_svg_script[];
+
+/* ---- sections ---- */
+size_t report_choose_pairs(struct report *r, const struct report_pair *user, size_t nuser, unsigned want,
+			   struct report_pair *out, size_t cap);
+void report_section_scatter(struct report *r, const struct report_pair *pairs, size_t npairs);
+void report_section_timeline(struct report *r);
+void report_section_distributions(struct report *r, double *scratch);
+void report_section_truth(struct report *r);
+void report_section_provenance(struct report *r);
+void report_section_tmd(struct report *r);
+void report_section_match(struct report *r);
+void report_section_consistency(struct report *r);
+void report_section_coverage(struct report *r);
+
+#endif

@@ -1,0 +1,327 @@
+/* `pmcfuse report`: what the XUs did over time and how their values are
+ * distributed — a per-thread timeline (Gantt chart) per execution and, per
+ * event, box plots of its values per XU type. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/report.h"
+
+/* A timeline draws at most about this many bars; beyond, neighbouring XUs
+ * of one type on one thread are drawn as one bar (the caption says so). */
+#define TIMELINE_MAX_BARS 12000
+
+struct span {
+	uint64_t start, end;
+	int32_t thread;
+	uint32_t type;
+	size_t i;
+};
+
+static int cmp_span(const void *p, const void *q)
+{
+	const struct span *a = p, *b = q;
+	if (a->thread != b->thread)
+		return a->thread < b->thread ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+/* Bars when XUs of one type on one thread less than gap ns apart merge. */
+static size_t count_bars(const struct span *v, size_t n, uint64_t gap)
+{
+	size_t bars = 0;
+	uint64_t end = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (!k || v[k].thread != v[k - 1].thread || v[k].type != v[k - 1].type || v[k].start > end + gap)
+			bars++, end = v[k].end;
+		else if (v[k].end > end)
+			end = v[k].end;
+	}
+	return bars;
+}
+
+static void fmt_time(char *buf, size_t n, double ns)
+{
+	if (ns >= 1e9)
+		snprintf(buf, n, "%.4g s", ns / 1e9);
+	else if (ns >= 1e6)
+		snprintf(buf, n, "%.4g ms", ns / 1e6);
+	else if (ns >= 1e3)
+		snprintf(buf, n, "%.4g \xc2\xb5s", ns / 1e3);
+	else
+		snprintf(buf, n, "%.0f ns", ns);
+}
+
+/* One timeline over the n XUs in v (one execution). */
+static void timeline(struct report *r, struct span *v, size_t n, const char *title, const char *what)
+{
+	FILE *h = r->html;
+	qsort(v, n, sizeof(*v), cmp_span);
+	uint64_t t0 = UINT64_MAX, t1 = 0;
+	size_t rows = 0;
+	for (size_t k = 0; k < n; k++) {
+		t0 = v[k].start < t0 ? v[k].start : t0;
+		t1 = v[k].end > t1 ? v[k].end : t1;
+		rows += !k || v[k].thread != v[k - 1].thread;
+	}
+	uint64_t span = t1 > t0 ? t1 - t0 : 1, gap = 0;
+	size_t bars = n;
+	if (n > TIMELINE_MAX_BARS)
+		for (uint64_t div = 8000; div >= 25 && bars > TIMELINE_MAX_BARS; div /= 2) {
+			gap = span / div;
+			bars = count_bars(v, n, gap);
+		}
+	unsigned rowh = rows * 16 <= 560 ? 16 : rows * 4 <= 560 ? (unsigned)(560 / rows) : 4;
+	unsigned legend = (unsigned)((r->ntypes + 3) / 4) * 15;
+	struct svg_axis x = {(double)t0, (double)t0 + (double)span, 0, "time since the execution began", "ns", 0};
+	struct svg_axis y = {0, 1, 0, NULL, NULL, 1};
+	struct svg_plot s;
+	fputs("<figure>", h);
+	report_svg_begin(r, &s, 1180, (unsigned)(rows * rowh) + 92 + legend, 80, 62 + legend, title, &x, &y, "x");
+	double du = 1000.0 / (double)(rows ? rows : 1);
+	char b1[32], b2[32];
+	/* one group per type: fill once */
+	for (uint32_t t = 0; t < r->ntypes; t++) {
+		int open = 0;
+		size_t row = 0;
+		for (size_t k = 0; k < n; k++) {
+			if (k && v[k].thread != v[k - 1].thread)
+				row++;
+			if (v[k].type != t)
+				continue;
+			/* the XUs merged into this bar: same thread and type, close */
+			size_t m = k + 1;
+			uint64_t end = v[k].end;
+			if (gap)
+				while (m < n && v[m].thread == v[k].thread && v[m].type == t && v[m].start <= end + gap) {
+					end = v[m].end > end ? v[m].end : end;
+					m++;
+				}
+			if (!open) {
+				const char *c = report_type_color(r, r->p, t);
+				fprintf(h, "<g fill=\"%s\" stroke=\"%s\" stroke-width=\"0.5\">\n", c, c);
+				open = 1;
+			}
+			double x0 = report_svg_x(&s, (double)v[k].start), x1 = report_svg_x(&s, (double)end);
+			fprintf(h, "<rect x=\"%.3f\" y=\"%.2f\" width=\"%.3f\" height=\"%.2f\"><title>", x0,
+				(double)row * du + du * 0.12, x1 - x0, du * 0.76);
+			report_esc(h, report_type_name(r->p, t));
+			fmt_time(b1, sizeof(b1), (double)v[k].start);
+			fmt_time(b2, sizeof(b2), (double)(end - v[k].start));
+			if (m > k + 1)
+				fprintf(h, ": %zu XUs on thread %d from %s, %s</title></rect>\n", m - k, v[k].thread, b1, b2);
+			else
+				fprintf(h, " XU %zu, thread %d: from %s, %s</title></rect>\n", v[k].i, v[k].thread, b1,
+					b2);
+			/* skip the merged ones (they are on this row) */
+			k = m - 1;
+		}
+		if (open)
+			fputs("</g>\n", h);
+	}
+	report_svg_data_end(&s);
+	size_t every = rowh >= 11 ? 1 : (11 + rowh - 1) / rowh, row = 0;
+	for (size_t k = 0; k < n; k++)
+		if (!k || v[k].thread != v[k - 1].thread) {
+			if (row % every == 0) {
+				char lab[32];
+				snprintf(lab, sizeof(lab), "thread %d", v[k].thread);
+				report_svg_cat_label(&s, 'y', ((double)row + 0.5) * du, lab);
+			}
+			row++;
+		}
+	for (uint32_t t = 0; t < r->ntypes; t++)
+		report_svg_legend(&s, t, report_type_color(r, r->p, t), report_type_name(r->p, t));
+	report_svg_end(&s);
+	char c1[32], c2[32];
+	fprintf(h, "<figcaption>%s XUs on %zu threads, one row per thread, colour = XU type; %s", report_count(n, c1, sizeof(c1)),
+		rows, what);
+	if (gap) {
+		fmt_time(b1, sizeof(b1), (double)gap);
+		fprintf(h, " Drawn as %s bars: XUs of one type on one thread less than %s apart are one bar "
+			   "(hover says how many).",
+			report_count(bars, c2, sizeof(c2)), b1);
+	}
+	fputs(" Wheel zooms the time axis, drag pans, double click resets.</figcaption></figure>\n", h);
+}
+
+void report_section_timeline(struct report *r)
+{
+	const pmcf_profile *p = r->p;
+	FILE *h = r->html;
+	size_t n = r->nxus;
+	if (!n)
+		return;
+	struct span *v = malloc(n * sizeof(*v)), *g = malloc(n * sizeof(*g));
+	int32_t *base = malloc(n * sizeof(int32_t));
+	if (!v || !g || !base)
+		goto out;
+	int fused = pmcf_profile_has_base_labels(p);
+	int32_t maxb = -1;
+	for (size_t i = 0; i < n; i++) {
+		pmcf_xu x;
+		if (pmcf_profile_xu_get(p, i, &x))
+			memset(&x, 0, sizeof(x));
+		v[i] = (struct span){x.start_ns, x.end_ns, x.thread, x.type, i};
+		int64_t bx;
+		base[i] = -1;
+		if (fused)
+			pmcf_profile_base_label_get(p, i, &base[i], &bx, NULL);
+		maxb = base[i] > maxb ? base[i] : maxb;
+	}
+	fputs("<h2 id=\"timeline\">Timeline</h2>\n", h);
+	if (!fused) {
+		timeline(r, v, n, "XUs per thread over time", "the times of this execution.");
+		goto out;
+	}
+	fputs("<p class=\"note\">A fused profile has no timing of its own: each fused XU keeps the type, thread and "
+	      "times of its <i>base</i> XU, the XU of one execution it was built on. There is one timeline per "
+	      "base execution, each with the XUs based on it, in that execution&rsquo;s times.</p>\n",
+	      h);
+	/* one timeline per base execution (-1: XUs without a base) */
+	for (int32_t b = -1; b <= maxb; b++) {
+		size_t m = 0;
+		for (size_t i = 0; i < n; i++)
+			if (base[i] == b)
+				g[m++] = v[i];
+		if (!m)
+			continue;
+		char title[256], what[600];
+		const char *path = "?", *id;
+		if (b >= 0)
+			pmcf_profile_source_get(p, (uint32_t)b, &path, &id);
+		const char *bn = strrchr(path, '/');
+		if (b >= 0) {
+			char plain[32];
+			snprintf(plain, sizeof(plain), "execution %d", b);
+			snprintf(title, sizeof(title), "XUs per thread over time in execution %d%s%s%s", b,
+				 strcmp(path, plain) ? " (" : "", strcmp(path, plain) ? (bn ? bn + 1 : path) : "",
+				 strcmp(path, plain) ? ")" : "");
+			snprintf(what, sizeof(what), "fused XUs based on execution %d, in its times (the values of the other "
+				 "events come from the executions the provenance section names).", b);
+		} else {
+			snprintf(title, sizeof(title), "XUs per thread over time (XUs without a base execution)");
+			snprintf(what, sizeof(what), "XUs without a recorded base execution; their times may mix executions.");
+		}
+		timeline(r, g, m, title, what);
+	}
+out:
+	free(v);
+	free(g);
+	free(base);
+}
+
+/* ---- per-type distributions ------------------------------------------------------------- */
+
+void report_section_distributions(struct report *r, double *scratch)
+{
+	const pmcf_profile *p = r->p;
+	FILE *h = r->html;
+	size_t nt = r->ntypes, n = r->nxus;
+	size_t *off = calloc(nt + 1, sizeof(size_t)), *order = malloc((n ? n : 1) * sizeof(size_t));
+	size_t *fill = calloc(nt + 1, sizeof(size_t));
+	double (*q)[7] = malloc((nt ? nt : 1) * sizeof(*q));
+	size_t *cnt = malloc((nt ? nt : 1) * sizeof(size_t));
+	if (!off || !order || !fill || !q || !cnt)
+		goto out;
+	/* XU indices grouped by type (counting sort) */
+	for (size_t i = 0; i < n; i++)
+		off[r->type_of[i] + 1]++;
+	for (size_t t = 0; t < nt; t++)
+		off[t + 1] += off[t];
+	for (size_t i = 0; i < n; i++)
+		order[off[r->type_of[i]] + fill[r->type_of[i]]++] = i;
+	fputs("<h2 id=\"distributions\">Distributions per XU type</h2>\n<p class=\"note\">Per event, the values of "
+	      "the XUs of each type: box from the first to the third quartile, white line at the median, "
+	      "whiskers from the 5th to the 95th percentile, dots at the minimum and maximum. Log scale where "
+	      "the values span two decades or more. Hover a box for its numbers; wheel zooms the value "
+	      "axis.</p>\n<div class=\"grid\">\n",
+	      h);
+	static const double qs[7] = {0, 0.05, 0.25, 0.5, 0.75, 0.95, 1};
+	for (size_t e = 0; e < r->nev; e++) {
+		const double *col = pmcf_profile_column_const(p, e);
+		const char *name = pmcf_profile_event_name(p, e);
+		double lo = INFINITY, hi = -INFINITY, pos = INFINITY;
+		size_t zeros = 0, any = 0;
+		for (uint32_t t = 0; t < nt; t++) {
+			size_t m = 0;
+			for (size_t k = off[t]; k < off[t + 1]; k++) {
+				double v = col[order[k]];
+				if (!pmcf_is_missing(v) && isfinite(v))
+					scratch[m++] = v;
+			}
+			cnt[t] = m;
+			any += m;
+			qsort(scratch, m, sizeof(double), report_cmp_dbl);
+			for (int j = 0; j < 7; j++)
+				q[t][j] = report_quantile(scratch, m, qs[j]);
+			if (m) {
+				lo = fmin(lo, scratch[0]);
+				hi = fmax(hi, scratch[m - 1]);
+			}
+			for (size_t k = 0; k < m; k++)
+				if (scratch[k] > 0) {
+					pos = fmin(pos, scratch[k]);
+					break;
+				}
+			for (size_t k = 0; k < m && scratch[k] <= 0; k++)
+				zeros++;
+		}
+		if (!any)
+			continue;
+		char lab[300];
+		const char *unit = report_event_unit(name);
+		snprintf(lab, sizeof(lab), "%s (%s)", name, unit);
+		struct svg_axis x = {0, 1, 0, NULL, NULL, 1}, y = {0};
+		y.label = lab;
+		y.unit = unit;
+		/* zeros on a log axis: drawn at its bottom, said below */
+		int logz = lo <= 0 && lo == 0 && isfinite(pos) && hi / pos >= 1000;
+		report_svg_axis_fit(&y, logz ? pos : lo, hi, 1);
+		unsigned w = (unsigned)(nt * 46 + 90);
+		w = w < 300 ? 300 : w;
+		struct svg_plot s;
+		fputs("<figure>", h);
+		report_svg_begin(r, &s, w, 270, 70, 50, name, &x, &y, "y");
+		char b[7][32];
+		for (uint32_t t = 0; t < nt; t++) {
+			if (!cnt[t])
+				continue;
+			double c = ((double)t + 0.5) / (double)nt * 1000, hw = fmin(300.0 / (double)nt, 40);
+			double yv[7];
+			for (int j = 0; j < 7; j++)
+				yv[j] = report_svg_y(&s, q[t][j]);
+			const char *fill_col = report_type_color(r, p, t);
+			fprintf(h, "<g><title>");
+			report_esc(h, report_type_name(p, t));
+			fprintf(h, ": %zu XUs; min %s, p5 %s, Q1 %s, median %s, Q3 %s, p95 %s, max %s</title>", cnt[t],
+				report_num(q[t][0], b[0], 32), report_num(q[t][1], b[1], 32), report_num(q[t][2], b[2], 32),
+				report_num(q[t][3], b[3], 32), report_num(q[t][4], b[4], 32), report_num(q[t][5], b[5], 32),
+				report_num(q[t][6], b[6], 32));
+			fprintf(h, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.2f\" y2=\"%.2f\" stroke=\"#555\"/>", c, c, yv[1],
+				yv[5]);
+			fprintf(h, "<rect x=\"%.1f\" y=\"%.2f\" width=\"%.1f\" height=\"%.2f\" fill=\"%s\" stroke=\"#333\"/>",
+				c - hw, yv[4], 2 * hw, fmax(yv[2] - yv[4], 0.5), fill_col);
+			fprintf(h, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.2f\" y2=\"%.2f\" stroke=\"#fff\" stroke-width=\"2\"/>",
+				c - hw, c + hw, yv[3], yv[3]);
+			fprintf(h, "<path class=\"pt\" d=\"M%.1f %.2fh0M%.1f %.2fh0\" stroke=\"#333\" stroke-width=\"4\"/></g>\n",
+				c, yv[0], c, yv[6]);
+		}
+		report_svg_data_end(&s);
+		for (uint32_t t = 0; t < nt; t++)
+			report_svg_cat_label(&s, 'x', ((double)t + 0.5) / (double)nt * 1000, report_type_name(p, t));
+		report_svg_end(&s);
+		if (logz)
+			fprintf(h, "<figcaption>%zu zero values drawn at the bottom of the log axis.</figcaption>", zeros);
+		fputs("</figure>\n", h);
+	}
+	fputs("</div>\n", h);
+out:
+	free(off);
+	free(order);
+	free(fill);
+	free(q);
+	free(cnt);
+}

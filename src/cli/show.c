@@ -97,7 +97,7 @@ int cmd_show(int argc, char **argv)
 		return CLI_OK;
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (opt == 'j')
 			json = 1;
 		else

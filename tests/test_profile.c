@@ -18,6 +18,7 @@
 #include <sqlite3.h>
 #include "pmcfuse/profile.h"
 #include "profile/profile_impl.h"
+#include "util/internal.h"
 
 static char tmpdir[2048];
 
@@ -972,9 +973,74 @@ static int teardown(void **state)
 	return nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* Long messages are cut in the middle of their longest words, never their
+ * end (the reason), and never inside a UTF-8 sequence. */
+static void test_shorten(void **state)
+{
+	(void)state;
+	static const struct {
+		int line;
+		size_t cap, word; /* a word of `word` bytes of 'p' (or "é"), then the reason */
+		int utf8;
+	} rows[] = {
+		{__LINE__, 64, 10, 0},   {__LINE__, 1024, 3000, 0}, {__LINE__, 200, 150, 0},
+		{__LINE__, 1024, 3001, 1}, {__LINE__, 100, 97, 1},
+	};
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		char *src = malloc(rows[r].word * 2 + 64), out[1024];
+		size_t n = 0;
+		for (size_t i = 0; i < rows[r].word; i++)
+			n += (size_t)sprintf(src + n, "%s", rows[r].utf8 ? "\xc3\xa9" : "p");
+		strcpy(src + n, ": no such file");
+		pmcfi_shorten(out, rows[r].cap, src);
+		size_t len = strlen(out), reason = strlen(": no such file");
+		int good;
+		if (strlen(src) < rows[r].cap)
+			good = strcmp(out, src) == 0;
+		else
+			good = len < rows[r].cap && len > rows[r].cap / 2 && strstr(out, "...") &&
+			       len > reason && strcmp(out + len - reason, ": no such file") == 0;
+		for (const unsigned char *q = (const unsigned char *)out; *q; q++)
+			if (*q == 0xC3 && q[1] != 0xA9)
+				good = 0; /* whole UTF-8 sequences only */
+		free(src);
+		if (!good)
+			fail_msg("row of line %d: '%s'", rows[r].line, out);
+	}
+	/* through the library's detail: a 3 KB path keeps its reason */
+	char path[3100];
+	for (size_t i = 0; i + 1 < sizeof(path); i++)
+		path[i] = i % 2 ? 'd' : '/'; /* /d/d/d/...: no component too long */
+	path[sizeof(path) - 1] = '\0';
+	pmcf_profile *p = NULL;
+	assert_int_equal(pmcf_profile_open(path, &p), -ENOENT);
+	const char *d = pmcf_errdetail();
+	assert_true(strlen(d) < 1024);
+	assert_string_equal(d + strlen(d) - strlen(": no such file"), ": no such file");
+}
+
+/* No profile is built with more events or types than a profile may hold
+ * (docs/profile-format.md, "Limits"). */
+static void test_limits(void **state)
+{
+	(void)state;
+	pmcf_profile *p;
+	assert_int_equal(pmcf_profile_new(&p), 0);
+	char name[32];
+	for (unsigned i = 0; i < PMCF_PROFILE_MAX_EVENTS; i++) {
+		snprintf(name, sizeof(name), "e%u", i);
+		assert_int_equal(pmcf_profile_event_add(p, name, NULL), 0);
+	}
+	assert_int_equal(pmcf_profile_event_add(p, "one-more", NULL), PMCF_EINVAL);
+	assert_non_null(strstr(pmcf_errdetail(), "at most 65536"));
+	pmcf_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shorten),
+		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_kind_names),
 		cmocka_unit_test(test_meta),
 		cmocka_unit_test(test_types),

@@ -16,6 +16,13 @@ extern "C" {
  * version are refused with PMCF_EVERSION. */
 #define PMCF_FORMAT_VERSION 1
 
+/* Limits of a profile (docs/profile-format.md, "Limits"): none can be
+ * built with more, and a file that declares more is refused before
+ * anything of it is read into memory. */
+#define PMCF_PROFILE_MAX_EVENTS 65536u       /* events; truth events too */
+#define PMCF_PROFILE_MAX_TYPES 16777216u     /* XU types (2^24) */
+#define PMCF_PROFILE_MAX_XUS 4294967296ull   /* XUs (2^32) */
+
 typedef struct pmcf_profile pmcf_profile;
 
 /* ---- values ----------------------------------------------------------

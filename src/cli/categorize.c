@@ -326,7 +326,11 @@ int cmd_categorize(int argc, char **argv)
 			backend = optarg;
 			break;
 		case 'e': events = optarg; break;
-		case 'o': outp = optarg; break;
+		case 'o':
+			if (cli_out_arg(verb, optarg, NULL))
+				return CLI_EUSAGE;
+			outp = optarg;
+			break;
 		case OPT_PLOT: plotdir = optarg; break;
 		case OPT_ITER:
 			if ((st = cli_parse_uint(verb, "--iterations", optarg, 1, 1000000000ul, &iters)))

@@ -64,6 +64,12 @@ int cli_out_open(const char *verb, const char *path, struct cli_out *o);
 int cli_out_commit(const char *verb, struct cli_out *o);
 void cli_out_abort(struct cli_out *o);
 
+/* The value of -o, checked where the option is read, before any work: not
+ * empty; "-" is standard output where the verb writes text (binary NULL),
+ * else refused, binary saying what it writes ("a profile", "a folder").
+ * Returns CLI_OK, or CLI_EUSAGE after one error line. */
+int cli_out_arg(const char *verb, const char *arg, const char *binary);
+
 /* Before any work: CLI_OK when the output path out (NULL or "-": standard
  * output) is none of the n input files (same device and inode: a hard link
  * or another spelling counts); else one error line and CLI_EUSAGE, since

@@ -108,9 +108,13 @@ int cmd_combine(int argc, char **argv)
 	int c;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'o': out = optarg; break;
+		case 'o':
+			if (cli_out_arg(verb, optarg, "a profile"))
+				return CLI_EUSAGE;
+			out = optarg;
+			break;
 		case OPT_FORCE: o.force = 1; break;
 		case OPT_PARTIAL: o.partial = 1; break;
 		case OPT_STRATEGY:

@@ -25,12 +25,14 @@ int cmd_correrr(int argc, char **argv)
 	int json = 0, force = 0;
 	const char *args[2];
 	int na = 0;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
+	for (int i = 1, opts = 1; i < argc; i++) {
+		if (opts && strcmp(argv[i], "--") == 0)
+			opts = 0; /* what follows is a file, whatever its name */
+		else if (opts && strcmp(argv[i], "--json") == 0)
 			json = 1;
-		else if (strcmp(argv[i], "--force") == 0)
+		else if (opts && strcmp(argv[i], "--force") == 0)
 			force = 1;
-		else if (argv[i][0] == '-' && argv[i][1])
+		else if (opts && argv[i][0] == '-' && argv[i][1])
 			return cli_usage_error("correrr", "unknown option '%s'", argv[i]);
 		else if (na < 2)
 			args[na++] = argv[i];
@@ -53,16 +55,19 @@ int cmd_correrr(int argc, char **argv)
 	if (st == CLI_OK) {
 		size_t n = pmcf_correrr_npairs(r);
 		if (json) {
-			printf("{\"correrr\": %.10g, \"references\": %zu, \"pairs\": [", pmcf_correrr_value(r),
-			       nrefs);
+			printf("{\"correrr\": ");
+			cli_json_number(stdout, pmcf_correrr_value(r));
+			printf(", \"references\": %zu, \"pairs\": [", nrefs);
 			for (size_t k = 0; k < n; k++) {
 				const pmcf_correrr_pair *p = pmcf_correrr_pair_at(r, k);
 				printf("%s\n  {\"events\": [", k ? "," : "");
 				cli_json_string(stdout, p->a);
 				printf(", ");
 				cli_json_string(stdout, p->b);
-				printf("], \"target\": %.10g, \"reference\": %.10g, \"repeats\": %u}", p->target,
-				       p->reference, p->repeats);
+				printf("]");
+				cli_json_member(stdout, "target", p->target);
+				cli_json_member(stdout, "reference", p->reference);
+				printf(", \"repeats\": %u}", p->repeats);
 			}
 			printf("%s]}\n", n ? "\n" : "");
 		} else {

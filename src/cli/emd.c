@@ -196,10 +196,12 @@ int cmd_emd(int argc, char **argv)
 	int json = 0;
 	const char *files[2];
 	int nf = 0;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
+	for (int i = 1, opts = 1; i < argc; i++) {
+		if (opts && strcmp(argv[i], "--") == 0)
+			opts = 0; /* what follows is a file, whatever its name */
+		else if (opts && strcmp(argv[i], "--json") == 0)
 			json = 1;
-		else if (argv[i][0] == '-' && argv[i][1])
+		else if (opts && argv[i][0] == '-' && argv[i][1])
 			return cli_usage_error("emd", "unknown option '%s'", argv[i]);
 		else if (nf < 2)
 			files[nf++] = argv[i];
@@ -219,10 +221,13 @@ int cmd_emd(int argc, char **argv)
 			st = cli_lib_error("emd", err, "cannot compute the EMD");
 	}
 	if (st == CLI_OK) {
-		if (json)
-			printf("{\"emd\": %.17g}\n", v);
-		else
+		if (json) {
+			printf("{\"emd\": ");
+			cli_json_number(stdout, v);
+			printf("}\n");
+		} else {
 			printf("%.17g\n", v);
+		}
 	}
 	free(a.w);
 	free(a.x);

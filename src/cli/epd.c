@@ -57,7 +57,7 @@ int cmd_epd(int argc, char **argv)
 	unsigned long v;
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
 			if (cli_parse_uint("epd", "--bins", optarg, 1, 30, &v))

@@ -142,7 +142,7 @@ int cmd_events(int argc, char **argv)
 		return CLI_OK;
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 's': sim = optarg; break;
 		case 'j': json = 1; break;

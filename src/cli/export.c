@@ -258,12 +258,16 @@ int cmd_export(int argc, char **argv)
 		return CLI_OK;
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+o:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'f': format = optarg; break;
 		case 't': truth = 1; break;
 		case 'p': prov = 1; break;
-		case 'o': out = optarg; break;
+		case 'o':
+			if (cli_out_arg("export", optarg, NULL))
+				return CLI_EUSAGE;
+			out = optarg;
+			break;
 		default:
 			return cli_usage_error("export", "unknown option or missing value '%s'",
 					       argv[optind - 1]);

@@ -15,6 +15,7 @@
 #include "cli/cli.h"
 #include "hbbp/hbbp_impl.h"
 #include "pmcfuse/hbbp.h"
+#include "util/json_bytes.h"
 
 extern char **environ;
 
@@ -137,11 +138,22 @@ static int finish_dir(const char *tmp, const char *dir, json_t *meta)
 	return CLI_OK;
 }
 
+/* v as JSON by cli_json_number's rule: a number, null when missing (NaN),
+ * "inf"/"-inf" when infinite (json_real refuses both: the member was lost). */
+static json_t *jnum(double v)
+{
+	if (isnan(v))
+		return json_null();
+	if (isinf(v))
+		return json_string(v > 0 ? "inf" : "-inf");
+	return json_real(v);
+}
+
 static json_t *argv_json(int argc, char **argv)
 {
 	json_t *a = json_array();
 	for (int i = 0; i < argc; i++)
-		json_array_append_new(a, json_string(argv[i]));
+		json_array_append_new(a, pmcfi_json_bytes(argv[i]));
 	return a;
 }
 
@@ -184,6 +196,14 @@ static int check_lbr(char *why, size_t n)
 	return 0;
 }
 
+/* An option getopt did not take (unknown, or its value missing): argv is the
+ * subverb's. One line naming it. */
+static int bad_option(const char *sub, char **argv)
+{
+	return cli_usage_error(verb, "%s: unknown option or missing value '%s'", sub,
+			       argv[optind - 1]);
+}
+
 static int imix_record(int argc, char **argv)
 {
 	static const struct option lo[] = {{"ebs-only", no_argument, NULL, 'E'},
@@ -202,7 +222,11 @@ static int imix_record(int argc, char **argv)
 		switch (opt) {
 		case 'E': ebs_only = 1; break;
 		case 'u': user_only = 1; break;
-		case 'o': out = optarg; break;
+		case 'o':
+			if (cli_out_arg(verb, optarg, "a folder"))
+				return CLI_EUSAGE;
+			out = optarg;
+			break;
 		case 'p':
 			if (cli_parse_uint(verb, "--period", optarg, 1, 1ul << 40, &period))
 				return CLI_EUSAGE;
@@ -217,7 +241,7 @@ static int imix_record(int argc, char **argv)
 			else
 				return cli_usage_error(verb, "--runtime: expected seconds, minutes or long");
 			break;
-		default: return cli_usage_error(verb, "record: bad option");
+		default: return bad_option("record", argv);
 		}
 	}
 	if (!out)
@@ -310,10 +334,12 @@ static int imix_reference(int argc, char **argv)
 	int opt;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+o:", lo, NULL)) != -1) {
-		if (opt == 'o')
+		if (opt == 'o' && cli_out_arg(verb, optarg, "a folder"))
+			return CLI_EUSAGE;
+		else if (opt == 'o')
 			out = optarg;
 		else
-			return cli_usage_error(verb, "reference: bad option");
+			return bad_option("reference", argv);
 	}
 	if (!out)
 		return cli_usage_error(verb, "reference: -o DIR is required");
@@ -514,6 +540,7 @@ static void print_correction(FILE *f, const pmcf_imix_stats *st, const pmcf_imix
 }
 
 /* Options shared by report, compare and train. */
+/* Options of report, compare and train; -1 for one that is none of them. */
 static int common_opt(int opt, const char *arg, pmcf_imix_opts *o)
 {
 	unsigned long v;
@@ -545,7 +572,7 @@ static int common_opt(int opt, const char *arg, pmcf_imix_opts *o)
 		o->cutoff = (unsigned)v;
 		return CLI_OK;
 	case 'K': o->vmlinux = arg; return CLI_OK;
-	default: return cli_usage_error(verb, "bad option");
+	default: return -1;
 	}
 }
 
@@ -617,14 +644,18 @@ static int imix_report(int argc, char **argv)
 		switch (opt) {
 		case 'b': by = optarg; break;
 		case 'f': fmt = optarg; break;
-		case 'o': out = optarg; break;
+		case 'o':
+			if (cli_out_arg(verb, optarg, NULL))
+				return CLI_EUSAGE;
+			out = optarg;
+			break;
 		case 't':
 			if (cli_parse_uint(verb, "--top", optarg, 1, 1ul << 30, &top))
 				return CLI_EUSAGE;
 			break;
 		default:
 			if ((rc = common_opt(opt, optarg, &o)))
-				return rc;
+				return rc < 0 ? bad_option(argv[0], argv) : rc;
 		}
 	}
 	int key = pmcf_imix_key_parse(by);
@@ -681,7 +712,7 @@ static int imix_report(int argc, char **argv)
 		json_object_set_new(j, "source", json_string(s.kind));
 		json_object_set_new(j, "method", json_string(!strcmp(s.kind, "callgrind") ? "reference"
 											: method_name(o.method)));
-		json_object_set_new(j, "total", json_real(st->total));
+		json_object_set_new(j, "total", jnum(st->total));
 		json_object_set_new(j, "relative", json_boolean(st->relative));
 		json_object_set_new(j, "time_event", json_boolean(st->time_event));
 		json_object_set_new(j, "correction", json_string(correction_name(st->correction)));
@@ -690,16 +721,16 @@ static int imix_report(int argc, char **argv)
 		json_t *u = json_object();
 		json_object_set_new(u, "kernel_samples", json_integer((json_int_t)st->unattr_kernel_samples));
 		json_object_set_new(u, "user_samples", json_integer((json_int_t)st->unattr_user_samples));
-		json_object_set_new(u, "kernel_share", json_real(st->ebs_weight > 0 ? st->unattr_kernel / st->ebs_weight : 0));
-		json_object_set_new(u, "user_share", json_real(st->ebs_weight > 0 ? st->unattr_user / st->ebs_weight : 0));
+		json_object_set_new(u, "kernel_share", jnum(st->ebs_weight > 0 ? st->unattr_kernel / st->ebs_weight : 0));
+		json_object_set_new(u, "user_share", jnum(st->ebs_weight > 0 ? st->unattr_user / st->ebs_weight : 0));
 		json_object_set_new(j, "unattributed", u);
 		json_object_set_new(j, "ebs_samples", json_integer((json_int_t)st->ebs_samples));
 		json_object_set_new(j, "lbr_samples", json_integer((json_int_t)st->lbr_samples));
 		for (size_t i = 0; i < s.nrows && i < lim; i++) {
 			json_t *r = json_object();
-			json_object_set_new(r, "key", json_string(s.rows[i].key));
-			json_object_set_new(r, "count", json_real(s.rows[i].count));
-			json_object_set_new(r, "share", json_real(s.rows[i].share));
+			json_object_set_new(r, "key", pmcfi_json_bytes(s.rows[i].key));
+			json_object_set_new(r, "count", jnum(s.rows[i].count));
+			json_object_set_new(r, "share", jnum(s.rows[i].share));
 			json_array_append_new(rows, r);
 		}
 		json_object_set_new(j, "rows", rows);
@@ -738,7 +769,7 @@ static int imix_compare(int argc, char **argv)
 			break;
 		default:
 			if ((rc = common_opt(opt, optarg, &o)))
-				return rc;
+				return rc < 0 ? bad_option(argv[0], argv) : rc;
 		}
 	}
 	if (optind + 2 != argc)
@@ -764,7 +795,7 @@ static int imix_compare(int argc, char **argv)
 	size_t lim = top ? top : c->n;
 	if (json) {
 		json_t *j = json_object(), *rows = json_array();
-		json_object_set_new(j, "avg_weighted_error", json_real(c->avg_weighted_error));
+		json_object_set_new(j, "avg_weighted_error", jnum(c->avg_weighted_error));
 		json_object_set_new(j, "normalized", json_boolean(normalize));
 		json_object_set_new(j, "measured_relative", json_boolean(relative));
 		if (meas.mix) {
@@ -774,16 +805,16 @@ static int imix_compare(int argc, char **argv)
 			if (ms->correction != PMCF_IMIX_CORR_NONE)
 				json_object_set_new(j, "cost_model", json_string(ms->cost_model));
 		}
-		json_object_set_new(j, "ref_total", json_real(c->ref_total));
-		json_object_set_new(j, "measured_total", json_real(c->measured_total));
-		json_object_set_new(j, "scale", json_real(c->scale));
-		json_object_set_new(j, "extra", json_real(c->extra));
+		json_object_set_new(j, "ref_total", jnum(c->ref_total));
+		json_object_set_new(j, "measured_total", jnum(c->measured_total));
+		json_object_set_new(j, "scale", jnum(c->scale));
+		json_object_set_new(j, "extra", jnum(c->extra));
 		for (size_t i = 0; i < c->n && i < lim; i++) {
 			json_t *r = json_object();
-			json_object_set_new(r, "mnemonic", json_string(c->rows[i].mnemonic));
-			json_object_set_new(r, "ref", json_real(c->rows[i].ref));
-			json_object_set_new(r, "measured", json_real(c->rows[i].measured));
-			json_object_set_new(r, "error", json_real(c->rows[i].error));
+			json_object_set_new(r, "mnemonic", pmcfi_json_bytes(c->rows[i].mnemonic));
+			json_object_set_new(r, "ref", jnum(c->rows[i].ref));
+			json_object_set_new(r, "measured", jnum(c->rows[i].measured));
+			json_object_set_new(r, "error", jnum(c->rows[i].error));
 			json_array_append_new(rows, r);
 		}
 		json_object_set_new(j, "mnemonics", rows);
@@ -841,7 +872,7 @@ static int imix_train(int argc, char **argv)
 		if (opt == 'j')
 			json = 1;
 		else if ((rc = common_opt(opt, optarg, &o)))
-			return rc;
+			return rc < 0 ? bad_option(argv[0], argv) : rc;
 	}
 	if (optind + 2 > argc)
 		return cli_usage_error(verb, "train: expected REFERENCE MEASURED...");
@@ -909,10 +940,10 @@ static int imix_train(int argc, char **argv)
 			json_t *j = json_object();
 			json_object_set_new(j, "feature", json_string(sp.feature ? "bias" : "length"));
 			json_object_set_new(j, "cutoff", json_integer(sp.cutoff));
-			json_object_set_new(j, "gini_before", json_real(sp.gini_before));
-			json_object_set_new(j, "gini_after", json_real(sp.gini_after));
-			json_object_set_new(j, "accuracy", json_real(sp.accuracy));
-			json_object_set_new(j, "length_importance", json_real(sp.length_importance));
+			json_object_set_new(j, "gini_before", jnum(sp.gini_before));
+			json_object_set_new(j, "gini_after", jnum(sp.gini_after));
+			json_object_set_new(j, "accuracy", jnum(sp.accuracy));
+			json_object_set_new(j, "length_importance", jnum(sp.length_importance));
 			json_object_set_new(j, "examples", json_integer((json_int_t)nex));
 			json_dumpf(j, stdout, JSON_INDENT(2));
 			putchar('\n');
@@ -953,10 +984,12 @@ static int imix_synth(int argc, char **argv)
 			ebs_only = 1;
 		else if (opt == 'T')
 			timer = ebs_only = 1;
+		else if (opt == 'o' && cli_out_arg(verb, optarg, "a folder"))
+			return CLI_EUSAGE;
 		else if (opt == 'o')
 			out = optarg;
 		else
-			return cli_usage_error(verb, "synth: bad option");
+			return bad_option("synth", argv);
 	}
 	if (!out || optind != argc)
 		return cli_usage_error(verb, "synth: expected -o DIR");
@@ -997,6 +1030,7 @@ int cmd_imix(int argc, char **argv)
 		return CLI_OK;
 	}
 	const char *sub = argv[1];
+	opterr = 0; /* the subverbs say what getopt did not take, in one line */
 	if (cli_wants_help(argc - 1, argv + 1, usage))
 		return CLI_OK;
 	if (!strcmp(sub, "record"))

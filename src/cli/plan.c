@@ -157,7 +157,11 @@ int cmd_plan(int argc, char **argv)
 		}
 		switch (c) {
 		case 'e': events = optarg; break;
-		case 'o': out = optarg; break;
+		case 'o':
+			if (cli_out_arg(verb, optarg, NULL))
+				return CLI_EUSAGE;
+			out = optarg;
+			break;
 		case FUSE_OPT_LINK: link = optarg; break;
 		case OPT_FROM: from = optarg; break;
 		case FUSE_OPT_SIM: sim = optarg; break;

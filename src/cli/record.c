@@ -134,7 +134,11 @@ int cmd_record(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+:e:o:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e': events = optarg; break;
-		case 'o': out = optarg; break;
+		case 'o':
+			if (cli_out_arg(verb, optarg, "a profile"))
+				return CLI_EUSAGE;
+			out = optarg;
+			break;
 		case OPT_SIM: sim = optarg; break;
 		case OPT_PLAN: plan = optarg; break;
 		case OPT_SET: setarg = optarg; break;

@@ -176,7 +176,11 @@ int cmd_reference(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "+e:o:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'e': events = optarg; break;
-		case 'o': dir = optarg; break;
+		case 'o':
+			if (cli_out_arg("reference", optarg, "a folder"))
+				return CLI_EUSAGE;
+			dir = optarg;
+			break;
 		case 's': sim = optarg; break;
 		case 'R': resume = optarg; break;
 		case 'r':

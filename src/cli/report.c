@@ -682,9 +682,13 @@ int cmd_report(int argc, char **argv)
 	int opt;
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+o:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'o': out = optarg; break;
+		case 'o':
+			if (cli_out_arg(VERB, optarg, NULL))
+				return CLI_EUSAGE;
+			out = optarg;
+			break;
 		case 'f': force = 1; break;
 		case 'n':
 			if (cli_parse_uint(VERB, "--plots", optarg, 0, 40, &nplots))

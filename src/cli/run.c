@@ -296,7 +296,11 @@ int cmd_run(int argc, char **argv)
 		}
 		switch (c) {
 		case 'e': events = optarg; break;
-		case 'o': out = optarg; break;
+		case 'o':
+			if (cli_out_arg(verb, optarg, "a profile"))
+				return CLI_EUSAGE;
+			out = optarg;
+			break;
 		case FUSE_OPT_LINK: link = optarg; break;
 		case OPT_KEEP: keep = optarg; break;
 		case OPT_RESUME: resume = optarg; break;

@@ -1,5 +1,6 @@
 /* `pmcfuse show`: a profile at a glance — metadata, XU types with their
  * counts, and per event min/median/max and the share of missing values. */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -97,7 +98,7 @@ int cmd_show(int argc, char **argv)
 		return CLI_OK;
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (opt == 'j')
 			json = 1;
 		else
@@ -276,6 +277,7 @@ int cmd_show(int argc, char **argv)
 	free(es);
 	pmcf_profile_free(p);
 	if (fflush(stdout) != 0)
-		return cli_error("show", CLI_EENV, "cannot write to standard output");
+		return cli_error("show", CLI_EENV, "cannot write to standard output: %s",
+				 strerror(errno));
 	return CLI_OK;
 }

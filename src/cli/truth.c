@@ -38,12 +38,14 @@ int cmd_truth(int argc, char **argv)
 		return CLI_OK;
 	int json = 0, pooled = 0;
 	const char *path = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
+	for (int i = 1, opts = 1; i < argc; i++) {
+		if (opts && strcmp(argv[i], "--") == 0)
+			opts = 0; /* what follows is a file, whatever its name */
+		else if (opts && strcmp(argv[i], "--json") == 0)
 			json = 1;
-		else if (strcmp(argv[i], "--pooled") == 0)
+		else if (opts && strcmp(argv[i], "--pooled") == 0)
 			pooled = 1;
-		else if (argv[i][0] == '-' && argv[i][1])
+		else if (opts && argv[i][0] == '-' && argv[i][1])
 			return cli_usage_error("truth", "unknown option '%s'", argv[i]);
 		else if (!path)
 			path = argv[i];

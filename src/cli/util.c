@@ -11,11 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli/cli.h"
+#include "util/internal.h"
 #include "util/json_bytes.h"
 
 int cli_error(const char *verb, int status, const char *fmt, ...)
 {
-	char msg[2048];
+	char msg[8192], line[2048];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -24,7 +25,9 @@ int cli_error(const char *verb, int status, const char *fmt, ...)
 	for (char *p = msg; *p; p++)
 		if (*p == '\n' || *p == '\r')
 			*p = ' ';
-	fprintf(stderr, "pmcfuse: %s: %s\n", verb, msg);
+	/* a long path is cut in its middle, the reason after it kept */
+	pmcfi_shorten(line, sizeof(line), msg);
+	fprintf(stderr, "pmcfuse: %s: %s\n", verb, line);
 	return status;
 }
 
@@ -73,7 +76,7 @@ int cli_wants_help(int argc, char **argv, const char *usage)
 
 int cli_usage_error(const char *verb, const char *fmt, ...)
 {
-	char msg[1024];
+	char msg[8192];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -239,6 +242,18 @@ void cli_out_abort(struct cli_out *o)
 	free(o->tmp);
 	free(o->path);
 	o->tmp = o->path = NULL;
+}
+
+int cli_out_arg(const char *verb, const char *arg, const char *binary)
+{
+	if (!arg || !*arg)
+		return cli_usage_error(verb, "-o needs a name, not an empty string");
+	if (binary && strcmp(arg, "-") == 0)
+		return cli_usage_error(verb,
+				       "-o -: %s cannot be written to standard output (give a name; "
+				       "./- for one named '-')",
+				       binary);
+	return CLI_OK;
 }
 
 int cli_out_not_input(const char *verb, const char *out, const char *const *in, size_t n)

@@ -748,13 +748,15 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 	char dir[PATH_MAX];
 	int temp = !(opts && opts->record_dir);
 	if (temp) {
-		const char *tmp = getenv("TMPDIR");
-		tmp = tmp && *tmp ? tmp : "/tmp";
+		const char *env = getenv("TMPDIR");
+		const char *tmp = env && *env ? env : "/tmp";
 		remove_orphan_dirs(tmp);
 		/* the owner's pid in the name: a later run removes it if that one died */
 		snprintf(dir, sizeof(dir), "%s/" REC_DIR_PREFIX "%ld-XXXXXX", tmp, (long)getpid());
 		if (!mkdtemp(dir))
-			return pmcfi_fail(-errno, "cannot create a record folder: %s", strerror(errno));
+			return pmcfi_fail(-errno, "cannot create a record folder in %s '%s': %s",
+					  tmp == env ? "TMPDIR" : "the default TMPDIR", tmp,
+					  strerror(errno));
 	} else {
 		snprintf(dir, sizeof(dir), "%s", opts->record_dir);
 		if (mkdir(dir, 0755) != 0 && errno != EEXIST)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include "counters/catalog.h"
 #include "util/internal.h"
 
@@ -538,6 +539,12 @@ static int read_file(const char *path, char **out)
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return pmcfi_fail(-errno, "cannot read event file '%s': %s", path, strerror(errno));
+	struct stat sb;
+	if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		fclose(f);
+		return pmcfi_fail(-EISDIR, "event file '%s' is a directory, not a list of events",
+				  path);
+	}
 	size_t cap = 4096, n = 0;
 	char *buf = malloc(cap);
 	if (!buf) {

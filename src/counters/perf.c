@@ -1005,7 +1005,8 @@ static int unavailable(const char *name, const struct perf_impl *impl, size_t i)
 				      : "this machine exposes no hardware PMU (a VM without vPMU, or "
 					"a kernel without the CPU's PMU driver); use software events "
 					"and tracepoints with --pmcs, or --sim";
-			return pmcfi_fail(PMCF_ENOTSUP, "'%s' cannot be counted on this machine: %s (%s)",
+			return pmcfi_fail(PMCF_ENOTSUP,
+					  "'%s' cannot be counted on this machine: %s (perf_event_open: %s)",
 					  name, why, strerror(en));
 		}
 	}

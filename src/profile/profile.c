@@ -299,8 +299,9 @@ int pmcf_profile_type_add(pmcf_profile *p, int kind, const char *name, const cha
 			*id = (uint32_t)at;
 		return 0;
 	}
-	if (p->ntypes >= UINT32_MAX)
-		return pmcfi_fail(PMCF_EINVAL, "too many XU types");
+	if (p->ntypes >= PMCF_PROFILE_MAX_TYPES)
+		return pmcfi_fail(PMCF_EINVAL, "too many XU types (a profile holds at most %u)",
+				  PMCF_PROFILE_MAX_TYPES);
 	if (pmcfi_index_reserve(&p->type_ix, p->ntypes + 1))
 		return nomem("XU type");
 	if (grow(&p->types, &p->types_cap, p->ntypes + 1, sizeof(*p->types)))
@@ -377,6 +378,9 @@ int pmcf_profile_event_add(pmcf_profile *p, const char *name, size_t *index)
 		return pmcfi_fail(PMCF_EINVAL, "event name must be a non-empty string");
 	if (name_find(&p->ev_ix, p->ev_name, name) >= 0)
 		return pmcfi_fail(PMCF_ECONFLICT, "event '%s' is already in the profile", name);
+	if (p->nev >= PMCF_PROFILE_MAX_EVENTS)
+		return pmcfi_fail(PMCF_EINVAL, "too many events (a profile holds at most %u)",
+				  PMCF_PROFILE_MAX_EVENTS);
 	if (pmcfi_index_reserve(&p->ev_ix, p->nev + 1))
 		return nomem("event");
 	size_t need = p->nev + 1, cap;
@@ -544,6 +548,9 @@ int pmcf_profile_xu_add(pmcf_profile *p, const pmcf_xu *xu, size_t *index)
 	const char *lab = xu->label ? xu->label : "";
 	const char *par = xu->parent_label ? xu->parent_label : "";
 	size_t ll = strlen(lab), pl = strlen(par);
+	if (p->nxu >= PMCF_PROFILE_MAX_XUS)
+		return pmcfi_fail(PMCF_EINVAL, "too many XUs (a profile holds at most %llu)",
+				  PMCF_PROFILE_MAX_XUS);
 	if (p->nxu == p->xu_cap) {
 		int err = xu_realloc(p, p->xu_cap ? p->xu_cap * 2 : 64);
 		if (err)
@@ -665,6 +672,9 @@ int pmcf_profile_truth_event_add(pmcf_profile *p, const char *name, size_t *inde
 		return pmcfi_fail(PMCF_EINVAL, "truth event name must be a non-empty string");
 	if (name_find(&p->truth_ix, p->truth_name, name) >= 0)
 		return pmcfi_fail(PMCF_ECONFLICT, "truth event '%s' is already in the profile", name);
+	if (p->ntruth >= PMCF_PROFILE_MAX_EVENTS)
+		return pmcfi_fail(PMCF_EINVAL, "too many truth events (a profile holds at most %u)",
+				  PMCF_PROFILE_MAX_EVENTS);
 	if (pmcfi_index_reserve(&p->truth_ix, p->ntruth + 1))
 		return nomem("truth event");
 	size_t cap = p->truth_cap;

@@ -1092,6 +1092,61 @@ static int read_base(struct rd *r)
 	return err;
 }
 
+/* Rows of a table (a B-tree count: nothing is read into memory). */
+static int count_rows(struct rd *r, const char *table, size_t *n)
+{
+	char sql[64];
+	sqlite3_stmt *st;
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", table);
+	int err = r_prepare(r, sql, &st);
+	*n = 0;
+	if (!err && r_row(r, st, &err))
+		*n = (size_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return err;
+}
+
+static int too_large(const struct rd *r, size_t n, const char *what, unsigned long long max)
+{
+	return pmcfi_fail(PMCF_EINVAL,
+			  "%s: %zu %s, more than a profile may hold (%llu; docs/profile-format.md, "
+			  "\"Limits\")",
+			  r->path, n, what, max);
+}
+
+/* The limits, checked before anything is allocated: the counts of events,
+ * truth events and types, the XUs the format table declares, and the bytes
+ * their fields and values take, which the file must hold (every value is
+ * stored: a chunk per event). */
+static int check_limits(struct rd *r, unsigned have)
+{
+	size_t ne = 0, ntr = 0, nt = 0;
+	int err = count_rows(r, "event", &ne);
+	if (!err && (have & T_TRUTH_EVENT))
+		err = count_rows(r, "truth_event", &ntr);
+	if (!err)
+		err = count_rows(r, "xu_type", &nt);
+	if (err)
+		return err;
+	if (ne > PMCF_PROFILE_MAX_EVENTS)
+		return too_large(r, ne, "events", PMCF_PROFILE_MAX_EVENTS);
+	if (ntr > PMCF_PROFILE_MAX_EVENTS)
+		return too_large(r, ntr, "truth events", PMCF_PROFILE_MAX_EVENTS);
+	if (nt > PMCF_PROFILE_MAX_TYPES)
+		return too_large(r, nt, "XU types", PMCF_PROFILE_MAX_TYPES);
+	if (r->nxu > PMCF_PROFILE_MAX_XUS)
+		return too_large(r, r->nxu, "XUs", PMCF_PROFILE_MAX_XUS);
+	/* 28 bytes of fields per XU (type, thread, cpu, start, end), 8 per value */
+	uint64_t need = (uint64_t)r->nxu * (28 + 8 * (uint64_t)(ne + ntr));
+	struct stat sb;
+	if (stat(r->path, &sb) == 0 && need > (uint64_t)sb.st_size)
+		return corrupt(r,
+			       "%zu XUs with %zu events and %zu truth events take at least %" PRIu64
+			       " bytes, the file has %lld",
+			       r->nxu, ne, ntr, need, (long long)sb.st_size);
+	return 0;
+}
+
 static int read_db(struct rd *r)
 {
 	pmcf_profile *p = r->p;
@@ -1105,6 +1160,8 @@ static int read_db(struct rd *r)
 		err = read_tables(r, &have);
 	if (!err)
 		err = read_format(r);
+	if (!err)
+		err = check_limits(r, have);
 	if (!err)
 		err = read_list(r, "SELECT pos, key, value FROM meta ORDER BY pos", "metadata", add_meta);
 	if (!err)

@@ -135,7 +135,7 @@ if [ -w /dev/full ]; then
 		"$PMCFUSE" $cmd >/dev/full 2>err.txt || rc=$?
 		expect_eq 2 "$rc" "($cmd >/dev/full)"
 		expect_eq 1 "$(wc -l <err.txt)" "(one error line: $cmd)"
-		expect_match "^pmcfuse: ${cmd%% *}: cannot write to standard output" "$(cat err.txt)"
+		expect_match "^pmcfuse: ${cmd%% *}: cannot write to standard output: No space left on device$" "$(cat err.txt)"
 	done
 else
 	echo "SKIP (stdout-unwritable): no writable /dev/full"
@@ -259,3 +259,120 @@ expect_ok "$PMCFUSE" record -e duration,PAPI_L1_DCM -o col.pmcf --sim cholesky,b
 sqlite3 col.pmcf 'ALTER TABLE value_chunk RENAME COLUMN chunk TO chunkx'
 expect_fail 1 "$PMCFUSE" show col.pmcf
 expect_eq "pmcfuse: show: col.pmcf: damaged profile: no such column: chunk" "$ERR"
+
+# ---- limits of a profile ----------------------------------------------------
+row profile-limits
+# more events than a profile may hold: refused before they are read
+expect_ok "$PMCFUSE" record -e duration,PAPI_L1_DCM -o lim.pmcf --sim cholesky,blocks=8
+cp lim.pmcf many.pmcf
+sqlite3 many.pmcf "WITH RECURSIVE n(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM n WHERE i < 70000)
+	INSERT INTO event(id, name) SELECT i, 'ev' || i FROM n"
+expect_fail 1 "$PMCFUSE" show many.pmcf
+expect_eq 'pmcfuse: show: many.pmcf: 70001 events, more than a profile may hold (65536; docs/profile-format.md, "Limits")' "$ERR"
+# events whose values the file cannot hold: damaged, said before the values
+# are allocated
+cp lim.pmcf short.pmcf
+sqlite3 short.pmcf "WITH RECURSIVE n(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM n WHERE i < 5000)
+	INSERT INTO event(id, name) SELECT i, 'ev' || i FROM n"
+expect_fail 1 "$PMCFUSE" show short.pmcf
+expect_match '^pmcfuse: show: short.pmcf: damaged profile: [0-9]+ XUs with 5001 events and [0-9]+ truth events take at least [0-9]+ bytes, the file has [0-9]+$' "$ERR"
+cp lim.pmcf types.pmcf
+sqlite3 types.pmcf "UPDATE format SET value = '4294967297' WHERE key = 'xus'"
+expect_fail 1 "$PMCFUSE" show types.pmcf
+expect_match 'types.pmcf: 4294967297 XUs, more than a profile may hold \(4294967296' "$ERR"
+
+# ---- the command line ---------------------------------------------------------
+row options-anywhere
+# verbs that take no program read options after their files (getopt's
+# permutation); `--` still ends the options
+expect_ok "$PMCFUSE" record -e duration,PAPI_L2_TCM -o lim2.pmcf --sim cholesky,blocks=8
+expect_ok "$PMCFUSE" show lim.pmcf --json
+expect_eq lim.pmcf "$(printf '%s' "$OUT" | jq -r .path)"
+expect_ok "$PMCFUSE" combine lim.pmcf lim2.pmcf --strategy ctc -o anywhere.pmcf
+expect_ok "$PMCFUSE" export lim.pmcf --format csv -o anywhere.csv
+expect_ok "$PMCFUSE" truth lim.pmcf --json
+expect_ok "$PMCFUSE" events --json --source pseudo
+cp lim.pmcf ./--json
+expect_ok "$PMCFUSE" show -- --json
+expect_match '^profile +--json' "$OUT"
+expect_ok "$PMCFUSE" truth -- --json
+printf '1,0,0\n' >./-p.csv
+expect_ok "$PMCFUSE" emd --json -- -p.csv -p.csv
+expect_eq '{"emd": 0}' "$OUT"
+expect_fail 1 "$PMCFUSE" show lim.pmcf --bogus
+expect_match "unknown option '--bogus'" "$ERR"
+# verbs that run a program: after `--`, its options stay its own
+expect_ok "$PMCFUSE" record -e page-faults -o prog.pmcf -- /bin/echo -e -o x
+expect_eq '-o x' "$OUT"
+
+row output-name
+# -o "" is refused where the option is read, before any work, by every verb
+# (VERB|REST: -o '' goes between them, before a `--`)
+for cmd in "record|-e duration --sim cholesky,blocks=4" "run|-e PAPI_L1_DCM --sim cholesky,blocks=4" \
+	"combine|--strategy ctc lim.pmcf lim2.pmcf" "plan|-e PAPI_L1_DCM --sim cholesky,blocks=4" \
+	"export|--format csv lim.pmcf" "report|lim.pmcf" "categorize|--backend cachegrind" \
+	"reference|-e PAPI_L1_DCM,PAPI_L2_TCM --sim cholesky,blocks=4" \
+	"imix record|--ebs-only -- /bin/true" "imix reference|-- /bin/true" "imix synth|" \
+	"imix report|syn"; do
+	expect_fail 1 "$PMCFUSE" ${cmd%|*} -o '' ${cmd#*|}
+	expect_match "-o needs a name, not an empty string" "$ERR"
+done
+[ -z "$(ls -A | grep '^\.tmp\.')" ] || fail "a temporary was left: $(ls -A | grep '^\.tmp\.')"
+# -o -: standard output for text (plans, CSV, JSON, HTML); refused for
+# profiles and folders, which are no text (./- names a file "-")
+expect_ok "$PMCFUSE" plan -e PAPI_L1_DCM --sim cholesky,blocks=4 -o -
+expect_eq pmcfuse-plan "$(printf '%s' "$OUT" | jq -r .format)"
+expect_ok "$PMCFUSE" export --format csv -o - lim.pmcf
+expect_match '^xu,type,' "$OUT"
+for cmd in "record -e duration --sim cholesky,blocks=4" "run -e PAPI_L1_DCM --sim cholesky,blocks=4" \
+	"combine --strategy ctc lim.pmcf lim2.pmcf"; do
+	expect_fail 1 "$PMCFUSE" $cmd -o -
+	expect_match "-o -: a profile cannot be written to standard output" "$ERR"
+done
+for cmd in "reference -e PAPI_L1_DCM,PAPI_L2_TCM --sim cholesky,blocks=4" "imix synth"; do
+	expect_fail 1 "$PMCFUSE" $cmd -o -
+	expect_match "-o -: a folder cannot be written to standard output" "$ERR"
+done
+[ ! -e ./- ] || fail "a file named '-' was written"
+expect_ok "$PMCFUSE" record -e duration --sim cholesky,blocks=4 -o ./-
+[ -s ./- ] || fail "-o ./- wrote no file '-'"
+
+row dir-as-file
+expect_fail 1 "$PMCFUSE" events --check @.
+expect_eq "pmcfuse: events: event file '.' is a directory, not a list of events" "$ERR"
+expect_fail 1 "$PMCFUSE" record -e @. -o d.pmcf --sim cholesky,blocks=4
+expect_match "event file '.' is a directory" "$ERR"
+
+row long-path
+# a message with a path of 3 KB keeps its reason: the path is cut in its middle
+long=$(printf 'segment-of-a-long-path/%.0s' $(seq 1 130))
+expect_fail 1 "$PMCFUSE" show "$long/x.pmcf"
+expect_match '^pmcfuse: show: segment-of-a-long-path/.*\.\.\..*/x\.pmcf: no such file$' "$ERR"
+[ "${#ERR}" -lt 1100 ] || fail "the line is ${#ERR} bytes"
+expect_fail 1 "$PMCFUSE" export --format csv -o "$long/x.csv" lim.pmcf
+expect_match "x\.csv': No such file or directory$" "$ERR"
+
+row tmpdir-missing
+expect_fail 1 env TMPDIR="$PWD/no-such-tmp" "$PMCFUSE" record -e page-faults -o t.pmcf -- /bin/true
+expect_match "cannot create a record folder in TMPDIR '.*/no-such-tmp': No such file or directory" "$ERR"
+
+row no-pmu
+# a hardware event without a PMU is the environment: exit 2 (docs/errors.md)
+# (perf stat exits 0 also for "<not supported>": a count is a number)
+if perf stat -x, -e cycles true 2>&1 >/dev/null | grep -q '^[0-9]'; then
+	echo "SKIP (no-pmu): this machine counts cycles"
+elif [ -e /sys/bus/event_source/devices/cpu ] || [ -e /sys/bus/event_source/devices/cpu_core ]; then
+	echo "SKIP (no-pmu): a core PMU is there (perf is missing or denied)"
+else
+	expect_fail 2 "$PMCFUSE" record -e cycles -o cyc.pmcf -- /bin/true
+	expect_match "'cycles' cannot be counted on this machine: this machine exposes no hardware PMU" "$ERR"
+	[ ! -e cyc.pmcf ] || fail "a profile was written"
+fi
+
+row imix-json-inf
+# imix writes JSON by the rule of cli_json_number: "inf" kept, never a lost member
+expect_ok "$PMCFUSE" imix synth -o syn
+printf 'key,count,share\nADD,1e308,0.5\nDEC,1e308,0.5\n' >infmix.csv
+expect_ok "$PMCFUSE" imix compare --json syn/ref infmix.csv
+printf '%s' "$OUT" >infmix.json
+expect_eq '"inf" null' "$(jq -c '.measured_total, .extra' infmix.json | tr '\n' ' ' | sed 's/ $//')"

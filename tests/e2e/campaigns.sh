@@ -32,6 +32,17 @@ stop() {
 	wait "$1" || RC=$?
 	ERR=$(cat err.txt)
 }
+# started_second DIR PATTERN: until DIR's manifest says execution 0 is done
+# and the next execution's program (PATTERN) runs (60 s: a fixed sleep was
+# not enough on a loaded machine)
+started_second() {
+	for _ in $(seq 600); do
+		[ "$(jq -r '.executions[0].status' "$1/campaign.json" 2>/dev/null)" = ok ] &&
+			pgrep -f "$2" >/dev/null && return 0
+		sleep 0.1
+	done
+	fail "the second execution in $1 never started"
+}
 one_line() { [ "$(wc -l <err.txt)" -eq 1 ] || fail "expected one line on stderr, got: $ERR"; ok; }
 complete_of() { "$PMCFUSE" show --json "$1" | jq -r .meta.complete; }
 
@@ -82,22 +93,22 @@ fi
 
 # ---- run: a stopped campaign keeps its executions and resumes -------------
 "$PMCFUSE" run -e page-faults,context-switches,minor-faults --pmcs 1 -o r.pmcf \
-	-- sleep 0.6 2>err.txt &
+	-- sleep 3.6 2>err.txt &
 pid=$!
-sleep 1 # inside the second execution
+started_second r.pmcf.executions "^sleep 3.6"
 stop $pid TERM
 expect_eq 143 "$RC"
 one_line
 expect_match "^pmcfuse: run: interrupted by SIGTERM: 1 of 3 executions complete \(the stopped one kept, marked incomplete\), kept in r.pmcf.executions; resume with \`pmcfuse run --resume r.pmcf.executions\`$" "$ERR"
-gone "^sleep 0.6"
+gone "^sleep 3.6"
 expect_eq ok "$(json '.executions[0].status' r.pmcf.executions/campaign.json)"
 expect_eq interrupted "$(json '.executions[1].status' r.pmcf.executions/campaign.json)"
 expect_eq missing "$(json '.executions[2].status' r.pmcf.executions/campaign.json)"
 expect_eq 0 "$(complete_of r.pmcf.executions/exec-1.pmcf)"
 # the folder is refused as a new campaign, and by another plan
-expect_fail 1 "$PMCFUSE" run -e page-faults,context-switches,minor-faults --pmcs 1 -o r.pmcf -- sleep 0.6
+expect_fail 1 "$PMCFUSE" run -e page-faults,context-switches,minor-faults --pmcs 1 -o r.pmcf -- sleep 3.6
 expect_match "already holds a campaign or profiles: resume it with \`pmcfuse run --resume r.pmcf.executions\`" "$ERR"
-expect_fail 1 "$PMCFUSE" run --resume r.pmcf.executions -e page-faults --pmcs 1 -o r.pmcf -- sleep 0.6
+expect_fail 1 "$PMCFUSE" run --resume r.pmcf.executions -e page-faults --pmcs 1 -o r.pmcf -- sleep 3.6
 expect_match "'r.pmcf.executions' is a campaign of another plan" "$ERR"
 expect_fail 1 "$PMCFUSE" reference --resume r.pmcf.executions
 expect_match 'is a campaign of `pmcfuse run`, not of reference' "$ERR"
@@ -179,14 +190,14 @@ expect_match "'rwhole' is a campaign of another plan" "$ERR"
 
 # a real program: the stopped execution is not kept as a reference
 "$PMCFUSE" reference -e page-faults,context-switches,minor-faults --pmcs 2 --repeat 2 -o rp \
-	-- sleep 0.4 2>err.txt &
+	-- sleep 2.4 2>err.txt &
 pid=$!
-sleep 0.6
+started_second rp "^sleep 2.4"
 stop $pid TERM
 expect_eq 143 "$RC"
 one_line
 expect_match 'interrupted by SIGTERM: 1 of [0-9]+ reference executions complete' "$ERR"
-gone "^sleep 0.4"
+gone "^sleep 2.4"
 expect_eq 1 "$(ls rp/ref-*.pmcf | wc -l)"
 expect_eq ok "$(json '.executions[0].status' rp/campaign.json)"
 expect_match '^(interrupted|missing)$' "$(json '.executions[1].status' rp/campaign.json)"

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "counters/perf.h"
 #include "cli/fuse.h"
+#include "cli/launcher.h"
 #include "cli/record_program.h"
 #include "pmcfuse/collect.h"
 #include "pmcfuse/sim.h"
@@ -266,8 +267,9 @@ static int reuse_execution(const struct campaign *c, size_t k, const struct cli_
 /* Whether the campaign folder is the OUT.executions of a run without --keep. */
 static int owns_folder(const struct campaign *c, const char *out)
 {
-	size_t n = strlen(out);
-	return strncmp(c->dir, out, n) == 0 && strcmp(c->dir + n, ".executions") == 0;
+	char own[4096];
+	snprintf(own, sizeof(own), "%s.executions", out);
+	return cli_same_folder(c->dir, own);
 }
 
 int cmd_run(int argc, char **argv)
@@ -279,6 +281,7 @@ int cmd_run(int argc, char **argv)
 		FUSE_PLAN_LONGOPTS,
 		{"keep", required_argument, NULL, OPT_KEEP},
 		{"resume", required_argument, NULL, OPT_RESUME},
+		LAUNCH_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
 	const char *events = NULL, *out = NULL, *link = NULL, *keep = NULL, *sim = NULL,
@@ -286,10 +289,16 @@ int cmd_run(int argc, char **argv)
 	pmcf_plan_opts po = PMCF_PLAN_OPTS_INIT;
 	unsigned long seed = 0;
 	int seed_given = 0, st = CLI_OK, c;
+	struct launch launch = LAUNCH_INIT;
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:e:o:", longopts, NULL)) != -1) {
 		if (fuse_plan_option(verb, c, optarg, &po, &seed, &seed_given, &st)) {
+			if (st)
+				return st;
+			continue;
+		}
+		if (launch_option(verb, c, optarg, argv, optind, &launch, &st)) {
 			if (st)
 				return st;
 			continue;
@@ -305,11 +314,13 @@ int cmd_run(int argc, char **argv)
 		default: return cli_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (resume && optind >= argc && argc <= 3) /* --resume DIR alone */
-		return campaign_resume_alone(verb, resume, cmd_run);
+	if ((st = launch_check(verb, &launch, resume)))
+		return st;
+	if (resume && optind >= argc && argc - launch.nwords <= 3) /* --resume DIR alone */
+		return campaign_resume_alone(verb, resume, launch.nwords, launch.words, cmd_run);
 	if (!out)
 		return cli_usage_error(verb, "missing -o OUT");
-	if (resume && keep && strcmp(resume, keep) != 0)
+	if (resume && keep && !cli_same_folder(resume, keep))
 		return cli_usage_error(verb, "--resume %s and --keep %s name two folders", resume,
 				       keep);
 	if (sim && optind < argc)
@@ -324,7 +335,7 @@ int cmd_run(int argc, char **argv)
 	pmcf_plan *plan = NULL;
 	pmcf_sim_spec *spec = NULL;
 	pmcf_profile **rec = NULL, *fused = NULL;
-	char **paths = NULL, *swlist = NULL, **prog = NULL, *owndir = NULL;
+	char **paths = NULL, *swlist = NULL, **prog = NULL, *owndir = NULL, **command = NULL;
 	const char *cdir = NULL;
 	struct campaign camp = {0};
 	size_t nsets = 0;
@@ -394,11 +405,26 @@ int cmd_run(int argc, char **argv)
 		snprintf(owndir, len, "%s.executions", out);
 	}
 	cdir = resume ? resume : keep ? keep : owndir;
+	if (launch.only >= (long)nsets) {
+		st = cli_usage_error(verb, "--only %ld: the campaign has executions 0 to %zu",
+				     launch.only, nsets - 1);
+		goto out;
+	}
+	int ncommand = 0;
+	if (!(command = launch_command(&launch, argc, argv, 1, &ncommand))) {
+		st = cli_error(verb, CLI_EENV, "out of memory");
+		goto out;
+	}
 	cli_signals_catch();
-	if ((st = campaign_open(verb, cdir, resume != NULL, digest, nsets, argc - 1, argv + 1,
+	if ((st = campaign_open(verb, cdir, resume != NULL, digest, nsets, ncommand, command,
 				&camp)))
 		goto out;
-	int own = !keep && (!resume || owns_folder(&camp, out));
+	camp.task = launch.only >= 0;
+	if (launch.slurm) {
+		st = launch_slurm(verb, &camp, nsets, &launch);
+		goto out;
+	}
+	int own = !keep && !camp.task && (!resume || owns_folder(&camp, out));
 	int tty = isatty(STDERR_FILENO);
 	double t0 = now_s();
 	pmcf_sim_opts so = PMCF_SIM_OPTS_INIT;
@@ -418,6 +444,8 @@ int cmd_run(int argc, char **argv)
 			goto out;
 		}
 		snprintf(paths[k], len, "%s/exec-%zu.pmcf", cdir, k);
+		if (camp.task && k != (size_t)launch.only)
+			continue; /* an array task records its own execution */
 		struct cli_plan_meta pm = {.digest = digest, .set = k, .nsets = nsets};
 		if (resume && reuse_execution(&camp, k, &pm, &rec[k])) {
 			reused++;
@@ -495,6 +523,11 @@ int cmd_run(int argc, char **argv)
 	}
 	if (tty)
 		fprintf(stderr, "\r\033[K");
+	if (camp.task) {
+		printf("execution %ld of %zu: %s%s\n", launch.only, nsets, paths[launch.only],
+		       reused ? " (already done)" : "");
+		goto out;
+	}
 	for (size_t k = 0; k < nsets && own; k++)
 		snprintf(paths[k], strlen(cdir) + 32, "execution %zu", k);
 	pmcf_combine_opts co = PMCF_COMBINE_OPTS_INIT;
@@ -536,6 +569,7 @@ out:
 	free(paths);
 	free(prog);
 	free(owndir);
+	free(command);
 	campaign_close(&camp);
 	free(swlist);
 	pmcf_profile_free(fused);

@@ -521,7 +521,10 @@ int campaign_resume_alone(const char *verb, const char *dir, int nextra, char *c
 		st = cli_error(verb, cli_status_for(-errno), "%s: %s", dir, strerror(errno));
 	else if ((st = load_manifest(verb, dir, NULL, 0, &m)) == CLI_OK) {
 		const char *w = json_string_value(json_object_get(m, "cwd"));
-		if (w && *w && chdir(w) != 0)
+		if (!w || !*w || cli_same_folder(w, ".")) {
+			free(abs); /* already there: DIR as the user spelled it */
+			abs = strdup(dir);
+		} else if (chdir(w) != 0)
 			st = cli_error(verb, CLI_EUSAGE,
 				       "the campaign %s was started in %s, which is gone (%s): give "
 				       "the whole command again after --resume %s",
@@ -529,7 +532,7 @@ int campaign_resume_alone(const char *verb, const char *dir, int nextra, char *c
 		json_decref(m);
 	}
 	char **v = st ? NULL : calloc((size_t)(n + nextra) + 4, sizeof(*v));
-	if (!st && !v)
+	if (!st && (!v || !abs))
 		st = cli_error(verb, CLI_EENV, "out of memory");
 	if (!st) {
 		v[0] = (char *)verb;

@@ -50,6 +50,21 @@ int launch_option(const char *verb, int c, const char *arg, char **argv, int opt
 	return 1;
 }
 
+/* Whether name is an executable file in a folder of PATH. */
+static int in_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char file[PATH_MAX];
+	for (const char *p = path ? path : ""; *p;) {
+		size_t n = strcspn(p, ":");
+		snprintf(file, sizeof(file), "%.*s/%s", (int)n, n ? p : ".", name);
+		if (access(file, X_OK) == 0)
+			return 1;
+		p += n + (p[n] == ':');
+	}
+	return 0;
+}
+
 int launch_check(const char *verb, const struct launch *l, const char *resume)
 {
 	if (l->only >= 0 && !resume)
@@ -60,6 +75,10 @@ int launch_check(const char *verb, const struct launch *l, const char *resume)
 	if (!l->slurm && (l->wait || l->slurm_args))
 		return cli_usage_error(verb, "%s is for --launcher slurm",
 				       l->wait ? "--wait" : "--slurm-args");
+	if (l->slurm && !in_path("sbatch"))
+		return cli_error(verb, CLI_EENV,
+				 "--launcher slurm: sbatch not found in PATH (Slurm's commands are not "
+				 "installed here; Debian: apt-get install slurm-client)");
 	if (l->slurm_args) {
 		wordexp_t we;
 		int err = wordexp(l->slurm_args, &we, WRDE_NOCMD | WRDE_UNDEF);

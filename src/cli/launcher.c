@@ -493,7 +493,7 @@ static int follow(struct campaign *c, const struct follow *w)
 		}
 		struct timespec ts = {.tv_sec = delay};
 		nanosleep(&ts, NULL);
-		delay = delay < 8 ? delay * 2 : 10;
+		delay = delay < 4 ? delay * 2 : 5;
 	}
 }
 

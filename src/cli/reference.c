@@ -20,7 +20,8 @@
 
 static const char usage[] =
 	"usage: pmcfuse reference -e EVENTS [--repeat R] [--pmcs N] [--seed S] -o DIR\n"
-	"                         [--resume DIR]\n"
+	"                         [--resume DIR] [--launcher local|slurm [--slurm-args ARGS]\n"
+	"                         [--wait]]\n"
 	"                         (--sim SPEC | -- PROGRAM ARGS...)\n\n"
 	"Records reference executions in which every pair of EVENTS is monitored\n"
 	"together, R times each (different execution seeds). The pairs are packed into\n"
@@ -43,6 +44,11 @@ static const char usage[] =
 	"  --resume DIR finish the campaign in DIR: records only the executions that are\n"
 	"               missing, failed or were stopped; alone, it repeats the command\n"
 	"               stored in DIR/campaign.json\n"
+	"  --launcher L local (default), or slurm: an sbatch job array over the\n"
+	"               executions not done (task K: `reference --resume DIR --only K`) and\n"
+	"               a finishing job that writes reference.json (docs/slurm.md)\n"
+	"  --slurm-args ARGS  more sbatch options; --wait: follow the jobs to the end\n"
+	"  --only K     record execution K of the campaign in --resume DIR alone\n"
 	"  --sim SPEC   simulated workload, e.g. cholesky,blocks=12\n";
 
 /* Reference executions draw their seeds from a stream of their own, so that

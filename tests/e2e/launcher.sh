@@ -132,3 +132,10 @@ for f in refs/ref-*.pmcf; do "$P" export --format csv "$f"; done >refs.csv
 for f in lrefs/ref-*.pmcf; do "$P" export --format csv "$f"; done >lrefs.csv
 cmp -s refs.csv lrefs.csv || fail "the references through the launcher differ from the local ones"; ok
 
+
+# --resume alone when the folder the campaign was started in is gone
+mkdir gone
+(cd gone && fake "$P" run --sim $SIM --keep ../gonecamp -o g.pmcf --launcher slurm >/dev/null)
+rmdir gone
+expect_fail 1 "$P" run --resume gonecamp
+expect_match "the campaign gonecamp was started in $T/gone, which is gone \(No such file or directory\): give the whole command again after --resume gonecamp" "$ERR"

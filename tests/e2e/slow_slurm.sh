@@ -151,6 +151,9 @@ EOF
 	else
 		echo "SKIP (real program through Slurm): examples/plain is not built"
 	fi
+	# sbatch refusing the job: its answer, exit 2
+	expect_fail 2 "$P" run --sim $SIM --keep bad -o bad.pmcf --launcher slurm --slurm-args=--partition=none
+	expect_match "sbatch failed \(exit 1\): sbatch: error: .*(invalid partition|none)" "$ERR"
 	# a failing array task: reported, and re-submitted once fixed
 	cat >flaky <<'EOF'
 #!/bin/sh

@@ -21,6 +21,7 @@ PACKAGES=(
 	gnuplot-nox                        # categorize --plot (pngcairo terminal)
 	chromium                           # tests/e2e/report.sh renders the HTML report headless
 	python3-pot                        # bench_emd: POT ot.emd2 as the side-by-side baseline
+	slurm-wlm munge                    # tests/e2e/slow_slurm.sh: a single-node Slurm cluster (run --launcher slurm)
 )
 
 missing=()

@@ -35,7 +35,9 @@ typedef struct pmcf_combine_opts {
 	const char *const *names; /* n names for the inputs (paths), or NULL: "input K" */
 	unsigned threads;         /* bc family: types clustered at once; 0: the online CPUs.
 				   * The result does not depend on it. */
-	int partial;              /* 1: inputs that are sets of a plan may lack some sets */
+	int partial;              /* 1: inputs that are sets of a plan may lack some sets,
+				   * and inputs marked incomplete are fused (the result is
+				   * marked incomplete) */
 } pmcf_combine_opts;
 #define PMCF_COMBINE_OPTS_INIT {sizeof(pmcf_combine_opts), PMCF_COMBINE_BC, 1, 0, NULL, 0, 0}
 
@@ -59,7 +61,9 @@ typedef struct pmcf_combine_stats {
  * binary and simulated workload (seed aside) unless force; inputs that are
  * executions of a plan (PMCF_META_PLAN_*) all of the same plan, each set
  * once, and every set of the plan unless partial (force does not lift
- * these; the caller orders them by set); at least one
+ * these; the caller orders them by set); no input marked incomplete
+ * (PMCF_META_COMPLETE "0": a stopped or failed execution) unless partial;
+ * at least one
  * event each; for the bc family, every input shares an event with the union
  * of the ones before it (fuse-task-parallel §3.2); for lgl, labels.
  * 0 or PMCF_ECONFLICT / PMCF_EINVAL with a detail naming the inputs. */

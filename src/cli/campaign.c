@@ -7,7 +7,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <jansson.h>
@@ -257,6 +259,53 @@ static int load_manifest(const char *verb, const char *dir, const char *digest, 
 	return st;
 }
 
+/* Changes the manifest under the campaign's lock (flock on DIR/.campaign.lock,
+ * which NFS maps to a POSIX lock): the manifest is read again from the
+ * folder, entry k (when k >= 0) is updated with the members of entry (stolen)
+ * and the top-level key with value (stolen), then it is written. Array tasks
+ * of the slurm launcher update one manifest at the same time: none loses
+ * another's execution. */
+static int commit(struct campaign *c, long k, json_t *entry, const char *key, json_t *value)
+{
+	char *lock = join(c->dir, CAMPAIGN_LOCK);
+	int fd = lock ? open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666) : -1;
+	int st = CLI_OK;
+	if (fd < 0 || flock(fd, LOCK_EX) != 0) {
+		st = cli_error(c->verb, lock ? cli_status_for(-errno) : CLI_EENV,
+			       "%s: cannot lock the campaign: %s", lock ? lock : c->dir,
+			       lock ? strerror(errno) : "out of memory");
+		goto out;
+	}
+	/* what other processes wrote since: their executions are kept */
+	char *path = join(c->dir, CAMPAIGN_MANIFEST);
+	json_t *disk = path ? json_load_file(path, 0, NULL) : NULL;
+	free(path);
+	const char *d = json_string_value(json_object_get(disk, "plan_digest"));
+	const char *mine = json_string_value(json_object_get(c->manifest, "plan_digest"));
+	if (d && mine && !strcmp(d, mine) &&
+	    json_array_size(json_object_get(disk, "executions")) ==
+		    json_array_size(json_object_get(c->manifest, "executions"))) {
+		json_decref(c->manifest);
+		c->manifest = disk;
+		disk = NULL;
+	}
+	json_decref(disk);
+	if (k >= 0)
+		json_object_update(json_array_get(json_object_get(c->manifest, "executions"),
+						  (size_t)k),
+				   entry);
+	if (key)
+		json_object_set(c->manifest, key, value);
+	st = write_manifest(c);
+out:
+	if (fd >= 0)
+		close(fd); /* releases the lock */
+	free(lock);
+	json_decref(entry);
+	json_decref(value);
+	return st;
+}
+
 int campaign_open(const char *verb, const char *dir, int resume, const char *digest, size_t n,
 		  int ncmd, char *const *command, struct campaign *c)
 {
@@ -277,8 +326,7 @@ int campaign_open(const char *verb, const char *dir, int resume, const char *dig
 		if ((st = load_manifest(verb, dir, digest, n, &m)))
 			goto fail;
 		c->manifest = m;
-		json_object_set_new(m, "state", json_string("running"));
-		return write_manifest(c);
+		return commit(c, -1, NULL, "state", json_string("running"));
 	}
 	char now[32], cwd[4096];
 	campaign_iso_time(time(NULL), now);
@@ -329,12 +377,12 @@ int campaign_is_done(const struct campaign *c, size_t k, char *path, size_t len)
 
 int campaign_update(struct campaign *c, size_t k, const struct campaign_exec *x)
 {
-	json_t *e = json_array_get(json_object_get(c->manifest, "executions"), k);
-	if (!e)
+	if (!json_array_get(json_object_get(c->manifest, "executions"), k))
 		return cli_error(c->verb, CLI_EUSAGE, "execution %zu is not in the campaign", k);
 	char t0[32], t1[32];
 	campaign_iso_time(x->started, t0);
 	campaign_iso_time(x->finished, t1);
+	json_t *e = json_object();
 	json_object_set_new(e, "file", json_string(x->file));
 	json_object_set_new(e, "set", json_integer((json_int_t)x->set));
 	if (x->repeat >= 0)
@@ -347,17 +395,54 @@ int campaign_update(struct campaign *c, size_t k, const struct campaign_exec *x)
 	json_object_set_new(e, "exit", json_string(x->exit ? x->exit : ""));
 	json_object_set_new(e, "started", json_string(t0));
 	json_object_set_new(e, "finished", json_string(t1));
-	return write_manifest(c);
+	if (json_object_size(e) < 7)
+		return json_decref(e), cli_error(c->verb, CLI_EENV, "out of memory");
+	return commit(c, (long)k, e, NULL, NULL);
 }
 
 int campaign_set_state(struct campaign *c, const char *state)
 {
-	json_object_set_new(c->manifest, "state", json_string(state));
-	return write_manifest(c);
+	if (c->task) /* an array task: the state is the finishing step's */
+		return CLI_OK;
+	return commit(c, -1, NULL, "state", json_string(state));
+}
+
+int campaign_note(struct campaign *c, const char *key, const char *value)
+{
+	return commit(c, -1, NULL, key, json_string(value));
+}
+
+int campaign_reload(struct campaign *c)
+{
+	char *path = join(c->dir, CAMPAIGN_MANIFEST);
+	json_t *m = path ? json_load_file(path, 0, NULL) : NULL;
+	free(path);
+	if (!m || json_array_size(json_object_get(m, "executions")) !=
+			  json_array_size(json_object_get(c->manifest, "executions"))) {
+		json_decref(m);
+		return -1;
+	}
+	json_decref(c->manifest);
+	c->manifest = m;
+	return 0;
+}
+
+const char *campaign_status(const struct campaign *c, size_t k)
+{
+	json_t *e = json_array_get(json_object_get(c->manifest, "executions"), k);
+	const char *s = json_string_value(json_object_get(e, "status"));
+	return s ? s : "missing";
+}
+
+const char *campaign_get(const struct campaign *c, const char *key)
+{
+	return json_string_value(json_object_get(c->manifest, key));
 }
 
 void campaign_remove(struct campaign *c)
 {
+	if (c->task)
+		return;
 	json_t *items = json_object_get(c->manifest, "executions");
 	for (size_t k = 0; k < json_array_size(items); k++) {
 		const char *file = json_string_value(json_object_get(json_array_get(items, k), "file"));
@@ -366,11 +451,14 @@ void campaign_remove(struct campaign *c)
 			unlink(p);
 		free(p);
 	}
-	char *p = join(c->dir, CAMPAIGN_MANIFEST);
-	if (p)
-		unlink(p);
-	free(p);
-	rmdir(c->dir);
+	static const char *const own[] = {CAMPAIGN_MANIFEST, CAMPAIGN_LOCK};
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+		char *p = join(c->dir, own[i]);
+		if (p)
+			unlink(p);
+		free(p);
+	}
+	rmdir(c->dir); /* kept when it holds more (the slurm launcher's logs) */
 }
 
 void campaign_close(struct campaign *c)
@@ -416,24 +504,55 @@ void campaign_free_command(int argc, char **argv)
 	free(argv);
 }
 
-int campaign_resume_alone(const char *verb, const char *dir, int (*cmd)(int, char **))
+int campaign_resume_alone(const char *verb, const char *dir, int nextra, char *const *extra,
+			  int (*cmd)(int, char **))
 {
 	int n = 0;
 	char **stored = NULL;
 	int st = campaign_command(verb, dir, &n, &stored);
 	if (st)
 		return st;
-	char **v = calloc((size_t)n + 4, sizeof(*v));
-	if (!v) {
-		campaign_free_command(n, stored);
-		return cli_error(verb, CLI_EENV, "out of memory");
+	/* the stored command's paths (program, -o, @FILE, the program's own
+	 * arguments) are relative to the folder it was run in: go there, with
+	 * the campaign's own path made absolute first */
+	char *abs = realpath(dir, NULL);
+	json_t *m = NULL;
+	if (!abs)
+		st = cli_error(verb, cli_status_for(-errno), "%s: %s", dir, strerror(errno));
+	else if ((st = load_manifest(verb, dir, NULL, 0, &m)) == CLI_OK) {
+		const char *w = json_string_value(json_object_get(m, "cwd"));
+		if (!w || !*w || cli_same_folder(w, ".")) {
+			free(abs); /* already there: DIR as the user spelled it */
+			abs = strdup(dir);
+		} else if (chdir(w) != 0)
+			st = cli_error(verb, CLI_EUSAGE,
+				       "the campaign %s was started in %s, which is gone (%s): give "
+				       "the whole command again after --resume %s",
+				       dir, w, strerror(errno), dir);
+		json_decref(m);
 	}
-	v[0] = (char *)verb;
-	v[1] = "--resume";
-	v[2] = (char *)dir;
-	memcpy(v + 3, stored, (size_t)n * sizeof(*v));
-	st = cmd(n + 3, v);
+	char **v = st ? NULL : calloc((size_t)(n + nextra) + 4, sizeof(*v));
+	if (!st && (!v || !abs))
+		st = cli_error(verb, CLI_EENV, "out of memory");
+	if (!st) {
+		v[0] = (char *)verb;
+		v[1] = "--resume";
+		v[2] = abs;
+		memcpy(v + 3, extra, (size_t)nextra * sizeof(*v));
+		memcpy(v + 3 + nextra, stored, (size_t)n * sizeof(*v));
+		st = cmd(n + nextra + 3, v);
+	}
 	free(v);
+	free(abs);
 	campaign_free_command(n, stored);
 	return st;
+}
+
+int cli_same_folder(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (strcmp(a, b) == 0)
+		return 1;
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
 }

@@ -44,6 +44,8 @@ int cli_plan_meta_apply(struct pmcf_profile *p, const struct cli_plan_meta *pm);
 
 /* ---- the campaign folder -------------------------------------------------- */
 #define CAMPAIGN_MANIFEST "campaign.json"
+/* Locked while the manifest is rewritten (array tasks run at the same time). */
+#define CAMPAIGN_LOCK ".campaign.lock"
 
 /* One execution, as the manifest keeps it. */
 struct campaign_exec {
@@ -61,6 +63,8 @@ struct campaign {
 	const char *verb;
 	char *dir;
 	void *manifest; /* json_t */
+	int task;       /* an array task (--only K): it records its execution and leaves
+			   the state to the finishing step and the folder in place */
 };
 
 /* Opens the campaign of verb in dir for n executions of the plan whose
@@ -74,20 +78,37 @@ int campaign_open(const char *verb, const char *dir, int resume, const char *dig
 /* 1 when execution k finished well in an earlier session and its file is
  * still there (its path in path[len]). */
 int campaign_is_done(const struct campaign *c, size_t k, char *path, size_t len);
-/* Records execution k and rewrites the manifest atomically. */
+/* Records execution k and rewrites the manifest atomically, under the
+ * campaign's lock, over what other processes wrote meanwhile. */
 int campaign_update(struct campaign *c, size_t k, const struct campaign_exec *e);
-/* Marks the campaign (state: complete, interrupted, failed) and writes. */
+/* Marks the campaign (state: complete, interrupted, failed) and writes
+ * (nothing for an array task). */
 int campaign_set_state(struct campaign *c, const char *state);
-/* Removes the folder: its manifest and its execution files. */
+/* Sets the top-level string key of the manifest and writes (locked). */
+int campaign_note(struct campaign *c, const char *key, const char *value);
+/* Reads the manifest again from the folder (0), e.g. to follow array tasks. */
+int campaign_reload(struct campaign *c);
+/* Execution k's status: missing, ok, failed, interrupted. */
+const char *campaign_status(const struct campaign *c, size_t k);
+/* A top-level string of the manifest (NULL when absent). */
+const char *campaign_get(const struct campaign *c, const char *key);
+/* Removes the folder: its manifest and its execution files (nothing for an
+ * array task; the folder stays when it holds more, such as slurm logs). */
 void campaign_remove(struct campaign *c);
 void campaign_close(struct campaign *c);
 /* The command line stored in the manifest of dir, to resume: *argv
  * (malloc'ed, the strings too; free with campaign_free_command). */
 int campaign_command(const char *verb, const char *dir, int *argc, char ***argv);
 void campaign_free_command(int argc, char **argv);
-/* `VERB --resume DIR` alone: runs cmd (the verb) with the command line
- * stored in DIR's manifest after --resume DIR. Returns its exit status. */
-int campaign_resume_alone(const char *verb, const char *dir, int (*cmd)(int, char **));
+/* `VERB --resume DIR` alone (but for the nextra launcher words extra, kept
+ * before the stored options): runs cmd (the verb) with the command line
+ * stored in DIR's manifest, in the folder it was started in (DIR made
+ * absolute first), so that resuming does not depend on the current folder.
+ * Returns its exit status. */
+int campaign_resume_alone(const char *verb, const char *dir, int nextra, char *const *extra,
+			  int (*cmd)(int, char **));
+/* Whether paths a and b name the same folder (or file). */
+int cli_same_folder(const char *a, const char *b);
 /* Hex SHA-256 of text (65 bytes with the NUL). */
 void campaign_digest(const char *text, char hex[65]);
 /* "2024-01-01T12:00:00Z" of t. */

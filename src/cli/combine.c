@@ -27,8 +27,9 @@ static const char usage[] =
 	"  --threads N    bc family: XU types clustered at once (default: the online CPUs;\n"
 	"                 the result is the same for any N)\n"
 	"  --force        fuse profiles of different programs, arguments or workloads\n"
-	"  --partial      fuse the sets of a plan that are there, some missing (the\n"
-	"                 result is marked incomplete)\n"
+	"  --partial      fuse the sets of a plan that are there, some missing, and\n"
+	"                 inputs marked incomplete (stopped or failed executions,\n"
+	"                 refused without it); the result is marked incomplete\n"
 	"  -o, --output OUT  the fused profile to write (atomically)\n";
 
 enum { OPT_STRATEGY = 256, OPT_SEED, OPT_FORCE, OPT_THREADS, OPT_PARTIAL };

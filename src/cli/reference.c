@@ -12,6 +12,7 @@
 #include <time.h>
 #include "cli/campaign.h"
 #include "cli/cli.h"
+#include "cli/launcher.h"
 #include "counters/perf.h"
 #include "pmcfuse/collect.h"
 #include "pmcfuse/evaluate.h"
@@ -19,7 +20,8 @@
 
 static const char usage[] =
 	"usage: pmcfuse reference -e EVENTS [--repeat R] [--pmcs N] [--seed S] -o DIR\n"
-	"                         [--resume DIR]\n"
+	"                         [--resume DIR] [--launcher local|slurm [--slurm-args ARGS]\n"
+	"                         [--wait]]\n"
 	"                         (--sim SPEC | -- PROGRAM ARGS...)\n\n"
 	"Records reference executions in which every pair of EVENTS is monitored\n"
 	"together, R times each (different execution seeds). The pairs are packed into\n"
@@ -42,6 +44,11 @@ static const char usage[] =
 	"  --resume DIR finish the campaign in DIR: records only the executions that are\n"
 	"               missing, failed or were stopped; alone, it repeats the command\n"
 	"               stored in DIR/campaign.json\n"
+	"  --launcher L local (default), or slurm: an sbatch job array over the\n"
+	"               executions not done (task K: `reference --resume DIR --only K`) and\n"
+	"               a finishing job that writes reference.json (docs/slurm.md)\n"
+	"  --slurm-args ARGS  more sbatch options; --wait: follow the jobs to the end\n"
+	"  --only K     record execution K of the campaign in --resume DIR alone\n"
 	"  --sim SPEC   simulated workload, e.g. cholesky,blocks=12\n";
 
 /* Reference executions draw their seeds from a stream of their own, so that
@@ -165,15 +172,21 @@ int cmd_reference(int argc, char **argv)
 		{"pmcs", required_argument, NULL, 'p'},   {"seed", required_argument, NULL, 'S'},
 		{"output", required_argument, NULL, 'o'}, {"sim", required_argument, NULL, 's'},
 		{"resume", required_argument, NULL, 'R'}, {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0}};
+		LAUNCH_LONGOPTS,                          {NULL, 0, NULL, 0}};
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
 	const char *events = NULL, *dir = NULL, *sim = NULL, *resume = NULL;
 	unsigned long repeat = 5, pmcs = 0, seed = 0, v;
-	int have_seed = 0, opt;
+	int have_seed = 0, opt, st = CLI_OK;
+	struct launch launch = LAUNCH_INIT;
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+e:o:", opts, NULL)) != -1) {
+		if (launch_option("reference", opt, optarg, argv, optind, &launch, &st)) {
+			if (st)
+				return st;
+			continue;
+		}
 		switch (opt) {
 		case 'e': events = optarg; break;
 		case 'o':
@@ -202,10 +215,13 @@ int cmd_reference(int argc, char **argv)
 					       argv[optind - 1]);
 		}
 	}
-	if (resume && optind >= argc && argc <= 3) /* --resume DIR alone */
-		return campaign_resume_alone("reference", resume, cmd_reference);
+	if ((st = launch_check("reference", &launch, resume)))
+		return st;
+	if (resume && optind >= argc && argc - launch.nwords <= 3) /* --resume DIR alone */
+		return campaign_resume_alone("reference", resume, launch.nwords, launch.words,
+					     cmd_reference);
 	char **prog = optind < argc ? argv + optind : NULL;
-	if (resume && dir && strcmp(resume, dir) != 0)
+	if (resume && dir && !cli_same_folder(resume, dir))
 		return cli_usage_error("reference", "--resume %s and -o %s name two folders", resume,
 				       dir);
 	if (resume)
@@ -232,7 +248,8 @@ int cmd_reference(int argc, char **argv)
 	}
 	struct refrun r = {.dir = dir, .repeat = repeat};
 	struct campaign camp = {0};
-	int st = CLI_OK;
+	char **command = NULL;
+	int ncommand = 0;
 	err = pmcf_evlist_parse(c, events, &r.list);
 	if (!err)
 		err = pmcf_cover_pairs(c, pmcf_evlist_names(r.list), pmcf_evlist_size(r.list),
@@ -253,22 +270,32 @@ int cmd_reference(int argc, char **argv)
 	char digest[65], path[4096];
 	if (st == CLI_OK)
 		st = reference_digest(&r, seed, pmcs, prog, digest);
+	if (st == CLI_OK && launch.only >= (long)r.total)
+		st = cli_usage_error("reference", "--only %ld: the campaign has executions 0 to %zu",
+				     launch.only, r.total - 1);
+	if (st == CLI_OK && !(command = launch_command(&launch, argc, argv, 1, &ncommand)))
+		st = cli_error("reference", CLI_EENV, "out of memory");
 	if (st == CLI_OK) {
 		cli_signals_catch();
-		st = campaign_open("reference", dir, resume != NULL, digest, r.total, argc - 1,
-				   argv + 1, &camp);
+		st = campaign_open("reference", dir, resume != NULL, digest, r.total, ncommand,
+				   command, &camp);
+		camp.task = launch.only >= 0;
 	}
 	size_t reused = 0;
 	for (size_t k = 0; k < r.total && st == CLI_OK; k++) {
 		r.done[k] = resume && campaign_is_done(&camp, k, path, sizeof(path));
 		reused += r.done[k];
 	}
-	if (st == CLI_OK)
+	/* array tasks leave reference.json to the finishing step */
+	if (st == CLI_OK && !camp.task)
 		st = write_index(&r);
+	int launched = st == CLI_OK && launch.slurm;
+	if (launched)
+		st = launch_slurm("reference", &camp, r.total, &launch);
 	pmcf_sim_opts so = PMCF_SIM_OPTS_INIT;
 	so.pmcs = (unsigned)pmcs;
 	const char *failed = NULL;
-	for (size_t k = 0; k < r.total && st == CLI_OK; k++) {
+	for (size_t k = 0; k < r.total && st == CLI_OK && !launched; k++) {
 		size_t s = k % r.nsets, n;
 		const char *const *set = pmcf_cover_set(r.cv, s, &n);
 		struct campaign_exec ce = {.set = s, .repeat = (long)(k / r.nsets), .started = time(NULL)};
@@ -280,7 +307,7 @@ int cmd_reference(int argc, char **argv)
 			ce.has_seed = 1;
 			ce.seed = r.seeds[k] = pmcf_sim_exec_seed(seed ^ REFERENCE_SEED_SALT, (unsigned)k);
 		}
-		if (r.done[k])
+		if (r.done[k] || (camp.task && k != (size_t)launch.only))
 			continue;
 		if (cli_signal_caught())
 			break;
@@ -333,7 +360,7 @@ int cmd_reference(int argc, char **argv)
 		}
 		ce.status = "ok";
 		r.done[k] = 1;
-		if ((st = campaign_update(&camp, k, &ce)) || (st = write_index(&r)))
+		if ((st = campaign_update(&camp, k, &ce)) || (!camp.task && (st = write_index(&r))))
 			break;
 		if (cli_verbose)
 			fprintf(stderr, "pmcfuse: reference: %s (%zu events)\n", path, n);
@@ -341,7 +368,12 @@ int cmd_reference(int argc, char **argv)
 	size_t ndone = 0;
 	for (size_t k = 0; k < r.total; k++)
 		ndone += r.done[k];
-	if (camp.dir && cli_signal_caught() && st == CLI_OK) {
+	if (launched) {
+		/* the jobs record and finish the campaign */
+	} else if (camp.task && st == CLI_OK) {
+		printf("execution %ld of %zu: %s/ref-%03ld.pmcf\n", launch.only, r.total, dir,
+		       launch.only);
+	} else if (camp.dir && cli_signal_caught() && st == CLI_OK) {
 		campaign_set_state(&camp, "interrupted");
 		st = cli_interrupted("reference",
 				     "%zu of %zu reference executions complete, kept in %s (usable by "
@@ -352,7 +384,7 @@ int cmd_reference(int argc, char **argv)
 	} else if (camp.dir) {
 		st = campaign_set_state(&camp, "complete");
 	}
-	if (st == CLI_OK) {
+	if (st == CLI_OK && !launched && !camp.task) {
 		size_t E = 0;
 		for (size_t i = 0; i < pmcf_evlist_size(r.list); i++)
 			E += strcmp(pmcf_evlist_name(r.list, i), "duration") != 0;
@@ -373,6 +405,7 @@ int cmd_reference(int argc, char **argv)
 		       r.total ? r.total - 1 : 0, dir);
 	}
 	campaign_close(&camp);
+	free(command);
 	free(r.done);
 	free(r.seeds);
 	free(canon);

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "counters/perf.h"
 #include "cli/fuse.h"
+#include "cli/launcher.h"
 #include "cli/record_program.h"
 #include "pmcfuse/collect.h"
 #include "pmcfuse/sim.h"
@@ -18,6 +19,7 @@
 static const char usage[] =
 	"usage: pmcfuse run [-e EVENTS] [--strategy S] [--pmcs N] [--link EVENTS]\n"
 	"                   [--packing best|greedy] [--keep DIR] [--resume DIR] [--seed N]\n"
+	"                   [--launcher local|slurm [--slurm-args ARGS] [--wait]]\n"
 	"                   -o OUT (--sim SPEC | -- PROG ARGS)\n\n"
 	"Plans the event sets (as `plan`), records one execution per set, and fuses\n"
 	"them (as `combine`) into OUT. A progress line shows on a terminal. The summary\n"
@@ -38,6 +40,17 @@ static const char usage[] =
 	"                       are missing, failed or were stopped, then fuses; alone, it\n"
 	"                       repeats the command stored in DIR/campaign.json; with the\n"
 	"                       options, they must make the same plan\n"
+	"  --launcher L         local (default): the executions run here, one after the\n"
+	"                       other; slurm: submits an sbatch job array over the\n"
+	"                       executions not done (task K runs `run --resume DIR\n"
+	"                       --only K`) and a finishing job (`run --resume DIR`,\n"
+	"                       --dependency=afterok) that writes OUT; scripts and logs\n"
+	"                       in DIR/slurm/ (docs/slurm.md)\n"
+	"  --slurm-args ARGS    more sbatch options, e.g. \"--partition=p --time=1:00:00\"\n"
+	"  --wait               follow the jobs until OUT is written (else: prints the\n"
+	"                       job ids and how to finish)\n"
+	"  --only K             record execution K of the campaign in --resume DIR alone\n"
+	"                       (what an array task runs; the manifest is locked)\n"
 	"  --seed N             base seed: execution K of a simulation gets a seed derived\n"
 	"                       from it (default: the seed= of SPEC, else 1); also the\n"
 	"                       seed of the combination's random choices\n"
@@ -266,8 +279,9 @@ static int reuse_execution(const struct campaign *c, size_t k, const struct cli_
 /* Whether the campaign folder is the OUT.executions of a run without --keep. */
 static int owns_folder(const struct campaign *c, const char *out)
 {
-	size_t n = strlen(out);
-	return strncmp(c->dir, out, n) == 0 && strcmp(c->dir + n, ".executions") == 0;
+	char own[4096];
+	snprintf(own, sizeof(own), "%s.executions", out);
+	return cli_same_folder(c->dir, own);
 }
 
 int cmd_run(int argc, char **argv)
@@ -279,6 +293,7 @@ int cmd_run(int argc, char **argv)
 		FUSE_PLAN_LONGOPTS,
 		{"keep", required_argument, NULL, OPT_KEEP},
 		{"resume", required_argument, NULL, OPT_RESUME},
+		LAUNCH_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
 	const char *events = NULL, *out = NULL, *link = NULL, *keep = NULL, *sim = NULL,
@@ -286,10 +301,16 @@ int cmd_run(int argc, char **argv)
 	pmcf_plan_opts po = PMCF_PLAN_OPTS_INIT;
 	unsigned long seed = 0;
 	int seed_given = 0, st = CLI_OK, c;
+	struct launch launch = LAUNCH_INIT;
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:e:o:", longopts, NULL)) != -1) {
 		if (fuse_plan_option(verb, c, optarg, &po, &seed, &seed_given, &st)) {
+			if (st)
+				return st;
+			continue;
+		}
+		if (launch_option(verb, c, optarg, argv, optind, &launch, &st)) {
 			if (st)
 				return st;
 			continue;
@@ -309,11 +330,13 @@ int cmd_run(int argc, char **argv)
 		default: return cli_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (resume && optind >= argc && argc <= 3) /* --resume DIR alone */
-		return campaign_resume_alone(verb, resume, cmd_run);
+	if ((st = launch_check(verb, &launch, resume)))
+		return st;
+	if (resume && optind >= argc && argc - launch.nwords <= 3) /* --resume DIR alone */
+		return campaign_resume_alone(verb, resume, launch.nwords, launch.words, cmd_run);
 	if (!out)
 		return cli_usage_error(verb, "missing -o OUT");
-	if (resume && keep && strcmp(resume, keep) != 0)
+	if (resume && keep && !cli_same_folder(resume, keep))
 		return cli_usage_error(verb, "--resume %s and --keep %s name two folders", resume,
 				       keep);
 	if (sim && optind < argc)
@@ -328,7 +351,7 @@ int cmd_run(int argc, char **argv)
 	pmcf_plan *plan = NULL;
 	pmcf_sim_spec *spec = NULL;
 	pmcf_profile **rec = NULL, *fused = NULL;
-	char **paths = NULL, *swlist = NULL, **prog = NULL, *owndir = NULL;
+	char **paths = NULL, *swlist = NULL, **prog = NULL, *owndir = NULL, **command = NULL;
 	const char *cdir = NULL;
 	struct campaign camp = {0};
 	size_t nsets = 0;
@@ -398,11 +421,26 @@ int cmd_run(int argc, char **argv)
 		snprintf(owndir, len, "%s.executions", out);
 	}
 	cdir = resume ? resume : keep ? keep : owndir;
+	if (launch.only >= (long)nsets) {
+		st = cli_usage_error(verb, "--only %ld: the campaign has executions 0 to %zu",
+				     launch.only, nsets - 1);
+		goto out;
+	}
+	int ncommand = 0;
+	if (!(command = launch_command(&launch, argc, argv, 1, &ncommand))) {
+		st = cli_error(verb, CLI_EENV, "out of memory");
+		goto out;
+	}
 	cli_signals_catch();
-	if ((st = campaign_open(verb, cdir, resume != NULL, digest, nsets, argc - 1, argv + 1,
+	if ((st = campaign_open(verb, cdir, resume != NULL, digest, nsets, ncommand, command,
 				&camp)))
 		goto out;
-	int own = !keep && (!resume || owns_folder(&camp, out));
+	camp.task = launch.only >= 0;
+	if (launch.slurm) {
+		st = launch_slurm(verb, &camp, nsets, &launch);
+		goto out;
+	}
+	int own = !keep && !camp.task && (!resume || owns_folder(&camp, out));
 	int tty = isatty(STDERR_FILENO);
 	double t0 = now_s();
 	pmcf_sim_opts so = PMCF_SIM_OPTS_INIT;
@@ -422,6 +460,8 @@ int cmd_run(int argc, char **argv)
 			goto out;
 		}
 		snprintf(paths[k], len, "%s/exec-%zu.pmcf", cdir, k);
+		if (camp.task && k != (size_t)launch.only)
+			continue; /* an array task records its own execution */
 		struct cli_plan_meta pm = {.digest = digest, .set = k, .nsets = nsets};
 		if (resume && reuse_execution(&camp, k, &pm, &rec[k])) {
 			reused++;
@@ -499,6 +539,11 @@ int cmd_run(int argc, char **argv)
 	}
 	if (tty)
 		fprintf(stderr, "\r\033[K");
+	if (camp.task) {
+		printf("execution %ld of %zu: %s%s\n", launch.only, nsets, paths[launch.only],
+		       reused ? " (already done)" : "");
+		goto out;
+	}
 	for (size_t k = 0; k < nsets && own; k++)
 		snprintf(paths[k], strlen(cdir) + 32, "execution %zu", k);
 	pmcf_combine_opts co = PMCF_COMBINE_OPTS_INIT;
@@ -540,6 +585,7 @@ out:
 	free(paths);
 	free(prog);
 	free(owndir);
+	free(command);
 	campaign_close(&camp);
 	free(swlist);
 	pmcf_profile_free(fused);

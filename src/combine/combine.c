@@ -212,12 +212,31 @@ int pmcf_combine_check_run(const pmcf_profile *const *in, size_t n, const pmcf_c
 	return 0;
 }
 
+/* A stopped or failed execution (complete 0) is no full execution: only
+ * o->partial fuses it, and the result is then marked incomplete. */
+static int check_complete(const pmcf_profile *const *in, size_t n, const pmcf_combine_opts *o)
+{
+	char b1[32];
+	int partial = o->size >= offsetof(pmcf_combine_opts, partial) + sizeof(int) && o->partial;
+	for (size_t j = 0; j < n && !partial; j++) {
+		const char *done = pmcf_profile_meta_get(in[j], PMCF_META_COMPLETE);
+		if (done && strcmp(done, "0") == 0)
+			return pmcfi_fail(PMCF_ECONFLICT,
+					  "%s is incomplete (its program was stopped or failed: "
+					  "complete 0); record it again, or --partial to fuse it anyway",
+					  in_name(o, j, b1, sizeof(b1)));
+	}
+	return 0;
+}
+
 int pmcf_combine_check(const pmcf_profile *const *in, size_t n, const pmcf_combine_opts *o)
 {
 	char b1[32];
 	int err = pmcf_combine_check_run(in, n, o);
 	if (!err)
 		err = check_plan_sets(in, n, o);
+	if (!err)
+		err = check_complete(in, n, o);
 	if (err)
 		return err;
 	if (o->strategy == PMCF_COMBINE_LGL)

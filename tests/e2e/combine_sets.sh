@@ -58,3 +58,22 @@ expect_ok "$PMCFUSE" combine -o again.pmcf $(ls execs/exec-*.pmcf | sort -r)
 "$PMCFUSE" export --format csv run.pmcf >run.csv
 "$PMCFUSE" export --format csv again.pmcf >again.csv
 cmp -s run.csv again.csv || fail "combine of the kept executions differs from run's result"; ok
+
+# an execution that was stopped (complete 0) is refused, unless --partial,
+# which marks the result incomplete
+expect_ok "$PMCFUSE" plan -e page-faults,minor-faults --pmcs 1 -o rp.json -- sh -c 'test -e stop && sleep 30; true'
+expect_eq 2 "$(json .executions rp.json)"
+touch stop
+"$PMCFUSE" record --plan rp.json --set 0 -o r0.pmcf 2>/dev/null &
+pid=$!
+for _ in $(seq 50); do pgrep -f "^sleep 30" >/dev/null && break; sleep 0.1; done
+kill -TERM $pid
+wait $pid || true
+rm stop
+expect_eq 0 "$("$PMCFUSE" show --json r0.pmcf | jq -r .meta.complete)"
+expect_ok "$PMCFUSE" record --plan rp.json --set 1 -o r1.pmcf
+expect_fail 1 "$PMCFUSE" combine -o rfused.pmcf r0.pmcf r1.pmcf
+expect_match 'r0.pmcf is incomplete \(its program was stopped or failed: complete 0\); record it again, or --partial' "$ERR"
+[ ! -e rfused.pmcf ] || fail "wrote a fused profile of an incomplete execution"; ok
+expect_ok "$PMCFUSE" combine --partial -o rfused.pmcf r0.pmcf r1.pmcf
+expect_eq 0 "$("$PMCFUSE" show --json rfused.pmcf | jq -r .meta.complete)"

@@ -1,0 +1,576 @@
+/* The launchers of `run` and `reference` (docs/slurm.md): their options,
+ * and the slurm launcher, which writes and submits an sbatch job array over
+ * a campaign's executions plus a finishing job (afterok), then follows them. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <wordexp.h>
+#include "cli/campaign.h"
+#include "cli/cli.h"
+#include "cli/launcher.h"
+
+extern char **environ;
+
+/* ---- options -------------------------------------------------------------- */
+int launch_option(const char *verb, int c, const char *arg, char **argv, int optind,
+		  struct launch *l, int *st)
+{
+	*st = CLI_OK;
+	switch (c) {
+	case LAUNCH_OPT_LAUNCHER:
+		if (strcmp(arg, "local") != 0 && strcmp(arg, "slurm") != 0)
+			*st = cli_usage_error(verb, "--launcher %s: use local or slurm", arg);
+		l->slurm = strcmp(arg, "slurm") == 0;
+		break;
+	case LAUNCH_OPT_SLURM_ARGS: l->slurm_args = arg; break;
+	case LAUNCH_OPT_WAIT: l->wait = 1; break;
+	case LAUNCH_OPT_ONLY: {
+		unsigned long k;
+		if (cli_parse_uint(verb, "--only", arg, 0, LONG_MAX, &k))
+			*st = CLI_EUSAGE;
+		l->only = (long)k;
+		break;
+	}
+	default: return 0;
+	}
+	/* its words: "--opt value" is two, "--opt=value" and "--wait" one */
+	int w = arg && arg == argv[optind - 1] ? 2 : 1;
+	for (int i = optind - w; i < optind && l->nwords < LAUNCH_MAX_WORDS; i++)
+		l->words[l->nwords++] = argv[i];
+	return 1;
+}
+
+/* Whether name is an executable file in a folder of PATH. */
+static int in_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char file[PATH_MAX];
+	for (const char *p = path ? path : ""; *p;) {
+		size_t n = strcspn(p, ":");
+		snprintf(file, sizeof(file), "%.*s/%s", (int)n, n ? p : ".", name);
+		if (access(file, X_OK) == 0)
+			return 1;
+		p += n + (p[n] == ':');
+	}
+	return 0;
+}
+
+int launch_check(const char *verb, const struct launch *l, const char *resume)
+{
+	if (l->only >= 0 && !resume)
+		return cli_usage_error(verb, "--only K records one execution of a campaign: it "
+					     "needs --resume DIR");
+	if (l->only >= 0 && l->slurm)
+		return cli_usage_error(verb, "--only K records here: not with --launcher slurm");
+	if (!l->slurm && (l->wait || l->slurm_args))
+		return cli_usage_error(verb, "%s is for --launcher slurm",
+				       l->wait ? "--wait" : "--slurm-args");
+	if (l->slurm && !in_path("sbatch"))
+		return cli_error(verb, CLI_EENV,
+				 "--launcher slurm: sbatch not found in PATH (Slurm's commands are not "
+				 "installed here; Debian: apt-get install slurm-client)");
+	if (l->slurm_args) {
+		wordexp_t we;
+		int err = wordexp(l->slurm_args, &we, WRDE_NOCMD | WRDE_UNDEF);
+		if (err)
+			return cli_usage_error(verb,
+					       "--slurm-args '%s': cannot split it into words (%s)",
+					       l->slurm_args,
+					       err == WRDE_CMDSUB ? "no $(...) or `...`"
+					       : err == WRDE_BADCHAR
+						       ? "quote |, &, ;, <, >, (, ), {, }"
+						       : "unbalanced quotes or an unset variable");
+		wordfree(&we);
+	}
+	return CLI_OK;
+}
+
+char **launch_command(const struct launch *l, int argc, char **argv, int first, int *n)
+{
+	char **v = malloc(((size_t)argc + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	*n = 0;
+	for (int i = first; i < argc; i++) {
+		int skip = 0;
+		for (int w = 0; w < l->nwords; w++)
+			skip |= argv[i] == l->words[w];
+		if (!skip)
+			v[(*n)++] = argv[i];
+	}
+	return v;
+}
+
+/* ---- running Slurm's commands --------------------------------------------- */
+/* Runs argv[0] (searched in PATH) and collects its standard output in *out
+ * and its standard error in *err (malloc'ed, NUL-terminated, each cut at
+ * 1 MiB). Returns its exit status, or -errno when it could not start. */
+static int capture(char *const *argv, char **out, char **err)
+{
+	int po[2], pe[2];
+	*out = *err = NULL;
+	if (pipe2(po, O_CLOEXEC) != 0)
+		return -errno;
+	if (pipe2(pe, O_CLOEXEC) != 0) {
+		int e = errno;
+		close(po[0]);
+		close(po[1]);
+		return -e;
+	}
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, po[1], STDOUT_FILENO);
+	posix_spawn_file_actions_adddup2(&fa, pe[1], STDERR_FILENO);
+	pid_t pid;
+	int e = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(po[1]);
+	close(pe[1]);
+	size_t len[2] = {0, 0}, cap[2] = {0, 0};
+	char *buf[2] = {NULL, NULL};
+	struct pollfd pf[2] = {{.fd = po[0], .events = POLLIN}, {.fd = pe[0], .events = POLLIN}};
+	int open_fds = e ? 0 : 2;
+	while (open_fds) {
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (int i = 0; i < 2; i++) {
+			if (pf[i].fd < 0 || !pf[i].revents)
+				continue;
+			if (cap[i] - len[i] < 4096 && cap[i] < (1u << 20)) {
+				char *nb = realloc(buf[i], cap[i] + 8192);
+				if (nb) {
+					buf[i] = nb;
+					cap[i] += 8192;
+				}
+			}
+			char sink[4096];
+			int room = cap[i] - len[i] > 1;
+			ssize_t r = room ? read(pf[i].fd, buf[i] + len[i], cap[i] - len[i] - 1)
+					 : read(pf[i].fd, sink, sizeof(sink));
+			if (r > 0 && room)
+				len[i] += (size_t)r;
+			else if (r == 0 || (r < 0 && errno != EINTR)) {
+				close(pf[i].fd);
+				pf[i].fd = -1;
+				open_fds--;
+			}
+		}
+	}
+	for (int i = 0; i < 2; i++) {
+		if (pf[i].fd >= 0)
+			close(pf[i].fd);
+		if (!buf[i])
+			buf[i] = calloc(1, 1);
+		else
+			buf[i][len[i]] = '\0';
+	}
+	*out = buf[0];
+	*err = buf[1];
+	if (e)
+		return -e;
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* The first line of s (in place), for a one-line message. */
+static const char *first_line(char *s)
+{
+	if (!s)
+		return "";
+	s[strcspn(s, "\n")] = '\0';
+	return s;
+}
+
+/* Runs an sbatch/squeue command; on failure prints one line and returns
+ * the exit status (its stdout in *out on success, malloc'ed). */
+static int slurm_cmd(const char *verb, char *const *argv, char **out)
+{
+	char *err = NULL;
+	int rc = capture(argv, out, &err);
+	int st = CLI_OK;
+	if (rc == -ENOENT)
+		st = cli_error(verb, CLI_EENV,
+			       "%s not found: Slurm's commands are not installed here (Debian: "
+			       "apt-get install slurm-client), or not in PATH",
+			       argv[0]);
+	else if (rc < 0)
+		st = cli_error(verb, CLI_EENV, "cannot run %s: %s", argv[0], strerror(-rc));
+	else if (rc)
+		st = cli_error(verb, CLI_EENV, "%s failed (exit %d): %s", argv[0], rc,
+			       first_line(*err ? err : *out));
+	free(err);
+	if (st) {
+		free(*out);
+		*out = NULL;
+	}
+	return st;
+}
+
+/* ---- scripts -------------------------------------------------------------- */
+/* Writes s to f as one sh word ('...' with each ' spelled '\''). */
+static void sh_quote(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++)
+		if (*s == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*s, f);
+	fputc('\'', f);
+}
+
+/* DIR/slurm/NAME: an sbatch script that runs `pmcfuse VERB --resume DIR`
+ * with the array task's --only K when task is set. */
+static int write_script(const char *verb, const char *sdir, const char *name, const char *exe,
+			const char *dir, int task)
+{
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof(path), "%s/%s", sdir, name);
+	struct cli_out o;
+	int st = cli_out_open(verb, path, &o);
+	if (st)
+		return st;
+	fprintf(o.f, "#!/bin/sh\n");
+	if (task)
+		fprintf(o.f,
+			"# Array task K records execution K of the pmcfuse %s campaign in\n"
+			"# %s (docs/slurm.md). Submitted by `pmcfuse %s --launcher slurm`;\n"
+			"# `pmcfuse %s --resume DIR --launcher slurm` submits what is missing.\n",
+			verb, dir, verb, verb);
+	else
+		fprintf(o.f,
+			"# Finishes the pmcfuse %s campaign in %s (docs/slurm.md):\n"
+			"# runs once every array task succeeded (--dependency=afterok).\n",
+			verb, dir);
+	fprintf(o.f, "exec ");
+	sh_quote(o.f, exe);
+	fprintf(o.f, " %s --resume ", verb);
+	sh_quote(o.f, dir);
+	fprintf(o.f, "%s\n", task ? " --only \"$SLURM_ARRAY_TASK_ID\"" : "");
+	return cli_out_commit(verb, &o);
+}
+
+/* ---- submitting ------------------------------------------------------------ */
+/* Appends "K" or "A-B" ranges of the executions to do to list. */
+static size_t array_list(const struct campaign *c, size_t n, char *list, size_t len)
+{
+	char path[PATH_MAX];
+	size_t count = 0, o = 0;
+	list[0] = '\0';
+	for (size_t k = 0; k < n; k++) {
+		if (campaign_is_done(c, k, path, sizeof(path)))
+			continue;
+		size_t e = k;
+		while (e + 1 < n && !campaign_is_done(c, e + 1, path, sizeof(path)))
+			e++;
+		if (o + 48 < len)
+			o += (size_t)(e > k ? snprintf(list + o, len - o, "%s%zu-%zu", o ? "," : "", k, e)
+					    : snprintf(list + o, len - o, "%s%zu", o ? "," : "", k));
+		count += e - k + 1;
+		k = e;
+	}
+	return count;
+}
+
+/* sbatch ARGS... SCRIPT: the job id in id[32]. */
+static int submit(const char *verb, const struct launch *l, const char *const *opts, size_t nopts,
+		  const char *script, char id[32])
+{
+	wordexp_t we = {0};
+	int have = l->slurm_args && wordexp(l->slurm_args, &we, WRDE_NOCMD | WRDE_UNDEF) == 0;
+	size_t nargs = have ? we.we_wordc : 0;
+	char **argv = calloc(nopts + nargs + 4, sizeof(*argv));
+	if (!argv) {
+		if (have)
+			wordfree(&we);
+		return cli_error(verb, CLI_EENV, "out of memory");
+	}
+	size_t a = 0;
+	argv[a++] = "sbatch";
+	argv[a++] = "--parsable";
+	for (size_t i = 0; i < nopts; i++)
+		argv[a++] = (char *)opts[i];
+	for (size_t i = 0; i < nargs; i++) /* the user's come last: they win */
+		argv[a++] = we.we_wordv[i];
+	argv[a++] = (char *)script;
+	char *out = NULL;
+	int st = slurm_cmd(verb, argv, &out);
+	if (!st) {
+		/* --parsable: "ID" or "ID;CLUSTER" */
+		size_t n = strspn(out, "0123456789");
+		if (!n || n >= 32)
+			st = cli_error(verb, CLI_EENV, "sbatch answered '%s', not a job id",
+				       first_line(out));
+		else
+			snprintf(id, 32, "%.*s", (int)n, out);
+	}
+	free(out);
+	free(argv);
+	if (have)
+		wordfree(&we);
+	return st;
+}
+
+/* Whether jobs (a comma list) are still queued or running (1). */
+static int jobs_active(const char *jobs)
+{
+	char *argv[] = {"squeue", "-h", "-j", (char *)jobs, "-o", "%i %T", NULL};
+	char *out = NULL, *err = NULL;
+	int rc = capture(argv, &out, &err);
+	int active = rc == 0 && (strstr(out, "PENDING") || strstr(out, "RUNNING") ||
+				 strstr(out, "CONFIGURING") || strstr(out, "COMPLETING") ||
+				 strstr(out, "SUSPENDED") || strstr(out, "REQUEUE"));
+	free(out);
+	free(err);
+	return active;
+}
+
+/* ---- following ------------------------------------------------------------ */
+static int terminal(const char *state)
+{
+	static const char *const ends[] = {"COMPLETED", "FAILED",        "CANCELLED", "TIMEOUT",
+					   "NODE_FAIL", "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE",
+					   "PREEMPTED", "REVOKED",       "SPECIAL_EXIT"};
+	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++)
+		if (strncmp(state, ends[i], strlen(ends[i])) == 0)
+			return 1;
+	return 0;
+}
+
+/* The state of the finishing job in sacct (accounting), when squeue no
+ * longer lists it: state[32], empty when unknown. */
+static void sacct_state(const char *id, char state[32])
+{
+	char *argv[] = {"sacct", "-n", "-X", "-P", "-j", (char *)id, "-o", "State", NULL};
+	char *out = NULL, *err = NULL;
+	state[0] = '\0';
+	if (capture(argv, &out, &err) == 0)
+		snprintf(state, 32, "%.*s", (int)strcspn(out, " \n"), out);
+	free(out);
+	free(err);
+}
+
+/* Prints the file at path to f (the finishing job's output). */
+static void print_file(FILE *f, const char *path)
+{
+	FILE *in = fopen(path, "r");
+	char buf[4096];
+	size_t r;
+	while (in && (r = fread(buf, 1, sizeof(buf), in)) > 0)
+		fwrite(buf, 1, r, f);
+	if (in)
+		fclose(in);
+}
+
+/* The last non-empty line of the file at path, in line[len]. */
+static void last_line(const char *path, char *line, size_t len)
+{
+	FILE *in = fopen(path, "r");
+	char buf[1024];
+	line[0] = '\0';
+	while (in && fgets(buf, sizeof(buf), in))
+		if (buf[0] != '\n') {
+			buf[strcspn(buf, "\n")] = '\0';
+			snprintf(line, len, "%s", buf);
+		}
+	if (in)
+		fclose(in);
+}
+
+struct follow {
+	const char *verb, *dir, *array, *finish;
+	size_t n;
+};
+
+/* Follows the array job and the finishing job until the finishing job ends
+ * or an array task fails: prints a progress line on stderr whenever it
+ * changes; then the finishing job's output. Returns an exit status. */
+static int follow(struct campaign *c, const struct follow *w)
+{
+	char jobs[80], prev[256] = "", finish_log[PATH_MAX + 64];
+	snprintf(jobs, sizeof(jobs), "%s%s%s", w->array, *w->array ? "," : "", w->finish);
+	snprintf(finish_log, sizeof(finish_log), "%s/slurm/finish-%s.out", w->dir, w->finish);
+	char *argv[] = {"squeue", "-h", "-r", "-t", "all", "-j", jobs, "-o", "%i %T", NULL};
+	unsigned delay = 1, squeue_fails = 0;
+	for (;;) {
+		if (cli_signal_caught())
+			return cli_interrupted(w->verb,
+					       "stopped following; the jobs go on (squeue -j %s; "
+					       "`scancel %s` stops them)",
+					       jobs, jobs);
+		char *out = NULL, *err = NULL;
+		int rc = capture(argv, &out, &err);
+		if (rc != 0 && ++squeue_fails >= 5) {
+			int st = cli_error(w->verb, CLI_EENV,
+					   "squeue failed 5 times (exit %d): %s; the jobs %s may go on",
+					   rc, rc < 0 ? strerror(-rc) : first_line(err), jobs);
+			free(out);
+			free(err);
+			return st;
+		}
+		char fstate[32] = "";
+		size_t running = 0, pending = 0, task_failed = 0;
+		for (char *line = rc == 0 ? out : NULL, *next; line && *line; line = next) {
+			next = line + strcspn(line, "\n");
+			if (*next)
+				*next++ = '\0';
+			char id[64], state[32];
+			if (sscanf(line, "%63s %31s", id, state) != 2)
+				continue;
+			if (strcmp(id, w->finish) == 0)
+				snprintf(fstate, sizeof(fstate), "%s", state);
+			else if (!strcmp(state, "RUNNING") || !strcmp(state, "COMPLETING"))
+				running++;
+			else if (!terminal(state))
+				pending++;
+			else if (strcmp(state, "COMPLETED") != 0)
+				task_failed++;
+		}
+		free(out);
+		free(err);
+		if (rc == 0)
+			squeue_fails = 0;
+		size_t ok = 0, failed = 0;
+		campaign_reload(c);
+		for (size_t k = 0; k < w->n; k++) {
+			const char *s = campaign_status(c, k);
+			ok += !strcmp(s, "ok");
+			failed += !strcmp(s, "failed") || !strcmp(s, "interrupted");
+		}
+		if (rc == 0 && !fstate[0])
+			sacct_state(w->finish, fstate);
+		char line[256];
+		snprintf(line, sizeof(line),
+			 "pmcfuse: %s: slurm: %zu of %zu executions done, %zu failed, %zu running, "
+			 "%zu pending; finishing job %s: %s",
+			 w->verb, ok, w->n, failed, running, pending, w->finish,
+			 fstate[0] ? fstate : "?");
+		if (strcmp(line, prev) != 0) {
+			fprintf(stderr, "%s\n", line);
+			snprintf(prev, sizeof(prev), "%s", line);
+			delay = 1;
+		}
+		if (!strncmp(fstate, "COMPLETED", 9)) {
+			print_file(stdout, finish_log);
+			return CLI_OK;
+		}
+		if (rc == 0 && ((task_failed && !running && !pending) || terminal(fstate) ||
+				(!fstate[0] && !running && !pending))) {
+			char tail[1024];
+			last_line(finish_log, tail, sizeof(tail));
+			if (task_failed || failed) {
+				/* the finishing job will never run: do not leave it queued */
+				char *sc[] = {"scancel", (char *)w->finish, NULL}, *o1, *o2;
+				capture(sc, &o1, &o2);
+				free(o1);
+				free(o2);
+				return cli_error(w->verb, CLI_EENV,
+						 "%zu array task%s of job %s failed (logs: %s/slurm/%s_K.out); "
+						 "submit what is missing again with `pmcfuse %s --resume %s "
+						 "--launcher slurm`",
+						 task_failed ? task_failed : failed,
+						 (task_failed ? task_failed : failed) == 1 ? "" : "s",
+						 w->array, w->dir, w->array, w->verb, w->dir);
+			}
+			return cli_error(w->verb, CLI_EENV, "the finishing job %s ended %s (%s): %s",
+					 w->finish, fstate[0] ? fstate : "unknown to Slurm", finish_log,
+					 tail[0] ? tail : "no output");
+		}
+		struct timespec ts = {.tv_sec = delay};
+		nanosleep(&ts, NULL);
+		delay = delay < 4 ? delay * 2 : 5;
+	}
+}
+
+int launch_slurm(const char *verb, struct campaign *c, size_t n, const struct launch *l)
+{
+	char exe[PATH_MAX], sdir[PATH_MAX + 16], list[4096], script[PATH_MAX + 64],
+		fscript[PATH_MAX + 64];
+	ssize_t el = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (el <= 0)
+		return cli_error(verb, CLI_EENV, "cannot find the pmcfuse binary: %s",
+				 strerror(errno));
+	exe[el] = '\0';
+	char *dir = realpath(c->dir, NULL);
+	if (!dir)
+		return cli_error(verb, CLI_EENV, "%s: %s", c->dir, strerror(errno));
+	int st = CLI_OK;
+	const char *prev = campaign_get(c, "slurm_jobs");
+	if (prev && *prev && jobs_active(prev)) {
+		st = cli_error(verb, CLI_EUSAGE,
+			       "jobs %s of the campaign %s are still queued or running: wait for them "
+			       "(squeue -j %s) or cancel them (scancel %s) first",
+			       prev, dir, prev, prev);
+		goto out;
+	}
+	snprintf(sdir, sizeof(sdir), "%s/slurm", dir);
+	snprintf(script, sizeof(script), "%s/exec.sbatch", sdir);
+	snprintf(fscript, sizeof(fscript), "%s/finish.sbatch", sdir);
+	if ((st = cli_check_dir(verb, sdir)) ||
+	    (st = write_script(verb, sdir, "exec.sbatch", exe, dir, 1)) ||
+	    (st = write_script(verb, sdir, "finish.sbatch", exe, dir, 0)))
+		goto out;
+	size_t todo = array_list(c, n, list, sizeof(list));
+	char name[64], fname[64], aopt[4200], out_opt[PATH_MAX + 64], fout_opt[PATH_MAX + 64],
+		dep[64], array[32] = "", finish[32] = "";
+	snprintf(name, sizeof(name), "--job-name=pmcfuse-%s", verb);
+	snprintf(fname, sizeof(fname), "--job-name=pmcfuse-%s-finish", verb);
+	snprintf(aopt, sizeof(aopt), "--array=%s", list);
+	snprintf(out_opt, sizeof(out_opt), "--output=%s/%%A_%%a.out", sdir);
+	snprintf(fout_opt, sizeof(fout_opt), "--output=%s/finish-%%j.out", sdir);
+	if (todo) {
+		const char *opts[] = {aopt, name, out_opt};
+		if ((st = submit(verb, l, opts, 3, script, array)))
+			goto out;
+	}
+	snprintf(dep, sizeof(dep), "--dependency=afterok:%s", array);
+	const char *fopts[] = {fname, fout_opt, dep, "--kill-on-invalid-dep=yes"};
+	if ((st = submit(verb, l, fopts, todo ? 4 : 2, fscript, finish))) {
+		if (todo)
+			fprintf(stderr,
+				"pmcfuse: %s: the array job %s was submitted: once it is done, finish "
+				"with `pmcfuse %s --resume %s`\n",
+				verb, array, verb, dir);
+		goto out;
+	}
+	char jobs[80];
+	snprintf(jobs, sizeof(jobs), "%s%s%s", array, todo ? "," : "", finish);
+	campaign_note(c, "slurm_jobs", jobs);
+	if (todo)
+		printf("submitted array job %s: %zu of %zu executions (tasks %s), logs %s/%s_K.out\n",
+		       array, todo, n, list, sdir, array);
+	else
+		printf("every execution is done: no array job\n");
+	printf("submitted finishing job %s%s%s: `pmcfuse %s --resume %s`, output %s/finish-%s.out\n",
+	       finish, todo ? ", after every task of " : "", todo ? array : "", verb, dir, sdir,
+	       finish);
+	if (!l->wait) {
+		printf("follow them: squeue -j %s\n", jobs);
+		printf("if tasks fail: `pmcfuse %s --resume %s --launcher slurm` submits what is "
+		       "missing again\n",
+		       verb, dir);
+		printf("or finish here once the array is done: pmcfuse %s --resume %s\n", verb, dir);
+		goto out;
+	}
+	fflush(stdout);
+	struct follow w = {.verb = verb, .dir = dir, .array = array, .finish = finish, .n = n};
+	st = follow(c, &w);
+out:
+	free(dir);
+	return st;
+}

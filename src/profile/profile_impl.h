@@ -79,6 +79,13 @@ int pmcfi_profile_base_enable(pmcf_profile *p, size_t arena_bytes);
 /* Enables the match-distance layer (every XU NaN). */
 int pmcfi_profile_match_enable(pmcf_profile *p);
 
+/* For the store: writes the SQL layer (table xu_row, views xu_values and
+ * xu_values_long; docs/profile-format.md, "SQL access") of p into db, inside
+ * the save's transaction; with too many events for SQLite's columns, only a
+ * format row 'sql_layer' that says so. Returns an SQLite result code. */
+struct sqlite3;
+int pmcfi_sql_layer_write(struct sqlite3 *db, const pmcf_profile *p);
+
 /* Fault injection for the atomic-write tests: the next pmcf_profile_save
  * fails with -EIO at step 1 (temporary created), 2 (while writing the
  * tables) or 3 (written and synced, before the rename). 0 disables. */

@@ -487,6 +487,8 @@ static int write_db(const pmcf_profile *p, const char *tmp, const char *path)
 		void *bs = p->base_src, *bx = p->base_xu, *bl = p->base_lab;
 		err = write_chunks(&w, p, &base_tab, 1, (void *const *[3]){&bs, &bx, &bl});
 	}
+	if (!err && (rc = pmcfi_sql_layer_write(w.db, p)) != SQLITE_OK)
+		err = db_fail(w.db, rc, path, "cannot write the SQL layer");
 	if (!err)
 		err = w_exec(&w, "COMMIT");
 out:

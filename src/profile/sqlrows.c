@@ -1,0 +1,191 @@
+/* The SQL layer of a profile file (docs/profile-format.md, "SQL access"): a
+ * plain row table xu_row (one row per XU, one REAL column per event) and the
+ * views xu_values (wide, one column named as each event) and xu_values_long
+ * (xu, event, value), so that the stock sqlite3 command reads values without
+ * decoding the chunk BLOBs. Written inside pmcf_profile_save's transaction. */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "profile/profile_impl.h"
+#include "util/internal.h"
+
+/* SQLite's default SQLITE_MAX_COLUMN: a reader's sqlite3 command may not
+ * allow more columns, whatever this library was built with. */
+#define SQL_MAX_COLUMNS 2000
+
+/* The per-XU columns of xu_row and xu_values, in order. To add one (an MPI
+ * rank, ...), add a row here and its value in bind_fixed. */
+enum fixed_col { F_XU, F_TYPE, F_LABEL, F_PARENT, F_THREAD, F_CPU, F_START, F_END, F_N };
+static const struct {
+	const char *name, *decl;
+} fixed[F_N] = {
+	[F_XU] = {"xu", "INTEGER PRIMARY KEY"},      [F_TYPE] = {"type", "INTEGER NOT NULL"},
+	[F_LABEL] = {"label", "TEXT NOT NULL"},      [F_PARENT] = {"parent_label", "TEXT NOT NULL"},
+	[F_THREAD] = {"thread", "INTEGER NOT NULL"}, [F_CPU] = {"cpu", "INTEGER NOT NULL"},
+	[F_START] = {"start_ns", "INTEGER NOT NULL"}, [F_END] = {"end_ns", "INTEGER NOT NULL"},
+};
+
+static void bind_fixed(sqlite3_stmt *st, int col, const pmcf_profile *p, size_t i)
+{
+	int k = col + 1;
+	switch ((enum fixed_col)col) {
+	case F_XU: sqlite3_bind_int64(st, k, (sqlite3_int64)i); break;
+	case F_TYPE: sqlite3_bind_int64(st, k, p->xtype[i]); break;
+	case F_LABEL: sqlite3_bind_text(st, k, p->arena + p->label[i], -1, SQLITE_STATIC); break;
+	case F_PARENT: sqlite3_bind_text(st, k, p->arena + p->parent[i], -1, SQLITE_STATIC); break;
+	case F_THREAD: sqlite3_bind_int(st, k, p->thread[i]); break;
+	case F_CPU: sqlite3_bind_int(st, k, p->cpu[i]); break;
+	case F_START: sqlite3_bind_int64(st, k, (sqlite3_int64)p->start[i]); break;
+	case F_END: sqlite3_bind_int64(st, k, (sqlite3_int64)p->end[i]); break;
+	case F_N: break;
+	}
+}
+
+/* A growing SQL text; on allocation failure it stays NULL. */
+struct sql {
+	char *s;
+	size_t len, cap;
+	int oom;
+};
+
+static void put(struct sql *q, const char *s, size_t n)
+{
+	if (q->oom)
+		return;
+	if (q->len + n + 1 > q->cap) {
+		size_t cap = q->cap ? q->cap : 1024;
+		while (cap < q->len + n + 1)
+			cap *= 2;
+		char *t = realloc(q->s, cap);
+		if (!t) {
+			q->oom = 1;
+			return;
+		}
+		q->s = t;
+		q->cap = cap;
+	}
+	memcpy(q->s + q->len, s, n);
+	q->len += n;
+	q->s[q->len] = '\0';
+}
+
+static void puts_(struct sql *q, const char *s)
+{
+	put(q, s, strlen(s));
+}
+
+/* s as an SQL identifier: "s" with every " doubled. */
+static void put_ident(struct sql *q, const char *s)
+{
+	put(q, "\"", 1);
+	for (; *s; s++) {
+		put(q, s, 1);
+		if (*s == '"')
+			put(q, s, 1);
+	}
+	put(q, "\"", 1);
+}
+
+/* "v<e>": the xu_row column of event e (event names need not be valid or
+ * distinct SQL column names; the views give them their names). */
+static void put_vcol(struct sql *q, const char *prefix, size_t e)
+{
+	char b[40];
+	snprintf(b, sizeof(b), "%sv%zu", prefix, e);
+	puts_(q, b);
+}
+
+/* The DDL of the layer: the table and both views. */
+static void layer_ddl(struct sql *q, const pmcf_profile *p)
+{
+	puts_(q, "CREATE TABLE xu_row(");
+	for (int c = 0; c < F_N; c++) {
+		puts_(q, c ? ", " : "");
+		puts_(q, fixed[c].name);
+		puts_(q, " ");
+		puts_(q, fixed[c].decl);
+	}
+	for (size_t e = 0; e < p->nev; e++) {
+		put_vcol(q, ", ", e);
+		puts_(q, " REAL");
+	}
+	puts_(q, ");\nCREATE VIEW xu_values AS SELECT ");
+	for (int c = 0; c < F_N; c++) {
+		puts_(q, c ? ", r." : "r.");
+		puts_(q, fixed[c].name);
+		if (c == F_TYPE)
+			puts_(q, ", t.name AS type_name");
+	}
+	for (size_t e = 0; e < p->nev; e++) {
+		put_vcol(q, ", r.", e);
+		puts_(q, " AS ");
+		put_ident(q, p->ev_name[e]);
+	}
+	puts_(q, " FROM xu_row r JOIN xu_type t ON t.id = r.type;\n"
+		 "CREATE VIEW xu_values_long AS SELECT r.xu AS xu, e.name AS event, ");
+	if (!p->nev)
+		puts_(q, "NULL");
+	else
+		puts_(q, "CASE e.id");
+	for (size_t e = 0; e < p->nev; e++) {
+		char b[64];
+		snprintf(b, sizeof(b), " WHEN %zu THEN r.v%zu", e, e);
+		puts_(q, b);
+	}
+	puts_(q, p->nev ? " END AS value" : " AS value");
+	puts_(q, " FROM xu_row r CROSS JOIN event e;");
+}
+
+static int insert_rows(sqlite3 *db, const pmcf_profile *p)
+{
+	struct sql q = {0};
+	puts_(&q, "INSERT INTO xu_row VALUES(?");
+	for (size_t c = 1; c < F_N + p->nev; c++)
+		puts_(&q, ", ?");
+	puts_(&q, ")");
+	if (q.oom)
+		return SQLITE_NOMEM;
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db, q.s, -1, &st, NULL);
+	free(q.s);
+	for (size_t i = 0; rc == SQLITE_OK && i < p->nxu; i++) {
+		for (int c = 0; c < F_N; c++)
+			bind_fixed(st, c, p, i);
+		for (size_t e = 0; e < p->nev; e++) {
+			double v = p->val[e][i];
+			int k = F_N + 1 + (int)e;
+			if (pmcf_is_missing(v))
+				sqlite3_bind_null(st, k);
+			else
+				sqlite3_bind_double(st, k, v);
+		}
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc == SQLITE_DONE)
+			rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int pmcfi_sql_layer_write(struct sqlite3 *db, const pmcf_profile *p)
+{
+	if (F_N + 1 + p->nev > SQL_MAX_COLUMNS) {
+		char why[160];
+		snprintf(why, sizeof(why),
+			 "INSERT INTO format(key, value) VALUES('sql_layer', 'none: %zu events, more"
+			 " than the %d columns of SQLite')",
+			 p->nev, SQL_MAX_COLUMNS);
+		return sqlite3_exec(db, why, NULL, NULL, NULL);
+	}
+	struct sql q = {0};
+	layer_ddl(&q, p);
+	if (q.oom) {
+		free(q.s);
+		return SQLITE_NOMEM;
+	}
+	int rc = sqlite3_exec(db, q.s, NULL, NULL, NULL);
+	free(q.s);
+	return rc == SQLITE_OK ? insert_rows(db, p) : rc;
+}

@@ -3,6 +3,7 @@
  * views xu_values (wide, one column named as each event) and xu_values_long
  * (xu, event, value), so that the stock sqlite3 command reads values without
  * decoding the chunk BLOBs. Written inside pmcf_profile_save's transaction. */
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,7 @@
 
 /* SQLite's default SQLITE_MAX_COLUMN: a reader's sqlite3 command may not
  * allow more columns, whatever this library was built with. */
-#define SQL_MAX_COLUMNS 2000
+#define SQL_MAX_COLUMNS (size_t)2000
 
 /* The per-XU columns of xu_row and xu_values, in order. To add one (an MPI
  * rank, ...), add a row here and its value in bind_fixed. */
@@ -108,7 +109,6 @@ static void layer_ddl(struct sql *q, const pmcf_profile *p)
 	}
 	for (size_t e = 0; e < p->nev; e++) {
 		put_vcol(q, ", ", e);
-		puts_(q, " REAL");
 	}
 	puts_(q, ");\nCREATE VIEW xu_values AS SELECT ");
 	for (int c = 0; c < F_N; c++) {
@@ -157,6 +157,8 @@ static int insert_rows(sqlite3 *db, const pmcf_profile *p)
 			int k = F_N + 1 + (int)e;
 			if (pmcf_is_missing(v))
 				sqlite3_bind_null(st, k);
+			else if (fabs(v) < 0x1p63 && v == (double)(sqlite3_int64)v)
+				sqlite3_bind_int64(st, k, (sqlite3_int64)v); /* counts: stored as integers */
 			else
 				sqlite3_bind_double(st, k, v);
 		}
@@ -169,16 +171,25 @@ static int insert_rows(sqlite3 *db, const pmcf_profile *p)
 	return rc;
 }
 
-int pmcfi_sql_layer_write(struct sqlite3 *db, const pmcf_profile *p)
+/* The format row that says why the file has no SQL layer. */
+static int no_layer(sqlite3 *db, const char *fmt, size_t n, size_t limit)
 {
-	if (F_N + 1 + p->nev > SQL_MAX_COLUMNS) {
-		char why[160];
-		snprintf(why, sizeof(why),
-			 "INSERT INTO format(key, value) VALUES('sql_layer', 'none: %zu events, more"
-			 " than the %d columns of SQLite')",
-			 p->nev, SQL_MAX_COLUMNS);
-		return sqlite3_exec(db, why, NULL, NULL, NULL);
-	}
+	char why[256], sql[320];
+	snprintf(why, sizeof(why), fmt, n, limit);
+	snprintf(sql, sizeof(sql), "INSERT INTO format(key, value) VALUES('sql_layer', '%s')", why);
+	return sqlite3_exec(db, sql, NULL, NULL, NULL);
+}
+
+int pmcfi_sql_layer_write(struct sqlite3 *db, const pmcf_profile *p, int always)
+{
+	if (F_N + 1 + p->nev > SQL_MAX_COLUMNS)
+		return no_layer(db, "none: %zu events, more than the %zu columns of SQLite", p->nev,
+				SQL_MAX_COLUMNS - F_N - 1);
+	if (!always && (double)p->nxu * (double)p->nev > PMCFI_SQL_AUTO_VALUES)
+		return no_layer(db,
+				"none: %zu values, more than %zu; pmcfuse export --format sqlite writes a"
+				" copy with it",
+				p->nxu * p->nev, PMCFI_SQL_AUTO_VALUES);
 	struct sql q = {0};
 	layer_ddl(&q, p);
 	if (q.oom) {

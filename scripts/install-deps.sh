@@ -21,6 +21,7 @@ PACKAGES=(
 	gnuplot-nox                        # categorize --plot (pngcairo terminal)
 	chromium                           # tests/e2e/report.sh renders the HTML report headless
 	python3-pot                        # bench_emd: POT ot.emd2 as the side-by-side baseline
+	libotf2-trace-dev otf2-tools       # export --format otf2 (optional at build time); otf2-print in tests
 )
 
 missing=()

@@ -286,12 +286,13 @@ static void write_defs(struct ox *o, uint64_t length)
 	for (size_t k = 0; k < o->nev; k++) {
 		const char *n = pmcf_profile_event_name(o->p, o->ev[k]);
 		int dur = strcmp(n, "duration") == 0;
+		int in_ns = dur || strcmp(n, "task-clock") == 0 || strcmp(n, "cpu-clock") == 0;
 		uint32_t s = STR(n);
 		check(o, OTF2_GlobalDefWriter_WriteMetricMember(
 				 g, (OTF2_MetricMemberRef)k, s, dur ? STR("XU wall time") : s,
 				 strncmp(n, "PAPI_", 5) == 0 ? OTF2_METRIC_TYPE_PAPI : OTF2_METRIC_TYPE_OTHER,
 				 OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_DOUBLE, OTF2_BASE_DECIMAL, 0,
-				 dur ? ns : count));
+				 in_ns ? ns : count));
 	}
 	OTF2_MetricMemberRef members[MAX_CLASS];
 	for (size_t c = 0; c * MAX_CLASS < o->nev; c++) {

@@ -43,62 +43,33 @@ static void bind_fixed(sqlite3_stmt *st, int col, const pmcf_profile *p, size_t 
 	}
 }
 
-/* A growing SQL text; on allocation failure it stays NULL. */
-struct sql {
-	char *s;
-	size_t len, cap;
-	int oom;
-};
-
-static void put(struct sql *q, const char *s, size_t n)
+/* SQL text is built in a memory stream (open_memstream). */
+static void puts_(FILE *q, const char *s)
 {
-	if (q->oom)
-		return;
-	if (q->len + n + 1 > q->cap) {
-		size_t cap = q->cap ? q->cap : 1024;
-		while (cap < q->len + n + 1)
-			cap *= 2;
-		char *t = realloc(q->s, cap);
-		if (!t) {
-			q->oom = 1;
-			return;
-		}
-		q->s = t;
-		q->cap = cap;
-	}
-	memcpy(q->s + q->len, s, n);
-	q->len += n;
-	q->s[q->len] = '\0';
-}
-
-static void puts_(struct sql *q, const char *s)
-{
-	put(q, s, strlen(s));
+	fputs(s, q);
 }
 
 /* s as an SQL identifier: "s" with every " doubled. */
-static void put_ident(struct sql *q, const char *s)
+static void put_ident(FILE *q, const char *s)
 {
-	put(q, "\"", 1);
+	fputc('"', q);
 	for (; *s; s++) {
-		put(q, s, 1);
+		fputc(*s, q);
 		if (*s == '"')
-			put(q, s, 1);
+			fputc('"', q);
 	}
-	put(q, "\"", 1);
+	fputc('"', q);
 }
 
 /* "v<e>": the xu_row column of event e (event names need not be valid or
  * distinct SQL column names; the views give them their names). */
-static void put_vcol(struct sql *q, const char *prefix, size_t e)
+static void put_vcol(FILE *q, const char *prefix, size_t e)
 {
-	char b[40];
-	snprintf(b, sizeof(b), "%sv%zu", prefix, e);
-	puts_(q, b);
+	fprintf(q, "%sv%zu", prefix, e);
 }
 
 /* The DDL of the layer: the table and both views. */
-static void layer_ddl(struct sql *q, const pmcf_profile *p)
+static void layer_ddl(FILE *q, const pmcf_profile *p)
 {
 	puts_(q, "CREATE TABLE xu_row(");
 	for (int c = 0; c < F_N; c++) {
@@ -128,27 +99,45 @@ static void layer_ddl(struct sql *q, const pmcf_profile *p)
 		puts_(q, "NULL");
 	else
 		puts_(q, "CASE e.id");
-	for (size_t e = 0; e < p->nev; e++) {
-		char b[64];
-		snprintf(b, sizeof(b), " WHEN %zu THEN r.v%zu", e, e);
-		puts_(q, b);
-	}
+	for (size_t e = 0; e < p->nev; e++)
+		fprintf(q, " WHEN %zu THEN r.v%zu", e, e);
 	puts_(q, p->nev ? " END AS value" : " AS value");
 	puts_(q, " FROM xu_row r CROSS JOIN event e;");
 }
 
+/* The text that build writes for p, or NULL when out of memory. */
+static char *sql_text(void (*build)(FILE *q, const pmcf_profile *p), const pmcf_profile *p)
+{
+	char *s = NULL;
+	size_t n;
+	FILE *q = open_memstream(&s, &n);
+	if (!q)
+		return NULL;
+	build(q, p);
+	int bad = ferror(q);
+	if (fclose(q) != 0 || bad) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void insert_sql(FILE *q, const pmcf_profile *p)
+{
+	puts_(q, "INSERT INTO xu_row VALUES(?");
+	for (size_t c = 1; c < F_N + p->nev; c++)
+		puts_(q, ", ?");
+	puts_(q, ")");
+}
+
 static int insert_rows(sqlite3 *db, const pmcf_profile *p)
 {
-	struct sql q = {0};
-	puts_(&q, "INSERT INTO xu_row VALUES(?");
-	for (size_t c = 1; c < F_N + p->nev; c++)
-		puts_(&q, ", ?");
-	puts_(&q, ")");
-	if (q.oom)
+	char *sql = sql_text(insert_sql, p);
+	if (!sql)
 		return SQLITE_NOMEM;
 	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(db, q.s, -1, &st, NULL);
-	free(q.s);
+	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	free(sql);
 	for (size_t i = 0; rc == SQLITE_OK && i < p->nxu; i++) {
 		for (int c = 0; c < F_N; c++)
 			bind_fixed(st, c, p, i);
@@ -190,13 +179,10 @@ int pmcfi_sql_layer_write(struct sqlite3 *db, const pmcf_profile *p, int always)
 				"none: %zu values, more than %zu; pmcfuse export --format sqlite writes a"
 				" copy with it",
 				p->nxu * p->nev, PMCFI_SQL_AUTO_VALUES);
-	struct sql q = {0};
-	layer_ddl(&q, p);
-	if (q.oom) {
-		free(q.s);
+	char *ddl = sql_text(layer_ddl, p);
+	if (!ddl)
 		return SQLITE_NOMEM;
-	}
-	int rc = sqlite3_exec(db, q.s, NULL, NULL, NULL);
-	free(q.s);
+	int rc = sqlite3_exec(db, ddl, NULL, NULL, NULL);
+	free(ddl);
 	return rc == SQLITE_OK ? insert_rows(db, p) : rc;
 }

@@ -22,6 +22,7 @@ PACKAGES=(
 	chromium                           # tests/e2e/report.sh renders the HTML report headless
 	python3-pot                        # bench_emd: POT ot.emd2 as the side-by-side baseline
 	slurm-wlm munge                    # tests/e2e/slow_slurm.sh: a single-node Slurm cluster (run --launcher slurm)
+	libotf2-trace-dev otf2-tools       # export --format otf2 (optional at build time); otf2-print in tests
 )
 
 missing=()

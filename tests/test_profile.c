@@ -745,6 +745,105 @@ static void expect_open(int line, const char *path, int want, const char *detail
 		fail_msg("line %d: detail '%s' lacks '%s'", line, pmcf_errdetail(), detail);
 }
 
+/* ---- SQL layer (sqlrows.c) ------------------------------------------------ */
+
+/* The first column of the first row of sql on path, as text ("NULL" for
+ * NULL, "none" for no row), in a static buffer. */
+static const char *sql_text(const char *path, const char *sql)
+{
+	static char out[256];
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW)
+		snprintf(out, sizeof(out), "%s", rc == SQLITE_DONE ? "none" : sqlite3_errmsg(db));
+	else if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+		snprintf(out, sizeof(out), "NULL");
+	else
+		snprintf(out, sizeof(out), "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return out;
+}
+
+/* The views name a column exactly as each event (odd names quoted; a name
+ * equal to an earlier column but for case gets ":1"), missing is NULL,
+ * counts are integers, the long view has a row per XU and event. */
+static void test_sql_layer(void **state)
+{
+	(void)state;
+	pmcf_profile *p;
+	assert_int_equal(pmcf_profile_new(&p), 0);
+	uint32_t ta, tb;
+	assert_int_equal(pmcf_profile_type_add(p, PMCF_XU_TASK, "gemm", "c.c:3", &ta), 0);
+	assert_int_equal(pmcf_profile_type_add(p, PMCF_XU_LOOP_CHUNK, "it's", "", &tb), 0);
+	static const char *const ev[] = {"duration", "page-faults", "x:\"q\"", "XU", "PAPI_L1_DCM"};
+	for (size_t e = 0; e < 5; e++)
+		assert_int_equal(pmcf_profile_event_add(p, ev[e], NULL), 0);
+	for (size_t i = 0; i < 10; i++) {
+		pmcf_xu x = {.type = i % 3 ? ta : tb, .thread = (int32_t)(i % 2), .cpu = -1,
+			     .start_ns = 100 * i, .end_ns = 100 * i + 50, .label = i == 3 ? "3'" : "l",
+			     .parent_label = ""};
+		size_t k;
+		assert_int_equal(pmcf_profile_xu_add(p, &x, &k), 0);
+		assert_int_equal(pmcf_profile_value_set(p, k, 0, 50), 0);
+		assert_int_equal(pmcf_profile_value_set(p, k, 1, (double)i), 0);
+		assert_int_equal(pmcf_profile_value_set(p, k, 2, i == 4 ? PMCF_MISSING : 0.25 * (double)i), 0);
+		assert_int_equal(pmcf_profile_value_set(p, k, 3, i == 5 ? INFINITY : -(double)i), 0);
+		assert_int_equal(pmcf_profile_value_set(p, k, 4, 1e15 + (double)i), 0);
+	}
+	const char *f = tpath("sql.pmcf");
+	assert_int_equal(pmcf_profile_save(p, f), 0);
+	static const struct {
+		int line;
+		const char *sql, *want;
+	} rows[] = {
+		{__LINE__, "SELECT count(*) FROM xu_values", "10"},
+		{__LINE__, "SELECT group_concat(name, '|') FROM pragma_table_info('xu_values')",
+		 "xu|type|type_name|label|parent_label|thread|cpu|start_ns|end_ns|duration|page-faults|"
+		 "x:\"q\"|XU:1|PAPI_L1_DCM"},
+		{__LINE__, "SELECT type_name FROM xu_values WHERE xu = 3", "it's"},
+		{__LINE__, "SELECT label FROM xu_values WHERE xu = 3", "3'"},
+		{__LINE__, "SELECT \"page-faults\" || ' ' || typeof(\"page-faults\") FROM xu_values WHERE xu = 7",
+		 "7 integer"},
+		{__LINE__, "SELECT \"x:\"\"q\"\"\" FROM xu_values WHERE xu = 4", "NULL"},
+		{__LINE__, "SELECT \"x:\"\"q\"\"\" FROM xu_values WHERE xu = 3", "0.75"},
+		{__LINE__, "SELECT \"XU:1\" FROM xu_values WHERE xu = 5", "Inf"},
+		{__LINE__, "SELECT \"XU:1\" FROM xu_values WHERE xu = 6", "-6"},
+		{__LINE__, "SELECT PAPI_L1_DCM FROM xu_values WHERE xu = 9", "1000000000000009"},
+		{__LINE__, "SELECT sum(thread) || ',' || max(end_ns) FROM xu_values", "5,950"},
+		{__LINE__, "SELECT type_name || avg(\"page-faults\") FROM xu_values GROUP BY type_name ORDER BY type_name LIMIT 1",
+		 "gemm4.5"},
+		{__LINE__, "SELECT count(*) || ',' || count(value) FROM xu_values_long", "50,49"},
+		{__LINE__, "SELECT value FROM xu_values_long WHERE xu = 2 AND event = 'page-faults'", "2"},
+		{__LINE__, "SELECT value FROM format WHERE key = 'sql_layer'", "none"},
+	};
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		const char *got = sql_text(f, rows[r].sql);
+		if (strcmp(got, rows[r].want) != 0)
+			fail_msg("row at line %d: got '%s', want '%s'", rows[r].line, got, rows[r].want);
+	}
+	/* the reader ignores the layer */
+	pmcf_profile *q;
+	assert_int_equal(pmcf_profile_open(f, &q), 0);
+	assert_int_equal(pmcf_profile_nxus(q), 10);
+	pmcf_profile_free(q);
+	/* more events than SQLite's columns: no layer, a format row says why */
+	for (size_t e = 5; e < 1995; e++) {
+		char n[32];
+		snprintf(n, sizeof(n), "ev%zu", e);
+		assert_int_equal(pmcf_profile_event_add(p, n, NULL), 0);
+	}
+	assert_int_equal(pmcf_profile_save(p, f), 0);
+	assert_string_equal(sql_text(f, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'xu_v%'"), "0");
+	assert_non_null(strstr(sql_text(f, "SELECT value FROM format WHERE key = 'sql_layer'"),
+			       "1995 events, more than the 1991 columns"));
+	pmcf_profile_free(p);
+}
+
 static void test_open_foreign(void **state)
 {
 	(void)state;
@@ -1051,6 +1150,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip_special_values),
 		cmocka_unit_test(test_roundtrip_all_layers),
 		cmocka_unit_test(test_roundtrip_empty),
+		cmocka_unit_test(test_sql_layer),
 		cmocka_unit_test(test_open_foreign),
 		cmocka_unit_test(test_open_damaged),
 		cmocka_unit_test(test_open_truncated),

@@ -1,21 +1,35 @@
-/* `pmcfuse export`: a profile as CSV (one row per XU, DESIGN.md's columns) or
- * JSON, written atomically to a file or to standard output. */
+/* `pmcfuse export`: a profile as CSV (one row per XU, DESIGN.md's columns),
+ * JSON, a copy with the SQL layer (sqlite) or an OTF2 trace (otf2), written
+ * atomically to a file or to standard output. */
 #include <getopt.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
+#include "cli/export_otf2.h"
+#include "profile/profile_impl.h"
+#include "util/internal.h"
 
 static const char usage[] =
-	"usage: pmcfuse export --format csv|json [--truth] [--provenance] [-o FILE] PROFILE\n\n"
+	"usage: pmcfuse export --format csv|json [--truth] [--provenance] [-o FILE] PROFILE\n"
+	"       pmcfuse export --format sqlite -o FILE PROFILE\n"
+	"       pmcfuse export --format otf2 -o DIR PROFILE\n\n"
 	"Writes every XU of PROFILE with its values.\n"
 	"CSV: one row per XU with the columns\n"
 	"  xu,type,type_name,label,parent_label,thread,cpu,start_ns,end_ns,<event>...\n"
-	"one column per event in profile order (duration included); a missing value is an\n"
-	"empty field. JSON: {\"meta\", \"types\", \"events\", \"xus\": [{..., \"values\": [...]}]}\n"
-	"with null for a missing value and \"inf\" or \"-inf\" for an infinite one; a\n"
-	"name that is not UTF-8 is {\"base64\": \"...\"} of its bytes.\n\n"
-	"  --format F   csv or json (required)\n"
+	"one column per event in profile order (duration included), named exactly as the\n"
+	"event (quoted when it holds a comma or a quote); a missing value is an empty field.\n"
+	"JSON: {\"meta\", \"types\", \"events\", \"xus\": [{..., \"values\": [...]}]} with typed\n"
+	"metadata (\"args\" an array, \"complete\" a boolean, numbers as numbers), null for a\n"
+	"missing value and \"inf\" or \"-inf\" for an infinite one; a name that is not UTF-8\n"
+	"is {\"base64\": \"...\"} of its bytes.\n"
+	"sqlite: a copy of the profile with the SQL views xu_values and xu_values_long\n"
+	"(for profiles written without them; docs/profile-format.md, \"SQL access\").\n"
+	"otf2: an OTF2 trace archive DIR/traces.otf2 for Vampir and the Score-P tools: one\n"
+	"location per thread, an enter/leave per XU with its type as the region, every\n"
+	"event as a metric (accumulated; events with missing values are left out).\n\n"
+	"  --format F   csv, json, sqlite or otf2 (required)\n"
 	"  --truth      add the ground truth of a simulated profile (truth:<event> columns)\n"
 	"  --provenance for a fused profile, where each XU and value came from: CSV columns\n"
 	"               base_source,base_path,base_xu,base_label (the execution that provided\n"
@@ -23,7 +37,8 @@ static const char usage[] =
 	"               and per event source:<event>,source_path:<event>,source_xu:<event>;\n"
 	"               JSON: \"sources\" [{index, path, ident}] and per XU \"base\",\n"
 	"               \"match_distance\", \"provenance\" [{source, xu} per event]\n"
-	"  -o FILE      write to FILE (atomically) instead of standard output\n";
+	"  -o FILE      write to FILE (atomically) instead of standard output; sqlite and\n"
+	"               otf2 need it (otf2: a folder that does not exist yet, or is empty)\n";
 
 static void csv_field(FILE *f, const char *s)
 {
@@ -175,6 +190,43 @@ static void prov_json_xu(FILE *f, const pmcf_profile *p, size_t i)
 	fputc(']', f);
 }
 
+/* A metadata value as JSON of its type (docs/profile-format.md, "JSON
+ * output"): "args" and "inputs" the JSON array they hold, "complete" and
+ * "multiplexed" booleans, the numeric keys a number when the value is one
+ * ("exit_status" may be "signal N"), everything else a string. Seeds stay
+ * strings: a 64-bit seed does not survive JSON readers' doubles. */
+static void json_meta_value(FILE *f, const char *k, const char *v)
+{
+	static const char *const arrays[] = {PMCF_META_ARGS, "inputs"};
+	static const char *const bools[] = {PMCF_META_COMPLETE, "multiplexed"};
+	static const char *const numeric[] = {PMCF_META_PMCS,     PMCF_META_PERIOD_MS,
+					      PMCF_META_EXIT_STATUS, PMCF_META_PLAN_SET,
+					      PMCF_META_PLAN_SETS, "threads", "makespan_ns"};
+	for (size_t i = 0; i < PMCF_ARRAY_SIZE(arrays); i++) {
+		json_t *j = strcmp(k, arrays[i]) == 0 ? json_loads(v, JSON_REJECT_DUPLICATES, NULL) : NULL;
+		int array = json_is_array(j);
+		json_decref(j);
+		if (array) {
+			fputs(v, f);
+			return;
+		}
+	}
+	for (size_t i = 0; i < PMCF_ARRAY_SIZE(bools); i++)
+		if (strcmp(k, bools[i]) == 0 && (!strcmp(v, "0") || !strcmp(v, "1"))) {
+			fputs(*v == '1' ? "true" : "false", f);
+			return;
+		}
+	for (size_t i = 0; i < PMCF_ARRAY_SIZE(numeric); i++) {
+		char *end;
+		double d = strcmp(k, numeric[i]) == 0 && *v ? strtod(v, &end) : NAN;
+		if (!pmcf_is_missing(d) && !*end && isfinite(d)) {
+			cli_put_number(f, d);
+			return;
+		}
+	}
+	cli_json_string(f, v);
+}
+
 static void export_json(FILE *f, const pmcf_profile *p, int truth, int prov)
 {
 	size_t ne = pmcf_profile_nevents(p), nt = truth ? pmcf_profile_ntruth(p) : 0;
@@ -185,7 +237,7 @@ static void export_json(FILE *f, const pmcf_profile *p, int truth, int prov)
 		fputs(i ? ", " : "", f);
 		cli_json_string(f, k);
 		fputs(": ", f);
-		cli_json_string(f, v);
+		json_meta_value(f, k, v);
 	}
 	fputs("},\n \"types\": [", f);
 	for (uint32_t t = 0; t < pmcf_profile_ntypes(p); t++) {
@@ -274,10 +326,16 @@ int cmd_export(int argc, char **argv)
 		}
 	}
 	if (!format)
-		return cli_usage_error("export", "--format csv|json is required");
-	int csv = strcmp(format, "csv") == 0;
-	if (!csv && strcmp(format, "json") != 0)
-		return cli_usage_error("export", "unknown format '%s' (csv or json)", format);
+		return cli_usage_error("export", "--format csv|json|sqlite|otf2 is required");
+	int csv = strcmp(format, "csv") == 0, sql = strcmp(format, "sqlite") == 0;
+	int otf2 = strcmp(format, "otf2") == 0;
+	if (!csv && !sql && !otf2 && strcmp(format, "json") != 0)
+		return cli_usage_error("export", "unknown format '%s' (csv, json, sqlite or otf2)", format);
+	if ((sql || otf2) && (truth || prov))
+		return cli_usage_error("export", "--%s: only with --format csv or json",
+				       truth ? "truth" : "provenance");
+	if ((sql || otf2) && (!out || strcmp(out, "-") == 0))
+		return cli_usage_error("export", "--format %s needs -o %s", format, sql ? "FILE" : "DIR");
 	if (optind + 1 != argc)
 		return cli_usage_error("export", optind == argc ? "missing PROFILE"
 							       : "expected one PROFILE");
@@ -287,6 +345,12 @@ int cmd_export(int argc, char **argv)
 	int st = cli_open_profile("export", argv[optind], &p);
 	if (st)
 		return st;
+	if (sql || otf2) {
+		int err = sql ? pmcfi_profile_save_sql(p, out) : 0;
+		st = sql ? (err ? cli_lib_error("export", err, out) : CLI_OK) : export_otf2(p, out);
+		pmcf_profile_free(p);
+		return st;
+	}
 	if (truth && !pmcf_profile_ntruth(p)) {
 		pmcf_profile_free(p);
 		return cli_error("export", CLI_EUSAGE,

@@ -79,6 +79,18 @@ int pmcfi_profile_base_enable(pmcf_profile *p, size_t arena_bytes);
 /* Enables the match-distance layer (every XU NaN). */
 int pmcfi_profile_match_enable(pmcf_profile *p);
 
+/* For the store: writes the SQL layer (table xu_row, views xu_values and
+ * xu_values_long; docs/profile-format.md, "SQL access") of p into db, inside
+ * the save's transaction. Instead, only a format row 'sql_layer' that says
+ * why, when p has more events than SQLite has columns, or (unless always)
+ * more than PMCFI_SQL_AUTO_VALUES values. Returns an SQLite result code. */
+#define PMCFI_SQL_AUTO_VALUES 8000000
+struct sqlite3;
+int pmcfi_sql_layer_write(struct sqlite3 *db, const pmcf_profile *p, int always);
+/* pmcf_profile_save, with the SQL layer whatever the profile's size (export
+ * --format sqlite). */
+int pmcfi_profile_save_sql(const pmcf_profile *p, const char *path);
+
 /* Fault injection for the atomic-write tests: the next pmcf_profile_save
  * fails with -EIO at step 1 (temporary created), 2 (while writing the
  * tables) or 3 (written and synced, before the rename). 0 disables. */

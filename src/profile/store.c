@@ -425,7 +425,7 @@ static int write_chunks(struct wr *w, const pmcf_profile *p, const struct chunk_
 	return err;
 }
 
-static int write_db(const pmcf_profile *p, const char *tmp, const char *path)
+static int write_db(const pmcf_profile *p, const char *tmp, const char *path, int sql_always)
 {
 	struct wr w = {.path = path};
 	int err = 0;
@@ -487,6 +487,8 @@ static int write_db(const pmcf_profile *p, const char *tmp, const char *path)
 		void *bs = p->base_src, *bx = p->base_xu, *bl = p->base_lab;
 		err = write_chunks(&w, p, &base_tab, 1, (void *const *[3]){&bs, &bx, &bl});
 	}
+	if (!err && (rc = pmcfi_sql_layer_write(w.db, p, sql_always)) != SQLITE_OK)
+		err = db_fail(w.db, rc, path, "cannot write the SQL layer");
 	if (!err)
 		err = w_exec(&w, "COMMIT");
 out:
@@ -530,7 +532,7 @@ static int fsync_dir(const char *dir)
 	return err;
 }
 
-int pmcf_profile_save(const pmcf_profile *p, const char *path)
+static int save(const pmcf_profile *p, const char *path, int sql_always)
 {
 	pmcfi_clear_error();
 	if (!p || !path || !*path)
@@ -574,7 +576,7 @@ int pmcf_profile_save(const pmcf_profile *p, const char *path)
 		err = pmcfi_fail(-EIO, "%s: injected fault after creating %s", path, tmp);
 		goto out;
 	}
-	err = write_db(p, tmp, path);
+	err = write_db(p, tmp, path, sql_always);
 	if (err)
 		goto out;
 	if (fsync(fd) < 0) {
@@ -602,6 +604,16 @@ out:
 	free(dir);
 	free(tmp);
 	return err;
+}
+
+int pmcf_profile_save(const pmcf_profile *p, const char *path)
+{
+	return save(p, path, 0);
+}
+
+int pmcfi_profile_save_sql(const pmcf_profile *p, const char *path)
+{
+	return save(p, path, 1);
 }
 
 /* ---- reading -------------------------------------------------------------- */

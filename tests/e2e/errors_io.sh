@@ -78,12 +78,12 @@ row disk-full
 expect_ok "$PMCFUSE" record -e duration,PAPI_L1_DCM,PAPI_L2_TCM -o big.pmcf --sim cholesky,blocks=30
 expect_ok "$PMCFUSE" record -e duration,PAPI_L1_DCM,PAPI_L3_TCM -o big2.pmcf --sim cholesky,blocks=30
 mkdir full
-if mount -t tmpfs -o size=64k pmcf-errors full 2>/dev/null; then
+if mount -t tmpfs -o size=128k pmcf-errors full 2>/dev/null; then
 	trap 'umount "$TESTDIR/full" 2>/dev/null || true' EXIT
 	expect_ok "$PMCFUSE" record -e $EV -o full/old.pmcf --sim cholesky,blocks=2
 	cp full/old.pmcf old.copy
 	echo old >full/old.csv
-	# each of these outgrows the 64 KiB file system
+	# each of these outgrows the 128 KiB file system (a small profile with its SQL layer is 64 KiB)
 	expect_fail 2 "$PMCFUSE" record -e duration,PAPI_L1_DCM,PAPI_L2_TCM -o full/old.pmcf --sim cholesky,blocks=30
 	expect_match '^pmcfuse: record: full/old.pmcf: cannot write: database or disk is full' "$ERR"
 	expect_fail 2 "$PMCFUSE" combine --strategy ctc -o full/old.pmcf big.pmcf big2.pmcf

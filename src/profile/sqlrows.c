@@ -1,0 +1,188 @@
+/* The SQL layer of a profile file (docs/profile-format.md, "SQL access"): a
+ * plain row table xu_row (one row per XU, one REAL column per event) and the
+ * views xu_values (wide, one column named as each event) and xu_values_long
+ * (xu, event, value), so that the stock sqlite3 command reads values without
+ * decoding the chunk BLOBs. Written inside pmcf_profile_save's transaction. */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "profile/profile_impl.h"
+#include "util/internal.h"
+
+/* SQLite's default SQLITE_MAX_COLUMN: a reader's sqlite3 command may not
+ * allow more columns, whatever this library was built with. */
+#define SQL_MAX_COLUMNS (size_t)2000
+
+/* The per-XU columns of xu_row and xu_values, in order. To add one (an MPI
+ * rank, ...), add a row here and its value in bind_fixed. */
+enum fixed_col { F_XU, F_TYPE, F_LABEL, F_PARENT, F_THREAD, F_CPU, F_START, F_END, F_N };
+static const struct {
+	const char *name, *decl;
+} fixed[F_N] = {
+	[F_XU] = {"xu", "INTEGER PRIMARY KEY"},      [F_TYPE] = {"type", "INTEGER NOT NULL"},
+	[F_LABEL] = {"label", "TEXT NOT NULL"},      [F_PARENT] = {"parent_label", "TEXT NOT NULL"},
+	[F_THREAD] = {"thread", "INTEGER NOT NULL"}, [F_CPU] = {"cpu", "INTEGER NOT NULL"},
+	[F_START] = {"start_ns", "INTEGER NOT NULL"}, [F_END] = {"end_ns", "INTEGER NOT NULL"},
+};
+
+static void bind_fixed(sqlite3_stmt *st, int col, const pmcf_profile *p, size_t i)
+{
+	int k = col + 1;
+	switch ((enum fixed_col)col) {
+	case F_XU: sqlite3_bind_int64(st, k, (sqlite3_int64)i); break;
+	case F_TYPE: sqlite3_bind_int64(st, k, p->xtype[i]); break;
+	case F_LABEL: sqlite3_bind_text(st, k, p->arena + p->label[i], -1, SQLITE_STATIC); break;
+	case F_PARENT: sqlite3_bind_text(st, k, p->arena + p->parent[i], -1, SQLITE_STATIC); break;
+	case F_THREAD: sqlite3_bind_int(st, k, p->thread[i]); break;
+	case F_CPU: sqlite3_bind_int(st, k, p->cpu[i]); break;
+	case F_START: sqlite3_bind_int64(st, k, (sqlite3_int64)p->start[i]); break;
+	case F_END: sqlite3_bind_int64(st, k, (sqlite3_int64)p->end[i]); break;
+	case F_N: break;
+	}
+}
+
+/* SQL text is built in a memory stream (open_memstream). */
+static void puts_(FILE *q, const char *s)
+{
+	fputs(s, q);
+}
+
+/* s as an SQL identifier: "s" with every " doubled. */
+static void put_ident(FILE *q, const char *s)
+{
+	fputc('"', q);
+	for (; *s; s++) {
+		fputc(*s, q);
+		if (*s == '"')
+			fputc('"', q);
+	}
+	fputc('"', q);
+}
+
+/* "v<e>": the xu_row column of event e (event names need not be valid or
+ * distinct SQL column names; the views give them their names). */
+static void put_vcol(FILE *q, const char *prefix, size_t e)
+{
+	fprintf(q, "%sv%zu", prefix, e);
+}
+
+/* The DDL of the layer: the table and both views. */
+static void layer_ddl(FILE *q, const pmcf_profile *p)
+{
+	puts_(q, "CREATE TABLE xu_row(");
+	for (int c = 0; c < F_N; c++) {
+		puts_(q, c ? ", " : "");
+		puts_(q, fixed[c].name);
+		puts_(q, " ");
+		puts_(q, fixed[c].decl);
+	}
+	for (size_t e = 0; e < p->nev; e++) {
+		put_vcol(q, ", ", e);
+	}
+	puts_(q, ");\nCREATE VIEW xu_values AS SELECT ");
+	for (int c = 0; c < F_N; c++) {
+		puts_(q, c ? ", r." : "r.");
+		puts_(q, fixed[c].name);
+		if (c == F_TYPE)
+			puts_(q, ", t.name AS type_name");
+	}
+	for (size_t e = 0; e < p->nev; e++) {
+		put_vcol(q, ", r.", e);
+		puts_(q, " AS ");
+		put_ident(q, p->ev_name[e]);
+	}
+	puts_(q, " FROM xu_row r JOIN xu_type t ON t.id = r.type;\n"
+		 "CREATE VIEW xu_values_long AS SELECT r.xu AS xu, e.name AS event, ");
+	if (!p->nev)
+		puts_(q, "NULL");
+	else
+		puts_(q, "CASE e.id");
+	for (size_t e = 0; e < p->nev; e++)
+		fprintf(q, " WHEN %zu THEN r.v%zu", e, e);
+	puts_(q, p->nev ? " END AS value" : " AS value");
+	puts_(q, " FROM xu_row r CROSS JOIN event e;");
+}
+
+/* The text that build writes for p, or NULL when out of memory. */
+static char *sql_text(void (*build)(FILE *q, const pmcf_profile *p), const pmcf_profile *p)
+{
+	char *s = NULL;
+	size_t n;
+	FILE *q = open_memstream(&s, &n);
+	if (!q)
+		return NULL;
+	build(q, p);
+	int bad = ferror(q);
+	if (fclose(q) != 0 || bad) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void insert_sql(FILE *q, const pmcf_profile *p)
+{
+	puts_(q, "INSERT INTO xu_row VALUES(?");
+	for (size_t c = 1; c < F_N + p->nev; c++)
+		puts_(q, ", ?");
+	puts_(q, ")");
+}
+
+static int insert_rows(sqlite3 *db, const pmcf_profile *p)
+{
+	char *sql = sql_text(insert_sql, p);
+	if (!sql)
+		return SQLITE_NOMEM;
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	free(sql);
+	for (size_t i = 0; rc == SQLITE_OK && i < p->nxu; i++) {
+		for (int c = 0; c < F_N; c++)
+			bind_fixed(st, c, p, i);
+		for (size_t e = 0; e < p->nev; e++) {
+			double v = p->val[e][i];
+			int k = F_N + 1 + (int)e;
+			if (pmcf_is_missing(v))
+				sqlite3_bind_null(st, k);
+			else if (fabs(v) < 0x1p63 && v == (double)(sqlite3_int64)v)
+				sqlite3_bind_int64(st, k, (sqlite3_int64)v); /* counts: stored as integers */
+			else
+				sqlite3_bind_double(st, k, v);
+		}
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc == SQLITE_DONE)
+			rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* The format row that says why the file has no SQL layer. */
+static int no_layer(sqlite3 *db, const char *fmt, size_t n, size_t limit)
+{
+	char why[256], sql[320];
+	snprintf(why, sizeof(why), fmt, n, limit);
+	snprintf(sql, sizeof(sql), "INSERT INTO format(key, value) VALUES('sql_layer', '%s')", why);
+	return sqlite3_exec(db, sql, NULL, NULL, NULL);
+}
+
+int pmcfi_sql_layer_write(struct sqlite3 *db, const pmcf_profile *p, int always)
+{
+	if (F_N + 1 + p->nev > SQL_MAX_COLUMNS)
+		return no_layer(db, "none: %zu events, more than the %zu columns of SQLite", p->nev,
+				SQL_MAX_COLUMNS - F_N - 1);
+	if (!always && (double)p->nxu * (double)p->nev > PMCFI_SQL_AUTO_VALUES)
+		return no_layer(db,
+				"none: %zu values, more than %zu; pmcfuse export --format sqlite writes a"
+				" copy with it",
+				p->nxu * p->nev, PMCFI_SQL_AUTO_VALUES);
+	char *ddl = sql_text(layer_ddl, p);
+	if (!ddl)
+		return SQLITE_NOMEM;
+	int rc = sqlite3_exec(db, ddl, NULL, NULL, NULL);
+	free(ddl);
+	return rc == SQLITE_OK ? insert_rows(db, p) : rc;
+}

@@ -21,6 +21,7 @@ PACKAGES=(
 	gnuplot-nox                        # categorize --plot (pngcairo terminal)
 	chromium                           # tests/e2e/report.sh renders the HTML report headless
 	python3-pot                        # bench_emd: POT ot.emd2 as the side-by-side baseline
+	openmpi-bin libopenmpi-dev         # examples/mpi_tiles, tests/e2e/mpi.sh (MPI + OpenMP programs)
 )
 
 missing=()

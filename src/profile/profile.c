@@ -140,6 +140,7 @@ void pmcf_profile_free(pmcf_profile *p)
 	free(p->base_src);
 	free(p->base_xu);
 	free(p->base_lab);
+	free(p->rank);
 	pmcfi_index_free(&p->meta_ix);
 	pmcfi_index_free(&p->type_ix);
 	pmcfi_index_free(&p->ev_ix);
@@ -478,6 +479,8 @@ static int xu_realloc(pmcf_profile *p, size_t cap)
 			return PMCF_ENOMEM;
 	if (p->match && resize(&p->match, cap, sizeof(double)))
 		return PMCF_ENOMEM;
+	if (p->rank && resize(&p->rank, cap, sizeof(int32_t)))
+		return PMCF_ENOMEM;
 	if (p->base_src &&
 	    (resize(&p->base_src, cap, sizeof(int32_t)) || resize(&p->base_xu, cap, sizeof(int64_t)) ||
 	     resize(&p->base_lab, cap, sizeof(size_t))))
@@ -572,6 +575,8 @@ int pmcf_profile_xu_add(pmcf_profile *p, const pmcf_xu *xu, size_t *index)
 		p->truth[t][i] = PMCF_MISSING;
 	if (p->match)
 		p->match[i] = PMCF_MISSING;
+	if (p->rank)
+		p->rank[i] = 0;
 	if (p->base_src) {
 		p->base_src[i] = -1;
 		p->base_xu[i] = -1;
@@ -993,4 +998,50 @@ int pmcf_profile_base_label_get(const pmcf_profile *p, size_t i, int32_t *source
 	if (label)
 		*label = p->arena + p->base_lab[i];
 	return 0;
+}
+
+/* ---- MPI ranks -------------------------------------------------------------- */
+
+int pmcf_profile_ranks_enable(pmcf_profile *p)
+{
+	if (!p)
+		return pmcfi_fail(PMCF_EINVAL, "NULL profile");
+	if (p->rank)
+		return 0;
+	p->rank = calloc(col_cap(p), sizeof(int32_t));
+	return p->rank ? 0 : nomem("ranks");
+}
+
+int pmcf_profile_has_ranks(const pmcf_profile *p)
+{
+	return p && p->rank;
+}
+
+int pmcf_profile_rank_set(pmcf_profile *p, size_t i, int32_t rank)
+{
+	if (!p)
+		return pmcfi_fail(PMCF_EINVAL, "NULL profile");
+	if (i >= p->nxu)
+		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XUs)", i, p->nxu);
+	if (rank < 0)
+		return pmcfi_fail(PMCF_EINVAL, "negative rank %d", (int)rank);
+	int err = pmcf_profile_ranks_enable(p);
+	if (err)
+		return err;
+	p->rank[i] = rank;
+	return 0;
+}
+
+int32_t pmcf_profile_rank(const pmcf_profile *p, size_t i)
+{
+	return p && p->rank && i < p->nxu ? p->rank[i] : 0;
+}
+
+uint32_t pmcf_profile_nranks(const pmcf_profile *p)
+{
+	int32_t max = 0;
+	for (size_t i = 0; p && p->rank && i < p->nxu; i++)
+		if (p->rank[i] > max)
+			max = p->rank[i];
+	return (uint32_t)max + 1;
 }

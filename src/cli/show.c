@@ -91,14 +91,10 @@ static void print_consistency(const pmcf_profile *p, int json)
  * [{rank, xus}]; text, one line. Nothing for other profiles. */
 static void print_ranks(const pmcf_profile *p, int json)
 {
-	if (!pmcf_profile_has_ranks(p))
-		return;
-	uint32_t nr = pmcf_profile_nranks(p);
-	size_t *cnt = calloc(nr, sizeof(*cnt));
+	uint32_t nr;
+	size_t *cnt = cli_rank_counts(p, &nr);
 	if (!cnt)
 		return;
-	for (size_t i = 0; i < pmcf_profile_nxus(p); i++)
-		cnt[pmcf_profile_rank(p, i)]++;
 	printf(json ? ",\n  \"ranks\": [" : "ranks     %u (MPI)", nr);
 	for (uint32_t r = 0; r < nr; r++)
 		printf(json ? "%s{\"rank\": %u, \"xus\": %zu}" : "%s rank %u: %zu XUs", r ? "," : "", r,

@@ -60,6 +60,8 @@ expect_ok "$PMCFUSE" run -e page-faults,task-clock --pmcs 1 --keep ka -o ka.pmcf
 expect_eq "2" "$(ls ka/exec-*.pmcf | wc -l)"
 expect_eq "12 12" "$(ranks ka.pmcf)"
 expect_eq 0 "$(crossed ka.pmcf)"
+expect_ok "$PMCFUSE" report -o ka.html ka.pmcf
+expect_match '<th>MPI ranks</th><td>2: rank 0 12 XUs, rank 1 12 XUs' "$(cat ka.html)"
 fuse_all ka 12
 
 # 2. MPI + OpenMP tasks (examples/mpi_tiles): 2 iterations of 8 relax and

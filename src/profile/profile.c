@@ -632,12 +632,21 @@ double pmcf_profile_value(const pmcf_profile *p, size_t i, size_t ev)
 	return p->val[ev][i];
 }
 
-static int check_iev(const pmcf_profile *p, size_t i, size_t ev)
+/* PMCF_EINVAL for a NULL profile, PMCF_ENOENT for an XU out of range, else 0. */
+static int xu_check(const pmcf_profile *p, size_t i)
 {
 	if (!p)
 		return pmcfi_fail(PMCF_EINVAL, "NULL profile");
 	if (i >= p->nxu)
 		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XUs)", i, p->nxu);
+	return 0;
+}
+
+static int check_iev(const pmcf_profile *p, size_t i, size_t ev)
+{
+	int err = xu_check(p, i);
+	if (err)
+		return err;
 	if (ev >= p->nev)
 		return pmcfi_fail(PMCF_ENOENT, "event %zu out of range (%zu events)", ev, p->nev);
 	return 0;
@@ -910,11 +919,10 @@ int pmcfi_profile_match_enable(pmcf_profile *p)
 
 int pmcf_profile_match_distance_set(pmcf_profile *p, size_t i, double d)
 {
-	if (!p)
-		return pmcfi_fail(PMCF_EINVAL, "NULL profile");
-	if (i >= p->nxu)
-		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XUs)", i, p->nxu);
-	int err = pmcfi_profile_match_enable(p);
+	int err = xu_check(p, i);
+	if (err)
+		return err;
+	err = pmcfi_profile_match_enable(p);
 	if (err)
 		return err;
 	p->match[i] = d;
@@ -961,10 +969,9 @@ int pmcf_profile_has_base_labels(const pmcf_profile *p)
 int pmcf_profile_base_label_set(pmcf_profile *p, size_t i, int32_t source, int64_t source_xu,
 				const char *label)
 {
-	if (!p)
-		return pmcfi_fail(PMCF_EINVAL, "NULL profile");
-	if (i >= p->nxu)
-		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XUs)", i, p->nxu);
+	int err = xu_check(p, i);
+	if (err)
+		return err;
 	if (source < -1 || (source >= 0 && (size_t)source >= p->nsrc))
 		return pmcfi_fail(PMCF_EINVAL, "source profile %d out of range (%zu sources)", (int)source,
 				  p->nsrc);
@@ -973,7 +980,7 @@ int pmcf_profile_base_label_set(pmcf_profile *p, size_t i, int32_t source, int64
 				  (long long)source_xu);
 	const char *lab = label ? label : "";
 	size_t ll = strlen(lab);
-	int err = pmcfi_profile_base_enable(p, ll ? ll + 1 : 0);
+	err = pmcfi_profile_base_enable(p, ll ? ll + 1 : 0);
 	if (err)
 		return err;
 	p->base_src[i] = source;
@@ -985,10 +992,9 @@ int pmcf_profile_base_label_set(pmcf_profile *p, size_t i, int32_t source, int64
 int pmcf_profile_base_label_get(const pmcf_profile *p, size_t i, int32_t *source,
 				int64_t *source_xu, const char **label)
 {
-	if (!p)
-		return pmcfi_fail(PMCF_EINVAL, "NULL profile");
-	if (i >= p->nxu)
-		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XUs)", i, p->nxu);
+	int err = xu_check(p, i);
+	if (err)
+		return err;
 	if (!p->base_src)
 		return pmcfi_fail(PMCF_ENOENT, "profile has no base labels");
 	if (source)
@@ -1019,17 +1025,12 @@ int pmcf_profile_has_ranks(const pmcf_profile *p)
 
 int pmcf_profile_rank_set(pmcf_profile *p, size_t i, int32_t rank)
 {
-	if (!p)
-		return pmcfi_fail(PMCF_EINVAL, "NULL profile");
-	if (i >= p->nxu)
-		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XUs)", i, p->nxu);
-	if (rank < 0)
-		return pmcfi_fail(PMCF_EINVAL, "negative rank %d", (int)rank);
-	int err = pmcf_profile_ranks_enable(p);
-	if (err)
-		return err;
-	p->rank[i] = rank;
-	return 0;
+	int err = xu_check(p, i);
+	if (!err && rank < 0)
+		err = pmcfi_fail(PMCF_EINVAL, "negative rank %d", (int)rank);
+	if (!err && !(err = pmcf_profile_ranks_enable(p)))
+		p->rank[i] = rank;
+	return err;
 }
 
 int32_t pmcf_profile_rank(const pmcf_profile *p, size_t i)

@@ -23,6 +23,7 @@ PACKAGES=(
 	python3-pot                        # bench_emd: POT ot.emd2 as the side-by-side baseline
 	slurm-wlm munge                    # tests/e2e/slow_slurm.sh: a single-node Slurm cluster (run --launcher slurm)
 	libotf2-trace-dev otf2-tools       # export --format otf2 (optional at build time); otf2-print in tests
+	openmpi-bin libopenmpi-dev         # examples/mpi_tiles, tests/e2e/mpi.sh (MPI + OpenMP programs)
 )
 
 missing=()

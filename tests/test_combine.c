@@ -128,6 +128,54 @@ static void test_ctc_fig2(void **state)
 	pmcf_profile_free(f);
 }
 
+/* MPI ranks: each input holds Fig. 2's tasks twice, once per rank (same
+ * labels and types, start times interleaved, the ranks in opposite order);
+ * every strategy pairs XUs of the same rank only and the fused XUs keep
+ * their rank. */
+static void test_ranks_never_paired(void **state)
+{
+	(void)state;
+	struct hx a2[12], b2[12];
+	for (size_t i = 0; i < 12; i++) {
+		a2[i] = PA[i % 6];
+		b2[i] = PB[i % 6];
+		a2[i].start += i / 6;
+		b2[i].start += i / 6;
+		b2[i].v[0] += (double)(i / 6) * 3;
+	}
+	static const int strategies[] = {PMCF_COMBINE_CTC, PMCF_COMBINE_LGL, PMCF_COMBINE_BC,
+					 PMCF_COMBINE_BC_UNLABELED, PMCF_COMBINE_RANDOM};
+	for (size_t s = 0; s < sizeof(strategies) / sizeof(strategies[0]); s++) {
+		pmcf_profile *in[2] = {mk("prog", EA, 3, a2, 12), mk("prog", EB, 2, b2, 12)};
+		/* rank 1 first in input 1: start order and XU order both pair
+		 * across ranks unless ranks are kept apart */
+		for (size_t i = 0; i < 6; i++) {
+			assert_int_equal(pmcf_profile_rank_set(in[0], i + 6, 1), 0);
+			assert_int_equal(pmcf_profile_rank_set(in[1], i, 1), 0);
+		}
+		pmcf_profile *f = fuse(strategies[s], 5, in, 2, NULL);
+		assert_int_equal(pmcf_profile_nxus(f), 12);
+		assert_true(pmcf_profile_has_ranks(f));
+		size_t per[2] = {0, 0};
+		for (size_t x = 0; x < 12; x++) {
+			int32_t r = pmcf_profile_rank(f, x);
+			per[r]++;
+			int64_t sa = src_of(f, x, "e1"), sb = src_of(f, x, "e3");
+			if (sa >= 0 && pmcf_profile_rank(in[0], (size_t)sa) != r)
+				fail_msg("strategy %d: fused XU %zu of rank %d from rank %d of input 0",
+					 strategies[s], x, r, pmcf_profile_rank(in[0], (size_t)sa));
+			if (sb >= 0 && pmcf_profile_rank(in[1], (size_t)sb) != r)
+				fail_msg("strategy %d: fused XU %zu of rank %d from rank %d of input 1",
+					 strategies[s], x, r, pmcf_profile_rank(in[1], (size_t)sb));
+		}
+		assert_int_equal(per[0], 6);
+		assert_int_equal(per[1], 6);
+		for (int k = 0; k < 2; k++)
+			pmcf_profile_free(in[k]);
+		pmcf_profile_free(f);
+	}
+}
+
 static void test_lgl_fig2(void **state)
 {
 	(void)state;
@@ -658,6 +706,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ctc_fig2),
+		cmocka_unit_test(test_ranks_never_paired),
 		cmocka_unit_test(test_lgl_fig2),
 		cmocka_unit_test(test_lgl_missing_extra),
 		cmocka_unit_test(test_lgl_needs_labels),

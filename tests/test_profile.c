@@ -521,6 +521,8 @@ static pmcf_profile *fixture(size_t nxu, int layers)
 			if (i % 3)
 				assert_int_equal(pmcf_profile_match_distance_set(p, i, (double)(i % 17) / 4), 0);
 			snprintf(lab, sizeof(lab), "0.%zu.%zu", i % 3, i);
+			if (i % 4)
+				assert_int_equal(pmcf_profile_rank_set(p, i, (int32_t)(i % 4)), 0);
 			if (i % 5)
 				assert_int_equal(pmcf_profile_base_label_set(p, i, (int32_t)(i % 2),
 									     (int64_t)i * 3, i % 7 ? lab : ""),
@@ -566,6 +568,7 @@ static void assert_same(const pmcf_profile *a, const pmcf_profile *b)
 		assert_int_equal(xa.end_ns, xb.end_ns);
 		assert_string_equal(xa.label, xb.label);
 		assert_string_equal(xa.parent_label, xb.parent_label);
+		assert_int_equal(pmcf_profile_rank(a, i), pmcf_profile_rank(b, i));
 		for (size_t e = 0; e < nev; e++) {
 			double va2 = pmcf_profile_value(a, i, e), vb2 = pmcf_profile_value(b, i, e);
 			if (pmcf_is_missing(va2))
@@ -594,6 +597,7 @@ static void assert_same(const pmcf_profile *a, const pmcf_profile *b)
 		assert_string_equal(va, vb);
 	}
 	assert_int_equal(pmcf_profile_has_base_labels(a), pmcf_profile_has_base_labels(b));
+	assert_int_equal(pmcf_profile_has_ranks(a), pmcf_profile_has_ranks(b));
 	for (size_t i = 0; i < nxu && pmcf_profile_has_base_labels(a); i++) {
 		int32_t sa, sb;
 		int64_t xa, xb;
@@ -660,6 +664,31 @@ static void test_roundtrip_special_values(void **state)
 	pmcf_profile_free(q);
 }
 
+/* The rank layer: absent means rank 0; set refuses negative ranks and XUs
+ * out of range; added XUs get rank 0. */
+static void test_ranks(void **state)
+{
+	(void)state;
+	pmcf_profile *p = fixture(3, 0);
+	assert_false(pmcf_profile_has_ranks(p));
+	assert_int_equal(pmcf_profile_rank(p, 1), 0);
+	assert_int_equal(pmcf_profile_nranks(p), 1);
+	assert_int_equal(pmcf_profile_rank_set(p, 1, -1), PMCF_EINVAL);
+	assert_int_equal(pmcf_profile_rank_set(p, 3, 1), PMCF_ENOENT);
+	assert_false(pmcf_profile_has_ranks(p));
+	assert_int_equal(pmcf_profile_rank_set(p, 1, 5), 0);
+	assert_true(pmcf_profile_has_ranks(p));
+	assert_int_equal(pmcf_profile_rank(p, 0), 0);
+	assert_int_equal(pmcf_profile_rank(p, 1), 5);
+	assert_int_equal(pmcf_profile_rank(p, 7), 0);
+	assert_int_equal(pmcf_profile_nranks(p), 6);
+	pmcf_xu xu = {.type = 0, .label = "x"};
+	size_t i;
+	assert_int_equal(pmcf_profile_xu_add(p, &xu, &i), 0);
+	assert_int_equal(pmcf_profile_rank(p, i), 0);
+	pmcf_profile_free(p);
+}
+
 /* More than one chunk (65536 XUs), every layer. */
 static void test_roundtrip_all_layers(void **state)
 {
@@ -669,6 +698,10 @@ static void test_roundtrip_all_layers(void **state)
 	assert_true(pmcf_profile_has_coverage(q));
 	assert_true(pmcf_profile_has_provenance(q));
 	assert_true(pmcf_profile_has_base_labels(q));
+	assert_true(pmcf_profile_has_ranks(q));
+	assert_int_equal(pmcf_profile_rank(q, 69999), 3);
+	assert_int_equal(pmcf_profile_rank(q, 69996), 0);
+	assert_int_equal(pmcf_profile_nranks(q), 4);
 	assert_int_equal(pmcf_profile_ntruth(q), 2);
 	assert_true(pmcf_profile_complete(q));
 	int32_t bs;
@@ -803,7 +836,7 @@ static void test_sql_layer(void **state)
 	} rows[] = {
 		{__LINE__, "SELECT count(*) FROM xu_values", "10"},
 		{__LINE__, "SELECT group_concat(name, '|') FROM pragma_table_info('xu_values')",
-		 "xu|type|type_name|label|parent_label|thread|cpu|start_ns|end_ns|duration|page-faults|"
+		 "xu|type|type_name|label|parent_label|thread|cpu|start_ns|end_ns|rank|duration|page-faults|"
 		 "x:\"q\"|XU:1|PAPI_L1_DCM"},
 		{__LINE__, "SELECT type_name FROM xu_values WHERE xu = 3", "it's"},
 		{__LINE__, "SELECT label FROM xu_values WHERE xu = 3", "3'"},
@@ -840,7 +873,7 @@ static void test_sql_layer(void **state)
 	assert_int_equal(pmcf_profile_save(p, f), 0);
 	assert_string_equal(sql_text(f, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'xu_v%'"), "0");
 	assert_non_null(strstr(sql_text(f, "SELECT value FROM format WHERE key = 'sql_layer'"),
-			       "1995 events, more than the 1991 columns"));
+			       "1995 events, more than the 1990 columns"));
 	pmcf_profile_free(p);
 }
 
@@ -917,6 +950,11 @@ static void test_open_damaged(void **state)
 		 "labels"},
 		{__LINE__, "DELETE FROM base_chunk WHERE chunk = 1", PMCF_ECORRUPT, "base_chunk: chunk 1"},
 		{__LINE__, "DROP TABLE base_chunk", 0, NULL}, /* a file written before the layer */
+		{__LINE__, "UPDATE rank_chunk SET data = CAST(X'ffffffff' || substr(data, 5) AS BLOB) WHERE chunk = 1",
+		 PMCF_ECORRUPT, "XU 65536 has rank -1"},
+		{__LINE__, "UPDATE rank_chunk SET data = substr(data, 5) WHERE chunk = 1", PMCF_ECORRUPT,
+		 "rank_chunk: data"},
+		{__LINE__, "DROP TABLE rank_chunk", 0, NULL}, /* a file written before ranks: rank 0 */
 		{__LINE__, "CREATE TABLE x AS SELECT * FROM meta; DROP TABLE meta;"
 			   "ALTER TABLE x RENAME TO meta; INSERT INTO meta VALUES (3, 'host', NULL)",
 		 PMCF_ECORRUPT, "NULL metadata"},
@@ -1148,6 +1186,7 @@ int main(void)
 		cmocka_unit_test(test_xus_values),
 		cmocka_unit_test(test_layers),
 		cmocka_unit_test(test_roundtrip_special_values),
+		cmocka_unit_test(test_ranks),
 		cmocka_unit_test(test_roundtrip_all_layers),
 		cmocka_unit_test(test_roundtrip_empty),
 		cmocka_unit_test(test_sql_layer),

@@ -215,6 +215,20 @@ PMCF_API int pmcf_profile_has_base_labels(const pmcf_profile *p);
 PMCF_API int pmcf_profile_base_label_get(const pmcf_profile *p, size_t i, int32_t *source,
 					 int64_t *source_xu, const char **label);
 
+/* ---- MPI ranks -----------------------------------------------------------------
+ * Per XU: the MPI rank of the process that ran it (docs/collector.md, "MPI
+ * programs"). The layer exists once enabled or a rank was set (every other
+ * XU: rank 0); a profile without it (every program that is not MPI, and
+ * profiles written before ranks existed) reads as rank 0 everywhere.
+ * Fusion pairs XUs of the same rank only. set: rank >= 0, else PMCF_EINVAL. */
+PMCF_API int pmcf_profile_ranks_enable(pmcf_profile *p);
+PMCF_API int pmcf_profile_has_ranks(const pmcf_profile *p);
+PMCF_API int pmcf_profile_rank_set(pmcf_profile *p, size_t i, int32_t rank);
+/* XU i's rank; 0 without the layer or out of range. */
+PMCF_API int32_t pmcf_profile_rank(const pmcf_profile *p, size_t i);
+/* The largest rank + 1 (1 without the layer or with no XU). Linear. */
+PMCF_API uint32_t pmcf_profile_nranks(const pmcf_profile *p);
+
 #ifdef __cplusplus
 }
 #endif

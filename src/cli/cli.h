@@ -79,6 +79,10 @@ int cli_out_not_input(const char *verb, const char *out, const char *const *in, 
 /* Opens a profile, reporting errors; returns an exit status. */
 int cli_open_profile(const char *verb, const char *path, pmcf_profile **out);
 
+/* A profile of an MPI program: the XUs of each rank, counts[0 .. *nranks)
+ * (malloc'd, the caller frees); NULL when p has no ranks or memory ran out. */
+size_t *cli_rank_counts(const pmcf_profile *p, uint32_t *nranks);
+
 /* Verbs, one file each (src/cli/<verb>.c). Declared weak so that the table
  * in main.c lists only the verbs linked into this build. */
 #define CLI_VERB(fn) int fn(int argc, char **argv) __attribute__((weak))

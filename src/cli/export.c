@@ -18,10 +18,12 @@ static const char usage[] =
 	"Writes every XU of PROFILE with its values.\n"
 	"CSV: one row per XU with the columns\n"
 	"  xu,type,type_name,label,parent_label,thread,cpu,start_ns,end_ns,<event>...\n"
+	"(plus rank, the MPI rank, after end_ns for a profile of an MPI program) and\n"
 	"one column per event in profile order (duration included), named exactly as the\n"
 	"event (quoted when it holds a comma or a quote); a missing value is an empty field.\n"
 	"JSON: {\"meta\", \"types\", \"events\", \"xus\": [{..., \"values\": [...]}]} with typed\n"
-	"metadata (\"args\" an array, \"complete\" a boolean, numbers as numbers), null for a\n"
+	"metadata (\"args\" an array, \"complete\" a boolean, numbers as numbers), each XU\n"
+	"with \"rank\" in a profile of an MPI program, null for a\n"
 	"missing value and \"inf\" or \"-inf\" for an infinite one; a name that is not UTF-8\n"
 	"is {\"base64\": \"...\"} of its bytes.\n"
 	"sqlite: a copy of the profile with the SQL views xu_values and xu_values_long\n"
@@ -103,6 +105,9 @@ static void export_csv(FILE *f, const pmcf_profile *p, int truth, int prov)
 {
 	size_t ne = pmcf_profile_nevents(p), nt = truth ? pmcf_profile_ntruth(p) : 0;
 	fputs("xu,type,type_name,label,parent_label,thread,cpu,start_ns,end_ns", f);
+	int ranks = pmcf_profile_has_ranks(p);
+	if (ranks)
+		fputs(",rank", f);
 	for (size_t e = 0; e < ne; e++) {
 		fputc(',', f);
 		csv_field(f, pmcf_profile_event_name(p, e));
@@ -127,6 +132,8 @@ static void export_csv(FILE *f, const pmcf_profile *p, int truth, int prov)
 		csv_field(f, xu.parent_label);
 		fprintf(f, ",%d,%d,%llu,%llu", xu.thread, xu.cpu, (unsigned long long)xu.start_ns,
 			(unsigned long long)xu.end_ns);
+		if (ranks)
+			fprintf(f, ",%d", (int)pmcf_profile_rank(p, i));
 		for (size_t e = 0; e < ne; e++) {
 			double v = pmcf_profile_value(p, i, e);
 			fputc(',', f);
@@ -291,6 +298,8 @@ static void export_json(FILE *f, const pmcf_profile *p, int truth, int prov)
 		}
 		if (prov)
 			prov_json_xu(f, p, i);
+		if (pmcf_profile_has_ranks(p))
+			fprintf(f, ", \"rank\": %d", (int)pmcf_profile_rank(p, i));
 		fputc('}', f);
 	}
 	fputs("\n ]\n}\n", f);

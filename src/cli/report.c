@@ -223,6 +223,15 @@ static void section_meta(struct report *r)
 	fprintf(h, "</td></tr>\n<tr><th>XUs</th><td>%zu</td></tr>\n<tr><th>XU types</th><td>%zu</td></tr>\n"
 		   "<tr><th>events</th><td>%zu</td></tr>\n",
 		r->nxus, r->ntypes, r->nev);
+	uint32_t nr;
+	size_t *rc = cli_rank_counts(p, &nr);
+	if (rc) { /* an MPI program: XUs per rank (docs/collector.md) */
+		fprintf(h, "<tr><th>MPI ranks</th><td>%u:", nr);
+		for (uint32_t k = 0; k < nr; k++)
+			fprintf(h, "%s rank %u %zu XUs", k ? "," : "", k, rc[k]);
+		fputs("</td></tr>\n", h);
+		free(rc);
+	}
 	fprintf(h, "<tr><th>layers</th><td>%s%s%s%s</td></tr>\n",
 		pmcf_profile_ntruth(p) ? "truth " : "", pmcf_profile_has_provenance(p) ? "provenance " : "",
 		pmcf_profile_has_coverage(p) ? "coverage " : "",

@@ -88,6 +88,22 @@ static void print_consistency(const pmcf_profile *p, int json)
 		printf("]");
 }
 
+/* An MPI program's profile: the XUs of each rank. JSON, a member "ranks"
+ * [{rank, xus}]; text, one line. Nothing for other profiles. */
+static void print_ranks(const pmcf_profile *p, int json)
+{
+	uint32_t nr;
+	size_t *cnt = cli_rank_counts(p, &nr);
+	if (!cnt)
+		return;
+	printf(json ? ",\n  \"ranks\": [" : "ranks     %u (MPI)", nr);
+	for (uint32_t r = 0; r < nr; r++)
+		printf(json ? "%s{\"rank\": %u, \"xus\": %zu}" : "%s rank %u: %zu XUs", r ? "," : "", r,
+		       cnt[r]);
+	printf(json ? "]" : "\n");
+	free(cnt);
+}
+
 int cmd_show(int argc, char **argv)
 {
 	static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
@@ -206,6 +222,7 @@ int cmd_show(int argc, char **argv)
 			}
 			printf("]}");
 		}
+		print_ranks(p, 1);
 		print_consistency(p, 1);
 		printf("\n}\n");
 	} else {
@@ -224,6 +241,7 @@ int cmd_show(int argc, char **argv)
 			printf("  %-24s %-10s %10zu XUs%s%s\n", ty.name, pmcf_xu_kind_name(ty.kind),
 			       type_count[t], ty.location[0] ? "  at " : "", ty.location);
 		}
+		print_ranks(p, 0);
 		printf("events    %zu\n", ne);
 		printf("  %-28s %14s %14s %14s %8s %9s\n", "EVENT", "MIN", "MEDIAN", "MAX", "MISSING",
 		       "NEGATIVE");

@@ -55,6 +55,10 @@ struct rd {
 	size_t nmaps;
 	uint32_t *thread_keys; /* (pid, thread) pairs, for numbering */
 	size_t nthread_keys, cap_thread_keys;
+	int32_t *thread_no;    /* per key: its thread number (within its MPI rank) */
+	/* MPI ranks: (process key, rank) from the rank-KEY markers, by key */
+	uint32_t *pranks;
+	size_t npranks;
 	struct dwmod *dwm; /* modules opened for source lookups */
 	size_t ndwm;
 	/* events counted as several natives: the columns are dv[0..ndv), the
@@ -152,19 +156,58 @@ static int thread_key(struct rd *r, uint32_t pid, uint32_t thread)
 	return 0;
 }
 
+/* The MPI rank of process key pid: -1 when it has none. */
+static long rank_of(const struct rd *r, uint32_t pid)
+{
+	size_t lo = 0, hi = r->npranks;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (r->pranks[2 * mid] == pid)
+			return (long)r->pranks[2 * mid + 1];
+		if (r->pranks[2 * mid] < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static const struct rd *key_rd;
+/* Threads by rank (none first), process, registration order. */
 static int cmp_thread_key(const void *a, const void *b)
 {
 	const uint32_t *x = a, *y = b;
+	long rx = rank_of(key_rd, x[0]), ry = rank_of(key_rd, y[0]);
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
 	if (x[0] != y[0])
 		return x[0] < y[0] ? -1 : 1;
 	return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+/* Sorts the thread keys and numbers them from 0 within each rank (all of
+ * them in one run when no process has a rank). */
+static int number_threads(struct rd *r)
+{
+	key_rd = r;
+	if (r->nthread_keys)
+		qsort(r->thread_keys, r->nthread_keys, 2 * sizeof(uint32_t), cmp_thread_key);
+	r->thread_no = malloc((r->nthread_keys ? r->nthread_keys : 1) * sizeof(*r->thread_no));
+	if (!r->thread_no)
+		return PMCF_ENOMEM;
+	for (size_t i = 0, first = 0; i < r->nthread_keys; i++) {
+		if (rank_of(r, r->thread_keys[2 * i]) != rank_of(r, r->thread_keys[2 * first]))
+			first = i;
+		r->thread_no[i] = (int32_t)(i - first);
+	}
+	return 0;
 }
 
 static int32_t thread_number(const struct rd *r, uint32_t pid, uint32_t thread)
 {
 	for (size_t i = 0; i < r->nthread_keys; i++)
 		if (r->thread_keys[2 * i] == pid && r->thread_keys[2 * i + 1] == thread)
-			return (int32_t)i;
+			return r->thread_no[i];
 	return -1;
 }
 
@@ -904,6 +947,9 @@ static const struct rd *xu_rd;
 static int cmp_xu(const void *x, const void *y)
 {
 	const struct node *a = &xu_rd->n[*(const long *)x], *b = &xu_rd->n[*(const long *)y];
+	long ra = rank_of(xu_rd, a->pid), rb = rank_of(xu_rd, b->pid);
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
 	if (a->first_t0 != b->first_t0)
 		return a->first_t0 < b->first_t0 ? -1 : 1;
 	return a->label && b->label ? strcmp(a->label, b->label) : 0;
@@ -925,6 +971,31 @@ static int marker(const char *dir, const char *name, uint32_t pid, char *out, si
 	return 1;
 }
 
+/* A process's rank-KEY marker (its MPI rank, rt.c): a number, else damage. */
+static int add_rank(struct rd *r, const char *dir, uint32_t pid)
+{
+	char text[32], *end;
+	marker(dir, "rank", pid, text, sizeof(text));
+	errno = 0;
+	long v = strtol(text, &end, 10);
+	if (errno || end == text || *end || v < 0 || v > INT32_MAX)
+		return pmcfi_fail(PMCF_ECORRUPT, "%s/rank-%u: not a rank: '%s'", dir, pid, text);
+	uint32_t *k = realloc(r->pranks, (r->npranks + 1) * 2 * sizeof(*k));
+	if (!k)
+		return PMCF_ENOMEM;
+	r->pranks = k;
+	k[2 * r->npranks] = pid;
+	k[2 * r->npranks + 1] = (uint32_t)v;
+	r->npranks++;
+	return 0;
+}
+
+static int cmp_prank(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 static void rd_free(struct rd *r)
 {
 	for (size_t i = 0; i < r->nn; i++) {
@@ -938,6 +1009,8 @@ static void rd_free(struct rd *r)
 	free(r->hash);
 	free(r->maps);
 	free(r->thread_keys);
+	free(r->thread_no);
+	free(r->pranks);
 	free(r->dval);
 	free(r->den);
 	free(r->drun);
@@ -985,8 +1058,15 @@ static int build(struct rd *r, const char *dir, const char *const *names, uint64
 		 size_t npids)
 {
 	int err;
-	/* per process: does it have OpenMP or task-API XUs? then threads are not XUs */
+	/* per process: does it have OpenMP or task-API XUs? then threads are not XUs;
+	 * an MPI program's processes without a rank (launchers, helpers) are none */
 	for (size_t i = 0; i < npids; i++) {
+		if (r->npranks && rank_of(r, pids[i]) < 0) {
+			for (size_t j = 0; j < r->nn; j++)
+				if (r->n[j].pid == pids[i])
+					r->n[j].parent_ix = -2, r->n[j].kind = 0;
+			continue;
+		}
 		int omp = marker(dir, "ompt", pids[i], NULL, 0), api = 0, other = 0;
 		if (omp) {
 			st->ompt = 1;
@@ -1081,7 +1161,8 @@ static int build(struct rd *r, const char *dir, const char *const *names, uint64
 	for (size_t e = 0; e < (r->dv ? r->ndv : r->nev); e++)
 		if ((err = pmcf_profile_event_add(p, r->dv ? r->dv[e].name : names[e], &ev)) != 0)
 			goto out;
-	if ((err = pmcf_profile_reserve(p, nx)) != 0)
+	if ((err = pmcf_profile_reserve(p, nx)) != 0 ||
+	    (r->npranks && (err = pmcf_profile_ranks_enable(p)) != 0))
 		goto out;
 	uint32_t *type = malloc((nx ? nx : 1) * sizeof(*type));
 	if (!type) {
@@ -1120,7 +1201,8 @@ static int build(struct rd *r, const char *dir, const char *const *names, uint64
 		xu.label = n->label;
 		xu.parent_label = n->parent_ix >= 0 ? r->n[n->parent_ix].label : (n->parent_ix == -1 ? "0" : "");
 		size_t i;
-		if ((err = pmcf_profile_xu_add(p, &xu, &i)) != 0)
+		if ((err = pmcf_profile_xu_add(p, &xu, &i)) != 0 ||
+		    (r->npranks && (err = pmcf_profile_rank_set(p, i, (int32_t)rank_of(r, n->pid))) != 0))
 			goto out_cache;
 		pmcf_profile_value_set(p, i, 0, (double)n->dur);
 		for (size_t e = 0; e < r->nev; e++) {
@@ -1219,15 +1301,21 @@ int pmcfi_collect_read_derived(const char *dir, const char *const *names, size_t
 			pids[npids++] = pid;
 			if ((err = read_maps(&r, dir, pid)) != 0)
 				break;
+		} else if (sscanf(de->d_name, "rank-%u", &pid) == 1) {
+			if ((err = add_rank(&r, dir, pid)) != 0)
+				break;
 		} else if (sscanf(de->d_name, "error-%u", &pid) == 1 && !st->tool_error[0]) {
 			marker(dir, "error", pid, st->tool_error, sizeof(st->tool_error));
 		}
 	}
 	closedir(d);
+	if (!err && r.npranks)
+		qsort(r.pranks, r.npranks, 2 * sizeof(uint32_t), cmp_prank);
+	if (!err)
+		err = number_threads(&r);
 	if (!err) {
-		if (r.nthread_keys)
-			qsort(r.thread_keys, r.nthread_keys, 2 * sizeof(uint32_t), cmp_thread_key);
 		st->threads = r.nthread_keys;
+		st->ranks = r.npranks;
 		err = build(&r, dir, names, t0, estimate, p, st, pids, npids);
 	}
 	free(pids);

@@ -17,6 +17,7 @@ struct pmcfi_collect_stats {
 	size_t negative;     /* values below zero (cumulative estimator) */
 	size_t missing;      /* values missing (never counted: see pmcfi_collect_read_est) */
 	size_t threads;      /* threads that recorded */
+	size_t ranks;        /* processes with an MPI rank (0: not an MPI program) */
 	int ompt;            /* an OMPT runtime loaded the tool */
 	int api;             /* the task API was used */
 	int fallback;        /* one XU per thread (no OMPT, no task API) */

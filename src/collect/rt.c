@@ -169,6 +169,57 @@ static uint32_t claim_key(void)
 	return pid;
 }
 
+/* MPI launchers and their daemons (Open MPI's mpirun/mpiexec = orterun,
+ * orted, PRRTE's prterun/prted; MPICH's hydra) run no rank: they inherit
+ * the preload but record nothing (their threads would be junk XUs). */
+static int is_mpi_launcher(void)
+{
+	static const char *const names[] = {"orterun", "orted", "mpirun", "mpiexec", "prterun",
+					    "prted", "prte", "mpiexec.hydra", "hydra_pmi_proxy"};
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return 0;
+	exe[n] = '\0';
+	const char *base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(base, names[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* This process's MPI rank from its launcher's environment, first found of
+ * OMPI_COMM_WORLD_RANK (Open MPI), PMIX_RANK (PMIx: Open MPI 5, Slurm),
+ * PMI_RANK (MPICH/hydra, Intel MPI), SLURM_PROCID (srun); -1 when none
+ * holds a rank (not an MPI rank). */
+static long mpi_rank(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+					   "SLURM_PROCID"};
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+		char *end;
+		if (!v || !*v)
+			continue;
+		errno = 0;
+		long r = strtol(v, &end, 10);
+		if (!errno && !*end && r >= 0 && r <= INT32_MAX)
+			return r;
+	}
+	return -1;
+}
+
+/* The rank marker rank-KEY of this process image (the reader's XU ranks). */
+static void mark_rank(void)
+{
+	long r = mpi_rank();
+	if (r >= 0) {
+		char buf[32];
+		snprintf(buf, sizeof(buf), "%ld\n", r);
+		rt_mark("rank", buf);
+	}
+}
+
 static void thread_exit(void *arg)
 {
 	rt_thread_fini(arg);
@@ -184,6 +235,7 @@ static void after_fork_child(void)
 	atomic_store(&P.stop_errno, 0);
 	for (int i = 0; i < MAX_THREADS; i++)
 		atomic_store(&P.threads[i], NULL);
+	mark_rank();
 	rt_write_maps();
 }
 
@@ -328,6 +380,10 @@ int rt_process_init(void)
 		P.state = -1;
 		return -1;
 	}
+	if (is_mpi_launcher()) {
+		P.state = -1;
+		return -1;
+	}
 	snprintf(P.dir, sizeof(P.dir), "%s", dir);
 	P.pid = claim_key(); /* after an exec(), the next generation of the pid */
 	if (parse_events(getenv(PMCFI_ENV_EVENTS)) != 0) {
@@ -368,6 +424,7 @@ int rt_process_init(void)
 	}
 	pthread_atfork(NULL, NULL, after_fork_child);
 	P.state = 1;
+	mark_rank();
 	rt_write_maps();
 	return 0;
 }

@@ -1346,7 +1346,7 @@ int cmbi_bc(struct cmb *c)
 	for (size_t x = 0; x < nx; x++) {
 		pmcf_xu xu;
 		pmcf_profile_xu_get(p0, x, &xu);
-		long f = cmbi_add(c, c->tmap[0][xu.type]);
+		long f = cmbi_add(c, cmbi_type(c, 0, x));
 		if (f < 0)
 			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 		c->src[(size_t)f * c->n] = (int32_t)x;

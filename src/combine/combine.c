@@ -306,7 +306,7 @@ uint32_t cmbi_type(const struct cmb *c, size_t j, size_t x)
 {
 	pmcf_xu xu;
 	pmcf_profile_xu_get(c->in[j], x, &xu);
-	return c->tmap[j][xu.type];
+	return (uint32_t)pmcf_profile_rank(c->in[j], x) * c->nftypes + c->tmap[j][xu.type];
 }
 
 int cmbi_by_type(const struct cmb *c, size_t j, uint32_t **idx, size_t **start)
@@ -359,7 +359,18 @@ static int setup(struct cmb *c)
 				return err;
 		}
 	}
-	c->ntypes = (uint32_t)pmcf_profile_ntypes(c->out);
+	c->nftypes = (uint32_t)pmcf_profile_ntypes(c->out);
+	/* groups: XUs of different MPI ranks are never paired */
+	uint32_t nranks = 1;
+	for (size_t j = 0; j < c->n; j++) {
+		uint32_t r = pmcf_profile_nranks(c->in[j]);
+		nranks = r > nranks ? r : nranks;
+		c->ranks |= pmcf_profile_has_ranks(c->in[j]);
+	}
+	if (c->nftypes && nranks > (UINT32_MAX / 4) / c->nftypes)
+		return pmcfi_fail(PMCF_EINVAL, "%u MPI ranks x %u XU types are too many groups to pair",
+				  nranks, c->nftypes);
+	c->ntypes = c->nftypes * nranks;
 	/* events: duration first when any input has it, then input order */
 	for (size_t j = 0; j < c->n; j++)
 		if (pmcf_profile_event_find(c->in[j], PMCF_EVENT_DURATION) >= 0) {
@@ -562,7 +573,7 @@ static int add_xus(struct cmb *c)
 		if (j < 0 || (err = pmcf_profile_xu_get(c->in[j], (size_t)c->src[f * c->n + (size_t)j],
 							 &xu)))
 			break;
-		xu.type = c->ftype[f];
+		xu.type = c->ftype[f] % (c->nftypes ? c->nftypes : 1);
 		if (roff[f] != SIZE_MAX) {
 			xu.label = names + roff[f];
 		} else if (c->lab[f] && c->lablen[f] != strlen(xu.label)) {
@@ -589,7 +600,10 @@ static int add_xus(struct cmb *c)
 			xu.label = buf;
 			xu.parent_label = par;
 		}
-		err = pmcf_profile_xu_add(c->out, &xu, NULL);
+		size_t i;
+		err = pmcf_profile_xu_add(c->out, &xu, &i);
+		if (!err && c->ranks)
+			err = pmcf_profile_rank_set(c->out, i, (int32_t)(c->ftype[f] / c->nftypes));
 	}
 	free(buf);
 	free(names);

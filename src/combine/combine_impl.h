@@ -14,10 +14,14 @@ struct cmb {
 	const pmcf_combine_opts *opts;
 	pmcf_combine_stats *stats;
 
-	/* fused types: tmap[j][t] is the fused type of input j's type t */
+	/* fused types: tmap[j][t] is the fused type of input j's type t. The
+	 * strategies pair XUs within a group, (MPI rank, fused type): group
+	 * rank * nftypes + type, ntypes groups in all (= nftypes when no input
+	 * has ranks, so groups are the fused types) */
 	pmcf_profile *out; /* holds the fused types and events while pairing */
-	uint32_t ntypes;
+	uint32_t ntypes, nftypes;
 	uint32_t **tmap;
+	int ranks; /* some input has the rank layer */
 	/* fused events: evidx[j][e] = column of fused event e in input j, or -1;
 	 * owners[e] lists the inputs that monitored e, in input order */
 	size_t nev;
@@ -35,11 +39,11 @@ struct cmb {
 	uint32_t *ftype;
 };
 
-/* Appends a fused XU of type t with no sources; returns its index or -1. */
+/* Appends a fused XU of group t with no sources; returns its index or -1. */
 long cmbi_add(struct cmb *c, uint32_t t);
-/* Fused type of XU x of input j. */
+/* Group (rank, fused type) of XU x of input j; "type" in the strategies. */
 uint32_t cmbi_type(const struct cmb *c, size_t j, size_t x);
-/* For every fused type, the XUs of input j of that type in XU order:
+/* For every group, the XUs of input j of that group in XU order:
  * idx[start[t] .. start[t+1]). Free idx and start. */
 int cmbi_by_type(const struct cmb *c, size_t j, uint32_t **idx, size_t **start);
 

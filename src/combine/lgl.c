@@ -40,7 +40,7 @@ int cmbi_lgl(struct cmb *c)
 		for (size_t x = 0; x < nx; x++) {
 			pmcf_xu xu;
 			pmcf_profile_xu_get(c->in[j], x, &xu);
-			uint32_t t = c->tmap[j][xu.type];
+			uint32_t t = cmbi_type(c, j, x);
 			size_t h = key_hash(t, xu.label) & (nslot - 1);
 			int32_t head = -1;
 			while (slot[h] >= 0) {

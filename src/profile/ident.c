@@ -75,6 +75,8 @@ static void digest(const pmcf_profile *p, char hex[33])
 		str(&d, p->arena + p->label[i]);
 		str(&d, p->arena + p->parent[i]);
 	}
+	if (p->rank) /* only then: digests of profiles without ranks are unchanged */
+		bytes(&d, p->rank, n * sizeof(*p->rank));
 	mix(&d, p->nev);
 	for (size_t e = 0; e < p->nev; e++) {
 		str(&d, p->ev_name[e]);

@@ -140,6 +140,7 @@ void pmcf_profile_free(pmcf_profile *p)
 	free(p->base_src);
 	free(p->base_xu);
 	free(p->base_lab);
+	free(p->rank);
 	pmcfi_index_free(&p->meta_ix);
 	pmcfi_index_free(&p->type_ix);
 	pmcfi_index_free(&p->ev_ix);
@@ -482,6 +483,8 @@ static int xu_realloc(pmcf_profile *p, size_t cap)
 			return PMCF_ENOMEM;
 	if (p->match && resize(&p->match, cap, sizeof(double)))
 		return PMCF_ENOMEM;
+	if (p->rank && resize(&p->rank, cap, sizeof(int32_t)))
+		return PMCF_ENOMEM;
 	if (p->base_src &&
 	    (resize(&p->base_src, cap, sizeof(int32_t)) || resize(&p->base_xu, cap, sizeof(int64_t)) ||
 	     resize(&p->base_lab, cap, sizeof(size_t))))
@@ -579,6 +582,8 @@ int pmcf_profile_xu_add(pmcf_profile *p, const pmcf_xu *xu, size_t *index)
 		p->truth[t][i] = PMCF_MISSING;
 	if (p->match)
 		p->match[i] = PMCF_MISSING;
+	if (p->rank)
+		p->rank[i] = 0;
 	if (p->base_src) {
 		p->base_src[i] = -1;
 		p->base_xu[i] = -1;
@@ -634,12 +639,21 @@ double pmcf_profile_value(const pmcf_profile *p, size_t i, size_t ev)
 	return p->val[ev][i];
 }
 
-static int check_iev(const pmcf_profile *p, size_t i, size_t ev)
+/* PMCF_EINVAL for a NULL profile, PMCF_ENOENT for an XU out of range, else 0. */
+static int xu_check(const pmcf_profile *p, size_t i)
 {
 	if (!p)
 		return pmcfi_fail(PMCF_EINVAL, "NULL profile");
 	if (i >= p->nxu)
 		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XUs)", i, p->nxu);
+	return 0;
+}
+
+static int check_iev(const pmcf_profile *p, size_t i, size_t ev)
+{
+	int err = xu_check(p, i);
+	if (err)
+		return err;
 	if (ev >= p->nev)
 		return pmcfi_fail(PMCF_ENOENT, "event %zu out of range (%zu events)", ev, p->nev);
 	return 0;
@@ -915,11 +929,10 @@ int pmcfi_profile_match_enable(pmcf_profile *p)
 
 int pmcf_profile_match_distance_set(pmcf_profile *p, size_t i, double d)
 {
-	if (!p)
-		return pmcfi_fail(PMCF_EINVAL, "NULL profile");
-	if (i >= p->nxu)
-		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XUs)", i, p->nxu);
-	int err = pmcfi_profile_match_enable(p);
+	int err = xu_check(p, i);
+	if (err)
+		return err;
+	err = pmcfi_profile_match_enable(p);
 	if (err)
 		return err;
 	p->match[i] = d;
@@ -966,10 +979,9 @@ int pmcf_profile_has_base_labels(const pmcf_profile *p)
 int pmcf_profile_base_label_set(pmcf_profile *p, size_t i, int32_t source, int64_t source_xu,
 				const char *label)
 {
-	if (!p)
-		return pmcfi_fail(PMCF_EINVAL, "NULL profile");
-	if (i >= p->nxu)
-		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XUs)", i, p->nxu);
+	int err = xu_check(p, i);
+	if (err)
+		return err;
 	if (source < -1 || (source >= 0 && (size_t)source >= p->nsrc))
 		return pmcfi_fail(PMCF_EINVAL, "source profile %d out of range (%zu sources)", (int)source,
 				  p->nsrc);
@@ -978,7 +990,7 @@ int pmcf_profile_base_label_set(pmcf_profile *p, size_t i, int32_t source, int64
 				  (long long)source_xu);
 	const char *lab = label ? label : "";
 	size_t ll = strlen(lab);
-	int err = pmcfi_profile_base_enable(p, ll ? ll + 1 : 0);
+	err = pmcfi_profile_base_enable(p, ll ? ll + 1 : 0);
 	if (err)
 		return err;
 	p->base_src[i] = source;
@@ -990,10 +1002,9 @@ int pmcf_profile_base_label_set(pmcf_profile *p, size_t i, int32_t source, int64
 int pmcf_profile_base_label_get(const pmcf_profile *p, size_t i, int32_t *source,
 				int64_t *source_xu, const char **label)
 {
-	if (!p)
-		return pmcfi_fail(PMCF_EINVAL, "NULL profile");
-	if (i >= p->nxu)
-		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XUs)", i, p->nxu);
+	int err = xu_check(p, i);
+	if (err)
+		return err;
 	if (!p->base_src)
 		return pmcfi_fail(PMCF_ENOENT, "profile has no base labels");
 	if (source)
@@ -1003,4 +1014,45 @@ int pmcf_profile_base_label_get(const pmcf_profile *p, size_t i, int32_t *source
 	if (label)
 		*label = p->arena + p->base_lab[i];
 	return 0;
+}
+
+/* ---- MPI ranks -------------------------------------------------------------- */
+
+int pmcf_profile_ranks_enable(pmcf_profile *p)
+{
+	if (!p)
+		return pmcfi_fail(PMCF_EINVAL, "NULL profile");
+	if (p->rank)
+		return 0;
+	p->rank = calloc(col_cap(p), sizeof(int32_t));
+	return p->rank ? 0 : nomem("ranks");
+}
+
+int pmcf_profile_has_ranks(const pmcf_profile *p)
+{
+	return p && p->rank;
+}
+
+int pmcf_profile_rank_set(pmcf_profile *p, size_t i, int32_t rank)
+{
+	int err = xu_check(p, i);
+	if (!err && rank < 0)
+		err = pmcfi_fail(PMCF_EINVAL, "negative rank %d", (int)rank);
+	if (!err && !(err = pmcf_profile_ranks_enable(p)))
+		p->rank[i] = rank;
+	return err;
+}
+
+int32_t pmcf_profile_rank(const pmcf_profile *p, size_t i)
+{
+	return p && p->rank && i < p->nxu ? p->rank[i] : 0;
+}
+
+uint32_t pmcf_profile_nranks(const pmcf_profile *p)
+{
+	int32_t max = 0;
+	for (size_t i = 0; p && p->rank && i < p->nxu; i++)
+		if (p->rank[i] > max)
+			max = p->rank[i];
+	return (uint32_t)max + 1;
 }

@@ -63,6 +63,8 @@ struct pmcf_profile {
 	int32_t *base_src;
 	int64_t *base_xu;
 	size_t *base_lab;
+	/* MPI rank per XU (NULL until enabled: every XU rank 0) */
+	int32_t *rank;
 	/* hash indexes of the names (util/strindex.h): loading is linear */
 	struct pmcfi_index meta_ix, type_ix, ev_ix, truth_ix;
 };

@@ -17,7 +17,7 @@
 
 /* The per-XU columns of xu_row and xu_values, in order. To add one (an MPI
  * rank, ...), add a row here and its value in bind_fixed. */
-enum fixed_col { F_XU, F_TYPE, F_LABEL, F_PARENT, F_THREAD, F_CPU, F_START, F_END, F_N };
+enum fixed_col { F_XU, F_TYPE, F_LABEL, F_PARENT, F_THREAD, F_CPU, F_START, F_END, F_RANK, F_N };
 static const struct {
 	const char *name, *decl;
 } fixed[F_N] = {
@@ -25,6 +25,7 @@ static const struct {
 	[F_LABEL] = {"label", "TEXT NOT NULL"},      [F_PARENT] = {"parent_label", "TEXT NOT NULL"},
 	[F_THREAD] = {"thread", "INTEGER NOT NULL"}, [F_CPU] = {"cpu", "INTEGER NOT NULL"},
 	[F_START] = {"start_ns", "INTEGER NOT NULL"}, [F_END] = {"end_ns", "INTEGER NOT NULL"},
+	[F_RANK] = {"rank", "INTEGER NOT NULL"}, /* the MPI rank; 0 in other programs */
 };
 
 static void bind_fixed(sqlite3_stmt *st, int col, const pmcf_profile *p, size_t i)
@@ -39,6 +40,7 @@ static void bind_fixed(sqlite3_stmt *st, int col, const pmcf_profile *p, size_t 
 	case F_CPU: sqlite3_bind_int(st, k, p->cpu[i]); break;
 	case F_START: sqlite3_bind_int64(st, k, (sqlite3_int64)p->start[i]); break;
 	case F_END: sqlite3_bind_int64(st, k, (sqlite3_int64)p->end[i]); break;
+	case F_RANK: sqlite3_bind_int(st, k, p->rank ? p->rank[i] : 0); break;
 	case F_N: break;
 	}
 }

@@ -55,6 +55,8 @@ static const char provenance_sql[] =
 	" source BLOB NOT NULL, source_xu BLOB NOT NULL, PRIMARY KEY(event, chunk));";
 static const char match_sql[] =
 	"CREATE TABLE match_chunk(chunk INTEGER PRIMARY KEY, data BLOB NOT NULL);";
+static const char rank_sql[] =
+	"CREATE TABLE rank_chunk(chunk INTEGER PRIMARY KEY, data BLOB NOT NULL);";
 static const char base_sql[] =
 	"CREATE TABLE base_chunk(chunk INTEGER PRIMARY KEY, source BLOB NOT NULL,"
 	" source_xu BLOB NOT NULL, label BLOB NOT NULL);";
@@ -78,6 +80,7 @@ static const struct chunk_table coverage_tab = {
 static const struct chunk_table provenance_tab = {
 	"provenance_chunk", 1, 2, {"source", "source_xu"}, {4, 8}, {0, 0}};
 static const struct chunk_table match_tab = {"match_chunk", 0, 1, {"data"}, {8}, {1}};
+static const struct chunk_table rank_tab = {"rank_chunk", 0, 1, {"data"}, {4}, {0}};
 static const struct chunk_table base_tab = {
 	"base_chunk", 0, 3, {"source", "source_xu", "label"}, {4, 8, 0}, {0, 0, 0}};
 
@@ -461,6 +464,8 @@ static int write_db(const pmcf_profile *p, const char *tmp, const char *path, in
 		err = w_exec(&w, match_sql);
 	if (!err && p->base_src)
 		err = w_exec(&w, base_sql);
+	if (!err && p->rank)
+		err = w_exec(&w, rank_sql);
 	if (!err)
 		err = write_small(&w, p);
 	if (!err)
@@ -486,6 +491,10 @@ static int write_db(const pmcf_profile *p, const char *tmp, const char *path, in
 	if (!err && p->base_src) {
 		void *bs = p->base_src, *bx = p->base_xu, *bl = p->base_lab;
 		err = write_chunks(&w, p, &base_tab, 1, (void *const *[3]){&bs, &bx, &bl});
+	}
+	if (!err && p->rank) {
+		void *rk = p->rank;
+		err = write_chunks(&w, p, &rank_tab, 1, (void *const *[3]){&rk});
 	}
 	if (!err && (rc = pmcfi_sql_layer_write(w.db, p, sql_always)) != SQLITE_OK)
 		err = db_fail(w.db, rc, path, "cannot write the SQL layer");
@@ -740,10 +749,12 @@ enum {
 	T_FORMAT = 1 << 0, T_META = 1 << 1, T_XU_TYPE = 1 << 2, T_EVENT = 1 << 3, T_XU_CHUNK = 1 << 4,
 	T_VALUE = 1 << 5, T_TRUTH_EVENT = 1 << 6, T_TRUTH = 1 << 7, T_COVERAGE = 1 << 8,
 	T_SOURCE = 1 << 9, T_PROVENANCE = 1 << 10, T_MATCH = 1 << 11, T_BASE = 1 << 12,
+	T_RANK = 1 << 13,
 };
 static const char *const table_names[] = {
 	"format", "meta", "xu_type", "event", "xu_chunk", "value_chunk", "truth_event",
 	"truth_chunk", "coverage_chunk", "source", "provenance_chunk", "match_chunk", "base_chunk",
+	"rank_chunk",
 };
 #define T_REQUIRED (T_FORMAT | T_META | T_XU_TYPE | T_EVENT | T_XU_CHUNK | T_VALUE)
 
@@ -1084,6 +1095,16 @@ static int check_base(struct rd *r, size_t e, size_t first, size_t n)
 	return 0;
 }
 
+/* A rank is not negative. */
+static int check_rank(struct rd *r, size_t e, size_t first, size_t n)
+{
+	(void)e;
+	for (size_t i = first; i < first + n; i++)
+		if (r->p->rank[i] < 0)
+			return corrupt(r, "XU %zu has rank %d", i, (int)r->p->rank[i]);
+	return 0;
+}
+
 /* The base layer: room in the arena for its labels, then the chunks. */
 static int read_base(struct rd *r)
 {
@@ -1213,6 +1234,12 @@ static int read_db(struct rd *r)
 	}
 	if (!err && (have & T_BASE))
 		err = read_base(r);
+	if (!err && (have & T_RANK)) {
+		err = pmcf_profile_ranks_enable(p);
+		void *rk = p->rank;
+		if (!err)
+			err = read_chunks(r, &rank_tab, 1, (void **[3]){&rk}, check_rank);
+	}
 	return err;
 }
 

@@ -86,6 +86,14 @@ double cli_now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+void cli_stamp(char out[32])
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+}
+
 /* "0.4 s", "12 s", "3 min 20 s", "2 h 05 min" */
 static const char *secs_text(char *buf, size_t len, double s)
 {
@@ -175,10 +183,7 @@ void cli_progress_done(struct cli_progress *p, size_t k, const char *what, doubl
 	if (p->mode != 2)
 		return;
 	char stamp[32], took[32], left[48], line[400];
-	time_t now = time(NULL);
-	struct tm tm;
-	localtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+	cli_stamp(stamp);
 	left_text(p, left, sizeof(left));
 	int n = snprintf(line, sizeof(line), "%s pmcfuse %s: exec %zu/%zu done in %s (%s)%s\n",
 			 stamp, p->verb, k + 1, p->n, secs_text(took, sizeof(took), secs), what,

@@ -56,6 +56,8 @@ void cli_progress_done(struct cli_progress *p, size_t k, const char *what, doubl
  * line of its own. */
 void cli_progress_clear(struct cli_progress *p);
 double cli_now(void);
+/* Local time as 2026-11-24T10:00:03 (the progress lines' stamp). */
+void cli_stamp(char out[32]);
 
 /* ---- the profiled program's output ---------------------------------------- */
 /* --program-output: "-" (default) the program's stdout and stderr go to

@@ -475,7 +475,7 @@ int cmd_run(int argc, char **argv)
 			err = pmcf_sim_record(spec, names, m, &so, &rec[k]);
 		} else {
 			char head[256], stamp[32];
-			campaign_iso_time(time(NULL), stamp);
+			cli_stamp(stamp);
 			snprintf(head, sizeof(head), "==> pmcfuse run: exec %zu/%zu (set %zu), %s <==\n",
 				 k + 1, nsets, k, stamp);
 			if ((st = cli_progout_begin(verb, &pout, head, &copts.stdout_fd,

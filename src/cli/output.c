@@ -67,6 +67,13 @@ const char *cli_human(char *buf, size_t len, double v, int ns)
 	return buf;
 }
 
+int cli_width(const char *s, int w)
+{
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) == 0x80;
+	return w;
+}
+
 int cli_event_is_ns(const char *event)
 {
 	static const char *const ns[] = {"duration", "task-clock", "cpu-clock"};

@@ -28,6 +28,9 @@ int cli_output_arg(const char *arg, int *json);
  * "3.4 G"; with ns set, v is nanoseconds: "812 ns", "3.4 ms", "812 µs",
  * "1.2 s". "-" when v is missing. Returns buf. */
 const char *cli_human(char *buf, size_t len, double v, int ns);
+/* printf width for s to fill w columns: w plus the bytes beyond the first of
+ * each UTF-8 character ("µs" is 3 bytes, 2 columns). */
+int cli_width(const char *s, int w);
 /* Whether an event's values are nanoseconds (duration, task-clock,
  * cpu-clock and their :modifier forms). */
 int cli_event_is_ns(const char *event);

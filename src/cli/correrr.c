@@ -4,19 +4,36 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include "cli/cli.h"
+#include "cli/output.h"
 #include "cli/refdir.h"
 #include "pmcfuse/evaluate.h"
 
 static const char usage[] =
-	"usage: pmcfuse correrr [--json] [--force] TARGET REFDIR\n\n"
+	"usage: pmcfuse correrr [--json] [--force] [--top N] [-v] [-q] TARGET REFDIR\n\n"
 	"Correlation Error (Mytkowicz et al.) of the profile TARGET against the reference\n"
 	"profiles in REFDIR: the Spearman coefficient of every pair of events in TARGET\n"
 	"against the median over the references that monitored the pair; the value is\n"
 	"the area between the CDF of the differences and the ideal CDF, from 0 (same\n"
-	"correlations) to 2. See docs/accuracy.md.\n\n"
+	"correlations) to 2. See docs/accuracy.md. The summary is followed by the pairs\n"
+	"whose correlation is furthest from the references' (largest |TARGET - REF|).\n\n"
 	"  --force  use references of another program run, or identical copies\n"
+	"  --top N  list the N pairs furthest from the references (default 10)\n"
+	"  -v       list every pair\n"
+	"  -q       print nothing (errors only)\n"
 	"  --json   {\"correrr\": x, \"pairs\": [{\"events\", \"target\", \"reference\"}, ...]}\n";
+
+static int by_diff_desc(const void *a, const void *b)
+{
+	const pmcf_correrr_pair *x = *(const pmcf_correrr_pair *const *)a,
+				*y = *(const pmcf_correrr_pair *const *)b;
+	double dx = fabs(x->target - x->reference), dy = fabs(y->target - y->reference);
+	if (dx != dy)
+		return dx < dy ? 1 : -1;
+	int c = strcmp(x->a, y->a);
+	return c ? c : strcmp(x->b, y->b);
+}
 
 int cmd_correrr(int argc, char **argv)
 {
@@ -25,8 +42,15 @@ int cmd_correrr(int argc, char **argv)
 	int json = 0, force = 0;
 	const char *args[2];
 	int na = 0;
+	unsigned long top = 10;
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
+		if (cli_output_arg(argv[i], &json))
+			continue;
+		if (strcmp(argv[i], "--top") == 0) {
+			if (cli_parse_uint("correrr", "--top", i + 1 < argc ? argv[++i] : NULL, 1,
+					   100000000, &top))
+				return CLI_EUSAGE;
+		} else if (strcmp(argv[i], "--json") == 0)
 			json = 1;
 		else if (strcmp(argv[i], "--force") == 0)
 			force = 1;
@@ -65,15 +89,28 @@ int cmd_correrr(int argc, char **argv)
 				       p->reference, p->repeats);
 			}
 			printf("%s]}\n", n ? "\n" : "");
-		} else {
+		} else if (!cli_quiet) {
 			printf("correlation error %.4g over %zu event pairs (0 best, 2 worst; %zu reference "
 			       "profiles)\n",
 			       pmcf_correrr_value(r), n, nrefs);
-			printf("%-32s %-32s %8s %8s\n", "EVENT A", "EVENT B", "TARGET", "REF");
-			for (size_t k = 0; k < n; k++) {
-				const pmcf_correrr_pair *p = pmcf_correrr_pair_at(r, k);
-				printf("%-32s %-32s %8.4f %8.4f\n", p->a, p->b, p->target, p->reference);
+			const pmcf_correrr_pair **by = malloc((n ? n : 1) * sizeof(*by));
+			if (!by) {
+				st = cli_error("correrr", CLI_EENV, "out of memory");
+				n = 0;
 			}
+			for (size_t k = 0; k < n; k++)
+				by[k] = pmcf_correrr_pair_at(r, k);
+			qsort(by, n, sizeof(*by), by_diff_desc);
+			size_t shown = cli_verbose || top > n ? n : top;
+			if (shown < n)
+				printf("the %zu pairs furthest from the references (of %zu; --top N for more, "
+				       "-v for all):\n",
+				       shown, n);
+			printf("%-32s %-32s %8s %8s\n", "EVENT A", "EVENT B", "TARGET", "REF");
+			for (size_t k = 0; k < shown; k++)
+				printf("%-32s %-32s %8.4f %8.4f\n", by[k]->a, by[k]->b, by[k]->target,
+				       by[k]->reference);
+			free(by);
 		}
 	}
 	pmcf_correrr_result_free(r);

@@ -218,6 +218,9 @@ int cli_progout_open(const char *verb, const char *spec, int json, struct cli_pr
 	o->dest[1] = STDERR_FILENO;
 	for (int s = 0; s < 2; s++)
 		o->pipe[s][0] = o->pipe[s][1] = -1;
+	struct stat a, b; /* 2>&1: one file, whose last line is what counts */
+	o->same = fstat(o->dest[0], &a) == 0 && fstat(o->dest[1], &b) == 0 &&
+		  a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 	if (!spec || strcmp(spec, "-") == 0)
 		return CLI_OK;
 	if (!*spec)
@@ -256,8 +259,9 @@ static void *relay(void *arg)
 			pthread_mutex_lock(&p->lock);
 			erase(p);
 			put(o->dest[s], buf, (size_t)got);
-			o->partial = buf[got - 1] != '\n' ? o->dest[s] + 1 : 0;
-			if (!o->partial && p->mode == 1 && p->line[0])
+			o->partial[s] = buf[got - 1] != '\n';
+			o->last = s;
+			if (!o->partial[s] && p->mode == 1 && p->line[0])
 				draw(p);
 			pthread_mutex_unlock(&p->lock);
 		}
@@ -281,7 +285,7 @@ int cli_progout_begin(const char *verb, struct cli_progout *o, const char *heade
 					 strerror(e));
 		}
 	__atomic_store_n(&o->stop, 0, __ATOMIC_RELEASE);
-	o->partial = 0;
+	o->partial[0] = o->partial[1] = 0;
 	if (pthread_create(&o->thread, NULL, relay, o) != 0) {
 		cli_progout_end(o);
 		return cli_error(verb, CLI_EENV, "cannot relay the program's output: no thread");
@@ -310,9 +314,10 @@ void cli_progout_end(struct cli_progout *o)
 		o->pipe[s][0] = -1;
 	}
 	/* the program's last line, unfinished: pmcfuse's next one starts anew */
-	if (o->partial)
-		put(o->partial - 1, "\n", 1);
-	o->partial = 0;
+	for (int s = 0; s < 2; s++)
+		if (o->partial[s] && (!o->same || s == o->last))
+			put(o->dest[s], "\n", 1);
+	o->partial[0] = o->partial[1] = 0;
 }
 
 void cli_progout_close(struct cli_progout *o)

@@ -71,7 +71,8 @@ struct cli_progout {
 	int file;          /* FILE mode: its descriptor; -1: relay */
 	int dest[2];       /* relay: where the program's stdout, stderr go */
 	int pipe[2][2];    /* relay: [stream][read, write] */
-	int partial;       /* relay: the last byte relayed was not a newline (fd + 1) */
+	int partial[2];    /* relay: per stream, its last byte relayed was not a newline */
+	int last, same;    /* relay: the stream relayed last; both go to one file */
 	int stop;          /* relay (atomic): the execution is over: drain and end */
 	pthread_t thread;
 	int running;

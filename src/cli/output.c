@@ -177,8 +177,9 @@ void cli_progress_start(struct cli_progress *p, size_t k, const char *what)
 	char el[32], left[48];
 	pthread_mutex_lock(&p->lock);
 	left_text(p, left, sizeof(left));
-	snprintf(p->line, sizeof(p->line), "%s %zu/%zu: %s  elapsed %s%s", p->verb, k + 1, p->n,
-		 what, secs_text(el, sizeof(el), cli_now() - p->t0), left);
+	/* what matters first: a line wider than the terminal is cut */
+	snprintf(p->line, sizeof(p->line), "%s %zu/%zu  elapsed %s%s  (%s)", p->verb, k + 1, p->n,
+		 secs_text(el, sizeof(el), cli_now() - p->t0), left, what);
 	draw(p);
 	pthread_mutex_unlock(&p->lock);
 }
@@ -225,7 +226,10 @@ int cli_progout_open(const char *verb, const char *spec, int json, struct cli_pr
 		return CLI_OK;
 	if (!*spec)
 		return cli_usage_error(verb, "--program-output needs a file name or -");
-	o->file = open(spec, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+	/* read too, to see whether the program ended its last line */
+	o->file = open(spec, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+	if (o->file < 0 && errno == EACCES)
+		o->file = open(spec, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
 	if (o->file < 0)
 		return cli_error(verb, cli_status_for(-errno), "--program-output %s: %s", spec,
 				 strerror(errno));
@@ -298,6 +302,14 @@ int cli_progout_begin(const char *verb, struct cli_progout *o, const char *heade
 
 void cli_progout_end(struct cli_progout *o)
 {
+	if (o->file >= 0) {
+		/* the program's last line, unfinished: the next header starts anew */
+		char last;
+		off_t end = lseek(o->file, 0, SEEK_END);
+		if (end > 0 && pread(o->file, &last, 1, end - 1) == 1 && last != '\n')
+			put(o->file, "\n", 1);
+		return;
+	}
 	for (int s = 0; s < 2; s++) {
 		if (o->pipe[s][1] >= 0)
 			close(o->pipe[s][1]);

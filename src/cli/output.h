@@ -49,8 +49,8 @@ struct cli_progress {
 /* n executions, todo of them to run now; progress on stderr unless quiet. */
 void cli_progress_begin(struct cli_progress *p, const char *verb, size_t n, size_t todo);
 /* Execution k (0-based) starts; what: "set 2: a,b,c". Terminal: draws
- * "run 3/7: set 2: a,b,c  elapsed 3.4 s, ~6 s left" (no estimate before one
- * execution has finished). */
+ * "run 3/7  elapsed 3.4 s, ~6 s left  (set 2: a,b,c)" (no estimate before
+ * one execution has finished). */
 void cli_progress_start(struct cli_progress *p, size_t k, const char *what);
 /* Execution k finished in secs: lines mode prints (and flushes)
  * "2026-11-24T10:00:03 pmcfuse run: exec 3/7 done in 1.2 s (set 2), ~6 s left". */

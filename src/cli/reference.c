@@ -267,6 +267,12 @@ int cmd_reference(int argc, char **argv)
 	char digest[65], path[4096];
 	if (st == CLI_OK)
 		st = reference_digest(&r, seed, pmcs, prog, digest);
+	struct cli_progress pr;
+	struct cli_progout pout;
+	cli_progress_begin(&pr, "reference", 0, 0);
+	int pst = cli_progout_open("reference", progout, json, &pr, &pout);
+	if (st == CLI_OK)
+		st = pst;
 	if (st == CLI_OK) {
 		cli_signals_catch();
 		st = campaign_open("reference", dir, resume != NULL, digest, r.total, argc - 1,
@@ -279,12 +285,7 @@ int cmd_reference(int argc, char **argv)
 	}
 	if (st == CLI_OK)
 		st = write_index(&r);
-	struct cli_progress pr;
-	struct cli_progout pout;
 	cli_progress_begin(&pr, "reference", r.total, r.total - reused);
-	int pst = cli_progout_open("reference", progout, json, &pr, &pout);
-	if (st == CLI_OK)
-		st = pst;
 	pmcf_sim_opts so = PMCF_SIM_OPTS_INIT;
 	so.pmcs = (unsigned)pmcs;
 	const char *failed = NULL;

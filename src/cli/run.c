@@ -421,6 +421,8 @@ int cmd_run(int argc, char **argv)
 		snprintf(owndir, len, "%s.executions", out);
 	}
 	cdir = resume ? resume : keep ? keep : owndir;
+	if (!spec && (st = cli_progout_open(verb, progout, json, &pr, &pout)))
+		goto out;
 	cli_signals_catch();
 	if ((st = campaign_open(verb, cdir, resume != NULL, digest, nsets, argc - 1, argv + 1,
 				&camp)))
@@ -432,8 +434,6 @@ int cmd_run(int argc, char **argv)
 		todo += !(resume && campaign_is_done(&camp, k, done, sizeof(done)));
 	}
 	cli_progress_begin(&pr, verb, nsets, todo);
-	if (!spec && (st = cli_progout_open(verb, progout, json, &pr, &pout)))
-		goto out;
 	double t0 = cli_now();
 	pmcf_sim_opts so = PMCF_SIM_OPTS_INIT;
 	so.pmcs = po.pmcs;

@@ -4,6 +4,7 @@
 # progress is one timestamped line per execution in a pipe, and the
 # profiled program's output never runs into pmcfuse's lines.
 SIM=cholesky,blocks=4
+row() { ROW=$1; } # a block that is a row of docs/errors.md
 EV=PAPI_TOT_INS,PAPI_L1_DCM,PAPI_L2_TCM,PAPI_BR_MSP
 EX="$(dirname "$PMCFUSE")/examples"
 # one_json FILE: FILE holds exactly one JSON object (jq; python's json.tool too)
@@ -25,8 +26,6 @@ expect_eq true "$(jq '.xus > 0 and .events == 5 and (.match.median | type == "nu
 expect_ok "$PMCFUSE" plan --json -e "$EV" --pmcs 2 --sim "$SIM" -o plan.json
 one_json out.txt
 expect_eq "$(jq .executions plan.json)" "$(jq '.sets | length' out.txt)"
-expect_fail 1 "$PMCFUSE" plan --json -e "$EV" --pmcs 2 --sim "$SIM"
-expect_match 'give -o plan.json' "$ERR"
 for k in 0 1; do
 	expect_ok "$PMCFUSE" record --json --plan plan.json --set $k -o set$k.pmcf
 	one_json out.txt
@@ -127,7 +126,6 @@ expect_ok "$PMCFUSE" epd fused.pmcf refs
 expect_eq $((scored < 10 ? scored : 10)) "$(awk '/^EVENT A/ {on = 1; next} on && /^PAPI_/' out.txt | wc -l)"
 expect_ok "$PMCFUSE" epd -v fused.pmcf refs
 expect_eq "$scored" "$(awk '/^EVENT A/ {on = 1; next} on && /^PAPI_/' out.txt | wc -l)"
-expect_fail 1 "$PMCFUSE" epd --top 0 fused.pmcf refs
 
 # ---- progress in a pipe: one timestamped line per execution, written at once -----
 n=$(jq .executions plan.json)
@@ -174,6 +172,13 @@ expect_eq 2 "$(grep -c 'prog-outprog-err' prog.log)"
 expect_ok "$PMCFUSE" reference --program-output rprog.log -e page-faults,context-switches --repeat 2 -o rp -- "${PROG[@]}"
 expect_nomatch 'prog-' "$OUT$ERR"
 expect_eq "$(ls rp/*.pmcf | wc -l)" "$(grep -c '^==> pmcfuse reference: exec' rprog.log)"
+row output-options
 expect_fail 1 "$PMCFUSE" run --program-output x.log -e "$EV" -o s.pmcf --sim "$SIM"
+expect_match 'program-output is for a program' "$ERR"
 expect_fail 1 "$PMCFUSE" run --program-output /nonexistent/dir/x.log -e page-faults -o s.pmcf -- true
 [ ! -e s.pmcf.executions ] || fail "a campaign folder was left"; ok
+expect_match 'program-output /nonexistent/dir/x.log: No such file or directory' "$ERR"
+expect_fail 1 "$PMCFUSE" plan --json -e "$EV" --pmcs 2 --sim "$SIM"
+expect_match 'give -o plan.json' "$ERR"
+expect_fail 1 "$PMCFUSE" epd --top 0 fused.pmcf refs
+expect_match "top needs a whole number from 1 to 100000000, not '0'" "$ERR"

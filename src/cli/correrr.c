@@ -24,6 +24,11 @@ static const char usage[] =
 	"  -q       print nothing (errors only)\n"
 	"  --json   {\"correrr\": x, \"pairs\": [{\"events\", \"target\", \"reference\"}, ...]}\n";
 
+static const void *pair_at(const void *r, size_t k)
+{
+	return pmcf_correrr_pair_at(r, k);
+}
+
 static int by_diff_desc(const void *a, const void *b)
 {
 	const pmcf_correrr_pair *x = *(const pmcf_correrr_pair *const *)a,
@@ -93,19 +98,10 @@ int cmd_correrr(int argc, char **argv)
 			printf("correlation error %.4g over %zu event pairs (0 best, 2 worst; %zu reference "
 			       "profiles)\n",
 			       pmcf_correrr_value(r), n, nrefs);
-			const pmcf_correrr_pair **by = malloc((n ? n : 1) * sizeof(*by));
-			if (!by) {
-				st = cli_error("correrr", CLI_EENV, "out of memory");
-				n = 0;
-			}
-			for (size_t k = 0; k < n; k++)
-				by[k] = pmcf_correrr_pair_at(r, k);
-			qsort(by, n, sizeof(*by), by_diff_desc);
-			size_t shown = cli_verbose || top > n ? n : top;
-			if (shown < n)
-				printf("the %zu pairs furthest from the references (of %zu; --top N for more, "
-				       "-v for all):\n",
-				       shown, n);
+			size_t shown;
+			const pmcf_correrr_pair **by = (const pmcf_correrr_pair **)cli_top(
+				"correrr", r, pair_at, n, by_diff_desc, top,
+				"furthest from the references", &shown, &st);
 			printf("%-32s %-32s %8s %8s\n", "EVENT A", "EVENT B", "TARGET", "REF");
 			for (size_t k = 0; k < shown; k++)
 				printf("%-32s %-32s %8.4f %8.4f\n", by[k]->a, by[k]->b, by[k]->target,

@@ -51,6 +51,11 @@ static double epd_without(double epd, size_t n, const pmcf_epd_pair *p)
 	return exp(((double)n * log(epd) - lt) / (double)(n - 1));
 }
 
+static const void *pair_at(const void *r, size_t k)
+{
+	return pmcf_epd_pair_at(r, k);
+}
+
 static int by_tmd_desc(const void *a, const void *b)
 {
 	const pmcf_epd_pair *x = *(const pmcf_epd_pair *const *)a,
@@ -204,19 +209,9 @@ int cmd_epd(int argc, char **argv)
 				printf("%zu of %zu pairs not scored: fewer than two references monitored them\n",
 				       pmcf_epd_uncovered(r), pmcf_epd_total_pairs(r));
 			/* the pairs that raise EPD most first */
-			const pmcf_epd_pair **by = malloc((n ? n : 1) * sizeof(*by));
-			if (!by) {
-				st = cli_error("epd", CLI_EENV, "out of memory");
-				n = 0;
-			}
-			for (size_t k = 0; k < n; k++)
-				by[k] = pmcf_epd_pair_at(r, k);
-			qsort(by, n, sizeof(*by), by_tmd_desc);
-			size_t shown = cli_verbose || top > n ? n : top;
-			if (shown < n)
-				printf("the %zu pairs that raise EPD most (of %zu; --top N for more, -v for "
-				       "all):\n",
-				       shown, n);
+			size_t shown;
+			const pmcf_epd_pair **by = (const pmcf_epd_pair **)cli_top(
+				"epd", r, pair_at, n, by_tmd_desc, top, "that raise EPD most", &shown, &st);
 			printf("%-32s %-32s %9s", "EVENT A", "EVENT B", "TMD");
 			if (cli_verbose)
 				printf(" %9s %9s %8s", "UNCAL", "CALIB", "LEFTOUT");

@@ -74,6 +74,25 @@ int cli_width(const char *s, int w)
 	return w;
 }
 
+const void **cli_top(const char *verb, const void *res, const void *(*at)(const void *, size_t),
+		     size_t n, int (*cmp)(const void *, const void *), unsigned long top,
+		     const char *what, size_t *shown, int *st)
+{
+	const void **by = malloc((n ? n : 1) * sizeof(*by));
+	*shown = 0;
+	if (!by) {
+		*st = cli_error(verb, CLI_EENV, "out of memory");
+		return NULL;
+	}
+	for (size_t k = 0; k < n; k++)
+		by[k] = at(res, k);
+	qsort(by, n, sizeof(*by), cmp);
+	*shown = cli_verbose || top > n ? n : top;
+	if (*shown < n)
+		printf("the %zu pairs %s (of %zu; --top N for more, -v for all):\n", *shown, what, n);
+	return by;
+}
+
 int cli_event_is_ns(const char *event)
 {
 	static const char *const ns[] = {"duration", "task-clock", "cpu-clock"};

@@ -35,6 +35,15 @@ int cli_width(const char *s, int w);
  * cpu-clock and their :modifier forms). */
 int cli_event_is_ns(const char *event);
 
+/* The n items at(res, k) sorted by cmp (qsort on the item pointers), for a
+ * list of the ones that matter most: *shown is how many to print (all with
+ * -v, else at most top), after a line "the SHOWN pairs WHAT (of N; --top N
+ * for more, -v for all):" when that is not all. Returns the malloc'ed array,
+ * or NULL (out of memory: the error printed, *st set to CLI_EENV). */
+const void **cli_top(const char *verb, const void *res, const void *(*at)(const void *, size_t),
+		     size_t n, int (*cmp)(const void *, const void *), unsigned long top,
+		     const char *what, size_t *shown, int *st);
+
 /* ---- progress of executions (run, reference) ------------------------------ */
 struct cli_progress {
 	const char *verb;

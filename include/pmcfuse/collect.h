@@ -28,6 +28,10 @@ typedef struct pmcf_collect_opts {
 			     thread's cpu time, round-robin or rate-of-change */
 	double period_ms; /* rotation period (0: 4 ms; kernel mode rounds to whole ms) */
 	int estimate;     /* enum pmcf_estimate: per-XU value under multiplexing */
+	/* Where the program's standard output and error go: file descriptors
+	 * of the caller (kept open; the program gets copies), or 0 to inherit
+	 * the caller's own (fd 0 is never an output). */
+	int stdout_fd, stderr_fd;
 } pmcf_collect_opts;
 
 typedef struct pmcf_exit_info {

@@ -7,10 +7,11 @@
 #include <sys/stat.h>
 #include "cli/cli.h"
 #include "cli/fuse.h"
+#include "cli/output.h"
 
 static const char usage[] =
 	"usage: pmcfuse combine [--strategy S] [--seed N] [--threads N] [--force] [--partial]\n"
-	"                       -o OUT IN...\n\n"
+	"                       [-v] [--quiet] [--json] -o OUT IN...\n\n"
 	"Fuses execution profiles of one program (each monitoring part of the events)\n"
 	"into OUT, in which every XU has a value for every event. Every value keeps its\n"
 	"source profile and XU, and every XU a match distance (`show`). Executions of a\n"
@@ -30,7 +31,13 @@ static const char usage[] =
 	"  --partial      fuse the sets of a plan that are there, some missing, and\n"
 	"                 inputs marked incomplete (stopped or failed executions,\n"
 	"                 refused without it); the result is marked incomplete\n"
-	"  -o, --output OUT  the fused profile to write (atomically)\n";
+	"  -o, --output OUT  the fused profile to write (atomically)\n"
+	"  -v, --verbose  also print the internals of the combination (bc: grid\n"
+	"                 iterations and the largest cell distance dmax)\n"
+	"  -q, --quiet    print nothing but errors\n"
+	"  --json         print the summary as one JSON object: output, strategy,\n"
+	"                 inputs, xus, events, partial_xus, labels (lgl), grid (bc\n"
+	"                 family), match (distance quantiles)\n";
 
 enum { OPT_STRATEGY = 256, OPT_SEED, OPT_FORCE, OPT_THREADS, OPT_PARTIAL };
 
@@ -70,8 +77,8 @@ static int same_file_twice(const char *verb, char **paths, size_t n)
 void fuse_print_summary(FILE *f, const pmcf_profile *fused, const pmcf_combine_stats *st,
 			int strategy, size_t ninputs)
 {
-	fprintf(f, "fused %zu profiles with %s: %zu XUs, %zu events\n", ninputs,
-		pmcf_strategy_name(strategy), st->xus, st->events);
+	fprintf(f, "fused %zu profile%s with %s: %zu XUs, %zu events\n", ninputs,
+		ninputs == 1 ? "" : "s", pmcf_strategy_name(strategy), st->xus, st->events);
 	if (st->partial_xus)
 		fprintf(f, "%zu XUs lack a partner in some profile (XU counts differ): their "
 			   "other events are missing\n",
@@ -81,12 +88,38 @@ void fuse_print_summary(FILE *f, const pmcf_profile *fused, const pmcf_combine_s
 			   "duplicated\n",
 			st->labels_matched, st->labels_missing, st->labels_extra,
 			st->labels_duplicate);
-	if (pmcf_strategy_ordered(strategy))
+	/* the BC grid is how the pairing was searched, not a result: -v */
+	if (pmcf_strategy_ordered(strategy) && cli_verbose)
 		fprintf(f, "grid: %zu iterations, largest dmax %u\n", st->bc_iterations, st->bc_dmax);
 	pmcf_match_summary ms;
 	if (pmcf_combine_match_summary(fused, &ms) == 0 && ms.measured)
 		fprintf(f, "match distance over %zu XUs: median %.4g, p90 %.4g, p99 %.4g, max %.4g\n",
 			ms.measured, ms.p50, ms.p90, ms.p99, ms.max);
+}
+
+void fuse_json_summary(FILE *f, const pmcf_profile *fused, const pmcf_combine_stats *st,
+		       int strategy, size_t ninputs)
+{
+	fprintf(f, "\"strategy\": \"%s\", \"inputs\": %zu, \"xus\": %zu, \"events\": %zu, "
+		   "\"partial_xus\": %zu",
+		pmcf_strategy_name(strategy), ninputs, st->xus, st->events, st->partial_xus);
+	if (strategy == PMCF_COMBINE_LGL)
+		fprintf(f, ", \"labels\": {\"matched\": %zu, \"missing\": %zu, \"extra\": %zu, "
+			   "\"duplicated\": %zu}",
+			st->labels_matched, st->labels_missing, st->labels_extra,
+			st->labels_duplicate);
+	if (pmcf_strategy_ordered(strategy))
+		fprintf(f, ", \"grid\": {\"iterations\": %zu, \"dmax\": %u}", st->bc_iterations,
+			st->bc_dmax);
+	pmcf_match_summary ms;
+	if (pmcf_combine_match_summary(fused, &ms) == 0 && ms.measured) {
+		fprintf(f, ", \"match\": {\"measured\": %zu, \"median\": ", ms.measured);
+		cli_json_number(f, ms.p50);
+		cli_json_member(f, "p90", ms.p90);
+		cli_json_member(f, "p99", ms.p99);
+		cli_json_member(f, "max", ms.max);
+		fputc('}', f);
+	}
 }
 
 int cmd_combine(int argc, char **argv)
@@ -101,15 +134,20 @@ int cmd_combine(int argc, char **argv)
 		{"threads", required_argument, NULL, OPT_THREADS},
 		{"partial", no_argument, NULL, OPT_PARTIAL},
 		{"output", required_argument, NULL, 'o'},
+		CLI_OUTPUT_LONGOPTS,
+		CLI_JSON_LONGOPT,
 		{NULL, 0, NULL, 0},
 	};
 	pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
+	int json = 0;
 	const char *out = NULL;
 	unsigned long seed = 1, threads = 0;
 	int c;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:vq", longopts, NULL)) != -1) {
+		if (cli_output_option(c, &json))
+			continue;
 		switch (c) {
 		case 'o':
 			if (cli_out_arg(verb, optarg, "a profile"))
@@ -179,7 +217,13 @@ int cmd_combine(int argc, char **argv)
 			st = cli_lib_error(verb, err, "combining");
 		else if ((err = pmcf_profile_save(fused, out)))
 			st = cli_lib_error(verb, err, out);
-		else
+		else if (json) {
+			printf("{\"output\": ");
+			cli_json_string(stdout, out);
+			printf(", ");
+			fuse_json_summary(stdout, fused, &s, o.strategy, n);
+			printf(", \"complete\": %s}\n", pmcf_profile_complete(fused) ? "true" : "false");
+		} else if (!cli_quiet)
 			fuse_print_summary(stdout, fused, &s, o.strategy, n);
 	}
 	for (size_t j = 0; j < n; j++)

@@ -4,19 +4,41 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include "cli/cli.h"
+#include "cli/output.h"
 #include "cli/refdir.h"
 #include "pmcfuse/evaluate.h"
 
 static const char usage[] =
-	"usage: pmcfuse correrr [--json] [--force] TARGET REFDIR\n\n"
+	"usage: pmcfuse correrr [--json] [--force] [--top N] [-v] [-q] TARGET REFDIR\n\n"
 	"Correlation Error (Mytkowicz et al.) of the profile TARGET against the reference\n"
 	"profiles in REFDIR: the Spearman coefficient of every pair of events in TARGET\n"
 	"against the median over the references that monitored the pair; the value is\n"
 	"the area between the CDF of the differences and the ideal CDF, from 0 (same\n"
-	"correlations) to 2. See docs/accuracy.md.\n\n"
+	"correlations) to 2. See docs/accuracy.md. The summary is followed by the pairs\n"
+	"whose correlation is furthest from the references' (largest |TARGET - REF|).\n\n"
 	"  --force  use references of another program run, or identical copies\n"
+	"  --top N  list the N pairs furthest from the references (default 10)\n"
+	"  -v       list every pair\n"
+	"  -q       print nothing (errors only)\n"
 	"  --json   {\"correrr\": x, \"pairs\": [{\"events\", \"target\", \"reference\"}, ...]}\n";
+
+static const void *pair_at(const void *r, size_t k)
+{
+	return pmcf_correrr_pair_at(r, k);
+}
+
+static int by_diff_desc(const void *a, const void *b)
+{
+	const pmcf_correrr_pair *x = *(const pmcf_correrr_pair *const *)a,
+				*y = *(const pmcf_correrr_pair *const *)b;
+	double dx = fabs(x->target - x->reference), dy = fabs(y->target - y->reference);
+	if (dx != dy)
+		return dx < dy ? 1 : -1;
+	int c = strcmp(x->a, y->a);
+	return c ? c : strcmp(x->b, y->b);
+}
 
 int cmd_correrr(int argc, char **argv)
 {
@@ -25,10 +47,17 @@ int cmd_correrr(int argc, char **argv)
 	int json = 0, force = 0;
 	const char *args[2];
 	int na = 0;
+	unsigned long top = 10;
 	for (int i = 1, opts = 1; i < argc; i++) {
 		if (opts && strcmp(argv[i], "--") == 0)
 			opts = 0; /* what follows is a file, whatever its name */
-		else if (opts && strcmp(argv[i], "--json") == 0)
+		else if (opts && cli_output_arg(argv[i], &json))
+			continue;
+		else if (opts && strcmp(argv[i], "--top") == 0) {
+			if (cli_parse_uint("correrr", "--top", i + 1 < argc ? argv[++i] : NULL, 1,
+					   100000000, &top))
+				return CLI_EUSAGE;
+		} else if (opts && strcmp(argv[i], "--json") == 0)
 			json = 1;
 		else if (opts && strcmp(argv[i], "--force") == 0)
 			force = 1;
@@ -70,15 +99,19 @@ int cmd_correrr(int argc, char **argv)
 				printf(", \"repeats\": %u}", p->repeats);
 			}
 			printf("%s]}\n", n ? "\n" : "");
-		} else {
+		} else if (!cli_quiet) {
 			printf("correlation error %.4g over %zu event pairs (0 best, 2 worst; %zu reference "
 			       "profiles)\n",
 			       pmcf_correrr_value(r), n, nrefs);
+			size_t shown;
+			const pmcf_correrr_pair **by = (const pmcf_correrr_pair **)cli_top(
+				"correrr", r, pair_at, n, by_diff_desc, top,
+				"furthest from the references", &shown, &st);
 			printf("%-32s %-32s %8s %8s\n", "EVENT A", "EVENT B", "TARGET", "REF");
-			for (size_t k = 0; k < n; k++) {
-				const pmcf_correrr_pair *p = pmcf_correrr_pair_at(r, k);
-				printf("%-32s %-32s %8.4f %8.4f\n", p->a, p->b, p->target, p->reference);
-			}
+			for (size_t k = 0; k < shown; k++)
+				printf("%-32s %-32s %8.4f %8.4f\n", by[k]->a, by[k]->b, by[k]->target,
+				       by[k]->reference);
+			free(by);
 		}
 	}
 	pmcf_correrr_result_free(r);

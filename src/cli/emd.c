@@ -10,20 +10,22 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cli/cli.h"
+#include "cli/output.h"
 #include "cli/refdir.h"
 #include "pmcfuse/combine.h"
 #include "pmcfuse/evaluate.h"
 #include "profile/ident.h"
 
 static const char usage[] =
-	"usage: pmcfuse emd [--json] A.csv B.csv\n\n"
+	"usage: pmcfuse emd [--json] [-q] A.csv B.csv\n\n"
 	"Exact earth mover's distance between two weighted point sets in the plane with\n"
 	"Euclidean ground distance. Each file holds rows 'weight,x,y' (a first row with\n"
 	"no number in it is a header; blank lines and lines starting with # are skipped;\n"
 	"lines may be of any length, a file at most 256 MiB); the weights of each file\n"
 	"are normalised to sum 1, so the distance is the least work to move one unit of\n"
 	"mass.\n\n"
-	"  --json   print {\"emd\": value}\n";
+	"  --json   print {\"emd\": value}\n"
+	"  -q       print nothing (errors only)\n";
 
 struct pts {
 	double *w, *x;
@@ -199,8 +201,8 @@ int cmd_emd(int argc, char **argv)
 	for (int i = 1, opts = 1; i < argc; i++) {
 		if (opts && strcmp(argv[i], "--") == 0)
 			opts = 0; /* what follows is a file, whatever its name */
-		else if (opts && strcmp(argv[i], "--json") == 0)
-			json = 1;
+		else if (opts && cli_output_arg(argv[i], &json))
+			continue;
 		else if (opts && argv[i][0] == '-' && argv[i][1])
 			return cli_usage_error("emd", "unknown option '%s'", argv[i]);
 		else if (nf < 2)
@@ -225,7 +227,7 @@ int cmd_emd(int argc, char **argv)
 			printf("{\"emd\": ");
 			cli_json_number(stdout, v);
 			printf("}\n");
-		} else {
+		} else if (!cli_quiet) {
 			printf("%.17g\n", v);
 		}
 	}

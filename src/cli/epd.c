@@ -7,19 +7,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
+#include "cli/output.h"
 #include "cli/refdir.h"
 #include "pmcfuse/evaluate.h"
 
 static const char usage[] =
 	"usage: pmcfuse epd [--bins B] [--per-type] [--pairs N [--seed S]] [--formula F] [--json]\n"
-	"                   TARGET REFDIR\n\n"
+	"                   [--top N] [-v] [-q] TARGET REFDIR\n\n"
 	"Execution Profile Dissimilarity of the profile TARGET against the reference\n"
 	"profiles in REFDIR (from pmcfuse reference): for every pair of TARGET's events,\n"
 	"the median TMD against the reference repeats that monitored the pair, divided\n"
 	"by the calibration (the median TMD between two repeats); EPD is the geometric\n"
 	"mean over the pairs. 1 means as close as a fresh reference execution; higher\n"
 	"is worse. Pairs on which the references show no spread (calibration below the\n"
-	"resolution, one XU moved by one bin) are left out and listed. See docs/accuracy.md.\n\n"
+	"resolution, one XU moved by one bin) are left out. See docs/accuracy.md.\n\n"
+	"The summary is followed by the pairs that raise EPD most: sorted by TMD, the\n"
+	"highest first (EPD is the geometric mean, so a pair's share of log EPD is\n"
+	"log(TMD) / pairs), each with the EPD of the other pairs (EPD WITHOUT).\n\n"
 	"  --bins B     bins per event over the reference range (default 10, at most 30)\n"
 	"  --per-type   TMD per XU type, combined by an XU-count-weighted geometric mean\n"
 	"  --pairs N    a random sample of N pairs, with a bootstrap 95% interval\n"
@@ -30,7 +34,37 @@ static const char usage[] =
 	"               without spread left out, no pair scores better than the best\n"
 	"               reference repeat; paper: fuse-task-parallel §4.3 as published\n"
 	"               (only a 1e-6 floor; degenerate pairs can score near 0)\n"
-	"  --json       {\"epd\", \"pairs\": [{\"events\", \"tmd\", \"calibration\", ...}], ...}\n";
+	"  --top N      list the N pairs that raise EPD most (default 10)\n"
+	"  -v           list every pair, with the uncalibrated TMD, the calibration and\n"
+	"               the share of XUs left out, and every pair left out\n"
+	"  -q           print nothing (errors only)\n"
+	"  --json       {\"epd\", \"pairs\": [{\"events\", \"tmd\", \"calibration\",\n"
+	"               \"epd_without\", ...}], ...}: every pair, in the order of the events\n";
+
+/* EPD over the pairs but p: the geometric mean without p's log TMD (the
+ * library's floor on logs, 1e-12, alike). */
+static double epd_without(double epd, size_t n, const pmcf_epd_pair *p)
+{
+	if (n < 2)
+		return NAN;
+	double lt = log(p->tmd > 1e-12 ? p->tmd : 1e-12);
+	return exp(((double)n * log(epd) - lt) / (double)(n - 1));
+}
+
+static const void *pair_at(const void *r, size_t k)
+{
+	return pmcf_epd_pair_at(r, k);
+}
+
+static int by_tmd_desc(const void *a, const void *b)
+{
+	const pmcf_epd_pair *x = *(const pmcf_epd_pair *const *)a,
+			    *y = *(const pmcf_epd_pair *const *)b;
+	if (x->tmd != y->tmd)
+		return x->tmd < y->tmd ? 1 : -1;
+	int c = strcmp(x->a, y->a);
+	return c ? c : strcmp(x->b, y->b);
+}
 
 /* `{"events": [a, b], ` opening the k-th object of a JSON list of pairs */
 static void json_pair_open(size_t k, const pmcf_epd_pair *p)
@@ -49,16 +83,23 @@ int cmd_epd(int argc, char **argv)
 		{"pairs", required_argument, NULL, 'p'}, {"seed", required_argument, NULL, 's'},
 		{"threads", required_argument, NULL, 'T'}, {"json", no_argument, NULL, 'j'},
 		{"force", no_argument, NULL, 'f'}, {"formula", required_argument, NULL, 'F'},
-		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+		{"help", no_argument, NULL, 'h'}, {"top", required_argument, NULL, 'N'},
+		CLI_OUTPUT_LONGOPTS, {NULL, 0, NULL, 0}};
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
 	pmcf_epd_opts o = PMCF_EPD_OPTS_INIT;
 	int json = 0, force = 0, opt;
-	unsigned long v;
+	unsigned long v, top = 10;
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "vq", opts, NULL)) != -1) {
+		if (cli_output_option(opt, NULL))
+			continue;
 		switch (opt) {
+		case 'N':
+			if (cli_parse_uint("epd", "--top", optarg, 1, 100000000, &top))
+				return CLI_EUSAGE;
+			break;
 		case 'b':
 			if (cli_parse_uint("epd", "--bins", optarg, 1, 30, &v))
 				return CLI_EUSAGE;
@@ -143,6 +184,7 @@ int cmd_epd(int argc, char **argv)
 				cli_json_member(stdout, "left_out", p->left_out);
 				cli_json_member(stdout, "resolution", p->resolution);
 				cli_json_member(stdout, "floor", p->floor);
+				cli_json_member(stdout, "epd_without", epd_without(pmcf_epd_value(r), n, p));
 				printf(", \"repeats\": %u, \"worst\": %s}", p->repeats, p->worst ? "true" : "false");
 			}
 			printf("%s], \"excluded\": [", n ? "\n" : "");
@@ -156,7 +198,7 @@ int cmd_epd(int argc, char **argv)
 				printf(", \"repeats\": %u}", p->repeats);
 			}
 			printf("%s]}\n", nx ? "\n" : "");
-		} else {
+		} else if (!cli_quiet) {
 			printf("EPD %.4g over %zu event pairs (%u bins%s, %zu reference profiles%s)\n",
 			       pmcf_epd_value(r), n, o.bins, o.per_type ? ", per XU type" : "", nrefs,
 			       o.formula == PMCF_EPD_PAPER ? ", the paper's formula" : "");
@@ -166,20 +208,30 @@ int cmd_epd(int argc, char **argv)
 			if (pmcf_epd_uncovered(r))
 				printf("%zu of %zu pairs not scored: fewer than two references monitored them\n",
 				       pmcf_epd_uncovered(r), pmcf_epd_total_pairs(r));
-			printf("%-32s %-32s %9s %9s %9s %8s\n", "EVENT A", "EVENT B", "TMD", "UNCAL", "CALIB",
-			       "LEFTOUT");
-			for (size_t k = 0; k < n; k++) {
-				const pmcf_epd_pair *p = pmcf_epd_pair_at(r, k);
-				printf("%-32s %-32s %9.4g %9.4g %9.4g %7.1f%%%s\n", p->a, p->b, p->tmd,
-				       p->uncalibrated, p->calibration, 100 * p->left_out,
+			/* the pairs that raise EPD most first */
+			size_t shown;
+			const pmcf_epd_pair **by = (const pmcf_epd_pair **)cli_top(
+				"epd", r, pair_at, n, by_tmd_desc, top, "that raise EPD most", &shown, &st);
+			printf("%-32s %-32s %9s", "EVENT A", "EVENT B", "TMD");
+			if (cli_verbose)
+				printf(" %9s %9s %8s", "UNCAL", "CALIB", "LEFTOUT");
+			printf(" %11s\n", "EPD WITHOUT");
+			for (size_t k = 0; k < shown; k++) {
+				const pmcf_epd_pair *p = by[k];
+				printf("%-32s %-32s %9.4g", p->a, p->b, p->tmd);
+				if (cli_verbose)
+					printf(" %9.4g %9.4g %7.1f%%", p->uncalibrated, p->calibration,
+					       100 * p->left_out);
+				printf(" %11.4g%s\n", epd_without(pmcf_epd_value(r), n, p),
 				       p->worst ? "  (no XU with both values: worst score)" : "");
 			}
+			free(by);
 			size_t nx = pmcf_epd_nexcluded(r);
 			if (nx)
 				printf("%zu pairs left out: the references show no spread on them (calibration "
-				       "below the resolution, one XU moved by one bin):\n",
-				       nx);
-			for (size_t k = 0; k < nx; k++) {
+				       "below the resolution, one XU moved by one bin)%s\n",
+				       nx, cli_verbose ? ":" : "; -v lists them");
+			for (size_t k = 0; k < nx && cli_verbose; k++) {
 				const pmcf_epd_pair *p = pmcf_epd_excluded_at(r, k);
 				printf("%-32s %-32s calibration %.3g < resolution %.3g\n", p->a, p->b,
 				       p->calibration, p->resolution);

@@ -6,12 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
+#include "cli/output.h"
 #include "counters/perf.h"
 
 static const char usage[] =
 	"usage: pmcfuse events [--sim SPEC] [--json] [--source S] [--available] [--no-probe]\n"
 	"                     [--no-header]\n"
-	"       pmcfuse events [--sim SPEC] --check EVENTS [--pmcs N]\n\n"
+	"       pmcfuse events [--sim SPEC] --check EVENTS [--pmcs N] [-q] [--json]\n\n"
 	"Lists the events of this machine, after a header that says what can count here\n"
 	"(PMUs and their counters, VM, perf_event_paranoid, tracefs, rdpmc): perf\n"
 	"software events, generic hardware and hw-cache events, tracepoints, the native\n"
@@ -28,7 +29,9 @@ static const char usage[] =
 	"                   perf_event_paranoid, tracefs, rdpmc)\n"
 	"  --check EVENTS   can EVENTS (comma list, all, @FILE) be counted in one execution?\n"
 	"                   exit 0 and print 'fits' if so, else exit 1 and say why\n"
-	"  --pmcs N         counter budget for --check (machines without a PMU)\n\n"
+	"  --pmcs N         counter budget for --check (machines without a PMU)\n"
+	"  -q, --quiet      print nothing but errors (--check: the exit status says)\n"
+	"  --json           with --check: {\"fits\": true, \"events\": N} when they fit\n\n"
 	"EVENTS take perf's syntax: aliases (cs, faults), modifiers (task-clock:u,\n"
 	"cycles:k, instructions:pp), raw (r01c2) and PMU events (cpu/event=0x3c,umask=0/,\n"
 	"msr/tsc/), globs ('sched:*') and {a,b} groups that share one execution.\n";
@@ -133,7 +136,7 @@ int cmd_events(int argc, char **argv)
 		{"source", required_argument, NULL, 'S'}, {"available", no_argument, NULL, 'a'},
 		{"no-probe", no_argument, NULL, 'n'},     {"check", required_argument, NULL, 'c'},
 		{"pmcs", required_argument, NULL, 'p'},   {"help", no_argument, NULL, 'h'},
-		{"no-header", no_argument, NULL, 'H'},
+		{"no-header", no_argument, NULL, 'H'},     CLI_OUTPUT_LONGOPTS,
 		{NULL, 0, NULL, 0}};
 	const char *sim = NULL, *source = NULL, *check = NULL;
 	int json = 0, only_avail = 0, probe = 1, no_header = 0, opt;
@@ -142,7 +145,9 @@ int cmd_events(int argc, char **argv)
 		return CLI_OK;
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "vq", opts, NULL)) != -1) {
+		if (cli_output_option(opt, NULL))
+			continue;
 		switch (opt) {
 		case 's': sim = optarg; break;
 		case 'j': json = 1; break;
@@ -192,13 +197,15 @@ int cmd_events(int argc, char **argv)
 		else if (err == 0)
 			st = cli_error("events", CLI_EUSAGE, "the events do not fit in one execution: %s",
 				       why);
-		else
+		else if (json)
+			printf("{\"fits\": true, \"events\": %zu}\n", pmcf_evlist_size(l));
+		else if (!cli_quiet)
 			printf("fits: %zu events can be counted in one execution\n",
 			       pmcf_evlist_size(l));
 		pmcf_evlist_free(l);
 	} else if (json) {
 		print_json(c, source, only_avail);
-	} else {
+	} else if (!cli_quiet) {
 		if (!sim && !no_header)
 			print_header();
 		print_text(c, source, only_avail);

@@ -34,7 +34,12 @@ int fuse_plan_option(const char *verb, int opt, const char *arg, pmcf_plan_opts 
 
 /* "N executions (lower bound B[, optimal]) ..." then one line per set. */
 void fuse_print_plan(FILE *f, const pmcf_plan *p);
-/* XUs, events, partial XUs, label statistics (lgl) and match distances. */
+/* XUs, events, partial XUs, label statistics (lgl) and match distances;
+ * with -v the BC grid's iterations and dmax. */
 void fuse_print_summary(FILE *f, const pmcf_profile *fused, const pmcf_combine_stats *st,
 			int strategy, size_t ninputs);
+/* The same as JSON members, without braces: "strategy", "inputs", "xus",
+ * "events", "partial_xus", "labels" (lgl), "grid" (bc family), "match". */
+void fuse_json_summary(FILE *f, const pmcf_profile *fused, const pmcf_combine_stats *st,
+		       int strategy, size_t ninputs);
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
+#include "cli/output.h"
 
 int cli_verbose;
 
@@ -28,8 +29,10 @@ static const struct cli_verb verbs[] = {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pmcfuse [-v] [--version] [--help] VERB [OPTIONS] [ARGS]\n\n"
+	fprintf(f, "usage: pmcfuse [-v] [-q] [--version] [--help] VERB [OPTIONS] [ARGS]\n\n"
 		   "Complete per-task hardware-event profiles by fusing several executions.\n\n"
+		   "  -v, --verbose  also print internals (as VERB -v); -vv adds debug messages\n"
+		   "  -q, --quiet    print nothing but errors (as VERB --quiet)\n\n"
 		   "Verbs:\n");
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
 		if (verbs[i].run)
@@ -73,6 +76,10 @@ int main(int argc, char **argv)
 			return CLI_OK;
 		} else if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0) {
 			cli_verbose++;
+		} else if (strcmp(argv[i], "-vv") == 0) {
+			cli_verbose += 2;
+		} else if (strcmp(argv[i], "-q") == 0 || strcmp(argv[i], "--quiet") == 0) {
+			cli_quiet = 1;
 		} else {
 			fprintf(stderr, "pmcfuse: unknown option '%s' (see pmcfuse --help)\n", argv[i]);
 			return CLI_EUSAGE;

@@ -8,12 +8,13 @@
 #include "cli/cli.h"
 #include "counters/perf.h"
 #include "cli/fuse.h"
+#include "cli/output.h"
 #include "pmcfuse/sim.h"
 
 static const char usage[] =
 	"usage: pmcfuse plan -e EVENTS [--strategy S] [--link EVENTS] [--pmcs N]\n"
 	"                    [--packing best|greedy] [--from DIR] [--seed N] [-o plan.json]\n"
-	"                    [--sim SPEC | -- PROG ARGS]\n\n"
+	"                    [-q] [--json] [--sim SPEC | -- PROG ARGS]\n\n"
 	"Splits the events into the event sets of the executions, each set fitting the\n"
 	"counters, and writes plan.json (to standard output without -o; the plan is then\n"
 	"summarised on standard error). Run it with `pmcfuse record --plan plan.json --set K`\n"
@@ -33,7 +34,11 @@ static const char usage[] =
 	"                       seed= of SPEC, else 1, as for `pmcfuse run`)\n"
 	"  --sim SPEC           plan for a simulated machine and record SPEC as the source\n"
 	"  -- PROG ARGS         record the program as the source (this machine's events)\n"
-	"  -o, --output FILE    where to write plan.json\n";
+	"  -o, --output FILE    where to write plan.json\n"
+	"  -q, --quiet          no summary: errors only\n"
+	"  --json               the summary as one JSON object on stdout (output,\n"
+	"                       executions, lower_bound, optimal, strategy, packing,\n"
+	"                       pmcs, link, sets); needs -o\n";
 
 enum { OPT_FROM = FUSE_OPT_OWN };
 
@@ -133,6 +138,39 @@ void fuse_print_plan(FILE *f, const pmcf_plan *p)
 	}
 }
 
+/* fuse_print_plan as one JSON object */
+static void json_plan(FILE *f, const pmcf_plan *p, const char *out)
+{
+	const char *const *ev, *const *link;
+	size_t nev, nl;
+	pmcf_plan_events(p, &ev, &nev);
+	pmcf_plan_link(p, &link, &nl);
+	fprintf(f, "{\"output\": ");
+	cli_json_string(f, out);
+	fprintf(f, ", \"executions\": %zu, \"events\": %zu, \"lower_bound\": %u, \"optimal\": %s, "
+		   "\"strategy\": \"%s\", \"packing\": \"%s\", \"pmcs\": %u, \"link\": [",
+		pmcf_plan_nsets(p), nev, pmcf_plan_lower_bound(p),
+		pmcf_plan_optimal(p) ? "true" : "false", pmcf_strategy_name(pmcf_plan_strategy(p)),
+		pmcf_packing_name(pmcf_plan_packing(p)), pmcf_plan_pmcs(p));
+	for (size_t i = 0; i < nl; i++) {
+		fprintf(f, "%s", i ? ", " : "");
+		cli_json_string(f, link[i]);
+	}
+	fprintf(f, "], \"sets\": [");
+	for (size_t k = 0; k < pmcf_plan_nsets(p); k++) {
+		const char *const *names;
+		size_t m;
+		pmcf_plan_set_events(p, k, &names, &m);
+		fprintf(f, "%s[", k ? ", " : "");
+		for (size_t i = 0; i < m; i++) {
+			fprintf(f, "%s", i ? ", " : "");
+			cli_json_string(f, names[i]);
+		}
+		fprintf(f, "]");
+	}
+	fprintf(f, "]}\n");
+}
+
 int cmd_plan(int argc, char **argv)
 {
 	static const char *verb = "plan";
@@ -141,20 +179,25 @@ int cmd_plan(int argc, char **argv)
 	static const struct option longopts[] = {
 		FUSE_PLAN_LONGOPTS,
 		{"from", required_argument, NULL, OPT_FROM},
+		CLI_OUTPUT_LONGOPTS,
+		CLI_JSON_LONGOPT,
 		{NULL, 0, NULL, 0},
 	};
+	int json = 0;
 	const char *events = NULL, *out = NULL, *link = NULL, *from = NULL, *sim = NULL;
 	pmcf_plan_opts o = PMCF_PLAN_OPTS_INIT;
 	unsigned long seed = 1;
 	int seed_given = 0, st = CLI_OK, c;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:o:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:o:vq", longopts, NULL)) != -1) {
 		if (fuse_plan_option(verb, c, optarg, &o, &seed, &seed_given, &st)) {
 			if (st)
 				return st;
 			continue;
 		}
+		if (cli_output_option(c, &json))
+			continue;
 		switch (c) {
 		case 'e': events = optarg; break;
 		case 'o':
@@ -171,6 +214,9 @@ int cmd_plan(int argc, char **argv)
 	}
 	if (!events)
 		return cli_usage_error(verb, "missing -e EVENTS");
+	if (json && (!out || strcmp(out, "-") == 0))
+		return cli_usage_error(verb, "--json prints the summary on standard output, where "
+					     "the plan goes without -o: give -o plan.json");
 	if (sim && optind < argc)
 		return cli_usage_error(verb, "give either --sim SPEC or -- PROG ARGS, not both");
 	if (link && !pmcf_strategy_ordered(o.strategy))
@@ -238,7 +284,9 @@ int cmd_plan(int argc, char **argv)
 		st = cli_out_commit(verb, &co);
 	}
 	free(text);
-	if (!st)
+	if (!st && json)
+		json_plan(stdout, plan, out);
+	else if (!st && !cli_quiet)
 		fuse_print_plan(out && strcmp(out, "-") ? stdout : stderr, plan);
 out:
 	for (size_t i = 0; i < npilots; i++)

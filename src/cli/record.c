@@ -3,6 +3,7 @@
  * one set of a plan (--plan plan.json --set K). */
 #include "cli/campaign.h"
 #include "cli/cli.h"
+#include "cli/output.h"
 #include "cli/record_program.h"
 #include "pmcfuse/plan.h"
 #include "pmcfuse/sim.h"
@@ -13,6 +14,7 @@
 static const char usage[] =
     "usage: pmcfuse record -e EVENTS [--pmcs N] [--multiplex none|kernel|rr|roc]\n"
     "                      [--period-ms P] [--estimate cumulative|local]\n"
+    "                      [-q] [--json]\n"
     "                      -o OUT (--sim SPEC | -- PROG ARGS | --plan plan.json --set K)\n\n"
     "Records one execution profile: every XU with its type, label, thread, cpu, times\n"
     "and one value per monitored event (duration always first). A simulated source\n"
@@ -40,7 +42,10 @@ static const char usage[] =
     "                        a plan: its events, counter budget, source and seed come from\n"
     "                        the plan; the profile stores the plan's digest and K,\n"
     "                        which combine checks (docs/slurm.md: a job array)\n"
-    "  -- PROG ARGS          a real program, counted with perf_event (docs/collector.md)\n";
+    "  -- PROG ARGS          a real program, counted with perf_event (docs/collector.md)\n"
+    "  -q, --quiet           no summary line: errors (and warnings) only\n"
+    "  --json                the summary as one JSON object on stdout: output, source,\n"
+    "                        xus, events, complete, observed (a program), multiplex\n";
 
 /* The events, budget, source and seed of set K of a plan: fills the
  * caller's choices, refusing contradictions. */
@@ -103,7 +108,7 @@ static int load_plan_set(const char *verb, const char *path, const char *setarg,
 
 static int record_sim(const char *verb, const char *sim, const char *events,
 		      const char *const *names, size_t n, const pmcf_sim_opts *o,
-		      const struct cli_plan_meta *pm, const char *out);
+		      const struct cli_plan_meta *pm, const char *out, int json);
 
 enum { OPT_SIM = 256, OPT_PMCS, OPT_MUX, OPT_PERIOD, OPT_EST, OPT_PLAN, OPT_SET };
 
@@ -122,8 +127,11 @@ int cmd_record(int argc, char **argv)
 	    {"estimate", required_argument, NULL, OPT_EST},
 	    {"plan", required_argument, NULL, OPT_PLAN},
 	    {"set", required_argument, NULL, OPT_SET},
+	    CLI_OUTPUT_LONGOPTS,
+	    CLI_JSON_LONGOPT,
 	    {NULL, 0, NULL, 0},
 	};
+	int json = 0;
 	const char *events = NULL, *out = NULL, *sim = NULL, *plan = NULL, *setarg = NULL;
 	pmcf_sim_opts o = PMCF_SIM_OPTS_INIT;
 	int period_given = 0, est_given = 0, pmcs_given = 0;
@@ -131,7 +139,9 @@ int cmd_record(int argc, char **argv)
 	optind = 0;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "+:e:o:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:o:vq", longopts, NULL)) != -1) {
+		if (cli_output_option(c, &json))
+			continue;
 		switch (c) {
 		case 'e': events = optarg; break;
 		case 'o':
@@ -233,16 +243,16 @@ int cmd_record(int argc, char **argv)
 				}
 				rc = cli_record_program(verb, list, o.pmcs, o.multiplex,
 							o.period_ms, o.estimate, &pc.meta, out,
-							prog_argc, prog_argv);
+							prog_argc, prog_argv, json);
 				free(list);
 			}
 		} else {
 			rc = cli_record_program(verb, events, o.pmcs, o.multiplex, o.period_ms,
-						o.estimate, NULL, out, prog_argc, prog_argv);
+						o.estimate, NULL, out, prog_argc, prog_argv, json);
 		}
 	} else if (!rc) {
 		rc = record_sim(verb, sim, events, pc.names, pc.n, &o, pc.plan ? &pc.meta : NULL,
-				out);
+				out, json);
 	}
 	pmcf_plan_free(pc.plan);
 	free(spec_buf);
@@ -253,7 +263,7 @@ int cmd_record(int argc, char **argv)
  * names (a plan's set). */
 static int record_sim(const char *verb, const char *sim, const char *events,
 		      const char *const *names, size_t n, const pmcf_sim_opts *o,
-		      const struct cli_plan_meta *pm, const char *out)
+		      const struct cli_plan_meta *pm, const char *out, int json)
 {
 	pmcf_sim_spec *spec = NULL;
 	pmcf_catalog *cat = NULL;
@@ -284,8 +294,8 @@ static int record_sim(const char *verb, const char *sim, const char *events,
 		else if (cli_signal_caught())
 			rc = cli_interrupted(verb, "the simulated execution had finished (saved to %s)",
 					     out);
-		else if (o->multiplex != PMCF_MUX_NONE)
-			cli_mux_summary(verb, p, -1);
+		else
+			cli_record_summary(verb, p, out, sim, NULL, -1, json);
 	}
 	pmcf_profile_free(p);
 	pmcf_evlist_free(list);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "cli/campaign.h"
 #include "cli/cli.h"
+#include "cli/output.h"
 #include "cli/record_program.h"
 #include "counters/perf.h"
 #include "pmcfuse/collect.h"
@@ -15,7 +16,7 @@
 
 int cli_record_program(const char *verb, const char *events_spec, unsigned pmcs, int multiplex,
 		       double period_ms, int estimate, const struct cli_plan_meta *pm,
-		       const char *out, int prog_argc, char **prog_argv)
+		       const char *out, int prog_argc, char **prog_argv, int json)
 {
 	if (prog_argc < 1 || !prog_argv || !prog_argv[0])
 		return cli_usage_error(verb, "no program after --");
@@ -42,7 +43,9 @@ int cli_record_program(const char *verb, const char *events_spec, unsigned pmcs,
 				  .pmcs = pmcs,
 				  .multiplex = multiplex,
 				  .period_ms = period_ms,
-				  .estimate = estimate};
+				  .estimate = estimate,
+				  /* with --json stdout is the summary's: the program writes to stderr */
+				  .stdout_fd = json ? 2 : 0};
 	pmcf_profile *p = NULL;
 	pmcf_exit_info ei;
 	err = pmcf_collect_program(argv, pmcf_evlist_names(evl), pmcf_evlist_size(evl), &opts, &p,
@@ -77,16 +80,55 @@ int cli_record_program(const char *verb, const char *events_spec, unsigned pmcs,
 		status = cli_error(verb, CLI_EENV, "%s (saved to %s)", ei.message, out);
 		goto done;
 	}
-	fprintf(stderr, "pmcfuse: %s: %zu XUs of %s (%s) -> %s\n", verb, ei.xus, prog_argv[0],
-		cli_collect_how(&ei), out);
-	if (multiplex != PMCF_MUX_NONE)
-		cli_mux_summary(verb, p, multiplex == PMCF_MUX_KERNEL ? -1 : (long)ei.rotations);
+	cli_record_summary(verb, p, out, prog_argv[0], cli_collect_how(&ei),
+			   multiplex == PMCF_MUX_KERNEL ? -1 : (long)ei.rotations, json);
 done:
 	pmcf_profile_free(p);
 	free(argv);
 	pmcf_evlist_free(evl);
 	pmcf_catalog_free(cat);
 	return status;
+}
+
+void cli_record_summary(const char *verb, const pmcf_profile *p, const char *out,
+			const char *source, const char *how, long rotations, int json)
+{
+	pmcf_mux_summary s = {.size = sizeof(s)};
+	int mux = pmcf_profile_mux_summary(p, &s) == 0;
+	const char *mode = pmcf_profile_meta_get(p, PMCF_META_MULTIPLEX);
+	int multiplexed = mode && strcmp(mode, "none") != 0;
+	if (!json) {
+		if (cli_quiet)
+			return;
+		if (how)
+			fprintf(stderr, "pmcfuse: %s: %zu XUs of %s (%s) -> %s\n", verb,
+				pmcf_profile_nxus(p), source, how, out);
+		if (multiplexed)
+			cli_mux_summary(verb, p, rotations);
+		return;
+	}
+	printf("{\"output\": ");
+	cli_json_string(stdout, out);
+	printf(", \"source\": ");
+	cli_json_string(stdout, source);
+	printf(", \"xus\": %zu, \"events\": %zu, \"complete\": %s", pmcf_profile_nxus(p),
+	       pmcf_profile_nevents(p), pmcf_profile_complete(p) ? "true" : "false");
+	if (how) {
+		printf(", \"observed\": ");
+		cli_json_string(stdout, how);
+	}
+	if (multiplexed) {
+		printf(", \"multiplex\": {\"mode\": ");
+		cli_json_string(stdout, mode);
+		if (mux)
+			printf(", \"never_counted\": %zu, \"values\": %zu, \"missing\": %zu, "
+			       "\"negative\": %zu, \"partial_xus\": %zu",
+			       s.never_counted, s.values, s.missing, s.negative, s.partial_xus);
+		if (rotations >= 0)
+			printf(", \"rotations\": %ld", rotations);
+		printf("}");
+	}
+	printf("}\n");
 }
 
 const char *cli_collect_how(const pmcf_exit_info *ei)

@@ -18,10 +18,18 @@ struct cli_plan_meta;
  * and when the program failed (crash, signal, non-zero status: the profile
  * is still written, marked incomplete); 128 + the signal when a signal
  * caught by cli_signals_catch stopped the program (the profile is written,
- * marked incomplete). */
+ * marked incomplete). json: the summary is cli_record_summary's JSON. */
 int cli_record_program(const char *verb, const char *events_spec, unsigned pmcs, int multiplex,
 		       double period_ms, int estimate, const struct cli_plan_meta *pm,
-		       const char *out, int prog_argc, char **prog_argv);
+		       const char *out, int prog_argc, char **prog_argv, int json);
+
+/* What a recording ends with. Text (unless --quiet), on stderr: for a
+ * program (how not NULL) "pmcfuse: VERB: N XUs of SOURCE (how) -> out", and
+ * for a multiplexed profile the line of cli_mux_summary (rotations as
+ * there). JSON, on stdout: {"output", "source", "xus", "events",
+ * "complete", "observed" (a program), "multiplex": {...} (multiplexed)}. */
+void cli_record_summary(const char *verb, const pmcf_profile *p, const char *out,
+			const char *source, const char *how, long rotations, int json);
 
 /* Prints the one line `record --multiplex` ends with, on stderr: per
  * recording, the events that never counted during any XU (perf's <not

@@ -13,6 +13,7 @@
 #include "cli/campaign.h"
 #include "cli/cli.h"
 #include "cli/launcher.h"
+#include "cli/output.h"
 #include "counters/perf.h"
 #include "pmcfuse/collect.h"
 #include "pmcfuse/evaluate.h"
@@ -21,7 +22,7 @@
 static const char usage[] =
 	"usage: pmcfuse reference -e EVENTS [--repeat R] [--pmcs N] [--seed S] -o DIR\n"
 	"                         [--resume DIR] [--launcher local|slurm [--slurm-args ARGS]\n"
-	"                         [--wait]]\n"
+	"                         [--wait]] [--program-output FILE|-] [-v] [--quiet] [--json]\n"
 	"                         (--sim SPEC | -- PROGRAM ARGS...)\n\n"
 	"Records reference executions in which every pair of EVENTS is monitored\n"
 	"together, R times each (different execution seeds). The pairs are packed into\n"
@@ -32,7 +33,8 @@ static const char usage[] =
 	"Each execution is written as it finishes, with reference.json and the\n"
 	"manifest DIR/campaign.json: SIGINT, SIGTERM or SIGHUP stop the program, keep\n"
 	"the finished executions (usable by epd and correrr) and exit 128+N\n"
-	"(docs/campaigns.md).\n\n"
+	"(docs/campaigns.md). Progress goes to standard error as for `run`: an\n"
+	"updating line on a terminal, else a timestamped line per execution.\n\n"
 	"  -e EVENTS    comma-separated list, all, or @FILE (duration is always recorded)\n"
 	"  --repeat R   repeats of every pair (default 5, at least 2 for calibration)\n"
 	"  --pmcs N     counter budget (default: the machine's counters)\n"
@@ -49,7 +51,15 @@ static const char usage[] =
 	"               a finishing job that writes reference.json (docs/slurm.md)\n"
 	"  --slurm-args ARGS  more sbatch options; --wait: follow the jobs to the end\n"
 	"  --only K     record execution K of the campaign in --resume DIR alone\n"
-	"  --sim SPEC   simulated workload, e.g. cholesky,blocks=12\n";
+	"  --sim SPEC   simulated workload, e.g. cholesky,blocks=12\n"
+	"  --program-output F  where the program's stdout and stderr go: - (default)\n"
+	"               pmcfuse's own, relayed so that they never run into its lines\n"
+	"               (stdout to stderr with --json); or FILE, appended, a header per\n"
+	"               execution\n"
+	"  -v, --verbose  also print how the lower bound is derived and the base seed\n"
+	"  -q, --quiet  no progress and no summary: errors only\n"
+	"  --json       the summary as one JSON object on stdout (folder, executions,\n"
+	"               sets, repeat, pairs, lower_bound, impossible_pairs, ...)\n";
 
 /* Reference executions draw their seeds from a stream of their own, so that
  * they are independent of the executions `run` fuses (which use
@@ -172,22 +182,27 @@ int cmd_reference(int argc, char **argv)
 		{"pmcs", required_argument, NULL, 'p'},   {"seed", required_argument, NULL, 'S'},
 		{"output", required_argument, NULL, 'o'}, {"sim", required_argument, NULL, 's'},
 		{"resume", required_argument, NULL, 'R'}, {"help", no_argument, NULL, 'h'},
-		LAUNCH_LONGOPTS,                          {NULL, 0, NULL, 0}};
+		LAUNCH_LONGOPTS,
+		{"program-output", required_argument, NULL, 'P'}, CLI_OUTPUT_LONGOPTS,
+		CLI_JSON_LONGOPT, {NULL, 0, NULL, 0}};
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
-	const char *events = NULL, *dir = NULL, *sim = NULL, *resume = NULL;
+	const char *events = NULL, *dir = NULL, *sim = NULL, *resume = NULL, *progout = NULL;
 	unsigned long repeat = 5, pmcs = 0, seed = 0, v;
-	int have_seed = 0, opt, st = CLI_OK;
+	int have_seed = 0, opt, st = CLI_OK, json = 0;
 	struct launch launch = LAUNCH_INIT;
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+e:o:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+e:o:vq", opts, NULL)) != -1) {
 		if (launch_option("reference", opt, optarg, argv, optind, &launch, &st)) {
 			if (st)
 				return st;
 			continue;
 		}
+		if (cli_output_option(opt, &json))
+			continue;
 		switch (opt) {
+		case 'P': progout = optarg; break;
 		case 'e': events = optarg; break;
 		case 'o':
 			if (cli_out_arg("reference", optarg, "a folder"))
@@ -236,6 +251,9 @@ int cmd_reference(int argc, char **argv)
 		return cli_usage_error("reference", "--sim and a program cannot be used together");
 	if (prog && strcmp(argv[optind - 1], "--") != 0)
 		return cli_usage_error("reference", "put the program after '--' ('%s')", prog[0]);
+	if (sim && progout)
+		return cli_usage_error("reference", "--program-output is for a program (-- PROGRAM "
+						    "ARGS), not --sim");
 
 	pmcf_catalog *c = NULL;
 	pmcf_sim_spec *spec = NULL;
@@ -275,6 +293,12 @@ int cmd_reference(int argc, char **argv)
 				     launch.only, r.total - 1);
 	if (st == CLI_OK && !(command = launch_command(&launch, argc, argv, 1, &ncommand)))
 		st = cli_error("reference", CLI_EENV, "out of memory");
+	struct cli_progress pr;
+	struct cli_progout pout;
+	cli_progress_begin(&pr, "reference", 0, 0);
+	int pst = cli_progout_open("reference", progout, json, &pr, &pout);
+	if (st == CLI_OK)
+		st = pst;
 	if (st == CLI_OK) {
 		cli_signals_catch();
 		st = campaign_open("reference", dir, resume != NULL, digest, r.total, ncommand,
@@ -292,6 +316,8 @@ int cmd_reference(int argc, char **argv)
 	int launched = st == CLI_OK && launch.slurm;
 	if (launched)
 		st = launch_slurm("reference", &camp, r.total, &launch);
+	cli_progress_begin(&pr, "reference", r.total,
+			   camp.task ? 1 : r.total - reused);
 	pmcf_sim_opts so = PMCF_SIM_OPTS_INIT;
 	so.pmcs = (unsigned)pmcs;
 	const char *failed = NULL;
@@ -311,6 +337,10 @@ int cmd_reference(int argc, char **argv)
 			continue;
 		if (cli_signal_caught())
 			break;
+		char what[64];
+		snprintf(what, sizeof(what), "set %zu, repeat %zu", s, k / r.nsets);
+		cli_progress_start(&pr, k, what);
+		double tk = cli_now();
 		pmcf_profile *p = NULL;
 		pmcf_exit_info ei;
 		ei.message[0] = '\0';
@@ -322,7 +352,16 @@ int cmd_reference(int argc, char **argv)
 			memset(&co, 0, sizeof(co));
 			co.size = sizeof(co);
 			co.pmcs = (unsigned)pmcs;
+			char head[256], stamp[32];
+			cli_stamp(stamp);
+			snprintf(head, sizeof(head),
+				 "==> pmcfuse reference: exec %zu/%zu (%s), %s <==\n", k + 1, r.total,
+				 what, stamp);
+			if ((st = cli_progout_begin("reference", &pout, head, &co.stdout_fd,
+						    &co.stderr_fd)))
+				break;
 			err = pmcf_collect_program(prog, set, n, &co, &p, &ei);
+			cli_progout_end(&pout);
 			if (!err || err == PMCF_EPROGRAM)
 				snprintf(exitst, sizeof(exitst), ei.exited ? "%d" : "signal %d",
 					 ei.exited ? ei.status : ei.signal);
@@ -330,6 +369,8 @@ int cmd_reference(int argc, char **argv)
 		ce.finished = time(NULL);
 		ce.exit = exitst;
 		/* a stopped or failed program's profile is no reference: not kept */
+		if (err || cli_signal_caught())
+			cli_progress_clear(&pr);
 		if (cli_signal_caught() && !spec) {
 			pmcf_profile_free(p);
 			ce.status = "interrupted";
@@ -362,9 +403,10 @@ int cmd_reference(int argc, char **argv)
 		r.done[k] = 1;
 		if ((st = campaign_update(&camp, k, &ce)) || (!camp.task && (st = write_index(&r))))
 			break;
-		if (cli_verbose)
-			fprintf(stderr, "pmcfuse: reference: %s (%zu events)\n", path, n);
+		cli_progress_done(&pr, k, what, cli_now() - tk);
 	}
+	cli_progress_clear(&pr);
+	cli_progout_close(&pout);
 	size_t ndone = 0;
 	for (size_t k = 0; k < r.total; k++)
 		ndone += r.done[k];
@@ -384,10 +426,27 @@ int cmd_reference(int argc, char **argv)
 	} else if (camp.dir) {
 		st = campaign_set_state(&camp, "complete");
 	}
-	if (st == CLI_OK && !launched && !camp.task) {
-		size_t E = 0;
-		for (size_t i = 0; i < pmcf_evlist_size(r.list); i++)
-			E += strcmp(pmcf_evlist_name(r.list, i), "duration") != 0;
+	size_t E = 0;
+	for (size_t i = 0; st == CLI_OK && i < pmcf_evlist_size(r.list); i++)
+		E += strcmp(pmcf_evlist_name(r.list, i), "duration") != 0;
+	int summary = st == CLI_OK && !launched && !camp.task;
+	if (summary && json) {
+		printf("{\"folder\": ");
+		cli_json_string(stdout, dir);
+		printf(", \"index\": \"reference.json\", \"source\": ");
+		cli_json_string(stdout, r.source);
+		if (spec)
+			printf(", \"seed\": %llu", (unsigned long long)seed);
+		printf(", \"executions\": %zu, \"sets\": %zu, \"repeat\": %lu, \"events\": %zu, "
+		       "\"pairs\": %zu, \"impossible_pairs\": %zu, \"lower_bound\": %zu, "
+		       "\"lower_bound_per_repeat\": %zu, \"lower_bound_derivation\": ",
+		       r.total, r.nsets, repeat, E, E * (E - 1) / 2 - pmcf_cover_nimpossible(r.cv),
+		       pmcf_cover_nimpossible(r.cv), pmcf_cover_lower_bound(r.cv) * repeat,
+		       pmcf_cover_lower_bound(r.cv));
+		cli_json_string(stdout, pmcf_cover_bound_text(r.cv));
+		printf(", \"without_packing\": %zu, \"resumed\": %zu}\n", (E * (E - 1) / 2) * repeat,
+		       reused);
+	} else if (summary && !cli_quiet) {
 		if (reused)
 			printf("resumed %s: %zu of %zu executions were already done\n", dir, reused,
 			       r.total);
@@ -396,7 +455,13 @@ int cmd_reference(int argc, char **argv)
 		       r.total, r.nsets, repeat, E * (E - 1) / 2 - pmcf_cover_nimpossible(r.cv), E,
 		       pmcf_cover_lower_bound(r.cv) * repeat, pmcf_cover_lower_bound(r.cv), repeat,
 		       (E * (E - 1) / 2) * repeat);
-		printf("lower bound: %s\n", pmcf_cover_bound_text(r.cv));
+		/* how the bound is derived is the covering's internals: -v */
+		if (cli_verbose)
+			printf("lower bound: %s\n", pmcf_cover_bound_text(r.cv));
+		if (cli_verbose && spec)
+			printf("seed %lu: each execution's seed is derived from it (listed in "
+			       "%s/reference.json)\n",
+			       seed, dir);
 		if (pmcf_cover_nimpossible(r.cv))
 			printf("%zu pairs can never be counted together and are left out (listed in "
 			       "%s/reference.json)\n",

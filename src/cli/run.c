@@ -12,6 +12,7 @@
 #include "counters/perf.h"
 #include "cli/fuse.h"
 #include "cli/launcher.h"
+#include "cli/output.h"
 #include "cli/record_program.h"
 #include "pmcfuse/collect.h"
 #include "pmcfuse/sim.h"
@@ -20,10 +21,14 @@ static const char usage[] =
 	"usage: pmcfuse run [-e EVENTS] [--strategy S] [--pmcs N] [--link EVENTS]\n"
 	"                   [--packing best|greedy] [--keep DIR] [--resume DIR] [--seed N]\n"
 	"                   [--launcher local|slurm [--slurm-args ARGS] [--wait]]\n"
+	"                   [--program-output FILE|-] [-v] [--quiet] [--json]\n"
 	"                   -o OUT (--sim SPEC | -- PROG ARGS)\n\n"
 	"Plans the event sets (as `plan`), records one execution per set, and fuses\n"
-	"them (as `combine`) into OUT. A progress line shows on a terminal. The summary\n"
-	"says whether the executions agree (XUs per type, labels) and, if not, how.\n\n"
+	"them (as `combine`) into OUT. Progress goes to standard error: on a terminal\n"
+	"one updating line; otherwise (a pipe, a Slurm log) one timestamped line per\n"
+	"finished execution, e.g. '2026-11-24T10:00:03 pmcfuse run: exec 3/7 done in\n"
+	"1.2 s (set 2), ~6 s left'. The summary says whether the executions agree (XUs\n"
+	"per type, labels) and, if not, how.\n\n"
 	"  -e, --events EVENTS  comma list, all, or @FILE. Default: all the events of a\n"
 	"                       simulated machine; for a real program, duration and the\n"
 	"                       perf software events this machine can count (`all` would\n"
@@ -53,10 +58,22 @@ static const char usage[] =
 	"                       (what an array task runs; the manifest is locked)\n"
 	"  --seed N             base seed: execution K of a simulation gets a seed derived\n"
 	"                       from it (default: the seed= of SPEC, else 1); also the\n"
-	"                       seed of the combination's random choices\n"
+	"                       seed of the combination's random choices. The summary\n"
+	"                       shows SPEC with this seed; -v lists the derived ones\n"
 	"  --sim SPEC           a simulated workload (docs/simulation.md)\n"
 	"  -- PROG ARGS         a real program, recorded as by `record -- PROG ARGS`\n"
-	"  -o, --output OUT     the fused profile to write (atomically)\n\n"
+	"  -o, --output OUT     the fused profile to write (atomically)\n"
+	"  --program-output F   where the program's stdout and stderr go: - (default)\n"
+	"                       pmcfuse's own (the program's stdout to pmcfuse's stderr\n"
+	"                       with --json), relayed so that they never run into\n"
+	"                       pmcfuse's lines; or FILE, appended, a header line per\n"
+	"                       execution\n"
+	"  -v, --verbose        also print internals: the seed of every execution, the\n"
+	"                       BC grid's iterations and dmax\n"
+	"  -q, --quiet          no progress and no summary: errors only\n"
+	"  --json               the summary as one JSON object on stdout (output, source,\n"
+	"                       seed, executions, lower_bound, seconds, agree, strategy,\n"
+	"                       xus, events, match, ...)\n\n"
 	"Each execution is written to the campaign folder as soon as it finishes. If\n"
 	"one fails (an error, or the program crashed or exited non-zero), run stops,\n"
 	"keeps the profiles recorded so far, the failed one too when the program ran\n"
@@ -65,28 +82,16 @@ static const char usage[] =
 	"forwarded), keep what was recorded and exit 128+N with one line saying how to\n"
 	"resume (docs/campaigns.md). The output and the folder are checked first.\n";
 
-enum { OPT_KEEP = FUSE_OPT_OWN, OPT_RESUME };
+enum { OPT_KEEP = FUSE_OPT_OWN, OPT_RESUME, OPT_PROGOUT };
 
-static double now_s(void)
+/* "set K: a,b,c" (duration left out, cut with "...") for the progress line */
+static void set_text(char *buf, size_t len, size_t k, const char *const *ev, size_t nev)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static void progress(size_t i, size_t n, const char *const *ev, size_t nev, double elapsed)
-{
-	char evs[48];
-	size_t o = 0;
-	evs[0] = '\0';
-	for (size_t k = 1; k < nev && o + 4 < sizeof(evs); k++)
-		o += (size_t)snprintf(evs + o, sizeof(evs) - o, "%s%s", k > 1 ? "," : "", ev[k]);
-	if (o >= sizeof(evs) - 4)
-		strcpy(evs + sizeof(evs) - 4, "...");
-	double left = i ? elapsed / (double)i * (double)(n - i) : 0;
-	fprintf(stderr, "\r\033[Krun %zu/%zu: %s  elapsed %.1fs, remaining ~%.1fs", i + 1, n, evs,
-		elapsed, left);
-	fflush(stderr);
+	size_t o = (size_t)snprintf(buf, len, "set %zu:", k);
+	for (size_t i = 1; i < nev && o + 4 < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", i > 1 ? "," : " ", ev[i]);
+	if (o >= len - 4)
+		strcpy(buf + len - 4, "...");
 }
 
 /* The default events of a real program: duration and every perf software
@@ -158,12 +163,12 @@ static size_t type_count(const pmcf_profile *p, const char *name)
 /* Do the executions agree with the first: the same XUs per type and the
  * same labels (a program's executions should; fuse-openmp §3)? Prints one
  * line if they do, else one per execution that differs. */
-static void print_agreement(FILE *f, pmcf_profile *const *rec, size_t n, const char *how)
+static size_t print_agreement(FILE *f, pmcf_profile *const *rec, size_t n, const char *how)
 {
 	const char **l0 = sorted_labels(rec[0]);
 	size_t n0 = pmcf_profile_nxus(rec[0]), differ = 0;
 	if (!l0)
-		return;
+		return 0;
 	for (size_t k = 1; k < n; k++) {
 		char line[512];
 		size_t o = 0, nk = pmcf_profile_nxus(rec[k]);
@@ -208,19 +213,22 @@ static void print_agreement(FILE *f, pmcf_profile *const *rec, size_t n, const c
 				 missing ? ex_missing : "", missing ? ")" : "", extra,
 				 extra ? " (e.g. " : "", extra ? ex_extra : "", extra ? ")" : "");
 		free(lk);
-		if (!line[0])
+		if (!line[0] || (differ++, !f))
 			continue;
-		if (!differ++)
+		if (differ == 1)
 			fprintf(f, "executions differ from execution 0 (%zu XUs):\n", n0);
 		fprintf(f, "  execution %zu: %zu XUs: %s\n", k, nk, line);
 	}
-	if (!differ)
+	if (!f)
+		;
+	else if (!differ)
 		fprintf(f, "executions agree: %zu XUs each%s%s%s, same types and labels\n", n0,
 			how ? " (" : "", how ? how : "", how ? ")" : "");
 	else
 		fprintf(f, "  (ctc and bc keep the largest count per type, the XUs without a "
 			   "partner flagged partial; lgl keeps the labels present in every execution)\n");
 	free(l0);
+	return differ;
 }
 
 /* "exec-0..exec-K.pmcf kept in DIR[, the last one incomplete]" */
@@ -240,10 +248,9 @@ static void kept_text(char *buf, size_t len, const struct campaign *c, size_t nk
  * resume; returns 128 + the signal. A folder of the run's own that keeps
  * nothing is removed. */
 static int run_stopped(const char *verb, struct campaign *c, size_t done, int partial,
-		       size_t nsets, int own, int tty)
+		       size_t nsets, int own, struct cli_progress *pr)
 {
-	if (tty)
-		fputc('\n', stderr);
+	cli_progress_clear(pr);
 	if (!done && !partial && own) {
 		campaign_remove(c);
 		return cli_interrupted(verb, "no execution had finished; nothing kept");
@@ -294,17 +301,21 @@ int cmd_run(int argc, char **argv)
 		{"keep", required_argument, NULL, OPT_KEEP},
 		{"resume", required_argument, NULL, OPT_RESUME},
 		LAUNCH_LONGOPTS,
+		{"program-output", required_argument, NULL, OPT_PROGOUT},
+		CLI_OUTPUT_LONGOPTS,
+		CLI_JSON_LONGOPT,
 		{NULL, 0, NULL, 0},
 	};
 	const char *events = NULL, *out = NULL, *link = NULL, *keep = NULL, *sim = NULL,
-		   *resume = NULL;
+		   *resume = NULL, *progout = NULL;
+	int json = 0;
 	pmcf_plan_opts po = PMCF_PLAN_OPTS_INIT;
 	unsigned long seed = 0;
 	int seed_given = 0, st = CLI_OK, c;
 	struct launch launch = LAUNCH_INIT;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:o:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:o:vq", longopts, NULL)) != -1) {
 		if (fuse_plan_option(verb, c, optarg, &po, &seed, &seed_given, &st)) {
 			if (st)
 				return st;
@@ -315,6 +326,8 @@ int cmd_run(int argc, char **argv)
 				return st;
 			continue;
 		}
+		if (cli_output_option(c, &json))
+			continue;
 		switch (c) {
 		case 'e': events = optarg; break;
 		case 'o':
@@ -325,6 +338,7 @@ int cmd_run(int argc, char **argv)
 		case FUSE_OPT_LINK: link = optarg; break;
 		case OPT_KEEP: keep = optarg; break;
 		case OPT_RESUME: resume = optarg; break;
+		case OPT_PROGOUT: progout = optarg; break;
 		case FUSE_OPT_SIM: sim = optarg; break;
 		case ':': return cli_usage_error(verb, "%s needs a value", argv[optind - 1]);
 		default: return cli_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
@@ -343,6 +357,9 @@ int cmd_run(int argc, char **argv)
 		return cli_usage_error(verb, "give either --sim SPEC or -- PROG ARGS, not both");
 	if (!sim && optind >= argc)
 		return cli_usage_error(verb, "missing the source: --sim SPEC or -- PROG ARGS");
+	if (sim && progout)
+		return cli_usage_error(verb, "--program-output is for a program (-- PROG ARGS), "
+					     "not --sim");
 	if (link && !pmcf_strategy_ordered(po.strategy))
 		return cli_usage_error(verb, "--link is for the bc family, not %s",
 				       pmcf_strategy_name(po.strategy));
@@ -351,7 +368,13 @@ int cmd_run(int argc, char **argv)
 	pmcf_plan *plan = NULL;
 	pmcf_sim_spec *spec = NULL;
 	pmcf_profile **rec = NULL, *fused = NULL;
-	char **paths = NULL, *swlist = NULL, **prog = NULL, *owndir = NULL, **command = NULL;
+	char **paths = NULL, *swlist = NULL, **prog = NULL, *owndir = NULL, **command = NULL,
+	     *source = NULL;
+	uint64_t *seeds = NULL;
+	struct cli_progress pr;
+	struct cli_progout pout;
+	cli_progress_begin(&pr, verb, 0, 0);
+	cli_progout_open(verb, NULL, json, &pr, &pout); /* nothing to open yet */
 	const char *cdir = NULL;
 	struct campaign camp = {0};
 	size_t nsets = 0;
@@ -397,7 +420,12 @@ int cmd_run(int argc, char **argv)
 	uint64_t base = seed_given ? seed : spec ? pmcf_sim_spec_seed(spec) : 1;
 	rec = calloc(nsets, sizeof(*rec));
 	paths = calloc(nsets, sizeof(*paths));
-	if (!rec || !paths) {
+	seeds = calloc(nsets, sizeof(*seeds));
+	/* the source as the user gave it, with the base seed (not an execution's) */
+	if (spec)
+		pmcf_sim_spec_set_seed(spec, base);
+	source = strdup(spec ? pmcf_sim_spec_canonical(spec) : prog[0]);
+	if (!rec || !paths || !seeds || !source) {
 		st = cli_error(verb, CLI_EENV, "out of memory");
 		goto out;
 	}
@@ -431,6 +459,8 @@ int cmd_run(int argc, char **argv)
 		st = cli_error(verb, CLI_EENV, "out of memory");
 		goto out;
 	}
+	if (!spec && (st = cli_progout_open(verb, progout, json, &pr, &pout)))
+		goto out;
 	cli_signals_catch();
 	if ((st = campaign_open(verb, cdir, resume != NULL, digest, nsets, ncommand, command,
 				&camp)))
@@ -441,8 +471,14 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	int own = !keep && !camp.task && (!resume || owns_folder(&camp, out));
-	int tty = isatty(STDERR_FILENO);
-	double t0 = now_s();
+	size_t todo = 0;
+	for (size_t k = 0; k < nsets; k++) {
+		char done[4096];
+		todo += camp.task ? k == (size_t)launch.only
+				  : !(resume && campaign_is_done(&camp, k, done, sizeof(done)));
+	}
+	cli_progress_begin(&pr, verb, nsets, todo);
+	double t0 = cli_now();
 	pmcf_sim_opts so = PMCF_SIM_OPTS_INIT;
 	so.pmcs = po.pmcs;
 	pmcf_collect_opts copts = {.size = sizeof(copts), .pmcs = po.pmcs};
@@ -468,20 +504,31 @@ int cmd_run(int argc, char **argv)
 			continue;
 		}
 		if (cli_signal_caught()) {
-			st = run_stopped(verb, &camp, k, 0, nsets, own, tty);
+			st = run_stopped(verb, &camp, k, 0, nsets, own, &pr);
 			goto out;
 		}
-		if (tty)
-			progress(k, nsets, names, m, now_s() - t0);
+		char what[160], setk[32];
+		set_text(what, sizeof(what), k, names, m);
+		snprintf(setk, sizeof(setk), "set %zu", k);
+		cli_progress_start(&pr, k, what);
+		double tk = cli_now();
 		struct campaign_exec ce = {.file = paths[k] + strlen(cdir) + 1, .set = k,
 					   .repeat = -1, .started = time(NULL)};
 		if (spec) {
 			ce.has_seed = 1;
-			ce.seed = pmcf_sim_exec_seed(base, (unsigned)k);
+			ce.seed = seeds[k] = pmcf_sim_exec_seed(base, (unsigned)k);
 			pmcf_sim_spec_set_seed(spec, ce.seed);
 			err = pmcf_sim_record(spec, names, m, &so, &rec[k]);
 		} else {
+			char head[256], stamp[32];
+			cli_stamp(stamp);
+			snprintf(head, sizeof(head), "==> pmcfuse run: exec %zu/%zu (set %zu), %s <==\n",
+				 k + 1, nsets, k, stamp);
+			if ((st = cli_progout_begin(verb, &pout, head, &copts.stdout_fd,
+						    &copts.stderr_fd)))
+				goto out;
 			err = pmcf_collect_program(prog, names, m, &copts, &rec[k], &ei);
+			cli_progout_end(&pout);
 			how = cli_collect_how(&ei);
 		}
 		ce.finished = time(NULL);
@@ -502,8 +549,7 @@ int cmd_run(int argc, char **argv)
 			if (!serr)
 				serr = pmcf_profile_save(rec[k], paths[k]);
 			if (serr) {
-				if (tty)
-					fputc('\n', stderr);
+				cli_progress_clear(&pr);
 				st = cli_lib_error(verb, serr, paths[k]);
 				goto out;
 			}
@@ -512,12 +558,11 @@ int cmd_run(int argc, char **argv)
 		}
 		if (sig) {
 			st = run_stopped(verb, &camp, err || stopped ? k : k + 1, stopped, nsets, own,
-					 tty);
+					 &pr);
 			goto out;
 		}
 		if (err) {
-			if (tty)
-				fputc('\n', stderr);
+			cli_progress_clear(&pr);
 			/* the program ran and failed: its incomplete profile is kept too */
 			size_t nkeep = err == PMCF_EPROGRAM && rec[k] ? k + 1 : k;
 			char msg[600];
@@ -536,12 +581,13 @@ int cmd_run(int argc, char **argv)
 				       "execution %zu of %zu failed: %s (%s)", k, nsets, msg, kept);
 			goto out;
 		}
+		cli_progress_done(&pr, k, setk, cli_now() - tk);
 	}
-	if (tty)
-		fprintf(stderr, "\r\033[K");
+	cli_progress_clear(&pr);
 	if (camp.task) {
-		printf("execution %ld of %zu: %s%s\n", launch.only, nsets, paths[launch.only],
-		       reused ? " (already done)" : "");
+		if (!cli_quiet)
+			printf("execution %ld of %zu: %s%s\n", launch.only, nsets, paths[launch.only],
+			       reused ? " (already done)" : "");
 		goto out;
 	}
 	for (size_t k = 0; k < nsets && own; k++)
@@ -564,17 +610,46 @@ int cmd_run(int argc, char **argv)
 		campaign_remove(&camp);
 	else
 		campaign_set_state(&camp, "complete");
-	if (reused)
-		printf("resumed %s: %zu of %zu executions were already done\n", cdir, reused,
-		       nsets);
-	printf("%zu executions of %s (lower bound %u) in %.2fs\n", nsets,
-	       spec ? pmcf_sim_spec_canonical(spec) : prog[0], pmcf_plan_lower_bound(plan),
-	       now_s() - t0);
-	if (nsets > 1)
-		print_agreement(stdout, rec, nsets, how);
-	fuse_print_summary(stdout, fused, &cs, po.strategy, nsets);
-	printf("wrote %s\n", out);
+	double secs = cli_now() - t0;
+	if (json) {
+		printf("{\"output\": ");
+		cli_json_string(stdout, out);
+		printf(", \"source\": ");
+		cli_json_string(stdout, source);
+		printf(", \"seed\": %llu", (unsigned long long)base);
+		if (spec) {
+			printf(", \"execution_seeds\": [");
+			for (size_t k = 0; k < nsets; k++)
+				printf("%s%llu", k ? ", " : "", (unsigned long long)seeds[k]);
+			printf("]");
+		}
+		printf(", \"executions\": %zu, \"lower_bound\": %u, \"resumed\": %zu", nsets,
+		       pmcf_plan_lower_bound(plan), reused);
+		cli_json_member(stdout, "seconds", secs);
+		printf(", \"agree\": %s, ",
+		       nsets < 2 || !print_agreement(NULL, rec, nsets, how) ? "true" : "false");
+		fuse_json_summary(stdout, fused, &cs, po.strategy, nsets);
+		printf("}\n");
+	} else if (!cli_quiet) {
+		if (reused)
+			printf("resumed %s: %zu of %zu executions were already done\n", cdir, reused,
+			       nsets);
+		printf("%zu executions of %s (lower bound %u) in %.2fs\n", nsets, source,
+		       pmcf_plan_lower_bound(plan), secs);
+		if (spec && cli_verbose) {
+			printf("execution seeds (derived from seed %llu):", (unsigned long long)base);
+			for (size_t k = 0; k < nsets; k++)
+				printf(" %llu", (unsigned long long)seeds[k]);
+			printf("\n");
+		}
+		if (nsets > 1)
+			print_agreement(stdout, rec, nsets, how);
+		fuse_print_summary(stdout, fused, &cs, po.strategy, nsets);
+		printf("wrote %s\n", out);
+	}
 out:
+	cli_progress_clear(&pr);
+	cli_progout_close(&pout);
 	for (size_t k = 0; k < nsets; k++) {
 		if (rec)
 			pmcf_profile_free(rec[k]);
@@ -583,6 +658,8 @@ out:
 	}
 	free(rec);
 	free(paths);
+	free(seeds);
+	free(source);
 	free(prog);
 	free(owndir);
 	free(command);

@@ -6,17 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
+#include "cli/output.h"
 #include "pmcfuse/combine.h"
 #include "pmcfuse/evaluate.h"
 #include "pmcfuse/multiplex.h"
 #include "util/quantile.h"
 
 static const char usage[] =
-	"usage: pmcfuse show [--json] PROFILE\n\n"
+	"usage: pmcfuse show [-v] [-q] [--json] PROFILE\n\n"
 	"Summarises a profile: its metadata, the number of XUs, the XU types with their\n"
 	"counts, and for every event the min, median and max over the XUs that have a\n"
 	"value, the share of XUs whose value is missing, and how many values are negative\n"
-	"(multiplexing estimates can be).\n\n"
+	"(multiplexing estimates can be). Numbers are for people: counts with an SI\n"
+	"prefix (1.21 M = 1.21 million), times in ns, µs, ms or s (duration, task-clock,\n"
+	"cpu-clock are nanoseconds in the profile); -v or --json give them exactly.\n\n"
 	"For a multiplexed profile (record --multiplex) it shows per event the share of XUs\n"
 	"with a measured value and the mean share of their time the event was counted.\n"
 	"For a fused profile it also shows how well the XUs of the executions matched:\n"
@@ -27,8 +30,11 @@ static const char usage[] =
 	"minor-faults and major-faults <= page-faults, some simulated PAPI presets) and\n"
 	"prints a line per relation broken, e.g. 'consistency: task-clock > duration on\n"
 	"4703 of 21411 XUs (4703 with values from different executions)'.\n\n"
+	"  -v       exact numbers in the event table\n"
+	"  -q       print nothing (errors only): checks that PROFILE opens\n"
 	"  --json   print one JSON object with keys meta, complete, xus, types, events,\n"
-	"           truth_events, layers, match (fused profiles), consistency\n";
+	"           truth_events, layers, match (fused profiles), consistency; exact\n"
+	"           numbers, events in their profile units (times in ns)\n";
 
 struct evstat {
 	size_t present, negative;
@@ -107,14 +113,16 @@ static void print_ranks(const pmcf_profile *p, int json)
 int cmd_show(int argc, char **argv)
 {
 	static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
-					     {"help", no_argument, NULL, 'h'},
+					     {"help", no_argument, NULL, 'h'}, CLI_OUTPUT_LONGOPTS,
 					     {NULL, 0, NULL, 0}};
 	int json = 0, opt;
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "vq", opts, NULL)) != -1) {
+		if (cli_output_option(opt, NULL))
+			continue;
 		if (opt == 'j')
 			json = 1;
 		else
@@ -225,12 +233,19 @@ int cmd_show(int argc, char **argv)
 		print_ranks(p, 1);
 		print_consistency(p, 1);
 		printf("\n}\n");
-	} else {
+	} else if (!cli_quiet) {
 		printf("profile   %s\n", argv[optind]);
 		for (size_t i = 0; i < pmcf_profile_meta_count(p); i++) {
 			const char *k, *v;
 			pmcf_profile_meta_at(p, i, &k, &v);
-			printf("  %-16s %s\n", k, v);
+			char h[32];
+			size_t kl = strlen(k);
+			/* a time in ns: also for people */
+			if (kl > 3 && strcmp(k + kl - 3, "_ns") == 0 && v[0] >= '0' && v[0] <= '9')
+				printf("  %-16s %s (%s)\n", k, v,
+				       cli_human(h, sizeof(h), strtod(v, NULL), 1));
+			else
+				printf("  %-16s %s\n", k, v);
 		}
 		printf("complete  %s\n", pmcf_profile_complete(p) ? "yes" : "NO (the run did not finish)");
 		printf("XUs       %zu\n", nx);
@@ -247,9 +262,16 @@ int cmd_show(int argc, char **argv)
 		       "NEGATIVE");
 		for (size_t e = 0; e < ne; e++) {
 			const struct evstat *s = &es[e];
-			printf("  %-28s ", pmcf_profile_event_name(p, e));
-			if (s->present)
-				printf("%14.6g %14.6g %14.6g", s->min, s->median, s->max);
+			const char *name = pmcf_profile_event_name(p, e);
+			int ns = cli_event_is_ns(name);
+			char a[32], b[32], c[32];
+			printf("  %-28s ", name);
+			if (s->present && cli_verbose)
+				printf("%14.15g %14.15g %14.15g", s->min, s->median, s->max);
+			else if (s->present)
+				printf("%*s %*s %*s", cli_width(cli_human(a, sizeof(a), s->min, ns), 14),
+				       a, cli_width(cli_human(b, sizeof(b), s->median, ns), 14), b,
+				       cli_width(cli_human(c, sizeof(c), s->max, ns), 14), c);
 			else
 				printf("%14s %14s %14s", "-", "-", "-");
 			printf(" %7.2f%% %9zu\n",

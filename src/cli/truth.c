@@ -5,10 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli/cli.h"
+#include "cli/output.h"
 #include "pmcfuse/evaluate.h"
 
 static const char usage[] =
-	"usage: pmcfuse truth [--pooled] [--json] PROFILE\n\n"
+	"usage: pmcfuse truth [--pooled] [--json] [-q] PROFILE\n\n"
 	"Compares every value of PROFILE (duration excluded) with the ground truth that\n"
 	"simulated sources record: a plain or multiplexed profile against its own truth,\n"
 	"a fused profile against the truth of the XU each fused XU represents (the first\n"
@@ -19,6 +20,7 @@ static const char usage[] =
 	"median and 90th percentile over the events of their medians. See docs/accuracy.md.\n\n"
 	"  --pooled  print the first summary instead: quantiles over every present value\n"
 	"            pooled (copies from the base included, missing values left out)\n"
+	"  -q        print nothing (errors only)\n"
 	"  --json    {\"median_rel_error\", \"p90_rel_error\", \"share_missing\", \"missing\",\n"
 	"            \"pooled\": {...}, \"events\": [...]} (both summaries)\n";
 
@@ -41,8 +43,8 @@ int cmd_truth(int argc, char **argv)
 	for (int i = 1, opts = 1; i < argc; i++) {
 		if (opts && strcmp(argv[i], "--") == 0)
 			opts = 0; /* what follows is a file, whatever its name */
-		else if (opts && strcmp(argv[i], "--json") == 0)
-			json = 1;
+		else if (opts && cli_output_arg(argv[i], &json))
+			continue;
 		else if (opts && strcmp(argv[i], "--pooled") == 0)
 			pooled = 1;
 		else if (opts && argv[i][0] == '-' && argv[i][1])
@@ -97,7 +99,7 @@ int cmd_truth(int argc, char **argv)
 				printf("}");
 			}
 			printf("%s]}\n", n ? "\n" : "");
-		} else {
+		} else if (!cli_quiet) {
 			char m[32], q[32];
 			if (pooled)
 				printf("against the ground truth (%s), pooled over every present value: median "

@@ -453,7 +453,8 @@ int pmcf_collect_signal(int sig)
 	return 0;
 }
 
-static int run_child(char *const argv[], const char *program, char **env, pmcf_exit_info *ei)
+static int run_child(char *const argv[], const char *program, char **env, const int outfd[2],
+		     pmcf_exit_info *ei)
 {
 	int pfd[2];
 	if (pipe2(pfd, O_CLOEXEC) != 0)
@@ -491,6 +492,9 @@ static int run_child(char *const argv[], const char *program, char **env, pmcf_e
 		if (getppid() != parent)
 			_exit(127);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		for (int k = 0; k < 2; k++)
+			if (outfd[k] > 0 && outfd[k] != k + 1 && dup2(outfd[k], k + 1) < 0)
+				_exit(127);
 		execve(program, argv, env);
 		int e = errno;
 		if (write(pfd[1], &e, sizeof(e)) < 0)
@@ -810,7 +814,12 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 	hash_start(&hash, program);
 	uint64_t t0 = now_ns();
 	tm->setup_ns = t0 - t_setup;
-	err = run_child(argv, program, env, ei);
+	int outfd[2] = {0, 0};
+	if (opts && opts->size >= offsetof(pmcf_collect_opts, stderr_fd) + sizeof(int)) {
+		outfd[0] = opts->stdout_fd;
+		outfd[1] = opts->stderr_fd;
+	}
+	err = run_child(argv, program, env, outfd, ei);
 	uint64_t t_end = now_ns();
 	tm->program_ns = t_end - t0;
 	mux_interval_restore(&saved);

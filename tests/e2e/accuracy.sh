@@ -29,7 +29,7 @@ expect_fail 1 "$PMCFUSE" emd --bogus a.csv b.csv
 # ---- reference: a pair covering ---------------------------------------------
 SIM=cholesky,blocks=8,model=v1 # the first value model: a run shorter than 4 ms
 EV=PAPI_TOT_INS,PAPI_TOT_CYC,PAPI_L1_DCM,PAPI_L2_DCR,PAPI_BR_INS,PAPI_BR_MSP,PAPI_LD_INS,PAPI_SR_INS,PAPI_L3_TCM
-expect_ok "$PMCFUSE" reference -e "$EV" --repeat 3 --seed 5 -o refs --sim "$SIM"
+expect_ok "$PMCFUSE" reference -v -e "$EV" --repeat 3 --seed 5 -o refs --sim "$SIM" # -v: the derivation of the bound
 expect_match 'reference executions .* lower bound' "$OUT"
 n=$(ls refs/*.pmcf | wc -l)
 expect_eq "$n" "$(json .executions refs/reference.json)"

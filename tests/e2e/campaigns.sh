@@ -23,13 +23,17 @@ gone() {
 	fail "'$1' still runs: $(pgrep -af "$1")"
 }
 # stop PID SIG [group]: sends SIG to PID (or its process group), waits for it;
-# its exit status in $RC, its stderr in $ERR
+# its exit status in $RC, its stderr in $ERR (without the progress lines of
+# run and reference, one per finished execution: tests/e2e/output.sh)
+PROGRESS='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8} pmcfuse (run|reference): exec '
 stop() {
 	# (it may have finished already: then there is nothing to signal)
 	if [ "${3:-}" = group ]; then kill -"$2" -- -"$1" 2>/dev/null || true
 	else kill -"$2" "$1" 2>/dev/null || true; fi
 	RC=0
 	wait "$1" || RC=$?
+	grep -v -E "$PROGRESS" err.txt >err1.txt || true
+	mv err1.txt err.txt
 	ERR=$(cat err.txt)
 }
 # started_second DIR PATTERN: until DIR's manifest says execution 0 is done

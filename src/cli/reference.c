@@ -316,8 +316,9 @@ int cmd_reference(int argc, char **argv)
 	int launched = st == CLI_OK && launch.slurm;
 	if (launched)
 		st = launch_slurm("reference", &camp, r.total, &launch);
-	cli_progress_begin(&pr, "reference", r.total,
-			   camp.task ? 1 : r.total - reused);
+	cli_progress_begin(&pr, "reference", r.total, r.total - reused);
+	if (camp.task)
+		pr.mode = 0; /* an array task prints its one line at the end */
 	pmcf_sim_opts so = PMCF_SIM_OPTS_INIT;
 	so.pmcs = (unsigned)pmcs;
 	const char *failed = NULL;

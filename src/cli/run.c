@@ -478,6 +478,8 @@ int cmd_run(int argc, char **argv)
 				  : !(resume && campaign_is_done(&camp, k, done, sizeof(done)));
 	}
 	cli_progress_begin(&pr, verb, nsets, todo);
+	if (camp.task)
+		pr.mode = 0; /* an array task prints its one line at the end */
 	double t0 = cli_now();
 	pmcf_sim_opts so = PMCF_SIM_OPTS_INIT;
 	so.pmcs = po.pmcs;

@@ -431,6 +431,53 @@ static void test_variability(void **state)
 	assert_true(ins < 0.01);
 }
 
+/* Model 2's placement (docs/simulation.md): for gemm XUs matched by label
+ * across two executions, the log-ratios of L3 misses and of cycles between
+ * the executions; returns their correlation and stores the spread of the
+ * L3 log-ratio. One per-execution cause moves both, strongly on xeon192. */
+static double placement_corr(const char *machine, double *spread)
+{
+	char spec[128];
+	pmcf_profile *p[2];
+	for (int s = 0; s < 2; s++) {
+		snprintf(spec, sizeof(spec), "cholesky,blocks=14,machine=%s,seed=%d", machine, 41 + s);
+		p[s] = record(spec, "PAPI_TOT_CYC,PAPI_L3_TCM", NULL);
+	}
+	double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
+	size_t n = 0;
+	for (size_t i = 0; i < pmcf_profile_nxus(p[0]); i++) {
+		pmcf_xu xu;
+		pmcf_xu_type t;
+		pmcf_profile_xu_get(p[0], i, &xu);
+		pmcf_profile_type_get(p[0], xu.type, &t);
+		double l0 = pmcf_profile_value(p[0], i, 2), l1 = pmcf_profile_value(p[1], i, 2);
+		if (strcmp(t.name, "gemm") || !(l0 > 0) || !(l1 > 0))
+			continue;
+		double x = log(l0 / l1);
+		double y = log(pmcf_profile_value(p[0], i, 1) / pmcf_profile_value(p[1], i, 1));
+		sx += x, sy += y, sxx += x * x, syy += y * y, sxy += x * y;
+		n++;
+	}
+	pmcf_profile_free(p[0]);
+	pmcf_profile_free(p[1]);
+	assert_true(n > 100);
+	double vx = sxx / n - sx / n * sx / n, vy = syy / n - sy / n * sy / n;
+	*spread = sqrt(vx);
+	return (sxy / n - sx / n * sy / n) / sqrt(vx * vy);
+}
+
+static void test_placement(void **state)
+{
+	(void)state;
+	double s32, s192;
+	double c32 = placement_corr("xeon32", &s32), c192 = placement_corr("xeon192", &s192);
+	print_message("placement: corr(L3_TCM, cycles) between executions per label: xeon32 %.2f "
+	              "xeon192 %.2f; spread of L3_TCM %.3f %.3f\n",
+	              c32, c192, s32, s192);
+	assert_true(c192 > 0.8);
+	assert_true(c192 > c32 + 0.1);
+}
+
 static void test_truth(void **state)
 {
 	(void)state;
@@ -675,7 +722,7 @@ int main(void)
 	    cmocka_unit_test(test_check_set),   cmocka_unit_test(test_counts),
 	    cmocka_unit_test(test_determinism), cmocka_unit_test(test_variability),
 	    cmocka_unit_test(test_truth),       cmocka_unit_test(test_errors),
-	    cmocka_unit_test(test_hem),
+	    cmocka_unit_test(test_hem),         cmocka_unit_test(test_placement),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -212,9 +212,13 @@ static void label_work(struct sim_work *w, uint32_t x)
 {
 	struct sim_rng lr;
 	sim_rng_seed(&lr, sim_hash2(0x1abe1f00dull, x));
-	w->ins *= exp(0.35 * sim_rng_normal(&lr));
-	w->foot *= exp(0.30 * sim_rng_normal(&lr));
-	w->misp *= exp(0.30 * sim_rng_normal(&lr));
+	/* work classes (sparse or boundary blocks, cluster sizes, trip counts):
+	 * one of four levels a factor e^0.3 apart, scaling the instructions,
+	 * the data touched and the data-dependent branches together */
+	double trip = 0.30 * ((double)(int)(4 * sim_rng_unif(&lr)) - 1.5);
+	w->ins *= exp(trip);
+	w->foot *= exp(0.8 * trip);
+	w->misp *= exp(0.5 * trip);
 	if (w->misp > 0.5)
 		w->misp = 0.5;
 }
@@ -301,7 +305,8 @@ static int start_xu(struct engine *e, int th, uint32_t x, uint64_t t, int stolen
 		sim_rng_seed(&pr, sim_hash2(e->seed ^ 0x91ace0ull, x));
 		c.v2 = 1;
 		c.scale = scale;
-		c.place = 0.10 * m->variability * sim_rng_normal(&pr);
+		double ps = sim_place_sigma(m);
+		c.place = ps * (sim_rng_unif(&pr) < 0.5 ? -1 : 1) + 0.15 * ps * sim_rng_normal(&pr);
 		c.run_cyc = e->run_cyc;
 		c.run_mem = e->run_mem;
 	}

@@ -90,22 +90,26 @@ double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const
 	double l1 = m->l1d / (c->sibling_busy ? 2.0 : 1.0);
 	double l2 = m->l2 / (c->sibling_busy ? 1.7 : 1.0);
 	double l3 = m->l3 / (c->socket_busy > 1 ? 0.6 * c->socket_busy : 1.0);
-	/* model 2: co-runners' share of L2/L3 in this execution's placement */
+	/* model 2: this execution's placement (docs/simulation.md) */
 	double pl = c->v2 ? exp(c->place) : 1.0;
-	if (c->v2) {
-		l2 /= pl;
-		l3 /= pl;
-	}
 	double sweeps = w->passes > 1 ? w->passes - 1 : 0;
 	double rot_lines = c->rotations * 48; /* HEM handler pollutes the caches */
 	double cold = lines * (1 - c->warm);
 	double m1 = cold + sweeps * lines * over(w->foot, l1) + rot_lines;
 	double m2 = lines * (1 - c->warm * 0.97) * 0.9 + sweeps * lines * over(w->foot, l2) +
 	            rot_lines * 0.5;
+	if (c->v2) {
+		/* a busy sibling thread shares L1; co-runners on the socket evict
+		 * from L2 and L3 (the same factor, stronger further out) */
+		m1 *= exp(0.6 * c->place);
+		m2 *= exp(0.7 * c->place);
+	}
 	if (m2 > m1)
 		m2 = m1;
 	double from_mem = cold * (1 - c->warm_l3) + sweeps * lines * over(w->foot, l3);
 	double m3 = from_mem * 0.95;
+	if (c->v2)
+		m3 *= pl;
 	if (m3 > m2)
 		m3 = m2;
 	double sf = stores / (loads + stores + 1);
@@ -130,9 +134,13 @@ double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const
 	double icm = clines * (1 - 0.85 * c->code_warm) * 0.6 +
 	             ins / 16.0 * over(w->code + 6000, m->l1i) * 0.02 + 12 + c->rotations * 20;
 	icm *= lnoise(r, 0.08 * nz);
+	if (c->v2) /* the co-runner on the core shares L1I and L2 */
+		icm *= exp(0.6 * c->place);
 	nat[NAT_ICACHE_MISS] = icm;
 	double code_all = icm * 1.12 * lnoise(r, 0.03 * nz);
 	double code_miss = code_all * (c->code_warm > 0.5 ? 0.04 : 0.35) * lnoise(r, 0.15 * nz);
+	if (c->v2) /* ... and the socket's L3 */
+		code_miss *= exp(0.4 * c->place);
 	if (code_miss > code_all)
 		code_miss = code_all;
 	nat[NAT_L2_CODE_ALL] = code_all;
@@ -141,6 +149,8 @@ double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const
 	nat[NAT_OFF_CODE] = code_miss * 0.96 * lnoise(r, 0.02 * nz);
 	nat[NAT_ITLB_MISS] = (c->code_warm > 0.5 ? 0.3 : 2.5) * lnoise(r, 0.5 * nz) +
 	                     c->rotations * 1.5 + (w->code > 8192 ? w->code / 8192 : 0);
+	if (c->v2) /* the sibling's pages share the iTLB */
+		nat[NAT_ITLB_MISS] *= exp(0.6 * c->place);
 
 	/* offcore and last level */
 	nat[NAT_OFF_DATA_RD] = drd_miss * 0.97 * lnoise(r, 0.02 * nz);
@@ -161,14 +171,14 @@ double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const
 	                 (1 + 0.6 * (c->socket_busy > 1 ? c->socket_busy - 1 : 0) /
 	                          (double)(m->cores_per_socket * m->threads_per_core));
 	if (c->v2) /* the placement's NUMA distance and queues; the run's memory */
-		lat_mem *= pl * pl * c->run_mem;
+		lat_mem *= pl * c->run_mem;
 	double mlp = 3.0;
 	double stall_mem =
 	    ((m1 - m2) * m->lat_l2 + (m2 - llc_miss) * m->lat_l3 + llc_miss * lat_mem) / mlp;
 	double stall = stall_mem + misp * 16 + w->fdv * 12 + icm * 8;
 	double base = ins * w->cpi0 * (c->sibling_busy ? 1.3 : 1.0);
 	if (c->v2) /* a co-runner on the core's ports and the run's drift */
-		base *= exp(0.3 * c->place) * c->run_cyc;
+		base *= exp(0.4 * c->place) * c->run_cyc;
 	/* interference from the rest of the machine (coherence and interconnect
 	 * traffic, memory controller queues): grows with the machine's
 	 * variability and with the distance to the data; model 2 moves most of

@@ -3,6 +3,7 @@
  * the discrete-event engine's results and the value model's natives. */
 #ifndef PMCF_SIM_IMPL_H
 #define PMCF_SIM_IMPL_H
+#include <math.h>
 #include "pmcfuse/events.h"
 #include "pmcfuse/sim.h"
 #include "sim/rng.h"
@@ -93,6 +94,14 @@ void sim_machine_free(struct sim_machine *m);
 int sim_machine_find(const struct sim_machine *m, const char *name);
 /* NUMA hops between nodes a and b (0 on the same node). */
 int sim_machine_hops(const struct sim_machine *m, int a, int b);
+/* Model 2: spread (log-scale sigma) of the per-execution placement factor of
+ * an XU: the machine's variability times log2 of its NUMA nodes, the number
+ * of binary choices (socket, blade, ring side...) a placement makes
+ * (xeon32 0.08, xeon192 0.92; calibrated, docs/simulation.md). */
+static inline double sim_place_sigma(const struct sim_machine *m)
+{
+	return 0.1 * m->variability * log2(m->numa_nodes > 1 ? m->numa_nodes : 1);
+}
 
 /* ---- counter assignment (catalog_sim.c) -------------------------------------
  * Incremental exact assignment of natives to counters: bipartite matching of

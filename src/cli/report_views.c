@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli/output.h"
 #include "cli/report.h"
 
 /* A timeline draws at most about this many bars; beyond, neighbouring XUs
@@ -52,6 +53,36 @@ static void fmt_time(char *buf, size_t n, double ns)
 		snprintf(buf, n, "%.4g \xc2\xb5s", ns / 1e3);
 	else
 		snprintf(buf, n, "%.0f ns", ns);
+}
+
+/* Events shown in a bar's hover text (duration is the bar itself). */
+#define TIMELINE_HOVER_EVENTS 8
+
+/* "; page-faults 3, task-clock 812 µs" for the XUs v[k..m): the value of
+ * each event (up to TIMELINE_HOVER_EVENTS), summed over a merged bar's XUs
+ * ("in all"), so that the timeline answers what a thread did when. */
+static void hover_values(FILE *h, const pmcf_profile *p, const struct span *v, size_t k, size_t m)
+{
+	size_t shown = 0, nev = pmcf_profile_nevents(p);
+	for (size_t e = 0; e < nev && shown < TIMELINE_HOVER_EVENTS; e++) {
+		const char *name = pmcf_profile_event_name(p, e);
+		if (strcmp(name, "duration") == 0)
+			continue;
+		double sum = 0;
+		size_t have = 0;
+		for (size_t j = k; j < m; j++) {
+			double x = pmcf_profile_value(p, v[j].i, e);
+			if (!isnan(x))
+				sum += x, have++;
+		}
+		char b[32];
+		fputs(shown ? ", " : "; ", h);
+		report_esc(h, name);
+		fprintf(h, " %s", have ? cli_human(b, sizeof(b), sum, cli_event_is_ns(name)) : "missing");
+		shown++;
+	}
+	if (shown && m > k + 1)
+		fputs(" in all", h);
 }
 
 /* One timeline over the n XUs in v (one execution). */
@@ -111,10 +142,11 @@ static void timeline(struct report *r, struct span *v, size_t n, const char *tit
 			fmt_time(b1, sizeof(b1), (double)v[k].start);
 			fmt_time(b2, sizeof(b2), (double)(end - v[k].start));
 			if (m > k + 1)
-				fprintf(h, ": %zu XUs on thread %d from %s, %s</title></rect>\n", m - k, v[k].thread, b1, b2);
+				fprintf(h, ": %zu XUs on thread %d from %s, %s", m - k, v[k].thread, b1, b2);
 			else
-				fprintf(h, " XU %zu, thread %d: from %s, %s</title></rect>\n", v[k].i, v[k].thread, b1,
-					b2);
+				fprintf(h, " XU %zu, thread %d: from %s, %s", v[k].i, v[k].thread, b1, b2);
+			hover_values(h, r->p, v, k, m);
+			fputs("</title></rect>\n", h);
 			/* skip the merged ones (they are on this row) */
 			k = m - 1;
 		}

@@ -32,6 +32,8 @@ expect_eq "" "$(ls -A "$TMPDIR")" "(temporary files left)"
 nbase=$(grep -o ">XUs per thread over time in execution" f.html | wc -l)
 [ "$nbase" -ge 1 ] || fail "no timeline of a base execution"; ok
 expect_match 'times of its <i>base</i> XU' "$html"
+# a bar's hover text has the XU's values: what each thread did when
+expect_match '<title>[^<]* XU [0-9]+, thread [0-9]+: from [^<]*; PAPI_TOT_INS [0-9.]+( [kMG])?, PAPI_TOT_CYC [0-9.]+' "$html"
 nsvg=$(grep -o '<svg class="plot"' f.html | wc -l)
 expect_eq $((nbase + 9 + 8 + 3)) "$nsvg" "(SVG plots in f.html)"
 expect_eq 9 "$(grep -c '<svg class="plot"[^>]*data-zoom="y"' f.html)" "(box plots)"

@@ -1161,8 +1161,14 @@ static int build(struct rd *r, const char *dir, const char *const *names, uint64
 	for (size_t e = 0; e < (r->dv ? r->ndv : r->nev); e++)
 		if ((err = pmcf_profile_event_add(p, r->dv ? r->dv[e].name : names[e], &ev)) != 0)
 			goto out;
+	/* the rank layer when the XUs come from more than one rank: a program
+	 * that is not MPI but runs in a Slurm job (SLURM_PROCID=0) or one rank
+	 * alone gives the profile it gives anywhere else */
+	int ranked = 0;
+	for (size_t i = 1; i < r->npranks && !ranked; i++)
+		ranked = r->pranks[2 * i + 1] != r->pranks[1];
 	if ((err = pmcf_profile_reserve(p, nx)) != 0 ||
-	    (r->npranks && (err = pmcf_profile_ranks_enable(p)) != 0))
+	    (ranked && (err = pmcf_profile_ranks_enable(p)) != 0))
 		goto out;
 	uint32_t *type = malloc((nx ? nx : 1) * sizeof(*type));
 	if (!type) {
@@ -1202,7 +1208,7 @@ static int build(struct rd *r, const char *dir, const char *const *names, uint64
 		xu.parent_label = n->parent_ix >= 0 ? r->n[n->parent_ix].label : (n->parent_ix == -1 ? "0" : "");
 		size_t i;
 		if ((err = pmcf_profile_xu_add(p, &xu, &i)) != 0 ||
-		    (r->npranks && (err = pmcf_profile_rank_set(p, i, (int32_t)rank_of(r, n->pid))) != 0))
+		    (ranked && (err = pmcf_profile_rank_set(p, i, (int32_t)rank_of(r, n->pid))) != 0))
 			goto out_cache;
 		pmcf_profile_value_set(p, i, 0, (double)n->dur);
 		for (size_t e = 0; e < r->nev; e++) {

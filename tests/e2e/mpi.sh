@@ -2,6 +2,10 @@
 # records its own XUs, mpirun records none, the profile has a rank per XU
 # (show, export), and fusion pairs XUs of the same rank only, with every
 # strategy. Open MPI from Debian (openmpi-bin); skipped without mpirun.
+# a program that is not MPI, in a Slurm job (SLURM_PROCID=0 in its
+# environment), gets the profile it gets anywhere: no rank layer
+expect_ok env SLURM_PROCID=0 "$PMCFUSE" record -e page-faults -o slurm0.pmcf -- "$(dirname "$PMCFUSE")/examples/plain"
+expect_nomatch ',rank,' "$("$PMCFUSE" export --format csv slurm0.pmcf | head -1)"
 command -v mpirun >/dev/null || { echo "SKIP: mpirun missing (install openmpi-bin libopenmpi-dev)"; exit 0; }
 EX="$(dirname "$PMCFUSE")/examples"
 # as root, Open MPI's mpirun refuses to start without these (or --allow-run-as-root)

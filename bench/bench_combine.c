@@ -24,7 +24,7 @@
 #include <time.h>
 #include "pmcfuse/combine.h"
 #include "pmcfuse/profile.h"
-#include "sim/rng.h"
+#include "util/rng.h"
 
 static double now(void)
 {

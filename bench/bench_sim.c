@@ -6,7 +6,7 @@
  * truth columns) with random numbers. */
 #include "pmcfuse/profile.h"
 #include "pmcfuse/sim.h"
-#include "sim/rng.h"
+#include "util/rng.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "combine/combine_impl.h"
-#include "sim/rng.h"
+#include "util/rng.h"
 #include "util/internal.h"
 
 /* Largest grid division: cells finer than 2^20 per dimension separate

@@ -2,7 +2,7 @@
  * XUs paired by position. Not from the papers; the floor that any real
  * strategy must beat in comparisons. */
 #include "combine/combine_impl.h"
-#include "sim/rng.h"
+#include "util/rng.h"
 #include "util/internal.h"
 
 /* A seeded Fisher-Yates shuffle of one input's XUs of one type. */

@@ -6,7 +6,7 @@
 #include <math.h>
 #include "pmcfuse/events.h"
 #include "pmcfuse/sim.h"
-#include "sim/rng.h"
+#include "util/rng.h"
 #include <stddef.h>
 #include <stdint.h>
 

@@ -1,7 +1,7 @@
 /* Simulation specs: "WORKLOAD[,key=value…]" parsed against the table of
  * workloads and their keys (with defaults and ranges), and the canonical
  * text stored in profiles (metadata sim_spec). */
-#include "sim/rng.h"
+#include "util/rng.h"
 #include "sim/sim_impl.h"
 #include "util/internal.h"
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* Seeded RNG of the simulator: splitmix64 (Steele et al.) to expand seeds and
  * hash keys, xoshiro256** (Blackman & Vigna) as the stream generator. */
-#include "sim/rng.h"
+#include "util/rng.h"
 #include <math.h>
 
 uint64_t sim_splitmix64(uint64_t *x)

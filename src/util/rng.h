@@ -1,27 +1,29 @@
-/* Seeded, reproducible random numbers for the simulator: splitmix64 for
- * seeding and hashing, xoshiro256** as the generator, and the few
- * distributions the model needs. */
-#ifndef PMCF_SIM_RNG_H
-#define PMCF_SIM_RNG_H
+/* Seeded, reproducible random numbers shared by the simulator, the
+ * combination strategies, the accuracy metrics and the benchmarks:
+ * splitmix64 for seeding, hashing and plain streams, xoshiro256** as the
+ * generator, and the few distributions the simulator's model needs. */
+#ifndef PMCF_UTIL_RNG_H
+#define PMCF_UTIL_RNG_H
 #include <stdint.h>
 
-struct sim_rng {
+struct pmcfi_rng {
 	uint64_t s[4];
 };
 
-/* splitmix64 step: advances *x and returns the next output. */
-uint64_t sim_splitmix64(uint64_t *x);
+/* splitmix64 step: advances *x and returns the next output (also a
+ * generator on its own: the state is one uint64_t). */
+uint64_t pmcfi_splitmix64(uint64_t *x);
 /* A 64-bit mix of a and b (order matters), for counter-based streams. */
-uint64_t sim_hash2(uint64_t a, uint64_t b);
+uint64_t pmcfi_rng_hash2(uint64_t a, uint64_t b);
 /* Seeds r from seed (any value, 0 included). */
-void sim_rng_seed(struct sim_rng *r, uint64_t seed);
-uint64_t sim_rng_next(struct sim_rng *r);
+void pmcfi_rng_seed(struct pmcfi_rng *r, uint64_t seed);
+uint64_t pmcfi_rng_next(struct pmcfi_rng *r);
 /* Uniform in [0, 1). */
-double sim_rng_unif(struct sim_rng *r);
+double pmcfi_rng_unif(struct pmcfi_rng *r);
 /* Uniform integer in [0, n), n > 0. */
-uint32_t sim_rng_below(struct sim_rng *r, uint32_t n);
+uint32_t pmcfi_rng_below(struct pmcfi_rng *r, uint32_t n);
 /* Standard normal (Box-Muller, one value per call). */
-double sim_rng_normal(struct sim_rng *r);
+double pmcfi_rng_normal(struct pmcfi_rng *r);
 /* Uniform in [0, 1) from a hash of a and b (stateless). */
-double sim_hash_unif(uint64_t a, uint64_t b);
+double pmcfi_rng_hash_unif(uint64_t a, uint64_t b);
 #endif

@@ -24,7 +24,7 @@
 #include <time.h>
 #include "pmcfuse/combine.h"
 #include "pmcfuse/profile.h"
-#include "sim/rng.h"
+#include "util/rng.h"
 
 static double now(void)
 {
@@ -69,14 +69,14 @@ static pmcf_profile *make(size_t j, size_t n, const double *size)
 	}
 	if ((err = pmcf_profile_reserve(p, n)))
 		die("reserve", err);
-	struct sim_rng r;
-	sim_rng_seed(&r, 1000 + j);
+	struct pmcfi_rng r;
+	pmcfi_rng_seed(&r, 1000 + j);
 	char lab[64], par[32];
 	for (size_t i = 0; i < n; i++) {
 		snprintf(par, sizeof(par), "0.%zu", i % 4);
 		snprintf(lab, sizeof(lab), "%s.%zu", par, i / 4);
 		pmcf_xu xu = {.type = (uint32_t)(i % 4), .thread = (int32_t)(i % 32), .cpu = -1,
-			      .start_ns = sim_rng_next(&r) % 1000000000ull, .label = lab,
+			      .start_ns = pmcfi_rng_next(&r) % 1000000000ull, .label = lab,
 			      .parent_label = par};
 		xu.end_ns = xu.start_ns + 1000;
 		if ((err = pmcf_profile_xu_add(p, &xu, NULL)))
@@ -86,12 +86,12 @@ static pmcf_profile *make(size_t j, size_t n, const double *size)
 	for (int k = 0; k < 6; k++)
 		col[k] = pmcf_profile_column(p, (size_t)k);
 	for (size_t i = 0; i < n; i++) {
-		double v = 1 + 0.15 * sim_rng_normal(&r), s = size[i];
+		double v = 1 + 0.15 * pmcfi_rng_normal(&r), s = size[i];
 		col[0][i] = floor(s * v * 1000);
-		col[1][i] = floor(s * 1e4 * (1 + 0.002 * sim_rng_normal(&r)));
+		col[1][i] = floor(s * 1e4 * (1 + 0.002 * pmcfi_rng_normal(&r)));
 		col[2][i] = floor(s * v * 2900);
 		for (int k = 0; k < 3; k++)
-			col[3 + k][i] = floor(s * v * (50 + 40 * k) * (1 + 0.05 * sim_rng_normal(&r)));
+			col[3 + k][i] = floor(s * v * (50 + 40 * k) * (1 + 0.05 * pmcfi_rng_normal(&r)));
 	}
 	return p;
 }
@@ -118,8 +118,8 @@ static pmcf_profile *make_real(size_t j, size_t n, const double *w)
 	}
 	if ((err = pmcf_profile_reserve(p, n)))
 		die("reserve", err);
-	struct sim_rng r;
-	sim_rng_seed(&r, 5000 + j);
+	struct pmcfi_rng r;
+	pmcfi_rng_seed(&r, 5000 + j);
 	char lab[64];
 	uint64_t clock = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -137,17 +137,17 @@ static pmcf_profile *make_real(size_t j, size_t n, const double *w)
 	for (size_t i = 0; i < n; i++) {
 		/* runs differ in speed as a whole (load, frequency, placement) */
 		double speed = 1 + 0.5 * (double)(j % 3); /* 2x apart: measured here under load */
-		double d = floor(w[i] * 1000 * speed * (1 + 0.2 * fabs(sim_rng_normal(&r))));
+		double d = floor(w[i] * 1000 * speed * (1 + 0.2 * fabs(pmcfi_rng_normal(&r))));
 		col[0][i] = d; /* ns */
 		for (int k = 0; k < 2; k++) {
 			int kind = (int)((j + (size_t)k) % 3);
 			double v;
 			if (kind == 0) /* a clock: integer ns, a little below the duration */
-				v = floor(d * (0.9 + 0.05 * sim_rng_unif(&r)));
+				v = floor(d * (0.9 + 0.05 * pmcfi_rng_unif(&r)));
 			else if (kind == 1) /* page faults: zero-inflated, small integers */
-				v = sim_rng_unif(&r) < 0.8 ? 0 : floor(1 + w[i] / 20 * sim_rng_unif(&r));
+				v = pmcfi_rng_unif(&r) < 0.8 ? 0 : floor(1 + w[i] / 20 * pmcfi_rng_unif(&r));
 			else /* context switches: mostly 0 */
-				v = sim_rng_unif(&r) < w[i] / (w[i] + 200) ? floor(1 + w[i] / 1e4) : 0;
+				v = pmcfi_rng_unif(&r) < w[i] / (w[i] + 200) ? floor(1 + w[i] / 1e4) : 0;
 			col[1 + k][i] = v;
 		}
 	}
@@ -273,18 +273,18 @@ int main(int argc, char **argv)
 			continue;
 		const char *shape = real ? "real" : "synthetic";
 		double *size = malloc(n * sizeof(double));
-		struct sim_rng r;
-		sim_rng_seed(&r, 7);
+		struct pmcfi_rng r;
+		pmcfi_rng_seed(&r, 7);
 		if (!real) {
 			for (size_t i = 0; i < n; i++) /* log-uniform task sizes, a few big ones */
-				size[i] = exp(sim_rng_unif(&r) * 4) * (i % 4 == 3 ? 3 : 1);
+				size[i] = exp(pmcfi_rng_unif(&r) * 4) * (i % 4 == 3 ? 3 : 1);
 		} else {
 			/* a task tree (search, divide and conquer): half the tasks are
 			 * leaves of ~7 us, a quarter wait for two leaves, and so on up
 			 * to the root, which spans the run */
 			for (size_t i = 1; i < n; i++)
 				size[i] = 7 * (double)(1ull << __builtin_ctzll(i)) *
-					  (1 + 0.1 * sim_rng_unif(&r));
+					  (1 + 0.1 * pmcfi_rng_unif(&r));
 			size[0] = 7 * (double)n;
 		}
 		pmcf_profile **in = malloc(np * sizeof(*in));

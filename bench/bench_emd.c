@@ -33,7 +33,7 @@ struct pair {
 };
 
 static uint64_t rng = 2024;
-static double urand(void) { return (double)(pmcfi_rng_next(&rng) >> 11) / 9007199254740992.0; }
+static double urand(void) { return (double)(pmcfi_splitmix64(&rng) >> 11) / 9007199254740992.0; }
 static double gauss(void)
 {
 	double u = urand() + 1e-300, v = urand();

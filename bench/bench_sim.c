@@ -6,7 +6,7 @@
  * truth columns) with random numbers. */
 #include "pmcfuse/profile.h"
 #include "pmcfuse/sim.h"
-#include "sim/rng.h"
+#include "util/rng.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,19 +45,19 @@ static double baseline(size_t nxu)
 		pmcf_profile_truth_event_add(p, events[e], NULL);
 	}
 	pmcf_profile_reserve(p, nxu);
-	struct sim_rng r;
-	sim_rng_seed(&r, 1);
+	struct pmcfi_rng r;
+	pmcfi_rng_seed(&r, 1);
 	char label[32];
 	for (size_t i = 0; i < nxu; i++) {
 		snprintf(label, sizeof(label), "0.%zu", i);
-		uint64_t s = sim_rng_next(&r) >> 40;
+		uint64_t s = pmcfi_rng_next(&r) >> 40;
 		pmcf_xu xu = {type, (int32_t)(i % 32), (int32_t)(i % 32), s, s + 1000, label, "0"};
 		pmcf_profile_xu_add(p, &xu, NULL);
 	}
 	for (size_t e = 0; e <= NEV; e++) {
 		double *v = pmcf_profile_column(p, e), *t = pmcf_profile_truth_column(p, e);
 		for (size_t i = 0; i < nxu; i++)
-			v[i] = t[i] = (double)(sim_rng_next(&r) >> 44);
+			v[i] = t[i] = (double)(pmcfi_rng_next(&r) >> 44);
 	}
 	pmcf_profile_free(p);
 	return now() - t0;

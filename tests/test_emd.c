@@ -14,7 +14,7 @@
 #include "evaluate/emd_impl.h"
 
 static uint64_t rng = 12345;
-static double urand(void) { return (double)(pmcfi_rng_next(&rng) >> 11) / 9007199254740992.0; }
+static double urand(void) { return (double)(pmcfi_splitmix64(&rng) >> 11) / 9007199254740992.0; }
 
 static double emd(pmcf_emd_ws *ws, size_t dim, const double *wa, const double *xa, size_t na,
 		  const double *wb, const double *xb, size_t nb)
@@ -67,7 +67,7 @@ static void test_1d_closed_form(void **state)
 	pmcf_emd_ws *ws;
 	assert_int_equal(pmcf_emd_ws_new(&ws), 0);
 	for (int rep = 0; rep < 200; rep++) {
-		size_t na = 1 + pmcfi_rng_next(&rng) % 20, nb = 1 + pmcfi_rng_next(&rng) % 20;
+		size_t na = 1 + pmcfi_splitmix64(&rng) % 20, nb = 1 + pmcfi_splitmix64(&rng) % 20;
 		double wa[20], wb[20], xa[20], xb[20];
 		random_weights(wa, na);
 		random_weights(wb, nb);
@@ -90,7 +90,7 @@ static void test_permutation_symmetry_zero(void **state)
 	pmcf_emd_ws *ws;
 	assert_int_equal(pmcf_emd_ws_new(&ws), 0);
 	for (int rep = 0; rep < 50; rep++) {
-		size_t na = 2 + pmcfi_rng_next(&rng) % 40, nb = 2 + pmcfi_rng_next(&rng) % 40;
+		size_t na = 2 + pmcfi_splitmix64(&rng) % 40, nb = 2 + pmcfi_splitmix64(&rng) % 40;
 		double wa[42], wb[42], xa[84], xb[84], pwa[42], pxa[84];
 		random_weights(wa, na);
 		random_weights(wb, nb);
@@ -212,7 +212,7 @@ static void test_brute_force(void **state)
 	pmcf_emd_ws *ws;
 	assert_int_equal(pmcf_emd_ws_new(&ws), 0);
 	for (int rep = 0; rep < 300; rep++) {
-		size_t m = 2 + pmcfi_rng_next(&rng) % 3, n = 2 + pmcfi_rng_next(&rng) % 3;
+		size_t m = 2 + pmcfi_splitmix64(&rng) % 3, n = 2 + pmcfi_splitmix64(&rng) % 3;
 		if (m * n > 12)
 			n = 12 / m;
 		double wa[4], wb[4], xa[8], xb[8], c[16];
@@ -280,14 +280,14 @@ static void test_degenerate_starts(void **state)
 	pmcf_emd_ws *ws;
 	assert_int_equal(pmcf_emd_ws_new(&ws), 0);
 	for (int rep = 0; rep < 400; rep++) {
-		size_t m = 1 + pmcfi_rng_next(&rng) % 4, n = 1 + pmcfi_rng_next(&rng) % 4;
+		size_t m = 1 + pmcfi_splitmix64(&rng) % 4, n = 1 + pmcfi_splitmix64(&rng) % 4;
 		if (m * n > 12)
 			n = 12 / m;
 		double wa[4], wb[4], xa[8], xb[8], c[16];
 		for (size_t i = 0; i < m; i++)
-			wa[i] = rep % 3 ? (double)(pmcfi_rng_next(&rng) % 3) : 1.0; /* zeros and ties */
+			wa[i] = rep % 3 ? (double)(pmcfi_splitmix64(&rng) % 3) : 1.0; /* zeros and ties */
 		for (size_t j = 0; j < n; j++)
-			wb[j] = rep % 3 ? (double)(pmcfi_rng_next(&rng) % 3) : 1.0;
+			wb[j] = rep % 3 ? (double)(pmcfi_splitmix64(&rng) % 3) : 1.0;
 		double ta = 0, tb = 0;
 		for (size_t i = 0; i < m; i++)
 			ta += wa[i];
@@ -326,15 +326,15 @@ static void test_starts_agree_large(void **state)
 	assert_int_equal(pmcf_emd_ws_new(&ws), 0);
 	static double wa[144], wb[144], xa[288], xb[288];
 	for (int rep = 0; rep < 24; rep++) {
-		size_t m = rep % 3 == 0 ? 144 : 20 + pmcfi_rng_next(&rng) % 100;
-		size_t n = rep % 3 == 0 ? 144 : 20 + pmcfi_rng_next(&rng) % 100;
+		size_t m = rep % 3 == 0 ? 144 : 20 + pmcfi_splitmix64(&rng) % 100;
+		size_t n = rep % 3 == 0 ? 144 : 20 + pmcfi_splitmix64(&rng) % 100;
 		for (size_t i = 0; i < m; i++) {
-			wa[i] = rep % 2 ? 1.0 : (double)(pmcfi_rng_next(&rng) % 4);
+			wa[i] = rep % 2 ? 1.0 : (double)(pmcfi_splitmix64(&rng) % 4);
 			xa[2 * i] = (double)(i % 12);
 			xa[2 * i + 1] = (double)(i / 12 % 12);
 		}
 		for (size_t j = 0; j < n; j++) {
-			wb[j] = rep % 2 ? 1.0 : (double)(pmcfi_rng_next(&rng) % 4);
+			wb[j] = rep % 2 ? 1.0 : (double)(pmcfi_splitmix64(&rng) % 4);
 			size_t b = (j * 7 + (size_t)rep) % 144;
 			xb[2 * j] = (double)(b % 12);
 			xb[2 * j + 1] = (double)(b / 12);

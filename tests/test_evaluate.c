@@ -17,7 +17,7 @@
 #include "pmcfuse/profile.h"
 
 static uint64_t rng = 77;
-static double urand(void) { return (double)(pmcfi_rng_next(&rng) >> 11) / 9007199254740992.0; }
+static double urand(void) { return (double)(pmcfi_splitmix64(&rng) >> 11) / 9007199254740992.0; }
 static double gauss(void)
 {
 	double u = urand() + 1e-300, v = urand();
@@ -646,19 +646,19 @@ static void test_cover_random(void **state)
 				all[na++] = pmcf_catalog_at(c, i)->name;
 		for (int t = 0; t < 60; t++) {
 			/* a random small catalogue: a few events, a random counter budget */
-			size_t n = 2 + pmcfi_rng_next(&r) % (t < 40 ? 6 : 12);
-			unsigned pmcs = (unsigned)(pmcfi_rng_next(&r) % 6);
+			size_t n = 2 + pmcfi_splitmix64(&r) % (t < 40 ? 6 : 12);
+			unsigned pmcs = (unsigned)(pmcfi_splitmix64(&r) % 6);
 			const char *ev[16];
 			for (size_t i = 0; i < n; i++) {
 				int dup;
 				do {
-					ev[i] = all[pmcfi_rng_next(&r) % na];
+					ev[i] = all[pmcfi_splitmix64(&r) % na];
 					dup = 0;
 					for (size_t j = 0; j < i; j++)
 						dup |= ev[j] == ev[i];
 				} while (dup);
 			}
-			check_cover(c, ev, n, pmcs, pmcfi_rng_next(&r));
+			check_cover(c, ev, n, pmcs, pmcfi_splitmix64(&r));
 		}
 		pmcf_catalog_free(c);
 	}

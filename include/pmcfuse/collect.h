@@ -20,7 +20,7 @@ typedef struct pmcf_collect_opts {
 				   the running executable, then the install location */
 	unsigned chunk_kb;      /* record file chunk per thread (0: 8192 KiB) */
 	/* Hardware event multiplexing (docs/multiplexing.md); zero: none. */
-	int multiplex;    /* enum pmcf_mux_mode (pmcfuse/sim.h): PMCF_MUX_KERNEL, every event
+	int multiplex;    /* enum pmcf_mux_mode (pmcfuse/multiplex.h): PMCF_MUX_KERNEL, every event
 			     its own group, the kernel rotates (perf_event_mux_interval_ms is
 			     set from period_ms when permitted, and restored); PMCF_MUX_RR /
 			     PMCF_MUX_ROC, the collector keeps at most pmcs events enabled per

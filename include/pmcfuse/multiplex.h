@@ -1,6 +1,8 @@
-/* pmcfuse — hardware event multiplexing (HEM) helpers for profiles recorded
- * with --multiplex (docs/multiplexing.md): how much of each event was really
- * measured, from the profile's coverage layer (enabled/running ns per value). */
+/* pmcfuse — hardware event multiplexing (HEM, docs/multiplexing.md): the
+ * multiplexing modes and estimators shared by the simulator and the
+ * collector, and for profiles recorded with --multiplex how much of each
+ * event was really measured, from the profile's coverage layer (enabled/running
+ * ns per value). */
 #ifndef PMCFUSE_MULTIPLEX_H
 #define PMCFUSE_MULTIPLEX_H
 
@@ -11,6 +13,26 @@
 extern "C" {
 #endif
 
+/* ---- modes and estimators --------------------------------------------------- */
+enum pmcf_mux_mode {
+	PMCF_MUX_NONE = 0,   /* every event on its own counter, or an error */
+	PMCF_MUX_KERNEL = 1, /* perf's rotation: list pointer moves by one event per period */
+	PMCF_MUX_RR = 2, /* user-space round-robin: fills the counters; next period starts at the
+	                    first left out */
+	PMCF_MUX_ROC = 3 /* rate-of-change scheduler (rate-of-change-multiplexing §3) */
+};
+/* "none", "kernel", "rr", "roc" <-> enum; parse returns PMCF_EINVAL (with detail). */
+PMCF_API int pmcf_mux_mode_parse(const char *name);
+PMCF_API const char *pmcf_mux_mode_name(int mode);
+
+enum pmcf_estimate {
+	PMCF_EST_CUMULATIVE = 0, /* thread's scaled cumulative count at XU end minus at start */
+	PMCF_EST_LOCAL = 1       /* count while running during the XU x duration / running time */
+};
+PMCF_API int pmcf_estimate_parse(const char *name);
+PMCF_API const char *pmcf_estimate_name(int estimate);
+
+/* ---- coverage of a multiplexed profile ------------------------------------------ */
 /* Coverage of event ev (a profile column) over all XUs:
  * *share_measured, the share of XUs whose value was measured (the event
  * counted some time during the XU: running_ns > 0 and the value is not

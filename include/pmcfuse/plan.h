@@ -1,7 +1,8 @@
 /* pmcfuse — planning: split the requested events into the event sets of
  * the executions (one set per execution), for a combination strategy, and
  * keep the plan as a versioned, readable plan.json that `record --plan
- * plan.json --set K` runs set by set (docs/fusion.md, docs/slurm.md). */
+ * plan.json --set K` runs set by set (docs/fusion.md, docs/slurm.md); and
+ * the pair covering that plans the reference executions (docs/accuracy.md). */
 #ifndef PMCFUSE_PLAN_H
 #define PMCFUSE_PLAN_H
 
@@ -105,6 +106,42 @@ PMCF_API int pmcf_plan_to_json(const pmcf_plan *p, char **text);
 PMCF_API int pmcf_plan_from_json(const char *text, pmcf_plan **out);
 /* Reads and parses the plan file at path (-errno when unreadable). */
 PMCF_API int pmcf_plan_load(const char *path, pmcf_plan **out);
+
+/* ---- reference planning: a pair covering ----------------------------------------
+ * Event sets, each countable in one execution (pmcf_catalog_check_set),
+ * such that every pair of events that can be counted together is in at
+ * least one set. Duration is left out (it is in every profile); events
+ * that take no general-purpose counter and aliases (same native events)
+ * join every set they fit. The events that take counters, one per set of
+ * natives, are packed by a greedy covering with seeded randomised restarts,
+ * then a tabu search that removes one set at a time and repairs the
+ * covering by exchanging events (docs/accuracy.md). Deterministic for a
+ * seed; pmcf_cover_pairs uses seed 1. Errors: PMCF_EEVENT, PMCF_ESYNTAX
+ * (fewer than two events), PMCF_ENOMEM. */
+typedef struct pmcf_cover pmcf_cover;
+PMCF_API int pmcf_cover_pairs(const pmcf_catalog *c, const char *const *events, size_t n,
+			      unsigned pmcs, pmcf_cover **out);
+PMCF_API int pmcf_cover_pairs_seeded(const pmcf_catalog *c, const char *const *events, size_t n,
+				     unsigned pmcs, uint64_t seed, pmcf_cover **out);
+PMCF_API void pmcf_cover_free(pmcf_cover *cv);
+PMCF_API size_t pmcf_cover_nsets(const pmcf_cover *cv);
+/* The events of set k, as pointers owned by the cover; *n receives the count. */
+PMCF_API const char *const *pmcf_cover_set(const pmcf_cover *cv, size_t k, size_t *n);
+/* A lower bound on the number of sets any covering needs: the largest of
+ * (a) pairs / most pairs in one set, (b) per event, its partners / most
+ * partners in one set, (c) the Schönheim bound generalised to unequal
+ * events, all over the events that take counters (one per set of natives),
+ * with the largest countable sets found by an exact search. */
+PMCF_API size_t pmcf_cover_lower_bound(const pmcf_cover *cv);
+/* The three bounds (a), (b), (c) above. */
+PMCF_API void pmcf_cover_bound_parts(const pmcf_cover *cv, size_t *pairs, size_t *per_event,
+				     size_t *schoenheim);
+/* One line saying how the bound was derived (owned by the cover). */
+PMCF_API const char *pmcf_cover_bound_text(const pmcf_cover *cv);
+/* Pairs that cannot be counted together at all (left uncovered); pair k
+ * (k < the count) is written to *a and *b (owned by the cover). */
+PMCF_API size_t pmcf_cover_nimpossible(const pmcf_cover *cv);
+PMCF_API void pmcf_cover_impossible(const pmcf_cover *cv, size_t k, const char **a, const char **b);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
 #ifndef PMCFUSE_SIM_H
 #define PMCFUSE_SIM_H
 
+#include "pmcfuse/multiplex.h"
 #include "pmcfuse/pmcfuse.h"
 #include "pmcfuse/profile.h"
 
@@ -41,24 +42,8 @@ PMCF_API const char *pmcf_sim_spec_canonical(const pmcf_sim_spec *s);
  * so that successive executions of run/reference vary like real runs. */
 PMCF_API uint64_t pmcf_sim_exec_seed(uint64_t base, unsigned i);
 
-/* ---- hardware event multiplexing (HEM) ------------------------------------ */
-enum pmcf_mux_mode {
-	PMCF_MUX_NONE = 0,   /* every event on its own counter, or an error */
-	PMCF_MUX_KERNEL = 1, /* perf's rotation: list pointer moves by one event per period */
-	PMCF_MUX_RR = 2, /* user-space round-robin: fills the counters; next period starts at the
-	                    first left out */
-	PMCF_MUX_ROC = 3 /* rate-of-change scheduler (rate-of-change-multiplexing §3) */
-};
-/* "none", "kernel", "rr", "roc" <-> enum; parse returns PMCF_EINVAL (with detail). */
-PMCF_API int pmcf_mux_mode_parse(const char *name);
-PMCF_API const char *pmcf_mux_mode_name(int mode);
-
-enum pmcf_estimate {
-	PMCF_EST_CUMULATIVE = 0, /* thread's scaled cumulative count at XU end minus at start */
-	PMCF_EST_LOCAL = 1       /* count while running during the XU x duration / running time */
-};
-PMCF_API int pmcf_estimate_parse(const char *name);
-PMCF_API const char *pmcf_estimate_name(int estimate);
+/* Multiplexing modes and estimators (enum pmcf_mux_mode, enum pmcf_estimate)
+ * are in pmcfuse/multiplex.h, shared with the collector. */
 
 /* Options of one simulated recording. Initialise with PMCF_SIM_OPTS_INIT
  * (size lets the library accept callers built against older headers). */

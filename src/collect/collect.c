@@ -29,7 +29,7 @@
 #include "counters/perf_syntax.h"
 #include "pmcfuse/collect.h"
 #include "pmcfuse/events.h"
-#include "pmcfuse/sim.h"
+#include "pmcfuse/multiplex.h"
 #include "util/internal.h"
 #include "util/json_bytes.h"
 

@@ -19,7 +19,7 @@
 #include "collect/rec.h"
 #include "collect/typename.h"
 #include "counters/derive.h"
-#include "pmcfuse/sim.h"
+#include "pmcfuse/multiplex.h"
 #include "util/internal.h"
 
 struct node {

@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include "collect/rt.h"
 #include "multiplex/sched.h"
-#include "pmcfuse/sim.h"
+#include "pmcfuse/multiplex.h"
 
 #ifndef sigev_notify_thread_id
 #define sigev_notify_thread_id _sigev_un._tid

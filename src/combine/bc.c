@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "combine/combine_impl.h"
-#include "sim/rng.h"
+#include "util/rng.h"
 #include "util/internal.h"
 
 /* Largest grid division: cells finer than 2^20 per dimension separate
@@ -73,7 +73,7 @@ struct grid {
 	double *lo, *range;
 	uint32_t *rank;    /* per id */
 	int strategy;
-	struct sim_rng rng;
+	struct pmcfi_rng rng;
 	struct ws *w;
 	/* output: pairs (prev id, cur id) */
 	uint32_t *pp, *pc;
@@ -845,7 +845,7 @@ static int cluster(struct grid *g)
 			for (size_t side = 0, lo = 0; side < 2; side++) {
 				size_t hi = side ? nrem : remp;
 				for (size_t q = hi - lo; q > 1; q--) {
-					size_t o = lo + sim_rng_below(&g->rng, (uint32_t)q);
+					size_t o = lo + pmcfi_rng_below(&g->rng, (uint32_t)q);
 					uint32_t t = w->rem[lo + q - 1];
 					w->rem[lo + q - 1] = w->rem[o];
 					w->rem[o] = t;
@@ -1093,7 +1093,7 @@ static int cluster_type(struct step_worker *W, uint32_t t)
 	struct grid g = {.k = kk, .np = np, .nc = nc, .v = v, .lo = lo, .range = range,
 			 .w = &W->w, .rank = W->rank, .strategy = c->opts->strategy, .pp = W->pp,
 			 .pc = W->pc};
-	sim_rng_seed(&g.rng, sim_hash2(sim_hash2(c->opts->seed, J->i), t));
+	pmcfi_rng_seed(&g.rng, pmcfi_rng_hash2(pmcfi_rng_hash2(c->opts->seed, J->i), t));
 	int err = cluster(&g);
 	if (err)
 		return err;

@@ -12,18 +12,34 @@
 #include "profile/ident.h"
 #include "util/internal.h"
 
-static const char *const strategy_names[] = {
-	[PMCF_COMBINE_CTC] = "ctc",
-	[PMCF_COMBINE_LGL] = "lgl",
-	[PMCF_COMBINE_BC] = "bc",
-	[PMCF_COMBINE_BC_UNLABELED] = "bc-unlabeled",
-	[PMCF_COMBINE_RANDOM] = "random",
+/* The strategies, by enum pmcf_strategy (libpfm4's pfmlib_pmu_t style): a
+ * new strategy is one row and its pair function. */
+static const struct strategy {
+	const char *name;
+	int ordered;              /* needs overlapping event sets in order (bc family) */
+	int labels;               /* needs XU labels */
+	int seeded;               /* uses opts->seed (recorded as combine_seed) */
+	int (*pair)(struct cmb *c); /* fills c->src / c->nf */
+} strategies[] = {
+	[PMCF_COMBINE_CTC] = {"ctc", 0, 0, 0, cmbi_ctc},
+	[PMCF_COMBINE_LGL] = {"lgl", 0, 1, 0, cmbi_lgl},
+	[PMCF_COMBINE_BC] = {"bc", 1, 0, 0, cmbi_bc},
+	[PMCF_COMBINE_BC_UNLABELED] = {"bc-unlabeled", 1, 0, 1, cmbi_bc},
+	[PMCF_COMBINE_RANDOM] = {"random", 0, 0, 1, cmbi_random},
 };
+
+/* The row of strategy s, or NULL. */
+static const struct strategy *strategy_of(int s)
+{
+	if (s <= 0 || (size_t)s >= PMCF_ARRAY_SIZE(strategies))
+		return NULL;
+	return &strategies[s];
+}
 
 int pmcf_strategy_parse(const char *name)
 {
-	for (size_t s = 1; name && s < PMCF_ARRAY_SIZE(strategy_names); s++)
-		if (strcmp(name, strategy_names[s]) == 0)
+	for (size_t s = 1; name && s < PMCF_ARRAY_SIZE(strategies); s++)
+		if (strcmp(name, strategies[s].name) == 0)
 			return (int)s;
 	return pmcfi_fail(PMCF_EINVAL, "unknown strategy '%s' (ctc, lgl, bc, bc-unlabeled, random)",
 			  name ? name : "");
@@ -31,14 +47,14 @@ int pmcf_strategy_parse(const char *name)
 
 const char *pmcf_strategy_name(int s)
 {
-	if (s <= 0 || (size_t)s >= PMCF_ARRAY_SIZE(strategy_names))
-		return "unknown";
-	return strategy_names[s];
+	const struct strategy *st = strategy_of(s);
+	return st ? st->name : "unknown";
 }
 
 int pmcf_strategy_ordered(int s)
 {
-	return s == PMCF_COMBINE_BC || s == PMCF_COMBINE_BC_UNLABELED;
+	const struct strategy *st = strategy_of(s);
+	return st && st->ordered;
 }
 
 /* ---- checks -------------------------------------------------------------- */
@@ -186,7 +202,7 @@ int pmcf_combine_check_run(const pmcf_profile *const *in, size_t n, const pmcf_c
 	char b1[32], b2[32];
 	if (!in || !n || !o || o->size < sizeof(size_t) + sizeof(int))
 		return pmcfi_fail(PMCF_EINVAL, "combine needs at least one profile and options");
-	if (o->strategy <= 0 || (size_t)o->strategy >= PMCF_ARRAY_SIZE(strategy_names))
+	if (!strategy_of(o->strategy))
 		return pmcfi_fail(PMCF_EINVAL, "unknown strategy %d", o->strategy);
 	for (size_t j = 0; j < n; j++) {
 		if (!in[j])
@@ -239,7 +255,7 @@ int pmcf_combine_check(const pmcf_profile *const *in, size_t n, const pmcf_combi
 		err = check_complete(in, n, o);
 	if (err)
 		return err;
-	if (o->strategy == PMCF_COMBINE_LGL)
+	if (strategy_of(o->strategy)->labels)
 		for (size_t j = 0; j < n; j++)
 			if (!has_labels(in[j]))
 				return pmcfi_fail(PMCF_EINVAL,
@@ -266,72 +282,6 @@ int pmcf_combine_check(const pmcf_profile *const *in, size_t n, const pmcf_combi
 						  pmcf_strategy_name(o->strategy));
 		}
 	}
-	return 0;
-}
-
-/* ---- shared helpers for the strategies --------------------------------------- */
-
-long cmbi_add(struct cmb *c, uint32_t t)
-{
-	if (c->nf == c->fcap) {
-		size_t cap = c->fcap ? 2 * c->fcap : 1024;
-		int32_t *src = realloc(c->src, cap * c->n * sizeof(*src));
-		if (!src)
-			return -1;
-		c->src = src;
-		const char **lab = realloc(c->lab, cap * sizeof(*lab));
-		if (!lab)
-			return -1;
-		c->lab = lab;
-		uint32_t *ll = realloc(c->lablen, cap * sizeof(*ll));
-		if (!ll)
-			return -1;
-		c->lablen = ll;
-		uint32_t *ft = realloc(c->ftype, cap * sizeof(*ft));
-		if (!ft)
-			return -1;
-		c->ftype = ft;
-		c->fcap = cap;
-	}
-	size_t f = c->nf++;
-	for (size_t j = 0; j < c->n; j++)
-		c->src[f * c->n + j] = -1;
-	c->lab[f] = NULL;
-	c->lablen[f] = 0;
-	c->ftype[f] = t;
-	return (long)f;
-}
-
-uint32_t cmbi_type(const struct cmb *c, size_t j, size_t x)
-{
-	pmcf_xu xu;
-	pmcf_profile_xu_get(c->in[j], x, &xu);
-	return (uint32_t)pmcf_profile_rank(c->in[j], x) * c->nftypes + c->tmap[j][xu.type];
-}
-
-int cmbi_by_type(const struct cmb *c, size_t j, uint32_t **idx, size_t **start)
-{
-	size_t nx = pmcf_profile_nxus(c->in[j]);
-	uint32_t *ix = malloc((nx ? nx : 1) * sizeof(*ix));
-	size_t *st = calloc(c->ntypes + 2, sizeof(*st));
-	uint32_t *ty = malloc((nx ? nx : 1) * sizeof(*ty));
-	if (!ix || !st || !ty) {
-		free(ix);
-		free(st);
-		free(ty);
-		return pmcfi_fail(PMCF_ENOMEM, "out of memory grouping XUs by type");
-	}
-	for (size_t x = 0; x < nx; x++) {
-		ty[x] = cmbi_type(c, j, x);
-		st[ty[x] + 2]++;
-	}
-	for (uint32_t t = 0; t < c->ntypes; t++)
-		st[t + 2] += st[t + 1];
-	for (size_t x = 0; x < nx; x++)
-		ix[st[ty[x] + 1]++] = (uint32_t)x;
-	free(ty);
-	*idx = ix;
-	*start = st;
 	return 0;
 }
 
@@ -817,8 +767,7 @@ static int set_meta(struct cmb *c)
 					    pmcf_strategy_name(c->opts->strategy));
 	if (!err)
 		err = pmcf_profile_meta_set(c->out, "inputs", js);
-	if (!err && (c->opts->strategy == PMCF_COMBINE_BC_UNLABELED ||
-		     c->opts->strategy == PMCF_COMBINE_RANDOM))
+	if (!err && strategy_of(c->opts->strategy)->seeded)
 		err = pmcf_profile_meta_set(c->out, "combine_seed", seed);
 	if (!err)
 		err = pmcf_profile_meta_set(c->out, PMCF_META_COMPLETE, complete ? "1" : "0");
@@ -846,14 +795,8 @@ int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opt
 			return err;
 		}
 	err = setup(&c);
-	if (!err) {
-		switch (opts->strategy) {
-		case PMCF_COMBINE_CTC: err = cmbi_ctc(&c); break;
-		case PMCF_COMBINE_LGL: err = cmbi_lgl(&c); break;
-		case PMCF_COMBINE_RANDOM: err = cmbi_random(&c); break;
-		default: err = cmbi_bc(&c); break;
-		}
-	}
+	if (!err)
+		err = strategy_of(opts->strategy)->pair(&c);
 	if (!err)
 		err = add_xus(&c);
 	if (!err)

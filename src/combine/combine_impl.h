@@ -39,6 +39,7 @@ struct cmb {
 	uint32_t *ftype;
 };
 
+/* ---- pairing helpers shared by the strategies (pairing.c) ---- */
 /* Appends a fused XU of group t with no sources; returns its index or -1. */
 long cmbi_add(struct cmb *c, uint32_t t);
 /* Group (rank, fused type) of XU x of input j; "type" in the strategies. */
@@ -60,7 +61,8 @@ typedef int (*cmbi_order_fn)(struct cmb *c, size_t j, uint32_t t, uint32_t *xus,
 			     void *arg);
 int cmbi_zip_ordered(struct cmb *c, cmbi_order_fn order, void *arg);
 
-/* Strategies (fill c->src / c->nf). */
+/* Strategies (fill c->src / c->nf); combine.c's table maps enum
+ * pmcf_strategy to them. */
 int cmbi_ctc(struct cmb *c);
 int cmbi_lgl(struct cmb *c);
 int cmbi_random(struct cmb *c);

@@ -1,54 +1,9 @@
 /* Chronological Type Combination (fuse-openmp §3): per XU type, the XUs of
- * every profile sorted by start time are paired by position. Also the
- * positional pairing that random.c reuses. */
+ * every profile sorted by start time are paired by position (the
+ * positional pairing is in pairing.c). */
 #include <stdlib.h>
 #include "combine/combine_impl.h"
 #include "util/internal.h"
-
-int cmbi_zip(struct cmb *c, uint32_t *const *idx, size_t *const *start)
-{
-	for (uint32_t t = 0; t < c->ntypes; t++) {
-		size_t most = 0;
-		for (size_t j = 0; j < c->n; j++) {
-			size_t k = start[j][t + 1] - start[j][t];
-			if (k > most)
-				most = k;
-		}
-		for (size_t k = 0; k < most; k++) {
-			long f = cmbi_add(c, t);
-			if (f < 0)
-				return pmcfi_fail(PMCF_ENOMEM, "out of memory pairing XUs");
-			for (size_t j = 0; j < c->n; j++)
-				if (start[j][t] + k < start[j][t + 1])
-					c->src[(size_t)f * c->n + j] = (int32_t)idx[j][start[j][t] + k];
-		}
-	}
-	return 0;
-}
-
-int cmbi_zip_ordered(struct cmb *c, cmbi_order_fn order, void *arg)
-{
-	uint32_t **idx = calloc(c->n, sizeof(*idx));
-	size_t **start = calloc(c->n, sizeof(*start));
-	int err = idx && start ? 0 : pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	for (size_t j = 0; j < c->n && !err; j++) {
-		if ((err = cmbi_by_type(c, j, &idx[j], &start[j])))
-			break;
-		for (uint32_t t = 0; t < c->ntypes && !err; t++)
-			err = order(c, j, t, idx[j] + start[j][t], start[j][t + 1] - start[j][t], arg);
-	}
-	if (!err)
-		err = cmbi_zip(c, idx, start);
-	for (size_t j = 0; j < c->n; j++) {
-		if (idx)
-			free(idx[j]);
-		if (start)
-			free(start[j]);
-	}
-	free(idx);
-	free(start);
-	return err;
-}
 
 struct by_start {
 	uint64_t start;

@@ -374,7 +374,7 @@ int pmcf_epd_compute(const pmcf_profile *target, const pmcf_profile *const *refs
 	if (o.sample && o.sample < nc) {
 		/* a seeded sample: partial Fisher-Yates, then back in pair order */
 		for (size_t k = 0; k < o.sample; k++) {
-			size_t x = k + (size_t)(pmcfi_rng_next(&rng) % (nc - k));
+			size_t x = k + (size_t)(pmcfi_splitmix64(&rng) % (nc - k));
 			size_t t0 = pairs[k][0], t1 = pairs[k][1];
 			pairs[k][0] = pairs[x][0];
 			pairs[k][1] = pairs[x][1];
@@ -469,7 +469,7 @@ int pmcf_epd_compute(const pmcf_profile *target, const pmcf_profile *const *refs
 				for (unsigned bt = 0; bt < o.bootstrap; bt++) {
 					double s = 0;
 					for (size_t k = 0; k < scored; k++)
-						s += logs[pmcfi_rng_next(&rng) % scored];
+						s += logs[pmcfi_splitmix64(&rng) % scored];
 					g[bt] = exp(s / (double)scored);
 				}
 				r->ci_lo = pmcfi_quantile(g, o.bootstrap, 0.025);

@@ -1,11 +1,13 @@
 /* Shared inside src/evaluate: the EMD workspace (so that tests can bound the
- * pivots and force the fallback solver), percentile helpers and the event
- * pairs of a target matched against reference profiles. */
+ * pivots and force the fallback solver), percentile helpers, the seeded
+ * generator (util/rng.h) and the event pairs of a target matched against
+ * reference profiles. */
 #ifndef PMCF_EVALUATE_IMPL_H
 #define PMCF_EVALUATE_IMPL_H
 #include <stdint.h>
 #include "pmcfuse/evaluate.h"
 #include "util/quantile.h"
+#include "util/rng.h" /* pmcfi_splitmix64: sampling and bootstrap */
 
 struct pmcf_emd_ws {
 	size_t cap_m, cap_n, cap_pts; /* capacities of the buffers below */
@@ -30,9 +32,6 @@ struct pmcf_emd_ws {
 	int fallback;    /* 1 when the last call used the fallback solver */
 };
 
-
-/* Deterministic 64-bit generator (splitmix64) for sampling and bootstrap. */
-uint64_t pmcfi_rng_next(uint64_t *state);
 
 
 /* ---- a target and its references, matched by event and XU-type name ---- */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "combine/combine_impl.h"
+#include "pmcfuse/combine.h"
 #include "plan/plan_impl.h"
 #include "util/internal.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "combine/combine_impl.h"
+#include "pmcfuse/combine.h"
 #include "plan/plan_impl.h"
 #include "util/internal.h"
 #include "util/json_bytes.h"

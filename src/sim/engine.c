@@ -140,7 +140,7 @@ struct engine {
 	uint64_t seed;
 	int model;
 	double run_cyc, run_mem; /* model 2: run-level factors */
-	struct sim_rng rng; /* scheduling choices */
+	struct pmcfi_rng rng; /* scheduling choices */
 	double period_ns, rot_cost_ns;
 	int T;
 	int *cpu_of, *thread_of_cpu, *running, *idle, *idle_pos, nidle, *scratch;
@@ -168,7 +168,7 @@ static double freq_at(const struct engine *e, int socket, uint64_t t)
 {
 	/* turbo and power management: a level per socket and millisecond */
 	uint64_t win = t / 1000000;
-	double u = sim_hash_unif(e->seed ^ 0xf1e9ull, (uint64_t)socket * 1000003ull + win);
+	double u = pmcfi_rng_hash_unif(e->seed ^ 0xf1e9ull, (uint64_t)socket * 1000003ull + win);
 	return 1.0 + e->m->turbo_spread * (2 * u - 1);
 }
 
@@ -210,12 +210,12 @@ static int make_ready(struct engine *e, uint32_t x, uint64_t t, int hint)
  * cluster sizes and branch behaviour differ between XUs of one type. */
 static void label_work(struct sim_work *w, uint32_t x)
 {
-	struct sim_rng lr;
-	sim_rng_seed(&lr, sim_hash2(0x1abe1f00dull, x));
+	struct pmcfi_rng lr;
+	pmcfi_rng_seed(&lr, pmcfi_rng_hash2(0x1abe1f00dull, x));
 	/* work classes (sparse or boundary blocks, cluster sizes, trip counts):
 	 * one of four levels a factor e^0.3 apart, scaling the instructions,
 	 * the data touched and the data-dependent branches together */
-	double trip = 0.30 * ((double)(int)(4 * sim_rng_unif(&lr)) - 1.5);
+	double trip = 0.30 * ((double)(int)(4 * pmcfi_rng_unif(&lr)) - 1.5);
 	w->ins *= exp(trip);
 	w->foot *= exp(0.8 * trip);
 	w->misp *= exp(0.5 * trip);
@@ -239,8 +239,8 @@ static int start_xu(struct engine *e, int th, uint32_t x, uint64_t t, int stolen
 	}
 	struct sim_run *r = e->r;
 	double var = m->variability;
-	double lat = stolen ? 600 + 1400 * var * sim_rng_unif(&e->rng)
-	                    : 80 + 120 * var * sim_rng_unif(&e->rng);
+	double lat = stolen ? 600 + 1400 * var * pmcfi_rng_unif(&e->rng)
+	                    : 80 + 120 * var * pmcfi_rng_unif(&e->rng);
 	uint64_t s = t + (uint64_t)lat;
 	int cpu = e->cpu_of[th];
 	int core = cpu % m->ncores, socket = core / m->cores_per_socket;
@@ -301,22 +301,22 @@ static int start_xu(struct engine *e, int th, uint32_t x, uint64_t t, int stolen
 		 * co-runners on the L2/L3 and memory controller, the core's
 		 * frequency; one latent factor per execution and XU that moves
 		 * cycles, stalls and misses together */
-		struct sim_rng pr;
-		sim_rng_seed(&pr, sim_hash2(e->seed ^ 0x91ace0ull, x));
+		struct pmcfi_rng pr;
+		pmcfi_rng_seed(&pr, pmcfi_rng_hash2(e->seed ^ 0x91ace0ull, x));
 		c.v2 = 1;
 		c.scale = scale;
 		double ps = sim_place_sigma(m);
-		c.place = ps * (sim_rng_unif(&pr) < 0.5 ? -1 : 1) + 0.15 * ps * sim_rng_normal(&pr);
+		c.place = ps * (pmcfi_rng_unif(&pr) < 0.5 ? -1 : 1) + 0.15 * ps * pmcfi_rng_normal(&pr);
 		c.run_cyc = e->run_cyc;
 		c.run_mem = e->run_mem;
 	}
-	struct sim_rng xr;
-	sim_rng_seed(&xr, sim_hash2(e->seed, x));
+	struct pmcfi_rng xr;
+	pmcfi_rng_seed(&xr, pmcfi_rng_hash2(e->seed, x));
 	double *nat = &r->nat[(size_t)x * NAT_COUNT];
 	double d = sim_model_xu(m, &u->w, &c, &xr, nat);
 	/* operating-system noise: an interrupt or tick lands in long XUs */
-	if (sim_rng_unif(&xr) < 1 - exp(-d * var / 2e6))
-		d += 2000 + 6000 * var * sim_rng_unif(&xr);
+	if (pmcfi_rng_unif(&xr) < 1 - exp(-d * var / 2e6))
+		d += 2000 + 6000 * var * pmcfi_rng_unif(&xr);
 	if (d < 50)
 		d = 50;
 	r->thread[x] = th;
@@ -345,7 +345,7 @@ static int dispatch(struct engine *e, uint64_t t)
 		return 0;
 	int n = e->nidle;
 	memcpy(e->scratch, e->idle, (size_t)n * sizeof(int));
-	int off = (int)sim_rng_below(&e->rng, (uint32_t)n);
+	int off = (int)pmcfi_rng_below(&e->rng, (uint32_t)n);
 	for (int k = 0; k < n && e->nqueued; k++) {
 		int th = e->scratch[(off + k) % n];
 		long x = -1;
@@ -363,7 +363,7 @@ static int dispatch(struct engine *e, uint64_t t)
 			if (!dq_empty(&e->q[th])) {
 				x = dq_pop_back(&e->q[th]);
 			} else {
-				int v0 = (int)sim_rng_below(&e->rng, (uint32_t)e->T);
+				int v0 = (int)pmcfi_rng_below(&e->rng, (uint32_t)e->T);
 				for (int i = 0; i < e->T; i++) {
 					int v = (v0 + i) % e->T;
 					if (!dq_empty(&e->q[v])) {
@@ -450,7 +450,7 @@ static int end_xu(struct engine *e, int th, uint64_t t)
 	if (u->phase >= 0) {
 		uint32_t p = (uint32_t)u->phase;
 		if (++e->phase_done[p] == e->phase_n[p] && (int)p + 1 < e->w->nphases) {
-			double bar = 500 + 1500 * m->variability * sim_rng_unif(&e->rng);
+			double bar = 500 + 1500 * m->variability * pmcfi_rng_unif(&e->rng);
 			return heap_push(&e->h, t + (uint64_t)bar, EV_PHASE, p + 1);
 		}
 	}
@@ -556,7 +556,7 @@ static int engine_init(struct engine *e)
 		for (int c = 0; c < m->ncpus; c++)
 			all[c] = c;
 		for (int t = 0; t < e->T; t++) {
-			int j = t + (int)sim_rng_below(&e->rng, (uint32_t)(m->ncpus - t));
+			int j = t + (int)pmcfi_rng_below(&e->rng, (uint32_t)(m->ncpus - t));
 			int tmp = all[t];
 			all[t] = all[j];
 			all[j] = tmp;
@@ -614,15 +614,15 @@ int sim_engine_run(const struct sim_workload *w, const struct sim_machine *m, ui
 	if (model == 2) {
 		/* run-level: frequency drift and OS noise on the whole run,
 		 * memory latency of the run (page placement, other jobs) */
-		struct sim_rng rr;
-		sim_rng_seed(&rr, sim_hash2(seed, 0x4a11ull));
-		e.run_cyc = exp(0.02 * m->variability * sim_rng_normal(&rr));
-		e.run_mem = exp(0.03 * m->variability * sim_rng_normal(&rr));
+		struct pmcfi_rng rr;
+		pmcfi_rng_seed(&rr, pmcfi_rng_hash2(seed, 0x4a11ull));
+		e.run_cyc = exp(0.02 * m->variability * pmcfi_rng_normal(&rr));
+		e.run_mem = exp(0.03 * m->variability * pmcfi_rng_normal(&rr));
 	}
 	e.T = w->threads;
 	e.period_ns = period_ns;
 	e.rot_cost_ns = rot_cost_ns;
-	sim_rng_seed(&e.rng, sim_hash2(seed, 0x5c4edull));
+	pmcfi_rng_seed(&e.rng, pmcfi_rng_hash2(seed, 0x5c4edull));
 	e.r = calloc(1, sizeof(*e.r));
 	int err = e.r ? engine_init(&e) : pmcfi_fail(PMCF_ENOMEM, "out of memory in the simulator");
 	if (!err) {

@@ -143,7 +143,7 @@ int sim_hem_run(const struct sim_machine *m, const struct sim_run *r, const int 
 		memset(s.on, 0, nu);
 		s.en = 0;
 		s.next_rot = 0;
-		double phase = sim_hash_unif(seed ^ 0x7133ull, (uint64_t)th) * period_ns;
+		double phase = pmcfi_rng_hash_unif(seed ^ 0x7133ull, (uint64_t)th) * period_ns;
 		rotate(&s); /* first assignment at 0 */
 		s.next_rot = phase > 0 ? phase : period_ns;
 		double t = 0;

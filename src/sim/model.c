@@ -16,9 +16,9 @@ static inline double over(double f, double c)
 }
 
 /* Multiplicative noise exp(sigma*N(0,1)). */
-static inline double lnoise(struct sim_rng *r, double sigma)
+static inline double lnoise(struct pmcfi_rng *r, double sigma)
 {
-	return sigma > 0 ? exp(sigma * sim_rng_normal(r)) : 1.0;
+	return sigma > 0 ? exp(sigma * pmcfi_rng_normal(r)) : 1.0;
 }
 
 int sim_nat_is_memory(int n)
@@ -71,12 +71,12 @@ void sim_model_idle_rates(const struct sim_machine *m, double *rate)
 }
 
 double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const struct sim_ctx *c,
-                    struct sim_rng *r, double *nat)
+                    struct pmcfi_rng *r, double *nat)
 {
 	const double nz = m->noise;
 	/* instruction mix: a property of the code and input; the runtime's own
 	 * instructions (task entry/exit, queue work) jitter slightly */
-	double rt = 150 + 60 * sim_rng_unif(r);
+	double rt = 150 + 60 * pmcfi_rng_unif(r);
 	double ins = w->ins + rt;
 	double loads = w->ins * w->ld + rt * 0.3, stores = w->ins * w->st + rt * 0.1;
 	double br = w->ins * w->br + rt * 0.2;

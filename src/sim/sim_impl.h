@@ -6,7 +6,7 @@
 #include <math.h>
 #include "pmcfuse/events.h"
 #include "pmcfuse/sim.h"
-#include "sim/rng.h"
+#include "util/rng.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -243,7 +243,7 @@ void sim_run_free(struct sim_run *r);
 /* Value model: true natives and duration (ns) of one XU in its context;
  * noise from r. */
 double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const struct sim_ctx *c,
-                    struct sim_rng *r, double *nat);
+                    struct pmcfi_rng *r, double *nat);
 /* Counts per ns of the runtime's idle loop between XUs (what per-thread
  * counters see while a worker spins or steals). */
 void sim_model_idle_rates(const struct sim_machine *m, double *rate);

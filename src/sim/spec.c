@@ -1,7 +1,7 @@
 /* Simulation specs: "WORKLOAD[,key=value…]" parsed against the table of
  * workloads and their keys (with defaults and ranges), and the canonical
  * text stored in profiles (metadata sim_spec). */
-#include "sim/rng.h"
+#include "util/rng.h"
 #include "sim/sim_impl.h"
 #include "util/internal.h"
 #include <errno.h>
@@ -283,5 +283,5 @@ long sim_spec_get(const pmcf_sim_spec *s, const char *key)
 uint64_t pmcf_sim_exec_seed(uint64_t base, unsigned i)
 {
 	uint64_t x = base ^ (0x5851f42d4c957f2dull * (uint64_t)(i + 1));
-	return sim_splitmix64(&x);
+	return pmcfi_splitmix64(&x);
 }

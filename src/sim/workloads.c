@@ -97,13 +97,13 @@ static int add_dep(struct sim_workload *w, size_t x, long dep)
 /* Deterministic per-XU variation of the input: 1 ± amp. */
 static double jit(uint64_t key, uint64_t salt, double amp)
 {
-	return 1.0 + amp * (2.0 * sim_hash_unif(key, salt) - 1.0);
+	return 1.0 + amp * (2.0 * pmcfi_rng_hash_unif(key, salt) - 1.0);
 }
 
 static void work_common(struct sim_work *k, uint64_t key)
 {
-	k->split = 0.25 + 0.5 * sim_hash_unif(key, 101);
-	k->front = 0.55 + 0.3 * sim_hash_unif(key, 102);
+	k->split = 0.25 + 0.5 * pmcfi_rng_hash_unif(key, 101);
+	k->front = 0.55 + 0.3 * pmcfi_rng_hash_unif(key, 102);
 }
 
 static int homes(struct sim_workload *w, size_t ndata)
@@ -502,7 +502,7 @@ static int build_loops(struct sim_workload *w, const pmcf_sim_spec *s, const str
 					    .br = 0.25,
 					    .cond = 0.95,
 					    .taken = 0.5,
-					    .misp = 0.04 + 0.2 * sim_hash_unif((uint64_t)lo, 77),
+					    .misp = 0.04 + 0.2 * pmcfi_rng_hash_unif((uint64_t)lo, 77),
 					    .foot = it * 16,
 					    .passes = 1,
 					    .code = 1200,
@@ -568,9 +568,9 @@ static int build_knapsack(struct sim_workload *w, const pmcf_sim_spec *s,
 	struct ks_item it[40];
 	double total = 0;
 	for (int i = 0; i < n; i++) {
-		it[i].wt = 10 + 90 * sim_hash_unif((uint64_t)n, (uint64_t)i * 2);
+		it[i].wt = 10 + 90 * pmcfi_rng_hash_unif((uint64_t)n, (uint64_t)i * 2);
 		it[i].val =
-		    it[i].wt * (0.6 + 0.8 * sim_hash_unif((uint64_t)n, (uint64_t)i * 2 + 1));
+		    it[i].wt * (0.6 + 0.8 * pmcfi_rng_hash_unif((uint64_t)n, (uint64_t)i * 2 + 1));
 		total += it[i].wt;
 	}
 	qsort(it, (size_t)n, sizeof(it[0]), ks_cmp);
@@ -624,7 +624,7 @@ static int build_knapsack(struct sim_workload *w, const pmcf_sim_spec *s,
 			                         .br = 0.2,
 			                         .cond = 0.9,
 			                         .taken = 0.45,
-			                         .misp = 0.08 + 0.12 * sim_hash_unif(nd.xu, 5),
+			                         .misp = 0.08 + 0.12 * pmcfi_rng_hash_unif(nd.xu, 5),
 			                         .fdv = 0,
 			                         .foot = 16.0 * n + 64.0 * rest,
 			                         .passes = visited / 8 + 1,

@@ -42,9 +42,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "evaluate/evaluate_impl.h"
 #include "pmcfuse/events.h"
+#include "pmcfuse/plan.h"
 #include "util/internal.h"
+#include "util/rng.h"
 
 #define BOUND_CALLS 600000u /* oracle calls for the exact largest sets */
 #define RESTARTS 12         /* greedy restarts (the first one unrandomised) */
@@ -154,7 +155,7 @@ static int fits(struct oracle *o, const size_t *set, size_t k)
 
 static size_t ceil_div(size_t a, size_t b) { return b ? (a + b - 1) / b : 0; }
 
-static uint64_t rnd(uint64_t *s) { return pmcfi_rng_next(s); }
+static uint64_t rnd(uint64_t *s) { return pmcfi_splitmix64(s); }
 
 /* The native events of an event as a text key (the "native" array of its
  * constraints), or "" when the catalogue does not say. */

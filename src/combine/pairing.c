@@ -1,0 +1,115 @@
+/* Pairing helpers shared by the strategies (ctc, lgl, random, bc): append a
+ * fused XU, group an input's XUs by (rank, fused type), and the positional
+ * pairing per type. The driver (combine.c) only calls the strategies. */
+#include <stdlib.h>
+#include "combine/combine_impl.h"
+#include "util/internal.h"
+
+long cmbi_add(struct cmb *c, uint32_t t)
+{
+	if (c->nf == c->fcap) {
+		size_t cap = c->fcap ? 2 * c->fcap : 1024;
+		int32_t *src = realloc(c->src, cap * c->n * sizeof(*src));
+		if (!src)
+			return -1;
+		c->src = src;
+		const char **lab = realloc(c->lab, cap * sizeof(*lab));
+		if (!lab)
+			return -1;
+		c->lab = lab;
+		uint32_t *ll = realloc(c->lablen, cap * sizeof(*ll));
+		if (!ll)
+			return -1;
+		c->lablen = ll;
+		uint32_t *ft = realloc(c->ftype, cap * sizeof(*ft));
+		if (!ft)
+			return -1;
+		c->ftype = ft;
+		c->fcap = cap;
+	}
+	size_t f = c->nf++;
+	for (size_t j = 0; j < c->n; j++)
+		c->src[f * c->n + j] = -1;
+	c->lab[f] = NULL;
+	c->lablen[f] = 0;
+	c->ftype[f] = t;
+	return (long)f;
+}
+
+uint32_t cmbi_type(const struct cmb *c, size_t j, size_t x)
+{
+	pmcf_xu xu;
+	pmcf_profile_xu_get(c->in[j], x, &xu);
+	return (uint32_t)pmcf_profile_rank(c->in[j], x) * c->nftypes + c->tmap[j][xu.type];
+}
+
+int cmbi_by_type(const struct cmb *c, size_t j, uint32_t **idx, size_t **start)
+{
+	size_t nx = pmcf_profile_nxus(c->in[j]);
+	uint32_t *ix = malloc((nx ? nx : 1) * sizeof(*ix));
+	size_t *st = calloc(c->ntypes + 2, sizeof(*st));
+	uint32_t *ty = malloc((nx ? nx : 1) * sizeof(*ty));
+	if (!ix || !st || !ty) {
+		free(ix);
+		free(st);
+		free(ty);
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory grouping XUs by type");
+	}
+	for (size_t x = 0; x < nx; x++) {
+		ty[x] = cmbi_type(c, j, x);
+		st[ty[x] + 2]++;
+	}
+	for (uint32_t t = 0; t < c->ntypes; t++)
+		st[t + 2] += st[t + 1];
+	for (size_t x = 0; x < nx; x++)
+		ix[st[ty[x] + 1]++] = (uint32_t)x;
+	free(ty);
+	*idx = ix;
+	*start = st;
+	return 0;
+}
+
+int cmbi_zip(struct cmb *c, uint32_t *const *idx, size_t *const *start)
+{
+	for (uint32_t t = 0; t < c->ntypes; t++) {
+		size_t most = 0;
+		for (size_t j = 0; j < c->n; j++) {
+			size_t k = start[j][t + 1] - start[j][t];
+			if (k > most)
+				most = k;
+		}
+		for (size_t k = 0; k < most; k++) {
+			long f = cmbi_add(c, t);
+			if (f < 0)
+				return pmcfi_fail(PMCF_ENOMEM, "out of memory pairing XUs");
+			for (size_t j = 0; j < c->n; j++)
+				if (start[j][t] + k < start[j][t + 1])
+					c->src[(size_t)f * c->n + j] = (int32_t)idx[j][start[j][t] + k];
+		}
+	}
+	return 0;
+}
+
+int cmbi_zip_ordered(struct cmb *c, cmbi_order_fn order, void *arg)
+{
+	uint32_t **idx = calloc(c->n, sizeof(*idx));
+	size_t **start = calloc(c->n, sizeof(*start));
+	int err = idx && start ? 0 : pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	for (size_t j = 0; j < c->n && !err; j++) {
+		if ((err = cmbi_by_type(c, j, &idx[j], &start[j])))
+			break;
+		for (uint32_t t = 0; t < c->ntypes && !err; t++)
+			err = order(c, j, t, idx[j] + start[j][t], start[j][t + 1] - start[j][t], arg);
+	}
+	if (!err)
+		err = cmbi_zip(c, idx, start);
+	for (size_t j = 0; j < c->n; j++) {
+		if (idx)
+			free(idx[j]);
+		if (start)
+			free(start[j]);
+	}
+	free(idx);
+	free(start);
+	return err;
+}

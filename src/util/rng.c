@@ -1,0 +1,69 @@
+/* The shared seeded RNG (util/rng.h): splitmix64 (Steele et al.) to expand seeds and
+ * hash keys, xoshiro256** (Blackman & Vigna) as the stream generator. */
+#include "util/rng.h"
+#include <math.h>
+
+uint64_t pmcfi_splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+uint64_t pmcfi_rng_hash2(uint64_t a, uint64_t b)
+{
+	uint64_t x = a * 0xd1b54a32d192ed03ull + 0x8cb92ba72f3d8dd7ull;
+	pmcfi_splitmix64(&x);
+	x ^= b;
+	return pmcfi_splitmix64(&x);
+}
+
+void pmcfi_rng_seed(struct pmcfi_rng *r, uint64_t seed)
+{
+	uint64_t x = seed;
+	for (int i = 0; i < 4; i++)
+		r->s[i] = pmcfi_splitmix64(&x);
+}
+
+static inline uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+uint64_t pmcfi_rng_next(struct pmcfi_rng *r)
+{
+	uint64_t *s = r->s;
+	uint64_t result = rotl(s[1] * 5, 7) * 9;
+	uint64_t t = s[1] << 17;
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return result;
+}
+
+double pmcfi_rng_unif(struct pmcfi_rng *r)
+{
+	return (double)(pmcfi_rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+uint32_t pmcfi_rng_below(struct pmcfi_rng *r, uint32_t n)
+{
+	return (uint32_t)(((pmcfi_rng_next(r) >> 32) * (uint64_t)n) >> 32);
+}
+
+double pmcfi_rng_normal(struct pmcfi_rng *r)
+{
+	double u1 = pmcfi_rng_unif(r), u2 = pmcfi_rng_unif(r);
+	if (u1 < 1e-300)
+		u1 = 1e-300;
+	return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+double pmcfi_rng_hash_unif(uint64_t a, uint64_t b)
+{
+	return (double)(pmcfi_rng_hash2(a, b) >> 11) * 0x1.0p-53;
+}

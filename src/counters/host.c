@@ -15,6 +15,7 @@
 #endif
 #include "counters/perf.h"
 #include "counters/tracefs.h"
+#include "util/abi.h"
 #include "util/internal.h"
 
 #define EVENT_SOURCE "/sys/bus/event_source/devices"
@@ -182,8 +183,11 @@ static void rdpmc_state(pmcf_host_info *h)
 int pmcf_host_describe(pmcf_host_info *h)
 {
 	pmcfi_clear_error();
-	if (!h || h->size < sizeof(*h))
-		return pmcfi_fail(PMCF_EINVAL, "pmcf_host_info: size not set");
+	if (!h)
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_host_describe: missing argument");
+	int rc = pmcfi_check_struct("pmcf_host_info", h, h->size, sizeof(*h), sizeof(*h));
+	if (rc)
+		return rc;
 	memset(h, 0, sizeof(*h));
 	h->size = sizeof(*h);
 	cpu_model(h);

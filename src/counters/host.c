@@ -6,7 +6,6 @@
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <perfmon/pfmlib.h>
@@ -14,6 +13,7 @@
 #include <cpuid.h>
 #endif
 #include "counters/perf.h"
+#include "counters/perf_group.h"
 #include "counters/tracefs.h"
 #include "util/abi.h"
 #include "util/internal.h"
@@ -140,7 +140,7 @@ static void hw_probe(pmcf_host_info *h)
 	a.disabled = 1;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
-	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = pmcfi_perf_event_open(&a, 0, -1);
 	if (fd >= 0) {
 		close(fd);
 		h->hw_counting = 1;

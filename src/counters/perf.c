@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h> /* before libpfm4's copy, which then steps aside */
@@ -91,12 +90,6 @@ int pmcfi_perf_kernel_allowed(void)
 		return 1;
 	int p = pmcfi_perf_paranoid();
 	return p != INT_MIN && p <= 1;
-}
-
-static int sys_perf_event_open(struct perf_event_attr *attr, int group_fd)
-{
-	/* this thread, any CPU */
-	return (int)syscall(SYS_perf_event_open, attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
 }
 
 /* ---- building ------------------------------------------------------------- */
@@ -894,7 +887,7 @@ static int probe_one(const pmcf_catalog *c, const struct perf_impl *impl, size_t
 	}
 	for (size_t j = 0; j < n; j++) { /* a PAPI preset: every native alone */
 		attr[j].disabled = 1;
-		int fd = sys_perf_event_open(&attr[j], -1);
+		int fd = pmcfi_perf_event_open(&attr[j], 0, -1);
 		if (fd < 0)
 			return 0;
 		close(fd);
@@ -1040,7 +1033,7 @@ static int each_opens(struct perf_impl *impl, const pmcf_catalog *c, const size_
 			if (err)
 				return err;
 			attr.disabled = 1;
-			int fd = sys_perf_event_open(&attr, -1);
+			int fd = pmcfi_perf_event_open(&attr, 0, -1);
 			if (fd >= 0) {
 				close(fd);
 				e->opens = 1;
@@ -1151,7 +1144,7 @@ static int check_set(void *vimpl, const pmcf_catalog *c, const size_t *idx, size
 			                      PERF_FORMAT_TOTAL_TIME_RUNNING;
 			attr[j].disabled = m == 0;
 			attr[j].inherit = 0;
-			fd[m] = sys_perf_event_open(&attr[j], m ? fd[0] : -1);
+			fd[m] = pmcfi_perf_event_open(&attr[j], 0, m ? fd[0] : -1);
 			if (fd[m] < 0)
 				ret = refused(name, m, leader, errno, why, whylen);
 		}

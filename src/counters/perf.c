@@ -19,6 +19,7 @@
 #include "counters/perf_group.h"
 #include "counters/perf_syntax.h"
 #include "counters/tracefs.h"
+#include "util/abi.h"
 #include "util/internal.h"
 
 enum kind {
@@ -108,14 +109,8 @@ static void free_impl(void *p)
 
 static int enc_reserve(struct perf_impl *impl)
 {
-	if (impl->n < impl->cap)
-		return 0;
-	size_t cap = impl->cap ? 2 * impl->cap : 512;
-	struct enc *e = realloc(impl->enc, cap * sizeof(*e));
-	if (!e)
+	if (pmcfi_grow((void **)&impl->enc, &impl->cap, impl->n + 1, sizeof(*impl->enc)))
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory building the event catalogue");
-	impl->enc = e;
-	impl->cap = cap;
 	return 0;
 }
 

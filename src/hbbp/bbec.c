@@ -93,13 +93,8 @@ static int build_spaces(struct ctx *c)
 		struct space *s = space_of(c, pmcf_perfdata_mmap(pd, i)->pid, 1);
 		if (!s)
 			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-		if (s->n == s->cap) {
-			s->cap = s->cap ? s->cap * 2 : 16;
-			size_t *q = realloc(s->maps, s->cap * sizeof(*q));
-			if (!q)
-				return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-			s->maps = q;
-		}
+		if (pmcfi_grow((void **)&s->maps, &s->cap, s->n + 1, sizeof(*s->maps)))
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 		s->maps[s->n++] = i;
 	}
 	for (size_t i = 0; i < pmcf_perfdata_ntasks(pd); i++) {

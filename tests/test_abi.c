@@ -122,7 +122,9 @@ static int call_cit(void)
 {
 	const char *ev[] = {"task-clock"};
 	pmcf_cit_report *r = NULL;
-	return pmcf_cit_run((void *)buf.b, ev, 1, &r);
+	int rc = pmcf_cit_run((void *)buf.b, ev, 1, &r);
+	pmcf_cit_report_free(r);
+	return rc;
 }
 static int call_collect(void)
 {
@@ -134,7 +136,9 @@ static int call_combine_opts(void)
 {
 	const pmcf_profile *in[] = {prof};
 	pmcf_profile *out = NULL;
-	return pmcf_combine(in, 1, (void *)buf.b, &out, NULL);
+	int rc = pmcf_combine(in, 1, (void *)buf.b, &out, NULL);
+	pmcf_profile_free(out);
+	return rc;
 }
 static int call_combine_check(void)
 {
@@ -146,7 +150,9 @@ static int call_combine_stats(void)
 	const pmcf_profile *in[] = {prof};
 	pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
 	pmcf_profile *out = NULL;
-	return pmcf_combine(in, 1, &o, &out, (void *)buf.b);
+	int rc = pmcf_combine(in, 1, &o, &out, (void *)buf.b);
+	pmcf_profile_free(out);
+	return rc;
 }
 static int call_plan(void)
 {
@@ -159,13 +165,17 @@ static int call_plan(void)
 static int call_sim(void)
 {
 	pmcf_profile *out = NULL;
-	return pmcf_sim_record(spec, NULL, 0, (void *)buf.b, &out);
+	int rc = pmcf_sim_record(spec, NULL, 0, (void *)buf.b, &out);
+	pmcf_profile_free(out);
+	return rc;
 }
 static int call_epd(void)
 {
 	const pmcf_profile *refs[] = {prof};
 	pmcf_epd_result *r = NULL;
-	return pmcf_epd_compute(prof, refs, 1, (void *)buf.b, &r);
+	int rc = pmcf_epd_compute(prof, refs, 1, (void *)buf.b, &r);
+	pmcf_epd_result_free(r);
+	return rc;
 }
 static int call_imix(void)
 {

@@ -28,23 +28,28 @@ int pmcfi_check_struct(const char *what, const void *p, size_t given, size_t fir
 	return 0;
 }
 
-static size_t size_field(const void *p)
+/* Checks p (its size field first) and sets *common to the bytes both the
+ * caller and this library know. */
+static int check_sized(const char *what, const void *p, size_t first_abi, size_t known,
+		       size_t *common)
 {
-	size_t s;
-	memcpy(&s, p, sizeof(s));
-	return s;
+	size_t given;
+	memcpy(&given, p, sizeof(given));
+	int rc = pmcfi_check_struct(what, p, given, first_abi, known);
+	if (!given)
+		given = first_abi;
+	*common = given < known ? given : known;
+	return rc;
 }
 
 int pmcfi_struct_in(const char *what, void *dst, const void *src, size_t first_abi, size_t known)
 {
+	size_t n;
 	if (src) {
-		size_t given = size_field(src);
-		int rc = pmcfi_check_struct(what, src, given, first_abi, known);
+		int rc = check_sized(what, src, first_abi, known, &n);
 		if (rc)
 			return rc;
-		if (!given)
-			given = first_abi;
-		memcpy(dst, src, given < known ? given : known);
+		memcpy(dst, src, n);
 	}
 	memcpy(dst, &known, sizeof(known));
 	return 0;
@@ -52,13 +57,10 @@ int pmcfi_struct_in(const char *what, void *dst, const void *src, size_t first_a
 
 int pmcfi_struct_out(const char *what, void *dst, const void *src, size_t first_abi, size_t known)
 {
-	size_t given = size_field(dst);
-	int rc = pmcfi_check_struct(what, dst, given, first_abi, known);
+	size_t n;
+	int rc = check_sized(what, dst, first_abi, known, &n);
 	if (rc)
 		return rc;
-	if (!given)
-		given = first_abi;
-	size_t n = given < known ? given : known;
 	memcpy(dst, src, n);
 	memcpy(dst, &n, sizeof(n));
 	return 0;

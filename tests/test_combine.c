@@ -627,7 +627,7 @@ static void test_bc_three_and_fca(void **state)
 		for (size_t e = 0; e < 5; e++)
 			assert_false(pmcf_is_missing(pmcf_profile_value(f, i, e)));
 	}
-	pmcf_match_summary ms;
+	pmcf_match_summary ms = {.size = sizeof(ms)};
 	assert_int_equal(pmcf_combine_match_summary(f, &ms), 0);
 	assert_int_equal(ms.xus, 6);
 	assert_int_equal(ms.measured, 6);

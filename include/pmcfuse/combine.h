@@ -88,8 +88,10 @@ PMCF_API int pmcf_combine_check_run(const pmcf_profile *const *in, size_t n,
 PMCF_API int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opts *opts,
 			  pmcf_profile **out, pmcf_combine_stats *stats);
 
-/* Distribution of the match distances of a fused profile, for `show`. */
+/* Distribution of the match distances of a fused profile, for `show`.
+ * Set size = sizeof(pmcf_match_summary) before the call (pmcfuse.h, "Sized structs"). */
 typedef struct pmcf_match_summary {
+	size_t size;     /* sizeof(pmcf_match_summary), set by the caller */
 	size_t xus;      /* XUs of the profile */
 	size_t measured; /* XUs with a match distance */
 	double min, p50, p90, p99, max, mean; /* NaN when measured is 0 */
@@ -98,7 +100,9 @@ typedef struct pmcf_match_summary {
 } pmcf_match_summary;
 /* Upper edges of the buckets above (the last is INFINITY). */
 PMCF_API extern const double pmcf_match_hist_edges[7];
-/* Fills *s. A profile without match distances gives measured 0. */
+/* Fills *s. A profile without match distances gives measured 0. Errors:
+ * PMCF_EINVAL (NULL argument, size smaller than the struct or bytes beyond it
+ * not zero), PMCF_ENOMEM. */
 PMCF_API int pmcf_combine_match_summary(const pmcf_profile *p, pmcf_match_summary *s);
 
 #ifdef __cplusplus

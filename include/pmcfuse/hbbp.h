@@ -16,7 +16,7 @@ extern "C" {
  * PMCF_ECORRUPT (truncated or hostile files never read out of bounds). */
 typedef struct pmcf_perfdata pmcf_perfdata;
 
-typedef struct {
+typedef struct pmcf_pd_attr {
 	uint32_t type;
 	uint64_t config, sample_period, sample_type, read_format, branch_sample_type;
 	int freq, sample_id_all, exclude_user, exclude_kernel, precise_ip;
@@ -25,12 +25,12 @@ typedef struct {
 	const uint64_t *ids;
 } pmcf_pd_attr;
 
-typedef struct {
+typedef struct pmcf_pd_branch {
 	uint64_t from, to, flags;
 } pmcf_pd_branch;
 
 #define PMCF_PD_NOATTR UINT32_MAX
-typedef struct {
+typedef struct pmcf_pd_sample {
 	uint32_t attr;          /* index into the attributes, or PMCF_PD_NOATTR */
 	uint16_t misc;          /* PERF_RECORD_MISC_* (cpu mode in the low 3 bits) */
 	uint32_t pid, tid;
@@ -41,7 +41,7 @@ typedef struct {
 	const pmcf_pd_branch *branches;
 } pmcf_pd_sample;
 
-typedef struct {
+typedef struct pmcf_pd_mmap {
 	uint32_t pid, tid;
 	uint64_t addr, len, pgoff;
 	uint16_t misc;
@@ -49,19 +49,19 @@ typedef struct {
 	const char *filename;
 } pmcf_pd_mmap;
 
-typedef struct {
+typedef struct pmcf_pd_comm {
 	uint32_t pid, tid;
 	int exec;               /* COMM after an exec */
 	const char *comm;
 } pmcf_pd_comm;
 
-typedef struct {
+typedef struct pmcf_pd_task {
 	uint32_t pid, ppid, tid, ptid;
 	uint64_t time;
 	int exit;               /* 0 FORK, 1 EXIT */
 } pmcf_pd_task;
 
-typedef struct {
+typedef struct pmcf_pd_stats {
 	uint64_t records, samples, mmaps, comms, tasks, lost, skipped;
 } pmcf_pd_stats;
 
@@ -99,7 +99,7 @@ enum pmcf_imix_method {
 };
 
 /* A basic block handed to a cost model: its x86-64 code and where it lives. */
-typedef struct {
+typedef struct pmcf_imix_code_block {
 	const char *module, *function;
 	uint64_t start;        /* link-time address */
 	unsigned len;          /* instructions */
@@ -118,7 +118,7 @@ enum pmcf_imix_skid {
 	PMCF_IMIX_SKID_NONE = 1  /* to the sampled instruction itself */
 };
 
-typedef struct {
+typedef struct pmcf_imix_opts {
 	size_t size;           /* sizeof(pmcf_imix_opts) */
 	int method;            /* enum pmcf_imix_method */
 	unsigned cutoff;       /* HBBP block-length cut-off; 0 means 18 */
@@ -138,7 +138,7 @@ typedef struct {
 	int skid;              /* enum pmcf_imix_skid */
 } pmcf_imix_opts;
 
-typedef struct {
+typedef struct pmcf_imix_ins {
 	const char *module, *function;
 	const char *mnemonic, *isa_ext, *isa_set, *category, *packing;
 	uint64_t addr, block;  /* link-time addresses in the module */
@@ -150,7 +150,7 @@ typedef struct {
 
 enum pmcf_imix_source { PMCF_IMIX_SRC_NONE = 0, PMCF_IMIX_SRC_EBS = 1, PMCF_IMIX_SRC_LBR = 2,
 			PMCF_IMIX_SRC_REF = 3 };
-typedef struct {
+typedef struct pmcf_imix_block {
 	const char *module, *function;
 	uint64_t start;
 	unsigned len;
@@ -159,7 +159,7 @@ typedef struct {
 	int source;             /* enum pmcf_imix_source of count */
 } pmcf_imix_block;
 
-typedef struct {
+typedef struct pmcf_imix_stats {
 	double ebs_weight, lbr_weight;     /* summed sample weights per source */
 	uint64_t ebs_samples, lbr_samples, other_samples;
 	uint64_t lbr_streams, lbr_streams_discarded;
@@ -205,7 +205,7 @@ enum pmcf_imix_key {
 /* Name <-> key ("mnemonic", "isa", "isa-set", ...); -1 when unknown. */
 PMCF_API int pmcf_imix_key_parse(const char *name);
 
-typedef struct {
+typedef struct pmcf_imix_row {
 	char *key;
 	double count, share;
 } pmcf_imix_row;
@@ -215,12 +215,12 @@ typedef struct {
 PMCF_API int pmcf_imix_pivot(const pmcf_imix *m, int key, pmcf_imix_row **rows, size_t *n);
 PMCF_API void pmcf_imix_rows_free(pmcf_imix_row *rows, size_t n);
 
-typedef struct {
+typedef struct pmcf_imix_cmp_row {
 	const char *mnemonic;
 	double ref, measured, error; /* error: |ref - measured| / ref (§VI.B) */
 } pmcf_imix_cmp_row;
 
-typedef struct {
+typedef struct pmcf_imix_cmp {
 	double avg_weighted_error; /* sum_M Error(M) * ref(M) / #ref (§VI.B) */
 	double ref_total, measured_total, scale; /* measured values were multiplied by scale */
 	double extra;              /* measured count of mnemonics absent from the reference */
@@ -236,14 +236,14 @@ PMCF_API void pmcf_imix_cmp_free(pmcf_imix_cmp *c);
 
 /* ---- training the block-length rule (§IV.B) ------------------------------- */
 
-typedef struct {
+typedef struct pmcf_imix_example {
 	unsigned len;  /* block length in instructions */
 	int bias;      /* entry[0] bias flag */
 	double weight; /* executions (reference) x length */
 	int lbr;       /* label: 1 when LBR was closer to the reference, 0 for EBS */
 } pmcf_imix_example;
 
-typedef struct {
+typedef struct pmcf_imix_stump {
 	int feature;        /* 0: length (LBR when len <= cutoff), 1: bias (LBR when no bias) */
 	unsigned cutoff;
 	double gini_before, gini_after, accuracy; /* weighted */

@@ -39,6 +39,19 @@ enum {
 	PMCF_ELAST = -10015
 };
 
+/* Sized structs. Every struct a caller passes in or gets filled (options,
+ * results: pmcf_*_opts, pmcf_combine_stats, pmcf_host_info, …) starts with
+ * size_t size, which the caller sets to sizeof(the struct) as its header
+ * declares it (the *_INIT macros do). One rule for all of them (libpfm4's):
+ * - size 0 means the struct's first published version;
+ * - a size smaller than the first version is refused (PMCF_EINVAL);
+ * - a size larger than this library knows (a newer header) is accepted
+ *   when every byte beyond the part the library knows is zero, else refused
+ *   (PMCF_EINVAL: the caller set a field this library would ignore);
+ * - options: fields beyond the caller's size take their defaults; results:
+ *   the library fills what both know and sets size to the bytes written.
+ * The error detail names the struct. */
+
 /* Text for any error code (PMCF_E* or -errno). Never NULL; static storage. */
 PMCF_API const char *pmcf_strerror(int err);
 

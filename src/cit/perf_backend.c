@@ -8,21 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cit/cit_impl.h"
 #include "counters/perf.h"
+#include "counters/perf_group.h"
 #include "util/internal.h"
 
 /* Events opened together in one run; a run whose events did not all count
  * the whole time (multiplexed) is repeated with fewer. */
 #define BATCH 4
-
-static int perf_open(struct perf_event_attr *a, pid_t pid)
-{
-	return (int)syscall(SYS_perf_event_open, a, pid, -1, -1, 0);
-}
 
 int pmcfi_cit_perf_check(void)
 {
@@ -34,7 +29,7 @@ int pmcfi_cit_perf_check(void)
 	a.disabled = 1;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
-	int fd = perf_open(&a, 0);
+	int fd = pmcfi_perf_event_open(&a, 0, -1);
 	if (fd >= 0) {
 		close(fd);
 		return 0;
@@ -81,7 +76,7 @@ static int run_batch(const pmcf_catalog *c, const struct cit_run *run, const cha
 		a.enable_on_exec = 1;
 		a.inherit = 1;
 		a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-		fds[opened] = perf_open(&a, pid);
+		fds[opened] = pmcfi_perf_event_open(&a, pid, -1);
 		if (fds[opened] < 0) {
 			err = pmcfi_fail(errno == EACCES || errno == EPERM ? PMCF_EPARANOID
 									 : PMCF_ENOTSUP,

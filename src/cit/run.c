@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cit/cit_impl.h"
+#include "util/abi.h"
 #include "util/internal.h"
 
 struct pmcf_cit_report {
@@ -245,9 +246,12 @@ int pmcf_cit_run(const pmcf_cit_options *o, const char *const *events, size_t n,
 		 pmcf_cit_report **out)
 {
 	pmcfi_clear_error();
-	if (!o || o->size < sizeof(*o) || !events || !n || !out)
+	if (!o || !events || !n || !out)
 		return pmcfi_fail(PMCF_EINVAL, "categorisation needs options (pmcf_cit_options_init) "
 					       "and events");
+	int rc = pmcfi_check_struct("pmcf_cit_options", o, o->size, sizeof(*o), sizeof(*o));
+	if (rc)
+		return rc;
 	if (o->points < 2 || !o->iterations || !o->accesses || o->unit < 8 || o->unit % 8)
 		return pmcfi_fail(PMCF_EINVAL, "categorisation needs >= 2 points, iterations, "
 					       "accesses and a unit that is a multiple of 8");

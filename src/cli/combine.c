@@ -91,7 +91,7 @@ void fuse_print_summary(FILE *f, const pmcf_profile *fused, const pmcf_combine_s
 	/* the BC grid is how the pairing was searched, not a result: -v */
 	if (pmcf_strategy_ordered(strategy) && cli_verbose)
 		fprintf(f, "grid: %zu iterations, largest dmax %u\n", st->bc_iterations, st->bc_dmax);
-	pmcf_match_summary ms;
+	pmcf_match_summary ms = {.size = sizeof(ms)};
 	if (pmcf_combine_match_summary(fused, &ms) == 0 && ms.measured)
 		fprintf(f, "match distance over %zu XUs: median %.4g, p90 %.4g, p99 %.4g, max %.4g\n",
 			ms.measured, ms.p50, ms.p90, ms.p99, ms.max);
@@ -111,7 +111,7 @@ void fuse_json_summary(FILE *f, const pmcf_profile *fused, const pmcf_combine_st
 	if (pmcf_strategy_ordered(strategy))
 		fprintf(f, ", \"grid\": {\"iterations\": %zu, \"dmax\": %u}", st->bc_iterations,
 			st->bc_dmax);
-	pmcf_match_summary ms;
+	pmcf_match_summary ms = {.size = sizeof(ms)};
 	if (pmcf_combine_match_summary(fused, &ms) == 0 && ms.measured) {
 		fprintf(f, ", \"match\": {\"measured\": %zu, \"median\": ", ms.measured);
 		cli_json_number(f, ms.p50);

@@ -276,11 +276,6 @@ static int check_ref(const char *verb, const pmcf_profile *target, const char *t
 	return CLI_OK;
 }
 
-int refdir_open(const char *verb, const char *dir, pmcf_profile ***refs, size_t *n)
-{
-	return refdir_open_for(verb, dir, NULL, NULL, 1, refs, n);
-}
-
 int refdir_open_for(const char *verb, const char *dir, const pmcf_profile *target,
 		    const char *tpath, int force, pmcf_profile ***refs, size_t *n)
 {

@@ -4,13 +4,12 @@
 #define PMCF_CLI_REFDIR_H
 #include "pmcfuse/profile.h"
 
-/* Opens every *.pmcf of dir in name order; reports errors (returns an exit
- * status). Free with refdir_free. */
-int refdir_open(const char *verb, const char *dir, pmcf_profile ***refs, size_t *n);
-/* refdir_open for references of target (read from tpath): unless force,
- * refuses references of another program run (program, arguments, binary or
- * simulated workload differ: the check of combine) and two references that
- * are the same execution (identical copies calibrate to 0). */
+/* Opens every *.pmcf of dir in name order, the references of target (read
+ * from tpath; NULL: any); reports errors (returns an exit status). Unless
+ * force, refuses references of another program run (program, arguments,
+ * binary or simulated workload differ: the check of combine) and two
+ * references that are the same execution (identical copies calibrate to 0).
+ * Free with refdir_free. */
 int refdir_open_for(const char *verb, const char *dir, const pmcf_profile *target,
 		    const char *tpath, int force, pmcf_profile ***refs, size_t *n);
 void refdir_free(pmcf_profile **refs, size_t n);

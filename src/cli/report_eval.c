@@ -154,7 +154,7 @@ void report_section_tmd(struct report *r)
 
 void report_section_match(struct report *r)
 {
-	pmcf_match_summary s;
+	pmcf_match_summary s = {.size = sizeof(s)};
 	if (pmcf_combine_match_summary(r->p, &s) || !s.measured)
 		return;
 	FILE *h = r->html;

@@ -158,7 +158,7 @@ int cmd_show(int argc, char **argv)
 		es[e].covered = strcmp(pmcf_profile_event_name(p, e), PMCF_EVENT_DURATION) != 0 &&
 				pmcf_profile_coverage_summary(p, e, &es[e].measured,
 							      &es[e].time_measured) == 0;
-	pmcf_match_summary ms;
+	pmcf_match_summary ms = {.size = sizeof(ms)};
 	if (pmcf_combine_match_summary(p, &ms) != 0)
 		ms.measured = 0;
 

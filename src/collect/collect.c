@@ -30,6 +30,7 @@
 #include "pmcfuse/collect.h"
 #include "pmcfuse/events.h"
 #include "pmcfuse/multiplex.h"
+#include "util/abi.h"
 #include "util/internal.h"
 #include "util/json_bytes.h"
 
@@ -692,17 +693,15 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 	*out = NULL;
 	if (!argv || !argv[0] || (nevents && !events))
 		return pmcfi_fail(PMCF_EINVAL, "no program to run");
-	if (opts && opts->size && opts->size < offsetof(pmcf_collect_opts, chunk_kb))
-		return pmcfi_fail(PMCF_EINVAL, "pmcf_collect_opts.size too small");
-	unsigned pmcs = opts ? opts->pmcs : 0;
-	int mux = PMCF_MUX_NONE, estimate = PMCF_EST_CUMULATIVE;
-	double period_ms = 4;
-	if (opts && opts->size >= offsetof(pmcf_collect_opts, estimate) + sizeof(int)) {
-		mux = opts->multiplex;
-		estimate = opts->estimate;
-		if (opts->period_ms > 0)
-			period_ms = opts->period_ms;
-	}
+	pmcf_collect_opts given = {0}; /* zero: every option's default */
+	int rc = pmcfi_struct_in("pmcf_collect_opts", &given, opts,
+				 offsetof(pmcf_collect_opts, chunk_kb), sizeof(given));
+	if (rc)
+		return rc;
+	opts = &given;
+	unsigned pmcs = opts->pmcs;
+	int mux = opts->multiplex, estimate = opts->estimate;
+	double period_ms = opts->period_ms > 0 ? opts->period_ms : 4;
 	if (mux < PMCF_MUX_NONE || mux > PMCF_MUX_ROC)
 		return pmcfi_fail(PMCF_EINVAL, "unknown multiplexing mode %d", mux);
 	if (estimate != PMCF_EST_CUMULATIVE && estimate != PMCF_EST_LOCAL)
@@ -815,10 +814,8 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 	uint64_t t0 = now_ns();
 	tm->setup_ns = t0 - t_setup;
 	int outfd[2] = {0, 0};
-	if (opts && opts->size >= offsetof(pmcf_collect_opts, stderr_fd) + sizeof(int)) {
-		outfd[0] = opts->stdout_fd;
-		outfd[1] = opts->stderr_fd;
-	}
+	outfd[0] = opts->stdout_fd;
+	outfd[1] = opts->stderr_fd;
 	err = run_child(argv, program, env, outfd, ei);
 	uint64_t t_end = now_ns();
 	tm->program_ns = t_end - t0;

@@ -1146,8 +1146,7 @@ static int cmp_type_size(const void *a, const void *b, void *ctx)
 static size_t step_cpus(const struct cmb *c)
 {
 	unsigned want = 0;
-	if (c->opts->size >= offsetof(pmcf_combine_opts, threads) + sizeof(c->opts->threads))
-		want = c->opts->threads;
+	want = c->opts->threads; /* the options are a checked full copy (combine.c) */
 	if (!want) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 		want = n > 0 ? (unsigned)n : 1;

@@ -10,6 +10,7 @@
 #include "combine/combine_impl.h"
 #include "pmcfuse/events.h"
 #include "profile/ident.h"
+#include "util/abi.h"
 #include "util/internal.h"
 
 /* The strategies, by enum pmcf_strategy (libpfm4's pfmlib_pmu_t style): a
@@ -176,8 +177,7 @@ static int check_plan_sets(const pmcf_profile *const *in, size_t n, const pmcf_c
 		seen[k] = 1;
 		who[k] = j;
 	}
-	if (!err && n < nsets && !(o->size >= offsetof(pmcf_combine_opts, partial) + sizeof(int) &&
-				   o->partial)) {
+	if (!err && n < nsets && !o->partial) {
 		char miss[256];
 		size_t len = 0, nmiss = 0;
 		miss[0] = '\0';
@@ -196,12 +196,25 @@ static int check_plan_sets(const pmcf_profile *const *in, size_t n, const pmcf_c
 	return err;
 }
 
-int pmcf_combine_check_run(const pmcf_profile *const *in, size_t n, const pmcf_combine_opts *o)
+/* The caller's options, checked, over the defaults (fields after threads
+ * came later). */
+static int opts_in(const pmcf_combine_opts *o, pmcf_combine_opts *local)
+{
+	*local = (pmcf_combine_opts)PMCF_COMBINE_OPTS_INIT;
+	return pmcfi_struct_in("pmcf_combine_opts", local, o, offsetof(pmcf_combine_opts, threads),
+			       sizeof(*local));
+}
+
+int pmcf_combine_check_run(const pmcf_profile *const *in, size_t n, const pmcf_combine_opts *opts)
 {
 	pmcfi_clear_error();
 	char b1[32], b2[32];
-	if (!in || !n || !o || o->size < sizeof(size_t) + sizeof(int))
+	if (!in || !n || !opts)
 		return pmcfi_fail(PMCF_EINVAL, "combine needs at least one profile and options");
+	pmcf_combine_opts local, *o = &local;
+	int rc = opts_in(opts, o);
+	if (rc)
+		return rc;
 	if (!strategy_of(o->strategy))
 		return pmcfi_fail(PMCF_EINVAL, "unknown strategy %d", o->strategy);
 	for (size_t j = 0; j < n; j++) {
@@ -233,7 +246,7 @@ int pmcf_combine_check_run(const pmcf_profile *const *in, size_t n, const pmcf_c
 static int check_complete(const pmcf_profile *const *in, size_t n, const pmcf_combine_opts *o)
 {
 	char b1[32];
-	int partial = o->size >= offsetof(pmcf_combine_opts, partial) + sizeof(int) && o->partial;
+	int partial = o->partial;
 	for (size_t j = 0; j < n && !partial; j++) {
 		const char *done = pmcf_profile_meta_get(in[j], PMCF_META_COMPLETE);
 		if (done && strcmp(done, "0") == 0)
@@ -245,10 +258,13 @@ static int check_complete(const pmcf_profile *const *in, size_t n, const pmcf_co
 	return 0;
 }
 
-int pmcf_combine_check(const pmcf_profile *const *in, size_t n, const pmcf_combine_opts *o)
+int pmcf_combine_check(const pmcf_profile *const *in, size_t n, const pmcf_combine_opts *opts)
 {
 	char b1[32];
-	int err = pmcf_combine_check_run(in, n, o);
+	int err = pmcf_combine_check_run(in, n, opts);
+	pmcf_combine_opts local, *o = &local;
+	if (!err)
+		err = opts_in(opts, o);
 	if (!err)
 		err = check_plan_sets(in, n, o);
 	if (!err)
@@ -783,9 +799,18 @@ int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opt
 	if (!out)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_combine: NULL output");
 	*out = NULL;
-	int err = pmcf_combine_check(in, n, opts);
+	pmcfi_clear_error();
+	int err = stats ? pmcfi_check_struct("pmcf_combine_stats", stats, stats->size,
+					     sizeof(*stats), sizeof(*stats))
+			: 0;
+	if (!err)
+		err = pmcf_combine_check(in, n, opts);
+	pmcf_combine_opts given;
+	if (!err)
+		err = opts_in(opts, &given);
 	if (err)
 		return err;
+	opts = &given;
 	pmcf_combine_stats local;
 	memset(&local, 0, sizeof(local));
 	struct cmb c = {.in = in, .n = n, .opts = opts, .stats = &local};
@@ -819,11 +844,9 @@ int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opt
 			local.complete_xus += (size_t)all;
 		}
 		local.partial_xus = c.nf - local.complete_xus;
-		if (stats) {
-			size_t sz = stats->size && stats->size < sizeof(local) ? stats->size : sizeof(local);
-			local.size = sz;
-			memcpy(stats, &local, sz);
-		}
+		if (stats) /* checked above: cannot fail */
+			pmcfi_struct_out("pmcf_combine_stats", stats, &local, sizeof(local),
+					 sizeof(local));
 		*out = c.out;
 		c.out = NULL;
 	}
@@ -852,7 +875,11 @@ int pmcf_combine_match_summary(const pmcf_profile *p, pmcf_match_summary *s)
 	pmcfi_clear_error();
 	if (!p || !s)
 		return pmcfi_fail(PMCF_EINVAL, "NULL argument");
+	int rc = pmcfi_check_struct("pmcf_match_summary", s, s->size, sizeof(*s), sizeof(*s));
+	if (rc)
+		return rc;
 	memset(s, 0, sizeof(*s));
+	s->size = sizeof(*s);
 	s->xus = pmcf_profile_nxus(p);
 	s->min = s->p50 = s->p90 = s->p99 = s->max = s->mean = NAN;
 	double *v = malloc((s->xus ? s->xus : 1) * sizeof(double));

@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include "counters/catalog.h"
+#include "util/abi.h"
 #include "util/internal.h"
 
 struct pmcf_catalog {
@@ -112,14 +113,8 @@ int pmcfi_catalog_add(pmcf_catalog *c, const pmcf_event_info *info)
 		return pmcfi_fail(PMCF_EINVAL, "event without a name");
 	if (lookup_exact(c, info->name) >= 0)
 		return pmcfi_fail(PMCF_ECONFLICT, "event '%s' listed twice", info->name);
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 256;
-		pmcf_event_info *ev = realloc(c->ev, cap * sizeof(*ev));
-		if (!ev)
-			return pmcfi_fail(PMCF_ENOMEM, "out of memory building the event catalogue");
-		c->ev = ev;
-		c->cap = cap;
-	}
+	if (pmcfi_grow((void **)&c->ev, &c->cap, c->n + 1, sizeof(*c->ev)))
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory building the event catalogue");
 	if (2 * (c->n + 1) > c->nslot) {
 		int err = rehash(c, c->nslot ? 2 * c->nslot : 512);
 		if (err)

@@ -6,7 +6,6 @@
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <perfmon/pfmlib.h>
@@ -14,7 +13,9 @@
 #include <cpuid.h>
 #endif
 #include "counters/perf.h"
+#include "counters/perf_group.h"
 #include "counters/tracefs.h"
+#include "util/abi.h"
 #include "util/internal.h"
 
 #define EVENT_SOURCE "/sys/bus/event_source/devices"
@@ -139,7 +140,7 @@ static void hw_probe(pmcf_host_info *h)
 	a.disabled = 1;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
-	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = pmcfi_perf_event_open(&a, 0, -1);
 	if (fd >= 0) {
 		close(fd);
 		h->hw_counting = 1;
@@ -182,8 +183,11 @@ static void rdpmc_state(pmcf_host_info *h)
 int pmcf_host_describe(pmcf_host_info *h)
 {
 	pmcfi_clear_error();
-	if (!h || h->size < sizeof(*h))
-		return pmcfi_fail(PMCF_EINVAL, "pmcf_host_info: size not set");
+	if (!h)
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_host_describe: missing argument");
+	int rc = pmcfi_check_struct("pmcf_host_info", h, h->size, sizeof(*h), sizeof(*h));
+	if (rc)
+		return rc;
 	memset(h, 0, sizeof(*h));
 	h->size = sizeof(*h);
 	cpu_model(h);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <papi.h>
 #include "counters/papi.h"
+#include "util/abi.h"
 #include "util/internal.h"
 
 int pmcfi_papi_name(const char *name) { return strncasecmp(name, "PAPI_", 5) == 0; }
@@ -38,14 +39,8 @@ void pmcfi_papi_free(struct pmcfi_papi *t)
 /* Makes room for one more preset at t->p[t->n], zeroed (the caller counts it). */
 static int push(struct pmcfi_papi *t, size_t *cap)
 {
-	if (t->n == *cap) {
-		size_t c = *cap ? 2 * *cap : 128;
-		struct pmcfi_papi_preset *p = realloc(t->p, c * sizeof(*p));
-		if (!p)
-			return pmcfi_fail(PMCF_ENOMEM, "out of memory reading PAPI presets");
-		t->p = p;
-		*cap = c;
-	}
+	if (pmcfi_grow((void **)&t->p, cap, t->n + 1, sizeof(*t->p)))
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory reading PAPI presets");
 	memset(&t->p[t->n], 0, sizeof(t->p[t->n]));
 	return 0;
 }

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h> /* before libpfm4's copy, which then steps aside */
@@ -20,6 +19,7 @@
 #include "counters/perf_group.h"
 #include "counters/perf_syntax.h"
 #include "counters/tracefs.h"
+#include "util/abi.h"
 #include "util/internal.h"
 
 enum kind {
@@ -93,12 +93,6 @@ int pmcfi_perf_kernel_allowed(void)
 	return p != INT_MIN && p <= 1;
 }
 
-static int sys_perf_event_open(struct perf_event_attr *attr, int group_fd)
-{
-	/* this thread, any CPU */
-	return (int)syscall(SYS_perf_event_open, attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
-}
-
 /* ---- building ------------------------------------------------------------- */
 
 static void free_impl(void *p)
@@ -115,14 +109,8 @@ static void free_impl(void *p)
 
 static int enc_reserve(struct perf_impl *impl)
 {
-	if (impl->n < impl->cap)
-		return 0;
-	size_t cap = impl->cap ? 2 * impl->cap : 512;
-	struct enc *e = realloc(impl->enc, cap * sizeof(*e));
-	if (!e)
+	if (pmcfi_grow((void **)&impl->enc, &impl->cap, impl->n + 1, sizeof(*impl->enc)))
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory building the event catalogue");
-	impl->enc = e;
-	impl->cap = cap;
 	return 0;
 }
 
@@ -894,7 +882,7 @@ static int probe_one(const pmcf_catalog *c, const struct perf_impl *impl, size_t
 	}
 	for (size_t j = 0; j < n; j++) { /* a PAPI preset: every native alone */
 		attr[j].disabled = 1;
-		int fd = sys_perf_event_open(&attr[j], -1);
+		int fd = pmcfi_perf_event_open(&attr[j], 0, -1);
 		if (fd < 0)
 			return 0;
 		close(fd);
@@ -1040,7 +1028,7 @@ static int each_opens(struct perf_impl *impl, const pmcf_catalog *c, const size_
 			if (err)
 				return err;
 			attr.disabled = 1;
-			int fd = sys_perf_event_open(&attr, -1);
+			int fd = pmcfi_perf_event_open(&attr, 0, -1);
 			if (fd >= 0) {
 				close(fd);
 				e->opens = 1;
@@ -1151,7 +1139,7 @@ static int check_set(void *vimpl, const pmcf_catalog *c, const size_t *idx, size
 			                      PERF_FORMAT_TOTAL_TIME_RUNNING;
 			attr[j].disabled = m == 0;
 			attr[j].inherit = 0;
-			fd[m] = sys_perf_event_open(&attr[j], m ? fd[0] : -1);
+			fd[m] = pmcfi_perf_event_open(&attr[j], 0, m ? fd[0] : -1);
 			if (fd[m] < 0)
 				ret = refused(name, m, leader, errno, why, whylen);
 		}

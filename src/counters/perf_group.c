@@ -12,9 +12,9 @@
 #include "counters/perf_group.h"
 #include "util/internal.h"
 
-static long perf_open(struct perf_event_attr *a, int group_fd)
+int pmcfi_perf_event_open(struct perf_event_attr *attr, int pid, int group_fd)
 {
-	return syscall(SYS_perf_event_open, a, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+	return (int)syscall(SYS_perf_event_open, attr, pid, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
 }
 
 static int read_paranoid(void)
@@ -148,7 +148,7 @@ static int open_all(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs,
 			a.exclude_hv = 1;
 		}
 		int lead = g->lead[g->grp[i]];
-		long fd = perf_open(&a, lead == i ? -1 : g->fds[lead]);
+		long fd = pmcfi_perf_event_open(&a, 0, lead == i ? -1 : g->fds[lead]);
 		if (fd < 0) {
 			int e = errno;
 			const char *nm = names && names[i] ? names[i] : "?";
@@ -365,7 +365,7 @@ int pmcfi_pgroup_open_mux(struct pmcfi_pgroup *g, const struct perf_event_attr *
 		 * encodes them so), else the kernel refuses the reference */
 		a.exclude_kernel = g->excluded_kernel || !any_kernel;
 		a.exclude_hv = a.exclude_kernel;
-		long fd = perf_open(&a, -1);
+		long fd = pmcfi_perf_event_open(&a, 0, -1);
 		if (fd < 0) {
 			int e = errno;
 			pmcfi_pgroup_close(g);

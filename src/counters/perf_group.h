@@ -10,6 +10,11 @@
 
 #define PMCFI_PGROUP_MAX 64
 
+/* The library's one perf_event_open(2) call: event attr on thread pid (0:
+ * the calling thread), any CPU, in group_fd's group (-1: a group of its
+ * own), close-on-exec. Returns the descriptor, or -1 with errno set. */
+int pmcfi_perf_event_open(struct perf_event_attr *attr, int pid, int group_fd);
+
 struct pmcfi_pgroup {
 	int n;                                   /* number of events */
 	int fds[PMCFI_PGROUP_MAX];

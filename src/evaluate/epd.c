@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "evaluate/tmd.h"
+#include "util/abi.h"
 #include "util/internal.h"
 
 #define CAL_FLOOR 1e-6
@@ -330,11 +331,10 @@ int pmcf_epd_compute(const pmcf_profile *target, const pmcf_profile *const *refs
 	pmcfi_clear_error();
 	*out = NULL;
 	pmcf_epd_opts o = PMCF_EPD_OPTS_INIT;
-	if (opts) {
-		size_t sz = opts->size < sizeof(o) ? opts->size : sizeof(o);
-		memcpy(&o, opts, sz);
-		o.size = sizeof(o);
-	}
+	int rc = pmcfi_struct_in("pmcf_epd_opts", &o, opts, offsetof(pmcf_epd_opts, formula),
+				 sizeof(o));
+	if (rc)
+		return rc;
 	if (o.formula != PMCF_EPD_FLOORED && o.formula != PMCF_EPD_PAPER)
 		return pmcfi_fail(PMCF_EINVAL, "EPD: unknown formula %d", o.formula);
 	if (o.bins < 1 || o.bins > PMCFI_TMD_MAX_BINS)

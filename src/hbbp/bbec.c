@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hbbp/hbbp_impl.h"
+#include "util/abi.h"
 #include "util/internal.h"
 
 #define MAX_STREAM_INS 4096 /* longer streams are not straight-line code */
@@ -92,13 +93,8 @@ static int build_spaces(struct ctx *c)
 		struct space *s = space_of(c, pmcf_perfdata_mmap(pd, i)->pid, 1);
 		if (!s)
 			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-		if (s->n == s->cap) {
-			s->cap = s->cap ? s->cap * 2 : 16;
-			size_t *q = realloc(s->maps, s->cap * sizeof(*q));
-			if (!q)
-				return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-			s->maps = q;
-		}
+		if (pmcfi_grow((void **)&s->maps, &s->cap, s->n + 1, sizeof(*s->maps)))
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 		s->maps[s->n++] = i;
 	}
 	for (size_t i = 0; i < pmcf_perfdata_ntasks(pd); i++) {
@@ -270,17 +266,16 @@ int pmcf_imix_from_perfdata(const pmcf_perfdata *pd, const pmcf_imix_opts *opts,
 	pmcfi_clear_error();
 	*out = NULL;
 	pmcf_imix_opts o = {0};
-	if (opts) {
-		if (opts->size < sizeof(size_t))
-			return pmcfi_fail(PMCF_EINVAL, "pmcf_imix_opts: bad size");
-		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
-	}
+	int rc = pmcfi_struct_in("pmcf_imix_opts", &o, opts, offsetof(pmcf_imix_opts, llvm_mca),
+				 sizeof(o));
+	if (rc)
+		return rc;
 	if (o.method < PMCF_IMIX_HBBP || o.method > PMCF_IMIX_EBS_RAW)
 		return pmcfi_fail(PMCF_EINVAL, "unknown BBEC method %d", o.method);
 	struct ctx c = {.pd = pd, .o = &o, .method = o.method};
 	c.cutoff = o.cutoff ? o.cutoff : HBBP_DEFAULT_CUTOFF;
 	c.bias_ratio = o.bias_ratio > 0 ? o.bias_ratio : 3.0;
-	int rc = hbbpi_mix_new(&o, &c.m);
+	rc = hbbpi_mix_new(&o, &c.m);
 	if (rc)
 		return rc;
 	size_t na = pmcf_perfdata_nattrs(pd);

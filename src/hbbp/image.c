@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <Zydis/Zydis.h>
 #include "hbbp/hbbp_impl.h"
+#include "util/abi.h"
 #include "util/internal.h"
 
 #define NNAMES ((size_t)ZYDIS_MNEMONIC_MAX_VALUE + 1)
@@ -33,14 +34,8 @@ static int func_cmp(const void *a, const void *b)
 static int add_func(struct hbbp_func **fs, size_t *n, size_t *cap, const char *name, uint64_t start,
 		    uint64_t end, const uint8_t *bytes)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 256;
-		struct hbbp_func *q = realloc(*fs, nc * sizeof(*q));
-		if (!q)
-			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-		*fs = q;
-		*cap = nc;
-	}
+	if (pmcfi_grow((void **)fs, cap, *n + 1, sizeof(**fs)))
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	struct hbbp_func *f = &(*fs)[(*n)++];
 	memset(f, 0, sizeof(*f));
 	f->name = strdup(name);
@@ -120,14 +115,9 @@ static int load(struct hbbp_image *im)
 		Elf_Data *d = elf_rawdata(s, NULL);
 		if (!d || !d->d_buf || d->d_size < sh.sh_size)
 			continue;
-		if (nsects == capsects) {
-			capsects = capsects ? capsects * 2 : 8;
-			struct sect *q = realloc(sects, capsects * sizeof(*q));
-			if (!q) {
-				free(sects);
-				return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-			}
-			sects = q;
+		if (pmcfi_grow((void **)&sects, &capsects, nsects + 1, sizeof(*sects))) {
+			free(sects);
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 		}
 		const char *nm = elf_strptr(e, shstrndx, sh.sh_name);
 		sects[nsects++] = (struct sect){sh.sh_addr, sh.sh_size, d->d_buf, nm ? nm : "?"};
@@ -377,14 +367,9 @@ int hbbpi_func_decode(struct hbbp_image *im, struct hbbp_func *f)
 	size_t off = 0;
 	leader[0] = 1;
 	while (off < size) {
-		if (f->nins == cap) {
-			cap *= 2;
-			struct hbbp_ins *q = realloc(f->ins, cap * sizeof(*q));
-			if (!q) {
-				free(leader);
-				return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-			}
-			f->ins = q;
+		if (pmcfi_grow((void **)&f->ins, &cap, f->nins + 1, sizeof(*f->ins))) {
+			free(leader);
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 		}
 		struct hbbp_ins *in = &f->ins[f->nins++];
 		memset(in, 0, sizeof(*in));

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hbbp/hbbp_impl.h"
+#include "util/abi.h"
 #include "util/internal.h"
 
 int hbbpi_mix_new(const pmcf_imix_opts *o, pmcf_imix **out)
@@ -102,13 +103,8 @@ int hbbpi_mix_emit(pmcf_imix *m, hbbpi_choose_fn choose, void *ctx, int per_ins)
 				any |= f->ref[bl->first + k] > 0;
 			if (!any && ebs <= 0 && lbr <= 0)
 				continue;
-			if (m->nblocks == capb) {
-				capb = capb ? capb * 2 : 256;
-				pmcf_imix_block *q = realloc(m->blocks, capb * sizeof(*q));
-				if (!q)
-					return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-				m->blocks = q;
-			}
+			if (pmcfi_grow((void **)&m->blocks, &capb, m->nblocks + 1, sizeof(*m->blocks)))
+				return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 			m->blocks[m->nblocks++] = (pmcf_imix_block){
 				im->path, f->name, bl->start, bl->n, ebs, lbr, cnt, bias, src};
 			if (!any)
@@ -118,13 +114,8 @@ int hbbpi_mix_emit(pmcf_imix *m, hbbpi_choose_fn choose, void *ctx, int per_ins)
 				double c = per_ins ? f->ref[bl->first + k] : cnt;
 				if (c <= 0)
 					continue;
-				if (m->nins == capi) {
-					capi = capi ? capi * 2 : 1024;
-					pmcf_imix_ins *q = realloc(m->ins, capi * sizeof(*q));
-					if (!q)
-						return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-					m->ins = q;
-				}
+				if (pmcfi_grow((void **)&m->ins, &capi, m->nins + 1, sizeof(*m->ins)))
+					return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 				pmcf_imix_ins *r = &m->ins[m->nins++];
 				memset(r, 0, sizeof(*r));
 				r->module = im->path;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "hbbp/hbbp_impl.h"
+#include "util/abi.h"
 #include "util/internal.h"
 
 #define MAX_ATTRS 4096
@@ -81,16 +82,8 @@ static void skip(struct cur *c, uint64_t k)
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
 {
-	if (need <= *cap)
-		return 0;
-	size_t nc = *cap ? *cap * 2 : 64;
-	while (nc < need)
-		nc *= 2;
-	void *q = realloc(*p, nc * elem);
-	if (!q)
+	if (pmcfi_grow(p, cap, need, elem))
 		return pmcfi_fail(PMCF_ENOMEM, "perf.data: out of memory");
-	*p = q;
-	*cap = nc;
 	return 0;
 }
 

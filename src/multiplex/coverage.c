@@ -4,6 +4,7 @@
  * events that never counted, and the whole recording's summary. */
 #include "pmcfuse/events.h"
 #include "pmcfuse/multiplex.h"
+#include "util/abi.h"
 #include "util/internal.h"
 #include <stdlib.h>
 #include <string.h>
@@ -57,8 +58,9 @@ int pmcf_profile_mux_summary(const pmcf_profile *p, pmcf_mux_summary *s)
 {
 	if (!p || !s)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_profile_mux_summary: missing argument");
-	if (s->size != sizeof(*s))
-		return pmcfi_fail(PMCF_EINVAL, "pmcf_mux_summary: unknown size %zu", s->size);
+	int rc = pmcfi_check_struct("pmcf_mux_summary", s, s->size, sizeof(*s), sizeof(*s));
+	if (rc)
+		return rc;
 	if (!pmcf_profile_has_coverage(p))
 		return pmcfi_fail(PMCF_ENOENT, "the profile has no multiplexing coverage");
 	memset(s, 0, sizeof(*s));

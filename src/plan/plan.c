@@ -11,6 +11,7 @@
 #include <time.h>
 #include "pmcfuse/combine.h"
 #include "plan/plan_impl.h"
+#include "util/abi.h"
 #include "util/internal.h"
 
 int pmcf_packing_parse(const char *name)
@@ -613,14 +614,19 @@ static int in_list(const char *const *v, size_t n, const char *s)
 }
 
 int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n,
-		   const pmcf_plan_opts *o, pmcf_plan **out)
+		   const pmcf_plan_opts *opts, pmcf_plan **out)
 {
 	pmcfi_clear_error();
-	if (!c || !out || !o || (n && !events))
+	if (!c || !out || !opts || (n && !events))
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_plan_make: NULL argument");
 	*out = NULL;
+	pmcf_plan_opts local = PMCF_PLAN_OPTS_INIT, *o = &local; /* groups came later */
+	int err = pmcfi_struct_in("pmcf_plan_opts", o, opts, offsetof(pmcf_plan_opts, groups),
+				  sizeof(local));
+	if (err)
+		return err;
 	pmcf_plan *plan;
-	int err = plani_new(&plan);
+	err = plani_new(&plan);
 	if (err)
 		return err;
 	plan->strategy = o->strategy;
@@ -656,8 +662,7 @@ int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n,
 		const char *name = pmcf_catalog_at(c, (size_t)k)->name;
 		if (!in_list(req, nreq, name))
 			req[nreq++] = name;
-		if (o->size >= offsetof(pmcf_plan_opts, groups) + sizeof(o->groups) && o->groups &&
-		    o->groups[i])
+		if (o->groups && o->groups[i])
 			for (size_t r = 1; r < nreq; r++)
 				if (strcmp(req[r], name) == 0 && !grp[r])
 					grp[r] = o->groups[i];

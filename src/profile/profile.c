@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "profile/profile_impl.h"
+#include "util/abi.h"
 #include "util/internal.h"
 
 static const char *const kind_names[] = {
@@ -41,17 +42,8 @@ static int nomem(const char *what)
 /* Grows a small array (*arr of *cap elements of size elem) to hold need. */
 static int grow(void *arr, size_t *cap, size_t need, size_t elem)
 {
-	void **a = arr;
-	if (need <= *cap)
-		return 0;
-	size_t n = *cap ? *cap * 2 : 8;
-	while (n < need)
-		n *= 2;
-	void *q = realloc(*a, n * elem);
-	if (!q)
+	if (pmcfi_grow(arr, cap, need, elem))
 		return nomem("profile list");
-	*a = q;
-	*cap = n;
 	return 0;
 }
 

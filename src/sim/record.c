@@ -3,6 +3,7 @@
  * asked, and fill a profile with the monitored values, the ground truth of
  * every catalogue event, metadata and coverage. */
 #include "sim/sim_impl.h"
+#include "util/abi.h"
 #include "util/internal.h"
 #include <stddef.h>
 #include <stdio.h>
@@ -185,10 +186,10 @@ int pmcf_sim_record(const pmcf_sim_spec *s, const char *const *events, size_t ne
 	if (!s || !opts || (nevents && !events))
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_sim_record: missing argument");
 	pmcf_sim_opts o = PMCF_SIM_OPTS_INIT;
-	if (opts->size < offsetof(pmcf_sim_opts, estimate) + sizeof(int))
-		return pmcfi_fail(PMCF_EINVAL, "pmcf_sim_opts: unknown size %zu", opts->size);
-	memcpy(&o, opts, sizeof(o));
-	o.size = sizeof(o);
+	int rc = pmcfi_struct_in("pmcf_sim_opts", &o, opts,
+				 offsetof(pmcf_sim_opts, estimate) + sizeof(int), sizeof(o));
+	if (rc)
+		return rc;
 	if (o.multiplex < PMCF_MUX_NONE || o.multiplex > PMCF_MUX_ROC)
 		return pmcfi_fail(PMCF_EINVAL, "bad multiplexing mode %d", o.multiplex);
 	if (o.estimate != PMCF_EST_CUMULATIVE && o.estimate != PMCF_EST_LOCAL)

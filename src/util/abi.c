@@ -1,0 +1,86 @@
+/* Sized caller structs (one rule for every public entry point) and array
+ * growth: the two bookkeeping helpers every module needs. */
+#include "util/abi.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/internal.h"
+
+int pmcfi_check_struct(const char *what, const void *p, size_t given, size_t first_abi,
+		       size_t known)
+{
+	if (!given)
+		given = first_abi;
+	if (given < first_abi)
+		return pmcfi_fail(PMCF_EINVAL,
+				  "%s: size %zu is smaller than its first version (%zu bytes)", what,
+				  given, first_abi);
+	const unsigned char *b = p;
+	for (size_t i = known; i < given; i++)
+		if (b[i])
+			return pmcfi_fail(PMCF_EINVAL,
+					  "%s: size %zu, and byte %zu beyond the %zu this library "
+					  "knows is not zero",
+					  what, given, i, known);
+	return 0;
+}
+
+/* Checks p (its size field first) and sets *common to the bytes both the
+ * caller and this library know. */
+static int check_sized(const char *what, const void *p, size_t first_abi, size_t known,
+		       size_t *common)
+{
+	size_t given;
+	memcpy(&given, p, sizeof(given));
+	int rc = pmcfi_check_struct(what, p, given, first_abi, known);
+	if (!given)
+		given = first_abi;
+	*common = given < known ? given : known;
+	return rc;
+}
+
+int pmcfi_struct_in(const char *what, void *dst, const void *src, size_t first_abi, size_t known)
+{
+	size_t n;
+	if (src) {
+		int rc = check_sized(what, src, first_abi, known, &n);
+		if (rc)
+			return rc;
+		memcpy(dst, src, n);
+	}
+	memcpy(dst, &known, sizeof(known));
+	return 0;
+}
+
+int pmcfi_struct_out(const char *what, void *dst, const void *src, size_t first_abi, size_t known)
+{
+	size_t n;
+	int rc = check_sized(what, dst, first_abi, known, &n);
+	if (rc)
+		return rc;
+	memcpy(dst, src, n);
+	memcpy(dst, &n, sizeof(n));
+	return 0;
+}
+
+int pmcfi_grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t ncap = *cap > SIZE_MAX / 2 ? SIZE_MAX : *cap * 2;
+	if (ncap < need)
+		ncap = need;
+	if (ncap < 8)
+		ncap = 8;
+	if (!elem || ncap > SIZE_MAX / elem)
+		return -ENOMEM;
+	void *q = realloc(*p, ncap * elem);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = ncap;
+	return 0;
+}

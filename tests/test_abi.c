@@ -1,0 +1,315 @@
+/* The one rule for sized caller structs (pmcfuse.h, "Sized structs"):
+ * the helper's table, every public entry point that takes a sized struct,
+ * and the array-growth helper. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "pmcfuse/cit.h"
+#include "pmcfuse/collect.h"
+#include "pmcfuse/combine.h"
+#include "pmcfuse/evaluate.h"
+#include "pmcfuse/events.h"
+#include "pmcfuse/hbbp.h"
+#include "pmcfuse/multiplex.h"
+#include "pmcfuse/plan.h"
+#include "pmcfuse/profile.h"
+#include "pmcfuse/sim.h"
+#include "util/abi.h"
+
+/* ---- the helper ------------------------------------------------------------ */
+
+static const struct {
+	int line;
+	size_t given, first, known;
+	size_t nonzero_at; /* a non-zero byte there (0: none) */
+	int want;
+} check_cases[] = {
+	{__LINE__, 0, 16, 32, 0, 0},                   /* 0: the first version */
+	{__LINE__, 16, 16, 32, 0, 0},                  /* the first version */
+	{__LINE__, 24, 16, 32, 0, 0},                  /* between: older header */
+	{__LINE__, 32, 16, 32, 0, 0},                  /* this library's */
+	{__LINE__, 8, 16, 32, 0, PMCF_EINVAL},         /* smaller than the first */
+	{__LINE__, 15, 16, 32, 0, PMCF_EINVAL},        /* one byte short */
+	{__LINE__, 48, 16, 32, 0, 0},                  /* newer header, tail zero */
+	{__LINE__, 48, 16, 32, 40, PMCF_EINVAL},       /* newer header, tail set */
+	{__LINE__, 48, 16, 32, 47, PMCF_EINVAL},       /* last byte of the tail */
+	{__LINE__, 48, 16, 32, 31, 0},                 /* a known byte: anything */
+	{__LINE__, 33, 32, 32, 32, PMCF_EINVAL},       /* first == known, tail set */
+	{__LINE__, 0, 32, 32, 0, 0},                   /* first == known, 0 */
+};
+
+static void test_check_table(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(check_cases) / sizeof(check_cases[0]); i++) {
+		unsigned char b[64] = {0};
+		if (check_cases[i].nonzero_at)
+			b[check_cases[i].nonzero_at] = 1;
+		int rc = pmcfi_check_struct("t", b, check_cases[i].given, check_cases[i].first,
+					    check_cases[i].known);
+		if (rc != check_cases[i].want)
+			fail_msg("row at line %d: got %d, want %d", check_cases[i].line, rc,
+				 check_cases[i].want);
+		if (rc && strncmp(pmcf_errdetail(), "t: size ", 8) != 0)
+			fail_msg("row at line %d: detail '%s'", check_cases[i].line,
+				 pmcf_errdetail());
+	}
+}
+
+struct three {
+	size_t size;
+	int a, b, c; /* c came later */
+};
+
+static void test_in_out(void **state)
+{
+	(void)state;
+	struct three def = {0, 1, 2, 3}, d;
+	/* an older caller (a and b only) keeps c's default */
+	struct three old = {offsetof(struct three, c), 7, 8, 9};
+	d = def;
+	assert_int_equal(pmcfi_struct_in("t", &d, &old, offsetof(struct three, c), sizeof(d)), 0);
+	assert_int_equal(d.size, sizeof(d));
+	assert_int_equal(d.a, 7);
+	assert_int_equal(d.b, 8);
+	assert_int_equal(d.c, 3);
+	/* size 0: the first version */
+	old.size = 0;
+	d = def;
+	assert_int_equal(pmcfi_struct_in("t", &d, &old, offsetof(struct three, c), sizeof(d)), 0);
+	assert_int_equal(d.b, 8);
+	assert_int_equal(d.c, 3);
+	/* NULL: the defaults */
+	d = def;
+	assert_int_equal(pmcfi_struct_in("t", &d, NULL, offsetof(struct three, c), sizeof(d)), 0);
+	assert_int_equal(d.a, 1);
+	assert_int_equal(d.size, sizeof(d));
+	/* out: a caller that knows only a and b gets those, size says so */
+	struct three res = {sizeof(res), 4, 5, 6}, got = {offsetof(struct three, c), 0, 0, -1};
+	assert_int_equal(pmcfi_struct_out("t", &got, &res, offsetof(struct three, c),
+					  sizeof(res)),
+			 0);
+	assert_int_equal(got.size, offsetof(struct three, c));
+	assert_int_equal(got.a, 4);
+	assert_int_equal(got.b, 5);
+	assert_int_equal(got.c, -1);
+	got.size = 4;
+	assert_int_equal(pmcfi_struct_out("t", &got, &res, offsetof(struct three, c),
+					  sizeof(res)),
+			 PMCF_EINVAL);
+}
+
+/* ---- every public entry point that takes a sized struct -------------------- */
+
+static union {
+	max_align_t align;
+	unsigned char b[8192];
+} buf;
+static pmcf_profile *prof;
+static pmcf_catalog *cat;
+static pmcf_sim_spec *spec;
+
+static int call_mux(void) { return pmcf_profile_mux_summary(prof, (void *)buf.b); }
+static int call_match(void) { return pmcf_combine_match_summary(prof, (void *)buf.b); }
+static int call_host(void) { return pmcf_host_describe((void *)buf.b); }
+static int call_cit(void)
+{
+	const char *ev[] = {"task-clock"};
+	pmcf_cit_report *r = NULL;
+	int rc = pmcf_cit_run((void *)buf.b, ev, 1, &r);
+	pmcf_cit_report_free(r);
+	return rc;
+}
+static int call_collect(void)
+{
+	char *argv[] = {"/nonexistent/pmcfuse-test", NULL};
+	pmcf_profile *out = NULL;
+	return pmcf_collect_program(argv, NULL, 0, (void *)buf.b, &out, NULL);
+}
+static int call_combine_opts(void)
+{
+	const pmcf_profile *in[] = {prof};
+	pmcf_profile *out = NULL;
+	int rc = pmcf_combine(in, 1, (void *)buf.b, &out, NULL);
+	pmcf_profile_free(out);
+	return rc;
+}
+static int call_combine_check(void)
+{
+	const pmcf_profile *in[] = {prof};
+	return pmcf_combine_check_run(in, 1, (void *)buf.b);
+}
+static int call_combine_stats(void)
+{
+	const pmcf_profile *in[] = {prof};
+	pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
+	pmcf_profile *out = NULL;
+	int rc = pmcf_combine(in, 1, &o, &out, (void *)buf.b);
+	pmcf_profile_free(out);
+	return rc;
+}
+static int call_plan(void)
+{
+	const char *ev[] = {"duration"};
+	pmcf_plan *p = NULL;
+	int rc = pmcf_plan_make(cat, ev, 1, (void *)buf.b, &p);
+	pmcf_plan_free(p);
+	return rc;
+}
+static int call_sim(void)
+{
+	pmcf_profile *out = NULL;
+	int rc = pmcf_sim_record(spec, NULL, 0, (void *)buf.b, &out);
+	pmcf_profile_free(out);
+	return rc;
+}
+static int call_epd(void)
+{
+	const pmcf_profile *refs[] = {prof};
+	pmcf_epd_result *r = NULL;
+	int rc = pmcf_epd_compute(prof, refs, 1, (void *)buf.b, &r);
+	pmcf_epd_result_free(r);
+	return rc;
+}
+static int call_imix(void)
+{
+	pmcf_imix *m = NULL;
+	return pmcf_imix_from_perfdata(NULL, (void *)buf.b, &m);
+}
+
+static const struct {
+	int line;
+	const char *name;
+	size_t known, first;
+	int (*call)(void);
+	int tail_call; /* 0: the call would go on with dummy arguments (no third case) */
+} entry_cases[] = {
+	{__LINE__, "pmcf_mux_summary", sizeof(pmcf_mux_summary), sizeof(pmcf_mux_summary),
+	 call_mux, 1},
+	{__LINE__, "pmcf_match_summary", sizeof(pmcf_match_summary), sizeof(pmcf_match_summary),
+	 call_match, 1},
+	{__LINE__, "pmcf_host_info", sizeof(pmcf_host_info), sizeof(pmcf_host_info), call_host, 1},
+	{__LINE__, "pmcf_cit_options", sizeof(pmcf_cit_options), sizeof(pmcf_cit_options),
+	 call_cit, 1},
+	{__LINE__, "pmcf_collect_opts", sizeof(pmcf_collect_opts),
+	 offsetof(pmcf_collect_opts, chunk_kb), call_collect, 0},
+	{__LINE__, "pmcf_combine_opts", sizeof(pmcf_combine_opts),
+	 offsetof(pmcf_combine_opts, threads), call_combine_opts, 1},
+	{__LINE__, "pmcf_combine_opts", sizeof(pmcf_combine_opts),
+	 offsetof(pmcf_combine_opts, threads), call_combine_check, 1},
+	{__LINE__, "pmcf_combine_stats", sizeof(pmcf_combine_stats), sizeof(pmcf_combine_stats),
+	 call_combine_stats, 1},
+	{__LINE__, "pmcf_plan_opts", sizeof(pmcf_plan_opts), offsetof(pmcf_plan_opts, groups),
+	 call_plan, 1},
+	{__LINE__, "pmcf_sim_opts", sizeof(pmcf_sim_opts),
+	 offsetof(pmcf_sim_opts, estimate) + sizeof(int), call_sim, 1},
+	{__LINE__, "pmcf_epd_opts", sizeof(pmcf_epd_opts), offsetof(pmcf_epd_opts, formula),
+	 call_epd, 1},
+	{__LINE__, "pmcf_imix_opts", sizeof(pmcf_imix_opts), offsetof(pmcf_imix_opts, llvm_mca),
+	 call_imix, 0},
+};
+
+static void set_size(size_t size)
+{
+	memset(buf.b, 0, sizeof(buf.b));
+	memcpy(buf.b, &size, sizeof(size));
+}
+
+static void expect_refused(int line, const char *name, int rc, const char *why)
+{
+	const char *d = pmcf_errdetail();
+	if (rc != PMCF_EINVAL || strncmp(d, name, strlen(name)) != 0 || !strstr(d, why))
+		fail_msg("row at line %d (%s): got %d '%s', want PMCF_EINVAL '%s'", line, name, rc, d,
+			 why);
+}
+
+static void test_entry_points(void **state)
+{
+	(void)state;
+	assert_int_equal(pmcf_profile_new(&prof), 0);
+	assert_int_equal(pmcf_catalog_sim("cholesky", &cat), 0);
+	assert_int_equal(pmcf_sim_spec_parse("seidel,blocks=2,iters=2", &spec), 0);
+	for (size_t i = 0; i < sizeof(entry_cases) / sizeof(entry_cases[0]); i++) {
+		int line = entry_cases[i].line;
+		const char *name = entry_cases[i].name;
+		size_t known = entry_cases[i].known;
+		assert_true(known + 16 <= sizeof(buf.b));
+		/* smaller than the first version */
+		set_size(entry_cases[i].first - 1);
+		expect_refused(line, name, entry_cases[i].call(), "smaller than its first version");
+		/* a newer caller's struct whose unknown bytes are set */
+		set_size(known + 16);
+		buf.b[known + 8] = 1;
+		expect_refused(line, name, entry_cases[i].call(), "is not zero");
+		/* the same with the unknown bytes zero passes the size check */
+		if (!entry_cases[i].tail_call)
+			continue;
+		set_size(known + 16);
+		int rc = entry_cases[i].call();
+		if (rc == PMCF_EINVAL && strncmp(pmcf_errdetail(), name, strlen(name)) == 0)
+			fail_msg("row at line %d (%s): zero tail refused: %s", line, name,
+				 pmcf_errdetail());
+	}
+	pmcf_sim_spec_free(spec);
+	pmcf_catalog_free(cat);
+	pmcf_profile_free(prof);
+}
+
+/* The results are the same whatever size (0 or larger, tail zero) says. */
+static void test_host_sizes(void **state)
+{
+	(void)state;
+	pmcf_host_info a = {.size = sizeof(a)};
+	assert_int_equal(pmcf_host_describe(&a), 0);
+	set_size(0);
+	assert_int_equal(pmcf_host_describe((void *)buf.b), 0);
+	pmcf_host_info b;
+	memcpy(&b, buf.b, sizeof(b));
+	assert_int_equal(b.size, sizeof(b));
+	assert_string_equal(a.cpu, b.cpu);
+	assert_int_equal(a.ncpus, b.ncpus);
+}
+
+/* ---- growth ---------------------------------------------------------------- */
+
+static void test_grow(void **state)
+{
+	(void)state;
+	int *v = NULL;
+	size_t cap = 0;
+	for (size_t n = 0; n < 1000; n++) {
+		assert_int_equal(pmcfi_grow((void **)&v, &cap, n + 1, sizeof(*v)), 0);
+		assert_true(cap >= n + 1);
+		v[n] = (int)n;
+	}
+	for (size_t n = 0; n < 1000; n++)
+		assert_int_equal(v[n], (int)n);
+	assert_true(cap < 2048); /* doubling, not one more each time */
+	size_t before = cap;
+	assert_int_equal(pmcfi_grow((void **)&v, &cap, 10, sizeof(*v)), 0); /* room: no-op */
+	assert_int_equal(cap, before);
+	/* overflow: refused, *p and *cap kept */
+	int *keep = v;
+	assert_int_equal(pmcfi_grow((void **)&v, &cap, SIZE_MAX / 2, 4 * sizeof(*v)), -ENOMEM);
+	assert_ptr_equal(v, keep);
+	assert_int_equal(cap, before);
+	free(v);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_check_table),
+		cmocka_unit_test(test_in_out),
+		cmocka_unit_test(test_entry_points),
+		cmocka_unit_test(test_host_sizes),
+		cmocka_unit_test(test_grow),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

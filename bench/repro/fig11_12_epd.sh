@@ -4,8 +4,9 @@
 # floor every strategy must beat) and by HEM (kernel multiplexing), per
 # workload, on the simulated xeon32 and xeon192, with the truth summary of
 # each fused profile. The calibration EPD is 1 by definition. Default-size
-# workloads on the default value model (v2): about 3-4 min per workload and
-# machine on a loaded 2-core VM (the references take most of it); WORKLOADS,
+# workloads on the default value model (v2): about 3.5 min per workload and
+# machine at REPEATS=2 on a loaded 2-core VM (epd and correrr against the
+# ~200 references take most of it); WORKLOADS,
 # REPEATS, REF_REPEATS change that. MODEL=",model=v1" EPD_ARGS="--formula
 # paper" SUFFIX=-v1 and the v1 page's small WORKLOADS reproduce the model-v1
 # measurement (docs/results/repro-fig11-12.md).

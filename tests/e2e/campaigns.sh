@@ -36,6 +36,16 @@ stop() {
 	mv err1.txt err.txt
 	ERR=$(cat err.txt)
 }
+# has_manifest DIR PID: until DIR/campaign.json exists (written after
+# pmcfuse installs its signal handlers; a signal before that, on a slow
+# sanitizer build, killed it with no line) or PID has ended (60 s)
+has_manifest() {
+	for _ in $(seq 600); do
+		[ -e "$1/campaign.json" ] || ! kill -0 "$2" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	fail "$1/campaign.json never appeared"
+}
 # started_second DIR PATTERN: until DIR's manifest says execution 0 is done
 # and the next execution's program (PATTERN) runs (60 s: a fixed sleep was
 # not enough on a loaded machine)
@@ -133,6 +143,7 @@ for at in 0.2 0.8; do
 	to=alone; [ "$at" = 0.8 ] && to=group
 	"$PMCFUSE" run --sim $RSIM --keep "c$at" -o "c$at.pmcf" 2>err.txt >/dev/null &
 	pid=$!
+	has_manifest "c$at" $pid # pmcfuse catches signals from there on
 	sleep "$at"
 	stop $pid INT $to
 	if [ "$RC" = 130 ]; then
@@ -169,6 +180,7 @@ stopped=0
 for at in 0.3 1.2; do
 	"$PMCFUSE" reference -e $REV --repeat 3 -o "r$at" --sim $RSIM 2>err.txt >/dev/null &
 	pid=$!
+	has_manifest "r$at" $pid
 	sleep "$at"
 	stop $pid TERM
 	if [ "$RC" = 143 ]; then

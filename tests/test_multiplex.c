@@ -117,7 +117,7 @@ static void run_policy(int policy, size_t n, size_t k, size_t periods, size_t ma
 	if (max_gap > max_gap_allowed)
 		fail_msg("policy %d: a unit waited %zu periods (allowed %zu)", policy, max_gap,
 		         max_gap_allowed);
-	if (policy == PMCFI_MUX_ROC) {
+	if (policy == PMCFI_MUX_ROC || policy == PMCFI_MUX_ROC_SAMPLES) {
 		/* the variable units get more than their round-robin share */
 		size_t fair = periods * k / n;
 		if (!(counted[0] > fair && counted[1] > fair))
@@ -138,6 +138,45 @@ static void test_no_starvation(void **state)
 	run_policy(PMCFI_MUX_ROC, 8, 2, 20000, lim + 8);
 	run_policy(PMCFI_MUX_ROC, 33, 4, 20000, pmcfi_mux_starve_limit(33, 4) + 33);
 	run_policy(PMCFI_MUX_ROC, 3, 1, 20000, pmcfi_mux_starve_limit(3, 1) + 3);
+	run_policy(PMCFI_MUX_ROC_SAMPLES, 8, 2, 20000, lim + 8);
+	run_policy(PMCFI_MUX_ROC_SAMPLES, 33, 4, 20000, pmcfi_mux_starve_limit(33, 4) + 33);
+}
+
+/* ---- the two cost normalisations: one counter, two units with three
+ * observations each. Unit 0 counts 1000/ns and its B is 10 % of a period's
+ * count off the line (triangle 5e7 counts: 0.05 samples); unit 1 counts
+ * 0.001/ns and its B is a whole period's count off (triangle 500 counts:
+ * 0.5 samples). In counts unit 0 is costlier, in samples unit 1. */
+static size_t first_choice(int policy)
+{
+	struct pmcfi_mux *m = pmcfi_mux_new(policy, 2);
+	assert_non_null(m);
+	static const double obs[2][3][2] = {{{1e6, 1e9}, {2e6, 2.1e9}, {3e6, 3e9}},
+	                                    {{1e6, 1e3}, {2e6, 3e3}, {3e6, 3e3}}};
+	for (size_t u = 0; u < 2; u++)
+		for (int i = 0; i < 3; i++)
+			pmcfi_mux_observe(m, u, (uint64_t)obs[u][i][0], obs[u][i][1]);
+	struct fit f = {1, 0};
+	uint8_t run[2];
+	assert_int_equal(pmcfi_mux_rotate(m, 4000000, &ops, &f, run), 1);
+	pmcfi_mux_free(m);
+	return run[0] ? 0 : 1;
+}
+
+static void test_roc_normalisation(void **state)
+{
+	(void)state;
+	/* eq. 5 in samples: cost / (cy / cx * 1e6) */
+	assert_true(fabs(pmcfi_mux_roc_cost_samples(1e6, 1e3, 2e6, 3e3, 3e6, 3e3, 1) - 0.5) < 1e-12);
+	assert_true(fabs(pmcfi_mux_roc_cost_samples(1e6, 1e9, 2e6, 2.1e9, 3e6, 3e9, 1) - 0.05) <
+	            1e-12);
+	assert_true(pmcfi_mux_roc_cost_samples(1e6, 0, 2e6, 0, 3e6, 0, 1) == 0);
+	assert_int_equal(first_choice(PMCFI_MUX_ROC), 0);
+	assert_int_equal(first_choice(PMCFI_MUX_ROC_SAMPLES), 1);
+	/* the public names: roc is the cost in samples, roc-counts eq. 5 on counts */
+	assert_int_equal(pmcfi_mux_policy(pmcf_mux_mode_parse("roc")), PMCFI_MUX_ROC_SAMPLES);
+	assert_int_equal(pmcfi_mux_policy(pmcf_mux_mode_parse("roc-counts")), PMCFI_MUX_ROC);
+	assert_string_equal(pmcf_mux_mode_name(PMCF_MUX_ROC_COUNTS), "roc-counts");
 }
 
 /* ---- scaling: raw x enabled / running */
@@ -567,6 +606,7 @@ int main(void)
 	setenv("ASAN_OPTIONS", "verify_asan_link_order=0", 0);
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_roc_cost),   cmocka_unit_test(test_no_starvation),
+	    cmocka_unit_test(test_roc_normalisation),
 	    cmocka_unit_test(test_scaled),     cmocka_unit_test(test_estimators),
 	    cmocka_unit_test(test_real_rr),    cmocka_unit_test(test_real_roc),
 	    cmocka_unit_test(test_real_kernel), cmocka_unit_test(test_missing_rules),

@@ -19,9 +19,13 @@ enum pmcf_mux_mode {
 	PMCF_MUX_KERNEL = 1, /* perf's rotation: list pointer moves by one event per period */
 	PMCF_MUX_RR = 2, /* user-space round-robin: fills the counters; next period starts at the
 	                    first left out */
-	PMCF_MUX_ROC = 3 /* rate-of-change scheduler (rate-of-change-multiplexing §3) */
+	PMCF_MUX_ROC = 3, /* rate-of-change scheduler (rate-of-change-multiplexing §3), the
+	                     triangle cost in samples (counts / the event's count per ms) */
+	PMCF_MUX_ROC_COUNTS = 4 /* the same with the triangle cost in raw counts (eq. 5 as
+	                           printed, no per-event normalisation) */
 };
-/* "none", "kernel", "rr", "roc" <-> enum; parse returns PMCF_EINVAL (with detail). */
+/* "none", "kernel", "rr", "roc", "roc-counts" <-> enum; parse returns PMCF_EINVAL
+ * (with detail). */
 PMCF_API int pmcf_mux_mode_parse(const char *name);
 PMCF_API const char *pmcf_mux_mode_name(int mode);
 

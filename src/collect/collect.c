@@ -702,7 +702,7 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 	unsigned pmcs = opts->pmcs;
 	int mux = opts->multiplex, estimate = opts->estimate;
 	double period_ms = opts->period_ms > 0 ? opts->period_ms : 4;
-	if (mux < PMCF_MUX_NONE || mux > PMCF_MUX_ROC)
+	if (mux < PMCF_MUX_NONE || mux > PMCF_MUX_ROC_COUNTS)
 		return pmcfi_fail(PMCF_EINVAL, "unknown multiplexing mode %d", mux);
 	if (estimate != PMCF_EST_CUMULATIVE && estimate != PMCF_EST_LOCAL)
 		return pmcfi_fail(PMCF_EINVAL, "unknown estimator %d", estimate);

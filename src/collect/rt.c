@@ -333,7 +333,7 @@ static inline void guard_leave(struct rt_thread *t)
 /* The scheduler, the first assignment and the timer of a new thread. */
 static int mux_thread_start(struct rt_thread *t)
 {
-	int policy = P.mux == PMCF_MUX_RR ? PMCFI_MUX_RR : PMCFI_MUX_ROC;
+	int policy = pmcfi_mux_policy(P.mux);
 	t->mux = pmcfi_mux_new(policy, (size_t)P.nev);
 	if (!t->mux)
 		return -ENOMEM;
@@ -399,7 +399,7 @@ int rt_process_init(void)
 		unsigned pmcs = 0;
 		unsigned long long per = 0;
 		if (sscanf(mx, "%d:%u:%llu", &mode, &pmcs, &per) != 3 || mode < PMCF_MUX_NONE ||
-		    mode > PMCF_MUX_ROC || (mode >= PMCF_MUX_RR && (!pmcs || !per))) {
+		    mode > PMCF_MUX_ROC_COUNTS || (mode >= PMCF_MUX_RR && (!pmcs || !per))) {
 			P.state = -1;
 			fatal("bad %s value '%s'", PMCFI_ENV_MUX, mx);
 			return -1;

@@ -4,22 +4,23 @@
 #include "util/internal.h"
 #include <string.h>
 
-static const char *const mux_names[] = {"none", "kernel", "rr", "roc"};
+static const char *const mux_names[] = {"none", "kernel", "rr", "roc", "roc-counts"};
+#define NMUX (int)(sizeof(mux_names) / sizeof(mux_names[0]))
 static const char *const est_names[] = {"cumulative", "local"};
 
 int pmcf_mux_mode_parse(const char *name)
 {
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < NMUX; i++)
 		if (name && strcmp(name, mux_names[i]) == 0)
 			return i;
 	return pmcfi_fail(PMCF_EINVAL,
-	                  "unknown multiplexing mode '%s' (valid: none, kernel, rr, roc)",
+	                  "unknown multiplexing mode '%s' (valid: none, kernel, rr, roc, roc-counts)",
 	                  name ? name : "");
 }
 
 const char *pmcf_mux_mode_name(int mode)
 {
-	return mode >= 0 && mode < 4 ? mux_names[mode] : "unknown";
+	return mode >= 0 && mode < NMUX ? mux_names[mode] : "unknown";
 }
 
 int pmcf_estimate_parse(const char *name)

@@ -3,6 +3,7 @@
  * rate-of-change scheduler driven by the triangle cost of each unit's last
  * three observations (rate-of-change-multiplexing §3). */
 #include "multiplex/sched.h"
+#include "pmcfuse/multiplex.h"
 #include <math.h>
 #include <stdlib.h>
 
@@ -83,6 +84,29 @@ double pmcfi_mux_roc_cost(double ax, double ay, double bx, double by, double cx,
 	return fabs((by - ay - dy) / 2) * dt;
 }
 
+double pmcfi_mux_roc_cost_samples(double ax, double ay, double bx, double by, double cx,
+                                  double cy, double dt)
+{
+	if (cy <= 0 || cx <= 0)
+		return 0;
+	double period = cy / cx * 1e6; /* counts per ms: one sample per ms */
+	return pmcfi_mux_roc_cost(ax, ay, bx, by, cx, cy, dt) / period;
+}
+
+int pmcfi_mux_policy(int mode)
+{
+	switch (mode) {
+	case PMCF_MUX_KERNEL:
+		return PMCFI_MUX_KERNEL;
+	case PMCF_MUX_ROC:
+		return PMCFI_MUX_ROC_SAMPLES;
+	case PMCF_MUX_ROC_COUNTS:
+		return PMCFI_MUX_ROC;
+	default:
+		return PMCFI_MUX_RR;
+	}
+}
+
 size_t pmcfi_mux_starve_limit(size_t nunits, size_t taken)
 {
 	size_t k = taken ? taken : 1;
@@ -132,7 +156,7 @@ size_t pmcfi_mux_rotate(struct pmcfi_mux *m, uint64_t now, const struct pmcfi_mu
 		break;
 	}
 	default: {
-		/* rate-of-change (§3.3): units lacking three observations first
+		/* rate-of-change (§3.3), either cost: units lacking three observations first
 		 * (longest unscheduled first), then by decreasing triangle cost
 		 * (eq. 5); fill the counters greedily in that order. The cost of a
 		 * perfectly linear unit is 0 whatever dt, so eq. 5 alone can starve
@@ -148,8 +172,9 @@ size_t pmcfi_mux_rotate(struct pmcfi_mux *m, uint64_t now, const struct pmcfi_mu
 			else if (m->wait[u] >= limit)
 				m->cost[u] = 1e299 + (double)m->wait[u];
 			else
-				m->cost[u] = pmcfi_mux_roc_cost(o->t[0], o->c[0], o->t[1], o->c[1],
-				                                o->t[2], o->c[2], dt);
+				m->cost[u] = (m->policy == PMCFI_MUX_ROC_SAMPLES ? pmcfi_mux_roc_cost_samples
+				                                                 : pmcfi_mux_roc_cost)(
+				    o->t[0], o->c[0], o->t[1], o->c[1], o->t[2], o->c[2], dt);
 			/* insertion sort by cost desc, then age (older first), then index */
 			size_t i = u;
 			while (i > 0) {

@@ -12,9 +12,16 @@ enum pmcfi_mux_policy {
 	                         fit; pointer += 1 */
 	PMCFI_MUX_RR = 2,     /* round-robin: skip units that do not fit; next period starts at the
 	                         first one left out */
-	PMCFI_MUX_ROC =
-	    3 /* rate-of-change: highest triangle cost first (rate-of-change-multiplexing §3) */
+	PMCFI_MUX_ROC = 3, /* rate-of-change: highest triangle cost first
+	                      (rate-of-change-multiplexing §3), eq. 5 on the counts */
+	PMCFI_MUX_ROC_SAMPLES = 4 /* the same, eq. 5 on samples: each unit's counts divided by
+	                             its sample period, the count it makes per ms on average
+	                             (§4.1, eq. 8: periods giving 1 sample per ms) */
 };
+
+/* The scheduler policy of a public multiplexing mode (pmcfuse/multiplex.h);
+ * PMCF_MUX_NONE gives PMCFI_MUX_RR (only the collector's fit check runs). */
+int pmcfi_mux_policy(int mode);
 
 struct pmcfi_mux_ops {
 	/* Starts an empty counter assignment for a new period. */
@@ -35,7 +42,9 @@ size_t pmcfi_mux_rotate(struct pmcfi_mux *m, uint64_t now_ns, const struct pmcfi
                         void *ctx, uint8_t *run);
 
 /* Reports an observation of unit u at time t_ns: its (scaled) cumulative
- * count. The rate-of-change policy keeps the last three; others ignore it. */
+ * count, both counted from when the unit was enabled (time 0, count 0), so
+ * that count / t_ns is its mean rate. The rate-of-change policies keep the
+ * last three; others ignore it. */
 void pmcfi_mux_observe(struct pmcfi_mux *m, size_t u, uint64_t t_ns, double count);
 
 /* The rate-of-change scheduling cost of observations A, B, C (time, count)
@@ -44,6 +53,14 @@ void pmcfi_mux_observe(struct pmcfi_mux *m, size_t u, uint64_t t_ns, double coun
  * dy = (Cy - Ay)/(Cx - Ax) * (Bx - Ax), and dy = 0 when Cx == Ax. */
 double pmcfi_mux_roc_cost(double ax, double ay, double bx, double by, double cx, double cy,
                           double dt);
+
+/* The cost in samples (PMCFI_MUX_ROC_SAMPLES): eq. 5 on counts divided by
+ * the unit's sample period, its mean count per ms cy / cx * 1e6 (cx in ns),
+ * so that every unit makes about one sample per ms whatever its magnitude
+ * (rate-of-change-multiplexing §4.1, eq. 8, Table 1). 0 when the unit has
+ * counted nothing (cy <= 0 or cx <= 0). */
+double pmcfi_mux_roc_cost_samples(double ax, double ay, double bx, double by, double cx,
+                                  double cy, double dt);
 
 /* Starvation guard of the rate-of-change policy: a unit that has not counted
  * for this many periods goes before every unit ranked by cost (eq. 5 gives

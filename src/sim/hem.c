@@ -87,9 +87,7 @@ int sim_hem_run(const struct sim_machine *m, const struct sim_run *r, const int 
                 struct sim_hem_out *out)
 {
 	size_t n = r->nxu;
-	int policy = mode == PMCF_MUX_KERNEL ? PMCFI_MUX_KERNEL
-	             : mode == PMCF_MUX_RR   ? PMCFI_MUX_RR
-	                                     : PMCFI_MUX_ROC;
+	int policy = pmcfi_mux_policy(mode);
 	out->est = malloc((n && nu ? n * nu : 1) * sizeof(double));
 	out->running = malloc((n && nu ? n * nu : 1) * sizeof(uint64_t));
 	size_t *ord = malloc((n ? n : 1) * sizeof(size_t));

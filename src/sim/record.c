@@ -190,7 +190,7 @@ int pmcf_sim_record(const pmcf_sim_spec *s, const char *const *events, size_t ne
 				 offsetof(pmcf_sim_opts, estimate) + sizeof(int), sizeof(o));
 	if (rc)
 		return rc;
-	if (o.multiplex < PMCF_MUX_NONE || o.multiplex > PMCF_MUX_ROC)
+	if (o.multiplex < PMCF_MUX_NONE || o.multiplex > PMCF_MUX_ROC_COUNTS)
 		return pmcfi_fail(PMCF_EINVAL, "bad multiplexing mode %d", o.multiplex);
 	if (o.estimate != PMCF_EST_CUMULATIVE && o.estimate != PMCF_EST_LOCAL)
 		return pmcfi_fail(PMCF_EINVAL, "bad estimator %d", o.estimate);

@@ -3,7 +3,7 @@
 import csv, io, json, os, subprocess, sys, tempfile
 from concurrent.futures import ThreadPoolExecutor
 
-PMCFUSE = os.environ.get("PMCFUSE", "build-hem/pmcfuse")
+PMCFUSE = os.environ.get("PMCFUSE", "build/pmcfuse")
 JOBS = int(os.environ.get("HEM_JOBS", "2"))
 
 

@@ -1,18 +1,22 @@
 #!/bin/bash
 # Runs every HEM study (bench/hem) and writes docs/results/hem.md with its
-# plots: ~3 minutes on a 2-core VM. Usage: bench/hem/run.sh [BUILD_DIR]
-# (default build-hem); scratch files go to $HEM_OUT (default /tmp/pmcf-hem).
+# plots (HEM_MODEL=v1: hem-v1.md, simulated studies only). Usage:
+# bench/hem/run.sh [BUILD_DIR] (default build); scratch files go to $HEM_OUT
+# (default /tmp/pmcf-hem). Sizes: HEM_NSETS, HEM_SIZES, HEM_PERIODS
+# (epd_sim.py), HEM_R, HEM_ROC_PERIODS (roc_sim.py); the defaults take about
+# an hour on a loaded 2-core VM, the page's own run says what it used.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-export PMCFUSE="$(realpath "${1:-build-hem}")/pmcfuse"
+export PMCFUSE="$(realpath "${1:-build}")/pmcfuse"
+export HEM_MODEL="${HEM_MODEL:-v2}" HEM_R="${HEM_R:-5}"
 OUT="${HEM_OUT:-/tmp/pmcf-hem}"
 mkdir -p "$OUT"
 start=$(date +%s)
 HEM_NSETS="${HEM_NSETS:-2}" python3 bench/hem/epd_sim.py "$OUT"
-HEM_R="${HEM_R:-10}" python3 bench/hem/roc_sim.py "$OUT"
-if [ -x "$(dirname "$PMCFUSE")/examples/cholesky" ]; then
+python3 bench/hem/roc_sim.py "$OUT"
+if [ "$HEM_MODEL" = v2 ] && [ -x "$(dirname "$PMCFUSE")/examples/cholesky" ]; then
 	python3 bench/hem/real_study.py "$OUT"
 else
-	echo "real study skipped: OpenMP examples not built"
+	echo "real study skipped: OpenMP examples not built, or not model v2"
 fi
 python3 bench/hem/report.py "$OUT" docs/results $(( $(date +%s) - start ))

@@ -162,9 +162,10 @@ int cmd_record(int argc, char **argv)
 		case OPT_MUX:
 			o.multiplex = pmcf_mux_mode_parse(optarg);
 			if (o.multiplex < 0)
-				return cli_usage_error(
-				    verb, "--multiplex must be none, kernel, rr or roc, not '%s'",
-				    optarg);
+				return cli_usage_error(verb,
+				                       "--multiplex must be none, kernel, rr, roc or "
+				                       "roc-counts, not '%s'",
+				                       optarg);
 			break;
 		case OPT_PERIOD: {
 			char *end;

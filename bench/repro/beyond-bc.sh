@@ -14,7 +14,8 @@
 # each epd/correrr against ~200 references takes about a minute on the 2-core
 # VM; truth and the combines take seconds).
 # Profiles stay in $WORK/bb-*; existing references and campaigns are reused
-# (REUSE=0 to record them again).
+# (REUSE=0 to record them again). BB_FROM_CSV=FILE only redoes the summary
+# and the plot from a CSV of an earlier run.
 source "$(dirname "$0")/common.sh"
 SEEDS=${SEEDS:-5}
 MACHINES=${MACHINES:-"xeon32 xeon192"}
@@ -35,7 +36,8 @@ secs() { # wall seconds of a command (its output discarded)
 	t0=$(date +%s.%N); "$@" >/dev/null; t1=$(date +%s.%N)
 	awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}'
 }
-for m in $MACHINES; do
+[ -n "${BB_FROM_CSV:-}" ] && MACHINES_RUN= || MACHINES_RUN=$MACHINES
+for m in $MACHINES_RUN; do
 	for w in $WORKLOADS; do
 		n=$(name_of "$w"); d=$WORK/bb-$m-$n; mkdir -p "$d"
 		spec=$w,machine=$m
@@ -74,6 +76,7 @@ for m in $MACHINES; do
 		done
 	done
 done
+[ -n "${BB_FROM_CSV:-}" ] && cp "$BB_FROM_CSV" "$tmp"
 mv "$tmp" "$out"
 # per machine, workload and strategy: medians over the seeds; ratios to bc
 summary=$WORK/bb-summary.txt
@@ -85,7 +88,7 @@ awk -F, 'NR > 1 && $3 != "bc-threads" {k = $1 "," $2 "," $3; n[k]++; tm[k, n[k]]
 	sort -t, -k1,1 -k2,2 -k3,3 >"$summary"
 printf '%-8s %-15s %-8s %5s %8s %8s %8s %8s %9s %8s\n' machine workload strategy seeds truth epd correrr time_s truth/bc epd/bc
 awk -F, '{b[$1 "," $2 "," $3] = $0} END {for (k in b) {split(b[k], a, ","); r = b[a[1] "," a[2] ",bc"]; split(r, z, ",");
-	printf "%-8s %-15s %-8s %5d %8.4f %8.4f %8.4f %8.3f %9.3f %8.3f\n", a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], z[5] > 0 ? a[5] / z[5] : 0, z[6] > 0 ? a[6] / z[6] : 0}}' "$summary" | sort -k1,1 -k2,2 -k3,3
+	printf "%-8s %-15s %-8s %5d %8.4f %8.4f %8.4f %8.3f %9.3f %8.3f\n", a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], (z[5] > 0 ? a[5] / z[5] : 0), (z[6] > 0 ? a[6] / z[6] : 0)}}' "$summary" | sort -k1,1 -k2,2 -k3,3
 # the plot: median truth error per workload and machine, one bar per strategy
 plot=$WORK/bb-plot.dat
 {

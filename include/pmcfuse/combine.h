@@ -17,7 +17,8 @@ enum pmcf_strategy {
 	PMCF_COMBINE_LGL = 2,          /* pair XUs with the same label */
 	PMCF_COMBINE_BC = 3,           /* behaviour clustering, label order in a cell */
 	PMCF_COMBINE_BC_UNLABELED = 4, /* behaviour clustering, seeded shuffle in a cell */
-	PMCF_COMBINE_RANDOM = 5        /* seeded random pairing within a type */
+	PMCF_COMBINE_RANDOM = 5,       /* seeded random pairing within a type */
+	PMCF_COMBINE_MATCH = 6         /* minimum-cost matching, information-weighted links */
 };
 /* "ctc", "lgl", "bc", "bc-unlabeled", "random" <-> enum. parse
  * returns PMCF_EINVAL with a detail listing the choices. */

@@ -24,6 +24,8 @@ static const char usage[] =
 	"                          inputs in plan order: each shares events with those before)\n"
 	"                 bc-unlabeled  bc with a seeded shuffle instead of label order\n"
 	"                 random   seeded random pairing within a type (a floor)\n"
+	"                 match    minimum-cost matching on the linking events weighted by\n"
+	"                          how well they predict each input's new events (bc's order)\n"
 	"  --seed N       seed of the random choices (default 1)\n"
 	"  --threads N    bc family: XU types clustered at once (default: the online CPUs;\n"
 	"                 the result is the same for any N)\n"

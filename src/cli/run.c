@@ -33,7 +33,7 @@ static const char usage[] =
 	"                       simulated machine; for a real program, duration and the\n"
 	"                       perf software events this machine can count (`all` would\n"
 	"                       be thousands of tracepoints)\n"
-	"  --strategy S         ctc, lgl, bc (default), bc-unlabeled, random\n"
+	"  --strategy S         ctc, lgl, bc (default), bc-unlabeled, random, match\n"
 	"  --pmcs N             counter budget (default: the machine's own)\n"
 	"  --link EVENTS        more linking events (bc family)\n"
 	"  --packing P          best (default) or greedy\n"

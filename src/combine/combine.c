@@ -27,6 +27,7 @@ static const struct strategy {
 	[PMCF_COMBINE_BC] = {"bc", 1, 0, 0, cmbi_bc},
 	[PMCF_COMBINE_BC_UNLABELED] = {"bc-unlabeled", 1, 0, 1, cmbi_bc},
 	[PMCF_COMBINE_RANDOM] = {"random", 0, 0, 1, cmbi_random},
+	[PMCF_COMBINE_MATCH] = {"match", 1, 0, 0, cmbi_match},
 };
 
 /* The row of strategy s, or NULL. */
@@ -42,7 +43,7 @@ int pmcf_strategy_parse(const char *name)
 	for (size_t s = 1; name && s < PMCF_ARRAY_SIZE(strategies); s++)
 		if (strcmp(name, strategies[s].name) == 0)
 			return (int)s;
-	return pmcfi_fail(PMCF_EINVAL, "unknown strategy '%s' (ctc, lgl, bc, bc-unlabeled, random)",
+	return pmcfi_fail(PMCF_EINVAL, "unknown strategy '%s' (ctc, lgl, bc, bc-unlabeled, random, match)",
 			  name ? name : "");
 }
 

@@ -67,6 +67,7 @@ int cmbi_ctc(struct cmb *c);
 int cmbi_lgl(struct cmb *c);
 int cmbi_random(struct cmb *c);
 int cmbi_bc(struct cmb *c); /* bc, bc-unlabeled (c->opts->strategy) */
+int cmbi_match(struct cmb *c); /* match.c */
 /* Test hook: nonzero makes BC grid every remaining XU in every iteration
  * instead of the active ones only (same result, slower). */
 extern int cmbi_bc_all_active;

@@ -1,0 +1,18 @@
+/* Internals of the "match" strategy (match.c) that its unit tests reach. */
+#ifndef PMCF_COMBINE_MATCH_H
+#define PMCF_COMBINE_MATCH_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exact minimum-cost assignment of nr rows to nc >= nr columns (cost
+ * row-major nr x nc). ws: 4 (nc + 1) doubles; rowof: 2 (nc + 1) ints, of
+ * which rowof[1..nc] is on return the row (1-based, 0 none) of each
+ * column. -1 when nr > nc. */
+int cmbi_match_assign(const double *cost, size_t nr, size_t nc, double *ws, int32_t *rowof);
+
+/* The factor L (k x k, lower, row-major) of the metric M = B B^T + floor,
+ * B the ridge regression of y (n x m) on x (n x k); ws: 4 k^2 + 2 k m + k +
+ * m doubles. -1 when M could not be factored. */
+int cmbi_match_metric(const double *x, const double *y, size_t n, size_t k, size_t m, double *l,
+		      double *ws);
+#endif

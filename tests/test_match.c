@@ -1,0 +1,269 @@
+/* Unit tests of the "match" strategy (src/combine/match.c): the exact
+ * assignment on hand cases where greedy pairing is wrong, the information
+ * weighting of the linking events (an uninformative linking event with a
+ * large spread must not decide the pairing), a run-level shift, the k-d
+ * split over many XUs, and surplus XUs. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "combine/combine_impl.h"
+#include "combine/match.h"
+#include "pmcfuse/combine.h"
+#include "pmcfuse/profile.h"
+
+/* Assignment rows -> columns of a hand case, rowof as cmbi_match_assign's. */
+struct acase {
+	int line;
+	size_t nr, nc;
+	double cost[16];
+	int32_t want[4]; /* the column (0-based) of each row */
+};
+
+static const struct acase ACASES[] = {
+	/* greedy takes (0,0) = 1 and leaves (1,1) = 100: 101; best 2 + 2 */
+	{__LINE__, 2, 2, {1, 2, 2, 100}, {1, 0}},
+	/* 3 x 3: the diagonal is 3 x 5 = 15, the best 1 + 2 + 3 = 6 */
+	{__LINE__, 3, 3, {5, 1, 9, 9, 5, 2, 3, 9, 5}, {1, 2, 0}},
+	/* rectangular: two rows, three columns; column 0 left free */
+	{__LINE__, 2, 3, {4, 1, 3, 2, 0, 5}, {1, 0}},
+	/* ties everywhere but one cheap anti-diagonal */
+	{__LINE__, 3, 3, {7, 7, 0, 7, 0, 7, 0, 7, 7}, {2, 1, 0}},
+};
+
+static void test_assign_hand_cases(void **state)
+{
+	(void)state;
+	for (size_t t = 0; t < sizeof(ACASES) / sizeof(ACASES[0]); t++) {
+		const struct acase *a = &ACASES[t];
+		double ws[4 * 5];
+		int32_t rowof[2 * 5];
+		assert_int_equal(cmbi_match_assign(a->cost, a->nr, a->nc, ws, rowof), 0);
+		for (size_t c = 1; c <= a->nc; c++)
+			if (rowof[c]) {
+				size_t r = (size_t)rowof[c] - 1;
+				if ((size_t)a->want[r] != c - 1)
+					fail_msg("row %d: row %zu got column %zu, want %d", a->line, r,
+						 c - 1, a->want[r]);
+			}
+		for (size_t r = 0; r < a->nr; r++) {
+			int found = 0;
+			for (size_t c = 1; c <= a->nc; c++)
+				found |= rowof[c] == (int32_t)(r + 1);
+			if (!found)
+				fail_msg("row %d: row %zu left unassigned", a->line, r);
+		}
+	}
+	double ws[20];
+	int32_t rowof[10];
+	const double c[6] = {0};
+	assert_int_equal(cmbi_match_assign(c, 3, 2, ws, rowof), -1); /* more rows than columns */
+}
+
+/* The metric: y depends on x0 only, so x1 gets (almost) no weight. */
+static void test_metric_weights(void **state)
+{
+	(void)state;
+	enum { N = 40 };
+	double x[N * 2], y[N], l[4], ws[4 * 4 + 2 * 2 + 2 + 1];
+	for (size_t q = 0; q < N; q++) {
+		x[q * 2] = (double)q / N;
+		x[q * 2 + 1] = (double)((q * 17) % N) / N; /* uncorrelated with q */
+		y[q] = 3 * x[q * 2];
+	}
+	assert_int_equal(cmbi_match_metric(x, y, N, 2, 1, l, ws), 0);
+	/* M = L L^T: M00 = l00^2, M11 = l10^2 + l11^2 */
+	double m00 = l[0] * l[0], m11 = l[2] * l[2] + l[3] * l[3];
+	assert_true(m00 > 8.5 && m00 < 9.5);
+	assert_true(m11 < 0.05 * m00);
+}
+
+/* ---- end to end through pmcf_combine ------------------------------------- */
+
+static pmcf_profile *mk(const char *const *events, size_t ne, const double *v, size_t nx,
+			const char *const *labels)
+{
+	pmcf_profile *p;
+	assert_int_equal(pmcf_profile_new(&p), 0);
+	assert_int_equal(pmcf_profile_meta_set(p, PMCF_META_PROGRAM, "prog"), 0);
+	uint32_t t;
+	assert_int_equal(pmcf_profile_type_add(p, PMCF_XU_TASK, "a", "", &t), 0);
+	for (size_t e = 0; e < ne; e++)
+		assert_int_equal(pmcf_profile_event_add(p, events[e], NULL), 0);
+	for (size_t i = 0; i < nx; i++) {
+		pmcf_xu xu = {.type = 0, .start_ns = 10 * i, .end_ns = 10 * i + (uint64_t)v[i * ne],
+			      .label = labels[i], .parent_label = ""};
+		size_t k;
+		assert_int_equal(pmcf_profile_xu_add(p, &xu, &k), 0);
+		for (size_t e = 0; e < ne; e++)
+			assert_int_equal(pmcf_profile_value_set(p, k, e, v[i * ne + e]), 0);
+	}
+	return p;
+}
+
+static pmcf_profile *fuse(int strategy, pmcf_profile *a, pmcf_profile *b, pmcf_combine_stats *st)
+{
+	pmcf_profile *in[2] = {a, b};
+	pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
+	o.strategy = strategy;
+	pmcf_profile *out = NULL;
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	int err = pmcf_combine((const pmcf_profile *const *)in, 2, &o, &out, st);
+	if (err)
+		fail_msg("combine failed: %s (%s)", pmcf_strerror(err), pmcf_errdetail());
+	return out;
+}
+
+/* Source XU in input 1 of fused XU f, through event e2's provenance. */
+static int64_t partner(const pmcf_profile *p, size_t f)
+{
+	long e = pmcf_profile_event_find(p, "e2");
+	int32_t s;
+	int64_t x;
+	assert_int_equal(pmcf_profile_provenance_get(p, f, (size_t)e, &s, &x), 0);
+	return x;
+}
+
+static const char *const LAB[] = {"0.0", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7",
+				  "0.8", "0.9"};
+
+/* Ten XUs with a hidden state h (their durations); input 1 is a
+ * permutation, 1.5x slower (a run-level shift), with an unrelated "junk"
+ * linking event of large spread; e2 follows the state. The right pairing
+ * (same label) follows the durations; an unweighted distance over
+ * (duration, junk) would follow junk. */
+static void test_weighting_and_shift(void **state)
+{
+	(void)state;
+	enum { N = 10 };
+	static const double h[N] = {100, 130, 170, 220, 290, 380, 500, 650, 850, 1100};
+	static const double j0[N] = {9000, 10, 4000, 600, 50, 7000, 300, 2000, 80, 1000};
+	static const double j1[N] = {20, 8000, 500, 30, 6000, 900, 70, 3000, 400, 1500};
+	static const size_t perm[N] = {7, 2, 9, 0, 5, 3, 8, 1, 6, 4}; /* input 1 XU q is label perm[q] */
+	const char *const ea[] = {"duration", "junk", "e1"}, *const eb[] = {"duration", "junk", "e2"};
+	double va[N * 3], vb[N * 3];
+	const char *lb[N];
+	for (size_t i = 0; i < N; i++) {
+		va[i * 3] = h[i];
+		va[i * 3 + 1] = j0[i];
+		va[i * 3 + 2] = 2 * h[i];
+	}
+	for (size_t q = 0; q < N; q++) {
+		size_t i = perm[q];
+		vb[q * 3] = 1.5 * h[i];
+		vb[q * 3 + 1] = j1[q];
+		vb[q * 3 + 2] = 7 * h[i] * (1 + 0.01 * (double)(q % 3));
+		lb[q] = LAB[i];
+	}
+	pmcf_profile *a = mk(ea, 3, va, N, LAB), *b = mk(eb, 3, vb, N, lb);
+	pmcf_combine_stats st;
+	pmcf_profile *f = fuse(PMCF_COMBINE_MATCH, a, b, &st);
+	assert_int_equal(pmcf_profile_nxus(f), N);
+	assert_int_equal(st.complete_xus, N);
+	for (size_t i = 0; i < N; i++) {
+		int64_t x = partner(f, i);
+		assert_true(x >= 0 && x < N);
+		if (perm[x] != i)
+			fail_msg("XU %zu (label %s) paired with input 1's XU %lld (label %s)", i, LAB[i],
+				 (long long)x, LAB[perm[x]]);
+	}
+	pmcf_profile_free(f);
+	pmcf_profile_free(a);
+	pmcf_profile_free(b);
+}
+
+/* 600 XUs (many k-d leaves): input 1 is a permutation of input 0 on two
+ * linking events with distinct values; every XU must find its twin. */
+static void test_split_exact(void **state)
+{
+	(void)state;
+	enum { N = 600 };
+	const char *const ea[] = {"duration", "ins", "e1"}, *const eb[] = {"duration", "ins", "e2"};
+	double *va = malloc(N * 3 * sizeof(double)), *vb = malloc(N * 3 * sizeof(double));
+	const char **la = malloc(N * sizeof(char *)), **lbl = malloc(N * sizeof(char *));
+	char(*names)[16] = malloc(N * sizeof(*names));
+	assert_non_null(va);
+	assert_non_null(vb);
+	assert_non_null(la);
+	assert_non_null(lbl);
+	assert_non_null(names);
+	for (size_t i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "0.%zu", i);
+		la[i] = names[i];
+		double d = 1000 + 37 * (double)((i * 7919) % N) + (double)i / N;
+		double ins = 50 + (double)((i * 104729) % 97) + (double)i / N;
+		va[i * 3] = d;
+		va[i * 3 + 1] = ins;
+		va[i * 3 + 2] = 1;
+		size_t q = (i * 211) % N; /* 211 is prime to 600: a permutation */
+		vb[q * 3] = d;
+		vb[q * 3 + 1] = ins;
+		vb[q * 3 + 2] = d * sqrt(ins);
+		lbl[q] = names[i];
+	}
+	pmcf_profile *a = mk(ea, 3, va, N, la), *b = mk(eb, 3, vb, N, lbl);
+	pmcf_combine_stats st;
+	pmcf_profile *f = fuse(PMCF_COMBINE_MATCH, a, b, &st);
+	size_t wrong = 0;
+	for (size_t i = 0; i < N; i++)
+		wrong += partner(f, i) != (int64_t)((i * 211) % N);
+	assert_int_equal(wrong, 0);
+	pmcf_profile_free(f);
+	pmcf_profile_free(a);
+	pmcf_profile_free(b);
+	free(va);
+	free(vb);
+	free(la);
+	free(lbl);
+	free(names);
+}
+
+/* Input 1 has one XU more: it stays as a surplus XU with e1 missing. */
+static void test_surplus(void **state)
+{
+	(void)state;
+	const char *const ea[] = {"duration", "e1"}, *const eb[] = {"duration", "e2"};
+	const double va[] = {100, 1, 200, 2, 300, 3};
+	const double vb[] = {305, 30, 99, 10, 5000, 99, 198, 20};
+	const char *const lb[] = {"0.2", "0.0", "0.9", "0.1"};
+	pmcf_profile *a = mk(ea, 2, va, 3, LAB), *b = mk(eb, 2, vb, 4, lb);
+	pmcf_combine_stats st;
+	pmcf_profile *f = fuse(PMCF_COMBINE_MATCH, a, b, &st);
+	assert_int_equal(st.xus, 4);
+	assert_int_equal(st.partial_xus, 1);
+	assert_int_equal(partner(f, 0), 1);
+	assert_int_equal(partner(f, 1), 3);
+	assert_int_equal(partner(f, 2), 0);
+	assert_int_equal(partner(f, 3), 2);
+	assert_true(pmcf_is_missing(pmcf_profile_value(f, 3, (size_t)pmcf_profile_event_find(f, "e1"))));
+	pmcf_profile_free(f);
+	pmcf_profile_free(a);
+	pmcf_profile_free(b);
+}
+
+static void test_name(void **state)
+{
+	(void)state;
+	assert_int_equal(pmcf_strategy_parse("match"), PMCF_COMBINE_MATCH);
+	assert_string_equal(pmcf_strategy_name(PMCF_COMBINE_MATCH), "match");
+	assert_int_equal(pmcf_strategy_ordered(PMCF_COMBINE_MATCH), 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_assign_hand_cases),
+		cmocka_unit_test(test_metric_weights),
+		cmocka_unit_test(test_weighting_and_shift),
+		cmocka_unit_test(test_split_exact),
+		cmocka_unit_test(test_surplus),
+		cmocka_unit_test(test_name),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -244,22 +244,24 @@ int main(int argc, char **argv)
 		char *pa[] = {prog, "1", "1", NULL};
 		char *ps[] = {(char *)perf, "stat", "-x,", "-o", "/dev/null", "-e", (char *)EV_LIST[4],
 			      prog, "1", "1", NULL};
-		double a[RMAX], b[RMAX], c[RMAX], s[RMAX], rd[RMAX], pr[RMAX];
+		double a[RMAX], b[RMAX], c[RMAX], s[RMAX], rd[RMAX], pr[RMAX], ac[RMAX], pc[RMAX];
 		size_t nx;
 		for (int r = 0; r < R; r++) {
-			a[r] = run_plain(pa);
+			a[r] = run_tool(pa, NULL, &ac[r]);
 			c[r] = have_perf ? run_plain(ps) : 0;
 			struct rec_time t = run_collect(pa, 4, &nx);
 			b[r] = t.total;
 			s[r] = t.setup;
 			rd[r] = t.read;
 			pr[r] = t.prog;
+			pc[r] = t.cpu;
 		}
 		double ma = median(a, R);
 		printf("fixed costs on a 2-XU program (plain %.4f s): launcher %.4f s (setup %.4f, "
-		       "program under the tool %+.4f, read %.4f), perf stat %.4f s\n",
+		       "program under the tool %+.4f, read %.4f), perf stat %.4f s; the tool's CPU "
+		       "time in the program %+.4f s\n",
 		       ma, median(b, R) - ma, median(s, R), median(pr, R) - ma, median(rd, R),
-		       have_perf ? median(c, R) - ma : 0);
+		       have_perf ? median(c, R) - ma : 0, median(pc, R) - median(ac, R));
 	}
 	printf("medians of %d runs; ratios against the plain run of the same bench run\n", R);
 	printf("%-8s %-10s %2s %6s %8s %8s %8s %8s %10s %9s %9s %7s %8s %8s %8s %7s %8s %6s %7s "

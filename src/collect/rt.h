@@ -34,6 +34,7 @@ struct rt_thread {
 	unsigned char *recs;   /* first record of the mapped chunk */
 	uint32_t chunk;
 	size_t map_bytes;      /* size of the mapped chunk (they grow: first_chunk_bytes()) */
+	unsigned char *prefetched; /* record bytes before it are prefetched (commit) */
 	int stopped;           /* no next chunk could be made: records beyond are dropped */
 	/* the open segment */
 	uint64_t open_node;

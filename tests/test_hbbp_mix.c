@@ -277,6 +277,8 @@ static void test_time_to_count_regions(void **state)
 		double max_dev, min_dev;
 	} cases[] = {
 		{__LINE__, PMCF_IMIX_COST_REGIONS, PMCF_IMIX_SKID_NONE, 1e-9, 0},
+		/* no pointer chase in this code: the same counts */
+		{__LINE__, PMCF_IMIX_COST_REGIONS_CHASE, PMCF_IMIX_SKID_NONE, 1e-9, 0},
 		{__LINE__, PMCF_IMIX_COST_BLOCKS, PMCF_IMIX_SKID_NONE, 10, 0.5},
 	};
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
@@ -289,13 +291,40 @@ static void test_time_to_count_regions(void **state)
 		double dev = count_deviation(m, &s);
 		if (dev > cases[k].max_dev || dev < cases[k].min_dev)
 			fail_msg("row %d: counts off the exact ones by %.3g", cases[k].line, dev);
-		if (cases[k].costing == PMCF_IMIX_COST_REGIONS)
+		if (cases[k].costing != PMCF_IMIX_COST_BLOCKS)
 			assert_non_null(strstr(st->cost_model, "(2 regions)"));
 		pmcf_imix_free(m);
 	}
 	o.costing = 7;
 	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), PMCF_EINVAL);
 	pmcf_perfdata_close(pd);
+}
+
+/* Pointer-chasing loads (--costing regions-chase): a load into its own
+ * address register; not a load into another register, nor an lea. */
+static void test_chase_loads(void **state)
+{
+	(void)state;
+	static const struct {
+		int line;
+		uint8_t code[8];
+		size_t n;
+		unsigned want;
+	} cases[] = {
+		{__LINE__, {0x48, 0x8b, 0x14, 0xd7}, 4, 1},             /* mov rdx,[rdi+rdx*8] */
+		{__LINE__, {0x48, 0x8b, 0x12}, 3, 1},                   /* mov rdx,[rdx] */
+		{__LINE__, {0x8b, 0x52, 0x08}, 3, 1},                   /* mov edx,[rdx+8] */
+		{__LINE__, {0x48, 0x8b, 0x04, 0xd7}, 4, 0},             /* mov rax,[rdi+rdx*8] */
+		{__LINE__, {0x48, 0x8d, 0x14, 0xd7}, 4, 0},             /* lea rdx,[rdi+rdx*8] */
+		{__LINE__, {0x48, 0x89, 0x12}, 3, 0},                   /* mov [rdx],rdx (a store) */
+		{__LINE__, {0x48, 0x8b, 0x12, 0x48, 0x8b, 0x12}, 6, 2}, /* two chase steps */
+		{__LINE__, {0x48, 0x8b}, 2, 0},                         /* truncated */
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		unsigned got = hbbpi_chase_loads(cases[k].code, cases[k].n);
+		if (got != cases[k].want)
+			fail_msg("row %d: %u chase loads, expected %u", cases[k].line, got, cases[k].want);
+	}
 }
 
 /* The skid model: with samples charged to the instruction before the sampled
@@ -531,7 +560,7 @@ int main(void)
 		cmocka_unit_test(test_callgrind),  cmocka_unit_test(test_compare),
 		cmocka_unit_test(test_keys),       cmocka_unit_test(test_train),
 		cmocka_unit_test(test_time_to_count), cmocka_unit_test(test_skid),
-		cmocka_unit_test(test_time_to_count_regions),
+		cmocka_unit_test(test_time_to_count_regions), cmocka_unit_test(test_chase_loads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

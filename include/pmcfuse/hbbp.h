@@ -122,7 +122,9 @@ enum pmcf_imix_skid {
 enum pmcf_imix_costing {
 	PMCF_IMIX_COST_REGIONS = 0, /* control-equivalent sampled blocks of a function (one loop
 				       body) pool their samples and are costed as one region */
-	PMCF_IMIX_COST_BLOCKS = 1   /* every block alone (the first correction) */
+	PMCF_IMIX_COST_BLOCKS = 1,  /* every block alone (the first correction) */
+	PMCF_IMIX_COST_REGIONS_CHASE = 2 /* REGIONS, plus a memory latency per pointer-chasing
+					    load (one whose address uses the register it loads) */
 };
 
 typedef struct pmcf_imix_opts {

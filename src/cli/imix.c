@@ -27,9 +27,9 @@ static const char usage[] =
 	"       pmcfuse imix reference -o DIR -- PROG ARGS\n"
 	"       pmcfuse imix report [--by KEY] [--format text|csv|json|sde] [--top N]\n"
 	"                           [--method hbbp|ebs|ebs-raw|lbr] [--cutoff N] [--mcpu CPU]\n"
-	"                           [--skid prev|none] [--costing regions|blocks] [--vmlinux FILE] [-o FILE] DIR\n"
+	"                           [--skid prev|none] [--costing C] [--vmlinux FILE] [-o FILE] DIR\n"
 	"       pmcfuse imix compare [--normalize] [--json] [--top N] [--method M] [--cutoff N]\n"
-	"                           [--mcpu CPU] [--skid prev|none] [--costing regions|blocks]\n"
+	"                           [--mcpu CPU] [--skid prev|none] [--costing C]\n"
 	"                           REFERENCE MEASURED\n"
 	"       pmcfuse imix train [--json] REFERENCE MEASURED...\n"
 	"       pmcfuse imix synth [--ebs-only|--timer] -o DIR   (test data with a known control flow)\n\n"
@@ -46,7 +46,8 @@ static const char usage[] =
 	"PATH, or $PMCF_LLVM_MCA; --mcpu overrides the CPU of the recording); --method\n"
 	"ebs-raw shows the uncorrected estimate, --skid none charges a sample to the\n"
 	"sampled instruction instead of the one before it, --costing blocks costs every\n"
-	"block alone instead of pooling control-equivalent blocks (a loop body) as one region. compare gives the per-mnemonic error and the average weighted error;\n"
+	"block alone instead of pooling control-equivalent blocks (a loop body) as one region,\n"
+	"--costing regions-chase adds a memory latency per pointer-chasing load. compare gives the per-mnemonic error and the average weighted error;\n"
 	"--normalize compares shares (for EBS on cpu-clock, which has no absolute scale).\n"
 	"REFERENCE and MEASURED are record/reference folders, perf.data or callgrind files,\n"
 	"or CSV files written by `imix report --format csv` (by mnemonic).\n"
@@ -568,9 +569,11 @@ static int common_opt(int opt, const char *arg, pmcf_imix_opts *o)
 			return cli_usage_error(verb, "--skid: expected prev or none");
 		return CLI_OK;
 	case 'C':
-		if (strcmp(arg, "regions") && strcmp(arg, "blocks"))
-			return cli_usage_error(verb, "--costing: expected regions or blocks");
-		o->costing = !strcmp(arg, "blocks") ? PMCF_IMIX_COST_BLOCKS : PMCF_IMIX_COST_REGIONS;
+		if (strcmp(arg, "regions") && strcmp(arg, "blocks") && strcmp(arg, "regions-chase"))
+			return cli_usage_error(verb, "--costing: expected regions, blocks or regions-chase");
+		o->costing = !strcmp(arg, "blocks")	       ? PMCF_IMIX_COST_BLOCKS
+			     : !strcmp(arg, "regions-chase") ? PMCF_IMIX_COST_REGIONS_CHASE
+							     : PMCF_IMIX_COST_REGIONS;
 		return CLI_OK;
 	case 'c':
 		if (cli_parse_uint(verb, "--cutoff", arg, 1, 100000, &v))

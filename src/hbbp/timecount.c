@@ -375,6 +375,35 @@ struct unit {
 	double w;             /* sample weight of the members */
 };
 
+/* Cycles charged per pointer-chasing load (PMCF_IMIX_COST_REGIONS_CHASE):
+ * a load whose address register is the register it loads waits for its
+ * previous execution, and through a working set larger than the caches each
+ * step is a memory access; ~80 ns of DRAM latency (plus a TLB walk) at
+ * 3-4 GHz. llvm-mca assumes an L1 hit (4-5 cycles). */
+#define CHASE_CYCLES 300
+
+unsigned hbbpi_chase_loads(const uint8_t *code, size_t n)
+{
+	ZydisDecoder dec0, *dec = &dec0;
+	if (ZYAN_FAILED(ZydisDecoderInit(dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)))
+		return 0;
+	unsigned k = 0;
+	ZydisDecodedInstruction d;
+	ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+	for (size_t at = 0; at < n && ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, code + at, n - at, &d, op));
+	     at += d.length) {
+		if (d.operand_count_visible < 2 || op[0].type != ZYDIS_OPERAND_TYPE_REGISTER ||
+		    op[1].type != ZYDIS_OPERAND_TYPE_MEMORY || op[1].mem.type != ZYDIS_MEMOP_TYPE_MEM)
+			continue;
+		ZydisRegister r = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, op[0].reg.value);
+		if (r != ZYDIS_REGISTER_NONE &&
+		    (r == ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, op[1].mem.base) ||
+		     r == ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, op[1].mem.index)))
+			k++;
+	}
+	return k;
+}
+
 /* Bytes of block b of f. */
 static size_t block_bytes(const struct hbbp_func *f, uint32_t b)
 {
@@ -392,13 +421,14 @@ static int func_units(const ZydisDecoder *dec, struct hbbp_func *f, const char *
 	int rc = func_edges(dec, f, &e, &ne);
 	if (!rc && o->skid == PMCF_IMIX_SKID_PREV)
 		rc = move_heads(f, e, ne);
-	if (!rc && o->costing == PMCF_IMIX_COST_REGIONS)
+	int regions = o->costing != PMCF_IMIX_COST_BLOCKS;
+	if (!rc && regions)
 		rc = equiv_classes(f, e, ne, cls);
 	free(e);
 	if (rc)
 		return rc;
 	for (size_t b = 0; b < f->nblocks; b++) {
-		if (o->costing != PMCF_IMIX_COST_REGIONS)
+		if (!regions)
 			cls[b] = f->ebs[b] > 0 ? (uint32_t)b : UINT32_MAX;
 		next[b] = UINT32_MAX;
 	}
@@ -424,8 +454,9 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 {
 	pmcf_imix_stats *st = &m->st;
 	struct hbbp_cost_model cm;
-	if (o->costing != PMCF_IMIX_COST_REGIONS && o->costing != PMCF_IMIX_COST_BLOCKS)
+	if (o->costing < PMCF_IMIX_COST_REGIONS || o->costing > PMCF_IMIX_COST_REGIONS_CHASE)
 		return pmcfi_fail(PMCF_EINVAL, "unknown costing %d", o->costing);
+	int regions = o->costing != PMCF_IMIX_COST_BLOCKS;
 	if (o->cost) {
 		snprintf(st->cost_model, sizeof(st->cost_model), "the caller's cost model");
 	} else {
@@ -490,6 +521,13 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 		if (rc > 0)
 			rc = pmcfi_fail(PMCF_EINVAL, "cost model failed (%d)", rc);
 	}
+	size_t nchase = 0;
+	for (size_t i = 0; !rc && o->costing == PMCF_IMIX_COST_REGIONS_CHASE && i < n; i++) {
+		unsigned k = hbbpi_chase_loads(cb[i].bytes, cb[i].nbytes);
+		if (k && cyc[i] > 0)
+			cyc[i] += k * CHASE_CYCLES;
+		nchase += k;
+	}
 	if (!rc) {
 		/* executions = weight / cycles; units without a cost take the
 		 * average cycles per instruction of the others; every member of a
@@ -516,14 +554,16 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 				u[i].f->ebs[b] = scale * u[i].w / cyc[i] * u[i].f->blocks[b].n;
 				st->cost_blocks++;
 			}
-		if (o->costing == PMCF_IMIX_COST_REGIONS) {
-			size_t l = strlen(st->cost_model);
+		size_t l = strlen(st->cost_model);
+		if (regions)
 			snprintf(st->cost_model + l, sizeof(st->cost_model) - l,
 				 "; control-equivalent blocks pooled (%zu regions)", nregions);
-		} else {
-			size_t l = strlen(st->cost_model);
+		else
 			snprintf(st->cost_model + l, sizeof(st->cost_model) - l, "; blocks costed alone");
-		}
+		l = strlen(st->cost_model);
+		if (o->costing == PMCF_IMIX_COST_REGIONS_CHASE)
+			snprintf(st->cost_model + l, sizeof(st->cost_model) - l,
+				 "; %zu pointer-chasing loads at %d cycles", nchase, CHASE_CYCLES);
 		st->correction = PMCF_IMIX_CORR_APPLIED;
 	}
 	free(cls);

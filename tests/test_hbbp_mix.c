@@ -198,6 +198,16 @@ static double count_deviation(const pmcf_imix *m, const struct hbbp_synth *s)
 	return worst;
 }
 
+/* The synthetic program on cpu-clock, one sample every 7 cycles, opened. */
+static pmcf_perfdata *timer_synth(const char *name, struct hbbp_synth *s)
+{
+	*s = (struct hbbp_synth){.ebs_period = 7, .periods = 7 * 3, .ebs_only = 1, .timer = 1};
+	assert_int_equal(hbbpi_synth_write(tmp(name), s), 0);
+	pmcf_perfdata *pd = NULL;
+	assert_int_equal(pmcf_perfdata_open(s->data_path, &pd), 0);
+	return pd;
+}
+
 /* Timer samples on code with known instruction latencies (3 to 7 cycles next
  * to 1-cycle ones): samples per block follow executions x cycles; the
  * time-to-count correction with the known block costs gives the exact
@@ -206,10 +216,8 @@ static double count_deviation(const pmcf_imix *m, const struct hbbp_synth *s)
 static void test_time_to_count(void **state)
 {
 	(void)state;
-	struct hbbp_synth s = {.ebs_period = 7, .periods = 7 * 3, .ebs_only = 1, .timer = 1};
-	assert_int_equal(hbbpi_synth_write(tmp("timer"), &s), 0);
-	pmcf_perfdata *pd = NULL;
-	assert_int_equal(pmcf_perfdata_open(s.data_path, &pd), 0);
+	struct hbbp_synth s;
+	pmcf_perfdata *pd = timer_synth("timer", &s);
 	struct synth_model sm = {0};
 	pmcf_imix_opts o = {.size = sizeof(o), .method = PMCF_IMIX_EBS, .cost = synth_cost,
 			    .cost_ctx = &sm, .skid = PMCF_IMIX_SKID_NONE};
@@ -264,10 +272,8 @@ static void test_time_to_count(void **state)
 static void test_time_to_count_regions(void **state)
 {
 	(void)state;
-	struct hbbp_synth s = {.ebs_period = 7, .periods = 7 * 3, .ebs_only = 1, .timer = 1};
-	assert_int_equal(hbbpi_synth_write(tmp("regions"), &s), 0);
-	pmcf_perfdata *pd = NULL;
-	assert_int_equal(pmcf_perfdata_open(s.data_path, &pd), 0);
+	struct hbbp_synth s;
+	pmcf_perfdata *pd = timer_synth("regions", &s);
 	struct synth_model sm = {.chain = 1};
 	pmcf_imix_opts o = {.size = sizeof(o), .method = PMCF_IMIX_EBS, .cost = synth_cost,
 			    .cost_ctx = &sm, .skid = PMCF_IMIX_SKID_NONE};
@@ -332,10 +338,8 @@ static void test_chase_loads(void **state)
 static void test_skid(void **state)
 {
 	(void)state;
-	struct hbbp_synth s = {.ebs_period = 7, .periods = 7 * 3, .ebs_only = 1, .timer = 1};
-	assert_int_equal(hbbpi_synth_write(tmp("skid"), &s), 0);
-	pmcf_perfdata *pd = NULL;
-	assert_int_equal(pmcf_perfdata_open(s.data_path, &pd), 0);
+	struct hbbp_synth s;
+	pmcf_perfdata *pd = timer_synth("skid", &s);
 	pmcf_imix *none = NULL, *prev = NULL;
 	struct synth_model sm = {0};
 	pmcf_imix_opts o = {.size = sizeof(o), .method = PMCF_IMIX_EBS, .cost = synth_cost,

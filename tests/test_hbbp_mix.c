@@ -144,24 +144,44 @@ static void test_ebs_only(void **state)
 }
 
 /* Known cost model of the synthetic code: the cycles of its instructions
- * (hbbpi_synth_cycles), summed over each block. */
+ * (hbbpi_synth_cycles), found by their encodings in the code handed over,
+ * so that a region of several blocks is costed too. With chain set it sees
+ * dependencies only inside that code, as llvm-mca does: `add eax,ecx`
+ * (block 1) spends 6 of its 7 cycles waiting for `dec ecx` of the previous
+ * trip (block 3); costed without that instruction it takes 1 cycle. */
+struct synth_model {
+	int chain;
+};
+
+static const struct {
+	uint8_t op, modrm; /* modrm 0: any */
+	unsigned len;
+	uint64_t off;      /* offset of the instruction in the synthetic code */
+} synth_enc[] = {{0xb9, 0, 5, 0x00}, {0x90, 0, 1, 0x05},    {0x01, 0xc8, 2, 0x06},
+		 {0xf6, 0xc1, 3, 0x08}, {0x74, 0, 2, 0x0b}, {0x83, 0xc2, 3, 0x0d},
+		 {0xff, 0xc9, 2, 0x49}, {0x75, 0, 2, 0x4b}, {0xeb, 0, 2, 0x4d}};
+
 static int synth_cost(void *ctx, const pmcf_imix_code_block *b, size_t n, double *cycles)
 {
-	static const uint8_t b0[] = {0x00, 0x05}, b1[] = {0x06, 0x08, 0x0b}, b3[] = {0x49, 0x4b},
-			     b4[] = {0x4d};
-	const struct hbbp_synth *s = ctx;
+	const struct synth_model *sm = ctx;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t off = b[i].start - (s->block_start[0]);
-		const uint8_t *ins = off == 0x00 ? b0 : off == 0x06 ? b1 : off == 0x49 ? b3 : b4;
-		size_t nins = off == 0x00 ? 2 : off == 0x06 ? 3 : off == 0x49 ? 2 : 1;
+		int add = 0, dec = 0;
 		cycles[i] = 0;
-		if (off == 0x0d) {
-			for (unsigned k = 0; k < 20; k++)
-				cycles[i] += hbbpi_synth_cycles(0x0d + 3 * k);
-			continue;
+		for (size_t at = 0; at < b[i].nbytes;) {
+			size_t k = 0;
+			while (k < sizeof(synth_enc) / sizeof(synth_enc[0]) &&
+			       (b[i].bytes[at] != synth_enc[k].op ||
+				(synth_enc[k].modrm && (at + 1 >= b[i].nbytes || b[i].bytes[at + 1] != synth_enc[k].modrm))))
+				k++;
+			if (k == sizeof(synth_enc) / sizeof(synth_enc[0]))
+				return PMCF_EINVAL;
+			cycles[i] += hbbpi_synth_cycles(synth_enc[k].off);
+			add |= synth_enc[k].off == 0x06;
+			dec |= synth_enc[k].off == 0x49;
+			at += synth_enc[k].len;
 		}
-		for (size_t k = 0; k < nins; k++)
-			cycles[i] += hbbpi_synth_cycles(ins[k]);
+		if (sm->chain && add && !dec)
+			cycles[i] -= 6;
 	}
 	return 0;
 }
@@ -178,6 +198,16 @@ static double count_deviation(const pmcf_imix *m, const struct hbbp_synth *s)
 	return worst;
 }
 
+/* The synthetic program on cpu-clock, one sample every 7 cycles, opened. */
+static pmcf_perfdata *timer_synth(const char *name, struct hbbp_synth *s)
+{
+	*s = (struct hbbp_synth){.ebs_period = 7, .periods = 7 * 3, .ebs_only = 1, .timer = 1};
+	assert_int_equal(hbbpi_synth_write(tmp(name), s), 0);
+	pmcf_perfdata *pd = NULL;
+	assert_int_equal(pmcf_perfdata_open(s->data_path, &pd), 0);
+	return pd;
+}
+
 /* Timer samples on code with known instruction latencies (3 to 7 cycles next
  * to 1-cycle ones): samples per block follow executions x cycles; the
  * time-to-count correction with the known block costs gives the exact
@@ -186,12 +216,11 @@ static double count_deviation(const pmcf_imix *m, const struct hbbp_synth *s)
 static void test_time_to_count(void **state)
 {
 	(void)state;
-	struct hbbp_synth s = {.ebs_period = 7, .periods = 7 * 3, .ebs_only = 1, .timer = 1};
-	assert_int_equal(hbbpi_synth_write(tmp("timer"), &s), 0);
-	pmcf_perfdata *pd = NULL;
-	assert_int_equal(pmcf_perfdata_open(s.data_path, &pd), 0);
+	struct hbbp_synth s;
+	pmcf_perfdata *pd = timer_synth("timer", &s);
+	struct synth_model sm = {0};
 	pmcf_imix_opts o = {.size = sizeof(o), .method = PMCF_IMIX_EBS, .cost = synth_cost,
-			    .cost_ctx = &s, .skid = PMCF_IMIX_SKID_NONE};
+			    .cost_ctx = &sm, .skid = PMCF_IMIX_SKID_NONE};
 	pmcf_imix *m = NULL;
 	static const int methods[] = {PMCF_IMIX_EBS, PMCF_IMIX_HBBP};
 	for (size_t k = 0; k < 2; k++) {
@@ -234,18 +263,87 @@ static void test_time_to_count(void **state)
 	pmcf_perfdata_close(pd);
 }
 
+/* A dependency chain split over blocks (block 1's add waits for block 3's
+ * dec): costed alone, block 1 looks cheap and is over-counted; block 1 and
+ * 3 run equally often (control-equivalent: one trip of the inner loop), so
+ * the region rule pools their samples and costs them together, which sees
+ * the chain and gives the exact counts. Block 0 and 4 (one outer trip) are
+ * a class too; block 2 (odd trips only) is not in either. */
+static void test_time_to_count_regions(void **state)
+{
+	(void)state;
+	struct hbbp_synth s;
+	pmcf_perfdata *pd = timer_synth("regions", &s);
+	struct synth_model sm = {.chain = 1};
+	pmcf_imix_opts o = {.size = sizeof(o), .method = PMCF_IMIX_EBS, .cost = synth_cost,
+			    .cost_ctx = &sm, .skid = PMCF_IMIX_SKID_NONE};
+	pmcf_imix *m = NULL;
+	static const struct {
+		int line, costing, skid;
+		double max_dev, min_dev;
+	} cases[] = {
+		{__LINE__, PMCF_IMIX_COST_REGIONS, PMCF_IMIX_SKID_NONE, 1e-9, 0},
+		/* no pointer chase in this code: the same counts */
+		{__LINE__, PMCF_IMIX_COST_REGIONS_CHASE, PMCF_IMIX_SKID_NONE, 1e-9, 0},
+		{__LINE__, PMCF_IMIX_COST_BLOCKS, PMCF_IMIX_SKID_NONE, 10, 0.5},
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		o.costing = cases[k].costing;
+		o.skid = cases[k].skid;
+		assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
+		const pmcf_imix_stats *st = pmcf_imix_get_stats(m);
+		assert_int_equal(st->correction, PMCF_IMIX_CORR_APPLIED);
+		assert_int_equal(st->cost_blocks, 5);
+		double dev = count_deviation(m, &s);
+		if (dev > cases[k].max_dev || dev < cases[k].min_dev)
+			fail_msg("row %d: counts off the exact ones by %.3g", cases[k].line, dev);
+		if (cases[k].costing != PMCF_IMIX_COST_BLOCKS)
+			assert_non_null(strstr(st->cost_model, "(2 regions)"));
+		pmcf_imix_free(m);
+	}
+	o.costing = 7;
+	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), PMCF_EINVAL);
+	pmcf_perfdata_close(pd);
+}
+
+/* Pointer-chasing loads (--costing regions-chase): a load into its own
+ * address register; not a load into another register, nor an lea. */
+static void test_chase_loads(void **state)
+{
+	(void)state;
+	static const struct {
+		int line;
+		uint8_t code[8];
+		size_t n;
+		unsigned want;
+	} cases[] = {
+		{__LINE__, {0x48, 0x8b, 0x14, 0xd7}, 4, 1},             /* mov rdx,[rdi+rdx*8] */
+		{__LINE__, {0x48, 0x8b, 0x12}, 3, 1},                   /* mov rdx,[rdx] */
+		{__LINE__, {0x8b, 0x52, 0x08}, 3, 1},                   /* mov edx,[rdx+8] */
+		{__LINE__, {0x48, 0x8b, 0x04, 0xd7}, 4, 0},             /* mov rax,[rdi+rdx*8] */
+		{__LINE__, {0x48, 0x8d, 0x14, 0xd7}, 4, 0},             /* lea rdx,[rdi+rdx*8] */
+		{__LINE__, {0x48, 0x89, 0x12}, 3, 0},                   /* mov [rdx],rdx (a store) */
+		{__LINE__, {0x48, 0x8b, 0x12, 0x48, 0x8b, 0x12}, 6, 2}, /* two chase steps */
+		{__LINE__, {0x48, 0x8b}, 2, 0},                         /* truncated */
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		unsigned got = hbbpi_chase_loads(cases[k].code, cases[k].n);
+		if (got != cases[k].want)
+			fail_msg("row %d: %u chase loads, expected %u", cases[k].line, got, cases[k].want);
+	}
+}
+
 /* The skid model: with samples charged to the instruction before the sampled
  * IP, a block's head samples go to its static predecessors. */
 static void test_skid(void **state)
 {
 	(void)state;
-	struct hbbp_synth s = {.ebs_period = 7, .periods = 7 * 3, .ebs_only = 1, .timer = 1};
-	assert_int_equal(hbbpi_synth_write(tmp("skid"), &s), 0);
-	pmcf_perfdata *pd = NULL;
-	assert_int_equal(pmcf_perfdata_open(s.data_path, &pd), 0);
+	struct hbbp_synth s;
+	pmcf_perfdata *pd = timer_synth("skid", &s);
 	pmcf_imix *none = NULL, *prev = NULL;
+	struct synth_model sm = {0};
 	pmcf_imix_opts o = {.size = sizeof(o), .method = PMCF_IMIX_EBS, .cost = synth_cost,
-			    .cost_ctx = &s, .skid = PMCF_IMIX_SKID_NONE};
+			    .cost_ctx = &sm, .skid = PMCF_IMIX_SKID_NONE, .costing = PMCF_IMIX_COST_BLOCKS};
 	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &none), 0);
 	o.skid = PMCF_IMIX_SKID_PREV;
 	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &prev), 0);
@@ -466,6 +564,7 @@ int main(void)
 		cmocka_unit_test(test_callgrind),  cmocka_unit_test(test_compare),
 		cmocka_unit_test(test_keys),       cmocka_unit_test(test_train),
 		cmocka_unit_test(test_time_to_count), cmocka_unit_test(test_skid),
+		cmocka_unit_test(test_time_to_count_regions), cmocka_unit_test(test_chase_loads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -118,6 +118,15 @@ enum pmcf_imix_skid {
 	PMCF_IMIX_SKID_NONE = 1  /* to the sampled instruction itself */
 };
 
+/* What the cost model of time samples costs (docs/imix.md). */
+enum pmcf_imix_costing {
+	PMCF_IMIX_COST_REGIONS = 0, /* control-equivalent sampled blocks of a function (one loop
+				       body) pool their samples and are costed as one region */
+	PMCF_IMIX_COST_BLOCKS = 1,  /* every block alone (the first correction) */
+	PMCF_IMIX_COST_REGIONS_CHASE = 2 /* REGIONS, plus a memory latency per pointer-chasing
+					    load (one whose address uses the register it loads) */
+};
+
 typedef struct pmcf_imix_opts {
 	size_t size;           /* sizeof(pmcf_imix_opts) */
 	int method;            /* enum pmcf_imix_method */
@@ -136,6 +145,7 @@ typedef struct pmcf_imix_opts {
 	pmcf_imix_cost_fn cost;/* a cost model of the caller's instead of llvm-mca */
 	void *cost_ctx;
 	int skid;              /* enum pmcf_imix_skid */
+	int costing;           /* enum pmcf_imix_costing */
 } pmcf_imix_opts;
 
 typedef struct pmcf_imix_ins {

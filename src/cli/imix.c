@@ -27,9 +27,9 @@ static const char usage[] =
 	"       pmcfuse imix reference -o DIR -- PROG ARGS\n"
 	"       pmcfuse imix report [--by KEY] [--format text|csv|json|sde] [--top N]\n"
 	"                           [--method hbbp|ebs|ebs-raw|lbr] [--cutoff N] [--mcpu CPU]\n"
-	"                           [--skid prev|none] [--vmlinux FILE] [-o FILE] DIR\n"
+	"                           [--skid prev|none] [--costing C] [--vmlinux FILE] [-o FILE] DIR\n"
 	"       pmcfuse imix compare [--normalize] [--json] [--top N] [--method M] [--cutoff N]\n"
-	"                           [--mcpu CPU] [--skid prev|none]\n"
+	"                           [--mcpu CPU] [--skid prev|none] [--costing C]\n"
 	"                           REFERENCE MEASURED\n"
 	"       pmcfuse imix train [--json] REFERENCE MEASURED...\n"
 	"       pmcfuse imix synth [--ebs-only|--timer] -o DIR   (test data with a known control flow)\n\n"
@@ -45,7 +45,9 @@ static const char usage[] =
 	"block's samples are divided by its cycles per execution from llvm-mca (found on\n"
 	"PATH, or $PMCF_LLVM_MCA; --mcpu overrides the CPU of the recording); --method\n"
 	"ebs-raw shows the uncorrected estimate, --skid none charges a sample to the\n"
-	"sampled instruction instead of the one before it. compare gives the per-mnemonic error and the average weighted error;\n"
+	"sampled instruction instead of the one before it, --costing blocks costs every\n"
+	"block alone instead of pooling control-equivalent blocks (a loop body) as one region,\n"
+	"--costing regions-chase adds a memory latency per pointer-chasing load. compare gives the per-mnemonic error and the average weighted error;\n"
 	"--normalize compares shares (for EBS on cpu-clock, which has no absolute scale).\n"
 	"REFERENCE and MEASURED are record/reference folders, perf.data or callgrind files,\n"
 	"or CSV files written by `imix report --format csv` (by mnemonic).\n"
@@ -566,6 +568,13 @@ static int common_opt(int opt, const char *arg, pmcf_imix_opts *o)
 		else
 			return cli_usage_error(verb, "--skid: expected prev or none");
 		return CLI_OK;
+	case 'C':
+		if (strcmp(arg, "regions") && strcmp(arg, "blocks") && strcmp(arg, "regions-chase"))
+			return cli_usage_error(verb, "--costing: expected regions, blocks or regions-chase");
+		o->costing = !strcmp(arg, "blocks")	       ? PMCF_IMIX_COST_BLOCKS
+			     : !strcmp(arg, "regions-chase") ? PMCF_IMIX_COST_REGIONS_CHASE
+							     : PMCF_IMIX_COST_REGIONS;
+		return CLI_OK;
 	case 'c':
 		if (cli_parse_uint(verb, "--cutoff", arg, 1, 100000, &v))
 			return CLI_EUSAGE;
@@ -632,6 +641,7 @@ static int imix_report(int argc, char **argv)
 					   {"cutoff", required_argument, NULL, 'c'},
 					   {"mcpu", required_argument, NULL, 'M'},
 					   {"skid", required_argument, NULL, 'S'},
+					   {"costing", required_argument, NULL, 'C'},
 					   {"vmlinux", required_argument, NULL, 'K'},
 					   {"output", required_argument, NULL, 'o'},
 					   {NULL, 0, NULL, 0}};
@@ -753,6 +763,7 @@ static int imix_compare(int argc, char **argv)
 					   {"cutoff", required_argument, NULL, 'c'},
 					   {"mcpu", required_argument, NULL, 'M'},
 					   {"skid", required_argument, NULL, 'S'},
+					   {"costing", required_argument, NULL, 'C'},
 					   {"vmlinux", required_argument, NULL, 'K'},
 					   {NULL, 0, NULL, 0}};
 	pmcf_imix_opts o = {.size = sizeof(o)};

@@ -137,6 +137,10 @@ int hbbpi_cost_blocks(const struct hbbp_cost_model *cm, const pmcf_imix_code_blo
  * from sample weight to weight x length / cycles per execution, scaled to the
  * same total, after the skid model; fills the correction fields of m->st. */
 int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid);
+/* Pointer-chasing loads in x86-64 code (PMCF_IMIX_COST_REGIONS_CHASE): loads
+ * into a register that is the base or index of their own address (mov
+ * rdx,[rdi+rdx*8]), so each waits for the previous one. */
+unsigned hbbpi_chase_loads(const uint8_t *code, size_t n);
 
 /* Synthetic data with a known control flow (tests): writes DIR/synth.elf
  * (x86-64 code of one function, loop with a long and short blocks) and

@@ -11,6 +11,7 @@
 
 struct edge {
 	uint32_t from, to;
+	int call; /* the fall-through of a call: its return site */
 };
 
 static int edge_cmp(const void *a, const void *b)
@@ -31,79 +32,431 @@ static long block_of(const struct hbbp_func *f, uint64_t addr)
 	return f->blocks[b].start == addr ? (long)b : -1;
 }
 
+/* The function's static control flow between its blocks: fall-through and
+ * direct branches inside the function (calls fall through). *out is
+ * malloc'ed, sorted by target. */
+static int func_edges(const ZydisDecoder *dec, const struct hbbp_func *f, struct edge **out, size_t *nout)
+{
+	struct edge *e = malloc((2 * f->nblocks + 1) * sizeof(*e));
+	if (!e)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	size_t ne = 0;
+	for (size_t b = 0; b < f->nblocks; b++) {
+		const struct hbbp_block *bl = &f->blocks[b];
+		const struct hbbp_ins *last = &f->ins[bl->first + bl->n - 1];
+		int falls = 1, call = 0;
+		ZydisDecodedInstruction d;
+		if ((last->flags & INS_CF) &&
+		    ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(dec, NULL, f->bytes + (last->addr - f->start),
+								last->len, &d))) {
+			ZydisInstructionCategory c = d.meta.category;
+			call = c == ZYDIS_CATEGORY_CALL;
+			falls = c == ZYDIS_CATEGORY_COND_BR || call;
+			if ((c == ZYDIS_CATEGORY_COND_BR || c == ZYDIS_CATEGORY_UNCOND_BR) &&
+			    (d.attributes & ZYDIS_ATTRIB_IS_RELATIVE) && d.raw.imm[0].is_relative) {
+				long t = block_of(f, last->addr + d.length + (uint64_t)d.raw.imm[0].value.s);
+				if (t >= 0)
+					e[ne++] = (struct edge){(uint32_t)b, (uint32_t)t, 0};
+			}
+		} else if (last->flags & INS_CF) {
+			falls = 0;
+		}
+		if (falls && b + 1 < f->nblocks && f->blocks[b + 1].start == last->addr + last->len)
+			e[ne++] = (struct edge){(uint32_t)b, (uint32_t)(b + 1), call};
+	}
+	qsort(e, ne, sizeof(*e), edge_cmp);
+	*out = e;
+	*nout = ne;
+	return 0;
+}
+
 /* Skid (PMCF_IMIX_SKID_PREV): the samples at a block's first instruction
  * belong to the instruction executed before it, the last one of a
  * predecessor in the function's static control flow (fall-through, direct
  * branches); they are split over the predecessors in proportion to the
  * predecessors' own samples. Blocks without a predecessor in the function
- * (its entry, return sites) keep them. */
-static int move_heads(const ZydisDecoder *dec, struct hbbp_func *f)
+ * (its entry, return sites) keep them. A call's return site is not a
+ * predecessor here: the callee ran before it. */
+static int move_heads(struct hbbp_func *f, const struct edge *e, size_t ne)
 {
 	double heads = 0;
 	for (size_t b = 0; b < f->nblocks; b++)
 		heads += f->ebs_head[b];
 	if (heads <= 0)
 		return 0;
-	struct edge *e = malloc(2 * f->nblocks * sizeof(*e));
-	double *own = malloc(f->nblocks * sizeof(*own));
-	if (!e || !own) {
-		free(e);
-		free(own);
+	double *own = malloc((f->nblocks + 1) * sizeof(*own));
+	if (!own)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	}
-	size_t ne = 0;
-	for (size_t b = 0; b < f->nblocks; b++) {
+	for (size_t b = 0; b < f->nblocks; b++)
 		own[b] = f->ebs[b];
-		const struct hbbp_block *bl = &f->blocks[b];
-		const struct hbbp_ins *last = &f->ins[bl->first + bl->n - 1];
-		int falls = 1;
-		ZydisDecodedInstruction d;
-		if ((last->flags & INS_CF) &&
-		    ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(dec, NULL, f->bytes + (last->addr - f->start),
-								last->len, &d))) {
-			ZydisInstructionCategory c = d.meta.category;
-			falls = c == ZYDIS_CATEGORY_COND_BR;
-			if ((c == ZYDIS_CATEGORY_COND_BR || c == ZYDIS_CATEGORY_UNCOND_BR) &&
-			    (d.attributes & ZYDIS_ATTRIB_IS_RELATIVE) && d.raw.imm[0].is_relative) {
-				long t = block_of(f, last->addr + d.length + (uint64_t)d.raw.imm[0].value.s);
-				if (t >= 0)
-					e[ne++] = (struct edge){(uint32_t)b, (uint32_t)t};
-			}
-		} else if (last->flags & INS_CF) {
-			falls = 0;
-		}
-		if (falls && b + 1 < f->nblocks && f->blocks[b + 1].start == last->addr + last->len)
-			e[ne++] = (struct edge){(uint32_t)b, (uint32_t)(b + 1)};
-	}
-	qsort(e, ne, sizeof(*e), edge_cmp);
 	for (size_t i = 0; i < ne;) {
 		size_t j = i;
 		double sum = 0;
+		size_t np = 0;
 		for (; j < ne && e[j].to == e[i].to; j++)
-			sum += own[e[j].from];
+			if (!e[j].call)
+				sum += own[e[j].from], np++;
 		uint32_t to = e[i].to;
 		double h = f->ebs_head[to];
-		if (h > 0) {
+		if (h > 0 && np) {
 			f->ebs[to] -= h;
 			for (size_t k = i; k < j; k++)
-				f->ebs[e[k].from] += sum > 0 ? h * own[e[k].from] / sum : h / (double)(j - i);
+				if (!e[k].call)
+					f->ebs[e[k].from] += sum > 0 ? h * own[e[k].from] / sum : h / (double)np;
 		}
 		i = j;
 	}
-	free(e);
 	free(own);
 	return 0;
 }
 
-struct costed {
-	struct hbbp_func *f;
-	size_t b;
+/* ---- control-equivalent regions ------------------------------------------- */
+
+/* A graph in compressed rows: the successors of v are adj[off[v] .. off[v+1]). */
+struct csr {
+	uint32_t *off, *adj;
 };
+
+/* Rows of the edges (from, to) of nn nodes, or of the reversed edges. */
+static int csr_build(size_t nn, const uint32_t (*ed)[2], size_t ne, int rev, struct csr *g)
+{
+	g->off = calloc(nn + 2, sizeof(uint32_t));
+	g->adj = malloc((ne + 1) * sizeof(uint32_t));
+	if (!g->off || !g->adj)
+		return PMCF_ENOMEM;
+	for (size_t i = 0; i < ne; i++)
+		g->off[ed[i][rev] + 1]++;
+	for (size_t v = 0; v < nn; v++)
+		g->off[v + 1] += g->off[v];
+	for (size_t i = 0; i < ne; i++)
+		g->adj[g->off[ed[i][rev]]++] = ed[i][!rev];
+	for (size_t v = nn; v > 0; v--)
+		g->off[v] = g->off[v - 1];
+	g->off[0] = 0;
+	return 0;
+}
+
+/* Marks what a depth-first walk of g from v reaches; stack holds nn entries. */
+static void reach(const struct csr *g, uint32_t v, uint8_t *seen, uint32_t *stack)
+{
+	size_t sp = 0;
+	if (seen[v])
+		return;
+	seen[v] = 1;
+	stack[sp++] = v;
+	while (sp) {
+		uint32_t u = stack[--sp];
+		for (uint32_t k = g->off[u]; k < g->off[u + 1]; k++)
+			if (!seen[g->adj[k]])
+				seen[g->adj[k]] = 1, stack[sp++] = g->adj[k];
+	}
+}
+
+/* Immediate dominators from root over successors g and predecessors p
+ * (Cooper, Harvey, Kennedy: "A Simple, Fast Dominance Algorithm", 2001):
+ * po numbers the nodes in postorder; unreached nodes keep idom UINT32_MAX.
+ * w is scratch of 3 x nn entries. */
+static void dominators(size_t nn, uint32_t root, const struct csr *g, const struct csr *p, uint32_t *idom,
+		       uint32_t *po, uint32_t *w)
+{
+	uint32_t *order = w, *stack = w + nn, *next = w + 2 * nn;
+	for (size_t v = 0; v < nn; v++)
+		idom[v] = po[v] = UINT32_MAX, next[v] = g->off[v];
+	/* iterative depth-first postorder */
+	size_t sp = 0, no = 0;
+	stack[sp++] = root;
+	po[root] = UINT32_MAX - 1; /* on the stack */
+	while (sp) {
+		uint32_t u = stack[sp - 1];
+		if (next[u] < g->off[u + 1]) {
+			uint32_t v = g->adj[next[u]++];
+			if (po[v] == UINT32_MAX)
+				po[v] = UINT32_MAX - 1, stack[sp++] = v;
+		} else {
+			po[u] = (uint32_t)no;
+			order[no++] = u;
+			sp--;
+		}
+	}
+	idom[root] = root;
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (size_t i = no - 1; i-- > 0;) { /* reverse postorder, root (last) left out */
+			uint32_t v = order[i], nd = UINT32_MAX;
+			for (uint32_t k = p->off[v]; k < p->off[v + 1]; k++) {
+				uint32_t a = p->adj[k];
+				if (idom[a] == UINT32_MAX)
+					continue;
+				if (nd == UINT32_MAX) {
+					nd = a;
+					continue;
+				}
+				uint32_t b = nd;
+				while (a != b) {
+					while (po[a] < po[b])
+						a = idom[a];
+					while (po[b] < po[a])
+						b = idom[b];
+				}
+				nd = a;
+			}
+			if (nd != idom[v])
+				idom[v] = nd, changed = 1;
+		}
+	}
+}
+
+static uint32_t uf_find(uint32_t *par, uint32_t x)
+{
+	while (par[x] != x)
+		x = par[x] = par[par[x]];
+	return x;
+}
+
+/* Control-equivalence classes of the sampled blocks of f (f->ebs > 0), on
+ * the static flow graph restricted to them: A and B are equivalent when A
+ * dominates B and B post-dominates A, so both run equally often (a loop
+ * body's blocks, a diamond's head and join). Blocks without samples are
+ * taken as not run (a rare exit or error path does not split a loop body).
+ * A virtual entry leads to every sampled block without a sampled
+ * predecessor, and to the first block (in address order) of a cycle the
+ * entry does not reach (a loop whose preheader has no samples); likewise
+ * a virtual exit from blocks without a sampled successor and from the last
+ * block of a cycle that reaches no exit. cls[b]: the class (its lowest
+ * block), or UINT32_MAX for blocks without samples. */
+static int equiv_classes(const struct hbbp_func *f, const struct edge *e, size_t ne, uint32_t *cls)
+{
+	size_t nb = f->nblocks, n = 0;
+	uint32_t *id = malloc((nb + 1) * sizeof(uint32_t)), *blk = malloc((nb + 1) * sizeof(uint32_t));
+	if (!id || !blk) {
+		free(id);
+		free(blk);
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	}
+	for (size_t b = 0; b < nb; b++) {
+		cls[b] = UINT32_MAX;
+		id[b] = f->ebs[b] > 0 ? (uint32_t)n : UINT32_MAX;
+		if (f->ebs[b] > 0)
+			blk[n++] = (uint32_t)b;
+	}
+	size_t nn = n + 2, ENTRY = n, EXIT = n + 1, ned = 0;
+	uint32_t(*ed)[2] = malloc((ne + 2 * n + 1) * sizeof(*ed));
+	uint32_t *w = malloc((10 * nn + 1) * sizeof(uint32_t));
+	uint8_t *seen = malloc(nn + 1);
+	struct csr g = {0}, p = {0};
+	int rc = !ed || !w || !seen ? PMCF_ENOMEM : 0;
+	for (size_t i = 0; !rc && i < ne; i++)
+		if (id[e[i].from] != UINT32_MAX && id[e[i].to] != UINT32_MAX)
+			ed[ned][0] = id[e[i].from], ed[ned++][1] = id[e[i].to];
+	size_t nreal = ned;
+	/* virtual entry and exit edges, over the real edges only */
+	for (int dir = 0; !rc && dir < 2; dir++) {
+		struct csr r = {0};
+		rc = csr_build(nn, ed, nreal, dir, &r);
+		for (size_t v = 0; !rc && v < n; v++)
+			seen[v] = 0, w[v] = 0;
+		for (size_t i = 0; !rc && i < nreal; i++)
+			w[ed[i][!dir]]++; /* real predecessors (dir 0) or successors (dir 1) */
+		for (size_t v = 0; !rc && v < n; v++)
+			if (!w[v]) {
+				ed[ned][dir] = (uint32_t)(dir ? EXIT : ENTRY), ed[ned++][!dir] = (uint32_t)v;
+				reach(&r, (uint32_t)v, seen, w + nn);
+			}
+		for (size_t k = 0; !rc && k < n; k++) {
+			size_t v = dir ? n - 1 - k : k; /* entry to the first, exit from the last */
+			if (!seen[v]) {
+				ed[ned][dir] = (uint32_t)(dir ? EXIT : ENTRY), ed[ned++][!dir] = (uint32_t)v;
+				reach(&r, (uint32_t)v, seen, w + nn);
+			}
+		}
+		free(r.off);
+		free(r.adj);
+	}
+	if (!rc)
+		rc = csr_build(nn, ed, ned, 0, &g);
+	if (!rc)
+		rc = csr_build(nn, ed, ned, 1, &p);
+	if (!rc) {
+		uint32_t *idom = w, *ipdom = w + nn, *po = w + 2 * nn, *scratch = w + 3 * nn;
+		dominators(nn, (uint32_t)ENTRY, &g, &p, idom, po, scratch);
+		dominators(nn, (uint32_t)EXIT, &p, &g, ipdom, po, scratch);
+		/* B post-dominates A when B is an ancestor of A in the tree of
+		 * immediate post-dominators: preorder intervals of that tree */
+		uint32_t(*te)[2] = ed; /* the tree's edges replace the graph's */
+		size_t nt = 0;
+		for (size_t v = 0; v < nn; v++)
+			if (v != EXIT && ipdom[v] < nn)
+				te[nt][0] = ipdom[v], te[nt++][1] = (uint32_t)v;
+		struct csr t = {0};
+		rc = csr_build(nn, te, nt, 0, &t);
+		uint32_t *pre = po, *last = scratch, *stack = scratch + nn, *next = scratch + 2 * nn;
+		size_t sp = 0;
+		uint32_t clock = 0;
+		for (size_t v = 0; !rc && v < nn; v++)
+			pre[v] = last[v] = UINT32_MAX, next[v] = t.off[v];
+		if (!rc)
+			pre[EXIT] = clock++, stack[sp++] = (uint32_t)EXIT;
+		while (sp) {
+			uint32_t u = stack[sp - 1];
+			if (next[u] < t.off[u + 1]) {
+				uint32_t c = t.adj[next[u]++];
+				pre[c] = clock++, stack[sp++] = c;
+			} else {
+				last[u] = clock - 1; /* the highest preorder number below u */
+				sp--;
+			}
+		}
+		free(t.off);
+		free(t.adj);
+		/* innermost natural loop of each node (header h of back edges
+		 * u -> h, h dominating u; body: what reaches u backwards without
+		 * passing h): blocks of one loop nest level only are equivalent
+		 * (a preheader dominates its loop's header, which post-dominates it) */
+		uint32_t *inner = w + 6 * nn, *best = w + 7 * nn, *stamp = w + 8 * nn, *bst = w + 9 * nn;
+		for (size_t v = 0; v < nn; v++)
+			inner[v] = best[v] = stamp[v] = UINT32_MAX;
+		for (uint32_t h = 0; !rc && h < n; h++) {
+			size_t sp2 = 0, size;
+			for (uint32_t k = p.off[h]; k < p.off[h + 1]; k++) {
+				uint32_t x = p.adj[k];
+				while (x < n && x != h && idom[x] != x)
+					x = idom[x];
+				if (x == h && stamp[p.adj[k]] != h && p.adj[k] != h) /* a latch */
+					stamp[p.adj[k]] = h, bst[sp2++] = p.adj[k];
+				else if (x == h && p.adj[k] == h && stamp[h] != h)
+					stamp[h] = h; /* a one-block loop */
+			}
+			if (!sp2 && stamp[h] != h)
+				continue;
+			stamp[h] = h;
+			size = 1 + sp2;
+			while (sp2) {
+				uint32_t x = bst[--sp2];
+				for (uint32_t k = p.off[x]; k < p.off[x + 1]; k++)
+					if (p.adj[k] < n && stamp[p.adj[k]] != h)
+						stamp[p.adj[k]] = h, bst[sp2++] = p.adj[k], size++;
+			}
+			for (size_t v = 0; v < n; v++)
+				if (stamp[v] == h && size < best[v])
+					best[v] = (uint32_t)size, inner[v] = h;
+		}
+		uint32_t *par = ipdom; /* A's post-dominators are no longer needed */
+		for (size_t v = 0; !rc && v < n; v++)
+			par[v] = (uint32_t)v;
+		for (size_t v = 0; !rc && v < n; v++)
+			for (uint32_t a = idom[v]; a < n; a = idom[a])
+				if (pre[v] != UINT32_MAX && pre[a] >= pre[v] && pre[a] <= last[v] &&
+				    inner[a] == inner[v]) {
+					uint32_t ra = uf_find(par, a), rv = uf_find(par, (uint32_t)v);
+					par[ra > rv ? ra : rv] = ra < rv ? ra : rv;
+				}
+		for (size_t v = 0; !rc && v < n; v++)
+			cls[blk[v]] = blk[uf_find(par, (uint32_t)v)];
+	}
+	free(g.off);
+	free(g.adj);
+	free(p.off);
+	free(p.adj);
+	free(ed);
+	free(w);
+	free(seen);
+	free(id);
+	free(blk);
+	return rc ? pmcfi_fail(PMCF_ENOMEM, "out of memory") : 0;
+}
+
+/* A unit of the cost model: one block, or a class of control-equivalent
+ * blocks (members linked by next[], in address order). */
+struct unit {
+	struct hbbp_func *f;
+	const char *module;
+	const uint32_t *next; /* the function's member links */
+	uint32_t first;       /* block */
+	double w;             /* sample weight of the members */
+};
+
+/* Cycles charged per pointer-chasing load (PMCF_IMIX_COST_REGIONS_CHASE):
+ * a load whose address register is the register it loads waits for its
+ * previous execution, and through a working set larger than the caches each
+ * step is a memory access; ~80 ns of DRAM latency (plus a TLB walk) at
+ * 3-4 GHz. llvm-mca assumes an L1 hit (4-5 cycles). */
+#define CHASE_CYCLES 300
+
+unsigned hbbpi_chase_loads(const uint8_t *code, size_t n)
+{
+	ZydisDecoder dec0, *dec = &dec0;
+	if (ZYAN_FAILED(ZydisDecoderInit(dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)))
+		return 0;
+	unsigned k = 0;
+	ZydisDecodedInstruction d;
+	ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+	for (size_t at = 0; at < n && ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, code + at, n - at, &d, op));
+	     at += d.length) {
+		if (d.operand_count_visible < 2 || op[0].type != ZYDIS_OPERAND_TYPE_REGISTER ||
+		    op[1].type != ZYDIS_OPERAND_TYPE_MEMORY || op[1].mem.type != ZYDIS_MEMOP_TYPE_MEM)
+			continue;
+		ZydisRegister r = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, op[0].reg.value);
+		if (r != ZYDIS_REGISTER_NONE &&
+		    (r == ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, op[1].mem.base) ||
+		     r == ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, op[1].mem.index)))
+			k++;
+	}
+	return k;
+}
+
+/* Bytes of block b of f. */
+static size_t block_bytes(const struct hbbp_func *f, uint32_t b)
+{
+	const struct hbbp_block *bl = &f->blocks[b];
+	const struct hbbp_ins *last = &f->ins[bl->first + bl->n - 1];
+	return (size_t)(last->addr + last->len - bl->start);
+}
+
+/* Skid, then the units of one function: a block each, or its classes. */
+static int func_units(const ZydisDecoder *dec, struct hbbp_func *f, const char *module, const pmcf_imix_opts *o,
+		      uint32_t *cls, uint32_t *next, struct unit *u, size_t *nu)
+{
+	struct edge *e = NULL;
+	size_t ne = 0;
+	int rc = func_edges(dec, f, &e, &ne);
+	if (!rc && o->skid == PMCF_IMIX_SKID_PREV)
+		rc = move_heads(f, e, ne);
+	int regions = o->costing != PMCF_IMIX_COST_BLOCKS;
+	if (!rc && regions)
+		rc = equiv_classes(f, e, ne, cls);
+	free(e);
+	if (rc)
+		return rc;
+	for (size_t b = 0; b < f->nblocks; b++) {
+		if (!regions)
+			cls[b] = f->ebs[b] > 0 ? (uint32_t)b : UINT32_MAX;
+		next[b] = UINT32_MAX;
+	}
+	/* members in address order: walk backwards, prepend */
+	for (size_t b = f->nblocks; b-- > 0;) {
+		uint32_t c = cls[b];
+		if (c == UINT32_MAX)
+			continue;
+		if (c != b) {
+			next[b] = next[c];
+			next[c] = (uint32_t)b;
+			continue;
+		}
+		u[*nu] = (struct unit){f, module, next, (uint32_t)b, 0};
+		for (uint32_t k = (uint32_t)b; k != UINT32_MAX; k = next[k])
+			u[*nu].w += f->ebs[k];
+		++*nu;
+	}
+	return 0;
+}
 
 int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid)
 {
 	pmcf_imix_stats *st = &m->st;
 	struct hbbp_cost_model cm;
+	if (o->costing < PMCF_IMIX_COST_REGIONS || o->costing > PMCF_IMIX_COST_REGIONS_CHASE)
+		return pmcfi_fail(PMCF_EINVAL, "unknown costing %d", o->costing);
+	int regions = o->costing != PMCF_IMIX_COST_BLOCKS;
 	if (o->cost) {
 		snprintf(st->cost_model, sizeof(st->cost_model), "the caller's cost model");
 	} else {
@@ -119,73 +472,104 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 	ZydisDecoder dec;
 	if (ZYAN_FAILED(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)))
 		return pmcfi_fail(PMCF_ENOTSUP, "Zydis decoder init failed");
-	size_t n = 0, pos = 0;
+	/* per block of every function: its class and the next member; units */
+	size_t nblk = 0, pos = 0;
 	struct hbbp_image *im;
-	for (struct hbbp_func *f; (f = hbbpi_mix_next_func(m, &pos, &im));) {
-		if (o->skid == PMCF_IMIX_SKID_PREV) {
-			int rc = move_heads(&dec, f);
-			if (rc)
-				return rc;
-		}
-		for (size_t b = 0; b < f->nblocks; b++)
-			n += f->ebs[b] > 0;
-	}
-	struct costed *cs = malloc((n + 1) * sizeof(*cs));
-	pmcf_imix_code_block *cb = malloc((n + 1) * sizeof(*cb));
-	double *cyc = malloc((n + 1) * sizeof(*cyc));
-	if (!cs || !cb || !cyc) {
-		free(cs);
-		free(cb);
-		free(cyc);
-		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	}
-	size_t k = 0;
+	for (struct hbbp_func *f; (f = hbbpi_mix_next_func(m, &pos, &im));)
+		nblk += f->nblocks;
+	uint32_t *cls = malloc((2 * nblk + 1) * sizeof(uint32_t));
+	struct unit *u = malloc((nblk + 1) * sizeof(*u));
+	pmcf_imix_code_block *cb = malloc((nblk + 1) * sizeof(*cb));
+	double *cyc = malloc((nblk + 1) * sizeof(*cyc));
+	uint8_t *code = NULL;
+	size_t n = 0, off = 0, ncode = 0, nregions = 0;
+	int rc = !cls || !u || !cb || !cyc ? pmcfi_fail(PMCF_ENOMEM, "out of memory") : 0;
 	pos = 0;
-	for (struct hbbp_func *f; (f = hbbpi_mix_next_func(m, &pos, &im));) {
-		for (size_t b = 0; b < f->nblocks; b++) {
-			if (f->ebs[b] <= 0)
-				continue;
-			const struct hbbp_block *bl = &f->blocks[b];
-			const struct hbbp_ins *last = &f->ins[bl->first + bl->n - 1];
-			cs[k] = (struct costed){f, b};
-			cb[k++] = (pmcf_imix_code_block){im->path, f->name, bl->start, bl->n,
-							 f->bytes + (bl->start - f->start),
-							 (size_t)(last->addr + last->len - bl->start)};
+	for (struct hbbp_func *f; !rc && (f = hbbpi_mix_next_func(m, &pos, &im)); off += f->nblocks)
+		rc = func_units(&dec, f, im->path, o, cls + off, cls + nblk + off, u, &n);
+	/* the code of each unit: a block's own bytes, a class's members one
+	 * after the other (relative branches are costed as branches to the
+	 * region's start: the loop llvm-mca runs) */
+	for (size_t i = 0; !rc && i < n; i++)
+		if (u[i].next[u[i].first] != UINT32_MAX)
+			for (uint32_t b = u[i].first; b != UINT32_MAX; b = u[i].next[b])
+				ncode += block_bytes(u[i].f, b);
+	if (!rc && ncode && !(code = malloc(ncode)))
+		rc = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	size_t at = 0;
+	for (size_t i = 0; !rc && i < n; i++) {
+		const struct hbbp_func *f = u[i].f;
+		const struct hbbp_block *bl = &f->blocks[u[i].first];
+		cb[i] = (pmcf_imix_code_block){u[i].module, f->name, bl->start, bl->n,
+					       f->bytes + (bl->start - f->start), block_bytes(f, u[i].first)};
+		if (u[i].next[u[i].first] == UINT32_MAX)
+			continue;
+		nregions++;
+		cb[i].bytes = code + at;
+		cb[i].len = 0;
+		cb[i].nbytes = 0;
+		for (uint32_t b = u[i].first; b != UINT32_MAX; b = u[i].next[b]) {
+			size_t nb = block_bytes(f, b);
+			memcpy(code + at, f->bytes + (f->blocks[b].start - f->start), nb);
+			at += nb;
+			cb[i].nbytes += nb;
+			cb[i].len += f->blocks[b].n;
 		}
 	}
-	int rc = o->cost ? o->cost(o->cost_ctx, cb, n, cyc) : hbbpi_cost_blocks(&cm, cb, n, cyc);
-	if (rc) {
-		free(cs);
-		free(cb);
-		free(cyc);
-		return rc < 0 ? rc : pmcfi_fail(PMCF_EINVAL, "cost model failed (%d)", rc);
+	if (!rc) {
+		rc = o->cost ? o->cost(o->cost_ctx, cb, n, cyc) : hbbpi_cost_blocks(&cm, cb, n, cyc);
+		if (rc > 0)
+			rc = pmcfi_fail(PMCF_EINVAL, "cost model failed (%d)", rc);
 	}
-	/* executions = weight / cycles; blocks without a cost take the average
-	 * cycles per instruction of the others; the total weight is kept */
-	double w_known = 0, ins_known = 0, w_all = 0, ins_all = 0;
-	for (size_t i = 0; i < n; i++) {
-		double w = cs[i].f->ebs[cs[i].b];
-		w_all += w;
-		if (cyc[i] > 0) {
-			w_known += w;
-			ins_known += w / cyc[i] * cb[i].len;
+	size_t nchase = 0;
+	for (size_t i = 0; !rc && o->costing == PMCF_IMIX_COST_REGIONS_CHASE && i < n; i++) {
+		unsigned k = hbbpi_chase_loads(cb[i].bytes, cb[i].nbytes);
+		if (k && cyc[i] > 0)
+			cyc[i] += k * CHASE_CYCLES;
+		nchase += k;
+	}
+	if (!rc) {
+		/* executions = weight / cycles; units without a cost take the
+		 * average cycles per instruction of the others; every member of a
+		 * unit gets its executions; the total weight is kept */
+		double w_known = 0, ins_known = 0, w_all = 0, ins_all = 0;
+		for (size_t i = 0; i < n; i++) {
+			w_all += u[i].w;
+			if (cyc[i] > 0) {
+				w_known += u[i].w;
+				ins_known += u[i].w / cyc[i] * cb[i].len;
+			}
 		}
-	}
-	double cpi = ins_known > 0 ? w_known / ins_known : 1;
-	for (size_t i = 0; i < n; i++) {
-		if (!(cyc[i] > 0)) {
-			cyc[i] = cpi * cb[i].len;
-			st->cost_unknown++;
+		double cpi = ins_known > 0 ? w_known / ins_known : 1;
+		for (size_t i = 0; i < n; i++) {
+			if (!(cyc[i] > 0)) {
+				cyc[i] = cpi * cb[i].len;
+				st->cost_unknown++;
+			}
+			ins_all += u[i].w / cyc[i] * cb[i].len;
 		}
-		ins_all += cs[i].f->ebs[cs[i].b] / cyc[i] * cb[i].len;
+		double scale = ins_all > 0 ? w_all / ins_all : 1;
+		for (size_t i = 0; i < n; i++)
+			for (uint32_t b = u[i].first; b != UINT32_MAX; b = u[i].next[b]) {
+				u[i].f->ebs[b] = scale * u[i].w / cyc[i] * u[i].f->blocks[b].n;
+				st->cost_blocks++;
+			}
+		size_t l = strlen(st->cost_model);
+		if (regions)
+			snprintf(st->cost_model + l, sizeof(st->cost_model) - l,
+				 "; control-equivalent blocks pooled (%zu regions)", nregions);
+		else
+			snprintf(st->cost_model + l, sizeof(st->cost_model) - l, "; blocks costed alone");
+		l = strlen(st->cost_model);
+		if (o->costing == PMCF_IMIX_COST_REGIONS_CHASE)
+			snprintf(st->cost_model + l, sizeof(st->cost_model) - l,
+				 "; %zu pointer-chasing loads at %d cycles", nchase, CHASE_CYCLES);
+		st->correction = PMCF_IMIX_CORR_APPLIED;
 	}
-	double scale = ins_all > 0 ? w_all / ins_all : 1;
-	for (size_t i = 0; i < n; i++)
-		cs[i].f->ebs[cs[i].b] *= scale * cb[i].len / cyc[i];
-	st->cost_blocks = n;
-	st->correction = PMCF_IMIX_CORR_APPLIED;
-	free(cs);
+	free(cls);
+	free(u);
 	free(cb);
 	free(cyc);
-	return 0;
+	free(code);
+	return rc;
 }

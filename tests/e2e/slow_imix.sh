@@ -49,6 +49,17 @@ if env -u PMCF_LLVM_MCA "$PMCFUSE" imix report syt | grep -q '# time-to-count co
 else
 	echo "note: no usable llvm-mca here: the corrected path is not run end to end"
 fi
+expect_fail 1 "$PMCFUSE" imix report --costing sideways syt
+if [ "$mca_ok" = 1 ]; then
+	# the two blocks of the inner loop and the two of the outer one are
+	# control-equivalent: two regions by default, none with --costing blocks
+	expect_ok "$PMCFUSE" imix report syt
+	expect_match 'control-equivalent blocks pooled \(2 regions\)' "$OUT"
+	expect_ok "$PMCFUSE" imix report --costing blocks syt
+	expect_match 'blocks costed alone' "$OUT"
+	expect_ok "$PMCFUSE" imix compare --normalize --costing regions-chase syt/ref syt
+	expect_match '0 pointer-chasing loads at 300 cycles' "$OUT"
+fi
 
 # usage and input errors: one line, exit 1
 expect_fail 1 "$PMCFUSE" imix

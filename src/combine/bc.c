@@ -36,18 +36,24 @@ struct lcell {
 	uint32_t start, cnt; /* their ids: litem[start .. start+cnt) */
 };
 
+/* A remaining XU and the lower bound of its distance to the other side
+ * (together: the shuffles of bc-unlabeled swap them at random). */
+struct rx {
+	uint32_t id;
+	float lb;
+};
+
 /* Workspace of one step, sized for its largest type and reused by every
  * type and every iteration (no allocation inside the iterations). */
 struct ws {
 	size_t cap, kcap;
-	uint32_t *rem;             /* remaining ids: T_prev then T_cur */
-	float *remlb;              /* lower bound of rem[q]'s distance to the other side */
+	struct rx *rem;            /* remaining ids: T_prev then T_cur */
 	uint32_t *lst;             /* the remaining ids gridded this iteration */
 	double *u, *lb;            /* per id: (value - min) / range, k each; the bound */
 	double *pts;               /* lower_bounds: s and u, k + 1 each */
 	int32_t *ci;               /* cell coordinates of lst[q]: ci[q * k ..] */
 	struct skey *srt, *stmp;   /* lst positions sorted by cell */
-	uint8_t *paired;           /* per id */
+	uint8_t *paired;           /* per position in lst: paired this iteration */
 	uint32_t *litem;           /* leftover ids, cell by cell */
 	struct lcell *cell[2];     /* leftover cells of T_prev, T_cur, by key */
 	uint64_t *ckey[2];         /* their keys, contiguous for the sweep */
@@ -88,7 +94,6 @@ struct grid {
 static void ws_free(struct ws *w)
 {
 	free(w->rem);
-	free(w->remlb);
 	free(w->lst);
 	free(w->u);
 	free(w->lb);
@@ -123,7 +128,6 @@ static int ws_init(struct ws *w, size_t n, size_t k)
 	w->cap = n;
 	w->kcap = k;
 	w->rem = malloc(n * sizeof(*w->rem));
-	w->remlb = malloc(n * sizeof(*w->remlb));
 	w->lst = malloc(n * sizeof(*w->lst));
 	w->u = malloc(n * k * sizeof(*w->u));
 	w->lb = malloc(n * sizeof(*w->lb));
@@ -133,7 +137,7 @@ static int ws_init(struct ws *w, size_t n, size_t k)
 	w->stmp = malloc(n * sizeof(*w->stmp));
 	w->paired = calloc(n, 1);
 	w->litem = malloc(n * sizeof(*w->litem));
-	int ok = w->rem && w->remlb && w->lst && w->u && w->lb && w->pts && w->ci && w->srt && w->stmp && w->paired && w->litem;
+	int ok = w->rem && w->lst && w->u && w->lb && w->pts && w->ci && w->srt && w->stmp && w->paired && w->litem;
 	for (int s = 0; s < 2; s++) {
 		w->cell[s] = malloc(n * sizeof(*w->cell[s]));
 		w->ckey[s] = malloc(n * sizeof(*w->ckey[s]));
@@ -680,7 +684,7 @@ static void pair_cells(struct grid *g, size_t n, size_t remp, unsigned hb, size_
 				uint32_t a = w->lst[s[cs + j].q], b = w->lst[s[m + j].q];
 				g->pp[g->npairs] = a;
 				g->pc[g->npairs++] = b;
-				w->paired[a] = w->paired[b] = 1;
+				w->paired[s[cs + j].q] = w->paired[s[m + j].q] = 1;
 			}
 			if (np != nc) {
 				int side = np > nc ? 0 : 1;
@@ -810,13 +814,13 @@ static void select_active(const struct grid *g, size_t nrem, size_t remp, double
 	struct ws *w = g->w;
 	size_t m = 0;
 	for (size_t q = 0; q < remp; q++) {
-		w->lst[m] = w->rem[q];
-		m += w->remlb[q] <= thr;
+		w->lst[m] = w->rem[q].id;
+		m += w->rem[q].lb <= thr;
 	}
 	*nap = m;
 	for (size_t q = remp; q < nrem; q++) {
-		w->lst[m] = w->rem[q];
-		m += w->remlb[q] <= thr;
+		w->lst[m] = w->rem[q].id;
+		m += w->rem[q].lb <= thr;
 	}
 	*na = m;
 }
@@ -850,7 +854,7 @@ static int cluster(struct grid *g)
 	/* rem: T_prev then T_cur, each in label order; the stable sort by cell
 	 * keeps that order inside every cell */
 	for (size_t q = 0; q < n; q++) /* rank: a permutation on each side */
-		w->rem[(q < g->np ? 0 : g->np) + g->rank[q]] = (uint32_t)q;
+		w->rem[(q < g->np ? 0 : g->np) + g->rank[q]].id = (uint32_t)q;
 	int flt = k > 0 && !cmbi_bc_all_active;
 	for (size_t q = 0; q < n * k; q++) {
 		double x = g->v[q];
@@ -867,8 +871,8 @@ static int cluster(struct grid *g)
 	if (flt)
 		lower_bounds(g, n);
 	for (size_t q = 0; q < n; q++) {
-		double lb = flt ? w->lb[w->rem[q]] * (1 - 1e-6) - 1e-12 : 0;
-		w->remlb[q] = lb > 0 ? (float)lb : 0;
+		double lb = flt ? w->lb[w->rem[q].id] * (1 - 1e-6) - 1e-12 : 0;
+		w->rem[q].lb = lb > 0 ? (float)lb : 0;
 	}
 	double sk = sqrt((double)k);
 	size_t nrem = n, remp = g->np, remc = g->nc;
@@ -879,33 +883,29 @@ static int cluster(struct grid *g)
 				size_t hi = side ? nrem : remp;
 				for (size_t q = hi - lo; q > 1; q--) {
 					size_t o = lo + pmcfi_rng_below(&g->rng, (uint32_t)q);
-					uint32_t t = w->rem[lo + q - 1];
+					struct rx t = w->rem[lo + q - 1];
 					w->rem[lo + q - 1] = w->rem[o];
 					w->rem[o] = t;
-					float f = w->remlb[lo + q - 1];
-					w->remlb[lo + q - 1] = w->remlb[o];
-					w->remlb[o] = f;
 				}
 				lo = hi;
 			}
 		int64_t T = 1;
 		size_t na, nap, ncell[2];
-		select_active(g, nrem, remp, active_thr(T, sk, d), &na, &nap);
+		double thr = active_thr(T, sk, d);
+		select_active(g, nrem, remp, thr, &na, &nap);
 		int all = na == nrem;
 		size_t before = g->npairs;
 		grid_pass(g, na, nap, d, ncell);
 		size_t kp = g->npairs - before;
-		if (kp) { /* rem keeps its order */
+		if (kp) { /* rem keeps its order; lst is its active XUs in order */
 			size_t keep = 0, keepp = 0;
-			for (size_t q = 0; q < nrem; q++) {
-				uint32_t id = w->rem[q];
-				if (w->paired[id]) {
-					w->paired[id] = 0;
+			for (size_t q = 0, m = 0; q < nrem; q++) {
+				if (w->rem[q].lb <= thr && w->paired[m++]) {
+					w->paired[m - 1] = 0;
 					continue;
 				}
 				keepp += q < remp;
-				w->remlb[keep] = w->remlb[q];
-				w->rem[keep++] = id;
+				w->rem[keep++] = w->rem[q];
 			}
 			nrem = keep;
 			remp = keepp;

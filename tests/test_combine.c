@@ -329,6 +329,31 @@ static uint64_t rnd(uint64_t *s)
 	return *s >> 33;
 }
 
+/* f0 and f1 have the same XUs, labels, match distances and provenance. */
+static void same_fused(const pmcf_profile *f0, const pmcf_profile *f1)
+{
+	size_t nx = pmcf_profile_nxus(f0), nev = pmcf_profile_nevents(f0);
+	assert_int_equal(pmcf_profile_nxus(f1), nx);
+	assert_int_equal(pmcf_profile_nevents(f1), nev);
+	for (size_t i = 0; i < nx; i++) {
+		pmcf_xu x0, x1;
+		pmcf_profile_xu_get(f0, i, &x0);
+		pmcf_profile_xu_get(f1, i, &x1);
+		assert_string_equal(x0.label, x1.label);
+		double m0 = pmcf_profile_match_distance(f0, i);
+		double m1 = pmcf_profile_match_distance(f1, i);
+		assert_true(m0 == m1 || (m0 != m0 && m1 != m1));
+		for (size_t e = 0; e < nev; e++) {
+			int32_t s0, s1;
+			int64_t i0, i1;
+			pmcf_profile_provenance_get(f0, i, e, &s0, &i0);
+			pmcf_profile_provenance_get(f1, i, e, &s1, &i1);
+			assert_int_equal(s0, s1);
+			assert_int_equal(i0, i1);
+		}
+	}
+}
+
 static void test_bc_active_same(void **state)
 {
 	(void)state;
@@ -389,26 +414,7 @@ static void test_bc_active_same(void **state)
 			fuse_threads = 0;
 			assert_int_equal(st0.bc_iterations, st1.bc_iterations);
 			assert_int_equal(st0.bc_dmax, st1.bc_dmax);
-			size_t nx = pmcf_profile_nxus(f0), nev = pmcf_profile_nevents(f0);
-			assert_int_equal(pmcf_profile_nxus(f1), nx);
-			assert_int_equal(pmcf_profile_nevents(f1), nev);
-			for (size_t i = 0; i < nx; i++) {
-				pmcf_xu x0, x1;
-				pmcf_profile_xu_get(f0, i, &x0);
-				pmcf_profile_xu_get(f1, i, &x1);
-				assert_string_equal(x0.label, x1.label);
-				double m0 = pmcf_profile_match_distance(f0, i);
-				double m1 = pmcf_profile_match_distance(f1, i);
-				assert_true(m0 == m1 || (m0 != m0 && m1 != m1));
-				for (size_t e = 0; e < nev; e++) {
-					int32_t s0, s1;
-					int64_t i0, i1;
-					pmcf_profile_provenance_get(f0, i, e, &s0, &i0);
-					pmcf_profile_provenance_get(f1, i, e, &s1, &i1);
-					assert_int_equal(s0, s1);
-					assert_int_equal(i0, i1);
-				}
-			}
+			same_fused(f0, f1);
 			pmcf_profile_free(f0);
 			pmcf_profile_free(f1);
 		}
@@ -740,21 +746,7 @@ static void test_label_keys(void **state)
 		pmcf_profile *f0 = fuse(strategy, 3, in, P, NULL);
 		cmbi_bc_label_qsort = 0;
 		pmcf_profile *f1 = fuse(strategy, 3, in, P, NULL);
-		assert_int_equal(pmcf_profile_nxus(f0), pmcf_profile_nxus(f1));
-		for (size_t i = 0; i < pmcf_profile_nxus(f0); i++) {
-			pmcf_xu x0, x1;
-			pmcf_profile_xu_get(f0, i, &x0);
-			pmcf_profile_xu_get(f1, i, &x1);
-			assert_string_equal(x0.label, x1.label);
-			for (size_t e = 0; e < pmcf_profile_nevents(f0); e++) {
-				int32_t s0, s1;
-				int64_t i0, i1;
-				pmcf_profile_provenance_get(f0, i, e, &s0, &i0);
-				pmcf_profile_provenance_get(f1, i, e, &s1, &i1);
-				assert_int_equal(s0, s1);
-				assert_int_equal(i0, i1);
-			}
-		}
+		same_fused(f0, f1);
 		pmcf_profile_free(f0);
 		pmcf_profile_free(f1);
 	}

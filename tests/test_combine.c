@@ -329,6 +329,31 @@ static uint64_t rnd(uint64_t *s)
 	return *s >> 33;
 }
 
+/* f0 and f1 have the same XUs, labels, match distances and provenance. */
+static void same_fused(const pmcf_profile *f0, const pmcf_profile *f1)
+{
+	size_t nx = pmcf_profile_nxus(f0), nev = pmcf_profile_nevents(f0);
+	assert_int_equal(pmcf_profile_nxus(f1), nx);
+	assert_int_equal(pmcf_profile_nevents(f1), nev);
+	for (size_t i = 0; i < nx; i++) {
+		pmcf_xu x0, x1;
+		pmcf_profile_xu_get(f0, i, &x0);
+		pmcf_profile_xu_get(f1, i, &x1);
+		assert_string_equal(x0.label, x1.label);
+		double m0 = pmcf_profile_match_distance(f0, i);
+		double m1 = pmcf_profile_match_distance(f1, i);
+		assert_true(m0 == m1 || (m0 != m0 && m1 != m1));
+		for (size_t e = 0; e < nev; e++) {
+			int32_t s0, s1;
+			int64_t i0, i1;
+			pmcf_profile_provenance_get(f0, i, e, &s0, &i0);
+			pmcf_profile_provenance_get(f1, i, e, &s1, &i1);
+			assert_int_equal(s0, s1);
+			assert_int_equal(i0, i1);
+		}
+	}
+}
+
 static void test_bc_active_same(void **state)
 {
 	(void)state;
@@ -389,26 +414,7 @@ static void test_bc_active_same(void **state)
 			fuse_threads = 0;
 			assert_int_equal(st0.bc_iterations, st1.bc_iterations);
 			assert_int_equal(st0.bc_dmax, st1.bc_dmax);
-			size_t nx = pmcf_profile_nxus(f0), nev = pmcf_profile_nevents(f0);
-			assert_int_equal(pmcf_profile_nxus(f1), nx);
-			assert_int_equal(pmcf_profile_nevents(f1), nev);
-			for (size_t i = 0; i < nx; i++) {
-				pmcf_xu x0, x1;
-				pmcf_profile_xu_get(f0, i, &x0);
-				pmcf_profile_xu_get(f1, i, &x1);
-				assert_string_equal(x0.label, x1.label);
-				double m0 = pmcf_profile_match_distance(f0, i);
-				double m1 = pmcf_profile_match_distance(f1, i);
-				assert_true(m0 == m1 || (m0 != m0 && m1 != m1));
-				for (size_t e = 0; e < nev; e++) {
-					int32_t s0, s1;
-					int64_t i0, i1;
-					pmcf_profile_provenance_get(f0, i, e, &s0, &i0);
-					pmcf_profile_provenance_get(f1, i, e, &s1, &i1);
-					assert_int_equal(s0, s1);
-					assert_int_equal(i0, i1);
-				}
-			}
+			same_fused(f0, f1);
 			pmcf_profile_free(f0);
 			pmcf_profile_free(f1);
 		}
@@ -669,6 +675,85 @@ static void test_labels(void **state)
 	}
 }
 
+/* Numeric labels: the order of their component keys is cmbi_label_cmp's
+ * (leading zeros, equal numbers written differently, ancestors first, 19
+ * significant digits); BC fuses the same with the keys as with qsort. */
+static void test_label_keys(void **state)
+{
+	(void)state;
+	static const struct {
+		int line;
+		const char *s;
+		long n;
+	} rows[] = {
+		{__LINE__, "", 0},
+		{__LINE__, "0", 1},
+		{__LINE__, "0.07.0000000000000000000000012", 3},
+		{__LINE__, "9999999999999999999", 1},
+		{__LINE__, "0.10000000000000000000", -1},
+		{__LINE__, "0.", -1},
+		{__LINE__, ".1", -1},
+		{__LINE__, "0..1", -1},
+		{__LINE__, "0.1a", -1},
+		{__LINE__, "0.1@0x40", -1},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		if (cmbi_label_ncomp(rows[i].s, strlen(rows[i].s)) != rows[i].n)
+			fail_msg("row at line %d", rows[i].line);
+	static const char *const comp[] = {"0", "00", "7", "07", "10", "9", "010",
+					   "9999999999999999999", "0009999999999999999999"};
+	enum { N = 300, P = 3 };
+	static char labs[P][N][96];
+	uint64_t s = 99;
+	for (size_t j = 0; j < P; j++)
+		for (size_t i = 0; i < N; i++) {
+			char *l = labs[j][i];
+			size_t depth = rnd(&s) % 5, o = 0;
+			for (size_t c = 0; c < depth; c++)
+				o += (size_t)snprintf(l + o, 96 - o, "%s%s", c ? "." : "",
+						      comp[rnd(&s) % 9]);
+			l[o] = 0;
+		}
+	for (size_t a = 0; a < N; a++)
+		for (size_t b = 0; b < N; b++) {
+			const char *x = labs[0][a], *y = labs[0][b];
+			size_t lx = strlen(x), ly = strlen(y);
+			int c = cmbi_label_cmp(x, lx, y, ly), k = 0;
+			c = (c > 0) - (c < 0);
+			for (size_t q = 0; q < 5 && !k; q++) {
+				uint64_t u = cmbi_label_comp(x, lx, q), v = cmbi_label_comp(y, ly, q);
+				k = (u > v) - (u < v);
+			}
+			if (c != k)
+				fail_msg("'%s' vs '%s': cmp %d, keys %d", x, y, c, k);
+		}
+	/* BC with these labels (and one profile of non-numeric ones), keys
+	 * against qsort */
+	pmcf_profile *in[P];
+	static const char *const E[] = {"duration", "x"};
+	for (size_t j = 0; j < P; j++) {
+		struct hx h[N];
+		for (size_t i = 0; i < N; i++) {
+			if (j == 2 && i % 7 == 0)
+				labs[j][i][0] = 'a';
+			h[i] = (struct hx){(uint32_t)(i % 2), labs[j][i], i,
+					   {(double)(rnd(&s) % 4 + 1), (double)(rnd(&s) % 3), 0, 0}};
+		}
+		in[j] = mk("prog", E, 2, h, N);
+	}
+	for (int strategy = PMCF_COMBINE_BC; strategy <= PMCF_COMBINE_BC_UNLABELED; strategy++) {
+		cmbi_bc_label_qsort = 1;
+		pmcf_profile *f0 = fuse(strategy, 3, in, P, NULL);
+		cmbi_bc_label_qsort = 0;
+		pmcf_profile *f1 = fuse(strategy, 3, in, P, NULL);
+		same_fused(f0, f1);
+		pmcf_profile_free(f0);
+		pmcf_profile_free(f1);
+	}
+	for (size_t j = 0; j < P; j++)
+		pmcf_profile_free(in[j]);
+}
+
 static void test_strategy_names(void **state)
 {
 	(void)state;
@@ -720,6 +805,7 @@ int main(void)
 		cmocka_unit_test(test_bc_needs_overlap),
 		cmocka_unit_test(test_bc_three_and_fca),
 		cmocka_unit_test(test_labels),
+		cmocka_unit_test(test_label_keys),
 		cmocka_unit_test(test_strategy_names),
 		cmocka_unit_test(test_truth_copied),
 	};

@@ -36,18 +36,24 @@ struct lcell {
 	uint32_t start, cnt; /* their ids: litem[start .. start+cnt) */
 };
 
+/* A remaining XU and the lower bound of its distance to the other side
+ * (together: the shuffles of bc-unlabeled swap them at random). */
+struct rx {
+	uint32_t id;
+	float lb;
+};
+
 /* Workspace of one step, sized for its largest type and reused by every
  * type and every iteration (no allocation inside the iterations). */
 struct ws {
 	size_t cap, kcap;
-	uint32_t *rem;             /* remaining ids: T_prev then T_cur */
-	float *remlb;              /* lower bound of rem[q]'s distance to the other side */
+	struct rx *rem;            /* remaining ids: T_prev then T_cur */
 	uint32_t *lst;             /* the remaining ids gridded this iteration */
 	double *u, *lb;            /* per id: (value - min) / range, k each; the bound */
 	double *pts;               /* lower_bounds: s and u, k + 1 each */
 	int32_t *ci;               /* cell coordinates of lst[q]: ci[q * k ..] */
 	struct skey *srt, *stmp;   /* lst positions sorted by cell */
-	uint8_t *paired;           /* per id */
+	uint8_t *paired;           /* per position in lst: paired this iteration */
 	uint32_t *litem;           /* leftover ids, cell by cell */
 	struct lcell *cell[2];     /* leftover cells of T_prev, T_cur, by key */
 	uint64_t *ckey[2];         /* their keys, contiguous for the sweep */
@@ -56,7 +62,10 @@ struct ws {
 	size_t tcap;
 	uint64_t *bits, *btmp;     /* calc_max_div: sortable bits of the values */
 	struct spos *sp, *sptmp;   /* reduced_div: the XUs of two cells by position */
-	uint32_t *vslot;           /* positions: hash of distinct values, up to 4n */
+	uint32_t *vslot;           /* distinct_values: hash table, up to 4n */
+	double *usum;              /* per id: sum of its u, -1 with a missing value */
+	uint32_t *dv;              /* per id: the first id with the same values */
+	uint32_t *stamp, epoch;    /* per dv: positions() call that last took it */
 };
 
 /* An XU and its position along the diagonal, s = d * sum of u. */
@@ -85,7 +94,6 @@ struct grid {
 static void ws_free(struct ws *w)
 {
 	free(w->rem);
-	free(w->remlb);
 	free(w->lst);
 	free(w->u);
 	free(w->lb);
@@ -106,6 +114,9 @@ static void ws_free(struct ws *w)
 	free(w->sp);
 	free(w->sptmp);
 	free(w->vslot);
+	free(w->usum);
+	free(w->dv);
+	free(w->stamp);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -117,7 +128,6 @@ static int ws_init(struct ws *w, size_t n, size_t k)
 	w->cap = n;
 	w->kcap = k;
 	w->rem = malloc(n * sizeof(*w->rem));
-	w->remlb = malloc(n * sizeof(*w->remlb));
 	w->lst = malloc(n * sizeof(*w->lst));
 	w->u = malloc(n * k * sizeof(*w->u));
 	w->lb = malloc(n * sizeof(*w->lb));
@@ -127,7 +137,7 @@ static int ws_init(struct ws *w, size_t n, size_t k)
 	w->stmp = malloc(n * sizeof(*w->stmp));
 	w->paired = calloc(n, 1);
 	w->litem = malloc(n * sizeof(*w->litem));
-	int ok = w->rem && w->remlb && w->lst && w->u && w->lb && w->pts && w->ci && w->srt && w->stmp && w->paired && w->litem;
+	int ok = w->rem && w->lst && w->u && w->lb && w->pts && w->ci && w->srt && w->stmp && w->paired && w->litem;
 	for (int s = 0; s < 2; s++) {
 		w->cell[s] = malloc(n * sizeof(*w->cell[s]));
 		w->ckey[s] = malloc(n * sizeof(*w->ckey[s]));
@@ -141,7 +151,11 @@ static int ws_init(struct ws *w, size_t n, size_t k)
 	w->sp = malloc(n * sizeof(*w->sp));
 	w->sptmp = malloc(n * sizeof(*w->sptmp));
 	w->vslot = malloc(4 * n * sizeof(*w->vslot));
-	if (!ok || !w->tie || !w->bits || !w->btmp || !w->sp || !w->sptmp || !w->vslot) {
+	w->usum = malloc(n * sizeof(*w->usum));
+	w->dv = malloc(n * sizeof(*w->dv));
+	w->stamp = calloc(n, sizeof(*w->stamp));
+	if (!ok || !w->tie || !w->bits || !w->btmp || !w->sp || !w->sptmp || !w->vslot ||
+	    !w->usum || !w->dv || !w->stamp) {
 		ws_free(w);
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory clustering XUs");
 	}
@@ -516,35 +530,57 @@ static inline uint64_t vec_hash(const double *v, size_t k)
 	return h;
 }
 
+/* Once per step and type, for positions(): w->usum and w->dv of ids
+ * 0..n) (equal values found by hashing, so real counts full of repeats
+ * cost linear time). */
+static void distinct_values(const struct grid *g, size_t n)
+{
+	struct ws *w = g->w;
+	size_t k = g->k, cap = 2;
+	while (cap < 2 * n)
+		cap *= 2;
+	uint32_t *slot = w->vslot;
+	memset(slot, 0xff, cap * sizeof(*slot));
+	for (size_t id = 0; id < n; id++) {
+		const double *v = g->v + id * k, *u = w->u + id * k;
+		double sum = 0;
+		w->dv[id] = (uint32_t)id;
+		for (size_t e = 0; e < k && sum >= 0; e++)
+			sum = pmcf_is_missing(v[e]) ? -1 : sum + u[e];
+		w->usum[id] = sum;
+		if (sum < 0)
+			continue;
+		size_t h = vec_hash(v, k) & (cap - 1);
+		for (; slot[h] != UINT32_MAX; h = (h + 1) & (cap - 1))
+			if (memcmp(g->v + (size_t)slot[h] * k, v, k * sizeof(double)) == 0)
+				break;
+		if (slot[h] != UINT32_MAX)
+			w->dv[id] = slot[h];
+		else
+			slot[h] = (uint32_t)id;
+	}
+}
+
 /* The XUs of leftover cell c at sp[0..), sorted by s, one of each set of
- * equal values (they are at the same distance from everything: found by
- * hashing, so real counts full of repeats cost linear time); returns how
+ * equal values (they are at the same distance from everything); returns how
  * many, or 0 when one has a missing value (the metric then skips
  * dimensions, and s bounds nothing). */
 static size_t positions(const struct grid *g, const struct lcell *c, unsigned d, struct spos *sp)
 {
 	struct ws *w = g->w;
-	size_t k = g->k, cap = 16, m = 0;
-	while (cap < 2 * (size_t)c->cnt)
-		cap *= 2;
-	uint32_t *slot = w->vslot;
-	memset(slot, 0xff, cap * sizeof(*slot));
+	size_t m = 0;
+	if (++w->epoch == 0) {
+		memset(w->stamp, 0, w->cap * sizeof(*w->stamp));
+		w->epoch = 1;
+	}
 	for (uint32_t x = 0; x < c->cnt; x++) {
 		uint32_t id = w->litem[c->start + x];
-		const double *v = g->v + (size_t)id * k, *u = w->u + (size_t)id * k;
-		double sum = 0;
-		for (size_t e = 0; e < k; e++) {
-			if (pmcf_is_missing(v[e]))
-				return 0;
-			sum += u[e];
-		}
-		size_t h = vec_hash(v, k) & (cap - 1);
-		for (; slot[h] != UINT32_MAX; h = (h + 1) & (cap - 1))
-			if (memcmp(g->v + (size_t)sp[slot[h]].id * k, v, k * sizeof(double)) == 0)
-				break;
-		if (slot[h] != UINT32_MAX)
+		double sum = w->usum[id];
+		if (sum < 0)
+			return 0;
+		if (w->stamp[w->dv[id]] == w->epoch)
 			continue;
-		slot[h] = (uint32_t)m;
+		w->stamp[w->dv[id]] = w->epoch;
 		sp[m++] = (struct spos){sum * d, id};
 	}
 	sort_spos(sp, w->sptmp, m);
@@ -648,7 +684,7 @@ static void pair_cells(struct grid *g, size_t n, size_t remp, unsigned hb, size_
 				uint32_t a = w->lst[s[cs + j].q], b = w->lst[s[m + j].q];
 				g->pp[g->npairs] = a;
 				g->pc[g->npairs++] = b;
-				w->paired[a] = w->paired[b] = 1;
+				w->paired[s[cs + j].q] = w->paired[s[m + j].q] = 1;
 			}
 			if (np != nc) {
 				int side = np > nc ? 0 : 1;
@@ -778,13 +814,13 @@ static void select_active(const struct grid *g, size_t nrem, size_t remp, double
 	struct ws *w = g->w;
 	size_t m = 0;
 	for (size_t q = 0; q < remp; q++) {
-		w->lst[m] = w->rem[q];
-		m += w->remlb[q] <= thr;
+		w->lst[m] = w->rem[q].id;
+		m += w->rem[q].lb <= thr;
 	}
 	*nap = m;
 	for (size_t q = remp; q < nrem; q++) {
-		w->lst[m] = w->rem[q];
-		m += w->remlb[q] <= thr;
+		w->lst[m] = w->rem[q].id;
+		m += w->rem[q].lb <= thr;
 	}
 	*na = m;
 }
@@ -818,7 +854,7 @@ static int cluster(struct grid *g)
 	/* rem: T_prev then T_cur, each in label order; the stable sort by cell
 	 * keeps that order inside every cell */
 	for (size_t q = 0; q < n; q++) /* rank: a permutation on each side */
-		w->rem[(q < g->np ? 0 : g->np) + g->rank[q]] = (uint32_t)q;
+		w->rem[(q < g->np ? 0 : g->np) + g->rank[q]].id = (uint32_t)q;
 	int flt = k > 0 && !cmbi_bc_all_active;
 	for (size_t q = 0; q < n * k; q++) {
 		double x = g->v[q];
@@ -829,13 +865,14 @@ static int cluster(struct grid *g)
 			w->u[q] = (x - g->lo[q % k]) / g->range[q % k];
 		}
 	}
+	distinct_values(g, n);
 	unsigned d = k ? calc_max_div(g) : 1;
 	g->dmax = d;
 	if (flt)
 		lower_bounds(g, n);
 	for (size_t q = 0; q < n; q++) {
-		double lb = flt ? w->lb[w->rem[q]] * (1 - 1e-6) - 1e-12 : 0;
-		w->remlb[q] = lb > 0 ? (float)lb : 0;
+		double lb = flt ? w->lb[w->rem[q].id] * (1 - 1e-6) - 1e-12 : 0;
+		w->rem[q].lb = lb > 0 ? (float)lb : 0;
 	}
 	double sk = sqrt((double)k);
 	size_t nrem = n, remp = g->np, remc = g->nc;
@@ -846,33 +883,29 @@ static int cluster(struct grid *g)
 				size_t hi = side ? nrem : remp;
 				for (size_t q = hi - lo; q > 1; q--) {
 					size_t o = lo + pmcfi_rng_below(&g->rng, (uint32_t)q);
-					uint32_t t = w->rem[lo + q - 1];
+					struct rx t = w->rem[lo + q - 1];
 					w->rem[lo + q - 1] = w->rem[o];
 					w->rem[o] = t;
-					float f = w->remlb[lo + q - 1];
-					w->remlb[lo + q - 1] = w->remlb[o];
-					w->remlb[o] = f;
 				}
 				lo = hi;
 			}
 		int64_t T = 1;
 		size_t na, nap, ncell[2];
-		select_active(g, nrem, remp, active_thr(T, sk, d), &na, &nap);
+		double thr = active_thr(T, sk, d);
+		select_active(g, nrem, remp, thr, &na, &nap);
 		int all = na == nrem;
 		size_t before = g->npairs;
 		grid_pass(g, na, nap, d, ncell);
 		size_t kp = g->npairs - before;
-		if (kp) { /* rem keeps its order */
+		if (kp) { /* rem keeps its order; lst is its active XUs in order */
 			size_t keep = 0, keepp = 0;
-			for (size_t q = 0; q < nrem; q++) {
-				uint32_t id = w->rem[q];
-				if (w->paired[id]) {
-					w->paired[id] = 0;
+			for (size_t q = 0, m = 0; q < nrem; q++) {
+				if (w->rem[q].lb <= thr && w->paired[m++]) {
+					w->paired[m - 1] = 0;
 					continue;
 				}
 				keepp += q < remp;
-				w->remlb[keep] = w->remlb[q];
-				w->rem[keep++] = id;
+				w->rem[keep++] = w->rem[q];
 			}
 			nrem = keep;
 			remp = keepp;
@@ -921,14 +954,55 @@ static int cmp_lab(const void *a, const void *b, void *ctx)
 	return r ? r : (x > y) - (x < y);
 }
 
-/* rank[i] = position of i in label order among ids[0..n) */
-static void label_ranks(const char **lab, const uint32_t *len, uint32_t n, uint32_t *order,
-			uint32_t *rank)
+/* Labels made of numbers only (what runtimes give: "0.3.17"), in label
+ * order into order[0..n): a stable radix sort by each component from the
+ * last to the first (ancestors, with no such component, first), in s and tmp;
+ * 0 when some label is not numeric. Ties keep their index order, as
+ * cmp_lab's. */
+static int numeric_order(const char **lab, const uint32_t *len, uint32_t n, uint32_t *order,
+			 struct skey *s, struct skey *tmp)
 {
-	struct lab_ctx L = {lab, len};
+	size_t depth = 0;
+	for (uint32_t q = 0; q < n; q++) {
+		long c = cmbi_label_ncomp(lab[q], len[q]);
+		if (c < 0)
+			return 0;
+		depth = (size_t)c > depth ? (size_t)c : depth;
+	}
 	for (uint32_t q = 0; q < n; q++)
-		order[q] = q;
-	qsort_r(order, n, sizeof(*order), cmp_lab, &L);
+		s[q] = (struct skey){0, q, 0};
+	for (size_t c = depth; c-- > 0;) {
+		uint64_t lo = UINT64_MAX, hi = 0;
+		for (uint32_t q = 0; q < n; q++) {
+			uint64_t x = cmbi_label_comp(lab[s[q].q], len[s[q].q], c);
+			s[q].key = x;
+			lo = x < lo ? x : lo;
+			hi = x > hi ? x : hi;
+		}
+		if (lo == hi)
+			continue;
+		for (uint32_t q = 0; q < n; q++)
+			s[q].key -= lo;
+		radix_keys(s, tmp, n, 64u - (unsigned)__builtin_clzll(hi - lo));
+	}
+	for (uint32_t q = 0; q < n; q++)
+		order[q] = s[q].q;
+	return 1;
+}
+
+/* rank[i] = position of i in label order among ids[0..n); s and tmp: room
+ * for n sort records */
+int cmbi_bc_label_qsort;
+
+static void label_ranks(const char **lab, const uint32_t *len, uint32_t n, uint32_t *order,
+			uint32_t *rank, struct skey *s, struct skey *tmp)
+{
+	if (cmbi_bc_label_qsort || !numeric_order(lab, len, n, order, s, tmp)) {
+		struct lab_ctx L = {lab, len};
+		for (uint32_t q = 0; q < n; q++)
+			order[q] = q;
+		qsort_r(order, n, sizeof(*order), cmp_lab, &L);
+	}
 	for (uint32_t q = 0; q < n; q++)
 		rank[order[q]] = q;
 }
@@ -1026,12 +1100,13 @@ struct rank_job {
 	const uint32_t *len;
 	uint32_t n;
 	uint32_t *order, *rank;
+	struct skey *s, *tmp;
 };
 
 static void *rank_thread(void *arg)
 {
 	struct rank_job *r = arg;
-	label_ranks(r->lab, r->len, r->n, r->order, r->rank);
+	label_ranks(r->lab, r->len, r->n, r->order, r->rank, r->s, r->tmp);
 	return NULL;
 }
 
@@ -1081,15 +1156,16 @@ static int cluster_type(struct step_worker *W, uint32_t t)
 	 * most XUs in task-tree searches, and the other workers are soon
 	 * idle): the two sides' label orders on two threads (the same ranks
 	 * either way) */
-	struct rank_job rj = {W->glab + np, W->glen + np, (uint32_t)nc, W->order + np, W->rank + np};
+	struct rank_job rj = {W->glab + np, W->glen + np, (uint32_t)nc, W->order + np, W->rank + np,
+			      W->w.srt + np, W->w.stmp + np};
 	pthread_t th;
 	int spawned = np + nc >= RANK_THREAD_MIN && J->cpus > 1 &&
 		      pthread_create(&th, NULL, rank_thread, &rj) == 0;
-	label_ranks(W->glab, W->glen, (uint32_t)np, W->order, W->rank);
+	label_ranks(W->glab, W->glen, (uint32_t)np, W->order, W->rank, W->w.srt, W->w.stmp);
 	if (spawned)
 		pthread_join(th, NULL);
 	else
-		label_ranks(W->glab + np, W->glen + np, (uint32_t)nc, W->order + np, W->rank + np);
+		rank_thread(&rj);
 	struct grid g = {.k = kk, .np = np, .nc = nc, .v = v, .lo = lo, .range = range,
 			 .w = &W->w, .rank = W->rank, .strategy = c->opts->strategy, .pp = W->pp,
 			 .pc = W->pc};

@@ -74,6 +74,9 @@ extern int cmbi_bc_all_active;
 /* Test hook: 1 compares every pair of XUs of the closest leftover cells
  * (the paper's calc_reduced_div), not the sweep along the diagonal. */
 extern int cmbi_bc_all_pairs;
+/* Test hook: nonzero orders labels by qsort with cmbi_label_cmp, never by
+ * numeric keys (same order, slower). */
+extern int cmbi_bc_label_qsort;
 
 /* Labels (fuse-task-parallel §3.1): depth-first order of the label graph
  * (components compared numerically when both are numbers), and the first
@@ -81,6 +84,13 @@ extern int cmbi_bc_all_pairs;
  * components). Lengths bound the strings (no NUL needed inside). */
 int cmbi_label_cmp(const char *a, size_t la, const char *b, size_t lb);
 size_t cmbi_label_fca(const char *a, size_t la, const char *b, size_t lb);
+/* Numeric labels, for sorting by keys: the number of components of s (0 for
+ * ""), or -1 unless every one is a non-empty run of digits with at most 19
+ * significant ones. For those labels cmbi_label_cmp is the lexicographic
+ * order of cmbi_label_comp(s, len, 0), (s, len, 1), ...: 1 + the value of
+ * component c, 0 past the last. */
+long cmbi_label_ncomp(const char *s, size_t len);
+uint64_t cmbi_label_comp(const char *s, size_t len, size_t c);
 
 /* 64-bit FNV-1a of n bytes, continuing from h. */
 static inline uint64_t cmbi_hash(uint64_t h, const void *p, size_t n)

@@ -85,3 +85,38 @@ size_t cmbi_label_fca(const char *a, size_t la, const char *b, size_t lb)
 		return m;
 	return s ? s - 1 : 0;
 }
+
+/* A component of at most 19 significant digits fits in 64 bits with 1
+ * added (10^19 < 2^64 - 1). */
+#define NUM_DIGITS 19
+
+long cmbi_label_ncomp(const char *s, size_t len)
+{
+	long n = 0;
+	for (size_t i = 0; i < len; n++) {
+		size_t c = comp_len(s + i, len - i), z = 0;
+		if (!all_digits(s + i, c))
+			return -1;
+		while (z + 1 < c && s[i + z] == '0')
+			z++;
+		if (c - z > NUM_DIGITS)
+			return -1;
+		i += c + 1;
+		if (i == len) /* a trailing '.': an empty last component */
+			return -1;
+	}
+	return n;
+}
+
+uint64_t cmbi_label_comp(const char *s, size_t len, size_t c)
+{
+	size_t i = 0;
+	for (; c > 0 && i < len; c--)
+		i += comp_len(s + i, len - i) + 1;
+	if (i >= len)
+		return 0;
+	uint64_t v = 0;
+	for (; i < len && s[i] != '.'; i++)
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	return v + 1;
+}

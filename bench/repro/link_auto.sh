@@ -7,7 +7,10 @@
 # bc`, `plan --link auto --refs` + `record --plan` + `combine --strategy bc`,
 # and `run --strategy random`; EPD (floored) against the references and the
 # truth summary (per event median relative error, missing = 1; median and
-# p90 over events). Writes docs/results/link-auto.csv and prints, per
+# p90 over events; random's EPD for the first seed only, as the floor). The
+# auto plan depends on the references, not on the seed: it is made once and
+# its "seed" set per seed. About 2 min per workload and machine on the loaded
+# 2-core VM (EPD against the references takes most of it). Writes docs/results/link-auto.csv and prints, per
 # workload and machine, the medians over the seeds. MACHINES, WORKLOADS,
 # SEEDS, REF_REPEAT change that. Leaves the profiles in $WORK/la-*.
 source "$(dirname "$0")/common.sh"
@@ -23,9 +26,9 @@ name_of() { # loops,schedule=static -> loops-static
 	[ "$w" = loops ] && w=loops-$(printf '%s' "$1" | sed 's/.*schedule=\([a-z]*\).*/\1/')
 	printf '%s' "$w"
 }
-row() { # machine workload variant seed profile refs executions
-	local e t
-	e=$(pm epd --json "$5" "$6" | jq -r .epd)
+row() { # machine workload variant seed profile refs executions [noepd]
+	local e=nan t
+	[ -z "${8:-}" ] && e=$(pm epd --json "$5" "$6" | jq -r .epd)
 	t=$(pm truth --json "$5" | jq -r '"\(.median_rel_error),\(.p90_rel_error),\(.share_missing)"')
 	echo "$1,$2,$3,$4,$e,$t,$7" >>"$tmp"
 }
@@ -35,13 +38,16 @@ for m in $MACHINES; do
 		spec=$w,machine=$m
 		log "link-auto $m $n: references (--repeat $REF_REPEAT)"
 		pm reference -e all --repeat "$REF_REPEAT" --seed 7 -o "$d/refs" --sim "$spec" >/dev/null
+		pm plan -e all --strategy bc --link auto --refs "$d/refs" --sim "$spec" -o "$d/auto.json" >"$d/auto.txt"
+		first=1
 		for seed in $SEEDS; do
 			for s in bc random; do
 				pm run -e all --strategy $s --seed "$seed" -o "$d/$s-$seed.pmcf" --sim "$spec" >/dev/null 2>&1
-				row "$m" "$n" "$s" "$seed" "$d/$s-$seed.pmcf" "$d/refs" 7
+				noepd=; [ $s = random ] && [ -z "$first" ] && noepd=1
+				row "$m" "$n" "$s" "$seed" "$d/$s-$seed.pmcf" "$d/refs" 7 $noepd
 			done
-			pm plan -e all --strategy bc --link auto --refs "$d/refs" --seed "$seed" --sim "$spec" \
-				-o "$d/auto-$seed.json" >"$d/auto-$seed.txt"
+			first=
+			jq --argjson s "$seed" '.seed = $s' "$d/auto.json" >"$d/auto-$seed.json"
 			k=$(jq '.sets | length' "$d/auto-$seed.json")
 			for i in $(seq 0 $((k - 1))); do
 				pm record --plan "$d/auto-$seed.json" --set "$i" -o "$d/auto-$seed-$i.pmcf" >/dev/null
@@ -54,7 +60,7 @@ done
 mv "$tmp" "$out"
 # medians over the seeds: truth median, p90 and EPD per variant; auto/bc ratios
 awk -F, 'NR > 1 {k = $1 " " $2 " " $3; tm[k] = tm[k] " " $6; tp[k] = tp[k] " " $7; ep[k] = ep[k] " " $5; keys[$1 " " $2] = 1}
-	function med(s,   a, n, i, j, t) {n = split(s, a, " "); for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) {t = a[i]; a[i] = a[j]; a[j] = t}
+	function med(s,   a, n, i, j, t) {gsub(/ nan/, "", s); n = split(s, a, " "); for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) {t = a[i]; a[i] = a[j]; a[j] = t}
 	                                     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2}
 	END {printf "%-8s %-15s %21s %21s %21s %9s %9s\n", "machine", "workload", "bc med/p90/epd", "auto med/p90/epd", "random med/p90/epd", "auto/bc", "epd a/b";
 	     for (k in keys) {b = med(tm[k " bc"]); a = med(tm[k " auto"]);

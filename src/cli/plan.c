@@ -31,7 +31,7 @@ static const char usage[] =
 	"                       for the most mutual information about the events each set\n"
 	"                       adds (measured in --refs DIR; for --sim without --refs, a\n"
 	"                       pilot of one simulated execution per set of a pair covering,\n"
-	"                       e.g. 72 for -e all on xeon32); same sets, same executions\n"
+	"                       e.g. 68 for -e all on xeon32); same sets, same executions\n"
 	"  --refs DIR           --link auto: the reference profiles (pmcfuse reference)\n"
 	"  --pmcs N             counter budget (default: the machine's own)\n"
 	"  --packing P          best (default): first-fit decreasing, improved, exact for up to\n"
@@ -46,7 +46,7 @@ static const char usage[] =
 	"  -q, --quiet          no summary: errors only\n"
 	"  --json               the summary as one JSON object on stdout (output,\n"
 	"                       executions, lower_bound, optimal, strategy, packing,\n"
-	"                       pmcs, link, sets); needs -o\n";
+	"                       pmcs, link, sets; link_auto with --link auto); needs -o\n";
 
 enum { OPT_FROM = FUSE_OPT_OWN, OPT_REFS };
 

@@ -388,19 +388,26 @@ static void test_json_fields(void **state)
 }
 
 /* --from: overlaps chosen by correlation in a pilot profile's truth. */
+/* A pilot profile of n task XUs of one type, no events yet */
+static pmcf_profile *pilot_xus(size_t n)
+{
+	pmcf_profile *pilot;
+	assert_int_equal(pmcf_profile_new(&pilot), 0);
+	uint32_t t;
+	pmcf_profile_type_add(pilot, PMCF_XU_TASK, "t", "", &t);
+	for (size_t i = 0; i < n; i++) {
+		pmcf_xu xu = {.type = t, .start_ns = i, .end_ns = i + 1, .label = "", .parent_label = ""};
+		assert_int_equal(pmcf_profile_xu_add(pilot, &xu, NULL), 0);
+	}
+	return pilot;
+}
+
 static void test_correlated(void **state)
 {
 	(void)state;
 	pmcf_catalog *c = toy();
 	static const char *const ev[] = {"a", "b", "c", "d", "e", "f", "g", "h"};
-	pmcf_profile *pilot;
-	assert_int_equal(pmcf_profile_new(&pilot), 0);
-	uint32_t t;
-	pmcf_profile_type_add(pilot, PMCF_XU_TASK, "t", "", &t);
-	for (size_t i = 0; i < 50; i++) {
-		pmcf_xu xu = {.type = t, .start_ns = i, .end_ns = i + 1, .label = "", .parent_label = ""};
-		assert_int_equal(pmcf_profile_xu_add(pilot, &xu, NULL), 0);
-	}
+	pmcf_profile *pilot = pilot_xus(50);
 	for (size_t e = 0; e < 8; e++) {
 		size_t k;
 		assert_int_equal(pmcf_profile_truth_event_add(pilot, ev[e], &k), 0);
@@ -444,14 +451,7 @@ static void test_link_auto(void **state)
 	(void)state;
 	pmcf_catalog *c = toy();
 	static const char *const ev[] = {"a", "b", "c", "d", "e", "f", "g"};
-	pmcf_profile *pilot;
-	assert_int_equal(pmcf_profile_new(&pilot), 0);
-	uint32_t t;
-	pmcf_profile_type_add(pilot, PMCF_XU_TASK, "t", "", &t);
-	for (size_t i = 0; i < 400; i++) {
-		pmcf_xu xu = {.type = t, .start_ns = i, .end_ns = i + 1, .label = "", .parent_label = ""};
-		assert_int_equal(pmcf_profile_xu_add(pilot, &xu, NULL), 0);
-	}
+	pmcf_profile *pilot = pilot_xus(400);
 	uint64_t x = 12345;
 	for (size_t e = 0; e < 7; e++) {
 		size_t k;

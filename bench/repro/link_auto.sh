@@ -21,11 +21,6 @@ REF_REPEAT=${REF_REPEAT:-2}
 out=${LINK_AUTO_CSV:-$RESULTS/link-auto.csv}
 tmp=$out.tmp
 echo "machine,workload,variant,seed,epd,truth_median,truth_p90,truth_missing,executions" >"$tmp"
-name_of() { # loops,schedule=static -> loops-static
-	local w=${1%%,*}
-	[ "$w" = loops ] && w=loops-$(printf '%s' "$1" | sed 's/.*schedule=\([a-z]*\).*/\1/')
-	printf '%s' "$w"
-}
 row() { # machine workload variant seed profile refs executions [noepd]
 	local e=nan t
 	[ -z "${8:-}" ] && e=$(pm epd --json "$5" "$6" | jq -r .epd)

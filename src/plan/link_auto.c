@@ -364,25 +364,19 @@ static double order_value(const struct lk_state *S, const size_t *order)
 	return v;
 }
 
-static int past(const struct timespec *d)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return now.tv_sec > d->tv_sec || (now.tv_sec == d->tv_sec && now.tv_nsec > d->tv_nsec);
-}
-
 #define LK_EPS 1e-12
 
 /* Branch and bound over the orders: a prefix's value plus, for every set
  * not placed yet, its score with every other set before it (ub), bounds
  * every completion: a set's best choice can only improve as more sets come
- * before it, and the set placed first scores nothing. */
-static void bnb(struct lk_state *S, size_t depth, uint64_t mask, double val)
+ * before it, and the set placed first scores nothing. With prune 0, every
+ * order (the exhaustive search the tests compare with). */
+static void bnb(struct lk_state *S, size_t depth, uint64_t mask, double val, int prune)
 {
 	const struct plani_lk *P = S->P;
 	if (S->timeout)
 		return;
-	if ((++S->nodes & 1023) == 0 && past(&S->deadline)) {
+	if ((++S->nodes & 1023) == 0 && prune && plani_past(&S->deadline)) {
 		S->timeout = 1;
 		return;
 	}
@@ -397,35 +391,14 @@ static void bnb(struct lk_state *S, size_t depth, uint64_t mask, double val)
 	for (size_t k = 0; k < P->nsets; k++)
 		if (!(mask >> k & 1))
 			bound += S->ub[k];
-	if (val + P->bound_scale * bound <= S->bestval + LK_EPS)
+	if (prune && val + P->bound_scale * bound <= S->bestval + LK_EPS)
 		return;
 	for (size_t k = 0; k < P->nsets; k++) {
 		if (mask >> k & 1)
 			continue;
 		S->cur[depth] = k;
 		bnb(S, depth + 1, mask | (uint64_t)1 << k,
-		    val + (depth ? best_choice(S, k, mask)->score : 0));
-	}
-}
-
-/* Every order (tests: the reference branch and bound must equal) */
-static void exhaustive(struct lk_state *S, size_t depth, uint64_t mask, double val)
-{
-	const struct plani_lk *P = S->P;
-	S->nodes++;
-	if (depth == P->nsets) {
-		if (val > S->bestval + LK_EPS) {
-			S->bestval = val;
-			memcpy(S->best, S->cur, P->nsets * sizeof(size_t));
-		}
-		return;
-	}
-	for (size_t k = 0; k < P->nsets; k++) {
-		if (mask >> k & 1)
-			continue;
-		S->cur[depth] = k;
-		exhaustive(S, depth + 1, mask | (uint64_t)1 << k,
-			   val + (depth ? best_choice(S, k, mask)->score : 0));
+		    val + (depth ? best_choice(S, k, mask)->score : 0), prune);
 	}
 }
 
@@ -508,19 +481,12 @@ int plani_lk_search(const struct plani_lk *P, int method, double time_limit_s,
 	r->method = method;
 	r->exact = method != PLANI_LK_GREEDY;
 	if (method == PLANI_LK_BNB) {
-		double lim = time_limit_s > 0 ? time_limit_s : 1.0;
-		clock_gettime(CLOCK_MONOTONIC, &S.deadline);
-		S.deadline.tv_sec += (time_t)lim;
-		S.deadline.tv_nsec += (long)((lim - floor(lim)) * 1e9);
-		if (S.deadline.tv_nsec >= 1000000000L) {
-			S.deadline.tv_sec++;
-			S.deadline.tv_nsec -= 1000000000L;
-		}
-		bnb(&S, 0, 0, 0);
+		plani_deadline(time_limit_s, &S.deadline);
+		bnb(&S, 0, 0, 0, 1);
 		r->exact = !S.timeout;
 	} else if (method == PLANI_LK_EXHAUSTIVE) {
 		S.bestval = -1;
-		exhaustive(&S, 0, 0, 0);
+		bnb(&S, 0, 0, 0, 0);
 	}
 	r->nodes = S.nodes;
 	r->total = S.bestval;

@@ -329,18 +329,30 @@ struct exact {
 	int timeout;
 };
 
-static int past(const struct timespec *d)
+int plani_past(const struct timespec *d)
 {
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return now.tv_sec > d->tv_sec || (now.tv_sec == d->tv_sec && now.tv_nsec > d->tv_nsec);
 }
 
+void plani_deadline(double limit_s, struct timespec *d)
+{
+	double lim = limit_s > 0 ? limit_s : 1.0;
+	clock_gettime(CLOCK_MONOTONIC, d);
+	d->tv_sec += (time_t)lim;
+	d->tv_nsec += (long)((lim - floor(lim)) * 1e9);
+	if (d->tv_nsec >= 1000000000L) {
+		d->tv_sec++;
+		d->tv_nsec -= 1000000000L;
+	}
+}
+
 static void dfs(struct exact *x, size_t q, size_t nsets)
 {
 	if (x->timeout || x->pk->err || x->nbest <= x->lb)
 		return;
-	if ((++x->nodes & 255) == 0 && past(&x->deadline)) {
+	if ((++x->nodes & 255) == 0 && plani_past(&x->deadline)) {
 		x->timeout = 1;
 		return;
 	}
@@ -906,14 +918,7 @@ int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n,
 					  0, 0};
 			for (size_t i = 0; i < nitem; i++)
 				cur[i] = (size_t)-1;
-			double lim = o->time_limit_s > 0 ? o->time_limit_s : 1.0;
-			clock_gettime(CLOCK_MONOTONIC, &x.deadline);
-			x.deadline.tv_sec += (time_t)lim;
-			x.deadline.tv_nsec += (long)((lim - floor(lim)) * 1e9);
-			if (x.deadline.tv_nsec >= 1000000000L) {
-				x.deadline.tv_sec++;
-				x.deadline.tv_nsec -= 1000000000L;
-			}
+			plani_deadline(o->time_limit_s, &x.deadline);
 			dfs(&x, 0, 0);
 			if (x.nbest < P.nsets) {
 				memcpy(set, best, nitem * sizeof(size_t));

@@ -38,6 +38,10 @@ struct pmcf_plan {
 int plani_new(pmcf_plan **out);
 /* Appends a copy of names[0..n) to *arr / *len. */
 int plani_strv_push(char ***arr, size_t *len, const char *const *names, size_t n);
+/* Searches with a time bound: *d = now + limit_s (0: 1 s); past it? */
+struct timespec;
+void plani_deadline(double limit_s, struct timespec *d);
+int plani_past(const struct timespec *d);
 /* Appends a set made of a copy of names[0..n). */
 int plani_add_set(pmcf_plan *p, const char *const *names, size_t n);
 

@@ -388,19 +388,26 @@ static void test_json_fields(void **state)
 }
 
 /* --from: overlaps chosen by correlation in a pilot profile's truth. */
+/* A pilot profile of n task XUs of one type, no events yet */
+static pmcf_profile *pilot_xus(size_t n)
+{
+	pmcf_profile *pilot;
+	assert_int_equal(pmcf_profile_new(&pilot), 0);
+	uint32_t t;
+	pmcf_profile_type_add(pilot, PMCF_XU_TASK, "t", "", &t);
+	for (size_t i = 0; i < n; i++) {
+		pmcf_xu xu = {.type = t, .start_ns = i, .end_ns = i + 1, .label = "", .parent_label = ""};
+		assert_int_equal(pmcf_profile_xu_add(pilot, &xu, NULL), 0);
+	}
+	return pilot;
+}
+
 static void test_correlated(void **state)
 {
 	(void)state;
 	pmcf_catalog *c = toy();
 	static const char *const ev[] = {"a", "b", "c", "d", "e", "f", "g", "h"};
-	pmcf_profile *pilot;
-	assert_int_equal(pmcf_profile_new(&pilot), 0);
-	uint32_t t;
-	pmcf_profile_type_add(pilot, PMCF_XU_TASK, "t", "", &t);
-	for (size_t i = 0; i < 50; i++) {
-		pmcf_xu xu = {.type = t, .start_ns = i, .end_ns = i + 1, .label = "", .parent_label = ""};
-		assert_int_equal(pmcf_profile_xu_add(pilot, &xu, NULL), 0);
-	}
+	pmcf_profile *pilot = pilot_xus(50);
 	for (size_t e = 0; e < 8; e++) {
 		size_t k;
 		assert_int_equal(pmcf_profile_truth_event_add(pilot, ev[e], &k), 0);
@@ -436,6 +443,84 @@ static void test_correlated(void **state)
 	pmcf_catalog_free(c);
 }
 
+/* --link auto: g = 3a + 1, every other event noise; packed as
+ * {a,b,c,d} (full) and {e,f,g} (one counter free), the information is in
+ * putting {a,b,c,d} first and a into the second set. */
+static void test_link_auto(void **state)
+{
+	(void)state;
+	pmcf_catalog *c = toy();
+	static const char *const ev[] = {"a", "b", "c", "d", "e", "f", "g"};
+	pmcf_profile *pilot = pilot_xus(400);
+	uint64_t x = 12345;
+	for (size_t e = 0; e < 7; e++) {
+		size_t k;
+		assert_int_equal(pmcf_profile_event_add(pilot, ev[e], &k), 0);
+		double *col = pmcf_profile_column(pilot, k);
+		for (size_t i = 0; i < 400; i++) {
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			col[i] = e == 6 ? pmcf_profile_column(
+						  pilot, (size_t)pmcf_profile_event_find(pilot, "a"))[i] * 3 + 1
+					: (double)(x >> 40);
+		}
+	}
+	pmcf_plan_opts o = PMCF_PLAN_OPTS_INIT;
+	o.link_auto = 1;
+	pmcf_plan *p = NULL;
+	assert_int_equal(pmcf_plan_make(c, ev, 7, &o, &p), PMCF_EINVAL); /* no pilots */
+	const pmcf_profile *pilots[1] = {pilot};
+	o.pilots = pilots;
+	o.npilots = 1;
+	assert_int_equal(pmcf_plan_make(c, ev, 7, &o, &p), 0);
+	check_valid(c, p, ev, 7, 0);
+	assert_int_equal(pmcf_plan_nsets(p), 2);
+	int exact;
+	size_t npil;
+	assert_string_equal(pmcf_plan_link_method(p, &exact, &npil), "branch and bound");
+	assert_int_equal(exact, 1);
+	assert_int_equal(npil, 1);
+	const char *const *names, *const *lk;
+	size_t m, nl;
+	double bits, base;
+	pmcf_plan_set_events(p, 1, &names, &m);
+	assert_int_equal(m, 5); /* duration, a, e, f, g */
+	assert_string_equal(names[1], "a");
+	assert_int_equal(pmcf_plan_link_info(p, 1, &lk, &nl, &bits, &base), 0);
+	assert_int_equal(nl, 1);
+	assert_string_equal(lk[0], "a");
+	if (!(bits > 2.5 && base < 0.2))
+		fail_msg("set 1: %g bits with a, %g with duration alone", bits, base);
+	/* kept by plan.json */
+	char *text;
+	assert_int_equal(pmcf_plan_to_json(p, &text), 0);
+	pmcf_plan *q;
+	assert_int_equal(pmcf_plan_from_json(text, &q), 0);
+	assert_non_null(pmcf_plan_link_method(q, NULL, NULL));
+	assert_int_equal(pmcf_plan_link_info(q, 1, &lk, &nl, &bits, &base), 0);
+	assert_int_equal(nl, 1);
+	assert_string_equal(lk[0], "a");
+	assert_true(bits > 2.5);
+	/* a broken link_auto is refused */
+	char *bad = strstr(text, "\"base_bits\"");
+	assert_non_null(bad);
+	memcpy(bad, "\"base_bitz\"", 11);
+	pmcf_plan *r = NULL;
+	assert_int_equal(pmcf_plan_from_json(text, &r), PMCF_ESYNTAX);
+	free(text);
+	pmcf_plan_free(q);
+	/* without --link auto nothing is said */
+	pmcf_plan_free(p);
+	o.link_auto = 0;
+	o.pilots = NULL;
+	o.npilots = 0;
+	assert_int_equal(pmcf_plan_make(c, ev, 7, &o, &p), 0);
+	assert_null(pmcf_plan_link_method(p, NULL, NULL));
+	assert_int_equal(pmcf_plan_link_info(p, 0, &lk, &nl, &bits, &base), PMCF_ENOENT);
+	pmcf_plan_free(p);
+	pmcf_profile_free(pilot);
+	pmcf_catalog_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -444,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_exact_small),      cmocka_unit_test(test_json_roundtrip),
 		cmocka_unit_test(test_json_fields),
 		cmocka_unit_test(test_correlated),
+		cmocka_unit_test(test_link_auto),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

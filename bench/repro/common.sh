@@ -18,3 +18,9 @@ pm() { "$PMCFUSE" "$@"; }
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 # median, min and max of numbers on stdin: "med min max"
 stats3() { sort -g | awk '{v[NR] = $1} END {m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.4g %.4g %.4g\n", m, v[1], v[NR]}'; }
+# a workload spec as a short name: loops,schedule=static -> loops-static
+name_of() { # loops,schedule=static -> loops-static
+	local w=${1%%,*}
+	[ "$w" = loops ] && w=loops-$(printf '%s' "$1" | sed 's/.*schedule=\([a-z]*\).*/\1/')
+	printf '%s' "$w"
+}

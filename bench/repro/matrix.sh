@@ -18,11 +18,6 @@ MODEL=${MODEL:-}                  # e.g. ",model=v1"
 out=${MATRIX_CSV:-$RESULTS/matrix.csv}
 tmp=$out.tmp
 echo "machine,workload,strategy,xus,makespan_s,epd,pairs_excluded,truth_median,truth_p90,truth_missing" >"$tmp"
-name_of() { # loops,schedule=static -> loops-static
-	local w=${1%%,*}
-	[ "$w" = loops ] && w=loops-$(printf '%s' "$1" | sed 's/.*schedule=\([a-z]*\).*/\1/')
-	printf '%s' "$w"
-}
 for m in $MACHINES; do
 	for w in $WORKLOADS; do
 		n=$(name_of "$w"); d=$WORK/mx-$m-$n; rm -rf "$d"; mkdir -p "$d"

@@ -47,8 +47,15 @@ typedef struct pmcf_plan_opts {
 	/* optional, parallel to the events: 0, or the number of a {…} group
 	 * whose events must share one set (pmcf_evlist_groups) */
 	const unsigned *groups;
+	/* bc family, --link auto: 1 to choose, from the pilots (required), the
+	 * linking events of every set among the events of the sets before it,
+	 * and the order of the sets, to maximise the information (pairwise
+	 * mutual information) the linking events carry about the events each
+	 * set adds; the sets are packed as without it (same executions). */
+	int link_auto;
+	unsigned max_links; /* --link auto: at most this many per set, 0: 2 */
 } pmcf_plan_opts;
-#define PMCF_PLAN_OPTS_INIT {sizeof(pmcf_plan_opts), 3, 0, PMCF_PACK_BEST, NULL, 0, NULL, 0, 0, NULL}
+#define PMCF_PLAN_OPTS_INIT {sizeof(pmcf_plan_opts), 3, 0, PMCF_PACK_BEST, NULL, 0, NULL, 0, 0, NULL, 0, 0}
 
 /* Plans events[0..n) (names of catalogue c; "duration" is added to every
  * set, free) for opts. Every set fits the counters (pmcf_catalog_check_set
@@ -70,6 +77,17 @@ PMCF_API int pmcf_plan_set_events(const pmcf_plan *p, size_t k, const char *cons
 PMCF_API int pmcf_plan_events(const pmcf_plan *p, const char *const **names, size_t *n);
 /* The linking events in every set (bc family; duration included). */
 PMCF_API int pmcf_plan_link(const pmcf_plan *p, const char *const **names, size_t *n);
+/* --link auto: the search used ("branch and bound", "greedy"), or NULL
+ * when the plan's links were not chosen by information; *exact (may be
+ * NULL) 1 when the order is proven best; *pilots the profiles used. */
+PMCF_API const char *pmcf_plan_link_method(const pmcf_plan *p, int *exact, size_t *pilots);
+/* --link auto, set k: the linking events it adds to pmcf_plan_link (events
+ * of earlier sets; owned by the plan), the information in bits that the
+ * linking events carry about its new events (summed over them, each by
+ * its most informative linking event) and the same with pmcf_plan_link
+ * alone. PMCF_ENOENT without --link auto or past the last set. */
+PMCF_API int pmcf_plan_link_info(const pmcf_plan *p, size_t k, const char *const **links,
+				 size_t *n, double *bits, double *base_bits);
 /* A lower bound on the number of executions of a ctc/lgl plan for these
  * events: the larger of ceil(total cost / counters) and the largest set of
  * pairwise incompatible events found. */

@@ -12,8 +12,9 @@
 #include "pmcfuse/sim.h"
 
 static const char usage[] =
-	"usage: pmcfuse plan -e EVENTS [--strategy S] [--link EVENTS] [--pmcs N]\n"
-	"                    [--packing best|greedy] [--from DIR] [--seed N] [-o plan.json]\n"
+	"usage: pmcfuse plan -e EVENTS [--strategy S] [--link EVENTS|auto [--refs DIR]]\n"
+	"                    [--pmcs N] [--packing best|greedy] [--from DIR] [--seed N]\n"
+	"                    [-o plan.json]\n"
 	"                    [-q] [--json] [--sim SPEC | -- PROG ARGS]\n\n"
 	"Splits the events into the event sets of the executions, each set fitting the\n"
 	"counters, and writes plan.json (to standard output without -o; the plan is then\n"
@@ -25,6 +26,13 @@ static const char usage[] =
 	"                       every set carries the linking events, so that it overlaps the\n"
 	"                       sets before it (duration and fixed-counter events are free)\n"
 	"  --link EVENTS        more linking events for the bc family (they take counters)\n"
+	"  --link auto          bc family: choose up to 2 linking events per set among the\n"
+	"                       events of the sets before it, and the order of the sets,\n"
+	"                       for the most mutual information about the events each set\n"
+	"                       adds (measured in --refs DIR; for --sim without --refs, a\n"
+	"                       pilot of one simulated execution per set of a pair covering,\n"
+	"                       e.g. 68 for -e all on xeon32); same sets, same executions\n"
+	"  --refs DIR           --link auto: the reference profiles (pmcfuse reference)\n"
 	"  --pmcs N             counter budget (default: the machine's own)\n"
 	"  --packing P          best (default): first-fit decreasing, improved, exact for up to\n"
 	"                       12 events; greedy: the papers' packing, for comparison\n"
@@ -38,9 +46,9 @@ static const char usage[] =
 	"  -q, --quiet          no summary: errors only\n"
 	"  --json               the summary as one JSON object on stdout (output,\n"
 	"                       executions, lower_bound, optimal, strategy, packing,\n"
-	"                       pmcs, link, sets); needs -o\n";
+	"                       pmcs, link, sets; link_auto with --link auto); needs -o\n";
 
-enum { OPT_FROM = FUSE_OPT_OWN };
+enum { OPT_FROM = FUSE_OPT_OWN, OPT_REFS };
 
 int fuse_plan_option(const char *verb, int opt, const char *arg, pmcf_plan_opts *po,
 		     unsigned long *seed, int *seed_given, int *status)
@@ -101,11 +109,95 @@ static int load_dir(const char *verb, const char *dir, pmcf_profile ***out, size
 	}
 	closedir(d);
 	if (!st && !k)
-		st = cli_error(verb, CLI_EUSAGE, "no profile in '%s' (--from needs pilot or reference profiles)",
+		st = cli_error(verb, CLI_EUSAGE, "no profile in '%s' (it needs pilot or reference profiles)",
 			       dir);
 	*out = v;
 	*n = k;
 	return st;
+}
+
+/* drawn apart from the seeds of run and reference */
+#define PILOT_SEED_SALT 0x5be0cd19137e2179ull
+
+/* --link auto without --refs on a simulated source: one execution per set of
+ * a pair covering of the events (every pair measured together once). */
+static int pilot_sim(const char *verb, const pmcf_catalog *cat, const pmcf_evlist *ev,
+		     const char *sim, unsigned pmcs, uint64_t seed, pmcf_profile ***out, size_t *n)
+{
+	pmcf_cover *cv = NULL;
+	pmcf_sim_spec *spec = NULL;
+	pmcf_sim_opts so = PMCF_SIM_OPTS_INIT;
+	so.pmcs = pmcs;
+	double t0 = cli_now();
+	int err = pmcf_cover_pairs(cat, pmcf_evlist_names(ev), pmcf_evlist_size(ev), pmcs, &cv);
+	if (!err)
+		err = pmcf_sim_spec_parse(sim, &spec);
+	size_t ns = cv ? pmcf_cover_nsets(cv) : 0;
+	pmcf_profile **v = err ? NULL : calloc(ns ? ns : 1, sizeof(*v));
+	if (!err && !v)
+		err = PMCF_ENOMEM;
+	for (size_t k = 0; !err && k < ns; k++) {
+		size_t m;
+		const char *const *set = pmcf_cover_set(cv, k, &m);
+		pmcf_sim_spec_set_seed(spec, pmcf_sim_exec_seed(seed ^ PILOT_SEED_SALT, (unsigned)k));
+		if (!(err = pmcf_sim_record(spec, set, m, &so, &v[k])))
+			*n = k + 1;
+	}
+	*out = v;
+	pmcf_sim_spec_free(spec);
+	pmcf_cover_free(cv);
+	if (err)
+		return cli_lib_error(verb, err, "--link auto pilot");
+	if (!cli_quiet)
+		fprintf(stderr, "%s: --link auto: pilot of %zu simulated executions (a pair covering "
+				"of %zu events), %.1f s\n",
+			verb, ns, pmcf_evlist_size(ev), cli_now() - t0);
+	return CLI_OK;
+}
+
+int fuse_link_auto_plan(const char *verb, const pmcf_catalog *cat, const pmcf_evlist *ev,
+			const char *refs, const char *sim, uint64_t seed, pmcf_plan_opts *po,
+			pmcf_plan **plan)
+{
+	pmcf_profile **pil = NULL;
+	size_t npil = 0;
+	int st = refs  ? load_dir(verb, refs, &pil, &npil)
+		 : sim ? pilot_sim(verb, cat, ev, sim, po->pmcs, seed, &pil, &npil)
+		       : cli_usage_error(verb, "--link auto needs reference profiles for a program: "
+					       "pmcfuse reference, then pmcfuse plan --link auto "
+					       "--refs DIR");
+	po->link_auto = 1;
+	po->pilots = (const pmcf_profile *const *)pil;
+	po->npilots = npil;
+	int err = st ? 0
+		     : pmcf_plan_make(cat, pmcf_evlist_names(ev), pmcf_evlist_size(ev), po, plan);
+	if (err)
+		st = cli_lib_error(verb, err, "planning");
+	for (size_t i = 0; i < npil; i++)
+		pmcf_profile_free(pil[i]);
+	free(pil);
+	po->pilots = NULL;
+	po->npilots = 0;
+	return st;
+}
+
+/* --link auto: how the links were chosen, and per set what they tell */
+static void print_auto(FILE *f, const pmcf_plan *p, size_t k)
+{
+	const char *const *lk;
+	size_t n;
+	double bits, base;
+	if (pmcf_plan_link_info(p, k, &lk, &n, &bits, &base))
+		return;
+	if (!k) {
+		fprintf(f, "           first: linked to nothing\n");
+		return;
+	}
+	fprintf(f, "           links");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%s", i ? "," : " +", lk[i]);
+	fprintf(f, "%s: %.2f bits about its new events (the plan's linking events alone: %.2f)\n",
+		n ? "" : " (none)", bits, base);
 }
 
 void fuse_print_plan(FILE *f, const pmcf_plan *p)
@@ -127,6 +219,13 @@ void fuse_print_plan(FILE *f, const pmcf_plan *p)
 			fprintf(f, " %s", link[i]);
 		fprintf(f, "\n");
 	}
+	int exact;
+	size_t npil;
+	const char *how = pmcf_plan_link_method(p, &exact, &npil);
+	if (how)
+		fprintf(f, "--link auto: sets ordered and linked by %s (%s), mutual information "
+			   "from %zu profiles\n",
+			how, exact ? "proven best" : "not proven best", npil);
 	for (size_t k = 0; k < pmcf_plan_nsets(p); k++) {
 		const char *const *names;
 		size_t m;
@@ -135,6 +234,8 @@ void fuse_print_plan(FILE *f, const pmcf_plan *p)
 		for (size_t i = 0; i < m; i++)
 			fprintf(f, "%s%s", i ? "," : " ", names[i]);
 		fprintf(f, "\n");
+		if (how)
+			print_auto(f, p, k);
 	}
 }
 
@@ -168,7 +269,29 @@ static void json_plan(FILE *f, const pmcf_plan *p, const char *out)
 		}
 		fprintf(f, "]");
 	}
-	fprintf(f, "]}\n");
+	fprintf(f, "]");
+	int exact;
+	size_t npil;
+	const char *how = pmcf_plan_link_method(p, &exact, &npil);
+	if (how) {
+		fprintf(f, ", \"link_auto\": {\"method\": \"%s\", \"exact\": %s, \"pilots\": %zu, "
+			   "\"sets\": [",
+			how, exact ? "true" : "false", npil);
+		for (size_t k = 0; k < pmcf_plan_nsets(p); k++) {
+			const char *const *lk;
+			size_t n;
+			double bits, base;
+			pmcf_plan_link_info(p, k, &lk, &n, &bits, &base);
+			fprintf(f, "%s{\"link\": [", k ? ", " : "");
+			for (size_t i = 0; i < n; i++) {
+				fprintf(f, "%s", i ? ", " : "");
+				cli_json_string(f, lk[i]);
+			}
+			fprintf(f, "], \"bits\": %.6g, \"base_bits\": %.6g}", bits, base);
+		}
+		fprintf(f, "]}");
+	}
+	fprintf(f, "}\n");
 }
 
 int cmd_plan(int argc, char **argv)
@@ -179,12 +302,14 @@ int cmd_plan(int argc, char **argv)
 	static const struct option longopts[] = {
 		FUSE_PLAN_LONGOPTS,
 		{"from", required_argument, NULL, OPT_FROM},
+		{"refs", required_argument, NULL, OPT_REFS},
 		CLI_OUTPUT_LONGOPTS,
 		CLI_JSON_LONGOPT,
 		{NULL, 0, NULL, 0},
 	};
 	int json = 0;
-	const char *events = NULL, *out = NULL, *link = NULL, *from = NULL, *sim = NULL;
+	const char *events = NULL, *out = NULL, *link = NULL, *from = NULL, *sim = NULL,
+		   *refs = NULL;
 	pmcf_plan_opts o = PMCF_PLAN_OPTS_INIT;
 	unsigned long seed = 1;
 	int seed_given = 0, st = CLI_OK, c;
@@ -207,6 +332,7 @@ int cmd_plan(int argc, char **argv)
 			break;
 		case FUSE_OPT_LINK: link = optarg; break;
 		case OPT_FROM: from = optarg; break;
+		case OPT_REFS: refs = optarg; break;
 		case FUSE_OPT_SIM: sim = optarg; break;
 		case ':': return cli_usage_error(verb, "%s needs a value", argv[optind - 1]);
 		default: return cli_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
@@ -225,6 +351,12 @@ int cmd_plan(int argc, char **argv)
 	if (from && !pmcf_strategy_ordered(o.strategy))
 		return cli_usage_error(verb, "--from is for the bc family, not %s",
 				       pmcf_strategy_name(o.strategy));
+	o.link_auto = link && strcmp(link, "auto") == 0;
+	if (refs && !o.link_auto)
+		return cli_usage_error(verb, "--refs is for --link auto");
+	if (from && o.link_auto)
+		return cli_usage_error(verb, "give either --from DIR (correlation) or --link auto "
+					     "(information), not both");
 	pmcf_catalog *cat = NULL;
 	pmcf_evlist *ev = NULL, *lk = NULL;
 	pmcf_plan *plan = NULL;
@@ -236,7 +368,7 @@ int cmd_plan(int argc, char **argv)
 		goto out;
 	}
 	if ((err = pmcf_evlist_parse(cat, events, &ev)) ||
-	    (link && (err = pmcf_evlist_parse(cat, link, &lk)))) {
+	    (link && !o.link_auto && (err = pmcf_evlist_parse(cat, link, &lk)))) {
 		st = cli_lib_error(verb, err, "events");
 		goto out;
 	}
@@ -249,7 +381,12 @@ int cmd_plan(int argc, char **argv)
 	o.pilots = (const pmcf_profile *const *)pilots;
 	o.npilots = npilots;
 	o.groups = pmcf_evlist_groups(ev);
-	if ((err = pmcf_plan_make(cat, pmcf_evlist_names(ev), pmcf_evlist_size(ev), &o, &plan))) {
+	if (o.link_auto) {
+		if ((st = fuse_link_auto_plan(verb, cat, ev, refs, sim, seed_given ? seed : 1, &o,
+					      &plan)))
+			goto out;
+	} else if ((err = pmcf_plan_make(cat, pmcf_evlist_names(ev), pmcf_evlist_size(ev), &o,
+					 &plan))) {
 		st = cli_lib_error(verb, err, "planning");
 		goto out;
 	}

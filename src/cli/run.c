@@ -35,7 +35,8 @@ static const char usage[] =
 	"                       be thousands of tracepoints)\n"
 	"  --strategy S         ctc, lgl, bc (default), bc-unlabeled, random, match\n"
 	"  --pmcs N             counter budget (default: the machine's own)\n"
-	"  --link EVENTS        more linking events (bc family)\n"
+	"  --link EVENTS        more linking events (bc family); auto: chosen by information\n"
+	"                       in a simulated pilot (--sim; see pmcfuse plan --link auto)\n"
 	"  --packing P          best (default) or greedy\n"
 	"  --keep DIR           the campaign folder: keeps DIR/exec-K.pmcf and its manifest\n"
 	"                       DIR/campaign.json (default: OUT.executions/, removed once\n"
@@ -403,7 +404,7 @@ int cmd_run(int argc, char **argv)
 	if (!events)
 		events = swlist ? swlist : "all";
 	if ((err = pmcf_evlist_parse(cat, events, &ev)) ||
-	    (link && (err = pmcf_evlist_parse(cat, link, &lk)))) {
+	    (link && strcmp(link, "auto") && (err = pmcf_evlist_parse(cat, link, &lk)))) {
 		st = cli_lib_error(verb, err, "events");
 		goto out;
 	}
@@ -412,7 +413,10 @@ int cmd_run(int argc, char **argv)
 		po.nlink = pmcf_evlist_size(lk);
 	}
 	po.groups = pmcf_evlist_groups(ev);
-	if ((err = pmcf_plan_make(cat, pmcf_evlist_names(ev), pmcf_evlist_size(ev), &po, &plan))) {
+	if (link && !strcmp(link, "auto")) { /* --link auto: a pilot (docs/fusion.md) */
+		if ((st = fuse_link_auto_plan(verb, cat, ev, NULL, sim, seed_given ? seed : 1, &po, &plan)))
+			goto out;
+	} else if ((err = pmcf_plan_make(cat, pmcf_evlist_names(ev), pmcf_evlist_size(ev), &po, &plan))) {
 		st = cli_lib_error(verb, err, "planning");
 		goto out;
 	}

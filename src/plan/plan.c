@@ -85,6 +85,10 @@ void pmcf_plan_free(pmcf_plan *p)
 	strv_free(p->argv, p->argc);
 	free(p->sim);
 	free(p->catalog);
+	for (size_t k = 0; p->autos && k < p->nsets; k++)
+		strv_free(p->autos[k].links, p->autos[k].nlinks);
+	free(p->autos);
+	free(p->auto_method);
 	free(p);
 }
 
@@ -111,6 +115,27 @@ int pmcf_plan_link(const pmcf_plan *p, const char *const **names, size_t *n)
 {
 	*names = (const char *const *)p->link;
 	*n = p->nlink;
+	return 0;
+}
+
+const char *pmcf_plan_link_method(const pmcf_plan *p, int *exact, size_t *pilots)
+{
+	if (exact)
+		*exact = p->autos ? p->auto_exact : 0;
+	if (pilots)
+		*pilots = p->autos ? p->auto_pilots : 0;
+	return p->autos ? p->auto_method : NULL;
+}
+
+int pmcf_plan_link_info(const pmcf_plan *p, size_t k, const char *const **links, size_t *n,
+			double *bits, double *base_bits)
+{
+	if (!p || !p->autos || k >= p->nsets)
+		return pmcfi_fail(PMCF_ENOENT, "the plan has no linking events chosen for set %zu", k);
+	*links = (const char *const *)p->autos[k].links;
+	*n = p->autos[k].nlinks;
+	*bits = p->autos[k].bits;
+	*base_bits = p->autos[k].base_bits;
 	return 0;
 }
 
@@ -304,18 +329,30 @@ struct exact {
 	int timeout;
 };
 
-static int past(const struct timespec *d)
+int plani_past(const struct timespec *d)
 {
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return now.tv_sec > d->tv_sec || (now.tv_sec == d->tv_sec && now.tv_nsec > d->tv_nsec);
 }
 
+void plani_deadline(double limit_s, struct timespec *d)
+{
+	double lim = limit_s > 0 ? limit_s : 1.0;
+	clock_gettime(CLOCK_MONOTONIC, d);
+	d->tv_sec += (time_t)lim;
+	d->tv_nsec += (long)((lim - floor(lim)) * 1e9);
+	if (d->tv_nsec >= 1000000000L) {
+		d->tv_sec++;
+		d->tv_nsec -= 1000000000L;
+	}
+}
+
 static void dfs(struct exact *x, size_t q, size_t nsets)
 {
 	if (x->timeout || x->pk->err || x->nbest <= x->lb)
 		return;
-	if ((++x->nodes & 255) == 0 && past(&x->deadline)) {
+	if ((++x->nodes & 255) == 0 && plani_past(&x->deadline)) {
 		x->timeout = 1;
 		return;
 	}
@@ -594,6 +631,109 @@ static int pack_correlated(struct packer *pk, const pmcf_plan_opts *o, const siz
 	return err;
 }
 
+/* ---- --link auto ------------------------------------------------------------------------------- */
+
+struct auto_ctx {
+	struct packer *pk;
+	const size_t *set; /* set of each unit */
+	const char **evn;  /* event numbers of the search -> names */
+};
+
+/* Do the base, links and the units of set k fit? */
+static int auto_fits(void *ctx, size_t k, const size_t *links, size_t n)
+{
+	struct auto_ctx *a = ctx;
+	struct packer *pk = a->pk;
+	size_t m = 0; /* links are other sets' events: m <= nbase + nflat */
+	for (size_t i = 0; i < pk->nbase; i++)
+		pk->buf[m++] = pk->base[i];
+	for (size_t q = 0; q < n; q++)
+		pk->buf[m++] = a->evn[links[q]];
+	for (size_t i = 0; i < pk->n; i++)
+		if (a->set[i] == k)
+			m = unit_events(pk, i, pk->buf, m);
+	pk->checks++;
+	int r = pmcf_catalog_check_set(pk->c, pk->buf, m, pk->pmcs, NULL, 0);
+	if (r < 0)
+		pk->err = r;
+	return r;
+}
+
+/* Orders the sets of packing P and adds linking events to each by
+ * information (plani_lk_search), then adds the sets to plan. */
+static int plan_auto(struct packer *pk, const struct packing *P, const pmcf_plan_opts *o,
+		     pmcf_plan *plan)
+{
+	size_t nev = pk->nbase + pk->nflat, K = P->nsets;
+	const char **evn = malloc((nev + 1) * sizeof(char *));
+	double *mi = malloc((nev * nev + 1) * sizeof(double));
+	size_t *setev = malloc((nev + 1) * sizeof(size_t)), *first = malloc((K + 1) * sizeof(size_t));
+	size_t *base = malloc((pk->nbase + 1) * sizeof(size_t));
+	const char **names = malloc((nev + PLANI_LK_MAX_LINKS + 1) * sizeof(char *));
+	struct plani_lk_result r = {0};
+	int err = evn && mi && setev && first && base && names ? 0
+							       : pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	if (!err && !(plan->autos = calloc(K ? K : 1, sizeof(*plan->autos))))
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	if (err)
+		goto out;
+	for (size_t i = 0; i < pk->nbase; i++) {
+		evn[i] = pk->base[i];
+		base[i] = i;
+	}
+	for (size_t i = 0; i < pk->nflat; i++)
+		evn[pk->nbase + i] = pk->flat[i];
+	size_t m = 0;
+	for (size_t k = 0; k < K; k++) {
+		first[k] = m;
+		for (size_t i = 0; i < pk->n; i++)
+			for (size_t j = 0; P->set[i] == k && j < pk->len[i]; j++)
+				setev[m++] = pk->nbase + pk->first[i] + j;
+	}
+	first[K] = m;
+	if ((err = plani_mi_matrix(o->pilots, o->npilots, evn, nev, mi)))
+		goto out;
+	struct auto_ctx ctx = {pk, P->set, evn};
+	struct plani_lk lk = {.nsets = K, .nev = nev, .mi = mi, .base = base, .nbase = pk->nbase,
+			      .setev = setev, .setfirst = first, .fits = auto_fits, .ctx = &ctx,
+			      .maxlinks = o->max_links ? o->max_links : 2, .bound_scale = 1};
+	if ((err = plani_lk_search(&lk, PLANI_LK_AUTO, o->time_limit_s, &r)))
+		goto out;
+	if (pk->err) {
+		err = pk->err;
+		goto out;
+	}
+	plan->auto_method = strdup(r.method == PLANI_LK_GREEDY ? "greedy" : "branch and bound");
+	plan->auto_exact = r.exact;
+	plan->auto_pilots = o->npilots;
+	if (!plan->auto_method)
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	for (size_t p = 0; p < K && !err; p++) {
+		size_t k = r.order[p], n = 0;
+		const size_t *lv = r.links + p * PLANI_LK_MAX_LINKS;
+		for (size_t i = 0; i < pk->nbase; i++)
+			names[n++] = pk->base[i];
+		for (size_t q = 0; q < r.nlinks[p]; q++)
+			names[n++] = evn[lv[q]];
+		for (size_t j = first[k]; j < first[k + 1]; j++)
+			names[n++] = evn[setev[j]];
+		struct plan_auto *a = &plan->autos[p];
+		a->bits = r.bits[p];
+		a->base_bits = r.base_bits[p];
+		if (!(err = plani_add_set(plan, names, n)))
+			err = plani_strv_push(&a->links, &a->nlinks, names + pk->nbase, r.nlinks[p]);
+	}
+out:
+	plani_lk_result_free(&r);
+	free(evn);
+	free(mi);
+	free(setev);
+	free(first);
+	free(base);
+	free(names);
+	return err;
+}
+
 /* ---- pmcf_plan_make -------------------------------------------------------------------------- */
 
 static int cmp_cost_desc(const void *a, const void *b, void *ctx)
@@ -759,7 +899,11 @@ int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n,
 	qsort_r(order, nitem, sizeof(size_t), cmp_cost_desc, cost);
 	plan->lower_bound = (unsigned)lower_bound(&pk, counters_of(c, o->pmcs), basecost);
 
-	if (ordered && o->npilots) {
+	if (ordered && o->link_auto && !o->npilots) {
+		err = pmcfi_fail(PMCF_EINVAL, "--link auto needs reference or pilot profiles");
+		goto out;
+	}
+	if (ordered && o->npilots && !o->link_auto) {
 		err = pack_correlated(&pk, o, order, mem, plan);
 		goto out;
 	}
@@ -774,14 +918,7 @@ int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n,
 					  0, 0};
 			for (size_t i = 0; i < nitem; i++)
 				cur[i] = (size_t)-1;
-			double lim = o->time_limit_s > 0 ? o->time_limit_s : 1.0;
-			clock_gettime(CLOCK_MONOTONIC, &x.deadline);
-			x.deadline.tv_sec += (time_t)lim;
-			x.deadline.tv_nsec += (long)((lim - floor(lim)) * 1e9);
-			if (x.deadline.tv_nsec >= 1000000000L) {
-				x.deadline.tv_sec++;
-				x.deadline.tv_nsec -= 1000000000L;
-			}
+			plani_deadline(o->time_limit_s, &x.deadline);
 			dfs(&x, 0, 0);
 			if (x.nbest < P.nsets) {
 				memcpy(set, best, nitem * sizeof(size_t));
@@ -796,6 +933,10 @@ int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n,
 	}
 	if (P.nsets <= plan->lower_bound)
 		plan->optimal = 1;
+	if (ordered && o->link_auto && P.nsets) {
+		err = plan_auto(&pk, &P, o, plan);
+		goto out;
+	}
 	/* sets in order of their first event in the request; events in request order */
 	for (size_t s = 0; s < P.nsets && !err; s++) {
 		size_t k = 0;

@@ -9,6 +9,13 @@ struct plan_set {
 	size_t n;
 };
 
+/* --link auto: what was chosen for one set (in plan order) */
+struct plan_auto {
+	char **links; /* the linking events added to this set (besides the plan's link) */
+	size_t nlinks;
+	double bits, base_bits; /* information about its new events: with them, base only */
+};
+
 struct pmcf_plan {
 	int strategy, packing, optimal;
 	unsigned pmcs, lower_bound;
@@ -21,12 +28,86 @@ struct pmcf_plan {
 	char **argv; /* NULL-terminated */
 	size_t argc;
 	uint64_t seed;
+	struct plan_auto *autos; /* --link auto: nsets entries, else NULL */
+	char *auto_method;       /* "branch and bound", "greedy", ... */
+	int auto_exact;          /* 1 when the order is proven best */
+	size_t auto_pilots;      /* profiles the information was estimated in */
 };
 
 /* An empty plan (seed 1). */
 int plani_new(pmcf_plan **out);
 /* Appends a copy of names[0..n) to *arr / *len. */
 int plani_strv_push(char ***arr, size_t *len, const char *const *names, size_t n);
+/* Searches with a time bound: *d = now + limit_s (0: 1 s); past it? */
+struct timespec;
+void plani_deadline(double limit_s, struct timespec *d);
+int plani_past(const struct timespec *d);
 /* Appends a set made of a copy of names[0..n). */
 int plani_add_set(pmcf_plan *p, const char *const *names, size_t n);
+
+/* ---- --link auto (link_auto.c) ---------------------------------------------------- */
+#include <stdint.h>
+#define PLANI_MI_MIN_XUS 16  /* fewer XUs of a type: no estimate */
+#define PLANI_MI_MAX_BINS 16
+#define PLANI_MI_NOBIN 0xff  /* a missing value */
+struct plani_rv {
+	double v;
+	uint32_t i;
+};
+/* Bins for n values: cbrt(n) within 2..PLANI_MI_MAX_BINS; 0 below
+ * PLANI_MI_MIN_XUS. */
+size_t plani_mi_bins(size_t n);
+/* Equal-frequency bins of x[0..n) by rank (n log n): value of rank r goes to
+ * bin r·nb/m (m values not missing), tied values to the bin of their first
+ * rank, missing ones to PLANI_MI_NOBIN. scr: n entries of scratch. */
+void plani_rank_bins(const double *x, size_t n, size_t nb, struct plani_rv *scr, uint8_t *bins);
+/* Mutual information in bits of two binned variables over the entries
+ * where both have a bin: plug-in entropies with the Miller-Madow
+ * correction, at least 0; NaN with fewer than PLANI_MI_MIN_XUS entries.
+ * hist: nb·nb + 2·nb scratch. O(n + nb²). */
+double plani_mi_binned(const uint8_t *bx, const uint8_t *by, size_t n, size_t nb, uint32_t *hist);
+/* Both steps on raw values (allocates; NaN on failure or too few). */
+double plani_mi(const double *x, const double *y, size_t n);
+/* mi[a·n + b]: the MI of events names[a] and names[b] measured together in
+ * the profiles, per XU type (types of fewer than PLANI_MI_MIN_XUS XUs left
+ * out), averaged over types and profiles weighted by XUs; NaN when no
+ * profile measured the pair (and on the diagonal). */
+int plani_mi_matrix(const pmcf_profile *const *pilots, size_t np, const char *const *names,
+		    size_t n, double *mi);
+
+/* The search: sets 0..nsets) whose new events are setev[setfirst[k] ..
+ * setfirst[k+1]) (event numbers < nev), base events in every set; a set's
+ * linking events are up to maxlinks events of the sets before it such that
+ * fits(ctx, k, links, n) (1 fits, 0 not, < 0 error; subsets of a fitting
+ * choice must fit). The value of an order is, over every set but the first,
+ * the sum over its new events of the most information (mi, bits; NaN = 0)
+ * one of its linking events or base events carries about it. */
+#define PLANI_LK_MAX_LINKS 4
+#define PLANI_LK_BNB_MAX_SETS 12
+enum { PLANI_LK_AUTO, PLANI_LK_BNB, PLANI_LK_EXHAUSTIVE, PLANI_LK_GREEDY };
+struct plani_lk {
+	size_t nsets, nev;
+	const double *mi;
+	const size_t *base;
+	size_t nbase;
+	const size_t *setev, *setfirst;
+	int (*fits)(void *ctx, size_t k, const size_t *links, size_t n);
+	void *ctx;
+	unsigned maxlinks;
+	double bound_scale; /* 1; tests break the bound with less */
+};
+struct plani_lk_result {
+	size_t *order;             /* position -> set */
+	size_t *links;             /* position p: links[p·PLANI_LK_MAX_LINKS ..] */
+	size_t *nlinks;            /* per position */
+	double *bits, *base_bits;  /* per position; 0 for the first */
+	double total;
+	int method, exact;
+	size_t nodes;
+};
+/* method PLANI_LK_AUTO: branch and bound up to PLANI_LK_BNB_MAX_SETS sets
+ * (exact unless time_limit_s, 0: 1 s, runs out), greedy beyond. */
+int plani_lk_search(const struct plani_lk *P, int method, double time_limit_s,
+		    struct plani_lk_result *r);
+void plani_lk_result_free(struct plani_lk_result *r);
 #endif

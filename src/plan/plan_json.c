@@ -24,6 +24,65 @@ static json_t *strv(char *const *v, size_t n)
 	return a;
 }
 
+/* --link auto: {"method", "exact", "pilots", "sets": [{"link", "bits",
+ * "base_bits"}, ...]} (one entry per set, in plan order) */
+static json_t *auto_json(const pmcf_plan *p)
+{
+	json_t *a = json_object(), *sets = json_array();
+	if (!a || !sets) {
+		json_decref(a);
+		json_decref(sets);
+		return NULL;
+	}
+	json_object_set_new(a, "method", json_string(p->auto_method ? p->auto_method : ""));
+	json_object_set_new(a, "exact", json_boolean(p->auto_exact));
+	json_object_set_new(a, "pilots", json_integer((json_int_t)p->auto_pilots));
+	for (size_t k = 0; k < p->nsets; k++) {
+		json_t *s = json_object();
+		json_object_set_new(s, "link", strv(p->autos[k].links, p->autos[k].nlinks));
+		json_object_set_new(s, "bits", json_real(p->autos[k].bits));
+		json_object_set_new(s, "base_bits", json_real(p->autos[k].base_bits));
+		json_array_append_new(sets, s);
+	}
+	json_object_set_new(a, "sets", sets);
+	return a;
+}
+
+static int read_strv(json_t *a, const char *what, char ***arr, size_t *len);
+
+/* "link_auto" back, checked: one entry per set, links strings, bits numbers */
+static int read_auto(pmcf_plan *p, json_t *a)
+{
+	json_t *sets = json_object_get(a, "sets"), *m = json_object_get(a, "method");
+	if (!json_is_object(a) || !json_is_string(m) || !json_is_array(sets) ||
+	    json_array_size(sets) != p->nsets)
+		return pmcfi_fail(PMCF_ESYNTAX, "plan: \"link_auto\" must be an object with "
+						"\"method\" and one entry of \"sets\" per set (%zu)",
+				  p->nsets);
+	if (!(p->autos = calloc(p->nsets, sizeof(*p->autos))) ||
+	    !(p->auto_method = strdup(json_string_value(m))))
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	p->auto_exact = json_is_true(json_object_get(a, "exact"));
+	json_t *np = json_object_get(a, "pilots");
+	p->auto_pilots = json_is_integer(np) && json_integer_value(np) > 0
+				 ? (size_t)json_integer_value(np)
+				 : 0;
+	for (size_t k = 0; k < p->nsets; k++) {
+		json_t *s = json_array_get(sets, k), *b = json_object_get(s, "bits"),
+		       *bb = json_object_get(s, "base_bits");
+		if (!json_is_number(b) || !json_is_number(bb))
+			return pmcfi_fail(PMCF_ESYNTAX, "plan: \"link_auto.sets\"[%zu] needs "
+							"numbers \"bits\" and \"base_bits\"", k);
+		p->autos[k].bits = json_number_value(b);
+		p->autos[k].base_bits = json_number_value(bb);
+		int err = read_strv(json_object_get(s, "link"), "link_auto.sets[].link",
+				    &p->autos[k].links, &p->autos[k].nlinks);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int pmcf_plan_to_json(const pmcf_plan *p, char **text)
 {
 	pmcfi_clear_error();
@@ -59,6 +118,8 @@ int pmcf_plan_to_json(const pmcf_plan *p, char **text)
 	for (size_t k = 0; k < p->nsets; k++)
 		json_array_append_new(sets, strv(p->sets[k].names, p->sets[k].n));
 	json_object_set_new(o, "sets", sets);
+	if (p->autos)
+		json_object_set_new(o, "link_auto", auto_json(p));
 	char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(o);
 	if (!s)
@@ -375,6 +436,8 @@ static int from_text(const char *text, const char *path, pmcf_plan **out)
 	}
 	if (!err)
 		err = check_counts(p, o);
+	if (!err && (v = json_object_get(o, "link_auto")))
+		err = read_auto(p, v);
 out:
 	json_decref(o);
 	if (err) {

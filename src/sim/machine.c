@@ -1,7 +1,6 @@
 /* Simulated machines: loading their JSON description (bundled
  * data/machines/<name>.json or a file), topology helpers. The format is
  * documented in docs/simulation.md. */
-#include "counters/catalog.h"
 #include "sim/sim_impl.h"
 #include "util/embedded.h"
 #include "util/internal.h"
@@ -318,7 +317,6 @@ int sim_machine_load(const char *name_or_file, struct sim_machine **out)
 
 int sim_machine_find(const struct sim_machine *m, const char *name)
 {
-	pmcfi_name_lookups++;
 	for (int i = 0; i < m->nev; i++)
 		if (strcmp(m->ev[i].name, name) == 0)
 			return i;

@@ -2,6 +2,7 @@
  * workload, run the discrete-event execution, simulate multiplexing when
  * asked, and fill a profile with the monitored values, the ground truth of
  * every catalogue event, metadata and coverage. */
+#include "counters/catalog.h"
 #include "sim/sim_impl.h"
 #include "sim/sim_record.h"
 #include "util/abi.h"
@@ -229,6 +230,8 @@ static int record(const pmcf_sim_spec *s, const char *const *events, const size_
 	for (size_t i = 0; i < nevents && !err; i++) {
 		if (events ? strcmp(events[i], PMCF_EVENT_DURATION) == 0 : idx[i] == 0)
 			continue;
+		if (events)
+			pmcfi_name_lookups++; /* a name of the caller's, looked up */
 		int e = events ? sim_machine_find(c.m, events[i])
 		               : idx[i] <= (size_t)c.m->nev ? (int)idx[i] - 1 : -1;
 		if (e < 0 && !events) {

@@ -261,17 +261,16 @@ int cmd_reference(int argc, char **argv)
 	so.pmcs = (unsigned)pmcs;
 	int err = sim ? pmcf_source_new_sim(sim, &so, &src)
 		      : pmcf_source_new_program(argc - optind, prog, &so, NULL, &src);
-	if (!err)
-		err = pmcf_source_catalog(src, &c);
-	if (err) {
-		pmcf_source_free(src);
+	if (err)
 		return cli_lib_error("reference", err, sim ? sim : "cannot list events");
-	}
 	struct refrun r = {.dir = dir, .repeat = repeat};
 	struct campaign camp = {0};
 	char **command = NULL;
 	int ncommand = 0;
+	/* the list first: for a program it chooses the catalogue (all, @FILE) */
 	err = pmcf_source_events(src, events, &r.list);
+	if (!err)
+		err = pmcf_source_catalog(src, &c);
 	if (!err)
 		err = pmcf_cover_pairs(c, pmcf_evlist_names(r.list), pmcf_evlist_size(r.list),
 				       (unsigned)pmcs, &r.cv);

@@ -143,6 +143,24 @@ PMCF_API unsigned pmcf_evlist_group(const pmcf_evlist *l, size_t i);
 /* The groups as an array parallel to pmcf_evlist_names, owned by l (for
  * pmcf_plan_opts.groups). */
 PMCF_API const unsigned *pmcf_evlist_groups(const pmcf_evlist *l);
+/* The catalogue the list was resolved in: a list refers to it (by index,
+ * so that recording never looks a name up again) and must be freed before
+ * it. */
+PMCF_API const pmcf_catalog *pmcf_evlist_catalog(const pmcf_evlist *l);
+/* A list of names[0..n) resolved in c (as pmcf_evlist_parse resolves one
+ * name: no syntax, no globs), e.g. the set of a plan read from plan.json.
+ * Errors: PMCF_EEVENT with suggestions, PMCF_ESYNTAX when n is 0. */
+PMCF_API int pmcf_evlist_from_names(const pmcf_catalog *c, const char *const *names, size_t n,
+				    pmcf_evlist **out);
+/* The events names[0..n) (catalogue spellings, e.g. a set of a plan or a
+ * pair covering made from l) taken from l, resolved as they are there (no
+ * catalogue lookup beyond the exact spelling); "duration" may be named
+ * even when l does not hold it. PMCF_EEVENT for a name l does not hold. */
+PMCF_API int pmcf_evlist_subset(const pmcf_evlist *l, const char *const *names, size_t n,
+				pmcf_evlist **out);
+/* Appends the events of src that dst does not hold (both resolved in one
+ * catalogue, else PMCF_ECONFLICT); src's groups get new numbers. */
+PMCF_API int pmcf_evlist_append(pmcf_evlist *dst, const pmcf_evlist *src);
 
 #ifdef __cplusplus
 }

@@ -74,4 +74,6 @@ PMCF_API const char *pmcf_version(void);
 #ifdef __cplusplus
 }
 #endif
+/* The recording interface (a simulated or real source) comes with the base API. */
+#include "pmcfuse/source.h"
 #endif

@@ -14,7 +14,7 @@
 #include "cli/refdir.h"
 #include "pmcfuse/combine.h"
 #include "pmcfuse/evaluate.h"
-#include "profile/ident.h"
+#include "pmcfuse/refdir.h"
 
 static const char usage[] =
 	"usage: pmcfuse emd [--json] [-q] A.csv B.csv\n\n"
@@ -238,114 +238,13 @@ int cmd_emd(int argc, char **argv)
 	return st;
 }
 
-/* ---- REFDIR, shared with epd and correrr ---------------------------------- */
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* one reference against the target and the references before it (their
- * content digests in ids[0..i)); an exit status */
-static int check_ref(const char *verb, const pmcf_profile *target, const char *tpath,
-		     pmcf_profile *const *refs, char *const *names, char **ids, size_t i)
-{
-	const pmcf_profile *two[2] = {target, refs[i]};
-	const char *nm[2] = {tpath, names[i]};
-	pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
-	o.strategy = PMCF_COMBINE_CTC;
-	o.names = nm;
-	int err = pmcf_combine_check_run(two, 2, &o);
-	if (err == PMCF_ECONFLICT) {
-		const char *d = pmcf_errdetail(), *cut = d ? strstr(d, "; use --force") : NULL;
-		return cli_error(verb, CLI_EUSAGE, "%.*s: references of another run; use --force to "
-						   "compare them anyway",
-				 (int)(cut ? cut - d : (long)strlen(d ? d : "")), d ? d : "");
-	}
-	if (err)
-		return cli_lib_error(verb, err, names[i]);
-	if (!(ids[i] = pmcfi_profile_ident(refs[i])))
-		return cli_error(verb, CLI_EENV, "out of memory");
-	for (size_t j = 0; j < i; j++)
-		if (strcmp(ids[j], ids[i]) == 0)
-			return cli_error(verb, CLI_EUSAGE,
-					 "%s and %s are the same execution (identical copies): repeats "
-					 "must be distinct executions (record them with pmcfuse reference); "
-					 "use --force to compare anyway",
-					 names[j], names[i]);
-	return CLI_OK;
-}
+/* ---- REFDIR, shared with epd, correrr and report: pmcf_refdir_open ------- */
 
 int refdir_open_for(const char *verb, const char *dir, const pmcf_profile *target,
 		    const char *tpath, int force, pmcf_profile ***refs, size_t *n)
 {
-	*refs = NULL;
-	*n = 0;
-	DIR *d = opendir(dir);
-	if (!d)
-		return cli_error(verb, cli_status_for(-errno), "cannot open reference folder '%s': %s",
-				 dir, strerror(errno));
-	char **names = NULL;
-	size_t nn = 0, cap = 0;
-	struct dirent *de;
-	int st = CLI_OK;
-	while ((de = readdir(d))) {
-		size_t l = strlen(de->d_name);
-		if (l < 6 || strcmp(de->d_name + l - 5, ".pmcf") != 0 || de->d_name[0] == '.')
-			continue;
-		if (nn == cap) {
-			cap = cap ? 2 * cap : 64;
-			char **nb = realloc(names, cap * sizeof(*nb));
-			if (!nb) {
-				st = cli_error(verb, CLI_EENV, "out of memory");
-				break;
-			}
-			names = nb;
-		}
-		if (!(names[nn] = malloc(strlen(dir) + l + 2))) {
-			st = cli_error(verb, CLI_EENV, "out of memory");
-			break;
-		}
-		sprintf(names[nn++], "%s/%s", dir, de->d_name);
-	}
-	closedir(d);
-	if (st == CLI_OK && nn == 0)
-		st = cli_error(verb, CLI_EUSAGE,
-			       "no reference profiles (*.pmcf) in '%s' (record them with pmcfuse reference)",
-			       dir);
-	if (st == CLI_OK) {
-		qsort(names, nn, sizeof(*names), cmp_str);
-		*refs = calloc(nn, sizeof(**refs));
-		if (!*refs)
-			st = cli_error(verb, CLI_EENV, "out of memory");
-	}
-	for (size_t i = 0; i < nn && st == CLI_OK; i++, (*n)++)
-		st = cli_open_profile(verb, names[i], &(*refs)[i]);
-	int check = st == CLI_OK && !force && target;
-	char **ids = check ? calloc(nn, sizeof(*ids)) : NULL;
-	if (check && !ids)
-		st = cli_error(verb, CLI_EENV, "out of memory");
-	/* pairwise digests: the folders of `reference` hold a handful of repeats */
-	for (size_t i = 0; ids && i < nn && st == CLI_OK; i++)
-		st = check_ref(verb, target, tpath, *refs, names, ids, i);
-	for (size_t i = 0; i < nn; i++) {
-		free(names[i]);
-		if (ids)
-			free(ids[i]);
-	}
-	free(ids);
-	free(names);
-	if (st != CLI_OK) {
-		refdir_free(*refs, *n);
-		*refs = NULL;
-		*n = 0;
-	}
-	return st;
+	int err = pmcf_refdir_open(dir, target, tpath, force, refs, n);
+	return err ? cli_lib_error(verb, err, dir) : CLI_OK;
 }
 
-void refdir_free(pmcf_profile **refs, size_t n)
-{
-	for (size_t i = 0; refs && i < n; i++)
-		pmcf_profile_free(refs[i]);
-	free(refs);
-}
+void refdir_free(pmcf_profile **refs, size_t n) { pmcf_refdir_free(refs, n); }

@@ -158,6 +158,8 @@ static void left_text(const struct cli_progress *p, char *buf, size_t len)
 				   (cli_now() - p->t0) / (double)p->done * (double)(p->todo - p->done)));
 }
 
+void cli_progress_silence(struct cli_progress *p) { p->mode = 0; }
+
 void cli_progress_begin(struct cli_progress *p, const char *verb, size_t n, size_t todo)
 {
 	memset(p, 0, sizeof(*p));
@@ -228,8 +230,7 @@ void cli_progress_clear(struct cli_progress *p)
 }
 
 /* ---- the program's output -------------------------------------------------- */
-int cli_progout_open(const char *verb, const char *spec, int json, struct cli_progress *pr,
-		     struct cli_progout *o)
+void cli_progout_init(struct cli_progout *o, int json, struct cli_progress *pr)
 {
 	memset(o, 0, sizeof(*o));
 	o->pr = pr;
@@ -241,6 +242,12 @@ int cli_progout_open(const char *verb, const char *spec, int json, struct cli_pr
 	struct stat a, b; /* 2>&1: one file, whose last line is what counts */
 	o->same = fstat(o->dest[0], &a) == 0 && fstat(o->dest[1], &b) == 0 &&
 		  a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+int cli_progout_open(const char *verb, const char *spec, int json, struct cli_progress *pr,
+		     struct cli_progout *o)
+{
+	cli_progout_init(o, json, pr);
 	if (!spec || strcmp(spec, "-") == 0)
 		return CLI_OK;
 	if (!*spec)

@@ -67,6 +67,8 @@ void cli_progress_done(struct cli_progress *p, size_t k, const char *what, doubl
 /* Erases the terminal line, so that what pmcfuse prints next starts on a
  * line of its own. */
 void cli_progress_clear(struct cli_progress *p);
+/* No progress from here on (a Slurm array task prints one line at its end). */
+void cli_progress_silence(struct cli_progress *p);
 double cli_now(void);
 /* Local time as 2026-11-24T10:00:03 (the progress lines' stamp). */
 void cli_stamp(char out[32]);
@@ -87,6 +89,9 @@ struct cli_progout {
 	int running;
 	struct cli_progress *pr;
 };
+/* The relay to pmcfuse's own output, nothing started: what cli_progout_open
+ * gives for "-", and a state cli_progout_close accepts. */
+void cli_progout_init(struct cli_progout *o, int json, struct cli_progress *pr);
 /* spec: NULL or "-", or a file name. Prints errors; returns an exit status. */
 int cli_progout_open(const char *verb, const char *spec, int json, struct cli_progress *pr,
 		     struct cli_progout *o);

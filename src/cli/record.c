@@ -7,6 +7,8 @@
 #include "cli/record_program.h"
 #include "pmcfuse/plan.h"
 #include "pmcfuse/sim.h"
+#include "pmcfuse/source.h"
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,19 +50,16 @@ static const char usage[] =
     "  --json                the summary as one JSON object on stdout: output, source,\n"
     "                        xus, events, complete, observed (a program), multiplex\n";
 
-/* The events, budget, source and seed of set K of a plan: fills the
- * caller's choices, refusing contradictions. */
+/* Set K of a plan: its events, budget and digest (stored in the profile). */
 struct plan_choice {
 	pmcf_plan *plan;
-	const char *const *names;
-	size_t n;
+	size_t k;
 	char digest[65];
-	struct cli_plan_meta meta; /* stored in the profile */
+	struct cli_plan_meta meta;
 };
 
 static int load_plan_set(const char *verb, const char *path, const char *setarg,
-			 struct plan_choice *pc, pmcf_sim_opts *o, int pmcs_given, const char **sim,
-			 int *prog_argc, char ***prog_argv, char **spec_buf)
+			 struct plan_choice *pc, pmcf_source_opts *o, int pmcs_given)
 {
 	unsigned long k;
 	if (!setarg)
@@ -74,7 +73,7 @@ static int load_plan_set(const char *verb, const char *path, const char *setarg,
 	if (k >= nsets)
 		return cli_usage_error(verb, "--set %lu: the plan '%s' has sets 0 to %zu", k, path,
 				       nsets - 1);
-	pmcf_plan_set_events(pc->plan, k, &pc->names, &pc->n);
+	pc->k = k;
 	if ((err = cli_plan_digest(verb, pc->plan, pc->digest)))
 		return err;
 	pc->meta = (struct cli_plan_meta){.digest = pc->digest, .set = k, .nsets = nsets};
@@ -84,32 +83,83 @@ static int load_plan_set(const char *verb, const char *path, const char *setarg,
 				       plan_pmcs);
 	if (plan_pmcs)
 		o->pmcs = plan_pmcs;
-	const char *plan_sim = pmcf_plan_sim(pc->plan);
-	size_t pargc = 0;
-	const char *const *pargv = pmcf_plan_program(pc->plan, &pargc);
-	if ((plan_sim || pargv) && (*sim || *prog_argc))
-		return cli_usage_error(verb, "the plan names its source; give no --sim or program");
-	if (plan_sim) {
-		/* execution K gets the seed run would give it */
-		pmcf_sim_spec *spec;
-		if ((err = pmcf_sim_spec_parse(plan_sim, &spec)))
-			return cli_lib_error(verb, err, path);
-		pmcf_sim_spec_set_seed(spec, pmcf_sim_exec_seed(pmcf_plan_seed(pc->plan), (unsigned)k));
-		*spec_buf = strdup(pmcf_sim_spec_canonical(spec));
-		pmcf_sim_spec_free(spec);
-		if (!*spec_buf)
-			return cli_error(verb, CLI_EENV, "out of memory");
-		*sim = *spec_buf;
-	} else if (pargv) {
-		*prog_argc = (int)pargc;
-		*prog_argv = (char **)pargv;
-	}
 	return CLI_OK;
 }
 
-static int record_sim(const char *verb, const char *sim, const char *events,
-		      const char *const *names, size_t n, const pmcf_sim_opts *o,
-		      const struct cli_plan_meta *pm, const char *out, int json);
+/* The source: the plan's (execution K gets the seed run would give it), or
+ * the command line's; then the event list, resolved once in its catalogue. */
+static int make_source(const char *verb, const struct plan_choice *pc, const char *sim,
+		       int prog_argc, char **prog_argv, const char *events,
+		       const pmcf_source_opts *o, const pmcf_program_opts *po, pmcf_source **src,
+		       pmcf_evlist **set, long *exec)
+{
+	size_t pargc = 0;
+	int from_plan = pc->plan && (pmcf_plan_sim(pc->plan) || pmcf_plan_program(pc->plan, &pargc));
+	if (from_plan && (sim || prog_argc))
+		return cli_usage_error(verb, "the plan names its source; give no --sim or program");
+	if (sim && prog_argc)
+		return cli_usage_error(verb, "give --sim SPEC or -- PROG ARGS, not both");
+	if (!from_plan && !sim && !prog_argc)
+		return cli_usage_error(verb, "no source: give --sim SPEC or -- PROG ARGS");
+	if (!pc->plan && !events)
+		return cli_usage_error(verb, "no events: give -e EVENTS");
+	int err = from_plan ? pmcf_source_new_from_plan(pc->plan, o, po, src)
+		  : sim	    ? pmcf_source_new_sim(sim, o, src)
+			    : pmcf_source_new_program(prog_argc, prog_argv, o, po, src);
+	if (err)
+		return cli_lib_error(verb, err, from_plan ? "--plan" : sim ? "--sim" : "program");
+	*exec = from_plan && pmcf_source_is_sim(*src) ? (long)pc->k : -1;
+	const pmcf_catalog *cat;
+	if (pc->plan) {
+		const char *const *names;
+		size_t n;
+		pmcf_plan_set_events(pc->plan, pc->k, &names, &n);
+		if (!(err = pmcf_source_catalog(*src, &cat)))
+			err = pmcf_evlist_from_names(cat, names, n, set);
+	} else {
+		err = pmcf_source_events(*src, events, set);
+	}
+	return err ? cli_lib_error(verb, err, "events") : CLI_OK;
+}
+
+/* Saves what was recorded (a stopped program's profile marked incomplete)
+ * and says how it went. */
+static int finish(const char *verb, pmcf_source *src, int err, pmcf_profile *p,
+		  const pmcf_exit_info *ei, const struct cli_plan_meta *pm, const char *out,
+		  const char *name, int json)
+{
+	int sim = pmcf_source_is_sim(src), sig = cli_signal_caught();
+	const char *prog = sim ? NULL : pmcf_source_argv(src, NULL)[0];
+	if (err == -EINTR && sig && !sim)
+		return cli_interrupted(verb, "'%s' was not started; nothing recorded", prog);
+	if (err && err != PMCF_EPROGRAM)
+		return cli_lib_error(verb, err, sim ? "record" : prog);
+	int serr = cli_plan_meta_apply(p, pm);
+	if (!serr && sig && !sim)
+		serr = pmcf_profile_meta_set(p, PMCF_META_COMPLETE, "0");
+	if (!serr)
+		serr = pmcf_profile_save(p, out);
+	if (serr)
+		return cli_lib_error(verb, serr, out);
+	if (sig && sim)
+		return cli_interrupted(verb, "the simulated execution had finished (saved to %s)",
+				       out);
+	if (sig)
+		return cli_interrupted(verb,
+				       "'%s' was stopped; the profile keeps the %zu XUs recorded and "
+				       "is marked incomplete (saved to %s)",
+				       prog, ei->xus, out);
+	if (err == PMCF_EPROGRAM)
+		return cli_error(verb, CLI_EENV, "%s (saved to %s)", ei->message, out);
+	pmcf_source_opts o = {.size = sizeof(o)};
+	pmcf_source_opts_get(src, &o);
+	if (sim)
+		cli_record_summary(verb, p, out, name, NULL, -1, json);
+	else
+		cli_record_summary(verb, p, out, prog, cli_collect_how(ei),
+				   o.multiplex == PMCF_MUX_KERNEL ? -1 : (long)ei->rotations, json);
+	return CLI_OK;
+}
 
 enum { OPT_SIM = 256, OPT_PMCS, OPT_MUX, OPT_PERIOD, OPT_EST, OPT_PLAN, OPT_SET };
 
@@ -134,7 +184,7 @@ int cmd_record(int argc, char **argv)
 	};
 	int json = 0;
 	const char *events = NULL, *out = NULL, *sim = NULL, *plan = NULL, *setarg = NULL;
-	pmcf_sim_opts o = PMCF_SIM_OPTS_INIT;
+	pmcf_source_opts o = PMCF_SOURCE_OPTS_INIT;
 	int period_given = 0, est_given = 0, pmcs_given = 0;
 	unsigned long ul;
 	optind = 0;
@@ -213,95 +263,31 @@ int cmd_record(int argc, char **argv)
 		                       "--period-ms and --estimate only apply with --multiplex");
 
 	struct plan_choice pc = {0};
-	char *spec_buf = NULL;
+	/* with --json stdout is the summary's: the program writes to stderr */
+	pmcf_program_opts po = {.size = sizeof(po), .stdout_fd = json ? 2 : 0};
+	pmcf_source *src = NULL;
+	pmcf_evlist *set = NULL;
+	pmcf_profile *p = NULL;
+	pmcf_exit_info ei;
+	long exec = -1;
 	int rc = cli_check_output(verb, out);
 	if (rc)
 		return rc;
 	cli_signals_catch();
 	if (plan)
-		rc = load_plan_set(verb, plan, setarg, &pc, &o, pmcs_given, &sim, &prog_argc,
-				   &prog_argv, &spec_buf);
-	if (!rc && sim && prog_argc)
-		rc = cli_usage_error(verb, "give --sim SPEC or -- PROG ARGS, not both");
-	if (!rc && !sim && !prog_argc)
-		rc = cli_usage_error(verb, "no source: give --sim SPEC or -- PROG ARGS");
-	if (!rc && !plan && !events)
-		rc = cli_usage_error(verb, "no events: give -e EVENTS");
-	if (!rc && prog_argc) {
-		if (pc.plan) {
-			/* the set's names, as one comma list for the collector */
-			size_t len = 1;
-			for (size_t i = 0; i < pc.n; i++)
-				len += strlen(pc.names[i]) + 1;
-			char *list = malloc(len);
-			if (!list) {
-				rc = cli_error(verb, CLI_EENV, "out of memory");
-			} else {
-				list[0] = '\0';
-				for (size_t i = 0; i < pc.n; i++) {
-					if (i)
-						strcat(list, ",");
-					strcat(list, pc.names[i]);
-				}
-				rc = cli_record_program(verb, list, o.pmcs, o.multiplex,
-							o.period_ms, o.estimate, &pc.meta, out,
-							prog_argc, prog_argv, json);
-				free(list);
-			}
-		} else {
-			rc = cli_record_program(verb, events, o.pmcs, o.multiplex, o.period_ms,
-						o.estimate, NULL, out, prog_argc, prog_argv, json);
-		}
-	} else if (!rc) {
-		rc = record_sim(verb, sim, events, pc.names, pc.n, &o, pc.plan ? &pc.meta : NULL,
-				out, json);
-	}
-	pmcf_plan_free(pc.plan);
-	free(spec_buf);
-	return rc;
-}
-
-/* Records one simulated execution: events from the spec (-e) or the given
- * names (a plan's set). */
-static int record_sim(const char *verb, const char *sim, const char *events,
-		      const char *const *names, size_t n, const pmcf_sim_opts *o,
-		      const struct cli_plan_meta *pm, const char *out, int json)
-{
-	pmcf_sim_spec *spec = NULL;
-	pmcf_catalog *cat = NULL;
-	pmcf_evlist *list = NULL;
-	pmcf_profile *p = NULL;
-	int err = pmcf_sim_spec_parse(sim, &spec);
-	if (err)
-		return cli_lib_error(verb, err, "--sim");
-	int rc = CLI_OK;
-	err = pmcf_catalog_sim(sim, &cat);
-	if (!err && events) {
-		err = pmcf_evlist_parse(cat, events, &list);
-		if (!err) {
-			names = pmcf_evlist_names(list);
-			n = pmcf_evlist_size(list);
-		}
-	}
-	if (!err)
-		err = pmcf_sim_record(spec, names, n, o, &p);
-	if (!err)
-		err = cli_plan_meta_apply(p, pm);
-	if (err) {
-		rc = cli_lib_error(verb, err, "record");
-	} else {
-		err = pmcf_profile_save(p, out);
-		if (err)
-			rc = cli_lib_error(verb, err, out);
-		else if (cli_signal_caught())
-			rc = cli_interrupted(verb, "the simulated execution had finished (saved to %s)",
-					     out);
-		else
-			cli_record_summary(verb, p, out, sim, NULL, -1, json);
+		rc = load_plan_set(verb, plan, setarg, &pc, &o, pmcs_given);
+	if (!rc)
+		rc = make_source(verb, &pc, sim, prog_argc, prog_argv, events, &o, &po, &src, &set,
+				 &exec);
+	if (!rc) {
+		int err = pmcf_source_record(src, set, exec, &p, &ei);
+		/* a simulation is named as given, or as the plan's execution K */
+		const char *name = sim ? sim : pmcf_source_name(src);
+		rc = finish(verb, src, err, p, &ei, pc.plan ? &pc.meta : NULL, out, name, json);
 	}
 	pmcf_profile_free(p);
-	pmcf_evlist_free(list);
-	pmcf_catalog_free(cat);
-	pmcf_sim_spec_free(spec);
+	pmcf_evlist_free(set);
+	pmcf_source_free(src);
+	pmcf_plan_free(pc.plan);
 	return rc;
 }

@@ -1,94 +1,12 @@
-/* `record -- PROG ARGS` on a real program: event list against the perf
- * catalogue, pmcf_collect_program (optionally multiplexed: kernel, rr, roc),
- * atomic save, and a clear message when the program crashed or was killed
- * (the profile is kept, marked incomplete). */
-#include <errno.h>
+/* What a recording ends with (record, run): the summary line or JSON, the
+ * multiplexing line, and how a program was observed. */
 #include <stdlib.h>
 #include <string.h>
-#include "cli/campaign.h"
 #include "cli/cli.h"
 #include "cli/output.h"
 #include "cli/record_program.h"
-#include "counters/perf.h"
 #include "pmcfuse/collect.h"
 #include "pmcfuse/multiplex.h"
-#include "pmcfuse/sim.h"
-
-int cli_record_program(const char *verb, const char *events_spec, unsigned pmcs, int multiplex,
-		       double period_ms, int estimate, const struct cli_plan_meta *pm,
-		       const char *out, int prog_argc, char **prog_argv, int json)
-{
-	if (prog_argc < 1 || !prog_argv || !prog_argv[0])
-		return cli_usage_error(verb, "no program after --");
-	if (!out)
-		return cli_usage_error(verb, "-o OUT is required");
-	pmcf_catalog *cat = NULL;
-	pmcf_evlist *evl = NULL;
-	int err = pmcfi_catalog_perf_for_spec(events_spec, &cat);
-	if (err)
-		return cli_lib_error(verb, err, "event catalogue");
-	err = pmcf_evlist_parse(cat, events_spec ? events_spec : PMCF_EVENT_DURATION, &evl);
-	if (err) {
-		pmcf_catalog_free(cat);
-		return cli_lib_error(verb, err, "events");
-	}
-	char **argv = calloc((size_t)prog_argc + 1, sizeof(*argv));
-	if (!argv) {
-		pmcf_evlist_free(evl);
-		pmcf_catalog_free(cat);
-		return cli_lib_error(verb, PMCF_ENOMEM, "arguments");
-	}
-	memcpy(argv, prog_argv, (size_t)prog_argc * sizeof(*argv));
-	pmcf_collect_opts opts = {.size = sizeof(opts),
-				  .pmcs = pmcs,
-				  .multiplex = multiplex,
-				  .period_ms = period_ms,
-				  .estimate = estimate,
-				  /* with --json stdout is the summary's: the program writes to stderr */
-				  .stdout_fd = json ? 2 : 0};
-	pmcf_profile *p = NULL;
-	pmcf_exit_info ei;
-	err = pmcf_collect_program(argv, pmcf_evlist_names(evl), pmcf_evlist_size(evl), &opts, &p,
-				   &ei);
-	int status = CLI_OK, sig = cli_signal_caught();
-	if (err == -EINTR && sig) {
-		status = cli_interrupted(verb, "'%s' was not started; nothing recorded", prog_argv[0]);
-		goto done;
-	}
-	if (err && err != PMCF_EPROGRAM) {
-		status = cli_lib_error(verb, err, prog_argv[0]);
-		goto done;
-	}
-	/* stopped by a signal: what was recorded is kept, marked incomplete */
-	int serr = cli_plan_meta_apply(p, pm);
-	if (!serr && sig)
-		serr = pmcf_profile_meta_set(p, PMCF_META_COMPLETE, "0");
-	if (!serr)
-		serr = pmcf_profile_save(p, out);
-	if (serr) {
-		status = cli_lib_error(verb, serr, out);
-		goto done;
-	}
-	if (sig) {
-		status = cli_interrupted(verb,
-					 "'%s' was stopped; the profile keeps the %zu XUs recorded and "
-					 "is marked incomplete (saved to %s)",
-					 prog_argv[0], ei.xus, out);
-		goto done;
-	}
-	if (err == PMCF_EPROGRAM) {
-		status = cli_error(verb, CLI_EENV, "%s (saved to %s)", ei.message, out);
-		goto done;
-	}
-	cli_record_summary(verb, p, out, prog_argv[0], cli_collect_how(&ei),
-			   multiplex == PMCF_MUX_KERNEL ? -1 : (long)ei.rotations, json);
-done:
-	pmcf_profile_free(p);
-	free(argv);
-	pmcf_evlist_free(evl);
-	pmcf_catalog_free(cat);
-	return status;
-}
 
 void cli_record_summary(const char *verb, const pmcf_profile *p, const char *out,
 			const char *source, const char *how, long rotations, int json)

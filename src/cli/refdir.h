@@ -1,5 +1,6 @@
-/* Shared by the accuracy verbs (epd, correrr): the reference profiles of a
- * folder written by `pmcfuse reference` (every *.pmcf in it, by name). */
+/* Shared by the accuracy verbs (epd, correrr, report): the reference
+ * profiles of a folder written by `pmcfuse reference` (every *.pmcf in it,
+ * by name), read by the library's pmcf_refdir_open (pmcfuse/refdir.h). */
 #ifndef PMCF_CLI_REFDIR_H
 #define PMCF_CLI_REFDIR_H
 #include "pmcfuse/profile.h"

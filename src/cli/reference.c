@@ -14,10 +14,10 @@
 #include "cli/cli.h"
 #include "cli/launcher.h"
 #include "cli/output.h"
-#include "counters/perf.h"
 #include "pmcfuse/collect.h"
 #include "pmcfuse/evaluate.h"
 #include "pmcfuse/sim.h"
+#include "pmcfuse/source.h"
 
 static const char usage[] =
 	"usage: pmcfuse reference -e EVENTS [--repeat R] [--pmcs N] [--seed S] -o DIR\n"
@@ -255,20 +255,22 @@ int cmd_reference(int argc, char **argv)
 		return cli_usage_error("reference", "--program-output is for a program (-- PROGRAM "
 						    "ARGS), not --sim");
 
-	pmcf_catalog *c = NULL;
-	pmcf_sim_spec *spec = NULL;
-	int err = sim ? pmcf_sim_spec_parse(sim, &spec) : 0;
-	if (!err)
-		err = sim ? pmcf_catalog_sim(sim, &c) : pmcfi_catalog_perf_for_spec(events, &c);
-	if (err) {
-		pmcf_sim_spec_free(spec);
+	pmcf_source *src = NULL;
+	const pmcf_catalog *c = NULL;
+	pmcf_source_opts so = PMCF_SOURCE_OPTS_INIT;
+	so.pmcs = (unsigned)pmcs;
+	int err = sim ? pmcf_source_new_sim(sim, &so, &src)
+		      : pmcf_source_new_program(argc - optind, prog, &so, NULL, &src);
+	if (err)
 		return cli_lib_error("reference", err, sim ? sim : "cannot list events");
-	}
 	struct refrun r = {.dir = dir, .repeat = repeat};
 	struct campaign camp = {0};
 	char **command = NULL;
 	int ncommand = 0;
-	err = pmcf_evlist_parse(c, events, &r.list);
+	/* the list first: for a program it chooses the catalogue (all, @FILE) */
+	err = pmcf_source_events(src, events, &r.list);
+	if (!err)
+		err = pmcf_source_catalog(src, &c);
 	if (!err)
 		err = pmcf_cover_pairs(c, pmcf_evlist_names(r.list), pmcf_evlist_size(r.list),
 				       (unsigned)pmcs, &r.cv);
@@ -276,11 +278,13 @@ int cmd_reference(int argc, char **argv)
 		st = cli_lib_error("reference", err, "cannot plan the reference executions");
 	r.nsets = r.cv ? pmcf_cover_nsets(r.cv) : 0;
 	r.total = r.nsets * repeat;
-	if (!have_seed && spec)
-		seed = pmcf_sim_spec_seed(spec);
-	/* a copy: setting an execution's seed rewrites the spec's text */
-	char *canon = sim ? strdup(pmcf_sim_spec_canonical(spec)) : NULL;
+	if (!have_seed && sim)
+		seed = pmcf_source_seed(src);
+	/* a copy: recording an execution sets its seed in the spec's text */
+	char *canon = sim ? strdup(pmcf_source_name(src)) : NULL;
 	r.source = sim ? canon : prog[0];
+	/* reference executions draw their seeds from a stream of their own */
+	pmcf_source_set_seed(src, seed ^ REFERENCE_SEED_SALT);
 	r.done = calloc(r.total ? r.total : 1, 1);
 	r.seeds = calloc(r.total ? r.total : 1, sizeof(*r.seeds));
 	if (st == CLI_OK && (!r.done || !r.seeds || (sim && !canon)))
@@ -317,10 +321,8 @@ int cmd_reference(int argc, char **argv)
 	if (launched)
 		st = launch_slurm("reference", &camp, r.total, &launch);
 	cli_progress_begin(&pr, "reference", r.total, r.total - reused);
-	if (camp.task)
-		pr.mode = 0; /* an array task prints its one line at the end */
-	pmcf_sim_opts so = PMCF_SIM_OPTS_INIT;
-	so.pmcs = (unsigned)pmcs;
+	if (camp.task) /* an array task prints its one line at the end */
+		cli_progress_silence(&pr);
 	const char *failed = NULL;
 	for (size_t k = 0; k < r.total && st == CLI_OK && !launched; k++) {
 		size_t s = k % r.nsets, n;
@@ -330,9 +332,9 @@ int cmd_reference(int argc, char **argv)
 		snprintf(file, sizeof(file), "ref-%03zu.pmcf", k);
 		snprintf(path, sizeof(path), "%s/%s", dir, file);
 		ce.file = file;
-		if (spec) {
+		if (sim) {
 			ce.has_seed = 1;
-			ce.seed = r.seeds[k] = pmcf_sim_exec_seed(seed ^ REFERENCE_SEED_SALT, (unsigned)k);
+			ce.seed = r.seeds[k] = pmcf_source_exec_seed(src, (long)k);
 		}
 		if (r.done[k] || (camp.task && k != (size_t)launch.only))
 			continue;
@@ -343,36 +345,40 @@ int cmd_reference(int argc, char **argv)
 		cli_progress_start(&pr, k, what);
 		double tk = cli_now();
 		pmcf_profile *p = NULL;
+		pmcf_evlist *sl = NULL;
 		pmcf_exit_info ei;
 		ei.message[0] = '\0';
-		if (spec) {
-			pmcf_sim_spec_set_seed(spec, ce.seed);
-			err = pmcf_sim_record(spec, set, n, &so, &p);
+		if ((err = pmcf_evlist_subset(r.list, set, n, &sl))) {
+			st = cli_lib_error("reference", err, "cannot plan the reference executions");
+			break;
+		}
+		if (sim) {
+			err = pmcf_source_record(src, sl, (long)k, &p, &ei);
 		} else {
-			pmcf_collect_opts co;
-			memset(&co, 0, sizeof(co));
-			co.size = sizeof(co);
-			co.pmcs = (unsigned)pmcs;
 			char head[256], stamp[32];
+			int ofd, efd;
 			cli_stamp(stamp);
 			snprintf(head, sizeof(head),
 				 "==> pmcfuse reference: exec %zu/%zu (%s), %s <==\n", k + 1, r.total,
 				 what, stamp);
-			if ((st = cli_progout_begin("reference", &pout, head, &co.stdout_fd,
-						    &co.stderr_fd)))
+			if ((st = cli_progout_begin("reference", &pout, head, &ofd, &efd))) {
+				pmcf_evlist_free(sl);
 				break;
-			err = pmcf_collect_program(prog, set, n, &co, &p, &ei);
+			}
+			pmcf_source_set_output(src, ofd, efd);
+			err = pmcf_source_record(src, sl, (long)k, &p, &ei);
 			cli_progout_end(&pout);
 			if (!err || err == PMCF_EPROGRAM)
 				snprintf(exitst, sizeof(exitst), ei.exited ? "%d" : "signal %d",
 					 ei.exited ? ei.status : ei.signal);
 		}
+		pmcf_evlist_free(sl);
 		ce.finished = time(NULL);
 		ce.exit = exitst;
 		/* a stopped or failed program's profile is no reference: not kept */
 		if (err || cli_signal_caught())
 			cli_progress_clear(&pr);
-		if (cli_signal_caught() && !spec) {
+		if (cli_signal_caught() && !sim) {
 			pmcf_profile_free(p);
 			ce.status = "interrupted";
 			st = campaign_update(&camp, k, &ce);
@@ -436,7 +442,7 @@ int cmd_reference(int argc, char **argv)
 		cli_json_string(stdout, dir);
 		printf(", \"index\": \"reference.json\", \"source\": ");
 		cli_json_string(stdout, r.source);
-		if (spec)
+		if (sim)
 			printf(", \"seed\": %llu", (unsigned long long)seed);
 		printf(", \"executions\": %zu, \"sets\": %zu, \"repeat\": %lu, \"events\": %zu, "
 		       "\"pairs\": %zu, \"impossible_pairs\": %zu, \"lower_bound\": %zu, "
@@ -459,7 +465,7 @@ int cmd_reference(int argc, char **argv)
 		/* how the bound is derived is the covering's internals: -v */
 		if (cli_verbose)
 			printf("lower bound: %s\n", pmcf_cover_bound_text(r.cv));
-		if (cli_verbose && spec)
+		if (cli_verbose && sim)
 			printf("seed %lu: each execution's seed is derived from it (listed in "
 			       "%s/reference.json)\n",
 			       seed, dir);
@@ -477,7 +483,6 @@ int cmd_reference(int argc, char **argv)
 	free(canon);
 	pmcf_cover_free(r.cv);
 	pmcf_evlist_free(r.list);
-	pmcf_catalog_free(c);
-	pmcf_sim_spec_free(spec);
+	pmcf_source_free(src);
 	return st;
 }

@@ -9,13 +9,13 @@
 #include <unistd.h>
 #include "cli/campaign.h"
 #include "cli/cli.h"
-#include "counters/perf.h"
 #include "cli/fuse.h"
 #include "cli/launcher.h"
 #include "cli/output.h"
 #include "cli/record_program.h"
 #include "pmcfuse/collect.h"
 #include "pmcfuse/sim.h"
+#include "pmcfuse/source.h"
 
 static const char usage[] =
 	"usage: pmcfuse run [-e EVENTS] [--strategy S] [--pmcs N] [--link EVENTS]\n"
@@ -93,37 +93,6 @@ static void set_text(char *buf, size_t len, size_t k, const char *const *ev, siz
 		o += (size_t)snprintf(buf + o, len - o, "%s%s", i > 1 ? "," : " ", ev[i]);
 	if (o >= len - 4)
 		strcpy(buf + len - 4, "...");
-}
-
-/* The default events of a real program: duration and every perf software
- * event this machine can count, as an -e list (malloc'ed). */
-static int software_events(const char *verb, char **out)
-{
-	pmcf_catalog *sw = NULL;
-	int err = pmcf_catalog_perf(PMCF_CATALOG_PROBE | PMCF_CATALOG_NO_TRACEPOINTS |
-					    PMCF_CATALOG_NO_PMU,
-				    &sw);
-	if (err)
-		return cli_lib_error(verb, err, "event catalogue");
-	size_t len = sizeof(PMCF_EVENT_DURATION);
-	for (size_t i = 0; i < pmcf_catalog_size(sw); i++)
-		len += strlen(pmcf_catalog_at(sw, i)->name) + 1;
-	char *list = malloc(len);
-	if (!list) {
-		pmcf_catalog_free(sw);
-		return cli_error(verb, CLI_EENV, "out of memory");
-	}
-	strcpy(list, PMCF_EVENT_DURATION);
-	for (size_t i = 0; i < pmcf_catalog_size(sw); i++) {
-		const pmcf_event_info *e = pmcf_catalog_at(sw, i);
-		if (strcmp(e->source, PMCF_SRC_SOFTWARE) == 0 && e->available == 1) {
-			strcat(list, ",");
-			strcat(list, e->name);
-		}
-	}
-	pmcf_catalog_free(sw);
-	*out = list;
-	return CLI_OK;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -364,47 +333,33 @@ int cmd_run(int argc, char **argv)
 	if (link && !pmcf_strategy_ordered(po.strategy))
 		return cli_usage_error(verb, "--link is for the bc family, not %s",
 				       pmcf_strategy_name(po.strategy));
-	pmcf_catalog *cat = NULL;
+	pmcf_source *src = NULL;
+	const pmcf_catalog *cat = NULL;
 	pmcf_evlist *ev = NULL, *lk = NULL;
 	pmcf_plan *plan = NULL;
-	pmcf_sim_spec *spec = NULL;
 	pmcf_profile **rec = NULL, *fused = NULL;
-	char **paths = NULL, *swlist = NULL, **prog = NULL, *owndir = NULL, **command = NULL,
-	     *source = NULL;
+	char **paths = NULL, *owndir = NULL, **command = NULL, *source = NULL;
 	uint64_t *seeds = NULL;
 	struct cli_progress pr;
 	struct cli_progout pout;
 	cli_progress_begin(&pr, verb, 0, 0);
-	cli_progout_open(verb, NULL, json, &pr, &pout); /* nothing to open yet */
+	cli_progout_init(&pout, json, &pr);
 	const char *cdir = NULL;
 	struct campaign camp = {0};
 	size_t nsets = 0;
-	int err;
-	if (sim) {
-		if ((err = pmcf_sim_spec_parse(sim, &spec)) || (err = pmcf_catalog_sim(sim, &cat))) {
-			st = cli_lib_error(verb, err, sim);
-			goto out;
-		}
-	} else {
-		/* argv of the program, NULL-terminated for the collector */
-		prog = calloc((size_t)(argc - optind) + 1, sizeof(*prog));
-		if (!prog) {
-			st = cli_error(verb, CLI_EENV, "out of memory");
-			goto out;
-		}
-		memcpy(prog, argv + optind, (size_t)(argc - optind) * sizeof(*prog));
-		if ((err = events ? pmcfi_catalog_perf_for_spec(events, &cat)
-				 : pmcfi_catalog_perf_for(NULL, 0, &cat))) {
-			st = cli_lib_error(verb, err, "event catalogue");
-			goto out;
-		}
-		if (!events && (st = software_events(verb, &swlist)))
-			goto out;
+	pmcf_source_opts so = PMCF_SOURCE_OPTS_INIT;
+	so.pmcs = po.pmcs;
+	int err = sim ? pmcf_source_new_sim(sim, &so, &src)
+		      : pmcf_source_new_program(argc - optind, argv + optind, &so, NULL, &src);
+	if (err) {
+		st = cli_lib_error(verb, err, sim ? sim : "program");
+		goto out;
 	}
-	if (!events)
-		events = swlist ? swlist : "all";
-	if ((err = pmcf_evlist_parse(cat, events, &ev)) ||
-	    (link && strcmp(link, "auto") && (err = pmcf_evlist_parse(cat, link, &lk)))) {
+	/* the events (default: the source's), resolved once for the planner and
+	 * every recording */
+	if ((err = pmcf_source_events(src, events, &ev)) ||
+	    (link && strcmp(link, "auto") && (err = pmcf_source_events(src, link, &lk))) ||
+	    (err = pmcf_source_catalog(src, &cat))) {
 		st = cli_lib_error(verb, err, "events");
 		goto out;
 	}
@@ -416,28 +371,25 @@ int cmd_run(int argc, char **argv)
 	if (link && !strcmp(link, "auto")) { /* --link auto: a pilot (docs/fusion.md) */
 		if ((st = fuse_link_auto_plan(verb, cat, ev, NULL, sim, seed_given ? seed : 1, &po, &plan)))
 			goto out;
-	} else if ((err = pmcf_plan_make(cat, pmcf_evlist_names(ev), pmcf_evlist_size(ev), &po, &plan))) {
+	} else if ((err = pmcf_plan_make(cat, pmcf_evlist_names(ev), pmcf_evlist_size(ev), &po, &plan)) ||
+		   (lk && (err = pmcf_evlist_append(ev, lk)))) { /* ev: every event of a set */
 		st = cli_lib_error(verb, err, "planning");
 		goto out;
 	}
 	nsets = pmcf_plan_nsets(plan);
-	uint64_t base = seed_given ? seed : spec ? pmcf_sim_spec_seed(spec) : 1;
+	uint64_t base = seed_given ? seed : pmcf_source_seed(src);
 	rec = calloc(nsets, sizeof(*rec));
 	paths = calloc(nsets, sizeof(*paths));
 	seeds = calloc(nsets, sizeof(*seeds));
 	/* the source as the user gave it, with the base seed (not an execution's) */
-	if (spec)
-		pmcf_sim_spec_set_seed(spec, base);
-	source = strdup(spec ? pmcf_sim_spec_canonical(spec) : prog[0]);
+	pmcf_source_set_seed(src, base);
+	source = strdup(pmcf_source_name(src));
 	if (!rec || !paths || !seeds || !source) {
 		st = cli_error(verb, CLI_EENV, "out of memory");
 		goto out;
 	}
 	/* the plan with its source and seed: its digest names the campaign */
-	pmcf_plan_set_seed(plan, base);
-	if ((err = spec ? pmcf_plan_set_sim(plan, pmcf_sim_spec_canonical(spec))
-			: pmcf_plan_set_program(plan, (const char *const *)prog,
-						(size_t)(argc - optind)))) {
+	if ((err = pmcf_source_to_plan(src, plan))) {
 		st = cli_lib_error(verb, err, "planning");
 		goto out;
 	}
@@ -463,7 +415,7 @@ int cmd_run(int argc, char **argv)
 		st = cli_error(verb, CLI_EENV, "out of memory");
 		goto out;
 	}
-	if (!spec && (st = cli_progout_open(verb, progout, json, &pr, &pout)))
+	if (!sim && (st = cli_progout_open(verb, progout, json, &pr, &pout)))
 		goto out;
 	cli_signals_catch();
 	if ((st = campaign_open(verb, cdir, resume != NULL, digest, nsets, ncommand, command,
@@ -482,12 +434,9 @@ int cmd_run(int argc, char **argv)
 				  : !(resume && campaign_is_done(&camp, k, done, sizeof(done)));
 	}
 	cli_progress_begin(&pr, verb, nsets, todo);
-	if (camp.task)
-		pr.mode = 0; /* an array task prints its one line at the end */
+	if (camp.task) /* an array task prints its one line at the end */
+		cli_progress_silence(&pr);
 	double t0 = cli_now();
-	pmcf_sim_opts so = PMCF_SIM_OPTS_INIT;
-	so.pmcs = po.pmcs;
-	pmcf_collect_opts copts = {.size = sizeof(copts), .pmcs = po.pmcs};
 	const char *how = NULL; /* how the program was observed */
 	size_t reused = 0;
 	for (size_t k = 0; k < nsets; k++) {
@@ -520,28 +469,36 @@ int cmd_run(int argc, char **argv)
 		double tk = cli_now();
 		struct campaign_exec ce = {.file = paths[k] + strlen(cdir) + 1, .set = k,
 					   .repeat = -1, .started = time(NULL)};
-		if (spec) {
+		pmcf_evlist *set = NULL;
+		if ((err = pmcf_evlist_subset(ev, names, m, &set))) {
+			st = cli_lib_error(verb, err, "planning");
+			goto out;
+		}
+		if (sim) {
 			ce.has_seed = 1;
-			ce.seed = seeds[k] = pmcf_sim_exec_seed(base, (unsigned)k);
-			pmcf_sim_spec_set_seed(spec, ce.seed);
-			err = pmcf_sim_record(spec, names, m, &so, &rec[k]);
+			ce.seed = seeds[k] = pmcf_source_exec_seed(src, (long)k);
+			err = pmcf_source_record(src, set, (long)k, &rec[k], &ei);
 		} else {
 			char head[256], stamp[32];
+			int ofd, efd;
 			cli_stamp(stamp);
 			snprintf(head, sizeof(head), "==> pmcfuse run: exec %zu/%zu (set %zu), %s <==\n",
 				 k + 1, nsets, k, stamp);
-			if ((st = cli_progout_begin(verb, &pout, head, &copts.stdout_fd,
-						    &copts.stderr_fd)))
+			if ((st = cli_progout_begin(verb, &pout, head, &ofd, &efd))) {
+				pmcf_evlist_free(set);
 				goto out;
-			err = pmcf_collect_program(prog, names, m, &copts, &rec[k], &ei);
+			}
+			pmcf_source_set_output(src, ofd, efd);
+			err = pmcf_source_record(src, set, (long)k, &rec[k], &ei);
 			cli_progout_end(&pout);
 			how = cli_collect_how(&ei);
 		}
+		pmcf_evlist_free(set);
 		ce.finished = time(NULL);
 		/* a simulated execution always finishes; a program may have been stopped */
-		int sig = cli_signal_caught(), stopped = sig && !spec && rec[k];
+		int sig = cli_signal_caught(), stopped = sig && !sim && rec[k];
 		char exitst[32] = "";
-		if (!spec && (!err || err == PMCF_EPROGRAM))
+		if (!sim && (!err || err == PMCF_EPROGRAM))
 			snprintf(exitst, sizeof(exitst), ei.exited ? "%d" : "signal %d",
 				 ei.exited ? ei.status : ei.signal);
 		ce.exit = exitst;
@@ -623,7 +580,7 @@ int cmd_run(int argc, char **argv)
 		printf(", \"source\": ");
 		cli_json_string(stdout, source);
 		printf(", \"seed\": %llu", (unsigned long long)base);
-		if (spec) {
+		if (sim) {
 			printf(", \"execution_seeds\": [");
 			for (size_t k = 0; k < nsets; k++)
 				printf("%s%llu", k ? ", " : "", (unsigned long long)seeds[k]);
@@ -642,7 +599,7 @@ int cmd_run(int argc, char **argv)
 			       nsets);
 		printf("%zu executions of %s (lower bound %u) in %.2fs\n", nsets, source,
 		       pmcf_plan_lower_bound(plan), secs);
-		if (spec && cli_verbose) {
+		if (sim && cli_verbose) {
 			printf("execution seeds (derived from seed %llu):", (unsigned long long)base);
 			for (size_t k = 0; k < nsets; k++)
 				printf(" %llu", (unsigned long long)seeds[k]);
@@ -666,16 +623,13 @@ out:
 	free(paths);
 	free(seeds);
 	free(source);
-	free(prog);
 	free(owndir);
 	free(command);
 	campaign_close(&camp);
-	free(swlist);
 	pmcf_profile_free(fused);
 	pmcf_plan_free(plan);
-	pmcf_sim_spec_free(spec);
 	pmcf_evlist_free(ev);
 	pmcf_evlist_free(lk);
-	pmcf_catalog_free(cat);
+	pmcf_source_free(src);
 	return st;
 }

@@ -20,9 +20,11 @@
 #include <time.h>
 #include <unistd.h>
 #include <jansson.h>
+#include "collect/collect_run.h"
 #include "collect/reader.h"
 #include "collect/rec.h"
 #include "collect/sha256.h"
+#include "counters/catalog.h"
 #include "counters/derive.h"
 #include "counters/perf.h"
 #include "counters/perf_group.h"
@@ -359,47 +361,30 @@ static int add_meta(pmcf_profile *p, char *const argv[], const char *program, co
 }
 
 /* ---- the run ------------------------------------------------------------------- */
-/* The natives to count for events[0..n) (duration left out): attrs and
- * names[0..*nout) (a PAPI preset's natives all carry its name). When a PAPI
- * preset is among the events, dv[0..*ndv) says how the reader makes each
- * event's column from the natives (counters/derive.h), else *ndv is 0 and
- * the natives are the events. */
-static int encode_events(const char *const *events, size_t n, unsigned pmcs, int mux,
-			 struct perf_event_attr *attrs, const char **names, size_t *nout,
-			 struct pmcfi_derive *dv, size_t *ndv)
+/* The natives to count for catalogue events idx[0..n) of c (names[i] their
+ * spelling, owned by the caller; duration left out): attrs and
+ * nat[0..*nout) (a PAPI preset's natives all carry its name). No name is
+ * looked up: the list was resolved once. When a PAPI preset is among the
+ * events, dv[0..*ndv) says how the reader makes each event's column from
+ * the natives (counters/derive.h), else *ndv is 0 and the natives are the
+ * events. */
+static int encode_events(const pmcf_catalog *c, const size_t *idx, const char *const *events,
+			 size_t n, unsigned pmcs, int mux, struct perf_event_attr *attrs,
+			 const char **names, size_t *nout, struct pmcfi_derive *dv, size_t *ndv)
 {
-	/* the small catalogue when it names every event (duration is no perf event) */
-	const char **want = malloc((n ? n : 1) * sizeof(*want));
-	if (!want)
-		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	size_t nwant = 0;
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(events[i], PMCF_EVENT_DURATION) != 0)
-			want[nwant++] = events[i];
-	pmcf_catalog *c = NULL;
-	int err = nwant ? pmcfi_catalog_perf_for(want, nwant, &c)
-			: pmcf_catalog_perf(PMCF_CATALOG_NO_TRACEPOINTS | PMCF_CATALOG_NO_PMU, &c);
-	free(want);
-	if (err)
-		return err;
 	size_t k = 0, m = 0; /* natives, events */
-	int derived = 0;
-	const char *evnames[PMCFI_PGROUP_MAX];
+	int derived = 0, err = 0;
+	size_t evidx[PMCFI_PGROUP_MAX];
 	for (size_t i = 0; i < n && !err; i++) {
-		if (!strcmp(events[i], PMCF_EVENT_DURATION))
+		if (idx[i] == 0) /* duration: no counter */
 			continue;
 		if (k == PMCFI_PGROUP_MAX) {
 			err = pmcfi_fail(PMCF_ETOOMANY, "at most %d events per execution",
 					 PMCFI_PGROUP_MAX);
 			break;
 		}
-		long ix = pmcf_catalog_find(c, events[i]);
-		if (ix < 0) {
-			err = pmcfi_fail(PMCF_EEVENT, "unknown event '%s'", events[i]);
-			break;
-		}
 		size_t na = 0;
-		err = pmcfi_perf_expand(c, events[i], &attrs[k], PMCFI_PGROUP_MAX - k, &na, &dv[m]);
+		err = pmcfi_perf_expand_at(c, idx[i], &attrs[k], PMCFI_PGROUP_MAX - k, &na, &dv[m]);
 		if (err == PMCF_ETOOMANY)
 			err = pmcfi_fail(PMCF_ETOOMANY,
 					 "at most %d events per execution (a PAPI preset counts one "
@@ -408,17 +393,17 @@ static int encode_events(const char *const *events, size_t n, unsigned pmcs, int
 			break;
 		dv[m].first = (unsigned)k;
 		dv[m].name = events[i]; /* outlives the catalogue */
-		derived |= strcmp(pmcf_catalog_at(c, (size_t)ix)->source, PMCF_SRC_PAPI) == 0;
+		derived |= strcmp(pmcf_catalog_at(c, idx[i])->source, PMCF_SRC_PAPI) == 0;
 		for (size_t j = 0; j < na; j++)
 			names[k++] = events[i];
-		evnames[m++] = events[i];
+		evidx[m++] = idx[i];
 	}
 	*ndv = derived ? m : 0;
 	if (!err && k && mux != PMCF_MUX_NONE) {
 		/* multiplexed: each event alone must be countable */
 		for (size_t i = 0; i < m && !err; i++) {
 			char why[512] = "";
-			int ok = pmcf_catalog_check_set(c, &evnames[i], 1, 0, why, sizeof(why));
+			int ok = pmcfi_catalog_check_idx(c, &evidx[i], 1, 0, why, sizeof(why));
 			if (ok < 0)
 				err = ok;
 			else if (ok == 0)
@@ -426,13 +411,12 @@ static int encode_events(const char *const *events, size_t n, unsigned pmcs, int
 		}
 	} else if (!err && k) {
 		char why[512] = "";
-		int ok = pmcf_catalog_check_set(c, evnames, m, pmcs, why, sizeof(why));
+		int ok = pmcfi_catalog_check_idx(c, evidx, m, pmcs, why, sizeof(why));
 		if (ok < 0)
 			err = ok;
 		else if (ok == 0)
 			err = pmcfi_fail(PMCF_ETOOMANY, "%s", why[0] ? why : "the events do not fit together");
 	}
-	pmcf_catalog_free(c);
 	*nout = k;
 	return err;
 }
@@ -683,6 +667,40 @@ _Thread_local struct pmcfi_collect_timing pmcfi_collect_last_timing;
 int pmcf_collect_program(char *const argv[], const char *const *events, size_t nevents,
 			 const pmcf_collect_opts *opts, pmcf_profile **out, pmcf_exit_info *exit_info)
 {
+	pmcfi_clear_error();
+	*out = NULL;
+	if (exit_info)
+		memset(exit_info, 0, sizeof(*exit_info));
+	if (!argv || !argv[0] || (nevents && !events))
+		return pmcfi_fail(PMCF_EINVAL, "no program to run");
+	/* the small catalogue when it names every event (duration is no perf event) */
+	const char **want = malloc((nevents ? nevents : 1) * sizeof(*want));
+	if (!want)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	size_t nwant = 0;
+	for (size_t i = 0; i < nevents; i++)
+		if (strcmp(events[i], PMCF_EVENT_DURATION) != 0)
+			want[nwant++] = events[i];
+	pmcf_catalog *c = NULL;
+	pmcf_evlist *l = NULL;
+	int err = pmcfi_catalog_perf_for(want, nwant, &c);
+	free(want);
+	if (!err)
+		err = nevents ? pmcf_evlist_from_names(c, events, nevents, &l)
+			      : pmcf_evlist_from_names(c, (const char *const[]){PMCF_EVENT_DURATION},
+						       1, &l);
+	if (!err)
+		err = pmcfi_collect_run(argv, c, pmcfi_evlist_indices(l), pmcf_evlist_names(l),
+					pmcf_evlist_size(l), opts, out, exit_info);
+	pmcf_evlist_free(l);
+	pmcf_catalog_free(c);
+	return err;
+}
+
+int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t *idx,
+		      const char *const *events, size_t nevents, const pmcf_collect_opts *opts,
+		      pmcf_profile **out, pmcf_exit_info *exit_info)
+{
 	struct pmcfi_collect_timing *tm = &pmcfi_collect_last_timing;
 	uint64_t t_setup = now_ns();
 	memset(tm, 0, sizeof(*tm));
@@ -722,7 +740,7 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 	struct pmcfi_derive dv[PMCFI_PGROUP_MAX]; /* PAPI presets: natives -> columns */
 	size_t n = 0, ndv = 0;
 	char tool[PATH_MAX], program[PATH_MAX];
-	int err = encode_events(events, nevents, pmcs, mux, attrs, names, &n, dv, &ndv);
+	int err = encode_events(cat, idx, events, nevents, pmcs, mux, attrs, names, &n, dv, &ndv);
 	/* rr/roc with a set that fits the counters: counted all the time, as in
 	 * the simulator; rotating it would only add estimation error */
 	int count_mux = mux >= PMCF_MUX_RR && n <= pmcs ? PMCF_MUX_NONE : mux;

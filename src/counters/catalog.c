@@ -24,11 +24,15 @@ struct pmcf_catalog {
 };
 
 struct pmcf_evlist {
+	const pmcf_catalog *cat; /* what the names were resolved in (borrowed) */
 	char **names;
 	unsigned *group; /* parallel to names: 0 none, else the {…} group's number */
+	size_t *idx;     /* parallel to names: the event's index in cat */
 	size_t n, cap;
 	unsigned ngroups;
 };
+
+_Thread_local unsigned long pmcfi_name_lookups;
 
 static uint64_t hash_str(const char *s)
 {
@@ -171,6 +175,7 @@ const pmcf_event_info *pmcf_catalog_at(const pmcf_catalog *c, size_t i)
 
 long pmcf_catalog_find(const pmcf_catalog *c, const char *name)
 {
+	pmcfi_name_lookups++;
 	long i = lookup_exact(c, name);
 	if (i >= 0)
 		return i;
@@ -275,41 +280,56 @@ int pmcf_catalog_check_set(const pmcf_catalog *c, const char *const *names, size
 	size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
 	if (!idx)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	size_t m = 0;
 	int err = 0;
 	for (size_t i = 0; i < n && !err; i++) {
 		long k = pmcfi_catalog_resolve((pmcf_catalog *)c, names[i]);
-		if (k == PMCF_EEVENT) {
+		if (k == PMCF_EEVENT)
 			err = pmcfi_fail(PMCF_EEVENT, "unknown event '%s'", names[i]);
-			break;
-		}
-		if (k < 0) {
+		else if (k < 0)
 			err = (int)k;
-			break;
-		}
-		if (strcmp(c->ev[k].name, PMCF_EVENT_DURATION) == 0)
+		else
+			idx[i] = (size_t)k;
+	}
+	if (!err)
+		err = pmcfi_catalog_check_idx(c, idx, n, pmcs, why, whylen);
+	free(idx);
+	return err;
+}
+
+int pmcfi_catalog_check_idx(const pmcf_catalog *c, const size_t *events, size_t n, unsigned pmcs,
+			    char *why, size_t whylen)
+{
+	if (whylen)
+		why[0] = '\0';
+	size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
+	if (!idx)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = events[i];
+		if (k >= c->n || strcmp(c->ev[k].name, PMCF_EVENT_DURATION) == 0)
 			continue;
 		int dup = 0;
 		for (size_t j = 0; j < m; j++)
-			dup |= idx[j] == (size_t)k;
+			dup |= idx[j] == k;
 		if (!dup)
-			idx[m++] = (size_t)k;
+			idx[m++] = k;
 	}
-	if (!err) {
-		if (!c->ops || !c->ops->check_set)
-			err = pmcfi_fail(PMCF_ENOTSUP, "catalogue '%s' has no compatibility check",
-					 c->name);
-		else
-			err = c->ops->check_set(c->impl, c, idx, m, pmcs, why, whylen);
-	}
+	int err;
+	if (!c->ops || !c->ops->check_set)
+		err = pmcfi_fail(PMCF_ENOTSUP, "catalogue '%s' has no compatibility check", c->name);
+	else
+		err = c->ops->check_set(c->impl, c, idx, m, pmcs, why, whylen);
 	free(idx);
 	return err;
 }
 
 /* ---- event lists ------------------------------------------------------------- */
 
-static int evlist_push(pmcf_evlist *l, const char *name, unsigned group)
+/* Adds catalogue event k of c (the list's catalogue) unless listed. */
+static int evlist_push(pmcf_evlist *l, const pmcf_catalog *c, size_t k, unsigned group)
 {
+	const char *name = c->ev[k].name;
 	for (size_t i = 0; i < l->n; i++)
 		if (strcmp(l->names[i], name) == 0) {
 			if (group && l->group[i] && l->group[i] != group)
@@ -331,10 +351,15 @@ static int evlist_push(pmcf_evlist *l, const char *name, unsigned group)
 		if (!ng)
 			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 		l->group = ng;
+		size_t *ni = realloc(l->idx, cap * sizeof(*ni));
+		if (!ni)
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		l->idx = ni;
 		l->cap = cap;
 	}
 	if (!(l->names[l->n] = strdup(name)))
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	l->idx[l->n] = k;
 	l->group[l->n++] = group;
 	return 0;
 }
@@ -367,7 +392,7 @@ static int add_glob(const pmcf_catalog *c, pmcf_evlist *l, const char *pat, unsi
 	for (size_t i = 0; i < c->n; i++) {
 		if (c->ev[i].available == 0 || fnmatch(pat, c->ev[i].name, 0) != 0)
 			continue;
-		int err = evlist_push(l, c->ev[i].name, group);
+		int err = evlist_push(l, c, i, group);
 		if (err)
 			return err;
 		hits++;
@@ -387,7 +412,7 @@ static int add_token(const pmcf_catalog *c, pmcf_evlist *l, const char *tok, uns
 			/* PAPI presets count what natives listed here count: not twice */
 			if (c->ev[i].available == 0 || strcmp(c->ev[i].source, PMCF_SRC_PAPI) == 0)
 				continue;
-			int err = evlist_push(l, c->ev[i].name, 0);
+			int err = evlist_push(l, c, i, 0);
 			if (err)
 				return err;
 		}
@@ -400,7 +425,7 @@ static int add_token(const pmcf_catalog *c, pmcf_evlist *l, const char *tok, uns
 		return unknown_event(c, tok);
 	if (k < 0)
 		return (int)k;
-	return evlist_push(l, c->ev[k].name, group);
+	return evlist_push(l, c, (size_t)k, group);
 }
 
 /* The end of the token at p: a separator (a comma; blanks and '#' too when
@@ -586,6 +611,7 @@ int pmcf_evlist_parse(const pmcf_catalog *c, const char *spec, pmcf_evlist **out
 	pmcf_evlist *l = calloc(1, sizeof(*l));
 	if (!l)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	l->cat = c;
 	char *text = NULL;
 	int err, from_file = spec[0] == '@';
 	if (from_file) {
@@ -619,6 +645,7 @@ void pmcf_evlist_free(pmcf_evlist *l)
 		free(l->names[i]);
 	free(l->names);
 	free(l->group);
+	free(l->idx);
 	free(l);
 }
 
@@ -627,3 +654,82 @@ const char *pmcf_evlist_name(const pmcf_evlist *l, size_t i) { return i < l->n ?
 const char *const *pmcf_evlist_names(const pmcf_evlist *l) { return (const char *const *)l->names; }
 unsigned pmcf_evlist_group(const pmcf_evlist *l, size_t i) { return i < l->n ? l->group[i] : 0; }
 const unsigned *pmcf_evlist_groups(const pmcf_evlist *l) { return l->group; }
+
+const pmcf_catalog *pmcf_evlist_catalog(const pmcf_evlist *l) { return l->cat; }
+const size_t *pmcfi_evlist_indices(const pmcf_evlist *l) { return l->idx; }
+
+int pmcf_evlist_from_names(const pmcf_catalog *c, const char *const *names, size_t n,
+			   pmcf_evlist **out)
+{
+	pmcfi_clear_error();
+	*out = NULL;
+	pmcf_evlist *l = calloc(1, sizeof(*l));
+	if (!l)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	l->cat = c;
+	int err = n ? 0 : pmcfi_fail(PMCF_ESYNTAX, "empty event list");
+	for (size_t i = 0; i < n && !err; i++) {
+		long k = pmcfi_catalog_resolve((pmcf_catalog *)c, names[i]);
+		err = k == PMCF_EEVENT ? unknown_event(c, names[i])
+		      : k < 0	       ? (int)k
+				       : evlist_push(l, c, (size_t)k, 0);
+	}
+	if (err) {
+		pmcf_evlist_free(l);
+		return err;
+	}
+	*out = l;
+	return 0;
+}
+
+/* Position of catalogue event k in l, or -1. */
+static long position_of(const pmcf_evlist *l, size_t k)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->idx[i] == k)
+			return (long)i;
+	return -1;
+}
+
+int pmcf_evlist_subset(const pmcf_evlist *l, const char *const *names, size_t n, pmcf_evlist **out)
+{
+	pmcfi_clear_error();
+	*out = NULL;
+	pmcf_evlist *s = calloc(1, sizeof(*s));
+	if (!s)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	s->cat = l->cat;
+	s->ngroups = l->ngroups;
+	int err = 0;
+	for (size_t i = 0; i < n && !err; i++) {
+		/* names of a plan or covering made from l: catalogue spellings */
+		long k = lookup_exact(l->cat, names[i]), at = k < 0 ? -1 : position_of(l, (size_t)k);
+		if (k == 0 && at < 0) /* duration: in every list */
+			err = evlist_push(s, l->cat, 0, 0);
+		else if (at < 0)
+			err = pmcfi_fail(PMCF_EEVENT, "event '%s' is not in the list", names[i]);
+		else
+			err = evlist_push(s, l->cat, (size_t)k, l->group[at]);
+	}
+	if (err) {
+		pmcf_evlist_free(s);
+		return err;
+	}
+	*out = s;
+	return 0;
+}
+
+int pmcf_evlist_append(pmcf_evlist *dst, const pmcf_evlist *src)
+{
+	pmcfi_clear_error();
+	if (dst->cat != src->cat)
+		return pmcfi_fail(PMCF_ECONFLICT, "event lists of two catalogues cannot be joined");
+	unsigned base = dst->ngroups;
+	for (size_t i = 0; i < src->n; i++) {
+		int err = evlist_push(dst, dst->cat, src->idx[i], src->group[i] ? base + src->group[i] : 0);
+		if (err)
+			return err;
+	}
+	dst->ngroups = base + src->ngroups;
+	return 0;
+}

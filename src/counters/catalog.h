@@ -33,4 +33,15 @@ void *pmcfi_catalog_impl(const pmcf_catalog *c);
  * events on demand). Returns an index, PMCF_EEVENT (no detail set) or
  * another negative error with a detail. */
 long pmcfi_catalog_resolve(pmcf_catalog *c, const char *name);
+/* Can catalogue events idx[0..n) be counted at once? As
+ * pmcf_catalog_check_set, for events already resolved (duration and
+ * repeats are skipped). */
+int pmcfi_catalog_check_idx(const pmcf_catalog *c, const size_t *idx, size_t n, unsigned pmcs,
+			    char *why, size_t whylen);
+/* The catalogue index of every name of l (pmcf_evlist_size(l) of them,
+ * owned by l), in pmcf_evlist_catalog(l). */
+const size_t *pmcfi_evlist_indices(const pmcf_evlist *l);
+/* Name lookups made on this thread (pmcf_catalog_find, the simulator's
+ * machine lookup): tests check that a resolved list is not looked up again. */
+extern _Thread_local unsigned long pmcfi_name_lookups;
 #endif

@@ -835,21 +835,36 @@ int pmcfi_perf_expand(const pmcf_catalog *c, const char *name, struct perf_event
                       size_t max, size_t *n, struct pmcfi_derive *d)
 {
 	const struct perf_impl *impl = perf_impl_of(c);
-	long i = impl ? pmcf_catalog_find(c, name) : -1;
-	const struct pmcfi_papi_preset *p = i >= 0 ? preset_at(impl, (size_t)i) : NULL;
+	long i = impl ? pmcfi_catalog_resolve((pmcf_catalog *)c, name) : -1;
+	if (i == PMCF_EEVENT)
+		return pmcfi_fail(PMCF_EEVENT, "unknown event '%s'", name);
+	if (i < 0)
+		return impl ? (int)i : pmcfi_fail(PMCF_EINVAL, "not a perf event catalogue");
+	return pmcfi_perf_expand_at(c, (size_t)i, attrs, max, n, d);
+}
+
+int pmcfi_perf_expand_at(const pmcf_catalog *c, size_t i, struct perf_event_attr *attrs,
+                         size_t max, size_t *n, struct pmcfi_derive *d)
+{
+	const struct perf_impl *impl = perf_impl_of(c);
+	if (!impl)
+		return pmcfi_fail(PMCF_EINVAL, "not a perf event catalogue");
+	if (i >= pmcf_catalog_size(c) || i == 0)
+		return pmcfi_fail(i ? PMCF_EEVENT : PMCF_EINVAL, "no perf event at index %zu", i);
+	const struct pmcfi_papi_preset *p = preset_at(impl, i);
 	int err;
 	*n = 0;
 	if (!p) { /* every other event is itself */
 		if (max < 1)
 			return pmcfi_fail(PMCF_ETOOMANY, "no room for one more event");
-		if ((err = pmcfi_perf_encode(c, name, attrs)) != 0)
+		if ((err = encode_at(c, impl, i, attrs)) != 0)
 			return err;
 		*n = 1;
-	} else if ((err = encode_natives(c, impl, (size_t)i, attrs, max, n)) != 0) {
+	} else if ((err = encode_natives(c, impl, i, attrs, max, n)) != 0) {
 		return err;
 	}
 	if (d) {
-		d->name = i >= 0 ? pmcf_catalog_at(c, (size_t)i)->name : name;
+		d->name = pmcf_catalog_at(c, i)->name;
 		d->n = (unsigned)*n;
 		snprintf(d->expr, sizeof(d->expr), "%s", p ? p->expr : "");
 		d->hz = impl->papi ? impl->papi->hz : 0;

@@ -2,7 +2,9 @@
  * workload, run the discrete-event execution, simulate multiplexing when
  * asked, and fill a profile with the monitored values, the ground truth of
  * every catalogue event, metadata and coverage. */
+#include "counters/catalog.h"
 #include "sim/sim_impl.h"
+#include "sim/sim_record.h"
 #include "util/abi.h"
 #include "util/internal.h"
 #include <stddef.h>
@@ -33,6 +35,9 @@ static int unknown_event(const char *machine, const char *name)
 	pmcf_catalog_free(c);
 	return err;
 }
+
+static int record(const pmcf_sim_spec *s, const char *const *events, const size_t *idx,
+                  size_t nevents, const pmcf_sim_opts *opts, pmcf_profile **out);
 
 static double preset(const struct sim_event *e, const double *v)
 {
@@ -181,9 +186,24 @@ static int fill_profile(struct rec *c, const pmcf_sim_spec *s, const pmcf_sim_op
 int pmcf_sim_record(const pmcf_sim_spec *s, const char *const *events, size_t nevents,
                     const pmcf_sim_opts *opts, pmcf_profile **out)
 {
+	return record(s, events, NULL, nevents, opts, out);
+}
+
+int pmcfi_sim_record_idx(const pmcf_sim_spec *s, const size_t *idx, size_t n,
+                         const pmcf_sim_opts *opts, pmcf_profile **out)
+{
+	return record(s, NULL, idx, n, opts, out);
+}
+
+/* One recording of the events named events[0..nevents), or, when events is
+ * NULL, of the sim catalogue's events idx[0..nevents) (index 0 duration,
+ * index i machine event i - 1: no name looked up). */
+static int record(const pmcf_sim_spec *s, const char *const *events, const size_t *idx,
+                  size_t nevents, const pmcf_sim_opts *opts, pmcf_profile **out)
+{
 	pmcfi_clear_error();
 	*out = NULL;
-	if (!s || !opts || (nevents && !events))
+	if (!s || !opts || (nevents && !events && !idx))
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_sim_record: missing argument");
 	pmcf_sim_opts o = PMCF_SIM_OPTS_INIT;
 	int rc = pmcfi_struct_in("pmcf_sim_opts", &o, opts,
@@ -208,9 +228,17 @@ int pmcf_sim_record(const pmcf_sim_spec *s, const char *const *events, size_t ne
 	if (!err && !(c.ev = malloc((nevents ? nevents : 1) * sizeof(int))))
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	for (size_t i = 0; i < nevents && !err; i++) {
-		if (strcmp(events[i], PMCF_EVENT_DURATION) == 0)
+		if (events ? strcmp(events[i], PMCF_EVENT_DURATION) == 0 : idx[i] == 0)
 			continue;
-		int e = sim_machine_find(c.m, events[i]);
+		if (events)
+			pmcfi_name_lookups++; /* a name of the caller's, looked up */
+		int e = events ? sim_machine_find(c.m, events[i])
+		               : idx[i] <= (size_t)c.m->nev ? (int)idx[i] - 1 : -1;
+		if (e < 0 && !events) {
+			err = pmcfi_fail(PMCF_EEVENT, "no event %zu on simulated machine %s", idx[i],
+			                 s->machine);
+			break;
+		}
 		if (e < 0) {
 			err = unknown_event(s->machine, events[i]);
 			break;

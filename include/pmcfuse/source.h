@@ -1,0 +1,114 @@
+/* pmcfuse — where executions come from: a pmcf_source is a simulated
+ * workload (a SPEC) or a real program (its argv), with the options every
+ * recording shares (counter budget, multiplexing, period, estimator) held
+ * once. A verb builds one source, parses its event list against the
+ * source's catalogue once, and records event sets (pmcf_evlist) through
+ * it: the resolved list goes to the collector or the simulator as it is,
+ * no name is looked up again. */
+#ifndef PMCFUSE_SOURCE_H
+#define PMCFUSE_SOURCE_H
+
+#include "pmcfuse/pmcfuse.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* pmcfuse.h includes this header last, so the types come declared here,
+ * before their own headers (events.h, plan.h, profile.h, collect.h for
+ * the fields of pmcf_exit_info). */
+typedef struct pmcf_catalog pmcf_catalog;
+typedef struct pmcf_profile pmcf_profile;
+typedef struct pmcf_exit_info pmcf_exit_info;
+typedef struct pmcf_evlist pmcf_evlist;
+typedef struct pmcf_plan pmcf_plan;
+typedef struct pmcf_source pmcf_source;
+
+/* Options of every source (the ABI size rule of pmcfuse.h). */
+typedef struct pmcf_source_opts {
+	size_t size;      /* sizeof(pmcf_source_opts) */
+	unsigned pmcs;    /* counter budget (0: the machine's own counters) */
+	int multiplex;    /* enum pmcf_mux_mode (multiplex.h); PMCF_MUX_NONE refuses a set
+			     that does not fit */
+	double period_ms; /* multiplexing period, 0.001 to 1e6 ms (0: 4 ms) */
+	int estimate;     /* enum pmcf_estimate: per-XU value under multiplexing */
+} pmcf_source_opts;
+#define PMCF_SOURCE_OPTS_INIT {sizeof(pmcf_source_opts), 0, 0 /* PMCF_MUX_NONE */, 4.0, 0}
+
+/* Options of a program source only (as in pmcf_collect_opts). */
+typedef struct pmcf_program_opts {
+	size_t size;            /* sizeof(pmcf_program_opts) */
+	const char *record_dir; /* record files kept there (NULL: a temporary folder) */
+	const char *tool_path;  /* libpmcfuse-ompt.so (NULL: found as pmcf_collect_program does) */
+	unsigned chunk_kb;      /* record file chunk per thread (0: 8192 KiB) */
+	int stdout_fd, stderr_fd; /* the program's output (0: the caller's own) */
+} pmcf_program_opts;
+
+/* A simulated source: spec as pmcf_sim_spec_parse reads it (errors as
+ * there). o may be NULL (defaults). Free with pmcf_source_free. */
+PMCF_API int pmcf_source_new_sim(const char *spec, const pmcf_source_opts *o, pmcf_source **out);
+/* A real program: argv[0..argc) (argv[0] looked up in PATH when it runs;
+ * the program inherits the caller's working folder and environment), copied.
+ * o and po may be NULL. PMCF_EINVAL when argc is 0. */
+PMCF_API int pmcf_source_new_program(int argc, char *const argv[], const pmcf_source_opts *o,
+				     const pmcf_program_opts *po, pmcf_source **out);
+/* The source a plan names (pmcf_plan_sim / pmcf_plan_program), its base
+ * seed the plan's; PMCF_ENOENT when the plan names none. */
+PMCF_API int pmcf_source_new_from_plan(const pmcf_plan *p, const pmcf_source_opts *o,
+				       const pmcf_program_opts *po, pmcf_source **out);
+PMCF_API void pmcf_source_free(pmcf_source *s);
+
+/* 1 for a simulated source, 0 for a program. */
+PMCF_API int pmcf_source_is_sim(const pmcf_source *s);
+/* For messages: the canonical SPEC with the seed of the last recording
+ * (before any, the base seed), or the program (argv[0]). Owned by s. */
+PMCF_API const char *pmcf_source_name(const pmcf_source *s);
+/* The program's argv (NULL-terminated; *argc set), or NULL for a simulation. */
+PMCF_API char *const *pmcf_source_argv(const pmcf_source *s, size_t *argc);
+/* The options the source was made with (a copy into *o, o->size set by the
+ * caller: the rule for results). */
+PMCF_API int pmcf_source_opts_get(const pmcf_source *s, pmcf_source_opts *o);
+
+/* The base seed (default: the SPEC's seed=, 1 for a program) and the seed
+ * of an execution: exec_index >= 0 gets pmcf_sim_exec_seed(base,
+ * exec_index), as `run` and `record --plan` number them; a negative index
+ * the base seed itself. Programs ignore seeds. */
+PMCF_API uint64_t pmcf_source_seed(const pmcf_source *s);
+PMCF_API void pmcf_source_set_seed(pmcf_source *s, uint64_t base);
+PMCF_API uint64_t pmcf_source_exec_seed(const pmcf_source *s, long exec_index);
+
+/* Where the next recordings' program output goes (file descriptors the
+ * caller keeps open; 0: its own). PMCF_EINVAL for a simulation. */
+PMCF_API int pmcf_source_set_output(pmcf_source *s, int stdout_fd, int stderr_fd);
+
+/* The source's event catalogue, made on first use and owned by s: the
+ * simulated machine's, or the perf catalogue (the small one, growing as
+ * names are resolved, unless pmcf_source_events chose the full one first). */
+PMCF_API int pmcf_source_catalog(pmcf_source *s, const pmcf_catalog **out);
+/* Parses an -e EVENTS value (pmcf_evlist_parse) against the source's
+ * catalogue; for a program the catalogue, when not made yet, suits spec
+ * ("all": the full probed one; @FILE: the full one; else the small one).
+ * spec NULL: the default events, every event of a simulated machine, or
+ * duration and the perf software events this machine can count. The list
+ * refers to the catalogue: free it before the source. */
+PMCF_API int pmcf_source_events(pmcf_source *s, const char *spec, pmcf_evlist **out);
+
+/* Sets the plan's source (pmcf_plan_set_sim with the base seed's SPEC, or
+ * pmcf_plan_set_program) and seed (pmcf_plan_set_seed). */
+PMCF_API int pmcf_source_to_plan(const pmcf_source *s, pmcf_plan *p);
+
+/* Records one execution monitoring set (a list from pmcf_source_events, or
+ * pmcf_evlist_subset of one; a list of another catalogue is resolved in
+ * the source's first). A simulation runs with pmcf_source_exec_seed(s,
+ * exec_index) (pmcf_sim_record); a program is run and counted
+ * (pmcf_collect_program). *out as there (free with pmcf_profile_free;
+ * PMCF_EPROGRAM leaves the incomplete profile of a failed program in it).
+ * exit_info (may be NULL) is filled for programs as there, for simulations
+ * as a clean exit (exited 1, status 0, complete 1, xus). */
+PMCF_API int pmcf_source_record(pmcf_source *s, const pmcf_evlist *set, long exec_index,
+				pmcf_profile **out, pmcf_exit_info *exit_info);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

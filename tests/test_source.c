@@ -1,0 +1,231 @@
+/* Unit tests of the recording interface (pmcf_source, src/source): an event
+ * list is resolved once and reaches the simulator and the collector as it
+ * is (no name looked up again), the simulated source records what
+ * pmcf_sim_record records, execution seeds, sub-lists of a resolved list,
+ * the options' size rule and bad arguments. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "counters/catalog.h"
+#include "pmcfuse/collect.h"
+#include "pmcfuse/events.h"
+#include "pmcfuse/plan.h"
+#include "pmcfuse/sim.h"
+#include "pmcfuse/source.h"
+
+#define SPEC "cholesky,blocks=4,seed=7"
+
+static int ok(int err, int line)
+{
+	if (err)
+		fail_msg("line %d: %s (%s)", line, pmcf_strerror(err), pmcf_errdetail());
+	return err;
+}
+#define OK(x) ok((x), __LINE__)
+
+/* The simulated source records a resolved list without one name lookup,
+ * and the profile is the one pmcf_sim_record makes of the names. */
+static void test_sim_no_lookup(void **state)
+{
+	(void)state;
+	pmcf_source *src;
+	pmcf_source_opts o = PMCF_SOURCE_OPTS_INIT;
+	o.pmcs = 4;
+	OK(pmcf_source_new_sim(SPEC, &o, &src));
+	assert_int_equal(pmcf_source_is_sim(src), 1);
+	assert_int_equal(pmcf_source_seed(src), 7);
+	pmcf_evlist *ev;
+	OK(pmcf_source_events(src, "PAPI_TOT_INS,papi_l1_dcm,PAPI_L1_ICM", &ev));
+	const pmcf_catalog *cat;
+	OK(pmcf_source_catalog(src, &cat));
+	assert_ptr_equal(pmcf_evlist_catalog(ev), cat); /* the same resolved objects */
+	unsigned long before = pmcfi_name_lookups;
+	pmcf_profile *p;
+	pmcf_exit_info ei;
+	OK(pmcf_source_record(src, ev, 2, &p, &ei));
+	assert_int_equal(pmcfi_name_lookups, before);
+	assert_int_equal(ei.complete, 1);
+	assert_int_equal(ei.xus, pmcf_profile_nxus(p));
+
+	/* the same execution through the names */
+	pmcf_sim_spec *spec;
+	OK(pmcf_sim_spec_parse(SPEC, &spec));
+	pmcf_sim_spec_set_seed(spec, pmcf_sim_exec_seed(7, 2));
+	assert_int_equal(pmcf_source_exec_seed(src, 2), pmcf_sim_exec_seed(7, 2));
+	assert_string_equal(pmcf_source_name(src), pmcf_sim_spec_canonical(spec));
+	pmcf_sim_opts so = PMCF_SIM_OPTS_INIT;
+	so.pmcs = 4;
+	pmcf_profile *q;
+	OK(pmcf_sim_record(spec, pmcf_evlist_names(ev), pmcf_evlist_size(ev), &so, &q));
+	assert_int_equal(pmcf_profile_nevents(p), 4); /* duration first */
+	assert_int_equal(pmcf_profile_nevents(q), pmcf_profile_nevents(p));
+	assert_int_equal(pmcf_profile_nxus(q), pmcf_profile_nxus(p));
+	for (size_t e = 0; e < pmcf_profile_nevents(p); e++) {
+		assert_string_equal(pmcf_profile_event_name(p, e), pmcf_profile_event_name(q, e));
+		const double *a = pmcf_profile_column(p, e), *b = pmcf_profile_column(q, e);
+		assert_memory_equal(a, b, pmcf_profile_nxus(p) * sizeof(double));
+	}
+	pmcf_profile_free(q);
+	pmcf_sim_spec_free(spec);
+	pmcf_profile_free(p);
+
+	/* a set taken from the list (a plan's, a covering's) is no lookup either */
+	static const char *const set[] = {"duration", "PAPI_L1_ICM"};
+	pmcf_evlist *sub;
+	before = pmcfi_name_lookups;
+	OK(pmcf_evlist_subset(ev, set, 2, &sub));
+	OK(pmcf_source_record(src, sub, -1, &p, NULL));
+	assert_int_equal(pmcfi_name_lookups, before);
+	assert_int_equal(pmcf_profile_nevents(p), 2);
+	assert_string_equal(pmcf_profile_event_name(p, 1), "PAPI_L1_ICM");
+	/* a negative index: the base seed itself */
+	assert_int_equal(pmcf_source_exec_seed(src, -1), 7);
+	pmcf_profile_free(p);
+	pmcf_evlist_free(sub);
+	static const char *const stranger[] = {"PAPI_L1_LDM"};
+	assert_int_equal(pmcf_evlist_subset(ev, stranger, 1, &sub), PMCF_EEVENT);
+	pmcf_evlist_free(ev);
+	pmcf_source_free(src);
+}
+
+/* A list of another catalogue is resolved in the source's first. */
+static void test_other_catalog(void **state)
+{
+	(void)state;
+	pmcf_source *src;
+	OK(pmcf_source_new_sim(SPEC, NULL, &src));
+	pmcf_catalog *other;
+	OK(pmcf_catalog_sim(SPEC, &other));
+	pmcf_evlist *ev;
+	static const char *const names[] = {"PAPI_TOT_INS", "PAPI_L1_DCM"};
+	OK(pmcf_evlist_from_names(other, names, 2, &ev));
+	pmcf_profile *p;
+	OK(pmcf_source_record(src, ev, 0, &p, NULL));
+	assert_int_equal(pmcf_profile_nevents(p), 3);
+	assert_string_equal(pmcf_profile_event_name(p, 2), "PAPI_L1_DCM");
+	pmcf_profile_free(p);
+	pmcf_evlist_free(ev);
+	pmcf_catalog_free(other);
+	pmcf_source_free(src);
+}
+
+static char tool[2400];
+
+/* A program records its resolved list: the collector looks no name up
+ * (before pmcf_source it built a second catalogue and found every name). */
+static void test_program_no_lookup(void **state)
+{
+	(void)state;
+	char *argv[] = {"true", NULL};
+	pmcf_source *src;
+	pmcf_program_opts po = {.size = sizeof(po), .tool_path = tool};
+	OK(pmcf_source_new_program(1, argv, NULL, &po, &src));
+	assert_int_equal(pmcf_source_is_sim(src), 0);
+	assert_string_equal(pmcf_source_name(src), "true");
+	pmcf_evlist *ev;
+	OK(pmcf_source_events(src, "task-clock,faults", &ev)); /* faults: an alias */
+	unsigned long before = pmcfi_name_lookups;
+	pmcf_profile *p;
+	pmcf_exit_info ei;
+	int err = pmcf_source_record(src, ev, 0, &p, &ei);
+	if (err == PMCF_EPARANOID || err == PMCF_ENOTSUP) {
+		pmcf_evlist_free(ev);
+		pmcf_source_free(src);
+		skip(); /* perf_event_open refused here: nothing to count */
+	}
+	OK(err);
+	assert_int_equal(pmcfi_name_lookups, before);
+	assert_int_equal(ei.complete, 1);
+	assert_int_equal(pmcf_profile_nevents(p), 3);
+	assert_string_equal(pmcf_profile_event_name(p, 2), "page-faults");
+	pmcf_profile_free(p);
+	pmcf_evlist_free(ev);
+	/* the default events of a program: duration and software events */
+	OK(pmcf_source_events(src, NULL, &ev));
+	assert_string_equal(pmcf_evlist_name(ev, 0), "duration");
+	assert_true(pmcf_evlist_size(ev) > 1);
+	pmcf_evlist_free(ev);
+	pmcf_source_free(src);
+}
+
+/* The options follow the size rule; bad arguments are refused. */
+static void test_opts_and_errors(void **state)
+{
+	(void)state;
+	pmcf_source *src = NULL;
+	struct {
+		pmcf_source_opts o;
+		char more[8];
+	} big;
+	memset(&big, 0, sizeof(big));
+	big.o = (pmcf_source_opts)PMCF_SOURCE_OPTS_INIT;
+	big.o.size = sizeof(big); /* a newer header: zero bytes beyond are fine */
+	OK(pmcf_source_new_sim(SPEC, &big.o, &src));
+	pmcf_source_free(src);
+	big.more[3] = 1; /* a field this library does not know */
+	assert_int_equal(pmcf_source_new_sim(SPEC, &big.o, &src), PMCF_EINVAL);
+	pmcf_source_opts o = PMCF_SOURCE_OPTS_INIT;
+	o.size = sizeof(size_t); /* smaller than the first version */
+	assert_int_equal(pmcf_source_new_sim(SPEC, &o, &src), PMCF_EINVAL);
+	o = (pmcf_source_opts)PMCF_SOURCE_OPTS_INIT;
+	o.multiplex = 9;
+	assert_int_equal(pmcf_source_new_sim(SPEC, &o, &src), PMCF_EINVAL);
+	o = (pmcf_source_opts)PMCF_SOURCE_OPTS_INIT;
+	o.size = 0; /* the first version */
+	o.multiplex = PMCF_MUX_RR;
+	OK(pmcf_source_new_sim(SPEC, &o, &src));
+	pmcf_source_opts got = {.size = sizeof(got)};
+	OK(pmcf_source_opts_get(src, &got));
+	assert_int_equal(got.multiplex, PMCF_MUX_RR);
+	assert_true(got.period_ms == 4.0);
+	assert_int_equal(pmcf_source_set_output(src, 1, 2), PMCF_EINVAL); /* no program */
+	pmcf_source_free(src);
+	assert_int_equal(pmcf_source_new_sim("nosuchworkload", NULL, &src), PMCF_ENOENT);
+	char *none[] = {NULL};
+	assert_int_equal(pmcf_source_new_program(0, none, NULL, NULL, &src), PMCF_EINVAL);
+	/* a plan without a source names none */
+	pmcf_catalog *c;
+	OK(pmcf_catalog_sim(SPEC, &c));
+	static const char *const ev[] = {"PAPI_L1_DCM"};
+	pmcf_plan_opts po = PMCF_PLAN_OPTS_INIT;
+	pmcf_plan *plan;
+	OK(pmcf_plan_make(c, ev, 1, &po, &plan));
+	assert_int_equal(pmcf_source_new_from_plan(plan, NULL, NULL, &src), PMCF_ENOENT);
+	/* a source writes itself into a plan and comes back from it */
+	OK(pmcf_source_new_sim(SPEC, NULL, &src));
+	pmcf_source_set_seed(src, 11);
+	OK(pmcf_source_to_plan(src, plan));
+	pmcf_source_free(src);
+	assert_int_equal(pmcf_plan_seed(plan), 11);
+	OK(pmcf_source_new_from_plan(plan, NULL, NULL, &src));
+	assert_int_equal(pmcf_source_seed(src), 11);
+	assert_int_equal(pmcf_source_exec_seed(src, 1), pmcf_sim_exec_seed(11, 1));
+	pmcf_source_free(src);
+	pmcf_plan_free(plan);
+	pmcf_catalog_free(c);
+}
+
+int main(void)
+{
+	const char *tmp = getenv("PMCF_TEST_TMP"); /* <build>/tests/tmp */
+	char build_dir[2048] = ".";
+	if (tmp) {
+		snprintf(build_dir, sizeof(build_dir), "%s", tmp);
+		for (int k = 0; k < 2; k++)
+			*strrchr(build_dir, '/') = '\0';
+	}
+	snprintf(tool, sizeof(tool), "%s/libpmcfuse-ompt.so", build_dir);
+	setenv("ASAN_OPTIONS", "verify_asan_link_order=0", 0);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sim_no_lookup),
+		cmocka_unit_test(test_other_catalog),
+		cmocka_unit_test(test_program_no_lookup),
+		cmocka_unit_test(test_opts_and_errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "hbbp/hbbp_impl.h"
+#include "util/abi.h"
 #include "util/internal.h"
 
 #define VADDR 0x401000ull
@@ -116,17 +117,9 @@ static void put(struct buf *b, const void *d, size_t n)
 {
 	if (b->oom)
 		return;
-	if (b->n + n > b->cap) {
-		size_t nc = b->cap ? b->cap * 2 : 4096;
-		while (nc < b->n + n)
-			nc *= 2;
-		uint8_t *q = realloc(b->p, nc);
-		if (!q) {
-			b->oom = 1;
-			return;
-		}
-		b->p = q;
-		b->cap = nc;
+	if (pmcfi_grow((void **)&b->p, &b->cap, b->n + n < 4096 ? 4096 : b->n + n, 1)) {
+		b->oom = 1;
+		return;
 	}
 	memcpy(b->p + b->n, d, n);
 	b->n += n;

@@ -108,6 +108,16 @@ PMCF_API int pmcf_profile_open(const char *path, pmcf_profile **out);
  * directory is written, synced and renamed over path; on any failure the
  * temporary is removed and path is untouched. */
 PMCF_API int pmcf_profile_save(const pmcf_profile *p, const char *path);
+/* pmcf_profile_save, with the profile also as plain SQL tables whatever its
+ * size (docs/profile-format.md, "SQL layer"; `export --format sqlite`),
+ * which pmcf_profile_save writes only for profiles up to a size. */
+PMCF_API int pmcf_profile_save_sql(const pmcf_profile *p, const char *path);
+
+/* "<sim_spec or start_time> digest:<32 hex digits>" for p, in a new string
+ * (free it); NULL when out of memory. The digest (128 bits, not
+ * cryptographic) covers metadata, types, events, XUs, values and truth: two
+ * profiles with the same ident are copies of one execution. */
+PMCF_API char *pmcf_profile_ident(const pmcf_profile *p);
 
 /* ---- metadata ------------------------------------------------------------ */
 /* Sets (copies) or, with value NULL, removes a key. */

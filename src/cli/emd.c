@@ -14,7 +14,6 @@
 #include "cli/refdir.h"
 #include "pmcfuse/combine.h"
 #include "pmcfuse/evaluate.h"
-#include "profile/ident.h"
 
 static const char usage[] =
 	"usage: pmcfuse emd [--json] [-q] A.csv B.csv\n\n"
@@ -264,7 +263,7 @@ static int check_ref(const char *verb, const pmcf_profile *target, const char *t
 	}
 	if (err)
 		return cli_lib_error(verb, err, names[i]);
-	if (!(ids[i] = pmcfi_profile_ident(refs[i])))
+	if (!(ids[i] = pmcf_profile_ident(refs[i])))
 		return cli_error(verb, CLI_EENV, "out of memory");
 	for (size_t j = 0; j < i; j++)
 		if (strcmp(ids[j], ids[i]) == 0)

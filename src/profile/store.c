@@ -613,7 +613,7 @@ int pmcf_profile_save(const pmcf_profile *p, const char *path)
 	return save(p, path, 0);
 }
 
-int pmcfi_profile_save_sql(const pmcf_profile *p, const char *path)
+int pmcf_profile_save_sql(const pmcf_profile *p, const char *path)
 {
 	return save(p, path, 1);
 }

@@ -238,6 +238,9 @@ PMCF_API int pmcf_profile_rank_set(pmcf_profile *p, size_t i, int32_t rank);
 PMCF_API int32_t pmcf_profile_rank(const pmcf_profile *p, size_t i);
 /* The largest rank + 1 (1 without the layer or with no XU). Linear. */
 PMCF_API uint32_t pmcf_profile_nranks(const pmcf_profile *p);
+/* A profile of an MPI program: the XUs of each rank, counts[0 .. *nranks)
+ * (malloc'd, the caller frees); NULL when p has no ranks or memory ran out. */
+PMCF_API size_t *pmcf_profile_rank_counts(const pmcf_profile *p, uint32_t *nranks);
 
 #ifdef __cplusplus
 }

@@ -178,19 +178,6 @@ FILE *report_data_open(struct report *r, const char *name)
 
 /* ---- metadata and types ------------------------------------------------------------ */
 
-/* A profile of an MPI program: the XUs of each rank (malloc'd); NULL when p
- * has no ranks or memory ran out. */
-static size_t *rank_counts(const pmcf_profile *p, uint32_t *nranks)
-{
-	if (!pmcf_profile_has_ranks(p))
-		return NULL;
-	*nranks = pmcf_profile_nranks(p);
-	size_t *cnt = calloc(*nranks, sizeof(*cnt));
-	for (size_t i = 0; cnt && i < pmcf_profile_nxus(p); i++)
-		cnt[pmcf_profile_rank(p, i)]++;
-	return cnt;
-}
-
 static void section_meta(struct report *r)
 {
 	FILE *h = r->html;
@@ -202,7 +189,7 @@ static void section_meta(struct report *r)
 		   "<tr><th>events</th><td>%zu</td></tr>\n",
 		r->nxus, r->ntypes, r->nev);
 	uint32_t nr;
-	size_t *rc = rank_counts(p, &nr);
+	size_t *rc = pmcf_profile_rank_counts(p, &nr);
 	if (rc) { /* an MPI program: XUs per rank (docs/collector.md) */
 		fprintf(h, "<tr><th>MPI ranks</th><td>%u:", nr);
 		for (uint32_t k = 0; k < nr; k++)

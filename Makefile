@@ -61,7 +61,7 @@ bench: deps
 	@for b in $(BUILD)-release/bench/bench_*; do echo "== $$b"; $$b || exit 1; done
 
 format:
-	@clang-format -i $$(git ls-files '*.c' '*.h')
+	@scripts/format.sh
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan $(BUILD)-fuzz $(BUILD)-release out

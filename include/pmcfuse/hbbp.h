@@ -263,6 +263,33 @@ typedef struct pmcf_imix_stump {
 /* Learns a decision stump (one-split classification tree, Gini impurity). */
 PMCF_API int pmcf_imix_train(const pmcf_imix_example *ex, size_t n, pmcf_imix_stump *out);
 
+/* ---- a synthetic recording (`pmcfuse imix synth`) --------------------------- */
+
+/* Options (a sized struct, pmcfuse.h): start from PMCF_IMIX_SYNTH_OPTS_INIT. */
+typedef struct pmcf_imix_synth_opts {
+	size_t size;
+	int ebs_only; /* one EBS attribute, no branch stacks (no LBR) */
+	int timer;    /* EBS on cpu-clock instead of instructions (implies ebs_only) */
+} pmcf_imix_synth_opts;
+#define PMCF_IMIX_SYNTH_OPTS_INIT {sizeof(pmcf_imix_synth_opts), 0, 0}
+
+/* One basic block of the synthetic program and how often it ran. */
+typedef struct pmcf_imix_synth_block {
+	uint64_t start;  /* address in the text */
+	unsigned len;    /* instructions */
+	double count;    /* exact executions */
+} pmcf_imix_synth_block;
+
+/* Writes into the existing folder dir (an absolute path: perf.data names
+ * the ELF by it) a small x86-64 ELF and the perf.data of a recording of it
+ * (EBS every 11 instructions, or every 7 cycles with timer, and 16-deep
+ * LBR stacks unless ebs_only), plus ref/callgrind.out with the exact
+ * counts, so that the instruction mix can be checked without a PMU. Fills
+ * blocks[0 .. min(*nblocks, cap)) and sets *nblocks to the number of blocks
+ * (at most 8). Errors: PMCF_EINVAL, -errno. */
+PMCF_API int pmcf_imix_synth_write(const char *dir, const pmcf_imix_synth_opts *opts,
+				   pmcf_imix_synth_block *blocks, size_t cap, size_t *nblocks);
+
 #ifdef __cplusplus
 }
 #endif

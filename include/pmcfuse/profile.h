@@ -108,6 +108,16 @@ PMCF_API int pmcf_profile_open(const char *path, pmcf_profile **out);
  * directory is written, synced and renamed over path; on any failure the
  * temporary is removed and path is untouched. */
 PMCF_API int pmcf_profile_save(const pmcf_profile *p, const char *path);
+/* pmcf_profile_save, with the profile also as plain SQL tables whatever its
+ * size (docs/profile-format.md, "SQL layer"; `export --format sqlite`),
+ * which pmcf_profile_save writes only for profiles up to a size. */
+PMCF_API int pmcf_profile_save_sql(const pmcf_profile *p, const char *path);
+
+/* "<sim_spec or start_time> digest:<32 hex digits>" for p, in a new string
+ * (free it); NULL when out of memory. The digest (128 bits, not
+ * cryptographic) covers metadata, types, events, XUs, values and truth: two
+ * profiles with the same ident are copies of one execution. */
+PMCF_API char *pmcf_profile_ident(const pmcf_profile *p);
 
 /* ---- metadata ------------------------------------------------------------ */
 /* Sets (copies) or, with value NULL, removes a key. */
@@ -228,6 +238,9 @@ PMCF_API int pmcf_profile_rank_set(pmcf_profile *p, size_t i, int32_t rank);
 PMCF_API int32_t pmcf_profile_rank(const pmcf_profile *p, size_t i);
 /* The largest rank + 1 (1 without the layer or with no XU). Linear. */
 PMCF_API uint32_t pmcf_profile_nranks(const pmcf_profile *p);
+/* A profile of an MPI program: the XUs of each rank, counts[0 .. *nranks)
+ * (malloc'd, the caller frees); NULL when p has no ranks or memory ran out. */
+PMCF_API size_t *pmcf_profile_rank_counts(const pmcf_profile *p, uint32_t *nranks);
 
 #ifdef __cplusplus
 }

@@ -15,10 +15,10 @@
 #include <jansson.h>
 #include "cli/campaign.h"
 #include "cli/cli.h"
-#include "collect/sha256.h"
 #include "pmcfuse/collect.h"
 #include "pmcfuse/plan.h"
 #include "pmcfuse/profile.h"
+#include "pmcfuse/util.h"
 
 /* ---- signals -------------------------------------------------------------- */
 static volatile sig_atomic_t caught;
@@ -155,7 +155,7 @@ int cli_plan_meta_apply(struct pmcf_profile *p, const struct cli_plan_meta *pm)
 
 void campaign_digest(const char *text, char hex[65])
 {
-	pmcfi_sha256_buf(text, strlen(text), hex);
+	pmcf_sha256_hex(text, strlen(text), hex);
 }
 
 void campaign_iso_time(time_t t, char out[32])

@@ -8,7 +8,6 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "cli/export_otf2.h"
-#include "profile/profile_impl.h"
 #include "util/internal.h"
 
 static const char usage[] =
@@ -355,7 +354,7 @@ int cmd_export(int argc, char **argv)
 	if (st)
 		return st;
 	if (sql || otf2) {
-		int err = sql ? pmcfi_profile_save_sql(p, out) : 0;
+		int err = sql ? pmcf_profile_save_sql(p, out) : 0;
 		st = sql ? (err ? cli_lib_error("export", err, out) : CLI_OK) : export_otf2(p, out);
 		pmcf_profile_free(p);
 		return st;

@@ -13,9 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cli/cli.h"
-#include "hbbp/hbbp_impl.h"
 #include "pmcfuse/hbbp.h"
-#include "util/json_bytes.h"
+#include "pmcfuse/util.h"
 
 extern char **environ;
 
@@ -142,6 +141,21 @@ static int finish_dir(const char *tmp, const char *dir, json_t *meta)
 
 /* v as JSON by cli_json_number's rule: a number, null when missing (NaN),
  * "inf"/"-inf" when infinite (json_real refuses both: the member was lost). */
+/* s as JSON by the rule of plans and metadata (docs/profile-format.md): a
+ * string when it is UTF-8, else {"base64": "..."} of its bytes. */
+static json_t *json_bytes(const char *s)
+{
+	if (pmcf_utf8_valid(s))
+		return json_string(s);
+	char *e = malloc(PMCF_BASE64_LEN(strlen(s)) + 1);
+	if (!e)
+		return NULL;
+	pmcf_base64(s, e);
+	json_t *v = json_pack("{s:s}", "base64", e);
+	free(e);
+	return v;
+}
+
 static json_t *jnum(double v)
 {
 	if (isnan(v))
@@ -155,7 +169,7 @@ static json_t *argv_json(int argc, char **argv)
 {
 	json_t *a = json_array();
 	for (int i = 0; i < argc; i++)
-		json_array_append_new(a, pmcfi_json_bytes(argv[i]));
+		json_array_append_new(a, json_bytes(argv[i]));
 	return a;
 }
 
@@ -738,7 +752,7 @@ static int imix_report(int argc, char **argv)
 		json_object_set_new(j, "lbr_samples", json_integer((json_int_t)st->lbr_samples));
 		for (size_t i = 0; i < s.nrows && i < lim; i++) {
 			json_t *r = json_object();
-			json_object_set_new(r, "key", pmcfi_json_bytes(s.rows[i].key));
+			json_object_set_new(r, "key", json_bytes(s.rows[i].key));
 			json_object_set_new(r, "count", jnum(s.rows[i].count));
 			json_object_set_new(r, "share", jnum(s.rows[i].share));
 			json_array_append_new(rows, r);
@@ -822,7 +836,7 @@ static int imix_compare(int argc, char **argv)
 		json_object_set_new(j, "extra", jnum(c->extra));
 		for (size_t i = 0; i < c->n && i < lim; i++) {
 			json_t *r = json_object();
-			json_object_set_new(r, "mnemonic", pmcfi_json_bytes(c->rows[i].mnemonic));
+			json_object_set_new(r, "mnemonic", json_bytes(c->rows[i].mnemonic));
 			json_object_set_new(r, "ref", jnum(c->rows[i].ref));
 			json_object_set_new(r, "measured", jnum(c->rows[i].measured));
 			json_object_set_new(r, "error", jnum(c->rows[i].error));
@@ -1012,23 +1026,24 @@ static int imix_synth(int argc, char **argv)
 	rm_tree(tmp);
 	if (mkdir(out, 0755) != 0)
 		return cli_error(verb, CLI_EENV, "cannot create %s: %s", out, strerror(errno));
-	struct hbbp_synth s = {.ebs_period = 11, .lbr_period = 7, .lbr_depth = 16, .periods = 308,
-			       .ebs_only = ebs_only, .write_ref = 1, .timer = timer};
-	if (timer) /* a cycle period coprime to the outer loop's 96 cycles */
-		s.ebs_period = 7, s.periods = 7 * 44;
+	pmcf_imix_synth_opts so = PMCF_IMIX_SYNTH_OPTS_INIT;
+	so.ebs_only = ebs_only;
+	so.timer = timer;
+	pmcf_imix_synth_block blk[8];
+	size_t nblk = 0;
 	char abs[4096];
 	if (!realpath(out, abs)) {
 		rm_tree(out);
 		return cli_error(verb, CLI_EENV, "%s: %s", out, strerror(errno));
 	}
-	rc = hbbpi_synth_write(abs, &s);
+	rc = pmcf_imix_synth_write(abs, &so, blk, 8, &nblk);
 	if (rc) {
 		rm_tree(out);
 		return cli_lib_error(verb, rc, "synth");
 	}
-	for (unsigned i = 0; i < s.nblocks; i++)
-		printf("block 0x%llx len %u count %.0f\n", (unsigned long long)s.block_start[i],
-		       s.block_len[i], s.block_count[i]);
+	for (size_t i = 0; i < nblk && i < 8; i++)
+		printf("block 0x%llx len %u count %.0f\n", (unsigned long long)blk[i].start, blk[i].len,
+		       blk[i].count);
 	return CLI_OK;
 }
 

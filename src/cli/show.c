@@ -10,7 +10,7 @@
 #include "pmcfuse/combine.h"
 #include "pmcfuse/evaluate.h"
 #include "pmcfuse/multiplex.h"
-#include "util/quantile.h"
+#include "pmcfuse/util.h"
 
 static const char usage[] =
 	"usage: pmcfuse show [-v] [-q] [--json] PROFILE\n\n"
@@ -62,7 +62,7 @@ static void stats(const double *col, size_t n, double *scratch, struct evstat *s
 	if (!s->present)
 		return;
 	s->mean = sum / (double)s->present;
-	s->median = pmcfi_median(scratch, s->present);
+	s->median = pmcf_median(scratch, s->present);
 }
 
 /* The relations between events that XUs break (pmcf_consistency_check):

@@ -11,8 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli/cli.h"
-#include "util/internal.h"
-#include "util/json_bytes.h"
+#include "pmcfuse/util.h"
 
 int cli_error(const char *verb, int status, const char *fmt, ...)
 {
@@ -26,7 +25,7 @@ int cli_error(const char *verb, int status, const char *fmt, ...)
 		if (*p == '\n' || *p == '\r')
 			*p = ' ';
 	/* a long path is cut in its middle, the reason after it kept */
-	pmcfi_shorten(line, sizeof(line), msg);
+	pmcf_shorten(line, sizeof(line), msg);
 	fprintf(stderr, "pmcfuse: %s: %s\n", verb, line);
 	return status;
 }
@@ -103,15 +102,15 @@ int cli_parse_uint(const char *verb, const char *opt, const char *s, unsigned lo
 void cli_json_string(FILE *f, const char *s)
 {
 	s = s ? s : "";
-	if (!pmcfi_utf8_valid(s)) {
+	if (!pmcf_utf8_valid(s)) {
 		/* the rule of plans and metadata (util/json_bytes.h): the bytes */
-		char piece[49], enc[PMCFI_BASE64_LEN(48) + 1];
+		char piece[49], enc[PMCF_BASE64_LEN(48) + 1];
 		fputs("{\"base64\": \"", f);
 		for (size_t n = strlen(s), i = 0; i < n; i += 48) {
 			size_t k = n - i < 48 ? n - i : 48;
 			memcpy(piece, s + i, k);
 			piece[k] = '\0';
-			pmcfi_base64(piece, enc);
+			pmcf_base64(piece, enc);
 			fputs(enc, f);
 		}
 		fputs("\"}", f);
@@ -280,11 +279,5 @@ int cli_open_profile(const char *verb, const char *path, pmcf_profile **out)
 
 size_t *cli_rank_counts(const pmcf_profile *p, uint32_t *nranks)
 {
-	if (!pmcf_profile_has_ranks(p))
-		return NULL;
-	*nranks = pmcf_profile_nranks(p);
-	size_t *cnt = calloc(*nranks, sizeof(*cnt));
-	for (size_t i = 0; cnt && i < pmcf_profile_nxus(p); i++)
-		cnt[pmcf_profile_rank(p, i)]++;
-	return cnt;
+	return pmcf_profile_rank_counts(p, nranks);
 }

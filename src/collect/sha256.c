@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "collect/sha256.h"
+#include "pmcfuse/util.h"
 
 static const uint32_t K[64] = {
 	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -99,4 +100,9 @@ void pmcfi_sha256_buf(const void *data, size_t n, char hex[65])
 	unsigned char tail[128];
 	memcpy(tail, p + off, n - off);
 	finish(h, tail, n - off, n, hex);
+}
+
+void pmcf_sha256_hex(const void *data, size_t n, char hex[65])
+{
+	pmcfi_sha256_buf(data, n, hex);
 }

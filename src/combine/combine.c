@@ -487,17 +487,10 @@ static int unique_labels(const struct cmb *c, const int32_t *base, size_t **roff
 					continue;
 				}
 				int64_t w = u.slot[h]; /* the XU that kept the label */
-				if (u.len + l + 16 > u.cap) {
-					size_t cap = u.cap ? 2 * u.cap : 4096;
-					while (cap < u.len + l + 16)
-						cap *= 2;
-					char *nb = realloc(u.names, cap);
-					if (!nb) {
-						err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-						break;
-					}
-					u.names = nb;
-					u.cap = cap;
+				size_t need = u.len + l + 16;
+				if (pmcfi_grow((void **)&u.names, &u.cap, need < 4096 ? 4096 : need, 1)) {
+					err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+					break;
 				}
 				u.roff[f] = u.len;
 				do

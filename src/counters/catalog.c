@@ -580,13 +580,11 @@ static int read_file(const char *path, char **out)
 				fclose(f);
 				return pmcfi_fail(PMCF_EINVAL, "event file '%s' is too large", path);
 			}
-			char *nb = realloc(buf, cap *= 2);
-			if (!nb) {
+			if (pmcfi_grow((void **)&buf, &cap, cap + 1, 1)) {
 				free(buf);
 				fclose(f);
 				return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 			}
-			buf = nb;
 		}
 	}
 	int bad = ferror(f);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "hbbp/hbbp_impl.h"
+#include "util/abi.h"
 #include "util/internal.h"
 
 #define VADDR 0x401000ull
@@ -116,17 +117,9 @@ static void put(struct buf *b, const void *d, size_t n)
 {
 	if (b->oom)
 		return;
-	if (b->n + n > b->cap) {
-		size_t nc = b->cap ? b->cap * 2 : 4096;
-		while (nc < b->n + n)
-			nc *= 2;
-		uint8_t *q = realloc(b->p, nc);
-		if (!q) {
-			b->oom = 1;
-			return;
-		}
-		b->p = q;
-		b->cap = nc;
+	if (pmcfi_grow((void **)&b->p, &b->cap, b->n + n < 4096 ? 4096 : b->n + n, 1)) {
+		b->oom = 1;
+		return;
 	}
 	memcpy(b->p + b->n, d, n);
 	b->n += n;
@@ -358,4 +351,30 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 	if (!rc && s->write_ref)
 		rc = write_reference(dir, s);
 	return rc;
+}
+
+/* The first published pmcf_imix_synth_opts ends after timer. */
+#define SYNTH_OPTS_ABI0 (offsetof(pmcf_imix_synth_opts, timer) + sizeof(int))
+
+int pmcf_imix_synth_write(const char *dir, const pmcf_imix_synth_opts *opts,
+			  pmcf_imix_synth_block *blocks, size_t cap, size_t *nblocks)
+{
+	pmcfi_clear_error();
+	pmcf_imix_synth_opts o = PMCF_IMIX_SYNTH_OPTS_INIT;
+	int rc = pmcfi_struct_in("pmcf_imix_synth_opts", &o, opts, SYNTH_OPTS_ABI0, sizeof(o));
+	if (rc)
+		return rc;
+	if (!dir || (cap && !blocks) || !nblocks)
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_imix_synth_write: no folder or no block count");
+	struct hbbp_synth s = {.ebs_period = 11, .lbr_period = 7, .lbr_depth = 16, .periods = 308,
+			       .ebs_only = o.ebs_only || o.timer, .write_ref = 1, .timer = o.timer};
+	if (o.timer) /* a cycle period coprime to the outer loop's 96 cycles */
+		s.ebs_period = 7, s.periods = 7 * 44;
+	rc = hbbpi_synth_write(dir, &s);
+	if (rc)
+		return rc;
+	for (unsigned i = 0; i < s.nblocks && i < cap; i++)
+		blocks[i] = (pmcf_imix_synth_block){s.block_start[i], s.block_len[i], s.block_count[i]};
+	*nblocks = s.nblocks;
+	return 0;
 }

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include "pmcfuse/combine.h"
 #include "plan/plan_impl.h"
+#include "util/abi.h"
 #include "util/internal.h"
 #include "util/json_bytes.h"
 
@@ -463,16 +464,14 @@ int pmcf_plan_from_json(const char *text, pmcf_plan **out)
  * PLAN_MAX_BYTES or with a NUL byte, -errno, or PMCF_ENOMEM. */
 static int read_text(FILE *f, const char *path, char **text)
 {
-	size_t cap = 65536, n = 0;
+	size_t cap = 0, n = 0;
 	char *t = NULL;
 	*text = NULL;
 	for (;;) {
-		char *g = n + 1 >= cap || !t ? realloc(t, t ? (cap *= 2) : cap) : t;
-		if (!g) {
+		if (n + 1 >= cap && pmcfi_grow((void **)&t, &cap, cap ? cap + 1 : 65536, 1)) {
 			free(t);
 			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 		}
-		t = g;
 		size_t got = fread(t + n, 1, cap - 1 - n, f);
 		n += got;
 		if (ferror(f)) {

@@ -133,3 +133,8 @@ int pmcfi_profile_ident_check(const pmcf_profile *src, const char *ident)
 	}
 	return 0;
 }
+
+char *pmcf_profile_ident(const pmcf_profile *p)
+{
+	return pmcfi_profile_ident(p);
+}

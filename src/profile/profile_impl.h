@@ -89,9 +89,6 @@ int pmcfi_profile_match_enable(pmcf_profile *p);
 #define PMCFI_SQL_AUTO_VALUES 8000000
 struct sqlite3;
 int pmcfi_sql_layer_write(struct sqlite3 *db, const pmcf_profile *p, int always);
-/* pmcf_profile_save, with the SQL layer whatever the profile's size (export
- * --format sqlite). */
-int pmcfi_profile_save_sql(const pmcf_profile *p, const char *path);
 
 /* Fault injection for the atomic-write tests: the next pmcf_profile_save
  * fails with -EIO at step 1 (temporary created), 2 (while writing the

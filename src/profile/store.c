@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "pmcf_version.h"
 #include "profile/profile_impl.h"
+#include "util/abi.h"
 #include "util/internal.h"
 
 #define APP_ID 0x504D4346u /* 'PMCF' */
@@ -322,16 +323,8 @@ static size_t label_blob(struct wr *w, int k, const pmcf_profile *p, const size_
 	for (size_t i = first; i < first + n; i++) {
 		const char *s = p->arena + off[i];
 		size_t l = strlen(s) + 1;
-		if (len + l > w->lab_cap[k]) {
-			size_t cap = w->lab_cap[k] ? w->lab_cap[k] : 4096;
-			while (cap < len + l)
-				cap *= 2;
-			char *q = realloc(w->lab[k], cap);
-			if (!q)
-				return 0;
-			w->lab[k] = q;
-			w->lab_cap[k] = cap;
-		}
+		if (pmcfi_grow((void **)&w->lab[k], &w->lab_cap[k], len + l < 4096 ? 4096 : len + l, 1))
+			return 0;
 		memcpy(w->lab[k] + len, s, l);
 		len += l;
 	}
@@ -620,7 +613,7 @@ int pmcf_profile_save(const pmcf_profile *p, const char *path)
 	return save(p, path, 0);
 }
 
-int pmcfi_profile_save_sql(const pmcf_profile *p, const char *path)
+int pmcf_profile_save_sql(const pmcf_profile *p, const char *path)
 {
 	return save(p, path, 1);
 }

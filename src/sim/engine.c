@@ -4,6 +4,7 @@
  * drawn from the execution seed; at each XU start the value model gets the
  * dynamic context (siblings, socket load, warmth, NUMA, frequency). */
 #include "sim/sim_impl.h"
+#include "util/abi.h"
 #include "util/internal.h"
 #include <math.h>
 #include <stdlib.h>
@@ -29,14 +30,8 @@ static int hev_less(const struct hev *x, const struct hev *y)
 
 static int heap_push(struct heap *h, uint64_t t, uint32_t kind, uint32_t id)
 {
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? 2 * h->cap : 1024;
-		struct hev *a = realloc(h->a, cap * sizeof(*a));
-		if (!a)
-			return pmcfi_fail(PMCF_ENOMEM, "out of memory in the simulator");
-		h->a = a;
-		h->cap = cap;
-	}
+	if (pmcfi_grow((void **)&h->a, &h->cap, h->n < 1024 ? 1024 : h->n + 1, sizeof(*h->a)))
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory in the simulator");
 	size_t i = h->n++;
 	struct hev e = {t, h->seq++, kind, id};
 	while (i > 0) {
@@ -86,13 +81,8 @@ static int dq_push(struct dq *q, uint32_t x)
 			memmove(q->a, q->a + q->head, (q->len - q->head) * sizeof(*q->a));
 			q->len -= q->head;
 			q->head = 0;
-		} else {
-			size_t cap = q->cap ? 2 * q->cap : 64;
-			uint32_t *a = realloc(q->a, cap * sizeof(*a));
-			if (!a)
-				return pmcfi_fail(PMCF_ENOMEM, "out of memory in the simulator");
-			q->a = a;
-			q->cap = cap;
+		} else if (pmcfi_grow((void **)&q->a, &q->cap, q->len < 64 ? 64 : q->len + 1, sizeof(*q->a))) {
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory in the simulator");
 		}
 	}
 	q->a[q->len++] = x;

@@ -1,25 +1,27 @@
-/* `pmcfuse report`, shared between its files: the report state, HTML and
- * number helpers (report.c), hand-written interactive SVG plots
- * (report_svg.c), event-pair scatter plots (report_pairs.c), timelines and
- * distributions (report_views.c), accuracy, truth, provenance and coverage
- * sections (report_eval.c). */
-#ifndef PMCF_CLI_REPORT_H
-#define PMCF_CLI_REPORT_H
+/* The report (include/pmcfuse/report.h), shared between its files: the
+ * report state, HTML and number helpers (report.c), hand-written interactive
+ * SVG plots (svg.c), event-pair scatter plots (pairs.c), timelines and
+ * distributions (views.c), accuracy, truth, provenance and coverage
+ * sections (eval.c). Not exported. */
+#ifndef PMCF_REPORT_REPORT_IMPL_H
+#define PMCF_REPORT_REPORT_IMPL_H
 
 #include <stdint.h>
 #include <stdio.h>
 #include "pmcfuse/evaluate.h"
 #include "pmcfuse/profile.h"
+#include "pmcfuse/report.h"
 
-#define REPORT_VERB "report"
 #define REPORT_SELECT_SAMPLE 4000
 
 struct report {
 	const pmcf_profile *p;
-	pmcf_profile **refs;
+	const pmcf_profile *const *refs;
 	size_t nrefs;
-	char **refnames; /* base names of the references, or NULL */
-	const char *path;
+	const char *const *refnames; /* base names of the references, or NULL */
+	const char *path;            /* the profile's name on the page */
+	const char *gnuplot;         /* NULL: $PMCF_GNUPLOT or gnuplot */
+	const char *tmpbase;         /* NULL: $TMPDIR or /tmp */
 	char *tmpdir;
 	FILE *html, *gp; /* memory streams */
 	char *html_buf, *gp_buf;
@@ -33,6 +35,11 @@ struct report {
 	double correrr;
 	unsigned bins;
 	unsigned scatter_max; /* points per scatter plot */
+};
+
+/* The public handle: the state of a built report. */
+struct pmcf_report {
+	struct report r;
 };
 
 /* A pair of events to plot. */

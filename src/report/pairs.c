@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli/report.h"
+#include "report/report_impl.h"
 
 /* Axes with at most this many distinct integer values are jittered. */
 #define DISCRETE_MAX 40

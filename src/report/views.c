@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli/output.h"
-#include "cli/report.h"
+#include "pmcfuse/report.h"
+#include "report/report_impl.h"
 
 /* A timeline draws at most about this many bars; beyond, neighbouring XUs
  * of one type on one thread are drawn as one bar (the caption says so). */
@@ -78,7 +78,7 @@ static void hover_values(FILE *h, const pmcf_profile *p, const struct span *v, s
 		char b[32];
 		fputs(shown ? ", " : "; ", h);
 		report_esc(h, name);
-		fprintf(h, " %s", have ? cli_human(b, sizeof(b), sum, cli_event_is_ns(name)) : "missing");
+		fprintf(h, " %s", have ? pmcf_report_human(b, sizeof(b), sum, pmcf_report_event_is_ns(name)) : "missing");
 		shown++;
 	}
 	if (shown && m > k + 1)

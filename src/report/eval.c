@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli/report.h"
+#include "report/report_impl.h"
 #include "pmcfuse/combine.h"
 
 /* Scored pairs by TMD, highest first (index order among equals). */

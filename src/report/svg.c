@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "cli/report.h"
+#include "report/report_impl.h"
 
 #define UNITS 1000.0
 

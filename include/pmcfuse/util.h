@@ -1,0 +1,35 @@
+/* pmcfuse — small helpers the library uses and exports for its tools (the
+ * pmcfuse command links only the public library): text as JSON takes it
+ * (the bytes rule of plans and metadata, docs/profile-format.md), messages
+ * shortened to one line, SHA-256 digests, the median. */
+#ifndef PMCFUSE_UTIL_H
+#define PMCFUSE_UTIL_H
+
+#include "pmcfuse/pmcfuse.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* 1 when s is valid UTF-8 (no overlong forms, no surrogates), else 0. */
+PMCF_API int pmcf_utf8_valid(const char *s);
+/* Bytes of the base64 text of n bytes (without the NUL). */
+#define PMCF_BASE64_LEN(n) (4 * (((n) + 2) / 3))
+/* Writes the base64 of s's bytes (up to its NUL) and a NUL into out, which
+ * holds PMCF_BASE64_LEN(strlen(s)) + 1 bytes; returns the length. */
+PMCF_API size_t pmcf_base64(const char *s, char *out);
+/* Copies the message src into dst (cap bytes, NUL included): whole when it
+ * fits, else with its longest words (paths) cut in their middle ("...") and,
+ * only if that is not enough, the middle of the message, so that the reason
+ * after a long path is kept. Never splits a UTF-8 sequence. */
+PMCF_API void pmcf_shorten(char *dst, size_t cap, const char *src);
+/* The SHA-256 of n bytes at data: 64 lowercase hex digits and a NUL in hex. */
+PMCF_API void pmcf_sha256_hex(const void *data, size_t n, char hex[65]);
+/* Median of v[0..n) (the mean of the two middle values when n is even;
+ * NaN when n is 0); reorders v. */
+PMCF_API double pmcf_median(double *v, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

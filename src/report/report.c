@@ -1,0 +1,743 @@
+/* The report (include/pmcfuse/report.h): one self-contained HTML page about
+ * a profile — the page's assembly, metadata and per-type statistics. Plots are
+ * interactive SVG written here (report_svg.c) and, for the TMD heat map and
+ * the coverage chart, PNGs drawn by gnuplot in a temporary folder and
+ * embedded as data: URIs. The sections live in svg.c, pairs.c, views.c and
+ * eval.c; the command (option handling, printing) is src/cli/report.c. */
+#include <dirent.h>
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "pmcfuse/combine.h"
+#include "pmcfuse/evaluate.h"
+#include "report/report_impl.h"
+#include "util/abi.h"
+#include "util/internal.h"
+
+
+/* ---- small helpers ----------------------------------------------------------- */
+
+void report_esc(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+/* A gnuplot single-quoted string: quotes doubled. */
+void report_gp_str(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; s && *s; s++) {
+		if (*s == '\'')
+			fputc('\'', f);
+		if (*s != '\n')
+			fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+/* Numbers for tables: 4 significant digits, exponent without '+0'. */
+const char *report_num(double v, char *buf, size_t n)
+{
+	if (pmcf_is_missing(v) || !isfinite(v)) {
+		snprintf(buf, n, pmcf_is_missing(v) ? "&ndash;" : v > 0 ? "&infin;" : "&minus;&infin;");
+		return buf;
+	}
+	if (v == floor(v) && fabs(v) < 1e5)
+		snprintf(buf, n, "%.0f", v);
+	else
+		snprintf(buf, n, "%.4g", v);
+	char *e = strchr(buf, 'e');
+	if (e) {
+		char *d = e + 1;
+		int neg = *d == '-';
+		if (*d == '+' || *d == '-')
+			d++;
+		while (*d == '0' && d[1])
+			d++;
+		char tail[16];
+		snprintf(tail, sizeof(tail), "%s%s", neg ? "-" : "", d);
+		snprintf(e, n - (size_t)(e - buf), "e%s", tail);
+	}
+	return buf;
+}
+
+int report_cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Linear-interpolated quantile of sorted v[0..n). */
+double report_quantile(const double *v, size_t n, double q)
+{
+	if (!n)
+		return PMCF_MISSING;
+	double pos = q * (double)(n - 1);
+	size_t i = (size_t)pos;
+	if (i + 1 >= n)
+		return v[n - 1];
+	return v[i] + (pos - (double)i) * (v[i + 1] - v[i]);
+}
+
+const char *report_count(size_t v, char *buf, size_t n)
+{
+	char d[32];
+	int len = snprintf(d, sizeof(d), "%zu", v), o = 0;
+	for (int k = 0; k < len && (size_t)o + 2 < n; k++) {
+		if (k && (len - k) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = d[k];
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+const char *report_type_name(const pmcf_profile *prof, uint32_t t)
+{
+	pmcf_xu_type ty;
+	return pmcf_profile_type_get(prof, t, &ty) ? "?" : ty.name;
+}
+
+static const char *palette[10] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+				  "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"};
+
+const char *report_type_color(const struct report *r, const pmcf_profile *prof, uint32_t t)
+{
+	/* same colour for the same type name in the profile and a reference */
+	if (prof != r->p) {
+		const char *name = report_type_name(prof, t);
+		for (uint32_t k = 0; k < r->ntypes; k++)
+			if (!strcmp(report_type_name(r->p, k), name))
+				return palette[k % 10];
+	}
+	return palette[t % 10];
+}
+
+const pmcf_epd_pair *report_epd_find(const struct report *r, const char *a, const char *b)
+{
+	if (!r->epd)
+		return NULL;
+	for (size_t k = 0; k < pmcf_epd_npairs(r->epd); k++) {
+		const pmcf_epd_pair *e = pmcf_epd_pair_at(r->epd, k);
+		if ((!strcmp(e->a, a) && !strcmp(e->b, b)) || (!strcmp(e->a, b) && !strcmp(e->b, a)))
+			return e;
+	}
+	return NULL;
+}
+
+const char *report_event_unit(const char *event)
+{
+	static const char *const times[] = {"duration", "task-clock", "cpu-clock"};
+	for (size_t k = 0; k < sizeof(times) / sizeof(times[0]); k++)
+		if (!strcmp(event, times[k]))
+			return "ns";
+	return "count";
+}
+
+/* ---- gnuplot images ------------------------------------------------------------ */
+
+/* A new image name "imgN.png", its gnuplot output line, and the HTML tag. */
+unsigned report_img_begin(struct report *r, unsigned w, unsigned h)
+{
+	unsigned k = r->nimg++;
+	fprintf(r->gp, "set terminal pngcairo noenhanced size %u,%u font 'sans,10'\n"
+		       "set output 'img%u.png'\nreset\n",
+		w, h, k);
+	return k;
+}
+
+void report_img_tag(struct report *r, unsigned k, const char *alt)
+{
+	fprintf(r->html, "<img src=\"@@IMG:img%u.png@@\" alt=\"", k);
+	report_esc(r->html, alt);
+	fputs("\">", r->html);
+}
+
+FILE *report_data_open(struct report *r, const char *name)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", r->tmpdir, name);
+	return fopen(path, "w");
+}
+
+/* ---- metadata and types ------------------------------------------------------------ */
+
+static void section_meta(struct report *r)
+{
+	FILE *h = r->html;
+	const pmcf_profile *p = r->p;
+	fputs("<h2 id=\"meta\">Run</h2>\n<table class=\"kv\">\n", h);
+	fprintf(h, "<tr><th>file</th><td>");
+	report_esc(h, r->path);
+	fprintf(h, "</td></tr>\n<tr><th>XUs</th><td>%zu</td></tr>\n<tr><th>XU types</th><td>%zu</td></tr>\n"
+		   "<tr><th>events</th><td>%zu</td></tr>\n",
+		r->nxus, r->ntypes, r->nev);
+	uint32_t nr;
+	size_t *rc = pmcf_profile_rank_counts(p, &nr);
+	if (rc) { /* an MPI program: XUs per rank (docs/collector.md) */
+		fprintf(h, "<tr><th>MPI ranks</th><td>%u:", nr);
+		for (uint32_t k = 0; k < nr; k++)
+			fprintf(h, "%s rank %u %zu XUs", k ? "," : "", k, rc[k]);
+		fputs("</td></tr>\n", h);
+		free(rc);
+	}
+	fprintf(h, "<tr><th>layers</th><td>%s%s%s%s</td></tr>\n",
+		pmcf_profile_ntruth(p) ? "truth " : "", pmcf_profile_has_provenance(p) ? "provenance " : "",
+		pmcf_profile_has_coverage(p) ? "coverage " : "",
+		!pmcf_profile_ntruth(p) && !pmcf_profile_has_provenance(p) && !pmcf_profile_has_coverage(p)
+			? "none"
+			: "");
+	for (size_t i = 0; i < pmcf_profile_meta_count(p); i++) {
+		const char *k, *v;
+		if (pmcf_profile_meta_at(p, i, &k, &v))
+			continue;
+		fputs("<tr><th>", h);
+		report_esc(h, k);
+		fputs("</th><td>", h);
+		report_esc(h, v);
+		fputs("</td></tr>\n", h);
+	}
+	if (r->nrefs) {
+		fprintf(h, "<tr><th>references</th><td>%zu profiles</td></tr>\n", r->nrefs);
+	}
+	fputs("</table>\n", h);
+	if (pmcf_profile_nsources(p)) {
+		fputs("<details><summary>source profiles</summary><ol start=\"0\">\n", h);
+		for (uint32_t s = 0; s < pmcf_profile_nsources(p); s++) {
+			const char *path, *id;
+			if (pmcf_profile_source_get(p, s, &path, &id))
+				continue;
+			fputs("<li>", h);
+			report_esc(h, path);
+			fputs("</li>\n", h);
+		}
+		fputs("</ol></details>\n", h);
+	}
+}
+
+/* Derived metrics: name = num / den * scale, the first alternative whose
+ * two events are present. */
+static const struct derived {
+	const char *name, *num, *den;
+	double scale;
+} derived_metrics[] = {
+	{"IPC", "PAPI_TOT_INS", "PAPI_TOT_CYC", 1},
+	{"IPC", "instructions", "cycles", 1},
+	{"IPC", "instructions", "cpu-cycles", 1},
+	{"L1D misses / 1000 ins.", "PAPI_L1_DCM", "PAPI_TOT_INS", 1000},
+	{"L1D load miss rate", "PAPI_L1_LDM", "PAPI_LD_INS", 1},
+	{"L1D load miss rate", "L1-dcache-load-misses", "L1-dcache-loads", 1},
+	{"L2 miss rate", "PAPI_L2_TCM", "PAPI_L2_TCA", 1},
+	{"L2 data read miss rate", "PAPI_L2_DCM", "PAPI_L2_DCA", 1},
+	{"L2 store miss rate", "PAPI_L2_STM", "PAPI_L2_DCW", 1},
+	{"L2 instruction miss rate", "PAPI_L2_ICM", "PAPI_L2_ICA", 1},
+	{"L3 miss rate", "PAPI_L3_TCM", "PAPI_L3_TCA", 1},
+	{"LLC load miss rate", "LLC-load-misses", "LLC-loads", 1},
+	{"cache miss rate", "cache-misses", "cache-references", 1},
+	{"branch misprediction rate", "PAPI_BR_MSP", "PAPI_BR_CN", 1},
+	{"branch misprediction rate", "PAPI_BR_MSP", "PAPI_BR_INS", 1},
+	{"branch misprediction rate", "branch-misses", "branch-instructions", 1},
+	{"branch misprediction rate", "branch-misses", "branches", 1},
+	{"stall cycle share", "PAPI_STL_ICY", "PAPI_TOT_CYC", 1},
+};
+
+/* Q1, median, Q3 of col over the XUs of type t (all types when t < 0);
+ * scratch holds nxus doubles. Returns the number of values. */
+static size_t type_quartiles(const struct report *r, const double *col, long t, double *scratch,
+			     double q[3])
+{
+	size_t m = 0;
+	for (size_t i = 0; i < r->nxus; i++)
+		if ((t < 0 || r->type_of[i] == (uint32_t)t) && !pmcf_is_missing(col[i]))
+			scratch[m++] = col[i];
+	qsort(scratch, m, sizeof(double), report_cmp_dbl);
+	q[0] = report_quantile(scratch, m, 0.25);
+	q[1] = report_quantile(scratch, m, 0.5);
+	q[2] = report_quantile(scratch, m, 0.75);
+	return m;
+}
+
+static void section_types(struct report *r, double *scratch, double *ratio)
+{
+	FILE *h = r->html;
+	const pmcf_profile *p = r->p;
+	size_t *count = calloc(r->ntypes ? r->ntypes : 1, sizeof(size_t));
+	double *dur = calloc(r->ntypes ? r->ntypes : 1, sizeof(double));
+	if (!count || !dur)
+		goto out;
+	double total = 0;
+	for (size_t i = 0; i < r->nxus; i++) {
+		pmcf_xu x;
+		if (pmcf_profile_xu_get(p, i, &x))
+			continue;
+		count[x.type]++;
+		dur[x.type] += (double)(x.end_ns - x.start_ns);
+		total += (double)(x.end_ns - x.start_ns);
+	}
+	char b1[64], b2[64];
+	fputs("<h2 id=\"types\">XU types</h2>\n<table class=\"num\">\n"
+	      "<tr><th>type</th><th>kind</th><th>location</th><th>XUs</th><th>total time (ms)</th>"
+	      "<th>share of time</th></tr>\n",
+	      h);
+	for (uint32_t t = 0; t < r->ntypes; t++) {
+		pmcf_xu_type ty;
+		if (pmcf_profile_type_get(p, t, &ty))
+			continue;
+		fputs("<tr><td class=\"l\"><a href=\"#type", h);
+		fprintf(h, "%u\">", t);
+		report_esc(h, ty.name);
+		fprintf(h, "</a></td><td class=\"l\">%s</td><td class=\"l\">", pmcf_xu_kind_name(ty.kind));
+		report_esc(h, ty.location);
+		fprintf(h, "</td><td>%zu</td><td>%s</td><td>%.1f%%</td></tr>\n", count[t],
+			report_num(dur[t] / 1e6, b1, sizeof(b1)), total > 0 ? 100 * dur[t] / total : 0.0);
+	}
+	fputs("</table>\n<div class=\"cards\">\n", h);
+
+	for (uint32_t t = 0; t < r->ntypes; t++) {
+		pmcf_xu_type ty;
+		if (pmcf_profile_type_get(p, t, &ty) || !count[t])
+			continue;
+		fprintf(h, "<div class=\"card\"><h3 id=\"type%u\">", t);
+		report_esc(h, ty.name);
+		fprintf(h, " <small>(%s, %zu XUs)</small></h3>\n", pmcf_xu_kind_name(ty.kind), count[t]);
+		fputs("<table class=\"num\">\n<tr><th>event</th><th>values</th><th>Q1</th><th>median</th>"
+		      "<th>Q3</th></tr>\n",
+		      h);
+		for (size_t ev = 0; ev < r->nev; ev++) {
+			double q[3];
+			size_t m = type_quartiles(r, pmcf_profile_column_const(p, ev), t, scratch, q);
+			fputs("<tr><td class=\"l\">", h);
+			report_esc(h, pmcf_profile_event_name(p, ev));
+			fprintf(h, "</td><td>%zu</td>", m);
+			for (int k = 0; k < 3; k++)
+				fprintf(h, "<td>%s</td>", report_num(q[k], b1, sizeof(b1)));
+			fputs("</tr>\n", h);
+		}
+		fputs("</table>\n", h);
+		/* derived metrics */
+		int any = 0;
+		const char *done[sizeof(derived_metrics) / sizeof(derived_metrics[0])];
+		size_t ndone = 0;
+		for (size_t d = 0; d < sizeof(derived_metrics) / sizeof(derived_metrics[0]); d++) {
+			const struct derived *dm = &derived_metrics[d];
+			int seen = 0;
+			for (size_t k = 0; k < ndone; k++)
+				seen |= strcmp(done[k], dm->name) == 0;
+			long a = pmcf_profile_event_find(p, dm->num), b = pmcf_profile_event_find(p, dm->den);
+			if (seen || a < 0 || b < 0)
+				continue;
+			const double *ca = pmcf_profile_column_const(p, (size_t)a);
+			const double *cb = pmcf_profile_column_const(p, (size_t)b);
+			double sa = 0, sb = 0;
+			for (size_t i = 0; i < r->nxus; i++) {
+				ratio[i] = PMCF_MISSING;
+				if (r->type_of[i] != t || pmcf_is_missing(ca[i]) || pmcf_is_missing(cb[i]))
+					continue;
+				sa += ca[i];
+				sb += cb[i];
+				if (cb[i] != 0)
+					ratio[i] = ca[i] / cb[i] * dm->scale;
+			}
+			if (sb == 0)
+				continue;
+			done[ndone++] = dm->name;
+			if (!any) {
+				fputs("<table class=\"num\">\n<tr><th>derived metric</th><th>type</th><th>Q1</th>"
+				      "<th>median</th><th>Q3</th></tr>\n",
+				      h);
+				any = 1;
+			}
+			double q[3];
+			type_quartiles(r, ratio, t, scratch, q);
+			fputs("<tr><td class=\"l\" title=\"", h);
+			report_esc(h, dm->num);
+			fputs(" / ", h);
+			report_esc(h, dm->den);
+			if (dm->scale != 1)
+				fprintf(h, " &times; %g", dm->scale);
+			fprintf(h, "\">%s</td><td>%s</td>", dm->name, report_num(sa / sb * dm->scale, b2, sizeof(b2)));
+			for (int k = 0; k < 3; k++)
+				fprintf(h, "<td>%s</td>", report_num(q[k], b1, sizeof(b1)));
+			fputs("</tr>\n", h);
+		}
+		if (any)
+			fputs("</table>\n", h);
+		fputs("</div>\n", h);
+	}
+	fputs("</div>\n<p class=\"note\">Derived metrics: &ldquo;type&rdquo; is &Sigma;numerator / "
+	      "&Sigma;denominator over the XUs of the type; the quartiles are those of the per-XU ratio; hover "
+	      "over a metric for its definition.</p>\n",
+	      h);
+out:
+	free(count);
+	free(dur);
+}
+
+/* ---- running gnuplot, assembling the page --------------------------------------------------- */
+
+static void rm_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (d) {
+		struct dirent *de;
+		char path[4096];
+		while ((de = readdir(d)))
+			if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+				snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+				unlink(path);
+			}
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+static int run_gnuplot(struct report *r)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/plots.gp", r->tmpdir);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return pmcfi_fail(-errno, "cannot write in '%s': %s", r->tmpdir, strerror(errno));
+	fwrite(r->gp_buf, 1, r->gp_len, f);
+	if (fclose(f))
+		return pmcfi_fail(-errno, "cannot write in '%s': %s", r->tmpdir, strerror(errno));
+	const char *bin = r->gnuplot;
+	if (!bin || !*bin)
+		bin = getenv("PMCF_GNUPLOT");
+	if (!bin || !*bin)
+		bin = "gnuplot";
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+		return pmcfi_fail(-errno, "cannot start gnuplot: %s", strerror(errno));
+	if (pid == 0) {
+		if (chdir(r->tmpdir) == 0 && freopen("gnuplot.log", "w", stderr) && freopen("/dev/null", "w", stdout)) {
+			execlp(bin, bin, "plots.gp", (char *)NULL);
+			fprintf(stderr, "@@EXEC %s\n", strerror(errno));
+			fflush(stderr);
+		}
+		_exit(127);
+	}
+	int ws;
+	while (waitpid(pid, &ws, 0) < 0)
+		if (errno != EINTR)
+			return pmcfi_fail(-errno, "waiting for gnuplot: %s", strerror(errno));
+	if (WIFEXITED(ws) && WEXITSTATUS(ws) == 0)
+		return 0;
+	/* the first line gnuplot (or exec) wrote */
+	char line[512] = "";
+	snprintf(path, sizeof(path), "%s/gnuplot.log", r->tmpdir);
+	f = fopen(path, "r");
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (strspn(line, " \t\n^") != strlen(line))
+				break;
+		fclose(f);
+	}
+	line[strcspn(line, "\n")] = 0;
+	if (!strncmp(line, "@@EXEC ", 7))
+		return pmcfi_fail(PMCF_ENOTSUP, "cannot run %s: %s (install gnuplot, e.g. apt-get install gnuplot-nox)",
+				 bin, line + 7);
+	if (WIFSIGNALED(ws))
+		return pmcfi_fail(PMCF_EPROGRAM, "gnuplot was killed by signal %d", WTERMSIG(ws));
+	return pmcfi_fail(PMCF_EPROGRAM, "gnuplot failed (status %d): %s", WEXITSTATUS(ws),
+			  line[0] ? line : "no message");
+}
+
+static int embed_file(const struct report *r, FILE *out, const char *name)
+{
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", r->tmpdir, name);
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return pmcfi_fail(-ENOENT, "gnuplot wrote no %s", name);
+	fputs("data:image/png;base64,", out);
+	unsigned char in[3 * 1024];
+	char enc[4 * 1024];
+	size_t n;
+	while ((n = fread(in, 1, sizeof(in), f)) > 0) {
+		size_t o = 0;
+		for (size_t i = 0; i < n; i += 3) {
+			unsigned v = (unsigned)in[i] << 16 | (i + 1 < n ? (unsigned)in[i + 1] << 8 : 0) |
+				     (i + 2 < n ? in[i + 2] : 0);
+			enc[o++] = tab[v >> 18 & 63];
+			enc[o++] = tab[v >> 12 & 63];
+			enc[o++] = i + 1 < n ? tab[v >> 6 & 63] : '=';
+			enc[o++] = i + 2 < n ? tab[v & 63] : '=';
+		}
+		fwrite(enc, 1, o, out);
+		if (n < sizeof(in))
+			break;
+	}
+	fclose(f);
+	return 0;
+}
+
+static const char css[] =
+	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0 auto;"
+	"max-width:1320px;padding:0 24px 48px;color:#1d1d1f}\n"
+	"h1{font-size:24px;margin:24px 0 4px}h2{font-size:19px;margin-top:34px;border-bottom:1px solid #ddd;"
+	"padding-bottom:4px}h3{font-size:15px;margin:22px 0 6px}h3 small{font-weight:normal;color:#666}\n"
+	"table{border-collapse:collapse;margin:6px 0 10px}th,td{padding:3px 10px;border-bottom:1px solid #eee}\n"
+	"th{background:#f6f6f8;text-align:left;font-weight:600}table.num td{text-align:right;"
+	"font-variant-numeric:tabular-nums}table.num td.l{text-align:left}table.kv th{width:160px}\n"
+	"table.kv td{word-break:break-all}\n"
+	"figure{display:inline-block;margin:8px 16px 16px 0;vertical-align:top}figure img{display:inline-block;"
+	"border:1px solid #eee;margin-right:6px}\nfigcaption{color:#444;max-width:1130px;margin-top:4px}\n"
+	".note{color:#555;font-size:13px}nav a{margin-right:14px}\n"
+	".cards{display:flex;flex-wrap:wrap;gap:8px 28px;align-items:flex-start}.card table{font-size:13px}\n"
+	".card td,.card th{padding:2px 7px}\n"
+	".grid{display:flex;flex-wrap:wrap;gap:0 4px}.grid figure{margin:4px 4px 8px 0}\n";
+
+/* The page's own check that every image decoded: sets data-images-ok on
+ * <html> (tests/e2e/report.sh reads it from Chromium's DOM). */
+static const char img_check[] =
+	"<script>window.addEventListener('load',function(){var im=document.images,ok=0;"
+	"for(var i=0;i<im.length;i++)if(im[i].complete&&im[i].naturalWidth>0)ok++;"
+	"document.documentElement.setAttribute('data-images',im.length);"
+	"document.documentElement.setAttribute('data-images-ok',ok);});</script>\n";
+
+static int make_tmpdir(struct report *r)
+{
+	const char *base = r->tmpbase;
+	if (!base || !*base)
+		base = getenv("TMPDIR");
+	if (!base || !*base)
+		base = "/tmp";
+	size_t n = strlen(base) + 32;
+	if (!(r->tmpdir = malloc(n)))
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	snprintf(r->tmpdir, n, "%s/pmcfuse-report.XXXXXX", base);
+	if (!mkdtemp(r->tmpdir)) {
+		int e = errno;
+		free(r->tmpdir);
+		r->tmpdir = NULL;
+		return pmcfi_fail(-e, "cannot create a temporary folder in '%s': %s", base, strerror(e));
+	}
+	return 0;
+}
+
+static int build(struct report *r, const struct report_pair *user, size_t nuser, unsigned nplots)
+{
+	const pmcf_profile *p = r->p;
+	FILE *h = r->html;
+	double *scratch = malloc((r->nxus ? r->nxus : 1) * sizeof(double));
+	double *ratio = malloc((r->nxus ? r->nxus : 1) * sizeof(double));
+	struct report_pair *pairs = calloc(nuser + nplots + 1, sizeof(*pairs));
+	if (!scratch || !ratio || !pairs || (r->nxus && !r->type_of)) {
+		free(scratch);
+		free(ratio);
+		free(pairs);
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	}
+	const char *prog = pmcf_profile_meta_get(p, PMCF_META_PROGRAM);
+	const char *src = pmcf_profile_meta_get(p, PMCF_META_SOURCE);
+	int truth = pmcf_profile_ntruth(p) || pmcf_profile_meta_get(p, PMCF_META_SIM_SPEC);
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>pmcfuse report: ", h);
+	report_esc(h, prog ? prog : r->path);
+	fprintf(h, "</title>\n<style>\n%s%s</style>\n%s%s</head>\n<body>\n<h1>pmcfuse report: ", css,
+		report_svg_css, img_check, report_svg_script);
+	report_esc(h, prog ? prog : r->path);
+	fputs("</h1>\n<p class=\"note\">", h);
+	report_esc(h, src ? src : "unknown");
+	fprintf(h, " profile, %zu XUs, %zu events. Generated by pmcfuse %s.</p>\n", r->nxus, r->nev,
+		pmcf_version());
+	fputs("<noscript><p class=\"note\">The plots&rsquo; axis numbers, zoom and pan need JavaScript; hover "
+	      "values work without it.</p></noscript>\n",
+	      h);
+	fputs("<nav><a href=\"#meta\">run</a><a href=\"#types\">XU types</a><a href=\"#timeline\">timeline</a>"
+	      "<a href=\"#distributions\">distributions</a><a href=\"#scatter\">event pairs</a>",
+	      h);
+	if (truth)
+		fputs("<a href=\"#truth\">ground truth</a>", h);
+	if (r->nrefs)
+		fputs("<a href=\"#accuracy\">accuracy</a>", h);
+	if (pmcf_profile_has_provenance(p) && pmcf_profile_nsources(p))
+		fputs("<a href=\"#provenance\">provenance</a>", h);
+	if (pmcf_profile_has_provenance(p))
+		fputs("<a href=\"#match\">match distances</a>", h);
+	if (pmcf_profile_has_coverage(p))
+		fputs("<a href=\"#coverage\">coverage</a>", h);
+	fputs("</nav>\n", h);
+	section_meta(r);
+	section_types(r, scratch, ratio);
+	report_section_timeline(r);
+	report_section_distributions(r, scratch);
+	size_t np = report_choose_pairs(r, user, nuser, nplots, pairs, nuser + nplots);
+	report_section_scatter(r, pairs, np);
+	if (truth)
+		report_section_truth(r);
+	if (r->nrefs)
+		report_section_tmd(r);
+	report_section_provenance(r);
+	report_section_match(r);
+	report_section_consistency(r);
+	report_section_coverage(r);
+	fputs("</body>\n</html>\n", h);
+	free(scratch);
+	free(ratio);
+	free(pairs);
+	return 0;
+}
+
+
+/* ---- the public API ------------------------------------------------------------ */
+
+/* The first published pmcf_report_opts ends after tmpdir. */
+#define OPTS_ABI0 (offsetof(pmcf_report_opts, tmpdir) + sizeof(const char *))
+
+static int compare_refs(struct report *r)
+{
+	pmcf_epd_opts eo = PMCF_EPD_OPTS_INIT;
+	eo.bins = r->bins;
+	r->epd_err = pmcf_epd_compute(r->p, r->refs, r->nrefs, &eo, &r->epd);
+	if (r->epd_err == PMCF_ENOMEM) {
+		const char *d = pmcf_errdetail();
+		if (d && d[0])
+			return r->epd_err;
+		return pmcfi_fail(r->epd_err, "cannot compute the EPD: %s", pmcf_strerror(r->epd_err));
+	}
+	pmcf_correrr_result *ce = NULL;
+	if (pmcf_correrr_compute(r->p, r->refs, r->nrefs, &ce) == 0)
+		r->correrr = pmcf_correrr_value(ce);
+	pmcf_correrr_result_free(ce);
+	return 0;
+}
+
+int pmcf_report_new(const pmcf_profile *p, const pmcf_profile *const *refs, size_t nrefs,
+		    const pmcf_report_opts *opts, pmcf_report **out)
+{
+	pmcfi_clear_error();
+	if (!out)
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_report_new: out is NULL");
+	*out = NULL;
+	if (!p || (nrefs && !refs))
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_report_new: no profile or no references");
+	pmcf_report_opts o = PMCF_REPORT_OPTS_INIT;
+	int st = pmcfi_struct_in("pmcf_report_opts", &o, opts, OPTS_ABI0, sizeof(o));
+	if (st)
+		return st;
+	if (o.plots > PMCF_REPORT_MAX_PLOTS || o.bins < 1 || o.bins > PMCF_REPORT_MAX_BINS ||
+	    o.points < PMCF_REPORT_MIN_POINTS || o.points > PMCF_REPORT_MAX_POINTS ||
+	    o.npairs > PMCF_REPORT_MAX_PAIRS || (o.npairs && !o.pairs))
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_report_opts: a value out of range");
+	size_t nev = pmcf_profile_nevents(p);
+	for (size_t k = 0; k < 2 * o.npairs; k++)
+		if (o.pairs[k] >= nev)
+			return pmcfi_fail(PMCF_EINVAL, "pmcf_report_opts: pair event %zu of %zu events", o.pairs[k],
+					  nev);
+	pmcf_report *rep = calloc(1, sizeof(*rep));
+	if (!rep)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	struct report *r = &rep->r;
+	r->p = p;
+	r->refs = refs;
+	r->nrefs = nrefs;
+	r->refnames = nrefs ? o.refnames : NULL;
+	r->path = o.name ? o.name : "profile";
+	r->gnuplot = o.gnuplot;
+	r->tmpbase = o.tmpdir;
+	r->bins = o.bins;
+	r->scatter_max = o.points;
+	r->correrr = NAN;
+	r->nxus = pmcf_profile_nxus(p);
+	r->nev = nev;
+	r->ntypes = pmcf_profile_ntypes(p);
+	struct report_pair user[PMCF_REPORT_MAX_PAIRS];
+	for (size_t k = 0; k < o.npairs; k++)
+		user[k] = (struct report_pair){o.pairs[2 * k], o.pairs[2 * k + 1], 0, NAN, NAN, NAN, 1};
+	if (nrefs)
+		st = compare_refs(r);
+	if (st == 0) {
+		r->type_of = malloc((r->nxus ? r->nxus : 1) * sizeof(uint32_t));
+		for (size_t i = 0; r->type_of && i < r->nxus; i++) {
+			pmcf_xu x;
+			r->type_of[i] = pmcf_profile_xu_get(p, i, &x) ? 0 : x.type;
+		}
+		r->html = open_memstream(&r->html_buf, &r->html_len);
+		r->gp = open_memstream(&r->gp_buf, &r->gp_len);
+		if (!r->html || !r->gp || !r->type_of)
+			st = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	}
+	if (st == 0)
+		st = make_tmpdir(r);
+	if (st == 0)
+		st = build(r, user, o.npairs, o.plots);
+	if (r->html && fflush(r->html) && st == 0)
+		st = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	if (r->gp && fflush(r->gp) && st == 0)
+		st = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	if (st == 0 && r->nimg)
+		st = run_gnuplot(r);
+	if (st) {
+		pmcf_report_free(rep);
+		return st;
+	}
+	*out = rep;
+	return 0;
+}
+
+int pmcf_report_write(const pmcf_report *rep, FILE *f)
+{
+	pmcfi_clear_error();
+	if (!rep || !f)
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_report_write: no report or no stream");
+	const struct report *r = &rep->r;
+	const char *s = r->html_buf, *end = r->html_buf + r->html_len;
+	while (s < end) {
+		const char *m = strstr(s, "@@IMG:");
+		if (!m) {
+			fwrite(s, 1, (size_t)(end - s), f);
+			break;
+		}
+		fwrite(s, 1, (size_t)(m - s), f);
+		const char *e = strstr(m + 6, "@@");
+		if (!e)
+			break;
+		char name[64];
+		snprintf(name, sizeof(name), "%.*s", (int)(e - m - 6), m + 6);
+		int st = embed_file(r, f, name);
+		if (st)
+			return st;
+		s = e + 2;
+	}
+	if (ferror(f))
+		return pmcfi_fail(-EIO, "cannot write the report");
+	return 0;
+}
+
+void pmcf_report_free(pmcf_report *rep)
+{
+	if (!rep)
+		return;
+	struct report *r = &rep->r;
+	if (r->tmpdir)
+		rm_tree(r->tmpdir);
+	free(r->tmpdir);
+	if (r->html)
+		fclose(r->html);
+	if (r->gp)
+		fclose(r->gp);
+	free(r->html_buf);
+	free(r->gp_buf);
+	free(r->type_of);
+	pmcf_epd_result_free(r->epd);
+	free(rep);
+}

@@ -1,0 +1,181 @@
+/* The report through its public API (include/pmcfuse/report.h): the page of
+ * a simulated profile, options checked, the gnuplot failure reported with
+ * nothing left in the temporary folder, and the numbers for people. */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+#include "pmcfuse/profile.h"
+#include "pmcfuse/report.h"
+#include "pmcfuse/sim.h"
+
+static pmcf_profile *sim_profile(unsigned seed)
+{
+	char spec[64];
+	snprintf(spec, sizeof(spec), "cholesky,blocks=4,seed=%u", seed);
+	pmcf_sim_spec *s = NULL;
+	assert_int_equal(pmcf_sim_spec_parse(spec, &s), 0);
+	const char *ev[] = {"PAPI_TOT_INS", "PAPI_TOT_CYC"};
+	pmcf_profile *p = NULL;
+	pmcf_sim_opts so = PMCF_SIM_OPTS_INIT;
+	assert_int_equal(pmcf_sim_record(s, ev, 2, &so, &p), 0);
+	pmcf_sim_spec_free(s);
+	return p;
+}
+
+static char *page_of(const pmcf_report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(pmcf_report_write(r, f), 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+static void test_report_page(void **state)
+{
+	(void)state;
+	pmcf_profile *p = sim_profile(1);
+	size_t pair[2] = {(size_t)pmcf_profile_event_find(p, "PAPI_TOT_CYC"),
+			  (size_t)pmcf_profile_event_find(p, "PAPI_TOT_INS")};
+	pmcf_report_opts o = PMCF_REPORT_OPTS_INIT;
+	o.plots = 1;
+	o.pairs = pair;
+	o.npairs = 1;
+	o.name = "a <name>.pmcf";
+	pmcf_report *r = NULL;
+	assert_int_equal(pmcf_report_new(p, NULL, 0, &o, &r), 0);
+	char *page = page_of(r);
+	assert_true(!strncmp(page, "<!DOCTYPE html>\n", 16));
+	assert_non_null(strstr(page, "a &lt;name&gt;.pmcf"));
+	assert_non_null(strstr(page, "<h2 id=\"scatter\">"));
+	assert_non_null(strstr(page, "PAPI_TOT_INS against PAPI_TOT_CYC"));
+	assert_non_null(strstr(page, "<h2 id=\"truth\">"));
+	assert_null(strstr(page, "@@IMG:"));
+	assert_non_null(strstr(page, "</html>\n"));
+	/* the same options give the same page */
+	pmcf_report *r2 = NULL;
+	assert_int_equal(pmcf_report_new(p, NULL, 0, &o, &r2), 0);
+	char *page2 = page_of(r2);
+	assert_string_equal(page, page2);
+	free(page);
+	free(page2);
+	pmcf_report_free(r);
+	pmcf_report_free(r2);
+	pmcf_report_free(NULL);
+	pmcf_profile_free(p);
+}
+
+static void test_report_opts(void **state)
+{
+	(void)state;
+	pmcf_profile *p = sim_profile(1);
+	size_t bad_pair[2] = {0, 99};
+	static const struct {
+		int line;
+		unsigned plots, bins, points;
+		int pair, size;
+	} rows[] = {
+		{__LINE__, 41, 10, 5000, 0, 0},    /* too many plots */
+		{__LINE__, 6, 0, 5000, 0, 0},      /* no bins */
+		{__LINE__, 6, 31, 5000, 0, 0},     /* too many bins */
+		{__LINE__, 6, 10, 99, 0, 0},       /* too few points */
+		{__LINE__, 6, 10, 100001, 0, 0},   /* too many points */
+		{__LINE__, 6, 10, 5000, 1, 0},     /* a pair beyond the events */
+		{__LINE__, 6, 10, 5000, 0, 1},     /* a size smaller than the first version */
+	};
+	for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+		pmcf_report_opts o = PMCF_REPORT_OPTS_INIT;
+		o.plots = rows[k].plots;
+		o.bins = rows[k].bins;
+		o.points = rows[k].points;
+		if (rows[k].pair) {
+			o.pairs = bad_pair;
+			o.npairs = 1;
+		}
+		if (rows[k].size)
+			o.size = offsetof(pmcf_report_opts, pairs);
+		pmcf_report *r = (pmcf_report *)&o;
+		int err = pmcf_report_new(p, NULL, 0, &o, &r);
+		if (err != PMCF_EINVAL || r || !pmcf_errdetail()[0])
+			fail_msg("row at line %d: err %d, detail '%s'", rows[k].line, err, pmcf_errdetail());
+	}
+	assert_int_equal(pmcf_report_new(p, NULL, 0, NULL, NULL), PMCF_EINVAL);
+	assert_int_equal(pmcf_report_write(NULL, stdout), PMCF_EINVAL);
+	pmcf_profile_free(p);
+}
+
+/* With references the TMD heat map needs gnuplot: a binary that cannot run
+ * is PMCF_ENOTSUP, and the temporary folder is gone. */
+static void test_report_gnuplot_missing(void **state)
+{
+	(void)state;
+	const char *tmp = getenv("PMCF_TEST_TMP");
+	if (!tmp)
+		skip();
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s/report-tmp", tmp);
+	mkdir(dir, 0700);
+	pmcf_profile *p = sim_profile(1), *ref[2] = {sim_profile(2), sim_profile(3)};
+	pmcf_report_opts o = PMCF_REPORT_OPTS_INIT;
+	o.gnuplot = "/nonexistent/gnuplot";
+	o.tmpdir = dir;
+	pmcf_report *r = NULL;
+	assert_int_equal(pmcf_report_new(p, (const pmcf_profile *const *)ref, 2, &o, &r), PMCF_ENOTSUP);
+	assert_null(r);
+	assert_non_null(strstr(pmcf_errdetail(), "cannot run /nonexistent/gnuplot"));
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	struct dirent *de;
+	size_t n = 0;
+	while ((de = readdir(d)))
+		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	closedir(d);
+	assert_int_equal(n, 0);
+	pmcf_profile_free(p);
+	pmcf_profile_free(ref[0]);
+	pmcf_profile_free(ref[1]);
+}
+
+static void test_report_human(void **state)
+{
+	(void)state;
+	static const struct {
+		int line;
+		double v;
+		int ns;
+		const char *want;
+	} rows[] = {
+		{__LINE__, 812, 0, "812"},      {__LINE__, 0.5, 0, "0.5"},
+		{__LINE__, 1210, 0, "1.21 k"},  {__LINE__, 3.4e9, 0, "3.4 G"},
+		{__LINE__, 812, 1, "812 ns"},   {__LINE__, 3.4e6, 1, "3.4 ms"},
+		{__LINE__, 1.2e9, 1, "1.2 s"},  {__LINE__, PMCF_MISSING, 0, "-"},
+	};
+	char buf[32];
+	for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++)
+		if (strcmp(pmcf_report_human(buf, sizeof(buf), rows[k].v, rows[k].ns), rows[k].want))
+			fail_msg("row at line %d: '%s', want '%s'", rows[k].line, buf, rows[k].want);
+	assert_true(pmcf_report_event_is_ns("duration"));
+	assert_true(pmcf_report_event_is_ns("task-clock:u"));
+	assert_false(pmcf_report_event_is_ns("task-clocks"));
+	assert_false(pmcf_report_event_is_ns("PAPI_TOT_INS"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_report_page),
+		cmocka_unit_test(test_report_opts),
+		cmocka_unit_test(test_report_gnuplot_missing),
+		cmocka_unit_test(test_report_human),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

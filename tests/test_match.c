@@ -2,7 +2,8 @@
  * assignment on hand cases where greedy pairing is wrong, the information
  * weighting of the linking events (an uninformative linking event with a
  * large spread must not decide the pairing), a run-level shift, the k-d
- * split over many XUs, and surplus XUs. */
+ * split over many XUs, and surplus XUs; --impute K (impute.c): the median
+ * of the K nearest XUs instead of the paired XU's value. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -106,11 +107,14 @@ static pmcf_profile *mk(const char *const *events, size_t ne, const double *v, s
 	return p;
 }
 
+static unsigned impute; /* opts.impute of fuse() */
+
 static pmcf_profile *fuse(int strategy, pmcf_profile *a, pmcf_profile *b, pmcf_combine_stats *st)
 {
 	pmcf_profile *in[2] = {a, b};
 	pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
 	o.strategy = strategy;
+	o.impute = impute;
 	pmcf_profile *out = NULL;
 	memset(st, 0, sizeof(*st));
 	st->size = sizeof(*st);
@@ -255,6 +259,68 @@ static void test_name(void **state)
 	assert_int_equal(pmcf_strategy_ordered(PMCF_COMBINE_MATCH), 1);
 }
 
+/* --impute K (impute.c): input 0's XU (e0 = 100) pairs with input 1's XU
+ * e0 = 100, whose e2 is 50; the nearest on e0 are 100, 101, 99, 102, 98
+ * (e2 50, 10, 12, 14, 16), and two far XUs (e0 ~ 10000, e2 999) are
+ * never among them. Copying gives 50; the median of the 3 nearest 12, of
+ * the 5 nearest 14; provenance: input 1, XU -1; input 1's own (surplus)
+ * XUs keep their values. */
+static void test_impute_median(void **state)
+{
+	(void)state;
+	static const char *const ea[] = {"e0", "e1"}, *const eb[] = {"e0", "e2"};
+	static const double va[] = {100, 7};
+	static const double vb[] = {10000, 999, 98, 16, 102, 14, 100, 50, 99, 12, 101, 10, 10050, 999};
+	static const char *const lb[] = {"0.0", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6"};
+	static const struct {
+		int strategy;
+		unsigned k;
+		double want;
+	} cases[] = {
+		{PMCF_COMBINE_BC, 0, 50},    {PMCF_COMBINE_BC, 3, 12},    {PMCF_COMBINE_BC, 5, 14},
+		{PMCF_COMBINE_MATCH, 5, 14}, {PMCF_COMBINE_BC, 64, 16}, /* 7 XUs: 10 12 14 16 50 999 999 */
+	};
+	pmcf_profile *a = mk(ea, 2, va, 1, LAB), *b = mk(eb, 2, vb, 7, lb);
+	for (size_t t = 0; t < sizeof(cases) / sizeof(cases[0]); t++) {
+		pmcf_combine_stats st;
+		impute = cases[t].k;
+		pmcf_profile *f = fuse(cases[t].strategy, a, b, &st);
+		size_t e2 = (size_t)pmcf_profile_event_find(f, "e2");
+		assert_int_equal(pmcf_profile_nxus(f), 7);
+		if (pmcf_profile_value(f, 0, e2) != cases[t].want)
+			fail_msg("case %zu: e2 %g, want %g", t, pmcf_profile_value(f, 0, e2), cases[t].want);
+		int32_t s;
+		int64_t x;
+		assert_int_equal(pmcf_profile_provenance_get(f, 0, e2, &s, &x), 0);
+		assert_int_equal(s, 1);
+		assert_int_equal(x, cases[t].k ? -1 : 3); /* imputed: no single XU */
+		const char *m = pmcf_profile_meta_get(f, "combine_impute");
+		if (cases[t].k)
+			assert_int_equal(strtoul(m ? m : "0", NULL, 10), cases[t].k);
+		else
+			assert_null(m);
+		for (size_t g = 1; g < 7; g++) { /* input 1's own XUs: copies */
+			assert_int_equal(pmcf_profile_provenance_get(f, g, e2, &s, &x), 0);
+			assert_true(s == 1 && x >= 0);
+			assert_true(pmcf_profile_value(f, g, e2) == pmcf_profile_value(b, (size_t)x, 1));
+		}
+		pmcf_profile_free(f);
+	}
+	/* not for an unordered strategy, nor beyond 64 */
+	pmcf_profile *in[2] = {a, b}, *out = NULL;
+	pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
+	o.strategy = PMCF_COMBINE_RANDOM;
+	o.impute = 5;
+	assert_int_equal(pmcf_combine((const pmcf_profile *const *)in, 2, &o, &out, NULL), PMCF_EINVAL);
+	o.strategy = PMCF_COMBINE_BC;
+	o.impute = 65;
+	assert_int_equal(pmcf_combine((const pmcf_profile *const *)in, 2, &o, &out, NULL), PMCF_EINVAL);
+	assert_null(out);
+	impute = 0;
+	pmcf_profile_free(a);
+	pmcf_profile_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_split_exact),
 		cmocka_unit_test(test_surplus),
 		cmocka_unit_test(test_name),
+		cmocka_unit_test(test_impute_median),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

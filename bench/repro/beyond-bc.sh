@@ -9,13 +9,15 @@
 # seed 7, shared by every strategy), the executions used, and the combine's
 # wall time (`combine --threads 1`, and bc with its default threads).
 # Writes docs/results/beyond-bc.csv and docs/results/beyond-bc.svg.
-# SEEDS (default 5: seeds 1017, 2017, ...), MACHINES, WORKLOADS, STRATEGIES;
+# SEEDS (default 5: seeds 1017, 2017, ...), MACHINES, WORKLOADS, STRATEGIES
+# (a strategy NAME+iK is `--strategy NAME --impute K`, e.g. bc+i5);
 # EVAL=truth skips the references, EPD and Correlation Error (the slow part:
 # each epd/correrr against ~200 references takes about a minute on the 2-core
 # VM; truth and the combines take seconds).
 # Profiles stay in $WORK/bb-*; existing references and campaigns are reused
 # (REUSE=0 to record them again). BB_FROM_CSV=FILE only redoes the summary
-# and the plot from a CSV of an earlier run.
+# and the plot from a CSV of an earlier run. BB_CSV / BB_SVG: other output
+# files (default docs/results/beyond-bc.csv / .svg).
 source "$(dirname "$0")/common.sh"
 SEEDS=${SEEDS:-5}
 MACHINES=${MACHINES:-"xeon32 xeon192"}
@@ -24,6 +26,7 @@ STRATEGIES=${STRATEGIES:-"bc lgl random match"}
 REUSE=${REUSE:-1}
 EVAL=${EVAL:-all}
 out=${BB_CSV:-$RESULTS/beyond-bc.csv}
+svg=${BB_SVG:-$RESULTS/beyond-bc.svg}
 tmp=$WORK/beyond-bc.csv.tmp
 echo "machine,workload,strategy,seed,executions,xus,truth_median,truth_p90,truth_missing,epd,correrr,combine_s,combine_threads" >"$tmp"
 name_of() { # loops,schedule=static -> loops-static
@@ -59,7 +62,9 @@ for m in $MACHINES_RUN; do
 			for s in $STRATEGIES; do
 				f=$d/$s-$k.pmcf
 				thr=1
-				t=$(secs pm combine -q --strategy "$s" --seed $seed --threads 1 -o "$f" "$ex"/exec-*.pmcf)
+				imp=() # NAME+iK: --impute K
+				case $s in *+i*) imp=(--impute "${s##*+i}") ;; esac
+				t=$(secs pm combine -q --strategy "${s%%+*}" "${imp[@]}" --seed $seed --threads 1 -o "$f" "$ex"/exec-*.pmcf)
 				if [ "$s" = bc ]; then # bc with its default threads too
 					t2=$(secs pm combine -q --strategy bc -o "$f" "$ex"/exec-*.pmcf)
 					echo "$m,$n,bc-threads,$k,$nexec,,,,,,,$t2,default" >>"$tmp"
@@ -86,9 +91,9 @@ awk -F, 'NR > 1 && $3 != "bc-threads" {k = $1 "," $2 "," $3; n[k]++; tm[k, n[k]]
 		return c % 2 ? v[(c + 1) / 2] : (v[c / 2] + v[c / 2 + 1]) / 2}
 	END {for (k in keys) printf "%s,%d,%.4f,%.4f,%.4f,%.4f\n", k, n[k], med(tm, k, n[k]), med(ep, k, n[k]), med(ce, k, n[k]), med(ti, k, n[k])}' "$out" |
 	sort -t, -k1,1 -k2,2 -k3,3 >"$summary"
-printf '%-8s %-15s %-8s %5s %8s %8s %8s %8s %9s %8s\n' machine workload strategy seeds truth epd correrr time_s truth/bc epd/bc
+printf '%-8s %-15s %-10s %5s %8s %8s %8s %8s %9s %8s\n' machine workload strategy seeds truth epd correrr time_s truth/bc epd/bc
 awk -F, '{b[$1 "," $2 "," $3] = $0} END {for (k in b) {split(b[k], a, ","); r = b[a[1] "," a[2] ",bc"]; split(r, z, ",");
-	printf "%-8s %-15s %-8s %5d %8.4f %8.4f %8.4f %8.3f %9.3f %8.3f\n", a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], (z[5] > 0 ? a[5] / z[5] : 0), (z[6] > 0 ? a[6] / z[6] : 0)}}' "$summary" | sort -k1,1 -k2,2 -k3,3
+	printf "%-8s %-15s %-10s %5d %8.4f %8.4f %8.4f %8.3f %9.3f %8.3f\n", a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], (z[5] > 0 ? a[5] / z[5] : 0), (z[6] > 0 ? a[6] / z[6] : 0)}}' "$summary" | sort -k1,1 -k2,2 -k3,3
 # the plot: median truth error per workload and machine, one bar per strategy
 plot=$WORK/bb-plot.dat
 {
@@ -99,7 +104,7 @@ plot=$WORK/bb-plot.dat
 } >"$plot"
 gnuplot <<EOF
 set terminal svg size 900,420 font "sans,11"
-set output "$RESULTS/beyond-bc.svg"
+set output "$svg"
 set title "Median truth error (median over $SEEDS seeds), lower is better"
 set style data histograms
 set style histogram clustered gap 1
@@ -110,4 +115,4 @@ set xtics rotate by -30
 set yrange [0:*]
 plot for [i=2:$(( $(echo $STRATEGIES | wc -w) + 1 ))] "$plot" using i:xtic(1) title columnheader(i)
 EOF
-log "wrote $out and $RESULTS/beyond-bc.svg"
+log "wrote $out and $svg"

@@ -39,8 +39,13 @@ typedef struct pmcf_combine_opts {
 	int partial;              /* 1: inputs that are sets of a plan may lack some sets,
 				   * and inputs marked incomplete are fused (the result is
 				   * marked incomplete) */
+	unsigned impute;          /* ordered strategies (bc family, match): 0 copies each value
+				   * from the paired XU; K (1..64) replaces every value taken
+				   * from another execution by the median of that event over
+				   * the K nearest XUs of that execution (same group, match's
+				   * linking metric); provenance: that source, XU -1 */
 } pmcf_combine_opts;
-#define PMCF_COMBINE_OPTS_INIT {sizeof(pmcf_combine_opts), PMCF_COMBINE_BC, 1, 0, NULL, 0, 0}
+#define PMCF_COMBINE_OPTS_INIT {sizeof(pmcf_combine_opts), PMCF_COMBINE_BC, 1, 0, NULL, 0, 0, 0}
 
 /* What a combination did. */
 typedef struct pmcf_combine_stats {

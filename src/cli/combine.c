@@ -11,7 +11,7 @@
 
 static const char usage[] =
 	"usage: pmcfuse combine [--strategy S] [--seed N] [--threads N] [--force] [--partial]\n"
-	"                       [-v] [--quiet] [--json] -o OUT IN...\n\n"
+	"                       [--impute K] [-v] [--quiet] [--json] -o OUT IN...\n\n"
 	"Fuses execution profiles of one program (each monitoring part of the events)\n"
 	"into OUT, in which every XU has a value for every event. Every value keeps its\n"
 	"source profile and XU, and every XU a match distance (`show`). Executions of a\n"
@@ -27,6 +27,10 @@ static const char usage[] =
 	"                 match    minimum-cost matching on the linking events weighted by\n"
 	"                          how well they predict each input's new events (bc's order)\n"
 	"  --seed N       seed of the random choices (default 1)\n"
+	"  --impute K     bc family and match: each value taken from another execution\n"
+	"                 becomes the median of that event over the K (1..64) nearest\n"
+	"                 XUs of that execution on match's linking metric, not a copy of\n"
+	"                 the paired XU's (provenance: the execution, XU -1)\n"
 	"  --threads N    bc family: XU types clustered at once (default: the online CPUs;\n"
 	"                 the result is the same for any N)\n"
 	"  --force        fuse profiles of different programs, arguments or workloads\n"
@@ -41,7 +45,7 @@ static const char usage[] =
 	"                 inputs, xus, events, partial_xus, labels (lgl), grid (bc\n"
 	"                 family), match (distance quantiles)\n";
 
-enum { OPT_STRATEGY = 256, OPT_SEED, OPT_FORCE, OPT_THREADS, OPT_PARTIAL };
+enum { OPT_STRATEGY = 256, OPT_SEED, OPT_FORCE, OPT_THREADS, OPT_PARTIAL, OPT_IMPUTE };
 
 /* Inputs that are sets of a plan (record --plan, run --keep) go in set
  * order, whatever the order of the arguments: bc needs the plan's order. */
@@ -135,6 +139,7 @@ int cmd_combine(int argc, char **argv)
 		{"force", no_argument, NULL, OPT_FORCE},
 		{"threads", required_argument, NULL, OPT_THREADS},
 		{"partial", no_argument, NULL, OPT_PARTIAL},
+		{"impute", required_argument, NULL, OPT_IMPUTE},
 		{"output", required_argument, NULL, 'o'},
 		CLI_OUTPUT_LONGOPTS,
 		CLI_JSON_LONGOPT,
@@ -143,7 +148,7 @@ int cmd_combine(int argc, char **argv)
 	pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
 	int json = 0;
 	const char *out = NULL;
-	unsigned long seed = 1, threads = 0;
+	unsigned long seed = 1, threads = 0, impute = 0;
 	int c;
 	optind = 0;
 	opterr = 0;
@@ -170,12 +175,19 @@ int cmd_combine(int argc, char **argv)
 			if (cli_parse_uint(verb, "--threads", optarg, 1, 64, &threads))
 				return CLI_EUSAGE;
 			break;
+		case OPT_IMPUTE:
+			if (cli_parse_uint(verb, "--impute", optarg, 1, 64, &impute))
+				return CLI_EUSAGE;
+			break;
 		case ':': return cli_usage_error(verb, "%s needs a value", argv[optind - 1]);
 		default: return cli_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	o.seed = seed;
 	o.threads = (unsigned)threads;
+	o.impute = (unsigned)impute;
+	if (impute && !pmcf_strategy_ordered(o.strategy))
+		return cli_usage_error(verb, "--impute needs --strategy bc, bc-unlabeled or match");
 	if (!out)
 		return cli_usage_error(verb, "missing -o OUT");
 	if (optind >= argc)

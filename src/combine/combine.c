@@ -730,7 +730,7 @@ static int set_meta(struct cmb *c)
 	static const char *const drop[] = {PMCF_META_SOURCE,      PMCF_META_SEED,
 					   PMCF_META_START_TIME,  PMCF_META_EXIT_STATUS,
 					   PMCF_META_COMPLETE,    PMCF_META_STRATEGY,
-					   "inputs",              "combine_seed"};
+					   "inputs",              "combine_seed", "combine_impute"};
 	const pmcf_profile *p0 = c->in[0];
 	int err = 0;
 	for (size_t i = 0; i < pmcf_profile_meta_count(p0) && !err; i++) {
@@ -779,6 +779,10 @@ static int set_meta(struct cmb *c)
 		err = pmcf_profile_meta_set(c->out, "inputs", js);
 	if (!err && strategy_of(c->opts->strategy)->seeded)
 		err = pmcf_profile_meta_set(c->out, "combine_seed", seed);
+	if (!err && c->opts->impute) {
+		snprintf(seed, sizeof(seed), "%u", c->opts->impute);
+		err = pmcf_profile_meta_set(c->out, "combine_impute", seed);
+	}
 	if (!err)
 		err = pmcf_profile_meta_set(c->out, PMCF_META_COMPLETE, complete ? "1" : "0");
 	if (!err)
@@ -805,6 +809,9 @@ int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opt
 	if (err)
 		return err;
 	opts = &given;
+	if (opts->impute && (!strategy_of(opts->strategy)->ordered || opts->impute > 64))
+		return pmcfi_fail(PMCF_EINVAL, "impute %u: needs 1..64 and a strategy of the bc family "
+				  "or match (not %s)", opts->impute, pmcf_strategy_name(opts->strategy));
 	pmcf_combine_stats local;
 	memset(&local, 0, sizeof(local));
 	struct cmb c = {.in = in, .n = n, .opts = opts, .stats = &local};
@@ -820,6 +827,8 @@ int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opt
 		err = add_xus(&c);
 	if (!err)
 		err = fill_values(&c);
+	if (!err)
+		err = cmbi_impute(&c);
 	if (!err)
 		err = set_base_labels(&c);
 	if (!err)

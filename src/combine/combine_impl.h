@@ -68,6 +68,9 @@ int cmbi_lgl(struct cmb *c);
 int cmbi_random(struct cmb *c);
 int cmbi_bc(struct cmb *c); /* bc, bc-unlabeled (c->opts->strategy) */
 int cmbi_match(struct cmb *c); /* match.c */
+/* After fill_values: c->opts->impute > 0 replaces the values taken from
+ * other executions by the median over their K nearest XUs (impute.c). */
+int cmbi_impute(struct cmb *c);
 /* Test hook: nonzero makes BC grid every remaining XU in every iteration
  * instead of the active ones only (same result, slower). */
 extern int cmbi_bc_all_active;

@@ -214,6 +214,72 @@ int cmbi_match_metric(const double *x, const double *y, size_t n, size_t k, size
 	return cholesky(mm, k, l) == 0 ? 0 : -1;
 }
 
+double cmbi_match_log(double v) { return flog(v); }
+
+int cmbi_match_embed(double *zp, size_t np, double *zc, size_t nc, double *y, size_t k, size_t m)
+{
+	double *tmp = malloc((np + nc + 1) * sizeof(double)), *tmp2 = malloc((np + nc + 1) * sizeof(double));
+	double *mws = malloc((4 * k * k + 2 * k * m + k + m + 1) * sizeof(double));
+	double *l = malloc((k * k + 1) * sizeof(double));
+	int err = 0;
+	if (!tmp || !tmp2 || !mws || !l || k > 64) {
+		err = -1;
+		goto out;
+	}
+	/* 1. standardised by the median and MAD pooled over both sides: a
+	 * per-side median falls anywhere between the modes of a bimodal
+	 * column (local/remote placement) */
+	for (size_t a = 0; a < k; a++) {
+		for (size_t q = 0; q < np; q++)
+			tmp2[q] = zp[q * k + a];
+		for (size_t q = 0; q < nc; q++)
+			tmp2[np + q] = zc[q * k + a];
+		double med, scl;
+		robust_scale(tmp2, np + nc, tmp, &med, &scl);
+		for (size_t q = 0; q < np; q++)
+			zp[q * k + a] = isnan(zp[q * k + a]) || !(scl > 1e-12) ? 0 : (zp[q * k + a] - med) / scl;
+		for (size_t q = 0; q < nc; q++)
+			zc[q * k + a] = isnan(zc[q * k + a]) || !(scl > 1e-12) ? 0 : (zc[q * k + a] - med) / scl;
+	}
+	for (size_t b = 0; b < m; b++) {
+		double sum = 0;
+		size_t cnt = 0;
+		for (size_t q = 0; q < nc; q++)
+			if (!isnan(y[q * m + b])) {
+				sum += y[q * m + b];
+				cnt++;
+			}
+		for (size_t q = 0; q < nc; q++) /* missing: the mean (no evidence) */
+			if (isnan(y[q * m + b]))
+				y[q * m + b] = cnt ? sum / (double)cnt : 0;
+	}
+	/* 2-3. the metric and the features z = L^T x */
+	if (cmbi_match_metric(zc, y, nc, k, m, l, mws) != 0) {
+		memset(l, 0, k * k * sizeof(*l));
+		for (size_t a = 0; a < k; a++)
+			l[a * k + a] = 1;
+	}
+	for (size_t side = 0; side < 2; side++) {
+		double *z = side ? zc : zp;
+		size_t cnt = side ? nc : np;
+		for (size_t q = 0; q < cnt; q++) {
+			double w[64];
+			for (size_t a = 0; a < k; a++) {
+				w[a] = 0;
+				for (size_t b = a; b < k; b++)
+					w[a] += l[b * k + a] * z[q * k + b];
+			}
+			memcpy(z + q * k, w, k * sizeof(double));
+		}
+	}
+out:
+	free(tmp);
+	free(tmp2);
+	free(mws);
+	free(l);
+	return err;
+}
+
 /* ---- the k-d split and the leaves ------------------------------------------ */
 
 struct kd {
@@ -337,10 +403,7 @@ static int match_group(struct cmb *c, size_t i, const struct step *s, const uint
 {
 	size_t k = s->k, m = s->m, n = np > nc ? np : nc;
 	double *zp = malloc((np * k + 1) * sizeof(double)), *zc = malloc((nc * k + 1) * sizeof(double));
-	double *xc = malloc((nc * k + 1) * sizeof(double)), *y = malloc((nc * m + 1) * sizeof(double));
-	double *tmp = malloc((np + nc + 1) * sizeof(double)), *tmp2 = malloc((np + nc + 1) * sizeof(double));
-	double *mws = malloc((4 * k * k + 2 * k * m + k + m + 1) * sizeof(double));
-	double *l = malloc((k * k + 1) * sizeof(double));
+	double *y = malloc((nc * m + 1) * sizeof(double));
 	struct sidx *sp = malloc((np + 1) * sizeof(*sp)), *sc = malloc((nc + 1) * sizeof(*sc));
 	struct kd t = {.zp = zp, .zc = zc, .k = k};
 	t.cost = malloc(LEAF * LEAF * sizeof(double));
@@ -349,64 +412,27 @@ static int match_group(struct cmb *c, size_t i, const struct step *s, const uint
 	t.outp = malloc((n + 1) * sizeof(uint32_t));
 	t.outc = malloc((n + 1) * sizeof(uint32_t));
 	int err = 0;
-	if (!zp || !zc || !xc || !y || !tmp || !mws || !l || !sp || !sc || !t.cost || !t.ws ||
+	if (!zp || !zc || !y || !sp || !sc || !t.cost || !t.ws ||
 	    !t.rowof || !t.outp || !t.outc) {
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory matching XUs");
 		goto out;
 	}
-	/* 1. log, standardised per side */
 	for (size_t a = 0; a < k; a++) {
 		size_t e = s->ecom[a];
 		const double *col = pmcf_profile_column_const(c->in[i], (size_t)c->evidx[i][e]);
 		for (size_t q = 0; q < np; q++)
 			zp[q * k + a] = flog(row_value(c, pr[q], e, i));
 		for (size_t q = 0; q < nc; q++)
-			xc[q * k + a] = flog(col[cx[q]]);
-		/* pooled over both sides: a per-side median falls anywhere between
-		 * the modes of a bimodal column (local/remote placement) */
-		for (size_t q = 0; q < np; q++)
-			tmp2[q] = zp[q * k + a];
-		for (size_t q = 0; q < nc; q++)
-			tmp2[np + q] = xc[q * k + a];
-		double med, scl;
-		robust_scale(tmp2, np + nc, tmp, &med, &scl);
-		for (size_t q = 0; q < np; q++)
-			zp[q * k + a] = isnan(zp[q * k + a]) || !(scl > 1e-12) ? 0 : (zp[q * k + a] - med) / scl;
-		for (size_t q = 0; q < nc; q++)
-			xc[q * k + a] = isnan(xc[q * k + a]) || !(scl > 1e-12) ? 0 : (xc[q * k + a] - med) / scl;
+			zc[q * k + a] = flog(col[cx[q]]);
 	}
 	for (size_t b = 0; b < m; b++) {
 		const double *col = pmcf_profile_column_const(c->in[i], (size_t)c->evidx[i][s->eadd[b]]);
-		double sum = 0;
-		size_t cnt = 0;
 		for (size_t q = 0; q < nc; q++)
-			if (!isnan(y[q * m + b] = flog(col[cx[q]]))) {
-				sum += y[q * m + b];
-				cnt++;
-			}
-		for (size_t q = 0; q < nc; q++) /* missing: the mean (no evidence) */
-			if (isnan(y[q * m + b]))
-				y[q * m + b] = cnt ? sum / (double)cnt : 0;
+			y[q * m + b] = flog(col[cx[q]]);
 	}
-	/* 2-3. the metric and the features */
-	if (cmbi_match_metric(xc, y, nc, k, m, l, mws) != 0) {
-		memset(l, 0, k * k * sizeof(*l));
-		for (size_t a = 0; a < k; a++)
-			l[a * k + a] = 1;
-	}
-	for (size_t side = 0; side < 2; side++) {
-		const double *x = side ? xc : zp;
-		double *z = side ? zc : zp;
-		size_t cnt = side ? nc : np;
-		for (size_t q = 0; q < cnt; q++) {
-			double w[64];
-			for (size_t a = 0; a < k; a++) { /* z = L^T x */
-				w[a] = 0;
-				for (size_t b = a; b < k; b++)
-					w[a] += l[b * k + a] * x[q * k + b];
-			}
-			memcpy(z + q * k, w, k * sizeof(double));
-		}
+	if (cmbi_match_embed(zp, np, zc, nc, y, k, m) != 0) {
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory matching XUs");
+		goto out;
 	}
 	/* 4. the assignment */
 	for (size_t q = 0; q < np; q++)
@@ -436,12 +462,7 @@ static int match_group(struct cmb *c, size_t i, const struct step *s, const uint
 out:
 	free(zp);
 	free(zc);
-	free(xc);
 	free(y);
-	free(tmp);
-	free(tmp2);
-	free(mws);
-	free(l);
 	free(sp);
 	free(sc);
 	free(t.cost);

@@ -15,4 +15,15 @@ int cmbi_match_assign(const double *cost, size_t nr, size_t nc, double *ws, int3
  * m doubles. -1 when M could not be factored. */
 int cmbi_match_metric(const double *x, const double *y, size_t n, size_t k, size_t m, double *l,
 		      double *ws);
+
+/* log(1 + v) of a value (NaN for a missing one): match's feature scale. */
+double cmbi_match_log(double v);
+
+/* match's linking space, in place: zp (np x k) and zc (nc x k) hold log
+ * linking values of the two sides (NaN missing), y (nc x m) the log added
+ * events of side c (NaN missing; replaced by the column mean). Each linking
+ * column is standardised by its median and MAD pooled over both sides,
+ * then z = L^T x with L the metric's factor learnt on side c (the identity
+ * when it cannot be learnt). k <= 64. -1 out of memory. */
+int cmbi_match_embed(double *zp, size_t np, double *zc, size_t nc, double *y, size_t k, size_t m);
 #endif

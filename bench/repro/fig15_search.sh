@@ -33,7 +33,7 @@ pairs_of() { # profile refs
 	join <(awk '{print $1 "," $2, $3, $4}' "$e") <(awk '{print $1 "," $2, $3, $4}' "$c") | tr ',' ' '
 	rm -f "$e" "$c"
 }
-echo "machine,workload,seed,event_a,event_b,tmd_lgl,spread_lgl,tmd_bc,spread_bc,spearman_lgl,spearman_bc,spearman_ref,ce_lgl,ce_bc,blind_spot" >"$tmp"
+echo "machine,workload,k,event_a,event_b,tmd_lgl,spread_lgl,tmd_bc,spread_bc,spearman_lgl,spearman_bc,spearman_ref,ce_lgl,ce_bc,blind_spot" >"$tmp"
 for m in $MACHINES; do
 	for w in $WORKLOADS; do
 		d=$PROFILES-$m-$w
@@ -58,8 +58,12 @@ mv "$tmp" "$out"
 # (machine, workload); clearest = found in most seeds, then largest
 # min(TMD ratio, CE ratio) over those seeds
 awk -F, 'NR > 1 {n[$1 " " $2]++; b[$1 " " $2] += $15} END {for (k in n) printf "%-8s %-9s %5d pair-seeds searched, %3d blind spots\n", substr(k, 1, index(k, " ") - 1), substr(k, index(k, " ") + 1), n[k], b[k]}' "$out" | sort
-echo "candidates (machine workload A B: seeds where it holds / seeds searched, smallest TMD(LGL)/TMD(BC), smallest CE(BC)/CE(LGL)):"
-awk -F, 'NR > 1 {k = $1 " " $2 " " $4 " " $5; n[k]++; if ($15) {h[k]++; t = $6 / $8; c = $13 > 0 ? $14 / $13 : 1e9
-	if (!(k in mt) || t < mt[k]) mt[k] = t; if (!(k in mc) || c < mc[k]) mc[k] = c}}
-	END {for (k in h) printf "%d %.4g %s %d/%d %.2f %.2f\n", h[k], (mt[k] < mc[k] ? mt[k] : mc[k]), k, h[k], n[k], mt[k], mc[k]}' "$out" |
-	sort -k1,1nr -k2,2gr | cut -d' ' -f3- | head -n "${TOP:-15}"
+# candidates, clearest first: per machine, workload and pair, the seeds where
+# the blind spot holds, then the score min(TMD(LGL)/TMD(BC), CE(BC)/CE(LGL))
+# in its worst seed (> 1: LGL's TMD higher and its CE lower in every seed).
+# With no blind spot the first lines are the closest pairs.
+echo "candidates (machine workload A B: seeds where the blind spot holds / seeds searched, worst-seed TMD(LGL)/TMD(BC), worst-seed CE(BC)/CE(LGL), score):"
+awk -F, 'NR > 1 {k = $1 " " $2 " " $4 " " $5; n[k]++; h[k] += $15; t = $8 > 0 ? $6 / $8 : 1e9; c = $13 > 0 ? $14 / $13 : 1e9
+	if (!(k in mt) || t < mt[k]) mt[k] = t; if (!(k in mc) || c < mc[k]) mc[k] = c}
+	END {for (k in n) {sc = mt[k] < mc[k] ? mt[k] : mc[k]; printf "%d %.6g %s %d/%d %.3g %.3g %.3g\n", h[k], sc, k, h[k], n[k], mt[k], mc[k], sc}}' "$out" |
+	sort -k1,1nr -k2,2gr | cut -d" " -f3- | awk -v top="${TOP:-15}" "NR <= top"

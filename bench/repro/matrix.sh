@@ -7,8 +7,9 @@
 # events). Writes docs/results/matrix.csv and prints the ratios random/BC and
 # LGL/BC. About 40 s per workload and machine on a 2-core VM (the references,
 # ~200 executions of -e all, take most of it); MACHINES, WORKLOADS,
-# STRATEGIES and REPEATS (fused profiles per strategy, seeds 1017, 2017, ...)
-# change that. Leaves the profiles in $WORK/mx-*.
+# STRATEGIES and REPEATS (fused profiles per strategy, seeds 1017, 2017, ...;
+# column `seed`) change that: the references (--seed 7) are made once per
+# workload and machine and serve every seed. Leaves the profiles in $WORK/mx-*.
 source "$(dirname "$0")/common.sh"
 REPEATS=${REPEATS:-1}
 MACHINES=${MACHINES:-"xeon32 xeon192"}
@@ -17,7 +18,7 @@ STRATEGIES=${STRATEGIES:-"bc lgl ctc random"}
 MODEL=${MODEL:-}                  # e.g. ",model=v1"
 out=${MATRIX_CSV:-$RESULTS/matrix.csv}
 tmp=$out.tmp
-echo "machine,workload,strategy,xus,makespan_s,epd,pairs_excluded,truth_median,truth_p90,truth_missing" >"$tmp"
+echo "machine,workload,strategy,xus,makespan_s,epd,pairs_excluded,truth_median,truth_p90,truth_missing,seed" >"$tmp"
 for m in $MACHINES; do
 	for w in $WORKLOADS; do
 		n=$(name_of "$w"); d=$WORK/mx-$m-$n; rm -rf "$d"; mkdir -p "$d"
@@ -32,14 +33,12 @@ for m in $MACHINES; do
 				e=$(pm epd --json "$d/$s-$k.pmcf" "$d/refs" | jq -r '"\(.epd),\(.pairs_excluded)"')
 				t=$(pm truth --json "$d/$s-$k.pmcf" | jq -r '"\(.median_rel_error),\(.p90_rel_error),\(.share_missing)"')
 				xus=$(pm show --json "$d/$s-$k.pmcf" | jq .xus)
-				echo "$m,$n,$s,$xus,$(awk -v n="${ms:-0}" 'BEGIN {printf "%.3f", n / 1e9}'),$e,$t" >>"$tmp"
+				echo "$m,$n,$s,$xus,$(awk -v n="${ms:-0}" 'BEGIN {printf "%.3f", n / 1e9}'),$e,$t,$seed" >>"$tmp"
 			done
 		done
 	done
 done
 mv "$tmp" "$out"
-# ratios per machine and workload (median over the repeats)
-awk -F, 'NR > 1 {k = $1 "," $2; v[k "," $3] = v[k "," $3] ? v[k "," $3] : $6; keys[k] = 1}
-	END {printf "%-8s %-15s %8s %8s %8s %8s %11s %9s\n", "machine", "workload", "bc", "lgl", "random", "ctc", "random/bc", "lgl/bc";
-	     for (k in keys) {split(k, a, ","); b = v[k ",bc"];
-	       printf "%-8s %-15s %8.3f %8.3f %8.3f %8.3f %11.2f %9.2f\n", a[1], a[2], b, v[k ",lgl"], v[k ",random"], v[k ",ctc"], b ? v[k ",random"] / b : 0, b ? v[k ",lgl"] / b : 0}}' "$out" | sort -k1,1 -k2,2
+# ratios per machine and workload: median EPD over the seeds, random/BC and
+# LGL/BC per seed (median, min..max) and worst case
+"$(dirname "$0")/matrix_ratios.sh" "$out"

@@ -1305,12 +1305,7 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	if (err)
 		goto out;
-	for (size_t f = 0; f < nf0; f++)
-		ps[c->ftype[f] + 2]++;
-	for (uint32_t t = 0; t < c->ntypes; t++)
-		ps[t + 2] += ps[t + 1];
-	for (size_t f = 0; f < nf0; f++)
-		pidx[ps[c->ftype[f] + 1]++] = (uint32_t)f;
+	cmbi_fused_by_type(c, nf0, pidx, ps);
 	for (size_t x = 0; x < nx; x++) {
 		pmcf_xu xu;
 		pmcf_profile_xu_get(cur, x, &xu);

@@ -47,6 +47,10 @@ uint32_t cmbi_type(const struct cmb *c, size_t j, size_t x);
 /* For every group, the XUs of input j of that group in XU order:
  * idx[start[t] .. start[t+1]). Free idx and start. */
 int cmbi_by_type(const struct cmb *c, size_t j, uint32_t **idx, size_t **start);
+/* The fused XUs 0..nf-1 grouped by type, as cmbi_by_type groups an input's:
+ * idx[start[t]..start[t+1]) in fused order; start has ntypes + 2 entries,
+ * zeroed by the caller, idx room for nf */
+void cmbi_fused_by_type(const struct cmb *c, size_t nf, uint32_t *idx, size_t *start);
 
 /* Positional pairing per type: idx[j] / start[j] as from cmbi_by_type,
  * reordered by the caller; the k-th XU of a type in every input form one

@@ -496,12 +496,7 @@ static int step(struct cmb *c, size_t i)
 	}
 	if (s.k > 64)
 		s.k = 64; /* the first 64 linking events (duration first) */
-	for (size_t f = 0; f < nf0; f++)
-		ps[c->ftype[f] + 2]++;
-	for (uint32_t t = 0; t < c->ntypes; t++)
-		ps[t + 2] += ps[t + 1];
-	for (size_t f = 0; f < nf0; f++)
-		pidx[ps[c->ftype[f] + 1]++] = (uint32_t)f;
+	cmbi_fused_by_type(c, nf0, pidx, ps);
 	for (uint32_t t = 0; t < c->ntypes && !err; t++)
 		err = match_group(c, i, &s, pidx + ps[t], ps[t + 1] - ps[t], cidx + cs[t],
 				  cs[t + 1] - cs[t]);

@@ -69,6 +69,16 @@ int cmbi_by_type(const struct cmb *c, size_t j, uint32_t **idx, size_t **start)
 	return 0;
 }
 
+void cmbi_fused_by_type(const struct cmb *c, size_t nf, uint32_t *idx, size_t *start)
+{
+	for (size_t f = 0; f < nf; f++)
+		start[c->ftype[f] + 2]++;
+	for (uint32_t t = 0; t < c->ntypes; t++)
+		start[t + 2] += start[t + 1];
+	for (size_t f = 0; f < nf; f++)
+		idx[start[c->ftype[f] + 1]++] = (uint32_t)f;
+}
+
 int cmbi_zip(struct cmb *c, uint32_t *const *idx, size_t *const *start)
 {
 	for (uint32_t t = 0; t < c->ntypes; t++) {

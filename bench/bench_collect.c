@@ -86,16 +86,19 @@ static double run_tool(char **argv, const char *tool, double *cpu)
 
 static double run_plain(char **argv) { return run_tool(argv, NULL, NULL); }
 
-static const char *EV[] = {"page-faults", "context-switches", "cpu-migrations", "minor-faults",
-			   "task-clock", "cpu-clock"};
-static const char *EV_LIST[] = {NULL, NULL, NULL, NULL,
+static const char *EV[] = {"page-faults",  "context-switches", "cpu-migrations",
+			   "minor-faults", "task-clock",       "cpu-clock"};
+static const char *EV_LIST[] = {NULL,
+				NULL,
+				NULL,
+				NULL,
 				"page-faults,context-switches,cpu-migrations,minor-faults",
 				NULL,
 				"page-faults,context-switches,cpu-migrations,minor-faults,task-clock,"
 				"cpu-clock"};
-static const uint64_t EV_CONFIG[] = {PERF_COUNT_SW_PAGE_FAULTS, PERF_COUNT_SW_CONTEXT_SWITCHES,
+static const uint64_t EV_CONFIG[] = {PERF_COUNT_SW_PAGE_FAULTS,    PERF_COUNT_SW_CONTEXT_SWITCHES,
 				     PERF_COUNT_SW_CPU_MIGRATIONS, PERF_COUNT_SW_PAGE_FAULTS_MIN,
-				     PERF_COUNT_SW_TASK_CLOCK, PERF_COUNT_SW_CPU_CLOCK};
+				     PERF_COUNT_SW_TASK_CLOCK,     PERF_COUNT_SW_CPU_CLOCK};
 
 static double median(double *v, int n);
 
@@ -212,7 +215,7 @@ int main(int argc, char **argv)
 	struct {
 		const char *dir, *name, *a1, *a2;
 		int nev;
-	} cases[] = {{"examples", "cholesky", "16", "128", 4}, {"examples", "cholesky", "10", "96", 4},
+	} cases[] = {{"examples", "cholesky", "16", "128", 4},  {"examples", "cholesky", "10", "96", 4},
 		     {"examples", "knapsack", "20", "12", 4},   {"examples", "knapsack", "20", "12", 6},
 		     {"examples", "loops", "1048576", "10", 4}, {"bench/tasks", "nqueens", "11", "5", 4},
 		     {"bench/tasks", "fib", "27", "14", 4},     {"bench/tasks", "fib", "27", "14", 6},
@@ -220,8 +223,8 @@ int main(int argc, char **argv)
 	const char *perf = "/usr/bin/perf";
 	int have_perf = access(perf, X_OK) == 0;
 	if (have_perf) {
-		char *ps[] = {(char *)perf, "stat", "-x,", "-o", "/dev/null", "-e", "task-clock",
-			      "/bin/true", NULL};
+		char *ps[] = {(char *)perf, "stat",       "-x,",       "-o", "/dev/null",
+			      "-e",         "task-clock", "/bin/true", NULL};
 		pid_t pid = fork();
 		if (pid == 0) {
 			execv(perf, ps);
@@ -232,18 +235,19 @@ int main(int argc, char **argv)
 		have_perf = WIFEXITED(st) && WEXITSTATUS(st) == 0;
 	}
 	if (!have_perf)
-		printf("perf stat: skipped (%s)\n", access(perf, X_OK) == 0 ? "perf stat fails here"
-									 : "no /usr/bin/perf");
+		printf("perf stat: skipped (%s)\n",
+		       access(perf, X_OK) == 0 ? "perf stat fails here" : "no /usr/bin/perf");
 	double rc4, rc6, rd4 = group_read_ns(4, &rc4), rd6 = group_read_ns(6, &rc6);
 	printf("one group read(2) here: %.0f ns with 4 software events, %.0f ns with 6 (task-clock, "
-	       "cpu-clock added); in CPU time %.0f and %.0f ns\n", rd4, rd6, rc4, rc6);
+	       "cpu-clock added); in CPU time %.0f and %.0f ns\n",
+	       rd4, rd6, rc4, rc6);
 	char cpu_rows[32][200];
 	int ncpu_rows = 0;
 	{
 		snprintf(prog, sizeof(prog), "%s/examples/plain", build);
 		char *pa[] = {prog, "1", "1", NULL};
-		char *ps[] = {(char *)perf, "stat", "-x,", "-o", "/dev/null", "-e", (char *)EV_LIST[4],
-			      prog, "1", "1", NULL};
+		char *ps[] = {(char *)perf,       "stat", "-x,", "-o", "/dev/null", "-e",
+			      (char *)EV_LIST[4], prog,   "1",   "1",  NULL};
 		double a[RMAX], b[RMAX], c[RMAX], s[RMAX], rd[RMAX], pr[RMAX], ac[RMAX], pc[RMAX];
 		size_t nx;
 		for (int r = 0; r < R; r++) {
@@ -267,8 +271,8 @@ int main(int argc, char **argv)
 	printf("%-8s %-10s %2s %6s %8s %8s %8s %8s %10s %9s %9s %7s %8s %8s %8s %7s %8s %6s %7s "
 	       "%9s\n",
 	       "example", "args", "ev", "XUs", "plain_s", "perf_s", "prog_s", "rec_s", "perf/plain",
-	       "prog/plain", "rec/plain", "us/XU", "reads/XU", "rec/perf", "setup_ms", "read_ms",
-	       "null_s", "omp/XU", "ours/XU", "ours/perf");
+	       "prog/plain", "rec/plain", "us/XU", "reads/XU", "rec/perf", "setup_ms", "read_ms", "null_s",
+	       "omp/XU", "ours/XU", "ours/perf");
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		snprintf(prog, sizeof(prog), "%s/%s/%s", build, cases[c].dir, cases[c].name);
 		char args[32];
@@ -281,8 +285,17 @@ int main(int argc, char **argv)
 		}
 		int nev = cases[c].nev;
 		char *pa[] = {prog, (char *)cases[c].a1, (char *)cases[c].a2, NULL};
-		char *ps[] = {(char *)perf, "stat", "-x,", "-o", "/dev/null", "-e", (char *)EV_LIST[nev],
-			      prog, (char *)cases[c].a1, (char *)cases[c].a2, NULL};
+		char *ps[] = {(char *)perf,
+			      "stat",
+			      "-x,",
+			      "-o",
+			      "/dev/null",
+			      "-e",
+			      (char *)EV_LIST[nev],
+			      prog,
+			      (char *)cases[c].a1,
+			      (char *)cases[c].a2,
+			      NULL};
 		double tp[RMAX], ts[RMAX], tr[RMAX], tg[RMAX], su[RMAX], rd[RMAX], tn[RMAX];
 		double cp[RMAX], cs[RMAX], cn[RMAX], cg[RMAX]; /* CPU seconds */
 		size_t nx = 0;
@@ -308,9 +321,8 @@ int main(int argc, char **argv)
 		printf("%-8s %-10s %2d %6zu %8.4f %8.4f %8.4f %8.4f %10.3f %9.3f %9.3f %7.2f %8.2f %8.2f "
 		       "%8.2f %7.2f %8.4f %6.2f %7.2f %9.2f\n",
 		       cases[c].name, args, nev, nx, mp, ms, mg, mr, have_perf ? ms / mp : 0, mg / mp,
-		       mr / mp, usxu, usxu * 1e3 / rdn,
-		       have_perf && ms > mp ? (mg - mp) / (ms - mp) : 0, median(su, R) * 1e3,
-		       median(rd, R) * 1e3, mn, omp, ours,
+		       mr / mp, usxu, usxu * 1e3 / rdn, have_perf && ms > mp ? (mg - mp) / (ms - mp) : 0,
+		       median(su, R) * 1e3, median(rd, R) * 1e3, mn, omp, ours,
 		       have_perf && have_null && ms > mp ? (mg - mn) / (ms - mp) : 0);
 		double xp = median(cp, R), xs = median(cs, R), xn = median(cn, R), xg = median(cg, R);
 		double rcn = nev == 6 ? rc6 : rc4;
@@ -326,8 +338,7 @@ int main(int argc, char **argv)
 	printf("\nCPU time (user + sys of the program; perf stat: perf and its program), medians; "
 	       "per XU in group reads of CPU time\n");
 	printf("%-8s %-10s %2s %6s %8s %8s %8s %8s %8s %7s %8s %9s\n", "example", "args", "ev", "XUs",
-	       "plain_c", "perf_c", "null_c", "prog_c", "reads/XU", "ours/XU", "rec/perf",
-	       "ours/perf");
+	       "plain_c", "perf_c", "null_c", "prog_c", "reads/XU", "ours/XU", "rec/perf", "ours/perf");
 	for (int i = 0; i < ncpu_rows; i++)
 		printf("%s\n", cpu_rows[i]);
 	return 0;

@@ -75,8 +75,11 @@ static pmcf_profile *make(size_t j, size_t n, const double *size)
 	for (size_t i = 0; i < n; i++) {
 		snprintf(par, sizeof(par), "0.%zu", i % 4);
 		snprintf(lab, sizeof(lab), "%s.%zu", par, i / 4);
-		pmcf_xu xu = {.type = (uint32_t)(i % 4), .thread = (int32_t)(i % 32), .cpu = -1,
-			      .start_ns = pmcfi_rng_next(&r) % 1000000000ull, .label = lab,
+		pmcf_xu xu = {.type = (uint32_t)(i % 4),
+			      .thread = (int32_t)(i % 32),
+			      .cpu = -1,
+			      .start_ns = pmcfi_rng_next(&r) % 1000000000ull,
+			      .label = lab,
 			      .parent_label = par};
 		xu.end_ns = xu.start_ns + 1000;
 		if ((err = pmcf_profile_xu_add(p, &xu, NULL)))
@@ -124,8 +127,12 @@ static pmcf_profile *make_real(size_t j, size_t n, const double *w)
 	uint64_t clock = 0;
 	for (size_t i = 0; i < n; i++) {
 		snprintf(lab, sizeof(lab), "0.%zu", i);
-		pmcf_xu xu = {.type = i % 50 == 49 ? 1u : 0u, .thread = (int32_t)(i % 2), .cpu = -1,
-			      .start_ns = clock, .label = lab, .parent_label = "0"};
+		pmcf_xu xu = {.type = i % 50 == 49 ? 1u : 0u,
+			      .thread = (int32_t)(i % 2),
+			      .cpu = -1,
+			      .start_ns = clock,
+			      .label = lab,
+			      .parent_label = "0"};
 		clock += 100;
 		xu.end_ns = xu.start_ns + 1000;
 		if ((err = pmcf_profile_xu_add(p, &xu, NULL)))
@@ -158,11 +165,11 @@ static pmcf_profile *make_real(size_t j, size_t n, const double *w)
 static uint64_t digest(const pmcf_profile *p)
 {
 	uint64_t h = 1469598103934665603ull;
-#define MIX(x)                                                                                     \
-	do {                                                                                       \
-		uint64_t m_ = 0;                                                                   \
-		memcpy(&m_, &(x), sizeof(m_) < sizeof(x) ? sizeof(m_) : sizeof(x));               \
-		h = (h ^ m_) * 1099511628211ull;                                                   \
+#define MIX(x)                                                                      \
+	do {                                                                        \
+		uint64_t m_ = 0;                                                    \
+		memcpy(&m_, &(x), sizeof(m_) < sizeof(x) ? sizeof(m_) : sizeof(x)); \
+		h = (h ^ m_) * 1099511628211ull;                                    \
 	} while (0)
 	size_t nx = pmcf_profile_nxus(p), ne = pmcf_profile_nevents(p);
 	for (size_t i = 0; i < nx; i++) {
@@ -237,8 +244,7 @@ int main(int argc, char **argv)
 		else if (strcmp(argv[a], "--shape") == 0 && a + 1 < argc) {
 			a++;
 			shapes = !strcmp(argv[a], "synthetic") ? 1 : !strcmp(argv[a], "real") ? 2 : 3;
-		}
-		else if (strcmp(argv[a], "-s") == 0 && a + 1 < argc && nonly < 8)
+		} else if (strcmp(argv[a], "-s") == 0 && a + 1 < argc && nonly < 8)
 			only[nonly++] = argv[++a];
 		else if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0) {
 			printf("usage: bench_combine [-p PROFILES] [-s STRATEGY]... [--shape S] [--digest] "
@@ -250,8 +256,7 @@ int main(int argc, char **argv)
 			       "  --digest     print a hash of each fused profile and the grid statistics\n"
 			       "  N...         XUs per profile (default 10000 100000 1000000)\n");
 			return 0;
-		}
-		else if (strcmp(argv[a], "-p") == 0 && a + 1 < argc)
+		} else if (strcmp(argv[a], "-p") == 0 && a + 1 < argc)
 			np = strtoul(argv[++a], NULL, 10);
 		else if (ns < 16)
 			sizes[ns++] = strtoul(argv[a], NULL, 10);
@@ -264,8 +269,8 @@ int main(int argc, char **argv)
 	}
 	static const int strategies[] = {PMCF_COMBINE_CTC, PMCF_COMBINE_LGL, PMCF_COMBINE_BC,
 					 PMCF_COMBINE_BC_UNLABELED};
-	printf("%-10s %-9s %-13s %10s %10s %12s %10s\n", "XUs", "shape", "strategy", "seconds",
-	       "cpu s", "vs baseline", "per XU");
+	printf("%-10s %-9s %-13s %10s %10s %12s %10s\n", "XUs", "shape", "strategy", "seconds", "cpu s",
+	       "vs baseline", "per XU");
 	for (size_t k = 0; k < ns * 2; k++) {
 		size_t n = sizes[k / 2];
 		int real = (int)(k % 2);
@@ -312,8 +317,8 @@ int main(int argc, char **argv)
 			printf("%-10zu %-9s %-13s %10.3f %10.3f %11.2fx %8.0fns\n", n, shape,
 			       pmcf_strategy_name(strategies[s]), t, ct, t / base, t / (double)n * 1e9);
 			if (dig)
-				printf("%-10zu %-9s %-13s digest %016llx, %zu grid iterations, dmax %u\n",
-				       n, shape, pmcf_strategy_name(strategies[s]),
+				printf("%-10zu %-9s %-13s digest %016llx, %zu grid iterations, dmax %u\n", n,
+				       shape, pmcf_strategy_name(strategies[s]),
 				       (unsigned long long)digest(out), st.bc_iterations, st.bc_dmax);
 			fflush(stdout);
 			pmcf_profile_free(out);

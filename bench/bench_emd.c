@@ -102,8 +102,8 @@ static json_t *run_pot(const char *file, int reps, char *why, size_t whylen)
 	else {
 		snprintf(script, sizeof(script), "%s", __FILE__);
 		char *slash = strrchr(script, '/');
-		snprintf(slash ? slash + 1 : script, sizeof(script) - (size_t)(slash ? slash + 1 - script : 0),
-			 "pot_emd.py");
+		snprintf(slash ? slash + 1 : script,
+			 sizeof(script) - (size_t)(slash ? slash + 1 - script : 0), "pot_emd.py");
 	}
 	const char *py = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
 	char cmd[8192];
@@ -201,9 +201,12 @@ int main(int argc, char **argv)
 			cnt++;
 			so += ours[k];
 			if (pot) {
-				sp += json_real_value(json_array_get(json_object_get(pot, "us_per_emd"), (size_t)k));
-				sc += json_real_value(json_array_get(json_object_get(pot, "us_per_emd_c"), (size_t)k));
-				double pv = json_real_value(json_array_get(json_object_get(pot, "values"), (size_t)k));
+				sp += json_real_value(
+					json_array_get(json_object_get(pot, "us_per_emd"), (size_t)k));
+				sc += json_real_value(
+					json_array_get(json_object_get(pot, "us_per_emd_c"), (size_t)k));
+				double pv = json_real_value(
+					json_array_get(json_object_get(pot, "values"), (size_t)k));
 				double d = fabs(pv - val[k]);
 				if (d > maxdiff)
 					maxdiff = d;

@@ -77,8 +77,8 @@ int main(int argc, char **argv)
 			for (int k = 0; k < 6; k++) {
 				const pmcf_profile *p = k < 5 ? refs[k] : target;
 				bins += pmcfi_tmd_hist(&g, pmcf_profile_column_const(p, a),
-						       pmcf_profile_column_const(p, b), NULL, pmcf_profile_nxus(p),
-						       acc, w, pts, &used);
+						       pmcf_profile_column_const(p, b), NULL,
+						       pmcf_profile_nxus(p), acc, w, pts, &used);
 			}
 		}
 	double base = now() - t0;

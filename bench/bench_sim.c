@@ -20,12 +20,12 @@ static double now(void)
 }
 
 static const char *const events[] = {
-    "PAPI_TOT_INS", "PAPI_TOT_CYC", "PAPI_REF_CYC", "PAPI_L1_DCM", "PAPI_L1_ICM", "PAPI_L1_LDM",
-    "PAPI_L1_STM",  "PAPI_L2_DCA",  "PAPI_L2_DCR",  "PAPI_L2_DCW", "PAPI_L2_STM", "PAPI_L2_TCW",
-    "PAPI_L2_TCM",  "PAPI_L2_ICM",  "PAPI_L2_ICH",  "PAPI_L2_ICA", "PAPI_L2_ICR", "PAPI_L3_ICA",
-    "PAPI_L3_ICR",  "PAPI_L3_DCR",  "PAPI_L3_DCW",  "PAPI_L3_TCA", "PAPI_L3_TCM", "PAPI_L3_TCW",
-    "PAPI_TLB_IM",  "PAPI_BR_INS",  "PAPI_BR_CN",   "PAPI_BR_NTK", "PAPI_BR_MSP", "PAPI_LD_INS",
-    "PAPI_SR_INS",  "PAPI_FDV_INS", "PAPI_STL_ICY",
+	"PAPI_TOT_INS", "PAPI_TOT_CYC", "PAPI_REF_CYC", "PAPI_L1_DCM", "PAPI_L1_ICM", "PAPI_L1_LDM",
+	"PAPI_L1_STM",  "PAPI_L2_DCA",  "PAPI_L2_DCR",  "PAPI_L2_DCW", "PAPI_L2_STM", "PAPI_L2_TCW",
+	"PAPI_L2_TCM",  "PAPI_L2_ICM",  "PAPI_L2_ICH",  "PAPI_L2_ICA", "PAPI_L2_ICR", "PAPI_L3_ICA",
+	"PAPI_L3_ICR",  "PAPI_L3_DCR",  "PAPI_L3_DCW",  "PAPI_L3_TCA", "PAPI_L3_TCM", "PAPI_L3_TCW",
+	"PAPI_TLB_IM",  "PAPI_BR_INS",  "PAPI_BR_CN",   "PAPI_BR_NTK", "PAPI_BR_MSP", "PAPI_LD_INS",
+	"PAPI_SR_INS",  "PAPI_FDV_INS", "PAPI_STL_ICY",
 };
 #define NEV 33
 
@@ -84,8 +84,8 @@ static double sim(const char *spec, pmcf_sim_opts *o, size_t *nxu)
 	return t;
 }
 
-static double best(double (*f)(const char *, pmcf_sim_opts *, size_t *), const char *spec,
-                   pmcf_sim_opts *o, size_t *nxu, int reps)
+static double best(double (*f)(const char *, pmcf_sim_opts *, size_t *), const char *spec, pmcf_sim_opts *o,
+		   size_t *nxu, int reps)
 {
 	double b = 1e9;
 	for (int i = 0; i < reps; i++) {
@@ -108,13 +108,10 @@ int main(void)
 		if (x < b)
 			b = x;
 	}
-	printf(
-	    "bench_sim: cholesky,blocks=66 (%zu XUs), all 33 events (rr, 4 ms) + truth: %.3f s\n",
-	    nxu, t);
+	printf("bench_sim: cholesky,blocks=66 (%zu XUs), all 33 events (rr, 4 ms) + truth: %.3f s\n", nxu, t);
 	printf("  vs target 1 s: %.3f of the budget\n", t / 1.0);
-	printf(
-	    "  vs baseline (fill a profile of the same shape with random numbers, %.3f s): %.2fx\n",
-	    b, t / b);
+	printf("  vs baseline (fill a profile of the same shape with random numbers, %.3f s): %.2fx\n", b,
+	       t / b);
 	o.multiplex = PMCF_MUX_ROC;
 	o.period_ms = 0.1;
 	double tm = best(sim, "cholesky,blocks=66", &o, &nxu, 3);

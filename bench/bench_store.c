@@ -81,8 +81,13 @@ static void do_save(const char *path, size_t nxu, size_t nev, struct report *r)
 			 c = (unsigned)(i / 10 % 100), d = (unsigned)(i % 10);
 		snprintf(par, sizeof(par), "%u.%u.%u", a + 1, b, c);
 		snprintf(lab, sizeof(lab), "%s.%u", par, d);
-		pmcf_xu xu = {.type = ty[i % 4], .thread = (int32_t)(i % 16), .cpu = (int32_t)(i % 16),
-			      .start_ns = i * 1000, .end_ns = i * 1000 + 900, .label = lab, .parent_label = par};
+		pmcf_xu xu = {.type = ty[i % 4],
+			      .thread = (int32_t)(i % 16),
+			      .cpu = (int32_t)(i % 16),
+			      .start_ns = i * 1000,
+			      .end_ns = i * 1000 + 900,
+			      .label = lab,
+			      .parent_label = par};
 		if ((r->err = pmcf_profile_xu_add(p, &xu, NULL)))
 			goto out;
 	}
@@ -206,7 +211,8 @@ int main(int argc, char **argv)
 		else if (strcmp(argv[i], "--cold") == 0)
 			cold = 1;
 		else {
-			fprintf(stderr, "usage: bench_store [--xus N] [--events M] [--repeat R] [--dir DIR] [--cold]\n");
+			fprintf(stderr,
+				"usage: bench_store [--xus N] [--events M] [--repeat R] [--dir DIR] [--cold]\n");
 			return 2;
 		}
 	}
@@ -246,12 +252,13 @@ int main(int argc, char **argv)
 		load_s[k] = l.load_s;
 		build_s = s.build_s;
 		rss_load = rss > rss_load ? rss : rss_load;
-		printf("round %d: save %.3f s, load %.3f s, load peak RSS %.1f MiB\n", k + 1, s.save_s, l.load_s,
-		       rss / 1024.0);
+		printf("round %d: save %.3f s, load %.3f s, load peak RSS %.1f MiB\n", k + 1, s.save_s,
+		       l.load_s, rss / 1024.0);
 	}
 	struct report b, z;
 	long rss_base, rss_none;
-	if (run_child(BASELINE, path, nxu, nev, &b, &rss_base) || run_child(NOTHING, path, 0, 0, &z, &rss_none)) {
+	if (run_child(BASELINE, path, nxu, nev, &b, &rss_base) ||
+	    run_child(NOTHING, path, 0, 0, &z, &rss_none)) {
 		fprintf(stderr, "bench_store: baseline failed\n");
 		return 1;
 	}
@@ -262,11 +269,11 @@ int main(int argc, char **argv)
 	printf("profile store: %zu XUs x %zu events, file %.1f MB, raw counts %.1f MB, %s cache, median of %d\n",
 	       nxu, nev, (double)file_bytes / 1e6, raw / 1e6, cold ? "cold" : "warm", repeat);
 	printf("  build %.3f s (not timed against a target)\n", build_s);
-	printf("  save  %.3f s (min %.3f, max %.3f)  save_s/%.1f = %.2f  %.2f M XUs/s  %.1f M values/s\n", save,
-	       save_s[0], save_s[repeat - 1], TARGET_S, save / TARGET_S, (double)nxu / save / 1e6,
+	printf("  save  %.3f s (min %.3f, max %.3f)  save_s/%.1f = %.2f  %.2f M XUs/s  %.1f M values/s\n",
+	       save, save_s[0], save_s[repeat - 1], TARGET_S, save / TARGET_S, (double)nxu / save / 1e6,
 	       raw / 8 / save / 1e6);
-	printf("  load  %.3f s (min %.3f, max %.3f)  load_s/%.1f = %.2f  %.2f M XUs/s  %.1f M values/s\n", load,
-	       load_s[0], load_s[repeat - 1], TARGET_S, load / TARGET_S, (double)nxu / load / 1e6,
+	printf("  load  %.3f s (min %.3f, max %.3f)  load_s/%.1f = %.2f  %.2f M XUs/s  %.1f M values/s\n",
+	       load, load_s[0], load_s[repeat - 1], TARGET_S, load / TARGET_S, (double)nxu / load / 1e6,
 	       raw / 8 / load / 1e6);
 	printf("  peak RSS: load %.1f MiB, baseline (raw counts only) %.1f MiB, empty child %.1f MiB\n",
 	       rss_load / 1024.0, rss_base / 1024.0, rss_none / 1024.0);

@@ -30,18 +30,18 @@ static const struct {
 	size_t nonzero_at; /* a non-zero byte there (0: none) */
 	int want;
 } check_cases[] = {
-	{__LINE__, 0, 16, 32, 0, 0},                   /* 0: the first version */
-	{__LINE__, 16, 16, 32, 0, 0},                  /* the first version */
-	{__LINE__, 24, 16, 32, 0, 0},                  /* between: older header */
-	{__LINE__, 32, 16, 32, 0, 0},                  /* this library's */
-	{__LINE__, 8, 16, 32, 0, PMCF_EINVAL},         /* smaller than the first */
-	{__LINE__, 15, 16, 32, 0, PMCF_EINVAL},        /* one byte short */
-	{__LINE__, 48, 16, 32, 0, 0},                  /* newer header, tail zero */
-	{__LINE__, 48, 16, 32, 40, PMCF_EINVAL},       /* newer header, tail set */
-	{__LINE__, 48, 16, 32, 47, PMCF_EINVAL},       /* last byte of the tail */
-	{__LINE__, 48, 16, 32, 31, 0},                 /* a known byte: anything */
-	{__LINE__, 33, 32, 32, 32, PMCF_EINVAL},       /* first == known, tail set */
-	{__LINE__, 0, 32, 32, 0, 0},                   /* first == known, 0 */
+	{__LINE__, 0, 16, 32, 0, 0},             /* 0: the first version */
+	{__LINE__, 16, 16, 32, 0, 0},            /* the first version */
+	{__LINE__, 24, 16, 32, 0, 0},            /* between: older header */
+	{__LINE__, 32, 16, 32, 0, 0},            /* this library's */
+	{__LINE__, 8, 16, 32, 0, PMCF_EINVAL},   /* smaller than the first */
+	{__LINE__, 15, 16, 32, 0, PMCF_EINVAL},  /* one byte short */
+	{__LINE__, 48, 16, 32, 0, 0},            /* newer header, tail zero */
+	{__LINE__, 48, 16, 32, 40, PMCF_EINVAL}, /* newer header, tail set */
+	{__LINE__, 48, 16, 32, 47, PMCF_EINVAL}, /* last byte of the tail */
+	{__LINE__, 48, 16, 32, 31, 0},           /* a known byte: anything */
+	{__LINE__, 33, 32, 32, 32, PMCF_EINVAL}, /* first == known, tail set */
+	{__LINE__, 0, 32, 32, 0, 0},             /* first == known, 0 */
 };
 
 static void test_check_table(void **state)
@@ -57,8 +57,7 @@ static void test_check_table(void **state)
 			fail_msg("row at line %d: got %d, want %d", check_cases[i].line, rc,
 				 check_cases[i].want);
 		if (rc && strncmp(pmcf_errdetail(), "t: size ", 8) != 0)
-			fail_msg("row at line %d: detail '%s'", check_cases[i].line,
-				 pmcf_errdetail());
+			fail_msg("row at line %d: detail '%s'", check_cases[i].line, pmcf_errdetail());
 	}
 }
 
@@ -92,16 +91,13 @@ static void test_in_out(void **state)
 	assert_int_equal(d.size, sizeof(d));
 	/* out: a caller that knows only a and b gets those, size says so */
 	struct three res = {sizeof(res), 4, 5, 6}, got = {offsetof(struct three, c), 0, 0, -1};
-	assert_int_equal(pmcfi_struct_out("t", &got, &res, offsetof(struct three, c),
-					  sizeof(res)),
-			 0);
+	assert_int_equal(pmcfi_struct_out("t", &got, &res, offsetof(struct three, c), sizeof(res)), 0);
 	assert_int_equal(got.size, offsetof(struct three, c));
 	assert_int_equal(got.a, 4);
 	assert_int_equal(got.b, 5);
 	assert_int_equal(got.c, -1);
 	got.size = 4;
-	assert_int_equal(pmcfi_struct_out("t", &got, &res, offsetof(struct three, c),
-					  sizeof(res)),
+	assert_int_equal(pmcfi_struct_out("t", &got, &res, offsetof(struct three, c), sizeof(res)),
 			 PMCF_EINVAL);
 }
 
@@ -190,29 +186,25 @@ static const struct {
 	int (*call)(void);
 	int tail_call; /* 0: the call would go on with dummy arguments (no third case) */
 } entry_cases[] = {
-	{__LINE__, "pmcf_mux_summary", sizeof(pmcf_mux_summary), sizeof(pmcf_mux_summary),
-	 call_mux, 1},
-	{__LINE__, "pmcf_match_summary", sizeof(pmcf_match_summary), sizeof(pmcf_match_summary),
-	 call_match, 1},
+	{__LINE__, "pmcf_mux_summary", sizeof(pmcf_mux_summary), sizeof(pmcf_mux_summary), call_mux, 1},
+	{__LINE__, "pmcf_match_summary", sizeof(pmcf_match_summary), sizeof(pmcf_match_summary), call_match,
+	 1},
 	{__LINE__, "pmcf_host_info", sizeof(pmcf_host_info), sizeof(pmcf_host_info), call_host, 1},
-	{__LINE__, "pmcf_cit_options", sizeof(pmcf_cit_options), sizeof(pmcf_cit_options),
-	 call_cit, 1},
-	{__LINE__, "pmcf_collect_opts", sizeof(pmcf_collect_opts),
-	 offsetof(pmcf_collect_opts, chunk_kb), call_collect, 0},
-	{__LINE__, "pmcf_combine_opts", sizeof(pmcf_combine_opts),
-	 offsetof(pmcf_combine_opts, threads), call_combine_opts, 1},
-	{__LINE__, "pmcf_combine_opts", sizeof(pmcf_combine_opts),
-	 offsetof(pmcf_combine_opts, threads), call_combine_check, 1},
+	{__LINE__, "pmcf_cit_options", sizeof(pmcf_cit_options), sizeof(pmcf_cit_options), call_cit, 1},
+	{__LINE__, "pmcf_collect_opts", sizeof(pmcf_collect_opts), offsetof(pmcf_collect_opts, chunk_kb),
+	 call_collect, 0},
+	{__LINE__, "pmcf_combine_opts", sizeof(pmcf_combine_opts), offsetof(pmcf_combine_opts, threads),
+	 call_combine_opts, 1},
+	{__LINE__, "pmcf_combine_opts", sizeof(pmcf_combine_opts), offsetof(pmcf_combine_opts, threads),
+	 call_combine_check, 1},
 	{__LINE__, "pmcf_combine_stats", sizeof(pmcf_combine_stats), sizeof(pmcf_combine_stats),
 	 call_combine_stats, 1},
-	{__LINE__, "pmcf_plan_opts", sizeof(pmcf_plan_opts), offsetof(pmcf_plan_opts, groups),
-	 call_plan, 1},
-	{__LINE__, "pmcf_sim_opts", sizeof(pmcf_sim_opts),
-	 offsetof(pmcf_sim_opts, estimate) + sizeof(int), call_sim, 1},
-	{__LINE__, "pmcf_epd_opts", sizeof(pmcf_epd_opts), offsetof(pmcf_epd_opts, formula),
-	 call_epd, 1},
-	{__LINE__, "pmcf_imix_opts", sizeof(pmcf_imix_opts), offsetof(pmcf_imix_opts, llvm_mca),
-	 call_imix, 0},
+	{__LINE__, "pmcf_plan_opts", sizeof(pmcf_plan_opts), offsetof(pmcf_plan_opts, groups), call_plan, 1},
+	{__LINE__, "pmcf_sim_opts", sizeof(pmcf_sim_opts), offsetof(pmcf_sim_opts, estimate) + sizeof(int),
+	 call_sim, 1},
+	{__LINE__, "pmcf_epd_opts", sizeof(pmcf_epd_opts), offsetof(pmcf_epd_opts, formula), call_epd, 1},
+	{__LINE__, "pmcf_imix_opts", sizeof(pmcf_imix_opts), offsetof(pmcf_imix_opts, llvm_mca), call_imix,
+	 0},
 };
 
 static void set_size(size_t size)
@@ -225,8 +217,7 @@ static void expect_refused(int line, const char *name, int rc, const char *why)
 {
 	const char *d = pmcf_errdetail();
 	if (rc != PMCF_EINVAL || strncmp(d, name, strlen(name)) != 0 || !strstr(d, why))
-		fail_msg("row at line %d (%s): got %d '%s', want PMCF_EINVAL '%s'", line, name, rc, d,
-			 why);
+		fail_msg("row at line %d (%s): got %d '%s', want PMCF_EINVAL '%s'", line, name, rc, d, why);
 }
 
 static void test_entry_points(void **state)
@@ -253,8 +244,7 @@ static void test_entry_points(void **state)
 		set_size(known + 16);
 		int rc = entry_cases[i].call();
 		if (rc == PMCF_EINVAL && strncmp(pmcf_errdetail(), name, strlen(name)) == 0)
-			fail_msg("row at line %d (%s): zero tail refused: %s", line, name,
-				 pmcf_errdetail());
+			fail_msg("row at line %d (%s): zero tail refused: %s", line, name, pmcf_errdetail());
 	}
 	pmcf_sim_spec_free(spec);
 	pmcf_catalog_free(cat);
@@ -305,10 +295,8 @@ static void test_grow(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_check_table),
-		cmocka_unit_test(test_in_out),
-		cmocka_unit_test(test_entry_points),
-		cmocka_unit_test(test_host_sizes),
+		cmocka_unit_test(test_check_table),  cmocka_unit_test(test_in_out),
+		cmocka_unit_test(test_entry_points), cmocka_unit_test(test_host_sizes),
 		cmocka_unit_test(test_grow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

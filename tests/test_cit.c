@@ -22,10 +22,7 @@ static double uniform(void)
 	rng ^= rng << 17;
 	return ((double)(rng >> 11) + 0.5) / 9007199254740992.0;
 }
-static double gauss(void)
-{
-	return sqrt(-2 * log(uniform())) * cos(2 * M_PI * uniform());
-}
+static double gauss(void) { return sqrt(-2 * log(uniform())) * cos(2 * M_PI * uniform()); }
 
 static void test_fit_line(void **state)
 {
@@ -188,12 +185,9 @@ static const struct {
 	unsigned regions;
 	const char *want, *signature;
 } cache_cases[] = {
-	{__LINE__, 0x1, "L1D-hit", "-L1D"},
-	{__LINE__, 0xe, "L1D-miss", "+L1D"},
-	{__LINE__, 0x2, "L2-hit", "+L1D -L2"},
-	{__LINE__, 0xc, "L2-miss", "+L2"},
-	{__LINE__, 0x4, "LL-hit", "+L2 -LL"},
-	{__LINE__, 0x8, "LL-miss", "+LL"},
+	{__LINE__, 0x1, "L1D-hit", "-L1D"},      {__LINE__, 0xe, "L1D-miss", "+L1D"},
+	{__LINE__, 0x2, "L2-hit", "+L1D -L2"},   {__LINE__, 0xc, "L2-miss", "+L2"},
+	{__LINE__, 0x4, "LL-hit", "+L2 -LL"},    {__LINE__, 0x8, "LL-miss", "+LL"},
 	{__LINE__, 0xf, "none", "flat"}, /* every access: loads, instructions */
 	{__LINE__, 0x0, "none", "flat"}, /* nothing: writes, instruction misses */
 	{__LINE__, 0x5, "none", "-L1D +L2 -LL"},
@@ -209,9 +203,8 @@ static void test_cache_table(void **state)
 			pmcf_cit_cache_match m;
 			assert_int_equal(pmcf_cit_cache_classify(&three, b, v, n, 0, &m), 0);
 			if (strcmp(m.category, cache_cases[i].want) != 0)
-				fail_msg("line %d draw %d: got %s (%.3f, %s), want %s",
-					 cache_cases[i].line, rep, m.category, m.confidence,
-					 m.signature, cache_cases[i].want);
+				fail_msg("line %d draw %d: got %s (%.3f, %s), want %s", cache_cases[i].line,
+					 rep, m.category, m.confidence, m.signature, cache_cases[i].want);
 			if (rep == 0)
 				assert_string_equal(m.signature, cache_cases[i].signature);
 			if (strcmp(m.category, "none") != 0)
@@ -261,9 +254,9 @@ static void test_levels_sysfs(void **state)
 	snprintf(root, sizeof(root), "%s/cit_sysfs", tmp);
 	mkdir(root, 0777);
 	static const char *const idx[][3] = {{"1", "Data", "48K\n"},
-					      {"1", "Instruction", "32K\n"},
-					      {"2", "Unified", "1024K\n"},
-					      {"3", "Unified", "32768K\n"}};
+					     {"1", "Instruction", "32K\n"},
+					     {"2", "Unified", "1024K\n"},
+					     {"3", "Unified", "32768K\n"}};
 	for (int i = 0; i < 4; i++) {
 		snprintf(dir, sizeof(dir), "%s/index%d", root, i);
 		mkdir(dir, 0777);
@@ -308,9 +301,7 @@ static void test_report_from(void **state)
 		pa[2 * 14 + s] = 3;
 	}
 	pmcf_cit_report *r;
-	assert_int_equal(pmcf_cit_report_from("test", &two, ev, 3, it, 3, counts, bytes, 14, pa, 0,
-					      &r),
-			 0);
+	assert_int_equal(pmcf_cit_report_from("test", &two, ev, 3, it, 3, counts, bytes, 14, pa, 0, &r), 0);
 	assert_int_equal(pmcf_cit_report_size(r), 3);
 	assert_string_equal(pmcf_cit_report_at(r, 0)->category, "CR");
 	assert_string_equal(pmcf_cit_report_at(r, 1)->category, "L1D-miss");
@@ -322,14 +313,11 @@ static void test_report_from(void **state)
 	assert_true(b[13] == 4096.0 * 8192);
 	pmcf_cit_report_free(r);
 	/* branch part only */
-	assert_int_equal(pmcf_cit_report_from("test", NULL, ev, 1, it, 3, counts, NULL, 0, NULL, 0,
-					      &r),
-			 0);
+	assert_int_equal(pmcf_cit_report_from("test", NULL, ev, 1, it, 3, counts, NULL, 0, NULL, 0, &r), 0);
 	assert_string_equal(pmcf_cit_report_at(r, 0)->category, "CR");
 	pmcf_cit_report_free(r);
 	/* one point cannot make a slope */
-	assert_int_equal(pmcf_cit_report_from("test", NULL, ev, 1, it, 1, counts, NULL, 0, NULL, 0,
-					      &r),
+	assert_int_equal(pmcf_cit_report_from("test", NULL, ev, 1, it, 1, counts, NULL, 0, NULL, 0, &r),
 			 PMCF_EINVAL);
 }
 
@@ -360,16 +348,11 @@ static void test_run_bad_input(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fit_line),
-		cmocka_unit_test(test_goodness),
-		cmocka_unit_test(test_table1),
-		cmocka_unit_test(test_branch_rows_with_noise),
-		cmocka_unit_test(test_branch_table),
-		cmocka_unit_test(test_branch_pure_noise),
-		cmocka_unit_test(test_cache_table),
-		cmocka_unit_test(test_cache_scale_and_prefetch),
-		cmocka_unit_test(test_levels_sysfs),
-		cmocka_unit_test(test_report_from),
+		cmocka_unit_test(test_fit_line),      cmocka_unit_test(test_goodness),
+		cmocka_unit_test(test_table1),        cmocka_unit_test(test_branch_rows_with_noise),
+		cmocka_unit_test(test_branch_table),  cmocka_unit_test(test_branch_pure_noise),
+		cmocka_unit_test(test_cache_table),   cmocka_unit_test(test_cache_scale_and_prefetch),
+		cmocka_unit_test(test_levels_sysfs),  cmocka_unit_test(test_report_from),
 		cmocka_unit_test(test_run_bad_input),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -36,8 +36,8 @@ static int disassemble(const char *file, struct kernel k[7])
 		char name[128];
 		unsigned long a;
 		if (sscanf(line, "%lx <%127[^>]>:", &a, name) == 2) {
-			cur = strncmp(name, "cit_branch_", 11) == 0 && name[11] >= 'a' &&
-					      name[11] <= 'g' && name[12] == 0
+			cur = strncmp(name, "cit_branch_", 11) == 0 && name[11] >= 'a' && name[11] <= 'g' &&
+					      name[12] == 0
 				      ? name[11] - 'a'
 				      : -1;
 			found += cur >= 0;
@@ -145,10 +145,8 @@ static void test_source_every_level(void **state)
 			if (c == 1 && l == 0)
 				continue;
 			char obj[512], cmd[2048], what[64];
-			snprintf(obj, sizeof(obj), "%s/cit_branch_%s_%s.o", tmp, compilers[c],
-				 levels[l] + 1);
-			snprintf(cmd, sizeof(cmd),
-				 "%s -std=c11 %s -c '%s/src/cit/kernels/branch.c' -o '%s'",
+			snprintf(obj, sizeof(obj), "%s/cit_branch_%s_%s.o", tmp, compilers[c], levels[l] + 1);
+			snprintf(cmd, sizeof(cmd), "%s -std=c11 %s -c '%s/src/cit/kernels/branch.c' -o '%s'",
 				 compilers[c], levels[l], src, obj);
 			assert_int_equal(system(cmd), 0);
 			snprintf(what, sizeof(what), "%s %s", compilers[c], levels[l]);

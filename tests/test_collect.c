@@ -63,8 +63,7 @@ static pmcf_profile *collect(int want, pmcf_exit_info *ei, const char *a0, ...)
 	pmcf_collect_opts o = {.size = sizeof(o)};
 	int err = pmcf_collect_program(argv, EV, 2, &o, &p, ei);
 	if (err != want)
-		fail_msg("%s: got %d (%s: %s), want %d", a0, err, pmcf_strerror(err), pmcf_errdetail(),
-			 want);
+		fail_msg("%s: got %d (%s: %s), want %d", a0, err, pmcf_strerror(err), pmcf_errdetail(), want);
 	return p;
 }
 
@@ -120,12 +119,12 @@ static char *labels(const pmcf_profile *p)
 	return s;
 }
 
-#define NEED_OMP()                                                                                 \
-	do {                                                                                       \
-		if (!have_omp) {                                                                   \
-			printf("skipped: OpenMP examples not built (no clang-16/libomp)\n");     \
-			skip();                                                            \
-		}                                                                          \
+#define NEED_OMP()                                                                           \
+	do {                                                                                 \
+		if (!have_omp) {                                                             \
+			printf("skipped: OpenMP examples not built (no clang-16/libomp)\n"); \
+			skip();                                                              \
+		}                                                                            \
 	} while (0)
 
 /* Software events a[0..n) with the given configs. */
@@ -181,8 +180,9 @@ static void test_pgroup_clocks(void **state)
 {
 	(void)state;
 	struct perf_event_attr a[4];
-	sw_attrs(a, (const uint64_t[]){PERF_COUNT_SW_PAGE_FAULTS, PERF_COUNT_SW_TASK_CLOCK,
-				       PERF_COUNT_SW_CONTEXT_SWITCHES, PERF_COUNT_SW_CPU_CLOCK},
+	sw_attrs(a,
+		 (const uint64_t[]){PERF_COUNT_SW_PAGE_FAULTS, PERF_COUNT_SW_TASK_CLOCK,
+				    PERF_COUNT_SW_CONTEXT_SWITCHES, PERF_COUNT_SW_CPU_CLOCK},
 		 4);
 	const char *names[] = {"page-faults", "task-clock", "context-switches", "cpu-clock"};
 	struct pmcfi_pgroup g, solo;
@@ -348,8 +348,8 @@ static void test_loops(void **state)
 	for (size_t i = 0; i < pmcf_profile_nxus(p) && r0 < 0; i++) {
 		pmcf_xu x;
 		pmcf_profile_xu_get(p, i, &x);
-		if (!strncmp(x.label, "0.1.", 4) && strstr(x.label + 4, ".1.") && x.label[strlen(x.label) - 1] == '0' &&
-		    x.label[strlen(x.label) - 2] == '.')
+		if (!strncmp(x.label, "0.1.", 4) && strstr(x.label + 4, ".1.") &&
+		    x.label[strlen(x.label) - 1] == '0' && x.label[strlen(x.label) - 2] == '.')
 			r0 = (long)i;
 	}
 	assert_true(r0 >= 0);
@@ -539,12 +539,18 @@ int main(void)
 	if (!have_omp)
 		fprintf(stderr, "test_collect: no OpenMP examples (clang-16 missing): skipping them\n");
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pgroup),   cmocka_unit_test(test_pgroup_clocks),
-		cmocka_unit_test(test_pgroup_rdpmc_fallback), cmocka_unit_test(test_listing11),
-		cmocka_unit_test(test_cholesky), cmocka_unit_test(test_loops),
-		cmocka_unit_test(test_knapsack), cmocka_unit_test(test_taskapi),
-		cmocka_unit_test(test_plain),    cmocka_unit_test(test_crash),
-		cmocka_unit_test(test_errors),   cmocka_unit_test(test_reader_bad),
+		cmocka_unit_test(test_pgroup),
+		cmocka_unit_test(test_pgroup_clocks),
+		cmocka_unit_test(test_pgroup_rdpmc_fallback),
+		cmocka_unit_test(test_listing11),
+		cmocka_unit_test(test_cholesky),
+		cmocka_unit_test(test_loops),
+		cmocka_unit_test(test_knapsack),
+		cmocka_unit_test(test_taskapi),
+		cmocka_unit_test(test_plain),
+		cmocka_unit_test(test_crash),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_reader_bad),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,8 +27,8 @@
 
 /* rt.c's pthread_create interposer is for preloading: here it keeps the
  * name of its own, so that this test (and TSan) use the real one. */
-int pmcfi_test_rt_pthread_create_unused(pthread_t *th, const pthread_attr_t *attr,
-					void *(*fn)(void *), void *arg);
+int pmcfi_test_rt_pthread_create_unused(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
+					void *arg);
 #define pthread_create pmcfi_test_rt_pthread_create_unused
 #include "collect/rt.c"
 #undef pthread_create
@@ -90,8 +90,7 @@ static void setup_env(const char *mux)
 
 static void touch_pages(int n)
 {
-	char *m = mmap(NULL, (size_t)n * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		       -1, 0);
+	char *m = mmap(NULL, (size_t)n * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	assert_true(m != MAP_FAILED);
 	for (int i = 0; i < n; i++)
 		m[(size_t)i * 4096] = (char)i;

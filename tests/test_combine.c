@@ -23,8 +23,8 @@ struct hx {
 	double v[4];
 };
 
-static pmcf_profile *mk(const char *program, const char *const *events, size_t ne,
-			const struct hx *x, size_t nx)
+static pmcf_profile *mk(const char *program, const char *const *events, size_t ne, const struct hx *x,
+			size_t nx)
 {
 	pmcf_profile *p;
 	assert_int_equal(pmcf_profile_new(&p), 0);
@@ -36,8 +36,12 @@ static pmcf_profile *mk(const char *program, const char *const *events, size_t n
 	for (size_t e = 0; e < ne; e++)
 		assert_int_equal(pmcf_profile_event_add(p, events[e], NULL), 0);
 	for (size_t i = 0; i < nx; i++) {
-		pmcf_xu xu = {.type = x[i].type, .thread = 0, .cpu = 0, .start_ns = x[i].start,
-			      .end_ns = x[i].start + (uint64_t)x[i].v[0], .label = x[i].label,
+		pmcf_xu xu = {.type = x[i].type,
+			      .thread = 0,
+			      .cpu = 0,
+			      .start_ns = x[i].start,
+			      .end_ns = x[i].start + (uint64_t)x[i].v[0],
+			      .label = x[i].label,
 			      .parent_label = ""};
 		size_t k;
 		assert_int_equal(pmcf_profile_xu_add(p, &xu, &k), 0);
@@ -49,8 +53,7 @@ static pmcf_profile *mk(const char *program, const char *const *events, size_t n
 
 static unsigned fuse_threads; /* opts.threads of fuse() */
 
-static pmcf_profile *fuse(int strategy, uint64_t seed, pmcf_profile **in, size_t n,
-			  pmcf_combine_stats *st)
+static pmcf_profile *fuse(int strategy, uint64_t seed, pmcf_profile **in, size_t n, pmcf_combine_stats *st)
 {
 	pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
 	o.strategy = strategy;
@@ -90,14 +93,13 @@ static const char *const EB[] = {"duration", "e3"};
 /* Fig. 2: P_alpha and P_beta with the same six tasks, executed in another
  * order and with slightly different durations. */
 static const struct hx PA[] = {
-	{0, "0", 0, {100, 1, 11, 0}},   {0, "0.0", 10, {200, 2, 12, 0}},
-	{1, "0.1", 20, {300, 3, 13, 0}}, {1, "0.0.0", 30, {400, 4, 14, 0}},
+	{0, "0", 0, {100, 1, 11, 0}},      {0, "0.0", 10, {200, 2, 12, 0}},
+	{1, "0.1", 20, {300, 3, 13, 0}},   {1, "0.0.0", 30, {400, 4, 14, 0}},
 	{1, "0.0.1", 40, {500, 5, 15, 0}}, {1, "0.1.0", 50, {600, 6, 16, 0}},
 };
 static const struct hx PB[] = {
-	{1, "0.1.0", 5, {605, 36, 0, 0}}, {0, "0.0", 12, {198, 32, 0, 0}},
-	{1, "0.0.1", 31, {495, 35, 0, 0}}, {0, "0", 1, {103, 31, 0, 0}},
-	{1, "0.1", 45, {301, 33, 0, 0}},   {1, "0.0.0", 60, {402, 34, 0, 0}},
+	{1, "0.1.0", 5, {605, 36, 0, 0}}, {0, "0.0", 12, {198, 32, 0, 0}}, {1, "0.0.1", 31, {495, 35, 0, 0}},
+	{0, "0", 1, {103, 31, 0, 0}},     {1, "0.1", 45, {301, 33, 0, 0}}, {1, "0.0.0", 60, {402, 34, 0, 0}},
 };
 
 static void test_ctc_fig2(void **state)
@@ -210,8 +212,8 @@ static void test_lgl_missing_extra(void **state)
 	(void)state;
 	struct hx b[6];
 	memcpy(b, PB, sizeof(b));
-	b[2].label = "0.9";    /* 0.0.1 missing, 0.9 extra */
-	b[4].label = "0.1.0";  /* 0.1 missing, 0.1.0 twice */
+	b[2].label = "0.9";   /* 0.0.1 missing, 0.9 extra */
+	b[4].label = "0.1.0"; /* 0.1 missing, 0.1.0 twice */
 	pmcf_profile *in[2] = {mk("prog", EA, 3, PA, 6), mk("prog", EB, 2, b, 6)};
 	pmcf_combine_stats st;
 	pmcf_profile *f = fuse(PMCF_COMBINE_LGL, 1, in, 2, &st);
@@ -234,8 +236,7 @@ static void test_lgl_needs_labels(void **state)
 	pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
 	o.strategy = PMCF_COMBINE_LGL;
 	pmcf_profile *out;
-	assert_int_equal(pmcf_combine((const pmcf_profile *const *)in, 2, &o, &out, NULL),
-			 PMCF_EINVAL);
+	assert_int_equal(pmcf_combine((const pmcf_profile *const *)in, 2, &o, &out, NULL), PMCF_EINVAL);
 	assert_non_null(strstr(pmcf_errdetail(), "no XU labels"));
 	for (int k = 0; k < 2; k++)
 		pmcf_profile_free(in[k]);
@@ -301,9 +302,11 @@ static void test_bc_dmax_relaxation(void **state)
 	pmcf_profile_free(f);
 
 	/* three XUs: smallest cross difference 3 over a range of 100 */
-	struct hx c[3] = {{0, "0.0", 0, {0, 1, 0, 0}}, {0, "0.1", 1, {40, 2, 0, 0}},
+	struct hx c[3] = {{0, "0.0", 0, {0, 1, 0, 0}},
+			  {0, "0.1", 1, {40, 2, 0, 0}},
 			  {0, "0.2", 2, {100, 3, 0, 0}}};
-	struct hx d[3] = {{0, "0.0", 0, {3, 1, 0, 0}}, {0, "0.1", 1, {50, 2, 0, 0}},
+	struct hx d[3] = {{0, "0.0", 0, {3, 1, 0, 0}},
+			  {0, "0.1", 1, {50, 2, 0, 0}},
 			  {0, "0.2", 2, {90, 3, 0, 0}}};
 	pmcf_profile *in2[2] = {mk("prog", E1, 2, c, 3), mk("prog", E2, 2, d, 3)};
 	f = fuse(PMCF_COMBINE_BC, 1, in2, 2, &st);
@@ -399,8 +402,7 @@ static void test_bc_active_same(void **state)
 			}
 			in[j] = mk("prog", E[j], ne, a, n);
 		}
-		for (int strategy = PMCF_COMBINE_BC; strategy <= PMCF_COMBINE_BC_UNLABELED;
-		     strategy++) {
+		for (int strategy = PMCF_COMBINE_BC; strategy <= PMCF_COMBINE_BC_UNLABELED; strategy++) {
 			pmcf_combine_stats st0, st1;
 			/* the reference: every XU gridded, every pair of XUs of the
 			 * closest cells compared, one type at a time; against the
@@ -490,16 +492,19 @@ static void test_base_labels_join(void **state)
 				assert_int_equal(pmcf_profile_base_label_get(f, i, &bs, &bx, &bl), 0);
 				assert_int_equal(pmcf_profile_provenance_get(f, i, 0, &ps, &px), 0);
 				if (bs != ps || bx != px)
-					fail_msg("row at line %d, %s, XU %zu: base %d/%lld, duration from %d/%lld",
-						 rows[r].line, pmcf_strategy_name(s), i, bs, (long long)bx, ps,
-						 (long long)px);
+					fail_msg(
+						"row at line %d, %s, XU %zu: base %d/%lld, duration from %d/%lld",
+						rows[r].line, pmcf_strategy_name(s), i, bs, (long long)bx, ps,
+						(long long)px);
 				assert_int_equal(pmcf_profile_xu_get(in[bs], (size_t)bx, &sx), 0);
 				assert_string_equal(bl, sx.label);
 				pmcf_profile_xu_get(f, i, &xu);
-				int renamed = strncmp(xu.label, bl, strlen(bl)) == 0 && xu.label[strlen(bl)] == '~';
+				int renamed =
+					strncmp(xu.label, bl, strlen(bl)) == 0 && xu.label[strlen(bl)] == '~';
 				int ancestor = strlen(xu.label) < strlen(bl) &&
 					       strncmp(xu.label, bl, strlen(xu.label)) == 0;
-				if (strcmp(xu.label, bl) != 0 && !renamed && !(ancestor && s == PMCF_COMBINE_BC))
+				if (strcmp(xu.label, bl) != 0 && !renamed &&
+				    !(ancestor && s == PMCF_COMBINE_BC))
 					fail_msg("row at line %d, %s, XU %zu: label %s, base label %s",
 						 rows[r].line, pmcf_strategy_name(s), i, xu.label, bl);
 				for (size_t k = 0; k < i; k++) {
@@ -507,10 +512,12 @@ static void test_base_labels_join(void **state)
 					pmcf_profile_xu_get(f, k, &o);
 					const char *ol;
 					pmcf_profile_base_label_get(f, k, NULL, NULL, &ol);
-					int whole = strlen(o.label) >= strlen(ol) && strlen(xu.label) >= strlen(bl);
+					int whole = strlen(o.label) >= strlen(ol) &&
+						    strlen(xu.label) >= strlen(bl);
 					if (whole && strcmp(o.label, xu.label) == 0)
-						fail_msg("row at line %d, %s: XUs %zu and %zu share the label %s",
-							 rows[r].line, pmcf_strategy_name(s), k, i, xu.label);
+						fail_msg(
+							"row at line %d, %s: XUs %zu and %zu share the label %s",
+							rows[r].line, pmcf_strategy_name(s), k, i, xu.label);
 				}
 			}
 			pmcf_profile_free(f);
@@ -582,8 +589,7 @@ static void test_mismatch_refused(void **state)
 	assert_int_equal(pmcf_combine((const pmcf_profile *const *)in, 2, &o, &out, NULL), 0);
 	pmcf_profile_free(out);
 	pmcf_profile_meta_set(in[1], PMCF_META_SIM_SPEC, "cholesky,blocks=9,seed=2");
-	assert_int_equal(pmcf_combine((const pmcf_profile *const *)in, 2, &o, &out, NULL),
-			 PMCF_ECONFLICT);
+	assert_int_equal(pmcf_combine((const pmcf_profile *const *)in, 2, &o, &out, NULL), PMCF_ECONFLICT);
 	for (int k = 0; k < 2; k++)
 		pmcf_profile_free(in[k]);
 }
@@ -597,8 +603,7 @@ static void test_bc_needs_overlap(void **state)
 	pmcf_profile *in[2] = {mk("prog", E1, 2, a, 1), mk("prog", E2, 1, a, 1)};
 	pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
 	pmcf_profile *out = NULL;
-	assert_int_equal(pmcf_combine((const pmcf_profile *const *)in, 2, &o, &out, NULL),
-			 PMCF_EINVAL);
+	assert_int_equal(pmcf_combine((const pmcf_profile *const *)in, 2, &o, &out, NULL), PMCF_EINVAL);
 	assert_non_null(strstr(pmcf_errdetail(), "shares no event"));
 	o.strategy = PMCF_COMBINE_CTC; /* CTC does not need it */
 	assert_int_equal(pmcf_combine((const pmcf_profile *const *)in, 2, &o, &out, NULL), 0);
@@ -617,8 +622,7 @@ static void test_bc_three_and_fca(void **state)
 	memcpy(c, PA, sizeof(c));
 	for (size_t i = 0; i < 6; i++)
 		c[i].v[1] = 70 + (double)i;
-	pmcf_profile *in[3] = {mk("prog", EA, 3, PA, 6), mk("prog", EB, 2, PB, 6),
-			       mk("prog", E3, 2, c, 6)};
+	pmcf_profile *in[3] = {mk("prog", EA, 3, PA, 6), mk("prog", EB, 2, PB, 6), mk("prog", E3, 2, c, 6)};
 	pmcf_combine_stats st;
 	pmcf_profile *f = fuse(PMCF_COMBINE_BC, 1, in, 3, &st);
 	assert_int_equal(pmcf_profile_nxus(f), 6);
@@ -700,8 +704,8 @@ static void test_label_keys(void **state)
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		if (cmbi_label_ncomp(rows[i].s, strlen(rows[i].s)) != rows[i].n)
 			fail_msg("row at line %d", rows[i].line);
-	static const char *const comp[] = {"0", "00", "7", "07", "10", "9", "010",
-					   "9999999999999999999", "0009999999999999999999"};
+	static const char *const comp[] =
+		{"0", "00", "7", "07", "10", "9", "010", "9999999999999999999", "0009999999999999999999"};
 	enum { N = 300, P = 3 };
 	static char labs[P][N][96];
 	uint64_t s = 99;
@@ -710,8 +714,7 @@ static void test_label_keys(void **state)
 			char *l = labs[j][i];
 			size_t depth = rnd(&s) % 5, o = 0;
 			for (size_t c = 0; c < depth; c++)
-				o += (size_t)snprintf(l + o, 96 - o, "%s%s", c ? "." : "",
-						      comp[rnd(&s) % 9]);
+				o += (size_t)snprintf(l + o, 96 - o, "%s%s", c ? "." : "", comp[rnd(&s) % 9]);
 			l[o] = 0;
 		}
 	for (size_t a = 0; a < N; a++)
@@ -736,7 +739,9 @@ static void test_label_keys(void **state)
 		for (size_t i = 0; i < N; i++) {
 			if (j == 2 && i % 7 == 0)
 				labs[j][i][0] = 'a';
-			h[i] = (struct hx){(uint32_t)(i % 2), labs[j][i], i,
+			h[i] = (struct hx){(uint32_t)(i % 2),
+					   labs[j][i],
+					   i,
 					   {(double)(rnd(&s) % 4 + 1), (double)(rnd(&s) % 3), 0, 0}};
 		}
 		in[j] = mk("prog", E, 2, h, N);

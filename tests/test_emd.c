@@ -139,8 +139,8 @@ static void test_one_against_many(void **state)
 	assert_true(fabs(emd(NULL, 2, wb, xb, 5, wa, xa, 1) - want) < 1e-12);
 }
 
-static double emd_start(pmcf_emd_ws *ws, const double *wa, const double *xa, size_t na,
-			const double *wb, const double *xb, size_t nb, int start)
+static double emd_start(pmcf_emd_ws *ws, const double *wa, const double *xa, size_t na, const double *wb,
+			const double *xb, size_t nb, int start)
 {
 	double v = -1;
 	assert_int_equal(pmcfi_emd_start(ws, 2, wa, xa, na, wb, xb, nb, start, &v), 0);
@@ -384,9 +384,9 @@ static void test_bad_input(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_1d_closed_form),   cmocka_unit_test(test_permutation_symmetry_zero),
-		cmocka_unit_test(test_one_against_many), cmocka_unit_test(test_brute_force),
-		cmocka_unit_test(test_fallback_agrees),  cmocka_unit_test(test_degenerate_starts),
+		cmocka_unit_test(test_1d_closed_form),     cmocka_unit_test(test_permutation_symmetry_zero),
+		cmocka_unit_test(test_one_against_many),   cmocka_unit_test(test_brute_force),
+		cmocka_unit_test(test_fallback_agrees),    cmocka_unit_test(test_degenerate_starts),
 		cmocka_unit_test(test_starts_agree_large), cmocka_unit_test(test_bad_input),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -154,7 +154,8 @@ static void test_epd_calibration(void **state)
 	const double *tx = pmcf_profile_column_const(fresh, 1), *tyy = pmcf_profile_column_const(fresh, 2);
 	double dt[5];
 	for (int k = 0; k < 5; k++)
-		assert_int_equal(pmcf_tmd2(NULL, 10, lo, hi, tx, tyy, 600, cx[k], cy[k], 600, &dt[k], NULL), 0);
+		assert_int_equal(pmcf_tmd2(NULL, 10, lo, hi, tx, tyy, 600, cx[k], cy[k], 600, &dt[k], NULL),
+				 0);
 	for (int a = 1; a < 5; a++)
 		for (int b = a; b > 0 && dt[b] < dt[b - 1]; b--) {
 			double t = dt[b];
@@ -466,7 +467,7 @@ static void test_truth_own(void **state)
 	double *c0 = pmcf_profile_truth_column(p, t0), *c1 = pmcf_profile_truth_column(p, t1);
 	for (size_t i = 0; i < 100; i++) {
 		double v0 = pmcf_profile_value(p, i, 1), v1 = pmcf_profile_value(p, i, 2);
-		c0[i] = v0;             /* exact */
+		c0[i] = v0;                        /* exact */
 		c1[i] = v1 / (i < 50 ? 1.1 : 1.3); /* 10 % or 30 % too high */
 		if (i >= 90)
 			pmcf_profile_value_set(p, i, 2, PMCF_MISSING);
@@ -723,10 +724,10 @@ static void test_consistency(void **state)
 		double dur, tc, pf, minf;
 		int32_t tc_src;
 	} rows[] = {
-		{__LINE__, 1000, 900, 5, 5, 0},    /* fine: equal faults */
-		{__LINE__, 1000, 3100, 5, 4, 0},   /* task-clock > 1000 * 1.02 + 2000 */
-		{__LINE__, 1000, 5000, 0, 0, 1},   /* the same, values of two sources */
-		{__LINE__, 1000, 3020, 2, 3, 1},   /* 3020 within the slack; minor > page */
+		{__LINE__, 1000, 900, 5, 5, 0},          /* fine: equal faults */
+		{__LINE__, 1000, 3100, 5, 4, 0},         /* task-clock > 1000 * 1.02 + 2000 */
+		{__LINE__, 1000, 5000, 0, 0, 1},         /* the same, values of two sources */
+		{__LINE__, 1000, 3020, 2, 3, 1},         /* 3020 within the slack; minor > page */
 		{__LINE__, 1000, PMCF_MISSING, 1, 1, 0}, /* not checked for task-clock */
 	};
 	const size_t nr = sizeof(rows) / sizeof(rows[0]);

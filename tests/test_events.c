@@ -102,40 +102,40 @@ static void test_catalog_contents(void **state)
 	assert_int_equal(ins->available, has_pmu);
 
 	static const char *const present[] = {
-	    "cpu-clock",
-	    "page-faults",
-	    "context-switches",
-	    "cpu-migrations",
-	    "minor-faults",
-	    "major-faults",
-	    "alignment-faults",
-	    "emulation-faults",
-	    "cycles",
-	    "cache-references",
-	    "cache-misses",
-	    "branch-instructions",
-	    "branch-misses",
-	    "bus-cycles",
-	    "stalled-cycles-frontend",
-	    "stalled-cycles-backend",
-	    "ref-cycles",
-	    "L1-dcache-loads",
-	    "L1-dcache-load-misses",
-	    "L1-dcache-stores",
-	    "L1-icache-load-misses",
-	    "LLC-loads",
-	    "LLC-store-misses",
-	    "dTLB-load-misses",
-	    "iTLB-loads",
-	    "branch-loads",
-	    "branch-load-misses",
-	    "node-prefetches",
+		"cpu-clock",
+		"page-faults",
+		"context-switches",
+		"cpu-migrations",
+		"minor-faults",
+		"major-faults",
+		"alignment-faults",
+		"emulation-faults",
+		"cycles",
+		"cache-references",
+		"cache-misses",
+		"branch-instructions",
+		"branch-misses",
+		"bus-cycles",
+		"stalled-cycles-frontend",
+		"stalled-cycles-backend",
+		"ref-cycles",
+		"L1-dcache-loads",
+		"L1-dcache-load-misses",
+		"L1-dcache-stores",
+		"L1-icache-load-misses",
+		"LLC-loads",
+		"LLC-store-misses",
+		"dTLB-load-misses",
+		"iTLB-loads",
+		"branch-loads",
+		"branch-load-misses",
+		"node-prefetches",
 	};
 	for (size_t i = 0; i < sizeof(present) / sizeof(present[0]); i++)
 		if (!get(full, present[i]))
 			fail_msg("'%s' missing from the catalogue", present[i]);
-	static const char *const absent[] = {"dummy", "bpf-output", "iTLB-stores",
-	                                     "branch-prefetches", "L1-icache-stores"};
+	static const char *const absent[] = {"dummy", "bpf-output", "iTLB-stores", "branch-prefetches",
+					     "L1-icache-stores"};
 	for (size_t i = 0; i < sizeof(absent) / sizeof(absent[0]); i++)
 		if (get(full, absent[i]))
 			fail_msg("'%s' should not be in the catalogue", absent[i]);
@@ -194,8 +194,7 @@ static void test_catalog_flags(void **state)
 {
 	(void)state;
 	pmcf_catalog *c;
-	assert_int_equal(pmcf_catalog_perf(PMCF_CATALOG_NO_TRACEPOINTS | PMCF_CATALOG_NO_PMU, &c),
-	                 0);
+	assert_int_equal(pmcf_catalog_perf(PMCF_CATALOG_NO_TRACEPOINTS | PMCF_CATALOG_NO_PMU, &c), 0);
 	assert_int_equal(count_source(c, PMCF_SRC_TRACEPOINT), 0);
 	assert_int_equal(count_source(c, PMCF_SRC_PMU), 0);
 	assert_int_equal(pmcf_catalog_size(c), 1 + 10 + 10 + 32);
@@ -213,26 +212,24 @@ static void test_catalog_find(void **state)
 		int line;
 		const char *query, *want; /* want NULL: PMCF_EEVENT */
 	} rows[] = {
-	    {__LINE__, "task-clock", "task-clock"},
-	    {__LINE__, "TASK-CLOCK", "task-clock"},
-	    {__LINE__, "Duration", "duration"},
-	    {__LINE__, "l1-dcache-load-misses", "L1-dcache-load-misses"},
-	    {__LINE__, "llc-loads", "LLC-loads"},
-	    {__LINE__, "task-clok", NULL},
-	    {__LINE__, "", NULL},
-	    {__LINE__, "cs", NULL}, /* perf aliases are not entries */
+		{__LINE__, "task-clock", "task-clock"},
+		{__LINE__, "TASK-CLOCK", "task-clock"},
+		{__LINE__, "Duration", "duration"},
+		{__LINE__, "l1-dcache-load-misses", "L1-dcache-load-misses"},
+		{__LINE__, "llc-loads", "LLC-loads"},
+		{__LINE__, "task-clok", NULL},
+		{__LINE__, "", NULL},
+		{__LINE__, "cs", NULL}, /* perf aliases are not entries */
 	};
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
 		long i = pmcf_catalog_find(full, rows[r].query);
 		if (!rows[r].want) {
-			ROW_CHECK(rows[r].line, i == PMCF_EEVENT, "'%s' found (%ld)", rows[r].query,
-			          i);
+			ROW_CHECK(rows[r].line, i == PMCF_EEVENT, "'%s' found (%ld)", rows[r].query, i);
 			continue;
 		}
 		ROW_CHECK(rows[r].line, i >= 0, "'%s' not found", rows[r].query);
-		ROW_CHECK(
-		    rows[r].line, strcmp(pmcf_catalog_at(full, (size_t)i)->name, rows[r].want) == 0,
-		    "'%s' found as '%s'", rows[r].query, pmcf_catalog_at(full, (size_t)i)->name);
+		ROW_CHECK(rows[r].line, strcmp(pmcf_catalog_at(full, (size_t)i)->name, rows[r].want) == 0,
+			  "'%s' found as '%s'", rows[r].query, pmcf_catalog_at(full, (size_t)i)->name);
 	}
 }
 
@@ -243,17 +240,17 @@ static void test_catalog_suggest(void **state)
 		int line;
 		const char *query, *first;
 	} rows[] = {
-	    {__LINE__, "task-clok", "task-clock"},
-	    {__LINE__, "page-fault", "page-faults"},
-	    {__LINE__, "instructoins", "instructions"},
-	    {__LINE__, "LLC-load-miss", "LLC-load-misses"},
+		{__LINE__, "task-clok", "task-clock"},
+		{__LINE__, "page-fault", "page-faults"},
+		{__LINE__, "instructoins", "instructions"},
+		{__LINE__, "LLC-load-miss", "LLC-load-misses"},
 	};
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
 		const char *names[3];
 		size_t n = pmcf_catalog_suggest(full, rows[r].query, names, 3);
 		ROW_CHECK(rows[r].line, n >= 1, "no suggestion for '%s'", rows[r].query);
-		ROW_CHECK(rows[r].line, strcmp(names[0], rows[r].first) == 0,
-		          "'%s' suggests '%s' first", rows[r].query, names[0]);
+		ROW_CHECK(rows[r].line, strcmp(names[0], rows[r].first) == 0, "'%s' suggests '%s' first",
+			  rows[r].query, names[0]);
 	}
 	const char *names[3];
 	assert_int_equal(pmcf_catalog_suggest(full, "zzzzzzzzzzzzqqq", names, 3), 0);
@@ -279,9 +276,9 @@ static void test_evlist_parse(void **state)
 {
 	(void)state;
 	char *file = scratch_file("# events for the test\n"
-	                          "task-clock page-faults\n\n"
-	                          "  cycles,duration   # a trailing comment, task-clok\n"
-	                          "task-clock\n");
+				  "task-clock page-faults\n\n"
+				  "  cycles,duration   # a trailing comment, task-clok\n"
+				  "task-clock\n");
 	char *comments = scratch_file("# nothing here\n   \n# task-clock\n");
 	char at_file[4200], at_comments[4200];
 	snprintf(at_file, sizeof(at_file), "@%s", file);
@@ -292,32 +289,32 @@ static void test_evlist_parse(void **state)
 		int rc;
 		const char *want; /* names joined by ',' (rc 0) or a substring of the detail */
 	} rows[] = {
-	    {__LINE__, "task-clock,page-faults", 0, "task-clock,page-faults"},
-	    {__LINE__, " task-clock , page-faults ", 0, "task-clock,page-faults"},
-	    {__LINE__, "task-clock,,page-faults,", 0, "task-clock,page-faults"},
-	    {__LINE__, "task-clock,TASK-CLOCK,task-clock", 0, "task-clock"},
-	    {__LINE__, "duration", 0, "duration"},
-	    {__LINE__, at_file, 0, "task-clock,page-faults,cycles,duration"},
-	    {__LINE__, "", PMCF_ESYNTAX, "empty"},
-	    {__LINE__, " , ,", PMCF_ESYNTAX, "empty"},
-	    {__LINE__, at_comments, PMCF_ESYNTAX, "names no event"},
-	    {__LINE__, "@", PMCF_ESYNTAX, "file name"},
-	    {__LINE__, "@/nonexistent/pmcfuse-events", -ENOENT, "/nonexistent/pmcfuse-events"},
-	    {__LINE__, "task-clok", PMCF_EEVENT, "did you mean task-clock"},
-	    {__LINE__, "page-fault", PMCF_EEVENT, "page-faults"},
-	    {__LINE__, "task-clock,nosuchthingatall", PMCF_EEVENT, "'nosuchthingatall'"},
-	    {__LINE__, tracefs_readable ? "sched:sched_swich" : "skip", PMCF_EEVENT,
-	     tracefs_readable ? "sched:sched_switch" : "'skip'"},
+		{__LINE__, "task-clock,page-faults", 0, "task-clock,page-faults"},
+		{__LINE__, " task-clock , page-faults ", 0, "task-clock,page-faults"},
+		{__LINE__, "task-clock,,page-faults,", 0, "task-clock,page-faults"},
+		{__LINE__, "task-clock,TASK-CLOCK,task-clock", 0, "task-clock"},
+		{__LINE__, "duration", 0, "duration"},
+		{__LINE__, at_file, 0, "task-clock,page-faults,cycles,duration"},
+		{__LINE__, "", PMCF_ESYNTAX, "empty"},
+		{__LINE__, " , ,", PMCF_ESYNTAX, "empty"},
+		{__LINE__, at_comments, PMCF_ESYNTAX, "names no event"},
+		{__LINE__, "@", PMCF_ESYNTAX, "file name"},
+		{__LINE__, "@/nonexistent/pmcfuse-events", -ENOENT, "/nonexistent/pmcfuse-events"},
+		{__LINE__, "task-clok", PMCF_EEVENT, "did you mean task-clock"},
+		{__LINE__, "page-fault", PMCF_EEVENT, "page-faults"},
+		{__LINE__, "task-clock,nosuchthingatall", PMCF_EEVENT, "'nosuchthingatall'"},
+		{__LINE__, tracefs_readable ? "sched:sched_swich" : "skip", PMCF_EEVENT,
+		 tracefs_readable ? "sched:sched_switch" : "'skip'"},
 	};
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
 		pmcf_evlist *l = NULL;
 		int rc = pmcf_evlist_parse(full, rows[r].spec, &l);
-		ROW_CHECK(rows[r].line, rc == rows[r].rc, "'%s': rc %d (%s), want %d", rows[r].spec,
-		          rc, pmcf_errdetail(), rows[r].rc);
+		ROW_CHECK(rows[r].line, rc == rows[r].rc, "'%s': rc %d (%s), want %d", rows[r].spec, rc,
+			  pmcf_errdetail(), rows[r].rc);
 		if (rc) {
 			ROW_CHECK(rows[r].line, l == NULL, "list left behind on failure");
 			ROW_CHECK(rows[r].line, strstr(pmcf_errdetail(), rows[r].want) != NULL,
-			          "detail '%s' lacks '%s'", pmcf_errdetail(), rows[r].want);
+				  "detail '%s' lacks '%s'", pmcf_errdetail(), rows[r].want);
 			continue;
 		}
 		char got[512] = "";
@@ -326,12 +323,11 @@ static void test_evlist_parse(void **state)
 				strcat(got, ",");
 			strcat(got, pmcf_evlist_name(l, i));
 			ROW_CHECK(rows[r].line, pmcf_evlist_names(l)[i] == pmcf_evlist_name(l, i),
-			          "names() and name() disagree");
+				  "names() and name() disagree");
 		}
 		ROW_CHECK(rows[r].line, strcmp(got, rows[r].want) == 0, "'%s' gave '%s', want '%s'",
-		          rows[r].spec, got, rows[r].want);
-		ROW_CHECK(rows[r].line, pmcf_evlist_name(l, pmcf_evlist_size(l)) == NULL,
-		          "past the end");
+			  rows[r].spec, got, rows[r].want);
+		ROW_CHECK(rows[r].line, pmcf_evlist_name(l, pmcf_evlist_size(l)) == NULL, "past the end");
 		pmcf_evlist_free(l);
 	}
 	unlink(file);
@@ -378,52 +374,63 @@ static void test_check_set(void **state)
 		int want;
 		const char *why; /* substring of why (want 0) or of the detail (want < 0) */
 	} rows[] = {
-	    {__LINE__, {"task-clock", "page-faults"}, 2, 2, 1, NULL},
-	    {__LINE__, {"task-clock", "page-faults"}, 2, 0, 1, NULL},
-	    {__LINE__, {"task-clock", "page-faults"}, 2, 1, 0, "budget is 1"},
-	    {__LINE__, {"task-clock", "page-faults", "cpu-clock"}, 3, 1, 0, "2 too many"},
-	    {__LINE__, {"duration"}, 1, 0, 1, NULL},
-	    {__LINE__, {"duration"}, 1, 1, 1, NULL},
-	    {__LINE__, {"duration", "task-clock", "duration"}, 3, 1, 1, NULL},
-	    {__LINE__, {"task-clock", "TASK-CLOCK"}, 2, 1, 1, NULL},
-	    /* an event this machine cannot count is not a question of fitting */
-	    {__LINE__, {"instructions"}, 1, 0, has_pmu ? 1 : PMCF_ENOTSUP,
-	     has_pmu ? NULL : "'instructions' cannot be counted on this machine"},
-	    {__LINE__, {"task-clock", "cycles"}, 2, 0, has_pmu ? 1 : PMCF_ENOTSUP,
-	     has_pmu ? NULL : "'cycles' cannot be counted on this machine: "},
-	    {__LINE__, {"task-clock", "cycles"}, 2, 1, has_pmu ? 0 : PMCF_ENOTSUP,
-	     has_pmu ? "budget is 1" : "no hardware PMU"},
-	    {__LINE__,
-	     {"LLC-load-misses"},
-	     1,
-	     0,
-	     has_pmu ? -99 : PMCF_ENOTSUP,
-	     has_pmu ? NULL : "cannot be counted on this machine"},
-	    {__LINE__, {"task-clock", "nosuchevent"}, 2, 0, PMCF_EEVENT, "nosuchevent"},
-	    {__LINE__,
-	     {tracefs_readable ? "sched:sched_switch" : "task-clock", "task-clock"},
-	     2,
-	     2,
-	     tracefs_readable ? tp_want : 1,
-	     tracefs_readable && tp_want < 0 ? "kernel.perf_event_paranoid" : NULL},
+		{__LINE__, {"task-clock", "page-faults"}, 2, 2, 1, NULL},
+		{__LINE__, {"task-clock", "page-faults"}, 2, 0, 1, NULL},
+		{__LINE__, {"task-clock", "page-faults"}, 2, 1, 0, "budget is 1"},
+		{__LINE__, {"task-clock", "page-faults", "cpu-clock"}, 3, 1, 0, "2 too many"},
+		{__LINE__, {"duration"}, 1, 0, 1, NULL},
+		{__LINE__, {"duration"}, 1, 1, 1, NULL},
+		{__LINE__, {"duration", "task-clock", "duration"}, 3, 1, 1, NULL},
+		{__LINE__, {"task-clock", "TASK-CLOCK"}, 2, 1, 1, NULL},
+		/* an event this machine cannot count is not a question of fitting */
+		{__LINE__,
+		 {"instructions"},
+		 1,
+		 0,
+		 has_pmu ? 1 : PMCF_ENOTSUP,
+		 has_pmu ? NULL : "'instructions' cannot be counted on this machine"},
+		{__LINE__,
+		 {"task-clock", "cycles"},
+		 2,
+		 0,
+		 has_pmu ? 1 : PMCF_ENOTSUP,
+		 has_pmu ? NULL : "'cycles' cannot be counted on this machine: "},
+		{__LINE__,
+		 {"task-clock", "cycles"},
+		 2,
+		 1,
+		 has_pmu ? 0 : PMCF_ENOTSUP,
+		 has_pmu ? "budget is 1" : "no hardware PMU"},
+		{__LINE__,
+		 {"LLC-load-misses"},
+		 1,
+		 0,
+		 has_pmu ? -99 : PMCF_ENOTSUP,
+		 has_pmu ? NULL : "cannot be counted on this machine"},
+		{__LINE__, {"task-clock", "nosuchevent"}, 2, 0, PMCF_EEVENT, "nosuchevent"},
+		{__LINE__,
+		 {tracefs_readable ? "sched:sched_switch" : "task-clock", "task-clock"},
+		 2,
+		 2,
+		 tracefs_readable ? tp_want : 1,
+		 tracefs_readable && tp_want < 0 ? "kernel.perf_event_paranoid" : NULL},
 	};
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
 		char why[256];
 		int rc = pmcf_catalog_check_set(full, rows[r].names, rows[r].n, rows[r].pmcs, why,
-		                                sizeof(why));
+						sizeof(why));
 		if (rows[r].want == -99) /* machine-dependent: any answer but an error */
 			rc = rc >= 0 ? -99 : rc;
-		ROW_CHECK(rows[r].line, rc == rows[r].want,
-		          "rc %d, want %d (why '%s', detail '%s')", rc, rows[r].want, why,
-		          pmcf_errdetail());
+		ROW_CHECK(rows[r].line, rc == rows[r].want, "rc %d, want %d (why '%s', detail '%s')", rc,
+			  rows[r].want, why, pmcf_errdetail());
 		if (rc == 1)
 			ROW_CHECK(rows[r].line, why[0] == '\0', "why '%s' on success", why);
 		if (rc == 0 || rows[r].why)
 			ROW_CHECK(rows[r].line, why[0] != '\0' || rc < 0, "no why");
 		if (rows[r].why) {
 			const char *text = rc < 0 ? pmcf_errdetail() : why;
-			ROW_CHECK(rows[r].line, strstr(text, rows[r].why) != NULL,
-			          "'%s' lacks '%s'", text, rows[r].why);
+			ROW_CHECK(rows[r].line, strstr(text, rows[r].why) != NULL, "'%s' lacks '%s'", text,
+				  rows[r].why);
 		}
 	}
 	/* the empty set fits; a tiny why buffer is not overrun */
@@ -440,8 +447,7 @@ static uint64_t read_tracepoint_id(const char *sys, const char *name)
 	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s/%s/id", sys, name);
 	FILE *f = fopen(path, "r");
 	if (!f) {
-		snprintf(path, sizeof(path), "/sys/kernel/debug/tracing/events/%s/%s/id", sys,
-		         name);
+		snprintf(path, sizeof(path), "/sys/kernel/debug/tracing/events/%s/%s/id", sys, name);
 		f = fopen(path, "r");
 	}
 	assert_non_null(f);
@@ -461,22 +467,22 @@ static void test_encode(void **state)
 		uint32_t type;
 		uint64_t config;
 	} rows[] = {
-	    {__LINE__, "task-clock", 0, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
-	    {__LINE__, "Page-Faults", 0, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS},
-	    {__LINE__, "cycles", 0, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
-	    {__LINE__, "ref-cycles", 0, PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES},
-	    {__LINE__, "L1-dcache-load-misses", 0, PERF_TYPE_HW_CACHE,
-	     PERF_COUNT_HW_CACHE_L1D | PERF_COUNT_HW_CACHE_OP_READ << 8 |
-	         PERF_COUNT_HW_CACHE_RESULT_MISS << 16},
-	    {__LINE__, "dTLB-stores", 0, PERF_TYPE_HW_CACHE,
-	     PERF_COUNT_HW_CACHE_DTLB | PERF_COUNT_HW_CACHE_OP_WRITE << 8 |
-	         PERF_COUNT_HW_CACHE_RESULT_ACCESS << 16},
-	    {__LINE__, "node-prefetch-misses", 0, PERF_TYPE_HW_CACHE,
-	     PERF_COUNT_HW_CACHE_NODE | PERF_COUNT_HW_CACHE_OP_PREFETCH << 8 |
-	         PERF_COUNT_HW_CACHE_RESULT_MISS << 16},
-	    {__LINE__, "sched:sched_switch", 0, PERF_TYPE_TRACEPOINT, 0 /* its id */},
-	    {__LINE__, "duration", PMCF_EINVAL, 0, 0},
-	    {__LINE__, "no-such-event", PMCF_EEVENT, 0, 0},
+		{__LINE__, "task-clock", 0, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
+		{__LINE__, "Page-Faults", 0, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS},
+		{__LINE__, "cycles", 0, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+		{__LINE__, "ref-cycles", 0, PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES},
+		{__LINE__, "L1-dcache-load-misses", 0, PERF_TYPE_HW_CACHE,
+		 PERF_COUNT_HW_CACHE_L1D | PERF_COUNT_HW_CACHE_OP_READ << 8 |
+			 PERF_COUNT_HW_CACHE_RESULT_MISS << 16},
+		{__LINE__, "dTLB-stores", 0, PERF_TYPE_HW_CACHE,
+		 PERF_COUNT_HW_CACHE_DTLB | PERF_COUNT_HW_CACHE_OP_WRITE << 8 |
+			 PERF_COUNT_HW_CACHE_RESULT_ACCESS << 16},
+		{__LINE__, "node-prefetch-misses", 0, PERF_TYPE_HW_CACHE,
+		 PERF_COUNT_HW_CACHE_NODE | PERF_COUNT_HW_CACHE_OP_PREFETCH << 8 |
+			 PERF_COUNT_HW_CACHE_RESULT_MISS << 16},
+		{__LINE__, "sched:sched_switch", 0, PERF_TYPE_TRACEPOINT, 0 /* its id */},
+		{__LINE__, "duration", PMCF_EINVAL, 0, 0},
+		{__LINE__, "no-such-event", PMCF_EEVENT, 0, 0},
 	};
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
 		if (rows[r].type == PERF_TYPE_TRACEPOINT) {
@@ -488,22 +494,20 @@ static void test_encode(void **state)
 		memset(&a, 0xa5, sizeof(a));
 		int rc = pmcfi_perf_encode(full, rows[r].name, &a);
 		ROW_CHECK(rows[r].line, rc == rows[r].rc, "'%s': rc %d (%s)", rows[r].name, rc,
-		          pmcf_errdetail());
+			  pmcf_errdetail());
 		if (rc)
 			continue;
 		ROW_CHECK(rows[r].line, a.size == sizeof(a), "size %u", a.size);
 		ROW_CHECK(rows[r].line, a.type == rows[r].type, "type %u", a.type);
 		ROW_CHECK(rows[r].line, a.config == rows[r].config, "config %#llx",
-		          (unsigned long long)a.config);
-		ROW_CHECK(rows[r].line,
-		          a.disabled == 0 && a.sample_period == 0 && a.read_format == 0,
-		          "fields left over");
+			  (unsigned long long)a.config);
+		ROW_CHECK(rows[r].line, a.disabled == 0 && a.sample_period == 0 && a.read_format == 0,
+			  "fields left over");
 		if (a.type == PERF_TYPE_TRACEPOINT)
-			ROW_CHECK(rows[r].line, a.exclude_kernel == 0,
-			          "tracepoint excludes the kernel");
+			ROW_CHECK(rows[r].line, a.exclude_kernel == 0, "tracepoint excludes the kernel");
 		else
 			ROW_CHECK(rows[r].line, a.exclude_kernel == !pmcfi_perf_kernel_allowed(),
-			          "exclude_kernel %u", a.exclude_kernel);
+				  "exclude_kernel %u", a.exclude_kernel);
 	}
 
 	/* the encoding counts: task-clock over some busy work */
@@ -541,9 +545,8 @@ static void test_fake_tracefs(void **state)
 	char root[4096], p[4200];
 	snprintf(root, sizeof(root), "%s/tracefs-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	assert_non_null(mkdtemp(root));
-	static const char *const dirs[] = {"events",        "events/zed",     "events/zed/one",
-	                                   "events/foo",    "events/foo/bar", "events/foo/baz",
-	                                   "events/foo/aaa"};
+	static const char *const dirs[] = {"events",         "events/zed",     "events/zed/one", "events/foo",
+					   "events/foo/bar", "events/foo/baz", "events/foo/aaa"};
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		snprintf(p, sizeof(p), "%s/%s", root, dirs[i]);
 		assert_int_equal(mkdir(p, 0755), 0);
@@ -584,8 +587,8 @@ static void test_fake_tracefs(void **state)
 	}
 	pmcf_catalog_free(c);
 
-	static const char *const files[] = {"events/foo/bar/id", "events/foo/aaa/id",
-	                                    "events/zed/one/id", "events/foo/enable"};
+	static const char *const files[] = {"events/foo/bar/id", "events/foo/aaa/id", "events/zed/one/id",
+					    "events/foo/enable"};
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		snprintf(p, sizeof(p), "%s/%s", root, files[i]);
 		unlink(p);
@@ -626,7 +629,7 @@ static void test_long_suggestions(void **state)
 	assert_int_equal(count_source(c, PMCF_SRC_TRACEPOINT), 3);
 	pmcf_evlist *l = NULL;
 	assert_int_equal(pmcf_evlist_parse(c, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", &l),
-	                 PMCF_EEVENT);
+			 PMCF_EEVENT);
 	assert_null(l);
 	assert_non_null(strstr(pmcf_errdetail(), "did you mean ssss"));
 	pmcf_catalog_free(c);
@@ -756,11 +759,11 @@ static void test_catalog_for(void **state)
 		int loaded; /* tracepoints listed before any name is looked up */
 		int named;  /* after parsing: tracepoints listed */
 	} rows[] = {
-	    {__LINE__, "task-clock,page-faults", 0, 0},
-	    {__LINE__, " context-switches , cpu-migrations ", 0, 0},
-	    {__LINE__, "task-clock,sched:sched_switch", 0, 1},
-	    {__LINE__, "Task-Clock", 0, 0},
-	    {__LINE__, "all", 1, 1},
+		{__LINE__, "task-clock,page-faults", 0, 0},
+		{__LINE__, " context-switches , cpu-migrations ", 0, 0},
+		{__LINE__, "task-clock,sched:sched_switch", 0, 1},
+		{__LINE__, "Task-Clock", 0, 0},
+		{__LINE__, "all", 1, 1},
 	};
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
 		pmcf_catalog *c = NULL;
@@ -768,13 +771,12 @@ static void test_catalog_for(void **state)
 		assert_true(pmcf_catalog_find(c, "task-clock") >= 0);
 		int tp = count_source(c, PMCF_SRC_TRACEPOINT) > 0;
 		if (tp != (rows[r].loaded && tracefs_readable))
-			fail_msg("row %d: tracepoints %s for '%s'", rows[r].line,
-				 tp ? "listed" : "missing", rows[r].spec);
+			fail_msg("row %d: tracepoints %s for '%s'", rows[r].line, tp ? "listed" : "missing",
+				 rows[r].spec);
 		pmcf_evlist *l = NULL;
 		int rc = pmcf_evlist_parse(c, rows[r].spec, &l);
 		if (rc != 0 && !(rows[r].named && !tracefs_readable))
-			fail_msg("row %d: parsing '%s': %s", rows[r].line, rows[r].spec,
-				 pmcf_errdetail());
+			fail_msg("row %d: parsing '%s': %s", rows[r].line, rows[r].spec, pmcf_errdetail());
 		pmcf_evlist_free(l);
 		tp = count_source(c, PMCF_SRC_TRACEPOINT) > 0;
 		if (tp != (rows[r].named && tracefs_readable))
@@ -812,14 +814,14 @@ static void test_host_describe(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_catalog_contents), cmocka_unit_test(test_catalog_tracepoints),
-	    cmocka_unit_test(test_catalog_flags),    cmocka_unit_test(test_catalog_find),
-	    cmocka_unit_test(test_catalog_suggest),  cmocka_unit_test(test_evlist_parse),
-	    cmocka_unit_test(test_evlist_all),       cmocka_unit_test(test_check_set),
-	    cmocka_unit_test(test_encode),           cmocka_unit_test(test_fake_tracefs),
-	    cmocka_unit_test(test_long_suggestions), cmocka_unit_test(test_missing_tracefs_quiet),
-	    cmocka_unit_test(test_native_forced),    cmocka_unit_test(test_catalog_for),
-	    cmocka_unit_test(test_host_describe),
+		cmocka_unit_test(test_catalog_contents), cmocka_unit_test(test_catalog_tracepoints),
+		cmocka_unit_test(test_catalog_flags),    cmocka_unit_test(test_catalog_find),
+		cmocka_unit_test(test_catalog_suggest),  cmocka_unit_test(test_evlist_parse),
+		cmocka_unit_test(test_evlist_all),       cmocka_unit_test(test_check_set),
+		cmocka_unit_test(test_encode),           cmocka_unit_test(test_fake_tracefs),
+		cmocka_unit_test(test_long_suggestions), cmocka_unit_test(test_missing_tracefs_quiet),
+		cmocka_unit_test(test_native_forced),    cmocka_unit_test(test_catalog_for),
+		cmocka_unit_test(test_host_describe),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

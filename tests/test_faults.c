@@ -116,8 +116,8 @@ static void run_all_failures(const char *name, scenario_fn fn, void *ctx)
 		rc = fn(ctx, &got);
 		armed = 0;
 		if (!injected)
-			fail_msg("%s: allocation %lu of %lu was never made (non-deterministic run)", name,
-				 n, total);
+			fail_msg("%s: allocation %lu of %lu was never made (non-deterministic run)", name, n,
+				 total);
 		if (rc > 0)
 			fail_msg("%s: failing allocation %lu returned %d", name, n, rc);
 		if (rc < 0) {
@@ -140,10 +140,7 @@ static void run_all_failures(const char *name, scenario_fn fn, void *ctx)
 
 static char tmpdir[512];
 
-static void path_in_tmp(char *buf, size_t n, const char *name)
-{
-	snprintf(buf, n, "%s/%s", tmpdir, name);
-}
+static void path_in_tmp(char *buf, size_t n, const char *name) { snprintf(buf, n, "%s/%s", tmpdir, name); }
 
 static double profile_digest(const pmcf_profile *p)
 {
@@ -168,8 +165,7 @@ static int sim_profile(const char *spec, const char *events, pmcf_profile **out)
 	size_t n = 0;
 	char buf[256];
 	snprintf(buf, sizeof(buf), "%s", events);
-	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t && n < 8;
-	     t = strtok_r(NULL, ",", &save))
+	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t && n < 8; t = strtok_r(NULL, ",", &save))
 		names[n++] = t;
 	pmcf_sim_opts o = PMCF_SIM_OPTS_INIT;
 	rc = pmcf_sim_record(s, names, n, &o, out);
@@ -236,8 +232,8 @@ static int sc_catalog(void *ctx, double *digest)
 static int sc_plan(void *ctx, double *digest)
 {
 	const pmcf_catalog *c = ctx;
-	static const char *const ev[] = {"PAPI_L1_DCM", "PAPI_L2_TCM", "PAPI_L3_TCM", "PAPI_BR_MSP",
-					 "PAPI_L1_ICM", "PAPI_BR_INS"};
+	static const char *const ev[] = {"PAPI_L1_DCM", "PAPI_L2_TCM", "PAPI_L3_TCM",
+					 "PAPI_BR_MSP", "PAPI_L1_ICM", "PAPI_BR_INS"};
 	pmcf_plan_opts o = PMCF_PLAN_OPTS_INIT;
 	o.pmcs = 2;
 	pmcf_plan *p = NULL;
@@ -360,8 +356,10 @@ static void test_combine(void **state)
 {
 	(void)state;
 	struct two t = {0};
-	assert_int_equal(sim_profile("cholesky,blocks=3,seed=1", "duration,PAPI_L1_DCM,PAPI_L2_TCM", &t.a), 0);
-	assert_int_equal(sim_profile("cholesky,blocks=3,seed=2", "duration,PAPI_L1_DCM,PAPI_L3_TCM", &t.b), 0);
+	assert_int_equal(sim_profile("cholesky,blocks=3,seed=1", "duration,PAPI_L1_DCM,PAPI_L2_TCM", &t.a),
+			 0);
+	assert_int_equal(sim_profile("cholesky,blocks=3,seed=2", "duration,PAPI_L1_DCM,PAPI_L3_TCM", &t.b),
+			 0);
 	run_all_failures("combine", sc_combine, &t);
 	pmcf_profile_free(t.a);
 	pmcf_profile_free(t.b);
@@ -389,8 +387,10 @@ int main(void)
 	const char *t = getenv("PMCF_TEST_TMP");
 	snprintf(tmpdir, sizeof(tmpdir), "%s", t && *t ? t : "/tmp");
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_profile_roundtrip), cmocka_unit_test(test_catalog_evlist),
-		cmocka_unit_test(test_sim_record),        cmocka_unit_test(test_combine),
+		cmocka_unit_test(test_profile_roundtrip),
+		cmocka_unit_test(test_catalog_evlist),
+		cmocka_unit_test(test_sim_record),
+		cmocka_unit_test(test_combine),
 		cmocka_unit_test(test_epd),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -44,7 +44,8 @@ static void replay_emd_csv(const char *path, const char *text, size_t len)
 	size_t n = 0, cap = 16;
 	double *w = malloc(cap * sizeof(*w)), *x = malloc(2 * cap * sizeof(*x));
 	assert_true(w && x);
-	for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+	for (const char *line = text; line && *line;
+	     line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
 		double v[3];
 		if (sscanf(line, "%lf ,%lf ,%lf", &v[0], &v[1], &v[2]) != 3)
 			continue;

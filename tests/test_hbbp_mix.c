@@ -58,16 +58,17 @@ static void test_exact_bbec(void **state)
 {
 	(void)state;
 	static const struct exact_case cases[] = {
-		{__LINE__, 11, 7, 16, 308, 0},
-		{__LINE__, 11, 7, 16, 308, 1},
-		{__LINE__, 31, 3, 8, 31 * 3, 0},
-		{__LINE__, 1, 1, 32, 50, 0},
+		{__LINE__, 11, 7, 16, 308, 0},     {__LINE__, 11, 7, 16, 308, 1},
+		{__LINE__, 31, 3, 8, 31 * 3, 0},   {__LINE__, 1, 1, 32, 50, 0},
 		{__LINE__, 3, 5, 2, 3 * 5 * 2, 1},
 	};
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		const struct exact_case *k = &cases[c];
-		struct hbbp_synth s = {.ebs_period = k->ebs_period, .lbr_period = k->lbr_period,
-				       .lbr_depth = k->depth, .periods = k->periods, .hw_idx = k->hw_idx};
+		struct hbbp_synth s = {.ebs_period = k->ebs_period,
+				       .lbr_period = k->lbr_period,
+				       .lbr_depth = k->depth,
+				       .periods = k->periods,
+				       .hw_idx = k->hw_idx};
 		assert_int_equal(hbbpi_synth_write(tmp("exact"), &s), 0);
 		for (int method = 0; method < 3; method++) {
 			pmcf_imix *m = mix_of(&s, method, 0);
@@ -75,12 +76,14 @@ static void test_exact_bbec(void **state)
 				const pmcf_imix_block *bl = block_at(m, s.block_start[b]);
 				assert_int_equal(bl->len, s.block_len[b]);
 				double want = s.block_count[b];
-				if (fabs(bl->ebs - want) > 1e-9 * want || fabs(bl->lbr - want) > 1e-9 * want ||
+				if (fabs(bl->ebs - want) > 1e-9 * want ||
+				    fabs(bl->lbr - want) > 1e-9 * want ||
 				    fabs(bl->count - want) > 1e-9 * want)
-					fail_msg("case at line %d, method %d, block 0x%llx: ebs %.9g lbr %.9g "
-						 "count %.9g, want %.9g",
-						 k->line, method, (unsigned long long)bl->start, bl->ebs, bl->lbr,
-						 bl->count, want);
+					fail_msg(
+						"case at line %d, method %d, block 0x%llx: ebs %.9g lbr %.9g "
+						"count %.9g, want %.9g",
+						k->line, method, (unsigned long long)bl->start, bl->ebs,
+						bl->lbr, bl->count, want);
 				int want_src = method == PMCF_IMIX_EBS   ? PMCF_IMIX_SRC_EBS
 					       : method == PMCF_IMIX_LBR ? PMCF_IMIX_SRC_LBR
 					       : bl->len <= 18           ? PMCF_IMIX_SRC_LBR
@@ -156,8 +159,8 @@ struct synth_model {
 static const struct {
 	uint8_t op, modrm; /* modrm 0: any */
 	unsigned len;
-	uint64_t off;      /* offset of the instruction in the synthetic code */
-} synth_enc[] = {{0xb9, 0, 5, 0x00}, {0x90, 0, 1, 0x05},    {0x01, 0xc8, 2, 0x06},
+	uint64_t off; /* offset of the instruction in the synthetic code */
+} synth_enc[] = {{0xb9, 0, 5, 0x00},    {0x90, 0, 1, 0x05}, {0x01, 0xc8, 2, 0x06},
 		 {0xf6, 0xc1, 3, 0x08}, {0x74, 0, 2, 0x0b}, {0x83, 0xc2, 3, 0x0d},
 		 {0xff, 0xc9, 2, 0x49}, {0x75, 0, 2, 0x4b}, {0xeb, 0, 2, 0x4d}};
 
@@ -171,7 +174,8 @@ static int synth_cost(void *ctx, const pmcf_imix_code_block *b, size_t n, double
 			size_t k = 0;
 			while (k < sizeof(synth_enc) / sizeof(synth_enc[0]) &&
 			       (b[i].bytes[at] != synth_enc[k].op ||
-				(synth_enc[k].modrm && (at + 1 >= b[i].nbytes || b[i].bytes[at + 1] != synth_enc[k].modrm))))
+				(synth_enc[k].modrm &&
+				 (at + 1 >= b[i].nbytes || b[i].bytes[at + 1] != synth_enc[k].modrm))))
 				k++;
 			if (k == sizeof(synth_enc) / sizeof(synth_enc[0]))
 				return PMCF_EINVAL;
@@ -219,8 +223,11 @@ static void test_time_to_count(void **state)
 	struct hbbp_synth s;
 	pmcf_perfdata *pd = timer_synth("timer", &s);
 	struct synth_model sm = {0};
-	pmcf_imix_opts o = {.size = sizeof(o), .method = PMCF_IMIX_EBS, .cost = synth_cost,
-			    .cost_ctx = &sm, .skid = PMCF_IMIX_SKID_NONE};
+	pmcf_imix_opts o = {.size = sizeof(o),
+			    .method = PMCF_IMIX_EBS,
+			    .cost = synth_cost,
+			    .cost_ctx = &sm,
+			    .skid = PMCF_IMIX_SKID_NONE};
 	pmcf_imix *m = NULL;
 	static const int methods[] = {PMCF_IMIX_EBS, PMCF_IMIX_HBBP};
 	for (size_t k = 0; k < 2; k++) {
@@ -245,8 +252,7 @@ static void test_time_to_count(void **state)
 	assert_true(count_deviation(m, &s) > 0.3);
 	pmcf_imix_free(m);
 	/* no cost model (llvm-mca missing): the raw estimate, and the reason */
-	o = (pmcf_imix_opts){.size = sizeof(o), .method = PMCF_IMIX_EBS,
-			     .llvm_mca = "/nonexistent/llvm-mca"};
+	o = (pmcf_imix_opts){.size = sizeof(o), .method = PMCF_IMIX_EBS, .llvm_mca = "/nonexistent/llvm-mca"};
 	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
 	const pmcf_imix_stats *st = pmcf_imix_get_stats(m);
 	assert_int_equal(st->correction, PMCF_IMIX_CORR_UNAVAILABLE);
@@ -275,8 +281,11 @@ static void test_time_to_count_regions(void **state)
 	struct hbbp_synth s;
 	pmcf_perfdata *pd = timer_synth("regions", &s);
 	struct synth_model sm = {.chain = 1};
-	pmcf_imix_opts o = {.size = sizeof(o), .method = PMCF_IMIX_EBS, .cost = synth_cost,
-			    .cost_ctx = &sm, .skid = PMCF_IMIX_SKID_NONE};
+	pmcf_imix_opts o = {.size = sizeof(o),
+			    .method = PMCF_IMIX_EBS,
+			    .cost = synth_cost,
+			    .cost_ctx = &sm,
+			    .skid = PMCF_IMIX_SKID_NONE};
 	pmcf_imix *m = NULL;
 	static const struct {
 		int line, costing, skid;
@@ -342,8 +351,12 @@ static void test_skid(void **state)
 	pmcf_perfdata *pd = timer_synth("skid", &s);
 	pmcf_imix *none = NULL, *prev = NULL;
 	struct synth_model sm = {0};
-	pmcf_imix_opts o = {.size = sizeof(o), .method = PMCF_IMIX_EBS, .cost = synth_cost,
-			    .cost_ctx = &sm, .skid = PMCF_IMIX_SKID_NONE, .costing = PMCF_IMIX_COST_BLOCKS};
+	pmcf_imix_opts o = {.size = sizeof(o),
+			    .method = PMCF_IMIX_EBS,
+			    .cost = synth_cost,
+			    .cost_ctx = &sm,
+			    .skid = PMCF_IMIX_SKID_NONE,
+			    .costing = PMCF_IMIX_COST_BLOCKS};
 	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &none), 0);
 	o.skid = PMCF_IMIX_SKID_PREV;
 	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &prev), 0);
@@ -427,8 +440,8 @@ static void test_callgrind(void **state)
 	snprintf(text, sizeof(text),
 		 "# callgrind format\nversion: 1\ncreator: test\npositions: instr line\n"
 		 "events: Ir\n\nob=(1) %s\nfl=(1) synth.c\nfn=(1) synth_loop\n"
-		 "0x401000 1 10\n+5 * 10\n"   /* mov, nop */
-		 "+1 2 30\n+2 * 30\n+3 * 30\n" /* add, test, jz */
+		 "0x401000 1 10\n+5 * 10\n"                          /* mov, nop */
+		 "+1 2 30\n+2 * 30\n+3 * 30\n"                       /* add, test, jz */
 		 "cfn=(2) synth_rep\ncalls=10 0x401050 0\n* * 999\n" /* inclusive: skipped */
 		 "0x401049 4 30\n+2 * 30\n+2 * 10\n"
 		 "ob=(2) /usr/libexec/valgrind/vgpreload_core-amd64-linux.so\n0x1000 0 77\n"
@@ -443,7 +456,7 @@ static void test_callgrind(void **state)
 	pmcf_imix_row *rows;
 	size_t n;
 	assert_int_equal(pmcf_imix_pivot(m, PMCF_IMIX_BY_MNEMONIC, &rows, &n), 0);
-	assert_true(count_of(rows, n, "MOV") == 20);      /* 10 in each function */
+	assert_true(count_of(rows, n, "MOV") == 20);       /* 10 in each function */
 	assert_true(count_of(rows, n, "REP_STOSB") == 10); /* executions, not 80 iterations */
 	assert_true(count_of(rows, n, "ADD") == 30);
 	assert_true(count_of(rows, n, "JMP") == 10);
@@ -490,8 +503,10 @@ static void test_compare(void **state)
 	};
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		const struct cmp_case *k = &cases[c];
-		pmcf_imix_row meas[] = {{"NOP", k->meas[3], 0}, {"ADD", k->meas[1], 0},
-					{"MOV", k->meas[0], 0}, {"JMP", k->meas[2], 0}};
+		pmcf_imix_row meas[] = {{"NOP", k->meas[3], 0},
+					{"ADD", k->meas[1], 0},
+					{"MOV", k->meas[0], 0},
+					{"JMP", k->meas[2], 0}};
 		pmcf_imix_cmp *r = NULL;
 		int rc = pmcf_imix_compare(ref, 3, meas, 4, k->normalize, &r);
 		if (k->normalize && k->meas[0] + k->meas[1] + k->meas[2] + k->meas[3] == 0) {
@@ -499,8 +514,10 @@ static void test_compare(void **state)
 			continue;
 		}
 		assert_int_equal(rc, 0);
-		if (fabs(r->avg_weighted_error - k->want_avg) > 1e-12 || fabs(r->extra - k->want_extra) > 1e-9)
-			fail_msg("case at line %d: avg %.12g extra %g", k->line, r->avg_weighted_error, r->extra);
+		if (fabs(r->avg_weighted_error - k->want_avg) > 1e-12 ||
+		    fabs(r->extra - k->want_extra) > 1e-9)
+			fail_msg("case at line %d: avg %.12g extra %g", k->line, r->avg_weighted_error,
+				 r->extra);
 		assert_int_equal(r->n, 3);
 		assert_string_equal(r->rows[0].mnemonic, "MOV");
 		pmcf_imix_cmp_free(r);
@@ -559,12 +576,18 @@ static void test_train(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_exact_bbec), cmocka_unit_test(test_cutoff),
-		cmocka_unit_test(test_ebs_only),   cmocka_unit_test(test_image),
-		cmocka_unit_test(test_callgrind),  cmocka_unit_test(test_compare),
-		cmocka_unit_test(test_keys),       cmocka_unit_test(test_train),
-		cmocka_unit_test(test_time_to_count), cmocka_unit_test(test_skid),
-		cmocka_unit_test(test_time_to_count_regions), cmocka_unit_test(test_chase_loads),
+		cmocka_unit_test(test_exact_bbec),
+		cmocka_unit_test(test_cutoff),
+		cmocka_unit_test(test_ebs_only),
+		cmocka_unit_test(test_image),
+		cmocka_unit_test(test_callgrind),
+		cmocka_unit_test(test_compare),
+		cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_train),
+		cmocka_unit_test(test_time_to_count),
+		cmocka_unit_test(test_skid),
+		cmocka_unit_test(test_time_to_count_regions),
+		cmocka_unit_test(test_chase_loads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,10 +16,7 @@
 
 static char tmpdir[512];
 
-static void mkdir_p(const char *d)
-{
-	mkdir(d, 0755);
-}
+static void mkdir_p(const char *d) { mkdir(d, 0755); }
 
 static const char *tmp(const char *name)
 {
@@ -51,7 +48,10 @@ static void synth(const char *name, struct hbbp_synth *s)
 
 static void check_synthetic(int hw_idx)
 {
-	struct hbbp_synth s = {.ebs_period = 11, .lbr_period = 7, .lbr_depth = 16, .periods = 77,
+	struct hbbp_synth s = {.ebs_period = 11,
+			       .lbr_period = 7,
+			       .lbr_depth = 16,
+			       .periods = 77,
 			       .hw_idx = hw_idx};
 	synth(hw_idx ? "hw" : "nohw", &s);
 	pmcf_perfdata *pd = NULL;
@@ -118,8 +118,7 @@ static void test_synthetic_hw_idx(void **state)
 static void test_truncations(void **state)
 {
 	(void)state;
-	struct hbbp_synth s = {.ebs_period = 13, .lbr_period = 5, .lbr_depth = 4, .periods = 6,
-			       .hw_idx = 1};
+	struct hbbp_synth s = {.ebs_period = 13, .lbr_period = 5, .lbr_depth = 4, .periods = 6, .hw_idx = 1};
 	synth("trunc", &s);
 	size_t n;
 	uint8_t *b = slurp(s.data_path, &n);
@@ -209,9 +208,9 @@ static size_t mini(uint8_t *b, const uint8_t *data, size_t nd)
 
 struct hostile {
 	int line;
-	size_t at;       /* patch offset in the file, or SIZE_MAX for none */
+	size_t at; /* patch offset in the file, or SIZE_MAX for none */
 	uint64_t value;
-	int want;        /* expected error code (0: opens) */
+	int want; /* expected error code (0: opens) */
 };
 
 static void test_hostile(void **state)
@@ -316,12 +315,9 @@ static void test_recorded(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_synthetic),
-		cmocka_unit_test(test_synthetic_hw_idx),
-		cmocka_unit_test(test_truncations),
-		cmocka_unit_test(test_fuzz),
-		cmocka_unit_test(test_hostile),
-		cmocka_unit_test(test_recorded),
+		cmocka_unit_test(test_synthetic),   cmocka_unit_test(test_synthetic_hw_idx),
+		cmocka_unit_test(test_truncations), cmocka_unit_test(test_fuzz),
+		cmocka_unit_test(test_hostile),     cmocka_unit_test(test_recorded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

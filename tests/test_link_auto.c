@@ -127,9 +127,17 @@ static void make_inst(struct inst *I, size_t nsets)
 
 static double search(const struct inst *I, int method, double scale, size_t *order)
 {
-	struct plani_lk P = {.nsets = I->nsets, .nev = I->nev, .mi = I->mi, .base = I->base,
-			     .nbase = I->nbase, .setev = I->setev, .setfirst = I->setfirst,
-			     .fits = inst_fits, .ctx = (void *)I, .maxlinks = 2, .bound_scale = scale};
+	struct plani_lk P = {.nsets = I->nsets,
+			     .nev = I->nev,
+			     .mi = I->mi,
+			     .base = I->base,
+			     .nbase = I->nbase,
+			     .setev = I->setev,
+			     .setfirst = I->setfirst,
+			     .fits = inst_fits,
+			     .ctx = (void *)I,
+			     .maxlinks = 2,
+			     .bound_scale = scale};
 	struct plani_lk_result r;
 	assert_int_equal(plani_lk_search(&P, method, 10, &r), 0);
 	assert_true(r.exact || method == PLANI_LK_GREEDY);
@@ -160,8 +168,8 @@ static void test_bnb_equals_exhaustive(void **state)
 		double ex = search(I, PLANI_LK_EXHAUSTIVE, 1, NULL);
 		double bb = search(I, PLANI_LK_BNB, 1, NULL);
 		if (fabs(ex - bb) > 1e-9)
-			fail_msg("case %d (%zu sets): branch and bound %.12g, exhaustive %.12g", t,
-				 I->nsets, bb, ex);
+			fail_msg("case %d (%zu sets): branch and bound %.12g, exhaustive %.12g", t, I->nsets,
+				 bb, ex);
 		double gr = search(I, PLANI_LK_GREEDY, 1, NULL);
 		assert_true(gr <= ex + 1e-9);
 		greedy_worse += gr < ex - 1e-9;

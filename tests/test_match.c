@@ -49,8 +49,8 @@ static void test_assign_hand_cases(void **state)
 			if (rowof[c]) {
 				size_t r = (size_t)rowof[c] - 1;
 				if ((size_t)a->want[r] != c - 1)
-					fail_msg("row %d: row %zu got column %zu, want %d", a->line, r,
-						 c - 1, a->want[r]);
+					fail_msg("row %d: row %zu got column %zu, want %d", a->line, r, c - 1,
+						 a->want[r]);
 			}
 		for (size_t r = 0; r < a->nr; r++) {
 			int found = 0;
@@ -97,8 +97,11 @@ static pmcf_profile *mk(const char *const *events, size_t ne, const double *v, s
 	for (size_t e = 0; e < ne; e++)
 		assert_int_equal(pmcf_profile_event_add(p, events[e], NULL), 0);
 	for (size_t i = 0; i < nx; i++) {
-		pmcf_xu xu = {.type = 0, .start_ns = 10 * i, .end_ns = 10 * i + (uint64_t)v[i * ne],
-			      .label = labels[i], .parent_label = ""};
+		pmcf_xu xu = {.type = 0,
+			      .start_ns = 10 * i,
+			      .end_ns = 10 * i + (uint64_t)v[i * ne],
+			      .label = labels[i],
+			      .parent_label = ""};
 		size_t k;
 		assert_int_equal(pmcf_profile_xu_add(p, &xu, &k), 0);
 		for (size_t e = 0; e < ne; e++)
@@ -134,8 +137,7 @@ static int64_t partner(const pmcf_profile *p, size_t f)
 	return x;
 }
 
-static const char *const LAB[] = {"0.0", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7",
-				  "0.8", "0.9"};
+static const char *const LAB[] = {"0.0", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9"};
 
 /* Ten XUs with a hidden state h (their durations); input 1 is a
  * permutation, 1.5x slower (a run-level shift), with an unrelated "junk"
@@ -277,7 +279,7 @@ static void test_impute_median(void **state)
 		unsigned k;
 		double want;
 	} cases[] = {
-		{PMCF_COMBINE_BC, 0, 50},    {PMCF_COMBINE_BC, 3, 12},    {PMCF_COMBINE_BC, 5, 14},
+		{PMCF_COMBINE_BC, 0, 50},    {PMCF_COMBINE_BC, 3, 12},  {PMCF_COMBINE_BC, 5, 14},
 		{PMCF_COMBINE_MATCH, 5, 14}, {PMCF_COMBINE_BC, 64, 16}, /* 7 XUs: 10 12 14 16 50 999 999 */
 	};
 	pmcf_profile *a = mk(ea, 2, va, 1, LAB), *b = mk(eb, 2, vb, 7, lb);

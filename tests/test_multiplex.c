@@ -33,24 +33,24 @@ static void test_roc_cost(void **state)
 		int line;
 		double ax, ay, bx, by, cx, cy, dt, want;
 	} rows[] = {
-	    /* dy = 2/2*1 = 1; |(2-0-1)/2| * 1 */
-	    {__LINE__, 0, 0, 1, 2, 2, 2, 1, 0.5},
-	    /* linear: no triangle, whatever dt */
-	    {__LINE__, 0, 0, 1, 1, 2, 2, 5, 0},
-	    {__LINE__, 10, 100, 20, 300, 30, 500, 1e6, 0},
-	    /* B below the interpolator (e3 of Fig. 3): absolute value; dy = 4/2*1 = 2 */
-	    {__LINE__, 0, 0, 1, 0, 2, 4, 2, 2},
-	    /* dy = 8/4*2 = 4; |(6-4)/2| * 10 */
-	    {__LINE__, 0, 0, 2, 6, 4, 8, 10, 10},
-	    /* Cx = Ax: dy = 0 ("no changes since A"); |(14-10)/2| * 3 */
-	    {__LINE__, 3, 10, 3, 14, 3, 20, 3, 6},
-	    {__LINE__, 7, 5, 7, 5, 7, 9, 100, 0},
-	    /* dt = 0: just scheduled, no cost */
-	    {__LINE__, 0, 0, 1, 5, 2, 0, 0, 0},
+		/* dy = 2/2*1 = 1; |(2-0-1)/2| * 1 */
+		{__LINE__, 0, 0, 1, 2, 2, 2, 1, 0.5},
+		/* linear: no triangle, whatever dt */
+		{__LINE__, 0, 0, 1, 1, 2, 2, 5, 0},
+		{__LINE__, 10, 100, 20, 300, 30, 500, 1e6, 0},
+		/* B below the interpolator (e3 of Fig. 3): absolute value; dy = 4/2*1 = 2 */
+		{__LINE__, 0, 0, 1, 0, 2, 4, 2, 2},
+		/* dy = 8/4*2 = 4; |(6-4)/2| * 10 */
+		{__LINE__, 0, 0, 2, 6, 4, 8, 10, 10},
+		/* Cx = Ax: dy = 0 ("no changes since A"); |(14-10)/2| * 3 */
+		{__LINE__, 3, 10, 3, 14, 3, 20, 3, 6},
+		{__LINE__, 7, 5, 7, 5, 7, 9, 100, 0},
+		/* dt = 0: just scheduled, no cost */
+		{__LINE__, 0, 0, 1, 5, 2, 0, 0, 0},
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		double got = pmcfi_mux_roc_cost(rows[i].ax, rows[i].ay, rows[i].bx, rows[i].by,
-		                                rows[i].cx, rows[i].cy, rows[i].dt);
+		double got = pmcfi_mux_roc_cost(rows[i].ax, rows[i].ay, rows[i].bx, rows[i].by, rows[i].cx,
+						rows[i].cy, rows[i].dt);
 		if (fabs(got - rows[i].want) > 1e-9 * (1 + fabs(rows[i].want)))
 			fail_msg("line %d: cost %g, want %g", rows[i].line, got, rows[i].want);
 	}
@@ -116,13 +116,13 @@ static void run_policy(int policy, size_t n, size_t k, size_t periods, size_t ma
 	}
 	if (max_gap > max_gap_allowed)
 		fail_msg("policy %d: a unit waited %zu periods (allowed %zu)", policy, max_gap,
-		         max_gap_allowed);
+			 max_gap_allowed);
 	if (policy == PMCFI_MUX_ROC || policy == PMCFI_MUX_ROC_SAMPLES) {
 		/* the variable units get more than their round-robin share */
 		size_t fair = periods * k / n;
 		if (!(counted[0] > fair && counted[1] > fair))
 			fail_msg("rate-of-change did not favour the variable units: %zu %zu (fair %zu)",
-			         counted[0], counted[1], fair);
+				 counted[0], counted[1], fair);
 	}
 	pmcfi_mux_free(m);
 }
@@ -152,7 +152,7 @@ static size_t first_choice(int policy)
 	struct pmcfi_mux *m = pmcfi_mux_new(policy, 2);
 	assert_non_null(m);
 	static const double obs[2][3][2] = {{{1e6, 1e9}, {2e6, 2.1e9}, {3e6, 3e9}},
-	                                    {{1e6, 1e3}, {2e6, 3e3}, {3e6, 3e3}}};
+					    {{1e6, 1e3}, {2e6, 3e3}, {3e6, 3e3}}};
 	for (size_t u = 0; u < 2; u++)
 		for (int i = 0; i < 3; i++)
 			pmcfi_mux_observe(m, u, (uint64_t)obs[u][i][0], obs[u][i][1]);
@@ -168,8 +168,7 @@ static void test_roc_normalisation(void **state)
 	(void)state;
 	/* eq. 5 in samples: cost / (cy / cx * 1e6) */
 	assert_true(fabs(pmcfi_mux_roc_cost_samples(1e6, 1e3, 2e6, 3e3, 3e6, 3e3, 1) - 0.5) < 1e-12);
-	assert_true(fabs(pmcfi_mux_roc_cost_samples(1e6, 1e9, 2e6, 2.1e9, 3e6, 3e9, 1) - 0.05) <
-	            1e-12);
+	assert_true(fabs(pmcfi_mux_roc_cost_samples(1e6, 1e9, 2e6, 2.1e9, 3e6, 3e9, 1) - 0.05) < 1e-12);
 	assert_true(pmcfi_mux_roc_cost_samples(1e6, 0, 2e6, 0, 3e6, 0, 1) == 0);
 	assert_int_equal(first_choice(PMCFI_MUX_ROC), 0);
 	assert_int_equal(first_choice(PMCFI_MUX_ROC_SAMPLES), 1);
@@ -201,7 +200,7 @@ static void put_f64(struct pmcfi_rec *r, size_t i, double v) { memcpy(&r->v[i], 
  * thread XU in two 100 ns segments of nev events; fill(r, k) sets the
  * values of segment k (raw, running, enabled, scaled difference). */
 static void write_mux_rec(const char *path, uint32_t pid, uint32_t nev, uint32_t rotations,
-                          void (*fill)(struct pmcfi_rec *r, int k, uint32_t nev))
+			  void (*fill)(struct pmcfi_rec *r, int k, uint32_t nev))
 {
 	const uint32_t rs = pmcfi_rec_size(pmcfi_rec_vals(nev, 1));
 	size_t size = PMCFI_REC_HEADER_SIZE + 3 * rs;
@@ -245,11 +244,11 @@ static void write_mux_rec(const char *path, uint32_t pid, uint32_t nev, uint32_t
 static void fill_estimators(struct pmcfi_rec *r, int k, uint32_t nev)
 {
 	(void)nev;
-	put_u64(r, 0, k ? 0 : 100);  /* raw */
-	put_u64(r, 1, 3);            /* raw of event 1: a stale read, never counted */
-	put_u64(r, 2, k ? 0 : 50);   /* running */
+	put_u64(r, 0, k ? 0 : 100); /* raw */
+	put_u64(r, 1, 3);           /* raw of event 1: a stale read, never counted */
+	put_u64(r, 2, k ? 0 : 50);  /* running */
 	put_u64(r, 3, 0);
-	put_u64(r, 4, 100);          /* enabled */
+	put_u64(r, 4, 100); /* enabled */
 	put_u64(r, 5, 100);
 	put_f64(r, 6, k ? 10.0 : 200.0); /* scaled cumulative differences */
 	put_f64(r, 7, k ? -5.0 : 0.0);
@@ -317,23 +316,23 @@ static const struct est_row {
 	double c[2];
 	double want_cum, want_local; /* NAN: missing */
 } est_rows[] = {
-    /* counted a quarter of the XU: both estimate */
-    {__LINE__, {100, 0}, {50, 0}, {200, 10}, 210, 100.0 * 200 / 50},
-    /* never ran on the thread up to the XU end: missing for both */
-    {__LINE__, {0, 0}, {0, 0}, {NOT_YET, NOT_YET}, NAN, NAN},
-    /* a stale raw count of an event that never ran: still missing */
-    {__LINE__, {3, 3}, {0, 0}, {NOT_YET, NOT_YET}, NAN, NAN},
-    /* ran before the XU, not during it: cumulative extrapolates (and may be
+	/* counted a quarter of the XU: both estimate */
+	{__LINE__, {100, 0}, {50, 0}, {200, 10}, 210, 100.0 * 200 / 50},
+	/* never ran on the thread up to the XU end: missing for both */
+	{__LINE__, {0, 0}, {0, 0}, {NOT_YET, NOT_YET}, NAN, NAN},
+	/* a stale raw count of an event that never ran: still missing */
+	{__LINE__, {3, 3}, {0, 0}, {NOT_YET, NOT_YET}, NAN, NAN},
+	/* ran before the XU, not during it: cumulative extrapolates (and may be
      * negative), local has nothing */
-    {__LINE__, {0, 0}, {0, 0}, {30, 20}, 50, NAN},
-    {__LINE__, {0, 0}, {0, 0}, {0, -5}, -5, NAN},
-    /* first ran during the second segment: an estimate, the first segment
+	{__LINE__, {0, 0}, {0, 0}, {30, 20}, 50, NAN},
+	{__LINE__, {0, 0}, {0, 0}, {0, -5}, -5, NAN},
+	/* first ran during the second segment: an estimate, the first segment
      * adds nothing (the scaled count was 0 before, as PAPI_read says) */
-    {__LINE__, {0, 40}, {0, 25}, {NOT_YET, 160}, 160, 40.0 * 200 / 25},
-    /* the second segment on a thread where it had not run yet */
-    {__LINE__, {10, 0}, {10, 0}, {10, NOT_YET}, 10, 10.0 * 200 / 10},
-    /* counted the whole XU */
-    {__LINE__, {7, 9}, {100, 100}, {7, 9}, 16, 16},
+	{__LINE__, {0, 40}, {0, 25}, {NOT_YET, 160}, 160, 40.0 * 200 / 25},
+	/* the second segment on a thread where it had not run yet */
+	{__LINE__, {10, 0}, {10, 0}, {10, NOT_YET}, 10, 10.0 * 200 / 10},
+	/* counted the whole XU */
+	{__LINE__, {7, 9}, {100, 100}, {7, 9}, 16, 16},
 };
 
 static void fill_rules(struct pmcfi_rec *r, int k, uint32_t nev)
@@ -376,7 +375,7 @@ static void test_missing_rules(void **state)
 			if (isnan(want) != isnan(got) ||
 			    (!isnan(want) && fabs(got - want) > 1e-9 * (1 + fabs(want))))
 				fail_msg("line %d, %s estimate: got %g, want %g", w->line,
-				         pmcf_estimate_name(est), got, want);
+					 pmcf_estimate_name(est), got, want);
 		}
 		assert_int_equal(st.missing, want_missing);
 		pmcf_profile_free(p);
@@ -398,8 +397,9 @@ static void test_mux_summary(void **state)
 	for (size_t e = 0; e < 4; e++)
 		assert_int_equal(pmcf_profile_event_add(p, ev[e], NULL), 0);
 	for (int i = 0; i < 3; i++) {
-		pmcf_xu xu = {.type = ty, .start_ns = 1000 + 500 * (uint64_t)i,
-		              .end_ns = 1400 + 500 * (uint64_t)i};
+		pmcf_xu xu = {.type = ty,
+			      .start_ns = 1000 + 500 * (uint64_t)i,
+			      .end_ns = 1400 + 500 * (uint64_t)i};
 		assert_int_equal(pmcf_profile_xu_add(p, &xu, NULL), 0);
 	}
 	pmcf_mux_summary s = {.size = sizeof(s)};
@@ -413,17 +413,15 @@ static void test_mux_summary(void **state)
 		uint64_t en, run;
 		double v;
 	} cells[] = {
-	    {__LINE__, 0, 1, 400, 400, 5},   {__LINE__, 1, 1, 400, 400, 6},
-	    {__LINE__, 2, 1, 400, 400, -1},  {__LINE__, 0, 2, 400, 0, NAN},
-	    {__LINE__, 1, 2, 400, 100, 8},   {__LINE__, 2, 2, 400, 0, 3},
-	    {__LINE__, 0, 3, 400, 0, NAN},   {__LINE__, 1, 3, 400, 0, NAN},
-	    {__LINE__, 2, 3, 400, 0, NAN},
+		{__LINE__, 0, 1, 400, 400, 5}, {__LINE__, 1, 1, 400, 400, 6}, {__LINE__, 2, 1, 400, 400, -1},
+		{__LINE__, 0, 2, 400, 0, NAN}, {__LINE__, 1, 2, 400, 100, 8}, {__LINE__, 2, 2, 400, 0, 3},
+		{__LINE__, 0, 3, 400, 0, NAN}, {__LINE__, 1, 3, 400, 0, NAN}, {__LINE__, 2, 3, 400, 0, NAN},
 	};
 	for (size_t k = 0; k < sizeof(cells) / sizeof(cells[0]); k++) {
 		assert_int_equal(pmcf_profile_value_set(p, cells[k].xu, cells[k].ev, cells[k].v), 0);
 		assert_int_equal(pmcf_profile_coverage_set(p, cells[k].xu, cells[k].ev, cells[k].en,
-		                                           cells[k].run),
-		                 0);
+							   cells[k].run),
+				 0);
 	}
 	for (size_t i = 0; i < 3; i++)
 		pmcf_profile_value_set(p, i, 0, 400);
@@ -435,7 +433,7 @@ static void test_mux_summary(void **state)
 	for (size_t k = 0; k < 4; k++)
 		if (pmcf_profile_coverage_never_counted(p, never[k].ev) != never[k].never)
 			fail_msg("line %d: never counted %d, want %d", never[k].line,
-			         pmcf_profile_coverage_never_counted(p, never[k].ev), never[k].never);
+				 pmcf_profile_coverage_never_counted(p, never[k].ev), never[k].never);
 	assert_int_equal(pmcf_profile_coverage_never_counted(p, 4), PMCF_EINVAL);
 	assert_int_equal(pmcf_profile_mux_summary(p, &s), 0);
 	assert_int_equal(s.events, 3);
@@ -455,8 +453,7 @@ static void test_mux_summary(void **state)
 }
 
 /* ---- a real OpenMP task program, software events, user-space and kernel */
-static const char *EV[] = {"page-faults", "minor-faults", "context-switches", "task-clock",
-                           "cpu-clock"};
+static const char *EV[] = {"page-faults", "minor-faults", "context-switches", "task-clock", "cpu-clock"};
 
 /* The OpenMP Cholesky example's path into prog; 0 (and a note) when the
  * examples were not built. */
@@ -475,14 +472,17 @@ static void real_run(int mux, int est)
 	if (!cholesky(prog, sizeof(prog)))
 		return;
 	char *argv[] = {prog, "12", "64", NULL};
-	pmcf_collect_opts o = {.size = sizeof(o), .pmcs = 2, .multiplex = mux, .period_ms = 0.2,
-	                       .estimate = est};
+	pmcf_collect_opts o = {.size = sizeof(o),
+			       .pmcs = 2,
+			       .multiplex = mux,
+			       .period_ms = 0.2,
+			       .estimate = est};
 	pmcf_profile *p = NULL;
 	pmcf_exit_info ei;
 	int err = pmcf_collect_program(argv, EV, 5, &o, &p, &ei);
 	if (err)
 		fail_msg("%s/%s: %s: %s", pmcf_mux_mode_name(mux), pmcf_estimate_name(est),
-		         pmcf_strerror(err), pmcf_errdetail());
+			 pmcf_strerror(err), pmcf_errdetail());
 	size_t n = pmcf_profile_nxus(p);
 	assert_true(n >= 300); /* 12 blocks: 364 tasks */
 	assert_true(pmcf_profile_has_coverage(p));
@@ -562,8 +562,11 @@ static void test_real_never_counted(void **state)
 		return;
 	char *argv[] = {prog, "6", "64", NULL};
 	for (int est = 0; est < 2; est++) {
-		pmcf_collect_opts o = {.size = sizeof(o), .pmcs = 2, .multiplex = PMCF_MUX_RR,
-		                       .period_ms = 600000, .estimate = est};
+		pmcf_collect_opts o = {.size = sizeof(o),
+				       .pmcs = 2,
+				       .multiplex = PMCF_MUX_RR,
+				       .period_ms = 600000,
+				       .estimate = est};
 		pmcf_profile *p = NULL;
 		pmcf_exit_info ei;
 		int err = pmcf_collect_program(argv, EV, 5, &o, &p, &ei);
@@ -578,7 +581,7 @@ static void test_real_never_counted(void **state)
 				double v = pmcf_profile_value(p, i, e);
 				if (never && !isnan(v))
 					fail_msg("%s estimate: %s never counted, but XU %zu reads %g",
-					         pmcf_estimate_name(est), EV[e - 1], i, v);
+						 pmcf_estimate_name(est), EV[e - 1], i, v);
 			}
 		}
 		assert_int_equal(ei.missing_values, 3 * n);
@@ -605,12 +608,12 @@ int main(void)
 	setenv("PMCF_OMPT_TOOL", tool, 1);
 	setenv("ASAN_OPTIONS", "verify_asan_link_order=0", 0);
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_roc_cost),   cmocka_unit_test(test_no_starvation),
-	    cmocka_unit_test(test_roc_normalisation),
-	    cmocka_unit_test(test_scaled),     cmocka_unit_test(test_estimators),
-	    cmocka_unit_test(test_real_rr),    cmocka_unit_test(test_real_roc),
-	    cmocka_unit_test(test_real_kernel), cmocka_unit_test(test_missing_rules),
-	    cmocka_unit_test(test_mux_summary), cmocka_unit_test(test_real_never_counted),
+		cmocka_unit_test(test_roc_cost),           cmocka_unit_test(test_no_starvation),
+		cmocka_unit_test(test_roc_normalisation),  cmocka_unit_test(test_scaled),
+		cmocka_unit_test(test_estimators),         cmocka_unit_test(test_real_rr),
+		cmocka_unit_test(test_real_roc),           cmocka_unit_test(test_real_kernel),
+		cmocka_unit_test(test_missing_rules),      cmocka_unit_test(test_mux_summary),
+		cmocka_unit_test(test_real_never_counted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,38 +31,38 @@ static void test_postfix_eval(void **state)
 		int line;
 		const char *expr;
 		unsigned n;
-		int err;     /* 0 or the error */
-		double want; /* with vals 100, 30, 7, 2 and hz 2e9 */
+		int err;            /* 0 or the error */
+		double want;        /* with vals 100, 30, 7, 2 and hz 2e9 */
 		const char *detail; /* part of the error detail */
 	} rows[] = {
-	    {__LINE__, "", 1, 0, 100, NULL},
-	    {__LINE__, "N0|", 1, 0, 100, NULL},
-	    {__LINE__, "N0", 1, 0, 100, NULL},
-	    {__LINE__, "N0|N1|+|", 2, 0, 130, NULL},
-	    {__LINE__, "N0|N1|-|", 2, 0, 70, NULL},
-	    {__LINE__, "N0|N1|-|N2|-|", 3, 0, 63, NULL},
-	    {__LINE__, "N0|N1|N2|+|-|", 3, 0, 63, NULL},
-	    {__LINE__, "N0|N1|*|", 2, 0, 3000, NULL},
-	    {__LINE__, "N0|N3|/|", 4, 0, 50, NULL},
-	    {__LINE__, "N0|N1|+|N2|N3|*|-|", 4, 0, 116, NULL},
-	    {__LINE__, "N0|4|*|", 1, 0, 400, NULL},
-	    {__LINE__, "N0|N1|-|N2|+|", 3, 0, 77, NULL},
-	    {__LINE__, "N0|#|/|", 1, 0, 5e-8, NULL},
-	    {__LINE__, "N0N1+", 2, PMCF_ESYNTAX, 0, "unexpected 'N'"},
-	    {__LINE__, "N1|", 1, PMCF_ESYNTAX, 0, "N1 at 0 but the event has 1 natives"},
-	    {__LINE__, "N|", 1, PMCF_ESYNTAX, 0, "without a number"},
-	    {__LINE__, "N0|+|", 1, PMCF_ESYNTAX, 0, "needs two operands"},
-	    {__LINE__, "N0|N1|", 2, PMCF_ESYNTAX, 0, "leaves 2 values"},
-	    {__LINE__, "N0|N1|%|", 2, PMCF_ESYNTAX, 0, "unknown token '%'"},
-	    {__LINE__, "|", 1, PMCF_ESYNTAX, 0, "leaves 0 values"},
-	    {__LINE__, "N0|99999999999|+|", 1, PMCF_ESYNTAX, 0, "number too long"},
+		{__LINE__, "", 1, 0, 100, NULL},
+		{__LINE__, "N0|", 1, 0, 100, NULL},
+		{__LINE__, "N0", 1, 0, 100, NULL},
+		{__LINE__, "N0|N1|+|", 2, 0, 130, NULL},
+		{__LINE__, "N0|N1|-|", 2, 0, 70, NULL},
+		{__LINE__, "N0|N1|-|N2|-|", 3, 0, 63, NULL},
+		{__LINE__, "N0|N1|N2|+|-|", 3, 0, 63, NULL},
+		{__LINE__, "N0|N1|*|", 2, 0, 3000, NULL},
+		{__LINE__, "N0|N3|/|", 4, 0, 50, NULL},
+		{__LINE__, "N0|N1|+|N2|N3|*|-|", 4, 0, 116, NULL},
+		{__LINE__, "N0|4|*|", 1, 0, 400, NULL},
+		{__LINE__, "N0|N1|-|N2|+|", 3, 0, 77, NULL},
+		{__LINE__, "N0|#|/|", 1, 0, 5e-8, NULL},
+		{__LINE__, "N0N1+", 2, PMCF_ESYNTAX, 0, "unexpected 'N'"},
+		{__LINE__, "N1|", 1, PMCF_ESYNTAX, 0, "N1 at 0 but the event has 1 natives"},
+		{__LINE__, "N|", 1, PMCF_ESYNTAX, 0, "without a number"},
+		{__LINE__, "N0|+|", 1, PMCF_ESYNTAX, 0, "needs two operands"},
+		{__LINE__, "N0|N1|", 2, PMCF_ESYNTAX, 0, "leaves 2 values"},
+		{__LINE__, "N0|N1|%|", 2, PMCF_ESYNTAX, 0, "unknown token '%'"},
+		{__LINE__, "|", 1, PMCF_ESYNTAX, 0, "leaves 0 values"},
+		{__LINE__, "N0|99999999999|+|", 1, PMCF_ESYNTAX, 0, "number too long"},
 	};
 	const double vals[] = {100, 30, 7, 2};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		double out = -1;
 		int err = pmcfi_postfix_eval(rows[i].expr, vals, rows[i].n, 2e9, &out);
-		ROW_CHECK(rows[i].line, err == rows[i].err, "'%s': got %d, want %d (%s)", rows[i].expr,
-			  err, rows[i].err, pmcf_errdetail());
+		ROW_CHECK(rows[i].line, err == rows[i].err, "'%s': got %d, want %d (%s)", rows[i].expr, err,
+			  rows[i].err, pmcf_errdetail());
 		if (!err)
 			ROW_CHECK(rows[i].line, fabs(out - rows[i].want) <= 1e-12 * fabs(rows[i].want),
 				  "'%s': got %g, want %g", rows[i].expr, out, rows[i].want);
@@ -93,28 +93,27 @@ static void test_derive_postfix(void **state)
 		int err;
 		const char *want; /* the program, or part of the error detail */
 	} rows[] = {
-	    {__LINE__, "NOT_DERIVED", "", 1, 0, "N0|"},
-	    {__LINE__, "", NULL, 1, 0, "N0|"},
-	    {__LINE__, "DERIVED_CMPD", "", 2, 0, "N0|"},
-	    {__LINE__, "DERIVED_ADD", "", 1, 0, "N0|"},
-	    {__LINE__, "DERIVED_ADD", "", 3, 0, "N0|N1|+|N2|+|"},
-	    {__LINE__, "DERIVED_SUB", "", 2, 0, "N0|N1|-|"},
-	    {__LINE__, "DERIVED_SUB", "", 3, 0, "N0|N1|-|N2|-|"},
-	    {__LINE__, "DERIVED_POSTFIX", "N0|N1|+|N2|-|", 3, 0, "N0|N1|+|N2|-|"},
-	    {__LINE__, "DERIVED_POSTFIX", "N0|N3|+|", 3, PMCF_ESYNTAX, "N3"},
-	    {__LINE__, "DERIVED_POSTFIX", NULL, 3, PMCF_ESYNTAX, "missing"},
-	    {__LINE__, "DERIVED_PS", "", 2, PMCF_ENOTSUP, "rate per second"},
-	    {__LINE__, "DERIVED_ADD_PS", "", 3, PMCF_ENOTSUP, "rate per second"},
-	    {__LINE__, "DERIVED_INFIX", "N0+N1", 2, PMCF_ENOTSUP, "DERIVED_INFIX"},
-	    {__LINE__, "DERIVED_ADD", "", 0, PMCF_EINVAL, "0 natives"},
-	    {__LINE__, "DERIVED_ADD", "", PMCFI_DERIVE_MAX + 1, PMCF_EINVAL, "natives"},
+		{__LINE__, "NOT_DERIVED", "", 1, 0, "N0|"},
+		{__LINE__, "", NULL, 1, 0, "N0|"},
+		{__LINE__, "DERIVED_CMPD", "", 2, 0, "N0|"},
+		{__LINE__, "DERIVED_ADD", "", 1, 0, "N0|"},
+		{__LINE__, "DERIVED_ADD", "", 3, 0, "N0|N1|+|N2|+|"},
+		{__LINE__, "DERIVED_SUB", "", 2, 0, "N0|N1|-|"},
+		{__LINE__, "DERIVED_SUB", "", 3, 0, "N0|N1|-|N2|-|"},
+		{__LINE__, "DERIVED_POSTFIX", "N0|N1|+|N2|-|", 3, 0, "N0|N1|+|N2|-|"},
+		{__LINE__, "DERIVED_POSTFIX", "N0|N3|+|", 3, PMCF_ESYNTAX, "N3"},
+		{__LINE__, "DERIVED_POSTFIX", NULL, 3, PMCF_ESYNTAX, "missing"},
+		{__LINE__, "DERIVED_PS", "", 2, PMCF_ENOTSUP, "rate per second"},
+		{__LINE__, "DERIVED_ADD_PS", "", 3, PMCF_ENOTSUP, "rate per second"},
+		{__LINE__, "DERIVED_INFIX", "N0+N1", 2, PMCF_ENOTSUP, "DERIVED_INFIX"},
+		{__LINE__, "DERIVED_ADD", "", 0, PMCF_EINVAL, "0 natives"},
+		{__LINE__, "DERIVED_ADD", "", PMCFI_DERIVE_MAX + 1, PMCF_EINVAL, "natives"},
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		char out[PMCFI_DERIVE_EXPR];
-		int err = pmcfi_derive_postfix(rows[i].derived, rows[i].postfix, rows[i].n, out,
-					       sizeof(out));
-		ROW_CHECK(rows[i].line, err == rows[i].err, "%s: got %d, want %d (%s)",
-			  rows[i].derived, err, rows[i].err, pmcf_errdetail());
+		int err = pmcfi_derive_postfix(rows[i].derived, rows[i].postfix, rows[i].n, out, sizeof(out));
+		ROW_CHECK(rows[i].line, err == rows[i].err, "%s: got %d, want %d (%s)", rows[i].derived, err,
+			  rows[i].err, pmcf_errdetail());
 		if (!err)
 			ROW_CHECK(rows[i].line, strcmp(out, rows[i].want) == 0, "%s: got '%s', want '%s'",
 				  rows[i].derived, out, rows[i].want);
@@ -153,18 +152,19 @@ static void write_table(const char *extra)
 {
 	FILE *f = fopen(table, "w");
 	assert_non_null(f);
-	fprintf(f, "# name\tderived\tpostfix\tnatives\tdescription\n%s"
-		   "PAPI_T_PF\tNOT_DERIVED\t-\tperf::PERF_COUNT_SW_PAGE_FAULTS\tpage faults\n"
-		   "PAPI_T_PF2\tDERIVED_ADD\t-\tperf::PERF_COUNT_SW_PAGE_FAULTS,"
-		   "perf::PERF_COUNT_SW_PAGE_FAULTS\ttwice the page faults\n"
-		   "PAPI_T_ZERO\tDERIVED_SUB\t-\tperf::PERF_COUNT_SW_PAGE_FAULTS,"
-		   "perf::PERF_COUNT_SW_PAGE_FAULTS\tno page faults\n"
-		   "PAPI_T_HALF\tDERIVED_POSTFIX\tN0|N1|+|2|/|\tperf::PERF_COUNT_SW_PAGE_FAULTS,"
-		   "perf::PERF_COUNT_SW_PAGE_FAULTS\tpage faults again\n"
-		   "PAPI_T_NONE\tNOT_DERIVED\t-\t-\tno native here\n"
-		   "PAPI_T_RATE\tDERIVED_PS\t-\tperf::PERF_COUNT_SW_TASK_CLOCK,"
-		   "perf::PERF_COUNT_SW_PAGE_FAULTS\ta rate\n"
-		   "PAPI_T_BAD\tNOT_DERIVED\t-\tno::SUCH_EVENT\tunencodable\n",
+	fprintf(f,
+		"# name\tderived\tpostfix\tnatives\tdescription\n%s"
+		"PAPI_T_PF\tNOT_DERIVED\t-\tperf::PERF_COUNT_SW_PAGE_FAULTS\tpage faults\n"
+		"PAPI_T_PF2\tDERIVED_ADD\t-\tperf::PERF_COUNT_SW_PAGE_FAULTS,"
+		"perf::PERF_COUNT_SW_PAGE_FAULTS\ttwice the page faults\n"
+		"PAPI_T_ZERO\tDERIVED_SUB\t-\tperf::PERF_COUNT_SW_PAGE_FAULTS,"
+		"perf::PERF_COUNT_SW_PAGE_FAULTS\tno page faults\n"
+		"PAPI_T_HALF\tDERIVED_POSTFIX\tN0|N1|+|2|/|\tperf::PERF_COUNT_SW_PAGE_FAULTS,"
+		"perf::PERF_COUNT_SW_PAGE_FAULTS\tpage faults again\n"
+		"PAPI_T_NONE\tNOT_DERIVED\t-\t-\tno native here\n"
+		"PAPI_T_RATE\tDERIVED_PS\t-\tperf::PERF_COUNT_SW_TASK_CLOCK,"
+		"perf::PERF_COUNT_SW_PAGE_FAULTS\ta rate\n"
+		"PAPI_T_BAD\tNOT_DERIVED\t-\tno::SUCH_EVENT\tunencodable\n",
 		extra);
 	fclose(f);
 	setenv("PMCF_TEST_PAPI_PRESETS", table, 1);
@@ -191,19 +191,18 @@ static void test_catalogue(void **state)
 		unsigned cost;
 		const char *constraints; /* part of */
 	} rows[] = {
-	    {__LINE__, "PAPI_T_PF", 1, 1, "\"natives\":[\"perf::PERF_COUNT_SW_PAGE_FAULTS\"]"},
-	    {__LINE__, "PAPI_T_PF2", 1, 2, "\"postfix\":\"N0|N1|+|\""},
-	    {__LINE__, "PAPI_T_ZERO", 1, 2, "\"derived\":\"DERIVED_SUB\""},
-	    {__LINE__, "PAPI_T_HALF", 1, 2, "\"postfix\":\"N0|N1|+|2|/|\""},
-	    {__LINE__, "PAPI_T_NONE", 0, 1, "{\"unavailable\":\"PAPI maps it to no native event"},
-	    {__LINE__, "PAPI_T_RATE", 0, 1, "rate per second (DERIVED_PS)"},
-	    {__LINE__, "PAPI_T_BAD", 0, 1, "libpfm4 cannot encode 'no::SUCH_EVENT'"},
+		{__LINE__, "PAPI_T_PF", 1, 1, "\"natives\":[\"perf::PERF_COUNT_SW_PAGE_FAULTS\"]"},
+		{__LINE__, "PAPI_T_PF2", 1, 2, "\"postfix\":\"N0|N1|+|\""},
+		{__LINE__, "PAPI_T_ZERO", 1, 2, "\"derived\":\"DERIVED_SUB\""},
+		{__LINE__, "PAPI_T_HALF", 1, 2, "\"postfix\":\"N0|N1|+|2|/|\""},
+		{__LINE__, "PAPI_T_NONE", 0, 1, "{\"unavailable\":\"PAPI maps it to no native event"},
+		{__LINE__, "PAPI_T_RATE", 0, 1, "rate per second (DERIVED_PS)"},
+		{__LINE__, "PAPI_T_BAD", 0, 1, "libpfm4 cannot encode 'no::SUCH_EVENT'"},
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		const pmcf_event_info *e = info(c, rows[i].name);
 		ROW_CHECK(rows[i].line, strcmp(e->source, PMCF_SRC_PAPI) == 0, "source %s", e->source);
-		ROW_CHECK(rows[i].line, e->available == rows[i].available, "available %d",
-			  e->available);
+		ROW_CHECK(rows[i].line, e->available == rows[i].available, "available %d", e->available);
 		ROW_CHECK(rows[i].line, e->cost == rows[i].cost, "cost %u", e->cost);
 		ROW_CHECK(rows[i].line, e->constraints && strstr(e->constraints, rows[i].constraints),
 			  "constraints %s", e->constraints ? e->constraints : "(none)");
@@ -230,8 +229,7 @@ static void test_catalogue(void **state)
 	assert_string_equal(d.name, "PAPI_T_HALF");
 	assert_string_equal(d.expr, "N0|N1|+|2|/|");
 	assert_int_equal(pmcfi_perf_expand(c, "PAPI_T_PF2", a, 1, &n, &d), PMCF_ETOOMANY);
-	assert_int_equal(pmcfi_perf_expand(c, "PAPI_T_RATE", a, PMCFI_DERIVE_MAX, &n, &d),
-			 PMCF_ENOTSUP);
+	assert_int_equal(pmcfi_perf_expand(c, "PAPI_T_RATE", a, PMCFI_DERIVE_MAX, &n, &d), PMCF_ENOTSUP);
 	assert_non_null(strstr(pmcf_errdetail(), "'PAPI_T_RATE' cannot be counted"));
 	assert_int_equal(pmcfi_perf_expand(c, "task-clock", a, PMCFI_DERIVE_MAX, &n, &d), 0);
 	assert_int_equal(n, 1);
@@ -336,8 +334,8 @@ static void test_collect_derived(void **state)
 	}
 	setenv("PMCF_OMPT_TOOL", tool, 1);
 	write_table("");
-	const char *ev[] = {"duration",  "PAPI_T_PF2", "page-faults", "PAPI_T_ZERO",
-			    "PAPI_T_HALF", "PAPI_T_PF"};
+	const char *ev[] = {"duration",    "PAPI_T_PF2",  "page-faults",
+			    "PAPI_T_ZERO", "PAPI_T_HALF", "PAPI_T_PF"};
 	char *argv[] = {prog, "3", "16", NULL};
 	pmcf_collect_opts o = {.size = sizeof(o)};
 	pmcf_profile *p = NULL;
@@ -360,8 +358,11 @@ static void test_collect_derived(void **state)
 	pmcf_profile_free(p);
 	/* user-space multiplexing over 1 counter: natives rotate one at a time,
 	 * each is estimated, the preset's value and coverage come from them */
-	pmcf_collect_opts mx = {.size = sizeof(mx), .pmcs = 1, .multiplex = PMCF_MUX_RR,
-				.period_ms = 0.05, .estimate = PMCF_EST_LOCAL};
+	pmcf_collect_opts mx = {.size = sizeof(mx),
+				.pmcs = 1,
+				.multiplex = PMCF_MUX_RR,
+				.period_ms = 0.05,
+				.estimate = PMCF_EST_LOCAL};
 	const char *mev[] = {"PAPI_T_PF2", "page-faults"};
 	err = pmcf_collect_program(argv, mev, 2, &mx, &p, &ei);
 	if (err)
@@ -395,10 +396,10 @@ int main(void)
 	for (int k = 0; k < 2; k++)
 		*strrchr(build_dir, '/') = '\0';
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_postfix_eval),  cmocka_unit_test(test_derive_postfix),
-	    cmocka_unit_test(test_derive_value),  cmocka_unit_test(test_catalogue),
-	    cmocka_unit_test(test_disabled),      cmocka_unit_test(test_libpapi),
-	    cmocka_unit_test(test_collect_derived),
+		cmocka_unit_test(test_postfix_eval),    cmocka_unit_test(test_derive_postfix),
+		cmocka_unit_test(test_derive_value),    cmocka_unit_test(test_catalogue),
+		cmocka_unit_test(test_disabled),        cmocka_unit_test(test_libpapi),
+		cmocka_unit_test(test_collect_derived),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -88,22 +88,22 @@ static void test_aliases(void **state)
 		int line;
 		const char *alias, *name;
 	} rows[] = {
-	    {__LINE__, "cs", "context-switches"},
-	    {__LINE__, "CS", "context-switches"},
-	    {__LINE__, "faults", "page-faults"},
-	    {__LINE__, "migrations", "cpu-migrations"},
-	    {__LINE__, "cpu-cycles", "cycles"},
-	    {__LINE__, "branches", "branch-instructions"},
-	    {__LINE__, "idle-cycles-frontend", "stalled-cycles-frontend"},
-	    {__LINE__, "idle-cycles-backend", "stalled-cycles-backend"},
-	    {__LINE__, "task-clock", NULL},
-	    {__LINE__, "c", NULL},
+		{__LINE__, "cs", "context-switches"},
+		{__LINE__, "CS", "context-switches"},
+		{__LINE__, "faults", "page-faults"},
+		{__LINE__, "migrations", "cpu-migrations"},
+		{__LINE__, "cpu-cycles", "cycles"},
+		{__LINE__, "branches", "branch-instructions"},
+		{__LINE__, "idle-cycles-frontend", "stalled-cycles-frontend"},
+		{__LINE__, "idle-cycles-backend", "stalled-cycles-backend"},
+		{__LINE__, "task-clock", NULL},
+		{__LINE__, "c", NULL},
 	};
 	pmcf_catalog *c = small_catalog();
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
 		const char *got = pmcfi_perf_alias(rows[r].alias);
-		ROW_CHECK(rows[r].line, (got == NULL) == (rows[r].name == NULL) &&
-						(!got || strcmp(got, rows[r].name) == 0),
+		ROW_CHECK(rows[r].line,
+			  (got == NULL) == (rows[r].name == NULL) && (!got || strcmp(got, rows[r].name) == 0),
 			  "alias %s gave %s", rows[r].alias, got ? got : "NULL");
 		if (!rows[r].name)
 			continue;
@@ -132,82 +132,82 @@ static void test_encode_syntax(void **state)
 		uint64_t config, config1, config2;
 		int eu, ek, eh, eg, eH, idle, precise, pinned;
 	} rows[] = {
-	    {__LINE__, "task-clock:u", 0, "task-clock:u", PERF_TYPE_SOFTWARE,
-	     PERF_COUNT_SW_TASK_CLOCK, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0},
-	    {__LINE__, "task-clock:k", 0, "task-clock:k", PERF_TYPE_SOFTWARE,
-	     PERF_COUNT_SW_TASK_CLOCK, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0},
-	    {__LINE__, "task-clock:uk", 0, "task-clock:uk", PERF_TYPE_SOFTWARE,
-	     PERF_COUNT_SW_TASK_CLOCK, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0},
-	    {__LINE__, "Task-Clock:h", 0, "task-clock:h", PERF_TYPE_SOFTWARE,
-	     PERF_COUNT_SW_TASK_CLOCK, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0},
-	    {__LINE__, "cs:u", 0, "context-switches:u", PERF_TYPE_SOFTWARE,
-	     PERF_COUNT_SW_CONTEXT_SWITCHES, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0},
-	    {__LINE__, "cycles:G", 0, "cycles:G", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0,
-	     0, 0, kd, kd, 0, 1, 0, 0, 0},
-	    {__LINE__, "cycles:H", 0, "cycles:H", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0,
-	     0, 0, kd, kd, 1, 0, 0, 0, 0},
-	    {__LINE__, "instructions:pp", 0, "instructions:pp", PERF_TYPE_HARDWARE,
-	     PERF_COUNT_HW_INSTRUCTIONS, 0, 0, 0, kd, kd, 0, 0, 0, 2, 0},
-	    {__LINE__, "instructions:P", 0, "instructions:P", PERF_TYPE_HARDWARE,
-	     PERF_COUNT_HW_INSTRUCTIONS, 0, 0, 0, kd, kd, 0, 0, 0, 3, 0},
-	    {__LINE__, "branch-misses:uppp", 0, "branch-misses:uppp", PERF_TYPE_HARDWARE,
-	     PERF_COUNT_HW_BRANCH_MISSES, 0, 0, 0, 1, 1, 0, 0, 0, 3, 0},
-	    {__LINE__, "cpu-clock:ID", 0, "cpu-clock:ID", PERF_TYPE_SOFTWARE,
-	     PERF_COUNT_SW_CPU_CLOCK, 0, 0, 0, kd, kd, 0, 0, 1, 0, 1},
-	    {__LINE__, "L1-dcache-load-misses:u", 0, "L1-dcache-load-misses:u", PERF_TYPE_HW_CACHE,
-	     PERF_COUNT_HW_CACHE_L1D | PERF_COUNT_HW_CACHE_OP_READ << 8 |
-		 PERF_COUNT_HW_CACHE_RESULT_MISS << 16,
-	     0, 0, 0, 1, 1, 0, 0, 0, 0, 0},
-	    {__LINE__, "r01c2", 0, "r01c2", PERF_TYPE_RAW, 0x1c2, 0, 0, 0, kd, kd, 0, 0, 0, 0, 0},
-	    {__LINE__, "rC0:k", 0, "rC0:k", PERF_TYPE_RAW, 0xc0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0},
-	    {__LINE__, "xcpu/event=0x3c,umask=0x0/", 0, "xcpu/event=0x3c,umask=0x0/", 4, 0x3c, 0,
-	     0, 0, kd, kd, 0, 0, 0, 0, 0},
-	    {__LINE__, "xcpu/event=0xd1,umask=0x20,cmask=2,edge/u", 0,
-	     "xcpu/event=0xd1,umask=0x20,cmask=2,edge/u", 4,
-	     0xd1 | 0x20 << 8 | 1 << 18 | 2ull << 24, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0},
-	    {__LINE__, "xcpu/cycles-t/:k", 0, "xcpu/cycles-t/:k", 4, 0x3c | 1ull << 32, 0, 0, 1, 0,
-	     1, 0, 0, 0, 0, 0},
-	    {__LINE__, "xcpu/mem-loads/", 0, "xcpu/mem-loads/", 4, 0xcd | 0x1 << 8, 3, 0, 0, kd,
-	     kd, 0, 0, 0, 0, 0},
-	    /* a split format: low bits in 0-3, the next four in 8-11 */
-	    {__LINE__, "xcpu/split=0xab/", 0, "xcpu/split=0xab/", 4, 0, 0, 0xb | 0xa << 8, 0, kd,
-	     kd, 0, 0, 0, 0, 0},
-	    {__LINE__, "xcpu/config=0x1234,config1=5,config2=6/", 0,
-	     "xcpu/config=0x1234,config1=5,config2=6/", 4, 0x1234, 5, 6, 0, kd, kd, 0, 0, 0, 0, 0},
-	    /* msr: no counter, and never excludes the kernel (the PMU refuses it) */
-	    {__LINE__, "msr/tsc/", 0, "msr/tsc/", 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-	    {__LINE__, "msr/aperf/", 0, "msr/aperf/", 9, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-	    /* refused */
-	    {__LINE__, "xcpu/umask=0x100/", REFUSED(PMCF_ESYNTAX, "wider than its bits")},
-	    {__LINE__, "xcpu/nosuch=1/", REFUSED(PMCF_ESYNTAX, "no term or event 'nosuch'")},
-	    {__LINE__, "xcpu/needs/", REFUSED(PMCF_ESYNTAX, "needs a value")},
-	    {__LINE__, "xcpu/event=zz/", REFUSED(PMCF_ESYNTAX, "must be a number")},
-	    {__LINE__, "xcpu//", REFUSED(PMCF_ESYNTAX, "no terms")},
-	    {__LINE__, "xcpu/event=1/x", REFUSED(PMCF_EEVENT, "")}, /* not modifiers: no such name */
-	    {__LINE__, "nopmu/event=1/", REFUSED(PMCF_ENOENT, "no PMU 'nopmu'")},
-	    {__LINE__, "broken/event=1/", REFUSED(PMCF_ENOENT, "no PMU 'broken'")},
-	    {__LINE__, "task-clock:S", REFUSED(PMCF_ESYNTAX, "sampling")},
-	    {__LINE__, "task-clock:pppp", REFUSED(PMCF_ESYNTAX, "above ppp")},
-	    {__LINE__, "duration:u", REFUSED(PMCF_ESYNTAX, "no counter")},
-	    {__LINE__, "no-such-event:u", REFUSED(PMCF_EEVENT, "")},
-	    {__LINE__, "r", REFUSED(PMCF_EEVENT, "")},
-	    {__LINE__, "r12345678901234567", REFUSED(PMCF_EEVENT, "")}, /* wider than 64 bits */
+		{__LINE__, "task-clock:u", 0, "task-clock:u", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0,
+		 0, 0, 1, 1, 0, 0, 0, 0, 0},
+		{__LINE__, "task-clock:k", 0, "task-clock:k", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0,
+		 0, 1, 0, 1, 0, 0, 0, 0, 0},
+		{__LINE__, "task-clock:uk", 0, "task-clock:uk", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK,
+		 0, 0, 0, 0, 1, 0, 0, 0, 0, 0},
+		{__LINE__, "Task-Clock:h", 0, "task-clock:h", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0,
+		 0, 1, 1, 0, 0, 0, 0, 0, 0},
+		{__LINE__, "cs:u", 0, "context-switches:u", PERF_TYPE_SOFTWARE,
+		 PERF_COUNT_SW_CONTEXT_SWITCHES, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0},
+		{__LINE__, "cycles:G", 0, "cycles:G", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0, 0, 0,
+		 kd, kd, 0, 1, 0, 0, 0},
+		{__LINE__, "cycles:H", 0, "cycles:H", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0, 0, 0,
+		 kd, kd, 1, 0, 0, 0, 0},
+		{__LINE__, "instructions:pp", 0, "instructions:pp", PERF_TYPE_HARDWARE,
+		 PERF_COUNT_HW_INSTRUCTIONS, 0, 0, 0, kd, kd, 0, 0, 0, 2, 0},
+		{__LINE__, "instructions:P", 0, "instructions:P", PERF_TYPE_HARDWARE,
+		 PERF_COUNT_HW_INSTRUCTIONS, 0, 0, 0, kd, kd, 0, 0, 0, 3, 0},
+		{__LINE__, "branch-misses:uppp", 0, "branch-misses:uppp", PERF_TYPE_HARDWARE,
+		 PERF_COUNT_HW_BRANCH_MISSES, 0, 0, 0, 1, 1, 0, 0, 0, 3, 0},
+		{__LINE__, "cpu-clock:ID", 0, "cpu-clock:ID", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 0,
+		 0, 0, kd, kd, 0, 0, 1, 0, 1},
+		{__LINE__, "L1-dcache-load-misses:u", 0, "L1-dcache-load-misses:u", PERF_TYPE_HW_CACHE,
+		 PERF_COUNT_HW_CACHE_L1D | PERF_COUNT_HW_CACHE_OP_READ << 8 |
+			 PERF_COUNT_HW_CACHE_RESULT_MISS << 16,
+		 0, 0, 0, 1, 1, 0, 0, 0, 0, 0},
+		{__LINE__, "r01c2", 0, "r01c2", PERF_TYPE_RAW, 0x1c2, 0, 0, 0, kd, kd, 0, 0, 0, 0, 0},
+		{__LINE__, "rC0:k", 0, "rC0:k", PERF_TYPE_RAW, 0xc0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0},
+		{__LINE__, "xcpu/event=0x3c,umask=0x0/", 0, "xcpu/event=0x3c,umask=0x0/", 4, 0x3c, 0, 0, 0,
+		 kd, kd, 0, 0, 0, 0, 0},
+		{__LINE__, "xcpu/event=0xd1,umask=0x20,cmask=2,edge/u", 0,
+		 "xcpu/event=0xd1,umask=0x20,cmask=2,edge/u", 4, 0xd1 | 0x20 << 8 | 1 << 18 | 2ull << 24, 0,
+		 0, 0, 1, 1, 0, 0, 0, 0, 0},
+		{__LINE__, "xcpu/cycles-t/:k", 0, "xcpu/cycles-t/:k", 4, 0x3c | 1ull << 32, 0, 0, 1, 0, 1, 0,
+		 0, 0, 0, 0},
+		{__LINE__, "xcpu/mem-loads/", 0, "xcpu/mem-loads/", 4, 0xcd | 0x1 << 8, 3, 0, 0, kd, kd, 0, 0,
+		 0, 0, 0},
+		/* a split format: low bits in 0-3, the next four in 8-11 */
+		{__LINE__, "xcpu/split=0xab/", 0, "xcpu/split=0xab/", 4, 0, 0, 0xb | 0xa << 8, 0, kd, kd, 0,
+		 0, 0, 0, 0},
+		{__LINE__, "xcpu/config=0x1234,config1=5,config2=6/", 0,
+		 "xcpu/config=0x1234,config1=5,config2=6/", 4, 0x1234, 5, 6, 0, kd, kd, 0, 0, 0, 0, 0},
+		/* msr: no counter, and never excludes the kernel (the PMU refuses it) */
+		{__LINE__, "msr/tsc/", 0, "msr/tsc/", 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+		{__LINE__, "msr/aperf/", 0, "msr/aperf/", 9, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+		/* refused */
+		{__LINE__, "xcpu/umask=0x100/", REFUSED(PMCF_ESYNTAX, "wider than its bits")},
+		{__LINE__, "xcpu/nosuch=1/", REFUSED(PMCF_ESYNTAX, "no term or event 'nosuch'")},
+		{__LINE__, "xcpu/needs/", REFUSED(PMCF_ESYNTAX, "needs a value")},
+		{__LINE__, "xcpu/event=zz/", REFUSED(PMCF_ESYNTAX, "must be a number")},
+		{__LINE__, "xcpu//", REFUSED(PMCF_ESYNTAX, "no terms")},
+		{__LINE__, "xcpu/event=1/x", REFUSED(PMCF_EEVENT, "")}, /* not modifiers: no such name */
+		{__LINE__, "nopmu/event=1/", REFUSED(PMCF_ENOENT, "no PMU 'nopmu'")},
+		{__LINE__, "broken/event=1/", REFUSED(PMCF_ENOENT, "no PMU 'broken'")},
+		{__LINE__, "task-clock:S", REFUSED(PMCF_ESYNTAX, "sampling")},
+		{__LINE__, "task-clock:pppp", REFUSED(PMCF_ESYNTAX, "above ppp")},
+		{__LINE__, "duration:u", REFUSED(PMCF_ESYNTAX, "no counter")},
+		{__LINE__, "no-such-event:u", REFUSED(PMCF_EEVENT, "")},
+		{__LINE__, "r", REFUSED(PMCF_EEVENT, "")},
+		{__LINE__, "r12345678901234567", REFUSED(PMCF_EEVENT, "")}, /* wider than 64 bits */
 	};
 	pmcf_catalog *c = small_catalog();
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
 		pmcfi_clear_error();
 		long k = pmcfi_catalog_resolve(c, rows[r].name);
 		int rc = k >= 0 ? 0 : (int)k;
-		ROW_CHECK(rows[r].line, rc == rows[r].rc, "'%s': rc %d (%s), want %d", rows[r].name,
-			  rc, pmcf_errdetail(), rows[r].rc);
+		ROW_CHECK(rows[r].line, rc == rows[r].rc, "'%s': rc %d (%s), want %d", rows[r].name, rc,
+			  pmcf_errdetail(), rows[r].rc);
 		if (rc) {
 			ROW_CHECK(rows[r].line, strstr(pmcf_errdetail(), rows[r].canon) != NULL,
 				  "detail '%s' lacks '%s'", pmcf_errdetail(), rows[r].canon);
 			continue;
 		}
 		const char *name = pmcf_catalog_at(c, (size_t)k)->name;
-		ROW_CHECK(rows[r].line, strcmp(name, rows[r].canon) == 0, "'%s' stored as '%s'",
-			  rows[r].name, name);
+		ROW_CHECK(rows[r].line, strcmp(name, rows[r].canon) == 0, "'%s' stored as '%s'", rows[r].name,
+			  name);
 		/* a second lookup finds the same entry */
 		ROW_CHECK(rows[r].line, pmcfi_catalog_resolve(c, rows[r].name) == k, "added twice");
 		struct perf_event_attr a;
@@ -223,15 +223,14 @@ static void test_encode_syntax(void **state)
 			  (unsigned long long)a.config2);
 		ROW_CHECK(rows[r].line,
 			  (int)a.exclude_user == rows[r].eu && (int)a.exclude_kernel == rows[r].ek &&
-			      (int)a.exclude_hv == rows[r].eh,
+				  (int)a.exclude_hv == rows[r].eh,
 			  "exclude u/k/h %u%u%u", a.exclude_user, a.exclude_kernel, a.exclude_hv);
 		ROW_CHECK(rows[r].line,
 			  (int)a.exclude_guest == rows[r].eg && (int)a.exclude_host == rows[r].eH,
 			  "exclude guest/host %u%u", a.exclude_guest, a.exclude_host);
 		ROW_CHECK(rows[r].line, (int)a.exclude_idle == rows[r].idle, "exclude_idle %u",
 			  a.exclude_idle);
-		ROW_CHECK(rows[r].line, (int)a.precise_ip == rows[r].precise, "precise_ip %u",
-			  a.precise_ip);
+		ROW_CHECK(rows[r].line, (int)a.precise_ip == rows[r].precise, "precise_ip %u", a.precise_ip);
 		ROW_CHECK(rows[r].line, (int)a.pinned == rows[r].pinned, "pinned %u", a.pinned);
 		ROW_CHECK(rows[r].line, a.size == sizeof(a) && a.disabled == 0 && a.read_format == 0,
 			  "fields left over");
@@ -274,8 +273,7 @@ static void test_real_sysfs(void **state)
 	if (access(PMCFI_SYSFS_PMUS "/cpu", F_OK) != 0) {
 		/* no core PMU exposed: the architectural format still encodes it */
 		struct perf_event_attr a;
-		assert_int_equal(pmcfi_perf_encode(c, "cpu/event=0x3c,umask=0x1,inv,cmask=1/", &a),
-				 0);
+		assert_int_equal(pmcfi_perf_encode(c, "cpu/event=0x3c,umask=0x1,inv,cmask=1/", &a), 0);
 		assert_int_equal(a.type, PERF_TYPE_RAW);
 		assert_int_equal(a.config, 0x3c | 1 << 8 | 1 << 23 | 1 << 24);
 		assert_int_equal(pmcfi_perf_encode(c, "cpu/cycles/", &a), PMCF_ESYNTAX);
@@ -293,36 +291,36 @@ static void test_evlist_groups_globs(void **state)
 		int rc;
 		const char *want; /* names, each followed by /group, joined by ',' (rc 0), or a detail */
 	} rows[] = {
-	    {__LINE__, "{task-clock,page-faults}", 0, "task-clock/1,page-faults/1"},
-	    {__LINE__, "cs,{task-clock,faults},migrations", 0,
-	     "context-switches/0,task-clock/1,page-faults/1,cpu-migrations/0"},
-	    {__LINE__, "{cs,faults}:u,{task-clock}", 0,
-	     "context-switches:u/1,page-faults:u/1,task-clock/2"},
-	    {__LINE__, " { task-clock , cpu-clock } , cs ", 0,
-	     "task-clock/1,cpu-clock/1,context-switches/0"},
-	    {__LINE__, "task-clock,{task-clock,cs}", 0, "task-clock/1,context-switches/1"},
-	    {__LINE__, "{xcpu/event=1,umask=2/,msr/tsc/},cs", 0,
-	     "xcpu/event=1,umask=2//1,msr/tsc//1,context-switches/0"},
-	    {__LINE__, "xcpu/event=1,umask=2/u,cs", 0, "xcpu/event=1,umask=2/u/0,context-switches/0"},
-	    {__LINE__, "*-faults", 0,
-	     "page-faults/0,minor-faults/0,major-faults/0,alignment-faults/0,emulation-faults/0"},
-	    {__LINE__, "{*-clock}", 0, "cpu-clock/1,task-clock/1"},
-	    {__LINE__, "{task-clock,cs},{cs,cpu-clock}", PMCF_ESYNTAX, "two {"},
-	    {__LINE__, "{task-clock,{cs}}", PMCF_ESYNTAX, "nested"},
-	    {__LINE__, "{task-clock", PMCF_ESYNTAX, "without its '}'"},
-	    {__LINE__, "task-clock}", PMCF_ESYNTAX, "without its '{'"},
-	    {__LINE__, "{}", PMCF_ESYNTAX, "empty {}"},
-	    {__LINE__, "{all}", PMCF_ESYNTAX, "'all' cannot be in a {"},
-	    {__LINE__, "{cs}:", PMCF_ESYNTAX, "followed by modifiers"},
-	    {__LINE__, "{cs}:pppp", PMCF_ESYNTAX, "above ppp"},
-	    {__LINE__, "nothing-matches-*", PMCF_EEVENT, "no event matches"},
+		{__LINE__, "{task-clock,page-faults}", 0, "task-clock/1,page-faults/1"},
+		{__LINE__, "cs,{task-clock,faults},migrations", 0,
+		 "context-switches/0,task-clock/1,page-faults/1,cpu-migrations/0"},
+		{__LINE__, "{cs,faults}:u,{task-clock}", 0,
+		 "context-switches:u/1,page-faults:u/1,task-clock/2"},
+		{__LINE__, " { task-clock , cpu-clock } , cs ", 0,
+		 "task-clock/1,cpu-clock/1,context-switches/0"},
+		{__LINE__, "task-clock,{task-clock,cs}", 0, "task-clock/1,context-switches/1"},
+		{__LINE__, "{xcpu/event=1,umask=2/,msr/tsc/},cs", 0,
+		 "xcpu/event=1,umask=2//1,msr/tsc//1,context-switches/0"},
+		{__LINE__, "xcpu/event=1,umask=2/u,cs", 0, "xcpu/event=1,umask=2/u/0,context-switches/0"},
+		{__LINE__, "*-faults", 0,
+		 "page-faults/0,minor-faults/0,major-faults/0,alignment-faults/0,emulation-faults/0"},
+		{__LINE__, "{*-clock}", 0, "cpu-clock/1,task-clock/1"},
+		{__LINE__, "{task-clock,cs},{cs,cpu-clock}", PMCF_ESYNTAX, "two {"},
+		{__LINE__, "{task-clock,{cs}}", PMCF_ESYNTAX, "nested"},
+		{__LINE__, "{task-clock", PMCF_ESYNTAX, "without its '}'"},
+		{__LINE__, "task-clock}", PMCF_ESYNTAX, "without its '{'"},
+		{__LINE__, "{}", PMCF_ESYNTAX, "empty {}"},
+		{__LINE__, "{all}", PMCF_ESYNTAX, "'all' cannot be in a {"},
+		{__LINE__, "{cs}:", PMCF_ESYNTAX, "followed by modifiers"},
+		{__LINE__, "{cs}:pppp", PMCF_ESYNTAX, "above ppp"},
+		{__LINE__, "nothing-matches-*", PMCF_EEVENT, "no event matches"},
 	};
 	pmcf_catalog *c = small_catalog();
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
 		pmcf_evlist *l = NULL;
 		int rc = pmcf_evlist_parse(c, rows[r].spec, &l);
-		ROW_CHECK(rows[r].line, rc == rows[r].rc, "'%s': rc %d (%s), want %d", rows[r].spec,
-			  rc, pmcf_errdetail(), rows[r].rc);
+		ROW_CHECK(rows[r].line, rc == rows[r].rc, "'%s': rc %d (%s), want %d", rows[r].spec, rc,
+			  pmcf_errdetail(), rows[r].rc);
 		if (rc) {
 			ROW_CHECK(rows[r].line, strstr(pmcf_errdetail(), rows[r].want) != NULL,
 				  "detail '%s' lacks '%s'", pmcf_errdetail(), rows[r].want);
@@ -372,16 +370,34 @@ static void test_plan_groups(void **state)
 		int rc;
 		const char *together[2][3]; /* groups that must share a set */
 	} rows[] = {
-	    {__LINE__, "page-faults,{minor-faults,cpu-migrations},{major-faults,context-switches}",
-	     PMCF_COMBINE_CTC, PMCF_PACK_BEST, 2, 0,
-	     {{"minor-faults", "cpu-migrations"}, {"major-faults", "context-switches"}}},
-	    {__LINE__, "page-faults,minor-faults,{major-faults,cpu-clock,task-clock}",
-	     PMCF_COMBINE_BC, PMCF_PACK_BEST, 3, 0, {{"major-faults", "cpu-clock", "task-clock"}}},
-	    {__LINE__, "page-faults,{minor-faults,context-switches},major-faults",
-	     PMCF_COMBINE_LGL, PMCF_PACK_GREEDY, 2, 0, {{"minor-faults", "context-switches"}}},
-	    {__LINE__, "{page-faults,minor-faults,major-faults}", PMCF_COMBINE_CTC,
-	     PMCF_PACK_BEST, 2,
-	     PMCF_ETOOMANY, {{"the group {page-faults,minor-faults,major-faults} cannot"}}},
+		{__LINE__,
+		 "page-faults,{minor-faults,cpu-migrations},{major-faults,context-switches}",
+		 PMCF_COMBINE_CTC,
+		 PMCF_PACK_BEST,
+		 2,
+		 0,
+		 {{"minor-faults", "cpu-migrations"}, {"major-faults", "context-switches"}}},
+		{__LINE__,
+		 "page-faults,minor-faults,{major-faults,cpu-clock,task-clock}",
+		 PMCF_COMBINE_BC,
+		 PMCF_PACK_BEST,
+		 3,
+		 0,
+		 {{"major-faults", "cpu-clock", "task-clock"}}},
+		{__LINE__,
+		 "page-faults,{minor-faults,context-switches},major-faults",
+		 PMCF_COMBINE_LGL,
+		 PMCF_PACK_GREEDY,
+		 2,
+		 0,
+		 {{"minor-faults", "context-switches"}}},
+		{__LINE__,
+		 "{page-faults,minor-faults,major-faults}",
+		 PMCF_COMBINE_CTC,
+		 PMCF_PACK_BEST,
+		 2,
+		 PMCF_ETOOMANY,
+		 {{"the group {page-faults,minor-faults,major-faults} cannot"}}},
 	};
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
 		pmcf_evlist *l;
@@ -435,11 +451,9 @@ static void test_plan_groups(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_aliases),
-	    cmocka_unit_test(test_encode_syntax),
-	    cmocka_unit_test(test_real_sysfs),
-	    cmocka_unit_test(test_evlist_groups_globs),
-	    cmocka_unit_test(test_plan_groups),
+		cmocka_unit_test(test_aliases),     cmocka_unit_test(test_encode_syntax),
+		cmocka_unit_test(test_real_sysfs),  cmocka_unit_test(test_evlist_groups_globs),
+		cmocka_unit_test(test_plan_groups),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

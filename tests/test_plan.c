@@ -15,8 +15,8 @@
 #include "pmcfuse/plan.h"
 #include "row_check.h"
 
-static int toy_check(void *impl, const pmcf_catalog *c, const size_t *idx, size_t n, unsigned pmcs,
-		     char *why, size_t whylen)
+static int toy_check(void *impl, const pmcf_catalog *c, const size_t *idx, size_t n, unsigned pmcs, char *why,
+		     size_t whylen)
 {
 	(void)impl;
 	unsigned cost = 0, cap = pmcs ? pmcs : 4;
@@ -47,21 +47,24 @@ static pmcf_catalog *toy(void)
 	static const struct {
 		const char *name;
 		unsigned cost;
-	} ev[] = {{"a", 1},    {"b", 1},  {"c", 1},  {"d", 1},  {"e", 1},  {"f", 1},
-		  {"g", 1},    {"h", 1},  {"big1", 2}, {"big2", 2}, {"big3", 2}, {"cx", 1},
-		  {"cy", 1},   {"fix1", 0}, {"fix2", 0}, {"huge", 5}};
+	} ev[] = {{"a", 1},  {"b", 1},    {"c", 1},    {"d", 1},    {"e", 1},    {"f", 1},
+		  {"g", 1},  {"h", 1},    {"big1", 2}, {"big2", 2}, {"big3", 2}, {"cx", 1},
+		  {"cy", 1}, {"fix1", 0}, {"fix2", 0}, {"huge", 5}};
 	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
-		pmcf_event_info e = {.name = ev[i].name, .source = PMCF_SRC_SIM, .description = "",
-				     .available = 1, .cost = ev[i].cost,
-				     .constraints = ev[i].cost ? "{\"counters\":[0,1,2,3]}"
-							       : "{\"fixed\":true}"};
+		pmcf_event_info e = {.name = ev[i].name,
+				     .source = PMCF_SRC_SIM,
+				     .description = "",
+				     .available = 1,
+				     .cost = ev[i].cost,
+				     .constraints =
+					     ev[i].cost ? "{\"counters\":[0,1,2,3]}" : "{\"fixed\":true}"};
 		assert_int_equal(pmcfi_catalog_add(c, &e), 0);
 	}
 	return c;
 }
 
-static pmcf_plan *mkplan(pmcf_catalog *c, const char *const *ev, size_t n, int strategy,
-			 int packing, unsigned pmcs)
+static pmcf_plan *mkplan(pmcf_catalog *c, const char *const *ev, size_t n, int strategy, int packing,
+			 unsigned pmcs)
 {
 	pmcf_plan_opts o = PMCF_PLAN_OPTS_INIT;
 	o.strategy = strategy;
@@ -76,8 +79,7 @@ static pmcf_plan *mkplan(pmcf_catalog *c, const char *const *ev, size_t n, int s
 
 /* Every requested event is in some set, every set fits, duration is in
  * every set; disjoint: no other event twice. */
-static void check_valid(pmcf_catalog *c, const pmcf_plan *p, const char *const *ev, size_t n,
-			int disjoint)
+static void check_valid(pmcf_catalog *c, const pmcf_plan *p, const char *const *ev, size_t n, int disjoint)
 {
 	for (size_t i = 0; i < n; i++) {
 		size_t seen = 0;
@@ -287,7 +289,8 @@ static void test_json_roundtrip(void **state)
 		assert_string_equal(av[i], raw[i]);
 	pmcf_plan_free(q);
 	/* base64 that is not, or that holds a NUL byte */
-	static const char *const badb64[] = {"\"x\"", "\"/w=\"", "\"/=w=\"", "\"AA==\"", "1", "\"/w==\", \"x\": 1"};
+	static const char *const badb64[] = {"\"x\"",    "\"/w=\"", "\"/=w=\"",
+					     "\"AA==\"", "1",       "\"/w==\", \"x\": 1"};
 	for (size_t i = 0; i < sizeof(badb64) / sizeof(badb64[0]); i++) {
 		char bad[256];
 		snprintf(bad, sizeof(bad),
@@ -299,12 +302,14 @@ static void test_json_roundtrip(void **state)
 	free(js);
 	free(js2);
 	/* bad input */
-	assert_int_equal(pmcf_plan_from_json("{\"format\":\"pmcfuse-plan\",\"version\":2,\"sets\":[[\"a\"]]}", &q),
+	assert_int_equal(pmcf_plan_from_json("{\"format\":\"pmcfuse-plan\",\"version\":2,\"sets\":[[\"a\"]]}",
+					     &q),
 			 PMCF_EVERSION);
 	assert_int_equal(pmcf_plan_from_json("{\"format\":\"other\"}", &q), PMCF_ENOTOURS);
 	assert_int_equal(pmcf_plan_from_json("{\"format\":\"pmcfuse-plan\",\"version\":1,\"sets\":[]}", &q),
 			 PMCF_ESYNTAX);
-	assert_int_equal(pmcf_plan_from_json("{\"format\":\"pmcfuse-plan\",\"version\":1,\"sets\":[[1]]}", &q),
+	assert_int_equal(pmcf_plan_from_json("{\"format\":\"pmcfuse-plan\",\"version\":1,\"sets\":[[1]]}",
+					     &q),
 			 PMCF_ESYNTAX);
 	assert_int_equal(pmcf_plan_from_json("{\"form", &q), PMCF_ESYNTAX);
 	assert_int_equal(pmcf_plan_load("/nonexistent/plan.json", &q), -2 /* -ENOENT */);
@@ -345,7 +350,8 @@ static void test_json_fields(void **state)
 		{__LINE__, "\"seed\": -99999999999999999999", PMCF_ESYNTAX, "is out of range"},
 		{__LINE__, "\"seed\": \"7\"", PMCF_ESYNTAX, "\"seed\": \"7\" is not a whole number"},
 		{__LINE__, "\"executions\": 2", 0, NULL},
-		{__LINE__, "\"executions\": 100", PMCF_ESYNTAX, "\"executions\": 100, but the plan has 2 sets"},
+		{__LINE__, "\"executions\": 100", PMCF_ESYNTAX,
+		 "\"executions\": 100, but the plan has 2 sets"},
 		{__LINE__, "\"lower_bound\": 3", PMCF_ESYNTAX, "\"lower_bound\": 3 is more than the 2"},
 		{__LINE__, "\"packing\": \"greedy\"", 0, NULL},
 		{__LINE__, "\"packing\": \"tight\"", PMCF_ESYNTAX, "unknown packing 'tight'"},
@@ -459,9 +465,12 @@ static void test_link_auto(void **state)
 		double *col = pmcf_profile_column(pilot, k);
 		for (size_t i = 0; i < 400; i++) {
 			x = x * 6364136223846793005ull + 1442695040888963407ull;
-			col[i] = e == 6 ? pmcf_profile_column(
-						  pilot, (size_t)pmcf_profile_event_find(pilot, "a"))[i] * 3 + 1
-					: (double)(x >> 40);
+			col[i] =
+				e == 6 ? pmcf_profile_column(pilot,
+							     (size_t)pmcf_profile_event_find(pilot, "a"))[i] *
+							 3 +
+						 1
+				       : (double)(x >> 40);
 		}
 	}
 	pmcf_plan_opts o = PMCF_PLAN_OPTS_INIT;
@@ -524,11 +533,10 @@ static void test_link_auto(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_lgl_packs_tight),  cmocka_unit_test(test_greedy_vs_best),
-		cmocka_unit_test(test_conflicts),        cmocka_unit_test(test_bc_links),
-		cmocka_unit_test(test_exact_small),      cmocka_unit_test(test_json_roundtrip),
-		cmocka_unit_test(test_json_fields),
-		cmocka_unit_test(test_correlated),
+		cmocka_unit_test(test_lgl_packs_tight), cmocka_unit_test(test_greedy_vs_best),
+		cmocka_unit_test(test_conflicts),       cmocka_unit_test(test_bc_links),
+		cmocka_unit_test(test_exact_small),     cmocka_unit_test(test_json_roundtrip),
+		cmocka_unit_test(test_json_fields),     cmocka_unit_test(test_correlated),
 		cmocka_unit_test(test_link_auto),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -286,8 +286,13 @@ static void test_xus_values(void **state)
 	for (size_t i = 0; i < 1000; i++) {
 		snprintf(lab, sizeof(lab), "3.%zu.%zu", i / 10, i % 10);
 		snprintf(par, sizeof(par), "3.%zu", i / 10);
-		pmcf_xu xu = {.type = ty, .thread = (int32_t)(i % 4), .cpu = -1, .start_ns = i,
-			      .end_ns = i + 7, .label = i % 3 ? lab : NULL, .parent_label = par};
+		pmcf_xu xu = {.type = ty,
+			      .thread = (int32_t)(i % 4),
+			      .cpu = -1,
+			      .start_ns = i,
+			      .end_ns = i + 7,
+			      .label = i % 3 ? lab : NULL,
+			      .parent_label = par};
 		assert_int_equal(pmcf_profile_xu_add(p, &xu, &idx), 0);
 		assert_int_equal(idx, i);
 	}
@@ -494,9 +499,12 @@ static pmcf_profile *fixture(size_t nxu, int layers)
 	for (size_t i = 0; i < nxu; i++) {
 		snprintf(lab, sizeof(lab), "3.1.%zu.%zu", i / 100, i % 100);
 		snprintf(par, sizeof(par), "3.1.%zu", i / 100);
-		pmcf_xu xu = {.type = i + 1 == nxu ? ty[2] : ty[i % 2], .thread = (int32_t)(i % 7),
-			      .cpu = i % 5 ? (int32_t)(i % 5) : -1, .start_ns = i * 1000ull + (1ull << 40),
-			      .end_ns = i * 1000ull + (1ull << 40) + 999, .label = i % 11 ? lab : "",
+		pmcf_xu xu = {.type = i + 1 == nxu ? ty[2] : ty[i % 2],
+			      .thread = (int32_t)(i % 7),
+			      .cpu = i % 5 ? (int32_t)(i % 5) : -1,
+			      .start_ns = i * 1000ull + (1ull << 40),
+			      .end_ns = i * 1000ull + (1ull << 40) + 999,
+			      .label = i % 11 ? lab : "",
 			      .parent_label = i % 13 ? par : NULL};
 		assert_int_equal(pmcf_profile_xu_add(p, &xu, NULL), 0);
 		for (size_t e = 0; e < 3; e++) {
@@ -509,9 +517,10 @@ static pmcf_profile *fixture(size_t nxu, int layers)
 			if (layers) {
 				assert_int_equal(pmcf_profile_coverage_set(p, i, e, i * 10 + e, i * 5), 0);
 				if (i % 4)
-					assert_int_equal(pmcf_profile_provenance_set(
-								 p, i, e, (int32_t)((i + e) % 2),
-								 (int64_t)(i * 2 + e) << 20),
+					assert_int_equal(pmcf_profile_provenance_set(p, i, e,
+										     (int32_t)((i + e) % 2),
+										     (int64_t)(i * 2 + e)
+											     << 20),
 							 0);
 			}
 		}
@@ -519,13 +528,15 @@ static pmcf_profile *fixture(size_t nxu, int layers)
 			pmcf_profile_truth_column(p, 0)[i] = (double)i;
 			pmcf_profile_truth_column(p, 1)[i] = i % 9 ? (double)i * -0.25 : PMCF_MISSING;
 			if (i % 3)
-				assert_int_equal(pmcf_profile_match_distance_set(p, i, (double)(i % 17) / 4), 0);
+				assert_int_equal(pmcf_profile_match_distance_set(p, i, (double)(i % 17) / 4),
+						 0);
 			snprintf(lab, sizeof(lab), "0.%zu.%zu", i % 3, i);
 			if (i % 4)
 				assert_int_equal(pmcf_profile_rank_set(p, i, (int32_t)(i % 4)), 0);
 			if (i % 5)
 				assert_int_equal(pmcf_profile_base_label_set(p, i, (int32_t)(i % 2),
-									     (int64_t)i * 3, i % 7 ? lab : ""),
+									     (int64_t)i * 3,
+									     i % 7 ? lab : ""),
 						 0);
 		}
 	}
@@ -580,7 +591,8 @@ static void assert_same(const pmcf_profile *a, const pmcf_profile *b)
 	assert_int_equal(pmcf_profile_ntruth(a), pmcf_profile_ntruth(b));
 	for (size_t t = 0; t < pmcf_profile_ntruth(a); t++) {
 		assert_string_equal(pmcf_profile_truth_name(a, t), pmcf_profile_truth_name(b, t));
-		const double *ca = pmcf_profile_truth_column_const(a, t), *cb = pmcf_profile_truth_column_const(b, t);
+		const double *ca = pmcf_profile_truth_column_const(a, t),
+			     *cb = pmcf_profile_truth_column_const(b, t);
 		for (size_t i = 0; i < nxu; i++)
 			if (pmcf_is_missing(ca[i]))
 				assert_true(pmcf_is_missing(cb[i]));
@@ -754,7 +766,8 @@ static void test_roundtrip_empty(void **state)
 		char name[32];
 		snprintf(name, sizeof(name), "empty%zu.pmcf", r);
 		pmcf_profile *q = roundtrip(p, name);
-		if (pmcf_profile_has_coverage(q) != rows[r].layers || pmcf_profile_has_provenance(q) != rows[r].layers ||
+		if (pmcf_profile_has_coverage(q) != rows[r].layers ||
+		    pmcf_profile_has_provenance(q) != rows[r].layers ||
 		    pmcf_profile_ntruth(q) != (size_t)rows[r].layers)
 			fail_msg("row at line %d: layers", rows[r].line);
 		pmcf_profile_free(p);
@@ -817,14 +830,19 @@ static void test_sql_layer(void **state)
 	for (size_t e = 0; e < 5; e++)
 		assert_int_equal(pmcf_profile_event_add(p, ev[e], NULL), 0);
 	for (size_t i = 0; i < 10; i++) {
-		pmcf_xu x = {.type = i % 3 ? ta : tb, .thread = (int32_t)(i % 2), .cpu = -1,
-			     .start_ns = 100 * i, .end_ns = 100 * i + 50, .label = i == 3 ? "3'" : "l",
+		pmcf_xu x = {.type = i % 3 ? ta : tb,
+			     .thread = (int32_t)(i % 2),
+			     .cpu = -1,
+			     .start_ns = 100 * i,
+			     .end_ns = 100 * i + 50,
+			     .label = i == 3 ? "3'" : "l",
 			     .parent_label = ""};
 		size_t k;
 		assert_int_equal(pmcf_profile_xu_add(p, &x, &k), 0);
 		assert_int_equal(pmcf_profile_value_set(p, k, 0, 50), 0);
 		assert_int_equal(pmcf_profile_value_set(p, k, 1, (double)i), 0);
-		assert_int_equal(pmcf_profile_value_set(p, k, 2, i == 4 ? PMCF_MISSING : 0.25 * (double)i), 0);
+		assert_int_equal(pmcf_profile_value_set(p, k, 2, i == 4 ? PMCF_MISSING : 0.25 * (double)i),
+				 0);
 		assert_int_equal(pmcf_profile_value_set(p, k, 3, i == 5 ? INFINITY : -(double)i), 0);
 		assert_int_equal(pmcf_profile_value_set(p, k, 4, 1e15 + (double)i), 0);
 	}
@@ -840,7 +858,8 @@ static void test_sql_layer(void **state)
 		 "x:\"q\"|XU:1|PAPI_L1_DCM"},
 		{__LINE__, "SELECT type_name FROM xu_values WHERE xu = 3", "it's"},
 		{__LINE__, "SELECT label FROM xu_values WHERE xu = 3", "3'"},
-		{__LINE__, "SELECT \"page-faults\" || ' ' || typeof(\"page-faults\") FROM xu_values WHERE xu = 7",
+		{__LINE__,
+		 "SELECT \"page-faults\" || ' ' || typeof(\"page-faults\") FROM xu_values WHERE xu = 7",
 		 "7 integer"},
 		{__LINE__, "SELECT \"x:\"\"q\"\"\" FROM xu_values WHERE xu = 4", "NULL"},
 		{__LINE__, "SELECT \"x:\"\"q\"\"\" FROM xu_values WHERE xu = 3", "0.75"},
@@ -848,7 +867,8 @@ static void test_sql_layer(void **state)
 		{__LINE__, "SELECT \"XU:1\" FROM xu_values WHERE xu = 6", "-6"},
 		{__LINE__, "SELECT PAPI_L1_DCM FROM xu_values WHERE xu = 9", "1000000000000009"},
 		{__LINE__, "SELECT sum(thread) || ',' || max(end_ns) FROM xu_values", "5,950"},
-		{__LINE__, "SELECT type_name || avg(\"page-faults\") FROM xu_values GROUP BY type_name ORDER BY type_name LIMIT 1",
+		{__LINE__,
+		 "SELECT type_name || avg(\"page-faults\") FROM xu_values GROUP BY type_name ORDER BY type_name LIMIT 1",
 		 "gemm4.5"},
 		{__LINE__, "SELECT count(*) || ',' || count(value) FROM xu_values_long", "50,49"},
 		{__LINE__, "SELECT value FROM xu_values_long WHERE xu = 2 AND event = 'page-faults'", "2"},
@@ -916,13 +936,15 @@ static void test_open_damaged(void **state)
 		int err;
 		const char *detail;
 	} rows[] = {
-		{__LINE__, "PRAGMA user_version = 2", PMCF_EVERSION, "version 2, this pmcfuse reads versions up to 1"},
+		{__LINE__, "PRAGMA user_version = 2", PMCF_EVERSION,
+		 "version 2, this pmcfuse reads versions up to 1"},
 		{__LINE__, "PRAGMA user_version = 0", PMCF_ECORRUPT, "version 0"},
 		{__LINE__, "PRAGMA application_id = 1", PMCF_ENOTOURS, "another application"},
 		{__LINE__, "UPDATE value_chunk SET data = substr(data, 1, 16) WHERE event = 1 AND chunk = 1",
 		 PMCF_ECORRUPT, "does not hold"},
-		{__LINE__, "CREATE TABLE x AS SELECT * FROM value_chunk; DROP TABLE value_chunk;"
-			   "ALTER TABLE x RENAME TO value_chunk; UPDATE value_chunk SET data = NULL WHERE event = 0",
+		{__LINE__,
+		 "CREATE TABLE x AS SELECT * FROM value_chunk; DROP TABLE value_chunk;"
+		 "ALTER TABLE x RENAME TO value_chunk; UPDATE value_chunk SET data = NULL WHERE event = 0",
 		 PMCF_ECORRUPT, "does not hold"},
 		{__LINE__, "DELETE FROM value_chunk WHERE event = 2 AND chunk = 0", PMCF_ECORRUPT, "missing"},
 		{__LINE__, "INSERT INTO value_chunk VALUES (7, 0, zeroblob(8))", PMCF_ECORRUPT, "unexpected"},
@@ -942,21 +964,24 @@ static void test_open_damaged(void **state)
 		{__LINE__, "DELETE FROM format WHERE key = 'chunk_xus'", PMCF_ECORRUPT, "format table"},
 		{__LINE__, "SELECT 1", 0, NULL}, /* control: the unchanged file loads */
 		{__LINE__, "DELETE FROM source WHERE id = 1", PMCF_ECORRUPT, "source profile 1 of 1"},
-		{__LINE__, "UPDATE base_chunk SET source = zeroblob(4 * 65536) WHERE chunk = 0", PMCF_ECORRUPT,
-		 "base source 0 and source XU -1"},
+		{__LINE__, "UPDATE base_chunk SET source = zeroblob(4 * 65536) WHERE chunk = 0",
+		 PMCF_ECORRUPT, "base source 0 and source XU -1"},
 		{__LINE__, "UPDATE base_chunk SET source = zeroblob(8) WHERE chunk = 1", PMCF_ECORRUPT,
 		 "base_chunk: source"},
-		{__LINE__, "UPDATE base_chunk SET label = substr(label, 1, length(label) - 1) WHERE chunk = 1", PMCF_ECORRUPT,
-		 "labels"},
+		{__LINE__,
+		 "UPDATE base_chunk SET label = substr(label, 1, length(label) - 1) WHERE chunk = 1",
+		 PMCF_ECORRUPT, "labels"},
 		{__LINE__, "DELETE FROM base_chunk WHERE chunk = 1", PMCF_ECORRUPT, "base_chunk: chunk 1"},
 		{__LINE__, "DROP TABLE base_chunk", 0, NULL}, /* a file written before the layer */
-		{__LINE__, "UPDATE rank_chunk SET data = CAST(X'ffffffff' || substr(data, 5) AS BLOB) WHERE chunk = 1",
+		{__LINE__,
+		 "UPDATE rank_chunk SET data = CAST(X'ffffffff' || substr(data, 5) AS BLOB) WHERE chunk = 1",
 		 PMCF_ECORRUPT, "XU 65536 has rank -1"},
 		{__LINE__, "UPDATE rank_chunk SET data = substr(data, 5) WHERE chunk = 1", PMCF_ECORRUPT,
 		 "rank_chunk: data"},
 		{__LINE__, "DROP TABLE rank_chunk", 0, NULL}, /* a file written before ranks: rank 0 */
-		{__LINE__, "CREATE TABLE x AS SELECT * FROM meta; DROP TABLE meta;"
-			   "ALTER TABLE x RENAME TO meta; INSERT INTO meta VALUES (3, 'host', NULL)",
+		{__LINE__,
+		 "CREATE TABLE x AS SELECT * FROM meta; DROP TABLE meta;"
+		 "ALTER TABLE x RENAME TO meta; INSERT INTO meta VALUES (3, 'host', NULL)",
 		 PMCF_ECORRUPT, "NULL metadata"},
 	};
 	pmcf_profile *p = fixture(70000, 1);
@@ -1120,7 +1145,7 @@ static void test_shorten(void **state)
 		size_t cap, word; /* a word of `word` bytes of 'p' (or "é"), then the reason */
 		int utf8;
 	} rows[] = {
-		{__LINE__, 64, 10, 0},   {__LINE__, 1024, 3000, 0}, {__LINE__, 200, 150, 0},
+		{__LINE__, 64, 10, 0},     {__LINE__, 1024, 3000, 0}, {__LINE__, 200, 150, 0},
 		{__LINE__, 1024, 3001, 1}, {__LINE__, 100, 97, 1},
 	};
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
@@ -1176,24 +1201,15 @@ static void test_limits(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_shorten),
-		cmocka_unit_test(test_limits),
-		cmocka_unit_test(test_kind_names),
-		cmocka_unit_test(test_meta),
-		cmocka_unit_test(test_types),
-		cmocka_unit_test(test_many_names),
-		cmocka_unit_test(test_events),
-		cmocka_unit_test(test_xus_values),
-		cmocka_unit_test(test_layers),
-		cmocka_unit_test(test_roundtrip_special_values),
-		cmocka_unit_test(test_ranks),
-		cmocka_unit_test(test_roundtrip_all_layers),
-		cmocka_unit_test(test_roundtrip_empty),
-		cmocka_unit_test(test_sql_layer),
-		cmocka_unit_test(test_open_foreign),
-		cmocka_unit_test(test_open_damaged),
-		cmocka_unit_test(test_open_truncated),
-		cmocka_unit_test(test_save_fails_cleanly),
+		cmocka_unit_test(test_shorten),         cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_kind_names),      cmocka_unit_test(test_meta),
+		cmocka_unit_test(test_types),           cmocka_unit_test(test_many_names),
+		cmocka_unit_test(test_events),          cmocka_unit_test(test_xus_values),
+		cmocka_unit_test(test_layers),          cmocka_unit_test(test_roundtrip_special_values),
+		cmocka_unit_test(test_ranks),           cmocka_unit_test(test_roundtrip_all_layers),
+		cmocka_unit_test(test_roundtrip_empty), cmocka_unit_test(test_sql_layer),
+		cmocka_unit_test(test_open_foreign),    cmocka_unit_test(test_open_damaged),
+		cmocka_unit_test(test_open_truncated),  cmocka_unit_test(test_save_fails_cleanly),
 		cmocka_unit_test(test_save_atomic),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

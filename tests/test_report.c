@@ -84,13 +84,13 @@ static void test_report_opts(void **state)
 		unsigned plots, bins, points;
 		int pair, size;
 	} rows[] = {
-		{__LINE__, 41, 10, 5000, 0, 0},    /* too many plots */
-		{__LINE__, 6, 0, 5000, 0, 0},      /* no bins */
-		{__LINE__, 6, 31, 5000, 0, 0},     /* too many bins */
-		{__LINE__, 6, 10, 99, 0, 0},       /* too few points */
-		{__LINE__, 6, 10, 100001, 0, 0},   /* too many points */
-		{__LINE__, 6, 10, 5000, 1, 0},     /* a pair beyond the events */
-		{__LINE__, 6, 10, 5000, 0, 1},     /* a size smaller than the first version */
+		{__LINE__, 41, 10, 5000, 0, 0},  /* too many plots */
+		{__LINE__, 6, 0, 5000, 0, 0},    /* no bins */
+		{__LINE__, 6, 31, 5000, 0, 0},   /* too many bins */
+		{__LINE__, 6, 10, 99, 0, 0},     /* too few points */
+		{__LINE__, 6, 10, 100001, 0, 0}, /* too many points */
+		{__LINE__, 6, 10, 5000, 1, 0},   /* a pair beyond the events */
+		{__LINE__, 6, 10, 5000, 0, 1},   /* a size smaller than the first version */
 	};
 	for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
 		pmcf_report_opts o = PMCF_REPORT_OPTS_INIT;
@@ -154,10 +154,10 @@ static void test_report_human(void **state)
 		int ns;
 		const char *want;
 	} rows[] = {
-		{__LINE__, 812, 0, "812"},      {__LINE__, 0.5, 0, "0.5"},
-		{__LINE__, 1210, 0, "1.21 k"},  {__LINE__, 3.4e9, 0, "3.4 G"},
-		{__LINE__, 812, 1, "812 ns"},   {__LINE__, 3.4e6, 1, "3.4 ms"},
-		{__LINE__, 1.2e9, 1, "1.2 s"},  {__LINE__, PMCF_MISSING, 0, "-"},
+		{__LINE__, 812, 0, "812"},     {__LINE__, 0.5, 0, "0.5"},
+		{__LINE__, 1210, 0, "1.21 k"}, {__LINE__, 3.4e9, 0, "3.4 G"},
+		{__LINE__, 812, 1, "812 ns"},  {__LINE__, 3.4e6, 1, "3.4 ms"},
+		{__LINE__, 1.2e9, 1, "1.2 s"}, {__LINE__, PMCF_MISSING, 0, "-"},
 	};
 	char buf[32];
 	for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++)

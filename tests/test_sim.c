@@ -49,7 +49,7 @@ static pmcf_profile *record_all(const char *spec, const pmcf_sim_opts *o)
 	char buf[2048] = "";
 	for (size_t i = 0; i < pmcf_evlist_size(list); i++)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s", i ? "," : "",
-		         pmcf_evlist_names(list)[i]);
+			 pmcf_evlist_names(list)[i]);
 	pmcf_evlist_free(list);
 	pmcf_catalog_free(cat);
 	return record(spec, buf, o);
@@ -78,7 +78,7 @@ static void test_spec(void **state)
 	assert_string_equal(pmcf_sim_spec_machine(s), "xeon32");
 	assert_int_equal(pmcf_sim_spec_seed(s), 7);
 	assert_string_equal(pmcf_sim_spec_canonical(s),
-	                    "cholesky,blocks=12,bsize=64,machine=xeon32,seed=7,model=v2");
+			    "cholesky,blocks=12,bsize=64,machine=xeon32,seed=7,model=v2");
 	pmcf_sim_spec_set_seed(s, 9);
 	assert_non_null(strstr(pmcf_sim_spec_canonical(s), "seed=9"));
 	pmcf_sim_spec_free(s);
@@ -91,24 +91,23 @@ static void test_spec(void **state)
 		int err;
 		const char *detail;
 	} bad[] = {
-	    {__LINE__, "cholesky,blocks=12", 0, NULL},
-	    {__LINE__, "loops,schedule=dynamic,chunk=100,machine=xeon192,threads=8", 0, NULL},
-	    {__LINE__, "cholsky", PMCF_ENOENT, "cholesky, seidel, kmeans, loops, knapsack"},
-	    {__LINE__, "cholesky,blokcs=3", PMCF_ENOENT, "valid keys: blocks, bsize"},
-	    {__LINE__, "cholesky,blocks=0", PMCF_EINVAL, "blocks"},
-	    {__LINE__, "cholesky,blocks=x", PMCF_EINVAL, "blocks"},
-	    {__LINE__, "loops,schedule=guided", PMCF_EINVAL, "static, dynamic"},
-	    {__LINE__, "cholesky,blocks", PMCF_ESYNTAX, "key=value"},
-	    {__LINE__, "", PMCF_ESYNTAX, "workloads"},
-	    {__LINE__, "cholesky,seed=-1", PMCF_EINVAL, "seed"},
-	    {__LINE__, "cholesky,threads=0", PMCF_EINVAL, "threads"},
+		{__LINE__, "cholesky,blocks=12", 0, NULL},
+		{__LINE__, "loops,schedule=dynamic,chunk=100,machine=xeon192,threads=8", 0, NULL},
+		{__LINE__, "cholsky", PMCF_ENOENT, "cholesky, seidel, kmeans, loops, knapsack"},
+		{__LINE__, "cholesky,blokcs=3", PMCF_ENOENT, "valid keys: blocks, bsize"},
+		{__LINE__, "cholesky,blocks=0", PMCF_EINVAL, "blocks"},
+		{__LINE__, "cholesky,blocks=x", PMCF_EINVAL, "blocks"},
+		{__LINE__, "loops,schedule=guided", PMCF_EINVAL, "static, dynamic"},
+		{__LINE__, "cholesky,blocks", PMCF_ESYNTAX, "key=value"},
+		{__LINE__, "", PMCF_ESYNTAX, "workloads"},
+		{__LINE__, "cholesky,seed=-1", PMCF_EINVAL, "seed"},
+		{__LINE__, "cholesky,threads=0", PMCF_EINVAL, "threads"},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int err = pmcf_sim_spec_parse(bad[i].spec, &s);
-		if (err != bad[i].err ||
-		    (bad[i].detail && !strstr(pmcf_errdetail(), bad[i].detail)))
+		if (err != bad[i].err || (bad[i].detail && !strstr(pmcf_errdetail(), bad[i].detail)))
 			fail_msg("line %d: '%s' gave %d (%s)", bad[i].line, bad[i].spec, err,
-			         pmcf_errdetail());
+				 pmcf_errdetail());
 		if (!err)
 			pmcf_sim_spec_free(s);
 	}
@@ -116,18 +115,17 @@ static void test_spec(void **state)
 	pmcf_catalog *c;
 	assert_int_equal(pmcf_catalog_sim("cholesky,machine=xeon999", &c), PMCF_ENOENT);
 	assert_non_null(strstr(pmcf_errdetail(), "xeon192"));
-	assert_int_equal(pmcf_catalog_sim("cholesky,machine=/nonexistent/m.json", &c),
-	                 PMCF_ESYNTAX);
+	assert_int_equal(pmcf_catalog_sim("cholesky,machine=/nonexistent/m.json", &c), PMCF_ESYNTAX);
 }
 
 /* ---- catalogue and compatibility ------------------------------------------------ */
 static const char *const table1[] = {
-    "PAPI_BR_CN",  "PAPI_BR_INS",  "PAPI_BR_MSP",  "PAPI_BR_NTK",  "PAPI_FDV_INS", "PAPI_L1_DCM",
-    "PAPI_L1_ICM", "PAPI_L1_LDM",  "PAPI_L1_STM",  "PAPI_L2_DCA",  "PAPI_L2_DCR",  "PAPI_L2_DCW",
-    "PAPI_L2_ICA", "PAPI_L2_ICH",  "PAPI_L2_ICM",  "PAPI_L2_ICR",  "PAPI_L2_STM",  "PAPI_L2_TCM",
-    "PAPI_L2_TCW", "PAPI_L3_DCR",  "PAPI_L3_DCW",  "PAPI_L3_ICA",  "PAPI_L3_ICR",  "PAPI_L3_TCA",
-    "PAPI_L3_TCM", "PAPI_L3_TCW",  "PAPI_LD_INS",  "PAPI_REF_CYC", "PAPI_SR_INS",  "PAPI_STL_ICY",
-    "PAPI_TLB_IM", "PAPI_TOT_CYC", "PAPI_TOT_INS",
+	"PAPI_BR_CN",  "PAPI_BR_INS",  "PAPI_BR_MSP",  "PAPI_BR_NTK",  "PAPI_FDV_INS", "PAPI_L1_DCM",
+	"PAPI_L1_ICM", "PAPI_L1_LDM",  "PAPI_L1_STM",  "PAPI_L2_DCA",  "PAPI_L2_DCR",  "PAPI_L2_DCW",
+	"PAPI_L2_ICA", "PAPI_L2_ICH",  "PAPI_L2_ICM",  "PAPI_L2_ICR",  "PAPI_L2_STM",  "PAPI_L2_TCM",
+	"PAPI_L2_TCW", "PAPI_L3_DCR",  "PAPI_L3_DCW",  "PAPI_L3_ICA",  "PAPI_L3_ICR",  "PAPI_L3_TCA",
+	"PAPI_L3_TCM", "PAPI_L3_TCW",  "PAPI_LD_INS",  "PAPI_REF_CYC", "PAPI_SR_INS",  "PAPI_STL_ICY",
+	"PAPI_TLB_IM", "PAPI_TOT_CYC", "PAPI_TOT_INS",
 };
 
 static void test_catalog(void **state)
@@ -148,18 +146,14 @@ static void test_catalog(void **state)
 			assert_non_null(info->constraints);
 			assert_non_null(strstr(info->constraints, "\"native\""));
 		}
-		const pmcf_event_info *dca =
-		    pmcf_catalog_at(c, (size_t)pmcf_catalog_find(c, "PAPI_L2_DCA"));
+		const pmcf_event_info *dca = pmcf_catalog_at(c, (size_t)pmcf_catalog_find(c, "PAPI_L2_DCA"));
 		assert_non_null(strstr(dca->constraints, "\"alias_of\":\"PAPI_L1_DCM\""));
-		const pmcf_event_info *tcm =
-		    pmcf_catalog_at(c, (size_t)pmcf_catalog_find(c, "PAPI_L2_TCM"));
+		const pmcf_event_info *tcm = pmcf_catalog_at(c, (size_t)pmcf_catalog_find(c, "PAPI_L2_TCM"));
 		assert_int_equal(tcm->cost, 2);
-		const pmcf_event_info *ins =
-		    pmcf_catalog_at(c, (size_t)pmcf_catalog_find(c, "PAPI_TOT_INS"));
+		const pmcf_event_info *ins = pmcf_catalog_at(c, (size_t)pmcf_catalog_find(c, "PAPI_TOT_INS"));
 		assert_int_equal(ins->cost, 0);
 		assert_non_null(strstr(ins->constraints, "\"fixed\":true"));
-		const pmcf_event_info *dcr =
-		    pmcf_catalog_at(c, (size_t)pmcf_catalog_find(c, "PAPI_L3_DCR"));
+		const pmcf_event_info *dcr = pmcf_catalog_at(c, (size_t)pmcf_catalog_find(c, "PAPI_L3_DCR"));
 		assert_non_null(strstr(dcr->constraints, "PAPI_L3_DCW"));
 		pmcf_catalog_free(c);
 	}
@@ -175,32 +169,32 @@ static void test_check_set(void **state)
 		int fits;
 		const char *why;
 	} cases[] = {
-	    {__LINE__, "PAPI_TOT_INS,PAPI_TOT_CYC,PAPI_REF_CYC", 0, 1, NULL},
-	    {__LINE__,
-	     "PAPI_TOT_INS,PAPI_TOT_CYC,PAPI_REF_CYC,PAPI_L1_DCM,PAPI_L1_ICM,PAPI_BR_INS,PAPI_LD_"
-	     "INS",
-	     0, 1, NULL},
-	    {__LINE__, "PAPI_L1_DCM,PAPI_L1_ICM,PAPI_BR_INS,PAPI_LD_INS,PAPI_SR_INS", 0, 0,
-	     "need 5 general-purpose counters but xeon32 has 4"},
-	    /* aliases share their native event: one counter for both */
-	    {__LINE__, "PAPI_L1_DCM,PAPI_L2_DCA,PAPI_L1_ICM,PAPI_BR_INS,PAPI_LD_INS", 0, 1, NULL},
-	    {__LINE__, "PAPI_L2_ICA,PAPI_L2_ICR,PAPI_L2_ICM,PAPI_L3_ICA", 0, 1, NULL},
-	    /* derived presets take two counters, shared natives are counted once */
-	    {__LINE__, "PAPI_L2_TCM,PAPI_L1_DCM,PAPI_L1_ICM,PAPI_BR_INS", 0, 0, "PAPI_L2_TCM (2)"},
-	    {__LINE__, "PAPI_L2_TCM,PAPI_L2_ICM,PAPI_L1_DCM,PAPI_BR_INS", 0, 1, NULL},
-	    {__LINE__, "PAPI_BR_CN,PAPI_BR_NTK,PAPI_BR_INS,PAPI_BR_MSP", 0, 1, NULL},
-	    /* a shared configuration register */
-	    {__LINE__, "PAPI_L3_DCR,PAPI_L3_DCW", 0, 0,
-	     "PAPI_L3_DCR and PAPI_L3_DCW cannot be counted together"},
-	    {__LINE__, "PAPI_L3_TCW,PAPI_L3_ICR", 0, 0, "OFFCORE_RSP_1"},
-	    {__LINE__, "PAPI_L3_DCR,PAPI_L3_TCW", 0, 1, NULL},
-	    /* counter masks, with a budget that cuts them */
-	    {__LINE__, "PAPI_FDV_INS,PAPI_TLB_IM,PAPI_STL_ICY,PAPI_L1_DCM", 0, 1, NULL},
-	    {__LINE__, "PAPI_FDV_INS,PAPI_STL_ICY", 2, 0, "PAPI_STL_ICY cannot be counted with 2"},
-	    {__LINE__, "PAPI_FDV_INS,PAPI_TLB_IM", 1, 0, "but xeon32 has 1 (--pmcs)"},
-	    {__LINE__, "PAPI_L1_DCM,PAPI_L1_ICM,PAPI_BR_INS,PAPI_LD_INS,PAPI_SR_INS,PAPI_L1_LDM", 8,
-	     1, NULL},
-	    {__LINE__, "duration,PAPI_TOT_INS", 0, 1, NULL},
+		{__LINE__, "PAPI_TOT_INS,PAPI_TOT_CYC,PAPI_REF_CYC", 0, 1, NULL},
+		{__LINE__,
+		 "PAPI_TOT_INS,PAPI_TOT_CYC,PAPI_REF_CYC,PAPI_L1_DCM,PAPI_L1_ICM,PAPI_BR_INS,PAPI_LD_"
+		 "INS",
+		 0, 1, NULL},
+		{__LINE__, "PAPI_L1_DCM,PAPI_L1_ICM,PAPI_BR_INS,PAPI_LD_INS,PAPI_SR_INS", 0, 0,
+		 "need 5 general-purpose counters but xeon32 has 4"},
+		/* aliases share their native event: one counter for both */
+		{__LINE__, "PAPI_L1_DCM,PAPI_L2_DCA,PAPI_L1_ICM,PAPI_BR_INS,PAPI_LD_INS", 0, 1, NULL},
+		{__LINE__, "PAPI_L2_ICA,PAPI_L2_ICR,PAPI_L2_ICM,PAPI_L3_ICA", 0, 1, NULL},
+		/* derived presets take two counters, shared natives are counted once */
+		{__LINE__, "PAPI_L2_TCM,PAPI_L1_DCM,PAPI_L1_ICM,PAPI_BR_INS", 0, 0, "PAPI_L2_TCM (2)"},
+		{__LINE__, "PAPI_L2_TCM,PAPI_L2_ICM,PAPI_L1_DCM,PAPI_BR_INS", 0, 1, NULL},
+		{__LINE__, "PAPI_BR_CN,PAPI_BR_NTK,PAPI_BR_INS,PAPI_BR_MSP", 0, 1, NULL},
+		/* a shared configuration register */
+		{__LINE__, "PAPI_L3_DCR,PAPI_L3_DCW", 0, 0,
+		 "PAPI_L3_DCR and PAPI_L3_DCW cannot be counted together"},
+		{__LINE__, "PAPI_L3_TCW,PAPI_L3_ICR", 0, 0, "OFFCORE_RSP_1"},
+		{__LINE__, "PAPI_L3_DCR,PAPI_L3_TCW", 0, 1, NULL},
+		/* counter masks, with a budget that cuts them */
+		{__LINE__, "PAPI_FDV_INS,PAPI_TLB_IM,PAPI_STL_ICY,PAPI_L1_DCM", 0, 1, NULL},
+		{__LINE__, "PAPI_FDV_INS,PAPI_STL_ICY", 2, 0, "PAPI_STL_ICY cannot be counted with 2"},
+		{__LINE__, "PAPI_FDV_INS,PAPI_TLB_IM", 1, 0, "but xeon32 has 1 (--pmcs)"},
+		{__LINE__, "PAPI_L1_DCM,PAPI_L1_ICM,PAPI_BR_INS,PAPI_LD_INS,PAPI_SR_INS,PAPI_L1_LDM", 8, 1,
+		 NULL},
+		{__LINE__, "duration,PAPI_TOT_INS", 0, 1, NULL},
 	};
 	pmcf_catalog *c;
 	assert_int_equal(pmcf_catalog_sim("cholesky", &c), 0);
@@ -208,8 +202,8 @@ static void test_check_set(void **state)
 		pmcf_evlist *l;
 		assert_int_equal(pmcf_evlist_parse(c, cases[i].events, &l), 0);
 		char why[512];
-		int r = pmcf_catalog_check_set(c, pmcf_evlist_names(l), pmcf_evlist_size(l),
-		                               cases[i].pmcs, why, sizeof(why));
+		int r = pmcf_catalog_check_set(c, pmcf_evlist_names(l), pmcf_evlist_size(l), cases[i].pmcs,
+					       why, sizeof(why));
 		if (r != cases[i].fits || (cases[i].why && !strstr(why, cases[i].why)))
 			fail_msg("line %d: got %d, why '%s'", cases[i].line, r, why);
 		if (!r && strchr(why, '\n'))
@@ -228,22 +222,22 @@ static void test_counts(void **state)
 		const char *spec;
 		size_t nxu;
 	} cases[] = {
-	    {__LINE__, "cholesky,blocks=1", 1},
-	    {__LINE__, "cholesky,blocks=2", 2 + 2 * 1 + 0},
-	    {__LINE__, "cholesky,blocks=5", 5 + 2 * 10 + 10},
-	    {__LINE__, "cholesky,blocks=12", 364},
-	    {__LINE__, "cholesky,blocks=20", 20 + 2 * 190 + 1140},
-	    {__LINE__, "seidel,blocks=5,iters=3", 75},
-	    {__LINE__, "kmeans,parts=16,iters=4", 4 * 17},
-	    {__LINE__, "loops,n=1000,loops=3,reps=2,threads=8", 3 * 2 * 8},
-	    {__LINE__, "loops,n=1000,loops=3,reps=2,schedule=dynamic,chunk=64", 3 * 2 * 16},
-	    {__LINE__, "loops,n=1000,loops=2,reps=1,schedule=static,chunk=100", 2 * 10},
+		{__LINE__, "cholesky,blocks=1", 1},
+		{__LINE__, "cholesky,blocks=2", 2 + 2 * 1 + 0},
+		{__LINE__, "cholesky,blocks=5", 5 + 2 * 10 + 10},
+		{__LINE__, "cholesky,blocks=12", 364},
+		{__LINE__, "cholesky,blocks=20", 20 + 2 * 190 + 1140},
+		{__LINE__, "seidel,blocks=5,iters=3", 75},
+		{__LINE__, "kmeans,parts=16,iters=4", 4 * 17},
+		{__LINE__, "loops,n=1000,loops=3,reps=2,threads=8", 3 * 2 * 8},
+		{__LINE__, "loops,n=1000,loops=3,reps=2,schedule=dynamic,chunk=64", 3 * 2 * 16},
+		{__LINE__, "loops,n=1000,loops=2,reps=1,schedule=static,chunk=100", 2 * 10},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		pmcf_profile *p = record(cases[i].spec, "PAPI_TOT_INS", NULL);
 		if (pmcf_profile_nxus(p) != cases[i].nxu)
 			fail_msg("line %d: %zu XUs, want %zu", cases[i].line, pmcf_profile_nxus(p),
-			         cases[i].nxu);
+				 cases[i].nxu);
 		pmcf_profile_free(p);
 	}
 	pmcf_profile *p = record("cholesky,blocks=12", "PAPI_TOT_INS", NULL);
@@ -306,7 +300,7 @@ static int same_profile(const pmcf_profile *a, const pmcf_profile *b)
 			return 0;
 		for (size_t e = 0; e < pmcf_profile_nevents(a); e++)
 			if (memcmp(&(double){pmcf_profile_value(a, i, e)},
-			           &(double){pmcf_profile_value(b, i, e)}, sizeof(double)) != 0)
+				   &(double){pmcf_profile_value(b, i, e)}, sizeof(double)) != 0)
 				return 0;
 	}
 	return 1;
@@ -334,8 +328,8 @@ static void test_determinism(void **state)
 {
 	(void)state;
 	const char *specs[] = {"cholesky,blocks=10,seed=5", "knapsack,cutoff=8,seed=3",
-	                       "loops,schedule=dynamic,seed=4", "kmeans,seed=2,machine=xeon192",
-	                       "seidel,blocks=6"};
+			       "loops,schedule=dynamic,seed=4", "kmeans,seed=2,machine=xeon192",
+			       "seidel,blocks=6"};
 	pmcf_sim_opts mux = PMCF_SIM_OPTS_INIT;
 	mux.multiplex = PMCF_MUX_ROC;
 	mux.period_ms = 0.05;
@@ -345,14 +339,10 @@ static void test_determinism(void **state)
 		assert_true(same_profile(a, b));
 		pmcf_profile_free(a);
 		pmcf_profile_free(b);
-		a = record(
-		    specs[k],
-		    "PAPI_L1_DCM,PAPI_L1_ICM,PAPI_BR_INS,PAPI_LD_INS,PAPI_SR_INS,PAPI_L2_DCR",
-		    &mux);
-		b = record(
-		    specs[k],
-		    "PAPI_L1_DCM,PAPI_L1_ICM,PAPI_BR_INS,PAPI_LD_INS,PAPI_SR_INS,PAPI_L2_DCR",
-		    &mux);
+		a = record(specs[k],
+			   "PAPI_L1_DCM,PAPI_L1_ICM,PAPI_BR_INS,PAPI_LD_INS,PAPI_SR_INS,PAPI_L2_DCR", &mux);
+		b = record(specs[k],
+			   "PAPI_L1_DCM,PAPI_L1_ICM,PAPI_BR_INS,PAPI_LD_INS,PAPI_SR_INS,PAPI_L2_DCR", &mux);
 		assert_true(same_profile(a, b));
 		pmcf_profile_free(a);
 		pmcf_profile_free(b);
@@ -421,8 +411,8 @@ static void test_variability(void **state)
 	double l1_loops = label_cv("loops,n=200000,schedule=static,model=v1", "PAPI_L2_TCM", 5);
 	double l1_chol = label_cv("cholesky,blocks=14,model=v1", "PAPI_L2_TCM", 5);
 	print_message("label variability of cycles: static loops %.4f, cholesky %.4f, "
-	              "cholesky/xeon192 %.4f; L2_TCM %.4f %.4f\n",
-	              loops, chol, chol192, l1_loops, l1_chol);
+		      "cholesky/xeon192 %.4f; L2_TCM %.4f %.4f\n",
+		      loops, chol, chol192, l1_loops, l1_chol);
 	assert_true(chol > 2 * loops);
 	assert_true(l1_chol > 2 * l1_loops);
 	assert_true(chol192 > chol);
@@ -472,8 +462,8 @@ static void test_placement(void **state)
 	double s32, s192;
 	double c32 = placement_corr("xeon32", &s32), c192 = placement_corr("xeon192", &s192);
 	print_message("placement: corr(L3_TCM, cycles) between executions per label: xeon32 %.2f "
-	              "xeon192 %.2f; spread of L3_TCM %.3f %.3f\n",
-	              c32, c192, s32, s192);
+		      "xeon192 %.2f; spread of L3_TCM %.3f %.3f\n",
+		      c32, c192, s32, s192);
 	assert_true(c192 > 0.8);
 	assert_true(c192 > c32 + 0.1);
 }
@@ -481,8 +471,7 @@ static void test_placement(void **state)
 static void test_truth(void **state)
 {
 	(void)state;
-	pmcf_profile *p =
-	    record("cholesky,blocks=12", "PAPI_TOT_INS,PAPI_L1_DCM,PAPI_L2_TCM", NULL);
+	pmcf_profile *p = record("cholesky,blocks=12", "PAPI_TOT_INS,PAPI_L1_DCM,PAPI_L2_TCM", NULL);
 	assert_int_equal(pmcf_profile_nevents(p), 4);
 	assert_string_equal(pmcf_profile_event_name(p, 0), "duration");
 	assert_string_equal(pmcf_profile_event_name(p, 1), "PAPI_TOT_INS");
@@ -493,23 +482,23 @@ static void test_truth(void **state)
 	assert_string_equal(pmcf_profile_meta_get(p, PMCF_META_PROGRAM), "cholesky");
 	assert_string_equal(pmcf_profile_meta_get(p, PMCF_META_MULTIPLEX), "none");
 	const double *dca =
-	    pmcf_profile_truth_column_const(p, (size_t)pmcf_profile_truth_find(p, "PAPI_L2_DCA"));
+		pmcf_profile_truth_column_const(p, (size_t)pmcf_profile_truth_find(p, "PAPI_L2_DCA"));
 	const double *dcm =
-	    pmcf_profile_truth_column_const(p, (size_t)pmcf_profile_truth_find(p, "PAPI_L1_DCM"));
+		pmcf_profile_truth_column_const(p, (size_t)pmcf_profile_truth_find(p, "PAPI_L1_DCM"));
 	const double *ica =
-	    pmcf_profile_truth_column_const(p, (size_t)pmcf_profile_truth_find(p, "PAPI_L2_ICA"));
+		pmcf_profile_truth_column_const(p, (size_t)pmcf_profile_truth_find(p, "PAPI_L2_ICA"));
 	const double *icm =
-	    pmcf_profile_truth_column_const(p, (size_t)pmcf_profile_truth_find(p, "PAPI_L2_ICM"));
+		pmcf_profile_truth_column_const(p, (size_t)pmcf_profile_truth_find(p, "PAPI_L2_ICM"));
 	const double *ich =
-	    pmcf_profile_truth_column_const(p, (size_t)pmcf_profile_truth_find(p, "PAPI_L2_ICH"));
+		pmcf_profile_truth_column_const(p, (size_t)pmcf_profile_truth_find(p, "PAPI_L2_ICH"));
 	const double *ntk =
-	    pmcf_profile_truth_column_const(p, (size_t)pmcf_profile_truth_find(p, "PAPI_BR_NTK"));
+		pmcf_profile_truth_column_const(p, (size_t)pmcf_profile_truth_find(p, "PAPI_BR_NTK"));
 	const double *cn =
-	    pmcf_profile_truth_column_const(p, (size_t)pmcf_profile_truth_find(p, "PAPI_BR_CN"));
+		pmcf_profile_truth_column_const(p, (size_t)pmcf_profile_truth_find(p, "PAPI_BR_CN"));
 	const double *tcyc =
-	    pmcf_profile_truth_column_const(p, (size_t)pmcf_profile_truth_find(p, "PAPI_TOT_CYC"));
+		pmcf_profile_truth_column_const(p, (size_t)pmcf_profile_truth_find(p, "PAPI_TOT_CYC"));
 	const double *stl =
-	    pmcf_profile_truth_column_const(p, (size_t)pmcf_profile_truth_find(p, "PAPI_STL_ICY"));
+		pmcf_profile_truth_column_const(p, (size_t)pmcf_profile_truth_find(p, "PAPI_STL_ICY"));
 	for (size_t i = 0; i < pmcf_profile_nxus(p); i++) {
 		assert_true(dca[i] == dcm[i]);
 		assert_true(ich[i] == ica[i] - icm[i]);
@@ -520,7 +509,7 @@ static void test_truth(void **state)
 			long t = pmcf_profile_truth_find(p, pmcf_profile_event_name(p, e));
 			assert_true(t >= 0);
 			assert_true(pmcf_profile_value(p, i, e) ==
-			            pmcf_profile_truth_column_const(p, (size_t)t)[i]);
+				    pmcf_profile_truth_column_const(p, (size_t)t)[i]);
 		}
 	}
 	/* multimodal per type: gemm cycles split by warmth/placement, not one spike */
@@ -563,7 +552,7 @@ static void test_errors(void **state)
 
 /* ---- multiplexing ------------------------------------------------------------------------ */
 static const char *hem_events = "PAPI_TOT_INS,PAPI_L1_DCM,PAPI_BR_INS,PAPI_LD_INS,PAPI_SR_INS,PAPI_"
-                                "L2_DCR,PAPI_BR_MSP,PAPI_L1_ICM";
+				"L2_DCR,PAPI_BR_MSP,PAPI_L1_ICM";
 
 /* Mean relative error of the monitored counter events against the truth,
  * over the values present; with count_missing, a missing value counts as
@@ -575,7 +564,7 @@ static double hem_error_of(const pmcf_profile *p, size_t *missing, int count_mis
 	*missing = 0;
 	for (size_t e = 1; e < pmcf_profile_nevents(p); e++) {
 		const double *t = pmcf_profile_truth_column_const(
-		    p, (size_t)pmcf_profile_truth_find(p, pmcf_profile_event_name(p, e)));
+			p, (size_t)pmcf_profile_truth_find(p, pmcf_profile_event_name(p, e)));
 		const double *v = pmcf_profile_column_const(p, e);
 		for (size_t i = 0; i < pmcf_profile_nxus(p); i++) {
 			if (pmcf_is_missing(v[i])) {
@@ -591,10 +580,7 @@ static double hem_error_of(const pmcf_profile *p, size_t *missing, int count_mis
 	return n ? sum / (double)n : 0;
 }
 
-static double hem_error(const pmcf_profile *p, size_t *missing)
-{
-	return hem_error_of(p, missing, 0);
-}
+static double hem_error(const pmcf_profile *p, size_t *missing) { return hem_error_of(p, missing, 0); }
 
 /* A value the counters never saw is missing, never 0 (issue 14): every
  * event of the profile that counted during no XU has no value at all when
@@ -613,10 +599,10 @@ static void check_never_counted(const pmcf_profile *p, size_t *never)
 			assert_int_equal(pmcf_profile_coverage_get(p, i, e, &en, &run), 0);
 			if (nc && !pmcf_is_missing(v))
 				fail_msg("%s, XU %zu: never counted, but stored as %g",
-				         pmcf_profile_event_name(p, e), i, v);
+					 pmcf_profile_event_name(p, e), i, v);
 			if (pmcf_is_missing(v) && run > 0)
 				fail_msg("%s, XU %zu: counted %llu ns, but missing",
-				         pmcf_profile_event_name(p, e), i, (unsigned long long)run);
+					 pmcf_profile_event_name(p, e), i, (unsigned long long)run);
 		}
 	}
 }
@@ -642,8 +628,8 @@ static void test_hem(void **state)
 		pmcf_profile *slow = record("cholesky,blocks=12,model=v1", hem_events, &o);
 		double eslow = hem_error_of(slow, &miss, 1);
 		print_message("%s: mean relative error %.3f at 0.01 ms, %.3f at 4 ms (%zu missing "
-		              "values counted as error 1)\n",
-		              pmcf_mux_mode_name(modes[k]), efast, eslow, miss);
+			      "values counted as error 1)\n",
+			      pmcf_mux_mode_name(modes[k]), efast, eslow, miss);
 		check_never_counted(slow, &never);
 		assert_true(miss > 0);
 		assert_true(miss >= never * pmcf_profile_nxus(slow));
@@ -652,7 +638,7 @@ static void test_hem(void **state)
 		assert_true(efast < eslow / 2);
 		/* very short periods slow the run down (fuse-task-parallel Fig. 10) */
 		assert_true(atof(pmcf_profile_meta_get(fast, "makespan_ns")) >
-		            1.5 * atof(pmcf_profile_meta_get(slow, "makespan_ns")));
+			    1.5 * atof(pmcf_profile_meta_get(slow, "makespan_ns")));
 		assert_string_equal(pmcf_profile_meta_get(fast, PMCF_META_ESTIMATE), "cumulative");
 		pmcf_profile_free(fast);
 		pmcf_profile_free(slow);
@@ -718,11 +704,11 @@ static void test_hem(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_spec),        cmocka_unit_test(test_catalog),
-	    cmocka_unit_test(test_check_set),   cmocka_unit_test(test_counts),
-	    cmocka_unit_test(test_determinism), cmocka_unit_test(test_variability),
-	    cmocka_unit_test(test_truth),       cmocka_unit_test(test_errors),
-	    cmocka_unit_test(test_hem),         cmocka_unit_test(test_placement),
+		cmocka_unit_test(test_spec),        cmocka_unit_test(test_catalog),
+		cmocka_unit_test(test_check_set),   cmocka_unit_test(test_counts),
+		cmocka_unit_test(test_determinism), cmocka_unit_test(test_variability),
+		cmocka_unit_test(test_truth),       cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_hem),         cmocka_unit_test(test_placement),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,9 +12,8 @@ static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
 	(void)thread_data;
 }
 
-static void on_parallel_begin(ompt_data_t *encountering, const ompt_frame_t *frame,
-			      ompt_data_t *parallel, unsigned int requested, int flags,
-			      const void *ra)
+static void on_parallel_begin(ompt_data_t *encountering, const ompt_frame_t *frame, ompt_data_t *parallel,
+			      unsigned int requested, int flags, const void *ra)
 {
 	(void)encountering, (void)frame, (void)parallel, (void)requested, (void)flags, (void)ra;
 }
@@ -25,8 +24,8 @@ static void on_implicit_task(ompt_scope_endpoint_t ep, ompt_data_t *parallel, om
 	(void)ep, (void)parallel, (void)task, (void)team, (void)index, (void)flags;
 }
 
-static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame, ompt_data_t *task,
-			   int flags, int has_dependences, const void *ra)
+static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame, ompt_data_t *task, int flags,
+			   int has_dependences, const void *ra)
 {
 	(void)encountering, (void)frame, (void)task, (void)flags, (void)has_dependences, (void)ra;
 }
@@ -36,14 +35,13 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
 	(void)prior, (void)status, (void)next;
 }
 
-static void on_work(ompt_work_t kind, ompt_scope_endpoint_t ep, ompt_data_t *parallel,
-		    ompt_data_t *task, uint64_t count, const void *ra)
+static void on_work(ompt_work_t kind, ompt_scope_endpoint_t ep, ompt_data_t *parallel, ompt_data_t *task,
+		    uint64_t count, const void *ra)
 {
 	(void)kind, (void)ep, (void)parallel, (void)task, (void)count, (void)ra;
 }
 
-static void on_dispatch(ompt_data_t *parallel, ompt_data_t *task, ompt_dispatch_t kind,
-			ompt_data_t instance)
+static void on_dispatch(ompt_data_t *parallel, ompt_data_t *task, ompt_dispatch_t kind, ompt_data_t instance)
 {
 	(void)parallel, (void)task, (void)kind, (void)instance;
 }

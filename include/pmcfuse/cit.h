@@ -55,16 +55,15 @@ typedef struct pmcf_cit_branch_match {
 /* Matches one event's seven fits (fits[0..PMCF_CIT_NKERNELS), kernels a..g) against the rows of Table 1;
  * the best row wins when its score reaches threshold (0.5 when threshold is
  * 0), otherwise the category is -1 (none). */
-PMCF_API int pmcf_cit_branch_classify(const pmcf_cit_fit *fits, double threshold,
-				      pmcf_cit_branch_match *out);
+PMCF_API int pmcf_cit_branch_classify(const pmcf_cit_fit *fits, double threshold, pmcf_cit_branch_match *out);
 
 /* ---- cache analysis (§4, §5) ------------------------------------------------ */
 
 #define PMCF_CIT_MAX_LEVELS 6
 typedef struct pmcf_cit_levels {
-	unsigned n;                           /* data cache levels, innermost first */
-	uint64_t bytes[PMCF_CIT_MAX_LEVELS];  /* capacity, strictly increasing */
-	char name[PMCF_CIT_MAX_LEVELS][8];    /* "L1D", "L2", …; the last one "LL" */
+	unsigned n;                          /* data cache levels, innermost first */
+	uint64_t bytes[PMCF_CIT_MAX_LEVELS]; /* capacity, strictly increasing */
+	char name[PMCF_CIT_MAX_LEVELS][8];   /* "L1D", "L2", …; the last one "LL" */
 } pmcf_cit_levels;
 
 /* The data and unified caches of cpu0 from sysfs
@@ -74,9 +73,9 @@ typedef struct pmcf_cit_levels {
 PMCF_API int pmcf_cit_levels_sysfs(const char *root, pmcf_cit_levels *out);
 
 typedef struct pmcf_cit_cache_match {
-	int level;          /* index into the levels, or -1: none */
-	int miss;           /* 1: <level>-miss, 0: <level>-hit */
-	char category[16];  /* "L1D-miss", "LL-hit", …, or "none" */
+	int level;         /* index into the levels, or -1: none */
+	int miss;          /* 1: <level>-miss, 0: <level>-hit */
+	char category[16]; /* "L1D-miss", "LL-hit", …, or "none" */
 	double confidence;
 	/* Value per access on each plateau: region 0 fits the first level,
 	 * region r lies between levels r-1 and r, region n beyond the last;
@@ -93,9 +92,8 @@ typedef struct pmcf_cit_cache_match {
  * signatures (<level>-miss: +1 at that level; <level>-hit: +1 at the level
  * below, −1 at that level) with the goodness of Eq. (1); the best one wins
  * when it reaches threshold (0.5 when 0). */
-PMCF_API int pmcf_cit_cache_classify(const pmcf_cit_levels *lv, const double *bytes,
-				     const double *per_access, size_t n, double threshold,
-				     pmcf_cit_cache_match *out);
+PMCF_API int pmcf_cit_cache_classify(const pmcf_cit_levels *lv, const double *bytes, const double *per_access,
+				     size_t n, double threshold, pmcf_cit_cache_match *out);
 
 /* ---- measurement and categorisation ------------------------------------------ */
 
@@ -103,8 +101,8 @@ PMCF_API int pmcf_cit_cache_classify(const pmcf_cit_levels *lv, const double *by
 #define PMCF_CIT_CACHEGRIND "cachegrind"
 
 typedef struct pmcf_cit_options {
-	size_t size;          /* sizeof(pmcf_cit_options), set by pmcf_cit_options_init */
-	const char *backend;  /* PMCF_CIT_PERF (default) or PMCF_CIT_CACHEGRIND */
+	size_t size;         /* sizeof(pmcf_cit_options), set by pmcf_cit_options_init */
+	const char *backend; /* PMCF_CIT_PERF (default) or PMCF_CIT_CACHEGRIND */
 	/* The kernels executable; NULL: $PMCF_CIT_KERNELS, else
 	 * pmcfuse-cit-kernels next to the running program. */
 	const char *kernels;
@@ -162,11 +160,10 @@ PMCF_API size_t pmcf_cit_report_iterations(const pmcf_cit_report *r, const doubl
  * re-analysis): counts[e][k][p] is event e in kernel k at iteration iters[p]
  * minus the baseline, per_access[e][s] event e per access at bytes[s].
  * Either part may be absent (npoints or nsizes 0). */
-PMCF_API int pmcf_cit_report_from(const char *backend, const pmcf_cit_levels *lv,
-				  const char *const *events, size_t n, const double *iters,
-				  size_t npoints, const double *counts, const double *bytes,
-				  size_t nsizes, const double *per_access, double threshold,
-				  pmcf_cit_report **out);
+PMCF_API int pmcf_cit_report_from(const char *backend, const pmcf_cit_levels *lv, const char *const *events,
+				  size_t n, const double *iters, size_t npoints, const double *counts,
+				  const double *bytes, size_t nsizes, const double *per_access,
+				  double threshold, pmcf_cit_report **out);
 
 #ifdef __cplusplus
 }

@@ -35,19 +35,19 @@ typedef struct pmcf_collect_opts {
 } pmcf_collect_opts;
 
 typedef struct pmcf_exit_info {
-	int exited;      /* 1: exited with status; 0: killed by signal */
-	int status;      /* exit status when exited */
-	int signal;      /* the signal when killed */
-	int complete;    /* 1 when the program exited with status 0 */
-	int ompt;        /* 1 when an OMPT runtime loaded the tool */
-	int fallback;    /* 1 when the profile has one XU per thread */
-	size_t xus;      /* XUs in the profile */
-	size_t incomplete_xus; /* XUs begun but not finished (not in the profile) */
+	int exited;             /* 1: exited with status; 0: killed by signal */
+	int status;             /* exit status when exited */
+	int signal;             /* the signal when killed */
+	int complete;           /* 1 when the program exited with status 0 */
+	int ompt;               /* 1 when an OMPT runtime loaded the tool */
+	int fallback;           /* 1 when the profile has one XU per thread */
+	size_t xus;             /* XUs in the profile */
+	size_t incomplete_xus;  /* XUs begun but not finished (not in the profile) */
 	size_t multiplexed_xus; /* XUs whose counters were not always running */
 	size_t negative_values; /* multiplexing: estimates below zero (kept) */
 	size_t missing_values;  /* multiplexing: values never counted, missing (docs/multiplexing.md) */
 	size_t rotations;       /* user-space multiplexing: rotations in all threads */
-	char message[512]; /* one line on anything abnormal, "" when none */
+	char message[512];      /* one line on anything abnormal, "" when none */
 } pmcf_exit_info;
 
 /* Runs argv (argv[0] looked up in PATH; environment inherited, plus

@@ -45,15 +45,18 @@ typedef struct pmcf_combine_opts {
 				   * the K nearest XUs of that execution (same group, match's
 				   * linking metric); provenance: that source, XU -1 */
 } pmcf_combine_opts;
-#define PMCF_COMBINE_OPTS_INIT {sizeof(pmcf_combine_opts), PMCF_COMBINE_BC, 1, 0, NULL, 0, 0, 0}
+#define PMCF_COMBINE_OPTS_INIT                                                  \
+	{                                                                       \
+		sizeof(pmcf_combine_opts), PMCF_COMBINE_BC, 1, 0, NULL, 0, 0, 0 \
+	}
 
 /* What a combination did. */
 typedef struct pmcf_combine_stats {
-	size_t size;           /* sizeof(pmcf_combine_stats), set by the caller */
-	size_t xus;            /* XUs of the fused profile */
-	size_t complete_xus;   /* fused XUs with a source XU in every input */
-	size_t partial_xus;    /* fused XUs lacking a source in some input (missing values) */
-	size_t events;         /* events of the fused profile */
+	size_t size;         /* sizeof(pmcf_combine_stats), set by the caller */
+	size_t xus;          /* XUs of the fused profile */
+	size_t complete_xus; /* fused XUs with a source XU in every input */
+	size_t partial_xus;  /* fused XUs lacking a source in some input (missing values) */
+	size_t events;       /* events of the fused profile */
 	/* lgl only: labels present in every input (= xus), labels of the first
 	 * input missing from some other input, labels of other inputs absent from
 	 * the first, and labels seen more than once in one input. */
@@ -73,13 +76,11 @@ typedef struct pmcf_combine_stats {
  * event each; for the bc family, every input shares an event with the union
  * of the ones before it (fuse-task-parallel §3.2); for lgl, labels.
  * 0 or PMCF_ECONFLICT / PMCF_EINVAL with a detail naming the inputs. */
-PMCF_API int pmcf_combine_check(const pmcf_profile *const *in, size_t n,
-				const pmcf_combine_opts *opts);
+PMCF_API int pmcf_combine_check(const pmcf_profile *const *in, size_t n, const pmcf_combine_opts *opts);
 /* The first part of pmcf_combine_check alone: one profile each, the same
  * program run unless force (what comparing a profile with references of the
  * same program needs, whatever plan recorded them). */
-PMCF_API int pmcf_combine_check_run(const pmcf_profile *const *in, size_t n,
-				    const pmcf_combine_opts *opts);
+PMCF_API int pmcf_combine_check_run(const pmcf_profile *const *in, size_t n, const pmcf_combine_opts *opts);
 
 /* Fuses in[0..n) (n >= 1, in order; the order matters for the bc family and
  * for which input contributes an event monitored twice: the first one) into
@@ -97,9 +98,9 @@ PMCF_API int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_co
 /* Distribution of the match distances of a fused profile, for `show`.
  * Set size = sizeof(pmcf_match_summary) before the call (pmcfuse.h, "Sized structs"). */
 typedef struct pmcf_match_summary {
-	size_t size;     /* sizeof(pmcf_match_summary), set by the caller */
-	size_t xus;      /* XUs of the profile */
-	size_t measured; /* XUs with a match distance */
+	size_t size;                          /* sizeof(pmcf_match_summary), set by the caller */
+	size_t xus;                           /* XUs of the profile */
+	size_t measured;                      /* XUs with a match distance */
 	double min, p50, p90, p99, max, mean; /* NaN when measured is 0 */
 	/* XUs per bucket: [0,.01) [.01,.02) [.02,.05) [.05,.1) [.1,.2) [.2,.5) [.5,inf) */
 	size_t hist[7];

@@ -42,8 +42,8 @@ PMCF_API int pmcf_emd(pmcf_emd_ws *ws, size_t dim, const double *wa, const doubl
  * (may be NULL) receives the share of a's XUs left out. An empty side
  * gives PMCF_ENOENT. */
 PMCF_API int pmcf_tmd2(pmcf_emd_ws *ws, unsigned bins, const double lo[2], const double hi[2],
-		       const double *ax, const double *ay, size_t an, const double *bx,
-		       const double *by, size_t bn, double *tmd, double *left_out_a);
+		       const double *ax, const double *ay, size_t an, const double *bx, const double *by,
+		       size_t bn, double *tmd, double *left_out_a);
 
 /* ---- Execution Profile Dissimilarity (§4.1, §4.3) ------------------------------ */
 typedef struct pmcf_epd_opts {
@@ -56,7 +56,10 @@ typedef struct pmcf_epd_opts {
 	unsigned threads;   /* worker threads (0: one per online CPU, at most 8) */
 	int formula;        /* PMCF_EPD_FLOORED (default) or PMCF_EPD_PAPER */
 } pmcf_epd_opts;
-#define PMCF_EPD_OPTS_INIT {sizeof(pmcf_epd_opts), 10, 0, 0, 1, 1000, 0, PMCF_EPD_FLOORED}
+#define PMCF_EPD_OPTS_INIT                                                    \
+	{                                                                     \
+		sizeof(pmcf_epd_opts), 10, 0, 0, 1, 1000, 0, PMCF_EPD_FLOORED \
+	}
 
 /* How a pair's TMD is calibrated (docs/accuracy.md, "degenerate pairs").
  * FLOORED: the resolution of a pair is 1/n, n the fewest XUs in one of its
@@ -94,8 +97,8 @@ typedef struct pmcf_epd_result pmcf_epd_result;
  * pair is covered by two references, or every covered pair was left out),
  * PMCF_ENOMEM. bins: 1 to 30. Degenerate pairs: see opts->formula. The worst
  * score is an uncalibrated TMD of (B+2)*sqrt(2), all mass across the grid. */
-PMCF_API int pmcf_epd_compute(const pmcf_profile *target, const pmcf_profile *const *refs,
-			      size_t nrefs, const pmcf_epd_opts *opts, pmcf_epd_result **out);
+PMCF_API int pmcf_epd_compute(const pmcf_profile *target, const pmcf_profile *const *refs, size_t nrefs,
+			      const pmcf_epd_opts *opts, pmcf_epd_result **out);
 PMCF_API void pmcf_epd_result_free(pmcf_epd_result *r);
 PMCF_API double pmcf_epd_value(const pmcf_epd_result *r);
 /* Bootstrap 95% interval of the EPD when pairs were sampled, else NaN. */
@@ -126,8 +129,8 @@ typedef struct pmcf_correrr_result pmcf_correrr_result;
  * at 0), in [0, 2]. A pair with fewer than 3 common XUs or a constant
  * event has coefficient 0. Errors: PMCF_ENOENT (no pair in any
  * reference), PMCF_ENOMEM. */
-PMCF_API int pmcf_correrr_compute(const pmcf_profile *target, const pmcf_profile *const *refs,
-				  size_t nrefs, pmcf_correrr_result **out);
+PMCF_API int pmcf_correrr_compute(const pmcf_profile *target, const pmcf_profile *const *refs, size_t nrefs,
+				  pmcf_correrr_result **out);
 PMCF_API void pmcf_correrr_result_free(pmcf_correrr_result *r);
 PMCF_API double pmcf_correrr_value(const pmcf_correrr_result *r);
 PMCF_API size_t pmcf_correrr_npairs(const pmcf_correrr_result *r);
@@ -138,12 +141,12 @@ PMCF_API double pmcf_spearman(const double *x, const double *y, size_t n);
 
 /* ---- error against ground truth (simulated sources) ---------------------------- */
 typedef struct pmcf_truth_event {
-	const char *name;   /* owned by the result */
-	size_t values;      /* present values compared (not copied from the compared XU) */
-	size_t missing;     /* XUs without a value: each counts as relative error 1 */
-	double median_rel;  /* median relative error over values + missing; NaN if none */
-	double p90_rel;     /* 90th percentile of the same */
-	size_t from_base;   /* fused: values copied from the XU they are compared with
+	const char *name;  /* owned by the result */
+	size_t values;     /* present values compared (not copied from the compared XU) */
+	size_t missing;    /* XUs without a value: each counts as relative error 1 */
+	double median_rel; /* median relative error over values + missing; NaN if none */
+	double p90_rel;    /* 90th percentile of the same */
+	size_t from_base;  /* fused: values copied from the XU they are compared with
 			     * (exact by construction), left out of median_rel and p90_rel */
 } pmcf_truth_event;
 typedef struct pmcf_truth_result pmcf_truth_result;
@@ -158,8 +161,7 @@ typedef struct pmcf_truth_result pmcf_truth_result;
  * left out (counted in from_base); a missing value counts as error 1. Errors:
  * PMCF_ENOENT (no truth reachable; the detail says why), errors opening
  * the sources, PMCF_ENOMEM. */
-PMCF_API int pmcf_truth_compare(const pmcf_profile *p, const char *path,
-				pmcf_truth_result **out);
+PMCF_API int pmcf_truth_compare(const pmcf_profile *p, const char *path, pmcf_truth_result **out);
 PMCF_API void pmcf_truth_result_free(pmcf_truth_result *r);
 /* Median and 90th percentile over the events of their median_rel (events
  * whose every value is from_base have none and are skipped; none left: 0),
@@ -169,8 +171,8 @@ PMCF_API void pmcf_truth_summary(const pmcf_truth_result *r, double *median_rel,
 /* The first summary, kept for comparison with older numbers: median and
  * 90th percentile over every present value pooled (from_base values
  * included, missing ones left out), and the share of missing values. */
-PMCF_API void pmcf_truth_summary_pooled(const pmcf_truth_result *r, double *median_rel,
-					double *p90_rel, double *share_missing);
+PMCF_API void pmcf_truth_summary_pooled(const pmcf_truth_result *r, double *median_rel, double *p90_rel,
+					double *share_missing);
 /* "own" (the profile's truth layer) or "sources" (through provenance). */
 PMCF_API const char *pmcf_truth_mode(const pmcf_truth_result *r);
 PMCF_API size_t pmcf_truth_nevents(const pmcf_truth_result *r);
@@ -199,8 +201,7 @@ typedef struct pmcf_consistency {
 PMCF_API size_t pmcf_consistency_nrelations(void);
 /* Checks every known relation whose two events p has, in a fixed order,
  * into out[0..*n) (at most cap). Errors: PMCF_EINVAL (NULL arguments). */
-PMCF_API int pmcf_consistency_check(const pmcf_profile *p, pmcf_consistency *out, size_t cap,
-				    size_t *n);
+PMCF_API int pmcf_consistency_check(const pmcf_profile *p, pmcf_consistency *out, size_t cap, size_t *n);
 
 #ifdef __cplusplus
 }

@@ -18,11 +18,11 @@ extern "C" {
 #define PMCF_SRC_PSEUDO "pseudo"
 #define PMCF_SRC_SOFTWARE "software"
 #define PMCF_SRC_TRACEPOINT "tracepoint"
-#define PMCF_SRC_HARDWARE "hardware"  /* generic PERF_TYPE_HARDWARE */
-#define PMCF_SRC_HWCACHE "hw-cache"   /* generic PERF_TYPE_HW_CACHE */
-#define PMCF_SRC_PMU "pmu"            /* native event of a PMU, through libpfm4 */
-#define PMCF_SRC_SIM "sim"            /* event of a simulated machine */
-#define PMCF_SRC_PAPI "papi"          /* PAPI preset, counted as this CPU's natives (libpapi) */
+#define PMCF_SRC_HARDWARE "hardware" /* generic PERF_TYPE_HARDWARE */
+#define PMCF_SRC_HWCACHE "hw-cache"  /* generic PERF_TYPE_HW_CACHE */
+#define PMCF_SRC_PMU "pmu"           /* native event of a PMU, through libpfm4 */
+#define PMCF_SRC_SIM "sim"           /* event of a simulated machine */
+#define PMCF_SRC_PAPI "papi"         /* PAPI preset, counted as this CPU's natives (libpapi) */
 
 typedef struct pmcf_event_info {
 	const char *name;        /* unique in its catalogue, e.g. "task-clock", "sched:sched_switch" */
@@ -32,8 +32,8 @@ typedef struct pmcf_event_info {
 	/* Counting constraints as a JSON object text, or NULL when none, e.g.
 	 * {"counters":[0,1],"fixed":false,"cost":2,"conflicts":["X"],"alias_of":"Y"} */
 	const char *constraints;
-	int available;  /* 1: this machine can count it; 0: it cannot; -1: not probed */
-	unsigned cost;  /* general-purpose counters it takes (0 for duration and fixed-counter events) */
+	int available; /* 1: this machine can count it; 0: it cannot; -1: not probed */
+	unsigned cost; /* general-purpose counters it takes (0 for duration and fixed-counter events) */
 } pmcf_event_info;
 
 typedef struct pmcf_catalog pmcf_catalog;
@@ -69,41 +69,40 @@ PMCF_API const pmcf_event_info *pmcf_catalog_at(const pmcf_catalog *c, size_t i)
 PMCF_API long pmcf_catalog_find(const pmcf_catalog *c, const char *name);
 /* Writes up to max names closest to name (edit distance, then substring
  * match) into names[] (pointers owned by the catalogue); returns how many. */
-PMCF_API size_t pmcf_catalog_suggest(const pmcf_catalog *c, const char *name, const char **names,
-				     size_t max);
+PMCF_API size_t pmcf_catalog_suggest(const pmcf_catalog *c, const char *name, const char **names, size_t max);
 
 /* Can these events be counted together in one execution? pmcs is a counter
  * budget (0: the machine's own counters). Returns 1 (yes), 0 (no: why holds
  * one line saying which events and why) or a negative error. */
-PMCF_API int pmcf_catalog_check_set(const pmcf_catalog *c, const char *const *names, size_t n,
-				    unsigned pmcs, char *why, size_t whylen);
+PMCF_API int pmcf_catalog_check_set(const pmcf_catalog *c, const char *const *names, size_t n, unsigned pmcs,
+				    char *why, size_t whylen);
 
 /* ---- the machine ------------------------------------------------------------ */
 /* What this machine offers for counting, as `papi_avail`'s header tells it. */
 typedef struct pmcf_host_pmu {
-	char name[64];   /* libpfm4's name, e.g. "skx" */
-	char desc[128];  /* e.g. "Intel Skylake X" */
-	int general;     /* general-purpose counters */
-	int fixed;       /* fixed counters */
+	char name[64];  /* libpfm4's name, e.g. "skx" */
+	char desc[128]; /* e.g. "Intel Skylake X" */
+	int general;    /* general-purpose counters */
+	int fixed;      /* fixed counters */
 } pmcf_host_pmu;
 
 typedef struct pmcf_host_info {
-	size_t size;            /* set to sizeof(pmcf_host_info) before the call */
-	char cpu[128];          /* model name */
-	unsigned ncpus;         /* online CPUs */
-	int virtual_machine;    /* 1 under a hypervisor, 0 not, -1 unknown */
-	char hypervisor[32];    /* vendor (KVM, VMware, Microsoft Hv, Xen, …) or "" */
-	int hw_counting;        /* 1: a generic hardware event opens; 0: it does not */
-	char hw_why[160];       /* when hw_counting is 0: the kernel's answer */
-	size_t npmus;           /* core PMUs libpfm4 detected (the first 4) */
+	size_t size;         /* set to sizeof(pmcf_host_info) before the call */
+	char cpu[128];       /* model name */
+	unsigned ncpus;      /* online CPUs */
+	int virtual_machine; /* 1 under a hypervisor, 0 not, -1 unknown */
+	char hypervisor[32]; /* vendor (KVM, VMware, Microsoft Hv, Xen, …) or "" */
+	int hw_counting;     /* 1: a generic hardware event opens; 0: it does not */
+	char hw_why[160];    /* when hw_counting is 0: the kernel's answer */
+	size_t npmus;        /* core PMUs libpfm4 detected (the first 4) */
 	pmcf_host_pmu pmus[4];
-	char kernel_pmus[256];  /* /sys/bus/event_source/devices, comma-separated */
-	int paranoid;           /* kernel.perf_event_paranoid, or INT_MIN if unreadable */
-	int kernel_allowed;     /* 1: this process may count kernel-mode events */
-	int root;               /* effective uid 0 */
-	char tracefs[256];      /* where tracefs is and whether it can be read */
-	int rdpmc;              /* 1: user-space counter reads (rdpmc) allowed */
-	char rdpmc_why[128];    /* the setting behind rdpmc */
+	char kernel_pmus[256]; /* /sys/bus/event_source/devices, comma-separated */
+	int paranoid;          /* kernel.perf_event_paranoid, or INT_MIN if unreadable */
+	int kernel_allowed;    /* 1: this process may count kernel-mode events */
+	int root;              /* effective uid 0 */
+	char tracefs[256];     /* where tracefs is and whether it can be read */
+	int rdpmc;             /* 1: user-space counter reads (rdpmc) allowed */
+	char rdpmc_why[128];   /* the setting behind rdpmc */
 } pmcf_host_info;
 
 /* Fills *h (h->size must be set). Opens and closes one perf event to learn
@@ -156,8 +155,7 @@ PMCF_API int pmcf_evlist_from_names(const pmcf_catalog *c, const char *const *na
  * pair covering made from l) taken from l, resolved as they are there (no
  * catalogue lookup beyond the exact spelling); "duration" may be named
  * even when l does not hold it. PMCF_EEVENT for a name l does not hold. */
-PMCF_API int pmcf_evlist_subset(const pmcf_evlist *l, const char *const *names, size_t n,
-				pmcf_evlist **out);
+PMCF_API int pmcf_evlist_subset(const pmcf_evlist *l, const char *const *names, size_t n, pmcf_evlist **out);
 /* Appends the events of src that dst does not hold (both resolved in one
  * catalogue, else PMCF_ECONFLICT); src's groups get new numbers. */
 PMCF_API int pmcf_evlist_append(pmcf_evlist *dst, const pmcf_evlist *src);

@@ -20,7 +20,7 @@ typedef struct pmcf_pd_attr {
 	uint32_t type;
 	uint64_t config, sample_period, sample_type, read_format, branch_sample_type;
 	int freq, sample_id_all, exclude_user, exclude_kernel, precise_ip;
-	const char *name;   /* from EVENT_DESC, or "" */
+	const char *name; /* from EVENT_DESC, or "" */
 	size_t nids;
 	const uint64_t *ids;
 } pmcf_pd_attr;
@@ -31,13 +31,13 @@ typedef struct pmcf_pd_branch {
 
 #define PMCF_PD_NOATTR UINT32_MAX
 typedef struct pmcf_pd_sample {
-	uint32_t attr;          /* index into the attributes, or PMCF_PD_NOATTR */
-	uint16_t misc;          /* PERF_RECORD_MISC_* (cpu mode in the low 3 bits) */
+	uint32_t attr; /* index into the attributes, or PMCF_PD_NOATTR */
+	uint16_t misc; /* PERF_RECORD_MISC_* (cpu mode in the low 3 bits) */
 	uint32_t pid, tid;
 	uint64_t ip, time, id, period; /* 0 when the sample does not carry it */
 	int has_hw_idx;
 	uint64_t hw_idx;
-	uint64_t nbranches;     /* entry 0 is the most recent branch */
+	uint64_t nbranches; /* entry 0 is the most recent branch */
 	const pmcf_pd_branch *branches;
 } pmcf_pd_sample;
 
@@ -51,14 +51,14 @@ typedef struct pmcf_pd_mmap {
 
 typedef struct pmcf_pd_comm {
 	uint32_t pid, tid;
-	int exec;               /* COMM after an exec */
+	int exec; /* COMM after an exec */
 	const char *comm;
 } pmcf_pd_comm;
 
 typedef struct pmcf_pd_task {
 	uint32_t pid, ppid, tid, ptid;
 	uint64_t time;
-	int exit;               /* 0 FORK, 1 EXIT */
+	int exit; /* 0 FORK, 1 EXIT */
 } pmcf_pd_task;
 
 typedef struct pmcf_pd_stats {
@@ -92,25 +92,24 @@ PMCF_API const char *pmcf_perfdata_cpuid(const pmcf_perfdata *pd);
 typedef struct pmcf_imix pmcf_imix;
 
 enum pmcf_imix_method {
-	PMCF_IMIX_HBBP = 0, /* LBR for blocks of at most `cutoff` instructions, EBS above (§IV) */
-	PMCF_IMIX_EBS = 1,  /* samples / block length (§III.A) */
-	PMCF_IMIX_LBR = 2,  /* streams between consecutive entries, 1/(N-1) each (§III.B) */
+	PMCF_IMIX_HBBP = 0,   /* LBR for blocks of at most `cutoff` instructions, EBS above (§IV) */
+	PMCF_IMIX_EBS = 1,    /* samples / block length (§III.A) */
+	PMCF_IMIX_LBR = 2,    /* streams between consecutive entries, 1/(N-1) each (§III.B) */
 	PMCF_IMIX_EBS_RAW = 3 /* EBS without the time-to-count correction of time events */
 };
 
 /* A basic block handed to a cost model: its x86-64 code and where it lives. */
 typedef struct pmcf_imix_code_block {
 	const char *module, *function;
-	uint64_t start;        /* link-time address */
-	unsigned len;          /* instructions */
-	const uint8_t *bytes;  /* the block's code, nbytes long */
+	uint64_t start;       /* link-time address */
+	unsigned len;         /* instructions */
+	const uint8_t *bytes; /* the block's code, nbytes long */
 	size_t nbytes;
 } pmcf_imix_code_block;
 
 /* A cost model: sets cycles[i] to the cycles one execution of blocks[i]
  * takes (0 when unknown); returns 0 or a negative PMCF_E* code. */
-typedef int (*pmcf_imix_cost_fn)(void *ctx, const pmcf_imix_code_block *blocks, size_t n,
-				 double *cycles);
+typedef int (*pmcf_imix_cost_fn)(void *ctx, const pmcf_imix_code_block *blocks, size_t n, double *cycles);
 
 /* Skid of time samples: where a sample's time is charged. */
 enum pmcf_imix_skid {
@@ -120,9 +119,9 @@ enum pmcf_imix_skid {
 
 /* What the cost model of time samples costs (docs/imix.md). */
 enum pmcf_imix_costing {
-	PMCF_IMIX_COST_REGIONS = 0, /* control-equivalent sampled blocks of a function (one loop
+	PMCF_IMIX_COST_REGIONS = 0,      /* control-equivalent sampled blocks of a function (one loop
 				       body) pool their samples and are costed as one region */
-	PMCF_IMIX_COST_BLOCKS = 1,  /* every block alone (the first correction) */
+	PMCF_IMIX_COST_BLOCKS = 1,       /* every block alone (the first correction) */
 	PMCF_IMIX_COST_REGIONS_CHASE = 2 /* REGIONS, plus a memory latency per pointer-chasing
 					    load (one whose address uses the register it loads) */
 };
@@ -133,33 +132,37 @@ typedef struct pmcf_imix_opts {
 	unsigned cutoff;       /* HBBP block-length cut-off; 0 means 18 */
 	const char *ebs_event; /* attribute names for the two sources; NULL: by heuristics */
 	const char *lbr_event;
-	const char *vmlinux;   /* kernel image for kernel samples; NULL: unattributed */
-	int lines;             /* resolve source lines (libdw) */
-	double bias_ratio;     /* entry[0] bias: share above bias_ratio/N; 0 means 3 */
+	const char *vmlinux; /* kernel image for kernel samples; NULL: unattributed */
+	int lines;           /* resolve source lines (libdw) */
+	double bias_ratio;   /* entry[0] bias: share above bias_ratio/N; 0 means 3 */
 	/* Time-to-count correction of EBS on a time event (cpu-clock, task-clock;
 	 * docs/imix.md): a block's samples are divided by its cycles per
 	 * execution. Not for method PMCF_IMIX_EBS_RAW. */
-	const char *llvm_mca;  /* the cost model program; NULL: $PMCF_LLVM_MCA, else the newest
+	const char *llvm_mca;   /* the cost model program; NULL: $PMCF_LLVM_MCA, else the newest
 				  llvm-mca-NN or llvm-mca on PATH */
-	const char *mcpu;      /* llvm-mca -mcpu; NULL: from the recording's CPUID */
-	pmcf_imix_cost_fn cost;/* a cost model of the caller's instead of llvm-mca */
+	const char *mcpu;       /* llvm-mca -mcpu; NULL: from the recording's CPUID */
+	pmcf_imix_cost_fn cost; /* a cost model of the caller's instead of llvm-mca */
 	void *cost_ctx;
-	int skid;              /* enum pmcf_imix_skid */
-	int costing;           /* enum pmcf_imix_costing */
+	int skid;    /* enum pmcf_imix_skid */
+	int costing; /* enum pmcf_imix_costing */
 } pmcf_imix_opts;
 
 typedef struct pmcf_imix_ins {
 	const char *module, *function;
 	const char *mnemonic, *isa_ext, *isa_set, *category, *packing;
-	uint64_t addr, block;  /* link-time addresses in the module */
+	uint64_t addr, block; /* link-time addresses in the module */
 	unsigned block_len;
 	double count;
-	const char *file;      /* source file or NULL (needs opts.lines) */
+	const char *file; /* source file or NULL (needs opts.lines) */
 	unsigned line;
 } pmcf_imix_ins;
 
-enum pmcf_imix_source { PMCF_IMIX_SRC_NONE = 0, PMCF_IMIX_SRC_EBS = 1, PMCF_IMIX_SRC_LBR = 2,
-			PMCF_IMIX_SRC_REF = 3 };
+enum pmcf_imix_source {
+	PMCF_IMIX_SRC_NONE = 0,
+	PMCF_IMIX_SRC_EBS = 1,
+	PMCF_IMIX_SRC_LBR = 2,
+	PMCF_IMIX_SRC_REF = 3
+};
 typedef struct pmcf_imix_block {
 	const char *module, *function;
 	uint64_t start;
@@ -170,7 +173,7 @@ typedef struct pmcf_imix_block {
 } pmcf_imix_block;
 
 typedef struct pmcf_imix_stats {
-	double ebs_weight, lbr_weight;     /* summed sample weights per source */
+	double ebs_weight, lbr_weight; /* summed sample weights per source */
 	uint64_t ebs_samples, lbr_samples, other_samples;
 	uint64_t lbr_streams, lbr_streams_discarded;
 	double unattr_kernel, unattr_user; /* EBS sample weight that hit no known code */
@@ -192,12 +195,10 @@ enum pmcf_imix_correction {
 };
 
 /* Builds the mix from perf samples. opts may be NULL (HBBP, cut-off 18). */
-PMCF_API int pmcf_imix_from_perfdata(const pmcf_perfdata *pd, const pmcf_imix_opts *opts,
-				     pmcf_imix **out);
+PMCF_API int pmcf_imix_from_perfdata(const pmcf_perfdata *pd, const pmcf_imix_opts *opts, pmcf_imix **out);
 /* Builds the exact mix from a callgrind output written with --dump-instr=yes;
  * rep-prefixed instructions count once per execution, not per iteration. */
-PMCF_API int pmcf_imix_from_callgrind(const char *path, const pmcf_imix_opts *opts,
-				      pmcf_imix **out);
+PMCF_API int pmcf_imix_from_callgrind(const char *path, const pmcf_imix_opts *opts, pmcf_imix **out);
 PMCF_API void pmcf_imix_free(pmcf_imix *m);
 PMCF_API size_t pmcf_imix_size(const pmcf_imix *m);
 PMCF_API const pmcf_imix_ins *pmcf_imix_at(const pmcf_imix *m, size_t i);
@@ -208,8 +209,14 @@ PMCF_API const pmcf_imix_stats *pmcf_imix_get_stats(const pmcf_imix *m);
 /* ---- pivot tables and errors --------------------------------------------- */
 
 enum pmcf_imix_key {
-	PMCF_IMIX_BY_MNEMONIC, PMCF_IMIX_BY_ISA, PMCF_IMIX_BY_ISA_SET, PMCF_IMIX_BY_CATEGORY,
-	PMCF_IMIX_BY_PACKING, PMCF_IMIX_BY_MODULE, PMCF_IMIX_BY_FUNCTION, PMCF_IMIX_BY_BLOCK,
+	PMCF_IMIX_BY_MNEMONIC,
+	PMCF_IMIX_BY_ISA,
+	PMCF_IMIX_BY_ISA_SET,
+	PMCF_IMIX_BY_CATEGORY,
+	PMCF_IMIX_BY_PACKING,
+	PMCF_IMIX_BY_MODULE,
+	PMCF_IMIX_BY_FUNCTION,
+	PMCF_IMIX_BY_BLOCK,
 	PMCF_IMIX_BY_LINE
 };
 /* Name <-> key ("mnemonic", "isa", "isa-set", ...); -1 when unknown. */
@@ -231,17 +238,17 @@ typedef struct pmcf_imix_cmp_row {
 } pmcf_imix_cmp_row;
 
 typedef struct pmcf_imix_cmp {
-	double avg_weighted_error; /* sum_M Error(M) * ref(M) / #ref (§VI.B) */
+	double avg_weighted_error;               /* sum_M Error(M) * ref(M) / #ref (§VI.B) */
 	double ref_total, measured_total, scale; /* measured values were multiplied by scale */
-	double extra;              /* measured count of mnemonics absent from the reference */
+	double extra;                            /* measured count of mnemonics absent from the reference */
 	size_t n;
-	pmcf_imix_cmp_row *rows;   /* the reference's mnemonics, by reference count */
+	pmcf_imix_cmp_row *rows; /* the reference's mnemonics, by reference count */
 } pmcf_imix_cmp;
 
 /* Compares two mnemonic tables. normalize: scale measured to the
  * reference's total (compare shares). Free with pmcf_imix_cmp_free. */
-PMCF_API int pmcf_imix_compare(const pmcf_imix_row *ref, size_t nref, const pmcf_imix_row *meas,
-			       size_t nmeas, int normalize, pmcf_imix_cmp **out);
+PMCF_API int pmcf_imix_compare(const pmcf_imix_row *ref, size_t nref, const pmcf_imix_row *meas, size_t nmeas,
+			       int normalize, pmcf_imix_cmp **out);
 PMCF_API void pmcf_imix_cmp_free(pmcf_imix_cmp *c);
 
 /* ---- training the block-length rule (§IV.B) ------------------------------- */
@@ -254,10 +261,10 @@ typedef struct pmcf_imix_example {
 } pmcf_imix_example;
 
 typedef struct pmcf_imix_stump {
-	int feature;        /* 0: length (LBR when len <= cutoff), 1: bias (LBR when no bias) */
+	int feature; /* 0: length (LBR when len <= cutoff), 1: bias (LBR when no bias) */
 	unsigned cutoff;
 	double gini_before, gini_after, accuracy; /* weighted */
-	double length_importance; /* gain of the best length split over the sum of gains */
+	double length_importance;                 /* gain of the best length split over the sum of gains */
 } pmcf_imix_stump;
 
 /* Learns a decision stump (one-split classification tree, Gini impurity). */
@@ -271,13 +278,16 @@ typedef struct pmcf_imix_synth_opts {
 	int ebs_only; /* one EBS attribute, no branch stacks (no LBR) */
 	int timer;    /* EBS on cpu-clock instead of instructions (implies ebs_only) */
 } pmcf_imix_synth_opts;
-#define PMCF_IMIX_SYNTH_OPTS_INIT {sizeof(pmcf_imix_synth_opts), 0, 0}
+#define PMCF_IMIX_SYNTH_OPTS_INIT                  \
+	{                                          \
+		sizeof(pmcf_imix_synth_opts), 0, 0 \
+	}
 
 /* One basic block of the synthetic program and how often it ran. */
 typedef struct pmcf_imix_synth_block {
-	uint64_t start;  /* address in the text */
-	unsigned len;    /* instructions */
-	double count;    /* exact executions */
+	uint64_t start; /* address in the text */
+	unsigned len;   /* instructions */
+	double count;   /* exact executions */
 } pmcf_imix_synth_block;
 
 /* Writes into the existing folder dir (an absolute path: perf.data names

@@ -15,11 +15,11 @@ extern "C" {
 
 /* ---- modes and estimators --------------------------------------------------- */
 enum pmcf_mux_mode {
-	PMCF_MUX_NONE = 0,   /* every event on its own counter, or an error */
-	PMCF_MUX_KERNEL = 1, /* perf's rotation: list pointer moves by one event per period */
-	PMCF_MUX_RR = 2, /* user-space round-robin: fills the counters; next period starts at the
+	PMCF_MUX_NONE = 0,      /* every event on its own counter, or an error */
+	PMCF_MUX_KERNEL = 1,    /* perf's rotation: list pointer moves by one event per period */
+	PMCF_MUX_RR = 2,        /* user-space round-robin: fills the counters; next period starts at the
 	                    first left out */
-	PMCF_MUX_ROC = 3, /* rate-of-change scheduler (rate-of-change-multiplexing §3), the
+	PMCF_MUX_ROC = 3,       /* rate-of-change scheduler (rate-of-change-multiplexing §3), the
 	                     triangle cost in samples (counts / the event's count per ms) */
 	PMCF_MUX_ROC_COUNTS = 4 /* the same with the triangle cost in raw counts (eq. 5 as
 	                           printed, no per-event normalisation) */
@@ -45,8 +45,8 @@ PMCF_API const char *pmcf_estimate_name(int estimate);
  * Either pointer may be NULL. A profile without XUs gives 0 and 0.
  * Errors: PMCF_ENOENT (no coverage layer: the profile was not multiplexed,
  * every value is fully measured), PMCF_EINVAL (ev out of range). */
-PMCF_API int pmcf_profile_coverage_summary(const pmcf_profile *p, size_t ev,
-                                           double *share_measured, double *mean_time_share);
+PMCF_API int pmcf_profile_coverage_summary(const pmcf_profile *p, size_t ev, double *share_measured,
+					   double *mean_time_share);
 
 /* 1 when event ev (a profile column) counted during no XU: its running_ns
  * is 0 in every XU (perf prints <not counted>); 0 when it counted during
@@ -65,11 +65,11 @@ typedef struct pmcf_mux_summary {
 	size_t missing;       /* of those, values missing (never counted, docs/multiplexing.md) */
 	size_t negative;      /* values below zero (cumulative estimates can be) */
 	size_t xus;
-	size_t partial_xus;   /* XUs during which some event did not count all the time
+	size_t partial_xus; /* XUs during which some event did not count all the time
 	                         (running_ns < enabled_ns) */
-	double run_ns;        /* the run's length: metadata makespan_ns when present, else
+	double run_ns;      /* the run's length: metadata makespan_ns when present, else
 	                         from the first XU start to the last XU end */
-	double period_ns;     /* the rotation period (metadata period_ms); 0 when unknown */
+	double period_ns;   /* the rotation period (metadata period_ms); 0 when unknown */
 } pmcf_mux_summary;
 
 /* Fills *s for profile p. Errors: PMCF_ENOENT (no coverage layer: not

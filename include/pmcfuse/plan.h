@@ -31,10 +31,10 @@ PMCF_API const char *pmcf_packing_name(int packing);
 typedef struct pmcf_plan pmcf_plan;
 
 typedef struct pmcf_plan_opts {
-	size_t size;      /* sizeof(pmcf_plan_opts) */
-	int strategy;     /* enum pmcf_strategy (combine.h); bc family: overlapping sets */
-	unsigned pmcs;    /* counter budget, 0: the machine's counters */
-	int packing;      /* enum pmcf_packing */
+	size_t size;   /* sizeof(pmcf_plan_opts) */
+	int strategy;  /* enum pmcf_strategy (combine.h); bc family: overlapping sets */
+	unsigned pmcs; /* counter budget, 0: the machine's counters */
+	int packing;   /* enum pmcf_packing */
 	/* bc family: events put in every set to link them (besides duration and
 	 * the requested fixed-counter events, which are always linking events) */
 	const char *const *link;
@@ -55,7 +55,10 @@ typedef struct pmcf_plan_opts {
 	int link_auto;
 	unsigned max_links; /* --link auto: at most this many per set, 0: 2 */
 } pmcf_plan_opts;
-#define PMCF_PLAN_OPTS_INIT {sizeof(pmcf_plan_opts), 3, 0, PMCF_PACK_BEST, NULL, 0, NULL, 0, 0, NULL, 0, 0}
+#define PMCF_PLAN_OPTS_INIT                                                                   \
+	{                                                                                     \
+		sizeof(pmcf_plan_opts), 3, 0, PMCF_PACK_BEST, NULL, 0, NULL, 0, 0, NULL, 0, 0 \
+	}
 
 /* Plans events[0..n) (names of catalogue c; "duration" is added to every
  * set, free) for opts. Every set fits the counters (pmcf_catalog_check_set
@@ -71,8 +74,7 @@ PMCF_API void pmcf_plan_free(pmcf_plan *p);
 
 PMCF_API size_t pmcf_plan_nsets(const pmcf_plan *p);
 /* The events of set k (0-based), duration first; pointers owned by the plan. */
-PMCF_API int pmcf_plan_set_events(const pmcf_plan *p, size_t k, const char *const **names,
-				  size_t *n);
+PMCF_API int pmcf_plan_set_events(const pmcf_plan *p, size_t k, const char *const **names, size_t *n);
 /* Every requested event (duration included), in request order. */
 PMCF_API int pmcf_plan_events(const pmcf_plan *p, const char *const **names, size_t *n);
 /* The linking events in every set (bc family; duration included). */
@@ -86,8 +88,8 @@ PMCF_API const char *pmcf_plan_link_method(const pmcf_plan *p, int *exact, size_
  * linking events carry about its new events (summed over them, each by
  * its most informative linking event) and the same with pmcf_plan_link
  * alone. PMCF_ENOENT without --link auto or past the last set. */
-PMCF_API int pmcf_plan_link_info(const pmcf_plan *p, size_t k, const char *const **links,
-				 size_t *n, double *bits, double *base_bits);
+PMCF_API int pmcf_plan_link_info(const pmcf_plan *p, size_t k, const char *const **links, size_t *n,
+				 double *bits, double *base_bits);
 /* A lower bound on the number of executions of a ctc/lgl plan for these
  * events: the larger of ceil(total cost / counters) and the largest set of
  * pairwise incompatible events found. */
@@ -137,8 +139,8 @@ PMCF_API int pmcf_plan_load(const char *path, pmcf_plan **out);
  * seed; pmcf_cover_pairs uses seed 1. Errors: PMCF_EEVENT, PMCF_ESYNTAX
  * (fewer than two events), PMCF_ENOMEM. */
 typedef struct pmcf_cover pmcf_cover;
-PMCF_API int pmcf_cover_pairs(const pmcf_catalog *c, const char *const *events, size_t n,
-			      unsigned pmcs, pmcf_cover **out);
+PMCF_API int pmcf_cover_pairs(const pmcf_catalog *c, const char *const *events, size_t n, unsigned pmcs,
+			      pmcf_cover **out);
 PMCF_API int pmcf_cover_pairs_seeded(const pmcf_catalog *c, const char *const *events, size_t n,
 				     unsigned pmcs, uint64_t seed, pmcf_cover **out);
 PMCF_API void pmcf_cover_free(pmcf_cover *cv);

@@ -19,9 +19,9 @@ extern "C" {
 /* Limits of a profile (docs/profile-format.md, "Limits"): none can be
  * built with more, and a file that declares more is refused before
  * anything of it is read into memory. */
-#define PMCF_PROFILE_MAX_EVENTS 65536u       /* events; truth events too */
-#define PMCF_PROFILE_MAX_TYPES 16777216u     /* XU types (2^24) */
-#define PMCF_PROFILE_MAX_XUS 4294967296ull   /* XUs (2^32) */
+#define PMCF_PROFILE_MAX_EVENTS 65536u     /* events; truth events too */
+#define PMCF_PROFILE_MAX_TYPES 16777216u   /* XU types (2^24) */
+#define PMCF_PROFILE_MAX_XUS 4294967296ull /* XUs (2^32) */
 
 typedef struct pmcf_profile pmcf_profile;
 
@@ -35,11 +35,11 @@ static inline int pmcf_is_missing(double v) { return v != v; }
 
 /* ---- XU kinds and types ----------------------------------------------- */
 enum pmcf_xu_kind {
-	PMCF_XU_TASK = 1,        /* one task instance */
-	PMCF_XU_LOOP_CHUNK = 2,  /* one chunk of a dynamic/guided loop */
-	PMCF_XU_LOOP_RANGE = 3,  /* one thread's iteration range of a static loop */
-	PMCF_XU_REGION = 4,      /* one instance of an instrumented region */
-	PMCF_XU_THREAD = 5       /* a whole thread (fallback without OMPT) */
+	PMCF_XU_TASK = 1,       /* one task instance */
+	PMCF_XU_LOOP_CHUNK = 2, /* one chunk of a dynamic/guided loop */
+	PMCF_XU_LOOP_RANGE = 3, /* one thread's iteration range of a static loop */
+	PMCF_XU_REGION = 4,     /* one instance of an instrumented region */
+	PMCF_XU_THREAD = 5      /* a whole thread (fallback without OMPT) */
 };
 /* "task", "loop-chunk", "loop-range", "region", "thread"; "unknown" otherwise. */
 PMCF_API const char *pmcf_xu_kind_name(int kind);
@@ -81,8 +81,8 @@ typedef struct pmcf_xu {
 #define PMCF_META_COMPLETE "complete"       /* "1" when the run completed, else "0" */
 #define PMCF_META_MULTIPLEX "multiplex"     /* none|kernel|rr|roc */
 #define PMCF_META_PERIOD_MS "period_ms"
-#define PMCF_META_ESTIMATE "estimate"       /* cumulative|local */
-#define PMCF_META_STRATEGY "strategy"       /* combination strategy of a fused profile */
+#define PMCF_META_ESTIMATE "estimate" /* cumulative|local */
+#define PMCF_META_STRATEGY "strategy" /* combination strategy of a fused profile */
 #define PMCF_META_PMCFUSE_VERSION "pmcfuse_version"
 /* An execution of a plan (record --plan, run): the SHA-256 of the plan's
  * JSON, the set it monitored (0-based) and the plan's number of sets;
@@ -126,16 +126,15 @@ PMCF_API int pmcf_profile_meta_set(pmcf_profile *p, const char *key, const char 
 PMCF_API const char *pmcf_profile_meta_get(const pmcf_profile *p, const char *key);
 /* Keys in insertion order: i < pmcf_profile_meta_count(p). */
 PMCF_API size_t pmcf_profile_meta_count(const pmcf_profile *p);
-PMCF_API int pmcf_profile_meta_at(const pmcf_profile *p, size_t i, const char **key,
-				  const char **value);
+PMCF_API int pmcf_profile_meta_at(const pmcf_profile *p, size_t i, const char **key, const char **value);
 /* 1 when metadata "complete" is "1". */
 PMCF_API int pmcf_profile_complete(const pmcf_profile *p);
 
 /* ---- XU types ------------------------------------------------------------ */
 /* Adds a type (strings copied) and returns its index in *id. A type with the
  * same kind, name and location already present is returned instead. */
-PMCF_API int pmcf_profile_type_add(pmcf_profile *p, int kind, const char *name,
-				   const char *location, uint32_t *id);
+PMCF_API int pmcf_profile_type_add(pmcf_profile *p, int kind, const char *name, const char *location,
+				   uint32_t *id);
 PMCF_API size_t pmcf_profile_ntypes(const pmcf_profile *p);
 /* Fills *out with pointers owned by the profile. */
 PMCF_API int pmcf_profile_type_get(const pmcf_profile *p, uint32_t id, pmcf_xu_type *out);
@@ -187,15 +186,14 @@ PMCF_API int pmcf_profile_has_coverage(const pmcf_profile *p);
 PMCF_API int pmcf_profile_coverage_set(pmcf_profile *p, size_t i, size_t ev, uint64_t enabled_ns,
 				       uint64_t running_ns);
 /* PMCF_ENOENT when the profile has no coverage layer. */
-PMCF_API int pmcf_profile_coverage_get(const pmcf_profile *p, size_t i, size_t ev,
-				       uint64_t *enabled_ns, uint64_t *running_ns);
+PMCF_API int pmcf_profile_coverage_get(const pmcf_profile *p, size_t i, size_t ev, uint64_t *enabled_ns,
+				       uint64_t *running_ns);
 
 /* ---- provenance (fused profiles) -----------------------------------------------
  * Source profiles are listed once; each value may name the source profile
  * and the XU index in it it was taken from; each XU may carry a match
  * distance (how well its sources matched, 0 = exact; NaN = none). */
-PMCF_API int pmcf_profile_source_add(pmcf_profile *p, const char *path, const char *id,
-				     uint32_t *index);
+PMCF_API int pmcf_profile_source_add(pmcf_profile *p, const char *path, const char *id, uint32_t *index);
 PMCF_API size_t pmcf_profile_nsources(const pmcf_profile *p);
 PMCF_API int pmcf_profile_source_get(const pmcf_profile *p, uint32_t index, const char **path,
 				     const char **id);
@@ -204,8 +202,8 @@ PMCF_API int pmcf_profile_provenance_enable(pmcf_profile *p);
 PMCF_API int pmcf_profile_has_provenance(const pmcf_profile *p);
 PMCF_API int pmcf_profile_provenance_set(pmcf_profile *p, size_t i, size_t ev, int32_t source,
 					 int64_t source_xu);
-PMCF_API int pmcf_profile_provenance_get(const pmcf_profile *p, size_t i, size_t ev,
-					 int32_t *source, int64_t *source_xu);
+PMCF_API int pmcf_profile_provenance_get(const pmcf_profile *p, size_t i, size_t ev, int32_t *source,
+					 int64_t *source_xu);
 PMCF_API int pmcf_profile_match_distance_set(pmcf_profile *p, size_t i, double d);
 PMCF_API double pmcf_profile_match_distance(const pmcf_profile *p, size_t i);
 
@@ -219,11 +217,11 @@ PMCF_API double pmcf_profile_match_distance(const pmcf_profile *p, size_t i);
  * -1 or a source index, source_xu -1 exactly when source is -1. get fills
  * what is not NULL (the label stays valid until the profile is changed or
  * freed); PMCF_ENOENT when the profile has no base labels. */
-PMCF_API int pmcf_profile_base_label_set(pmcf_profile *p, size_t i, int32_t source,
-					 int64_t source_xu, const char *label);
+PMCF_API int pmcf_profile_base_label_set(pmcf_profile *p, size_t i, int32_t source, int64_t source_xu,
+					 const char *label);
 PMCF_API int pmcf_profile_has_base_labels(const pmcf_profile *p);
-PMCF_API int pmcf_profile_base_label_get(const pmcf_profile *p, size_t i, int32_t *source,
-					 int64_t *source_xu, const char **label);
+PMCF_API int pmcf_profile_base_label_get(const pmcf_profile *p, size_t i, int32_t *source, int64_t *source_xu,
+					 const char **label);
 
 /* ---- MPI ranks -----------------------------------------------------------------
  * Per XU: the MPI rank of the process that ran it (docs/collector.md, "MPI

@@ -20,8 +20,8 @@ extern "C" {
  * Errors: -errno (the folder cannot be read), PMCF_ENOENT (no *.pmcf in
  * it), pmcf_profile_open's (the detail names the file), PMCF_ENOMEM;
  * *refs NULL and *n 0 then. */
-PMCF_API int pmcf_refdir_open(const char *dir, const pmcf_profile *target,
-			      const char *target_name, int force, pmcf_profile ***refs, size_t *n);
+PMCF_API int pmcf_refdir_open(const char *dir, const pmcf_profile *target, const char *target_name, int force,
+			      pmcf_profile ***refs, size_t *n);
 PMCF_API void pmcf_refdir_free(pmcf_profile **refs, size_t n);
 
 #ifdef __cplusplus

@@ -22,20 +22,23 @@ extern "C" {
 /* Options (a sized struct, pmcfuse.h): start from PMCF_REPORT_OPTS_INIT. */
 typedef struct pmcf_report_opts {
 	size_t size;
-	unsigned plots;  /* scatter plots of chosen pairs, 0 .. 40 (default 6) */
-	unsigned bins;   /* TMD bins per event, 1 .. 30 (default 10) */
-	unsigned points; /* XUs per scatter plot at most, 100 .. 100000 (default
+	unsigned plots;              /* scatter plots of chosen pairs, 0 .. 40 (default 6) */
+	unsigned bins;               /* TMD bins per event, 1 .. 30 (default 10) */
+	unsigned points;             /* XUs per scatter plot at most, 100 .. 100000 (default
 			  * 5000); a larger profile is thinned to every k-th XU */
-	const size_t *pairs; /* npairs event pairs (2·npairs event indices of the
+	const size_t *pairs;         /* npairs event pairs (2·npairs event indices of the
 			      * profile: a0, b0, a1, b1, …) plotted first */
-	size_t npairs;       /* at most 16 */
-	const char *name;    /* the profile's file name shown on the page
+	size_t npairs;               /* at most 16 */
+	const char *name;            /* the profile's file name shown on the page
 			      * (NULL: "profile") */
 	const char *const *refnames; /* names of the nrefs references (NULL: "repeat") */
-	const char *gnuplot; /* gnuplot binary (NULL: $PMCF_GNUPLOT, else "gnuplot") */
-	const char *tmpdir;  /* where the temporary folder goes (NULL: $TMPDIR, else /tmp) */
+	const char *gnuplot;         /* gnuplot binary (NULL: $PMCF_GNUPLOT, else "gnuplot") */
+	const char *tmpdir;          /* where the temporary folder goes (NULL: $TMPDIR, else /tmp) */
 } pmcf_report_opts;
-#define PMCF_REPORT_OPTS_INIT {sizeof(pmcf_report_opts), 6, 10, 5000, NULL, 0, NULL, NULL, NULL, NULL}
+#define PMCF_REPORT_OPTS_INIT                                                          \
+	{                                                                              \
+		sizeof(pmcf_report_opts), 6, 10, 5000, NULL, 0, NULL, NULL, NULL, NULL \
+	}
 
 typedef struct pmcf_report pmcf_report;
 

@@ -54,9 +54,9 @@ typedef struct pmcf_sim_opts {
 	double period_ms; /* multiplexing period, > 0 (default 4 ms; at least 0.001) */
 	int estimate;     /* enum pmcf_estimate */
 } pmcf_sim_opts;
-#define PMCF_SIM_OPTS_INIT                                                                         \
-	{                                                                                          \
-		sizeof(pmcf_sim_opts), 0, PMCF_MUX_NONE, 4.0, PMCF_EST_CUMULATIVE                  \
+#define PMCF_SIM_OPTS_INIT                                                        \
+	{                                                                         \
+		sizeof(pmcf_sim_opts), 0, PMCF_MUX_NONE, 4.0, PMCF_EST_CUMULATIVE \
 	}
 
 /* Runs one simulated execution of spec monitoring events[0..nevents)
@@ -71,7 +71,7 @@ typedef struct pmcf_sim_opts {
  * the counters and opts->multiplex is PMCF_MUX_NONE; the detail names the
  * reason), PMCF_EINVAL, PMCF_ENOMEM. */
 PMCF_API int pmcf_sim_record(const pmcf_sim_spec *spec, const char *const *events, size_t nevents,
-                             const pmcf_sim_opts *opts, pmcf_profile **out);
+			     const pmcf_sim_opts *opts, pmcf_profile **out);
 
 #ifdef __cplusplus
 }

@@ -33,14 +33,17 @@ typedef struct pmcf_source_opts {
 	double period_ms; /* multiplexing period, 0.001 to 1e6 ms (0: 4 ms) */
 	int estimate;     /* enum pmcf_estimate: per-XU value under multiplexing */
 } pmcf_source_opts;
-#define PMCF_SOURCE_OPTS_INIT {sizeof(pmcf_source_opts), 0, 0 /* PMCF_MUX_NONE */, 4.0, 0}
+#define PMCF_SOURCE_OPTS_INIT                                              \
+	{                                                                  \
+		sizeof(pmcf_source_opts), 0, 0 /* PMCF_MUX_NONE */, 4.0, 0 \
+	}
 
 /* Options of a program source only (as in pmcf_collect_opts). */
 typedef struct pmcf_program_opts {
-	size_t size;            /* sizeof(pmcf_program_opts) */
-	const char *record_dir; /* record files kept there (NULL: a temporary folder) */
-	const char *tool_path;  /* libpmcfuse-ompt.so (NULL: found as pmcf_collect_program does) */
-	unsigned chunk_kb;      /* record file chunk per thread (0: 8192 KiB) */
+	size_t size;              /* sizeof(pmcf_program_opts) */
+	const char *record_dir;   /* record files kept there (NULL: a temporary folder) */
+	const char *tool_path;    /* libpmcfuse-ompt.so (NULL: found as pmcf_collect_program does) */
+	unsigned chunk_kb;        /* record file chunk per thread (0: 8192 KiB) */
 	int stdout_fd, stderr_fd; /* the program's output (0: the caller's own) */
 } pmcf_program_opts;
 
@@ -105,8 +108,8 @@ PMCF_API int pmcf_source_to_plan(const pmcf_source *s, pmcf_plan *p);
  * PMCF_EPROGRAM leaves the incomplete profile of a failed program in it).
  * exit_info (may be NULL) is filled for programs as there, for simulations
  * as a clean exit (exited 1, status 0, complete 1, xus). */
-PMCF_API int pmcf_source_record(pmcf_source *s, const pmcf_evlist *set, long exec_index,
-				pmcf_profile **out, pmcf_exit_info *exit_info);
+PMCF_API int pmcf_source_record(pmcf_source *s, const pmcf_evlist *set, long exec_index, pmcf_profile **out,
+				pmcf_exit_info *exit_info);
 
 #ifdef __cplusplus
 }

@@ -68,8 +68,7 @@ double pmcf_cit_goodness(double slope, double r2, double expected)
 	return exp(-2 * d * d);
 }
 
-int pmcf_cit_branch_classify(const pmcf_cit_fit *fits, double threshold,
-			     pmcf_cit_branch_match *out)
+int pmcf_cit_branch_classify(const pmcf_cit_fit *fits, double threshold, pmcf_cit_branch_match *out)
 {
 	if (!fits || !out)
 		return pmcfi_fail(PMCF_EINVAL, "branch classification needs fits and a result");
@@ -193,9 +192,8 @@ static double region_median(const double *bytes, const double *v, size_t n, doub
 	return m % 2 ? tmp[m / 2] : (tmp[m / 2 - 1] + tmp[m / 2]) / 2;
 }
 
-int pmcf_cit_cache_classify(const pmcf_cit_levels *lv, const double *bytes,
-			    const double *per_access, size_t n, double threshold,
-			    pmcf_cit_cache_match *out)
+int pmcf_cit_cache_classify(const pmcf_cit_levels *lv, const double *bytes, const double *per_access,
+			    size_t n, double threshold, pmcf_cit_cache_match *out)
 {
 	if (!lv || !out || (n && (!bytes || !per_access)))
 		return pmcfi_fail(PMCF_EINVAL, "cache classification needs levels and values");
@@ -231,9 +229,8 @@ int pmcf_cit_cache_classify(const pmcf_cit_levels *lv, const double *bytes,
 		double a = out->plateau[k], b = out->plateau[k + 1];
 		jump[k] = isfinite(a) && isfinite(b) ? (b - a) / peak : NAN;
 		if (isfinite(jump[k]) && fabs(jump[k]) >= 0.5 && len + 12 < sizeof(out->signature))
-			len += (size_t)snprintf(out->signature + len, sizeof(out->signature) - len,
-						"%s%c%s", len ? " " : "", jump[k] > 0 ? '+' : '-',
-						lv->name[k]);
+			len += (size_t)snprintf(out->signature + len, sizeof(out->signature) - len, "%s%c%s",
+						len ? " " : "", jump[k] > 0 ? '+' : '-', lv->name[k]);
 	}
 	if (!len)
 		snprintf(out->signature, sizeof(out->signature), "flat");

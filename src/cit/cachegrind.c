@@ -33,8 +33,8 @@ static const struct {
 	{"Bim", "indirect branches mispredicted"},
 };
 
-static int cg_check_set(void *impl, const pmcf_catalog *c, const size_t *idx, size_t n,
-			unsigned pmcs, char *why, size_t whylen)
+static int cg_check_set(void *impl, const pmcf_catalog *c, const size_t *idx, size_t n, unsigned pmcs,
+			char *why, size_t whylen)
 {
 	(void)impl, (void)c, (void)idx, (void)n, (void)pmcs, (void)why, (void)whylen;
 	return 1; /* a simulator counts everything at once */
@@ -175,8 +175,8 @@ static void remove_dir(const char *dir, size_t nruns)
 	rmdir(dir);
 }
 
-int pmcfi_cit_cachegrind_measure(const pmcf_cit_options *o, const struct cit_run *runs,
-				 size_t nruns, const char *const *events, size_t n, double *counts)
+int pmcfi_cit_cachegrind_measure(const pmcf_cit_options *o, const struct cit_run *runs, size_t nruns,
+				 const char *const *events, size_t n, double *counts)
 {
 	const char *tmp = getenv("TMPDIR");
 	char dir[512];

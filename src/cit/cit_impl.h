@@ -17,8 +17,8 @@ struct cit_run {
 #define CIT_CG_LL 8388608u
 
 /* Count events[0..n) in each of runs[0..nruns): counts[r * n + e]. */
-int pmcfi_cit_cachegrind_measure(const pmcf_cit_options *o, const struct cit_run *runs,
-				 size_t nruns, const char *const *events, size_t n, double *counts);
+int pmcfi_cit_cachegrind_measure(const pmcf_cit_options *o, const struct cit_run *runs, size_t nruns,
+				 const char *const *events, size_t n, double *counts);
 int pmcfi_cit_cachegrind_catalog(pmcf_catalog **out);
 void pmcfi_cit_cachegrind_levels(pmcf_cit_levels *lv);
 

@@ -36,8 +36,9 @@ int pmcfi_cit_perf_check(void)
 	}
 	int e = errno;
 	if (e == EACCES || e == EPERM)
-		return pmcfi_fail(PMCF_EPARANOID, "perf_event_open denied (kernel.perf_event_paranoid"
-						  " is %d): lower it or use --backend cachegrind",
+		return pmcfi_fail(PMCF_EPARANOID,
+				  "perf_event_open denied (kernel.perf_event_paranoid"
+				  " is %d): lower it or use --backend cachegrind",
 				  pmcfi_perf_paranoid());
 	return pmcfi_fail(PMCF_ENOTSUP, "no hardware PMU: use --backend cachegrind");
 }
@@ -78,10 +79,8 @@ static int run_batch(const pmcf_catalog *c, const struct cit_run *run, const cha
 		a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 		fds[opened] = pmcfi_perf_event_open(&a, pid, -1);
 		if (fds[opened] < 0) {
-			err = pmcfi_fail(errno == EACCES || errno == EPERM ? PMCF_EPARANOID
-									 : PMCF_ENOTSUP,
-					 "cannot count %s: %s", events[idx[opened]],
-					 strerror(errno));
+			err = pmcfi_fail(errno == EACCES || errno == EPERM ? PMCF_EPARANOID : PMCF_ENOTSUP,
+					 "cannot count %s: %s", events[idx[opened]], strerror(errno));
 			break;
 		}
 	}
@@ -113,8 +112,8 @@ static int run_batch(const pmcf_catalog *c, const struct cit_run *run, const cha
 }
 
 /* Counts events idx[0..m) in run, splitting batches that multiplex. */
-static int measure_run(const pmcf_catalog *c, const struct cit_run *run,
-		       const char *const *events, const size_t *idx, size_t m, double *counts)
+static int measure_run(const pmcf_catalog *c, const struct cit_run *run, const char *const *events,
+		       const size_t *idx, size_t m, double *counts)
 {
 	for (size_t s = 0; s < m; s += BATCH) {
 		size_t k = m - s < BATCH ? m - s : BATCH;

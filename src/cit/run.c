@@ -23,10 +23,7 @@ struct pmcf_cit_report {
 	size_t npoints, nsizes;
 };
 
-static int is_cachegrind(const char *backend)
-{
-	return backend && strcmp(backend, PMCF_CIT_CACHEGRIND) == 0;
-}
+static int is_cachegrind(const char *backend) { return backend && strcmp(backend, PMCF_CIT_CACHEGRIND) == 0; }
 
 void pmcf_cit_options_init(pmcf_cit_options *o, const char *backend)
 {
@@ -120,10 +117,9 @@ static void decide(pmcf_cit_event *e)
 	}
 }
 
-int pmcf_cit_report_from(const char *backend, const pmcf_cit_levels *lv,
-			 const char *const *events, size_t n, const double *iters, size_t npoints,
-			 const double *counts, const double *bytes, size_t nsizes,
-			 const double *per_access, double threshold, pmcf_cit_report **out)
+int pmcf_cit_report_from(const char *backend, const pmcf_cit_levels *lv, const char *const *events, size_t n,
+			 const double *iters, size_t npoints, const double *counts, const double *bytes,
+			 size_t nsizes, const double *per_access, double threshold, pmcf_cit_report **out)
 {
 	pmcfi_clear_error();
 	if (!events || !out || (npoints && (!iters || !counts || npoints < 2)) ||
@@ -206,8 +202,9 @@ static int find_kernels(const char *opt, char *path, size_t len)
 			return pmcfi_fail(PMCF_ENOENT, "path of pmcfuse-cit-kernels too long");
 	}
 	if (access(path, X_OK) != 0)
-		return pmcfi_fail(PMCF_ENOENT, "the kernels executable %s is missing (%s): build "
-					       "pmcfuse-cit-kernels or set PMCF_CIT_KERNELS",
+		return pmcfi_fail(PMCF_ENOENT,
+				  "the kernels executable %s is missing (%s): build "
+				  "pmcfuse-cit-kernels or set PMCF_CIT_KERNELS",
 				  path, strerror(errno));
 	return 0;
 }
@@ -242,8 +239,7 @@ static int measure(const pmcf_cit_options *o, const struct cit_run *runs, size_t
 	return pmcfi_cit_perf_measure(o, runs, nruns, events, n, counts);
 }
 
-int pmcf_cit_run(const pmcf_cit_options *o, const char *const *events, size_t n,
-		 pmcf_cit_report **out)
+int pmcf_cit_run(const pmcf_cit_options *o, const char *const *events, size_t n, pmcf_cit_report **out)
 {
 	pmcfi_clear_error();
 	if (!o || !events || !n || !out)
@@ -257,8 +253,7 @@ int pmcf_cit_run(const pmcf_cit_options *o, const char *const *events, size_t n,
 					       "accesses and a unit that is a multiple of 8");
 	int cg = is_cachegrind(o->backend);
 	if (!cg && o->backend && strcmp(o->backend, PMCF_CIT_PERF) != 0)
-		return pmcfi_fail(PMCF_EINVAL, "unknown backend '%s' (perf or cachegrind)",
-				  o->backend);
+		return pmcfi_fail(PMCF_EINVAL, "unknown backend '%s' (perf or cachegrind)", o->backend);
 	int err;
 	if (!cg && (err = pmcfi_cit_perf_check()))
 		return err;
@@ -313,13 +308,12 @@ int pmcf_cit_run(const pmcf_cit_options *o, const char *const *events, size_t n,
 			}
 	}
 	for (size_t s = 0; s < nsizes; s++) {
-		set_run(&runs[r++], exe, "cache %.0f %u %u 0 %u", bytes[s], o->unit,
-			o->pages_per_block, o->seed);
-		set_run(&runs[r++], exe, "cache %.0f %u %u %lu %u", bytes[s], o->unit,
-			o->pages_per_block, o->accesses, o->seed);
+		set_run(&runs[r++], exe, "cache %.0f %u %u 0 %u", bytes[s], o->unit, o->pages_per_block,
+			o->seed);
+		set_run(&runs[r++], exe, "cache %.0f %u %u %lu %u", bytes[s], o->unit, o->pages_per_block,
+			o->accesses, o->seed);
 	}
-	pmcfi_log(PMCF_LOG_INFO, "categorize: %zu kernel runs under %s", nruns,
-		  cg ? "cachegrind" : "perf");
+	pmcfi_log(PMCF_LOG_INFO, "categorize: %zu kernel runs under %s", nruns, cg ? "cachegrind" : "perf");
 	if ((err = measure(o, runs, nruns, events, n, counts)))
 		goto done;
 	/* Kernel counts by difference against the baselines. */
@@ -334,8 +328,8 @@ int pmcf_cit_run(const pmcf_cit_options *o, const char *const *events, size_t n,
 			per_access[e * nsizes + s] = (meas - base) / (double)o->accesses;
 		}
 	}
-	err = pmcf_cit_report_from(cg ? PMCF_CIT_CACHEGRIND : PMCF_CIT_PERF, &lv, events, n, iters,
-				   npoints, bcounts, bytes, nsizes, per_access, o->threshold, out);
+	err = pmcf_cit_report_from(cg ? PMCF_CIT_CACHEGRIND : PMCF_CIT_PERF, &lv, events, n, iters, npoints,
+				   bcounts, bytes, nsizes, per_access, o->threshold, out);
 done:
 	free(runs);
 	free(counts);

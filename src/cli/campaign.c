@@ -51,10 +51,7 @@ void cli_signals_catch(void)
 	}
 }
 
-int cli_signal_caught(void)
-{
-	return caught;
-}
+int cli_signal_caught(void) { return caught; }
 
 int cli_interrupted(const char *verb, const char *fmt, ...)
 {
@@ -98,8 +95,7 @@ int cli_check_output(const char *verb, const char *path)
 		return cli_usage_error(verb, "-o needs a file name");
 	struct stat sb;
 	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-		return cli_error(verb, CLI_EUSAGE, "%s: cannot write a file over it: Is a directory",
-				 path);
+		return cli_error(verb, CLI_EUSAGE, "%s: cannot write a file over it: Is a directory", path);
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
 	if (!*base)
@@ -153,10 +149,7 @@ int cli_plan_meta_apply(struct pmcf_profile *p, const struct cli_plan_meta *pm)
 	return err;
 }
 
-void campaign_digest(const char *text, char hex[65])
-{
-	pmcf_sha256_hex(text, strlen(text), hex);
-}
+void campaign_digest(const char *text, char hex[65]) { pmcf_sha256_hex(text, strlen(text), hex); }
 
 void campaign_iso_time(time_t t, char out[32])
 {
@@ -214,8 +207,7 @@ static int write_manifest(struct campaign *c)
 }
 
 /* The manifest of dir, checked: its format, verb, digest and size. */
-static int load_manifest(const char *verb, const char *dir, const char *digest, size_t n,
-			 json_t **out)
+static int load_manifest(const char *verb, const char *dir, const char *digest, size_t n, json_t **out)
 {
 	char *path = join(dir, CAMPAIGN_MANIFEST);
 	if (!path)
@@ -241,8 +233,8 @@ static int load_manifest(const char *verb, const char *dir, const char *digest, 
 			       CAMPAIGN_MANIFEST);
 	else if (json_integer_value(json_object_get(m, "version")) > 1)
 		st = cli_error(verb, CLI_EUSAGE,
-			       "'%s/%s': campaign version %lld is newer than this pmcfuse reads (1)",
-			       dir, CAMPAIGN_MANIFEST,
+			       "'%s/%s': campaign version %lld is newer than this pmcfuse reads (1)", dir,
+			       CAMPAIGN_MANIFEST,
 			       (long long)json_integer_value(json_object_get(m, "version")));
 	else if (strcmp(v, verb) != 0)
 		st = cli_error(verb, CLI_EUSAGE, "'%s' is a campaign of `pmcfuse %s`, not of %s", dir, v,
@@ -291,8 +283,7 @@ static int commit(struct campaign *c, long k, json_t *entry, const char *key, js
 	}
 	json_decref(disk);
 	if (k >= 0)
-		json_object_update(json_array_get(json_object_get(c->manifest, "executions"),
-						  (size_t)k),
+		json_object_update(json_array_get(json_object_get(c->manifest, "executions"), (size_t)k),
 				   entry);
 	if (key)
 		json_object_set(c->manifest, key, value);
@@ -306,8 +297,8 @@ out:
 	return st;
 }
 
-int campaign_open(const char *verb, const char *dir, int resume, const char *digest, size_t n,
-		  int ncmd, char *const *command, struct campaign *c)
+int campaign_open(const char *verb, const char *dir, int resume, const char *digest, size_t n, int ncmd,
+		  char *const *command, struct campaign *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->verb = verb;
@@ -487,8 +478,8 @@ int campaign_command(const char *verb, const char *dir, int *argc, char ***argv)
 	json_decref(m);
 	if (!v || !n) {
 		free(v);
-		return cli_error(verb, !v ? CLI_EENV : CLI_EUSAGE, "'%s/%s' holds no command",
-				 dir, CAMPAIGN_MANIFEST);
+		return cli_error(verb, !v ? CLI_EENV : CLI_EUSAGE, "'%s/%s' holds no command", dir,
+				 CAMPAIGN_MANIFEST);
 	}
 	*argc = (int)n;
 	*argv = v;
@@ -553,6 +544,5 @@ int cli_same_folder(const char *a, const char *b)
 	struct stat sa, sb;
 	if (strcmp(a, b) == 0)
 		return 1;
-	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-	       sa.st_ino == sb.st_ino;
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }

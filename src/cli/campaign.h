@@ -49,10 +49,10 @@ int cli_plan_meta_apply(struct pmcf_profile *p, const struct cli_plan_meta *pm);
 
 /* One execution, as the manifest keeps it. */
 struct campaign_exec {
-	const char *file;   /* name in the folder, e.g. exec-0.pmcf */
-	size_t set;         /* plan set (run) or covering set (reference) */
-	long repeat;        /* reference: the repeat; -1 for run */
-	int has_seed;       /* simulated: the execution seed */
+	const char *file; /* name in the folder, e.g. exec-0.pmcf */
+	size_t set;       /* plan set (run) or covering set (reference) */
+	long repeat;      /* reference: the repeat; -1 for run */
+	int has_seed;     /* simulated: the execution seed */
 	uint64_t seed;
 	const char *status; /* ok, failed, interrupted */
 	const char *exit;   /* "0", "3", "signal 15", "" */
@@ -73,8 +73,8 @@ struct campaign {
  * manifest and no profile (created); resume 1: dir must hold the manifest of
  * the same verb, plan digest and number of executions. Prints errors;
  * returns an exit status. */
-int campaign_open(const char *verb, const char *dir, int resume, const char *digest, size_t n,
-		  int ncmd, char *const *command, struct campaign *c);
+int campaign_open(const char *verb, const char *dir, int resume, const char *digest, size_t n, int ncmd,
+		  char *const *command, struct campaign *c);
 /* 1 when execution k finished well in an earlier session and its file is
  * still there (its path in path[len]). */
 int campaign_is_done(const struct campaign *c, size_t k, char *path, size_t len);

@@ -72,8 +72,8 @@ static void write_csv(FILE *f, const pmcf_cit_report *r)
 	for (size_t i = 0; i < pmcf_cit_report_size(r); i++) {
 		const pmcf_cit_event *e = pmcf_cit_report_at(r, i);
 		fprintf(f, "%s,%s,%.4f,%s,%.4f,%s,%.4f,%s", e->name, e->category, e->confidence,
-			pmcf_cit_branch_name(e->branch.category), e->branch.confidence,
-			e->cache.category, e->cache.confidence, e->cache.signature);
+			pmcf_cit_branch_name(e->branch.category), e->branch.confidence, e->cache.category,
+			e->cache.confidence, e->cache.signature);
 		for (int k = 0; k < PMCF_CIT_NKERNELS; k++)
 			fputc(',', f), num(f, e->fit[k].slope);
 		for (int k = 0; k < PMCF_CIT_NKERNELS; k++)
@@ -222,14 +222,15 @@ static int plot(const char *dir, const pmcf_cit_report *r)
 	fclose(f);
 	if ((st = write_file_in(dir, "plots.gp", &f)))
 		return st;
-	fprintf(f, "# gnuplot script written by pmcfuse categorize\n"
-		   "set terminal pngcairo size 1000,600\nset key outside right\nset grid\n"
-		   "set output 'branch.png'\nset title 'Branch events: slope per kernel "
-		   "(events per iteration)'\nset xlabel 'kernel (Fig. 11)'\n"
-		   "set ylabel 'slope'\nset yrange [-0.2:3]\n"
-		   "plot for [i=2:%zu] 'branch.dat' using 0:i:xtic(1) with linespoints "
-		   "title columnhead(i)\n",
-		   n + 1);
+	fprintf(f,
+		"# gnuplot script written by pmcfuse categorize\n"
+		"set terminal pngcairo size 1000,600\nset key outside right\nset grid\n"
+		"set output 'branch.png'\nset title 'Branch events: slope per kernel "
+		"(events per iteration)'\nset xlabel 'kernel (Fig. 11)'\n"
+		"set ylabel 'slope'\nset yrange [-0.2:3]\n"
+		"plot for [i=2:%zu] 'branch.dat' using 0:i:xtic(1) with linespoints "
+		"title columnhead(i)\n",
+		n + 1);
 	const pmcf_cit_levels *lv = pmcf_cit_report_levels(r);
 	fprintf(f, "set output 'cache.png'\nset title 'Cache events: count per access against "
 		   "buffer size'\nset xlabel 'buffer size (bytes)'\nset ylabel 'per access'\n"
@@ -237,9 +238,10 @@ static int plot(const char *dir, const pmcf_cit_report *r)
 	for (unsigned l = 0; l < lv->n; l++)
 		fprintf(f, "set arrow from %llu, graph 0 to %llu, graph 1 nohead dt 2\n",
 			(unsigned long long)lv->bytes[l], (unsigned long long)lv->bytes[l]);
-	fprintf(f, "plot for [i=2:%zu] 'cache.dat' using 1:i with linespoints title "
-		   "columnhead(i)\n",
-		   n + 1);
+	fprintf(f,
+		"plot for [i=2:%zu] 'cache.dat' using 1:i with linespoints title "
+		"columnhead(i)\n",
+		n + 1);
 	fclose(f);
 	pid_t pid = fork();
 	if (pid < 0)
@@ -287,29 +289,40 @@ static char *perf_default_events(const pmcf_catalog *c)
 	return s;
 }
 
-enum { OPT_BACKEND = 256, OPT_PLOT, OPT_ITER, OPT_POINTS, OPT_ACCESSES, OPT_UNIT, OPT_PPB,
-       OPT_MAXB, OPT_JOBS, OPT_THRESH, OPT_NOBRANCH, OPT_NOCACHE };
+enum {
+	OPT_BACKEND = 256,
+	OPT_PLOT,
+	OPT_ITER,
+	OPT_POINTS,
+	OPT_ACCESSES,
+	OPT_UNIT,
+	OPT_PPB,
+	OPT_MAXB,
+	OPT_JOBS,
+	OPT_THRESH,
+	OPT_NOBRANCH,
+	OPT_NOCACHE
+};
 
 int cmd_categorize(int argc, char **argv)
 {
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
-	static const struct option opts[] = {
-		{"backend", required_argument, NULL, OPT_BACKEND},
-		{"events", required_argument, NULL, 'e'},
-		{"output", required_argument, NULL, 'o'},
-		{"plot", required_argument, NULL, OPT_PLOT},
-		{"iterations", required_argument, NULL, OPT_ITER},
-		{"points", required_argument, NULL, OPT_POINTS},
-		{"accesses", required_argument, NULL, OPT_ACCESSES},
-		{"unit", required_argument, NULL, OPT_UNIT},
-		{"ppb", required_argument, NULL, OPT_PPB},
-		{"max-bytes", required_argument, NULL, OPT_MAXB},
-		{"jobs", required_argument, NULL, OPT_JOBS},
-		{"threshold", required_argument, NULL, OPT_THRESH},
-		{"no-branch", no_argument, NULL, OPT_NOBRANCH},
-		{"no-cache", no_argument, NULL, OPT_NOCACHE},
-		{NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"backend", required_argument, NULL, OPT_BACKEND},
+					     {"events", required_argument, NULL, 'e'},
+					     {"output", required_argument, NULL, 'o'},
+					     {"plot", required_argument, NULL, OPT_PLOT},
+					     {"iterations", required_argument, NULL, OPT_ITER},
+					     {"points", required_argument, NULL, OPT_POINTS},
+					     {"accesses", required_argument, NULL, OPT_ACCESSES},
+					     {"unit", required_argument, NULL, OPT_UNIT},
+					     {"ppb", required_argument, NULL, OPT_PPB},
+					     {"max-bytes", required_argument, NULL, OPT_MAXB},
+					     {"jobs", required_argument, NULL, OPT_JOBS},
+					     {"threshold", required_argument, NULL, OPT_THRESH},
+					     {"no-branch", no_argument, NULL, OPT_NOBRANCH},
+					     {"no-cache", no_argument, NULL, OPT_NOCACHE},
+					     {NULL, 0, NULL, 0}};
 	const char *backend = PMCF_CIT_PERF, *events = NULL, *outp = NULL, *plotdir = NULL;
 	unsigned long iters = 0, points = 0, accesses = 0, unit = 0, ppb = 0, maxb = 0, jobs = 0;
 	int have_ppb = 0, no_branch = 0, no_cache = 0;
@@ -348,8 +361,7 @@ int cmd_categorize(int argc, char **argv)
 			if ((st = cli_parse_uint(verb, "--unit", optarg, 8, 1 << 20, &unit)))
 				return st;
 			if (unit % 8)
-				return cli_usage_error(verb, "--unit must be a multiple of 8, not %lu",
-						       unit);
+				return cli_usage_error(verb, "--unit must be a multiple of 8, not %lu", unit);
 			break;
 		case OPT_PPB:
 			if ((st = cli_parse_uint(verb, "--ppb", optarg, 0, 1 << 20, &ppb)))
@@ -368,8 +380,9 @@ int cmd_categorize(int argc, char **argv)
 			char *end;
 			threshold = strtod(optarg, &end);
 			if (*end || !(threshold > 0 && threshold <= 1))
-				return cli_usage_error(verb, "--threshold needs a number in (0, 1], "
-							     "not '%s'",
+				return cli_usage_error(verb,
+						       "--threshold needs a number in (0, 1], "
+						       "not '%s'",
 						       optarg);
 			break;
 		}
@@ -417,8 +430,9 @@ int cmd_categorize(int argc, char **argv)
 			if (!defaults || !*defaults) {
 				free(defaults);
 				pmcf_catalog_free(cat);
-				return cli_error(verb, CLI_EENV, "no hardware events in the perf "
-								 "catalogue: use --backend cachegrind");
+				return cli_error(verb, CLI_EENV,
+						 "no hardware events in the perf "
+						 "catalogue: use --backend cachegrind");
 			}
 			events = defaults;
 		} else {

@@ -14,7 +14,7 @@
 
 struct cli_verb {
 	const char *name;
-	const char *summary;          /* one line for `pmcfuse --help` */
+	const char *summary;               /* one line for `pmcfuse --help` */
 	int (*run)(int argc, char **argv); /* argv[0] is the verb */
 };
 
@@ -36,8 +36,8 @@ int cli_wants_help(int argc, char **argv, const char *usage);
 int cli_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Parses an unsigned decimal option value within [min, max]. */
-int cli_parse_uint(const char *verb, const char *opt, const char *s, unsigned long min,
-		   unsigned long max, unsigned long *out);
+int cli_parse_uint(const char *verb, const char *opt, const char *s, unsigned long min, unsigned long max,
+		   unsigned long *out);
 
 /* Writes s to f as JSON, always valid UTF-8: a string literal (with quotes)
  * when s is UTF-8, else {"base64": "..."} of its bytes, the rule of plans and

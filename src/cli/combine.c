@@ -73,27 +73,28 @@ static int same_file_twice(const char *verb, char **paths, size_t n)
 			continue; /* opening it reports why */
 		for (size_t i = 0; i < j && !st; i++)
 			if (sb[i].st_dev == sb[j].st_dev && sb[i].st_ino == sb[j].st_ino)
-				st = cli_error(verb, CLI_EUSAGE, "%s and %s are the same file",
-					       paths[i], paths[j]);
+				st = cli_error(verb, CLI_EUSAGE, "%s and %s are the same file", paths[i],
+					       paths[j]);
 	}
 	free(sb);
 	return st;
 }
 
-void fuse_print_summary(FILE *f, const pmcf_profile *fused, const pmcf_combine_stats *st,
-			int strategy, size_t ninputs)
+void fuse_print_summary(FILE *f, const pmcf_profile *fused, const pmcf_combine_stats *st, int strategy,
+			size_t ninputs)
 {
-	fprintf(f, "fused %zu profile%s with %s: %zu XUs, %zu events\n", ninputs,
-		ninputs == 1 ? "" : "s", pmcf_strategy_name(strategy), st->xus, st->events);
+	fprintf(f, "fused %zu profile%s with %s: %zu XUs, %zu events\n", ninputs, ninputs == 1 ? "" : "s",
+		pmcf_strategy_name(strategy), st->xus, st->events);
 	if (st->partial_xus)
-		fprintf(f, "%zu XUs lack a partner in some profile (XU counts differ): their "
-			   "other events are missing\n",
+		fprintf(f,
+			"%zu XUs lack a partner in some profile (XU counts differ): their "
+			"other events are missing\n",
 			st->partial_xus);
 	if (strategy == PMCF_COMBINE_LGL)
-		fprintf(f, "labels: %zu matched, %zu missing from some profile, %zu extra, %zu "
-			   "duplicated\n",
-			st->labels_matched, st->labels_missing, st->labels_extra,
-			st->labels_duplicate);
+		fprintf(f,
+			"labels: %zu matched, %zu missing from some profile, %zu extra, %zu "
+			"duplicated\n",
+			st->labels_matched, st->labels_missing, st->labels_extra, st->labels_duplicate);
 	/* the BC grid is how the pairing was searched, not a result: -v */
 	if (pmcf_strategy_ordered(strategy) && cli_verbose)
 		fprintf(f, "grid: %zu iterations, largest dmax %u\n", st->bc_iterations, st->bc_dmax);
@@ -103,20 +104,20 @@ void fuse_print_summary(FILE *f, const pmcf_profile *fused, const pmcf_combine_s
 			ms.measured, ms.p50, ms.p90, ms.p99, ms.max);
 }
 
-void fuse_json_summary(FILE *f, const pmcf_profile *fused, const pmcf_combine_stats *st,
-		       int strategy, size_t ninputs)
+void fuse_json_summary(FILE *f, const pmcf_profile *fused, const pmcf_combine_stats *st, int strategy,
+		       size_t ninputs)
 {
-	fprintf(f, "\"strategy\": \"%s\", \"inputs\": %zu, \"xus\": %zu, \"events\": %zu, "
-		   "\"partial_xus\": %zu",
+	fprintf(f,
+		"\"strategy\": \"%s\", \"inputs\": %zu, \"xus\": %zu, \"events\": %zu, "
+		"\"partial_xus\": %zu",
 		pmcf_strategy_name(strategy), ninputs, st->xus, st->events, st->partial_xus);
 	if (strategy == PMCF_COMBINE_LGL)
-		fprintf(f, ", \"labels\": {\"matched\": %zu, \"missing\": %zu, \"extra\": %zu, "
-			   "\"duplicated\": %zu}",
-			st->labels_matched, st->labels_missing, st->labels_extra,
-			st->labels_duplicate);
+		fprintf(f,
+			", \"labels\": {\"matched\": %zu, \"missing\": %zu, \"extra\": %zu, "
+			"\"duplicated\": %zu}",
+			st->labels_matched, st->labels_missing, st->labels_extra, st->labels_duplicate);
 	if (pmcf_strategy_ordered(strategy))
-		fprintf(f, ", \"grid\": {\"iterations\": %zu, \"dmax\": %u}", st->bc_iterations,
-			st->bc_dmax);
+		fprintf(f, ", \"grid\": {\"iterations\": %zu, \"dmax\": %u}", st->bc_iterations, st->bc_dmax);
 	pmcf_match_summary ms = {.size = sizeof(ms)};
 	if (pmcf_combine_match_summary(fused, &ms) == 0 && ms.measured) {
 		fprintf(f, ", \"match\": {\"measured\": %zu, \"median\": ", ms.measured);

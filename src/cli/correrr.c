@@ -24,10 +24,7 @@ static const char usage[] =
 	"  -q       print nothing (errors only)\n"
 	"  --json   {\"correrr\": x, \"pairs\": [{\"events\", \"target\", \"reference\"}, ...]}\n";
 
-static const void *pair_at(const void *r, size_t k)
-{
-	return pmcf_correrr_pair_at(r, k);
-}
+static const void *pair_at(const void *r, size_t k) { return pmcf_correrr_pair_at(r, k); }
 
 static int by_diff_desc(const void *a, const void *b)
 {
@@ -54,8 +51,8 @@ int cmd_correrr(int argc, char **argv)
 		else if (opts && cli_output_arg(argv[i], &json))
 			continue;
 		else if (opts && strcmp(argv[i], "--top") == 0) {
-			if (cli_parse_uint("correrr", "--top", i + 1 < argc ? argv[++i] : NULL, 1,
-					   100000000, &top))
+			if (cli_parse_uint("correrr", "--top", i + 1 < argc ? argv[++i] : NULL, 1, 100000000,
+					   &top))
 				return CLI_EUSAGE;
 		} else if (opts && strcmp(argv[i], "--json") == 0)
 			json = 1;
@@ -104,9 +101,10 @@ int cmd_correrr(int argc, char **argv)
 			       "profiles)\n",
 			       pmcf_correrr_value(r), n, nrefs);
 			size_t shown;
-			const pmcf_correrr_pair **by = (const pmcf_correrr_pair **)cli_top(
-				"correrr", r, pair_at, n, by_diff_desc, top,
-				"furthest from the references", &shown, &st);
+			const pmcf_correrr_pair **by =
+				(const pmcf_correrr_pair **)cli_top("correrr", r, pair_at, n, by_diff_desc,
+								    top, "furthest from the references",
+								    &shown, &st);
 			printf("%-32s %-32s %8s %8s\n", "EVENT A", "EVENT B", "TARGET", "REF");
 			for (size_t k = 0; k < shown; k++)
 				printf("%-32s %-32s %8.4f %8.4f\n", by[k]->a, by[k]->b, by[k]->target,

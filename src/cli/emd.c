@@ -90,8 +90,7 @@ static long read_line(FILE *f, char **buf, size_t *cap, size_t *total)
 static int is_header(char *f1, char *f2, char *f3)
 {
 	double v;
-	return f2 && f3 && !strchr(f3, ',') && parse_num(f1, &v) && parse_num(f2, &v) &&
-	       parse_num(f3, &v);
+	return f2 && f3 && !strchr(f3, ',') && parse_num(f1, &v) && parse_num(f2, &v) && parse_num(f3, &v);
 }
 
 static int read_points(const char *path, struct pts *p)
@@ -135,7 +134,8 @@ static int read_points(const char *path, struct pts *p)
 		}
 		if (!isfinite(v[0]) || !isfinite(v[1]) || !isfinite(v[2]) || v[0] < 0) {
 			st = cli_error("emd", CLI_EUSAGE, "%s:%zu: %s", path, lineno,
-				       v[0] < 0 ? "negative weight" : "weight and coordinates must be finite");
+				       v[0] < 0 ? "negative weight"
+						: "weight and coordinates must be finite");
 			break;
 		}
 		if (p->n == EMD_MAX_POINTS) {
@@ -145,7 +145,8 @@ static int read_points(const char *path, struct pts *p)
 		}
 		if (p->n == p->cap) {
 			size_t ncap = p->cap ? 2 * p->cap : 64;
-			double *w = realloc(p->w, ncap * sizeof(*w)), *x = w ? realloc(p->x, 2 * ncap * sizeof(*x)) : NULL;
+			double *w = realloc(p->w, ncap * sizeof(*w)),
+			       *x = w ? realloc(p->x, 2 * ncap * sizeof(*x)) : NULL;
 			if (w)
 				p->w = w;
 			if (!w || !x) {
@@ -165,7 +166,8 @@ static int read_points(const char *path, struct pts *p)
 		if (len == -2)
 			st = cli_error("emd", CLI_EUSAGE, "%s:%zu: a NUL byte: not a text file", path, at);
 		else if (len == -3)
-			st = cli_error("emd", CLI_EUSAGE, "%s: larger than %lu MiB", path, EMD_MAX_BYTES >> 20);
+			st = cli_error("emd", CLI_EUSAGE, "%s: larger than %lu MiB", path,
+				       EMD_MAX_BYTES >> 20);
 		else if (len == -4)
 			st = cli_error("emd", CLI_EENV, "out of memory");
 		else
@@ -240,8 +242,8 @@ int cmd_emd(int argc, char **argv)
 
 /* ---- REFDIR, shared with epd, correrr and report: pmcf_refdir_open ------- */
 
-int refdir_open_for(const char *verb, const char *dir, const pmcf_profile *target,
-		    const char *tpath, int force, pmcf_profile ***refs, size_t *n)
+int refdir_open_for(const char *verb, const char *dir, const pmcf_profile *target, const char *tpath,
+		    int force, pmcf_profile ***refs, size_t *n)
 {
 	int err = pmcf_refdir_open(dir, target, tpath, force, refs, n);
 	return err ? cli_lib_error(verb, err, dir) : CLI_OK;

@@ -51,15 +51,11 @@ static double epd_without(double epd, size_t n, const pmcf_epd_pair *p)
 	return exp(((double)n * log(epd) - lt) / (double)(n - 1));
 }
 
-static const void *pair_at(const void *r, size_t k)
-{
-	return pmcf_epd_pair_at(r, k);
-}
+static const void *pair_at(const void *r, size_t k) { return pmcf_epd_pair_at(r, k); }
 
 static int by_tmd_desc(const void *a, const void *b)
 {
-	const pmcf_epd_pair *x = *(const pmcf_epd_pair *const *)a,
-			    *y = *(const pmcf_epd_pair *const *)b;
+	const pmcf_epd_pair *x = *(const pmcf_epd_pair *const *)a, *y = *(const pmcf_epd_pair *const *)b;
 	if (x->tmd != y->tmd)
 		return x->tmd < y->tmd ? 1 : -1;
 	int c = strcmp(x->a, y->a);
@@ -78,13 +74,18 @@ static void json_pair_open(size_t k, const pmcf_epd_pair *p)
 
 int cmd_epd(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"bins", required_argument, NULL, 'b'}, {"per-type", no_argument, NULL, 't'},
-		{"pairs", required_argument, NULL, 'p'}, {"seed", required_argument, NULL, 's'},
-		{"threads", required_argument, NULL, 'T'}, {"json", no_argument, NULL, 'j'},
-		{"force", no_argument, NULL, 'f'}, {"formula", required_argument, NULL, 'F'},
-		{"help", no_argument, NULL, 'h'}, {"top", required_argument, NULL, 'N'},
-		CLI_OUTPUT_LONGOPTS, {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"bins", required_argument, NULL, 'b'},
+					     {"per-type", no_argument, NULL, 't'},
+					     {"pairs", required_argument, NULL, 'p'},
+					     {"seed", required_argument, NULL, 's'},
+					     {"threads", required_argument, NULL, 'T'},
+					     {"json", no_argument, NULL, 'j'},
+					     {"force", no_argument, NULL, 'f'},
+					     {"formula", required_argument, NULL, 'F'},
+					     {"help", no_argument, NULL, 'h'},
+					     {"top", required_argument, NULL, 'N'},
+					     CLI_OUTPUT_LONGOPTS,
+					     {NULL, 0, NULL, 0}};
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
 	pmcf_epd_opts o = PMCF_EPD_OPTS_INIT;
@@ -132,7 +133,8 @@ int cmd_epd(int argc, char **argv)
 				return cli_usage_error("epd", "--formula '%s': floored or paper", optarg);
 			break;
 		default:
-			return cli_usage_error("epd", "unknown option or missing value '%s'", argv[optind - 1]);
+			return cli_usage_error("epd", "unknown option or missing value '%s'",
+					       argv[optind - 1]);
 		}
 	}
 	if (argc - optind != 2)
@@ -185,7 +187,8 @@ int cmd_epd(int argc, char **argv)
 				cli_json_member(stdout, "resolution", p->resolution);
 				cli_json_member(stdout, "floor", p->floor);
 				cli_json_member(stdout, "epd_without", epd_without(pmcf_epd_value(r), n, p));
-				printf(", \"repeats\": %u, \"worst\": %s}", p->repeats, p->worst ? "true" : "false");
+				printf(", \"repeats\": %u, \"worst\": %s}", p->repeats,
+				       p->worst ? "true" : "false");
 			}
 			printf("%s], \"excluded\": [", n ? "\n" : "");
 			size_t nx = pmcf_epd_nexcluded(r);
@@ -210,8 +213,9 @@ int cmd_epd(int argc, char **argv)
 				       pmcf_epd_uncovered(r), pmcf_epd_total_pairs(r));
 			/* the pairs that raise EPD most first */
 			size_t shown;
-			const pmcf_epd_pair **by = (const pmcf_epd_pair **)cli_top(
-				"epd", r, pair_at, n, by_tmd_desc, top, "that raise EPD most", &shown, &st);
+			const pmcf_epd_pair **by =
+				(const pmcf_epd_pair **)cli_top("epd", r, pair_at, n, by_tmd_desc, top,
+								"that raise EPD most", &shown, &st);
 			printf("%-32s %-32s %9s", "EVENT A", "EVENT B", "TMD");
 			if (cli_verbose)
 				printf(" %9s %9s %8s", "UNCAL", "CALIB", "LEFTOUT");

@@ -53,8 +53,9 @@ static void print_json(const pmcf_catalog *c, const char *source, int only_avail
 			printf(", \"pmu\": ");
 			cli_json_string(stdout, e->pmu);
 		}
-		printf(", \"available\": %s",
-		       e->available == 1 ? "true" : e->available == 0 ? "false" : "null");
+		printf(", \"available\": %s", e->available == 1   ? "true"
+					      : e->available == 0 ? "false"
+								  : "null");
 		printf(", \"cost\": %u, \"description\": ", e->cost);
 		cli_json_string(stdout, e->description);
 		if (e->constraints) {
@@ -78,7 +79,9 @@ static void print_header(void)
 		return;
 	printf("CPU            %s (%u CPUs)\n", h.cpu[0] ? h.cpu : "unknown", h.ncpus);
 	printf("Virtual        %s%s%s%s\n",
-	       h.virtual_machine == 1 ? "yes" : h.virtual_machine == 0 ? "no" : "unknown",
+	       h.virtual_machine == 1   ? "yes"
+	       : h.virtual_machine == 0 ? "no"
+					: "unknown",
 	       h.hypervisor[0] ? " (" : "", h.hypervisor, h.hypervisor[0] ? ")" : "");
 	if (h.npmus == 0)
 		printf("Core PMU       none detected by libpfm4\n");
@@ -120,7 +123,9 @@ static void print_text(const pmcf_catalog *c, const char *source, int only_avail
 		shown++;
 		avail += e->available == 1;
 		printf("%-*s  %-10s  %-9s  %s", (int)w, e->name, e->source,
-		       e->available == 1 ? "yes" : e->available == 0 ? "no" : "unknown",
+		       e->available == 1   ? "yes"
+		       : e->available == 0 ? "no"
+					   : "unknown",
 		       e->description);
 		if (e->constraints)
 			printf(" %s", e->constraints);
@@ -131,13 +136,17 @@ static void print_text(const pmcf_catalog *c, const char *source, int only_avail
 
 int cmd_events(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"sim", required_argument, NULL, 's'},    {"json", no_argument, NULL, 'j'},
-		{"source", required_argument, NULL, 'S'}, {"available", no_argument, NULL, 'a'},
-		{"no-probe", no_argument, NULL, 'n'},     {"check", required_argument, NULL, 'c'},
-		{"pmcs", required_argument, NULL, 'p'},   {"help", no_argument, NULL, 'h'},
-		{"no-header", no_argument, NULL, 'H'},     CLI_OUTPUT_LONGOPTS,
-		{NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"sim", required_argument, NULL, 's'},
+					     {"json", no_argument, NULL, 'j'},
+					     {"source", required_argument, NULL, 'S'},
+					     {"available", no_argument, NULL, 'a'},
+					     {"no-probe", no_argument, NULL, 'n'},
+					     {"check", required_argument, NULL, 'c'},
+					     {"pmcs", required_argument, NULL, 'p'},
+					     {"help", no_argument, NULL, 'h'},
+					     {"no-header", no_argument, NULL, 'H'},
+					     CLI_OUTPUT_LONGOPTS,
+					     {NULL, 0, NULL, 0}};
 	const char *sim = NULL, *source = NULL, *check = NULL;
 	int json = 0, only_avail = 0, probe = 1, no_header = 0, opt;
 	unsigned long pmcs = 0;
@@ -171,7 +180,7 @@ int cmd_events(int argc, char **argv)
 		return cli_usage_error("events", "--pmcs is only meaningful with --check");
 
 	pmcf_catalog *c = NULL;
-	int err = sim ? pmcf_catalog_sim(sim, &c)
+	int err = sim     ? pmcf_catalog_sim(sim, &c)
 		  : check ? pmcfi_catalog_perf_for_spec(check, &c) /* grows as names resolve */
 			  : pmcf_catalog_perf(probe ? PMCF_CATALOG_PROBE : 0, &c);
 	if (!err && !sim && source && strcmp(source, PMCF_SRC_TRACEPOINT) == 0 &&
@@ -200,8 +209,7 @@ int cmd_events(int argc, char **argv)
 		else if (json)
 			printf("{\"fits\": true, \"events\": %zu}\n", pmcf_evlist_size(l));
 		else if (!cli_quiet)
-			printf("fits: %zu events can be counted in one execution\n",
-			       pmcf_evlist_size(l));
+			printf("fits: %zu events can be counted in one execution\n", pmcf_evlist_size(l));
 		pmcf_evlist_free(l);
 	} else if (json) {
 		print_json(c, source, only_avail);

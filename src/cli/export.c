@@ -174,8 +174,7 @@ static void prov_json_xu(FILE *f, const pmcf_profile *p, size_t i)
 	const char *lab = "";
 	pmcf_profile_base_label_get(p, i, &s, &x, &lab);
 	if (s >= 0) {
-		fprintf(f, ", \"base\": {\"source\": %d, \"xu\": %lld, \"label\": ", (int)s,
-			(long long)x);
+		fprintf(f, ", \"base\": {\"source\": %d, \"xu\": %lld, \"label\": ", (int)s, (long long)x);
 		cli_json_string(f, lab);
 		fputc('}', f);
 	} else {
@@ -205,9 +204,9 @@ static void json_meta_value(FILE *f, const char *k, const char *v)
 {
 	static const char *const arrays[] = {PMCF_META_ARGS, "inputs"};
 	static const char *const bools[] = {PMCF_META_COMPLETE, "multiplexed"};
-	static const char *const numeric[] = {PMCF_META_PMCS,     PMCF_META_PERIOD_MS,
-					      PMCF_META_EXIT_STATUS, PMCF_META_PLAN_SET,
-					      PMCF_META_PLAN_SETS, "threads", "makespan_ns"};
+	static const char *const numeric[] = {PMCF_META_PMCS,     PMCF_META_PERIOD_MS, PMCF_META_EXIT_STATUS,
+					      PMCF_META_PLAN_SET, PMCF_META_PLAN_SETS, "threads",
+					      "makespan_ns"};
 	for (size_t i = 0; i < PMCF_ARRAY_SIZE(arrays); i++) {
 		json_t *j = strcmp(k, arrays[i]) == 0 ? json_loads(v, JSON_REJECT_DUPLICATES, NULL) : NULL;
 		int array = json_is_array(j);
@@ -280,7 +279,8 @@ static void export_json(FILE *f, const pmcf_profile *p, int truth, int prov)
 		cli_json_string(f, xu.label);
 		fputs(", \"parent_label\": ", f);
 		cli_json_string(f, xu.parent_label);
-		fprintf(f, ", \"thread\": %d, \"cpu\": %d, \"start_ns\": %llu, \"end_ns\": %llu, \"values\": [",
+		fprintf(f,
+			", \"thread\": %d, \"cpu\": %d, \"start_ns\": %llu, \"end_ns\": %llu, \"values\": [",
 			xu.thread, xu.cpu, (unsigned long long)xu.start_ns, (unsigned long long)xu.end_ns);
 		for (size_t e = 0; e < ne; e++) {
 			fputs(e ? ", " : "", f);
@@ -345,8 +345,7 @@ int cmd_export(int argc, char **argv)
 	if ((sql || otf2) && (!out || strcmp(out, "-") == 0))
 		return cli_usage_error("export", "--format %s needs -o %s", format, sql ? "FILE" : "DIR");
 	if (optind + 1 != argc)
-		return cli_usage_error("export", optind == argc ? "missing PROFILE"
-							       : "expected one PROFILE");
+		return cli_usage_error("export", optind == argc ? "missing PROFILE" : "expected one PROFILE");
 	if (cli_out_not_input("export", out, (const char *const *)argv + optind, 1))
 		return CLI_EUSAGE;
 	pmcf_profile *p;

@@ -46,7 +46,7 @@ static OTF2_ErrorCode keep_error(void *ud, const char *file, uint64_t line, cons
 
 static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *cd, bool final)
 {
-	(void)ud, (void)ft, (void)loc, (void)cd, (void)final;
+	(void)ud, (void)ft, (void)loc, (void)cd, (void) final;
 	return OTF2_FLUSH;
 }
 
@@ -70,7 +70,7 @@ struct lane {
 struct ox {
 	const pmcf_profile *p;
 	OTF2_Archive *a;
-	size_t *ev;   /* the exported events (those without a missing value) */
+	size_t *ev; /* the exported events (those without a missing value) */
 	size_t nev;
 	OTF2_Type *types;
 	OTF2_MetricValue *vals;
@@ -115,8 +115,8 @@ static void metrics(struct ox *o, struct lane *l, uint64_t t)
 		size_t first = c * MAX_CLASS, n = o->nev - first < MAX_CLASS ? o->nev - first : MAX_CLASS;
 		for (size_t k = 0; k < n; k++)
 			o->vals[k].floating_point = l->acc[first + k];
-		check(o, OTF2_EvtWriter_Metric(l->w, NULL, t, (OTF2_MetricRef)c, (uint8_t)n, o->types,
-					       o->vals));
+		check(o,
+		      OTF2_EvtWriter_Metric(l->w, NULL, t, (OTF2_MetricRef)c, (uint8_t)n, o->types, o->vals));
 		l->nevents++;
 	}
 }
@@ -244,43 +244,46 @@ static void write_defs(struct ox *o, uint64_t length)
 	}
 	uint32_t str = 0;
 #define STR(s) (check(o, OTF2_GlobalDefWriter_WriteString(g, str, (s))), str++)
-	check(o, OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000, 0, length, OTF2_UNDEFINED_TIMESTAMP));
+	check(o,
+	      OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000, 0, length, OTF2_UNDEFINED_TIMESTAMP));
 	uint32_t empty = STR("");
 	for (uint32_t t = 0; t < pmcf_profile_ntypes(o->p); t++) {
 		pmcf_xu_type ty;
 		pmcf_profile_type_get(o->p, t, &ty);
 		int role = ty.kind == PMCF_XU_TASK ? OTF2_REGION_ROLE_TASK
-			   : ty.kind == PMCF_XU_LOOP_CHUNK || ty.kind == PMCF_XU_LOOP_RANGE ? OTF2_REGION_ROLE_LOOP
+			   : ty.kind == PMCF_XU_LOOP_CHUNK || ty.kind == PMCF_XU_LOOP_RANGE
+				   ? OTF2_REGION_ROLE_LOOP
 			   : ty.kind == PMCF_XU_THREAD ? OTF2_REGION_ROLE_ARTIFICIAL
-						     : OTF2_REGION_ROLE_CODE;
+						       : OTF2_REGION_ROLE_CODE;
 		uint32_t name = STR(ty.name), kind = STR(pmcf_xu_kind_name(ty.kind));
 		/* location "file:line" */
 		const char *colon = strrchr(ty.location, ':');
-		char *file = strndup(ty.location, colon ? (size_t)(colon - ty.location) : strlen(ty.location));
+		char *file =
+			strndup(ty.location, colon ? (size_t)(colon - ty.location) : strlen(ty.location));
 		uint32_t line = colon ? (uint32_t)strtoul(colon + 1, NULL, 10) : 0;
 		uint32_t fs = file && *file ? STR(file) : empty;
 		free(file);
 		check(o, OTF2_GlobalDefWriter_WriteRegion(g, t, name, name, kind, (OTF2_RegionRole)role,
-							  OTF2_PARADIGM_USER, OTF2_REGION_FLAG_NONE, fs,
-							  line, line));
+							  OTF2_PARADIGM_USER, OTF2_REGION_FLAG_NONE, fs, line,
+							  line));
 	}
 	const char *host = pmcf_profile_meta_get(o->p, PMCF_META_HOST);
 	const char *prog = pmcf_profile_meta_get(o->p, PMCF_META_PROGRAM);
 	uint32_t machine = STR(host ? host : "host"), node = STR("machine");
-	check(o, OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, machine, node,
-							   OTF2_UNDEFINED_SYSTEM_TREE_NODE));
+	check(o,
+	      OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, machine, node, OTF2_UNDEFINED_SYSTEM_TREE_NODE));
 	uint32_t pname = STR(prog ? prog : "profile");
 	check(o, OTF2_GlobalDefWriter_WriteLocationGroup(g, 0, pname, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
-							  OTF2_UNDEFINED_LOCATION_GROUP));
+							 OTF2_UNDEFINED_LOCATION_GROUP));
 	for (size_t l = 0; l < o->nlanes; l++) {
 		char name[96];
 		if (o->lanes[l].lane)
-			snprintf(name, sizeof(name), "thread %d (overlapping XUs %d)", (int)o->lanes[l].thread,
-				 o->lanes[l].lane);
+			snprintf(name, sizeof(name), "thread %d (overlapping XUs %d)",
+				 (int)o->lanes[l].thread, o->lanes[l].lane);
 		else
 			snprintf(name, sizeof(name), "thread %d", (int)o->lanes[l].thread);
 		check(o, OTF2_GlobalDefWriter_WriteLocation(g, l, STR(name), OTF2_LOCATION_TYPE_CPU_THREAD,
-							     o->lanes[l].nevents, 0));
+							    o->lanes[l].nevents, 0));
 	}
 	uint32_t count = STR("#"), ns = STR("ns");
 	for (size_t k = 0; k < o->nev; k++) {
@@ -288,11 +291,14 @@ static void write_defs(struct ox *o, uint64_t length)
 		int dur = strcmp(n, "duration") == 0;
 		int in_ns = dur || strcmp(n, "task-clock") == 0 || strcmp(n, "cpu-clock") == 0;
 		uint32_t s = STR(n);
-		check(o, OTF2_GlobalDefWriter_WriteMetricMember(
-				 g, (OTF2_MetricMemberRef)k, s, dur ? STR("XU wall time") : s,
-				 strncmp(n, "PAPI_", 5) == 0 ? OTF2_METRIC_TYPE_PAPI : OTF2_METRIC_TYPE_OTHER,
-				 OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_DOUBLE, OTF2_BASE_DECIMAL, 0,
-				 in_ns ? ns : count));
+		check(o,
+		      OTF2_GlobalDefWriter_WriteMetricMember(g, (OTF2_MetricMemberRef)k, s,
+							     dur ? STR("XU wall time") : s,
+							     strncmp(n, "PAPI_", 5) == 0
+								     ? OTF2_METRIC_TYPE_PAPI
+								     : OTF2_METRIC_TYPE_OTHER,
+							     OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_DOUBLE,
+							     OTF2_BASE_DECIMAL, 0, in_ns ? ns : count));
 	}
 	OTF2_MetricMemberRef members[MAX_CLASS];
 	for (size_t c = 0; c * MAX_CLASS < o->nev; c++) {
@@ -344,10 +350,7 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
 	return remove(path);
 }
 
-static void remove_tree(const char *dir)
-{
-	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
+static void remove_tree(const char *dir) { nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
 
 /* Writes the archive into tmp (an empty folder); returns 0, 1 for an OTF2
  * failure (otf2_msg), 2 when out of memory. */
@@ -429,7 +432,9 @@ int export_otf2(const pmcf_profile *p, const char *dir)
 		return cli_error("export", CLI_EUSAGE,
 				 "-o %s: %s; the OTF2 archive is written into a new folder (remove it or"
 				 " name another)",
-				 dir, S_ISDIR(sb.st_mode) ? "folder exists and is not empty" : "exists and is not a folder");
+				 dir,
+				 S_ISDIR(sb.st_mode) ? "folder exists and is not empty"
+						     : "exists and is not a folder");
 	size_t n = strlen(dir);
 	char *tmp = malloc(n + 32);
 	if (!tmp)

@@ -97,9 +97,9 @@ static void last_line(const char *path, char *out, size_t n)
 
 static void rm_tree(const char *dir)
 {
-	static const char *const files[] = {"perf.data",    "perf.data.old",     "callgrind.out",
-					    "imix.json",    "perf.log",          "valgrind.log",
-					    "synth.elf",    "ref/callgrind.out", "ref"};
+	static const char *const files[] = {"perf.data", "perf.data.old",     "callgrind.out",
+					    "imix.json", "perf.log",          "valgrind.log",
+					    "synth.elf", "ref/callgrind.out", "ref"};
 	char p[4200];
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		if (snprintf(p, sizeof(p), "%s/%s", dir, files[i]) < (int)sizeof(p))
@@ -200,13 +200,16 @@ static int check_lbr(char *why, size_t n)
 		fclose(f);
 	}
 	if (strcmp(vendor, "GenuineIntel") != 0) {
-		snprintf(why, n, "HBBP needs Intel LBR with INST_RETIRED.PREC_DIST and "
-				 "BR_INST_RETIRED.NEAR_TAKEN; this CPU is %s", vendor[0] ? vendor : "unknown");
+		snprintf(why, n,
+			 "HBBP needs Intel LBR with INST_RETIRED.PREC_DIST and "
+			 "BR_INST_RETIRED.NEAR_TAKEN; this CPU is %s",
+			 vendor[0] ? vendor : "unknown");
 		return -1;
 	}
 	if (access("/sys/bus/event_source/devices/cpu/format/event", R_OK) != 0) {
-		snprintf(why, n, "no core PMU in /sys/bus/event_source/devices/cpu (a VM without "
-				 "PMU passthrough?)");
+		snprintf(why, n,
+			 "no core PMU in /sys/bus/event_source/devices/cpu (a VM without "
+			 "PMU passthrough?)");
 		return -1;
 	}
 	return 0;
@@ -216,8 +219,7 @@ static int check_lbr(char *why, size_t n)
  * subverb's. One line naming it. */
 static int bad_option(const char *sub, char **argv)
 {
-	return cli_usage_error(verb, "%s: unknown option or missing value '%s'", sub,
-			       argv[optind - 1]);
+	return cli_usage_error(verb, "%s: unknown option or missing value '%s'", sub, argv[optind - 1]);
 }
 
 static int imix_record(int argc, char **argv)
@@ -294,10 +296,12 @@ static int imix_record(int argc, char **argv)
 	} else {
 		if (period)
 			ebs_p = period, lbr_p = period / 10 ? period / 10 : 1;
-		snprintf(e1, sizeof(e1), "cpu/event=0xc0,umask=0x1,period=%lu,name=inst_retired.prec_dist/%sppp",
-			 ebs_p, kern ? "" : "u");
-		snprintf(e2, sizeof(e2), "cpu/event=0xc4,umask=0x20,period=%lu,name=br_inst_retired.near_taken/%sp",
-			 lbr_p, kern ? "" : "u");
+		snprintf(e1, sizeof(e1),
+			 "cpu/event=0xc0,umask=0x1,period=%lu,name=inst_retired.prec_dist/%sppp", ebs_p,
+			 kern ? "" : "u");
+		snprintf(e2, sizeof(e2),
+			 "cpu/event=0xc4,umask=0x20,period=%lu,name=br_inst_retired.near_taken/%sp", lbr_p,
+			 kern ? "" : "u");
 		pargs[k++] = "-e";
 		pargs[k++] = e1;
 		pargs[k++] = "-e";
@@ -330,8 +334,7 @@ static int imix_record(int argc, char **argv)
 			return cli_error(verb, CLI_EUSAGE, "the program exited with status %d",
 					 WEXITSTATUS(st));
 		(void)sb;
-		return cli_error(verb, CLI_EENV, "perf record failed: %s",
-				 ll[0] ? ll : "killed by a signal");
+		return cli_error(verb, CLI_EENV, "perf record failed: %s", ll[0] ? ll : "killed by a signal");
 	}
 	json_object_set_new(meta, "kind", json_string("record"));
 	json_object_set_new(meta, "mode", json_string(ebs_only ? "ebs-only" : "hybrid"));
@@ -406,7 +409,7 @@ struct src {
 	pmcf_imix *mix;
 	pmcf_imix_row *rows; /* by mnemonic (or from CSV) */
 	size_t nrows;
-	const char *kind;    /* "perf", "callgrind", "csv" */
+	const char *kind; /* "perf", "callgrind", "csv" */
 };
 
 static int is_dir(const char *p)
@@ -533,7 +536,9 @@ static const char *method_name(int m)
 
 static const char *correction_name(int c)
 {
-	return c == PMCF_IMIX_CORR_APPLIED ? "applied" : c == PMCF_IMIX_CORR_UNAVAILABLE ? "unavailable" : "none";
+	return c == PMCF_IMIX_CORR_APPLIED       ? "applied"
+	       : c == PMCF_IMIX_CORR_UNAVAILABLE ? "unavailable"
+						 : "none";
 }
 
 /* The header line on the time-to-count correction of timer samples; none
@@ -543,14 +548,17 @@ static void print_correction(FILE *f, const pmcf_imix_stats *st, const pmcf_imix
 	if (!st->time_event)
 		return;
 	if (st->correction == PMCF_IMIX_CORR_APPLIED)
-		fprintf(f, "# time-to-count correction: samples / cycles per execution by %s; %llu "
-			   "blocks (%llu without a cost); skid: %s\n",
+		fprintf(f,
+			"# time-to-count correction: samples / cycles per execution by %s; %llu "
+			"blocks (%llu without a cost); skid: %s\n",
 			st->cost_model, (unsigned long long)st->cost_blocks,
 			(unsigned long long)st->cost_unknown,
 			o->skid == PMCF_IMIX_SKID_NONE ? "none" : "previous instruction");
 	else if (st->correction == PMCF_IMIX_CORR_UNAVAILABLE)
-		fprintf(f, "# time-to-count correction NOT made: %s; this is the raw estimate (blocks "
-			   "weighted by time, long-latency code over-counted)\n", st->cost_model);
+		fprintf(f,
+			"# time-to-count correction NOT made: %s; this is the raw estimate (blocks "
+			"weighted by time, long-latency code over-counted)\n",
+			st->cost_model);
 	else if (o->method == PMCF_IMIX_EBS_RAW)
 		fprintf(f, "# time-to-count correction off (--method ebs-raw): blocks weighted by time\n");
 }
@@ -585,7 +593,7 @@ static int common_opt(int opt, const char *arg, pmcf_imix_opts *o)
 	case 'C':
 		if (strcmp(arg, "regions") && strcmp(arg, "blocks") && strcmp(arg, "regions-chase"))
 			return cli_usage_error(verb, "--costing: expected regions, blocks or regions-chase");
-		o->costing = !strcmp(arg, "blocks")	       ? PMCF_IMIX_COST_BLOCKS
+		o->costing = !strcmp(arg, "blocks")          ? PMCF_IMIX_COST_BLOCKS
 			     : !strcmp(arg, "regions-chase") ? PMCF_IMIX_COST_REGIONS_CHASE
 							     : PMCF_IMIX_COST_REGIONS;
 		return CLI_OK;
@@ -601,13 +609,12 @@ static int common_opt(int opt, const char *arg, pmcf_imix_opts *o)
 
 /* ---- report -------------------------------------------------------------------- */
 
-static void print_text(FILE *f, const struct src *s, const char *by, const pmcf_imix_opts *o,
-		       size_t top)
+static void print_text(FILE *f, const struct src *s, const char *by, const pmcf_imix_opts *o, size_t top)
 {
 	const pmcf_imix_stats *st = pmcf_imix_get_stats(s->mix);
 	fprintf(f, "# instruction mix by %s: %s, %.6g instructions%s\n", by,
-		!strcmp(s->kind, "callgrind") ? "reference (callgrind)" : method_name(o->method),
-		st->total, st->relative ? " (relative scale: EBS on a non-instruction event)" : "");
+		!strcmp(s->kind, "callgrind") ? "reference (callgrind)" : method_name(o->method), st->total,
+		st->relative ? " (relative scale: EBS on a non-instruction event)" : "");
 	print_correction(f, st, o);
 	if (st->ebs_samples || st->lbr_samples)
 		fprintf(f, "# samples: %llu EBS, %llu LBR (%llu streams, %llu discarded)\n",
@@ -616,8 +623,8 @@ static void print_text(FILE *f, const struct src *s, const char *by, const pmcf_
 	if (st->ebs_weight > 0 && (st->unattr_kernel_samples || st->unattr_user_samples))
 		fprintf(f, "# unattributed EBS samples: kernel %llu (%.2f%%), user %llu (%.2f%%)\n",
 			(unsigned long long)st->unattr_kernel_samples,
-			100 * st->unattr_kernel / st->ebs_weight,
-			(unsigned long long)st->unattr_user_samples, 100 * st->unattr_user / st->ebs_weight);
+			100 * st->unattr_kernel / st->ebs_weight, (unsigned long long)st->unattr_user_samples,
+			100 * st->unattr_user / st->ebs_weight);
 	fprintf(f, "%-5s %-40s %16s %8s\n", "rank", by, "count", "share");
 	for (size_t i = 0; i < s->nrows && i < top; i++)
 		fprintf(f, "%-5zu %-40s %16.0f %7.2f%%\n", i + 1, s->rows[i].key, s->rows[i].count,
@@ -684,8 +691,10 @@ static int imix_report(int argc, char **argv)
 	}
 	int key = pmcf_imix_key_parse(by);
 	if (key < 0)
-		return cli_usage_error(verb, "--by: unknown key '%s' (mnemonic, isa, isa-set, category, "
-					     "packing, module, function, block, line)", by);
+		return cli_usage_error(verb,
+				       "--by: unknown key '%s' (mnemonic, isa, isa-set, category, "
+				       "packing, module, function, block, line)",
+				       by);
 	if (strcmp(fmt, "text") && strcmp(fmt, "csv") && strcmp(fmt, "json") && strcmp(fmt, "sde"))
 		return cli_usage_error(verb, "--format: expected text, csv, json or sde");
 	if (optind + 1 != argc)
@@ -734,8 +743,9 @@ static int imix_report(int argc, char **argv)
 		json_t *j = json_object(), *rows = json_array();
 		json_object_set_new(j, "by", json_string(by));
 		json_object_set_new(j, "source", json_string(s.kind));
-		json_object_set_new(j, "method", json_string(!strcmp(s.kind, "callgrind") ? "reference"
-											: method_name(o.method)));
+		json_object_set_new(j, "method",
+				    json_string(!strcmp(s.kind, "callgrind") ? "reference"
+									     : method_name(o.method)));
 		json_object_set_new(j, "total", jnum(st->total));
 		json_object_set_new(j, "relative", json_boolean(st->relative));
 		json_object_set_new(j, "time_event", json_boolean(st->time_event));
@@ -745,8 +755,10 @@ static int imix_report(int argc, char **argv)
 		json_t *u = json_object();
 		json_object_set_new(u, "kernel_samples", json_integer((json_int_t)st->unattr_kernel_samples));
 		json_object_set_new(u, "user_samples", json_integer((json_int_t)st->unattr_user_samples));
-		json_object_set_new(u, "kernel_share", jnum(st->ebs_weight > 0 ? st->unattr_kernel / st->ebs_weight : 0));
-		json_object_set_new(u, "user_share", jnum(st->ebs_weight > 0 ? st->unattr_user / st->ebs_weight : 0));
+		json_object_set_new(u, "kernel_share",
+				    jnum(st->ebs_weight > 0 ? st->unattr_kernel / st->ebs_weight : 0));
+		json_object_set_new(u, "user_share",
+				    jnum(st->ebs_weight > 0 ? st->unattr_user / st->ebs_weight : 0));
 		json_object_set_new(j, "unattributed", u);
 		json_object_set_new(j, "ebs_samples", json_integer((json_int_t)st->ebs_samples));
 		json_object_set_new(j, "lbr_samples", json_integer((json_int_t)st->lbr_samples));
@@ -770,16 +782,12 @@ static int imix_report(int argc, char **argv)
 
 static int imix_compare(int argc, char **argv)
 {
-	static const struct option lo[] = {{"normalize", no_argument, NULL, 'n'},
-					   {"json", no_argument, NULL, 'j'},
-					   {"top", required_argument, NULL, 't'},
-					   {"method", required_argument, NULL, 'm'},
-					   {"cutoff", required_argument, NULL, 'c'},
-					   {"mcpu", required_argument, NULL, 'M'},
-					   {"skid", required_argument, NULL, 'S'},
-					   {"costing", required_argument, NULL, 'C'},
-					   {"vmlinux", required_argument, NULL, 'K'},
-					   {NULL, 0, NULL, 0}};
+	static const struct option lo[] =
+		{{"normalize", no_argument, NULL, 'n'},     {"json", no_argument, NULL, 'j'},
+		 {"top", required_argument, NULL, 't'},     {"method", required_argument, NULL, 'm'},
+		 {"cutoff", required_argument, NULL, 'c'},  {"mcpu", required_argument, NULL, 'M'},
+		 {"skid", required_argument, NULL, 'S'},    {"costing", required_argument, NULL, 'C'},
+		 {"vmlinux", required_argument, NULL, 'K'}, {NULL, 0, NULL, 0}};
 	pmcf_imix_opts o = {.size = sizeof(o)};
 	int normalize = 0, json = 0, opt, rc;
 	unsigned long top = 0;
@@ -848,8 +856,8 @@ static int imix_compare(int argc, char **argv)
 		json_decref(j);
 	} else {
 		printf("# reference %s (%.6g instructions) vs measured %s (%.6g%s)%s\n", argv[optind],
-		       c->ref_total, argv[optind + 1], c->measured_total,
-		       relative ? ", relative scale" : "", normalize ? ", normalized to shares" : "");
+		       c->ref_total, argv[optind + 1], c->measured_total, relative ? ", relative scale" : "",
+		       normalize ? ", normalized to shares" : "");
 		if (meas.mix && !strcmp(meas.kind, "perf"))
 			print_correction(stdout, pmcf_imix_get_stats(meas.mix), &o);
 		printf("%-24s %16s %16s %9s\n", "mnemonic", "reference", "measured", "error");
@@ -926,8 +934,10 @@ static int imix_train(int argc, char **argv)
 		const pmcf_imix_stats *st = pmcf_imix_get_stats(m.mix);
 		if (!st->lbr_samples || !st->ebs_samples) {
 			src_free(&m);
-			rc = cli_error(verb, CLI_EUSAGE, "%s: training needs both EBS and LBR samples "
-							 "(record without --ebs-only on an LBR machine)", argv[a]);
+			rc = cli_error(verb, CLI_EUSAGE,
+				       "%s: training needs both EBS and LBR samples "
+				       "(record without --ebs-only on an LBR machine)",
+				       argv[a]);
 			break;
 		}
 		for (size_t i = 0; i < pmcf_imix_nblocks(m.mix); i++) {
@@ -953,8 +963,9 @@ static int imix_train(int argc, char **argv)
 	}
 	pmcf_imix_stump sp;
 	if (!rc && !nex)
-		rc = cli_error(verb, CLI_EUSAGE, "no block where EBS and LBR disagree and the reference "
-						 "has a count: nothing to learn from");
+		rc = cli_error(verb, CLI_EUSAGE,
+			       "no block where EBS and LBR disagree and the reference "
+			       "has a count: nothing to learn from");
 	if (!rc) {
 		int lrc = pmcf_imix_train(ex, nex, &sp);
 		if (lrc)
@@ -978,7 +989,8 @@ static int imix_train(int argc, char **argv)
 			if (sp.feature == 0 && sp.cutoff == 0)
 				printf("rule: EBS for every block\n");
 			else if (sp.feature == 0)
-				printf("rule: LBR for blocks of at most %u instructions, EBS above\n", sp.cutoff);
+				printf("rule: LBR for blocks of at most %u instructions, EBS above\n",
+				       sp.cutoff);
 			else
 				printf("rule: LBR for blocks without the bias flag, EBS with it\n");
 			printf("gini: %.4f -> %.4f, weighted accuracy %.2f%%, length importance %.2f\n",
@@ -1071,6 +1083,8 @@ int cmd_imix(int argc, char **argv)
 		return imix_train(argc - 1, argv + 1);
 	if (!strcmp(sub, "synth"))
 		return imix_synth(argc - 1, argv + 1);
-	return cli_usage_error(verb, "unknown sub-command '%s' (record, reference, report, compare, "
-				     "train)", sub);
+	return cli_usage_error(verb,
+			       "unknown sub-command '%s' (record, reference, report, compare, "
+			       "train)",
+			       sub);
 }

@@ -22,8 +22,8 @@
 extern char **environ;
 
 /* ---- options -------------------------------------------------------------- */
-int launch_option(const char *verb, int c, const char *arg, char **argv, int optind,
-		  struct launch *l, int *st)
+int launch_option(const char *verb, int c, const char *arg, char **argv, int optind, struct launch *l,
+		  int *st)
 {
 	*st = CLI_OK;
 	switch (c) {
@@ -83,8 +83,7 @@ int launch_check(const char *verb, const struct launch *l, const char *resume)
 		wordexp_t we;
 		int err = wordexp(l->slurm_args, &we, WRDE_NOCMD | WRDE_UNDEF);
 		if (err)
-			return cli_usage_error(verb,
-					       "--slurm-args '%s': cannot split it into words (%s)",
+			return cli_usage_error(verb, "--slurm-args '%s': cannot split it into words (%s)",
 					       l->slurm_args,
 					       err == WRDE_CMDSUB ? "no $(...) or `...`"
 					       : err == WRDE_BADCHAR
@@ -314,8 +313,7 @@ static int submit(const char *verb, const struct launch *l, const char *const *o
 		/* --parsable: "ID" or "ID;CLUSTER" */
 		size_t n = strspn(out, "0123456789");
 		if (!n || n >= 32)
-			st = cli_error(verb, CLI_EENV, "sbatch answered '%s', not a job id",
-				       first_line(out));
+			st = cli_error(verb, CLI_EENV, "sbatch answered '%s', not a job id", first_line(out));
 		else
 			snprintf(id, 32, "%.*s", (int)n, out);
 	}
@@ -332,9 +330,9 @@ static int jobs_active(const char *jobs)
 	char *argv[] = {"squeue", "-h", "-j", (char *)jobs, "-o", "%i %T", NULL};
 	char *out = NULL, *err = NULL;
 	int rc = capture(argv, &out, &err);
-	int active = rc == 0 && (strstr(out, "PENDING") || strstr(out, "RUNNING") ||
-				 strstr(out, "CONFIGURING") || strstr(out, "COMPLETING") ||
-				 strstr(out, "SUSPENDED") || strstr(out, "REQUEUE"));
+	int active =
+		rc == 0 && (strstr(out, "PENDING") || strstr(out, "RUNNING") || strstr(out, "CONFIGURING") ||
+			    strstr(out, "COMPLETING") || strstr(out, "SUSPENDED") || strstr(out, "REQUEUE"));
 	free(out);
 	free(err);
 	return active;
@@ -343,8 +341,8 @@ static int jobs_active(const char *jobs)
 /* ---- following ------------------------------------------------------------ */
 static int terminal(const char *state)
 {
-	static const char *const ends[] = {"COMPLETED", "FAILED",        "CANCELLED", "TIMEOUT",
-					   "NODE_FAIL", "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE",
+	static const char *const ends[] = {"COMPLETED", "FAILED",        "CANCELLED",   "TIMEOUT",
+					   "NODE_FAIL", "OUT_OF_MEMORY", "BOOT_FAIL",   "DEADLINE",
 					   "PREEMPTED", "REVOKED",       "SPECIAL_EXIT"};
 	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++)
 		if (strncmp(state, ends[i], strlen(ends[i])) == 0)
@@ -417,8 +415,8 @@ static int follow(struct campaign *c, const struct follow *w)
 		int rc = capture(argv, &out, &err);
 		if (rc != 0 && ++squeue_fails >= 5) {
 			int st = cli_error(w->verb, CLI_EENV,
-					   "squeue failed 5 times (exit %d): %s; the jobs %s may go on",
-					   rc, rc < 0 ? strerror(-rc) : first_line(err), jobs);
+					   "squeue failed 5 times (exit %d): %s; the jobs %s may go on", rc,
+					   rc < 0 ? strerror(-rc) : first_line(err), jobs);
 			free(out);
 			free(err);
 			return st;
@@ -458,8 +456,7 @@ static int follow(struct campaign *c, const struct follow *w)
 		snprintf(line, sizeof(line),
 			 "pmcfuse: %s: slurm: %zu of %zu executions done, %zu failed, %zu running, "
 			 "%zu pending; finishing job %s: %s",
-			 w->verb, ok, w->n, failed, running, pending, w->finish,
-			 fstate[0] ? fstate : "?");
+			 w->verb, ok, w->n, failed, running, pending, w->finish, fstate[0] ? fstate : "?");
 		if (strcmp(line, prev) != 0) {
 			fprintf(stderr, "%s\n", line);
 			snprintf(prev, sizeof(prev), "%s", line);
@@ -479,13 +476,14 @@ static int follow(struct campaign *c, const struct follow *w)
 				capture(sc, &o1, &o2);
 				free(o1);
 				free(o2);
-				return cli_error(w->verb, CLI_EENV,
-						 "%zu array task%s of job %s failed (logs: %s/slurm/%s_K.out); "
-						 "submit what is missing again with `pmcfuse %s --resume %s "
-						 "--launcher slurm`",
-						 task_failed ? task_failed : failed,
-						 (task_failed ? task_failed : failed) == 1 ? "" : "s",
-						 w->array, w->dir, w->array, w->verb, w->dir);
+				return cli_error(
+					w->verb, CLI_EENV,
+					"%zu array task%s of job %s failed (logs: %s/slurm/%s_K.out); "
+					"submit what is missing again with `pmcfuse %s --resume %s "
+					"--launcher slurm`",
+					task_failed ? task_failed : failed,
+					(task_failed ? task_failed : failed) == 1 ? "" : "s", w->array,
+					w->dir, w->array, w->verb, w->dir);
 			}
 			return cli_error(w->verb, CLI_EENV, "the finishing job %s ended %s (%s): %s",
 					 w->finish, fstate[0] ? fstate : "unknown to Slurm", finish_log,
@@ -499,12 +497,10 @@ static int follow(struct campaign *c, const struct follow *w)
 
 int launch_slurm(const char *verb, struct campaign *c, size_t n, const struct launch *l)
 {
-	char exe[PATH_MAX], sdir[PATH_MAX + 16], list[4096], script[PATH_MAX + 64],
-		fscript[PATH_MAX + 64];
+	char exe[PATH_MAX], sdir[PATH_MAX + 16], list[4096], script[PATH_MAX + 64], fscript[PATH_MAX + 64];
 	ssize_t el = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (el <= 0)
-		return cli_error(verb, CLI_EENV, "cannot find the pmcfuse binary: %s",
-				 strerror(errno));
+		return cli_error(verb, CLI_EENV, "cannot find the pmcfuse binary: %s", strerror(errno));
 	exe[el] = '\0';
 	char *dir = realpath(c->dir, NULL);
 	if (!dir)
@@ -521,13 +517,12 @@ int launch_slurm(const char *verb, struct campaign *c, size_t n, const struct la
 	snprintf(sdir, sizeof(sdir), "%s/slurm", dir);
 	snprintf(script, sizeof(script), "%s/exec.sbatch", sdir);
 	snprintf(fscript, sizeof(fscript), "%s/finish.sbatch", sdir);
-	if ((st = cli_check_dir(verb, sdir)) ||
-	    (st = write_script(verb, sdir, "exec.sbatch", exe, dir, 1)) ||
+	if ((st = cli_check_dir(verb, sdir)) || (st = write_script(verb, sdir, "exec.sbatch", exe, dir, 1)) ||
 	    (st = write_script(verb, sdir, "finish.sbatch", exe, dir, 0)))
 		goto out;
 	size_t todo = array_list(c, n, list, sizeof(list));
-	char name[64], fname[64], aopt[4200], out_opt[PATH_MAX + 64], fout_opt[PATH_MAX + 64],
-		dep[64], array[32] = "", finish[32] = "";
+	char name[64], fname[64], aopt[4200], out_opt[PATH_MAX + 64], fout_opt[PATH_MAX + 64], dep[64],
+		array[32] = "", finish[32] = "";
 	snprintf(name, sizeof(name), "--job-name=pmcfuse-%s", verb);
 	snprintf(fname, sizeof(fname), "--job-name=pmcfuse-%s-finish", verb);
 	snprintf(aopt, sizeof(aopt), "--array=%s", list);
@@ -552,13 +547,12 @@ int launch_slurm(const char *verb, struct campaign *c, size_t n, const struct la
 	snprintf(jobs, sizeof(jobs), "%s%s%s", array, todo ? "," : "", finish);
 	campaign_note(c, "slurm_jobs", jobs);
 	if (todo)
-		printf("submitted array job %s: %zu of %zu executions (tasks %s), logs %s/%s_K.out\n",
-		       array, todo, n, list, sdir, array);
+		printf("submitted array job %s: %zu of %zu executions (tasks %s), logs %s/%s_K.out\n", array,
+		       todo, n, list, sdir, array);
 	else
 		printf("every execution is done: no array job\n");
-	printf("submitted finishing job %s%s%s: `pmcfuse %s --resume %s`, output %s/finish-%s.out\n",
-	       finish, todo ? ", after every task of " : "", todo ? array : "", verb, dir, sdir,
-	       finish);
+	printf("submitted finishing job %s%s%s: `pmcfuse %s --resume %s`, output %s/finish-%s.out\n", finish,
+	       todo ? ", after every task of " : "", todo ? array : "", verb, dir, sdir, finish);
 	if (!l->wait) {
 		printf("follow them: squeue -j %s\n", jobs);
 		printf("if tasks fail: `pmcfuse %s --resume %s --launcher slurm` submits what is "

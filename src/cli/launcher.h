@@ -14,11 +14,13 @@ enum {
 	LAUNCH_OPT_ONLY,
 };
 /* The long options of the launchers, for a verb's getopt_long table. */
-#define LAUNCH_LONGOPTS                                                       \
-	{"launcher", required_argument, NULL, LAUNCH_OPT_LAUNCHER},           \
+#define LAUNCH_LONGOPTS                                                         \
+	{"launcher", required_argument, NULL, LAUNCH_OPT_LAUNCHER},             \
 		{"slurm-args", required_argument, NULL, LAUNCH_OPT_SLURM_ARGS}, \
-		{"wait", no_argument, NULL, LAUNCH_OPT_WAIT},                     \
-		{"only", required_argument, NULL, LAUNCH_OPT_ONLY}
+		{"wait", no_argument, NULL, LAUNCH_OPT_WAIT},                   \
+	{                                                                       \
+		"only", required_argument, NULL, LAUNCH_OPT_ONLY                \
+	}
 
 #define LAUNCH_MAX_WORDS 8
 struct launch {
@@ -29,13 +31,16 @@ struct launch {
 	int nwords;             /* argv words these options took, in order */
 	char *words[LAUNCH_MAX_WORDS];
 };
-#define LAUNCH_INIT {.only = -1}
+#define LAUNCH_INIT        \
+	{                  \
+		.only = -1 \
+	}
 
 /* Handles getopt_long's answer c when it is a launcher option (1; *st set
  * to an exit status when it is wrong), else 0. argv and optind as getopt
  * left them. */
-int launch_option(const char *verb, int c, const char *arg, char **argv, int optind,
-		  struct launch *l, int *st);
+int launch_option(const char *verb, int c, const char *arg, char **argv, int optind, struct launch *l,
+		  int *st);
 /* After parsing: checks the launcher options together (resume: the
  * --resume folder or NULL); prints the error and returns its exit status. */
 int launch_check(const char *verb, const struct launch *l, const char *resume);

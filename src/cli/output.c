@@ -36,18 +36,14 @@ int cli_output_arg(const char *arg, int *json)
 	static const struct {
 		const char *name;
 		int opt;
-	} args[] = {{"-v", 'v'}, {"--verbose", 'v'}, {"-q", 'q'}, {"--quiet", 'q'},
-		    {"--json", CLI_OPT_JSON}};
+	} args[] = {{"-v", 'v'}, {"--verbose", 'v'}, {"-q", 'q'}, {"--quiet", 'q'}, {"--json", CLI_OPT_JSON}};
 	for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++)
 		if (strcmp(arg, args[i].name) == 0)
 			return cli_output_option(args[i].opt, json);
 	return 0;
 }
 
-const char *cli_human(char *buf, size_t len, double v, int ns)
-{
-	return pmcf_report_human(buf, len, v, ns);
-}
+const char *cli_human(char *buf, size_t len, double v, int ns) { return pmcf_report_human(buf, len, v, ns); }
 
 int cli_width(const char *s, int w)
 {
@@ -56,9 +52,9 @@ int cli_width(const char *s, int w)
 	return w;
 }
 
-const void **cli_top(const char *verb, const void *res, const void *(*at)(const void *, size_t),
-		     size_t n, int (*cmp)(const void *, const void *), unsigned long top,
-		     const char *what, size_t *shown, int *st)
+const void **cli_top(const char *verb, const void *res, const void *(*at)(const void *, size_t), size_t n,
+		     int (*cmp)(const void *, const void *), unsigned long top, const char *what,
+		     size_t *shown, int *st)
 {
 	const void **by = malloc((n ? n : 1) * sizeof(*by));
 	*shown = 0;
@@ -75,10 +71,7 @@ const void **cli_top(const char *verb, const void *res, const void *(*at)(const 
 	return by;
 }
 
-int cli_event_is_ns(const char *event)
-{
-	return pmcf_report_event_is_ns(event);
-}
+int cli_event_is_ns(const char *event) { return pmcf_report_event_is_ns(event); }
 
 /* ---- progress -------------------------------------------------------------- */
 double cli_now(void)
@@ -190,9 +183,8 @@ void cli_progress_done(struct cli_progress *p, size_t k, const char *what, doubl
 	char stamp[32], took[32], left[48], line[400];
 	cli_stamp(stamp);
 	left_text(p, left, sizeof(left));
-	int n = snprintf(line, sizeof(line), "%s pmcfuse %s: exec %zu/%zu done in %s (%s)%s\n",
-			 stamp, p->verb, k + 1, p->n, secs_text(took, sizeof(took), secs), what,
-			 left);
+	int n = snprintf(line, sizeof(line), "%s pmcfuse %s: exec %zu/%zu done in %s (%s)%s\n", stamp,
+			 p->verb, k + 1, p->n, secs_text(took, sizeof(took), secs), what, left);
 	/* one write, so that a line never mixes with another writer's */
 	put(STDERR_FILENO, line, n < (int)sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
@@ -216,8 +208,8 @@ void cli_progout_init(struct cli_progout *o, int json, struct cli_progress *pr)
 	for (int s = 0; s < 2; s++)
 		o->pipe[s][0] = o->pipe[s][1] = -1;
 	struct stat a, b; /* 2>&1: one file, whose last line is what counts */
-	o->same = fstat(o->dest[0], &a) == 0 && fstat(o->dest[1], &b) == 0 &&
-		  a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	o->same = fstat(o->dest[0], &a) == 0 && fstat(o->dest[1], &b) == 0 && a.st_dev == b.st_dev &&
+		  a.st_ino == b.st_ino;
 }
 
 int cli_progout_open(const char *verb, const char *spec, int json, struct cli_progress *pr,
@@ -275,8 +267,7 @@ static void *relay(void *arg)
 	return NULL;
 }
 
-int cli_progout_begin(const char *verb, struct cli_progout *o, const char *header, int *out_fd,
-		      int *err_fd)
+int cli_progout_begin(const char *verb, struct cli_progout *o, const char *header, int *out_fd, int *err_fd)
 {
 	if (o->file >= 0) {
 		put(o->file, header, strlen(header));

@@ -14,9 +14,12 @@ extern int cli_quiet;
 /* getopt_long entries of --verbose/-v and --quiet/-q for a verb's table
  * (put "vq" in its optstring), and --json where the verb has it. */
 enum { CLI_OPT_JSON = 0x7000 };
-#define CLI_OUTPUT_LONGOPTS                                                                      \
+#define CLI_OUTPUT_LONGOPTS \
 	{"verbose", no_argument, NULL, 'v'}, { "quiet", no_argument, NULL, 'q' }
-#define CLI_JSON_LONGOPT {"json", no_argument, NULL, CLI_OPT_JSON}
+#define CLI_JSON_LONGOPT                                \
+	{                                               \
+		"json", no_argument, NULL, CLI_OPT_JSON \
+	}
 /* Handles -v, -q (and CLI_OPT_JSON when json is not NULL): 1 when opt was
  * one of them, 0 otherwise. */
 int cli_output_option(int opt, int *json);
@@ -40,9 +43,9 @@ int cli_event_is_ns(const char *event);
  * -v, else at most top), after a line "the SHOWN pairs WHAT (of N; --top N
  * for more, -v for all):" when that is not all. Returns the malloc'ed array,
  * or NULL (out of memory: the error printed, *st set to CLI_EENV). */
-const void **cli_top(const char *verb, const void *res, const void *(*at)(const void *, size_t),
-		     size_t n, int (*cmp)(const void *, const void *), unsigned long top,
-		     const char *what, size_t *shown, int *st);
+const void **cli_top(const char *verb, const void *res, const void *(*at)(const void *, size_t), size_t n,
+		     int (*cmp)(const void *, const void *), unsigned long top, const char *what,
+		     size_t *shown, int *st);
 
 /* ---- progress of executions (run, reference) ------------------------------ */
 struct cli_progress {
@@ -79,12 +82,12 @@ void cli_stamp(char out[32]);
  * line so that they never run into pmcfuse's progress; FILE: both appended
  * to FILE, each execution after a header line. */
 struct cli_progout {
-	int file;          /* FILE mode: its descriptor; -1: relay */
-	int dest[2];       /* relay: where the program's stdout, stderr go */
-	int pipe[2][2];    /* relay: [stream][read, write] */
-	int partial[2];    /* relay: per stream, its last byte relayed was not a newline */
-	int last, same;    /* relay: the stream relayed last; both go to one file */
-	int stop;          /* relay (atomic): the execution is over: drain and end */
+	int file;       /* FILE mode: its descriptor; -1: relay */
+	int dest[2];    /* relay: where the program's stdout, stderr go */
+	int pipe[2][2]; /* relay: [stream][read, write] */
+	int partial[2]; /* relay: per stream, its last byte relayed was not a newline */
+	int last, same; /* relay: the stream relayed last; both go to one file */
+	int stop;       /* relay (atomic): the execution is over: drain and end */
 	pthread_t thread;
 	int running;
 	struct cli_progress *pr;
@@ -97,8 +100,7 @@ int cli_progout_open(const char *verb, const char *spec, int json, struct cli_pr
 		     struct cli_progout *o);
 /* Before an execution: the descriptors to give the program (for
  * pmcf_collect_opts.stdout_fd / stderr_fd); header is written to a FILE. */
-int cli_progout_begin(const char *verb, struct cli_progout *o, const char *header, int *out_fd,
-		      int *err_fd);
+int cli_progout_begin(const char *verb, struct cli_progout *o, const char *header, int *out_fd, int *err_fd);
 /* After it: everything the program wrote has been relayed. */
 void cli_progout_end(struct cli_progout *o);
 void cli_progout_close(struct cli_progout *o);

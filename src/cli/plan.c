@@ -50,8 +50,8 @@ static const char usage[] =
 
 enum { OPT_FROM = FUSE_OPT_OWN, OPT_REFS };
 
-int fuse_plan_option(const char *verb, int opt, const char *arg, pmcf_plan_opts *po,
-		     unsigned long *seed, int *seed_given, int *status)
+int fuse_plan_option(const char *verb, int opt, const char *arg, pmcf_plan_opts *po, unsigned long *seed,
+		     int *seed_given, int *status)
 {
 	unsigned long ul;
 	*status = CLI_OK;
@@ -72,8 +72,7 @@ int fuse_plan_option(const char *verb, int opt, const char *arg, pmcf_plan_opts 
 		if ((*status = cli_parse_uint(verb, "--seed", arg, 0, ~0ul, seed)) == CLI_OK)
 			*seed_given = 1;
 		return 1;
-	default:
-		return 0;
+	default: return 0;
 	}
 }
 
@@ -121,8 +120,8 @@ static int load_dir(const char *verb, const char *dir, pmcf_profile ***out, size
 
 /* --link auto without --refs on a simulated source: one execution per set of
  * a pair covering of the events (every pair measured together once). */
-static int pilot_sim(const char *verb, const pmcf_catalog *cat, const pmcf_evlist *ev,
-		     const char *sim, unsigned pmcs, uint64_t seed, pmcf_profile ***out, size_t *n)
+static int pilot_sim(const char *verb, const pmcf_catalog *cat, const pmcf_evlist *ev, const char *sim,
+		     unsigned pmcs, uint64_t seed, pmcf_profile ***out, size_t *n)
 {
 	pmcf_cover *cv = NULL;
 	pmcf_sim_spec *spec = NULL;
@@ -149,15 +148,15 @@ static int pilot_sim(const char *verb, const pmcf_catalog *cat, const pmcf_evlis
 	if (err)
 		return cli_lib_error(verb, err, "--link auto pilot");
 	if (!cli_quiet)
-		fprintf(stderr, "%s: --link auto: pilot of %zu simulated executions (a pair covering "
-				"of %zu events), %.1f s\n",
+		fprintf(stderr,
+			"%s: --link auto: pilot of %zu simulated executions (a pair covering "
+			"of %zu events), %.1f s\n",
 			verb, ns, pmcf_evlist_size(ev), cli_now() - t0);
 	return CLI_OK;
 }
 
-int fuse_link_auto_plan(const char *verb, const pmcf_catalog *cat, const pmcf_evlist *ev,
-			const char *refs, const char *sim, uint64_t seed, pmcf_plan_opts *po,
-			pmcf_plan **plan)
+int fuse_link_auto_plan(const char *verb, const pmcf_catalog *cat, const pmcf_evlist *ev, const char *refs,
+			const char *sim, uint64_t seed, pmcf_plan_opts *po, pmcf_plan **plan)
 {
 	pmcf_profile **pil = NULL;
 	size_t npil = 0;
@@ -169,8 +168,7 @@ int fuse_link_auto_plan(const char *verb, const pmcf_catalog *cat, const pmcf_ev
 	po->link_auto = 1;
 	po->pilots = (const pmcf_profile *const *)pil;
 	po->npilots = npil;
-	int err = st ? 0
-		     : pmcf_plan_make(cat, pmcf_evlist_names(ev), pmcf_evlist_size(ev), po, plan);
+	int err = st ? 0 : pmcf_plan_make(cat, pmcf_evlist_names(ev), pmcf_evlist_size(ev), po, plan);
 	if (err)
 		st = cli_lib_error(verb, err, "planning");
 	for (size_t i = 0; i < npil; i++)
@@ -223,8 +221,9 @@ void fuse_print_plan(FILE *f, const pmcf_plan *p)
 	size_t npil;
 	const char *how = pmcf_plan_link_method(p, &exact, &npil);
 	if (how)
-		fprintf(f, "--link auto: sets ordered and linked by %s (%s), mutual information "
-			   "from %zu profiles\n",
+		fprintf(f,
+			"--link auto: sets ordered and linked by %s (%s), mutual information "
+			"from %zu profiles\n",
 			how, exact ? "proven best" : "not proven best", npil);
 	for (size_t k = 0; k < pmcf_plan_nsets(p); k++) {
 		const char *const *names;
@@ -248,11 +247,12 @@ static void json_plan(FILE *f, const pmcf_plan *p, const char *out)
 	pmcf_plan_link(p, &link, &nl);
 	fprintf(f, "{\"output\": ");
 	cli_json_string(f, out);
-	fprintf(f, ", \"executions\": %zu, \"events\": %zu, \"lower_bound\": %u, \"optimal\": %s, "
-		   "\"strategy\": \"%s\", \"packing\": \"%s\", \"pmcs\": %u, \"link\": [",
-		pmcf_plan_nsets(p), nev, pmcf_plan_lower_bound(p),
-		pmcf_plan_optimal(p) ? "true" : "false", pmcf_strategy_name(pmcf_plan_strategy(p)),
-		pmcf_packing_name(pmcf_plan_packing(p)), pmcf_plan_pmcs(p));
+	fprintf(f,
+		", \"executions\": %zu, \"events\": %zu, \"lower_bound\": %u, \"optimal\": %s, "
+		"\"strategy\": \"%s\", \"packing\": \"%s\", \"pmcs\": %u, \"link\": [",
+		pmcf_plan_nsets(p), nev, pmcf_plan_lower_bound(p), pmcf_plan_optimal(p) ? "true" : "false",
+		pmcf_strategy_name(pmcf_plan_strategy(p)), pmcf_packing_name(pmcf_plan_packing(p)),
+		pmcf_plan_pmcs(p));
 	for (size_t i = 0; i < nl; i++) {
 		fprintf(f, "%s", i ? ", " : "");
 		cli_json_string(f, link[i]);
@@ -274,8 +274,9 @@ static void json_plan(FILE *f, const pmcf_plan *p, const char *out)
 	size_t npil;
 	const char *how = pmcf_plan_link_method(p, &exact, &npil);
 	if (how) {
-		fprintf(f, ", \"link_auto\": {\"method\": \"%s\", \"exact\": %s, \"pilots\": %zu, "
-			   "\"sets\": [",
+		fprintf(f,
+			", \"link_auto\": {\"method\": \"%s\", \"exact\": %s, \"pilots\": %zu, "
+			"\"sets\": [",
 			how, exact ? "true" : "false", npil);
 		for (size_t k = 0; k < pmcf_plan_nsets(p); k++) {
 			const char *const *lk;
@@ -308,8 +309,7 @@ int cmd_plan(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	int json = 0;
-	const char *events = NULL, *out = NULL, *link = NULL, *from = NULL, *sim = NULL,
-		   *refs = NULL;
+	const char *events = NULL, *out = NULL, *link = NULL, *from = NULL, *sim = NULL, *refs = NULL;
 	pmcf_plan_opts o = PMCF_PLAN_OPTS_INIT;
 	unsigned long seed = 1;
 	int seed_given = 0, st = CLI_OK, c;
@@ -382,11 +382,9 @@ int cmd_plan(int argc, char **argv)
 	o.npilots = npilots;
 	o.groups = pmcf_evlist_groups(ev);
 	if (o.link_auto) {
-		if ((st = fuse_link_auto_plan(verb, cat, ev, refs, sim, seed_given ? seed : 1, &o,
-					      &plan)))
+		if ((st = fuse_link_auto_plan(verb, cat, ev, refs, sim, seed_given ? seed : 1, &o, &plan)))
 			goto out;
-	} else if ((err = pmcf_plan_make(cat, pmcf_evlist_names(ev), pmcf_evlist_size(ev), &o,
-					 &plan))) {
+	} else if ((err = pmcf_plan_make(cat, pmcf_evlist_names(ev), pmcf_evlist_size(ev), &o, &plan))) {
 		st = cli_lib_error(verb, err, "planning");
 		goto out;
 	}

@@ -14,41 +14,41 @@
 #include <string.h>
 
 static const char usage[] =
-    "usage: pmcfuse record -e EVENTS [--pmcs N] [--multiplex none|kernel|rr|roc]\n"
-    "                      [--period-ms P] [--estimate cumulative|local]\n"
-    "                      [-q] [--json]\n"
-    "                      -o OUT (--sim SPEC | -- PROG ARGS | --plan plan.json --set K)\n\n"
-    "Records one execution profile: every XU with its type, label, thread, cpu, times\n"
-    "and one value per monitored event (duration always first). A simulated source\n"
-    "also stores the true value of every event of its machine (`export --truth`).\n\n"
-    "With --multiplex, a value whose event never counted (perf's <not counted>) is\n"
-    "missing, not 0, and record ends with one line on stderr: the events that never\n"
-    "counted during any XU, the share of values missing, the XUs not always counted,\n"
-    "and a warning when the run was shorter than one rotation period\n"
-    "(docs/multiplexing.md).\n\n"
-    "SIGINT, SIGTERM and SIGHUP are forwarded to the program: what was recorded is\n"
-    "saved, marked incomplete, and record exits 128+N (docs/campaigns.md).\n\n"
-    "  -e, --events EVENTS   comma list, all, or @FILE (`pmcfuse events --sim SPEC`)\n"
-    "  -o, --output OUT      the profile file to write (atomically)\n"
-    "  --sim SPEC            simulated workload: WORKLOAD[,key=value...], e.g.\n"
-    "                        cholesky,blocks=12,seed=3 (docs/simulation.md)\n"
-    "  --pmcs N              general-purpose counters (default: the machine's own)\n"
-    "  --multiplex MODE      time-share the counters when the events do not fit:\n"
-    "                        kernel (perf rotation), rr (round-robin), roc (rate of change,\n"
-    "                        cost in samples; roc-counts: cost in raw counts);\n"
-    "                        none (default) refuses a set that does not fit\n"
-    "  --period-ms P         multiplexing period in ms (default 4)\n"
-    "  --estimate E          per-XU estimate under multiplexing: cumulative (default) or local;\n"
-    "                        missing where it is undefined (cumulative: the event had not yet\n"
-    "                        counted at the XU end; local: it did not count during the XU)\n"
-    "  --plan FILE --set K   record execution K (0-based, as `pmcfuse plan` numbers them) of\n"
-    "                        a plan: its events, counter budget, source and seed come from\n"
-    "                        the plan; the profile stores the plan's digest and K,\n"
-    "                        which combine checks (docs/slurm.md: a job array)\n"
-    "  -- PROG ARGS          a real program, counted with perf_event (docs/collector.md)\n"
-    "  -q, --quiet           no summary line: errors (and warnings) only\n"
-    "  --json                the summary as one JSON object on stdout: output, source,\n"
-    "                        xus, events, complete, observed (a program), multiplex\n";
+	"usage: pmcfuse record -e EVENTS [--pmcs N] [--multiplex none|kernel|rr|roc]\n"
+	"                      [--period-ms P] [--estimate cumulative|local]\n"
+	"                      [-q] [--json]\n"
+	"                      -o OUT (--sim SPEC | -- PROG ARGS | --plan plan.json --set K)\n\n"
+	"Records one execution profile: every XU with its type, label, thread, cpu, times\n"
+	"and one value per monitored event (duration always first). A simulated source\n"
+	"also stores the true value of every event of its machine (`export --truth`).\n\n"
+	"With --multiplex, a value whose event never counted (perf's <not counted>) is\n"
+	"missing, not 0, and record ends with one line on stderr: the events that never\n"
+	"counted during any XU, the share of values missing, the XUs not always counted,\n"
+	"and a warning when the run was shorter than one rotation period\n"
+	"(docs/multiplexing.md).\n\n"
+	"SIGINT, SIGTERM and SIGHUP are forwarded to the program: what was recorded is\n"
+	"saved, marked incomplete, and record exits 128+N (docs/campaigns.md).\n\n"
+	"  -e, --events EVENTS   comma list, all, or @FILE (`pmcfuse events --sim SPEC`)\n"
+	"  -o, --output OUT      the profile file to write (atomically)\n"
+	"  --sim SPEC            simulated workload: WORKLOAD[,key=value...], e.g.\n"
+	"                        cholesky,blocks=12,seed=3 (docs/simulation.md)\n"
+	"  --pmcs N              general-purpose counters (default: the machine's own)\n"
+	"  --multiplex MODE      time-share the counters when the events do not fit:\n"
+	"                        kernel (perf rotation), rr (round-robin), roc (rate of change,\n"
+	"                        cost in samples; roc-counts: cost in raw counts);\n"
+	"                        none (default) refuses a set that does not fit\n"
+	"  --period-ms P         multiplexing period in ms (default 4)\n"
+	"  --estimate E          per-XU estimate under multiplexing: cumulative (default) or local;\n"
+	"                        missing where it is undefined (cumulative: the event had not yet\n"
+	"                        counted at the XU end; local: it did not count during the XU)\n"
+	"  --plan FILE --set K   record execution K (0-based, as `pmcfuse plan` numbers them) of\n"
+	"                        a plan: its events, counter budget, source and seed come from\n"
+	"                        the plan; the profile stores the plan's digest and K,\n"
+	"                        which combine checks (docs/slurm.md: a job array)\n"
+	"  -- PROG ARGS          a real program, counted with perf_event (docs/collector.md)\n"
+	"  -q, --quiet           no summary line: errors (and warnings) only\n"
+	"  --json                the summary as one JSON object on stdout: output, source,\n"
+	"                        xus, events, complete, observed (a program), multiplex\n";
 
 /* Set K of a plan: its events, budget and digest (stored in the profile). */
 struct plan_choice {
@@ -58,8 +58,8 @@ struct plan_choice {
 	struct cli_plan_meta meta;
 };
 
-static int load_plan_set(const char *verb, const char *path, const char *setarg,
-			 struct plan_choice *pc, pmcf_source_opts *o, int pmcs_given)
+static int load_plan_set(const char *verb, const char *path, const char *setarg, struct plan_choice *pc,
+			 pmcf_source_opts *o, int pmcs_given)
 {
 	unsigned long k;
 	if (!setarg)
@@ -88,10 +88,9 @@ static int load_plan_set(const char *verb, const char *path, const char *setarg,
 
 /* The source: the plan's (execution K gets the seed run would give it), or
  * the command line's; then the event list, resolved once in its catalogue. */
-static int make_source(const char *verb, const struct plan_choice *pc, const char *sim,
-		       int prog_argc, char **prog_argv, const char *events,
-		       const pmcf_source_opts *o, const pmcf_program_opts *po, pmcf_source **src,
-		       pmcf_evlist **set, long *exec)
+static int make_source(const char *verb, const struct plan_choice *pc, const char *sim, int prog_argc,
+		       char **prog_argv, const char *events, const pmcf_source_opts *o,
+		       const pmcf_program_opts *po, pmcf_source **src, pmcf_evlist **set, long *exec)
 {
 	size_t pargc = 0;
 	int from_plan = pc->plan && (pmcf_plan_sim(pc->plan) || pmcf_plan_program(pc->plan, &pargc));
@@ -104,7 +103,7 @@ static int make_source(const char *verb, const struct plan_choice *pc, const cha
 	if (!pc->plan && !events)
 		return cli_usage_error(verb, "no events: give -e EVENTS");
 	int err = from_plan ? pmcf_source_new_from_plan(pc->plan, o, po, src)
-		  : sim	    ? pmcf_source_new_sim(sim, o, src)
+		  : sim     ? pmcf_source_new_sim(sim, o, src)
 			    : pmcf_source_new_program(prog_argc, prog_argv, o, po, src);
 	if (err)
 		return cli_lib_error(verb, err, from_plan ? "--plan" : sim ? "--sim" : "program");
@@ -124,9 +123,8 @@ static int make_source(const char *verb, const struct plan_choice *pc, const cha
 
 /* Saves what was recorded (a stopped program's profile marked incomplete)
  * and says how it went. */
-static int finish(const char *verb, pmcf_source *src, int err, pmcf_profile *p,
-		  const pmcf_exit_info *ei, const struct cli_plan_meta *pm, const char *out,
-		  const char *name, int json)
+static int finish(const char *verb, pmcf_source *src, int err, pmcf_profile *p, const pmcf_exit_info *ei,
+		  const struct cli_plan_meta *pm, const char *out, const char *name, int json)
 {
 	int sim = pmcf_source_is_sim(src), sig = cli_signal_caught();
 	const char *prog = sim ? NULL : pmcf_source_argv(src, NULL)[0];
@@ -142,8 +140,7 @@ static int finish(const char *verb, pmcf_source *src, int err, pmcf_profile *p,
 	if (serr)
 		return cli_lib_error(verb, serr, out);
 	if (sig && sim)
-		return cli_interrupted(verb, "the simulated execution had finished (saved to %s)",
-				       out);
+		return cli_interrupted(verb, "the simulated execution had finished (saved to %s)", out);
 	if (sig)
 		return cli_interrupted(verb,
 				       "'%s' was stopped; the profile keeps the %zu XUs recorded and "
@@ -169,18 +166,18 @@ int cmd_record(int argc, char **argv)
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
 	static const struct option longopts[] = {
-	    {"events", required_argument, NULL, 'e'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"sim", required_argument, NULL, OPT_SIM},
-	    {"pmcs", required_argument, NULL, OPT_PMCS},
-	    {"multiplex", required_argument, NULL, OPT_MUX},
-	    {"period-ms", required_argument, NULL, OPT_PERIOD},
-	    {"estimate", required_argument, NULL, OPT_EST},
-	    {"plan", required_argument, NULL, OPT_PLAN},
-	    {"set", required_argument, NULL, OPT_SET},
-	    CLI_OUTPUT_LONGOPTS,
-	    CLI_JSON_LONGOPT,
-	    {NULL, 0, NULL, 0},
+		{"events", required_argument, NULL, 'e'},
+		{"output", required_argument, NULL, 'o'},
+		{"sim", required_argument, NULL, OPT_SIM},
+		{"pmcs", required_argument, NULL, OPT_PMCS},
+		{"multiplex", required_argument, NULL, OPT_MUX},
+		{"period-ms", required_argument, NULL, OPT_PERIOD},
+		{"estimate", required_argument, NULL, OPT_EST},
+		{"plan", required_argument, NULL, OPT_PLAN},
+		{"set", required_argument, NULL, OPT_SET},
+		CLI_OUTPUT_LONGOPTS,
+		CLI_JSON_LONGOPT,
+		{NULL, 0, NULL, 0},
 	};
 	int json = 0;
 	const char *events = NULL, *out = NULL, *sim = NULL, *plan = NULL, *setarg = NULL;
@@ -213,31 +210,29 @@ int cmd_record(int argc, char **argv)
 			o.multiplex = pmcf_mux_mode_parse(optarg);
 			if (o.multiplex < 0)
 				return cli_usage_error(verb,
-				                       "--multiplex must be none, kernel, rr, roc or "
-				                       "roc-counts, not '%s'",
-				                       optarg);
+						       "--multiplex must be none, kernel, rr, roc or "
+						       "roc-counts, not '%s'",
+						       optarg);
 			break;
 		case OPT_PERIOD: {
 			char *end;
 			o.period_ms = strtod(optarg, &end);
 			if (!*optarg || *end || !(o.period_ms >= 0.001 && o.period_ms <= 1e6))
 				return cli_usage_error(
-				    verb,
-				    "--period-ms needs a number of ms from 0.001 to 1e6, not '%s'",
-				    optarg);
+					verb, "--period-ms needs a number of ms from 0.001 to 1e6, not '%s'",
+					optarg);
 			period_given = 1;
 			break;
 		}
 		case OPT_EST:
 			o.estimate = pmcf_estimate_parse(optarg);
 			if (o.estimate < 0)
-				return cli_usage_error(
-				    verb, "--estimate must be cumulative or local, not '%s'",
-				    optarg);
+				return cli_usage_error(verb,
+						       "--estimate must be cumulative or local, not '%s'",
+						       optarg);
 			est_given = 1;
 			break;
-		case ':':
-			return cli_usage_error(verb, "option '%s' needs a value", argv[optind - 1]);
+		case ':': return cli_usage_error(verb, "option '%s' needs a value", argv[optind - 1]);
 		default: return cli_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
@@ -259,8 +254,7 @@ int cmd_record(int argc, char **argv)
 	if (plan && cli_out_not_input(verb, out, &plan, 1))
 		return CLI_EUSAGE;
 	if ((period_given || est_given) && o.multiplex == PMCF_MUX_NONE)
-		return cli_usage_error(verb,
-		                       "--period-ms and --estimate only apply with --multiplex");
+		return cli_usage_error(verb, "--period-ms and --estimate only apply with --multiplex");
 
 	struct plan_choice pc = {0};
 	/* with --json stdout is the summary's: the program writes to stderr */
@@ -277,8 +271,7 @@ int cmd_record(int argc, char **argv)
 	if (plan)
 		rc = load_plan_set(verb, plan, setarg, &pc, &o, pmcs_given);
 	if (!rc)
-		rc = make_source(verb, &pc, sim, prog_argc, prog_argv, events, &o, &po, &src, &set,
-				 &exec);
+		rc = make_source(verb, &pc, sim, prog_argc, prog_argv, events, &o, &po, &src, &set, &exec);
 	if (!rc) {
 		int err = pmcf_source_record(src, set, exec, &p, &ei);
 		/* a simulation is named as given, or as the plan's execution K */

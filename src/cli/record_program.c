@@ -8,8 +8,8 @@
 #include "pmcfuse/collect.h"
 #include "pmcfuse/multiplex.h"
 
-void cli_record_summary(const char *verb, const pmcf_profile *p, const char *out,
-			const char *source, const char *how, long rotations, int json)
+void cli_record_summary(const char *verb, const pmcf_profile *p, const char *out, const char *source,
+			const char *how, long rotations, int json)
 {
 	pmcf_mux_summary s = {.size = sizeof(s)};
 	int mux = pmcf_profile_mux_summary(p, &s) == 0;
@@ -19,8 +19,8 @@ void cli_record_summary(const char *verb, const pmcf_profile *p, const char *out
 		if (cli_quiet)
 			return;
 		if (how)
-			fprintf(stderr, "pmcfuse: %s: %zu XUs of %s (%s) -> %s\n", verb,
-				pmcf_profile_nxus(p), source, how, out);
+			fprintf(stderr, "pmcfuse: %s: %zu XUs of %s (%s) -> %s\n", verb, pmcf_profile_nxus(p),
+				source, how, out);
 		if (multiplexed)
 			cli_mux_summary(verb, p, rotations);
 		return;
@@ -59,8 +59,8 @@ void cli_mux_summary(const char *verb, const pmcf_profile *p, long rotations)
 	const char *mode = pmcf_profile_meta_get(p, PMCF_META_MULTIPLEX);
 	const char *est = pmcf_profile_meta_get(p, PMCF_META_ESTIMATE);
 	const char *per = pmcf_profile_meta_get(p, PMCF_META_PERIOD_MS);
-	fprintf(stderr, "pmcfuse: %s: multiplexed (%s, %s estimate, period %s ms): ", verb,
-		mode ? mode : "?", est ? est : "?", per ? per : "?");
+	fprintf(stderr, "pmcfuse: %s: multiplexed (%s, %s estimate, period %s ms): ", verb, mode ? mode : "?",
+		est ? est : "?", per ? per : "?");
 	pmcf_mux_summary s = {.size = sizeof(s)};
 	if (pmcf_profile_mux_summary(p, &s) != 0) {
 		fprintf(stderr, "not needed, the events fit the counters together: every value "

@@ -11,8 +11,8 @@
  * for a multiplexed profile the line of cli_mux_summary (rotations as
  * there). JSON, on stdout: {"output", "source", "xus", "events",
  * "complete", "observed" (a program), "multiplex": {...} (multiplexed)}. */
-void cli_record_summary(const char *verb, const pmcf_profile *p, const char *out,
-			const char *source, const char *how, long rotations, int json);
+void cli_record_summary(const char *verb, const pmcf_profile *p, const char *out, const char *source,
+			const char *how, long rotations, int json);
 
 /* Prints the one line `record --multiplex` ends with, on stderr: per
  * recording, the events that never counted during any XU (perf's <not

@@ -11,7 +11,7 @@
  * binary or simulated workload differ: the check of combine) and two
  * references that are the same execution (identical copies calibrate to 0).
  * Free with refdir_free. */
-int refdir_open_for(const char *verb, const char *dir, const pmcf_profile *target,
-		    const char *tpath, int force, pmcf_profile ***refs, size_t *n);
+int refdir_open_for(const char *verb, const char *dir, const pmcf_profile *target, const char *tpath,
+		    int force, pmcf_profile ***refs, size_t *n);
 void refdir_free(pmcf_profile **refs, size_t n);
 #endif

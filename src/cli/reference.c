@@ -101,8 +101,8 @@ static int write_index(const struct refrun *r)
 	}
 	fprintf(f, "],\n  \"repeat\": %lu, \"sets\": %zu, \"executions\": %zu, \"lower_bound\": %zu,\n",
 		r->repeat, r->nsets, r->total, pmcf_cover_lower_bound(r->cv) * r->repeat);
-	fprintf(f, "  \"complete\": %s, \"executions_done\": %zu,\n",
-		ndone == r->total ? "true" : "false", ndone);
+	fprintf(f, "  \"complete\": %s, \"executions_done\": %zu,\n", ndone == r->total ? "true" : "false",
+		ndone);
 	fprintf(f, "  \"lower_bound_per_repeat\": %zu, \"lower_bound_derivation\": ",
 		pmcf_cover_lower_bound(r->cv));
 	cli_json_string(f, pmcf_cover_bound_text(r->cv));
@@ -124,8 +124,9 @@ static int write_index(const struct refrun *r)
 			continue;
 		size_t s = k % r->nsets, n;
 		const char *const *set = pmcf_cover_set(r->cv, s, &n);
-		fprintf(f, "%s\n    {\"file\": \"ref-%03zu.pmcf\", \"repeat\": %zu, \"set\": %zu, "
-			   "\"seed\": %llu, \"events\": [",
+		fprintf(f,
+			"%s\n    {\"file\": \"ref-%03zu.pmcf\", \"repeat\": %zu, \"set\": %zu, "
+			"\"seed\": %llu, \"events\": [",
 			q++ ? "," : "", k, k / r->nsets, s, (unsigned long long)r->seeds[k]);
 		for (size_t i = 0; i < n; i++) {
 			fprintf(f, "%s", i ? ", " : "");
@@ -148,16 +149,16 @@ static int write_index(const struct refrun *r)
 
 /* The digest that names a reference campaign: its source, seed, repeats,
  * budget and covering sets. */
-static int reference_digest(const struct refrun *r, uint64_t seed, unsigned long pmcs,
-			    char *const *prog, char hex[65])
+static int reference_digest(const struct refrun *r, uint64_t seed, unsigned long pmcs, char *const *prog,
+			    char hex[65])
 {
 	char *t = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&t, &len);
 	if (!f)
 		return cli_error("reference", CLI_EENV, "out of memory");
-	fprintf(f, "reference\n%s\nseed %llu repeat %lu pmcs %lu\n", r->source,
-		(unsigned long long)seed, r->repeat, pmcs);
+	fprintf(f, "reference\n%s\nseed %llu repeat %lu pmcs %lu\n", r->source, (unsigned long long)seed,
+		r->repeat, pmcs);
 	for (size_t i = 0; prog && prog[i]; i++)
 		fprintf(f, "%s\n", prog[i]);
 	for (size_t s = 0; s < r->nsets; s++) {
@@ -177,14 +178,19 @@ static int reference_digest(const struct refrun *r, uint64_t seed, unsigned long
 
 int cmd_reference(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"events", required_argument, NULL, 'e'}, {"repeat", required_argument, NULL, 'r'},
-		{"pmcs", required_argument, NULL, 'p'},   {"seed", required_argument, NULL, 'S'},
-		{"output", required_argument, NULL, 'o'}, {"sim", required_argument, NULL, 's'},
-		{"resume", required_argument, NULL, 'R'}, {"help", no_argument, NULL, 'h'},
-		LAUNCH_LONGOPTS,
-		{"program-output", required_argument, NULL, 'P'}, CLI_OUTPUT_LONGOPTS,
-		CLI_JSON_LONGOPT, {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"events", required_argument, NULL, 'e'},
+					     {"repeat", required_argument, NULL, 'r'},
+					     {"pmcs", required_argument, NULL, 'p'},
+					     {"seed", required_argument, NULL, 'S'},
+					     {"output", required_argument, NULL, 'o'},
+					     {"sim", required_argument, NULL, 's'},
+					     {"resume", required_argument, NULL, 'R'},
+					     {"help", no_argument, NULL, 'h'},
+					     LAUNCH_LONGOPTS,
+					     {"program-output", required_argument, NULL, 'P'},
+					     CLI_OUTPUT_LONGOPTS,
+					     CLI_JSON_LONGOPT,
+					     {NULL, 0, NULL, 0}};
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
 	const char *events = NULL, *dir = NULL, *sim = NULL, *resume = NULL, *progout = NULL;
@@ -233,12 +239,10 @@ int cmd_reference(int argc, char **argv)
 	if ((st = launch_check("reference", &launch, resume)))
 		return st;
 	if (resume && optind >= argc && argc - launch.nwords <= 3) /* --resume DIR alone */
-		return campaign_resume_alone("reference", resume, launch.nwords, launch.words,
-					     cmd_reference);
+		return campaign_resume_alone("reference", resume, launch.nwords, launch.words, cmd_reference);
 	char **prog = optind < argc ? argv + optind : NULL;
 	if (resume && dir && !cli_same_folder(resume, dir))
-		return cli_usage_error("reference", "--resume %s and -o %s name two folders", resume,
-				       dir);
+		return cli_usage_error("reference", "--resume %s and -o %s name two folders", resume, dir);
 	if (resume)
 		dir = resume;
 	if (!events)
@@ -272,8 +276,8 @@ int cmd_reference(int argc, char **argv)
 	if (!err)
 		err = pmcf_source_catalog(src, &c);
 	if (!err)
-		err = pmcf_cover_pairs(c, pmcf_evlist_names(r.list), pmcf_evlist_size(r.list),
-				       (unsigned)pmcs, &r.cv);
+		err = pmcf_cover_pairs(c, pmcf_evlist_names(r.list), pmcf_evlist_size(r.list), (unsigned)pmcs,
+				       &r.cv);
 	if (err)
 		st = cli_lib_error("reference", err, "cannot plan the reference executions");
 	r.nsets = r.cv ? pmcf_cover_nsets(r.cv) : 0;
@@ -305,8 +309,8 @@ int cmd_reference(int argc, char **argv)
 		st = pst;
 	if (st == CLI_OK) {
 		cli_signals_catch();
-		st = campaign_open("reference", dir, resume != NULL, digest, r.total, ncommand,
-				   command, &camp);
+		st = campaign_open("reference", dir, resume != NULL, digest, r.total, ncommand, command,
+				   &camp);
 		camp.task = launch.only >= 0;
 	}
 	size_t reused = 0;
@@ -358,9 +362,8 @@ int cmd_reference(int argc, char **argv)
 			char head[256], stamp[32];
 			int ofd, efd;
 			cli_stamp(stamp);
-			snprintf(head, sizeof(head),
-				 "==> pmcfuse reference: exec %zu/%zu (%s), %s <==\n", k + 1, r.total,
-				 what, stamp);
+			snprintf(head, sizeof(head), "==> pmcfuse reference: exec %zu/%zu (%s), %s <==\n",
+				 k + 1, r.total, what, stamp);
 			if ((st = cli_progout_begin("reference", &pout, head, &ofd, &efd))) {
 				pmcf_evlist_free(sl);
 				break;
@@ -395,8 +398,8 @@ int cmd_reference(int argc, char **argv)
 			st = cli_error("reference", CLI_EENV,
 				       "execution %zu of '%s' failed: %s (%zu of %zu reference executions "
 				       "kept in %s; resume with `pmcfuse reference --resume %s`)",
-				       k + 1, prog[0], ei.message[0] ? ei.message : "non-zero exit",
-				       kept, r.total, dir, dir);
+				       k + 1, prog[0], ei.message[0] ? ei.message : "non-zero exit", kept,
+				       r.total, dir, dir);
 			break;
 		}
 		if (!err)
@@ -420,8 +423,7 @@ int cmd_reference(int argc, char **argv)
 	if (launched) {
 		/* the jobs record and finish the campaign */
 	} else if (camp.task && st == CLI_OK) {
-		printf("execution %ld of %zu: %s/ref-%03ld.pmcf\n", launch.only, r.total, dir,
-		       launch.only);
+		printf("execution %ld of %zu: %s/ref-%03ld.pmcf\n", launch.only, r.total, dir, launch.only);
 	} else if (camp.dir && cli_signal_caught() && st == CLI_OK) {
 		campaign_set_state(&camp, "interrupted");
 		st = cli_interrupted("reference",
@@ -451,12 +453,10 @@ int cmd_reference(int argc, char **argv)
 		       pmcf_cover_nimpossible(r.cv), pmcf_cover_lower_bound(r.cv) * repeat,
 		       pmcf_cover_lower_bound(r.cv));
 		cli_json_string(stdout, pmcf_cover_bound_text(r.cv));
-		printf(", \"without_packing\": %zu, \"resumed\": %zu}\n", (E * (E - 1) / 2) * repeat,
-		       reused);
+		printf(", \"without_packing\": %zu, \"resumed\": %zu}\n", (E * (E - 1) / 2) * repeat, reused);
 	} else if (summary && !cli_quiet) {
 		if (reused)
-			printf("resumed %s: %zu of %zu executions were already done\n", dir, reused,
-			       r.total);
+			printf("resumed %s: %zu of %zu executions were already done\n", dir, reused, r.total);
 		printf("%zu reference executions (%zu event sets x %lu repeats) cover the %zu pairs of %zu "
 		       "events; lower bound %zu (%zu x %lu); without packing: %zu\n",
 		       r.total, r.nsets, repeat, E * (E - 1) / 2 - pmcf_cover_nimpossible(r.cv), E,

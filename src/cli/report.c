@@ -64,12 +64,14 @@ static char **ref_names(const char *dir, size_t n)
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"output", required_argument, NULL, 'o'}, {"plots", required_argument, NULL, 'n'},
-		{"pair", required_argument, NULL, 'p'},   {"bins", required_argument, NULL, 'b'},
-		{"force", no_argument, NULL, 'f'},        {"help", no_argument, NULL, 'h'},
-		{"points", required_argument, NULL, 'P'},
-		{NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+					     {"plots", required_argument, NULL, 'n'},
+					     {"pair", required_argument, NULL, 'p'},
+					     {"bins", required_argument, NULL, 'b'},
+					     {"force", no_argument, NULL, 'f'},
+					     {"help", no_argument, NULL, 'h'},
+					     {"points", required_argument, NULL, 'P'},
+					     {NULL, 0, NULL, 0}};
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
 	const char *out = NULL;
@@ -108,7 +110,8 @@ int cmd_report(int argc, char **argv)
 			user_names[nuser++] = optarg;
 			break;
 		default:
-			return cli_usage_error(VERB, "unknown option or missing value '%s'", argv[optind - 1]);
+			return cli_usage_error(VERB, "unknown option or missing value '%s'",
+					       argv[optind - 1]);
 		}
 	}
 	if (!out)
@@ -134,8 +137,8 @@ int cmd_report(int argc, char **argv)
 		*comma = 0;
 		long a = pmcf_profile_event_find(prof, buf), b = pmcf_profile_event_find(prof, comma + 1);
 		if (a < 0 || b < 0)
-			st = cli_error(VERB, CLI_EUSAGE, "--pair %s: '%s' is not an event of '%s'", user_names[k],
-				       a < 0 ? buf : comma + 1, path);
+			st = cli_error(VERB, CLI_EUSAGE, "--pair %s: '%s' is not an event of '%s'",
+				       user_names[k], a < 0 ? buf : comma + 1, path);
 		user[2 * k] = (size_t)a;
 		user[2 * k + 1] = (size_t)b;
 	}
@@ -160,7 +163,8 @@ int cmd_report(int argc, char **argv)
 		cli_signals_catch();
 		int err = pmcf_report_new(prof, (const pmcf_profile *const *)refs, nrefs, &ro, &rep);
 		if (err)
-			st = cli_error(VERB, CLI_EENV, "%s", pmcf_errdetail()[0] ? pmcf_errdetail() : pmcf_strerror(err));
+			st = cli_error(VERB, CLI_EENV, "%s",
+				       pmcf_errdetail()[0] ? pmcf_errdetail() : pmcf_strerror(err));
 	}
 	if (st == CLI_OK && cli_signal_caught())
 		st = cli_interrupted(VERB, "no report written");
@@ -171,7 +175,8 @@ int cmd_report(int argc, char **argv)
 			int err = pmcf_report_write(rep, o.f);
 			if (err) {
 				cli_out_abort(&o);
-				st = cli_error(VERB, CLI_EENV, "%s", pmcf_errdetail()[0] ? pmcf_errdetail() : pmcf_strerror(err));
+				st = cli_error(VERB, CLI_EENV, "%s",
+					       pmcf_errdetail()[0] ? pmcf_errdetail() : pmcf_strerror(err));
 			} else {
 				st = cli_out_commit(VERB, &o);
 			}

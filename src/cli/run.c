@@ -153,8 +153,8 @@ static size_t print_agreement(FILE *f, pmcf_profile *const *rec, size_t n, const
 				if (a == b || (side && a) || o + 80 > sizeof(line))
 					continue; /* side 1: only types absent from execution k */
 				o += (size_t)snprintf(line + o, sizeof(line) - o,
-						      "%s%zu %s XUs (execution 0: %zu)", o ? ", " : "",
-						      a, ty.name, b);
+						      "%s%zu %s XUs (execution 0: %zu)", o ? ", " : "", a,
+						      ty.name, b);
 			}
 		}
 		/* labels: a merge of the two sorted lists */
@@ -178,10 +178,10 @@ static size_t print_agreement(FILE *f, pmcf_profile *const *rec, size_t n, const
 		}
 		if (missing || extra)
 			snprintf(line + o, sizeof(line) - o,
-				 "%s%zu labels of execution 0 missing%s%s%s, %zu extra%s%s%s",
-				 o ? "; " : "", missing, missing ? " (e.g. " : "",
-				 missing ? ex_missing : "", missing ? ")" : "", extra,
-				 extra ? " (e.g. " : "", extra ? ex_extra : "", extra ? ")" : "");
+				 "%s%zu labels of execution 0 missing%s%s%s, %zu extra%s%s%s", o ? "; " : "",
+				 missing, missing ? " (e.g. " : "", missing ? ex_missing : "",
+				 missing ? ")" : "", extra, extra ? " (e.g. " : "", extra ? ex_extra : "",
+				 extra ? ")" : "");
 		free(lk);
 		if (!line[0] || (differ++, !f))
 			continue;
@@ -202,8 +202,7 @@ static size_t print_agreement(FILE *f, pmcf_profile *const *rec, size_t n, const
 }
 
 /* "exec-0..exec-K.pmcf kept in DIR[, the last one incomplete]" */
-static void kept_text(char *buf, size_t len, const struct campaign *c, size_t nkeep,
-		      int last_incomplete)
+static void kept_text(char *buf, size_t len, const struct campaign *c, size_t nkeep, int last_incomplete)
 {
 	if (!nkeep)
 		snprintf(buf, len, "no profile kept");
@@ -217,8 +216,8 @@ static void kept_text(char *buf, size_t len, const struct campaign *c, size_t nk
  * it stopped kept, incomplete, when partial): says what is kept and how to
  * resume; returns 128 + the signal. A folder of the run's own that keeps
  * nothing is removed. */
-static int run_stopped(const char *verb, struct campaign *c, size_t done, int partial,
-		       size_t nsets, int own, struct cli_progress *pr)
+static int run_stopped(const char *verb, struct campaign *c, size_t done, int partial, size_t nsets, int own,
+		       struct cli_progress *pr)
 {
 	cli_progress_clear(pr);
 	if (!done && !partial && own) {
@@ -276,8 +275,8 @@ int cmd_run(int argc, char **argv)
 		CLI_JSON_LONGOPT,
 		{NULL, 0, NULL, 0},
 	};
-	const char *events = NULL, *out = NULL, *link = NULL, *keep = NULL, *sim = NULL,
-		   *resume = NULL, *progout = NULL;
+	const char *events = NULL, *out = NULL, *link = NULL, *keep = NULL, *sim = NULL, *resume = NULL,
+		   *progout = NULL;
 	int json = 0;
 	pmcf_plan_opts po = PMCF_PLAN_OPTS_INIT;
 	unsigned long seed = 0;
@@ -321,8 +320,7 @@ int cmd_run(int argc, char **argv)
 	if (!out)
 		return cli_usage_error(verb, "missing -o OUT");
 	if (resume && keep && !cli_same_folder(resume, keep))
-		return cli_usage_error(verb, "--resume %s and --keep %s name two folders", resume,
-				       keep);
+		return cli_usage_error(verb, "--resume %s and --keep %s name two folders", resume, keep);
 	if (sim && optind < argc)
 		return cli_usage_error(verb, "give either --sim SPEC or -- PROG ARGS, not both");
 	if (!sim && optind >= argc)
@@ -406,8 +404,8 @@ int cmd_run(int argc, char **argv)
 	}
 	cdir = resume ? resume : keep ? keep : owndir;
 	if (launch.only >= (long)nsets) {
-		st = cli_usage_error(verb, "--only %ld: the campaign has executions 0 to %zu",
-				     launch.only, nsets - 1);
+		st = cli_usage_error(verb, "--only %ld: the campaign has executions 0 to %zu", launch.only,
+				     nsets - 1);
 		goto out;
 	}
 	int ncommand = 0;
@@ -418,8 +416,7 @@ int cmd_run(int argc, char **argv)
 	if (!sim && (st = cli_progout_open(verb, progout, json, &pr, &pout)))
 		goto out;
 	cli_signals_catch();
-	if ((st = campaign_open(verb, cdir, resume != NULL, digest, nsets, ncommand, command,
-				&camp)))
+	if ((st = campaign_open(verb, cdir, resume != NULL, digest, nsets, ncommand, command, &camp)))
 		goto out;
 	camp.task = launch.only >= 0;
 	if (launch.slurm) {
@@ -467,8 +464,10 @@ int cmd_run(int argc, char **argv)
 		snprintf(setk, sizeof(setk), "set %zu", k);
 		cli_progress_start(&pr, k, what);
 		double tk = cli_now();
-		struct campaign_exec ce = {.file = paths[k] + strlen(cdir) + 1, .set = k,
-					   .repeat = -1, .started = time(NULL)};
+		struct campaign_exec ce = {.file = paths[k] + strlen(cdir) + 1,
+					   .set = k,
+					   .repeat = -1,
+					   .started = time(NULL)};
 		pmcf_evlist *set = NULL;
 		if ((err = pmcf_evlist_subset(ev, names, m, &set))) {
 			st = cli_lib_error(verb, err, "planning");
@@ -520,8 +519,7 @@ int cmd_run(int argc, char **argv)
 				goto out;
 		}
 		if (sig) {
-			st = run_stopped(verb, &camp, err || stopped ? k : k + 1, stopped, nsets, own,
-					 &pr);
+			st = run_stopped(verb, &camp, err || stopped ? k : k + 1, stopped, nsets, own, &pr);
 			goto out;
 		}
 		if (err) {
@@ -595,8 +593,7 @@ int cmd_run(int argc, char **argv)
 		printf("}\n");
 	} else if (!cli_quiet) {
 		if (reused)
-			printf("resumed %s: %zu of %zu executions were already done\n", cdir, reused,
-			       nsets);
+			printf("resumed %s: %zu of %zu executions were already done\n", cdir, reused, nsets);
 		printf("%zu executions of %s (lower bound %u) in %.2fs\n", nsets, source,
 		       pmcf_plan_lower_bound(plan), secs);
 		if (sim && cli_verbose) {

@@ -113,7 +113,8 @@ static void print_ranks(const pmcf_profile *p, int json)
 int cmd_show(int argc, char **argv)
 {
 	static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
-					     {"help", no_argument, NULL, 'h'}, CLI_OUTPUT_LONGOPTS,
+					     {"help", no_argument, NULL, 'h'},
+					     CLI_OUTPUT_LONGOPTS,
 					     {NULL, 0, NULL, 0}};
 	int json = 0, opt;
 	if (cli_wants_help(argc, argv, usage))
@@ -129,8 +130,7 @@ int cmd_show(int argc, char **argv)
 			return cli_usage_error("show", "unknown option '%s'", argv[optind - 1]);
 	}
 	if (optind + 1 != argc)
-		return cli_usage_error("show", optind == argc ? "missing PROFILE"
-							     : "expected one PROFILE");
+		return cli_usage_error("show", optind == argc ? "missing PROFILE" : "expected one PROFILE");
 	pmcf_profile *p;
 	int st = cli_open_profile("show", argv[optind], &p);
 	if (st)
@@ -155,9 +155,9 @@ int cmd_show(int argc, char **argv)
 	for (size_t e = 0; e < ne; e++)
 		stats(pmcf_profile_column_const(p, e), nx, scratch, &es[e]);
 	for (size_t e = 0; e < ne; e++)
-		es[e].covered = strcmp(pmcf_profile_event_name(p, e), PMCF_EVENT_DURATION) != 0 &&
-				pmcf_profile_coverage_summary(p, e, &es[e].measured,
-							      &es[e].time_measured) == 0;
+		es[e].covered =
+			strcmp(pmcf_profile_event_name(p, e), PMCF_EVENT_DURATION) != 0 &&
+			pmcf_profile_coverage_summary(p, e, &es[e].measured, &es[e].time_measured) == 0;
 	pmcf_match_summary ms = {.size = sizeof(ms)};
 	if (pmcf_combine_match_summary(p, &ms) != 0)
 		ms.measured = 0;
@@ -269,13 +269,13 @@ int cmd_show(int argc, char **argv)
 			if (s->present && cli_verbose)
 				printf("%14.15g %14.15g %14.15g", s->min, s->median, s->max);
 			else if (s->present)
-				printf("%*s %*s %*s", cli_width(cli_human(a, sizeof(a), s->min, ns), 14),
-				       a, cli_width(cli_human(b, sizeof(b), s->median, ns), 14), b,
+				printf("%*s %*s %*s", cli_width(cli_human(a, sizeof(a), s->min, ns), 14), a,
+				       cli_width(cli_human(b, sizeof(b), s->median, ns), 14), b,
 				       cli_width(cli_human(c, sizeof(c), s->max, ns), 14), c);
 			else
 				printf("%14s %14s %14s", "-", "-", "-");
-			printf(" %7.2f%% %9zu\n",
-			       nx ? 100.0 * (double)(nx - s->present) / (double)nx : 0.0, s->negative);
+			printf(" %7.2f%% %9zu\n", nx ? 100.0 * (double)(nx - s->present) / (double)nx : 0.0,
+			       s->negative);
 		}
 		if (pmcf_profile_ntruth(p))
 			printf("truth     ground truth of %zu events (export --truth)\n",
@@ -317,7 +317,6 @@ int cmd_show(int argc, char **argv)
 	free(es);
 	pmcf_profile_free(p);
 	if (fflush(stdout) != 0)
-		return cli_error("show", CLI_EENV, "cannot write to standard output: %s",
-				 strerror(errno));
+		return cli_error("show", CLI_EENV, "cannot write to standard output: %s", strerror(errno));
 	return CLI_OK;
 }

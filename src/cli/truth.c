@@ -110,13 +110,14 @@ int cmd_truth(int argc, char **argv)
 				printf("against the ground truth (%s), over the events' medians: median relative "
 				       "error %s, 90th percentile %s; %zu values missing (%.2f%%, counted as error "
 				       "1), %zu copied from the base (exact, left out)\n",
-				       against, fmt(m, sizeof(m), med), fmt(q, sizeof(q), p90), nmiss, 100 * miss,
-				       nbase);
+				       against, fmt(m, sizeof(m), med), fmt(q, sizeof(q), p90), nmiss,
+				       100 * miss, nbase);
 			printf("%-40s %10s %10s %8s %9s\n", "EVENT", "MEDIAN", "P90", "MISSING", "FROM BASE");
 			for (size_t k = 0; k < n; k++) {
 				const pmcf_truth_event *e = pmcf_truth_event_at(r, k);
-				printf("%-40s %10s %10s %8zu %9zu\n", e->name, fmt(m, sizeof(m), e->median_rel),
-				       fmt(q, sizeof(q), e->p90_rel), e->missing, e->from_base);
+				printf("%-40s %10s %10s %8zu %9zu\n", e->name,
+				       fmt(m, sizeof(m), e->median_rel), fmt(q, sizeof(q), e->p90_rel),
+				       e->missing, e->from_base);
 			}
 		}
 	}

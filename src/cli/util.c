@@ -45,10 +45,8 @@ int cli_status_for(int err)
 	case -EFBIG:
 	case -ENOMEM:
 	case -EROFS:
-	case -EIO:
-		return CLI_EENV;
-	default:
-		return CLI_EUSAGE;
+	case -EIO: return CLI_EENV;
+	default: return CLI_EUSAGE;
 	}
 }
 
@@ -83,18 +81,18 @@ int cli_usage_error(const char *verb, const char *fmt, ...)
 	return cli_error(verb, CLI_EUSAGE, "%s (see pmcfuse %s --help)", msg, verb);
 }
 
-int cli_parse_uint(const char *verb, const char *opt, const char *s, unsigned long min,
-		   unsigned long max, unsigned long *out)
+int cli_parse_uint(const char *verb, const char *opt, const char *s, unsigned long min, unsigned long max,
+		   unsigned long *out)
 {
 	char *end;
 	errno = 0;
 	if (!s || !*s || *s == '-' || *s == '+')
-		return cli_usage_error(verb, "%s needs a whole number from %lu to %lu, not '%s'", opt,
-				       min, max, s ? s : "");
+		return cli_usage_error(verb, "%s needs a whole number from %lu to %lu, not '%s'", opt, min,
+				       max, s ? s : "");
 	unsigned long v = strtoul(s, &end, 10);
 	if (errno || *end || v < min || v > max)
-		return cli_usage_error(verb, "%s needs a whole number from %lu to %lu, not '%s'", opt,
-				       min, max, s);
+		return cli_usage_error(verb, "%s needs a whole number from %lu to %lu, not '%s'", opt, min,
+				       max, s);
 	*out = v;
 	return CLI_OK;
 }
@@ -219,8 +217,7 @@ int cli_out_commit(const char *verb, struct cli_out *o)
 	if (bad || rename(o->tmp, o->path) != 0) {
 		if (!bad)
 			e = errno;
-		int st = cli_error(verb, cli_status_for(-e), "cannot write '%s': %s", o->path,
-				   strerror(e));
+		int st = cli_error(verb, cli_status_for(-e), "cannot write '%s': %s", o->path, strerror(e));
 		cli_out_abort(o);
 		return st;
 	}

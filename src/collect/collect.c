@@ -64,8 +64,8 @@ static int find_tool(const pmcf_collect_opts *o, char *out, size_t len)
 				snprintf(out, len, "%s", cand[i]);
 			return 0;
 		}
-	return pmcfi_fail(PMCF_ENOENT,
-			  "cannot find the collector %s (set PMCF_OMPT_TOOL to its path)", TOOL_NAME);
+	return pmcfi_fail(PMCF_ENOENT, "cannot find the collector %s (set PMCF_OMPT_TOOL to its path)",
+			  TOOL_NAME);
 }
 
 /* argv[0] as execvp would find it; 0 or PMCF_ENOENT. */
@@ -132,10 +132,7 @@ static long rec_dir_owner(const char *name)
 	return errno || pid <= 0 || *end != '-' || strlen(end) != 7 ? -1 : pid;
 }
 
-static int is_rec_dir(const struct dirent *de)
-{
-	return rec_dir_owner(de->d_name) > 0;
-}
+static int is_rec_dir(const struct dirent *de) { return rec_dir_owner(de->d_name) > 0; }
 
 /* Removes the record folders in tmp of this user whose pmcfuse (the PID in
  * the name) is gone: left by a pmcfuse that was killed (SIGKILL) while its
@@ -186,8 +183,7 @@ static char **child_env(const char *tool, const char *dir, const char *events, c
 		env[k++] = (char *)e;
 	}
 	char pre[PATH_MAX * 2 + 8], chunk[32];
-	snprintf(pre, sizeof(pre), "%s%s%s", tool, preload && *preload ? " " : "",
-		 preload ? preload : "");
+	snprintf(pre, sizeof(pre), "%s%s%s", tool, preload && *preload ? " " : "", preload ? preload : "");
 	snprintf(chunk, sizeof(chunk), "%u", chunk_kb ? chunk_kb : 8192);
 	size_t first = k;
 	env[k++] = env_pair("LD_PRELOAD", pre);
@@ -290,8 +286,8 @@ static const char *hash_wait(struct hash_job *h)
 	return h->ok ? h->hex : "";
 }
 
-static int add_meta(pmcf_profile *p, char *const argv[], const char *program, const char *tool,
-		    unsigned pmcs, const pmcf_exit_info *ei, time_t start, const char *sha)
+static int add_meta(pmcf_profile *p, char *const argv[], const char *program, const char *tool, unsigned pmcs,
+		    const pmcf_exit_info *ei, time_t start, const char *sha)
 {
 	char buf[1024];
 	json_t *args = json_array(), *omp = json_object();
@@ -368,9 +364,9 @@ static int add_meta(pmcf_profile *p, char *const argv[], const char *program, co
  * events, dv[0..*ndv) says how the reader makes each event's column from
  * the natives (counters/derive.h), else *ndv is 0 and the natives are the
  * events. */
-static int encode_events(const pmcf_catalog *c, const size_t *idx, const char *const *events,
-			 size_t n, unsigned pmcs, int mux, struct perf_event_attr *attrs,
-			 const char **names, size_t *nout, struct pmcfi_derive *dv, size_t *ndv)
+static int encode_events(const pmcf_catalog *c, const size_t *idx, const char *const *events, size_t n,
+			 unsigned pmcs, int mux, struct perf_event_attr *attrs, const char **names,
+			 size_t *nout, struct pmcfi_derive *dv, size_t *ndv)
 {
 	size_t k = 0, m = 0; /* natives, events */
 	int derived = 0, err = 0;
@@ -379,8 +375,7 @@ static int encode_events(const pmcf_catalog *c, const size_t *idx, const char *c
 		if (idx[i] == 0) /* duration: no counter */
 			continue;
 		if (k == PMCFI_PGROUP_MAX) {
-			err = pmcfi_fail(PMCF_ETOOMANY, "at most %d events per execution",
-					 PMCFI_PGROUP_MAX);
+			err = pmcfi_fail(PMCF_ETOOMANY, "at most %d events per execution", PMCFI_PGROUP_MAX);
 			break;
 		}
 		size_t na = 0;
@@ -388,7 +383,8 @@ static int encode_events(const pmcf_catalog *c, const size_t *idx, const char *c
 		if (err == PMCF_ETOOMANY)
 			err = pmcfi_fail(PMCF_ETOOMANY,
 					 "at most %d events per execution (a PAPI preset counts one "
-					 "per native)", PMCFI_PGROUP_MAX);
+					 "per native)",
+					 PMCFI_PGROUP_MAX);
 		if (err)
 			break;
 		dv[m].first = (unsigned)k;
@@ -415,7 +411,8 @@ static int encode_events(const pmcf_catalog *c, const size_t *idx, const char *c
 		if (ok < 0)
 			err = ok;
 		else if (ok == 0)
-			err = pmcfi_fail(PMCF_ETOOMANY, "%s", why[0] ? why : "the events do not fit together");
+			err = pmcfi_fail(PMCF_ETOOMANY, "%s",
+					 why[0] ? why : "the events do not fit together");
 	}
 	*nout = k;
 	return err;
@@ -516,8 +513,8 @@ static int run_child(char *const argv[], const char *program, char **env, const 
 	return 0;
 }
 
-static void events_env(const struct perf_event_attr *a, size_t n, const char **names, char *ev,
-		       size_t evlen, char *nm, size_t nmlen)
+static void events_env(const struct perf_event_attr *a, size_t n, const char **names, char *ev, size_t evlen,
+		       char *nm, size_t nmlen)
 {
 	size_t o = 0, q = 0;
 	ev[0] = nm[0] = '\0';
@@ -527,10 +524,9 @@ static void events_env(const struct perf_event_attr *a, size_t n, const char **n
 			      (a[i].exclude_user ? 4u : 0u) | (a[i].exclude_guest ? 8u : 0u) |
 			      (a[i].exclude_host ? 16u : 0u) | (a[i].exclude_idle ? 32u : 0u) |
 			      (a[i].pinned ? 64u : 0u) | (unsigned)a[i].precise_ip << 7;
-		o += (size_t)snprintf(ev + o, o < evlen ? evlen - o : 0,
-				      "%s%u:%llx:%llx:%llx:%u", i ? "," : "", a[i].type,
-				      (unsigned long long)a[i].config, (unsigned long long)a[i].config1,
-				      (unsigned long long)a[i].config2, xk);
+		o += (size_t)snprintf(ev + o, o < evlen ? evlen - o : 0, "%s%u:%llx:%llx:%llx:%u",
+				      i ? "," : "", a[i].type, (unsigned long long)a[i].config,
+				      (unsigned long long)a[i].config1, (unsigned long long)a[i].config2, xk);
 		/* names may hold commas (cpu/event=0x3c,umask=0/): one per line */
 		q += (size_t)snprintf(nm + q, q < nmlen ? nmlen - q : 0, "%s%s", i ? "\n" : "", names[i]);
 	}
@@ -561,8 +557,7 @@ struct mux_saved {
  * probes), which the kernel never rotates. Generic hardware, cache and raw
  * events belong to the core PMU(s): "cpu", or any PMU listing its "cpus"
  * (hybrid x86, Arm). */
-static int mux_pmu_used(const char *name, long type, const struct perf_event_attr *attrs,
-			size_t n)
+static int mux_pmu_used(const char *name, long type, const struct perf_event_attr *attrs, size_t n)
 {
 	if (type == PERF_TYPE_SOFTWARE || type == PERF_TYPE_TRACEPOINT)
 		return 0;
@@ -591,8 +586,8 @@ static int mux_pmu_used(const char *name, long type, const struct perf_event_att
  * for these events, remembering the old values; 0 when all could be set (or
  * none needed it: software events and tracepoints never rotate), else the
  * number refused (errno in *why). */
-static int mux_interval_set(int ms, const struct perf_event_attr *attrs, size_t n,
-			    struct mux_saved *sv, int *why)
+static int mux_interval_set(int ms, const struct perf_event_attr *attrs, size_t n, struct mux_saved *sv,
+			    int *why)
 {
 	sv->n = 0;
 	int refused = 0;
@@ -687,8 +682,7 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 	free(want);
 	if (!err)
 		err = nevents ? pmcf_evlist_from_names(c, events, nevents, &l)
-			      : pmcf_evlist_from_names(c, (const char *const[]){PMCF_EVENT_DURATION},
-						       1, &l);
+			      : pmcf_evlist_from_names(c, (const char *const[]){PMCF_EVENT_DURATION}, 1, &l);
 	if (!err)
 		err = pmcfi_collect_run(argv, c, pmcfi_evlist_indices(l), pmcf_evlist_names(l),
 					pmcf_evlist_size(l), opts, out, exit_info);
@@ -712,8 +706,8 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 	if (!argv || !argv[0] || (nevents && !events))
 		return pmcfi_fail(PMCF_EINVAL, "no program to run");
 	pmcf_collect_opts given = {0}; /* zero: every option's default */
-	int rc = pmcfi_struct_in("pmcf_collect_opts", &given, opts,
-				 offsetof(pmcf_collect_opts, chunk_kb), sizeof(given));
+	int rc = pmcfi_struct_in("pmcf_collect_opts", &given, opts, offsetof(pmcf_collect_opts, chunk_kb),
+				 sizeof(given));
 	if (rc)
 		return rc;
 	opts = &given;
@@ -776,8 +770,7 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 		snprintf(dir, sizeof(dir), "%s/" REC_DIR_PREFIX "%ld-XXXXXX", tmp, (long)getpid());
 		if (!mkdtemp(dir))
 			return pmcfi_fail(-errno, "cannot create a record folder in %s '%s': %s",
-					  tmp == env ? "TMPDIR" : "the default TMPDIR", tmp,
-					  strerror(errno));
+					  tmp == env ? "TMPDIR" : "the default TMPDIR", tmp, strerror(errno));
 	} else {
 		snprintf(dir, sizeof(dir), "%s", opts->record_dir);
 		if (mkdir(dir, 0755) != 0 && errno != EEXIST)
@@ -914,8 +907,7 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 	return 0;
 }
 
-int pmcf_collect_read_dir(const char *dir, const char *const *events, size_t nevents,
-			  pmcf_profile **out)
+int pmcf_collect_read_dir(const char *dir, const char *const *events, size_t nevents, pmcf_profile **out)
 {
 	const char *names[PMCFI_PGROUP_MAX];
 	size_t n = 0;

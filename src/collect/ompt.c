@@ -29,8 +29,7 @@ static int paper_labels;
 /* The creating context of a construct encountered in task d (fuse-openmp
  * §4.1's par): the running explicit task, the running loop chunk/range, the
  * parallel region (forced TID rank), or the root. */
-static uint64_t context(struct rt_thread *t, ompt_data_t *d, uint32_t *flags, uint64_t *a,
-			uint64_t *b)
+static uint64_t context(struct rt_thread *t, ompt_data_t *d, uint32_t *flags, uint64_t *a, uint64_t *b)
 {
 	*flags = 0;
 	*a = *b = 0;
@@ -64,9 +63,8 @@ static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
 	rt_self();
 }
 
-static void on_parallel_begin(ompt_data_t *encountering, const ompt_frame_t *frame,
-			      ompt_data_t *parallel, unsigned int requested, int flags,
-			      const void *ra)
+static void on_parallel_begin(ompt_data_t *encountering, const ompt_frame_t *frame, ompt_data_t *parallel,
+			      unsigned int requested, int flags, const void *ra)
 {
 	(void)frame;
 	(void)requested;
@@ -109,8 +107,8 @@ static void on_implicit_task(ompt_scope_endpoint_t ep, ompt_data_t *parallel, om
 	rt_seg_switch(t, x, 1, rt_after(t, x)); /* one reading */
 }
 
-static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame, ompt_data_t *task,
-			   int flags, int has_dependences, const void *ra)
+static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame, ompt_data_t *task, int flags,
+			   int has_dependences, const void *ra)
 {
 	(void)frame;
 	(void)has_dependences;
@@ -147,9 +145,9 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
 	if (!t)
 		return;
 	uint64_t p = running_xu(prior);
-	int final = p && (prior->value & 1) &&
-		    (status == ompt_task_complete || status == ompt_task_cancel ||
-		     status == ompt_task_detach);
+	int final =
+		p && (prior->value & 1) &&
+		(status == ompt_task_complete || status == ompt_task_cancel || status == ompt_task_detach);
 	/* one counter reading ends prior's segment and starts next's (or the
 	 * enclosing task-API task's when the thread returns to it) */
 	uint64_t n = running_xu(next);
@@ -198,8 +196,8 @@ static int is_static_loop(const void *ra)
 	return 0;
 }
 
-static void on_work(ompt_work_t kind, ompt_scope_endpoint_t ep, ompt_data_t *parallel,
-		    ompt_data_t *task, uint64_t count, const void *ra)
+static void on_work(ompt_work_t kind, ompt_scope_endpoint_t ep, ompt_data_t *parallel, ompt_data_t *task,
+		    uint64_t count, const void *ra)
 {
 	(void)parallel;
 	if (kind == ompt_work_single_executor) {
@@ -216,8 +214,8 @@ static void on_work(ompt_work_t kind, ompt_scope_endpoint_t ep, ompt_data_t *par
 		return;
 	if (ep == ompt_scope_begin) {
 		it->ws++;
-		it->loop_static = kind == ompt_work_loop_static ||
-				  (kind == ompt_work_loop && is_static_loop(ra));
+		it->loop_static =
+			kind == ompt_work_loop_static || (kind == ompt_work_loop && is_static_loop(ra));
 		it->loop_addr = (uint64_t)(uintptr_t)ra;
 		uint32_t f = it->loop_static ? PMCFI_F_STATIC : 0;
 		uint64_t api = rt_api_enclosing(t);
@@ -229,8 +227,8 @@ static void on_work(ompt_work_t kind, ompt_scope_endpoint_t ep, ompt_data_t *par
 		 * (clang passes the normalised space to __kmpc_for_static_init),
 		 * count of them. */
 		if (it->loop_static && it->team <= 1) {
-			it->active_xu = rt_node(t, PMCF_XU_LOOP_RANGE, it->loop_node, it->loop_addr, 0,
-						count, 0);
+			it->active_xu =
+				rt_node(t, PMCF_XU_LOOP_RANGE, it->loop_node, it->loop_addr, 0, count, 0);
 			rt_seg_begin(t, it->active_xu);
 		}
 		return;
@@ -241,8 +239,7 @@ static void on_work(ompt_work_t kind, ompt_scope_endpoint_t ep, ompt_data_t *par
 	rt_seg_switch(t, x, 1, rt_after(t, x)); /* one reading */
 }
 
-static void on_dispatch(ompt_data_t *parallel, ompt_data_t *task, ompt_dispatch_t kind,
-			ompt_data_t instance)
+static void on_dispatch(ompt_data_t *parallel, ompt_data_t *task, ompt_dispatch_t kind, ompt_data_t instance)
 {
 	(void)parallel;
 	if (kind != ompt_dispatch_ws_loop_chunk)
@@ -305,8 +302,8 @@ static void ompt_fini(ompt_data_t *tool_data)
 	rt_write_maps();
 }
 
-__attribute__((visibility("default"))) ompt_start_tool_result_t *
-ompt_start_tool(unsigned int omp_version, const char *runtime_version);
+__attribute__((visibility("default"))) ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
+										 const char *runtime_version);
 ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version)
 {
 	static ompt_start_tool_result_t result = {ompt_init, ompt_fini, {0}};

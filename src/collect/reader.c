@@ -55,7 +55,7 @@ struct rd {
 	size_t nmaps;
 	uint32_t *thread_keys; /* (pid, thread) pairs, for numbering */
 	size_t nthread_keys, cap_thread_keys;
-	int32_t *thread_no;    /* per key: its thread number (within its MPI rank) */
+	int32_t *thread_no; /* per key: its thread number (within its MPI rank) */
 	/* MPI ranks: (process key, rank) from the rank-KEY markers, by key */
 	uint32_t *pranks;
 	size_t npranks;
@@ -616,8 +616,8 @@ struct tname {
 	uint32_t pid, kind;
 	uint64_t addr;
 	char name[520], location[260], alt[260];
-	uint32_t id;   /* profile type index, once added */
-	size_t first;  /* first XU (in output order) of the type */
+	uint32_t id;  /* profile type index, once added */
+	size_t first; /* first XU (in output order) of the type */
 };
 
 static void name_type(struct rd *r, const char *dir, const struct node *n, struct tname *t)
@@ -646,9 +646,8 @@ static void name_type(struct rd *r, const char *dir, const struct node *n, struc
 		snprintf(t->location, sizeof(t->location), "%.240s:%u", base_name(loc.file), loc.line);
 		char callee[200];
 		int shared = 0; /* another construct of the module calls it too */
-		if (n->kind == PMCF_XU_TASK &&
-		    (dwarf_callee(r, mod, &loc, callee, sizeof(callee), &shared) ||
-		     task_callee(&loc, callee, sizeof(callee)) == 0)) {
+		if (n->kind == PMCF_XU_TASK && (dwarf_callee(r, mod, &loc, callee, sizeof(callee), &shared) ||
+						task_callee(&loc, callee, sizeof(callee)) == 0)) {
 			if (shared)
 				snprintf(t->name, sizeof(t->name), "%.199s@%s", callee, t->location);
 			else
@@ -883,15 +882,11 @@ static int assign_ranks(struct rd *r)
 			case CL_OMP:
 				n->part = k + 1; /* ranks start at 1 (§4.1) */
 				break;
-			case CL_FORCED:  /* TID + prev_calls * workers (§4.1) */
+			case CL_FORCED: /* TID + prev_calls * workers (§4.1) */
 				n->part = n->a + k * (n->b ? n->b : 1);
 				break;
-			case CL_API:     /* creation rank from 0 (fuse-task-parallel §3.1) */
-				n->part = k;
-				break;
-			case CL_THREAD:
-				n->part = n->a;
-				break;
+			case CL_API: /* creation rank from 0 (fuse-task-parallel §3.1) */ n->part = k; break;
+			case CL_THREAD: n->part = n->a; break;
 			case CL_ITER:
 				n->part = n->a; /* start iteration */
 				break;
@@ -1053,9 +1048,8 @@ static void flush_derived(struct rd *r, pmcf_profile *p, size_t i)
 	}
 }
 
-static int build(struct rd *r, const char *dir, const char *const *names, uint64_t t0,
-		 int estimate, pmcf_profile *p, struct pmcfi_collect_stats *st, uint32_t *pids,
-		 size_t npids)
+static int build(struct rd *r, const char *dir, const char *const *names, uint64_t t0, int estimate,
+		 pmcf_profile *p, struct pmcfi_collect_stats *st, uint32_t *pids, size_t npids)
 {
 	int err;
 	/* per process: does it have OpenMP or task-API XUs? then threads are not XUs;
@@ -1075,7 +1069,8 @@ static int build(struct rd *r, const char *dir, const char *const *names, uint64
 				st->ompt_missing[0] = '\0';
 		}
 		for (size_t j = 0; j < r->nn; j++)
-			if (r->n[j].pid == pids[i] && r->n[j].kind != PMCF_XU_THREAD && r->n[j].parent_ix != -2) {
+			if (r->n[j].pid == pids[i] && r->n[j].kind != PMCF_XU_THREAD &&
+			    r->n[j].parent_ix != -2) {
 				other = 1;
 				if (r->n[j].flags & PMCFI_F_API)
 					api = 1;
@@ -1167,8 +1162,7 @@ static int build(struct rd *r, const char *dir, const char *const *names, uint64
 	int ranked = 0;
 	for (size_t i = 1; i < r->npranks && !ranked; i++)
 		ranked = r->pranks[2 * i + 1] != r->pranks[1];
-	if ((err = pmcf_profile_reserve(p, nx)) != 0 ||
-	    (ranked && (err = pmcf_profile_ranks_enable(p)) != 0))
+	if ((err = pmcf_profile_reserve(p, nx)) != 0 || (ranked && (err = pmcf_profile_ranks_enable(p)) != 0))
 		goto out;
 	uint32_t *type = malloc((nx ? nx : 1) * sizeof(*type));
 	if (!type) {
@@ -1205,7 +1199,8 @@ static int build(struct rd *r, const char *dir, const char *const *names, uint64
 		xu.start_ns = n->first_t0 - t0;
 		xu.end_ns = n->last_t1 - t0;
 		xu.label = n->label;
-		xu.parent_label = n->parent_ix >= 0 ? r->n[n->parent_ix].label : (n->parent_ix == -1 ? "0" : "");
+		xu.parent_label =
+			n->parent_ix >= 0 ? r->n[n->parent_ix].label : (n->parent_ix == -1 ? "0" : "");
 		size_t i;
 		if ((err = pmcf_profile_xu_add(p, &xu, &i)) != 0 ||
 		    (ranked && (err = pmcf_profile_rank_set(p, i, (int32_t)rank_of(r, n->pid))) != 0))
@@ -1244,14 +1239,14 @@ out:
 	return err;
 }
 
-int pmcfi_collect_read(const char *dir, const char *const *names, size_t nev, uint64_t t0,
-		       pmcf_profile *p, struct pmcfi_collect_stats *st)
+int pmcfi_collect_read(const char *dir, const char *const *names, size_t nev, uint64_t t0, pmcf_profile *p,
+		       struct pmcfi_collect_stats *st)
 {
 	return pmcfi_collect_read_est(dir, names, nev, t0, PMCF_EST_CUMULATIVE, p, st);
 }
 
-int pmcfi_collect_read_est(const char *dir, const char *const *names, size_t nev, uint64_t t0,
-			   int estimate, pmcf_profile *p, struct pmcfi_collect_stats *st)
+int pmcfi_collect_read_est(const char *dir, const char *const *names, size_t nev, uint64_t t0, int estimate,
+			   pmcf_profile *p, struct pmcfi_collect_stats *st)
 {
 	return pmcfi_collect_read_derived(dir, names, nev, NULL, 0, t0, estimate, p, st);
 }
@@ -1268,7 +1263,8 @@ int pmcfi_collect_read_derived(const char *dir, const char *const *names, size_t
 	if (dv) {
 		for (size_t o = 0; o < ndv; o++)
 			if (dv[o].n < 1 || dv[o].first + dv[o].n > nev)
-				return pmcfi_fail(PMCF_EINVAL, "event '%s' names natives beyond the %zu counted",
+				return pmcfi_fail(PMCF_EINVAL,
+						  "event '%s' names natives beyond the %zu counted",
 						  dv[o].name, nev);
 		r.dv = dv;
 		r.ndv = ndv;

@@ -8,19 +8,19 @@
 #include "pmcfuse/profile.h"
 
 struct pmcfi_collect_stats {
-	size_t xus;          /* XUs added to the profile */
-	size_t incomplete;   /* XUs started but never finished (dropped) */
-	size_t dropped;      /* records lost because a record file could not grow */
-	size_t multiplexed;  /* XUs during which an event's time_running < its time_enabled */
-	int mux;             /* the collection's enum pmcf_mux_mode (0: none) */
-	size_t rotations;    /* user-space rotations, all threads */
-	size_t negative;     /* values below zero (cumulative estimator) */
-	size_t missing;      /* values missing (never counted: see pmcfi_collect_read_est) */
-	size_t threads;      /* threads that recorded */
-	size_t ranks;        /* processes with an MPI rank (0: not an MPI program) */
-	int ompt;            /* an OMPT runtime loaded the tool */
-	int api;             /* the task API was used */
-	int fallback;        /* one XU per thread (no OMPT, no task API) */
+	size_t xus;             /* XUs added to the profile */
+	size_t incomplete;      /* XUs started but never finished (dropped) */
+	size_t dropped;         /* records lost because a record file could not grow */
+	size_t multiplexed;     /* XUs during which an event's time_running < its time_enabled */
+	int mux;                /* the collection's enum pmcf_mux_mode (0: none) */
+	size_t rotations;       /* user-space rotations, all threads */
+	size_t negative;        /* values below zero (cumulative estimator) */
+	size_t missing;         /* values missing (never counted: see pmcfi_collect_read_est) */
+	size_t threads;         /* threads that recorded */
+	size_t ranks;           /* processes with an MPI rank (0: not an MPI program) */
+	int ompt;               /* an OMPT runtime loaded the tool */
+	int api;                /* the task API was used */
+	int fallback;           /* one XU per thread (no OMPT, no task API) */
 	char ompt_missing[256]; /* OMPT callbacks the runtime did not grant */
 	char tool_error[1024];  /* the tool's setup error, "" when none */
 	int stop_errno;         /* why a thread stopped recording (ENOSPC: no room for
@@ -32,8 +32,8 @@ struct pmcfi_collect_stats {
  * of the execution start (0: the earliest record). Errors: -errno reading
  * the folder, PMCF_ECORRUPT (a record file that is not ours or damaged),
  * PMCF_ENOMEM. */
-int pmcfi_collect_read(const char *dir, const char *const *names, size_t nev, uint64_t t0,
-		       pmcf_profile *p, struct pmcfi_collect_stats *st);
+int pmcfi_collect_read(const char *dir, const char *const *names, size_t nev, uint64_t t0, pmcf_profile *p,
+		       struct pmcfi_collect_stats *st);
 /* The same; when the collection multiplexed, each value is the per-XU
  * estimate named by estimate (enum pmcf_estimate): cumulative, the sum over
  * the XU's segments of the difference of scaled cumulative counts (may be
@@ -42,8 +42,8 @@ int pmcfi_collect_read(const char *dir, const char *const *names, size_t nev, ui
  * local, raw x enabled / running summed over the segments, PMCF_MISSING when
  * the event never ran during the XU. The coverage layer
  * then holds per value the enabled and running ns. */
-int pmcfi_collect_read_est(const char *dir, const char *const *names, size_t nev, uint64_t t0,
-			   int estimate, pmcf_profile *p, struct pmcfi_collect_stats *st);
+int pmcfi_collect_read_est(const char *dir, const char *const *names, size_t nev, uint64_t t0, int estimate,
+			   pmcf_profile *p, struct pmcfi_collect_stats *st);
 
 /* The same for events counted as several natives (PAPI presets,
  * counters/derive.h): the record files hold the natives names[0..nev); the

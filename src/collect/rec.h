@@ -11,11 +11,11 @@
 #define PMCFI_REC_HEADER_SIZE 128u
 
 /* Environment between the launcher and the tool. */
-#define PMCFI_ENV_DIR "PMCF_COLLECT_DIR"       /* record folder (tool inert without it) */
-#define PMCFI_ENV_EVENTS "PMCF_COLLECT_EVENTS" /* type:config:config1:config2:xk,... */
-#define PMCFI_ENV_NAMES "PMCF_COLLECT_NAMES"   /* event names, comma-separated (messages) */
+#define PMCFI_ENV_DIR "PMCF_COLLECT_DIR"        /* record folder (tool inert without it) */
+#define PMCFI_ENV_EVENTS "PMCF_COLLECT_EVENTS"  /* type:config:config1:config2:xk,... */
+#define PMCFI_ENV_NAMES "PMCF_COLLECT_NAMES"    /* event names, comma-separated (messages) */
 #define PMCFI_ENV_CHUNK "PMCF_COLLECT_CHUNK_KB" /* record chunk size per thread */
-#define PMCFI_ENV_MUX "PMCF_COLLECT_MUX" /* MODE:PMCS:PERIOD_NS (MODE: enum pmcf_mux_mode) */
+#define PMCFI_ENV_MUX "PMCF_COLLECT_MUX"        /* MODE:PMCS:PERIOD_NS (MODE: enum pmcf_mux_mode) */
 
 /* Values per event in a segment record: 1, or PMCFI_MUX_VALS when the
  * header's mux is set: raw count, running ns, enabled ns (deltas), then the
@@ -37,8 +37,8 @@ struct pmcfi_rec_header {
 	uint32_t pid, thread; /* thread: registration order in the process */
 	uint32_t chunk, nev;  /* chunk: 0, 1, … when a thread fills one */
 	uint32_t rec_size, os_tid;
-	uint64_t capacity;       /* records that fit */
-	_Atomic uint64_t count;  /* records committed (release store after each) */
+	uint64_t capacity;      /* records that fit */
+	_Atomic uint64_t count; /* records committed (release store after each) */
 	_Atomic uint64_t dropped;
 	uint32_t mux, rotations; /* mux: enum pmcf_mux_mode of the collection (0: none);
 				    rotations: user-space rotations (as of the last write) */
@@ -68,7 +68,7 @@ enum {
 #define PMCFI_F_API 2u    /* task API node: addr is the API type id */
 #define PMCFI_F_STATIC 4u /* loop: static schedule */
 /* Segment flags */
-#define PMCFI_F_FINAL 8u  /* this segment completes the XU */
+#define PMCFI_F_FINAL 8u /* this segment completes the XU */
 
 /* The root of every creation tree (the initial task / main flow). */
 #define PMCFI_ROOT 0ull
@@ -89,10 +89,7 @@ struct pmcfi_rec {
 	uint64_t v[];              /* R_SEG: nev counter deltas */
 };
 
-static inline uint32_t pmcfi_rec_vals(uint32_t nev, uint32_t mux)
-{
-	return mux ? nev * PMCFI_MUX_VALS : nev;
-}
+static inline uint32_t pmcfi_rec_vals(uint32_t nev, uint32_t mux) { return mux ? nev * PMCFI_MUX_VALS : nev; }
 
 static inline uint32_t pmcfi_rec_size(uint32_t nev)
 {

@@ -38,7 +38,7 @@ static struct {
 	int mux;           /* enum pmcf_mux_mode */
 	unsigned mux_pmcs; /* rr/roc: events enabled at once */
 	uint64_t period_ns;
-	int sig;           /* rr/roc: the rotation signal */
+	int sig; /* rr/roc: the rotation signal */
 	uint32_t pid;
 	_Atomic uint32_t nthreads;
 	_Atomic uint32_t ntypes;
@@ -174,8 +174,8 @@ static uint32_t claim_key(void)
  * the preload but record nothing (their threads would be junk XUs). */
 static int is_mpi_launcher(void)
 {
-	static const char *const names[] = {"orterun", "orted", "mpirun", "mpiexec", "prterun",
-					    "prted", "prte", "mpiexec.hydra", "hydra_pmi_proxy"};
+	static const char *const names[] = {"orterun", "orted", "mpirun",        "mpiexec",        "prterun",
+					    "prted",   "prte",  "mpiexec.hydra", "hydra_pmi_proxy"};
 	char exe[4096];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0)
@@ -194,8 +194,7 @@ static int is_mpi_launcher(void)
  * holds a rank (not an MPI rank). */
 static long mpi_rank(void)
 {
-	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
-					   "SLURM_PROCID"};
+	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"};
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
 		const char *v = getenv(vars[i]);
 		char *end;
@@ -220,10 +219,7 @@ static void mark_rank(void)
 	}
 }
 
-static void thread_exit(void *arg)
-{
-	rt_thread_fini(arg);
-}
+static void thread_exit(void *arg) { rt_thread_fini(arg); }
 
 static void after_fork_child(void)
 {
@@ -573,8 +569,8 @@ static void commit(struct rt_thread *t)
 		__builtin_prefetch(t->prefetched, 1, 3);
 }
 
-uint64_t rt_node(struct rt_thread *t, uint32_t kind, uint64_t parent, uint64_t addr, uint64_t a,
-		 uint64_t b, uint32_t flags)
+uint64_t rt_node(struct rt_thread *t, uint32_t kind, uint64_t parent, uint64_t addr, uint64_t a, uint64_t b,
+		 uint32_t flags)
 {
 	uint64_t id = ((uint64_t)(t->index + 1) << 40) | ++t->seq;
 	struct pmcfi_rec *r = slot(t);
@@ -597,8 +593,8 @@ uint64_t rt_node(struct rt_thread *t, uint32_t kind, uint64_t parent, uint64_t a
 }
 
 static void write_seg(struct rt_thread *t, uint64_t node, uint32_t thread, uint64_t t0, int32_t cpu,
-		      const struct pmcfi_pgroup_sample *s0, const struct pmcfi_pgroup_sample *s1,
-		      uint64_t t1, int final)
+		      const struct pmcfi_pgroup_sample *s0, const struct pmcfi_pgroup_sample *s1, uint64_t t1,
+		      int final)
 {
 	struct pmcfi_rec *r = slot(t);
 	if (!r)
@@ -720,9 +716,9 @@ struct rt_thread *rt_self(void)
 	}
 	t->index = idx;
 	int err = !P.mux ? pmcfi_pgroup_open(&t->group, P.attrs, P.names, P.nev, 0)
-		  : pmcfi_pgroup_open_mux(&t->group, P.attrs, P.names, P.nev,
-					  P.mux == PMCF_MUX_KERNEL ? PMCFI_PGROUP_MUX_KERNEL
-								   : PMCFI_PGROUP_MUX_USER);
+			 : pmcfi_pgroup_open_mux(&t->group, P.attrs, P.names, P.nev,
+						 P.mux == PMCF_MUX_KERNEL ? PMCFI_PGROUP_MUX_KERNEL
+									  : PMCFI_PGROUP_MUX_USER);
 	if (err) {
 		tls_failed = 1;
 		char e[32];
@@ -779,8 +775,8 @@ static void end_thread_xu(struct rt_thread *w, struct rt_thread *t)
 	guard_leave(w);
 	if (err != 0)
 		return;
-	write_seg(w, t->thread_node, t->index, t->thread_t0, t->thread_cpu, &t->thread_start, &s,
-		  rt_now(), 1);
+	write_seg(w, t->thread_node, t->index, t->thread_t0, t->thread_cpu, &t->thread_start, &s, rt_now(),
+		  1);
 }
 
 void rt_thread_fini(struct rt_thread *t)
@@ -844,7 +840,7 @@ static void *trampoline(void *p)
 typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
 __attribute__((visibility("default"))) int pthread_create(pthread_t *th, const pthread_attr_t *attr,
-							   void *(*fn)(void *), void *arg)
+							  void *(*fn)(void *), void *arg)
 {
 	static pthread_create_fn real;
 	if (!real) {
@@ -932,5 +928,6 @@ static uint64_t api_current(void)
 	return t && t->napi ? t->api_stack[t->napi - 1] : PMCFI_ROOT;
 }
 
-__attribute__((visibility("default"))) const struct pmcfi_task_rt pmcfi_task_rt_v1 = {
-	1, api_type, api_create, api_begin, api_pause, api_end, api_current};
+__attribute__((visibility("default")))
+const struct pmcfi_task_rt pmcfi_task_rt_v1 = {1,         api_type, api_create, api_begin,
+					       api_pause, api_end,  api_current};

@@ -28,14 +28,14 @@ struct rt_itask {
 
 struct rt_thread {
 	struct pmcfi_pgroup group;
-	uint32_t index;        /* registration order in the process */
-	uint64_t seq;          /* node sequence */
+	uint32_t index; /* registration order in the process */
+	uint64_t seq;   /* node sequence */
 	struct pmcfi_rec_header *hdr;
-	unsigned char *recs;   /* first record of the mapped chunk */
+	unsigned char *recs; /* first record of the mapped chunk */
 	uint32_t chunk;
-	size_t map_bytes;      /* size of the mapped chunk (they grow: first_chunk_bytes()) */
+	size_t map_bytes;          /* size of the mapped chunk (they grow: first_chunk_bytes()) */
 	unsigned char *prefetched; /* record bytes before it are prefetched (commit) */
-	int stopped;           /* no next chunk could be made: records beyond are dropped */
+	int stopped;               /* no next chunk could be made: records beyond are dropped */
 	/* the open segment */
 	uint64_t open_node;
 	uint64_t t0;
@@ -83,8 +83,8 @@ struct rt_thread *rt_self(void);
 /* Ends the thread XU and retires the thread (thread exit, process exit). */
 void rt_thread_fini(struct rt_thread *t);
 /* Writes a node record and returns its id. */
-uint64_t rt_node(struct rt_thread *t, uint32_t kind, uint64_t parent, uint64_t addr, uint64_t a,
-		 uint64_t b, uint32_t flags);
+uint64_t rt_node(struct rt_thread *t, uint32_t kind, uint64_t parent, uint64_t addr, uint64_t a, uint64_t b,
+		 uint32_t flags);
 /* Implicit tasks this thread is in, the initial task not counted (it may
  * start after the program's first task-API call). */
 static inline int rt_omp_depth(const struct rt_thread *t)
@@ -96,9 +96,8 @@ static inline int rt_omp_depth(const struct rt_thread *t)
  * meets now), else PMCFI_ROOT. */
 static inline uint64_t rt_api_enclosing(const struct rt_thread *t)
 {
-	return t && t->napi > 0 && t->api_level[t->napi - 1] == rt_omp_depth(t)
-		       ? t->api_stack[t->napi - 1]
-		       : PMCFI_ROOT;
+	return t && t->napi > 0 && t->api_level[t->napi - 1] == rt_omp_depth(t) ? t->api_stack[t->napi - 1]
+										: PMCFI_ROOT;
 }
 /* What runs on this thread when the OpenMP XU ending (0: none) ends and no
  * other begins: the enclosing task-API task, if any (its counts exclude the

@@ -35,13 +35,15 @@ static int is_runtime(const char *s)
 
 int pmcfi_name_incidental(const char *s)
 {
-	static const char *const lib[] = {
-		"malloc", "calloc", "realloc", "free", "aligned_alloc", "posix_memalign", "memalign",
-		"valloc", "alloca", "memcpy", "memmove", "memset", "memcmp", "strlen", "strcpy",
-		"strncpy", "strcmp", "strncmp", "strdup", "printf", "fprintf", "sprintf", "snprintf",
-		"puts", "putchar", "fputs", "fwrite", "fread", "fflush", "abort", "exit", "perror",
-		"_Znwm", "_Znam", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "operator new", "operator delete",
-		"mmap", "munmap", "rand", "srand", "rand_r"};
+	static const char *const lib[] =
+		{"malloc",   "calloc",       "realloc",         "free",    "aligned_alloc", "posix_memalign",
+		 "memalign", "valloc",       "alloca",          "memcpy",  "memmove",       "memset",
+		 "memcmp",   "strlen",       "strcpy",          "strncpy", "strcmp",        "strncmp",
+		 "strdup",   "printf",       "fprintf",         "sprintf", "snprintf",      "puts",
+		 "putchar",  "fputs",        "fwrite",          "fread",   "fflush",        "abort",
+		 "exit",     "perror",       "_Znwm",           "_Znam",   "_ZdlPv",        "_ZdaPv",
+		 "_ZdlPvm",  "operator new", "operator delete", "mmap",    "munmap",        "rand",
+		 "srand",    "rand_r"};
 	for (size_t i = 0; i < sizeof(lib) / sizeof(lib[0]); i++)
 		if (strcmp(s, lib[i]) == 0)
 			return 1;
@@ -280,8 +282,7 @@ int pmcfi_dwarf_cu_at(Dwarf *dw, Dwarf_Addr addr, Dwarf_Die *cu)
 	return -1;
 }
 
-int pmcfi_enclosing_function(Dwarf *dw, Elf *elf, uint64_t addr, char *out, size_t len,
-			     uint64_t *off)
+int pmcfi_enclosing_function(Dwarf *dw, Elf *elf, uint64_t addr, char *out, size_t len, uint64_t *off)
 {
 	Dwarf_Die cu;
 	*off = 0;

@@ -34,7 +34,6 @@ int pmcfi_name_incidental(const char *name);
 /* The name of the function containing module address addr (DWARF scopes,
  * then the ELF symbol tables) and addr's offset from its entry. 0, or -1
  * when neither knows it. */
-int pmcfi_enclosing_function(Dwarf *dw, Elf *elf, uint64_t addr, char *out, size_t len,
-			     uint64_t *off);
+int pmcfi_enclosing_function(Dwarf *dw, Elf *elf, uint64_t addr, char *out, size_t len, uint64_t *off);
 
 #endif

@@ -47,25 +47,25 @@ struct rx {
  * type and every iteration (no allocation inside the iterations). */
 struct ws {
 	size_t cap, kcap;
-	struct rx *rem;            /* remaining ids: T_prev then T_cur */
-	uint32_t *lst;             /* the remaining ids gridded this iteration */
-	double *u, *lb;            /* per id: (value - min) / range, k each; the bound */
-	double *pts;               /* lower_bounds: s and u, k + 1 each */
-	int32_t *ci;               /* cell coordinates of lst[q]: ci[q * k ..] */
-	struct skey *srt, *stmp;   /* lst positions sorted by cell */
-	uint8_t *paired;           /* per position in lst: paired this iteration */
-	uint32_t *litem;           /* leftover ids, cell by cell */
-	struct lcell *cell[2];     /* leftover cells of T_prev, T_cur, by key */
-	uint64_t *ckey[2];         /* their keys, contiguous for the sweep */
-	int32_t *cco[2];           /* their coordinates, k each */
-	uint32_t *tie;             /* closest pairs of cells: (prev cell, cur cell) */
+	struct rx *rem;          /* remaining ids: T_prev then T_cur */
+	uint32_t *lst;           /* the remaining ids gridded this iteration */
+	double *u, *lb;          /* per id: (value - min) / range, k each; the bound */
+	double *pts;             /* lower_bounds: s and u, k + 1 each */
+	int32_t *ci;             /* cell coordinates of lst[q]: ci[q * k ..] */
+	struct skey *srt, *stmp; /* lst positions sorted by cell */
+	uint8_t *paired;         /* per position in lst: paired this iteration */
+	uint32_t *litem;         /* leftover ids, cell by cell */
+	struct lcell *cell[2];   /* leftover cells of T_prev, T_cur, by key */
+	uint64_t *ckey[2];       /* their keys, contiguous for the sweep */
+	int32_t *cco[2];         /* their coordinates, k each */
+	uint32_t *tie;           /* closest pairs of cells: (prev cell, cur cell) */
 	size_t tcap;
-	uint64_t *bits, *btmp;     /* calc_max_div: sortable bits of the values */
-	struct spos *sp, *sptmp;   /* reduced_div: the XUs of two cells by position */
-	uint32_t *vslot;           /* distinct_values: hash table, up to 4n */
-	double *usum;              /* per id: sum of its u, -1 with a missing value */
-	uint32_t *dv;              /* per id: the first id with the same values */
-	uint32_t *stamp, epoch;    /* per dv: positions() call that last took it */
+	uint64_t *bits, *btmp;   /* calc_max_div: sortable bits of the values */
+	struct spos *sp, *sptmp; /* reduced_div: the XUs of two cells by position */
+	uint32_t *vslot;         /* distinct_values: hash table, up to 4n */
+	double *usum;            /* per id: sum of its u, -1 with a missing value */
+	uint32_t *dv;            /* per id: the first id with the same values */
+	uint32_t *stamp, epoch;  /* per dv: positions() call that last took it */
 };
 
 /* An XU and its position along the diagonal, s = d * sum of u. */
@@ -76,11 +76,11 @@ struct spos {
 
 /* One step for one type. */
 struct grid {
-	size_t k;          /* dimensions: overlapping events with a range > 0 */
+	size_t k; /* dimensions: overlapping events with a range > 0 */
 	size_t np, nc;
-	const double *v;   /* (np + nc) x k values */
+	const double *v; /* (np + nc) x k values */
 	double *lo, *range;
-	uint32_t *rank;    /* per id */
+	uint32_t *rank; /* per id */
 	int strategy;
 	struct pmcfi_rng rng;
 	struct ws *w;
@@ -137,7 +137,8 @@ static int ws_init(struct ws *w, size_t n, size_t k)
 	w->stmp = malloc(n * sizeof(*w->stmp));
 	w->paired = calloc(n, 1);
 	w->litem = malloc(n * sizeof(*w->litem));
-	int ok = w->rem && w->lst && w->u && w->lb && w->pts && w->ci && w->srt && w->stmp && w->paired && w->litem;
+	int ok = w->rem && w->lst && w->u && w->lb && w->pts && w->ci && w->srt && w->stmp && w->paired &&
+		 w->litem;
 	for (int s = 0; s < 2; s++) {
 		w->cell[s] = malloc(n * sizeof(*w->cell[s]));
 		w->ckey[s] = malloc(n * sizeof(*w->ckey[s]));
@@ -154,8 +155,8 @@ static int ws_init(struct ws *w, size_t n, size_t k)
 	w->usum = malloc(n * sizeof(*w->usum));
 	w->dv = malloc(n * sizeof(*w->dv));
 	w->stamp = calloc(n, sizeof(*w->stamp));
-	if (!ok || !w->tie || !w->bits || !w->btmp || !w->sp || !w->sptmp || !w->vslot ||
-	    !w->usum || !w->dv || !w->stamp) {
+	if (!ok || !w->tie || !w->bits || !w->btmp || !w->sp || !w->sptmp || !w->vslot || !w->usum ||
+	    !w->dv || !w->stamp) {
 		ws_free(w);
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory clustering XUs");
 	}
@@ -594,8 +595,8 @@ static size_t positions(const struct grid *g, const struct lcell *c, unsigned d,
  * rules out anything below m2; eps covers the rounding of s (u in [0, 1],
  * s < k d). Ties and repeated values, which real counts are full of, are
  * compared once. Cells with a missing value are compared pair by pair. */
-static double cells_min_dist2(const struct grid *g, const struct lcell *p, const struct lcell *c,
-			      unsigned d, double m2)
+static double cells_min_dist2(const struct grid *g, const struct lcell *p, const struct lcell *c, unsigned d,
+			      double m2)
 {
 	struct ws *w = g->w;
 	size_t na = 0, nb = 0;
@@ -606,8 +607,7 @@ static double cells_min_dist2(const struct grid *g, const struct lcell *p, const
 	if (!na || !nb) {
 		for (uint32_t x = 0; x < p->cnt; x++)
 			for (uint32_t y = 0; y < c->cnt; y++) {
-				double dd = xu_dist2(g, w->litem[p->start + x],
-						     w->litem[c->start + y], d);
+				double dd = xu_dist2(g, w->litem[p->start + x], w->litem[c->start + y], d);
 				if (dd < m2)
 					m2 = dd;
 			}
@@ -665,8 +665,7 @@ static void pair_cells(struct grid *g, size_t n, size_t remp, unsigned hb, size_
 		if (re - r > 1) { /* mostly one cell; else order it */
 			const int32_t *c0 = w->ci + (size_t)s[r].q * k;
 			size_t x = r + 1;
-			while (x < re && s[x].h == s[r].h &&
-			       co_cmp(w->ci + (size_t)s[x].q * k, c0, k) == 0)
+			while (x < re && s[x].h == s[r].h && co_cmp(w->ci + (size_t)s[x].q * k, c0, k) == 0)
 				x++;
 			if (x < re)
 				order_run(w->srt + r, re - r, w->ci, k);
@@ -692,7 +691,7 @@ static void pair_cells(struct grid *g, size_t n, size_t remp, unsigned hb, size_
 				size_t c = ncell[side]++;
 				w->ckey[side][c] = s[cs].key >> hb;
 				w->cell[side][c] = (struct lcell){s[cs].key >> hb, (uint32_t)nleft,
-								 (uint32_t)(to - from)};
+								  (uint32_t)(to - from)};
 				for (size_t e = 0; e < k; e++)
 					w->cco[side][c * k + e] = co[e];
 				for (size_t x = from; x < to; x++)
@@ -808,8 +807,7 @@ static void lower_bounds(const struct grid *g, size_t n)
 }
 
 /* The remaining XUs active under thr (rem order, T_prev first) into lst. */
-static void select_active(const struct grid *g, size_t nrem, size_t remp, double thr, size_t *na,
-			  size_t *nap)
+static void select_active(const struct grid *g, size_t nrem, size_t remp, double thr, size_t *na, size_t *nap)
 {
 	struct ws *w = g->w;
 	size_t m = 0;
@@ -959,8 +957,8 @@ static int cmp_lab(const void *a, const void *b, void *ctx)
  * last to the first (ancestors, with no such component, first), in s and tmp;
  * 0 when some label is not numeric. Ties keep their index order, as
  * cmp_lab's. */
-static int numeric_order(const char **lab, const uint32_t *len, uint32_t n, uint32_t *order,
-			 struct skey *s, struct skey *tmp)
+static int numeric_order(const char **lab, const uint32_t *len, uint32_t n, uint32_t *order, struct skey *s,
+			 struct skey *tmp)
 {
 	size_t depth = 0;
 	for (uint32_t q = 0; q < n; q++) {
@@ -994,8 +992,8 @@ static int numeric_order(const char **lab, const uint32_t *len, uint32_t n, uint
  * for n sort records */
 int cmbi_bc_label_qsort;
 
-static void label_ranks(const char **lab, const uint32_t *len, uint32_t n, uint32_t *order,
-			uint32_t *rank, struct skey *s, struct skey *tmp)
+static void label_ranks(const char **lab, const uint32_t *len, uint32_t n, uint32_t *order, uint32_t *rank,
+			struct skey *s, struct skey *tmp)
 {
 	if (cmbi_bc_label_qsort || !numeric_order(lab, len, n, order, s, tmp)) {
 		struct lab_ctx L = {lab, len};
@@ -1025,20 +1023,20 @@ struct step_job {
 	struct cmb *c;
 	size_t i, k;
 	const size_t *ecom;
-	const size_t *ps, *cs;        /* start of each type in pidx, cidx */
-	const uint32_t *pidx, *cidx;  /* fused XUs, XUs of input i, by type */
-	const char **clab;            /* labels of input i's XUs */
+	const size_t *ps, *cs;       /* start of each type in pidx, cidx */
+	const uint32_t *pidx, *cidx; /* fused XUs, XUs of input i, by type */
+	const char **clab;           /* labels of input i's XUs */
 	const uint32_t *clen;
-	const uint32_t *order;        /* types, largest first */
+	const uint32_t *order; /* types, largest first */
 	/* results per type t at cs[t] ...: pairs (fused XU, position of the XU
 	 * of input i among those of type t) */
 	uint32_t *pf, *px;
 	size_t *npairs, *iters;
 	unsigned *dmax;
 	pthread_mutex_t lock;
-	size_t next;                  /* the next type in order to take */
+	size_t next; /* the next type in order to take */
 	int err;
-	size_t cpus;                  /* threads the step may use */
+	size_t cpus; /* threads the step may use */
 };
 
 /* What one thread clusters with, sized for the largest type. */
@@ -1084,8 +1082,8 @@ static int worker_init(struct step_worker *W, size_t nbig, size_t kbig)
 	W->range = malloc(k * sizeof(double));
 	W->dim = malloc(k * sizeof(size_t));
 	int err = ws_init(&W->w, nbig, k);
-	if (!err && !(W->v && W->rank && W->order && W->pp && W->pc && W->glen && W->glab &&
-		      W->lo && W->hi && W->range && W->dim))
+	if (!err && !(W->v && W->rank && W->order && W->pp && W->pc && W->glen && W->glab && W->lo && W->hi &&
+		      W->range && W->dim))
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	if (err)
 		worker_free(W);
@@ -1156,18 +1154,26 @@ static int cluster_type(struct step_worker *W, uint32_t t)
 	 * most XUs in task-tree searches, and the other workers are soon
 	 * idle): the two sides' label orders on two threads (the same ranks
 	 * either way) */
-	struct rank_job rj = {W->glab + np, W->glen + np, (uint32_t)nc, W->order + np, W->rank + np,
-			      W->w.srt + np, W->w.stmp + np};
+	struct rank_job rj = {W->glab + np, W->glen + np,  (uint32_t)nc,  W->order + np,
+			      W->rank + np, W->w.srt + np, W->w.stmp + np};
 	pthread_t th;
-	int spawned = np + nc >= RANK_THREAD_MIN && J->cpus > 1 &&
-		      pthread_create(&th, NULL, rank_thread, &rj) == 0;
+	int spawned =
+		np + nc >= RANK_THREAD_MIN && J->cpus > 1 && pthread_create(&th, NULL, rank_thread, &rj) == 0;
 	label_ranks(W->glab, W->glen, (uint32_t)np, W->order, W->rank, W->w.srt, W->w.stmp);
 	if (spawned)
 		pthread_join(th, NULL);
 	else
 		rank_thread(&rj);
-	struct grid g = {.k = kk, .np = np, .nc = nc, .v = v, .lo = lo, .range = range,
-			 .w = &W->w, .rank = W->rank, .strategy = c->opts->strategy, .pp = W->pp,
+	struct grid g = {.k = kk,
+			 .np = np,
+			 .nc = nc,
+			 .v = v,
+			 .lo = lo,
+			 .range = range,
+			 .w = &W->w,
+			 .rank = W->rank,
+			 .strategy = c->opts->strategy,
+			 .pp = W->pp,
 			 .pc = W->pc};
 	pmcfi_rng_seed(&g.rng, pmcfi_rng_hash2(pmcfi_rng_hash2(c->opts->seed, J->i), t));
 	int err = cluster(&g);
@@ -1230,10 +1236,7 @@ static size_t step_cpus(const struct cmb *c)
 	return want > 64 ? 64 : want;
 }
 
-static size_t step_threads(size_t cpus, size_t busy)
-{
-	return busy < cpus ? (busy ? busy : 1) : cpus;
-}
+static size_t step_threads(size_t cpus, size_t busy) { return busy < cpus ? (busy ? busy : 1) : cpus; }
 
 /* The workers of every step, kept from step to step (their workspaces are
  * tens of MB: allocating them anew each step page-faulted them in again)
@@ -1291,17 +1294,19 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 	uint32_t *pidx = malloc((nf0 ? nf0 : 1) * sizeof(uint32_t)), *cidx = NULL;
 	const char **clab = malloc((nx ? nx : 1) * sizeof(*clab));
 	uint32_t *clen = malloc((nx ? nx : 1) * sizeof(*clen));
-	uint32_t *pf = malloc((nx ? nx : 1) * sizeof(uint32_t)), *px = malloc((nx ? nx : 1) * sizeof(uint32_t));
+	uint32_t *pf = malloc((nx ? nx : 1) * sizeof(uint32_t)),
+		 *px = malloc((nx ? nx : 1) * sizeof(uint32_t));
 	uint32_t *torder = malloc((c->ntypes ? c->ntypes : 1) * sizeof(uint32_t));
-	size_t *npairs = calloc(c->ntypes + 1, sizeof(size_t)), *iters = calloc(c->ntypes + 1, sizeof(size_t));
+	size_t *npairs = calloc(c->ntypes + 1, sizeof(size_t)),
+	       *iters = calloc(c->ntypes + 1, sizeof(size_t));
 	size_t *tsize = calloc(c->ntypes + 1, sizeof(size_t));
 	unsigned *dmax = calloc(c->ntypes + 1, sizeof(unsigned));
 	struct step_worker *W = NULL;
 	pthread_t *tid = NULL;
 	size_t nthreads = 0;
 	int err = cmbi_by_type(c, i, &cidx, &cs);
-	if (!err && (!ps || !pidx || !clab || !clen || !pf || !px || !torder || !npairs ||
-		     !iters || !tsize || !dmax))
+	if (!err &&
+	    (!ps || !pidx || !clab || !clen || !pf || !px || !torder || !npairs || !iters || !tsize || !dmax))
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	if (err)
 		goto out;
@@ -1323,9 +1328,21 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 			nbig = tsize[t];
 	}
 	qsort_r(torder, c->ntypes, sizeof(*torder), cmp_type_size, tsize);
-	J = (struct step_job){.c = c, .i = i, .k = k, .ecom = ecom, .ps = ps, .cs = cs,
-			      .pidx = pidx, .cidx = cidx, .clab = clab, .clen = clen,
-			      .order = torder, .pf = pf, .px = px, .npairs = npairs, .iters = iters,
+	J = (struct step_job){.c = c,
+			      .i = i,
+			      .k = k,
+			      .ecom = ecom,
+			      .ps = ps,
+			      .cs = cs,
+			      .pidx = pidx,
+			      .cidx = cidx,
+			      .clab = clab,
+			      .clen = clen,
+			      .order = torder,
+			      .pf = pf,
+			      .px = px,
+			      .npairs = npairs,
+			      .iters = iters,
 			      .dmax = dmax};
 	J.cpus = step_cpus(c);
 	nthreads = step_threads(J.cpus, busy);
@@ -1368,8 +1385,7 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 		for (size_t q = 0; q < npairs[t]; q++) {
 			uint32_t f = pf[cs[t] + q], xl = px[cs[t] + q], x = cidx[cs[t] + xl];
 			c->src[(size_t)f * c->n + i] = (int32_t)x;
-			c->lablen[f] = (uint32_t)cmbi_label_fca(c->lab[f], c->lablen[f], clab[x],
-								 clen[x]);
+			c->lablen[f] = (uint32_t)cmbi_label_fca(c->lab[f], c->lablen[f], clab[x], clen[x]);
 			paired[xl] = 1;
 		}
 		/* a profile with more XUs of this type: its surplus XUs stay, with

@@ -17,9 +17,9 @@
  * new strategy is one row and its pair function. */
 static const struct strategy {
 	const char *name;
-	int ordered;              /* needs overlapping event sets in order (bc family) */
-	int labels;               /* needs XU labels */
-	int seeded;               /* uses opts->seed (recorded as combine_seed) */
+	int ordered;                /* needs overlapping event sets in order (bc family) */
+	int labels;                 /* needs XU labels */
+	int seeded;                 /* uses opts->seed (recorded as combine_seed) */
 	int (*pair)(struct cmb *c); /* fills c->src / c->nf */
 } strategies[] = {
 	[PMCF_COMBINE_CTC] = {"ctc", 0, 0, 0, cmbi_ctc},
@@ -96,8 +96,7 @@ static const char *meta_or_empty(const pmcf_profile *p, const char *k)
 
 static int same_program(const pmcf_profile *a, const pmcf_profile *b, const char **what)
 {
-	static const char *const keys[] = {PMCF_META_PROGRAM, PMCF_META_ARGS,
-					   PMCF_META_BINARY_SHA256};
+	static const char *const keys[] = {PMCF_META_PROGRAM, PMCF_META_ARGS, PMCF_META_BINARY_SHA256};
 	for (size_t k = 0; k < PMCF_ARRAY_SIZE(keys); k++)
 		if (strcmp(meta_or_empty(a, keys[k]), meta_or_empty(b, keys[k])) != 0) {
 			*what = keys[k];
@@ -173,8 +172,8 @@ static int check_plan_sets(const pmcf_profile *const *in, size_t n, const pmcf_c
 		long k = plan_set(in[j], &ns);
 		if (seen[k])
 			err = pmcfi_fail(PMCF_ECONFLICT, "%s and %s are both set %ld of the plan",
-					 in_name(o, who[k], b1, sizeof(b1)),
-					 in_name(o, j, b2, sizeof(b2)), k);
+					 in_name(o, who[k], b1, sizeof(b1)), in_name(o, j, b2, sizeof(b2)),
+					 k);
 		seen[k] = 1;
 		who[k] = j;
 	}
@@ -222,8 +221,7 @@ int pmcf_combine_check_run(const pmcf_profile *const *in, size_t n, const pmcf_c
 		if (!in[j])
 			return pmcfi_fail(PMCF_EINVAL, "profile %zu is NULL", j + 1);
 		if (!pmcf_profile_nevents(in[j]))
-			return pmcfi_fail(PMCF_EINVAL, "%s has no events",
-					  in_name(o, j, b1, sizeof(b1)));
+			return pmcfi_fail(PMCF_EINVAL, "%s has no events", in_name(o, j, b1, sizeof(b1)));
 	}
 	for (size_t j = 1; j < n && !o->force; j++) {
 		const char *what;
@@ -235,8 +233,8 @@ int pmcf_combine_check_run(const pmcf_profile *const *in, size_t n, const pmcf_c
 			return pmcfi_fail(PMCF_ECONFLICT,
 					  "%s and %s are not the same program run (%s '%s' vs '%s'); "
 					  "use --force to fuse them anyway",
-					  in_name(o, 0, b1, sizeof(b1)), in_name(o, j, b2, sizeof(b2)),
-					  what, sa, sb);
+					  in_name(o, 0, b1, sizeof(b1)), in_name(o, j, b2, sizeof(b2)), what,
+					  sa, sb);
 		}
 	}
 	return 0;
@@ -530,8 +528,7 @@ static int add_xus(struct cmb *c)
 	for (size_t f = 0; f < c->nf && !err; f++) {
 		int j = base[f];
 		pmcf_xu xu;
-		if (j < 0 || (err = pmcf_profile_xu_get(c->in[j], (size_t)c->src[f * c->n + (size_t)j],
-							 &xu)))
+		if (j < 0 || (err = pmcf_profile_xu_get(c->in[j], (size_t)c->src[f * c->n + (size_t)j], &xu)))
 			break;
 		xu.type = c->ftype[f] % (c->nftypes ? c->nftypes : 1);
 		if (roff[f] != SIZE_MAX) {
@@ -671,7 +668,8 @@ static int match_distances(struct cmb *c)
 				size_t j = c->owners[e][k];
 				if (row[j] < 0)
 					continue;
-				double v = pmcf_profile_value(c->in[j], (size_t)row[j], (size_t)c->evidx[j][e]);
+				double v =
+					pmcf_profile_value(c->in[j], (size_t)row[j], (size_t)c->evidx[j][e]);
 				if (pmcf_is_missing(v))
 					continue;
 				if (pmcf_is_missing(first)) {
@@ -716,8 +714,8 @@ static int copy_truth(struct cmb *c)
 		double *col = pmcf_profile_truth_column(c->out, ti);
 		for (size_t f = 0; f < c->nf; f++) {
 			int j = first_source(c, f);
-			col[f] = map[j] >= 0 ? pmcf_profile_truth_column_const(
-						       c->in[j], (size_t)map[j])[c->src[f * c->n + (size_t)j]]
+			col[f] = map[j] >= 0 ? pmcf_profile_truth_column_const(c->in[j], (size_t)map[j])
+						       [c->src[f * c->n + (size_t)j]]
 					     : PMCF_MISSING;
 		}
 	}
@@ -727,10 +725,15 @@ static int copy_truth(struct cmb *c)
 
 static int set_meta(struct cmb *c)
 {
-	static const char *const drop[] = {PMCF_META_SOURCE,      PMCF_META_SEED,
-					   PMCF_META_START_TIME,  PMCF_META_EXIT_STATUS,
-					   PMCF_META_COMPLETE,    PMCF_META_STRATEGY,
-					   "inputs",              "combine_seed", "combine_impute"};
+	static const char *const drop[] = {PMCF_META_SOURCE,
+					   PMCF_META_SEED,
+					   PMCF_META_START_TIME,
+					   PMCF_META_EXIT_STATUS,
+					   PMCF_META_COMPLETE,
+					   PMCF_META_STRATEGY,
+					   "inputs",
+					   "combine_seed",
+					   "combine_impute"};
 	const pmcf_profile *p0 = c->in[0];
 	int err = 0;
 	for (size_t i = 0; i < pmcf_profile_meta_count(p0) && !err; i++) {
@@ -791,15 +794,15 @@ static int set_meta(struct cmb *c)
 	return err;
 }
 
-int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opts *opts,
-		 pmcf_profile **out, pmcf_combine_stats *stats)
+int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opts *opts, pmcf_profile **out,
+		 pmcf_combine_stats *stats)
 {
 	if (!out)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_combine: NULL output");
 	*out = NULL;
 	pmcfi_clear_error();
-	int err = stats ? pmcfi_check_struct("pmcf_combine_stats", stats, stats->size,
-					     sizeof(*stats), sizeof(*stats))
+	int err = stats ? pmcfi_check_struct("pmcf_combine_stats", stats, stats->size, sizeof(*stats),
+					     sizeof(*stats))
 			: 0;
 	if (!err)
 		err = pmcf_combine_check(in, n, opts);
@@ -810,8 +813,10 @@ int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opt
 		return err;
 	opts = &given;
 	if (opts->impute && (!strategy_of(opts->strategy)->ordered || opts->impute > 64))
-		return pmcfi_fail(PMCF_EINVAL, "impute %u: needs 1..64 and a strategy of the bc family "
-				  "or match (not %s)", opts->impute, pmcf_strategy_name(opts->strategy));
+		return pmcfi_fail(PMCF_EINVAL,
+				  "impute %u: needs 1..64 and a strategy of the bc family "
+				  "or match (not %s)",
+				  opts->impute, pmcf_strategy_name(opts->strategy));
 	pmcf_combine_stats local;
 	memset(&local, 0, sizeof(local));
 	struct cmb c = {.in = in, .n = n, .opts = opts, .stats = &local};
@@ -848,8 +853,7 @@ int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opt
 		}
 		local.partial_xus = c.nf - local.complete_xus;
 		if (stats) /* checked above: cannot fail */
-			pmcfi_struct_out("pmcf_combine_stats", stats, &local, sizeof(local),
-					 sizeof(local));
+			pmcfi_struct_out("pmcf_combine_stats", stats, &local, sizeof(local), sizeof(local));
 		*out = c.out;
 		c.out = NULL;
 	}

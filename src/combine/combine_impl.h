@@ -61,8 +61,7 @@ int cmbi_zip(struct cmb *c, uint32_t *const *idx, size_t *const *start);
 /* Positional pairing after putting, for every input j and type t, the
  * input's XUs of that type (xus[0..n), XU indices) in the strategy's order
  * (CTC: start time; random: a seeded shuffle). order returns 0 or an error. */
-typedef int (*cmbi_order_fn)(struct cmb *c, size_t j, uint32_t t, uint32_t *xus, size_t n,
-			     void *arg);
+typedef int (*cmbi_order_fn)(struct cmb *c, size_t j, uint32_t t, uint32_t *xus, size_t n, void *arg);
 int cmbi_zip_ordered(struct cmb *c, cmbi_order_fn order, void *arg);
 
 /* Strategies (fill c->src / c->nf); combine.c's table maps enum
@@ -70,7 +69,7 @@ int cmbi_zip_ordered(struct cmb *c, cmbi_order_fn order, void *arg);
 int cmbi_ctc(struct cmb *c);
 int cmbi_lgl(struct cmb *c);
 int cmbi_random(struct cmb *c);
-int cmbi_bc(struct cmb *c); /* bc, bc-unlabeled (c->opts->strategy) */
+int cmbi_bc(struct cmb *c);    /* bc, bc-unlabeled (c->opts->strategy) */
 int cmbi_match(struct cmb *c); /* match.c */
 /* After fill_values: c->opts->impute > 0 replaces the values taken from
  * other executions by the median over their K nearest XUs (impute.c). */

@@ -242,8 +242,8 @@ static int impute_step(struct cmb *c, struct istep *s)
 	}
 	if (err || !s->k || !s->m)
 		goto out;
-	/* the rows to impute, by group: base before i, a source in i */
-#define WANTED(f) (s->base[f] >= 0 && (size_t)s->base[f] < i && c->src[(f) * c->n + i] >= 0)
+		/* the rows to impute, by group: base before i, a source in i */
+#define WANTED(f) (s->base[f] >= 0 && (size_t)s->base[f] < i && c->src[(f)*c->n + i] >= 0)
 	for (size_t f = 0; f < c->nf; f++)
 		if (WANTED(f))
 			rs[c->ftype[f] + 2]++;

@@ -156,8 +156,7 @@ static int cholesky(const double *a, size_t k, double *l)
 
 /* The metric's factor L (k x k, lower) from input i's standardised linking
  * features x (n x k) and log added events y (n x m): M = B B^T + floor. */
-int cmbi_match_metric(const double *x, const double *y, size_t n, size_t k, size_t m, double *l,
-		      double *ws)
+int cmbi_match_metric(const double *x, const double *y, size_t n, size_t k, size_t m, double *l, double *ws)
 {
 	double *xtx = ws, *xty = xtx + k * k, *lx = xty + k * m, *b = lx + k * k, *mm = b + k * m;
 	double *mx = mm + k * k, *my = mx + k;
@@ -237,9 +236,11 @@ int cmbi_match_embed(double *zp, size_t np, double *zc, size_t nc, double *y, si
 		double med, scl;
 		robust_scale(tmp2, np + nc, tmp, &med, &scl);
 		for (size_t q = 0; q < np; q++)
-			zp[q * k + a] = isnan(zp[q * k + a]) || !(scl > 1e-12) ? 0 : (zp[q * k + a] - med) / scl;
+			zp[q * k + a] =
+				isnan(zp[q * k + a]) || !(scl > 1e-12) ? 0 : (zp[q * k + a] - med) / scl;
 		for (size_t q = 0; q < nc; q++)
-			zc[q * k + a] = isnan(zc[q * k + a]) || !(scl > 1e-12) ? 0 : (zc[q * k + a] - med) / scl;
+			zc[q * k + a] =
+				isnan(zc[q * k + a]) || !(scl > 1e-12) ? 0 : (zc[q * k + a] - med) / scl;
 	}
 	for (size_t b = 0; b < m; b++) {
 		double sum = 0;
@@ -285,8 +286,8 @@ out:
 struct kd {
 	const double *zp, *zc; /* features of T_prev rows / T_cur XUs, k each */
 	size_t k;
-	int dim;               /* the sort dimension of cmp_side */
-	double *cost, *ws;     /* LEAF^2, the assignment's workspace */
+	int dim;           /* the sort dimension of cmp_side */
+	double *cost, *ws; /* LEAF^2, the assignment's workspace */
 	int32_t *rowof;
 	uint32_t *outp, *outc; /* pairs found (local indices) */
 	size_t npairs;
@@ -398,8 +399,8 @@ static double row_value(const struct cmb *c, size_t f, size_t e, size_t i)
 }
 
 /* Pairs T_prev rows pr[0..np) with T_cur XUs cx[0..nc) of one group. */
-static int match_group(struct cmb *c, size_t i, const struct step *s, const uint32_t *pr,
-		       size_t np, const uint32_t *cx, size_t nc)
+static int match_group(struct cmb *c, size_t i, const struct step *s, const uint32_t *pr, size_t np,
+		       const uint32_t *cx, size_t nc)
 {
 	size_t k = s->k, m = s->m, n = np > nc ? np : nc;
 	double *zp = malloc((np * k + 1) * sizeof(double)), *zc = malloc((nc * k + 1) * sizeof(double));
@@ -412,8 +413,7 @@ static int match_group(struct cmb *c, size_t i, const struct step *s, const uint
 	t.outp = malloc((n + 1) * sizeof(uint32_t));
 	t.outc = malloc((n + 1) * sizeof(uint32_t));
 	int err = 0;
-	if (!zp || !zc || !y || !sp || !sc || !t.cost || !t.ws ||
-	    !t.rowof || !t.outp || !t.outc) {
+	if (!zp || !zc || !y || !sp || !sc || !t.cost || !t.ws || !t.rowof || !t.outp || !t.outc) {
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory matching XUs");
 		goto out;
 	}
@@ -498,8 +498,7 @@ static int step(struct cmb *c, size_t i)
 		s.k = 64; /* the first 64 linking events (duration first) */
 	cmbi_fused_by_type(c, nf0, pidx, ps);
 	for (uint32_t t = 0; t < c->ntypes && !err; t++)
-		err = match_group(c, i, &s, pidx + ps[t], ps[t + 1] - ps[t], cidx + cs[t],
-				  cs[t + 1] - cs[t]);
+		err = match_group(c, i, &s, pidx + ps[t], ps[t + 1] - ps[t], cidx + cs[t], cs[t + 1] - cs[t]);
 out:
 	free(s.ecom);
 	free(s.eadd);

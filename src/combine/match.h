@@ -13,8 +13,7 @@ int cmbi_match_assign(const double *cost, size_t nr, size_t nc, double *ws, int3
 /* The factor L (k x k, lower, row-major) of the metric M = B B^T + floor,
  * B the ridge regression of y (n x m) on x (n x k); ws: 4 k^2 + 2 k m + k +
  * m doubles. -1 when M could not be factored. */
-int cmbi_match_metric(const double *x, const double *y, size_t n, size_t k, size_t m, double *l,
-		      double *ws);
+int cmbi_match_metric(const double *x, const double *y, size_t n, size_t k, size_t m, double *l, double *ws);
 
 /* log(1 + v) of a value (NaN for a missing one): match's feature scale. */
 double cmbi_match_log(double v);

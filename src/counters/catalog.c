@@ -82,8 +82,7 @@ static void free_info(pmcf_event_info *e)
 	free((char *)e->constraints);
 }
 
-int pmcfi_catalog_new(const char *name, const struct pmcfi_catalog_ops *ops, void *impl,
-		      pmcf_catalog **out)
+int pmcfi_catalog_new(const char *name, const struct pmcfi_catalog_ops *ops, void *impl, pmcf_catalog **out)
 {
 	*out = NULL;
 	pmcf_catalog *c = calloc(1, sizeof(*c));
@@ -144,10 +143,7 @@ int pmcfi_catalog_add(pmcf_catalog *c, const pmcf_event_info *info)
 	return 0;
 }
 
-pmcf_event_info *pmcfi_catalog_at_mut(pmcf_catalog *c, size_t i)
-{
-	return i < c->n ? &c->ev[i] : NULL;
-}
+pmcf_event_info *pmcfi_catalog_at_mut(pmcf_catalog *c, size_t i) { return i < c->n ? &c->ev[i] : NULL; }
 
 void *pmcfi_catalog_impl(const pmcf_catalog *c) { return c->impl; }
 
@@ -271,8 +267,8 @@ size_t pmcf_catalog_suggest(const pmcf_catalog *c, const char *name, const char 
 	return nbest;
 }
 
-int pmcf_catalog_check_set(const pmcf_catalog *c, const char *const *names, size_t n,
-			   unsigned pmcs, char *why, size_t whylen)
+int pmcf_catalog_check_set(const pmcf_catalog *c, const char *const *names, size_t n, unsigned pmcs,
+			   char *why, size_t whylen)
 {
 	pmcfi_clear_error();
 	if (whylen)
@@ -296,8 +292,8 @@ int pmcf_catalog_check_set(const pmcf_catalog *c, const char *const *names, size
 	return err;
 }
 
-int pmcfi_catalog_check_idx(const pmcf_catalog *c, const size_t *events, size_t n, unsigned pmcs,
-			    char *why, size_t whylen)
+int pmcfi_catalog_check_idx(const pmcf_catalog *c, const size_t *events, size_t n, unsigned pmcs, char *why,
+			    size_t whylen)
 {
 	if (whylen)
 		why[0] = '\0';
@@ -369,8 +365,8 @@ static int unknown_event(const pmcf_catalog *c, const char *name)
 	const char *sug[3];
 	size_t ns = pmcf_catalog_suggest(c, name, sug, 3);
 	if (!ns)
-		return pmcfi_fail(PMCF_EEVENT,
-				  "unknown event '%s' (`pmcfuse events` lists the known ones)", name);
+		return pmcfi_fail(PMCF_EEVENT, "unknown event '%s' (`pmcfuse events` lists the known ones)",
+				  name);
 	char buf[512];
 	size_t off = 0;
 	for (size_t i = 0; i < ns && off < sizeof(buf); i++)
@@ -398,8 +394,7 @@ static int add_glob(const pmcf_catalog *c, pmcf_evlist *l, const char *pat, unsi
 		hits++;
 	}
 	if (!hits)
-		return pmcfi_fail(PMCF_EEVENT, "no event matches '%s' (`pmcfuse events` lists them)",
-				  pat);
+		return pmcfi_fail(PMCF_EEVENT, "no event matches '%s' (`pmcfuse events` lists them)", pat);
 	return 0;
 }
 
@@ -562,8 +557,7 @@ static int read_file(const char *path, char **out)
 	struct stat sb;
 	if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		fclose(f);
-		return pmcfi_fail(-EISDIR, "event file '%s' is a directory, not a list of events",
-				  path);
+		return pmcfi_fail(-EISDIR, "event file '%s' is a directory, not a list of events", path);
 	}
 	size_t cap = 4096, n = 0;
 	char *buf = malloc(cap);
@@ -656,8 +650,7 @@ const unsigned *pmcf_evlist_groups(const pmcf_evlist *l) { return l->group; }
 const pmcf_catalog *pmcf_evlist_catalog(const pmcf_evlist *l) { return l->cat; }
 const size_t *pmcfi_evlist_indices(const pmcf_evlist *l) { return l->idx; }
 
-int pmcf_evlist_from_names(const pmcf_catalog *c, const char *const *names, size_t n,
-			   pmcf_evlist **out)
+int pmcf_evlist_from_names(const pmcf_catalog *c, const char *const *names, size_t n, pmcf_evlist **out)
 {
 	pmcfi_clear_error();
 	*out = NULL;
@@ -669,7 +662,7 @@ int pmcf_evlist_from_names(const pmcf_catalog *c, const char *const *names, size
 	for (size_t i = 0; i < n && !err; i++) {
 		long k = pmcfi_catalog_resolve((pmcf_catalog *)c, names[i]);
 		err = k == PMCF_EEVENT ? unknown_event(c, names[i])
-		      : k < 0	       ? (int)k
+		      : k < 0          ? (int)k
 				       : evlist_push(l, c, (size_t)k, 0);
 	}
 	if (err) {

@@ -7,8 +7,8 @@
 struct pmcfi_catalog_ops {
 	/* Can the events at indices idx[0..n) be counted at once? 1 yes, 0 no
 	 * (why filled with one line), negative error. duration is never passed. */
-	int (*check_set)(void *impl, const pmcf_catalog *c, const size_t *idx, size_t n,
-			 unsigned pmcs, char *why, size_t whylen);
+	int (*check_set)(void *impl, const pmcf_catalog *c, const size_t *idx, size_t n, unsigned pmcs,
+			 char *why, size_t whylen);
 	void (*free_impl)(void *impl);
 	/* Optional: name is not in c (yet); load what may hold it (e.g. the
 	 * tracepoints, mounting tracefs) and return its index, PMCF_EEVENT when
@@ -20,8 +20,7 @@ struct pmcfi_catalog_ops {
 /* A new catalogue that already holds the duration pseudo-event. impl is
  * owned by the catalogue from then on (freed with ops->free_impl), even
  * when this call fails. */
-int pmcfi_catalog_new(const char *name, const struct pmcfi_catalog_ops *ops, void *impl,
-		      pmcf_catalog **out);
+int pmcfi_catalog_new(const char *name, const struct pmcfi_catalog_ops *ops, void *impl, pmcf_catalog **out);
 /* Appends a copy of *info (all strings copied). A name already present is
  * refused with PMCF_ECONFLICT. */
 int pmcfi_catalog_add(pmcf_catalog *c, const pmcf_event_info *info);
@@ -36,8 +35,8 @@ long pmcfi_catalog_resolve(pmcf_catalog *c, const char *name);
 /* Can catalogue events idx[0..n) be counted at once? As
  * pmcf_catalog_check_set, for events already resolved (duration and
  * repeats are skipped). */
-int pmcfi_catalog_check_idx(const pmcf_catalog *c, const size_t *idx, size_t n, unsigned pmcs,
-			    char *why, size_t whylen);
+int pmcfi_catalog_check_idx(const pmcf_catalog *c, const size_t *idx, size_t n, unsigned pmcs, char *why,
+			    size_t whylen);
 /* The catalogue index of every name of l (pmcf_evlist_size(l) of them,
  * owned by l), in pmcf_evlist_catalog(l). */
 const size_t *pmcfi_evlist_indices(const pmcf_evlist *l);

@@ -37,17 +37,19 @@ int pmcfi_postfix_eval(const char *expr, const double *vals, unsigned n, double 
 				p += native;
 				if (!isdigit((unsigned char)*p))
 					return pmcfi_fail(PMCF_ESYNTAX,
-							  "postfix '%s': 'N' without a number at %zu", expr, at);
+							  "postfix '%s': 'N' without a number at %zu", expr,
+							  at);
 				unsigned long k = 0;
 				while (isdigit((unsigned char)*p) && k < 1000000000ul)
 					k = k * 10 + (unsigned long)(*p++ - '0');
 				if (isdigit((unsigned char)*p))
-					return pmcfi_fail(PMCF_ESYNTAX, "postfix '%s': number too long at %zu",
-							  expr, at);
-				if (native && k >= n)
 					return pmcfi_fail(PMCF_ESYNTAX,
-							  "postfix '%s': N%lu at %zu but the event has %u natives",
-							  expr, k, at, n);
+							  "postfix '%s': number too long at %zu", expr, at);
+				if (native && k >= n)
+					return pmcfi_fail(
+						PMCF_ESYNTAX,
+						"postfix '%s': N%lu at %zu but the event has %u natives",
+						expr, k, at, n);
 				v = native ? vals[k] : (double)k;
 			}
 			if (*p && *p != '|' && !strchr("+-*/", *p))
@@ -63,8 +65,8 @@ int pmcfi_postfix_eval(const char *expr, const double *vals, unsigned n, double 
 			return pmcfi_fail(PMCF_ESYNTAX, "postfix '%s': unknown token '%c' at %zu", expr, *p,
 					  at);
 		if (top < 2)
-			return pmcfi_fail(PMCF_ESYNTAX, "postfix '%s': '%c' at %zu needs two operands",
-					  expr, *p, at);
+			return pmcfi_fail(PMCF_ESYNTAX, "postfix '%s': '%c' at %zu needs two operands", expr,
+					  *p, at);
 		double b = st[--top];
 		double a = st[top - 1];
 		switch (*p++) {
@@ -76,8 +78,7 @@ int pmcfi_postfix_eval(const char *expr, const double *vals, unsigned n, double 
 		st[top - 1] = a;
 	}
 	if (top != 1)
-		return pmcfi_fail(PMCF_ESYNTAX, "postfix '%s' leaves %d values instead of one", expr,
-				  top);
+		return pmcfi_fail(PMCF_ESYNTAX, "postfix '%s' leaves %d values instead of one", expr, top);
 	*out = st[0];
 	return 0;
 }
@@ -106,8 +107,7 @@ static int chain(unsigned n, char op, char *out, size_t outlen)
 	return 0;
 }
 
-int pmcfi_derive_postfix(const char *derived, const char *postfix, unsigned n, char *out,
-			 size_t outlen)
+int pmcfi_derive_postfix(const char *derived, const char *postfix, unsigned n, char *out, size_t outlen)
 {
 	if (n < 1 || n > PMCFI_DERIVE_MAX)
 		return pmcfi_fail(PMCF_EINVAL, "%u natives (1 to %d)", n, PMCFI_DERIVE_MAX);
@@ -133,8 +133,7 @@ int pmcfi_derive_postfix(const char *derived, const char *postfix, unsigned n, c
 	if (strcmp(derived, "DERIVED_PS") == 0 || strcmp(derived, "DERIVED_ADD_PS") == 0)
 		return pmcfi_fail(PMCF_ENOTSUP, "PAPI derives it as a rate per second (%s), not a count",
 				  derived);
-	return pmcfi_fail(PMCF_ENOTSUP, "PAPI derives it in a way pmcfuse does not know (%s)",
-			  derived);
+	return pmcfi_fail(PMCF_ENOTSUP, "PAPI derives it in a way pmcfuse does not know (%s)", derived);
 }
 
 double pmcfi_derive_value(const struct pmcfi_derive *d, const double *v)

@@ -26,8 +26,7 @@ struct pmcfi_derive {
  * DERIVED_ADD_PS: rates per second; DERIVED_INFIX; anything unknown), with a
  * detail; PMCF_ESYNTAX for a malformed postfix; PMCF_EINVAL for n outside
  * 1..PMCFI_DERIVE_MAX or a too small out. */
-int pmcfi_derive_postfix(const char *derived, const char *postfix, unsigned n, char *out,
-			 size_t outlen);
+int pmcfi_derive_postfix(const char *derived, const char *postfix, unsigned n, char *out, size_t outlen);
 
 /* Evaluates postfix expr over the natives' values vals[0..n), the way PAPI
  * does (papi_internal.c, _papi_hwi_postfix_calc): tokens separated by '|'

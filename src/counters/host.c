@@ -40,8 +40,7 @@ static void cpu_model(pmcf_host_info *h)
 		char *colon = strchr(line, ':');
 		if (!colon)
 			continue;
-		if (!h->cpu[0] && (strncmp(line, "model name", 10) == 0 ||
-				   strncmp(line, "Model", 5) == 0)) {
+		if (!h->cpu[0] && (strncmp(line, "model name", 10) == 0 || strncmp(line, "Model", 5) == 0)) {
 			char *v = colon + 1;
 			while (*v == ' ')
 				v++;
@@ -69,10 +68,10 @@ static void cpu_model(pmcf_host_info *h)
 		v[12] = '\0';
 		static const struct {
 			const char *sig, *name;
-		} known[] = {{"KVMKVMKVM", "KVM"},         {"VMwareVMware", "VMware"},
-			     {"Microsoft Hv", "Hyper-V"},  {"XenVMMXenVMM", "Xen"},
+		} known[] = {{"KVMKVMKVM", "KVM"},           {"VMwareVMware", "VMware"},
+			     {"Microsoft Hv", "Hyper-V"},    {"XenVMMXenVMM", "Xen"},
 			     {"TCGTCGTCGTCG", "QEMU (TCG)"}, {"ACRNACRNACRN", "ACRN"},
-			     {" lrpepyh  vr", "Parallels"}, {"VBoxVBoxVBox", "VirtualBox"},
+			     {" lrpepyh  vr", "Parallels"},  {"VBoxVBoxVBox", "VirtualBox"},
 			     {"bhyve bhyve ", "bhyve"}};
 		for (size_t i = 0; i < PMCF_ARRAY_SIZE(known); i++)
 			if (strncmp(v, known[i].sig, strlen(known[i].sig)) == 0)
@@ -103,8 +102,8 @@ static void kernel_pmus(pmcf_host_info *h)
 	struct dirent *e;
 	while ((e = readdir(d)))
 		if (e->d_name[0] != '.' && off < sizeof(h->kernel_pmus))
-			off += (size_t)snprintf(h->kernel_pmus + off, sizeof(h->kernel_pmus) - off,
-						"%s%s", off ? "," : "", e->d_name);
+			off += (size_t)snprintf(h->kernel_pmus + off, sizeof(h->kernel_pmus) - off, "%s%s",
+						off ? "," : "", e->d_name);
 	closedir(d);
 }
 
@@ -112,8 +111,7 @@ static void core_pmus(pmcf_host_info *h)
 {
 	if (pfm_initialize() != PFM_SUCCESS)
 		return;
-	for (int p = PFM_PMU_NONE + 1; p < PFM_PMU_MAX && h->npmus < PMCF_ARRAY_SIZE(h->pmus);
-	     p++) {
+	for (int p = PFM_PMU_NONE + 1; p < PFM_PMU_MAX && h->npmus < PMCF_ARRAY_SIZE(h->pmus); p++) {
 		pfm_pmu_info_t pi;
 		memset(&pi, 0, sizeof(pi));
 		pi.size = sizeof(pi);
@@ -150,8 +148,7 @@ static void hw_probe(pmcf_host_info *h)
 	h->hw_counting = 0;
 	if (e == ENOENT || e == EOPNOTSUPP || e == ENODEV)
 		snprintf(h->hw_why, sizeof(h->hw_why), "no hardware PMU%s (perf_event_open: %s)",
-			 h->virtual_machine ? ": the hypervisor exposes none (no vPMU)" : "",
-			 strerror(e));
+			 h->virtual_machine ? ": the hypervisor exposes none (no vPMU)" : "", strerror(e));
 	else
 		snprintf(h->hw_why, sizeof(h->hw_why), "perf_event_open: %s", strerror(e));
 }

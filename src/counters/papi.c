@@ -47,8 +47,7 @@ static int push(struct pmcfi_papi *t, size_t *cap)
 
 /* Fills p->expr from its type and postfix, or p->why when they are not a
  * count pmcfuse can compute; disabled: the perf_event component's reason. */
-static void finish(struct pmcfi_papi_preset *p, const char *postfix, const char *disabled,
-		   const char *cpu)
+static void finish(struct pmcfi_papi_preset *p, const char *postfix, const char *disabled, const char *cpu)
 {
 	if (disabled) {
 		snprintf(p->why, sizeof(p->why), "PAPI's perf_event component is disabled (%.400s)",
@@ -121,8 +120,7 @@ static int load_file(const char *path, struct pmcfi_papi *t)
 				}
 			}
 		}
-		finish(p, strcmp(field[2], "-") ? field[2] : "", is_disabled ? disabled : NULL,
-		       "test table");
+		finish(p, strcmp(field[2], "-") ? field[2] : "", is_disabled ? disabled : NULL, "test table");
 	}
 	fclose(f);
 	return err;

@@ -8,13 +8,13 @@
 #include "counters/derive.h"
 
 struct pmcfi_papi_preset {
-	char *name;                   /* "PAPI_TOT_INS" */
-	char *description;            /* PAPI's long description */
-	unsigned n;                   /* natives (0 when PAPI maps it to none here) */
+	char *name;                     /* "PAPI_TOT_INS" */
+	char *description;              /* PAPI's long description */
+	unsigned n;                     /* natives (0 when PAPI maps it to none here) */
 	char *native[PMCFI_DERIVE_MAX]; /* libpfm4 names, as PAPI's perf_event component has them */
-	char derived[64]; /* PAPI's derived type, e.g. "DERIVED_SUB" */
-	char expr[PMCFI_DERIVE_EXPR]; /* postfix over the natives (pmcfi_derive_postfix) */
-	char why[512];                /* "" when countable here, else why not (one line) */
+	char derived[64];               /* PAPI's derived type, e.g. "DERIVED_SUB" */
+	char expr[PMCFI_DERIVE_EXPR];   /* postfix over the natives (pmcfi_derive_postfix) */
+	char why[512];                  /* "" when countable here, else why not (one line) */
 };
 
 struct pmcfi_papi {

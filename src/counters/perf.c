@@ -40,8 +40,8 @@ struct enc {
 	struct pmcfi_perf_mods mods; /* K_RAW, K_MOD */
 	unsigned char counterless;   /* K_RAW of a PMU without counters (msr/tsc/) */
 	unsigned char noexclude;     /* K_RAW of a PMU that refuses exclude_* (msr) */
-	signed char opens; /* check_set's cache: -1 not tried, 0 refused, 1 opens alone */
-	int open_errno;    /* when refused */
+	signed char opens;           /* check_set's cache: -1 not tried, 0 refused, 1 opens alone */
+	int open_errno;              /* when refused */
 };
 
 struct perf_impl {
@@ -51,8 +51,8 @@ struct perf_impl {
 	/* Parts loaded on demand (pmcfi_catalog_resolve): tracepoints when one is
 	 * named, native PMU events when a name is not found otherwise. */
 	int have_tracepoints, have_natives, have_papi;
-	char *tracefs; /* tracefs root for tests (pmcfi_catalog_perf_at), or NULL */
-	char *sysfs;   /* PMU folders for tests (pmcfi_perf_set_sysfs), or NULL */
+	char *tracefs;           /* tracefs root for tests (pmcfi_catalog_perf_at), or NULL */
+	char *sysfs;             /* PMU folders for tests (pmcfi_perf_set_sysfs), or NULL */
 	struct pmcfi_papi *papi; /* PAPI presets, NULL when not loaded */
 };
 
@@ -116,8 +116,8 @@ static int enc_reserve(struct perf_impl *impl)
 
 /* Adds *info with its encoding *e. A name already present is skipped when
  * skip_dup (libpfm4 tables may repeat one), else an error. */
-static int add_enc(pmcf_catalog *c, struct perf_impl *impl, const pmcf_event_info *info,
-		   const struct enc *e, int skip_dup)
+static int add_enc(pmcf_catalog *c, struct perf_impl *impl, const pmcf_event_info *info, const struct enc *e,
+		   int skip_dup)
 {
 	int err = enc_reserve(impl);
 	if (err)
@@ -135,7 +135,7 @@ static int add_enc(pmcf_catalog *c, struct perf_impl *impl, const pmcf_event_inf
 }
 
 static int add(pmcf_catalog *c, struct perf_impl *impl, const pmcf_event_info *info, enum kind kind,
-               uint32_t type, uint64_t config, int skip_dup)
+	       uint32_t type, uint64_t config, int skip_dup)
 {
 	struct enc e = {.kind = kind, .type = type, .config = config};
 	return add_enc(c, impl, info, &e, skip_dup);
@@ -152,53 +152,51 @@ struct typed_event {
  * branches, …) are not entries of their own: "all" would then count the
  * same thing twice; the descriptions name them. */
 static const struct typed_event software_events[] = {
-    {"cpu-clock", PERF_COUNT_SW_CPU_CLOCK, "per-CPU high-resolution timer, in ns"},
-    {"task-clock", PERF_COUNT_SW_TASK_CLOCK, "time the task runs on a CPU, in ns"},
-    {"page-faults", PERF_COUNT_SW_PAGE_FAULTS, "page faults (perf alias: faults)"},
-    {"context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES, "context switches (perf alias: cs)"},
-    {"cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS,
-     "moves of the task to another CPU (perf alias: migrations)"},
-    {"minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN, "page faults served without I/O"},
-    {"major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ, "page faults that needed I/O"},
-    {"alignment-faults", PERF_COUNT_SW_ALIGNMENT_FAULTS, "alignment faults fixed up by the kernel"},
-    {"emulation-faults", PERF_COUNT_SW_EMULATION_FAULTS, "instructions emulated by the kernel"},
-    {"cgroup-switches", PERF_COUNT_SW_CGROUP_SWITCHES,
-     "context switches to a task of another cgroup"},
+	{"cpu-clock", PERF_COUNT_SW_CPU_CLOCK, "per-CPU high-resolution timer, in ns"},
+	{"task-clock", PERF_COUNT_SW_TASK_CLOCK, "time the task runs on a CPU, in ns"},
+	{"page-faults", PERF_COUNT_SW_PAGE_FAULTS, "page faults (perf alias: faults)"},
+	{"context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES, "context switches (perf alias: cs)"},
+	{"cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS,
+	 "moves of the task to another CPU (perf alias: migrations)"},
+	{"minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN, "page faults served without I/O"},
+	{"major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ, "page faults that needed I/O"},
+	{"alignment-faults", PERF_COUNT_SW_ALIGNMENT_FAULTS, "alignment faults fixed up by the kernel"},
+	{"emulation-faults", PERF_COUNT_SW_EMULATION_FAULTS, "instructions emulated by the kernel"},
+	{"cgroup-switches", PERF_COUNT_SW_CGROUP_SWITCHES, "context switches to a task of another cgroup"},
 };
 
 static const struct typed_event hardware_events[] = {
-    {"cycles", PERF_COUNT_HW_CPU_CYCLES, "core clock cycles (perf alias: cpu-cycles)"},
-    {"instructions", PERF_COUNT_HW_INSTRUCTIONS, "retired instructions"},
-    {"cache-references", PERF_COUNT_HW_CACHE_REFERENCES,
-     "cache accesses (usually the last-level cache)"},
-    {"cache-misses", PERF_COUNT_HW_CACHE_MISSES, "cache misses (usually the last-level cache)"},
-    {"branch-instructions", PERF_COUNT_HW_BRANCH_INSTRUCTIONS,
-     "retired branch instructions (perf alias: branches)"},
-    {"branch-misses", PERF_COUNT_HW_BRANCH_MISSES, "mispredicted branch instructions"},
-    {"bus-cycles", PERF_COUNT_HW_BUS_CYCLES, "bus cycles"},
-    {"stalled-cycles-frontend", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND,
-     "cycles the front end issued nothing (perf alias: idle-cycles-frontend)"},
-    {"stalled-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND,
-     "cycles the back end retired nothing (perf alias: idle-cycles-backend)"},
-    {"ref-cycles", PERF_COUNT_HW_REF_CPU_CYCLES, "reference cycles at a constant rate"},
+	{"cycles", PERF_COUNT_HW_CPU_CYCLES, "core clock cycles (perf alias: cpu-cycles)"},
+	{"instructions", PERF_COUNT_HW_INSTRUCTIONS, "retired instructions"},
+	{"cache-references", PERF_COUNT_HW_CACHE_REFERENCES, "cache accesses (usually the last-level cache)"},
+	{"cache-misses", PERF_COUNT_HW_CACHE_MISSES, "cache misses (usually the last-level cache)"},
+	{"branch-instructions", PERF_COUNT_HW_BRANCH_INSTRUCTIONS,
+	 "retired branch instructions (perf alias: branches)"},
+	{"branch-misses", PERF_COUNT_HW_BRANCH_MISSES, "mispredicted branch instructions"},
+	{"bus-cycles", PERF_COUNT_HW_BUS_CYCLES, "bus cycles"},
+	{"stalled-cycles-frontend", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND,
+	 "cycles the front end issued nothing (perf alias: idle-cycles-frontend)"},
+	{"stalled-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND,
+	 "cycles the back end retired nothing (perf alias: idle-cycles-backend)"},
+	{"ref-cycles", PERF_COUNT_HW_REF_CPU_CYCLES, "reference cycles at a constant rate"},
 };
 
 static int add_typed(pmcf_catalog *c, struct perf_impl *impl, const struct typed_event *t, size_t n,
-                     uint32_t type, const char *source, int intel_fixed)
+		     uint32_t type, const char *source, int intel_fixed)
 {
 	for (size_t i = 0; i < n; i++) {
 		/* On Intel core PMUs the kernel puts these on fixed counters. */
 		int fixed = intel_fixed && type == PERF_TYPE_HARDWARE &&
-		            (t[i].config == PERF_COUNT_HW_INSTRUCTIONS ||
-		             t[i].config == PERF_COUNT_HW_CPU_CYCLES ||
-		             t[i].config == PERF_COUNT_HW_REF_CPU_CYCLES);
+			    (t[i].config == PERF_COUNT_HW_INSTRUCTIONS ||
+			     t[i].config == PERF_COUNT_HW_CPU_CYCLES ||
+			     t[i].config == PERF_COUNT_HW_REF_CPU_CYCLES);
 		pmcf_event_info info = {
-		    .name = t[i].name,
-		    .source = source,
-		    .description = t[i].description,
-		    .constraints = fixed ? "{\"fixed\":true}" : NULL,
-		    .available = -1,
-		    .cost = fixed ? 0 : 1,
+			.name = t[i].name,
+			.source = source,
+			.description = t[i].description,
+			.constraints = fixed ? "{\"fixed\":true}" : NULL,
+			.available = -1,
+			.cost = fixed ? 0 : 1,
 		};
 		int err = add(c, impl, &info, K_TYPED, type, t[i].config, 0);
 		if (err)
@@ -216,20 +214,20 @@ static int add_hwcache(pmcf_catalog *c, struct perf_impl *impl)
 		uint64_t id;
 		unsigned ops; /* bit per PERF_COUNT_HW_CACHE_OP_* */
 	} caches[] = {
-	    {"L1-dcache", "level-1 data cache", PERF_COUNT_HW_CACHE_L1D, 7},
-	    {"L1-icache", "level-1 instruction cache", PERF_COUNT_HW_CACHE_L1I, 5},
-	    {"LLC", "last-level cache", PERF_COUNT_HW_CACHE_LL, 7},
-	    {"dTLB", "data TLB", PERF_COUNT_HW_CACHE_DTLB, 7},
-	    {"iTLB", "instruction TLB", PERF_COUNT_HW_CACHE_ITLB, 1},
-	    {"branch", "branch prediction unit", PERF_COUNT_HW_CACHE_BPU, 1},
-	    {"node", "local memory node", PERF_COUNT_HW_CACHE_NODE, 7},
+		{"L1-dcache", "level-1 data cache", PERF_COUNT_HW_CACHE_L1D, 7},
+		{"L1-icache", "level-1 instruction cache", PERF_COUNT_HW_CACHE_L1I, 5},
+		{"LLC", "last-level cache", PERF_COUNT_HW_CACHE_LL, 7},
+		{"dTLB", "data TLB", PERF_COUNT_HW_CACHE_DTLB, 7},
+		{"iTLB", "instruction TLB", PERF_COUNT_HW_CACHE_ITLB, 1},
+		{"branch", "branch prediction unit", PERF_COUNT_HW_CACHE_BPU, 1},
+		{"node", "local memory node", PERF_COUNT_HW_CACHE_NODE, 7},
 	};
 	static const struct {
 		const char *one, *many, *what;
 	} ops[] = {
-	    [PERF_COUNT_HW_CACHE_OP_READ] = {"load", "loads", "loads"},
-	    [PERF_COUNT_HW_CACHE_OP_WRITE] = {"store", "stores", "stores"},
-	    [PERF_COUNT_HW_CACHE_OP_PREFETCH] = {"prefetch", "prefetches", "prefetches"},
+		[PERF_COUNT_HW_CACHE_OP_READ] = {"load", "loads", "loads"},
+		[PERF_COUNT_HW_CACHE_OP_WRITE] = {"store", "stores", "stores"},
+		[PERF_COUNT_HW_CACHE_OP_PREFETCH] = {"prefetch", "prefetches", "prefetches"},
 	};
 	for (size_t ci = 0; ci < PMCF_ARRAY_SIZE(caches); ci++) {
 		for (unsigned op = 0; op < PMCF_ARRAY_SIZE(ops); op++) {
@@ -238,30 +236,26 @@ static int add_hwcache(pmcf_catalog *c, struct perf_impl *impl)
 			for (unsigned miss = 0; miss < 2; miss++) {
 				char name[64], desc[128];
 				if (miss) {
-					snprintf(name, sizeof(name), "%s-%s-misses",
-					         caches[ci].name, ops[op].one);
-					snprintf(desc, sizeof(desc), "%s %s that miss",
-					         caches[ci].what, ops[op].what);
+					snprintf(name, sizeof(name), "%s-%s-misses", caches[ci].name,
+						 ops[op].one);
+					snprintf(desc, sizeof(desc), "%s %s that miss", caches[ci].what,
+						 ops[op].what);
 				} else {
-					snprintf(name, sizeof(name), "%s-%s", caches[ci].name,
-					         ops[op].many);
-					snprintf(desc, sizeof(desc), "%s %s", caches[ci].what,
-					         ops[op].what);
+					snprintf(name, sizeof(name), "%s-%s", caches[ci].name, ops[op].many);
+					snprintf(desc, sizeof(desc), "%s %s", caches[ci].what, ops[op].what);
 				}
 				pmcf_event_info info = {
-				    .name = name,
-				    .source = PMCF_SRC_HWCACHE,
-				    .description = desc,
-				    .available = -1,
-				    .cost = 1,
+					.name = name,
+					.source = PMCF_SRC_HWCACHE,
+					.description = desc,
+					.available = -1,
+					.cost = 1,
 				};
-				uint64_t config =
-				    caches[ci].id | (uint64_t)op << 8 |
-				    (uint64_t)(miss ? PERF_COUNT_HW_CACHE_RESULT_MISS
-				                    : PERF_COUNT_HW_CACHE_RESULT_ACCESS)
-				        << 16;
-				int err =
-				    add(c, impl, &info, K_TYPED, PERF_TYPE_HW_CACHE, config, 0);
+				uint64_t config = caches[ci].id | (uint64_t)op << 8 |
+						  (uint64_t)(miss ? PERF_COUNT_HW_CACHE_RESULT_MISS
+								  : PERF_COUNT_HW_CACHE_RESULT_ACCESS)
+							  << 16;
+				int err = add(c, impl, &info, K_TYPED, PERF_TYPE_HW_CACHE, config, 0);
 				if (err)
 					return err;
 			}
@@ -318,16 +312,15 @@ static int add_tracepoints(pmcf_catalog *c, struct perf_impl *impl, int mount, i
 	if (impl->tracefs) {
 		snprintf(events, sizeof(events), "%s/events", impl->tracefs);
 		err = access(events, R_OK | X_OK) == 0
-			  ? 0
-			  : pmcfi_fail(PMCF_ENOENT, "needs tracefs: cannot read %s (%s)",
-				       events, strerror(errno));
+			      ? 0
+			      : pmcfi_fail(PMCF_ENOENT, "needs tracefs: cannot read %s (%s)", events,
+					   strerror(errno));
 	} else {
 		err = pmcfi_tracefs_events(events, sizeof(events), mount);
 	}
 	int nsys = err ? -1 : scandir(events, &sys, is_subdir, by_name);
 	if (!err && nsys < 0)
-		err = pmcfi_fail(-errno, "needs tracefs: cannot list %s (%s)", events,
-				 strerror(errno));
+		err = pmcfi_fail(-errno, "needs tracefs: cannot list %s (%s)", events, strerror(errno));
 	if (err) {
 		if (required)
 			return err;
@@ -352,14 +345,13 @@ static int add_tracepoints(pmcf_catalog *c, struct perf_impl *impl, int mount, i
 			char name[512];
 			snprintf(name, sizeof(name), "%s:%s", sys[s]->d_name, ev[e]->d_name);
 			pmcf_event_info info = {
-			    .name = name,
-			    .source = PMCF_SRC_TRACEPOINT,
-			    .description = "kernel tracepoint",
-			    .available = -1,
-			    .cost = 1,
+				.name = name,
+				.source = PMCF_SRC_TRACEPOINT,
+				.description = "kernel tracepoint",
+				.available = -1,
+				.cost = 1,
 			};
-			err = add(c, impl, &info, K_TRACEPOINT, PERF_TYPE_TRACEPOINT, (uint64_t)id,
-			          1);
+			err = add(c, impl, &info, K_TRACEPOINT, PERF_TYPE_TRACEPOINT, (uint64_t)id, 1);
 		}
 		if (nev > 0)
 			free_dirents(ev, nev);
@@ -388,8 +380,7 @@ static int pfm_ready(void)
 {
 	int r = pfm_initialize();
 	if (r != PFM_SUCCESS)
-		pmcfi_log(PMCF_LOG_WARN, "libpfm4 cannot start (%s): no native PMU events",
-		          pfm_strerror(r));
+		pmcfi_log(PMCF_LOG_WARN, "libpfm4 cannot start (%s): no native PMU events", pfm_strerror(r));
 	return r == PFM_SUCCESS;
 }
 
@@ -439,12 +430,12 @@ static int add_pmu_events(const pfm_pmu_info_t *pi, void *arg)
 		char name[512];
 		snprintf(name, sizeof(name), "%s::%s", pi->name, ei.name);
 		pmcf_event_info info = {
-		    .name = name,
-		    .source = PMCF_SRC_PMU,
-		    .pmu = pi->name,
-		    .description = ei.desc ? ei.desc : "",
-		    .available = -1,
-		    .cost = 1,
+			.name = name,
+			.source = PMCF_SRC_PMU,
+			.pmu = pi->name,
+			.description = ei.desc ? ei.desc : "",
+			.available = -1,
+			.cost = 1,
 		};
 		int err = add(x->c, x->impl, &info, K_NATIVE, 0, 0, 1);
 		if (err)
@@ -500,8 +491,8 @@ static long add_modified(pmcf_catalog *c, struct perf_impl *impl, long base, con
 	const pmcf_event_info *b = pmcf_catalog_at(c, (size_t)base);
 	struct enc e = {.kind = K_MOD, .config = (uint64_t)base};
 	if (impl->enc[base].kind == K_PSEUDO)
-		return pmcfi_fail(PMCF_ESYNTAX, "'%s': %s is no counter and takes no modifiers",
-				  asked, b->name);
+		return pmcfi_fail(PMCF_ESYNTAX, "'%s': %s is no counter and takes no modifiers", asked,
+				  b->name);
 	if (impl->enc[base].kind == K_PAPI)
 		return pmcfi_fail(PMCF_ESYNTAX,
 				  "'%s': modifiers do not apply to PAPI presets (PAPI counts user "
@@ -541,8 +532,7 @@ static long add_raw(pmcf_catalog *c, struct perf_impl *impl, const char *name)
 	char pmu[64] = "cpu", desc[160];
 	if (pmcfi_perf_raw_parse(name, &e.config)) {
 		e.type = PERF_TYPE_RAW;
-		snprintf(desc, sizeof(desc), "raw event %#llx of the core PMU",
-			 (unsigned long long)e.config);
+		snprintf(desc, sizeof(desc), "raw event %#llx of the core PMU", (unsigned long long)e.config);
 	} else {
 		int err = pmcfi_perf_pmu_encode(impl->sysfs, name, &a, &e.mods, pmu, sizeof(pmu));
 		if (err)
@@ -553,17 +543,19 @@ static long add_raw(pmcf_catalog *c, struct perf_impl *impl, const char *name)
 		e.config2 = a.config2;
 		e.counterless = (unsigned char)pmcfi_perf_pmu_counterless(pmu);
 		e.noexclude = strcmp(pmu, "msr") == 0;
-		snprintf(desc, sizeof(desc), "PMU %s, type %u: config %#llx, config1 %#llx, "
-			 "config2 %#llx", pmu, e.type, (unsigned long long)e.config,
-			 (unsigned long long)e.config1, (unsigned long long)e.config2);
+		snprintf(desc, sizeof(desc),
+			 "PMU %s, type %u: config %#llx, config1 %#llx, "
+			 "config2 %#llx",
+			 pmu, e.type, (unsigned long long)e.config, (unsigned long long)e.config1,
+			 (unsigned long long)e.config2);
 	}
 	pmcf_event_info info = {
-	    .name = name,
-	    .source = e.counterless ? PMCF_SRC_SOFTWARE : PMCF_SRC_PMU,
-	    .pmu = pmu,
-	    .description = desc,
-	    .available = -1,
-	    .cost = e.counterless ? 0 : 1,
+		.name = name,
+		.source = e.counterless ? PMCF_SRC_SOFTWARE : PMCF_SRC_PMU,
+		.pmu = pmu,
+		.description = desc,
+		.available = -1,
+		.cost = e.counterless ? 0 : 1,
 	};
 	int err = add_enc(c, impl, &info, &e, 0);
 	return err ? err : (long)impl->n - 1;
@@ -597,8 +589,9 @@ static long resolve(void *vimpl, pmcf_catalog *c, const char *name)
 		if (base != PMCF_EEVENT)
 			return base;
 		pmcfi_clear_error();
+		/* an unknown event with modifiers, no tracepoint */
 		if (!memchr(name, ':', plen))
-			return PMCF_EEVENT; /* an unknown event with modifiers, no tracepoint */
+			return PMCF_EEVENT;
 		/* else not modifiers after all: a tracepoint or native name */
 	}
 	if (tracepoint_like(name) && !impl->have_tracepoints) {
@@ -665,13 +658,12 @@ static int encode_pfm(const struct perf_impl *impl, const char *name, struct per
 	int r = pfm_get_os_event_encoding(name, plm, PFM_OS_PERF_EVENT_EXT, &arg);
 	attr->size = sizeof(*attr);
 	if (r != PFM_SUCCESS)
-		return pmcfi_fail(PMCF_ENOTSUP, "libpfm4 cannot encode '%s': %s", name,
-		                  pfm_strerror(r));
+		return pmcfi_fail(PMCF_ENOTSUP, "libpfm4 cannot encode '%s': %s", name, pfm_strerror(r));
 	return 0;
 }
 
 static int encode_at(const pmcf_catalog *c, const struct perf_impl *impl, size_t i,
-                     struct perf_event_attr *attr)
+		     struct perf_event_attr *attr)
 {
 	const pmcf_event_info *ev = pmcf_catalog_at(c, i);
 	memset(attr, 0, sizeof(*attr));
@@ -681,9 +673,7 @@ static int encode_at(const pmcf_catalog *c, const struct perf_impl *impl, size_t
 	const struct enc *e = &impl->enc[i];
 	int err;
 	switch (e->kind) {
-	case K_PSEUDO:
-		return pmcfi_fail(PMCF_EINVAL, "'%s' is a pseudo-event: it has no counter",
-		                  ev->name);
+	case K_PSEUDO: return pmcfi_fail(PMCF_EINVAL, "'%s' is a pseudo-event: it has no counter", ev->name);
 	case K_TYPED:
 	case K_TRACEPOINT:
 	case K_RAW:
@@ -705,7 +695,7 @@ static int encode_at(const pmcf_catalog *c, const struct perf_impl *impl, size_t
 	case K_NATIVE: break;
 	case K_PAPI:
 		return pmcfi_fail(PMCF_EINVAL, "'%s' is a PAPI preset: it is counted as its natives",
-		                  ev->name);
+				  ev->name);
 	}
 	return encode_pfm(impl, ev->name, attr);
 }
@@ -781,12 +771,12 @@ static int add_papi(pmcf_catalog *c, struct perf_impl *impl, int required)
 		if (!cons)
 			return pmcfi_fail(PMCF_ENOMEM, "out of memory building the event catalogue");
 		pmcf_event_info info = {
-		    .name = p->name,
-		    .source = PMCF_SRC_PAPI,
-		    .description = p->description,
-		    .constraints = cons,
-		    .available = p->why[0] ? 0 : -1,
-		    .cost = p->why[0] ? 1 : p->n,
+			.name = p->name,
+			.source = PMCF_SRC_PAPI,
+			.description = p->description,
+			.constraints = cons,
+			.available = p->why[0] ? 0 : -1,
+			.cost = p->why[0] ? 1 : p->n,
 		};
 		err = add(c, impl, &info, K_PAPI, 0, k, 1);
 		free(cons);
@@ -797,7 +787,7 @@ static int add_papi(pmcf_catalog *c, struct perf_impl *impl, int required)
 /* The natives catalogue event i is counted with: 1 (the event itself) for
  * all but PAPI presets; PMCF_ENOTSUP for a preset unavailable here. */
 static int encode_natives(const pmcf_catalog *c, const struct perf_impl *impl, size_t i,
-                          struct perf_event_attr *attrs, size_t max, size_t *n)
+			  struct perf_event_attr *attrs, size_t max, size_t *n)
 {
 	const struct pmcfi_papi_preset *p = preset_at(impl, i);
 	*n = 0;
@@ -813,8 +803,7 @@ static int encode_natives(const pmcf_catalog *c, const struct perf_impl *impl, s
 		return pmcfi_fail(PMCF_ENOTSUP, "%s", msg);
 	}
 	if (p->n > max)
-		return pmcfi_fail(PMCF_ETOOMANY, "'%s' needs %u counters: too many events", p->name,
-		                  p->n);
+		return pmcfi_fail(PMCF_ETOOMANY, "'%s' needs %u counters: too many events", p->name, p->n);
 	for (unsigned j = 0; j < p->n; j++) {
 		int err = encode_pfm(impl, p->native[j], &attrs[j]);
 		if (err)
@@ -831,8 +820,8 @@ static size_t natives_of(const struct perf_impl *impl, size_t i)
 	return p && p->n ? p->n : 1;
 }
 
-int pmcfi_perf_expand(const pmcf_catalog *c, const char *name, struct perf_event_attr *attrs,
-                      size_t max, size_t *n, struct pmcfi_derive *d)
+int pmcfi_perf_expand(const pmcf_catalog *c, const char *name, struct perf_event_attr *attrs, size_t max,
+		      size_t *n, struct pmcfi_derive *d)
 {
 	const struct perf_impl *impl = perf_impl_of(c);
 	long i = impl ? pmcfi_catalog_resolve((pmcf_catalog *)c, name) : -1;
@@ -843,8 +832,8 @@ int pmcfi_perf_expand(const pmcf_catalog *c, const char *name, struct perf_event
 	return pmcfi_perf_expand_at(c, (size_t)i, attrs, max, n, d);
 }
 
-int pmcfi_perf_expand_at(const pmcf_catalog *c, size_t i, struct perf_event_attr *attrs,
-                         size_t max, size_t *n, struct pmcfi_derive *d)
+int pmcfi_perf_expand_at(const pmcf_catalog *c, size_t i, struct perf_event_attr *attrs, size_t max,
+			 size_t *n, struct pmcfi_derive *d)
 {
 	const struct perf_impl *impl = perf_impl_of(c);
 	if (!impl)
@@ -944,14 +933,13 @@ static void spin_cpu(long ms)
 
 /* Turns a refused perf_event_open of event `name` (k-th of the group) into
  * the check's answer: 0 with why, or an error the caller must see. */
-static int refused(const char *name, size_t k, const char *leader, int errnum, char *why,
-                   size_t whylen)
+static int refused(const char *name, size_t k, const char *leader, int errnum, char *why, size_t whylen)
 {
 	if (errnum == EMFILE || errnum == ENFILE)
 		return pmcfi_fail(-errnum,
-		                  "too many open files opening event '%s' (raise the limit, e.g. "
-		                  "`ulimit -n 65536`)",
-		                  name);
+				  "too many open files opening event '%s' (raise the limit, e.g. "
+				  "`ulimit -n 65536`)",
+				  name);
 	if (errnum == ENOMEM)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory opening event '%s'", name);
 	if ((errnum == EACCES || errnum == EPERM) && !perfmon_capable()) {
@@ -961,12 +949,11 @@ static int refused(const char *name, size_t k, const char *leader, int errnum, c
 			snprintf(val, sizeof(val), "unreadable");
 		else
 			snprintf(val, sizeof(val), "%d", p);
-		return pmcfi_fail(
-		    PMCF_EPARANOID,
-		    "perf_event_open refused '%s' (%s): kernel.perf_event_paranoid is %s; "
-		    "set it to 1 or lower (sysctl -w kernel.perf_event_paranoid=1) or run with "
-		    "CAP_PERFMON",
-		    name, strerror(errnum), val);
+		return pmcfi_fail(PMCF_EPARANOID,
+				  "perf_event_open refused '%s' (%s): kernel.perf_event_paranoid is %s; "
+				  "set it to 1 or lower (sysctl -w kernel.perf_event_paranoid=1) or run with "
+				  "CAP_PERFMON",
+				  name, strerror(errnum), val);
 	}
 	const char *hint = "";
 	if (errnum == ENOENT || errnum == EOPNOTSUPP || errnum == ENODEV)
@@ -975,12 +962,11 @@ static int refused(const char *name, size_t k, const char *leader, int errnum, c
 		hint = " (it may not fit the counters together with the events before it)";
 	if (whylen) {
 		if (k > 0)
-			snprintf(why, whylen,
-			         "event '%s' cannot be opened in a group led by '%s': %s%s", name,
-			         leader, strerror(errnum), hint);
+			snprintf(why, whylen, "event '%s' cannot be opened in a group led by '%s': %s%s",
+				 name, leader, strerror(errnum), hint);
 		else
-			snprintf(why, whylen, "event '%s' cannot be opened: %s%s", name,
-			         strerror(errnum), hint);
+			snprintf(why, whylen, "event '%s' cannot be opened: %s%s", name, strerror(errnum),
+				 hint);
 	}
 	return 0;
 }
@@ -1003,7 +989,7 @@ static int unavailable(const char *name, const struct perf_impl *impl, size_t i)
 	    (e->kind == K_RAW && !e->counterless)) {
 		if (en == ENOENT || en == EOPNOTSUPP || en == ENODEV) {
 			why = access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ||
-					  access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0
+					      access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0
 				      ? "the CPU's PMU has no such event"
 				      : "this machine exposes no hardware PMU (a VM without vPMU, or "
 					"a kernel without the CPU's PMU driver); use software events "
@@ -1013,8 +999,8 @@ static int unavailable(const char *name, const struct perf_impl *impl, size_t i)
 					  name, why, strerror(en));
 		}
 	}
-	return pmcfi_fail(PMCF_ENOTSUP, "'%s' cannot be counted on this machine: perf_event_open: %s",
-			  name, strerror(en));
+	return pmcfi_fail(PMCF_ENOTSUP, "'%s' cannot be counted on this machine: perf_event_open: %s", name,
+			  strerror(en));
 }
 
 /* Every event of the set must open on its own, or the set is not a
@@ -1036,9 +1022,8 @@ static int each_opens(struct perf_impl *impl, const pmcf_catalog *c, const size_
 			if (err == PMCF_ENOTSUP) {
 				char why[512];
 				snprintf(why, sizeof(why), "%s", pmcf_errdetail());
-				return pmcfi_fail(PMCF_ENOTSUP,
-						  "'%s' cannot be counted on this machine: %s", name,
-						  why);
+				return pmcfi_fail(PMCF_ENOTSUP, "'%s' cannot be counted on this machine: %s",
+						  name, why);
 			}
 			if (err)
 				return err;
@@ -1079,7 +1064,7 @@ static int software_only(const struct perf_impl *impl, const size_t *idx, size_t
  * CPU work, must all have been counted all the time (sets of software events
  * and tracepoints only need each event to open, see above). */
 static int check_set(void *vimpl, const pmcf_catalog *c, const size_t *idx, size_t n, unsigned pmcs,
-                     char *why, size_t whylen)
+		     char *why, size_t whylen)
 {
 	struct perf_impl *impl = vimpl;
 	if (n == 0)
@@ -1106,9 +1091,9 @@ static int check_set(void *vimpl, const pmcf_catalog *c, const size_t *idx, size
 		if (need > pmcs) {
 			if (whylen)
 				snprintf(why, whylen,
-				         "the %zu events need %lu counters but the budget is %u "
-				         "(--pmcs): %lu too many",
-				         n, need, pmcs, need - pmcs);
+					 "the %zu events need %lu counters but the budget is %u "
+					 "(--pmcs): %lu too many",
+					 n, need, pmcs, need - pmcs);
 			return 0;
 		}
 	}
@@ -1116,7 +1101,8 @@ static int check_set(void *vimpl, const pmcf_catalog *c, const size_t *idx, size
 		if (whylen)
 			snprintf(why, whylen,
 				 "%zu events (%zu counted), but the collector counts at most %d per "
-				 "execution", n, nat, PMCFI_PGROUP_MAX);
+				 "execution",
+				 n, nat, PMCFI_PGROUP_MAX);
 		return 0;
 	}
 	if (software_only(impl, idx, n))
@@ -1151,7 +1137,7 @@ static int check_set(void *vimpl, const pmcf_catalog *c, const size_t *idx, size
 		}
 		for (size_t j = 0; j < na && ret == 1; j++, m++) {
 			attr[j].read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
-			                      PERF_FORMAT_TOTAL_TIME_RUNNING;
+					      PERF_FORMAT_TOTAL_TIME_RUNNING;
 			attr[j].disabled = m == 0;
 			attr[j].inherit = 0;
 			fd[m] = pmcfi_perf_event_open(&attr[j], 0, m ? fd[0] : -1);
@@ -1163,24 +1149,22 @@ static int check_set(void *vimpl, const pmcf_catalog *c, const size_t *idx, size
 		ssize_t want = (ssize_t)((3 + m) * sizeof(*buf));
 		if (ioctl(fd[0], PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP) < 0 ||
 		    ioctl(fd[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0) {
-			ret = pmcfi_fail(-errno, "cannot enable the event group: %s",
-			                 strerror(errno));
+			ret = pmcfi_fail(-errno, "cannot enable the event group: %s", strerror(errno));
 		} else {
 			spin_cpu(2);
 			ioctl(fd[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
 			ssize_t got = read(fd[0], buf, (size_t)want);
 			if (got != want)
-				ret = pmcfi_fail(got < 0 ? -errno : -EIO,
-				                 "cannot read the event group: %s",
-				                 got < 0 ? strerror(errno) : "short read");
+				ret = pmcfi_fail(got < 0 ? -errno : -EIO, "cannot read the event group: %s",
+						 got < 0 ? strerror(errno) : "short read");
 			else if (buf[1] == 0 || buf[2] != buf[1]) {
 				if (whylen)
 					snprintf(why, whylen,
-					         "the group of %zu events led by '%s' was counted "
-					         "%llu of %llu ns: "
-					         "the events do not fit the counters together",
-					         n, leader, (unsigned long long)buf[2],
-					         (unsigned long long)buf[1]);
+						 "the group of %zu events led by '%s' was counted "
+						 "%llu of %llu ns: "
+						 "the events do not fit the counters together",
+						 n, leader, (unsigned long long)buf[2],
+						 (unsigned long long)buf[1]);
 				ret = 0;
 			}
 		}
@@ -1194,9 +1178,9 @@ static int check_set(void *vimpl, const pmcf_catalog *c, const size_t *idx, size
 }
 
 static const struct pmcfi_catalog_ops perf_ops = {
-    .check_set = check_set,
-    .free_impl = free_impl,
-    .resolve = resolve,
+	.check_set = check_set,
+	.free_impl = free_impl,
+	.resolve = resolve,
 };
 
 int pmcfi_catalog_perf_at(unsigned flags, const char *tracefs, pmcf_catalog **out)
@@ -1226,10 +1210,10 @@ int pmcfi_catalog_perf_at(unsigned flags, const char *tracefs, pmcf_catalog **ou
 	err = for_each_pmu(note_intel_fixed, &intel_fixed);
 	if (!err)
 		err = add_typed(c, impl, software_events, PMCF_ARRAY_SIZE(software_events),
-		                PERF_TYPE_SOFTWARE, PMCF_SRC_SOFTWARE, 0);
+				PERF_TYPE_SOFTWARE, PMCF_SRC_SOFTWARE, 0);
 	if (!err)
 		err = add_typed(c, impl, hardware_events, PMCF_ARRAY_SIZE(hardware_events),
-		                PERF_TYPE_HARDWARE, PMCF_SRC_HARDWARE, intel_fixed);
+				PERF_TYPE_HARDWARE, PMCF_SRC_HARDWARE, intel_fixed);
 	if (!err)
 		err = add_hwcache(c, impl);
 	if (!err && !(flags & PMCF_CATALOG_NO_TRACEPOINTS))
@@ -1248,10 +1232,7 @@ int pmcfi_catalog_perf_at(unsigned flags, const char *tracefs, pmcf_catalog **ou
 	return 0;
 }
 
-int pmcf_catalog_perf(unsigned flags, pmcf_catalog **out)
-{
-	return pmcfi_catalog_perf_at(flags, NULL, out);
-}
+int pmcf_catalog_perf(unsigned flags, pmcf_catalog **out) { return pmcfi_catalog_perf_at(flags, NULL, out); }
 
 int pmcfi_catalog_perf_for(const char *const *names, size_t n, pmcf_catalog **out)
 {

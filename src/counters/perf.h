@@ -29,13 +29,13 @@ int pmcfi_perf_encode(const pmcf_catalog *c, const char *name, struct perf_event
  * PMCF_ETOOMANY when the natives need more than max; else as
  * pmcfi_perf_encode. */
 struct pmcfi_derive;
-int pmcfi_perf_expand(const pmcf_catalog *c, const char *name, struct perf_event_attr *attrs,
-		      size_t max, size_t *n, struct pmcfi_derive *d);
+int pmcfi_perf_expand(const pmcf_catalog *c, const char *name, struct perf_event_attr *attrs, size_t max,
+		      size_t *n, struct pmcfi_derive *d);
 
 /* pmcfi_perf_expand for catalogue event i (an index from a resolved event
  * list): no name lookup. PMCF_EINVAL for duration (index 0). */
-int pmcfi_perf_expand_at(const pmcf_catalog *c, size_t i, struct perf_event_attr *attrs,
-			 size_t max, size_t *n, struct pmcfi_derive *d);
+int pmcfi_perf_expand_at(const pmcf_catalog *c, size_t i, struct perf_event_attr *attrs, size_t max,
+			 size_t *n, struct pmcfi_derive *d);
 
 /* 1 when this process may count kernel-mode events (CAP_PERFMON or
  * CAP_SYS_ADMIN, or kernel.perf_event_paranoid <= 1), else 0. */

@@ -36,20 +36,14 @@ const char *pmcfi_pgroup_errno_hint(int err)
 	case EPERM:
 		return "permission denied by kernel.perf_event_paranoid (lower it with "
 		       "`sysctl -w kernel.perf_event_paranoid=1`, or run with CAP_PERFMON)";
-	case EMFILE:
-		return "too many open files (raise the limit with `ulimit -n`)";
-	case ENFILE:
-		return "too many open files in the system (fs.file-max)";
+	case EMFILE: return "too many open files (raise the limit with `ulimit -n`)";
+	case ENFILE: return "too many open files in the system (fs.file-max)";
 	case ENOENT:
 	case EOPNOTSUPP:
-	case ENODEV:
-		return "the kernel does not support this event here";
-	case EINVAL:
-		return "the kernel refuses this event encoding";
-	case ENOSPC:
-		return "no counter left for this event";
-	default:
-		return strerror(err);
+	case ENODEV: return "the kernel does not support this event here";
+	case EINVAL: return "the kernel refuses this event encoding";
+	case ENOSPC: return "no counter left for this event";
+	default: return strerror(err);
 	}
 }
 
@@ -93,8 +87,7 @@ static int any_clock(const struct perf_event_attr *attrs, int n)
 /* Kernel groups: every event in one group (one read per boundary), led by
  * event 0. split: the software clocks each lead a group of their own, for a
  * kernel that refuses them beside other events. */
-static void plan_groups(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs, int n,
-			int split)
+static void plan_groups(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs, int n, int split)
 {
 	int main_group = -1;
 	g->ngroups = 0;
@@ -116,13 +109,10 @@ static void plan_groups(struct pmcfi_pgroup *g, const struct perf_event_attr *at
 /* The kernel PMU an event belongs to, as far as grouping goes: the type,
  * and for software events whether it is one of the clocks (each clock has
  * a PMU of its own). */
-static unsigned pmu_key(const struct perf_event_attr *a)
-{
-	return a->type * 2u + (unsigned)is_clock(a);
-}
+static unsigned pmu_key(const struct perf_event_attr *a) { return a->type * 2u + (unsigned)is_clock(a); }
 
-static int open_all(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs,
-		    const char *const *names, int n, int exclude_kernel, int split)
+static int open_all(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs, const char *const *names,
+		    int n, int exclude_kernel, int split)
 {
 	if (g->mux) {
 		/* every event leads its own group */
@@ -191,15 +181,14 @@ static void map_rdpmc(struct pmcfi_pgroup *g)
 	g->rdpmc = 1;
 }
 
-int pmcfi_pgroup_open(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs,
-		      const char *const *names, int n, unsigned flags)
+int pmcfi_pgroup_open(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs, const char *const *names,
+		      int n, unsigned flags)
 {
 	memset(g, 0, sizeof(*g));
 	for (int i = 0; i < PMCFI_PGROUP_MAX; i++)
 		g->fds[i] = -1;
 	if (n < 0 || n > PMCFI_PGROUP_MAX)
-		return pmcfi_fail(PMCF_EINVAL, "a group holds 0 to %d events, not %d",
-				  PMCFI_PGROUP_MAX, n);
+		return pmcfi_fail(PMCF_EINVAL, "a group holds 0 to %d events, not %d", PMCFI_PGROUP_MAX, n);
 	if (n == 0)
 		return 0; /* timestamps only */
 	int all_hw = 1, any_hw = 0, any_kernel = 0;
@@ -334,8 +323,8 @@ int pmcfi_pgroup_open_mux(struct pmcfi_pgroup *g, const struct perf_event_attr *
 	g->ref_fd = -1;
 	for (int i = 0; i < PMCFI_PGROUP_MAX; i++)
 		g->fds[i] = -1;
-	if (n < 0 || n > PMCFI_PGROUP_MAX || (mode != PMCFI_PGROUP_MUX_KERNEL &&
-					      mode != PMCFI_PGROUP_MUX_USER))
+	if (n < 0 || n > PMCFI_PGROUP_MAX ||
+	    (mode != PMCFI_PGROUP_MUX_KERNEL && mode != PMCFI_PGROUP_MUX_USER))
 		return pmcfi_fail(PMCF_EINVAL, "a multiplexed group holds 0 to %d events, not %d",
 				  PMCFI_PGROUP_MAX, n);
 	g->mux = mode;
@@ -370,8 +359,10 @@ int pmcfi_pgroup_open_mux(struct pmcfi_pgroup *g, const struct perf_event_attr *
 			int e = errno;
 			pmcfi_pgroup_close(g);
 			g->mux = 0;
-			return pmcfi_fail(PMCF_EEVENT, "cannot open task-clock, the time reference "
-					  "of user-space multiplexing: %s", pmcfi_pgroup_errno_hint(e));
+			return pmcfi_fail(PMCF_EEVENT,
+					  "cannot open task-clock, the time reference "
+					  "of user-space multiplexing: %s",
+					  pmcfi_pgroup_errno_hint(e));
 		}
 		g->ref_fd = (int)fd;
 	}

@@ -16,7 +16,7 @@
 int pmcfi_perf_event_open(struct perf_event_attr *attr, int pid, int group_fd);
 
 struct pmcfi_pgroup {
-	int n;                                   /* number of events */
+	int n; /* number of events */
 	int fds[PMCFI_PGROUP_MAX];
 	/* Kernel groups: one, holding every event (software clocks included),
 	 * read with one read(2). Only when the kernel refuses a clock beside
@@ -32,9 +32,9 @@ struct pmcfi_pgroup {
 	int grp[PMCFI_PGROUP_MAX];
 	int nmembers[PMCFI_PGROUP_MAX];
 	struct perf_event_mmap_page *pages[PMCFI_PGROUP_MAX]; /* rdpmc path, else NULL */
-	int rdpmc;                               /* 1: read with rdpmc */
-	uint64_t rdpmc_fallbacks;                /* rdpmc reads that fell back to read(2) */
-	int excluded_kernel;                     /* 1: opened with exclude_kernel */
+	int rdpmc;                                            /* 1: read with rdpmc */
+	uint64_t rdpmc_fallbacks;                             /* rdpmc reads that fell back to read(2) */
+	int excluded_kernel;                                  /* 1: opened with exclude_kernel */
 	/* Multiplexed opening (pmcfi_pgroup_open_mux): every event is its own
 	 * group. PMCFI_PGROUP_MUX_KERNEL: all enabled, the kernel rotates them;
 	 * PMCFI_PGROUP_MUX_USER: opened disabled, the caller enables at most its
@@ -67,8 +67,8 @@ struct pmcfi_pgroup_sample {
  * (the group cannot be scheduled together), -EMFILE/-ENFILE (too many open
  * files), PMCF_EINVAL (n out of range). n = 0 opens nothing (reads give
  * zeros). On error nothing stays open. */
-int pmcfi_pgroup_open(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs,
-		      const char *const *names, int n, unsigned flags);
+int pmcfi_pgroup_open(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs, const char *const *names,
+		      int n, unsigned flags);
 
 /* Reads all counters at once into *s. Hot path: no allocation, no lock, one
  * read(2) (or none with rdpmc). Returns 0 or -errno. */

@@ -16,15 +16,15 @@
 static const struct {
 	const char *alias, *name;
 } aliases[] = {
-    {"cs", "context-switches"},
-    {"faults", "page-faults"},
-    {"migrations", "cpu-migrations"},
-    {"cpu-cycles", "cycles"},
-    {"branches", "branch-instructions"},
-    {"idle-cycles-frontend", "stalled-cycles-frontend"},
-    {"idle-cycles-backend", "stalled-cycles-backend"},
-    {"L1-dcache-load", "L1-dcache-loads"},
-    {"L1-dcache-store", "L1-dcache-stores"},
+	{"cs", "context-switches"},
+	{"faults", "page-faults"},
+	{"migrations", "cpu-migrations"},
+	{"cpu-cycles", "cycles"},
+	{"branches", "branch-instructions"},
+	{"idle-cycles-frontend", "stalled-cycles-frontend"},
+	{"idle-cycles-backend", "stalled-cycles-backend"},
+	{"L1-dcache-load", "L1-dcache-loads"},
+	{"L1-dcache-store", "L1-dcache-stores"},
 };
 
 const char *pmcfi_perf_alias(const char *name)
@@ -39,10 +39,7 @@ const char *pmcfi_perf_alias(const char *name)
 
 #define MOD_LETTERS "ukhGHIpPSDWeb"
 
-int pmcfi_perf_mods_like(const char *s)
-{
-	return *s && strspn(s, MOD_LETTERS) == strlen(s);
-}
+int pmcfi_perf_mods_like(const char *s) { return *s && strspn(s, MOD_LETTERS) == strlen(s); }
 
 int pmcfi_perf_mods_parse(const char *s, struct pmcfi_perf_mods *m)
 {
@@ -113,8 +110,8 @@ static int parse_hex(const char *s, uint64_t *v)
 	for (; *s; s++) {
 		if (!isxdigit((unsigned char)*s))
 			return 0;
-		x = x << 4 | (uint64_t)(isdigit((unsigned char)*s) ? *s - '0'
-								   : tolower((unsigned char)*s) - 'a' + 10);
+		x = x << 4 |
+		    (uint64_t)(isdigit((unsigned char)*s) ? *s - '0' : tolower((unsigned char)*s) - 'a' + 10);
 	}
 	*v = x;
 	return 1;
@@ -248,8 +245,8 @@ static int builtin_cpu_format(const char *term, struct format *f)
 #if defined(__x86_64__) || defined(__i386__)
 	static const struct {
 		const char *term, *fmt;
-	} fmts[] = {{"event", "config:0-7"}, {"umask", "config:8-15"}, {"edge", "config:18"},
-		    {"pc", "config:19"},     {"any", "config:21"},     {"inv", "config:23"},
+	} fmts[] = {{"event", "config:0-7"},  {"umask", "config:8-15"}, {"edge", "config:18"},
+		    {"pc", "config:19"},      {"any", "config:21"},     {"inv", "config:23"},
 		    {"cmask", "config:24-31"}};
 	for (size_t i = 0; i < PMCF_ARRAY_SIZE(fmts); i++)
 		if (strcmp(term, fmts[i].term) == 0)
@@ -292,8 +289,8 @@ static int apply_term(const struct pmu_ctx *x, char *term, struct perf_event_att
 	if (x->builtin) {
 		if (builtin_cpu_format(term, &f) == 0) {
 			if (put_format(&f, v, a) != 0)
-				return pmcfi_fail(PMCF_ESYNTAX, "'%s': %s=%#" PRIx64 " is too wide",
-						  x->event, term, v);
+				return pmcfi_fail(PMCF_ESYNTAX, "'%s': %s=%#" PRIx64 " is too wide", x->event,
+						  term, v);
 			return 0;
 		}
 		return pmcfi_fail(PMCF_ESYNTAX,
@@ -308,9 +305,8 @@ static int apply_term(const struct pmu_ctx *x, char *term, struct perf_event_att
 			return pmcfi_fail(PMCF_ESYNTAX, "'%s': cannot read the format of term '%s' (%s)",
 					  x->event, term, buf);
 		if (put_format(&f, v, a) != 0)
-			return pmcfi_fail(PMCF_ESYNTAX,
-					  "'%s': %s=%#" PRIx64 " is wider than its bits (%s)", x->event,
-					  term, v, buf);
+			return pmcfi_fail(PMCF_ESYNTAX, "'%s': %s=%#" PRIx64 " is wider than its bits (%s)",
+					  x->event, term, v, buf);
 		return 0;
 	}
 	snprintf(path, sizeof(path), "%s/%s/events/%s", x->sysfs, x->pmu, term);
@@ -383,8 +379,8 @@ int pmcfi_perf_pmu_encode(const char *sysfs, const char *name, struct perf_event
 	} else {
 		free(terms);
 		return pmcfi_fail(PMCF_ENOENT,
-				  "'%s': this machine has no PMU '%s' (the PMUs are the folders of %s)",
-				  name, pmu, sysfs);
+				  "'%s': this machine has no PMU '%s' (the PMUs are the folders of %s)", name,
+				  pmu, sysfs);
 	}
 	if (!tlen)
 		err = pmcfi_fail(PMCF_ESYNTAX, "'%s': no terms between the slashes", name);

@@ -97,7 +97,8 @@ int pmcfi_tracefs_events(char *dir, size_t len, int mount)
 			return 0;
 		if (e == EACCES || e == EPERM)
 			return denied(dir, e);
-		return pmcfi_fail(PMCF_ENOENT, "needs tracefs, but %s=%s holds no readable events/ folder (%s)",
+		return pmcfi_fail(PMCF_ENOENT,
+				  "needs tracefs, but %s=%s holds no readable events/ folder (%s)",
 				  PMCF_TRACEFS_ENV, env, strerror(e));
 	}
 	locate(dir, len);

@@ -17,16 +17,11 @@ static const struct rel {
 	const char *lhs, *rhs;
 	double rel, abs;
 } rels[] = {
-	{"task-clock", "duration", 0.02, 2000},
-	{"cpu-clock", "duration", 0.02, 2000},
-	{"minor-faults", "page-faults", 0, 0},
-	{"major-faults", "page-faults", 0, 0},
-	{"PAPI_L3_TCM", "PAPI_L3_TCA", 0, 0},
-	{"PAPI_L2_ICM", "PAPI_L2_ICA", 0, 0},
-	{"PAPI_L2_ICH", "PAPI_L2_ICA", 0, 0},
-	{"PAPI_BR_CN", "PAPI_BR_INS", 0, 0},
-	{"PAPI_BR_MSP", "PAPI_BR_INS", 0, 0},
-	{"PAPI_BR_NTK", "PAPI_BR_CN", 0, 0},
+	{"task-clock", "duration", 0.02, 2000}, {"cpu-clock", "duration", 0.02, 2000},
+	{"minor-faults", "page-faults", 0, 0},  {"major-faults", "page-faults", 0, 0},
+	{"PAPI_L3_TCM", "PAPI_L3_TCA", 0, 0},   {"PAPI_L2_ICM", "PAPI_L2_ICA", 0, 0},
+	{"PAPI_L2_ICH", "PAPI_L2_ICA", 0, 0},   {"PAPI_BR_CN", "PAPI_BR_INS", 0, 0},
+	{"PAPI_BR_MSP", "PAPI_BR_INS", 0, 0},   {"PAPI_BR_NTK", "PAPI_BR_CN", 0, 0},
 	{"PAPI_BR_INS", "PAPI_TOT_INS", 0, 0},
 };
 

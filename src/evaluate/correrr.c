@@ -81,8 +81,8 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int pmcf_correrr_compute(const pmcf_profile *target, const pmcf_profile *const *refs,
-			 size_t nrefs, pmcf_correrr_result **out)
+int pmcf_correrr_compute(const pmcf_profile *target, const pmcf_profile *const *refs, size_t nrefs,
+			 pmcf_correrr_result **out)
 {
 	pmcfi_clear_error();
 	*out = NULL;

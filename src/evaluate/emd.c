@@ -38,9 +38,9 @@ int pmcf_emd_ws_new(pmcf_emd_ws **out)
 
 static void free_buffers(pmcf_emd_ws *w)
 {
-	void *bufs[] = {w->cost, w->sup, w->dem, w->ia, w->ib, w->sa, w->sb, w->qa,
-			w->qb, w->pot, w->ai, w->aj, w->af, w->head, w->nxt, w->prv,
-			w->par, w->depth, w->stack, w->cyc, w->flow, w->dist, w->prev, w->done};
+	void *bufs[] = {w->cost, w->sup,   w->dem,   w->ia,  w->ib,   w->sa,   w->sb,   w->qa,
+			w->qb,   w->pot,   w->ai,    w->aj,  w->af,   w->head, w->nxt,  w->prv,
+			w->par,  w->depth, w->stack, w->cyc, w->flow, w->dist, w->prev, w->done};
 	for (size_t i = 0; i < PMCF_ARRAY_SIZE(bufs); i++)
 		free(bufs[i]);
 	long maxp = w->max_pivots;
@@ -111,9 +111,9 @@ static void to_integers(const double *w, size_t n, double t, int64_t *q)
  * operation here, is correctly rounded: the same doubles as the SSE2 and
  * scalar loops). Rows i of cost: distances from (ax[i], ay[i]) to the
  * columns (bx, by); mins[0..m) and cm[0..n) get the row and column minima. */
-__attribute__((target("avx2"))) static void dist2_avx2(const pmcf_emd_ws *w, const double *xa, int m,
-							 int n, const double *bx, const double *by,
-							 double *mins, double *pcmax, double *pcmin)
+__attribute__((target("avx2"))) static void dist2_avx2(const pmcf_emd_ws *w, const double *xa, int m, int n,
+						       const double *bx, const double *by, double *mins,
+						       double *pcmax, double *pcmin)
 {
 	double cmax = *pcmax, cmin = *pcmin, *cm = mins + m;
 	for (int i = 0; i < m; i++) {
@@ -125,7 +125,8 @@ __attribute__((target("avx2"))) static void dist2_avx2(const pmcf_emd_ws *w, con
 		for (; j + 4 <= n; j += 4) {
 			__m256d dx = _mm256_sub_pd(_mm256_loadu_pd(bx + j), vx);
 			__m256d dy = _mm256_sub_pd(_mm256_loadu_pd(by + j), vy);
-			__m256d c = _mm256_sqrt_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)));
+			__m256d c =
+				_mm256_sqrt_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)));
 			_mm256_storeu_pd(row + j, c);
 			vmin = _mm256_min_pd(vmin, c);
 			vmax = _mm256_max_pd(vmax, c);
@@ -157,8 +158,8 @@ __attribute__((target("avx2"))) static void dist2_avx2(const pmcf_emd_ws *w, con
  * distances (rows: supplies) with the minimum of every row in mins[0..m)
  * and of every column in mins[m..m+n), and cancels the mass shared by
  * identical locations (distance 0), compacting again if a point empties. */
-static void prepare(pmcf_emd_ws *w, size_t dim, const double *xa, size_t na, const double *xb,
-		    size_t nb, int *pm, int *pn, double *pcmax)
+static void prepare(pmcf_emd_ws *w, size_t dim, const double *xa, size_t na, const double *xb, size_t nb,
+		    int *pm, int *pn, double *pcmax)
 {
 	int m = 0, n = 0;
 	for (size_t i = 0; i < na; i++)
@@ -190,38 +191,41 @@ static void prepare(pmcf_emd_ws *w, size_t dim, const double *xa, size_t na, con
 			dist2_avx2(w, xa, m, n, bx, by, mins, &cmax, &cmin);
 		else
 #endif
-		for (int i = 0; i < m; i++) {
-			double ax = xa[2 * (size_t)w->ia[i]], ay = xa[2 * (size_t)w->ia[i] + 1];
-			double *row = w->cost + (size_t)i * (size_t)n, *cm = mins + m, rmin = INFINITY;
-			int j = 0;
+			for (int i = 0; i < m; i++) {
+				double ax = xa[2 * (size_t)w->ia[i]], ay = xa[2 * (size_t)w->ia[i] + 1];
+				double *row = w->cost + (size_t)i * (size_t)n, *cm = mins + m,
+				       rmin = INFINITY;
+				int j = 0;
 #ifdef __SSE2__
-			__m128d vx = _mm_set1_pd(ax), vy = _mm_set1_pd(ay), vmin = _mm_set1_pd(INFINITY);
-			__m128d vmax = _mm_setzero_pd();
-			for (; j + 2 <= n; j += 2) {
-				__m128d dx = _mm_sub_pd(_mm_loadu_pd(bx + j), vx);
-				__m128d dy = _mm_sub_pd(_mm_loadu_pd(by + j), vy);
-				__m128d c = _mm_sqrt_pd(_mm_add_pd(_mm_mul_pd(dx, dx), _mm_mul_pd(dy, dy)));
-				_mm_storeu_pd(row + j, c);
-				vmin = _mm_min_pd(vmin, c);
-				vmax = _mm_max_pd(vmax, c);
-				_mm_storeu_pd(cm + j, _mm_min_pd(_mm_loadu_pd(cm + j), c));
-			}
-			vmin = _mm_min_sd(vmin, _mm_unpackhi_pd(vmin, vmin));
-			vmax = _mm_max_sd(vmax, _mm_unpackhi_pd(vmax, vmax));
-			rmin = _mm_cvtsd_f64(vmin);
-			if (_mm_cvtsd_f64(vmax) > cmax)
-				cmax = _mm_cvtsd_f64(vmax);
+				__m128d vx = _mm_set1_pd(ax), vy = _mm_set1_pd(ay),
+					vmin = _mm_set1_pd(INFINITY);
+				__m128d vmax = _mm_setzero_pd();
+				for (; j + 2 <= n; j += 2) {
+					__m128d dx = _mm_sub_pd(_mm_loadu_pd(bx + j), vx);
+					__m128d dy = _mm_sub_pd(_mm_loadu_pd(by + j), vy);
+					__m128d c = _mm_sqrt_pd(
+						_mm_add_pd(_mm_mul_pd(dx, dx), _mm_mul_pd(dy, dy)));
+					_mm_storeu_pd(row + j, c);
+					vmin = _mm_min_pd(vmin, c);
+					vmax = _mm_max_pd(vmax, c);
+					_mm_storeu_pd(cm + j, _mm_min_pd(_mm_loadu_pd(cm + j), c));
+				}
+				vmin = _mm_min_sd(vmin, _mm_unpackhi_pd(vmin, vmin));
+				vmax = _mm_max_sd(vmax, _mm_unpackhi_pd(vmax, vmax));
+				rmin = _mm_cvtsd_f64(vmin);
+				if (_mm_cvtsd_f64(vmax) > cmax)
+					cmax = _mm_cvtsd_f64(vmax);
 #endif
-			for (; j < n; j++) {
-				double dx = bx[j] - ax, dy = by[j] - ay, c = sqrt(dx * dx + dy * dy);
-				row[j] = c;
-				rmin = c < rmin ? c : rmin;
-				cmax = c > cmax ? c : cmax;
-				cm[j] = c < cm[j] ? c : cm[j];
+				for (; j < n; j++) {
+					double dx = bx[j] - ax, dy = by[j] - ay, c = sqrt(dx * dx + dy * dy);
+					row[j] = c;
+					rmin = c < rmin ? c : rmin;
+					cmax = c > cmax ? c : cmax;
+					cm[j] = c < cm[j] ? c : cm[j];
+				}
+				mins[i] = rmin;
+				cmin = rmin < cmin ? rmin : cmin;
 			}
-			mins[i] = rmin;
-			cmin = rmin < cmin ? rmin : cmin;
-		}
 	} else {
 		for (int i = 0; i < m; i++) {
 			const double *pa = xa + (size_t)w->ia[i] * dim;
@@ -308,7 +312,6 @@ static void prepare(pmcf_emd_ws *w, size_t dim, const double *xa, size_t na, con
  * (free once the tree is built), its per-path-node scratch (5 arrays) =
  * stack. */
 
-
 struct tree {
 	int m, n;
 	const double *c;
@@ -333,21 +336,21 @@ static void initial_basis(pmcf_emd_ws *w, int m, int n, int greedy)
 	memset(live, 1, (size_t)(m + n));
 	int lr = m, lc = n, k = 0;
 	const int goal = m + n - 1;
-#define ALLOC(I, J)                                                                                \
-	do {                                                                                       \
-		int64_t x_ = rs[I] < rd[J] ? rs[I] : rd[J];                                        \
-		rs[I] -= x_;                                                                       \
-		rd[J] -= x_;                                                                       \
-		w->ai[k] = (I);                                                                    \
-		w->aj[k] = (J);                                                                    \
-		w->af[k++] = x_;                                                                   \
-		if (rs[I] == 0 && lr > 1) {                                                        \
-			live[I] = 0;                                                               \
-			lr--;                                                                      \
-		} else {                                                                           \
-			live[m + (J)] = 0;                                                         \
-			lc--;                                                                      \
-		}                                                                                  \
+#define ALLOC(I, J)                                         \
+	do {                                                \
+		int64_t x_ = rs[I] < rd[J] ? rs[I] : rd[J]; \
+		rs[I] -= x_;                                \
+		rd[J] -= x_;                                \
+		w->ai[k] = (I);                             \
+		w->aj[k] = (J);                             \
+		w->af[k++] = x_;                            \
+		if (rs[I] == 0 && lr > 1) {                 \
+			live[I] = 0;                        \
+			lr--;                               \
+		} else {                                    \
+			live[m + (J)] = 0;                  \
+			lc--;                               \
+		}                                           \
 	} while (0)
 
 	if (greedy) {
@@ -360,7 +363,7 @@ static void initial_basis(pmcf_emd_ws *w, int m, int n, int greedy)
 		double T = GREEDY_T * mean / (m + n);
 		/* candidates packed as i << 16 | j (at most 2^15 points a side) */
 		uint32_t *cand = (uint32_t *)w->flow, *sorted = cand + (size_t)m * (size_t)n;
-		int nc = 0; /* flow: >= m*n int64, free until the fallback */
+		int nc = 0;            /* flow: >= m*n int64, free until the fallback */
 		int *bucket = w->head; /* NBUCKET + 1 counters */
 		for (int i = 0; i < m; i++) {
 			const double *row = w->cost + (size_t)i * (size_t)n;
@@ -371,7 +374,8 @@ static void initial_basis(pmcf_emd_ws *w, int m, int n, int greedy)
 				int b = _mm_movemask_pd(_mm_cmple_pd(_mm_loadu_pd(row + j), vt)) |
 					_mm_movemask_pd(_mm_cmple_pd(_mm_loadu_pd(row + j + 2), vt)) << 2;
 				for (; b; b &= b - 1)
-					cand[nc++] = (uint32_t)i << 16 | (uint32_t)(j + __builtin_ctz((unsigned)b));
+					cand[nc++] = (uint32_t)i << 16 |
+						     (uint32_t)(j + __builtin_ctz((unsigned)b));
 			}
 #endif
 			for (; j < n; j++)
@@ -381,7 +385,7 @@ static void initial_basis(pmcf_emd_ws *w, int m, int n, int greedy)
 		/* counting sort by cost bucket */
 		double scale = T > 0 ? (NBUCKET - 1) / T : 0;
 		memset(bucket, 0, (NBUCKET + 1) * sizeof(*bucket));
-#define COST_OF(A) w->cost[(size_t)((A) >> 16) * (size_t)n + ((A) & 0xffff)]
+#define COST_OF(A) w->cost[(size_t)((A) >> 16) * (size_t)n + ((A)&0xffff)]
 		for (int s = 0; s < nc; s++)
 			bucket[1 + (int)(COST_OF(cand[s]) * scale)]++;
 		for (int b = 0; b < NBUCKET; b++)
@@ -489,8 +493,12 @@ static int row_find(const double *c, const double *pc, int n, double v)
 #ifdef __SSE2__
 	__m128d vv = _mm_set1_pd(v);
 	for (; j + 4 <= n; j += 4) {
-		int b = _mm_movemask_pd(_mm_cmpeq_pd(_mm_sub_pd(_mm_loadu_pd(c + j), _mm_loadu_pd(pc + j)), vv)) |
-			_mm_movemask_pd(_mm_cmpeq_pd(_mm_sub_pd(_mm_loadu_pd(c + j + 2), _mm_loadu_pd(pc + j + 2)), vv)) << 2;
+		int b = _mm_movemask_pd(
+				_mm_cmpeq_pd(_mm_sub_pd(_mm_loadu_pd(c + j), _mm_loadu_pd(pc + j)), vv)) |
+			_mm_movemask_pd(
+				_mm_cmpeq_pd(_mm_sub_pd(_mm_loadu_pd(c + j + 2), _mm_loadu_pd(pc + j + 2)),
+					     vv))
+				<< 2;
 		if (b)
 			return j + __builtin_ctz((unsigned)b);
 	}
@@ -511,7 +519,8 @@ __attribute__((target("avx2"))) static double row_min_avx2(const double *c, cons
 	__m256d b0 = _mm256_set1_pd(INFINITY), b1 = b0;
 	for (; j + 8 <= n; j += 8) {
 		b0 = _mm256_min_pd(b0, _mm256_sub_pd(_mm256_loadu_pd(c + j), _mm256_loadu_pd(pc + j)));
-		b1 = _mm256_min_pd(b1, _mm256_sub_pd(_mm256_loadu_pd(c + j + 4), _mm256_loadu_pd(pc + j + 4)));
+		b1 = _mm256_min_pd(b1,
+				   _mm256_sub_pd(_mm256_loadu_pd(c + j + 4), _mm256_loadu_pd(pc + j + 4)));
 	}
 	b0 = _mm256_min_pd(b0, b1);
 	__m128d h = _mm_min_pd(_mm256_castpd256_pd128(b0), _mm256_extractf128_pd(b0, 1));
@@ -641,11 +650,11 @@ static void pivot(struct tree *t, int p, int q, double r)
 	thr[before] = after; /* cut the old run out */
 	rthr[after] = before;
 	int tail = Y, ytail = thr[Y];
-#define RUN(FROM, TO)                                                                              \
-	do {                                                                                       \
-		thr[tail] = (FROM);                                                                \
-		rthr[FROM] = tail;                                                                 \
-		tail = (TO);                                                                       \
+#define RUN(FROM, TO)               \
+	do {                        \
+		thr[tail] = (FROM); \
+		rthr[FROM] = tail;  \
+		tail = (TO);        \
 	} while (0)
 	RUN(X, last[0]);
 	for (int s = 1; s <= k; s++) {
@@ -661,8 +670,8 @@ static void pivot(struct tree *t, int p, int q, double r)
 /* Returns 0 when optimal, 1 when the pivot bound was hit. */
 static int network_simplex(pmcf_emd_ws *w, int m, int n, double cmax, int greedy)
 {
-	struct tree t = {m,      n,      w->cost, w->pot,   w->par,   w->depth,
-			 w->nxt, w->prv, w->ai,   w->aj,    w->stack, w->flow};
+	struct tree t = {m,      n,      w->cost, w->pot, w->par,   w->depth,
+			 w->nxt, w->prv, w->ai,   w->aj,  w->stack, w->flow};
 	initial_basis(w, m, n, greedy);
 	build_tree(w, &t);
 
@@ -686,7 +695,8 @@ static int network_simplex(pmcf_emd_ws *w, int m, int n, double cmax, int greedy
 		while (scanned < m) {
 			int end = scanned + rows < m ? scanned + rows : m;
 			for (; scanned < end; scanned++) {
-				double raw = rowmin(w->cost + (size_t)i * (size_t)n, pc, n), r = raw + w->pot[i];
+				double raw = rowmin(w->cost + (size_t)i * (size_t)n, pc, n),
+				       r = raw + w->pot[i];
 				if (r < best) {
 					best = r;
 					best_raw = raw;
@@ -733,7 +743,8 @@ static double ssp(pmcf_emd_ws *w, int m, int n)
 		for (;;) {
 			int u = -1;
 			for (int v = 0; v < N; v++)
-				if (!w->done[v] && w->dist[v] < INFINITY && (u < 0 || w->dist[v] < w->dist[u]))
+				if (!w->done[v] && w->dist[v] < INFINITY &&
+				    (u < 0 || w->dist[v] < w->dist[u]))
 					u = v;
 			if (u < 0 || u == t)
 				break;
@@ -754,7 +765,8 @@ static double ssp(pmcf_emd_ws *w, int m, int n)
 				for (int i = 0; i < m; i++) {
 					if (w->done[i] || w->flow[(size_t)i * (size_t)n + (size_t)j] <= 0)
 						continue;
-					double r = -w->cost[(size_t)i * (size_t)n + (size_t)j] + w->pot[u] - w->pot[i];
+					double r = -w->cost[(size_t)i * (size_t)n + (size_t)j] + w->pot[u] -
+						   w->pot[i];
 					double d = w->dist[u] + (r > 0 ? r : 0);
 					if (d < w->dist[i]) {
 						w->dist[i] = d;
@@ -818,10 +830,12 @@ static int check_side(const char *side, size_t dim, const double *wt, const doub
 	double t = 0;
 	for (size_t i = 0; i < np; i++) {
 		if (!isfinite(wt[i]) || wt[i] < 0)
-			return pmcfi_fail(PMCF_EINVAL, "EMD: weight %zu of %s is %g (must be finite and >= 0)",
-					  i + 1, side, wt[i]);
+			return pmcfi_fail(PMCF_EINVAL,
+					  "EMD: weight %zu of %s is %g (must be finite and >= 0)", i + 1,
+					  side, wt[i]);
 		for (size_t k = 0; k < dim; k++)
-			if (!isfinite(x[i * dim + k]) || fabs(x[i * dim + k]) > 1e150) /* distances stay finite */
+			if (!isfinite(x[i * dim + k]) ||
+			    fabs(x[i * dim + k]) > 1e150) /* distances stay finite */
 				return pmcfi_fail(PMCF_EINVAL, "EMD: point %zu of %s has a coordinate %g",
 						  i + 1, side, x[i * dim + k]);
 		t += wt[i];
@@ -832,8 +846,8 @@ static int check_side(const char *side, size_t dim, const double *wt, const doub
 	return 0;
 }
 
-int pmcf_emd(pmcf_emd_ws *ws, size_t dim, const double *wa, const double *xa, size_t na,
-	     const double *wb, const double *xb, size_t nb, double *out)
+int pmcf_emd(pmcf_emd_ws *ws, size_t dim, const double *wa, const double *xa, size_t na, const double *wb,
+	     const double *xb, size_t nb, double *out)
 {
 	return pmcfi_emd_start(ws, dim, wa, xa, na, wb, xb, nb, PMCFI_EMD_START_GREEDY, out);
 }
@@ -880,16 +894,21 @@ int pmcfi_emd_start(pmcf_emd_ws *ws, size_t dim, const double *wa, const double 
 			for (size_t e = 0; e < (size_t)m * (size_t)n; e++)
 				work += (double)(m == 1 ? w->dem[e] : w->sup[e]) * w->cost[e];
 			work /= (double)MASS;
-		} else if (w->max_pivots >= 0 && network_simplex(w, m, n, cmax, start == PMCFI_EMD_START_GREEDY) == 0) {
+		} else if (w->max_pivots >= 0 &&
+			   network_simplex(w, m, n, cmax, start == PMCFI_EMD_START_GREEDY) == 0) {
 			for (int v = 1; v < m + n; v++)
 				if (w->flow[v])
-					work += (double)w->flow[v] * (v < m ? w->cost[(size_t)v * (size_t)n + (size_t)(w->par[v] - m)]
-									 : w->cost[(size_t)w->par[v] * (size_t)n + (size_t)(v - m)]);
+					work += (double)w->flow[v] *
+						(v < m ? w->cost[(size_t)v * (size_t)n +
+								 (size_t)(w->par[v] - m)]
+						       : w->cost[(size_t)w->par[v] * (size_t)n +
+								 (size_t)(v - m)]);
 			work /= (double)MASS;
 		} else {
 			w->fallback = 1;
-			pmcfi_log(PMCF_LOG_DEBUG, "EMD: %ld pivots without optimum on %d x %d; exact fallback",
-				  w->pivots, m, n);
+			pmcfi_log(PMCF_LOG_DEBUG,
+				  "EMD: %ld pivots without optimum on %d x %d; exact fallback", w->pivots, m,
+				  n);
 			work = ssp(w, m, n);
 		}
 	}

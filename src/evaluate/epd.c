@@ -19,7 +19,7 @@ struct pmcf_epd_result {
 	double epd, ci_lo, ci_hi;
 	size_t npairs, uncovered, total, nexcluded;
 	pmcf_epd_pair *pairs, *excluded; /* scored pairs; pairs left out (no spread) */
-	char **names; /* event names the pairs point into */
+	char **names;                    /* event names the pairs point into */
 	size_t nnames;
 };
 
@@ -38,7 +38,7 @@ struct scratch {
 	pmcf_emd_ws *ws;
 	double *acc, *w, *pts; /* (nrefs+1) histograms of side^2 cells */
 	size_t *np;
-	size_t **idx;          /* per profile (target last): XU indices of the current type */
+	size_t **idx; /* per profile (target last): XU indices of the current type */
 	size_t *nidx;
 	double *dcal, *dtar, *dmat; /* dmat: nprof x nprof distances between repeats */
 };
@@ -76,8 +76,7 @@ static int scratch_new(struct scratch *s, const struct pmcfi_match *m, unsigned 
 	s->dcal = malloc((nprof * nprof / 2 + 1) * sizeof(double));
 	s->dtar = malloc(nprof * sizeof(double));
 	s->dmat = malloc(nprof * nprof * sizeof(double));
-	int ok = s->acc && s->w && s->pts && s->np && s->idx && s->nidx && s->dcal && s->dtar &&
-		 s->dmat;
+	int ok = s->acc && s->w && s->pts && s->np && s->idx && s->nidx && s->dcal && s->dtar && s->dmat;
 	for (size_t k = 0; ok && k < nprof; k++) {
 		const struct pmcfi_view *v = k < m->nrefs ? &m->refs[k] : &m->target;
 		ok = (s->idx[k] = malloc((v->nxu ? v->nxu : 1) * sizeof(size_t))) != NULL;
@@ -114,8 +113,8 @@ static double loo_floor(const double *d, size_t nr, double res, double cal, doub
 }
 
 /* TMD of the pair (a, b) over the XUs of global type `type` (-1: all). */
-static int pair_tmd(const struct pmcfi_match *m, const pmcf_epd_opts *o, struct scratch *s,
-		    size_t a, size_t b, long type, struct tmd_out *r)
+static int pair_tmd(const struct pmcfi_match *m, const pmcf_epd_opts *o, struct scratch *s, size_t a,
+		    size_t b, long type, struct tmd_out *r)
 {
 	memset(r, 0, sizeof(*r));
 	unsigned bins = o->bins;
@@ -165,9 +164,8 @@ static int pair_tmd(const struct pmcfi_match *m, const pmcf_epd_opts *o, struct 
 	for (size_t t = 0; t < nr; t++) {
 		size_t k = rep[t], used;
 		const struct pmcfi_view *v = &m->refs[k];
-		s->np[t] = pmcfi_tmd_hist(&g, v->col[a], v->col[b], type < 0 ? NULL : s->idx[k],
-					  s->nidx[k], s->acc, s->w + t * cells, s->pts + 2 * t * cells,
-					  &used);
+		s->np[t] = pmcfi_tmd_hist(&g, v->col[a], v->col[b], type < 0 ? NULL : s->idx[k], s->nidx[k],
+					  s->acc, s->w + t * cells, s->pts + 2 * t * cells, &used);
 		if (used && used < nmin)
 			nmin = used;
 	}
@@ -331,8 +329,7 @@ int pmcf_epd_compute(const pmcf_profile *target, const pmcf_profile *const *refs
 	pmcfi_clear_error();
 	*out = NULL;
 	pmcf_epd_opts o = PMCF_EPD_OPTS_INIT;
-	int rc = pmcfi_struct_in("pmcf_epd_opts", &o, opts, offsetof(pmcf_epd_opts, formula),
-				 sizeof(o));
+	int rc = pmcfi_struct_in("pmcf_epd_opts", &o, opts, offsetof(pmcf_epd_opts, formula), sizeof(o));
 	if (rc)
 		return rc;
 	if (o.formula != PMCF_EPD_FLOORED && o.formula != PMCF_EPD_PAPER)
@@ -383,8 +380,10 @@ int pmcf_epd_compute(const pmcf_profile *target, const pmcf_profile *const *refs
 		}
 		nc = o.sample;
 		for (size_t k = 1; k < nc; k++)
-			for (size_t x = k; x > 0 && (pairs[x][0] < pairs[x - 1][0] ||
-						     (pairs[x][0] == pairs[x - 1][0] && pairs[x][1] < pairs[x - 1][1])); x--) {
+			for (size_t x = k;
+			     x > 0 && (pairs[x][0] < pairs[x - 1][0] ||
+				       (pairs[x][0] == pairs[x - 1][0] && pairs[x][1] < pairs[x - 1][1]));
+			     x--) {
 				size_t t0 = pairs[x][0], t1 = pairs[x][1];
 				pairs[x][0] = pairs[x - 1][0];
 				pairs[x][1] = pairs[x - 1][1];
@@ -453,13 +452,15 @@ int pmcf_epd_compute(const pmcf_profile *target, const pmcf_profile *const *refs
 		}
 		r->npairs = scored;
 		if (!scored && r->nexcluded)
-			err = pmcfi_fail(PMCF_ENOENT,
-					 "EPD: every pair monitored by two references was left out: the "
-					 "references show no spread on it (%zu pairs; --formula paper scores them)",
-					 r->nexcluded);
+			err = pmcfi_fail(
+				PMCF_ENOENT,
+				"EPD: every pair monitored by two references was left out: the "
+				"references show no spread on it (%zu pairs; --formula paper scores them)",
+				r->nexcluded);
 		else if (!scored)
-			err = pmcfi_fail(PMCF_ENOENT,
-					 "EPD: no pair of the target's events was monitored by two references");
+			err = pmcfi_fail(
+				PMCF_ENOENT,
+				"EPD: no pair of the target's events was monitored by two references");
 	}
 	if (!err) {
 		r->epd = exp(lsum / (double)scored);

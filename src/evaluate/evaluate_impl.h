@@ -32,8 +32,6 @@ struct pmcf_emd_ws {
 	int fallback;    /* 1 when the last call used the fallback solver */
 };
 
-
-
 /* ---- a target and its references, matched by event and XU-type name ---- */
 struct pmcfi_view {
 	const pmcf_profile *p;

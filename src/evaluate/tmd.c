@@ -22,9 +22,8 @@ void pmcfi_tmd_grid(unsigned bins, const double lo[2], const double hi[2], struc
 	}
 }
 
-size_t pmcfi_tmd_hist(const struct pmcfi_grid *g, const double *x, const double *y,
-		      const size_t *idx, size_t n, double *acc, double *w, double *pts,
-		      size_t *used)
+size_t pmcfi_tmd_hist(const struct pmcfi_grid *g, const double *x, const double *y, const size_t *idx,
+		      size_t n, double *acc, double *w, double *pts, size_t *used)
 {
 	size_t cells = (size_t)g->side * g->side;
 	double *cnt = acc, *sx = acc + cells, *sy = acc + 2 * cells;
@@ -60,9 +59,9 @@ size_t pmcfi_tmd_hist(const struct pmcfi_grid *g, const double *x, const double 
 	return np;
 }
 
-int pmcf_tmd2(pmcf_emd_ws *ws, unsigned bins, const double lo[2], const double hi[2],
-	      const double *ax, const double *ay, size_t an, const double *bx, const double *by,
-	      size_t bn, double *tmd, double *left_out_a)
+int pmcf_tmd2(pmcf_emd_ws *ws, unsigned bins, const double lo[2], const double hi[2], const double *ax,
+	      const double *ay, size_t an, const double *bx, const double *by, size_t bn, double *tmd,
+	      double *left_out_a)
 {
 	pmcfi_clear_error();
 	*tmd = NAN;
@@ -74,8 +73,7 @@ int pmcf_tmd2(pmcf_emd_ws *ws, unsigned bins, const double lo[2], const double h
 	double *buf = malloc(9 * cells * sizeof(*buf));
 	if (!buf)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	double *acc = buf, *wa = buf + 3 * cells, *pa = wa + cells, *wb = pa + 2 * cells,
-	       *pb = wb + cells;
+	double *acc = buf, *wa = buf + 3 * cells, *pa = wa + cells, *wb = pa + 2 * cells, *pb = wb + cells;
 	/* pb ends at buf + 9 * cells */
 	size_t ua, ub;
 	size_t na = pmcfi_tmd_hist(&g, ax, ay, NULL, an, acc, wa, pa, &ua);

@@ -22,7 +22,6 @@ void pmcfi_tmd_grid(unsigned bins, const double lo[2], const double hi[2], struc
  * XUs missing a value are left out. acc: 3*side^2 scratch doubles. Writes
  * the populated bins' weights (shares of the kept XUs) to w and centroids
  * (fractional bin units) to pts; returns their count; *used = XUs kept. */
-size_t pmcfi_tmd_hist(const struct pmcfi_grid *g, const double *x, const double *y,
-		      const size_t *idx, size_t n, double *acc, double *w, double *pts,
-		      size_t *used);
+size_t pmcfi_tmd_hist(const struct pmcfi_grid *g, const double *x, const double *y, const size_t *idx,
+		      size_t n, double *acc, double *w, double *pts, size_t *used);
 #endif

@@ -16,7 +16,7 @@
 
 struct pmcf_truth_result {
 	const char *mode;
-	double median, p90, missing_share; /* over the events' medians */
+	double median, p90, missing_share;                /* over the events' medians */
 	double pooled_median, pooled_p90, pooled_missing; /* the first summary: every value */
 	size_t nev;
 	pmcf_truth_event *ev;
@@ -101,7 +101,8 @@ int pmcf_truth_compare(const pmcf_profile *p, const char *path, pmcf_truth_resul
 	if (!own) {
 		for (size_t i = 0; i < nx && !err; i++) {
 			int32_t s = rep_src[i];
-			if (s >= 0 && (size_t)s < ns && !src[s] && !(src[s] = open_source(p, (uint32_t)s, dir, &err)))
+			if (s >= 0 && (size_t)s < ns && !src[s] &&
+			    !(src[s] = open_source(p, (uint32_t)s, dir, &err)))
 				break;
 		}
 		if (err)

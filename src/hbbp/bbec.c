@@ -233,8 +233,8 @@ static void lbr_sample(struct ctx *c, const pmcf_pd_attr *a, const pmcf_pd_sampl
 	}
 }
 
-static double choose(void *vc, const struct hbbp_func *f, size_t b, int *src, double *ebs,
-		     double *lbr, int *bias)
+static double choose(void *vc, const struct hbbp_func *f, size_t b, int *src, double *ebs, double *lbr,
+		     int *bias)
 {
 	struct ctx *c = vc;
 	const struct hbbp_block *bl = &f->blocks[b];
@@ -244,8 +244,7 @@ static double choose(void *vc, const struct hbbp_func *f, size_t b, int *src, do
 	*ebs = f->ebs[b] / bl->n;
 	*lbr = sum / bl->n;
 	double depth = c->depth_n ? c->depth_sum / (double)c->depth_n : 16;
-	*bias = f->inlbr[b] >= 8 &&
-		(double)f->oldest[b] / (double)f->inlbr[b] > c->bias_ratio / depth;
+	*bias = f->inlbr[b] >= 8 && (double)f->oldest[b] / (double)f->inlbr[b] > c->bias_ratio / depth;
 	int use_lbr;
 	if (c->method == PMCF_IMIX_EBS || c->method == PMCF_IMIX_EBS_RAW)
 		use_lbr = 0;
@@ -266,8 +265,7 @@ int pmcf_imix_from_perfdata(const pmcf_perfdata *pd, const pmcf_imix_opts *opts,
 	pmcfi_clear_error();
 	*out = NULL;
 	pmcf_imix_opts o = {0};
-	int rc = pmcfi_struct_in("pmcf_imix_opts", &o, opts, offsetof(pmcf_imix_opts, llvm_mca),
-				 sizeof(o));
+	int rc = pmcfi_struct_in("pmcf_imix_opts", &o, opts, offsetof(pmcf_imix_opts, llvm_mca), sizeof(o));
 	if (rc)
 		return rc;
 	if (o.method < PMCF_IMIX_HBBP || o.method > PMCF_IMIX_EBS_RAW)
@@ -290,7 +288,7 @@ int pmcf_imix_from_perfdata(const pmcf_perfdata *pd, const pmcf_imix_opts *opts,
 		if (o.ebs_event || o.lbr_event) {
 			cls[i] = o.lbr_event && !strcasecmp(a->name, o.lbr_event)   ? SRC_LBR
 				 : o.ebs_event && !strcasecmp(a->name, o.ebs_event) ? SRC_EBS
-									    : SRC_OTHER;
+										    : SRC_OTHER;
 		} else {
 			cls[i] = (a->sample_type & (1u << 11)) && is_branch_event(a) ? SRC_LBR : SRC_EBS;
 		}
@@ -335,7 +333,7 @@ int pmcf_imix_from_perfdata(const pmcf_perfdata *pd, const pmcf_imix_opts *opts,
 	free(cls);
 	if (!rc && o.method == PMCF_IMIX_LBR && !c.have_lbr)
 		rc = pmcfi_fail(PMCF_EINVAL, "no branch stacks in the samples: LBR needs a "
-					      "recording with -b/-j (imix record without --ebs-only)");
+					     "recording with -b/-j (imix record without --ebs-only)");
 	if (!rc && (o.method == PMCF_IMIX_EBS || o.method == PMCF_IMIX_EBS_RAW) && !c.have_ebs)
 		rc = pmcfi_fail(PMCF_EINVAL, "no EBS samples in the recording");
 	/* timer samples weigh blocks by time: turn them into executions */

@@ -88,8 +88,8 @@ static int subpos(char **p, uint64_t last, uint64_t *out)
 	return 0;
 }
 
-static double ref_choose(void *ctx, const struct hbbp_func *f, size_t b, int *src, double *ebs,
-			 double *lbr, int *bias)
+static double ref_choose(void *ctx, const struct hbbp_func *f, size_t b, int *src, double *ebs, double *lbr,
+			 int *bias)
 {
 	(void)ctx;
 	const struct hbbp_block *bl = &f->blocks[b];
@@ -200,8 +200,10 @@ int pmcf_imix_from_callgrind(const char *path, const pmcf_imix_opts *opts, pmcf_
 		if (!(c0 == '+' || c0 == '-' || c0 == '*' || (c0 >= '0' && c0 <= '9')))
 			continue; /* header lines: version:, cmd:, summary:, totals:, ... */
 		if (!seen_header || instr_pos < 0) {
-			rc = pmcfi_fail(PMCF_ESYNTAX, "%s: not a callgrind output written with "
-						      "--dump-instr=yes (no 'positions: instr')", path);
+			rc = pmcfi_fail(PMCF_ESYNTAX,
+					"%s: not a callgrind output written with "
+					"--dump-instr=yes (no 'positions: instr')",
+					path);
 			break;
 		}
 		char *p = line;

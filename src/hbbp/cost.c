@@ -233,8 +233,7 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-int hbbpi_cost_model_find(const char *mca, const char *mcpu, const char *cpuid,
-			  struct hbbp_cost_model *cm)
+int hbbpi_cost_model_find(const char *mca, const char *mcpu, const char *cpuid, struct hbbp_cost_model *cm)
 {
 	memset(cm, 0, sizeof(*cm));
 	const char *env = getenv("PMCF_LLVM_MCA");
@@ -247,16 +246,17 @@ int hbbpi_cost_model_find(const char *mca, const char *mcpu, const char *cpuid,
 		}
 		snprintf(cm->mca, sizeof(cm->mca), "%s", mca);
 	} else if (find_on_path(cm->mca, sizeof(cm->mca)) != 0) {
-		snprintf(cm->note, sizeof(cm->note), "no llvm-mca on PATH (Debian: apt-get install "
-						     "llvm-16, see scripts/install-deps.sh)");
+		snprintf(cm->note, sizeof(cm->note),
+			 "no llvm-mca on PATH (Debian: apt-get install "
+			 "llvm-16, see scripts/install-deps.sh)");
 		cm->mca[0] = 0;
 		return 0;
 	}
 	char vendor[64] = "";
 	unsigned fam = 0, model = 0;
 	int have_cpu = parse_cpuid(cpuid, vendor, sizeof(vendor), &fam, &model) == 0;
-	snprintf(cm->cpu, sizeof(cm->cpu), have_cpu ? "%s family 0x%x model 0x%x" : "an unknown CPU",
-		 vendor, fam, model);
+	snprintf(cm->cpu, sizeof(cm->cpu), have_cpu ? "%s family 0x%x model 0x%x" : "an unknown CPU", vendor,
+		 fam, model);
 	if (mcpu) {
 		snprintf(cm->mcpu, sizeof(cm->mcpu), "%s", mcpu);
 		cm->ok = 1;
@@ -283,8 +283,10 @@ int hbbpi_cost_model_find(const char *mca, const char *mcpu, const char *cpuid,
 			row = &cpu_rows[i];
 	if (!row) {
 		free(help);
-		snprintf(cm->note, sizeof(cm->note), "%s has no LLVM cost model known to pmcfuse "
-						     "(give one with --mcpu)", cm->cpu);
+		snprintf(cm->note, sizeof(cm->note),
+			 "%s has no LLVM cost model known to pmcfuse "
+			 "(give one with --mcpu)",
+			 cm->cpu);
 		return 0;
 	}
 	char first[32] = "";
@@ -302,8 +304,10 @@ int hbbpi_cost_model_find(const char *mca, const char *mcpu, const char *cpuid,
 	}
 	free(help);
 	if (!cm->mcpu[0]) {
-		snprintf(cm->note, sizeof(cm->note), "%s (%s) is not known to %.64s, nor an older model of "
-						     "its line", cm->cpu, first, base_name(cm->mca));
+		snprintf(cm->note, sizeof(cm->note),
+			 "%s (%s) is not known to %.64s, nor an older model of "
+			 "its line",
+			 cm->cpu, first, base_name(cm->mca));
 		return 0;
 	}
 	if (strcmp(first, cm->mcpu))
@@ -339,7 +343,8 @@ static int write_block(FILE *f, const ZydisDecoder *dec, const ZydisFormatter *f
 		char text[256];
 		if (d.mnemonic == ZYDIS_MNEMONIC_NOP) {
 			snprintf(text, sizeof(text), "nop"); /* LLVM takes no operands of long NOPs */
-		} else if ((d.attributes & ZYDIS_ATTRIB_IS_RELATIVE) && d.meta.branch_type != ZYDIS_BRANCH_TYPE_NONE) {
+		} else if ((d.attributes & ZYDIS_ATTRIB_IS_RELATIVE) &&
+			   d.meta.branch_type != ZYDIS_BRANCH_TYPE_NONE) {
 			/* LLVM's Intel parser takes no absolute branch targets: branch
 			 * to the block's own start (exact for the loop llvm-mca runs) */
 			snprintf(text, sizeof(text), "%s .Lb%u", ZydisMnemonicGetString(d.mnemonic), label);
@@ -424,9 +429,14 @@ int hbbpi_cost_blocks(const struct hbbp_cost_model *cm, const pmcf_imix_code_blo
 	}
 	char mcpu[96];
 	snprintf(mcpu, sizeof(mcpu), "-mcpu=%s", cm->mcpu);
-	char *argv[] = {(char *)cm->mca, "-mtriple=x86_64-unknown-linux-gnu", mcpu,
-			"-iterations=" MCA_ITERATIONS, "-resource-pressure=0", "-instruction-info=0",
-			s.in, NULL};
+	char *argv[] = {(char *)cm->mca,
+			"-mtriple=x86_64-unknown-linux-gnu",
+			mcpu,
+			"-iterations=" MCA_ITERATIONS,
+			"-resource-pressure=0",
+			"-instruction-info=0",
+			s.in,
+			NULL};
 	char *out = NULL;
 	for (int attempt = 0; !rc && attempt <= MAX_RETRIES; attempt++) {
 		FILE *f = fopen(s.in, "w");

@@ -14,7 +14,7 @@ enum { INS_CF = 1, INS_REP = 2, INS_BAD = 4 };
 struct hbbp_ins {
 	uint64_t addr;
 	uint8_t len, flags;
-	uint16_t mnem;   /* index into the image's name table */
+	uint16_t mnem; /* index into the image's name table */
 	uint16_t isa_ext, isa_set, cat;
 	uint8_t packing; /* 0 NONE, 1 SCALAR, 2 PACKED */
 	uint32_t block;  /* index of the block in the function */
@@ -103,8 +103,8 @@ struct hbbp_image *hbbpi_mix_image(pmcf_imix *m, const char *path);
 /* Turns the accumulators into block and instruction tables. choose gives
  * a block's count (and its source, the EBS/LBR estimates, the bias flag);
  * with per_ins the instructions take their own f->ref counts instead. */
-typedef double (*hbbpi_choose_fn)(void *ctx, const struct hbbp_func *f, size_t b, int *src,
-				  double *ebs, double *lbr, int *bias);
+typedef double (*hbbpi_choose_fn)(void *ctx, const struct hbbp_func *f, size_t b, int *src, double *ebs,
+				  double *lbr, int *bias);
 int hbbpi_mix_emit(pmcf_imix *m, hbbpi_choose_fn choose, void *ctx, int per_ins);
 /* Walks the decoded functions of every image: start with *pos = 0; returns
  * NULL at the end, and sets *im to the function's image. */
@@ -113,19 +113,18 @@ struct hbbp_func *hbbpi_mix_next_func(pmcf_imix *m, size_t *pos, struct hbbp_ima
 /* Cost model of the time-to-count correction (cost.c): llvm-mca and the
  * -mcpu naming the recording CPU. */
 struct hbbp_cost_model {
-	int ok;            /* the correction can be made */
-	char mca[512];     /* llvm-mca path */
+	int ok;        /* the correction can be made */
+	char mca[512]; /* llvm-mca path */
 	char mcpu[64];
-	char cpu[96];      /* "AuthenticAMD family 0x1a model 0x2" */
-	char cpu_note[128];/* the CPU's own LLVM name when an older model stands in */
-	char note[256];    /* !ok: why */
+	char cpu[96];       /* "AuthenticAMD family 0x1a model 0x2" */
+	char cpu_note[128]; /* the CPU's own LLVM name when an older model stands in */
+	char note[256];     /* !ok: why */
 };
 /* Finds llvm-mca (mca, else $PMCF_LLVM_MCA, else PATH) and the -mcpu for
  * cpuid (perf's "Vendor,family,model,stepping"; NULL or "": this host) unless
  * mcpu is given. cm->ok says whether it can be used, cm->note why not.
  * Returns 0, or a negative error for failures of the machine (temp files). */
-int hbbpi_cost_model_find(const char *mca, const char *mcpu, const char *cpuid,
-			  struct hbbp_cost_model *cm);
+int hbbpi_cost_model_find(const char *mca, const char *mcpu, const char *cpuid, struct hbbp_cost_model *cm);
 /* One line for report headers: the model used, or why there is none. */
 void hbbpi_cost_model_describe(const struct hbbp_cost_model *cm, char *out, size_t n);
 /* Cycles per execution of each block (each its own llvm-mca code region,
@@ -149,17 +148,17 @@ unsigned hbbpi_chase_loads(const uint8_t *code, size_t n);
  * `periods` iterations of the outer loop; fills the exact BBEC per block. */
 struct hbbp_synth {
 	unsigned ebs_period, lbr_period, lbr_depth, periods;
-	int hw_idx;          /* write hw_idx in branch stacks */
-	int ebs_only;        /* one attribute, no branch stacks */
-	int write_ref;       /* also DIR/ref/callgrind.out with the exact counts */
-	int timer;           /* EBS on cpu-clock: ebs_period counts cycles of
+	int hw_idx;    /* write hw_idx in branch stacks */
+	int ebs_only;  /* one attribute, no branch stacks */
+	int write_ref; /* also DIR/ref/callgrind.out with the exact counts */
+	int timer;     /* EBS on cpu-clock: ebs_period counts cycles of
 				hbbpi_synth_cycles, not instructions */
 	/* out */
 	unsigned nblocks;
 	uint64_t block_start[8];
 	unsigned block_len[8];
-	double block_count[8];  /* exact executions */
-	uint64_t load_addr;     /* where the text is mapped */
+	double block_count[8]; /* exact executions */
+	uint64_t load_addr;    /* where the text is mapped */
 	char elf_path[512], data_path[512];
 };
 int hbbpi_synth_write(const char *dir, struct hbbp_synth *s);

@@ -148,8 +148,9 @@ static int load(struct hbbp_image *im)
 						if (end > sc->addr + sc->size || end < sym.st_value)
 							end = sc->addr + sc->size;
 						const char *nm = elf_strptr(e, sh.sh_link, sym.st_name);
-						rc = add_func(&fs, &nf, &capf, nm && *nm ? nm : "?", sym.st_value,
-							      end, sc->bytes + (sym.st_value - sc->addr));
+						rc = add_func(&fs, &nf, &capf, nm && *nm ? nm : "?",
+							      sym.st_value, end,
+							      sc->bytes + (sym.st_value - sc->addr));
 						break;
 					}
 				}
@@ -309,8 +310,7 @@ static int name_id(struct hbbp_image *im, ZydisMnemonic mn, int rep)
 static int is_vector_ext(const char *e)
 {
 	return !strncmp(e, "SSE", 3) || !strncmp(e, "AVX", 3) || !strncmp(e, "FMA", 3) ||
-	       !strncmp(e, "MMX", 3) || !strcmp(e, "F16C") || !strcmp(e, "XOP") ||
-	       !strncmp(e, "3DNOW", 5);
+	       !strncmp(e, "MMX", 3) || !strcmp(e, "F16C") || !strcmp(e, "XOP") || !strncmp(e, "3DNOW", 5);
 }
 
 /* Scalar/packed from the ISA extension and the mnemonic suffix (XED's
@@ -338,8 +338,7 @@ static int is_cf(const ZydisDecodedInstruction *d)
 	case ZYDIS_CATEGORY_RET:
 	case ZYDIS_CATEGORY_SYSCALL:
 	case ZYDIS_CATEGORY_SYSRET:
-	case ZYDIS_CATEGORY_INTERRUPT:
-		return 1;
+	case ZYDIS_CATEGORY_INTERRUPT: return 1;
 	default:
 		return d->mnemonic == ZYDIS_MNEMONIC_UD2 || d->mnemonic == ZYDIS_MNEMONIC_HLT ||
 		       d->mnemonic == ZYDIS_MNEMONIC_SYSENTER || d->mnemonic == ZYDIS_MNEMONIC_SYSEXIT;
@@ -385,7 +384,8 @@ int hbbpi_func_decode(struct hbbp_image *im, struct hbbp_func *f)
 			continue;
 		}
 		int rep = 0;
-		if (d.meta.category == ZYDIS_CATEGORY_STRINGOP || d.meta.category == ZYDIS_CATEGORY_IOSTRINGOP) {
+		if (d.meta.category == ZYDIS_CATEGORY_STRINGOP ||
+		    d.meta.category == ZYDIS_CATEGORY_IOSTRINGOP) {
 			if (d.attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE))
 				rep = 1;
 			else if (d.attributes & ZYDIS_ATTRIB_HAS_REPNE)

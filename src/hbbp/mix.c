@@ -105,8 +105,8 @@ int hbbpi_mix_emit(pmcf_imix *m, hbbpi_choose_fn choose, void *ctx, int per_ins)
 				continue;
 			if (pmcfi_grow((void **)&m->blocks, &capb, m->nblocks + 1, sizeof(*m->blocks)))
 				return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-			m->blocks[m->nblocks++] = (pmcf_imix_block){
-				im->path, f->name, bl->start, bl->n, ebs, lbr, cnt, bias, src};
+			m->blocks[m->nblocks++] = (pmcf_imix_block){im->path, f->name, bl->start, bl->n, ebs,
+								    lbr,      cnt,     bias,      src};
 			if (!any)
 				continue;
 			for (uint32_t k = 0; k < bl->n; k++) {
@@ -197,9 +197,7 @@ static char *key_of(const pmcf_imix_ins *r, int key)
 		snprintf(buf, sizeof(buf), "%s!%s@0x%llx", base(r->module), r->function,
 			 (unsigned long long)r->block);
 		return strdup(buf);
-	default:
-		snprintf(buf, sizeof(buf), "%s:%u", r->file ? r->file : "??", r->line);
-		return strdup(buf);
+	default: snprintf(buf, sizeof(buf), "%s:%u", r->file ? r->file : "??", r->line); return strdup(buf);
 	}
 }
 
@@ -251,8 +249,8 @@ void pmcf_imix_cmp_free(pmcf_imix_cmp *c)
 
 /* §VI.B: Error(M) = |ref(M) - measured(M)| / ref(M); the average weighted
  * error is sum_M Error(M) * ref(M) / #instructions_ref. */
-int pmcf_imix_compare(const pmcf_imix_row *ref, size_t nref, const pmcf_imix_row *meas,
-		      size_t nmeas, int normalize, pmcf_imix_cmp **out)
+int pmcf_imix_compare(const pmcf_imix_row *ref, size_t nref, const pmcf_imix_row *meas, size_t nmeas,
+		      int normalize, pmcf_imix_cmp **out)
 {
 	pmcfi_clear_error();
 	*out = NULL;

@@ -33,7 +33,10 @@ struct pmcf_perfdata {
 	pmcf_pd_task *tasks;
 	size_t ntasks, captasks;
 	pmcf_pd_stats st;
-	struct idmap { uint64_t id; uint32_t attr; } *idmap;
+	struct idmap {
+		uint64_t id;
+		uint32_t attr;
+	} * idmap;
 	size_t nidmap;
 	char cpuid[128]; /* HEADER_CPUID, or "" */
 };
@@ -101,10 +104,7 @@ static char *dupstr(const uint8_t *s, size_t max)
 	return r;
 }
 
-static int corrupt(const char *what)
-{
-	return pmcfi_fail(PMCF_ECORRUPT, "perf.data: %s", what);
-}
+static int corrupt(const char *what) { return pmcfi_fail(PMCF_ECORRUPT, "perf.data: %s", what); }
 
 /* perf_event_attr fields at their ABI offsets; bytes beyond avail read as 0. */
 static uint64_t attr_u64(const uint8_t *a, size_t n, size_t off)
@@ -223,9 +223,18 @@ static void skip_read(struct cur *c, uint64_t rf)
 }
 
 enum {
-	S_IP = 1u << 0, S_TID = 1u << 1, S_TIME = 1u << 2, S_ADDR = 1u << 3, S_READ = 1u << 4,
-	S_CALLCHAIN = 1u << 5, S_ID = 1u << 6, S_CPU = 1u << 7, S_PERIOD = 1u << 8,
-	S_STREAM_ID = 1u << 9, S_RAW = 1u << 10, S_BRANCH_STACK = 1u << 11,
+	S_IP = 1u << 0,
+	S_TID = 1u << 1,
+	S_TIME = 1u << 2,
+	S_ADDR = 1u << 3,
+	S_READ = 1u << 4,
+	S_CALLCHAIN = 1u << 5,
+	S_ID = 1u << 6,
+	S_CPU = 1u << 7,
+	S_PERIOD = 1u << 8,
+	S_STREAM_ID = 1u << 9,
+	S_RAW = 1u << 10,
+	S_BRANCH_STACK = 1u << 11,
 	S_IDENTIFIER = 1u << 16
 };
 #define BR_HW_INDEX (1ull << 17)
@@ -323,7 +332,7 @@ static int parse_record(pmcf_perfdata *pd, uint32_t type, uint16_t misc, struct 
 {
 	int rc = 0;
 	switch (type) {
-	case 1:   /* PERF_RECORD_MMAP */
+	case 1:    /* PERF_RECORD_MMAP */
 	case 10: { /* PERF_RECORD_MMAP2 */
 		pmcf_pd_mmap m = {.misc = misc, .is_mmap2 = type == 10};
 		m.pid = rd32(c);
@@ -384,21 +393,18 @@ static int parse_record(pmcf_perfdata *pd, uint32_t type, uint16_t misc, struct 
 		rd64(c);
 		pd->st.lost += rd64(c);
 		break;
-	case 9: /* PERF_RECORD_SAMPLE */
-		return parse_sample(pd, c, misc);
+	case 9: /* PERF_RECORD_SAMPLE */ return parse_sample(pd, c, misc);
 	case 81: /* PERF_RECORD_COMPRESSED */
 		return pmcfi_fail(PMCF_ENOTSUP, "perf.data: compressed records (perf record -z) "
 						"are not supported; record without -z");
-	default:
-		pd->st.skipped++;
+	default: pd->st.skipped++;
 	}
 	return 0;
 }
 
 /* The bounds of feature `bit`'s section (the table after the data section
  * has one {offset, size} per set bit); c->p is NULL when the table does not fit. */
-static int feature_section(const uint8_t *p, size_t n, uint64_t table, uint64_t feat0, int bit,
-			   struct cur *c)
+static int feature_section(const uint8_t *p, size_t n, uint64_t table, uint64_t feat0, int bit, struct cur *c)
 {
 	uint64_t idx = popcount64(feat0 & ((1ull << bit) - 1));
 	struct cur fc = {p, n, 0, 0};

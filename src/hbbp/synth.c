@@ -44,11 +44,11 @@ static const uint64_t blk_start[5] = {0x00, 0x06, 0x0d, 0x49, 0x4d};
 unsigned hbbpi_synth_cycles(uint64_t off)
 {
 	switch (off) {
-	case 0x00: return 3;  /* mov ecx,3 */
-	case 0x06: return 7;  /* add eax,ecx */
-	case 0x0b: return 2;  /* jz */
-	case 0x49: return 5;  /* dec ecx */
-	case 0x4d: return 4;  /* jmp */
+	case 0x00: return 3; /* mov ecx,3 */
+	case 0x06: return 7; /* add eax,ecx */
+	case 0x0b: return 2; /* jz */
+	case 0x49: return 5; /* dec ecx */
+	case 0x4d: return 4; /* jmp */
 	default: return 1;
 	}
 }
@@ -137,12 +137,13 @@ static void rec_header(struct buf *b, uint32_t type, uint16_t misc, size_t size)
 
 enum { ST = (1u << 16) | (1u << 0) | (1u << 1) | (1u << 2) | (1u << 6) };
 
-static void attr_bytes(uint8_t *a, uint32_t type, uint64_t config, uint64_t period,
-		       uint64_t sample_type, uint64_t bst, int precise)
+static void attr_bytes(uint8_t *a, uint32_t type, uint64_t config, uint64_t period, uint64_t sample_type,
+		       uint64_t bst, int precise)
 {
 	memset(a, 0, 128);
 	uint32_t size = 128;
-	uint64_t flags = (1ull << 18) | ((uint64_t)precise << 15) | (1ull << 5); /* sample_id_all, exclude_kernel */
+	uint64_t flags =
+		(1ull << 18) | ((uint64_t)precise << 15) | (1ull << 5); /* sample_id_all, exclude_kernel */
 	memcpy(a, &type, 4);
 	memcpy(a + 4, &size, 4);
 	memcpy(a + 8, &config, 8);
@@ -164,8 +165,10 @@ static int write_reference(const char *dir, const struct hbbp_synth *s)
 	FILE *f = fopen(p, "w");
 	if (!f)
 		return pmcfi_fail(-errno, "cannot write %s: %s", p, strerror(errno));
-	fprintf(f, "# exact counts of the synthetic program\nversion: 1\ncreator: pmcfuse imix synth\n"
-		   "positions: instr\nevents: Ir\nob=(1) %s\nfn=(1) synth_loop\n", s->elf_path);
+	fprintf(f,
+		"# exact counts of the synthetic program\nversion: 1\ncreator: pmcfuse imix synth\n"
+		"positions: instr\nevents: Ir\nob=(1) %s\nfn=(1) synth_loop\n",
+		s->elf_path);
 	static const uint8_t lens[] = {5, 1, 2, 3, 2};
 	for (int b = 0; b < 5; b++) {
 		uint64_t a = VADDR + blk_start[b];
@@ -239,14 +242,31 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 				s->block_count[blk] += 1;
 			uint64_t next = pc, target = UINT64_MAX;
 			switch (pc) {
-			case 0x00: m.ecx = 3; next = 0x05; break;
+			case 0x00:
+				m.ecx = 3;
+				next = 0x05;
+				break;
 			case 0x05: next = 0x06; break;
 			case 0x06: next = 0x08; break;
 			case 0x08: next = 0x0b; break;
-			case 0x0b: next = 0x0d; if (!(m.ecx & 1)) target = 0x49; break;
-			case 0x49: m.ecx--; next = 0x4b; break;
-			case 0x4b: next = 0x4d; if (m.ecx) target = 0x06; break;
-			case 0x4d: next = 0x4f; target = 0x00; break;
+			case 0x0b:
+				next = 0x0d;
+				if (!(m.ecx & 1))
+					target = 0x49;
+				break;
+			case 0x49:
+				m.ecx--;
+				next = 0x4b;
+				break;
+			case 0x4b:
+				next = 0x4d;
+				if (m.ecx)
+					target = 0x06;
+				break;
+			case 0x4d:
+				next = 0x4f;
+				target = 0x00;
+				break;
 			default: next = pc + 3; break; /* add edx,1 */
 			}
 			/* instructions, or cycles in timer mode: a time sample falls
@@ -260,7 +280,8 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 				put64(&d, 100), put64(&d, s->load_addr + pc);
 				put32(&d, PID), put32(&d, PID), put64(&d, t++), put64(&d, 100);
 				if (!s->ebs_only) {
-					put64(&d, 0); /* empty branch stack (LBR of the EBS event is discarded) */
+					put64(&d,
+					      0); /* empty branch stack (LBR of the EBS event is discarded) */
 					if (s->hw_idx)
 						put64(&d, m.head);
 				}
@@ -273,7 +294,8 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 					m.nring++;
 				m.taken++;
 				if (measure && !s->ebs_only && m.taken % s->lbr_period == 0) {
-					size_t sz = 8 + 8 * 5 + 8 + (s->hw_idx ? 8 : 0) + 24 * (size_t)m.nring;
+					size_t sz =
+						8 + 8 * 5 + 8 + (s->hw_idx ? 8 : 0) + 24 * (size_t)m.nring;
 					rec_header(&d, 9, 2, sz);
 					put64(&d, 200), put64(&d, s->load_addr + pc);
 					put32(&d, PID), put32(&d, PID), put64(&d, t++), put64(&d, 200);
@@ -282,7 +304,8 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 						put64(&d, m.head);
 					for (unsigned k = 0; k < m.nring; k++) { /* newest first */
 						unsigned at = (m.head + depth - 1 - k) % depth;
-						put64(&d, m.ring_from[at]), put64(&d, m.ring_to[at]), put64(&d, 0);
+						put64(&d, m.ring_from[at]), put64(&d, m.ring_to[at]),
+							put64(&d, 0);
 					}
 				}
 				pc = target;
@@ -312,7 +335,10 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 	uint64_t ebs_config = s->timer ? 0 : 0x1c0;
 	for (unsigned i = 0; i < nattr; i++) {
 		attr_bytes(a, i ? 4 : ebs_type, i ? 0x20c4 : ebs_config, i ? s->lbr_period : s->ebs_period,
-			   st, s->ebs_only ? 0 : bst, i ? 1 : s->timer ? 0 : 3);
+			   st, s->ebs_only ? 0 : bst,
+			   i          ? 1
+			   : s->timer ? 0
+				      : 3);
 		put(&f, a, 128);
 		put64(&f, off_ids + 8 * i), put64(&f, 8);
 	}
@@ -356,8 +382,8 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 /* The first published pmcf_imix_synth_opts ends after timer. */
 #define SYNTH_OPTS_ABI0 (offsetof(pmcf_imix_synth_opts, timer) + sizeof(int))
 
-int pmcf_imix_synth_write(const char *dir, const pmcf_imix_synth_opts *opts,
-			  pmcf_imix_synth_block *blocks, size_t cap, size_t *nblocks)
+int pmcf_imix_synth_write(const char *dir, const pmcf_imix_synth_opts *opts, pmcf_imix_synth_block *blocks,
+			  size_t cap, size_t *nblocks)
 {
 	pmcfi_clear_error();
 	pmcf_imix_synth_opts o = PMCF_IMIX_SYNTH_OPTS_INIT;
@@ -366,8 +392,13 @@ int pmcf_imix_synth_write(const char *dir, const pmcf_imix_synth_opts *opts,
 		return rc;
 	if (!dir || (cap && !blocks) || !nblocks)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_imix_synth_write: no folder or no block count");
-	struct hbbp_synth s = {.ebs_period = 11, .lbr_period = 7, .lbr_depth = 16, .periods = 308,
-			       .ebs_only = o.ebs_only || o.timer, .write_ref = 1, .timer = o.timer};
+	struct hbbp_synth s = {.ebs_period = 11,
+			       .lbr_period = 7,
+			       .lbr_depth = 16,
+			       .periods = 308,
+			       .ebs_only = o.ebs_only || o.timer,
+			       .write_ref = 1,
+			       .timer = o.timer};
 	if (o.timer) /* a cycle period coprime to the outer loop's 96 cycles */
 		s.ebs_period = 7, s.periods = 7 * 44;
 	rc = hbbpi_synth_write(dir, &s);

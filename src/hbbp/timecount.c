@@ -48,7 +48,7 @@ static int func_edges(const ZydisDecoder *dec, const struct hbbp_func *f, struct
 		ZydisDecodedInstruction d;
 		if ((last->flags & INS_CF) &&
 		    ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(dec, NULL, f->bytes + (last->addr - f->start),
-								last->len, &d))) {
+							       last->len, &d))) {
 			ZydisInstructionCategory c = d.meta.category;
 			call = c == ZYDIS_CATEGORY_CALL;
 			falls = c == ZYDIS_CATEGORY_COND_BR || call;
@@ -102,7 +102,8 @@ static int move_heads(struct hbbp_func *f, const struct edge *e, size_t ne)
 			f->ebs[to] -= h;
 			for (size_t k = i; k < j; k++)
 				if (!e[k].call)
-					f->ebs[e[k].from] += sum > 0 ? h * own[e[k].from] / sum : h / (double)np;
+					f->ebs[e[k].from] +=
+						sum > 0 ? h * own[e[k].from] / sum : h / (double)np;
 		}
 		i = j;
 	}
@@ -395,7 +396,8 @@ unsigned hbbpi_chase_loads(const uint8_t *code, size_t n)
 		if (d.operand_count_visible < 2 || op[0].type != ZYDIS_OPERAND_TYPE_REGISTER ||
 		    op[1].type != ZYDIS_OPERAND_TYPE_MEMORY || op[1].mem.type != ZYDIS_MEMOP_TYPE_MEM)
 			continue;
-		ZydisRegister r = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, op[0].reg.value);
+		ZydisRegister r =
+			ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, op[0].reg.value);
 		if (r != ZYDIS_REGISTER_NONE &&
 		    (r == ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, op[1].mem.base) ||
 		     r == ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, op[1].mem.index)))
@@ -413,8 +415,8 @@ static size_t block_bytes(const struct hbbp_func *f, uint32_t b)
 }
 
 /* Skid, then the units of one function: a block each, or its classes. */
-static int func_units(const ZydisDecoder *dec, struct hbbp_func *f, const char *module, const pmcf_imix_opts *o,
-		      uint32_t *cls, uint32_t *next, struct unit *u, size_t *nu)
+static int func_units(const ZydisDecoder *dec, struct hbbp_func *f, const char *module,
+		      const pmcf_imix_opts *o, uint32_t *cls, uint32_t *next, struct unit *u, size_t *nu)
 {
 	struct edge *e = NULL;
 	size_t ne = 0;
@@ -500,8 +502,12 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 	for (size_t i = 0; !rc && i < n; i++) {
 		const struct hbbp_func *f = u[i].f;
 		const struct hbbp_block *bl = &f->blocks[u[i].first];
-		cb[i] = (pmcf_imix_code_block){u[i].module, f->name, bl->start, bl->n,
-					       f->bytes + (bl->start - f->start), block_bytes(f, u[i].first)};
+		cb[i] = (pmcf_imix_code_block){u[i].module,
+					       f->name,
+					       bl->start,
+					       bl->n,
+					       f->bytes + (bl->start - f->start),
+					       block_bytes(f, u[i].first)};
 		if (u[i].next[u[i].first] == UINT32_MAX)
 			continue;
 		nregions++;

@@ -10,7 +10,7 @@
 #include <string.h>
 
 int pmcf_profile_coverage_summary(const pmcf_profile *p, size_t ev, double *share_measured,
-                                  double *mean_time_share)
+				  double *mean_time_share)
 {
 	if (!p || ev >= pmcf_profile_nevents(p))
 		return pmcfi_fail(PMCF_EINVAL, "no event %zu in the profile", ev);

@@ -14,25 +14,18 @@ int pmcf_mux_mode_parse(const char *name)
 		if (name && strcmp(name, mux_names[i]) == 0)
 			return i;
 	return pmcfi_fail(PMCF_EINVAL,
-	                  "unknown multiplexing mode '%s' (valid: none, kernel, rr, roc, roc-counts)",
-	                  name ? name : "");
+			  "unknown multiplexing mode '%s' (valid: none, kernel, rr, roc, roc-counts)",
+			  name ? name : "");
 }
 
-const char *pmcf_mux_mode_name(int mode)
-{
-	return mode >= 0 && mode < NMUX ? mux_names[mode] : "unknown";
-}
+const char *pmcf_mux_mode_name(int mode) { return mode >= 0 && mode < NMUX ? mux_names[mode] : "unknown"; }
 
 int pmcf_estimate_parse(const char *name)
 {
 	for (int i = 0; i < 2; i++)
 		if (name && strcmp(name, est_names[i]) == 0)
 			return i;
-	return pmcfi_fail(PMCF_EINVAL, "unknown estimator '%s' (valid: cumulative, local)",
-	                  name ? name : "");
+	return pmcfi_fail(PMCF_EINVAL, "unknown estimator '%s' (valid: cumulative, local)", name ? name : "");
 }
 
-const char *pmcf_estimate_name(int e)
-{
-	return e >= 0 && e < 2 ? est_names[e] : "unknown";
-}
+const char *pmcf_estimate_name(int e) { return e >= 0 && e < 2 ? est_names[e] : "unknown"; }

@@ -75,8 +75,7 @@ void pmcfi_mux_observe(struct pmcfi_mux *m, size_t u, uint64_t t_ns, double coun
 	o->n++;
 }
 
-double pmcfi_mux_roc_cost(double ax, double ay, double bx, double by, double cx, double cy,
-                          double dt)
+double pmcfi_mux_roc_cost(double ax, double ay, double bx, double by, double cx, double cy, double dt)
 {
 	/* eq. 5/7: dy is the linear interpolator's rise from A to B; when
 	 * Cx == Ax nothing changed and dy = 0 */
@@ -84,8 +83,7 @@ double pmcfi_mux_roc_cost(double ax, double ay, double bx, double by, double cx,
 	return fabs((by - ay - dy) / 2) * dt;
 }
 
-double pmcfi_mux_roc_cost_samples(double ax, double ay, double bx, double by, double cx,
-                                  double cy, double dt)
+double pmcfi_mux_roc_cost_samples(double ax, double ay, double bx, double by, double cx, double cy, double dt)
 {
 	if (cy <= 0 || cx <= 0)
 		return 0;
@@ -96,14 +94,10 @@ double pmcfi_mux_roc_cost_samples(double ax, double ay, double bx, double by, do
 int pmcfi_mux_policy(int mode)
 {
 	switch (mode) {
-	case PMCF_MUX_KERNEL:
-		return PMCFI_MUX_KERNEL;
-	case PMCF_MUX_ROC:
-		return PMCFI_MUX_ROC_SAMPLES;
-	case PMCF_MUX_ROC_COUNTS:
-		return PMCFI_MUX_ROC;
-	default:
-		return PMCFI_MUX_RR;
+	case PMCF_MUX_KERNEL: return PMCFI_MUX_KERNEL;
+	case PMCF_MUX_ROC: return PMCFI_MUX_ROC_SAMPLES;
+	case PMCF_MUX_ROC_COUNTS: return PMCFI_MUX_ROC;
+	default: return PMCFI_MUX_RR;
 	}
 }
 
@@ -113,8 +107,8 @@ size_t pmcfi_mux_starve_limit(size_t nunits, size_t taken)
 	return 2 * ((nunits + k - 1) / k) + 1;
 }
 
-size_t pmcfi_mux_rotate(struct pmcfi_mux *m, uint64_t now, const struct pmcfi_mux_ops *ops,
-                        void *ctx, uint8_t *run)
+size_t pmcfi_mux_rotate(struct pmcfi_mux *m, uint64_t now, const struct pmcfi_mux_ops *ops, void *ctx,
+			uint8_t *run)
 {
 	size_t n = m->n, taken = 0;
 	for (size_t u = 0; u < n; u++) {
@@ -172,16 +166,16 @@ size_t pmcfi_mux_rotate(struct pmcfi_mux *m, uint64_t now, const struct pmcfi_mu
 			else if (m->wait[u] >= limit)
 				m->cost[u] = 1e299 + (double)m->wait[u];
 			else
-				m->cost[u] = (m->policy == PMCFI_MUX_ROC_SAMPLES ? pmcfi_mux_roc_cost_samples
-				                                                 : pmcfi_mux_roc_cost)(
-				    o->t[0], o->c[0], o->t[1], o->c[1], o->t[2], o->c[2], dt);
+				m->cost[u] = (m->policy == PMCFI_MUX_ROC_SAMPLES
+						      ? pmcfi_mux_roc_cost_samples
+						      : pmcfi_mux_roc_cost)(o->t[0], o->c[0], o->t[1],
+									    o->c[1], o->t[2], o->c[2], dt);
 			/* insertion sort by cost desc, then age (older first), then index */
 			size_t i = u;
 			while (i > 0) {
 				size_t v = m->order[i - 1];
-				int before =
-				    m->cost[u] > m->cost[v] ||
-				    (m->cost[u] == m->cost[v] && m->last_run[u] < m->last_run[v]);
+				int before = m->cost[u] > m->cost[v] ||
+					     (m->cost[u] == m->cost[v] && m->last_run[u] < m->last_run[v]);
 				if (!before)
 					break;
 				m->order[i] = v;

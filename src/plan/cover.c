@@ -64,8 +64,8 @@ struct pmcf_cover {
 	size_t nimp;
 	size_t lower;
 	size_t lb_pairs, lb_event, lb_schoen; /* the three bounds, per repeat */
-	size_t nclass, mmax, npairs;           /* |R|, m, P */
-	int exact;                             /* 1 when m(e) came from the exact search */
+	size_t nclass, mmax, npairs;          /* |R|, m, P */
+	int exact;                            /* 1 when m(e) came from the exact search */
 	char text[512];
 };
 
@@ -178,8 +178,8 @@ struct plan {
 	size_t E;
 	unsigned char *ok2; /* E*E: the pair fits one execution */
 	size_t nR;
-	size_t *R;       /* representatives (event indices) */
-	unsigned *costR; /* catalogue cost of each representative */
+	size_t *R;          /* representatives (event indices) */
+	unsigned *costR;    /* catalogue cost of each representative */
 	unsigned char *okR; /* nR*nR */
 	uint64_t rng;
 	int err;
@@ -221,12 +221,12 @@ static int fitsR(struct plan *p, const size_t *set, size_t k)
 
 struct bsearch {
 	struct plan *p;
-	size_t *m;     /* per representative */
-	size_t *S;     /* current set */
-	size_t *cands; /* nR * (nR + 1): candidate lists per depth */
+	size_t *m;              /* per representative */
+	size_t *S;              /* current set */
+	size_t *cands;          /* nR * (nR + 1): candidate lists per depth */
 	size_t *with, *without; /* nR*nR: largest set holding e and f, holding e but not f */
 	unsigned char *member;  /* nR: in S */
-	size_t limit;  /* oracle calls allowed */
+	size_t limit;           /* oracle calls allowed */
 	int aborted;
 };
 
@@ -505,7 +505,8 @@ static int repair(struct plan *p, size_t budget, size_t *moves_used, struct move
 				/* add in, or exchange one or two events of s (other than a) for it */
 				for (size_t oi = 0; oi <= k; oi++)
 					for (size_t oj = oi; oj <= k; oj++) {
-						size_t o1 = oi < k ? s[oi] : nR, o2 = oj < k && oj > oi ? s[oj] : nR;
+						size_t o1 = oi < k ? s[oi] : nR,
+						       o2 = oj < k && oj > oi ? s[oj] : nR;
 						if (o1 == a || o2 == a || (oj > oi && oj == k))
 							continue;
 						long gained = 0, lost = 0;
@@ -524,7 +525,11 @@ static int repair(struct plan *p, size_t budget, size_t *moves_used, struct move
 						if (o2 < nR)
 							lost += p->cnt[o1 * nR + o2] == 1;
 						if (okk)
-							mv[nm++] = (struct move){si, o1, o2, in, lost - gained,
+							mv[nm++] = (struct move){si,
+										 o1,
+										 o2,
+										 in,
+										 lost - gained,
 										 rnd(&p->rng)};
 					}
 			}
@@ -801,8 +806,8 @@ out:
 	return err;
 }
 
-int pmcf_cover_pairs_seeded(const pmcf_catalog *c, const char *const *events, size_t n,
-			    unsigned pmcs, uint64_t seed, pmcf_cover **out)
+int pmcf_cover_pairs_seeded(const pmcf_catalog *c, const char *const *events, size_t n, unsigned pmcs,
+			    uint64_t seed, pmcf_cover **out)
 {
 	pmcfi_clear_error();
 	*out = NULL;
@@ -845,10 +850,10 @@ int pmcf_cover_pairs_seeded(const pmcf_catalog *c, const char *const *events, si
 	p.tmp = malloc((E + 1) * sizeof(size_t));
 	p.tmp2 = malloc((E + 1) * sizeof(size_t));
 	cv->imp = malloc((E * (E - 1) / 2 + 1) * sizeof(*cv->imp));
-	char (*keys)[256] = calloc(E, sizeof(*keys));
+	char(*keys)[256] = calloc(E, sizeof(*keys));
 	int err = 0;
-	if (!p.o.buf || !p.o.key || !p.ok2 || !p.R || !p.costR || !p.okR || !p.cnt || !p.tmp ||
-	    !p.tmp2 || !cv->imp || !keys)
+	if (!p.o.buf || !p.o.key || !p.ok2 || !p.R || !p.costR || !p.okR || !p.cnt || !p.tmp || !p.tmp2 ||
+	    !cv->imp || !keys)
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	/* which pairs can be counted at all */
 	for (size_t a = 0; a < E && !err; a++)
@@ -917,8 +922,8 @@ int pmcf_cover_pairs_seeded(const pmcf_catalog *c, const char *const *events, si
 		 "%zu per repeat = max of (a) pairs: %zu pairs of %zu event classes, at most %zu in one "
 		 "execution -> %zu; (b) per event: partners / most partners in one execution -> %zu; "
 		 "(c) Schoenheim: sets each event needs / at most %zu classes in one execution -> %zu%s",
-		 cv->lower, cv->npairs, cv->nclass, cv->mmax * (cv->mmax - 1) / 2, cv->lb_pairs,
-		 cv->lb_event, cv->mmax, cv->lb_schoen,
+		 cv->lower, cv->npairs, cv->nclass, cv->mmax * (cv->mmax - 1) / 2, cv->lb_pairs, cv->lb_event,
+		 cv->mmax, cv->lb_schoen,
 		 cv->exact ? "" : " (largest sets not searched exhaustively: a weaker bound)");
 	*out = cv;
 	return 0;

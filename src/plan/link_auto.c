@@ -80,8 +80,8 @@ double plani_mi_binned(const uint8_t *bx, const uint8_t *by, size_t n, size_t nb
 	double hX = entropy(hx, nb, (double)m, &ux), hY = entropy(hy, nb, (double)m, &uy);
 	double hXY = entropy(hist, nb * nb, (double)m, &uxy);
 	/* Miller-Madow: each plug-in entropy is low by (cells used - 1) / 2m nats */
-	double mi = hX + hY - hXY +
-		    ((double)ux + (double)uy - (double)uxy - 1.0) / (2.0 * (double)m * log(2.0));
+	double mi =
+		hX + hY - hXY + ((double)ux + (double)uy - (double)uxy - 1.0) / (2.0 * (double)m * log(2.0));
 	return mi > 0 ? mi : 0;
 }
 
@@ -109,8 +109,7 @@ double plani_mi(const double *x, const double *y, size_t n)
 /* One pilot's contribution: per XU type (XUs grouped by type in ord), the
  * rank bins of every event it measured, then the MI of every pair it
  * measured, weighted by the XUs it was estimated on. */
-static int pilot_mi(const pmcf_profile *p, const char *const *names, size_t n, double *sum,
-		    double *weight)
+static int pilot_mi(const pmcf_profile *p, const char *const *names, size_t n, double *sum, double *weight)
 {
 	size_t nx = pmcf_profile_nxus(p), nt = pmcf_profile_ntypes(p);
 	if (!nx || !nt)
@@ -161,8 +160,8 @@ static int pilot_mi(const pmcf_profile *p, const char *const *names, size_t n, d
 				continue;
 			for (size_t t = 0; t < nt; t++) {
 				size_t s = tstart[t], m = tstart[t + 1] - s, nb = plani_mi_bins(m);
-				double mi = nb ? plani_mi_binned(bins + a * nx + s, bins + b * nx + s, m,
-								  nb, hist)
+				double mi = nb ? plani_mi_binned(bins + a * nx + s, bins + b * nx + s, m, nb,
+								 hist)
 					       : NAN;
 				if (isnan(mi))
 					continue;
@@ -182,8 +181,8 @@ out:
 	return err;
 }
 
-int plani_mi_matrix(const pmcf_profile *const *pilots, size_t np, const char *const *names,
-		    size_t n, double *mi)
+int plani_mi_matrix(const pmcf_profile *const *pilots, size_t np, const char *const *names, size_t n,
+		    double *mi)
 {
 	double *w = calloc(n * n + 1, sizeof(double));
 	if (!w)
@@ -195,8 +194,7 @@ int plani_mi_matrix(const pmcf_profile *const *pilots, size_t np, const char *co
 	for (size_t a = 0; a < n; a++) {
 		mi[a * n + a] = NAN;
 		for (size_t b = a + 1; b < n; b++)
-			mi[a * n + b] = mi[b * n + a] = w[a * n + b] > 0 ? mi[a * n + b] / w[a * n + b]
-									  : NAN;
+			mi[a * n + b] = mi[b * n + a] = w[a * n + b] > 0 ? mi[a * n + b] / w[a * n + b] : NAN;
 	}
 	free(w);
 	return err;
@@ -216,10 +214,10 @@ struct choice {
 
 struct lk_state {
 	const struct plani_lk *P;
-	size_t *owner;          /* set of each event, (size_t)-1 for the base */
-	struct choice **ch;     /* per set, by decreasing score; the last needs nothing */
+	size_t *owner;      /* set of each event, (size_t)-1 for the base */
+	struct choice **ch; /* per set, by decreasing score; the last needs nothing */
 	size_t *nch, *capch;
-	double *ub;             /* per set: its best score with every other set before it */
+	double *ub; /* per set: its best score with every other set before it */
 	size_t *cur, *best;
 	double bestval;
 	size_t nodes;
@@ -234,8 +232,8 @@ static double mi_at(const struct plani_lk *P, size_t a, size_t b)
 }
 
 /* best[j]: the most information a base event carries about new event j of set k */
-static double score_of(const struct plani_lk *P, size_t k, const double *basebest,
-		       const size_t *ev, unsigned n)
+static double score_of(const struct plani_lk *P, size_t k, const double *basebest, const size_t *ev,
+		       unsigned n)
 {
 	double s = 0;
 	for (size_t j = P->setfirst[k]; j < P->setfirst[k + 1]; j++) {
@@ -397,8 +395,8 @@ static void bnb(struct lk_state *S, size_t depth, uint64_t mask, double val, int
 		if (mask >> k & 1)
 			continue;
 		S->cur[depth] = k;
-		bnb(S, depth + 1, mask | (uint64_t)1 << k,
-		    val + (depth ? best_choice(S, k, mask)->score : 0), prune);
+		bnb(S, depth + 1, mask | (uint64_t)1 << k, val + (depth ? best_choice(S, k, mask)->score : 0),
+		    prune);
 	}
 }
 
@@ -438,16 +436,14 @@ void plani_lk_result_free(struct plani_lk_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-int plani_lk_search(const struct plani_lk *P, int method, double time_limit_s,
-		    struct plani_lk_result *r)
+int plani_lk_search(const struct plani_lk *P, int method, double time_limit_s, struct plani_lk_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	if (P->nsets > 64)
 		return pmcfi_fail(PMCF_ETOOMANY, "--link auto orders at most 64 sets (this plan has %zu)",
 				  P->nsets);
 	if (P->maxlinks > PLANI_LK_MAX_LINKS)
-		return pmcfi_fail(PMCF_EINVAL, "at most %d linking events per set",
-				  PLANI_LK_MAX_LINKS);
+		return pmcfi_fail(PMCF_EINVAL, "at most %d linking events per set", PLANI_LK_MAX_LINKS);
 	size_t K = P->nsets ? P->nsets : 1;
 	struct lk_state S = {.P = P};
 	S.owner = malloc((P->nev + 1) * sizeof(size_t));
@@ -463,8 +459,8 @@ int plani_lk_search(const struct plani_lk *P, int method, double time_limit_s,
 	r->bits = calloc(K, sizeof(double));
 	r->base_bits = calloc(K, sizeof(double));
 	int err = 0;
-	if (!S.owner || !S.ch || !S.nch || !S.capch || !S.ub || !S.cur || !S.best || !r->order ||
-	    !r->links || !r->nlinks || !r->bits || !r->base_bits) {
+	if (!S.owner || !S.ch || !S.nch || !S.capch || !S.ub || !S.cur || !S.best || !r->order || !r->links ||
+	    !r->nlinks || !r->bits || !r->base_bits) {
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 		goto out;
 	}

@@ -23,10 +23,7 @@ int pmcf_packing_parse(const char *name)
 	return pmcfi_fail(PMCF_EINVAL, "unknown packing '%s' (best, greedy)", name ? name : "");
 }
 
-const char *pmcf_packing_name(int packing)
-{
-	return packing == PMCF_PACK_GREEDY ? "greedy" : "best";
-}
+const char *pmcf_packing_name(int packing) { return packing == PMCF_PACK_GREEDY ? "greedy" : "best"; }
 
 /* ---- plan object ------------------------------------------------------------ */
 
@@ -97,8 +94,7 @@ size_t pmcf_plan_nsets(const pmcf_plan *p) { return p ? p->nsets : 0; }
 int pmcf_plan_set_events(const pmcf_plan *p, size_t k, const char *const **names, size_t *n)
 {
 	if (!p || k >= p->nsets)
-		return pmcfi_fail(PMCF_ENOENT, "the plan has no set %zu (it has %zu)", k,
-				  p ? p->nsets : 0);
+		return pmcfi_fail(PMCF_ENOENT, "the plan has no set %zu (it has %zu)", k, p ? p->nsets : 0);
 	*names = (const char *const *)p->sets[k].names;
 	*n = p->sets[k].n;
 	return 0;
@@ -127,8 +123,8 @@ const char *pmcf_plan_link_method(const pmcf_plan *p, int *exact, size_t *pilots
 	return p->autos ? p->auto_method : NULL;
 }
 
-int pmcf_plan_link_info(const pmcf_plan *p, size_t k, const char *const **links, size_t *n,
-			double *bits, double *base_bits)
+int pmcf_plan_link_info(const pmcf_plan *p, size_t k, const char *const **links, size_t *n, double *bits,
+			double *base_bits)
 {
 	if (!p || !p->autos || k >= p->nsets)
 		return pmcfi_fail(PMCF_ENOENT, "the plan has no linking events chosen for set %zu", k);
@@ -193,7 +189,7 @@ struct packer {
 	size_t n;
 	const char **flat; /* every unit's events: unit i is flat[first[i] .. first[i] + len[i]) */
 	size_t *first, *len, nflat;
-	const char **buf;  /* nbase + n scratch */
+	const char **buf; /* nbase + n scratch */
 	int err;
 	size_t checks;
 };
@@ -396,10 +392,9 @@ static unsigned counters_of(const pmcf_catalog *c, unsigned pmcs)
 		json_t *cs = j ? json_object_get(j, "counters") : NULL;
 		size_t k;
 		json_t *v;
-		json_array_foreach(cs, k, v)
-			if (json_is_integer(v) && json_integer_value(v) >= 0 &&
-			    (unsigned)json_integer_value(v) + 1 > most)
-				most = (unsigned)json_integer_value(v) + 1;
+		json_array_foreach(cs, k, v) if (json_is_integer(v) && json_integer_value(v) >= 0 &&
+						 (unsigned)json_integer_value(v) + 1 > most) most =
+			(unsigned)json_integer_value(v) + 1;
 		json_decref(j);
 	}
 	return most;
@@ -557,8 +552,8 @@ static int cmp_cpair(const void *a, const void *b)
  * over the pairs (remaining event, already placed event) by decreasing
  * correlation, the placed event joins the new set as an overlapping event
  * and the remaining one as a new event, while the set stays compatible. */
-static int pack_correlated(struct packer *pk, const pmcf_plan_opts *o, const size_t *order,
-			   size_t *mem, pmcf_plan *plan)
+static int pack_correlated(struct packer *pk, const pmcf_plan_opts *o, const size_t *order, size_t *mem,
+			   pmcf_plan *plan)
 {
 	size_t n = pk->n;
 	unsigned char *placed = calloc(n ? n : 1, 1), *in = calloc(n ? n : 1, 1);
@@ -661,8 +656,7 @@ static int auto_fits(void *ctx, size_t k, const size_t *links, size_t n)
 
 /* Orders the sets of packing P and adds linking events to each by
  * information (plani_lk_search), then adds the sets to plan. */
-static int plan_auto(struct packer *pk, const struct packing *P, const pmcf_plan_opts *o,
-		     pmcf_plan *plan)
+static int plan_auto(struct packer *pk, const struct packing *P, const pmcf_plan_opts *o, pmcf_plan *plan)
 {
 	size_t nev = pk->nbase + pk->nflat, K = P->nsets;
 	const char **evn = malloc((nev + 1) * sizeof(char *));
@@ -671,8 +665,7 @@ static int plan_auto(struct packer *pk, const struct packing *P, const pmcf_plan
 	size_t *base = malloc((pk->nbase + 1) * sizeof(size_t));
 	const char **names = malloc((nev + PLANI_LK_MAX_LINKS + 1) * sizeof(char *));
 	struct plani_lk_result r = {0};
-	int err = evn && mi && setev && first && base && names ? 0
-							       : pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	int err = evn && mi && setev && first && base && names ? 0 : pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	if (!err && !(plan->autos = calloc(K ? K : 1, sizeof(*plan->autos))))
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	if (err)
@@ -694,9 +687,17 @@ static int plan_auto(struct packer *pk, const struct packing *P, const pmcf_plan
 	if ((err = plani_mi_matrix(o->pilots, o->npilots, evn, nev, mi)))
 		goto out;
 	struct auto_ctx ctx = {pk, P->set, evn};
-	struct plani_lk lk = {.nsets = K, .nev = nev, .mi = mi, .base = base, .nbase = pk->nbase,
-			      .setev = setev, .setfirst = first, .fits = auto_fits, .ctx = &ctx,
-			      .maxlinks = o->max_links ? o->max_links : 2, .bound_scale = 1};
+	struct plani_lk lk = {.nsets = K,
+			      .nev = nev,
+			      .mi = mi,
+			      .base = base,
+			      .nbase = pk->nbase,
+			      .setev = setev,
+			      .setfirst = first,
+			      .fits = auto_fits,
+			      .ctx = &ctx,
+			      .maxlinks = o->max_links ? o->max_links : 2,
+			      .bound_scale = 1};
 	if ((err = plani_lk_search(&lk, PLANI_LK_AUTO, o->time_limit_s, &r)))
 		goto out;
 	if (pk->err) {
@@ -753,16 +754,15 @@ static int in_list(const char *const *v, size_t n, const char *s)
 	return 0;
 }
 
-int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n,
-		   const pmcf_plan_opts *opts, pmcf_plan **out)
+int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n, const pmcf_plan_opts *opts,
+		   pmcf_plan **out)
 {
 	pmcfi_clear_error();
 	if (!c || !out || !opts || (n && !events))
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_plan_make: NULL argument");
 	*out = NULL;
 	pmcf_plan_opts local = PMCF_PLAN_OPTS_INIT, *o = &local; /* groups came later */
-	int err = pmcfi_struct_in("pmcf_plan_opts", o, opts, offsetof(pmcf_plan_opts, groups),
-				  sizeof(local));
+	int err = pmcfi_struct_in("pmcf_plan_opts", o, opts, offsetof(pmcf_plan_opts, groups), sizeof(local));
 	if (err)
 		return err;
 	pmcf_plan *plan;
@@ -785,9 +785,9 @@ int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n,
 	unsigned *grp = calloc(cap, sizeof(unsigned)), *cost1 = malloc(cap * sizeof(unsigned));
 	size_t nreq = 0, nbase = 0, nitem = 0, nev1 = 0;
 	unsigned basecost = 0;
-	if (!(plan->catalog = strdup(pmcf_catalog_name(c))) || !req || !base || !item || !buf ||
-	    !cost || !order || !mem || !set || !save || !best || !cur || !flat || !ev1 || !first ||
-	    !len || !grp || !cost1) {
+	if (!(plan->catalog = strdup(pmcf_catalog_name(c))) || !req || !base || !item || !buf || !cost ||
+	    !order || !mem || !set || !save || !best || !cur || !flat || !ev1 || !first || !len || !grp ||
+	    !cost1) {
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -855,16 +855,24 @@ int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n,
 	if ((err = plani_strv_push(&plan->events, &plan->nevents, req, nreq)) ||
 	    (ordered && (err = plani_strv_push(&plan->link, &plan->nlink, base, nbase))))
 		goto out;
-	struct packer pk = {.c = c, .pmcs = o->pmcs, .base = base, .nbase = nbase, .item = item,
-			    .cost = cost, .n = nitem, .flat = flat, .first = first, .len = len,
-			    .nflat = nflat, .buf = buf};
+	struct packer pk = {.c = c,
+			    .pmcs = o->pmcs,
+			    .base = base,
+			    .nbase = nbase,
+			    .item = item,
+			    .cost = cost,
+			    .n = nitem,
+			    .flat = flat,
+			    .first = first,
+			    .len = len,
+			    .nflat = nflat,
+			    .buf = buf};
 	if (!fits(&pk, NULL, 0, (size_t)-1)) {
 		char why[512] = "";
 		const char *const *bv = base;
 		pmcf_catalog_check_set(c, bv, nbase, o->pmcs, why, sizeof(why));
 		err = pk.err ? pk.err
-			     : pmcfi_fail(PMCF_ETOOMANY, "the linking events do not fit together: %s",
-					  why);
+			     : pmcfi_fail(PMCF_ETOOMANY, "the linking events do not fit together: %s", why);
 		goto out;
 	}
 	for (size_t i = 0; i < nitem; i++)
@@ -914,8 +922,8 @@ int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n,
 		pack_ffd(&pk, &P, order, mem);
 		improve(&pk, &P, mem, save);
 		if (nitem <= 12 && P.nsets > plan->lower_bound && !pk.err) {
-			struct exact x = {&pk, order, cur, best, P.nsets, plan->lower_bound, mem, {0, 0},
-					  0, 0};
+			struct exact x = {&pk, order,  cur, best, P.nsets, plan->lower_bound,
+					  mem, {0, 0}, 0,   0};
 			for (size_t i = 0; i < nitem; i++)
 				cur[i] = (size_t)-1;
 			plani_deadline(o->time_limit_s, &x.deadline);

@@ -47,9 +47,9 @@ int plani_add_set(pmcf_plan *p, const char *const *names, size_t n);
 
 /* ---- --link auto (link_auto.c) ---------------------------------------------------- */
 #include <stdint.h>
-#define PLANI_MI_MIN_XUS 16  /* fewer XUs of a type: no estimate */
+#define PLANI_MI_MIN_XUS 16 /* fewer XUs of a type: no estimate */
 #define PLANI_MI_MAX_BINS 16
-#define PLANI_MI_NOBIN 0xff  /* a missing value */
+#define PLANI_MI_NOBIN 0xff /* a missing value */
 struct plani_rv {
 	double v;
 	uint32_t i;
@@ -72,8 +72,8 @@ double plani_mi(const double *x, const double *y, size_t n);
  * the profiles, per XU type (types of fewer than PLANI_MI_MIN_XUS XUs left
  * out), averaged over types and profiles weighted by XUs; NaN when no
  * profile measured the pair (and on the diagonal). */
-int plani_mi_matrix(const pmcf_profile *const *pilots, size_t np, const char *const *names,
-		    size_t n, double *mi);
+int plani_mi_matrix(const pmcf_profile *const *pilots, size_t np, const char *const *names, size_t n,
+		    double *mi);
 
 /* The search: sets 0..nsets) whose new events are setev[setfirst[k] ..
  * setfirst[k+1]) (event numbers < nev), base events in every set; a set's
@@ -97,17 +97,16 @@ struct plani_lk {
 	double bound_scale; /* 1; tests break the bound with less */
 };
 struct plani_lk_result {
-	size_t *order;             /* position -> set */
-	size_t *links;             /* position p: links[p·PLANI_LK_MAX_LINKS ..] */
-	size_t *nlinks;            /* per position */
-	double *bits, *base_bits;  /* per position; 0 for the first */
+	size_t *order;            /* position -> set */
+	size_t *links;            /* position p: links[p·PLANI_LK_MAX_LINKS ..] */
+	size_t *nlinks;           /* per position */
+	double *bits, *base_bits; /* per position; 0 for the first */
 	double total;
 	int method, exact;
 	size_t nodes;
 };
 /* method PLANI_LK_AUTO: branch and bound up to PLANI_LK_BNB_MAX_SETS sets
  * (exact unless time_limit_s, 0: 1 s, runs out), greedy beyond. */
-int plani_lk_search(const struct plani_lk *P, int method, double time_limit_s,
-		    struct plani_lk_result *r);
+int plani_lk_search(const struct plani_lk *P, int method, double time_limit_s, struct plani_lk_result *r);
 void plani_lk_result_free(struct plani_lk_result *r);
 #endif

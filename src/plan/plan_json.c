@@ -57,27 +57,29 @@ static int read_auto(pmcf_plan *p, json_t *a)
 	json_t *sets = json_object_get(a, "sets"), *m = json_object_get(a, "method");
 	if (!json_is_object(a) || !json_is_string(m) || !json_is_array(sets) ||
 	    json_array_size(sets) != p->nsets)
-		return pmcfi_fail(PMCF_ESYNTAX, "plan: \"link_auto\" must be an object with "
-						"\"method\" and one entry of \"sets\" per set (%zu)",
+		return pmcfi_fail(PMCF_ESYNTAX,
+				  "plan: \"link_auto\" must be an object with "
+				  "\"method\" and one entry of \"sets\" per set (%zu)",
 				  p->nsets);
 	if (!(p->autos = calloc(p->nsets, sizeof(*p->autos))) ||
 	    !(p->auto_method = strdup(json_string_value(m))))
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	p->auto_exact = json_is_true(json_object_get(a, "exact"));
 	json_t *np = json_object_get(a, "pilots");
-	p->auto_pilots = json_is_integer(np) && json_integer_value(np) > 0
-				 ? (size_t)json_integer_value(np)
-				 : 0;
+	p->auto_pilots =
+		json_is_integer(np) && json_integer_value(np) > 0 ? (size_t)json_integer_value(np) : 0;
 	for (size_t k = 0; k < p->nsets; k++) {
 		json_t *s = json_array_get(sets, k), *b = json_object_get(s, "bits"),
 		       *bb = json_object_get(s, "base_bits");
 		if (!json_is_number(b) || !json_is_number(bb))
-			return pmcfi_fail(PMCF_ESYNTAX, "plan: \"link_auto.sets\"[%zu] needs "
-							"numbers \"bits\" and \"base_bits\"", k);
+			return pmcfi_fail(PMCF_ESYNTAX,
+					  "plan: \"link_auto.sets\"[%zu] needs "
+					  "numbers \"bits\" and \"base_bits\"",
+					  k);
 		p->autos[k].bits = json_number_value(b);
 		p->autos[k].base_bits = json_number_value(bb);
-		int err = read_strv(json_object_get(s, "link"), "link_auto.sets[].link",
-				    &p->autos[k].links, &p->autos[k].nlinks);
+		int err = read_strv(json_object_get(s, "link"), "link_auto.sets[].link", &p->autos[k].links,
+				    &p->autos[k].nlinks);
 		if (err)
 			return err;
 	}
@@ -236,8 +238,8 @@ static const char *shown(const json_t *v, char *buf, size_t n)
 
 /* Field key of o, when present, as a whole number in [min, max] into *out
  * (as --pmcs or --seed would take it); what says the range in a message. */
-static int field_uint(const json_t *o, const char *key, uint64_t min, uint64_t max,
-		      const char *what, uint64_t *out)
+static int field_uint(const json_t *o, const char *key, uint64_t min, uint64_t max, const char *what,
+		      uint64_t *out)
 {
 	const json_t *v = json_object_get(o, key);
 	char buf[80];
@@ -271,7 +273,8 @@ static int field_str(const json_t *o, const char *key, const char **out)
 	char buf[80];
 	*out = json_string_value(v);
 	if (v && (!*out || (*out)[0] == BIG[0]))
-		return pmcfi_fail(PMCF_ESYNTAX, "\"%s\": %s is not a string", key, shown(v, buf, sizeof(buf)));
+		return pmcfi_fail(PMCF_ESYNTAX, "\"%s\": %s is not a string", key,
+				  shown(v, buf, sizeof(buf)));
 	return 0;
 }
 
@@ -458,7 +461,6 @@ int pmcf_plan_from_json(const char *text, pmcf_plan **out)
 	*out = NULL;
 	return from_text(text, NULL, out);
 }
-
 
 /* The whole of f into *text (NUL-terminated; free it): 0, PMCF_ESYNTAX past
  * PLAN_MAX_BYTES or with a NUL byte, -errno, or PMCF_ENOMEM. */

@@ -12,10 +12,7 @@
 #include "util/abi.h"
 #include "util/internal.h"
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* err with a detail that names what failed, when the callee left none */
 static int failed(int err, const char *what)
@@ -30,8 +27,7 @@ static int list_profiles(const char *dir, char ***names, size_t *nn)
 {
 	DIR *d = opendir(dir);
 	if (!d)
-		return pmcfi_fail(-errno, "cannot open reference folder '%s': %s", dir,
-				  strerror(errno));
+		return pmcfi_fail(-errno, "cannot open reference folder '%s': %s", dir, strerror(errno));
 	size_t cap = 0;
 	struct dirent *de;
 	int err = 0;
@@ -89,8 +85,8 @@ static int check_ref(const pmcf_profile *target, const char *tname, pmcf_profile
 	return 0;
 }
 
-int pmcf_refdir_open(const char *dir, const pmcf_profile *target, const char *target_name,
-		     int force, pmcf_profile ***refs, size_t *n)
+int pmcf_refdir_open(const char *dir, const pmcf_profile *target, const char *target_name, int force,
+		     pmcf_profile ***refs, size_t *n)
 {
 	pmcfi_clear_error();
 	*refs = NULL;

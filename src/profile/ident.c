@@ -119,8 +119,9 @@ int pmcfi_profile_ident_check(const pmcf_profile *src, const char *ident)
 	size_t wl = tag ? (size_t)(tag - ident) - (tag != ident) : strlen(ident);
 	const char *w = what(src);
 	if (wl && (strlen(w) != wl || memcmp(w, ident, wl) != 0))
-		return pmcfi_fail(PMCF_ECONFLICT, "it is not the execution that was fused (it is '%s', the "
-						  "fused profile names '%.*s')",
+		return pmcfi_fail(PMCF_ECONFLICT,
+				  "it is not the execution that was fused (it is '%s', the "
+				  "fused profile names '%.*s')",
 				  w, (int)wl, ident);
 	if (tag) {
 		char hex[33];
@@ -134,7 +135,4 @@ int pmcfi_profile_ident_check(const pmcf_profile *src, const char *ident)
 	return 0;
 }
 
-char *pmcf_profile_ident(const pmcf_profile *p)
-{
-	return pmcfi_profile_ident(p);
-}
+char *pmcf_profile_ident(const pmcf_profile *p) { return pmcfi_profile_ident(p); }

@@ -10,11 +10,8 @@
 #include "util/internal.h"
 
 static const char *const kind_names[] = {
-	[PMCF_XU_TASK] = "task",
-	[PMCF_XU_LOOP_CHUNK] = "loop-chunk",
-	[PMCF_XU_LOOP_RANGE] = "loop-range",
-	[PMCF_XU_REGION] = "region",
-	[PMCF_XU_THREAD] = "thread",
+	[PMCF_XU_TASK] = "task",     [PMCF_XU_LOOP_CHUNK] = "loop-chunk", [PMCF_XU_LOOP_RANGE] = "loop-range",
+	[PMCF_XU_REGION] = "region", [PMCF_XU_THREAD] = "thread",
 };
 
 const char *pmcf_xu_kind_name(int kind)
@@ -34,10 +31,7 @@ int pmcf_xu_kind_parse(const char *name)
 			  name ? name : "(null)");
 }
 
-static int nomem(const char *what)
-{
-	return pmcfi_fail(PMCF_ENOMEM, "out of memory (%s)", what);
-}
+static int nomem(const char *what) { return pmcfi_fail(PMCF_ENOMEM, "out of memory (%s)", what); }
 
 /* Grows a small array (*arr of *cap elements of size elem) to hold need. */
 static int grow(void *arr, size_t *cap, size_t need, size_t elem)
@@ -55,10 +49,7 @@ static void fill_nan(double *d, size_t n)
 
 /* Per-XU arrays always have room for at least one element, so that a
  * column of a profile without XUs is still a valid pointer. */
-static size_t col_cap(const pmcf_profile *p)
-{
-	return p->xu_cap ? p->xu_cap : 1;
-}
+static size_t col_cap(const pmcf_profile *p) { return p->xu_cap ? p->xu_cap : 1; }
 
 int pmcf_profile_new(pmcf_profile **out)
 {
@@ -230,10 +221,7 @@ const char *pmcf_profile_meta_get(const pmcf_profile *p, const char *key)
 	return at < 0 ? NULL : p->meta_val[at];
 }
 
-size_t pmcf_profile_meta_count(const pmcf_profile *p)
-{
-	return p ? p->nmeta : 0;
-}
+size_t pmcf_profile_meta_count(const pmcf_profile *p) { return p ? p->nmeta : 0; }
 
 int pmcf_profile_meta_at(const pmcf_profile *p, size_t i, const char **key, const char **value)
 {
@@ -275,8 +263,7 @@ static uint64_t type_hash(int kind, const char *name, const char *location)
 	return pmcfi_hash(pmcfi_hash_byte(pmcfi_hash(h, name), 0), location);
 }
 
-int pmcf_profile_type_add(pmcf_profile *p, int kind, const char *name, const char *location,
-			  uint32_t *id)
+int pmcf_profile_type_add(pmcf_profile *p, int kind, const char *name, const char *location, uint32_t *id)
 {
 	if (!p || !name)
 		return pmcfi_fail(PMCF_EINVAL, "XU type needs a name");
@@ -313,10 +300,7 @@ int pmcf_profile_type_add(pmcf_profile *p, int kind, const char *name, const cha
 	return 0;
 }
 
-size_t pmcf_profile_ntypes(const pmcf_profile *p)
-{
-	return p ? p->ntypes : 0;
-}
+size_t pmcf_profile_ntypes(const pmcf_profile *p) { return p ? p->ntypes : 0; }
 
 int pmcf_profile_type_get(const pmcf_profile *p, uint32_t id, pmcf_xu_type *out)
 {
@@ -331,7 +315,6 @@ int pmcf_profile_type_get(const pmcf_profile *p, uint32_t id, pmcf_xu_type *out)
 }
 
 /* ---- events ------------------------------------------------------------- */
-
 
 /* The optional per-event layers of a new event ev (the event arrays have
  * room for it). */
@@ -423,10 +406,7 @@ int pmcf_profile_event_add(pmcf_profile *p, const char *name, size_t *index)
 	return 0;
 }
 
-size_t pmcf_profile_nevents(const pmcf_profile *p)
-{
-	return p ? p->nev : 0;
-}
+size_t pmcf_profile_nevents(const pmcf_profile *p) { return p ? p->nev : 0; }
 
 const char *pmcf_profile_event_name(const pmcf_profile *p, size_t ev)
 {
@@ -500,10 +480,7 @@ static int arena_reserve(pmcf_profile *p, size_t more)
 	return 0;
 }
 
-size_t pmcf_profile_nxus(const pmcf_profile *p)
-{
-	return p ? p->nxu : 0;
-}
+size_t pmcf_profile_nxus(const pmcf_profile *p) { return p ? p->nxu : 0; }
 
 /* Also reserves an estimated 24 bytes of labels per XU: label lengths are
  * not known in advance, so longer labels may still grow the arena. */
@@ -660,10 +637,7 @@ int pmcf_profile_value_set(pmcf_profile *p, size_t i, size_t ev, double v)
 	return 0;
 }
 
-double *pmcf_profile_column(pmcf_profile *p, size_t ev)
-{
-	return p && ev < p->nev ? p->val[ev] : NULL;
-}
+double *pmcf_profile_column(pmcf_profile *p, size_t ev) { return p && ev < p->nev ? p->val[ev] : NULL; }
 
 const double *pmcf_profile_column_const(const pmcf_profile *p, size_t ev)
 {
@@ -707,10 +681,7 @@ int pmcf_profile_truth_event_add(pmcf_profile *p, const char *name, size_t *inde
 	return 0;
 }
 
-size_t pmcf_profile_ntruth(const pmcf_profile *p)
-{
-	return p ? p->ntruth : 0;
-}
+size_t pmcf_profile_ntruth(const pmcf_profile *p) { return p ? p->ntruth : 0; }
 
 const char *pmcf_profile_truth_name(const pmcf_profile *p, size_t tev)
 {
@@ -761,13 +732,9 @@ fail:
 	return nomem("coverage layer");
 }
 
-int pmcf_profile_has_coverage(const pmcf_profile *p)
-{
-	return p && p->has_cov;
-}
+int pmcf_profile_has_coverage(const pmcf_profile *p) { return p && p->has_cov; }
 
-int pmcf_profile_coverage_set(pmcf_profile *p, size_t i, size_t ev, uint64_t enabled_ns,
-			      uint64_t running_ns)
+int pmcf_profile_coverage_set(pmcf_profile *p, size_t i, size_t ev, uint64_t enabled_ns, uint64_t running_ns)
 {
 	int err = check_iev(p, i, ev);
 	if (err)
@@ -823,13 +790,9 @@ int pmcf_profile_source_add(pmcf_profile *p, const char *path, const char *id, u
 	return 0;
 }
 
-size_t pmcf_profile_nsources(const pmcf_profile *p)
-{
-	return p ? p->nsrc : 0;
-}
+size_t pmcf_profile_nsources(const pmcf_profile *p) { return p ? p->nsrc : 0; }
 
-int pmcf_profile_source_get(const pmcf_profile *p, uint32_t index, const char **path,
-			    const char **id)
+int pmcf_profile_source_get(const pmcf_profile *p, uint32_t index, const char **path, const char **id)
 {
 	if (!p || index >= p->nsrc)
 		return pmcfi_fail(PMCF_ENOENT, "source profile %u out of range (%zu sources)", index,
@@ -870,13 +833,9 @@ fail:
 	return nomem("provenance layer");
 }
 
-int pmcf_profile_has_provenance(const pmcf_profile *p)
-{
-	return p && p->has_prov;
-}
+int pmcf_profile_has_provenance(const pmcf_profile *p) { return p && p->has_prov; }
 
-int pmcf_profile_provenance_set(pmcf_profile *p, size_t i, size_t ev, int32_t source,
-				int64_t source_xu)
+int pmcf_profile_provenance_set(pmcf_profile *p, size_t i, size_t ev, int32_t source, int64_t source_xu)
 {
 	int err = check_iev(p, i, ev);
 	if (err)
@@ -963,10 +922,7 @@ int pmcfi_profile_base_enable(pmcf_profile *p, size_t arena_bytes)
 	return arena_bytes > SIZE_MAX / 2 ? nomem("label arena") : arena_reserve(p, arena_bytes);
 }
 
-int pmcf_profile_has_base_labels(const pmcf_profile *p)
-{
-	return p && p->base_src;
-}
+int pmcf_profile_has_base_labels(const pmcf_profile *p) { return p && p->base_src; }
 
 int pmcf_profile_base_label_set(pmcf_profile *p, size_t i, int32_t source, int64_t source_xu,
 				const char *label)
@@ -991,8 +947,8 @@ int pmcf_profile_base_label_set(pmcf_profile *p, size_t i, int32_t source, int64
 	return 0;
 }
 
-int pmcf_profile_base_label_get(const pmcf_profile *p, size_t i, int32_t *source,
-				int64_t *source_xu, const char **label)
+int pmcf_profile_base_label_get(const pmcf_profile *p, size_t i, int32_t *source, int64_t *source_xu,
+				const char **label)
 {
 	int err = xu_check(p, i);
 	if (err)
@@ -1020,10 +976,7 @@ int pmcf_profile_ranks_enable(pmcf_profile *p)
 	return p->rank ? 0 : nomem("ranks");
 }
 
-int pmcf_profile_has_ranks(const pmcf_profile *p)
-{
-	return p && p->rank;
-}
+int pmcf_profile_has_ranks(const pmcf_profile *p) { return p && p->rank; }
 
 int pmcf_profile_rank_set(pmcf_profile *p, size_t i, int32_t rank)
 {

@@ -21,9 +21,9 @@ enum fixed_col { F_XU, F_TYPE, F_LABEL, F_PARENT, F_THREAD, F_CPU, F_START, F_EN
 static const struct {
 	const char *name, *decl;
 } fixed[F_N] = {
-	[F_XU] = {"xu", "INTEGER PRIMARY KEY"},      [F_TYPE] = {"type", "INTEGER NOT NULL"},
-	[F_LABEL] = {"label", "TEXT NOT NULL"},      [F_PARENT] = {"parent_label", "TEXT NOT NULL"},
-	[F_THREAD] = {"thread", "INTEGER NOT NULL"}, [F_CPU] = {"cpu", "INTEGER NOT NULL"},
+	[F_XU] = {"xu", "INTEGER PRIMARY KEY"},       [F_TYPE] = {"type", "INTEGER NOT NULL"},
+	[F_LABEL] = {"label", "TEXT NOT NULL"},       [F_PARENT] = {"parent_label", "TEXT NOT NULL"},
+	[F_THREAD] = {"thread", "INTEGER NOT NULL"},  [F_CPU] = {"cpu", "INTEGER NOT NULL"},
 	[F_START] = {"start_ns", "INTEGER NOT NULL"}, [F_END] = {"end_ns", "INTEGER NOT NULL"},
 	[F_RANK] = {"rank", "INTEGER NOT NULL"}, /* the MPI rank; 0 in other programs */
 };
@@ -46,10 +46,7 @@ static void bind_fixed(sqlite3_stmt *st, int col, const pmcf_profile *p, size_t 
 }
 
 /* SQL text is built in a memory stream (open_memstream). */
-static void puts_(FILE *q, const char *s)
-{
-	fputs(s, q);
-}
+static void puts_(FILE *q, const char *s) { fputs(s, q); }
 
 /* s as an SQL identifier: "s" with every " doubled. */
 static void put_ident(FILE *q, const char *s)
@@ -65,10 +62,7 @@ static void put_ident(FILE *q, const char *s)
 
 /* "v<e>": the xu_row column of event e (event names need not be valid or
  * distinct SQL column names; the views give them their names). */
-static void put_vcol(FILE *q, const char *prefix, size_t e)
-{
-	fprintf(q, "%sv%zu", prefix, e);
-}
+static void put_vcol(FILE *q, const char *prefix, size_t e) { fprintf(q, "%sv%zu", prefix, e); }
 
 /* The DDL of the layer: the table and both views. */
 static void layer_ddl(FILE *q, const pmcf_profile *p)

@@ -54,13 +54,10 @@ static const char source_sql[] =
 static const char provenance_sql[] =
 	"CREATE TABLE provenance_chunk(event INTEGER NOT NULL, chunk INTEGER NOT NULL,"
 	" source BLOB NOT NULL, source_xu BLOB NOT NULL, PRIMARY KEY(event, chunk));";
-static const char match_sql[] =
-	"CREATE TABLE match_chunk(chunk INTEGER PRIMARY KEY, data BLOB NOT NULL);";
-static const char rank_sql[] =
-	"CREATE TABLE rank_chunk(chunk INTEGER PRIMARY KEY, data BLOB NOT NULL);";
-static const char base_sql[] =
-	"CREATE TABLE base_chunk(chunk INTEGER PRIMARY KEY, source BLOB NOT NULL,"
-	" source_xu BLOB NOT NULL, label BLOB NOT NULL);";
+static const char match_sql[] = "CREATE TABLE match_chunk(chunk INTEGER PRIMARY KEY, data BLOB NOT NULL);";
+static const char rank_sql[] = "CREATE TABLE rank_chunk(chunk INTEGER PRIMARY KEY, data BLOB NOT NULL);";
+static const char base_sql[] = "CREATE TABLE base_chunk(chunk INTEGER PRIMARY KEY, source BLOB NOT NULL,"
+			       " source_xu BLOB NOT NULL, label BLOB NOT NULL);";
 
 /* A table of column chunks: one row per (event, chunk), or per chunk when
  * the layer is per XU (per_event 0). A column of elem 0 holds labels: in
@@ -76,21 +73,18 @@ struct chunk_table {
 
 static const struct chunk_table value_tab = {"value_chunk", 1, 1, {"data"}, {8}, {1}};
 static const struct chunk_table truth_tab = {"truth_chunk", 1, 1, {"data"}, {8}, {1}};
-static const struct chunk_table coverage_tab = {
-	"coverage_chunk", 1, 2, {"enabled_ns", "running_ns"}, {8, 8}, {0, 0}};
-static const struct chunk_table provenance_tab = {
-	"provenance_chunk", 1, 2, {"source", "source_xu"}, {4, 8}, {0, 0}};
+static const struct chunk_table coverage_tab = {"coverage_chunk", 1,     2, {"enabled_ns", "running_ns"},
+						{8, 8},           {0, 0}};
+static const struct chunk_table provenance_tab = {"provenance_chunk",      1,      2,
+						  {"source", "source_xu"}, {4, 8}, {0, 0}};
 static const struct chunk_table match_tab = {"match_chunk", 0, 1, {"data"}, {8}, {1}};
 static const struct chunk_table rank_tab = {"rank_chunk", 0, 1, {"data"}, {4}, {0}};
-static const struct chunk_table base_tab = {
-	"base_chunk", 0, 3, {"source", "source_xu", "label"}, {4, 8, 0}, {0, 0, 0}};
+static const struct chunk_table base_tab = {"base_chunk", 0,        3, {"source", "source_xu", "label"},
+					    {4, 8, 0},    {0, 0, 0}};
 
 static int fault_step;
 
-void pmcfi_store_inject_fault(int step)
-{
-	fault_step = step;
-}
+void pmcfi_store_inject_fault(int step) { fault_step = step; }
 
 static int fault(int step)
 {
@@ -111,9 +105,7 @@ static int db_fail(sqlite3 *db, int rc, const char *path, const char *what)
 	case SQLITE_FULL: err = -ENOSPC; break;
 	case SQLITE_CORRUPT:
 	case SQLITE_NOTADB: err = PMCF_ECORRUPT; break;
-	case SQLITE_IOERR:
-		err = rc == SQLITE_IOERR_SHORT_READ ? PMCF_ECORRUPT : sys > 0 ? -sys : -EIO;
-		break;
+	case SQLITE_IOERR: err = rc == SQLITE_IOERR_SHORT_READ ? PMCF_ECORRUPT : sys > 0 ? -sys : -EIO; break;
 	case SQLITE_CANTOPEN: err = sys > 0 ? -sys : -EACCES; break;
 	case SQLITE_READONLY:
 	case SQLITE_PERM: err = -EACCES; break;
@@ -183,9 +175,9 @@ static void decode(void *dst, const void *src, size_t n, size_t elem)
 
 struct wr {
 	sqlite3 *db;
-	const char *path;   /* the destination, for messages */
+	const char *path;       /* the destination, for messages */
 	unsigned char *scratch; /* 2 * CHUNK_XUS * 8 bytes */
-	char *lab[2];       /* label blobs of one chunk */
+	char *lab[2];           /* label blobs of one chunk */
 	size_t lab_cap[2];
 };
 
@@ -334,7 +326,8 @@ static size_t label_blob(struct wr *w, int k, const pmcf_profile *p, const size_
 static int write_xus(struct wr *w, const pmcf_profile *p)
 {
 	sqlite3_stmt *st;
-	int err = w_prepare(w, "INSERT INTO xu_chunk(chunk, first_xu, count, type, thread, cpu, start_ns,"
+	int err = w_prepare(w,
+			    "INSERT INTO xu_chunk(chunk, first_xu, count, type, thread, cpu, start_ns,"
 			    " end_ns, label, parent_label) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			    &st);
 	const void *cols[5] = {p->xtype, p->thread, p->cpu, p->start, p->end};
@@ -375,8 +368,8 @@ static void col_list(const struct chunk_table *t, char *buf, size_t len)
 }
 
 /* Writes the chunks of nev events; src[k][e] is column k of event e. */
-static int write_chunks(struct wr *w, const pmcf_profile *p, const struct chunk_table *t,
-			size_t nev, void *const *src[3])
+static int write_chunks(struct wr *w, const pmcf_profile *p, const struct chunk_table *t, size_t nev,
+			void *const *src[3])
 {
 	char sql[200], cols[80];
 	size_t nxu = p->nxu;
@@ -409,9 +402,9 @@ static int write_chunks(struct wr *w, const pmcf_profile *p, const struct chunk_
 					continue;
 				}
 				const unsigned char *col = src[k][e];
-				const void *b = encode(w->scratch + (size_t)k * CHUNK_XUS * 8,
-						       col + c * CHUNK_XUS * t->elem[k], n, t->elem[k],
-						       t->dbl[k]);
+				const void *b =
+					encode(w->scratch + (size_t)k * CHUNK_XUS * 8,
+					       col + c * CHUNK_XUS * t->elem[k], n, t->elem[k], t->dbl[k]);
 				sqlite3_bind_blob(st, base + k, b, (int)(n * t->elem[k]), SQLITE_STATIC);
 			}
 			if (!err)
@@ -468,8 +461,7 @@ static int write_db(const pmcf_profile *p, const char *tmp, const char *path, in
 	if (!err && fault(2))
 		err = pmcfi_fail(-EIO, "%s: injected fault while writing", path);
 	if (!err && p->ntruth)
-		err = write_chunks(&w, p, &truth_tab, p->ntruth,
-				   (void *const *[3]){(void *const *)p->truth});
+		err = write_chunks(&w, p, &truth_tab, p->ntruth, (void *const *[3]){(void *const *)p->truth});
 	if (!err && p->has_cov)
 		err = write_chunks(&w, p, &coverage_tab, p->nev,
 				   (void *const *[3]){(void *const *)p->cov_enabled,
@@ -608,15 +600,9 @@ out:
 	return err;
 }
 
-int pmcf_profile_save(const pmcf_profile *p, const char *path)
-{
-	return save(p, path, 0);
-}
+int pmcf_profile_save(const pmcf_profile *p, const char *path) { return save(p, path, 0); }
 
-int pmcf_profile_save_sql(const pmcf_profile *p, const char *path)
-{
-	return save(p, path, 1);
-}
+int pmcf_profile_save_sql(const pmcf_profile *p, const char *path) { return save(p, path, 1); }
 
 /* ---- reading -------------------------------------------------------------- */
 
@@ -719,9 +705,8 @@ static int check_header(const char *path, int *wal)
 	uint64_t pages = be32(h + 28);
 	/* the page count is valid when the change counter matches "version valid for" */
 	if (be32(h + 24) == be32(h + 92) && pages * psize > (uint64_t)sb.st_size)
-		return pmcfi_fail(PMCF_ECORRUPT,
-				  "%s: damaged profile: truncated (%lld bytes of %" PRIu64 ")", path,
-				  (long long)sb.st_size, pages * psize);
+		return pmcfi_fail(PMCF_ECORRUPT, "%s: damaged profile: truncated (%lld bytes of %" PRIu64 ")",
+				  path, (long long)sb.st_size, pages * psize);
 	return 0;
 }
 
@@ -739,15 +724,25 @@ static int parse_size(const char *s, size_t *out)
 }
 
 enum {
-	T_FORMAT = 1 << 0, T_META = 1 << 1, T_XU_TYPE = 1 << 2, T_EVENT = 1 << 3, T_XU_CHUNK = 1 << 4,
-	T_VALUE = 1 << 5, T_TRUTH_EVENT = 1 << 6, T_TRUTH = 1 << 7, T_COVERAGE = 1 << 8,
-	T_SOURCE = 1 << 9, T_PROVENANCE = 1 << 10, T_MATCH = 1 << 11, T_BASE = 1 << 12,
+	T_FORMAT = 1 << 0,
+	T_META = 1 << 1,
+	T_XU_TYPE = 1 << 2,
+	T_EVENT = 1 << 3,
+	T_XU_CHUNK = 1 << 4,
+	T_VALUE = 1 << 5,
+	T_TRUTH_EVENT = 1 << 6,
+	T_TRUTH = 1 << 7,
+	T_COVERAGE = 1 << 8,
+	T_SOURCE = 1 << 9,
+	T_PROVENANCE = 1 << 10,
+	T_MATCH = 1 << 11,
+	T_BASE = 1 << 12,
 	T_RANK = 1 << 13,
 };
 static const char *const table_names[] = {
-	"format", "meta", "xu_type", "event", "xu_chunk", "value_chunk", "truth_event",
-	"truth_chunk", "coverage_chunk", "source", "provenance_chunk", "match_chunk", "base_chunk",
-	"rank_chunk",
+	"format",           "meta",        "xu_type",     "event",          "xu_chunk",
+	"value_chunk",      "truth_event", "truth_chunk", "coverage_chunk", "source",
+	"provenance_chunk", "match_chunk", "base_chunk",  "rank_chunk",
 };
 #define T_REQUIRED (T_FORMAT | T_META | T_XU_TYPE | T_EVENT | T_XU_CHUNK | T_VALUE)
 
@@ -913,8 +908,7 @@ static const void *blob_of(sqlite3_stmt *st, int i, size_t n, size_t elem)
 }
 
 /* Copies a label blob of one chunk into the arena and sets the n offsets. */
-static int take_labels(struct rd *r, sqlite3_stmt *st, int i, size_t *off, size_t first, size_t n,
-		       size_t c)
+static int take_labels(struct rd *r, sqlite3_stmt *st, int i, size_t *off, size_t first, size_t n, size_t c)
 {
 	pmcf_profile *p = r->p;
 	const char *b = sqlite3_column_blob(st, i);
@@ -940,9 +934,11 @@ static int read_xus(struct rd *r)
 {
 	pmcf_profile *p = r->p;
 	sqlite3_stmt *st;
-	int err = r_prepare(r, "SELECT count(*), ifnull(sum(count), 0),"
+	int err = r_prepare(r,
+			    "SELECT count(*), ifnull(sum(count), 0),"
 			    " ifnull(sum(length(label)), 0) + ifnull(sum(length(parent_label)), 0)"
-			    " FROM xu_chunk", &st);
+			    " FROM xu_chunk",
+			    &st);
 	if (!err && !r_row(r, st, &err) && !err)
 		err = corrupt(r, "no XU chunk summary");
 	if (err) {
@@ -962,8 +958,10 @@ static int read_xus(struct rd *r)
 	unsigned char *seen = calloc(r->nchunks + 1, 1);
 	if (!seen)
 		return pmcfi_fail(PMCF_ENOMEM, "%s: out of memory", r->path);
-	err = r_prepare(r, "SELECT chunk, first_xu, count, type, thread, cpu, start_ns, end_ns, label,"
-			" parent_label FROM xu_chunk", &st);
+	err = r_prepare(r,
+			"SELECT chunk, first_xu, count, type, thread, cpu, start_ns, end_ns, label,"
+			" parent_label FROM xu_chunk",
+			&st);
 	void *cols[5] = {p->xtype, p->thread, p->cpu, p->start, p->end};
 	static const size_t elem[5] = {4, 4, 4, 8, 8};
 	while (!err && r_row(r, st, &err)) {

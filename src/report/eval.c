@@ -33,19 +33,22 @@ void report_section_tmd(struct report *r)
 	fputs("<h2 id=\"accuracy\">Accuracy against the references</h2>\n", h);
 	if (!r->epd) {
 		fprintf(h, "<p>No EPD: %s.</p>\n",
-			r->epd_err == PMCF_ENOENT ? "no event pair of this profile was counted by two references"
-						  : "it could not be computed");
+			r->epd_err == PMCF_ENOENT
+				? "no event pair of this profile was counted by two references"
+				: "it could not be computed");
 		return;
 	}
 	size_t np = pmcf_epd_npairs(r->epd);
-	fprintf(h, "<p><b>EPD %s</b> over %zu event pairs (%u bins, %zu reference profiles; 1 = as close as a "
-		   "fresh reference execution)",
+	fprintf(h,
+		"<p><b>EPD %s</b> over %zu event pairs (%u bins, %zu reference profiles; 1 = as close as a "
+		"fresh reference execution)",
 		report_num(pmcf_epd_value(r->epd), b1, sizeof(b1)), np, r->bins, r->nrefs);
 	if (pmcf_epd_uncovered(r->epd))
 		fprintf(h, "; %zu pairs not scored (fewer than two references counted them)",
 			pmcf_epd_uncovered(r->epd));
 	if (!isnan(r->correrr))
-		fprintf(h, ". <b>Correlation Error %.4f</b> (0 = the references&rsquo; rank correlations, at most 2)",
+		fprintf(h,
+			". <b>Correlation Error %.4f</b> (0 = the references&rsquo; rank correlations, at most 2)",
 			r->correrr);
 	fputs(". See docs/accuracy.md.</p>\n", h);
 
@@ -71,7 +74,7 @@ void report_section_tmd(struct report *r)
 				const pmcf_epd_pair *q =
 					x == y ? NULL
 					       : report_epd_find(r, pmcf_profile_event_name(p, idx[x]),
-							  pmcf_profile_event_name(p, idx[y]));
+								 pmcf_profile_event_name(p, idx[y]));
 				if (q && isfinite(q->tmd) && q->tmd > 0) {
 					fprintf(f, "%zu %zu %.10g\n", x, y, q->tmd);
 					lo = fmin(lo, q->tmd);
@@ -90,13 +93,14 @@ void report_section_tmd(struct report *r)
 		FILE *s = r->gp;
 		if (hi <= lo * 1.01)
 			hi = lo * 1.01 + 1e-9;
-		fprintf(s, "set title 'calibrated TMD per event pair (log colour scale; 1 = run-to-run noise)'\n"
-			   "set size ratio -1\nset xrange [-0.5:%zu.5]\nset yrange [%zu.5:-0.5]\n"
-			   "set logscale cb\nset cbrange [%.6g:%.6g]\nset cblabel 'TMD'\n"
-			   "set palette defined (0 '#ffffe5', 0.3 '#fec44f', 0.6 '#ec7014', 1 '#662506')\n"
-			   "set cbtics ('0.5' 0.5, '1' 1, '2' 2, '5' 5, '10' 10, '20' 20, '50' 50, '100' 100, "
-			   "'200' 200, '500' 500, '1000' 1000)\n"
-			   "set xtics rotate by 90 right font ',8'\nset ytics font ',8'\nunset key\n",
+		fprintf(s,
+			"set title 'calibrated TMD per event pair (log colour scale; 1 = run-to-run noise)'\n"
+			"set size ratio -1\nset xrange [-0.5:%zu.5]\nset yrange [%zu.5:-0.5]\n"
+			"set logscale cb\nset cbrange [%.6g:%.6g]\nset cblabel 'TMD'\n"
+			"set palette defined (0 '#ffffe5', 0.3 '#fec44f', 0.6 '#ec7014', 1 '#662506')\n"
+			"set cbtics ('0.5' 0.5, '1' 1, '2' 2, '5' 5, '10' 10, '20' 20, '50' 50, '100' 100, "
+			"'200' 200, '500' 500, '1000' 1000)\n"
+			"set xtics rotate by 90 right font ',8'\nset ytics font ',8'\nunset key\n",
 			m - 1, m - 1, fmin(lo, 1.0), fmax(hi, 2.0));
 		fputs("set xtics (", s);
 		for (size_t k = 0; k < m; k++) {
@@ -160,18 +164,20 @@ void report_section_match(struct report *r)
 	FILE *h = r->html;
 	char b[6][32];
 	fputs("<h2 id=\"match\">Match distances</h2>\n", h);
-	fprintf(h, "<p>How well the source XUs of each fused XU agreed on the events they share (root mean "
-		   "square of the differences, each divided by the event&rsquo;s range within the XU type; 0 = "
-		   "identical). %zu of %zu XUs measured: median %s, p90 %s, p99 %s, max %s, mean %s.</p>\n",
-		s.measured, s.xus, report_num(s.p50, b[0], 32), report_num(s.p90, b[1], 32), report_num(s.p99, b[2], 32),
-		report_num(s.max, b[3], 32), report_num(s.mean, b[4], 32));
+	fprintf(h,
+		"<p>How well the source XUs of each fused XU agreed on the events they share (root mean "
+		"square of the differences, each divided by the event&rsquo;s range within the XU type; 0 = "
+		"identical). %zu of %zu XUs measured: median %s, p90 %s, p99 %s, max %s, mean %s.</p>\n",
+		s.measured, s.xus, report_num(s.p50, b[0], 32), report_num(s.p90, b[1], 32),
+		report_num(s.p99, b[2], 32), report_num(s.max, b[3], 32), report_num(s.mean, b[4], 32));
 	/* the buckets at their real widths; height = XUs per 0.01 of distance,
 	 * so that a bar's area is its number of XUs */
 	double lo[7], hi[7], dens[7], top = 0, right = 0;
 	size_t nb = 0;
 	for (int k = 0; k < 7; k++) {
 		lo[k] = k ? pmcf_match_hist_edges[k - 1] : 0;
-		hi[k] = isfinite(pmcf_match_hist_edges[k]) ? pmcf_match_hist_edges[k] : fmax(s.max, lo[k] + 0.05);
+		hi[k] = isfinite(pmcf_match_hist_edges[k]) ? pmcf_match_hist_edges[k]
+							   : fmax(s.max, lo[k] + 0.05);
 		dens[k] = (double)s.hist[k] / ((hi[k] - lo[k]) / 0.01);
 		top = fmax(top, dens[k]);
 		if (s.hist[k]) {
@@ -185,9 +191,11 @@ void report_section_match(struct report *r)
 	fputs("<figure>", h);
 	report_svg_begin(r, &p, 620, 330, 64, 44, "fused XUs per match distance", &x, &y, "x");
 	for (size_t k = 0; k < nb; k++) {
-		double x0 = report_svg_x(&p, lo[k]), x1 = report_svg_x(&p, hi[k]), y0 = report_svg_y(&p, dens[k]);
-		fprintf(h, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"#1f77b4\" "
-			   "stroke=\"#fff\"><title>%s to %s: %zu XUs (%.1f%%)</title></rect>\n",
+		double x0 = report_svg_x(&p, lo[k]), x1 = report_svg_x(&p, hi[k]),
+		       y0 = report_svg_y(&p, dens[k]);
+		fprintf(h,
+			"<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"#1f77b4\" "
+			"stroke=\"#fff\"><title>%s to %s: %zu XUs (%.1f%%)</title></rect>\n",
 			x0, y0, x1 - x0, 1000 - y0, report_num(lo[k], b[0], 32), report_num(hi[k], b[1], 32),
 			s.hist[k], 100.0 * (double)s.hist[k] / (double)s.measured);
 	}
@@ -239,7 +247,8 @@ void report_section_coverage(struct report *r)
 	FILE *f = report_data_open(r, "cov.dat");
 	if (!f)
 		return;
-	fputs("<table class=\"num\">\n<tr><th>event</th><th>XUs counted</th><th>running / enabled</th></tr>\n", h);
+	fputs("<table class=\"num\">\n<tr><th>event</th><th>XUs counted</th><th>running / enabled</th></tr>\n",
+	      h);
 	size_t rows = 0;
 	for (size_t ev = 0; ev < r->nev; ev++) {
 		const char *name = pmcf_profile_event_name(p, ev);
@@ -293,7 +302,8 @@ void report_section_truth(struct report *r)
 		/* a real program has no truth: no section; a simulated one says why */
 		if (pmcf_profile_meta_get(p, PMCF_META_SIM_SPEC)) {
 			const char *d = pmcf_errdetail();
-			fputs("<h2 id=\"truth\">Ground truth</h2>\n<p>No error against the ground truth: ", h);
+			fputs("<h2 id=\"truth\">Ground truth</h2>\n<p>No error against the ground truth: ",
+			      h);
 			report_esc(h, d && d[0] ? d : pmcf_strerror(err));
 			fputs(".</p>\n", h);
 		}
@@ -312,13 +322,16 @@ void report_section_truth(struct report *r)
 		shown += isfinite(e->median_rel);
 	}
 	char b1[32], b2[32];
-	fprintf(h, "<h2 id=\"truth\">Ground truth</h2>\n<p>The simulator records the true count of every event. "
-		   "Against %s: <b>median relative error %s</b> (median over the events of their medians), 90th "
-		   "percentile %s; %zu values missing (%.2f%%, each counted as error 1)",
-		strcmp(pmcf_truth_mode(tr), "own") ? "the truth of the source XUs" : "the profile&rsquo;s own truth layer",
+	fprintf(h,
+		"<h2 id=\"truth\">Ground truth</h2>\n<p>The simulator records the true count of every event. "
+		"Against %s: <b>median relative error %s</b> (median over the events of their medians), 90th "
+		"percentile %s; %zu values missing (%.2f%%, each counted as error 1)",
+		strcmp(pmcf_truth_mode(tr), "own") ? "the truth of the source XUs"
+						   : "the profile&rsquo;s own truth layer",
 		report_num(med, b1, sizeof(b1)), report_num(p90, b2, sizeof(b2)), nmiss, 100 * miss);
 	if (nbase)
-		fprintf(h, "; %zu values copied from the XU they are compared with are exact and left out", nbase);
+		fprintf(h, "; %zu values copied from the XU they are compared with are exact and left out",
+			nbase);
 	fputs(". Relative error = |value &minus; truth| / max(|truth|, 1); the same numbers as <code>pmcfuse truth</code> "
 	      "(docs/accuracy.md).</p>\n",
 	      h);
@@ -328,25 +341,30 @@ void report_section_truth(struct report *r)
 		struct svg_axis y = {0, 1, 0, NULL, NULL, 1};
 		struct svg_plot s;
 		fputs("<figure>", h);
-		report_svg_begin(r, &s, 760, ht, 190, 62, "relative error per event: median (dark), 90th percentile (light)",
-				 &x, &y, "x");
+		report_svg_begin(r, &s, 760, ht, 190, 62,
+				 "relative error per event: median (dark), 90th percentile (light)", &x, &y,
+				 "x");
 		size_t row = 0;
 		for (size_t k = 0; k < n; k++) {
 			const pmcf_truth_event *e = pmcf_truth_event_at(tr, k);
 			if (!isfinite(e->median_rel))
 				continue;
-			double u0 = (double)row / (double)shown * 1000, u1 = (double)(row + 1) / (double)shown * 1000;
+			double u0 = (double)row / (double)shown * 1000,
+			       u1 = (double)(row + 1) / (double)shown * 1000;
 			double du = u1 - u0;
 			const double v[2] = {fmax(e->p90_rel, TRUTH_FLOOR), fmax(e->median_rel, TRUTH_FLOOR)};
 			const char *col[2] = {"#9ecae1", "#08519c"};
 			for (int q = 0; q < 2; q++) {
 				double x1 = report_svg_x(&s, v[q]);
-				fprintf(h, "<rect x=\"0\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"><title>",
+				fprintf(h,
+					"<rect x=\"0\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"><title>",
 					u0 + du * (q ? 0.3 : 0.12), x1, du * (q ? 0.4 : 0.76), col[q]);
 				report_esc(h, e->name);
-				fprintf(h, ": median %s, p90 %s over %zu values, %zu missing, %zu from the base</title></rect>\n",
-					report_num(e->median_rel, b1, sizeof(b1)), report_num(e->p90_rel, b2, sizeof(b2)),
-					e->values, e->missing, e->from_base);
+				fprintf(h,
+					": median %s, p90 %s over %zu values, %zu missing, %zu from the base</title></rect>\n",
+					report_num(e->median_rel, b1, sizeof(b1)),
+					report_num(e->p90_rel, b2, sizeof(b2)), e->values, e->missing,
+					e->from_base);
 			}
 			row++;
 		}
@@ -355,12 +373,17 @@ void report_section_truth(struct report *r)
 		for (size_t k = 0; k < n; k++) {
 			const pmcf_truth_event *e = pmcf_truth_event_at(tr, k);
 			if (isfinite(e->median_rel))
-				report_svg_cat_label(&s, 'y', ((double)row++ + 0.5) / (double)shown * 1000, e->name);
+				report_svg_cat_label(&s, 'y', ((double)row++ + 0.5) / (double)shown * 1000,
+						     e->name);
 		}
 		report_svg_end(&s);
-		fprintf(h, "<figcaption>Per event, over the values that came from another execution; an error of 0 "
-			   "is drawn at %g.%s</figcaption></figure>\n",
-			TRUTH_FLOOR, shown < n ? " Events whose every value is the base XU&rsquo;s own are exact and not drawn." : "");
+		fprintf(h,
+			"<figcaption>Per event, over the values that came from another execution; an error of 0 "
+			"is drawn at %g.%s</figcaption></figure>\n",
+			TRUTH_FLOOR,
+			shown < n
+				? " Events whose every value is the base XU&rsquo;s own are exact and not drawn."
+				: "");
 	}
 	fputs("<details><summary>per event</summary><table class=\"num\">\n<tr><th>event</th><th>median</th>"
 	      "<th>p90</th><th>values</th><th>missing</th><th>from base</th></tr>\n",
@@ -370,8 +393,8 @@ void report_section_truth(struct report *r)
 		fputs("<tr><td class=\"l\">", h);
 		report_esc(h, e->name);
 		fprintf(h, "</td><td>%s</td><td>%s</td><td>%zu</td><td>%zu</td><td>%zu</td></tr>\n",
-			report_num(e->median_rel, b1, sizeof(b1)), report_num(e->p90_rel, b2, sizeof(b2)), e->values,
-			e->missing, e->from_base);
+			report_num(e->median_rel, b1, sizeof(b1)), report_num(e->p90_rel, b2, sizeof(b2)),
+			e->values, e->missing, e->from_base);
 	}
 	fputs("</table></details>\n", h);
 	pmcf_truth_result_free(tr);
@@ -428,8 +451,8 @@ void report_section_provenance(struct report *r)
 	struct svg_plot s;
 	unsigned ht = (unsigned)(rows * 17 + 84 + ((cols + 3) / 4) * 15);
 	fputs("<figure>", h);
-	report_svg_begin(r, &s, 760, ht + 12, 190, 62 + (unsigned)((cols + 3) / 4) * 15, "source execution of the values",
-			 &x, &y, "x");
+	report_svg_begin(r, &s, 760, ht + 12, 190, 62 + (unsigned)((cols + 3) / 4) * 15,
+			 "source execution of the values", &x, &y, "x");
 	double n = r->nxus ? (double)r->nxus : 1;
 	for (size_t row = 0; row < rows; row++) {
 		double u0 = (double)row / (double)rows * 1000, du = 1000.0 / (double)rows, acc = 0;
@@ -441,7 +464,8 @@ void report_section_provenance(struct report *r)
 			const char *path = "none", *id;
 			if (c < ns)
 				pmcf_profile_source_get(p, (uint32_t)c, &path, &id);
-			fprintf(h, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"><title>",
+			fprintf(h,
+				"<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"><title>",
 				acc / n * 1000, u0 + du * 0.1, (double)k / n * 1000, du * 0.8,
 				c < ns ? source_color((uint32_t)c) : "#dddddd");
 			report_esc(h, what);

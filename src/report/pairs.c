@@ -105,7 +105,9 @@ size_t report_choose_pairs(struct report *r, const struct report_pair *user, siz
 	size_t npairs = ne * (ne - (ne ? 1 : 0)) / 2;
 	struct report_pair *cand = calloc(npairs ? npairs : 1, sizeof(*cand));
 	/* a strided sample of XUs for the rank correlations and distinct points */
-	size_t step = r->nxus > REPORT_SELECT_SAMPLE ? (r->nxus + REPORT_SELECT_SAMPLE - 1) / REPORT_SELECT_SAMPLE : 1;
+	size_t step = r->nxus > REPORT_SELECT_SAMPLE
+			      ? (r->nxus + REPORT_SELECT_SAMPLE - 1) / REPORT_SELECT_SAMPLE
+			      : 1;
 	size_t ns = r->nxus ? (r->nxus + step - 1) / step : 0;
 	double *sx = malloc((ns ? ns : 1) * sizeof(double)), *sy = malloc((ns ? ns : 1) * sizeof(double));
 	struct xy *tmp = malloc((ns ? ns : 1) * sizeof(*tmp));
@@ -114,7 +116,8 @@ size_t report_choose_pairs(struct report *r, const struct report_pair *user, siz
 		for (size_t i = 0; i < ne; i++)
 			for (size_t j = i + 1; j < ne; j++) {
 				struct report_pair c = {evs[i], evs[j], 0, NAN, NAN, NAN, 0};
-				const char *na = pmcf_profile_event_name(p, c.a), *nb = pmcf_profile_event_name(p, c.b);
+				const char *na = pmcf_profile_event_name(p, c.a),
+					   *nb = pmcf_profile_event_name(p, c.b);
 				if (r->epd) {
 					const pmcf_epd_pair *e = report_epd_find(r, na, nb);
 					if (!e)
@@ -260,10 +263,10 @@ static double jit(size_t i, unsigned salt)
 static const char *ordinal(size_t k, char *buf, size_t n)
 {
 	const char *suf = (k % 100 >= 11 && k % 100 <= 13) ? "th"
-			  : k % 10 == 1			  ? "st"
-			  : k % 10 == 2			  ? "nd"
-			  : k % 10 == 3			  ? "rd"
-							  : "th";
+			  : k % 10 == 1                    ? "st"
+			  : k % 10 == 2                    ? "nd"
+			  : k % 10 == 3                    ? "rd"
+							   : "th";
 	snprintf(buf, n, "%zu%s", k, suf);
 	return buf;
 }
@@ -279,8 +282,8 @@ static void draw_cloud(struct report *r, struct cloud *c, const char *title, con
 	FILE *h = r->html;
 	struct svg_plot s;
 	size_t nt = pmcf_profile_ntypes(c->prof);
-	report_svg_begin(r, &s, 540, 436 + (unsigned)((nt + 3) / 4) * 15, 70, 62 + (unsigned)((nt + 3) / 4) * 15,
-			 title, ax, ay, "xy");
+	report_svg_begin(r, &s, 540, 436 + (unsigned)((nt + 3) / 4) * 15, 70,
+			 62 + (unsigned)((nt + 3) / 4) * 15, title, ax, ay, "xy");
 	c->jx = jitter_width(c, 0, &s, tmp);
 	c->jy = jitter_width(c, 1, &s, tmp);
 	double alpha = 24.0 / sqrt((double)(c->points ? c->points : 1));
@@ -293,7 +296,8 @@ static void draw_cloud(struct report *r, struct cloud *c, const char *title, con
 			if (!plotted(c, i, &k) || pmcf_profile_xu_get(c->prof, i, &x) || x.type != t)
 				continue;
 			if (!open) {
-				fprintf(h, "<g class=\"pt\" stroke=\"%s\" stroke-opacity=\"%.2f\" stroke-width=\"6\">\n",
+				fprintf(h,
+					"<g class=\"pt\" stroke=\"%s\" stroke-opacity=\"%.2f\" stroke-width=\"6\">\n",
 					report_type_color(r, c->prof, t), alpha);
 				open = 1;
 			}
@@ -301,8 +305,8 @@ static void draw_cloud(struct report *r, struct cloud *c, const char *title, con
 			double py = report_svg_y(&s, c->cb[i]) + c->jy * jit(i, 2);
 			fprintf(h, "<path d=\"M%.1f %.1fh0\"><title>", px, py);
 			report_esc(h, report_type_name(c->prof, t));
-			fprintf(h, " XU %zu: %s, %s</title></path>\n", i, report_num(c->ca[i], b1, sizeof(b1)),
-				report_num(c->cb[i], b2, sizeof(b2)));
+			fprintf(h, " XU %zu: %s, %s</title></path>\n", i,
+				report_num(c->ca[i], b1, sizeof(b1)), report_num(c->cb[i], b2, sizeof(b2)));
 		}
 		if (open)
 			fputs("</g>\n", h);
@@ -317,8 +321,9 @@ static void caption_cloud(FILE *h, const char *who, const struct cloud *c)
 {
 	char b1[32], b2[32], b3[32];
 	if (c->step > 1)
-		fprintf(h, " &mdash; %s: plotted %s of %s XUs, every %s", who, report_count(c->points, b1, sizeof(b1)),
-			report_count(c->with_both, b2, sizeof(b2)), ordinal(c->step, b3, sizeof(b3)));
+		fprintf(h, " &mdash; %s: plotted %s of %s XUs, every %s", who,
+			report_count(c->points, b1, sizeof(b1)), report_count(c->with_both, b2, sizeof(b2)),
+			ordinal(c->step, b3, sizeof(b3)));
 	if (c->jx > 0 || c->jy > 0)
 		fprintf(h, " &mdash; %s: %s%s%s jittered (discrete counts; hover for the exact values)", who,
 			c->jx > 0 ? "x" : "", c->jx > 0 && c->jy > 0 ? " and " : "", c->jy > 0 ? "y" : "");
@@ -343,17 +348,19 @@ void report_section_scatter(struct report *r, const struct report_pair *pairs, s
 		      "for its XU and values.</p>\n",
 		      h);
 	else
-		fprintf(h, "<p class=\"note\">Pairs whose plot shows the most: scored by log<sub>2</sub>(1 + distinct "
-			   "points) &times; (1.2 &minus; |Spearman&nbsp;&rho;|) on up to %d XUs, so that neither a "
-			   "handful of piled-up dots nor a straight line is chosen; at most two per event. Colours "
-			   "are XU types; wheel zooms, drag pans, double click resets; hover a point for its XU and "
-			   "values.</p>\n",
+		fprintf(h,
+			"<p class=\"note\">Pairs whose plot shows the most: scored by log<sub>2</sub>(1 + distinct "
+			"points) &times; (1.2 &minus; |Spearman&nbsp;&rho;|) on up to %d XUs, so that neither a "
+			"handful of piled-up dots nor a straight line is chosen; at most two per event. Colours "
+			"are XU types; wheel zooms, drag pans, double click resets; hover a point for its XU and "
+			"values.</p>\n",
 			REPORT_SELECT_SAMPLE);
 	double *tmp = malloc((r->nxus ? r->nxus : 1) * sizeof(double));
 	if (!tmp)
 		return;
 	for (size_t k = 0; k < npairs; k++) {
-		const char *a = pmcf_profile_event_name(p, pairs[k].a), *b = pmcf_profile_event_name(p, pairs[k].b);
+		const char *a = pmcf_profile_event_name(p, pairs[k].a),
+			   *b = pmcf_profile_event_name(p, pairs[k].b);
 		struct cloud c, rc;
 		cloud_init(&c, p, a, b, r->scatter_max);
 		/* the first reference repeat that counted both */
@@ -389,7 +396,8 @@ void report_section_scatter(struct report *r, const struct report_pair *pairs, s
 		if (c.points)
 			draw_cloud(r, &c, title, &ax, &ay, tmp);
 		if (rc.points) {
-			snprintf(title, sizeof(title), "reference %s", r->refnames ? r->refnames[refk] : "repeat");
+			snprintf(title, sizeof(title), "reference %s",
+				 r->refnames ? r->refnames[refk] : "repeat");
 			draw_cloud(r, &rc, title, &ax, &ay, tmp);
 		}
 		fputs("\n<figcaption>", h);
@@ -413,8 +421,8 @@ void report_section_scatter(struct report *r, const struct report_pair *pairs, s
 		if (rc.points)
 			caption_cloud(h, "reference", &rc);
 		if (ax.log || ay.log)
-			fprintf(h, " &mdash; log scale on %s%s%s", ax.log ? "x" : "", ax.log && ay.log ? " and " : "",
-				ay.log ? "y" : "");
+			fprintf(h, " &mdash; log scale on %s%s%s", ax.log ? "x" : "",
+				ax.log && ay.log ? " and " : "", ay.log ? "y" : "");
 		fputs("</figcaption>\n</figure>\n", h);
 	}
 	free(tmp);

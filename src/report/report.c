@@ -22,7 +22,6 @@
 #include "util/abi.h"
 #include "util/internal.h"
 
-
 /* ---- small helpers ----------------------------------------------------------- */
 
 void report_esc(FILE *f, const char *s)
@@ -156,8 +155,9 @@ const char *report_event_unit(const char *event)
 unsigned report_img_begin(struct report *r, unsigned w, unsigned h)
 {
 	unsigned k = r->nimg++;
-	fprintf(r->gp, "set terminal pngcairo noenhanced size %u,%u font 'sans,10'\n"
-		       "set output 'img%u.png'\nreset\n",
+	fprintf(r->gp,
+		"set terminal pngcairo noenhanced size %u,%u font 'sans,10'\n"
+		"set output 'img%u.png'\nreset\n",
 		w, h, k);
 	return k;
 }
@@ -185,8 +185,9 @@ static void section_meta(struct report *r)
 	fputs("<h2 id=\"meta\">Run</h2>\n<table class=\"kv\">\n", h);
 	fprintf(h, "<tr><th>file</th><td>");
 	report_esc(h, r->path);
-	fprintf(h, "</td></tr>\n<tr><th>XUs</th><td>%zu</td></tr>\n<tr><th>XU types</th><td>%zu</td></tr>\n"
-		   "<tr><th>events</th><td>%zu</td></tr>\n",
+	fprintf(h,
+		"</td></tr>\n<tr><th>XUs</th><td>%zu</td></tr>\n<tr><th>XU types</th><td>%zu</td></tr>\n"
+		"<tr><th>events</th><td>%zu</td></tr>\n",
 		r->nxus, r->ntypes, r->nev);
 	uint32_t nr;
 	size_t *rc = pmcf_profile_rank_counts(p, &nr);
@@ -197,8 +198,8 @@ static void section_meta(struct report *r)
 		fputs("</td></tr>\n", h);
 		free(rc);
 	}
-	fprintf(h, "<tr><th>layers</th><td>%s%s%s%s</td></tr>\n",
-		pmcf_profile_ntruth(p) ? "truth " : "", pmcf_profile_has_provenance(p) ? "provenance " : "",
+	fprintf(h, "<tr><th>layers</th><td>%s%s%s%s</td></tr>\n", pmcf_profile_ntruth(p) ? "truth " : "",
+		pmcf_profile_has_provenance(p) ? "provenance " : "",
 		pmcf_profile_has_coverage(p) ? "coverage " : "",
 		!pmcf_profile_ntruth(p) && !pmcf_profile_has_provenance(p) && !pmcf_profile_has_coverage(p)
 			? "none"
@@ -259,8 +260,7 @@ static const struct derived {
 
 /* Q1, median, Q3 of col over the XUs of type t (all types when t < 0);
  * scratch holds nxus doubles. Returns the number of values. */
-static size_t type_quartiles(const struct report *r, const double *col, long t, double *scratch,
-			     double q[3])
+static size_t type_quartiles(const struct report *r, const double *col, long t, double *scratch, double q[3])
 {
 	size_t m = 0;
 	for (size_t i = 0; i < r->nxus; i++)
@@ -371,7 +371,8 @@ static void section_types(struct report *r, double *scratch, double *ratio)
 			report_esc(h, dm->den);
 			if (dm->scale != 1)
 				fprintf(h, " &times; %g", dm->scale);
-			fprintf(h, "\">%s</td><td>%s</td>", dm->name, report_num(sa / sb * dm->scale, b2, sizeof(b2)));
+			fprintf(h, "\">%s</td><td>%s</td>", dm->name,
+				report_num(sa / sb * dm->scale, b2, sizeof(b2)));
 			for (int k = 0; k < 3; k++)
 				fprintf(h, "<td>%s</td>", report_num(q[k], b1, sizeof(b1)));
 			fputs("</tr>\n", h);
@@ -427,7 +428,8 @@ static int run_gnuplot(struct report *r)
 	if (pid < 0)
 		return pmcfi_fail(-errno, "cannot start gnuplot: %s", strerror(errno));
 	if (pid == 0) {
-		if (chdir(r->tmpdir) == 0 && freopen("gnuplot.log", "w", stderr) && freopen("/dev/null", "w", stdout)) {
+		if (chdir(r->tmpdir) == 0 && freopen("gnuplot.log", "w", stderr) &&
+		    freopen("/dev/null", "w", stdout)) {
 			execlp(bin, bin, "plots.gp", (char *)NULL);
 			fprintf(stderr, "@@EXEC %s\n", strerror(errno));
 			fflush(stderr);
@@ -452,8 +454,9 @@ static int run_gnuplot(struct report *r)
 	}
 	line[strcspn(line, "\n")] = 0;
 	if (!strncmp(line, "@@EXEC ", 7))
-		return pmcfi_fail(PMCF_ENOTSUP, "cannot run %s: %s (install gnuplot, e.g. apt-get install gnuplot-nox)",
-				 bin, line + 7);
+		return pmcfi_fail(PMCF_ENOTSUP,
+				  "cannot run %s: %s (install gnuplot, e.g. apt-get install gnuplot-nox)",
+				  bin, line + 7);
 	if (WIFSIGNALED(ws))
 		return pmcfi_fail(PMCF_EPROGRAM, "gnuplot was killed by signal %d", WTERMSIG(ws));
 	return pmcfi_fail(PMCF_EPROGRAM, "gnuplot failed (status %d): %s", WEXITSTATUS(ws),
@@ -550,7 +553,8 @@ static int build(struct report *r, const struct report_pair *user, size_t nuser,
 	const char *prog = pmcf_profile_meta_get(p, PMCF_META_PROGRAM);
 	const char *src = pmcf_profile_meta_get(p, PMCF_META_SOURCE);
 	int truth = pmcf_profile_ntruth(p) || pmcf_profile_meta_get(p, PMCF_META_SIM_SPEC);
-	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>pmcfuse report: ", h);
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>pmcfuse report: ",
+	      h);
 	report_esc(h, prog ? prog : r->path);
 	fprintf(h, "</title>\n<style>\n%s%s</style>\n%s%s</head>\n<body>\n<h1>pmcfuse report: ", css,
 		report_svg_css, img_check, report_svg_script);
@@ -597,7 +601,6 @@ static int build(struct report *r, const struct report_pair *user, size_t nuser,
 	return 0;
 }
 
-
 /* ---- the public API ------------------------------------------------------------ */
 
 /* The first published pmcf_report_opts ends after tmpdir. */
@@ -641,8 +644,8 @@ int pmcf_report_new(const pmcf_profile *p, const pmcf_profile *const *refs, size
 	size_t nev = pmcf_profile_nevents(p);
 	for (size_t k = 0; k < 2 * o.npairs; k++)
 		if (o.pairs[k] >= nev)
-			return pmcfi_fail(PMCF_EINVAL, "pmcf_report_opts: pair event %zu of %zu events", o.pairs[k],
-					  nev);
+			return pmcfi_fail(PMCF_EINVAL, "pmcf_report_opts: pair event %zu of %zu events",
+					  o.pairs[k], nev);
 	pmcf_report *rep = calloc(1, sizeof(*rep));
 	if (!rep)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");

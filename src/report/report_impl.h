@@ -76,11 +76,11 @@ const char *report_event_unit(const char *event);
  * resets (double click) along the axes named in zoom. Elements carry
  * <title> children: the browser shows them on hover. */
 struct svg_axis {
-	double lo, hi;      /* data range (lo > 0 when log) */
-	int log;            /* logarithmic */
-	const char *label;  /* axis title */
-	const char *unit;   /* "ns": ticks as times; else counts with k/M/G */
-	int categorical;    /* no numeric ticks: the caller writes labels */
+	double lo, hi;     /* data range (lo > 0 when log) */
+	int log;           /* logarithmic */
+	const char *label; /* axis title */
+	const char *unit;  /* "ns": ticks as times; else counts with k/M/G */
+	int categorical;   /* no numeric ticks: the caller writes labels */
 };
 struct svg_plot {
 	FILE *h;

@@ -44,15 +44,9 @@ static double to_units(const struct svg_axis *a, double v)
 	return u * UNITS;
 }
 
-double report_svg_x(const struct svg_plot *s, double v)
-{
-	return to_units(&s->x, v);
-}
+double report_svg_x(const struct svg_plot *s, double v) { return to_units(&s->x, v); }
 
-double report_svg_y(const struct svg_plot *s, double v)
-{
-	return UNITS - to_units(&s->y, v);
-}
+double report_svg_y(const struct svg_plot *s, double v) { return UNITS - to_units(&s->y, v); }
 
 static void axis_attrs(FILE *h, char c, const struct svg_axis *a)
 {
@@ -78,15 +72,17 @@ void report_svg_begin(struct report *r, struct svg_plot *s, unsigned w, unsigned
 	s->x = *x;
 	s->y = *y;
 	FILE *f = s->h;
-	fprintf(f, "<svg class=\"plot\" id=\"svg%u\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\" "
-		   "data-zoom=\"%s\"",
+	fprintf(f,
+		"<svg class=\"plot\" id=\"svg%u\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\" "
+		"data-zoom=\"%s\"",
 		r->nsvg++, w, h, w, h, zoom ? zoom : "");
 	axis_attrs(f, 'x', x);
 	axis_attrs(f, 'y', y);
 	fprintf(f, "><text class=\"tt\" x=\"%u\" y=\"17\" text-anchor=\"middle\">", w / 2);
 	report_esc(f, title);
-	fprintf(f, "</text>\n<g class=\"ax\"></g>\n<rect class=\"frame\" x=\"%u\" y=\"%u\" width=\"%u\" "
-		   "height=\"%u\"/>\n",
+	fprintf(f,
+		"</text>\n<g class=\"ax\"></g>\n<rect class=\"frame\" x=\"%u\" y=\"%u\" width=\"%u\" "
+		"height=\"%u\"/>\n",
 		s->l, s->t, s->pw, s->ph);
 	if (x->label) {
 		fprintf(f, "<text class=\"al\" x=\"%u\" y=\"%u\" text-anchor=\"middle\">", s->l + s->pw / 2,
@@ -95,13 +91,15 @@ void report_svg_begin(struct report *r, struct svg_plot *s, unsigned w, unsigned
 		fputs("</text>\n", f);
 	}
 	if (y->label) {
-		fprintf(f, "<text class=\"al\" transform=\"translate(13 %u) rotate(-90)\" text-anchor=\"middle\">",
+		fprintf(f,
+			"<text class=\"al\" transform=\"translate(13 %u) rotate(-90)\" text-anchor=\"middle\">",
 			s->t + s->ph / 2);
 		report_esc(f, y->label);
 		fputs("</text>\n", f);
 	}
-	fprintf(f, "<svg class=\"pa\" x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" viewBox=\"0 0 1000 1000\" "
-		   "preserveAspectRatio=\"none\">\n",
+	fprintf(f,
+		"<svg class=\"pa\" x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" viewBox=\"0 0 1000 1000\" "
+		"preserveAspectRatio=\"none\">\n",
 		s->l, s->t, s->pw, s->ph);
 }
 
@@ -110,8 +108,9 @@ void report_svg_cat_label(struct svg_plot *s, char axis, double u, const char *t
 	FILE *f = s->h;
 	if (axis == 'x') {
 		double px = s->l + u / UNITS * s->pw;
-		fprintf(f, "<text class=\"cl\" text-anchor=\"end\" transform=\"translate(%.1f %u) rotate(-35)\">", px,
-			s->t + s->ph + 12);
+		fprintf(f,
+			"<text class=\"cl\" text-anchor=\"end\" transform=\"translate(%.1f %u) rotate(-35)\">",
+			px, s->t + s->ph + 12);
 	} else {
 		double py = s->t + u / UNITS * s->ph;
 		fprintf(f, "<text class=\"cl\" x=\"%u\" y=\"%.1f\" text-anchor=\"end\">", s->l - 5, py + 4);
@@ -120,26 +119,21 @@ void report_svg_cat_label(struct svg_plot *s, char axis, double u, const char *t
 	fputs("</text>\n", f);
 }
 
-void report_svg_data_end(struct svg_plot *s)
-{
-	fputs("</svg>\n", s->h);
-}
+void report_svg_data_end(struct svg_plot *s) { fputs("</svg>\n", s->h); }
 
 void report_svg_legend(struct svg_plot *s, unsigned k, const char *color, const char *text)
 {
 	unsigned col = k % 4, row = k / 4;
 	unsigned x = s->l + col * (s->pw / 4), y = s->t + s->ph + 50 + row * 15;
-	fprintf(s->h, "<rect x=\"%u\" y=\"%u\" width=\"10\" height=\"10\" fill=\"%s\"/><text class=\"lg\" x=\"%u\" "
-		      "y=\"%u\">",
+	fprintf(s->h,
+		"<rect x=\"%u\" y=\"%u\" width=\"10\" height=\"10\" fill=\"%s\"/><text class=\"lg\" x=\"%u\" "
+		"y=\"%u\">",
 		x, y - 9, color, x + 14, y);
 	report_esc(s->h, text);
 	fputs("</text>\n", s->h);
 }
 
-void report_svg_end(struct svg_plot *s)
-{
-	fputs("</svg>\n", s->h);
-}
+void report_svg_end(struct svg_plot *s) { fputs("</svg>\n", s->h); }
 
 const char report_svg_css[] =
 	"svg.plot{background:#fff;border:1px solid #eee;margin-right:6px;font:11px system-ui,sans-serif;"

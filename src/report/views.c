@@ -35,7 +35,8 @@ static size_t count_bars(const struct span *v, size_t n, uint64_t gap)
 	size_t bars = 0;
 	uint64_t end = 0;
 	for (size_t k = 0; k < n; k++) {
-		if (!k || v[k].thread != v[k - 1].thread || v[k].type != v[k - 1].type || v[k].start > end + gap)
+		if (!k || v[k].thread != v[k - 1].thread || v[k].type != v[k - 1].type ||
+		    v[k].start > end + gap)
 			bars++, end = v[k].end;
 		else if (v[k].end > end)
 			end = v[k].end;
@@ -78,7 +79,9 @@ static void hover_values(FILE *h, const pmcf_profile *p, const struct span *v, s
 		char b[32];
 		fputs(shown ? ", " : "; ", h);
 		report_esc(h, name);
-		fprintf(h, " %s", have ? pmcf_report_human(b, sizeof(b), sum, pmcf_report_event_is_ns(name)) : "missing");
+		fprintf(h, " %s",
+			have ? pmcf_report_human(b, sizeof(b), sum, pmcf_report_event_is_ns(name))
+			     : "missing");
 		shown++;
 	}
 	if (shown && m > k + 1)
@@ -106,11 +109,13 @@ static void timeline(struct report *r, struct span *v, size_t n, const char *tit
 		}
 	unsigned rowh = rows * 16 <= 560 ? 16 : rows * 4 <= 560 ? (unsigned)(560 / rows) : 4;
 	unsigned legend = (unsigned)((r->ntypes + 3) / 4) * 15;
-	struct svg_axis x = {(double)t0, (double)t0 + (double)span, 0, "time since the execution began", "ns", 0};
+	struct svg_axis x = {(double)t0, (double)t0 + (double)span, 0, "time since the execution began", "ns",
+			     0};
 	struct svg_axis y = {0, 1, 0, NULL, NULL, 1};
 	struct svg_plot s;
 	fputs("<figure>", h);
-	report_svg_begin(r, &s, 1180, (unsigned)(rows * rowh) + 92 + legend, 80, 62 + legend, title, &x, &y, "x");
+	report_svg_begin(r, &s, 1180, (unsigned)(rows * rowh) + 92 + legend, 80, 62 + legend, title, &x, &y,
+			 "x");
 	double du = 1000.0 / (double)(rows ? rows : 1);
 	char b1[32], b2[32];
 	/* one group per type: fill once */
@@ -126,7 +131,8 @@ static void timeline(struct report *r, struct span *v, size_t n, const char *tit
 			size_t m = k + 1;
 			uint64_t end = v[k].end;
 			if (gap)
-				while (m < n && v[m].thread == v[k].thread && v[m].type == t && v[m].start <= end + gap) {
+				while (m < n && v[m].thread == v[k].thread && v[m].type == t &&
+				       v[m].start <= end + gap) {
 					end = v[m].end > end ? v[m].end : end;
 					m++;
 				}
@@ -168,12 +174,13 @@ static void timeline(struct report *r, struct span *v, size_t n, const char *tit
 		report_svg_legend(&s, t, report_type_color(r, r->p, t), report_type_name(r->p, t));
 	report_svg_end(&s);
 	char c1[32], c2[32];
-	fprintf(h, "<figcaption>%s XUs on %zu threads, one row per thread, colour = XU type; %s", report_count(n, c1, sizeof(c1)),
-		rows, what);
+	fprintf(h, "<figcaption>%s XUs on %zu threads, one row per thread, colour = XU type; %s",
+		report_count(n, c1, sizeof(c1)), rows, what);
 	if (gap) {
 		fmt_time(b1, sizeof(b1), (double)gap);
-		fprintf(h, " Drawn as %s bars: XUs of one type on one thread less than %s apart are one bar "
-			   "(hover says how many).",
+		fprintf(h,
+			" Drawn as %s bars: XUs of one type on one thread less than %s apart are one bar "
+			"(hover says how many).",
 			report_count(bars, c2, sizeof(c2)), b1);
 	}
 	fputs(" Wheel zooms the time axis, drag pans, double click resets.</figcaption></figure>\n", h);
@@ -229,13 +236,18 @@ void report_section_timeline(struct report *r)
 			char plain[32];
 			snprintf(plain, sizeof(plain), "execution %d", b);
 			snprintf(title, sizeof(title), "XUs per thread over time in execution %d%s%s%s", b,
-				 strcmp(path, plain) ? " (" : "", strcmp(path, plain) ? (bn ? bn + 1 : path) : "",
+				 strcmp(path, plain) ? " (" : "",
+				 strcmp(path, plain) ? (bn ? bn + 1 : path) : "",
 				 strcmp(path, plain) ? ")" : "");
-			snprintf(what, sizeof(what), "fused XUs based on execution %d, in its times (the values of the other "
-				 "events come from the executions the provenance section names).", b);
+			snprintf(what, sizeof(what),
+				 "fused XUs based on execution %d, in its times (the values of the other "
+				 "events come from the executions the provenance section names).",
+				 b);
 		} else {
-			snprintf(title, sizeof(title), "XUs per thread over time (XUs without a base execution)");
-			snprintf(what, sizeof(what), "XUs without a recorded base execution; their times may mix executions.");
+			snprintf(title, sizeof(title),
+				 "XUs per thread over time (XUs without a base execution)");
+			snprintf(what, sizeof(what),
+				 "XUs without a recorded base execution; their times may mix executions.");
 		}
 		timeline(r, g, m, title, what);
 	}
@@ -254,7 +266,7 @@ void report_section_distributions(struct report *r, double *scratch)
 	size_t nt = r->ntypes, n = r->nxus;
 	size_t *off = calloc(nt + 1, sizeof(size_t)), *order = malloc((n ? n : 1) * sizeof(size_t));
 	size_t *fill = calloc(nt + 1, sizeof(size_t));
-	double (*q)[7] = malloc((nt ? nt : 1) * sizeof(*q));
+	double(*q)[7] = malloc((nt ? nt : 1) * sizeof(*q));
 	size_t *cnt = malloc((nt ? nt : 1) * sizeof(size_t));
 	if (!off || !order || !fill || !q || !cnt)
 		goto out;
@@ -328,25 +340,33 @@ void report_section_distributions(struct report *r, double *scratch)
 			const char *fill_col = report_type_color(r, p, t);
 			fprintf(h, "<g><title>");
 			report_esc(h, report_type_name(p, t));
-			fprintf(h, ": %zu XUs; min %s, p5 %s, Q1 %s, median %s, Q3 %s, p95 %s, max %s</title>", cnt[t],
-				report_num(q[t][0], b[0], 32), report_num(q[t][1], b[1], 32), report_num(q[t][2], b[2], 32),
-				report_num(q[t][3], b[3], 32), report_num(q[t][4], b[4], 32), report_num(q[t][5], b[5], 32),
+			fprintf(h,
+				": %zu XUs; min %s, p5 %s, Q1 %s, median %s, Q3 %s, p95 %s, max %s</title>",
+				cnt[t], report_num(q[t][0], b[0], 32), report_num(q[t][1], b[1], 32),
+				report_num(q[t][2], b[2], 32), report_num(q[t][3], b[3], 32),
+				report_num(q[t][4], b[4], 32), report_num(q[t][5], b[5], 32),
 				report_num(q[t][6], b[6], 32));
-			fprintf(h, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.2f\" y2=\"%.2f\" stroke=\"#555\"/>", c, c, yv[1],
-				yv[5]);
-			fprintf(h, "<rect x=\"%.1f\" y=\"%.2f\" width=\"%.1f\" height=\"%.2f\" fill=\"%s\" stroke=\"#333\"/>",
+			fprintf(h, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.2f\" y2=\"%.2f\" stroke=\"#555\"/>",
+				c, c, yv[1], yv[5]);
+			fprintf(h,
+				"<rect x=\"%.1f\" y=\"%.2f\" width=\"%.1f\" height=\"%.2f\" fill=\"%s\" stroke=\"#333\"/>",
 				c - hw, yv[4], 2 * hw, fmax(yv[2] - yv[4], 0.5), fill_col);
-			fprintf(h, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.2f\" y2=\"%.2f\" stroke=\"#fff\" stroke-width=\"2\"/>",
+			fprintf(h,
+				"<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.2f\" y2=\"%.2f\" stroke=\"#fff\" stroke-width=\"2\"/>",
 				c - hw, c + hw, yv[3], yv[3]);
-			fprintf(h, "<path class=\"pt\" d=\"M%.1f %.2fh0M%.1f %.2fh0\" stroke=\"#333\" stroke-width=\"4\"/></g>\n",
+			fprintf(h,
+				"<path class=\"pt\" d=\"M%.1f %.2fh0M%.1f %.2fh0\" stroke=\"#333\" stroke-width=\"4\"/></g>\n",
 				c, yv[0], c, yv[6]);
 		}
 		report_svg_data_end(&s);
 		for (uint32_t t = 0; t < nt; t++)
-			report_svg_cat_label(&s, 'x', ((double)t + 0.5) / (double)nt * 1000, report_type_name(p, t));
+			report_svg_cat_label(&s, 'x', ((double)t + 0.5) / (double)nt * 1000,
+					     report_type_name(p, t));
 		report_svg_end(&s);
 		if (logz)
-			fprintf(h, "<figcaption>%zu zero values drawn at the bottom of the log axis.</figcaption>", zeros);
+			fprintf(h,
+				"<figcaption>%zu zero values drawn at the bottom of the log axis.</figcaption>",
+				zeros);
 		fputs("</figure>\n", h);
 	}
 	fputs("</div>\n", h);

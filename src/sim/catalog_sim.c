@@ -98,7 +98,7 @@ static const char *event_of(const struct sim_machine *m, const int *ev, size_t n
 }
 
 int sim_check_events(const struct sim_machine *m, const int *ev, size_t n, unsigned pmcs, char *why,
-                     size_t whylen)
+		     size_t whylen)
 {
 	struct sim_fit f;
 	sim_fit_reset(&f, m, pmcs);
@@ -116,9 +116,9 @@ int sim_check_events(const struct sim_machine *m, const int *ev, size_t n, unsig
 			int s = m->nat[nat].shared;
 			if (s >= 0 && sh[s] >= 0 && sh[s] != nat) {
 				snprintf(why, whylen,
-				         "%s and %s cannot be counted together (both need the %s "
-				         "register)",
-				         event_of(m, ev, n, sh[s]), e->name, m->shared_name[s]);
+					 "%s and %s cannot be counted together (both need the %s "
+					 "register)",
+					 event_of(m, ev, n, sh[s]), e->name, m->shared_name[s]);
 				return 0;
 			}
 			if (s >= 0)
@@ -149,14 +149,12 @@ int sim_check_events(const struct sim_machine *m, const int *ev, size_t n, unsig
 			}
 			if (k)
 				off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s%s",
-				                        off ? ", " : "", e->name,
-				                        k == 2 ? " (2)" : "");
+							off ? ", " : "", e->name, k == 2 ? " (2)" : "");
 		}
 		if (off >= sizeof(list) && sizeof(list) > 4)
 			strcpy(list + sizeof(list) - 4, "...");
-		snprintf(why, whylen,
-		         "the events need %d general-purpose counters but %s has %d%s: %s",
-		         ngen_needed, m->name, f.ngen, pmcs ? " (--pmcs)" : "", list);
+		snprintf(why, whylen, "the events need %d general-purpose counters but %s has %d%s: %s",
+			 ngen_needed, m->name, f.ngen, pmcs ? " (--pmcs)" : "", list);
 		return 0;
 	}
 	for (int nat = 0; nat < NAT_COUNT; nat++) {
@@ -171,10 +169,9 @@ int sim_check_events(const struct sim_machine *m, const int *ev, size_t n, unsig
 		uint64_t mask = nat_mask(&f, nat);
 		if (!mask) {
 			snprintf(why, whylen,
-			         "%s cannot be counted with %d general-purpose counters (it needs "
-			         "counter %d)",
-			         event_of(m, ev, n, nat), f.ngen,
-			         __builtin_ctzll(m->nat[nat].mask));
+				 "%s cannot be counted with %d general-purpose counters (it needs "
+				 "counter %d)",
+				 event_of(m, ev, n, nat), f.ngen, __builtin_ctzll(m->nat[nat].mask));
 			return 0;
 		}
 		char cs[128];
@@ -185,9 +182,8 @@ int sim_check_events(const struct sim_machine *m, const int *ev, size_t n, unsig
 				other = event_of(m, ev, n, f.owner[c]);
 				break;
 			}
-		snprintf(why, whylen,
-		         "%s and %s cannot be counted together (both only fit counter%s %s)", other,
-		         event_of(m, ev, n, nat), strchr(cs, ',') ? "s" : "", cs);
+		snprintf(why, whylen, "%s and %s cannot be counted together (both only fit counter%s %s)",
+			 other, event_of(m, ev, n, nat), strchr(cs, ',') ? "s" : "", cs);
 		return 0;
 	}
 	return 1;
@@ -195,8 +191,8 @@ int sim_check_events(const struct sim_machine *m, const int *ev, size_t n, unsig
 
 /* ---- catalogue --------------------------------------------------------------- */
 
-static int cat_check(void *impl, const pmcf_catalog *c, const size_t *idx, size_t n, unsigned pmcs,
-                     char *why, size_t whylen)
+static int cat_check(void *impl, const pmcf_catalog *c, const size_t *idx, size_t n, unsigned pmcs, char *why,
+		     size_t whylen)
 {
 	const struct sim_machine *m = impl;
 	int *ev = malloc((n ? n : 1) * sizeof(*ev));
@@ -215,10 +211,7 @@ static int cat_check(void *impl, const pmcf_catalog *c, const size_t *idx, size_
 	return r;
 }
 
-static void cat_free(void *impl)
-{
-	sim_machine_free(impl);
-}
+static void cat_free(void *impl) { sim_machine_free(impl); }
 
 static const struct pmcfi_catalog_ops sim_ops = {.check_set = cat_check, .free_impl = cat_free};
 
@@ -251,7 +244,7 @@ static char *constraints_json(const struct sim_machine *m, int e, unsigned *cost
 			for (int b = 0; b < m->ev[j].nnat; b++) {
 				int na = ev->nat[a], nb = m->ev[j].nat[b];
 				clash |= na != nb && m->nat[na].shared >= 0 &&
-				         m->nat[na].shared == m->nat[nb].shared;
+					 m->nat[na].shared == m->nat[nb].shared;
 			}
 		if (clash)
 			json_array_append_new(conf, json_string(m->ev[j].name));
@@ -263,8 +256,7 @@ static char *constraints_json(const struct sim_machine *m, int e, unsigned *cost
 	json_object_set_new(o, "cost", json_integer(*cost));
 	json_object_set_new(o, "native", nat);
 	if (ev->nnat == 2)
-		json_object_set_new(o, "derived",
-		                    json_string(ev->op == SIM_OP_SUB ? "sub" : "add"));
+		json_object_set_new(o, "derived", json_string(ev->op == SIM_OP_SUB ? "sub" : "add"));
 	json_object_set_new(o, "conflicts", conf);
 	if (ev->alias_of >= 0)
 		json_object_set_new(o, "alias_of", json_string(m->ev[ev->alias_of].name));
@@ -289,13 +281,13 @@ int sim_catalog_new(struct sim_machine *m, pmcf_catalog **out)
 			break;
 		}
 		pmcf_event_info info = {
-		    .name = m->ev[e].name,
-		    .source = PMCF_SRC_SIM,
-		    .pmu = NULL,
-		    .description = m->ev[e].description,
-		    .constraints = cj,
-		    .available = 1,
-		    .cost = cost,
+			.name = m->ev[e].name,
+			.source = PMCF_SRC_SIM,
+			.pmu = NULL,
+			.description = m->ev[e].description,
+			.constraints = cj,
+			.available = 1,
+			.cost = cost,
 		};
 		err = pmcfi_catalog_add(c, &info);
 		free(cj);

@@ -81,7 +81,8 @@ static int dq_push(struct dq *q, uint32_t x)
 			memmove(q->a, q->a + q->head, (q->len - q->head) * sizeof(*q->a));
 			q->len -= q->head;
 			q->head = 0;
-		} else if (pmcfi_grow((void **)&q->a, &q->cap, q->len < 64 ? 64 : q->len + 1, sizeof(*q->a))) {
+		} else if (pmcfi_grow((void **)&q->a, &q->cap, q->len < 64 ? 64 : q->len + 1,
+				      sizeof(*q->a))) {
 			return pmcfi_fail(PMCF_ENOMEM, "out of memory in the simulator");
 		}
 	}
@@ -89,10 +90,7 @@ static int dq_push(struct dq *q, uint32_t x)
 	return 0;
 }
 
-static inline int dq_empty(const struct dq *q)
-{
-	return q->head == q->len;
-}
+static inline int dq_empty(const struct dq *q) { return q->head == q->len; }
 static inline uint32_t dq_pop_back(struct dq *q)
 {
 	uint32_t x = q->a[--q->len];
@@ -130,7 +128,7 @@ struct engine {
 	uint64_t seed;
 	int model;
 	double run_cyc, run_mem; /* model 2: run-level factors */
-	struct pmcfi_rng rng; /* scheduling choices */
+	struct pmcfi_rng rng;    /* scheduling choices */
 	double period_ns, rot_cost_ns;
 	int T;
 	int *cpu_of, *thread_of_cpu, *running, *idle, *idle_pos, nidle, *scratch;
@@ -149,10 +147,7 @@ struct engine {
 	struct heap h;
 };
 
-static int node_of_socket(const struct sim_machine *m, int s)
-{
-	return s * m->numa_nodes / m->sockets;
-}
+static int node_of_socket(const struct sim_machine *m, int s) { return s * m->numa_nodes / m->sockets; }
 
 static double freq_at(const struct engine *e, int socket, uint64_t t)
 {
@@ -180,8 +175,8 @@ static int enqueue(struct engine *e, uint32_t x, int hint)
 {
 	const struct sim_wxu *u = &e->w->xu[x];
 	int qi = e->w->policy == SIM_POL_SHARED  ? e->T
-	         : e->w->policy == SIM_POL_OWNER ? u->owner % e->T
-	                                         : hint;
+		 : e->w->policy == SIM_POL_OWNER ? u->owner % e->T
+						 : hint;
 	e->nqueued++;
 	return dq_push(&e->q[qi], x);
 }
@@ -230,7 +225,7 @@ static int start_xu(struct engine *e, int th, uint32_t x, uint64_t t, int stolen
 	struct sim_run *r = e->r;
 	double var = m->variability;
 	double lat = stolen ? 600 + 1400 * var * pmcfi_rng_unif(&e->rng)
-	                    : 80 + 120 * var * pmcfi_rng_unif(&e->rng);
+			    : 80 + 120 * var * pmcfi_rng_unif(&e->rng);
 	uint64_t s = t + (uint64_t)lat;
 	int cpu = e->cpu_of[th];
 	int core = cpu % m->ncores, socket = core / m->cores_per_socket;
@@ -524,10 +519,10 @@ static int engine_init(struct engine *e)
 	e->data_time = calloc(w->ndata ? w->ndata : 1, sizeof(uint64_t));
 	e->order = malloc(n * sizeof(uint32_t));
 	if (!r->thread || !r->cpu || !r->start || !r->end || !r->nat || !r->split || !r->front ||
-	    !e->cpu_of || !e->thread_of_cpu || !e->claimed || !e->stolen || !e->running ||
-	    !e->idle || !e->idle_pos || !e->scratch || !e->q || !e->pending || !e->succ ||
-	    !e->succ_off || !e->phase_first || !e->phase_n || !e->phase_done || !e->core ||
-	    !e->socket_busy || !e->data_sock || !e->data_time || !e->order)
+	    !e->cpu_of || !e->thread_of_cpu || !e->claimed || !e->stolen || !e->running || !e->idle ||
+	    !e->idle_pos || !e->scratch || !e->q || !e->pending || !e->succ || !e->succ_off ||
+	    !e->phase_first || !e->phase_n || !e->phase_done || !e->core || !e->socket_busy ||
+	    !e->data_sock || !e->data_time || !e->order)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory in the simulator");
 	for (size_t d = 0; d < w->ndata; d++)
 		e->data_sock[d] = -1;
@@ -592,8 +587,8 @@ static int engine_init(struct engine *e)
 	return 0;
 }
 
-int sim_engine_run(const struct sim_workload *w, const struct sim_machine *m, uint64_t seed,
-                   int model, double period_ns, double rot_cost_ns, struct sim_run **out)
+int sim_engine_run(const struct sim_workload *w, const struct sim_machine *m, uint64_t seed, int model,
+		   double period_ns, double rot_cost_ns, struct sim_run **out)
 {
 	*out = NULL;
 	struct engine e = {0};
@@ -647,8 +642,8 @@ int sim_engine_run(const struct sim_workload *w, const struct sim_machine *m, ui
 			err = dispatch(&e, t);
 	}
 	if (!err && e.norder != w->nxu)
-		err = pmcfi_fail(PMCF_EINVAL, "simulated execution deadlocked (%zu of %zu XUs ran)",
-		                 e.norder, w->nxu);
+		err = pmcfi_fail(PMCF_EINVAL, "simulated execution deadlocked (%zu of %zu XUs ran)", e.norder,
+				 w->nxu);
 	if (!err)
 		e.r->makespan = t;
 	engine_free(&e);

@@ -48,7 +48,7 @@ static void rotate(struct tl *s)
 	for (size_t u = 0; u < s->nu; u++)
 		if (s->on[u])
 			pmcfi_mux_observe(s->mux, u, (uint64_t)s->next_rot,
-			                  s->run[u] > 0 ? s->raw[u] * s->en / s->run[u] : 0);
+					  s->run[u] > 0 ? s->raw[u] * s->en / s->run[u] : 0);
 	pmcfi_mux_rotate(s->mux, (uint64_t)s->next_rot, &fit_ops, &s->fc, s->on);
 	s->next_rot += s->period;
 }
@@ -83,8 +83,8 @@ static int by_thread_start(const void *pa, const void *pb, void *ctx)
 }
 
 int sim_hem_run(const struct sim_machine *m, const struct sim_run *r, const int *units, size_t nu,
-                unsigned pmcs, int mode, double period_ns, int estimate, uint64_t seed,
-                struct sim_hem_out *out)
+		unsigned pmcs, int mode, double period_ns, int estimate, uint64_t seed,
+		struct sim_hem_out *out)
 {
 	size_t n = r->nxu;
 	int policy = pmcfi_mux_policy(mode);
@@ -103,8 +103,7 @@ int sim_hem_run(const struct sim_machine *m, const struct sim_run *r, const int 
 		pmcfi_mux_free(s.mux);
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory simulating multiplexing");
 	}
-	double *raw = mem, *run = mem + nu, *idle = mem + 2 * nu, *r1 = mem + 3 * nu,
-	       *r2 = mem + 4 * nu;
+	double *raw = mem, *run = mem + nu, *idle = mem + 2 * nu, *r1 = mem + 3 * nu, *r2 = mem + 4 * nu;
 	double *snap = mem + 5 * nu, *idle_nat = mem + 6 * nu;
 	s.raw = raw;
 	s.run = run;
@@ -151,8 +150,8 @@ int sim_hem_run(const struct sim_machine *m, const struct sim_run *r, const int 
 			advance(&s, t, st, idle);
 			for (size_t u = 0; u < nu; u++) {
 				snap[u] = estimate == PMCF_EST_LOCAL
-				              ? raw[u]
-				              : (run[u] > 0 ? raw[u] * s.en / run[u] : 0);
+						  ? raw[u]
+						  : (run[u] > 0 ? raw[u] * s.en / run[u] : 0);
 				run0[u] = run[u];
 				double c = r->nat[x * NAT_COUNT + (size_t)units[u]];
 				double sp = r->split[x];

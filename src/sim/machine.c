@@ -11,36 +11,36 @@
 #include <strings.h>
 
 const char *const sim_nat_names[NAT_COUNT] = {
-    [NAT_INS] = "INST_RETIRED:ANY",
-    [NAT_CYC] = "CPU_CLK_UNHALTED:THREAD",
-    [NAT_REF] = "CPU_CLK_UNHALTED:REF",
-    [NAT_L1D_REPL] = "L1D:REPLACEMENT",
-    [NAT_ICACHE_MISS] = "ICACHE:MISSES",
-    [NAT_L1_LDM] = "MEM_LOAD_UOPS_RETIRED:L1_MISS",
-    [NAT_L1_STM] = "L2_STORE_LOCK_RQSTS:ALL",
-    [NAT_L2_DRD] = "L2_RQSTS:ALL_DEMAND_DATA_RD",
-    [NAT_L2_RFO] = "L2_RQSTS:ALL_RFO",
-    [NAT_L2_RFO_MISS] = "L2_RQSTS:RFO_MISS",
-    [NAT_L2_WB] = "L2_L1D_WB_RQSTS:ALL",
-    [NAT_L2_DRD_MISS] = "L2_RQSTS:DEMAND_DATA_RD_MISS",
-    [NAT_L2_CODE_MISS] = "L2_RQSTS:CODE_RD_MISS",
-    [NAT_L2_CODE_HIT] = "L2_RQSTS:CODE_RD_HIT",
-    [NAT_L2_CODE_ALL] = "L2_RQSTS:ALL_CODE_RD",
-    [NAT_OFF_CODE] = "OFFCORE_RESPONSE_1:DMND_CODE_RD",
-    [NAT_OFF_DATA_RD] = "OFFCORE_RESPONSE_0:DMND_DATA_RD",
-    [NAT_OFF_RFO] = "OFFCORE_RESPONSE_0:DMND_RFO",
-    [NAT_OFF_WB] = "OFFCORE_RESPONSE_1:WB",
-    [NAT_LLC_REF] = "LONGEST_LAT_CACHE:REFERENCE",
-    [NAT_LLC_MISS] = "LONGEST_LAT_CACHE:MISS",
-    [NAT_ITLB_MISS] = "ITLB_MISSES:MISS_CAUSES_A_WALK",
-    [NAT_BR_ALL] = "BR_INST_RETIRED:ALL_BRANCHES",
-    [NAT_BR_COND] = "BR_INST_RETIRED:CONDITIONAL",
-    [NAT_BR_TAKEN_COND] = "BR_INST_EXEC:TAKEN_CONDITIONAL",
-    [NAT_BR_MISP] = "BR_MISP_RETIRED:ALL_BRANCHES",
-    [NAT_LOADS] = "MEM_UOPS_RETIRED:ALL_LOADS",
-    [NAT_STORES] = "MEM_UOPS_RETIRED:ALL_STORES",
-    [NAT_FPU_DIV] = "ARITH:FPU_DIV",
-    [NAT_STALL_CYC] = "UOPS_ISSUED:STALL_CYCLES",
+	[NAT_INS] = "INST_RETIRED:ANY",
+	[NAT_CYC] = "CPU_CLK_UNHALTED:THREAD",
+	[NAT_REF] = "CPU_CLK_UNHALTED:REF",
+	[NAT_L1D_REPL] = "L1D:REPLACEMENT",
+	[NAT_ICACHE_MISS] = "ICACHE:MISSES",
+	[NAT_L1_LDM] = "MEM_LOAD_UOPS_RETIRED:L1_MISS",
+	[NAT_L1_STM] = "L2_STORE_LOCK_RQSTS:ALL",
+	[NAT_L2_DRD] = "L2_RQSTS:ALL_DEMAND_DATA_RD",
+	[NAT_L2_RFO] = "L2_RQSTS:ALL_RFO",
+	[NAT_L2_RFO_MISS] = "L2_RQSTS:RFO_MISS",
+	[NAT_L2_WB] = "L2_L1D_WB_RQSTS:ALL",
+	[NAT_L2_DRD_MISS] = "L2_RQSTS:DEMAND_DATA_RD_MISS",
+	[NAT_L2_CODE_MISS] = "L2_RQSTS:CODE_RD_MISS",
+	[NAT_L2_CODE_HIT] = "L2_RQSTS:CODE_RD_HIT",
+	[NAT_L2_CODE_ALL] = "L2_RQSTS:ALL_CODE_RD",
+	[NAT_OFF_CODE] = "OFFCORE_RESPONSE_1:DMND_CODE_RD",
+	[NAT_OFF_DATA_RD] = "OFFCORE_RESPONSE_0:DMND_DATA_RD",
+	[NAT_OFF_RFO] = "OFFCORE_RESPONSE_0:DMND_RFO",
+	[NAT_OFF_WB] = "OFFCORE_RESPONSE_1:WB",
+	[NAT_LLC_REF] = "LONGEST_LAT_CACHE:REFERENCE",
+	[NAT_LLC_MISS] = "LONGEST_LAT_CACHE:MISS",
+	[NAT_ITLB_MISS] = "ITLB_MISSES:MISS_CAUSES_A_WALK",
+	[NAT_BR_ALL] = "BR_INST_RETIRED:ALL_BRANCHES",
+	[NAT_BR_COND] = "BR_INST_RETIRED:CONDITIONAL",
+	[NAT_BR_TAKEN_COND] = "BR_INST_EXEC:TAKEN_CONDITIONAL",
+	[NAT_BR_MISP] = "BR_MISP_RETIRED:ALL_BRANCHES",
+	[NAT_LOADS] = "MEM_UOPS_RETIRED:ALL_LOADS",
+	[NAT_STORES] = "MEM_UOPS_RETIRED:ALL_STORES",
+	[NAT_FPU_DIV] = "ARITH:FPU_DIV",
+	[NAT_STALL_CYC] = "UOPS_ISSUED:STALL_CYCLES",
 };
 
 static int nat_by_name(const char *name)
@@ -95,18 +95,16 @@ static int parse_natives(struct sim_machine *m, json_t *nats, const char *src)
 	{
 		int n = nat_by_name(key);
 		if (n < 0)
-			return pmcfi_fail(
-			    PMCF_ECORRUPT,
-			    "machine '%s': native event '%s' is unknown to the simulator", src,
-			    key);
+			return pmcfi_fail(PMCF_ECORRUPT,
+					  "machine '%s': native event '%s' is unknown to the simulator", src,
+					  key);
 		json_t *fx = json_object_get(v, "fixed");
 		if (fx) {
 			if (!json_is_integer(fx) || json_integer_value(fx) < 0 ||
 			    json_integer_value(fx) >= m->nfixed)
-				return pmcfi_fail(
-				    PMCF_ECORRUPT,
-				    "machine '%s': native '%s' names a bad fixed counter", src,
-				    key);
+				return pmcfi_fail(PMCF_ECORRUPT,
+						  "machine '%s': native '%s' names a bad fixed counter", src,
+						  key);
 			m->nat[n].fixed = (int)json_integer_value(fx);
 		}
 		json_t *cs = json_object_get(v, "counters");
@@ -117,13 +115,12 @@ static int parse_natives(struct sim_machine *m, json_t *nats, const char *src)
 			if (!json_is_integer(c) || json_integer_value(c) < 0 ||
 			    json_integer_value(c) >= m->ngeneral)
 				return pmcfi_fail(PMCF_ECORRUPT,
-				                  "machine '%s': native '%s' names a bad counter",
-				                  src, key);
+						  "machine '%s': native '%s' names a bad counter", src, key);
 			m->nat[n].mask |= 1ull << json_integer_value(c);
 		}
 		if (m->nat[n].fixed < 0 && !m->nat[n].mask)
-			return pmcfi_fail(PMCF_ECORRUPT, "machine '%s': native '%s' has no counter",
-			                  src, key);
+			return pmcfi_fail(PMCF_ECORRUPT, "machine '%s': native '%s' has no counter", src,
+					  key);
 		json_t *sh = json_object_get(v, "shared");
 		if (json_is_string(sh)) {
 			int s = -1;
@@ -133,8 +130,7 @@ static int parse_natives(struct sim_machine *m, json_t *nats, const char *src)
 			if (s < 0) {
 				if (m->nshared == SIM_MAX_SHARED)
 					return pmcfi_fail(PMCF_ECORRUPT,
-					                  "machine '%s': too many shared registers",
-					                  src);
+							  "machine '%s': too many shared registers", src);
 				if (!(m->shared_name[m->nshared] = strdup(json_string_value(sh))))
 					return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 				s = m->nshared++;
@@ -149,22 +145,18 @@ static int parse_events(struct sim_machine *m, json_t *evs, const char *src)
 {
 	size_t i;
 	json_t *e;
-	if (!json_is_array(evs) || json_array_size(evs) == 0 ||
-	    json_array_size(evs) > SIM_MAX_EVENTS)
-		return pmcfi_fail(PMCF_ECORRUPT,
-		                  "machine '%s': 'events' must be an array of 1 to %d events", src,
-		                  SIM_MAX_EVENTS);
+	if (!json_is_array(evs) || json_array_size(evs) == 0 || json_array_size(evs) > SIM_MAX_EVENTS)
+		return pmcfi_fail(PMCF_ECORRUPT, "machine '%s': 'events' must be an array of 1 to %d events",
+				  src, SIM_MAX_EVENTS);
 	json_array_foreach(evs, i, e)
 	{
 		struct sim_event *ev = &m->ev[m->nev];
 		const char *name = json_string_value(json_object_get(e, "name"));
 		const char *desc = json_string_value(json_object_get(e, "description"));
 		json_t *nat = json_object_get(e, "native");
-		if (!name || !json_is_array(nat) || json_array_size(nat) < 1 ||
-		    json_array_size(nat) > 2)
+		if (!name || !json_is_array(nat) || json_array_size(nat) < 1 || json_array_size(nat) > 2)
 			return pmcfi_fail(PMCF_ECORRUPT,
-			                  "machine '%s': event %zu needs a name and 1 or 2 natives",
-			                  src, i);
+					  "machine '%s': event %zu needs a name and 1 or 2 natives", src, i);
 		ev->name = strdup(name);
 		ev->description = strdup(desc ? desc : "");
 		ev->alias_of = -1;
@@ -176,30 +168,28 @@ static int parse_events(struct sim_machine *m, json_t *evs, const char *src)
 			const char *nn = json_string_value(json_array_get(nat, (size_t)k));
 			int n = nn ? nat_by_name(nn) : -1;
 			if (n < 0 || (m->nat[n].fixed < 0 && !m->nat[n].mask))
-				return pmcfi_fail(
-				    PMCF_ECORRUPT,
-				    "machine '%s': event '%s' uses an undefined native '%s'", src,
-				    name, nn ? nn : "?");
+				return pmcfi_fail(PMCF_ECORRUPT,
+						  "machine '%s': event '%s' uses an undefined native '%s'",
+						  src, name, nn ? nn : "?");
 			ev->nat[k] = n;
 		}
 		const char *op = json_string_value(json_object_get(e, "op"));
 		ev->op = ev->nnat == 1                    ? SIM_OP_ONE
-		         : (op && strcmp(op, "sub") == 0) ? SIM_OP_SUB
-		                                          : SIM_OP_ADD;
+			 : (op && strcmp(op, "sub") == 0) ? SIM_OP_SUB
+							  : SIM_OP_ADD;
 		const char *alias = json_string_value(json_object_get(e, "alias_of"));
 		if (alias) {
 			ev->alias_of = sim_machine_find(m, alias);
 			if (ev->alias_of < 0)
 				return pmcfi_fail(PMCF_ECORRUPT,
-				                  "machine '%s': '%s' is an alias of an unknown or "
-				                  "later event '%s'",
-				                  src, name, alias);
+						  "machine '%s': '%s' is an alias of an unknown or "
+						  "later event '%s'",
+						  src, name, alias);
 		}
 		for (int j = 0; j + 1 < m->nev; j++)
 			if (strcmp(m->ev[j].name, name) == 0)
-				return pmcfi_fail(PMCF_ECORRUPT,
-				                  "machine '%s': event '%s' listed twice", src,
-				                  name);
+				return pmcfi_fail(PMCF_ECORRUPT, "machine '%s': event '%s' listed twice", src,
+						  name);
 	}
 	return 0;
 }
@@ -238,8 +228,8 @@ static int parse_machine(json_t *root, const char *src, struct sim_machine *m)
 	m->ngeneral = (int)num(cnt, "general", 1, SIM_MAX_GENERAL, &bad);
 	m->nfixed = (int)num(cnt, "fixed", 0, 16, &bad);
 	if (bad)
-		return pmcfi_fail(PMCF_ECORRUPT,
-		                  "machine '%s': field '%s' is missing or out of range", src, bad);
+		return pmcfi_fail(PMCF_ECORRUPT, "machine '%s': field '%s' is missing or out of range", src,
+				  bad);
 	const char *pin = json_string_value(json_object_get(root, "pinning"));
 	m->pin_random = pin && strcmp(pin, "random") == 0;
 	if (m->numa_nodes > m->sockets * m->cores_per_socket)
@@ -267,8 +257,7 @@ static void list_bundled(char *buf, size_t len)
 	buf[0] = '\0';
 	for (const struct pmcf_embedded *e = pmcf_embedded_files; e->name; e++)
 		if (strncmp(e->name, "machines/", 9) == 0 && off < len)
-			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "",
-			                        e->name + 9);
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "", e->name + 9);
 }
 
 int sim_machine_load(const char *name_or_file, struct sim_machine **out)
@@ -279,8 +268,8 @@ int sim_machine_load(const char *name_or_file, struct sim_machine **out)
 	if (is_file_name(name_or_file)) {
 		root = json_load_file(name_or_file, 0, &jerr);
 		if (!root)
-			return pmcfi_fail(PMCF_ESYNTAX, "machine file '%s': %s (line %d)",
-			                  name_or_file, jerr.text, jerr.line);
+			return pmcfi_fail(PMCF_ESYNTAX, "machine file '%s': %s (line %d)", name_or_file,
+					  jerr.text, jerr.line);
 	} else {
 		char key[128];
 		snprintf(key, sizeof(key), "machines/%s", name_or_file);
@@ -288,24 +277,21 @@ int sim_machine_load(const char *name_or_file, struct sim_machine **out)
 		if (!e) {
 			char names[256];
 			list_bundled(names, sizeof(names));
-			return pmcfi_fail(PMCF_ENOENT,
-			                  "unknown machine '%s' (bundled: %s; or a .json file)",
-			                  name_or_file, names);
+			return pmcfi_fail(PMCF_ENOENT, "unknown machine '%s' (bundled: %s; or a .json file)",
+					  name_or_file, names);
 		}
 		root = json_loadb(e->data, e->size, 0, &jerr);
 		if (!root)
-			return pmcfi_fail(PMCF_ECORRUPT, "bundled machine '%s': %s", name_or_file,
-			                  jerr.text);
+			return pmcfi_fail(PMCF_ECORRUPT, "bundled machine '%s': %s", name_or_file, jerr.text);
 	}
 	struct sim_machine *m = calloc(1, sizeof(*m));
 	if (!m) {
 		json_decref(root);
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	}
-	int err =
-	    json_is_object(root)
-	        ? parse_machine(root, name_or_file, m)
-	        : pmcfi_fail(PMCF_ECORRUPT, "machine '%s' is not a JSON object", name_or_file);
+	int err = json_is_object(root)
+			  ? parse_machine(root, name_or_file, m)
+			  : pmcfi_fail(PMCF_ECORRUPT, "machine '%s' is not a JSON object", name_or_file);
 	json_decref(root);
 	if (err) {
 		sim_machine_free(m);

@@ -71,7 +71,7 @@ void sim_model_idle_rates(const struct sim_machine *m, double *rate)
 }
 
 double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const struct sim_ctx *c,
-                    struct pmcfi_rng *r, double *nat)
+		    struct pmcfi_rng *r, double *nat)
 {
 	const double nz = m->noise;
 	/* instruction mix: a property of the code and input; the runtime's own
@@ -96,8 +96,7 @@ double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const
 	double rot_lines = c->rotations * 48; /* HEM handler pollutes the caches */
 	double cold = lines * (1 - c->warm);
 	double m1 = cold + sweeps * lines * over(w->foot, l1) + rot_lines;
-	double m2 = lines * (1 - c->warm * 0.97) * 0.9 + sweeps * lines * over(w->foot, l2) +
-	            rot_lines * 0.5;
+	double m2 = lines * (1 - c->warm * 0.97) * 0.9 + sweeps * lines * over(w->foot, l2) + rot_lines * 0.5;
 	if (c->v2) {
 		/* a busy sibling thread shares L1; co-runners on the socket evict
 		 * from L2 and L3 (the same factor, stronger further out) */
@@ -132,7 +131,7 @@ double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const
 	/* instruction side: the core keeps the code of its last XU type warm */
 	double clines = (w->code + 6000) / 64.0;
 	double icm = clines * (1 - 0.85 * c->code_warm) * 0.6 +
-	             ins / 16.0 * over(w->code + 6000, m->l1i) * 0.02 + 12 + c->rotations * 20;
+		     ins / 16.0 * over(w->code + 6000, m->l1i) * 0.02 + 12 + c->rotations * 20;
 	icm *= lnoise(r, 0.08 * nz);
 	if (c->v2) /* the co-runner on the core shares L1I and L2 */
 		icm *= exp(0.6 * c->place);
@@ -147,8 +146,8 @@ double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const
 	nat[NAT_L2_CODE_MISS] = code_miss;
 	nat[NAT_L2_CODE_HIT] = code_all - code_miss;
 	nat[NAT_OFF_CODE] = code_miss * 0.96 * lnoise(r, 0.02 * nz);
-	nat[NAT_ITLB_MISS] = (c->code_warm > 0.5 ? 0.3 : 2.5) * lnoise(r, 0.5 * nz) +
-	                     c->rotations * 1.5 + (w->code > 8192 ? w->code / 8192 : 0);
+	nat[NAT_ITLB_MISS] = (c->code_warm > 0.5 ? 0.3 : 2.5) * lnoise(r, 0.5 * nz) + c->rotations * 1.5 +
+			     (w->code > 8192 ? w->code / 8192 : 0);
 	if (c->v2) /* the sibling's pages share the iTLB */
 		nat[NAT_ITLB_MISS] *= exp(0.6 * c->place);
 
@@ -168,13 +167,12 @@ double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const
 	 * contention on the socket) overlapped by memory-level parallelism,
 	 * branch mispredictions, divisions, SMT sharing of the core */
 	double lat_mem = (m->lat_mem + m->lat_hop * c->remote_hops) * c->freq *
-	                 (1 + 0.6 * (c->socket_busy > 1 ? c->socket_busy - 1 : 0) /
-	                          (double)(m->cores_per_socket * m->threads_per_core));
+			 (1 + 0.6 * (c->socket_busy > 1 ? c->socket_busy - 1 : 0) /
+				      (double)(m->cores_per_socket * m->threads_per_core));
 	if (c->v2) /* the placement's NUMA distance and queues; the run's memory */
 		lat_mem *= pl * c->run_mem;
 	double mlp = 3.0;
-	double stall_mem =
-	    ((m1 - m2) * m->lat_l2 + (m2 - llc_miss) * m->lat_l3 + llc_miss * lat_mem) / mlp;
+	double stall_mem = ((m1 - m2) * m->lat_l2 + (m2 - llc_miss) * m->lat_l3 + llc_miss * lat_mem) / mlp;
 	double stall = stall_mem + misp * 16 + w->fdv * 12 + icm * 8;
 	double base = ins * w->cpi0 * (c->sibling_busy ? 1.3 : 1.0);
 	if (c->v2) /* a co-runner on the core's ports and the run's drift */

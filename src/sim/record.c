@@ -24,20 +24,20 @@ static int unknown_event(const char *machine, const char *name)
 	size_t off = 0;
 	for (size_t i = 0; i < ns && off < sizeof(buf); i++)
 		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s",
-		                        i ? (i + 1 == ns ? " or " : ", ") : "", sug[i]);
-	int err = ns ? pmcfi_fail(PMCF_EEVENT,
-	                          "unknown event '%s' for simulated machine %s (did you mean %s?)",
-	                          name, machine, buf)
-	             : pmcfi_fail(PMCF_EEVENT,
-	                          "unknown event '%s' for simulated machine %s (`pmcfuse events "
-	                          "--sim SPEC` lists them)",
-	                          name, machine);
+					i ? (i + 1 == ns ? " or " : ", ") : "", sug[i]);
+	int err =
+		ns ? pmcfi_fail(PMCF_EEVENT, "unknown event '%s' for simulated machine %s (did you mean %s?)",
+				name, machine, buf)
+		   : pmcfi_fail(PMCF_EEVENT,
+				"unknown event '%s' for simulated machine %s (`pmcfuse events "
+				"--sim SPEC` lists them)",
+				name, machine);
 	pmcf_catalog_free(c);
 	return err;
 }
 
-static int record(const pmcf_sim_spec *s, const char *const *events, const size_t *idx,
-                  size_t nevents, const pmcf_sim_opts *opts, pmcf_profile **out);
+static int record(const pmcf_sim_spec *s, const char *const *events, const size_t *idx, size_t nevents,
+		  const pmcf_sim_opts *opts, pmcf_profile **out);
 
 static double preset(const struct sim_event *e, const double *v)
 {
@@ -48,13 +48,10 @@ static double preset(const struct sim_event *e, const double *v)
 	}
 }
 
-static int set_meta(pmcf_profile *p, const char *k, const char *v)
-{
-	return pmcf_profile_meta_set(p, k, v);
-}
+static int set_meta(pmcf_profile *p, const char *k, const char *v) { return pmcf_profile_meta_set(p, k, v); }
 
 static int fill_meta(pmcf_profile *p, const pmcf_sim_spec *s, const struct sim_machine *m,
-                     const pmcf_sim_opts *o, int hem, const struct sim_run *r)
+		     const pmcf_sim_opts *o, int hem, const struct sim_run *r)
 {
 	char buf[64];
 	int err = set_meta(p, PMCF_META_SOURCE, "sim");
@@ -110,7 +107,7 @@ struct rec {
 };
 
 static int fill_profile(struct rec *c, const pmcf_sim_spec *s, const pmcf_sim_opts *o, size_t nev,
-                        const int *units, size_t nu, int hem)
+			const int *units, size_t nu, int hem)
 {
 	const struct sim_machine *m = c->m;
 	const struct sim_workload *w = c->w;
@@ -119,8 +116,8 @@ static int fill_profile(struct rec *c, const pmcf_sim_spec *s, const pmcf_sim_op
 	int err = fill_meta(p, s, m, o, hem, r);
 	uint32_t tid[16];
 	for (int t = 0; t < w->ntypes && !err; t++)
-		err = pmcf_profile_type_add(p, w->types[t].kind, w->types[t].name,
-		                            w->types[t].location, &tid[t]);
+		err = pmcf_profile_type_add(p, w->types[t].kind, w->types[t].name, w->types[t].location,
+					    &tid[t]);
 	if (!err)
 		err = pmcf_profile_event_add(p, PMCF_EVENT_DURATION, NULL);
 	for (size_t i = 0; i < nev && !err; i++)
@@ -134,13 +131,13 @@ static int fill_profile(struct rec *c, const pmcf_sim_spec *s, const pmcf_sim_op
 	for (size_t x = 0; x < w->nxu && !err; x++) {
 		const struct sim_wxu *u = &w->xu[x];
 		pmcf_xu xu = {
-		    .type = tid[u->type],
-		    .thread = r->thread[x],
-		    .cpu = r->cpu[x],
-		    .start_ns = r->start[x],
-		    .end_ns = r->end[x],
-		    .label = sim_label(w, u->label),
-		    .parent_label = sim_label(w, u->parent),
+			.type = tid[u->type],
+			.thread = r->thread[x],
+			.cpu = r->cpu[x],
+			.start_ns = r->start[x],
+			.end_ns = r->end[x],
+			.label = sim_label(w, u->label),
+			.parent_label = sim_label(w, u->parent),
 		};
 		err = pmcf_profile_xu_add(p, &xu, NULL);
 	}
@@ -184,13 +181,13 @@ static int fill_profile(struct rec *c, const pmcf_sim_spec *s, const pmcf_sim_op
 }
 
 int pmcf_sim_record(const pmcf_sim_spec *s, const char *const *events, size_t nevents,
-                    const pmcf_sim_opts *opts, pmcf_profile **out)
+		    const pmcf_sim_opts *opts, pmcf_profile **out)
 {
 	return record(s, events, NULL, nevents, opts, out);
 }
 
-int pmcfi_sim_record_idx(const pmcf_sim_spec *s, const size_t *idx, size_t n,
-                         const pmcf_sim_opts *opts, pmcf_profile **out)
+int pmcfi_sim_record_idx(const pmcf_sim_spec *s, const size_t *idx, size_t n, const pmcf_sim_opts *opts,
+			 pmcf_profile **out)
 {
 	return record(s, NULL, idx, n, opts, out);
 }
@@ -198,16 +195,16 @@ int pmcfi_sim_record_idx(const pmcf_sim_spec *s, const size_t *idx, size_t n,
 /* One recording of the events named events[0..nevents), or, when events is
  * NULL, of the sim catalogue's events idx[0..nevents) (index 0 duration,
  * index i machine event i - 1: no name looked up). */
-static int record(const pmcf_sim_spec *s, const char *const *events, const size_t *idx,
-                  size_t nevents, const pmcf_sim_opts *opts, pmcf_profile **out)
+static int record(const pmcf_sim_spec *s, const char *const *events, const size_t *idx, size_t nevents,
+		  const pmcf_sim_opts *opts, pmcf_profile **out)
 {
 	pmcfi_clear_error();
 	*out = NULL;
 	if (!s || !opts || (nevents && !events && !idx))
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_sim_record: missing argument");
 	pmcf_sim_opts o = PMCF_SIM_OPTS_INIT;
-	int rc = pmcfi_struct_in("pmcf_sim_opts", &o, opts,
-				 offsetof(pmcf_sim_opts, estimate) + sizeof(int), sizeof(o));
+	int rc = pmcfi_struct_in("pmcf_sim_opts", &o, opts, offsetof(pmcf_sim_opts, estimate) + sizeof(int),
+				 sizeof(o));
 	if (rc)
 		return rc;
 	if (o.multiplex < PMCF_MUX_NONE || o.multiplex > PMCF_MUX_ROC_COUNTS)
@@ -215,13 +212,11 @@ static int record(const pmcf_sim_spec *s, const char *const *events, const size_
 	if (o.estimate != PMCF_EST_CUMULATIVE && o.estimate != PMCF_EST_LOCAL)
 		return pmcfi_fail(PMCF_EINVAL, "bad estimator %d", o.estimate);
 	if (o.multiplex != PMCF_MUX_NONE && !(o.period_ms >= 0.001 && o.period_ms <= 1e6))
-		return pmcfi_fail(PMCF_EINVAL,
-		                  "multiplexing period %g ms out of range [0.001, 1e6]",
-		                  o.period_ms);
+		return pmcfi_fail(PMCF_EINVAL, "multiplexing period %g ms out of range [0.001, 1e6]",
+				  o.period_ms);
 	if (o.pmcs > SIM_MAX_GENERAL)
-		return pmcfi_fail(PMCF_EINVAL,
-		                  "--pmcs %u: the simulator models at most %d counters", o.pmcs,
-		                  SIM_MAX_GENERAL);
+		return pmcfi_fail(PMCF_EINVAL, "--pmcs %u: the simulator models at most %d counters", o.pmcs,
+				  SIM_MAX_GENERAL);
 	struct rec c = {0};
 	int err = sim_machine_load(s->machine, &c.m);
 	size_t nev = 0;
@@ -232,11 +227,12 @@ static int record(const pmcf_sim_spec *s, const char *const *events, const size_
 			continue;
 		if (events)
 			pmcfi_name_lookups++; /* a name of the caller's, looked up */
-		int e = events ? sim_machine_find(c.m, events[i])
-		               : idx[i] <= (size_t)c.m->nev ? (int)idx[i] - 1 : -1;
+		int e = events                       ? sim_machine_find(c.m, events[i])
+			: idx[i] <= (size_t)c.m->nev ? (int)idx[i] - 1
+						     : -1;
 		if (e < 0 && !events) {
 			err = pmcfi_fail(PMCF_EEVENT, "no event %zu on simulated machine %s", idx[i],
-			                 s->machine);
+					 s->machine);
 			break;
 		}
 		if (e < 0) {
@@ -254,8 +250,8 @@ static int record(const pmcf_sim_spec *s, const char *const *events, const size_
 		char why[512];
 		int fits = sim_check_events(c.m, c.ev, nev, o.pmcs, why, sizeof(why));
 		if (!fits && o.multiplex == PMCF_MUX_NONE)
-			err = pmcfi_fail(PMCF_ETOOMANY,
-			                 "%s (use --multiplex to time-share the counters)", why);
+			err = pmcfi_fail(PMCF_ETOOMANY, "%s (use --multiplex to time-share the counters)",
+					 why);
 		hem = !fits;
 	}
 	/* the units the counters rotate: the distinct natives of the set */
@@ -276,8 +272,8 @@ static int record(const pmcf_sim_spec *s, const char *const *events, const size_
 	if (!err)
 		err = sim_engine_run(c.w, c.m, s->seed, s->model, hem ? period_ns : 0, hem ? rot : 0, &c.r);
 	if (!err && hem)
-		err = sim_hem_run(c.m, c.r, units, nu, o.pmcs, o.multiplex, period_ns, o.estimate,
-		                  s->seed, &c.h);
+		err = sim_hem_run(c.m, c.r, units, nu, o.pmcs, o.multiplex, period_ns, o.estimate, s->seed,
+				  &c.h);
 	if (!err)
 		err = pmcf_profile_new(&c.p);
 	if (!err)

@@ -48,8 +48,8 @@ enum sim_nat {
 extern const char *const sim_nat_names[NAT_COUNT];
 
 /* ---- machine --------------------------------------------------------------- */
-#define SIM_MAX_EVENTS  64
-#define SIM_MAX_SHARED  16
+#define SIM_MAX_EVENTS 64
+#define SIM_MAX_SHARED 16
 #define SIM_MAX_GENERAL 64 /* counter masks are uint64_t */
 
 struct sim_native {
@@ -125,7 +125,7 @@ int sim_fit_add(struct sim_fit *f, int nat);
 /* Checks the machine events ev[0..n) (duplicates allowed). 1 fits, 0 not
  * (why holds one line). */
 int sim_check_events(const struct sim_machine *m, const int *ev, size_t n, unsigned pmcs, char *why,
-                     size_t whylen);
+		     size_t whylen);
 
 /* ---- specs (spec.c) ----------------------------------------------------------- */
 #define SIM_MAX_KEYS 8
@@ -195,13 +195,9 @@ struct sim_workload {
 	int threads;
 	double time_scale; /* model 2: each XU repeats its kernel this many times */
 };
-int sim_workload_build(const pmcf_sim_spec *s, const struct sim_machine *m,
-                       struct sim_workload **out);
+int sim_workload_build(const pmcf_sim_spec *s, const struct sim_machine *m, struct sim_workload **out);
 void sim_workload_free(struct sim_workload *w);
-static inline const char *sim_label(const struct sim_workload *w, uint32_t off)
-{
-	return w->arena + off;
-}
+static inline const char *sim_label(const struct sim_workload *w, uint32_t off) { return w->arena + off; }
 
 /* ---- execution (engine.c, model.c) ------------------------------------------------ */
 struct sim_ctx {
@@ -217,10 +213,10 @@ struct sim_ctx {
 	double rot_cost_ns; /* time one rotation takes */
 	/* model 2 only (all 0 in model 1; docs/simulation.md, "model v2") */
 	int v2;
-	double scale;       /* kernel repetitions: counts and duration times scale */
-	double place;       /* log-factor of this execution's placement of the XU */
-	double run_cyc;     /* run-level factor on cycles (frequency drift, OS noise) */
-	double run_mem;     /* run-level factor on memory latency */
+	double scale;   /* kernel repetitions: counts and duration times scale */
+	double place;   /* log-factor of this execution's placement of the XU */
+	double run_cyc; /* run-level factor on cycles (frequency drift, OS noise) */
+	double run_mem; /* run-level factor on memory latency */
 };
 
 struct sim_run {
@@ -236,14 +232,14 @@ struct sim_run {
 
 /* Runs the discrete-event schedule of w on m with seed. period_ns > 0
  * with rot_cost_ns adds the HEM perturbation. */
-int sim_engine_run(const struct sim_workload *w, const struct sim_machine *m, uint64_t seed,
-                   int model, double period_ns, double rot_cost_ns, struct sim_run **out);
+int sim_engine_run(const struct sim_workload *w, const struct sim_machine *m, uint64_t seed, int model,
+		   double period_ns, double rot_cost_ns, struct sim_run **out);
 void sim_run_free(struct sim_run *r);
 
 /* Value model: true natives and duration (ns) of one XU in its context;
  * noise from r. */
 double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const struct sim_ctx *c,
-                    struct pmcfi_rng *r, double *nat);
+		    struct pmcfi_rng *r, double *nat);
 /* Counts per ns of the runtime's idle loop between XUs (what per-thread
  * counters see while a worker spins or steals). */
 void sim_model_idle_rates(const struct sim_machine *m, double *rate);
@@ -258,9 +254,9 @@ struct sim_hem_out {
 	double *est;       /* nxu x nunits */
 	uint64_t *running; /* nxu x nunits */
 };
-int sim_hem_run(const struct sim_machine *m, const struct sim_run *r, const int *units,
-                size_t nunits, unsigned pmcs, int mode, double period_ns, int estimate,
-                uint64_t seed, struct sim_hem_out *out);
+int sim_hem_run(const struct sim_machine *m, const struct sim_run *r, const int *units, size_t nunits,
+		unsigned pmcs, int mode, double period_ns, int estimate, uint64_t seed,
+		struct sim_hem_out *out);
 
 /* The catalogue of machine m (catalog_sim.c); takes ownership of m. */
 int sim_catalog_new(struct sim_machine *m, pmcf_catalog **out);

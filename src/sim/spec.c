@@ -23,22 +23,22 @@ struct wl_def {
 static const char *const sched_choices[] = {"static", "dynamic", NULL};
 
 static const struct wl_def workloads[] = {
-    {"cholesky", {{"blocks", 24, 1, 400, NULL}, {"bsize", 64, 4, 1024, NULL}}},
-    {"seidel",
-     {{"blocks", 16, 1, 512, NULL}, {"iters", 10, 1, 10000, NULL}, {"bsize", 64, 4, 4096, NULL}}},
-    {"kmeans",
-     {{"points", 262144, 1, 1L << 32, NULL},
-      {"parts", 64, 1, 1 << 20, NULL},
-      {"k", 8, 1, 4096, NULL},
-      {"dims", 8, 1, 1024, NULL},
-      {"iters", 10, 1, 10000, NULL}}},
-    {"loops",
-     {{"n", 100000, 1, 1L << 32, NULL},
-      {"loops", 4, 1, 64, NULL},
-      {"reps", 5, 1, 100000, NULL},
-      {"schedule", 0, 0, 1, sched_choices},
-      {"chunk", 0, 0, 1L << 32, NULL}}},
-    {"knapsack", {{"items", 24, 2, 40, NULL}, {"cutoff", 12, 1, 18, NULL}}},
+	{"cholesky", {{"blocks", 24, 1, 400, NULL}, {"bsize", 64, 4, 1024, NULL}}},
+	{"seidel",
+	 {{"blocks", 16, 1, 512, NULL}, {"iters", 10, 1, 10000, NULL}, {"bsize", 64, 4, 4096, NULL}}},
+	{"kmeans",
+	 {{"points", 262144, 1, 1L << 32, NULL},
+	  {"parts", 64, 1, 1 << 20, NULL},
+	  {"k", 8, 1, 4096, NULL},
+	  {"dims", 8, 1, 1024, NULL},
+	  {"iters", 10, 1, 10000, NULL}}},
+	{"loops",
+	 {{"n", 100000, 1, 1L << 32, NULL},
+	  {"loops", 4, 1, 64, NULL},
+	  {"reps", 5, 1, 100000, NULL},
+	  {"schedule", 0, 0, 1, sched_choices},
+	  {"chunk", 0, 0, 1L << 32, NULL}}},
+	{"knapsack", {{"items", 24, 2, 40, NULL}, {"cutoff", 12, 1, 18, NULL}}},
 };
 #define NWL ((int)(sizeof(workloads) / sizeof(workloads[0])))
 
@@ -54,8 +54,7 @@ static void list_workloads(char *buf, size_t len)
 {
 	size_t off = 0;
 	for (int i = 0; i < NWL && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
-		                        workloads[i].name);
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "", workloads[i].name);
 }
 
 static void list_keys(const struct wl_def *w, char *buf, size_t len)
@@ -110,8 +109,7 @@ static int set_key(pmcf_sim_spec *s, const struct wl_def *w, const char *key, co
 	if (strcmp(key, "threads") == 0) {
 		long x;
 		if (parse_long(val, &x) || x < 1 || x > 4096)
-			return pmcfi_fail(PMCF_EINVAL,
-			                  "threads='%s' must be an integer in [1, 4096]", val);
+			return pmcfi_fail(PMCF_EINVAL, "threads='%s' must be an integer in [1, 4096]", val);
 		s->threads = x;
 		return 0;
 	}
@@ -128,23 +126,22 @@ static int set_key(pmcf_sim_spec *s, const struct wl_def *w, const char *key, co
 			char buf[256];
 			size_t off = 0;
 			for (long c = 0; k->choices[c] && off < sizeof(buf); c++)
-				off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s",
-				                        c ? ", " : "", k->choices[c]);
-			return pmcfi_fail(PMCF_EINVAL, "%s='%s' is not valid for %s (valid: %s)",
-			                  key, val, w->name, buf);
+				off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s", c ? ", " : "",
+							k->choices[c]);
+			return pmcfi_fail(PMCF_EINVAL, "%s='%s' is not valid for %s (valid: %s)", key, val,
+					  w->name, buf);
 		}
 		long x;
 		if (parse_long(val, &x) || x < k->min || x > k->max)
-			return pmcfi_fail(PMCF_EINVAL,
-			                  "%s='%s' must be an integer in [%ld, %ld] for %s", key,
-			                  val, k->min, k->max, w->name);
+			return pmcfi_fail(PMCF_EINVAL, "%s='%s' must be an integer in [%ld, %ld] for %s", key,
+					  val, k->min, k->max, w->name);
 		s->val[i] = x;
 		return 0;
 	}
 	char buf[256];
 	list_keys(w, buf, sizeof(buf));
-	return pmcfi_fail(PMCF_ENOENT, "unknown key '%s' for workload %s (valid keys: %s)", key,
-	                  w->name, buf);
+	return pmcfi_fail(PMCF_ENOENT, "unknown key '%s' for workload %s (valid keys: %s)", key, w->name,
+			  buf);
 }
 
 static int make_canonical(pmcf_sim_spec *s)
@@ -154,17 +151,17 @@ static int make_canonical(pmcf_sim_spec *s)
 	size_t off = (size_t)snprintf(buf, sizeof(buf), "%s", w->name);
 	for (size_t i = 0; i < nkeys(w) && off < sizeof(buf); i++) {
 		if (w->keys[i].choices)
-			off += (size_t)snprintf(buf + off, sizeof(buf) - off, ",%s=%s",
-			                        w->keys[i].name, w->keys[i].choices[s->val[i]]);
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off, ",%s=%s", w->keys[i].name,
+						w->keys[i].choices[s->val[i]]);
 		else
-			off += (size_t)snprintf(buf + off, sizeof(buf) - off, ",%s=%ld",
-			                        w->keys[i].name, s->val[i]);
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off, ",%s=%ld", w->keys[i].name,
+						s->val[i]);
 	}
 	if (off < sizeof(buf) && s->threads)
 		off += (size_t)snprintf(buf + off, sizeof(buf) - off, ",threads=%ld", s->threads);
 	if (off < sizeof(buf))
 		off += (size_t)snprintf(buf + off, sizeof(buf) - off, ",machine=%s,seed=%llu,model=v%d",
-		                        s->machine, (unsigned long long)s->seed, s->model);
+					s->machine, (unsigned long long)s->seed, s->model);
 	if (off >= sizeof(buf))
 		return pmcfi_fail(PMCF_EINVAL, "simulation spec too long");
 	char *c = strdup(buf);
@@ -196,22 +193,20 @@ int pmcf_sim_spec_parse(const char *text, pmcf_sim_spec **out)
 	char wl[256];
 	list_workloads(wl, sizeof(wl));
 	if (!tok || !*tok) {
-		err = pmcfi_fail(
-		    PMCF_ESYNTAX,
-		    "empty simulation spec (expected WORKLOAD[,key=value…]; workloads: %s)", wl);
+		err = pmcfi_fail(PMCF_ESYNTAX,
+				 "empty simulation spec (expected WORKLOAD[,key=value…]; workloads: %s)", wl);
 	} else {
 		s->workload = -1;
 		for (int i = 0; i < NWL; i++)
 			if (strcmp(workloads[i].name, tok) == 0)
 				s->workload = i;
 		if (s->workload < 0)
-			err =
-			    strchr(tok, '=')
-			        ? pmcfi_fail(PMCF_ESYNTAX,
-			                     "simulation spec '%s' must start with a workload (%s)",
-			                     text, wl)
-			        : pmcfi_fail(PMCF_ENOENT, "unknown workload '%s' (workloads: %s)",
-			                     tok, wl);
+			err = strchr(tok, '=')
+				      ? pmcfi_fail(PMCF_ESYNTAX,
+						   "simulation spec '%s' must start with a workload (%s)",
+						   text, wl)
+				      : pmcfi_fail(PMCF_ENOENT, "unknown workload '%s' (workloads: %s)", tok,
+						   wl);
 	}
 	if (!err) {
 		const struct wl_def *w = &workloads[s->workload];
@@ -220,8 +215,8 @@ int pmcf_sim_spec_parse(const char *text, pmcf_sim_spec **out)
 		while (!err && (tok = strtok_r(NULL, ",", &save))) {
 			char *eq = strchr(tok, '=');
 			if (!eq || eq == tok) {
-				err = pmcfi_fail(PMCF_ESYNTAX,
-				                 "'%s' in simulation spec is not key=value", tok);
+				err = pmcfi_fail(PMCF_ESYNTAX, "'%s' in simulation spec is not key=value",
+						 tok);
 				break;
 			}
 			*eq = '\0';
@@ -248,22 +243,10 @@ void pmcf_sim_spec_free(pmcf_sim_spec *s)
 	free(s);
 }
 
-const char *pmcf_sim_spec_workload(const pmcf_sim_spec *s)
-{
-	return workloads[s->workload].name;
-}
-const char *pmcf_sim_spec_machine(const pmcf_sim_spec *s)
-{
-	return s->machine;
-}
-uint64_t pmcf_sim_spec_seed(const pmcf_sim_spec *s)
-{
-	return s->seed;
-}
-const char *pmcf_sim_spec_canonical(const pmcf_sim_spec *s)
-{
-	return s->canonical;
-}
+const char *pmcf_sim_spec_workload(const pmcf_sim_spec *s) { return workloads[s->workload].name; }
+const char *pmcf_sim_spec_machine(const pmcf_sim_spec *s) { return s->machine; }
+uint64_t pmcf_sim_spec_seed(const pmcf_sim_spec *s) { return s->seed; }
+const char *pmcf_sim_spec_canonical(const pmcf_sim_spec *s) { return s->canonical; }
 
 void pmcf_sim_spec_set_seed(pmcf_sim_spec *s, uint64_t seed)
 {

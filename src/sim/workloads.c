@@ -135,8 +135,7 @@ static int blocks_setup(struct sim_workload *w, const struct sim_machine *m, lon
 }
 
 /* ---- cholesky: tiled right-looking factorisation, one task per kernel call */
-static int build_cholesky(struct sim_workload *w, const pmcf_sim_spec *s,
-                          const struct sim_machine *m)
+static int build_cholesky(struct sim_workload *w, const pmcf_sim_spec *s, const struct sim_machine *m)
 {
 	long nb = sim_spec_get(s, "blocks"), b = sim_spec_get(s, "bsize");
 	int tp = add_type(w, PMCF_XU_TASK, "potrf", "cholesky.c:52");
@@ -151,28 +150,27 @@ static int build_cholesky(struct sim_workload *w, const pmcf_sim_spec *s,
 	uint32_t root;
 	err = label_add(w, &root, "0");
 	uint64_t rank = 0;
-#define XU(TYPE, OUT, IN0, IN1)                                                                    \
-	do {                                                                                       \
-		size_t ix;                                                                         \
-		struct sim_wxu *x = add_xu(w, TYPE, &ix);                                          \
-		if (!x) {                                                                          \
-			err = PMCF_ENOMEM;                                                         \
-			break;                                                                     \
-		}                                                                                  \
-		x->parent = root;                                                                  \
-		x->create_ns = rank * ROOT_CREATE_NS;                                              \
-		if ((err = label_add(w, &x->label, "0.%llu", (unsigned long long)rank++)))         \
-			break;                                                                     \
-		long in0 = IN0, in1 = IN1, out = OUT;                                              \
-		x->data[0] = (int32_t)in0;                                                         \
-		x->data[1] = (int32_t)in1;                                                         \
-		x->data[3] = (int32_t)out;                                                         \
-		if ((err = add_dep(w, ix, in0 >= 0 ? lw[in0] : -1)) ||                             \
-		    (err = add_dep(w, ix, in1 >= 0 ? lw[in1] : -1)) ||                             \
-		    (err = add_dep(w, ix, lw[out])))                                               \
-			break;                                                                     \
-		lw[out] = (long)ix;                                                                \
-		cur = x;                                                                           \
+#define XU(TYPE, OUT, IN0, IN1)                                                                         \
+	do {                                                                                            \
+		size_t ix;                                                                              \
+		struct sim_wxu *x = add_xu(w, TYPE, &ix);                                               \
+		if (!x) {                                                                               \
+			err = PMCF_ENOMEM;                                                              \
+			break;                                                                          \
+		}                                                                                       \
+		x->parent = root;                                                                       \
+		x->create_ns = rank * ROOT_CREATE_NS;                                                   \
+		if ((err = label_add(w, &x->label, "0.%llu", (unsigned long long)rank++)))              \
+			break;                                                                          \
+		long in0 = IN0, in1 = IN1, out = OUT;                                                   \
+		x->data[0] = (int32_t)in0;                                                              \
+		x->data[1] = (int32_t)in1;                                                              \
+		x->data[3] = (int32_t)out;                                                              \
+		if ((err = add_dep(w, ix, in0 >= 0 ? lw[in0] : -1)) ||                                  \
+		    (err = add_dep(w, ix, in1 >= 0 ? lw[in1] : -1)) || (err = add_dep(w, ix, lw[out]))) \
+			break;                                                                          \
+		lw[out] = (long)ix;                                                                     \
+		cur = x;                                                                                \
 	} while (0)
 	struct sim_wxu *cur = NULL;
 	for (long k = 0; k < nb && !err; k++) {
@@ -180,34 +178,34 @@ static int build_cholesky(struct sim_workload *w, const pmcf_sim_spec *s,
 		if (err)
 			break;
 		cur->w = (struct sim_work){.ins = b3 / 3 * 0.45 + 3000,
-		                           .ld = 0.36,
-		                           .st = 0.1,
-		                           .br = 0.07,
-		                           .cond = 0.85,
-		                           .taken = 0.8,
-		                           .misp = 0.012,
-		                           .fdv = b * (b + 1) / 2.0,
-		                           .foot = blk,
-		                           .passes = b / 16.0 + 1,
-		                           .code = 2200,
-		                           .cpi0 = 0.85};
+					   .ld = 0.36,
+					   .st = 0.1,
+					   .br = 0.07,
+					   .cond = 0.85,
+					   .taken = 0.8,
+					   .misp = 0.012,
+					   .fdv = b * (b + 1) / 2.0,
+					   .foot = blk,
+					   .passes = b / 16.0 + 1,
+					   .code = 2200,
+					   .cpi0 = 0.85};
 		work_common(&cur->w, w->nxu);
 		for (long i = k + 1; i < nb && !err; i++) {
 			XU(tt, i * nb + k, k * nb + k, -1);
 			if (err)
 				break;
 			cur->w = (struct sim_work){.ins = b3 * 0.36 + 2500,
-			                           .ld = 0.38,
-			                           .st = 0.1,
-			                           .br = 0.06,
-			                           .cond = 0.85,
-			                           .taken = 0.82,
-			                           .misp = 0.008,
-			                           .fdv = (double)b,
-			                           .foot = 2 * blk,
-			                           .passes = b / 16.0 + 1,
-			                           .code = 2600,
-			                           .cpi0 = 0.62};
+						   .ld = 0.38,
+						   .st = 0.1,
+						   .br = 0.06,
+						   .cond = 0.85,
+						   .taken = 0.82,
+						   .misp = 0.008,
+						   .fdv = (double)b,
+						   .foot = 2 * blk,
+						   .passes = b / 16.0 + 1,
+						   .code = 2600,
+						   .cpi0 = 0.62};
 			work_common(&cur->w, w->nxu);
 		}
 		for (long i = k + 1; i < nb && !err; i++) {
@@ -215,35 +213,34 @@ static int build_cholesky(struct sim_workload *w, const pmcf_sim_spec *s,
 			if (err)
 				break;
 			cur->w = (struct sim_work){.ins = b3 * 0.34 + 2500,
-			                           .ld = 0.37,
-			                           .st = 0.09,
-			                           .br = 0.055,
-			                           .cond = 0.85,
-			                           .taken = 0.85,
-			                           .misp = 0.006,
-			                           .fdv = 0,
-			                           .foot = 2 * blk,
-			                           .passes = b / 16.0 + 1,
-			                           .code = 2500,
-			                           .cpi0 = 0.52};
+						   .ld = 0.37,
+						   .st = 0.09,
+						   .br = 0.055,
+						   .cond = 0.85,
+						   .taken = 0.85,
+						   .misp = 0.006,
+						   .fdv = 0,
+						   .foot = 2 * blk,
+						   .passes = b / 16.0 + 1,
+						   .code = 2500,
+						   .cpi0 = 0.52};
 			work_common(&cur->w, w->nxu);
 			for (long j = k + 1; j < i && !err; j++) {
 				XU(tg, i * nb + j, i * nb + k, j * nb + k);
 				if (err)
 					break;
-				cur->w = (struct sim_work){
-				    .ins = b3 * 0.66 * jit(w->nxu, 7, 0.002) + 2500,
-				    .ld = 0.36,
-				    .st = 0.08,
-				    .br = 0.05,
-				    .cond = 0.86,
-				    .taken = 0.88,
-				    .misp = 0.004,
-				    .fdv = 0,
-				    .foot = 3 * blk,
-				    .passes = b / 16.0 + 1,
-				    .code = 3100,
-				    .cpi0 = 0.45};
+				cur->w = (struct sim_work){.ins = b3 * 0.66 * jit(w->nxu, 7, 0.002) + 2500,
+							   .ld = 0.36,
+							   .st = 0.08,
+							   .br = 0.05,
+							   .cond = 0.86,
+							   .taken = 0.88,
+							   .misp = 0.004,
+							   .fdv = 0,
+							   .foot = 3 * blk,
+							   .passes = b / 16.0 + 1,
+							   .code = 3100,
+							   .cpi0 = 0.45};
 				work_common(&cur->w, w->nxu);
 			}
 		}
@@ -258,8 +255,7 @@ static int build_cholesky(struct sim_workload *w, const pmcf_sim_spec *s,
 /* ---- seidel: blocked Gauss-Seidel sweeps as a task graph (wavefronts) */
 static int build_seidel(struct sim_workload *w, const pmcf_sim_spec *s, const struct sim_machine *m)
 {
-	long nb = sim_spec_get(s, "blocks"), it = sim_spec_get(s, "iters"),
-	     b = sim_spec_get(s, "bsize");
+	long nb = sim_spec_get(s, "blocks"), it = sim_spec_get(s, "iters"), b = sim_spec_get(s, "bsize");
 	int t = add_type(w, PMCF_XU_TASK, "gauss_seidel_block", "seidel.c:38");
 	long *lw;
 	int err = blocks_setup(w, m, nb, &lw);
@@ -278,13 +274,11 @@ static int build_seidel(struct sim_workload *w, const pmcf_sim_spec *s, const st
 					return free(lw), PMCF_ENOMEM;
 				x->parent = root;
 				x->create_ns = rank * ROOT_CREATE_NS;
-				if ((err = label_add(w, &x->label, "0.%llu",
-				                     (unsigned long long)rank++)))
+				if ((err = label_add(w, &x->label, "0.%llu", (unsigned long long)rank++)))
 					break;
 				long self = i * nb + j;
 				long north = i > 0 ? self - nb : -1, west = j > 0 ? self - 1 : -1;
-				long south = i + 1 < nb ? self + nb : -1,
-				     east = j + 1 < nb ? self + 1 : -1;
+				long south = i + 1 < nb ? self + nb : -1, east = j + 1 < nb ? self + 1 : -1;
 				x->data[0] = (int32_t)north;
 				x->data[1] = (int32_t)west;
 				x->data[2] = (int32_t)south;
@@ -303,19 +297,19 @@ static int build_seidel(struct sim_workload *w, const pmcf_sim_spec *s, const st
 				lw[self] = (long)ix;
 				int nbrs = (north >= 0) + (west >= 0) + (south >= 0) + (east >= 0);
 				double edge = (4 - nbrs) * 0.08;
-				x->w = (struct sim_work){.ins = pts * 11.0 * (1 - edge) +
-				                                400 * (4 - nbrs) + 1500,
-				                         .ld = 0.42,
-				                         .st = 0.08,
-				                         .br = 0.07 + edge * 0.3,
-				                         .cond = 0.9,
-				                         .taken = 0.9 - edge,
-				                         .misp = 0.004 + edge * 0.05,
-				                         .fdv = 0,
-				                         .foot = 8 * pts + 8.0 * b * nbrs,
-				                         .passes = 1.3,
-				                         .code = 1800,
-				                         .cpi0 = 0.7};
+				x->w = (struct sim_work){.ins = pts * 11.0 * (1 - edge) + 400 * (4 - nbrs) +
+								1500,
+							 .ld = 0.42,
+							 .st = 0.08,
+							 .br = 0.07 + edge * 0.3,
+							 .cond = 0.9,
+							 .taken = 0.9 - edge,
+							 .misp = 0.004 + edge * 0.05,
+							 .fdv = 0,
+							 .foot = 8 * pts + 8.0 * b * nbrs,
+							 .passes = 1.3,
+							 .code = 1800,
+							 .cpi0 = 0.7};
 				work_common(&x->w, w->nxu);
 			}
 	free(lw);
@@ -328,8 +322,7 @@ static int build_seidel(struct sim_workload *w, const pmcf_sim_spec *s, const st
 static int build_kmeans(struct sim_workload *w, const pmcf_sim_spec *s, const struct sim_machine *m)
 {
 	long pts = sim_spec_get(s, "points"), parts = sim_spec_get(s, "parts");
-	long k = sim_spec_get(s, "k"), dims = sim_spec_get(s, "dims"),
-	     it = sim_spec_get(s, "iters");
+	long k = sim_spec_get(s, "k"), dims = sim_spec_get(s, "dims"), it = sim_spec_get(s, "iters");
 	if (parts > pts)
 		parts = pts;
 	int ta = add_type(w, PMCF_XU_TASK, "assign", "kmeans.c:88");
@@ -361,19 +354,18 @@ static int build_kmeans(struct sim_workload *w, const pmcf_sim_spec *s, const st
 			x->data[1] = (int32_t)parts;
 			x->data[3] = (int32_t)(parts + 1 + p);
 			err = add_dep(w, ix, prev_update);
-			x->w =
-			    (struct sim_work){.ins = n * (double)k * ((double)dims * 3 + 4) + 800,
-			                      .ld = 0.4,
-			                      .st = 0.02,
-			                      .br = 0.1,
-			                      .cond = 0.95,
-			                      .taken = 0.5,
-			                      .misp = (0.01 + 0.2 * conv) * jit(ix, 3, 0.3),
-			                      .fdv = 0,
-			                      .foot = n * (double)dims * 8 + (double)(k * dims) * 8,
-			                      .passes = 1.05,
-			                      .code = 1500,
-			                      .cpi0 = 0.55};
+			x->w = (struct sim_work){.ins = n * (double)k * ((double)dims * 3 + 4) + 800,
+						 .ld = 0.4,
+						 .st = 0.02,
+						 .br = 0.1,
+						 .cond = 0.95,
+						 .taken = 0.5,
+						 .misp = (0.01 + 0.2 * conv) * jit(ix, 3, 0.3),
+						 .fdv = 0,
+						 .foot = n * (double)dims * 8 + (double)(k * dims) * 8,
+						 .passes = 1.05,
+						 .code = 1500,
+						 .cpi0 = 0.55};
 			work_common(&x->w, w->nxu);
 		}
 		size_t ix;
@@ -390,17 +382,17 @@ static int build_kmeans(struct sim_workload *w, const pmcf_sim_spec *s, const st
 			err = add_dep(w, ix, (long)d);
 		double kd = (double)(k * dims);
 		x->w = (struct sim_work){.ins = kd * (double)parts * 3 + kd * 12 + 600,
-		                         .ld = 0.45,
-		                         .st = 0.15,
-		                         .br = 0.08,
-		                         .cond = 0.9,
-		                         .taken = 0.9,
-		                         .misp = 0.005,
-		                         .fdv = kd,
-		                         .foot = kd * 8 * (double)parts,
-		                         .passes = 1.0,
-		                         .code = 900,
-		                         .cpi0 = 0.9};
+					 .ld = 0.45,
+					 .st = 0.15,
+					 .br = 0.08,
+					 .cond = 0.9,
+					 .taken = 0.9,
+					 .misp = 0.005,
+					 .fdv = kd,
+					 .foot = kd * 8 * (double)parts,
+					 .passes = 1.0,
+					 .code = 900,
+					 .cpi0 = 0.9};
 		work_common(&x->w, w->nxu);
 		prev_update = (long)ix;
 	}
@@ -412,8 +404,7 @@ static int build_kmeans(struct sim_workload *w, const pmcf_sim_spec *s, const st
 /* ---- loops: OpenMP parallel loops (static ranges/chunks or dynamic chunks) */
 static int build_loops(struct sim_workload *w, const pmcf_sim_spec *s, const struct sim_machine *m)
 {
-	long n = sim_spec_get(s, "n"), nl = sim_spec_get(s, "loops"),
-	     reps = sim_spec_get(s, "reps");
+	long n = sim_spec_get(s, "n"), nl = sim_spec_get(s, "loops"), reps = sim_spec_get(s, "reps");
 	int dynamic = sim_spec_get(s, "schedule") == 1;
 	long chunk = sim_spec_get(s, "chunk");
 	long T = w->threads;
@@ -427,8 +418,7 @@ static int build_loops(struct sim_workload *w, const pmcf_sim_spec *s, const str
 		snprintf(loc, sizeof(loc), "loops.c:%ld", 30 + 12 * l);
 		snprintf(name, sizeof(name), "loop@%s", loc);
 		if (l < 16)
-			types[l] = add_type(w, ranges ? PMCF_XU_LOOP_RANGE : PMCF_XU_LOOP_CHUNK,
-			                    name, loc);
+			types[l] = add_type(w, ranges ? PMCF_XU_LOOP_RANGE : PMCF_XU_LOOP_CHUNK, name, loc);
 		else
 			types[l] = types[l % 16];
 	}
@@ -445,14 +435,11 @@ static int build_loops(struct sim_workload *w, const pmcf_sim_spec *s, const str
 			/* fuse-openmp §4.1: parallel region and for construct ranks with
 			 * their code addresses, then the start iteration */
 			uint32_t loop_label;
-			unsigned long paddr = 0x401a00,
-			              faddr = 0x401a40 + 0x40ul * (unsigned long)l;
-			err = label_add(w, &loop_label, "0.%ld.0x%lx.%ld.0x%lx", r + 1, paddr,
-			                l + 1, faddr);
+			unsigned long paddr = 0x401a00, faddr = 0x401a40 + 0x40ul * (unsigned long)l;
+			err = label_add(w, &loop_label, "0.%ld.0x%lx.%ld.0x%lx", r + 1, paddr, l + 1, faddr);
 			for (long c = 0; c < nchunks && !err; c++) {
 				long lo = ranges ? c * n / nchunks : c * chunk;
-				long hi = ranges ? (c + 1) * n / nchunks
-				                 : (lo + chunk < n ? lo + chunk : n);
+				long hi = ranges ? (c + 1) * n / nchunks : (lo + chunk < n ? lo + chunk : n);
 				size_t ix;
 				struct sim_wxu *x = add_xu(w, types[l], &ix);
 				if (!x)
@@ -460,8 +447,7 @@ static int build_loops(struct sim_workload *w, const pmcf_sim_spec *s, const str
 				x->parent = loop_label;
 				x->phase = (int32_t)(r * nl + l);
 				x->owner = dynamic ? -1 : (int32_t)(c % T);
-				if ((err = label_add(w, &x->label, "%s.%ld", w->arena + loop_label,
-				                     lo)))
+				if ((err = label_add(w, &x->label, "%s.%ld", w->arena + loop_label, lo)))
 					break;
 				x->data[3] = (int32_t)c;
 				double it = (double)(hi - lo);
@@ -469,59 +455,59 @@ static int build_loops(struct sim_workload *w, const pmcf_sim_spec *s, const str
 				switch (l % 4) {
 				case 0: /* stream: a[i] = b[i] + s*c[i] */
 					k = (struct sim_work){.ins = it * 6,
-					                      .ld = 0.5,
-					                      .st = 0.17,
-					                      .br = 0.17,
-					                      .cond = 1,
-					                      .taken = 0.99,
-					                      .misp = 0.0005,
-					                      .foot = it * 24,
-					                      .passes = 1,
-					                      .code = 400,
-					                      .cpi0 = 0.5};
+							      .ld = 0.5,
+							      .st = 0.17,
+							      .br = 0.17,
+							      .cond = 1,
+							      .taken = 0.99,
+							      .misp = 0.0005,
+							      .foot = it * 24,
+							      .passes = 1,
+							      .code = 400,
+							      .cpi0 = 0.5};
 					break;
 				case 1: /* compute-bound with a division per iteration */
 					k = (struct sim_work){.ins = it * 60,
-					                      .ld = 0.15,
-					                      .st = 0.02,
-					                      .br = 0.04,
-					                      .cond = 1,
-					                      .taken = 0.95,
-					                      .misp = 0.002,
-					                      .fdv = it,
-					                      .foot = it * 8,
-					                      .passes = 1,
-					                      .code = 900,
-					                      .cpi0 = 0.8};
+							      .ld = 0.15,
+							      .st = 0.02,
+							      .br = 0.04,
+							      .cond = 1,
+							      .taken = 0.95,
+							      .misp = 0.002,
+							      .fdv = it,
+							      .foot = it * 8,
+							      .passes = 1,
+							      .code = 900,
+							      .cpi0 = 0.8};
 					break;
 				case 2: /* branchy search, data-dependent predictability */
-					k = (struct sim_work){
-					    .ins = it * 20,
-					    .ld = 0.3,
-					    .st = 0.05,
-					    .br = 0.25,
-					    .cond = 0.95,
-					    .taken = 0.5,
-					    .misp = 0.04 + 0.2 * pmcfi_rng_hash_unif((uint64_t)lo, 77),
-					    .foot = it * 16,
-					    .passes = 1,
-					    .code = 1200,
-					    .cpi0 = 0.6};
+					k = (struct sim_work){.ins = it * 20,
+							      .ld = 0.3,
+							      .st = 0.05,
+							      .br = 0.25,
+							      .cond = 0.95,
+							      .taken = 0.5,
+							      .misp = 0.04 +
+								      0.2 * pmcfi_rng_hash_unif((uint64_t)lo,
+												77),
+							      .foot = it * 16,
+							      .passes = 1,
+							      .code = 1200,
+							      .cpi0 = 0.6};
 					break;
 				default: /* triangular: work grows with the iteration index */
-					k = (struct sim_work){
-					    .ins =
-					        it * (8 + 40.0 * ((double)lo + it / 2) / (double)n),
-					    .ld = 0.4,
-					    .st = 0.1,
-					    .br = 0.12,
-					    .cond = 1,
-					    .taken = 0.97,
-					    .misp = 0.003,
-					    .foot = it * 16,
-					    .passes = 2,
-					    .code = 700,
-					    .cpi0 = 0.55};
+					k = (struct sim_work){.ins = it * (8 + 40.0 * ((double)lo + it / 2) /
+										       (double)n),
+							      .ld = 0.4,
+							      .st = 0.1,
+							      .br = 0.12,
+							      .cond = 1,
+							      .taken = 0.97,
+							      .misp = 0.003,
+							      .foot = it * 16,
+							      .passes = 2,
+							      .code = 700,
+							      .cpi0 = 0.55};
 					break;
 				}
 				k.ins += 300; /* chunk dispatch in the runtime */
@@ -558,8 +544,7 @@ static double ks_bound(const struct ks_item *it, int n, int d, double cap, doubl
 	return val;
 }
 
-static int build_knapsack(struct sim_workload *w, const pmcf_sim_spec *s,
-                          const struct sim_machine *m)
+static int build_knapsack(struct sim_workload *w, const pmcf_sim_spec *s, const struct sim_machine *m)
 {
 	(void)m;
 	int n = (int)sim_spec_get(s, "items"), cutoff = (int)sim_spec_get(s, "cutoff");
@@ -569,8 +554,7 @@ static int build_knapsack(struct sim_workload *w, const pmcf_sim_spec *s,
 	double total = 0;
 	for (int i = 0; i < n; i++) {
 		it[i].wt = 10 + 90 * pmcfi_rng_hash_unif((uint64_t)n, (uint64_t)i * 2);
-		it[i].val =
-		    it[i].wt * (0.6 + 0.8 * pmcfi_rng_hash_unif((uint64_t)n, (uint64_t)i * 2 + 1));
+		it[i].val = it[i].wt * (0.6 + 0.8 * pmcfi_rng_hash_unif((uint64_t)n, (uint64_t)i * 2 + 1));
 		total += it[i].wt;
 	}
 	qsort(it, (size_t)n, sizeof(it[0]), ks_cmp);
@@ -615,36 +599,35 @@ static int build_knapsack(struct sim_workload *w, const pmcf_sim_spec *s,
 			 * between the bound and the incumbent */
 			int rest = n - nd.depth;
 			double gap = (bnd - inc) / (inc + 1);
-			double visited =
-			    pow(2.0, rest < 14 ? rest : 14) * (0.05 + (gap > 0 ? gap : 0) * 3);
+			double visited = pow(2.0, rest < 14 ? rest : 14) * (0.05 + (gap > 0 ? gap : 0) * 3);
 			u->type = (uint32_t)tl;
 			u->w = (struct sim_work){.ins = 45 * visited + 400,
-			                         .ld = 0.3,
-			                         .st = 0.1,
-			                         .br = 0.2,
-			                         .cond = 0.9,
-			                         .taken = 0.45,
-			                         .misp = 0.08 + 0.12 * pmcfi_rng_hash_unif(nd.xu, 5),
-			                         .fdv = 0,
-			                         .foot = 16.0 * n + 64.0 * rest,
-			                         .passes = visited / 8 + 1,
-			                         .code = 1300,
-			                         .cpi0 = 0.7};
+						 .ld = 0.3,
+						 .st = 0.1,
+						 .br = 0.2,
+						 .cond = 0.9,
+						 .taken = 0.45,
+						 .misp = 0.08 + 0.12 * pmcfi_rng_hash_unif(nd.xu, 5),
+						 .fdv = 0,
+						 .foot = 16.0 * n + 64.0 * rest,
+						 .passes = visited / 8 + 1,
+						 .code = 1300,
+						 .cpi0 = 0.7};
 			work_common(&u->w, (uint64_t)nd.xu);
 			continue;
 		}
 		u->w = (struct sim_work){.ins = 8.0 * (n - nd.depth) + 350,
-		                         .ld = 0.3,
-		                         .st = 0.12,
-		                         .br = 0.18,
-		                         .cond = 0.9,
-		                         .taken = 0.5,
-		                         .misp = 0.1,
-		                         .fdv = 1,
-		                         .foot = 16.0 * n,
-		                         .passes = 1,
-		                         .code = 1100,
-		                         .cpi0 = 0.8};
+					 .ld = 0.3,
+					 .st = 0.12,
+					 .br = 0.18,
+					 .cond = 0.9,
+					 .taken = 0.5,
+					 .misp = 0.1,
+					 .fdv = 1,
+					 .foot = 16.0 * n,
+					 .passes = 1,
+					 .code = 1100,
+					 .cpi0 = 0.8};
 		work_common(&u->w, (uint64_t)nd.xu);
 		int rank = 0;
 		struct node kids[2];
@@ -652,8 +635,7 @@ static int build_knapsack(struct sim_workload *w, const pmcf_sim_spec *s,
 		const struct ks_item *item = &it[nd.depth];
 		if (item->wt <= nd.cap &&
 		    ks_bound(it, n, nd.depth + 1, nd.cap - item->wt, nd.val + item->val) > inc)
-			kids[nk++] =
-			    (struct node){0, nd.depth + 1, nd.cap - item->wt, nd.val + item->val};
+			kids[nk++] = (struct node){0, nd.depth + 1, nd.cap - item->wt, nd.val + item->val};
 		if (ks_bound(it, n, nd.depth + 1, nd.cap, nd.val) > inc)
 			kids[nk++] = (struct node){0, nd.depth + 1, nd.cap, nd.val};
 		for (int k = 0; k < nk && !err; k++) {
@@ -689,9 +671,9 @@ static const struct {
 	int (*build)(struct sim_workload *, const pmcf_sim_spec *, const struct sim_machine *);
 	double scale, scale_shared;
 } builders[] = {
-    {"cholesky", build_cholesky, 100, 100}, {"seidel", build_seidel, 250, 250},
-    {"kmeans", build_kmeans, 80, 80},       {"loops", build_loops, 600, 400},
-    {"knapsack", build_knapsack, 300, 300},
+	{"cholesky", build_cholesky, 100, 100}, {"seidel", build_seidel, 250, 250},
+	{"kmeans", build_kmeans, 80, 80},       {"loops", build_loops, 600, 400},
+	{"knapsack", build_knapsack, 300, 300},
 };
 
 void sim_workload_free(struct sim_workload *w)
@@ -705,8 +687,7 @@ void sim_workload_free(struct sim_workload *w)
 	free(w);
 }
 
-int sim_workload_build(const pmcf_sim_spec *s, const struct sim_machine *m,
-                       struct sim_workload **out)
+int sim_workload_build(const pmcf_sim_spec *s, const struct sim_machine *m, struct sim_workload **out)
 {
 	*out = NULL;
 	struct sim_workload *w = calloc(1, sizeof(*w));
@@ -718,14 +699,13 @@ int sim_workload_build(const pmcf_sim_spec *s, const struct sim_machine *m,
 	for (size_t i = 0; i < PMCF_ARRAY_SIZE(builders); i++)
 		if (strcmp(builders[i].name, w->name) == 0) {
 			err = builders[i].build(w, s, m);
-			w->time_scale = w->policy == SIM_POL_SHARED ? builders[i].scale_shared
-			                                            : builders[i].scale;
+			w->time_scale =
+				w->policy == SIM_POL_SHARED ? builders[i].scale_shared : builders[i].scale;
 		}
 	if (err == PMCF_ENOMEM)
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory building the workload");
 	if (!err && w->nxu == 0)
-		err = pmcfi_fail(PMCF_EINVAL, "workload '%s' has no XU with these parameters",
-		                 w->name);
+		err = pmcfi_fail(PMCF_EINVAL, "workload '%s' has no XU with these parameters", w->name);
 	if (err) {
 		sim_workload_free(w);
 		return err;

@@ -21,8 +21,8 @@ struct pmcf_source {
 	pmcf_sim_spec *spec; /* a simulation, or NULL */
 	char **argv;         /* a program: NULL-terminated copy */
 	size_t argc;
-	uint64_t base;       /* base seed */
-	pmcf_catalog *cat;   /* made on first use */
+	uint64_t base;     /* base seed */
+	pmcf_catalog *cat; /* made on first use */
 };
 
 static int new_source(const pmcf_source_opts *o, const pmcf_program_opts *po, pmcf_source **out)
@@ -96,8 +96,8 @@ int pmcf_source_new_program(int argc, char *const argv[], const pmcf_source_opts
 	return 0;
 }
 
-int pmcf_source_new_from_plan(const pmcf_plan *p, const pmcf_source_opts *o,
-			      const pmcf_program_opts *po, pmcf_source **out)
+int pmcf_source_new_from_plan(const pmcf_plan *p, const pmcf_source_opts *o, const pmcf_program_opts *po,
+			      pmcf_source **out)
 {
 	pmcfi_clear_error();
 	if (!p || !out)
@@ -105,7 +105,7 @@ int pmcf_source_new_from_plan(const pmcf_plan *p, const pmcf_source_opts *o,
 	size_t argc = 0;
 	const char *const *argv = pmcf_plan_program(p, &argc);
 	int err = pmcf_plan_sim(p) ? pmcf_source_new_sim(pmcf_plan_sim(p), o, out)
-		  : argv	   ? pmcf_source_new_program((int)argc, (char *const *)argv, o, po, out)
+		  : argv           ? pmcf_source_new_program((int)argc, (char *const *)argv, o, po, out)
 				   : pmcfi_fail(PMCF_ENOENT, "the plan names no source");
 	if (!err)
 		pmcf_source_set_seed(*out, pmcf_plan_seed(p));
@@ -175,8 +175,7 @@ static int make_catalog(pmcf_source *s, const char *spec)
 		return 0;
 	if (s->spec)
 		return pmcf_catalog_sim(pmcf_sim_spec_canonical(s->spec), &s->cat);
-	return spec ? pmcfi_catalog_perf_for_spec(spec, &s->cat)
-		    : pmcfi_catalog_perf_for(NULL, 0, &s->cat);
+	return spec ? pmcfi_catalog_perf_for_spec(spec, &s->cat) : pmcfi_catalog_perf_for(NULL, 0, &s->cat);
 }
 
 int pmcf_source_catalog(pmcf_source *s, const pmcf_catalog **out)
@@ -194,8 +193,7 @@ int pmcf_source_catalog(pmcf_source *s, const pmcf_catalog **out)
 static int software_events(pmcf_source *s, pmcf_evlist **out)
 {
 	pmcf_catalog *sw = NULL;
-	int err = pmcf_catalog_perf(PMCF_CATALOG_PROBE | PMCF_CATALOG_NO_TRACEPOINTS |
-					    PMCF_CATALOG_NO_PMU,
+	int err = pmcf_catalog_perf(PMCF_CATALOG_PROBE | PMCF_CATALOG_NO_TRACEPOINTS | PMCF_CATALOG_NO_PMU,
 				    &sw);
 	if (err)
 		return err;
@@ -241,8 +239,8 @@ int pmcf_source_to_plan(const pmcf_source *s, pmcf_plan *p)
 	return pmcf_plan_set_program(p, (const char *const *)s->argv, s->argc);
 }
 
-int pmcf_source_record(pmcf_source *s, const pmcf_evlist *set, long exec_index,
-		       pmcf_profile **out, pmcf_exit_info *exit_info)
+int pmcf_source_record(pmcf_source *s, const pmcf_evlist *set, long exec_index, pmcf_profile **out,
+		       pmcf_exit_info *exit_info)
 {
 	pmcfi_clear_error();
 	*out = NULL;
@@ -253,8 +251,7 @@ int pmcf_source_record(pmcf_source *s, const pmcf_evlist *set, long exec_index,
 	int err = make_catalog(s, NULL);
 	pmcf_evlist *own = NULL; /* a list of another catalogue, resolved in ours */
 	if (!err && pmcf_evlist_catalog(set) != s->cat) {
-		err = pmcf_evlist_from_names(s->cat, pmcf_evlist_names(set), pmcf_evlist_size(set),
-					     &own);
+		err = pmcf_evlist_from_names(s->cat, pmcf_evlist_names(set), pmcf_evlist_size(set), &own);
 		set = own;
 	}
 	if (err)
@@ -284,8 +281,7 @@ int pmcf_source_record(pmcf_source *s, const pmcf_evlist *set, long exec_index,
 					.estimate = s->o.estimate,
 					.stdout_fd = s->po.stdout_fd,
 					.stderr_fd = s->po.stderr_fd};
-		err = pmcfi_collect_run(s->argv, s->cat, idx, pmcf_evlist_names(set), n, &co, out,
-					exit_info);
+		err = pmcfi_collect_run(s->argv, s->cat, idx, pmcf_evlist_names(set), n, &co, out, exit_info);
 	}
 	pmcf_evlist_free(own);
 	return err;

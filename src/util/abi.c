@@ -9,15 +9,13 @@
 
 #include "util/internal.h"
 
-int pmcfi_check_struct(const char *what, const void *p, size_t given, size_t first_abi,
-		       size_t known)
+int pmcfi_check_struct(const char *what, const void *p, size_t given, size_t first_abi, size_t known)
 {
 	if (!given)
 		given = first_abi;
 	if (given < first_abi)
-		return pmcfi_fail(PMCF_EINVAL,
-				  "%s: size %zu is smaller than its first version (%zu bytes)", what,
-				  given, first_abi);
+		return pmcfi_fail(PMCF_EINVAL, "%s: size %zu is smaller than its first version (%zu bytes)",
+				  what, given, first_abi);
 	const unsigned char *b = p;
 	for (size_t i = known; i < given; i++)
 		if (b[i])
@@ -30,8 +28,7 @@ int pmcfi_check_struct(const char *what, const void *p, size_t given, size_t fir
 
 /* Checks p (its size field first) and sets *common to the bytes both the
  * caller and this library know. */
-static int check_sized(const char *what, const void *p, size_t first_abi, size_t known,
-		       size_t *common)
+static int check_sized(const char *what, const void *p, size_t first_abi, size_t known, size_t *common)
 {
 	size_t given;
 	memcpy(&given, p, sizeof(given));

@@ -10,8 +10,7 @@
  * smaller than first_abi is refused; bytes of p beyond known (this
  * library's sizeof) must be zero. Returns 0 or PMCF_EINVAL with a detail
  * naming what (the struct's type). */
-int pmcfi_check_struct(const char *what, const void *p, size_t given, size_t first_abi,
-		       size_t known);
+int pmcfi_check_struct(const char *what, const void *p, size_t given, size_t first_abi, size_t known);
 /* Options in: checks src (size field first) and copies its first
  * min(size, known) bytes over dst, which holds the defaults (known bytes);
  * dst's size field becomes known. src may be NULL (dst keeps the defaults). */

@@ -42,7 +42,7 @@ const char *pmcf_errdetail(void) { return detail; }
 void pmcfi_clear_error(void) { detail[0] = '\0'; }
 
 /* A continuation byte of a UTF-8 sequence */
-#define UTF8_CONT(c) (((unsigned char)(c) & 0xC0) == 0x80)
+#define UTF8_CONT(c) (((unsigned char)(c)&0xC0) == 0x80)
 
 /* Replaces s[at, at + len) by "..." keeping at most keep bytes of it (half
  * before, half after, whole UTF-8 sequences); returns the new length of s. */

@@ -102,7 +102,8 @@ int pmcfi_json_bytes_get(const json_t *v, char **out)
 			free(d);
 			return PMCF_ESYNTAX;
 		}
-		unsigned x = (unsigned)c[0] << 18 | (unsigned)c[1] << 12 | (unsigned)c[2] << 6 | (unsigned)c[3];
+		unsigned x =
+			(unsigned)c[0] << 18 | (unsigned)c[1] << 12 | (unsigned)c[2] << 6 | (unsigned)c[3];
 		char bytes[3] = {(char)(x >> 16), (char)(x >> 8 & 255), (char)(x & 255)};
 		for (int k = 0; k < 3 - pad; k++) {
 			if (!bytes[k]) {

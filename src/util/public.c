@@ -5,22 +5,10 @@
 #include "util/json_bytes.h"
 #include "util/quantile.h"
 
-int pmcf_utf8_valid(const char *s)
-{
-	return pmcfi_utf8_valid(s);
-}
+int pmcf_utf8_valid(const char *s) { return pmcfi_utf8_valid(s); }
 
-size_t pmcf_base64(const char *s, char *out)
-{
-	return pmcfi_base64(s, out);
-}
+size_t pmcf_base64(const char *s, char *out) { return pmcfi_base64(s, out); }
 
-void pmcf_shorten(char *dst, size_t cap, const char *src)
-{
-	pmcfi_shorten(dst, cap, src);
-}
+void pmcf_shorten(char *dst, size_t cap, const char *src) { pmcfi_shorten(dst, cap, src); }
 
-double pmcf_median(double *v, size_t n)
-{
-	return pmcfi_median(v, n);
-}
+double pmcf_median(double *v, size_t n) { return pmcfi_median(v, n); }

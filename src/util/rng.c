@@ -26,10 +26,7 @@ void pmcfi_rng_seed(struct pmcfi_rng *r, uint64_t seed)
 		r->s[i] = pmcfi_splitmix64(&x);
 }
 
-static inline uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
+static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
 uint64_t pmcfi_rng_next(struct pmcfi_rng *r)
 {
@@ -45,10 +42,7 @@ uint64_t pmcfi_rng_next(struct pmcfi_rng *r)
 	return result;
 }
 
-double pmcfi_rng_unif(struct pmcfi_rng *r)
-{
-	return (double)(pmcfi_rng_next(r) >> 11) * 0x1.0p-53;
-}
+double pmcfi_rng_unif(struct pmcfi_rng *r) { return (double)(pmcfi_rng_next(r) >> 11) * 0x1.0p-53; }
 
 uint32_t pmcfi_rng_below(struct pmcfi_rng *r, uint32_t n)
 {

@@ -3,10 +3,7 @@
 #include "util/internal.h"
 #include "util/strindex.h"
 
-uint64_t pmcfi_hash_byte(uint64_t h, unsigned char c)
-{
-	return (h ^ c) * 0x100000001b3ull;
-}
+uint64_t pmcfi_hash_byte(uint64_t h, unsigned char c) { return (h ^ c) * 0x100000001b3ull; }
 
 uint64_t pmcfi_hash(uint64_t h, const char *s)
 {

@@ -11,7 +11,7 @@ struct pmcfi_index {
 	struct pmcfi_slot {
 		uint64_t hash;
 		size_t pos; /* position + 1; 0: empty */
-	} *slot;
+	} * slot;
 	size_t cap, n; /* cap a power of two, or 0 */
 };
 

@@ -13,28 +13,28 @@ volatile uint64_t cit_seed = 0x9E3779B97F4A7C15ull;
 
 /* random_number(result) of §2: a branch-free generator (xorshift64*) on the
  * local state, whose high bits land in result. */
-#define random_number(r)                                                               \
-	do {                                                                           \
-		state ^= state << 13;                                                  \
-		state ^= state >> 7;                                                   \
-		state ^= state << 17;                                                  \
-		(r) = (uint32_t)((state * 0x2545F4914F6CDD1Dull) >> 32);               \
+#define random_number(r)                                                 \
+	do {                                                             \
+		state ^= state << 13;                                    \
+		state ^= state >> 7;                                     \
+		state ^= state << 17;                                    \
+		(r) = (uint32_t)((state * 0x2545F4914F6CDD1Dull) >> 32); \
 	} while (0)
 
 /* goto as one direct jump the compiler can neither lay out away nor
  * duplicate the target of (the paper's Fig. 11 (f) needs an executed direct
  * branch; C alone lets the compiler place the label right after the jump). */
 #if defined(__x86_64__) || defined(__i386__)
-#define DIRECT_GOTO(l)                                                                 \
-	do {                                                                           \
-		__asm__ goto("jmp %l0" : : : : l);                                      \
-		__builtin_unreachable();                                               \
+#define DIRECT_GOTO(l)                             \
+	do {                                       \
+		__asm__ goto("jmp %l0" : : : : l); \
+		__builtin_unreachable();           \
 	} while (0)
 #elif defined(__aarch64__)
-#define DIRECT_GOTO(l)                                                                 \
-	do {                                                                           \
-		__asm__ goto("b %l0" : : : : l);                                        \
-		__builtin_unreachable();                                               \
+#define DIRECT_GOTO(l)                           \
+	do {                                     \
+		__asm__ goto("b %l0" : : : : l); \
+		__builtin_unreachable();         \
 	} while (0)
 #else
 #define DIRECT_GOTO(l) goto l

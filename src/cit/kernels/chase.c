@@ -6,8 +6,7 @@
 
 #define PAGE 4096u
 
-void **cit_chain_build(void *buf, size_t bytes, size_t unit, size_t pages_per_block,
-		       unsigned seed)
+void **cit_chain_build(void *buf, size_t bytes, size_t unit, size_t pages_per_block, unsigned seed)
 {
 	size_t n = bytes / unit;
 	size_t per_block = pages_per_block ? pages_per_block * PAGE / unit : n;

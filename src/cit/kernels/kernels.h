@@ -24,8 +24,7 @@ void cit_branch_g(long size);
  * each block is walked in its own random order and the blocks one after the
  * other (Fig. 15). Random order from random() seeded with seed, which
  * prefetchers cannot guess. Returns the first element; needs bytes >= unit. */
-void **cit_chain_build(void *buf, size_t bytes, size_t unit, size_t pages_per_block,
-		       unsigned seed);
+void **cit_chain_build(void *buf, size_t bytes, size_t unit, size_t pages_per_block, unsigned seed);
 /* Follows the chain for steps steps and returns where it stopped. */
 void **cit_chase(void **p, uint64_t steps);
 #endif

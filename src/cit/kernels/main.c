@@ -32,9 +32,8 @@ static int usage(void)
 
 static int run_branch(const char *k, unsigned long long iters)
 {
-	static void (*const kernels[])(long) = {cit_branch_a, cit_branch_b, cit_branch_c,
-						 cit_branch_d, cit_branch_e, cit_branch_f,
-						 cit_branch_g};
+	static void (*const kernels[])(long) = {cit_branch_a, cit_branch_b, cit_branch_c, cit_branch_d,
+						cit_branch_e, cit_branch_f, cit_branch_g};
 	if (strlen(k) != 1 || k[0] < 'a' || k[0] > 'g')
 		return usage();
 	if (iters > 0)

@@ -1,8 +1,13 @@
-/* Reading a reference folder (the executions `pmcfuse reference` planned
- * with the pair covering of cover.c): its profiles in name order, checked
- * to be distinct executions of the target's program run. */
+/* Reference folders (the executions `pmcfuse reference` planned with the
+ * pair covering of cover.c): writing their index reference.json, and
+ * reading their profiles in name order, checked to be distinct executions
+ * of the target's program run. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +16,7 @@
 #include "profile/ident.h"
 #include "util/abi.h"
 #include "util/internal.h"
+#include "util/json_bytes.h"
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
@@ -125,4 +131,135 @@ void pmcf_refdir_free(pmcf_profile **refs, size_t n)
 	for (size_t i = 0; refs && i < n; i++)
 		pmcf_profile_free(refs[i]);
 	free(refs);
+}
+
+/* ---- the index ------------------------------------------------------------ */
+/* s as a JSON string, or {"base64": ...} when it is not UTF-8 (the rule of
+ * plans and metadata, util/json_bytes.h); 0 or PMCF_ENOMEM. */
+static int put_str(FILE *f, const char *s)
+{
+	json_t *v = pmcfi_json_bytes(s ? s : "");
+	char *d = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+	json_decref(v);
+	if (d)
+		fputs(d, f);
+	free(d);
+	return d ? 0 : PMCF_ENOMEM;
+}
+
+/* "[a, b]" */
+static int put_pair(FILE *f, const char *sep, const char *a, const char *b)
+{
+	fprintf(f, "%s[", sep);
+	int err = put_str(f, a);
+	fprintf(f, ", ");
+	err |= put_str(f, b);
+	fprintf(f, "]");
+	return err;
+}
+
+/* The index's text into f; 0 or PMCF_ENOMEM. */
+static int put_index(FILE *f, const pmcf_refdir_index *ix)
+{
+	size_t nsets = pmcf_cover_nsets(ix->cover), total = nsets * ix->repeat, ndone = 0, ne = 0;
+	size_t lb = pmcf_cover_lower_bound(ix->cover);
+	int err = 0;
+	for (size_t k = 0; k < total; k++)
+		ndone += ix->done[k] != 0;
+	fprintf(f, "{\n  \"events\": [");
+	for (size_t i = 0; i < ix->nevents; i++)
+		if (strcmp(ix->events[i], "duration") != 0) {
+			fprintf(f, "%s", ne++ ? ", " : "");
+			err |= put_str(f, ix->events[i]);
+		}
+	fprintf(f, "],\n  \"repeat\": %zu, \"sets\": %zu, \"executions\": %zu, \"lower_bound\": %zu,\n",
+		ix->repeat, nsets, total, lb * ix->repeat);
+	fprintf(f, "  \"complete\": %s, \"executions_done\": %zu,\n", ndone == total ? "true" : "false",
+		ndone);
+	fprintf(f, "  \"lower_bound_per_repeat\": %zu, \"lower_bound_derivation\": ", lb);
+	err |= put_str(f, pmcf_cover_bound_text(ix->cover));
+	fprintf(f, ",\n  \"source\": ");
+	err |= put_str(f, ix->source);
+	fprintf(f, ",\n  \"impossible_pairs\": [");
+	for (size_t k = 0; k < pmcf_cover_nimpossible(ix->cover); k++) {
+		const char *a, *b;
+		pmcf_cover_impossible(ix->cover, k, &a, &b);
+		err |= put_pair(f, k ? ", " : "", a, b);
+	}
+	fprintf(f, "],\n  \"profiles\": [");
+	for (size_t k = 0, q = 0; k < total; k++) {
+		if (!ix->done[k])
+			continue;
+		size_t s = k % nsets, n;
+		const char *const *set = pmcf_cover_set(ix->cover, s, &n);
+		fprintf(f, "%s\n    {\"file\": \"" PMCF_REFDIR_FILE "\", \"repeat\": %zu, \"set\": %zu, ",
+			q++ ? "," : "", k, k / nsets, s);
+		fprintf(f, "\"seed\": %llu, \"events\": [",
+			(unsigned long long)(ix->seeds ? ix->seeds[k] : 0));
+		for (size_t i = 0; i < n; i++) {
+			fprintf(f, "%s", i ? ", " : "");
+			err |= put_str(f, set[i]);
+		}
+		fprintf(f, "], \"pairs\": [");
+		for (size_t i = 0, p = 0; i < n; i++)
+			for (size_t j = i + 1; j < n; j++)
+				err |= put_pair(f, p++ ? ", " : "", set[i], set[j]);
+		fprintf(f, "]}");
+	}
+	fprintf(f, "\n  ]\n}\n");
+	return err ? PMCF_ENOMEM : 0;
+}
+
+int pmcf_refdir_write_index(const char *dir, const pmcf_refdir_index *ix)
+{
+	pmcfi_clear_error();
+	pmcf_refdir_index o = {.size = sizeof(o)};
+	int err = pmcfi_struct_in("pmcf_refdir_index", &o, ix, sizeof(o), sizeof(o));
+	if (err)
+		return err;
+	if (!dir || !ix || !o.cover || !o.done || !o.repeat || (o.nevents && !o.events))
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_refdir_write_index: no folder, covering or done "
+					       "flags, or repeat 0");
+	size_t len = strlen(dir) + sizeof(PMCF_REFDIR_INDEX) + 24;
+	char *path = malloc(len), *tmp = malloc(len);
+	FILE *f = NULL;
+	int fd = -1, made = 0;
+	if (!path || !tmp) {
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		goto out;
+	}
+	snprintf(path, len, "%s/%s", dir, PMCF_REFDIR_INDEX);
+	snprintf(tmp, len, "%s/.%s.tmp.XXXXXX", dir, PMCF_REFDIR_INDEX);
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
+		err = pmcfi_fail(-errno, "cannot write '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	made = 1;
+	mode_t um = umask(0);
+	umask(um);
+	(void)fchmod(fd, 0666 & ~um); /* mkstemp made it 0600 */
+	if (!(f = fdopen(fd, "w"))) {
+		err = pmcfi_fail(-errno, "cannot write '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	if ((err = put_index(f, &o)))
+		err = pmcfi_fail(err, "out of memory");
+	else if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0)
+		err = pmcfi_fail(-errno, "cannot write '%s': %s", path, strerror(errno));
+	int cerr = fclose(f) != 0 ? -errno : 0;
+	f = NULL;
+	if (!err && cerr)
+		err = pmcfi_fail(cerr, "cannot write '%s': %s", path, strerror(-cerr));
+	if (!err && rename(tmp, path) != 0)
+		err = pmcfi_fail(-errno, "cannot write '%s': %s", path, strerror(errno));
+	made = err != 0; /* renamed: nothing to remove */
+out:
+	if (fd >= 0)
+		close(fd);
+	if (made)
+		unlink(tmp);
+	free(path);
+	free(tmp);
+	return err;
 }

@@ -214,8 +214,8 @@ static void test_write_read_back(void **state)
 			  strs[i].key, strs[i].want, s ? s : "(none)");
 	}
 	assert_true(json_is_false(json_object_get(j, "complete")));
-	assert_true(same_names(json_object_get(j, "events"), pmcf_evlist_names(fx.ev), pmcf_evlist_size(fx.ev),
-			       1));
+	assert_true(same_names(json_object_get(j, "events"), pmcf_evlist_names(fx.ev),
+			       pmcf_evlist_size(fx.ev), 1));
 	assert_int_equal(json_array_size(json_object_get(j, "events")), 3);
 	assert_int_equal(json_array_size(json_object_get(j, "impossible_pairs")), 0);
 
@@ -241,8 +241,9 @@ static void test_write_read_back(void **state)
 		assert_true(json_number_value(json_object_get(e, "set")) == (double)(k % fx.nsets));
 		/* the seed's digits, beyond what a double holds */
 		char want[200];
-		snprintf(want, sizeof(want), "\"file\": \"%s\", \"repeat\": %zu, \"set\": %zu, \"seed\": %llu,",
-			 file, k / fx.nsets, k % fx.nsets, (unsigned long long)fx.seeds[k]);
+		snprintf(want, sizeof(want),
+			 "\"file\": \"%s\", \"repeat\": %zu, \"set\": %zu, \"seed\": %llu,", file,
+			 k / fx.nsets, k % fx.nsets, (unsigned long long)fx.seeds[k]);
 		if (!strstr(text, want))
 			fail_msg("no '%s' in the index", want);
 		assert_true(same_names(json_object_get(e, "events"), set, n, 0));

@@ -546,3 +546,115 @@ int cli_same_folder(const char *a, const char *b)
 		return 1;
 	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
+
+/* ---- one session of a campaign (run, reference) --------------------------- */
+int campaign_option(const char *verb, int c, const char *arg, char **argv, int optind,
+		    struct campaign_args *a, int *st)
+{
+	if (launch_option(verb, c, arg, argv, optind, &a->launch, st) || cli_output_option(c, &a->json))
+		return 1;
+	if (c == CAMPAIGN_OPT_RESUME)
+		a->resume = arg;
+	else if (c == CAMPAIGN_OPT_PROGOUT)
+		a->progout = arg;
+	return c == CAMPAIGN_OPT_RESUME || c == CAMPAIGN_OPT_PROGOUT;
+}
+
+int campaign_args_done(const char *verb, const struct campaign_args *a, int argc, int optind,
+		       int (*cmd)(int, char **), int *st)
+{
+	if ((*st = launch_check(verb, &a->launch, a->resume)))
+		return 1;
+	if (!a->resume || optind < argc || argc - a->launch.nwords > 3)
+		return 0;
+	/* --resume DIR alone */
+	*st = campaign_resume_alone(verb, a->resume, a->launch.nwords, a->launch.words, cmd);
+	return 1;
+}
+
+void campaign_session_init(struct campaign_session *s, const char *verb, const struct campaign_args *a,
+			   const char *planning)
+{
+	memset(s, 0, sizeof(*s));
+	s->verb = verb;
+	s->args = a;
+	s->planning = planning;
+	cli_progress_begin(&s->pr, verb, 0, 0);
+	cli_progout_init(&s->pout, a->json, &s->pr);
+}
+
+int campaign_session_open(struct campaign_session *s, pmcf_source *src, const char *dir, const char *digest,
+			  size_t n, int argc, char **argv)
+{
+	const struct launch *l = &s->args->launch;
+	int ncommand = 0, st;
+	s->src = src;
+	if (l->only >= (long)n)
+		return cli_usage_error(s->verb, "--only %ld: the campaign has executions 0 to %zu", l->only,
+				       n - 1);
+	if (!(s->command = launch_command(l, argc, argv, 1, &ncommand)))
+		return cli_error(s->verb, CLI_EENV, "out of memory");
+	if ((st = cli_progout_open(s->verb, s->args->progout, s->args->json, &s->pr, &s->pout)))
+		return st;
+	cli_signals_catch();
+	st = campaign_open(s->verb, dir, s->args->resume != NULL, digest, n, ncommand, s->command, &s->camp);
+	s->camp.task = l->only >= 0;
+	return st;
+}
+
+void campaign_session_progress(struct campaign_session *s, size_t n, size_t todo)
+{
+	cli_progress_begin(&s->pr, s->verb, n, todo);
+	if (s->camp.task) /* an array task prints its one line at the end */
+		cli_progress_silence(&s->pr);
+}
+
+int campaign_session_record(struct campaign_session *s, size_t k, size_t n, const char *label,
+			    const pmcf_evlist *list, const char *const *names, size_t m, pmcf_profile **p,
+			    pmcf_exit_info *ei, struct campaign_exec *ce, char exitst[32], int *err)
+{
+	int sim = pmcf_source_is_sim(s->src), st = CLI_OK;
+	pmcf_evlist *set = NULL;
+	ei->message[0] = exitst[0] = '\0';
+	*p = NULL;
+	if ((*err = pmcf_evlist_subset(list, names, m, &set)))
+		return cli_lib_error(s->verb, *err, s->planning);
+	if (sim) {
+		ce->has_seed = 1;
+		ce->seed = pmcf_source_exec_seed(s->src, (long)k);
+		*err = pmcf_source_record(s->src, set, (long)k, p, ei);
+	} else {
+		char head[256], stamp[32];
+		int ofd, efd;
+		cli_stamp(stamp);
+		snprintf(head, sizeof(head), "==> pmcfuse %s: exec %zu/%zu (%s), %s <==\n", s->verb, k + 1, n,
+			 label, stamp);
+		if (!(st = cli_progout_begin(s->verb, &s->pout, head, &ofd, &efd))) {
+			pmcf_source_set_output(s->src, ofd, efd);
+			*err = pmcf_source_record(s->src, set, (long)k, p, ei);
+			cli_progout_end(&s->pout);
+			if (!*err || *err == PMCF_EPROGRAM)
+				snprintf(exitst, 32, ei->exited ? "%d" : "signal %d",
+					 ei->exited ? ei->status : ei->signal);
+		}
+	}
+	pmcf_evlist_free(set);
+	ce->finished = time(NULL);
+	ce->exit = exitst;
+	return st;
+}
+
+void campaign_print_resumed(const char *dir, size_t reused, size_t n)
+{
+	if (reused)
+		printf("resumed %s: %zu of %zu executions were already done\n", dir, reused, n);
+}
+
+void campaign_session_close(struct campaign_session *s)
+{
+	cli_progress_clear(&s->pr);
+	cli_progout_close(&s->pout);
+	campaign_close(&s->camp);
+	free(s->command);
+	s->command = NULL;
+}

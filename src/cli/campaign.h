@@ -113,4 +113,69 @@ int cli_same_folder(const char *a, const char *b);
 void campaign_digest(const char *text, char hex[65]);
 /* "2024-01-01T12:00:00Z" of t. */
 void campaign_iso_time(time_t t, char out[32]);
+/* ---- one session of a campaign (run, reference) --------------------------- */
+/* What run and reference share: the options of a campaign (launcher,
+ * --resume, --program-output, -v/-q/--json), and a session that records the
+ * executions here, one after the other, with progress and the program's
+ * output kept apart. */
+#include "cli/launcher.h"
+#include "cli/output.h"
+#include "pmcfuse/source.h"
+enum { CAMPAIGN_OPT_RESUME = 0x4d00, CAMPAIGN_OPT_PROGOUT };
+#define CAMPAIGN_LONGOPTS                                                                               \
+	LAUNCH_LONGOPTS, {"resume", required_argument, NULL, CAMPAIGN_OPT_RESUME},                      \
+		{"program-output", required_argument, NULL, CAMPAIGN_OPT_PROGOUT}, CLI_OUTPUT_LONGOPTS, \
+		CLI_JSON_LONGOPT
+struct campaign_args {
+	struct launch launch;
+	const char *resume;  /* --resume DIR */
+	const char *progout; /* --program-output */
+	int json;
+};
+#define CAMPAIGN_ARGS_INIT            \
+	{                             \
+		.launch = LAUNCH_INIT \
+	}
+/* Handles getopt_long's answer c when it is a campaign option (1; *st set
+ * to an exit status when it is wrong), else 0. */
+int campaign_option(const char *verb, int c, const char *arg, char **argv, int optind,
+		    struct campaign_args *a, int *st);
+/* After parsing: checks the launcher options; `VERB --resume DIR` alone
+ * runs the stored command line with cmd. 1 when the verb is done (*st its
+ * exit status), 0 when it goes on. */
+int campaign_args_done(const char *verb, const struct campaign_args *a, int argc, int optind,
+		       int (*cmd)(int, char **), int *st);
+
+struct campaign_session {
+	const char *verb;
+	const struct campaign_args *args;
+	pmcf_source *src;     /* the verb's */
+	const char *planning; /* what a failed sub-list names */
+	struct campaign camp;
+	struct cli_progress pr;
+	struct cli_progout pout;
+	char **command;
+};
+/* Nothing started yet (what campaign_session_close accepts). */
+void campaign_session_init(struct campaign_session *s, const char *verb, const struct campaign_args *a,
+			   const char *planning);
+/* Before the first execution of n: --only within them, the command line
+ * kept, --program-output opened, the signals caught, the folder dir opened
+ * (campaign_open with the plan's digest). Prints errors; an exit status. */
+int campaign_session_open(struct campaign_session *s, pmcf_source *src, const char *dir, const char *digest,
+			  size_t n, int argc, char **argv);
+/* Progress over n executions, todo of them now (an array task: silent). */
+void campaign_session_progress(struct campaign_session *s, size_t n, size_t todo);
+/* Records execution k of n with the events names[0..m) of list; label names
+ * it in the header of --program-output FILE. Fills ce's seed (a simulation),
+ * finished time and exit ("0", "signal 15"; exitst holds it); *err is the
+ * library's answer (the profile in *p, NULL on failure). Returns an exit
+ * status (a set or the program's output that cannot be set up). */
+int campaign_session_record(struct campaign_session *s, size_t k, size_t n, const char *label,
+			    const pmcf_evlist *list, const char *const *names, size_t m, pmcf_profile **p,
+			    pmcf_exit_info *ei, struct campaign_exec *ce, char exitst[32], int *err);
+/* "resumed DIR: R of N executions were already done" (R > 0). */
+void campaign_print_resumed(const char *dir, size_t reused, size_t n);
+/* Progress cleared, the program's output closed, the folder closed. */
+void campaign_session_close(struct campaign_session *s);
 #endif

@@ -16,6 +16,7 @@
 #include "cli/output.h"
 #include "pmcfuse/collect.h"
 #include "pmcfuse/evaluate.h"
+#include "pmcfuse/refdir.h"
 #include "pmcfuse/sim.h"
 #include "pmcfuse/source.h"
 
@@ -67,100 +68,63 @@ static const char usage[] =
 #define REFERENCE_SEED_SALT 0x9e6c63d0676a9a99ull
 
 struct refrun {
-	const char *dir, *source;
+	/* the command line */
+	const char *dir, *events, *sim;
+	char **prog;
+	int nprog, have_seed;
+	unsigned long repeat, pmcs, seed;
+	struct campaign_args args;
+	/* the campaign */
+	struct campaign_session s;
+	pmcf_source *src;
+	const char *source;
+	char *canon;
 	pmcf_evlist *list;
 	pmcf_cover *cv;
-	unsigned long repeat;
-	size_t nsets, total;
+	size_t nsets, total, reused;
 	unsigned char *done; /* per execution: its profile is in dir */
 	uint64_t *seeds;
+	int launched;
+	const char *failed;
 };
 
 /* DIR/reference.json, rewritten (atomically) after every execution: the
  * profiles done so far, and "complete" once every one is. */
 static int write_index(const struct refrun *r)
 {
-	char path[4096];
-	struct cli_out idx;
-	snprintf(path, sizeof(path), "%s/reference.json", r->dir);
-	int st = cli_out_open("reference", path, &idx);
-	if (st)
-		return st;
-	FILE *f = idx.f;
-	size_t ndone = 0;
+	pmcf_refdir_index ix = {.size = sizeof(ix),
+				.events = pmcf_evlist_names(r->list),
+				.nevents = pmcf_evlist_size(r->list),
+				.cover = r->cv,
+				.repeat = r->repeat,
+				.source = r->source,
+				.done = r->done,
+				.seeds = r->seeds};
+	int err = pmcf_refdir_write_index(r->dir, &ix);
+	return err ? cli_lib_error("reference", err, r->dir) : CLI_OK;
+}
+
+static size_t count_done(const struct refrun *r)
+{
+	size_t n = 0;
 	for (size_t k = 0; k < r->total; k++)
-		ndone += r->done[k];
-	fprintf(f, "{\n  \"events\": [");
-	size_t ne = 0;
-	/* the covered events: those of the list besides duration */
-	for (size_t i = 0; i < pmcf_evlist_size(r->list); i++) {
-		if (strcmp(pmcf_evlist_name(r->list, i), "duration") == 0)
-			continue;
-		fprintf(f, "%s", ne++ ? ", " : "");
-		cli_json_string(f, pmcf_evlist_name(r->list, i));
-	}
-	fprintf(f, "],\n  \"repeat\": %lu, \"sets\": %zu, \"executions\": %zu, \"lower_bound\": %zu,\n",
-		r->repeat, r->nsets, r->total, pmcf_cover_lower_bound(r->cv) * r->repeat);
-	fprintf(f, "  \"complete\": %s, \"executions_done\": %zu,\n", ndone == r->total ? "true" : "false",
-		ndone);
-	fprintf(f, "  \"lower_bound_per_repeat\": %zu, \"lower_bound_derivation\": ",
-		pmcf_cover_lower_bound(r->cv));
-	cli_json_string(f, pmcf_cover_bound_text(r->cv));
-	fprintf(f, ",\n  \"source\": ");
-	cli_json_string(f, r->source);
-	fprintf(f, ",\n  \"impossible_pairs\": [");
-	for (size_t k = 0; k < pmcf_cover_nimpossible(r->cv); k++) {
-		const char *a, *b;
-		pmcf_cover_impossible(r->cv, k, &a, &b);
-		fprintf(f, "%s[", k ? ", " : "");
-		cli_json_string(f, a);
-		fprintf(f, ", ");
-		cli_json_string(f, b);
-		fprintf(f, "]");
-	}
-	fprintf(f, "],\n  \"profiles\": [");
-	for (size_t k = 0, q = 0; k < r->total; k++) {
-		if (!r->done[k])
-			continue;
-		size_t s = k % r->nsets, n;
-		const char *const *set = pmcf_cover_set(r->cv, s, &n);
-		fprintf(f,
-			"%s\n    {\"file\": \"ref-%03zu.pmcf\", \"repeat\": %zu, \"set\": %zu, "
-			"\"seed\": %llu, \"events\": [",
-			q++ ? "," : "", k, k / r->nsets, s, (unsigned long long)r->seeds[k]);
-		for (size_t i = 0; i < n; i++) {
-			fprintf(f, "%s", i ? ", " : "");
-			cli_json_string(f, set[i]);
-		}
-		fprintf(f, "], \"pairs\": [");
-		for (size_t i = 0, p = 0; i < n; i++)
-			for (size_t j = i + 1; j < n; j++) {
-				fprintf(f, "%s[", p++ ? ", " : "");
-				cli_json_string(f, set[i]);
-				fprintf(f, ", ");
-				cli_json_string(f, set[j]);
-				fprintf(f, "]");
-			}
-		fprintf(f, "]}");
-	}
-	fprintf(f, "\n  ]\n}\n");
-	return cli_out_commit("reference", &idx);
+		n += r->done[k];
+	return n;
 }
 
 /* The digest that names a reference campaign: its source, seed, repeats,
  * budget and covering sets. */
-static int reference_digest(const struct refrun *r, uint64_t seed, unsigned long pmcs, char *const *prog,
-			    char hex[65])
+static int reference_digest(const struct refrun *r, char hex[65])
 {
 	char *t = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&t, &len);
 	if (!f)
 		return cli_error("reference", CLI_EENV, "out of memory");
-	fprintf(f, "reference\n%s\nseed %llu repeat %lu pmcs %lu\n", r->source, (unsigned long long)seed,
-		r->repeat, pmcs);
-	for (size_t i = 0; prog && prog[i]; i++)
-		fprintf(f, "%s\n", prog[i]);
+	fprintf(f, "reference\n%s\nseed %llu repeat %lu pmcs %lu\n", r->source, (unsigned long long)r->seed,
+		r->repeat, r->pmcs);
+	for (size_t i = 0; r->prog && r->prog[i]; i++)
+		fprintf(f, "%s\n", r->prog[i]);
 	for (size_t s = 0; s < r->nsets; s++) {
 		size_t n;
 		const char *const *set = pmcf_cover_set(r->cv, s, &n);
@@ -176,6 +140,222 @@ static int reference_digest(const struct refrun *r, uint64_t seed, unsigned long
 	return CLI_OK;
 }
 
+/* The source, the events and their pair covering; the executions' seeds
+ * drawn apart from those of `run`. */
+static int plan_references(struct refrun *r)
+{
+	const pmcf_catalog *c = NULL;
+	pmcf_source_opts so = PMCF_SOURCE_OPTS_INIT;
+	so.pmcs = (unsigned)r->pmcs;
+	int err = r->sim ? pmcf_source_new_sim(r->sim, &so, &r->src)
+			 : pmcf_source_new_program(r->nprog, r->prog, &so, NULL, &r->src);
+	if (err)
+		return cli_lib_error("reference", err, r->sim ? r->sim : "cannot list events");
+	/* the list first: for a program it chooses the catalogue (all, @FILE) */
+	if (!(err = pmcf_source_events(r->src, r->events, &r->list)) &&
+	    !(err = pmcf_source_catalog(r->src, &c)))
+		err = pmcf_cover_pairs(c, pmcf_evlist_names(r->list), pmcf_evlist_size(r->list),
+				       (unsigned)r->pmcs, &r->cv);
+	if (err)
+		return cli_lib_error("reference", err, "cannot plan the reference executions");
+	r->nsets = pmcf_cover_nsets(r->cv);
+	r->total = r->nsets * r->repeat;
+	if (!r->have_seed && r->sim)
+		r->seed = pmcf_source_seed(r->src);
+	/* a copy: recording an execution sets its seed in the spec's text */
+	r->canon = r->sim ? strdup(pmcf_source_name(r->src)) : NULL;
+	r->source = r->sim ? r->canon : r->prog[0];
+	pmcf_source_set_seed(r->src, r->seed ^ REFERENCE_SEED_SALT);
+	r->done = calloc(r->total ? r->total : 1, 1);
+	r->seeds = calloc(r->total ? r->total : 1, sizeof(*r->seeds));
+	if (!r->done || !r->seeds || (r->sim && !r->canon))
+		return cli_error("reference", CLI_EENV, "out of memory");
+	return CLI_OK;
+}
+
+/* The campaign folder opened (or resumed: the executions done), the index
+ * written, and with --launcher slurm the jobs submitted. */
+static int open_references(struct refrun *r, int argc, char **argv)
+{
+	char digest[65], path[4096];
+	int st = reference_digest(r, digest);
+	if (!st)
+		st = campaign_session_open(&r->s, r->src, r->dir, digest, r->total, argc, argv);
+	for (size_t k = 0; k < r->total && st == CLI_OK; k++) {
+		r->done[k] = r->args.resume && campaign_is_done(&r->s.camp, k, path, sizeof(path));
+		r->reused += r->done[k];
+	}
+	/* array tasks leave reference.json to the finishing step */
+	if (st == CLI_OK && !r->s.camp.task)
+		st = write_index(r);
+	r->launched = st == CLI_OK && r->args.launch.slurm;
+	if (r->launched)
+		st = launch_slurm("reference", &r->s.camp, r->total, &r->args.launch);
+	return st;
+}
+
+/* Records execution k (a stopped or failed program's profile is no
+ * reference: not kept). *stop: the campaign ends here. */
+static int record_reference(struct refrun *r, size_t k, int *stop)
+{
+	size_t s = k % r->nsets, n;
+	const char *const *set = pmcf_cover_set(r->cv, s, &n);
+	char file[32], path[4096], what[64], exitst[32];
+	snprintf(file, sizeof(file), PMCF_REFDIR_FILE, k);
+	snprintf(path, sizeof(path), "%s/%s", r->dir, file);
+	snprintf(what, sizeof(what), "set %zu, repeat %zu", s, k / r->nsets);
+	struct campaign_exec ce = {.file = file,
+				   .set = s,
+				   .repeat = (long)(k / r->nsets),
+				   .started = time(NULL)};
+	cli_progress_start(&r->s.pr, k, what);
+	double tk = cli_now();
+	pmcf_profile *p = NULL;
+	pmcf_exit_info ei;
+	int err, st = campaign_session_record(&r->s, k, r->total, what, r->list, set, n, &p, &ei, &ce, exitst,
+					      &err);
+	*stop = 1;
+	if (st)
+		return st;
+	if (err || cli_signal_caught())
+		cli_progress_clear(&r->s.pr);
+	if (cli_signal_caught() && !r->sim) {
+		pmcf_profile_free(p);
+		ce.status = "interrupted";
+		return campaign_update(&r->s.camp, k, &ce);
+	}
+	if (err == PMCF_EPROGRAM) {
+		pmcf_profile_free(p);
+		ce.status = "failed";
+		campaign_update(&r->s.camp, k, &ce);
+		r->failed = "failed";
+		return cli_error("reference", CLI_EENV,
+				 "execution %zu of '%s' failed: %s (%zu of %zu reference executions kept in "
+				 "%s; resume with `pmcfuse reference --resume %s`)",
+				 k + 1, r->prog[0], ei.message[0] ? ei.message : "non-zero exit",
+				 count_done(r), r->total, r->dir, r->dir);
+	}
+	if (!err)
+		err = pmcf_profile_save(p, path);
+	pmcf_profile_free(p);
+	if (err)
+		return cli_lib_error("reference", err, path);
+	ce.status = "ok";
+	r->done[k] = 1;
+	if ((st = campaign_update(&r->s.camp, k, &ce)) || (!r->s.camp.task && (st = write_index(r))))
+		return st;
+	cli_progress_done(&r->s.pr, k, what, cli_now() - tk);
+	*stop = 0;
+	return CLI_OK;
+}
+
+static int record_references(struct refrun *r)
+{
+	long only = r->args.launch.only;
+	int st = CLI_OK, stop = 0;
+	campaign_session_progress(&r->s, r->total, r->total - r->reused);
+	for (size_t k = 0; k < r->total && st == CLI_OK && !stop; k++) {
+		if (r->sim)
+			r->seeds[k] = pmcf_source_exec_seed(r->src, (long)k);
+		if (r->done[k] || (r->s.camp.task && k != (size_t)only))
+			continue;
+		if (cli_signal_caught())
+			break;
+		st = record_reference(r, k, &stop);
+	}
+	cli_progress_clear(&r->s.pr);
+	cli_progout_close(&r->s.pout);
+	return st;
+}
+
+/* The campaign's state once the executions are over. */
+static int finish_references(struct refrun *r, int st)
+{
+	struct campaign *c = &r->s.camp;
+	if (r->launched) {
+		/* the jobs record and finish the campaign */
+	} else if (c->task && st == CLI_OK) {
+		printf("execution %ld of %zu: %s/" PMCF_REFDIR_FILE "\n", r->args.launch.only, r->total,
+		       r->dir, (size_t)r->args.launch.only);
+	} else if (c->dir && cli_signal_caught() && st == CLI_OK) {
+		campaign_set_state(c, "interrupted");
+		st = cli_interrupted(
+			"reference",
+			"%zu of %zu reference executions complete, kept in %s (usable by epd and "
+			"correrr); resume with `pmcfuse reference --resume %s`",
+			count_done(r), r->total, r->dir, r->dir);
+	} else if (c->dir && st != CLI_OK) {
+		campaign_set_state(c, r->failed ? r->failed : "failed");
+	} else if (c->dir) {
+		st = campaign_set_state(c, "complete");
+	}
+	return st;
+}
+
+static void print_summary(const struct refrun *r)
+{
+	size_t E = 0, nimp = pmcf_cover_nimpossible(r->cv), lb = pmcf_cover_lower_bound(r->cv);
+	for (size_t i = 0; i < pmcf_evlist_size(r->list); i++)
+		E += strcmp(pmcf_evlist_name(r->list, i), "duration") != 0;
+	size_t pairs = E * (E - 1) / 2;
+	if (r->args.json) {
+		printf("{\"folder\": ");
+		cli_json_string(stdout, r->dir);
+		printf(", \"index\": \"reference.json\", \"source\": ");
+		cli_json_string(stdout, r->source);
+		if (r->sim)
+			printf(", \"seed\": %llu", (unsigned long long)r->seed);
+		printf(", \"executions\": %zu, \"sets\": %zu, \"repeat\": %lu, \"events\": %zu, "
+		       "\"pairs\": %zu, \"impossible_pairs\": %zu, \"lower_bound\": %zu, "
+		       "\"lower_bound_per_repeat\": %zu, \"lower_bound_derivation\": ",
+		       r->total, r->nsets, r->repeat, E, pairs - nimp, nimp, lb * r->repeat, lb);
+		cli_json_string(stdout, pmcf_cover_bound_text(r->cv));
+		printf(", \"without_packing\": %zu, \"resumed\": %zu}\n", pairs * r->repeat, r->reused);
+		return;
+	}
+	if (cli_quiet)
+		return;
+	campaign_print_resumed(r->dir, r->reused, r->total);
+	printf("%zu reference executions (%zu event sets x %lu repeats) cover the %zu pairs of %zu "
+	       "events; lower bound %zu (%zu x %lu); without packing: %zu\n",
+	       r->total, r->nsets, r->repeat, pairs - nimp, E, lb * r->repeat, lb, r->repeat,
+	       pairs * r->repeat);
+	/* how the bound is derived is the covering's internals: -v */
+	if (cli_verbose)
+		printf("lower bound: %s\n", pmcf_cover_bound_text(r->cv));
+	if (cli_verbose && r->sim)
+		printf("seed %lu: each execution's seed is derived from it (listed in %s/reference.json)\n",
+		       r->seed, r->dir);
+	if (nimp)
+		printf("%zu pairs can never be counted together and are left out (listed in "
+		       "%s/reference.json)\n",
+		       nimp, r->dir);
+	printf("wrote %s/ref-000.pmcf .. ref-%03zu.pmcf and %s/reference.json\n", r->dir,
+	       r->total ? r->total - 1 : 0, r->dir);
+}
+
+/* The whole campaign after the command line: planned, recorded, finished. */
+static int run_references(struct refrun *r, int argc, char **argv)
+{
+	campaign_session_init(&r->s, "reference", &r->args, "cannot plan the reference executions");
+	int st = plan_references(r);
+	if (!st)
+		st = open_references(r, argc, argv);
+	if (!st && !r->launched)
+		st = record_references(r);
+	st = finish_references(r, st);
+	if (st == CLI_OK && !r->launched && !r->s.camp.task)
+		print_summary(r);
+	campaign_session_close(&r->s);
+	free(r->done);
+	free(r->seeds);
+	free(r->canon);
+	pmcf_cover_free(r->cv);
+	pmcf_evlist_free(r->list);
+	pmcf_source_free(r->src);
+	return st;
+}
+
 int cmd_reference(int argc, char **argv)
 {
 	static const struct option opts[] = {{"events", required_argument, NULL, 'e'},
@@ -184,305 +364,67 @@ int cmd_reference(int argc, char **argv)
 					     {"seed", required_argument, NULL, 'S'},
 					     {"output", required_argument, NULL, 'o'},
 					     {"sim", required_argument, NULL, 's'},
-					     {"resume", required_argument, NULL, 'R'},
 					     {"help", no_argument, NULL, 'h'},
-					     LAUNCH_LONGOPTS,
-					     {"program-output", required_argument, NULL, 'P'},
-					     CLI_OUTPUT_LONGOPTS,
-					     CLI_JSON_LONGOPT,
+					     CAMPAIGN_LONGOPTS,
 					     {NULL, 0, NULL, 0}};
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
-	const char *events = NULL, *dir = NULL, *sim = NULL, *resume = NULL, *progout = NULL;
-	unsigned long repeat = 5, pmcs = 0, seed = 0, v;
-	int have_seed = 0, opt, st = CLI_OK, json = 0;
-	struct launch launch = LAUNCH_INIT;
+	struct refrun r = {.repeat = 5, .args = CAMPAIGN_ARGS_INIT};
+	int opt, st = CLI_OK;
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+e:o:vq", opts, NULL)) != -1) {
-		if (launch_option("reference", opt, optarg, argv, optind, &launch, &st)) {
+		if (campaign_option("reference", opt, optarg, argv, optind, &r.args, &st)) {
 			if (st)
 				return st;
 			continue;
 		}
-		if (cli_output_option(opt, &json))
-			continue;
 		switch (opt) {
-		case 'P': progout = optarg; break;
-		case 'e': events = optarg; break;
+		case 'e': r.events = optarg; break;
 		case 'o':
 			if (cli_out_arg("reference", optarg, "a folder"))
 				return CLI_EUSAGE;
-			dir = optarg;
+			r.dir = optarg;
 			break;
-		case 's': sim = optarg; break;
-		case 'R': resume = optarg; break;
+		case 's': r.sim = optarg; break;
 		case 'r':
-			if (cli_parse_uint("reference", "--repeat", optarg, 2, 1000, &repeat))
+			if (cli_parse_uint("reference", "--repeat", optarg, 2, 1000, &r.repeat))
 				return CLI_EUSAGE;
 			break;
 		case 'p':
-			if (cli_parse_uint("reference", "--pmcs", optarg, 1, 1024, &pmcs))
+			if (cli_parse_uint("reference", "--pmcs", optarg, 1, 1024, &r.pmcs))
 				return CLI_EUSAGE;
 			break;
 		case 'S':
-			if (cli_parse_uint("reference", "--seed", optarg, 0, (unsigned long)-1, &v))
+			if (cli_parse_uint("reference", "--seed", optarg, 0, (unsigned long)-1, &r.seed))
 				return CLI_EUSAGE;
-			seed = v;
-			have_seed = 1;
+			r.have_seed = 1;
 			break;
 		default:
 			return cli_usage_error("reference", "unknown option or missing value '%s'",
 					       argv[optind - 1]);
 		}
 	}
-	if ((st = launch_check("reference", &launch, resume)))
+	if (campaign_args_done("reference", &r.args, argc, optind, cmd_reference, &st))
 		return st;
-	if (resume && optind >= argc && argc - launch.nwords <= 3) /* --resume DIR alone */
-		return campaign_resume_alone("reference", resume, launch.nwords, launch.words, cmd_reference);
-	char **prog = optind < argc ? argv + optind : NULL;
-	if (resume && dir && !cli_same_folder(resume, dir))
-		return cli_usage_error("reference", "--resume %s and -o %s name two folders", resume, dir);
-	if (resume)
-		dir = resume;
-	if (!events)
+	r.prog = optind < argc ? argv + optind : NULL;
+	r.nprog = argc - optind;
+	if (r.args.resume && r.dir && !cli_same_folder(r.args.resume, r.dir))
+		return cli_usage_error("reference", "--resume %s and -o %s name two folders", r.args.resume,
+				       r.dir);
+	r.dir = r.args.resume ? r.args.resume : r.dir;
+	if (!r.events)
 		return cli_usage_error("reference", "needs -e EVENTS");
-	if (!dir)
+	if (!r.dir)
 		return cli_usage_error("reference", "needs -o DIR");
-	if (!sim && !prog)
+	if (!r.sim && !r.prog)
 		return cli_usage_error("reference", "needs --sim SPEC or -- PROGRAM ARGS");
-	if (sim && prog)
+	if (r.sim && r.prog)
 		return cli_usage_error("reference", "--sim and a program cannot be used together");
-	if (prog && strcmp(argv[optind - 1], "--") != 0)
-		return cli_usage_error("reference", "put the program after '--' ('%s')", prog[0]);
-	if (sim && progout)
-		return cli_usage_error("reference", "--program-output is for a program (-- PROGRAM "
-						    "ARGS), not --sim");
-
-	pmcf_source *src = NULL;
-	const pmcf_catalog *c = NULL;
-	pmcf_source_opts so = PMCF_SOURCE_OPTS_INIT;
-	so.pmcs = (unsigned)pmcs;
-	int err = sim ? pmcf_source_new_sim(sim, &so, &src)
-		      : pmcf_source_new_program(argc - optind, prog, &so, NULL, &src);
-	if (err)
-		return cli_lib_error("reference", err, sim ? sim : "cannot list events");
-	struct refrun r = {.dir = dir, .repeat = repeat};
-	struct campaign camp = {0};
-	char **command = NULL;
-	int ncommand = 0;
-	/* the list first: for a program it chooses the catalogue (all, @FILE) */
-	err = pmcf_source_events(src, events, &r.list);
-	if (!err)
-		err = pmcf_source_catalog(src, &c);
-	if (!err)
-		err = pmcf_cover_pairs(c, pmcf_evlist_names(r.list), pmcf_evlist_size(r.list), (unsigned)pmcs,
-				       &r.cv);
-	if (err)
-		st = cli_lib_error("reference", err, "cannot plan the reference executions");
-	r.nsets = r.cv ? pmcf_cover_nsets(r.cv) : 0;
-	r.total = r.nsets * repeat;
-	if (!have_seed && sim)
-		seed = pmcf_source_seed(src);
-	/* a copy: recording an execution sets its seed in the spec's text */
-	char *canon = sim ? strdup(pmcf_source_name(src)) : NULL;
-	r.source = sim ? canon : prog[0];
-	/* reference executions draw their seeds from a stream of their own */
-	pmcf_source_set_seed(src, seed ^ REFERENCE_SEED_SALT);
-	r.done = calloc(r.total ? r.total : 1, 1);
-	r.seeds = calloc(r.total ? r.total : 1, sizeof(*r.seeds));
-	if (st == CLI_OK && (!r.done || !r.seeds || (sim && !canon)))
-		st = cli_error("reference", CLI_EENV, "out of memory");
-	char digest[65], path[4096];
-	if (st == CLI_OK)
-		st = reference_digest(&r, seed, pmcs, prog, digest);
-	if (st == CLI_OK && launch.only >= (long)r.total)
-		st = cli_usage_error("reference", "--only %ld: the campaign has executions 0 to %zu",
-				     launch.only, r.total - 1);
-	if (st == CLI_OK && !(command = launch_command(&launch, argc, argv, 1, &ncommand)))
-		st = cli_error("reference", CLI_EENV, "out of memory");
-	struct cli_progress pr;
-	struct cli_progout pout;
-	cli_progress_begin(&pr, "reference", 0, 0);
-	int pst = cli_progout_open("reference", progout, json, &pr, &pout);
-	if (st == CLI_OK)
-		st = pst;
-	if (st == CLI_OK) {
-		cli_signals_catch();
-		st = campaign_open("reference", dir, resume != NULL, digest, r.total, ncommand, command,
-				   &camp);
-		camp.task = launch.only >= 0;
-	}
-	size_t reused = 0;
-	for (size_t k = 0; k < r.total && st == CLI_OK; k++) {
-		r.done[k] = resume && campaign_is_done(&camp, k, path, sizeof(path));
-		reused += r.done[k];
-	}
-	/* array tasks leave reference.json to the finishing step */
-	if (st == CLI_OK && !camp.task)
-		st = write_index(&r);
-	int launched = st == CLI_OK && launch.slurm;
-	if (launched)
-		st = launch_slurm("reference", &camp, r.total, &launch);
-	cli_progress_begin(&pr, "reference", r.total, r.total - reused);
-	if (camp.task) /* an array task prints its one line at the end */
-		cli_progress_silence(&pr);
-	const char *failed = NULL;
-	for (size_t k = 0; k < r.total && st == CLI_OK && !launched; k++) {
-		size_t s = k % r.nsets, n;
-		const char *const *set = pmcf_cover_set(r.cv, s, &n);
-		struct campaign_exec ce = {.set = s, .repeat = (long)(k / r.nsets), .started = time(NULL)};
-		char file[32], exitst[32] = "";
-		snprintf(file, sizeof(file), "ref-%03zu.pmcf", k);
-		snprintf(path, sizeof(path), "%s/%s", dir, file);
-		ce.file = file;
-		if (sim) {
-			ce.has_seed = 1;
-			ce.seed = r.seeds[k] = pmcf_source_exec_seed(src, (long)k);
-		}
-		if (r.done[k] || (camp.task && k != (size_t)launch.only))
-			continue;
-		if (cli_signal_caught())
-			break;
-		char what[64];
-		snprintf(what, sizeof(what), "set %zu, repeat %zu", s, k / r.nsets);
-		cli_progress_start(&pr, k, what);
-		double tk = cli_now();
-		pmcf_profile *p = NULL;
-		pmcf_evlist *sl = NULL;
-		pmcf_exit_info ei;
-		ei.message[0] = '\0';
-		if ((err = pmcf_evlist_subset(r.list, set, n, &sl))) {
-			st = cli_lib_error("reference", err, "cannot plan the reference executions");
-			break;
-		}
-		if (sim) {
-			err = pmcf_source_record(src, sl, (long)k, &p, &ei);
-		} else {
-			char head[256], stamp[32];
-			int ofd, efd;
-			cli_stamp(stamp);
-			snprintf(head, sizeof(head), "==> pmcfuse reference: exec %zu/%zu (%s), %s <==\n",
-				 k + 1, r.total, what, stamp);
-			if ((st = cli_progout_begin("reference", &pout, head, &ofd, &efd))) {
-				pmcf_evlist_free(sl);
-				break;
-			}
-			pmcf_source_set_output(src, ofd, efd);
-			err = pmcf_source_record(src, sl, (long)k, &p, &ei);
-			cli_progout_end(&pout);
-			if (!err || err == PMCF_EPROGRAM)
-				snprintf(exitst, sizeof(exitst), ei.exited ? "%d" : "signal %d",
-					 ei.exited ? ei.status : ei.signal);
-		}
-		pmcf_evlist_free(sl);
-		ce.finished = time(NULL);
-		ce.exit = exitst;
-		/* a stopped or failed program's profile is no reference: not kept */
-		if (err || cli_signal_caught())
-			cli_progress_clear(&pr);
-		if (cli_signal_caught() && !sim) {
-			pmcf_profile_free(p);
-			ce.status = "interrupted";
-			st = campaign_update(&camp, k, &ce);
-			break;
-		}
-		if (err == PMCF_EPROGRAM) {
-			pmcf_profile_free(p);
-			ce.status = "failed";
-			campaign_update(&camp, k, &ce);
-			failed = "failed";
-			size_t kept = 0;
-			for (size_t j = 0; j < r.total; j++)
-				kept += r.done[j];
-			st = cli_error("reference", CLI_EENV,
-				       "execution %zu of '%s' failed: %s (%zu of %zu reference executions "
-				       "kept in %s; resume with `pmcfuse reference --resume %s`)",
-				       k + 1, prog[0], ei.message[0] ? ei.message : "non-zero exit", kept,
-				       r.total, dir, dir);
-			break;
-		}
-		if (!err)
-			err = pmcf_profile_save(p, path);
-		pmcf_profile_free(p);
-		if (err) {
-			st = cli_lib_error("reference", err, path);
-			break;
-		}
-		ce.status = "ok";
-		r.done[k] = 1;
-		if ((st = campaign_update(&camp, k, &ce)) || (!camp.task && (st = write_index(&r))))
-			break;
-		cli_progress_done(&pr, k, what, cli_now() - tk);
-	}
-	cli_progress_clear(&pr);
-	cli_progout_close(&pout);
-	size_t ndone = 0;
-	for (size_t k = 0; k < r.total; k++)
-		ndone += r.done[k];
-	if (launched) {
-		/* the jobs record and finish the campaign */
-	} else if (camp.task && st == CLI_OK) {
-		printf("execution %ld of %zu: %s/ref-%03ld.pmcf\n", launch.only, r.total, dir, launch.only);
-	} else if (camp.dir && cli_signal_caught() && st == CLI_OK) {
-		campaign_set_state(&camp, "interrupted");
-		st = cli_interrupted("reference",
-				     "%zu of %zu reference executions complete, kept in %s (usable by "
-				     "epd and correrr); resume with `pmcfuse reference --resume %s`",
-				     ndone, r.total, dir, dir);
-	} else if (camp.dir && st != CLI_OK) {
-		campaign_set_state(&camp, failed ? failed : "failed");
-	} else if (camp.dir) {
-		st = campaign_set_state(&camp, "complete");
-	}
-	size_t E = 0;
-	for (size_t i = 0; st == CLI_OK && i < pmcf_evlist_size(r.list); i++)
-		E += strcmp(pmcf_evlist_name(r.list, i), "duration") != 0;
-	int summary = st == CLI_OK && !launched && !camp.task;
-	if (summary && json) {
-		printf("{\"folder\": ");
-		cli_json_string(stdout, dir);
-		printf(", \"index\": \"reference.json\", \"source\": ");
-		cli_json_string(stdout, r.source);
-		if (sim)
-			printf(", \"seed\": %llu", (unsigned long long)seed);
-		printf(", \"executions\": %zu, \"sets\": %zu, \"repeat\": %lu, \"events\": %zu, "
-		       "\"pairs\": %zu, \"impossible_pairs\": %zu, \"lower_bound\": %zu, "
-		       "\"lower_bound_per_repeat\": %zu, \"lower_bound_derivation\": ",
-		       r.total, r.nsets, repeat, E, E * (E - 1) / 2 - pmcf_cover_nimpossible(r.cv),
-		       pmcf_cover_nimpossible(r.cv), pmcf_cover_lower_bound(r.cv) * repeat,
-		       pmcf_cover_lower_bound(r.cv));
-		cli_json_string(stdout, pmcf_cover_bound_text(r.cv));
-		printf(", \"without_packing\": %zu, \"resumed\": %zu}\n", (E * (E - 1) / 2) * repeat, reused);
-	} else if (summary && !cli_quiet) {
-		if (reused)
-			printf("resumed %s: %zu of %zu executions were already done\n", dir, reused, r.total);
-		printf("%zu reference executions (%zu event sets x %lu repeats) cover the %zu pairs of %zu "
-		       "events; lower bound %zu (%zu x %lu); without packing: %zu\n",
-		       r.total, r.nsets, repeat, E * (E - 1) / 2 - pmcf_cover_nimpossible(r.cv), E,
-		       pmcf_cover_lower_bound(r.cv) * repeat, pmcf_cover_lower_bound(r.cv), repeat,
-		       (E * (E - 1) / 2) * repeat);
-		/* how the bound is derived is the covering's internals: -v */
-		if (cli_verbose)
-			printf("lower bound: %s\n", pmcf_cover_bound_text(r.cv));
-		if (cli_verbose && sim)
-			printf("seed %lu: each execution's seed is derived from it (listed in "
-			       "%s/reference.json)\n",
-			       seed, dir);
-		if (pmcf_cover_nimpossible(r.cv))
-			printf("%zu pairs can never be counted together and are left out (listed in "
-			       "%s/reference.json)\n",
-			       pmcf_cover_nimpossible(r.cv), dir);
-		printf("wrote %s/ref-000.pmcf .. ref-%03zu.pmcf and %s/reference.json\n", dir,
-		       r.total ? r.total - 1 : 0, dir);
-	}
-	campaign_close(&camp);
-	free(command);
-	free(r.done);
-	free(r.seeds);
-	free(canon);
-	pmcf_cover_free(r.cv);
-	pmcf_evlist_free(r.list);
-	pmcf_source_free(src);
-	return st;
+	if (r.prog && strcmp(argv[optind - 1], "--") != 0)
+		return cli_usage_error("reference", "put the program after '--' ('%s')", r.prog[0]);
+	if (r.sim && r.args.progout)
+		return cli_usage_error("reference",
+				       "--program-output is for a program (-- PROGRAM ARGS), not --sim");
+	return run_references(&r, argc, argv);
 }

@@ -83,7 +83,7 @@ static const char usage[] =
 	"forwarded), keep what was recorded and exit 128+N with one line saying how to\n"
 	"resume (docs/campaigns.md). The output and the folder are checked first.\n";
 
-enum { OPT_KEEP = FUSE_OPT_OWN, OPT_RESUME, OPT_PROGOUT };
+enum { OPT_KEEP = FUSE_OPT_OWN };
 
 /* "set K: a,b,c" (duration left out, cut with "...") for the progress line */
 static void set_text(char *buf, size_t len, size_t k, const char *const *ev, size_t nev)
@@ -260,6 +260,303 @@ static int owns_folder(const struct campaign *c, const char *out)
 	return cli_same_folder(c->dir, own);
 }
 
+struct run {
+	/* the command line */
+	const char *events, *out, *link, *keep, *sim;
+	pmcf_plan_opts po;
+	unsigned long seed;
+	int seed_given;
+	struct campaign_args args;
+	/* the campaign */
+	struct campaign_session s;
+	pmcf_source *src;
+	pmcf_evlist *ev, *lk;
+	pmcf_plan *plan;
+	size_t nsets, reused;
+	uint64_t base, *seeds;
+	char digest[65], **paths, *owndir, *source;
+	const char *cdir, *how; /* how: how the program was observed */
+	int own;
+	double t0;
+	pmcf_profile **rec, *fused;
+	pmcf_combine_stats cs;
+};
+
+/* The source, the events (default: the source's, resolved once for the
+ * planner and every recording) and the plan, whose digest names the
+ * campaign; the output checked. */
+static int plan_run(struct run *r, int argc, char **argv, int optind)
+{
+	const char *verb = "run";
+	const pmcf_catalog *cat = NULL;
+	pmcf_source_opts so = PMCF_SOURCE_OPTS_INIT;
+	so.pmcs = r->po.pmcs;
+	int st, err = r->sim ? pmcf_source_new_sim(r->sim, &so, &r->src)
+			     : pmcf_source_new_program(argc - optind, argv + optind, &so, NULL, &r->src);
+	if (err)
+		return cli_lib_error(verb, err, r->sim ? r->sim : "program");
+	int autolink = r->link && !strcmp(r->link, "auto");
+	if ((err = pmcf_source_events(r->src, r->events, &r->ev)) ||
+	    (r->link && !autolink && (err = pmcf_source_events(r->src, r->link, &r->lk))) ||
+	    (err = pmcf_source_catalog(r->src, &cat)))
+		return cli_lib_error(verb, err, "events");
+	if (r->lk) {
+		r->po.link = pmcf_evlist_names(r->lk);
+		r->po.nlink = pmcf_evlist_size(r->lk);
+	}
+	r->po.groups = pmcf_evlist_groups(r->ev);
+	if (autolink) { /* --link auto: a pilot (docs/fusion.md) */
+		if ((st = fuse_link_auto_plan(verb, cat, r->ev, NULL, r->sim, r->seed_given ? r->seed : 1,
+					      &r->po, &r->plan)))
+			return st;
+	} else if ((err = pmcf_plan_make(cat, pmcf_evlist_names(r->ev), pmcf_evlist_size(r->ev), &r->po,
+					 &r->plan)) ||
+		   (r->lk && (err = pmcf_evlist_append(r->ev, r->lk)))) { /* ev: every event of a set */
+		return cli_lib_error(verb, err, "planning");
+	}
+	r->nsets = pmcf_plan_nsets(r->plan);
+	r->base = r->seed_given ? r->seed : pmcf_source_seed(r->src);
+	r->rec = calloc(r->nsets, sizeof(*r->rec));
+	r->paths = calloc(r->nsets, sizeof(*r->paths));
+	r->seeds = calloc(r->nsets, sizeof(*r->seeds));
+	/* the source as the user gave it, with the base seed (not an execution's) */
+	pmcf_source_set_seed(r->src, r->base);
+	r->source = strdup(pmcf_source_name(r->src));
+	if (!r->rec || !r->paths || !r->seeds || !r->source)
+		return cli_error(verb, CLI_EENV, "out of memory");
+	/* the plan with its source and seed: its digest names the campaign */
+	if ((err = pmcf_source_to_plan(r->src, r->plan)))
+		return cli_lib_error(verb, err, "planning");
+	if ((st = cli_plan_digest(verb, r->plan, r->digest)) || (st = cli_check_output(verb, r->out)))
+		return st;
+	return CLI_OK;
+}
+
+/* The campaign folder (--resume, --keep, or OUT.executions of its own)
+ * opened, the executions' paths, and how many to record now. */
+static int open_run(struct run *r, int argc, char **argv)
+{
+	if (!r->keep && !r->args.resume) {
+		size_t len = strlen(r->out) + 16;
+		if (!(r->owndir = malloc(len)))
+			return cli_error("run", CLI_EENV, "out of memory");
+		snprintf(r->owndir, len, "%s.executions", r->out);
+	}
+	r->cdir = r->args.resume ? r->args.resume : r->keep ? r->keep : r->owndir;
+	int st = campaign_session_open(&r->s, r->src, r->cdir, r->digest, r->nsets, argc, argv);
+	if (st || r->args.launch.slurm)
+		return st;
+	struct campaign *c = &r->s.camp;
+	r->own = !r->keep && !c->task && (!r->args.resume || owns_folder(c, r->out));
+	size_t todo = 0, len = strlen(r->cdir) + 32;
+	for (size_t k = 0; k < r->nsets; k++) {
+		char done[4096];
+		todo += c->task ? k == (size_t)r->args.launch.only
+				: !(r->args.resume && campaign_is_done(c, k, done, sizeof(done)));
+		if (!(r->paths[k] = malloc(len)))
+			return cli_error("run", CLI_EENV, "out of memory");
+		snprintf(r->paths[k], len, "%s/exec-%zu.pmcf", r->cdir, k);
+	}
+	campaign_session_progress(&r->s, r->nsets, todo);
+	return CLI_OK;
+}
+
+/* Execution k failed with err: says which, and what is kept. */
+static int execution_failed(struct run *r, size_t k, int err, const pmcf_exit_info *ei)
+{
+	cli_progress_clear(&r->s.pr);
+	/* the program ran and failed: its incomplete profile is kept too */
+	size_t nkeep = err == PMCF_EPROGRAM && r->rec[k] ? k + 1 : k;
+	char msg[600], kept[512];
+	if (err == PMCF_EPROGRAM && ei->message[0])
+		snprintf(msg, sizeof(msg), "%s", ei->message);
+	else
+		snprintf(msg, sizeof(msg), "%s", pmcf_errdetail()[0] ? pmcf_errdetail() : pmcf_strerror(err));
+	kept_text(kept, sizeof(kept), &r->s.camp, nkeep, nkeep > k);
+	if (!nkeep && r->own)
+		campaign_remove(&r->s.camp);
+	else
+		campaign_set_state(&r->s.camp, "failed");
+	return cli_error("run", err == PMCF_EPROGRAM ? CLI_EENV : cli_status_for(err),
+			 "execution %zu of %zu failed: %s (%s)", k, r->nsets, msg, kept);
+}
+
+/* Records execution k (set k of the plan) and keeps what the program left:
+ * complete, or marked incomplete. *stop: the campaign ends here. */
+static int record_run(struct run *r, size_t k, const struct cli_plan_meta *pm, int *stop)
+{
+	const char *const *names;
+	size_t m;
+	pmcf_plan_set_events(r->plan, k, &names, &m);
+	char what[160], setk[32], exitst[32];
+	set_text(what, sizeof(what), k, names, m);
+	snprintf(setk, sizeof(setk), "set %zu", k);
+	cli_progress_start(&r->s.pr, k, what);
+	double tk = cli_now();
+	struct campaign_exec ce = {.file = r->paths[k] + strlen(r->cdir) + 1,
+				   .set = k,
+				   .repeat = -1,
+				   .started = time(NULL)};
+	pmcf_exit_info ei;
+	int sim = r->sim != NULL, err, serr = 0;
+	int st = campaign_session_record(&r->s, k, r->nsets, setk, r->ev, names, m, &r->rec[k], &ei, &ce,
+					 exitst, &err);
+	*stop = 1;
+	if (st)
+		return st;
+	r->seeds[k] = ce.seed;
+	if (!sim)
+		r->how = cli_collect_how(&ei);
+	/* a simulated execution always finishes; a program may have been stopped */
+	int sig = cli_signal_caught(), stopped = sig && !sim && r->rec[k];
+	ce.status = stopped ? "interrupted" : err ? "failed" : "ok";
+	if (r->rec[k]) {
+		serr = cli_plan_meta_apply(r->rec[k], pm);
+		if (!serr && stopped)
+			serr = pmcf_profile_meta_set(r->rec[k], PMCF_META_COMPLETE, "0");
+		if (!serr)
+			serr = pmcf_profile_save(r->rec[k], r->paths[k]);
+		if (serr) {
+			cli_progress_clear(&r->s.pr);
+			return cli_lib_error("run", serr, r->paths[k]);
+		}
+		if ((st = campaign_update(&r->s.camp, k, &ce)))
+			return st;
+	}
+	if (sig)
+		return run_stopped("run", &r->s.camp, err || stopped ? k : k + 1, stopped, r->nsets, r->own,
+				   &r->s.pr);
+	if (err)
+		return execution_failed(r, k, err, &ei);
+	cli_progress_done(&r->s.pr, k, setk, cli_now() - tk);
+	*stop = 0;
+	return CLI_OK;
+}
+
+/* Every execution not done (an array task: its own), resumed ones reused. */
+static int record_runs(struct run *r)
+{
+	int st = CLI_OK, stop = 0;
+	r->t0 = cli_now();
+	for (size_t k = 0; k < r->nsets && !stop; k++) {
+		if (r->s.camp.task && k != (size_t)r->args.launch.only)
+			continue; /* an array task records its own execution */
+		struct cli_plan_meta pm = {.digest = r->digest, .set = k, .nsets = r->nsets};
+		if (r->args.resume && reuse_execution(&r->s.camp, k, &pm, &r->rec[k])) {
+			r->reused++;
+			continue;
+		}
+		if (cli_signal_caught())
+			return run_stopped("run", &r->s.camp, k, 0, r->nsets, r->own, &r->s.pr);
+		st = record_run(r, k, &pm, &stop);
+	}
+	cli_progress_clear(&r->s.pr);
+	return st;
+}
+
+/* The executions fused into OUT; a folder of this run's own is removed,
+ * one named by the user stays. */
+static int fuse_run(struct run *r)
+{
+	for (size_t k = 0; k < r->nsets && r->own; k++)
+		snprintf(r->paths[k], strlen(r->cdir) + 32, "execution %zu", k);
+	pmcf_combine_opts co = PMCF_COMBINE_OPTS_INIT;
+	co.strategy = r->po.strategy;
+	co.seed = r->base;
+	co.names = (const char *const *)r->paths;
+	r->cs = (pmcf_combine_stats){.size = sizeof(r->cs)};
+	int err = pmcf_combine((const pmcf_profile *const *)r->rec, r->nsets, &co, &r->fused, &r->cs);
+	if (err)
+		return cli_lib_error("run", err, "combining");
+	if ((err = pmcf_profile_save(r->fused, r->out)))
+		return cli_lib_error("run", err, r->out);
+	if (r->own)
+		campaign_remove(&r->s.camp);
+	else
+		campaign_set_state(&r->s.camp, "complete");
+	return CLI_OK;
+}
+
+static void print_summary(const struct run *r)
+{
+	double secs = cli_now() - r->t0;
+	size_t n = r->nsets;
+	if (r->args.json) {
+		printf("{\"output\": ");
+		cli_json_string(stdout, r->out);
+		printf(", \"source\": ");
+		cli_json_string(stdout, r->source);
+		printf(", \"seed\": %llu", (unsigned long long)r->base);
+		if (r->sim) {
+			printf(", \"execution_seeds\": [");
+			for (size_t k = 0; k < n; k++)
+				printf("%s%llu", k ? ", " : "", (unsigned long long)r->seeds[k]);
+			printf("]");
+		}
+		printf(", \"executions\": %zu, \"lower_bound\": %u, \"resumed\": %zu", n,
+		       pmcf_plan_lower_bound(r->plan), r->reused);
+		cli_json_member(stdout, "seconds", secs);
+		printf(", \"agree\": %s, ",
+		       n < 2 || !print_agreement(NULL, r->rec, n, r->how) ? "true" : "false");
+		fuse_json_summary(stdout, r->fused, &r->cs, r->po.strategy, n);
+		printf("}\n");
+		return;
+	}
+	if (cli_quiet)
+		return;
+	campaign_print_resumed(r->cdir, r->reused, n);
+	printf("%zu executions of %s (lower bound %u) in %.2fs\n", n, r->source,
+	       pmcf_plan_lower_bound(r->plan), secs);
+	if (r->sim && cli_verbose) {
+		printf("execution seeds (derived from seed %llu):", (unsigned long long)r->base);
+		for (size_t k = 0; k < n; k++)
+			printf(" %llu", (unsigned long long)r->seeds[k]);
+		printf("\n");
+	}
+	if (n > 1)
+		print_agreement(stdout, r->rec, n, r->how);
+	fuse_print_summary(stdout, r->fused, &r->cs, r->po.strategy, n);
+	printf("wrote %s\n", r->out);
+}
+
+/* The whole pipeline after the command line: planned, recorded (or
+ * submitted to Slurm), fused, summarised. */
+static int run_pipeline(struct run *r, int argc, char **argv, int optind)
+{
+	campaign_session_init(&r->s, "run", &r->args, "planning");
+	int st = plan_run(r, argc, argv, optind);
+	if (!st)
+		st = open_run(r, argc, argv);
+	if (!st && r->args.launch.slurm)
+		st = launch_slurm("run", &r->s.camp, r->nsets, &r->args.launch);
+	else if (!st)
+		st = record_runs(r);
+	long only = r->args.launch.only;
+	if (!st && !r->args.launch.slurm && r->s.camp.task && !cli_quiet)
+		printf("execution %ld of %zu: %s%s\n", only, r->nsets, r->paths[only],
+		       r->reused ? " (already done)" : "");
+	else if (!st && !r->args.launch.slurm && !r->s.camp.task && !(st = fuse_run(r)))
+		print_summary(r);
+	campaign_session_close(&r->s);
+	for (size_t k = 0; k < r->nsets; k++) {
+		if (r->rec)
+			pmcf_profile_free(r->rec[k]);
+		if (r->paths)
+			free(r->paths[k]);
+	}
+	free(r->rec);
+	free(r->paths);
+	free(r->seeds);
+	free(r->source);
+	free(r->owndir);
+	pmcf_profile_free(r->fused);
+	pmcf_plan_free(r->plan);
+	pmcf_evlist_free(r->ev);
+	pmcf_evlist_free(r->lk);
+	pmcf_source_free(r->src);
+	return st;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const char *verb = "run";
@@ -268,365 +565,50 @@ int cmd_run(int argc, char **argv)
 	static const struct option longopts[] = {
 		FUSE_PLAN_LONGOPTS,
 		{"keep", required_argument, NULL, OPT_KEEP},
-		{"resume", required_argument, NULL, OPT_RESUME},
-		LAUNCH_LONGOPTS,
-		{"program-output", required_argument, NULL, OPT_PROGOUT},
-		CLI_OUTPUT_LONGOPTS,
-		CLI_JSON_LONGOPT,
+		CAMPAIGN_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
-	const char *events = NULL, *out = NULL, *link = NULL, *keep = NULL, *sim = NULL, *resume = NULL,
-		   *progout = NULL;
-	int json = 0;
 	pmcf_plan_opts po = PMCF_PLAN_OPTS_INIT;
-	unsigned long seed = 0;
-	int seed_given = 0, st = CLI_OK, c;
-	struct launch launch = LAUNCH_INIT;
+	struct run r = {.po = po, .args = CAMPAIGN_ARGS_INIT};
+	int st = CLI_OK, c;
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:e:o:vq", longopts, NULL)) != -1) {
-		if (fuse_plan_option(verb, c, optarg, &po, &seed, &seed_given, &st)) {
+		if (fuse_plan_option(verb, c, optarg, &r.po, &r.seed, &r.seed_given, &st) ||
+		    campaign_option(verb, c, optarg, argv, optind, &r.args, &st)) {
 			if (st)
 				return st;
 			continue;
 		}
-		if (launch_option(verb, c, optarg, argv, optind, &launch, &st)) {
-			if (st)
-				return st;
-			continue;
-		}
-		if (cli_output_option(c, &json))
-			continue;
 		switch (c) {
-		case 'e': events = optarg; break;
+		case 'e': r.events = optarg; break;
 		case 'o':
 			if (cli_out_arg(verb, optarg, "a profile"))
 				return CLI_EUSAGE;
-			out = optarg;
+			r.out = optarg;
 			break;
-		case FUSE_OPT_LINK: link = optarg; break;
-		case OPT_KEEP: keep = optarg; break;
-		case OPT_RESUME: resume = optarg; break;
-		case OPT_PROGOUT: progout = optarg; break;
-		case FUSE_OPT_SIM: sim = optarg; break;
+		case FUSE_OPT_LINK: r.link = optarg; break;
+		case OPT_KEEP: r.keep = optarg; break;
+		case FUSE_OPT_SIM: r.sim = optarg; break;
 		case ':': return cli_usage_error(verb, "%s needs a value", argv[optind - 1]);
 		default: return cli_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if ((st = launch_check(verb, &launch, resume)))
+	if (campaign_args_done(verb, &r.args, argc, optind, cmd_run, &st))
 		return st;
-	if (resume && optind >= argc && argc - launch.nwords <= 3) /* --resume DIR alone */
-		return campaign_resume_alone(verb, resume, launch.nwords, launch.words, cmd_run);
-	if (!out)
+	if (!r.out)
 		return cli_usage_error(verb, "missing -o OUT");
-	if (resume && keep && !cli_same_folder(resume, keep))
-		return cli_usage_error(verb, "--resume %s and --keep %s name two folders", resume, keep);
-	if (sim && optind < argc)
+	if (r.args.resume && r.keep && !cli_same_folder(r.args.resume, r.keep))
+		return cli_usage_error(verb, "--resume %s and --keep %s name two folders", r.args.resume,
+				       r.keep);
+	if (r.sim && optind < argc)
 		return cli_usage_error(verb, "give either --sim SPEC or -- PROG ARGS, not both");
-	if (!sim && optind >= argc)
+	if (!r.sim && optind >= argc)
 		return cli_usage_error(verb, "missing the source: --sim SPEC or -- PROG ARGS");
-	if (sim && progout)
-		return cli_usage_error(verb, "--program-output is for a program (-- PROG ARGS), "
-					     "not --sim");
-	if (link && !pmcf_strategy_ordered(po.strategy))
+	if (r.sim && r.args.progout)
+		return cli_usage_error(verb, "--program-output is for a program (-- PROG ARGS), not --sim");
+	if (r.link && !pmcf_strategy_ordered(r.po.strategy))
 		return cli_usage_error(verb, "--link is for the bc family, not %s",
-				       pmcf_strategy_name(po.strategy));
-	pmcf_source *src = NULL;
-	const pmcf_catalog *cat = NULL;
-	pmcf_evlist *ev = NULL, *lk = NULL;
-	pmcf_plan *plan = NULL;
-	pmcf_profile **rec = NULL, *fused = NULL;
-	char **paths = NULL, *owndir = NULL, **command = NULL, *source = NULL;
-	uint64_t *seeds = NULL;
-	struct cli_progress pr;
-	struct cli_progout pout;
-	cli_progress_begin(&pr, verb, 0, 0);
-	cli_progout_init(&pout, json, &pr);
-	const char *cdir = NULL;
-	struct campaign camp = {0};
-	size_t nsets = 0;
-	pmcf_source_opts so = PMCF_SOURCE_OPTS_INIT;
-	so.pmcs = po.pmcs;
-	int err = sim ? pmcf_source_new_sim(sim, &so, &src)
-		      : pmcf_source_new_program(argc - optind, argv + optind, &so, NULL, &src);
-	if (err) {
-		st = cli_lib_error(verb, err, sim ? sim : "program");
-		goto out;
-	}
-	/* the events (default: the source's), resolved once for the planner and
-	 * every recording */
-	if ((err = pmcf_source_events(src, events, &ev)) ||
-	    (link && strcmp(link, "auto") && (err = pmcf_source_events(src, link, &lk))) ||
-	    (err = pmcf_source_catalog(src, &cat))) {
-		st = cli_lib_error(verb, err, "events");
-		goto out;
-	}
-	if (lk) {
-		po.link = pmcf_evlist_names(lk);
-		po.nlink = pmcf_evlist_size(lk);
-	}
-	po.groups = pmcf_evlist_groups(ev);
-	if (link && !strcmp(link, "auto")) { /* --link auto: a pilot (docs/fusion.md) */
-		if ((st = fuse_link_auto_plan(verb, cat, ev, NULL, sim, seed_given ? seed : 1, &po, &plan)))
-			goto out;
-	} else if ((err = pmcf_plan_make(cat, pmcf_evlist_names(ev), pmcf_evlist_size(ev), &po, &plan)) ||
-		   (lk && (err = pmcf_evlist_append(ev, lk)))) { /* ev: every event of a set */
-		st = cli_lib_error(verb, err, "planning");
-		goto out;
-	}
-	nsets = pmcf_plan_nsets(plan);
-	uint64_t base = seed_given ? seed : pmcf_source_seed(src);
-	rec = calloc(nsets, sizeof(*rec));
-	paths = calloc(nsets, sizeof(*paths));
-	seeds = calloc(nsets, sizeof(*seeds));
-	/* the source as the user gave it, with the base seed (not an execution's) */
-	pmcf_source_set_seed(src, base);
-	source = strdup(pmcf_source_name(src));
-	if (!rec || !paths || !seeds || !source) {
-		st = cli_error(verb, CLI_EENV, "out of memory");
-		goto out;
-	}
-	/* the plan with its source and seed: its digest names the campaign */
-	if ((err = pmcf_source_to_plan(src, plan))) {
-		st = cli_lib_error(verb, err, "planning");
-		goto out;
-	}
-	char digest[65];
-	if ((st = cli_plan_digest(verb, plan, digest)) || (st = cli_check_output(verb, out)))
-		goto out;
-	if (!keep && !resume) {
-		size_t len = strlen(out) + 16;
-		if (!(owndir = malloc(len))) {
-			st = cli_error(verb, CLI_EENV, "out of memory");
-			goto out;
-		}
-		snprintf(owndir, len, "%s.executions", out);
-	}
-	cdir = resume ? resume : keep ? keep : owndir;
-	if (launch.only >= (long)nsets) {
-		st = cli_usage_error(verb, "--only %ld: the campaign has executions 0 to %zu", launch.only,
-				     nsets - 1);
-		goto out;
-	}
-	int ncommand = 0;
-	if (!(command = launch_command(&launch, argc, argv, 1, &ncommand))) {
-		st = cli_error(verb, CLI_EENV, "out of memory");
-		goto out;
-	}
-	if (!sim && (st = cli_progout_open(verb, progout, json, &pr, &pout)))
-		goto out;
-	cli_signals_catch();
-	if ((st = campaign_open(verb, cdir, resume != NULL, digest, nsets, ncommand, command, &camp)))
-		goto out;
-	camp.task = launch.only >= 0;
-	if (launch.slurm) {
-		st = launch_slurm(verb, &camp, nsets, &launch);
-		goto out;
-	}
-	int own = !keep && !camp.task && (!resume || owns_folder(&camp, out));
-	size_t todo = 0;
-	for (size_t k = 0; k < nsets; k++) {
-		char done[4096];
-		todo += camp.task ? k == (size_t)launch.only
-				  : !(resume && campaign_is_done(&camp, k, done, sizeof(done)));
-	}
-	cli_progress_begin(&pr, verb, nsets, todo);
-	if (camp.task) /* an array task prints its one line at the end */
-		cli_progress_silence(&pr);
-	double t0 = cli_now();
-	const char *how = NULL; /* how the program was observed */
-	size_t reused = 0;
-	for (size_t k = 0; k < nsets; k++) {
-		const char *const *names;
-		size_t m;
-		pmcf_exit_info ei;
-		ei.message[0] = '\0';
-		pmcf_plan_set_events(plan, k, &names, &m);
-		size_t len = strlen(cdir) + 32;
-		if (!(paths[k] = malloc(len))) {
-			st = cli_error(verb, CLI_EENV, "out of memory");
-			goto out;
-		}
-		snprintf(paths[k], len, "%s/exec-%zu.pmcf", cdir, k);
-		if (camp.task && k != (size_t)launch.only)
-			continue; /* an array task records its own execution */
-		struct cli_plan_meta pm = {.digest = digest, .set = k, .nsets = nsets};
-		if (resume && reuse_execution(&camp, k, &pm, &rec[k])) {
-			reused++;
-			continue;
-		}
-		if (cli_signal_caught()) {
-			st = run_stopped(verb, &camp, k, 0, nsets, own, &pr);
-			goto out;
-		}
-		char what[160], setk[32];
-		set_text(what, sizeof(what), k, names, m);
-		snprintf(setk, sizeof(setk), "set %zu", k);
-		cli_progress_start(&pr, k, what);
-		double tk = cli_now();
-		struct campaign_exec ce = {.file = paths[k] + strlen(cdir) + 1,
-					   .set = k,
-					   .repeat = -1,
-					   .started = time(NULL)};
-		pmcf_evlist *set = NULL;
-		if ((err = pmcf_evlist_subset(ev, names, m, &set))) {
-			st = cli_lib_error(verb, err, "planning");
-			goto out;
-		}
-		if (sim) {
-			ce.has_seed = 1;
-			ce.seed = seeds[k] = pmcf_source_exec_seed(src, (long)k);
-			err = pmcf_source_record(src, set, (long)k, &rec[k], &ei);
-		} else {
-			char head[256], stamp[32];
-			int ofd, efd;
-			cli_stamp(stamp);
-			snprintf(head, sizeof(head), "==> pmcfuse run: exec %zu/%zu (set %zu), %s <==\n",
-				 k + 1, nsets, k, stamp);
-			if ((st = cli_progout_begin(verb, &pout, head, &ofd, &efd))) {
-				pmcf_evlist_free(set);
-				goto out;
-			}
-			pmcf_source_set_output(src, ofd, efd);
-			err = pmcf_source_record(src, set, (long)k, &rec[k], &ei);
-			cli_progout_end(&pout);
-			how = cli_collect_how(&ei);
-		}
-		pmcf_evlist_free(set);
-		ce.finished = time(NULL);
-		/* a simulated execution always finishes; a program may have been stopped */
-		int sig = cli_signal_caught(), stopped = sig && !sim && rec[k];
-		char exitst[32] = "";
-		if (!sim && (!err || err == PMCF_EPROGRAM))
-			snprintf(exitst, sizeof(exitst), ei.exited ? "%d" : "signal %d",
-				 ei.exited ? ei.status : ei.signal);
-		ce.exit = exitst;
-		ce.status = stopped ? "interrupted" : err ? "failed" : "ok";
-		/* what the program left is kept: complete, or marked incomplete */
-		int serr = 0;
-		if (rec[k]) {
-			serr = cli_plan_meta_apply(rec[k], &pm);
-			if (!serr && stopped)
-				serr = pmcf_profile_meta_set(rec[k], PMCF_META_COMPLETE, "0");
-			if (!serr)
-				serr = pmcf_profile_save(rec[k], paths[k]);
-			if (serr) {
-				cli_progress_clear(&pr);
-				st = cli_lib_error(verb, serr, paths[k]);
-				goto out;
-			}
-			if ((st = campaign_update(&camp, k, &ce)))
-				goto out;
-		}
-		if (sig) {
-			st = run_stopped(verb, &camp, err || stopped ? k : k + 1, stopped, nsets, own, &pr);
-			goto out;
-		}
-		if (err) {
-			cli_progress_clear(&pr);
-			/* the program ran and failed: its incomplete profile is kept too */
-			size_t nkeep = err == PMCF_EPROGRAM && rec[k] ? k + 1 : k;
-			char msg[600];
-			if (err == PMCF_EPROGRAM && ei.message[0])
-				snprintf(msg, sizeof(msg), "%s", ei.message);
-			else
-				snprintf(msg, sizeof(msg), "%s",
-					 pmcf_errdetail()[0] ? pmcf_errdetail() : pmcf_strerror(err));
-			char kept[512];
-			kept_text(kept, sizeof(kept), &camp, nkeep, nkeep > k);
-			if (!nkeep && own)
-				campaign_remove(&camp);
-			else
-				campaign_set_state(&camp, "failed");
-			st = cli_error(verb, err == PMCF_EPROGRAM ? CLI_EENV : cli_status_for(err),
-				       "execution %zu of %zu failed: %s (%s)", k, nsets, msg, kept);
-			goto out;
-		}
-		cli_progress_done(&pr, k, setk, cli_now() - tk);
-	}
-	cli_progress_clear(&pr);
-	if (camp.task) {
-		if (!cli_quiet)
-			printf("execution %ld of %zu: %s%s\n", launch.only, nsets, paths[launch.only],
-			       reused ? " (already done)" : "");
-		goto out;
-	}
-	for (size_t k = 0; k < nsets && own; k++)
-		snprintf(paths[k], strlen(cdir) + 32, "execution %zu", k);
-	pmcf_combine_opts co = PMCF_COMBINE_OPTS_INIT;
-	co.strategy = po.strategy;
-	co.seed = base;
-	co.names = (const char *const *)paths;
-	pmcf_combine_stats cs = {.size = sizeof(cs)};
-	if ((err = pmcf_combine((const pmcf_profile *const *)rec, nsets, &co, &fused, &cs))) {
-		st = cli_lib_error(verb, err, "combining");
-		goto out;
-	}
-	if ((err = pmcf_profile_save(fused, out))) {
-		st = cli_lib_error(verb, err, out);
-		goto out;
-	}
-	/* a folder of this run's own is removed; one named by the user stays */
-	if (own)
-		campaign_remove(&camp);
-	else
-		campaign_set_state(&camp, "complete");
-	double secs = cli_now() - t0;
-	if (json) {
-		printf("{\"output\": ");
-		cli_json_string(stdout, out);
-		printf(", \"source\": ");
-		cli_json_string(stdout, source);
-		printf(", \"seed\": %llu", (unsigned long long)base);
-		if (sim) {
-			printf(", \"execution_seeds\": [");
-			for (size_t k = 0; k < nsets; k++)
-				printf("%s%llu", k ? ", " : "", (unsigned long long)seeds[k]);
-			printf("]");
-		}
-		printf(", \"executions\": %zu, \"lower_bound\": %u, \"resumed\": %zu", nsets,
-		       pmcf_plan_lower_bound(plan), reused);
-		cli_json_member(stdout, "seconds", secs);
-		printf(", \"agree\": %s, ",
-		       nsets < 2 || !print_agreement(NULL, rec, nsets, how) ? "true" : "false");
-		fuse_json_summary(stdout, fused, &cs, po.strategy, nsets);
-		printf("}\n");
-	} else if (!cli_quiet) {
-		if (reused)
-			printf("resumed %s: %zu of %zu executions were already done\n", cdir, reused, nsets);
-		printf("%zu executions of %s (lower bound %u) in %.2fs\n", nsets, source,
-		       pmcf_plan_lower_bound(plan), secs);
-		if (sim && cli_verbose) {
-			printf("execution seeds (derived from seed %llu):", (unsigned long long)base);
-			for (size_t k = 0; k < nsets; k++)
-				printf(" %llu", (unsigned long long)seeds[k]);
-			printf("\n");
-		}
-		if (nsets > 1)
-			print_agreement(stdout, rec, nsets, how);
-		fuse_print_summary(stdout, fused, &cs, po.strategy, nsets);
-		printf("wrote %s\n", out);
-	}
-out:
-	cli_progress_clear(&pr);
-	cli_progout_close(&pout);
-	for (size_t k = 0; k < nsets; k++) {
-		if (rec)
-			pmcf_profile_free(rec[k]);
-		if (paths)
-			free(paths[k]);
-	}
-	free(rec);
-	free(paths);
-	free(seeds);
-	free(source);
-	free(owndir);
-	free(command);
-	campaign_close(&camp);
-	pmcf_profile_free(fused);
-	pmcf_plan_free(plan);
-	pmcf_evlist_free(ev);
-	pmcf_evlist_free(lk);
-	pmcf_source_free(src);
-	return st;
+				       pmcf_strategy_name(r.po.strategy));
+	return run_pipeline(&r, argc, argv, optind);
 }

@@ -160,6 +160,54 @@ static int finish(const char *verb, pmcf_source *src, int err, pmcf_profile *p, 
 
 enum { OPT_SIM = 256, OPT_PMCS, OPT_MUX, OPT_PERIOD, OPT_EST, OPT_PLAN, OPT_SET };
 
+/* The source's options (--pmcs, --multiplex, --period-ms, --estimate) into
+ * *o, with which ones were given: 1 when c was one of them (*st set to an
+ * exit status when it is wrong), else 0. */
+static int source_option(const char *verb, int c, pmcf_source_opts *o, int *pmcs_given, int *period_given,
+			 int *est_given, int *st)
+{
+	unsigned long ul;
+	*st = CLI_EUSAGE;
+	switch (c) {
+	case OPT_PMCS:
+		if (cli_parse_uint(verb, "--pmcs", optarg, 1, 64, &ul))
+			return 1;
+		o->pmcs = (unsigned)ul;
+		*pmcs_given = 1;
+		*st = CLI_OK;
+		return 1;
+	case OPT_MUX:
+		o->multiplex = pmcf_mux_mode_parse(optarg);
+		if (o->multiplex < 0)
+			return *st = cli_usage_error(verb,
+						     "--multiplex must be none, kernel, rr, roc or "
+						     "roc-counts, not '%s'",
+						     optarg);
+		*st = CLI_OK;
+		return 1;
+	case OPT_PERIOD: {
+		char *end;
+		o->period_ms = strtod(optarg, &end);
+		if (!*optarg || *end || !(o->period_ms >= 0.001 && o->period_ms <= 1e6))
+			return *st = cli_usage_error(
+				       verb, "--period-ms needs a number of ms from 0.001 to 1e6, not '%s'",
+				       optarg);
+		*period_given = 1;
+		*st = CLI_OK;
+		return 1;
+	}
+	case OPT_EST:
+		o->estimate = pmcf_estimate_parse(optarg);
+		if (o->estimate < 0)
+			return *st = cli_usage_error(verb, "--estimate must be cumulative or local, not '%s'",
+						     optarg);
+		*est_given = 1;
+		*st = CLI_OK;
+		return 1;
+	default: *st = CLI_OK; return 0;
+	}
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const char *verb = "record";
@@ -182,14 +230,18 @@ int cmd_record(int argc, char **argv)
 	int json = 0;
 	const char *events = NULL, *out = NULL, *sim = NULL, *plan = NULL, *setarg = NULL;
 	pmcf_source_opts o = PMCF_SOURCE_OPTS_INIT;
-	int period_given = 0, est_given = 0, pmcs_given = 0;
-	unsigned long ul;
+	int period_given = 0, est_given = 0, pmcs_given = 0, rc;
 	optind = 0;
 	opterr = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, "+:e:o:vq", longopts, NULL)) != -1) {
 		if (cli_output_option(c, &json))
 			continue;
+		if (source_option(verb, c, &o, &pmcs_given, &period_given, &est_given, &rc)) {
+			if (rc)
+				return rc;
+			continue;
+		}
 		switch (c) {
 		case 'e': events = optarg; break;
 		case 'o':
@@ -200,38 +252,6 @@ int cmd_record(int argc, char **argv)
 		case OPT_SIM: sim = optarg; break;
 		case OPT_PLAN: plan = optarg; break;
 		case OPT_SET: setarg = optarg; break;
-		case OPT_PMCS:
-			if (cli_parse_uint(verb, "--pmcs", optarg, 1, 64, &ul))
-				return CLI_EUSAGE;
-			o.pmcs = (unsigned)ul;
-			pmcs_given = 1;
-			break;
-		case OPT_MUX:
-			o.multiplex = pmcf_mux_mode_parse(optarg);
-			if (o.multiplex < 0)
-				return cli_usage_error(verb,
-						       "--multiplex must be none, kernel, rr, roc or "
-						       "roc-counts, not '%s'",
-						       optarg);
-			break;
-		case OPT_PERIOD: {
-			char *end;
-			o.period_ms = strtod(optarg, &end);
-			if (!*optarg || *end || !(o.period_ms >= 0.001 && o.period_ms <= 1e6))
-				return cli_usage_error(
-					verb, "--period-ms needs a number of ms from 0.001 to 1e6, not '%s'",
-					optarg);
-			period_given = 1;
-			break;
-		}
-		case OPT_EST:
-			o.estimate = pmcf_estimate_parse(optarg);
-			if (o.estimate < 0)
-				return cli_usage_error(verb,
-						       "--estimate must be cumulative or local, not '%s'",
-						       optarg);
-			est_given = 1;
-			break;
 		case ':': return cli_usage_error(verb, "option '%s' needs a value", argv[optind - 1]);
 		default: return cli_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
 		}
@@ -264,7 +284,7 @@ int cmd_record(int argc, char **argv)
 	pmcf_profile *p = NULL;
 	pmcf_exit_info ei;
 	long exec = -1;
-	int rc = cli_check_output(verb, out);
+	rc = cli_check_output(verb, out);
 	if (rc)
 		return rc;
 	cli_signals_catch();

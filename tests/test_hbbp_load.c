@@ -45,9 +45,9 @@ static void test_csv_known(void **state)
 	char longkey[9000];
 	memset(longkey, 'K', sizeof(longkey) - 1);
 	longkey[sizeof(longkey) - 1] = 0;
-	int len = snprintf(text, sizeof(text),
-			   "key,count,share\n# a comment\nADD,30,0.5\r\n\nMOV,1.5e3\n%s,7\nDEC,0,0\n",
-			   longkey);
+	int len =
+		snprintf(text, sizeof(text),
+			 "key,count,share\n# a comment\nADD,30,0.5\r\n\nMOV,1.5e3\n%s,7\nDEC,0,0\n", longkey);
 	const char *p = write_file("known.csv", text, (size_t)len);
 	pmcf_imix_row *rows = NULL;
 	size_t n = 0;
@@ -58,13 +58,16 @@ static void test_csv_known(void **state)
 		int line;
 		const char *key;
 		double count;
-	} want[] = {{__LINE__, "ADD", 30}, {__LINE__, "MOV", 1500}, {__LINE__, NULL, 7}, {__LINE__, "DEC", 0}};
+	} want[] = {{__LINE__, "ADD", 30},
+		    {__LINE__, "MOV", 1500},
+		    {__LINE__, NULL, 7},
+		    {__LINE__, "DEC", 0}};
 	assert_int_equal(n, sizeof(want) / sizeof(want[0]));
 	for (size_t i = 0; i < n; i++) {
 		const char *k = want[i].key ? want[i].key : longkey;
 		if (strcmp(rows[i].key, k) || rows[i].count != want[i].count || rows[i].share != 0)
-			fail_msg("row at line %d: got '%.20s' %g %g", want[i].line, rows[i].key, rows[i].count,
-				 rows[i].share);
+			fail_msg("row at line %d: got '%.20s' %g %g", want[i].line, rows[i].key,
+				 rows[i].count, rows[i].share);
 	}
 	pmcf_imix_rows_free(rows, n);
 }
@@ -80,12 +83,14 @@ static void test_csv_bad(void **state)
 		int err;
 		const char *detail; /* after the path */
 	} cases[] = {
-		{__LINE__, "trunc.csv", "key,count,share\nADD,1,0.5\nDEC", 0, PMCF_ESYNTAX, ":3: expected KEY,COUNT"},
+		{__LINE__, "trunc.csv", "key,count,share\nADD,1,0.5\nDEC", 0, PMCF_ESYNTAX,
+		 ":3: expected KEY,COUNT"},
 		{__LINE__, "cut.csv", "ADD,1\nDEC,", 0, PMCF_ESYNTAX, ":2: expected KEY,COUNT"},
 		{__LINE__, "empty.csv", "", 0, PMCF_ESYNTAX, ": no rows"},
 		{__LINE__, "header.csv", "key,count,share\n# nothing\n", 0, PMCF_ESYNTAX, ": no rows"},
-		{__LINE__, "elf.csv", "\x7f"
-				      "ELF\x02\x01\x01\0\0\0\0\n",
+		{__LINE__, "elf.csv",
+		 "\x7f"
+		 "ELF\x02\x01\x01\0\0\0\0\n",
 		 12, PMCF_ESYNTAX, ":1: expected KEY,COUNT"},
 		{__LINE__, "neg.csv", "ADD,-1\n", 0, PMCF_ESYNTAX, ":1: expected KEY,COUNT"},
 		{__LINE__, "nan.csv", "ADD,1\nSUB,nan\n", 0, PMCF_ESYNTAX, ":2: expected KEY,COUNT"},
@@ -123,7 +128,11 @@ static double count_of(const pmcf_imix_row *rows, size_t n, const char *key)
 static void test_load_kinds(void **state)
 {
 	(void)state;
-	struct hbbp_synth s = {.ebs_period = 11, .lbr_period = 7, .lbr_depth = 16, .periods = 308, .write_ref = 1};
+	struct hbbp_synth s = {.ebs_period = 11,
+			       .lbr_period = 7,
+			       .lbr_depth = 16,
+			       .periods = 308,
+			       .write_ref = 1};
 	const char *dir = tmp("kinds");
 	assert_int_equal(hbbpi_synth_write(dir, &s), 0);
 	char d[600], p[700];
@@ -221,7 +230,11 @@ static void test_trainer(void **state)
 {
 	(void)state;
 	/* 50 outer iterations: not whole sampling cycles, so EBS and LBR err */
-	struct hbbp_synth s = {.ebs_period = 11, .lbr_period = 7, .lbr_depth = 4, .periods = 50, .write_ref = 1};
+	struct hbbp_synth s = {.ebs_period = 11,
+			       .lbr_period = 7,
+			       .lbr_depth = 4,
+			       .periods = 50,
+			       .write_ref = 1};
 	const char *dir = tmp("train");
 	assert_int_equal(hbbpi_synth_write(dir, &s), 0);
 	char p[700];
@@ -256,8 +269,8 @@ static void test_trainer(void **state)
 		assert_true(expected <= n);
 		if (e->len != s.block_len[b] || fabs(e->weight - truth * s.block_len[b]) > 1e-9 * truth ||
 		    e->bias != bl->bias || e->lbr != (fabs(bl->lbr - truth) < fabs(bl->ebs - truth)))
-			fail_msg("block %u: example len %u weight %g lbr %d, want len %u weight %g", b, e->len,
-				 e->weight, e->lbr, s.block_len[b], truth * s.block_len[b]);
+			fail_msg("block %u: example len %u weight %g lbr %d, want len %u weight %g", b,
+				 e->len, e->weight, e->lbr, s.block_len[b], truth * s.block_len[b]);
 	}
 	assert_int_equal(n, expected);
 	assert_true(n > 0); /* the case must exercise the pairing */
@@ -277,8 +290,8 @@ static void test_trainer(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_csv_known),   cmocka_unit_test(test_csv_bad),
-		cmocka_unit_test(test_load_kinds),  cmocka_unit_test(test_load_errors),
+		cmocka_unit_test(test_csv_known),  cmocka_unit_test(test_csv_bad),
+		cmocka_unit_test(test_load_kinds), cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_trainer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -270,6 +270,65 @@ typedef struct pmcf_imix_stump {
 /* Learns a decision stump (one-split classification tree, Gini impurity). */
 PMCF_API int pmcf_imix_train(const pmcf_imix_example *ex, size_t n, pmcf_imix_stump *out);
 
+/* Training examples (`imix train`): blocks of measured mixes (with both EBS
+ * and LBR samples) paired by module and address with a reference mix (from
+ * callgrind). A block whose reference count is 0, or whose EBS and LBR
+ * estimates tie, gives no example; the others are labelled with the source
+ * closer to the reference, weighted by reference executions x length. */
+typedef struct pmcf_imix_trainer pmcf_imix_trainer;
+
+/* A trainer over ref, which must outlive it (module names are borrowed).
+ * Free with pmcf_imix_trainer_free. Errors: PMCF_ENOMEM. */
+PMCF_API int pmcf_imix_trainer_new(const pmcf_imix *ref, pmcf_imix_trainer **out);
+/* Adds the examples of one measured mix (not kept). PMCF_EINVAL when it
+ * lacks EBS or LBR samples (nothing added); PMCF_ENOMEM. */
+PMCF_API int pmcf_imix_trainer_add(pmcf_imix_trainer *t, const pmcf_imix *measured);
+/* The examples so far (owned by t, valid until the next add). */
+PMCF_API const pmcf_imix_example *pmcf_imix_trainer_examples(const pmcf_imix_trainer *t, size_t *n);
+/* pmcf_imix_train over the examples; PMCF_EINVAL when there are none. */
+PMCF_API int pmcf_imix_trainer_fit(const pmcf_imix_trainer *t, pmcf_imix_stump *out);
+PMCF_API void pmcf_imix_trainer_free(pmcf_imix_trainer *t);
+
+/* ---- loading a mix (`imix report`, `compare`, `train`) -------------------- */
+
+/* A mix read from a folder written by `imix record` (DIR/perf.data) or
+ * `imix reference` (DIR/callgrind.out), from a perf.data or callgrind file,
+ * or a mnemonic table from a CSV of `imix report --format csv`. */
+typedef struct pmcf_imix_input pmcf_imix_input;
+
+enum pmcf_imix_input_kind {
+	PMCF_IMIX_INPUT_PERF = 1,      /* perf samples: a mix by opts' method */
+	PMCF_IMIX_INPUT_CALLGRIND = 2, /* the exact mix (the reference) */
+	PMCF_IMIX_INPUT_CSV = 3        /* KEY,COUNT rows only, no mix */
+};
+
+#define PMCF_IMIX_LOAD_CSV 1u /* flags: accept a CSV (a file that is neither perf.data nor callgrind) */
+
+/* Loads path: a folder takes its perf.data, else its callgrind.out; a file is
+ * told by its first bytes (PERFILE2, a callgrind header, else a CSV with
+ * PMCF_IMIX_LOAD_CSV, else perf.data, whose reader says what is wrong).
+ * opts (may be NULL) builds the mix as pmcf_imix_from_perfdata does. Free
+ * *out with pmcf_imix_input_free. Errors: -ENOENT (a folder with neither
+ * file), -errno (cannot open), PMCF_ESYNTAX (a malformed CSV), the readers'
+ * errors (PMCF_ENOTOURS, PMCF_ECORRUPT, ...), PMCF_EINVAL (opts, flags); the detail names the file. */
+PMCF_API int pmcf_imix_load(const char *path, const pmcf_imix_opts *opts, unsigned flags,
+			    pmcf_imix_input **out);
+PMCF_API void pmcf_imix_input_free(pmcf_imix_input *in);
+/* enum pmcf_imix_input_kind */
+PMCF_API int pmcf_imix_input_kind(const pmcf_imix_input *in);
+/* The mix; NULL for a CSV. Owned by in. */
+PMCF_API const pmcf_imix *pmcf_imix_input_mix(const pmcf_imix_input *in);
+/* The table by mnemonic (the CSV's rows in file order, share 0); owned by in. */
+PMCF_API const pmcf_imix_row *pmcf_imix_input_rows(const pmcf_imix_input *in, size_t *n);
+
+/* Reads a CSV of KEY,COUNT[,...] rows (`imix report --format csv`; a first
+ * line starting "key," and lines starting '#' are skipped; lines of any
+ * length). Counts must be finite and >= 0; share is 0. Free *rows with
+ * pmcf_imix_rows_free. Errors: -errno (cannot open or read), PMCF_ESYNTAX
+ * (a truncated, foreign or malformed file: "FILE:LINE: expected KEY,COUNT",
+ * or "FILE: no rows"), PMCF_ENOMEM. */
+PMCF_API int pmcf_imix_csv_read(const char *path, pmcf_imix_row **rows, size_t *n);
+
 /* ---- a synthetic recording (`pmcfuse imix synth`) --------------------------- */
 
 /* Options (a sized struct, pmcfuse.h): start from PMCF_IMIX_SYNTH_OPTS_INIT. */

@@ -405,124 +405,36 @@ static int imix_reference(int argc, char **argv)
 
 /* ---- loading mixes ------------------------------------------------------------ */
 
+/* A mix, or a table from a CSV (allow_csv), with its rows by mnemonic. */
 struct src {
-	pmcf_imix *mix;
-	pmcf_imix_row *rows; /* by mnemonic (or from CSV) */
+	pmcf_imix_input *in;
+	const pmcf_imix *mix;      /* NULL for a CSV */
+	const pmcf_imix_row *rows; /* by mnemonic, or pivot */
 	size_t nrows;
-	const char *kind; /* "perf", "callgrind", "csv" */
+	pmcf_imix_row *pivot; /* by another key (report --by) */
+	const char *kind;     /* "perf", "callgrind", "csv" */
 };
-
-static int is_dir(const char *p)
-{
-	struct stat sb;
-	return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
-}
-
-static int file_exists(const char *p)
-{
-	struct stat sb;
-	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
-}
-
-static int load_csv(const char *path, struct src *s)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return cli_error(verb, CLI_EUSAGE, "cannot open %s: %s", path, strerror(errno));
-	char line[4096];
-	size_t cap = 0;
-	unsigned long ln = 0;
-	while (fgets(line, sizeof(line), f)) {
-		ln++;
-		line[strcspn(line, "\r\n")] = 0;
-		if (!line[0] || line[0] == '#' || (ln == 1 && !strncmp(line, "key,", 4)))
-			continue;
-		char *c1 = strchr(line, ',');
-		char *end = NULL;
-		double v = c1 ? strtod(c1 + 1, &end) : 0;
-		if (!c1 || end == c1 + 1 || !(v >= 0) || !isfinite(v)) {
-			fclose(f);
-			return cli_error(verb, CLI_EUSAGE, "%s:%lu: expected KEY,COUNT", path, ln);
-		}
-		*c1 = 0;
-		if (s->nrows == cap) {
-			cap = cap ? cap * 2 : 64;
-			pmcf_imix_row *q = realloc(s->rows, cap * sizeof(*q));
-			if (!q) {
-				fclose(f);
-				return cli_error(verb, CLI_EENV, "out of memory");
-			}
-			s->rows = q;
-		}
-		s->rows[s->nrows++] = (pmcf_imix_row){strdup(line), v, 0};
-	}
-	fclose(f);
-	if (!s->nrows)
-		return cli_error(verb, CLI_EUSAGE, "%s: no rows", path);
-	s->kind = "csv";
-	return CLI_OK;
-}
 
 static int load_src(const char *path, const pmcf_imix_opts *o, int allow_csv, struct src *s)
 {
-	char p[4200];
 	memset(s, 0, sizeof(*s));
-	const char *perf = NULL, *cg = NULL;
-	if (is_dir(path)) {
-		snprintf(p, sizeof(p), "%s/perf.data", path);
-		if (file_exists(p))
-			perf = p;
-		else {
-			snprintf(p, sizeof(p), "%s/callgrind.out", path);
-			if (file_exists(p))
-				cg = p;
-		}
-		if (!perf && !cg)
-			return cli_error(verb, CLI_EUSAGE, "%s: no perf.data or callgrind.out in it", path);
-	} else {
-		FILE *f = fopen(path, "r");
-		if (!f)
-			return cli_error(verb, CLI_EUSAGE, "cannot open %s: %s", path, strerror(errno));
-		char head[256] = "";
-		size_t n = fread(head, 1, sizeof(head) - 1, f);
-		head[n] = 0;
-		fclose(f);
-		if (n >= 8 && !memcmp(head, "PERFILE2", 8))
-			perf = path;
-		else if (strstr(head, "events:") || strstr(head, "version:") || strstr(head, "creator:"))
-			cg = path;
-		else if (allow_csv)
-			return load_csv(path, s);
-		else
-			perf = path; /* let the reader say what is wrong */
-	}
-	int rc;
-	if (perf) {
-		pmcf_perfdata *pd = NULL;
-		rc = pmcf_perfdata_open(perf, &pd);
-		if (rc)
-			return cli_lib_error(verb, rc, perf);
-		rc = pmcf_imix_from_perfdata(pd, o, &s->mix);
-		pmcf_perfdata_close(pd);
-		s->kind = "perf";
-		if (rc)
-			return cli_lib_error(verb, rc, perf);
-	} else {
-		rc = pmcf_imix_from_callgrind(cg, o, &s->mix);
-		s->kind = "callgrind";
-		if (rc)
-			return cli_lib_error(verb, rc, cg);
-	}
-	rc = pmcf_imix_pivot(s->mix, PMCF_IMIX_BY_MNEMONIC, &s->rows, &s->nrows);
+	int rc = pmcf_imix_load(path, o, allow_csv ? PMCF_IMIX_LOAD_CSV : 0, &s->in);
 	if (rc)
-		return cli_lib_error(verb, rc, "pivot");
+		return cli_lib_error(verb, rc, path);
+	int kind = pmcf_imix_input_kind(s->in);
+	s->kind = kind == PMCF_IMIX_INPUT_CSV         ? "csv"
+		  : kind == PMCF_IMIX_INPUT_CALLGRIND ? "callgrind"
+						      : "perf";
+	s->mix = pmcf_imix_input_mix(s->in);
+	s->rows = pmcf_imix_input_rows(s->in, &s->nrows);
 	return CLI_OK;
 }
 
 static void src_free(struct src *s)
 {
-	pmcf_imix_rows_free(s->rows, s->nrows);
-	pmcf_imix_free(s->mix);
+	if (s->pivot)
+		pmcf_imix_rows_free(s->pivot, s->nrows);
+	pmcf_imix_input_free(s->in);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -706,13 +618,11 @@ static int imix_report(int argc, char **argv)
 		return rc;
 	}
 	if (key != PMCF_IMIX_BY_MNEMONIC) {
-		pmcf_imix_rows_free(s.rows, s.nrows);
-		s.rows = NULL;
-		s.nrows = 0;
-		if ((rc = pmcf_imix_pivot(s.mix, key, &s.rows, &s.nrows))) {
+		if ((rc = pmcf_imix_pivot(s.mix, key, &s.pivot, &s.nrows))) {
 			src_free(&s);
 			return cli_lib_error(verb, rc, "pivot");
 		}
+		s.rows = s.pivot;
 	}
 	struct cli_out co;
 	if ((rc = cli_out_open(verb, out, &co))) {
@@ -878,21 +788,6 @@ static int imix_compare(int argc, char **argv)
 
 /* ---- train --------------------------------------------------------------------- */
 
-struct bkey {
-	const char *module;
-	uint64_t start;
-	double count;
-};
-
-static int bkey_cmp(const void *a, const void *b)
-{
-	const struct bkey *x = a, *y = b;
-	int c = strcmp(x->module, y->module);
-	if (c)
-		return c;
-	return (x->start > y->start) - (x->start < y->start);
-}
-
 static int imix_train(int argc, char **argv)
 {
 	static const struct option lo[] = {{"json", no_argument, NULL, 'j'},
@@ -914,61 +809,27 @@ static int imix_train(int argc, char **argv)
 		src_free(&ref);
 		return rc;
 	}
-	size_t nb = pmcf_imix_nblocks(ref.mix);
-	struct bkey *keys = calloc(nb + 1, sizeof(*keys));
-	pmcf_imix_example *ex = NULL;
-	size_t nex = 0, capex = 0;
-	for (size_t i = 0; keys && i < nb; i++) {
-		const pmcf_imix_block *b = pmcf_imix_block_at(ref.mix, i);
-		keys[i] = (struct bkey){b->module, b->start, b->count};
-	}
-	if (keys)
-		qsort(keys, nb, sizeof(*keys), bkey_cmp);
-	rc = keys ? CLI_OK : cli_error(verb, CLI_EENV, "out of memory");
+	pmcf_imix_trainer *tr = NULL;
+	pmcf_imix_stump sp;
+	size_t nex = 0;
+	int lrc = pmcf_imix_trainer_new(ref.mix, &tr);
+	rc = lrc ? cli_lib_error(verb, lrc, "train") : CLI_OK;
 	for (int a = optind + 1; !rc && a < argc; a++) {
 		struct src m;
 		if ((rc = load_src(argv[a], &o, 0, &m))) {
 			src_free(&m);
 			break;
 		}
-		const pmcf_imix_stats *st = pmcf_imix_get_stats(m.mix);
-		if (!st->lbr_samples || !st->ebs_samples) {
-			src_free(&m);
-			rc = cli_error(verb, CLI_EUSAGE,
-				       "%s: training needs both EBS and LBR samples "
-				       "(record without --ebs-only on an LBR machine)",
-				       argv[a]);
-			break;
-		}
-		for (size_t i = 0; i < pmcf_imix_nblocks(m.mix); i++) {
-			const pmcf_imix_block *b = pmcf_imix_block_at(m.mix, i);
-			struct bkey q = {b->module, b->start, 0};
-			struct bkey *r = bsearch(&q, keys, nb, sizeof(*keys), bkey_cmp);
-			double truth = r ? r->count : 0;
-			if (truth <= 0 || fabs(b->lbr - b->ebs) <= 1e-9 * truth)
-				continue; /* ties say nothing about which source is better */
-			if (nex == capex) {
-				capex = capex ? capex * 2 : 256;
-				pmcf_imix_example *qq = realloc(ex, capex * sizeof(*qq));
-				if (!qq) {
-					rc = cli_error(verb, CLI_EENV, "out of memory");
-					break;
-				}
-				ex = qq;
-			}
-			ex[nex++] = (pmcf_imix_example){b->len, b->bias, truth * b->len,
-							fabs(b->lbr - truth) < fabs(b->ebs - truth)};
-		}
+		lrc = pmcf_imix_trainer_add(tr, m.mix);
+		if (lrc == PMCF_EINVAL)
+			rc = cli_error(verb, CLI_EUSAGE, "%s: %s", argv[a], pmcf_errdetail());
+		else if (lrc)
+			rc = cli_lib_error(verb, lrc, "train");
 		src_free(&m);
 	}
-	pmcf_imix_stump sp;
-	if (!rc && !nex)
-		rc = cli_error(verb, CLI_EUSAGE,
-			       "no block where EBS and LBR disagree and the reference "
-			       "has a count: nothing to learn from");
 	if (!rc) {
-		int lrc = pmcf_imix_train(ex, nex, &sp);
-		if (lrc)
+		pmcf_imix_trainer_examples(tr, &nex);
+		if ((lrc = pmcf_imix_trainer_fit(tr, &sp)))
 			rc = cli_lib_error(verb, lrc, "train");
 	}
 	if (!rc) {
@@ -1001,8 +862,7 @@ static int imix_train(int argc, char **argv)
 				printf("use: pmcfuse imix report --method ebs DIR\n");
 		}
 	}
-	free(ex);
-	free(keys);
+	pmcf_imix_trainer_free(tr);
 	src_free(&ref);
 	return rc;
 }

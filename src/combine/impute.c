@@ -242,19 +242,18 @@ static int impute_step(struct cmb *c, struct istep *s)
 	}
 	if (err || !s->k || !s->m)
 		goto out;
-		/* the rows to impute, by group: base before i, a source in i */
-#define WANTED(f) (s->base[f] >= 0 && (size_t)s->base[f] < i && c->src[(f)*c->n + i] >= 0)
-	for (size_t f = 0; f < c->nf; f++)
-		if (WANTED(f))
-			rs[c->ftype[f] + 2]++;
-	for (uint32_t t = 0; t < c->ntypes; t++)
-		rs[t + 2] += rs[t + 1];
-	for (size_t f = 0; f < c->nf; f++)
-		if (WANTED(f))
-			ridx[rs[c->ftype[f] + 1]++] = (uint32_t)f;
-#undef WANTED
-	for (uint32_t t = 0; t < c->ntypes && !err; t++)
-		err = impute_group(c, s, ridx + rs[t], rs[t + 1] - rs[t], cidx + cs[t], cs[t + 1] - cs[t]);
+	/* the rows to impute, by group (in fused order): base before i, a source in i */
+	cmbi_fused_by_type(c, c->nf, ridx, rs);
+	for (uint32_t t = 0; t < c->ntypes && !err; t++) {
+		uint32_t *g = ridx + rs[t];
+		size_t ng = 0;
+		for (size_t k = rs[t]; k < rs[t + 1]; k++) {
+			uint32_t f = ridx[k];
+			if (s->base[f] >= 0 && (size_t)s->base[f] < i && c->src[(size_t)f * c->n + i] >= 0)
+				g[ng++] = f;
+		}
+		err = impute_group(c, s, g, ng, cidx + cs[t], cs[t + 1] - cs[t]);
+	}
 out:
 	free(rs);
 	free(cs);

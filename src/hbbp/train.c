@@ -1,9 +1,12 @@
 /* `imix train`: learns HBBP's choice between EBS and LBR per block as a
  * decision stump (a one-split classification tree with Gini impurity,
- * hbbp-instruction-mix §IV.A-B) over block length and the bias flag. */
+ * hbbp-instruction-mix §IV.A-B) over block length and the bias flag, from
+ * examples that pair a reference's blocks with measured ones. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hbbp/hbbp_impl.h"
+#include "util/abi.h"
 #include "util/internal.h"
 
 static double gini(double lbr, double all)
@@ -82,4 +85,98 @@ int pmcf_imix_train(const pmcf_imix_example *ex, size_t n, pmcf_imix_stump *out)
 		out->accuracy = acc_len;
 	}
 	return 0;
+}
+
+/* ---- examples from a reference and measurements (`imix train`) ---------- */
+
+struct bkey {
+	const char *module;
+	uint64_t start;
+	double count;
+};
+
+struct pmcf_imix_trainer {
+	struct bkey *keys; /* the reference's blocks by (module, start) */
+	size_t nkeys;
+	pmcf_imix_example *ex;
+	size_t nex, capex;
+};
+
+static int bkey_cmp(const void *a, const void *b)
+{
+	const struct bkey *x = a, *y = b;
+	int c = strcmp(x->module, y->module);
+	if (c)
+		return c;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+int pmcf_imix_trainer_new(const pmcf_imix *ref, pmcf_imix_trainer **out)
+{
+	pmcfi_clear_error();
+	*out = NULL;
+	pmcf_imix_trainer *t = calloc(1, sizeof(*t));
+	size_t nb = pmcf_imix_nblocks(ref);
+	if (t)
+		t->keys = calloc(nb + 1, sizeof(*t->keys));
+	if (!t || !t->keys) {
+		free(t);
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < nb; i++) {
+		const pmcf_imix_block *b = pmcf_imix_block_at(ref, i);
+		t->keys[i] = (struct bkey){b->module, b->start, b->count};
+	}
+	qsort(t->keys, nb, sizeof(*t->keys), bkey_cmp);
+	t->nkeys = nb;
+	*out = t;
+	return 0;
+}
+
+int pmcf_imix_trainer_add(pmcf_imix_trainer *t, const pmcf_imix *measured)
+{
+	pmcfi_clear_error();
+	const pmcf_imix_stats *st = pmcf_imix_get_stats(measured);
+	if (!st->lbr_samples || !st->ebs_samples)
+		return pmcfi_fail(PMCF_EINVAL, "training needs both EBS and LBR samples "
+					       "(record without --ebs-only on an LBR machine)");
+	for (size_t i = 0; i < pmcf_imix_nblocks(measured); i++) {
+		const pmcf_imix_block *b = pmcf_imix_block_at(measured, i);
+		struct bkey q = {b->module, b->start, 0};
+		struct bkey *r = bsearch(&q, t->keys, t->nkeys, sizeof(*t->keys), bkey_cmp);
+		double truth = r ? r->count : 0;
+		if (truth <= 0 || fabs(b->lbr - b->ebs) <= 1e-9 * truth)
+			continue; /* ties say nothing about which source is better */
+		if (pmcfi_grow((void **)&t->ex, &t->capex, t->nex + 1, sizeof(*t->ex)))
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		t->ex[t->nex++] = (pmcf_imix_example){b->len, b->bias, truth * b->len,
+						      fabs(b->lbr - truth) < fabs(b->ebs - truth)};
+	}
+	return 0;
+}
+
+const pmcf_imix_example *pmcf_imix_trainer_examples(const pmcf_imix_trainer *t, size_t *n)
+{
+	*n = t->nex;
+	return t->ex;
+}
+
+int pmcf_imix_trainer_fit(const pmcf_imix_trainer *t, pmcf_imix_stump *out)
+{
+	if (!t->nex) {
+		pmcfi_clear_error();
+		memset(out, 0, sizeof(*out));
+		return pmcfi_fail(PMCF_EINVAL, "no block where EBS and LBR disagree and the reference "
+					       "has a count: nothing to learn from");
+	}
+	return pmcf_imix_train(t->ex, t->nex, out);
+}
+
+void pmcf_imix_trainer_free(pmcf_imix_trainer *t)
+{
+	if (!t)
+		return;
+	free(t->keys);
+	free(t->ex);
+	free(t);
 }

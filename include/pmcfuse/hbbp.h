@@ -23,6 +23,7 @@ typedef struct pmcf_pd_attr {
 	const char *name; /* from EVENT_DESC, or "" */
 	size_t nids;
 	const uint64_t *ids;
+	uint64_t sample_regs_user; /* PERF_SAMPLE_REGS_USER mask (perf_regs.h bit numbers) */
 } pmcf_pd_attr;
 
 typedef struct pmcf_pd_branch {
@@ -39,6 +40,12 @@ typedef struct pmcf_pd_sample {
 	uint64_t hw_idx;
 	uint64_t nbranches; /* entry 0 is the most recent branch */
 	const pmcf_pd_branch *branches;
+	/* PERF_SAMPLE_REGS_USER: abi 0 (PERF_SAMPLE_REGS_ABI_NONE, e.g. a sample
+	 * in a kernel thread) has no values; else regs[k] is the register of the
+	 * k-th set bit of regs_mask (the attribute's sample_regs_user) */
+	uint64_t regs_abi, regs_mask;
+	uint32_t nregs;
+	const uint64_t *regs;
 } pmcf_pd_sample;
 
 typedef struct pmcf_pd_mmap {
@@ -126,6 +133,15 @@ enum pmcf_imix_costing {
 					    load (one whose address uses the register it loads) */
 };
 
+/* Measured loop speeds of time samples (docs/imix.md): with the user
+ * registers in the samples, a loop's iterations per unit of time are read
+ * from its induction registers and replace the cost model's speed. */
+enum pmcf_imix_rate {
+	PMCF_IMIX_RATE_DEFAULT = 0, /* PMCF_IMIX_RATE_NONE */
+	PMCF_IMIX_RATE_NONE = 1,    /* the cost model alone */
+	PMCF_IMIX_RATE_IV = 2       /* induction-variable rates where samples carry registers */
+};
+
 typedef struct pmcf_imix_opts {
 	size_t size;           /* sizeof(pmcf_imix_opts) */
 	int method;            /* enum pmcf_imix_method */
@@ -145,6 +161,7 @@ typedef struct pmcf_imix_opts {
 	void *cost_ctx;
 	int skid;    /* enum pmcf_imix_skid */
 	int costing; /* enum pmcf_imix_costing */
+	int rate;    /* enum pmcf_imix_rate */
 } pmcf_imix_opts;
 
 typedef struct pmcf_imix_ins {
@@ -186,6 +203,8 @@ typedef struct pmcf_imix_stats {
 				  UNAVAILABLE: why the correction could not be made */
 	uint64_t cost_blocks;  /* blocks given to the cost model */
 	uint64_t cost_unknown; /* of them, blocks it gave no cost (average CPI used) */
+	uint64_t rate_loops;   /* loops whose speed was measured (PMCF_IMIX_RATE_IV) */
+	double rate_share;     /* share of the EBS weight in those loops */
 } pmcf_imix_stats;
 
 enum pmcf_imix_correction {

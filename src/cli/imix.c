@@ -26,9 +26,10 @@ static const char usage[] =
 	"       pmcfuse imix reference -o DIR -- PROG ARGS\n"
 	"       pmcfuse imix report [--by KEY] [--format text|csv|json|sde] [--top N]\n"
 	"                           [--method hbbp|ebs|ebs-raw|lbr] [--cutoff N] [--mcpu CPU]\n"
-	"                           [--skid prev|none] [--costing C] [--vmlinux FILE] [-o FILE] DIR\n"
+	"                           [--skid prev|none] [--costing C] [--rate iv|none] [--vmlinux FILE]\n"
+	"                           [-o FILE] DIR\n"
 	"       pmcfuse imix compare [--normalize] [--json] [--top N] [--method M] [--cutoff N]\n"
-	"                           [--mcpu CPU] [--skid prev|none] [--costing C]\n"
+	"                           [--mcpu CPU] [--skid prev|none] [--costing C] [--rate iv|none]\n"
 	"                           REFERENCE MEASURED\n"
 	"       pmcfuse imix train [--json] REFERENCE MEASURED...\n"
 	"       pmcfuse imix synth [--ebs-only|--timer] -o DIR   (test data with a known control flow)\n\n"
@@ -47,6 +48,8 @@ static const char usage[] =
 	"sampled instruction instead of the one before it, --costing blocks costs every\n"
 	"block alone instead of pooling control-equivalent blocks (a loop body) as one region,\n"
 	"--costing regions-chase adds a memory latency per pointer-chasing load. compare gives the per-mnemonic error and the average weighted error;\n"
+	"--rate iv measures each loop's speed from its induction registers, recorded with the\n"
+	"timer samples, instead of modelling it (docs/imix.md; --rate none: the cost model alone).\n"
 	"--normalize compares shares (for EBS on cpu-clock, which has no absolute scale).\n"
 	"REFERENCE and MEASURED are record/reference folders, perf.data or callgrind files,\n"
 	"or CSV files written by `imix report --format csv` (by mnemonic).\n"
@@ -222,6 +225,20 @@ static int bad_option(const char *sub, char **argv)
 	return cli_usage_error(verb, "%s: unknown option or missing value '%s'", sub, argv[optind - 1]);
 }
 
+/* Does this perf take --user-regs with a register list (perf 4.x does not)?
+ * `perf record --user-regs=?` lists the registers it knows. */
+static int perf_has_user_regs(void)
+{
+	FILE *p = popen("perf record --user-regs=? 2>&1", "r");
+	char line[256];
+	int ok = 0;
+	while (p && fgets(line, sizeof(line), p))
+		ok |= strstr(line, "available registers") && strstr(line, "R15");
+	if (p)
+		pclose(p);
+	return ok;
+}
+
 static int imix_record(int argc, char **argv)
 {
 	static const struct option lo[] = {{"ebs-only", no_argument, NULL, 'E'},
@@ -292,6 +309,10 @@ static int imix_record(int argc, char **argv)
 		pargs[k++] = e1;
 		pargs[k++] = "-c";
 		pargs[k++] = cp;
+		/* the user registers: loop speeds from induction registers
+		 * (report --rate iv); left out where perf cannot record them */
+		if (perf_has_user_regs())
+			pargs[k++] = "--user-regs=ax,bx,cx,dx,si,di,bp,sp,r8,r9,r10,r11,r12,r13,r14,r15";
 		json_array_append_new(events, json_string(e1));
 	} else {
 		if (period)
@@ -515,6 +536,14 @@ static int common_opt(int opt, const char *arg, pmcf_imix_opts *o)
 		o->cutoff = (unsigned)v;
 		return CLI_OK;
 	case 'K': o->vmlinux = arg; return CLI_OK;
+	case 'R':
+		if (!strcmp(arg, "iv"))
+			o->rate = PMCF_IMIX_RATE_IV;
+		else if (!strcmp(arg, "none"))
+			o->rate = PMCF_IMIX_RATE_NONE;
+		else
+			return cli_usage_error(verb, "--rate: expected iv or none");
+		return CLI_OK;
 	default: return -1;
 	}
 }
@@ -567,17 +596,13 @@ static void print_sde(FILE *f, const struct src *s)
 
 static int imix_report(int argc, char **argv)
 {
-	static const struct option lo[] = {{"by", required_argument, NULL, 'b'},
-					   {"format", required_argument, NULL, 'f'},
-					   {"top", required_argument, NULL, 't'},
-					   {"method", required_argument, NULL, 'm'},
-					   {"cutoff", required_argument, NULL, 'c'},
-					   {"mcpu", required_argument, NULL, 'M'},
-					   {"skid", required_argument, NULL, 'S'},
-					   {"costing", required_argument, NULL, 'C'},
-					   {"vmlinux", required_argument, NULL, 'K'},
-					   {"output", required_argument, NULL, 'o'},
-					   {NULL, 0, NULL, 0}};
+	static const struct option lo[] =
+		{{"by", required_argument, NULL, 'b'},     {"format", required_argument, NULL, 'f'},
+		 {"top", required_argument, NULL, 't'},    {"method", required_argument, NULL, 'm'},
+		 {"cutoff", required_argument, NULL, 'c'}, {"mcpu", required_argument, NULL, 'M'},
+		 {"skid", required_argument, NULL, 'S'},   {"costing", required_argument, NULL, 'C'},
+		 {"rate", required_argument, NULL, 'R'},   {"vmlinux", required_argument, NULL, 'K'},
+		 {"output", required_argument, NULL, 'o'}, {NULL, 0, NULL, 0}};
 	pmcf_imix_opts o = {.size = sizeof(o)};
 	const char *by = "mnemonic", *fmt = "text", *out = "-";
 	unsigned long top = 0;
@@ -692,12 +717,17 @@ static int imix_report(int argc, char **argv)
 
 static int imix_compare(int argc, char **argv)
 {
-	static const struct option lo[] =
-		{{"normalize", no_argument, NULL, 'n'},     {"json", no_argument, NULL, 'j'},
-		 {"top", required_argument, NULL, 't'},     {"method", required_argument, NULL, 'm'},
-		 {"cutoff", required_argument, NULL, 'c'},  {"mcpu", required_argument, NULL, 'M'},
-		 {"skid", required_argument, NULL, 'S'},    {"costing", required_argument, NULL, 'C'},
-		 {"vmlinux", required_argument, NULL, 'K'}, {NULL, 0, NULL, 0}};
+	static const struct option lo[] = {{"normalize", no_argument, NULL, 'n'},
+					   {"json", no_argument, NULL, 'j'},
+					   {"top", required_argument, NULL, 't'},
+					   {"method", required_argument, NULL, 'm'},
+					   {"cutoff", required_argument, NULL, 'c'},
+					   {"mcpu", required_argument, NULL, 'M'},
+					   {"skid", required_argument, NULL, 'S'},
+					   {"costing", required_argument, NULL, 'C'},
+					   {"vmlinux", required_argument, NULL, 'K'},
+					   {"rate", required_argument, NULL, 'R'},
+					   {NULL, 0, NULL, 0}};
 	pmcf_imix_opts o = {.size = sizeof(o)};
 	int normalize = 0, json = 0, opt, rc;
 	unsigned long top = 0;

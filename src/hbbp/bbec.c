@@ -66,6 +66,9 @@ struct ctx {
 	unsigned cutoff;
 	double bias_ratio, depth_sum;
 	uint64_t depth_n;
+	struct hbbp_tsample *ts; /* time samples with user registers (PMCF_IMIX_RATE_IV) */
+	size_t nts, capts;
+	int oom;
 };
 
 static struct space *space_of(struct ctx *c, uint32_t pid, int create)
@@ -192,6 +195,14 @@ static void ebs_sample(struct ctx *c, const pmcf_pd_attr *a, const pmcf_pd_sampl
 	f->ebs[b] += w;
 	if ((size_t)i == f->blocks[b].first)
 		f->ebs_head[b] += w;
+	if (c->o->rate == PMCF_IMIX_RATE_IV && c->m->st.time_event && s->nregs && !kernel) {
+		if (pmcfi_grow((void **)&c->ts, &c->capts, c->nts + 1, sizeof(*c->ts))) {
+			c->oom = 1;
+			return;
+		}
+		c->ts[c->nts++] =
+			(struct hbbp_tsample){f, (uint32_t)i, s->tid, s->time, w, s->regs_mask, s->regs};
+	}
 }
 
 static void lbr_sample(struct ctx *c, const pmcf_pd_attr *a, const pmcf_pd_sample *s)
@@ -331,6 +342,8 @@ int pmcf_imix_from_perfdata(const pmcf_perfdata *pd, const pmcf_imix_opts *opts,
 			c.m->st.other_samples++;
 	}
 	free(cls);
+	if (!rc && c.oom)
+		rc = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	if (!rc && o.method == PMCF_IMIX_LBR && !c.have_lbr)
 		rc = pmcfi_fail(PMCF_EINVAL, "no branch stacks in the samples: LBR needs a "
 					     "recording with -b/-j (imix record without --ebs-only)");
@@ -339,7 +352,8 @@ int pmcf_imix_from_perfdata(const pmcf_perfdata *pd, const pmcf_imix_opts *opts,
 	/* timer samples weigh blocks by time: turn them into executions */
 	if (!rc && c.have_ebs && c.m->st.time_event && o.method != PMCF_IMIX_EBS_RAW &&
 	    o.method != PMCF_IMIX_LBR)
-		rc = hbbpi_time_to_count(c.m, &o, pmcf_perfdata_cpuid(pd));
+		rc = hbbpi_time_to_count(c.m, &o, pmcf_perfdata_cpuid(pd), c.ts, c.nts);
+	free(c.ts);
 	if (!rc)
 		rc = hbbpi_mix_emit(c.m, choose, &c, 0);
 	for (size_t i = 0; i < c.nsp; i++)

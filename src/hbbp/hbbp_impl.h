@@ -42,6 +42,7 @@ struct hbbp_func {
 	double *ref;      /* per instruction: reference count */
 	uint64_t *oldest; /* per block: times its branch was the oldest LBR entry */
 	uint64_t *inlbr;  /* per block: times its branch appeared in any LBR entry */
+	size_t boff;      /* the time-to-count correction: first index of its blocks */
 };
 
 struct hbbp_seg {
@@ -135,7 +136,17 @@ int hbbpi_cost_blocks(const struct hbbp_cost_model *cm, const pmcf_imix_code_blo
 /* The time-to-count correction (timecount.c): moves each function's f->ebs
  * from sample weight to weight x length / cycles per execution, scaled to the
  * same total, after the skid model; fills the correction fields of m->st. */
-int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid);
+struct hbbp_tsample { /* a time sample with user registers (PMCF_IMIX_RATE_IV) */
+	struct hbbp_func *f;
+	uint32_t ins; /* instruction index in f */
+	uint32_t tid;
+	uint64_t time;
+	double w; /* its period: the thread's time since its previous sample */
+	uint64_t mask;
+	const uint64_t *regs;
+};
+int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid, struct hbbp_tsample *ts,
+			size_t nts);
 /* Pointer-chasing loads in x86-64 code (PMCF_IMIX_COST_REGIONS_CHASE): loads
  * into a register that is the base or index of their own address (mov
  * rdx,[rdi+rdx*8]), so each waits for the previous one. */
@@ -153,6 +164,8 @@ struct hbbp_synth {
 	int write_ref; /* also DIR/ref/callgrind.out with the exact counts */
 	int timer;     /* EBS on cpu-clock: ebs_period counts cycles of
 				hbbpi_synth_cycles, not instructions */
+	int iv;        /* timer, and the outer loop counts in rsi (mov cl,3; add rsi,1
+		   in block 0); samples carry the user registers cx and si */
 	/* out */
 	unsigned nblocks;
 	uint64_t block_start[8];

@@ -26,6 +26,10 @@ struct pmcf_perfdata {
 	size_t nbr, capbr;
 	size_t *br_off; /* per sample, index into br (pointers are fixed up at the end) */
 	size_t capbroff;
+	uint64_t *rg; /* user register values of all samples */
+	size_t nrg, caprg;
+	size_t *rg_off; /* per sample, index into rg */
+	size_t caprgoff;
 	pmcf_pd_mmap *mmaps;
 	size_t nmmaps, capmmaps;
 	pmcf_pd_comm *comms;
@@ -132,6 +136,7 @@ static void parse_attr(const uint8_t *a, size_t n, pmcf_pd_attr *at)
 	at->precise_ip = (fl >> 15) & 3;
 	at->sample_id_all = (fl >> 18) & 1;
 	at->branch_sample_type = attr_u64(a, n, 72);
+	at->sample_regs_user = attr_u64(a, n, 80);
 	at->name = "";
 }
 
@@ -235,6 +240,7 @@ enum {
 	S_STREAM_ID = 1u << 9,
 	S_RAW = 1u << 10,
 	S_BRANCH_STACK = 1u << 11,
+	S_REGS_USER = 1u << 12,
 	S_IDENTIFIER = 1u << 16
 };
 #define BR_HW_INDEX (1ull << 17)
@@ -315,14 +321,34 @@ static int parse_sample(pmcf_perfdata *pd, struct cur *c, uint16_t misc)
 		}
 		s.nbranches = nr;
 	}
+	size_t roff = pd->nrg;
+	if (st & S_REGS_USER) {
+		/* the abi word, then one u64 per mask bit unless the abi is NONE */
+		s.regs_abi = rd64(c);
+		if (s.regs_abi) {
+			s.regs_mask = pd->attrs[a == PMCF_PD_NOATTR ? 0 : a].sample_regs_user;
+			uint64_t nr = popcount64(s.regs_mask);
+			if (c->bad || nr > (c->n - c->off) / 8)
+				return corrupt("truncated user registers");
+			int rc = grow((void **)&pd->rg, &pd->caprg, pd->nrg + nr, sizeof(*pd->rg));
+			if (rc)
+				return rc;
+			for (uint64_t k = 0; k < nr; k++)
+				pd->rg[pd->nrg++] = rd64(c);
+			s.nregs = (uint32_t)nr;
+		}
+	}
 	if (c->bad)
 		return corrupt("truncated sample");
 	int rc = grow((void **)&pd->samples, &pd->capsamples, pd->nsamples + 1, sizeof(*pd->samples));
 	if (!rc)
 		rc = grow((void **)&pd->br_off, &pd->capbroff, pd->nsamples + 1, sizeof(*pd->br_off));
+	if (!rc)
+		rc = grow((void **)&pd->rg_off, &pd->caprgoff, pd->nsamples + 1, sizeof(*pd->rg_off));
 	if (rc)
 		return rc;
 	pd->samples[pd->nsamples] = s;
+	pd->rg_off[pd->nsamples] = roff;
 	pd->br_off[pd->nsamples++] = boff;
 	pd->st.samples++;
 	return 0;
@@ -525,8 +551,10 @@ static int parse(pmcf_perfdata *pd, const uint8_t *p, size_t n)
 			off += (size_t)asz2;
 		}
 	}
-	for (size_t i = 0; i < pd->nsamples; i++)
+	for (size_t i = 0; i < pd->nsamples; i++) {
 		pd->samples[i].branches = pd->samples[i].nbranches ? pd->br + pd->br_off[i] : NULL;
+		pd->samples[i].regs = pd->samples[i].nregs ? pd->rg + pd->rg_off[i] : NULL;
+	}
 	return 0;
 }
 
@@ -548,6 +576,8 @@ void pmcf_perfdata_close(pmcf_perfdata *pd)
 	free(pd->samples);
 	free(pd->br);
 	free(pd->br_off);
+	free(pd->rg);
+	free(pd->rg_off);
 	free(pd->mmaps);
 	free(pd->comms);
 	free(pd->tasks);

@@ -17,13 +17,15 @@
 
 /* The code; offsets in comments. Blocks: B0 [0x00,2] B1 [0x06,3] B2 [0x0d,20]
  * B3 [0x49,2] B4 [0x4d,1]. */
-static size_t build_code(uint8_t *c)
+static size_t build_code(uint8_t *c, int iv)
 {
 	size_t n = 0;
-	const uint8_t b0[] = {0xb9, 3, 0, 0, 0, 0x90};      /* 0x00 mov ecx,3; nop */
+	const uint8_t b0[] = {0xb9, 3, 0, 0, 0, 0x90}; /* 0x00 mov ecx,3; nop */
+	/* iv: 0x00 mov cl,3; 0x02 add rsi,1 (an induction register of the outer loop) */
+	const uint8_t b0iv[] = {0xb1, 3, 0x48, 0x83, 0xc6, 0x01};
 	const uint8_t b1[] = {0x01, 0xc8, 0xf6, 0xc1, 0x01, /* 0x06 add eax,ecx; test cl,1 */
 			      0x74, 0x3c};                  /* 0x0b jz 0x49 */
-	memcpy(c + n, b0, sizeof(b0)), n += sizeof(b0);
+	memcpy(c + n, iv ? b0iv : b0, sizeof(b0)), n += sizeof(b0);
 	memcpy(c + n, b1, sizeof(b1)), n += sizeof(b1);
 	for (int i = 0; i < 20; i++) { /* 0x0d add edx,1 x20 */
 		c[n++] = 0x83, c[n++] = 0xc2, c[n++] = 0x01;
@@ -181,7 +183,7 @@ static int write_reference(const char *dir, const struct hbbp_synth *s)
 }
 
 struct sim {
-	uint64_t ecx, ins, taken;
+	uint64_t ecx, rsi, ins, taken;
 	uint64_t ring_from[64], ring_to[64];
 	unsigned nring, head;
 };
@@ -189,7 +191,9 @@ struct sim {
 int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 {
 	uint8_t code[128];
-	size_t ncode = build_code(code);
+	if (s->iv)
+		s->timer = s->ebs_only = 1;
+	size_t ncode = build_code(code, s->iv);
 	unsigned depth = s->lbr_depth ? s->lbr_depth : 16;
 	if (depth > 64 || depth < 2 || !s->ebs_period || (!s->ebs_only && !s->lbr_period))
 		return pmcfi_fail(PMCF_EINVAL, "synth: bad parameters");
@@ -207,7 +211,7 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 	}
 	unsigned nattr = s->ebs_only ? 1 : 2;
 	uint64_t bst = (1ull << 3) | 1ull | (s->hw_idx ? (1ull << 17) : 0);
-	uint64_t st = ST | (s->ebs_only ? 0 : (1u << 11));
+	uint64_t st = ST | (s->ebs_only ? 0 : (1u << 11)) | (s->iv ? (1u << 12) : 0);
 	struct buf d = {0};
 	/* records */
 	const char *comm = "synth";
@@ -244,7 +248,11 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 			switch (pc) {
 			case 0x00:
 				m.ecx = 3;
-				next = 0x05;
+				next = s->iv ? 0x02 : 0x05;
+				break;
+			case 0x02:
+				m.rsi++;
+				next = 0x06;
 				break;
 			case 0x05: next = 0x06; break;
 			case 0x06: next = 0x08; break;
@@ -276,9 +284,13 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 				hits += ++m.ins % s->ebs_period == 0;
 			for (; measure && hits; hits--) {
 				/* EBS sample on the retiring instruction */
-				rec_header(&d, 9, 2, 8 + 8 * 5 + (s->ebs_only ? 0 : 8 + (s->hw_idx ? 8 : 0)));
+				rec_header(&d, 9, 2,
+					   8 + 8 * 5 + (s->ebs_only ? 0 : 8 + (s->hw_idx ? 8 : 0)) +
+						   (s->iv ? 24 : 0));
 				put64(&d, 100), put64(&d, s->load_addr + pc);
 				put32(&d, PID), put32(&d, PID), put64(&d, t++), put64(&d, 100);
+				if (s->iv) /* user registers: abi 2 (64-bit), CX, SI */
+					put64(&d, 2), put64(&d, m.ecx), put64(&d, m.rsi);
 				if (!s->ebs_only) {
 					put64(&d,
 					      0); /* empty branch stack (LBR of the EBS event is discarded) */
@@ -339,6 +351,10 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 			   i          ? 1
 			   : s->timer ? 0
 				      : 3);
+		if (s->iv) { /* sample_regs_user: CX, SI */
+			uint64_t regs = (1u << 2) | (1u << 4);
+			memcpy(a + 80, &regs, 8);
+		}
 		put(&f, a, 128);
 		put64(&f, off_ids + 8 * i), put64(&f, 8);
 	}

@@ -224,8 +224,11 @@ static uint32_t uf_find(uint32_t *par, uint32_t x)
  * entry does not reach (a loop whose preheader has no samples); likewise
  * a virtual exit from blocks without a sampled successor and from the last
  * block of a cycle that reaches no exit. cls[b]: the class (its lowest
- * block), or UINT32_MAX for blocks without samples. */
-static int equiv_classes(const struct hbbp_func *f, const struct edge *e, size_t ne, uint32_t *cls)
+ * block), or UINT32_MAX for blocks without samples; lp[b]: the header of
+ * the innermost natural loop holding b, and for a header lpar[b] the header
+ * of the loop around its own (UINT32_MAX: none). */
+static int equiv_classes(const struct hbbp_func *f, const struct edge *e, size_t ne, uint32_t *cls,
+			 uint32_t *lp, uint32_t *lpar)
 {
 	size_t nb = f->nblocks, n = 0;
 	uint32_t *id = malloc((nb + 1) * sizeof(uint32_t)), *blk = malloc((nb + 1) * sizeof(uint32_t));
@@ -235,17 +238,19 @@ static int equiv_classes(const struct hbbp_func *f, const struct edge *e, size_t
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	}
 	for (size_t b = 0; b < nb; b++) {
-		cls[b] = UINT32_MAX;
+		cls[b] = lp[b] = lpar[b] = UINT32_MAX;
 		id[b] = f->ebs[b] > 0 ? (uint32_t)n : UINT32_MAX;
 		if (f->ebs[b] > 0)
 			blk[n++] = (uint32_t)b;
 	}
 	size_t nn = n + 2, ENTRY = n, EXIT = n + 1, ned = 0;
 	uint32_t(*ed)[2] = malloc((ne + 2 * n + 1) * sizeof(*ed));
-	uint32_t *w = malloc((10 * nn + 1) * sizeof(uint32_t));
+	uint32_t *w = malloc((12 * nn + 1) * sizeof(uint32_t)), *lsz = w + 10 * nn, *lpr = w + 11 * nn;
 	uint8_t *seen = malloc(nn + 1);
 	struct csr g = {0}, p = {0};
 	int rc = !ed || !w || !seen ? PMCF_ENOMEM : 0;
+	if (rc) /* lsz and lpr point into w */
+		lsz = lpr = NULL;
 	for (size_t i = 0; !rc && i < ne; i++)
 		if (id[e[i].from] != UINT32_MAX && id[e[i].to] != UINT32_MAX)
 			ed[ned][0] = id[e[i].from], ed[ned++][1] = id[e[i].to];
@@ -316,30 +321,46 @@ static int equiv_classes(const struct hbbp_func *f, const struct edge *e, size_t
 		uint32_t *inner = w + 6 * nn, *best = w + 7 * nn, *stamp = w + 8 * nn, *bst = w + 9 * nn;
 		for (size_t v = 0; v < nn; v++)
 			inner[v] = best[v] = stamp[v] = UINT32_MAX;
-		for (uint32_t h = 0; !rc && h < n; h++) {
-			size_t sp2 = 0, size;
-			for (uint32_t k = p.off[h]; k < p.off[h + 1]; k++) {
-				uint32_t x = p.adj[k];
-				while (x < n && x != h && idom[x] != x)
-					x = idom[x];
-				if (x == h && stamp[p.adj[k]] != h && p.adj[k] != h) /* a latch */
-					stamp[p.adj[k]] = h, bst[sp2++] = p.adj[k];
-				else if (x == h && p.adj[k] == h && stamp[h] != h)
-					stamp[h] = h; /* a one-block loop */
+		uint32_t *lsize = lsz;
+		for (size_t v = 0; v < nn; v++)
+			lsize[v] = lpr[v] = UINT32_MAX;
+		for (int pass = 0; !rc && pass < 2; pass++) {
+			for (size_t v = 0; v < nn; v++)
+				stamp[v] = UINT32_MAX;
+			for (uint32_t h = 0; h < n; h++) {
+				size_t sp2 = 0, size;
+				for (uint32_t k = p.off[h]; k < p.off[h + 1]; k++) {
+					uint32_t x = p.adj[k];
+					while (x < n && x != h && idom[x] != x)
+						x = idom[x];
+					if (x == h && stamp[p.adj[k]] != h && p.adj[k] != h) /* a latch */
+						stamp[p.adj[k]] = h, bst[sp2++] = p.adj[k];
+					else if (x == h && p.adj[k] == h && stamp[h] != h)
+						stamp[h] = h; /* a one-block loop */
+				}
+				if (!sp2 && stamp[h] != h)
+					continue;
+				stamp[h] = h;
+				size = 1 + sp2;
+				while (sp2) {
+					uint32_t x = bst[--sp2];
+					for (uint32_t k = p.off[x]; k < p.off[x + 1]; k++)
+						if (p.adj[k] < n && stamp[p.adj[k]] != h)
+							stamp[p.adj[k]] = h, bst[sp2++] = p.adj[k], size++;
+				}
+				lsize[h] = (uint32_t)size;
+				/* pass 1: the loop tree, each header's smallest enclosing loop */
+				for (size_t v = 0; v < n; v++)
+					if (stamp[v] == h && !pass && size < best[v])
+						best[v] = (uint32_t)size, inner[v] = h;
+					else if (stamp[v] == h && pass && v != h && lsize[v] < size &&
+						 (lpr[v] == UINT32_MAX || size < lsize[lpr[v]]))
+						lpr[v] = h;
 			}
-			if (!sp2 && stamp[h] != h)
-				continue;
-			stamp[h] = h;
-			size = 1 + sp2;
-			while (sp2) {
-				uint32_t x = bst[--sp2];
-				for (uint32_t k = p.off[x]; k < p.off[x + 1]; k++)
-					if (p.adj[k] < n && stamp[p.adj[k]] != h)
-						stamp[p.adj[k]] = h, bst[sp2++] = p.adj[k], size++;
-			}
-			for (size_t v = 0; v < n; v++)
-				if (stamp[v] == h && size < best[v])
-					best[v] = (uint32_t)size, inner[v] = h;
+		}
+		for (size_t v = 0; v < n; v++) {
+			lp[blk[v]] = inner[v] < n ? blk[inner[v]] : UINT32_MAX;
+			lpar[blk[v]] = lpr[v] < n ? blk[lpr[v]] : UINT32_MAX;
 		}
 		uint32_t *par = ipdom; /* A's post-dominators are no longer needed */
 		for (size_t v = 0; !rc && v < n; v++)
@@ -416,7 +437,8 @@ static size_t block_bytes(const struct hbbp_func *f, uint32_t b)
 
 /* Skid, then the units of one function: a block each, or its classes. */
 static int func_units(const ZydisDecoder *dec, struct hbbp_func *f, const char *module,
-		      const pmcf_imix_opts *o, uint32_t *cls, uint32_t *next, struct unit *u, size_t *nu)
+		      const pmcf_imix_opts *o, uint32_t *cls, uint32_t *next, uint32_t *lp, uint32_t *lpar,
+		      struct unit *u, size_t *nu)
 {
 	struct edge *e = NULL;
 	size_t ne = 0;
@@ -425,13 +447,13 @@ static int func_units(const ZydisDecoder *dec, struct hbbp_func *f, const char *
 		rc = move_heads(f, e, ne);
 	int regions = o->costing != PMCF_IMIX_COST_BLOCKS;
 	if (!rc && regions)
-		rc = equiv_classes(f, e, ne, cls);
+		rc = equiv_classes(f, e, ne, cls, lp, lpar);
 	free(e);
 	if (rc)
 		return rc;
 	for (size_t b = 0; b < f->nblocks; b++) {
 		if (!regions)
-			cls[b] = f->ebs[b] > 0 ? (uint32_t)b : UINT32_MAX;
+			cls[b] = f->ebs[b] > 0 ? (uint32_t)b : UINT32_MAX, lp[b] = lpar[b] = UINT32_MAX;
 		next[b] = UINT32_MAX;
 	}
 	/* members in address order: walk backwards, prepend */
@@ -452,12 +474,260 @@ static int func_units(const ZydisDecoder *dec, struct hbbp_func *f, const char *
 	return 0;
 }
 
-int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid)
+/* ---- measured loop speeds (PMCF_IMIX_RATE_IV) ------------------------------ */
+
+#define IV_MAX 4        /* induction registers kept per loop */
+#define IV_MIN_PAIRS 3  /* sample pairs a loop needs to be measured */
+#define IV_MAX_RATE 16. /* iterations per unit of sample weight (ns): a bound no loop reaches */
+
+/* Induction registers of a loop: perf register bit, stride, width in bits. */
+struct ivs {
+	uint8_t n, bit[IV_MAX], wide[IV_MAX];
+	int64_t stride[IV_MAX];
+};
+
+/* perf_regs.h bit of a 64-bit GPR (Zydis order rax, rcx, rdx, rbx, rsp, rbp,
+ * rsi, rdi, r8..r15), or -1. */
+static int gpr_bit(ZydisRegister r)
+{
+	static const int8_t bit[16] = {0, 2, 3, 1, 7, 6, 4, 5, 16, 17, 18, 19, 20, 21, 22, 23};
+	r = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
+	return r >= ZYDIS_REGISTER_RAX && r <= ZYDIS_REGISTER_R15 ? bit[r - ZYDIS_REGISTER_RAX] : -1;
+}
+
+/* Register bit's value in a sample, or -1 when it is not recorded. */
+static int reg_value(const struct hbbp_tsample *t, int bit, uint64_t *v)
+{
+	if (!t->regs || !((t->mask >> bit) & 1))
+		return -1;
+	*v = t->regs[__builtin_popcountll(t->mask & ((1ull << bit) - 1))];
+	return 0;
+}
+
+/* Is block b inside the loop headed by h (its own loop or a nested one)? */
+static int in_loop(const uint32_t *lp, const uint32_t *lpar, uint32_t b, uint32_t h)
+{
+	for (uint32_t l = lp[b]; l != UINT32_MAX; l = lpar[l])
+		if (l == h)
+			return 1;
+	return 0;
+}
+
+/* The induction registers of the loop headed by h: a GPR whose only write
+ * in the loop's (sampled) blocks is one add/sub r,imm, inc/dec r or lea
+ * r,[r+disp] of 32 or 64 bits, in a block of the header's class (once per
+ * iteration). A call writes the caller-saved registers. */
+static void find_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, const uint32_t *cls,
+		     const uint32_t *lp, const uint32_t *lpar, uint32_t h, struct ivs *iv)
+{
+	uint8_t writes[24] = {0}, wide[24] = {0};
+	int64_t stride[24] = {0};
+	iv->n = 0;
+	for (uint32_t b = 0; b < f->nblocks; b++) {
+		if (!in_loop(lp, lpar, b, h))
+			continue;
+		const struct hbbp_block *bl = &f->blocks[b];
+		for (uint32_t i = bl->first; i < bl->first + bl->n; i++) {
+			ZydisDecodedInstruction d;
+			ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+			const struct hbbp_ins *in = &f->ins[i];
+			if (ZYAN_FAILED(ZydisDecoderDecodeFull(dec, f->bytes + (in->addr - f->start), in->len,
+							       &d, op))) {
+				memset(writes, 2, sizeof(writes)); /* unknown code: no IV */
+				return;
+			}
+			if (d.meta.category == ZYDIS_CATEGORY_CALL) {
+				static const uint8_t clobber[] = {0, 2, 3, 4, 5, 16, 17, 18, 19};
+				for (size_t k = 0; k < sizeof(clobber); k++)
+					writes[clobber[k]] = 2;
+			}
+			int64_t st = 0;
+			int r0 = d.operand_count_visible >= 1 && op[0].type == ZYDIS_OPERAND_TYPE_REGISTER
+					 ? gpr_bit(op[0].reg.value)
+					 : -1;
+			unsigned width = d.operand_width;
+			if (r0 >= 0 && (width == 32 || width == 64)) {
+				int imm = d.operand_count_visible == 2 &&
+					  op[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE;
+				if (d.mnemonic == ZYDIS_MNEMONIC_ADD && imm)
+					st = op[1].imm.value.s;
+				else if (d.mnemonic == ZYDIS_MNEMONIC_SUB && imm)
+					st = -op[1].imm.value.s;
+				else if (d.mnemonic == ZYDIS_MNEMONIC_INC && d.operand_count_visible == 1)
+					st = 1;
+				else if (d.mnemonic == ZYDIS_MNEMONIC_DEC && d.operand_count_visible == 1)
+					st = -1;
+				else if (d.mnemonic == ZYDIS_MNEMONIC_LEA &&
+					 op[1].mem.index == ZYDIS_REGISTER_NONE &&
+					 gpr_bit(op[1].mem.base) == r0 && op[1].mem.disp.has_displacement)
+					st = op[1].mem.disp.value;
+				if (cls[b] != cls[h])
+					st = 0; /* not once per iteration */
+			}
+			for (unsigned k = 0; k < d.operand_count; k++) {
+				if (op[k].type != ZYDIS_OPERAND_TYPE_REGISTER ||
+				    !(op[k].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+					continue;
+				int r = gpr_bit(op[k].reg.value);
+				if (r < 0)
+					continue;
+				if (k == 0 && r == r0 && st && writes[r] == 0)
+					writes[r] = 1, stride[r] = st, wide[r] = (uint8_t)width;
+				else
+					writes[r] = 2;
+			}
+		}
+	}
+	for (int r = 0; r < 24 && iv->n < IV_MAX; r++)
+		if (writes[r] == 1 && r != 7) /* not rsp */
+			iv->bit[iv->n] = (uint8_t)r, iv->stride[iv->n] = stride[r],
+			iv->wide[iv->n++] = wide[r];
+}
+
+/* Iterations of a loop between two samples from its induction registers:
+ * every register's difference is the same non-negative multiple of its
+ * stride; -1 when not (or not recorded). */
+static double iv_iterations(const struct ivs *iv, const struct hbbp_tsample *a, const struct hbbp_tsample *b)
+{
+	double it = -1;
+	for (unsigned k = 0; k < iv->n; k++) {
+		uint64_t va, vb;
+		if (reg_value(a, iv->bit[k], &va) || reg_value(b, iv->bit[k], &vb))
+			return -1;
+		int64_t dl = iv->wide[k] == 32 ? (int64_t)(int32_t)(uint32_t)(vb - va) : (int64_t)(vb - va);
+		if (dl % iv->stride[k] || dl / iv->stride[k] < 0 ||
+		    (it >= 0 && it != (double)(dl / iv->stride[k])))
+			return -1;
+		it = (double)(dl / iv->stride[k]);
+	}
+	return it;
+}
+
+/* Do two samples lie in the same iteration of every loop around the loop
+ * headed by h (in the function)? Each such loop needs induction registers. */
+static int same_instance(const struct ivs *iv, const uint32_t *lpar, uint32_t h, const struct hbbp_tsample *a,
+			 const struct hbbp_tsample *b)
+{
+	for (uint32_t l = lpar[h]; l != UINT32_MAX; l = lpar[l])
+		if (!iv[l].n || iv_iterations(&iv[l], a, b) != 0)
+			return 0;
+	return 1;
+}
+
+static int ts_cmp(const void *x, const void *y)
+{
+	const struct hbbp_tsample *a = x, *b = y;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	return (a->time > b->time) - (a->time < b->time);
+}
+
+/* Per loop header of every function (block arrays from off[f]): iter[] and
+ * ptime[] sum the iterations and time of the valid consecutive sample pairs
+ * of one thread in the loop; npair[] counts them. */
+static void iv_pairs(const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts, const uint32_t *cls,
+		     const uint32_t *lp, const uint32_t *lpar, struct ivs *iv, uint8_t *ivdone, double *iter,
+		     double *ptime, uint32_t *npair)
+{
+	qsort(ts, nts, sizeof(*ts), ts_cmp);
+	for (size_t i = 1; i < nts; i++) {
+		const struct hbbp_tsample *a = &ts[i - 1], *b = &ts[i];
+		if (a->tid != b->tid || a->f != b->f || !a->regs || !b->regs)
+			continue;
+		const struct hbbp_func *f = a->f;
+		size_t o = f->boff;
+		uint32_t ba = f->ins[a->ins].block, bb = f->ins[b->ins].block;
+		for (uint32_t h = lp[o + ba]; h != UINT32_MAX; h = lpar[o + h]) {
+			if (!in_loop(lp + o, lpar + o, bb, h))
+				continue;
+			for (uint32_t l = h; l != UINT32_MAX; l = lpar[o + l])
+				if (!ivdone[o + l])
+					find_ivs(dec, f, cls + o, lp + o, lpar + o, l, &iv[o + l]),
+						ivdone[o + l] = 1;
+			if (!iv[o + h].n || !same_instance(iv + o, lpar + o, h, a, b))
+				continue;
+			double it = iv_iterations(&iv[o + h], a, b);
+			if (it < 0 || it > IV_MAX_RATE * b->w)
+				continue;
+			iter[o + h] += it;
+			ptime[o + h] += b->w;
+			npair[o + h]++;
+		}
+	}
+}
+
+/* Measured loop speeds: for every loop with at least IV_MIN_PAIRS valid
+ * sample pairs, its header class's count is iterations per unit of time x
+ * the time spent in the loop (its blocks' weight); every unit inside it (not
+ * in a measured nested loop) is scaled by the same factor, the header
+ * class's measured count over its modelled one. Units outside every
+ * measured loop take the measured loops' pooled factor (the clock and the
+ * model's average error). cnt[] are the units' executions. */
+static int apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts,
+		       const struct unit *u, size_t n, const uint32_t *cls, const uint32_t *lp,
+		       const uint32_t *lpar, size_t nblk, double *cnt)
+{
+	struct ivs *iv = calloc(nblk + 1, sizeof(*iv));
+	uint8_t *done = calloc(nblk + 1, 1);
+	double *iter = calloc(nblk + 1, sizeof(double)), *ptime = calloc(nblk + 1, sizeof(double));
+	double *fac = calloc(nblk + 1, sizeof(double));
+	uint32_t *npair = calloc(nblk + 1, sizeof(uint32_t));
+	int rc = !iv || !done || !iter || !ptime || !fac || !npair ? pmcfi_fail(PMCF_ENOMEM, "out of memory")
+								   : 0;
+	if (!rc) {
+		iv_pairs(dec, ts, nts, cls, lp, lpar, iv, done, iter, ptime, npair);
+		double sm = 0, sc = 0, w_all = 0, w_rate = 0;
+		for (size_t i = 0; i < n; i++) {
+			const struct hbbp_func *f = u[i].f;
+			size_t o = f->boff;
+			w_all += u[i].w;
+			for (uint32_t h = u[i].first; h != UINT32_MAX; h = u[i].next[h]) {
+				if (lp[o + h] != h) /* the header of a loop: its class is unit i */
+					continue;
+				if (npair[o + h] < IV_MIN_PAIRS || !(ptime[o + h] > 0) || !(cnt[i] > 0))
+					continue;
+				double t = 0;
+				for (uint32_t b = 0; b < f->nblocks; b++)
+					if (in_loop(lp + o, lpar + o, b, h))
+						t += f->ebs[b];
+				double meas = iter[o + h] / ptime[o + h] * t;
+				fac[o + h] = meas / cnt[i];
+				sm += meas, sc += cnt[i];
+				m->st.rate_loops++;
+			}
+		}
+		double kbar = sc > 0 ? sm / sc : 1;
+		for (size_t i = 0; i < n; i++) {
+			size_t o = u[i].f->boff;
+			double k = kbar;
+			for (uint32_t l = lp[o + u[i].first]; l != UINT32_MAX; l = lpar[o + l])
+				if (fac[o + l] > 0) {
+					k = fac[o + l];
+					w_rate += u[i].w;
+					break;
+				}
+			cnt[i] *= k;
+		}
+		m->st.rate_share = w_all > 0 ? w_rate / w_all : 0;
+	}
+	free(iv);
+	free(done);
+	free(iter);
+	free(ptime);
+	free(fac);
+	free(npair);
+	return rc;
+}
+
+int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid, struct hbbp_tsample *ts,
+			size_t nts)
 {
 	pmcf_imix_stats *st = &m->st;
 	struct hbbp_cost_model cm;
 	if (o->costing < PMCF_IMIX_COST_REGIONS || o->costing > PMCF_IMIX_COST_REGIONS_CHASE)
 		return pmcfi_fail(PMCF_EINVAL, "unknown costing %d", o->costing);
+	if (o->rate < PMCF_IMIX_RATE_DEFAULT || o->rate > PMCF_IMIX_RATE_IV)
+		return pmcfi_fail(PMCF_EINVAL, "unknown rate %d", o->rate);
 	int regions = o->costing != PMCF_IMIX_COST_BLOCKS;
 	if (o->cost) {
 		snprintf(st->cost_model, sizeof(st->cost_model), "the caller's cost model");
@@ -479,7 +749,8 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 	struct hbbp_image *im;
 	for (struct hbbp_func *f; (f = hbbpi_mix_next_func(m, &pos, &im));)
 		nblk += f->nblocks;
-	uint32_t *cls = malloc((2 * nblk + 1) * sizeof(uint32_t));
+	uint32_t *cls = malloc((4 * nblk + 1) * sizeof(uint32_t)), *lp = cls + 2 * nblk,
+		 *lpar = cls + 3 * nblk;
 	struct unit *u = malloc((nblk + 1) * sizeof(*u));
 	pmcf_imix_code_block *cb = malloc((nblk + 1) * sizeof(*cb));
 	double *cyc = malloc((nblk + 1) * sizeof(*cyc));
@@ -487,8 +758,11 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 	size_t n = 0, off = 0, ncode = 0, nregions = 0;
 	int rc = !cls || !u || !cb || !cyc ? pmcfi_fail(PMCF_ENOMEM, "out of memory") : 0;
 	pos = 0;
-	for (struct hbbp_func *f; !rc && (f = hbbpi_mix_next_func(m, &pos, &im)); off += f->nblocks)
-		rc = func_units(&dec, f, im->path, o, cls + off, cls + nblk + off, u, &n);
+	for (struct hbbp_func *f; !rc && (f = hbbpi_mix_next_func(m, &pos, &im)); off += f->nblocks) {
+		f->boff = off;
+		rc = func_units(&dec, f, im->path, o, cls + off, cls + nblk + off, lp + off, lpar + off, u,
+				&n);
+	}
 	/* the code of each unit: a block's own bytes, a class's members one
 	 * after the other (relative branches are costed as branches to the
 	 * region's start: the loop llvm-mca runs) */
@@ -552,12 +826,16 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 				cyc[i] = cpi * cb[i].len;
 				st->cost_unknown++;
 			}
-			ins_all += u[i].w / cyc[i] * cb[i].len;
+			cyc[i] = u[i].w / cyc[i]; /* now the unit's executions */
 		}
-		double scale = ins_all > 0 ? w_all / ins_all : 1;
+		if (o->rate == PMCF_IMIX_RATE_IV && nts)
+			rc = apply_rates(m, &dec, ts, nts, u, n, cls, lp, lpar, nblk, cyc);
 		for (size_t i = 0; i < n; i++)
+			ins_all += cyc[i] * cb[i].len;
+		double scale = ins_all > 0 ? w_all / ins_all : 1;
+		for (size_t i = 0; !rc && i < n; i++)
 			for (uint32_t b = u[i].first; b != UINT32_MAX; b = u[i].next[b]) {
-				u[i].f->ebs[b] = scale * u[i].w / cyc[i] * u[i].f->blocks[b].n;
+				u[i].f->ebs[b] = scale * cyc[i] * u[i].f->blocks[b].n;
 				st->cost_blocks++;
 			}
 		size_t l = strlen(st->cost_model);
@@ -570,6 +848,11 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 		if (o->costing == PMCF_IMIX_COST_REGIONS_CHASE)
 			snprintf(st->cost_model + l, sizeof(st->cost_model) - l,
 				 "; %zu pointer-chasing loads at %d cycles", nchase, CHASE_CYCLES);
+		l = strlen(st->cost_model);
+		if (o->rate == PMCF_IMIX_RATE_IV)
+			snprintf(st->cost_model + l, sizeof(st->cost_model) - l,
+				 "; %llu loops at their measured speed (%.0f %% of the samples)",
+				 (unsigned long long)st->rate_loops, 100 * st->rate_share);
 		st->correction = PMCF_IMIX_CORR_APPLIED;
 	}
 	free(cls);

@@ -347,6 +347,8 @@ static void same_fused(const pmcf_profile *f0, const pmcf_profile *f1)
 		double m1 = pmcf_profile_match_distance(f1, i);
 		assert_true(m0 == m1 || (m0 != m0 && m1 != m1));
 		for (size_t e = 0; e < nev; e++) {
+			double v0 = pmcf_profile_value(f0, i, e), v1 = pmcf_profile_value(f1, i, e);
+			assert_true(v0 == v1 || (v0 != v0 && v1 != v1));
 			int32_t s0, s1;
 			int64_t i0, i1;
 			pmcf_profile_provenance_get(f0, i, e, &s0, &i0);
@@ -423,6 +425,54 @@ static void test_bc_active_same(void **state)
 		for (size_t j = 0; j < P; j++)
 			pmcf_profile_free(in[j]);
 	}
+}
+
+/* The fused values filled on 1 thread and on 2 and 3 (events interleaved
+ * over the threads), every strategy, unequal counts and missing values:
+ * the same values, provenance and match distances. */
+static void test_fill_threads(void **state)
+{
+	(void)state;
+	enum { N = 300, P = 5 };
+	static const char *const E[P][4] = {{"duration", "x", "y", "p0"},
+					    {"duration", "x", "p1", "q1"},
+					    {"duration", "y", "p2", "q2"},
+					    {"duration", "x", "y", "p3"},
+					    {"duration", "p4", "q4", "r4"}};
+	static char labs[P][N][16];
+	uint64_t s = 99;
+	pmcf_profile *in[P];
+	for (size_t j = 0; j < P; j++) {
+		struct hx a[N];
+		size_t n = N - 11 * j;
+		for (size_t i = 0; i < n; i++) {
+			snprintf(labs[j][i], sizeof(labs[j][i]), "0.%zu", (i * 7 + j) % N);
+			a[i] = (struct hx){(uint32_t)(rnd(&s) % 2),
+					   labs[j][i],
+					   rnd(&s) % 100000,
+					   {0, 0, 0, 0}};
+			for (size_t e = 0; e < 4; e++)
+				a[i].v[e] =
+					e && rnd(&s) % 30 == 0 ? PMCF_MISSING : (double)(1 + rnd(&s) % 5000);
+		}
+		in[j] = mk("prog", E[j], 4, a, n);
+	}
+	for (int strategy = PMCF_COMBINE_CTC; strategy <= PMCF_COMBINE_MATCH; strategy++)
+		for (unsigned t = 2; t <= 3; t++) {
+			cmbi_fill_thread_min = SIZE_MAX;
+			fuse_threads = 1;
+			pmcf_profile *f0 = fuse(strategy, 3, in, P, NULL);
+			cmbi_fill_thread_min = 1;
+			fuse_threads = t;
+			pmcf_profile *f1 = fuse(strategy, 3, in, P, NULL);
+			cmbi_fill_thread_min = 65536;
+			fuse_threads = 0;
+			same_fused(f0, f1);
+			pmcf_profile_free(f0);
+			pmcf_profile_free(f1);
+		}
+	for (size_t j = 0; j < P; j++)
+		pmcf_profile_free(in[j]);
 }
 
 /* Unequal XU counts: CTC and BC keep the larger count per type, the surplus
@@ -795,23 +845,15 @@ static void test_truth_copied(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ctc_fig2),
-		cmocka_unit_test(test_ranks_never_paired),
-		cmocka_unit_test(test_lgl_fig2),
-		cmocka_unit_test(test_lgl_missing_extra),
-		cmocka_unit_test(test_lgl_needs_labels),
-		cmocka_unit_test(test_bc_identical),
-		cmocka_unit_test(test_bc_dmax_relaxation),
-		cmocka_unit_test(test_bc_active_same),
-		cmocka_unit_test(test_unequal_counts),
-		cmocka_unit_test(test_base_labels_join),
-		cmocka_unit_test(test_seeds_reproduce),
-		cmocka_unit_test(test_mismatch_refused),
-		cmocka_unit_test(test_bc_needs_overlap),
-		cmocka_unit_test(test_bc_three_and_fca),
-		cmocka_unit_test(test_labels),
-		cmocka_unit_test(test_label_keys),
-		cmocka_unit_test(test_strategy_names),
+		cmocka_unit_test(test_ctc_fig2),           cmocka_unit_test(test_ranks_never_paired),
+		cmocka_unit_test(test_lgl_fig2),           cmocka_unit_test(test_lgl_missing_extra),
+		cmocka_unit_test(test_lgl_needs_labels),   cmocka_unit_test(test_bc_identical),
+		cmocka_unit_test(test_bc_dmax_relaxation), cmocka_unit_test(test_bc_active_same),
+		cmocka_unit_test(test_fill_threads),       cmocka_unit_test(test_unequal_counts),
+		cmocka_unit_test(test_base_labels_join),   cmocka_unit_test(test_seeds_reproduce),
+		cmocka_unit_test(test_mismatch_refused),   cmocka_unit_test(test_bc_needs_overlap),
+		cmocka_unit_test(test_bc_three_and_fca),   cmocka_unit_test(test_labels),
+		cmocka_unit_test(test_label_keys),         cmocka_unit_test(test_strategy_names),
 		cmocka_unit_test(test_truth_copied),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

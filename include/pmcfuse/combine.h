@@ -34,7 +34,8 @@ typedef struct pmcf_combine_opts {
 	uint64_t seed;            /* random choices (bc-unlabeled, random) */
 	int force;                /* 1: fuse profiles of different programs anyway */
 	const char *const *names; /* n names for the inputs (paths), or NULL: "input K" */
-	unsigned threads;         /* bc family: types clustered at once; 0: the online CPUs.
+	unsigned threads;         /* bc family: types clustered at once; every strategy:
+				   * threads filling the fused values; 0: the online CPUs.
 				   * The result does not depend on it. */
 	int partial;              /* 1: inputs that are sets of a plan may lack some sets,
 				   * and inputs marked incomplete are fused (the result is

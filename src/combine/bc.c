@@ -12,7 +12,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "combine/combine_impl.h"
 #include "util/rng.h"
 #include "util/internal.h"
@@ -1223,19 +1222,6 @@ static int cmp_type_size(const void *a, const void *b, void *ctx)
 	return (x > y) - (x < y);
 }
 
-/* Threads for a step: opts->threads, else the online CPUs; never more than
- * the types with XUs to pair. */
-static size_t step_cpus(const struct cmb *c)
-{
-	unsigned want = 0;
-	want = c->opts->threads; /* the options are a checked full copy (combine.c) */
-	if (!want) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		want = n > 0 ? (unsigned)n : 1;
-	}
-	return want > 64 ? 64 : want;
-}
-
 static size_t step_threads(size_t cpus, size_t busy) { return busy < cpus ? (busy ? busy : 1) : cpus; }
 
 /* The workers of every step, kept from step to step (their workspaces are
@@ -1344,7 +1330,7 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 			      .npairs = npairs,
 			      .iters = iters,
 			      .dmax = dmax};
-	J.cpus = step_cpus(c);
+	J.cpus = cmbi_cpus(c);
 	nthreads = step_threads(J.cpus, busy);
 	tid = calloc(nthreads, sizeof(*tid));
 	if (!tid) {

@@ -3,10 +3,12 @@
  * fused profile with per-value provenance, per-XU match distances and the
  * ground truth of each fused XU's first source. */
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "combine/combine_impl.h"
 #include "pmcfuse/events.h"
 #include "profile/ident.h"
@@ -57,6 +59,16 @@ int pmcf_strategy_ordered(int s)
 {
 	const struct strategy *st = strategy_of(s);
 	return st && st->ordered;
+}
+
+size_t cmbi_cpus(const struct cmb *c)
+{
+	unsigned want = c->opts->threads; /* the options are a checked full copy */
+	if (!want) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		want = n > 0 ? (unsigned)n : 1;
+	}
+	return want > 64 ? 64 : want;
 }
 
 /* ---- checks -------------------------------------------------------------- */
@@ -584,6 +596,49 @@ static int set_base_labels(struct cmb *c)
 	return err;
 }
 
+/* Fused event e: each fused XU's value and provenance from its first
+ * source that monitored e; icol: room for c->n column pointers. Writes only
+ * column e of c->out (threads may fill different events at once). */
+static int fill_event(struct cmb *c, size_t e, const double **icol)
+{
+	double *col = pmcf_profile_column(c->out, e);
+	for (size_t j = 0; j < c->n; j++)
+		icol[j] = c->evidx[j][e] >= 0 ? pmcf_profile_column_const(c->in[j], (size_t)c->evidx[j][e])
+					      : NULL;
+	for (size_t f = 0; f < c->nf; f++) {
+		const int32_t *row = c->src + f * c->n;
+		for (uint32_t k = 0; k < c->nowners[e]; k++) {
+			uint32_t j = c->owners[e][k];
+			if (row[j] < 0)
+				continue;
+			col[f] = icol[j][row[j]];
+			int err = pmcf_profile_provenance_set(c->out, f, e, (int32_t)j, row[j]);
+			if (err)
+				return err;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* Events first, first + step, ... of a combination, filled by one thread. */
+struct fill_job {
+	struct cmb *c;
+	size_t first, step;
+	const double **icol;
+	int err;
+};
+
+static void *fill_thread(void *arg)
+{
+	struct fill_job *F = arg;
+	for (size_t e = F->first; e < F->c->nev && !F->err; e += F->step)
+		F->err = fill_event(F->c, e, F->icol);
+	return NULL;
+}
+
+size_t cmbi_fill_thread_min = 65536;
+
 static int fill_values(struct cmb *c)
 {
 	int err = pmcf_profile_provenance_enable(c->out);
@@ -598,31 +653,41 @@ static int fill_values(struct cmb *c)
 		if (err)
 			return err;
 	}
-	for (size_t e = 0; e < c->nev; e++) {
-		double *col = pmcf_profile_column(c->out, e);
-		const double **icol = malloc(c->n * sizeof(*icol));
-		if (!icol)
-			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-		for (size_t j = 0; j < c->n; j++)
-			icol[j] = c->evidx[j][e] >= 0
-					  ? pmcf_profile_column_const(c->in[j], (size_t)c->evidx[j][e])
-					  : NULL;
-		for (size_t f = 0; f < c->nf && !err; f++) {
-			const int32_t *row = c->src + f * c->n;
-			for (uint32_t k = 0; k < c->nowners[e]; k++) {
-				uint32_t j = c->owners[e][k];
-				if (row[j] < 0)
-					continue;
-				col[f] = icol[j][row[j]];
-				err = pmcf_profile_provenance_set(c->out, f, e, (int32_t)j, row[j]);
-				break;
-			}
-		}
+	/* the events on up to cmbi_cpus() threads, interleaved (each column is
+	 * written by one thread: the same values for any number) */
+	size_t nt = cmbi_cpus(c);
+	nt = nt < c->nev ? nt : c->nev;
+	nt = c->nf * c->nev >= cmbi_fill_thread_min && nt ? nt : 1;
+	struct fill_job *F = calloc(nt, sizeof(*F));
+	const double **icol = malloc(nt * c->n * sizeof(*icol));
+	pthread_t *tid = malloc(nt * sizeof(*tid));
+	if (!F || !icol || !tid) {
+		free(F);
 		free(icol);
-		if (err)
-			return err;
+		free(tid);
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	}
-	return 0;
+	size_t started = 1;
+	for (size_t t = 0; t < nt; t++)
+		F[t] = (struct fill_job){c, t, nt, icol + t * c->n, 0};
+	for (; started < nt; started++)
+		if (pthread_create(&tid[started], NULL, fill_thread, &F[started]) != 0)
+			break;
+	for (size_t t = started; t < nt; t++) /* no thread for these: here */
+		fill_thread(&F[t]);
+	fill_thread(&F[0]);
+	for (size_t t = 1; t < started; t++)
+		pthread_join(tid[t], NULL);
+	/* an error of another thread: its detail is that thread's; fill the
+	 * event again here for the message */
+	for (size_t t = 0; t < nt && !err; t++)
+		if (F[t].err)
+			for (size_t e = F[t].first; e < c->nev && !err; e += nt)
+				err = fill_event(c, e, icol);
+	free(F);
+	free(icol);
+	free(tid);
+	return err;
 }
 
 /* Match distance (see combine.h): for each event monitored by several

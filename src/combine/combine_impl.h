@@ -39,6 +39,10 @@ struct cmb {
 	uint32_t *ftype;
 };
 
+/* Threads a combination may use: opts->threads, else the online CPUs (at
+ * most 64); the result never depends on it (combine.c). */
+size_t cmbi_cpus(const struct cmb *c);
+
 /* ---- pairing helpers shared by the strategies (pairing.c) ---- */
 /* Appends a fused XU of group t with no sources; returns its index or -1. */
 long cmbi_add(struct cmb *c, uint32_t t);
@@ -80,6 +84,9 @@ extern int cmbi_bc_all_active;
 /* Test hook: 1 compares every pair of XUs of the closest leftover cells
  * (the paper's calc_reduced_div), not the sweep along the diagonal. */
 extern int cmbi_bc_all_pairs;
+/* Fused values are filled on several threads (opts->threads) from this
+ * many values (fused XUs x events) on; tests lower it (same result). */
+extern size_t cmbi_fill_thread_min;
 /* Test hook: nonzero orders labels by qsort with cmbi_label_cmp, never by
  * numeric keys (same order, slower). */
 extern int cmbi_bc_label_qsort;

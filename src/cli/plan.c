@@ -6,7 +6,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cli/cli.h"
-#include "counters/perf.h"
 #include "cli/fuse.h"
 #include "cli/output.h"
 #include "pmcfuse/sim.h"
@@ -362,7 +361,7 @@ int cmd_plan(int argc, char **argv)
 	pmcf_plan *plan = NULL;
 	pmcf_profile **pilots = NULL;
 	size_t npilots = 0;
-	int err = sim ? pmcf_catalog_sim(sim, &cat) : pmcfi_catalog_perf_for_spec(events, &cat);
+	int err = sim ? pmcf_catalog_sim(sim, &cat) : pmcf_catalog_perf_for_events(events, &cat);
 	if (err) {
 		st = cli_lib_error(verb, err, "event catalogue");
 		goto out;

@@ -167,7 +167,11 @@ int fuse_link_auto_plan(const char *verb, const pmcf_catalog *cat, const pmcf_ev
 	po->link_auto = 1;
 	po->pilots = (const pmcf_profile *const *)pil;
 	po->npilots = npil;
-	int err = st ? 0 : pmcf_plan_make(cat, pmcf_evlist_names(ev), pmcf_evlist_size(ev), po, plan);
+	pmcf_plan_opts o = *po; /* the groups come with ev, resolved; --link auto has no --link list */
+	o.groups = NULL;
+	o.link = NULL;
+	o.nlink = 0;
+	int err = st ? 0 : pmcf_plan_make_evlist(ev, NULL, &o, plan);
 	if (err)
 		st = cli_lib_error(verb, err, "planning");
 	for (size_t i = 0; i < npil; i++)
@@ -373,17 +377,13 @@ int cmd_plan(int argc, char **argv)
 	}
 	if (from && (st = load_dir(verb, from, &pilots, &npilots)))
 		goto out;
-	if (lk) {
-		o.link = pmcf_evlist_names(lk);
-		o.nlink = pmcf_evlist_size(lk);
-	}
 	o.pilots = (const pmcf_profile *const *)pilots;
 	o.npilots = npilots;
-	o.groups = pmcf_evlist_groups(ev);
+	/* the resolved lists (their groups, the linking events) go to the planner */
 	if (o.link_auto) {
 		if ((st = fuse_link_auto_plan(verb, cat, ev, refs, sim, seed_given ? seed : 1, &o, &plan)))
 			goto out;
-	} else if ((err = pmcf_plan_make(cat, pmcf_evlist_names(ev), pmcf_evlist_size(ev), &o, &plan))) {
+	} else if ((err = pmcf_plan_make_evlist(ev, lk, &o, &plan))) {
 		st = cli_lib_error(verb, err, "planning");
 		goto out;
 	}

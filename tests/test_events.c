@@ -767,7 +767,7 @@ static void test_catalog_for(void **state)
 	};
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
 		pmcf_catalog *c = NULL;
-		assert_int_equal(pmcfi_catalog_perf_for_spec(rows[r].spec, &c), 0);
+		assert_int_equal(pmcf_catalog_perf_for_events(rows[r].spec, &c), 0);
 		assert_true(pmcf_catalog_find(c, "task-clock") >= 0);
 		int tp = count_source(c, PMCF_SRC_TRACEPOINT) > 0;
 		if (tp != (rows[r].loaded && tracefs_readable))

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 #include "counters/catalog.h"
 #include "pmcfuse/collect.h"
+#include "pmcfuse/combine.h"
 #include "pmcfuse/events.h"
 #include "pmcfuse/plan.h"
 #include "pmcfuse/sim.h"
@@ -153,6 +154,83 @@ static void test_program_no_lookup(void **state)
 	pmcf_source_free(src);
 }
 
+/* The planner takes the resolved list: parsing N names and planning them
+ * looks each up once (before pmcf_plan_make_evlist the planner looked
+ * every name up again, and again in every compatibility check), and the
+ * plan is the one pmcf_plan_make makes of the names. */
+static void test_plan_no_lookup(void **state)
+{
+	(void)state;
+	static const struct {
+		int line;
+		int strategy;
+		const char *events, *link; /* link NULL: none */
+		int packing;
+		unsigned pmcs;
+	} rows[] = {
+		{__LINE__, PMCF_COMBINE_CTC, "PAPI_L1_DCM,PAPI_L2_TCM,PAPI_L3_TCM,PAPI_BR_MSP,PAPI_TLB_IM",
+		 NULL, PMCF_PACK_BEST, 3},
+		{__LINE__, PMCF_COMBINE_BC, "PAPI_L1_DCM,{PAPI_L2_TCM,PAPI_L3_TCM},PAPI_BR_MSP,PAPI_TLB_IM",
+		 "PAPI_L1_ICM", PMCF_PACK_BEST, 4},
+		{__LINE__, PMCF_COMBINE_LGL, "PAPI_L2_DCA,PAPI_L2_TCM,PAPI_L3_TCM,PAPI_BR_MSP", NULL,
+		 PMCF_PACK_GREEDY, 3},
+	};
+	pmcf_source *src;
+	OK(pmcf_source_new_sim(SPEC, NULL, &src));
+	const pmcf_catalog *cat;
+	OK(pmcf_source_catalog(src, &cat));
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		pmcf_evlist *ev, *lk = NULL;
+		unsigned long before = pmcfi_name_lookups;
+		OK(pmcf_source_events(src, rows[r].events, &ev));
+		if (rows[r].link)
+			OK(pmcf_source_events(src, rows[r].link, &lk));
+		unsigned long parsed = pmcfi_name_lookups - before;
+		pmcf_plan_opts o = PMCF_PLAN_OPTS_INIT;
+		o.strategy = rows[r].strategy;
+		o.packing = rows[r].packing;
+		o.pmcs = rows[r].pmcs;
+		pmcf_plan *a, *b;
+		OK(pmcf_plan_make_evlist(ev, lk, &o, &a));
+		if (pmcfi_name_lookups - before != parsed)
+			fail_msg("row %d: %lu names parsed with %lu lookups, planned with %lu more",
+				 rows[r].line, pmcf_evlist_size(ev), parsed,
+				 pmcfi_name_lookups - before - parsed);
+		assert_true(pmcf_plan_nsets(a) > 1);
+		/* the same plan through the names */
+		o.groups = pmcf_evlist_groups(ev);
+		o.link = lk ? pmcf_evlist_names(lk) : NULL;
+		o.nlink = lk ? pmcf_evlist_size(lk) : 0;
+		OK(pmcf_plan_make(cat, pmcf_evlist_names(ev), pmcf_evlist_size(ev), &o, &b));
+		char *ja, *jb;
+		OK(pmcf_plan_to_json(a, &ja));
+		OK(pmcf_plan_to_json(b, &jb));
+		assert_string_equal(ja, jb);
+		free(ja);
+		free(jb);
+		pmcf_plan_free(b);
+		/* the lists give the links and groups: the options may not */
+		assert_int_equal(pmcf_plan_make_evlist(ev, lk, &o, &b), PMCF_EINVAL);
+		pmcf_plan_free(a);
+		pmcf_evlist_free(lk);
+		pmcf_evlist_free(ev);
+	}
+	/* a linking list of another catalogue */
+	pmcf_catalog *other;
+	OK(pmcf_catalog_sim(SPEC, &other));
+	pmcf_evlist *ev, *lk;
+	OK(pmcf_source_events(src, "PAPI_L1_DCM,PAPI_L1_ICM", &ev));
+	OK(pmcf_evlist_parse(other, "PAPI_TOT_INS", &lk));
+	pmcf_plan_opts o = PMCF_PLAN_OPTS_INIT;
+	pmcf_plan *p = NULL;
+	assert_int_equal(pmcf_plan_make_evlist(ev, lk, &o, &p), PMCF_ECONFLICT);
+	assert_null(p);
+	pmcf_evlist_free(lk);
+	pmcf_evlist_free(ev);
+	pmcf_catalog_free(other);
+	pmcf_source_free(src);
+}
+
 /* The options follow the size rule; bad arguments are refused. */
 static void test_opts_and_errors(void **state)
 {
@@ -222,9 +300,8 @@ int main(void)
 	snprintf(tool, sizeof(tool), "%s/libpmcfuse-ompt.so", build_dir);
 	setenv("ASAN_OPTIONS", "verify_asan_link_order=0", 0);
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sim_no_lookup),
-		cmocka_unit_test(test_other_catalog),
-		cmocka_unit_test(test_program_no_lookup),
+		cmocka_unit_test(test_sim_no_lookup),     cmocka_unit_test(test_other_catalog),
+		cmocka_unit_test(test_program_no_lookup), cmocka_unit_test(test_plan_no_lookup),
 		cmocka_unit_test(test_opts_and_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -43,6 +43,12 @@ typedef struct pmcf_catalog pmcf_catalog;
 #define PMCF_CATALOG_NO_TRACEPOINTS 2u /* skip tracefs */
 #define PMCF_CATALOG_NO_PMU 4u         /* skip libpfm4's native events (and PAPI presets) */
 #define PMCF_CATALOG_NO_PAPI 8u        /* skip PAPI presets (libpapi is not started) */
+/* tracepoints are wanted: tracefs is mounted when none is and the process
+ * may, and the call fails when they cannot be read (PMCF_ENOENT: no tracefs;
+ * PMCF_EPARANOID: this user cannot read it; the detail begins "needs
+ * tracefs, …" and says what to do) instead of leaving them out with a
+ * warning. Ignored with PMCF_CATALOG_NO_TRACEPOINTS. */
+#define PMCF_CATALOG_TRACEPOINTS 16u
 
 /* The catalogue of the real source on this machine: duration, perf software
  * events, generic hardware and hw-cache events, tracepoints (from tracefs;
@@ -53,6 +59,17 @@ typedef struct pmcf_catalog pmcf_catalog;
  * counted with; one PAPI cannot map here has available 0 and its reason in
  * constraints {"unavailable": …}). Free with pmcf_catalog_free. */
 PMCF_API int pmcf_catalog_perf(unsigned flags, pmcf_catalog **out);
+
+/* The perf catalogue suited to an -e EVENTS value spec (as
+ * pmcf_evlist_parse reads it): for "all" (alone or among names) every event
+ * this machine lists, probed, without PAPI presets (they would count their
+ * natives twice); for @FILE the same, unprobed; for NULL or a list of
+ * names the small catalogue (duration, software, generic hardware and
+ * hw-cache events; well under a ms) whose other parts (tracepoints, mounting
+ * tracefs if need be; native PMU events; PAPI presets) are loaded as
+ * pmcf_evlist_parse, pmcf_evlist_from_names and pmcf_catalog_check_set
+ * resolve names that need them. Free with pmcf_catalog_free. */
+PMCF_API int pmcf_catalog_perf_for_events(const char *spec, pmcf_catalog **out);
 
 /* The catalogue of a simulated machine for SPEC ("WORKLOAD[,key=value…]";
  * only machine= matters here). */

@@ -70,6 +70,15 @@ typedef struct pmcf_plan_opts {
  * why), PMCF_EINVAL, PMCF_ENOMEM. Free with pmcf_plan_free. */
 PMCF_API int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n,
 			    const pmcf_plan_opts *opts, pmcf_plan **out);
+/* pmcf_plan_make for an event list already resolved (pmcf_evlist_parse,
+ * pmcf_source_events): its catalogue, its names and its {…} groups, and the
+ * linking events of link (NULL: none; a list of the same catalogue, else
+ * PMCF_ECONFLICT), planned by their catalogue indices: no name is looked up
+ * again. opts->link and opts->groups must be empty (PMCF_EINVAL): they
+ * come from the lists. The plan is the one pmcf_plan_make makes of the
+ * names. Errors otherwise as there. */
+PMCF_API int pmcf_plan_make_evlist(const pmcf_evlist *events, const pmcf_evlist *link,
+				   const pmcf_plan_opts *opts, pmcf_plan **out);
 PMCF_API void pmcf_plan_free(pmcf_plan *p);
 
 PMCF_API size_t pmcf_plan_nsets(const pmcf_plan *p);

@@ -7,7 +7,6 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "cli/output.h"
-#include "counters/perf.h"
 
 static const char usage[] =
 	"usage: pmcfuse events [--sim SPEC] [--json] [--source S] [--available] [--no-probe]\n"
@@ -179,18 +178,19 @@ int cmd_events(int argc, char **argv)
 	if (pmcs && !check)
 		return cli_usage_error("events", "--pmcs is only meaningful with --check");
 
+	if (source && check)
+		return cli_usage_error("events", "--source is for listing, not --check");
+
+	/* tracepoints asked for by name: mount tracefs, or say why not */
+	int tracepoints = !sim && source && strcmp(source, PMCF_SRC_TRACEPOINT) == 0;
 	pmcf_catalog *c = NULL;
 	int err = sim     ? pmcf_catalog_sim(sim, &c)
-		  : check ? pmcfi_catalog_perf_for_spec(check, &c) /* grows as names resolve */
-			  : pmcf_catalog_perf(probe ? PMCF_CATALOG_PROBE : 0, &c);
-	if (!err && !sim && source && strcmp(source, PMCF_SRC_TRACEPOINT) == 0 &&
-	    (err = pmcfi_perf_add_tracepoints(c))) {
-		/* tracepoints asked for by name: mount tracefs, or say why not */
-		char why[512];
-		snprintf(why, sizeof(why), "%s", pmcf_errdetail());
-		pmcf_catalog_free(c);
-		return cli_error("events", cli_status_for(err), "listing tracepoints %s", why);
-	}
+		  : check ? pmcf_catalog_perf_for_events(check, &c) /* grows as names resolve */
+			  : pmcf_catalog_perf((probe ? PMCF_CATALOG_PROBE : 0) |
+						      (tracepoints ? PMCF_CATALOG_TRACEPOINTS : 0),
+					      &c);
+	if (err && tracepoints)
+		return cli_error("events", cli_status_for(err), "listing tracepoints %s", pmcf_errdetail());
 	if (err)
 		return cli_lib_error("events", err, "cannot list events");
 	int st = CLI_OK;

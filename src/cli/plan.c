@@ -6,7 +6,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cli/cli.h"
-#include "counters/perf.h"
 #include "cli/fuse.h"
 #include "cli/output.h"
 #include "pmcfuse/sim.h"
@@ -168,7 +167,11 @@ int fuse_link_auto_plan(const char *verb, const pmcf_catalog *cat, const pmcf_ev
 	po->link_auto = 1;
 	po->pilots = (const pmcf_profile *const *)pil;
 	po->npilots = npil;
-	int err = st ? 0 : pmcf_plan_make(cat, pmcf_evlist_names(ev), pmcf_evlist_size(ev), po, plan);
+	pmcf_plan_opts o = *po; /* the groups come with ev, resolved; --link auto has no --link list */
+	o.groups = NULL;
+	o.link = NULL;
+	o.nlink = 0;
+	int err = st ? 0 : pmcf_plan_make_evlist(ev, NULL, &o, plan);
 	if (err)
 		st = cli_lib_error(verb, err, "planning");
 	for (size_t i = 0; i < npil; i++)
@@ -362,7 +365,7 @@ int cmd_plan(int argc, char **argv)
 	pmcf_plan *plan = NULL;
 	pmcf_profile **pilots = NULL;
 	size_t npilots = 0;
-	int err = sim ? pmcf_catalog_sim(sim, &cat) : pmcfi_catalog_perf_for_spec(events, &cat);
+	int err = sim ? pmcf_catalog_sim(sim, &cat) : pmcf_catalog_perf_for_events(events, &cat);
 	if (err) {
 		st = cli_lib_error(verb, err, "event catalogue");
 		goto out;
@@ -374,17 +377,13 @@ int cmd_plan(int argc, char **argv)
 	}
 	if (from && (st = load_dir(verb, from, &pilots, &npilots)))
 		goto out;
-	if (lk) {
-		o.link = pmcf_evlist_names(lk);
-		o.nlink = pmcf_evlist_size(lk);
-	}
 	o.pilots = (const pmcf_profile *const *)pilots;
 	o.npilots = npilots;
-	o.groups = pmcf_evlist_groups(ev);
+	/* the resolved lists (their groups, the linking events) go to the planner */
 	if (o.link_auto) {
 		if ((st = fuse_link_auto_plan(verb, cat, ev, refs, sim, seed_given ? seed : 1, &o, &plan)))
 			goto out;
-	} else if ((err = pmcf_plan_make(cat, pmcf_evlist_names(ev), pmcf_evlist_size(ev), &o, &plan))) {
+	} else if ((err = pmcf_plan_make_evlist(ev, lk, &o, &plan))) {
 		st = cli_lib_error(verb, err, "planning");
 		goto out;
 	}

@@ -17,7 +17,10 @@ struct pmcfi_catalog_ops {
 	long (*resolve)(void *impl, pmcf_catalog *c, const char *name);
 };
 
-/* A new catalogue that already holds the duration pseudo-event. impl is
+/* Where every catalogue holds duration (pmcfi_catalog_new adds it first). */
+#define PMCFI_EVENT_DURATION_INDEX 0
+/* A new catalogue that already holds the duration pseudo-event (at
+ * PMCFI_EVENT_DURATION_INDEX). impl is
  * owned by the catalogue from then on (freed with ops->free_impl), even
  * when this call fails. */
 int pmcfi_catalog_new(const char *name, const struct pmcfi_catalog_ops *ops, void *impl, pmcf_catalog **out);

@@ -1216,8 +1216,10 @@ int pmcfi_catalog_perf_at(unsigned flags, const char *tracefs, pmcf_catalog **ou
 				PERF_TYPE_HARDWARE, PMCF_SRC_HARDWARE, intel_fixed);
 	if (!err)
 		err = add_hwcache(c, impl);
-	if (!err && !(flags & PMCF_CATALOG_NO_TRACEPOINTS))
-		err = add_tracepoints(c, impl, 0, 0);
+	if (!err && !(flags & PMCF_CATALOG_NO_TRACEPOINTS)) {
+		int want = (flags & PMCF_CATALOG_TRACEPOINTS) != 0;
+		err = add_tracepoints(c, impl, want, want);
+	}
 	if (!err && !(flags & PMCF_CATALOG_NO_PMU))
 		err = add_natives(c, impl);
 	if (!err && !(flags & (PMCF_CATALOG_NO_PMU | PMCF_CATALOG_NO_PAPI)))
@@ -1266,14 +1268,14 @@ static int names_all(const char *spec)
 	return 0;
 }
 
-int pmcfi_catalog_perf_for_spec(const char *spec, pmcf_catalog **out)
+int pmcf_catalog_perf_for_events(const char *spec, pmcf_catalog **out)
 {
 	/* "all" means every event this machine lists (PAPI presets left out:
 	 * they would count their natives twice); anything else starts small and
 	 * grows as names are resolved (tracepoints, natives, PAPI presets) */
-	if (!spec || spec[0] == '@')
+	if (spec && spec[0] == '@')
 		return pmcf_catalog_perf(PMCF_CATALOG_NO_PAPI, out);
-	if (names_all(spec)) /* only what can be counted here */
+	if (spec && names_all(spec)) /* only what can be counted here */
 		return pmcf_catalog_perf(PMCF_CATALOG_PROBE | PMCF_CATALOG_NO_PAPI, out);
 	return pmcfi_catalog_perf_for(NULL, 0, out);
 }

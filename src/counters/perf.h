@@ -44,11 +44,9 @@ int pmcfi_perf_kernel_allowed(void);
 /* kernel.perf_event_paranoid, or INT_MIN when it cannot be read. */
 int pmcfi_perf_paranoid(void);
 
-/* Adds every tracepoint to perf catalogue c (once), mounting tracefs when
- * none is mounted and the process may. Fails, with a one-line detail that
- * says what to do, when tracefs cannot be used (PMCF_ENOENT not mounted,
- * PMCF_EPARANOID not readable by this user); the detail begins "needs
- * tracefs, …" for the caller to prefix with its subject. */
+/* Adds every tracepoint to perf catalogue c (once), as
+ * PMCF_CATALOG_TRACEPOINTS does (mounting tracefs; failing with the
+ * detail "needs tracefs, …"). For tests. */
 int pmcfi_perf_add_tracepoints(pmcf_catalog *c);
 
 /* PMU events in perf's syntax (pmu/terms/) of catalogue c are read from
@@ -69,9 +67,5 @@ int pmcfi_catalog_perf_at(unsigned flags, const char *tracefs, pmcf_catalog **ou
  * part a name needs cannot be loaded (e.g. tracefs); unknown names are left
  * to the caller's lookup, which suggests the closest ones. */
 int pmcfi_catalog_perf_for(const char *const *names, size_t n, pmcf_catalog **out);
-/* The catalogue for an -e EVENTS list: the small one, growing as names are
- * resolved; for "all" the full one, probed, without PAPI presets (they would
- * count their natives twice); for @FILE the full one unprobed. */
-int pmcfi_catalog_perf_for_spec(const char *spec, pmcf_catalog **out);
 
 #endif

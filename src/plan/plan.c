@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include "pmcfuse/combine.h"
+#include "counters/catalog.h"
 #include "plan/plan_impl.h"
 #include "util/abi.h"
 #include "util/internal.h"
@@ -179,23 +180,46 @@ int pmcf_plan_set_program(pmcf_plan *p, const char *const *argv, size_t argc)
 
 /* ---- packing ---------------------------------------------------------------------- */
 
+/* Events are catalogue indices from here on (the list was resolved once,
+ * by the caller or pmcf_plan_make); names only for the plan's text. */
 struct packer {
 	const pmcf_catalog *c;
 	unsigned pmcs;
-	const char **base; /* duration and the linking events, in every set */
+	const size_t *base; /* duration and the linking events, in every set */
 	size_t nbase;
-	const char **item; /* the units to place: an event, or the first of a {…} group */
-	unsigned *cost;    /* a unit's: the sum of its events' */
+	const size_t *item; /* the units to place: an event, or the first of a {…} group */
+	unsigned *cost;     /* a unit's: the sum of its events' */
 	size_t n;
-	const char **flat; /* every unit's events: unit i is flat[first[i] .. first[i] + len[i]) */
+	const size_t *flat; /* every unit's events: unit i is flat[first[i] .. first[i] + len[i]) */
 	size_t *first, *len, nflat;
-	const char **buf; /* nbase + n scratch */
+	size_t *buf; /* nbase + n scratch */
 	int err;
 	size_t checks;
 };
 
+static const char *name_at(const pmcf_catalog *c, size_t i) { return pmcf_catalog_at(c, i)->name; }
+
+/* Adds the set of events idx[0..n) to the plan; names: n entries of scratch. */
+static int add_set_idx(pmcf_plan *p, const pmcf_catalog *c, const size_t *idx, size_t n, const char **names)
+{
+	for (size_t i = 0; i < n; i++)
+		names[i] = name_at(c, idx[i]);
+	return plani_add_set(p, names, n);
+}
+
+/* Appends the names of events idx[0..n) to *arr / *len. */
+static int push_idx(char ***arr, size_t *len, const pmcf_catalog *c, const size_t *idx, size_t n)
+{
+	int err = 0;
+	for (size_t i = 0; i < n && !err; i++) {
+		const char *name = name_at(c, idx[i]);
+		err = plani_strv_push(arr, len, &name, 1);
+	}
+	return err;
+}
+
 /* Appends the events of unit i to out at k; returns the new k. */
-static size_t unit_events(const struct packer *pk, size_t i, const char **out, size_t k)
+static size_t unit_events(const struct packer *pk, size_t i, size_t *out, size_t k)
 {
 	for (size_t j = 0; j < pk->len[i]; j++)
 		out[k++] = pk->flat[pk->first[i] + j];
@@ -214,7 +238,7 @@ static int fits(struct packer *pk, const size_t *mem, size_t m, size_t extra)
 	if (extra != (size_t)-1)
 		k = unit_events(pk, extra, pk->buf, k);
 	pk->checks++;
-	int r = pmcf_catalog_check_set(pk->c, pk->buf, k, pk->pmcs, NULL, 0);
+	int r = pmcfi_catalog_check_idx(pk->c, pk->buf, k, pk->pmcs, NULL, 0);
 	if (r < 0) {
 		pk->err = r;
 		return 0;
@@ -411,8 +435,7 @@ static unsigned counters_needed(const struct packer *pk)
 	const char **seen = malloc((4 * nflat + 1) * sizeof(char *));
 	json_t **docs = calloc(nflat + 1, sizeof(json_t *));
 	for (size_t i = 0; i < nflat; i++) {
-		const pmcf_event_info *e =
-			pmcf_catalog_at(pk->c, (size_t)pmcf_catalog_find(pk->c, pk->flat[i]));
+		const pmcf_event_info *e = pmcf_catalog_at(pk->c, pk->flat[i]);
 		json_t *j = e->constraints && seen && docs ? json_loads(e->constraints, 0, NULL) : NULL;
 		json_t *nat = j ? json_object_get(j, "native") : NULL;
 		if (!json_is_array(nat) || json_is_true(json_object_get(j, "fixed")) ||
@@ -558,8 +581,9 @@ static int pack_correlated(struct packer *pk, const pmcf_plan_opts *o, const siz
 	size_t n = pk->n;
 	unsigned char *placed = calloc(n ? n : 1, 1), *in = calloc(n ? n : 1, 1);
 	struct cpair *pr = malloc((n * n + 1) * sizeof(*pr));
+	size_t *set = malloc((pk->nbase + pk->nflat + 1) * sizeof(*set));
 	const char **names = malloc((pk->nbase + pk->nflat + 1) * sizeof(char *));
-	int err = placed && in && pr && names ? 0 : pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	int err = placed && in && pr && set && names ? 0 : pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	size_t left = n;
 	while (!err && left) {
 		size_t m = 0;
@@ -573,7 +597,8 @@ static int pack_correlated(struct packer *pk, const pmcf_plan_opts *o, const siz
 			for (size_t a = 0; a < n; a++)
 				for (size_t b = 0; b < n && !placed[a]; b++)
 					if (placed[b]) {
-						double r = corr(o, pk->item[a], pk->item[b]);
+						double r = corr(o, name_at(pk->c, pk->item[a]),
+								name_at(pk->c, pk->item[b]));
 						pr[np++] = (struct cpair){isnan(r) ? 0 : r, a, b};
 					}
 			qsort(pr, np, sizeof(*pr), cmp_cpair);
@@ -612,16 +637,17 @@ static int pack_correlated(struct packer *pk, const pmcf_plan_opts *o, const siz
 			}
 		size_t k = 0;
 		for (size_t i = 0; i < pk->nbase; i++)
-			names[k++] = pk->base[i];
+			set[k++] = pk->base[i];
 		for (size_t i = 0; i < n; i++) /* in request order */
 			for (size_t q = 0; q < m; q++)
 				if (mem[q] == i)
-					k = unit_events(pk, i, names, k);
-		err = pk->err ? pk->err : plani_add_set(plan, names, k);
+					k = unit_events(pk, i, set, k);
+		err = pk->err ? pk->err : add_set_idx(plan, pk->c, set, k, names);
 	}
 	free(placed);
 	free(in);
 	free(pr);
+	free(set);
 	free(names);
 	return err;
 }
@@ -631,7 +657,7 @@ static int pack_correlated(struct packer *pk, const pmcf_plan_opts *o, const siz
 struct auto_ctx {
 	struct packer *pk;
 	const size_t *set; /* set of each unit */
-	const char **evn;  /* event numbers of the search -> names */
+	const size_t *evi; /* event numbers of the search -> catalogue indices */
 };
 
 /* Do the base, links and the units of set k fit? */
@@ -643,12 +669,12 @@ static int auto_fits(void *ctx, size_t k, const size_t *links, size_t n)
 	for (size_t i = 0; i < pk->nbase; i++)
 		pk->buf[m++] = pk->base[i];
 	for (size_t q = 0; q < n; q++)
-		pk->buf[m++] = a->evn[links[q]];
+		pk->buf[m++] = a->evi[links[q]];
 	for (size_t i = 0; i < pk->n; i++)
 		if (a->set[i] == k)
 			m = unit_events(pk, i, pk->buf, m);
 	pk->checks++;
-	int r = pmcf_catalog_check_set(pk->c, pk->buf, m, pk->pmcs, NULL, 0);
+	int r = pmcfi_catalog_check_idx(pk->c, pk->buf, m, pk->pmcs, NULL, 0);
 	if (r < 0)
 		pk->err = r;
 	return r;
@@ -660,22 +686,27 @@ static int plan_auto(struct packer *pk, const struct packing *P, const pmcf_plan
 {
 	size_t nev = pk->nbase + pk->nflat, K = P->nsets;
 	const char **evn = malloc((nev + 1) * sizeof(char *));
+	size_t *evi = malloc((nev + 1) * sizeof(size_t));
 	double *mi = malloc((nev * nev + 1) * sizeof(double));
 	size_t *setev = malloc((nev + 1) * sizeof(size_t)), *first = malloc((K + 1) * sizeof(size_t));
 	size_t *base = malloc((pk->nbase + 1) * sizeof(size_t));
 	const char **names = malloc((nev + PLANI_LK_MAX_LINKS + 1) * sizeof(char *));
 	struct plani_lk_result r = {0};
-	int err = evn && mi && setev && first && base && names ? 0 : pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	int err = evn && evi && mi && setev && first && base && names
+			  ? 0
+			  : pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	if (!err && !(plan->autos = calloc(K ? K : 1, sizeof(*plan->autos))))
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	if (err)
 		goto out;
 	for (size_t i = 0; i < pk->nbase; i++) {
-		evn[i] = pk->base[i];
+		evi[i] = pk->base[i];
 		base[i] = i;
 	}
 	for (size_t i = 0; i < pk->nflat; i++)
-		evn[pk->nbase + i] = pk->flat[i];
+		evi[pk->nbase + i] = pk->flat[i];
+	for (size_t i = 0; i < nev; i++)
+		evn[i] = name_at(pk->c, evi[i]);
 	size_t m = 0;
 	for (size_t k = 0; k < K; k++) {
 		first[k] = m;
@@ -686,7 +717,7 @@ static int plan_auto(struct packer *pk, const struct packing *P, const pmcf_plan
 	first[K] = m;
 	if ((err = plani_mi_matrix(o->pilots, o->npilots, evn, nev, mi)))
 		goto out;
-	struct auto_ctx ctx = {pk, P->set, evn};
+	struct auto_ctx ctx = {pk, P->set, evi};
 	struct plani_lk lk = {.nsets = K,
 			      .nev = nev,
 			      .mi = mi,
@@ -713,7 +744,7 @@ static int plan_auto(struct packer *pk, const struct packing *P, const pmcf_plan
 		size_t k = r.order[p], n = 0;
 		const size_t *lv = r.links + p * PLANI_LK_MAX_LINKS;
 		for (size_t i = 0; i < pk->nbase; i++)
-			names[n++] = pk->base[i];
+			names[n++] = evn[i];
 		for (size_t q = 0; q < r.nlinks[p]; q++)
 			names[n++] = evn[lv[q]];
 		for (size_t j = first[k]; j < first[k + 1]; j++)
@@ -727,6 +758,7 @@ static int plan_auto(struct packer *pk, const struct packing *P, const pmcf_plan
 out:
 	plani_lk_result_free(&r);
 	free(evn);
+	free(evi);
 	free(mi);
 	free(setev);
 	free(first);
@@ -746,91 +778,77 @@ static int cmp_cost_desc(const void *a, const void *b, void *ctx)
 	return (x > y) - (x < y);
 }
 
-static int in_list(const char *const *v, size_t n, const char *s)
+static int in_list(const size_t *v, size_t n, size_t k)
 {
 	for (size_t i = 0; i < n; i++)
-		if (strcmp(v[i], s) == 0)
+		if (v[i] == k)
 			return 1;
 	return 0;
 }
 
-int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n, const pmcf_plan_opts *opts,
-		   pmcf_plan **out)
+/* The planner on catalogue indices: events[0..n) with groups (parallel,
+ * may be NULL), linking events link[0..nlink); o checked (its link and
+ * groups unused). */
+static int plan_make_idx(const pmcf_catalog *c, const size_t *events, const unsigned *groups, size_t n,
+			 const size_t *link, size_t nlink, const pmcf_plan_opts *o, pmcf_plan **out)
 {
-	pmcfi_clear_error();
-	if (!c || !out || !opts || (n && !events))
-		return pmcfi_fail(PMCF_EINVAL, "pmcf_plan_make: NULL argument");
-	*out = NULL;
-	pmcf_plan_opts local = PMCF_PLAN_OPTS_INIT, *o = &local; /* groups came later */
-	int err = pmcfi_struct_in("pmcf_plan_opts", o, opts, offsetof(pmcf_plan_opts, groups), sizeof(local));
-	if (err)
-		return err;
 	pmcf_plan *plan;
-	err = plani_new(&plan);
+	int err = plani_new(&plan);
 	if (err)
 		return err;
 	plan->strategy = o->strategy;
 	plan->packing = o->packing;
 	plan->pmcs = o->pmcs;
 	int ordered = pmcf_strategy_ordered(o->strategy);
-	size_t cap = n + o->nlink + 2;
-	const char **req = malloc(cap * sizeof(char *)), **base = malloc(cap * sizeof(char *));
-	const char **item = malloc(cap * sizeof(char *)), **buf = malloc(2 * cap * sizeof(char *));
+	size_t cap = n + nlink + 2;
+	size_t *req = malloc(cap * sizeof(size_t)), *base = malloc(cap * sizeof(size_t));
+	size_t *item = malloc(cap * sizeof(size_t)), *buf = malloc(2 * cap * sizeof(size_t));
+	const char **names = malloc((2 * cap + PLANI_LK_MAX_LINKS) * sizeof(char *));
 	unsigned *cost = malloc(cap * sizeof(unsigned));
 	size_t *order = malloc(cap * sizeof(size_t)), *mem = malloc(cap * sizeof(size_t));
 	size_t *set = malloc(cap * sizeof(size_t)), *save = malloc(cap * sizeof(size_t));
 	size_t *best = malloc(cap * sizeof(size_t)), *cur = malloc(cap * sizeof(size_t));
-	const char **flat = malloc(cap * sizeof(char *)), **ev1 = malloc(cap * sizeof(char *));
+	size_t *flat = malloc(cap * sizeof(size_t)), *ev1 = malloc(cap * sizeof(size_t));
 	size_t *first = malloc(cap * sizeof(size_t)), *len = malloc(cap * sizeof(size_t));
 	unsigned *grp = calloc(cap, sizeof(unsigned)), *cost1 = malloc(cap * sizeof(unsigned));
 	size_t nreq = 0, nbase = 0, nitem = 0, nev1 = 0;
 	unsigned basecost = 0;
-	if (!(plan->catalog = strdup(pmcf_catalog_name(c))) || !req || !base || !item || !buf || !cost ||
-	    !order || !mem || !set || !save || !best || !cur || !flat || !ev1 || !first || !len || !grp ||
-	    !cost1) {
+	if (!(plan->catalog = strdup(pmcf_catalog_name(c))) || !req || !base || !item || !buf || !names ||
+	    !cost || !order || !mem || !set || !save || !best || !cur || !flat || !ev1 || !first || !len ||
+	    !grp || !cost1) {
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 		goto out;
 	}
-	/* requested events in catalogue spelling, duration first */
-	req[nreq++] = PMCF_EVENT_DURATION;
+	/* requested events, duration (index 0) first */
+	req[nreq++] = PMCFI_EVENT_DURATION_INDEX;
 	for (size_t i = 0; i < n; i++) {
-		long k = pmcf_catalog_find(c, events[i]);
-		if (k < 0) {
-			err = pmcfi_fail(PMCF_EEVENT, "unknown event '%s'", events[i]);
-			goto out;
-		}
-		const char *name = pmcf_catalog_at(c, (size_t)k)->name;
-		if (!in_list(req, nreq, name))
-			req[nreq++] = name;
-		if (o->groups && o->groups[i])
+		size_t k = events[i];
+		if (!in_list(req, nreq, k))
+			req[nreq++] = k;
+		if (groups && groups[i])
 			for (size_t r = 1; r < nreq; r++)
-				if (strcmp(req[r], name) == 0 && !grp[r])
-					grp[r] = o->groups[i];
+				if (req[r] == k && !grp[r])
+					grp[r] = groups[i];
 	}
 	/* linking events (bc family): duration, --link, and the free ones */
-	base[nbase++] = PMCF_EVENT_DURATION;
-	for (size_t i = 0; ordered && i < o->nlink; i++) {
-		long k = pmcf_catalog_find(c, o->link[i]);
-		if (k < 0) {
-			err = pmcfi_fail(PMCF_EEVENT, "unknown linking event '%s'", o->link[i]);
-			goto out;
+	base[nbase++] = PMCFI_EVENT_DURATION_INDEX;
+	for (size_t i = 0; ordered && i < nlink; i++) {
+		size_t k = link[i];
+		if (!in_list(base, nbase, k)) {
+			base[nbase++] = k;
+			basecost += pmcf_catalog_at(c, k)->cost;
 		}
-		const pmcf_event_info *e = pmcf_catalog_at(c, (size_t)k);
-		if (!in_list(base, nbase, e->name)) {
-			base[nbase++] = e->name;
-			basecost += e->cost;
-		}
-		if (!in_list(req, nreq, e->name))
-			req[nreq++] = e->name;
+		if (!in_list(req, nreq, k))
+			req[nreq++] = k;
 	}
 	for (size_t i = 1; i < nreq; i++) {
-		const pmcf_event_info *e = pmcf_catalog_at(c, (size_t)pmcf_catalog_find(c, req[i]));
-		if (ordered && e->cost == 0 && !in_list(base, nbase, e->name))
-			base[nbase++] = e->name;
-		if (!in_list(base, nbase, e->name)) {
+		const pmcf_event_info *e = pmcf_catalog_at(c, req[i]);
+		if (ordered && e->cost == 0 && !in_list(base, nbase, req[i]))
+			base[nbase++] = req[i];
+		if (!in_list(base, nbase, req[i])) {
 			cost1[nev1] = e->cost;
 			grp[nev1] = grp[i]; /* nev1 <= i */
-			ev1[nev1++] = e->name;
+			ev1[nev1++] = req[i];
 		}
 	}
 	/* the units to place: an event, or a {…} group's events together */
@@ -852,8 +870,8 @@ int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n, c
 			}
 		nitem++;
 	}
-	if ((err = plani_strv_push(&plan->events, &plan->nevents, req, nreq)) ||
-	    (ordered && (err = plani_strv_push(&plan->link, &plan->nlink, base, nbase))))
+	if ((err = push_idx(&plan->events, &plan->nevents, c, req, nreq)) ||
+	    (ordered && (err = push_idx(&plan->link, &plan->nlink, c, base, nbase))))
 		goto out;
 	struct packer pk = {.c = c,
 			    .pmcs = o->pmcs,
@@ -869,8 +887,7 @@ int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n, c
 			    .buf = buf};
 	if (!fits(&pk, NULL, 0, (size_t)-1)) {
 		char why[512] = "";
-		const char *const *bv = base;
-		pmcf_catalog_check_set(c, bv, nbase, o->pmcs, why, sizeof(why));
+		pmcfi_catalog_check_idx(c, base, nbase, o->pmcs, why, sizeof(why));
 		err = pk.err ? pk.err
 			     : pmcfi_fail(PMCF_ETOOMANY, "the linking events do not fit together: %s", why);
 		goto out;
@@ -886,14 +903,14 @@ int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n, c
 			for (size_t b = 0; b < nbase; b++)
 				buf[k++] = base[b];
 			k = unit_events(&pk, i, buf, k);
-			pmcf_catalog_check_set(c, buf, k, o->pmcs, why, sizeof(why));
+			pmcfi_catalog_check_idx(c, buf, k, o->pmcs, why, sizeof(why));
 			if (len[i] == 1) {
-				snprintf(what, sizeof(what), "event '%s'", item[i]);
+				snprintf(what, sizeof(what), "event '%s'", name_at(c, item[i]));
 			} else {
 				size_t w = (size_t)snprintf(what, sizeof(what), "the group {");
 				for (size_t j = 0; j < len[i] && w < sizeof(what); j++)
 					w += (size_t)snprintf(what + w, sizeof(what) - w, "%s%s",
-							      j ? "," : "", flat[first[i] + j]);
+							      j ? "," : "", name_at(c, flat[first[i] + j]));
 				if (w < sizeof(what))
 					snprintf(what + w, sizeof(what) - w, "}");
 			}
@@ -953,15 +970,16 @@ int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n, c
 		for (size_t i = 0; i < nitem; i++)
 			if (set[i] == s)
 				k = unit_events(&pk, i, buf, k);
-		err = plani_add_set(plan, buf, k);
+		err = add_set_idx(plan, c, buf, k, names);
 	}
 	if (!err && !P.nsets) /* only free events */
-		err = plani_add_set(plan, base, ordered ? nbase : 1);
+		err = add_set_idx(plan, c, base, ordered ? nbase : 1, names);
 out:
 	free(req);
 	free(base);
 	free(item);
 	free(buf);
+	free(names);
 	free(cost);
 	free(order);
 	free(mem);
@@ -981,4 +999,56 @@ out:
 	}
 	*out = plan;
 	return 0;
+}
+
+int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n, const pmcf_plan_opts *opts,
+		   pmcf_plan **out)
+{
+	pmcfi_clear_error();
+	if (!c || !out || !opts || (n && !events))
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_plan_make: NULL argument");
+	*out = NULL;
+	pmcf_plan_opts o = PMCF_PLAN_OPTS_INIT; /* groups came later */
+	int err = pmcfi_struct_in("pmcf_plan_opts", &o, opts, offsetof(pmcf_plan_opts, groups), sizeof(o));
+	if (err)
+		return err;
+	/* each name looked up once, in catalogue c */
+	size_t nlink = pmcf_strategy_ordered(o.strategy) ? o.nlink : 0;
+	size_t *idx = malloc((n + nlink + 1) * sizeof(*idx));
+	if (!idx)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n + nlink && !err; i++) {
+		const char *name = i < n ? events[i] : o.link[i - n];
+		long k = pmcf_catalog_find(c, name);
+		if (k < 0)
+			err = pmcfi_fail(PMCF_EEVENT, "unknown %sevent '%s'", i < n ? "" : "linking ", name);
+		idx[i] = (size_t)k;
+	}
+	if (!err)
+		err = plan_make_idx(c, idx, o.groups, n, idx + n, nlink, &o, out);
+	free(idx);
+	return err;
+}
+
+int pmcf_plan_make_evlist(const pmcf_evlist *events, const pmcf_evlist *link, const pmcf_plan_opts *opts,
+			  pmcf_plan **out)
+{
+	pmcfi_clear_error();
+	if (!events || !out || !opts)
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_plan_make_evlist: NULL argument");
+	*out = NULL;
+	pmcf_plan_opts o = PMCF_PLAN_OPTS_INIT;
+	int err = pmcfi_struct_in("pmcf_plan_opts", &o, opts, offsetof(pmcf_plan_opts, groups), sizeof(o));
+	if (err)
+		return err;
+	const pmcf_catalog *c = pmcf_evlist_catalog(events);
+	if (o.nlink || o.groups)
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_plan_make_evlist: the linking events and groups come "
+					       "from the lists, not the options");
+	if (link && pmcf_evlist_catalog(link) != c)
+		return pmcfi_fail(PMCF_ECONFLICT, "the linking events were resolved in another catalogue");
+	size_t nlink = link && pmcf_strategy_ordered(o.strategy) ? pmcf_evlist_size(link) : 0;
+	return plan_make_idx(c, pmcfi_evlist_indices(events), pmcf_evlist_groups(events),
+			     pmcf_evlist_size(events), nlink ? pmcfi_evlist_indices(link) : NULL, nlink, &o,
+			     out);
 }

@@ -175,7 +175,7 @@ static int make_catalog(pmcf_source *s, const char *spec)
 		return 0;
 	if (s->spec)
 		return pmcf_catalog_sim(pmcf_sim_spec_canonical(s->spec), &s->cat);
-	return spec ? pmcfi_catalog_perf_for_spec(spec, &s->cat) : pmcfi_catalog_perf_for(NULL, 0, &s->cat);
+	return pmcf_catalog_perf_for_events(spec, &s->cat);
 }
 
 int pmcf_source_catalog(pmcf_source *s, const pmcf_catalog **out)

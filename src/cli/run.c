@@ -300,17 +300,12 @@ static int plan_run(struct run *r, int argc, char **argv, int optind)
 	    (r->link && !autolink && (err = pmcf_source_events(r->src, r->link, &r->lk))) ||
 	    (err = pmcf_source_catalog(r->src, &cat)))
 		return cli_lib_error(verb, err, "events");
-	if (r->lk) {
-		r->po.link = pmcf_evlist_names(r->lk);
-		r->po.nlink = pmcf_evlist_size(r->lk);
-	}
-	r->po.groups = pmcf_evlist_groups(r->ev);
+	/* the linking events and the {…} groups come from the resolved lists */
 	if (autolink) { /* --link auto: a pilot (docs/fusion.md) */
 		if ((st = fuse_link_auto_plan(verb, cat, r->ev, NULL, r->sim, r->seed_given ? r->seed : 1,
 					      &r->po, &r->plan)))
 			return st;
-	} else if ((err = pmcf_plan_make(cat, pmcf_evlist_names(r->ev), pmcf_evlist_size(r->ev), &r->po,
-					 &r->plan)) ||
+	} else if ((err = pmcf_plan_make_evlist(r->ev, r->lk, &r->po, &r->plan)) ||
 		   (r->lk && (err = pmcf_evlist_append(r->ev, r->lk)))) { /* ev: every event of a set */
 		return cli_lib_error(verb, err, "planning");
 	}

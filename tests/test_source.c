@@ -288,6 +288,67 @@ static void test_opts_and_errors(void **state)
 	pmcf_catalog_free(c);
 }
 
+/* The pair covering and the set check of a resolved list look no name up;
+ * by names, each name is looked up once (not once per set tried). */
+static void test_cover_check_no_lookup(void **state)
+{
+	(void)state;
+	static const struct {
+		int line;
+		const char *events;
+		unsigned pmcs;
+	} rows[] = {
+		{__LINE__, "PAPI_L1_DCM,PAPI_L2_TCM,PAPI_L3_TCM,PAPI_BR_MSP,PAPI_TLB_IM", 2},
+		{__LINE__,
+		 "PAPI_L1_DCM,PAPI_L2_TCM,PAPI_L3_TCM,PAPI_BR_MSP,PAPI_TLB_IM,PAPI_L1_ICM,PAPI_L2_DCA", 3},
+	};
+	pmcf_source *src;
+	OK(pmcf_source_new_sim(SPEC, NULL, &src));
+	const pmcf_catalog *cat;
+	OK(pmcf_source_catalog(src, &cat));
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		pmcf_evlist *ev;
+		OK(pmcf_source_events(src, rows[r].events, &ev));
+		size_t n = pmcf_evlist_size(ev);
+		unsigned long before = pmcfi_name_lookups;
+		pmcf_cover *a, *b;
+		OK(pmcf_cover_pairs_evlist(ev, rows[r].pmcs, 1, &a));
+		char why[256], why2[256];
+		int fit = pmcf_evlist_check(ev, rows[r].pmcs, why, sizeof(why));
+		if (pmcfi_name_lookups != before)
+			fail_msg("row %d: %lu lookups for a covering and a check of a resolved list",
+				 rows[r].line, pmcfi_name_lookups - before);
+		assert_true(fit == 0 || fit == 1);
+		before = pmcfi_name_lookups;
+		OK(pmcf_cover_pairs(cat, pmcf_evlist_names(ev), n, rows[r].pmcs, &b));
+		if (pmcfi_name_lookups - before != n)
+			fail_msg("row %d: a covering of %zu names by name made %lu lookups", rows[r].line, n,
+				 pmcfi_name_lookups - before);
+		/* the same covering and the same verdict either way */
+		assert_true(pmcf_cover_nsets(a) > 1);
+		assert_int_equal(pmcf_cover_nsets(a), pmcf_cover_nsets(b));
+		for (size_t k = 0; k < pmcf_cover_nsets(a); k++) {
+			size_t ma, mb;
+			const char *const *sa = pmcf_cover_set(a, k, &ma);
+			const char *const *sb = pmcf_cover_set(b, k, &mb);
+			assert_int_equal(ma, mb);
+			for (size_t i = 0; i < ma; i++)
+				assert_string_equal(sa[i], sb[i]);
+		}
+		assert_int_equal(fit, pmcf_catalog_check_set(cat, pmcf_evlist_names(ev), n, rows[r].pmcs,
+							     why2, sizeof(why2)));
+		assert_string_equal(why, why2);
+		pmcf_cover_free(a);
+		pmcf_cover_free(b);
+		pmcf_evlist_free(ev);
+	}
+	pmcf_cover *x = NULL;
+	assert_int_equal(pmcf_cover_pairs_evlist(NULL, 2, 1, &x), PMCF_EINVAL);
+	assert_null(x);
+	assert_int_equal(pmcf_evlist_check(NULL, 2, NULL, 0), PMCF_EINVAL);
+	pmcf_source_free(src);
+}
+
 int main(void)
 {
 	const char *tmp = getenv("PMCF_TEST_TMP"); /* <build>/tests/tmp */
@@ -300,9 +361,9 @@ int main(void)
 	snprintf(tool, sizeof(tool), "%s/libpmcfuse-ompt.so", build_dir);
 	setenv("ASAN_OPTIONS", "verify_asan_link_order=0", 0);
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sim_no_lookup),     cmocka_unit_test(test_other_catalog),
-		cmocka_unit_test(test_program_no_lookup), cmocka_unit_test(test_plan_no_lookup),
-		cmocka_unit_test(test_opts_and_errors),
+		cmocka_unit_test(test_sim_no_lookup),         cmocka_unit_test(test_other_catalog),
+		cmocka_unit_test(test_program_no_lookup),     cmocka_unit_test(test_plan_no_lookup),
+		cmocka_unit_test(test_cover_check_no_lookup), cmocka_unit_test(test_opts_and_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -176,6 +176,10 @@ PMCF_API int pmcf_evlist_subset(const pmcf_evlist *l, const char *const *names, 
 /* Appends the events of src that dst does not hold (both resolved in one
  * catalogue, else PMCF_ECONFLICT); src's groups get new numbers. */
 PMCF_API int pmcf_evlist_append(pmcf_evlist *dst, const pmcf_evlist *src);
+/* Can the events of l be counted together in one execution? As
+ * pmcf_catalog_check_set, by the list's catalogue indices: no name is looked
+ * up again. PMCF_EINVAL for a NULL list. */
+PMCF_API int pmcf_evlist_check(const pmcf_evlist *l, unsigned pmcs, char *why, size_t whylen);
 
 #ifdef __cplusplus
 }

@@ -152,6 +152,12 @@ PMCF_API int pmcf_cover_pairs(const pmcf_catalog *c, const char *const *events, 
 			      pmcf_cover **out);
 PMCF_API int pmcf_cover_pairs_seeded(const pmcf_catalog *c, const char *const *events, size_t n,
 				     unsigned pmcs, uint64_t seed, pmcf_cover **out);
+/* The same covering of a resolved list (pmcf_evlist_parse,
+ * pmcf_source_events) by its catalogue indices: no name is looked up again.
+ * Its {…} groups are not used. Errors as pmcf_cover_pairs_seeded, and
+ * PMCF_EINVAL for a NULL list. */
+PMCF_API int pmcf_cover_pairs_evlist(const pmcf_evlist *events, unsigned pmcs, uint64_t seed,
+				     pmcf_cover **out);
 PMCF_API void pmcf_cover_free(pmcf_cover *cv);
 PMCF_API size_t pmcf_cover_nsets(const pmcf_cover *cv);
 /* The events of set k, as pointers owned by the cover; *n receives the count. */

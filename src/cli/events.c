@@ -199,8 +199,7 @@ int cmd_events(int argc, char **argv)
 		char why[512];
 		err = pmcf_evlist_parse(c, check, &l);
 		if (!err)
-			err = pmcf_catalog_check_set(c, pmcf_evlist_names(l), pmcf_evlist_size(l),
-						     (unsigned)pmcs, why, sizeof(why));
+			err = pmcf_evlist_check(l, (unsigned)pmcs, why, sizeof(why));
 		if (err < 0)
 			st = cli_lib_error("events", err, "cannot check the event set");
 		else if (err == 0)

@@ -38,8 +38,8 @@ int fuse_plan_option(const char *verb, int opt, const char *arg, pmcf_plan_opts 
  * measured in the profiles of refs, else for a simulated source in a pilot
  * of one execution per set of a pair covering (noted on stderr); a program
  * without refs is a usage error. Returns the CLI status (errors reported). */
-int fuse_link_auto_plan(const char *verb, const pmcf_catalog *cat, const pmcf_evlist *ev, const char *refs,
-			const char *sim, uint64_t seed, pmcf_plan_opts *po, pmcf_plan **plan);
+int fuse_link_auto_plan(const char *verb, const pmcf_evlist *ev, const char *refs, const char *sim,
+			uint64_t seed, pmcf_plan_opts *po, pmcf_plan **plan);
 
 /* "N executions (lower bound B[, optimal]) ..." then one line per set. */
 void fuse_print_plan(FILE *f, const pmcf_plan *p);

@@ -119,15 +119,15 @@ static int load_dir(const char *verb, const char *dir, pmcf_profile ***out, size
 
 /* --link auto without --refs on a simulated source: one execution per set of
  * a pair covering of the events (every pair measured together once). */
-static int pilot_sim(const char *verb, const pmcf_catalog *cat, const pmcf_evlist *ev, const char *sim,
-		     unsigned pmcs, uint64_t seed, pmcf_profile ***out, size_t *n)
+static int pilot_sim(const char *verb, const pmcf_evlist *ev, const char *sim, unsigned pmcs, uint64_t seed,
+		     pmcf_profile ***out, size_t *n)
 {
 	pmcf_cover *cv = NULL;
 	pmcf_sim_spec *spec = NULL;
 	pmcf_sim_opts so = PMCF_SIM_OPTS_INIT;
 	so.pmcs = pmcs;
 	double t0 = cli_now();
-	int err = pmcf_cover_pairs(cat, pmcf_evlist_names(ev), pmcf_evlist_size(ev), pmcs, &cv);
+	int err = pmcf_cover_pairs_evlist(ev, pmcs, 1, &cv);
 	if (!err)
 		err = pmcf_sim_spec_parse(sim, &spec);
 	size_t ns = cv ? pmcf_cover_nsets(cv) : 0;
@@ -154,13 +154,13 @@ static int pilot_sim(const char *verb, const pmcf_catalog *cat, const pmcf_evlis
 	return CLI_OK;
 }
 
-int fuse_link_auto_plan(const char *verb, const pmcf_catalog *cat, const pmcf_evlist *ev, const char *refs,
-			const char *sim, uint64_t seed, pmcf_plan_opts *po, pmcf_plan **plan)
+int fuse_link_auto_plan(const char *verb, const pmcf_evlist *ev, const char *refs, const char *sim,
+			uint64_t seed, pmcf_plan_opts *po, pmcf_plan **plan)
 {
 	pmcf_profile **pil = NULL;
 	size_t npil = 0;
 	int st = refs  ? load_dir(verb, refs, &pil, &npil)
-		 : sim ? pilot_sim(verb, cat, ev, sim, po->pmcs, seed, &pil, &npil)
+		 : sim ? pilot_sim(verb, ev, sim, po->pmcs, seed, &pil, &npil)
 		       : cli_usage_error(verb, "--link auto needs reference profiles for a program: "
 					       "pmcfuse reference, then pmcfuse plan --link auto "
 					       "--refs DIR");
@@ -381,7 +381,7 @@ int cmd_plan(int argc, char **argv)
 	o.npilots = npilots;
 	/* the resolved lists (their groups, the linking events) go to the planner */
 	if (o.link_auto) {
-		if ((st = fuse_link_auto_plan(verb, cat, ev, refs, sim, seed_given ? seed : 1, &o, &plan)))
+		if ((st = fuse_link_auto_plan(verb, ev, refs, sim, seed_given ? seed : 1, &o, &plan)))
 			goto out;
 	} else if ((err = pmcf_plan_make_evlist(ev, lk, &o, &plan))) {
 		st = cli_lib_error(verb, err, "planning");

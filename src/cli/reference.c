@@ -154,8 +154,7 @@ static int plan_references(struct refrun *r)
 	/* the list first: for a program it chooses the catalogue (all, @FILE) */
 	if (!(err = pmcf_source_events(r->src, r->events, &r->list)) &&
 	    !(err = pmcf_source_catalog(r->src, &c)))
-		err = pmcf_cover_pairs(c, pmcf_evlist_names(r->list), pmcf_evlist_size(r->list),
-				       (unsigned)r->pmcs, &r->cv);
+		err = pmcf_cover_pairs_evlist(r->list, (unsigned)r->pmcs, 1, &r->cv);
 	if (err)
 		return cli_lib_error("reference", err, "cannot plan the reference executions");
 	r->nsets = pmcf_cover_nsets(r->cv);

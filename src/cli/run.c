@@ -288,7 +288,6 @@ struct run {
 static int plan_run(struct run *r, int argc, char **argv, int optind)
 {
 	const char *verb = "run";
-	const pmcf_catalog *cat = NULL;
 	pmcf_source_opts so = PMCF_SOURCE_OPTS_INIT;
 	so.pmcs = r->po.pmcs;
 	int st, err = r->sim ? pmcf_source_new_sim(r->sim, &so, &r->src)
@@ -297,13 +296,12 @@ static int plan_run(struct run *r, int argc, char **argv, int optind)
 		return cli_lib_error(verb, err, r->sim ? r->sim : "program");
 	int autolink = r->link && !strcmp(r->link, "auto");
 	if ((err = pmcf_source_events(r->src, r->events, &r->ev)) ||
-	    (r->link && !autolink && (err = pmcf_source_events(r->src, r->link, &r->lk))) ||
-	    (err = pmcf_source_catalog(r->src, &cat)))
+	    (r->link && !autolink && (err = pmcf_source_events(r->src, r->link, &r->lk))))
 		return cli_lib_error(verb, err, "events");
 	/* the linking events and the {…} groups come from the resolved lists */
 	if (autolink) { /* --link auto: a pilot (docs/fusion.md) */
-		if ((st = fuse_link_auto_plan(verb, cat, r->ev, NULL, r->sim, r->seed_given ? r->seed : 1,
-					      &r->po, &r->plan)))
+		if ((st = fuse_link_auto_plan(verb, r->ev, NULL, r->sim, r->seed_given ? r->seed : 1, &r->po,
+					      &r->plan)))
 			return st;
 	} else if ((err = pmcf_plan_make_evlist(r->ev, r->lk, &r->po, &r->plan)) ||
 		   (r->lk && (err = pmcf_evlist_append(r->ev, r->lk)))) { /* ev: every event of a set */

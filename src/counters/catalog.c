@@ -292,6 +292,16 @@ int pmcf_catalog_check_set(const pmcf_catalog *c, const char *const *names, size
 	return err;
 }
 
+int pmcf_evlist_check(const pmcf_evlist *l, unsigned pmcs, char *why, size_t whylen)
+{
+	pmcfi_clear_error();
+	if (whylen)
+		why[0] = '\0';
+	if (!l)
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_evlist_check: no event list");
+	return pmcfi_catalog_check_idx(l->cat, l->idx, l->n, pmcs, why, whylen);
+}
+
 int pmcfi_catalog_check_idx(const pmcf_catalog *c, const size_t *events, size_t n, unsigned pmcs, char *why,
 			    size_t whylen)
 {

@@ -44,6 +44,7 @@
 #include <string.h>
 #include "pmcfuse/events.h"
 #include "pmcfuse/plan.h"
+#include "counters/catalog.h"
 #include "util/internal.h"
 #include "util/rng.h"
 
@@ -74,9 +75,9 @@ struct pmcf_cover {
 struct oracle {
 	const pmcf_catalog *c;
 	unsigned pmcs;
-	char **ev;
-	size_t W; /* 64-bit words per key */
-	const char **buf;
+	const size_t *cidx; /* per event: its catalogue index (resolved once) */
+	size_t W;           /* 64-bit words per key */
+	size_t *buf;
 	uint64_t *key, *keys;
 	unsigned char *st; /* 0 empty, 1 fits, 2 does not */
 	size_t cap, used;
@@ -138,10 +139,9 @@ static int fits(struct oracle *o, const size_t *set, size_t k)
 			return o->st[h] == 1;
 		h = (h + 1) & (o->cap - 1);
 	}
-	char why[256];
 	for (size_t i = 0; i < k; i++)
-		o->buf[i] = o->ev[set[i]];
-	int r = pmcf_catalog_check_set(o->c, o->buf, k, o->pmcs, why, sizeof(why));
+		o->buf[i] = o->cidx[set[i]];
+	int r = pmcfi_catalog_check_idx(o->c, o->buf, k, o->pmcs, NULL, 0);
 	o->calls++;
 	if (r < 0)
 		return r;
@@ -806,29 +806,36 @@ out:
 	return err;
 }
 
-int pmcf_cover_pairs_seeded(const pmcf_catalog *c, const char *const *events, size_t n, unsigned pmcs,
-			    uint64_t seed, pmcf_cover **out)
+/* The covering of the events idx[0..n) of c (catalogue indices, resolved
+ * by the caller: no name is looked up here). */
+static int cover_idx(const pmcf_catalog *c, const size_t *idx, size_t n, unsigned pmcs, uint64_t seed,
+		     pmcf_cover **out)
 {
-	pmcfi_clear_error();
 	*out = NULL;
 	pmcf_cover *cv = calloc(1, sizeof(*cv));
-	if (!cv || !(cv->ev = calloc(n ? n : 1, sizeof(char *))))
-		goto nomem;
+	size_t *cidx = malloc((n ? n : 1) * sizeof(*cidx));
+	if (!cv || !cidx || !(cv->ev = calloc(n ? n : 1, sizeof(char *)))) {
+		free(cidx);
+		pmcf_cover_free(cv);
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	}
 	for (size_t i = 0; i < n; i++) {
-		long k = pmcf_catalog_find(c, events[i]);
-		if (k < 0) {
-			pmcf_cover_free(cv);
-			return pmcfi_fail(PMCF_EEVENT, "unknown event '%s'", events[i]);
-		}
-		const char *name = pmcf_catalog_at(c, (size_t)k)->name;
-		int dup = strcmp(name, "duration") == 0;
+		const char *name = pmcf_catalog_at(c, idx[i])->name;
+		int dup = strcmp(name, PMCF_EVENT_DURATION) == 0;
 		for (size_t j = 0; j < cv->n && !dup; j++)
-			dup = strcmp(cv->ev[j], name) == 0;
-		if (!dup && !(cv->ev[cv->n++] = strdup(name)))
-			goto nomem;
+			dup = cidx[j] == idx[i];
+		if (dup)
+			continue;
+		if (!(cv->ev[cv->n] = strdup(name))) {
+			free(cidx);
+			pmcf_cover_free(cv);
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		}
+		cidx[cv->n++] = idx[i];
 	}
 	size_t E = cv->n;
 	if (E < 2) {
+		free(cidx);
 		pmcf_cover_free(cv);
 		return pmcfi_fail(PMCF_ESYNTAX, "a pair covering needs at least two events besides duration");
 	}
@@ -838,9 +845,9 @@ int pmcf_cover_pairs_seeded(const pmcf_catalog *c, const char *const *events, si
 	p.rng = seed;
 	p.o.c = c;
 	p.o.pmcs = pmcs;
-	p.o.ev = cv->ev;
+	p.o.cidx = cidx;
 	p.o.W = (E + 63) / 64;
-	p.o.buf = malloc((E + 1) * sizeof(char *));
+	p.o.buf = malloc((E + 1) * sizeof(size_t));
 	p.o.key = malloc(p.o.W * sizeof(uint64_t));
 	p.ok2 = calloc(E * E, 1);
 	p.R = malloc(E * sizeof(size_t));
@@ -873,7 +880,7 @@ int pmcf_cover_pairs_seeded(const pmcf_catalog *c, const char *const *events, si
 		}
 	/* representatives: events that take counters, one per set of natives */
 	for (size_t e = 0; e < E && !err; e++) {
-		const pmcf_event_info *info = pmcf_catalog_at(c, (size_t)pmcf_catalog_find(c, cv->ev[e]));
+		const pmcf_event_info *info = pmcf_catalog_at(c, cidx[e]);
 		if (!info || info->cost == 0)
 			continue;
 		natives_key(info, keys[e], sizeof(keys[e]));
@@ -891,6 +898,7 @@ int pmcf_cover_pairs_seeded(const pmcf_catalog *c, const char *const *events, si
 	if (!err)
 		err = plan_all(&p, cv);
 	free(keys);
+	free(cidx);
 	free(p.o.buf);
 	free(p.o.key);
 	free(p.o.keys);
@@ -927,9 +935,39 @@ int pmcf_cover_pairs_seeded(const pmcf_catalog *c, const char *const *events, si
 		 cv->exact ? "" : " (largest sets not searched exhaustively: a weaker bound)");
 	*out = cv;
 	return 0;
-nomem:
-	pmcf_cover_free(cv);
-	return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+}
+
+int pmcf_cover_pairs_seeded(const pmcf_catalog *c, const char *const *events, size_t n, unsigned pmcs,
+			    uint64_t seed, pmcf_cover **out)
+{
+	pmcfi_clear_error();
+	*out = NULL;
+	size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
+	if (!idx)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		long k = pmcf_catalog_find(c, events[i]);
+		if (k < 0) {
+			free(idx);
+			return pmcfi_fail(PMCF_EEVENT, "unknown event '%s'", events[i]);
+		}
+		idx[i] = (size_t)k;
+	}
+	int err = cover_idx(c, idx, n, pmcs, seed, out);
+	free(idx);
+	return err;
+}
+
+int pmcf_cover_pairs_evlist(const pmcf_evlist *events, unsigned pmcs, uint64_t seed, pmcf_cover **out)
+{
+	pmcfi_clear_error();
+	if (!out)
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_cover_pairs_evlist: no output");
+	*out = NULL;
+	if (!events)
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_cover_pairs_evlist: no event list");
+	return cover_idx(pmcf_evlist_catalog(events), pmcfi_evlist_indices(events), pmcf_evlist_size(events),
+			 pmcs, seed, out);
 }
 
 int pmcf_cover_pairs(const pmcf_catalog *c, const char *const *events, size_t n, unsigned pmcs,

@@ -66,7 +66,11 @@ expect_eq 2 "$(json .executions rp.json)"
 touch stop
 "$PMCFUSE" record --plan rp.json --set 0 -o r0.pmcf 2>/dev/null &
 pid=$!
-for _ in $(seq 50); do pgrep -f "^sleep 30" >/dev/null && break; sleep 0.1; done
+# wait (up to 60 s: a loaded machine starts the program late) for the program
+# to be running, so that the stop hits the execution, not record's start-up
+started=0
+for _ in $(seq 600); do pgrep -f "^sleep 30" >/dev/null && { started=1; break; }; sleep 0.1; done
+[ $started = 1 ] || fail "the planned program did not start within 60 s"
 kill -TERM $pid
 wait $pid || true
 rm stop

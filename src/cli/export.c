@@ -26,7 +26,8 @@ static const char usage[] =
 	"missing value and \"inf\" or \"-inf\" for an infinite one; a name that is not UTF-8\n"
 	"is {\"base64\": \"...\"} of its bytes.\n"
 	"sqlite: a copy of the profile with the SQL views xu_values and xu_values_long\n"
-	"(for profiles written without them; docs/profile-format.md, \"SQL access\").\n"
+	"(for profiles written without them; past 1990 events, SQLite's columns, only\n"
+	"xu_values_long; docs/profile-format.md, \"SQL access\").\n"
 	"otf2: an OTF2 trace archive DIR/traces.otf2 for Vampir and the Score-P tools: one\n"
 	"location per thread, an enter/leave per XU with its type as the region, every\n"
 	"event as a metric (accumulated; events with missing values are left out).\n\n"
@@ -355,6 +356,11 @@ int cmd_export(int argc, char **argv)
 	if (sql || otf2) {
 		int err = sql ? pmcf_profile_save_sql(p, out) : 0;
 		st = sql ? (err ? cli_lib_error("export", err, out) : CLI_OK) : export_otf2(p, out);
+		if (sql && !st && pmcf_profile_nevents(p) > PMCF_SQL_MAX_EVENTS)
+			fprintf(stderr,
+				"pmcfuse: export: note: %zu events are more than SQLite's %d columns: "
+				"'%s' has the view xu_values_long (xu, event, value), not xu_values\n",
+				pmcf_profile_nevents(p), PMCF_SQL_MAX_EVENTS, out);
 		pmcf_profile_free(p);
 		return st;
 	}

@@ -103,10 +103,12 @@ void campaign_free_command(int argc, char **argv);
 /* `VERB --resume DIR` alone (but for the nextra launcher words extra, kept
  * before the stored options): runs cmd (the verb) with the command line
  * stored in DIR's manifest, in the folder it was started in (DIR made
- * absolute first), so that resuming does not depend on the current folder.
- * Returns its exit status. */
+ * absolute first), so that resuming does not depend on the current folder;
+ * the value of the stored option among diropts (NULL-terminated, e.g.
+ * "--keep") that named the campaign's folder becomes DIR, so a copied or
+ * moved campaign resumes where it is now. Returns its exit status. */
 int campaign_resume_alone(const char *verb, const char *dir, int nextra, char *const *extra,
-			  int (*cmd)(int, char **));
+			  const char *const *diropts, int (*cmd)(int, char **));
 /* Whether paths a and b name the same folder (or file). */
 int cli_same_folder(const char *a, const char *b);
 /* Hex SHA-256 of text (65 bytes with the NUL). */
@@ -144,7 +146,7 @@ int campaign_option(const char *verb, int c, const char *arg, char **argv, int o
  * runs the stored command line with cmd. 1 when the verb is done (*st its
  * exit status), 0 when it goes on. */
 int campaign_args_done(const char *verb, const struct campaign_args *a, int argc, int optind,
-		       int (*cmd)(int, char **), int *st);
+		       const char *const *diropts, int (*cmd)(int, char **), int *st);
 
 struct campaign_session {
 	const char *verb;

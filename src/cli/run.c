@@ -587,7 +587,8 @@ int cmd_run(int argc, char **argv)
 		default: return cli_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (campaign_args_done(verb, &r.args, argc, optind, cmd_run, &st))
+	static const char *const diropts[] = {"--keep", NULL};
+	if (campaign_args_done(verb, &r.args, argc, optind, diropts, cmd_run, &st))
 		return st;
 	if (!r.out)
 		return cli_usage_error(verb, "missing -o OUT");

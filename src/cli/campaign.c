@@ -105,7 +105,7 @@ int cli_check_output(const char *verb, const char *path)
 		return cli_error(verb, CLI_EENV, "out of memory");
 	int st = probe_dir(verb, path, *dir ? dir : "/", base);
 	free(dir);
-	return st;
+	return st ? st : cli_out_replaceable(verb, path, NULL);
 }
 
 int cli_check_dir(const char *verb, const char *dir)

@@ -23,8 +23,10 @@ int cli_interrupted(const char *verb, const char *fmt, ...) __attribute__((forma
 
 /* ---- outputs checked before the work ------------------------------------- */
 /* Whether a file can be written atomically at path (a temporary beside it
- * is created and removed): CLI_OK, or the exit status of the error printed
- * (missing or read-only folder, a directory at path). */
+ * is created and removed) and a profile may replace what is there
+ * (cli_out_replaceable): CLI_OK, or the exit status of the error printed
+ * (missing or read-only folder, a directory at path, a file that is not a
+ * profile). */
 int cli_check_output(const char *verb, const char *path);
 /* Creates dir if needed and checks that files can be written in it. */
 int cli_check_dir(const char *verb, const char *dir);

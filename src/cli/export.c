@@ -347,7 +347,11 @@ int cmd_export(int argc, char **argv)
 		return cli_usage_error("export", "--format %s needs -o %s", format, sql ? "FILE" : "DIR");
 	if (optind + 1 != argc)
 		return cli_usage_error("export", optind == argc ? "missing PROFILE" : "expected one PROFILE");
-	if (cli_out_not_input("export", out, (const char *const *)argv + optind, 1))
+	if (cli_out_not_input("export", out, (const char *const *)argv + optind, 1) ||
+	    (!otf2 && cli_out_replaceable("export", out,
+					  sql   ? NULL
+					  : csv ? "CSV"
+						: "JSON")))
 		return CLI_EUSAGE;
 	pmcf_profile *p;
 	int st = cli_open_profile("export", argv[optind], &p);

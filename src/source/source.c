@@ -36,7 +36,7 @@ static int new_source(const pmcf_source_opts *o, const pmcf_program_opts *po, pm
 	int err = pmcfi_struct_in("pmcf_source_opts", &od, o, sizeof(od), sizeof(od));
 	if (!err)
 		err = pmcfi_struct_in("pmcf_program_opts", &pd, po, sizeof(pd), sizeof(pd));
-	if (!err && (od.multiplex < PMCF_MUX_NONE || od.multiplex > PMCF_MUX_ROC))
+	if (!err && (od.multiplex < PMCF_MUX_NONE || od.multiplex > PMCF_MUX_ROC_COUNTS))
 		err = pmcfi_fail(PMCF_EINVAL, "unknown multiplexing mode %d", od.multiplex);
 	if (!err && od.estimate != PMCF_EST_CUMULATIVE && od.estimate != PMCF_EST_LOCAL)
 		err = pmcfi_fail(PMCF_EINVAL, "unknown estimator %d", od.estimate);

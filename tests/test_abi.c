@@ -19,11 +19,13 @@
 #include "pmcfuse/multiplex.h"
 #include "pmcfuse/plan.h"
 #include "pmcfuse/profile.h"
+#include "pmcfuse/refdir.h"
+#include "pmcfuse/report.h"
 #include "pmcfuse/sim.h"
+#include "pmcfuse/source.h"
 #include "util/abi.h"
 
 /* ---- the helper ------------------------------------------------------------ */
-
 static const struct {
 	int line;
 	size_t given, first, known;
@@ -178,6 +180,68 @@ static int call_imix(void)
 	pmcf_imix *m = NULL;
 	return pmcf_imix_from_perfdata(NULL, (void *)buf.b, &m);
 }
+static int call_callgrind(void)
+{
+	pmcf_imix *m = NULL;
+	return pmcf_imix_from_callgrind("/nonexistent/callgrind.out", (void *)buf.b, &m);
+}
+static int call_imix_load(void)
+{
+	pmcf_imix_input *in = NULL;
+	return pmcf_imix_load("/nonexistent/perf.data", (void *)buf.b, 0, &in);
+}
+static int call_synth(void)
+{
+	size_t n;
+	return pmcf_imix_synth_write(NULL, (void *)buf.b, NULL, 0, &n);
+}
+static int call_report(void)
+{
+	pmcf_report *r = NULL;
+	int rc = pmcf_report_new(prof, NULL, 0, (void *)buf.b, &r);
+	pmcf_report_free(r);
+	return rc;
+}
+static int call_refdir(void) { return pmcf_refdir_write_index(NULL, (void *)buf.b); }
+static int call_source_sim(void)
+{
+	pmcf_source *src = NULL;
+	int rc = pmcf_source_new_sim("seidel,blocks=2,iters=2", (void *)buf.b, &src);
+	pmcf_source_free(src);
+	return rc;
+}
+static int call_source_program(void)
+{
+	char *argv[] = {"/nonexistent/pmcfuse-test", NULL};
+	pmcf_source *src = NULL;
+	int rc = pmcf_source_new_program(1, argv, NULL, (void *)buf.b, &src);
+	pmcf_source_free(src);
+	return rc;
+}
+static int call_source_opts_get(void)
+{
+	pmcf_source *src = NULL;
+	int rc = pmcf_source_new_sim("seidel,blocks=2,iters=2", NULL, &src);
+	assert_int_equal(rc, 0);
+	rc = pmcf_source_opts_get(src, (void *)buf.b);
+	pmcf_source_free(src);
+	return rc;
+}
+static int call_plan_evlist(void)
+{
+	pmcf_evlist *ev = NULL;
+	pmcf_plan *p = NULL;
+	assert_int_equal(pmcf_evlist_parse(cat, "PAPI_TOT_INS", &ev), 0);
+	int rc = pmcf_plan_make_evlist(ev, NULL, (void *)buf.b, &p);
+	pmcf_plan_free(p);
+	pmcf_evlist_free(ev);
+	return rc;
+}
+static int call_combine_check_all(void)
+{
+	const pmcf_profile *in[] = {prof};
+	return pmcf_combine_check(in, 1, (void *)buf.b);
+}
 
 static const struct {
 	int line;
@@ -205,6 +269,25 @@ static const struct {
 	{__LINE__, "pmcf_epd_opts", sizeof(pmcf_epd_opts), offsetof(pmcf_epd_opts, formula), call_epd, 1},
 	{__LINE__, "pmcf_imix_opts", sizeof(pmcf_imix_opts), offsetof(pmcf_imix_opts, llvm_mca), call_imix,
 	 0},
+	{__LINE__, "pmcf_imix_opts", sizeof(pmcf_imix_opts), offsetof(pmcf_imix_opts, llvm_mca),
+	 call_callgrind, 1},
+	{__LINE__, "pmcf_imix_opts", sizeof(pmcf_imix_opts), offsetof(pmcf_imix_opts, llvm_mca),
+	 call_imix_load, 1},
+	{__LINE__, "pmcf_imix_synth_opts", sizeof(pmcf_imix_synth_opts),
+	 offsetof(pmcf_imix_synth_opts, timer) + sizeof(int), call_synth, 1},
+	{__LINE__, "pmcf_report_opts", sizeof(pmcf_report_opts),
+	 offsetof(pmcf_report_opts, tmpdir) + sizeof(const char *), call_report, 0},
+	{__LINE__, "pmcf_refdir_index", sizeof(pmcf_refdir_index), sizeof(pmcf_refdir_index), call_refdir, 1},
+	{__LINE__, "pmcf_source_opts", sizeof(pmcf_source_opts), sizeof(pmcf_source_opts), call_source_sim,
+	 1},
+	{__LINE__, "pmcf_program_opts", sizeof(pmcf_program_opts), sizeof(pmcf_program_opts),
+	 call_source_program, 1},
+	{__LINE__, "pmcf_source_opts", sizeof(pmcf_source_opts), sizeof(pmcf_source_opts),
+	 call_source_opts_get, 1},
+	{__LINE__, "pmcf_plan_opts", sizeof(pmcf_plan_opts), offsetof(pmcf_plan_opts, groups),
+	 call_plan_evlist, 1},
+	{__LINE__, "pmcf_combine_opts", sizeof(pmcf_combine_opts), offsetof(pmcf_combine_opts, threads),
+	 call_combine_check_all, 1},
 };
 
 static void set_size(size_t size)

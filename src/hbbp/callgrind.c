@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hbbp/hbbp_impl.h"
+#include "util/abi.h"
 #include "util/internal.h"
 
 #define MAX_NAME_ID (1u << 24)
@@ -129,11 +130,15 @@ int pmcf_imix_from_callgrind(const char *path, const pmcf_imix_opts *opts, pmcf_
 {
 	pmcfi_clear_error();
 	*out = NULL;
+	pmcf_imix_opts o = {0};
+	int rc = pmcfi_struct_in("pmcf_imix_opts", &o, opts, offsetof(pmcf_imix_opts, llvm_mca), sizeof(o));
+	if (rc)
+		return rc;
 	FILE *fp = fopen(path, "re");
 	if (!fp)
 		return pmcfi_fail(-errno, "cannot open %s: %s", path, strerror(errno));
 	pmcf_imix *m = NULL;
-	int rc = hbbpi_mix_new(opts, &m);
+	rc = hbbpi_mix_new(&o, &m);
 	struct names obs = {0}, other = {0};
 	char *line = NULL;
 	size_t cap = 0;

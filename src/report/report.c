@@ -21,6 +21,7 @@
 #include "report/report_impl.h"
 #include "util/abi.h"
 #include "util/internal.h"
+#include "util/quantile.h"
 
 /* ---- small helpers ----------------------------------------------------------- */
 
@@ -80,18 +81,6 @@ int report_cmp_dbl(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return (x > y) - (x < y);
-}
-
-/* Linear-interpolated quantile of sorted v[0..n). */
-double report_quantile(const double *v, size_t n, double q)
-{
-	if (!n)
-		return PMCF_MISSING;
-	double pos = q * (double)(n - 1);
-	size_t i = (size_t)pos;
-	if (i + 1 >= n)
-		return v[n - 1];
-	return v[i] + (pos - (double)i) * (v[i + 1] - v[i]);
 }
 
 const char *report_count(size_t v, char *buf, size_t n)
@@ -266,10 +255,9 @@ static size_t type_quartiles(const struct report *r, const double *col, long t, 
 	for (size_t i = 0; i < r->nxus; i++)
 		if ((t < 0 || r->type_of[i] == (uint32_t)t) && !pmcf_is_missing(col[i]))
 			scratch[m++] = col[i];
-	qsort(scratch, m, sizeof(double), report_cmp_dbl);
-	q[0] = report_quantile(scratch, m, 0.25);
-	q[1] = report_quantile(scratch, m, 0.5);
-	q[2] = report_quantile(scratch, m, 0.75);
+	q[0] = pmcfi_quantile(scratch, m, 0.25);
+	q[1] = pmcfi_quantile(scratch, m, 0.5);
+	q[2] = pmcfi_quantile(scratch, m, 0.75);
 	return m;
 }
 

@@ -78,7 +78,8 @@ static void test_random(void **state)
 			memcpy(w, v, n * sizeof(*w));
 			double got = pmcfi_quantile(w, n, qs[k]), want = reference(v, n, qs[k]);
 			if (got != want)
-				fail_msg("trial %zu, n %zu, q %g: got %.17g, want %.17g", trial, n, qs[k], got, want);
+				fail_msg("trial %zu, n %zu, q %g: got %.17g, want %.17g", trial, n, qs[k],
+					 got, want);
 		}
 		qsort(v, n, sizeof(*v), cmp);
 		for (size_t k = 0; k < sizeof(qs) / sizeof(qs[0]); k++)

@@ -1,14 +1,21 @@
 /* util/: the one quantile (pmcfi_quantile) against a sort-based reference,
- * with its table of small cases. */
+ * with its table of small cases; the one temporary folder maker and tree
+ * remover (pmcfi_tmpdir_new, pmcfi_rm_tree). */
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
+#include "pmcfuse/pmcfuse.h"
 #include "util/quantile.h"
+#include "util/tmpdir.h"
 
 static int cmp(const void *a, const void *b)
 {
@@ -90,11 +97,64 @@ static void test_random(void **state)
 	}
 }
 
+static void touch(const char *dir, const char *name)
+{
+	char p[4400];
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs("x\n", f);
+	fclose(f);
+}
+
+/* A folder made under base (its own name, mode 0700) and removed with all
+ * it holds; a symbolic link in it is removed, what it points to is not. */
+static void test_tmpdir(void **state)
+{
+	(void)state;
+	const char *base = getenv("PMCF_TEST_TMP");
+	if (!base)
+		base = "/tmp";
+	char *a, *b;
+	assert_int_equal(pmcfi_tmpdir_new(base, "util-test.", &a), 0);
+	assert_int_equal(pmcfi_tmpdir_new(base, "util-test.", &b), 0);
+	assert_string_not_equal(a, b);
+	assert_int_equal(strncmp(a, base, strlen(base)), 0);
+	assert_non_null(strstr(a, "/util-test."));
+	struct stat sb;
+	assert_int_equal(stat(a, &sb), 0);
+	assert_true(S_ISDIR(sb.st_mode) && (sb.st_mode & 0777) == 0700);
+	/* b holds a file outside a's tree that a links to */
+	touch(b, "keep");
+	char sub[4200], link[4300], keep[4300];
+	snprintf(sub, sizeof(sub), "%s/sub", a);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	touch(a, "one");
+	touch(sub, "two");
+	snprintf(link, sizeof(link), "%s/link", sub);
+	snprintf(keep, sizeof(keep), "%s/keep", b);
+	assert_int_equal(symlink(b, link), 0);
+	pmcfi_rm_tree(a);
+	assert_int_not_equal(lstat(a, &sb), 0);
+	assert_int_equal(stat(keep, &sb), 0);
+	pmcfi_rm_tree(b);
+	assert_int_not_equal(lstat(b, &sb), 0);
+	free(a);
+	free(b);
+	/* a base that does not exist: -ENOENT, the detail names it */
+	char *c = (char *)1;
+	assert_int_equal(pmcfi_tmpdir_new("/nonexistent-pmcfuse", "x.", &c), -ENOENT);
+	assert_null(c);
+	assert_non_null(
+		strstr(pmcf_errdetail(), "cannot create a temporary folder in '/nonexistent-pmcfuse'"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_random),
+		cmocka_unit_test(test_tmpdir),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

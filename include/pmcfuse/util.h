@@ -1,7 +1,8 @@
 /* pmcfuse — small helpers the library uses and exports for its tools (the
  * pmcfuse command links only the public library): text as JSON takes it
  * (the bytes rule of plans and metadata, docs/profile-format.md), messages
- * shortened to one line, SHA-256 digests, the median. */
+ * shortened to one line, SHA-256 digests, the median, removing a folder
+ * tree. */
 #ifndef PMCFUSE_UTIL_H
 #define PMCFUSE_UTIL_H
 
@@ -28,6 +29,10 @@ PMCF_API void pmcf_sha256_hex(const void *data, size_t n, char hex[65]);
 /* Median of v[0..n) (the mean of the two middle values when n is even;
  * NaN when n is 0); reorders v. */
 PMCF_API double pmcf_median(double *v, size_t n);
+/* Removes dir and everything under it (symbolic links removed, not
+ * followed); best effort, what cannot be removed stays. For folders the
+ * caller made, e.g. a staging folder renamed into place at the end. */
+PMCF_API void pmcf_rm_tree(const char *dir);
 
 #ifdef __cplusplus
 }

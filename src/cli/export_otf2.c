@@ -5,6 +5,7 @@
  * clock in ns from the XU timestamps. Built only with libotf2. */
 #include "cli/export_otf2.h"
 #include "cli/cli.h"
+#include "pmcfuse/util.h"
 
 #ifndef PMCF_HAVE_OTF2
 int export_otf2(const pmcf_profile *p, const char *dir)
@@ -18,7 +19,6 @@ int export_otf2(const pmcf_profile *p, const char *dir)
 #else
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -344,14 +344,6 @@ static int pick_events(struct ox *o)
 	return 0;
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb, (void)flag, (void)ftw;
-	return remove(path);
-}
-
-static void remove_tree(const char *dir) { nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
-
 /* Writes the archive into tmp (an empty folder); returns 0, 1 for an OTF2
  * failure (otf2_msg), 2 when out of memory. */
 static int write_archive(struct ox *o, const char *tmp)
@@ -462,12 +454,12 @@ int export_otf2(const pmcf_profile *p, const char *dir)
 	free(o.vals);
 	if (!st && rename(tmp, dir) != 0) {
 		int e = errno;
-		remove_tree(tmp);
+		pmcf_rm_tree(tmp);
 		free(tmp);
 		return cli_error("export", cli_status_for(-e), "cannot write '%s': %s", dir, strerror(e));
 	}
 	if (st)
-		remove_tree(tmp);
+		pmcf_rm_tree(tmp);
 	free(tmp);
 	if (st == 2)
 		return cli_error("export", CLI_EENV, "out of memory");

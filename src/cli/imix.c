@@ -98,21 +98,8 @@ static void last_line(const char *path, char *out, size_t n)
 	fclose(f);
 }
 
-static void rm_tree(const char *dir)
-{
-	static const char *const files[] = {"perf.data", "perf.data.old",     "callgrind.out",
-					    "imix.json", "perf.log",          "valgrind.log",
-					    "synth.elf", "ref/callgrind.out", "ref"};
-	char p[4200];
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		if (snprintf(p, sizeof(p), "%s/%s", dir, files[i]) < (int)sizeof(p))
-			remove(p);
-	}
-	rmdir(dir);
-}
-
 /* DIR is written as DIR.tmp.PID and renamed at the end. */
-static int make_tmpdir(const char *dir, char *tmp, size_t n)
+static int stage_dir(const char *dir, char *tmp, size_t n)
 {
 	struct stat sb;
 	if (stat(dir, &sb) == 0) {
@@ -120,7 +107,7 @@ static int make_tmpdir(const char *dir, char *tmp, size_t n)
 			return cli_error(verb, CLI_EUSAGE, "%s exists and is not an empty folder", dir);
 	}
 	snprintf(tmp, n, "%s.tmp.%ld", dir, (long)getpid());
-	rm_tree(tmp);
+	pmcf_rm_tree(tmp);
 	if (mkdir(tmp, 0755) != 0)
 		return cli_error(verb, CLI_EENV, "cannot create %s: %s", tmp, strerror(errno));
 	return CLI_OK;
@@ -131,12 +118,12 @@ static int finish_dir(const char *tmp, const char *dir, json_t *meta)
 	char p[4200];
 	snprintf(p, sizeof(p), "%s/imix.json", tmp);
 	if (json_dump_file(meta, p, JSON_INDENT(2) | JSON_SORT_KEYS) != 0) {
-		rm_tree(tmp);
+		pmcf_rm_tree(tmp);
 		return cli_error(verb, CLI_EENV, "cannot write %s", p);
 	}
 	if (rename(tmp, dir) != 0) {
 		int e = errno;
-		rm_tree(tmp);
+		pmcf_rm_tree(tmp);
 		return cli_error(verb, CLI_EENV, "cannot rename %s to %s: %s", tmp, dir, strerror(e));
 	}
 	return CLI_OK;
@@ -288,7 +275,7 @@ static int imix_record(int argc, char **argv)
 		return cli_error(verb, CLI_EENV, "%s: use --ebs-only (cpu-clock sampling)", why);
 	int kern = !user_only && kernel_allowed();
 	char tmp[4200], data[4300], log[4300], e1[256], e2[256], cp[32];
-	int rc = make_tmpdir(out, tmp, sizeof(tmp));
+	int rc = stage_dir(out, tmp, sizeof(tmp));
 	if (rc)
 		return rc;
 	snprintf(data, sizeof(data), "%s/perf.data", tmp);
@@ -341,7 +328,7 @@ static int imix_record(int argc, char **argv)
 	if (rc) {
 		json_decref(meta);
 		json_decref(events);
-		rm_tree(tmp);
+		pmcf_rm_tree(tmp);
 		return rc;
 	}
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
@@ -349,7 +336,7 @@ static int imix_record(int argc, char **argv)
 		last_line(log, ll, sizeof(ll));
 		json_decref(meta);
 		json_decref(events);
-		rm_tree(tmp);
+		pmcf_rm_tree(tmp);
 		struct stat sb;
 		if (WIFEXITED(st) && ll[0] == 0)
 			return cli_error(verb, CLI_EUSAGE, "the program exited with status %d",
@@ -386,7 +373,7 @@ static int imix_reference(int argc, char **argv)
 	if (optind >= argc)
 		return cli_usage_error(verb, "reference: no program given (-- PROG ARGS)");
 	char tmp[4200], cg[4300], cgarg[4400], log[4300];
-	int rc = make_tmpdir(out, tmp, sizeof(tmp));
+	int rc = stage_dir(out, tmp, sizeof(tmp));
 	if (rc)
 		return rc;
 	snprintf(cg, sizeof(cg), "%s/callgrind.out", tmp);
@@ -405,13 +392,13 @@ static int imix_reference(int argc, char **argv)
 	int st = 0;
 	rc = spawn_wait("valgrind", vargs, log, &st);
 	if (rc) {
-		rm_tree(tmp);
+		pmcf_rm_tree(tmp);
 		return rc;
 	}
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		char ll[512];
 		last_line(log, ll, sizeof(ll));
-		rm_tree(tmp);
+		pmcf_rm_tree(tmp);
 		return cli_error(verb, CLI_EUSAGE, "the program failed under valgrind (status %d)%s%s",
 				 WIFEXITED(st) ? WEXITSTATUS(st) : -1, ll[0] ? ": " : "", ll);
 	}
@@ -921,11 +908,11 @@ static int imix_synth(int argc, char **argv)
 	if (!out || optind != argc)
 		return cli_usage_error(verb, "synth: expected -o DIR");
 	char tmp[4200];
-	int rc = make_tmpdir(out, tmp, sizeof(tmp));
+	int rc = stage_dir(out, tmp, sizeof(tmp));
 	if (rc)
 		return rc;
 	/* the ELF path inside perf.data must be the final one: write in place */
-	rm_tree(tmp);
+	pmcf_rm_tree(tmp);
 	if (mkdir(out, 0755) != 0)
 		return cli_error(verb, CLI_EENV, "cannot create %s: %s", out, strerror(errno));
 	pmcf_imix_synth_opts so = PMCF_IMIX_SYNTH_OPTS_INIT;
@@ -935,12 +922,12 @@ static int imix_synth(int argc, char **argv)
 	size_t nblk = 0;
 	char abs[4096];
 	if (!realpath(out, abs)) {
-		rm_tree(out);
+		pmcf_rm_tree(out);
 		return cli_error(verb, CLI_EENV, "%s: %s", out, strerror(errno));
 	}
 	rc = pmcf_imix_synth_write(abs, &so, blk, 8, &nblk);
 	if (rc) {
-		rm_tree(out);
+		pmcf_rm_tree(out);
 		return cli_lib_error(verb, rc, "synth");
 	}
 	for (size_t i = 0; i < nblk && i < 8; i++)

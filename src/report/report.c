@@ -22,6 +22,7 @@
 #include "util/abi.h"
 #include "util/internal.h"
 #include "util/quantile.h"
+#include "util/tmpdir.h"
 
 /* ---- small helpers ----------------------------------------------------------- */
 
@@ -380,22 +381,6 @@ out:
 
 /* ---- running gnuplot, assembling the page --------------------------------------------------- */
 
-static void rm_tree(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (d) {
-		struct dirent *de;
-		char path[4096];
-		while ((de = readdir(d)))
-			if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
-				snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-				unlink(path);
-			}
-		closedir(d);
-	}
-	rmdir(dir);
-}
-
 static int run_gnuplot(struct report *r)
 {
 	char path[4096];
@@ -504,26 +489,6 @@ static const char img_check[] =
 	"for(var i=0;i<im.length;i++)if(im[i].complete&&im[i].naturalWidth>0)ok++;"
 	"document.documentElement.setAttribute('data-images',im.length);"
 	"document.documentElement.setAttribute('data-images-ok',ok);});</script>\n";
-
-static int make_tmpdir(struct report *r)
-{
-	const char *base = r->tmpbase;
-	if (!base || !*base)
-		base = getenv("TMPDIR");
-	if (!base || !*base)
-		base = "/tmp";
-	size_t n = strlen(base) + 32;
-	if (!(r->tmpdir = malloc(n)))
-		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	snprintf(r->tmpdir, n, "%s/pmcfuse-report.XXXXXX", base);
-	if (!mkdtemp(r->tmpdir)) {
-		int e = errno;
-		free(r->tmpdir);
-		r->tmpdir = NULL;
-		return pmcfi_fail(-e, "cannot create a temporary folder in '%s': %s", base, strerror(e));
-	}
-	return 0;
-}
 
 static int build(struct report *r, const struct report_pair *user, size_t nuser, unsigned nplots)
 {
@@ -668,7 +633,7 @@ int pmcf_report_new(const pmcf_profile *p, const pmcf_profile *const *refs, size
 			st = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	}
 	if (st == 0)
-		st = make_tmpdir(r);
+		st = pmcfi_tmpdir_new(r->tmpbase, "pmcfuse-report.", &r->tmpdir);
 	if (st == 0)
 		st = build(r, user, o.npairs, o.plots);
 	if (r->html && fflush(r->html) && st == 0)
@@ -720,7 +685,7 @@ void pmcf_report_free(pmcf_report *rep)
 		return;
 	struct report *r = &rep->r;
 	if (r->tmpdir)
-		rm_tree(r->tmpdir);
+		pmcfi_rm_tree(r->tmpdir);
 	free(r->tmpdir);
 	if (r->html)
 		fclose(r->html);

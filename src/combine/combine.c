@@ -550,13 +550,9 @@ static int add_xus(struct cmb *c)
 			/* a first common ancestor: "label\0parent\0" in buf, the parent
 			 * being the label without its last component */
 			size_t l = c->lablen[f];
-			if (2 * l + 2 > bufcap) {
-				char *nb = realloc(buf, bufcap = 2 * l + 64);
-				if (!nb) {
-					err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-					break;
-				}
-				buf = nb;
+			if (pmcfi_grow((void **)&buf, &bufcap, 2 * l + 2, 1)) {
+				err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+				break;
 			}
 			memcpy(buf, c->lab[f], l);
 			buf[l] = '\0';

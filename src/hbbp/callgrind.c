@@ -13,7 +13,7 @@
 
 struct names {
 	char **v;
-	size_t n;
+	size_t n, cap; /* v[0..n): the name of id i, or NULL */
 };
 
 static void names_free(struct names *t)
@@ -40,15 +40,12 @@ static const char *compressed(struct names *t, char *s, int *err)
 	while (*rest == ' ')
 		rest++;
 	if (id >= t->n) {
-		size_t nn = id + 1;
-		char **q = realloc(t->v, nn * sizeof(*q));
-		if (!q) {
+		if (pmcfi_grow((void **)&t->v, &t->cap, id + 1, sizeof(*t->v))) {
 			*err = 2;
 			return NULL;
 		}
-		memset(q + t->n, 0, (nn - t->n) * sizeof(*q));
-		t->v = q;
-		t->n = nn;
+		memset(t->v + t->n, 0, (id + 1 - t->n) * sizeof(*t->v));
+		t->n = id + 1;
 	}
 	if (*rest) {
 		free(t->v[id]);

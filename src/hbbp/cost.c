@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <Zydis/Zydis.h>
 #include "hbbp/hbbp_impl.h"
+#include "util/abi.h"
 #include "util/internal.h"
 #include "util/tmpdir.h"
 
@@ -86,14 +87,9 @@ static char *slurp(const char *path)
 	char *b = malloc(cap);
 	for (size_t r; b && (r = fread(b + n, 1, cap - n - 1, f)) > 0;) {
 		n += r;
-		if (cap - n < 2) {
-			char *q = realloc(b, cap *= 2);
-			if (!q) {
-				free(b);
-				b = NULL;
-			} else {
-				b = q;
-			}
+		if (cap - n < 2 && pmcfi_grow((void **)&b, &cap, n + 2, 1)) {
+			free(b);
+			b = NULL;
 		}
 	}
 	fclose(f);

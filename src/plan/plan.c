@@ -55,10 +55,9 @@ int plani_strv_push(char ***arr, size_t *len, const char *const *names, size_t n
 
 int plani_add_set(pmcf_plan *p, const char *const *names, size_t n)
 {
-	struct plan_set *s = realloc(p->sets, (p->nsets + 1) * sizeof(*s));
-	if (!s)
+	if (pmcfi_grow((void **)&p->sets, &p->capsets, p->nsets + 1, sizeof(*p->sets)))
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	p->sets = s;
+	struct plan_set *s = p->sets;
 	s[p->nsets] = (struct plan_set){NULL, 0};
 	p->nsets++;
 	return plani_strv_push(&s[p->nsets - 1].names, &s[p->nsets - 1].n, names, n);

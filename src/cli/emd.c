@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "cli/output.h"
 #include "cli/refdir.h"
+#include "pmcfuse/util.h"
 #include "pmcfuse/combine.h"
 #include "pmcfuse/evaluate.h"
 #include "pmcfuse/refdir.h"
@@ -65,14 +66,8 @@ static long read_line(FILE *f, char **buf, size_t *cap, size_t *total)
 			return -2;
 		if (++*total > EMD_MAX_BYTES)
 			return -3;
-		if (n + 1 >= *cap) {
-			size_t nc = *cap ? 2 * *cap : 256;
-			char *nb = realloc(*buf, nc);
-			if (!nb)
-				return -4;
-			*buf = nb;
-			*cap = nc;
-		}
+		if (pmcf_grow((void **)buf, cap, n + 2, 1))
+			return -4;
 		(*buf)[n++] = (char)c;
 	}
 	if (ferror(f))
@@ -143,19 +138,13 @@ static int read_points(const char *path, struct pts *p)
 				       EMD_MAX_POINTS);
 			break;
 		}
-		if (p->n == p->cap) {
-			size_t ncap = p->cap ? 2 * p->cap : 64;
-			double *w = realloc(p->w, ncap * sizeof(*w)),
-			       *x = w ? realloc(p->x, 2 * ncap * sizeof(*x)) : NULL;
-			if (w)
-				p->w = w;
-			if (!w || !x) {
-				st = cli_error("emd", CLI_EENV, "out of memory");
-				break;
-			}
-			p->x = x;
-			p->cap = ncap;
+		size_t cw = p->cap, cx = p->cap; /* w: a weight per point, x: two coordinates */
+		if (pmcf_grow((void **)&p->w, &cw, p->n + 1, sizeof(*p->w)) ||
+		    pmcf_grow((void **)&p->x, &cx, p->n + 1, 2 * sizeof(*p->x))) {
+			st = cli_error("emd", CLI_EENV, "out of memory");
+			break;
 		}
+		p->cap = cw;
 		p->w[p->n] = v[0];
 		p->x[2 * p->n] = v[1];
 		p->x[2 * p->n + 1] = v[2];

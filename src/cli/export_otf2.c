@@ -128,15 +128,9 @@ static void enter(struct ox *o, struct lane *l, size_t i)
 	metrics(o, l, x.start_ns);
 	check(o, OTF2_EvtWriter_Enter(l->w, NULL, x.start_ns, x.type));
 	l->nevents++;
-	if (l->depth == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 16;
-		size_t *s = realloc(l->stack, cap * sizeof(*s));
-		if (!s) {
-			o->err = 2;
-			return;
-		}
-		l->stack = s;
-		l->cap = cap;
+	if (pmcf_grow((void **)&l->stack, &l->cap, l->depth + 1, sizeof(*l->stack))) {
+		o->err = 2;
+		return;
 	}
 	l->stack[l->depth++] = i;
 }
@@ -167,14 +161,8 @@ static void leave_until(struct ox *o, struct lane *l, uint64_t t)
 
 static struct lane *new_lane(struct ox *o, int32_t thread, int lane)
 {
-	if (o->nlanes == o->lanes_cap) {
-		size_t cap = o->lanes_cap ? 2 * o->lanes_cap : 16;
-		struct lane *n = realloc(o->lanes, cap * sizeof(*n));
-		if (!n)
-			return NULL;
-		o->lanes = n;
-		o->lanes_cap = cap;
-	}
+	if (pmcf_grow((void **)&o->lanes, &o->lanes_cap, o->nlanes + 1, sizeof(*o->lanes)))
+		return NULL;
 	struct lane *l = &o->lanes[o->nlanes];
 	memset(l, 0, sizeof(*l));
 	l->thread = thread;

@@ -9,6 +9,7 @@
 #include "cli/fuse.h"
 #include "cli/output.h"
 #include "pmcfuse/source.h"
+#include "pmcfuse/util.h"
 
 static const char usage[] =
 	"usage: pmcfuse plan -e EVENTS [--strategy S] [--link EVENTS|auto [--refs DIR]]\n"
@@ -83,7 +84,7 @@ static int load_dir(const char *verb, const char *dir, pmcf_profile ***out, size
 		return cli_error(verb, CLI_EUSAGE, "cannot read directory '%s'", dir);
 	struct dirent *de;
 	pmcf_profile **v = NULL;
-	size_t k = 0;
+	size_t k = 0, cap = 0;
 	int st = CLI_OK;
 	while ((de = readdir(d)) && !st) {
 		if (de->d_name[0] == '.')
@@ -96,13 +97,11 @@ static int load_dir(const char *verb, const char *dir, pmcf_profile ***out, size
 		pmcf_profile *p;
 		if (pmcf_profile_open(path, &p) != 0)
 			continue;
-		pmcf_profile **nv = realloc(v, (k + 1) * sizeof(*v));
-		if (!nv) {
+		if (pmcf_grow((void **)&v, &cap, k + 1, sizeof(*v))) {
 			pmcf_profile_free(p);
 			st = cli_error(verb, CLI_EENV, "out of memory");
 			break;
 		}
-		v = nv;
 		v[k++] = p;
 	}
 	closedir(d);

@@ -62,16 +62,6 @@ int pmcf_strategy_ordered(int s)
 	return st && st->ordered;
 }
 
-size_t cmbi_cpus(const struct cmb *c)
-{
-	unsigned want = c->opts->threads; /* the options are a checked full copy */
-	if (!want) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		want = n > 0 ? (unsigned)n : 1;
-	}
-	return want > 64 ? 64 : want;
-}
-
 /* ---- checks -------------------------------------------------------------- */
 
 static const char *in_name(const pmcf_combine_opts *o, size_t j, char *buf, size_t len)

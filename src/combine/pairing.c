@@ -1,7 +1,9 @@
 /* Pairing helpers shared by the strategies (ctc, lgl, random, bc): append a
- * fused XU, group an input's XUs by (rank, fused type), and the positional
- * pairing per type. The driver (combine.c) only calls the strategies. */
+ * fused XU, group an input's XUs by (rank, fused type), the positional
+ * pairing per type, and the threads to use. The driver (combine.c) only
+ * calls the strategies and these; no strategy calls the driver. */
 #include <stdlib.h>
+#include <unistd.h>
 #include "combine/combine_impl.h"
 #include "util/abi.h"
 #include "util/internal.h"
@@ -111,4 +113,14 @@ int cmbi_zip_ordered(struct cmb *c, cmbi_order_fn order, void *arg)
 	free(idx);
 	free(start);
 	return err;
+}
+
+size_t cmbi_cpus(const struct cmb *c)
+{
+	unsigned want = c->opts->threads; /* the options are a checked full copy */
+	if (!want) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		want = n > 0 ? (unsigned)n : 1;
+	}
+	return want > 64 ? 64 : want;
 }

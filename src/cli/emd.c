@@ -1,15 +1,13 @@
 /* `pmcfuse emd`: the exact earth mover's distance between two weighted 2-D
  * point sets read from CSV files of weight,x,y rows (fuse-task-parallel §4.2,
  * read by pmcf_emd_read_csv); the weights of each file are normalised to sum
- * 1. Also holds the REFDIR loader shared by the accuracy verbs. */
+ * 1. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
 #include "cli/output.h"
-#include "cli/refdir.h"
 #include "pmcfuse/evaluate.h"
-#include "pmcfuse/refdir.h"
 
 static const char usage[] =
 	"usage: pmcfuse emd [--json] [-q] A.csv B.csv\n\n"
@@ -76,14 +74,3 @@ int cmd_emd(int argc, char **argv)
 	free(xb);
 	return st;
 }
-
-/* ---- REFDIR, shared with epd, correrr and report: pmcf_refdir_open ------- */
-
-int refdir_open_for(const char *verb, const char *dir, const pmcf_profile *target, const char *tpath,
-		    int force, pmcf_profile ***refs, size_t *n)
-{
-	int err = pmcf_refdir_open(dir, target, tpath, force, refs, n);
-	return err ? cli_lib_error(verb, err, dir) : CLI_OK;
-}
-
-void refdir_free(pmcf_profile **refs, size_t n) { pmcf_refdir_free(refs, n); }

@@ -1047,7 +1047,11 @@ int pmcf_plan_make_evlist(const pmcf_evlist *events, const pmcf_evlist *link, co
 	if (link && pmcf_evlist_catalog(link) != c)
 		return pmcfi_fail(PMCF_ECONFLICT, "the linking events were resolved in another catalogue");
 	size_t nlink = link && pmcf_strategy_ordered(o.strategy) ? pmcf_evlist_size(link) : 0;
-	return plan_make_idx(c, pmcfi_evlist_indices(events), pmcf_evlist_groups(events),
-			     pmcf_evlist_size(events), nlink ? pmcfi_evlist_indices(link) : NULL, nlink, &o,
-			     out);
+	err = plan_make_idx(c, pmcfi_evlist_indices(events), pmcf_evlist_groups(events),
+			    pmcf_evlist_size(events), nlink ? pmcfi_evlist_indices(link) : NULL, nlink, &o,
+			    out);
+	/* for the end-to-end check that no name is looked up twice (tests/e2e/lookups.sh) */
+	pmcfi_log(PMCF_LOG_DEBUG, "plan: %zu events planned; %lu event names looked up on this thread so far",
+		  pmcf_evlist_size(events), pmcfi_name_lookups);
+	return err;
 }

@@ -284,5 +284,9 @@ int pmcf_source_record(pmcf_source *s, const pmcf_evlist *set, long exec_index, 
 		err = pmcfi_collect_run(s->argv, s->cat, idx, pmcf_evlist_names(set), n, &co, out, exit_info);
 	}
 	pmcf_evlist_free(own);
+	/* for the end-to-end check that no name is looked up twice (tests/e2e/lookups.sh) */
+	pmcfi_log(PMCF_LOG_DEBUG,
+		  "source: %zu events recorded; %lu event names looked up on this thread so far", n,
+		  pmcfi_name_lookups);
 	return err;
 }

@@ -373,6 +373,24 @@ static void test_grow(void **state)
 	assert_ptr_equal(v, keep);
 	assert_int_equal(cap, before);
 	free(v);
+	/* the rule alone (for arrays resized together) */
+	static const struct {
+		int line;
+		size_t cap, need, want;
+	} rows[] = {
+		{__LINE__, 0, 0, 0},
+		{__LINE__, 0, 1, 8},
+		{__LINE__, 16, 16, 16},
+		{__LINE__, 16, 17, 32},
+		{__LINE__, 16, 100, 100},
+		{__LINE__, 5, 6, 10},
+		{__LINE__, SIZE_MAX / 2 + 1, SIZE_MAX / 2 + 2, SIZE_MAX},
+	};
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++)
+		if (pmcfi_grow_cap(rows[r].cap, rows[r].need) != rows[r].want)
+			fail_msg("row %d: pmcfi_grow_cap(%zu, %zu) = %zu, want %zu", rows[r].line,
+				 rows[r].cap, rows[r].need, pmcfi_grow_cap(rows[r].cap, rows[r].need),
+				 rows[r].want);
 }
 
 int main(void)

@@ -516,7 +516,7 @@ int pmcf_profile_xu_add(pmcf_profile *p, const pmcf_xu *xu, size_t *index)
 		return pmcfi_fail(PMCF_EINVAL, "too many XUs (a profile holds at most %llu)",
 				  PMCF_PROFILE_MAX_XUS);
 	if (p->nxu == p->xu_cap) {
-		int err = xu_realloc(p, p->xu_cap ? p->xu_cap * 2 : 64);
+		int err = xu_realloc(p, pmcfi_grow_cap(p->xu_cap, p->nxu + 1));
 		if (err)
 			return err;
 	}

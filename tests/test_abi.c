@@ -185,6 +185,11 @@ static int call_callgrind(void)
 	pmcf_imix *m = NULL;
 	return pmcf_imix_from_callgrind("/nonexistent/callgrind.out", (void *)buf.b, &m);
 }
+static int call_imix_record(void)
+{
+	char *argv[] = {"/nonexistent/pmcfuse-test", NULL};
+	return pmcf_imix_record("/nonexistent/imix-rec", (void *)buf.b, 1, argv);
+}
 static int call_imix_load(void)
 {
 	pmcf_imix_input *in = NULL;
@@ -273,6 +278,8 @@ static const struct {
 	 call_callgrind, 1},
 	{__LINE__, "pmcf_imix_opts", sizeof(pmcf_imix_opts), offsetof(pmcf_imix_opts, llvm_mca),
 	 call_imix_load, 1},
+	{__LINE__, "pmcf_imix_record_opts", sizeof(pmcf_imix_record_opts), sizeof(pmcf_imix_record_opts),
+	 call_imix_record, 1},
 	{__LINE__, "pmcf_imix_synth_opts", sizeof(pmcf_imix_synth_opts),
 	 offsetof(pmcf_imix_synth_opts, timer) + sizeof(int), call_synth, 1},
 	{__LINE__, "pmcf_report_opts", sizeof(pmcf_report_opts),

@@ -124,13 +124,15 @@ static int check_lbr(void)
 		fclose(f);
 	}
 	if (strcmp(vendor, "GenuineIntel") != 0)
-		return pmcfi_fail(PMCF_ENOTSUP,
-				  "HBBP needs Intel LBR with INST_RETIRED.PREC_DIST and "
-				  "BR_INST_RETIRED.NEAR_TAKEN; this CPU is %s: use --ebs-only (cpu-clock sampling)",
-				  vendor[0] ? vendor : "unknown");
+		return pmcfi_fail(
+			PMCF_ENOTSUP,
+			"HBBP needs Intel LBR with INST_RETIRED.PREC_DIST and "
+			"BR_INST_RETIRED.NEAR_TAKEN; this CPU is %s: use --ebs-only (cpu-clock sampling)",
+			vendor[0] ? vendor : "unknown");
 	if (access("/sys/bus/event_source/devices/cpu/format/event", R_OK) != 0)
-		return pmcfi_fail(PMCF_ENOTSUP, "no core PMU in /sys/bus/event_source/devices/cpu (a VM "
-						"without PMU passthrough?): use --ebs-only (cpu-clock sampling)");
+		return pmcfi_fail(PMCF_ENOTSUP,
+				  "no core PMU in /sys/bus/event_source/devices/cpu (a VM "
+				  "without PMU passthrough?): use --ebs-only (cpu-clock sampling)");
 	return 0;
 }
 
@@ -174,8 +176,8 @@ int pmcf_imix_record(const char *dir, const pmcf_imix_record_opts *opts, int arg
 	if (!o.ebs_only && (rc = check_lbr()))
 		return rc;
 	/* Table 4: EBS and LBR periods by expected run time */
-	static const unsigned long ebs_by[] = {1000037, 10000019, 100000007}, lbr_by[] = {100003, 1000037,
-											    10000019};
+	static const unsigned long ebs_by[] = {1000037, 10000019, 100000007},
+				   lbr_by[] = {100003, 1000037, 10000019};
 	unsigned long ebs_p = ebs_by[o.runtime], lbr_p = lbr_by[o.runtime];
 	int kern = !o.user_only && kernel_allowed();
 	char tmp[4200], data[4300], log[4300], e1[256], e2[256], cp[32];
@@ -210,10 +212,12 @@ int pmcf_imix_record(const char *dir, const pmcf_imix_record_opts *opts, int arg
 	} else {
 		if (o.period)
 			ebs_p = o.period, lbr_p = o.period / 10 ? o.period / 10 : 1;
-		snprintf(e1, sizeof(e1), "cpu/event=0xc0,umask=0x1,period=%lu,name=inst_retired.prec_dist/%sppp",
-			 ebs_p, kern ? "" : "u");
-		snprintf(e2, sizeof(e2), "cpu/event=0xc4,umask=0x20,period=%lu,name=br_inst_retired.near_taken/%sp",
-			 lbr_p, kern ? "" : "u");
+		snprintf(e1, sizeof(e1),
+			 "cpu/event=0xc0,umask=0x1,period=%lu,name=inst_retired.prec_dist/%sppp", ebs_p,
+			 kern ? "" : "u");
+		snprintf(e2, sizeof(e2),
+			 "cpu/event=0xc4,umask=0x20,period=%lu,name=br_inst_retired.near_taken/%sp", lbr_p,
+			 kern ? "" : "u");
 		pargs[k++] = "-e";
 		pargs[k++] = e1;
 		pargs[k++] = "-e";
@@ -236,8 +240,8 @@ int pmcf_imix_record(const char *dir, const pmcf_imix_record_opts *opts, int arg
 		return rc;
 	}
 	json_t *meta = json_pack("{s:s, s:s, s:b, s:o, s:o}", "kind", "record", "mode",
-				 o.ebs_only ? "ebs-only" : "hybrid", "kernel", kern, "events", events, "command",
-				 argv_json(argc, argv));
+				 o.ebs_only ? "ebs-only" : "hybrid", "kernel", kern, "events", events,
+				 "command", argv_json(argc, argv));
 	rc = finish_dir(tmp, dir, meta);
 	json_decref(meta);
 	return rc;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "pmcfuse/cit.h"
 #include "util/internal.h"
+#include "util/quantile.h"
 
 /* Table 1: expected events per iteration, rows CE CR T D M, kernels a..g. */
 static const double table1[PMCF_CIT_NCATS][PMCF_CIT_NKERNELS] = {
@@ -172,12 +173,6 @@ int pmcf_cit_levels_sysfs(const char *root, pmcf_cit_levels *out)
 
 /* ---- cache step functions ------------------------------------------------------ */
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* Median of the values whose size lies in [lo, hi]; NaN when none. */
 static double region_median(const double *bytes, const double *v, size_t n, double lo, double hi)
 {
@@ -186,10 +181,7 @@ static double region_median(const double *bytes, const double *v, size_t n, doub
 	for (size_t i = 0; i < n && m < PMCF_ARRAY_SIZE(tmp); i++)
 		if (bytes[i] >= lo && bytes[i] <= hi && isfinite(v[i]))
 			tmp[m++] = v[i];
-	if (!m)
-		return NAN;
-	qsort(tmp, m, sizeof(tmp[0]), cmp_double);
-	return m % 2 ? tmp[m / 2] : (tmp[m / 2 - 1] + tmp[m / 2]) / 2;
+	return m ? pmcfi_median(tmp, m) : NAN;
 }
 
 int pmcf_cit_cache_classify(const pmcf_cit_levels *lv, const double *bytes, const double *per_access,

@@ -12,6 +12,7 @@
 #include "cit/cit_impl.h"
 #include "counters/catalog.h"
 #include "util/internal.h"
+#include "util/tmpdir.h"
 
 extern char **environ;
 
@@ -163,31 +164,18 @@ static int spawn_one(const char *dir, size_t i, const struct cit_run *run, pid_t
 	return 0;
 }
 
-static void remove_dir(const char *dir, size_t nruns)
-{
-	char p[600];
-	for (size_t i = 0; i < nruns; i++) {
-		snprintf(p, sizeof(p), "%s/cg.%zu", dir, i);
-		unlink(p);
-		snprintf(p, sizeof(p), "%s/log.%zu", dir, i);
-		unlink(p);
-	}
-	rmdir(dir);
-}
-
 int pmcfi_cit_cachegrind_measure(const pmcf_cit_options *o, const struct cit_run *runs, size_t nruns,
 				 const char *const *events, size_t n, double *counts)
 {
-	const char *tmp = getenv("TMPDIR");
-	char dir[512];
-	snprintf(dir, sizeof(dir), "%s/pmcfuse-cit-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir))
-		return pmcfi_fail(-errno, "cannot create a scratch folder in %s: %s",
-				  tmp && *tmp ? tmp : "/tmp", strerror(errno));
+	char *dir;
+	int rc = pmcfi_tmpdir_new(NULL, "pmcfuse-cit-", &dir);
+	if (rc)
+		return rc;
 	unsigned jobs = o->jobs ? o->jobs : 1;
 	pid_t *pids = calloc(nruns ? nruns : 1, sizeof(*pids));
 	if (!pids) {
-		remove_dir(dir, 0);
+		pmcfi_rm_tree(dir);
+		free(dir);
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	}
 	/* Up to jobs runs at once, waited for in order (only our own children:
@@ -226,6 +214,7 @@ int pmcfi_cit_cachegrind_measure(const pmcf_cit_options *o, const struct cit_run
 		err = parse_out(path, events, n, counts + i * n);
 	}
 	free(pids);
-	remove_dir(dir, nruns);
+	pmcfi_rm_tree(dir);
+	free(dir);
 	return err;
 }

@@ -8,7 +8,6 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "cli/export_otf2.h"
-#include "util/internal.h"
 
 static const char usage[] =
 	"usage: pmcfuse export --format csv|json [--truth] [--provenance] [-o FILE] PROFILE\n"
@@ -208,7 +207,7 @@ static void json_meta_value(FILE *f, const char *k, const char *v)
 	static const char *const numeric[] = {PMCF_META_PMCS,     PMCF_META_PERIOD_MS, PMCF_META_EXIT_STATUS,
 					      PMCF_META_PLAN_SET, PMCF_META_PLAN_SETS, "threads",
 					      "makespan_ns"};
-	for (size_t i = 0; i < PMCF_ARRAY_SIZE(arrays); i++) {
+	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
 		json_t *j = strcmp(k, arrays[i]) == 0 ? json_loads(v, JSON_REJECT_DUPLICATES, NULL) : NULL;
 		int array = json_is_array(j);
 		json_decref(j);
@@ -217,12 +216,12 @@ static void json_meta_value(FILE *f, const char *k, const char *v)
 			return;
 		}
 	}
-	for (size_t i = 0; i < PMCF_ARRAY_SIZE(bools); i++)
+	for (size_t i = 0; i < sizeof(bools) / sizeof(bools[0]); i++)
 		if (strcmp(k, bools[i]) == 0 && (!strcmp(v, "0") || !strcmp(v, "1"))) {
 			fputs(*v == '1' ? "true" : "false", f);
 			return;
 		}
-	for (size_t i = 0; i < PMCF_ARRAY_SIZE(numeric); i++) {
+	for (size_t i = 0; i < sizeof(numeric) / sizeof(numeric[0]); i++) {
 		char *end;
 		double d = strcmp(k, numeric[i]) == 0 && *v ? strtod(v, &end) : NAN;
 		if (!pmcf_is_missing(d) && !*end && isfinite(d)) {

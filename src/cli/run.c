@@ -300,8 +300,8 @@ static int plan_run(struct run *r, int argc, char **argv, int optind)
 		return cli_lib_error(verb, err, "events");
 	/* the linking events and the {…} groups come from the resolved lists */
 	if (autolink) { /* --link auto: a pilot (docs/fusion.md) */
-		if ((st = fuse_link_auto_plan(verb, r->ev, NULL, r->sim, r->seed_given ? r->seed : 1, &r->po,
-					      &r->plan)))
+		if ((st = fuse_link_auto_plan(verb, r->ev, NULL, r->sim ? r->src : NULL,
+					      r->seed_given ? r->seed : 1, &r->po, &r->plan)))
 			return st;
 	} else if ((err = pmcf_plan_make_evlist(r->ev, r->lk, &r->po, &r->plan)) ||
 		   (r->lk && (err = pmcf_evlist_append(r->ev, r->lk)))) { /* ev: every event of a set */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "pmcfuse/cit.h"
+#include "pmcfuse/categorize.h"
 #include "pmcfuse/collect.h"
 #include "pmcfuse/combine.h"
 #include "pmcfuse/evaluate.h"
@@ -116,12 +116,12 @@ static pmcf_sim_spec *spec;
 static int call_mux(void) { return pmcf_profile_mux_summary(prof, (void *)buf.b); }
 static int call_match(void) { return pmcf_combine_match_summary(prof, (void *)buf.b); }
 static int call_host(void) { return pmcf_host_describe((void *)buf.b); }
-static int call_cit(void)
+static int call_categorize(void)
 {
 	const char *ev[] = {"task-clock"};
-	pmcf_cit_report *r = NULL;
-	int rc = pmcf_cit_run((void *)buf.b, ev, 1, &r);
-	pmcf_cit_report_free(r);
+	pmcf_categorize_report *r = NULL;
+	int rc = pmcf_categorize_run((void *)buf.b, ev, 1, &r);
+	pmcf_categorize_report_free(r);
 	return rc;
 }
 static int call_collect(void)
@@ -259,7 +259,8 @@ static const struct {
 	{__LINE__, "pmcf_match_summary", sizeof(pmcf_match_summary), sizeof(pmcf_match_summary), call_match,
 	 1},
 	{__LINE__, "pmcf_host_info", sizeof(pmcf_host_info), sizeof(pmcf_host_info), call_host, 1},
-	{__LINE__, "pmcf_cit_options", sizeof(pmcf_cit_options), sizeof(pmcf_cit_options), call_cit, 1},
+	{__LINE__, "pmcf_categorize_options", sizeof(pmcf_categorize_options),
+	 sizeof(pmcf_categorize_options), call_categorize, 1},
 	{__LINE__, "pmcf_collect_opts", sizeof(pmcf_collect_opts), offsetof(pmcf_collect_opts, chunk_kb),
 	 call_collect, 0},
 	{__LINE__, "pmcf_combine_opts", sizeof(pmcf_combine_opts), offsetof(pmcf_combine_opts, threads),

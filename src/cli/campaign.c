@@ -22,6 +22,7 @@
 
 /* ---- signals -------------------------------------------------------------- */
 static volatile sig_atomic_t caught;
+static int tty; /* standard error is a terminal: say what a first signal did */
 
 static void on_signal(int sig)
 {
@@ -29,6 +30,14 @@ static void on_signal(int sig)
 	if (first)
 		caught = sig;
 	int sent = pmcf_collect_signal(first ? sig : SIGKILL);
+	if (first && sent && tty) {
+		/* a program that ignores the signal would leave the user with
+		 * nothing on screen; write(2) is async-signal-safe */
+		static const char msg[] = "\npmcfuse: the signal was passed on to the program; a second "
+					  "one kills it\n";
+		ssize_t w = write(2, msg, sizeof(msg) - 1);
+		(void)w;
+	}
 	if (!first && !sent) {
 		/* a second signal with nothing to wait for: end now */
 		signal(sig, SIG_DFL);
@@ -38,6 +47,7 @@ static void on_signal(int sig)
 
 void cli_signals_catch(void)
 {
+	tty = isatty(2);
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		struct sigaction sa, old;

@@ -205,6 +205,8 @@ typedef struct pmcf_imix_stats {
 	uint64_t cost_unknown; /* of them, blocks it gave no cost (average CPI used) */
 	uint64_t rate_loops;   /* loops whose speed was measured (PMCF_IMIX_RATE_IV) */
 	double rate_share;     /* share of the EBS weight in those loops */
+	uint64_t rate_trip;    /* of them, nested loops counted as the loop around's count times
+				  their trip count (the spread of their induction register) */
 } pmcf_imix_stats;
 
 enum pmcf_imix_correction {

@@ -245,6 +245,9 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 			if (blk >= 0 && measure)
 				s->block_count[blk] += 1;
 			uint64_t next = pc, target = UINT64_MAX;
+			/* a sample is taken before its IP's instruction runs: the
+			 * registers it records are those before it */
+			uint64_t ecx0 = m.ecx, rsi0 = m.rsi;
 			switch (pc) {
 			case 0x00:
 				m.ecx = 3;
@@ -290,7 +293,7 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 				put64(&d, 100), put64(&d, s->load_addr + pc);
 				put32(&d, PID), put32(&d, PID), put64(&d, t++), put64(&d, 100);
 				if (s->iv) /* user registers: abi 2 (64-bit), CX, SI */
-					put64(&d, 2), put64(&d, m.ecx), put64(&d, m.rsi);
+					put64(&d, 2), put64(&d, ecx0), put64(&d, rsi0);
 				if (!s->ebs_only) {
 					put64(&d,
 					      0); /* empty branch stack (LBR of the EBS event is discarded) */

@@ -76,8 +76,10 @@ static int func_edges(const ZydisDecoder *dec, const struct hbbp_func *f, struct
 		const struct hbbp_block *bl = &f->blocks[b];
 		for (uint32_t k = bl->first; pad && k < bl->first + bl->n; k++) {
 			ZydisDecodedInstruction d;
-			pad = ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(dec, NULL, f->bytes + (f->ins[k].addr - f->start),
-									 f->ins[k].len, &d)) &&
+			pad = ZYAN_SUCCESS(
+				      ZydisDecoderDecodeInstruction(dec, NULL,
+								    f->bytes + (f->ins[k].addr - f->start),
+								    f->ins[k].len, &d)) &&
 			      d.mnemonic == ZYDIS_MNEMONIC_NOP;
 		}
 		if (!pad)
@@ -534,8 +536,8 @@ static int func_units(const ZydisDecoder *dec, struct hbbp_func *f, const char *
 	if (!rc && regions)
 		rc = equiv_classes(f, e, ne, 0, cls, lp, lpar, NULL, NULL);
 	if (!rc && bi->flp) /* the full graph; its classes are not used */
-		rc = equiv_classes(f, e, ne, 1, bi->fcls + off, bi->flp + off, bi->flpar + off, bi->once + off,
-				   bi->fdom + off);
+		rc = equiv_classes(f, e, ne, 1, bi->fcls + off, bi->flp + off, bi->flpar + off,
+				   bi->once + off, bi->fdom + off);
 	free(e);
 	if (rc)
 		return rc;
@@ -564,9 +566,9 @@ static int func_units(const ZydisDecoder *dec, struct hbbp_func *f, const char *
 
 /* ---- measured loop speeds (PMCF_IMIX_RATE_IV) ------------------------------ */
 
-#define IV_MAX 4        /* induction registers kept per loop */
-#define IV_MIN_PAIRS 3  /* sample pairs a loop needs to be measured */
-#define IV_MAX_RATE 16. /* iterations per unit of sample weight (ns): a bound no loop reaches */
+#define IV_MAX 4            /* induction registers kept per loop */
+#define IV_MIN_PAIRS 3      /* sample pairs a loop needs to be measured */
+#define IV_MAX_RATE 16.     /* iterations per unit of sample weight (ns): a bound no loop reaches */
 #define IV_LONG_INSTANCE 16 /* pairs per instance of a nested loop to prefer them to its trip count */
 
 /* Induction registers of a loop: perf register bit, stride, width in bits. */
@@ -648,10 +650,10 @@ static void find_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, const u
 					 : -1;
 			unsigned width = d.operand_width;
 			if (r0 >= 0 && (width == 32 || width == 64) && flp[b] == h && (once[b] & 1) &&
-			    d.operand_count_visible == (d.mnemonic == ZYDIS_MNEMONIC_INC ||
-									d.mnemonic == ZYDIS_MNEMONIC_DEC
-								? 1
-								: 2)) {
+			    d.operand_count_visible ==
+				    (d.mnemonic == ZYDIS_MNEMONIC_INC || d.mnemonic == ZYDIS_MNEMONIC_DEC
+					     ? 1
+					     : 2)) {
 				int imm = op[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE;
 				if (d.mnemonic == ZYDIS_MNEMONIC_ADD && imm)
 					s0 = r0, c = op[1].imm.value.s;
@@ -661,10 +663,12 @@ static void find_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, const u
 					s0 = r0, c = 1;
 				else if (d.mnemonic == ZYDIS_MNEMONIC_DEC)
 					s0 = r0, c = -1;
-				else if (d.mnemonic == ZYDIS_MNEMONIC_LEA && op[1].mem.index == ZYDIS_REGISTER_NONE &&
+				else if (d.mnemonic == ZYDIS_MNEMONIC_LEA &&
+					 op[1].mem.index == ZYDIS_REGISTER_NONE &&
 					 gpr_bit(op[1].mem.base) >= 0)
 					s0 = gpr_bit(op[1].mem.base), c = op[1].mem.disp.value;
-				else if (d.mnemonic == ZYDIS_MNEMONIC_MOV && op[1].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+				else if (d.mnemonic == ZYDIS_MNEMONIC_MOV &&
+					 op[1].type == ZYDIS_OPERAND_TYPE_REGISTER &&
 					 gpr_bit(op[1].reg.value) >= 0 && op[1].size == width)
 					s0 = gpr_bit(op[1].reg.value), c = 0;
 				if (s0 == r0 && c == 0)
@@ -678,8 +682,8 @@ static void find_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, const u
 				if (r < 0)
 					continue;
 				if (k == 0 && r == r0 && s0 >= 0 && writes[r] == 0)
-					writes[r] = 1, src[r] = (int8_t)s0, add[r] = c, wide[r] = (uint8_t)width,
-					wblk[r] = b, wins[r] = i;
+					writes[r] = 1, src[r] = (int8_t)s0, add[r] = c,
+					wide[r] = (uint8_t)width, wblk[r] = b, wins[r] = i;
 				else
 					writes[r] = 2;
 			}
@@ -794,14 +798,16 @@ static struct ivs *loop_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, 
 {
 	size_t o = f->boff;
 	if (!ls[o + h].ivdone)
-		find_ivs(dec, f, bi->flp + o, bi->flpar + o, bi->once + o, h, &ls[o + h].iv), ls[o + h].ivdone = 1;
+		find_ivs(dec, f, bi->flp + o, bi->flpar + o, bi->once + o, h, &ls[o + h].iv),
+			ls[o + h].ivdone = 1;
 	return &ls[o + h].iv;
 }
 
 /* Do two samples lie in the same iteration of every loop around the loop
  * headed by h (in the function)? Each such loop needs induction registers. */
 static int same_instance(const ZydisDecoder *dec, const struct hbbp_func *f, const struct blkinfo *bi,
-			 struct loopst *ls, uint32_t h, const struct hbbp_tsample *a, const struct hbbp_tsample *b)
+			 struct loopst *ls, uint32_t h, const struct hbbp_tsample *a,
+			 const struct hbbp_tsample *b)
 {
 	for (uint32_t l = bi->flpar[f->boff + h]; l != UINT32_MAX; l = bi->flpar[f->boff + l]) {
 		const struct ivs *iv = loop_ivs(dec, f, bi, ls, l);
@@ -940,8 +946,8 @@ static int apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsampl
 			changed = 0;
 			for (uint32_t h = 0; h < f->nblocks; h++) {
 				struct loopst *l = &ls[o + h];
-				if (flp[h] != h || l->how || flpar[h] == UINT32_MAX || !(bi->once[o + h] & 2) ||
-				    !(l->tn > 0) || !(ls[o + flpar[h]].N > 0))
+				if (flp[h] != h || l->how || flpar[h] == UINT32_MAX ||
+				    !(bi->once[o + h] & 2) || !(l->tn > 0) || !(ls[o + flpar[h]].N > 0))
 					continue;
 				l->N = ls[o + flpar[h]].N * (l->tsum / l->tn), l->how = 2;
 				changed = 1;
@@ -1031,7 +1037,8 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 	uint8_t *once = iv ? malloc(nblk + 1) : NULL;
 	struct blkinfo bi = {0};
 	if (cls) {
-		bi = (struct blkinfo){cls, cls + nblk, cls + 2 * nblk, cls + 3 * nblk, NULL, NULL, NULL, NULL, once};
+		bi = (struct blkinfo){cls,  cls + nblk, cls + 2 * nblk, cls + 3 * nblk, NULL, NULL, NULL,
+				      NULL, once};
 		if (iv && once)
 			bi.flp = cls + 4 * nblk, bi.flpar = cls + 5 * nblk, bi.fcls = cls + 6 * nblk,
 			bi.fdom = cls + 7 * nblk;
@@ -1134,10 +1141,11 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 				 "; %zu pointer-chasing loads at %d cycles", nchase, CHASE_CYCLES);
 		l = strlen(st->cost_model);
 		if (o->rate == PMCF_IMIX_RATE_IV)
-			snprintf(st->cost_model + l, sizeof(st->cost_model) - l,
-				 "; %llu loops at their measured speed (%llu by trip count; %.0f %% of the samples)",
-				 (unsigned long long)st->rate_loops, (unsigned long long)st->rate_trip,
-				 100 * st->rate_share);
+			snprintf(
+				st->cost_model + l, sizeof(st->cost_model) - l,
+				"; %llu loops at their measured speed (%llu by trip count; %.0f %% of the samples)",
+				(unsigned long long)st->rate_loops, (unsigned long long)st->rate_trip,
+				100 * st->rate_share);
 		st->correction = PMCF_IMIX_CORR_APPLIED;
 	}
 	free(cls);

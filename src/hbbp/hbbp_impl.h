@@ -166,6 +166,11 @@ struct hbbp_synth {
 				hbbpi_synth_cycles, not instructions */
 	int iv;        /* timer, and the outer loop counts in rsi (mov cl,3; add rsi,1
 		   in block 0); samples carry the user registers cx and si */
+	int nest;      /* timer with user registers (bx, cx, dx, r8) on another program
+		   (hbbpi_synth_nest_code): a top loop (r8) around a one-block loop
+		   (ebx, 32 trips) and a loop nest (ecx, 24 trips, around edx += 16,
+		   16 trips) whose outer header and latch take no cycles, so no
+		   sample falls on them */
 	/* out */
 	unsigned nblocks;
 	uint64_t block_start[8];
@@ -177,4 +182,6 @@ struct hbbp_synth {
 int hbbpi_synth_write(const char *dir, struct hbbp_synth *s);
 /* Cycles of the synthetic instruction at offset off of the text (timer mode). */
 unsigned hbbpi_synth_cycles(uint64_t off);
+/* Cycles of the loop nest's instruction at offset off (hbbp_synth.nest). */
+unsigned hbbpi_synth_nest_cycles(uint64_t off);
 #endif

@@ -43,6 +43,55 @@ static size_t build_code(uint8_t *c, int iv)
 
 static const uint64_t blk_start[5] = {0x00, 0x06, 0x0d, 0x49, 0x4d};
 
+/* The loop nest of hbbp_synth.nest: offset, bytes, cycles of each
+ * instruction. Blocks: N0 [0x00,2] top loop head; N1 [0x09,3] a one-block
+ * loop; N2 [0x11,1]; N3 [0x16,1] the nest's outer header; N4 [0x18,4] its
+ * inner loop; N5 [0x25,2] its outer latch; N6 [0x2a,1]. */
+#define NEST_K1 32 /* trips of N1 */
+#define NEST_K2 24 /* trips of the nest's outer loop */
+#define NEST_T 16  /* trips of its inner loop (edx += 16 up to 256) */
+static const struct {
+	uint8_t off, len, cycles, code[6];
+} nest_ins[] = {
+	{0x00, 4, 1, {0x49, 0x83, 0xc0, 0x01}},                                 /* add r8,1 */
+	{0x04, 5, 1, {0xbb, NEST_K1, 0, 0, 0}},                                 /* mov ebx,K1 */
+	{0x09, 3, 6, {0x0f, 0xaf, 0xc0}},                                       /* imul eax,eax */
+	{0x0c, 3, 1, {0x83, 0xeb, 0x01}},                                       /* sub ebx,1 */
+	{0x0f, 2, 1, {0x75, 0xf8}},                                             /* jnz 0x09 */
+	{0x11, 5, 1, {0xb9, NEST_K2, 0, 0, 0}},                                 /* mov ecx,K2 */
+	{0x16, 2, 0, {0x31, 0xd2}},                                             /* xor edx,edx */
+	{0x18, 3, 1, {0x83, 0xc2, 0x10}},                                       /* add edx,16 */
+	{0x1b, 2, 2, {0x01, 0xd0}},                                             /* add eax,edx */
+	{0x1d, 6, 1, {0x81, 0xfa, 16 * NEST_T & 0xff, 16 * NEST_T >> 8, 0, 0}}, /* cmp edx,256 */
+	{0x23, 2, 0, {0x75, 0xf3}},                                             /* jnz 0x18 */
+	{0x25, 3, 0, {0x83, 0xe9, 0x01}},                                       /* sub ecx,1 */
+	{0x28, 2, 0, {0x75, 0xec}},                                             /* jnz 0x16 */
+	{0x2a, 2, 1, {0xeb, 0xd4}},                                             /* jmp 0x00 */
+};
+static const uint64_t nest_blk[7] = {0x00, 0x09, 0x11, 0x16, 0x18, 0x25, 0x2a};
+static const unsigned nest_len[7] = {2, 3, 1, 1, 4, 2, 1};
+
+static size_t build_nest(uint8_t *c)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(nest_ins) / sizeof(nest_ins[0]); i++)
+		memcpy(c + nest_ins[i].off, nest_ins[i].code, nest_ins[i].len),
+			n = nest_ins[i].off + nest_ins[i].len;
+	while (n < 0x50)
+		c[n++] = 0x90; /* padding up to synth_rep */
+	const uint8_t r[] = {0xb9, 8, 0, 0, 0, 0xf3, 0xaa, 0xc3};
+	memcpy(c + n, r, sizeof(r)), n += sizeof(r);
+	return n;
+}
+
+unsigned hbbpi_synth_nest_cycles(uint64_t off)
+{
+	for (size_t i = 0; i < sizeof(nest_ins) / sizeof(nest_ins[0]); i++)
+		if (nest_ins[i].off == off)
+			return nest_ins[i].cycles;
+	return 0;
+}
+
 unsigned hbbpi_synth_cycles(uint64_t off)
 {
 	switch (off) {
@@ -188,12 +237,60 @@ struct sim {
 	unsigned nring, head;
 };
 
+/* Runs the loop nest (hbbp_synth.nest) for s->periods iterations of its top
+ * loop: a cpu-clock sample every ebs_period cycles on the instruction that
+ * occupies that cycle, with the registers from before it. */
+static void simulate_nest(struct buf *d, struct hbbp_synth *s, uint64_t *t)
+{
+	uint64_t r[4] = {0}; /* bx, cx, dx, r8 */
+	uint64_t cyc = 0;
+	size_t pc = 0, nins = sizeof(nest_ins) / sizeof(nest_ins[0]);
+	unsigned top = 0;
+	for (;;) {
+		uint8_t off = nest_ins[pc].off;
+		if (off == 0x00 && top++ == s->periods)
+			break;
+		for (unsigned b = 0; b < 7; b++)
+			if (nest_blk[b] == off)
+				s->block_count[b] += 1;
+		uint64_t before[4] = {r[0], r[1], r[2], r[3]};
+		for (unsigned k = 0; k < nest_ins[pc].cycles; k++) {
+			if (++cyc % s->ebs_period)
+				continue;
+			rec_header(d, 9, 2, 8 + 8 * 5 + 8 + 8 * 4);
+			put64(d, 100), put64(d, s->load_addr + off);
+			put32(d, PID), put32(d, PID), put64(d, (*t)++), put64(d, 100);
+			put64(d, 2);
+			for (int i = 0; i < 4; i++)
+				put64(d, before[i]);
+		}
+		size_t next = pc + 1;
+		switch (off) {
+		case 0x00: r[3]++; break;
+		case 0x04: r[0] = NEST_K1; break;
+		case 0x0c: r[0] = (uint32_t)(r[0] - 1); break;
+		case 0x0f: next = r[0] ? 2 : pc + 1; break;
+		case 0x11: r[1] = NEST_K2; break;
+		case 0x16: r[2] = 0; break;
+		case 0x18: r[2] += 16; break;
+		case 0x23: next = r[2] != 16 * NEST_T ? 7 : pc + 1; break;
+		case 0x25: r[1] = (uint32_t)(r[1] - 1); break;
+		case 0x28: next = r[1] ? 6 : pc + 1; break;
+		case 0x2a: next = 0; break;
+		default: break;
+		}
+		pc = next < nins ? next : 0;
+	}
+}
+
 int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 {
 	uint8_t code[128];
-	if (s->iv)
+	if (s->iv || s->nest)
 		s->timer = s->ebs_only = 1;
-	size_t ncode = build_code(code, s->iv);
+	if (s->nest && (s->iv || s->write_ref))
+		return pmcfi_fail(PMCF_EINVAL, "synth: nest has no reference and its own registers");
+	size_t ncode = s->nest ? build_nest(code) : build_code(code, s->iv);
 	unsigned depth = s->lbr_depth ? s->lbr_depth : 16;
 	if (depth > 64 || depth < 2 || !s->ebs_period || (!s->ebs_only && !s->lbr_period))
 		return pmcfi_fail(PMCF_EINVAL, "synth: bad parameters");
@@ -202,16 +299,16 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 	int rc = write_elf(s->elf_path, code, ncode);
 	if (rc)
 		return rc;
-	s->nblocks = 5;
+	s->nblocks = s->nest ? 7 : 5;
 	s->load_addr = 0x7f0000001000ull;
-	for (int i = 0; i < 5; i++) {
-		s->block_start[i] = VADDR + blk_start[i];
-		s->block_len[i] = blk_len[i];
+	for (unsigned i = 0; i < s->nblocks; i++) {
+		s->block_start[i] = VADDR + (s->nest ? nest_blk[i] : blk_start[i]);
+		s->block_len[i] = s->nest ? nest_len[i] : blk_len[i];
 		s->block_count[i] = 0;
 	}
 	unsigned nattr = s->ebs_only ? 1 : 2;
 	uint64_t bst = (1ull << 3) | 1ull | (s->hw_idx ? (1ull << 17) : 0);
-	uint64_t st = ST | (s->ebs_only ? 0 : (1u << 11)) | (s->iv ? (1u << 12) : 0);
+	uint64_t st = ST | (s->ebs_only ? 0 : (1u << 11)) | (s->iv || s->nest ? (1u << 12) : 0);
 	struct buf d = {0};
 	/* records */
 	const char *comm = "synth";
@@ -232,7 +329,9 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 	struct sim m = {0};
 	uint64_t pc = 0, t = 10;
 	unsigned warm = depth / 4 + 2;
-	for (unsigned per = 0; per < warm + s->periods; per++) {
+	if (s->nest)
+		simulate_nest(&d, s, &t);
+	for (unsigned per = 0; !s->nest && per < warm + s->periods; per++) {
 		int measure = per >= warm;
 		if (per == warm)
 			m.ins = m.taken = 0;
@@ -354,8 +453,9 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 			   i          ? 1
 			   : s->timer ? 0
 				      : 3);
-		if (s->iv) { /* sample_regs_user: CX, SI */
-			uint64_t regs = (1u << 2) | (1u << 4);
+		if (s->iv || s->nest) { /* sample_regs_user: CX, SI; nest: BX, CX, DX, R8 */
+			uint64_t regs = s->nest ? (1u << 1) | (1u << 2) | (1u << 3) | (1u << 16)
+						: (1u << 2) | (1u << 4);
 			memcpy(a + 80, &regs, 8);
 		}
 		put(&f, a, 128);

@@ -898,10 +898,15 @@ static void iv_scan(const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts
  *   its factor is the count over that unit's modelled count, and every unit
  *   inside the loop (and not in a nested loop with its own factor) is
  *   scaled by it: the loop's real speed, the model's ratios inside it.
- * Units outside every loop with a factor keep the model's speed, scaled by
- * the measured loops' pooled factor. cnt[] are the units' executions. */
+ * Units outside every loop with a factor take the time-weighted mean of
+ * the factors of the others (the model's cycles per unit of time over the
+ * measured time). cnt[] are the units' executions; a block without samples
+ * that runs once per iteration of a loop with a count gets that count in
+ * xc[] (per block from f->boff, zero otherwise): an outer loop's header and
+ * latch that no sample fell on. */
 static int apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts,
-		       const struct unit *u, size_t n, const struct blkinfo *bi, size_t nblk, double *cnt)
+		       const struct unit *u, size_t n, const struct blkinfo *bi, size_t nblk, double *cnt,
+		       double *xc)
 {
 	struct loopst *ls = calloc(nblk + 1, sizeof(*ls));
 	uint32_t *uof = malloc((nblk + 1) * sizeof(uint32_t));
@@ -972,13 +977,17 @@ static int apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsampl
 			if (best != UINT32_MAX)
 				l->fac = l->N / cnt[best];
 		}
+		for (uint32_t b = 0; b < f->nblocks; b++)
+			if (uof[o + b] == UINT32_MAX && flp[b] != UINT32_MAX && (bi->once[o + b] & 1) &&
+			    ls[o + flp[b]].N > 0)
+				xc[o + b] = ls[o + flp[b]].N;
 	}
 	/* each unit's factor: that of its innermost loop with one; the others
 	 * take the time-weighted mean of the measured units' factors, i.e. the
 	 * cost model's cycles per unit of time over the measured time */
 	double w_all = 0, w_rate = 0, kw = 0;
 	for (size_t i = 0; i < nblk; i++)
-		if (ls[i].fac > 0)
+		if (ls[i].N > 0)
 			m->st.rate_loops++, m->st.rate_trip += ls[i].how == 2;
 	for (size_t i = 0; i < n; i++) {
 		size_t o = u[i].f->boff;
@@ -1035,6 +1044,7 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 	int iv = o->rate == PMCF_IMIX_RATE_IV && nts;
 	uint32_t *cls = malloc(((iv ? 8 : 4) * nblk + 1) * sizeof(uint32_t));
 	uint8_t *once = iv ? malloc(nblk + 1) : NULL;
+	double *xc = iv ? calloc(nblk + 1, sizeof(double)) : NULL;
 	struct blkinfo bi = {0};
 	if (cls) {
 		bi = (struct blkinfo){cls,  cls + nblk, cls + 2 * nblk, cls + 3 * nblk, NULL, NULL, NULL,
@@ -1048,7 +1058,9 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 	double *cyc = malloc((nblk + 1) * sizeof(*cyc));
 	uint8_t *code = NULL;
 	size_t n = 0, off = 0, ncode = 0, nregions = 0;
-	int rc = !cls || (iv && !once) || !u || !cb || !cyc ? pmcfi_fail(PMCF_ENOMEM, "out of memory") : 0;
+	int rc = !cls || (iv && (!once || !xc)) || !u || !cb || !cyc
+			 ? pmcfi_fail(PMCF_ENOMEM, "out of memory")
+			 : 0;
 	pos = 0;
 	for (struct hbbp_func *f; !rc && (f = hbbpi_mix_next_func(m, &pos, &im)); off += f->nblocks) {
 		f->boff = off;
@@ -1120,15 +1132,24 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 			cyc[i] = u[i].w / cyc[i]; /* now the unit's executions */
 		}
 		if (iv)
-			rc = apply_rates(m, &dec, ts, nts, u, n, &bi, nblk, cyc);
-		for (size_t i = 0; i < n; i++)
+			rc = apply_rates(m, &dec, ts, nts, u, n, &bi, nblk, cyc, xc);
+		for (size_t i = 0; i < n; i++) {
 			ins_all += cyc[i] * cb[i].len;
+			const struct hbbp_func *f = u[i].f;
+			for (uint32_t b = 0; xc && (!i || u[i - 1].f != f) && b < f->nblocks; b++)
+				ins_all += xc[f->boff + b] * f->blocks[b].n;
+		}
 		double scale = ins_all > 0 ? w_all / ins_all : 1;
-		for (size_t i = 0; !rc && i < n; i++)
+		for (size_t i = 0; !rc && i < n; i++) {
+			struct hbbp_func *f = u[i].f;
 			for (uint32_t b = u[i].first; b != UINT32_MAX; b = u[i].next[b]) {
-				u[i].f->ebs[b] = scale * cyc[i] * u[i].f->blocks[b].n;
+				f->ebs[b] = scale * cyc[i] * f->blocks[b].n;
 				st->cost_blocks++;
 			}
+			for (uint32_t b = 0; xc && (!i || u[i - 1].f != f) && b < f->nblocks; b++)
+				if (xc[f->boff + b] > 0)
+					f->ebs[b] = scale * xc[f->boff + b] * f->blocks[b].n;
+		}
 		size_t l = strlen(st->cost_model);
 		if (regions)
 			snprintf(st->cost_model + l, sizeof(st->cost_model) - l,
@@ -1150,6 +1171,7 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 	}
 	free(cls);
 	free(once);
+	free(xc);
 	free(u);
 	free(cb);
 	free(cyc);

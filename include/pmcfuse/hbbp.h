@@ -135,9 +135,10 @@ enum pmcf_imix_costing {
 
 /* Measured loop speeds of time samples (docs/imix.md): with the user
  * registers in the samples, a loop's iterations per unit of time are read
- * from its induction registers and replace the cost model's speed. */
+ * from its induction registers and replace the cost model's speed; samples
+ * without registers leave the cost model alone. */
 enum pmcf_imix_rate {
-	PMCF_IMIX_RATE_DEFAULT = 0, /* PMCF_IMIX_RATE_NONE */
+	PMCF_IMIX_RATE_DEFAULT = 0, /* PMCF_IMIX_RATE_IV */
 	PMCF_IMIX_RATE_NONE = 1,    /* the cost model alone */
 	PMCF_IMIX_RATE_IV = 2       /* induction-variable rates where samples carry registers */
 };

@@ -1041,7 +1041,7 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 	struct hbbp_image *im;
 	for (struct hbbp_func *f; (f = hbbpi_mix_next_func(m, &pos, &im));)
 		nblk += f->nblocks;
-	int iv = o->rate == PMCF_IMIX_RATE_IV && nts;
+	int iv = o->rate != PMCF_IMIX_RATE_NONE && nts; /* the default: measured where it can */
 	uint32_t *cls = malloc(((iv ? 8 : 4) * nblk + 1) * sizeof(uint32_t));
 	uint8_t *once = iv ? malloc(nblk + 1) : NULL;
 	double *xc = iv ? calloc(nblk + 1, sizeof(double)) : NULL;
@@ -1161,7 +1161,10 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 			snprintf(st->cost_model + l, sizeof(st->cost_model) - l,
 				 "; %zu pointer-chasing loads at %d cycles", nchase, CHASE_CYCLES);
 		l = strlen(st->cost_model);
-		if (o->rate == PMCF_IMIX_RATE_IV)
+		if (o->rate != PMCF_IMIX_RATE_NONE && !iv)
+			snprintf(st->cost_model + l, sizeof(st->cost_model) - l,
+				 "; no loop speed measured (the samples carry no user registers)");
+		else if (iv)
 			snprintf(
 				st->cost_model + l, sizeof(st->cost_model) - l,
 				"; %llu loops at their measured speed (%llu by trip count; %.0f %% of the samples)",

@@ -437,6 +437,8 @@ static int equiv_classes(const struct hbbp_func *f, const struct edge *e, size_t
 			}
 			if (ok && nent)
 				once[blk[h]] |= 2;
+			if (ok && nent == 1) /* one way in: its immediate dominator */
+				once[blk[h]] |= 4;
 		}
 		uint32_t *par = ipdom; /* A's post-dominators are no longer needed */
 		for (size_t v = 0; !rc && v < n; v++)
@@ -576,7 +578,16 @@ struct ivs {
 	uint8_t n, bit[IV_MAX], wide[IV_MAX];
 	int64_t stride[IV_MAX];
 	uint32_t wblk[IV_MAX], wins[IV_MAX]; /* the block and instruction that step it */
+	/* an instance's trip count from register tk: its start, the last write
+	 * in the preheader (register sreg + sc; a constant sc; or a constant
+	 * not known here, rip-relative), and the bound of the loop's only exit
+	 * when tk equals it (register breg, or the constant bc) */
+	int8_t tk, sreg, breg;
+	uint8_t skind, bkind, bafter; /* bafter: the exit test follows the step */
+	int64_t sc, bc;
 };
+enum { START_NONE, START_REG, START_CONST, START_SAME };
+enum { BOUND_NONE, BOUND_REG, BOUND_CONST };
 
 /* perf_regs.h bit of a 64-bit GPR (Zydis order rax, rcx, rdx, rbx, rsp, rbp,
  * rsi, rdi, r8..r15), or -1. */
@@ -616,8 +627,22 @@ static int in_loop(const uint32_t *lp, const uint32_t *lpar, uint32_t b, uint32_
  * rax,[rbx+1] and mov rbx,rax: both step by the sum), or when s is one
  * itself (r follows s: its stride). Any other write, or a call for the
  * caller-saved registers, rules a register out. */
+/* Does block w dominate block b (full graph; fdom: immediate dominators)? */
+static int blk_dominated(const uint32_t *fdom, uint32_t b, uint32_t w)
+{
+	for (uint32_t x = b; x != UINT32_MAX; x = fdom[x])
+		if (x == w)
+			return 1;
+	return 0;
+}
+
+static void iv_trip_setup(const ZydisDecoder *dec, const struct hbbp_func *f, const uint32_t *flp,
+			  const uint32_t *flpar, const uint8_t *once, const uint32_t *fdom, uint32_t h,
+			  const uint8_t *lwrites, struct ivs *iv);
+
 static void find_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, const uint32_t *flp,
-		     const uint32_t *flpar, const uint8_t *once, uint32_t h, struct ivs *iv)
+		     const uint32_t *flpar, const uint8_t *once, const uint32_t *fdom, uint32_t h,
+		     struct ivs *iv)
 {
 	uint8_t writes[24] = {0}, wide[24] = {0};
 	int8_t src[24];
@@ -704,15 +729,191 @@ static void find_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, const u
 		if (writes[r] == 1 && stride[r] && r != 7) /* not rsp */
 			iv->bit[iv->n] = (uint8_t)r, iv->stride[iv->n] = stride[r], iv->wide[iv->n] = wide[r],
 			iv->wblk[iv->n] = wblk[r], iv->wins[iv->n++] = wins[r];
+	iv_trip_setup(dec, f, flp, flpar, once, fdom, h, writes, iv);
 }
 
-/* Does block w dominate block b (full graph; fdom: immediate dominators)? */
-static int blk_dominated(const uint32_t *fdom, uint32_t b, uint32_t w)
+static int decode_ins(const ZydisDecoder *dec, const struct hbbp_func *f, uint32_t i,
+		      ZydisDecodedInstruction *d, ZydisDecodedOperand *op)
 {
-	for (uint32_t x = b; x != UINT32_MAX; x = fdom[x])
-		if (x == w)
-			return 1;
-	return 0;
+	const struct hbbp_ins *in = &f->ins[i];
+	return ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, f->bytes + (in->addr - f->start), in->len, d, op))
+		       ? 0
+		       : -1;
+}
+
+/* Successors of block b in f (fall-through, direct branch): 0 to 2; -1 for
+ * a way out that is not a block of f (return, indirect or outside jump). */
+static int block_succ(const ZydisDecoder *dec, const struct hbbp_func *f, uint32_t b, long succ[2])
+{
+	const struct hbbp_block *bl = &f->blocks[b];
+	const struct hbbp_ins *last = &f->ins[bl->first + bl->n - 1];
+	int n = 0, falls = 1;
+	if (last->flags & INS_CF) {
+		ZydisDecodedInstruction d;
+		ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+		if (decode_ins(dec, f, bl->first + bl->n - 1, &d, op))
+			return -1;
+		ZydisInstructionCategory c = d.meta.category;
+		if (c == ZYDIS_CATEGORY_COND_BR || c == ZYDIS_CATEGORY_UNCOND_BR) {
+			if (!(d.attributes & ZYDIS_ATTRIB_IS_RELATIVE) ||
+			    op[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
+				return -1;
+			long t = block_of(f, last->addr + d.length + (uint64_t)op[0].imm.value.s);
+			if (t < 0)
+				return -1;
+			succ[n++] = t;
+			falls = c == ZYDIS_CATEGORY_COND_BR;
+		} else if (c != ZYDIS_CATEGORY_CALL) {
+			return -1;
+		}
+	}
+	if (falls) {
+		if (b + 1 >= f->nblocks || f->blocks[b + 1].start != last->addr + last->len)
+			return -1;
+		succ[n++] = (long)b + 1;
+	}
+	return n;
+}
+
+/* The start and the bound of the loop headed by h (iv->tk, docs/imix.md):
+ * lwrites[] tells the registers written in the loop (0: none). The start
+ * is the last write of an induction register in the loop's preheader (its
+ * only way in): mov r,x; lea r,[x+c] (x neither written after it there nor
+ * in the loop); xor r,r or mov r,imm (a known constant); lea r,[rip+c] (a
+ * constant, not known here: the samples see it relocated). The bound is
+ * the loop's only exit (a block without samples that need not run every
+ * iteration counts as not run), a jz/jnz on cmp r,y or cmp r,imm with y
+ * not written in the loop, leaving when r equals it. */
+static void iv_trip_setup(const ZydisDecoder *dec, const struct hbbp_func *f, const uint32_t *flp,
+			  const uint32_t *flpar, const uint8_t *once, const uint32_t *fdom, uint32_t h,
+			  const uint8_t *lwrites, struct ivs *iv)
+{
+	static const uint8_t clobber[] = {0, 2, 3, 4, 5, 16, 17, 18, 19};
+	ZydisDecodedInstruction d;
+	ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+	iv->tk = -1;
+	iv->skind = START_NONE;
+	iv->bkind = BOUND_NONE;
+	uint32_t p = fdom[h];
+	if (!(once[h] & 4) || p == UINT32_MAX || !iv->n)
+		return;
+	for (unsigned k = 0; k < iv->n && iv->tk < 0; k++) {
+		int r = iv->bit[k], kind = START_NONE, x = -1, xclob = 0;
+		int64_t c = 0;
+		const struct hbbp_block *bl = &f->blocks[p];
+		for (uint32_t i = bl->first; i < bl->first + bl->n; i++) {
+			if (decode_ins(dec, f, i, &d, op))
+				return;
+			if (d.meta.category == ZYDIS_CATEGORY_CALL)
+				for (size_t j = 0; j < sizeof(clobber); j++)
+					kind = clobber[j] == r ? START_NONE : kind, xclob |= clobber[j] == x;
+			for (unsigned j = 0; j < d.operand_count; j++) {
+				if (op[j].type != ZYDIS_OPERAND_TYPE_REGISTER ||
+				    !(op[j].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+					continue;
+				int w = gpr_bit(op[j].reg.value);
+				if (w >= 0 && w == x && w != r)
+					xclob = 1;
+				if (w != r)
+					continue;
+				kind = START_NONE, x = -1, xclob = 0;
+				if (j || d.operand_count_visible != 2)
+					continue;
+				unsigned width = d.operand_width;
+				if (width != 32 && width != 64)
+					continue; /* a partial write: the rest unknown */
+				if (d.mnemonic == ZYDIS_MNEMONIC_MOV &&
+				    op[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE)
+					kind = START_CONST, c = (int64_t)op[1].imm.value.u;
+				else if ((d.mnemonic == ZYDIS_MNEMONIC_XOR ||
+					  d.mnemonic == ZYDIS_MNEMONIC_SUB) &&
+					 op[1].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+					 op[1].reg.value == op[0].reg.value)
+					kind = START_CONST, c = 0;
+				else if (width != iv->wide[k])
+					continue;
+				else if (d.mnemonic == ZYDIS_MNEMONIC_MOV &&
+					 op[1].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+					 gpr_bit(op[1].reg.value) >= 0 && op[1].size == width)
+					kind = START_REG, x = gpr_bit(op[1].reg.value), c = 0;
+				else if (d.mnemonic == ZYDIS_MNEMONIC_LEA &&
+					 op[1].mem.index == ZYDIS_REGISTER_NONE &&
+					 op[1].mem.base == ZYDIS_REGISTER_RIP)
+					kind = START_SAME;
+				else if (d.mnemonic == ZYDIS_MNEMONIC_LEA &&
+					 op[1].mem.index == ZYDIS_REGISTER_NONE &&
+					 gpr_bit(op[1].mem.base) >= 0)
+					kind = START_REG, x = gpr_bit(op[1].mem.base),
+					c = op[1].mem.disp.value;
+				if (width == 32 && kind == START_CONST)
+					c = (int64_t)(int32_t)(uint32_t)c;
+			}
+		}
+		if (kind == START_REG && (xclob || x == r || x == 7 || lwrites[x]))
+			kind = START_NONE;
+		if (kind != START_NONE)
+			iv->tk = (int8_t)k, iv->skind = (uint8_t)kind, iv->sreg = (int8_t)x, iv->sc = c;
+	}
+	/* the only exit */
+	uint32_t xb = UINT32_MAX;
+	int nexit = 0;
+	for (uint32_t b = 0; b < f->nblocks && nexit < 2; b++) {
+		if (!in_loop(flp, flpar, b, h) || (!(f->ebs[b] > 0) && !(flp[b] == h && (once[b] & 1))))
+			continue;
+		long succ[2];
+		int ns = block_succ(dec, f, b, succ);
+		int out = ns < 0;
+		for (int j = 0; j < ns; j++)
+			out |= !in_loop(flp, flpar, (uint32_t)succ[j], h);
+		if (out)
+			nexit++, xb = b;
+	}
+	if (nexit != 1 || flp[xb] != h || f->blocks[xb].n < 2)
+		return;
+	const struct hbbp_block *bl = &f->blocks[xb];
+	uint32_t ci = bl->first + bl->n - 2;
+	long succ[2];
+	if (decode_ins(dec, f, ci + 1, &d, op) || block_succ(dec, f, xb, succ) != 2 ||
+	    (d.mnemonic != ZYDIS_MNEMONIC_JNZ && d.mnemonic != ZYDIS_MNEMONIC_JZ))
+		return;
+	/* jnz: taken stays, fall-through leaves; jz the other way round */
+	int taken_in = in_loop(flp, flpar, (uint32_t)succ[0], h);
+	if ((d.mnemonic == ZYDIS_MNEMONIC_JNZ) != taken_in)
+		return;
+	if (decode_ins(dec, f, ci, &d, op))
+		return;
+	/* the step itself sets the flags: leaves when the register reaches 0 */
+	for (unsigned k = 0; k < iv->n; k++)
+		if (xb == iv->wblk[k] && ci == iv->wins[k] &&
+		    (d.mnemonic == ZYDIS_MNEMONIC_ADD || d.mnemonic == ZYDIS_MNEMONIC_SUB ||
+		     d.mnemonic == ZYDIS_MNEMONIC_INC || d.mnemonic == ZYDIS_MNEMONIC_DEC) &&
+		    (iv->tk < 0 || iv->tk == (int)k)) {
+			iv->tk = (int8_t)k, iv->bkind = BOUND_CONST, iv->bc = 0, iv->bafter = 1;
+			return;
+		}
+	if (d.mnemonic != ZYDIS_MNEMONIC_CMP || d.operand_count_visible != 2)
+		return;
+	for (unsigned k = 0; k < iv->n && iv->tk < 0; k++) /* no start: the compared one */
+		for (int j = 0; j < 2; j++)
+			if (op[j].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+			    gpr_bit(op[j].reg.value) == iv->bit[k])
+				iv->tk = (int8_t)k;
+	if (iv->tk < 0 || d.operand_width != iv->wide[iv->tk])
+		return;
+	int r = iv->bit[iv->tk];
+	for (int j = 0; j < 2; j++) {
+		if (op[j].type != ZYDIS_OPERAND_TYPE_REGISTER || gpr_bit(op[j].reg.value) != r)
+			continue;
+		const ZydisDecodedOperand *y = &op[!j];
+		if (y->type == ZYDIS_OPERAND_TYPE_IMMEDIATE)
+			iv->bkind = BOUND_CONST, iv->bc = y->imm.value.s;
+		else if (y->type == ZYDIS_OPERAND_TYPE_REGISTER && gpr_bit(y->reg.value) >= 0 &&
+			 !lwrites[gpr_bit(y->reg.value)] && gpr_bit(y->reg.value) != r)
+			iv->bkind = BOUND_REG, iv->breg = (int8_t)gpr_bit(y->reg.value);
+		break;
+	}
+	iv->bafter =
+		xb == iv->wblk[iv->tk] ? ci > iv->wins[iv->tk] : blk_dominated(fdom, xb, iv->wblk[iv->tk]);
 }
 
 /* Induction register k's value in a sample, 32-bit registers
@@ -787,10 +988,14 @@ struct loopst {
 	size_t last;    /* the latest sample in the loop (index + 1; 0: none) */
 	uint32_t ninst; /* instances of the loop the samples fell in */
 	double tsum, tn;
-	double t;   /* sample weight of the loop's blocks */
-	double N;   /* executions of the header: measured, or from the trip count */
-	double fac; /* N over the cost model's count of the loop's anchor unit */
-	int how;    /* 1 measured, 2 from the loop around times its trip count */
+	double hinv;         /* samples with start and bound: sum of 1 / their instance's trips */
+	uint32_t hn, dn, rn; /* samples with start and bound; with a start only; a bound only */
+	int64_t dmax, rmax;  /* the most steps since the start; before the bound */
+	double trip;         /* the estimate (0: none) */
+	double t;            /* sample weight of the loop's blocks */
+	double N;            /* executions of the header: measured, or from the trip count */
+	double fac;          /* N over the cost model's count of the loop's anchor unit */
+	int how;             /* 1 measured, 2 from the loop around times its trip count */
 };
 
 static struct ivs *loop_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, const struct blkinfo *bi,
@@ -798,7 +1003,7 @@ static struct ivs *loop_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, 
 {
 	size_t o = f->boff;
 	if (!ls[o + h].ivdone)
-		find_ivs(dec, f, bi->flp + o, bi->flpar + o, bi->once + o, h, &ls[o + h].iv),
+		find_ivs(dec, f, bi->flp + o, bi->flpar + o, bi->once + o, bi->fdom + o, h, &ls[o + h].iv),
 			ls[o + h].ivdone = 1;
 	return &ls[o + h].iv;
 }
@@ -821,12 +1026,18 @@ static int same_instance(const ZydisDecoder *dec, const struct hbbp_func *f, con
  * count from the spread of their induction register's values. */
 #define TRIP_MIN_SAMPLES 8
 
+/* A value of a w-bit register as the loop's arithmetic sees it. */
+static int64_t as_width(uint64_t x, unsigned w)
+{
+	return w == 32 ? (int64_t)(int32_t)(uint32_t)x : (int64_t)x;
+}
+
 static void trip_flush(struct loopst *l)
 {
-	if (l->ns >= TRIP_MIN_SAMPLES && l->iv.n) {
+	if (l->ns >= TRIP_MIN_SAMPLES && l->iv.tk >= 0) {
 		/* n values (as of after the step) drawn evenly from the T of one
 		 * instance spread over about (T - 1) (n - 1) / (n + 1) strides */
-		int64_t st = l->iv.stride[0] < 0 ? -l->iv.stride[0] : l->iv.stride[0];
+		int64_t st = l->iv.stride[l->iv.tk] < 0 ? -l->iv.stride[l->iv.tk] : l->iv.stride[l->iv.tk];
 		double span = (double)((uint64_t)l->hi - (uint64_t)l->lo) / (double)st;
 		l->tsum += (1 + span * (l->ns + 1) / (l->ns - 1)) * l->ns;
 		l->tn += l->ns;
@@ -856,8 +1067,40 @@ static void iv_scan(const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts
 			    !same_instance(dec, f, bi, ls, h, &ts[l->last - 1], b))
 				l->ninst++;
 			l->last = i + 1;
-			if (!iv->n || iv_value(iv, 0, b, bi->fdom + o, 1, &v))
+			int k = iv->tk;
+			if (k < 0 || iv_value(iv, (unsigned)k, b, bi->fdom + o, 1, &v))
 				continue;
+			uint64_t x = 0, y = 0;
+			unsigned w = iv->wide[k];
+			int64_t st = iv->stride[k];
+			if ((iv->skind == START_NONE || iv->skind == START_SAME) && iv->bkind != BOUND_NONE) {
+				/* steps left to the bound: 0 .. T - 1 */
+				y = (uint64_t)iv->bc;
+				if (iv->bkind == BOUND_REG && reg_value(b, iv->breg, &y))
+					continue;
+				int64_t d = as_width(y - (uint64_t)v, w);
+				if (d % st == 0 && d / st >= 0)
+					l->rmax = d / st > l->rmax ? d / st : l->rmax, l->rn++;
+				continue;
+			}
+			if (iv->skind == START_REG || iv->skind == START_CONST) {
+				/* the instance's start, and its trip count when the
+				 * bound is known; else the steps since the start */
+				if (iv->skind == START_REG && reg_value(b, iv->sreg, &x))
+					continue;
+				int64_t start = as_width(x + (uint64_t)iv->sc, w);
+				if (iv->bkind == BOUND_CONST)
+					y = (uint64_t)iv->bc;
+				if (iv->bkind == BOUND_REG && reg_value(b, iv->breg, &y))
+					continue;
+				int64_t d = as_width(y - (uint64_t)start, w), n = d / st + !iv->bafter;
+				if (iv->bkind != BOUND_NONE && d % st == 0 && n >= 1 && n < (1ll << 40))
+					l->hinv += 1. / (double)n, l->hn++;
+				d = as_width((uint64_t)v - (uint64_t)start, w);
+				if (iv->bkind == BOUND_NONE && d % st == 0 && d / st >= 1)
+					l->dmax = d / st > l->dmax ? d / st : l->dmax, l->dn++;
+				continue;
+			}
 			if (l->ns && l->tid != b->tid)
 				trip_flush(l);
 			if (!l->ns)
@@ -919,7 +1162,18 @@ static int apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsampl
 	}
 	iv_scan(dec, ts, nts, bi, ls);
 	for (size_t i = 0; i < nblk; i++) {
-		trip_flush(&ls[i]);
+		struct loopst *l = &ls[i];
+		trip_flush(l);
+		/* start and bound: the mean over instances, from samples that
+		 * fall in each in proportion to its trips: n / sum 1/T; a start
+		 * only: the most steps seen, m + m/n - 1 (as many values of 1..T
+		 * drawn evenly); a constant start not known here: the spread */
+		double rm = (double)l->rmax + !l->iv.bafter; /* the bound's iteration */
+		l->trip = l->hn >= TRIP_MIN_SAMPLES   ? l->hn / l->hinv
+			  : l->dn >= TRIP_MIN_SAMPLES ? (double)l->dmax * (l->dn + 1) / l->dn
+			  : l->rn >= TRIP_MIN_SAMPLES ? (rm + 1) * (l->rn + 1) / l->rn
+			  : l->tn > 0                 ? l->tsum / l->tn
+						      : 0;
 		uof[i] = UINT32_MAX;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -940,7 +1194,7 @@ static int apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsampl
 		 * (pairs in a short instance miss the steps near its ends) */
 		for (uint32_t h = 0; h < f->nblocks; h++) {
 			struct loopst *l = &ls[o + h];
-			int by_trip = flpar[h] != UINT32_MAX && (bi->once[o + h] & 2) && l->tn > 0 &&
+			int by_trip = flpar[h] != UINT32_MAX && (bi->once[o + h] & 2) && l->trip > 0 &&
 				      l->npair < IV_LONG_INSTANCE * (double)l->ninst;
 			if (flp[h] == h && l->npair >= IV_MIN_PAIRS && l->ptime > 0 && !by_trip)
 				l->N = l->iter / l->ptime * l->t, l->how = 1;
@@ -952,9 +1206,9 @@ static int apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsampl
 			for (uint32_t h = 0; h < f->nblocks; h++) {
 				struct loopst *l = &ls[o + h];
 				if (flp[h] != h || l->how || flpar[h] == UINT32_MAX ||
-				    !(bi->once[o + h] & 2) || !(l->tn > 0) || !(ls[o + flpar[h]].N > 0))
+				    !(bi->once[o + h] & 2) || !(l->trip > 0) || !(ls[o + flpar[h]].N > 0))
 					continue;
-				l->N = ls[o + flpar[h]].N * (l->tsum / l->tn), l->how = 2;
+				l->N = ls[o + flpar[h]].N * l->trip, l->how = 2;
 				changed = 1;
 			}
 		}

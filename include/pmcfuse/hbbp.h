@@ -208,6 +208,8 @@ typedef struct pmcf_imix_stats {
 	double rate_share;     /* share of the EBS weight in those loops */
 	uint64_t rate_trip;    /* of them, nested loops counted as the loop around's count times
 				  their trip count (the spread of their induction register) */
+	uint64_t rate_funcs;   /* functions outside every measured loop counted from their direct
+				  call sites (PMCF_IMIX_RATE_IV) */
 } pmcf_imix_stats;
 
 enum pmcf_imix_correction {

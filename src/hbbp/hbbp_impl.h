@@ -36,13 +36,14 @@ struct hbbp_func {
 	struct hbbp_block *blocks;
 	size_t nblocks;
 	/* accumulators of one analysis */
-	double *ebs;      /* per block: EBS sample weight */
-	double *ebs_head; /* per block: of it, samples at the block's first instruction */
-	double *lbr;      /* per instruction: LBR stream weight */
-	double *ref;      /* per instruction: reference count */
-	uint64_t *oldest; /* per block: times its branch was the oldest LBR entry */
-	uint64_t *inlbr;  /* per block: times its branch appeared in any LBR entry */
-	size_t boff;      /* the time-to-count correction: first index of its blocks */
+	double *ebs;           /* per block: EBS sample weight */
+	double *ebs_head;      /* per block: of it, samples at the block's first instruction */
+	double *lbr;           /* per instruction: LBR stream weight */
+	double *ref;           /* per instruction: reference count */
+	uint64_t *oldest;      /* per block: times its branch was the oldest LBR entry */
+	uint64_t *inlbr;       /* per block: times its branch appeared in any LBR entry */
+	size_t boff;           /* the time-to-count correction: first index of its blocks */
+	struct hbbp_image *im; /* its image (set when decoded) */
 };
 
 struct hbbp_seg {
@@ -73,6 +74,8 @@ void hbbpi_image_free(struct hbbp_image *im);
 int hbbpi_image_off2addr(const struct hbbp_image *im, uint64_t off, uint64_t *addr);
 /* Function containing addr (decoded), or NULL. */
 struct hbbp_func *hbbpi_image_func(struct hbbp_image *im, uint64_t addr);
+/* Function containing addr, not decoded here, or NULL. */
+const struct hbbp_func *hbbpi_image_func_at(const struct hbbp_image *im, uint64_t addr);
 /* Index of the instruction that starts at (or contains) addr, or -1. */
 long hbbpi_func_ins(const struct hbbp_func *f, uint64_t addr);
 /* Decodes one function: instructions, leaders, blocks; allocates accumulators. */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <Zydis/Zydis.h>
 #include "hbbp/hbbp_impl.h"
+#include "util/abi.h"
 #include "util/internal.h"
 
 struct edge {
@@ -572,6 +573,7 @@ static int func_units(const ZydisDecoder *dec, struct hbbp_func *f, const char *
 #define IV_MIN_PAIRS 3      /* sample pairs a loop needs to be measured */
 #define IV_MAX_RATE 16.     /* iterations per unit of sample weight (ns): a bound no loop reaches */
 #define IV_LONG_INSTANCE 16 /* pairs per instance of a nested loop to prefer them to its trip count */
+#define CALLEE_DEPTH 3      /* calls followed to see what a callee writes */
 
 /* Induction registers of a loop: perf register bit, stride, width in bits. */
 struct ivs {
@@ -640,6 +642,44 @@ static void iv_trip_setup(const ZydisDecoder *dec, const struct hbbp_func *f, co
 			  const uint32_t *flpar, const uint8_t *once, const uint32_t *fdom, uint32_t h,
 			  const uint8_t *lwrites, struct ivs *iv);
 
+/* The caller-saved GPRs (perf register bits) that a direct call to addr in
+ * image im may change: those the callee writes, with what it calls or
+ * jumps to in turn (depth levels); every caller-saved one for a call it
+ * cannot follow (indirect, outside the image, too deep). */
+#define CALLER_SAVED ((1u << 0) | (1u << 2) | (1u << 3) | (1u << 4) | (1u << 5) | (0xfu << 16))
+static uint32_t callee_writes(const ZydisDecoder *dec, const struct hbbp_image *im, uint64_t addr, int depth)
+{
+	const struct hbbp_func *g = im ? hbbpi_image_func_at(im, addr) : NULL;
+	if (!g || g->start != addr || depth <= 0)
+		return CALLER_SAVED;
+	uint32_t w = 0;
+	ZydisDecodedInstruction d;
+	ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+	for (uint64_t at = g->start; at < g->end && w != CALLER_SAVED; at += d.length) {
+		if (ZYAN_FAILED(ZydisDecoderDecodeFull(dec, g->bytes + (at - g->start), g->end - at, &d, op)))
+			return CALLER_SAVED;
+		ZydisInstructionCategory c = d.meta.category;
+		if (c == ZYDIS_CATEGORY_CALL || c == ZYDIS_CATEGORY_UNCOND_BR ||
+		    c == ZYDIS_CATEGORY_COND_BR) {
+			if (!(d.attributes & ZYDIS_ATTRIB_IS_RELATIVE) ||
+			    op[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
+				return CALLER_SAVED; /* indirect: a call, a tail call or a jump table */
+			uint64_t t = at + d.length + (uint64_t)op[0].imm.value.s;
+			if (c == ZYDIS_CATEGORY_CALL || t < g->start || t >= g->end)
+				w |= callee_writes(dec, im, t, depth - 1);
+		}
+		for (unsigned k = 0; k < d.operand_count; k++) {
+			int r = op[k].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+						(op[k].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)
+					? gpr_bit(op[k].reg.value)
+					: -1;
+			if (r >= 0)
+				w |= (1u << r) & CALLER_SAVED;
+		}
+	}
+	return w;
+}
+
 static void find_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, const uint32_t *flp,
 		     const uint32_t *flpar, const uint8_t *once, const uint32_t *fdom, uint32_t h,
 		     struct ivs *iv)
@@ -664,9 +704,18 @@ static void find_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, const u
 							       &d, op)))
 				return; /* unknown code: no IV */
 			if (d.meta.category == ZYDIS_CATEGORY_CALL) {
-				static const uint8_t clobber[] = {0, 2, 3, 4, 5, 16, 17, 18, 19};
-				for (size_t k = 0; k < sizeof(clobber); k++)
-					writes[clobber[k]] = 2;
+				/* a direct call in the image changes what its callee
+				 * writes (the compiler may keep a counter in a
+				 * caller-saved register it does not touch) */
+				uint32_t cw = CALLER_SAVED;
+				if ((d.attributes & ZYDIS_ATTRIB_IS_RELATIVE) &&
+				    op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE)
+					cw = callee_writes(dec, f->im,
+							   in->addr + d.length + (uint64_t)op[0].imm.value.s,
+							   CALLEE_DEPTH);
+				for (int r = 0; r < 24; r++)
+					if ((cw >> r) & 1)
+						writes[r] = 2;
 			}
 			int s0 = -1;
 			int64_t c = 0;
@@ -1131,6 +1180,93 @@ static void iv_scan(const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts
 	}
 }
 
+/* A direct call in a function with samples: its target and the count of
+ * its block (-1: none). */
+struct site {
+	const struct hbbp_func *g; /* the caller and its block */
+	uint32_t b;
+	uint64_t to;
+	double w; /* the callee's sample weight (0: not in the mix) */
+};
+
+/* The direct calls in the functions with samples (u[], functions
+ * consecutive), with the weight of their callees. */
+static int collect_calls(const ZydisDecoder *dec, const struct unit *u, size_t n, struct site **out,
+			 size_t *nout)
+{
+	struct site *st = NULL;
+	size_t ns = 0, cap = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct hbbp_func *g = u[i].f;
+		if (i && u[i - 1].f == g)
+			continue;
+		for (uint32_t b = 0; b < g->nblocks; b++) {
+			const struct hbbp_block *bl = &g->blocks[b];
+			uint32_t li = bl->first + bl->n - 1;
+			ZydisDecodedInstruction d;
+			ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+			if (!(g->ins[li].flags & INS_CF) || decode_ins(dec, g, li, &d, op) ||
+			    d.meta.category != ZYDIS_CATEGORY_CALL ||
+			    !(d.attributes & ZYDIS_ATTRIB_IS_RELATIVE) ||
+			    op[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
+				continue;
+			if (pmcfi_grow((void **)&st, &cap, ns + 1, sizeof(*st))) {
+				free(st);
+				return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+			}
+			st[ns++] = (struct site){g, b,
+						 g->ins[li].addr + d.length + (uint64_t)op[0].imm.value.s, 0};
+		}
+	}
+	for (size_t j = 0; j < ns; j++)
+		for (size_t i = 0; i < n; i++)
+			if (u[i].f->im == st[j].g->im && u[i].f->start == st[j].to)
+				st[j].w += u[i].w;
+	*out = st;
+	*nout = ns;
+	return 0;
+}
+
+/* Functions counted from their call sites: a function whose entry block's
+ * unit has no factor (outside every loop with a count), called directly
+ * from blocks (of functions with samples, in its image) that all have
+ * counts, runs as often as they do together; its units without a factor
+ * are scaled by that count over its entry unit's modelled one. Calls the
+ * samples cannot show (indirect, from other images, from code without
+ * samples) are not counted. kf[] (0: none) and the time-weighted sums of
+ * apply_rates are updated. */
+static int count_calls(pmcf_imix *m, const struct unit *u, size_t n, const uint32_t *uof, const double *xc,
+		       const double *cnt, double *kf, const struct site *st, size_t ns, double *w_rate,
+		       double *kw)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct hbbp_func *f = u[i].f;
+		if ((i && u[i - 1].f == f) || !f->nblocks || f->blocks[0].start != f->start)
+			continue;
+		uint32_t e0 = uof[f->boff];
+		if (e0 == UINT32_MAX || kf[e0] > 0 || !(cnt[e0] > 0))
+			continue;
+		double calls = 0;
+		int ok = 1, nsite = 0;
+		for (size_t j = 0; ok && j < ns; j++) {
+			if (st[j].g->im != f->im || st[j].to != f->start)
+				continue;
+			size_t at = st[j].g->boff + st[j].b;
+			uint32_t k = uof[at];
+			double c = k != UINT32_MAX && kf[k] > 0 ? cnt[k] * kf[k] : xc[at] > 0 ? xc[at] : -1;
+			nsite++, ok = c >= 0, calls += c;
+		}
+		if (!ok || !nsite || !(calls > 0))
+			continue;
+		double fac = calls / cnt[e0];
+		for (size_t k = i; k < n && u[k].f == f; k++)
+			if (!(kf[k] > 0))
+				kf[k] = fac, *w_rate += u[k].w, *kw += fac * u[k].w;
+		m->st.rate_funcs++;
+	}
+	return 0;
+}
+
 /* Measured loop speeds, on the full static flow graph of each function:
  * - a loop with at least IV_MIN_PAIRS valid sample pairs runs iter / ptime
  *   iterations per unit of time, over the weight of its blocks;
@@ -1151,10 +1287,16 @@ static int apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsampl
 		       const struct unit *u, size_t n, const struct blkinfo *bi, size_t nblk, double *cnt,
 		       double *xc)
 {
+	struct site *sites = NULL;
+	size_t nsites = 0;
+	int rc = collect_calls(dec, u, n, &sites, &nsites);
+	if (rc)
+		return rc;
 	struct loopst *ls = calloc(nblk + 1, sizeof(*ls));
 	uint32_t *uof = malloc((nblk + 1) * sizeof(uint32_t));
 	double *kf = malloc((n + 1) * sizeof(double));
 	if (!ls || !uof || !kf) {
+		free(sites);
 		free(ls);
 		free(uof);
 		free(kf);
@@ -1189,6 +1331,22 @@ static int apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsampl
 		for (uint32_t b = 0; b < f->nblocks; b++)
 			for (uint32_t h = flp[b]; h != UINT32_MAX; h = flpar[h])
 				ls[o + h].t += f->ebs[b];
+		/* and the time of a function it calls directly when every call
+		 * to it the samples show is in the loop (once per callee) */
+		for (size_t j = 0; j < nsites; j++) {
+			if (sites[j].g != f || !(sites[j].w > 0) || sites[j].to == f->start)
+				continue; /* not a recursive call: its time is the loop's own */
+			for (uint32_t h = flp[sites[j].b]; h != UINT32_MAX; h = flpar[h]) {
+				int only = 1, first = 1;
+				for (size_t q = 0; q < nsites && only; q++)
+					if (sites[q].to == sites[j].to && sites[q].g->im == f->im) {
+						only = sites[q].g == f && in_loop(flp, flpar, sites[q].b, h);
+						first &= q >= j;
+					}
+				if (only && first)
+					ls[o + h].t += sites[j].w;
+			}
+		}
 		/* measured: loops with enough pairs, but a nested loop with few
 		 * pairs per instance is left to its trip count where it has one
 		 * (pairs in a short instance miss the steps near its ends) */
@@ -1255,14 +1413,16 @@ static int apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsampl
 				break;
 			}
 	}
+	rc = count_calls(m, u, n, uof, xc, cnt, kf, sites, nsites, &w_rate, &kw);
 	double kbar = w_rate > 0 ? kw / w_rate : 1;
 	for (size_t i = 0; i < n; i++)
 		cnt[i] *= kf[i] > 0 ? kf[i] : kbar;
 	m->st.rate_share = w_all > 0 ? w_rate / w_all : 0;
+	free(sites);
 	free(ls);
 	free(uof);
 	free(kf);
-	return 0;
+	return rc;
 }
 
 int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid, struct hbbp_tsample *ts,
@@ -1421,9 +1581,10 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 		else if (iv)
 			snprintf(
 				st->cost_model + l, sizeof(st->cost_model) - l,
-				"; %llu loops at their measured speed (%llu by trip count; %.0f %% of the samples)",
+				"; %llu loops at their measured speed (%llu by trip count), %llu functions from "
+				"their call sites (%.0f %% of the samples)",
 				(unsigned long long)st->rate_loops, (unsigned long long)st->rate_trip,
-				100 * st->rate_share);
+				(unsigned long long)st->rate_funcs, 100 * st->rate_share);
 		st->correction = PMCF_IMIX_CORR_APPLIED;
 	}
 	free(cls);

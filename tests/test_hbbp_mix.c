@@ -457,6 +457,63 @@ static void test_iv_nest(void **state)
 	pmcf_perfdata_close(pd);
 }
 
+/* Cost model of the calling loop (hbbp_synth.nest 2): the top loop's and
+ * the calling loop's blocks at their true cycles, the callee at 90 instead
+ * of its 9. */
+static int calls_cost(void *ctx, const pmcf_imix_code_block *b, size_t n, double *cycles)
+{
+	(void)ctx;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t off = b[i].start & 0xfff;
+		cycles[i] = off == 0x00 || off == 0x09 || off == 0x0e || off == 0x13 ? b[i].len
+			    : off == 0x50                                            ? 90
+										     : 0;
+		if (cycles[i] == 0)
+			return PMCF_EINVAL;
+	}
+	return 0;
+}
+
+/* A loop that calls a function: its counter in ecx, caller-saved, lives
+ * across the call because the callee writes eax and edx only (read from
+ * its code), and so does the top loop's r8; the callee, outside every loop
+ * of its own, is counted from its call site. With the callee costed 10x
+ * too slow, every block gets its exact count; taking a call as writing
+ * every caller-saved register, no loop would be measured and the callee
+ * would stay 10x off. */
+static void test_iv_calls(void **state)
+{
+	(void)state;
+	struct hbbp_synth s = {.ebs_period = 97, .periods = 300, .nest = 2};
+	assert_int_equal(hbbpi_synth_write(tmp("ivcalls"), &s), 0);
+	assert_int_equal(s.nblocks, 5);
+	assert_true(s.block_count[4] == 300.0 * 40);
+	pmcf_perfdata *pd = NULL;
+	assert_int_equal(pmcf_perfdata_open(s.data_path, &pd), 0);
+	pmcf_imix_opts o = {.size = sizeof(o),
+			    .method = PMCF_IMIX_EBS,
+			    .cost = calls_cost,
+			    .skid = PMCF_IMIX_SKID_NONE,
+			    .rate = PMCF_IMIX_RATE_NONE};
+	pmcf_imix *m = NULL;
+	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
+	double dev_none = count_deviation(m, &s);
+	pmcf_imix_free(m);
+	if (dev_none < 0.5)
+		fail_msg("the wrong cost model alone is only %.3g off", dev_none);
+	o.rate = PMCF_IMIX_RATE_DEFAULT; /* iv */
+	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
+	const pmcf_imix_stats *st = pmcf_imix_get_stats(m);
+	double dev = count_deviation(m, &s);
+	if (dev > 0.03)
+		fail_msg("counts of the calling loop off the exact ones by %.3g", dev);
+	assert_int_equal(st->rate_loops, 2);
+	assert_int_equal(st->rate_funcs, 1);
+	assert_non_null(strstr(st->cost_model, "1 functions from their call sites"));
+	pmcf_imix_free(m);
+	pmcf_perfdata_close(pd);
+}
+
 /* Pointer-chasing loads (--costing regions-chase): a load into its own
  * address register; not a load into another register, nor an lea. */
 static void test_chase_loads(void **state)
@@ -732,6 +789,7 @@ int main(void)
 		cmocka_unit_test(test_chase_loads),
 		cmocka_unit_test(test_iv_rates),
 		cmocka_unit_test(test_iv_nest),
+		cmocka_unit_test(test_iv_calls),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

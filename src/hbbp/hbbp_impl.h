@@ -173,7 +173,8 @@ struct hbbp_synth {
 		   (hbbpi_synth_nest_code): a top loop (r8) around a one-block loop
 		   (ebx, 32 trips) and a loop nest (ecx, 24 trips, around edx += 16,
 		   16 trips) whose outer header and latch take no cycles, so no
-		   sample falls on them */
+		   sample falls on them; 2: a top loop (r8) around a loop (ecx) that
+		   calls a function writing eax and edx only */
 	/* out */
 	unsigned nblocks;
 	uint64_t block_start[8];

@@ -50,9 +50,10 @@ static const uint64_t blk_start[5] = {0x00, 0x06, 0x0d, 0x49, 0x4d};
 #define NEST_K1 32 /* trips of N1 */
 #define NEST_K2 24 /* trips of the nest's outer loop */
 #define NEST_T 16  /* trips of its inner loop (edx += 16 up to 256) */
-static const struct {
+struct nest_ins {
 	uint8_t off, len, cycles, code[6];
-} nest_ins[] = {
+};
+static const struct nest_ins nest_ins[] = {
 	{0x00, 4, 1, {0x49, 0x83, 0xc0, 0x01}},                                 /* add r8,1 */
 	{0x04, 5, 1, {0xbb, NEST_K1, 0, 0, 0}},                                 /* mov ebx,K1 */
 	{0x09, 3, 6, {0x0f, 0xaf, 0xc0}},                                       /* imul eax,eax */
@@ -71,17 +72,38 @@ static const struct {
 static const uint64_t nest_blk[7] = {0x00, 0x09, 0x11, 0x16, 0x18, 0x25, 0x2a};
 static const unsigned nest_len[7] = {2, 3, 1, 1, 4, 2, 1};
 
-static size_t build_nest(uint8_t *c)
+/* hbbp_synth.nest 2: a top loop (r8) around a loop of CALLS_K trips (ecx)
+ * that calls a function at 0x50 (in synth_rep's place) writing eax and edx
+ * only. Blocks: C0 [0x00,2] C1 [0x09,1] (the call) C2 [0x0e,2] C3 [0x13,1]
+ * and the callee's F [0x50,3]. */
+#define CALLS_K 40
+static const struct nest_ins calls_ins[] = {
+	{0x00, 4, 1, {0x49, 0x83, 0xc0, 0x01}}, /* add r8,1 */
+	{0x04, 5, 1, {0xb9, CALLS_K, 0, 0, 0}}, /* mov ecx,K */
+	{0x09, 5, 1, {0xe8, 0x42, 0, 0, 0}},    /* call 0x50 */
+	{0x0e, 3, 1, {0x83, 0xe9, 0x01}},       /* sub ecx,1 */
+	{0x11, 2, 1, {0x75, 0xf6}},             /* jnz 0x09 */
+	{0x13, 2, 1, {0xeb, 0xeb}},             /* jmp 0x00 */
+	{0x50, 3, 6, {0x0f, 0xaf, 0xc0}},       /* imul eax,eax */
+	{0x53, 3, 1, {0x83, 0xc2, 0x01}},       /* add edx,1 */
+	{0x56, 1, 2, {0xc3}},                   /* ret */
+};
+static const uint64_t calls_blk[5] = {0x00, 0x09, 0x0e, 0x13, 0x50};
+static const unsigned calls_len[5] = {2, 1, 2, 1, 3};
+
+static size_t build_nest(uint8_t *c, int variant)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < sizeof(nest_ins) / sizeof(nest_ins[0]); i++)
-		memcpy(c + nest_ins[i].off, nest_ins[i].code, nest_ins[i].len),
-			n = nest_ins[i].off + nest_ins[i].len;
-	while (n < 0x50)
-		c[n++] = 0x90; /* padding up to synth_rep */
-	const uint8_t r[] = {0xb9, 8, 0, 0, 0, 0xf3, 0xaa, 0xc3};
-	memcpy(c + n, r, sizeof(r)), n += sizeof(r);
-	return n;
+	const struct nest_ins *t = variant == 2 ? calls_ins : nest_ins;
+	size_t nt = variant == 2 ? sizeof(calls_ins) / sizeof(calls_ins[0])
+				 : sizeof(nest_ins) / sizeof(nest_ins[0]);
+	memset(c, 0x90, 0x58); /* padding */
+	for (size_t i = 0; i < nt; i++)
+		memcpy(c + t[i].off, t[i].code, t[i].len);
+	if (variant != 2) {
+		const uint8_t r[] = {0xb9, 8, 0, 0, 0, 0xf3, 0xaa, 0xc3};
+		memcpy(c + 0x50, r, sizeof(r));
+	}
+	return 0x58;
 }
 
 unsigned hbbpi_synth_nest_cycles(uint64_t off)
@@ -244,17 +266,21 @@ static void simulate_nest(struct buf *d, struct hbbp_synth *s, uint64_t *t)
 {
 	uint64_t r[4] = {0}; /* bx, cx, dx, r8 */
 	uint64_t cyc = 0;
-	size_t pc = 0, nins = sizeof(nest_ins) / sizeof(nest_ins[0]);
+	int calls = s->nest == 2;
+	const struct nest_ins *prog = calls ? calls_ins : nest_ins;
+	size_t pc = 0, ret = 0,
+	       nins = calls ? sizeof(calls_ins) / sizeof(calls_ins[0])
+			    : sizeof(nest_ins) / sizeof(nest_ins[0]);
 	unsigned top = 0;
 	for (;;) {
-		uint8_t off = nest_ins[pc].off;
+		uint8_t off = prog[pc].off;
 		if (off == 0x00 && top++ == s->periods)
 			break;
-		for (unsigned b = 0; b < 7; b++)
-			if (nest_blk[b] == off)
+		for (unsigned b = 0; b < s->nblocks; b++)
+			if ((calls ? calls_blk[b] : nest_blk[b]) == off)
 				s->block_count[b] += 1;
 		uint64_t before[4] = {r[0], r[1], r[2], r[3]};
-		for (unsigned k = 0; k < nest_ins[pc].cycles; k++) {
+		for (unsigned k = 0; k < prog[pc].cycles; k++) {
 			if (++cyc % s->ebs_period)
 				continue;
 			rec_header(d, 9, 2, 8 + 8 * 5 + 8 + 8 * 4);
@@ -265,6 +291,21 @@ static void simulate_nest(struct buf *d, struct hbbp_synth *s, uint64_t *t)
 				put64(d, before[i]);
 		}
 		size_t next = pc + 1;
+		if (calls) {
+			switch (off) {
+			case 0x00: r[3]++; break;
+			case 0x04: r[1] = CALLS_K; break;
+			case 0x09: ret = pc + 1, next = 6; break;
+			case 0x0e: r[1] = (uint32_t)(r[1] - 1); break;
+			case 0x11: next = r[1] ? 2 : pc + 1; break;
+			case 0x13: next = 0; break;
+			case 0x53: r[2] = (uint32_t)(r[2] + 1); break;
+			case 0x56: next = ret; break;
+			default: break;
+			}
+			pc = next;
+			continue;
+		}
 		switch (off) {
 		case 0x00: r[3]++; break;
 		case 0x04: r[0] = NEST_K1; break;
@@ -290,7 +331,7 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 		s->timer = s->ebs_only = 1;
 	if (s->nest && (s->iv || s->write_ref))
 		return pmcfi_fail(PMCF_EINVAL, "synth: nest has no reference and its own registers");
-	size_t ncode = s->nest ? build_nest(code) : build_code(code, s->iv);
+	size_t ncode = s->nest ? build_nest(code, s->nest) : build_code(code, s->iv);
 	unsigned depth = s->lbr_depth ? s->lbr_depth : 16;
 	if (depth > 64 || depth < 2 || !s->ebs_period || (!s->ebs_only && !s->lbr_period))
 		return pmcfi_fail(PMCF_EINVAL, "synth: bad parameters");
@@ -299,11 +340,13 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 	int rc = write_elf(s->elf_path, code, ncode);
 	if (rc)
 		return rc;
-	s->nblocks = s->nest ? 7 : 5;
+	s->nblocks = s->nest == 2 ? 5 : s->nest ? 7 : 5;
 	s->load_addr = 0x7f0000001000ull;
 	for (unsigned i = 0; i < s->nblocks; i++) {
-		s->block_start[i] = VADDR + (s->nest ? nest_blk[i] : blk_start[i]);
-		s->block_len[i] = s->nest ? nest_len[i] : blk_len[i];
+		s->block_start[i] = VADDR + (s->nest == 2 ? calls_blk[i]
+					     : s->nest    ? nest_blk[i]
+							  : blk_start[i]);
+		s->block_len[i] = s->nest == 2 ? calls_len[i] : s->nest ? nest_len[i] : blk_len[i];
 		s->block_count[i] = 0;
 	}
 	unsigned nattr = s->ebs_only ? 1 : 2;

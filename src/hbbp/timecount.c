@@ -1189,8 +1189,32 @@ struct site {
 	double w; /* the callee's sample weight (0: not in the mix) */
 };
 
+static int site_cmp(const void *x, const void *y)
+{
+	const struct site *a = x, *b = y;
+	if (a->g->im != b->g->im)
+		return (uintptr_t)a->g->im < (uintptr_t)b->g->im ? -1 : 1;
+	return (a->to > b->to) - (a->to < b->to);
+}
+
+/* The first of the sorted sites that calls f (ns when none). */
+static size_t site_first(const struct site *st, size_t ns, const struct hbbp_func *f)
+{
+	struct site key = {f, 0, f->start, 0};
+	size_t lo = 0, hi = ns;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (site_cmp(&st[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* The direct calls in the functions with samples (u[], functions
- * consecutive), with the weight of their callees. */
+ * consecutive), sorted by image and callee, with the weight of their
+ * callees. */
 static int collect_calls(const ZydisDecoder *dec, const struct unit *u, size_t n, struct site **out,
 			 size_t *nout)
 {
@@ -1218,10 +1242,12 @@ static int collect_calls(const ZydisDecoder *dec, const struct unit *u, size_t n
 						 g->ins[li].addr + d.length + (uint64_t)op[0].imm.value.s, 0};
 		}
 	}
-	for (size_t j = 0; j < ns; j++)
-		for (size_t i = 0; i < n; i++)
-			if (u[i].f->im == st[j].g->im && u[i].f->start == st[j].to)
-				st[j].w += u[i].w;
+	qsort(st, ns, sizeof(*st), site_cmp);
+	/* the callees' weights */
+	for (size_t i = 0; i < n; i++)
+		for (size_t q = site_first(st, ns, u[i].f);
+		     q < ns && st[q].g->im == u[i].f->im && st[q].to == u[i].f->start; q++)
+			st[q].w += u[i].w;
 	*out = st;
 	*nout = ns;
 	return 0;
@@ -1239,30 +1265,36 @@ static int count_calls(pmcf_imix *m, const struct unit *u, size_t n, const uint3
 		       const double *cnt, double *kf, const struct site *st, size_t ns, double *w_rate,
 		       double *kw)
 {
-	for (size_t i = 0; i < n; i++) {
-		const struct hbbp_func *f = u[i].f;
-		if ((i && u[i - 1].f == f) || !f->nblocks || f->blocks[0].start != f->start)
-			continue;
-		uint32_t e0 = uof[f->boff];
-		if (e0 == UINT32_MAX || kf[e0] > 0 || !(cnt[e0] > 0))
-			continue;
-		double calls = 0;
-		int ok = 1, nsite = 0;
-		for (size_t j = 0; ok && j < ns; j++) {
-			if (st[j].g->im != f->im || st[j].to != f->start)
+	/* repeated: a function counted this way counts the ones it calls */
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (size_t i = 0; i < n; i++) {
+			const struct hbbp_func *f = u[i].f;
+			if ((i && u[i - 1].f == f) || !f->nblocks || f->blocks[0].start != f->start)
 				continue;
-			size_t at = st[j].g->boff + st[j].b;
-			uint32_t k = uof[at];
-			double c = k != UINT32_MAX && kf[k] > 0 ? cnt[k] * kf[k] : xc[at] > 0 ? xc[at] : -1;
-			nsite++, ok = c >= 0, calls += c;
+			uint32_t e0 = uof[f->boff];
+			if (e0 == UINT32_MAX || kf[e0] > 0 || !(cnt[e0] > 0))
+				continue;
+			double calls = 0;
+			int ok = 1, nsite = 0;
+			for (size_t j = site_first(st, ns, f);
+			     ok && j < ns && st[j].g->im == f->im && st[j].to == f->start; j++) {
+				size_t at = st[j].g->boff + st[j].b;
+				uint32_t k = uof[at];
+				double c = k != UINT32_MAX && kf[k] > 0 ? cnt[k] * kf[k]
+					   : xc[at] > 0                 ? xc[at]
+									: -1;
+				nsite++, ok = c >= 0, calls += c;
+			}
+			if (!ok || !nsite || !(calls > 0))
+				continue;
+			double fac = calls / cnt[e0];
+			for (size_t k = i; k < n && u[k].f == f; k++)
+				if (!(kf[k] > 0))
+					kf[k] = fac, *w_rate += u[k].w, *kw += fac * u[k].w;
+			m->st.rate_funcs++;
+			changed = 1;
 		}
-		if (!ok || !nsite || !(calls > 0))
-			continue;
-		double fac = calls / cnt[e0];
-		for (size_t k = i; k < n && u[k].f == f; k++)
-			if (!(kf[k] > 0))
-				kf[k] = fac, *w_rate += u[k].w, *kw += fac * u[k].w;
-		m->st.rate_funcs++;
 	}
 	return 0;
 }
@@ -1321,6 +1353,34 @@ static int apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsampl
 	for (size_t i = 0; i < n; i++)
 		for (uint32_t b = u[i].first; b != UINT32_MAX; b = u[i].next[b])
 			uof[u[i].f->boff + b] = (uint32_t)i;
+	/* each loop's time: its blocks' weight, and that of a function it
+	 * calls directly when every call to it the samples show is in the loop
+	 * (sites sorted by callee; not a recursive call, whose time is the
+	 * loop's own) */
+	for (size_t i = 0; i < n; i++) {
+		const struct hbbp_func *f = u[i].f;
+		if (i && u[i - 1].f == f)
+			continue;
+		for (uint32_t b = 0; b < f->nblocks; b++)
+			for (uint32_t h = bi->flp[f->boff + b]; h != UINT32_MAX; h = bi->flpar[f->boff + h])
+				ls[f->boff + h].t += f->ebs[b];
+	}
+	for (size_t a = 0, z; a < nsites; a = z) {
+		const struct hbbp_func *g = sites[a].g;
+		int one = 1;
+		for (z = a + 1; z < nsites && sites[z].g->im == g->im && sites[z].to == sites[a].to; z++)
+			one &= sites[z].g == g;
+		if (!one || !(sites[a].w > 0) || sites[a].to == g->start)
+			continue;
+		const uint32_t *flp = bi->flp + g->boff, *flpar = bi->flpar + g->boff;
+		for (uint32_t h = flp[sites[a].b]; h != UINT32_MAX; h = flpar[h]) {
+			int all = 1;
+			for (size_t q = a + 1; q < z && all; q++)
+				all = in_loop(flp, flpar, sites[q].b, h);
+			if (all)
+				ls[g->boff + h].t += sites[a].w;
+		}
+	}
 	/* the functions, once each (their units are consecutive) */
 	for (size_t i = 0; i < n; i++) {
 		const struct hbbp_func *f = u[i].f;
@@ -1328,25 +1388,6 @@ static int apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsampl
 		if (i && u[i - 1].f == f)
 			continue;
 		const uint32_t *flp = bi->flp + o, *flpar = bi->flpar + o;
-		for (uint32_t b = 0; b < f->nblocks; b++)
-			for (uint32_t h = flp[b]; h != UINT32_MAX; h = flpar[h])
-				ls[o + h].t += f->ebs[b];
-		/* and the time of a function it calls directly when every call
-		 * to it the samples show is in the loop (once per callee) */
-		for (size_t j = 0; j < nsites; j++) {
-			if (sites[j].g != f || !(sites[j].w > 0) || sites[j].to == f->start)
-				continue; /* not a recursive call: its time is the loop's own */
-			for (uint32_t h = flp[sites[j].b]; h != UINT32_MAX; h = flpar[h]) {
-				int only = 1, first = 1;
-				for (size_t q = 0; q < nsites && only; q++)
-					if (sites[q].to == sites[j].to && sites[q].g->im == f->im) {
-						only = sites[q].g == f && in_loop(flp, flpar, sites[q].b, h);
-						first &= q >= j;
-					}
-				if (only && first)
-					ls[o + h].t += sites[j].w;
-			}
-		}
 		/* measured: loops with enough pairs, but a nested loop with few
 		 * pairs per instance is left to its trip count where it has one
 		 * (pairs in a short instance miss the steps near its ends) */

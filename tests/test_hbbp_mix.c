@@ -416,7 +416,7 @@ static void test_iv_nest(void **state)
 			 0);
 	pmcf_perfdata *pd = NULL;
 	assert_int_equal(pmcf_perfdata_open(s.data_path, &pd), 0);
-	assert_int_equal(pmcf_perfdata_sample(pd, 0)->nregs, 4);
+	assert_int_equal(pmcf_perfdata_sample(pd, 0)->nregs, 6);
 	pmcf_imix_opts o = {.size = sizeof(o),
 			    .method = PMCF_IMIX_EBS,
 			    .cost = nest_cost,
@@ -510,6 +510,51 @@ static void test_iv_calls(void **state)
 	assert_int_equal(st->rate_loops, 2);
 	assert_int_equal(st->rate_funcs, 1);
 	assert_non_null(strstr(st->cost_model, "1 functions from their call sites"));
+	pmcf_imix_free(m);
+	pmcf_perfdata_close(pd);
+}
+
+/* Cost model of the row nest (hbbp_synth.nest 3): true cycles but the inner
+ * loop at 40 instead of its 4. */
+static int rows_cost(void *ctx, const pmcf_imix_code_block *b, size_t n, double *cycles)
+{
+	(void)ctx;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t off = b[i].start & 0xfff;
+		cycles[i] = off == 0x00 || off == 0x27 ? b[i].len : off == 0x13 ? 40 : 0;
+		if (cycles[i] == 0)
+			return PMCF_EINVAL;
+	}
+	return 0;
+}
+
+/* A loop nest over the rows of a 2-D array: the inner loop's register
+ * starts at the row (mov edx,esi) and stops at edi = esi + 256, so its
+ * values spread over the whole array (24 rows x 16 steps) while each
+ * instance runs 16 trips. The trip count comes from each sample's start and
+ * bound registers: exact counts; from the spread of the values alone the
+ * inner loop would be counted 24x. */
+static void test_iv_rows(void **state)
+{
+	(void)state;
+	struct hbbp_synth s = {.ebs_period = 97, .periods = 200, .nest = 3};
+	assert_int_equal(hbbpi_synth_write(tmp("ivrows"), &s), 0);
+	assert_int_equal(s.nblocks, 5);
+	assert_true(s.block_count[2] == 200.0 * 24 * 16);
+	pmcf_perfdata *pd = NULL;
+	assert_int_equal(pmcf_perfdata_open(s.data_path, &pd), 0);
+	pmcf_imix_opts o = {.size = sizeof(o),
+			    .method = PMCF_IMIX_EBS,
+			    .cost = rows_cost,
+			    .skid = PMCF_IMIX_SKID_NONE};
+	pmcf_imix *m = NULL;
+	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
+	const pmcf_imix_stats *st = pmcf_imix_get_stats(m);
+	double dev = count_deviation(m, &s);
+	if (dev > 0.03)
+		fail_msg("counts of the row nest off the exact ones by %.3g", dev);
+	assert_int_equal(st->rate_loops, 3);
+	assert_int_equal(st->rate_trip, 2);
 	pmcf_imix_free(m);
 	pmcf_perfdata_close(pd);
 }
@@ -790,6 +835,7 @@ int main(void)
 		cmocka_unit_test(test_iv_rates),
 		cmocka_unit_test(test_iv_nest),
 		cmocka_unit_test(test_iv_calls),
+		cmocka_unit_test(test_iv_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -169,12 +169,15 @@ struct hbbp_synth {
 				hbbpi_synth_cycles, not instructions */
 	int iv;        /* timer, and the outer loop counts in rsi (mov cl,3; add rsi,1
 		   in block 0); samples carry the user registers cx and si */
-	int nest;      /* timer with user registers (bx, cx, dx, r8) on another program
+	int nest;      /* timer with user registers on another program
 		   (hbbpi_synth_nest_code): a top loop (r8) around a one-block loop
 		   (ebx, 32 trips) and a loop nest (ecx, 24 trips, around edx += 16,
 		   16 trips) whose outer header and latch take no cycles, so no
 		   sample falls on them; 2: a top loop (r8) around a loop (ecx) that
-		   calls a function writing eax and edx only */
+		   calls a function writing eax and edx only; 3: a top loop around a
+		   nest over the rows of a 2-D array (the inner loop starts at the
+		   row, esi, and stops at edi = esi + 256); samples carry bx, cx,
+		   dx, si, di, r8 */
 	/* out */
 	unsigned nblocks;
 	uint64_t block_start[8];

@@ -91,11 +91,37 @@ static const struct nest_ins calls_ins[] = {
 static const uint64_t calls_blk[5] = {0x00, 0x09, 0x0e, 0x13, 0x50};
 static const unsigned calls_len[5] = {2, 1, 2, 1, 3};
 
+/* hbbp_synth.nest 3: a top loop (r8) around a loop nest over the rows of
+ * a 2-D array: the outer loop (ecx, 24 trips; header and latch take no
+ * cycles) moves the row start esi by 256 bytes, the inner one (edx += 16,
+ * ROWS_T trips) starts at esi and stops at edi = esi + 256. Blocks: R0
+ * [0x00,3] R1 [0x0b,2] R2 [0x13,4] R3 [0x1c,3] R4 [0x27,1]. */
+#define ROWS_K 24
+#define ROWS_T 16
+static const struct nest_ins rows_ins[] = {
+	{0x00, 4, 1, {0x49, 0x83, 0xc0, 0x01}},                /* add r8,1 */
+	{0x04, 5, 1, {0xb9, ROWS_K, 0, 0, 0}},                 /* mov ecx,K */
+	{0x09, 2, 1, {0x31, 0xf6}},                            /* xor esi,esi */
+	{0x0b, 2, 0, {0x89, 0xf2}},                            /* mov edx,esi */
+	{0x0d, 6, 0, {0x8d, 0xbe, 0, 16 * ROWS_T >> 8, 0, 0}}, /* lea edi,[rsi+256] */
+	{0x13, 3, 1, {0x83, 0xc2, 0x10}},                      /* add edx,16 */
+	{0x16, 2, 2, {0x01, 0xd0}},                            /* add eax,edx */
+	{0x18, 2, 1, {0x39, 0xfa}},                            /* cmp edx,edi */
+	{0x1a, 2, 0, {0x75, 0xf7}},                            /* jnz 0x13 */
+	{0x1c, 6, 0, {0x81, 0xc6, 0, 16 * ROWS_T >> 8, 0, 0}}, /* add esi,256 */
+	{0x22, 3, 0, {0x83, 0xe9, 0x01}},                      /* sub ecx,1 */
+	{0x25, 2, 0, {0x75, 0xe4}},                            /* jnz 0x0b */
+	{0x27, 2, 1, {0xeb, 0xd7}},                            /* jmp 0x00 */
+};
+static const uint64_t rows_blk[5] = {0x00, 0x0b, 0x13, 0x1c, 0x27};
+static const unsigned rows_len[5] = {3, 2, 4, 3, 1};
+
 static size_t build_nest(uint8_t *c, int variant)
 {
-	const struct nest_ins *t = variant == 2 ? calls_ins : nest_ins;
-	size_t nt = variant == 2 ? sizeof(calls_ins) / sizeof(calls_ins[0])
-				 : sizeof(nest_ins) / sizeof(nest_ins[0]);
+	const struct nest_ins *t = variant == 2 ? calls_ins : variant == 3 ? rows_ins : nest_ins;
+	size_t nt = variant == 2   ? sizeof(calls_ins) / sizeof(calls_ins[0])
+		    : variant == 3 ? sizeof(rows_ins) / sizeof(rows_ins[0])
+				   : sizeof(nest_ins) / sizeof(nest_ins[0]);
 	memset(c, 0x90, 0x58); /* padding */
 	for (size_t i = 0; i < nt; i++)
 		memcpy(c + t[i].off, t[i].code, t[i].len);
@@ -264,36 +290,56 @@ struct sim {
  * occupies that cycle, with the registers from before it. */
 static void simulate_nest(struct buf *d, struct hbbp_synth *s, uint64_t *t)
 {
-	uint64_t r[4] = {0}; /* bx, cx, dx, r8 */
+	uint64_t r[6] = {0}; /* bx, cx, dx, si, di, r8 */
 	uint64_t cyc = 0;
-	int calls = s->nest == 2;
-	const struct nest_ins *prog = calls ? calls_ins : nest_ins;
+	int calls = s->nest == 2, rows = s->nest == 3;
+	const struct nest_ins *prog = calls ? calls_ins : rows ? rows_ins : nest_ins;
+	const uint64_t *blk = calls ? calls_blk : rows ? rows_blk : nest_blk;
 	size_t pc = 0, ret = 0,
-	       nins = calls ? sizeof(calls_ins) / sizeof(calls_ins[0])
-			    : sizeof(nest_ins) / sizeof(nest_ins[0]);
+	       nins = calls  ? sizeof(calls_ins) / sizeof(calls_ins[0])
+		      : rows ? sizeof(rows_ins) / sizeof(rows_ins[0])
+			     : sizeof(nest_ins) / sizeof(nest_ins[0]);
 	unsigned top = 0;
 	for (;;) {
 		uint8_t off = prog[pc].off;
 		if (off == 0x00 && top++ == s->periods)
 			break;
 		for (unsigned b = 0; b < s->nblocks; b++)
-			if ((calls ? calls_blk[b] : nest_blk[b]) == off)
+			if (blk[b] == off)
 				s->block_count[b] += 1;
-		uint64_t before[4] = {r[0], r[1], r[2], r[3]};
+		uint64_t before[6] = {r[0], r[1], r[2], r[3], r[4], r[5]};
 		for (unsigned k = 0; k < prog[pc].cycles; k++) {
 			if (++cyc % s->ebs_period)
 				continue;
-			rec_header(d, 9, 2, 8 + 8 * 5 + 8 + 8 * 4);
+			rec_header(d, 9, 2, 8 + 8 * 5 + 8 + 8 * 6);
 			put64(d, 100), put64(d, s->load_addr + off);
 			put32(d, PID), put32(d, PID), put64(d, (*t)++), put64(d, 100);
 			put64(d, 2);
-			for (int i = 0; i < 4; i++)
+			for (int i = 0; i < 6; i++)
 				put64(d, before[i]);
 		}
 		size_t next = pc + 1;
+		if (rows) {
+			switch (off) {
+			case 0x00: r[5]++; break;
+			case 0x04: r[1] = ROWS_K; break;
+			case 0x09: r[3] = 0; break;
+			case 0x0b: r[2] = r[3]; break;
+			case 0x0d: r[4] = (uint32_t)(r[3] + 16 * ROWS_T); break;
+			case 0x13: r[2] = (uint32_t)(r[2] + 16); break;
+			case 0x1a: next = r[2] != r[4] ? 5 : pc + 1; break;
+			case 0x1c: r[3] = (uint32_t)(r[3] + 16 * ROWS_T); break;
+			case 0x22: r[1] = (uint32_t)(r[1] - 1); break;
+			case 0x25: next = r[1] ? 3 : pc + 1; break;
+			case 0x27: next = 0; break;
+			default: break;
+			}
+			pc = next;
+			continue;
+		}
 		if (calls) {
 			switch (off) {
-			case 0x00: r[3]++; break;
+			case 0x00: r[5]++; break;
 			case 0x04: r[1] = CALLS_K; break;
 			case 0x09: ret = pc + 1, next = 6; break;
 			case 0x0e: r[1] = (uint32_t)(r[1] - 1); break;
@@ -307,7 +353,7 @@ static void simulate_nest(struct buf *d, struct hbbp_synth *s, uint64_t *t)
 			continue;
 		}
 		switch (off) {
-		case 0x00: r[3]++; break;
+		case 0x00: r[5]++; break;
 		case 0x04: r[0] = NEST_K1; break;
 		case 0x0c: r[0] = (uint32_t)(r[0] - 1); break;
 		case 0x0f: next = r[0] ? 2 : pc + 1; break;
@@ -340,13 +386,17 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 	int rc = write_elf(s->elf_path, code, ncode);
 	if (rc)
 		return rc;
-	s->nblocks = s->nest == 2 ? 5 : s->nest ? 7 : 5;
+	s->nblocks = s->nest >= 2 ? 5 : s->nest ? 7 : 5;
 	s->load_addr = 0x7f0000001000ull;
 	for (unsigned i = 0; i < s->nblocks; i++) {
-		s->block_start[i] = VADDR + (s->nest == 2 ? calls_blk[i]
-					     : s->nest    ? nest_blk[i]
-							  : blk_start[i]);
-		s->block_len[i] = s->nest == 2 ? calls_len[i] : s->nest ? nest_len[i] : blk_len[i];
+		s->block_start[i] = VADDR + (s->nest == 2   ? calls_blk[i]
+					     : s->nest == 3 ? rows_blk[i]
+					     : s->nest      ? nest_blk[i]
+							    : blk_start[i]);
+		s->block_len[i] = s->nest == 2   ? calls_len[i]
+				  : s->nest == 3 ? rows_len[i]
+				  : s->nest      ? nest_len[i]
+						 : blk_len[i];
 		s->block_count[i] = 0;
 	}
 	unsigned nattr = s->ebs_only ? 1 : 2;
@@ -496,8 +546,9 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 			   i          ? 1
 			   : s->timer ? 0
 				      : 3);
-		if (s->iv || s->nest) { /* sample_regs_user: CX, SI; nest: BX, CX, DX, R8 */
-			uint64_t regs = s->nest ? (1u << 1) | (1u << 2) | (1u << 3) | (1u << 16)
+		if (s->iv || s->nest) { /* sample_regs_user: CX, SI; nest: BX, CX, DX, SI, DI, R8 */
+			uint64_t regs = s->nest ? (1u << 1) | (1u << 2) | (1u << 3) | (1u << 4) | (1u << 5) |
+							  (1u << 16)
 						: (1u << 2) | (1u << 4);
 			memcpy(a + 80, &regs, 8);
 		}

@@ -1242,7 +1242,8 @@ static int collect_calls(const ZydisDecoder *dec, const struct unit *u, size_t n
 						 g->ins[li].addr + d.length + (uint64_t)op[0].imm.value.s, 0};
 		}
 	}
-	qsort(st, ns, sizeof(*st), site_cmp);
+	if (ns)
+		qsort(st, ns, sizeof(*st), site_cmp);
 	/* the callees' weights */
 	for (size_t i = 0; i < n; i++)
 		for (size_t q = site_first(st, ns, u[i].f);

@@ -135,9 +135,10 @@ enum pmcf_imix_costing {
 
 /* Measured loop speeds of time samples (docs/imix.md): with the user
  * registers in the samples, a loop's iterations per unit of time are read
- * from its induction registers and replace the cost model's speed. */
+ * from its induction registers and replace the cost model's speed; samples
+ * without registers leave the cost model alone. */
 enum pmcf_imix_rate {
-	PMCF_IMIX_RATE_DEFAULT = 0, /* PMCF_IMIX_RATE_NONE */
+	PMCF_IMIX_RATE_DEFAULT = 0, /* PMCF_IMIX_RATE_IV */
 	PMCF_IMIX_RATE_NONE = 1,    /* the cost model alone */
 	PMCF_IMIX_RATE_IV = 2       /* induction-variable rates where samples carry registers */
 };
@@ -205,6 +206,10 @@ typedef struct pmcf_imix_stats {
 	uint64_t cost_unknown; /* of them, blocks it gave no cost (average CPI used) */
 	uint64_t rate_loops;   /* loops whose speed was measured (PMCF_IMIX_RATE_IV) */
 	double rate_share;     /* share of the EBS weight in those loops */
+	uint64_t rate_trip;    /* of them, nested loops counted as the loop around's count times
+				  their trip count (the spread of their induction register) */
+	uint64_t rate_funcs;   /* functions outside every measured loop counted from their direct
+				  call sites (PMCF_IMIX_RATE_IV) */
 } pmcf_imix_stats;
 
 enum pmcf_imix_correction {

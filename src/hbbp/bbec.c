@@ -193,7 +193,7 @@ static void ebs_sample(struct ctx *c, const pmcf_pd_attr *a, const pmcf_pd_sampl
 	f->ebs[b] += w;
 	if ((size_t)i == f->blocks[b].first)
 		f->ebs_head[b] += w;
-	if (c->o->rate == PMCF_IMIX_RATE_IV && c->m->st.time_event && s->nregs && !kernel) {
+	if (c->o->rate != PMCF_IMIX_RATE_NONE && c->m->st.time_event && s->nregs && !kernel) {
 		if (pmcfi_grow((void **)&c->ts, &c->capts, c->nts + 1, sizeof(*c->ts))) {
 			c->oom = 1;
 			return;

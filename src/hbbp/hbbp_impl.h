@@ -36,13 +36,14 @@ struct hbbp_func {
 	struct hbbp_block *blocks;
 	size_t nblocks;
 	/* accumulators of one analysis */
-	double *ebs;      /* per block: EBS sample weight */
-	double *ebs_head; /* per block: of it, samples at the block's first instruction */
-	double *lbr;      /* per instruction: LBR stream weight */
-	double *ref;      /* per instruction: reference count */
-	uint64_t *oldest; /* per block: times its branch was the oldest LBR entry */
-	uint64_t *inlbr;  /* per block: times its branch appeared in any LBR entry */
-	size_t boff;      /* the time-to-count correction: first index of its blocks */
+	double *ebs;           /* per block: EBS sample weight */
+	double *ebs_head;      /* per block: of it, samples at the block's first instruction */
+	double *lbr;           /* per instruction: LBR stream weight */
+	double *ref;           /* per instruction: reference count */
+	uint64_t *oldest;      /* per block: times its branch was the oldest LBR entry */
+	uint64_t *inlbr;       /* per block: times its branch appeared in any LBR entry */
+	size_t boff;           /* the time-to-count correction: first index of its blocks */
+	struct hbbp_image *im; /* its image (set when decoded) */
 };
 
 struct hbbp_seg {
@@ -73,6 +74,8 @@ void hbbpi_image_free(struct hbbp_image *im);
 int hbbpi_image_off2addr(const struct hbbp_image *im, uint64_t off, uint64_t *addr);
 /* Function containing addr (decoded), or NULL. */
 struct hbbp_func *hbbpi_image_func(struct hbbp_image *im, uint64_t addr);
+/* Function containing addr, not decoded here, or NULL. */
+const struct hbbp_func *hbbpi_image_func_at(const struct hbbp_image *im, uint64_t addr);
 /* Index of the instruction that starts at (or contains) addr, or -1. */
 long hbbpi_func_ins(const struct hbbp_func *f, uint64_t addr);
 /* Decodes one function: instructions, leaders, blocks; allocates accumulators. */
@@ -166,6 +169,15 @@ struct hbbp_synth {
 				hbbpi_synth_cycles, not instructions */
 	int iv;        /* timer, and the outer loop counts in rsi (mov cl,3; add rsi,1
 		   in block 0); samples carry the user registers cx and si */
+	int nest;      /* timer with user registers on another program
+		   (hbbpi_synth_nest_code): a top loop (r8) around a one-block loop
+		   (ebx, 32 trips) and a loop nest (ecx, 24 trips, around edx += 16,
+		   16 trips) whose outer header and latch take no cycles, so no
+		   sample falls on them; 2: a top loop (r8) around a loop (ecx) that
+		   calls a function writing eax and edx only; 3: a top loop around a
+		   nest over the rows of a 2-D array (the inner loop starts at the
+		   row, esi, and stops at edi = esi + 256); samples carry bx, cx,
+		   dx, si, di, r8 */
 	/* out */
 	unsigned nblocks;
 	uint64_t block_start[8];
@@ -177,4 +189,6 @@ struct hbbp_synth {
 int hbbpi_synth_write(const char *dir, struct hbbp_synth *s);
 /* Cycles of the synthetic instruction at offset off of the text (timer mode). */
 unsigned hbbpi_synth_cycles(uint64_t off);
+/* Cycles of the loop nest's instruction at offset off (hbbp_synth.nest). */
+unsigned hbbpi_synth_nest_cycles(uint64_t off);
 #endif

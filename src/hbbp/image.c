@@ -243,6 +243,19 @@ int hbbpi_image_off2addr(const struct hbbp_image *im, uint64_t off, uint64_t *ad
 	return -1;
 }
 
+const struct hbbp_func *hbbpi_image_func_at(const struct hbbp_image *im, uint64_t addr)
+{
+	size_t lo = 0, hi = im->nfuncs;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (im->funcs[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && addr < im->funcs[lo - 1].end ? &im->funcs[lo - 1] : NULL;
+}
+
 struct hbbp_func *hbbpi_image_func(struct hbbp_image *im, uint64_t addr)
 {
 	size_t lo = 0, hi = im->nfuncs;
@@ -353,6 +366,7 @@ int hbbpi_func_decode(struct hbbp_image *im, struct hbbp_func *f)
 	if (f->decoded)
 		return f->decoded > 0 ? 0 : PMCF_ECORRUPT;
 	f->decoded = -1;
+	f->im = im;
 	ZydisDecoder dec;
 	if (ZYAN_FAILED(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)))
 		return pmcfi_fail(PMCF_ENOTSUP, "Zydis decoder init failed");

@@ -43,6 +43,103 @@ static size_t build_code(uint8_t *c, int iv)
 
 static const uint64_t blk_start[5] = {0x00, 0x06, 0x0d, 0x49, 0x4d};
 
+/* The loop nest of hbbp_synth.nest: offset, bytes, cycles of each
+ * instruction. Blocks: N0 [0x00,2] top loop head; N1 [0x09,3] a one-block
+ * loop; N2 [0x11,1]; N3 [0x16,1] the nest's outer header; N4 [0x18,4] its
+ * inner loop; N5 [0x25,2] its outer latch; N6 [0x2a,1]. */
+#define NEST_K1 32 /* trips of N1 */
+#define NEST_K2 24 /* trips of the nest's outer loop */
+#define NEST_T 16  /* trips of its inner loop (edx += 16 up to 256) */
+struct nest_ins {
+	uint8_t off, len, cycles, code[6];
+};
+static const struct nest_ins nest_ins[] = {
+	{0x00, 4, 1, {0x49, 0x83, 0xc0, 0x01}},                                 /* add r8,1 */
+	{0x04, 5, 1, {0xbb, NEST_K1, 0, 0, 0}},                                 /* mov ebx,K1 */
+	{0x09, 3, 6, {0x0f, 0xaf, 0xc0}},                                       /* imul eax,eax */
+	{0x0c, 3, 1, {0x83, 0xeb, 0x01}},                                       /* sub ebx,1 */
+	{0x0f, 2, 1, {0x75, 0xf8}},                                             /* jnz 0x09 */
+	{0x11, 5, 1, {0xb9, NEST_K2, 0, 0, 0}},                                 /* mov ecx,K2 */
+	{0x16, 2, 0, {0x31, 0xd2}},                                             /* xor edx,edx */
+	{0x18, 3, 1, {0x83, 0xc2, 0x10}},                                       /* add edx,16 */
+	{0x1b, 2, 2, {0x01, 0xd0}},                                             /* add eax,edx */
+	{0x1d, 6, 1, {0x81, 0xfa, 16 * NEST_T & 0xff, 16 * NEST_T >> 8, 0, 0}}, /* cmp edx,256 */
+	{0x23, 2, 0, {0x75, 0xf3}},                                             /* jnz 0x18 */
+	{0x25, 3, 0, {0x83, 0xe9, 0x01}},                                       /* sub ecx,1 */
+	{0x28, 2, 0, {0x75, 0xec}},                                             /* jnz 0x16 */
+	{0x2a, 2, 1, {0xeb, 0xd4}},                                             /* jmp 0x00 */
+};
+static const uint64_t nest_blk[7] = {0x00, 0x09, 0x11, 0x16, 0x18, 0x25, 0x2a};
+static const unsigned nest_len[7] = {2, 3, 1, 1, 4, 2, 1};
+
+/* hbbp_synth.nest 2: a top loop (r8) around a loop of CALLS_K trips (ecx)
+ * that calls a function at 0x50 (in synth_rep's place) writing eax and edx
+ * only. Blocks: C0 [0x00,2] C1 [0x09,1] (the call) C2 [0x0e,2] C3 [0x13,1]
+ * and the callee's F [0x50,3]. */
+#define CALLS_K 40
+static const struct nest_ins calls_ins[] = {
+	{0x00, 4, 1, {0x49, 0x83, 0xc0, 0x01}}, /* add r8,1 */
+	{0x04, 5, 1, {0xb9, CALLS_K, 0, 0, 0}}, /* mov ecx,K */
+	{0x09, 5, 1, {0xe8, 0x42, 0, 0, 0}},    /* call 0x50 */
+	{0x0e, 3, 1, {0x83, 0xe9, 0x01}},       /* sub ecx,1 */
+	{0x11, 2, 1, {0x75, 0xf6}},             /* jnz 0x09 */
+	{0x13, 2, 1, {0xeb, 0xeb}},             /* jmp 0x00 */
+	{0x50, 3, 6, {0x0f, 0xaf, 0xc0}},       /* imul eax,eax */
+	{0x53, 3, 1, {0x83, 0xc2, 0x01}},       /* add edx,1 */
+	{0x56, 1, 2, {0xc3}},                   /* ret */
+};
+static const uint64_t calls_blk[5] = {0x00, 0x09, 0x0e, 0x13, 0x50};
+static const unsigned calls_len[5] = {2, 1, 2, 1, 3};
+
+/* hbbp_synth.nest 3: a top loop (r8) around a loop nest over the rows of
+ * a 2-D array: the outer loop (ecx, 24 trips; header and latch take no
+ * cycles) moves the row start esi by 256 bytes, the inner one (edx += 16,
+ * ROWS_T trips) starts at esi and stops at edi = esi + 256. Blocks: R0
+ * [0x00,3] R1 [0x0b,2] R2 [0x13,4] R3 [0x1c,3] R4 [0x27,1]. */
+#define ROWS_K 24
+#define ROWS_T 16
+static const struct nest_ins rows_ins[] = {
+	{0x00, 4, 1, {0x49, 0x83, 0xc0, 0x01}},                /* add r8,1 */
+	{0x04, 5, 1, {0xb9, ROWS_K, 0, 0, 0}},                 /* mov ecx,K */
+	{0x09, 2, 1, {0x31, 0xf6}},                            /* xor esi,esi */
+	{0x0b, 2, 0, {0x89, 0xf2}},                            /* mov edx,esi */
+	{0x0d, 6, 0, {0x8d, 0xbe, 0, 16 * ROWS_T >> 8, 0, 0}}, /* lea edi,[rsi+256] */
+	{0x13, 3, 1, {0x83, 0xc2, 0x10}},                      /* add edx,16 */
+	{0x16, 2, 2, {0x01, 0xd0}},                            /* add eax,edx */
+	{0x18, 2, 1, {0x39, 0xfa}},                            /* cmp edx,edi */
+	{0x1a, 2, 0, {0x75, 0xf7}},                            /* jnz 0x13 */
+	{0x1c, 6, 0, {0x81, 0xc6, 0, 16 * ROWS_T >> 8, 0, 0}}, /* add esi,256 */
+	{0x22, 3, 0, {0x83, 0xe9, 0x01}},                      /* sub ecx,1 */
+	{0x25, 2, 0, {0x75, 0xe4}},                            /* jnz 0x0b */
+	{0x27, 2, 1, {0xeb, 0xd7}},                            /* jmp 0x00 */
+};
+static const uint64_t rows_blk[5] = {0x00, 0x0b, 0x13, 0x1c, 0x27};
+static const unsigned rows_len[5] = {3, 2, 4, 3, 1};
+
+static size_t build_nest(uint8_t *c, int variant)
+{
+	const struct nest_ins *t = variant == 2 ? calls_ins : variant == 3 ? rows_ins : nest_ins;
+	size_t nt = variant == 2   ? sizeof(calls_ins) / sizeof(calls_ins[0])
+		    : variant == 3 ? sizeof(rows_ins) / sizeof(rows_ins[0])
+				   : sizeof(nest_ins) / sizeof(nest_ins[0]);
+	memset(c, 0x90, 0x58); /* padding */
+	for (size_t i = 0; i < nt; i++)
+		memcpy(c + t[i].off, t[i].code, t[i].len);
+	if (variant != 2) {
+		const uint8_t r[] = {0xb9, 8, 0, 0, 0, 0xf3, 0xaa, 0xc3};
+		memcpy(c + 0x50, r, sizeof(r));
+	}
+	return 0x58;
+}
+
+unsigned hbbpi_synth_nest_cycles(uint64_t off)
+{
+	for (size_t i = 0; i < sizeof(nest_ins) / sizeof(nest_ins[0]); i++)
+		if (nest_ins[i].off == off)
+			return nest_ins[i].cycles;
+	return 0;
+}
+
 unsigned hbbpi_synth_cycles(uint64_t off)
 {
 	switch (off) {
@@ -188,12 +285,99 @@ struct sim {
 	unsigned nring, head;
 };
 
+/* Runs the loop nest (hbbp_synth.nest) for s->periods iterations of its top
+ * loop: a cpu-clock sample every ebs_period cycles on the instruction that
+ * occupies that cycle, with the registers from before it. */
+static void simulate_nest(struct buf *d, struct hbbp_synth *s, uint64_t *t)
+{
+	uint64_t r[6] = {0}; /* bx, cx, dx, si, di, r8 */
+	uint64_t cyc = 0;
+	int calls = s->nest == 2, rows = s->nest == 3;
+	const struct nest_ins *prog = calls ? calls_ins : rows ? rows_ins : nest_ins;
+	const uint64_t *blk = calls ? calls_blk : rows ? rows_blk : nest_blk;
+	size_t pc = 0, ret = 0,
+	       nins = calls  ? sizeof(calls_ins) / sizeof(calls_ins[0])
+		      : rows ? sizeof(rows_ins) / sizeof(rows_ins[0])
+			     : sizeof(nest_ins) / sizeof(nest_ins[0]);
+	unsigned top = 0;
+	for (;;) {
+		uint8_t off = prog[pc].off;
+		if (off == 0x00 && top++ == s->periods)
+			break;
+		for (unsigned b = 0; b < s->nblocks; b++)
+			if (blk[b] == off)
+				s->block_count[b] += 1;
+		uint64_t before[6] = {r[0], r[1], r[2], r[3], r[4], r[5]};
+		for (unsigned k = 0; k < prog[pc].cycles; k++) {
+			if (++cyc % s->ebs_period)
+				continue;
+			rec_header(d, 9, 2, 8 + 8 * 5 + 8 + 8 * 6);
+			put64(d, 100), put64(d, s->load_addr + off);
+			put32(d, PID), put32(d, PID), put64(d, (*t)++), put64(d, 100);
+			put64(d, 2);
+			for (int i = 0; i < 6; i++)
+				put64(d, before[i]);
+		}
+		size_t next = pc + 1;
+		if (rows) {
+			switch (off) {
+			case 0x00: r[5]++; break;
+			case 0x04: r[1] = ROWS_K; break;
+			case 0x09: r[3] = 0; break;
+			case 0x0b: r[2] = r[3]; break;
+			case 0x0d: r[4] = (uint32_t)(r[3] + 16 * ROWS_T); break;
+			case 0x13: r[2] = (uint32_t)(r[2] + 16); break;
+			case 0x1a: next = r[2] != r[4] ? 5 : pc + 1; break;
+			case 0x1c: r[3] = (uint32_t)(r[3] + 16 * ROWS_T); break;
+			case 0x22: r[1] = (uint32_t)(r[1] - 1); break;
+			case 0x25: next = r[1] ? 3 : pc + 1; break;
+			case 0x27: next = 0; break;
+			default: break;
+			}
+			pc = next;
+			continue;
+		}
+		if (calls) {
+			switch (off) {
+			case 0x00: r[5]++; break;
+			case 0x04: r[1] = CALLS_K; break;
+			case 0x09: ret = pc + 1, next = 6; break;
+			case 0x0e: r[1] = (uint32_t)(r[1] - 1); break;
+			case 0x11: next = r[1] ? 2 : pc + 1; break;
+			case 0x13: next = 0; break;
+			case 0x53: r[2] = (uint32_t)(r[2] + 1); break;
+			case 0x56: next = ret; break;
+			default: break;
+			}
+			pc = next;
+			continue;
+		}
+		switch (off) {
+		case 0x00: r[5]++; break;
+		case 0x04: r[0] = NEST_K1; break;
+		case 0x0c: r[0] = (uint32_t)(r[0] - 1); break;
+		case 0x0f: next = r[0] ? 2 : pc + 1; break;
+		case 0x11: r[1] = NEST_K2; break;
+		case 0x16: r[2] = 0; break;
+		case 0x18: r[2] += 16; break;
+		case 0x23: next = r[2] != 16 * NEST_T ? 7 : pc + 1; break;
+		case 0x25: r[1] = (uint32_t)(r[1] - 1); break;
+		case 0x28: next = r[1] ? 6 : pc + 1; break;
+		case 0x2a: next = 0; break;
+		default: break;
+		}
+		pc = next < nins ? next : 0;
+	}
+}
+
 int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 {
 	uint8_t code[128];
-	if (s->iv)
+	if (s->iv || s->nest)
 		s->timer = s->ebs_only = 1;
-	size_t ncode = build_code(code, s->iv);
+	if (s->nest && (s->iv || s->write_ref))
+		return pmcfi_fail(PMCF_EINVAL, "synth: nest has no reference and its own registers");
+	size_t ncode = s->nest ? build_nest(code, s->nest) : build_code(code, s->iv);
 	unsigned depth = s->lbr_depth ? s->lbr_depth : 16;
 	if (depth > 64 || depth < 2 || !s->ebs_period || (!s->ebs_only && !s->lbr_period))
 		return pmcfi_fail(PMCF_EINVAL, "synth: bad parameters");
@@ -202,16 +386,22 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 	int rc = write_elf(s->elf_path, code, ncode);
 	if (rc)
 		return rc;
-	s->nblocks = 5;
+	s->nblocks = s->nest >= 2 ? 5 : s->nest ? 7 : 5;
 	s->load_addr = 0x7f0000001000ull;
-	for (int i = 0; i < 5; i++) {
-		s->block_start[i] = VADDR + blk_start[i];
-		s->block_len[i] = blk_len[i];
+	for (unsigned i = 0; i < s->nblocks; i++) {
+		s->block_start[i] = VADDR + (s->nest == 2   ? calls_blk[i]
+					     : s->nest == 3 ? rows_blk[i]
+					     : s->nest      ? nest_blk[i]
+							    : blk_start[i]);
+		s->block_len[i] = s->nest == 2   ? calls_len[i]
+				  : s->nest == 3 ? rows_len[i]
+				  : s->nest      ? nest_len[i]
+						 : blk_len[i];
 		s->block_count[i] = 0;
 	}
 	unsigned nattr = s->ebs_only ? 1 : 2;
 	uint64_t bst = (1ull << 3) | 1ull | (s->hw_idx ? (1ull << 17) : 0);
-	uint64_t st = ST | (s->ebs_only ? 0 : (1u << 11)) | (s->iv ? (1u << 12) : 0);
+	uint64_t st = ST | (s->ebs_only ? 0 : (1u << 11)) | (s->iv || s->nest ? (1u << 12) : 0);
 	struct buf d = {0};
 	/* records */
 	const char *comm = "synth";
@@ -232,7 +422,9 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 	struct sim m = {0};
 	uint64_t pc = 0, t = 10;
 	unsigned warm = depth / 4 + 2;
-	for (unsigned per = 0; per < warm + s->periods; per++) {
+	if (s->nest)
+		simulate_nest(&d, s, &t);
+	for (unsigned per = 0; !s->nest && per < warm + s->periods; per++) {
 		int measure = per >= warm;
 		if (per == warm)
 			m.ins = m.taken = 0;
@@ -245,6 +437,9 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 			if (blk >= 0 && measure)
 				s->block_count[blk] += 1;
 			uint64_t next = pc, target = UINT64_MAX;
+			/* a sample is taken before its IP's instruction runs: the
+			 * registers it records are those before it */
+			uint64_t ecx0 = m.ecx, rsi0 = m.rsi;
 			switch (pc) {
 			case 0x00:
 				m.ecx = 3;
@@ -290,7 +485,7 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 				put64(&d, 100), put64(&d, s->load_addr + pc);
 				put32(&d, PID), put32(&d, PID), put64(&d, t++), put64(&d, 100);
 				if (s->iv) /* user registers: abi 2 (64-bit), CX, SI */
-					put64(&d, 2), put64(&d, m.ecx), put64(&d, m.rsi);
+					put64(&d, 2), put64(&d, ecx0), put64(&d, rsi0);
 				if (!s->ebs_only) {
 					put64(&d,
 					      0); /* empty branch stack (LBR of the EBS event is discarded) */
@@ -351,8 +546,10 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 			   i          ? 1
 			   : s->timer ? 0
 				      : 3);
-		if (s->iv) { /* sample_regs_user: CX, SI */
-			uint64_t regs = (1u << 2) | (1u << 4);
+		if (s->iv || s->nest) { /* sample_regs_user: CX, SI; nest: BX, CX, DX, SI, DI, R8 */
+			uint64_t regs = s->nest ? (1u << 1) | (1u << 2) | (1u << 3) | (1u << 4) | (1u << 5) |
+							  (1u << 16)
+						: (1u << 2) | (1u << 4);
 			memcpy(a + 80, &regs, 8);
 		}
 		put(&f, a, 128);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <Zydis/Zydis.h>
 #include "hbbp/hbbp_impl.h"
+#include "util/abi.h"
 #include "util/internal.h"
 
 struct edge {
@@ -64,6 +65,28 @@ static int func_edges(const ZydisDecoder *dec, const struct hbbp_func *f, struct
 		if (falls && b + 1 < f->nblocks && f->blocks[b + 1].start == last->addr + last->len)
 			e[ne++] = (struct edge){(uint32_t)b, (uint32_t)(b + 1), call};
 	}
+	/* alignment padding: a block of NOPs that nothing leads to (not the
+	 * entry) is not run, so its fall-through into the next block is no
+	 * way in (it would make a loop header there look entered twice) */
+	size_t keep = 0;
+	for (size_t i = 0; i < ne; i++) {
+		uint32_t b = e[i].from;
+		int pad = b > 0;
+		for (size_t k = 0; pad && k < ne; k++)
+			pad = e[k].to != b;
+		const struct hbbp_block *bl = &f->blocks[b];
+		for (uint32_t k = bl->first; pad && k < bl->first + bl->n; k++) {
+			ZydisDecodedInstruction d;
+			pad = ZYAN_SUCCESS(
+				      ZydisDecoderDecodeInstruction(dec, NULL,
+								    f->bytes + (f->ins[k].addr - f->start),
+								    f->ins[k].len, &d)) &&
+			      d.mnemonic == ZYDIS_MNEMONIC_NOP;
+		}
+		if (!pad)
+			e[keep++] = e[i];
+	}
+	ne = keep;
 	qsort(e, ne, sizeof(*e), edge_cmp);
 	*out = e;
 	*nout = ne;
@@ -214,6 +237,18 @@ static uint32_t uf_find(uint32_t *par, uint32_t x)
 	return x;
 }
 
+/* Does h dominate u (u < n; idom from a virtual root, which is its own idom)? */
+static int dominated(const uint32_t *idom, uint32_t u, uint32_t h, size_t n)
+{
+	for (uint32_t x = u; x < n; x = idom[x]) {
+		if (x == h)
+			return 1;
+		if (idom[x] == x)
+			break;
+	}
+	return 0;
+}
+
 /* Control-equivalence classes of the sampled blocks of f (f->ebs > 0), on
  * the static flow graph restricted to them: A and B are equivalent when A
  * dominates B and B post-dominates A, so both run equally often (a loop
@@ -227,8 +262,8 @@ static uint32_t uf_find(uint32_t *par, uint32_t x)
  * block), or UINT32_MAX for blocks without samples; lp[b]: the header of
  * the innermost natural loop holding b, and for a header lpar[b] the header
  * of the loop around its own (UINT32_MAX: none). */
-static int equiv_classes(const struct hbbp_func *f, const struct edge *e, size_t ne, uint32_t *cls,
-			 uint32_t *lp, uint32_t *lpar)
+static int equiv_classes(const struct hbbp_func *f, const struct edge *e, size_t ne, int all, uint32_t *cls,
+			 uint32_t *lp, uint32_t *lpar, uint8_t *once, uint32_t *dom)
 {
 	size_t nb = f->nblocks, n = 0;
 	uint32_t *id = malloc((nb + 1) * sizeof(uint32_t)), *blk = malloc((nb + 1) * sizeof(uint32_t));
@@ -239,9 +274,14 @@ static int equiv_classes(const struct hbbp_func *f, const struct edge *e, size_t
 	}
 	for (size_t b = 0; b < nb; b++) {
 		cls[b] = lp[b] = lpar[b] = UINT32_MAX;
-		id[b] = f->ebs[b] > 0 ? (uint32_t)n : UINT32_MAX;
-		if (f->ebs[b] > 0)
+		if (dom)
+			dom[b] = UINT32_MAX;
+		int use = all || f->ebs[b] > 0;
+		id[b] = use ? (uint32_t)n : UINT32_MAX;
+		if (use)
 			blk[n++] = (uint32_t)b;
+		if (once)
+			once[b] = 0;
 	}
 	size_t nn = n + 2, ENTRY = n, EXIT = n + 1, ned = 0;
 	uint32_t(*ed)[2] = malloc((ne + 2 * n + 1) * sizeof(*ed));
@@ -361,6 +401,45 @@ static int equiv_classes(const struct hbbp_func *f, const struct edge *e, size_t
 		for (size_t v = 0; v < n; v++) {
 			lp[blk[v]] = inner[v] < n ? blk[inner[v]] : UINT32_MAX;
 			lpar[blk[v]] = lpr[v] < n ? blk[lpr[v]] : UINT32_MAX;
+			if (dom)
+				dom[blk[v]] = idom[v] < n ? blk[idom[v]] : UINT32_MAX;
+		}
+		/* once per iteration: v's innermost loop is h and v dominates
+		 * every latch of h (u -> h, u in the loop), so every iteration
+		 * that goes round runs v exactly once, whatever the loop's exits */
+		for (size_t v = 0; once && v < n; v++) {
+			uint32_t h = inner[v];
+			if (h >= n)
+				continue;
+			int ok = 1;
+			for (uint32_t k = p.off[h]; ok && k < p.off[h + 1]; k++) {
+				uint32_t u = p.adj[k], x = u;
+				if (u >= n || (u != h && !dominated(idom, u, h, n)))
+					continue; /* an entry edge, not a latch */
+				while (x < n && x != v && idom[x] != x)
+					x = idom[x];
+				ok = x == v;
+			}
+			once[blk[v]] = (uint8_t)ok;
+		}
+		/* a nested loop's header entered once per iteration of the loop
+		 * around it: every entry edge comes from a block that runs once
+		 * per iteration of that loop (its preheader) */
+		for (size_t h = 0; once && h < n; h++) {
+			if (inner[h] != h || lpr[h] >= n)
+				continue;
+			int ok = 1, nent = 0;
+			for (uint32_t k = p.off[h]; ok && k < p.off[h + 1]; k++) {
+				uint32_t u = p.adj[k];
+				if (u == h || (u < n && dominated(idom, u, (uint32_t)h, n)))
+					continue; /* a latch */
+				ok = u < n && inner[u] == lpr[h] && (once[blk[u]] & 1);
+				nent++;
+			}
+			if (ok && nent)
+				once[blk[h]] |= 2;
+			if (ok && nent == 1) /* one way in: its immediate dominator */
+				once[blk[h]] |= 4;
 		}
 		uint32_t *par = ipdom; /* A's post-dominators are no longer needed */
 		for (size_t v = 0; !rc && v < n; v++)
@@ -435,19 +514,33 @@ static size_t block_bytes(const struct hbbp_func *f, uint32_t b)
 	return (size_t)(last->addr + last->len - bl->start);
 }
 
+/* Per block of every function (from f->boff): the units' classes and
+ * member links, the loops of the sampled flow graph (the classes' nesting
+ * level), and for measured loop speeds the loops of the full static flow
+ * graph (sampled or not) and whether a block runs once per iteration of its
+ * innermost loop there. */
+struct blkinfo {
+	uint32_t *cls, *next, *lp, *lpar;
+	uint32_t *flp, *flpar, *fcls, *fdom; /* NULL unless PMCF_IMIX_RATE_IV; fdom: immediate dominator */
+	uint8_t *once;
+};
+
 /* Skid, then the units of one function: a block each, or its classes. */
 static int func_units(const ZydisDecoder *dec, struct hbbp_func *f, const char *module,
-		      const pmcf_imix_opts *o, uint32_t *cls, uint32_t *next, uint32_t *lp, uint32_t *lpar,
-		      struct unit *u, size_t *nu)
+		      const pmcf_imix_opts *o, const struct blkinfo *bi, struct unit *u, size_t *nu)
 {
 	struct edge *e = NULL;
-	size_t ne = 0;
+	size_t ne = 0, off = f->boff;
+	uint32_t *cls = bi->cls + off, *next = bi->next + off, *lp = bi->lp + off, *lpar = bi->lpar + off;
 	int rc = func_edges(dec, f, &e, &ne);
 	if (!rc && o->skid == PMCF_IMIX_SKID_PREV)
 		rc = move_heads(f, e, ne);
 	int regions = o->costing != PMCF_IMIX_COST_BLOCKS;
 	if (!rc && regions)
-		rc = equiv_classes(f, e, ne, cls, lp, lpar);
+		rc = equiv_classes(f, e, ne, 0, cls, lp, lpar, NULL, NULL);
+	if (!rc && bi->flp) /* the full graph; its classes are not used */
+		rc = equiv_classes(f, e, ne, 1, bi->fcls + off, bi->flp + off, bi->flpar + off,
+				   bi->once + off, bi->fdom + off);
 	free(e);
 	if (rc)
 		return rc;
@@ -476,15 +569,27 @@ static int func_units(const ZydisDecoder *dec, struct hbbp_func *f, const char *
 
 /* ---- measured loop speeds (PMCF_IMIX_RATE_IV) ------------------------------ */
 
-#define IV_MAX 4        /* induction registers kept per loop */
-#define IV_MIN_PAIRS 3  /* sample pairs a loop needs to be measured */
-#define IV_MAX_RATE 16. /* iterations per unit of sample weight (ns): a bound no loop reaches */
+#define IV_MAX 4            /* induction registers kept per loop */
+#define IV_MIN_PAIRS 3      /* sample pairs a loop needs to be measured */
+#define IV_MAX_RATE 16.     /* iterations per unit of sample weight (ns): a bound no loop reaches */
+#define IV_LONG_INSTANCE 16 /* pairs per instance of a nested loop to prefer them to its trip count */
+#define CALLEE_DEPTH 3      /* calls followed to see what a callee writes */
 
 /* Induction registers of a loop: perf register bit, stride, width in bits. */
 struct ivs {
 	uint8_t n, bit[IV_MAX], wide[IV_MAX];
 	int64_t stride[IV_MAX];
+	uint32_t wblk[IV_MAX], wins[IV_MAX]; /* the block and instruction that step it */
+	/* an instance's trip count from register tk: its start, the last write
+	 * in the preheader (register sreg + sc; a constant sc; or a constant
+	 * not known here, rip-relative), and the bound of the loop's only exit
+	 * when tk equals it (register breg, or the constant bc) */
+	int8_t tk, sreg, breg;
+	uint8_t skind, bkind, bafter; /* bafter: the exit test follows the step */
+	int64_t sc, bc;
 };
+enum { START_NONE, START_REG, START_CONST, START_SAME };
+enum { BOUND_NONE, BOUND_REG, BOUND_CONST };
 
 /* perf_regs.h bit of a 64-bit GPR (Zydis order rax, rcx, rdx, rbx, rsp, rbp,
  * rsi, rdi, r8..r15), or -1. */
@@ -513,18 +618,82 @@ static int in_loop(const uint32_t *lp, const uint32_t *lpar, uint32_t b, uint32_
 	return 0;
 }
 
-/* The induction registers of the loop headed by h: a GPR whose only write
- * in the loop's (sampled) blocks is one add/sub r,imm, inc/dec r or lea
- * r,[r+disp] of 32 or 64 bits, in a block of the header's class (once per
- * iteration). A call writes the caller-saved registers. */
-static void find_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, const uint32_t *cls,
-		     const uint32_t *lp, const uint32_t *lpar, uint32_t h, struct ivs *iv)
+/* The induction registers of the loop headed by h, on the function's full
+ * static flow graph (flp, flpar: innermost loop and enclosing loop; once:
+ * runs once per iteration). A GPR written once in the loop's blocks (sampled
+ * or not, nested loops included; but a block without samples that need not
+ * run every iteration counts as not run), in a block that runs once per iteration,
+ * as r = s + c (add/sub r,imm and inc/dec r: s = r; lea r,[s+disp]; mov
+ * r,s: c = 0), 32 or 64 bits, is an induction register when s = r (stride
+ * c), when s is written the same way from r (a pair that goes round, lea
+ * rax,[rbx+1] and mov rbx,rax: both step by the sum), or when s is one
+ * itself (r follows s: its stride). Any other write, or a call for the
+ * caller-saved registers, rules a register out. */
+/* Does block w dominate block b (full graph; fdom: immediate dominators)? */
+static int blk_dominated(const uint32_t *fdom, uint32_t b, uint32_t w)
+{
+	for (uint32_t x = b; x != UINT32_MAX; x = fdom[x])
+		if (x == w)
+			return 1;
+	return 0;
+}
+
+static void iv_trip_setup(const ZydisDecoder *dec, const struct hbbp_func *f, const uint32_t *flp,
+			  const uint32_t *flpar, const uint8_t *once, const uint32_t *fdom, uint32_t h,
+			  const uint8_t *lwrites, struct ivs *iv);
+
+/* The caller-saved GPRs (perf register bits) that a direct call to addr in
+ * image im may change: those the callee writes, with what it calls or
+ * jumps to in turn (depth levels); every caller-saved one for a call it
+ * cannot follow (indirect, outside the image, too deep). */
+#define CALLER_SAVED ((1u << 0) | (1u << 2) | (1u << 3) | (1u << 4) | (1u << 5) | (0xfu << 16))
+static uint32_t callee_writes(const ZydisDecoder *dec, const struct hbbp_image *im, uint64_t addr, int depth)
+{
+	const struct hbbp_func *g = im ? hbbpi_image_func_at(im, addr) : NULL;
+	if (!g || g->start != addr || depth <= 0)
+		return CALLER_SAVED;
+	uint32_t w = 0;
+	ZydisDecodedInstruction d;
+	ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+	for (uint64_t at = g->start; at < g->end && w != CALLER_SAVED; at += d.length) {
+		if (ZYAN_FAILED(ZydisDecoderDecodeFull(dec, g->bytes + (at - g->start), g->end - at, &d, op)))
+			return CALLER_SAVED;
+		ZydisInstructionCategory c = d.meta.category;
+		if (c == ZYDIS_CATEGORY_CALL || c == ZYDIS_CATEGORY_UNCOND_BR ||
+		    c == ZYDIS_CATEGORY_COND_BR) {
+			if (!(d.attributes & ZYDIS_ATTRIB_IS_RELATIVE) ||
+			    op[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
+				return CALLER_SAVED; /* indirect: a call, a tail call or a jump table */
+			uint64_t t = at + d.length + (uint64_t)op[0].imm.value.s;
+			if (c == ZYDIS_CATEGORY_CALL || t < g->start || t >= g->end)
+				w |= callee_writes(dec, im, t, depth - 1);
+		}
+		for (unsigned k = 0; k < d.operand_count; k++) {
+			int r = op[k].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+						(op[k].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)
+					? gpr_bit(op[k].reg.value)
+					: -1;
+			if (r >= 0)
+				w |= (1u << r) & CALLER_SAVED;
+		}
+	}
+	return w;
+}
+
+static void find_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, const uint32_t *flp,
+		     const uint32_t *flpar, const uint8_t *once, const uint32_t *fdom, uint32_t h,
+		     struct ivs *iv)
 {
 	uint8_t writes[24] = {0}, wide[24] = {0};
-	int64_t stride[24] = {0};
+	int8_t src[24];
+	int64_t add[24] = {0}, stride[24] = {0};
+	uint32_t wblk[24], wins[24];
 	iv->n = 0;
 	for (uint32_t b = 0; b < f->nblocks; b++) {
-		if (!in_loop(lp, lpar, b, h))
+		/* a block without samples that need not run every iteration is
+		 * taken as not run (a slow path: sqrt's call for a negative
+		 * argument), as in the regions */
+		if (!in_loop(flp, flpar, b, h) || (!(f->ebs[b] > 0) && !(flp[b] == h && (once[b] & 1))))
 			continue;
 		const struct hbbp_block *bl = &f->blocks[b];
 		for (uint32_t i = bl->first; i < bl->first + bl->n; i++) {
@@ -532,37 +701,52 @@ static void find_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, const u
 			ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
 			const struct hbbp_ins *in = &f->ins[i];
 			if (ZYAN_FAILED(ZydisDecoderDecodeFull(dec, f->bytes + (in->addr - f->start), in->len,
-							       &d, op))) {
-				memset(writes, 2, sizeof(writes)); /* unknown code: no IV */
-				return;
-			}
+							       &d, op)))
+				return; /* unknown code: no IV */
 			if (d.meta.category == ZYDIS_CATEGORY_CALL) {
-				static const uint8_t clobber[] = {0, 2, 3, 4, 5, 16, 17, 18, 19};
-				for (size_t k = 0; k < sizeof(clobber); k++)
-					writes[clobber[k]] = 2;
+				/* a direct call in the image changes what its callee
+				 * writes (the compiler may keep a counter in a
+				 * caller-saved register it does not touch) */
+				uint32_t cw = CALLER_SAVED;
+				if ((d.attributes & ZYDIS_ATTRIB_IS_RELATIVE) &&
+				    op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE)
+					cw = callee_writes(dec, f->im,
+							   in->addr + d.length + (uint64_t)op[0].imm.value.s,
+							   CALLEE_DEPTH);
+				for (int r = 0; r < 24; r++)
+					if ((cw >> r) & 1)
+						writes[r] = 2;
 			}
-			int64_t st = 0;
+			int s0 = -1;
+			int64_t c = 0;
 			int r0 = d.operand_count_visible >= 1 && op[0].type == ZYDIS_OPERAND_TYPE_REGISTER
 					 ? gpr_bit(op[0].reg.value)
 					 : -1;
 			unsigned width = d.operand_width;
-			if (r0 >= 0 && (width == 32 || width == 64)) {
-				int imm = d.operand_count_visible == 2 &&
-					  op[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE;
+			if (r0 >= 0 && (width == 32 || width == 64) && flp[b] == h && (once[b] & 1) &&
+			    d.operand_count_visible ==
+				    (d.mnemonic == ZYDIS_MNEMONIC_INC || d.mnemonic == ZYDIS_MNEMONIC_DEC
+					     ? 1
+					     : 2)) {
+				int imm = op[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE;
 				if (d.mnemonic == ZYDIS_MNEMONIC_ADD && imm)
-					st = op[1].imm.value.s;
+					s0 = r0, c = op[1].imm.value.s;
 				else if (d.mnemonic == ZYDIS_MNEMONIC_SUB && imm)
-					st = -op[1].imm.value.s;
-				else if (d.mnemonic == ZYDIS_MNEMONIC_INC && d.operand_count_visible == 1)
-					st = 1;
-				else if (d.mnemonic == ZYDIS_MNEMONIC_DEC && d.operand_count_visible == 1)
-					st = -1;
+					s0 = r0, c = -op[1].imm.value.s;
+				else if (d.mnemonic == ZYDIS_MNEMONIC_INC)
+					s0 = r0, c = 1;
+				else if (d.mnemonic == ZYDIS_MNEMONIC_DEC)
+					s0 = r0, c = -1;
 				else if (d.mnemonic == ZYDIS_MNEMONIC_LEA &&
 					 op[1].mem.index == ZYDIS_REGISTER_NONE &&
-					 gpr_bit(op[1].mem.base) == r0 && op[1].mem.disp.has_displacement)
-					st = op[1].mem.disp.value;
-				if (cls[b] != cls[h])
-					st = 0; /* not once per iteration */
+					 gpr_bit(op[1].mem.base) >= 0)
+					s0 = gpr_bit(op[1].mem.base), c = op[1].mem.disp.value;
+				else if (d.mnemonic == ZYDIS_MNEMONIC_MOV &&
+					 op[1].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+					 gpr_bit(op[1].reg.value) >= 0 && op[1].size == width)
+					s0 = gpr_bit(op[1].reg.value), c = 0;
+				if (s0 == r0 && c == 0)
+					s0 = -1; /* no step */
 			}
 			for (unsigned k = 0; k < d.operand_count; k++) {
 				if (op[k].type != ZYDIS_OPERAND_TYPE_REGISTER ||
@@ -571,47 +755,262 @@ static void find_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, const u
 				int r = gpr_bit(op[k].reg.value);
 				if (r < 0)
 					continue;
-				if (k == 0 && r == r0 && st && writes[r] == 0)
-					writes[r] = 1, stride[r] = st, wide[r] = (uint8_t)width;
+				if (k == 0 && r == r0 && s0 >= 0 && writes[r] == 0)
+					writes[r] = 1, src[r] = (int8_t)s0, add[r] = c,
+					wide[r] = (uint8_t)width, wblk[r] = b, wins[r] = i;
 				else
 					writes[r] = 2;
 			}
 		}
 	}
+	for (int r = 0; r < 24; r++) {
+		if (writes[r] != 1)
+			continue;
+		int s = src[r];
+		if (s == r)
+			stride[r] = add[r];
+		else if (writes[s] == 1 && src[s] == r) /* a pair that goes round */
+			stride[r] = add[r] + add[s];
+		else if (writes[s] == 1 && src[s] == s && wide[s] == wide[r]) /* follows s */
+			stride[r] = add[s];
+	}
 	for (int r = 0; r < 24 && iv->n < IV_MAX; r++)
-		if (writes[r] == 1 && r != 7) /* not rsp */
-			iv->bit[iv->n] = (uint8_t)r, iv->stride[iv->n] = stride[r],
-			iv->wide[iv->n++] = wide[r];
+		if (writes[r] == 1 && stride[r] && r != 7) /* not rsp */
+			iv->bit[iv->n] = (uint8_t)r, iv->stride[iv->n] = stride[r], iv->wide[iv->n] = wide[r],
+			iv->wblk[iv->n] = wblk[r], iv->wins[iv->n++] = wins[r];
+	iv_trip_setup(dec, f, flp, flpar, once, fdom, h, writes, iv);
+}
+
+static int decode_ins(const ZydisDecoder *dec, const struct hbbp_func *f, uint32_t i,
+		      ZydisDecodedInstruction *d, ZydisDecodedOperand *op)
+{
+	const struct hbbp_ins *in = &f->ins[i];
+	return ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, f->bytes + (in->addr - f->start), in->len, d, op))
+		       ? 0
+		       : -1;
+}
+
+/* Successors of block b in f (fall-through, direct branch): 0 to 2; -1 for
+ * a way out that is not a block of f (return, indirect or outside jump). */
+static int block_succ(const ZydisDecoder *dec, const struct hbbp_func *f, uint32_t b, long succ[2])
+{
+	const struct hbbp_block *bl = &f->blocks[b];
+	const struct hbbp_ins *last = &f->ins[bl->first + bl->n - 1];
+	int n = 0, falls = 1;
+	if (last->flags & INS_CF) {
+		ZydisDecodedInstruction d;
+		ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+		if (decode_ins(dec, f, bl->first + bl->n - 1, &d, op))
+			return -1;
+		ZydisInstructionCategory c = d.meta.category;
+		if (c == ZYDIS_CATEGORY_COND_BR || c == ZYDIS_CATEGORY_UNCOND_BR) {
+			if (!(d.attributes & ZYDIS_ATTRIB_IS_RELATIVE) ||
+			    op[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
+				return -1;
+			long t = block_of(f, last->addr + d.length + (uint64_t)op[0].imm.value.s);
+			if (t < 0)
+				return -1;
+			succ[n++] = t;
+			falls = c == ZYDIS_CATEGORY_COND_BR;
+		} else if (c != ZYDIS_CATEGORY_CALL) {
+			return -1;
+		}
+	}
+	if (falls) {
+		if (b + 1 >= f->nblocks || f->blocks[b + 1].start != last->addr + last->len)
+			return -1;
+		succ[n++] = (long)b + 1;
+	}
+	return n;
+}
+
+/* The start and the bound of the loop headed by h (iv->tk, docs/imix.md):
+ * lwrites[] tells the registers written in the loop (0: none). The start
+ * is the last write of an induction register in the loop's preheader (its
+ * only way in): mov r,x; lea r,[x+c] (x neither written after it there nor
+ * in the loop); xor r,r or mov r,imm (a known constant); lea r,[rip+c] (a
+ * constant, not known here: the samples see it relocated). The bound is
+ * the loop's only exit (a block without samples that need not run every
+ * iteration counts as not run), a jz/jnz on cmp r,y or cmp r,imm with y
+ * not written in the loop, leaving when r equals it. */
+static void iv_trip_setup(const ZydisDecoder *dec, const struct hbbp_func *f, const uint32_t *flp,
+			  const uint32_t *flpar, const uint8_t *once, const uint32_t *fdom, uint32_t h,
+			  const uint8_t *lwrites, struct ivs *iv)
+{
+	static const uint8_t clobber[] = {0, 2, 3, 4, 5, 16, 17, 18, 19};
+	ZydisDecodedInstruction d;
+	ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+	iv->tk = -1;
+	iv->skind = START_NONE;
+	iv->bkind = BOUND_NONE;
+	uint32_t p = fdom[h];
+	if (!(once[h] & 4) || p == UINT32_MAX || !iv->n)
+		return;
+	for (unsigned k = 0; k < iv->n && iv->tk < 0; k++) {
+		int r = iv->bit[k], kind = START_NONE, x = -1, xclob = 0;
+		int64_t c = 0;
+		const struct hbbp_block *bl = &f->blocks[p];
+		for (uint32_t i = bl->first; i < bl->first + bl->n; i++) {
+			if (decode_ins(dec, f, i, &d, op))
+				return;
+			if (d.meta.category == ZYDIS_CATEGORY_CALL)
+				for (size_t j = 0; j < sizeof(clobber); j++)
+					kind = clobber[j] == r ? START_NONE : kind, xclob |= clobber[j] == x;
+			for (unsigned j = 0; j < d.operand_count; j++) {
+				if (op[j].type != ZYDIS_OPERAND_TYPE_REGISTER ||
+				    !(op[j].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+					continue;
+				int w = gpr_bit(op[j].reg.value);
+				if (w >= 0 && w == x && w != r)
+					xclob = 1;
+				if (w != r)
+					continue;
+				kind = START_NONE, x = -1, xclob = 0;
+				if (j || d.operand_count_visible != 2)
+					continue;
+				unsigned width = d.operand_width;
+				if (width != 32 && width != 64)
+					continue; /* a partial write: the rest unknown */
+				if (d.mnemonic == ZYDIS_MNEMONIC_MOV &&
+				    op[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE)
+					kind = START_CONST, c = (int64_t)op[1].imm.value.u;
+				else if ((d.mnemonic == ZYDIS_MNEMONIC_XOR ||
+					  d.mnemonic == ZYDIS_MNEMONIC_SUB) &&
+					 op[1].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+					 op[1].reg.value == op[0].reg.value)
+					kind = START_CONST, c = 0;
+				else if (width != iv->wide[k])
+					continue;
+				else if (d.mnemonic == ZYDIS_MNEMONIC_MOV &&
+					 op[1].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+					 gpr_bit(op[1].reg.value) >= 0 && op[1].size == width)
+					kind = START_REG, x = gpr_bit(op[1].reg.value), c = 0;
+				else if (d.mnemonic == ZYDIS_MNEMONIC_LEA &&
+					 op[1].mem.index == ZYDIS_REGISTER_NONE &&
+					 op[1].mem.base == ZYDIS_REGISTER_RIP)
+					kind = START_SAME;
+				else if (d.mnemonic == ZYDIS_MNEMONIC_LEA &&
+					 op[1].mem.index == ZYDIS_REGISTER_NONE &&
+					 gpr_bit(op[1].mem.base) >= 0)
+					kind = START_REG, x = gpr_bit(op[1].mem.base),
+					c = op[1].mem.disp.value;
+				if (width == 32 && kind == START_CONST)
+					c = (int64_t)(int32_t)(uint32_t)c;
+			}
+		}
+		if (kind == START_REG && (xclob || x == r || x == 7 || lwrites[x]))
+			kind = START_NONE;
+		if (kind != START_NONE)
+			iv->tk = (int8_t)k, iv->skind = (uint8_t)kind, iv->sreg = (int8_t)x, iv->sc = c;
+	}
+	/* the only exit */
+	uint32_t xb = UINT32_MAX;
+	int nexit = 0;
+	for (uint32_t b = 0; b < f->nblocks && nexit < 2; b++) {
+		if (!in_loop(flp, flpar, b, h) || (!(f->ebs[b] > 0) && !(flp[b] == h && (once[b] & 1))))
+			continue;
+		long succ[2];
+		int ns = block_succ(dec, f, b, succ);
+		int out = ns < 0;
+		for (int j = 0; j < ns; j++)
+			out |= !in_loop(flp, flpar, (uint32_t)succ[j], h);
+		if (out)
+			nexit++, xb = b;
+	}
+	if (nexit != 1 || flp[xb] != h || f->blocks[xb].n < 2)
+		return;
+	const struct hbbp_block *bl = &f->blocks[xb];
+	uint32_t ci = bl->first + bl->n - 2;
+	long succ[2];
+	if (decode_ins(dec, f, ci + 1, &d, op) || block_succ(dec, f, xb, succ) != 2 ||
+	    (d.mnemonic != ZYDIS_MNEMONIC_JNZ && d.mnemonic != ZYDIS_MNEMONIC_JZ))
+		return;
+	/* jnz: taken stays, fall-through leaves; jz the other way round */
+	int taken_in = in_loop(flp, flpar, (uint32_t)succ[0], h);
+	if ((d.mnemonic == ZYDIS_MNEMONIC_JNZ) != taken_in)
+		return;
+	if (decode_ins(dec, f, ci, &d, op))
+		return;
+	/* the step itself sets the flags: leaves when the register reaches 0 */
+	for (unsigned k = 0; k < iv->n; k++)
+		if (xb == iv->wblk[k] && ci == iv->wins[k] &&
+		    (d.mnemonic == ZYDIS_MNEMONIC_ADD || d.mnemonic == ZYDIS_MNEMONIC_SUB ||
+		     d.mnemonic == ZYDIS_MNEMONIC_INC || d.mnemonic == ZYDIS_MNEMONIC_DEC) &&
+		    (iv->tk < 0 || iv->tk == (int)k)) {
+			iv->tk = (int8_t)k, iv->bkind = BOUND_CONST, iv->bc = 0, iv->bafter = 1;
+			return;
+		}
+	if (d.mnemonic != ZYDIS_MNEMONIC_CMP || d.operand_count_visible != 2)
+		return;
+	for (unsigned k = 0; k < iv->n && iv->tk < 0; k++) /* no start: the compared one */
+		for (int j = 0; j < 2; j++)
+			if (op[j].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+			    gpr_bit(op[j].reg.value) == iv->bit[k])
+				iv->tk = (int8_t)k;
+	if (iv->tk < 0 || d.operand_width != iv->wide[iv->tk])
+		return;
+	int r = iv->bit[iv->tk];
+	for (int j = 0; j < 2; j++) {
+		if (op[j].type != ZYDIS_OPERAND_TYPE_REGISTER || gpr_bit(op[j].reg.value) != r)
+			continue;
+		const ZydisDecodedOperand *y = &op[!j];
+		if (y->type == ZYDIS_OPERAND_TYPE_IMMEDIATE)
+			iv->bkind = BOUND_CONST, iv->bc = y->imm.value.s;
+		else if (y->type == ZYDIS_OPERAND_TYPE_REGISTER && gpr_bit(y->reg.value) >= 0 &&
+			 !lwrites[gpr_bit(y->reg.value)] && gpr_bit(y->reg.value) != r)
+			iv->bkind = BOUND_REG, iv->breg = (int8_t)gpr_bit(y->reg.value);
+		break;
+	}
+	iv->bafter =
+		xb == iv->wblk[iv->tk] ? ci > iv->wins[iv->tk] : blk_dominated(fdom, xb, iv->wblk[iv->tk]);
+}
+
+/* Induction register k's value in a sample, 32-bit registers
+ * sign-extended; -1 when the register is not recorded. With norm, as of
+ * after its step in the current iteration: a sample is taken before its
+ * IP's instruction runs, so at or before the step in the step's block, or
+ * in a block the step does not dominate, the step is still to come and is
+ * added (fdom: the immediate dominators of the sample's function). */
+static int iv_value(const struct ivs *iv, unsigned k, const struct hbbp_tsample *t, const uint32_t *fdom,
+		    int norm, int64_t *v)
+{
+	uint64_t x;
+	if (reg_value(t, iv->bit[k], &x))
+		return -1;
+	uint32_t b = t->f->ins[t->ins].block;
+	if (norm && (b == iv->wblk[k] ? t->ins <= iv->wins[k] : !blk_dominated(fdom, b, iv->wblk[k])))
+		x += (uint64_t)iv->stride[k];
+	*v = iv->wide[k] == 32 ? (int64_t)(int32_t)(uint32_t)x : (int64_t)x;
+	return 0;
 }
 
 /* Iterations of a loop between two samples from its induction registers:
- * every register's difference is the same non-negative multiple of its
- * stride; -1 when not (or not recorded). */
+ * the steps each register took (its difference over its stride, not
+ * negative), which is the same for all, or differs by one where the two
+ * samples fall between the steps of registers stepped at different points
+ * of the iteration: their mean; -1 when not (or not recorded). Counting
+ * steps, not iteration starts, sees all T iterations of an instance (the
+ * start of its first one is never between two samples in the loop). */
 static double iv_iterations(const struct ivs *iv, const struct hbbp_tsample *a, const struct hbbp_tsample *b)
 {
-	double it = -1;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	double sum = 0;
 	for (unsigned k = 0; k < iv->n; k++) {
-		uint64_t va, vb;
-		if (reg_value(a, iv->bit[k], &va) || reg_value(b, iv->bit[k], &vb))
+		int64_t va, vb;
+		if (iv_value(iv, k, a, NULL, 0, &va) || iv_value(iv, k, b, NULL, 0, &vb))
 			return -1;
-		int64_t dl = iv->wide[k] == 32 ? (int64_t)(int32_t)(uint32_t)(vb - va) : (int64_t)(vb - va);
-		if (dl % iv->stride[k] || dl / iv->stride[k] < 0 ||
-		    (it >= 0 && it != (double)(dl / iv->stride[k])))
+		uint64_t d = (uint64_t)vb - (uint64_t)va;
+		int64_t dl = iv->wide[k] == 32 ? (int64_t)(int32_t)(uint32_t)d : (int64_t)d;
+		if (dl % iv->stride[k])
 			return -1;
-		it = (double)(dl / iv->stride[k]);
+		int64_t it = dl / iv->stride[k];
+		lo = it < lo ? it : lo;
+		hi = it > hi ? it : hi;
+		sum += (double)it;
 	}
-	return it;
-}
-
-/* Do two samples lie in the same iteration of every loop around the loop
- * headed by h (in the function)? Each such loop needs induction registers. */
-static int same_instance(const struct ivs *iv, const uint32_t *lpar, uint32_t h, const struct hbbp_tsample *a,
-			 const struct hbbp_tsample *b)
-{
-	for (uint32_t l = lpar[h]; l != UINT32_MAX; l = lpar[l])
-		if (!iv[l].n || iv_iterations(&iv[l], a, b) != 0)
-			return 0;
-	return 1;
+	if (!iv->n || lo < 0 || hi - lo > 1)
+		return -1;
+	return sum / iv->n;
 }
 
 static int ts_cmp(const void *x, const void *y)
@@ -622,100 +1021,449 @@ static int ts_cmp(const void *x, const void *y)
 	return (a->time > b->time) - (a->time < b->time);
 }
 
-/* Per loop header of every function (block arrays from off[f]): iter[] and
- * ptime[] sum the iterations and time of the valid consecutive sample pairs
- * of one thread in the loop; npair[] counts them. */
-static void iv_pairs(const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts, const uint32_t *cls,
-		     const uint32_t *lp, const uint32_t *lpar, struct ivs *iv, uint8_t *ivdone, double *iter,
-		     double *ptime, uint32_t *npair)
+/* Per loop of the full static flow graph (indexed by its header's block,
+ * from f->boff): its induction registers, the sample pairs that measure
+ * its speed, the spread of its induction register's sampled values (its
+ * trip count), and the executions of its header found from them. */
+struct loopst {
+	struct ivs iv;
+	uint8_t ivdone;
+	uint32_t npair;
+	double iter, ptime; /* summed over the valid pairs */
+	/* trip count: one thread's lowest and highest value of the first
+	 * induction register, then the estimates summed over threads */
+	uint32_t tid, ns;
+	int64_t lo, hi;
+	size_t last;    /* the latest sample in the loop (index + 1; 0: none) */
+	uint32_t ninst; /* instances of the loop the samples fell in */
+	double tsum, tn;
+	double hinv;         /* samples with start and bound: sum of 1 / their instance's trips */
+	uint32_t hn, dn, rn; /* samples with start and bound; with a start only; a bound only */
+	int64_t dmax, rmax;  /* the most steps since the start; before the bound */
+	double trip;         /* the estimate (0: none) */
+	double t;            /* sample weight of the loop's blocks */
+	double N;            /* executions of the header: measured, or from the trip count */
+	double fac;          /* N over the cost model's count of the loop's anchor unit */
+	int how;             /* 1 measured, 2 from the loop around times its trip count */
+};
+
+static struct ivs *loop_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, const struct blkinfo *bi,
+			    struct loopst *ls, uint32_t h)
+{
+	size_t o = f->boff;
+	if (!ls[o + h].ivdone)
+		find_ivs(dec, f, bi->flp + o, bi->flpar + o, bi->once + o, bi->fdom + o, h, &ls[o + h].iv),
+			ls[o + h].ivdone = 1;
+	return &ls[o + h].iv;
+}
+
+/* Do two samples lie in the same iteration of every loop around the loop
+ * headed by h (in the function)? Each such loop needs induction registers. */
+static int same_instance(const ZydisDecoder *dec, const struct hbbp_func *f, const struct blkinfo *bi,
+			 struct loopst *ls, uint32_t h, const struct hbbp_tsample *a,
+			 const struct hbbp_tsample *b)
+{
+	for (uint32_t l = bi->flpar[f->boff + h]; l != UINT32_MAX; l = bi->flpar[f->boff + l]) {
+		const struct ivs *iv = loop_ivs(dec, f, bi, ls, l);
+		if (!iv->n || iv_iterations(iv, a, b) != 0)
+			return 0;
+	}
+	return 1;
+}
+
+/* Smallest number of one thread's samples in a loop that estimates its trip
+ * count from the spread of their induction register's values. */
+#define TRIP_MIN_SAMPLES 8
+
+/* A value of a w-bit register as the loop's arithmetic sees it. */
+static int64_t as_width(uint64_t x, unsigned w)
+{
+	return w == 32 ? (int64_t)(int32_t)(uint32_t)x : (int64_t)x;
+}
+
+static void trip_flush(struct loopst *l)
+{
+	if (l->ns >= TRIP_MIN_SAMPLES && l->iv.tk >= 0) {
+		/* n values (as of after the step) drawn evenly from the T of one
+		 * instance spread over about (T - 1) (n - 1) / (n + 1) strides */
+		int64_t st = l->iv.stride[l->iv.tk] < 0 ? -l->iv.stride[l->iv.tk] : l->iv.stride[l->iv.tk];
+		double span = (double)((uint64_t)l->hi - (uint64_t)l->lo) / (double)st;
+		l->tsum += (1 + span * (l->ns + 1) / (l->ns - 1)) * l->ns;
+		l->tn += l->ns;
+	}
+	l->ns = 0;
+}
+
+/* The samples of every thread in time order: consecutive pairs in one
+ * instance of a loop measure its speed; the values of its first induction
+ * register give its trip count. */
+static void iv_scan(const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts, const struct blkinfo *bi,
+		    struct loopst *ls)
 {
 	qsort(ts, nts, sizeof(*ts), ts_cmp);
-	for (size_t i = 1; i < nts; i++) {
-		const struct hbbp_tsample *a = &ts[i - 1], *b = &ts[i];
-		if (a->tid != b->tid || a->f != b->f || !a->regs || !b->regs)
+	for (size_t i = 0; i < nts; i++) {
+		const struct hbbp_tsample *b = &ts[i];
+		if (!b->regs)
 			continue;
-		const struct hbbp_func *f = a->f;
+		const struct hbbp_func *f = b->f;
 		size_t o = f->boff;
-		uint32_t ba = f->ins[a->ins].block, bb = f->ins[b->ins].block;
-		for (uint32_t h = lp[o + ba]; h != UINT32_MAX; h = lpar[o + h]) {
-			if (!in_loop(lp + o, lpar + o, bb, h))
+		uint32_t bb = f->ins[b->ins].block;
+		for (uint32_t h = bi->flp[o + bb]; h != UINT32_MAX; h = bi->flpar[o + h]) {
+			struct loopst *l = &ls[o + h];
+			const struct ivs *iv = loop_ivs(dec, f, bi, ls, h);
+			int64_t v;
+			if (!l->last || ts[l->last - 1].tid != b->tid ||
+			    !same_instance(dec, f, bi, ls, h, &ts[l->last - 1], b))
+				l->ninst++;
+			l->last = i + 1;
+			int k = iv->tk;
+			if (k < 0 || iv_value(iv, (unsigned)k, b, bi->fdom + o, 1, &v))
 				continue;
-			for (uint32_t l = h; l != UINT32_MAX; l = lpar[o + l])
-				if (!ivdone[o + l])
-					find_ivs(dec, f, cls + o, lp + o, lpar + o, l, &iv[o + l]),
-						ivdone[o + l] = 1;
-			if (!iv[o + h].n || !same_instance(iv + o, lpar + o, h, a, b))
+			uint64_t x = 0, y = 0;
+			unsigned w = iv->wide[k];
+			int64_t st = iv->stride[k];
+			if ((iv->skind == START_NONE || iv->skind == START_SAME) && iv->bkind != BOUND_NONE) {
+				/* steps left to the bound: 0 .. T - 1 */
+				y = (uint64_t)iv->bc;
+				if (iv->bkind == BOUND_REG && reg_value(b, iv->breg, &y))
+					continue;
+				int64_t d = as_width(y - (uint64_t)v, w);
+				if (d % st == 0 && d / st >= 0)
+					l->rmax = d / st > l->rmax ? d / st : l->rmax, l->rn++;
 				continue;
-			double it = iv_iterations(&iv[o + h], a, b);
+			}
+			if (iv->skind == START_REG || iv->skind == START_CONST) {
+				/* the instance's start, and its trip count when the
+				 * bound is known; else the steps since the start */
+				if (iv->skind == START_REG && reg_value(b, iv->sreg, &x))
+					continue;
+				int64_t start = as_width(x + (uint64_t)iv->sc, w);
+				if (iv->bkind == BOUND_CONST)
+					y = (uint64_t)iv->bc;
+				if (iv->bkind == BOUND_REG && reg_value(b, iv->breg, &y))
+					continue;
+				int64_t d = as_width(y - (uint64_t)start, w), n = d / st + !iv->bafter;
+				if (iv->bkind != BOUND_NONE && d % st == 0 && n >= 1 && n < (1ll << 40))
+					l->hinv += 1. / (double)n, l->hn++;
+				d = as_width((uint64_t)v - (uint64_t)start, w);
+				if (iv->bkind == BOUND_NONE && d % st == 0 && d / st >= 1)
+					l->dmax = d / st > l->dmax ? d / st : l->dmax, l->dn++;
+				continue;
+			}
+			if (l->ns && l->tid != b->tid)
+				trip_flush(l);
+			if (!l->ns)
+				l->tid = b->tid, l->lo = l->hi = v;
+			l->lo = v < l->lo ? v : l->lo;
+			l->hi = v > l->hi ? v : l->hi;
+			l->ns++;
+		}
+		if (!i)
+			continue;
+		const struct hbbp_tsample *a = &ts[i - 1];
+		if (a->tid != b->tid || a->f != b->f || !a->regs)
+			continue;
+		uint32_t ba = f->ins[a->ins].block;
+		for (uint32_t h = bi->flp[o + ba]; h != UINT32_MAX; h = bi->flpar[o + h]) {
+			if (!in_loop(bi->flp + o, bi->flpar + o, bb, h))
+				continue;
+			const struct ivs *iv = loop_ivs(dec, f, bi, ls, h);
+			if (!iv->n || !same_instance(dec, f, bi, ls, h, a, b))
+				continue;
+			double it = iv_iterations(iv, a, b);
 			if (it < 0 || it > IV_MAX_RATE * b->w)
 				continue;
-			iter[o + h] += it;
-			ptime[o + h] += b->w;
-			npair[o + h]++;
+			ls[o + h].iter += it;
+			ls[o + h].ptime += b->w;
+			ls[o + h].npair++;
 		}
 	}
 }
 
-/* Measured loop speeds: for every loop with at least IV_MIN_PAIRS valid
- * sample pairs, its header class's count is iterations per unit of time x
- * the time spent in the loop (its blocks' weight); every unit inside it (not
- * in a measured nested loop) is scaled by the same factor, the header
- * class's measured count over its modelled one. Units outside every
- * measured loop take the measured loops' pooled factor (the clock and the
- * model's average error). cnt[] are the units' executions. */
-static int apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts,
-		       const struct unit *u, size_t n, const uint32_t *cls, const uint32_t *lp,
-		       const uint32_t *lpar, size_t nblk, double *cnt)
+/* A direct call in a function with samples: its target and the count of
+ * its block (-1: none). */
+struct site {
+	const struct hbbp_func *g; /* the caller and its block */
+	uint32_t b;
+	uint64_t to;
+	double w; /* the callee's sample weight (0: not in the mix) */
+};
+
+static int site_cmp(const void *x, const void *y)
 {
-	struct ivs *iv = calloc(nblk + 1, sizeof(*iv));
-	uint8_t *done = calloc(nblk + 1, 1);
-	double *iter = calloc(nblk + 1, sizeof(double)), *ptime = calloc(nblk + 1, sizeof(double));
-	double *fac = calloc(nblk + 1, sizeof(double));
-	uint32_t *npair = calloc(nblk + 1, sizeof(uint32_t));
-	int rc = !iv || !done || !iter || !ptime || !fac || !npair ? pmcfi_fail(PMCF_ENOMEM, "out of memory")
-								   : 0;
-	if (!rc) {
-		iv_pairs(dec, ts, nts, cls, lp, lpar, iv, done, iter, ptime, npair);
-		double sm = 0, sc = 0, w_all = 0, w_rate = 0;
+	const struct site *a = x, *b = y;
+	if (a->g->im != b->g->im)
+		return (uintptr_t)a->g->im < (uintptr_t)b->g->im ? -1 : 1;
+	return (a->to > b->to) - (a->to < b->to);
+}
+
+/* The first of the sorted sites that calls f (ns when none). */
+static size_t site_first(const struct site *st, size_t ns, const struct hbbp_func *f)
+{
+	struct site key = {f, 0, f->start, 0};
+	size_t lo = 0, hi = ns;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (site_cmp(&st[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The direct calls in the functions with samples (u[], functions
+ * consecutive), sorted by image and callee, with the weight of their
+ * callees. */
+static int collect_calls(const ZydisDecoder *dec, const struct unit *u, size_t n, struct site **out,
+			 size_t *nout)
+{
+	struct site *st = NULL;
+	size_t ns = 0, cap = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct hbbp_func *g = u[i].f;
+		if (i && u[i - 1].f == g)
+			continue;
+		for (uint32_t b = 0; b < g->nblocks; b++) {
+			const struct hbbp_block *bl = &g->blocks[b];
+			uint32_t li = bl->first + bl->n - 1;
+			ZydisDecodedInstruction d;
+			ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+			if (!(g->ins[li].flags & INS_CF) || decode_ins(dec, g, li, &d, op) ||
+			    d.meta.category != ZYDIS_CATEGORY_CALL ||
+			    !(d.attributes & ZYDIS_ATTRIB_IS_RELATIVE) ||
+			    op[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
+				continue;
+			if (pmcfi_grow((void **)&st, &cap, ns + 1, sizeof(*st))) {
+				free(st);
+				return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+			}
+			st[ns++] = (struct site){g, b,
+						 g->ins[li].addr + d.length + (uint64_t)op[0].imm.value.s, 0};
+		}
+	}
+	if (ns)
+		qsort(st, ns, sizeof(*st), site_cmp);
+	/* the callees' weights */
+	for (size_t i = 0; i < n; i++)
+		for (size_t q = site_first(st, ns, u[i].f);
+		     q < ns && st[q].g->im == u[i].f->im && st[q].to == u[i].f->start; q++)
+			st[q].w += u[i].w;
+	*out = st;
+	*nout = ns;
+	return 0;
+}
+
+/* Functions counted from their call sites: a function whose entry block's
+ * unit has no factor (outside every loop with a count), called directly
+ * from blocks (of functions with samples, in its image) that all have
+ * counts, runs as often as they do together; its units without a factor
+ * are scaled by that count over its entry unit's modelled one. Calls the
+ * samples cannot show (indirect, from other images, from code without
+ * samples) are not counted. kf[] (0: none) and the time-weighted sums of
+ * apply_rates are updated. */
+static int count_calls(pmcf_imix *m, const struct unit *u, size_t n, const uint32_t *uof, const double *xc,
+		       const double *cnt, double *kf, const struct site *st, size_t ns, double *w_rate,
+		       double *kw)
+{
+	/* repeated: a function counted this way counts the ones it calls */
+	for (int changed = 1; changed;) {
+		changed = 0;
 		for (size_t i = 0; i < n; i++) {
 			const struct hbbp_func *f = u[i].f;
-			size_t o = f->boff;
-			w_all += u[i].w;
-			for (uint32_t h = u[i].first; h != UINT32_MAX; h = u[i].next[h]) {
-				if (lp[o + h] != h) /* the header of a loop: its class is unit i */
+			if ((i && u[i - 1].f == f) || !f->nblocks || f->blocks[0].start != f->start)
+				continue;
+			uint32_t e0 = uof[f->boff];
+			if (e0 == UINT32_MAX || kf[e0] > 0 || !(cnt[e0] > 0))
+				continue;
+			double calls = 0;
+			int ok = 1, nsite = 0;
+			for (size_t j = site_first(st, ns, f);
+			     ok && j < ns && st[j].g->im == f->im && st[j].to == f->start; j++) {
+				size_t at = st[j].g->boff + st[j].b;
+				uint32_t k = uof[at];
+				double c = k != UINT32_MAX && kf[k] > 0 ? cnt[k] * kf[k]
+					   : xc[at] > 0                 ? xc[at]
+									: -1;
+				nsite++, ok = c >= 0, calls += c;
+			}
+			if (!ok || !nsite || !(calls > 0))
+				continue;
+			double fac = calls / cnt[e0];
+			for (size_t k = i; k < n && u[k].f == f; k++)
+				if (!(kf[k] > 0))
+					kf[k] = fac, *w_rate += u[k].w, *kw += fac * u[k].w;
+			m->st.rate_funcs++;
+			changed = 1;
+		}
+	}
+	return 0;
+}
+
+/* Measured loop speeds, on the full static flow graph of each function:
+ * - a loop with at least IV_MIN_PAIRS valid sample pairs runs iter / ptime
+ *   iterations per unit of time, over the weight of its blocks;
+ * - a nested loop that is not measured, entered once per iteration of a
+ *   loop with a count, runs that count times its trip count;
+ * - a loop with a count is anchored at the unit (with samples) of one of
+ *   its blocks that run once per iteration, the one with the most samples:
+ *   its factor is the count over that unit's modelled count, and every unit
+ *   inside the loop (and not in a nested loop with its own factor) is
+ *   scaled by it: the loop's real speed, the model's ratios inside it.
+ * Units outside every loop with a factor take the time-weighted mean of
+ * the factors of the others (the model's cycles per unit of time over the
+ * measured time). cnt[] are the units' executions; a block without samples
+ * that runs once per iteration of a loop with a count gets that count in
+ * xc[] (per block from f->boff, zero otherwise): an outer loop's header and
+ * latch that no sample fell on. */
+static int apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts,
+		       const struct unit *u, size_t n, const struct blkinfo *bi, size_t nblk, double *cnt,
+		       double *xc)
+{
+	struct site *sites = NULL;
+	size_t nsites = 0;
+	int rc = collect_calls(dec, u, n, &sites, &nsites);
+	if (rc)
+		return rc;
+	struct loopst *ls = calloc(nblk + 1, sizeof(*ls));
+	uint32_t *uof = malloc((nblk + 1) * sizeof(uint32_t));
+	double *kf = malloc((n + 1) * sizeof(double));
+	if (!ls || !uof || !kf) {
+		free(sites);
+		free(ls);
+		free(uof);
+		free(kf);
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	}
+	iv_scan(dec, ts, nts, bi, ls);
+	for (size_t i = 0; i < nblk; i++) {
+		struct loopst *l = &ls[i];
+		trip_flush(l);
+		/* start and bound: the mean over instances, from samples that
+		 * fall in each in proportion to its trips: n / sum 1/T; a start
+		 * only: the most steps seen, m + m/n - 1 (as many values of 1..T
+		 * drawn evenly); a constant start not known here: the spread */
+		double rm = (double)l->rmax + !l->iv.bafter; /* the bound's iteration */
+		l->trip = l->hn >= TRIP_MIN_SAMPLES   ? l->hn / l->hinv
+			  : l->dn >= TRIP_MIN_SAMPLES ? (double)l->dmax * (l->dn + 1) / l->dn
+			  : l->rn >= TRIP_MIN_SAMPLES ? (rm + 1) * (l->rn + 1) / l->rn
+			  : l->tn > 0                 ? l->tsum / l->tn
+						      : 0;
+		uof[i] = UINT32_MAX;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (uint32_t b = u[i].first; b != UINT32_MAX; b = u[i].next[b])
+			uof[u[i].f->boff + b] = (uint32_t)i;
+	/* each loop's time: its blocks' weight, and that of a function it
+	 * calls directly when every call to it the samples show is in the loop
+	 * (sites sorted by callee; not a recursive call, whose time is the
+	 * loop's own) */
+	for (size_t i = 0; i < n; i++) {
+		const struct hbbp_func *f = u[i].f;
+		if (i && u[i - 1].f == f)
+			continue;
+		for (uint32_t b = 0; b < f->nblocks; b++)
+			for (uint32_t h = bi->flp[f->boff + b]; h != UINT32_MAX; h = bi->flpar[f->boff + h])
+				ls[f->boff + h].t += f->ebs[b];
+	}
+	for (size_t a = 0, z; a < nsites; a = z) {
+		const struct hbbp_func *g = sites[a].g;
+		int one = 1;
+		for (z = a + 1; z < nsites && sites[z].g->im == g->im && sites[z].to == sites[a].to; z++)
+			one &= sites[z].g == g;
+		if (!one || !(sites[a].w > 0) || sites[a].to == g->start)
+			continue;
+		const uint32_t *flp = bi->flp + g->boff, *flpar = bi->flpar + g->boff;
+		for (uint32_t h = flp[sites[a].b]; h != UINT32_MAX; h = flpar[h]) {
+			int all = 1;
+			for (size_t q = a + 1; q < z && all; q++)
+				all = in_loop(flp, flpar, sites[q].b, h);
+			if (all)
+				ls[g->boff + h].t += sites[a].w;
+		}
+	}
+	/* the functions, once each (their units are consecutive) */
+	for (size_t i = 0; i < n; i++) {
+		const struct hbbp_func *f = u[i].f;
+		size_t o = f->boff;
+		if (i && u[i - 1].f == f)
+			continue;
+		const uint32_t *flp = bi->flp + o, *flpar = bi->flpar + o;
+		/* measured: loops with enough pairs, but a nested loop with few
+		 * pairs per instance is left to its trip count where it has one
+		 * (pairs in a short instance miss the steps near its ends) */
+		for (uint32_t h = 0; h < f->nblocks; h++) {
+			struct loopst *l = &ls[o + h];
+			int by_trip = flpar[h] != UINT32_MAX && (bi->once[o + h] & 2) && l->trip > 0 &&
+				      l->npair < IV_LONG_INSTANCE * (double)l->ninst;
+			if (flp[h] == h && l->npair >= IV_MIN_PAIRS && l->ptime > 0 && !by_trip)
+				l->N = l->iter / l->ptime * l->t, l->how = 1;
+		}
+		/* counts from the loop around: outer loops first (repeated until
+		 * no loop gets one) */
+		for (int changed = 1; changed;) {
+			changed = 0;
+			for (uint32_t h = 0; h < f->nblocks; h++) {
+				struct loopst *l = &ls[o + h];
+				if (flp[h] != h || l->how || flpar[h] == UINT32_MAX ||
+				    !(bi->once[o + h] & 2) || !(l->trip > 0) || !(ls[o + flpar[h]].N > 0))
 					continue;
-				if (npair[o + h] < IV_MIN_PAIRS || !(ptime[o + h] > 0) || !(cnt[i] > 0))
-					continue;
-				double t = 0;
-				for (uint32_t b = 0; b < f->nblocks; b++)
-					if (in_loop(lp + o, lpar + o, b, h))
-						t += f->ebs[b];
-				double meas = iter[o + h] / ptime[o + h] * t;
-				fac[o + h] = meas / cnt[i];
-				sm += meas, sc += cnt[i];
-				m->st.rate_loops++;
+				l->N = ls[o + flpar[h]].N * l->trip, l->how = 2;
+				changed = 1;
 			}
 		}
-		double kbar = sc > 0 ? sm / sc : 1;
-		for (size_t i = 0; i < n; i++) {
-			size_t o = u[i].f->boff;
-			double k = kbar;
-			for (uint32_t l = lp[o + u[i].first]; l != UINT32_MAX; l = lpar[o + l])
-				if (fac[o + l] > 0) {
-					k = fac[o + l];
-					w_rate += u[i].w;
-					break;
-				}
-			cnt[i] *= k;
+		for (uint32_t h = 0; h < f->nblocks; h++) { /* nothing better than few pairs */
+			struct loopst *l = &ls[o + h];
+			if (flp[h] == h && !l->how && l->npair >= IV_MIN_PAIRS && l->ptime > 0)
+				l->N = l->iter / l->ptime * l->t, l->how = 1;
 		}
-		m->st.rate_share = w_all > 0 ? w_rate / w_all : 0;
+		for (uint32_t h = 0; h < f->nblocks; h++) {
+			struct loopst *l = &ls[o + h];
+			if (!(l->N > 0))
+				continue;
+			uint32_t best = UINT32_MAX;
+			for (uint32_t b = 0; b < f->nblocks; b++) {
+				uint32_t k = uof[o + b];
+				if (flp[b] == h && (bi->once[o + b] & 1) && k != UINT32_MAX && cnt[k] > 0 &&
+				    (best == UINT32_MAX || u[k].w > u[best].w))
+					best = k;
+			}
+			if (best != UINT32_MAX)
+				l->fac = l->N / cnt[best];
+		}
+		for (uint32_t b = 0; b < f->nblocks; b++)
+			if (uof[o + b] == UINT32_MAX && flp[b] != UINT32_MAX && (bi->once[o + b] & 1) &&
+			    ls[o + flp[b]].N > 0)
+				xc[o + b] = ls[o + flp[b]].N;
 	}
-	free(iv);
-	free(done);
-	free(iter);
-	free(ptime);
-	free(fac);
-	free(npair);
+	/* each unit's factor: that of its innermost loop with one; the others
+	 * take the time-weighted mean of the measured units' factors, i.e. the
+	 * cost model's cycles per unit of time over the measured time */
+	double w_all = 0, w_rate = 0, kw = 0;
+	for (size_t i = 0; i < nblk; i++)
+		if (ls[i].N > 0)
+			m->st.rate_loops++, m->st.rate_trip += ls[i].how == 2;
+	for (size_t i = 0; i < n; i++) {
+		size_t o = u[i].f->boff;
+		w_all += u[i].w;
+		kf[i] = 0;
+		for (uint32_t l = bi->flp[o + u[i].first]; l != UINT32_MAX; l = bi->flpar[o + l])
+			if (ls[o + l].fac > 0) {
+				kf[i] = ls[o + l].fac;
+				w_rate += u[i].w;
+				kw += kf[i] * u[i].w;
+				break;
+			}
+	}
+	rc = count_calls(m, u, n, uof, xc, cnt, kf, sites, nsites, &w_rate, &kw);
+	double kbar = w_rate > 0 ? kw / w_rate : 1;
+	for (size_t i = 0; i < n; i++)
+		cnt[i] *= kf[i] > 0 ? kf[i] : kbar;
+	m->st.rate_share = w_all > 0 ? w_rate / w_all : 0;
+	free(sites);
+	free(ls);
+	free(uof);
+	free(kf);
 	return rc;
 }
 
@@ -749,19 +1497,30 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 	struct hbbp_image *im;
 	for (struct hbbp_func *f; (f = hbbpi_mix_next_func(m, &pos, &im));)
 		nblk += f->nblocks;
-	uint32_t *cls = malloc((4 * nblk + 1) * sizeof(uint32_t)), *lp = cls + 2 * nblk,
-		 *lpar = cls + 3 * nblk;
+	int iv = o->rate != PMCF_IMIX_RATE_NONE && nts; /* the default: measured where it can */
+	uint32_t *cls = malloc(((iv ? 8 : 4) * nblk + 1) * sizeof(uint32_t));
+	uint8_t *once = iv ? malloc(nblk + 1) : NULL;
+	double *xc = iv ? calloc(nblk + 1, sizeof(double)) : NULL;
+	struct blkinfo bi = {0};
+	if (cls) {
+		bi = (struct blkinfo){cls,  cls + nblk, cls + 2 * nblk, cls + 3 * nblk, NULL, NULL, NULL,
+				      NULL, once};
+		if (iv && once)
+			bi.flp = cls + 4 * nblk, bi.flpar = cls + 5 * nblk, bi.fcls = cls + 6 * nblk,
+			bi.fdom = cls + 7 * nblk;
+	}
 	struct unit *u = malloc((nblk + 1) * sizeof(*u));
 	pmcf_imix_code_block *cb = malloc((nblk + 1) * sizeof(*cb));
 	double *cyc = malloc((nblk + 1) * sizeof(*cyc));
 	uint8_t *code = NULL;
 	size_t n = 0, off = 0, ncode = 0, nregions = 0;
-	int rc = !cls || !u || !cb || !cyc ? pmcfi_fail(PMCF_ENOMEM, "out of memory") : 0;
+	int rc = !cls || (iv && (!once || !xc)) || !u || !cb || !cyc
+			 ? pmcfi_fail(PMCF_ENOMEM, "out of memory")
+			 : 0;
 	pos = 0;
 	for (struct hbbp_func *f; !rc && (f = hbbpi_mix_next_func(m, &pos, &im)); off += f->nblocks) {
 		f->boff = off;
-		rc = func_units(&dec, f, im->path, o, cls + off, cls + nblk + off, lp + off, lpar + off, u,
-				&n);
+		rc = func_units(&dec, f, im->path, o, &bi, u, &n);
 	}
 	/* the code of each unit: a block's own bytes, a class's members one
 	 * after the other (relative branches are costed as branches to the
@@ -828,16 +1587,25 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 			}
 			cyc[i] = u[i].w / cyc[i]; /* now the unit's executions */
 		}
-		if (o->rate == PMCF_IMIX_RATE_IV && nts)
-			rc = apply_rates(m, &dec, ts, nts, u, n, cls, lp, lpar, nblk, cyc);
-		for (size_t i = 0; i < n; i++)
+		if (iv)
+			rc = apply_rates(m, &dec, ts, nts, u, n, &bi, nblk, cyc, xc);
+		for (size_t i = 0; i < n; i++) {
 			ins_all += cyc[i] * cb[i].len;
+			const struct hbbp_func *f = u[i].f;
+			for (uint32_t b = 0; xc && (!i || u[i - 1].f != f) && b < f->nblocks; b++)
+				ins_all += xc[f->boff + b] * f->blocks[b].n;
+		}
 		double scale = ins_all > 0 ? w_all / ins_all : 1;
-		for (size_t i = 0; !rc && i < n; i++)
+		for (size_t i = 0; !rc && i < n; i++) {
+			struct hbbp_func *f = u[i].f;
 			for (uint32_t b = u[i].first; b != UINT32_MAX; b = u[i].next[b]) {
-				u[i].f->ebs[b] = scale * cyc[i] * u[i].f->blocks[b].n;
+				f->ebs[b] = scale * cyc[i] * f->blocks[b].n;
 				st->cost_blocks++;
 			}
+			for (uint32_t b = 0; xc && (!i || u[i - 1].f != f) && b < f->nblocks; b++)
+				if (xc[f->boff + b] > 0)
+					f->ebs[b] = scale * xc[f->boff + b] * f->blocks[b].n;
+		}
 		size_t l = strlen(st->cost_model);
 		if (regions)
 			snprintf(st->cost_model + l, sizeof(st->cost_model) - l,
@@ -849,13 +1617,21 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 			snprintf(st->cost_model + l, sizeof(st->cost_model) - l,
 				 "; %zu pointer-chasing loads at %d cycles", nchase, CHASE_CYCLES);
 		l = strlen(st->cost_model);
-		if (o->rate == PMCF_IMIX_RATE_IV)
+		if (o->rate != PMCF_IMIX_RATE_NONE && !iv)
 			snprintf(st->cost_model + l, sizeof(st->cost_model) - l,
-				 "; %llu loops at their measured speed (%.0f %% of the samples)",
-				 (unsigned long long)st->rate_loops, 100 * st->rate_share);
+				 "; no loop speed measured (the samples carry no user registers)");
+		else if (iv)
+			snprintf(
+				st->cost_model + l, sizeof(st->cost_model) - l,
+				"; %llu loops at their measured speed (%llu by trip count), %llu functions from "
+				"their call sites (%.0f %% of the samples)",
+				(unsigned long long)st->rate_loops, (unsigned long long)st->rate_trip,
+				(unsigned long long)st->rate_funcs, 100 * st->rate_share);
 		st->correction = PMCF_IMIX_CORR_APPLIED;
 	}
 	free(cls);
+	free(once);
+	free(xc);
 	free(u);
 	free(cb);
 	free(cyc);

@@ -110,6 +110,15 @@ echo "average weighted error (EBS on cpu-clock vs callgrind): $err"
 awk -v e="$err" 'BEGIN { exit !(e >= 0 && e < 0.25) }' || fail "average weighted error $err"
 expect_ok "$PMCFUSE" imix compare --normalize ref rec
 expect_match 'average weighted error: [0-9.]+%' "$OUT"
+# loop speeds are measured by default where the samples carry the user
+# registers (else the cost model alone, and the header says so); --rate none
+# keeps the cost model alone
+if [ "$mca_ok" = 1 ]; then
+	expect_match 'loops at their measured speed|no loop speed measured \(the samples carry no user registers\)' "$OUT"
+	expect_ok "$PMCFUSE" imix compare --normalize --rate none ref rec
+	expect_match 'average weighted error: [0-9.]+%' "$OUT"
+	expect_nomatch 'measured speed|no loop speed' "$OUT"
+fi
 # the same recording without llvm-mca: said so, raw estimate
 expect_ok env -u PMCF_LLVM_MCA PATH=/nonexistent "$PMCFUSE" imix report --top 3 rec
 expect_match 'time-to-count correction NOT made' "$OUT"

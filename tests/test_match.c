@@ -3,7 +3,8 @@
  * weighting of the linking events (an uninformative linking event with a
  * large spread must not decide the pairing), a run-level shift, the k-d
  * split over many XUs, and surplus XUs; --impute K (impute.c): the median
- * of the K nearest XUs instead of the paired XU's value. */
+ * of the K nearest XUs instead of the paired XU's value, and the rank mode
+ * (the paired XUs' values dealt out in the neighbours' order). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -323,6 +324,110 @@ static void test_impute_median(void **state)
 	pmcf_profile_free(b);
 }
 
+static pmcf_profile *fuse_mode(pmcf_profile *a, pmcf_profile *b, unsigned k, int mode)
+{
+	pmcf_profile *in[2] = {a, b}, *out = NULL;
+	pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
+	o.impute = k;
+	o.impute_mode = mode;
+	int err = pmcf_combine((const pmcf_profile *const *)in, 2, &o, &out, NULL);
+	if (err)
+		fail_msg("combine failed: %s (%s)", pmcf_strerror(err), pmcf_errdetail());
+	return out;
+}
+
+static int cmp_d(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+/* --impute-mode rank: 40 XUs; input 1's linking value e0 is input 0's plus
+ * 3 (so no exact twin), and its e2 follows e0 (100 + 5 q) plus noise of
+ * +-40. bc copies the paired XU's e2 (truth + noise); the median of the 9
+ * nearest cuts the noise but shrinks the column (its range lies inside the
+ * copies'); rank deals the copies out in the neighbours' order: the column
+ * is exactly bc's values (sorted, equal), closer to the truth than bc's,
+ * every value with provenance (input 1, XU -1). */
+static void test_impute_rank_keeps_distribution(void **state)
+{
+	(void)state;
+	enum { N = 40 };
+	static const char *const ea[] = {"e0", "e1"}, *const eb[] = {"e0", "e2"};
+	double va[N * 2], vb[N * 2], truth[N];
+	char names[N][16];
+	const char *la[N];
+	for (size_t q = 0; q < N; q++) {
+		snprintf(names[q], sizeof(names[q]), "0.%zu", q);
+		la[q] = names[q];
+		va[q * 2] = 1000 + 10 * (double)q;
+		va[q * 2 + 1] = 1;
+		vb[q * 2] = va[q * 2] + 3;
+		truth[q] = 100 + 5 * (double)q;
+		vb[q * 2 + 1] = truth[q] + 20 * (double)((int)((q * 7) % 5) - 2);
+	}
+	pmcf_profile *a = mk(ea, 2, va, N, la), *b = mk(eb, 2, vb, N, la);
+	pmcf_profile *fb = fuse_mode(a, b, 0, PMCF_IMPUTE_MEDIAN);
+	pmcf_profile *fm = fuse_mode(a, b, 9, PMCF_IMPUTE_MEDIAN);
+	pmcf_profile *fr = fuse_mode(a, b, 9, PMCF_IMPUTE_RANK);
+	size_t e2 = (size_t)pmcf_profile_event_find(fr, "e2");
+	assert_int_equal(pmcf_profile_nxus(fr), N);
+	double cb[N], cm[N], cr[N], eb_ = 0, er = 0;
+	for (size_t f = 0; f < N; f++) {
+		cb[f] = pmcf_profile_value(fb, f, e2);
+		cm[f] = pmcf_profile_value(fm, f, e2);
+		cr[f] = pmcf_profile_value(fr, f, e2);
+		eb_ += fabs(cb[f] - truth[f]);
+		er += fabs(cr[f] - truth[f]);
+		int32_t s;
+		int64_t x;
+		assert_int_equal(pmcf_profile_provenance_get(fr, f, e2, &s, &x), 0);
+		assert_int_equal(s, 1);
+		assert_int_equal(x, -1);
+	}
+	if (!(er < eb_))
+		fail_msg("rank's total error %g not below bc's %g", er, eb_);
+	qsort(cb, N, sizeof(double), cmp_d);
+	qsort(cm, N, sizeof(double), cmp_d);
+	qsort(cr, N, sizeof(double), cmp_d);
+	for (size_t f = 0; f < N; f++)
+		if (cr[f] != cb[f])
+			fail_msg("rank's %zu-th smallest e2 %g, bc's %g", f, cr[f], cb[f]);
+	assert_true(cm[0] > cb[0] && cm[N - 1] < cb[N - 1]); /* the median shrinks */
+	const char *m = pmcf_profile_meta_get(fr, "combine_impute_mode");
+	assert_non_null(m);
+	assert_string_equal(m, "rank");
+	pmcf_profile_free(fb);
+	pmcf_profile_free(fm);
+	pmcf_profile_free(fr);
+	/* an exact twin (input 1's XU with input 0's linking values) keeps its
+	 * copy under rank, and is imputed under median */
+	vb[5 * 2] = va[5 * 2];
+	pmcf_profile_free(b);
+	b = mk(eb, 2, vb, N, la);
+	fr = fuse_mode(a, b, 9, PMCF_IMPUTE_RANK);
+	int32_t s;
+	int64_t x;
+	assert_int_equal(pmcf_profile_provenance_get(fr, 5, e2, &s, &x), 0);
+	assert_int_equal(s, 1);
+	assert_int_equal(x, 5);
+	assert_true(pmcf_profile_value(fr, 5, e2) == vb[5 * 2 + 1]);
+	pmcf_profile_free(fr);
+	/* an unknown mode is refused */
+	pmcf_profile *in[2] = {a, b}, *out = NULL;
+	pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
+	o.impute = 5;
+	o.impute_mode = 7;
+	assert_int_equal(pmcf_combine((const pmcf_profile *const *)in, 2, &o, &out, NULL), PMCF_EINVAL);
+	assert_null(out);
+	assert_int_equal(pmcf_impute_mode_parse("rank"), PMCF_IMPUTE_RANK);
+	assert_int_equal(pmcf_impute_mode_parse("median"), PMCF_IMPUTE_MEDIAN);
+	assert_int_equal(pmcf_impute_mode_parse("mean"), PMCF_EINVAL);
+	assert_string_equal(pmcf_impute_mode_name(PMCF_IMPUTE_RANK), "rank");
+	pmcf_profile_free(a);
+	pmcf_profile_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -333,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_surplus),
 		cmocka_unit_test(test_name),
 		cmocka_unit_test(test_impute_median),
+		cmocka_unit_test(test_impute_rank_keeps_distribution),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

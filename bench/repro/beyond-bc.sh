@@ -10,7 +10,8 @@
 # wall time (`combine --threads 1`, and bc with its default threads).
 # Writes docs/results/beyond-bc.csv and docs/results/beyond-bc.svg.
 # SEEDS (default 5: seeds 1017, 2017, ...), MACHINES, WORKLOADS, STRATEGIES
-# (a strategy NAME+iK is `--strategy NAME --impute K`, e.g. bc+i5);
+# (a strategy NAME+iK is `--strategy NAME --impute K`, e.g. bc+i5; NAME+rK
+# is `--strategy NAME --impute K --impute-mode rank`, e.g. bc+r9);
 # EVAL=truth skips the references, EPD and Correlation Error (the slow part:
 # each epd/correrr against ~200 references takes about a minute on the 2-core
 # VM; truth and the combines take seconds).
@@ -62,8 +63,11 @@ for m in $MACHINES_RUN; do
 			for s in $STRATEGIES; do
 				f=$d/$s-$k.pmcf
 				thr=1
-				imp=() # NAME+iK: --impute K
-				case $s in *+i*) imp=(--impute "${s##*+i}") ;; esac
+				imp=() # NAME+iK: --impute K; NAME+rK: --impute K --impute-mode rank
+				case $s in
+				*+i*) imp=(--impute "${s##*+i}") ;;
+				*+r*) imp=(--impute "${s##*+r}" --impute-mode rank) ;;
+				esac
 				t=$(secs pm combine -q --strategy "${s%%+*}" "${imp[@]}" --seed $seed --threads 1 -o "$f" "$ex"/exec-*.pmcf)
 				if [ "$s" = bc ]; then # bc with its default threads too
 					t2=$(secs pm combine -q --strategy bc -o "$f" "$ex"/exec-*.pmcf)

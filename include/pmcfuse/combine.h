@@ -45,11 +45,25 @@ typedef struct pmcf_combine_opts {
 				   * from another execution by the median of that event over
 				   * the K nearest XUs of that execution (same group, match's
 				   * linking metric); provenance: that source, XU -1 */
+	int impute_mode;          /* with impute > 0: enum pmcf_impute_mode (0: median) */
 } pmcf_combine_opts;
-#define PMCF_COMBINE_OPTS_INIT                                                  \
-	{                                                                       \
-		sizeof(pmcf_combine_opts), PMCF_COMBINE_BC, 1, 0, NULL, 0, 0, 0 \
+#define PMCF_COMBINE_OPTS_INIT                                                     \
+	{                                                                          \
+		sizeof(pmcf_combine_opts), PMCF_COMBINE_BC, 1, 0, NULL, 0, 0, 0, 0 \
 	}
+
+/* How `impute` fills a value from the K nearest XUs (docs/fusion.md). */
+enum pmcf_impute_mode {
+	PMCF_IMPUTE_MEDIAN = 0, /* the median of the K neighbours' values */
+	PMCF_IMPUTE_RANK = 1    /* the neighbours' median blended with the paired XU's
+				 * value orders the rows; the values are the paired
+				 * XUs' copies, reassigned by that order (per group and
+				 * event: the column keeps bc's values); a row whose
+				 * paired XU has the same linking values keeps its copy */
+};
+/* "median", "rank" <-> enum; parse returns PMCF_EINVAL with the choices. */
+PMCF_API int pmcf_impute_mode_parse(const char *name);
+PMCF_API const char *pmcf_impute_mode_name(int mode);
 
 /* What a combination did. */
 typedef struct pmcf_combine_stats {

@@ -11,7 +11,7 @@
 
 static const char usage[] =
 	"usage: pmcfuse combine [--strategy S] [--seed N] [--threads N] [--force] [--partial]\n"
-	"                       [--impute K] [-v] [--quiet] [--json] -o OUT IN...\n\n"
+	"                       [--impute K [--impute-mode M]] [-v] [--quiet] [--json] -o OUT IN...\n\n"
 	"Fuses execution profiles of one program (each monitoring part of the events)\n"
 	"into OUT, in which every XU has a value for every event. Every value keeps its\n"
 	"source profile and XU, and every XU a match distance (`show`). Executions of a\n"
@@ -31,6 +31,12 @@ static const char usage[] =
 	"                 becomes the median of that event over the K (1..64) nearest\n"
 	"                 XUs of that execution on match's linking metric, not a copy of\n"
 	"                 the paired XU's (provenance: the execution, XU -1)\n"
+	"  --impute-mode M  median  the neighbours' median (default)\n"
+	"                 rank    the rows are ordered by the neighbours' median\n"
+	"                          blended with the paired XU's value, and get the\n"
+	"                          paired XUs' values in that order: every event keeps\n"
+	"                          bc's values (its distribution); a row whose paired\n"
+	"                          XU has the same linking values keeps its copy\n"
 	"  --threads N    bc family: XU types clustered at once (default: the online CPUs;\n"
 	"                 the result is the same for any N)\n"
 	"  --force        fuse profiles of different programs, arguments or workloads\n"
@@ -45,7 +51,7 @@ static const char usage[] =
 	"                 inputs, xus, events, partial_xus, labels (lgl), grid (bc\n"
 	"                 family), match (distance quantiles)\n";
 
-enum { OPT_STRATEGY = 256, OPT_SEED, OPT_FORCE, OPT_THREADS, OPT_PARTIAL, OPT_IMPUTE };
+enum { OPT_STRATEGY = 256, OPT_SEED, OPT_FORCE, OPT_THREADS, OPT_PARTIAL, OPT_IMPUTE, OPT_IMPUTE_MODE };
 
 /* Inputs that are sets of a plan (record --plan, run --keep) go in set
  * order, whatever the order of the arguments: bc needs the plan's order. */
@@ -141,13 +147,14 @@ int cmd_combine(int argc, char **argv)
 		{"threads", required_argument, NULL, OPT_THREADS},
 		{"partial", no_argument, NULL, OPT_PARTIAL},
 		{"impute", required_argument, NULL, OPT_IMPUTE},
+		{"impute-mode", required_argument, NULL, OPT_IMPUTE_MODE},
 		{"output", required_argument, NULL, 'o'},
 		CLI_OUTPUT_LONGOPTS,
 		CLI_JSON_LONGOPT,
 		{NULL, 0, NULL, 0},
 	};
 	pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
-	int json = 0;
+	int json = 0, mode_given = 0;
 	const char *out = NULL;
 	unsigned long seed = 1, threads = 0, impute = 0;
 	int c;
@@ -180,6 +187,11 @@ int cmd_combine(int argc, char **argv)
 			if (cli_parse_uint(verb, "--impute", optarg, 1, 64, &impute))
 				return CLI_EUSAGE;
 			break;
+		case OPT_IMPUTE_MODE:
+			if ((o.impute_mode = pmcf_impute_mode_parse(optarg)) < 0)
+				return cli_usage_error(verb, "%s", pmcf_errdetail());
+			mode_given = 1;
+			break;
 		case ':': return cli_usage_error(verb, "%s needs a value", argv[optind - 1]);
 		default: return cli_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
 		}
@@ -189,6 +201,8 @@ int cmd_combine(int argc, char **argv)
 	o.impute = (unsigned)impute;
 	if (impute && !pmcf_strategy_ordered(o.strategy))
 		return cli_usage_error(verb, "--impute needs --strategy bc, bc-unlabeled or match");
+	if (mode_given && !impute)
+		return cli_usage_error(verb, "--impute-mode needs --impute K");
 	if (!out)
 		return cli_usage_error(verb, "missing -o OUT");
 	if (optind >= argc)

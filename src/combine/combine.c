@@ -56,6 +56,21 @@ const char *pmcf_strategy_name(int s)
 	return st ? st->name : "unknown";
 }
 
+static const char *const impute_modes[] = {"median", "rank"};
+
+int pmcf_impute_mode_parse(const char *name)
+{
+	for (size_t m = 0; name && m < PMCF_ARRAY_SIZE(impute_modes); m++)
+		if (strcmp(name, impute_modes[m]) == 0)
+			return (int)m;
+	return pmcfi_fail(PMCF_EINVAL, "unknown impute mode '%s' (median, rank)", name ? name : "");
+}
+
+const char *pmcf_impute_mode_name(int m)
+{
+	return m >= 0 && (size_t)m < PMCF_ARRAY_SIZE(impute_modes) ? impute_modes[m] : "unknown";
+}
+
 int pmcf_strategy_ordered(int s)
 {
 	const struct strategy *st = strategy_of(s);
@@ -785,7 +800,8 @@ static int set_meta(struct cmb *c)
 					   PMCF_META_STRATEGY,
 					   "inputs",
 					   "combine_seed",
-					   "combine_impute"};
+					   "combine_impute",
+					   "combine_impute_mode"};
 	const pmcf_profile *p0 = c->in[0];
 	int err = 0;
 	for (size_t i = 0; i < pmcf_profile_meta_count(p0) && !err; i++) {
@@ -837,6 +853,9 @@ static int set_meta(struct cmb *c)
 	if (!err && c->opts->impute) {
 		snprintf(seed, sizeof(seed), "%u", c->opts->impute);
 		err = pmcf_profile_meta_set(c->out, "combine_impute", seed);
+		if (!err)
+			err = pmcf_profile_meta_set(c->out, "combine_impute_mode",
+						    pmcf_impute_mode_name(c->opts->impute_mode));
 	}
 	if (!err)
 		err = pmcf_profile_meta_set(c->out, PMCF_META_COMPLETE, complete ? "1" : "0");
@@ -869,6 +888,8 @@ int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opt
 				  "impute %u: needs 1..64 and a strategy of the bc family "
 				  "or match (not %s)",
 				  opts->impute, pmcf_strategy_name(opts->strategy));
+	if (opts->impute_mode != PMCF_IMPUTE_MEDIAN && opts->impute_mode != PMCF_IMPUTE_RANK)
+		return pmcfi_fail(PMCF_EINVAL, "impute mode %d: unknown (median, rank)", opts->impute_mode);
 	pmcf_combine_stats local;
 	memset(&local, 0, sizeof(local));
 	struct cmb c = {.in = in, .n = n, .opts = opts, .stats = &local};

@@ -1,7 +1,8 @@
 /* Conditional imputation (`combine --impute K`, issue 21; not from the
  * papers): after an ordered strategy (bc family, match) has paired the XUs,
  * every value a fused XU took from another execution's XU is replaced by
- * the median of that event over the K nearest XUs of that execution in the
+ * (mode median) the median of that event over the K nearest XUs of that
+ * execution in the
  * same group (rank, type), nearest in match's linking space (cmbi_match_embed:
  * the linking events of the step, log, standardised, weighted by how well
  * they predict the events the execution adds). Inputs are taken in order
@@ -13,8 +14,16 @@
  * keep their missing values; the base execution's own values stay copies.
  * K nearest: exact, through a k-d tree (median splits on the dimension of
  * largest spread), ties broken by XU index, so the result is deterministic.
+ * Mode rank keeps each event's distribution: per group and added event,
+ * the rows are sorted by a key (the neighbours' median blended with the
+ * paired XU's value, rank_keys) and the paired XUs' values, sorted, are
+ * dealt out in that order; so the column holds exactly bc's values, and
+ * only which row gets which changes. A row whose paired XU has the row's
+ * linking values exactly (a twin) keeps its copies.
  * Provenance of an imputed value: source i, XU -1 (from several XUs of
- * execution i). O(n log^2 n + n K log n) per step and group. */
+ * execution i). O(n log n + n K log n) per step and group (the k-d tree by
+ * quickselect); rank adds at most 1024 leave-one-out queries per group and
+ * a sort per event. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,16 +59,43 @@ struct key {
 	uint32_t id;
 };
 
-static int cmp_key(const void *a, const void *b)
+static int key_less(const struct key *x, const struct key *y)
 {
-	const struct key *x = a, *y = b;
-	if (x->v != y->v)
-		return x->v < y->v ? -1 : 1;
-	return (x->id > y->id) - (x->id < y->id);
+	return x->v < y->v || (x->v == y->v && x->id < y->id);
 }
 
-/* Builds the node perm[lo..hi): sorted on its dimension of largest spread,
- * the point at mid splits it (dim[mid]). */
+/* Puts the n-th smallest of a[0..len) (by value, then id) at a[n], the
+ * smaller ones before it, the larger after (quickselect, middle pivot). */
+static void select_nth(struct key *a, size_t len, size_t n)
+{
+	size_t lo = 0, hi = len; /* the n-th is in a[lo..hi) */
+	while (hi - lo > 1) {
+		struct key p = a[lo + (hi - lo - 1) / 2], tmp; /* lower middle: j < hi - 1 */
+		size_t i = lo, j = hi - 1;
+		for (;;) { /* Hoare partition around p */
+			while (key_less(&a[i], &p))
+				i++;
+			while (key_less(&p, &a[j]))
+				j--;
+			if (i >= j)
+				break;
+			tmp = a[i];
+			a[i] = a[j];
+			a[j] = tmp;
+			i++;
+			j--;
+		}
+		/* a[lo..j] <= p <= a[j+1..hi) */
+		if (n <= j)
+			hi = j + 1;
+		else
+			lo = j + 1;
+	}
+}
+
+/* Builds the node perm[lo..hi): split on its dimension of largest spread
+ * at the point of median rank there (dim[mid]), the smaller points before
+ * it, the larger after. */
 static void build(struct knn *t, size_t lo, size_t hi)
 {
 	if (hi - lo <= 1) {
@@ -85,7 +121,7 @@ static void build(struct knn *t, size_t lo, size_t hi)
 		t->keys[r].id = t->perm[r];
 		t->keys[r].v = t->z[(size_t)t->perm[r] * t->d + (size_t)best];
 	}
-	qsort(t->keys + lo, hi - lo, sizeof(*t->keys), cmp_key);
+	select_nth(t->keys + lo, hi - lo, (hi - lo) / 2);
 	for (size_t r = lo; r < hi; r++)
 		t->perm[r] = t->keys[r].id;
 	size_t mid = lo + (hi - lo) / 2;
@@ -149,23 +185,190 @@ struct istep {
 	int32_t *base; /* first source of each fused row */
 };
 
+/* The median of event e over the best t->nb of input i's XUs cx[] (missing
+ * when none has a value); vals: t->k doubles. */
+static double knn_median(const struct cmb *c, size_t i, size_t e, const struct knn *t, const uint32_t *cx,
+			 double *vals)
+{
+	const double *icol = pmcf_profile_column_const(c->in[i], (size_t)c->evidx[i][e]);
+	size_t nv = 0;
+	for (size_t r = 0; r < t->nb; r++) {
+		double v = icol[cx[t->bi[r]]];
+		if (!pmcf_is_missing(v))
+			vals[nv++] = v;
+	}
+	if (!nv)
+		return PMCF_MISSING;
+	for (size_t a = 1; a < nv; a++) { /* insertion sort: nv <= 65 */
+		double v = vals[a];
+		size_t b = a;
+		for (; b > 0 && vals[b - 1] > v; b--)
+			vals[b] = vals[b - 1];
+		vals[b] = v;
+	}
+	return nv % 2 ? vals[nv / 2] : (vals[nv / 2 - 1] + vals[nv / 2]) / 2;
+}
+
+/* 1 when fused row f and input i's XU x have the same value on every
+ * linking event (an exact twin: rank mode keeps the copy). */
+static int twin(const struct cmb *c, const struct istep *s, uint32_t f, int32_t x)
+{
+	if (x < 0)
+		return 0;
+	for (size_t a = 0; a < s->k; a++) {
+		double u = pmcf_profile_column_const(c->out, s->ecom[a])[f];
+		double v = pmcf_profile_column_const(c->in[s->i], (size_t)c->evidx[s->i][s->ecom[a]])[x];
+		if (pmcf_is_missing(u) || pmcf_is_missing(v) || u != v)
+			return 0;
+	}
+	return 1;
+}
+
+/* Rank mode: how well the K nearest predict each added event inside input i
+ * itself. For the XUs of cx[] (every one, or an even stride of RHO_SAMPLE of
+ * them), the median of its K nearest others (leave one out); rho[b] =
+ * Pearson correlation of log(1 + that median) with log(1 + the XU's value)
+ * over the XUs with both (0 under 3 XUs or without spread). t: the tree over
+ * cx[], its best lists sized for k + 1; sums: 6 m. */
+#define RHO_SAMPLE 1024
+static void loo_rho(const struct cmb *c, const struct istep *s, struct knn *t, const double *zc,
+		    const uint32_t *cx, size_t nc, double *vals, double *sums, double *rho)
+{
+	size_t kk = t->k, m = s->m, step = (nc + RHO_SAMPLE - 1) / RHO_SAMPLE;
+	if (t->k < nc)
+		t->k++; /* one more: the XU itself */
+	memset(sums, 0, 6 * m * sizeof(double));
+	for (size_t q = 0; q < nc; q += step) {
+		t->nb = 0;
+		search(t, zc + q * t->d, 0, nc);
+		size_t w = 0;
+		for (size_t r = 0; r < t->nb; r++)
+			if (t->bi[r] != q && w < kk) {
+				t->bi[w] = t->bi[r];
+				t->bd[w++] = t->bd[r];
+			}
+		t->nb = w;
+		for (size_t b = 0; b < m; b++) {
+			double md = knn_median(c, s->i, s->eadd[b], t, cx, vals);
+			double v = pmcf_profile_column_const(c->in[s->i],
+							     (size_t)c->evidx[s->i][s->eadd[b]])[cx[q]];
+			if (pmcf_is_missing(md) || pmcf_is_missing(v))
+				continue;
+			double a = cmbi_match_log(md), y = cmbi_match_log(v), *sb = sums + 6 * b;
+			sb[0] += 1;
+			sb[1] += a;
+			sb[2] += y;
+			sb[3] += a * a;
+			sb[4] += y * y;
+			sb[5] += a * y;
+		}
+	}
+	t->k = kk;
+	for (size_t b = 0; b < m; b++) {
+		const double *sb = sums + 6 * b;
+		double n = sb[0] > 0 ? sb[0] : 1;
+		double va = sb[3] - sb[1] * sb[1] / n, vy = sb[4] - sb[2] * sb[2] / n;
+		rho[b] = sb[0] >= 3 && va > 0 && vy > 0 ? (sb[5] - sb[1] * sb[2] / n) / sqrt(va * vy) : 0;
+	}
+}
+
+/* One row of a rank step: its key, its copy (the paired XU's value), its
+ * position in rows[]. */
+struct rrow {
+	double key, copy;
+	uint32_t q;
+};
+
+static int cmp_rrow(const void *a, const void *b)
+{
+	const struct rrow *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	int mx = pmcf_is_missing(x->copy), my = pmcf_is_missing(y->copy);
+	if (mx != my)
+		return mx - my;
+	if (!mx && x->copy != y->copy)
+		return x->copy < y->copy ? -1 : 1;
+	return (x->q > y->q) - (x->q < y->q);
+}
+
+/* Rank mode, one added event e: the rows rr[0..n) are sorted by key (then
+ * copy, then row); the copies that are there, sorted, are dealt out by rank
+ * (by quantile when some copies are missing), so that the imputed column
+ * holds the paired XUs' values, ordered by the keys. */
+static int rank_event(struct cmb *c, const struct istep *s, const uint32_t *rows, size_t e, struct rrow *rr,
+		      size_t n, double *pool)
+{
+	size_t np = 0;
+	for (size_t r = 0; r < n; r++)
+		if (!pmcf_is_missing(rr[r].copy))
+			pool[np++] = rr[r].copy;
+	if (!np)
+		return 0; /* no copy to deal out: the rows keep theirs (missing) */
+	qsort(rr, n, sizeof(*rr), cmp_rrow);
+	qsort(pool, np, sizeof(*pool), cmp_dbl);
+	double *col = pmcf_profile_column(c->out, e);
+	int err = 0;
+	for (size_t r = 0; r < n && !err; r++) {
+		size_t at = np == n ? r : (size_t)(((double)r + 0.5) * (double)np / (double)n);
+		col[rows[rr[r].q]] = pool[at < np ? at : np - 1];
+		err = pmcf_profile_provenance_set(c->out, rows[rr[r].q], e, (int32_t)s->i, -1);
+	}
+	return err;
+}
+
+/* Rank mode, the keys of a row (key[b] for each added event; missing where
+ * its neighbours have no value): (1 - w_b) log(1 + the median of its K
+ * nearest) + w_b log(1 + the paired XU x's value), w_b = sqrt(1 - rho_b^2):
+ * where the neighbours predict the event well the order follows them, where
+ * they do not it follows the paired XU (and with it keeps the joint of the
+ * events input i adds, which an order by the neighbours' medians alone
+ * scrambles: deterministic relations between two such events broke). */
+static void rank_keys(const struct cmb *c, const struct istep *s, struct knn *t, const double *zq,
+		      const uint32_t *cx, size_t nc, int32_t x, const double *rho, double *vals, double *key)
+{
+	size_t m = s->m, i = s->i;
+	t->nb = 0;
+	search(t, zq, 0, nc);
+	for (size_t b = 0; b < m; b++) {
+		double md = knn_median(c, i, s->eadd[b], t, cx, vals);
+		key[b] = pmcf_is_missing(md) ? md : cmbi_match_log(md);
+	}
+	if (x < 0)
+		return;
+	for (size_t b = 0; b < m; b++) {
+		double v = pmcf_profile_column_const(c->in[i], (size_t)c->evidx[i][s->eadd[b]])[x];
+		if (pmcf_is_missing(key[b]) || pmcf_is_missing(v))
+			continue;
+		double w = rho[b] < 1 ? sqrt(1 - (rho[b] > 0 ? rho[b] * rho[b] : 0)) : 0;
+		key[b] = (1 - w) * key[b] + w * cmbi_match_log(v);
+	}
+}
+
 /* Imputes the rows rows[0..nr) from input i's XUs cx[0..nc) of one group. */
 static int impute_group(struct cmb *c, const struct istep *s, const uint32_t *rows, size_t nr,
 			const uint32_t *cx, size_t nc)
 {
 	size_t k = s->k, m = s->m, i = s->i, kk = c->opts->impute < nc ? c->opts->impute : nc;
+	int rank = c->opts->impute_mode == PMCF_IMPUTE_RANK;
 	if (!nr || !nc)
 		return 0;
 	double *zp = malloc((nr * k + 1) * sizeof(double)), *zc = malloc((nc * k + 1) * sizeof(double));
-	double *y = malloc((nc * m + 1) * sizeof(double)), *vals = malloc((kk + 1) * sizeof(double));
+	double *y = malloc((nc * m + 1) * sizeof(double)), *vals = malloc((kk + 2) * sizeof(double));
+	double *key = rank ? malloc((nr * m + 1) * sizeof(double)) : NULL;
+	double *pool = rank ? malloc((nr + 1) * sizeof(double)) : NULL;
+	double *sums = rank ? malloc((6 * m + 1) * sizeof(double)) : NULL;
+	double *rho = rank ? malloc((m + 1) * sizeof(double)) : NULL;
+	struct rrow *rr = rank ? malloc((nr + 1) * sizeof(*rr)) : NULL;
 	struct knn t = {.z = zc, .d = k, .k = kk};
 	t.perm = malloc((nc + 1) * sizeof(uint32_t));
 	t.dim = malloc(nc + 1);
 	t.keys = malloc((nc + 1) * sizeof(*t.keys));
-	t.bd = malloc((kk + 1) * sizeof(double));
-	t.bi = malloc((kk + 1) * sizeof(uint32_t));
+	t.bd = malloc((kk + 2) * sizeof(double));
+	t.bi = malloc((kk + 2) * sizeof(uint32_t));
 	int err = 0;
-	if (!zp || !zc || !y || !vals || !t.perm || !t.dim || !t.keys || !t.bd || !t.bi) {
+	if (!zp || !zc || !y || !vals || !t.perm || !t.dim || !t.keys || !t.bd || !t.bi ||
+	    (rank && (!key || !pool || !sums || !rho || !rr))) {
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory imputing values");
 		goto out;
 	}
@@ -189,23 +392,36 @@ static int impute_group(struct cmb *c, const struct istep *s, const uint32_t *ro
 	for (size_t q = 0; q < nc; q++)
 		t.perm[q] = (uint32_t)q;
 	build(&t, 0, nc);
+	if (rank) {
+		loo_rho(c, s, &t, zc, cx, nc, vals, sums, rho);
+		for (size_t q = 0; q < nr; q++) {
+			int32_t x = c->src[(size_t)rows[q] * c->n + i];
+			if (twin(c, s, rows[q], x)) { /* an exact twin: its copy stays */
+				for (size_t b = 0; b < m; b++)
+					key[q * m + b] = PMCF_MISSING;
+				continue;
+			}
+			rank_keys(c, s, &t, zp + q * k, cx, nc, x, rho, vals, key + q * m);
+		}
+		for (size_t b = 0; b < m && !err; b++) {
+			size_t e = s->eadd[b], n = 0;
+			const double *col = pmcf_profile_column_const(c->out, e);
+			for (size_t q = 0; q < nr; q++)
+				if (!pmcf_is_missing(key[q * m + b]))
+					rr[n++] = (struct rrow){key[q * m + b], col[rows[q]], (uint32_t)q};
+			err = rank_event(c, s, rows, e, rr, n, pool);
+		}
+		goto out;
+	}
 	for (size_t q = 0; q < nr && !err; q++) {
 		t.nb = 0;
 		search(&t, zp + q * k, 0, nc);
 		for (size_t b = 0; b < m && !err; b++) {
 			size_t e = s->eadd[b];
-			const double *icol = pmcf_profile_column_const(c->in[i], (size_t)c->evidx[i][e]);
-			size_t nv = 0;
-			for (size_t r = 0; r < t.nb; r++) {
-				double v = icol[cx[t.bi[r]]];
-				if (!pmcf_is_missing(v))
-					vals[nv++] = v;
-			}
-			if (!nv)
+			double md = knn_median(c, i, e, &t, cx, vals);
+			if (pmcf_is_missing(md))
 				continue; /* the neighbours have nothing: keep the copy */
-			qsort(vals, nv, sizeof(*vals), cmp_dbl);
-			pmcf_profile_column(c->out, e)[rows[q]] =
-				nv % 2 ? vals[nv / 2] : (vals[nv / 2 - 1] + vals[nv / 2]) / 2;
+			pmcf_profile_column(c->out, e)[rows[q]] = md;
 			err = pmcf_profile_provenance_set(c->out, rows[q], e, (int32_t)i, -1);
 		}
 	}
@@ -214,6 +430,11 @@ out:
 	free(zc);
 	free(y);
 	free(vals);
+	free(key);
+	free(pool);
+	free(sums);
+	free(rho);
+	free(rr);
 	free(t.perm);
 	free(t.dim);
 	free(t.keys);

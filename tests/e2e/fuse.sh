@@ -61,6 +61,17 @@ for t in 1 3; do
 done
 cmp -s t1.json t3.json || fail "bc on 1 and 3 threads differ"; ok
 expect_fail 1 "$PMCFUSE" combine --threads 0 -o t0.pmcf execs/exec-*.pmcf
+# --impute-mode rank: the same for any --threads, the mode in the metadata;
+# refused without --impute or with an unknown mode
+for t in 1 3; do
+	expect_ok "$PMCFUSE" combine --impute 5 --impute-mode rank --threads $t -o r$t.pmcf execs/exec-*.pmcf
+	expect_ok "$PMCFUSE" export --format json r$t.pmcf
+	printf '%s\n' "$OUT" | jq -S 'del(.meta.inputs)' >r$t.json
+done
+cmp -s r1.json r3.json || fail "--impute-mode rank on 1 and 3 threads differs"; ok
+expect_eq rank "$(json .meta.combine_impute_mode r1.json)"
+expect_fail 1 "$PMCFUSE" combine --impute-mode rank -o r.pmcf execs/exec-*.pmcf
+expect_fail 1 "$PMCFUSE" combine --impute 5 --impute-mode mean -o r.pmcf execs/exec-*.pmcf
 expect_ok "$PMCFUSE" combine --strategy lgl -o l.pmcf execs/exec-*.pmcf
 expect_match 'labels: [0-9]+ matched, 0 missing' "$OUT"
 

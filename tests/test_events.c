@@ -811,6 +811,58 @@ static void test_host_describe(void **state)
 		assert_true(h.pmus[i].general >= 0 && h.pmus[i].fixed >= 0 && h.pmus[i].name[0]);
 }
 
+/* Without kernel-mode counting, the events perf encodes with exclude_kernel
+ * are listed as perf stat names them then ("name:u"); tracepoints, pseudo
+ * events and events whose modifiers name the levels keep their names. */
+static void test_user_only_names(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *asked, *listed, *allowed; /* listed without, and with, kernel mode */
+	} rows[] = {
+		{"page-faults", "page-faults:u", "page-faults"},
+		{"cs", "context-switches:u", "context-switches"},
+		{"cpu-migrations", "cpu-migrations:u", "cpu-migrations"},
+		{"task-clock:u", "task-clock:u", "task-clock:u"},
+		{"cpu-clock:k", "cpu-clock:k", "cpu-clock:k"},
+		{"cycles:p", "cycles:pu", "cycles:p"},
+		{"r01c2", "r01c2:u", "r01c2"},
+		{"software/config=0/", "software/config=0/u", "software/config=0/"},
+		{"duration", "duration", "duration"},
+	};
+	for (int ok = 0; ok <= 1; ok++) {
+		pmcf_catalog *c = NULL;
+		assert_int_equal(pmcf_catalog_perf(PMCF_CATALOG_NO_TRACEPOINTS | PMCF_CATALOG_NO_PMU, &c), 0);
+		assert_int_equal(pmcfi_perf_set_kernel_ok(c, ok), 0);
+		for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+			pmcf_evlist *l = NULL;
+			int err = pmcf_evlist_parse(c, rows[r].asked, &l);
+			if (err)
+				fail_msg("'%s': %s", rows[r].asked, pmcf_errdetail());
+			assert_int_equal(pmcf_evlist_size(l), 1);
+			const char *want = ok ? rows[r].allowed : rows[r].listed;
+			if (strcmp(pmcf_evlist_name(l, 0), want) != 0)
+				fail_msg("kernel_ok %d: '%s' listed as '%s', want '%s'", ok, rows[r].asked,
+					 pmcf_evlist_name(l, 0), want);
+			pmcf_evlist_free(l);
+		}
+		/* a plan's plain names resolve and subset to the same events */
+		const char *plain[] = {"context-switches", "task-clock"};
+		pmcf_evlist *l = NULL, *sub = NULL;
+		assert_int_equal(pmcf_evlist_from_names(c, plain, 2, &l), 0);
+		assert_string_equal(pmcf_evlist_name(l, 0), ok ? "context-switches" : "context-switches:u");
+		assert_int_equal(pmcf_evlist_subset(l, plain + 1, 1, &sub), 0);
+		assert_string_equal(pmcf_evlist_name(sub, 0), ok ? "task-clock" : "task-clock:u");
+		/* the name says what is counted: the kernel is excluded without the privilege */
+		struct perf_event_attr a;
+		assert_int_equal(pmcfi_perf_encode(c, pmcf_evlist_name(l, 0), &a), 0);
+		assert_int_equal(a.exclude_kernel, !ok);
+		pmcf_evlist_free(sub);
+		pmcf_evlist_free(l);
+		pmcf_catalog_free(c);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -821,7 +873,7 @@ int main(void)
 		cmocka_unit_test(test_encode),           cmocka_unit_test(test_fake_tracefs),
 		cmocka_unit_test(test_long_suggestions), cmocka_unit_test(test_missing_tracefs_quiet),
 		cmocka_unit_test(test_native_forced),    cmocka_unit_test(test_catalog_for),
-		cmocka_unit_test(test_host_describe),
+		cmocka_unit_test(test_host_describe),    cmocka_unit_test(test_user_only_names),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -35,6 +35,44 @@ static const char usage[] =
 	"cycles:k, instructions:pp), raw (r01c2) and PMU events (cpu/event=0x3c,umask=0/,\n"
 	"msr/tsc/), globs ('sched:*') and {a,b} groups that share one execution.\n";
 
+int cli_user_only_note(const pmcf_evlist *l, char *buf, size_t len)
+{
+	/* software events the kernel counts only in kernel mode */
+	static const char *const kernel_only[] = {"context-switches:u", "cpu-migrations:u"};
+	buf[0] = '\0';
+	const pmcf_catalog *c = pmcf_evlist_catalog(l);
+	if (!c || strcmp(pmcf_catalog_name(c), "perf") != 0)
+		return 0;
+	size_t off = 0, hits = 0;
+	for (size_t i = 0; i < pmcf_evlist_size(l); i++)
+		for (size_t k = 0; k < sizeof(kernel_only) / sizeof(kernel_only[0]); k++)
+			if (strcmp(pmcf_evlist_name(l, i), kernel_only[k]) == 0 && off < len)
+				off += (size_t)snprintf(buf + off, len - off, "%s%s", hits++ ? ", " : "",
+							kernel_only[k]);
+	if (!hits || off >= len) {
+		buf[0] = '\0';
+		return 0;
+	}
+	pmcf_host_info h = {.size = sizeof(h)};
+	if (pmcf_host_describe(&h) != 0 || h.kernel_allowed) { /* asked for :u, not imposed */
+		buf[0] = '\0';
+		return 0;
+	}
+	int par = h.paranoid;
+	char what[64];
+	if (par == INT_MIN)
+		snprintf(what, sizeof(what), "kernel.perf_event_paranoid unreadable");
+	else
+		snprintf(what, sizeof(what), "kernel.perf_event_paranoid=%d", par);
+	char names[256];
+	snprintf(names, sizeof(names), "%s", buf);
+	snprintf(buf, len,
+		 "%s: counting in user space only: %s count%s only kernel activity and will read 0; "
+		 "lower it with sysctl -w kernel.perf_event_paranoid=1 or run with CAP_PERFMON",
+		 what, names, hits == 1 ? "s" : "");
+	return 1;
+}
+
 static void print_json(const pmcf_catalog *c, const char *source, int only_avail)
 {
 	printf("[");
@@ -133,6 +171,26 @@ static void print_text(const pmcf_catalog *c, const char *source, int only_avail
 	printf("%zu events (%zu available) in catalogue '%s'\n", shown, avail, pmcf_catalog_name(c));
 }
 
+/* "fits: …", naming the events counted in user space only ("name:u") when
+ * this process may not count kernel mode. */
+static void print_fits(const pmcf_evlist *l)
+{
+	size_t n = pmcf_evlist_size(l), nu = 0;
+	printf("fits: %zu event%s can be counted in one execution", n, n == 1 ? "" : "s");
+	pmcf_host_info h = {.size = sizeof(h)};
+	if (strcmp(pmcf_catalog_name(pmcf_evlist_catalog(l)), "perf") == 0 && pmcf_host_describe(&h) == 0 &&
+	    !h.kernel_allowed)
+		for (size_t i = 0; i < n; i++) {
+			const char *name = pmcf_evlist_name(l, i);
+			size_t len = strlen(name);
+			if (len > 2 && name[len - 1] == 'u' && strpbrk(name, ":/"))
+				printf("%s%s",
+				       nu++ ? ", " : "; in user space only (kernel mode not allowed): ",
+				       name);
+		}
+	printf("\n");
+}
+
 int cmd_events(int argc, char **argv)
 {
 	static const struct option opts[] = {{"sim", required_argument, NULL, 's'},
@@ -208,7 +266,10 @@ int cmd_events(int argc, char **argv)
 		else if (json)
 			printf("{\"fits\": true, \"events\": %zu}\n", pmcf_evlist_size(l));
 		else if (!cli_quiet)
-			printf("fits: %zu events can be counted in one execution\n", pmcf_evlist_size(l));
+			print_fits(l);
+		char note[768];
+		if (err > 0 && cli_user_only_note(l, note, sizeof(note)))
+			cli_error("events", 0, "%s", note);
 		pmcf_evlist_free(l);
 	} else if (json) {
 		print_json(c, source, only_avail);

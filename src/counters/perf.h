@@ -49,6 +49,12 @@ int pmcfi_perf_paranoid(void);
  * detail "needs tracefs, …"). For tests. */
 int pmcfi_perf_add_tracepoints(pmcf_catalog *c);
 
+/* Catalogue c counts as if kernel-mode counting were allowed (ok 1) or not
+ * (0) from now on, whatever pmcfi_perf_kernel_allowed() said when it was
+ * built: the encoding's exclude_kernel and the "name:u" spelling of event
+ * lists follow. For tests. */
+int pmcfi_perf_set_kernel_ok(pmcf_catalog *c, int ok);
+
 /* PMU events in perf's syntax (pmu/terms/) of catalogue c are read from
  * the PMU folders under root (NULL: /sys/bus/event_source/devices) from
  * now on. For tests. */

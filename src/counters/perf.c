@@ -313,7 +313,7 @@ static int add_tracepoints(pmcf_catalog *c, struct perf_impl *impl, int mount, i
 		snprintf(events, sizeof(events), "%s/events", impl->tracefs);
 		err = access(events, R_OK | X_OK) == 0
 			      ? 0
-			      : pmcfi_fail(PMCF_ENOENT, "needs tracefs: cannot read %s (%s)", events,
+			      : pmcfi_fail(PMCF_ENOTSUP, "needs tracefs: cannot read %s (%s)", events,
 					   strerror(errno));
 	} else {
 		err = pmcfi_tracefs_events(events, sizeof(events), mount);

@@ -268,3 +268,27 @@ expect_ok "$PMCFUSE" record -e duration,PAPI_L2_TCM -o big.pmcf --sim cholesky,b
 expect_fail 1 "$PMCFUSE" combine --strategy ctc -o c.pmcf a.pmcf big.pmcf
 [ ! -e c.pmcf ] || fail "combine left an output"
 expect_fail 1 "$PMCFUSE" truth "$(pwd)/a.pmcf" extra
+
+# ---- tracefs missing: the environment's doing, exit 2 ----------------------
+row tracefs-missing
+PMCF_TRACEFS=$PWD/no-tracefs expect_fail 2 "$PMCFUSE" events --check task-clock,sched:sched_switch
+expect_match "tracepoint 'sched:sched_switch' needs tracefs, but PMCF_TRACEFS=.*no-tracefs holds no readable events/ folder" "$ERR"
+PMCF_TRACEFS=$PWD/no-tracefs expect_fail 2 "$PMCFUSE" record -e sched:sched_switch -o tp.pmcf -- "$EX/plain" 2 3
+[ ! -e tp.pmcf ] || fail "record left an output"
+# not mounted and not mountable (no CAP_SYS_ADMIN): a mount namespace without
+# tracefs, as user nobody; where it cannot be arranged, the override above
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && unshare -m true 2>/dev/null &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$PMCFUSE"; then
+	chmod 777 .
+	rc=0
+	unshare -m --propagation private bash -c '
+		for m in $(awk "\$3 == \"tracefs\" || \$3 == \"debugfs\" { print \$2 }" /proc/self/mounts | sort -r); do
+			umount -l "$m"
+		done
+		exec setpriv --reuid=65534 --regid=65534 --clear-groups "$1" events --check sched:sched_switch' \
+		_ "$PMCFUSE" >out.txt 2>err.txt || rc=$?
+	expect_eq 2 "$rc" "(events --check with tracefs unmounted: $(cat err.txt))"
+	expect_match "needs tracefs, which is not mounted, and mounting it failed \(Operation not permitted\)" "$(cat err.txt)"
+else
+	echo "SKIP (tracefs unmounted as nobody): needs root, setpriv and unshare -m"
+fi

@@ -76,11 +76,10 @@ int cli_out_arg(const char *verb, const char *arg, const char *binary);
  * writing it would destroy the input. */
 int cli_out_not_input(const char *verb, const char *out, const char *const *in, size_t n);
 
-/* When event list l (of the perf catalogue) counts in user space only (its
- * events named "name:u": this process may not count kernel mode) and holds
- * events that count only kernel activity (context-switches:u,
- * cpu-migrations:u read 0 then), the one line that says so and how to
- * change it into buf, and 1; else 0 (buf ""). */
+/* When event list l (of the perf catalogue) holds events that count only
+ * kernel activity (context-switches, cpu-migrations) and this process may
+ * count user space only (they read 0 then), the one line that says so and
+ * how to change it into buf, and 1; else 0 (buf ""). */
 int cli_user_only_note(const pmcf_evlist *l, char *buf, size_t len);
 
 /* Opens a profile, reporting errors; returns an exit status. */

@@ -38,15 +38,13 @@ static const char usage[] =
 int cli_user_only_note(const pmcf_evlist *l, char *buf, size_t len)
 {
 	/* software events the kernel counts only in kernel mode */
-	static const char *const kernel_only[] = {"context-switches:u", "cpu-migrations:u"};
+	static const char *const kernel_only[] = {"context-switches", "cpu-migrations"};
 	buf[0] = '\0';
-	const pmcf_catalog *c = pmcf_evlist_catalog(l);
-	if (!c || strcmp(pmcf_catalog_name(c), "perf") != 0)
-		return 0;
 	size_t off = 0, hits = 0;
 	for (size_t i = 0; i < pmcf_evlist_size(l); i++)
 		for (size_t k = 0; k < sizeof(kernel_only) / sizeof(kernel_only[0]); k++)
-			if (strcmp(pmcf_evlist_name(l, i), kernel_only[k]) == 0 && off < len)
+			if (strcmp(pmcf_evlist_name(l, i), kernel_only[k]) == 0 &&
+			    pmcf_evlist_user_only(l, i) && off < len)
 				off += (size_t)snprintf(buf + off, len - off, "%s%s", hits++ ? ", " : "",
 							kernel_only[k]);
 	if (!hits || off >= len) {
@@ -54,11 +52,7 @@ int cli_user_only_note(const pmcf_evlist *l, char *buf, size_t len)
 		return 0;
 	}
 	pmcf_host_info h = {.size = sizeof(h)};
-	if (pmcf_host_describe(&h) != 0 || h.kernel_allowed) { /* asked for :u, not imposed */
-		buf[0] = '\0';
-		return 0;
-	}
-	int par = h.paranoid;
+	int par = pmcf_host_describe(&h) == 0 ? h.paranoid : INT_MIN;
 	char what[64];
 	if (par == INT_MIN)
 		snprintf(what, sizeof(what), "kernel.perf_event_paranoid unreadable");
@@ -171,23 +165,16 @@ static void print_text(const pmcf_catalog *c, const char *source, int only_avail
 	printf("%zu events (%zu available) in catalogue '%s'\n", shown, avail, pmcf_catalog_name(c));
 }
 
-/* "fits: …", naming the events counted in user space only ("name:u") when
- * this process may not count kernel mode. */
+/* "fits: …", naming the events counted in user space only when this
+ * process may not count kernel mode. */
 static void print_fits(const pmcf_evlist *l)
 {
 	size_t n = pmcf_evlist_size(l), nu = 0;
 	printf("fits: %zu event%s can be counted in one execution", n, n == 1 ? "" : "s");
-	pmcf_host_info h = {.size = sizeof(h)};
-	if (strcmp(pmcf_catalog_name(pmcf_evlist_catalog(l)), "perf") == 0 && pmcf_host_describe(&h) == 0 &&
-	    !h.kernel_allowed)
-		for (size_t i = 0; i < n; i++) {
-			const char *name = pmcf_evlist_name(l, i);
-			size_t len = strlen(name);
-			if (len > 2 && name[len - 1] == 'u' && strpbrk(name, ":/"))
-				printf("%s%s",
-				       nu++ ? ", " : "; in user space only (kernel mode not allowed): ",
-				       name);
-		}
+	for (size_t i = 0; i < n; i++)
+		if (pmcf_evlist_user_only(l, i))
+			printf("%s%s", nu++ ? ", " : "; in user space only (kernel mode not allowed): ",
+			       pmcf_evlist_name(l, i));
 	printf("\n");
 }
 

@@ -332,24 +332,9 @@ int pmcfi_catalog_check_idx(const pmcf_catalog *c, const size_t *events, size_t 
 
 /* ---- event lists ------------------------------------------------------------- */
 
-/* Catalogue event k as this process counts it (ops->counted_as): k, or the
- * event whose name says how (the perf catalogue's "name:u" in user space
- * only); negative error. */
-static long counted_as(const pmcf_catalog *c, size_t k)
-{
-	if (!c->ops || !c->ops->counted_as)
-		return (long)k;
-	return c->ops->counted_as(c->impl, (pmcf_catalog *)c, k);
-}
-
-/* Adds catalogue event k of c (the list's catalogue), as it is counted
- * here (counted_as), unless listed. */
+/* Adds catalogue event k of c (the list's catalogue) unless listed. */
 static int evlist_push(pmcf_evlist *l, const pmcf_catalog *c, size_t k, unsigned group)
 {
-	long m = counted_as(c, k);
-	if (m < 0)
-		return (int)m;
-	k = (size_t)m;
 	const char *name = c->ev[k].name;
 	for (size_t i = 0; i < l->n; i++)
 		if (strcmp(l->names[i], name) == 0) {
@@ -719,10 +704,7 @@ int pmcf_evlist_subset(const pmcf_evlist *l, const char *const *names, size_t n,
 	int err = 0;
 	for (size_t i = 0; i < n && !err; i++) {
 		/* names of a plan or covering made from l: catalogue spellings */
-		long k = lookup_exact(l->cat, names[i]);
-		if (k > 0) /* a plain name of an event the list holds as counted here ("name:u") */
-			k = counted_as(l->cat, (size_t)k);
-		long at = k < 0 ? -1 : position_of(l, (size_t)k);
+		long k = lookup_exact(l->cat, names[i]), at = k < 0 ? -1 : position_of(l, (size_t)k);
 		if (k == 0 && at < 0) /* duration: in every list */
 			err = evlist_push(s, l->cat, 0, 0);
 		else if (at < 0)

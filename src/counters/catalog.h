@@ -15,11 +15,6 @@ struct pmcfi_catalog_ops {
 	 * it is unknown, or another negative error (with a detail) when the
 	 * part that would know it cannot be loaded. */
 	long (*resolve)(void *impl, pmcf_catalog *c, const char *name);
-	/* Optional: the index of the event that catalogue event k is counted
-	 * as here, under the name that says so (k itself, or e.g. the perf
-	 * catalogue's "k:u" when this process may not count kernel mode);
-	 * negative error. Event lists hold that event. */
-	long (*counted_as)(void *impl, pmcf_catalog *c, size_t k);
 };
 
 /* Where every catalogue holds duration (pmcfi_catalog_new adds it first). */

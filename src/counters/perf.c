@@ -1186,44 +1186,31 @@ static int check_set(void *vimpl, const pmcf_catalog *c, const size_t *idx, size
 	return ret;
 }
 
-/* 1 when mods name the privilege levels counted (u, k or h). */
-static int names_levels(const struct pmcfi_perf_mods *m) { return m->user || m->kernel || m->hv; }
-
-/* The counted_as hook: when this process may not count kernel mode, an
- * event encoded with exclude_kernel by default (software, hardware,
- * hw-cache, raw, PMU and native events without u/k/h modifiers) is counted
- * as "name:u", perf's spelling of what perf stat counts then (modifiers
- * already there get the u: "cycles:p" is "cycles:pu", "cpu/x/" is
- * "cpu/x/u"). Tracepoints, msr events, pseudo-events, PAPI presets and
- * events whose modifiers name the levels are counted as they are. */
-static long counted_as(void *vimpl, pmcf_catalog *c, size_t i)
+/* 1 when catalogue event i is counted in user space only because this
+ * process may not count kernel mode (its encoding excludes the kernel by
+ * default; tracepoints, msr events and events whose modifiers name the
+ * levels are not). */
+int pmcfi_perf_user_only_at(const pmcf_catalog *c, size_t i)
 {
-	struct perf_impl *impl = vimpl;
-	if (impl->kernel_ok || i >= impl->n)
-		return (long)i;
+	const struct perf_impl *impl = perf_impl_of(c);
+	if (!impl || impl->kernel_ok || i >= impl->n)
+		return 0;
 	const struct enc *e = &impl->enc[i], *b = base_enc(impl, i);
-	if (names_levels(&e->mods) || b->kind == K_PSEUDO || b->kind == K_TRACEPOINT || b->kind == K_PAPI ||
-	    b->noexclude)
-		return (long)i;
-	const char *name = pmcf_catalog_at(c, i)->name;
-	int pmu = e->kind == K_RAW && pmcfi_perf_pmu_like(name);
-	size_t len = strlen(name) + 3;
-	char *u = malloc(len);
-	if (!u)
-		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	snprintf(u, len, "%s%s", name, pmu || e->kind == K_MOD ? "u" : ":u");
-	long k = pmcfi_catalog_resolve(c, u);
-	if (k == PMCF_EEVENT) /* a spelling the syntax does not take: as it is */
-		k = (long)i;
-	free(u);
-	return k;
+	return !(e->mods.user || e->mods.kernel || e->mods.hv) && b->kind != K_PSEUDO &&
+	       b->kind != K_TRACEPOINT && b->kind != K_PAPI && !b->noexclude;
+}
+
+int pmcf_evlist_user_only(const pmcf_evlist *l, size_t i)
+{
+	if (!l || i >= pmcf_evlist_size(l))
+		return 0;
+	return pmcfi_perf_user_only_at(pmcf_evlist_catalog(l), pmcfi_evlist_indices(l)[i]);
 }
 
 static const struct pmcfi_catalog_ops perf_ops = {
 	.check_set = check_set,
 	.free_impl = free_impl,
 	.resolve = resolve,
-	.counted_as = counted_as,
 };
 
 int pmcfi_catalog_perf_at(unsigned flags, const char *tracefs, pmcf_catalog **out)

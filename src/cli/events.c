@@ -30,7 +30,8 @@ static const char usage[] =
 	"                   exit 0 and print 'fits' if so, else exit 1 and say why\n"
 	"  --pmcs N         counter budget for --check (machines without a PMU)\n"
 	"  -q, --quiet      print nothing but errors (--check: the exit status says)\n"
-	"  --json           with --check: {\"fits\": true, \"events\": N} when they fit\n\n"
+	"  --json           with --check: {\"fits\": true, \"events\": N} when they fit, with\n"
+	"                   \"user_space_only\": [names] when kernel mode is not allowed\n\n"
 	"EVENTS take perf's syntax: aliases (cs, faults), modifiers (task-clock:u,\n"
 	"cycles:k, instructions:pp), raw (r01c2) and PMU events (cpu/event=0x3c,umask=0/,\n"
 	"msr/tsc/), globs ('sched:*') and {a,b} groups that share one execution.\n";
@@ -250,9 +251,20 @@ int cmd_events(int argc, char **argv)
 		else if (err == 0)
 			st = cli_error("events", CLI_EUSAGE, "the events do not fit in one execution: %s",
 				       why);
-		else if (json)
-			printf("{\"fits\": true, \"events\": %zu}\n", pmcf_evlist_size(l));
-		else if (!cli_quiet)
+		else if (json) {
+			printf("{\"fits\": true, \"events\": %zu", pmcf_evlist_size(l));
+			for (size_t i = 0, nu = 0; i < pmcf_evlist_size(l); i++)
+				if (pmcf_evlist_user_only(l, i)) {
+					printf("%s", nu++ ? ", " : ", \"user_space_only\": [");
+					cli_json_string(stdout, pmcf_evlist_name(l, i));
+				}
+			for (size_t i = 0; i < pmcf_evlist_size(l); i++)
+				if (pmcf_evlist_user_only(l, i)) {
+					printf("]");
+					break;
+				}
+			printf("}\n");
+		} else if (!cli_quiet)
 			print_fits(l);
 		char note[768];
 		if (err > 0 && cli_user_only_note(l, note, sizeof(note)))

@@ -26,6 +26,8 @@ warn="kernel.perf_event_paranoid=$par: counting in user space only: context-swit
 expect_ok "${as[@]}" "$PMCFUSE" events --check page-faults,cs,cpu-migrations,task-clock,task-clock:u
 expect_eq "fits: 5 events can be counted in one execution; in user space only (kernel mode not allowed): page-faults, context-switches, cpu-migrations, task-clock" "$OUT"
 expect_eq "pmcfuse: events: $warn" "$ERR"
+expect_ok "${as[@]}" "$PMCFUSE" events --check page-faults,cs,task-clock:u --json
+expect_eq '{"fits": true, "events": 3, "user_space_only": ["page-faults", "context-switches"]}' "$OUT"
 
 expect_ok "${as[@]}" "$PMCFUSE" record -q -e page-faults,context-switches,cpu-migrations,task-clock:u -o rec.pmcf -- "$EX/plain" 2 3
 expect_eq "pmcfuse: record: $warn" "$ERR"

@@ -850,6 +850,48 @@ static int differing_run_keys(struct cmb *c)
 	return err;
 }
 
+/* PMCF_META_USER_SPACE_ONLY of the fused profile: the events any input
+ * counted in user space only, in the fused profile's event order (each
+ * execution lists its own set's). */
+static int union_user_only(struct cmb *c)
+{
+	json_t *all = json_array();
+	if (!all)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	int any = 0;
+	for (size_t j = 0; j < c->n; j++) {
+		const char *v = pmcf_profile_meta_get(c->in[j], PMCF_META_USER_SPACE_ONLY);
+		json_t *a = v ? json_loads(v, 0, NULL) : NULL;
+		any |= a != NULL;
+		for (size_t k = 0; json_is_array(a) && k < json_array_size(a); k++)
+			json_array_append(all, json_array_get(a, k));
+		json_decref(a);
+	}
+	json_t *out = json_array();
+	for (size_t e = 0; out && e < c->nev; e++) {
+		const char *name = pmcf_profile_event_name(c->out, e);
+		for (size_t k = 0; k < json_array_size(all); k++) {
+			const char *s = json_string_value(json_array_get(all, k));
+			if (s && strcmp(s, name) == 0) {
+				json_array_append_new(out, json_string(name));
+				break;
+			}
+		}
+	}
+	json_decref(all);
+	int err = 0;
+	if (!out)
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	else if (any) {
+		char *txt = json_dumps(out, JSON_COMPACT);
+		err = txt ? pmcf_profile_meta_set(c->out, PMCF_META_USER_SPACE_ONLY, txt)
+			  : pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		free(txt);
+	}
+	json_decref(out);
+	return err;
+}
+
 static int set_meta(struct cmb *c)
 {
 	static const char *const drop[] = {PMCF_META_SOURCE,
@@ -874,6 +916,8 @@ static int set_meta(struct cmb *c)
 	}
 	if (!err)
 		err = differing_run_keys(c);
+	if (!err)
+		err = union_user_only(c);
 	int complete = 1;
 	for (size_t j = 0; j < c->n; j++)
 		complete &= pmcf_profile_complete(c->in[j]);

@@ -45,10 +45,13 @@ expect_nomatch 'user space only' "$ERR"
 expect_ok "${as[@]}" "$PMCFUSE" run -e page-faults,cs,cpu-migrations,task-clock --pmcs 2 --keep execs -o run.pmcf -- "$EX/plain" 2 3
 expect_eq 1 "$(grep -c 'user space only' err.txt)" "(one warning line)"
 expect_match "^pmcfuse: run: $warn" "$ERR"
-for f in run.pmcf execs/exec-*.pmcf; do
+for f in execs/exec-*.pmcf; do
 	expect_ok "$PMCFUSE" show --json "$f"
 	expect_match '^\[("[a-z-]+",?)+\]$' "$(jq -r '.meta.user_space_only' out.txt)"
 done
+# the fused profile: every execution's, in its event order
+expect_ok "$PMCFUSE" show --json run.pmcf
+expect_eq '["page-faults","context-switches","cpu-migrations","task-clock"]' "$(jq -r '.meta.user_space_only' out.txt)"
 
 # root (kernel mode allowed) records no such list
 if [ ${#as[@]} -gt 0 ]; then

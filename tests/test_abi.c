@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "pmcfuse/cit.h"
+#include "pmcfuse/categorize.h"
 #include "pmcfuse/collect.h"
 #include "pmcfuse/combine.h"
 #include "pmcfuse/evaluate.h"
@@ -19,11 +19,13 @@
 #include "pmcfuse/multiplex.h"
 #include "pmcfuse/plan.h"
 #include "pmcfuse/profile.h"
+#include "pmcfuse/refdir.h"
+#include "pmcfuse/report.h"
 #include "pmcfuse/sim.h"
+#include "pmcfuse/source.h"
 #include "util/abi.h"
 
 /* ---- the helper ------------------------------------------------------------ */
-
 static const struct {
 	int line;
 	size_t given, first, known;
@@ -114,12 +116,12 @@ static pmcf_sim_spec *spec;
 static int call_mux(void) { return pmcf_profile_mux_summary(prof, (void *)buf.b); }
 static int call_match(void) { return pmcf_combine_match_summary(prof, (void *)buf.b); }
 static int call_host(void) { return pmcf_host_describe((void *)buf.b); }
-static int call_cit(void)
+static int call_categorize(void)
 {
 	const char *ev[] = {"task-clock"};
-	pmcf_cit_report *r = NULL;
-	int rc = pmcf_cit_run((void *)buf.b, ev, 1, &r);
-	pmcf_cit_report_free(r);
+	pmcf_categorize_report *r = NULL;
+	int rc = pmcf_categorize_run((void *)buf.b, ev, 1, &r);
+	pmcf_categorize_report_free(r);
 	return rc;
 }
 static int call_collect(void)
@@ -178,6 +180,73 @@ static int call_imix(void)
 	pmcf_imix *m = NULL;
 	return pmcf_imix_from_perfdata(NULL, (void *)buf.b, &m);
 }
+static int call_callgrind(void)
+{
+	pmcf_imix *m = NULL;
+	return pmcf_imix_from_callgrind("/nonexistent/callgrind.out", (void *)buf.b, &m);
+}
+static int call_imix_record(void)
+{
+	char *argv[] = {"/nonexistent/pmcfuse-test", NULL};
+	return pmcf_imix_record("/nonexistent/imix-rec", (void *)buf.b, 1, argv);
+}
+static int call_imix_load(void)
+{
+	pmcf_imix_input *in = NULL;
+	return pmcf_imix_load("/nonexistent/perf.data", (void *)buf.b, 0, &in);
+}
+static int call_synth(void)
+{
+	size_t n;
+	return pmcf_imix_synth_write(NULL, (void *)buf.b, NULL, 0, &n);
+}
+static int call_report(void)
+{
+	pmcf_report *r = NULL;
+	int rc = pmcf_report_new(prof, NULL, 0, (void *)buf.b, &r);
+	pmcf_report_free(r);
+	return rc;
+}
+static int call_refdir(void) { return pmcf_refdir_write_index(NULL, (void *)buf.b); }
+static int call_source_sim(void)
+{
+	pmcf_source *src = NULL;
+	int rc = pmcf_source_new_sim("seidel,blocks=2,iters=2", (void *)buf.b, &src);
+	pmcf_source_free(src);
+	return rc;
+}
+static int call_source_program(void)
+{
+	char *argv[] = {"/nonexistent/pmcfuse-test", NULL};
+	pmcf_source *src = NULL;
+	int rc = pmcf_source_new_program(1, argv, NULL, (void *)buf.b, &src);
+	pmcf_source_free(src);
+	return rc;
+}
+static int call_source_opts_get(void)
+{
+	pmcf_source *src = NULL;
+	int rc = pmcf_source_new_sim("seidel,blocks=2,iters=2", NULL, &src);
+	assert_int_equal(rc, 0);
+	rc = pmcf_source_opts_get(src, (void *)buf.b);
+	pmcf_source_free(src);
+	return rc;
+}
+static int call_plan_evlist(void)
+{
+	pmcf_evlist *ev = NULL;
+	pmcf_plan *p = NULL;
+	assert_int_equal(pmcf_evlist_parse(cat, "PAPI_TOT_INS", &ev), 0);
+	int rc = pmcf_plan_make_evlist(ev, NULL, (void *)buf.b, &p);
+	pmcf_plan_free(p);
+	pmcf_evlist_free(ev);
+	return rc;
+}
+static int call_combine_check_all(void)
+{
+	const pmcf_profile *in[] = {prof};
+	return pmcf_combine_check(in, 1, (void *)buf.b);
+}
 
 static const struct {
 	int line;
@@ -190,7 +259,8 @@ static const struct {
 	{__LINE__, "pmcf_match_summary", sizeof(pmcf_match_summary), sizeof(pmcf_match_summary), call_match,
 	 1},
 	{__LINE__, "pmcf_host_info", sizeof(pmcf_host_info), sizeof(pmcf_host_info), call_host, 1},
-	{__LINE__, "pmcf_cit_options", sizeof(pmcf_cit_options), sizeof(pmcf_cit_options), call_cit, 1},
+	{__LINE__, "pmcf_categorize_options", sizeof(pmcf_categorize_options),
+	 sizeof(pmcf_categorize_options), call_categorize, 1},
 	{__LINE__, "pmcf_collect_opts", sizeof(pmcf_collect_opts), offsetof(pmcf_collect_opts, chunk_kb),
 	 call_collect, 0},
 	{__LINE__, "pmcf_combine_opts", sizeof(pmcf_combine_opts), offsetof(pmcf_combine_opts, threads),
@@ -205,6 +275,27 @@ static const struct {
 	{__LINE__, "pmcf_epd_opts", sizeof(pmcf_epd_opts), offsetof(pmcf_epd_opts, formula), call_epd, 1},
 	{__LINE__, "pmcf_imix_opts", sizeof(pmcf_imix_opts), offsetof(pmcf_imix_opts, llvm_mca), call_imix,
 	 0},
+	{__LINE__, "pmcf_imix_opts", sizeof(pmcf_imix_opts), offsetof(pmcf_imix_opts, llvm_mca),
+	 call_callgrind, 1},
+	{__LINE__, "pmcf_imix_opts", sizeof(pmcf_imix_opts), offsetof(pmcf_imix_opts, llvm_mca),
+	 call_imix_load, 1},
+	{__LINE__, "pmcf_imix_record_opts", sizeof(pmcf_imix_record_opts), sizeof(pmcf_imix_record_opts),
+	 call_imix_record, 1},
+	{__LINE__, "pmcf_imix_synth_opts", sizeof(pmcf_imix_synth_opts),
+	 offsetof(pmcf_imix_synth_opts, timer) + sizeof(int), call_synth, 1},
+	{__LINE__, "pmcf_report_opts", sizeof(pmcf_report_opts),
+	 offsetof(pmcf_report_opts, tmpdir) + sizeof(const char *), call_report, 0},
+	{__LINE__, "pmcf_refdir_index", sizeof(pmcf_refdir_index), sizeof(pmcf_refdir_index), call_refdir, 1},
+	{__LINE__, "pmcf_source_opts", sizeof(pmcf_source_opts), sizeof(pmcf_source_opts), call_source_sim,
+	 1},
+	{__LINE__, "pmcf_program_opts", sizeof(pmcf_program_opts), sizeof(pmcf_program_opts),
+	 call_source_program, 1},
+	{__LINE__, "pmcf_source_opts", sizeof(pmcf_source_opts), sizeof(pmcf_source_opts),
+	 call_source_opts_get, 1},
+	{__LINE__, "pmcf_plan_opts", sizeof(pmcf_plan_opts), offsetof(pmcf_plan_opts, groups),
+	 call_plan_evlist, 1},
+	{__LINE__, "pmcf_combine_opts", sizeof(pmcf_combine_opts), offsetof(pmcf_combine_opts, threads),
+	 call_combine_check_all, 1},
 };
 
 static void set_size(size_t size)
@@ -290,6 +381,24 @@ static void test_grow(void **state)
 	assert_ptr_equal(v, keep);
 	assert_int_equal(cap, before);
 	free(v);
+	/* the rule alone (for arrays resized together) */
+	static const struct {
+		int line;
+		size_t cap, need, want;
+	} rows[] = {
+		{__LINE__, 0, 0, 0},
+		{__LINE__, 0, 1, 8},
+		{__LINE__, 16, 16, 16},
+		{__LINE__, 16, 17, 32},
+		{__LINE__, 16, 100, 100},
+		{__LINE__, 5, 6, 10},
+		{__LINE__, SIZE_MAX / 2 + 1, SIZE_MAX / 2 + 2, SIZE_MAX},
+	};
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++)
+		if (pmcfi_grow_cap(rows[r].cap, rows[r].need) != rows[r].want)
+			fail_msg("row %d: pmcfi_grow_cap(%zu, %zu) = %zu, want %zu", rows[r].line,
+				 rows[r].cap, rows[r].need, pmcfi_grow_cap(rows[r].cap, rows[r].need),
+				 rows[r].want);
 }
 
 int main(void)

@@ -3,15 +3,20 @@
  * with a brute-force vertex enumeration on tiny problems, the fallback
  * solver, both initial bases, degenerate grids, cancelled and zero
  * masses, and bad input. */
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include "evaluate/emd_impl.h"
+#include "pmcfuse/evaluate.h"
 
 static uint64_t rng = 12345;
 static double urand(void) { return (double)(pmcfi_splitmix64(&rng) >> 11) / 9007199254740992.0; }
@@ -381,6 +386,76 @@ static void test_bad_input(void **state)
 	assert_true(v == 0.0);
 }
 
+/* The point files of `pmcfuse emd` (pmcf_emd_read_csv): rows read and
+ * normalised, headers and comments skipped, each refusal with its code and
+ * the detail naming file and line. */
+static void test_read_csv(void **state)
+{
+	(void)state;
+	static const struct {
+		int line;
+		const char *text; /* NULL: a folder */
+		size_t len;       /* 0: strlen(text) */
+		int err;
+		size_t n;
+		const char *detail; /* after the path */
+		double w0, x1;      /* first normalised weight, last y */
+	} rows[] = {
+		{__LINE__, "weight,x,y\n1,0,0\n3,1,2\n", 0, 0, 2, NULL, 0.25, 2},
+		{__LINE__, "# c\n\n 1 , 5 , 6 \r\n", 0, 0, 1, NULL, 1, 6},
+		{__LINE__, "1,0,0\n-1,1,1\n", 0, PMCF_ESYNTAX, 0, ":2: negative weight", 0, 0},
+		{__LINE__, "1,0\n", 0, PMCF_ESYNTAX, 0, ":1: expected 'weight,x,y' with three numbers", 0, 0},
+		{__LINE__, "1,0,0\nw,x,y\n", 0, PMCF_ESYNTAX, 0, ":2: expected 'weight,x,y'", 0, 0},
+		{__LINE__, "nan,0,0\n", 0, PMCF_ESYNTAX, 0, ":1: weight and coordinates must be finite", 0,
+		 0},
+		{__LINE__, "", 0, PMCF_ESYNTAX, 0, ": no 'weight,x,y' rows", 0, 0},
+		{__LINE__, "0,0,0\n0,1,1\n", 0, PMCF_ESYNTAX, 0, ": the weights sum to 0", 0, 0},
+		{__LINE__, "1,0,0\n\0\n", 8, PMCF_ESYNTAX, 0, ":2: a NUL byte: not a text file", 0, 0},
+		{__LINE__, NULL, 0, -EISDIR, 0, ": is a directory, not a CSV file", 0, 0},
+	};
+	const char *tmp = getenv("PMCF_TEST_TMP");
+	char path[4096];
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		snprintf(path, sizeof(path), "%s/emd-%zu%s", tmp ? tmp : "/tmp", r,
+			 rows[r].text ? ".csv" : "");
+		if (rows[r].text) {
+			FILE *f = fopen(path, "wb");
+			assert_non_null(f);
+			size_t len = rows[r].len ? rows[r].len : strlen(rows[r].text);
+			assert_int_equal(fwrite(rows[r].text, 1, len, f), len);
+			fclose(f);
+		} else {
+			rmdir(path);
+			assert_int_equal(mkdir(path, 0755), 0);
+		}
+		double *w = (double *)1, *x = (double *)1;
+		size_t n = 99;
+		int err = pmcf_emd_read_csv(path, &w, &x, &n);
+		char want[4200];
+		snprintf(want, sizeof(want), "%s%s", path, rows[r].detail ? rows[r].detail : "");
+		if (err != rows[r].err || (err && strncmp(pmcf_errdetail(), want, strlen(want)) != 0))
+			fail_msg("row %d: got %d '%s', want %d '%s'", rows[r].line, err, pmcf_errdetail(),
+				 rows[r].err, want);
+		if (err) {
+			assert_true(w == NULL && x == NULL && n == 0);
+		} else {
+			if (n != rows[r].n || fabs(w[0] - rows[r].w0) > 1e-15 || x[2 * n - 1] != rows[r].x1)
+				fail_msg("row %d: n %zu, w0 %g, last y %g", rows[r].line, n, w[0],
+					 x[2 * n - 1]);
+			free(w);
+			free(x);
+		}
+		if (rows[r].text)
+			unlink(path);
+		else
+			rmdir(path);
+	}
+	double *w, *x;
+	size_t n;
+	assert_true(pmcf_emd_read_csv("/nonexistent/a.csv", &w, &x, &n) == -ENOENT);
+	assert_int_equal(pmcf_emd_read_csv(NULL, &w, &x, &n), PMCF_EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -388,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_one_against_many),   cmocka_unit_test(test_brute_force),
 		cmocka_unit_test(test_fallback_agrees),    cmocka_unit_test(test_degenerate_starts),
 		cmocka_unit_test(test_starts_agree_large), cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_read_csv),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,6 +19,7 @@
 #include "row_check.h"
 #include <perfmon/pfmlib.h>
 #include "counters/perf.h"
+#include "counters/perf_group.h"
 #include "counters/tracefs.h"
 #include "util/internal.h"
 #include "pmcfuse/events.h"
@@ -38,7 +38,7 @@ static int open_hw_instructions(void)
 	a.disabled = 1;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
-	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	int fd = pmcfi_perf_event_open(&a, 0, -1);
 	if (fd < 0)
 		return 0;
 	close(fd);
@@ -514,7 +514,7 @@ static void test_encode(void **state)
 	struct perf_event_attr a;
 	assert_int_equal(pmcfi_perf_encode(full, "task-clock", &a), 0);
 	a.disabled = 1;
-	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	int fd = pmcfi_perf_event_open(&a, 0, -1);
 	assert_true(fd >= 0);
 	assert_int_equal(ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);
 	volatile unsigned long x = 0;

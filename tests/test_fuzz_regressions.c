@@ -35,37 +35,17 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-/* The EMD CSV as `pmcfuse emd` reads it (rows weight,x,y; others skipped),
- * against a fixed set of three points. */
-static void replay_emd_csv(const char *path, const char *text, size_t len)
+/* The EMD CSV as the harness reads it (pmcf_emd_read_csv, the reader of
+ * `pmcfuse emd`), against a fixed set of three points. */
+static void replay_emd_csv(const char *path)
 {
-	(void)path;
-	(void)len;
-	size_t n = 0, cap = 16;
-	double *w = malloc(cap * sizeof(*w)), *x = malloc(2 * cap * sizeof(*x));
-	assert_true(w && x);
-	for (const char *line = text; line && *line;
-	     line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-		double v[3];
-		if (sscanf(line, "%lf ,%lf ,%lf", &v[0], &v[1], &v[2]) != 3)
-			continue;
-		if (n == cap) {
-			cap *= 2;
-			w = realloc(w, cap * sizeof(*w));
-			x = realloc(x, 2 * cap * sizeof(*x));
-			assert_true(w && x);
-		}
-		w[n] = v[0];
-		x[2 * n] = v[1];
-		x[2 * n + 1] = v[2];
-		n++;
-	}
-	double t = 0;
-	for (size_t i = 0; i < n; i++)
-		t += w[i];
-	const double wb[3] = {t / 3, t / 3, t / 3}, xb[6] = {0, 0, 1, 1, -3, 2.5};
+	double *w = NULL, *x = NULL;
+	size_t n = 0;
+	int err = pmcf_emd_read_csv(path, &w, &x, &n);
+	assert_true(err == 0 || err == PMCF_ESYNTAX);
+	static const double wb[3] = {1.0 / 3, 1.0 / 3, 1.0 / 3}, xb[6] = {0, 0, 1, 1, -3, 2.5};
 	double d = 0;
-	if (n > 0 && isfinite(t) && t > 0 && pmcf_emd(NULL, 2, w, x, n, wb, xb, 3, &d) == 0)
+	if (!err && pmcf_emd(NULL, 2, w, x, n, wb, xb, 3, &d) == 0)
 		assert_true(isfinite(d) && d >= 0);
 	free(w);
 	free(x);
@@ -76,7 +56,7 @@ static void replay(const char *harness, const char *path)
 	size_t len;
 	char *text = slurp(path, &len);
 	if (!strcmp(harness, "emd_csv")) {
-		replay_emd_csv(path, text, len);
+		replay_emd_csv(path);
 	} else if (!strcmp(harness, "profile")) {
 		pmcf_profile *p = NULL;
 		if (pmcf_profile_open(path, &p) == 0)

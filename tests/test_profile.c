@@ -884,16 +884,40 @@ static void test_sql_layer(void **state)
 	assert_int_equal(pmcf_profile_open(f, &q), 0);
 	assert_int_equal(pmcf_profile_nxus(q), 10);
 	pmcf_profile_free(q);
-	/* more events than SQLite's columns: no layer, a format row says why */
-	for (size_t e = 5; e < 1995; e++) {
+	/* more events than SQLite's columns: the long form only (xu_values_long
+	 * over xu_value), a format row says so */
+	for (size_t e = 5; e < PMCF_SQL_MAX_EVENTS + 5; e++) {
 		char n[32];
 		snprintf(n, sizeof(n), "ev%zu", e);
 		assert_int_equal(pmcf_profile_event_add(p, n, NULL), 0);
+		for (size_t i = 0; i < 10; i++)
+			assert_int_equal(pmcf_profile_value_set(p, i, e,
+								e == 7 && i == 2 ? PMCF_MISSING
+										 : (double)(e * 10 + i)),
+					 0);
 	}
 	assert_int_equal(pmcf_profile_save(p, f), 0);
-	assert_string_equal(sql_text(f, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'xu_v%'"), "0");
-	assert_non_null(strstr(sql_text(f, "SELECT value FROM format WHERE key = 'sql_layer'"),
-			       "1995 events, more than the 1990 columns"));
+	static const struct {
+		int line;
+		const char *sql, *want;
+	} lrows[] = {
+		{__LINE__, "SELECT group_concat(name, '|') FROM sqlite_master WHERE name LIKE 'xu_v%'",
+		 "xu_value|xu_values_long"},
+		{__LINE__, "SELECT count(*) || ',' || count(value) FROM xu_values_long", "19950,19948"},
+		{__LINE__, "SELECT value FROM xu_values_long WHERE xu = 2 AND event = 'page-faults'", "2"},
+		{__LINE__, "SELECT value FROM xu_values_long WHERE xu = 4 AND event = 'x:\"q\"'", "NULL"},
+		{__LINE__, "SELECT value FROM xu_values_long WHERE xu = 2 AND event = 'ev7'", "NULL"},
+		{__LINE__, "SELECT value FROM xu_values_long WHERE xu = 9 AND event = 'ev1994'", "19949"},
+		{__LINE__, "SELECT label FROM xu_row WHERE xu = 3", "3'"},
+		{__LINE__, "SELECT value FROM format WHERE key = 'sql_layer'",
+		 "long: 1995 events, more than the 1990 columns of SQLite: xu_values_long only, no "
+		 "xu_values"},
+	};
+	for (size_t r = 0; r < sizeof(lrows) / sizeof(lrows[0]); r++) {
+		const char *got = sql_text(f, lrows[r].sql);
+		if (strcmp(got, lrows[r].want) != 0)
+			fail_msg("row at line %d: got '%s', want '%s'", lrows[r].line, got, lrows[r].want);
+	}
 	pmcf_profile_free(p);
 }
 

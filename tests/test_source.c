@@ -253,6 +253,15 @@ static void test_opts_and_errors(void **state)
 	o = (pmcf_source_opts)PMCF_SOURCE_OPTS_INIT;
 	o.multiplex = 9;
 	assert_int_equal(pmcf_source_new_sim(SPEC, &o, &src), PMCF_EINVAL);
+	/* every mode the collector and the simulator take, the last one too */
+	for (int m = PMCF_MUX_NONE; m <= PMCF_MUX_ROC_COUNTS; m++) {
+		o = (pmcf_source_opts)PMCF_SOURCE_OPTS_INIT;
+		o.multiplex = m;
+		OK(pmcf_source_new_sim(SPEC, &o, &src));
+		pmcf_source_free(src);
+	}
+	o.multiplex = PMCF_MUX_ROC_COUNTS + 1;
+	assert_int_equal(pmcf_source_new_sim(SPEC, &o, &src), PMCF_EINVAL);
 	o = (pmcf_source_opts)PMCF_SOURCE_OPTS_INIT;
 	o.size = 0; /* the first version */
 	o.multiplex = PMCF_MUX_RR;

@@ -102,7 +102,8 @@ typedef struct pmcf_match_summary {
 	size_t size;                          /* sizeof(pmcf_match_summary), set by the caller */
 	size_t xus;                           /* XUs of the profile */
 	size_t measured;                      /* XUs with a match distance */
-	double min, p50, p90, p99, max, mean; /* NaN when measured is 0 */
+	double min, p50, p90, p99, max, mean; /* NaN when measured is 0; the quantiles interpolate
+						 linearly between order statistics (pmcf_median's rule) */
 	/* XUs per bucket: [0,.01) [.01,.02) [.02,.05) [.05,.1) [.1,.2) [.2,.5) [.5,inf) */
 	size_t hist[7];
 } pmcf_match_summary;

@@ -34,6 +34,21 @@ PMCF_API void pmcf_emd_ws_free(pmcf_emd_ws *ws);
 PMCF_API int pmcf_emd(pmcf_emd_ws *ws, size_t dim, const double *wa, const double *xa, size_t na,
 		      const double *wb, const double *xb, size_t nb, double *out);
 
+/* Limits on a point file: EMD is exact and needs memory quadratic in the
+ * points, so no useful input comes near them; they stop /dev/zero or an
+ * endless pipe before it fills memory. */
+#define PMCF_EMD_CSV_MAX_BYTES (256UL << 20)
+#define PMCF_EMD_CSV_MAX_POINTS 1000000UL
+/* Reads the point file of `pmcfuse emd` at path: rows 'weight,x,y' (a first
+ * row with no number in it is a header; blank lines and lines starting with
+ * # are skipped; lines of any length). *w gets the n weights normalised to
+ * sum 1, *x the n points (x, y after one another), both to free by the
+ * caller. Errors, the detail naming the file (and line): PMCF_ESYNTAX (a row
+ * that is not three numbers, a negative or non-finite value, a NUL byte,
+ * more than PMCF_EMD_CSV_MAX_BYTES or _POINTS, no row, weights summing to
+ * 0), -EISDIR, -errno (cannot read), PMCF_ENOMEM, PMCF_EINVAL (NULL). */
+PMCF_API int pmcf_emd_read_csv(const char *path, double **w, double **x, size_t *n);
+
 /* ---- Task Mover's Distance (§4.3) --------------------------------------------
  * Uncalibrated TMD of two XU distributions over two events: B bins per event
  * over [lo, hi] (the reference range) plus one below and one above; bin

@@ -348,6 +348,50 @@ PMCF_API const pmcf_imix_row *pmcf_imix_input_rows(const pmcf_imix_input *in, si
  * or "FILE: no rows"), PMCF_ENOMEM. */
 PMCF_API int pmcf_imix_csv_read(const char *path, pmcf_imix_row **rows, size_t *n);
 
+/* ---- recording folders (`pmcfuse imix record`, `imix reference`) ----------- */
+
+/* The expected run time of a recorded program: picks the sampling periods
+ * (hbbp Table 4: EBS 1000037 / 10000019 / 100000007 instructions, LBR a
+ * tenth of that, primes). */
+enum pmcf_imix_runtime {
+	PMCF_IMIX_RUNTIME_SECONDS = 0,
+	PMCF_IMIX_RUNTIME_MINUTES = 1,
+	PMCF_IMIX_RUNTIME_LONG = 2
+};
+/* Options of pmcf_imix_record (a sized struct, pmcfuse.h): start from
+ * PMCF_IMIX_RECORD_OPTS_INIT. */
+typedef struct pmcf_imix_record_opts {
+	size_t size;
+	int ebs_only;         /* EBS on cpu-clock alone (any CPU), no LBR */
+	int user_only;        /* user space only, even where the kernel may be sampled */
+	int runtime;          /* enum pmcf_imix_runtime */
+	unsigned long period; /* sampling period; 0: by runtime (ebs_only: 50000) */
+} pmcf_imix_record_opts;
+#define PMCF_IMIX_RECORD_OPTS_INIT                        \
+	{                                                 \
+		sizeof(pmcf_imix_record_opts), 0, 0, 0, 0 \
+	}
+/* Runs the program argv[0..argc) (looked up in PATH) under `perf record`
+ * into the new folder dir: perf.data, perf.log (perf's stderr) and
+ * imix.json (kind "record", mode "hybrid" or "ebs-only", kernel, events,
+ * command), for pmcf_imix_load. Hybrid mode samples INST_RETIRED.PREC_DIST
+ * and LBR on BR_INST_RETIRED.NEAR_TAKEN (Intel only); the kernel too where
+ * perf_event_paranoid allows it, unless user_only. dir is written as
+ * dir.tmp.PID and renamed at the end; an existing empty folder is replaced.
+ * Errors (the detail says what): PMCF_ECONFLICT (dir exists and is not an
+ * empty folder), PMCF_ENOTSUP (no LBR here: use ebs_only; perf not
+ * installed; perf record failed), PMCF_EPROGRAM (the program exited with a
+ * non-zero status), PMCF_EINVAL, PMCF_ENOMEM, -errno; no folder is left. */
+PMCF_API int pmcf_imix_record(const char *dir, const pmcf_imix_record_opts *opts, int argc,
+			      char *const argv[]);
+/* The exact reference of the same program: valgrind --tool=callgrind
+ * --dump-instr=yes into the new folder dir (callgrind.out, valgrind.log,
+ * imix.json of kind "reference"), written as pmcf_imix_record writes.
+ * Errors: PMCF_ECONFLICT, PMCF_ENOTSUP (valgrind not installed),
+ * PMCF_EPROGRAM (the program failed under valgrind), PMCF_EINVAL,
+ * PMCF_ENOMEM, -errno. */
+PMCF_API int pmcf_imix_reference(const char *dir, int argc, char *const argv[]);
+
 /* ---- a synthetic recording (`pmcfuse imix synth`) --------------------------- */
 
 /* Options (a sized struct, pmcfuse.h): start from PMCF_IMIX_SYNTH_OPTS_INIT. */

@@ -113,8 +113,11 @@ PMCF_API int pmcf_profile_open(const char *path, pmcf_profile **out);
  * temporary is removed and path is untouched. */
 PMCF_API int pmcf_profile_save(const pmcf_profile *p, const char *path);
 /* pmcf_profile_save, with the profile also as plain SQL tables whatever its
- * size (docs/profile-format.md, "SQL layer"; `export --format sqlite`),
- * which pmcf_profile_save writes only for profiles up to a size. */
+ * size (docs/profile-format.md, "SQL access"; `export --format sqlite`),
+ * which pmcf_profile_save writes only for profiles up to a size. A profile
+ * with more than PMCF_SQL_MAX_EVENTS events (SQLite's columns) gets the long
+ * form only: the view xu_values_long, not the wide xu_values. */
+#define PMCF_SQL_MAX_EVENTS 1990
 PMCF_API int pmcf_profile_save_sql(const pmcf_profile *p, const char *path);
 
 /* "<sim_spec or start_time> digest:<32 hex digits>" for p, in a new string

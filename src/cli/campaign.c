@@ -22,6 +22,7 @@
 
 /* ---- signals -------------------------------------------------------------- */
 static volatile sig_atomic_t caught;
+static int tty; /* standard error is a terminal: say what a first signal did */
 
 static void on_signal(int sig)
 {
@@ -29,6 +30,14 @@ static void on_signal(int sig)
 	if (first)
 		caught = sig;
 	int sent = pmcf_collect_signal(first ? sig : SIGKILL);
+	if (first && sent && tty) {
+		/* a program that ignores the signal would leave the user with
+		 * nothing on screen; write(2) is async-signal-safe */
+		static const char msg[] = "\npmcfuse: the signal was passed on to the program; a second "
+					  "one kills it\n";
+		ssize_t w = write(2, msg, sizeof(msg) - 1);
+		(void)w;
+	}
 	if (!first && !sent) {
 		/* a second signal with nothing to wait for: end now */
 		signal(sig, SIG_DFL);
@@ -38,6 +47,7 @@ static void on_signal(int sig)
 
 void cli_signals_catch(void)
 {
+	tty = isatty(2);
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		struct sigaction sa, old;
@@ -105,7 +115,7 @@ int cli_check_output(const char *verb, const char *path)
 		return cli_error(verb, CLI_EENV, "out of memory");
 	int st = probe_dir(verb, path, *dir ? dir : "/", base);
 	free(dir);
-	return st;
+	return st ? st : cli_out_replaceable(verb, path, NULL);
 }
 
 int cli_check_dir(const char *verb, const char *dir)
@@ -495,8 +505,46 @@ void campaign_free_command(int argc, char **argv)
 	free(argv);
 }
 
+/* a, b and c in a new string, or NULL. */
+static char *concat3(const char *a, const char *b, const char *c)
+{
+	size_t n = strlen(a) + strlen(b) + strlen(c) + 1;
+	char *s = malloc(n);
+	if (s)
+		snprintf(s, n, "%s%s%s", a, b, c);
+	return s;
+}
+
+/* The campaign's folder in the stored command (the value of an option of
+ * diropts, before "--") becomes dir: a campaign copied or moved elsewhere
+ * resumes in its new place. 0, or -ENOMEM. */
+static int stored_folder_set(int n, char **v, const char *const *diropts, const char *dir)
+{
+	for (int i = 0; diropts && i < n && strcmp(v[i], "--") != 0; i++)
+		for (const char *const *o = diropts; *o; o++) {
+			size_t len = strlen(*o);
+			if (strncmp(v[i], *o, len) != 0)
+				continue;
+			char *w = NULL;
+			int k = i;
+			if (!v[i][len] && i + 1 < n) /* "--keep DIR", "-o DIR" */
+				k = i + 1, w = strdup(dir);
+			else if (v[i][len] == '=' || (v[i][len] && (*o)[1] != '-')) /* --keep=DIR, -oDIR */
+				w = concat3(*o, v[i][len] == '=' ? "=" : "", dir);
+			else
+				continue;
+			if (!w)
+				return -ENOMEM;
+			free(v[k]);
+			v[k] = w;
+			i = k;
+			break;
+		}
+	return 0;
+}
+
 int campaign_resume_alone(const char *verb, const char *dir, int nextra, char *const *extra,
-			  int (*cmd)(int, char **))
+			  const char *const *diropts, int (*cmd)(int, char **))
 {
 	int n = 0;
 	char **stored = NULL;
@@ -510,6 +558,8 @@ int campaign_resume_alone(const char *verb, const char *dir, int nextra, char *c
 	json_t *m = NULL;
 	if (!abs)
 		st = cli_error(verb, cli_status_for(-errno), "%s: %s", dir, strerror(errno));
+	else if (stored_folder_set(n, stored, diropts, abs) != 0)
+		st = cli_error(verb, CLI_EENV, "out of memory");
 	else if ((st = load_manifest(verb, dir, NULL, 0, &m)) == CLI_OK) {
 		const char *w = json_string_value(json_object_get(m, "cwd"));
 		if (!w || !*w || cli_same_folder(w, ".")) {
@@ -561,14 +611,14 @@ int campaign_option(const char *verb, int c, const char *arg, char **argv, int o
 }
 
 int campaign_args_done(const char *verb, const struct campaign_args *a, int argc, int optind,
-		       int (*cmd)(int, char **), int *st)
+		       const char *const *diropts, int (*cmd)(int, char **), int *st)
 {
 	if ((*st = launch_check(verb, &a->launch, a->resume)))
 		return 1;
 	if (!a->resume || optind < argc || argc - a->launch.nwords > 3)
 		return 0;
 	/* --resume DIR alone */
-	*st = campaign_resume_alone(verb, a->resume, a->launch.nwords, a->launch.words, cmd);
+	*st = campaign_resume_alone(verb, a->resume, a->launch.nwords, a->launch.words, diropts, cmd);
 	return 1;
 }
 

@@ -23,8 +23,10 @@ int cli_interrupted(const char *verb, const char *fmt, ...) __attribute__((forma
 
 /* ---- outputs checked before the work ------------------------------------- */
 /* Whether a file can be written atomically at path (a temporary beside it
- * is created and removed): CLI_OK, or the exit status of the error printed
- * (missing or read-only folder, a directory at path). */
+ * is created and removed) and a profile may replace what is there
+ * (cli_out_replaceable): CLI_OK, or the exit status of the error printed
+ * (missing or read-only folder, a directory at path, a file that is not a
+ * profile). */
 int cli_check_output(const char *verb, const char *path);
 /* Creates dir if needed and checks that files can be written in it. */
 int cli_check_dir(const char *verb, const char *dir);
@@ -103,10 +105,12 @@ void campaign_free_command(int argc, char **argv);
 /* `VERB --resume DIR` alone (but for the nextra launcher words extra, kept
  * before the stored options): runs cmd (the verb) with the command line
  * stored in DIR's manifest, in the folder it was started in (DIR made
- * absolute first), so that resuming does not depend on the current folder.
- * Returns its exit status. */
+ * absolute first), so that resuming does not depend on the current folder;
+ * the value of the stored option among diropts (NULL-terminated, e.g.
+ * "--keep") that named the campaign's folder becomes DIR, so a copied or
+ * moved campaign resumes where it is now. Returns its exit status. */
 int campaign_resume_alone(const char *verb, const char *dir, int nextra, char *const *extra,
-			  int (*cmd)(int, char **));
+			  const char *const *diropts, int (*cmd)(int, char **));
 /* Whether paths a and b name the same folder (or file). */
 int cli_same_folder(const char *a, const char *b);
 /* Hex SHA-256 of text (65 bytes with the NUL). */
@@ -144,7 +148,7 @@ int campaign_option(const char *verb, int c, const char *arg, char **argv, int o
  * runs the stored command line with cmd. 1 when the verb is done (*st its
  * exit status), 0 when it goes on. */
 int campaign_args_done(const char *verb, const struct campaign_args *a, int argc, int optind,
-		       int (*cmd)(int, char **), int *st);
+		       const char *const *diropts, int (*cmd)(int, char **), int *st);
 
 struct campaign_session {
 	const char *verb;

@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cli/cli.h"
-#include "pmcfuse/cit.h"
+#include "pmcfuse/categorize.h"
 
 static const char verb[] = "categorize";
 
@@ -51,34 +51,34 @@ static void num(FILE *f, double v)
 		fprintf(f, "%.6g", v);
 }
 
-static void write_csv(FILE *f, const pmcf_cit_report *r)
+static void write_csv(FILE *f, const pmcf_categorize_report *r)
 {
 	const double *bytes;
-	size_t ns = pmcf_cit_report_sizes(r, &bytes);
-	const pmcf_cit_levels *lv = pmcf_cit_report_levels(r);
+	size_t ns = pmcf_categorize_report_sizes(r, &bytes);
+	const pmcf_categorize_levels *lv = pmcf_categorize_report_levels(r);
 	fprintf(f, "event,category,confidence,branch_category,branch_confidence,cache_category,"
 		   "cache_confidence,cache_signature");
-	for (int k = 0; k < PMCF_CIT_NKERNELS; k++)
+	for (int k = 0; k < PMCF_CATEGORIZE_NKERNELS; k++)
 		fprintf(f, ",slope_%c", 'a' + k);
-	for (int k = 0; k < PMCF_CIT_NKERNELS; k++)
+	for (int k = 0; k < PMCF_CATEGORIZE_NKERNELS; k++)
 		fprintf(f, ",r2_%c", 'a' + k);
-	for (int c = 0; c < PMCF_CIT_NCATS; c++)
-		fprintf(f, ",score_%s", pmcf_cit_branch_name(c));
+	for (int c = 0; c < PMCF_CATEGORIZE_NCATS; c++)
+		fprintf(f, ",score_%s", pmcf_categorize_branch_name(c));
 	for (unsigned p = 0; ns && p <= lv->n; p++)
 		fprintf(f, ",plateau_%u", p);
 	for (size_t s = 0; s < ns; s++)
 		fprintf(f, ",per_access_%.0f", bytes[s]);
 	fputc('\n', f);
-	for (size_t i = 0; i < pmcf_cit_report_size(r); i++) {
-		const pmcf_cit_event *e = pmcf_cit_report_at(r, i);
+	for (size_t i = 0; i < pmcf_categorize_report_size(r); i++) {
+		const pmcf_categorize_event *e = pmcf_categorize_report_at(r, i);
 		fprintf(f, "%s,%s,%.4f,%s,%.4f,%s,%.4f,%s", e->name, e->category, e->confidence,
-			pmcf_cit_branch_name(e->branch.category), e->branch.confidence, e->cache.category,
-			e->cache.confidence, e->cache.signature);
-		for (int k = 0; k < PMCF_CIT_NKERNELS; k++)
+			pmcf_categorize_branch_name(e->branch.category), e->branch.confidence,
+			e->cache.category, e->cache.confidence, e->cache.signature);
+		for (int k = 0; k < PMCF_CATEGORIZE_NKERNELS; k++)
 			fputc(',', f), num(f, e->fit[k].slope);
-		for (int k = 0; k < PMCF_CIT_NKERNELS; k++)
+		for (int k = 0; k < PMCF_CATEGORIZE_NKERNELS; k++)
 			fputc(',', f), num(f, e->fit[k].r2);
-		for (int c = 0; c < PMCF_CIT_NCATS; c++)
+		for (int c = 0; c < PMCF_CATEGORIZE_NCATS; c++)
 			fputc(',', f), num(f, e->branch.score[c]);
 		for (unsigned p = 0; ns && p <= lv->n; p++)
 			fputc(',', f), num(f, e->cache.plateau[p]);
@@ -96,14 +96,14 @@ static void jnum(FILE *f, double v)
 		fputs("null", f);
 }
 
-static void write_json(FILE *f, const pmcf_cit_report *r)
+static void write_json(FILE *f, const pmcf_categorize_report *r)
 {
 	const double *bytes, *iters;
-	size_t ns = pmcf_cit_report_sizes(r, &bytes);
-	size_t np = pmcf_cit_report_iterations(r, &iters);
-	const pmcf_cit_levels *lv = pmcf_cit_report_levels(r);
+	size_t ns = pmcf_categorize_report_sizes(r, &bytes);
+	size_t np = pmcf_categorize_report_iterations(r, &iters);
+	const pmcf_categorize_levels *lv = pmcf_categorize_report_levels(r);
 	fprintf(f, "{\"backend\": ");
-	cli_json_string(f, pmcf_cit_report_backend(r));
+	cli_json_string(f, pmcf_categorize_report_backend(r));
 	fprintf(f, ",\n \"levels\": [");
 	for (unsigned l = 0; l < lv->n; l++) {
 		fprintf(f, "%s{\"name\": ", l ? ", " : "");
@@ -117,8 +117,8 @@ static void write_json(FILE *f, const pmcf_cit_report *r)
 	for (size_t s = 0; s < ns; s++)
 		fprintf(f, "%s%.0f", s ? ", " : "", bytes[s]);
 	fprintf(f, "],\n \"events\": [");
-	for (size_t i = 0; i < pmcf_cit_report_size(r); i++) {
-		const pmcf_cit_event *e = pmcf_cit_report_at(r, i);
+	for (size_t i = 0; i < pmcf_categorize_report_size(r); i++) {
+		const pmcf_categorize_event *e = pmcf_categorize_report_at(r, i);
 		fprintf(f, "%s\n  {\"event\": ", i ? "," : "");
 		cli_json_string(f, e->name);
 		fprintf(f, ", \"category\": ");
@@ -126,16 +126,16 @@ static void write_json(FILE *f, const pmcf_cit_report *r)
 		fprintf(f, ", \"confidence\": ");
 		jnum(f, e->confidence);
 		fprintf(f, ",\n   \"branch\": {\"category\": ");
-		cli_json_string(f, pmcf_cit_branch_name(e->branch.category));
+		cli_json_string(f, pmcf_categorize_branch_name(e->branch.category));
 		fprintf(f, ", \"confidence\": ");
 		jnum(f, e->branch.confidence);
 		fprintf(f, ", \"scores\": {");
-		for (int c = 0; c < PMCF_CIT_NCATS; c++) {
-			fprintf(f, "%s\"%s\": ", c ? ", " : "", pmcf_cit_branch_name(c));
+		for (int c = 0; c < PMCF_CATEGORIZE_NCATS; c++) {
+			fprintf(f, "%s\"%s\": ", c ? ", " : "", pmcf_categorize_branch_name(c));
 			jnum(f, e->branch.score[c]);
 		}
 		fprintf(f, "}, \"kernels\": [");
-		for (int k = 0; k < PMCF_CIT_NKERNELS; k++) {
+		for (int k = 0; k < PMCF_CATEGORIZE_NKERNELS; k++) {
 			fprintf(f, "%s{\"kernel\": \"%c\", \"slope\": ", k ? ", " : "", 'a' + k);
 			jnum(f, e->fit[k].slope);
 			fprintf(f, ", \"r2\": ");
@@ -178,26 +178,26 @@ static int write_file_in(const char *dir, const char *name, FILE **f)
 
 /* Branch slopes per kernel for every event (like Fig. 10/Table 1), and the
  * per-access cache curves against buffer size (Fig. 12–13). */
-static int plot(const char *dir, const pmcf_cit_report *r)
+static int plot(const char *dir, const pmcf_categorize_report *r)
 {
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
 		return cli_error(verb, cli_status_for(-errno), "cannot create '%s': %s", dir,
 				 strerror(errno));
 	const double *bytes;
-	size_t ns = pmcf_cit_report_sizes(r, &bytes);
-	size_t n = pmcf_cit_report_size(r);
+	size_t ns = pmcf_categorize_report_sizes(r, &bytes);
+	size_t n = pmcf_categorize_report_size(r);
 	FILE *f;
 	int st;
 	if ((st = write_file_in(dir, "branch.dat", &f)))
 		return st;
 	fprintf(f, "kernel");
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, " %s", pmcf_cit_report_at(r, i)->name);
+		fprintf(f, " %s", pmcf_categorize_report_at(r, i)->name);
 	fputc('\n', f);
-	for (int k = 0; k < PMCF_CIT_NKERNELS; k++) {
+	for (int k = 0; k < PMCF_CATEGORIZE_NKERNELS; k++) {
 		fprintf(f, "%c", 'a' + k);
 		for (size_t i = 0; i < n; i++) {
-			double v = pmcf_cit_report_at(r, i)->fit[k].slope;
+			double v = pmcf_categorize_report_at(r, i)->fit[k].slope;
 			fprintf(f, " ");
 			if (isfinite(v))
 				fprintf(f, "%.6g", v);
@@ -211,12 +211,12 @@ static int plot(const char *dir, const pmcf_cit_report *r)
 		return st;
 	fprintf(f, "bytes");
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, " %s", pmcf_cit_report_at(r, i)->name);
+		fprintf(f, " %s", pmcf_categorize_report_at(r, i)->name);
 	fputc('\n', f);
 	for (size_t s = 0; s < ns; s++) {
 		fprintf(f, "%.0f", bytes[s]);
 		for (size_t i = 0; i < n; i++)
-			fprintf(f, " %.6g", pmcf_cit_report_at(r, i)->per_access[s]);
+			fprintf(f, " %.6g", pmcf_categorize_report_at(r, i)->per_access[s]);
 		fputc('\n', f);
 	}
 	fclose(f);
@@ -231,7 +231,7 @@ static int plot(const char *dir, const pmcf_cit_report *r)
 		"plot for [i=2:%zu] 'branch.dat' using 0:i:xtic(1) with linespoints "
 		"title columnhead(i)\n",
 		n + 1);
-	const pmcf_cit_levels *lv = pmcf_cit_report_levels(r);
+	const pmcf_categorize_levels *lv = pmcf_categorize_report_levels(r);
 	fprintf(f, "set output 'cache.png'\nset title 'Cache events: count per access against "
 		   "buffer size'\nset xlabel 'buffer size (bytes)'\nset ylabel 'per access'\n"
 		   "set logscale x 2\nset yrange [*:*]\n");
@@ -323,7 +323,7 @@ int cmd_categorize(int argc, char **argv)
 					     {"no-branch", no_argument, NULL, OPT_NOBRANCH},
 					     {"no-cache", no_argument, NULL, OPT_NOCACHE},
 					     {NULL, 0, NULL, 0}};
-	const char *backend = PMCF_CIT_PERF, *events = NULL, *outp = NULL, *plotdir = NULL;
+	const char *backend = PMCF_CATEGORIZE_PERF, *events = NULL, *outp = NULL, *plotdir = NULL;
 	unsigned long iters = 0, points = 0, accesses = 0, unit = 0, ppb = 0, maxb = 0, jobs = 0;
 	int have_ppb = 0, no_branch = 0, no_cache = 0;
 	double threshold = 0;
@@ -333,7 +333,8 @@ int cmd_categorize(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":e:o:", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_BACKEND:
-			if (strcmp(optarg, PMCF_CIT_PERF) != 0 && strcmp(optarg, PMCF_CIT_CACHEGRIND) != 0)
+			if (strcmp(optarg, PMCF_CATEGORIZE_PERF) != 0 &&
+			    strcmp(optarg, PMCF_CATEGORIZE_CACHEGRIND) != 0)
 				return cli_usage_error(verb, "--backend is perf or cachegrind, not '%s'",
 						       optarg);
 			backend = optarg;
@@ -399,8 +400,8 @@ int cmd_categorize(int argc, char **argv)
 	if (no_branch && no_cache)
 		return cli_usage_error(verb, "--no-branch and --no-cache leave nothing to run");
 
-	pmcf_cit_options o;
-	pmcf_cit_options_init(&o, backend);
+	pmcf_categorize_options o;
+	pmcf_categorize_options_init(&o, backend);
 	if (iters)
 		o.iterations = iters;
 	if (points)
@@ -420,12 +421,12 @@ int cmd_categorize(int argc, char **argv)
 	o.skip_cache = no_cache;
 
 	pmcf_catalog *cat;
-	int err = pmcf_cit_catalog(backend, &cat);
+	int err = pmcf_categorize_catalog(backend, &cat);
 	if (err)
 		return cli_lib_error(verb, err, "event catalogue");
 	char *defaults = NULL;
 	if (!events) {
-		if (strcmp(backend, PMCF_CIT_PERF) == 0) {
+		if (strcmp(backend, PMCF_CATEGORIZE_PERF) == 0) {
 			defaults = perf_default_events(cat);
 			if (!defaults || !*defaults) {
 				free(defaults);
@@ -470,8 +471,8 @@ int cmd_categorize(int argc, char **argv)
 		pmcf_catalog_free(cat);
 		return st;
 	}
-	pmcf_cit_report *rep = NULL;
-	err = pmcf_cit_run(&o, names, n, &rep);
+	pmcf_categorize_report *rep = NULL;
+	err = pmcf_categorize_run(&o, names, n, &rep);
 	free(names);
 	pmcf_evlist_free(el);
 	pmcf_catalog_free(cat);
@@ -490,6 +491,6 @@ int cmd_categorize(int argc, char **argv)
 	st = cli_out_commit(verb, &out);
 	if (st == CLI_OK && plotdir)
 		st = plot(plotdir, rep);
-	pmcf_cit_report_free(rep);
+	pmcf_categorize_report_free(rep);
 	return st;
 }

@@ -75,6 +75,11 @@ int cli_out_arg(const char *verb, const char *arg, const char *binary);
  * or another spelling counts); else one error line and CLI_EUSAGE, since
  * writing it would destroy the input. */
 int cli_out_not_input(const char *verb, const char *out, const char *const *in, size_t n);
+/* Before any work: CLI_OK when the existing file out (if any) may be
+ * replaced by what the verb writes: a profile (kind NULL) only over a
+ * profile (an SQLite file) or an empty file, other output (kind names it:
+ * "CSV") never over a profile; else one error line and CLI_EUSAGE. */
+int cli_out_replaceable(const char *verb, const char *out, const char *kind);
 
 /* When event list l (of the perf catalogue) holds events that count only
  * kernel activity (context-switches, cpu-migrations) and this process may

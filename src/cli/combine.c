@@ -197,7 +197,8 @@ int cmd_combine(int argc, char **argv)
 	if (optind >= argc)
 		return cli_usage_error(verb, "missing input profiles");
 	size_t n = (size_t)(argc - optind);
-	if (cli_out_not_input(verb, out, (const char *const *)argv + optind, n))
+	if (cli_out_not_input(verb, out, (const char *const *)argv + optind, n) ||
+	    cli_out_replaceable(verb, out, NULL))
 		return CLI_EUSAGE;
 	struct input *in = calloc(n, sizeof(*in));
 	pmcf_profile **prof = calloc(n, sizeof(*prof));

@@ -8,7 +8,6 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "cli/export_otf2.h"
-#include "util/internal.h"
 
 static const char usage[] =
 	"usage: pmcfuse export --format csv|json [--truth] [--provenance] [-o FILE] PROFILE\n"
@@ -26,7 +25,8 @@ static const char usage[] =
 	"missing value and \"inf\" or \"-inf\" for an infinite one; a name that is not UTF-8\n"
 	"is {\"base64\": \"...\"} of its bytes.\n"
 	"sqlite: a copy of the profile with the SQL views xu_values and xu_values_long\n"
-	"(for profiles written without them; docs/profile-format.md, \"SQL access\").\n"
+	"(for profiles written without them; past 1990 events, SQLite's columns, only\n"
+	"xu_values_long; docs/profile-format.md, \"SQL access\").\n"
 	"otf2: an OTF2 trace archive DIR/traces.otf2 for Vampir and the Score-P tools: one\n"
 	"location per thread, an enter/leave per XU with its type as the region, every\n"
 	"event as a metric (accumulated; events with missing values are left out).\n\n"
@@ -207,7 +207,7 @@ static void json_meta_value(FILE *f, const char *k, const char *v)
 	static const char *const numeric[] = {PMCF_META_PMCS,     PMCF_META_PERIOD_MS, PMCF_META_EXIT_STATUS,
 					      PMCF_META_PLAN_SET, PMCF_META_PLAN_SETS, "threads",
 					      "makespan_ns"};
-	for (size_t i = 0; i < PMCF_ARRAY_SIZE(arrays); i++) {
+	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
 		json_t *j = strcmp(k, arrays[i]) == 0 ? json_loads(v, JSON_REJECT_DUPLICATES, NULL) : NULL;
 		int array = json_is_array(j);
 		json_decref(j);
@@ -216,12 +216,12 @@ static void json_meta_value(FILE *f, const char *k, const char *v)
 			return;
 		}
 	}
-	for (size_t i = 0; i < PMCF_ARRAY_SIZE(bools); i++)
+	for (size_t i = 0; i < sizeof(bools) / sizeof(bools[0]); i++)
 		if (strcmp(k, bools[i]) == 0 && (!strcmp(v, "0") || !strcmp(v, "1"))) {
 			fputs(*v == '1' ? "true" : "false", f);
 			return;
 		}
-	for (size_t i = 0; i < PMCF_ARRAY_SIZE(numeric); i++) {
+	for (size_t i = 0; i < sizeof(numeric) / sizeof(numeric[0]); i++) {
 		char *end;
 		double d = strcmp(k, numeric[i]) == 0 && *v ? strtod(v, &end) : NAN;
 		if (!pmcf_is_missing(d) && !*end && isfinite(d)) {
@@ -346,7 +346,11 @@ int cmd_export(int argc, char **argv)
 		return cli_usage_error("export", "--format %s needs -o %s", format, sql ? "FILE" : "DIR");
 	if (optind + 1 != argc)
 		return cli_usage_error("export", optind == argc ? "missing PROFILE" : "expected one PROFILE");
-	if (cli_out_not_input("export", out, (const char *const *)argv + optind, 1))
+	if (cli_out_not_input("export", out, (const char *const *)argv + optind, 1) ||
+	    (!otf2 && cli_out_replaceable("export", out,
+					  sql   ? NULL
+					  : csv ? "CSV"
+						: "JSON")))
 		return CLI_EUSAGE;
 	pmcf_profile *p;
 	int st = cli_open_profile("export", argv[optind], &p);
@@ -355,6 +359,11 @@ int cmd_export(int argc, char **argv)
 	if (sql || otf2) {
 		int err = sql ? pmcf_profile_save_sql(p, out) : 0;
 		st = sql ? (err ? cli_lib_error("export", err, out) : CLI_OK) : export_otf2(p, out);
+		if (sql && !st && pmcf_profile_nevents(p) > PMCF_SQL_MAX_EVENTS)
+			fprintf(stderr,
+				"pmcfuse: export: note: %zu events are more than SQLite's %d columns: "
+				"'%s' has the view xu_values_long (xu, event, value), not xu_values\n",
+				pmcf_profile_nevents(p), PMCF_SQL_MAX_EVENTS, out);
 		pmcf_profile_free(p);
 		return st;
 	}

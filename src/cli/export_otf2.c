@@ -5,6 +5,7 @@
  * clock in ns from the XU timestamps. Built only with libotf2. */
 #include "cli/export_otf2.h"
 #include "cli/cli.h"
+#include "pmcfuse/util.h"
 
 #ifndef PMCF_HAVE_OTF2
 int export_otf2(const pmcf_profile *p, const char *dir)
@@ -18,7 +19,6 @@ int export_otf2(const pmcf_profile *p, const char *dir)
 #else
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,15 +128,9 @@ static void enter(struct ox *o, struct lane *l, size_t i)
 	metrics(o, l, x.start_ns);
 	check(o, OTF2_EvtWriter_Enter(l->w, NULL, x.start_ns, x.type));
 	l->nevents++;
-	if (l->depth == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 16;
-		size_t *s = realloc(l->stack, cap * sizeof(*s));
-		if (!s) {
-			o->err = 2;
-			return;
-		}
-		l->stack = s;
-		l->cap = cap;
+	if (pmcf_grow((void **)&l->stack, &l->cap, l->depth + 1, sizeof(*l->stack))) {
+		o->err = 2;
+		return;
 	}
 	l->stack[l->depth++] = i;
 }
@@ -167,14 +161,8 @@ static void leave_until(struct ox *o, struct lane *l, uint64_t t)
 
 static struct lane *new_lane(struct ox *o, int32_t thread, int lane)
 {
-	if (o->nlanes == o->lanes_cap) {
-		size_t cap = o->lanes_cap ? 2 * o->lanes_cap : 16;
-		struct lane *n = realloc(o->lanes, cap * sizeof(*n));
-		if (!n)
-			return NULL;
-		o->lanes = n;
-		o->lanes_cap = cap;
-	}
+	if (pmcf_grow((void **)&o->lanes, &o->lanes_cap, o->nlanes + 1, sizeof(*o->lanes)))
+		return NULL;
 	struct lane *l = &o->lanes[o->nlanes];
 	memset(l, 0, sizeof(*l));
 	l->thread = thread;
@@ -344,14 +332,6 @@ static int pick_events(struct ox *o)
 	return 0;
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb, (void)flag, (void)ftw;
-	return remove(path);
-}
-
-static void remove_tree(const char *dir) { nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
-
 /* Writes the archive into tmp (an empty folder); returns 0, 1 for an OTF2
  * failure (otf2_msg), 2 when out of memory. */
 static int write_archive(struct ox *o, const char *tmp)
@@ -462,12 +442,12 @@ int export_otf2(const pmcf_profile *p, const char *dir)
 	free(o.vals);
 	if (!st && rename(tmp, dir) != 0) {
 		int e = errno;
-		remove_tree(tmp);
+		pmcf_rm_tree(tmp);
 		free(tmp);
 		return cli_error("export", cli_status_for(-e), "cannot write '%s': %s", dir, strerror(e));
 	}
 	if (st)
-		remove_tree(tmp);
+		pmcf_rm_tree(tmp);
 	free(tmp);
 	if (st == 2)
 		return cli_error("export", CLI_EENV, "out of memory");

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include "pmcfuse/combine.h"
 #include "pmcfuse/plan.h"
+#include "pmcfuse/source.h"
 
 /* Options shared by plan and run (getopt_long values). */
 enum {
@@ -35,10 +36,12 @@ int fuse_plan_option(const char *verb, int opt, const char *arg, pmcf_plan_opts 
 		     int *seed_given, int *status);
 
 /* --link auto (plan, run): plans ev with po into *plan, the information
- * measured in the profiles of refs, else for a simulated source in a pilot
- * of one execution per set of a pair covering (noted on stderr); a program
- * without refs is a usage error. Returns the CLI status (errors reported). */
-int fuse_link_auto_plan(const char *verb, const pmcf_evlist *ev, const char *refs, const char *sim,
+ * measured in the profiles of refs, else for a simulated source sim (ev
+ * resolved in its catalogue; NULL for a program) in a pilot of one
+ * execution per set of a pair covering (noted on stderr; sim's seed is
+ * back as it was after); a program without refs is a usage error. Returns
+ * the CLI status (errors reported). */
+int fuse_link_auto_plan(const char *verb, const pmcf_evlist *ev, const char *refs, pmcf_source *sim,
 			uint64_t seed, pmcf_plan_opts *po, pmcf_plan **plan);
 
 /* "N executions (lower bound B[, optimal]) ..." then one line per set. */

@@ -1,22 +1,18 @@
 /* `pmcfuse imix`: instruction mixes from PMU samples (Hybrid Basic Block
- * Profiling, hbbp-instruction-mix): record (perf), reference (callgrind),
- * report (pivot tables), compare (§VI errors), train (the block-length rule). */
+ * Profiling, hbbp-instruction-mix): record (perf) and reference (callgrind)
+ * folders made by the library (pmcf_imix_record, pmcf_imix_reference), report
+ * (pivot tables), compare (§VI errors), train (the block-length rule). */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include "cli/cli.h"
 #include "pmcfuse/hbbp.h"
 #include "pmcfuse/util.h"
-
-extern char **environ;
 
 static const char verb[] = "imix";
 
@@ -55,93 +51,6 @@ static const char usage[] =
 	"or CSV files written by `imix report --format csv` (by mnemonic).\n"
 	"train learns the block-length cut-off (a decision stump) from reference data.\n";
 
-/* ---- running perf and valgrind -------------------------------------------- */
-
-static int spawn_wait(const char *what, char **argv, const char *logpath, int *status)
-{
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	if (logpath) {
-		posix_spawn_file_actions_addopen(&fa, 2, logpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	}
-	pid_t pid;
-	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc == ENOENT)
-		return cli_error(verb, CLI_EENV, "%s not found: install %s (scripts/install-deps.sh)",
-				 argv[0], what);
-	if (rc)
-		return cli_error(verb, CLI_EENV, "cannot start %s: %s", argv[0], strerror(rc));
-	int st = 0;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return cli_error(verb, CLI_EENV, "waitpid: %s", strerror(errno));
-	*status = st;
-	return CLI_OK;
-}
-
-/* Last non-empty line of a log file, for error messages. */
-static void last_line(const char *path, char *out, size_t n)
-{
-	out[0] = 0;
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return;
-	char line[512];
-	while (fgets(line, sizeof(line), f)) {
-		size_t l = strlen(line);
-		while (l && (line[l - 1] == '\n' || line[l - 1] == '\r' || line[l - 1] == ' '))
-			line[--l] = 0;
-		if (l)
-			snprintf(out, n, "%s", line);
-	}
-	fclose(f);
-}
-
-static void rm_tree(const char *dir)
-{
-	static const char *const files[] = {"perf.data", "perf.data.old",     "callgrind.out",
-					    "imix.json", "perf.log",          "valgrind.log",
-					    "synth.elf", "ref/callgrind.out", "ref"};
-	char p[4200];
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		if (snprintf(p, sizeof(p), "%s/%s", dir, files[i]) < (int)sizeof(p))
-			remove(p);
-	}
-	rmdir(dir);
-}
-
-/* DIR is written as DIR.tmp.PID and renamed at the end. */
-static int make_tmpdir(const char *dir, char *tmp, size_t n)
-{
-	struct stat sb;
-	if (stat(dir, &sb) == 0) {
-		if (!S_ISDIR(sb.st_mode) || rmdir(dir) != 0)
-			return cli_error(verb, CLI_EUSAGE, "%s exists and is not an empty folder", dir);
-	}
-	snprintf(tmp, n, "%s.tmp.%ld", dir, (long)getpid());
-	rm_tree(tmp);
-	if (mkdir(tmp, 0755) != 0)
-		return cli_error(verb, CLI_EENV, "cannot create %s: %s", tmp, strerror(errno));
-	return CLI_OK;
-}
-
-static int finish_dir(const char *tmp, const char *dir, json_t *meta)
-{
-	char p[4200];
-	snprintf(p, sizeof(p), "%s/imix.json", tmp);
-	if (json_dump_file(meta, p, JSON_INDENT(2) | JSON_SORT_KEYS) != 0) {
-		rm_tree(tmp);
-		return cli_error(verb, CLI_EENV, "cannot write %s", p);
-	}
-	if (rename(tmp, dir) != 0) {
-		int e = errno;
-		rm_tree(tmp);
-		return cli_error(verb, CLI_EENV, "cannot rename %s to %s: %s", tmp, dir, strerror(e));
-	}
-	return CLI_OK;
-}
-
 /* v as JSON by cli_json_number's rule: a number, null when missing (NaN),
  * "inf"/"-inf" when infinite (json_real refuses both: the member was lost). */
 /* s as JSON by the rule of plans and metadata (docs/profile-format.md): a
@@ -168,75 +77,11 @@ static json_t *jnum(double v)
 	return json_real(v);
 }
 
-static json_t *argv_json(int argc, char **argv)
-{
-	json_t *a = json_array();
-	for (int i = 0; i < argc; i++)
-		json_array_append_new(a, json_bytes(argv[i]));
-	return a;
-}
-
-static int kernel_allowed(void)
-{
-	if (geteuid() == 0)
-		return 1;
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	int v = 2;
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = 2;
-		fclose(f);
-	}
-	return v <= 1;
-}
-
-/* Intel with a core PMU that perf can drive with LBR. */
-static int check_lbr(char *why, size_t n)
-{
-	char vendor[64] = "";
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	if (f) {
-		char line[512];
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "vendor_id : %63s", vendor) == 1)
-				break;
-		fclose(f);
-	}
-	if (strcmp(vendor, "GenuineIntel") != 0) {
-		snprintf(why, n,
-			 "HBBP needs Intel LBR with INST_RETIRED.PREC_DIST and "
-			 "BR_INST_RETIRED.NEAR_TAKEN; this CPU is %s",
-			 vendor[0] ? vendor : "unknown");
-		return -1;
-	}
-	if (access("/sys/bus/event_source/devices/cpu/format/event", R_OK) != 0) {
-		snprintf(why, n,
-			 "no core PMU in /sys/bus/event_source/devices/cpu (a VM without "
-			 "PMU passthrough?)");
-		return -1;
-	}
-	return 0;
-}
-
 /* An option getopt did not take (unknown, or its value missing): argv is the
  * subverb's. One line naming it. */
 static int bad_option(const char *sub, char **argv)
 {
 	return cli_usage_error(verb, "%s: unknown option or missing value '%s'", sub, argv[optind - 1]);
-}
-
-/* Does this perf take --user-regs with a register list (perf 4.x does not)?
- * `perf record --user-regs=?` lists the registers it knows. */
-static int perf_has_user_regs(void)
-{
-	FILE *p = popen("perf record --user-regs=? 2>&1", "r");
-	char line[256];
-	int ok = 0;
-	while (p && fgets(line, sizeof(line), p))
-		ok |= strstr(line, "available registers") && strstr(line, "R15");
-	if (p)
-		pclose(p);
-	return ok;
 }
 
 static int imix_record(int argc, char **argv)
@@ -247,33 +92,28 @@ static int imix_record(int argc, char **argv)
 					   {"user-only", no_argument, NULL, 'u'},
 					   {"output", required_argument, NULL, 'o'},
 					   {NULL, 0, NULL, 0}};
+	static const char *const runtimes[] = {"seconds", "minutes", "long"};
 	const char *out = NULL;
-	int ebs_only = 0, user_only = 0, opt;
-	unsigned long period = 0;
-	/* Table 4: EBS and LBR periods by expected run time */
-	unsigned long ebs_p = 1000037, lbr_p = 100003;
+	pmcf_imix_record_opts o = PMCF_IMIX_RECORD_OPTS_INIT;
+	int opt;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+o:", lo, NULL)) != -1) {
 		switch (opt) {
-		case 'E': ebs_only = 1; break;
-		case 'u': user_only = 1; break;
+		case 'E': o.ebs_only = 1; break;
+		case 'u': o.user_only = 1; break;
 		case 'o':
 			if (cli_out_arg(verb, optarg, "a folder"))
 				return CLI_EUSAGE;
 			out = optarg;
 			break;
 		case 'p':
-			if (cli_parse_uint(verb, "--period", optarg, 1, 1ul << 40, &period))
+			if (cli_parse_uint(verb, "--period", optarg, 1, 1ul << 40, &o.period))
 				return CLI_EUSAGE;
 			break;
 		case 'R':
-			if (!strcmp(optarg, "seconds"))
-				ebs_p = 1000037, lbr_p = 100003;
-			else if (!strcmp(optarg, "minutes"))
-				ebs_p = 10000019, lbr_p = 1000037;
-			else if (!strcmp(optarg, "long"))
-				ebs_p = 100000007, lbr_p = 10000019;
-			else
+			for (o.runtime = 0; o.runtime < 3 && strcmp(optarg, runtimes[o.runtime]); o.runtime++)
+				;
+			if (o.runtime == 3)
 				return cli_usage_error(verb, "--runtime: expected seconds, minutes or long");
 			break;
 		default: return bad_option("record", argv);
@@ -283,88 +123,8 @@ static int imix_record(int argc, char **argv)
 		return cli_usage_error(verb, "record: -o DIR is required");
 	if (optind >= argc)
 		return cli_usage_error(verb, "record: no program given (-- PROG ARGS)");
-	char why[256];
-	if (!ebs_only && check_lbr(why, sizeof(why)) != 0)
-		return cli_error(verb, CLI_EENV, "%s: use --ebs-only (cpu-clock sampling)", why);
-	int kern = !user_only && kernel_allowed();
-	char tmp[4200], data[4300], log[4300], e1[256], e2[256], cp[32];
-	int rc = make_tmpdir(out, tmp, sizeof(tmp));
-	if (rc)
-		return rc;
-	snprintf(data, sizeof(data), "%s/perf.data", tmp);
-	snprintf(log, sizeof(log), "%s/perf.log", tmp);
-	char *pargs[64 + 256];
-	int k = 0;
-	pargs[k++] = "perf";
-	pargs[k++] = "record";
-	pargs[k++] = "-q";
-	pargs[k++] = "-o";
-	pargs[k++] = data;
-	json_t *meta = json_object();
-	json_t *events = json_array();
-	if (ebs_only) {
-		snprintf(e1, sizeof(e1), "cpu-clock%s", kern ? "" : ":u");
-		snprintf(cp, sizeof(cp), "%lu", period ? period : 50000ul);
-		pargs[k++] = "-e";
-		pargs[k++] = e1;
-		pargs[k++] = "-c";
-		pargs[k++] = cp;
-		/* the user registers: loop speeds from induction registers
-		 * (report --rate iv); left out where perf cannot record them */
-		if (perf_has_user_regs())
-			pargs[k++] = "--user-regs=ax,bx,cx,dx,si,di,bp,sp,r8,r9,r10,r11,r12,r13,r14,r15";
-		json_array_append_new(events, json_string(e1));
-	} else {
-		if (period)
-			ebs_p = period, lbr_p = period / 10 ? period / 10 : 1;
-		snprintf(e1, sizeof(e1),
-			 "cpu/event=0xc0,umask=0x1,period=%lu,name=inst_retired.prec_dist/%sppp", ebs_p,
-			 kern ? "" : "u");
-		snprintf(e2, sizeof(e2),
-			 "cpu/event=0xc4,umask=0x20,period=%lu,name=br_inst_retired.near_taken/%sp", lbr_p,
-			 kern ? "" : "u");
-		pargs[k++] = "-e";
-		pargs[k++] = e1;
-		pargs[k++] = "-e";
-		pargs[k++] = e2;
-		pargs[k++] = "-j";
-		pargs[k++] = kern ? "any,u,k" : "any,u";
-		json_array_append_new(events, json_string(e1));
-		json_array_append_new(events, json_string(e2));
-	}
-	pargs[k++] = "--";
-	for (int i = optind; i < argc && k < 64 + 250; i++)
-		pargs[k++] = argv[i];
-	pargs[k] = NULL;
-	int st = 0;
-	rc = spawn_wait("linux-perf", pargs, log, &st);
-	if (rc) {
-		json_decref(meta);
-		json_decref(events);
-		rm_tree(tmp);
-		return rc;
-	}
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		char ll[512];
-		last_line(log, ll, sizeof(ll));
-		json_decref(meta);
-		json_decref(events);
-		rm_tree(tmp);
-		struct stat sb;
-		if (WIFEXITED(st) && ll[0] == 0)
-			return cli_error(verb, CLI_EUSAGE, "the program exited with status %d",
-					 WEXITSTATUS(st));
-		(void)sb;
-		return cli_error(verb, CLI_EENV, "perf record failed: %s", ll[0] ? ll : "killed by a signal");
-	}
-	json_object_set_new(meta, "kind", json_string("record"));
-	json_object_set_new(meta, "mode", json_string(ebs_only ? "ebs-only" : "hybrid"));
-	json_object_set_new(meta, "kernel", json_boolean(kern));
-	json_object_set_new(meta, "events", events);
-	json_object_set_new(meta, "command", argv_json(argc - optind, argv + optind));
-	rc = finish_dir(tmp, out, meta);
-	json_decref(meta);
-	return rc;
+	int err = pmcf_imix_record(out, &o, argc - optind, argv + optind);
+	return err ? cli_lib_error(verb, err, out) : CLI_OK;
 }
 
 static int imix_reference(int argc, char **argv)
@@ -385,43 +145,8 @@ static int imix_reference(int argc, char **argv)
 		return cli_usage_error(verb, "reference: -o DIR is required");
 	if (optind >= argc)
 		return cli_usage_error(verb, "reference: no program given (-- PROG ARGS)");
-	char tmp[4200], cg[4300], cgarg[4400], log[4300];
-	int rc = make_tmpdir(out, tmp, sizeof(tmp));
-	if (rc)
-		return rc;
-	snprintf(cg, sizeof(cg), "%s/callgrind.out", tmp);
-	snprintf(cgarg, sizeof(cgarg), "--callgrind-out-file=%s", cg);
-	snprintf(log, sizeof(log), "%s/valgrind.log", tmp);
-	char *vargs[300];
-	int k = 0;
-	vargs[k++] = "valgrind";
-	vargs[k++] = "--tool=callgrind";
-	vargs[k++] = "--dump-instr=yes";
-	vargs[k++] = "-q";
-	vargs[k++] = cgarg;
-	for (int i = optind; i < argc && k < 298; i++)
-		vargs[k++] = argv[i];
-	vargs[k] = NULL;
-	int st = 0;
-	rc = spawn_wait("valgrind", vargs, log, &st);
-	if (rc) {
-		rm_tree(tmp);
-		return rc;
-	}
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		char ll[512];
-		last_line(log, ll, sizeof(ll));
-		rm_tree(tmp);
-		return cli_error(verb, CLI_EUSAGE, "the program failed under valgrind (status %d)%s%s",
-				 WIFEXITED(st) ? WEXITSTATUS(st) : -1, ll[0] ? ": " : "", ll);
-	}
-	json_t *meta = json_object();
-	json_object_set_new(meta, "kind", json_string("reference"));
-	json_object_set_new(meta, "tool", json_string("callgrind --dump-instr=yes"));
-	json_object_set_new(meta, "command", argv_json(argc - optind, argv + optind));
-	rc = finish_dir(tmp, out, meta);
-	json_decref(meta);
-	return rc;
+	int err = pmcf_imix_reference(out, argc - optind, argv + optind);
+	return err ? cli_lib_error(verb, err, out) : CLI_OK;
 }
 
 /* ---- loading mixes ------------------------------------------------------------ */
@@ -920,12 +645,10 @@ static int imix_synth(int argc, char **argv)
 	}
 	if (!out || optind != argc)
 		return cli_usage_error(verb, "synth: expected -o DIR");
-	char tmp[4200];
-	int rc = make_tmpdir(out, tmp, sizeof(tmp));
-	if (rc)
-		return rc;
 	/* the ELF path inside perf.data must be the final one: write in place */
-	rm_tree(tmp);
+	struct stat sb;
+	if (stat(out, &sb) == 0 && (!S_ISDIR(sb.st_mode) || rmdir(out) != 0))
+		return cli_error(verb, CLI_EUSAGE, "%s exists and is not an empty folder", out);
 	if (mkdir(out, 0755) != 0)
 		return cli_error(verb, CLI_EENV, "cannot create %s: %s", out, strerror(errno));
 	pmcf_imix_synth_opts so = PMCF_IMIX_SYNTH_OPTS_INIT;
@@ -935,12 +658,12 @@ static int imix_synth(int argc, char **argv)
 	size_t nblk = 0;
 	char abs[4096];
 	if (!realpath(out, abs)) {
-		rm_tree(out);
+		pmcf_rm_tree(out);
 		return cli_error(verb, CLI_EENV, "%s: %s", out, strerror(errno));
 	}
-	rc = pmcf_imix_synth_write(abs, &so, blk, 8, &nblk);
+	int rc = pmcf_imix_synth_write(abs, &so, blk, 8, &nblk);
 	if (rc) {
-		rm_tree(out);
+		pmcf_rm_tree(out);
 		return cli_lib_error(verb, rc, "synth");
 	}
 	for (size_t i = 0; i < nblk && i < 8; i++)

@@ -8,7 +8,8 @@
 #include "cli/cli.h"
 #include "cli/fuse.h"
 #include "cli/output.h"
-#include "pmcfuse/sim.h"
+#include "pmcfuse/source.h"
+#include "pmcfuse/util.h"
 
 static const char usage[] =
 	"usage: pmcfuse plan -e EVENTS [--strategy S] [--link EVENTS|auto [--refs DIR]]\n"
@@ -83,7 +84,7 @@ static int load_dir(const char *verb, const char *dir, pmcf_profile ***out, size
 		return cli_error(verb, CLI_EUSAGE, "cannot read directory '%s'", dir);
 	struct dirent *de;
 	pmcf_profile **v = NULL;
-	size_t k = 0;
+	size_t k = 0, cap = 0;
 	int st = CLI_OK;
 	while ((de = readdir(d)) && !st) {
 		if (de->d_name[0] == '.')
@@ -96,13 +97,11 @@ static int load_dir(const char *verb, const char *dir, pmcf_profile ***out, size
 		pmcf_profile *p;
 		if (pmcf_profile_open(path, &p) != 0)
 			continue;
-		pmcf_profile **nv = realloc(v, (k + 1) * sizeof(*v));
-		if (!nv) {
+		if (pmcf_grow((void **)&v, &cap, k + 1, sizeof(*v))) {
 			pmcf_profile_free(p);
 			st = cli_error(verb, CLI_EENV, "out of memory");
 			break;
 		}
-		v = nv;
 		v[k++] = p;
 	}
 	closedir(d);
@@ -118,31 +117,32 @@ static int load_dir(const char *verb, const char *dir, pmcf_profile ***out, size
 #define PILOT_SEED_SALT 0x5be0cd19137e2179ull
 
 /* --link auto without --refs on a simulated source: one execution per set of
- * a pair covering of the events (every pair measured together once). */
-static int pilot_sim(const char *verb, const pmcf_evlist *ev, const char *sim, unsigned pmcs, uint64_t seed,
+ * a pair covering of the events (every pair measured together once), each
+ * set taken from ev and recorded through src (no name looked up again). */
+static int pilot_sim(const char *verb, pmcf_source *src, const pmcf_evlist *ev, unsigned pmcs, uint64_t seed,
 		     pmcf_profile ***out, size_t *n)
 {
 	pmcf_cover *cv = NULL;
-	pmcf_sim_spec *spec = NULL;
-	pmcf_sim_opts so = PMCF_SIM_OPTS_INIT;
-	so.pmcs = pmcs;
+	uint64_t base = pmcf_source_seed(src);
 	double t0 = cli_now();
 	int err = pmcf_cover_pairs_evlist(ev, pmcs, 1, &cv);
-	if (!err)
-		err = pmcf_sim_spec_parse(sim, &spec);
 	size_t ns = cv ? pmcf_cover_nsets(cv) : 0;
 	pmcf_profile **v = err ? NULL : calloc(ns ? ns : 1, sizeof(*v));
 	if (!err && !v)
 		err = PMCF_ENOMEM;
+	/* execution k runs with pmcf_sim_exec_seed(seed ^ salt, k) */
+	pmcf_source_set_seed(src, seed ^ PILOT_SEED_SALT);
 	for (size_t k = 0; !err && k < ns; k++) {
 		size_t m;
-		const char *const *set = pmcf_cover_set(cv, k, &m);
-		pmcf_sim_spec_set_seed(spec, pmcf_sim_exec_seed(seed ^ PILOT_SEED_SALT, (unsigned)k));
-		if (!(err = pmcf_sim_record(spec, set, m, &so, &v[k])))
+		const char *const *names = pmcf_cover_set(cv, k, &m);
+		pmcf_evlist *set = NULL;
+		if (!(err = pmcf_evlist_subset(ev, names, m, &set)) &&
+		    !(err = pmcf_source_record(src, set, (long)k, &v[k], NULL)))
 			*n = k + 1;
+		pmcf_evlist_free(set);
 	}
+	pmcf_source_set_seed(src, base);
 	*out = v;
-	pmcf_sim_spec_free(spec);
 	pmcf_cover_free(cv);
 	if (err)
 		return cli_lib_error(verb, err, "--link auto pilot");
@@ -154,13 +154,13 @@ static int pilot_sim(const char *verb, const pmcf_evlist *ev, const char *sim, u
 	return CLI_OK;
 }
 
-int fuse_link_auto_plan(const char *verb, const pmcf_evlist *ev, const char *refs, const char *sim,
+int fuse_link_auto_plan(const char *verb, const pmcf_evlist *ev, const char *refs, pmcf_source *sim,
 			uint64_t seed, pmcf_plan_opts *po, pmcf_plan **plan)
 {
 	pmcf_profile **pil = NULL;
 	size_t npil = 0;
 	int st = refs  ? load_dir(verb, refs, &pil, &npil)
-		 : sim ? pilot_sim(verb, ev, sim, po->pmcs, seed, &pil, &npil)
+		 : sim ? pilot_sim(verb, sim, ev, po->pmcs, seed, &pil, &npil)
 		       : cli_usage_error(verb, "--link auto needs reference profiles for a program: "
 					       "pmcfuse reference, then pmcfuse plan --link auto "
 					       "--refs DIR");
@@ -360,12 +360,18 @@ int cmd_plan(int argc, char **argv)
 	if (from && o.link_auto)
 		return cli_usage_error(verb, "give either --from DIR (correlation) or --link auto "
 					     "(information), not both");
-	pmcf_catalog *cat = NULL;
+	pmcf_source *src = NULL; /* a simulation (the pilot of --link auto records through it) */
+	pmcf_catalog *perf = NULL;
+	const pmcf_catalog *cat = NULL;
 	pmcf_evlist *ev = NULL, *lk = NULL;
 	pmcf_plan *plan = NULL;
 	pmcf_profile **pilots = NULL;
 	size_t npilots = 0;
-	int err = sim ? pmcf_catalog_sim(sim, &cat) : pmcf_catalog_perf_for_events(events, &cat);
+	pmcf_source_opts so = PMCF_SOURCE_OPTS_INIT;
+	so.pmcs = o.pmcs;
+	int err = sim ? pmcf_source_new_sim(sim, &so, &src) : pmcf_catalog_perf_for_events(events, &perf);
+	if (!err)
+		err = src ? pmcf_source_catalog(src, &cat) : ((cat = perf), 0);
 	if (err) {
 		st = cli_lib_error(verb, err, "event catalogue");
 		goto out;
@@ -381,22 +387,14 @@ int cmd_plan(int argc, char **argv)
 	o.npilots = npilots;
 	/* the resolved lists (their groups, the linking events) go to the planner */
 	if (o.link_auto) {
-		if ((st = fuse_link_auto_plan(verb, ev, refs, sim, seed_given ? seed : 1, &o, &plan)))
+		if ((st = fuse_link_auto_plan(verb, ev, refs, src, seed_given ? seed : 1, &o, &plan)))
 			goto out;
 	} else if ((err = pmcf_plan_make_evlist(ev, lk, &o, &plan))) {
 		st = cli_lib_error(verb, err, "planning");
 		goto out;
 	}
-	if (sim && !seed_given) {
-		/* the executions of `record --plan` then match those of `run` */
-		pmcf_sim_spec *spec;
-		if ((err = pmcf_sim_spec_parse(sim, &spec))) {
-			st = cli_lib_error(verb, err, "--sim");
-			goto out;
-		}
-		seed = pmcf_sim_spec_seed(spec);
-		pmcf_sim_spec_free(spec);
-	}
+	if (sim && !seed_given) /* the executions of `record --plan` then match those of `run` */
+		seed = pmcf_source_seed(src);
 	pmcf_plan_set_seed(plan, seed);
 	if (sim)
 		err = pmcf_plan_set_sim(plan, sim);
@@ -438,6 +436,7 @@ out:
 	pmcf_plan_free(plan);
 	pmcf_evlist_free(ev);
 	pmcf_evlist_free(lk);
-	pmcf_catalog_free(cat);
+	pmcf_source_free(src);
+	pmcf_catalog_free(perf);
 	return st;
 }

@@ -213,6 +213,73 @@ static int source_option(const char *verb, int c, pmcf_source_opts *o, int *pmcs
 	}
 }
 
+/* The command line. */
+struct rec {
+	const char *events, *out, *sim, *plan, *setarg;
+	pmcf_source_opts o;
+	int pmcs_given, period_given, est_given, json;
+	int prog_argc; /* the program after --, if any */
+	char **prog_argv;
+};
+
+/* What the options say together, once getopt is done (argv[optind..]: a
+ * program after --). */
+static int check_args(const char *verb, struct rec *r, int argc, char **argv, int optind)
+{
+	if (optind < argc) {
+		if (strcmp(argv[optind - 1], "--") != 0)
+			return cli_usage_error(verb, "unexpected argument '%s' (a program goes after --)",
+					       argv[optind]);
+		r->prog_argc = argc - optind;
+		r->prog_argv = argv + optind;
+	}
+	if (r->setarg && !r->plan)
+		return cli_usage_error(verb, "--set needs --plan plan.json");
+	if (r->plan && r->events)
+		return cli_usage_error(verb, "give -e EVENTS or --plan, not both");
+	if (!r->out)
+		return cli_usage_error(verb, "no output: give -o OUT");
+	if (r->plan && cli_out_not_input(verb, r->out, &r->plan, 1))
+		return CLI_EUSAGE;
+	if ((r->period_given || r->est_given) && r->o.multiplex == PMCF_MUX_NONE)
+		return cli_usage_error(verb, "--period-ms and --estimate only apply with --multiplex");
+	return CLI_OK;
+}
+
+/* Records one execution (set K of the plan, or the command line's events)
+ * and saves it. */
+static int record_profile(const char *verb, struct rec *r)
+{
+	struct plan_choice pc = {0};
+	/* with --json stdout is the summary's: the program writes to stderr */
+	pmcf_program_opts po = {.size = sizeof(po), .stdout_fd = r->json ? 2 : 0};
+	pmcf_source *src = NULL;
+	pmcf_evlist *set = NULL;
+	pmcf_profile *p = NULL;
+	pmcf_exit_info ei;
+	long exec = -1;
+	int rc = cli_check_output(verb, r->out);
+	if (rc)
+		return rc;
+	cli_signals_catch();
+	if (r->plan)
+		rc = load_plan_set(verb, r->plan, r->setarg, &pc, &r->o, r->pmcs_given);
+	if (!rc)
+		rc = make_source(verb, &pc, r->sim, r->prog_argc, r->prog_argv, r->events, &r->o, &po, &src,
+				 &set, &exec);
+	if (!rc) {
+		int err = pmcf_source_record(src, set, exec, &p, &ei);
+		/* a simulation is named as given, or as the plan's execution K */
+		const char *name = r->sim ? r->sim : pmcf_source_name(src);
+		rc = finish(verb, src, err, p, &ei, pc.plan ? &pc.meta : NULL, r->out, name, r->json);
+	}
+	pmcf_profile_free(p);
+	pmcf_evlist_free(set);
+	pmcf_source_free(src);
+	pmcf_plan_free(pc.plan);
+	return rc;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const char *verb = "record";
@@ -232,80 +299,33 @@ int cmd_record(int argc, char **argv)
 		CLI_JSON_LONGOPT,
 		{NULL, 0, NULL, 0},
 	};
-	int json = 0;
-	const char *events = NULL, *out = NULL, *sim = NULL, *plan = NULL, *setarg = NULL;
-	pmcf_source_opts o = PMCF_SOURCE_OPTS_INIT;
-	int period_given = 0, est_given = 0, pmcs_given = 0, rc;
+	struct rec r = {.o = PMCF_SOURCE_OPTS_INIT};
+	int rc, c;
 	optind = 0;
 	opterr = 0;
-	int c;
 	while ((c = getopt_long(argc, argv, "+:e:o:vq", longopts, NULL)) != -1) {
-		if (cli_output_option(c, &json))
+		if (cli_output_option(c, &r.json))
 			continue;
-		if (source_option(verb, c, &o, &pmcs_given, &period_given, &est_given, &rc)) {
+		if (source_option(verb, c, &r.o, &r.pmcs_given, &r.period_given, &r.est_given, &rc)) {
 			if (rc)
 				return rc;
 			continue;
 		}
 		switch (c) {
-		case 'e': events = optarg; break;
+		case 'e': r.events = optarg; break;
 		case 'o':
 			if (cli_out_arg(verb, optarg, "a profile"))
 				return CLI_EUSAGE;
-			out = optarg;
+			r.out = optarg;
 			break;
-		case OPT_SIM: sim = optarg; break;
-		case OPT_PLAN: plan = optarg; break;
-		case OPT_SET: setarg = optarg; break;
+		case OPT_SIM: r.sim = optarg; break;
+		case OPT_PLAN: r.plan = optarg; break;
+		case OPT_SET: r.setarg = optarg; break;
 		case ':': return cli_usage_error(verb, "option '%s' needs a value", argv[optind - 1]);
 		default: return cli_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	int prog_argc = 0;
-	char **prog_argv = NULL;
-	if (optind < argc) {
-		if (strcmp(argv[optind - 1], "--") != 0)
-			return cli_usage_error(verb, "unexpected argument '%s' (a program goes after --)",
-					       argv[optind]);
-		prog_argc = argc - optind;
-		prog_argv = argv + optind;
-	}
-	if (setarg && !plan)
-		return cli_usage_error(verb, "--set needs --plan plan.json");
-	if (plan && events)
-		return cli_usage_error(verb, "give -e EVENTS or --plan, not both");
-	if (!out)
-		return cli_usage_error(verb, "no output: give -o OUT");
-	if (plan && cli_out_not_input(verb, out, &plan, 1))
-		return CLI_EUSAGE;
-	if ((period_given || est_given) && o.multiplex == PMCF_MUX_NONE)
-		return cli_usage_error(verb, "--period-ms and --estimate only apply with --multiplex");
-
-	struct plan_choice pc = {0};
-	/* with --json stdout is the summary's: the program writes to stderr */
-	pmcf_program_opts po = {.size = sizeof(po), .stdout_fd = json ? 2 : 0};
-	pmcf_source *src = NULL;
-	pmcf_evlist *set = NULL;
-	pmcf_profile *p = NULL;
-	pmcf_exit_info ei;
-	long exec = -1;
-	rc = cli_check_output(verb, out);
-	if (rc)
+	if ((rc = check_args(verb, &r, argc, argv, optind)))
 		return rc;
-	cli_signals_catch();
-	if (plan)
-		rc = load_plan_set(verb, plan, setarg, &pc, &o, pmcs_given);
-	if (!rc)
-		rc = make_source(verb, &pc, sim, prog_argc, prog_argv, events, &o, &po, &src, &set, &exec);
-	if (!rc) {
-		int err = pmcf_source_record(src, set, exec, &p, &ei);
-		/* a simulation is named as given, or as the plan's execution K */
-		const char *name = sim ? sim : pmcf_source_name(src);
-		rc = finish(verb, src, err, p, &ei, pc.plan ? &pc.meta : NULL, out, name, json);
-	}
-	pmcf_profile_free(p);
-	pmcf_evlist_free(set);
-	pmcf_source_free(src);
-	pmcf_plan_free(pc.plan);
-	return rc;
+	return record_profile(verb, &r);
 }

@@ -1,4 +1,4 @@
-/* Shared by the accuracy verbs (epd, correrr, report): the reference
+/* Shared by the accuracy verbs (epd, correrr, report; cli/refdir.c): the reference
  * profiles of a folder written by `pmcfuse reference` (every *.pmcf in it,
  * by name), read by the library's pmcf_refdir_open (pmcfuse/refdir.h). */
 #ifndef PMCF_CLI_REFDIR_H

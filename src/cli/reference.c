@@ -404,7 +404,8 @@ int cmd_reference(int argc, char **argv)
 					       argv[optind - 1]);
 		}
 	}
-	if (campaign_args_done("reference", &r.args, argc, optind, cmd_reference, &st))
+	static const char *const diropts[] = {"--output", "-o", NULL};
+	if (campaign_args_done("reference", &r.args, argc, optind, diropts, cmd_reference, &st))
 		return st;
 	r.prog = optind < argc ? argv + optind : NULL;
 	r.nprog = argc - optind;

@@ -119,7 +119,8 @@ int cmd_report(int argc, char **argv)
 	if (argc - optind < 1 || argc - optind > 2)
 		return cli_usage_error(VERB, "needs PROFILE and optionally REFDIR");
 
-	if (cli_out_not_input(VERB, out, (const char *const *)argv + optind, 1))
+	if (cli_out_not_input(VERB, out, (const char *const *)argv + optind, 1) ||
+	    cli_out_replaceable(VERB, out, "a report"))
 		return CLI_EUSAGE;
 	const char *path = argv[optind];
 	pmcf_profile *prof = NULL;

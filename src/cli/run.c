@@ -304,8 +304,8 @@ static int plan_run(struct run *r, int argc, char **argv, int optind)
 		cli_error(verb, CLI_OK, "%s", note);
 	/* the linking events and the {…} groups come from the resolved lists */
 	if (autolink) { /* --link auto: a pilot (docs/fusion.md) */
-		if ((st = fuse_link_auto_plan(verb, r->ev, NULL, r->sim, r->seed_given ? r->seed : 1, &r->po,
-					      &r->plan)))
+		if ((st = fuse_link_auto_plan(verb, r->ev, NULL, r->sim ? r->src : NULL,
+					      r->seed_given ? r->seed : 1, &r->po, &r->plan)))
 			return st;
 	} else if ((err = pmcf_plan_make_evlist(r->ev, r->lk, &r->po, &r->plan)) ||
 		   (r->lk && (err = pmcf_evlist_append(r->ev, r->lk)))) { /* ev: every event of a set */
@@ -591,7 +591,8 @@ int cmd_run(int argc, char **argv)
 		default: return cli_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (campaign_args_done(verb, &r.args, argc, optind, cmd_run, &st))
+	static const char *const diropts[] = {"--keep", NULL};
+	if (campaign_args_done(verb, &r.args, argc, optind, diropts, cmd_run, &st))
 		return st;
 	if (!r.out)
 		return cli_usage_error(verb, "missing -o OUT");

@@ -266,6 +266,31 @@ int cli_out_not_input(const char *verb, const char *out, const char *const *in, 
 	return CLI_OK;
 }
 
+int cli_out_replaceable(const char *verb, const char *out, const char *kind)
+{
+	struct stat sb;
+	if (!out || strcmp(out, "-") == 0 || stat(out, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size == 0)
+		return CLI_OK;
+	static const char magic[16] = "SQLite format 3"; /* with its NUL: every profile's start */
+	char head[sizeof(magic)];
+	FILE *f = fopen(out, "rb");
+	if (!f)
+		return CLI_OK; /* unreadable: writing it will say why */
+	int db = fread(head, 1, sizeof(head), f) == sizeof(head) && memcmp(head, magic, sizeof(magic)) == 0;
+	fclose(f);
+	if (!kind && !db)
+		return cli_error(verb, CLI_EUSAGE,
+				 "'%s' exists and is not a profile: not replacing it (remove it first, "
+				 "or choose another -o)",
+				 out);
+	if (kind && db)
+		return cli_error(verb, CLI_EUSAGE,
+				 "'%s' is a profile: not replacing it with %s (remove it first, or "
+				 "choose another -o)",
+				 out, kind);
+	return CLI_OK;
+}
+
 int cli_open_profile(const char *verb, const char *path, pmcf_profile **out)
 {
 	int err = pmcf_profile_open(path, out);

@@ -35,6 +35,7 @@
 #include "util/abi.h"
 #include "util/internal.h"
 #include "util/json_bytes.h"
+#include "util/tmpdir.h"
 
 #ifndef PMCF_OMPT_TOOL_INSTALLED
 #define PMCF_OMPT_TOOL_INSTALLED "/usr/local/lib/pmcfuse/libpmcfuse-ompt.so"
@@ -102,23 +103,6 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void remove_dir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return;
-	struct dirent *de;
-	char p[PATH_MAX + 300];
-	while ((de = readdir(d)) != NULL) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
-		unlink(p);
-	}
-	closedir(d);
-	rmdir(dir);
-}
-
 #define REC_DIR_PREFIX "pmcfuse-rec-"
 
 /* A record folder name with its owner's pid: pmcfuse-rec-PID-XXXXXX. */
@@ -148,7 +132,7 @@ static void remove_orphan_dirs(const char *tmp)
 		snprintf(p, sizeof(p), "%s/%s", tmp, list[i]->d_name);
 		if (lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode) && sb.st_uid == getuid() &&
 		    kill((pid_t)pid, 0) != 0 && errno == ESRCH)
-			remove_dir(p);
+			pmcfi_rm_tree(p);
 		free(list[i]);
 	}
 	free(list);
@@ -793,10 +777,17 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 		const char *tmp = env && *env ? env : "/tmp";
 		remove_orphan_dirs(tmp);
 		/* the owner's pid in the name: a later run removes it if that one died */
-		snprintf(dir, sizeof(dir), "%s/" REC_DIR_PREFIX "%ld-XXXXXX", tmp, (long)getpid());
-		if (!mkdtemp(dir))
-			return pmcfi_fail(-errno, "cannot create a record folder in %s '%s': %s",
-					  tmp == env ? "TMPDIR" : "the default TMPDIR", tmp, strerror(errno));
+		char prefix[64], *made;
+		snprintf(prefix, sizeof(prefix), REC_DIR_PREFIX "%ld-", (long)getpid());
+		rc = pmcfi_tmpdir_new(tmp, prefix, &made);
+		if (rc)
+			return rc == PMCF_ENOMEM
+				       ? rc
+				       : pmcfi_fail(rc, "cannot create a record folder in %s '%s': %s",
+						    tmp == env ? "TMPDIR" : "the default TMPDIR", tmp,
+						    strerror(-rc));
+		snprintf(dir, sizeof(dir), "%s", made);
+		free(made);
 	} else {
 		snprintf(dir, sizeof(dir), "%s", opts->record_dir);
 		if (mkdir(dir, 0755) != 0 && errno != EEXIST)
@@ -814,7 +805,7 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 	if (statvfs(dir, &vfs) == 0 && (uint64_t)vfs.f_bavail * vfs.f_frsize < MIN_RECORD_SPACE) {
 		unsigned long long kb = (unsigned long long)vfs.f_bavail * vfs.f_frsize / 1024;
 		if (temp)
-			remove_dir(dir);
+			pmcfi_rm_tree(dir);
 		return pmcfi_fail(-ENOSPC,
 				  "no space left in %s (%s: %llu KiB free; recording needs at least "
 				  "%u KiB)",
@@ -826,7 +817,7 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 			       count_mux != PMCF_MUX_NONE ? muxenv : NULL);
 	if (!env) {
 		if (temp)
-			remove_dir(dir);
+			pmcfi_rm_tree(dir);
 		return PMCF_ENOMEM;
 	}
 	struct mux_saved saved = {.n = 0};
@@ -923,7 +914,7 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 	}
 	hash_wait(&hash);
 	if (temp)
-		remove_dir(dir);
+		pmcfi_rm_tree(dir);
 	tm->read_ns = now_ns() - t_end;
 	if (err) {
 		pmcf_profile_free(p);

@@ -2,6 +2,7 @@
  * fuse-openmp §2 (explicit task instances, loop chunks, static iteration
  * ranges) and the creation-tree records the reader labels per §4.1. */
 #include <dlfcn.h>
+#include <execinfo.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,7 +124,10 @@ static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame,
 	}
 	uint32_t f;
 	uint64_t a, b, parent = context(t, encountering, &f, &a, &b);
-	uint64_t node = rt_node(t, PMCF_XU_TASK, parent, (uint64_t)(uintptr_t)ra, a, b, f);
+	uint64_t addr = (uint64_t)(uintptr_t)ra;
+	if (t->ntl > 0 && t->ntl <= RT_MAX_NEST && addr == t->tl_lib[t->ntl - 1])
+		addr = t->tl_user[t->ntl - 1]; /* a task of the taskloop being met */
+	uint64_t node = rt_node(t, PMCF_XU_TASK, parent, addr, a, b, f);
 	task->value = tag_explicit(node);
 }
 
@@ -196,10 +200,53 @@ static int is_static_loop(const void *ra)
 	return 0;
 }
 
+/* The program's call site of the OpenMP runtime call that ra (an address
+ * inside the runtime) belongs to: the first return address on this stack
+ * in neither the runtime's object nor this tool's; ra when there is none.
+ * libomp gives a taskloop's tasks and its work callback an address inside
+ * __kmpc_taskloop, the same for every taskloop of the program, so that
+ * without this all taskloops would be one type named after libomp. Called
+ * once per taskloop. */
+static uint64_t program_call_site(const void *ra)
+{
+	Dl_info lib, self;
+	if (!dladdr(ra, &lib) || !dladdr((void *)program_call_site, &self))
+		return (uint64_t)(uintptr_t)ra;
+	void *frames[24];
+	int n = backtrace(frames, 24);
+	for (int i = 1; i < n; i++) {
+		Dl_info d;
+		if (dladdr(frames[i], &d) && d.dli_fbase != lib.dli_fbase && d.dli_fbase != self.dli_fbase)
+			return (uint64_t)(uintptr_t)frames[i];
+	}
+	return (uint64_t)(uintptr_t)ra;
+}
+
+/* A taskloop begins or ends on this thread (its tasks are created in
+ * between, on this thread). */
+static void on_taskloop(ompt_scope_endpoint_t ep, const void *ra)
+{
+	struct rt_thread *t = rt_self();
+	if (!t)
+		return;
+	if (ep == ompt_scope_begin) {
+		if (t->ntl < RT_MAX_NEST) {
+			t->tl_lib[t->ntl] = (uint64_t)(uintptr_t)ra;
+			t->tl_user[t->ntl] = program_call_site(ra);
+		}
+		t->ntl++;
+	} else if (t->ntl > 0)
+		t->ntl--;
+}
+
 static void on_work(ompt_work_t kind, ompt_scope_endpoint_t ep, ompt_data_t *parallel, ompt_data_t *task,
 		    uint64_t count, const void *ra)
 {
 	(void)parallel;
+	if (kind == ompt_work_taskloop) {
+		on_taskloop(ep, ra);
+		return;
+	}
 	if (kind == ompt_work_single_executor) {
 		struct rt_itask *st = as_itask(task);
 		if (st)

@@ -20,6 +20,7 @@
 #include "collect/typename.h"
 #include "counters/derive.h"
 #include "pmcfuse/multiplex.h"
+#include "util/abi.h"
 #include "util/internal.h"
 
 struct node {
@@ -52,15 +53,15 @@ struct rd {
 	size_t nev;
 	int mux; /* -1 unknown yet, else the files' mux mode */
 	struct module_map *maps;
-	size_t nmaps;
+	size_t nmaps, cap_maps;
 	uint32_t *thread_keys; /* (pid, thread) pairs, for numbering */
 	size_t nthread_keys, cap_thread_keys;
 	int32_t *thread_no; /* per key: its thread number (within its MPI rank) */
 	/* MPI ranks: (process key, rank) from the rank-KEY markers, by key */
 	uint32_t *pranks;
-	size_t npranks;
+	size_t npranks, cap_pranks;
 	struct dwmod *dwm; /* modules opened for source lookups */
-	size_t ndwm;
+	size_t ndwm, cap_dwm;
 	/* events counted as several natives: the columns are dv[0..ndv), the
 	 * natives' values of one XU wait in dval/den/drun (see put) */
 	const struct pmcfi_derive *dv;
@@ -109,14 +110,8 @@ static long node_get(struct rd *r, uint32_t pid, uint64_t id, int create)
 	long i = find(r, pid, id);
 	if (i >= 0 || !create)
 		return i;
-	if (r->nn == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 1024;
-		struct node *n = realloc(r->n, cap * sizeof(*n));
-		if (!n)
-			return PMCF_ENOMEM;
-		r->n = n;
-		r->cap = cap;
-	}
+	if (pmcfi_grow((void **)&r->n, &r->cap, r->nn + 1, sizeof(*r->n)))
+		return PMCF_ENOMEM;
 	if ((r->nn + 1) * 2 > r->hcap && rehash(r, r->hcap ? r->hcap * 2 : 2048) != 0)
 		return PMCF_ENOMEM;
 	struct node *n = &r->n[r->nn];
@@ -142,14 +137,10 @@ static int thread_key(struct rd *r, uint32_t pid, uint32_t thread)
 	for (size_t i = 0; i < r->nthread_keys; i++)
 		if (r->thread_keys[2 * i] == pid && r->thread_keys[2 * i + 1] == thread)
 			return 0;
-	if (r->nthread_keys == r->cap_thread_keys) {
-		size_t cap = r->cap_thread_keys ? r->cap_thread_keys * 2 : 64;
-		uint32_t *k = realloc(r->thread_keys, cap * 2 * sizeof(*k));
-		if (!k)
-			return PMCF_ENOMEM;
-		r->thread_keys = k;
-		r->cap_thread_keys = cap;
-	}
+	/* (pid, thread) pairs */
+	if (pmcfi_grow((void **)&r->thread_keys, &r->cap_thread_keys, r->nthread_keys + 1,
+		       2 * sizeof(*r->thread_keys)))
+		return PMCF_ENOMEM;
 	r->thread_keys[2 * r->nthread_keys] = pid;
 	r->thread_keys[2 * r->nthread_keys + 1] = thread;
 	r->nthread_keys++;
@@ -339,13 +330,11 @@ static int read_maps(struct rd *r, const char *dir, uint32_t pid)
 		p[strcspn(p, "\n")] = '\0';
 		if (p[0] != '/')
 			continue;
-		struct module_map *mm = realloc(r->maps, (r->nmaps + 1) * sizeof(*mm));
-		if (!mm) {
+		if (pmcfi_grow((void **)&r->maps, &r->cap_maps, r->nmaps + 1, sizeof(*r->maps))) {
 			fclose(f);
 			return PMCF_ENOMEM;
 		}
-		r->maps = mm;
-		mm = &r->maps[r->nmaps];
+		struct module_map *mm = &r->maps[r->nmaps];
 		mm->pid = pid;
 		mm->start = s;
 		mm->end = e;
@@ -430,11 +419,9 @@ static struct dwmod *dwmod_get(struct rd *r, const char *path)
 	for (size_t i = 0; i < r->ndwm; i++)
 		if (strcmp(r->dwm[i].path, path) == 0)
 			return &r->dwm[i];
-	struct dwmod *m = realloc(r->dwm, (r->ndwm + 1) * sizeof(*m));
-	if (!m)
+	if (pmcfi_grow((void **)&r->dwm, &r->cap_dwm, r->ndwm + 1, sizeof(*r->dwm)))
 		return NULL;
-	r->dwm = m;
-	m = &r->dwm[r->ndwm];
+	struct dwmod *m = &r->dwm[r->ndwm];
 	memset(m, 0, sizeof(*m));
 	m->fd = -1;
 	if (!(m->path = strdup(path)))
@@ -462,7 +449,7 @@ static void dwmod_free(struct rd *r)
 	}
 	free(r->dwm);
 	r->dwm = NULL;
-	r->ndwm = 0;
+	r->ndwm = r->cap_dwm = 0;
 }
 
 /* File and line of module-relative address rel (the construct's return
@@ -769,13 +756,9 @@ static int add_types(struct rd *r, const char *dir, const long *xs, size_t nx, p
 		size_t at;
 		long e = tkey_find(&h, t, n, &at);
 		if (e < 0) {
-			if (nt == cap) {
-				struct tname *nt2 = realloc(t, (cap = cap ? 2 * cap : 16) * sizeof(*t));
-				if (!nt2) {
-					err = PMCF_ENOMEM;
-					break;
-				}
-				t = nt2;
+			if (pmcfi_grow((void **)&t, &cap, nt + 1, sizeof(*t))) {
+				err = PMCF_ENOMEM;
+				break;
 			}
 			e = (long)nt++;
 			t[e].pid = n->pid;
@@ -975,10 +958,10 @@ static int add_rank(struct rd *r, const char *dir, uint32_t pid)
 	long v = strtol(text, &end, 10);
 	if (errno || end == text || *end || v < 0 || v > INT32_MAX)
 		return pmcfi_fail(PMCF_ECORRUPT, "%s/rank-%u: not a rank: '%s'", dir, pid, text);
-	uint32_t *k = realloc(r->pranks, (r->npranks + 1) * 2 * sizeof(*k));
-	if (!k)
+	/* (pid, rank) pairs */
+	if (pmcfi_grow((void **)&r->pranks, &r->cap_pranks, r->npranks + 1, 2 * sizeof(*r->pranks)))
 		return PMCF_ENOMEM;
-	r->pranks = k;
+	uint32_t *k = r->pranks;
 	k[2 * r->npranks] = pid;
 	k[2 * r->npranks + 1] = (uint32_t)v;
 	r->npranks++;
@@ -1283,7 +1266,7 @@ int pmcfi_collect_read_derived(const char *dir, const char *const *names, size_t
 		return pmcfi_fail(-e, "cannot read the record folder %s: %s", dir, strerror(e));
 	}
 	uint32_t *pids = NULL;
-	size_t npids = 0;
+	size_t npids = 0, cap_pids = 0;
 	int err = 0;
 	struct dirent *de;
 	char path[4096];
@@ -1294,12 +1277,10 @@ int pmcfi_collect_read_derived(const char *dir, const char *const *names, size_t
 			if ((err = read_file(&r, path, st)) != 0)
 				break;
 		} else if (sscanf(de->d_name, "maps-%u", &pid) == 1) {
-			uint32_t *np = realloc(pids, (npids + 1) * sizeof(*np));
-			if (!np) {
+			if (pmcfi_grow((void **)&pids, &cap_pids, npids + 1, sizeof(*pids))) {
 				err = PMCF_ENOMEM;
 				break;
 			}
-			pids = np;
 			pids[npids++] = pid;
 			if ((err = read_maps(&r, dir, pid)) != 0)
 				break;

@@ -58,6 +58,11 @@ struct rt_thread {
 	uint64_t api_resume[RT_MAX_NEST];
 	int api_level[RT_MAX_NEST];
 	int napi;
+	/* taskloops being met on this thread, innermost last: the address
+	 * libomp gives their tasks (inside __kmpc_taskloop, the same for every
+	 * taskloop) and the program's call site that stands for it */
+	uint64_t tl_lib[RT_MAX_NEST], tl_user[RT_MAX_NEST];
+	int ntl;
 	/* set once, by whoever ends the thread XU: the thread itself
 	 * (rt_thread_fini) or the exiting thread (process_fini) */
 	_Atomic int dead;

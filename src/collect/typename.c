@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "collect/typename.h"
+#include "util/abi.h"
 
 /* One task construct of a module: its outlined entry's declaration (the
  * pragma's file and line) and the function its block calls. */
@@ -110,14 +111,8 @@ static void walk(Dwarf_Die *die, struct pick *p, int depth)
 
 static int add(struct pmcfi_taskents *t, const char *file, unsigned line, const char *callee)
 {
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 16;
-		struct taskent *e = realloc(t->e, cap * sizeof(*e));
-		if (!e)
-			return -1;
-		t->e = e;
-		t->cap = cap;
-	}
+	if (pmcfi_grow((void **)&t->e, &t->cap, t->n + 1, sizeof(*t->e)))
+		return -1;
 	struct taskent *e = &t->e[t->n];
 	if (!(e->file = strdup(file)))
 		return -1;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "combine/combine_impl.h"
 #include "util/rng.h"
+#include "util/abi.h"
 #include "util/internal.h"
 
 /* Largest grid division: cells finer than 2^20 per dimension separate
@@ -394,13 +395,9 @@ static uint64_t isqrt_u64(uint64_t x)
 
 static int tie_add(struct ws *w, size_t *nt, size_t a, size_t b)
 {
-	if (*nt == w->tcap) {
-		uint32_t *t = realloc(w->tie, 4 * w->tcap * sizeof(*t));
-		if (!t)
-			return pmcfi_fail(PMCF_ENOMEM, "out of memory clustering XUs");
-		w->tie = t;
-		w->tcap *= 2;
-	}
+	/* (a, b) pairs */
+	if (pmcfi_grow((void **)&w->tie, &w->tcap, *nt + 1, 2 * sizeof(*w->tie)))
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory clustering XUs");
 	w->tie[2 * *nt] = (uint32_t)a;
 	w->tie[2 * *nt + 1] = (uint32_t)b;
 	(*nt)++;

@@ -15,6 +15,7 @@
 #include "util/json_bytes.h"
 #include "util/abi.h"
 #include "util/internal.h"
+#include "util/quantile.h"
 
 /* The strategies, by enum pmcf_strategy (libpfm4's pfmlib_pmu_t style): a
  * new strategy is one row and its pair function. */
@@ -60,16 +61,6 @@ int pmcf_strategy_ordered(int s)
 {
 	const struct strategy *st = strategy_of(s);
 	return st && st->ordered;
-}
-
-size_t cmbi_cpus(const struct cmb *c)
-{
-	unsigned want = c->opts->threads; /* the options are a checked full copy */
-	if (!want) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		want = n > 0 ? (unsigned)n : 1;
-	}
-	return want > 64 ? 64 : want;
 }
 
 /* ---- checks -------------------------------------------------------------- */
@@ -573,13 +564,9 @@ static int add_xus(struct cmb *c)
 			/* a first common ancestor: "label\0parent\0" in buf, the parent
 			 * being the label without its last component */
 			size_t l = c->lablen[f];
-			if (2 * l + 2 > bufcap) {
-				char *nb = realloc(buf, bufcap = 2 * l + 64);
-				if (!nb) {
-					err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-					break;
-				}
-				buf = nb;
+			if (pmcfi_grow((void **)&buf, &bufcap, 2 * l + 2, 1)) {
+				err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+				break;
 			}
 			memcpy(buf, c->lab[f], l);
 			buf[l] = '\0';
@@ -1059,18 +1046,6 @@ int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opt
 
 const double pmcf_match_hist_edges[7] = {0.01, 0.02, 0.05, 0.1, 0.2, 0.5, INFINITY};
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double quantile(const double *v, size_t n, double q)
-{
-	size_t k = (size_t)ceil(q * (double)n);
-	return v[k ? k - 1 : 0];
-}
-
 int pmcf_combine_match_summary(const pmcf_profile *p, pmcf_match_summary *s)
 {
 	pmcfi_clear_error();
@@ -1093,18 +1068,17 @@ int pmcf_combine_match_summary(const pmcf_profile *p, pmcf_match_summary *s)
 			continue;
 		v[s->measured++] = d;
 		sum += d;
+		s->min = fmin(s->min, d); /* fmin(NaN, d) is d */
+		s->max = fmax(s->max, d);
 		size_t b = 0;
 		while (b < 6 && !(d < pmcf_match_hist_edges[b]))
 			b++;
 		s->hist[b]++;
 	}
 	if (s->measured) {
-		qsort(v, s->measured, sizeof(double), cmp_double);
-		s->min = v[0];
-		s->max = v[s->measured - 1];
-		s->p50 = quantile(v, s->measured, 0.5);
-		s->p90 = quantile(v, s->measured, 0.9);
-		s->p99 = quantile(v, s->measured, 0.99);
+		s->p50 = pmcfi_quantile(v, s->measured, 0.5);
+		s->p90 = pmcfi_quantile(v, s->measured, 0.9);
+		s->p99 = pmcfi_quantile(v, s->measured, 0.99);
 		s->mean = sum / (double)s->measured;
 	}
 	free(v);

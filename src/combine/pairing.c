@@ -1,32 +1,23 @@
 /* Pairing helpers shared by the strategies (ctc, lgl, random, bc): append a
- * fused XU, group an input's XUs by (rank, fused type), and the positional
- * pairing per type. The driver (combine.c) only calls the strategies. */
+ * fused XU, group an input's XUs by (rank, fused type), the positional
+ * pairing per type, and the threads to use. The driver (combine.c) only
+ * calls the strategies and these; no strategy calls the driver. */
 #include <stdlib.h>
+#include <unistd.h>
 #include "combine/combine_impl.h"
+#include "util/abi.h"
 #include "util/internal.h"
 
 long cmbi_add(struct cmb *c, uint32_t t)
 {
-	if (c->nf == c->fcap) {
-		size_t cap = c->fcap ? 2 * c->fcap : 1024;
-		int32_t *src = realloc(c->src, cap * c->n * sizeof(*src));
-		if (!src)
-			return -1;
-		c->src = src;
-		const char **lab = realloc(c->lab, cap * sizeof(*lab));
-		if (!lab)
-			return -1;
-		c->lab = lab;
-		uint32_t *ll = realloc(c->lablen, cap * sizeof(*ll));
-		if (!ll)
-			return -1;
-		c->lablen = ll;
-		uint32_t *ft = realloc(c->ftype, cap * sizeof(*ft));
-		if (!ft)
-			return -1;
-		c->ftype = ft;
-		c->fcap = cap;
-	}
+	/* four arrays of one capacity (src: a row of n inputs per fused XU) */
+	size_t cs = c->fcap, cl = c->fcap, cll = c->fcap, cf = c->fcap;
+	if (pmcfi_grow((void **)&c->src, &cs, c->nf + 1, c->n * sizeof(*c->src)) ||
+	    pmcfi_grow((void **)&c->lab, &cl, c->nf + 1, sizeof(*c->lab)) ||
+	    pmcfi_grow((void **)&c->lablen, &cll, c->nf + 1, sizeof(*c->lablen)) ||
+	    pmcfi_grow((void **)&c->ftype, &cf, c->nf + 1, sizeof(*c->ftype)))
+		return -1;
+	c->fcap = cs;
 	size_t f = c->nf++;
 	for (size_t j = 0; j < c->n; j++)
 		c->src[f * c->n + j] = -1;
@@ -122,4 +113,14 @@ int cmbi_zip_ordered(struct cmb *c, cmbi_order_fn order, void *arg)
 	free(idx);
 	free(start);
 	return err;
+}
+
+size_t cmbi_cpus(const struct cmb *c)
+{
+	unsigned want = c->opts->threads; /* the options are a checked full copy */
+	if (!want) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		want = n > 0 ? (unsigned)n : 1;
+	}
+	return want > 64 ? 64 : want;
 }

@@ -347,22 +347,13 @@ static int evlist_push(pmcf_evlist *l, const pmcf_catalog *c, size_t k, unsigned
 				l->group[i] = group;
 			return 0;
 		}
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 16;
-		char **nn = realloc(l->names, cap * sizeof(*nn));
-		if (!nn)
-			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-		l->names = nn;
-		unsigned *ng = realloc(l->group, cap * sizeof(*ng));
-		if (!ng)
-			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-		l->group = ng;
-		size_t *ni = realloc(l->idx, cap * sizeof(*ni));
-		if (!ni)
-			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-		l->idx = ni;
-		l->cap = cap;
-	}
+	/* three arrays of one capacity: each grows from l->cap to the same size */
+	size_t cn = l->cap, cg = l->cap, ci = l->cap;
+	if (pmcfi_grow((void **)&l->names, &cn, l->n + 1, sizeof(*l->names)) ||
+	    pmcfi_grow((void **)&l->group, &cg, l->n + 1, sizeof(*l->group)) ||
+	    pmcfi_grow((void **)&l->idx, &ci, l->n + 1, sizeof(*l->idx)))
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	l->cap = cn;
 	if (!(l->names[l->n] = strdup(name)))
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	l->idx[l->n] = k;

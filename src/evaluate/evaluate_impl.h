@@ -46,7 +46,7 @@ struct pmcfi_match {
 	struct pmcfi_view target;
 	struct pmcfi_view *refs;
 	size_t nrefs;
-	size_t ntypes;
+	size_t ntypes, captypes;
 	char **types; /* "kind/name" of every XU type seen */
 };
 int pmcfi_match_build(const pmcf_profile *target, const pmcf_profile *const *refs, size_t nrefs,

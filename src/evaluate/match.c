@@ -7,6 +7,7 @@
 #include <string.h>
 #include "evaluate/evaluate_impl.h"
 #include "pmcfuse/events.h"
+#include "util/abi.h"
 #include "util/internal.h"
 
 static long type_id(struct pmcfi_match *m, const char *key)
@@ -14,10 +15,8 @@ static long type_id(struct pmcfi_match *m, const char *key)
 	for (size_t t = 0; t < m->ntypes; t++)
 		if (strcmp(m->types[t], key) == 0)
 			return (long)t;
-	char **nt = realloc(m->types, (m->ntypes + 1) * sizeof(*nt));
-	if (!nt)
+	if (pmcfi_grow((void **)&m->types, &m->captypes, m->ntypes + 1, sizeof(*m->types)))
 		return -1;
-	m->types = nt;
 	if (!(m->types[m->ntypes] = strdup(key)))
 		return -1;
 	return (long)m->ntypes++;

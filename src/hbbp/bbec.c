@@ -60,7 +60,7 @@ struct ctx {
 	pmcf_imix *m;
 	const pmcf_imix_opts *o;
 	struct space *sp;
-	size_t nsp;
+	size_t nsp, capsp;
 	struct hbbp_image *vmlinux;
 	int method, have_ebs, have_lbr;
 	unsigned cutoff;
@@ -78,10 +78,8 @@ static struct space *space_of(struct ctx *c, uint32_t pid, int create)
 			return &c->sp[i];
 	if (!create)
 		return NULL;
-	struct space *q = realloc(c->sp, (c->nsp + 1) * sizeof(*q));
-	if (!q)
+	if (pmcfi_grow((void **)&c->sp, &c->capsp, c->nsp + 1, sizeof(*c->sp)))
 		return NULL;
-	c->sp = q;
 	struct space *s = &c->sp[c->nsp++];
 	memset(s, 0, sizeof(*s));
 	s->pid = pid;

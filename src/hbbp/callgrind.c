@@ -6,13 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hbbp/hbbp_impl.h"
+#include "util/abi.h"
 #include "util/internal.h"
 
 #define MAX_NAME_ID (1u << 24)
 
 struct names {
 	char **v;
-	size_t n;
+	size_t n, cap; /* v[0..n): the name of id i, or NULL */
 };
 
 static void names_free(struct names *t)
@@ -39,15 +40,12 @@ static const char *compressed(struct names *t, char *s, int *err)
 	while (*rest == ' ')
 		rest++;
 	if (id >= t->n) {
-		size_t nn = id + 1;
-		char **q = realloc(t->v, nn * sizeof(*q));
-		if (!q) {
+		if (pmcfi_grow((void **)&t->v, &t->cap, id + 1, sizeof(*t->v))) {
 			*err = 2;
 			return NULL;
 		}
-		memset(q + t->n, 0, (nn - t->n) * sizeof(*q));
-		t->v = q;
-		t->n = nn;
+		memset(t->v + t->n, 0, (id + 1 - t->n) * sizeof(*t->v));
+		t->n = id + 1;
 	}
 	if (*rest) {
 		free(t->v[id]);
@@ -129,11 +127,15 @@ int pmcf_imix_from_callgrind(const char *path, const pmcf_imix_opts *opts, pmcf_
 {
 	pmcfi_clear_error();
 	*out = NULL;
+	pmcf_imix_opts o = {0};
+	int rc = pmcfi_struct_in("pmcf_imix_opts", &o, opts, offsetof(pmcf_imix_opts, llvm_mca), sizeof(o));
+	if (rc)
+		return rc;
 	FILE *fp = fopen(path, "re");
 	if (!fp)
 		return pmcfi_fail(-errno, "cannot open %s: %s", path, strerror(errno));
 	pmcf_imix *m = NULL;
-	int rc = hbbpi_mix_new(opts, &m);
+	rc = hbbpi_mix_new(&o, &m);
 	struct names obs = {0}, other = {0};
 	char *line = NULL;
 	size_t cap = 0;

@@ -14,7 +14,9 @@
 #include <unistd.h>
 #include <Zydis/Zydis.h>
 #include "hbbp/hbbp_impl.h"
+#include "util/abi.h"
 #include "util/internal.h"
+#include "util/tmpdir.h"
 
 extern char **environ;
 
@@ -85,14 +87,9 @@ static char *slurp(const char *path)
 	char *b = malloc(cap);
 	for (size_t r; b && (r = fread(b + n, 1, cap - n - 1, f)) > 0;) {
 		n += r;
-		if (cap - n < 2) {
-			char *q = realloc(b, cap *= 2);
-			if (!q) {
-				free(b);
-				b = NULL;
-			} else {
-				b = q;
-			}
+		if (cap - n < 2 && pmcfi_grow((void **)&b, &cap, n + 2, 1)) {
+			free(b);
+			b = NULL;
 		}
 	}
 	fclose(f);
@@ -101,17 +98,16 @@ static char *slurp(const char *path)
 	return b;
 }
 
+/* llvm-mca's input and output, in a temporary folder of their own. */
 struct scratch {
-	char dir[256], in[300], out[300];
+	char *dir, in[4200], out[4200];
 };
 
 static int scratch_open(struct scratch *s)
 {
-	const char *t = getenv("TMPDIR");
-	snprintf(s->dir, sizeof(s->dir), "%s/pmcf-mca-XXXXXX", t && *t ? t : "/tmp");
-	if (!mkdtemp(s->dir))
-		return pmcfi_fail(-errno, "cannot create a folder for llvm-mca in %s: %s",
-				  t && *t ? t : "/tmp", strerror(errno));
+	int rc = pmcfi_tmpdir_new(NULL, "pmcf-mca-", &s->dir);
+	if (rc)
+		return rc;
 	snprintf(s->in, sizeof(s->in), "%s/blocks.s", s->dir);
 	snprintf(s->out, sizeof(s->out), "%s/mca.out", s->dir);
 	return 0;
@@ -119,9 +115,8 @@ static int scratch_open(struct scratch *s)
 
 static void scratch_close(struct scratch *s)
 {
-	remove(s->in);
-	remove(s->out);
-	rmdir(s->dir);
+	pmcfi_rm_tree(s->dir);
+	free(s->dir);
 }
 
 /* ---- the CPU as LLVM names it ---------------------------------------------- */

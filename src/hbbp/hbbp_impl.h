@@ -88,9 +88,9 @@ unsigned hbbpi_image_line(struct hbbp_image *im, uint64_t addr, const char **fil
 /* The mix under construction: images by path, the output tables. */
 struct pmcf_imix {
 	struct hbbp_image **images;
-	size_t nimages;
+	size_t nimages, cap_images;
 	char **missing; /* paths that could not be opened */
-	size_t nmissing;
+	size_t nmissing, cap_missing;
 	pmcf_imix_ins *ins;
 	size_t nins;
 	pmcf_imix_block *blocks;

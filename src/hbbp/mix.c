@@ -28,21 +28,17 @@ struct hbbp_image *hbbpi_mix_image(pmcf_imix *m, const char *path)
 			return NULL;
 	struct hbbp_image *im = NULL;
 	if (hbbpi_image_open(path, &im) != 0) {
-		char **q = realloc(m->missing, (m->nmissing + 1) * sizeof(*q));
-		if (q) {
-			m->missing = q;
-			if ((q[m->nmissing] = strdup(path)))
-				m->nmissing++;
-		}
+		if (!pmcfi_grow((void **)&m->missing, &m->cap_missing, m->nmissing + 1,
+				sizeof(*m->missing)) &&
+		    (m->missing[m->nmissing] = strdup(path)))
+			m->nmissing++;
 		pmcfi_log(PMCF_LOG_INFO, "imix: %s", pmcf_errdetail());
 		return NULL;
 	}
-	struct hbbp_image **q = realloc(m->images, (m->nimages + 1) * sizeof(*q));
-	if (!q) {
+	if (pmcfi_grow((void **)&m->images, &m->cap_images, m->nimages + 1, sizeof(*m->images))) {
 		hbbpi_image_free(im);
 		return NULL;
 	}
-	m->images = q;
 	m->images[m->nimages++] = im;
 	return im;
 }

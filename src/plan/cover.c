@@ -45,6 +45,7 @@
 #include "pmcfuse/events.h"
 #include "pmcfuse/plan.h"
 #include "counters/catalog.h"
+#include "util/abi.h"
 #include "util/internal.h"
 #include "util/rng.h"
 
@@ -192,18 +193,10 @@ struct plan {
 
 static int plan_sets_reserve(struct plan *p, size_t n)
 {
-	if (n <= p->bcap)
-		return 0;
-	size_t cap = p->bcap ? p->bcap : 16;
-	while (cap < n)
-		cap *= 2;
-	size_t *bs = realloc(p->bs, cap * (p->nR ? p->nR : 1) * sizeof(size_t));
-	if (bs)
-		p->bs = bs;
-	size_t *bk = bs ? realloc(p->bk, cap * sizeof(size_t)) : NULL;
-	if (bk)
-		p->bk = bk;
-	if (!bs || !bk)
+	/* bk holds bcap sets, bs bcap rows of nR */
+	size_t cap = p->bcap, r = p->nR ? p->nR : 1, cbs = p->bcap * r;
+	if (pmcfi_grow((void **)&p->bk, &cap, n, sizeof(size_t)) ||
+	    pmcfi_grow((void **)&p->bs, &cbs, cap * r, sizeof(size_t)))
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	p->bcap = cap;
 	return 0;
@@ -598,18 +591,11 @@ static void drop_weakest(struct plan *p)
 
 static int push_set(pmcf_cover *cv, const size_t *set, size_t k)
 {
-	if (cv->nsets == cv->cap) {
-		size_t cap = cv->cap ? 2 * cv->cap : 32;
-		size_t **ns = realloc(cv->sets, cap * sizeof(*ns));
-		if (ns)
-			cv->sets = ns;
-		size_t *nz = ns ? realloc(cv->size, cap * sizeof(*nz)) : NULL;
-		if (nz)
-			cv->size = nz;
-		if (!ns || !nz)
-			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-		cv->cap = cap;
-	}
+	size_t cs = cv->cap, cz = cv->cap; /* two arrays of one capacity */
+	if (pmcfi_grow((void **)&cv->sets, &cs, cv->nsets + 1, sizeof(*cv->sets)) ||
+	    pmcfi_grow((void **)&cv->size, &cz, cv->nsets + 1, sizeof(*cv->size)))
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	cv->cap = cs;
 	if (!(cv->sets[cv->nsets] = malloc((k ? k : 1) * sizeof(size_t))))
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	memcpy(cv->sets[cv->nsets], set, k * sizeof(size_t));

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include "plan/plan_impl.h"
+#include "util/abi.h"
 #include "util/internal.h"
 
 /* ---- mutual information --------------------------------------------------------- */
@@ -250,14 +251,8 @@ static double score_of(const struct plani_lk *P, size_t k, const double *basebes
 
 static int push_choice(struct lk_state *S, size_t k, const struct choice *c)
 {
-	if (S->nch[k] == S->capch[k]) {
-		size_t cap = S->capch[k] ? 2 * S->capch[k] : 64;
-		struct choice *v = realloc(S->ch[k], cap * sizeof(*v));
-		if (!v)
-			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-		S->ch[k] = v;
-		S->capch[k] = cap;
-	}
+	if (pmcfi_grow((void **)&S->ch[k], &S->capch[k], S->nch[k] + 1, sizeof(*S->ch[k])))
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	S->ch[k][S->nch[k]++] = *c;
 	return 0;
 }

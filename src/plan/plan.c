@@ -55,10 +55,9 @@ int plani_strv_push(char ***arr, size_t *len, const char *const *names, size_t n
 
 int plani_add_set(pmcf_plan *p, const char *const *names, size_t n)
 {
-	struct plan_set *s = realloc(p->sets, (p->nsets + 1) * sizeof(*s));
-	if (!s)
+	if (pmcfi_grow((void **)&p->sets, &p->capsets, p->nsets + 1, sizeof(*p->sets)))
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	p->sets = s;
+	struct plan_set *s = p->sets;
 	s[p->nsets] = (struct plan_set){NULL, 0};
 	p->nsets++;
 	return plani_strv_push(&s[p->nsets - 1].names, &s[p->nsets - 1].n, names, n);
@@ -1048,7 +1047,11 @@ int pmcf_plan_make_evlist(const pmcf_evlist *events, const pmcf_evlist *link, co
 	if (link && pmcf_evlist_catalog(link) != c)
 		return pmcfi_fail(PMCF_ECONFLICT, "the linking events were resolved in another catalogue");
 	size_t nlink = link && pmcf_strategy_ordered(o.strategy) ? pmcf_evlist_size(link) : 0;
-	return plan_make_idx(c, pmcfi_evlist_indices(events), pmcf_evlist_groups(events),
-			     pmcf_evlist_size(events), nlink ? pmcfi_evlist_indices(link) : NULL, nlink, &o,
-			     out);
+	err = plan_make_idx(c, pmcfi_evlist_indices(events), pmcf_evlist_groups(events),
+			    pmcf_evlist_size(events), nlink ? pmcfi_evlist_indices(link) : NULL, nlink, &o,
+			    out);
+	/* for the end-to-end check that no name is looked up twice (tests/e2e/lookups.sh) */
+	pmcfi_log(PMCF_LOG_DEBUG, "plan: %zu events planned; %lu event names looked up on this thread so far",
+		  pmcf_evlist_size(events), pmcfi_name_lookups);
+	return err;
 }

@@ -23,7 +23,7 @@ struct pmcf_plan {
 	char **events, **link;
 	size_t nevents, nlink;
 	struct plan_set *sets;
-	size_t nsets;
+	size_t nsets, capsets;
 	char *sim;
 	char **argv; /* NULL-terminated */
 	size_t argc;

@@ -424,12 +424,11 @@ static int from_text(const char *text, const char *path, pmcf_plan **out)
 	{
 		if (err)
 			break;
-		struct plan_set *ns = realloc(p->sets, (p->nsets + 1) * sizeof(*ns));
-		if (!ns) {
+		if (pmcfi_grow((void **)&p->sets, &p->capsets, p->nsets + 1, sizeof(*p->sets))) {
 			err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 			break;
 		}
-		p->sets = ns;
+		struct plan_set *ns = p->sets;
 		ns[p->nsets] = (struct plan_set){NULL, 0};
 		p->nsets++;
 		char what[32];

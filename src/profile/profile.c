@@ -467,16 +467,8 @@ static int xu_realloc(pmcf_profile *p, size_t cap)
 
 static int arena_reserve(pmcf_profile *p, size_t more)
 {
-	if (p->arena_len + more <= p->arena_cap)
-		return 0;
-	size_t n = p->arena_cap * 2;
-	while (n < p->arena_len + more)
-		n *= 2;
-	char *q = realloc(p->arena, n);
-	if (!q)
+	if (pmcfi_grow((void **)&p->arena, &p->arena_cap, p->arena_len + more, 1))
 		return nomem("label arena");
-	p->arena = q;
-	p->arena_cap = n;
 	return 0;
 }
 
@@ -524,7 +516,7 @@ int pmcf_profile_xu_add(pmcf_profile *p, const pmcf_xu *xu, size_t *index)
 		return pmcfi_fail(PMCF_EINVAL, "too many XUs (a profile holds at most %llu)",
 				  PMCF_PROFILE_MAX_XUS);
 	if (p->nxu == p->xu_cap) {
-		int err = xu_realloc(p, p->xu_cap ? p->xu_cap * 2 : 64);
+		int err = xu_realloc(p, pmcfi_grow_cap(p->xu_cap, p->nxu + 1));
 		if (err)
 			return err;
 	}

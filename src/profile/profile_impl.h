@@ -83,9 +83,10 @@ int pmcfi_profile_match_enable(pmcf_profile *p);
 
 /* For the store: writes the SQL layer (table xu_row, views xu_values and
  * xu_values_long; docs/profile-format.md, "SQL access") of p into db, inside
- * the save's transaction. Instead, only a format row 'sql_layer' that says
- * why, when p has more events than SQLite has columns, or (unless always)
- * more than PMCFI_SQL_AUTO_VALUES values. Returns an SQLite result code. */
+ * the save's transaction. With more than PMCF_SQL_MAX_EVENTS events, the
+ * long form only (xu_row of XU fields, xu_value, xu_values_long) and a format
+ * row 'sql_layer' that says so; with more than PMCFI_SQL_AUTO_VALUES values
+ * (unless always), only that row, saying why. Returns an SQLite result code. */
 #define PMCFI_SQL_AUTO_VALUES 8000000
 struct sqlite3;
 int pmcfi_sql_layer_write(struct sqlite3 *db, const pmcf_profile *p, int always);

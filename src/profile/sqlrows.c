@@ -2,7 +2,9 @@
  * plain row table xu_row (one row per XU, one REAL column per event) and the
  * views xu_values (wide, one column named as each event) and xu_values_long
  * (xu, event, value), so that the stock sqlite3 command reads values without
- * decoding the chunk BLOBs. Written inside pmcf_profile_save's transaction. */
+ * decoding the chunk BLOBs. With more events than SQLite has columns, the
+ * long form only: xu_row holds the XU fields, xu_value one row per XU and
+ * event. Written inside pmcf_profile_save's transaction. */
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -11,13 +13,14 @@
 #include "profile/profile_impl.h"
 #include "util/internal.h"
 
-/* SQLite's default SQLITE_MAX_COLUMN: a reader's sqlite3 command may not
- * allow more columns, whatever this library was built with. */
-#define SQL_MAX_COLUMNS (size_t)2000
+/* SQLite's default SQLITE_MAX_COLUMN (2000), which a reader's sqlite3
+ * command may not raise whatever this library was built with, less the XU
+ * fields and type_name of xu_values, is PMCF_SQL_MAX_EVENTS (profile.h). */
 
 /* The per-XU columns of xu_row and xu_values, in order. To add one (an MPI
  * rank, ...), add a row here and its value in bind_fixed. */
 enum fixed_col { F_XU, F_TYPE, F_LABEL, F_PARENT, F_THREAD, F_CPU, F_START, F_END, F_RANK, F_N };
+_Static_assert(F_N + 1 + PMCF_SQL_MAX_EVENTS == 2000, "xu_values: at most 2000 columns");
 static const struct {
 	const char *name, *decl;
 } fixed[F_N] = {
@@ -63,6 +66,25 @@ static void put_ident(FILE *q, const char *s)
 /* "v<e>": the xu_row column of event e (event names need not be valid or
  * distinct SQL column names; the views give them their names). */
 static void put_vcol(FILE *q, const char *prefix, size_t e) { fprintf(q, "%sv%zu", prefix, e); }
+
+/* The DDL of the long-only layer (more events than columns): the XU fields
+ * in xu_row, the values in xu_value, and the view xu_values_long over them
+ * (the same columns as the wide layer's). */
+static void long_ddl(FILE *q, const pmcf_profile *p)
+{
+	(void)p;
+	puts_(q, "CREATE TABLE xu_row(");
+	for (int c = 0; c < F_N; c++) {
+		puts_(q, c ? ", " : "");
+		puts_(q, fixed[c].name);
+		puts_(q, " ");
+		puts_(q, fixed[c].decl);
+	}
+	puts_(q, ");\nCREATE TABLE xu_value(xu INTEGER NOT NULL, event INTEGER NOT NULL, value, "
+		 "PRIMARY KEY(xu, event)) WITHOUT ROWID;\n"
+		 "CREATE VIEW xu_values_long AS SELECT v.xu AS xu, e.name AS event, v.value AS value "
+		 "FROM xu_value v JOIN event e ON e.id = v.event;");
+}
 
 /* The DDL of the layer: the table and both views. */
 static void layer_ddl(FILE *q, const pmcf_profile *p)
@@ -126,38 +148,68 @@ static void insert_sql(FILE *q, const pmcf_profile *p)
 	puts_(q, ")");
 }
 
-static int insert_rows(sqlite3 *db, const pmcf_profile *p)
+static void insert_fixed_sql(FILE *q, const pmcf_profile *p)
 {
-	char *sql = sql_text(insert_sql, p);
+	(void)p;
+	puts_(q, "INSERT INTO xu_row VALUES(?");
+	for (size_t c = 1; c < F_N; c++)
+		puts_(q, ", ?");
+	puts_(q, ")");
+}
+
+/* Binds value v as parameter k: NULL when missing, whole numbers below 2^63
+ * as integers (counts print as counts), others as REAL. */
+static void bind_value(sqlite3_stmt *st, int k, double v)
+{
+	if (pmcf_is_missing(v))
+		sqlite3_bind_null(st, k);
+	else if (fabs(v) < 0x1p63 && v == (double)(sqlite3_int64)v)
+		sqlite3_bind_int64(st, k, (sqlite3_int64)v);
+	else
+		sqlite3_bind_double(st, k, v);
+}
+
+/* Steps st once and resets it; SQLITE_OK when the row went in. */
+static int step_row(sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* The rows of xu_row: the XU fields, and the values unless long (then
+ * one row per XU and event in xu_value). */
+static int insert_rows(sqlite3 *db, const pmcf_profile *p, int long_only)
+{
+	char *sql = sql_text(long_only ? insert_fixed_sql : insert_sql, p);
 	if (!sql)
 		return SQLITE_NOMEM;
-	sqlite3_stmt *st;
+	sqlite3_stmt *st, *sv = NULL;
 	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
 	free(sql);
+	if (rc == SQLITE_OK && long_only)
+		rc = sqlite3_prepare_v2(db, "INSERT INTO xu_value VALUES(?, ?, ?)", -1, &sv, NULL);
 	for (size_t i = 0; rc == SQLITE_OK && i < p->nxu; i++) {
 		for (int c = 0; c < F_N; c++)
 			bind_fixed(st, c, p, i);
-		for (size_t e = 0; e < p->nev; e++) {
-			double v = p->val[e][i];
-			int k = F_N + 1 + (int)e;
-			if (pmcf_is_missing(v))
-				sqlite3_bind_null(st, k);
-			else if (fabs(v) < 0x1p63 && v == (double)(sqlite3_int64)v)
-				sqlite3_bind_int64(st, k, (sqlite3_int64)v); /* counts: stored as integers */
-			else
-				sqlite3_bind_double(st, k, v);
+		if (!long_only)
+			for (size_t e = 0; e < p->nev; e++)
+				bind_value(st, F_N + 1 + (int)e, p->val[e][i]);
+		rc = step_row(st);
+		for (size_t e = 0; long_only && rc == SQLITE_OK && e < p->nev; e++) {
+			sqlite3_bind_int64(sv, 1, (sqlite3_int64)i);
+			sqlite3_bind_int64(sv, 2, (sqlite3_int64)e);
+			bind_value(sv, 3, p->val[e][i]);
+			rc = step_row(sv);
 		}
-		rc = sqlite3_step(st);
-		sqlite3_reset(st);
-		if (rc == SQLITE_DONE)
-			rc = SQLITE_OK;
 	}
+	sqlite3_finalize(sv);
 	sqlite3_finalize(st);
 	return rc;
 }
 
-/* The format row that says why the file has no SQL layer. */
-static int no_layer(sqlite3 *db, const char *fmt, size_t n, size_t limit)
+/* The format row sql_layer: why the file has no SQL layer, or only its long form. */
+static int format_note(sqlite3 *db, const char *fmt, size_t n, size_t limit)
 {
 	char why[256], sql[320];
 	snprintf(why, sizeof(why), fmt, n, limit);
@@ -167,18 +219,23 @@ static int no_layer(sqlite3 *db, const char *fmt, size_t n, size_t limit)
 
 int pmcfi_sql_layer_write(struct sqlite3 *db, const pmcf_profile *p, int always)
 {
-	if (F_N + 1 + p->nev > SQL_MAX_COLUMNS)
-		return no_layer(db, "none: %zu events, more than the %zu columns of SQLite", p->nev,
-				SQL_MAX_COLUMNS - F_N - 1);
 	if (!always && (double)p->nxu * (double)p->nev > PMCFI_SQL_AUTO_VALUES)
-		return no_layer(db,
-				"none: %zu values, more than %zu; pmcfuse export --format sqlite writes a"
-				" copy with it",
-				p->nxu * p->nev, PMCFI_SQL_AUTO_VALUES);
-	char *ddl = sql_text(layer_ddl, p);
-	if (!ddl)
+		return format_note(db,
+				   "none: %zu values, more than %zu; pmcfuse export --format sqlite writes a"
+				   " copy with it",
+				   p->nxu * p->nev, PMCFI_SQL_AUTO_VALUES);
+	int long_only = p->nev > PMCF_SQL_MAX_EVENTS;
+	int rc = SQLITE_OK;
+	if (long_only)
+		rc = format_note(db,
+				 "long: %zu events, more than the %zu columns of SQLite: xu_values_long only,"
+				 " no xu_values",
+				 p->nev, PMCF_SQL_MAX_EVENTS);
+	char *ddl = rc == SQLITE_OK ? sql_text(long_only ? long_ddl : layer_ddl, p) : NULL;
+	if (rc == SQLITE_OK && !ddl)
 		return SQLITE_NOMEM;
-	int rc = sqlite3_exec(db, ddl, NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db, ddl, NULL, NULL, NULL);
 	free(ddl);
-	return rc == SQLITE_OK ? insert_rows(db, p) : rc;
+	return rc == SQLITE_OK ? insert_rows(db, p, long_only) : rc;
 }

@@ -21,6 +21,8 @@
 #include "report/report_impl.h"
 #include "util/abi.h"
 #include "util/internal.h"
+#include "util/quantile.h"
+#include "util/tmpdir.h"
 
 /* ---- small helpers ----------------------------------------------------------- */
 
@@ -80,18 +82,6 @@ int report_cmp_dbl(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return (x > y) - (x < y);
-}
-
-/* Linear-interpolated quantile of sorted v[0..n). */
-double report_quantile(const double *v, size_t n, double q)
-{
-	if (!n)
-		return PMCF_MISSING;
-	double pos = q * (double)(n - 1);
-	size_t i = (size_t)pos;
-	if (i + 1 >= n)
-		return v[n - 1];
-	return v[i] + (pos - (double)i) * (v[i + 1] - v[i]);
 }
 
 const char *report_count(size_t v, char *buf, size_t n)
@@ -266,10 +256,9 @@ static size_t type_quartiles(const struct report *r, const double *col, long t, 
 	for (size_t i = 0; i < r->nxus; i++)
 		if ((t < 0 || r->type_of[i] == (uint32_t)t) && !pmcf_is_missing(col[i]))
 			scratch[m++] = col[i];
-	qsort(scratch, m, sizeof(double), report_cmp_dbl);
-	q[0] = report_quantile(scratch, m, 0.25);
-	q[1] = report_quantile(scratch, m, 0.5);
-	q[2] = report_quantile(scratch, m, 0.75);
+	q[0] = pmcfi_quantile(scratch, m, 0.25);
+	q[1] = pmcfi_quantile(scratch, m, 0.5);
+	q[2] = pmcfi_quantile(scratch, m, 0.75);
 	return m;
 }
 
@@ -402,22 +391,6 @@ out:
 
 /* ---- running gnuplot, assembling the page --------------------------------------------------- */
 
-static void rm_tree(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (d) {
-		struct dirent *de;
-		char path[4096];
-		while ((de = readdir(d)))
-			if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
-				snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-				unlink(path);
-			}
-		closedir(d);
-	}
-	rmdir(dir);
-}
-
 static int run_gnuplot(struct report *r)
 {
 	char path[4096];
@@ -526,26 +499,6 @@ static const char img_check[] =
 	"for(var i=0;i<im.length;i++)if(im[i].complete&&im[i].naturalWidth>0)ok++;"
 	"document.documentElement.setAttribute('data-images',im.length);"
 	"document.documentElement.setAttribute('data-images-ok',ok);});</script>\n";
-
-static int make_tmpdir(struct report *r)
-{
-	const char *base = r->tmpbase;
-	if (!base || !*base)
-		base = getenv("TMPDIR");
-	if (!base || !*base)
-		base = "/tmp";
-	size_t n = strlen(base) + 32;
-	if (!(r->tmpdir = malloc(n)))
-		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	snprintf(r->tmpdir, n, "%s/pmcfuse-report.XXXXXX", base);
-	if (!mkdtemp(r->tmpdir)) {
-		int e = errno;
-		free(r->tmpdir);
-		r->tmpdir = NULL;
-		return pmcfi_fail(-e, "cannot create a temporary folder in '%s': %s", base, strerror(e));
-	}
-	return 0;
-}
 
 static int build(struct report *r, const struct report_pair *user, size_t nuser, unsigned nplots)
 {
@@ -690,7 +643,7 @@ int pmcf_report_new(const pmcf_profile *p, const pmcf_profile *const *refs, size
 			st = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	}
 	if (st == 0)
-		st = make_tmpdir(r);
+		st = pmcfi_tmpdir_new(r->tmpbase, "pmcfuse-report.", &r->tmpdir);
 	if (st == 0)
 		st = build(r, user, o.npairs, o.plots);
 	if (r->html && fflush(r->html) && st == 0)
@@ -742,7 +695,7 @@ void pmcf_report_free(pmcf_report *rep)
 		return;
 	struct report *r = &rep->r;
 	if (r->tmpdir)
-		rm_tree(r->tmpdir);
+		pmcfi_rm_tree(r->tmpdir);
 	free(r->tmpdir);
 	if (r->html)
 		fclose(r->html);

@@ -57,7 +57,6 @@ const char *report_num(double v, char *buf, size_t n);
 /* 37820 -> "37,820" */
 const char *report_count(size_t v, char *buf, size_t n);
 int report_cmp_dbl(const void *a, const void *b);
-double report_quantile(const double *sorted, size_t n, double q);
 FILE *report_data_open(struct report *r, const char *name);
 /* A gnuplot PNG: its output line in the script, then its <img> tag. */
 unsigned report_img_begin(struct report *r, unsigned w, unsigned h);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "pmcfuse/report.h"
 #include "report/report_impl.h"
+#include "util/quantile.h"
 
 /* A timeline draws at most about this many bars; beyond, neighbouring XUs
  * of one type on one thread are drawn as one bar (the caption says so). */
@@ -298,9 +299,9 @@ void report_section_distributions(struct report *r, double *scratch)
 			}
 			cnt[t] = m;
 			any += m;
-			qsort(scratch, m, sizeof(double), report_cmp_dbl);
+			qsort(scratch, m, sizeof(double), report_cmp_dbl); /* stays sorted */
 			for (int j = 0; j < 7; j++)
-				q[t][j] = report_quantile(scratch, m, qs[j]);
+				q[t][j] = pmcfi_quantile(scratch, m, qs[j]);
 			if (m) {
 				lo = fmin(lo, scratch[0]);
 				hi = fmax(hi, scratch[m - 1]);

@@ -4,6 +4,7 @@
  * placement and the latent work features of every XU. Nothing here depends
  * on the execution seed: it describes the program and its input. */
 #include "sim/sim_impl.h"
+#include "util/abi.h"
 #include "util/internal.h"
 #include <math.h>
 #include <stdarg.h>
@@ -15,17 +16,8 @@
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
 {
-	if (need <= *cap)
-		return 0;
-	size_t c = *cap ? *cap : 64;
-	while (c < need)
-		c *= 2;
-	void *q = realloc(*p, c * elem);
-	if (!q)
-		return pmcfi_fail(PMCF_ENOMEM, "out of memory building the workload");
-	*p = q;
-	*cap = c;
-	return 0;
+	return pmcfi_grow(p, cap, need, elem) ? pmcfi_fail(PMCF_ENOMEM, "out of memory building the workload")
+					      : 0;
 }
 
 /* Appends a NUL-terminated string to the label arena; returns its offset

@@ -36,7 +36,7 @@ static int new_source(const pmcf_source_opts *o, const pmcf_program_opts *po, pm
 	int err = pmcfi_struct_in("pmcf_source_opts", &od, o, sizeof(od), sizeof(od));
 	if (!err)
 		err = pmcfi_struct_in("pmcf_program_opts", &pd, po, sizeof(pd), sizeof(pd));
-	if (!err && (od.multiplex < PMCF_MUX_NONE || od.multiplex > PMCF_MUX_ROC))
+	if (!err && (od.multiplex < PMCF_MUX_NONE || od.multiplex > PMCF_MUX_ROC_COUNTS))
 		err = pmcfi_fail(PMCF_EINVAL, "unknown multiplexing mode %d", od.multiplex);
 	if (!err && od.estimate != PMCF_EST_CUMULATIVE && od.estimate != PMCF_EST_LOCAL)
 		err = pmcfi_fail(PMCF_EINVAL, "unknown estimator %d", od.estimate);
@@ -284,5 +284,9 @@ int pmcf_source_record(pmcf_source *s, const pmcf_evlist *set, long exec_index, 
 		err = pmcfi_collect_run(s->argv, s->cat, idx, pmcf_evlist_names(set), n, &co, out, exit_info);
 	}
 	pmcf_evlist_free(own);
+	/* for the end-to-end check that no name is looked up twice (tests/e2e/lookups.sh) */
+	pmcfi_log(PMCF_LOG_DEBUG,
+		  "source: %zu events recorded; %lu event names looked up on this thread so far", n,
+		  pmcfi_name_lookups);
 	return err;
 }

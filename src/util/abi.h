@@ -25,4 +25,8 @@ int pmcfi_struct_out(const char *what, void *dst, const void *src, size_t first_
  * elements, overflow-checked. *p and *cap are unchanged on failure.
  * Returns 0 or -ENOMEM. */
 int pmcfi_grow(void **p, size_t *cap, size_t need, size_t elem);
+/* The capacity pmcfi_grow gives: cap when need <= cap, else max(need,
+ * 2·cap, 8) (SIZE_MAX when 2·cap overflows). For arrays that grow
+ * together (struct of arrays) through a resize of their own. */
+size_t pmcfi_grow_cap(size_t cap, size_t need);
 #endif

@@ -5,7 +5,9 @@
 #include <stddef.h>
 
 /* q-quantile (0..1) of v[0..n) by linear interpolation between order
- * statistics; reorders v. NaN when n == 0. */
+ * statistics (position q·(n-1), R's type 7): the one quantile of pmcfuse.
+ * Reorders v, but a sorted v stays sorted (only equal values are swapped).
+ * NaN when n == 0. */
 double pmcfi_quantile(double *v, size_t n, double q);
 /* Median of v[0..n) (the mean of the two middle values when n is even);
  * reorders v. */

@@ -124,6 +124,29 @@ expect_fail 1 "$PMCFUSE" record --plan p.json --set 0 -o p.json
 expect_match "the output 'p.json' is the input 'p.json'" "$ERR"
 cmp -s p.json p.orig || fail "record --plan changed its plan"
 
+# ---- outputs over the wrong kind of file ----------------------------------
+row output-kind
+printf 'int main(void) { return 0; }\n' >victim.c
+cp victim.c victim.orig
+for cmd in "record -e duration -o victim.c --sim cholesky,blocks=4" \
+	"run -e duration,PAPI_L1_DCM -o victim.c --sim cholesky,blocks=4" \
+	"combine --strategy ctc -o victim.c in1.pmcf in2.pmcf" \
+	"export --format sqlite -o victim.c in2.pmcf"; do
+	expect_fail 1 "$PMCFUSE" $cmd
+	expect_match "^pmcfuse: [a-z]+: 'victim.c' exists and is not a profile: not replacing it" "$ERR"
+	cmp -s victim.c victim.orig || fail "$cmd replaced a file that is not a profile"
+done
+cp in2.pmcf in2.orig
+for cmd in "export --format csv -o in2.pmcf in1.pmcf" "export --format json -o in2.pmcf in1.pmcf" \
+	"report -o in2.pmcf in1.pmcf"; do
+	expect_fail 1 "$PMCFUSE" $cmd
+	expect_match "^pmcfuse: [a-z]+: 'in2.pmcf' is a profile: not replacing it with" "$ERR"
+	cmp -s in2.pmcf in2.orig || fail "$cmd replaced a profile"
+done
+: >empty.pmcf
+expect_ok "$PMCFUSE" record -e duration -o empty.pmcf --sim cholesky,blocks=4
+expect_ok "$PMCFUSE" record -e duration -o in2.pmcf --sim cholesky,blocks=4
+
 # ---- environment and limits ------------------------------------------------
 row stdout-unwritable
 if [ -w /dev/full ]; then

@@ -161,6 +161,15 @@ for at in 0.2 0.8; do
 	expect_eq complete "$(json .state "c$at/campaign.json")"
 done
 [ "$stopped" -gt 0 ] || fail "no run was stopped mid-campaign (all finished first)"; ok
+# a campaign copied elsewhere resumes there (its stored --keep names the
+# original): the missing execution is recorded into the copy only
+mkdir -p moved
+cp -r whole moved/copy
+rm moved/copy/exec-1.pmcf
+expect_ok "$PMCFUSE" run --resume moved/copy
+[ -f moved/copy/exec-1.pmcf ] || fail "the copy's missing execution was not recorded into it"; ok
+"$PMCFUSE" export --format csv whole.pmcf >moved.csv
+cmp -s whole.csv moved.csv || fail "the copied campaign resumed to another result"; ok
 # --keep into a folder that holds profiles: refused, nothing changed
 expect_fail 1 "$PMCFUSE" run --sim $RSIM --keep whole -o again.pmcf
 expect_match "'whole' already holds a campaign or profiles" "$ERR"
@@ -206,6 +215,12 @@ expect_fail 1 "$PMCFUSE" reference -e $REV --repeat 3 -o rwhole --sim $SIM
 expect_match "'rwhole' already holds a campaign or profiles: resume it with \`pmcfuse reference --resume rwhole\`" "$ERR"
 expect_fail 1 "$PMCFUSE" reference --resume rwhole -e $REV --repeat 2 --sim $SIM
 expect_match "'rwhole' is a campaign of another plan" "$ERR"
+# a reference folder renamed resumes under its new name
+cp -r rwhole rmoved
+rm rmoved/ref-000.pmcf
+expect_ok "$PMCFUSE" reference --resume rmoved
+expect_eq true "$(json .complete rmoved/reference.json)"
+[ -f rmoved/ref-000.pmcf ] || fail "the renamed reference folder was not completed in place"; ok
 
 # a real program: the stopped execution is not kept as a reference
 "$PMCFUSE" reference -e page-faults,context-switches,minor-faults --pmcs 2 --repeat 2 -o rp \

@@ -24,6 +24,22 @@ expect_eq "" "$(comm -23 one.lab two.lab)" "(1-thread range labels not among the
 expect_ok env OMP_NUM_THREADS=2 OMP_MAX_ACTIVE_LEVELS=1 "$PMCFUSE" record -e page-faults -o ser.pmcf -- env OMP_NUM_THREADS=1 "$EX/loops" 4096 1 512
 expect_eq "loop-range@loops.c:24 1" "$(types ser.pmcf | grep ':24 ')"
 
+# 1b. Taskloops: libomp gives every taskloop's tasks one address inside
+#     __kmpc_taskloop; each taskloop is still a type of its own, named by its
+#     line in the program (grainsize 4 over 64: 16 tasks, 17 on one thread,
+#     where libomp adds one (the same without this tool); num_tasks(5): 5; a
+#     taskloop of 2 tasks in each of 3 tasks: 6), on 1 and 2 threads.
+if [ -x "$EX/taskloop" ]; then
+	for th in 1 2; do
+		expect_ok env OMP_NUM_THREADS=$th "$PMCFUSE" record -e page-faults -o tl$th.pmcf -- "$EX/taskloop" 64
+		expect_nomatch '__kmpc' "$(types tl$th.pmcf)"
+		got=$(for l in 32 35 21; do types tl$th.pmcf | grep "@taskloop.c:$l " | cut -d' ' -f2; done | xargs)
+		expect_match '^1[67] 5 6$' "$got"
+	done
+else
+	echo "skip: taskloop types: examples/taskloop not built (needs clang-16 and libomp-16)"
+fi
+
 # 2. Task-API regions around a parallel region with tasks: every phase and
 #    every task is an XU, tasks are labelled under their phase, and a phase
 #    excludes the time of the tasks that ran on its thread.

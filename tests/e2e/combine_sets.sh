@@ -61,7 +61,9 @@ cmp -s run.csv again.csv || fail "combine of the kept executions differs from ru
 
 # an execution that was stopped (complete 0) is refused, unless --partial,
 # which marks the result incomplete
-expect_ok "$PMCFUSE" plan -e page-faults,minor-faults --pmcs 1 -o rp.json -- sh -c 'test -e stop && sleep 30; true'
+# (a sleep of its own length: another copy of this test may run beside it)
+SLEEP="30.$$"
+expect_ok "$PMCFUSE" plan -e page-faults,minor-faults --pmcs 1 -o rp.json -- sh -c "test -e stop && sleep $SLEEP; true"
 expect_eq 2 "$(json .executions rp.json)"
 touch stop
 "$PMCFUSE" record --plan rp.json --set 0 -o r0.pmcf 2>/dev/null &
@@ -69,7 +71,7 @@ pid=$!
 # wait (up to 60 s: a loaded machine starts the program late) for the program
 # to be running, so that the stop hits the execution, not record's start-up
 started=0
-for _ in $(seq 600); do pgrep -f "^sleep 30" >/dev/null && { started=1; break; }; sleep 0.1; done
+for _ in $(seq 600); do pgrep -f "^sleep $SLEEP\$" >/dev/null && { started=1; break; }; sleep 0.1; done
 [ $started = 1 ] || fail "the planned program did not start within 60 s"
 kill -TERM $pid
 wait $pid || true

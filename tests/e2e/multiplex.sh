@@ -63,6 +63,10 @@ expect_ok "$PMCFUSE" record --sim cholesky,blocks=6 -e all --pmcs 4 --multiplex 
 	--estimate local -o sim.pmcf
 expect_ok "$PMCFUSE" show sim.pmcf
 expect_match "multiplex +roc" "$OUT"
+# roc-counts too (the source object once refused it: "unknown multiplexing mode 4")
+expect_ok "$PMCFUSE" record --sim cholesky,blocks=6 -e all --pmcs 4 --multiplex roc-counts -o simc.pmcf
+expect_ok "$PMCFUSE" show simc.pmcf
+expect_match "multiplex +roc-counts" "$OUT"
 
 # the run (1.5 ms with the first value model) is shorter than the period:
 # most events never get a counter, and say so (issue 14)

@@ -37,8 +37,8 @@ ok
 expect_fail 1 "$PMCFUSE" categorize --backend oprofile -o bad.csv
 expect_fail 1 "$PMCFUSE" categorize --backend cachegrind
 expect_fail 1 "$PMCFUSE" categorize --backend cachegrind --unit 12 -o bad.csv
-expect_fail 2 env PMCF_CIT_KERNELS=/nonexistent "$PMCFUSE" categorize --backend cachegrind -o bad.csv
-expect_match 'pmcfuse-cit-kernels|PMCF_CIT_KERNELS' "$ERR"
+expect_fail 2 env PMCF_CATEGORIZE_KERNELS=/nonexistent "$PMCFUSE" categorize --backend cachegrind -o bad.csv
+expect_match 'pmcfuse-categorize-kernels|PMCF_CATEGORIZE_KERNELS' "$ERR"
 if perf stat -e instructions true 2>&1 | grep -q 'not supported' || ! command -v perf >/dev/null; then
 	expect_fail 2 "$PMCFUSE" categorize -o bad.csv
 	expect_match 'no hardware PMU: use --backend cachegrind' "$ERR"

@@ -1,8 +1,8 @@
 /* The counter-inspection micro-benchmarks (counter-inspection-toolkit §3–4):
  * seven branch kernels with known per-iteration branch behaviour (Fig. 11 a–g,
  * Table 1) and pointer-chasing cache kernels (§4, Fig. 12–15). */
-#ifndef PMCF_CIT_KERNELS_H
-#define PMCF_CIT_KERNELS_H
+#ifndef PMCF_CATEGORIZE_KERNELS_H
+#define PMCF_CATEGORIZE_KERNELS_H
 #include <stddef.h>
 #include <stdint.h>
 

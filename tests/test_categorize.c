@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <cmocka.h>
-#include "pmcfuse/cit.h"
+#include "pmcfuse/categorize.h"
 
 /* Seeded normal noise (Box–Muller on a xorshift generator). */
 static uint64_t rng = 88172645463325252ull;
@@ -28,33 +28,33 @@ static void test_fit_line(void **state)
 {
 	(void)state;
 	double x[] = {1, 2, 3, 4}, y[] = {5, 7, 9, 11};
-	pmcf_cit_fit f;
-	assert_int_equal(pmcf_cit_fit_line(x, y, 4, &f), 0);
+	pmcf_categorize_fit f;
+	assert_int_equal(pmcf_categorize_fit_line(x, y, 4, &f), 0);
 	assert_true(fabs(f.slope - 2) < 1e-12 && fabs(f.intercept - 3) < 1e-12);
 	assert_true(fabs(f.r2 - 1) < 1e-12);
 	double flat[] = {4, 4, 4, 4};
-	assert_int_equal(pmcf_cit_fit_line(x, flat, 4, &f), 0);
+	assert_int_equal(pmcf_categorize_fit_line(x, flat, 4, &f), 0);
 	assert_true(f.slope == 0 && f.r2 == 0);
 	double noisy[] = {1, 3, 2, 4};
-	assert_int_equal(pmcf_cit_fit_line(x, noisy, 4, &f), 0);
+	assert_int_equal(pmcf_categorize_fit_line(x, noisy, 4, &f), 0);
 	assert_true(fabs(f.slope - 0.8) < 1e-12 && fabs(f.r2 - 0.64) < 1e-12);
 	/* bad input */
 	double same[] = {2, 2, 2};
-	assert_int_equal(pmcf_cit_fit_line(same, y, 3, &f), PMCF_EINVAL);
-	assert_int_equal(pmcf_cit_fit_line(x, y, 1, &f), PMCF_EINVAL);
+	assert_int_equal(pmcf_categorize_fit_line(same, y, 3, &f), PMCF_EINVAL);
+	assert_int_equal(pmcf_categorize_fit_line(x, y, 1, &f), PMCF_EINVAL);
 	double nan[] = {1, NAN};
-	assert_int_equal(pmcf_cit_fit_line(x, nan, 2, &f), PMCF_EINVAL);
+	assert_int_equal(pmcf_categorize_fit_line(x, nan, 2, &f), PMCF_EINVAL);
 }
 
 static void test_goodness(void **state)
 {
 	(void)state;
-	assert_true(fabs(pmcf_cit_goodness(2, 1, 2) - 1) < 1e-15);
-	assert_true(fabs(pmcf_cit_goodness(2.5, 1, 2) - exp(-0.5)) < 1e-15);
+	assert_true(fabs(pmcf_categorize_goodness(2, 1, 2) - 1) < 1e-15);
+	assert_true(fabs(pmcf_categorize_goodness(2.5, 1, 2) - exp(-0.5)) < 1e-15);
 	/* r² multiplies the measured slope: a poor fit is punished */
-	assert_true(fabs(pmcf_cit_goodness(2, 0.5, 2) - exp(-2)) < 1e-15);
-	assert_true(fabs(pmcf_cit_goodness(0, 0, 0) - 1) < 1e-15);
-	assert_true(pmcf_cit_goodness(20, 1, 2) < 1e-100);
+	assert_true(fabs(pmcf_categorize_goodness(2, 0.5, 2) - exp(-2)) < 1e-15);
+	assert_true(fabs(pmcf_categorize_goodness(0, 0, 0) - 1) < 1e-15);
+	assert_true(pmcf_categorize_goodness(20, 1, 2) < 1e-100);
 }
 
 static void test_table1(void **state)
@@ -62,25 +62,25 @@ static void test_table1(void **state)
 	(void)state;
 	/* the caption of Fig. 11 (e) and the CE example of §5 */
 	static const double e[] = {2.5, 2, 1.5, 0, 0.5};
-	for (int c = 0; c < PMCF_CIT_NCATS; c++)
-		assert_true(pmcf_cit_expected(c, 4) == e[c]);
+	for (int c = 0; c < PMCF_CATEGORIZE_NCATS; c++)
+		assert_true(pmcf_categorize_expected(c, 4) == e[c]);
 	static const double ce[] = {2, 2, 2, 2, 2.5, 2, 1};
 	for (unsigned k = 0; k < 7; k++)
-		assert_true(pmcf_cit_expected(PMCF_CIT_CE, k) == ce[k]);
-	assert_true(isnan(pmcf_cit_expected(5, 0)) && isnan(pmcf_cit_expected(0, 7)));
-	assert_string_equal(pmcf_cit_branch_name(PMCF_CIT_M), "M");
-	assert_string_equal(pmcf_cit_branch_name(-1), "none");
+		assert_true(pmcf_categorize_expected(PMCF_CATEGORIZE_CE, k) == ce[k]);
+	assert_true(isnan(pmcf_categorize_expected(5, 0)) && isnan(pmcf_categorize_expected(0, 7)));
+	assert_string_equal(pmcf_categorize_branch_name(PMCF_CATEGORIZE_M), "M");
+	assert_string_equal(pmcf_categorize_branch_name(-1), "none");
 }
 
 /* Fits of a synthetic event: per-iteration slope[k] plus a start-up
  * intercept, measured at 4 points with relative noise sd. */
-static void synth_fits(const double slope[7], double intercept, double sd, pmcf_cit_fit fits[7])
+static void synth_fits(const double slope[7], double intercept, double sd, pmcf_categorize_fit fits[7])
 {
 	double x[4] = {1e6, 2e6, 3e6, 4e6}, y[4];
 	for (int k = 0; k < 7; k++) {
 		for (int p = 0; p < 4; p++)
 			y[p] = intercept + slope[k] * x[p] + sd * x[p] * gauss();
-		assert_int_equal(pmcf_cit_fit_line(x, y, 4, &fits[k]), 0);
+		assert_int_equal(pmcf_categorize_fit_line(x, y, 4, &fits[k]), 0);
 	}
 }
 
@@ -88,18 +88,18 @@ static void test_branch_rows_with_noise(void **state)
 {
 	(void)state;
 	/* every row of Table 1, 50 noisy draws each: the right category */
-	for (int c = 0; c < PMCF_CIT_NCATS; c++) {
+	for (int c = 0; c < PMCF_CATEGORIZE_NCATS; c++) {
 		double s[7];
 		for (unsigned k = 0; k < 7; k++)
-			s[k] = pmcf_cit_expected(c, k);
+			s[k] = pmcf_categorize_expected(c, k);
 		for (int rep = 0; rep < 50; rep++) {
-			pmcf_cit_fit f[7];
-			pmcf_cit_branch_match m;
+			pmcf_categorize_fit f[7];
+			pmcf_categorize_branch_match m;
 			synth_fits(s, 2e5, 0.005, f);
-			assert_int_equal(pmcf_cit_branch_classify(f, 0, &m), 0);
+			assert_int_equal(pmcf_categorize_branch_classify(f, 0, &m), 0);
 			if (m.category != c)
-				fail_msg("row %s draw %d: got %s (%.3f)", pmcf_cit_branch_name(c), rep,
-					 pmcf_cit_branch_name(m.category), m.confidence);
+				fail_msg("row %s draw %d: got %s (%.3f)", pmcf_categorize_branch_name(c), rep,
+					 pmcf_categorize_branch_name(m.category), m.confidence);
 			assert_true(m.confidence > 0.9);
 		}
 	}
@@ -111,9 +111,9 @@ static const struct {
 	int want;
 } branch_cases[] = {
 	/* §5's example: BR_INST_EXEC:ALL_COND is CE */
-	{__LINE__, {2, 2, 2, 2, 2.5, 2, 1}, PMCF_CIT_CE},
+	{__LINE__, {2, 2, 2, 2, 2.5, 2, 1}, PMCF_CATEGORIZE_CE},
 	/* cachegrind's Bc (architectural: no speculation) is CR */
-	{__LINE__, {2.0004, 2.0002, 2.0003, 2, 2.0001, 2.0002, 1.0003}, PMCF_CIT_CR},
+	{__LINE__, {2.0004, 2.0002, 2.0003, 2, 2.0001, 2.0002, 1.0003}, PMCF_CATEGORIZE_CR},
 	/* instructions: linear in iterations but far from every row */
 	{__LINE__, {15.5, 21, 18, 29.5, 21.5, 22, 6}, -1},
 	/* data reads: near T on some kernels, not all */
@@ -123,21 +123,21 @@ static const struct {
 	/* half of T: no row */
 	{__LINE__, {0.75, 0.5, 1, 0.75, 0.75, 0.5, 0.5}, -1},
 	/* a misprediction event with a predictor slightly worse than 50% */
-	{__LINE__, {0.01, 0, 0, 0.55, 0.52, 0, 0.001}, PMCF_CIT_M},
+	{__LINE__, {0.01, 0, 0, 0.55, 0.52, 0, 0.001}, PMCF_CATEGORIZE_M},
 };
 
 static void test_branch_table(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < sizeof(branch_cases) / sizeof(branch_cases[0]); i++) {
-		pmcf_cit_fit f[7];
+		pmcf_categorize_fit f[7];
 		synth_fits(branch_cases[i].slope, 1e5, 0.001, f);
-		pmcf_cit_branch_match m;
-		assert_int_equal(pmcf_cit_branch_classify(f, 0, &m), 0);
+		pmcf_categorize_branch_match m;
+		assert_int_equal(pmcf_categorize_branch_classify(f, 0, &m), 0);
 		if (m.category != branch_cases[i].want)
 			fail_msg("line %d: got %s (%.3f), want %s", branch_cases[i].line,
-				 pmcf_cit_branch_name(m.category), m.confidence,
-				 pmcf_cit_branch_name(branch_cases[i].want));
+				 pmcf_categorize_branch_name(m.category), m.confidence,
+				 pmcf_categorize_branch_name(branch_cases[i].want));
 	}
 }
 
@@ -148,21 +148,21 @@ static void test_branch_pure_noise(void **state)
 	 * so nothing but the all-zero rows could match, and they do not */
 	double x[4] = {1, 2, 3, 4};
 	for (int rep = 0; rep < 20; rep++) {
-		pmcf_cit_fit f[7];
+		pmcf_categorize_fit f[7];
 		for (int k = 0; k < 7; k++) {
 			double y[4];
 			for (int p = 0; p < 4; p++)
 				y[p] = 1000 + 300 * gauss();
-			assert_int_equal(pmcf_cit_fit_line(x, y, 4, &f[k]), 0);
+			assert_int_equal(pmcf_categorize_fit_line(x, y, 4, &f[k]), 0);
 		}
-		pmcf_cit_branch_match m;
-		assert_int_equal(pmcf_cit_branch_classify(f, 0, &m), 0);
+		pmcf_categorize_branch_match m;
+		assert_int_equal(pmcf_categorize_branch_classify(f, 0, &m), 0);
 		assert_int_equal(m.category, -1);
 	}
 }
 
 /* Three levels like Fig. 12–13: L1 32 KiB, L2 256 KiB, L3 32 MiB. */
-static const pmcf_cit_levels three = {3, {32768, 262144, 33554432}, {"L1D", "L2", "LL"}};
+static const pmcf_categorize_levels three = {3, {32768, 262144, 33554432}, {"L1D", "L2", "LL"}};
 
 /* Per-access values at sizes 4 KiB..128 MiB: 1 in the regions listed
  * (bit r set: region r), 0 elsewhere, with relative noise sd (and a twentieth
@@ -200,8 +200,8 @@ static void test_cache_table(void **state)
 		for (int rep = 0; rep < 20; rep++) {
 			double b[64], v[64];
 			size_t n = synth_steps(cache_cases[i].regions, rep ? 0.03 : 0, b, v);
-			pmcf_cit_cache_match m;
-			assert_int_equal(pmcf_cit_cache_classify(&three, b, v, n, 0, &m), 0);
+			pmcf_categorize_cache_match m;
+			assert_int_equal(pmcf_categorize_cache_classify(&three, b, v, n, 0, &m), 0);
 			if (strcmp(m.category, cache_cases[i].want) != 0)
 				fail_msg("line %d draw %d: got %s (%.3f, %s), want %s", cache_cases[i].line,
 					 rep, m.category, m.confidence, m.signature, cache_cases[i].want);
@@ -222,16 +222,16 @@ static void test_cache_scale_and_prefetch(void **state)
 	size_t n = synth_steps(0xc, 0, b, v);
 	for (size_t i = 0; i < n; i++)
 		v[i] *= 64 * (b[i] > 262144 && b[i] <= 33554432 ? 0.7 : 1);
-	pmcf_cit_cache_match m;
-	assert_int_equal(pmcf_cit_cache_classify(&three, b, v, n, 0, &m), 0);
+	pmcf_categorize_cache_match m;
+	assert_int_equal(pmcf_categorize_cache_classify(&three, b, v, n, 0, &m), 0);
 	assert_string_equal(m.category, "L2-miss");
 	assert_true(m.confidence > 0.6);
 	/* a sweep that never leaves L1: no plateau beyond, no category */
-	assert_int_equal(pmcf_cit_cache_classify(&three, b, v, 3, 0, &m), 0);
+	assert_int_equal(pmcf_categorize_cache_classify(&three, b, v, 3, 0, &m), 0);
 	assert_string_equal(m.category, "none");
 	/* bad input */
-	pmcf_cit_levels none = {0, {0}, {""}};
-	assert_int_equal(pmcf_cit_cache_classify(&none, b, v, n, 0, &m), PMCF_EINVAL);
+	pmcf_categorize_levels none = {0, {0}, {""}};
+	assert_int_equal(pmcf_categorize_cache_classify(&none, b, v, n, 0, &m), PMCF_EINVAL);
 }
 
 static void write_text(const char *path, const char *text)
@@ -267,15 +267,15 @@ static void test_levels_sysfs(void **state)
 		snprintf(path, sizeof(path), "%s/size", dir);
 		write_text(path, idx[i][2]);
 	}
-	pmcf_cit_levels lv;
-	assert_int_equal(pmcf_cit_levels_sysfs(root, &lv), 0);
+	pmcf_categorize_levels lv;
+	assert_int_equal(pmcf_categorize_levels_sysfs(root, &lv), 0);
 	assert_int_equal(lv.n, 3);
 	assert_true(lv.bytes[0] == 49152 && lv.bytes[1] == 1048576 && lv.bytes[2] == 33554432);
 	assert_string_equal(lv.name[0], "L1D");
 	assert_string_equal(lv.name[1], "L2");
 	assert_string_equal(lv.name[2], "LL");
 	snprintf(path, sizeof(path), "%s/missing", root);
-	assert_int_equal(pmcf_cit_levels_sysfs(path, &lv), PMCF_ENOENT);
+	assert_int_equal(pmcf_categorize_levels_sysfs(path, &lv), PMCF_ENOENT);
 }
 
 static void test_report_from(void **state)
@@ -283,7 +283,7 @@ static void test_report_from(void **state)
 	(void)state;
 	/* two events over both sweeps: Bc-like (CR, flat in the chase) and
 	 * D1mr-like (zero in the branch kernels, L1D-miss) */
-	static const pmcf_cit_levels two = {2, {32768, 8388608}, {"L1D", "LL"}};
+	static const pmcf_categorize_levels two = {2, {32768, 8388608}, {"L1D", "LL"}};
 	const char *ev[] = {"Bc", "D1mr", "Ir"};
 	double it[3] = {1e4, 2e4, 3e4};
 	double counts[3 * 7 * 3];
@@ -300,49 +300,54 @@ static void test_report_from(void **state)
 		pa[1 * 14 + s] = bytes[s] > 32768 ? 1 : 0;
 		pa[2 * 14 + s] = 3;
 	}
-	pmcf_cit_report *r;
-	assert_int_equal(pmcf_cit_report_from("test", &two, ev, 3, it, 3, counts, bytes, 14, pa, 0, &r), 0);
-	assert_int_equal(pmcf_cit_report_size(r), 3);
-	assert_string_equal(pmcf_cit_report_at(r, 0)->category, "CR");
-	assert_string_equal(pmcf_cit_report_at(r, 1)->category, "L1D-miss");
-	assert_string_equal(pmcf_cit_report_at(r, 2)->category, "none");
-	assert_true(fabs(pmcf_cit_report_at(r, 0)->fit[6].slope - 1) < 1e-9);
-	assert_null(pmcf_cit_report_at(r, 3));
+	pmcf_categorize_report *r;
+	assert_int_equal(pmcf_categorize_report_from("test", &two, ev, 3, it, 3, counts, bytes, 14, pa, 0,
+						     &r),
+			 0);
+	assert_int_equal(pmcf_categorize_report_size(r), 3);
+	assert_string_equal(pmcf_categorize_report_at(r, 0)->category, "CR");
+	assert_string_equal(pmcf_categorize_report_at(r, 1)->category, "L1D-miss");
+	assert_string_equal(pmcf_categorize_report_at(r, 2)->category, "none");
+	assert_true(fabs(pmcf_categorize_report_at(r, 0)->fit[6].slope - 1) < 1e-9);
+	assert_null(pmcf_categorize_report_at(r, 3));
 	const double *b;
-	assert_int_equal(pmcf_cit_report_sizes(r, &b), 14);
+	assert_int_equal(pmcf_categorize_report_sizes(r, &b), 14);
 	assert_true(b[13] == 4096.0 * 8192);
-	pmcf_cit_report_free(r);
+	pmcf_categorize_report_free(r);
 	/* branch part only */
-	assert_int_equal(pmcf_cit_report_from("test", NULL, ev, 1, it, 3, counts, NULL, 0, NULL, 0, &r), 0);
-	assert_string_equal(pmcf_cit_report_at(r, 0)->category, "CR");
-	pmcf_cit_report_free(r);
+	assert_int_equal(pmcf_categorize_report_from("test", NULL, ev, 1, it, 3, counts, NULL, 0, NULL, 0,
+						     &r),
+			 0);
+	assert_string_equal(pmcf_categorize_report_at(r, 0)->category, "CR");
+	pmcf_categorize_report_free(r);
 	/* one point cannot make a slope */
-	assert_int_equal(pmcf_cit_report_from("test", NULL, ev, 1, it, 1, counts, NULL, 0, NULL, 0, &r),
+	assert_int_equal(pmcf_categorize_report_from("test", NULL, ev, 1, it, 1, counts, NULL, 0, NULL, 0,
+						     &r),
 			 PMCF_EINVAL);
 }
 
 static void test_run_bad_input(void **state)
 {
 	(void)state;
-	pmcf_cit_options o;
-	pmcf_cit_options_init(&o, "cachegrind");
+	pmcf_categorize_options o;
+	pmcf_categorize_options_init(&o, "cachegrind");
 	assert_string_equal(o.backend, "cachegrind");
 	assert_true(o.iterations == 20000 && o.points == 4 && o.unit == 64);
 	const char *ev[] = {"Bc"};
-	pmcf_cit_report *r;
+	pmcf_categorize_report *r;
 	o.points = 1;
-	assert_int_equal(pmcf_cit_run(&o, ev, 1, &r), PMCF_EINVAL);
-	pmcf_cit_options_init(&o, "cachegrind");
-	o.kernels = "/nonexistent/pmcfuse-cit-kernels";
-	assert_int_equal(pmcf_cit_run(&o, ev, 1, &r), PMCF_ENOENT);
-	assert_non_null(strstr(pmcf_errdetail(), "PMCF_CIT_KERNELS"));
+	assert_int_equal(pmcf_categorize_run(&o, ev, 1, &r), PMCF_EINVAL);
+	pmcf_categorize_options_init(&o, "cachegrind");
+	o.kernels = "/nonexistent/pmcfuse-categorize-kernels";
+	assert_int_equal(pmcf_categorize_run(&o, ev, 1, &r), PMCF_ENOENT);
+	assert_non_null(strstr(pmcf_errdetail(), "PMCF_CATEGORIZE_KERNELS"));
 	o.backend = "oprofile";
-	assert_int_equal(pmcf_cit_run(&o, ev, 1, &r), PMCF_EINVAL);
+	assert_int_equal(pmcf_categorize_run(&o, ev, 1, &r), PMCF_EINVAL);
 	pmcf_catalog *c;
-	assert_int_equal(pmcf_cit_catalog("cachegrind", &c), 0);
+	assert_int_equal(pmcf_categorize_catalog("cachegrind", &c), 0);
 	assert_true(pmcf_catalog_find(c, "Bcm") >= 0 && pmcf_catalog_find(c, "DLmr") >= 0);
 	pmcf_catalog_free(c);
-	assert_int_equal(pmcf_cit_catalog("oprofile", &c), PMCF_EINVAL);
+	assert_int_equal(pmcf_categorize_catalog("oprofile", &c), PMCF_EINVAL);
 }
 
 int main(void)

@@ -6,34 +6,35 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "pmcfuse/cit.h"
+#include "pmcfuse/categorize.h"
 #include "util/internal.h"
+#include "util/quantile.h"
 
 /* Table 1: expected events per iteration, rows CE CR T D M, kernels a..g. */
-static const double table1[PMCF_CIT_NCATS][PMCF_CIT_NKERNELS] = {
+static const double table1[PMCF_CATEGORIZE_NCATS][PMCF_CATEGORIZE_NKERNELS] = {
 	{2, 2, 2, 2, 2.5, 2, 1},     /* CE */
 	{2, 2, 2, 2, 2, 2, 1},       /* CR */
 	{1.5, 1, 2, 1.5, 1.5, 1, 1}, /* T */
 	{0, 0, 0, 0, 0, 1, 0},       /* D */
 	{0, 0, 0, 0.5, 0.5, 0, 0},   /* M */
 };
-static const char *const cat_names[PMCF_CIT_NCATS] = {"CE", "CR", "T", "D", "M"};
+static const char *const cat_names[PMCF_CATEGORIZE_NCATS] = {"CE", "CR", "T", "D", "M"};
 
 #define DEFAULT_THRESHOLD 0.5
 
-const char *pmcf_cit_branch_name(int category)
+const char *pmcf_categorize_branch_name(int category)
 {
-	return category >= 0 && category < PMCF_CIT_NCATS ? cat_names[category] : "none";
+	return category >= 0 && category < PMCF_CATEGORIZE_NCATS ? cat_names[category] : "none";
 }
 
-double pmcf_cit_expected(int category, unsigned kernel)
+double pmcf_categorize_expected(int category, unsigned kernel)
 {
-	if (category < 0 || category >= PMCF_CIT_NCATS || kernel >= PMCF_CIT_NKERNELS)
+	if (category < 0 || category >= PMCF_CATEGORIZE_NCATS || kernel >= PMCF_CATEGORIZE_NKERNELS)
 		return NAN;
 	return table1[category][kernel];
 }
 
-int pmcf_cit_fit_line(const double *x, const double *y, size_t n, pmcf_cit_fit *out)
+int pmcf_categorize_fit_line(const double *x, const double *y, size_t n, pmcf_categorize_fit *out)
 {
 	if (!x || !y || !out || n < 2)
 		return pmcfi_fail(PMCF_EINVAL, "a line fit needs at least two points");
@@ -62,13 +63,14 @@ int pmcf_cit_fit_line(const double *x, const double *y, size_t n, pmcf_cit_fit *
 	return 0;
 }
 
-double pmcf_cit_goodness(double slope, double r2, double expected)
+double pmcf_categorize_goodness(double slope, double r2, double expected)
 {
 	double d = slope * r2 - expected; /* Eq. (1): β_m·r² − β_e */
 	return exp(-2 * d * d);
 }
 
-int pmcf_cit_branch_classify(const pmcf_cit_fit *fits, double threshold, pmcf_cit_branch_match *out)
+int pmcf_categorize_branch_classify(const pmcf_categorize_fit *fits, double threshold,
+				    pmcf_categorize_branch_match *out)
 {
 	if (!fits || !out)
 		return pmcfi_fail(PMCF_EINVAL, "branch classification needs fits and a result");
@@ -77,12 +79,12 @@ int pmcf_cit_branch_classify(const pmcf_cit_fit *fits, double threshold, pmcf_ci
 	memset(out, 0, sizeof(*out));
 	out->category = -1;
 	int best = -1;
-	for (int c = 0; c < PMCF_CIT_NCATS; c++) {
+	for (int c = 0; c < PMCF_CATEGORIZE_NCATS; c++) {
 		/* A row fits when every kernel fits it: the product of the
 		 * per-kernel goodness values (each in (0, 1]). */
 		double s = 1;
-		for (unsigned k = 0; k < PMCF_CIT_NKERNELS; k++)
-			s *= pmcf_cit_goodness(fits[k].slope, fits[k].r2, table1[c][k]);
+		for (unsigned k = 0; k < PMCF_CATEGORIZE_NKERNELS; k++)
+			s *= pmcf_categorize_goodness(fits[k].slope, fits[k].r2, table1[c][k]);
 		out->score[c] = s;
 		if (best < 0 || s > out->score[best])
 			best = c;
@@ -127,14 +129,14 @@ static uint64_t parse_size(const char *s)
 	return v;
 }
 
-int pmcf_cit_levels_sysfs(const char *root, pmcf_cit_levels *out)
+int pmcf_categorize_levels_sysfs(const char *root, pmcf_categorize_levels *out)
 {
 	if (!out)
 		return pmcfi_fail(PMCF_EINVAL, "no result for the cache levels");
 	if (!root)
 		root = "/sys/devices/system/cpu/cpu0/cache";
 	memset(out, 0, sizeof(*out));
-	uint64_t by_level[PMCF_CIT_MAX_LEVELS + 1] = {0};
+	uint64_t by_level[PMCF_CATEGORIZE_MAX_LEVELS + 1] = {0};
 	DIR *d = opendir(root);
 	if (!d)
 		return pmcfi_fail(PMCF_ENOENT, "cannot read the cache levels in %s", root);
@@ -151,11 +153,11 @@ int pmcf_cit_levels_sysfs(const char *root, pmcf_cit_levels *out)
 		if (strcmp(type, "Instruction") == 0)
 			continue;
 		long lv = strtol(level, NULL, 10);
-		if (lv >= 1 && lv <= PMCF_CIT_MAX_LEVELS)
+		if (lv >= 1 && lv <= PMCF_CATEGORIZE_MAX_LEVELS)
 			by_level[lv] = parse_size(size);
 	}
 	closedir(d);
-	for (int lv = 1; lv <= PMCF_CIT_MAX_LEVELS; lv++) {
+	for (int lv = 1; lv <= PMCF_CATEGORIZE_MAX_LEVELS; lv++) {
 		uint64_t b = by_level[lv];
 		if (!b || (out->n && b <= out->bytes[out->n - 1]))
 			continue;
@@ -172,12 +174,6 @@ int pmcf_cit_levels_sysfs(const char *root, pmcf_cit_levels *out)
 
 /* ---- cache step functions ------------------------------------------------------ */
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* Median of the values whose size lies in [lo, hi]; NaN when none. */
 static double region_median(const double *bytes, const double *v, size_t n, double lo, double hi)
 {
@@ -186,20 +182,18 @@ static double region_median(const double *bytes, const double *v, size_t n, doub
 	for (size_t i = 0; i < n && m < PMCF_ARRAY_SIZE(tmp); i++)
 		if (bytes[i] >= lo && bytes[i] <= hi && isfinite(v[i]))
 			tmp[m++] = v[i];
-	if (!m)
-		return NAN;
-	qsort(tmp, m, sizeof(tmp[0]), cmp_double);
-	return m % 2 ? tmp[m / 2] : (tmp[m / 2 - 1] + tmp[m / 2]) / 2;
+	return m ? pmcfi_median(tmp, m) : NAN;
 }
 
-int pmcf_cit_cache_classify(const pmcf_cit_levels *lv, const double *bytes, const double *per_access,
-			    size_t n, double threshold, pmcf_cit_cache_match *out)
+int pmcf_categorize_cache_classify(const pmcf_categorize_levels *lv, const double *bytes,
+				   const double *per_access, size_t n, double threshold,
+				   pmcf_categorize_cache_match *out)
 {
 	if (!lv || !out || (n && (!bytes || !per_access)))
 		return pmcfi_fail(PMCF_EINVAL, "cache classification needs levels and values");
-	if (lv->n == 0 || lv->n > PMCF_CIT_MAX_LEVELS)
+	if (lv->n == 0 || lv->n > PMCF_CATEGORIZE_MAX_LEVELS)
 		return pmcfi_fail(PMCF_EINVAL, "cache classification needs 1 to %d levels",
-				  PMCF_CIT_MAX_LEVELS);
+				  PMCF_CATEGORIZE_MAX_LEVELS);
 	if (threshold <= 0)
 		threshold = DEFAULT_THRESHOLD;
 	memset(out, 0, sizeof(*out));
@@ -215,14 +209,14 @@ int pmcf_cit_cache_classify(const pmcf_cit_levels *lv, const double *bytes, cons
 		if (isfinite(out->plateau[r]) && fabs(out->plateau[r]) > peak)
 			peak = fabs(out->plateau[r]);
 	}
-	for (unsigned r = L + 1; r <= PMCF_CIT_MAX_LEVELS; r++)
+	for (unsigned r = L + 1; r <= PMCF_CATEGORIZE_MAX_LEVELS; r++)
 		out->plateau[r] = NAN;
 	/* An event that (almost) never counts in the chase has no signature:
 	 * below one count per hundred accesses on every plateau, it is not about
 	 * these accesses (and normalising its noise would invent steps). */
 	if (peak < 1e-2)
 		return 0;
-	double jump[PMCF_CIT_MAX_LEVELS];
+	double jump[PMCF_CATEGORIZE_MAX_LEVELS];
 	size_t len = 0;
 	out->signature[0] = 0;
 	for (unsigned k = 0; k < L; k++) {
@@ -246,7 +240,7 @@ int pmcf_cit_cache_classify(const pmcf_cit_levels *lv, const double *bytes, cons
 					s = 0; /* a missing plateau: no evidence either way */
 					break;
 				}
-				s *= pmcf_cit_goodness(jump[j], 1, want);
+				s *= pmcf_categorize_goodness(jump[j], 1, want);
 			}
 			if (s > best) {
 				best = s;

@@ -1,4 +1,4 @@
-/* pmcfuse-cit-kernels: runs one counter-inspection micro-benchmark in its own
+/* pmcfuse-categorize-kernels: runs one counter-inspection micro-benchmark in its own
  * process, so that an outside counter (perf, cachegrind) sees only the
  * kernel plus a constant start-up cost that a baseline run subtracts. */
 #include <errno.h>
@@ -21,9 +21,9 @@ static int number(const char *s, unsigned long long *out)
 
 static int usage(void)
 {
-	fputs("usage: pmcfuse-cit-kernels none\n"
-	      "       pmcfuse-cit-kernels branch a|b|c|d|e|f|g ITERATIONS\n"
-	      "       pmcfuse-cit-kernels cache BYTES UNIT PAGES_PER_BLOCK ACCESSES [SEED]\n"
+	fputs("usage: pmcfuse-categorize-kernels none\n"
+	      "       pmcfuse-categorize-kernels branch a|b|c|d|e|f|g ITERATIONS\n"
+	      "       pmcfuse-categorize-kernels cache BYTES UNIT PAGES_PER_BLOCK ACCESSES [SEED]\n"
 	      "Runs one micro-benchmark of the counter inspection toolkit (pmcfuse categorize).\n"
 	      "ITERATIONS or ACCESSES 0 runs only the set-up (the baseline).\n",
 	      stderr);
@@ -52,13 +52,13 @@ static int run_cache(char **argv, int argc)
 	size_t alloc = (bytes + 4095) / 4096 * 4096;
 	void *buf = aligned_alloc(4096, alloc);
 	if (!buf) {
-		fprintf(stderr, "pmcfuse-cit-kernels: cannot allocate %llu bytes\n", bytes);
+		fprintf(stderr, "pmcfuse-categorize-kernels: cannot allocate %llu bytes\n", bytes);
 		return 1;
 	}
 	void **p = cit_chain_build(buf, bytes, unit, ppb, (unsigned)seed);
 	if (!p) {
 		free(buf);
-		fprintf(stderr, "pmcfuse-cit-kernels: out of memory\n");
+		fprintf(stderr, "pmcfuse-categorize-kernels: out of memory\n");
 		return 1;
 	}
 	/* one whole round to warm the caches, then the measured chase */

@@ -1,6 +1,6 @@
 /* The branch kernels keep the control flow Table 1 assumes at every -O: the
  * kernels source is compiled at -O0..-O3/-Os (gcc, and clang from -O1 when
- * installed) and the built pmcfuse-cit-kernels is disassembled (objdump -d);
+ * installed) and the built pmcfuse-categorize-kernels is disassembled (objdump -d);
  * each kernel's loop must hold the expected conditional and direct branches. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -146,7 +146,8 @@ static void test_source_every_level(void **state)
 				continue;
 			char obj[512], cmd[2048], what[64];
 			snprintf(obj, sizeof(obj), "%s/cit_branch_%s_%s.o", tmp, compilers[c], levels[l] + 1);
-			snprintf(cmd, sizeof(cmd), "%s -std=c11 %s -c '%s/src/cit/kernels/branch.c' -o '%s'",
+			snprintf(cmd, sizeof(cmd),
+				 "%s -std=c11 %s -c '%s/src/categorize/kernels/branch.c' -o '%s'",
 				 compilers[c], levels[l], src, obj);
 			assert_int_equal(system(cmd), 0);
 			snprintf(what, sizeof(what), "%s %s", compilers[c], levels[l]);
@@ -160,7 +161,7 @@ static void test_built_kernels(void **state)
 {
 	(void)state;
 	char path[4096];
-	const char *env = getenv("PMCF_CIT_KERNELS");
+	const char *env = getenv("PMCF_CATEGORIZE_KERNELS");
 	if (env && *env) {
 		snprintf(path, sizeof(path), "%s", env);
 	} else {
@@ -171,13 +172,13 @@ static void test_built_kernels(void **state)
 		*strrchr(path, '/') = 0;
 		char *up = strrchr(path, '/');
 		assert_non_null(up);
-		strcpy(up, "/pmcfuse-cit-kernels");
+		strcpy(up, "/pmcfuse-categorize-kernels");
 	}
 	if (access(path, X_OK) != 0 || !have("objdump")) {
 		printf("skipped: %s not built or objdump missing\n", path);
 		skip();
 	}
-	check_file(path, "pmcfuse-cit-kernels");
+	check_file(path, "pmcfuse-categorize-kernels");
 }
 
 int main(void)

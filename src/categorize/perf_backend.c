@@ -10,7 +10,7 @@
 #include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "cit/cit_impl.h"
+#include "categorize/categorize_impl.h"
 #include "counters/perf.h"
 #include "counters/perf_group.h"
 #include "util/internal.h"
@@ -19,7 +19,7 @@
  * the whole time (multiplexed) is repeated with fewer. */
 #define BATCH 4
 
-int pmcfi_cit_perf_check(void)
+int pmcfi_categorize_perf_check(void)
 {
 	struct perf_event_attr a;
 	memset(&a, 0, sizeof(a));
@@ -130,11 +130,11 @@ static int measure_run(const pmcf_catalog *c, const struct cit_run *run, const c
 	return 0;
 }
 
-int pmcfi_cit_perf_measure(const pmcf_cit_options *o, const struct cit_run *runs, size_t nruns,
-			   const char *const *events, size_t n, double *counts)
+int pmcfi_categorize_perf_measure(const pmcf_categorize_options *o, const struct cit_run *runs, size_t nruns,
+				  const char *const *events, size_t n, double *counts)
 {
 	(void)o;
-	int err = pmcfi_cit_perf_check();
+	int err = pmcfi_categorize_perf_check();
 	if (err)
 		return err;
 	pmcf_catalog *c;

@@ -9,27 +9,30 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "cit/cit_impl.h"
+#include "categorize/categorize_impl.h"
 #include "util/abi.h"
 #include "util/internal.h"
 
-struct pmcf_cit_report {
+struct pmcf_categorize_report {
 	char *backend;
-	pmcf_cit_levels levels;
+	pmcf_categorize_levels levels;
 	size_t n;
-	pmcf_cit_event *ev;
+	pmcf_categorize_event *ev;
 	char **names;
 	double *iters, *bytes, *per_access;
 	size_t npoints, nsizes;
 };
 
-static int is_cachegrind(const char *backend) { return backend && strcmp(backend, PMCF_CIT_CACHEGRIND) == 0; }
+static int is_cachegrind(const char *backend)
+{
+	return backend && strcmp(backend, PMCF_CATEGORIZE_CACHEGRIND) == 0;
+}
 
-void pmcf_cit_options_init(pmcf_cit_options *o, const char *backend)
+void pmcf_categorize_options_init(pmcf_categorize_options *o, const char *backend)
 {
 	memset(o, 0, sizeof(*o));
 	o->size = sizeof(*o);
-	o->backend = is_cachegrind(backend) ? PMCF_CIT_CACHEGRIND : PMCF_CIT_PERF;
+	o->backend = is_cachegrind(backend) ? PMCF_CATEGORIZE_CACHEGRIND : PMCF_CATEGORIZE_PERF;
 	/* Under valgrind every step costs ~50x: small sweeps there. */
 	o->iterations = is_cachegrind(backend) ? 20000 : 1000000;
 	o->accesses = is_cachegrind(backend) ? 1ul << 17 : 1ul << 22;
@@ -39,14 +42,14 @@ void pmcf_cit_options_init(pmcf_cit_options *o, const char *backend)
 	o->seed = 1;
 }
 
-int pmcf_cit_catalog(const char *backend, pmcf_catalog **out)
+int pmcf_categorize_catalog(const char *backend, pmcf_catalog **out)
 {
 	pmcfi_clear_error();
 	if (!out)
 		return pmcfi_fail(PMCF_EINVAL, "no result for the catalogue");
 	if (is_cachegrind(backend))
-		return pmcfi_cit_cachegrind_catalog(out);
-	if (backend && strcmp(backend, PMCF_CIT_PERF) != 0)
+		return pmcfi_categorize_cachegrind_catalog(out);
+	if (backend && strcmp(backend, PMCF_CATEGORIZE_PERF) != 0)
 		return pmcfi_fail(PMCF_EINVAL, "unknown backend '%s' (perf or cachegrind)", backend);
 	/* PAPI presets are several natives: categorize counts single events */
 	return pmcf_catalog_perf(PMCF_CATALOG_NO_TRACEPOINTS | PMCF_CATALOG_NO_PAPI, out);
@@ -54,7 +57,7 @@ int pmcf_cit_catalog(const char *backend, pmcf_catalog **out)
 
 /* ---- the report ---------------------------------------------------------------- */
 
-void pmcf_cit_report_free(pmcf_cit_report *r)
+void pmcf_categorize_report_free(pmcf_categorize_report *r)
 {
 	if (!r)
 		return;
@@ -69,23 +72,26 @@ void pmcf_cit_report_free(pmcf_cit_report *r)
 	free(r);
 }
 
-const char *pmcf_cit_report_backend(const pmcf_cit_report *r) { return r->backend; }
-size_t pmcf_cit_report_size(const pmcf_cit_report *r) { return r->n; }
-const pmcf_cit_levels *pmcf_cit_report_levels(const pmcf_cit_report *r) { return &r->levels; }
+const char *pmcf_categorize_report_backend(const pmcf_categorize_report *r) { return r->backend; }
+size_t pmcf_categorize_report_size(const pmcf_categorize_report *r) { return r->n; }
+const pmcf_categorize_levels *pmcf_categorize_report_levels(const pmcf_categorize_report *r)
+{
+	return &r->levels;
+}
 
-const pmcf_cit_event *pmcf_cit_report_at(const pmcf_cit_report *r, size_t i)
+const pmcf_categorize_event *pmcf_categorize_report_at(const pmcf_categorize_report *r, size_t i)
 {
 	return r && i < r->n ? &r->ev[i] : NULL;
 }
 
-size_t pmcf_cit_report_sizes(const pmcf_cit_report *r, const double **bytes)
+size_t pmcf_categorize_report_sizes(const pmcf_categorize_report *r, const double **bytes)
 {
 	if (bytes)
 		*bytes = r->bytes;
 	return r->nsizes;
 }
 
-size_t pmcf_cit_report_iterations(const pmcf_cit_report *r, const double **iters)
+size_t pmcf_categorize_report_iterations(const pmcf_categorize_report *r, const double **iters)
 {
 	if (iters)
 		*iters = r->iters;
@@ -102,11 +108,11 @@ static double *dup_doubles(const double *v, size_t n)
 
 /* The overall category: the more confident of the branch and the cache
  * categories that were found. */
-static void decide(pmcf_cit_event *e)
+static void decide(pmcf_categorize_event *e)
 {
 	int b = e->branch.category >= 0, c = e->cache.level >= 0;
 	if (b && (!c || e->branch.confidence >= e->cache.confidence)) {
-		e->category = pmcf_cit_branch_name(e->branch.category);
+		e->category = pmcf_categorize_branch_name(e->branch.category);
 		e->confidence = e->branch.confidence;
 	} else if (c) {
 		e->category = e->cache.category;
@@ -117,15 +123,16 @@ static void decide(pmcf_cit_event *e)
 	}
 }
 
-int pmcf_cit_report_from(const char *backend, const pmcf_cit_levels *lv, const char *const *events, size_t n,
-			 const double *iters, size_t npoints, const double *counts, const double *bytes,
-			 size_t nsizes, const double *per_access, double threshold, pmcf_cit_report **out)
+int pmcf_categorize_report_from(const char *backend, const pmcf_categorize_levels *lv,
+				const char *const *events, size_t n, const double *iters, size_t npoints,
+				const double *counts, const double *bytes, size_t nsizes,
+				const double *per_access, double threshold, pmcf_categorize_report **out)
 {
 	pmcfi_clear_error();
 	if (!events || !out || (npoints && (!iters || !counts || npoints < 2)) ||
 	    (nsizes && (!bytes || !per_access || !lv)))
 		return pmcfi_fail(PMCF_EINVAL, "a report needs events and whole measurements");
-	pmcf_cit_report *r = calloc(1, sizeof(*r));
+	pmcf_categorize_report *r = calloc(1, sizeof(*r));
 	if (!r)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	r->backend = pmcfi_strdup(backend ? backend : "");
@@ -135,7 +142,7 @@ int pmcf_cit_report_from(const char *backend, const pmcf_cit_levels *lv, const c
 	r->bytes = dup_doubles(bytes, nsizes);
 	r->per_access = dup_doubles(per_access, n * nsizes);
 	if (!r->backend || !r->ev || !r->names || !r->iters || !r->bytes || !r->per_access) {
-		pmcf_cit_report_free(r);
+		pmcf_categorize_report_free(r);
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	}
 	r->npoints = npoints;
@@ -144,7 +151,7 @@ int pmcf_cit_report_from(const char *backend, const pmcf_cit_levels *lv, const c
 		r->levels = *lv;
 	int err = 0;
 	for (size_t e = 0; e < n && !err; e++) {
-		pmcf_cit_event *ev = &r->ev[e];
+		pmcf_categorize_event *ev = &r->ev[e];
 		if (!(r->names[e] = pmcfi_strdup(events[e]))) {
 			err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 			break;
@@ -156,22 +163,24 @@ int pmcf_cit_report_from(const char *backend, const pmcf_cit_levels *lv, const c
 		ev->cache.level = -1;
 		snprintf(ev->cache.category, sizeof(ev->cache.category), "none");
 		snprintf(ev->cache.signature, sizeof(ev->cache.signature), "%s", "");
-		for (size_t k = 0; k < PMCF_CIT_NKERNELS; k++)
+		for (size_t k = 0; k < PMCF_CATEGORIZE_NKERNELS; k++)
 			ev->fit[k].slope = ev->fit[k].intercept = ev->fit[k].r2 = NAN;
 		if (npoints) {
-			for (unsigned k = 0; k < PMCF_CIT_NKERNELS && !err; k++)
-				err = pmcf_cit_fit_line(iters, counts + (e * PMCF_CIT_NKERNELS + k) * npoints,
-							npoints, &ev->fit[k]);
+			for (unsigned k = 0; k < PMCF_CATEGORIZE_NKERNELS && !err; k++)
+				err = pmcf_categorize_fit_line(iters,
+							       counts + (e * PMCF_CATEGORIZE_NKERNELS + k) *
+										npoints,
+							       npoints, &ev->fit[k]);
 			if (!err)
-				err = pmcf_cit_branch_classify(ev->fit, threshold, &ev->branch);
+				err = pmcf_categorize_branch_classify(ev->fit, threshold, &ev->branch);
 		}
 		if (!err && nsizes)
-			err = pmcf_cit_cache_classify(lv, bytes, ev->per_access, nsizes, threshold,
-						      &ev->cache);
+			err = pmcf_categorize_cache_classify(lv, bytes, ev->per_access, nsizes, threshold,
+							     &ev->cache);
 		decide(ev);
 	}
 	if (err) {
-		pmcf_cit_report_free(r);
+		pmcf_categorize_report_free(r);
 		return pmcfi_fail_prefix(err, "%s", "categorisation");
 	}
 	r->n = n;
@@ -181,30 +190,31 @@ int pmcf_cit_report_from(const char *backend, const pmcf_cit_levels *lv, const c
 
 /* ---- running the kernels ----------------------------------------------------------- */
 
-/* The kernels executable: the option, $PMCF_CIT_KERNELS, or
- * pmcfuse-cit-kernels next to the running program. */
+/* The kernels executable: the option, $PMCF_CATEGORIZE_KERNELS, or
+ * pmcfuse-categorize-kernels next to the running program. */
 static int find_kernels(const char *opt, char *path, size_t len)
 {
-	const char *env = getenv("PMCF_CIT_KERNELS");
+	const char *env = getenv("PMCF_CATEGORIZE_KERNELS");
 	if (opt || (env && *env)) {
 		snprintf(path, len, "%s", opt ? opt : env);
 	} else {
 		char self[PATH_MAX];
 		ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
 		if (k < 0)
-			return pmcfi_fail(PMCF_ENOENT, "cannot find pmcfuse-cit-kernels: set "
-						       "PMCF_CIT_KERNELS");
+			return pmcfi_fail(PMCF_ENOENT, "cannot find pmcfuse-categorize-kernels: set "
+						       "PMCF_CATEGORIZE_KERNELS");
 		self[k] = 0;
 		char *slash = strrchr(self, '/');
 		if (slash)
 			*slash = 0;
-		if ((size_t)snprintf(path, len, "%.*s/pmcfuse-cit-kernels", (int)(len - 32), self) >= len)
-			return pmcfi_fail(PMCF_ENOENT, "path of pmcfuse-cit-kernels too long");
+		if ((size_t)snprintf(path, len, "%.*s/pmcfuse-categorize-kernels", (int)(len - 32), self) >=
+		    len)
+			return pmcfi_fail(PMCF_ENOENT, "path of pmcfuse-categorize-kernels too long");
 	}
 	if (access(path, X_OK) != 0)
 		return pmcfi_fail(PMCF_ENOENT,
 				  "the kernels executable %s is missing (%s): build "
-				  "pmcfuse-cit-kernels or set PMCF_CIT_KERNELS",
+				  "pmcfuse-categorize-kernels or set PMCF_CATEGORIZE_KERNELS",
 				  path, strerror(errno));
 	return 0;
 }
@@ -224,46 +234,47 @@ static void set_run(struct cit_run *r, const char *exe, const char *fmt, ...)
 	r->argv[0] = (char *)exe;
 	size_t a = 1;
 	char *sv, *tok = strtok_r(line, " ", &sv);
-	for (; tok && a < CIT_MAX_ARGS - 1; tok = strtok_r(NULL, " ", &sv), a++) {
+	for (; tok && a < CATEGORIZE_MAX_ARGS - 1; tok = strtok_r(NULL, " ", &sv), a++) {
 		snprintf(r->store[a], sizeof(r->store[a]), "%s", tok);
 		r->argv[a] = r->store[a];
 	}
 	r->argv[a] = NULL;
 }
 
-static int measure(const pmcf_cit_options *o, const struct cit_run *runs, size_t nruns,
+static int measure(const pmcf_categorize_options *o, const struct cit_run *runs, size_t nruns,
 		   const char *const *events, size_t n, double *counts)
 {
 	if (is_cachegrind(o->backend))
-		return pmcfi_cit_cachegrind_measure(o, runs, nruns, events, n, counts);
-	return pmcfi_cit_perf_measure(o, runs, nruns, events, n, counts);
+		return pmcfi_categorize_cachegrind_measure(o, runs, nruns, events, n, counts);
+	return pmcfi_categorize_perf_measure(o, runs, nruns, events, n, counts);
 }
 
-int pmcf_cit_run(const pmcf_cit_options *o, const char *const *events, size_t n, pmcf_cit_report **out)
+int pmcf_categorize_run(const pmcf_categorize_options *o, const char *const *events, size_t n,
+			pmcf_categorize_report **out)
 {
 	pmcfi_clear_error();
 	if (!o || !events || !n || !out)
-		return pmcfi_fail(PMCF_EINVAL, "categorisation needs options (pmcf_cit_options_init) "
+		return pmcfi_fail(PMCF_EINVAL, "categorisation needs options (pmcf_categorize_options_init) "
 					       "and events");
-	int rc = pmcfi_check_struct("pmcf_cit_options", o, o->size, sizeof(*o), sizeof(*o));
+	int rc = pmcfi_check_struct("pmcf_categorize_options", o, o->size, sizeof(*o), sizeof(*o));
 	if (rc)
 		return rc;
 	if (o->points < 2 || !o->iterations || !o->accesses || o->unit < 8 || o->unit % 8)
 		return pmcfi_fail(PMCF_EINVAL, "categorisation needs >= 2 points, iterations, "
 					       "accesses and a unit that is a multiple of 8");
 	int cg = is_cachegrind(o->backend);
-	if (!cg && o->backend && strcmp(o->backend, PMCF_CIT_PERF) != 0)
+	if (!cg && o->backend && strcmp(o->backend, PMCF_CATEGORIZE_PERF) != 0)
 		return pmcfi_fail(PMCF_EINVAL, "unknown backend '%s' (perf or cachegrind)", o->backend);
 	int err;
-	if (!cg && (err = pmcfi_cit_perf_check()))
+	if (!cg && (err = pmcfi_categorize_perf_check()))
 		return err;
 	char exe[PATH_MAX];
 	if ((err = find_kernels(o->kernels, exe, sizeof(exe))))
 		return err;
-	pmcf_cit_levels lv;
+	pmcf_categorize_levels lv;
 	if (cg)
-		pmcfi_cit_cachegrind_levels(&lv);
-	else if ((err = pmcf_cit_levels_sysfs(NULL, &lv)))
+		pmcfi_categorize_cachegrind_levels(&lv);
+	else if ((err = pmcf_categorize_levels_sysfs(NULL, &lv)))
 		return err;
 
 	/* The plan: the branch baseline, kernels a..g at each point; then for
@@ -285,13 +296,13 @@ int pmcf_cit_run(const pmcf_cit_options *o, const char *const *events, size_t n,
 		for (; b <= top && nsizes < PMCF_ARRAY_SIZE(bytes); b *= 2)
 			bytes[nsizes++] = (double)b;
 	}
-	size_t nbranch = npoints ? 1 + PMCF_CIT_NKERNELS * npoints : 0;
+	size_t nbranch = npoints ? 1 + PMCF_CATEGORIZE_NKERNELS * npoints : 0;
 	size_t nruns = nbranch + 2 * nsizes;
 	if (!nruns)
 		return pmcfi_fail(PMCF_EINVAL, "nothing to run: both sweeps skipped");
 	struct cit_run *runs = calloc(nruns, sizeof(*runs));
 	double *counts = calloc(nruns * n, sizeof(*counts));
-	double *bcounts = calloc((n * PMCF_CIT_NKERNELS * npoints) + 1, sizeof(*bcounts));
+	double *bcounts = calloc((n * PMCF_CATEGORIZE_NKERNELS * npoints) + 1, sizeof(*bcounts));
 	double *per_access = calloc(n * nsizes + 1, sizeof(*per_access));
 	if (!runs || !counts || !bcounts || !per_access) {
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
@@ -300,7 +311,7 @@ int pmcf_cit_run(const pmcf_cit_options *o, const char *const *events, size_t n,
 	size_t r = 0;
 	if (npoints) {
 		set_run(&runs[r++], exe, "none");
-		for (unsigned k = 0; k < PMCF_CIT_NKERNELS; k++)
+		for (unsigned k = 0; k < PMCF_CATEGORIZE_NKERNELS; k++)
 			for (size_t p = 0; p < npoints; p++) {
 				iters[p] = (double)o->iterations * (double)(p + 1);
 				set_run(&runs[r++], exe, "branch %c %lu", 'a' + k,
@@ -318,9 +329,9 @@ int pmcf_cit_run(const pmcf_cit_options *o, const char *const *events, size_t n,
 		goto done;
 	/* Kernel counts by difference against the baselines. */
 	for (size_t e = 0; e < n; e++) {
-		for (unsigned k = 0; k < PMCF_CIT_NKERNELS && npoints; k++)
+		for (unsigned k = 0; k < PMCF_CATEGORIZE_NKERNELS && npoints; k++)
 			for (size_t p = 0; p < npoints; p++)
-				bcounts[(e * PMCF_CIT_NKERNELS + k) * npoints + p] =
+				bcounts[(e * PMCF_CATEGORIZE_NKERNELS + k) * npoints + p] =
 					counts[(1 + k * npoints + p) * n + e] - counts[e];
 		for (size_t s = 0; s < nsizes; s++) {
 			double base = counts[(nbranch + 2 * s) * n + e];
@@ -328,8 +339,9 @@ int pmcf_cit_run(const pmcf_cit_options *o, const char *const *events, size_t n,
 			per_access[e * nsizes + s] = (meas - base) / (double)o->accesses;
 		}
 	}
-	err = pmcf_cit_report_from(cg ? PMCF_CIT_CACHEGRIND : PMCF_CIT_PERF, &lv, events, n, iters, npoints,
-				   bcounts, bytes, nsizes, per_access, o->threshold, out);
+	err = pmcf_categorize_report_from(cg ? PMCF_CATEGORIZE_CACHEGRIND : PMCF_CATEGORIZE_PERF, &lv, events,
+					  n, iters, npoints, bcounts, bytes, nsizes, per_access, o->threshold,
+					  out);
 done:
 	free(runs);
 	free(counts);

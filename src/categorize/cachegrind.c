@@ -9,9 +9,10 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "cit/cit_impl.h"
+#include "categorize/categorize_impl.h"
 #include "counters/catalog.h"
 #include "util/internal.h"
+#include "util/tmpdir.h"
 
 extern char **environ;
 
@@ -42,10 +43,10 @@ static int cg_check_set(void *impl, const pmcf_catalog *c, const size_t *idx, si
 
 static const struct pmcfi_catalog_ops cg_ops = {.check_set = cg_check_set};
 
-int pmcfi_cit_cachegrind_catalog(pmcf_catalog **out)
+int pmcfi_categorize_cachegrind_catalog(pmcf_catalog **out)
 {
 	pmcf_catalog *c;
-	int err = pmcfi_catalog_new(PMCF_CIT_CACHEGRIND, &cg_ops, NULL, &c);
+	int err = pmcfi_catalog_new(PMCF_CATEGORIZE_CACHEGRIND, &cg_ops, NULL, &c);
 	if (err)
 		return err;
 	for (size_t i = 0; i < PMCF_ARRAY_SIZE(cg_events); i++) {
@@ -63,12 +64,12 @@ int pmcfi_cit_cachegrind_catalog(pmcf_catalog **out)
 	return 0;
 }
 
-void pmcfi_cit_cachegrind_levels(pmcf_cit_levels *lv)
+void pmcfi_categorize_cachegrind_levels(pmcf_categorize_levels *lv)
 {
 	memset(lv, 0, sizeof(*lv));
 	lv->n = 2;
-	lv->bytes[0] = CIT_CG_L1;
-	lv->bytes[1] = CIT_CG_LL;
+	lv->bytes[0] = CATEGORIZE_CG_L1;
+	lv->bytes[1] = CATEGORIZE_CG_LL;
 	snprintf(lv->name[0], sizeof(lv->name[0]), "L1D");
 	snprintf(lv->name[1], sizeof(lv->name[1]), "LL");
 }
@@ -132,10 +133,10 @@ static int spawn_one(const char *dir, size_t i, const struct cit_run *run, pid_t
 	snprintf(outarg, sizeof(outarg), "--cachegrind-out-file=%s/cg.%zu", dir, i);
 	snprintf(logp, sizeof(logp), "%s/log.%zu", dir, i);
 	char d1[64], ll[64], i1[64];
-	snprintf(d1, sizeof(d1), "--D1=%u,8,64", CIT_CG_L1);
-	snprintf(i1, sizeof(i1), "--I1=%u,8,64", CIT_CG_L1);
-	snprintf(ll, sizeof(ll), "--LL=%u,16,64", CIT_CG_LL);
-	char *argv[CIT_MAX_ARGS + 12];
+	snprintf(d1, sizeof(d1), "--D1=%u,8,64", CATEGORIZE_CG_L1);
+	snprintf(i1, sizeof(i1), "--I1=%u,8,64", CATEGORIZE_CG_L1);
+	snprintf(ll, sizeof(ll), "--LL=%u,16,64", CATEGORIZE_CG_LL);
+	char *argv[CATEGORIZE_MAX_ARGS + 12];
 	size_t a = 0;
 	argv[a++] = "valgrind";
 	argv[a++] = "--tool=cachegrind";
@@ -163,31 +164,18 @@ static int spawn_one(const char *dir, size_t i, const struct cit_run *run, pid_t
 	return 0;
 }
 
-static void remove_dir(const char *dir, size_t nruns)
+int pmcfi_categorize_cachegrind_measure(const pmcf_categorize_options *o, const struct cit_run *runs,
+					size_t nruns, const char *const *events, size_t n, double *counts)
 {
-	char p[600];
-	for (size_t i = 0; i < nruns; i++) {
-		snprintf(p, sizeof(p), "%s/cg.%zu", dir, i);
-		unlink(p);
-		snprintf(p, sizeof(p), "%s/log.%zu", dir, i);
-		unlink(p);
-	}
-	rmdir(dir);
-}
-
-int pmcfi_cit_cachegrind_measure(const pmcf_cit_options *o, const struct cit_run *runs, size_t nruns,
-				 const char *const *events, size_t n, double *counts)
-{
-	const char *tmp = getenv("TMPDIR");
-	char dir[512];
-	snprintf(dir, sizeof(dir), "%s/pmcfuse-cit-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir))
-		return pmcfi_fail(-errno, "cannot create a scratch folder in %s: %s",
-				  tmp && *tmp ? tmp : "/tmp", strerror(errno));
+	char *dir;
+	int rc = pmcfi_tmpdir_new(NULL, "pmcfuse-categorize-", &dir);
+	if (rc)
+		return rc;
 	unsigned jobs = o->jobs ? o->jobs : 1;
 	pid_t *pids = calloc(nruns ? nruns : 1, sizeof(*pids));
 	if (!pids) {
-		remove_dir(dir, 0);
+		pmcfi_rm_tree(dir);
+		free(dir);
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	}
 	/* Up to jobs runs at once, waited for in order (only our own children:
@@ -226,6 +214,7 @@ int pmcfi_cit_cachegrind_measure(const pmcf_cit_options *o, const struct cit_run
 		err = parse_out(path, events, n, counts + i * n);
 	}
 	free(pids);
-	remove_dir(dir, nruns);
+	pmcfi_rm_tree(dir);
+	free(dir);
 	return err;
 }

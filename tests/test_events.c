@@ -676,10 +676,11 @@ static void test_missing_tracefs_quiet(void **state)
 	pmcf_evlist *l = NULL;
 	assert_int_equal(pmcf_evlist_parse(c, "task-clock,page-faults", &l), 0);
 	pmcf_evlist_free(l);
-	assert_int_equal(pmcf_evlist_parse(c, "task-clock,sched:sched_switch", &l), PMCF_ENOENT);
+	/* tracefs missing is the environment's doing (exit 2), not the name's */
+	assert_int_equal(pmcf_evlist_parse(c, "task-clock,sched:sched_switch", &l), PMCF_ENOTSUP);
 	assert_null(l);
 	assert_non_null(strstr(pmcf_errdetail(), "tracepoint 'sched:sched_switch' needs tracefs"));
-	assert_int_equal(pmcfi_perf_add_tracepoints(c), PMCF_ENOENT);
+	assert_int_equal(pmcfi_perf_add_tracepoints(c), PMCF_ENOTSUP);
 	assert_non_null(strstr(pmcf_errdetail(), "needs tracefs"));
 	pmcf_set_log(NULL, NULL, 0);
 	assert_int_equal(cap.warnings, 0);
@@ -688,7 +689,7 @@ static void test_missing_tracefs_quiet(void **state)
 	/* the environment's override: nothing mounted, the same answer */
 	setenv(PMCF_TRACEFS_ENV, "/nonexistent/pmcfuse-tracefs", 1);
 	char dir[4096];
-	assert_int_equal(pmcfi_tracefs_events(dir, sizeof(dir), 1), PMCF_ENOENT);
+	assert_int_equal(pmcfi_tracefs_events(dir, sizeof(dir), 1), PMCF_ENOTSUP);
 	assert_non_null(strstr(pmcf_errdetail(), PMCF_TRACEFS_ENV));
 	unsetenv(PMCF_TRACEFS_ENV);
 }
@@ -811,6 +812,55 @@ static void test_host_describe(void **state)
 		assert_true(h.pmus[i].general >= 0 && h.pmus[i].fixed >= 0 && h.pmus[i].name[0]);
 }
 
+/* Without kernel-mode counting, the events perf encodes with exclude_kernel
+ * are said to count user space only (perf stat's ":u"); tracepoints, pseudo
+ * events and events whose modifiers name the levels are not; with it, none. */
+static void test_user_only(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name;
+		int user_only; /* without kernel mode */
+	} rows[] = {
+		{"page-faults", 1},
+		{"cs", 1},
+		{"cpu-migrations", 1},
+		{"task-clock:u", 0},
+		{"cpu-clock:k", 0},
+		{"cycles:p", 1},
+		{"r01c2", 1},
+		{"software/config=0/", 1},
+		{"duration", 0},
+		{"msr/config=0/", 0},
+		{"software/config=0/u", 0},
+	};
+	for (int ok = 0; ok <= 1; ok++) {
+		pmcf_catalog *c = NULL;
+		assert_int_equal(pmcf_catalog_perf(PMCF_CATALOG_NO_TRACEPOINTS | PMCF_CATALOG_NO_PMU, &c), 0);
+		assert_int_equal(pmcfi_perf_set_kernel_ok(c, ok), 0);
+		for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+			pmcf_evlist *l = NULL;
+			if (pmcf_evlist_parse(c, rows[r].name, &l))
+				fail_msg("'%s': %s", rows[r].name, pmcf_errdetail());
+			int want = ok ? 0 : rows[r].user_only;
+			if (pmcf_evlist_user_only(l, 0) != want)
+				fail_msg("kernel_ok %d: '%s' user only %d, want %d", ok, rows[r].name,
+					 pmcf_evlist_user_only(l, 0), want);
+			/* the encoding agrees */
+			struct perf_event_attr a;
+			if (strcmp(rows[r].name, "duration") != 0) {
+				assert_int_equal(pmcfi_perf_encode(c, pmcf_evlist_name(l, 0), &a), 0);
+				if (want)
+					assert_int_equal(a.exclude_kernel, 1);
+			}
+			assert_int_equal(pmcf_evlist_user_only(l, 1), 0); /* out of range */
+			pmcf_evlist_free(l);
+		}
+		pmcf_catalog_free(c);
+	}
+	assert_int_equal(pmcf_evlist_user_only(NULL, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -821,7 +871,7 @@ int main(void)
 		cmocka_unit_test(test_encode),           cmocka_unit_test(test_fake_tracefs),
 		cmocka_unit_test(test_long_suggestions), cmocka_unit_test(test_missing_tracefs_quiet),
 		cmocka_unit_test(test_native_forced),    cmocka_unit_test(test_catalog_for),
-		cmocka_unit_test(test_host_describe),
+		cmocka_unit_test(test_host_describe),    cmocka_unit_test(test_user_only),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -169,6 +169,50 @@ static void test_report_human(void **state)
 	assert_false(pmcf_report_event_is_ns("PAPI_TOT_INS"));
 }
 
+/* The types table sums each XU's own time (duration), not end - start:
+ * a task that waits for the 10 tasks it created spans 1000 ms but ran 100. */
+static void test_report_type_time(void **state)
+{
+	(void)state;
+	pmcf_profile *p = NULL;
+	uint32_t outer, inner;
+	size_t dur, ix;
+	assert_int_equal(pmcf_profile_new(&p), 0);
+	assert_int_equal(pmcf_profile_type_add(p, PMCF_XU_TASK, "outer", "t.c:1", &outer), 0);
+	assert_int_equal(pmcf_profile_type_add(p, PMCF_XU_TASK, "inner", "t.c:2", &inner), 0);
+	assert_int_equal(pmcf_profile_event_add(p, "duration", &dur), 0);
+	pmcf_xu x = {.type = outer, .start_ns = 0, .end_ns = 1000000000, .label = "o", .cpu = -1};
+	assert_int_equal(pmcf_profile_xu_add(p, &x, &ix), 0);
+	assert_int_equal(pmcf_profile_value_set(p, ix, dur, 100e6), 0);
+	for (int k = 0; k < 10; k++) { /* 90 ms each, inside the outer task */
+		pmcf_xu y = {.type = inner,
+			     .start_ns = 100000000u + 90000000u * (unsigned)k,
+			     .end_ns = 190000000u + 90000000u * (unsigned)k,
+			     .label = "i",
+			     .parent_label = "o",
+			     .cpu = -1};
+		assert_int_equal(pmcf_profile_xu_add(p, &y, &ix), 0);
+		assert_int_equal(pmcf_profile_value_set(p, ix, dur, 90e6), 0);
+	}
+	pmcf_report_opts o = PMCF_REPORT_OPTS_INIT;
+	pmcf_report *r = NULL;
+	assert_int_equal(pmcf_report_new(p, NULL, 0, &o, &r), 0);
+	char *page = page_of(r);
+	assert_non_null(strstr(page, "<th>own time (ms): sum of duration</th><th>share of own time</th>"));
+	/* outer: 100 ms of 1000 ms own time in all; inner: 10 x 90 ms */
+	const char *row = strstr(page, ">outer</a>");
+	assert_non_null(row);
+	if (!strstr(row, "<td>1</td><td>100</td><td>10.0%</td>"))
+		fail_msg("outer row: %.300s", row);
+	row = strstr(page, ">inner</a>");
+	assert_non_null(row);
+	if (!strstr(row, "<td>10</td><td>900</td><td>90.0%</td>"))
+		fail_msg("inner row: %.300s", row);
+	free(page);
+	pmcf_report_free(r);
+	pmcf_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +220,7 @@ int main(void)
 		cmocka_unit_test(test_report_opts),
 		cmocka_unit_test(test_report_gnuplot_missing),
 		cmocka_unit_test(test_report_human),
+		cmocka_unit_test(test_report_type_time),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -180,6 +180,15 @@ PMCF_API int pmcf_evlist_append(pmcf_evlist *dst, const pmcf_evlist *src);
  * pmcf_catalog_check_set, by the list's catalogue indices: no name is looked
  * up again. PMCF_EINVAL for a NULL list. */
 PMCF_API int pmcf_evlist_check(const pmcf_evlist *l, unsigned pmcs, char *why, size_t whylen);
+/* 1 when event i of l (of the perf catalogue) is counted in user space only
+ * because this process may not count kernel mode (kernel.perf_event_paranoid
+ * 2 and neither root nor CAP_PERFMON, as perf stat's ":u" events then):
+ * software, hardware, raw and native events without u/k/h modifiers; 0 for
+ * tracepoints, msr events, duration, PAPI presets, events whose modifiers
+ * name the levels, other catalogues, an index out of range, and whenever
+ * kernel mode is allowed. Recordings list them in the profile's
+ * PMCF_META_USER_SPACE_ONLY. */
+PMCF_API int pmcf_evlist_user_only(const pmcf_evlist *l, size_t i);
 
 #ifdef __cplusplus
 }

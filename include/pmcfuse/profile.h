@@ -84,6 +84,10 @@ typedef struct pmcf_xu {
 #define PMCF_META_ESTIMATE "estimate" /* cumulative|local */
 #define PMCF_META_STRATEGY "strategy" /* combination strategy of a fused profile */
 #define PMCF_META_PMCFUSE_VERSION "pmcfuse_version"
+/* JSON array of the events counted in user space only because the recording
+ * process could not count kernel mode (kernel.perf_event_paranoid 2, no
+ * CAP_PERFMON): those of them that count only kernel activity read 0 */
+#define PMCF_META_USER_SPACE_ONLY "user_space_only"
 /* An execution of a plan (record --plan, run): the SHA-256 of the plan's
  * JSON, the set it monitored (0-based) and the plan's number of sets;
  * combine checks that its inputs are the sets of one plan. */

@@ -81,6 +81,12 @@ int cli_out_not_input(const char *verb, const char *out, const char *const *in, 
  * "CSV") never over a profile; else one error line and CLI_EUSAGE. */
 int cli_out_replaceable(const char *verb, const char *out, const char *kind);
 
+/* When event list l (of the perf catalogue) holds events that count only
+ * kernel activity (context-switches, cpu-migrations) and this process may
+ * count user space only (they read 0 then), the one line that says so and
+ * how to change it into buf, and 1; else 0 (buf ""). */
+int cli_user_only_note(const pmcf_evlist *l, char *buf, size_t len);
+
 /* Opens a profile, reporting errors; returns an exit status. */
 int cli_open_profile(const char *verb, const char *path, pmcf_profile **out);
 

@@ -97,9 +97,9 @@ int cmd_correrr(int argc, char **argv)
 			}
 			printf("%s]}\n", n ? "\n" : "");
 		} else if (!cli_quiet) {
-			printf("correlation error %.4g over %zu event pairs (0 best, 2 worst; %zu reference "
+			printf("correlation error %.4g over %zu event pair%s (0 best, 2 worst; %zu reference "
 			       "profiles)\n",
-			       pmcf_correrr_value(r), n, nrefs);
+			       pmcf_correrr_value(r), n, n == 1 ? "" : "s", nrefs);
 			size_t shown;
 			const pmcf_correrr_pair **by =
 				(const pmcf_correrr_pair **)cli_top("correrr", r, pair_at, n, by_diff_desc,

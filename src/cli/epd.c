@@ -202,15 +202,17 @@ int cmd_epd(int argc, char **argv)
 			}
 			printf("%s]}\n", nx ? "\n" : "");
 		} else if (!cli_quiet) {
-			printf("EPD %.4g over %zu event pairs (%u bins%s, %zu reference profiles%s)\n",
-			       pmcf_epd_value(r), n, o.bins, o.per_type ? ", per XU type" : "", nrefs,
+			printf("EPD %.4g over %zu event pair%s (%u bins%s, %zu reference profiles%s)\n",
+			       pmcf_epd_value(r), n, n == 1 ? "" : "s", o.bins,
+			       o.per_type ? ", per XU type" : "", nrefs,
 			       o.formula == PMCF_EPD_PAPER ? ", the paper's formula" : "");
 			if (o.sample)
 				printf("sample of %zu pairs (seed %llu): 95%% bootstrap interval [%.4g, %.4g]\n",
 				       o.sample, (unsigned long long)o.seed, lo, hi);
 			if (pmcf_epd_uncovered(r))
-				printf("%zu of %zu pairs not scored: fewer than two references monitored them\n",
-				       pmcf_epd_uncovered(r), pmcf_epd_total_pairs(r));
+				printf("%zu of %zu pairs not scored: fewer than two references monitored %s\n",
+				       pmcf_epd_uncovered(r), pmcf_epd_total_pairs(r),
+				       pmcf_epd_uncovered(r) == 1 ? "it" : "them");
 			/* the pairs that raise EPD most first */
 			size_t shown;
 			const pmcf_epd_pair **by =
@@ -232,9 +234,12 @@ int cmd_epd(int argc, char **argv)
 			free(by);
 			size_t nx = pmcf_epd_nexcluded(r);
 			if (nx)
-				printf("%zu pairs left out: the references show no spread on them (calibration "
+				printf("%zu pair%s left out: the references show no spread on %s (calibration "
 				       "below the resolution, one XU moved by one bin)%s\n",
-				       nx, cli_verbose ? ":" : "; -v lists them");
+				       nx, nx == 1 ? "" : "s", nx == 1 ? "it" : "them",
+				       cli_verbose ? ":"
+				       : nx == 1   ? "; -v lists it"
+						   : "; -v lists them");
 			for (size_t k = 0; k < nx && cli_verbose; k++) {
 				const pmcf_epd_pair *p = pmcf_epd_excluded_at(r, k);
 				printf("%-32s %-32s calibration %.3g < resolution %.3g\n", p->a, p->b,

@@ -30,10 +30,43 @@ static const char usage[] =
 	"                   exit 0 and print 'fits' if so, else exit 1 and say why\n"
 	"  --pmcs N         counter budget for --check (machines without a PMU)\n"
 	"  -q, --quiet      print nothing but errors (--check: the exit status says)\n"
-	"  --json           with --check: {\"fits\": true, \"events\": N} when they fit\n\n"
+	"  --json           with --check: {\"fits\": true, \"events\": N} when they fit, with\n"
+	"                   \"user_space_only\": [names] when kernel mode is not allowed\n\n"
 	"EVENTS take perf's syntax: aliases (cs, faults), modifiers (task-clock:u,\n"
 	"cycles:k, instructions:pp), raw (r01c2) and PMU events (cpu/event=0x3c,umask=0/,\n"
 	"msr/tsc/), globs ('sched:*') and {a,b} groups that share one execution.\n";
+
+int cli_user_only_note(const pmcf_evlist *l, char *buf, size_t len)
+{
+	/* software events the kernel counts only in kernel mode */
+	static const char *const kernel_only[] = {"context-switches", "cpu-migrations"};
+	buf[0] = '\0';
+	size_t off = 0, hits = 0;
+	for (size_t i = 0; i < pmcf_evlist_size(l); i++)
+		for (size_t k = 0; k < sizeof(kernel_only) / sizeof(kernel_only[0]); k++)
+			if (strcmp(pmcf_evlist_name(l, i), kernel_only[k]) == 0 &&
+			    pmcf_evlist_user_only(l, i) && off < len)
+				off += (size_t)snprintf(buf + off, len - off, "%s%s", hits++ ? ", " : "",
+							kernel_only[k]);
+	if (!hits || off >= len) {
+		buf[0] = '\0';
+		return 0;
+	}
+	pmcf_host_info h = {.size = sizeof(h)};
+	int par = pmcf_host_describe(&h) == 0 ? h.paranoid : INT_MIN;
+	char what[64];
+	if (par == INT_MIN)
+		snprintf(what, sizeof(what), "kernel.perf_event_paranoid unreadable");
+	else
+		snprintf(what, sizeof(what), "kernel.perf_event_paranoid=%d", par);
+	char names[256];
+	snprintf(names, sizeof(names), "%s", buf);
+	snprintf(buf, len,
+		 "%s: counting in user space only: %s count%s only kernel activity and will read 0; "
+		 "lower it with sysctl -w kernel.perf_event_paranoid=1 or run with CAP_PERFMON",
+		 what, names, hits == 1 ? "s" : "");
+	return 1;
+}
 
 static void print_json(const pmcf_catalog *c, const char *source, int only_avail)
 {
@@ -133,6 +166,19 @@ static void print_text(const pmcf_catalog *c, const char *source, int only_avail
 	printf("%zu events (%zu available) in catalogue '%s'\n", shown, avail, pmcf_catalog_name(c));
 }
 
+/* "fits: …", naming the events counted in user space only when this
+ * process may not count kernel mode. */
+static void print_fits(const pmcf_evlist *l)
+{
+	size_t n = pmcf_evlist_size(l), nu = 0;
+	printf("fits: %zu event%s can be counted in one execution", n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++)
+		if (pmcf_evlist_user_only(l, i))
+			printf("%s%s", nu++ ? ", " : "; in user space only (kernel mode not allowed): ",
+			       pmcf_evlist_name(l, i));
+	printf("\n");
+}
+
 int cmd_events(int argc, char **argv)
 {
 	static const struct option opts[] = {{"sim", required_argument, NULL, 's'},
@@ -205,10 +251,24 @@ int cmd_events(int argc, char **argv)
 		else if (err == 0)
 			st = cli_error("events", CLI_EUSAGE, "the events do not fit in one execution: %s",
 				       why);
-		else if (json)
-			printf("{\"fits\": true, \"events\": %zu}\n", pmcf_evlist_size(l));
-		else if (!cli_quiet)
-			printf("fits: %zu events can be counted in one execution\n", pmcf_evlist_size(l));
+		else if (json) {
+			printf("{\"fits\": true, \"events\": %zu", pmcf_evlist_size(l));
+			for (size_t i = 0, nu = 0; i < pmcf_evlist_size(l); i++)
+				if (pmcf_evlist_user_only(l, i)) {
+					printf("%s", nu++ ? ", " : ", \"user_space_only\": [");
+					cli_json_string(stdout, pmcf_evlist_name(l, i));
+				}
+			for (size_t i = 0; i < pmcf_evlist_size(l); i++)
+				if (pmcf_evlist_user_only(l, i)) {
+					printf("]");
+					break;
+				}
+			printf("}\n");
+		} else if (!cli_quiet)
+			print_fits(l);
+		char note[768];
+		if (err > 0 && cli_user_only_note(l, note, sizeof(note)))
+			cli_error("events", 0, "%s", note);
 		pmcf_evlist_free(l);
 	} else if (json) {
 		print_json(c, source, only_avail);

@@ -398,9 +398,18 @@ int cmd_plan(int argc, char **argv)
 	pmcf_plan_set_seed(plan, seed);
 	if (sim)
 		err = pmcf_plan_set_sim(plan, sim);
-	else if (optind < argc)
+	else if (optind < argc) {
+		/* a program named by a relative path (./a.out, bin/x) is stored
+		 * absolute, so that record --plan runs it from any folder; a bare
+		 * name is looked up in PATH when it runs, as given */
+		char *prog = argv[optind], *abs = NULL;
+		if (strchr(prog, '/') && prog[0] != '/' && (abs = realpath(prog, NULL)))
+			argv[optind] = abs;
 		err = pmcf_plan_set_program(plan, (const char *const *)argv + optind,
 					    (size_t)(argc - optind));
+		argv[optind] = prog;
+		free(abs);
+	}
 	if (err) {
 		st = cli_lib_error(verb, err, "plan source");
 		goto out;

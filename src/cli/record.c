@@ -118,7 +118,12 @@ static int make_source(const char *verb, const struct plan_choice *pc, const cha
 	} else {
 		err = pmcf_source_events(*src, events, set);
 	}
-	return err ? cli_lib_error(verb, err, "events") : CLI_OK;
+	if (err)
+		return cli_lib_error(verb, err, "events");
+	char note[768];
+	if (cli_user_only_note(*set, note, sizeof(note)))
+		cli_error(verb, CLI_OK, "%s", note);
+	return CLI_OK;
 }
 
 /* Saves what was recorded (a stopped program's profile marked incomplete)

@@ -315,10 +315,10 @@ static void print_summary(const struct refrun *r)
 	if (cli_quiet)
 		return;
 	campaign_print_resumed(r->dir, r->reused, r->total);
-	printf("%zu reference executions (%zu event sets x %lu repeats) cover the %zu pairs of %zu "
+	printf("%zu reference executions (%zu event set%s x %lu repeats) cover the %zu pair%s of %zu "
 	       "events; lower bound %zu (%zu x %lu); without packing: %zu\n",
-	       r->total, r->nsets, r->repeat, pairs - nimp, E, lb * r->repeat, lb, r->repeat,
-	       pairs * r->repeat);
+	       r->total, r->nsets, r->nsets == 1 ? "" : "s", r->repeat, pairs - nimp,
+	       pairs - nimp == 1 ? "" : "s", E, lb * r->repeat, lb, r->repeat, pairs * r->repeat);
 	/* how the bound is derived is the covering's internals: -v */
 	if (cli_verbose)
 		printf("lower bound: %s\n", pmcf_cover_bound_text(r->cv));

@@ -298,6 +298,10 @@ static int plan_run(struct run *r, int argc, char **argv, int optind)
 	if ((err = pmcf_source_events(r->src, r->events, &r->ev)) ||
 	    (r->link && !autolink && (err = pmcf_source_events(r->src, r->link, &r->lk))))
 		return cli_lib_error(verb, err, "events");
+	char note[768];
+	if (cli_user_only_note(r->ev, note, sizeof(note)) ||
+	    (r->lk && cli_user_only_note(r->lk, note, sizeof(note))))
+		cli_error(verb, CLI_OK, "%s", note);
 	/* the linking events and the {…} groups come from the resolved lists */
 	if (autolink) { /* --link auto: a pilot (docs/fusion.md) */
 		if ((st = fuse_link_auto_plan(verb, r->ev, NULL, r->sim ? r->src : NULL,

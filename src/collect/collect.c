@@ -340,6 +340,32 @@ static int add_meta(pmcf_profile *p, char *const argv[], const char *program, co
 	return err;
 }
 
+/* PMCF_META_USER_SPACE_ONLY: the events (catalogue indices idx, names
+ * events) counted in user space only because kernel mode is not allowed
+ * here; nothing when there is none. */
+static int add_user_only_meta(pmcf_profile *p, const pmcf_catalog *cat, const size_t *idx,
+			      const char *const *events, size_t n)
+{
+	json_t *arr = json_array();
+	if (!arr)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		if (pmcfi_perf_user_only_at(cat, idx[i]) &&
+		    json_array_append_new(arr, pmcfi_json_bytes(events[i]))) {
+			json_decref(arr);
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		}
+	int err = 0;
+	if (json_array_size(arr)) {
+		char *txt = json_dumps(arr, JSON_COMPACT);
+		err = txt ? pmcf_profile_meta_set(p, PMCF_META_USER_SPACE_ONLY, txt)
+			  : pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		free(txt);
+	}
+	json_decref(arr);
+	return err;
+}
+
 /* ---- the run ------------------------------------------------------------------- */
 /* The natives to count for catalogue events idx[0..n) of c (names[i] their
  * spelling, owned by the caller; duration left out): attrs and
@@ -883,6 +909,8 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 		err = add_meta(p, argv, program, tool, pmcs, ei, start, hash_wait(&hash));
 		if (!err)
 			err = add_mux_meta(p, mux, period_ms, estimate);
+		if (!err)
+			err = add_user_only_meta(p, cat, idx, events, nevents);
 	}
 	hash_wait(&hash);
 	if (temp)

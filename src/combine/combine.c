@@ -12,6 +12,7 @@
 #include "combine/combine_impl.h"
 #include "pmcfuse/events.h"
 #include "profile/ident.h"
+#include "util/json_bytes.h"
 #include "util/abi.h"
 #include "util/internal.h"
 #include "util/quantile.h"
@@ -112,11 +113,26 @@ static const char *meta_or_empty(const pmcf_profile *p, const char *k)
 	return v ? v : "";
 }
 
+/* The metadata that says which run a profile is: the program, its
+ * arguments and binary, and its OMP_* environment (OMP_NUM_THREADS,
+ * OMP_SCHEDULE, OMP_PROC_BIND, …: the team and the schedule). */
+#define META_OMP_ENV "omp_env"
+static const char *const run_keys[] = {PMCF_META_PROGRAM, PMCF_META_ARGS, PMCF_META_BINARY_SHA256,
+				       META_OMP_ENV};
+
+/* p's value of run key k ("" when absent; an absent omp_env is "{}": none
+ * of the variables set). */
+static const char *run_value(const pmcf_profile *p, const char *k)
+{
+	const char *v = meta_or_empty(p, k);
+	return !*v && strcmp(k, META_OMP_ENV) == 0 ? "{}" : v;
+}
+
 static int same_program(const pmcf_profile *a, const pmcf_profile *b, const char **what)
 {
-	static const char *const keys[] = {PMCF_META_PROGRAM, PMCF_META_ARGS, PMCF_META_BINARY_SHA256};
-	for (size_t k = 0; k < PMCF_ARRAY_SIZE(keys); k++)
-		if (strcmp(meta_or_empty(a, keys[k]), meta_or_empty(b, keys[k])) != 0) {
+	const char *const *keys = run_keys;
+	for (size_t k = 0; k < PMCF_ARRAY_SIZE(run_keys); k++)
+		if (strcmp(run_value(a, keys[k]), run_value(b, keys[k])) != 0) {
 			*what = keys[k];
 			return 0;
 		}
@@ -244,15 +260,23 @@ int pmcf_combine_check_run(const pmcf_profile *const *in, size_t n, const pmcf_c
 	for (size_t j = 1; j < n && !o->force; j++) {
 		const char *what;
 		if (!same_program(in[0], in[j], &what)) {
-			const char *k = strcmp(what, "simulated workload") == 0 ? PMCF_META_SIM_SPEC : what;
+			int sim = strcmp(what, "simulated workload") == 0;
 			char sa[256], sb[256];
-			spec_sans_seed(meta_or_empty(in[0], k), sa, sizeof(sa));
-			spec_sans_seed(meta_or_empty(in[j], k), sb, sizeof(sb));
+			if (sim) {
+				spec_sans_seed(meta_or_empty(in[0], PMCF_META_SIM_SPEC), sa, sizeof(sa));
+				spec_sans_seed(meta_or_empty(in[j], PMCF_META_SIM_SPEC), sb, sizeof(sb));
+			} else {
+				snprintf(sa, sizeof(sa), "%s", run_value(in[0], what));
+				snprintf(sb, sizeof(sb), "%s", run_value(in[j], what));
+			}
 			return pmcfi_fail(PMCF_ECONFLICT,
-					  "%s and %s are not the same program run (%s '%s' vs '%s'); "
+					  "%s and %s are not the same program run (%s '%s' vs '%s'%s); "
 					  "use --force to fuse them anyway",
 					  in_name(o, 0, b1, sizeof(b1)), in_name(o, j, b2, sizeof(b2)), what,
-					  sa, sb);
+					  sa, sb,
+					  strcmp(what, META_OMP_ENV) == 0
+						  ? ": the OMP_* variables change the team and the schedule"
+						  : "");
 		}
 	}
 	return 0;
@@ -790,6 +814,86 @@ static int copy_truth(struct cmb *c)
 	return err;
 }
 
+/* Inputs of different runs (fused with force): for each run key (and the
+ * simulated workload) whose values differ, KEY_inputs holds every input's
+ * value in input order, a JSON array (JSON values as they are, other text
+ * as strings, null when absent); KEY itself keeps the first input's. */
+static int differing_run_keys(struct cmb *c)
+{
+	const char *keys[PMCF_ARRAY_SIZE(run_keys) + 1];
+	memcpy(keys, run_keys, sizeof(run_keys));
+	keys[PMCF_ARRAY_SIZE(run_keys)] = PMCF_META_SIM_SPEC;
+	int err = 0;
+	for (size_t k = 0; k < PMCF_ARRAY_SIZE(keys) && !err; k++) {
+		int differ = 0;
+		for (size_t j = 1; j < c->n; j++)
+			differ |= strcmp(run_value(c->in[0], keys[k]), run_value(c->in[j], keys[k])) != 0;
+		if (!differ)
+			continue;
+		json_t *arr = json_array();
+		for (size_t j = 0; arr && j < c->n; j++) {
+			const char *v = pmcf_profile_meta_get(c->in[j], keys[k]);
+			json_t *x = !v ? json_null() : json_loads(v, JSON_DECODE_ANY, NULL);
+			if (v && !x)
+				x = pmcfi_json_bytes(v);
+			if (!x || json_array_append_new(arr, x)) {
+				json_decref(arr);
+				arr = NULL;
+			}
+		}
+		char *txt = arr ? json_dumps(arr, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+		json_decref(arr);
+		char key[64];
+		snprintf(key, sizeof(key), "%s_inputs", keys[k]);
+		err = txt ? pmcf_profile_meta_set(c->out, key, txt)
+			  : pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		free(txt);
+	}
+	return err;
+}
+
+/* PMCF_META_USER_SPACE_ONLY of the fused profile: the events any input
+ * counted in user space only, in the fused profile's event order (each
+ * execution lists its own set's). */
+static int union_user_only(struct cmb *c)
+{
+	json_t *all = json_array();
+	if (!all)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	int any = 0;
+	for (size_t j = 0; j < c->n; j++) {
+		const char *v = pmcf_profile_meta_get(c->in[j], PMCF_META_USER_SPACE_ONLY);
+		json_t *a = v ? json_loads(v, 0, NULL) : NULL;
+		any |= a != NULL;
+		for (size_t k = 0; json_is_array(a) && k < json_array_size(a); k++)
+			json_array_append(all, json_array_get(a, k));
+		json_decref(a);
+	}
+	json_t *out = json_array();
+	for (size_t e = 0; out && e < c->nev; e++) {
+		const char *name = pmcf_profile_event_name(c->out, e);
+		for (size_t k = 0; k < json_array_size(all); k++) {
+			const char *s = json_string_value(json_array_get(all, k));
+			if (s && strcmp(s, name) == 0) {
+				json_array_append_new(out, json_string(name));
+				break;
+			}
+		}
+	}
+	json_decref(all);
+	int err = 0;
+	if (!out)
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	else if (any) {
+		char *txt = json_dumps(out, JSON_COMPACT);
+		err = txt ? pmcf_profile_meta_set(c->out, PMCF_META_USER_SPACE_ONLY, txt)
+			  : pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		free(txt);
+	}
+	json_decref(out);
+	return err;
+}
+
 static int set_meta(struct cmb *c)
 {
 	static const char *const drop[] = {PMCF_META_SOURCE,
@@ -813,6 +917,10 @@ static int set_meta(struct cmb *c)
 		if (!skip)
 			err = pmcf_profile_meta_set(c->out, k, v);
 	}
+	if (!err)
+		err = differing_run_keys(c);
+	if (!err)
+		err = union_user_only(c);
 	int complete = 1;
 	for (size_t j = 0; j < c->n; j++)
 		complete &= pmcf_profile_complete(c->in[j]);
@@ -865,6 +973,25 @@ static int set_meta(struct cmb *c)
 	return err;
 }
 
+/* Inputs with XUs that give no fused XU (lgl on two programs: no label in
+ * common) are no fusion: refused, with what the pairing found. */
+static int check_not_empty(const struct cmb *c)
+{
+	size_t withxus = 0;
+	for (size_t j = 0; j < c->n; j++)
+		withxus += pmcf_profile_nxus(c->in[j]) > 0;
+	if (c->nf || !withxus)
+		return 0;
+	char b1[32], b2[32];
+	int labels = strategy_of(c->opts->strategy)->labels;
+	return pmcfi_fail(PMCF_ECONFLICT,
+			  "%s pairs no XU of %s with one of %s%s: the fused profile would have no XU "
+			  "(are they runs of one program?)",
+			  pmcf_strategy_name(c->opts->strategy), in_name(c->opts, 0, b1, sizeof(b1)),
+			  in_name(c->opts, c->n > 1 ? 1 : 0, b2, sizeof(b2)),
+			  labels ? " (no label in common)" : "");
+}
+
 int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opts *opts, pmcf_profile **out,
 		 pmcf_combine_stats *stats)
 {
@@ -901,6 +1028,8 @@ int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opt
 	err = setup(&c);
 	if (!err)
 		err = strategy_of(opts->strategy)->pair(&c);
+	if (!err)
+		err = check_not_empty(&c);
 	if (!err)
 		err = add_xus(&c);
 	if (!err)

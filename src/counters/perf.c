@@ -313,7 +313,7 @@ static int add_tracepoints(pmcf_catalog *c, struct perf_impl *impl, int mount, i
 		snprintf(events, sizeof(events), "%s/events", impl->tracefs);
 		err = access(events, R_OK | X_OK) == 0
 			      ? 0
-			      : pmcfi_fail(PMCF_ENOENT, "needs tracefs: cannot read %s (%s)", events,
+			      : pmcfi_fail(PMCF_ENOTSUP, "needs tracefs: cannot read %s (%s)", events,
 					   strerror(errno));
 	} else {
 		err = pmcfi_tracefs_events(events, sizeof(events), mount);
@@ -619,6 +619,15 @@ static long resolve(void *vimpl, pmcf_catalog *c, const char *name)
 			return i;
 	}
 	return PMCF_EEVENT;
+}
+
+int pmcfi_perf_set_kernel_ok(pmcf_catalog *c, int ok)
+{
+	struct perf_impl *impl = (struct perf_impl *)perf_impl_of(c);
+	if (!impl)
+		return pmcfi_fail(PMCF_EINVAL, "not a perf event catalogue");
+	impl->kernel_ok = !!ok;
+	return 0;
 }
 
 int pmcfi_perf_set_sysfs(pmcf_catalog *c, const char *root)
@@ -1175,6 +1184,27 @@ static int check_set(void *vimpl, const pmcf_catalog *c, const size_t *idx, size
 	free(fd);
 	free(buf);
 	return ret;
+}
+
+/* 1 when catalogue event i is counted in user space only because this
+ * process may not count kernel mode (its encoding excludes the kernel by
+ * default; tracepoints, msr events and events whose modifiers name the
+ * levels are not). */
+int pmcfi_perf_user_only_at(const pmcf_catalog *c, size_t i)
+{
+	const struct perf_impl *impl = perf_impl_of(c);
+	if (!impl || impl->kernel_ok || i >= impl->n)
+		return 0;
+	const struct enc *e = &impl->enc[i], *b = base_enc(impl, i);
+	return !(e->mods.user || e->mods.kernel || e->mods.hv) && b->kind != K_PSEUDO &&
+	       b->kind != K_TRACEPOINT && b->kind != K_PAPI && !b->noexclude;
+}
+
+int pmcf_evlist_user_only(const pmcf_evlist *l, size_t i)
+{
+	if (!l || i >= pmcf_evlist_size(l))
+		return 0;
+	return pmcfi_perf_user_only_at(pmcf_evlist_catalog(l), pmcfi_evlist_indices(l)[i]);
 }
 
 static const struct pmcfi_catalog_ops perf_ops = {

@@ -49,6 +49,19 @@ int pmcfi_perf_paranoid(void);
  * detail "needs tracefs, …"). For tests. */
 int pmcfi_perf_add_tracepoints(pmcf_catalog *c);
 
+/* 1 when event i of perf catalogue c is counted in user space only because
+ * kernel-mode counting is not allowed (pmcfi_perf_kernel_allowed() 0 when c
+ * was built, or pmcfi_perf_set_kernel_ok): software, hardware, raw and native
+ * events without u/k/h modifiers, which the encoding gives exclude_kernel;
+ * 0 for tracepoints, msr events, pseudo events, PAPI presets, events whose
+ * modifiers name the levels, and whenever kernel mode is allowed. */
+int pmcfi_perf_user_only_at(const pmcf_catalog *c, size_t i);
+
+/* Catalogue c counts as if kernel-mode counting were allowed (ok 1) or not
+ * (0) from now on, whatever pmcfi_perf_kernel_allowed() said when it was
+ * built (the encoding's exclude_kernel follows). For tests. */
+int pmcfi_perf_set_kernel_ok(pmcf_catalog *c, int ok);
+
 /* PMU events in perf's syntax (pmu/terms/) of catalogue c are read from
  * the PMU folders under root (NULL: /sys/bus/event_source/devices) from
  * now on. For tests. */

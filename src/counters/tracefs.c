@@ -97,7 +97,7 @@ int pmcfi_tracefs_events(char *dir, size_t len, int mount)
 			return 0;
 		if (e == EACCES || e == EPERM)
 			return denied(dir, e);
-		return pmcfi_fail(PMCF_ENOENT,
+		return pmcfi_fail(PMCF_ENOTSUP,
 				  "needs tracefs, but %s=%s holds no readable events/ folder (%s)",
 				  PMCF_TRACEFS_ENV, env, strerror(e));
 	}
@@ -112,12 +112,12 @@ int pmcfi_tracefs_events(char *dir, size_t len, int mount)
 	if (e == EACCES || e == EPERM)
 		return denied(dir, e);
 	if (mount_err)
-		return pmcfi_fail(PMCF_ENOENT,
+		return pmcfi_fail(PMCF_ENOTSUP,
 				  "needs tracefs, which is not mounted, and mounting it failed (%s): "
 				  "mount it as root (sudo mount -t tracefs nodev %s; in a container, "
 				  "on the host or with CAP_SYS_ADMIN)",
 				  strerror(mount_err), TRACEFS_DIR);
-	return pmcfi_fail(PMCF_ENOENT,
+	return pmcfi_fail(PMCF_ENOTSUP,
 			  "needs tracefs, which is not mounted: mount it as root "
 			  "(sudo mount -t tracefs nodev %s)",
 			  TRACEFS_DIR);

@@ -13,7 +13,7 @@
 /* Writes the path of a readable tracefs events/ folder into dir[len].
  * mount: when no tracefs is mounted, mount it (tracefs on /sys/kernel/tracing,
  * else debugfs on /sys/kernel/debug) if this process has the privilege.
- * Returns 0; PMCF_ENOENT when none is mounted (and mounting was not asked
+ * Returns 0; PMCF_ENOTSUP when none is mounted (and mounting was not asked
  * or failed), PMCF_EPARANOID when one exists but this user cannot read it;
  * the error detail (pmcf_errdetail) is one line that says what to do and
  * begins "needs tracefs, …" so that callers prefix its subject

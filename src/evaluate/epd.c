@@ -455,8 +455,8 @@ int pmcf_epd_compute(const pmcf_profile *target, const pmcf_profile *const *refs
 			err = pmcfi_fail(
 				PMCF_ENOENT,
 				"EPD: every pair monitored by two references was left out: the "
-				"references show no spread on it (%zu pairs; --formula paper scores them)",
-				r->nexcluded);
+				"references show no spread on it (%zu pair%s; --formula paper scores them)",
+				r->nexcluded, r->nexcluded == 1 ? "" : "s");
 		else if (!scored)
 			err = pmcfi_fail(
 				PMCF_ENOENT,

@@ -270,20 +270,30 @@ static void section_types(struct report *r, double *scratch, double *ratio)
 	double *dur = calloc(r->ntypes ? r->ntypes : 1, sizeof(double));
 	if (!count || !dur)
 		goto out;
+	/* each XU's own time (duration: a task's time excludes the tasks it
+	 * waited for), not end - start, which counts nested XUs again in their
+	 * parents; end - start only in a profile without duration */
+	long dcol = pmcf_profile_event_find(p, "duration");
+	const double *own = dcol >= 0 ? pmcf_profile_column_const(p, (size_t)dcol) : NULL;
 	double total = 0;
 	for (size_t i = 0; i < r->nxus; i++) {
 		pmcf_xu x;
 		if (pmcf_profile_xu_get(p, i, &x))
 			continue;
 		count[x.type]++;
-		dur[x.type] += (double)(x.end_ns - x.start_ns);
-		total += (double)(x.end_ns - x.start_ns);
+		double d = own ? own[i] : (double)(x.end_ns - x.start_ns);
+		if (pmcf_is_missing(d))
+			continue;
+		dur[x.type] += d;
+		total += d;
 	}
 	char b1[64], b2[64];
-	fputs("<h2 id=\"types\">XU types</h2>\n<table class=\"num\">\n"
-	      "<tr><th>type</th><th>kind</th><th>location</th><th>XUs</th><th>total time (ms)</th>"
-	      "<th>share of time</th></tr>\n",
-	      h);
+	fprintf(h,
+		"<h2 id=\"types\">XU types</h2>\n<table class=\"num\">\n"
+		"<tr><th>type</th><th>kind</th><th>location</th><th>XUs</th><th>%s</th>"
+		"<th>share of %s</th></tr>\n",
+		own ? "own time (ms): sum of duration" : "time (ms): sum of end &minus; start",
+		own ? "own time" : "time");
 	for (uint32_t t = 0; t < r->ntypes; t++) {
 		pmcf_xu_type ty;
 		if (pmcf_profile_type_get(p, t, &ty))

@@ -106,7 +106,7 @@ if [ "$(id -u)" != 0 ]; then # root writes into read-only folders
 fi
 
 # ---- run: a stopped campaign keeps its executions and resumes -------------
-"$PMCFUSE" run -e page-faults,context-switches,minor-faults --pmcs 1 -o r.pmcf \
+"$PMCFUSE" run -e page-faults,major-faults,minor-faults --pmcs 1 -o r.pmcf \
 	-- sleep 3.6 2>err.txt &
 pid=$!
 started_second r.pmcf.executions "^sleep 3.6"
@@ -120,7 +120,7 @@ expect_eq interrupted "$(json '.executions[1].status' r.pmcf.executions/campaign
 expect_eq missing "$(json '.executions[2].status' r.pmcf.executions/campaign.json)"
 expect_eq 0 "$(complete_of r.pmcf.executions/exec-1.pmcf)"
 # the folder is refused as a new campaign, and by another plan
-expect_fail 1 "$PMCFUSE" run -e page-faults,context-switches,minor-faults --pmcs 1 -o r.pmcf -- sleep 3.6
+expect_fail 1 "$PMCFUSE" run -e page-faults,major-faults,minor-faults --pmcs 1 -o r.pmcf -- sleep 3.6
 expect_match "already holds a campaign or profiles: resume it with \`pmcfuse run --resume r.pmcf.executions\`" "$ERR"
 expect_fail 1 "$PMCFUSE" run --resume r.pmcf.executions -e page-faults --pmcs 1 -o r.pmcf -- sleep 3.6
 expect_match "'r.pmcf.executions' is a campaign of another plan" "$ERR"

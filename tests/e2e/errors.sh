@@ -248,7 +248,47 @@ for s in ctc lgl bc; do
 	expect_fail 1 "$PMCFUSE" combine --strategy $s -o c.pmcf a.pmcf seidel.pmcf
 	expect_match "a.pmcf and seidel.pmcf are not the same program run \(program 'cholesky' vs 'seidel'\)" "$ERR"
 done
+# forced, a strategy that pairs nothing (lgl: no label in common) writes nothing
+expect_fail 1 "$PMCFUSE" combine --force --strategy lgl -o c.pmcf a.pmcf seidel.pmcf
+expect_match "lgl pairs no XU of a.pmcf with one of seidel.pmcf \(no label in common\): the fused profile would have no XU" "$ERR"
+[ ! -e c.pmcf ] || fail "combine left an empty profile"
+# another OpenMP environment (team size, schedule) is another run
+OMP_NUM_THREADS=2 expect_ok "$PMCFUSE" record -q -e task-clock -o omp2.pmcf -- "$EX/plain" 2 3
+OMP_NUM_THREADS=3 OMP_SCHEDULE=dynamic expect_ok "$PMCFUSE" record -q -e page-faults -o omp3.pmcf -- "$EX/plain" 2 3
+expect_fail 1 "$PMCFUSE" combine -o c.pmcf omp2.pmcf omp3.pmcf
+expect_match "omp2.pmcf and omp3.pmcf are not the same program run \(omp_env '\{\"OMP_NUM_THREADS\":\"2\"\}' vs '\{\"OMP_NUM_THREADS\":\"3\",\"OMP_SCHEDULE\":\"dynamic\"\}': the OMP_\* variables change the team and the schedule\); use --force" "$ERR"
+[ ! -e c.pmcf ] || fail "combine left an output"
+expect_ok "$PMCFUSE" combine --force -o c.pmcf omp2.pmcf omp3.pmcf
+expect_ok "$PMCFUSE" show --json c.pmcf
+expect_eq '[{"OMP_NUM_THREADS":"2"},{"OMP_NUM_THREADS":"3","OMP_SCHEDULE":"dynamic"}]' \
+	"$(jq -r '.meta.omp_env_inputs' out.txt | jq -c .)"
+expect_eq null "$(jq -r '.meta.args_inputs' out.txt)" "(same arguments: no args_inputs)"
+rm -f c.pmcf
 expect_ok "$PMCFUSE" record -e duration,PAPI_L2_TCM -o big.pmcf --sim cholesky,blocks=5
 expect_fail 1 "$PMCFUSE" combine --strategy ctc -o c.pmcf a.pmcf big.pmcf
 [ ! -e c.pmcf ] || fail "combine left an output"
 expect_fail 1 "$PMCFUSE" truth "$(pwd)/a.pmcf" extra
+
+# ---- tracefs missing: the environment's doing, exit 2 ----------------------
+row tracefs-missing
+PMCF_TRACEFS=$PWD/no-tracefs expect_fail 2 "$PMCFUSE" events --check task-clock,sched:sched_switch
+expect_match "tracepoint 'sched:sched_switch' needs tracefs, but PMCF_TRACEFS=.*no-tracefs holds no readable events/ folder" "$ERR"
+PMCF_TRACEFS=$PWD/no-tracefs expect_fail 2 "$PMCFUSE" record -e sched:sched_switch -o tp.pmcf -- "$EX/plain" 2 3
+[ ! -e tp.pmcf ] || fail "record left an output"
+# not mounted and not mountable (no CAP_SYS_ADMIN): a mount namespace without
+# tracefs, as user nobody; where it cannot be arranged, the override above
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && unshare -m true 2>/dev/null &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$PMCFUSE"; then
+	chmod 777 .
+	rc=0
+	unshare -m --propagation private bash -c '
+		for m in $(awk "\$3 == \"tracefs\" || \$3 == \"debugfs\" { print \$2 }" /proc/self/mounts | sort -r); do
+			umount -l "$m"
+		done
+		exec setpriv --reuid=65534 --regid=65534 --clear-groups "$1" events --check sched:sched_switch' \
+		_ "$PMCFUSE" >out.txt 2>err.txt || rc=$?
+	expect_eq 2 "$rc" "(events --check with tracefs unmounted: $(cat err.txt))"
+	expect_match "needs tracefs, which is not mounted, and mounting it failed \(Operation not permitted\)" "$(cat err.txt)"
+else
+	echo "SKIP (tracefs unmounted as nobody): needs root, setpriv and unshare -m"
+fi

@@ -34,7 +34,7 @@ if omp_examples; then # examples/crash is an OpenMP program
 	row program-exit
 	expect_fail 2 "$PMCFUSE" record -e page-faults -o exit.pmcf -- "$EX/crash" exit 5
 	expect_match "exited with status 3; the profile keeps the 5 XUs" "$ERR"
-	expect_fail 2 "$PMCFUSE" run -e page-faults,context-switches --pmcs 1 -o run.pmcf -- "$EX/crash" segv 5
+	expect_fail 2 "$PMCFUSE" run -e page-faults,major-faults --pmcs 1 -o run.pmcf -- "$EX/crash" segv 5
 	expect_match '^pmcfuse: run: execution 0 of 2 failed: .*killed by signal 11' "$ERR"
 	[ ! -e run.pmcf ] || fail "run left a fused profile of a failed execution"
 	expect_fail 2 "$PMCFUSE" reference -e page-faults,context-switches,minor-faults --pmcs 2 --repeat 2 -o refs -- "$EX/crash" exit 2

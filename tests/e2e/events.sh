@@ -74,6 +74,8 @@ for args in "events --check task-clock,page-faults" "events --source software" \
 	expect_ok "$PMCFUSE" $args
 	expect_nomatch 'tracefs|warning' "$ERR"
 done
+expect_ok "$PMCFUSE" events --check task-clock
+expect_match '^fits: 1 event can be counted in one execution' "$OUT"
 printf '# my events\ntask-clock\npage-faults, context-switches\n' >ev.txt
 expect_ok "$PMCFUSE" events --check @ev.txt --pmcs 3
 expect_fail 1 "$PMCFUSE" events --check @missing.txt

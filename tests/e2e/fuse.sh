@@ -123,7 +123,7 @@ expect_ok "$PMCFUSE" run -o pd.pmcf -- "$EX/cholesky" 3 32
 expect_ok "$PMCFUSE" export --format csv -o pd.csv pd.pmcf
 expect_match 'task-clock' "$(head -1 pd.csv)"
 # a failing execution: stop, keep what was recorded, one line naming it
-expect_fail 2 "$PMCFUSE" run -e page-faults,context-switches --pmcs 1 --keep pf -o pf.pmcf \
+expect_fail 2 "$PMCFUSE" run -e page-faults,major-faults --pmcs 1 --keep pf -o pf.pmcf \
 	-- "$EX/crash" segv 10
 expect_match 'execution 0 of 2 failed: .*signal 11' "$ERR"
 expect_eq 1 "$(printf '%s\n' "$ERR" | wc -l)"

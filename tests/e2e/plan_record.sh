@@ -28,3 +28,16 @@ expect_match "contradicts" "$ERR"
 printf '{"format":"pmcfuse-plan","version":99,"sets":[]}' >future.json
 expect_fail 1 "$PMCFUSE" record --plan future.json --set 0 -o x.pmcf
 [ ! -e x.pmcf ] || fail "a failed record left x.pmcf"; ok
+
+# a program named by a relative path is stored absolute: record --plan runs
+# it from another folder (arguments stay as written)
+EX="$(dirname "$PMCFUSE")/examples"
+mkdir -p progdir elsewhere
+cp "$EX/plain" progdir/
+(cd progdir && "$PMCFUSE" plan -e page-faults,minor-faults --pmcs 1 -o ../rel-plan.json -- ./plain 2 3 >/dev/null) ||
+	fail "plan of ./plain failed"
+expect_eq "$PWD/progdir/plain" "$(jq -r '.source.program' rel-plan.json)"
+(cd elsewhere && "$PMCFUSE" record -q --plan ../rel-plan.json --set 1 -o rel.pmcf >/dev/null 2>../rel-err.txt) ||
+	fail "record --plan from another folder: $(cat rel-err.txt)"
+expect_ok "$PMCFUSE" show --json elsewhere/rel.pmcf
+expect_eq '["2","3"]' "$(jq -c '.meta.args | fromjson' out.txt)"

@@ -16,6 +16,11 @@ for id in meta types timeline distributions scatter truth accuracy provenance ma
 	expect_match "<h2 id=\"$id\">" "$html"
 done
 expect_match 'IPC' "$html"
+expect_nomatch 'Incomplete profile' "$html"
+# a profile whose program failed says so at the top
+expect_fail 2 "$PMCFUSE" record -e page-faults -o inc.pmcf -- sh -c 'exit 3'
+expect_ok "$PMCFUSE" report -o inc.html inc.pmcf
+expect_match '<p class="warn"><strong>Incomplete profile:</strong> the run did not finish' "$(cat inc.html)"
 expect_match 'branch misprediction rate' "$html"
 expect_match '<b>EPD [0-9.]+</b>' "$html"
 expect_match 'PAPI_L2_DCA against PAPI_L1_DCM.*requested with --pair' "$html"

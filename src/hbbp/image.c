@@ -258,19 +258,10 @@ const struct hbbp_func *hbbpi_image_func_at(const struct hbbp_image *im, uint64_
 
 struct hbbp_func *hbbpi_image_func(struct hbbp_image *im, uint64_t addr)
 {
-	size_t lo = 0, hi = im->nfuncs;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (im->funcs[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
+	const struct hbbp_func *c = hbbpi_image_func_at(im, addr);
+	if (!c)
 		return NULL;
-	struct hbbp_func *f = &im->funcs[lo - 1];
-	if (addr >= f->end)
-		return NULL;
+	struct hbbp_func *f = &im->funcs[c - im->funcs];
 	if (!f->decoded && hbbpi_func_decode(im, f) != 0)
 		return NULL;
 	return f;

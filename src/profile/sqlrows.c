@@ -67,12 +67,9 @@ static void put_ident(FILE *q, const char *s)
  * distinct SQL column names; the views give them their names). */
 static void put_vcol(FILE *q, const char *prefix, size_t e) { fprintf(q, "%sv%zu", prefix, e); }
 
-/* The DDL of the long-only layer (more events than columns): the XU fields
- * in xu_row, the values in xu_value, and the view xu_values_long over them
- * (the same columns as the wide layer's). */
-static void long_ddl(FILE *q, const pmcf_profile *p)
+/* CREATE TABLE xu_row: the XU fields, and a column per event if values. */
+static void row_ddl(FILE *q, const pmcf_profile *p, int values)
 {
-	(void)p;
 	puts_(q, "CREATE TABLE xu_row(");
 	for (int c = 0; c < F_N; c++) {
 		puts_(q, c ? ", " : "");
@@ -80,7 +77,18 @@ static void long_ddl(FILE *q, const pmcf_profile *p)
 		puts_(q, " ");
 		puts_(q, fixed[c].decl);
 	}
-	puts_(q, ");\nCREATE TABLE xu_value(xu INTEGER NOT NULL, event INTEGER NOT NULL, value, "
+	for (size_t e = 0; values && e < p->nev; e++)
+		put_vcol(q, ", ", e);
+	puts_(q, ")");
+}
+
+/* The DDL of the long-only layer (more events than columns): the XU fields
+ * in xu_row, the values in xu_value, and the view xu_values_long over them
+ * (the same columns as the wide layer's). */
+static void long_ddl(FILE *q, const pmcf_profile *p)
+{
+	row_ddl(q, p, 0);
+	puts_(q, ";\nCREATE TABLE xu_value(xu INTEGER NOT NULL, event INTEGER NOT NULL, value, "
 		 "PRIMARY KEY(xu, event)) WITHOUT ROWID;\n"
 		 "CREATE VIEW xu_values_long AS SELECT v.xu AS xu, e.name AS event, v.value AS value "
 		 "FROM xu_value v JOIN event e ON e.id = v.event;");
@@ -89,17 +97,8 @@ static void long_ddl(FILE *q, const pmcf_profile *p)
 /* The DDL of the layer: the table and both views. */
 static void layer_ddl(FILE *q, const pmcf_profile *p)
 {
-	puts_(q, "CREATE TABLE xu_row(");
-	for (int c = 0; c < F_N; c++) {
-		puts_(q, c ? ", " : "");
-		puts_(q, fixed[c].name);
-		puts_(q, " ");
-		puts_(q, fixed[c].decl);
-	}
-	for (size_t e = 0; e < p->nev; e++) {
-		put_vcol(q, ", ", e);
-	}
-	puts_(q, ");\nCREATE VIEW xu_values AS SELECT ");
+	row_ddl(q, p, 1);
+	puts_(q, ";\nCREATE VIEW xu_values AS SELECT ");
 	for (int c = 0; c < F_N; c++) {
 		puts_(q, c ? ", r." : "r.");
 		puts_(q, fixed[c].name);

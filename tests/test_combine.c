@@ -87,6 +87,29 @@ static double val(const pmcf_profile *p, size_t f, const char *event)
 	return pmcf_profile_value(p, f, (size_t)pmcf_profile_event_find(p, event));
 }
 
+/* Every value of fused profile f is written once by the combination (the
+ * XUs are appended without values): with a source, the source's value; with
+ * none, a missing value and source -1, XU -1. */
+static void check_every_value(const pmcf_profile *f, pmcf_profile *const *in)
+{
+	for (size_t i = 0; i < pmcf_profile_nxus(f); i++)
+		for (size_t e = 0; e < pmcf_profile_nevents(f); e++) {
+			int32_t s;
+			int64_t x;
+			assert_int_equal(pmcf_profile_provenance_get(f, i, e, &s, &x), 0);
+			double v = pmcf_profile_value(f, i, e);
+			if (s < 0) {
+				assert_true(pmcf_is_missing(v));
+				assert_int_equal(x, -1);
+				continue;
+			}
+			long se = pmcf_profile_event_find(in[s], pmcf_profile_event_name(f, e));
+			assert_true(se >= 0 && x >= 0);
+			double w = pmcf_profile_value(in[s], (size_t)x, (size_t)se);
+			assert_memory_equal(&v, &w, sizeof(v));
+		}
+}
+
 static const char *const EA[] = {"duration", "e1", "e2"};
 static const char *const EB[] = {"duration", "e3"};
 
@@ -467,6 +490,7 @@ static void test_fill_threads(void **state)
 			pmcf_profile *f1 = fuse(strategy, 3, in, P, NULL);
 			cmbi_fill_thread_min = 65536;
 			fuse_threads = 0;
+			check_every_value(f1, in);
 			same_fused(f0, f1);
 			pmcf_profile_free(f0);
 			pmcf_profile_free(f1);
@@ -490,6 +514,7 @@ static void test_unequal_counts(void **state)
 		for (size_t i = 0; i < pmcf_profile_nxus(f); i++)
 			miss += pmcf_is_missing(val(f, i, "e3"));
 		assert_int_equal(miss, st.partial_xus);
+		check_every_value(f, in);
 		pmcf_profile_free(f);
 	}
 	/* the other way round: the second profile has the surplus */
@@ -498,6 +523,7 @@ static void test_unequal_counts(void **state)
 	pmcf_profile *f = fuse(PMCF_COMBINE_BC, 1, in2, 2, &st);
 	assert_int_equal(pmcf_profile_nxus(f), 6);
 	assert_int_equal(st.partial_xus, 2);
+	check_every_value(f, in2);
 	pmcf_profile_free(f);
 	for (int k = 0; k < 2; k++) {
 		pmcf_profile_free(in[k]);

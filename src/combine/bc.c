@@ -21,6 +21,9 @@
 #define DMAX_CAP (1u << 20)
 /* Cells with more XUs than this sharing one key are ordered by qsort. */
 #define SMALL_RUN 24
+/* Loops that read at random positions known ahead prefetch this many
+ * elements ahead (the results do not depend on it). */
+#define PREFETCH 16
 
 struct skey {
 	uint64_t key; /* sum of the cell coordinates (the sweep axis), then hb
@@ -340,6 +343,8 @@ static void coords(const struct grid *g, size_t n, unsigned d, unsigned hb)
 {
 	struct ws *w = g->w;
 	for (size_t q = 0; q < n; q++) {
+		if (q + PREFETCH < n) /* lst is in rem order: u is read at random */
+			__builtin_prefetch(w->u + (size_t)w->lst[q + PREFETCH] * g->k);
 		const double *x = w->u + (size_t)w->lst[q] * g->k;
 		int32_t *co = w->ci + q * g->k;
 		uint64_t key = 0;
@@ -758,6 +763,8 @@ static void lower_bounds(const struct grid *g, size_t n)
 	/* s and u of each side in that order, contiguous */
 	double *P = w->pts;
 	for (size_t q = 0; q < n; q++) {
+		if (q + PREFETCH < n)
+			__builtin_prefetch(w->u + (size_t)S[q + PREFETCH].q * k);
 		const double *x = w->u + (size_t)S[q].q * k;
 		double *o = P + q * k1, sum = 0;
 		for (size_t e = 0; e < k; e++) {
@@ -843,6 +850,28 @@ static void grid_pass(struct grid *g, size_t n, size_t np, unsigned d, size_t *n
 	pair_cells(g, n, np, hb, ncell);
 }
 
+/* Fisher-Yates shuffle of r[0..n) (the swap for q = n, n - 1, ..., 2 with
+ * a uniform position below q). The positions are drawn PREFETCH swaps
+ * ahead, in the same order, so that r's random accesses are prefetched. */
+static void shuffle(struct pmcfi_rng *rng, struct rx *r, size_t n)
+{
+	uint32_t ring[PREFETCH];
+	for (size_t a = 0; a < PREFETCH && n > a + 1; a++) {
+		ring[a] = pmcfi_rng_below_inline(rng, (uint32_t)(n - a));
+		__builtin_prefetch(r + ring[a]);
+	}
+	for (size_t q = n, a = 0; q > 1; q--, a = (a + 1) % PREFETCH) {
+		size_t o = ring[a];
+		if (q > PREFETCH + 1) {
+			ring[a] = pmcfi_rng_below_inline(rng, (uint32_t)(q - PREFETCH));
+			__builtin_prefetch(r + ring[a]);
+		}
+		struct rx t = r[q - 1];
+		r[q - 1] = r[o];
+		r[o] = t;
+	}
+}
+
 /* The iterations of Algorithm 3 lines 15-33 for one type. */
 static int cluster(struct grid *g)
 {
@@ -878,12 +907,7 @@ static int cluster(struct grid *g)
 		if (g->strategy == PMCF_COMBINE_BC_UNLABELED) /* a seeded shuffle per side */
 			for (size_t side = 0, lo = 0; side < 2; side++) {
 				size_t hi = side ? nrem : remp;
-				for (size_t q = hi - lo; q > 1; q--) {
-					size_t o = lo + pmcfi_rng_below(&g->rng, (uint32_t)q);
-					struct rx t = w->rem[lo + q - 1];
-					w->rem[lo + q - 1] = w->rem[o];
-					w->rem[o] = t;
-				}
+				shuffle(&g->rng, w->rem + lo, hi - lo);
 				lo = hi;
 			}
 		int64_t T = 1;
@@ -1027,10 +1051,12 @@ struct step_job {
 	const char **clab;           /* labels of input i's XUs */
 	const uint32_t *clen;
 	const uint32_t *order; /* types, largest first */
-	/* results per type t at cs[t] ...: pairs (fused XU, position of the XU
-	 * of input i among those of type t) */
-	uint32_t *pf, *px;
-	size_t *npairs, *iters;
+	/* results per type t: its pairs applied to c (input i's XU into the
+	 * fused XU's row, the label cut to the first common ancestor), and
+	 * cpaired[cs[t] + q] set for the q-th XU of input i of type t that
+	 * paired (types write disjoint rows and ranges: any thread order) */
+	unsigned char *cpaired;
+	size_t *iters;
 	unsigned *dmax;
 	pthread_mutex_t lock;
 	size_t next; /* the next type in order to take */
@@ -1180,10 +1206,13 @@ static int cluster_type(struct step_worker *W, uint32_t t)
 		return err;
 	J->iters[t] = g.iterations;
 	J->dmax[t] = g.dmax;
-	J->npairs[t] = g.npairs;
+	/* Algorithm 4 for the pairs: counts of E_prev from t_prev (already
+	 * there), of E_cur \ E_prev from t_cur; label = first common ancestor */
 	for (size_t q = 0; q < g.npairs; q++) {
-		J->pf[J->cs[t] + q] = P[W->pp[q]];
-		J->px[J->cs[t] + q] = W->pc[q] - (uint32_t)np; /* within the type */
+		uint32_t f = P[W->pp[q]], xl = W->pc[q] - (uint32_t)np, x = C[xl];
+		c->src[(size_t)f * c->n + J->i] = (int32_t)x;
+		c->lablen[f] = (uint32_t)cmbi_label_fca(c->lab[f], c->lablen[f], J->clab[x], J->clen[x]);
+		J->cpaired[J->cs[t] + xl] = 1;
 	}
 	return 0;
 }
@@ -1280,19 +1309,16 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 	uint32_t *pidx = malloc((nf0 ? nf0 : 1) * sizeof(uint32_t)), *cidx = NULL;
 	const char **clab = malloc((nx ? nx : 1) * sizeof(*clab));
 	uint32_t *clen = malloc((nx ? nx : 1) * sizeof(*clen));
-	uint32_t *pf = malloc((nx ? nx : 1) * sizeof(uint32_t)),
-		 *px = malloc((nx ? nx : 1) * sizeof(uint32_t));
+	unsigned char *cpaired = calloc(nx ? nx : 1, 1);
 	uint32_t *torder = malloc((c->ntypes ? c->ntypes : 1) * sizeof(uint32_t));
-	size_t *npairs = calloc(c->ntypes + 1, sizeof(size_t)),
-	       *iters = calloc(c->ntypes + 1, sizeof(size_t));
+	size_t *iters = calloc(c->ntypes + 1, sizeof(size_t));
 	size_t *tsize = calloc(c->ntypes + 1, sizeof(size_t));
 	unsigned *dmax = calloc(c->ntypes + 1, sizeof(unsigned));
 	struct step_worker *W = NULL;
 	pthread_t *tid = NULL;
 	size_t nthreads = 0;
 	int err = cmbi_by_type(c, i, &cidx, &cs);
-	if (!err &&
-	    (!ps || !pidx || !clab || !clen || !pf || !px || !torder || !npairs || !iters || !tsize || !dmax))
+	if (!err && (!ps || !pidx || !clab || !clen || !cpaired || !torder || !iters || !tsize || !dmax))
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	if (err)
 		goto out;
@@ -1325,9 +1351,7 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 			      .clab = clab,
 			      .clen = clen,
 			      .order = torder,
-			      .pf = pf,
-			      .px = px,
-			      .npairs = npairs,
+			      .cpaired = cpaired,
 			      .iters = iters,
 			      .dmax = dmax};
 	J.cpus = cmbi_cpus(c);
@@ -1353,9 +1377,9 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 	pthread_mutex_destroy(&J.lock);
 	if ((err = J.err))
 		goto out;
-	/* Algorithm 4, type by type in order: counts of E_prev from t_prev
-	 * (already there), of E_cur \ E_prev from t_cur; label = first common
-	 * ancestor */
+	/* the pairs are applied (cluster_type); type by type in order, a
+	 * profile with more XUs of a type: its surplus XUs stay, with the
+	 * events of the other profiles missing (fuse-openmp §3) */
 	for (uint32_t t = 0; t < c->ntypes && !err; t++) {
 		size_t nc = cs[t + 1] - cs[t];
 		if (!nc)
@@ -1363,19 +1387,7 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 		c->stats->bc_iterations += iters[t];
 		if (dmax[t] > c->stats->bc_dmax)
 			c->stats->bc_dmax = dmax[t];
-		unsigned char *paired = calloc(nc, 1);
-		if (!paired) {
-			err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-			break;
-		}
-		for (size_t q = 0; q < npairs[t]; q++) {
-			uint32_t f = pf[cs[t] + q], xl = px[cs[t] + q], x = cidx[cs[t] + xl];
-			c->src[(size_t)f * c->n + i] = (int32_t)x;
-			c->lablen[f] = (uint32_t)cmbi_label_fca(c->lab[f], c->lablen[f], clab[x], clen[x]);
-			paired[xl] = 1;
-		}
-		/* a profile with more XUs of this type: its surplus XUs stay, with
-		 * the events of the other profiles missing (fuse-openmp §3) */
+		const unsigned char *paired = cpaired + cs[t];
 		for (size_t q = 0; q < nc && !err; q++) {
 			if (paired[q])
 				continue;
@@ -1389,7 +1401,6 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 			c->lab[f] = clab[x];
 			c->lablen[f] = clen[x];
 		}
-		free(paired);
 	}
 out:
 	free(tid);
@@ -1400,10 +1411,8 @@ out:
 	free(cidx);
 	free(clab);
 	free(clen);
-	free(pf);
-	free(px);
+	free(cpaired);
 	free(torder);
-	free(npairs);
 	free(iters);
 	free(tsize);
 	free(dmax);

@@ -28,6 +28,8 @@ struct cmb {
 	long **evidx;
 	uint32_t **owners;
 	uint32_t *nowners;
+	/* icol[e * n + j]: input j's column of fused event e, or NULL */
+	const double **icol;
 
 	/* the pairing: nf fused XUs, src[f * n + j] = XU of input j or -1;
 	 * lab/lablen: the label of fused XU f when set (bc: first common

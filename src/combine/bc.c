@@ -675,6 +675,10 @@ static void pair_cells(struct grid *g, size_t n, size_t remp, unsigned hb, size_
 				order_run(w->srt + r, re - r, w->ci, k);
 		}
 		for (size_t cs = r; cs < re;) {
+			if (cs + PREFETCH < n) { /* srt is in cell order: ci, lst at random */
+				__builtin_prefetch(w->ci + (size_t)s[cs + PREFETCH].q * k);
+				__builtin_prefetch(w->lst + s[cs + PREFETCH].q);
+			}
 			const int32_t *co = w->ci + (size_t)s[cs].q * k;
 			size_t ce = cs + 1, m = cs;
 			while (ce < re && s[ce].h == s[cs].h &&

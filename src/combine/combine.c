@@ -730,7 +730,8 @@ struct md_job {
 	size_t nme, *me; /* the events with several sources */
 	uint32_t **ty;   /* per input, the type of each XU */
 	double *lo, *hi; /* per event of me and type */
-	double *md;      /* per fused XU */
+	double *md;      /* per fused XU: the sum of squares, then the distance */
+	uint32_t *cnt;   /* per fused XU: the terms summed */
 };
 
 static void md_types(void *arg, size_t t, size_t nt)
@@ -778,18 +779,24 @@ static void md_xus(void *arg, size_t t, size_t nt)
 	struct md_job *M = arg;
 	const struct cmb *c = M->c;
 	size_t f0 = c->nf * t / nt, f1 = c->nf * (t + 1) / nt;
+	double *sum = M->md;
+	uint32_t *cnt = M->cnt;
 	for (size_t f = f0; f < f1; f++) {
-		const int32_t *row = c->src + f * c->n;
-		double sum = 0;
-		uint32_t cnt = 0;
-		for (size_t q = 0; q < M->nme; q++) {
-			size_t e = M->me[q], y = c->ftype[f];
-			double first = NAN, range = M->hi[q * M->nt + y] - M->lo[q * M->nt + y];
+		sum[f] = 0;
+		cnt[f] = 0;
+	}
+	for (size_t q = 0; q < M->nme; q++) { /* an event at a time: fewer columns read at once */
+		size_t e = M->me[q];
+		const double *const *icol = c->icol + e * c->n;
+		const double *lo = M->lo + q * M->nt, *hi = M->hi + q * M->nt;
+		for (size_t f = f0; f < f1; f++) {
+			const int32_t *row = c->src + f * c->n;
+			double first = NAN, range = hi[c->ftype[f]] - lo[c->ftype[f]];
 			for (uint32_t k = 0; k < c->nowners[e]; k++) {
 				size_t j = c->owners[e][k];
 				if (row[j] < 0)
 					continue;
-				double v = c->icol[e * c->n + j][row[j]];
+				double v = icol[j][row[j]];
 				if (pmcf_is_missing(v))
 					continue;
 				if (pmcf_is_missing(first)) {
@@ -797,12 +804,13 @@ static void md_xus(void *arg, size_t t, size_t nt)
 					continue;
 				}
 				double dd = range > 0 ? (v - first) / range : 0.0;
-				sum += dd * dd;
-				cnt++;
+				sum[f] += dd * dd;
+				cnt[f]++;
 			}
 		}
-		M->md[f] = cnt ? sqrt(sum / cnt) : PMCF_MISSING;
 	}
+	for (size_t f = f0; f < f1; f++)
+		sum[f] = cnt[f] ? sqrt(sum[f] / cnt[f]) : PMCF_MISSING;
 }
 
 static int match_distances(struct cmb *c)
@@ -815,8 +823,9 @@ static int match_distances(struct cmb *c)
 	M.ty = calloc(c->n, sizeof(*M.ty));
 	uint32_t *tyall = malloc((nx ? nx : 1) * sizeof(*tyall));
 	M.md = malloc((c->nf ? c->nf : 1) * sizeof(*M.md));
+	M.cnt = malloc((c->nf ? c->nf : 1) * sizeof(*M.cnt));
 	int err = 0;
-	if (!M.me || !M.ty || !tyall || !M.md) {
+	if (!M.me || !M.ty || !tyall || !M.md || !M.cnt) {
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -843,6 +852,7 @@ out:
 	free(M.ty);
 	free(tyall);
 	free(M.md);
+	free(M.cnt);
 	free(M.lo);
 	free(M.hi);
 	return err;

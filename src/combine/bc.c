@@ -55,7 +55,7 @@ struct ws {
 	double *pts;             /* lower_bounds: s and u, k + 1 each */
 	int32_t *ci;             /* cell coordinates of lst[q]: ci[q * k ..] */
 	struct skey *srt, *stmp; /* lst positions sorted by cell */
-	uint8_t *paired;         /* per position in lst: paired this iteration */
+	uint8_t *paired;         /* per position in lst: paired this iteration (n + 1) */
 	uint32_t *litem;         /* leftover ids, cell by cell */
 	struct lcell *cell[2];   /* leftover cells of T_prev, T_cur, by key */
 	uint64_t *ckey[2];       /* their keys, contiguous for the sweep */
@@ -137,7 +137,7 @@ static int ws_init(struct ws *w, size_t n, size_t k)
 	w->ci = malloc(n * k * sizeof(*w->ci));
 	w->srt = malloc(n * sizeof(*w->srt));
 	w->stmp = malloc(n * sizeof(*w->stmp));
-	w->paired = calloc(n, 1);
+	w->paired = calloc(n + 1, 1);
 	w->litem = malloc(n * sizeof(*w->litem));
 	int ok = w->rem && w->lst && w->u && w->lb && w->pts && w->ci && w->srt && w->stmp && w->paired &&
 		 w->litem;
@@ -452,13 +452,36 @@ static int closest_cells(const struct grid *g, size_t na, size_t nb, int64_t *be
 	}
 	/* the sweep: every pair at distance <= best is looked at; the key
 	 * window is |key a - key b| <= win = floor(sqrt(k best)) */
-	size_t nt = 0, lo = 0;
+	size_t nt = 0, lo = 0, hi = 0;
 	uint64_t win = isqrt_u64((uint64_t)kk * (uint64_t)best);
 	for (size_t a = 0; a < na; a++) {
 		const int32_t *x = ca + a * k;
 		uint64_t key = A[a].key;
 		while (lo < nb && bk[lo] + win < key)
 			lo++;
+		if (best == 1) {
+			/* Two cells at distance 1 differ by 1 in one coordinate, so
+			 * their keys differ by exactly 1; a cell of the other side
+			 * with the same key is at distance 2 or more (the same
+			 * coordinates would make it the same cell, and a leftover cell
+			 * holds one side only). So only keys key - 1 and key + 1 are
+			 * looked at: the same pairs at distance 1, in the same order. */
+			while (hi < nb && bk[hi] <= key)
+				hi++;
+			for (size_t b = lo; b < hi && bk[b] < key; b++)
+				if (bk[b] + 1 == key && co_dist2(x, cb + b * k, k) == 1) {
+					int err = tie_add(w, &nt, a, b);
+					if (err)
+						return err;
+				}
+			for (size_t b = hi; b < nb && bk[b] == key + 1; b++)
+				if (co_dist2(x, cb + b * k, k) == 1) {
+					int err = tie_add(w, &nt, a, b);
+					if (err)
+						return err;
+				}
+			continue;
+		}
 		for (size_t b = lo; b < nb && bk[b] <= key + win; b++) {
 			int64_t dd = co_dist2(x, cb + b * k, k);
 			if (dd > best)
@@ -854,6 +877,25 @@ static void grid_pass(struct grid *g, size_t n, size_t np, unsigned d, size_t *n
 	pair_cells(g, n, np, hb, ncell);
 }
 
+/* Moves rem[from..to) down to rem[keep..), leaving out the XUs paired in
+ * this iteration (the active ones, under thr, are lst[*m], lst[*m + 1], ...
+ * in that order; their paired flags are cleared); returns keep + the number
+ * kept. Without branches on the flags (half of the active XUs pair). */
+static size_t drop_paired(struct ws *w, size_t from, size_t to, double thr, size_t *m, size_t keep)
+{
+	size_t mm = *m;
+	for (size_t q = from; q < to; q++) {
+		struct rx r = w->rem[q];
+		unsigned act = r.lb <= thr, gone = act & w->paired[mm]; /* paired has room for n + 1 */
+		w->paired[mm] &= (uint8_t)!act;
+		w->rem[keep] = r;
+		keep += !gone;
+		mm += act;
+	}
+	*m = mm;
+	return keep;
+}
+
 /* Fisher-Yates shuffle of r[0..n) (the swap for q = n, n - 1, ..., 2 with
  * a uniform position below q). The positions are drawn PREFETCH swaps
  * ahead, in the same order, so that r's random accesses are prefetched. */
@@ -923,16 +965,8 @@ static int cluster(struct grid *g)
 		grid_pass(g, na, nap, d, ncell);
 		size_t kp = g->npairs - before;
 		if (kp) { /* rem keeps its order; lst is its active XUs in order */
-			size_t keep = 0, keepp = 0;
-			for (size_t q = 0, m = 0; q < nrem; q++) {
-				if (w->rem[q].lb <= thr && w->paired[m++]) {
-					w->paired[m - 1] = 0;
-					continue;
-				}
-				keepp += q < remp;
-				w->rem[keep++] = w->rem[q];
-			}
-			nrem = keep;
+			size_t m = 0, keepp = drop_paired(w, 0, remp, thr, &m, 0);
+			nrem = drop_paired(w, remp, nrem, thr, &m, keepp);
 			remp = keepp;
 			remc -= kp;
 		}

@@ -412,6 +412,8 @@ static int tie_add(struct ws *w, size_t *nt, size_t a, size_t b)
 	return 0;
 }
 
+int cmbi_bc_all_pairs;
+
 /* calc_reduced_div (§3.2): the closest pairs of leftover cells (Euclidean
  * distance of their integer coordinates, one holding T_prev XUs, the other
  * T_cur XUs), then the closest cross pair of XUs between them, in grid
@@ -459,7 +461,7 @@ static int closest_cells(const struct grid *g, size_t na, size_t nb, int64_t *be
 		uint64_t key = A[a].key;
 		while (lo < nb && bk[lo] + win < key)
 			lo++;
-		if (best == 1) {
+		if (best == 1 && !cmbi_bc_all_pairs) {
 			/* Two cells at distance 1 differ by 1 in one coordinate, so
 			 * their keys differ by exactly 1; a cell of the other side
 			 * with the same key is at distance 2 or more (the same
@@ -500,8 +502,6 @@ static int closest_cells(const struct grid *g, size_t na, size_t nb, int64_t *be
 	*ntp = nt;
 	return 0;
 }
-
-int cmbi_bc_all_pairs;
 
 /* Cells this small are compared pair by pair. */
 #define SMALL_PAIRS 256

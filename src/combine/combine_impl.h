@@ -84,7 +84,9 @@ int cmbi_impute(struct cmb *c);
  * instead of the active ones only (same result, slower). */
 extern int cmbi_bc_all_active;
 /* Test hook: 1 compares every pair of XUs of the closest leftover cells
- * (the paper's calc_reduced_div), not the sweep along the diagonal. */
+ * (the paper's calc_reduced_div), not the sweep along the diagonal, and
+ * every pair of cells in the key window, not only the keys next to a
+ * cell's once the closest are 1 apart. */
 extern int cmbi_bc_all_pairs;
 /* Fused values are filled on several threads (opts->threads) from this
  * many values (fused XUs x events) on; tests lower it (same result). */

@@ -13,6 +13,7 @@
 #include "combine/combine_impl.h"
 #include "pmcfuse/combine.h"
 #include "pmcfuse/profile.h"
+#include "util/rng.h"
 
 /* One XU of a hand-built profile: type (0 "a", 1 "b"), label, start, and
  * values for the profile's events in order (duration first). */
@@ -499,6 +500,36 @@ static void test_fill_threads(void **state)
 		pmcf_profile_free(in[j]);
 }
 
+/* bc-unlabeled's shuffle draws its positions ahead (to prefetch them): the
+ * same permutation, and the same generator state after, as the textbook
+ * loop, for lengths around the look-ahead. */
+static void test_bc_shuffle(void **state)
+{
+	(void)state;
+	static const size_t lens[] = {0, 1, 2, 3, 15, 16, 17, 18, 19, 31, 32, 33, 1000};
+	for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+		size_t n = lens[l];
+		struct cmbi_rx a[1000], b[1000];
+		for (size_t q = 0; q < n; q++)
+			a[q] = b[q] = (struct cmbi_rx){(uint32_t)q, (float)q / 2};
+		struct pmcfi_rng ra, rb;
+		pmcfi_rng_seed(&ra, 42 + n);
+		pmcfi_rng_seed(&rb, 42 + n);
+		cmbi_shuffle(&ra, a, n);
+		for (size_t q = n; q > 1; q--) {
+			size_t o = pmcfi_rng_below(&rb, (uint32_t)q);
+			struct cmbi_rx t = b[q - 1];
+			b[q - 1] = b[o];
+			b[o] = t;
+		}
+		for (size_t q = 0; q < n; q++) {
+			assert_int_equal(a[q].id, b[q].id);
+			assert_true(a[q].lb == b[q].lb);
+		}
+		assert_int_equal(pmcfi_rng_next(&ra), pmcfi_rng_next(&rb));
+	}
+}
+
 /* Unequal XU counts: CTC and BC keep the larger count per type, the surplus
  * with missing values; LGL keeps the intersection. */
 static void test_unequal_counts(void **state)
@@ -871,15 +902,25 @@ static void test_truth_copied(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ctc_fig2),           cmocka_unit_test(test_ranks_never_paired),
-		cmocka_unit_test(test_lgl_fig2),           cmocka_unit_test(test_lgl_missing_extra),
-		cmocka_unit_test(test_lgl_needs_labels),   cmocka_unit_test(test_bc_identical),
-		cmocka_unit_test(test_bc_dmax_relaxation), cmocka_unit_test(test_bc_active_same),
-		cmocka_unit_test(test_fill_threads),       cmocka_unit_test(test_unequal_counts),
-		cmocka_unit_test(test_base_labels_join),   cmocka_unit_test(test_seeds_reproduce),
-		cmocka_unit_test(test_mismatch_refused),   cmocka_unit_test(test_bc_needs_overlap),
-		cmocka_unit_test(test_bc_three_and_fca),   cmocka_unit_test(test_labels),
-		cmocka_unit_test(test_label_keys),         cmocka_unit_test(test_strategy_names),
+		cmocka_unit_test(test_ctc_fig2),
+		cmocka_unit_test(test_ranks_never_paired),
+		cmocka_unit_test(test_lgl_fig2),
+		cmocka_unit_test(test_lgl_missing_extra),
+		cmocka_unit_test(test_lgl_needs_labels),
+		cmocka_unit_test(test_bc_identical),
+		cmocka_unit_test(test_bc_dmax_relaxation),
+		cmocka_unit_test(test_bc_active_same),
+		cmocka_unit_test(test_fill_threads),
+		cmocka_unit_test(test_unequal_counts),
+		cmocka_unit_test(test_bc_shuffle),
+		cmocka_unit_test(test_base_labels_join),
+		cmocka_unit_test(test_seeds_reproduce),
+		cmocka_unit_test(test_mismatch_refused),
+		cmocka_unit_test(test_bc_needs_overlap),
+		cmocka_unit_test(test_bc_three_and_fca),
+		cmocka_unit_test(test_labels),
+		cmocka_unit_test(test_label_keys),
+		cmocka_unit_test(test_strategy_names),
 		cmocka_unit_test(test_truth_copied),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -38,18 +38,11 @@ struct lcell {
 	uint32_t start, cnt; /* their ids: litem[start .. start+cnt) */
 };
 
-/* A remaining XU and the lower bound of its distance to the other side
- * (together: the shuffles of bc-unlabeled swap them at random). */
-struct rx {
-	uint32_t id;
-	float lb;
-};
-
 /* Workspace of one step, sized for its largest type and reused by every
  * type and every iteration (no allocation inside the iterations). */
 struct ws {
 	size_t cap, kcap;
-	struct rx *rem;          /* remaining ids: T_prev then T_cur */
+	struct cmbi_rx *rem;     /* remaining ids: T_prev then T_cur */
 	uint32_t *lst;           /* the remaining ids gridded this iteration */
 	double *u, *lb;          /* per id: (value - min) / range, k each; the bound */
 	double *pts;             /* lower_bounds: s and u, k + 1 each */
@@ -885,7 +878,7 @@ static size_t drop_paired(struct ws *w, size_t from, size_t to, double thr, size
 {
 	size_t mm = *m;
 	for (size_t q = from; q < to; q++) {
-		struct rx r = w->rem[q];
+		struct cmbi_rx r = w->rem[q];
 		unsigned act = r.lb <= thr, gone = act & w->paired[mm]; /* paired has room for n + 1 */
 		w->paired[mm] &= (uint8_t)!act;
 		w->rem[keep] = r;
@@ -896,10 +889,9 @@ static size_t drop_paired(struct ws *w, size_t from, size_t to, double thr, size
 	return keep;
 }
 
-/* Fisher-Yates shuffle of r[0..n) (the swap for q = n, n - 1, ..., 2 with
- * a uniform position below q). The positions are drawn PREFETCH swaps
- * ahead, in the same order, so that r's random accesses are prefetched. */
-static void shuffle(struct pmcfi_rng *rng, struct rx *r, size_t n)
+/* The positions are drawn PREFETCH swaps ahead, in the same order, so that
+ * r's random accesses are prefetched. */
+void cmbi_shuffle(struct pmcfi_rng *rng, struct cmbi_rx *r, size_t n)
 {
 	uint32_t ring[PREFETCH];
 	for (size_t a = 0; a < PREFETCH && n > a + 1; a++) {
@@ -912,7 +904,7 @@ static void shuffle(struct pmcfi_rng *rng, struct rx *r, size_t n)
 			ring[a] = pmcfi_rng_below_inline(rng, (uint32_t)(q - PREFETCH));
 			__builtin_prefetch(r + ring[a]);
 		}
-		struct rx t = r[q - 1];
+		struct cmbi_rx t = r[q - 1];
 		r[q - 1] = r[o];
 		r[o] = t;
 	}
@@ -953,7 +945,7 @@ static int cluster(struct grid *g)
 		if (g->strategy == PMCF_COMBINE_BC_UNLABELED) /* a seeded shuffle per side */
 			for (size_t side = 0, lo = 0; side < 2; side++) {
 				size_t hi = side ? nrem : remp;
-				shuffle(&g->rng, w->rem + lo, hi - lo);
+				cmbi_shuffle(&g->rng, w->rem + lo, hi - lo);
 				lo = hi;
 			}
 		int64_t T = 1;

@@ -13,6 +13,7 @@
 #include "combine/combine_impl.h"
 #include "pmcfuse/combine.h"
 #include "pmcfuse/profile.h"
+#include "util/rng.h"
 
 /* One XU of a hand-built profile: type (0 "a", 1 "b"), label, start, and
  * values for the profile's events in order (duration first). */
@@ -85,6 +86,29 @@ static int64_t src_of(const pmcf_profile *p, size_t f, const char *event)
 static double val(const pmcf_profile *p, size_t f, const char *event)
 {
 	return pmcf_profile_value(p, f, (size_t)pmcf_profile_event_find(p, event));
+}
+
+/* Every value of fused profile f is written once by the combination (the
+ * XUs are appended without values): with a source, the source's value; with
+ * none, a missing value and source -1, XU -1. */
+static void check_every_value(const pmcf_profile *f, pmcf_profile *const *in)
+{
+	for (size_t i = 0; i < pmcf_profile_nxus(f); i++)
+		for (size_t e = 0; e < pmcf_profile_nevents(f); e++) {
+			int32_t s;
+			int64_t x;
+			assert_int_equal(pmcf_profile_provenance_get(f, i, e, &s, &x), 0);
+			double v = pmcf_profile_value(f, i, e);
+			if (s < 0) {
+				assert_true(pmcf_is_missing(v));
+				assert_int_equal(x, -1);
+				continue;
+			}
+			long se = pmcf_profile_event_find(in[s], pmcf_profile_event_name(f, e));
+			assert_true(se >= 0 && x >= 0);
+			double w = pmcf_profile_value(in[s], (size_t)x, (size_t)se);
+			assert_memory_equal(&v, &w, sizeof(v));
+		}
 }
 
 static const char *const EA[] = {"duration", "e1", "e2"};
@@ -467,12 +491,43 @@ static void test_fill_threads(void **state)
 			pmcf_profile *f1 = fuse(strategy, 3, in, P, NULL);
 			cmbi_fill_thread_min = 65536;
 			fuse_threads = 0;
+			check_every_value(f1, in);
 			same_fused(f0, f1);
 			pmcf_profile_free(f0);
 			pmcf_profile_free(f1);
 		}
 	for (size_t j = 0; j < P; j++)
 		pmcf_profile_free(in[j]);
+}
+
+/* bc-unlabeled's shuffle draws its positions ahead (to prefetch them): the
+ * same permutation, and the same generator state after, as the textbook
+ * loop, for lengths around the look-ahead. */
+static void test_bc_shuffle(void **state)
+{
+	(void)state;
+	static const size_t lens[] = {0, 1, 2, 3, 15, 16, 17, 18, 19, 31, 32, 33, 1000};
+	for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+		size_t n = lens[l];
+		struct cmbi_rx a[1000], b[1000];
+		for (size_t q = 0; q < n; q++)
+			a[q] = b[q] = (struct cmbi_rx){(uint32_t)q, (float)q / 2};
+		struct pmcfi_rng ra, rb;
+		pmcfi_rng_seed(&ra, 42 + n);
+		pmcfi_rng_seed(&rb, 42 + n);
+		cmbi_shuffle(&ra, a, n);
+		for (size_t q = n; q > 1; q--) {
+			size_t o = pmcfi_rng_below(&rb, (uint32_t)q);
+			struct cmbi_rx t = b[q - 1];
+			b[q - 1] = b[o];
+			b[o] = t;
+		}
+		for (size_t q = 0; q < n; q++) {
+			assert_int_equal(a[q].id, b[q].id);
+			assert_true(a[q].lb == b[q].lb);
+		}
+		assert_int_equal(pmcfi_rng_next(&ra), pmcfi_rng_next(&rb));
+	}
 }
 
 /* Unequal XU counts: CTC and BC keep the larger count per type, the surplus
@@ -490,6 +545,7 @@ static void test_unequal_counts(void **state)
 		for (size_t i = 0; i < pmcf_profile_nxus(f); i++)
 			miss += pmcf_is_missing(val(f, i, "e3"));
 		assert_int_equal(miss, st.partial_xus);
+		check_every_value(f, in);
 		pmcf_profile_free(f);
 	}
 	/* the other way round: the second profile has the surplus */
@@ -498,6 +554,7 @@ static void test_unequal_counts(void **state)
 	pmcf_profile *f = fuse(PMCF_COMBINE_BC, 1, in2, 2, &st);
 	assert_int_equal(pmcf_profile_nxus(f), 6);
 	assert_int_equal(st.partial_xus, 2);
+	check_every_value(f, in2);
 	pmcf_profile_free(f);
 	for (int k = 0; k < 2; k++) {
 		pmcf_profile_free(in[k]);
@@ -845,15 +902,25 @@ static void test_truth_copied(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ctc_fig2),           cmocka_unit_test(test_ranks_never_paired),
-		cmocka_unit_test(test_lgl_fig2),           cmocka_unit_test(test_lgl_missing_extra),
-		cmocka_unit_test(test_lgl_needs_labels),   cmocka_unit_test(test_bc_identical),
-		cmocka_unit_test(test_bc_dmax_relaxation), cmocka_unit_test(test_bc_active_same),
-		cmocka_unit_test(test_fill_threads),       cmocka_unit_test(test_unequal_counts),
-		cmocka_unit_test(test_base_labels_join),   cmocka_unit_test(test_seeds_reproduce),
-		cmocka_unit_test(test_mismatch_refused),   cmocka_unit_test(test_bc_needs_overlap),
-		cmocka_unit_test(test_bc_three_and_fca),   cmocka_unit_test(test_labels),
-		cmocka_unit_test(test_label_keys),         cmocka_unit_test(test_strategy_names),
+		cmocka_unit_test(test_ctc_fig2),
+		cmocka_unit_test(test_ranks_never_paired),
+		cmocka_unit_test(test_lgl_fig2),
+		cmocka_unit_test(test_lgl_missing_extra),
+		cmocka_unit_test(test_lgl_needs_labels),
+		cmocka_unit_test(test_bc_identical),
+		cmocka_unit_test(test_bc_dmax_relaxation),
+		cmocka_unit_test(test_bc_active_same),
+		cmocka_unit_test(test_fill_threads),
+		cmocka_unit_test(test_unequal_counts),
+		cmocka_unit_test(test_bc_shuffle),
+		cmocka_unit_test(test_base_labels_join),
+		cmocka_unit_test(test_seeds_reproduce),
+		cmocka_unit_test(test_mismatch_refused),
+		cmocka_unit_test(test_bc_needs_overlap),
+		cmocka_unit_test(test_bc_three_and_fca),
+		cmocka_unit_test(test_labels),
+		cmocka_unit_test(test_label_keys),
+		cmocka_unit_test(test_strategy_names),
 		cmocka_unit_test(test_truth_copied),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 #include "pmcfuse/profile.h"
+#include "profile/bare.h"
 #include "profile/profile_impl.h"
 #include "util/internal.h"
 
@@ -333,6 +334,70 @@ static void test_xus_values(void **state)
 	for (size_t i = 0; i < 1000; i++)
 		assert_true(pmcf_is_missing(c2[i]));
 	assert_true(pmcf_profile_value(p, 7, ev) == -2.5);
+	pmcf_profile_free(p);
+}
+
+/* XUs appended bare (the combination's way): their fixed fields and labels
+ * as pmcf_profile_xu_add writes them, values and provenance as the caller
+ * writes them; refused where a per-XU layer would keep no default. */
+static void test_xu_add_bare(void **state)
+{
+	(void)state;
+	pmcf_profile *p;
+	uint32_t ty;
+	size_t ev, i;
+	assert_int_equal(pmcf_profile_new(&p), 0);
+	assert_int_equal(pmcf_profile_type_add(p, PMCF_XU_TASK, "t", "", &ty), 0);
+	assert_int_equal(pmcf_profile_event_add(p, "duration", &ev), 0);
+	pmcf_xu xu = {.type = ty,
+		      .thread = 3,
+		      .cpu = 1,
+		      .start_ns = 5,
+		      .end_ns = 9,
+		      .label = "0.1",
+		      .parent_label = "0"};
+	for (int k = 0; k < 100; k++) /* grows past the first capacity */
+		assert_int_equal(pmcfi_profile_xu_add_bare(p, &xu, &i), 0);
+	assert_int_equal(i, 99);
+	xu.end_ns = 1;
+	assert_int_equal(pmcfi_profile_xu_add_bare(p, &xu, NULL), PMCF_EINVAL); /* checked as xu_add */
+	assert_int_equal(pmcf_profile_nxus(p), 100);
+	pmcf_xu got;
+	assert_int_equal(pmcf_profile_xu_get(p, 42, &got), 0);
+	assert_int_equal(got.thread, 3);
+	assert_int_equal(got.cpu, 1);
+	assert_int_equal(got.start_ns, 5);
+	assert_int_equal(got.end_ns, 9);
+	assert_string_equal(got.label, "0.1");
+	assert_string_equal(got.parent_label, "0");
+	assert_int_equal(pmcfi_profile_provenance_enable_bare(p), 0);
+	assert_true(pmcf_profile_has_provenance(p));
+	assert_int_equal(pmcf_profile_source_add(p, "a.pmcf", "", NULL), 0);
+	double *col = pmcf_profile_column(p, ev);
+	int32_t *ps;
+	int64_t *px;
+	pmcfi_profile_provenance_columns(p, ev, &ps, &px);
+	for (size_t k = 0; k < 100; k++) {
+		col[k] = (double)k;
+		ps[k] = k % 2 ? 0 : -1;
+		px[k] = k % 2 ? (int64_t)k : -1;
+	}
+	int32_t s;
+	int64_t x;
+	assert_int_equal(pmcf_profile_provenance_get(p, 7, ev, &s, &x), 0);
+	assert_int_equal(s, 0);
+	assert_int_equal(x, 7);
+	assert_int_equal(pmcf_profile_provenance_get(p, 8, ev, &s, &x), 0);
+	assert_int_equal(s, -1);
+	assert_true(pmcf_profile_value(p, 8, ev) == 8);
+	/* a layer with per-XU defaults: refused, nothing appended */
+	xu.end_ns = 9;
+	assert_int_equal(pmcf_profile_match_distance_set(p, 0, 0.5), 0);
+	assert_int_equal(pmcfi_profile_xu_add_bare(p, &xu, NULL), PMCF_EINVAL);
+	assert_int_equal(pmcf_profile_nxus(p), 100);
+	assert_int_equal(pmcf_profile_xu_add(p, &xu, &i), 0);
+	assert_true(pmcf_is_missing(pmcf_profile_match_distance(p, i)));
+	assert_true(pmcf_is_missing(pmcf_profile_value(p, i, ev)));
 	pmcf_profile_free(p);
 }
 
@@ -1225,15 +1290,25 @@ static void test_limits(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_shorten),         cmocka_unit_test(test_limits),
-		cmocka_unit_test(test_kind_names),      cmocka_unit_test(test_meta),
-		cmocka_unit_test(test_types),           cmocka_unit_test(test_many_names),
-		cmocka_unit_test(test_events),          cmocka_unit_test(test_xus_values),
-		cmocka_unit_test(test_layers),          cmocka_unit_test(test_roundtrip_special_values),
-		cmocka_unit_test(test_ranks),           cmocka_unit_test(test_roundtrip_all_layers),
-		cmocka_unit_test(test_roundtrip_empty), cmocka_unit_test(test_sql_layer),
-		cmocka_unit_test(test_open_foreign),    cmocka_unit_test(test_open_damaged),
-		cmocka_unit_test(test_open_truncated),  cmocka_unit_test(test_save_fails_cleanly),
+		cmocka_unit_test(test_shorten),
+		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_kind_names),
+		cmocka_unit_test(test_meta),
+		cmocka_unit_test(test_types),
+		cmocka_unit_test(test_many_names),
+		cmocka_unit_test(test_events),
+		cmocka_unit_test(test_xus_values),
+		cmocka_unit_test(test_layers),
+		cmocka_unit_test(test_xu_add_bare),
+		cmocka_unit_test(test_roundtrip_special_values),
+		cmocka_unit_test(test_ranks),
+		cmocka_unit_test(test_roundtrip_all_layers),
+		cmocka_unit_test(test_roundtrip_empty),
+		cmocka_unit_test(test_sql_layer),
+		cmocka_unit_test(test_open_foreign),
+		cmocka_unit_test(test_open_damaged),
+		cmocka_unit_test(test_open_truncated),
+		cmocka_unit_test(test_save_fails_cleanly),
 		cmocka_unit_test(test_save_atomic),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

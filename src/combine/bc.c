@@ -22,6 +22,9 @@
 #define DMAX_CAP (1u << 20)
 /* Cells with more XUs than this sharing one key are ordered by qsort. */
 #define SMALL_RUN 24
+/* Loops that read at random positions known ahead prefetch this many
+ * elements ahead (the results do not depend on it). */
+#define PREFETCH 16
 
 struct skey {
 	uint64_t key; /* sum of the cell coordinates (the sweep axis), then hb
@@ -36,24 +39,17 @@ struct lcell {
 	uint32_t start, cnt; /* their ids: litem[start .. start+cnt) */
 };
 
-/* A remaining XU and the lower bound of its distance to the other side
- * (together: the shuffles of bc-unlabeled swap them at random). */
-struct rx {
-	uint32_t id;
-	float lb;
-};
-
 /* Workspace of one step, sized for its largest type and reused by every
  * type and every iteration (no allocation inside the iterations). */
 struct ws {
 	size_t cap, kcap;
-	struct rx *rem;          /* remaining ids: T_prev then T_cur */
+	struct cmbi_rx *rem;     /* remaining ids: T_prev then T_cur */
 	uint32_t *lst;           /* the remaining ids gridded this iteration */
 	double *u, *lb;          /* per id: (value - min) / range, k each; the bound */
 	double *pts;             /* lower_bounds: s and u, k + 1 each */
 	int32_t *ci;             /* cell coordinates of lst[q]: ci[q * k ..] */
 	struct skey *srt, *stmp; /* lst positions sorted by cell */
-	uint8_t *paired;         /* per position in lst: paired this iteration */
+	uint8_t *paired;         /* per position in lst: paired this iteration (n + 1) */
 	uint32_t *litem;         /* leftover ids, cell by cell */
 	struct lcell *cell[2];   /* leftover cells of T_prev, T_cur, by key */
 	uint64_t *ckey[2];       /* their keys, contiguous for the sweep */
@@ -135,7 +131,7 @@ static int ws_init(struct ws *w, size_t n, size_t k)
 	w->ci = malloc(n * k * sizeof(*w->ci));
 	w->srt = malloc(n * sizeof(*w->srt));
 	w->stmp = malloc(n * sizeof(*w->stmp));
-	w->paired = calloc(n, 1);
+	w->paired = calloc(n + 1, 1);
 	w->litem = malloc(n * sizeof(*w->litem));
 	int ok = w->rem && w->lst && w->u && w->lb && w->pts && w->ci && w->srt && w->stmp && w->paired &&
 		 w->litem;
@@ -341,6 +337,8 @@ static void coords(const struct grid *g, size_t n, unsigned d, unsigned hb)
 {
 	struct ws *w = g->w;
 	for (size_t q = 0; q < n; q++) {
+		if (q + PREFETCH < n) /* lst is in rem order: u is read at random */
+			__builtin_prefetch(w->u + (size_t)w->lst[q + PREFETCH] * g->k);
 		const double *x = w->u + (size_t)w->lst[q] * g->k;
 		int32_t *co = w->ci + q * g->k;
 		uint64_t key = 0;
@@ -404,6 +402,8 @@ static int tie_add(struct ws *w, size_t *nt, size_t a, size_t b)
 	return 0;
 }
 
+int cmbi_bc_all_pairs;
+
 /* calc_reduced_div (§3.2): the closest pairs of leftover cells (Euclidean
  * distance of their integer coordinates, one holding T_prev XUs, the other
  * T_cur XUs), then the closest cross pair of XUs between them, in grid
@@ -444,13 +444,36 @@ static int closest_cells(const struct grid *g, size_t na, size_t nb, int64_t *be
 	}
 	/* the sweep: every pair at distance <= best is looked at; the key
 	 * window is |key a - key b| <= win = floor(sqrt(k best)) */
-	size_t nt = 0, lo = 0;
+	size_t nt = 0, lo = 0, hi = 0;
 	uint64_t win = isqrt_u64((uint64_t)kk * (uint64_t)best);
 	for (size_t a = 0; a < na; a++) {
 		const int32_t *x = ca + a * k;
 		uint64_t key = A[a].key;
 		while (lo < nb && bk[lo] + win < key)
 			lo++;
+		if (best == 1 && !cmbi_bc_all_pairs) {
+			/* Two cells at distance 1 differ by 1 in one coordinate, so
+			 * their keys differ by exactly 1; a cell of the other side
+			 * with the same key is at distance 2 or more (the same
+			 * coordinates would make it the same cell, and a leftover cell
+			 * holds one side only). So only keys key - 1 and key + 1 are
+			 * looked at: the same pairs at distance 1, in the same order. */
+			while (hi < nb && bk[hi] <= key)
+				hi++;
+			for (size_t b = lo; b < hi && bk[b] < key; b++)
+				if (bk[b] + 1 == key && co_dist2(x, cb + b * k, k) == 1) {
+					int err = tie_add(w, &nt, a, b);
+					if (err)
+						return err;
+				}
+			for (size_t b = hi; b < nb && bk[b] == key + 1; b++)
+				if (co_dist2(x, cb + b * k, k) == 1) {
+					int err = tie_add(w, &nt, a, b);
+					if (err)
+						return err;
+				}
+			continue;
+		}
 		for (size_t b = lo; b < nb && bk[b] <= key + win; b++) {
 			int64_t dd = co_dist2(x, cb + b * k, k);
 			if (dd > best)
@@ -469,8 +492,6 @@ static int closest_cells(const struct grid *g, size_t na, size_t nb, int64_t *be
 	*ntp = nt;
 	return 0;
 }
-
-int cmbi_bc_all_pairs;
 
 /* Cells this small are compared pair by pair. */
 #define SMALL_PAIRS 256
@@ -667,6 +688,10 @@ static void pair_cells(struct grid *g, size_t n, size_t remp, unsigned hb, size_
 				order_run(w->srt + r, re - r, w->ci, k);
 		}
 		for (size_t cs = r; cs < re;) {
+			if (cs + PREFETCH < n) { /* srt is in cell order: ci, lst at random */
+				__builtin_prefetch(w->ci + (size_t)s[cs + PREFETCH].q * k);
+				__builtin_prefetch(w->lst + s[cs + PREFETCH].q);
+			}
 			const int32_t *co = w->ci + (size_t)s[cs].q * k;
 			size_t ce = cs + 1, m = cs;
 			while (ce < re && s[ce].h == s[cs].h &&
@@ -755,6 +780,8 @@ static void lower_bounds(const struct grid *g, size_t n)
 	/* s and u of each side in that order, contiguous */
 	double *P = w->pts;
 	for (size_t q = 0; q < n; q++) {
+		if (q + PREFETCH < n)
+			__builtin_prefetch(w->u + (size_t)S[q + PREFETCH].q * k);
 		const double *x = w->u + (size_t)S[q].q * k;
 		double *o = P + q * k1, sum = 0;
 		for (size_t e = 0; e < k; e++) {
@@ -840,6 +867,46 @@ static void grid_pass(struct grid *g, size_t n, size_t np, unsigned d, size_t *n
 	pair_cells(g, n, np, hb, ncell);
 }
 
+/* Moves rem[from..to) down to rem[keep..), leaving out the XUs paired in
+ * this iteration (the active ones, under thr, are lst[*m], lst[*m + 1], ...
+ * in that order; their paired flags are cleared); returns keep + the number
+ * kept. Without branches on the flags (half of the active XUs pair). */
+static size_t drop_paired(struct ws *w, size_t from, size_t to, double thr, size_t *m, size_t keep)
+{
+	size_t mm = *m;
+	for (size_t q = from; q < to; q++) {
+		struct cmbi_rx r = w->rem[q];
+		unsigned act = r.lb <= thr, gone = act & w->paired[mm]; /* paired has room for n + 1 */
+		w->paired[mm] &= (uint8_t)!act;
+		w->rem[keep] = r;
+		keep += !gone;
+		mm += act;
+	}
+	*m = mm;
+	return keep;
+}
+
+/* The positions are drawn PREFETCH swaps ahead, in the same order, so that
+ * r's random accesses are prefetched. */
+void cmbi_shuffle(struct pmcfi_rng *rng, struct cmbi_rx *r, size_t n)
+{
+	uint32_t ring[PREFETCH];
+	for (size_t a = 0; a < PREFETCH && n > a + 1; a++) {
+		ring[a] = pmcfi_rng_below_inline(rng, (uint32_t)(n - a));
+		__builtin_prefetch(r + ring[a]);
+	}
+	for (size_t q = n, a = 0; q > 1; q--, a = (a + 1) % PREFETCH) {
+		size_t o = ring[a];
+		if (q > PREFETCH + 1) {
+			ring[a] = pmcfi_rng_below_inline(rng, (uint32_t)(q - PREFETCH));
+			__builtin_prefetch(r + ring[a]);
+		}
+		struct cmbi_rx t = r[q - 1];
+		r[q - 1] = r[o];
+		r[o] = t;
+	}
+}
+
 /* The iterations of Algorithm 3 lines 15-33 for one type. */
 static int cluster(struct grid *g)
 {
@@ -875,12 +942,7 @@ static int cluster(struct grid *g)
 		if (g->strategy == PMCF_COMBINE_BC_UNLABELED) /* a seeded shuffle per side */
 			for (size_t side = 0, lo = 0; side < 2; side++) {
 				size_t hi = side ? nrem : remp;
-				for (size_t q = hi - lo; q > 1; q--) {
-					size_t o = lo + pmcfi_rng_below(&g->rng, (uint32_t)q);
-					struct rx t = w->rem[lo + q - 1];
-					w->rem[lo + q - 1] = w->rem[o];
-					w->rem[o] = t;
-				}
+				cmbi_shuffle(&g->rng, w->rem + lo, hi - lo);
 				lo = hi;
 			}
 		int64_t T = 1;
@@ -892,16 +954,8 @@ static int cluster(struct grid *g)
 		grid_pass(g, na, nap, d, ncell);
 		size_t kp = g->npairs - before;
 		if (kp) { /* rem keeps its order; lst is its active XUs in order */
-			size_t keep = 0, keepp = 0;
-			for (size_t q = 0, m = 0; q < nrem; q++) {
-				if (w->rem[q].lb <= thr && w->paired[m++]) {
-					w->paired[m - 1] = 0;
-					continue;
-				}
-				keepp += q < remp;
-				w->rem[keep++] = w->rem[q];
-			}
-			nrem = keep;
+			size_t m = 0, keepp = drop_paired(w, 0, remp, thr, &m, 0);
+			nrem = drop_paired(w, remp, nrem, thr, &m, keepp);
 			remp = keepp;
 			remc -= kp;
 		}
@@ -1024,10 +1078,12 @@ struct step_job {
 	const char **clab;           /* labels of input i's XUs */
 	const uint32_t *clen;
 	const uint32_t *order; /* types, largest first */
-	/* results per type t at cs[t] ...: pairs (fused XU, position of the XU
-	 * of input i among those of type t) */
-	uint32_t *pf, *px;
-	size_t *npairs, *iters;
+	/* results per type t: its pairs applied to c (input i's XU into the
+	 * fused XU's row, the label cut to the first common ancestor), and
+	 * cpaired[cs[t] + q] set for the q-th XU of input i of type t that
+	 * paired (types write disjoint rows and ranges: any thread order) */
+	unsigned char *cpaired;
+	size_t *iters;
 	unsigned *dmax;
 	pthread_mutex_t lock;
 	size_t next; /* the next type in order to take */
@@ -1177,10 +1233,13 @@ static int cluster_type(struct step_worker *W, uint32_t t)
 		return err;
 	J->iters[t] = g.iterations;
 	J->dmax[t] = g.dmax;
-	J->npairs[t] = g.npairs;
+	/* Algorithm 4 for the pairs: counts of E_prev from t_prev (already
+	 * there), of E_cur \ E_prev from t_cur; label = first common ancestor */
 	for (size_t q = 0; q < g.npairs; q++) {
-		J->pf[J->cs[t] + q] = P[W->pp[q]];
-		J->px[J->cs[t] + q] = W->pc[q] - (uint32_t)np; /* within the type */
+		uint32_t f = P[W->pp[q]], xl = W->pc[q] - (uint32_t)np, x = C[xl];
+		c->src[(size_t)f * c->n + J->i] = (int32_t)x;
+		c->lablen[f] = (uint32_t)cmbi_label_fca(c->lab[f], c->lablen[f], J->clab[x], J->clen[x]);
+		J->cpaired[J->cs[t] + xl] = 1;
 	}
 	return 0;
 }
@@ -1277,19 +1336,16 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 	uint32_t *pidx = malloc((nf0 ? nf0 : 1) * sizeof(uint32_t)), *cidx = NULL;
 	const char **clab = malloc((nx ? nx : 1) * sizeof(*clab));
 	uint32_t *clen = malloc((nx ? nx : 1) * sizeof(*clen));
-	uint32_t *pf = malloc((nx ? nx : 1) * sizeof(uint32_t)),
-		 *px = malloc((nx ? nx : 1) * sizeof(uint32_t));
+	unsigned char *cpaired = calloc(nx ? nx : 1, 1);
 	uint32_t *torder = malloc((c->ntypes ? c->ntypes : 1) * sizeof(uint32_t));
-	size_t *npairs = calloc(c->ntypes + 1, sizeof(size_t)),
-	       *iters = calloc(c->ntypes + 1, sizeof(size_t));
+	size_t *iters = calloc(c->ntypes + 1, sizeof(size_t));
 	size_t *tsize = calloc(c->ntypes + 1, sizeof(size_t));
 	unsigned *dmax = calloc(c->ntypes + 1, sizeof(unsigned));
 	struct step_worker *W = NULL;
 	pthread_t *tid = NULL;
 	size_t nthreads = 0;
 	int err = cmbi_by_type(c, i, &cidx, &cs);
-	if (!err &&
-	    (!ps || !pidx || !clab || !clen || !pf || !px || !torder || !npairs || !iters || !tsize || !dmax))
+	if (!err && (!ps || !pidx || !clab || !clen || !cpaired || !torder || !iters || !tsize || !dmax))
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	if (err)
 		goto out;
@@ -1322,9 +1378,7 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 			      .clab = clab,
 			      .clen = clen,
 			      .order = torder,
-			      .pf = pf,
-			      .px = px,
-			      .npairs = npairs,
+			      .cpaired = cpaired,
 			      .iters = iters,
 			      .dmax = dmax};
 	J.cpus = cmbi_cpus(c);
@@ -1350,9 +1404,9 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 	pthread_mutex_destroy(&J.lock);
 	if ((err = J.err))
 		goto out;
-	/* Algorithm 4, type by type in order: counts of E_prev from t_prev
-	 * (already there), of E_cur \ E_prev from t_cur; label = first common
-	 * ancestor */
+	/* the pairs are applied (cluster_type); type by type in order, a
+	 * profile with more XUs of a type: its surplus XUs stay, with the
+	 * events of the other profiles missing (fuse-openmp §3) */
 	for (uint32_t t = 0; t < c->ntypes && !err; t++) {
 		size_t nc = cs[t + 1] - cs[t];
 		if (!nc)
@@ -1360,19 +1414,7 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 		c->stats->bc_iterations += iters[t];
 		if (dmax[t] > c->stats->bc_dmax)
 			c->stats->bc_dmax = dmax[t];
-		unsigned char *paired = calloc(nc, 1);
-		if (!paired) {
-			err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-			break;
-		}
-		for (size_t q = 0; q < npairs[t]; q++) {
-			uint32_t f = pf[cs[t] + q], xl = px[cs[t] + q], x = cidx[cs[t] + xl];
-			c->src[(size_t)f * c->n + i] = (int32_t)x;
-			c->lablen[f] = (uint32_t)cmbi_label_fca(c->lab[f], c->lablen[f], clab[x], clen[x]);
-			paired[xl] = 1;
-		}
-		/* a profile with more XUs of this type: its surplus XUs stay, with
-		 * the events of the other profiles missing (fuse-openmp §3) */
+		const unsigned char *paired = cpaired + cs[t];
 		for (size_t q = 0; q < nc && !err; q++) {
 			if (paired[q])
 				continue;
@@ -1386,7 +1428,6 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 			c->lab[f] = clab[x];
 			c->lablen[f] = clen[x];
 		}
-		free(paired);
 	}
 out:
 	free(tid);
@@ -1397,10 +1438,8 @@ out:
 	free(cidx);
 	free(clab);
 	free(clen);
-	free(pf);
-	free(px);
+	free(cpaired);
 	free(torder);
-	free(npairs);
 	free(iters);
 	free(tsize);
 	free(dmax);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "combine/combine_impl.h"
 #include "pmcfuse/events.h"
+#include "profile/bare.h"
 #include "profile/ident.h"
 #include "util/json_bytes.h"
 #include "util/abi.h"
@@ -402,6 +403,9 @@ static int setup(struct cmb *c)
 		if (!c->evidx[j])
 			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	}
+	c->icol = malloc((c->nev ? c->nev : 1) * c->n * sizeof(*c->icol));
+	if (!c->icol)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	for (size_t e = 0; e < c->nev; e++) {
 		c->owners[e] = malloc(c->n * sizeof(uint32_t));
 		if (!c->owners[e])
@@ -410,6 +414,8 @@ static int setup(struct cmb *c)
 		for (size_t j = 0; j < c->n; j++) {
 			long k = pmcf_profile_event_find(c->in[j], name);
 			c->evidx[j][e] = k >= 0 ? k : -1;
+			c->icol[e * c->n + j] =
+				k >= 0 ? pmcf_profile_column_const(c->in[j], (size_t)k) : NULL;
 			if (k >= 0)
 				c->owners[e][c->nowners[e]++] = (uint32_t)j;
 		}
@@ -431,6 +437,7 @@ static void teardown(struct cmb *c)
 	free(c->evidx);
 	free(c->owners);
 	free(c->nowners);
+	free(c->icol);
 	free(c->src);
 	free(c->lab);
 	free(c->lablen);
@@ -595,8 +602,10 @@ static int add_xus(struct cmb *c)
 			xu.label = buf;
 			xu.parent_label = par;
 		}
+		/* values and provenance: fill_values writes each once */
 		size_t i;
-		err = pmcf_profile_xu_add(c->out, &xu, &i);
+		err = c->ranks ? pmcf_profile_xu_add(c->out, &xu, &i)
+			       : pmcfi_profile_xu_add_bare(c->out, &xu, &i);
 		if (!err && c->ranks)
 			err = pmcf_profile_rank_set(c->out, i, (int32_t)(c->ftype[f] / c->nftypes));
 	}
@@ -622,52 +631,105 @@ static int set_base_labels(struct cmb *c)
 	return err;
 }
 
-/* Fused event e: each fused XU's value and provenance from its first
- * source that monitored e; icol: room for c->n column pointers. Writes only
- * column e of c->out (threads may fill different events at once). */
-static int fill_event(struct cmb *c, size_t e, const double **icol)
-{
-	double *col = pmcf_profile_column(c->out, e);
-	for (size_t j = 0; j < c->n; j++)
-		icol[j] = c->evidx[j][e] >= 0 ? pmcf_profile_column_const(c->in[j], (size_t)c->evidx[j][e])
-					      : NULL;
-	for (size_t f = 0; f < c->nf; f++) {
-		const int32_t *row = c->src + f * c->n;
-		for (uint32_t k = 0; k < c->nowners[e]; k++) {
-			uint32_t j = c->owners[e][k];
-			if (row[j] < 0)
-				continue;
-			col[f] = icol[j][row[j]];
-			int err = pmcf_profile_provenance_set(c->out, f, e, (int32_t)j, row[j]);
-			if (err)
-				return err;
-			break;
-		}
-	}
-	return 0;
-}
-
-/* Events first, first + step, ... of a combination, filled by one thread. */
-struct fill_job {
-	struct cmb *c;
-	size_t first, step;
-	const double **icol;
-	int err;
+/* Runs fn(arg, t, nt) for t = 0 .. nt-1, each on its own thread (t = 0 on
+ * this one; a part whose thread cannot be started runs here too). The parts
+ * write disjoint memory, so the result never depends on nt. */
+struct part_job {
+	void (*fn)(void *arg, size_t t, size_t nt);
+	void *arg;
+	size_t t, nt;
 };
 
-static void *fill_thread(void *arg)
+static void *part_thread(void *arg)
 {
-	struct fill_job *F = arg;
-	for (size_t e = F->first; e < F->c->nev && !F->err; e += F->step)
-		F->err = fill_event(F->c, e, F->icol);
+	struct part_job *P = arg;
+	P->fn(P->arg, P->t, P->nt);
 	return NULL;
+}
+
+static int on_threads(size_t nt, void (*fn)(void *arg, size_t t, size_t nt), void *arg)
+{
+	if (nt <= 1) {
+		fn(arg, 0, 1);
+		return 0;
+	}
+	struct part_job *P = malloc(nt * sizeof(*P));
+	pthread_t *tid = malloc(nt * sizeof(*tid));
+	if (!P || !tid) {
+		free(P);
+		free(tid);
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	}
+	size_t started = 1;
+	for (size_t t = 0; t < nt; t++)
+		P[t] = (struct part_job){fn, arg, t, nt};
+	for (; started < nt; started++)
+		if (pthread_create(&tid[started], NULL, part_thread, &P[started]) != 0)
+			break;
+	for (size_t t = started; t < nt; t++) /* no thread for these: here */
+		fn(arg, t, nt);
+	fn(arg, 0, nt);
+	for (size_t t = 1; t < started; t++)
+		pthread_join(tid[t], NULL);
+	free(P);
+	free(tid);
+	return 0;
 }
 
 size_t cmbi_fill_thread_min = 65536;
 
+/* Threads for a pass over the fused profile of about `work` values: up to
+ * cmbi_cpus() from cmbi_fill_thread_min values on, at most `most`. */
+static size_t pass_threads(const struct cmb *c, size_t work, size_t most)
+{
+	size_t nt = cmbi_cpus(c);
+	nt = nt < most ? nt : most;
+	return work >= cmbi_fill_thread_min && nt ? nt : 1;
+}
+
+/* Fused event e: each fused XU's value and provenance from its first
+ * source that monitored e, else a missing value and source -1 (add_xus and
+ * the provenance layer left them unwritten: this is the one write of each).
+ * Writes only column e of c->out (threads may fill different events at
+ * once). */
+static void fill_event(struct cmb *c, size_t e)
+{
+	double *col = pmcf_profile_column(c->out, e);
+	int32_t *psrc;
+	int64_t *pxu;
+	pmcfi_profile_provenance_columns(c->out, e, &psrc, &pxu);
+	const uint32_t *own = c->owners[e], no = c->nowners[e];
+	const double *const *icol = c->icol + e * c->n;
+	for (size_t f = 0; f < c->nf; f++) {
+		const int32_t *row = c->src + f * c->n;
+		double v = PMCF_MISSING;
+		int32_t s = -1, x = -1;
+		for (uint32_t k = 0; k < no; k++) {
+			uint32_t j = own[k];
+			if (row[j] >= 0) {
+				v = icol[j][row[j]];
+				s = (int32_t)j;
+				x = row[j];
+				break;
+			}
+		}
+		col[f] = v;
+		psrc[f] = s;
+		pxu[f] = x;
+	}
+}
+
+/* Events t, t + nt, ... (each column written by one thread). */
+static void fill_part(void *arg, size_t t, size_t nt)
+{
+	struct cmb *c = arg;
+	for (size_t e = t; e < c->nev; e += nt)
+		fill_event(c, e);
+}
+
 static int fill_values(struct cmb *c)
 {
-	int err = pmcf_profile_provenance_enable(c->out);
+	int err = pmcfi_profile_provenance_enable_bare(c->out);
 	if (err)
 		return err;
 	for (size_t j = 0; j < c->n; j++) {
@@ -679,88 +741,88 @@ static int fill_values(struct cmb *c)
 		if (err)
 			return err;
 	}
-	/* the events on up to cmbi_cpus() threads, interleaved (each column is
-	 * written by one thread: the same values for any number) */
-	size_t nt = cmbi_cpus(c);
-	nt = nt < c->nev ? nt : c->nev;
-	nt = c->nf * c->nev >= cmbi_fill_thread_min && nt ? nt : 1;
-	struct fill_job *F = calloc(nt, sizeof(*F));
-	const double **icol = malloc(nt * c->n * sizeof(*icol));
-	pthread_t *tid = malloc(nt * sizeof(*tid));
-	if (!F || !icol || !tid) {
-		free(F);
-		free(icol);
-		free(tid);
-		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	}
-	size_t started = 1;
-	for (size_t t = 0; t < nt; t++)
-		F[t] = (struct fill_job){c, t, nt, icol + t * c->n, 0};
-	for (; started < nt; started++)
-		if (pthread_create(&tid[started], NULL, fill_thread, &F[started]) != 0)
-			break;
-	for (size_t t = started; t < nt; t++) /* no thread for these: here */
-		fill_thread(&F[t]);
-	fill_thread(&F[0]);
-	for (size_t t = 1; t < started; t++)
-		pthread_join(tid[t], NULL);
-	/* an error of another thread: its detail is that thread's; fill the
-	 * event again here for the message */
-	for (size_t t = 0; t < nt && !err; t++)
-		if (F[t].err)
-			for (size_t e = F[t].first; e < c->nev && !err; e += nt)
-				err = fill_event(c, e, icol);
-	free(F);
-	free(icol);
-	free(tid);
-	return err;
+	return on_threads(pass_threads(c, c->nf * c->nev, c->nev), fill_part, c);
 }
 
 /* Match distance (see combine.h): for each event monitored by several
  * sources of a fused XU, the differences to the first source's value,
- * each over the event's range within the XU type. */
-static int match_distances(struct cmb *c)
+ * each over the event's range within the XU type. In three passes on
+ * threads: the type of every input XU (inputs interleaved), each event's
+ * range per type (events interleaved), then the distances (fused XUs in
+ * ranges: each sums its events in event order, as on one thread). */
+struct md_job {
+	struct cmb *c;
+	size_t nt;       /* types (groups) */
+	size_t nme, *me; /* the events with several sources */
+	uint32_t **ty;   /* per input, the type of each XU */
+	double *lo, *hi; /* per event of me and type */
+	double *md;      /* per fused XU: the sum of squares, then the distance */
+	uint32_t *cnt;   /* per fused XU: the terms summed */
+};
+
+static void md_types(void *arg, size_t t, size_t nt)
 {
-	size_t nt = c->ntypes ? c->ntypes : 1;
-	double *lo = malloc(nt * sizeof(double)), *hi = malloc(nt * sizeof(double));
-	double *sum = calloc(c->nf ? c->nf : 1, sizeof(double));
-	uint32_t *cnt = calloc(c->nf ? c->nf : 1, sizeof(uint32_t));
-	int err = 0;
-	if (!lo || !hi || !sum || !cnt) {
-		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-		goto out;
+	struct md_job *M = arg;
+	for (size_t j = t; j < M->c->n; j += nt) {
+		size_t nx = pmcf_profile_nxus(M->c->in[j]);
+		for (size_t x = 0; x < nx; x++)
+			M->ty[j][x] = cmbi_type(M->c, j, x);
 	}
-	for (size_t e = 0; e < c->nev; e++) {
-		if (c->nowners[e] < 2)
-			continue;
-		for (size_t t = 0; t < nt; t++) {
-			lo[t] = INFINITY;
-			hi[t] = -INFINITY;
+}
+
+static void md_ranges(void *arg, size_t t, size_t nt)
+{
+	struct md_job *M = arg;
+	const struct cmb *c = M->c;
+	for (size_t q = t; q < M->nme; q += nt) {
+		size_t e = M->me[q];
+		double *lo = M->lo + q * M->nt, *hi = M->hi + q * M->nt;
+		for (size_t y = 0; y < M->nt; y++) {
+			lo[y] = INFINITY;
+			hi[y] = -INFINITY;
 		}
 		for (uint32_t k = 0; k < c->nowners[e]; k++) {
 			size_t j = c->owners[e][k];
-			const double *col = pmcf_profile_column_const(c->in[j], (size_t)c->evidx[j][e]);
+			const double *col = c->icol[e * c->n + j];
+			const uint32_t *ty = M->ty[j];
 			size_t nx = pmcf_profile_nxus(c->in[j]);
 			for (size_t x = 0; x < nx; x++) {
 				double v = col[x];
 				if (pmcf_is_missing(v))
 					continue;
-				uint32_t t = cmbi_type(c, j, x);
-				if (v < lo[t])
-					lo[t] = v;
-				if (v > hi[t])
-					hi[t] = v;
+				uint32_t y = ty[x];
+				if (v < lo[y])
+					lo[y] = v;
+				if (v > hi[y])
+					hi[y] = v;
 			}
 		}
-		for (size_t f = 0; f < c->nf; f++) {
+	}
+}
+
+static void md_xus(void *arg, size_t t, size_t nt)
+{
+	struct md_job *M = arg;
+	const struct cmb *c = M->c;
+	size_t f0 = c->nf * t / nt, f1 = c->nf * (t + 1) / nt;
+	double *sum = M->md;
+	uint32_t *cnt = M->cnt;
+	for (size_t f = f0; f < f1; f++) {
+		sum[f] = 0;
+		cnt[f] = 0;
+	}
+	for (size_t q = 0; q < M->nme; q++) { /* an event at a time: fewer columns read at once */
+		size_t e = M->me[q];
+		const double *const *icol = c->icol + e * c->n;
+		const double *lo = M->lo + q * M->nt, *hi = M->hi + q * M->nt;
+		for (size_t f = f0; f < f1; f++) {
 			const int32_t *row = c->src + f * c->n;
 			double first = NAN, range = hi[c->ftype[f]] - lo[c->ftype[f]];
 			for (uint32_t k = 0; k < c->nowners[e]; k++) {
 				size_t j = c->owners[e][k];
 				if (row[j] < 0)
 					continue;
-				double v =
-					pmcf_profile_value(c->in[j], (size_t)row[j], (size_t)c->evidx[j][e]);
+				double v = icol[j][row[j]];
 				if (pmcf_is_missing(v))
 					continue;
 				if (pmcf_is_missing(first)) {
@@ -773,14 +835,52 @@ static int match_distances(struct cmb *c)
 			}
 		}
 	}
+	for (size_t f = f0; f < f1; f++)
+		sum[f] = cnt[f] ? sqrt(sum[f] / cnt[f]) : PMCF_MISSING;
+}
+
+static int match_distances(struct cmb *c)
+{
+	struct md_job M = {.c = c, .nt = c->ntypes ? c->ntypes : 1};
+	size_t nx = 0;
+	for (size_t j = 0; j < c->n; j++)
+		nx += pmcf_profile_nxus(c->in[j]);
+	M.me = malloc((c->nev ? c->nev : 1) * sizeof(*M.me));
+	M.ty = calloc(c->n, sizeof(*M.ty));
+	uint32_t *tyall = malloc((nx ? nx : 1) * sizeof(*tyall));
+	M.md = malloc((c->nf ? c->nf : 1) * sizeof(*M.md));
+	M.cnt = malloc((c->nf ? c->nf : 1) * sizeof(*M.cnt));
+	int err = 0;
+	if (!M.me || !M.ty || !tyall || !M.md || !M.cnt) {
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t e = 0; e < c->nev; e++)
+		if (c->nowners[e] >= 2)
+			M.me[M.nme++] = e;
+	M.lo = malloc((M.nme ? M.nme : 1) * M.nt * sizeof(double));
+	M.hi = malloc((M.nme ? M.nme : 1) * M.nt * sizeof(double));
+	if (!M.lo || !M.hi) {
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t j = 0, o = 0; j < c->n; o += pmcf_profile_nxus(c->in[j]), j++)
+		M.ty[j] = tyall + o;
+	size_t work = c->nf * c->n * (M.nme ? M.nme : 1);
+	if (M.nme && !(err = on_threads(pass_threads(c, work, c->n), md_types, &M)))
+		err = on_threads(pass_threads(c, work, M.nme), md_ranges, &M);
+	if (!err)
+		err = on_threads(M.nme ? pass_threads(c, work, c->nf) : 1, md_xus, &M);
 	for (size_t f = 0; f < c->nf && !err; f++)
-		err = pmcf_profile_match_distance_set(c->out, f,
-						      cnt[f] ? sqrt(sum[f] / cnt[f]) : PMCF_MISSING);
+		err = pmcf_profile_match_distance_set(c->out, f, M.md[f]);
 out:
-	free(lo);
-	free(hi);
-	free(sum);
-	free(cnt);
+	free(M.me);
+	free(M.ty);
+	free(tyall);
+	free(M.md);
+	free(M.cnt);
+	free(M.lo);
+	free(M.hi);
 	return err;
 }
 

@@ -28,6 +28,8 @@ struct cmb {
 	long **evidx;
 	uint32_t **owners;
 	uint32_t *nowners;
+	/* icol[e * n + j]: input j's column of fused event e, or NULL */
+	const double **icol;
 
 	/* the pairing: nf fused XUs, src[f * n + j] = XU of input j or -1;
 	 * lab/lablen: the label of fused XU f when set (bc: first common
@@ -82,11 +84,23 @@ int cmbi_impute(struct cmb *c);
  * instead of the active ones only (same result, slower). */
 extern int cmbi_bc_all_active;
 /* Test hook: 1 compares every pair of XUs of the closest leftover cells
- * (the paper's calc_reduced_div), not the sweep along the diagonal. */
+ * (the paper's calc_reduced_div), not the sweep along the diagonal, and
+ * every pair of cells in the key window, not only the keys next to a
+ * cell's once the closest are 1 apart. */
 extern int cmbi_bc_all_pairs;
 /* Fused values are filled on several threads (opts->threads) from this
  * many values (fused XUs x events) on; tests lower it (same result). */
 extern size_t cmbi_fill_thread_min;
+/* A remaining XU of a BC step and the lower bound of its distance to the
+ * other side (together: bc-unlabeled's shuffles swap them at random). */
+struct cmbi_rx {
+	uint32_t id;
+	float lb;
+};
+struct pmcfi_rng;
+/* bc-unlabeled's shuffle (bc.c): Fisher-Yates over r[0..n), for q = n,
+ * n - 1, ..., 2 the swap of r[q - 1] with r[pmcfi_rng_below(rng, q)]. */
+void cmbi_shuffle(struct pmcfi_rng *rng, struct cmbi_rx *r, size_t n);
 /* Test hook: nonzero orders labels by qsort with cmbi_label_cmp, never by
  * numeric keys (same order, slower). */
 extern int cmbi_bc_label_qsort;

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "profile/bare.h"
 #include "profile/profile_impl.h"
 #include "util/abi.h"
 #include "util/internal.h"
@@ -500,7 +501,9 @@ static size_t label_put(pmcf_profile *p, const char *s, size_t len)
 	return off;
 }
 
-int pmcf_profile_xu_add(pmcf_profile *p, const pmcf_xu *xu, size_t *index)
+/* pmcf_profile_xu_add, and with layers 0 only the fixed fields, label and
+ * parent (pmcfi_profile_xu_add_bare). */
+static int xu_add(pmcf_profile *p, const pmcf_xu *xu, size_t *index, int layers)
 {
 	if (!p || !xu)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_profile_xu_add: NULL argument");
@@ -530,7 +533,7 @@ int pmcf_profile_xu_add(pmcf_profile *p, const pmcf_xu *xu, size_t *index)
 	p->end[i] = xu->end_ns;
 	p->label[i] = label_put(p, lab, ll);
 	p->parent[i] = label_put(p, par, pl);
-	for (size_t e = 0; e < p->nev; e++) {
+	for (size_t e = 0; layers && e < p->nev; e++) {
 		p->val[e][i] = PMCF_MISSING;
 		if (p->has_cov)
 			p->cov_enabled[e][i] = p->cov_running[e][i] = 0;
@@ -539,13 +542,13 @@ int pmcf_profile_xu_add(pmcf_profile *p, const pmcf_xu *xu, size_t *index)
 			p->prov_xu[e][i] = -1;
 		}
 	}
-	for (size_t t = 0; t < p->ntruth; t++)
+	for (size_t t = 0; layers && t < p->ntruth; t++)
 		p->truth[t][i] = PMCF_MISSING;
-	if (p->match)
+	if (layers && p->match)
 		p->match[i] = PMCF_MISSING;
-	if (p->rank)
+	if (layers && p->rank)
 		p->rank[i] = 0;
-	if (p->base_src) {
+	if (layers && p->base_src) {
 		p->base_src[i] = -1;
 		p->base_xu[i] = -1;
 		p->base_lab[i] = 0;
@@ -554,6 +557,15 @@ int pmcf_profile_xu_add(pmcf_profile *p, const pmcf_xu *xu, size_t *index)
 	if (index)
 		*index = i;
 	return 0;
+}
+
+int pmcf_profile_xu_add(pmcf_profile *p, const pmcf_xu *xu, size_t *index) { return xu_add(p, xu, index, 1); }
+
+int pmcfi_profile_xu_add_bare(pmcf_profile *p, const pmcf_xu *xu, size_t *index)
+{
+	if (p && (p->has_cov || p->ntruth || p->match || p->rank || p->base_src))
+		return pmcfi_fail(PMCF_EINVAL, "pmcfi_profile_xu_add_bare: the profile has per-XU layers");
+	return xu_add(p, xu, index, 0);
 }
 
 int pmcf_profile_xu_get(const pmcf_profile *p, size_t i, pmcf_xu *out)
@@ -796,7 +808,9 @@ int pmcf_profile_source_get(const pmcf_profile *p, uint32_t index, const char **
 	return 0;
 }
 
-int pmcf_profile_provenance_enable(pmcf_profile *p)
+/* pmcf_profile_provenance_enable; with blank 0 the columns are left
+ * unwritten (pmcfi_profile_provenance_enable_bare). */
+static int provenance_enable(pmcf_profile *p, int blank)
 {
 	if (!p)
 		return pmcfi_fail(PMCF_EINVAL, "NULL profile");
@@ -812,8 +826,10 @@ int pmcf_profile_provenance_enable(pmcf_profile *p)
 		p->prov_xu[e] = malloc(cap * sizeof(int64_t));
 		if (!p->prov_src[e] || !p->prov_xu[e])
 			goto fail;
-		memset(p->prov_src[e], 0xff, cap * sizeof(int32_t)); /* -1 */
-		memset(p->prov_xu[e], 0xff, cap * sizeof(int64_t));
+		if (blank) {
+			memset(p->prov_src[e], 0xff, cap * sizeof(int32_t)); /* -1 */
+			memset(p->prov_xu[e], 0xff, cap * sizeof(int64_t));
+		}
 	}
 	p->has_prov = 1;
 	return 0;
@@ -823,6 +839,16 @@ fail:
 	p->prov_src = NULL;
 	p->prov_xu = NULL;
 	return nomem("provenance layer");
+}
+
+int pmcf_profile_provenance_enable(pmcf_profile *p) { return provenance_enable(p, 1); }
+
+int pmcfi_profile_provenance_enable_bare(pmcf_profile *p) { return provenance_enable(p, 0); }
+
+void pmcfi_profile_provenance_columns(pmcf_profile *p, size_t ev, int32_t **src, int64_t **xu)
+{
+	*src = p->prov_src[ev];
+	*xu = p->prov_xu[ev];
 }
 
 int pmcf_profile_has_provenance(const pmcf_profile *p) { return p && p->has_prov; }

@@ -26,28 +26,11 @@ void pmcfi_rng_seed(struct pmcfi_rng *r, uint64_t seed)
 		r->s[i] = pmcfi_splitmix64(&x);
 }
 
-static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-uint64_t pmcfi_rng_next(struct pmcfi_rng *r)
-{
-	uint64_t *s = r->s;
-	uint64_t result = rotl(s[1] * 5, 7) * 9;
-	uint64_t t = s[1] << 17;
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return result;
-}
+uint64_t pmcfi_rng_next(struct pmcfi_rng *r) { return pmcfi_rng_next_inline(r); }
 
 double pmcfi_rng_unif(struct pmcfi_rng *r) { return (double)(pmcfi_rng_next(r) >> 11) * 0x1.0p-53; }
 
-uint32_t pmcfi_rng_below(struct pmcfi_rng *r, uint32_t n)
-{
-	return (uint32_t)(((pmcfi_rng_next(r) >> 32) * (uint64_t)n) >> 32);
-}
+uint32_t pmcfi_rng_below(struct pmcfi_rng *r, uint32_t n) { return pmcfi_rng_below_inline(r, n); }
 
 double pmcfi_rng_normal(struct pmcfi_rng *r)
 {

@@ -1,0 +1,22 @@
+/* Appending XUs whose values the caller writes afterwards, once each: the
+ * combination builds a fused profile of many events this way instead of
+ * writing a missing value and -1 provenance into every column first. */
+#ifndef PMCF_PROFILE_BARE_H
+#define PMCF_PROFILE_BARE_H
+#include <stddef.h>
+#include <stdint.h>
+#include "pmcfuse/profile.h"
+
+/* - pmcfi_profile_xu_add_bare appends an XU as pmcf_profile_xu_add does
+ *   but leaves its event values unwritten (the caller writes every event
+ *   column of it, and its provenance when enabled, before anything reads
+ *   them); PMCF_EINVAL on a profile with coverage, truth, match, rank or
+ *   base layers (their defaults are not written either);
+ * - pmcfi_profile_provenance_enable_bare enables provenance without
+ *   writing -1 into it (the caller writes source and XU of every value);
+ * - pmcfi_profile_provenance_columns: the provenance arrays of event ev
+ *   (enabled, ev < nevents): source and source XU per XU. */
+int pmcfi_profile_xu_add_bare(pmcf_profile *p, const pmcf_xu *xu, size_t *index);
+int pmcfi_profile_provenance_enable_bare(pmcf_profile *p);
+void pmcfi_profile_provenance_columns(pmcf_profile *p, size_t ev, int32_t **src, int64_t **xu);
+#endif

@@ -129,7 +129,14 @@ static int open_all(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs,
 		a.size = sizeof(a);
 		a.read_format = (g->mux ? 0 : PERF_FORMAT_GROUP) | PERF_FORMAT_TOTAL_TIME_ENABLED |
 				PERF_FORMAT_TOTAL_TIME_RUNNING;
-		a.disabled = g->mux == PMCFI_PGROUP_MUX_USER;
+		int lead = g->lead[g->grp[i]];
+		/* a kernel group starts disabled and is enabled once whole
+		 * (below), as perf does: a member of another PMU than its
+		 * leader's (a clock beside page-faults, the other clock, a
+		 * tracepoint beside a software event) added to a running group
+		 * is not scheduled until the group is switched onto a cpu again,
+		 * which a busy thread may never be (it read 0 all run) */
+		a.disabled = g->mux == PMCFI_PGROUP_MUX_USER || (!g->mux && lead == i);
 		a.inherit = 0;
 		a.sample_period = 0;
 		a.sample_type = 0;
@@ -137,7 +144,6 @@ static int open_all(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs,
 			a.exclude_kernel = 1;
 			a.exclude_hv = 1;
 		}
-		int lead = g->lead[g->grp[i]];
 		long fd = pmcfi_perf_event_open(&a, 0, lead == i ? -1 : g->fds[lead]);
 		if (fd < 0) {
 			int e = errno;
@@ -164,6 +170,12 @@ static int open_all(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs,
 		g->fds[i] = (int)fd;
 	}
 	g->n = n;
+	for (int k = 0; !g->mux && k < g->ngroups; k++)
+		if (ioctl(g->fds[g->lead[k]], PERF_EVENT_IOC_ENABLE, 0) != 0) {
+			int e = errno;
+			pmcfi_pgroup_close(g);
+			return pmcfi_fail(-e, "cannot enable the counter group: %s", strerror(e));
+		}
 	return 0;
 }
 
@@ -218,13 +230,7 @@ int pmcfi_pgroup_open(struct pmcfi_pgroup *g, const struct perf_event_attr *attr
 		return err;
 	for (int i = 1; i < n && g->ngroups < n; i++)
 		if (pmu_key(&attrs[i]) != pmu_key(&attrs[0])) {
-			/* A member of another PMU than its leader's (a clock
-			 * beside page-faults, a tracepoint beside a software
-			 * event) counts, and is read fresh, only once the group
-			 * has been switched onto a cpu: sleep once (1 us). */
-			struct timespec nap = {0, 1000};
-			nanosleep(&nap, NULL);
-			g->mixed_pmus = 1;
+			g->mixed_pmus = 1; /* counted from the start: enabled whole (open_all) */
 			break;
 		}
 	/* A group the PMU cannot hold at once is never scheduled: running stays 0.

@@ -23,9 +23,10 @@ struct pmcfi_pgroup {
 	 * the other events (split_clocks = 1) does each clock lead a group of
 	 * its own. Group k is led by event lead[k] and holds the events whose
 	 * grp[] is k, in order. mixed_pmus: the group holds events of several
-	 * PMUs (task-clock beside page-faults); the kernel starts the members
-	 * of another PMU than the leader's at the group's first switch onto a
-	 * cpu, so opening sleeps 1 us to give them one. */
+	 * PMUs (task-clock beside page-faults). The kernel schedules a member
+	 * of another PMU than the leader's added to a running group only at
+	 * the group's next switch onto a cpu, so a group is opened with its
+	 * leader disabled and enabled whole once every member is in. */
 	int ngroups;
 	int split_clocks, mixed_pmus;
 	int lead[PMCFI_PGROUP_MAX];

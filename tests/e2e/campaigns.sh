@@ -161,6 +161,18 @@ for at in 0.2 0.8; do
 	expect_eq complete "$(json .state "c$at/campaign.json")"
 done
 [ "$stopped" -gt 0 ] || fail "no run was stopped mid-campaign (all finished first)"; ok
+# resuming a program's campaign in another OpenMP environment is refused
+# before anything is recorded (combine would refuse the mix at the end and
+# leave the campaign stuck); the right environment then finishes it
+expect_ok env OMP_NUM_THREADS=2 "$PMCFUSE" run -e page-faults,minor-faults --pmcs 1 --keep envc \
+	-o envc.pmcf -- "$(dirname "$PMCFUSE")/examples/plain" 1 1
+rm envc/exec-1.pmcf
+expect_fail 1 env OMP_NUM_THREADS=1 "$PMCFUSE" run --resume envc
+expect_match 'ran with the OpenMP environment \{"OMP_NUM_THREADS":"2"\}, this one is \{"OMP_NUM_THREADS":"1"\}' "$ERR"
+[ ! -e envc/exec-1.pmcf ] || fail "a resume in another environment recorded an execution"; ok
+expect_ok env OMP_NUM_THREADS=2 "$PMCFUSE" run --resume envc
+[ -f envc/exec-1.pmcf ] || fail "the resume in the right environment did not finish"; ok
+
 # a campaign copied elsewhere resumes there (its stored --keep names the
 # original): the missing execution is recorded into the copy only
 mkdir -p moved

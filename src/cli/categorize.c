@@ -339,7 +339,10 @@ int cmd_categorize(int argc, char **argv)
 						       optarg);
 			backend = optarg;
 			break;
-		case 'e': events = optarg; break;
+		case 'e':
+			if (cli_events_option(verb, &events, optarg))
+				return CLI_EUSAGE;
+			break;
 		case 'o':
 			if (cli_out_arg(verb, optarg, NULL))
 				return CLI_EUSAGE;

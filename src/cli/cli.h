@@ -80,6 +80,10 @@ int cli_out_not_input(const char *verb, const char *out, const char *const *in, 
  * profile (an SQLite file) or an empty file, other output (kind names it:
  * "CSV") never over a profile; else one error line and CLI_EUSAGE. */
 int cli_out_replaceable(const char *verb, const char *out, const char *kind);
+/* -e LIST: *events = arg the first time; a second -e is refused with one
+ * error line (the lists are not joined: a list may be an @FILE), returning
+ * CLI_EUSAGE; else CLI_OK. */
+int cli_events_option(const char *verb, const char **events, const char *arg);
 
 /* When event list l (of the perf catalogue) holds events that count only
  * kernel activity (context-switches, cpu-migrations) and this process may

@@ -327,7 +327,10 @@ int cmd_plan(int argc, char **argv)
 		if (cli_output_option(c, &json))
 			continue;
 		switch (c) {
-		case 'e': events = optarg; break;
+		case 'e':
+			if (cli_events_option(verb, &events, optarg))
+				return CLI_EUSAGE;
+			break;
 		case 'o':
 			if (cli_out_arg(verb, optarg, NULL))
 				return CLI_EUSAGE;

@@ -379,7 +379,10 @@ int cmd_reference(int argc, char **argv)
 			continue;
 		}
 		switch (opt) {
-		case 'e': r.events = optarg; break;
+		case 'e':
+			if (cli_events_option("reference", &r.events, optarg))
+				return CLI_EUSAGE;
+			break;
 		case 'o':
 			if (cli_out_arg("reference", optarg, "a folder"))
 				return CLI_EUSAGE;

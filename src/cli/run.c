@@ -625,7 +625,10 @@ int cmd_run(int argc, char **argv)
 			continue;
 		}
 		switch (c) {
-		case 'e': r.events = optarg; break;
+		case 'e':
+			if (cli_events_option(verb, &r.events, optarg))
+				return CLI_EUSAGE;
+			break;
 		case 'o':
 			if (cli_out_arg(verb, optarg, "a profile"))
 				return CLI_EUSAGE;

@@ -291,6 +291,17 @@ int cli_out_replaceable(const char *verb, const char *out, const char *kind)
 	return CLI_OK;
 }
 
+int cli_events_option(const char *verb, const char **events, const char *arg)
+{
+	if (*events)
+		return cli_usage_error(verb,
+				       "-e given twice ('%s', then '%s'): give one list, the events joined "
+				       "with commas (-e a,b,c) or an @FILE",
+				       *events, arg);
+	*events = arg;
+	return CLI_OK;
+}
+
 int cli_open_profile(const char *verb, const char *path, pmcf_profile **out)
 {
 	int err = pmcf_profile_open(path, out);

@@ -181,6 +181,12 @@ expect_fail 1 "$PMCFUSE" plan -e PAPI_L1_DCM,bogus --sim $SIM
 expect_fail 1 "$PMCFUSE" events --check @nosuchfile.txt
 expect_fail 1 "$PMCFUSE" record -e , -o x.pmcf --sim $SIM
 [ ! -e x.pmcf ] || fail "record left an output"
+# -e twice: refused, not the last list silently kept (perf would join them)
+for verb in record run plan reference; do
+	expect_fail 1 "$PMCFUSE" $verb -e PAPI_L1_DCM -e PAPI_L2_TCM -o x.pmcf --sim $SIM
+	expect_match "^pmcfuse: $verb: -e given twice \('PAPI_L1_DCM', then 'PAPI_L2_TCM'\): give one list" "$ERR"
+done
+[ ! -e x.pmcf ] || fail "a refused -e twice left an output"
 
 row event-conflict
 expect_fail 1 "$PMCFUSE" record -e all -o x.pmcf --sim $SIM

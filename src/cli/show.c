@@ -289,7 +289,8 @@ int cmd_show(int argc, char **argv)
 					       100.0 * es[e].measured, 100.0 * es[e].time_measured);
 		}
 		if (pmcf_profile_has_provenance(p))
-			printf("sources   %zu fused profiles\n", pmcf_profile_nsources(p));
+			printf("sources   %zu fused profile%s\n", pmcf_profile_nsources(p),
+			       pmcf_profile_nsources(p) == 1 ? "" : "s");
 		if (pmcf_profile_has_base_labels(p))
 			printf("labels    base labels: each XU's label in the execution that provided it, "
 			       "for joining (export --provenance)\n");

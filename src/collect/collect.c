@@ -888,19 +888,21 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 			if (st.stop_errno)
 				snprintf(ei->message, sizeof(ei->message),
 					 "no space left in %s (%.200s: %s): the collector stopped recording "
-					 "(%zu records lost); the profile keeps the %zu XUs recorded and "
+					 "(%zu records lost); the profile keeps the %zu XU%s recorded and "
 					 "is marked incomplete",
-					 where, place, strerror(st.stop_errno), st.dropped, st.xus);
+					 where, place, strerror(st.stop_errno), st.dropped, st.xus,
+					 st.xus == 1 ? "" : "s");
 			else if (!ei->exited)
 				snprintf(ei->message, sizeof(ei->message),
-					 "'%s' was killed by signal %d (%s); the profile keeps the %zu XUs "
+					 "'%s' was killed by signal %d (%s); the profile keeps the %zu XU%s "
 					 "recorded and is marked incomplete",
-					 argv[0], ei->signal, strsignal(ei->signal), st.xus);
+					 argv[0], ei->signal, strsignal(ei->signal), st.xus,
+					 st.xus == 1 ? "" : "s");
 			else if (ei->status)
 				snprintf(ei->message, sizeof(ei->message),
-					 "'%s' exited with status %d; the profile keeps the %zu XUs "
+					 "'%s' exited with status %d; the profile keeps the %zu XU%s "
 					 "recorded and is marked incomplete",
-					 argv[0], ei->status, st.xus);
+					 argv[0], ei->status, st.xus, st.xus == 1 ? "" : "s");
 			else
 				snprintf(ei->message, sizeof(ei->message),
 					 "%zu records were lost; the profile is marked incomplete",

@@ -291,7 +291,12 @@ static void test_evlist_parse(void **state)
 	} rows[] = {
 		{__LINE__, "task-clock,page-faults", 0, "task-clock,page-faults"},
 		{__LINE__, " task-clock , page-faults ", 0, "task-clock,page-faults"},
-		{__LINE__, "task-clock,,page-faults,", 0, "task-clock,page-faults"},
+		/* an empty element on the command line is a typo (perf: syntax error) */
+		{__LINE__, "task-clock,,page-faults", PMCF_ESYNTAX, "a comma too many"},
+		{__LINE__, "task-clock,page-faults,", PMCF_ESYNTAX, "a comma too many"},
+		{__LINE__, ",task-clock", PMCF_ESYNTAX, "a comma too many"},
+		{__LINE__, "{task-clock,}", PMCF_ESYNTAX, "a comma too many"},
+		{__LINE__, "{task-clock, page-faults},cpu-clock", 0, "task-clock,page-faults,cpu-clock"},
 		{__LINE__, "task-clock,TASK-CLOCK,task-clock", 0, "task-clock"},
 		{__LINE__, "duration", 0, "duration"},
 		{__LINE__, at_file, 0, "task-clock,page-faults,cycles,duration"},

@@ -597,6 +597,29 @@ static int read_file(const char *path, char **out)
 	return 0;
 }
 
+/* A list on the command line has no empty element: 'a,', ',a', 'a,,b' are
+ * refused (perf's "event syntax error"), as a typo that would otherwise
+ * count fewer events than meant. A list of only commas is "empty". */
+static int check_commas(const char *text)
+{
+	const char *first = text + strspn(text, " \t\n");
+	if (!*first || strspn(first, ", \t\n") == strlen(first))
+		return 0; /* nothing but separators: the empty list, said below */
+	int prev_sep = 1; /* at the start: a comma here is an empty first element */
+	for (const char *p = text; *p; p++) {
+		if (isspace((unsigned char)*p))
+			continue;
+		/* a comma after the start, a comma or '{'; a '}' after a comma */
+		if ((*p == ',' && prev_sep) || (*p == '}' && prev_sep == 2))
+			return pmcfi_fail(PMCF_ESYNTAX, "an empty event in the list '%s' (a comma too many)",
+					  text);
+		prev_sep = *p == ',' ? 2 : *p == '{';
+	}
+	if (prev_sep == 2)
+		return pmcfi_fail(PMCF_ESYNTAX, "an empty event in the list '%s' (a comma too many)", text);
+	return 0;
+}
+
 int pmcf_evlist_parse(const pmcf_catalog *c, const char *spec, pmcf_evlist **out)
 {
 	pmcfi_clear_error();
@@ -616,6 +639,8 @@ int pmcf_evlist_parse(const pmcf_catalog *c, const char *spec, pmcf_evlist **out
 		text = strdup(spec);
 		err = text ? 0 : pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	}
+	if (!err && !from_file)
+		err = check_commas(text);
 	if (!err)
 		err = add_text(c, l, text, from_file);
 	if (!err && l->n == 0)

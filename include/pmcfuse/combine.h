@@ -18,7 +18,8 @@ enum pmcf_strategy {
 	PMCF_COMBINE_BC = 3,           /* behaviour clustering, label order in a cell */
 	PMCF_COMBINE_BC_UNLABELED = 4, /* behaviour clustering, seeded shuffle in a cell */
 	PMCF_COMBINE_RANDOM = 5,       /* seeded random pairing within a type */
-	PMCF_COMBINE_MATCH = 6         /* minimum-cost matching, information-weighted links */
+	PMCF_COMBINE_MATCH = 6,        /* minimum-cost matching, information-weighted links */
+	PMCF_COMBINE_BC_LABEL = 7      /* behaviour clustering, label proximity in a cell */
 };
 /* "ctc", "lgl", "bc", "bc-unlabeled", "random" <-> enum. parse
  * returns PMCF_EINVAL with a detail listing the choices. */

@@ -1209,6 +1209,11 @@ struct step_worker {
 	double *v;
 	uint32_t *rank, *order, *pp, *pc, *glen;
 	const char **glab;
+	/* bc-lgl: the XUs left by the equal-label pairs, renumbered: their
+	 * values, label ranks and ids before */
+	double *v2;
+	uint32_t *rank2, *map, *glen2;
+	const char **glab2;
 	double *lo, *hi, *range;
 	size_t *dim;
 };
@@ -1227,6 +1232,11 @@ static void worker_free(struct step_worker *W)
 	free(W->hi);
 	free(W->range);
 	free(W->dim);
+	free(W->v2);
+	free(W->rank2);
+	free(W->map);
+	free(W->glab2);
+	free(W->glen2);
 }
 
 static int worker_init(struct step_worker *W, size_t nbig, size_t kbig, int bylabel)
@@ -1244,7 +1254,16 @@ static int worker_init(struct step_worker *W, size_t nbig, size_t kbig, int byla
 	W->hi = malloc(k * sizeof(double));
 	W->range = malloc(k * sizeof(double));
 	W->dim = malloc(k * sizeof(size_t));
-	int err = ws_init(&W->w, nbig, k, bylabel);
+	if (bylabel == 2) {
+		W->v2 = malloc(n * k * sizeof(*W->v2));
+		W->rank2 = malloc(n * sizeof(uint32_t));
+		W->map = malloc(n * sizeof(uint32_t));
+		W->glen2 = malloc(n * sizeof(uint32_t));
+		W->glab2 = malloc(n * sizeof(*W->glab2));
+	}
+	int err = ws_init(&W->w, nbig, k, bylabel != 0);
+	if (!err && bylabel == 2 && !(W->v2 && W->rank2 && W->map && W->glen2 && W->glab2))
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	if (!err && !(W->v && W->rank && W->order && W->pp && W->pc && W->glen && W->glab && W->lo && W->hi &&
 		      W->range && W->dim))
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
@@ -1269,6 +1288,60 @@ static void *rank_thread(void *arg)
 	struct rank_job *r = arg;
 	label_ranks(r->lab, r->len, r->n, r->order, r->rank, r->s, r->tmp);
 	return NULL;
+}
+
+/* bc-lgl: pairs the XUs of g with equal labels (the k-th of a label on
+ * each side, in label order), as lgl does, into W->pp / W->pc, and leaves
+ * in g the others, renumbered (W->map: their ids before), for bc; returns
+ * the pairs. Both sides are walked in label order: O(n) comparisons. */
+static size_t lgl_first(struct step_worker *W, struct grid *g)
+{
+	size_t np = g->np, nc = g->nc, k = g->k, a = 0, b = 0, npre = 0, n2 = 0, np2 = 0;
+	const uint32_t *op = W->order, *oc = W->order + np;
+	uint8_t *used = W->w.paired; /* per id; cleared below (cluster needs it clear) */
+	while (a < np && b < nc) {
+		uint32_t x = op[a], y = (uint32_t)np + oc[b];
+		int r = cmbi_label_cmp(W->glab[x], W->glen[x], W->glab[y], W->glen[y]);
+		if (r == 0) {
+			W->pp[npre] = x;
+			W->pc[npre++] = y;
+			used[x] = used[y] = 1;
+		}
+		a += r <= 0;
+		b += r >= 0;
+	}
+	if (!npre)
+		return 0;
+	/* the rest, in label order on each side, renumbered 0.. */
+	for (size_t side = 0; side < 2; side++) {
+		size_t cnt = side ? nc : np, base = side ? np : 0, first = n2;
+		for (size_t q = 0; q < cnt; q++) {
+			uint32_t x = (uint32_t)base + W->order[base + q];
+			if (used[x]) {
+				used[x] = 0;
+				continue;
+			}
+			W->map[n2] = x;
+			W->rank2[n2] = (uint32_t)(n2 - first);
+			memcpy(W->v2 + n2 * k, g->v + (size_t)x * k, k * sizeof(double));
+			n2++;
+		}
+		if (!side)
+			np2 = n2;
+	}
+	g->np = np2;
+	g->nc = n2 - np2;
+	g->v = W->v2;
+	g->rank = W->rank2;
+	g->pp = W->pp + npre;
+	g->pc = W->pc + npre;
+	for (size_t q = 0; q < n2; q++) { /* their labels, for label_pair_cell */
+		W->glab2[q] = W->glab[W->map[q]];
+		W->glen2[q] = W->glen[W->map[q]];
+	}
+	g->lab = W->glab2;
+	g->llen = W->glen2;
+	return npre;
 }
 
 /* Algorithm 3 for type t: the pairs of the step, into J's results. */
@@ -1335,15 +1408,23 @@ static int cluster_type(struct step_worker *W, uint32_t t)
 			 .range = range,
 			 .w = &W->w,
 			 .rank = W->rank,
-			 .lab = c->opts->strategy == PMCF_COMBINE_BC_LABEL ? W->glab : NULL,
+			 .lab = c->opts->strategy >= PMCF_COMBINE_BC_LABEL ? W->glab : NULL,
 			 .llen = W->glen,
 			 .strategy = c->opts->strategy,
 			 .pp = W->pp,
 			 .pc = W->pc};
 	pmcfi_rng_seed(&g.rng, pmcfi_rng_hash2(pmcfi_rng_hash2(c->opts->seed, J->i), t));
-	int err = cluster(&g);
+	size_t npre = c->opts->strategy == PMCF_COMBINE_BC_LGL ? lgl_first(W, &g) : 0;
+	int err = !npre || (g.np && g.nc) ? cluster(&g) : 0;
 	if (err)
 		return err;
+	if (npre) { /* back to the ids before lgl_first */
+		for (size_t q = npre; q < npre + g.npairs; q++) {
+			W->pp[q] = W->map[W->pp[q]];
+			W->pc[q] = W->map[W->pc[q]];
+		}
+		g.npairs += npre;
+	}
 	J->iters[t] = g.iterations;
 	J->dmax[t] = g.dmax;
 	/* Algorithm 4 for the pairs: counts of E_prev from t_prev (already
@@ -1399,7 +1480,7 @@ static size_t step_threads(size_t cpus, size_t busy) { return busy < cpus ? (bus
 struct bc_pool {
 	struct step_worker *W;
 	size_t nw, nbig, k;
-	int bylabel; /* bc-label: the workspaces for label_pair_cell */
+	int bylabel; /* 1 bc-label, 2 bc-lgl: the workspaces for the labels */
 };
 
 static void pool_free(struct bc_pool *pool)
@@ -1575,7 +1656,8 @@ int cmbi_bc(struct cmb *c)
 		c->lab[f] = xu.label;
 		c->lablen[f] = (uint32_t)strlen(xu.label);
 	}
-	struct bc_pool pool = {.bylabel = c->opts->strategy == PMCF_COMBINE_BC_LABEL};
+	int s = c->opts->strategy;
+	struct bc_pool pool = {.bylabel = s == PMCF_COMBINE_BC_LABEL ? 1 : s == PMCF_COMBINE_BC_LGL ? 2 : 0};
 	int err = 0;
 	for (size_t i = 1; i < c->n && !err; i++)
 		err = step(c, i, &pool);

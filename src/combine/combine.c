@@ -34,6 +34,7 @@ static const struct strategy {
 	[PMCF_COMBINE_RANDOM] = {"random", 0, 0, 1, cmbi_random},
 	[PMCF_COMBINE_MATCH] = {"match", 1, 0, 0, cmbi_match},
 	[PMCF_COMBINE_BC_LABEL] = {"bc-label", 1, 1, 0, cmbi_bc},
+	[PMCF_COMBINE_BC_LGL] = {"bc-lgl", 1, 1, 0, cmbi_bc},
 };
 
 /* The row of strategy s, or NULL. */
@@ -49,9 +50,10 @@ int pmcf_strategy_parse(const char *name)
 	for (size_t s = 1; name && s < PMCF_ARRAY_SIZE(strategies); s++)
 		if (strcmp(name, strategies[s].name) == 0)
 			return (int)s;
-	return pmcfi_fail(PMCF_EINVAL,
-			  "unknown strategy '%s' (ctc, lgl, bc, bc-unlabeled, random, match, bc-label)",
-			  name ? name : "");
+	return pmcfi_fail(
+		PMCF_EINVAL,
+		"unknown strategy '%s' (ctc, lgl, bc, bc-unlabeled, random, match, bc-label, bc-lgl)",
+		name ? name : "");
 }
 
 const char *pmcf_strategy_name(int s)

@@ -428,7 +428,10 @@ static void test_bc_active_same(void **state)
 			}
 			in[j] = mk("prog", E[j], ne, a, n);
 		}
-		for (int strategy = PMCF_COMBINE_BC; strategy <= PMCF_COMBINE_BC_UNLABELED; strategy++) {
+		static const int bcs[4] = {PMCF_COMBINE_BC, PMCF_COMBINE_BC_UNLABELED, PMCF_COMBINE_BC_LABEL,
+					   PMCF_COMBINE_BC_LGL};
+		for (size_t si = 0; si < 4; si++) {
+			int strategy = bcs[si];
 			pmcf_combine_stats st0, st1;
 			/* the reference: every XU gridded, every pair of XUs of the
 			 * closest cells compared, one type at a time; against the
@@ -536,7 +539,7 @@ static void test_unequal_counts(void **state)
 {
 	(void)state;
 	pmcf_profile *in[2] = {mk("prog", EA, 3, PA, 6), mk("prog", EB, 2, PB, 5)};
-	for (int s = PMCF_COMBINE_CTC; s <= PMCF_COMBINE_RANDOM; s++) {
+	for (int s = PMCF_COMBINE_CTC; s <= PMCF_COMBINE_BC_LGL; s++) {
 		pmcf_combine_stats st;
 		pmcf_profile *f = fuse(s, 1, in, 2, &st);
 		assert_int_equal(pmcf_profile_nxus(f), s == PMCF_COMBINE_LGL ? 5 : 6);
@@ -587,7 +590,7 @@ static void test_base_labels_join(void **state)
 			pmcf_profile_free(in[1]);
 			in[1] = mk("prog", EA, 3, rows[r].b, rows[r].nb);
 		}
-		for (int s = PMCF_COMBINE_CTC; s <= PMCF_COMBINE_RANDOM; s++) {
+		for (int s = PMCF_COMBINE_CTC; s <= PMCF_COMBINE_BC_LGL; s++) {
 			pmcf_profile *f = fuse(s, 1, in, 2, NULL);
 			size_t nx = pmcf_profile_nxus(f);
 			assert_true(pmcf_profile_has_base_labels(f));
@@ -678,7 +681,7 @@ static void test_mismatch_refused(void **state)
 	pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
 	o.names = names;
 	pmcf_profile *out = NULL;
-	for (int s = PMCF_COMBINE_CTC; s <= PMCF_COMBINE_RANDOM; s++) {
+	for (int s = PMCF_COMBINE_CTC; s <= PMCF_COMBINE_BC_LGL; s++) {
 		o.strategy = s;
 		assert_int_equal(pmcf_combine((const pmcf_profile *const *)in, 2, &o, &out, NULL),
 				 PMCF_ECONFLICT);
@@ -866,10 +869,92 @@ static void test_label_keys(void **state)
 		pmcf_profile_free(in[j]);
 }
 
+/* bc-label (bc.c, label_pair_cell): inside a cell (here one cell: every XU
+ * has the same duration, so no event separates them), XUs with equal labels
+ * pair first, then the closest in the label tree (0.1 with 0.1.5), and what
+ * is left stays unpaired. bc pairs the same cell by position in label order
+ * (0.1 with 0.0, 0.2 with 0.1.5, ...). Both in a second cell of another
+ * duration, reversed, so that the cells' orders interleave. */
+static void test_bc_label_equal_first(void **state)
+{
+	(void)state;
+	static const char *const LA[] = {"0.1", "0.2", "0.3", "0.4", "1.7"};
+	static const char *const LB[] = {"0.0", "0.1.5", "0.2", "0.3", "0.4", "1.7", "1.2"};
+	enum { NA = 5, NB = 7 };
+	struct hx a[2 * NA], b[2 * NB];
+	char la[2 * NA][16], lb[2 * NB][16];
+	for (size_t c = 0; c < 2; c++) {
+		for (size_t i = 0; i < NA; i++) {
+			size_t q = c * NA + i;
+			snprintf(la[q], sizeof(la[q]), "%zu.%s", c, LA[c ? NA - 1 - i : i]);
+			a[q] = (struct hx){0, la[q], q, {100.0 + 900.0 * (double)c, (double)q, (double)q, 0}};
+		}
+		for (size_t i = 0; i < NB; i++) {
+			size_t q = c * NB + i;
+			snprintf(lb[q], sizeof(lb[q]), "%zu.%s", c, LB[c ? NB - 1 - i : i]);
+			b[q] = (struct hx){0, lb[q], q, {100.0 + 900.0 * (double)c, 50.0 + (double)q, 0, 0}};
+		}
+	}
+	pmcf_profile *in[2] = {mk("prog", EA, 3, a, 2 * NA), mk("prog", EB, 2, b, 2 * NB)};
+	static const int strategies[] = {PMCF_COMBINE_BC, PMCF_COMBINE_BC_LABEL, PMCF_COMBINE_BC_LGL};
+	for (size_t si = 0; si < 3; si++) {
+		int strategy = strategies[si];
+		pmcf_profile *f = fuse(strategy, 1, in, 2, NULL);
+		check_every_value(f, in);
+		size_t nx = pmcf_profile_nxus(f), both = 0, equal = 0, near = 0;
+		assert_int_equal(nx, 2 * NB);
+		for (size_t i = 0; i < nx; i++) {
+			int64_t xa = src_of(f, i, "e1"), xb = src_of(f, i, "e3");
+			if (xa < 0 || xb < 0)
+				continue;
+			both++;
+			const char *sa = a[xa].label, *sb = b[xb].label;
+			assert_int_equal(sa[0], sb[0]); /* same cell */
+			equal += strcmp(sa, sb) == 0;
+			near += strcmp(sa + 1, ".0.1") == 0 && strcmp(sb + 1, ".0.1.5") == 0;
+		}
+		assert_int_equal(both, 2 * NA);
+		if (strategy != PMCF_COMBINE_BC) {
+			assert_int_equal(equal, 2 * (NA - 1)); /* 0.2, 0.3, 0.4, 1.7 */
+			assert_int_equal(near, 2);             /* 0.1 with 0.1.5 */
+		} else {
+			assert_true(equal < 2 * (NA - 1)); /* bc: by position */
+		}
+		pmcf_profile_free(f);
+	}
+	for (int k = 0; k < 2; k++)
+		pmcf_profile_free(in[k]);
+}
+
+/* bc-lgl pairs equal labels before any value is compared (lgl), bc and
+ * bc-label by their values: 0.1 and 0.2 swap durations between the runs. */
+static void test_bc_lgl_labels_first(void **state)
+{
+	(void)state;
+	static const struct hx A[] = {{0, "0.1", 0, {100, 1, 1, 0}}, {0, "0.2", 1, {1000, 2, 2, 0}}};
+	static const struct hx B[] = {{0, "0.2", 0, {101, 3, 0, 0}}, {0, "0.1", 1, {1001, 4, 0, 0}}};
+	pmcf_profile *in[2] = {mk("prog", EA, 3, A, 2), mk("prog", EB, 2, B, 2)};
+	for (int strategy = PMCF_COMBINE_BC_LABEL; strategy <= PMCF_COMBINE_BC_LGL; strategy++) {
+		pmcf_profile *f = fuse(strategy, 1, in, 2, NULL);
+		assert_int_equal(pmcf_profile_nxus(f), 2);
+		for (size_t i = 0; i < 2; i++) {
+			int64_t xa = src_of(f, i, "e1"), xb = src_of(f, i, "e3");
+			assert_true(xa >= 0 && xb >= 0);
+			if (strategy == PMCF_COMBINE_BC_LGL)
+				assert_string_equal(A[xa].label, B[xb].label);
+			else
+				assert_int_equal(xa, xb); /* by duration */
+		}
+		pmcf_profile_free(f);
+	}
+	for (int k = 0; k < 2; k++)
+		pmcf_profile_free(in[k]);
+}
+
 static void test_strategy_names(void **state)
 {
 	(void)state;
-	for (int s = PMCF_COMBINE_CTC; s <= PMCF_COMBINE_RANDOM; s++)
+	for (int s = PMCF_COMBINE_CTC; s <= PMCF_COMBINE_BC_LGL; s++)
 		assert_int_equal(pmcf_strategy_parse(pmcf_strategy_name(s)), s);
 	assert_int_equal(pmcf_strategy_parse("bogus"), PMCF_EINVAL);
 	/* bc-nn was tried and removed (docs/fusion.md) */
@@ -920,6 +1005,8 @@ int main(void)
 		cmocka_unit_test(test_bc_three_and_fca),
 		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_label_keys),
+		cmocka_unit_test(test_bc_label_equal_first),
+		cmocka_unit_test(test_bc_lgl_labels_first),
 		cmocka_unit_test(test_strategy_names),
 		cmocka_unit_test(test_truth_copied),
 	};

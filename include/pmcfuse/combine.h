@@ -18,9 +18,12 @@ enum pmcf_strategy {
 	PMCF_COMBINE_BC = 3,           /* behaviour clustering, label order in a cell */
 	PMCF_COMBINE_BC_UNLABELED = 4, /* behaviour clustering, seeded shuffle in a cell */
 	PMCF_COMBINE_RANDOM = 5,       /* seeded random pairing within a type */
-	PMCF_COMBINE_MATCH = 6         /* minimum-cost matching, information-weighted links */
+	PMCF_COMBINE_MATCH = 6,        /* minimum-cost matching, information-weighted links */
+	PMCF_COMBINE_BC_LABEL = 7,     /* behaviour clustering, label proximity in a cell */
+	PMCF_COMBINE_BC_LGL = 8        /* equal labels first (lgl), then bc-label on the rest */
 };
-/* "ctc", "lgl", "bc", "bc-unlabeled", "random" <-> enum. parse
+/* "ctc", "lgl", "bc", "bc-unlabeled", "random", "match", "bc-label",
+ * "bc-lgl" <-> enum. parse
  * returns PMCF_EINVAL with a detail listing the choices. */
 PMCF_API int pmcf_strategy_parse(const char *name);
 PMCF_API const char *pmcf_strategy_name(int strategy);

@@ -26,6 +26,9 @@ static const char usage[] =
 	"                 random   seeded random pairing within a type (a floor)\n"
 	"                 match    minimum-cost matching on the linking events weighted by\n"
 	"                          how well they predict each input's new events (bc's order)\n"
+	"                 bc-label  bc, but inside a cell equal labels pair first, then the\n"
+	"                          closest in the label tree, then label order (needs labels)\n"
+	"                 bc-lgl   equal labels pair first (as lgl), bc-label the rest\n"
 	"  --seed N       seed of the random choices (default 1)\n"
 	"  --impute K     bc family and match: each value taken from another execution\n"
 	"                 becomes the median of that event over the K (1..64) nearest\n"
@@ -203,7 +206,7 @@ int cmd_combine(int argc, char **argv)
 	o.threads = (unsigned)threads;
 	o.impute = (unsigned)impute;
 	if (impute && !pmcf_strategy_ordered(o.strategy))
-		return cli_usage_error(verb, "--impute needs --strategy bc, bc-unlabeled or match");
+		return cli_usage_error(verb, "--impute needs a strategy of the bc family or match");
 	if (mode_given && !impute)
 		return cli_usage_error(verb, "--impute-mode needs --impute K");
 	if (!out)

@@ -14,7 +14,7 @@ static const struct cli_verb verbs[] = {
 	{"plan", "split events into the event sets of the executions", cmd_plan},
 	{"record", "record one execution profile", cmd_record},
 	{"run", "plan, record every execution and fuse them into one profile", cmd_run},
-	{"combine", "fuse execution profiles (ctc, lgl, bc, bc-unlabeled, random, match)", cmd_combine},
+	{"combine", "fuse execution profiles (ctc, lgl, bc, bc-unlabeled, random, ...)", cmd_combine},
 	{"reference", "record the reference executions that epd and correrr need", cmd_reference},
 	{"epd", "execution profile dissimilarity of a profile against references", cmd_epd},
 	{"correrr", "correlation error of a profile against references", cmd_correrr},

@@ -62,6 +62,19 @@ struct ws {
 	double *usum;            /* per id: sum of its u, -1 with a missing value */
 	uint32_t *dv;            /* per id: the first id with the same values */
 	uint32_t *stamp, epoch;  /* per dv: positions() call that last took it */
+	/* bc-label's pairing inside a cell (label_pair_cell), by srt position:
+	 * the cell's XUs merged in label order, the next XU of a group's list,
+	 * and the stack of groups */
+	uint32_t *lseq, *lnext;
+	struct lgroup *lgrp;
+};
+
+/* A subtree of the label order: its unpaired XUs (all of one side) as a
+ * list through lnext, and the depth at which it joins the group below it. */
+struct lgroup {
+	int64_t join;
+	uint32_t head, tail, cnt;
+	int side; /* 0: T_prev, 1: T_cur */
 };
 
 /* An XU and its position along the diagonal, s = d * sum of u. */
@@ -76,7 +89,9 @@ struct grid {
 	size_t np, nc;
 	const double *v; /* (np + nc) x k values */
 	double *lo, *range;
-	uint32_t *rank; /* per id */
+	uint32_t *rank;   /* per id */
+	const char **lab; /* per id: its label (bc-label) */
+	const uint32_t *llen;
 	int strategy;
 	struct pmcfi_rng rng;
 	struct ws *w;
@@ -113,10 +128,13 @@ static void ws_free(struct ws *w)
 	free(w->usum);
 	free(w->dv);
 	free(w->stamp);
+	free(w->lseq);
+	free(w->lnext);
+	free(w->lgrp);
 	memset(w, 0, sizeof(*w));
 }
 
-static int ws_init(struct ws *w, size_t n, size_t k)
+static int ws_init(struct ws *w, size_t n, size_t k, int bylabel)
 {
 	memset(w, 0, sizeof(*w));
 	n = n ? n : 1;
@@ -151,6 +169,12 @@ static int ws_init(struct ws *w, size_t n, size_t k)
 	w->usum = malloc(n * sizeof(*w->usum));
 	w->dv = malloc(n * sizeof(*w->dv));
 	w->stamp = calloc(n, sizeof(*w->stamp));
+	if (bylabel) {
+		w->lseq = malloc(n * sizeof(*w->lseq));
+		w->lnext = malloc(n * sizeof(*w->lnext));
+		w->lgrp = malloc(n * sizeof(*w->lgrp));
+		ok = ok && w->lseq && w->lnext && w->lgrp;
+	}
 	if (!ok || !w->tie || !w->bits || !w->btmp || !w->sp || !w->sptmp || !w->vslot || !w->usum ||
 	    !w->dv || !w->stamp) {
 		ws_free(w);
@@ -666,6 +690,86 @@ static unsigned reduced_div(const struct grid *g, size_t nt, unsigned d)
 	return next < 1 ? 1u : (unsigned)next;
 }
 
+/* The pair (XU at srt position a, XU at srt position b), a of T_prev. */
+static inline void pair_at(struct grid *g, size_t a, size_t b)
+{
+	struct ws *w = g->w;
+	g->pp[g->npairs] = w->lst[w->srt[a].q];
+	g->pc[g->npairs++] = w->lst[w->srt[b].q];
+	w->paired[w->srt[a].q] = w->paired[w->srt[b].q] = 1;
+}
+
+/* Label proximity of two XUs at srt positions: twice the length of their
+ * first common ancestor, plus 1 when the labels are equal. */
+static inline int64_t label_near(const struct grid *g, size_t a, size_t b)
+{
+	uint32_t x = g->w->lst[g->w->srt[a].q], y = g->w->lst[g->w->srt[b].q];
+	size_t f = cmbi_label_fca(g->lab[x], g->llen[x], g->lab[y], g->llen[y]);
+	int eq = g->llen[x] == g->llen[y] && f == g->llen[x];
+	return 2 * (int64_t)f + eq;
+}
+
+/* Merges the top group of the stack into the one below: opposite sides pair
+ * head to head (the first in label order first), the rest stays below. */
+static void group_merge(struct grid *g, struct lgroup *st, size_t *nst)
+{
+	struct ws *w = g->w;
+	struct lgroup *b = &st[*nst - 2], *t = &st[*nst - 1];
+	if (!t->cnt) {
+	} else if (!b->cnt) {
+		b->head = t->head, b->tail = t->tail, b->cnt = t->cnt, b->side = t->side;
+	} else if (b->side == t->side) {
+		w->lnext[b->tail] = t->head;
+		b->tail = t->tail;
+		b->cnt += t->cnt;
+	} else {
+		while (b->cnt && t->cnt) {
+			if (b->side == 0)
+				pair_at(g, b->head, t->head);
+			else
+				pair_at(g, t->head, b->head);
+			b->head = w->lnext[b->head];
+			t->head = w->lnext[t->head];
+			b->cnt--;
+			t->cnt--;
+		}
+		if (t->cnt)
+			b->head = t->head, b->tail = t->tail, b->cnt = t->cnt, b->side = t->side;
+	}
+	(*nst)--;
+}
+
+/* bc-label's pairing inside one cell: srt[cs..m) of T_prev and srt[m..ce)
+ * of T_cur, each in label order. Both are merged in label order; in that
+ * order the first common ancestor of two XUs is the shallowest of those of
+ * the neighbours between them, so a stack of subtrees (each holding the
+ * unpaired XUs of one side) pairs bottom-up: equal labels first, then the
+ * deepest common ancestor, the rest at the root, as bc would. O(cell size)
+ * label comparisons; no allocation. */
+static void label_pair_cell(struct grid *g, size_t cs, size_t m, size_t ce)
+{
+	struct ws *w = g->w;
+	size_t a = cs, b = m, n = 0, nst = 0;
+	while (a < m || b < ce) {
+		int takea = b == ce;
+		if (a < m && b < ce) {
+			uint32_t x = w->lst[w->srt[a].q], y = w->lst[w->srt[b].q];
+			takea = cmbi_label_cmp(g->lab[x], g->llen[x], g->lab[y], g->llen[y]) <= 0;
+		}
+		w->lseq[n++] = (uint32_t)(takea ? a++ : b++);
+	}
+	for (size_t q = 0; q < n; q++) {
+		uint32_t x = w->lseq[q];
+		int64_t h = q ? label_near(g, w->lseq[q - 1], x) : -1;
+		while (nst >= 2 && w->lgrp[nst - 1].join > h)
+			group_merge(g, w->lgrp, &nst);
+		w->lnext[x] = UINT32_MAX;
+		w->lgrp[nst++] = (struct lgroup){h, x, x, 1, x >= m};
+	}
+	while (nst >= 2)
+		group_merge(g, w->lgrp, &nst);
+}
+
 /* Pairs inside the cells of srt[0..n) (Algorithm 3 lines 19-31): in each
  * cell, T_prev XUs first, both sides in the order of rem; the j-th of each
  * side form a pair. The leftovers of the larger side make a leftover cell. */
@@ -700,23 +804,30 @@ static void pair_cells(struct grid *g, size_t n, size_t remp, unsigned hb, size_
 			while (m < ce && s[m].q < remp)
 				m++;
 			size_t np = m - cs, nc = ce - m, kp = np < nc ? np : nc;
-			for (size_t j = 0; j < kp; j++) {
-				uint32_t a = w->lst[s[cs + j].q], b = w->lst[s[m + j].q];
-				g->pp[g->npairs] = a;
-				g->pc[g->npairs++] = b;
-				w->paired[s[cs + j].q] = w->paired[s[m + j].q] = 1;
-			}
+			int bylabel = g->lab && kp;
+			if (bylabel)
+				label_pair_cell(g, cs, m, ce);
+			else
+				for (size_t j = 0; j < kp; j++) {
+					uint32_t a = w->lst[s[cs + j].q], b = w->lst[s[m + j].q];
+					g->pp[g->npairs] = a;
+					g->pc[g->npairs++] = b;
+					w->paired[s[cs + j].q] = w->paired[s[m + j].q] = 1;
+				}
 			if (np != nc) {
 				int side = np > nc ? 0 : 1;
-				size_t from = side ? m + kp : cs + kp, to = side ? ce : m;
+				size_t from = side ? m : cs, to = side ? ce : m;
 				size_t c = ncell[side]++;
 				w->ckey[side][c] = s[cs].key >> hb;
 				w->cell[side][c] = (struct lcell){s[cs].key >> hb, (uint32_t)nleft,
-								  (uint32_t)(to - from)};
+								  (uint32_t)(to - from - kp)};
 				for (size_t e = 0; e < k; e++)
 					w->cco[side][c * k + e] = co[e];
+				if (!bylabel)
+					from += kp;
 				for (size_t x = from; x < to; x++)
-					w->litem[nleft++] = w->lst[s[x].q];
+					if (!bylabel || !w->paired[s[x].q])
+						w->litem[nleft++] = w->lst[s[x].q];
 			}
 			cs = ce;
 		}
@@ -1098,6 +1209,11 @@ struct step_worker {
 	double *v;
 	uint32_t *rank, *order, *pp, *pc, *glen;
 	const char **glab;
+	/* bc-lgl: the XUs left by the equal-label pairs, renumbered: their
+	 * values, label ranks and ids before */
+	double *v2;
+	uint32_t *rank2, *map, *glen2;
+	const char **glab2;
 	double *lo, *hi, *range;
 	size_t *dim;
 };
@@ -1116,9 +1232,14 @@ static void worker_free(struct step_worker *W)
 	free(W->hi);
 	free(W->range);
 	free(W->dim);
+	free(W->v2);
+	free(W->rank2);
+	free(W->map);
+	free(W->glab2);
+	free(W->glen2);
 }
 
-static int worker_init(struct step_worker *W, size_t nbig, size_t kbig)
+static int worker_init(struct step_worker *W, size_t nbig, size_t kbig, int bylabel)
 {
 	memset(W, 0, sizeof(*W));
 	size_t n = nbig + 1, k = kbig ? kbig : 1;
@@ -1133,7 +1254,16 @@ static int worker_init(struct step_worker *W, size_t nbig, size_t kbig)
 	W->hi = malloc(k * sizeof(double));
 	W->range = malloc(k * sizeof(double));
 	W->dim = malloc(k * sizeof(size_t));
-	int err = ws_init(&W->w, nbig, k);
+	if (bylabel == 2) {
+		W->v2 = malloc(n * k * sizeof(*W->v2));
+		W->rank2 = malloc(n * sizeof(uint32_t));
+		W->map = malloc(n * sizeof(uint32_t));
+		W->glen2 = malloc(n * sizeof(uint32_t));
+		W->glab2 = malloc(n * sizeof(*W->glab2));
+	}
+	int err = ws_init(&W->w, nbig, k, bylabel != 0);
+	if (!err && bylabel == 2 && !(W->v2 && W->rank2 && W->map && W->glen2 && W->glab2))
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	if (!err && !(W->v && W->rank && W->order && W->pp && W->pc && W->glen && W->glab && W->lo && W->hi &&
 		      W->range && W->dim))
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
@@ -1158,6 +1288,60 @@ static void *rank_thread(void *arg)
 	struct rank_job *r = arg;
 	label_ranks(r->lab, r->len, r->n, r->order, r->rank, r->s, r->tmp);
 	return NULL;
+}
+
+/* bc-lgl: pairs the XUs of g with equal labels (the k-th of a label on
+ * each side, in label order), as lgl does, into W->pp / W->pc, and leaves
+ * in g the others, renumbered (W->map: their ids before), for bc; returns
+ * the pairs. Both sides are walked in label order: O(n) comparisons. */
+static size_t lgl_first(struct step_worker *W, struct grid *g)
+{
+	size_t np = g->np, nc = g->nc, k = g->k, a = 0, b = 0, npre = 0, n2 = 0, np2 = 0;
+	const uint32_t *op = W->order, *oc = W->order + np;
+	uint8_t *used = W->w.paired; /* per id; cleared below (cluster needs it clear) */
+	while (a < np && b < nc) {
+		uint32_t x = op[a], y = (uint32_t)np + oc[b];
+		int r = cmbi_label_cmp(W->glab[x], W->glen[x], W->glab[y], W->glen[y]);
+		if (r == 0) {
+			W->pp[npre] = x;
+			W->pc[npre++] = y;
+			used[x] = used[y] = 1;
+		}
+		a += r <= 0;
+		b += r >= 0;
+	}
+	if (!npre)
+		return 0;
+	/* the rest, in label order on each side, renumbered 0.. */
+	for (size_t side = 0; side < 2; side++) {
+		size_t cnt = side ? nc : np, base = side ? np : 0, first = n2;
+		for (size_t q = 0; q < cnt; q++) {
+			uint32_t x = (uint32_t)base + W->order[base + q];
+			if (used[x]) {
+				used[x] = 0;
+				continue;
+			}
+			W->map[n2] = x;
+			W->rank2[n2] = (uint32_t)(n2 - first);
+			memcpy(W->v2 + n2 * k, g->v + (size_t)x * k, k * sizeof(double));
+			n2++;
+		}
+		if (!side)
+			np2 = n2;
+	}
+	g->np = np2;
+	g->nc = n2 - np2;
+	g->v = W->v2;
+	g->rank = W->rank2;
+	g->pp = W->pp + npre;
+	g->pc = W->pc + npre;
+	for (size_t q = 0; q < n2; q++) { /* their labels, for label_pair_cell */
+		W->glab2[q] = W->glab[W->map[q]];
+		W->glen2[q] = W->glen[W->map[q]];
+	}
+	g->lab = W->glab2;
+	g->llen = W->glen2;
+	return npre;
 }
 
 /* Algorithm 3 for type t: the pairs of the step, into J's results. */
@@ -1224,13 +1408,23 @@ static int cluster_type(struct step_worker *W, uint32_t t)
 			 .range = range,
 			 .w = &W->w,
 			 .rank = W->rank,
+			 .lab = c->opts->strategy >= PMCF_COMBINE_BC_LABEL ? W->glab : NULL,
+			 .llen = W->glen,
 			 .strategy = c->opts->strategy,
 			 .pp = W->pp,
 			 .pc = W->pc};
 	pmcfi_rng_seed(&g.rng, pmcfi_rng_hash2(pmcfi_rng_hash2(c->opts->seed, J->i), t));
-	int err = cluster(&g);
+	size_t npre = c->opts->strategy == PMCF_COMBINE_BC_LGL ? lgl_first(W, &g) : 0;
+	int err = !npre || (g.np && g.nc) ? cluster(&g) : 0;
 	if (err)
 		return err;
+	if (npre) { /* back to the ids before lgl_first */
+		for (size_t q = npre; q < npre + g.npairs; q++) {
+			W->pp[q] = W->map[W->pp[q]];
+			W->pc[q] = W->map[W->pc[q]];
+		}
+		g.npairs += npre;
+	}
 	J->iters[t] = g.iterations;
 	J->dmax[t] = g.dmax;
 	/* Algorithm 4 for the pairs: counts of E_prev from t_prev (already
@@ -1286,6 +1480,7 @@ static size_t step_threads(size_t cpus, size_t busy) { return busy < cpus ? (bus
 struct bc_pool {
 	struct step_worker *W;
 	size_t nw, nbig, k;
+	int bylabel; /* 1 bc-label, 2 bc-lgl: the workspaces for the labels */
 };
 
 static void pool_free(struct bc_pool *pool)
@@ -1293,7 +1488,7 @@ static void pool_free(struct bc_pool *pool)
 	for (size_t q = 0; q < pool->nw; q++)
 		worker_free(&pool->W[q]);
 	free(pool->W);
-	memset(pool, 0, sizeof(*pool));
+	*pool = (struct bc_pool){.bylabel = pool->bylabel};
 }
 
 static int pool_get(struct bc_pool *pool, size_t nthreads, size_t nbig, size_t k)
@@ -1308,7 +1503,7 @@ static int pool_get(struct bc_pool *pool, size_t nthreads, size_t nbig, size_t k
 	if (!(pool->W = calloc(nthreads, sizeof(*pool->W))))
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	for (; pool->nw < nthreads; pool->nw++) {
-		int err = worker_init(&pool->W[pool->nw], nbig, k);
+		int err = worker_init(&pool->W[pool->nw], nbig, k, pool->bylabel);
 		if (err) {
 			pool_free(pool);
 			return err;
@@ -1461,7 +1656,8 @@ int cmbi_bc(struct cmb *c)
 		c->lab[f] = xu.label;
 		c->lablen[f] = (uint32_t)strlen(xu.label);
 	}
-	struct bc_pool pool = {NULL, 0, 0, 0};
+	int s = c->opts->strategy;
+	struct bc_pool pool = {.bylabel = s == PMCF_COMBINE_BC_LABEL ? 1 : s == PMCF_COMBINE_BC_LGL ? 2 : 0};
 	int err = 0;
 	for (size_t i = 1; i < c->n && !err; i++)
 		err = step(c, i, &pool);

@@ -33,6 +33,8 @@ static const struct strategy {
 	[PMCF_COMBINE_BC_UNLABELED] = {"bc-unlabeled", 1, 0, 1, cmbi_bc},
 	[PMCF_COMBINE_RANDOM] = {"random", 0, 0, 1, cmbi_random},
 	[PMCF_COMBINE_MATCH] = {"match", 1, 0, 0, cmbi_match},
+	[PMCF_COMBINE_BC_LABEL] = {"bc-label", 1, 1, 0, cmbi_bc},
+	[PMCF_COMBINE_BC_LGL] = {"bc-lgl", 1, 1, 0, cmbi_bc},
 };
 
 /* The row of strategy s, or NULL. */
@@ -48,8 +50,10 @@ int pmcf_strategy_parse(const char *name)
 	for (size_t s = 1; name && s < PMCF_ARRAY_SIZE(strategies); s++)
 		if (strcmp(name, strategies[s].name) == 0)
 			return (int)s;
-	return pmcfi_fail(PMCF_EINVAL, "unknown strategy '%s' (ctc, lgl, bc, bc-unlabeled, random, match)",
-			  name ? name : "");
+	return pmcfi_fail(
+		PMCF_EINVAL,
+		"unknown strategy '%s' (ctc, lgl, bc, bc-unlabeled, random, match, bc-label, bc-lgl)",
+		name ? name : "");
 }
 
 const char *pmcf_strategy_name(int s)
@@ -317,9 +321,10 @@ int pmcf_combine_check(const pmcf_profile *const *in, size_t n, const pmcf_combi
 		for (size_t j = 0; j < n; j++)
 			if (!has_labels(in[j]))
 				return pmcfi_fail(PMCF_EINVAL,
-						  "%s has no XU labels; lgl pairs XUs by label "
+						  "%s has no XU labels; %s pairs XUs by label "
 						  "(use ctc or bc-unlabeled)",
-						  in_name(o, j, b1, sizeof(b1)));
+						  in_name(o, j, b1, sizeof(b1)),
+						  pmcf_strategy_name(o->strategy));
 	if (pmcf_strategy_ordered(o->strategy)) {
 		/* fuse-task-parallel §3.2: E_i ∩ (E_1 ∪ … ∪ E_{i-1}) ≠ ∅ for i ≥ 2 */
 		for (size_t j = 1; j < n; j++) {

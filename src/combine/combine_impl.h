@@ -75,7 +75,7 @@ int cmbi_zip_ordered(struct cmb *c, cmbi_order_fn order, void *arg);
 int cmbi_ctc(struct cmb *c);
 int cmbi_lgl(struct cmb *c);
 int cmbi_random(struct cmb *c);
-int cmbi_bc(struct cmb *c);    /* bc, bc-unlabeled (c->opts->strategy) */
+int cmbi_bc(struct cmb *c);    /* bc, bc-unlabeled, bc-label, bc-lgl (c->opts->strategy) */
 int cmbi_match(struct cmb *c); /* match.c */
 /* After fill_values: c->opts->impute > 0 replaces the values taken from
  * other executions by the median over their K nearest XUs (impute.c). */

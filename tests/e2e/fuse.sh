@@ -29,7 +29,7 @@ expect_fail 1 "$PMCFUSE" plan -e all --sim cholesky --strategy nope
 expect_match 'unknown strategy' "$ERR"
 
 # run with each strategy: every XU has all 33 events (and duration)
-for s in ctc lgl bc bc-unlabeled; do
+for s in ctc lgl bc bc-unlabeled bc-label bc-lgl; do
 	expect_ok "$PMCFUSE" run --sim cholesky,blocks=10 --strategy "$s" -o "f-$s.pmcf"
 	expect_match "fused [0-9]+ profiles with $s" "$OUT"
 	expect_ok "$PMCFUSE" show --json "f-$s.pmcf"

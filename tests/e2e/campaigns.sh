@@ -57,6 +57,9 @@ started_second() {
 	done
 	fail "the second execution in $1 never started"
 }
+# the programs' sleeps end in digits of this shell's pid, so that another
+# copy of this test on the machine cannot be taken for ours by pgrep
+SFX=$(printf '%05d' $(($$ % 100000)))
 one_line() { [ "$(wc -l <err.txt)" -eq 1 ] || fail "expected one line on stderr, got: $ERR"; ok; }
 complete_of() { "$PMCFUSE" show --json "$1" | jq -r .meta.complete; }
 
@@ -65,26 +68,26 @@ n=0
 for how in "TERM alone 143" "INT group 130" "HUP alone 129"; do
 	read -r sig to rc <<<"$how"
 	n=$((n + 1))
-	"$PMCFUSE" record -e page-faults -o "sig$n.pmcf" -- sleep 37.$n 2>err.txt &
+	"$PMCFUSE" record -e page-faults -o "sig$n.pmcf" -- sleep "37.$n$SFX" 2>err.txt &
 	pid=$!
-	wait_for "^sleep 37.$n"
+	wait_for "^sleep 37.$n$SFX\$"
 	stop $pid "$sig" "$to"
 	expect_eq "$rc" "$RC" "(record, SIG$sig to $to)"
 	one_line
 	expect_match "^pmcfuse: record: interrupted by SIG$sig: 'sleep' was stopped; the profile keeps the [0-9]+ XUs? recorded and is marked incomplete \(saved to sig$n.pmcf\)$" "$ERR"
 	expect_eq 0 "$(complete_of "sig$n.pmcf")"
-	gone "^sleep 37.$n"
+	gone "^sleep 37.$n$SFX\$"
 done
 [ -z "$(ls tmp)" ] || fail "record folders left: $(ls tmp)"; ok
 
 # SIGKILL to pmcfuse alone: the program dies with it (PR_SET_PDEATHSIG), and
 # the record folder it leaves is removed by the next recording
-"$PMCFUSE" record -e page-faults -o killed.pmcf -- sleep 38.1 2>err.txt &
+"$PMCFUSE" record -e page-faults -o killed.pmcf -- sleep "38.1$SFX" 2>err.txt &
 pid=$!
-wait_for "^sleep 38.1"
+wait_for "^sleep 38.1$SFX\$"
 stop $pid KILL
 expect_eq 137 "$RC"
-gone "^sleep 38.1"
+gone "^sleep 38.1$SFX\$"
 [ ! -e killed.pmcf ] || fail "SIGKILL cannot have saved a profile"; ok
 ls -d tmp/pmcfuse-rec-$pid-* >/dev/null || fail "expected the killed run's record folder"
 mkdir "tmp/pmcfuse-rec-$$-alive0" # a living owner (this shell): kept
@@ -107,22 +110,22 @@ fi
 
 # ---- run: a stopped campaign keeps its executions and resumes -------------
 "$PMCFUSE" run -e page-faults,major-faults,minor-faults --pmcs 1 -o r.pmcf \
-	-- sleep 3.6 2>err.txt &
+	-- sleep "3.6$SFX" 2>err.txt &
 pid=$!
-started_second r.pmcf.executions "^sleep 3.6"
+started_second r.pmcf.executions "^sleep 3.6$SFX\$"
 stop $pid TERM
 expect_eq 143 "$RC"
 one_line
 expect_match "^pmcfuse: run: interrupted by SIGTERM: 1 of 3 executions complete \(the stopped one kept, marked incomplete\), kept in r.pmcf.executions; resume with \`pmcfuse run --resume r.pmcf.executions\`$" "$ERR"
-gone "^sleep 3.6"
+gone "^sleep 3.6$SFX\$"
 expect_eq ok "$(json '.executions[0].status' r.pmcf.executions/campaign.json)"
 expect_eq interrupted "$(json '.executions[1].status' r.pmcf.executions/campaign.json)"
 expect_eq missing "$(json '.executions[2].status' r.pmcf.executions/campaign.json)"
 expect_eq 0 "$(complete_of r.pmcf.executions/exec-1.pmcf)"
 # the folder is refused as a new campaign, and by another plan
-expect_fail 1 "$PMCFUSE" run -e page-faults,major-faults,minor-faults --pmcs 1 -o r.pmcf -- sleep 3.6
+expect_fail 1 "$PMCFUSE" run -e page-faults,major-faults,minor-faults --pmcs 1 -o r.pmcf -- sleep "3.6$SFX"
 expect_match "already holds a campaign or profiles: resume it with \`pmcfuse run --resume r.pmcf.executions\`" "$ERR"
-expect_fail 1 "$PMCFUSE" run --resume r.pmcf.executions -e page-faults --pmcs 1 -o r.pmcf -- sleep 3.6
+expect_fail 1 "$PMCFUSE" run --resume r.pmcf.executions -e page-faults --pmcs 1 -o r.pmcf -- sleep "3.6$SFX"
 expect_match "'r.pmcf.executions' is a campaign of another plan" "$ERR"
 expect_fail 1 "$PMCFUSE" reference --resume r.pmcf.executions
 expect_match 'is a campaign of `pmcfuse run`, not of reference' "$ERR"
@@ -236,14 +239,14 @@ expect_eq true "$(json .complete rmoved/reference.json)"
 
 # a real program: the stopped execution is not kept as a reference
 "$PMCFUSE" reference -e page-faults,context-switches,minor-faults --pmcs 2 --repeat 2 -o rp \
-	-- sleep 2.4 2>err.txt &
+	-- sleep "2.4$SFX" 2>err.txt &
 pid=$!
-started_second rp "^sleep 2.4"
+started_second rp "^sleep 2.4$SFX\$"
 stop $pid TERM
 expect_eq 143 "$RC"
 one_line
 expect_match 'interrupted by SIGTERM: 1 of [0-9]+ reference executions complete' "$ERR"
-gone "^sleep 2.4"
+gone "^sleep 2.4$SFX\$"
 expect_eq 1 "$(ls rp/ref-*.pmcf | wc -l)"
 expect_eq ok "$(json '.executions[0].status' rp/campaign.json)"
 expect_match '^(interrupted|missing)$' "$(json '.executions[1].status' rp/campaign.json)"

@@ -31,7 +31,8 @@ static const char usage[] =
 	"  --pmcs N         counter budget for --check (machines without a PMU)\n"
 	"  -q, --quiet      print nothing but errors (--check: the exit status says)\n"
 	"  --json           with --check: {\"fits\": true, \"events\": N} when they fit, with\n"
-	"                   \"user_space_only\": [names] when kernel mode is not allowed\n\n"
+	"                   \"user_space_only\": [names] when kernel mode is not allowed;\n"
+	"                   {\"fits\": false, \"events\": N, \"why\": TEXT} when they do not\n\n"
 	"EVENTS take perf's syntax: aliases (cs, faults), modifiers (task-clock:u,\n"
 	"cycles:k, instructions:pp), raw (r01c2) and PMU events (cpu/event=0x3c,umask=0/,\n"
 	"msr/tsc/), globs ('sched:*') and {a,b} groups that share one execution.\n";
@@ -248,10 +249,15 @@ int cmd_events(int argc, char **argv)
 			err = pmcf_evlist_check(l, (unsigned)pmcs, why, sizeof(why));
 		if (err < 0)
 			st = cli_lib_error("events", err, "cannot check the event set");
-		else if (err == 0)
+		else if (err == 0) {
+			if (json) { /* the answer for scripts, beside the error line */
+				printf("{\"fits\": false, \"events\": %zu, \"why\": ", pmcf_evlist_size(l));
+				cli_json_string(stdout, why);
+				printf("}\n");
+			}
 			st = cli_error("events", CLI_EUSAGE, "the events do not fit in one execution: %s",
 				       why);
-		else if (json) {
+		} else if (json) {
 			printf("{\"fits\": true, \"events\": %zu", pmcf_evlist_size(l));
 			for (size_t i = 0, nu = 0; i < pmcf_evlist_size(l); i++)
 				if (pmcf_evlist_user_only(l, i)) {

@@ -10,6 +10,12 @@ command -v perf >/dev/null || has_pmu=0
 tp=0
 tracepoints_usable && tp=1
 expect_ok "$PMCFUSE" events --json
+# --json --check answers on stdout whether the events fit or not
+expect_fail 1 "$PMCFUSE" events --json --check task-clock,page-faults,minor-faults --pmcs 2
+printf '%s\n' "$OUT" >nofit.json
+expect_eq false "$(json .fits nofit.json)"
+expect_eq 3 "$(json .events nofit.json)"
+expect_match 'budget is 2' "$(json .why nofit.json)"
 printf '%s\n' "$OUT" >events.json
 expect_eq true "$(json 'map(select(.name=="task-clock"))[0].available' events.json)"
 expect_eq software "$(json 'map(select(.name=="task-clock"))[0].source' events.json)"

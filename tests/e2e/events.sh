@@ -10,16 +10,16 @@ command -v perf >/dev/null || has_pmu=0
 tp=0
 tracepoints_usable && tp=1
 expect_ok "$PMCFUSE" events --json
+printf '%s\n' "$OUT" >events.json
+expect_eq true "$(json 'map(select(.name=="task-clock"))[0].available' events.json)"
+expect_eq software "$(json 'map(select(.name=="task-clock"))[0].source' events.json)"
+expect_eq pseudo "$(json 'map(select(.name=="duration"))[0].source' events.json)"
 # --json --check answers on stdout whether the events fit or not
 expect_fail 1 "$PMCFUSE" events --json --check task-clock,page-faults,minor-faults --pmcs 2
 printf '%s\n' "$OUT" >nofit.json
 expect_eq false "$(json .fits nofit.json)"
 expect_eq 3 "$(json .events nofit.json)"
 expect_match 'budget is 2' "$(json .why nofit.json)"
-printf '%s\n' "$OUT" >events.json
-expect_eq true "$(json 'map(select(.name=="task-clock"))[0].available' events.json)"
-expect_eq software "$(json 'map(select(.name=="task-clock"))[0].source' events.json)"
-expect_eq pseudo "$(json 'map(select(.name=="duration"))[0].source' events.json)"
 expect_eq true "$(json 'all(.[]; has("name") and has("source") and has("available") and has("description"))' events.json)"
 if [ "$has_pmu" -eq 0 ]; then
 	expect_eq false "$(json 'map(select(.name=="instructions"))[0].available' events.json)"

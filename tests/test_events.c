@@ -307,6 +307,7 @@ static void test_evlist_parse(void **state)
 		{__LINE__, "@/nonexistent/pmcfuse-events", -ENOENT, "/nonexistent/pmcfuse-events"},
 		{__LINE__, "task-clok", PMCF_EEVENT, "did you mean task-clock"},
 		{__LINE__, "page-fault", PMCF_EEVENT, "page-faults"},
+		{__LINE__, "task-clock:x", PMCF_ESYNTAX, "unknown modifier 'x'"},
 		{__LINE__, "task-clock,nosuchthingatall", PMCF_EEVENT, "'nosuchthingatall'"},
 		{__LINE__, tracefs_readable ? "sched:sched_swich" : "skip", PMCF_EEVENT,
 		 tracefs_readable ? "sched:sched_switch" : "'skip'"},

@@ -59,8 +59,8 @@ const char *report_num(double v, char *buf, size_t n)
 		snprintf(buf, n, pmcf_is_missing(v) ? "&ndash;" : v > 0 ? "&infin;" : "&minus;&infin;");
 		return buf;
 	}
-	if (v == floor(v) && fabs(v) < 1e5)
-		snprintf(buf, n, "%.0f", v);
+	if ((v == floor(v) && fabs(v) < 1e5) || (fabs(v) >= 1000 && fabs(v) < 1e6))
+		snprintf(buf, n, "%.0f", v); /* one style in a row: 27794, not 2.779e4 beside 28986 */
 	else
 		snprintf(buf, n, "%.4g", v);
 	char *e = strchr(buf, 'e');
@@ -323,6 +323,9 @@ static void section_types(struct report *r, double *scratch, double *ratio)
 			size_t m = type_quartiles(r, pmcf_profile_column_const(p, ev), t, scratch, q);
 			fputs("<tr><td class=\"l\">", h);
 			report_esc(h, pmcf_profile_event_name(p, ev));
+			const char *unit = report_event_unit(pmcf_profile_event_name(p, ev));
+			if (unit && strcmp(unit, "count") != 0)
+				fprintf(h, " (%s)", unit); /* times; counts need no unit */
 			fprintf(h, "</td><td>%zu</td>", m);
 			for (int k = 0; k < 3; k++)
 				fprintf(h, "<td>%s</td>", report_num(q[k], b1, sizeof(b1)));

@@ -1452,6 +1452,19 @@ static int apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsampl
 				kf[i] = ls[o + l].fac;
 				w_rate += u[i].w;
 				kw += kf[i] * u[i].w;
+				/* a unit of the loop's own blocks (not of a nested
+				 * loop) runs at most once per iteration, exactly
+				 * once when it has a block that runs every
+				 * iteration: the model's ratio to the anchor is
+				 * bounded by that (timer samples can fall far
+				 * from where the time went: on a clang build a
+				 * conditional arm got 12x the loop's count) */
+				int own = 1, every = 0;
+				for (uint32_t b = u[i].first; b != UINT32_MAX && own; b = u[i].next[b])
+					own = bi->flp[o + b] == l, every |= bi->once[o + b] & 1;
+				double most = cnt[i] > 0 ? ls[o + l].N / cnt[i] : 0;
+				if (own && most > 0 && (every || kf[i] > most))
+					kf[i] = most, m->rate_clamped += !every;
 				break;
 			}
 	}
@@ -1472,6 +1485,7 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 {
 	pmcf_imix_stats *st = &m->st;
 	struct hbbp_cost_model cm;
+	m->rate_clamped = 0;
 	if (o->costing < PMCF_IMIX_COST_REGIONS || o->costing > PMCF_IMIX_COST_REGIONS_CHASE)
 		return pmcfi_fail(PMCF_EINVAL, "unknown costing %d", o->costing);
 	if (o->rate < PMCF_IMIX_RATE_DEFAULT || o->rate > PMCF_IMIX_RATE_IV)
@@ -1623,10 +1637,11 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 		else if (iv)
 			snprintf(
 				st->cost_model + l, sizeof(st->cost_model) - l,
-				"; %llu loops at their measured speed (%llu by trip count), %llu functions from "
-				"their call sites (%.0f %% of the samples)",
+				"; %llu loops at their measured speed (%llu by trip count, %llu arms capped), "
+				"%llu functions from their call sites (%.0f %% of the samples)",
 				(unsigned long long)st->rate_loops, (unsigned long long)st->rate_trip,
-				(unsigned long long)st->rate_funcs, 100 * st->rate_share);
+				(unsigned long long)m->rate_clamped, (unsigned long long)st->rate_funcs,
+				100 * st->rate_share);
 		st->correction = PMCF_IMIX_CORR_APPLIED;
 	}
 	free(cls);

@@ -521,9 +521,14 @@ static int imix_compare(int argc, char **argv)
 		putchar('\n');
 		json_decref(j);
 	} else {
-		printf("# reference %s (%.6g instructions) vs measured %s (%.6g%s)%s\n", argv[optind],
-		       c->ref_total, argv[optind + 1], c->measured_total, relative ? ", relative scale" : "",
-		       normalize ? ", normalized to shares" : "");
+		printf("# reference %s (%.6g instructions) vs measured %s (%.6g%s)", argv[optind],
+		       c->ref_total, argv[optind + 1], c->measured_total, relative ? ", relative scale" : "");
+		if (normalize)
+			printf("; measured counts x %.6g (reference total / measured total, so that they sum to "
+			       "the reference total: shares of it)",
+			       c->scale);
+		printf("\n# error: |measured - reference| / reference; average weighted by the reference "
+		       "count (sum of |measured - reference| over the reference total)\n");
 		if (meas.mix && !strcmp(meas.kind, "perf"))
 			print_correction(stdout, pmcf_imix_get_stats(meas.mix), &o);
 		printf("%-24s %16s %16s %9s\n", "mnemonic", "reference", "measured", "error");

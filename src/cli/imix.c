@@ -47,7 +47,9 @@ static const char usage[] =
 	"--rate iv (default) measures each loop's speed from its induction registers, recorded\n"
 	"with the timer samples, instead of modelling it, where the samples carry them\n"
 	"(docs/imix.md); --rate none: the cost model alone.\n"
-	"--normalize compares shares (for EBS on cpu-clock, which has no absolute scale).\n"
+	"--normalize compares shares (for EBS on cpu-clock, which has no absolute scale):\n"
+	"the measured counts times reference total / measured total; the average error is\n"
+	"weighted by the reference count.\n"
 	"REFERENCE and MEASURED are record/reference folders, perf.data or callgrind files,\n"
 	"or CSV files written by `imix report --format csv` (by mnemonic).\n"
 	"train learns the block-length cut-off (a decision stump) from reference data.\n";

@@ -393,10 +393,11 @@ static int arm_cost(void *ctx, const pmcf_imix_code_block *b, size_t n, double *
 	return 0;
 }
 
-/* A unit of a loop with a count runs at most once per iteration: an arm the
- * cost model makes faster than the loop itself is held to the loop's count
- * (a clang build's arm got 12x its loop's count: average weighted error
- * 100 % against 42 % for the cost model alone). */
+/* A unit of a loop with a count runs at most once per iteration: where the
+ * cost model puts an arm above the loop's count, the loop's arms are scaled
+ * together so that the highest is at the count (a clang build's arm got 12x
+ * its loop's count: average weighted error 100 % against 42 % for the cost
+ * model alone). One arm here: it gets the inner loop's count. */
 static void test_iv_arm_cap(void **state)
 {
 	(void)state;

@@ -47,7 +47,9 @@ static const char usage[] =
 	"--rate iv (default) measures each loop's speed from its induction registers, recorded\n"
 	"with the timer samples, instead of modelling it, where the samples carry them\n"
 	"(docs/imix.md); --rate none: the cost model alone.\n"
-	"--normalize compares shares (for EBS on cpu-clock, which has no absolute scale).\n"
+	"--normalize compares shares (for EBS on cpu-clock, which has no absolute scale):\n"
+	"the measured counts times reference total / measured total; the average error is\n"
+	"weighted by the reference count.\n"
 	"REFERENCE and MEASURED are record/reference folders, perf.data or callgrind files,\n"
 	"or CSV files written by `imix report --format csv` (by mnemonic).\n"
 	"train learns the block-length cut-off (a decision stump) from reference data.\n";
@@ -521,9 +523,14 @@ static int imix_compare(int argc, char **argv)
 		putchar('\n');
 		json_decref(j);
 	} else {
-		printf("# reference %s (%.6g instructions) vs measured %s (%.6g%s)%s\n", argv[optind],
-		       c->ref_total, argv[optind + 1], c->measured_total, relative ? ", relative scale" : "",
-		       normalize ? ", normalized to shares" : "");
+		printf("# reference %s (%.6g instructions) vs measured %s (%.6g%s)", argv[optind],
+		       c->ref_total, argv[optind + 1], c->measured_total, relative ? ", relative scale" : "");
+		if (normalize)
+			printf("; measured counts x %.6g (reference total / measured total, so that they sum to "
+			       "the reference total: shares of it)",
+			       c->scale);
+		printf("\n# error: |measured - reference| / reference; average weighted by the reference "
+		       "count (sum of |measured - reference| over the reference total)\n");
 		if (meas.mix && !strcmp(meas.kind, "perf"))
 			print_correction(stdout, pmcf_imix_get_stats(meas.mix), &o);
 		printf("%-24s %16s %16s %9s\n", "mnemonic", "reference", "measured", "error");

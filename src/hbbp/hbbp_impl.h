@@ -100,6 +100,7 @@ struct pmcf_imix {
 	size_t nblocks;
 	pmcf_imix_stats st;
 	int lines;
+	uint64_t rate_clamped; /* units held to their loop's count (timecount.c) */
 };
 int hbbpi_mix_new(const pmcf_imix_opts *o, pmcf_imix **out);
 /* Image for a path, opened once; NULL (and remembered) when not readable. */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <Zydis/Zydis.h>
+#include "collect/typename.h"
 #include "hbbp/hbbp_impl.h"
 #include "util/abi.h"
 #include "util/internal.h"
@@ -487,8 +488,10 @@ unsigned hbbpi_image_line(struct hbbp_image *im, uint64_t addr, const char **fil
 	}
 	if (!im->dwarf)
 		return 0;
+	/* pmcfi_dwarf_cu_at: dwarf_addrdie alone needs .debug_aranges, which clang
+	 * does not emit by default (every line was ??:0 on a clang build) */
 	Dwarf_Die cu;
-	if (!dwarf_addrdie(im->dwarf, addr, &cu))
+	if (pmcfi_dwarf_cu_at(im->dwarf, addr, &cu) != 0)
 		return 0;
 	Dwarf_Line *l = dwarf_getsrc_die(&cu, addr);
 	int ln = 0;

@@ -1045,6 +1045,7 @@ struct loopst {
 	double N;            /* executions of the header: measured, or from the trip count */
 	double fac;          /* N over the cost model's count of the loop's anchor unit */
 	int how;             /* 1 measured, 2 from the loop around times its trip count */
+	double cmax;         /* the highest modelled count of its own conditional units */
 };
 
 static struct ivs *loop_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, const struct blkinfo *bi,
@@ -1300,6 +1301,20 @@ static int count_calls(pmcf_imix *m, const struct unit *u, size_t n, const uint3
 	return 0;
 }
 
+/* Is unit x (of the function at block offset o) made of blocks of loop l's
+ * own (not of a nested loop)? 0: no; 1: yes; 2: yes, and one of them runs
+ * every iteration. */
+static int own_unit(const struct blkinfo *bi, size_t o, const struct unit *x, uint32_t l)
+{
+	int every = 0;
+	for (uint32_t b = x->first; b != UINT32_MAX; b = x->next[b]) {
+		if (bi->flp[o + b] != l)
+			return 0;
+		every |= bi->once[o + b] & 1;
+	}
+	return 1 + every;
+}
+
 /* Measured loop speeds, on the full static flow graph of each function:
  * - a loop with at least IV_MIN_PAIRS valid sample pairs runs iter / ptime
  *   iterations per unit of time, over the weight of its blocks;
@@ -1443,6 +1458,22 @@ static int apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsampl
 	for (size_t i = 0; i < nblk; i++)
 		if (ls[i].N > 0)
 			m->st.rate_loops++, m->st.rate_trip += ls[i].how == 2;
+	/* a unit of a loop's own blocks (not of a nested loop) runs at most
+	 * once per iteration, exactly once when it has a block that runs every
+	 * iteration. Where the model puts a conditional unit (an arm) above
+	 * the loop's count, its ratio to the anchor is wrong (timer samples
+	 * fall far from where the time went: on a clang build an arm got 12x
+	 * its loop's count); the loop's arms are then scaled together so that
+	 * the highest is at the count, keeping the model's ratios among them */
+	for (size_t i = 0; i < n; i++) {
+		size_t o = u[i].f->boff;
+		for (uint32_t l = bi->flp[o + u[i].first]; l != UINT32_MAX; l = bi->flpar[o + l])
+			if (ls[o + l].fac > 0) {
+				if (own_unit(bi, o, &u[i], l) == 1 && cnt[i] > ls[o + l].cmax)
+					ls[o + l].cmax = cnt[i];
+				break;
+			}
+	}
 	for (size_t i = 0; i < n; i++) {
 		size_t o = u[i].f->boff;
 		w_all += u[i].w;
@@ -1452,6 +1483,11 @@ static int apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsampl
 				kf[i] = ls[o + l].fac;
 				w_rate += u[i].w;
 				kw += kf[i] * u[i].w;
+				int own = own_unit(bi, o, &u[i], l);
+				if (own == 2 && cnt[i] > 0) /* runs every iteration */
+					kf[i] = ls[o + l].N / cnt[i];
+				else if (own == 1 && ls[o + l].cmax * kf[i] > ls[o + l].N)
+					kf[i] = ls[o + l].N / ls[o + l].cmax, m->rate_clamped++;
 				break;
 			}
 	}
@@ -1472,6 +1508,7 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 {
 	pmcf_imix_stats *st = &m->st;
 	struct hbbp_cost_model cm;
+	m->rate_clamped = 0;
 	if (o->costing < PMCF_IMIX_COST_REGIONS || o->costing > PMCF_IMIX_COST_REGIONS_CHASE)
 		return pmcfi_fail(PMCF_EINVAL, "unknown costing %d", o->costing);
 	if (o->rate < PMCF_IMIX_RATE_DEFAULT || o->rate > PMCF_IMIX_RATE_IV)
@@ -1623,10 +1660,11 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 		else if (iv)
 			snprintf(
 				st->cost_model + l, sizeof(st->cost_model) - l,
-				"; %llu loops at their measured speed (%llu by trip count), %llu functions from "
-				"their call sites (%.0f %% of the samples)",
+				"; %llu loops at their measured speed (%llu by trip count, %llu arms capped), "
+				"%llu functions from their call sites (%.0f %% of the samples)",
 				(unsigned long long)st->rate_loops, (unsigned long long)st->rate_trip,
-				(unsigned long long)st->rate_funcs, 100 * st->rate_share);
+				(unsigned long long)m->rate_clamped, (unsigned long long)st->rate_funcs,
+				100 * st->rate_share);
 		st->correction = PMCF_IMIX_CORR_APPLIED;
 	}
 	free(cls);

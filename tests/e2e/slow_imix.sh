@@ -110,6 +110,9 @@ echo "average weighted error (EBS on cpu-clock vs callgrind): $err"
 awk -v e="$err" 'BEGIN { exit !(e >= 0 && e < 0.25) }' || fail "average weighted error $err"
 expect_ok "$PMCFUSE" imix compare --normalize ref rec
 expect_match 'average weighted error: [0-9.]+%' "$OUT"
+# the header says what the normalisation scales by and what the average weighs by
+expect_match 'measured counts x [0-9.e+]+ \(reference total / measured total' "$OUT"
+expect_match 'average weighted by the reference count' "$OUT"
 # loop speeds are measured by default where the samples carry the user
 # registers (else the cost model alone, and the header says so); --rate none
 # keeps the cost model alone

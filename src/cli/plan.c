@@ -12,7 +12,7 @@
 #include "pmcfuse/util.h"
 
 static const char usage[] =
-	"usage: pmcfuse plan -e EVENTS [--strategy S] [--link EVENTS|auto [--refs DIR]]\n"
+	"usage: pmcfuse plan [-e EVENTS] [--strategy S] [--link EVENTS|auto [--refs DIR]]\n"
 	"                    [--pmcs N] [--packing best|greedy] [--from DIR] [--seed N]\n"
 	"                    [-o plan.json]\n"
 	"                    [-q] [--json] [--sim SPEC | -- PROG ARGS]\n\n"
@@ -21,7 +21,9 @@ static const char usage[] =
 	"summarised on standard error). Run it with `pmcfuse record --plan plan.json --set K`\n"
 	"for K = 0 .. executions-1, then `pmcfuse combine` (docs/slurm.md).\n\n"
 	"  -e, --events EVENTS  comma list in perf's syntax, all, or @FILE; {a,b} groups\n"
-	"                       are kept in one set (see pmcfuse-events(1))\n"
+	"                       are kept in one set (see pmcfuse-events(1)). Default, as\n"
+	"                       for run: all the events of --sim SPEC; for -- PROG,\n"
+	"                       duration and the software events this machine counts\n"
 	"  --strategy S         ctc, lgl: disjoint sets; bc, bc-unlabeled, bc-label, bc-lgl,\n"
 	"                       match (default bc):\n"
 	"                       every set carries the linking events, so that it overlaps the\n"
@@ -209,11 +211,13 @@ void fuse_print_plan(FILE *f, const pmcf_plan *p)
 	pmcf_plan_events(p, &ev, &nev);
 	const char *const *link;
 	pmcf_plan_link(p, &link, &nl);
-	fprintf(f, "%zu executions for %zu events, strategy %s, packing %s", pmcf_plan_nsets(p), nev,
+	fprintf(f, "%zu execution%s for %zu event%s, strategy %s, packing %s", pmcf_plan_nsets(p),
+		pmcf_plan_nsets(p) == 1 ? "" : "s", nev, nev == 1 ? "" : "s",
 		pmcf_strategy_name(pmcf_plan_strategy(p)), pmcf_packing_name(pmcf_plan_packing(p)));
 	if (pmcf_plan_pmcs(p))
 		fprintf(f, ", %u counters", pmcf_plan_pmcs(p));
-	fprintf(f, "\nlower bound %u executions%s\n", pmcf_plan_lower_bound(p),
+	fprintf(f, "\nlower bound %u execution%s%s\n", pmcf_plan_lower_bound(p),
+		pmcf_plan_lower_bound(p) == 1 ? "" : "s",
 		pmcf_plan_optimal(p) ? " (this plan is minimal)" : "");
 	if (nl) {
 		fprintf(f, "linking events:");
@@ -345,8 +349,12 @@ int cmd_plan(int argc, char **argv)
 		default: return cli_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (!events)
-		return cli_usage_error(verb, "missing -e EVENTS");
+	/* without -e, the source's default events, as run plans them: all of a
+	 * simulated machine; duration and the software events of a program */
+	int dflt = !events;
+	if (dflt && !sim && optind >= argc)
+		return cli_usage_error(verb, "missing -e EVENTS (or a source, --sim SPEC or -- PROG "
+					     "ARGS, whose default events are planned)");
 	if (json && (!out || strcmp(out, "-") == 0))
 		return cli_usage_error(verb, "--json prints the summary on standard output, where "
 					     "the plan goes without -o: give -o plan.json");
@@ -373,14 +381,16 @@ int cmd_plan(int argc, char **argv)
 	size_t npilots = 0;
 	pmcf_source_opts so = PMCF_SOURCE_OPTS_INIT;
 	so.pmcs = o.pmcs;
-	int err = sim ? pmcf_source_new_sim(sim, &so, &src) : pmcf_catalog_perf_for_events(events, &perf);
+	int err = sim    ? pmcf_source_new_sim(sim, &so, &src)
+		  : dflt ? pmcf_source_new_program(argc - optind, argv + optind, &so, NULL, &src)
+			 : pmcf_catalog_perf_for_events(events, &perf);
 	if (!err)
 		err = src ? pmcf_source_catalog(src, &cat) : ((cat = perf), 0);
 	if (err) {
 		st = cli_lib_error(verb, err, "event catalogue");
 		goto out;
 	}
-	if ((err = pmcf_evlist_parse(cat, events, &ev)) ||
+	if ((err = dflt ? pmcf_source_events(src, NULL, &ev) : pmcf_evlist_parse(cat, events, &ev)) ||
 	    (link && !o.link_auto && (err = pmcf_evlist_parse(cat, link, &lk)))) {
 		st = cli_lib_error(verb, err, "events");
 		goto out;
@@ -391,7 +401,8 @@ int cmd_plan(int argc, char **argv)
 	o.npilots = npilots;
 	/* the resolved lists (their groups, the linking events) go to the planner */
 	if (o.link_auto) {
-		if ((st = fuse_link_auto_plan(verb, ev, refs, src, seed_given ? seed : 1, &o, &plan)))
+		if ((st = fuse_link_auto_plan(verb, ev, refs, sim ? src : NULL, seed_given ? seed : 1, &o,
+					      &plan)))
 			goto out;
 	} else if ((err = pmcf_plan_make_evlist(ev, lk, &o, &plan))) {
 		st = cli_lib_error(verb, err, "planning");

@@ -41,3 +41,13 @@ expect_eq "$PWD/progdir/plain" "$(jq -r '.source.program' rel-plan.json)"
 	fail "record --plan from another folder: $(cat rel-err.txt)"
 expect_ok "$PMCFUSE" show --json elsewhere/rel.pmcf
 expect_eq '["2","3"]' "$(jq -c '.meta.args | fromjson' out.txt)"
+
+# without -e, plan takes the source's default events, as run does: all of a
+# simulated machine, duration and the software events of a program
+expect_ok "$PMCFUSE" plan --sim "$SPEC" -o dflt-sim.json
+expect_eq "$("$PMCFUSE" events --sim "$SPEC" --json | jq 'length')" "$(jq '.events | length' dflt-sim.json)"
+expect_ok "$PMCFUSE" plan --pmcs 2 -o dflt-prog.json -- "$EX/plain" 1 1
+expect_eq duration "$(jq -r '.events[0]' dflt-prog.json)"
+expect_match 'task-clock' "$(jq -r '.events | join(",")' dflt-prog.json)"
+expect_fail 1 "$PMCFUSE" plan -o none.json
+expect_match 'missing -e EVENTS \(or a source' "$ERR"

@@ -319,16 +319,23 @@ static void test_time_to_count_regions(void **state)
  * (--rate iv), as for a CPU it does not know: the outer class (mov cl,3;
  * add rsi,1; jmp) 8 cycles, the inner loop's class (add, test, jz, dec, jnz)
  * 160 instead of its 16 and its 20-instruction block 200 instead of 20. */
-static int iv_cost(void *ctx, const pmcf_imix_code_block *b, size_t n, double *cycles)
+/* The cycles of the synthetic program's three units (at offsets 0x00, 0x06
+ * and 0x0d), c[0..2]; any other block is refused. */
+static int unit_cost(const double c[3], const pmcf_imix_code_block *b, size_t n, double *cycles)
 {
-	(void)ctx;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t off = b[i].start & 0xfff;
-		cycles[i] = off == 0x00 ? 8 : off == 0x06 ? 160 : off == 0x0d ? 200 : 0;
+		cycles[i] = off == 0x00 ? c[0] : off == 0x06 ? c[1] : off == 0x0d ? c[2] : 0;
 		if (cycles[i] == 0)
 			return PMCF_EINVAL;
 	}
 	return 0;
+}
+
+static int iv_cost(void *ctx, const pmcf_imix_code_block *b, size_t n, double *cycles)
+{
+	(void)ctx;
+	return unit_cost((const double[]){8, 160, 200}, b, n, cycles);
 }
 
 /* Loop speeds from induction registers (PMCF_IMIX_RATE_IV): the synthetic
@@ -384,13 +391,7 @@ static void test_iv_rates(void **state)
 static int arm_cost(void *ctx, const pmcf_imix_code_block *b, size_t n, double *cycles)
 {
 	(void)ctx;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t off = b[i].start & 0xfff;
-		cycles[i] = off == 0x00 ? 8 : off == 0x06 ? 16 : off == 0x0d ? 2 : 0;
-		if (cycles[i] == 0)
-			return PMCF_EINVAL;
-	}
-	return 0;
+	return unit_cost((const double[]){8, 16, 2}, b, n, cycles);
 }
 
 /* A unit of a loop with a count runs at most once per iteration: where the

@@ -82,6 +82,9 @@ typedef struct pmcf_combine_stats {
 	/* bc family: grid iterations over all steps and types, largest dmax */
 	size_t bc_iterations;
 	unsigned bc_dmax;
+	/* impute > 0: values imputed (provenance XU -1), and of them those that
+	 * differ from the copy they replaced (0 = imputing changed nothing) */
+	size_t imputed, imputed_changed;
 } pmcf_combine_stats;
 
 /* Checks that the inputs can be fused with strategy: same program, arguments,

@@ -55,7 +55,8 @@ static const char usage[] =
 	"  -q, --quiet    print nothing but errors\n"
 	"  --json         print the summary as one JSON object: output, strategy,\n"
 	"                 inputs, xus, events, partial_xus, labels (lgl), grid (bc\n"
-	"                 family), match (distance quantiles)\n";
+	"                 family), imputed (--impute: values, changed), match\n"
+	"                 (distance quantiles)\n";
 
 enum { OPT_STRATEGY = 256, OPT_SEED, OPT_FORCE, OPT_THREADS, OPT_PARTIAL, OPT_IMPUTE, OPT_IMPUTE_MODE };
 
@@ -102,6 +103,12 @@ void fuse_print_summary(FILE *f, const pmcf_profile *fused, const pmcf_combine_s
 			"%zu XUs lack a partner in some profile (XU counts differ): their "
 			"other events are missing\n",
 			st->partial_xus);
+	if (st->imputed)
+		fprintf(f,
+			"imputed %zu values from the nearest XUs; %zu differ from the copies they "
+			"replace%s\n",
+			st->imputed, st->imputed_changed,
+			st->imputed_changed ? "" : " (imputing changed nothing here)");
 	if (strategy == PMCF_COMBINE_LGL)
 		fprintf(f,
 			"labels: %zu matched, %zu missing from some profile, %zu extra, %zu "
@@ -130,6 +137,9 @@ void fuse_json_summary(FILE *f, const pmcf_profile *fused, const pmcf_combine_st
 			st->labels_matched, st->labels_missing, st->labels_extra, st->labels_duplicate);
 	if (pmcf_strategy_ordered(strategy))
 		fprintf(f, ", \"grid\": {\"iterations\": %zu, \"dmax\": %u}", st->bc_iterations, st->bc_dmax);
+	if (st->imputed)
+		fprintf(f, ", \"imputed\": {\"values\": %zu, \"changed\": %zu}", st->imputed,
+			st->imputed_changed);
 	pmcf_match_summary ms = {.size = sizeof(ms)};
 	if (pmcf_combine_match_summary(fused, &ms) == 0 && ms.measured) {
 		fprintf(f, ", \"match\": {\"measured\": %zu, \"median\": ", ms.measured);

@@ -1159,6 +1159,8 @@ int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opt
 			local.complete_xus += (size_t)all;
 		}
 		local.partial_xus = c.nf - local.complete_xus;
+		local.imputed = c.imputed;
+		local.imputed_changed = c.imputed_changed;
 		if (stats) /* checked above: cannot fail */
 			pmcfi_struct_out("pmcf_combine_stats", stats, &local, sizeof(local), sizeof(local));
 		*out = c.out;

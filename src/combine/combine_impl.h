@@ -13,6 +13,7 @@ struct cmb {
 	size_t n;
 	const pmcf_combine_opts *opts;
 	pmcf_combine_stats *stats;
+	size_t imputed, imputed_changed; /* counted by cmbi_impute */
 
 	/* fused types: tmap[j][t] is the fused type of input j's type t. The
 	 * strategies pair XUs within a group, (MPI rank, fused type): group

@@ -292,6 +292,13 @@ static int cmp_rrow(const void *a, const void *b)
 	return (x->q > y->q) - (x->q < y->q);
 }
 
+/* One value imputed: v replaces the copy old. */
+static void count_imputed(struct cmb *c, double old, double v)
+{
+	c->imputed++;
+	c->imputed_changed += !(old == v || (pmcf_is_missing(old) && pmcf_is_missing(v)));
+}
+
 /* Rank mode, one added event e: the rows rr[0..n) are sorted by key (then
  * copy, then row); the copies that are there, sorted, are dealt out by rank
  * (by quantile when some copies are missing), so that the imputed column
@@ -311,7 +318,9 @@ static int rank_event(struct cmb *c, const struct istep *s, const uint32_t *rows
 	int err = 0;
 	for (size_t r = 0; r < n && !err; r++) {
 		size_t at = np == n ? r : (size_t)(((double)r + 0.5) * (double)np / (double)n);
-		col[rows[rr[r].q]] = pool[at < np ? at : np - 1];
+		double v = pool[at < np ? at : np - 1], *cell = &col[rows[rr[r].q]];
+		count_imputed(c, *cell, v);
+		*cell = v;
 		err = pmcf_profile_provenance_set(c->out, rows[rr[r].q], e, (int32_t)s->i, -1);
 	}
 	return err;
@@ -421,6 +430,7 @@ static int impute_group(struct cmb *c, const struct istep *s, const uint32_t *ro
 			double md = knn_median(c, i, e, &t, cx, vals);
 			if (pmcf_is_missing(md))
 				continue; /* the neighbours have nothing: keep the copy */
+			count_imputed(c, pmcf_profile_column(c->out, e)[rows[q]], md);
 			pmcf_profile_column(c->out, e)[rows[q]] = md;
 			err = pmcf_profile_provenance_set(c->out, rows[q], e, (int32_t)i, -1);
 		}

@@ -70,6 +70,13 @@ for t in 1 3; do
 done
 cmp -s r1.json r3.json || fail "--impute-mode rank on 1 and 3 threads differs"; ok
 expect_eq rank "$(json .meta.combine_impute_mode r1.json)"
+# the summary says how many values were imputed and how many of them changed
+expect_ok "$PMCFUSE" combine --impute 5 --impute-mode rank --json -o rj.pmcf execs/exec-*.pmcf
+printf '%s\n' "$OUT" >rj.json
+[ "$(json .imputed.values rj.json)" -gt 0 ] || fail "no imputed values counted"; ok
+[ "$(json .imputed.changed rj.json)" -le "$(json .imputed.values rj.json)" ] || fail "more changed than imputed"; ok
+expect_ok "$PMCFUSE" combine --impute 5 -o rm.pmcf execs/exec-*.pmcf
+expect_match 'imputed [0-9]+ values from the nearest XUs; [0-9]+ differ from the copies they replace' "$OUT"
 expect_fail 1 "$PMCFUSE" combine --impute-mode rank -o r.pmcf execs/exec-*.pmcf
 expect_fail 1 "$PMCFUSE" combine --impute 5 --impute-mode mean -o r.pmcf execs/exec-*.pmcf
 expect_ok "$PMCFUSE" combine --strategy lgl -o l.pmcf execs/exec-*.pmcf

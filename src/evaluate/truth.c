@@ -56,7 +56,10 @@ int pmcf_truth_compare(const pmcf_profile *p, const char *path, pmcf_truth_resul
 	*out = NULL;
 	size_t ne = pmcf_profile_nevents(p), nx = pmcf_profile_nxus(p);
 	int own = pmcf_profile_ntruth(p) > 0;
-	if (!own && !(pmcf_profile_has_provenance(p) && pmcf_profile_nsources(p) > 0))
+	/* a fused profile of real programs (no sim_spec) has no truth to look
+	 * for in its sources: say so rather than fail on opening them */
+	if (!own && (!(pmcf_profile_has_provenance(p) && pmcf_profile_nsources(p) > 0) ||
+		     !pmcf_profile_meta_get(p, PMCF_META_SIM_SPEC)))
 		return pmcfi_fail(PMCF_ENOENT, "the profile has no ground truth (only simulated sources "
 					       "have one) and no provenance leading to sources with one");
 	pmcf_truth_result *r = calloc(1, sizeof(*r));

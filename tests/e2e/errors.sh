@@ -274,6 +274,11 @@ expect_ok "$PMCFUSE" record -e duration,PAPI_L2_TCM -o big.pmcf --sim cholesky,b
 expect_fail 1 "$PMCFUSE" combine --strategy ctc -o c.pmcf a.pmcf big.pmcf
 [ ! -e c.pmcf ] || fail "combine left an output"
 expect_fail 1 "$PMCFUSE" truth "$(pwd)/a.pmcf" extra
+# a fused profile of a real program has no ground truth: said so, not
+# "source profile 'execution 0' ...: no such file"
+expect_ok "$PMCFUSE" run -e page-faults,minor-faults --pmcs 1 -o realfused.pmcf -- "$EX/plain" 1 1
+expect_fail 1 "$PMCFUSE" truth realfused.pmcf
+expect_match 'the profile has no ground truth \(only simulated sources have one\)' "$ERR"
 
 # ---- tracefs missing: the environment's doing, exit 2 ----------------------
 row tracefs-missing

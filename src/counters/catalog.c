@@ -192,6 +192,18 @@ long pmcfi_catalog_resolve(pmcf_catalog *c, const char *name)
 	long i = pmcf_catalog_find(c, name);
 	if (i >= 0 || !c->ops || !c->ops->resolve)
 		return i;
+	/* a known event with a modifier perf does not have ('task-clock:x'):
+	 * say which letter, not "unknown event" nor a tracepoint's tracefs */
+	const char *colon = strrchr(name, ':');
+	if (colon && colon[1] && (size_t)(colon - name) < 256) {
+		char base[256];
+		memcpy(base, name, (size_t)(colon - name));
+		base[colon - name] = '\0';
+		struct pmcfi_perf_mods m;
+		int err;
+		if (lookup_exact(c, base) >= 0 && (err = pmcfi_perf_mods_parse(colon + 1, &m)) != 0)
+			return err;
+	}
 	return c->ops->resolve(c->impl, c, name);
 }
 
@@ -364,18 +376,6 @@ static int evlist_push(pmcf_evlist *l, const pmcf_catalog *c, size_t k, unsigned
 
 static int unknown_event(const pmcf_catalog *c, const char *name)
 {
-	/* a known event with a modifier perf does not have ('task-clock:x'):
-	 * say which letter, not "unknown event" */
-	const char *colon = strrchr(name, ':');
-	if (colon && colon[1] && (size_t)(colon - name) < 256) {
-		char base[256];
-		memcpy(base, name, (size_t)(colon - name));
-		base[colon - name] = '\0';
-		struct pmcfi_perf_mods m;
-		int err;
-		if (lookup_exact(c, base) >= 0 && (err = pmcfi_perf_mods_parse(colon + 1, &m)) != 0)
-			return err;
-	}
 	const char *sug[3];
 	size_t ns = pmcf_catalog_suggest(c, name, sug, 3);
 	if (!ns)

@@ -755,10 +755,11 @@ static int line_case(const char *cc, const char *flags)
 		hi = hi > l ? hi : l;
 		nin++;
 	}
+	unsigned nins = fu->nins; /* fu belongs to the image */
 	hbbpi_image_free(im);
-	if (nin * 2 < fu->nins || lo < 2 || hi > 8 || hi < 5)
-		fail_msg("%s %s: %u of %u instructions with a line, lines %u-%u", cc, flags, nin, fu->nins,
-			 lo, hi);
+	if (nin * 2 < nins || lo < 2 || hi > 8 || hi < 5)
+		fail_msg("%s %s: %u of %u instructions with a line, lines %u-%u", cc, flags, nin, nins, lo,
+			 hi);
 	return 1;
 }
 

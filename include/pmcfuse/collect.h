@@ -80,6 +80,12 @@ PMCF_API int pmcf_collect_program(char *const argv[], const char *const *events,
  * removed by the next pmcf_collect_program of the same user. */
 PMCF_API int pmcf_collect_signal(int sig);
 
+/* This process's OMP_* environment (OMP_TOOL* aside), which the program
+ * of pmcf_collect_program inherits, as a profile's "omp_env" metadata holds
+ * it: compact JSON, keys sorted. A new string (free it); NULL when out of
+ * memory. */
+PMCF_API char *pmcf_collect_omp_env(void);
+
 /* Builds the profile from a record folder written by an earlier run (e.g.
  * with record_dir set): same XUs and labels, metadata limited to what the
  * folder holds. events as given to that run. */

@@ -2,7 +2,6 @@
  * summarise — the whole pipeline of docs/fusion.md in one command. */
 #include <errno.h>
 #include <getopt.h>
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -432,26 +431,6 @@ static int record_run(struct run *r, size_t k, const struct cli_plan_meta *pm, i
 	return CLI_OK;
 }
 
-/* This process's OMP_* environment (OMP_TOOL* aside) as the collector
- * stores it in omp_env: compact JSON, keys sorted. NULL when out of memory. */
-static char *omp_env_now(void)
-{
-	extern char **environ;
-	json_t *o = json_object();
-	for (size_t i = 0; o && environ[i]; i++) {
-		const char *e = environ[i], *eq = strchr(e, '=');
-		if (strncmp(e, "OMP_", 4) != 0 || strncmp(e, "OMP_TOOL", 8) == 0 || !eq)
-			continue;
-		char *k = strndup(e, (size_t)(eq - e));
-		if (k)
-			json_object_set_new(o, k, json_string(eq + 1));
-		free(k);
-	}
-	char *s = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-	json_decref(o);
-	return s;
-}
-
 /* Before recording anything on resume: the executions done ran with this
  * OMP_* environment (else combine would refuse them at the end, with the
  * new executions already recorded and the campaign stuck). */
@@ -463,7 +442,7 @@ static int resume_env_check(struct run *r)
 		if (campaign_is_done(&r->s.camp, k, path, sizeof(path)) && pmcf_profile_open(path, &p) != 0)
 			p = NULL;
 	const char *was = p ? pmcf_profile_meta_get(p, "omp_env") : NULL;
-	char *now = was ? omp_env_now() : NULL;
+	char *now = was ? pmcf_collect_omp_env() : NULL;
 	int st = CLI_OK;
 	if (was && now && strcmp(was, now) != 0)
 		st = cli_error("run", CLI_EUSAGE,

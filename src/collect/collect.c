@@ -270,20 +270,11 @@ static const char *hash_wait(struct hash_job *h)
 	return h->ok ? h->hex : "";
 }
 
-static int add_meta(pmcf_profile *p, char *const argv[], const char *program, const char *tool, unsigned pmcs,
-		    const pmcf_exit_info *ei, time_t start, const char *sha)
+char *pmcf_collect_omp_env(void)
 {
 	char buf[1024];
-	json_t *args = json_array(), *omp = json_object();
-	int err = 0;
-	if (!args || !omp) {
-		json_decref(args);
-		json_decref(omp);
-		return PMCF_ENOMEM;
-	}
-	for (size_t i = 1; argv[i]; i++)
-		json_array_append_new(args, pmcfi_json_bytes(argv[i])); /* lossless: util/json_bytes.h */
-	for (size_t i = 0; environ[i]; i++)
+	json_t *omp = json_object();
+	for (size_t i = 0; omp && environ[i]; i++)
 		if (!strncmp(environ[i], "OMP_", 4) && strncmp(environ[i], "OMP_TOOL", 8)) {
 			const char *eq = strchr(environ[i], '=');
 			if (eq) {
@@ -291,9 +282,22 @@ static int add_meta(pmcf_profile *p, char *const argv[], const char *program, co
 				json_object_set_new(omp, buf, json_string(eq + 1));
 			}
 		}
-	char *a = json_dumps(args, JSON_COMPACT), *o = json_dumps(omp, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(args);
+	char *o = omp ? json_dumps(omp, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 	json_decref(omp);
+	return o;
+}
+
+static int add_meta(pmcf_profile *p, char *const argv[], const char *program, const char *tool, unsigned pmcs,
+		    const pmcf_exit_info *ei, time_t start, const char *sha)
+{
+	json_t *args = json_array();
+	int err = 0;
+	if (!args)
+		return PMCF_ENOMEM;
+	for (size_t i = 1; argv[i]; i++)
+		json_array_append_new(args, pmcfi_json_bytes(argv[i])); /* lossless: util/json_bytes.h */
+	char *a = json_dumps(args, JSON_COMPACT), *o = pmcf_collect_omp_env();
+	json_decref(args);
 	struct utsname u;
 	uname(&u);
 	struct tm tm;

@@ -505,16 +505,6 @@ void campaign_free_command(int argc, char **argv)
 	free(argv);
 }
 
-/* a, b and c in a new string, or NULL. */
-static char *concat3(const char *a, const char *b, const char *c)
-{
-	size_t n = strlen(a) + strlen(b) + strlen(c) + 1;
-	char *s = malloc(n);
-	if (s)
-		snprintf(s, n, "%s%s%s", a, b, c);
-	return s;
-}
-
 /* The campaign's folder in the stored command (the value of an option of
  * diropts, before "--") becomes dir: a campaign copied or moved elsewhere
  * resumes in its new place. 0, or -ENOMEM. */
@@ -526,14 +516,14 @@ static int stored_folder_set(int n, char **v, const char *const *diropts, const 
 			if (strncmp(v[i], *o, len) != 0)
 				continue;
 			char *w = NULL;
-			int k = i;
+			int k = i, bad;
 			if (!v[i][len] && i + 1 < n) /* "--keep DIR", "-o DIR" */
-				k = i + 1, w = strdup(dir);
+				k = i + 1, bad = !(w = strdup(dir));
 			else if (v[i][len] == '=' || (v[i][len] && (*o)[1] != '-')) /* --keep=DIR, -oDIR */
-				w = concat3(*o, v[i][len] == '=' ? "=" : "", dir);
+				bad = asprintf(&w, "%s%s%s", *o, v[i][len] == '=' ? "=" : "", dir) < 0;
 			else
 				continue;
-			if (!w)
+			if (bad)
 				return -ENOMEM;
 			free(v[k]);
 			v[k] = w;

@@ -139,21 +139,21 @@ static char *sql_text(void (*build)(FILE *q, const pmcf_profile *p), const pmcf_
 	return s;
 }
 
-static void insert_sql(FILE *q, const pmcf_profile *p)
+/* INSERT INTO xu_row with n parameters. */
+static void insert_cols(FILE *q, size_t n)
 {
 	puts_(q, "INSERT INTO xu_row VALUES(?");
-	for (size_t c = 1; c < F_N + p->nev; c++)
+	for (size_t c = 1; c < n; c++)
 		puts_(q, ", ?");
 	puts_(q, ")");
 }
 
+static void insert_sql(FILE *q, const pmcf_profile *p) { insert_cols(q, F_N + p->nev); }
+
 static void insert_fixed_sql(FILE *q, const pmcf_profile *p)
 {
 	(void)p;
-	puts_(q, "INSERT INTO xu_row VALUES(?");
-	for (size_t c = 1; c < F_N; c++)
-		puts_(q, ", ?");
-	puts_(q, ")");
+	insert_cols(q, F_N);
 }
 
 /* Binds value v as parameter k: NULL when missing, whole numbers below 2^63

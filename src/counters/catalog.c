@@ -10,7 +10,6 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include "counters/catalog.h"
-#include "counters/perf_syntax.h"
 #include "util/abi.h"
 #include "util/internal.h"
 
@@ -192,18 +191,6 @@ long pmcfi_catalog_resolve(pmcf_catalog *c, const char *name)
 	long i = pmcf_catalog_find(c, name);
 	if (i >= 0 || !c->ops || !c->ops->resolve)
 		return i;
-	/* a known event with a modifier perf does not have ('task-clock:x'):
-	 * say which letter, not "unknown event" nor a tracepoint's tracefs */
-	const char *colon = strrchr(name, ':');
-	if (colon && colon[1] && (size_t)(colon - name) < 256) {
-		char base[256];
-		memcpy(base, name, (size_t)(colon - name));
-		base[colon - name] = '\0';
-		struct pmcfi_perf_mods m;
-		int err;
-		if (lookup_exact(c, base) >= 0 && (err = pmcfi_perf_mods_parse(colon + 1, &m)) != 0)
-			return err;
-	}
 	return c->ops->resolve(c->impl, c, name);
 }
 
@@ -618,17 +605,16 @@ static int check_commas(const char *text)
 	const char *first = text + strspn(text, " \t\n");
 	if (!*first || strspn(first, ", \t\n") == strlen(first))
 		return 0; /* nothing but separators: the empty list, said below */
-	int prev_sep = 1; /* at the start: a comma here is an empty first element */
-	for (const char *p = text; *p; p++) {
+	/* before p: 1 the start or '{', 2 a comma, 0 a name or '}' */
+	int prev_sep = 1, empty = 0;
+	for (const char *p = text; *p && !empty; p++) {
 		if (isspace((unsigned char)*p))
 			continue;
 		/* a comma after the start, a comma or '{'; a '}' after a comma */
-		if ((*p == ',' && prev_sep) || (*p == '}' && prev_sep == 2))
-			return pmcfi_fail(PMCF_ESYNTAX, "an empty event in the list '%s' (a comma too many)",
-					  text);
+		empty = (*p == ',' && prev_sep) || (*p == '}' && prev_sep == 2);
 		prev_sep = *p == ',' ? 2 : *p == '{';
 	}
-	if (prev_sep == 2)
+	if (empty || prev_sep == 2) /* ... or a comma at the end */
 		return pmcfi_fail(PMCF_ESYNTAX, "an empty event in the list '%s' (a comma too many)", text);
 	return 0;
 }

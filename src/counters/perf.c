@@ -593,6 +593,21 @@ static long resolve(void *vimpl, pmcf_catalog *c, const char *name)
 		if (!memchr(name, ':', plen))
 			return PMCF_EEVENT;
 		/* else not modifiers after all: a tracepoint or native name */
+	} else if (colon && colon > name && colon[-1] != ':' && colon[1]) {
+		/* a known event with a modifier perf does not have
+		 * ('task-clock:x'): say which, not "unknown event" nor, for an
+		 * unprivileged user, why tracefs cannot be read */
+		size_t plen = (size_t)(colon - name);
+		char *prefix = strndup(name, plen);
+		if (!prefix)
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		const char *pc = pmcfi_perf_alias(prefix); /* cs:x as context-switches:x */
+		long base = pmcf_catalog_find(c, pc ? pc : prefix);
+		free(prefix);
+		struct pmcfi_perf_mods m;
+		if (base >= 0 && (err = pmcfi_perf_mods_parse(colon + 1, &m)) != 0)
+			return err;
+		pmcfi_clear_error();
 	}
 	if (tracepoint_like(name) && !impl->have_tracepoints) {
 		if ((err = add_tracepoints(c, impl, 1, 1))) {

@@ -393,8 +393,10 @@ PMCF_API int pmcf_imix_record(const char *dir, const pmcf_imix_record_opts *opts
  * --dump-instr=yes into the new folder dir (callgrind.out, valgrind.log,
  * imix.json of kind "reference"), written as pmcf_imix_record writes.
  * Errors: PMCF_ECONFLICT, PMCF_ENOTSUP (valgrind not installed),
- * PMCF_EPROGRAM (the program failed under valgrind), PMCF_EINVAL,
- * PMCF_ENOMEM, -errno. */
+ * PMCF_EPROGRAM (the program failed under valgrind, or callgrind wrote an
+ * empty or unusable profile, as for a program that replaces itself with
+ * exec: callgrind does not follow exec), PMCF_EINVAL, PMCF_ENOMEM, -errno;
+ * no folder is left. */
 PMCF_API int pmcf_imix_reference(const char *dir, int argc, char *const argv[]);
 
 /* ---- a synthetic recording (`pmcfuse imix synth`) --------------------------- */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include "hbbp/hbbp_impl.h"
 
@@ -312,6 +313,69 @@ static void test_time_to_count_regions(void **state)
 	}
 	o.costing = 7;
 	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), PMCF_EINVAL);
+	pmcf_perfdata_close(pd);
+}
+
+/* The cost model's description is never cut: an llvm-mca name of 249 bytes
+ * (a link to the real one, NAME_MAX allows 255) with every clause of
+ * --costing regions-chase is kept whole (256 bytes cut it in the chase
+ * clause). */
+static void test_mca_name(void **state)
+{
+	(void)state;
+	const char *real = getenv("PMCF_LLVM_MCA");
+	if (!real || access(real, X_OK) != 0)
+		real = access("/usr/bin/llvm-mca-16", X_OK) == 0 ? "/usr/bin/llvm-mca-16"
+								 : "/usr/bin/llvm-mca";
+	if (access(real, X_OK) != 0) {
+		print_message("skipped: no llvm-mca\n");
+		skip();
+	}
+	struct hbbp_synth s;
+	pmcf_perfdata *pd = timer_synth("longmca", &s);
+	char name[256], link[1024];
+	snprintf(name, sizeof(name), "llvm-mca-%0240d", 0);
+	snprintf(link, sizeof(link), "%s/%s", tmp("longmca"), name);
+	unlink(link);
+	assert_int_equal(symlink(real, link), 0);
+	pmcf_imix_opts o = {.size = sizeof(o),
+			    .method = PMCF_IMIX_EBS,
+			    .llvm_mca = link,
+			    .mcpu = "znver3",
+			    .costing = PMCF_IMIX_COST_REGIONS_CHASE,
+			    .skid = PMCF_IMIX_SKID_NONE};
+	pmcf_imix *m = NULL;
+	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
+	const pmcf_imix_stats *st = pmcf_imix_get_stats(m);
+	assert_int_equal(st->correction, PMCF_IMIX_CORR_APPLIED);
+	assert_non_null(strstr(st->cost_model, name));
+	const char *tail = " cycles; no loop speed measured (the samples carry no user registers)";
+	size_t l = strlen(st->cost_model);
+	if (l < strlen(tail) || strcmp(st->cost_model + l - strlen(tail), tail))
+		fail_msg("cut or changed: '%s'", st->cost_model);
+	assert_true(l > 300);
+	pmcf_imix_free(m);
+	unlink(link);
+	pmcf_perfdata_close(pd);
+}
+
+/* An llvm-mca path of 600 bytes: no correction, and the reason, not the
+ * path cut to a name that does not exist. */
+static void test_mca_path(void **state)
+{
+	(void)state;
+	struct hbbp_synth s;
+	pmcf_perfdata *pd = timer_synth("longpath", &s);
+	char lpath[700] = "";
+	for (int k = 0; k < 300; k++)
+		strcat(lpath, "/a");
+	pmcf_imix_opts o = {.size = sizeof(o), .method = PMCF_IMIX_EBS, .llvm_mca = lpath, .mcpu = "znver3"};
+	pmcf_imix *m = NULL;
+	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
+	const pmcf_imix_stats *st = pmcf_imix_get_stats(m);
+	assert_int_equal(st->correction, PMCF_IMIX_CORR_UNAVAILABLE);
+	assert_string_equal(st->cost_model, "the llvm-mca path is 600 bytes long, more than 511");
+	pmcf_imix_free(m);
 	pmcf_perfdata_close(pd);
 }
 
@@ -948,6 +1012,7 @@ int main(void)
 		cmocka_unit_test(test_chase_loads), cmocka_unit_test(test_iv_rates),
 		cmocka_unit_test(test_iv_arm_cap),  cmocka_unit_test(test_iv_nest),
 		cmocka_unit_test(test_iv_calls),    cmocka_unit_test(test_iv_rows),
+		cmocka_unit_test(test_mca_name),    cmocka_unit_test(test_mca_path),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

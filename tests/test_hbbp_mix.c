@@ -203,14 +203,20 @@ static double count_deviation(const pmcf_imix *m, const struct hbbp_synth *s)
 	return worst;
 }
 
-/* The synthetic program on cpu-clock, one sample every 7 cycles, opened. */
-static pmcf_perfdata *timer_synth(const char *name, struct hbbp_synth *s)
+/* The synthetic recording s, written into tmp(name) and opened. */
+static pmcf_perfdata *synth_open(const char *name, struct hbbp_synth *s)
 {
-	*s = (struct hbbp_synth){.ebs_period = 7, .periods = 7 * 3, .ebs_only = 1, .timer = 1};
 	assert_int_equal(hbbpi_synth_write(tmp(name), s), 0);
 	pmcf_perfdata *pd = NULL;
 	assert_int_equal(pmcf_perfdata_open(s->data_path, &pd), 0);
 	return pd;
+}
+
+/* The synthetic program on cpu-clock, one sample every 7 cycles, opened. */
+static pmcf_perfdata *timer_synth(const char *name, struct hbbp_synth *s)
+{
+	*s = (struct hbbp_synth){.ebs_period = 7, .periods = 7 * 3, .ebs_only = 1, .timer = 1};
+	return synth_open(name, s);
 }
 
 /* Timer samples on code with known instruction latencies (3 to 7 cycles next
@@ -414,9 +420,7 @@ static void test_iv_rates(void **state)
 {
 	(void)state;
 	struct hbbp_synth s = {.ebs_period = 7, .periods = 7 * 30, .iv = 1};
-	assert_int_equal(hbbpi_synth_write(tmp("ivrate"), &s), 0);
-	pmcf_perfdata *pd = NULL;
-	assert_int_equal(pmcf_perfdata_open(s.data_path, &pd), 0);
+	pmcf_perfdata *pd = synth_open("ivrate", &s);
 	const pmcf_pd_sample *s0 = pmcf_perfdata_sample(pd, 0);
 	assert_int_equal(s0->regs_abi, 2);
 	assert_int_equal(s0->nregs, 2);
@@ -467,9 +471,7 @@ static void test_iv_arm_cap(void **state)
 {
 	(void)state;
 	struct hbbp_synth s = {.ebs_period = 7, .periods = 7 * 30, .iv = 1};
-	assert_int_equal(hbbpi_synth_write(tmp("ivcap"), &s), 0);
-	pmcf_perfdata *pd = NULL;
-	assert_int_equal(pmcf_perfdata_open(s.data_path, &pd), 0);
+	pmcf_perfdata *pd = synth_open("ivcap", &s);
 	pmcf_imix_opts o = {.size = sizeof(o),
 			    .method = PMCF_IMIX_EBS,
 			    .cost = arm_cost,
@@ -519,14 +521,12 @@ static void test_iv_nest(void **state)
 {
 	(void)state;
 	struct hbbp_synth s = {.ebs_period = 97, .periods = 200, .nest = 1};
-	assert_int_equal(hbbpi_synth_write(tmp("ivnest"), &s), 0);
+	pmcf_perfdata *pd = synth_open("ivnest", &s);
 	assert_int_equal(s.nblocks, 7);
 	assert_true(s.block_count[4] == 200.0 * 24 * 16);
 	assert_int_equal(hbbpi_synth_nest_cycles(0x16) + hbbpi_synth_nest_cycles(0x25) +
 				 hbbpi_synth_nest_cycles(0x28),
 			 0);
-	pmcf_perfdata *pd = NULL;
-	assert_int_equal(pmcf_perfdata_open(s.data_path, &pd), 0);
 	assert_int_equal(pmcf_perfdata_sample(pd, 0)->nregs, 6);
 	pmcf_imix_opts o = {.size = sizeof(o),
 			    .method = PMCF_IMIX_EBS,
@@ -596,11 +596,9 @@ static void test_iv_calls(void **state)
 {
 	(void)state;
 	struct hbbp_synth s = {.ebs_period = 97, .periods = 300, .nest = 2};
-	assert_int_equal(hbbpi_synth_write(tmp("ivcalls"), &s), 0);
+	pmcf_perfdata *pd = synth_open("ivcalls", &s);
 	assert_int_equal(s.nblocks, 5);
 	assert_true(s.block_count[4] == 300.0 * 40);
-	pmcf_perfdata *pd = NULL;
-	assert_int_equal(pmcf_perfdata_open(s.data_path, &pd), 0);
 	pmcf_imix_opts o = {.size = sizeof(o),
 			    .method = PMCF_IMIX_EBS,
 			    .cost = calls_cost,
@@ -649,11 +647,9 @@ static void test_iv_rows(void **state)
 {
 	(void)state;
 	struct hbbp_synth s = {.ebs_period = 97, .periods = 200, .nest = 3};
-	assert_int_equal(hbbpi_synth_write(tmp("ivrows"), &s), 0);
+	pmcf_perfdata *pd = synth_open("ivrows", &s);
 	assert_int_equal(s.nblocks, 5);
 	assert_true(s.block_count[2] == 200.0 * 24 * 16);
-	pmcf_perfdata *pd = NULL;
-	assert_int_equal(pmcf_perfdata_open(s.data_path, &pd), 0);
 	pmcf_imix_opts o = {.size = sizeof(o),
 			    .method = PMCF_IMIX_EBS,
 			    .cost = rows_cost,

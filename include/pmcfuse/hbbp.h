@@ -200,8 +200,11 @@ typedef struct pmcf_imix_stats {
 	double total;          /* instructions in the mix */
 	int time_event;        /* the EBS event counts time (cpu-clock, task-clock) */
 	int correction;        /* enum pmcf_imix_correction */
-	char cost_model[256];  /* APPLIED: the model ("llvm-mca-16 -mcpu=znver4 ...");
-				  UNAVAILABLE: why the correction could not be made */
+	char cost_model[1536]; /* APPLIED: the model ("llvm-mca-16 -mcpu=znver4 ...");
+				  UNAVAILABLE: why the correction could not be made.
+				  Never cut: sized for the longest (an llvm-mca name of
+				  511 bytes and every clause, about 1100 bytes); a text
+				  that does not fit fails the call (PMCF_EINVAL) */
 	uint64_t cost_blocks;  /* blocks given to the cost model */
 	uint64_t cost_unknown; /* of them, blocks it gave no cost (average CPI used) */
 	uint64_t rate_loops;   /* loops whose speed was measured (PMCF_IMIX_RATE_IV) */
@@ -393,8 +396,10 @@ PMCF_API int pmcf_imix_record(const char *dir, const pmcf_imix_record_opts *opts
  * --dump-instr=yes into the new folder dir (callgrind.out, valgrind.log,
  * imix.json of kind "reference"), written as pmcf_imix_record writes.
  * Errors: PMCF_ECONFLICT, PMCF_ENOTSUP (valgrind not installed),
- * PMCF_EPROGRAM (the program failed under valgrind), PMCF_EINVAL,
- * PMCF_ENOMEM, -errno. */
+ * PMCF_EPROGRAM (the program failed under valgrind, or callgrind wrote an
+ * empty or unusable profile, as for a program that replaces itself with
+ * exec: callgrind does not follow exec), PMCF_EINVAL, PMCF_ENOMEM, -errno;
+ * no folder is left. */
 PMCF_API int pmcf_imix_reference(const char *dir, int argc, char *const argv[]);
 
 /* ---- a synthetic recording (`pmcfuse imix synth`) --------------------------- */

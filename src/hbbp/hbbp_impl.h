@@ -123,15 +123,16 @@ struct hbbp_cost_model {
 	char mcpu[64];
 	char cpu[96];       /* "AuthenticAMD family 0x1a model 0x2" */
 	char cpu_note[128]; /* the CPU's own LLVM name when an older model stands in */
-	char note[256];     /* !ok: why */
+	char note[768];     /* !ok: why (fits the longest: mca, cpu and names whole) */
 };
 /* Finds llvm-mca (mca, else $PMCF_LLVM_MCA, else PATH) and the -mcpu for
  * cpuid (perf's "Vendor,family,model,stepping"; NULL or "": this host) unless
  * mcpu is given. cm->ok says whether it can be used, cm->note why not.
  * Returns 0, or a negative error for failures of the machine (temp files). */
 int hbbpi_cost_model_find(const char *mca, const char *mcpu, const char *cpuid, struct hbbp_cost_model *cm);
-/* One line for report headers: the model used, or why there is none. */
-void hbbpi_cost_model_describe(const struct hbbp_cost_model *cm, char *out, size_t n);
+/* One line for report headers: the model used, or why there is none.
+ * Returns 0, or PMCF_EINVAL when it does not fit out[n] (never cut). */
+int hbbpi_cost_model_describe(const struct hbbp_cost_model *cm, char *out, size_t n);
 /* Cycles per execution of each block (each its own llvm-mca code region,
  * run as a loop); 0 where llvm-mca gave none. Instructions llvm-mca cannot
  * assemble are left out of their block. */

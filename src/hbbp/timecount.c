@@ -1520,7 +1520,8 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 		int rc = hbbpi_cost_model_find(o->llvm_mca, o->mcpu, cpuid, &cm);
 		if (rc)
 			return rc;
-		hbbpi_cost_model_describe(&cm, st->cost_model, sizeof(st->cost_model));
+		if ((rc = hbbpi_cost_model_describe(&cm, st->cost_model, sizeof(st->cost_model))))
+			return rc;
 		if (!cm.ok) {
 			st->correction = PMCF_IMIX_CORR_UNAVAILABLE;
 			return 0;
@@ -1665,7 +1666,13 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 				(unsigned long long)st->rate_loops, (unsigned long long)st->rate_trip,
 				(unsigned long long)m->rate_clamped, (unsigned long long)st->rate_funcs,
 				100 * st->rate_share);
-		st->correction = PMCF_IMIX_CORR_APPLIED;
+		/* a full buffer is a cut clause: fail rather than cut (hbbp.h) */
+		if (strlen(st->cost_model) + 1 >= sizeof(st->cost_model))
+			rc = pmcfi_fail(PMCF_EINVAL,
+					"imix: the cost model's description does not fit %zu bytes",
+					sizeof(st->cost_model) - 1);
+		else
+			st->correction = PMCF_IMIX_CORR_APPLIED;
 	}
 	free(cls);
 	free(once);

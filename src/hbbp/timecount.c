@@ -1620,8 +1620,8 @@ static int split_arms(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_func *f
 				continue;
 			target[0] = c[h] * c[s[0]] / sum, target[1] = c[h] * c[s[1]] / sum;
 		} else {
-			int a = !seen[0] ? 0 : 1; /* the arm without a count */
-			if (!(c[s[!a]] > 0))
+			int a = !seen[0] ? 0 : 1;                  /* the arm without a count */
+			if (!(c[s[!a]] > 0) || !(dens[o + h] > 0)) /* h without samples: no density */
 				continue;
 			/* the samples its instructions would hold at N_h / 2 */
 			double lambda = dens[o + h] * (len[a] - (skid_prev ? 1 : 0)) * c[h] / 2;

@@ -616,8 +616,10 @@ static int arms_cost(void *ctx, const pmcf_imix_code_block *b, size_t n, double 
 		double c = 0;
 		if (off == 0x00) /* the head (6 cycles), with the arm (4) and the join (4) */
 			c = b[i].len == 4 ? 6 : b[i].len == 8 ? 10 : b[i].len == 12 ? 14 : 0;
-		else
-			c = off == 0x0e || off == 0x1a ? 4 : off == 0x17 ? 1 : 0;
+		else /* nest 4: the join at 0x1a; nest 5: the taken arm (3) and the join at 0x20 */
+			c = off == 0x0e || off == 0x1a || off == 0x20 ? 4
+			    : off == 0x17                             ? (b[i].len == 3 ? 3 : 1)
+								      : 0;
 		if (c == 0)
 			return PMCF_EINVAL;
 		cycles[i] = c;
@@ -690,6 +692,37 @@ static void test_arms(void **state)
 	o.rate = PMCF_IMIX_RATE_IV;
 	o.arms = 7;
 	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), PMCF_EINVAL);
+	pmcf_perfdata_close(pd);
+}
+
+/* The same branch with a taken arm of three instructions that never runs:
+ * run half the time, its second and third instructions would hold samples
+ * (with skid the first one's go to the branch block), so its zero is a
+ * measurement: it stays at 0 and the other arm at the branch's count, no
+ * prior. */
+static void test_arms_not_run(void **state)
+{
+	(void)state;
+	struct hbbp_synth s = {.ebs_period = 97, .periods = 20000, .nest = 5};
+	assert_int_equal(hbbpi_synth_write(tmp("arms3"), &s), 0);
+	assert_int_equal(s.nblocks, 4);
+	assert_true(s.block_count[2] == 0 && s.block_count[1] == 20000.0);
+	pmcf_perfdata *pd = NULL;
+	assert_int_equal(pmcf_perfdata_open(s.data_path, &pd), 0);
+	pmcf_imix_opts o = {.size = sizeof(o), .method = PMCF_IMIX_EBS, .cost = arms_cost};
+	pmcf_imix *m = NULL;
+	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
+	const pmcf_imix_stats *st = pmcf_imix_get_stats(m);
+	double r0 = count_at(m, s.block_start[0]) / s.block_count[0];
+	assert_true(r0 > 0);
+	assert_true(count_at(m, s.block_start[2]) == 0);
+	for (unsigned b = 1; b < s.nblocks; b++)
+		if (b != 2 && fabs(count_at(m, s.block_start[b]) / (r0 * s.block_count[b]) - 1) > 0.03)
+			fail_msg("block %u at %.3g of its count", b,
+				 count_at(m, s.block_start[b]) / (r0 * s.block_count[b]));
+	assert_int_equal(st->arms_flow, 1);
+	assert_int_equal(st->arms_prior, 0);
+	pmcf_imix_free(m);
 	pmcf_perfdata_close(pd);
 }
 
@@ -1035,7 +1068,7 @@ int main(void)
 		cmocka_unit_test(test_chase_loads), cmocka_unit_test(test_iv_rates),
 		cmocka_unit_test(test_iv_arm_cap),  cmocka_unit_test(test_iv_nest),
 		cmocka_unit_test(test_iv_calls),    cmocka_unit_test(test_iv_rows),
-		cmocka_unit_test(test_arms),
+		cmocka_unit_test(test_arms),        cmocka_unit_test(test_arms_not_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

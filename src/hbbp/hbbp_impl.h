@@ -179,7 +179,8 @@ struct hbbp_synth {
 		   nest over the rows of a 2-D array (the inner loop starts at the
 		   row, esi, and stops at edi = esi + 256); 4: a top loop (r8) with
 		   a random two-way branch whose taken arm is one instruction, a
-		   mispredict penalty and skid (synth.c); samples carry bx, cx,
+		   mispredict penalty and skid (synth.c); 5: the same with a taken
+		   arm of three instructions, never taken; samples carry bx, cx,
 		   dx, si, di, r8 */
 	/* out */
 	unsigned nblocks;

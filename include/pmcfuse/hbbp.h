@@ -143,6 +143,15 @@ enum pmcf_imix_rate {
 	PMCF_IMIX_RATE_IV = 2       /* induction-variable rates where samples carry registers */
 };
 
+/* The two arms of a conditional branch in timer samples (docs/imix.md):
+ * with PMCF_IMIX_RATE_IV, the arms' counts are held to the branch's by flow
+ * conservation, and an arm that timer samples cannot see (too short to hold
+ * a sample, e.g. one instruction) is given half the branch's executions. */
+enum pmcf_imix_arms {
+	PMCF_IMIX_ARMS_FLOW = 0,   /* flow conservation, the prior 1/2 for an unseen arm (default) */
+	PMCF_IMIX_ARMS_SAMPLES = 1 /* each arm by its own samples (before) */
+};
+
 typedef struct pmcf_imix_opts {
 	size_t size;           /* sizeof(pmcf_imix_opts) */
 	int method;            /* enum pmcf_imix_method */
@@ -163,6 +172,7 @@ typedef struct pmcf_imix_opts {
 	int skid;    /* enum pmcf_imix_skid */
 	int costing; /* enum pmcf_imix_costing */
 	int rate;    /* enum pmcf_imix_rate */
+	int arms;    /* enum pmcf_imix_arms */
 } pmcf_imix_opts;
 
 typedef struct pmcf_imix_ins {
@@ -213,6 +223,9 @@ typedef struct pmcf_imix_stats {
 				  their trip count (the spread of their induction register) */
 	uint64_t rate_funcs;   /* functions outside every measured loop counted from their direct
 				  call sites (PMCF_IMIX_RATE_IV) */
+	uint64_t arms_flow;    /* two-way branches whose arms' counts were held to the branch's
+				  (PMCF_IMIX_ARMS_FLOW) */
+	uint64_t arms_prior;   /* of them, with an arm that no sample can show: split 1/2 */
 } pmcf_imix_stats;
 
 enum pmcf_imix_correction {

@@ -178,7 +178,10 @@ struct hbbp_synth {
 		   sample falls on them; 2: a top loop (r8) around a loop (ecx) that
 		   calls a function writing eax and edx only; 3: a top loop around a
 		   nest over the rows of a 2-D array (the inner loop starts at the
-		   row, esi, and stops at edi = esi + 256); samples carry bx, cx,
+		   row, esi, and stops at edi = esi + 256); 4: a top loop (r8) with
+		   a random two-way branch whose taken arm is one instruction, a
+		   mispredict penalty and skid (synth.c); 5: the same with a taken
+		   arm of three instructions, never taken; samples carry bx, cx,
 		   dx, si, di, r8 */
 	/* out */
 	unsigned nblocks;

@@ -470,67 +470,61 @@ static int tie_add(struct ws *w, size_t *nt, size_t a, size_t b)
 
 int cmbi_bc_all_pairs;
 
-/* calc_reduced_div (§3.2): the closest pairs of leftover cells (Euclidean
- * distance of their integer coordinates, one holding T_prev XUs, the other
- * T_cur XUs), then the closest cross pair of XUs between them, in grid
- * divisions (m); the next cells are (1 + m) times as large. Exact: cells
- * of each side come sorted by the sum of their coordinates (key), and a
- * pair farther apart than sqrt(k * best) along it cannot be at distance
- * best (|sum a - sum b|^2 <= k |a - b|^2), so each T_prev cell is compared
- * only with the T_cur cells inside that window. (k best <= k^2 2^40 stays
- * within 64 bits for k < 4096 overlapping events.) */
-/* With the coordinates as keys (cb > 0): the pairs of leftover cells at
- * distance 1, i.e. keys that differ by one unit of one coordinate. For
- * each coordinate e and each direction, the T_prev keys moved by that unit
- * stay in order (a coordinate at its bound is skipped: the unit would carry
- * into the next field), so one merge with the T_cur keys finds them: 2k
- * merges in one pass over the T_prev cells, O(k (na + nb)) sequential
+/* One merge of lex_neighbours: the pairs (x[i], y[j]) with y[j] = x[i] +
+ * one whose coordinate at sh is below top (else the unit carries into the
+ * next field), added as (i, j) or, with swap, (j, i). x[i] + one is in
+ * order, both lists hold distinct keys: branch-free steps. */
+static int merge_units(struct ws *w, size_t *nt, const uint64_t *x, size_t nx, const uint64_t *y, size_t ny,
+		       unsigned sh, uint64_t mask, uint64_t top, int swap)
+{
+	uint64_t one = 1ull << sh;
+	for (size_t i = 0, j = 0; i < nx && j < ny;) {
+		uint64_t t = x[i] + one, v = y[j];
+		if (t == v && ((x[i] >> sh) & mask) < top) {
+			int err = swap ? tie_add(w, nt, j, i) : tie_add(w, nt, i, j);
+			if (err)
+				return err;
+		}
+		i += t <= v;
+		j += v <= t;
+	}
+	return 0;
+}
+
+/* With the coordinates as keys (cb > 0, k cb < 64): the pairs of leftover
+ * cells at distance 1, i.e. keys that differ by one unit of one coordinate:
+ * per coordinate, T_prev keys plus the unit merged with T_cur keys and T_cur
+ * keys plus the unit with T_prev keys; 2k merges, O(k (na + nb)) sequential
  * reads. */
 static int lex_neighbours(const struct grid *g, size_t na, size_t nb, size_t *ntp)
 {
 	struct ws *w = g->w;
-	const struct lcell *A = w->cell[0];
-	const uint64_t *bk = w->ckey[1];
-	size_t k = g->k, nt = 0, ptr[128];
+	size_t k = g->k, nt = 0;
 	unsigned cb = g->cb;
 	uint64_t mask = (1ull << cb) - 1, top = g->d - 1;
-	for (size_t j = 0; j < 2 * k; j++)
-		ptr[j] = 0;
-	for (size_t a = 0; a < na; a++) {
-		uint64_t key = A[a].key;
-		for (size_t e = 0; e < k; e++) {
-			unsigned sh = (unsigned)(k - 1 - e) * cb;
-			uint64_t c = (key >> sh) & mask, one = 1ull << sh;
-			if (c < top) {
-				uint64_t t = key + one;
-				size_t b = ptr[2 * e];
-				while (b < nb && bk[b] < t)
-					b++;
-				ptr[2 * e] = b;
-				if (b < nb && bk[b] == t) {
-					int err = tie_add(w, &nt, a, b);
-					if (err)
-						return err;
-				}
-			}
-			if (c > 0) {
-				uint64_t t = key - one;
-				size_t b = ptr[2 * e + 1];
-				while (b < nb && bk[b] < t)
-					b++;
-				ptr[2 * e + 1] = b;
-				if (b < nb && bk[b] == t) {
-					int err = tie_add(w, &nt, a, b);
-					if (err)
-						return err;
-				}
-			}
-		}
+	for (size_t e = 0; e < k; e++) {
+		unsigned sh = (unsigned)(k - 1 - e) * cb;
+		int err = merge_units(w, &nt, w->ckey[0], na, w->ckey[1], nb, sh, mask, top, 0);
+		if (!err)
+			err = merge_units(w, &nt, w->ckey[1], nb, w->ckey[0], na, sh, mask, top, 1);
+		if (err)
+			return err;
 	}
 	*ntp = nt;
 	return 0;
 }
 
+/* calc_reduced_div (§3.2): the closest pairs of leftover cells (Euclidean
+ * distance of their integer coordinates, one holding T_prev XUs, the other
+ * T_cur XUs), then the closest cross pair of XUs between them, in grid
+ * divisions (m); the next cells are (1 + m) times as large. Exact: cells
+ * of each side come sorted along an axis (the sum of their coordinates
+ * with hash keys, c_0 with coordinate keys), and a pair farther apart than
+ * sqrt(kk * best) along it (kk = k for the sum, 1 for c_0) cannot be at
+ * distance best (|sum a - sum b|^2 <= k |a - b|^2), so each T_prev cell is
+ * compared only with the T_cur cells inside that window; with coordinate
+ * keys, pairs at distance 1 (the usual best) are found by merges first. (k best <= k^2 2^40 stays
+ * within 64 bits for k < 4096 overlapping events.) */
 static int closest_cells(const struct grid *g, size_t na, size_t nb, int64_t *bestp, size_t *ntp)
 {
 	struct ws *w = g->w;
@@ -1132,7 +1126,7 @@ static void grid_pass(struct grid *g, size_t n, size_t np, unsigned d, size_t *n
 	unsigned cb = coord_bits(d);
 	cb = cb ? cb : 1;
 	g->d = d;
-	if (!cmbi_bc_grid_hash && g->k * cb <= 64) {
+	if (!cmbi_bc_grid_hash && g->k * cb < 64) {
 		/* the coordinates are the key: cells are runs of equal keys */
 		g->cb = cb;
 		coords_lex(g, n, d, g->cb);

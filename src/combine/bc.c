@@ -780,8 +780,25 @@ static unsigned reduced_div(const struct grid *g, size_t nt, unsigned d)
 	const struct ws *w = g->w;
 	const struct lcell *A = w->cell[0], *B = w->cell[1];
 	double m2 = INFINITY;
-	for (size_t t = 0; t < nt; t++)
+	/* the ties' cells, their ids and the ids' values are read at random:
+	 * each level is prefetched one step before the next needs it */
+	for (size_t t = 0; t < nt; t++) {
+		if (t + 3 * PREFETCH < nt) {
+			__builtin_prefetch(&A[w->tie[2 * (t + 3 * PREFETCH)]]);
+			__builtin_prefetch(&B[w->tie[2 * (t + 3 * PREFETCH) + 1]]);
+		}
+		if (t + 2 * PREFETCH < nt) {
+			__builtin_prefetch(w->litem + A[w->tie[2 * (t + 2 * PREFETCH)]].start);
+			__builtin_prefetch(w->litem + B[w->tie[2 * (t + 2 * PREFETCH) + 1]].start);
+		}
+		if (t + PREFETCH < nt) {
+			const struct lcell *pa = &A[w->tie[2 * (t + PREFETCH)]],
+					   *pb = &B[w->tie[2 * (t + PREFETCH) + 1]];
+			__builtin_prefetch(g->v + (size_t)w->litem[pa->start] * g->k);
+			__builtin_prefetch(g->v + (size_t)w->litem[pb->start] * g->k);
+		}
 		m2 = cells_min_dist2(g, &A[w->tie[2 * t]], &B[w->tie[2 * t + 1]], d, m2);
+	}
 	double next = isfinite(m2) ? floor((double)d / (1.0 + sqrt(m2))) : (double)d - 1;
 	if (next >= d)
 		next = (double)d - 1;

@@ -436,18 +436,23 @@ static void test_bc_active_same(void **state)
 			/* the reference: every XU gridded, every pair of XUs of the
 			 * closest cells compared, one type at a time; against the
 			 * fast paths with the types on 1, 2 and 3 threads */
-			cmbi_bc_all_active = cmbi_bc_all_pairs = 1;
+			cmbi_bc_all_active = cmbi_bc_all_pairs = cmbi_bc_grid_hash = 1;
 			fuse_threads = 1;
 			pmcf_profile *f0 = fuse(strategy, 7, in, P, &st0);
 			cmbi_bc_all_active = cmbi_bc_all_pairs = 0;
 			fuse_threads = 1 + (unsigned)variant % 3;
-			pmcf_profile *f1 = fuse(strategy, 7, in, P, &st1);
+			/* cells keyed by coordinate sum and hash in every pass, then
+			 * by the packed coordinates where they fit (the default) */
+			for (int lex = 0; lex < 2; lex++) {
+				cmbi_bc_grid_hash = !lex;
+				pmcf_profile *f1 = fuse(strategy, 7, in, P, &st1);
+				assert_int_equal(st0.bc_iterations, st1.bc_iterations);
+				assert_int_equal(st0.bc_dmax, st1.bc_dmax);
+				same_fused(f0, f1);
+				pmcf_profile_free(f1);
+			}
 			fuse_threads = 0;
-			assert_int_equal(st0.bc_iterations, st1.bc_iterations);
-			assert_int_equal(st0.bc_dmax, st1.bc_dmax);
-			same_fused(f0, f1);
 			pmcf_profile_free(f0);
-			pmcf_profile_free(f1);
 		}
 		for (size_t j = 0; j < P; j++)
 			pmcf_profile_free(in[j]);

@@ -194,6 +194,7 @@ static void test_epd_calibration(void **state)
 	o.seed = 9;
 	assert_int_equal(pmcf_epd_compute(bad, (const pmcf_profile *const *)refs, 5, &o, &r), 0);
 	assert_int_equal(pmcf_epd_npairs(r), 2);
+	assert_int_equal(pmcf_epd_evaluated(r), 2);
 	double clo, chi;
 	pmcf_epd_ci(r, &clo, &chi);
 	assert_true(clo <= pmcf_epd_value(r) * (1 + 1e-9) && chi >= pmcf_epd_value(r) * (1 - 1e-9));
@@ -202,6 +203,14 @@ static void test_epd_calibration(void **state)
 	assert_int_equal(pmcf_epd_compute(bad, (const pmcf_profile *const *)refs, 5, &o, &r), 0);
 	assert_true(pmcf_epd_value(r) == v1); /* reproducible with the seed */
 	pmcf_epd_result_free(r);
+	/* a sample larger than the pairs: every covered pair, evaluated says how many */
+	o.sample = 1000;
+	assert_int_equal(pmcf_epd_compute(bad, (const pmcf_profile *const *)refs, 5, &o, &r), 0);
+	assert_true(pmcf_epd_total_pairs(r) < 1000);
+	assert_int_equal(pmcf_epd_evaluated(r), pmcf_epd_total_pairs(r) - pmcf_epd_uncovered(r));
+	assert_int_equal(pmcf_epd_evaluated(r), pmcf_epd_npairs(r) + pmcf_epd_nexcluded(r));
+	pmcf_epd_result_free(r);
+	o.sample = 0;
 
 	/* single-threaded and multi-threaded give the same numbers */
 	pmcf_epd_opts o1 = PMCF_EPD_OPTS_INIT, o2 = PMCF_EPD_OPTS_INIT;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include "hbbp/hbbp_impl.h"
 
@@ -202,14 +203,20 @@ static double count_deviation(const pmcf_imix *m, const struct hbbp_synth *s)
 	return worst;
 }
 
-/* The synthetic program on cpu-clock, one sample every 7 cycles, opened. */
-static pmcf_perfdata *timer_synth(const char *name, struct hbbp_synth *s)
+/* The synthetic recording s, written into tmp(name) and opened. */
+static pmcf_perfdata *synth_open(const char *name, struct hbbp_synth *s)
 {
-	*s = (struct hbbp_synth){.ebs_period = 7, .periods = 7 * 3, .ebs_only = 1, .timer = 1};
 	assert_int_equal(hbbpi_synth_write(tmp(name), s), 0);
 	pmcf_perfdata *pd = NULL;
 	assert_int_equal(pmcf_perfdata_open(s->data_path, &pd), 0);
 	return pd;
+}
+
+/* The synthetic program on cpu-clock, one sample every 7 cycles, opened. */
+static pmcf_perfdata *timer_synth(const char *name, struct hbbp_synth *s)
+{
+	*s = (struct hbbp_synth){.ebs_period = 7, .periods = 7 * 3, .ebs_only = 1, .timer = 1};
+	return synth_open(name, s);
 }
 
 /* Timer samples on code with known instruction latencies (3 to 7 cycles next
@@ -315,6 +322,69 @@ static void test_time_to_count_regions(void **state)
 	pmcf_perfdata_close(pd);
 }
 
+/* The cost model's description is never cut: an llvm-mca name of 249 bytes
+ * (a link to the real one, NAME_MAX allows 255) with every clause of
+ * --costing regions-chase is kept whole (256 bytes cut it in the chase
+ * clause). */
+static void test_mca_name(void **state)
+{
+	(void)state;
+	const char *real = getenv("PMCF_LLVM_MCA");
+	if (!real || access(real, X_OK) != 0)
+		real = access("/usr/bin/llvm-mca-16", X_OK) == 0 ? "/usr/bin/llvm-mca-16"
+								 : "/usr/bin/llvm-mca";
+	if (access(real, X_OK) != 0) {
+		print_message("skipped: no llvm-mca\n");
+		skip();
+	}
+	struct hbbp_synth s;
+	pmcf_perfdata *pd = timer_synth("longmca", &s);
+	char name[256], link[1024];
+	snprintf(name, sizeof(name), "llvm-mca-%0240d", 0);
+	snprintf(link, sizeof(link), "%s/%s", tmp("longmca"), name);
+	unlink(link);
+	assert_int_equal(symlink(real, link), 0);
+	pmcf_imix_opts o = {.size = sizeof(o),
+			    .method = PMCF_IMIX_EBS,
+			    .llvm_mca = link,
+			    .mcpu = "znver3",
+			    .costing = PMCF_IMIX_COST_REGIONS_CHASE,
+			    .skid = PMCF_IMIX_SKID_NONE};
+	pmcf_imix *m = NULL;
+	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
+	const pmcf_imix_stats *st = pmcf_imix_get_stats(m);
+	assert_int_equal(st->correction, PMCF_IMIX_CORR_APPLIED);
+	assert_non_null(strstr(st->cost_model, name));
+	const char *tail = " cycles; no loop speed measured (the samples carry no user registers)";
+	size_t l = strlen(st->cost_model);
+	if (l < strlen(tail) || strcmp(st->cost_model + l - strlen(tail), tail))
+		fail_msg("cut or changed: '%s'", st->cost_model);
+	assert_true(l > 300);
+	pmcf_imix_free(m);
+	unlink(link);
+	pmcf_perfdata_close(pd);
+}
+
+/* An llvm-mca path of 600 bytes: no correction, and the reason, not the
+ * path cut to a name that does not exist. */
+static void test_mca_path(void **state)
+{
+	(void)state;
+	struct hbbp_synth s;
+	pmcf_perfdata *pd = timer_synth("longpath", &s);
+	char lpath[700] = "";
+	for (int k = 0; k < 300; k++)
+		strcat(lpath, "/a");
+	pmcf_imix_opts o = {.size = sizeof(o), .method = PMCF_IMIX_EBS, .llvm_mca = lpath, .mcpu = "znver3"};
+	pmcf_imix *m = NULL;
+	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
+	const pmcf_imix_stats *st = pmcf_imix_get_stats(m);
+	assert_int_equal(st->correction, PMCF_IMIX_CORR_UNAVAILABLE);
+	assert_string_equal(st->cost_model, "the llvm-mca path is 600 bytes long, more than 511");
+	pmcf_imix_free(m);
+	pmcf_perfdata_close(pd);
+}
+
 /* A cost model wrong by 10x for the inner loop of the synthetic program
  * (--rate iv), as for a CPU it does not know: the outer class (mov cl,3;
  * add rsi,1; jmp) 8 cycles, the inner loop's class (add, test, jz, dec, jnz)
@@ -350,9 +420,7 @@ static void test_iv_rates(void **state)
 {
 	(void)state;
 	struct hbbp_synth s = {.ebs_period = 7, .periods = 7 * 30, .iv = 1};
-	assert_int_equal(hbbpi_synth_write(tmp("ivrate"), &s), 0);
-	pmcf_perfdata *pd = NULL;
-	assert_int_equal(pmcf_perfdata_open(s.data_path, &pd), 0);
+	pmcf_perfdata *pd = synth_open("ivrate", &s);
 	const pmcf_pd_sample *s0 = pmcf_perfdata_sample(pd, 0);
 	assert_int_equal(s0->regs_abi, 2);
 	assert_int_equal(s0->nregs, 2);
@@ -403,9 +471,7 @@ static void test_iv_arm_cap(void **state)
 {
 	(void)state;
 	struct hbbp_synth s = {.ebs_period = 7, .periods = 7 * 30, .iv = 1};
-	assert_int_equal(hbbpi_synth_write(tmp("ivcap"), &s), 0);
-	pmcf_perfdata *pd = NULL;
-	assert_int_equal(pmcf_perfdata_open(s.data_path, &pd), 0);
+	pmcf_perfdata *pd = synth_open("ivcap", &s);
 	pmcf_imix_opts o = {.size = sizeof(o),
 			    .method = PMCF_IMIX_EBS,
 			    .cost = arm_cost,
@@ -455,14 +521,12 @@ static void test_iv_nest(void **state)
 {
 	(void)state;
 	struct hbbp_synth s = {.ebs_period = 97, .periods = 200, .nest = 1};
-	assert_int_equal(hbbpi_synth_write(tmp("ivnest"), &s), 0);
+	pmcf_perfdata *pd = synth_open("ivnest", &s);
 	assert_int_equal(s.nblocks, 7);
 	assert_true(s.block_count[4] == 200.0 * 24 * 16);
 	assert_int_equal(hbbpi_synth_nest_cycles(0x16) + hbbpi_synth_nest_cycles(0x25) +
 				 hbbpi_synth_nest_cycles(0x28),
 			 0);
-	pmcf_perfdata *pd = NULL;
-	assert_int_equal(pmcf_perfdata_open(s.data_path, &pd), 0);
 	assert_int_equal(pmcf_perfdata_sample(pd, 0)->nregs, 6);
 	pmcf_imix_opts o = {.size = sizeof(o),
 			    .method = PMCF_IMIX_EBS,
@@ -532,11 +596,9 @@ static void test_iv_calls(void **state)
 {
 	(void)state;
 	struct hbbp_synth s = {.ebs_period = 97, .periods = 300, .nest = 2};
-	assert_int_equal(hbbpi_synth_write(tmp("ivcalls"), &s), 0);
+	pmcf_perfdata *pd = synth_open("ivcalls", &s);
 	assert_int_equal(s.nblocks, 5);
 	assert_true(s.block_count[4] == 300.0 * 40);
-	pmcf_perfdata *pd = NULL;
-	assert_int_equal(pmcf_perfdata_open(s.data_path, &pd), 0);
 	pmcf_imix_opts o = {.size = sizeof(o),
 			    .method = PMCF_IMIX_EBS,
 			    .cost = calls_cost,
@@ -585,11 +647,9 @@ static void test_iv_rows(void **state)
 {
 	(void)state;
 	struct hbbp_synth s = {.ebs_period = 97, .periods = 200, .nest = 3};
-	assert_int_equal(hbbpi_synth_write(tmp("ivrows"), &s), 0);
+	pmcf_perfdata *pd = synth_open("ivrows", &s);
 	assert_int_equal(s.nblocks, 5);
 	assert_true(s.block_count[2] == 200.0 * 24 * 16);
-	pmcf_perfdata *pd = NULL;
-	assert_int_equal(pmcf_perfdata_open(s.data_path, &pd), 0);
 	pmcf_imix_opts o = {.size = sizeof(o),
 			    .method = PMCF_IMIX_EBS,
 			    .cost = rows_cost,
@@ -602,6 +662,122 @@ static void test_iv_rows(void **state)
 		fail_msg("counts of the row nest off the exact ones by %.3g", dev);
 	assert_int_equal(st->rate_loops, 3);
 	assert_int_equal(st->rate_trip, 2);
+	pmcf_imix_free(m);
+	pmcf_perfdata_close(pd);
+}
+
+/* Cost model of the two-way branch (hbbp_synth.nest 4): true cycles
+ * without the mispredict penalty, per unit (a class pools its members). */
+static int arms_cost(void *ctx, const pmcf_imix_code_block *b, size_t n, double *cycles)
+{
+	(void)ctx;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t off = b[i].start & 0xfff;
+		double c = 0;
+		if (off == 0x00) /* the head (6 cycles), with the arm (4) and the join (4) */
+			c = b[i].len == 4 ? 6 : b[i].len == 8 ? 10 : b[i].len == 12 ? 14 : 0;
+		else /* nest 4: the join at 0x1a; nest 5: the taken arm (3) and the join at 0x20 */
+			c = off == 0x0e || off == 0x1a || off == 0x20 ? 4
+			    : off == 0x17                             ? (b[i].len == 3 ? 3 : 1)
+								      : 0;
+		if (c == 0)
+			return PMCF_EINVAL;
+		cycles[i] = c;
+	}
+	return 0;
+}
+
+/* A block's count, 0 when the mix has no such block (no count). */
+static double count_at(const pmcf_imix *m, uint64_t start)
+{
+	for (size_t i = 0; i < pmcf_imix_nblocks(m); i++)
+		if (pmcf_imix_block_at(m, i)->start == start)
+			return pmcf_imix_block_at(m, i)->count;
+	return 0;
+}
+
+/* A random two-way branch whose taken arm is one instruction (the branchy
+ * program's `x & 1`): with skid, that arm's time is sampled at the join
+ * (its only instruction's samples go to the branch block), so it has no
+ * sample at all, and the join's head samples go to the other arm with its
+ * refetch time. By the arms' own samples the one-instruction arm is not run
+ * and the other runs every iteration (2x); held to the branch's measured
+ * count with the prior 1/2 for the arm that no sample can show, every block
+ * gets its exact count (the branch goes each way half the time), and the
+ * report says the split is the prior's. */
+static void test_arms(void **state)
+{
+	(void)state;
+	struct hbbp_synth s = {.ebs_period = 97, .periods = 20000, .nest = 4};
+	pmcf_perfdata *pd = synth_open("arms", &s);
+	assert_int_equal(s.nblocks, 4);
+	assert_true(s.block_count[0] == 20000.0);
+	assert_true(fabs(s.block_count[2] / s.block_count[0] - 0.5) < 0.02);
+	pmcf_imix_opts o = {.size = sizeof(o),
+			    .method = PMCF_IMIX_EBS,
+			    .cost = arms_cost,
+			    .arms = PMCF_IMIX_ARMS_SAMPLES};
+	pmcf_imix *m = NULL;
+	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
+	double r0 = count_at(m, s.block_start[0]) / s.block_count[0];
+	double a1 = count_at(m, s.block_start[1]) / (r0 * s.block_count[1]);
+	double a2 = count_at(m, s.block_start[2]) / (r0 * s.block_count[2]);
+	assert_int_equal(pmcf_imix_get_stats(m)->rate_loops, 1);
+	assert_int_equal(pmcf_imix_get_stats(m)->arms_prior, 0);
+	pmcf_imix_free(m);
+	if (a2 > 0.1 || a1 < 1.5)
+		fail_msg("by their own samples the arms are at %.3g and %.3g of their counts", a1, a2);
+	o.arms = PMCF_IMIX_ARMS_FLOW; /* the default */
+	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
+	const pmcf_imix_stats *st = pmcf_imix_get_stats(m);
+	double dev = 0;
+	r0 = count_at(m, s.block_start[0]) / s.block_count[0];
+	for (unsigned b = 0; b < s.nblocks; b++)
+		dev = fmax(dev, fabs(count_at(m, s.block_start[b]) / (r0 * s.block_count[b]) - 1));
+	if (dev > 0.03)
+		fail_msg("counts of the two-way branch off the exact ones by %.3g", dev);
+	assert_int_equal(st->rate_loops, 1);
+	assert_int_equal(st->arms_flow, 1);
+	assert_int_equal(st->arms_prior, 1);
+	pmcf_imix_free(m);
+	/* the cost model alone: the branch's count is no measurement, the
+	 * arms are left to their samples */
+	o.rate = PMCF_IMIX_RATE_NONE;
+	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
+	assert_int_equal(pmcf_imix_get_stats(m)->arms_flow, 0);
+	assert_true(count_at(m, s.block_start[2]) == 0);
+	pmcf_imix_free(m);
+	o.rate = PMCF_IMIX_RATE_IV;
+	o.arms = 7;
+	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), PMCF_EINVAL);
+	pmcf_perfdata_close(pd);
+}
+
+/* The same branch with a taken arm of three instructions that never runs:
+ * run half the time, its second and third instructions would hold samples
+ * (with skid the first one's go to the branch block), so its zero is a
+ * measurement: it stays at 0 and the other arm at the branch's count, no
+ * prior. */
+static void test_arms_not_run(void **state)
+{
+	(void)state;
+	struct hbbp_synth s = {.ebs_period = 97, .periods = 20000, .nest = 5};
+	pmcf_perfdata *pd = synth_open("arms3", &s);
+	assert_int_equal(s.nblocks, 4);
+	assert_true(s.block_count[2] == 0 && s.block_count[1] == 20000.0);
+	pmcf_imix_opts o = {.size = sizeof(o), .method = PMCF_IMIX_EBS, .cost = arms_cost};
+	pmcf_imix *m = NULL;
+	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
+	const pmcf_imix_stats *st = pmcf_imix_get_stats(m);
+	double r0 = count_at(m, s.block_start[0]) / s.block_count[0];
+	assert_true(r0 > 0);
+	assert_true(count_at(m, s.block_start[2]) == 0);
+	for (unsigned b = 1; b < s.nblocks; b++)
+		if (b != 2 && fabs(count_at(m, s.block_start[b]) / (r0 * s.block_count[b]) - 1) > 0.03)
+			fail_msg("block %u at %.3g of its count", b,
+				 count_at(m, s.block_start[b]) / (r0 * s.block_count[b]));
+	assert_int_equal(st->arms_flow, 1);
+	assert_int_equal(st->arms_prior, 0);
 	pmcf_imix_free(m);
 	pmcf_perfdata_close(pd);
 }
@@ -948,6 +1124,8 @@ int main(void)
 		cmocka_unit_test(test_chase_loads), cmocka_unit_test(test_iv_rates),
 		cmocka_unit_test(test_iv_arm_cap),  cmocka_unit_test(test_iv_nest),
 		cmocka_unit_test(test_iv_calls),    cmocka_unit_test(test_iv_rows),
+		cmocka_unit_test(test_mca_name),    cmocka_unit_test(test_mca_path),
+		cmocka_unit_test(test_arms),        cmocka_unit_test(test_arms_not_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

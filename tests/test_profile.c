@@ -167,6 +167,48 @@ static void test_meta(void **state)
 	pmcf_profile_free(p);
 }
 
+/* The CPU time in XUs against the run's (PMCF_META_CPU_TIME_NS): the sum of
+ * task-clock over the XUs with a value, else of cpu-clock; nothing without
+ * the run's time, for a profile that was not recorded, or without a clock. */
+static void test_cpu_in_xus(void **state)
+{
+	(void)state;
+	pmcf_profile *p;
+	uint32_t ty;
+	size_t pf, cc, tc;
+	double in = -1, run = -1;
+	assert_int_equal(pmcf_profile_new(&p), 0);
+	assert_int_equal(pmcf_profile_type_add(p, PMCF_XU_TASK, "t", "", &ty), 0);
+	assert_int_equal(pmcf_profile_event_add(p, "page-faults", &pf), 0);
+	assert_int_equal(pmcf_profile_event_add(p, "cpu-clock", &cc), 0);
+	for (int i = 0; i < 3; i++) {
+		pmcf_xu xu = {.type = ty, .cpu = -1, .start_ns = 0, .end_ns = 100};
+		size_t x;
+		assert_int_equal(pmcf_profile_xu_add(p, &xu, &x), 0);
+		pmcf_profile_value_set(p, x, pf, 7);
+		pmcf_profile_value_set(p, x, cc, i == 1 ? PMCF_MISSING : 10.0 * (i + 1));
+	}
+	assert_null(pmcf_profile_cpu_in_xus(p, &in, &run)); /* no run time */
+	assert_int_equal(pmcf_profile_meta_set(p, PMCF_META_CPU_TIME_NS, "1000"), 0);
+	assert_null(pmcf_profile_cpu_in_xus(p, &in, &run)); /* no source */
+	assert_int_equal(pmcf_profile_meta_set(p, PMCF_META_SOURCE, "fused"), 0);
+	assert_null(pmcf_profile_cpu_in_xus(p, &in, &run));
+	assert_int_equal(pmcf_profile_meta_set(p, PMCF_META_SOURCE, "perf"), 0);
+	assert_string_equal(pmcf_profile_cpu_in_xus(p, &in, &run), "cpu-clock");
+	assert_true(in == 40 && run == 1000);
+	assert_int_equal(pmcf_profile_event_add(p, "task-clock", &tc), 0);
+	for (size_t x = 0; x < 3; x++)
+		pmcf_profile_value_set(p, x, tc, 100);
+	assert_string_equal(pmcf_profile_cpu_in_xus(p, &in, &run), "task-clock");
+	assert_true(in == 300 && run == 1000);
+	static const char *const bad[] = {"", "x", "0", "-5", "12ms"};
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		assert_int_equal(pmcf_profile_meta_set(p, PMCF_META_CPU_TIME_NS, bad[k]), 0);
+		assert_null(pmcf_profile_cpu_in_xus(p, &in, &run));
+	}
+	pmcf_profile_free(p);
+}
+
 static void test_types(void **state)
 {
 	(void)state;
@@ -1290,25 +1332,16 @@ static void test_limits(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_shorten),
-		cmocka_unit_test(test_limits),
-		cmocka_unit_test(test_kind_names),
-		cmocka_unit_test(test_meta),
-		cmocka_unit_test(test_types),
-		cmocka_unit_test(test_many_names),
-		cmocka_unit_test(test_events),
-		cmocka_unit_test(test_xus_values),
-		cmocka_unit_test(test_layers),
-		cmocka_unit_test(test_xu_add_bare),
-		cmocka_unit_test(test_roundtrip_special_values),
-		cmocka_unit_test(test_ranks),
-		cmocka_unit_test(test_roundtrip_all_layers),
-		cmocka_unit_test(test_roundtrip_empty),
-		cmocka_unit_test(test_sql_layer),
-		cmocka_unit_test(test_open_foreign),
-		cmocka_unit_test(test_open_damaged),
-		cmocka_unit_test(test_open_truncated),
-		cmocka_unit_test(test_save_fails_cleanly),
+		cmocka_unit_test(test_shorten),         cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_kind_names),      cmocka_unit_test(test_meta),
+		cmocka_unit_test(test_cpu_in_xus),      cmocka_unit_test(test_types),
+		cmocka_unit_test(test_many_names),      cmocka_unit_test(test_events),
+		cmocka_unit_test(test_xus_values),      cmocka_unit_test(test_layers),
+		cmocka_unit_test(test_xu_add_bare),     cmocka_unit_test(test_roundtrip_special_values),
+		cmocka_unit_test(test_ranks),           cmocka_unit_test(test_roundtrip_all_layers),
+		cmocka_unit_test(test_roundtrip_empty), cmocka_unit_test(test_sql_layer),
+		cmocka_unit_test(test_open_foreign),    cmocka_unit_test(test_open_damaged),
+		cmocka_unit_test(test_open_truncated),  cmocka_unit_test(test_save_fails_cleanly),
 		cmocka_unit_test(test_save_atomic),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -139,6 +139,10 @@ PMCF_API size_t pmcf_epd_total_pairs(const pmcf_epd_result *r);
  * on them), with their reason in .excluded; not counted in npairs. */
 PMCF_API size_t pmcf_epd_nexcluded(const pmcf_epd_result *r);
 PMCF_API const pmcf_epd_pair *pmcf_epd_excluded_at(const pmcf_epd_result *r, size_t i);
+/* Pairs evaluated: every pair that two references monitored, or a seeded
+ * sample of opts->sample of them when there are more. Each was scored
+ * (npairs), left out (nexcluded) or got no TMD (counted in uncovered too). */
+PMCF_API size_t pmcf_epd_evaluated(const pmcf_epd_result *r);
 
 /* ---- Correlation Error (§4.4, Mytkowicz et al.) ------------------------------- */
 typedef struct pmcf_correrr_pair {

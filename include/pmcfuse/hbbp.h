@@ -143,6 +143,15 @@ enum pmcf_imix_rate {
 	PMCF_IMIX_RATE_IV = 2       /* induction-variable rates where samples carry registers */
 };
 
+/* The two arms of a conditional branch in timer samples (docs/imix.md):
+ * with PMCF_IMIX_RATE_IV, the arms' counts are held to the branch's by flow
+ * conservation, and an arm that timer samples cannot see (too short to hold
+ * a sample, e.g. one instruction) is given half the branch's executions. */
+enum pmcf_imix_arms {
+	PMCF_IMIX_ARMS_FLOW = 0,   /* flow conservation, the prior 1/2 for an unseen arm (default) */
+	PMCF_IMIX_ARMS_SAMPLES = 1 /* each arm by its own samples (before) */
+};
+
 typedef struct pmcf_imix_opts {
 	size_t size;           /* sizeof(pmcf_imix_opts) */
 	int method;            /* enum pmcf_imix_method */
@@ -163,6 +172,7 @@ typedef struct pmcf_imix_opts {
 	int skid;    /* enum pmcf_imix_skid */
 	int costing; /* enum pmcf_imix_costing */
 	int rate;    /* enum pmcf_imix_rate */
+	int arms;    /* enum pmcf_imix_arms */
 } pmcf_imix_opts;
 
 typedef struct pmcf_imix_ins {
@@ -200,8 +210,11 @@ typedef struct pmcf_imix_stats {
 	double total;          /* instructions in the mix */
 	int time_event;        /* the EBS event counts time (cpu-clock, task-clock) */
 	int correction;        /* enum pmcf_imix_correction */
-	char cost_model[256];  /* APPLIED: the model ("llvm-mca-16 -mcpu=znver4 ...");
-				  UNAVAILABLE: why the correction could not be made */
+	char cost_model[1536]; /* APPLIED: the model ("llvm-mca-16 -mcpu=znver4 ...");
+				  UNAVAILABLE: why the correction could not be made.
+				  Never cut: sized for the longest (an llvm-mca name of
+				  511 bytes and every clause, about 1100 bytes); a text
+				  that does not fit fails the call (PMCF_EINVAL) */
 	uint64_t cost_blocks;  /* blocks given to the cost model */
 	uint64_t cost_unknown; /* of them, blocks it gave no cost (average CPI used) */
 	uint64_t rate_loops;   /* loops whose speed was measured (PMCF_IMIX_RATE_IV) */
@@ -210,6 +223,9 @@ typedef struct pmcf_imix_stats {
 				  their trip count (the spread of their induction register) */
 	uint64_t rate_funcs;   /* functions outside every measured loop counted from their direct
 				  call sites (PMCF_IMIX_RATE_IV) */
+	uint64_t arms_flow;    /* two-way branches whose arms' counts were held to the branch's
+				  (PMCF_IMIX_ARMS_FLOW) */
+	uint64_t arms_prior;   /* of them, with an arm that no sample can show: split 1/2 */
 } pmcf_imix_stats;
 
 enum pmcf_imix_correction {
@@ -393,8 +409,10 @@ PMCF_API int pmcf_imix_record(const char *dir, const pmcf_imix_record_opts *opts
  * --dump-instr=yes into the new folder dir (callgrind.out, valgrind.log,
  * imix.json of kind "reference"), written as pmcf_imix_record writes.
  * Errors: PMCF_ECONFLICT, PMCF_ENOTSUP (valgrind not installed),
- * PMCF_EPROGRAM (the program failed under valgrind), PMCF_EINVAL,
- * PMCF_ENOMEM, -errno. */
+ * PMCF_EPROGRAM (the program failed under valgrind, or callgrind wrote an
+ * empty or unusable profile, as for a program that replaces itself with
+ * exec: callgrind does not follow exec), PMCF_EINVAL, PMCF_ENOMEM, -errno;
+ * no folder is left. */
 PMCF_API int pmcf_imix_reference(const char *dir, int argc, char *const argv[]);
 
 /* ---- a synthetic recording (`pmcfuse imix synth`) --------------------------- */

@@ -84,6 +84,11 @@ typedef struct pmcf_xu {
 #define PMCF_META_ESTIMATE "estimate" /* cumulative|local */
 #define PMCF_META_STRATEGY "strategy" /* combination strategy of a fused profile */
 #define PMCF_META_PMCFUSE_VERSION "pmcfuse_version"
+/* CPU time of the whole run in ns: user + system time of the program and the
+ * children it waited for (wait4's rusage), as perf stat's task-clock counts
+ * it, the collector's own work in the program included. Recorded profiles
+ * only (not simulated or fused ones); see pmcf_profile_cpu_in_xus. */
+#define PMCF_META_CPU_TIME_NS "cpu_time_ns"
 /* JSON array of the events counted in user space only because the recording
  * process could not count kernel mode (kernel.perf_event_paranoid 2, no
  * CAP_PERFMON): those of them that count only kernel activity read 0 */
@@ -136,6 +141,13 @@ PMCF_API size_t pmcf_profile_meta_count(const pmcf_profile *p);
 PMCF_API int pmcf_profile_meta_at(const pmcf_profile *p, size_t i, const char **key, const char **value);
 /* 1 when metadata "complete" is "1". */
 PMCF_API int pmcf_profile_complete(const pmcf_profile *p);
+/* How much of a recorded run's CPU time its XUs hold: *in_xus, the sum of
+ * the XUs' task-clock (else cpu-clock) values, ns; *run, the CPU time of the
+ * whole run (PMCF_META_CPU_TIME_NS). The rest ran outside every XU: serial
+ * code, the OpenMP runtime between XUs, the collector. Returns the event
+ * summed, or NULL when there is no such comparison: no task-clock or
+ * cpu-clock, no CPU time of the run (simulated, fused and older profiles). */
+PMCF_API const char *pmcf_profile_cpu_in_xus(const pmcf_profile *p, double *in_xus, double *run);
 
 /* ---- XU types ------------------------------------------------------------ */
 /* Adds a type (strings copied) and returns its index in *id. A type with the

@@ -30,7 +30,8 @@ static const char usage[] =
 	"with its \"target\". Every TARGET must be of the run of the first (--force).\n\n"
 	"  --bins B     bins per event over the reference range (default 10, at most 30)\n"
 	"  --per-type   TMD per XU type, combined by an XU-count-weighted geometric mean\n"
-	"  --pairs N    a random sample of N pairs, with a bootstrap 95% interval\n"
+	"  --pairs N    a random sample of N pairs, with a bootstrap 95% interval; a note\n"
+	"               says why, where fewer than N pairs were scored\n"
 	"  --seed S     seed of the sample and the bootstrap (default 1)\n"
 	"  --threads T  worker threads (default: one per CPU)\n"
 	"  --force      use references of another program run, or identical copies\n"
@@ -66,6 +67,36 @@ static int by_tmd_desc(const void *a, const void *b)
 	return c ? c : strcmp(x->b, y->b);
 }
 
+/* --pairs N: why fewer than N pairs were scored, on one line (nothing when
+ * N were). A pair asked for is dropped when the target's events have fewer
+ * pairs, when fewer than two references monitored it (or had values of
+ * both events), or when the references show no spread on it. Returns
+ * whether it named pairs that fewer than two references monitored. */
+static int print_dropped(const pmcf_epd_result *r, size_t asked)
+{
+	size_t scored = pmcf_epd_npairs(r), nx = pmcf_epd_nexcluded(r), total = pmcf_epd_total_pairs(r);
+	if (scored >= asked)
+		return 0;
+	size_t notmd = pmcf_epd_evaluated(r) - scored - nx; /* sampled, but no TMD */
+	size_t covered = total - (pmcf_epd_uncovered(r) - notmd);
+	size_t beyond = asked > total ? asked - total : 0;
+	size_t unmon = (asked > covered ? (asked < total ? asked : total) - covered : 0) + notmd;
+	printf("note: %zu of the %zu pairs asked were scored, %zu dropped:", scored, asked, asked - scored);
+	const char *sep = "";
+	if (beyond) {
+		printf(" %zu beyond the %zu pairs of the target's events", beyond, total);
+		sep = ";";
+	}
+	if (unmon) {
+		printf("%s %zu monitored by fewer than two references", sep, unmon);
+		sep = ";";
+	}
+	if (nx)
+		printf("%s %zu without spread in the references (left out, -v lists them)", sep, nx);
+	printf("\n");
+	return unmon > 0;
+}
+
 /* `{"events": [a, b], ` opening the k-th object of a JSON list of pairs */
 static void json_pair_open(size_t k, const pmcf_epd_pair *p)
 {
@@ -99,10 +130,10 @@ static int print_result(const pmcf_epd_result *r, const pmcf_epd_opts *o, size_t
 			cli_json_number(stdout, pmcf_epd_value(r));
 			printf(", \"formula\": \"%s\", \"bins\": %u, \"per_type\": %s, \"references\": %zu, "
 			       "\"pairs_total\": %zu, \"pairs_scored\": %zu, \"pairs_uncovered\": %zu, "
-			       "\"pairs_excluded\": %zu, \"left_out_mean\": ",
+			       "\"pairs_excluded\": %zu, \"pairs_evaluated\": %zu, \"left_out_mean\": ",
 			       o->formula == PMCF_EPD_PAPER ? "paper" : "floored", o->bins,
 			       o->per_type ? "true" : "false", nrefs, pmcf_epd_total_pairs(r), n,
-			       pmcf_epd_uncovered(r), pmcf_epd_nexcluded(r));
+			       pmcf_epd_uncovered(r), pmcf_epd_nexcluded(r), pmcf_epd_evaluated(r));
 			cli_json_number(stdout, n ? left / (double)n : 0);
 			if (o->sample) {
 				printf(", \"sample\": %zu, \"seed\": %llu, \"ci95\": [", o->sample,
@@ -144,10 +175,15 @@ static int print_result(const pmcf_epd_result *r, const pmcf_epd_opts *o, size_t
 			       pmcf_epd_value(r), n, n == 1 ? "" : "s", o->bins,
 			       o->per_type ? ", per XU type" : "", nrefs,
 			       o->formula == PMCF_EPD_PAPER ? ", the paper's formula" : "");
-			if (o->sample)
+			if (o->sample && pmcf_epd_evaluated(r) < o->sample)
+				printf("every pair monitored by two references (%zu, fewer than the %zu asked; "
+				       "seed %llu): 95%% bootstrap interval [%.4g, %.4g]\n",
+				       pmcf_epd_evaluated(r), o->sample, (unsigned long long)o->seed, lo, hi);
+			else if (o->sample)
 				printf("sample of %zu pairs (seed %llu): 95%% bootstrap interval [%.4g, %.4g]\n",
 				       o->sample, (unsigned long long)o->seed, lo, hi);
-			if (pmcf_epd_uncovered(r))
+			int said = o->sample && print_dropped(r, o->sample);
+			if (pmcf_epd_uncovered(r) && !said)
 				printf("%zu of %zu pairs not scored: fewer than two references monitored %s\n",
 				       pmcf_epd_uncovered(r), pmcf_epd_total_pairs(r),
 				       pmcf_epd_uncovered(r) == 1 ? "it" : "them");

@@ -23,10 +23,10 @@ static const char usage[] =
 	"       pmcfuse imix report [--by KEY] [--format text|csv|json|sde] [--top N]\n"
 	"                           [--method hbbp|ebs|ebs-raw|lbr] [--cutoff N] [--mcpu CPU]\n"
 	"                           [--skid prev|none] [--costing C] [--rate iv|none] [--vmlinux FILE]\n"
-	"                           [-o FILE] DIR\n"
+	"                           [--arms flow|samples] [-o FILE] DIR\n"
 	"       pmcfuse imix compare [--normalize] [--json] [--top N] [--method M] [--cutoff N]\n"
 	"                           [--mcpu CPU] [--skid prev|none] [--costing C] [--rate iv|none]\n"
-	"                           REFERENCE MEASURED\n"
+	"                           [--arms flow|samples] REFERENCE MEASURED\n"
 	"       pmcfuse imix train [--json] REFERENCE MEASURED...\n"
 	"       pmcfuse imix synth [--ebs-only|--timer] -o DIR   (test data with a known control flow)\n\n"
 	"Instruction mixes from basic-block execution counts (BBEC) of PMU samples.\n"
@@ -46,7 +46,10 @@ static const char usage[] =
 	"--costing regions-chase adds a memory latency per pointer-chasing load. compare gives the per-mnemonic error and the average weighted error;\n"
 	"--rate iv (default) measures each loop's speed from its induction registers, recorded\n"
 	"with the timer samples, instead of modelling it, where the samples carry them\n"
-	"(docs/imix.md); --rate none: the cost model alone.\n"
+	"(docs/imix.md); --rate none: the cost model alone. With --rate iv, --arms flow\n"
+	"(default) holds the two arms of a conditional branch to the branch's count and\n"
+	"splits it 1/2 where one arm is too short for any sample to show; --arms samples\n"
+	"counts each arm by its own samples.\n"
 	"--normalize compares shares (for EBS on cpu-clock, which has no absolute scale):\n"
 	"the measured counts times reference total / measured total; the average error is\n"
 	"weighted by the reference count.\n"
@@ -215,6 +218,15 @@ static void print_correction(FILE *f, const pmcf_imix_stats *st, const pmcf_imix
 			st->cost_model, (unsigned long long)st->cost_blocks,
 			(unsigned long long)st->cost_unknown,
 			o->skid == PMCF_IMIX_SKID_NONE ? "none" : "previous instruction");
+	if (st->correction == PMCF_IMIX_CORR_APPLIED && st->arms_prior)
+		fprintf(f,
+			"# two-way branches: %llu with their arms held to the branch's count; %llu of them "
+			"with an arm no timer sample can show (too short), NOT measured: split 1/2 by "
+			"prior (--arms samples: by the arms' own samples)\n",
+			(unsigned long long)st->arms_flow, (unsigned long long)st->arms_prior);
+	else if (st->correction == PMCF_IMIX_CORR_APPLIED && st->arms_flow)
+		fprintf(f, "# two-way branches: %llu with their arms held to the branch's count\n",
+			(unsigned long long)st->arms_flow);
 	else if (st->correction == PMCF_IMIX_CORR_UNAVAILABLE)
 		fprintf(f,
 			"# time-to-count correction NOT made: %s; this is the raw estimate (blocks "
@@ -272,6 +284,14 @@ static int common_opt(int opt, const char *arg, pmcf_imix_opts *o)
 		else
 			return cli_usage_error(verb, "--rate: expected iv or none");
 		return CLI_OK;
+	case 'A':
+		if (!strcmp(arg, "flow"))
+			o->arms = PMCF_IMIX_ARMS_FLOW;
+		else if (!strcmp(arg, "samples"))
+			o->arms = PMCF_IMIX_ARMS_SAMPLES;
+		else
+			return cli_usage_error(verb, "--arms: expected flow or samples");
+		return CLI_OK;
 	default: return -1;
 	}
 }
@@ -324,13 +344,19 @@ static void print_sde(FILE *f, const struct src *s)
 
 static int imix_report(int argc, char **argv)
 {
-	static const struct option lo[] =
-		{{"by", required_argument, NULL, 'b'},     {"format", required_argument, NULL, 'f'},
-		 {"top", required_argument, NULL, 't'},    {"method", required_argument, NULL, 'm'},
-		 {"cutoff", required_argument, NULL, 'c'}, {"mcpu", required_argument, NULL, 'M'},
-		 {"skid", required_argument, NULL, 'S'},   {"costing", required_argument, NULL, 'C'},
-		 {"rate", required_argument, NULL, 'R'},   {"vmlinux", required_argument, NULL, 'K'},
-		 {"output", required_argument, NULL, 'o'}, {NULL, 0, NULL, 0}};
+	static const struct option lo[] = {{"by", required_argument, NULL, 'b'},
+					   {"format", required_argument, NULL, 'f'},
+					   {"top", required_argument, NULL, 't'},
+					   {"method", required_argument, NULL, 'm'},
+					   {"cutoff", required_argument, NULL, 'c'},
+					   {"mcpu", required_argument, NULL, 'M'},
+					   {"skid", required_argument, NULL, 'S'},
+					   {"costing", required_argument, NULL, 'C'},
+					   {"rate", required_argument, NULL, 'R'},
+					   {"vmlinux", required_argument, NULL, 'K'},
+					   {"arms", required_argument, NULL, 'A'},
+					   {"output", required_argument, NULL, 'o'},
+					   {NULL, 0, NULL, 0}};
 	pmcf_imix_opts o = {.size = sizeof(o)};
 	const char *by = "mnemonic", *fmt = "text", *out = "-";
 	unsigned long top = 0;
@@ -415,6 +441,10 @@ static int imix_report(int argc, char **argv)
 		json_object_set_new(j, "correction", json_string(correction_name(st->correction)));
 		if (st->correction != PMCF_IMIX_CORR_NONE)
 			json_object_set_new(j, "cost_model", json_string(st->cost_model));
+		if (st->correction == PMCF_IMIX_CORR_APPLIED) {
+			json_object_set_new(j, "arms_flow", json_integer((json_int_t)st->arms_flow));
+			json_object_set_new(j, "arms_prior", json_integer((json_int_t)st->arms_prior));
+		}
 		json_t *u = json_object();
 		json_object_set_new(u, "kernel_samples", json_integer((json_int_t)st->unattr_kernel_samples));
 		json_object_set_new(u, "user_samples", json_integer((json_int_t)st->unattr_user_samples));
@@ -445,17 +475,13 @@ static int imix_report(int argc, char **argv)
 
 static int imix_compare(int argc, char **argv)
 {
-	static const struct option lo[] = {{"normalize", no_argument, NULL, 'n'},
-					   {"json", no_argument, NULL, 'j'},
-					   {"top", required_argument, NULL, 't'},
-					   {"method", required_argument, NULL, 'm'},
-					   {"cutoff", required_argument, NULL, 'c'},
-					   {"mcpu", required_argument, NULL, 'M'},
-					   {"skid", required_argument, NULL, 'S'},
-					   {"costing", required_argument, NULL, 'C'},
-					   {"vmlinux", required_argument, NULL, 'K'},
-					   {"rate", required_argument, NULL, 'R'},
-					   {NULL, 0, NULL, 0}};
+	static const struct option lo[] =
+		{{"normalize", no_argument, NULL, 'n'},     {"json", no_argument, NULL, 'j'},
+		 {"top", required_argument, NULL, 't'},     {"method", required_argument, NULL, 'm'},
+		 {"cutoff", required_argument, NULL, 'c'},  {"mcpu", required_argument, NULL, 'M'},
+		 {"skid", required_argument, NULL, 'S'},    {"costing", required_argument, NULL, 'C'},
+		 {"vmlinux", required_argument, NULL, 'K'}, {"rate", required_argument, NULL, 'R'},
+		 {"arms", required_argument, NULL, 'A'},    {NULL, 0, NULL, 0}};
 	pmcf_imix_opts o = {.size = sizeof(o)};
 	int normalize = 0, json = 0, opt, rc;
 	unsigned long top = 0;

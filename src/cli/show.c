@@ -30,10 +30,15 @@ static const char usage[] =
 	"minor-faults and major-faults <= page-faults, some simulated PAPI presets) and\n"
 	"prints a line per relation broken, e.g. 'consistency: task-clock > duration on\n"
 	"4703 of 21411 XUs (4703 with values from different executions)'.\n\n"
+	"For a recorded profile with task-clock (or cpu-clock) it shows how much of the\n"
+	"run's CPU time (metadata cpu_time_ns, what perf stat -e task-clock counts) the\n"
+	"XUs hold: 'cpu time  task-clock in XUs: X of Y (Z %)'; the rest ran outside\n"
+	"every XU (docs/collector.md).\n\n"
 	"  -v       exact numbers in the event table\n"
 	"  -q       print nothing (errors only): checks that PROFILE opens\n"
 	"  --json   print one JSON object with keys meta, complete, xus, types, events,\n"
-	"           truth_events, layers, match (fused profiles), consistency; exact\n"
+	"           truth_events, layers, match (fused profiles), cpu_time (recorded\n"
+	"           profiles: event, in_xus, run, share), consistency; exact\n"
 	"           numbers, events in their profile units (times in ns)\n";
 
 struct evstat {
@@ -230,6 +235,15 @@ int cmd_show(int argc, char **argv)
 			}
 			printf("]}");
 		}
+		double in_xus, run;
+		const char *clk = pmcf_profile_cpu_in_xus(p, &in_xus, &run);
+		if (clk) {
+			printf(",\n  \"cpu_time\": {\"event\": \"%s\", \"in_xus\": ", clk);
+			cli_json_number(stdout, in_xus);
+			cli_json_member(stdout, "run", run);
+			cli_json_member(stdout, "share", in_xus / run);
+			printf("}");
+		}
 		print_ranks(p, 1);
 		print_consistency(p, 1);
 		printf("\n}\n");
@@ -276,6 +290,16 @@ int cmd_show(int argc, char **argv)
 				printf("%14s %14s %14s", "-", "-", "-");
 			printf(" %7.2f%% %9zu\n", nx ? 100.0 * (double)(nx - s->present) / (double)nx : 0.0,
 			       s->negative);
+		}
+		double in_xus, run;
+		const char *clk = pmcf_profile_cpu_in_xus(p, &in_xus, &run);
+		if (clk) {
+			char a[32], b[32];
+			printf("cpu time  %s in XUs: %s of %s, the CPU time of the run under the collector "
+			       "(%.1f %%); the rest ran outside every XU: serial code, the runtime "
+			       "between XUs, the collector (docs/collector.md)\n",
+			       clk, cli_human(a, sizeof(a), in_xus, 1), cli_human(b, sizeof(b), run, 1),
+			       100.0 * in_xus / run);
 		}
 		if (pmcf_profile_ntruth(p))
 			printf("truth     ground truth of %zu events (export --truth)\n",

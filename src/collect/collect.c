@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/utsname.h>
@@ -288,7 +289,7 @@ char *pmcf_collect_omp_env(void)
 }
 
 static int add_meta(pmcf_profile *p, char *const argv[], const char *program, const char *tool, unsigned pmcs,
-		    const pmcf_exit_info *ei, time_t start, const char *sha)
+		    const pmcf_exit_info *ei, time_t start, const char *sha, uint64_t cpu_ns)
 {
 	json_t *args = json_array();
 	int err = 0;
@@ -304,7 +305,8 @@ static int add_meta(pmcf_profile *p, char *const argv[], const char *program, co
 	gmtime_r(&start, &tm);
 	char iso[64];
 	strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	char cpu[256], pmu[160], status[64], pm[32], cwd[PATH_MAX];
+	char cpu[256], pmu[160], status[64], pm[32], cwd[PATH_MAX], cpu_t[32];
+	snprintf(cpu_t, sizeof(cpu_t), "%llu", (unsigned long long)cpu_ns);
 	read_line("/proc/cpuinfo", "model name", cpu, sizeof(cpu));
 	pmu_name(pmu, sizeof(pmu));
 	if (ei->exited)
@@ -333,6 +335,7 @@ static int add_meta(pmcf_profile *p, char *const argv[], const char *program, co
 		{PMCF_META_EXIT_STATUS, status},
 		{PMCF_META_COMPLETE, ei->complete ? "1" : "0"},
 		{PMCF_META_PMCFUSE_VERSION, pmcf_version()},
+		{PMCF_META_CPU_TIME_NS, cpu_t},
 		{"omp_env", o ? o : "{}"},
 		{"collector", mode},
 		{"collector_tool", tool},
@@ -449,8 +452,10 @@ int pmcf_collect_signal(int sig)
 	return 0;
 }
 
+/* *cpu_ns: the child's user + system time with that of the children it
+ * waited for (wait4's rusage), the whole run's task-clock. */
 static int run_child(char *const argv[], const char *program, char **env, const int outfd[2],
-		     pmcf_exit_info *ei)
+		     pmcf_exit_info *ei, uint64_t *cpu_ns)
 {
 	int pfd[2];
 	if (pipe2(pfd, O_CLOEXEC) != 0)
@@ -515,9 +520,12 @@ static int run_child(char *const argv[], const char *program, char **env, const 
 		}
 	running_child = 0;
 	int st;
-	while (waitpid(pid, &st, 0) < 0)
+	struct rusage ru;
+	while (wait4(pid, &st, 0, &ru) < 0)
 		if (errno != EINTR)
-			return pmcfi_fail(-errno, "waitpid: %s", strerror(errno));
+			return pmcfi_fail(-errno, "wait4: %s", strerror(errno));
+	*cpu_ns = ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000u +
+		  ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000u;
 	if (got == (ssize_t)sizeof(child_errno))
 		return pmcfi_fail(PMCF_ENOENT, "cannot run '%s': %s", argv[0], strerror(child_errno));
 	ei->exited = WIFEXITED(st);
@@ -848,7 +856,8 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 	int outfd[2] = {0, 0};
 	outfd[0] = opts->stdout_fd;
 	outfd[1] = opts->stderr_fd;
-	err = run_child(argv, program, env, outfd, ei);
+	uint64_t cpu_ns = 0;
+	err = run_child(argv, program, env, outfd, ei, &cpu_ns);
 	uint64_t t_end = now_ns();
 	tm->program_ns = t_end - t0;
 	mux_interval_restore(&saved);
@@ -912,7 +921,7 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 					 "%zu records were lost; the profile is marked incomplete",
 					 st.dropped);
 		}
-		err = add_meta(p, argv, program, tool, pmcs, ei, start, hash_wait(&hash));
+		err = add_meta(p, argv, program, tool, pmcs, ei, start, hash_wait(&hash), cpu_ns);
 		if (!err)
 			err = add_mux_meta(p, mux, period_ms, estimate);
 		if (!err)

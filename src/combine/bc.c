@@ -4,9 +4,10 @@
  * are clustered on a grid over their overlapping events E_com and paired
  * inside each cell, the grid division d going from dmax down to 1 with the
  * paper's relaxation between iterations. Only occupied cells exist: each
- * iteration radix-sorts the XUs by the sum of their cell coordinates, which
- * groups them into cells and orders the cells for the relaxation's search;
- * d^|E_com| cells are never enumerated. */
+ * iteration radix-sorts the XUs by their cell coordinates packed into one
+ * 64-bit key (or, when k of them do not fit, by the sum of the coordinates
+ * and a hash), which groups them into cells and orders the cells for the
+ * relaxation's search; d^|E_com| cells are never enumerated. */
 #include <math.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -100,6 +101,10 @@ struct grid {
 	size_t npairs;
 	size_t iterations;
 	unsigned dmax;
+	/* this grid pass: cb > 0 when the cell coordinates, cb bits each (c_0
+	 * most significant), are the sort key itself (k cb <= 64); else 0 and
+	 * the key is their sum and hash bits */
+	unsigned cb, d;
 };
 
 static void ws_free(struct ws *w)
@@ -241,24 +246,31 @@ static void radix_u64(uint64_t *a, uint64_t *tmp, size_t n)
 		memcpy(a, src, n * sizeof(*a));
 }
 
-/* Stable LSD radix sort of s[0..n) by key (< 2^bits). */
+/* Stable LSD radix sort of s[0..n) by key (< 2^bits): the digit counts of
+ * every pass in one read, 11 bits a pass, a pass in which every key has the
+ * same digit skipped. */
 static void radix_keys(struct skey *s, struct skey *tmp, size_t n, unsigned bits)
 {
-	enum { B = 11, R = 1 << B };
+	enum { B = 11, R = 1 << B, P = 6 };
+	unsigned np = (bits + B - 1) / B;
+	np = np > P ? P : np;
+	if (n < 2 || !np)
+		return;
+	uint32_t cnt[P][R];
+	memset(cnt, 0, np * sizeof(cnt[0]));
+	for (size_t q = 0; q < n; q++) {
+		uint64_t key = s[q].key;
+		for (unsigned p = 0; p < np; p++)
+			cnt[p][(key >> (p * B)) & (R - 1)]++;
+	}
 	struct skey *src = s, *dst = tmp;
-	for (unsigned sh = 0; sh < bits; sh += B) {
-		uint32_t cnt[R];
-		memset(cnt, 0, sizeof(cnt));
+	for (unsigned p = 0; p < np; p++) {
+		unsigned sh = p * B;
+		if (!digit_offsets(cnt[p], R, n, (s[0].key >> sh) & (R - 1)))
+			continue;
+		uint32_t *c = cnt[p];
 		for (size_t q = 0; q < n; q++)
-			cnt[(src[q].key >> sh) & (R - 1)]++;
-		uint32_t sum = 0;
-		for (size_t b = 0; b < R; b++) {
-			uint32_t t = cnt[b];
-			cnt[b] = sum;
-			sum += t;
-		}
-		for (size_t q = 0; q < n; q++)
-			dst[cnt[(src[q].key >> sh) & (R - 1)]++] = src[q];
+			dst[c[(src[q].key >> sh) & (R - 1)]++] = src[q];
 		struct skey *t = src;
 		src = dst;
 		dst = t;
@@ -380,6 +392,36 @@ static void coords(const struct grid *g, size_t n, unsigned d, unsigned hb)
 	}
 }
 
+/* Bits that hold a cell coordinate (0 .. d - 1). */
+static unsigned coord_bits(unsigned d)
+{
+	unsigned b = 0;
+	while (b < 32 && ((uint64_t)(d - 1) >> b))
+		b++;
+	return b;
+}
+
+/* coords() when the coordinates fit the key: srt gets (c_0 .. c_k-1 packed
+ * cb bits each, position, id); no hash, and ci is not written (pair_cells_lex
+ * reads the coordinates back from the key). */
+static void coords_lex(const struct grid *g, size_t n, unsigned d, unsigned cb)
+{
+	struct ws *w = g->w;
+	for (size_t q = 0; q < n; q++) {
+		if (q + PREFETCH < n)
+			__builtin_prefetch(w->u + (size_t)w->lst[q + PREFETCH] * g->k);
+		uint32_t id = w->lst[q];
+		const double *x = w->u + (size_t)id * g->k;
+		uint64_t key = 0;
+		for (size_t e = 0; e < g->k; e++) {
+			double r = x[e] * d;
+			uint64_t c = r < 0 ? 0 : r >= d ? d - 1 : (uint64_t)r;
+			key = key << cb | c;
+		}
+		w->srt[q] = (struct skey){key, (uint32_t)q, id};
+	}
+}
+
 /* Squared distance of two XUs in grid divisions (§3.2 relaxation). */
 static double xu_dist2(const struct grid *g, uint32_t a, uint32_t b, unsigned d)
 {
@@ -428,22 +470,78 @@ static int tie_add(struct ws *w, size_t *nt, size_t a, size_t b)
 
 int cmbi_bc_all_pairs;
 
+/* One merge of lex_neighbours: the pairs (x[i], y[j]) with y[j] = x[i] +
+ * one whose coordinate at sh is below top (else the unit carries into the
+ * next field), added as (i, j) or, with swap, (j, i). x[i] + one is in
+ * order, both lists hold distinct keys: branch-free steps. */
+static int merge_units(struct ws *w, size_t *nt, const uint64_t *x, size_t nx, const uint64_t *y, size_t ny,
+		       unsigned sh, uint64_t mask, uint64_t top, int swap)
+{
+	uint64_t one = 1ull << sh;
+	for (size_t i = 0, j = 0; i < nx && j < ny;) {
+		uint64_t t = x[i] + one, v = y[j];
+		if (t == v && ((x[i] >> sh) & mask) < top) {
+			int err = swap ? tie_add(w, nt, j, i) : tie_add(w, nt, i, j);
+			if (err)
+				return err;
+		}
+		i += t <= v;
+		j += v <= t;
+	}
+	return 0;
+}
+
+/* With the coordinates as keys (cb > 0, k cb < 64): the pairs of leftover
+ * cells at distance 1, i.e. keys that differ by one unit of one coordinate:
+ * per coordinate, T_prev keys plus the unit merged with T_cur keys and T_cur
+ * keys plus the unit with T_prev keys; 2k merges, O(k (na + nb)) sequential
+ * reads. */
+static int lex_neighbours(const struct grid *g, size_t na, size_t nb, size_t *ntp)
+{
+	struct ws *w = g->w;
+	size_t k = g->k, nt = 0;
+	unsigned cb = g->cb;
+	uint64_t mask = (1ull << cb) - 1, top = g->d - 1;
+	for (size_t e = 0; e < k; e++) {
+		unsigned sh = (unsigned)(k - 1 - e) * cb;
+		int err = merge_units(w, &nt, w->ckey[0], na, w->ckey[1], nb, sh, mask, top, 0);
+		if (!err)
+			err = merge_units(w, &nt, w->ckey[1], nb, w->ckey[0], na, sh, mask, top, 1);
+		if (err)
+			return err;
+	}
+	*ntp = nt;
+	return 0;
+}
+
 /* calc_reduced_div (§3.2): the closest pairs of leftover cells (Euclidean
  * distance of their integer coordinates, one holding T_prev XUs, the other
  * T_cur XUs), then the closest cross pair of XUs between them, in grid
  * divisions (m); the next cells are (1 + m) times as large. Exact: cells
- * of each side come sorted by the sum of their coordinates (key), and a
- * pair farther apart than sqrt(k * best) along it cannot be at distance
- * best (|sum a - sum b|^2 <= k |a - b|^2), so each T_prev cell is compared
- * only with the T_cur cells inside that window. (k best <= k^2 2^40 stays
+ * of each side come sorted along an axis (the sum of their coordinates
+ * with hash keys, c_0 with coordinate keys), and a pair farther apart than
+ * sqrt(kk * best) along it (kk = k for the sum, 1 for c_0) cannot be at
+ * distance best (|sum a - sum b|^2 <= k |a - b|^2), so each T_prev cell is
+ * compared only with the T_cur cells inside that window; with coordinate
+ * keys, pairs at distance 1 (the usual best) are found by merges first. (k best <= k^2 2^40 stays
  * within 64 bits for k < 4096 overlapping events.) */
 static int closest_cells(const struct grid *g, size_t na, size_t nb, int64_t *bestp, size_t *ntp)
 {
 	struct ws *w = g->w;
+	if (g->cb && !cmbi_bc_all_pairs) { /* a leftover cell is never at distance 0 */
+		int err = lex_neighbours(g, na, nb, ntp);
+		if (err || *ntp) {
+			*bestp = 1;
+			return err;
+		}
+	}
 	const struct lcell *A = w->cell[0];
 	const int32_t *ca = w->cco[0], *cb = w->cco[1];
 	size_t k = g->k;
-	int64_t kk = (int64_t)(k ? k : 1);
+	/* the sweep axis: the sum of the coordinates (hash keys), or c_0
+	 * (coordinate keys; |c_0 a - c_0 b|^2 <= |a - b|^2) */
+	unsigned ssh = g->cb ? (unsigned)(k - 1) * g->cb : 0;
+	int64_t kk = g->cb ? 1 : (int64_t)(k ? k : 1);
 	/* a first bound: some T_prev cells against their neighbours in key
 	 * order (the sweep finds the exact minimum from there) */
 	int64_t best = INT64_MAX;
@@ -472,10 +570,10 @@ static int closest_cells(const struct grid *g, size_t na, size_t nb, int64_t *be
 	uint64_t win = isqrt_u64((uint64_t)kk * (uint64_t)best);
 	for (size_t a = 0; a < na; a++) {
 		const int32_t *x = ca + a * k;
-		uint64_t key = A[a].key;
-		while (lo < nb && bk[lo] + win < key)
+		uint64_t key = A[a].key >> ssh;
+		while (lo < nb && (bk[lo] >> ssh) + win < key)
 			lo++;
-		if (best == 1 && !cmbi_bc_all_pairs) {
+		if (best == 1 && !cmbi_bc_all_pairs && !g->cb) {
 			/* Two cells at distance 1 differ by 1 in one coordinate, so
 			 * their keys differ by exactly 1; a cell of the other side
 			 * with the same key is at distance 2 or more (the same
@@ -498,7 +596,7 @@ static int closest_cells(const struct grid *g, size_t na, size_t nb, int64_t *be
 				}
 			continue;
 		}
-		for (size_t b = lo; b < nb && bk[b] <= key + win; b++) {
+		for (size_t b = lo; b < nb && (bk[b] >> ssh) <= key + win; b++) {
 			int64_t dd = co_dist2(x, cb + b * k, k);
 			if (dd > best)
 				continue;
@@ -835,6 +933,56 @@ static void pair_cells(struct grid *g, size_t n, size_t remp, unsigned hb, size_
 	}
 }
 
+/* pair_cells() when the key is the cell (coords_lex): a run of equal keys is
+ * a cell, T_prev first, both sides in the order of rem (the sort is
+ * stable); the ids are in srt, the leftover cells' coordinates come from
+ * their keys. */
+static void pair_cells_lex(struct grid *g, size_t n, size_t remp, size_t *ncell)
+{
+	struct ws *w = g->w;
+	const struct skey *s = w->srt;
+	size_t k = g->k, nleft = 0;
+	unsigned cb = g->cb;
+	uint64_t mask = (1ull << cb) - 1;
+	ncell[0] = ncell[1] = 0;
+	for (size_t cs = 0; cs < n;) {
+		if (cs + PREFETCH < n) /* paired is written at random */
+			__builtin_prefetch(w->paired + s[cs + PREFETCH].q, 1);
+		uint64_t key = s[cs].key;
+		size_t ce = cs + 1, m = cs;
+		while (ce < n && s[ce].key == key)
+			ce++;
+		while (m < ce && s[m].q < remp)
+			m++;
+		size_t np = m - cs, nc = ce - m, kp = np < nc ? np : nc;
+		int bylabel = g->lab && kp;
+		if (bylabel)
+			label_pair_cell(g, cs, m, ce);
+		else
+			for (size_t j = 0; j < kp; j++) {
+				g->pp[g->npairs] = s[cs + j].h;
+				g->pc[g->npairs++] = s[m + j].h;
+				w->paired[s[cs + j].q] = w->paired[s[m + j].q] = 1;
+			}
+		if (np != nc) {
+			int side = np > nc ? 0 : 1;
+			size_t from = side ? m : cs, to = side ? ce : m;
+			size_t c = ncell[side]++;
+			w->ckey[side][c] = key;
+			w->cell[side][c] = (struct lcell){key, (uint32_t)nleft, (uint32_t)(to - from - kp)};
+			int32_t *co = w->cco[side] + c * k;
+			for (size_t e = 0; e < k; e++)
+				co[e] = (int32_t)((key >> ((k - 1 - e) * cb)) & mask);
+			if (!bylabel)
+				from += kp;
+			for (size_t x = from; x < to; x++)
+				if (!bylabel || !w->paired[s[x].q])
+					w->litem[nleft++] = s[x].h;
+		}
+		cs = ce;
+	}
+}
+
 int cmbi_bc_all_active;
 
 /* ---- active XUs -------------------------------------------------------------- */
@@ -957,15 +1105,36 @@ static void select_active(const struct grid *g, size_t nrem, size_t remp, double
 	*na = m;
 }
 
-static double active_thr(int64_t T, double sk, unsigned d)
+/* The distance (in u) under which an XU is active at (d, T): XUs in cells
+ * whose integer coordinates differ by D are less than sqrt(sum (|D_e| +
+ * 1)^2) grid divisions apart, which is at most T + sqrt(k) for |D| <= T and,
+ * for T = 1 (D a unit vector or 0), sqrt(k + 3). */
+static double active_thr(int64_t T, size_t k, unsigned d)
 {
-	return T >= (1 << 26) ? INFINITY : ((double)T + sk + 0.01) / d;
+	if (T >= (1 << 26))
+		return INFINITY;
+	double r = T == 1 ? sqrt((double)k + 3) : (double)T + sqrt((double)k);
+	return (r + 0.01) / d;
 }
 
 /* Places lst[0..n) (np of T_prev first) in the cells of division d and pairs
  * inside them. */
+int cmbi_bc_grid_hash;
+
 static void grid_pass(struct grid *g, size_t n, size_t np, unsigned d, size_t *ncell)
 {
+	unsigned cb = coord_bits(d);
+	cb = cb ? cb : 1;
+	g->d = d;
+	if (!cmbi_bc_grid_hash && g->k * cb < 64) {
+		/* the coordinates are the key: cells are runs of equal keys */
+		g->cb = cb;
+		coords_lex(g, n, d, g->cb);
+		radix_keys(g->w->srt, g->w->stmp, n, (unsigned)g->k * g->cb);
+		pair_cells_lex(g, n, np, ncell);
+		return;
+	}
+	g->cb = 0;
 	/* sort key: the coordinate sum (< k d), then as many bits of the cell
 	 * hash as fill three radix passes */
 	unsigned kb = 0, hb;
@@ -1046,7 +1215,6 @@ static int cluster(struct grid *g)
 		double lb = flt ? w->lb[w->rem[q].id] * (1 - 1e-6) - 1e-12 : 0;
 		w->rem[q].lb = lb > 0 ? (float)lb : 0;
 	}
-	double sk = sqrt((double)k);
 	size_t nrem = n, remp = g->np, remc = g->nc;
 	while (remp && remc) {
 		g->iterations++;
@@ -1058,7 +1226,7 @@ static int cluster(struct grid *g)
 			}
 		int64_t T = 1;
 		size_t na, nap, ncell[2];
-		double thr = active_thr(T, sk, d);
+		double thr = active_thr(T, k, d);
 		select_active(g, nrem, remp, thr, &na, &nap);
 		int all = na == nrem;
 		size_t before = g->npairs;
@@ -1089,7 +1257,7 @@ static int cluster(struct grid *g)
 				T = 2 * T + 1;
 			}
 			/* more XUs for the relaxation; none of them pairs */
-			select_active(g, nrem, remp, active_thr(T, sk, d), &na, &nap);
+			select_active(g, nrem, remp, active_thr(T, k, d), &na, &nap);
 			all = na == nrem;
 			grid_pass(g, na, nap, d, ncell);
 		}

@@ -1001,15 +1001,11 @@ static int union_user_only(struct cmb *c)
 
 static int set_meta(struct cmb *c)
 {
-	static const char *const drop[] = {PMCF_META_SOURCE,
-					   PMCF_META_SEED,
-					   PMCF_META_START_TIME,
-					   PMCF_META_EXIT_STATUS,
-					   PMCF_META_COMPLETE,
-					   PMCF_META_STRATEGY,
-					   "inputs",
-					   "combine_seed",
-					   "combine_impute",
+	static const char *const drop[] = {PMCF_META_SOURCE,      PMCF_META_SEED,
+					   PMCF_META_START_TIME,  PMCF_META_EXIT_STATUS,
+					   PMCF_META_COMPLETE,    PMCF_META_STRATEGY,
+					   PMCF_META_CPU_TIME_NS, "inputs",
+					   "combine_seed",        "combine_impute",
 					   "combine_impute_mode"};
 	const pmcf_profile *p0 = c->in[0];
 	int err = 0;

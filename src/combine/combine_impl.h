@@ -89,6 +89,9 @@ extern int cmbi_bc_all_active;
  * every pair of cells in the key window, not only the keys next to a
  * cell's once the closest are 1 apart. */
 extern int cmbi_bc_all_pairs;
+/* Test hook: nonzero keys BC's cells by coordinate sum and hash in every
+ * grid pass, never by the packed coordinates (same result). */
+extern int cmbi_bc_grid_hash;
 /* Fused values are filled on several threads (opts->threads) from this
  * many values (fused XUs x events) on; tests lower it (same result). */
 extern size_t cmbi_fill_thread_min;

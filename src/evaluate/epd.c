@@ -18,6 +18,7 @@
 struct pmcf_epd_result {
 	double epd, ci_lo, ci_hi;
 	size_t npairs, uncovered, total, nexcluded;
+	size_t evaluated;                /* covered pairs, or the sample of them */
 	pmcf_epd_pair *pairs, *excluded; /* scored pairs; pairs left out (no spread) */
 	char **names;                    /* event names the pairs point into */
 	size_t nnames;
@@ -458,6 +459,7 @@ static int epd_group(struct pmcfi_match *m, size_t nt, const pmcf_epd_opts *opts
 			r->ci_lo = r->ci_hi = NAN;
 			r->total = np;
 			r->uncovered = uncovered;
+			r->evaluated = nc;
 			r->pairs = calloc(nc ? nc : 1, sizeof(*r->pairs));
 			r->excluded = calloc(nc ? nc : 1, sizeof(*r->excluded));
 		}
@@ -664,6 +666,7 @@ const pmcf_epd_pair *pmcf_epd_pair_at(const pmcf_epd_result *r, size_t i)
 size_t pmcf_epd_uncovered(const pmcf_epd_result *r) { return r->uncovered; }
 size_t pmcf_epd_total_pairs(const pmcf_epd_result *r) { return r->total; }
 size_t pmcf_epd_nexcluded(const pmcf_epd_result *r) { return r->nexcluded; }
+size_t pmcf_epd_evaluated(const pmcf_epd_result *r) { return r->evaluated; }
 const pmcf_epd_pair *pmcf_epd_excluded_at(const pmcf_epd_result *r, size_t i)
 {
 	return i < r->nexcluded ? &r->excluded[i] : NULL;

@@ -235,6 +235,12 @@ int hbbpi_cost_model_find(const char *mca, const char *mcpu, const char *cpuid, 
 	if (!mca && env && *env)
 		mca = env;
 	if (mca) {
+		if (strlen(mca) >= sizeof(cm->mca)) {
+			snprintf(cm->note, sizeof(cm->note),
+				 "the llvm-mca path is %zu bytes long, more than %zu", strlen(mca),
+				 sizeof(cm->mca) - 1);
+			return 0;
+		}
 		if (!executable(mca)) {
 			snprintf(cm->note, sizeof(cm->note), "llvm-mca '%s' is not an executable file", mca);
 			return 0;
@@ -267,7 +273,7 @@ int hbbpi_cost_model_find(const char *mca, const char *mcpu, const char *cpuid, 
 	scratch_close(&s);
 	if (st < 0 || !help) {
 		free(help);
-		snprintf(cm->note, sizeof(cm->note), "cannot run %.160s: %s", cm->mca,
+		snprintf(cm->note, sizeof(cm->note), "cannot run %s: %s", cm->mca,
 			 st < 0 ? strerror(-st) : "no output");
 		return 0;
 	}
@@ -300,7 +306,7 @@ int hbbpi_cost_model_find(const char *mca, const char *mcpu, const char *cpuid, 
 	free(help);
 	if (!cm->mcpu[0]) {
 		snprintf(cm->note, sizeof(cm->note),
-			 "%s (%s) is not known to %.64s, nor an older model of "
+			 "%s (%s) is not known to %s, nor an older model of "
 			 "its line",
 			 cm->cpu, first, base_name(cm->mca));
 		return 0;
@@ -311,14 +317,20 @@ int hbbpi_cost_model_find(const char *mca, const char *mcpu, const char *cpuid, 
 	return 0;
 }
 
-void hbbpi_cost_model_describe(const struct hbbp_cost_model *cm, char *out, size_t n)
+int hbbpi_cost_model_describe(const struct hbbp_cost_model *cm, char *out, size_t n)
 {
+	int l;
 	if (!cm->ok)
-		snprintf(out, n, "%s", cm->note);
+		l = snprintf(out, n, "%s", cm->note);
 	else if (cm->cpu_note[0])
-		snprintf(out, n, "%s -mcpu=%s (this CPU is %s)", base_name(cm->mca), cm->mcpu, cm->cpu_note);
+		l = snprintf(out, n, "%s -mcpu=%s (this CPU is %s)", base_name(cm->mca), cm->mcpu,
+			     cm->cpu_note);
 	else
-		snprintf(out, n, "%s -mcpu=%s", base_name(cm->mca), cm->mcpu);
+		l = snprintf(out, n, "%s -mcpu=%s", base_name(cm->mca), cm->mcpu);
+	if (l < 0 || (size_t)l >= n)
+		return pmcfi_fail(PMCF_EINVAL,
+				  "imix: the cost model's description (%d bytes) does not fit %zu", l, n - 1);
+	return 0;
 }
 
 /* ---- one llvm-mca run over every block -------------------------------------- */

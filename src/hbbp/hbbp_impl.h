@@ -123,15 +123,16 @@ struct hbbp_cost_model {
 	char mcpu[64];
 	char cpu[96];       /* "AuthenticAMD family 0x1a model 0x2" */
 	char cpu_note[128]; /* the CPU's own LLVM name when an older model stands in */
-	char note[256];     /* !ok: why */
+	char note[768];     /* !ok: why (fits the longest: mca, cpu and names whole) */
 };
 /* Finds llvm-mca (mca, else $PMCF_LLVM_MCA, else PATH) and the -mcpu for
  * cpuid (perf's "Vendor,family,model,stepping"; NULL or "": this host) unless
  * mcpu is given. cm->ok says whether it can be used, cm->note why not.
  * Returns 0, or a negative error for failures of the machine (temp files). */
 int hbbpi_cost_model_find(const char *mca, const char *mcpu, const char *cpuid, struct hbbp_cost_model *cm);
-/* One line for report headers: the model used, or why there is none. */
-void hbbpi_cost_model_describe(const struct hbbp_cost_model *cm, char *out, size_t n);
+/* One line for report headers: the model used, or why there is none.
+ * Returns 0, or PMCF_EINVAL when it does not fit out[n] (never cut). */
+int hbbpi_cost_model_describe(const struct hbbp_cost_model *cm, char *out, size_t n);
 /* Cycles per execution of each block (each its own llvm-mca code region,
  * run as a loop); 0 where llvm-mca gave none. Instructions llvm-mca cannot
  * assemble are left out of their block. */
@@ -177,7 +178,10 @@ struct hbbp_synth {
 		   sample falls on them; 2: a top loop (r8) around a loop (ecx) that
 		   calls a function writing eax and edx only; 3: a top loop around a
 		   nest over the rows of a 2-D array (the inner loop starts at the
-		   row, esi, and stops at edi = esi + 256); samples carry bx, cx,
+		   row, esi, and stops at edi = esi + 256); 4: a top loop (r8) with
+		   a random two-way branch whose taken arm is one instruction, a
+		   mispredict penalty and skid (synth.c); 5: the same with a taken
+		   arm of three instructions, never taken; samples carry bx, cx,
 		   dx, si, di, r8 */
 	/* out */
 	unsigned nblocks;

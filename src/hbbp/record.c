@@ -247,6 +247,35 @@ int pmcf_imix_record(const char *dir, const pmcf_imix_record_opts *opts, int arg
 	return rc;
 }
 
+/* A callgrind run that exited 0 wrote a usable profile: its header has
+ * 'events:' and 'positions:' lines. Callgrind does not follow exec
+ * (--trace-children=no), so a program that replaces itself with another,
+ * as a wrapper script does (pyenv's shims), leaves callgrind.out empty. */
+static int check_callgrind_out(const char *cg)
+{
+	FILE *f = fopen(cg, "re");
+	if (!f)
+		return pmcfi_fail(PMCF_EPROGRAM, "callgrind wrote no profile (%s): %s", cg, strerror(errno));
+	char line[512];
+	int events = 0, positions = 0, any = 0;
+	for (int n = 0; n < 64 && fgets(line, sizeof(line), f) && !(events && positions); n++) {
+		any = 1;
+		events |= !strncmp(line, "events:", 7);
+		positions |= !strncmp(line, "positions:", 10);
+	}
+	fclose(f);
+	if (!any)
+		return pmcfi_fail(PMCF_EPROGRAM,
+				  "callgrind wrote an empty profile: the program replaced itself "
+				  "with exec (a wrapper script such as a pyenv shim?), which "
+				  "callgrind does not follow; give the executable itself");
+	if (!events || !positions)
+		return pmcfi_fail(PMCF_EPROGRAM,
+				  "callgrind wrote no usable profile (no 'events:' and 'positions:' "
+				  "header)");
+	return 0;
+}
+
 int pmcf_imix_reference(const char *dir, int argc, char *const argv[])
 {
 	pmcfi_clear_error();
@@ -286,6 +315,10 @@ int pmcf_imix_reference(const char *dir, int argc, char *const argv[])
 		pmcfi_rm_tree(tmp);
 		return pmcfi_fail(PMCF_EPROGRAM, "the program failed under valgrind (status %d)%s%s",
 				  WIFEXITED(st) ? WEXITSTATUS(st) : -1, ll[0] ? ": " : "", ll);
+	}
+	if ((rc = check_callgrind_out(cg))) {
+		pmcfi_rm_tree(tmp);
+		return rc;
 	}
 	json_t *meta = json_pack("{s:s, s:s, s:o}", "kind", "reference", "tool", "callgrind --dump-instr=yes",
 				 "command", argv_json(argc, argv));

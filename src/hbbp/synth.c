@@ -116,11 +116,69 @@ static const struct nest_ins rows_ins[] = {
 static const uint64_t rows_blk[5] = {0x00, 0x0b, 0x13, 0x1c, 0x27};
 static const unsigned rows_len[5] = {3, 2, 4, 3, 1};
 
+/* hbbp_synth.nest 4: a top loop (r8) with a data-dependent two-way branch
+ * whose taken arm is one instruction, as gcc lays out `if (x & 1) s += 3;
+ * else ...`: A0 [0x00,4] the head and branch; A1 [0x0e,4] the fall-through
+ * arm, which jumps to the join; A2 [0x17,1] the taken arm, which falls into
+ * it; A3 [0x1a,4] the join. The branch goes either way with probability 1/2
+ * (a pseudo-random bit); a mispredict (a 1-bit predictor: the outcome
+ * differs from the last) costs ARMS_PENALTY cycles on the first instruction
+ * of the arm, and every sample is taken at the instruction after the one
+ * that occupies the sampled cycle (skid), as a timer interrupt is. The
+ * branch is fused with its test (no cycle of its own), so no sample falls
+ * on the first instruction of an arm. */
+#define ARMS_PENALTY 12
+static const struct nest_ins arms_ins[] = {
+	{0x00, 4, 1, {0x49, 0x83, 0xc0, 0x01}},       /* add r8,1 */
+	{0x04, 3, 3, {0x0f, 0xaf, 0xc0}},             /* imul eax,eax */
+	{0x07, 5, 1, {0xa9, 0x01, 0x00, 0x00, 0x00}}, /* test eax,1 */
+	{0x0c, 2, 0, {0x75, 0x09}},                   /* jnz 0x17 (fused with the test) */
+	{0x0e, 2, 1, {0x89, 0xd1}},                   /* mov ecx,edx */
+	{0x10, 3, 1, {0x83, 0xea, 0x01}},             /* sub edx,1 */
+	{0x13, 2, 1, {0x31, 0xc1}},                   /* xor ecx,eax */
+	{0x15, 2, 1, {0xeb, 0x03}},                   /* jmp 0x1a */
+	{0x17, 3, 1, {0x83, 0xc2, 0x03}},             /* add edx,3 */
+	{0x1a, 2, 1, {0x89, 0xc1}},                   /* mov ecx,eax */
+	{0x1c, 3, 1, {0xc1, 0xe9, 0x08}},             /* shr ecx,8 */
+	{0x1f, 2, 1, {0x01, 0xca}},                   /* add edx,ecx */
+	{0x21, 2, 1, {0xeb, 0xdd}},                   /* jmp 0x00 */
+};
+static const uint64_t arms_blk[4] = {0x00, 0x0e, 0x17, 0x1a};
+static const unsigned arms_len[4] = {4, 4, 1, 4};
+
+/* hbbp_synth.nest 5: the same loop with a taken arm of three instructions
+ * (B0 [0x00,4] B1 [0x0e,4] B2 [0x17,3] B3 [0x20,4]), never taken. */
+static const struct nest_ins arms3_ins[] = {
+	{0x00, 4, 1, {0x49, 0x83, 0xc0, 0x01}},       /* add r8,1 */
+	{0x04, 3, 3, {0x0f, 0xaf, 0xc0}},             /* imul eax,eax */
+	{0x07, 5, 1, {0xa9, 0x01, 0x00, 0x00, 0x00}}, /* test eax,1 */
+	{0x0c, 2, 0, {0x75, 0x09}},                   /* jnz 0x17 (fused with the test) */
+	{0x0e, 2, 1, {0x89, 0xd1}},                   /* mov ecx,edx */
+	{0x10, 3, 1, {0x83, 0xea, 0x01}},             /* sub edx,1 */
+	{0x13, 2, 1, {0x31, 0xc1}},                   /* xor ecx,eax */
+	{0x15, 2, 1, {0xeb, 0x09}},                   /* jmp 0x20 */
+	{0x17, 3, 1, {0x83, 0xc2, 0x03}},             /* add edx,3 */
+	{0x1a, 3, 1, {0x83, 0xc1, 0x01}},             /* add ecx,1 */
+	{0x1d, 3, 1, {0x83, 0xc2, 0x01}},             /* add edx,1 */
+	{0x20, 2, 1, {0x89, 0xc1}},                   /* mov ecx,eax */
+	{0x22, 3, 1, {0xc1, 0xe9, 0x08}},             /* shr ecx,8 */
+	{0x25, 2, 1, {0x01, 0xca}},                   /* add edx,ecx */
+	{0x27, 2, 1, {0xeb, 0xd7}},                   /* jmp 0x00 */
+};
+static const uint64_t arms3_blk[4] = {0x00, 0x0e, 0x17, 0x20};
+static const unsigned arms3_len[4] = {4, 4, 3, 4};
+
 static size_t build_nest(uint8_t *c, int variant)
 {
-	const struct nest_ins *t = variant == 2 ? calls_ins : variant == 3 ? rows_ins : nest_ins;
+	const struct nest_ins *t = variant == 2   ? calls_ins
+				   : variant == 3 ? rows_ins
+				   : variant == 4 ? arms_ins
+				   : variant == 5 ? arms3_ins
+						  : nest_ins;
 	size_t nt = variant == 2   ? sizeof(calls_ins) / sizeof(calls_ins[0])
 		    : variant == 3 ? sizeof(rows_ins) / sizeof(rows_ins[0])
+		    : variant == 4 ? sizeof(arms_ins) / sizeof(arms_ins[0])
+		    : variant == 5 ? sizeof(arms3_ins) / sizeof(arms3_ins[0])
 				   : sizeof(nest_ins) / sizeof(nest_ins[0]);
 	memset(c, 0x90, 0x58); /* padding */
 	for (size_t i = 0; i < nt; i++)
@@ -285,6 +343,61 @@ struct sim {
 	unsigned nring, head;
 };
 
+static void sample_at(struct buf *d, struct hbbp_synth *s, uint64_t *t, uint8_t off, const uint64_t *regs)
+{
+	rec_header(d, 9, 2, 8 + 8 * 5 + 8 + 8 * 6);
+	put64(d, 100), put64(d, s->load_addr + off);
+	put32(d, PID), put32(d, PID), put64(d, (*t)++), put64(d, 100);
+	put64(d, 2);
+	for (int i = 0; i < 6; i++)
+		put64(d, regs[i]);
+}
+
+/* Runs hbbp_synth.nest 4 or 5 for s->periods iterations of its loop. */
+static void simulate_arms(struct buf *d, struct hbbp_synth *s, uint64_t *t)
+{
+	int three = s->nest == 5;
+	const struct nest_ins *prog = three ? arms3_ins : arms_ins;
+	const uint64_t *blk = three ? arms3_blk : arms_blk;
+	size_t nins =
+		three ? sizeof(arms3_ins) / sizeof(arms3_ins[0]) : sizeof(arms_ins) / sizeof(arms_ins[0]);
+	size_t arm = 8, join = three ? 11 : 9; /* the taken arm's and the join's first instruction */
+	uint64_t r[6] = {0}, cyc = 0;          /* bx, cx, dx, si, di, r8 */
+	uint32_t x = 12345;
+	int last = 0, miss = 0;
+	size_t pc = 0;
+	for (unsigned top = 0;;) {
+		uint8_t off = prog[pc].off;
+		if (off == 0x00 && top++ == s->periods)
+			break;
+		for (unsigned b = 0; b < s->nblocks; b++)
+			if (blk[b] == off)
+				s->block_count[b] += 1;
+		unsigned cycles = prog[pc].cycles + (miss ? ARMS_PENALTY : 0);
+		miss = 0;
+		size_t next = pc + 1;
+		if (off == 0x00) {
+			r[5]++;
+		} else if (off == 0x0c) { /* the branch: a pseudo-random bit, or never (5) */
+			x = x * 1103515245u + 12345u;
+			int taken = !three && ((x >> 16) & 1);
+			miss = taken != last;
+			last = taken;
+			next = taken ? arm : pc + 1;
+		} else if (off == 0x15) { /* the fall-through arm's jmp */
+			next = join;
+		} else if (pc + 1 == nins) {
+			next = 0;
+		}
+		/* the sampled IP is the next instruction, with the registers
+		 * from before it runs */
+		for (unsigned k = 0; k < cycles; k++)
+			if (!(++cyc % s->ebs_period))
+				sample_at(d, s, t, prog[next].off, r);
+		pc = next;
+	}
+}
+
 /* Runs the loop nest (hbbp_synth.nest) for s->periods iterations of its top
  * loop: a cpu-clock sample every ebs_period cycles on the instruction that
  * occupies that cycle, with the registers from before it. */
@@ -386,15 +499,19 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 	int rc = write_elf(s->elf_path, code, ncode);
 	if (rc)
 		return rc;
-	s->nblocks = s->nest >= 2 ? 5 : s->nest ? 7 : 5;
+	s->nblocks = s->nest >= 4 ? 4 : s->nest >= 2 ? 5 : s->nest ? 7 : 5;
 	s->load_addr = 0x7f0000001000ull;
 	for (unsigned i = 0; i < s->nblocks; i++) {
 		s->block_start[i] = VADDR + (s->nest == 2   ? calls_blk[i]
 					     : s->nest == 3 ? rows_blk[i]
+					     : s->nest == 4 ? arms_blk[i]
+					     : s->nest == 5 ? arms3_blk[i]
 					     : s->nest      ? nest_blk[i]
 							    : blk_start[i]);
 		s->block_len[i] = s->nest == 2   ? calls_len[i]
 				  : s->nest == 3 ? rows_len[i]
+				  : s->nest == 4 ? arms_len[i]
+				  : s->nest == 5 ? arms3_len[i]
 				  : s->nest      ? nest_len[i]
 						 : blk_len[i];
 		s->block_count[i] = 0;
@@ -422,7 +539,9 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 	struct sim m = {0};
 	uint64_t pc = 0, t = 10;
 	unsigned warm = depth / 4 + 2;
-	if (s->nest)
+	if (s->nest == 4 || s->nest == 5)
+		simulate_arms(&d, s, &t);
+	else if (s->nest)
 		simulate_nest(&d, s, &t);
 	for (unsigned per = 0; !s->nest && per < warm + s->periods; per++) {
 		int measure = per >= warm;

@@ -242,6 +242,31 @@ int pmcf_profile_complete(const pmcf_profile *p)
 	return v && strcmp(v, "1") == 0;
 }
 
+const char *pmcf_profile_cpu_in_xus(const pmcf_profile *p, double *in_xus, double *run)
+{
+	static const char *const clocks[] = {"task-clock", "cpu-clock"};
+	const char *v = pmcf_profile_meta_get(p, PMCF_META_CPU_TIME_NS);
+	const char *src = pmcf_profile_meta_get(p, PMCF_META_SOURCE);
+	char *end = NULL;
+	double t = v ? strtod(v, &end) : 0;
+	if (!v || end == v || *end || !(t > 0) || !src || strcmp(src, "perf"))
+		return NULL;
+	for (size_t k = 0; k < PMCF_ARRAY_SIZE(clocks); k++) {
+		long e = pmcf_profile_event_find(p, clocks[k]);
+		if (e < 0)
+			continue;
+		const double *col = pmcf_profile_column_const(p, (size_t)e);
+		double sum = 0;
+		for (size_t i = 0; col && i < pmcf_profile_nxus(p); i++)
+			if (!pmcf_is_missing(col[i]))
+				sum += col[i];
+		*in_xus = sum;
+		*run = t;
+		return clocks[k];
+	}
+	return NULL;
+}
+
 /* ---- XU types ---------------------------------------------------------- */
 
 /* A type is its kind, name and location together. */

@@ -194,6 +194,18 @@ static void section_meta(struct report *r)
 		!pmcf_profile_ntruth(p) && !pmcf_profile_has_provenance(p) && !pmcf_profile_has_coverage(p)
 			? "none"
 			: "");
+	double in_xus, run;
+	const char *clk = pmcf_profile_cpu_in_xus(p, &in_xus, &run);
+	if (clk) { /* why the XUs' sum is below perf stat's task-clock (docs/collector.md) */
+		char a[32], b[32];
+		pmcf_report_human(a, sizeof(a), in_xus, 1);
+		pmcf_report_human(b, sizeof(b), run, 1);
+		fprintf(h,
+			"<tr><th>CPU time in XUs</th><td>%s: %s of %s, the CPU time of the run under the "
+			"collector (%.1f %%); the rest ran outside every XU: serial code, the runtime "
+			"between XUs, the collector</td></tr>\n",
+			clk, a, b, 100.0 * in_xus / run);
+	}
 	for (size_t i = 0; i < pmcf_profile_meta_count(p); i++) {
 		const char *k, *v;
 		if (pmcf_profile_meta_at(p, i, &k, &v))

@@ -76,6 +76,22 @@ expect_eq 10 "$(jq -r '(.pairs | length) + (.excluded | length)' <<<"$OUT")"
 s1=$(jq -c '[.epd, .ci95]' <<<"$OUT")
 expect_ok "$PMCFUSE" epd --json --pairs 10 --seed 4 hem.pmcf refs
 expect_eq "$s1" "$(jq -c '[.epd, .ci95]' <<<"$OUT")"
+# more pairs asked than there are: one note says how many were scored, how
+# many dropped and why (the 36 pairs of 9 events, no spread in the references)
+expect_ok "$PMCFUSE" epd --json --pairs 100 hem.pmcf refs
+expect_eq 36 "$(jq -r .pairs_evaluated <<<"$OUT")"
+ns=$(jq -r .pairs_scored <<<"$OUT")
+nx=$(jq -r .pairs_excluded <<<"$OUT")
+expect_eq 36 $((ns + nx))
+expect_ok "$PMCFUSE" epd --pairs 100 hem.pmcf refs
+expect_match "(^|"$'\n'")note: $ns of the 100 pairs asked were scored, $((100 - ns)) dropped: 64 beyond the 36 pairs of the target.s events; $nx without spread in the references" "$OUT"
+expect_match "every pair monitored by two references \(36, fewer than the 100 asked" "$OUT"
+expect_nomatch "sample of 100 pairs" "$OUT"
+# as many as asked scored: no note
+expect_ok "$PMCFUSE" epd --json --pairs 2 --seed 3 fused.pmcf refs
+expect_eq 2 "$(jq -r .pairs_scored <<<"$OUT")"
+expect_ok "$PMCFUSE" epd --pairs 2 --seed 3 fused.pmcf refs
+expect_nomatch "note:" "$OUT"
 expect_ok "$PMCFUSE" epd --bins 5 fused.pmcf refs
 # the paper's formula stays selectable; the default leaves out and lists
 # the pairs on which the references show no spread

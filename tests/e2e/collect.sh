@@ -19,6 +19,31 @@ expect_match 'incomplete' "$ERR"
 expect_ok "$PMCFUSE" export --format csv -o crash.csv crash.pmcf
 expect_eq 11 "$(wc -l <crash.csv)"
 
+# The run's CPU time (wait4's rusage, what perf stat -e task-clock counts)
+# beside the XUs' task-clock: `loops` runs serial code between its loops, so
+# the XUs hold less than the run; the sum is that of the exported values
+expect_ok "$PMCFUSE" record -e task-clock -o loops.pmcf -- "$EX/loops"
+expect_ok "$PMCFUSE" show --json loops.pmcf
+run=$(jq -r '.meta.cpu_time_ns' <<<"$OUT")
+expect_eq "$run" "$(jq -r .cpu_time.run <<<"$OUT")"
+expect_eq task-clock "$(jq -r .cpu_time.event <<<"$OUT")"
+in_xus=$(jq -r .cpu_time.in_xus <<<"$OUT")
+expect_ok "$PMCFUSE" export --format csv -o loops.csv loops.pmcf
+awk -F, -v s="$in_xus" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "task-clock") c = i }
+	NR > 1 { t += $c } END { exit !(c && t > 0 && (t - s) ^ 2 < 1) }' loops.csv ||
+	fail "cpu_time.in_xus $in_xus is not the sum of the XUs' task-clock"
+awk -v a="$in_xus" -v r="$run" 'BEGIN { exit !(a > 0 && a < r) }' || fail "in XUs $in_xus, run $run"
+ok
+expect_ok "$PMCFUSE" show loops.pmcf
+expect_match "cpu time  task-clock in XUs: .* of .*, the CPU time of the run under the collector \([0-9.]+ %\); the rest ran outside every XU" "$OUT"
+expect_ok "$PMCFUSE" report -o loops.html loops.pmcf
+expect_match '<th>CPU time in XUs</th><td>task-clock: .* of .*\([0-9.]+ %\)' "$(cat loops.html)"
+# no task-clock or cpu-clock: no such line (the CPU time is in the metadata)
+expect_ok "$PMCFUSE" record -e page-faults -o pf.pmcf -- "$EX/loops"
+expect_ok "$PMCFUSE" show --json pf.pmcf
+expect_eq false "$(jq 'has("cpu_time")' <<<"$OUT")"
+expect_match '^[0-9]+$' "$(jq -r .meta.cpu_time_ns <<<"$OUT")"
+
 expect_ok "$PMCFUSE" record -e page-faults -o plain.pmcf -- "$EX/plain" 3 4
 expect_match 'one XU per thread' "$ERR"
 expect_ok "$PMCFUSE" export --format csv -o plain.csv plain.pmcf

@@ -171,6 +171,23 @@ printf 'positions: instr\nevents: Ir\nfn=(1) f\n0xzz 5\n' >badpos.out
 expect_fail 1 "$PMCFUSE" imix report badpos.out
 expect_match 'badpos.out:4: bad position' "$ERR"
 
+row imix-reference-empty
+# callgrind does not follow exec: a wrapper script that execs the program
+# (as pyenv's shims do) leaves callgrind.out empty; no folder is left
+if command -v valgrind >/dev/null; then
+	printf '#!/bin/sh\nexec /bin/true\n' >wrap.sh
+	chmod +x wrap.sh
+	expect_fail 1 "$PMCFUSE" imix reference -o wref -- ./wrap.sh
+	expect_match '^pmcfuse: imix: callgrind wrote an empty profile: the program replaced itself with exec' "$ERR"
+	[ ! -e wref ] || fail "imix reference left wref"
+	[ -z "$(ls -A | grep '^wref\.tmp\.')" ] || fail "imix reference left a temporary"
+	expect_fail 1 "$PMCFUSE" imix reference -o wref -- /bin/sh -c 'exit 3'
+	expect_match 'the program failed under valgrind \(status 3\)' "$ERR"
+	[ ! -e wref ] || fail "imix reference left wref"
+else
+	echo "SKIP (imix reference): no valgrind"
+fi
+
 # ---- events and workloads --------------------------------------------------
 row event-unknown
 expect_fail 1 "$PMCFUSE" record -e PAPI_NOPE -o x.pmcf --sim $SIM

@@ -50,6 +50,7 @@ else
 	echo "note: no usable llvm-mca here: the corrected path is not run end to end"
 fi
 expect_fail 1 "$PMCFUSE" imix report --costing sideways syt
+expect_fail 1 "$PMCFUSE" imix report --arms sideways syt
 if [ "$mca_ok" = 1 ]; then
 	# the two blocks of the inner loop and the two of the outer one are
 	# control-equivalent: two regions by default, none with --costing blocks
@@ -121,6 +122,14 @@ if [ "$mca_ok" = 1 ]; then
 	expect_ok "$PMCFUSE" imix compare --normalize --rate none ref rec
 	expect_match 'average weighted error: [0-9.]+%' "$OUT"
 	expect_nomatch 'measured speed|no loop speed' "$OUT"
+	# two-way branches: held to the branch's count by default; never
+	# with --arms samples
+	expect_ok "$PMCFUSE" imix report --arms samples --format json rec
+	echo "$OUT" > arms.json
+	expect_eq 0 "$(json .arms_flow arms.json)"
+	expect_ok "$PMCFUSE" imix compare --normalize --arms samples ref rec
+	expect_match 'average weighted error: [0-9.]+%' "$OUT"
+	expect_nomatch 'two-way branches' "$OUT"
 fi
 # the same recording without llvm-mca: said so, raw estimate
 expect_ok env -u PMCF_LLVM_MCA PATH=/nonexistent "$PMCFUSE" imix report --top 3 rec

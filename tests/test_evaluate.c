@@ -463,6 +463,187 @@ static void test_spearman_correrr(void **state)
 		pmcf_profile_free(refs[k]);
 }
 
+/* Two EPD pairs equal to the last bit (NaN included). */
+static void assert_same_pair(const pmcf_epd_pair *x, const pmcf_epd_pair *y)
+{
+	assert_string_equal(x->a, y->a);
+	assert_string_equal(x->b, y->b);
+	const double dx[] = {x->tmd,      x->uncalibrated, x->calibration, x->spread,
+			     x->left_out, x->resolution,   x->floor};
+	const double dy[] = {y->tmd,      y->uncalibrated, y->calibration, y->spread,
+			     y->left_out, y->resolution,   y->floor};
+	assert_memory_equal(dx, dy, sizeof(dx));
+	assert_int_equal(x->repeats, y->repeats);
+	assert_int_equal(x->worst, y->worst);
+	assert_int_equal(x->excluded, y->excluded);
+}
+
+/* pmcf_epd_compute_many gives every target what pmcf_epd_compute gives it,
+ * bit for bit, whatever the options; targets with other events (not
+ * sharing the reference side) are evaluated apart; all or nothing. */
+static void test_epd_many(void **state)
+{
+	(void)state;
+	const char *s01[] = {"e0", "e1", NULL}, *s12[] = {"e1", "e2", NULL}, *s5[] = {"e5", NULL};
+	pmcf_profile *refs[6] = {make_profile(400, 3, 0, NULL), make_profile(400, 3, 0, NULL),
+				 make_profile(400, 3, 0, NULL), make_profile(400, 3, 0, s01),
+				 make_profile(400, 3, 0, s01),  make_profile(400, 3, 0, s12)};
+	pmcf_profile *t[5] = {make_profile(400, 3, 0, NULL), make_profile(400, 3, 1500, NULL),
+			      make_profile(300, 3, 0, s01), /* other events: its own group */
+			      make_profile(500, 3, 0, NULL), refs[1]};
+	for (size_t i = 0; i < pmcf_profile_nxus(t[3]); i += 4)
+		pmcf_profile_value_set(t[3], i, 2, PMCF_MISSING);
+	for (int v = 0; v < 5; v++) {
+		pmcf_epd_opts o = PMCF_EPD_OPTS_INIT;
+		o.threads = v == 4 ? 3 : 1;
+		if (v == 1)
+			o.per_type = 1;
+		if (v == 2) {
+			o.sample = 2;
+			o.seed = 9;
+		}
+		if (v == 3)
+			o.formula = PMCF_EPD_PAPER;
+		pmcf_epd_result *many[5];
+		assert_int_equal(pmcf_epd_compute_many((const pmcf_profile *const *)t, 5,
+						       (const pmcf_profile *const *)refs, 6, &o, many),
+				 0);
+		for (int k = 0; k < 5; k++) {
+			pmcf_epd_result *one;
+			assert_int_equal(pmcf_epd_compute(t[k], (const pmcf_profile *const *)refs, 6, &o,
+							  &one),
+					 0);
+			double a = pmcf_epd_value(one), b = pmcf_epd_value(many[k]);
+			assert_memory_equal(&a, &b, sizeof(a));
+			double l1, h1, l2, h2;
+			pmcf_epd_ci(one, &l1, &h1);
+			pmcf_epd_ci(many[k], &l2, &h2);
+			assert_memory_equal(&l1, &l2, sizeof(l1));
+			assert_memory_equal(&h1, &h2, sizeof(h1));
+			assert_int_equal(pmcf_epd_npairs(one), pmcf_epd_npairs(many[k]));
+			assert_int_equal(pmcf_epd_nexcluded(one), pmcf_epd_nexcluded(many[k]));
+			assert_int_equal(pmcf_epd_uncovered(one), pmcf_epd_uncovered(many[k]));
+			assert_int_equal(pmcf_epd_total_pairs(one), pmcf_epd_total_pairs(many[k]));
+			for (size_t q = 0; q < pmcf_epd_npairs(one); q++)
+				assert_same_pair(pmcf_epd_pair_at(one, q), pmcf_epd_pair_at(many[k], q));
+			pmcf_epd_result_free(one);
+		}
+		/* the distorted target scores worse than the fresh one */
+		assert_true(pmcf_epd_value(many[1]) > 2 * pmcf_epd_value(many[0]));
+		for (int k = 0; k < 5; k++)
+			pmcf_epd_result_free(many[k]);
+	}
+	/* one target without a covered pair: an error, no result for any */
+	pmcf_profile *none = make_profile(100, 6, 0, s5);
+	pmcf_profile *two[2] = {t[0], none};
+	pmcf_epd_result *out[2] = {(pmcf_epd_result *)1, (pmcf_epd_result *)1};
+	assert_int_equal(pmcf_epd_compute_many((const pmcf_profile *const *)two, 2,
+					       (const pmcf_profile *const *)refs, 6, NULL, out),
+			 PMCF_ENOENT);
+	assert_null(out[0]);
+	assert_null(out[1]);
+	assert_int_equal(pmcf_epd_compute_many((const pmcf_profile *const *)two, 0,
+					       (const pmcf_profile *const *)refs, 6, NULL, out),
+			 PMCF_EINVAL);
+	pmcf_profile_free(none);
+	for (int k = 0; k < 4; k++)
+		pmcf_profile_free(t[k]);
+	for (int k = 0; k < 6; k++)
+		pmcf_profile_free(refs[k]);
+}
+
+/* The column of event name in p */
+static const double *column_of(const pmcf_profile *p, const char *name)
+{
+	long k = pmcf_profile_event_find(p, name);
+	assert_true(k >= 0);
+	return pmcf_profile_column_const(p, (size_t)k);
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The Correlation Error ranks each column once: every coefficient is still
+ * pmcf_spearman's to the last bit (ties, missing values), and
+ * pmcf_correrr_compute_many gives every target what pmcf_correrr_compute
+ * gives it. */
+static void test_correrr_many(void **state)
+{
+	(void)state;
+	const char *s02[] = {"e0", "e2", NULL}, *s123[] = {"e1", "e2", "e3", NULL}, *s5[] = {"e5", NULL};
+	pmcf_profile *refs[4] = {make_profile(200, 4, 0, NULL), make_profile(200, 4, 0, NULL),
+				 make_profile(200, 4, 0, s123), make_profile(200, 4, 0, NULL)};
+	/* ties in one reference: e2 rounded to hundreds */
+	for (size_t i = 0; i < 200; i++) {
+		double v = pmcf_profile_value(refs[1], i, 3);
+		pmcf_profile_value_set(refs[1], i, 3, 100 * floor(v / 100));
+	}
+	pmcf_profile *t[5] = {make_profile(200, 4, 0, NULL), make_profile(250, 4, 0, NULL),
+			      make_profile(200, 4, 0, s02), make_profile(200, 4, 900, NULL), refs[0]};
+	for (size_t i = 0; i < 250; i += 5) /* missing values: pmcf_spearman drops rows per pair */
+		pmcf_profile_value_set(t[1], i, 2, PMCF_MISSING);
+	for (size_t i = 0; i < 200; i++) /* e3 scrambled */
+		pmcf_profile_value_set(t[3], i, 4, urand());
+	pmcf_correrr_result *many[5];
+	assert_int_equal(pmcf_correrr_compute_many((const pmcf_profile *const *)t, 5,
+						   (const pmcf_profile *const *)refs, 4, many),
+			 0);
+	for (int k = 0; k < 5; k++) {
+		pmcf_correrr_result *one;
+		assert_int_equal(pmcf_correrr_compute(t[k], (const pmcf_profile *const *)refs, 4, &one), 0);
+		double a = pmcf_correrr_value(one), b = pmcf_correrr_value(many[k]);
+		assert_memory_equal(&a, &b, sizeof(a));
+		assert_int_equal(pmcf_correrr_npairs(one), pmcf_correrr_npairs(many[k]));
+		for (size_t q = 0; q < pmcf_correrr_npairs(one); q++) {
+			const pmcf_correrr_pair *x = pmcf_correrr_pair_at(one, q),
+						*y = pmcf_correrr_pair_at(many[k], q);
+			assert_string_equal(x->a, y->a);
+			assert_string_equal(x->b, y->b);
+			assert_memory_equal(&x->target, &y->target, sizeof(double));
+			assert_memory_equal(&x->reference, &y->reference, sizeof(double));
+			assert_int_equal(x->repeats, y->repeats);
+			/* against pmcf_spearman itself */
+			size_t n = pmcf_profile_nxus(t[k]);
+			double want = pmcf_spearman(column_of(t[k], x->a), column_of(t[k], x->b), n);
+			assert_memory_equal(&x->target, &want, sizeof(double));
+			double rr[4];
+			unsigned nr = 0;
+			for (int r = 0; r < 4; r++)
+				if (pmcf_profile_event_find(refs[r], x->a) >= 0 &&
+				    pmcf_profile_event_find(refs[r], x->b) >= 0)
+					rr[nr++] = pmcf_spearman(column_of(refs[r], x->a),
+								 column_of(refs[r], x->b),
+								 pmcf_profile_nxus(refs[r]));
+			assert_int_equal(nr, x->repeats);
+			qsort(rr, nr, sizeof(double), cmp_dbl);
+			double med =
+				nr % 2 ? rr[nr / 2] : rr[nr / 2 - 1] + 0.5 * (rr[nr / 2] - rr[nr / 2 - 1]);
+			assert_memory_equal(&x->reference, &med, sizeof(double));
+		}
+		pmcf_correrr_result_free(one);
+	}
+	assert_true(pmcf_correrr_value(many[3]) > 2 * pmcf_correrr_value(many[0]));
+	for (int k = 0; k < 5; k++)
+		pmcf_correrr_result_free(many[k]);
+	/* one target without a pair in any reference: an error, no result */
+	pmcf_profile *none = make_profile(100, 6, 0, s5);
+	pmcf_profile *two[2] = {t[0], none};
+	pmcf_correrr_result *out[2] = {(pmcf_correrr_result *)1, (pmcf_correrr_result *)1};
+	assert_int_equal(pmcf_correrr_compute_many((const pmcf_profile *const *)two, 2,
+						   (const pmcf_profile *const *)refs, 4, out),
+			 PMCF_ENOENT);
+	assert_null(out[0]);
+	assert_null(out[1]);
+	pmcf_profile_free(none);
+	for (int k = 0; k < 4; k++)
+		pmcf_profile_free(t[k]);
+	for (int k = 0; k < 4; k++)
+		pmcf_profile_free(refs[k]);
+}
+
 static void test_truth_own(void **state)
 {
 	(void)state;
@@ -799,6 +980,8 @@ int main(void)
 		cmocka_unit_test(test_epd_degenerate_by_hand),
 		cmocka_unit_test(test_epd_missing_and_coverage),
 		cmocka_unit_test(test_spearman_correrr),
+		cmocka_unit_test(test_epd_many),
+		cmocka_unit_test(test_correrr_many),
 		cmocka_unit_test(test_truth_own),
 		cmocka_unit_test(test_cover_random),
 		cmocka_unit_test(test_cover_all_events),

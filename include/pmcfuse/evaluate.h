@@ -114,6 +114,17 @@ typedef struct pmcf_epd_result pmcf_epd_result;
  * score is an uncalibrated TMD of (B+2)*sqrt(2), all mass across the grid. */
 PMCF_API int pmcf_epd_compute(const pmcf_profile *target, const pmcf_profile *const *refs, size_t nrefs,
 			      const pmcf_epd_opts *opts, pmcf_epd_result **out);
+/* EPD of every target[0..ntargets) against the same references into
+ * out[0..ntargets): each result is the one pmcf_epd_compute gives for that
+ * target, to the last bit; targets with the same events and XU types (the
+ * fused profiles of one campaign by several strategies) share the
+ * reference side of every pair (histograms, distances between repeats,
+ * calibration), which is computed once. All or nothing: on an error (the
+ * first target's that fails, as pmcf_epd_compute's; PMCF_EINVAL without a
+ * target) every out[t] is NULL. */
+PMCF_API int pmcf_epd_compute_many(const pmcf_profile *const *targets, size_t ntargets,
+				   const pmcf_profile *const *refs, size_t nrefs, const pmcf_epd_opts *opts,
+				   pmcf_epd_result **out);
 PMCF_API void pmcf_epd_result_free(pmcf_epd_result *r);
 PMCF_API double pmcf_epd_value(const pmcf_epd_result *r);
 /* Bootstrap 95% interval of the EPD when pairs were sampled, else NaN. */
@@ -150,6 +161,14 @@ typedef struct pmcf_correrr_result pmcf_correrr_result;
  * reference), PMCF_ENOMEM. */
 PMCF_API int pmcf_correrr_compute(const pmcf_profile *target, const pmcf_profile *const *refs, size_t nrefs,
 				  pmcf_correrr_result **out);
+/* The Correlation Error of every target[0..ntargets) against the same
+ * references into out[0..ntargets), each the result pmcf_correrr_compute
+ * gives for that target, to the last bit; the references' coefficients are
+ * computed once for targets with the same events and XU types. All or
+ * nothing, as pmcf_epd_compute_many. */
+PMCF_API int pmcf_correrr_compute_many(const pmcf_profile *const *targets, size_t ntargets,
+				       const pmcf_profile *const *refs, size_t nrefs,
+				       pmcf_correrr_result **out);
 PMCF_API void pmcf_correrr_result_free(pmcf_correrr_result *r);
 PMCF_API double pmcf_correrr_value(const pmcf_correrr_result *r);
 PMCF_API size_t pmcf_correrr_npairs(const pmcf_correrr_result *r);

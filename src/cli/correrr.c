@@ -11,13 +11,16 @@
 #include "pmcfuse/evaluate.h"
 
 static const char usage[] =
-	"usage: pmcfuse correrr [--json] [--force] [--top N] [-v] [-q] TARGET REFDIR\n\n"
+	"usage: pmcfuse correrr [--json] [--force] [--top N] [-v] [-q] TARGET... REFDIR\n\n"
 	"Correlation Error (Mytkowicz et al.) of the profile TARGET against the reference\n"
 	"profiles in REFDIR: the Spearman coefficient of every pair of events in TARGET\n"
 	"against the median over the references that monitored the pair; the value is\n"
 	"the area between the CDF of the differences and the ideal CDF, from 0 (same\n"
 	"correlations) to 2. See docs/accuracy.md. The summary is followed by the pairs\n"
-	"whose correlation is furthest from the references' (largest |TARGET - REF|).\n\n"
+	"whose correlation is furthest from the references' (largest |TARGET - REF|).\n"
+	"Several TARGETs share the references' coefficients, computed once; the\n"
+	"report of each follows a line naming it, --json prints a list of the objects,\n"
+	"each with its \"target\". Every TARGET must be of the run of the first.\n\n"
 	"  --force  use references of another program run, or identical copies\n"
 	"  --top N  list the N pairs furthest from the references (default 10)\n"
 	"  -v       list every pair\n"
@@ -37,51 +40,22 @@ static int by_diff_desc(const void *a, const void *b)
 	return c ? c : strcmp(x->b, y->b);
 }
 
-int cmd_correrr(int argc, char **argv)
+/* Prints one target's result (name: its path when there are several, NULL
+ * otherwise: the JSON object then ends the line); returns the status. */
+static int print_result(const pmcf_correrr_result *r, size_t nrefs, int json, unsigned long top,
+			const char *name)
 {
-	if (cli_wants_help(argc, argv, usage))
-		return CLI_OK;
-	int json = 0, force = 0;
-	const char *args[2];
-	int na = 0;
-	unsigned long top = 10;
-	for (int i = 1, opts = 1; i < argc; i++) {
-		if (opts && strcmp(argv[i], "--") == 0)
-			opts = 0; /* what follows is a file, whatever its name */
-		else if (opts && cli_output_arg(argv[i], &json))
-			continue;
-		else if (opts && strcmp(argv[i], "--top") == 0) {
-			if (cli_parse_uint("correrr", "--top", i + 1 < argc ? argv[++i] : NULL, 1, 100000000,
-					   &top))
-				return CLI_EUSAGE;
-		} else if (opts && strcmp(argv[i], "--json") == 0)
-			json = 1;
-		else if (opts && strcmp(argv[i], "--force") == 0)
-			force = 1;
-		else if (opts && argv[i][0] == '-' && argv[i][1])
-			return cli_usage_error("correrr", "unknown option '%s'", argv[i]);
-		else if (na < 2)
-			args[na++] = argv[i];
-		else
-			return cli_usage_error("correrr", "unexpected argument '%s'", argv[i]);
-	}
-	if (na != 2)
-		return cli_usage_error("correrr", "needs TARGET and REFDIR");
-	pmcf_profile *target = NULL, **refs = NULL;
-	size_t nrefs = 0;
-	int st = cli_open_profile("correrr", args[0], &target);
-	if (st == CLI_OK)
-		st = refdir_open_for("correrr", args[1], target, args[0], force, &refs, &nrefs);
-	pmcf_correrr_result *r = NULL;
-	if (st == CLI_OK) {
-		int err = pmcf_correrr_compute(target, (const pmcf_profile *const *)refs, nrefs, &r);
-		if (err)
-			st = cli_lib_error("correrr", err, "cannot compute the correlation error");
-	}
-	if (st == CLI_OK) {
+	int st = CLI_OK;
+	{
 		size_t n = pmcf_correrr_npairs(r);
 		if (json) {
-			printf("{\"correrr\": ");
+			printf("{");
+			if (name) {
+				printf("\"target\": ");
+				cli_json_string(stdout, name);
+				printf(", ");
+			}
+			printf("\"correrr\": ");
 			cli_json_number(stdout, pmcf_correrr_value(r));
 			printf(", \"references\": %zu, \"pairs\": [", nrefs);
 			for (size_t k = 0; k < n; k++) {
@@ -95,7 +69,7 @@ int cmd_correrr(int argc, char **argv)
 				cli_json_member(stdout, "reference", p->reference);
 				printf(", \"repeats\": %u}", p->repeats);
 			}
-			printf("%s]}\n", n ? "\n" : "");
+			printf("%s]}%s", n ? "\n" : "", name ? "" : "\n");
 		} else if (!cli_quiet) {
 			printf("correlation error %.4g over %zu event pair%s (0 best, 2 worst; %zu reference "
 			       "profiles)\n",
@@ -112,8 +86,74 @@ int cmd_correrr(int argc, char **argv)
 			free(by);
 		}
 	}
-	pmcf_correrr_result_free(r);
+	return st;
+}
+
+int cmd_correrr(int argc, char **argv)
+{
+	if (cli_wants_help(argc, argv, usage))
+		return CLI_OK;
+	int json = 0, force = 0;
+	char **args = calloc((size_t)argc, sizeof(*args));
+	int na = 0;
+	if (!args)
+		return cli_error("correrr", CLI_EENV, "out of memory");
+	unsigned long top = 10;
+	for (int i = 1, opts = 1; i < argc; i++) {
+		if (opts && strcmp(argv[i], "--") == 0)
+			opts = 0; /* what follows is a file, whatever its name */
+		else if (opts && cli_output_arg(argv[i], &json))
+			continue;
+		else if (opts && strcmp(argv[i], "--top") == 0) {
+			if (cli_parse_uint("correrr", "--top", i + 1 < argc ? argv[++i] : NULL, 1, 100000000,
+					   &top))
+				return CLI_EUSAGE;
+		} else if (opts && strcmp(argv[i], "--json") == 0)
+			json = 1;
+		else if (opts && strcmp(argv[i], "--force") == 0)
+			force = 1;
+		else if (opts && argv[i][0] == '-' && argv[i][1]) {
+			free(args);
+			return cli_usage_error("correrr", "unknown option '%s'", argv[i]);
+		} else
+			args[na++] = argv[i];
+	}
+	if (na < 2) {
+		free(args);
+		return cli_usage_error("correrr", "needs TARGET and REFDIR");
+	}
+	size_t nt = (size_t)na - 1;
+	pmcf_profile **targets = NULL, **refs = NULL;
+	size_t nrefs = 0;
+	int st = refdir_open_targets("correrr", args, nt, args[na - 1], force, &targets, &refs, &nrefs);
+	pmcf_correrr_result **res = st == CLI_OK ? calloc(nt, sizeof(*res)) : NULL;
+	if (st == CLI_OK && !res)
+		st = cli_error("correrr", CLI_EENV, "out of memory");
+	if (st == CLI_OK) {
+		int err = pmcf_correrr_compute_many((const pmcf_profile *const *)targets, nt,
+						    (const pmcf_profile *const *)refs, nrefs, res);
+		if (err)
+			st = cli_lib_error("correrr", err, "cannot compute the correlation error");
+	}
+	/* several targets: a JSON list of the objects, each with its "target";
+	 * text: each target's report under a line naming it */
+	if (st == CLI_OK && json && nt > 1)
+		printf("[");
+	for (size_t t = 0; t < nt && st == CLI_OK; t++) {
+		const char *name = nt > 1 ? args[t] : NULL;
+		if (name && json)
+			printf("%s", t ? ",\n" : "");
+		else if (name && !cli_quiet)
+			printf("%s%s:\n", t ? "\n" : "", name);
+		st = print_result(res[t], nrefs, json, top, name);
+	}
+	if (st == CLI_OK && json && nt > 1)
+		printf("]\n");
+	for (size_t t = 0; res && t < nt; t++)
+		pmcf_correrr_result_free(res[t]);
+	free(res);
 	refdir_free(refs, nrefs);
-	pmcf_profile_free(target);
+	refdir_targets_free(targets, nt);
+	free(args);
 	return st;
 }

@@ -13,7 +13,7 @@
 
 static const char usage[] =
 	"usage: pmcfuse epd [--bins B] [--per-type] [--pairs N [--seed S]] [--formula F] [--json]\n"
-	"                   [--top N] [-v] [-q] TARGET REFDIR\n\n"
+	"                   [--top N] [-v] [-q] TARGET... REFDIR\n\n"
 	"Execution Profile Dissimilarity of the profile TARGET against the reference\n"
 	"profiles in REFDIR (from pmcfuse reference): for every pair of TARGET's events,\n"
 	"the median TMD against the reference repeats that monitored the pair, divided\n"
@@ -24,6 +24,10 @@ static const char usage[] =
 	"The summary is followed by the pairs that raise EPD most: sorted by TMD, the\n"
 	"highest first (EPD is the geometric mean, so a pair's share of log EPD is\n"
 	"log(TMD) / pairs), each with the EPD of the other pairs (EPD WITHOUT).\n\n"
+	"Several TARGETs (e.g. one campaign fused by several strategies) are scored\n"
+	"against REFDIR read and calibrated once, each as alone; the report of each\n"
+	"follows a line naming it, and --json prints a list of the objects, each\n"
+	"with its \"target\". Every TARGET must be of the run of the first (--force).\n\n"
 	"  --bins B     bins per event over the reference range (default 10, at most 30)\n"
 	"  --per-type   TMD per XU type, combined by an XU-count-weighted geometric mean\n"
 	"  --pairs N    a random sample of N pairs, with a bootstrap 95% interval; a note\n"
@@ -103,6 +107,123 @@ static void json_pair_open(size_t k, const pmcf_epd_pair *p)
 	printf("], ");
 }
 
+/* Prints one target's result (name: its path when there are several, NULL
+ * otherwise: the JSON object then ends the line); returns the status. */
+static int print_result(const pmcf_epd_result *r, const pmcf_epd_opts *o, size_t nrefs, int json,
+			unsigned long top, const char *name)
+{
+	int st = CLI_OK;
+	{
+		size_t n = pmcf_epd_npairs(r);
+		double lo, hi, left = 0;
+		pmcf_epd_ci(r, &lo, &hi);
+		for (size_t k = 0; k < n; k++)
+			left += pmcf_epd_pair_at(r, k)->left_out;
+		if (json) {
+			printf("{");
+			if (name) {
+				printf("\"target\": ");
+				cli_json_string(stdout, name);
+				printf(", ");
+			}
+			printf("\"epd\": ");
+			cli_json_number(stdout, pmcf_epd_value(r));
+			printf(", \"formula\": \"%s\", \"bins\": %u, \"per_type\": %s, \"references\": %zu, "
+			       "\"pairs_total\": %zu, \"pairs_scored\": %zu, \"pairs_uncovered\": %zu, "
+			       "\"pairs_excluded\": %zu, \"pairs_evaluated\": %zu, \"left_out_mean\": ",
+			       o->formula == PMCF_EPD_PAPER ? "paper" : "floored", o->bins,
+			       o->per_type ? "true" : "false", nrefs, pmcf_epd_total_pairs(r), n,
+			       pmcf_epd_uncovered(r), pmcf_epd_nexcluded(r), pmcf_epd_evaluated(r));
+			cli_json_number(stdout, n ? left / (double)n : 0);
+			if (o->sample) {
+				printf(", \"sample\": %zu, \"seed\": %llu, \"ci95\": [", o->sample,
+				       (unsigned long long)o->seed);
+				cli_json_number(stdout, lo);
+				printf(", ");
+				cli_json_number(stdout, hi);
+				printf("]");
+			}
+			printf(", \"pairs\": [");
+			for (size_t k = 0; k < n; k++) {
+				const pmcf_epd_pair *p = pmcf_epd_pair_at(r, k);
+				json_pair_open(k, p);
+				printf("\"tmd\": ");
+				cli_json_number(stdout, p->tmd);
+				cli_json_member(stdout, "uncalibrated", p->uncalibrated);
+				cli_json_member(stdout, "calibration", p->calibration);
+				cli_json_member(stdout, "spread", p->spread);
+				cli_json_member(stdout, "left_out", p->left_out);
+				cli_json_member(stdout, "resolution", p->resolution);
+				cli_json_member(stdout, "floor", p->floor);
+				cli_json_member(stdout, "epd_without", epd_without(pmcf_epd_value(r), n, p));
+				printf(", \"repeats\": %u, \"worst\": %s}", p->repeats,
+				       p->worst ? "true" : "false");
+			}
+			printf("%s], \"excluded\": [", n ? "\n" : "");
+			size_t nx = pmcf_epd_nexcluded(r);
+			for (size_t k = 0; k < nx; k++) {
+				const pmcf_epd_pair *p = pmcf_epd_excluded_at(r, k);
+				json_pair_open(k, p);
+				printf("\"reason\": \"no spread in the references\", \"calibration\": ");
+				cli_json_number(stdout, p->calibration);
+				cli_json_member(stdout, "resolution", p->resolution);
+				printf(", \"repeats\": %u}", p->repeats);
+			}
+			printf("%s]}%s", nx ? "\n" : "", name ? "" : "\n");
+		} else if (!cli_quiet) {
+			printf("EPD %.4g over %zu event pair%s (%u bins%s, %zu reference profiles%s)\n",
+			       pmcf_epd_value(r), n, n == 1 ? "" : "s", o->bins,
+			       o->per_type ? ", per XU type" : "", nrefs,
+			       o->formula == PMCF_EPD_PAPER ? ", the paper's formula" : "");
+			if (o->sample && pmcf_epd_evaluated(r) < o->sample)
+				printf("every pair monitored by two references (%zu, fewer than the %zu asked; "
+				       "seed %llu): 95%% bootstrap interval [%.4g, %.4g]\n",
+				       pmcf_epd_evaluated(r), o->sample, (unsigned long long)o->seed, lo, hi);
+			else if (o->sample)
+				printf("sample of %zu pairs (seed %llu): 95%% bootstrap interval [%.4g, %.4g]\n",
+				       o->sample, (unsigned long long)o->seed, lo, hi);
+			int said = o->sample && print_dropped(r, o->sample);
+			if (pmcf_epd_uncovered(r) && !said)
+				printf("%zu of %zu pairs not scored: fewer than two references monitored %s\n",
+				       pmcf_epd_uncovered(r), pmcf_epd_total_pairs(r),
+				       pmcf_epd_uncovered(r) == 1 ? "it" : "them");
+			/* the pairs that raise EPD most first */
+			size_t shown;
+			const pmcf_epd_pair **by =
+				(const pmcf_epd_pair **)cli_top("epd", r, pair_at, n, by_tmd_desc, top,
+								"that raise EPD most", &shown, &st);
+			printf("%-32s %-32s %9s", "EVENT A", "EVENT B", "TMD");
+			if (cli_verbose)
+				printf(" %9s %9s %8s", "UNCAL", "CALIB", "LEFTOUT");
+			printf(" %11s\n", "EPD WITHOUT");
+			for (size_t k = 0; k < shown; k++) {
+				const pmcf_epd_pair *p = by[k];
+				printf("%-32s %-32s %9.4g", p->a, p->b, p->tmd);
+				if (cli_verbose)
+					printf(" %9.4g %9.4g %7.1f%%", p->uncalibrated, p->calibration,
+					       100 * p->left_out);
+				printf(" %11.4g%s\n", epd_without(pmcf_epd_value(r), n, p),
+				       p->worst ? "  (no XU with both values: worst score)" : "");
+			}
+			free(by);
+			size_t nx = pmcf_epd_nexcluded(r);
+			if (nx)
+				printf("%zu pair%s left out: the references show no spread on %s (calibration "
+				       "below the resolution, one XU moved by one bin)%s\n",
+				       nx, nx == 1 ? "" : "s", nx == 1 ? "it" : "them",
+				       cli_verbose ? ":"
+				       : nx == 1   ? "; -v lists it"
+						   : "; -v lists them");
+			for (size_t k = 0; k < nx && cli_verbose; k++) {
+				const pmcf_epd_pair *p = pmcf_epd_excluded_at(r, k);
+				printf("%-32s %-32s calibration %.3g < resolution %.3g\n", p->a, p->b,
+				       p->calibration, p->resolution);
+			}
+		}
+	}
+	return st;
+}
+
 int cmd_epd(int argc, char **argv)
 {
 	static const struct option opts[] = {{"bins", required_argument, NULL, 'b'},
@@ -168,123 +289,40 @@ int cmd_epd(int argc, char **argv)
 					       argv[optind - 1]);
 		}
 	}
-	if (argc - optind != 2)
+	if (argc - optind < 2)
 		return cli_usage_error("epd", "needs TARGET and REFDIR");
-	pmcf_profile *target = NULL, **refs = NULL;
+	size_t nt = (size_t)(argc - optind - 1);
+	pmcf_profile **targets = NULL, **refs = NULL;
 	size_t nrefs = 0;
-	int st = cli_open_profile("epd", argv[optind], &target);
-	if (st == CLI_OK)
-		st = refdir_open_for("epd", argv[optind + 1], target, argv[optind], force, &refs, &nrefs);
-	pmcf_epd_result *r = NULL;
+	int st =
+		refdir_open_targets("epd", argv + optind, nt, argv[argc - 1], force, &targets, &refs, &nrefs);
+	pmcf_epd_result **res = st == CLI_OK ? calloc(nt, sizeof(*res)) : NULL;
+	if (st == CLI_OK && !res)
+		st = cli_error("epd", CLI_EENV, "out of memory");
 	if (st == CLI_OK) {
-		int err = pmcf_epd_compute(target, (const pmcf_profile *const *)refs, nrefs, &o, &r);
+		int err = pmcf_epd_compute_many((const pmcf_profile *const *)targets, nt,
+						(const pmcf_profile *const *)refs, nrefs, &o, res);
 		if (err)
 			st = cli_lib_error("epd", err, "cannot compute the EPD");
 	}
-	if (st == CLI_OK) {
-		size_t n = pmcf_epd_npairs(r);
-		double lo, hi, left = 0;
-		pmcf_epd_ci(r, &lo, &hi);
-		for (size_t k = 0; k < n; k++)
-			left += pmcf_epd_pair_at(r, k)->left_out;
-		if (json) {
-			printf("{\"epd\": ");
-			cli_json_number(stdout, pmcf_epd_value(r));
-			printf(", \"formula\": \"%s\", \"bins\": %u, \"per_type\": %s, \"references\": %zu, "
-			       "\"pairs_total\": %zu, \"pairs_scored\": %zu, \"pairs_uncovered\": %zu, "
-			       "\"pairs_excluded\": %zu, \"pairs_evaluated\": %zu, \"left_out_mean\": ",
-			       o.formula == PMCF_EPD_PAPER ? "paper" : "floored", o.bins,
-			       o.per_type ? "true" : "false", nrefs, pmcf_epd_total_pairs(r), n,
-			       pmcf_epd_uncovered(r), pmcf_epd_nexcluded(r), pmcf_epd_evaluated(r));
-			cli_json_number(stdout, n ? left / (double)n : 0);
-			if (o.sample) {
-				printf(", \"sample\": %zu, \"seed\": %llu, \"ci95\": [", o.sample,
-				       (unsigned long long)o.seed);
-				cli_json_number(stdout, lo);
-				printf(", ");
-				cli_json_number(stdout, hi);
-				printf("]");
-			}
-			printf(", \"pairs\": [");
-			for (size_t k = 0; k < n; k++) {
-				const pmcf_epd_pair *p = pmcf_epd_pair_at(r, k);
-				json_pair_open(k, p);
-				printf("\"tmd\": ");
-				cli_json_number(stdout, p->tmd);
-				cli_json_member(stdout, "uncalibrated", p->uncalibrated);
-				cli_json_member(stdout, "calibration", p->calibration);
-				cli_json_member(stdout, "spread", p->spread);
-				cli_json_member(stdout, "left_out", p->left_out);
-				cli_json_member(stdout, "resolution", p->resolution);
-				cli_json_member(stdout, "floor", p->floor);
-				cli_json_member(stdout, "epd_without", epd_without(pmcf_epd_value(r), n, p));
-				printf(", \"repeats\": %u, \"worst\": %s}", p->repeats,
-				       p->worst ? "true" : "false");
-			}
-			printf("%s], \"excluded\": [", n ? "\n" : "");
-			size_t nx = pmcf_epd_nexcluded(r);
-			for (size_t k = 0; k < nx; k++) {
-				const pmcf_epd_pair *p = pmcf_epd_excluded_at(r, k);
-				json_pair_open(k, p);
-				printf("\"reason\": \"no spread in the references\", \"calibration\": ");
-				cli_json_number(stdout, p->calibration);
-				cli_json_member(stdout, "resolution", p->resolution);
-				printf(", \"repeats\": %u}", p->repeats);
-			}
-			printf("%s]}\n", nx ? "\n" : "");
-		} else if (!cli_quiet) {
-			printf("EPD %.4g over %zu event pair%s (%u bins%s, %zu reference profiles%s)\n",
-			       pmcf_epd_value(r), n, n == 1 ? "" : "s", o.bins,
-			       o.per_type ? ", per XU type" : "", nrefs,
-			       o.formula == PMCF_EPD_PAPER ? ", the paper's formula" : "");
-			if (o.sample && pmcf_epd_evaluated(r) < o.sample)
-				printf("every pair monitored by two references (%zu, fewer than the %zu asked; "
-				       "seed %llu): 95%% bootstrap interval [%.4g, %.4g]\n",
-				       pmcf_epd_evaluated(r), o.sample, (unsigned long long)o.seed, lo, hi);
-			else if (o.sample)
-				printf("sample of %zu pairs (seed %llu): 95%% bootstrap interval [%.4g, %.4g]\n",
-				       o.sample, (unsigned long long)o.seed, lo, hi);
-			int said = o.sample && print_dropped(r, o.sample);
-			if (pmcf_epd_uncovered(r) && !said)
-				printf("%zu of %zu pairs not scored: fewer than two references monitored %s\n",
-				       pmcf_epd_uncovered(r), pmcf_epd_total_pairs(r),
-				       pmcf_epd_uncovered(r) == 1 ? "it" : "them");
-			/* the pairs that raise EPD most first */
-			size_t shown;
-			const pmcf_epd_pair **by =
-				(const pmcf_epd_pair **)cli_top("epd", r, pair_at, n, by_tmd_desc, top,
-								"that raise EPD most", &shown, &st);
-			printf("%-32s %-32s %9s", "EVENT A", "EVENT B", "TMD");
-			if (cli_verbose)
-				printf(" %9s %9s %8s", "UNCAL", "CALIB", "LEFTOUT");
-			printf(" %11s\n", "EPD WITHOUT");
-			for (size_t k = 0; k < shown; k++) {
-				const pmcf_epd_pair *p = by[k];
-				printf("%-32s %-32s %9.4g", p->a, p->b, p->tmd);
-				if (cli_verbose)
-					printf(" %9.4g %9.4g %7.1f%%", p->uncalibrated, p->calibration,
-					       100 * p->left_out);
-				printf(" %11.4g%s\n", epd_without(pmcf_epd_value(r), n, p),
-				       p->worst ? "  (no XU with both values: worst score)" : "");
-			}
-			free(by);
-			size_t nx = pmcf_epd_nexcluded(r);
-			if (nx)
-				printf("%zu pair%s left out: the references show no spread on %s (calibration "
-				       "below the resolution, one XU moved by one bin)%s\n",
-				       nx, nx == 1 ? "" : "s", nx == 1 ? "it" : "them",
-				       cli_verbose ? ":"
-				       : nx == 1   ? "; -v lists it"
-						   : "; -v lists them");
-			for (size_t k = 0; k < nx && cli_verbose; k++) {
-				const pmcf_epd_pair *p = pmcf_epd_excluded_at(r, k);
-				printf("%-32s %-32s calibration %.3g < resolution %.3g\n", p->a, p->b,
-				       p->calibration, p->resolution);
-			}
-		}
+	/* several targets: a JSON list of the objects, each with its "target";
+	 * text: each target's report under a line naming it */
+	if (st == CLI_OK && json && nt > 1)
+		printf("[");
+	for (size_t t = 0; t < nt && st == CLI_OK; t++) {
+		const char *name = nt > 1 ? argv[optind + (int)t] : NULL;
+		if (name && json)
+			printf("%s", t ? ",\n" : "");
+		else if (name && !cli_quiet)
+			printf("%s%s:\n", t ? "\n" : "", name);
+		st = print_result(res[t], &o, nrefs, json, top, name);
 	}
-	pmcf_epd_result_free(r);
+	if (st == CLI_OK && json && nt > 1)
+		printf("]\n");
+	for (size_t t = 0; res && t < nt; t++)
+		pmcf_epd_result_free(res[t]);
+	free(res);
 	refdir_free(refs, nrefs);
-	pmcf_profile_free(target);
+	refdir_targets_free(targets, nt);
 	return st;
 }

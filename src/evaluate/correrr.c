@@ -81,82 +81,222 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int pmcf_correrr_compute(const pmcf_profile *target, const pmcf_profile *const *refs, size_t nrefs,
-			 pmcf_correrr_result **out)
+/* The ranks of a column x[0..n) without NaN into rank (tmp: n scratch
+ * entries); 0 when x has a NaN (pmcf_spearman then drops rows per pair). */
+static int column_ranks(const double *x, size_t n, struct ranked *tmp, double *rank)
 {
-	pmcfi_clear_error();
-	*out = NULL;
-	struct pmcfi_match m;
-	int err = pmcfi_match_build(target, refs, nrefs, &m);
-	if (err)
-		return err;
-	size_t np = m.nev * (m.nev ? m.nev - 1 : 0) / 2;
-	pmcf_correrr_result *r = calloc(1, sizeof(*r));
+	for (size_t i = 0; i < n; i++) {
+		if (x[i] != x[i])
+			return 0;
+		tmp[i] = (struct ranked){x[i], i};
+	}
+	ranks(tmp, n, rank);
+	return 1;
+}
+
+/* pmcf_spearman of two columns without NaN from their ranks: the same
+ * operations in the same order, so the same value to the last bit. */
+static double spearman_ranked(const double *rx, const double *ry, size_t n)
+{
+	if (n < 3)
+		return 0;
+	double mean = 0.5 * (double)(n + 1), sxy = 0, sxx = 0, syy = 0;
+	for (size_t i = 0; i < n; i++) {
+		double a = rx[i] - mean, b = ry[i] - mean;
+		sxy += a * b;
+		sxx += a * a;
+		syy += b * b;
+	}
+	return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : 0;
+}
+
+/* Spearman coefficients of every pair (a < b, index a * nev + b) of the
+ * view's present events, each column ranked once; rho[pair] set where both
+ * are present (pmcf_spearman's value), present[pair] = 1 there. */
+static int view_rhos(const struct pmcfi_view *v, size_t nev, double *rho, unsigned char *present)
+{
+	size_t n = v->nxu;
+	struct ranked *tmp = malloc((n ? n : 1) * sizeof(*tmp));
+	double *rk = malloc((n ? n : 1) * (nev ? nev : 1) * sizeof(double));
+	unsigned char *ok = calloc(nev ? nev : 1, 1);
+	if (!tmp || !rk || !ok) {
+		free(tmp);
+		free(rk);
+		free(ok);
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	}
+	for (size_t e = 0; e < nev; e++)
+		ok[e] = v->col[e] && column_ranks(v->col[e], n, tmp, rk + e * n);
+	for (size_t a = 0; a < nev; a++)
+		for (size_t b = a + 1; b < nev; b++) {
+			present[a * nev + b] = v->col[a] && v->col[b];
+			if (!present[a * nev + b])
+				continue;
+			rho[a * nev + b] = ok[a] && ok[b] ? spearman_ranked(rk + a * n, rk + b * n, n)
+							  : pmcf_spearman(v->col[a], v->col[b], n);
+		}
+	free(tmp);
+	free(rk);
+	free(ok);
+	return 0;
+}
+
+/* The Correlation Error of the compatible matches m[0..nt) (the same
+ * events, the same references) into out[0..nt), all or none: the
+ * references' coefficients (per pair, in reference order) once, then each
+ * target's. The matches give up their event names to the results. */
+static int correrr_group(struct pmcfi_match *m, size_t nt, pmcf_correrr_result **out)
+{
+	size_t nev = m->nev, nrefs = m->nrefs, np = nev * (nev ? nev - 1 : 0) / 2, nn = nev * nev;
+	int err = 0;
+	double *refrho = malloc((nn ? nn : 1) * (nrefs ? nrefs : 1) * sizeof(double)); /* [pair][k] */
+	unsigned *nr = calloc(nn ? nn : 1, sizeof(unsigned));
+	double *one = malloc((nn ? nn : 1) * sizeof(double));
+	unsigned char *present = calloc(nn ? nn : 1, 1);
 	double *rho = malloc((nrefs ? nrefs : 1) * sizeof(double));
 	double *diff = malloc((np ? np : 1) * sizeof(double));
-	if (r)
-		r->pairs = calloc(np ? np : 1, sizeof(*r->pairs));
-	if (!r || !r->pairs || !rho || !diff) {
+	for (size_t t = 0; t < nt; t++)
+		out[t] = NULL;
+	if (!refrho || !nr || !one || !present || !rho || !diff) {
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 		goto done;
 	}
-	for (size_t a = 0; a < m.nev; a++)
-		for (size_t b = a + 1; b < m.nev; b++) {
-			size_t nr = 0;
-			for (size_t k = 0; k < nrefs; k++)
-				if (m.refs[k].col[a] && m.refs[k].col[b])
-					rho[nr++] = pmcf_spearman(m.refs[k].col[a], m.refs[k].col[b],
-								  m.refs[k].nxu);
-			if (!nr)
-				continue;
-			pmcf_correrr_pair *p = &r->pairs[r->npairs];
-			p->reference = pmcfi_median(rho, nr);
-			p->target = m.target.col[a] && m.target.col[b]
-					    ? pmcf_spearman(m.target.col[a], m.target.col[b], m.target.nxu)
-					    : 0;
-			p->repeats = (unsigned)nr;
-			p->a = m.ev[a];
-			p->b = m.ev[b];
-			diff[r->npairs++] = p->target - p->reference;
+	for (size_t k = 0; k < nrefs && !err; k++) {
+		if ((err = view_rhos(&m->refs[k], nev, one, present)))
+			break;
+		for (size_t q = 0; q < nn; q++)
+			if (present[q])
+				refrho[q * nrefs + nr[q]++] = one[q];
+	}
+	for (size_t t = 0; t < nt && !err; t++) {
+		pmcf_correrr_result *r = out[t] = calloc(1, sizeof(*r));
+		if (r)
+			r->pairs = calloc(np ? np : 1, sizeof(*r->pairs));
+		if (!r || !r->pairs) {
+			err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+			break;
 		}
-	if (!r->npairs) {
-		err = pmcfi_fail(PMCF_ENOENT,
-				 "correlation error: no pair of the target's events is in a reference");
-		goto done;
+		if ((err = view_rhos(&m[t].target, nev, one, present)))
+			break;
+		for (size_t a = 0; a < nev; a++)
+			for (size_t b = a + 1; b < nev; b++) {
+				size_t q = a * nev + b, n = nr[q];
+				if (!n)
+					continue;
+				memcpy(rho, refrho + q * nrefs, n * sizeof(double));
+				pmcf_correrr_pair *p = &r->pairs[r->npairs];
+				p->reference = pmcfi_median(rho, n);
+				p->target = present[q] ? one[q] : 0;
+				p->repeats = (unsigned)n;
+				p->a = m[t].ev[a];
+				p->b = m[t].ev[b];
+				diff[r->npairs++] = p->target - p->reference;
+			}
+		if (!r->npairs) {
+			err = pmcfi_fail(
+				PMCF_ENOENT,
+				"correlation error: no pair of the target's events is in a reference");
+			break;
+		}
+		/* area between the empirical CDF F of the differences and the step H at
+		 * 0: integrate |F - H| piecewise between the sorted differences */
+		qsort(diff, r->npairs, sizeof(double), cmp_double);
+		double area = 0;
+		size_t n = r->npairs;
+		for (size_t k = 0; k + 1 < n; k++) {
+			double F = (double)(k + 1) / (double)n, lo = diff[k], hi = diff[k + 1];
+			if (hi <= 0)
+				area += F * (hi - lo); /* H = 0 left of 0 */
+			else if (lo >= 0)
+				area += (1 - F) * (hi - lo);
+			else
+				area += F * (0 - lo) + (1 - F) * hi;
+		}
+		if (diff[0] > 0)
+			area += diff[0]; /* F = 0 while H = 1 on [0, diff[0]) */
+		if (diff[n - 1] < 0)
+			area += -diff[n - 1]; /* F = 1 while H = 0 on [diff[n-1], 0) */
+		r->value = area;
+		r->names = m[t].ev;
+		r->nnames = m[t].nev;
+		m[t].ev = NULL;
+		m[t].nev = 0;
 	}
-	/* area between the empirical CDF F of the differences and the step H at
-	 * 0: integrate |F - H| piecewise between the sorted differences */
-	qsort(diff, r->npairs, sizeof(double), cmp_double);
-	double area = 0;
-	size_t n = r->npairs;
-	for (size_t k = 0; k + 1 < n; k++) {
-		double F = (double)(k + 1) / (double)n, lo = diff[k], hi = diff[k + 1];
-		if (hi <= 0)
-			area += F * (hi - lo); /* H = 0 left of 0 */
-		else if (lo >= 0)
-			area += (1 - F) * (hi - lo);
-		else
-			area += F * (0 - lo) + (1 - F) * hi;
-	}
-	if (diff[0] > 0)
-		area += diff[0]; /* F = 0 while H = 1 on [0, diff[0]) */
-	if (diff[n - 1] < 0)
-		area += -diff[n - 1]; /* F = 1 while H = 0 on [diff[n-1], 0) */
-	r->value = area;
-	r->names = m.ev;
-	r->nnames = m.nev;
-	m.ev = NULL;
-	m.nev = 0;
 done:
+	free(refrho);
+	free(nr);
+	free(one);
+	free(present);
 	free(rho);
 	free(diff);
-	pmcfi_match_free(&m);
-	if (err) {
-		pmcf_correrr_result_free(r);
-		return err;
+	if (err)
+		for (size_t t = 0; t < nt; t++) {
+			pmcf_correrr_result_free(out[t]);
+			out[t] = NULL;
+		}
+	return err;
+}
+
+int pmcf_correrr_compute_many(const pmcf_profile *const *targets, size_t ntargets,
+			      const pmcf_profile *const *refs, size_t nrefs, pmcf_correrr_result **out)
+{
+	pmcfi_clear_error();
+	if (!targets || !out || !ntargets)
+		return pmcfi_fail(PMCF_EINVAL, "correlation error: no target");
+	for (size_t t = 0; t < ntargets; t++)
+		out[t] = NULL;
+	struct pmcfi_match *m = calloc(ntargets, sizeof(*m));
+	size_t *order = malloc(ntargets * sizeof(*order));
+	pmcf_correrr_result **gout = malloc(ntargets * sizeof(*gout));
+	unsigned char *done = calloc(ntargets, 1);
+	int err = m && order && gout && done ? 0 : pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	size_t built = 0;
+	for (; built < ntargets && !err; built++)
+		err = pmcfi_match_build(targets[built], refs, nrefs, &m[built]);
+	if (err && built)
+		built--; /* the failed build freed its own match */
+	for (size_t first = 0; first < ntargets && !err; first++) {
+		if (done[first])
+			continue;
+		size_t n = 0;
+		for (size_t t = first; t < ntargets; t++)
+			if (!done[t] && pmcfi_match_compatible(&m[first], &m[t]))
+				order[n++] = t;
+		struct pmcfi_match *gm = malloc(n * sizeof(*gm));
+		if (!gm) {
+			err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+			break;
+		}
+		for (size_t g = 0; g < n; g++)
+			gm[g] = m[order[g]];
+		err = correrr_group(gm, n, gout);
+		for (size_t g = 0; g < n; g++) {
+			m[order[g]] = gm[g]; /* the names went to the results */
+			done[order[g]] = 1;
+			out[order[g]] = gout[g];
+		}
+		free(gm);
 	}
-	*out = r;
-	return 0;
+	for (size_t t = 0; m && t < built; t++)
+		pmcfi_match_free(&m[t]);
+	if (err)
+		for (size_t t = 0; t < ntargets; t++) {
+			pmcf_correrr_result_free(out[t]);
+			out[t] = NULL;
+		}
+	free(m);
+	free(order);
+	free(gout);
+	free(done);
+	return err;
+}
+
+int pmcf_correrr_compute(const pmcf_profile *target, const pmcf_profile *const *refs, size_t nrefs,
+			 pmcf_correrr_result **out)
+{
+	if (out)
+		*out = NULL;
+	return pmcf_correrr_compute_many(&target, 1, refs, nrefs, out);
 }
 
 void pmcf_correrr_result_free(pmcf_correrr_result *r)

@@ -24,11 +24,16 @@ struct pmcf_epd_result {
 	size_t nnames;
 };
 
+/* Several targets may share one set of matched references (their events
+ * and XU types in the same order, the same references): the reference side
+ * of each pair (grid, histograms, the distances between repeats, the
+ * calibration) is then computed once and every target is scored on it. */
 struct job {
-	const struct pmcfi_match *m;
+	const struct pmcfi_match *m; /* [nt], compatible: m[0]'s references serve all */
+	size_t nt;
 	const pmcf_epd_opts *o;
-	size_t (*pairs)[2]; /* event indices of each evaluated pair */
-	pmcf_epd_pair *out;
+	size_t (*pairs)[2];  /* event indices of each evaluated pair */
+	pmcf_epd_pair **out; /* [nt] */
 	size_t npairs;
 	size_t first, step; /* this worker's pairs: first, first+step, ... */
 	int err;
@@ -61,7 +66,8 @@ static void scratch_free(struct scratch *s, size_t nprof)
 	free(s->dmat);
 }
 
-static int scratch_new(struct scratch *s, const struct pmcfi_match *m, unsigned bins)
+/* tnxu: the most XUs of one target */
+static int scratch_new(struct scratch *s, const struct pmcfi_match *m, size_t tnxu, unsigned bins)
 {
 	memset(s, 0, sizeof(*s));
 	size_t cells = (size_t)(bins + 2) * (bins + 2), nprof = m->nrefs + 1;
@@ -79,8 +85,8 @@ static int scratch_new(struct scratch *s, const struct pmcfi_match *m, unsigned 
 	s->dmat = malloc(nprof * nprof * sizeof(double));
 	int ok = s->acc && s->w && s->pts && s->np && s->idx && s->nidx && s->dcal && s->dtar && s->dmat;
 	for (size_t k = 0; ok && k < nprof; k++) {
-		const struct pmcfi_view *v = k < m->nrefs ? &m->refs[k] : &m->target;
-		ok = (s->idx[k] = malloc((v->nxu ? v->nxu : 1) * sizeof(size_t))) != NULL;
+		size_t n = k < m->nrefs ? m->refs[k].nxu : tnxu;
+		ok = (s->idx[k] = malloc((n ? n : 1) * sizeof(size_t))) != NULL;
 	}
 	if (!ok) {
 		scratch_free(s, nprof);
@@ -113,16 +119,28 @@ static double loo_floor(const double *d, size_t nr, double res, double cal, doub
 	return isfinite(best) ? best / cal : 0;
 }
 
-/* TMD of the pair (a, b) over the XUs of global type `type` (-1: all). */
-static int pair_tmd(const struct pmcfi_match *m, const pmcf_epd_opts *o, struct scratch *s, size_t a,
-		    size_t b, long type, struct tmd_out *r)
+/* The reference side of the pair (a, b) over the XUs of global type `type`
+ * (-1: all): the repeats, the grid, their histograms (slots 0..nr of the
+ * scratch), the distances between every two repeats and the calibration. */
+struct refside {
+	int ok;      /* 0: not covered (fewer than two repeats, or no distance) */
+	size_t nr;   /* repeats */
+	size_t nmin; /* fewest XUs in one repeat's histogram */
+	size_t nc;   /* distances between repeats */
+	double cal;  /* their median */
+	struct pmcfi_grid g;
+	size_t rep[4096];
+};
+
+static int ref_side(const struct pmcfi_match *m, const pmcf_epd_opts *o, struct scratch *s, size_t a,
+		    size_t b, long type, struct refside *rs)
 {
-	memset(r, 0, sizeof(*r));
+	rs->ok = 0;
 	unsigned bins = o->bins;
 	size_t cells = (size_t)(bins + 2) * (bins + 2);
-	size_t nprof = m->nrefs + 1, nr = 0;
+	size_t nr = 0;
 	/* the repeats: references with both events (and XUs of the type) */
-	size_t rep[4096];
+	size_t *rep = rs->rep;
 	double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
 	for (size_t k = 0; k < m->nrefs && nr < 4096; k++) {
 		const struct pmcfi_view *v = &m->refs[k];
@@ -156,33 +174,22 @@ static int pair_tmd(const struct pmcfi_match *m, const pmcf_epd_opts *o, struct 
 		}
 		rep[nr++] = k;
 	}
+	rs->nr = nr;
 	if (nr < 2 || !(lo[0] <= hi[0]) || !(lo[1] <= hi[1]))
 		return 0; /* not covered */
-	struct pmcfi_grid g;
-	pmcfi_tmd_grid(bins, lo, hi, &g);
-	/* histograms: repeats first, the target in slot nprof-1 */
+	pmcfi_tmd_grid(bins, lo, hi, &rs->g);
+	/* histograms: repeats first, the target in slot nprof-1 (target_side) */
 	size_t nmin = SIZE_MAX; /* fewest XUs in one histogram: the resolution */
 	for (size_t t = 0; t < nr; t++) {
 		size_t k = rep[t], used;
 		const struct pmcfi_view *v = &m->refs[k];
-		s->np[t] = pmcfi_tmd_hist(&g, v->col[a], v->col[b], type < 0 ? NULL : s->idx[k], s->nidx[k],
-					  s->acc, s->w + t * cells, s->pts + 2 * t * cells, &used);
+		s->np[t] =
+			pmcfi_tmd_hist(&rs->g, v->col[a], v->col[b], type < 0 ? NULL : s->idx[k], s->nidx[k],
+				       s->acc, s->w + t * cells, s->pts + 2 * t * cells, &used);
 		if (used && used < nmin)
 			nmin = used;
 	}
-	const struct pmcfi_view *tv = &m->target;
-	size_t tn = 0, tused = 0, ts = nprof - 1;
-	if (type >= 0)
-		for (size_t i = 0; i < tv->nxu; i++)
-			if (tv->gtype[i] == (uint32_t)type)
-				s->idx[ts][tn++] = i;
-	size_t tnp = 0;
-	if (tv->col[a] && tv->col[b])
-		tnp = pmcfi_tmd_hist(&g, tv->col[a], tv->col[b], type < 0 ? NULL : s->idx[ts],
-				     type < 0 ? tv->nxu : tn, s->acc, s->w + ts * cells,
-				     s->pts + 2 * ts * cells, &tused);
-	if (tused && tused < nmin)
-		nmin = tused;
+	rs->nmin = nmin;
 	/* calibration: every two repeats (a repeat whose XUs all lack a value is skipped) */
 	size_t nc = 0;
 	for (size_t x = 0; x < nr; x++) {
@@ -199,9 +206,39 @@ static int pair_tmd(const struct pmcfi_match *m, const pmcf_epd_opts *o, struct 
 			nc++;
 		}
 	}
+	rs->nc = nc;
 	if (!nc)
 		return 0;
-	r->cal = pmcfi_median(s->dcal, nc);
+	rs->cal = pmcfi_median(s->dcal, nc);
+	rs->ok = 1;
+	return 0;
+}
+
+/* The TMD of target view tv on the pair (a, b) over the XUs of global type
+ * `type` (-1: all), against the reference side rs (ref_side, same pair and
+ * type, its histograms still in the scratch). */
+static int target_side(const struct pmcfi_view *tv, size_t nrefs, const pmcf_epd_opts *o, struct scratch *s,
+		       size_t a, size_t b, long type, const struct refside *rs, struct tmd_out *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (!rs->ok)
+		return 0;
+	unsigned bins = o->bins;
+	size_t cells = (size_t)(bins + 2) * (bins + 2);
+	size_t nprof = nrefs + 1, nr = rs->nr, nmin = rs->nmin;
+	size_t tn = 0, tused = 0, ts = nprof - 1;
+	if (type >= 0)
+		for (size_t i = 0; i < tv->nxu; i++)
+			if (tv->gtype[i] == (uint32_t)type)
+				s->idx[ts][tn++] = i;
+	size_t tnp = 0;
+	if (tv->col[a] && tv->col[b])
+		tnp = pmcfi_tmd_hist(&rs->g, tv->col[a], tv->col[b], type < 0 ? NULL : s->idx[ts],
+				     type < 0 ? tv->nxu : tn, s->acc, s->w + ts * cells,
+				     s->pts + 2 * ts * cells, &tused);
+	if (tused && tused < nmin)
+		nmin = tused;
+	r->cal = rs->cal;
 	r->ok = 1;
 	int paper = o->formula == PMCF_EPD_PAPER;
 	/* one XU of the smallest histogram moved by one bin: the finest
@@ -252,116 +289,140 @@ static int pair_tmd(const struct pmcfi_match *m, const pmcf_epd_opts *o, struct 
 
 static double safe_log(double v) { return log(v > 1e-12 ? v : 1e-12); }
 
+/* per target and pair, per type: XU-count-weighted sums of log values */
+struct acc {
+	double wsum, lt, lu, lc, lr, lf;
+	int worst, any_excluded;
+};
+
 static void *worker(void *arg)
 {
 	struct job *j = arg;
-	const struct pmcfi_match *m = j->m;
+	const struct pmcfi_match *m = j->m; /* m[0]: the references of every target */
+	size_t nt = j->nt, ntypes = m->ntypes, tnxu = 0;
+	for (size_t t = 0; t < nt; t++)
+		tnxu = m[t].target.nxu > tnxu ? m[t].target.nxu : tnxu;
 	struct scratch s;
-	if ((j->err = scratch_new(&s, m, j->o->bins)))
+	if ((j->err = scratch_new(&s, m, tnxu, j->o->bins)))
 		return NULL;
-	size_t *tcount = calloc(m->ntypes ? m->ntypes : 1, sizeof(size_t));
-	if (!tcount) {
+	size_t *tcount = calloc((ntypes ? ntypes : 1) * nt, sizeof(size_t)); /* [t * ntypes + ty] */
+	struct acc *ac = calloc(nt, sizeof(*ac));
+	struct refside *rs = malloc(sizeof(*rs));
+	if (!tcount || !ac || !rs) {
 		j->err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-		scratch_free(&s, m->nrefs + 1);
-		return NULL;
+		goto out;
 	}
-	for (size_t i = 0; i < m->target.nxu; i++)
-		tcount[m->target.gtype[i]]++;
+	for (size_t t = 0; t < nt; t++)
+		for (size_t i = 0; i < m[t].target.nxu; i++)
+			tcount[t * ntypes + m[t].target.gtype[i]]++;
 	for (size_t k = j->first; k < j->npairs && !j->err; k += j->step) {
 		size_t a = j->pairs[k][0], b = j->pairs[k][1];
-		pmcf_epd_pair *p = &j->out[k];
-		const struct pmcfi_view *tv = &m->target;
-		size_t kept = 0;
-		if (tv->col[a] && tv->col[b])
-			for (size_t i = 0; i < tv->nxu; i++)
-				kept += tv->col[a][i] == tv->col[a][i] && tv->col[b][i] == tv->col[b][i];
-		p->left_out = tv->nxu ? 1.0 - (double)kept / (double)tv->nxu : 0;
+		unsigned repeats = 0;
 		for (size_t r = 0; r < m->nrefs; r++)
-			p->repeats += m->refs[r].col[a] && m->refs[r].col[b];
-		struct tmd_out t;
+			repeats += m->refs[r].col[a] && m->refs[r].col[b];
+		for (size_t t = 0; t < nt; t++) {
+			pmcf_epd_pair *p = &j->out[t][k];
+			const struct pmcfi_view *tv = &m[t].target;
+			size_t kept = 0;
+			if (tv->col[a] && tv->col[b])
+				for (size_t i = 0; i < tv->nxu; i++)
+					kept += tv->col[a][i] == tv->col[a][i] &&
+						tv->col[b][i] == tv->col[b][i];
+			p->left_out = tv->nxu ? 1.0 - (double)kept / (double)tv->nxu : 0;
+			p->repeats = repeats;
+		}
+		struct tmd_out to;
 		if (!j->o->per_type) {
-			j->err = pair_tmd(m, j->o, &s, a, b, -1, &t);
-			p->tmd = t.ok ? t.tmd : NAN;
-			p->uncalibrated = t.unc;
-			p->calibration = t.cal;
-			p->spread = t.spread;
-			p->worst = t.worst;
-			p->resolution = t.res;
-			p->floor = t.floor;
-			p->excluded = t.excluded;
+			j->err = ref_side(m, j->o, &s, a, b, -1, rs);
+			for (size_t t = 0; t < nt && !j->err; t++) {
+				pmcf_epd_pair *p = &j->out[t][k];
+				j->err = target_side(&m[t].target, m->nrefs, j->o, &s, a, b, -1, rs, &to);
+				p->tmd = to.ok ? to.tmd : NAN;
+				p->uncalibrated = to.unc;
+				p->calibration = to.cal;
+				p->spread = to.spread;
+				p->worst = to.worst;
+				p->resolution = to.res;
+				p->floor = to.floor;
+				p->excluded = to.excluded;
+			}
 			continue;
 		}
 		/* per type: XU-count-weighted geometric means */
-		double wsum = 0, lt = 0, lu = 0, lc = 0, lr = 0, lf = 0;
-		int worst = 0, any_excluded = 0;
-		for (size_t ty = 0; ty < m->ntypes && !j->err; ty++) {
-			if (!tcount[ty])
+		memset(ac, 0, nt * sizeof(*ac));
+		for (size_t ty = 0; ty < ntypes && !j->err; ty++) {
+			size_t any = 0;
+			for (size_t t = 0; t < nt; t++)
+				any += tcount[t * ntypes + ty];
+			if (!any)
 				continue;
-			j->err = pair_tmd(m, j->o, &s, a, b, (long)ty, &t);
-			any_excluded |= t.ok && t.excluded;
-			if (!t.ok || t.excluded)
-				continue;
-			double wt = (double)tcount[ty];
-			wsum += wt;
-			lt += wt * safe_log(t.tmd);
-			lu += wt * safe_log(t.unc);
-			lc += wt * safe_log(t.cal);
-			lr += wt * safe_log(t.res);
-			lf += wt * safe_log(t.floor);
-			worst |= t.worst;
+			j->err = ref_side(m, j->o, &s, a, b, (long)ty, rs);
+			for (size_t t = 0; t < nt && !j->err; t++) {
+				if (!tcount[t * ntypes + ty])
+					continue;
+				j->err = target_side(&m[t].target, m->nrefs, j->o, &s, a, b, (long)ty, rs,
+						     &to);
+				struct acc *c = &ac[t];
+				c->any_excluded |= to.ok && to.excluded;
+				if (!to.ok || to.excluded)
+					continue;
+				double wt = (double)tcount[t * ntypes + ty];
+				c->wsum += wt;
+				c->lt += wt * safe_log(to.tmd);
+				c->lu += wt * safe_log(to.unc);
+				c->lc += wt * safe_log(to.cal);
+				c->lr += wt * safe_log(to.res);
+				c->lf += wt * safe_log(to.floor);
+				c->worst |= to.worst;
+			}
 		}
-		p->tmd = wsum > 0 ? exp(lt / wsum) : NAN;
-		p->uncalibrated = wsum > 0 ? exp(lu / wsum) : NAN;
-		p->calibration = wsum > 0 ? exp(lc / wsum) : NAN;
-		p->resolution = wsum > 0 ? exp(lr / wsum) : NAN;
-		p->floor = j->o->formula == PMCF_EPD_PAPER ? 0 : wsum > 0 ? exp(lf / wsum) : NAN;
-		p->worst = worst;
-		/* every type without spread: the pair is left out */
-		p->excluded = wsum > 0 || !any_excluded ? 0 : PMCF_EPD_NO_SPREAD;
+		for (size_t t = 0; t < nt; t++) {
+			pmcf_epd_pair *p = &j->out[t][k];
+			const struct acc *c = &ac[t];
+			double wsum = c->wsum;
+			p->tmd = wsum > 0 ? exp(c->lt / wsum) : NAN;
+			p->uncalibrated = wsum > 0 ? exp(c->lu / wsum) : NAN;
+			p->calibration = wsum > 0 ? exp(c->lc / wsum) : NAN;
+			p->resolution = wsum > 0 ? exp(c->lr / wsum) : NAN;
+			p->floor = j->o->formula == PMCF_EPD_PAPER ? 0 : wsum > 0 ? exp(c->lf / wsum) : NAN;
+			p->worst = c->worst;
+			/* every type without spread: the pair is left out */
+			p->excluded = wsum > 0 || !c->any_excluded ? 0 : PMCF_EPD_NO_SPREAD;
+		}
 	}
+out:
+	free(rs);
+	free(ac);
 	free(tcount);
 	scratch_free(&s, m->nrefs + 1);
 	return NULL;
 }
 
-int pmcf_epd_compute(const pmcf_profile *target, const pmcf_profile *const *refs, size_t nrefs,
-		     const pmcf_epd_opts *opts, pmcf_epd_result **out)
+/* EPD of the nt targets of the compatible matches m[0..nt) into out[0..nt)
+ * (all or none); the matches give up their event names to the results. */
+static int epd_group(struct pmcfi_match *m, size_t nt, const pmcf_epd_opts *opts, pmcf_epd_result **out)
 {
-	pmcfi_clear_error();
-	*out = NULL;
-	pmcf_epd_opts o = PMCF_EPD_OPTS_INIT;
-	int rc = pmcfi_struct_in("pmcf_epd_opts", &o, opts, offsetof(pmcf_epd_opts, formula), sizeof(o));
-	if (rc)
-		return rc;
-	if (o.formula != PMCF_EPD_FLOORED && o.formula != PMCF_EPD_PAPER)
-		return pmcfi_fail(PMCF_EINVAL, "EPD: unknown formula %d", o.formula);
-	if (o.bins < 1 || o.bins > PMCFI_TMD_MAX_BINS)
-		return pmcfi_fail(PMCF_EINVAL, "EPD: %u bins (1 to %d)", o.bins, PMCFI_TMD_MAX_BINS);
-	if (nrefs < 2)
-		return pmcfi_fail(PMCF_ENOENT, "EPD needs at least two reference profiles, got %zu", nrefs);
-	struct pmcfi_match m;
-	int err = pmcfi_match_build(target, refs, nrefs, &m);
-	if (err)
-		return err;
-	pmcf_epd_result *r = calloc(1, sizeof(*r));
-	size_t np = m.nev * (m.nev ? m.nev - 1 : 0) / 2;
+	pmcf_epd_opts o = *opts;
+	int err = 0;
+	size_t nrefs = m->nrefs;
+	size_t np = m->nev * (m->nev ? m->nev - 1 : 0) / 2;
 	size_t(*pairs)[2] = malloc((np ? np : 1) * sizeof(*pairs));
-	if (!r || !pairs) {
-		free(r);
-		free(pairs);
-		pmcfi_match_free(&m);
-		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	pmcf_epd_pair **outs = calloc(nt, sizeof(*outs));
+	double *logs = NULL;
+	for (size_t t = 0; t < nt; t++)
+		out[t] = NULL;
+	if (!pairs || !outs) {
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		goto done;
 	}
-	r->ci_lo = r->ci_hi = NAN;
-	r->total = np;
-	size_t nc = 0;
-	for (size_t a = 0; a < m.nev; a++)
-		for (size_t b = a + 1; b < m.nev; b++) {
+	size_t nc = 0, uncovered = 0;
+	for (size_t a = 0; a < m->nev; a++)
+		for (size_t b = a + 1; b < m->nev; b++) {
 			size_t rep = 0;
 			for (size_t k = 0; k < nrefs; k++)
-				rep += m.refs[k].col[a] && m.refs[k].col[b];
+				rep += m->refs[k].col[a] && m->refs[k].col[b];
 			if (rep < 2) {
-				r->uncovered++;
+				uncovered++;
 				continue;
 			}
 			pairs[nc][0] = a;
@@ -392,11 +453,21 @@ int pmcf_epd_compute(const pmcf_profile *target, const pmcf_profile *const *refs
 				pairs[x - 1][1] = t1;
 			}
 	}
-	r->evaluated = nc;
-	r->pairs = calloc(nc ? nc : 1, sizeof(*r->pairs));
-	r->excluded = calloc(nc ? nc : 1, sizeof(*r->excluded));
-	if (!r->pairs || !r->excluded)
-		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	for (size_t t = 0; t < nt && !err; t++) {
+		pmcf_epd_result *r = out[t] = calloc(1, sizeof(*r));
+		if (r) {
+			r->ci_lo = r->ci_hi = NAN;
+			r->total = np;
+			r->uncovered = uncovered;
+			r->evaluated = nc;
+			r->pairs = calloc(nc ? nc : 1, sizeof(*r->pairs));
+			r->excluded = calloc(nc ? nc : 1, sizeof(*r->excluded));
+		}
+		if (!r || !r->pairs || !r->excluded)
+			err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		else
+			outs[t] = r->pairs;
+	}
 	unsigned nth = o.threads;
 	if (nth == 0) {
 		long c = sysconf(_SC_NPROCESSORS_ONLN);
@@ -410,7 +481,7 @@ int pmcf_epd_compute(const pmcf_profile *target, const pmcf_profile *const *refs
 	pthread_t tid[8];
 	int started[8] = {0};
 	for (unsigned t = 0; t < nth && !err; t++) {
-		jobs[t] = (struct job){&m, &o, pairs, r->pairs, nc, t, nth, 0};
+		jobs[t] = (struct job){m, nt, &o, pairs, outs, nc, t, nth, 0};
 		if (t > 0)
 			started[t] = pthread_create(&tid[t], NULL, worker, &jobs[t]) == 0;
 		if (t > 0 && !started[t])
@@ -424,17 +495,18 @@ int pmcf_epd_compute(const pmcf_profile *target, const pmcf_profile *const *refs
 	}
 	for (unsigned t = 0; t < nth && !err; t++)
 		err = jobs[t].err;
-	/* names and the geometric mean over the scored pairs */
-	size_t scored = 0;
-	double lsum = 0;
-	double *logs = err ? NULL : malloc((nc ? nc : 1) * sizeof(double));
+	/* names and the geometric mean over the scored pairs, per target */
+	logs = err ? NULL : malloc((nc ? nc : 1) * sizeof(double));
 	if (!err && !logs)
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	if (!err) {
-		r->names = m.ev; /* the result keeps the names */
-		r->nnames = m.nev;
-		m.ev = NULL;
-		m.nev = 0;
+	for (size_t t = 0; t < nt && !err; t++) {
+		pmcf_epd_result *r = out[t];
+		size_t scored = 0;
+		double lsum = 0;
+		r->names = m[t].ev; /* the result keeps the names */
+		r->nnames = m[t].nev;
+		m[t].ev = NULL;
+		m[t].nev = 0;
 		for (size_t k = 0; k < nc; k++) {
 			pmcf_epd_pair *p = &r->pairs[scored];
 			*p = r->pairs[k];
@@ -463,17 +535,18 @@ int pmcf_epd_compute(const pmcf_profile *target, const pmcf_profile *const *refs
 			err = pmcfi_fail(
 				PMCF_ENOENT,
 				"EPD: no pair of the target's events was monitored by two references");
-	}
-	if (!err) {
+		if (err)
+			break;
 		r->epd = exp(lsum / (double)scored);
+		uint64_t trng = rng; /* every target's bootstrap from the state after the sample */
 		if (o.sample && o.bootstrap && scored > 1) {
 			double *g = malloc(o.bootstrap * sizeof(double));
 			if (g) {
 				for (unsigned bt = 0; bt < o.bootstrap; bt++) {
-					double s = 0;
+					double sum = 0;
 					for (size_t k = 0; k < scored; k++)
-						s += logs[pmcfi_splitmix64(&rng) % scored];
-					g[bt] = exp(s / (double)scored);
+						sum += logs[pmcfi_splitmix64(&trng) % scored];
+					g[bt] = exp(sum / (double)scored);
 				}
 				r->ci_lo = pmcfi_quantile(g, o.bootstrap, 0.025);
 				r->ci_hi = pmcfi_quantile(g, o.bootstrap, 0.975);
@@ -481,15 +554,90 @@ int pmcf_epd_compute(const pmcf_profile *target, const pmcf_profile *const *refs
 			}
 		}
 	}
+done:
 	free(logs);
+	free(outs);
 	free(pairs);
-	pmcfi_match_free(&m);
-	if (err) {
-		pmcf_epd_result_free(r);
-		return err;
+	if (err)
+		for (size_t t = 0; t < nt; t++) {
+			pmcf_epd_result_free(out[t]);
+			out[t] = NULL;
+		}
+	return err;
+}
+
+int pmcf_epd_compute_many(const pmcf_profile *const *targets, size_t ntargets,
+			  const pmcf_profile *const *refs, size_t nrefs, const pmcf_epd_opts *opts,
+			  pmcf_epd_result **out)
+{
+	pmcfi_clear_error();
+	if (!targets || !out || !ntargets)
+		return pmcfi_fail(PMCF_EINVAL, "EPD: no target");
+	for (size_t t = 0; t < ntargets; t++)
+		out[t] = NULL;
+	pmcf_epd_opts o = PMCF_EPD_OPTS_INIT;
+	int rc = pmcfi_struct_in("pmcf_epd_opts", &o, opts, offsetof(pmcf_epd_opts, formula), sizeof(o));
+	if (rc)
+		return rc;
+	if (o.formula != PMCF_EPD_FLOORED && o.formula != PMCF_EPD_PAPER)
+		return pmcfi_fail(PMCF_EINVAL, "EPD: unknown formula %d", o.formula);
+	if (o.bins < 1 || o.bins > PMCFI_TMD_MAX_BINS)
+		return pmcfi_fail(PMCF_EINVAL, "EPD: %u bins (1 to %d)", o.bins, PMCFI_TMD_MAX_BINS);
+	if (nrefs < 2)
+		return pmcfi_fail(PMCF_ENOENT, "EPD needs at least two reference profiles, got %zu", nrefs);
+	struct pmcfi_match *m = calloc(ntargets, sizeof(*m));
+	size_t *order = malloc(ntargets * sizeof(*order));
+	pmcf_epd_result **gout = malloc(ntargets * sizeof(*gout));
+	unsigned char *done = calloc(ntargets, 1);
+	int err = m && order && gout && done ? 0 : pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	size_t built = 0;
+	for (; built < ntargets && !err; built++)
+		err = pmcfi_match_build(targets[built], refs, nrefs, &m[built]);
+	if (err && built)
+		built--; /* the failed build freed its own match */
+	/* groups of compatible targets, each evaluated on one reference side */
+	for (size_t first = 0; first < ntargets && !err; first++) {
+		if (done[first])
+			continue;
+		size_t n = 0;
+		for (size_t t = first; t < ntargets; t++)
+			if (!done[t] && pmcfi_match_compatible(&m[first], &m[t]))
+				order[n++] = t;
+		struct pmcfi_match *gm = malloc(n * sizeof(*gm));
+		if (!gm) {
+			err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+			break;
+		}
+		for (size_t g = 0; g < n; g++)
+			gm[g] = m[order[g]];
+		err = epd_group(gm, n, &o, gout);
+		for (size_t g = 0; g < n; g++) {
+			m[order[g]] = gm[g]; /* the names went to the results */
+			done[order[g]] = 1;
+			out[order[g]] = gout[g];
+		}
+		free(gm);
 	}
-	*out = r;
-	return 0;
+	for (size_t t = 0; m && t < built; t++)
+		pmcfi_match_free(&m[t]);
+	if (err)
+		for (size_t t = 0; t < ntargets; t++) {
+			pmcf_epd_result_free(out[t]);
+			out[t] = NULL;
+		}
+	free(m);
+	free(order);
+	free(gout);
+	free(done);
+	return err;
+}
+
+int pmcf_epd_compute(const pmcf_profile *target, const pmcf_profile *const *refs, size_t nrefs,
+		     const pmcf_epd_opts *opts, pmcf_epd_result **out)
+{
+	if (out)
+		*out = NULL;
+	return pmcf_epd_compute_many(&target, 1, refs, nrefs, opts, out);
 }
 
 void pmcf_epd_result_free(pmcf_epd_result *r)

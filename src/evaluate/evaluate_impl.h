@@ -52,4 +52,8 @@ struct pmcfi_match {
 int pmcfi_match_build(const pmcf_profile *target, const pmcf_profile *const *refs, size_t nrefs,
 		      struct pmcfi_match *m);
 void pmcfi_match_free(struct pmcfi_match *m);
+/* 1 when x and y (built against the same references) match the same events
+ * and XU types in the same order: their reference views are then equal
+ * (the same columns, types and ranges), and one serves both targets. */
+int pmcfi_match_compatible(const struct pmcfi_match *x, const struct pmcfi_match *y);
 #endif

@@ -126,3 +126,19 @@ void pmcfi_match_free(struct pmcfi_match *m)
 	free(m->types);
 	memset(m, 0, sizeof(*m));
 }
+
+int pmcfi_match_compatible(const struct pmcfi_match *x, const struct pmcfi_match *y)
+{
+	if (x->nev != y->nev || x->ntypes != y->ntypes || x->nrefs != y->nrefs)
+		return 0;
+	for (size_t e = 0; e < x->nev; e++)
+		if (strcmp(x->ev[e], y->ev[e]) != 0)
+			return 0;
+	for (size_t t = 0; t < x->ntypes; t++)
+		if (strcmp(x->types[t], y->types[t]) != 0)
+			return 0;
+	for (size_t r = 0; r < x->nrefs; r++)
+		if (x->refs[r].p != y->refs[r].p)
+			return 0;
+	return 1;
+}

@@ -119,6 +119,26 @@ expect_ok "$PMCFUSE" correrr --json hem.pmcf refs
 ch=$(jq -r .correrr <<<"$OUT")
 awk -v f="$cf" -v h="$ch" 'BEGIN { exit !(f >= 0 && h <= 2 && h > f) }' || fail "correrr fused $cf, HEM $ch"
 ok
+# several targets against the same references: one list, each object its
+# target's, the values those of one target at a time (to the last digit)
+expect_ok "$PMCFUSE" epd --json fused.pmcf hem.pmcf fresh.pmcf refs
+expect_eq '["fused.pmcf","hem.pmcf","fresh.pmcf"]' "$(jq -c '[.[].target]' <<<"$OUT")"
+expect_eq "$fused $hem $fresh" "$(jq -r '[.[].epd] | map(tostring) | join(" ")' <<<"$OUT")"
+expect_eq "$(jq -c 'del(.target)' fresh.json)" "$(jq -c '.[2] | del(.target)' <<<"$OUT")"
+expect_ok "$PMCFUSE" correrr --json fused.pmcf hem.pmcf refs
+expect_eq "$cf $ch" "$(jq -r '[.[].correrr] | map(tostring) | join(" ")' <<<"$OUT")"
+expect_ok "$PMCFUSE" epd fused.pmcf hem.pmcf refs
+expect_match '^fused.pmcf:' "$OUT"
+expect_match 'hem.pmcf:' "$OUT"
+expect_ok "$PMCFUSE" correrr fused.pmcf hem.pmcf refs
+expect_match 'hem.pmcf:' "$OUT"
+# a target of another program run than the first is refused, as references are
+expect_ok "$PMCFUSE" record -e "$set0" -o other.pmcf --sim kmeans,model=v1
+expect_fail 1 "$PMCFUSE" epd fused.pmcf other.pmcf refs
+expect_match 'targets of another run; use --force' "$ERR"
+expect_fail 1 "$PMCFUSE" correrr fused.pmcf other.pmcf refs
+expect_match 'targets of another run' "$ERR"
+ok
 
 # ---- truth ----------------------------------------------------------------------
 expect_ok "$PMCFUSE" truth --json fused.pmcf

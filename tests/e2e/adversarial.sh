@@ -93,6 +93,16 @@ expect_fail 1 "$PMCFUSE" epd srefs/ref-001.pmcf dup
 expect_match 'dup/a.pmcf and dup/b.pmcf are the same execution \(identical copies\)' "$ERR"
 expect_ok "$PMCFUSE" epd srefs/ref-001.pmcf srefs
 
+# several targets: each of the first's program run (the references are)
+row targets-mismatch
+expect_ok "$PMCFUSE" run -e PAPI_L1_DCM,PAPI_L2_TCM -o starget.pmcf --sim seidel,blocks=4
+expect_fail 1 "$PMCFUSE" epd srefs/ref-001.pmcf starget.pmcf target.pmcf srefs
+expect_match "epd: srefs/ref-001.pmcf and target.pmcf are not the same program run \(program 'seidel' vs 'cholesky'\): targets of another run; use --force" "$ERR"
+expect_fail 1 "$PMCFUSE" correrr srefs/ref-001.pmcf starget.pmcf target.pmcf srefs
+expect_match "correrr: .*targets of another run" "$ERR"
+expect_ok "$PMCFUSE" epd --force --json srefs/ref-001.pmcf starget.pmcf target.pmcf srefs
+expect_eq 3 "$(jq length <<<"$OUT")"
+
 # ---- multiplexing ----------------------------------------------------------
 row mux-fits
 # rr/roc with a set that fits the counters: nothing rotates (a rotation

@@ -13,11 +13,14 @@
  * --digest prints a hash of each fused profile (labels, values, provenance,
  * match distances), to check that a faster combination pairs the same XUs.
  * -t THREADS clusters the types of a BC step on that many threads (the
- * seconds column is then the wall time to compare).
+ * seconds column is then the wall time to compare). --labels tree gives the
+ * real shape the deep labels of a task tree (parent.RANK.ADDR per level, as
+ * the collector writes them) instead of flat 0.i; the values are the same.
  * usage: bench_combine [-p PROFILES] [-s STRATEGY]... [--shape synthetic|real|both]
- *        [-t THREADS] [--digest] [N...] (default: -p 15, every strategy, both
+ *        [--labels flat|tree] [-t THREADS] [--digest] [N...] (default: -p 15, every strategy, both
  *        shapes, one thread, 10000 100000 1000000) */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,7 +105,7 @@ static pmcf_profile *make(size_t j, size_t n, const double *size)
 /* Real-shaped execution j of n XUs (the first n of the program's tasks:
  * a tree search or simulation explores a little more or less each run).
  * Task i has latent work w[i] (us); task 0 spans the whole run. */
-static pmcf_profile *make_real(size_t j, size_t n, const double *w)
+static pmcf_profile *make_real(size_t j, size_t n, const double *w, char *const *tlab, const size_t *tpar)
 {
 	pmcf_profile *p;
 	int err = pmcf_profile_new(&p);
@@ -131,8 +134,8 @@ static pmcf_profile *make_real(size_t j, size_t n, const double *w)
 			      .thread = (int32_t)(i % 2),
 			      .cpu = -1,
 			      .start_ns = clock,
-			      .label = lab,
-			      .parent_label = "0"};
+			      .label = tlab ? tlab[i] : lab,
+			      .parent_label = tlab && tpar[i] != SIZE_MAX ? tlab[tpar[i]] : "0"};
 		clock += 100;
 		xu.end_ns = xu.start_ns + 1000;
 		if ((err = pmcf_profile_xu_add(p, &xu, NULL)))
@@ -159,6 +162,58 @@ static pmcf_profile *make_real(size_t j, size_t n, const double *w)
 		}
 	}
 	return p;
+}
+
+/* --labels tree: labels of a task tree as the OpenMP collector writes them
+ * (docs/collector.md: a task created in a task is parent.RANK.ADDR), one
+ * per task of a recursive divide and conquer: task i is at in-order
+ * position i of a binary tree whose every node splits its range at a
+ * uniformly random point (a quicksort's tree: about 2 ln n levels on
+ * average, some branches over twice that; a real quicksort of 114,356
+ * tasks had labels of up to 78 components, a tree search of 127,657 up to
+ * 124). The same tree for every execution (one program); par[i] is i's
+ * parent, SIZE_MAX for the root. Deep labels are what real programs give
+ * and what the flat "0.i" labels of the default never exercise. */
+static char **tree_labels(size_t n, size_t **par_out)
+{
+	struct range {
+		size_t lo, hi, parent;
+		int rank;
+	};
+	char **lab = calloc(n, sizeof(*lab));
+	size_t *par = malloc(n * sizeof(*par));
+	struct range *st = malloc((n + 1) * sizeof(*st));
+	if (!lab || !par || !st) {
+		fprintf(stderr, "bench_combine: out of memory\n");
+		exit(1);
+	}
+	struct pmcfi_rng r;
+	pmcfi_rng_seed(&r, 11);
+	size_t top = 0;
+	st[top++] = (struct range){0, n, SIZE_MAX, 0};
+	while (top) {
+		struct range g = st[--top];
+		if (g.lo >= g.hi)
+			continue;
+		size_t m = g.lo + (size_t)(pmcfi_rng_unif(&r) * (double)(g.hi - g.lo));
+		m = m < g.hi ? m : g.hi - 1;
+		const char *pl = g.parent == SIZE_MAX ? "0.1.4851" : lab[g.parent];
+		size_t len = strlen(pl) + 32;
+		if (!(lab[m] = malloc(len))) {
+			fprintf(stderr, "bench_combine: out of memory\n");
+			exit(1);
+		}
+		if (g.parent == SIZE_MAX)
+			snprintf(lab[m], len, "%s", pl);
+		else
+			snprintf(lab[m], len, "%s.%d.%d", pl, g.rank, g.rank == 1 ? 5163 : 5225);
+		par[m] = g.parent;
+		st[top++] = (struct range){m + 1, g.hi, m, 2};
+		st[top++] = (struct range){g.lo, m, m, 1};
+	}
+	free(st);
+	*par_out = par;
+	return lab;
 }
 
 /* FNV-1a over everything a combination decides. */
@@ -232,13 +287,15 @@ static double baseline(pmcf_profile **in, size_t np, size_t n)
 int main(int argc, char **argv)
 {
 	size_t np = 15, sizes[16], ns = 0;
-	int dig = 0, shapes = 3; /* 1 synthetic, 2 real */
+	int dig = 0, shapes = 3, tree = 0; /* 1 synthetic, 2 real */
 	unsigned threads = 1;
 	const char *only[8];
 	size_t nonly = 0;
 	for (int a = 1; a < argc; a++) {
 		if (strcmp(argv[a], "--digest") == 0)
 			dig = 1;
+		else if (strcmp(argv[a], "--labels") == 0 && a + 1 < argc)
+			tree = strcmp(argv[++a], "tree") == 0;
 		else if (strcmp(argv[a], "-t") == 0 && a + 1 < argc)
 			threads = (unsigned)strtoul(argv[++a], NULL, 10);
 		else if (strcmp(argv[a], "--shape") == 0 && a + 1 < argc) {
@@ -247,10 +304,12 @@ int main(int argc, char **argv)
 		} else if (strcmp(argv[a], "-s") == 0 && a + 1 < argc && nonly < 8)
 			only[nonly++] = argv[++a];
 		else if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0) {
-			printf("usage: bench_combine [-p PROFILES] [-s STRATEGY]... [--shape S] [--digest] "
-			       "[N...]\n"
+			printf("usage: bench_combine [-p PROFILES] [-s STRATEGY]... [--shape S] [--labels L] "
+			       "[--digest] [N...]\n"
 			       "  -p PROFILES  profiles fused (default 15)\n"
 			       "  --shape S    synthetic, real or both (default both)\n"
+			       "  --labels L   real shape's labels: flat (0.i, default) or tree (a task\n"
+			       "               tree's, parent.RANK.ADDR, as deep as a real quicksort's)\n"
 			       "  -t THREADS   bc family: types clustered at once (default 1; 0: the CPUs)\n"
 			       "  -s STRATEGY  only this strategy (ctc, lgl, bc, bc-unlabeled; bc-label,\n"
 			       "               bc-lgl only when named; repeatable)\n"
@@ -279,7 +338,7 @@ int main(int argc, char **argv)
 		int real = (int)(k % 2);
 		if (!(shapes & (1 << real)))
 			continue;
-		const char *shape = real ? "real" : "synthetic";
+		const char *shape = real ? (tree ? "real-tree" : "real") : "synthetic";
 		double *size = malloc(n * sizeof(double));
 		struct pmcfi_rng r;
 		pmcfi_rng_seed(&r, 7);
@@ -295,9 +354,17 @@ int main(int argc, char **argv)
 					  (1 + 0.1 * pmcfi_rng_unif(&r));
 			size[0] = 7 * (double)n;
 		}
+		size_t *tpar = NULL;
+		char **tlab = real && tree ? tree_labels(n, &tpar) : NULL;
 		pmcf_profile **in = malloc(np * sizeof(*in));
 		for (size_t j = 0; j < np; j++)
-			in[j] = real ? make_real(j, n - (j % 3) * (n / 1000), size) : make(j, n, size);
+			in[j] = real ? make_real(j, n - (j % 3) * (n / 1000), size, tlab, tpar)
+				     : make(j, n, size);
+		if (tlab)
+			for (size_t i = 0; i < n; i++)
+				free(tlab[i]);
+		free(tlab);
+		free(tpar);
 		double c0 = cpu(), base = baseline(in, np, real ? n - 2 * (n / 1000) : n);
 		printf("%-10zu %-9s %-13s %10.3f %10.3f %12s %8.0fns\n", n, shape, "baseline", base,
 		       cpu() - c0, "1.00", base / (double)n * 1e9);

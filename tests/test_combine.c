@@ -874,6 +874,96 @@ static void test_label_keys(void **state)
 		pmcf_profile_free(in[j]);
 }
 
+/* Labels of a task tree as real programs give them (parent.RANK.ADDR per
+ * level, tens of levels deep: a recursive sort or tree search), numbered
+ * in creation order: node i of n at in-order position i of a tree whose
+ * nodes split their range at a random point, a third of them very unevenly
+ * (deep branches). ADDR is 0-padded at random (`05163` = `5163`). Labels
+ * are malloc'd into lab[0..n); returns the deepest label's components. */
+static size_t deep_tree_labels(char **lab, size_t n, uint64_t *s)
+{
+	struct range {
+		size_t lo, hi, parent;
+		int rank;
+	} st[1024];
+	size_t top = 0, deepest = 0;
+	st[top++] = (struct range){0, n, SIZE_MAX, 0};
+	while (top) {
+		struct range g = st[--top];
+		if (g.lo >= g.hi)
+			continue;
+		size_t w = g.hi - g.lo, m = g.lo + rnd(s) % w;
+		if (rnd(s) % 3 == 0) /* uneven: the split near an end */
+			m = rnd(s) % 2 ? g.lo + rnd(s) % (w / 16 + 1) : g.hi - 1 - rnd(s) % (w / 16 + 1);
+		const char *pl = g.parent == SIZE_MAX ? "0.1.4851" : lab[g.parent];
+		size_t len = strlen(pl) + 32;
+		lab[m] = malloc(len);
+		assert_non_null(lab[m]);
+		if (g.parent == SIZE_MAX)
+			snprintf(lab[m], len, "%s", pl);
+		else
+			snprintf(lab[m], len, "%s.%d.%s%d", pl, g.rank, rnd(s) % 4 ? "" : "0",
+				 g.rank == 1 ? 5163 : 5225);
+		size_t nc = 1;
+		for (const char *c = lab[m]; *c; c++)
+			nc += *c == '.';
+		deepest = nc > deepest ? nc : deepest;
+		assert_true(top + 2 <= sizeof(st) / sizeof(st[0]));
+		st[top++] = (struct range){m + 1, g.hi, m, 2};
+		st[top++] = (struct range){g.lo, m, m, 1};
+	}
+	return deepest;
+}
+
+/* BC's label order of numeric labels (radix by component, bc.c) equals the
+ * comparison sort's on deep labels too: every bc-family strategy fuses the
+ * same with either. Few distinct durations, so that cells hold many XUs of
+ * each side and the label order decides the pairs; each input lists its
+ * XUs in another order, and input 1 has fewer. */
+static void test_bc_deep_labels(void **state)
+{
+	(void)state;
+	enum { N = 700, P = 3 };
+	static const char *const E[P][2] = {{"duration", "x"}, {"duration", "y"}, {"duration", "z"}};
+	char *lab[N];
+	uint64_t s = 4242;
+	size_t deepest = deep_tree_labels(lab, N, &s);
+	assert_true(deepest >= 60); /* over 30 levels: what the test is for */
+	pmcf_profile *in[P];
+	for (size_t j = 0; j < P; j++) {
+		size_t n = j == 1 ? N - 40 : N, perm[N];
+		for (size_t i = 0; i < N; i++)
+			perm[i] = i;
+		for (size_t i = N - 1; i > 0; i--) {
+			size_t k = rnd(&s) % (i + 1), t = perm[i];
+			perm[i] = perm[k];
+			perm[k] = t;
+		}
+		struct hx h[N];
+		for (size_t i = 0; i < n; i++)
+			h[i] = (struct hx){(uint32_t)(perm[i] % 2),
+					   lab[perm[i]],
+					   i,
+					   {(double)(rnd(&s) % 3 + 1), (double)(rnd(&s) % 5), 0, 0}};
+		in[j] = mk("prog", E[j], 2, h, n);
+	}
+	static const int strategies[] = {PMCF_COMBINE_BC, PMCF_COMBINE_BC_UNLABELED, PMCF_COMBINE_BC_LABEL,
+					 PMCF_COMBINE_BC_LGL};
+	for (size_t k = 0; k < sizeof(strategies) / sizeof(strategies[0]); k++) {
+		cmbi_bc_label_qsort = 1;
+		pmcf_profile *f0 = fuse(strategies[k], 3, in, P, NULL);
+		cmbi_bc_label_qsort = 0;
+		pmcf_profile *f1 = fuse(strategies[k], 3, in, P, NULL);
+		same_fused(f0, f1);
+		pmcf_profile_free(f0);
+		pmcf_profile_free(f1);
+	}
+	for (size_t j = 0; j < P; j++)
+		pmcf_profile_free(in[j]);
+	for (size_t i = 0; i < N; i++)
+		free(lab[i]);
+}
+
 /* bc-label (bc.c, label_pair_cell): inside a cell (here one cell: every XU
  * has the same duration, so no event separates them), XUs with equal labels
  * pair first, then the closest in the label tree (0.1 with 0.1.5), and what
@@ -1010,6 +1100,7 @@ int main(void)
 		cmocka_unit_test(test_bc_three_and_fca),
 		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_label_keys),
+		cmocka_unit_test(test_bc_deep_labels),
 		cmocka_unit_test(test_bc_label_equal_first),
 		cmocka_unit_test(test_bc_lgl_labels_first),
 		cmocka_unit_test(test_strategy_names),

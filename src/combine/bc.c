@@ -1302,7 +1302,13 @@ static int cmp_lab(const void *a, const void *b, void *ctx)
  * order into order[0..n): a stable radix sort by each component from the
  * last to the first (ancestors, with no such component, first), in s and tmp;
  * 0 when some label is not numeric. Ties keep their index order, as
- * cmp_lab's. */
+ * cmp_lab's. Labels deeper than NUMERIC_DEPTH components are left to the
+ * comparison sort: a pass per component reads every label from its start
+ * (n x depth x length), while comparisons skip the common prefix; a task
+ * tree's labels (parent.RANK.ADDR per level, 100 components and more) made
+ * bc 7-11x ctc on real programs (bench/RESULTS.md). */
+#define NUMERIC_DEPTH 16
+
 static int numeric_order(const char **lab, const uint32_t *len, uint32_t n, uint32_t *order, struct skey *s,
 			 struct skey *tmp)
 {
@@ -1313,6 +1319,8 @@ static int numeric_order(const char **lab, const uint32_t *len, uint32_t n, uint
 			return 0;
 		depth = (size_t)c > depth ? (size_t)c : depth;
 	}
+	if (depth > NUMERIC_DEPTH)
+		return 0;
 	for (uint32_t q = 0; q < n; q++)
 		s[q] = (struct skey){0, q, 0};
 	for (size_t c = depth; c-- > 0;) {

@@ -16,7 +16,7 @@
 static const char usage[] =
 	"usage: pmcfuse record -e EVENTS [--pmcs N] [--multiplex none|kernel|rr|roc]\n"
 	"                      [--period-ms P] [--estimate cumulative|local]\n"
-	"                      [-q] [--json]\n"
+	"                      [--program-output FILE|-] [-q] [--json]\n"
 	"                      -o OUT (--sim SPEC | -- PROG ARGS | --plan plan.json --set K)\n\n"
 	"Records one execution profile: every XU with its type, label, thread, cpu, times\n"
 	"and one value per monitored event (duration always first). A simulated source\n"
@@ -46,6 +46,9 @@ static const char usage[] =
 	"                        the plan; the profile stores the plan's digest and K,\n"
 	"                        which combine checks (docs/slurm.md: a job array)\n"
 	"  -- PROG ARGS          a real program, counted with perf_event (docs/collector.md)\n"
+	"  --program-output F    append the program's stdout and stderr to file F instead of\n"
+	"                        pmcfuse's own (- : pmcfuse's own, the default; with --json\n"
+	"                        the program's stdout goes to stderr)\n"
 	"  -q, --quiet           no summary line: errors (and warnings) only\n"
 	"  --json                the summary as one JSON object on stdout: output, source,\n"
 	"                        xus, events, complete, observed (a program), multiplex\n";
@@ -163,7 +166,7 @@ static int finish(const char *verb, pmcf_source *src, int err, pmcf_profile *p, 
 	return CLI_OK;
 }
 
-enum { OPT_SIM = 256, OPT_PMCS, OPT_MUX, OPT_PERIOD, OPT_EST, OPT_PLAN, OPT_SET };
+enum { OPT_SIM = 256, OPT_PMCS, OPT_MUX, OPT_PERIOD, OPT_EST, OPT_PLAN, OPT_SET, OPT_PROGOUT };
 
 /* The source's options (--pmcs, --multiplex, --period-ms, --estimate) into
  * *o, with which ones were given: 1 when c was one of them (*st set to an
@@ -215,7 +218,7 @@ static int source_option(const char *verb, int c, pmcf_source_opts *o, int *pmcs
 
 /* The command line. */
 struct rec {
-	const char *events, *out, *sim, *plan, *setarg;
+	const char *events, *out, *sim, *plan, *setarg, *progout;
 	pmcf_source_opts o;
 	int pmcs_given, period_given, est_given, json;
 	int prog_argc; /* the program after --, if any */
@@ -235,6 +238,8 @@ static int check_args(const char *verb, struct rec *r, int argc, char **argv, in
 	}
 	if (r->setarg && !r->plan)
 		return cli_usage_error(verb, "--set needs --plan plan.json");
+	if (r->sim && r->progout)
+		return cli_usage_error(verb, "--program-output is for a program (-- PROG ARGS), not --sim");
 	if (r->plan && r->events)
 		return cli_usage_error(verb, "give -e EVENTS or --plan, not both");
 	if (!r->out)
@@ -261,6 +266,13 @@ static int record_profile(const char *verb, struct rec *r)
 	int rc = cli_check_output(verb, r->out);
 	if (rc)
 		return rc;
+	/* --program-output F: the program writes to F (opened by the relay's
+	 * own rules; record shows no progress, so nothing is relayed) */
+	struct cli_progout pout;
+	if ((rc = cli_progout_open(verb, r->progout, r->json, NULL, &pout)))
+		return rc;
+	if (pout.file >= 0)
+		po.stdout_fd = po.stderr_fd = pout.file;
 	cli_signals_catch();
 	if (r->plan)
 		rc = load_plan_set(verb, r->plan, r->setarg, &pc, &r->o, r->pmcs_given);
@@ -277,6 +289,7 @@ static int record_profile(const char *verb, struct rec *r)
 	pmcf_evlist_free(set);
 	pmcf_source_free(src);
 	pmcf_plan_free(pc.plan);
+	cli_progout_close(&pout);
 	return rc;
 }
 
@@ -295,6 +308,7 @@ int cmd_record(int argc, char **argv)
 		{"estimate", required_argument, NULL, OPT_EST},
 		{"plan", required_argument, NULL, OPT_PLAN},
 		{"set", required_argument, NULL, OPT_SET},
+		{"program-output", required_argument, NULL, OPT_PROGOUT},
 		CLI_OUTPUT_LONGOPTS,
 		CLI_JSON_LONGOPT,
 		{NULL, 0, NULL, 0},
@@ -324,6 +338,7 @@ int cmd_record(int argc, char **argv)
 		case OPT_SIM: r.sim = optarg; break;
 		case OPT_PLAN: r.plan = optarg; break;
 		case OPT_SET: r.setarg = optarg; break;
+		case OPT_PROGOUT: r.progout = optarg; break;
 		case ':': return cli_usage_error(verb, "option '%s' needs a value", argv[optind - 1]);
 		default: return cli_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
 		}

@@ -173,7 +173,13 @@ expect_eq 2 "$(grep -c 'prog-outprog-err' prog.log)"
 expect_ok "$PMCFUSE" reference --program-output rprog.log -e page-faults,context-switches --repeat 2 -o rp -- "${PROG[@]}"
 expect_nomatch 'prog-' "$OUT$ERR"
 expect_eq "$(ls rp/*.pmcf | wc -l)" "$(grep -c '^==> pmcfuse reference: exec' rprog.log)"
+# record --program-output FILE: the program's output there, none outside
+expect_ok "$PMCFUSE" record --program-output recprog.log -e page-faults -o rpo.pmcf -- "${PROG[@]}"
+expect_nomatch 'prog-' "$OUT$ERR"
+expect_eq 1 "$(grep -c 'prog-outprog-err' recprog.log)"
 row output-options
+expect_fail 1 "$PMCFUSE" record --program-output x.log -e "$EV" -o s.pmcf --sim "$SIM"
+expect_match 'program-output is for a program' "$ERR"
 expect_fail 1 "$PMCFUSE" run --program-output x.log -e "$EV" -o s.pmcf --sim "$SIM"
 expect_match 'program-output is for a program' "$ERR"
 expect_fail 1 "$PMCFUSE" run --program-output /nonexistent/dir/x.log -e page-faults -o s.pmcf -- true

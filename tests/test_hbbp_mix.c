@@ -950,6 +950,62 @@ static void test_image_lines(void **state)
 	}
 }
 
+/* A stripped binary (no .symtab; what distributions ship): its functions
+ * come from .eh_frame_hdr's FDE starts, as sub_ADDR, instead of one
+ * function per section gap (`imix report --by function` said .text@ADDR
+ * for the whole program). */
+static void test_image_stripped(void **state)
+{
+	(void)state;
+	char cmd[4096], bin[700], sbin[700], src[700];
+	if (system("command -v cc >/dev/null 2>&1 && command -v strip >/dev/null 2>&1") != 0) {
+		print_message("skipped: no cc or strip\n");
+		skip();
+	}
+	const char *d = tmp("stripped");
+	snprintf(src, sizeof(src), "%s/s.c", d);
+	snprintf(bin, sizeof(bin), "%s/s", d);
+	snprintf(sbin, sizeof(sbin), "%s/s_stripped", d);
+	FILE *f = fopen(src, "w");
+	assert_non_null(f);
+	fputs("#include <stdlib.h>\n"
+	      "__attribute__((noinline)) long s_fn(long n)\n"
+	      "{ long a = 0; for (long i = 0; i < n; i++) a += i * 3 ^ (i >> 2); return a; }\n"
+	      "int main(int c, char **v) { return (int)s_fn(c > 1 ? atol(v[1]) : 5); }\n",
+	      f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cc -O2 -o %s %s && strip -o %s %s", bin, src, sbin, bin);
+	assert_int_equal(system(cmd), 0);
+	unsigned long long fn = 0, mn = 0;
+	snprintf(cmd, sizeof(cmd), "nm -P %s", bin);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	char ln[512];
+	while (fgets(ln, sizeof(ln), p)) {
+		sscanf(ln, "s_fn T %llx", &fn);
+		sscanf(ln, "main T %llx", &mn);
+	}
+	pclose(p);
+	assert_true(fn != 0 && mn != 0);
+	struct hbbp_image *im = NULL;
+	assert_int_equal(hbbpi_image_open(bin, &im), 0);
+	assert_string_equal(hbbpi_image_func(im, fn)->name, "s_fn"); /* symbols first */
+	hbbpi_image_free(im);
+	assert_int_equal(hbbpi_image_open(sbin, &im), 0);
+	char want[32];
+	snprintf(want, sizeof(want), "sub_%llx", fn);
+	struct hbbp_func *fu = hbbpi_image_func(im, fn);
+	assert_non_null(fu);
+	assert_string_equal(fu->name, want);
+	assert_int_equal(fu->start, fn);
+	struct hbbp_func *fm = hbbpi_image_func(im, mn);
+	assert_non_null(fm);
+	snprintf(want, sizeof(want), "sub_%llx", mn);
+	assert_string_equal(fm->name, want);
+	assert_true(fu->end <= mn || fm->end <= fn); /* two functions, apart */
+	hbbpi_image_free(im);
+}
+
 static const char *write_file(const char *name, const char *text)
 {
 	static char p[700];
@@ -1115,17 +1171,29 @@ static void test_train(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_exact_bbec),  cmocka_unit_test(test_cutoff),
-		cmocka_unit_test(test_ebs_only),    cmocka_unit_test(test_image),
-		cmocka_unit_test(test_image_lines), cmocka_unit_test(test_callgrind),
-		cmocka_unit_test(test_compare),     cmocka_unit_test(test_keys),
-		cmocka_unit_test(test_train),       cmocka_unit_test(test_time_to_count),
-		cmocka_unit_test(test_skid),        cmocka_unit_test(test_time_to_count_regions),
-		cmocka_unit_test(test_chase_loads), cmocka_unit_test(test_iv_rates),
-		cmocka_unit_test(test_iv_arm_cap),  cmocka_unit_test(test_iv_nest),
-		cmocka_unit_test(test_iv_calls),    cmocka_unit_test(test_iv_rows),
-		cmocka_unit_test(test_mca_name),    cmocka_unit_test(test_mca_path),
-		cmocka_unit_test(test_arms),        cmocka_unit_test(test_arms_not_run),
+		cmocka_unit_test(test_exact_bbec),
+		cmocka_unit_test(test_cutoff),
+		cmocka_unit_test(test_ebs_only),
+		cmocka_unit_test(test_image),
+		cmocka_unit_test(test_image_lines),
+		cmocka_unit_test(test_image_stripped),
+		cmocka_unit_test(test_callgrind),
+		cmocka_unit_test(test_compare),
+		cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_train),
+		cmocka_unit_test(test_time_to_count),
+		cmocka_unit_test(test_skid),
+		cmocka_unit_test(test_time_to_count_regions),
+		cmocka_unit_test(test_chase_loads),
+		cmocka_unit_test(test_iv_rates),
+		cmocka_unit_test(test_iv_arm_cap),
+		cmocka_unit_test(test_iv_nest),
+		cmocka_unit_test(test_iv_calls),
+		cmocka_unit_test(test_iv_rows),
+		cmocka_unit_test(test_mca_name),
+		cmocka_unit_test(test_mca_path),
+		cmocka_unit_test(test_arms),
+		cmocka_unit_test(test_arms_not_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

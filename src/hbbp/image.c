@@ -78,6 +78,80 @@ void hbbpi_image_free(struct hbbp_image *im)
 	free(im);
 }
 
+/* The first of the n functions fs (sorted, disjoint) that ends after addr. */
+static size_t func_after(const struct hbbp_func *fs, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (fs[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Functions that no symbol names (a stripped image): every FDE start of
+ * .eh_frame_hdr's search table (unwinders need it, so strip keeps it), up
+ * to the next FDE start or named function (padding included), as sub_ADDR.
+ * The table encoding GNU ld and lld write (datarel sdata4) only; otherwise,
+ * or without such a table, the gaps stay functions named after their section. */
+static int fde_funcs(struct hbbp_image *im, const struct sect *sects, size_t nsects, struct hbbp_func **fs,
+		     size_t *nf, size_t *capf)
+{
+	Elf *e = im->elf;
+	size_t shstrndx, nsym = *nf;
+	if (elf_getshdrstrndx(e, &shstrndx) != 0)
+		return 0;
+	Elf_Scn *hs = NULL;
+	GElf_Shdr hsh;
+	for (Elf_Scn *sc = elf_nextscn(e, NULL); sc && !hs; sc = elf_nextscn(e, sc)) {
+		const char *nm = gelf_getshdr(sc, &hsh) ? elf_strptr(e, shstrndx, hsh.sh_name) : NULL;
+		if (nm && strcmp(nm, ".eh_frame_hdr") == 0 && hsh.sh_type == SHT_PROGBITS)
+			hs = sc;
+	}
+	Elf_Data *d = hs ? elf_rawdata(hs, NULL) : NULL;
+	if (!d || !d->d_buf || d->d_size < 12)
+		return 0;
+	const uint8_t *b = d->d_buf;
+	/* version 1; eh_frame_ptr and fde_count 4 bytes; table datarel sdata4 */
+	if (b[0] != 1 || ((b[1] & 0x0f) != 0x03 && (b[1] & 0x0f) != 0x0b) || (b[2] != 0x03 && b[2] != 0x0b) ||
+	    b[3] != 0x3b)
+		return 0;
+	uint32_t cnt;
+	memcpy(&cnt, b + 8, 4);
+	if ((d->d_size - 12) / 8 < cnt)
+		return 0;
+	int rc = 0;
+	for (uint32_t i = 0; i < cnt && !rc; i++) {
+		int32_t loc, next;
+		memcpy(&loc, b + 12 + (size_t)i * 8, 4);
+		uint64_t start = hsh.sh_addr + (uint64_t)(int64_t)loc, hi = UINT64_MAX;
+		if (i + 1 < cnt) { /* the table is sorted: up to the next FDE */
+			memcpy(&next, b + 12 + (size_t)(i + 1) * 8, 4);
+			hi = hsh.sh_addr + (uint64_t)(int64_t)next;
+		}
+		size_t j = func_after(*fs, nsym, start);
+		if ((j < nsym && (*fs)[j].start <= start) || hi <= start)
+			continue; /* a symbol names it */
+		if (j < nsym && hi > (*fs)[j].start)
+			hi = (*fs)[j].start;
+		for (size_t k = 0; k < nsects; k++) {
+			const struct sect *sc = &sects[k];
+			if (start < sc->addr || start >= sc->addr + sc->size)
+				continue;
+			if (hi > sc->addr + sc->size)
+				hi = sc->addr + sc->size;
+			char nm[32];
+			snprintf(nm, sizeof(nm), "sub_%llx", (unsigned long long)start);
+			rc = add_func(fs, nf, capf, nm, start, hi, sc->bytes + (start - sc->addr));
+			break;
+		}
+	}
+	return rc;
+}
+
 static int load(struct hbbp_image *im)
 {
 	Elf *e = im->elf;
@@ -170,6 +244,8 @@ static int load(struct hbbp_image *im)
 		fs[w++] = fs[i];
 	}
 	nf = w;
+	if (!rc && (rc = fde_funcs(im, sects, nsects, &fs, &nf, &capf)) == 0 && nf)
+		qsort(fs, nf, sizeof(*fs), func_cmp);
 	/* gaps of executable sections become functions named after the section */
 	size_t nsym = nf;
 	for (size_t k = 0; k < nsects && !rc; k++) {

@@ -102,7 +102,7 @@ struct grid {
 	size_t iterations;
 	unsigned dmax;
 	/* this grid pass: cb > 0 when the cell coordinates, cb bits each (c_0
-	 * most significant), are the sort key itself (k cb <= 64); else 0 and
+	 * most significant), are the sort key itself (k cb < 64); else 0 and
 	 * the key is their sum and hash bits */
 	unsigned cb, d;
 };

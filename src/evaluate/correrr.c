@@ -237,6 +237,20 @@ done:
 	return err;
 }
 
+struct correrr_cb_ctx {
+	pmcf_correrr_result **out, **gout;
+};
+
+/* One group of compatible targets: its results to their targets' places. */
+static int correrr_cb(void *ctx, struct pmcfi_match *gm, size_t n, const size_t *pos)
+{
+	struct correrr_cb_ctx *c = ctx;
+	int err = correrr_group(gm, n, c->gout);
+	for (size_t g = 0; g < n; g++)
+		c->out[pos[g]] = c->gout[g];
+	return err;
+}
+
 int pmcf_correrr_compute_many(const pmcf_profile *const *targets, size_t ntargets,
 			      const pmcf_profile *const *refs, size_t nrefs, pmcf_correrr_result **out)
 {
@@ -245,49 +259,17 @@ int pmcf_correrr_compute_many(const pmcf_profile *const *targets, size_t ntarget
 		return pmcfi_fail(PMCF_EINVAL, "correlation error: no target");
 	for (size_t t = 0; t < ntargets; t++)
 		out[t] = NULL;
-	struct pmcfi_match *m = calloc(ntargets, sizeof(*m));
-	size_t *order = malloc(ntargets * sizeof(*order));
 	pmcf_correrr_result **gout = malloc(ntargets * sizeof(*gout));
-	unsigned char *done = calloc(ntargets, 1);
-	int err = m && order && gout && done ? 0 : pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	size_t built = 0;
-	for (; built < ntargets && !err; built++)
-		err = pmcfi_match_build(targets[built], refs, nrefs, &m[built]);
-	if (err && built)
-		built--; /* the failed build freed its own match */
-	for (size_t first = 0; first < ntargets && !err; first++) {
-		if (done[first])
-			continue;
-		size_t n = 0;
-		for (size_t t = first; t < ntargets; t++)
-			if (!done[t] && pmcfi_match_compatible(&m[first], &m[t]))
-				order[n++] = t;
-		struct pmcfi_match *gm = malloc(n * sizeof(*gm));
-		if (!gm) {
-			err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-			break;
-		}
-		for (size_t g = 0; g < n; g++)
-			gm[g] = m[order[g]];
-		err = correrr_group(gm, n, gout);
-		for (size_t g = 0; g < n; g++) {
-			m[order[g]] = gm[g]; /* the names went to the results */
-			done[order[g]] = 1;
-			out[order[g]] = gout[g];
-		}
-		free(gm);
-	}
-	for (size_t t = 0; m && t < built; t++)
-		pmcfi_match_free(&m[t]);
+	int err = gout ? 0 : pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	struct correrr_cb_ctx c = {out, gout};
+	if (!err)
+		err = pmcfi_match_groups(targets, ntargets, refs, nrefs, correrr_cb, &c);
 	if (err)
 		for (size_t t = 0; t < ntargets; t++) {
 			pmcf_correrr_result_free(out[t]);
 			out[t] = NULL;
 		}
-	free(m);
-	free(order);
 	free(gout);
-	free(done);
 	return err;
 }
 

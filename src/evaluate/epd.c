@@ -566,6 +566,21 @@ done:
 	return err;
 }
 
+struct epd_cb_ctx {
+	const pmcf_epd_opts *o;
+	pmcf_epd_result **out, **gout;
+};
+
+/* One group of compatible targets: its results to their targets' places. */
+static int epd_cb(void *ctx, struct pmcfi_match *gm, size_t n, const size_t *pos)
+{
+	struct epd_cb_ctx *c = ctx;
+	int err = epd_group(gm, n, c->o, c->gout);
+	for (size_t g = 0; g < n; g++)
+		c->out[pos[g]] = c->gout[g];
+	return err;
+}
+
 int pmcf_epd_compute_many(const pmcf_profile *const *targets, size_t ntargets,
 			  const pmcf_profile *const *refs, size_t nrefs, const pmcf_epd_opts *opts,
 			  pmcf_epd_result **out)
@@ -585,50 +600,17 @@ int pmcf_epd_compute_many(const pmcf_profile *const *targets, size_t ntargets,
 		return pmcfi_fail(PMCF_EINVAL, "EPD: %u bins (1 to %d)", o.bins, PMCFI_TMD_MAX_BINS);
 	if (nrefs < 2)
 		return pmcfi_fail(PMCF_ENOENT, "EPD needs at least two reference profiles, got %zu", nrefs);
-	struct pmcfi_match *m = calloc(ntargets, sizeof(*m));
-	size_t *order = malloc(ntargets * sizeof(*order));
 	pmcf_epd_result **gout = malloc(ntargets * sizeof(*gout));
-	unsigned char *done = calloc(ntargets, 1);
-	int err = m && order && gout && done ? 0 : pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	size_t built = 0;
-	for (; built < ntargets && !err; built++)
-		err = pmcfi_match_build(targets[built], refs, nrefs, &m[built]);
-	if (err && built)
-		built--; /* the failed build freed its own match */
-	/* groups of compatible targets, each evaluated on one reference side */
-	for (size_t first = 0; first < ntargets && !err; first++) {
-		if (done[first])
-			continue;
-		size_t n = 0;
-		for (size_t t = first; t < ntargets; t++)
-			if (!done[t] && pmcfi_match_compatible(&m[first], &m[t]))
-				order[n++] = t;
-		struct pmcfi_match *gm = malloc(n * sizeof(*gm));
-		if (!gm) {
-			err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-			break;
-		}
-		for (size_t g = 0; g < n; g++)
-			gm[g] = m[order[g]];
-		err = epd_group(gm, n, &o, gout);
-		for (size_t g = 0; g < n; g++) {
-			m[order[g]] = gm[g]; /* the names went to the results */
-			done[order[g]] = 1;
-			out[order[g]] = gout[g];
-		}
-		free(gm);
-	}
-	for (size_t t = 0; m && t < built; t++)
-		pmcfi_match_free(&m[t]);
+	int err = gout ? 0 : pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	struct epd_cb_ctx c = {&o, out, gout};
+	if (!err)
+		err = pmcfi_match_groups(targets, ntargets, refs, nrefs, epd_cb, &c);
 	if (err)
 		for (size_t t = 0; t < ntargets; t++) {
 			pmcf_epd_result_free(out[t]);
 			out[t] = NULL;
 		}
-	free(m);
-	free(order);
 	free(gout);
-	free(done);
 	return err;
 }
 

@@ -56,4 +56,12 @@ void pmcfi_match_free(struct pmcfi_match *m);
  * and XU types in the same order: their reference views are then equal
  * (the same columns, types and ranges), and one serves both targets. */
 int pmcfi_match_compatible(const struct pmcfi_match *x, const struct pmcfi_match *y);
+/* Several targets against the same references (epd, correrr): a match per
+ * target, the compatible ones in groups (in target order), fn called once
+ * per group with its n matches and their positions among the targets (fn
+ * may move names out of the matches into its results); stops at the first
+ * error. */
+typedef int (*pmcfi_group_fn)(void *ctx, struct pmcfi_match *gm, size_t n, const size_t *pos);
+int pmcfi_match_groups(const pmcf_profile *const *targets, size_t ntargets, const pmcf_profile *const *refs,
+		       size_t nrefs, pmcfi_group_fn fn, void *ctx);
 #endif

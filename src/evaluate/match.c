@@ -142,3 +142,40 @@ int pmcfi_match_compatible(const struct pmcfi_match *x, const struct pmcfi_match
 			return 0;
 	return 1;
 }
+
+int pmcfi_match_groups(const pmcf_profile *const *targets, size_t ntargets, const pmcf_profile *const *refs,
+		       size_t nrefs, pmcfi_group_fn fn, void *ctx)
+{
+	struct pmcfi_match *m = calloc(ntargets, sizeof(*m)), *gm = calloc(ntargets, sizeof(*gm));
+	size_t *order = malloc(ntargets * sizeof(*order));
+	unsigned char *done = calloc(ntargets, 1);
+	int err = m && gm && order && done ? 0 : pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	size_t built = 0;
+	for (; built < ntargets && !err; built++)
+		err = pmcfi_match_build(targets[built], refs, nrefs, &m[built]);
+	if (err && built)
+		built--; /* the failed build freed its own match */
+	/* groups of compatible targets, each evaluated on one reference side */
+	for (size_t first = 0; first < ntargets && !err; first++) {
+		if (done[first])
+			continue;
+		size_t n = 0;
+		for (size_t t = first; t < ntargets; t++)
+			if (!done[t] && pmcfi_match_compatible(&m[first], &m[t]))
+				order[n++] = t;
+		for (size_t g = 0; g < n; g++)
+			gm[g] = m[order[g]];
+		err = fn(ctx, gm, n, order);
+		for (size_t g = 0; g < n; g++) {
+			m[order[g]] = gm[g]; /* the names went to the results */
+			done[order[g]] = 1;
+		}
+	}
+	for (size_t t = 0; m && t < built; t++)
+		pmcfi_match_free(&m[t]);
+	free(m);
+	free(gm);
+	free(order);
+	free(done);
+	return err;
+}

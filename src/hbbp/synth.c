@@ -168,21 +168,34 @@ static const struct nest_ins arms3_ins[] = {
 static const uint64_t arms3_blk[4] = {0x00, 0x0e, 0x17, 0x20};
 static const unsigned arms3_len[4] = {4, 4, 3, 4};
 
+/* The nest programs by hbbp_synth.nest (1 to 5): code, blocks. */
+struct nest_prog {
+	const struct nest_ins *ins;
+	size_t nins;
+	const uint64_t *blk;
+	const unsigned *len;
+	unsigned nblocks;
+};
+#define NEST_PROG(i, b, l)                                                  \
+	{                                                                   \
+		i, sizeof(i) / sizeof(i[0]), b, l, sizeof(b) / sizeof(b[0]) \
+	}
+static const struct nest_prog nest_progs[] = {
+	{0},
+	NEST_PROG(nest_ins, nest_blk, nest_len),
+	NEST_PROG(calls_ins, calls_blk, calls_len),
+	NEST_PROG(rows_ins, rows_blk, rows_len),
+	NEST_PROG(arms_ins, arms_blk, arms_len),
+	NEST_PROG(arms3_ins, arms3_blk, arms3_len),
+};
+#define NEST_PROGS (sizeof(nest_progs) / sizeof(nest_progs[0]))
+
 static size_t build_nest(uint8_t *c, int variant)
 {
-	const struct nest_ins *t = variant == 2   ? calls_ins
-				   : variant == 3 ? rows_ins
-				   : variant == 4 ? arms_ins
-				   : variant == 5 ? arms3_ins
-						  : nest_ins;
-	size_t nt = variant == 2   ? sizeof(calls_ins) / sizeof(calls_ins[0])
-		    : variant == 3 ? sizeof(rows_ins) / sizeof(rows_ins[0])
-		    : variant == 4 ? sizeof(arms_ins) / sizeof(arms_ins[0])
-		    : variant == 5 ? sizeof(arms3_ins) / sizeof(arms3_ins[0])
-				   : sizeof(nest_ins) / sizeof(nest_ins[0]);
+	const struct nest_prog *np = &nest_progs[variant];
 	memset(c, 0x90, 0x58); /* padding */
-	for (size_t i = 0; i < nt; i++)
-		memcpy(c + t[i].off, t[i].code, t[i].len);
+	for (size_t i = 0; i < np->nins; i++)
+		memcpy(c + np->ins[i].off, np->ins[i].code, np->ins[i].len);
 	if (variant != 2) {
 		const uint8_t r[] = {0xb9, 8, 0, 0, 0, 0xf3, 0xaa, 0xc3};
 		memcpy(c + 0x50, r, sizeof(r));
@@ -490,6 +503,8 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 		s->timer = s->ebs_only = 1;
 	if (s->nest && (s->iv || s->write_ref))
 		return pmcfi_fail(PMCF_EINVAL, "synth: nest has no reference and its own registers");
+	if (s->nest < 0 || (size_t)s->nest >= NEST_PROGS)
+		return pmcfi_fail(PMCF_EINVAL, "synth: no nest program %d", s->nest);
 	size_t ncode = s->nest ? build_nest(code, s->nest) : build_code(code, s->iv);
 	unsigned depth = s->lbr_depth ? s->lbr_depth : 16;
 	if (depth > 64 || depth < 2 || !s->ebs_period || (!s->ebs_only && !s->lbr_period))
@@ -499,21 +514,12 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 	int rc = write_elf(s->elf_path, code, ncode);
 	if (rc)
 		return rc;
-	s->nblocks = s->nest >= 4 ? 4 : s->nest >= 2 ? 5 : s->nest ? 7 : 5;
+	const struct nest_prog *np = s->nest ? &nest_progs[s->nest] : NULL;
+	s->nblocks = np ? np->nblocks : 5;
 	s->load_addr = 0x7f0000001000ull;
 	for (unsigned i = 0; i < s->nblocks; i++) {
-		s->block_start[i] = VADDR + (s->nest == 2   ? calls_blk[i]
-					     : s->nest == 3 ? rows_blk[i]
-					     : s->nest == 4 ? arms_blk[i]
-					     : s->nest == 5 ? arms3_blk[i]
-					     : s->nest      ? nest_blk[i]
-							    : blk_start[i]);
-		s->block_len[i] = s->nest == 2   ? calls_len[i]
-				  : s->nest == 3 ? rows_len[i]
-				  : s->nest == 4 ? arms_len[i]
-				  : s->nest == 5 ? arms3_len[i]
-				  : s->nest      ? nest_len[i]
-						 : blk_len[i];
+		s->block_start[i] = VADDR + (np ? np->blk[i] : blk_start[i]);
+		s->block_len[i] = np ? np->len[i] : blk_len[i];
 		s->block_count[i] = 0;
 	}
 	unsigned nattr = s->ebs_only ? 1 : 2;

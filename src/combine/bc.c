@@ -805,12 +805,20 @@ static unsigned reduced_div(const struct grid *g, size_t nt, unsigned d)
 	return next < 1 ? 1u : (unsigned)next;
 }
 
+/* The XU at srt position x: its id travels in the sort record with
+ * coordinate keys (h), else it is read from lst. */
+static inline uint32_t srt_id(const struct grid *g, size_t x)
+{
+	const struct skey *s = &g->w->srt[x];
+	return g->cb ? s->h : g->w->lst[s->q];
+}
+
 /* The pair (XU at srt position a, XU at srt position b), a of T_prev. */
 static inline void pair_at(struct grid *g, size_t a, size_t b)
 {
 	struct ws *w = g->w;
-	g->pp[g->npairs] = w->lst[w->srt[a].q];
-	g->pc[g->npairs++] = w->lst[w->srt[b].q];
+	g->pp[g->npairs] = srt_id(g, a);
+	g->pc[g->npairs++] = srt_id(g, b);
 	w->paired[w->srt[a].q] = w->paired[w->srt[b].q] = 1;
 }
 
@@ -885,6 +893,42 @@ static void label_pair_cell(struct grid *g, size_t cs, size_t m, size_t ce)
 		group_merge(g, w->lgrp, &nst);
 }
 
+/* One cell, srt[cs..ce) with its T_prev XUs in [cs, m), of sort key key (a
+ * leftover cell's key) and coordinates co (NULL: packed in the key, cb
+ * bits each): the j-th XUs of the two sides pair (or by label, bc-label),
+ * and the XUs left of the larger side make a leftover cell. Returns the
+ * leftover ids so far (nleft before, plus this cell's). */
+static inline size_t cell_pairs(struct grid *g, size_t cs, size_t m, size_t ce, uint64_t key,
+				const int32_t *co, size_t *ncell, size_t nleft)
+{
+	struct ws *w = g->w;
+	const struct skey *s = w->srt;
+	size_t k = g->k, np = m - cs, nc = ce - m, kp = np < nc ? np : nc;
+	int bylabel = g->lab && kp;
+	if (bylabel)
+		label_pair_cell(g, cs, m, ce);
+	else
+		for (size_t j = 0; j < kp; j++)
+			pair_at(g, cs + j, m + j);
+	if (np == nc)
+		return nleft;
+	int side = np > nc ? 0 : 1;
+	size_t from = side ? m : cs, to = side ? ce : m;
+	size_t c = ncell[side]++;
+	w->ckey[side][c] = key;
+	w->cell[side][c] = (struct lcell){key, (uint32_t)nleft, (uint32_t)(to - from - kp)};
+	int32_t *cc = w->cco[side] + c * k;
+	uint64_t mask = (1ull << g->cb) - 1;
+	for (size_t e = 0; e < k; e++)
+		cc[e] = co ? co[e] : (int32_t)((key >> ((k - 1 - e) * g->cb)) & mask);
+	if (!bylabel)
+		from += kp;
+	for (size_t x = from; x < to; x++)
+		if (!bylabel || !w->paired[s[x].q])
+			w->litem[nleft++] = srt_id(g, x);
+	return nleft;
+}
+
 /* Pairs inside the cells of srt[0..n) (Algorithm 3 lines 19-31): in each
  * cell, T_prev XUs first, both sides in the order of rem; the j-th of each
  * side form a pair. The leftovers of the larger side make a leftover cell. */
@@ -918,32 +962,7 @@ static void pair_cells(struct grid *g, size_t n, size_t remp, unsigned hb, size_
 				ce++;
 			while (m < ce && s[m].q < remp)
 				m++;
-			size_t np = m - cs, nc = ce - m, kp = np < nc ? np : nc;
-			int bylabel = g->lab && kp;
-			if (bylabel)
-				label_pair_cell(g, cs, m, ce);
-			else
-				for (size_t j = 0; j < kp; j++) {
-					uint32_t a = w->lst[s[cs + j].q], b = w->lst[s[m + j].q];
-					g->pp[g->npairs] = a;
-					g->pc[g->npairs++] = b;
-					w->paired[s[cs + j].q] = w->paired[s[m + j].q] = 1;
-				}
-			if (np != nc) {
-				int side = np > nc ? 0 : 1;
-				size_t from = side ? m : cs, to = side ? ce : m;
-				size_t c = ncell[side]++;
-				w->ckey[side][c] = s[cs].key >> hb;
-				w->cell[side][c] = (struct lcell){s[cs].key >> hb, (uint32_t)nleft,
-								  (uint32_t)(to - from - kp)};
-				for (size_t e = 0; e < k; e++)
-					w->cco[side][c * k + e] = co[e];
-				if (!bylabel)
-					from += kp;
-				for (size_t x = from; x < to; x++)
-					if (!bylabel || !w->paired[s[x].q])
-						w->litem[nleft++] = w->lst[s[x].q];
-			}
+			nleft = cell_pairs(g, cs, m, ce, s[cs].key >> hb, co, ncell, nleft);
 			cs = ce;
 		}
 		r = re;
@@ -958,9 +977,7 @@ static void pair_cells_lex(struct grid *g, size_t n, size_t remp, size_t *ncell)
 {
 	struct ws *w = g->w;
 	const struct skey *s = w->srt;
-	size_t k = g->k, nleft = 0;
-	unsigned cb = g->cb;
-	uint64_t mask = (1ull << cb) - 1;
+	size_t nleft = 0;
 	ncell[0] = ncell[1] = 0;
 	for (size_t cs = 0; cs < n;) {
 		if (cs + PREFETCH < n) /* paired is written at random */
@@ -971,31 +988,7 @@ static void pair_cells_lex(struct grid *g, size_t n, size_t remp, size_t *ncell)
 			ce++;
 		while (m < ce && s[m].q < remp)
 			m++;
-		size_t np = m - cs, nc = ce - m, kp = np < nc ? np : nc;
-		int bylabel = g->lab && kp;
-		if (bylabel)
-			label_pair_cell(g, cs, m, ce);
-		else
-			for (size_t j = 0; j < kp; j++) {
-				g->pp[g->npairs] = s[cs + j].h;
-				g->pc[g->npairs++] = s[m + j].h;
-				w->paired[s[cs + j].q] = w->paired[s[m + j].q] = 1;
-			}
-		if (np != nc) {
-			int side = np > nc ? 0 : 1;
-			size_t from = side ? m : cs, to = side ? ce : m;
-			size_t c = ncell[side]++;
-			w->ckey[side][c] = key;
-			w->cell[side][c] = (struct lcell){key, (uint32_t)nleft, (uint32_t)(to - from - kp)};
-			int32_t *co = w->cco[side] + c * k;
-			for (size_t e = 0; e < k; e++)
-				co[e] = (int32_t)((key >> ((k - 1 - e) * cb)) & mask);
-			if (!bylabel)
-				from += kp;
-			for (size_t x = from; x < to; x++)
-				if (!bylabel || !w->paired[s[x].q])
-					w->litem[nleft++] = s[x].h;
-		}
+		nleft = cell_pairs(g, cs, m, ce, key, NULL, ncell, nleft);
 		cs = ce;
 	}
 }

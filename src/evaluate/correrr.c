@@ -41,6 +41,23 @@ static void ranks(struct ranked *t, size_t n, double *rank)
 	}
 }
 
+/* Spearman's coefficient of two columns from their ranks rx, ry[0..n) (no
+ * NaN); 0 under three rows or without spread. pmcf_spearman ranks the rows
+ * where both are present and calls it; correrr ranks each column once. */
+static double spearman_ranked(const double *rx, const double *ry, size_t n)
+{
+	if (n < 3)
+		return 0;
+	double mean = 0.5 * (double)(n + 1), sxy = 0, sxx = 0, syy = 0;
+	for (size_t i = 0; i < n; i++) {
+		double a = rx[i] - mean, b = ry[i] - mean;
+		sxy += a * b;
+		sxx += a * a;
+		syy += b * b;
+	}
+	return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : 0;
+}
+
 double pmcf_spearman(const double *x, const double *y, size_t n)
 {
 	struct ranked *tx = malloc((n ? n : 1) * sizeof(*tx)), *ty = malloc((n ? n : 1) * sizeof(*ty));
@@ -58,14 +75,7 @@ double pmcf_spearman(const double *x, const double *y, size_t n)
 		if (m >= 3) {
 			ranks(tx, m, rx);
 			ranks(ty, m, ry);
-			double mean = 0.5 * (double)(m + 1), sxy = 0, sxx = 0, syy = 0;
-			for (size_t i = 0; i < m; i++) {
-				double a = rx[i] - mean, b = ry[i] - mean;
-				sxy += a * b;
-				sxx += a * a;
-				syy += b * b;
-			}
-			rho = sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : 0;
+			rho = spearman_ranked(rx, ry, m);
 		}
 	}
 	free(tx);
@@ -92,22 +102,6 @@ static int column_ranks(const double *x, size_t n, struct ranked *tmp, double *r
 	}
 	ranks(tmp, n, rank);
 	return 1;
-}
-
-/* pmcf_spearman of two columns without NaN from their ranks: the same
- * operations in the same order, so the same value to the last bit. */
-static double spearman_ranked(const double *rx, const double *ry, size_t n)
-{
-	if (n < 3)
-		return 0;
-	double mean = 0.5 * (double)(n + 1), sxy = 0, sxx = 0, syy = 0;
-	for (size_t i = 0; i < n; i++) {
-		double a = rx[i] - mean, b = ry[i] - mean;
-		sxy += a * b;
-		sxx += a * a;
-		syy += b * b;
-	}
-	return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : 0;
 }
 
 /* Spearman coefficients of every pair (a < b, index a * nev + b) of the

@@ -94,23 +94,14 @@ static size_t func_after(const struct hbbp_func *fs, size_t n, uint64_t addr)
 
 /* Functions that no symbol names (a stripped image): every FDE start of
  * .eh_frame_hdr's search table (unwinders need it, so strip keeps it), up
- * to the next FDE start or named function (padding included), as sub_ADDR.
+ * to the next FDE start or named function (padding included), as sub_ADDR
+ * (hs: that section, found by load's walk of the sections, or NULL).
  * The table encoding GNU ld and lld write (datarel sdata4) only; otherwise,
  * or without such a table, the gaps stay functions named after their section. */
-static int fde_funcs(struct hbbp_image *im, const struct sect *sects, size_t nsects, struct hbbp_func **fs,
-		     size_t *nf, size_t *capf)
+static int fde_funcs(Elf_Scn *hs, const GElf_Shdr *hsh, const struct sect *sects, size_t nsects,
+		     struct hbbp_func **fs, size_t *nf, size_t *capf)
 {
-	Elf *e = im->elf;
-	size_t shstrndx, nsym = *nf;
-	if (elf_getshdrstrndx(e, &shstrndx) != 0)
-		return 0;
-	Elf_Scn *hs = NULL;
-	GElf_Shdr hsh;
-	for (Elf_Scn *sc = elf_nextscn(e, NULL); sc && !hs; sc = elf_nextscn(e, sc)) {
-		const char *nm = gelf_getshdr(sc, &hsh) ? elf_strptr(e, shstrndx, hsh.sh_name) : NULL;
-		if (nm && strcmp(nm, ".eh_frame_hdr") == 0 && hsh.sh_type == SHT_PROGBITS)
-			hs = sc;
-	}
+	size_t nsym = *nf;
 	Elf_Data *d = hs ? elf_rawdata(hs, NULL) : NULL;
 	if (!d || !d->d_buf || d->d_size < 12)
 		return 0;
@@ -127,10 +118,10 @@ static int fde_funcs(struct hbbp_image *im, const struct sect *sects, size_t nse
 	for (uint32_t i = 0; i < cnt && !rc; i++) {
 		int32_t loc, next;
 		memcpy(&loc, b + 12 + (size_t)i * 8, 4);
-		uint64_t start = hsh.sh_addr + (uint64_t)(int64_t)loc, hi = UINT64_MAX;
+		uint64_t start = hsh->sh_addr + (uint64_t)(int64_t)loc, hi = UINT64_MAX;
 		if (i + 1 < cnt) { /* the table is sorted: up to the next FDE */
 			memcpy(&next, b + 12 + (size_t)(i + 1) * 8, 4);
-			hi = hsh.sh_addr + (uint64_t)(int64_t)next;
+			hi = hsh->sh_addr + (uint64_t)(int64_t)next;
 		}
 		size_t j = func_after(*fs, nsym, start);
 		if ((j < nsym && (*fs)[j].start <= start) || hi <= start)
@@ -176,7 +167,8 @@ static int load(struct hbbp_image *im)
 		return pmcfi_fail(PMCF_ECORRUPT, "%s: no section names: %s", im->path, elf_errmsg(-1));
 	struct sect *sects = NULL;
 	size_t nsects = 0, capsects = 0;
-	Elf_Scn *symscn = NULL, *dynscn = NULL;
+	Elf_Scn *symscn = NULL, *dynscn = NULL, *ehscn = NULL;
+	GElf_Shdr ehsh = {0};
 	for (Elf_Scn *s = elf_nextscn(e, NULL); s; s = elf_nextscn(e, s)) {
 		GElf_Shdr sh;
 		if (!gelf_getshdr(s, &sh))
@@ -185,6 +177,11 @@ static int load(struct hbbp_image *im)
 			symscn = s;
 		if (sh.sh_type == SHT_DYNSYM)
 			dynscn = s;
+		const char *nm = elf_strptr(e, shstrndx, sh.sh_name);
+		if (sh.sh_type == SHT_PROGBITS && nm && strcmp(nm, ".eh_frame_hdr") == 0) {
+			ehscn = s;
+			ehsh = sh;
+		}
 		if (sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size)
 			continue;
 		Elf_Data *d = elf_rawdata(s, NULL);
@@ -194,7 +191,6 @@ static int load(struct hbbp_image *im)
 			free(sects);
 			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 		}
-		const char *nm = elf_strptr(e, shstrndx, sh.sh_name);
 		sects[nsects++] = (struct sect){sh.sh_addr, sh.sh_size, d->d_buf, nm ? nm : "?"};
 	}
 	struct hbbp_func *fs = NULL;
@@ -244,7 +240,7 @@ static int load(struct hbbp_image *im)
 		fs[w++] = fs[i];
 	}
 	nf = w;
-	if (!rc && (rc = fde_funcs(im, sects, nsects, &fs, &nf, &capf)) == 0 && nf)
+	if (!rc && (rc = fde_funcs(ehscn, &ehsh, sects, nsects, &fs, &nf, &capf)) == 0 && nf)
 		qsort(fs, nf, sizeof(*fs), func_cmp);
 	/* gaps of executable sections become functions named after the section */
 	size_t nsym = nf;

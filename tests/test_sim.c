@@ -430,7 +430,8 @@ static double placement_corr(const char *machine, double *spread)
 	char spec[128];
 	pmcf_profile *p[2];
 	for (int s = 0; s < 2; s++) {
-		snprintf(spec, sizeof(spec), "cholesky,blocks=14,machine=%s,seed=%d,model=v2", machine, 41 + s);
+		snprintf(spec, sizeof(spec), "cholesky,blocks=14,machine=%s,seed=%d,model=v2", machine,
+			 41 + s);
 		p[s] = record(spec, "PAPI_TOT_CYC,PAPI_L3_TCM", NULL);
 	}
 	double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;

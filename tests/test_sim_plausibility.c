@@ -18,6 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "pmcfuse/combine.h"
+#include "pmcfuse/evaluate.h"
+#include "pmcfuse/profile.h"
 #include "pmcfuse/sim.h"
 #include "sim/sim_impl.h"
 
@@ -73,8 +76,8 @@ static double nat(const struct ex *e, size_t x, int n) { return e->r->nat[x * NA
 
 /* The small sizes the checks run on (2 cores: a few seconds in all). */
 static const char *const workloads[] = {
-	"cholesky,blocks=14",         "seidel,blocks=10,iters=4",        "kmeans,points=65536,iters=4",
-	"loops,n=100000,reps=3",      "loops,schedule=dynamic,reps=3",   "knapsack,items=22,cutoff=10",
+	"cholesky,blocks=14",    "seidel,blocks=10,iters=4",      "kmeans,points=65536,iters=4",
+	"loops,n=100000,reps=3", "loops,schedule=dynamic,reps=3", "knapsack,items=22,cutoff=10",
 };
 static const char *const machines[] = {"xeon32", "xeon192"};
 
@@ -161,7 +164,8 @@ static double identical_spread(const struct ex *e)
 				ord[k++] = x;
 		/* groups of equal work: sort by instructions, cut at > 0.5 % gaps */
 		for (size_t a = 1; a < k; a++)
-			for (size_t b = a; b > 0 && nat(e, ord[b], NAT_INS) < nat(e, ord[b - 1], NAT_INS); b--) {
+			for (size_t b = a; b > 0 && nat(e, ord[b], NAT_INS) < nat(e, ord[b - 1], NAT_INS);
+			     b--) {
 				size_t tmp = ord[b];
 				ord[b] = ord[b - 1];
 				ord[b - 1] = tmp;
@@ -221,8 +225,10 @@ static void test_machine_ratio(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < 3; i++) {
-		double r3 = total_cycles(workloads[i], "xeon192", 3) / total_cycles(workloads[i], "xeon32", 3);
-		double r2 = total_cycles(workloads[i], "xeon192", 2) / total_cycles(workloads[i], "xeon32", 2);
+		double r3 =
+			total_cycles(workloads[i], "xeon192", 3) / total_cycles(workloads[i], "xeon32", 3);
+		double r2 =
+			total_cycles(workloads[i], "xeon192", 2) / total_cycles(workloads[i], "xeon32", 2);
 		print_message("%-32s total cycles xeon192/xeon32 v3 %.2f (v2 %.2f)\n", workloads[i], r3, r2);
 		assert_true(r3 <= 2);
 		if (i == 0) /* issue 32: 6.5x on v2 */
@@ -314,8 +320,17 @@ static void test_placement_follows_schedule(void **state)
 	/* the value model: a memory-bound pass, 0 and 4 hops from its data */
 	struct sim_machine *m;
 	assert_int_equal(sim_machine_load("xeon192", &m), 0);
-	struct sim_work w = {.ins = 1e6, .ld = 0.4, .st = 0.1, .br = 0.1, .cond = 0.9, .taken = 0.5,
-			     .misp = 0.01, .foot = 64e6, .passes = 1, .code = 2000, .cpi0 = 0.6};
+	struct sim_work w = {.ins = 1e6,
+			     .ld = 0.4,
+			     .st = 0.1,
+			     .br = 0.1,
+			     .cond = 0.9,
+			     .taken = 0.5,
+			     .misp = 0.01,
+			     .foot = 64e6,
+			     .passes = 1,
+			     .code = 2000,
+			     .cpi0 = 0.6};
 	struct sim_ctx c = {.freq = 1, .v3 = 1, .scale = 10, .run_cyc = 1, .run_mem = 1};
 	double nat0[NAT_COUNT], nat4[NAT_COUNT], f[NAT_COUNT], fs;
 	struct pmcfi_rng r;
@@ -347,7 +362,8 @@ static void phase_rates(const char *spec, double *ipc_share, double *miss_share)
 			i0 = e.r->first[x * NAT_COUNT + NAT_INS] / sp;
 			i1 = (nat(&e, x, NAT_INS) - e.r->first[x * NAT_COUNT + NAT_INS]) / (1 - sp);
 			m0 = e.r->first[x * NAT_COUNT + NAT_L2_DRD_MISS] / sp;
-			m1 = (nat(&e, x, NAT_L2_DRD_MISS) - e.r->first[x * NAT_COUNT + NAT_L2_DRD_MISS]) / (1 - sp);
+			m1 = (nat(&e, x, NAT_L2_DRD_MISS) - e.r->first[x * NAT_COUNT + NAT_L2_DRD_MISS]) /
+			     (1 - sp);
 		} else { /* hem.c: non-memory natives at one rate, memory front-loaded */
 			i0 = i1 = nat(&e, x, NAT_INS);
 			m0 = nat(&e, x, NAT_L2_DRD_MISS) * e.r->front[x] / sp;
@@ -429,13 +445,99 @@ static void test_compulsory_once(void **state)
 	assert_true(q3 > 1.5); /* model 2: 1, every pass alike */
 }
 
+static pmcf_profile *rec(const char *spec, const char *const *ev, size_t n)
+{
+	pmcf_sim_spec *s;
+	assert_int_equal(pmcf_sim_spec_parse(spec, &s), 0);
+	pmcf_sim_opts o = PMCF_SIM_OPTS_INIT;
+	pmcf_profile *p = NULL;
+	assert_int_equal(pmcf_sim_record(s, ev, n, &o, &p), 0);
+	pmcf_sim_spec_free(s);
+	return p;
+}
+
+static double fused_truth_mean(const pmcf_profile *const *in, int strategy)
+{
+	pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
+	o.strategy = strategy;
+	o.seed = 3;
+	pmcf_profile *f = NULL;
+	assert_int_equal(pmcf_combine(in, 2, &o, &f, NULL), 0);
+	pmcf_truth_result *r;
+	assert_int_equal(pmcf_truth_compare(f, NULL, &r), 0);
+	double m = pmcf_truth_mean(r);
+	pmcf_truth_result_free(r);
+	pmcf_profile_free(f);
+	return m;
+}
+
+/* The oracle pairs by the truth: a ceiling no strategy passes (random the
+ * floor); it refuses a profile without ground truth. */
+static void test_oracle(void **state)
+{
+	(void)state;
+	const char *e1[] = {"PAPI_TOT_CYC", "PAPI_L1_DCM", "PAPI_BR_MSP"};
+	const char *e2[] = {"PAPI_TOT_CYC", "PAPI_L2_TCM", "PAPI_L3_TCM"};
+	pmcf_profile *in[2] = {rec("cholesky,blocks=12,machine=xeon192,seed=1", e1, 3),
+			       rec("cholesky,blocks=12,machine=xeon192,seed=2", e2, 3)};
+	double rnd = fused_truth_mean((const pmcf_profile *const *)in, PMCF_COMBINE_RANDOM);
+	double bc = fused_truth_mean((const pmcf_profile *const *)in, PMCF_COMBINE_BC);
+	double lgl = fused_truth_mean((const pmcf_profile *const *)in, PMCF_COMBINE_LGL);
+	double orc = fused_truth_mean((const pmcf_profile *const *)in, PMCF_COMBINE_ORACLE);
+	print_message("truth mean error: random %.3f bc %.3f lgl %.3f oracle %.3f\n", rnd, bc, lgl, orc);
+	assert_true(orc < bc);
+	assert_true(orc < lgl);
+	assert_true(orc < rnd);
+	assert_int_equal(pmcf_strategy_parse("oracle"), PMCF_COMBINE_ORACLE);
+	pmcf_profile_meta_set(in[1], PMCF_META_SOURCE, "perf");
+	pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
+	o.strategy = PMCF_COMBINE_ORACLE;
+	pmcf_profile *f = NULL;
+	assert_int_not_equal(pmcf_combine_check((const pmcf_profile *const *)in, 2, &o), 0);
+	assert_int_not_equal(pmcf_combine((const pmcf_profile *const *)in, 2, &o, &f, NULL), 0);
+	assert_null(f);
+	pmcf_profile_free(in[0]);
+	pmcf_profile_free(in[1]);
+}
+
+/* The truth headline counts missing values: an event missing 40 % of its
+ * values (the rest exact) has a median error of 0 and a mean of 0.4. */
+static void test_truth_missing(void **state)
+{
+	(void)state;
+	const char *ev[] = {"PAPI_TOT_INS", "PAPI_L1_DCM"};
+	pmcf_profile *p = rec("cholesky,blocks=10", ev, 2);
+	double *col = pmcf_profile_column(p, 2);
+	size_t n = pmcf_profile_nxus(p), gone = 0;
+	for (size_t x = 0; x < n; x++)
+		if (x % 5 < 2) {
+			col[x] = PMCF_MISSING;
+			gone++;
+		}
+	pmcf_truth_result *r;
+	assert_int_equal(pmcf_truth_compare(p, NULL, &r), 0);
+	double med, p90, miss;
+	pmcf_truth_summary(r, &med, &p90, &miss);
+	double mean = pmcf_truth_mean(r);
+	print_message("40 %% missing: median of medians %.3f, mean %.3f\n", med, mean);
+	assert_true(med == 0); /* the old summary hides them */
+	assert_true(fabs(mean - 0.5 * (double)gone / (double)n) < 1e-9);
+	pmcf_truth_result_free(r);
+	pmcf_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_label_stability),  cmocka_unit_test(test_identical_tasks),
-		cmocka_unit_test(test_machine_ratio),    cmocka_unit_test(test_no_zero_events),
-		cmocka_unit_test(test_placement_follows_schedule), cmocka_unit_test(test_phases),
+		cmocka_unit_test(test_label_stability),
+		cmocka_unit_test(test_identical_tasks),
+		cmocka_unit_test(test_machine_ratio),
+		cmocka_unit_test(test_no_zero_events),
+		cmocka_unit_test(test_placement_follows_schedule),
+		cmocka_unit_test(test_phases),
 		cmocka_unit_test(test_compulsory_once),
+		cmocka_unit_test(test_oracle),
+		cmocka_unit_test(test_truth_missing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

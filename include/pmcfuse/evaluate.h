@@ -211,6 +211,13 @@ PMCF_API void pmcf_truth_summary(const pmcf_truth_result *r, double *median_rel,
  * included, missing ones left out), and the share of missing values. */
 PMCF_API void pmcf_truth_summary_pooled(const pmcf_truth_result *r, double *median_rel, double *p90_rel,
 					double *share_missing);
+/* The headline (issue 32): the mean over events of each event's mean
+ * relative error, a missing value counting as 1 and values copied from the
+ * compared XU left out (events with none left are skipped; none: 0). A
+ * median of medians hides an event that misses up to half its values; this
+ * does not. pmcf_truth_event_mean: that mean for event i (NaN if none). */
+PMCF_API double pmcf_truth_mean(const pmcf_truth_result *r);
+PMCF_API double pmcf_truth_event_mean(const pmcf_truth_result *r, size_t i);
 /* "own" (the profile's truth layer) or "sources" (through provenance). */
 PMCF_API const char *pmcf_truth_mode(const pmcf_truth_result *r);
 PMCF_API size_t pmcf_truth_nevents(const pmcf_truth_result *r);

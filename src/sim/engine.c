@@ -142,9 +142,9 @@ struct engine {
 	int *socket_busy;
 	int32_t *data_sock;
 	uint64_t *data_time;
-	int32_t *home;       /* model 3: NUMA node of each data id's pages, -1 untouched */
-	double *inter_hops;  /* model 3: mean hops from a node to interleaved pages */
-	uint32_t *order; /* XUs in dispatch order */
+	int32_t *home;      /* model 3: NUMA node of each data id's pages, -1 untouched */
+	double *inter_hops; /* model 3: mean hops from a node to interleaved pages */
+	uint32_t *order;    /* XUs in dispatch order */
 	size_t norder;
 	struct heap h;
 };

@@ -197,7 +197,8 @@ static double model_once(const struct sim_machine *m, const struct sim_work *w, 
 	 * traffic, memory controller queues): grows with the machine's
 	 * variability and with the distance to the data; model 2 moves most of
 	 * it into the placement factor, which also moves the misses */
-	double interf = lnoise(r, (c->v2 || c->v3 ? 0.008 : 0.025) * m->variability * (1 + c->remote_hops) / 2);
+	double interf =
+		lnoise(r, (c->v2 || c->v3 ? 0.008 : 0.025) * m->variability * (1 + c->remote_hops) / 2);
 	double cyc = (base + stall) * interf * lnoise(r, 0.01 * nz);
 	nat[NAT_CYC] = cyc;
 	nat[NAT_REF] = cyc / c->freq;

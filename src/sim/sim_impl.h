@@ -189,7 +189,7 @@ struct sim_workload {
 	int ntypes;
 	struct sim_wtype types[16];
 	int nphases;
-	int32_t *data_home; /* NUMA node of each data id (models 1 and 2) */
+	int32_t *data_home;  /* NUMA node of each data id (models 1 and 2) */
 	uint8_t *data_inter; /* model 3: data read by every XU, pages interleaved
 			      * over the nodes (else first touch in the run) */
 	size_t ndata;

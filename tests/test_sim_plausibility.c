@@ -526,6 +526,41 @@ static void test_truth_missing(void **state)
 	pmcf_profile_free(p);
 }
 
+/* EPD: the resolution comes from the references, and missing values in the
+ * target raise its score instead of leaving pairs out. */
+static void test_epd_missing(void **state)
+{
+	(void)state;
+	const char *ev[] = {"PAPI_TOT_INS", "PAPI_L1_DCM", "PAPI_L2_TCM"};
+	pmcf_profile *ref[3], *t = rec("cholesky,blocks=10,seed=9", ev, 3),
+			      *tm = rec("cholesky,blocks=10,seed=9", ev, 3);
+	for (int k = 0; k < 3; k++) {
+		char spec[64];
+		snprintf(spec, sizeof(spec), "cholesky,blocks=10,seed=%d", 20 + k);
+		ref[k] = rec(spec, ev, 3);
+	}
+	double *col = pmcf_profile_column(tm, 2);
+	for (size_t x = 0; x < pmcf_profile_nxus(tm); x++)
+		if (x % 2)
+			col[x] = PMCF_MISSING;
+	pmcf_epd_result *r, *rm;
+	assert_int_equal(pmcf_epd_compute(t, (const pmcf_profile *const *)ref, 3, NULL, &r), 0);
+	assert_int_equal(pmcf_epd_compute(tm, (const pmcf_profile *const *)ref, 3, NULL, &rm), 0);
+	assert_int_equal(pmcf_epd_npairs(r), pmcf_epd_npairs(rm));
+	assert_int_equal(pmcf_epd_nexcluded(r), pmcf_epd_nexcluded(rm));
+	for (size_t i = 0; i < pmcf_epd_npairs(r); i++)
+		assert_true(pmcf_epd_pair_at(r, i)->resolution == pmcf_epd_pair_at(rm, i)->resolution);
+	print_message("EPD complete %.3f, half of PAPI_L1_DCM missing %.3f\n", pmcf_epd_value(r),
+		      pmcf_epd_value(rm));
+	assert_true(pmcf_epd_value(rm) > 1.5 * pmcf_epd_value(r));
+	pmcf_epd_result_free(r);
+	pmcf_epd_result_free(rm);
+	for (int k = 0; k < 3; k++)
+		pmcf_profile_free(ref[k]);
+	pmcf_profile_free(t);
+	pmcf_profile_free(tm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -538,6 +573,7 @@ int main(void)
 		cmocka_unit_test(test_compulsory_once),
 		cmocka_unit_test(test_oracle),
 		cmocka_unit_test(test_truth_missing),
+		cmocka_unit_test(test_epd_missing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -78,7 +78,10 @@ typedef struct pmcf_epd_opts {
 
 /* How a pair's TMD is calibrated (docs/accuracy.md, "degenerate pairs").
  * FLOORED: the resolution of a pair is 1/n, n the fewest XUs in one of its
- * histograms (one XU moved by one bin); a distance below it equals it; a
+ * reference histograms (one XU moved by one bin; the target's missing values
+ * do not change it); a distance below it equals it; the share f of the
+ * target's XUs without both values scores as a target with none
+ * (uncalibrated (1 - f) * median + f * (B+2)*sqrt(2)); a
  * pair whose calibration is below it (no spread in the references) is left
  * out and listed (pmcf_epd_excluded_at); the calibrated TMD is at least the
  * best score of a reference repeat against the others (the floor).

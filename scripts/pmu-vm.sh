@@ -226,7 +226,6 @@ cmd_run() {
 	cmd_image
 	local ctl
 	ctl=$(mktemp -d "${TMPDIR:-/tmp}/pmcf-vm.XXXXXX")
-	trap 'rm -rf "$ctl"' RETURN
 	{
 		echo "export PATH=$ARMBUILD:\$PATH"
 		echo "export PMCF_ARM64_BUILD=$ARMBUILD"
@@ -236,6 +235,21 @@ cmd_run() {
 	} >"$ctl/cmd.sh"
 	local rc=0
 	boot "$ctl" "$dir" "$ARMBUILD" || rc=$?
+	rm -rf "$ctl"
+	return $rc
+}
+
+# The hardware suite (tests/hw/run.sh) in the guest; its CSVs land in
+# build/pmu/hwout. Exit status 0 when every check passed.
+cmd_check() {
+	local t0=$SECONDS
+	cmd_build
+	cmd_image
+	mkdir -p "$PMU_DIR/hwout"
+	say "ready in $((SECONDS - t0)) s; booting the guest for the hardware suite"
+	local rc=0
+	cmd_run "$ROOT" -- sh "$ROOT/tests/hw/run.sh" "$ARMBUILD" "$PMU_DIR/hwout" || rc=$?
+	say "pmu-check: $([ $rc = 0 ] && echo passed || echo "FAILED (status $rc)") in $((SECONDS - t0)) s"
 	return $rc
 }
 
@@ -243,6 +257,7 @@ case "${1:-}" in
 deps) cmd_deps ;;
 sysroot) cmd_sysroot ;;
 build) cmd_build ;;
+check) cmd_check ;;
 image) cmd_image ;;
 run)
 	shift

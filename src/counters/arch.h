@@ -33,8 +33,10 @@ static inline uint64_t pmcfi_arch_timestamp(void)
 /* The mmap page's index - 1: an event counter 0..30, or 31 for the cycle
  * counter (the kernel's ARMV8_IDX_CYCLE_COUNTER_USER). The counter number is
  * part of the instruction's encoding, hence the switch. */
-#define PMCFI_EVCNTR(n)                                                                                    \
-	case n: __asm__ volatile("mrs %0, pmevcntr" #n "_el0" : "=r"(v)); break;
+#define PMCFI_EVCNTR(n)                                                   \
+	case n:                                                           \
+		__asm__ volatile("mrs %0, pmevcntr" #n "_el0" : "=r"(v)); \
+		break;
 static inline uint64_t pmcfi_arch_read_counter(uint32_t idx)
 {
 	uint64_t v = 0;

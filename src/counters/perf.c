@@ -1195,8 +1195,8 @@ static int check_set(void *vimpl, const pmcf_catalog *c, const size_t *idx, size
 				int gen, fix;
 				char pmu[64];
 				if (pmcfi_host_counters(&gen, &fix, pmu, sizeof(pmu)) == 0)
-					snprintf(cn, sizeof(cn), " (the PMU %s has %d general counters%s)", pmu, gen,
-						 fix ? " and a cycle counter" : "");
+					snprintf(cn, sizeof(cn), " (the PMU %s has %d general counters%s)",
+						 pmu, gen, fix ? " and a cycle counter" : "");
 				if (whylen)
 					snprintf(why, whylen,
 						 "the group of %zu events led by '%s' was counted "

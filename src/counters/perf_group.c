@@ -229,7 +229,8 @@ int pmcfi_pgroup_open(struct pmcfi_pgroup *g, const struct perf_event_attr *attr
 	int xk = 0, err = -1;
 	for (; user > 0 && err; user--) {
 		err = open_all(g, attrs, names, n, 0, 0, user);
-		if (err == PMCF_EPARANOID && any_kernel && (err = open_all(g, attrs, names, n, 1, 0, user)) == 0)
+		if (err == PMCF_EPARANOID && any_kernel &&
+		    (err = open_all(g, attrs, names, n, 1, 0, user)) == 0)
 			xk = g->excluded_kernel = 1;
 		if (!err)
 			break;

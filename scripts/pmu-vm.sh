@@ -106,7 +106,7 @@ cmd_sysroot() {
 	done
 	if [ ${#want[@]} -gt 0 ]; then
 		say "downloading ${#want[@]} arm64 packages into $DEBS"
-		(cd "$DEBS" && apt-get download -qq "${want[@]}" >/dev/null) ||
+		(cd "$DEBS" && apt-get download -qq -o APT::Sandbox::User=root "${want[@]}" >/dev/null) ||
 			die "apt-get download failed (is the arm64 architecture in apt's sources?)"
 	fi
 	local stamp="$SYSROOT/.pmcf-stamp" sum
@@ -283,6 +283,10 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mount -t tmpfs tmp /tmp
+# TMPDIR on a tmpfs of its own: the collector's record files are mmapped,
+# which a shared folder mounted over /tmp (run /tmp -- ...) does not take
+mount -t tmpfs run /run
+mkdir -p /run/tmp
 for m in virtio_mmio netfs fscache 9pnet 9pnet_virtio 9p; do
 	insmod /lib/modules/$m.ko 2>/dev/null
 done
@@ -292,7 +296,7 @@ mount -t 9p -o $opts pmcfctl /ctl || { echo "PMCF-GUEST-EXIT 2"; poweroff -f; }
 while read -r tag path; do
 	mkdir -p "$path" && mount -t 9p -o $opts "$tag" "$path" || echo "pmu-vm guest: cannot mount $path"
 done </ctl/mounts
-export HOME=/root TMPDIR=/tmp
+export HOME=/root TMPDIR=/run/tmp
 export LD_LIBRARY_PATH=/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu:/usr/lib/llvm-16/lib
 echo PMCF-GUEST-START
 sh /ctl/cmd.sh

@@ -145,6 +145,9 @@ else
 	bad "events --check two groups of 2: $(cat "$W/err")"
 fi
 
+expect_fail_with "imix record refused on aarch64" 2 "decode x86-64 code only" \
+	"$P" imix record -o "$W/mix" -- "$T" 1 1
+
 # ---- exact user-mode instruction counts per task ------------------------------
 # tasks.c: task i runs a loop of 4, 7 or 5 instructions per iteration; its XU
 # must be the loop's count plus one constant (the instructions of libomp and

@@ -40,7 +40,7 @@ echo 0 >/proc/sys/kernel/perf_user_access
 # check_exact NAME CSV COLUMN NTHREADS: prints the constant(s); fails unless
 # every task XU is its expectation plus one constant. With several threads
 # libomp runs a task on one of two paths: popped from its creator's deque
-# (thread 0, which creates them all in `single`) or stolen by another
+# (thread 0, which creates them all in `master`) or stolen by another
 # thread; each path has its own constant, the same for every XU on it.
 check_exact() {
 	name=$1 csv=$2 col=$3 nth=$4
@@ -206,13 +206,14 @@ done
 # ---- multiplexing on real counters: 8 events on 6 + 1 counters. Each
 # event's scaled total over the XUs against the exact total (the loops'
 # counts; the per-XU constant of 8 separate reads is under 0.1 % of it);
-# kernel: the kernel rotates (within 2 %), rr/roc: pmcfuse rotates with a
+# kernel: the kernel rotates (within 3 %; measured 0.06-1.2 %: rotation
+# follows virtual time, which host I/O shifts a little), rr/roc: pmcfuse rotates with a
 # budget of 6 (within 5 %; measured 1.2-1.9 %).
 MUX=instructions:u,r08:u,cycles:u,r11:u,instructions,cycles,r08,r11
 MT=160
 "$T" $MT 1 >"$W/expect-mux.txt"
 for m in kernel rr roc; do
-	extra="" tol=0.02
+	extra="" tol=0.03
 	[ $m != kernel ] && extra="--pmcs 6" tol=0.05
 	if "$P" record --multiplex $m $extra --period-ms 1 -e "$MUX" -o "$W/mux-$m.pmcf" -- "$T" $MT 1 >/dev/null 2>"$W/err" &&
 		"$P" export --format csv -o "$W/mux-$m.csv" "$W/mux-$m.pmcf" 2>>"$W/err"; then

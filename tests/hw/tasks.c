@@ -2,7 +2,7 @@
  * instructions (tests/hw/run.sh): three task types, each a loop of a fixed
  * number of instructions per iteration written in assembly, so that the
  * compiler cannot change the count. Task i (0-based, creation order, all
- * created by one thread inside `single`) runs loop (i % 3) for
+ * created by thread 0 inside `master`) runs loop (i % 3) for
  * iters(i) = 1000 * (i + 1) + 7 * i iterations:
  *   type a: 4 instructions per iteration, type b: 7, type c: 5 (+ a, b, c
  * each as its own task construct, so that each is an XU type of its own).
@@ -83,7 +83,7 @@ int main(int argc, char **argv)
 		printf("task %d %c %lu %lu\n", i, types[i % 3], iters(i), per[i % 3] * iters(i));
 	fflush(stdout);
 #pragma omp parallel num_threads(nth)
-#pragma omp single
+#pragma omp master
 	for (int i = 0; i < n; i++) {
 		if (i % 3 == 0)
 			spawn_a(iters(i));

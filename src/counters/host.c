@@ -52,6 +52,27 @@ static void cpu_model(pmcf_host_info *h)
 	}
 	if (f)
 		fclose(f);
+	if (!h->cpu[0]) { /* arm64: no model name, the implementer and part numbers */
+		char impl[32] = "", part[32] = "";
+		f = fopen("/proc/cpuinfo", "r");
+		while (f && fgets(line, sizeof(line), f)) {
+			char *colon = strchr(line, ':');
+			char *dst = strncmp(line, "CPU implementer", 15) == 0 ? impl
+				    : strncmp(line, "CPU part", 8) == 0       ? part
+									      : NULL;
+			if (!colon || !dst || dst[0])
+				continue;
+			colon++;
+			while (*colon == ' ' || *colon == '\t')
+				colon++;
+			colon[strcspn(colon, "\n")] = '\0';
+			snprintf(dst, 32, "%.31s", colon);
+		}
+		if (f)
+			fclose(f);
+		if (impl[0])
+			snprintf(h->cpu, sizeof(h->cpu), "CPU implementer %s, part %s", impl, part);
+	}
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	h->ncpus = n > 0 ? (unsigned)n : 0;
 	h->virtual_machine = hv_flag;

@@ -156,6 +156,11 @@ NT=24
 "$T" $NT 1 >"$W/expect.txt" || bad "hw-tasks did not run"
 exact_run exact1 1 instructions:u instructions:u
 exact_run exact4 4 instructions:u instructions:u
+if "$P" show "$W/exact1.pmcf" 2>/dev/null | grep -q "^ *pmu *armv8_pmuv3"; then
+	ok "the profile names its PMU: $("$P" show "$W/exact1.pmcf" | grep '^ *pmu ')"
+else
+	bad "the profile does not name armv8_pmuv3: $("$P" show "$W/exact1.pmcf" 2>&1 | grep -i 'pmu')"
+fi
 cp "$W"/*.csv "$O/" 2>/dev/null
 
 # ---- groups: {instructions:u,cycles:u} counted together: at -icount shift=0

@@ -1,0 +1,71 @@
+# The adversarial findings of issue 34 on outputs, combine inputs, messages
+# and perf's syntax, kept: each block reproduces one finding and checks the
+# fixed behaviour. Each block is one row of docs/errors.md (section
+# "Adversarial cases"), named by its tag. Device nodes and FIFOs are made in
+# this test's own folder, never on the machine's /dev.
+row() { ROW=$1; }
+trap 'echo "in row: ${ROW:-?}" >&2' ERR
+
+# set_all PROFILE EVENT_ID HEX: every value of an event replaced by the
+# little-endian double in HEX (16 hex digits)
+set_all() {
+	local c n
+	for c in $(sqlite3 "$1" "SELECT chunk FROM value_chunk WHERE event = $2"); do
+		n=$(sqlite3 "$1" "SELECT length(data) / 8 FROM value_chunk WHERE event = $2 AND chunk = $c")
+		sqlite3 "$1" "UPDATE value_chunk SET data = X'$(printf "$3%.0s" $(seq "$n"))'
+			WHERE event = $2 AND chunk = $c"
+	done
+}
+INF=000000000000F07F NINF=000000000000F0FF NAN=000000000000F87F
+
+# ---- combine inputs ----------------------------------------------------------
+expect_ok "$PMCFUSE" run --keep camp -e PAPI_L1_DCM,PAPI_L2_TCM,PAPI_L3_TCM,PAPI_BR_MSP,PAPI_L1_ICM \
+	-o fused.pmcf --sim cholesky,blocks=4
+[ -f camp/exec-0.pmcf ] && [ -f camp/exec-1.pmcf ] || fail "run --keep kept no executions"
+STRATEGIES="ctc lgl bc bc-unlabeled random match bc-label bc-lgl"
+
+row combine-linking-inf
+# one execution's linking event (duration, which every input has) ±inf on
+# every XU: bc freed twice, bc-unlabeled and bc-label crashed (pair_at read
+# past its array). Refused by every strategy, the file and the XU named.
+for v in NINF INF; do
+	cp camp/exec-1.pmcf inf.pmcf
+	set_all inf.pmcf 0 "${!v}"
+	for s in $STRATEGIES; do
+		expect_fail 1 "$PMCFUSE" combine --strategy $s -o o.pmcf camp/exec-0.pmcf inf.pmcf
+		expect_match "^pmcfuse: combine: inf.pmcf: the linking event 'duration' is infinite on ([0-9]+) of its \1 XUs \(XU 0: -?inf\)" "$ERR"
+		expect_fail 1 "$PMCFUSE" combine --partial --strategy $s -o o.pmcf camp/exec-0.pmcf inf.pmcf
+		[ ! -e o.pmcf ] || fail "$s wrote a fused profile"
+	done
+done
+# missing (NaN) on every XU: every strategy fuses or refuses, never crashes
+cp camp/exec-1.pmcf nan.pmcf
+set_all nan.pmcf 0 "$NAN"
+for s in $STRATEGIES; do
+	rc=0
+	"$PMCFUSE" combine --strategy $s -o o.pmcf camp/exec-0.pmcf nan.pmcf >/dev/null 2>err.txt || rc=$?
+	[ $rc -le 2 ] || fail "combine --strategy $s on missing linking values: exit $rc ($(cat err.txt))"
+	ok
+done
+
+row combine-fused-input
+# a fused profile holds the plan set of its first input: it was taken for
+# set 0, and `truth` said 0 error. Refused as an input.
+expect_fail 1 "$PMCFUSE" combine -o ff.pmcf fused.pmcf camp/exec-1.pmcf
+expect_eq "pmcfuse: combine: fused.pmcf is a fused profile, not an execution: combine fuses recorded executions (give the executions it was fused from; \`pmcfuse show\` lists them as inputs)" "$ERR"
+expect_fail 1 "$PMCFUSE" combine --partial -o ff.pmcf camp/exec-0.pmcf fused.pmcf
+expect_match "fused.pmcf is a fused profile" "$ERR"
+[ ! -e ff.pmcf ] || fail "a fused profile was fused again"
+
+row combine-plan-set
+# only plan_set damaged: the file is named once, and the message says what
+# is wrong (it said "X and X ... plan digests differ")
+cp camp/exec-1.pmcf ps.pmcf
+sqlite3 ps.pmcf "UPDATE meta SET value = '7' WHERE key = 'plan_set'"
+expect_fail 1 "$PMCFUSE" combine -o o.pmcf camp/exec-0.pmcf ps.pmcf
+expect_eq "pmcfuse: combine: ps.pmcf: its plan set is damaged (plan_set '7' of plan_sets '2': a whole number below the plan's sets); record that set again" "$ERR"
+expect_fail 1 "$PMCFUSE" combine -o o.pmcf ps.pmcf camp/exec-0.pmcf
+expect_match "^pmcfuse: combine: ps.pmcf: its plan set is damaged" "$ERR"
+sqlite3 ps.pmcf "UPDATE meta SET value = '1' WHERE key = 'plan_set'; UPDATE meta SET value = '3' WHERE key = 'plan_sets'"
+expect_fail 1 "$PMCFUSE" combine -o o.pmcf camp/exec-0.pmcf ps.pmcf
+expect_match "not executions of the same plan \(the same plan digest, but 2 vs 3 sets\)" "$ERR"

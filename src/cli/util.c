@@ -168,8 +168,37 @@ int cli_out_open(const char *verb, const char *path, struct cli_out *o)
 		o->f = stdout;
 		return CLI_OK;
 	}
+	/* a device, a FIFO, a socket (/dev/null, /dev/stdout, /dev/fd/N of
+	 * `-o >(cmd)`): written in place, never renamed over, which would put a
+	 * regular file where the node was */
+	struct stat sb;
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
+		int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0) {
+			int e = errno;
+			return cli_error(verb, cli_status_for(-e), "cannot write '%s': %s", path, strerror(e));
+		}
+		o->f = fdopen(fd, "w");
+		o->path = strdup(path);
+		if (!o->f || !o->path) {
+			if (!o->f)
+				close(fd);
+			cli_out_abort(o);
+			return cli_error(verb, CLI_EENV, "out of memory");
+		}
+		return CLI_OK;
+	}
+	/* a symbolic link to a file: that file is replaced, the link kept */
+	char *real = NULL;
+	struct stat lb;
+	if (lstat(path, &lb) == 0 && S_ISLNK(lb.st_mode) && stat(path, &sb) == 0)
+		real = realpath(path, NULL);
+	if (real)
+		path = real;
 	size_t n = strlen(path);
 	o->path = strdup(path);
+	free(real);
+	path = o->path;
 	o->tmp = malloc(n + 32);
 	if (!o->path || !o->tmp) {
 		cli_out_abort(o);
@@ -207,14 +236,17 @@ int cli_out_commit(const char *verb, struct cli_out *o)
 					 strerror(errno));
 		return CLI_OK;
 	}
-	int bad = fflush(o->f) != 0 || ferror(o->f) || fsync(fileno(o->f)) != 0;
+	/* in place (no temporary): a device or a FIFO has nothing to sync */
+	int bad = fflush(o->f) != 0 || ferror(o->f) || (o->tmp && fsync(fileno(o->f)) != 0);
 	int e = errno;
+	if (bad && !e)
+		e = EIO;
 	if (fclose(o->f) != 0 && !bad) {
 		bad = 1;
 		e = errno;
 	}
 	o->f = NULL;
-	if (bad || rename(o->tmp, o->path) != 0) {
+	if (bad || (o->tmp && rename(o->tmp, o->path) != 0)) {
 		if (!bad)
 			e = errno;
 		int st = cli_error(verb, cli_status_for(-e), "cannot write '%s': %s", o->path, strerror(e));
@@ -266,10 +298,30 @@ int cli_out_not_input(const char *verb, const char *out, const char *const *in, 
 	return CLI_OK;
 }
 
+const char *cli_node_kind(unsigned mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFCHR: return "a character device";
+	case S_IFBLK: return "a block device";
+	case S_IFIFO: return "a FIFO (a pipe)";
+	case S_IFSOCK: return "a socket";
+	case S_IFDIR: return "a folder";
+	case S_IFREG: return "a file";
+	default: return "not a file";
+	}
+}
+
 int cli_out_replaceable(const char *verb, const char *out, const char *kind)
 {
 	struct stat sb;
-	if (!out || strcmp(out, "-") == 0 || stat(out, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size == 0)
+	if (!out || strcmp(out, "-") == 0 || stat(out, &sb) != 0)
+		return CLI_OK;
+	if (!kind && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))
+		return cli_error(verb, CLI_EUSAGE,
+				 "'%s' is %s: a profile is an SQLite database, which cannot be written "
+				 "into it (choose a file name)",
+				 out, cli_node_kind(sb.st_mode));
+	if (!S_ISREG(sb.st_mode) || sb.st_size == 0)
 		return CLI_OK;
 	static const char magic[16] = "SQLite format 3"; /* with its NUL: every profile's start */
 	char head[sizeof(magic)];

@@ -535,6 +535,14 @@ static int save(const pmcf_profile *p, const char *path, int sql_always)
 	const char *base = slash ? slash + 1 : path;
 	if (!*base)
 		return pmcfi_fail(PMCF_EINVAL, "%s: not a file name", path);
+	/* a device, a FIFO or a socket is never renamed over (that would put a
+	 * file where /dev/null was), and a database cannot be written into one */
+	struct stat sb;
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))
+		return pmcfi_fail(PMCF_EINVAL,
+				  "%s: not a regular file (a device, FIFO or socket): a profile is an SQLite "
+				  "database, which cannot be written into it (choose a file name)",
+				  path);
 	size_t dlen = slash ? (size_t)(slash - path) : 1;
 	size_t blen = strlen(base);
 	char *dir = malloc(dlen + 1), *tmp = malloc(dlen + blen + 16);

@@ -69,3 +69,63 @@ expect_match "^pmcfuse: combine: ps.pmcf: its plan set is damaged" "$ERR"
 sqlite3 ps.pmcf "UPDATE meta SET value = '1' WHERE key = 'plan_set'; UPDATE meta SET value = '3' WHERE key = 'plan_sets'"
 expect_fail 1 "$PMCFUSE" combine -o o.pmcf camp/exec-0.pmcf ps.pmcf
 expect_match "not executions of the same plan \(the same plan digest, but 2 vs 3 sets\)" "$ERR"
+
+# ---- outputs that are not regular files -------------------------------------
+row output-device
+# -o naming a character device (made here: a null device) wrote a file over
+# it (as root, -o /dev/null replaced the machine's /dev/null): written in
+# place now, the node kept
+expect_ok "$PMCFUSE" plan -e PAPI_L1_DCM,PAPI_L2_TCM --sim cholesky,blocks=4 -o plan.json
+TEXT_OUTPUTS=("export --format csv camp/exec-0.pmcf" "export --format json camp/exec-0.pmcf"
+	"report camp/exec-0.pmcf" "plan -e PAPI_L1_DCM --sim cholesky,blocks=4")
+if [ "$(id -u)" = 0 ] && mknod null c 1 3 2>/dev/null; then
+	ln -s null null-link
+	for cmd in "${TEXT_OUTPUTS[@]}"; do
+		for o in null null-link; do
+			expect_ok "$PMCFUSE" $cmd -o $o
+			expect_eq "character special file 1:3" "$(stat -L -c '%F %t:%T' null)" "($cmd -o $o)"
+		done
+		[ -L null-link ] || fail "$cmd replaced the symbolic link"
+	done
+	# a profile is an SQLite database: it cannot go into a device
+	for cmd in "record -e duration --sim cholesky,blocks=4" "run -e PAPI_L1_DCM,PAPI_L2_TCM --sim cholesky,blocks=4" \
+		"combine camp/exec-0.pmcf camp/exec-1.pmcf" "export --format sqlite camp/exec-0.pmcf"; do
+		expect_fail 1 "$PMCFUSE" $cmd -o null
+		expect_match "^pmcfuse: [a-z]+: 'null' is a character device: a profile is an SQLite database, which cannot be written into it \(choose a file name\)$" "$ERR"
+		expect_eq "character special file 1:3" "$(stat -c '%F %t:%T' null)" "($cmd)"
+	done
+else
+	echo "SKIP (output-device): not root, or mknod is not allowed here: no device node to write to"
+fi
+
+row output-fifo
+# -o naming a FIFO with a reader: the reader gets the output (it blocked
+# forever: a file was renamed over the FIFO), the FIFO stays
+mkfifo fifo
+for cmd in "${TEXT_OUTPUTS[@]}"; do
+	rm -f got
+	timeout 20 cat fifo >got &
+	reader=$!
+	expect_ok timeout 20 "$PMCFUSE" $cmd -o fifo
+	wait $reader || fail "$cmd -o fifo: the reader got no end of file"
+	[ -p fifo ] || fail "$cmd replaced the FIFO"
+	[ -s got ] || fail "$cmd -o fifo: the reader got nothing"
+done
+expect_match '^xu,type,' "$(timeout 20 cat fifo & "$PMCFUSE" export --format csv -o fifo camp/exec-0.pmcf; wait)"
+for cmd in "record -e duration --sim cholesky,blocks=4" "export --format sqlite camp/exec-0.pmcf"; do
+	expect_fail 1 timeout 20 "$PMCFUSE" $cmd -o fifo
+	expect_match "'fifo' is a FIFO \(a pipe\): a profile is an SQLite database, which cannot be written into it" "$ERR"
+	[ -p fifo ] || fail "$cmd replaced the FIFO"
+done
+# -o >(cmd): a /dev/fd/N pipe (it failed: no temporary can be made in /dev/fd)
+expect_ok "$PMCFUSE" export --format csv -o >(wc -l >lines.txt) camp/exec-0.pmcf
+expect_ok "$PMCFUSE" plan -e PAPI_L1_DCM --sim cholesky,blocks=4 -o >(jq -r .format >format.txt)
+for _ in $(seq 50); do [ -s lines.txt ] && [ -s format.txt ] && break; sleep 0.1; done
+expect_eq "$(($(sqlite3 camp/exec-0.pmcf "SELECT value FROM format WHERE key = 'xus'") + 1))" "$(cat lines.txt)"
+expect_eq pmcfuse-plan "$(cat format.txt)"
+# /dev/stdout's kind of link (to the descriptor) keeps its link
+ln -s /proc/self/fd/1 out-link
+expect_ok "$PMCFUSE" export --format csv -o out-link camp/exec-0.pmcf
+expect_match '^xu,type,' "$OUT"
+[ -L out-link ] || fail "the link to standard output was replaced"
+[ -z "$(ls -A | grep '\.tmp\.')" ] || fail "a temporary was left: $(ls -A | grep '\.tmp\.')"

@@ -129,3 +129,22 @@ expect_ok "$PMCFUSE" export --format csv -o out-link camp/exec-0.pmcf
 expect_match '^xu,type,' "$OUT"
 [ -L out-link ] || fail "the link to standard output was replaced"
 [ -z "$(ls -A | grep '\.tmp\.')" ] || fail "a temporary was left: $(ls -A | grep '\.tmp\.')"
+
+# ---- report ------------------------------------------------------------------
+row report-sigpipe
+# a reader that is gone before the page is written: report ends by SIGPIPE
+# as any writer would, and its temporary folder (gnuplot's files) is gone
+mkdir rtmp
+env TMPDIR="$PWD/rtmp" "$PMCFUSE" report -o - camp/exec-0.pmcf 2>err.txt | true || :
+[ -z "$(ls -A rtmp)" ] || fail "report left its temporary folder: $(ls -A rtmp)"
+ok
+
+row report-size-limit
+# the reason is said (it was only "cannot write the report")
+(
+	ulimit -f 8
+	expect_fail 2 "$PMCFUSE" report -o big.html camp/exec-0.pmcf
+	expect_eq "pmcfuse: report: cannot write the report: File too large" "$ERR"
+)
+[ ! -e big.html ] || fail "a report was written under the limit"
+[ -z "$(ls -A | grep '\.tmp\.')" ] || fail "a temporary was left: $(ls -A | grep '\.tmp\.')"

@@ -15,17 +15,20 @@
 
 int cli_error(const char *verb, int status, const char *fmt, ...)
 {
-	char msg[8192], line[2048];
+	char *msg = NULL, line[2048];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	/* formatted whole: a path of any length, the reason after it kept */
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	va_end(ap);
 	/* one line, whatever the message holds */
-	for (char *p = msg; *p; p++)
+	for (char *p = msg; p && *p; p++)
 		if (*p == '\n' || *p == '\r')
 			*p = ' ';
 	/* a long path is cut in its middle, the reason after it kept */
-	pmcf_shorten(line, sizeof(line), msg);
+	pmcf_shorten(line, sizeof(line), msg ? msg : "out of memory");
+	free(msg);
 	fprintf(stderr, "pmcfuse: %s: %s\n", verb, line);
 	return status;
 }
@@ -73,12 +76,15 @@ int cli_wants_help(int argc, char **argv, const char *usage)
 
 int cli_usage_error(const char *verb, const char *fmt, ...)
 {
-	char msg[8192];
+	char *msg = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	va_end(ap);
-	return cli_error(verb, CLI_EUSAGE, "%s (see pmcfuse %s --help)", msg, verb);
+	int st = cli_error(verb, CLI_EUSAGE, "%s (see pmcfuse %s --help)", msg ? msg : "out of memory", verb);
+	free(msg);
+	return st;
 }
 
 int cli_parse_uint(const char *verb, const char *opt, const char *s, unsigned long min, unsigned long max,
@@ -193,21 +199,20 @@ int cli_out_open(const char *verb, const char *path, struct cli_out *o)
 	struct stat lb;
 	if (lstat(path, &lb) == 0 && S_ISLNK(lb.st_mode) && stat(path, &sb) == 0)
 		real = realpath(path, NULL);
-	if (real)
-		path = real;
-	size_t n = strlen(path);
-	o->path = strdup(path);
+	const char *dest = real ? real : path; /* what the rename replaces */
+	size_t n = strlen(dest);
+	o->path = strdup(dest);
 	free(real);
-	path = o->path;
 	o->tmp = malloc(n + 32);
 	if (!o->path || !o->tmp) {
 		cli_out_abort(o);
 		return cli_error(verb, CLI_EENV, "out of memory");
 	}
 	/* temporary in the same directory: .<name>.tmp.XXXXXX */
-	const char *slash = strrchr(path, '/');
-	size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
-	snprintf(o->tmp, n + 32, "%.*s.%s.tmp.XXXXXX", (int)dirlen, path, path + dirlen);
+	dest = o->path;
+	const char *slash = strrchr(dest, '/');
+	size_t dirlen = slash ? (size_t)(slash - dest + 1) : 0;
+	snprintf(o->tmp, n + 32, "%.*s.%s.tmp.XXXXXX", (int)dirlen, dest, dest + dirlen);
 	int fd = mkstemp(o->tmp);
 	if (fd < 0) {
 		int e = errno;

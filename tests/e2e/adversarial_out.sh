@@ -148,3 +148,31 @@ row report-size-limit
 )
 [ ! -e big.html ] || fail "a report was written under the limit"
 [ -z "$(ls -A | grep '\.tmp\.')" ] || fail "a temporary was left: $(ls -A | grep '\.tmp\.')"
+
+# ---- messages ----------------------------------------------------------------
+row epd-inf
+# infinite reference or target values: EPD's grid became NaN ("EMD: point 1
+# of the first set has a coordinate -nan"); said as what it is now
+expect_ok "$PMCFUSE" reference -e PAPI_L1_DCM,PAPI_L2_TCM --repeat 2 -o refs --sim cholesky,blocks=4
+cp -r refs irefs
+n=$(sqlite3 irefs/ref-000.pmcf "SELECT length(data) / 8 FROM value_chunk WHERE event = 1 AND chunk = 0")
+sqlite3 irefs/ref-000.pmcf "UPDATE value_chunk SET data = CAST(X'$INF' || substr(data, 9) AS BLOB) WHERE event = 1 AND chunk = 0"
+expect_fail 1 "$PMCFUSE" epd camp/exec-0.pmcf irefs
+expect_eq "pmcfuse: epd: EPD: reference 1 of 2 has an infinite value of 'PAPI_L1_DCM' (XU 0: inf): EPD bins the values of each event pair, which must be finite (record it again)" "$ERR"
+cp refs/ref-001.pmcf itarget.pmcf
+set_all itarget.pmcf 2 "$NINF"
+expect_fail 1 "$PMCFUSE" epd itarget.pmcf refs
+expect_match "EPD: target 1 has an infinite value of 'PAPI_L2_TCM' \(XU 0: -inf\)" "$ERR"
+expect_nomatch "nan" "$ERR"
+
+row long-path-8k
+# a path over 8 KB: the message was cut before its reason; now formatted
+# whole, the path cut in its middle, the reason kept
+long=$(printf 'segment-of-a-long-path/%.0s' $(seq 1 400))
+for cmd in "show $long/x.pmcf" "export --format csv -o $long/x.csv camp/exec-0.pmcf" \
+	"plan -e PAPI_L1_DCM --sim cholesky,blocks=4 -o $long/x.json" \
+	"record -e duration --sim cholesky,blocks=4 -o $long/x.pmcf" "epd $long/x.pmcf refs"; do
+	expect_fail 1 "$PMCFUSE" $cmd
+	expect_match "File name too long$" "$ERR"
+	[ "${#ERR}" -lt 2200 ] || fail "$cmd: the line is ${#ERR} bytes"
+done

@@ -182,7 +182,8 @@ int cli_out_open(const char *verb, const char *path, struct cli_out *o)
 		int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
 		if (fd < 0) {
 			int e = errno;
-			return cli_error(verb, cli_status_for(-e), "cannot write '%s': %s", path, strerror(e));
+			return cli_error(verb, cli_status_for(-e), "cannot write '%s': %s", path,
+					 strerror(e));
 		}
 		o->f = fdopen(fd, "w");
 		o->path = strdup(path);

@@ -196,8 +196,8 @@ static int check_plan_sets(const pmcf_profile *const *in, size_t n, const pmcf_c
 			return pmcfi_fail(PMCF_ECONFLICT,
 					  "%s: its plan set is damaged (%s '%s' of %s '%s': a whole "
 					  "number below the plan's sets); record that set again",
-					  in_name(o, j, b1, sizeof(b1)), PMCF_META_PLAN_SET,
-					  s ? s : "(none)", PMCF_META_PLAN_SETS, t ? t : "(none)");
+					  in_name(o, j, b1, sizeof(b1)), PMCF_META_PLAN_SET, s ? s : "(none)",
+					  PMCF_META_PLAN_SETS, t ? t : "(none)");
 		}
 	plan_set(in[first], &nsets);
 	for (size_t j = 0; j < n; j++) {
@@ -210,8 +210,8 @@ static int check_plan_sets(const pmcf_profile *const *in, size_t n, const pmcf_c
 			else if (strcmp(d, digest) != 0)
 				snprintf(why, sizeof(why), "plan digests differ");
 			else
-				snprintf(why, sizeof(why), "the same plan digest, but %lu vs %lu sets",
-					 nsets, ns);
+				snprintf(why, sizeof(why), "the same plan digest, but %lu vs %lu sets", nsets,
+					 ns);
 			return pmcfi_fail(PMCF_ECONFLICT,
 					  "%s and %s are not executions of the same plan (%s); fuse the "
 					  "sets of one plan",

@@ -176,3 +176,53 @@ for cmd in "show $long/x.pmcf" "export --format csv -o $long/x.csv camp/exec-0.p
 	expect_match "File name too long$" "$ERR"
 	[ "${#ERR}" -lt 2200 ] || fail "$cmd: the line is ${#ERR} bytes"
 done
+
+# ---- perf's event syntax -----------------------------------------------------
+row perf-syntax-oracle
+# pmcfuse accepts what `perf stat -e` accepts and refuses what it refuses
+# (refused: "event syntax error"; accepted: counted, <not supported> or not
+# permitted). It accepted task-clock:uu and any case, and refused
+# sched:sched_wak*:u, {…}:u, task-clock:, name=x and long raw codes.
+# Left out on purpose: modifiers for sampling (S W e b), which pmcfuse
+# refuses where perf takes them (docs/events.md).
+if command -v perf >/dev/null && perf stat -e task-clock true >/dev/null 2>&1; then
+	SPELLINGS=('task-clock:uu' 'page-faults:kk' 'TASK-CLOCK' 'Task-Clock' 'CS' 'PAGE-FAULTS' 'R01c2'
+		'task-clock:u:k' 'task-clock:' 'cs:u' 'faults' 'page-faults:ukhGHpppPID'
+		'software/config=0,name=x/' 'r00000000000000001c2' 'r1234567890abcdef0' 'r1c2:u'
+		'{task-clock:u,faults}:u' 'task-clock:pppp')
+	if tracepoints_usable; then
+		SPELLINGS+=('sched:sched_wak*:u' '{sched:sched_wak*}:u' 'sched:sched_wak*:' 'sched:*:u'
+			'sched:sched_wak*:uu' 'sched:sched_switch:u')
+	else
+		echo "SKIP (perf-syntax-oracle, tracepoints): tracefs is not usable here"
+	fi
+	for e in "${SPELLINGS[@]}"; do
+		perf_out=$(perf stat -x, -e "$e" true 2>&1 || true)
+		perf_ok=1
+		[[ "$perf_out" != *"event syntax error"* ]] || perf_ok=0
+		rc=0
+		"$PMCFUSE" events --check "$e" --pmcs 64 >out.txt 2>err.txt || rc=$?
+		ours=$([ $rc -eq 0 ] || { [ $rc -eq 2 ] && grep -q 'cannot be counted\|not permitted\|perf_event_open' err.txt; } && echo 1 || echo 0)
+		expect_eq "$perf_ok" "$ours" "('$e': perf $([ $perf_ok = 1 ] && echo accepts || echo refuses) it; pmcfuse exit $rc: $(cat err.txt))"
+	done
+else
+	echo "SKIP (perf-syntax-oracle): perf is not installed or cannot count task-clock here"
+fi
+
+row perf-glob-uncountable
+# a glob's matches that cannot be counted here are left out (ftrace:*
+# was refused whole for ftrace:function; * for cycles without a PMU)
+if tracepoints_usable; then
+	rc=0
+	"$PMCFUSE" events --check 'ftrace:*' --pmcs 64 >out.txt 2>err.txt || rc=$?
+	[ $rc -eq 0 ] || expect_match "^pmcfuse: events: 'ftrace:\*': none of the [0-9]+ events it matches can be counted here" "$(cat err.txt)"
+	expect_nomatch "^pmcfuse: events: 'ftrace:[a-z_]+' cannot be counted" "$(cat err.txt)"
+else
+	echo "SKIP (perf-glob-uncountable, ftrace:*): tracefs is not usable here"
+fi
+rc=0
+"$PMCFUSE" events --check '*' --pmcs 64 >out.txt 2>err.txt || rc=$?
+expect_nomatch "'cycles' cannot be counted" "$(cat err.txt)"
+[ $rc -ne 0 ] || expect_match "^fits: [0-9]+ events" "$(cat out.txt)"
+expect_ok "$PMCFUSE" plan -e '*-faults:u' --pmcs 8 -o faults.json
+expect_eq '["duration","page-faults:u","minor-faults:u","major-faults:u","alignment-faults:u","emulation-faults:u"]' "$(jq -c '.sets[0]' faults.json)"

@@ -167,6 +167,36 @@ void cli_json_member(FILE *f, const char *key, double v)
 	cli_json_number(f, v);
 }
 
+/* The descriptor N that path names (/dev/stdout 1, /dev/stderr 2,
+ * /dev/fd/N, /proc/self/fd/N), directly or through one symbolic link; -1
+ * for any other path. */
+static int std_fd_name(const char *p)
+{
+	if (strcmp(p, "/dev/stdout") == 0)
+		return 1;
+	if (strcmp(p, "/dev/stderr") == 0)
+		return 2;
+	const char *n = strncmp(p, "/dev/fd/", 8) == 0          ? p + 8
+			: strncmp(p, "/proc/self/fd/", 14) == 0 ? p + 14
+								: NULL;
+	if (!n || !*n || strspn(n, "0123456789") != strlen(n) || strlen(n) > 6)
+		return -1;
+	return atoi(n);
+}
+
+static int std_fd_of(const char *path)
+{
+	int fd = std_fd_name(path);
+	if (fd >= 0)
+		return fd;
+	char link[PATH_MAX];
+	ssize_t n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return -1;
+	link[n] = '\0';
+	return std_fd_name(link);
+}
+
 int cli_out_open(const char *verb, const char *path, struct cli_out *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -174,9 +204,28 @@ int cli_out_open(const char *verb, const char *path, struct cli_out *o)
 		o->f = stdout;
 		return CLI_OK;
 	}
-	/* a device, a FIFO, a socket (/dev/null, /dev/stdout, /dev/fd/N of
-	 * `-o >(cmd)`): written in place, never renamed over, which would put a
-	 * regular file where the node was */
+	/* /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N (or a link to
+	 * one): the descriptor itself, as the shell gave it (its offset, its
+	 * O_APPEND: `-o /dev/stdout >>log` appends, and a file there is never
+	 * replaced nor truncated) */
+	int dfd = std_fd_of(path);
+	if (dfd >= 0) {
+		int fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
+		if (fd >= 0) {
+			o->f = fdopen(fd, "w");
+			o->path = strdup(path);
+			if (!o->f || !o->path) {
+				if (!o->f)
+					close(fd);
+				cli_out_abort(o);
+				return cli_error(verb, CLI_EENV, "out of memory");
+			}
+			return CLI_OK;
+		}
+	}
+	/* a device, a FIFO, a socket (/dev/null, the /dev/fd/N of `-o >(cmd)`):
+	 * written in place, never renamed over, which would put a regular file
+	 * where the node was */
 	struct stat sb;
 	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
 		int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);

@@ -128,6 +128,12 @@ ln -s /proc/self/fd/1 out-link
 expect_ok "$PMCFUSE" export --format csv -o out-link camp/exec-0.pmcf
 expect_match '^xu,type,' "$OUT"
 [ -L out-link ] || fail "the link to standard output was replaced"
+# -o /dev/stdout into a file opened for appending: appended, as the shell
+# asked (the file was replaced by the output alone)
+echo first >log.txt
+"$PMCFUSE" export --format csv -o /dev/stdout camp/exec-0.pmcf >>log.txt
+expect_eq first "$(head -n 1 log.txt)"
+expect_match '^xu,type,' "$(sed -n 2p log.txt)"
 [ -z "$(ls -A | grep '\.tmp\.')" ] || fail "a temporary was left: $(ls -A | grep '\.tmp\.')"
 
 # ---- report ------------------------------------------------------------------

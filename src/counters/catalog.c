@@ -404,7 +404,10 @@ static int unknown_event(const pmcf_catalog *c, const char *name)
  * after the pattern (sched:sched_wak*:u, or a group's) apply to every
  * match. A match this machine cannot count (ftrace:function, cycles
  * without a PMU) is left out, as it would be from a listing; only when
- * none can be counted is the pattern refused, with the first one's reason. */
+ * none can be counted is the pattern refused, with the first one's reason.
+ * Matches not probed yet are opened once each, up to GLOB_PROBES of them. */
+#define GLOB_PROBES 64
+
 static int add_glob(const pmcf_catalog *c, pmcf_evlist *l, const char *pat, unsigned group)
 {
 	char *base = strdup(pat);
@@ -441,7 +444,7 @@ static int add_glob(const pmcf_catalog *c, pmcf_evlist *l, const char *pat, unsi
 		if (c->ev[i].available != 0 && fnmatch(base, c->ev[i].name, 0) == 0)
 			match[nm++] = i;
 	int err = 0, first_err = 0;
-	size_t hits = 0;
+	size_t hits = 0, probes = 0;
 	char first_why[600] = "";
 	for (size_t m = 0; m < nm && !err; m++) {
 		long e = (long)match[m];
@@ -463,7 +466,16 @@ static int add_glob(const pmcf_catalog *c, pmcf_evlist *l, const char *pat, unsi
 			if (err)
 				break;
 		}
-		/* countable here? (duration and simulated events always are) */
+		/* countable here? Known (probed) events are not asked again; of the
+		 * others at most GLOB_PROBES are opened (a tracepoint's close waits
+		 * ~40 ms), the rest kept for the set's own check */
+		if (c->ev[e].available == 1 || probes == GLOB_PROBES) {
+			if ((err = evlist_push(l, c, (size_t)e, group)))
+				break;
+			hits++;
+			continue;
+		}
+		probes++;
 		char why[512];
 		int fits = pmcfi_catalog_check_idx(c, &(size_t){(size_t)e}, 1, 64, why, sizeof(why));
 		if (fits == PMCF_ENOMEM) {

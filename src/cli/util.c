@@ -371,6 +371,11 @@ int cli_out_replaceable(const char *verb, const char *out, const char *kind)
 	struct stat sb;
 	if (!out || strcmp(out, "-") == 0 || stat(out, &sb) != 0)
 		return CLI_OK;
+	if (!kind && std_fd_of(out) >= 0)
+		return cli_error(verb, CLI_EUSAGE,
+				 "'%s' is a descriptor: a profile is an SQLite database, written to a "
+				 "file, not to standard output or a pipe (choose a file name)",
+				 out);
 	if (!kind && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))
 		return cli_error(verb, CLI_EUSAGE,
 				 "'%s' is %s: a profile is an SQLite database, which cannot be written "

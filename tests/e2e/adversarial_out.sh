@@ -128,6 +128,17 @@ ln -s /proc/self/fd/1 out-link
 expect_ok "$PMCFUSE" export --format csv -o out-link camp/exec-0.pmcf
 expect_match '^xu,type,' "$OUT"
 [ -L out-link ] || fail "the link to standard output was replaced"
+# a profile to standard output's link (as /dev/stdout is; made here, never
+# the machine's): refused; it was renamed over the link (as root, a file
+# took /dev/stdout's place)
+for cmd in "record -e duration --sim cholesky,blocks=4" "combine camp/exec-0.pmcf camp/exec-1.pmcf" \
+	"export --format sqlite camp/exec-0.pmcf"; do
+	rc=0
+	"$PMCFUSE" $cmd -o out-link >prof.out 2>err.txt || rc=$?
+	expect_eq 1 "$rc" "($cmd -o out-link: $(cat err.txt))"
+	expect_match "'out-link' is a descriptor: a profile is an SQLite database, written to a file, not to standard output or a pipe" "$(cat err.txt)"
+	[ -L out-link ] || fail "$cmd replaced the link to standard output"
+done
 # -o /dev/stdout into a file opened for appending: appended, as the shell
 # asked (the file was replaced by the output alone)
 echo first >log.txt

@@ -421,8 +421,8 @@ static int follow(struct campaign *c, const struct follow *w)
 			free(err);
 			return st;
 		}
-		char fstate[32] = "";
-		size_t running = 0, pending = 0, task_failed = 0;
+		char fstate[32] = "", bad[3 * (PATH_MAX + 200)] = "";
+		size_t running = 0, pending = 0, task_failed = 0, blen = 0;
 		for (char *line = rc == 0 ? out : NULL, *next; line && *line; line = next) {
 			next = line + strcspn(line, "\n");
 			if (*next)
@@ -436,8 +436,20 @@ static int follow(struct campaign *c, const struct follow *w)
 				running++;
 			else if (!terminal(state))
 				pending++;
-			else if (strcmp(state, "COMPLETED") != 0)
-				task_failed++;
+			else if (strcmp(state, "COMPLETED") != 0) {
+				/* the first few by name, with their state and log
+				 * (%A_%a.out: the id squeue prints) */
+				if (task_failed++ < 3 && blen < sizeof(bad))
+					blen += (size_t)snprintf(bad + blen, sizeof(bad) - blen,
+								 "%s%s %s (%s/slurm/%s.out)",
+								 blen ? ", " : "", id,
+								 !strncmp(state, "CANCELLED", 9)
+									 ? "was cancelled"
+								 : !strcmp(state, "TIMEOUT")
+									 ? "ran out of time"
+									 : "failed",
+								 w->dir, id);
+			}
 		}
 		free(out);
 		free(err);
@@ -476,14 +488,20 @@ static int follow(struct campaign *c, const struct follow *w)
 				capture(sc, &o1, &o2);
 				free(o1);
 				free(o2);
+				if (task_failed) /* named, with what happened to them */
+					return cli_error(w->verb, CLI_EENV,
+							 "%zu array task%s of job %s did not complete: "
+							 "%s%s; submit what is missing again with "
+							 "`pmcfuse %s --resume %s --launcher slurm`",
+							 task_failed, task_failed == 1 ? "" : "s", w->array,
+							 bad, task_failed > 3 ? ", …" : "", w->verb, w->dir);
 				return cli_error(
 					w->verb, CLI_EENV,
 					"%zu array task%s of job %s failed (logs: %s/slurm/%s_K.out); "
 					"submit what is missing again with `pmcfuse %s --resume %s "
 					"--launcher slurm`",
-					task_failed ? task_failed : failed,
-					(task_failed ? task_failed : failed) == 1 ? "" : "s", w->array,
-					w->dir, w->array, w->verb, w->dir);
+					failed, failed == 1 ? "" : "s", w->array, w->dir, w->array, w->verb,
+					w->dir);
 			}
 			return cli_error(w->verb, CLI_EENV, "the finishing job %s ended %s (%s): %s",
 					 w->finish, fstate[0] ? fstate : "unknown to Slurm", finish_log,

@@ -243,3 +243,23 @@ expect_nomatch "'cycles' cannot be counted" "$(cat err.txt)"
 [ $rc -ne 0 ] || expect_match "^fits: [0-9]+ events" "$(cat out.txt)"
 expect_ok "$PMCFUSE" plan -e '*-faults:u' --pmcs 8 -o faults.json
 expect_eq '["duration","page-faults:u","minor-faults:u","major-faults:u","alignment-faults:u","emulation-faults:u"]' "$(jq -c '.sets[0]' faults.json)"
+
+row slurm-task-states
+# --wait when array tasks were cancelled or timed out: each named with what
+# happened and its own log (it said "N array tasks failed (logs: …/9_K.out)")
+FAKE=$PWD/fake
+mkdir -p "$FAKE/bin"
+cat >"$FAKE/bin/sbatch" <<EOS
+#!/bin/sh
+n=\$((\$(cat "$FAKE/ids" 2>/dev/null || echo 0) + 1))
+echo \$n >"$FAKE/ids"
+echo "\$n;cluster"
+EOS
+printf '#!/bin/sh\nprintf "1_0 COMPLETED\\n1_1 CANCELLED\\n1_2 TIMEOUT\\n2 PENDING\\n"\n' >"$FAKE/bin/squeue"
+printf '#!/bin/sh\nexit 0\n' >"$FAKE/bin/scancel"
+chmod +x "$FAKE/bin/sbatch" "$FAKE/bin/squeue" "$FAKE/bin/scancel"
+rc=0
+env PATH="$FAKE/bin:$PATH" timeout 60 "$PMCFUSE" run --sim cholesky,blocks=4 -e PAPI_L1_DCM,PAPI_L2_TCM,PAPI_L3_TCM,PAPI_BR_MSP,PAPI_L1_ICM \
+	--keep scamp -o s.pmcf --launcher slurm --wait >out.txt 2>err.txt || rc=$?
+expect_eq 2 "$rc" "(run --wait: $(cat err.txt))"
+expect_match "^pmcfuse: run: 2 array tasks of job 1 did not complete: 1_1 was cancelled \($PWD/scamp/slurm/1_1.out\), 1_2 ran out of time \($PWD/scamp/slurm/1_2.out\); submit what is missing again with \`pmcfuse run --resume $PWD/scamp --launcher slurm\`$" "$(tail -n 1 err.txt)"

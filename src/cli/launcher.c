@@ -455,20 +455,25 @@ static int follow(struct campaign *c, const struct follow *w)
 		free(err);
 		if (rc == 0)
 			squeue_fails = 0;
-		size_t ok = 0, failed = 0;
+		size_t ok = 0, failed = 0, stopped = 0;
 		campaign_reload(c);
 		for (size_t k = 0; k < w->n; k++) {
 			const char *s = campaign_status(c, k);
 			ok += !strcmp(s, "ok");
-			failed += !strcmp(s, "failed") || !strcmp(s, "interrupted");
+			failed += !strcmp(s, "failed");
+			stopped += !strcmp(s, "interrupted"); /* a signal: scancel, a time limit */
 		}
+		char stop_s[48] = "";
+		if (stopped)
+			snprintf(stop_s, sizeof(stop_s), ", %zu stopped", stopped);
 		if (rc == 0 && !fstate[0])
 			sacct_state(w->finish, fstate);
 		char line[256];
 		snprintf(line, sizeof(line),
-			 "pmcfuse: %s: slurm: %zu of %zu executions done, %zu failed, %zu running, "
+			 "pmcfuse: %s: slurm: %zu of %zu executions done, %zu failed%s, %zu running, "
 			 "%zu pending; finishing job %s: %s",
-			 w->verb, ok, w->n, failed, running, pending, w->finish, fstate[0] ? fstate : "?");
+			 w->verb, ok, w->n, failed, stop_s, running, pending, w->finish,
+			 fstate[0] ? fstate : "?");
 		if (strcmp(line, prev) != 0) {
 			fprintf(stderr, "%s\n", line);
 			snprintf(prev, sizeof(prev), "%s", line);
@@ -482,7 +487,7 @@ static int follow(struct campaign *c, const struct follow *w)
 				(!fstate[0] && !running && !pending))) {
 			char tail[1024];
 			last_line(finish_log, tail, sizeof(tail));
-			if (task_failed || failed) {
+			if (task_failed || failed || stopped) {
 				/* the finishing job will never run: do not leave it queued */
 				char *sc[] = {"scancel", (char *)w->finish, NULL}, *o1, *o2;
 				capture(sc, &o1, &o2);
@@ -497,11 +502,15 @@ static int follow(struct campaign *c, const struct follow *w)
 							 bad, task_failed > 3 ? ", …" : "", w->verb, w->dir);
 				return cli_error(
 					w->verb, CLI_EENV,
-					"%zu array task%s of job %s failed (logs: %s/slurm/%s_K.out); "
+					"%zu array task%s of job %s %s (logs: %s/slurm/%s_K.out); "
 					"submit what is missing again with `pmcfuse %s --resume %s "
 					"--launcher slurm`",
-					failed, failed == 1 ? "" : "s", w->array, w->dir, w->array, w->verb,
-					w->dir);
+					failed + stopped, failed + stopped == 1 ? "" : "s", w->array,
+					!failed   ? (stopped == 1 ? "was stopped (cancelled or out of time)"
+								  : "were stopped (cancelled or out of time)")
+					: stopped ? "failed or were stopped"
+						  : "failed",
+					w->dir, w->array, w->verb, w->dir);
 			}
 			return cli_error(w->verb, CLI_EENV, "the finishing job %s ended %s (%s): %s",
 					 w->finish, fstate[0] ? fstate : "unknown to Slurm", finish_log,

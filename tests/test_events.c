@@ -300,6 +300,12 @@ static void test_evlist_parse(void **state)
 		{__LINE__, "{task-clock, page-faults},cpu-clock", 0, "task-clock,page-faults,cpu-clock"},
 		{__LINE__, "task-clock,task-clock:,task-clock", 0, "task-clock"},
 		{__LINE__, "task-clock,TASK-CLOCK", PMCF_EEVENT, "did you mean task-clock"},
+		/* a group's modifiers go to the members without their own (perf's rule) */
+		{__LINE__, "{task-clock:u,page-faults}:k", 0, "task-clock:u,page-faults:k"},
+		/* a glob's modifiers apply to every match */
+		{__LINE__, "*-faults:u", 0,
+		 "page-faults:u,minor-faults:u,major-faults:u,alignment-faults:u,emulation-faults:u"},
+		{__LINE__, "*-faults:uu", PMCF_ESYNTAX, "modifier 'u' twice"},
 		{__LINE__, "duration", 0, "duration"},
 		{__LINE__, at_file, 0, "task-clock,page-faults,cycles,duration"},
 		{__LINE__, "", PMCF_ESYNTAX, "empty"},

@@ -570,8 +570,7 @@ static int add_span(const pmcf_catalog *c, pmcf_evlist *l, const char *start, co
 			if (ml < sizeof(own)) {
 				memcpy(own, cp + 1, ml);
 				own[ml] = '\0';
-				if (pmcfi_perf_mods_like(own) &&
-				    memchr(start, ':', (size_t)(cp - start)) == NULL)
+				if (pmcfi_perf_mods_like(own))
 					mods = NULL;
 			}
 		}

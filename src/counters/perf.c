@@ -575,6 +575,15 @@ static long resolve(void *vimpl, pmcf_catalog *c, const char *name)
 	if (pmcfi_perf_pmu_like(name) || pmcfi_perf_raw_parse(name, &(uint64_t){0}))
 		return add_raw(c, impl, name);
 	const char *colon = strrchr(name, ':');
+	if (colon && colon > name && colon[-1] != ':' && !colon[1]) {
+		/* "task-clock:": no modifiers, as perf reads it */
+		char *prefix = strndup(name, (size_t)(colon - name));
+		if (!prefix)
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		long base = pmcfi_catalog_resolve(c, prefix);
+		free(prefix);
+		return base;
+	}
 	if (colon && colon > name && colon[-1] != ':' && pmcfi_perf_mods_like(colon + 1)) {
 		size_t plen = (size_t)(colon - name);
 		char *prefix = malloc(plen + 1);
@@ -584,6 +593,11 @@ static long resolve(void *vimpl, pmcf_catalog *c, const char *name)
 		prefix[plen] = '\0';
 		long base = pmcfi_catalog_resolve(c, prefix);
 		free(prefix);
+		if (base >= 0 && impl->enc[base].kind == K_MOD)
+			return pmcfi_fail(PMCF_ESYNTAX,
+					  "'%s': two lists of modifiers (perf refuses it too: give them "
+					  "after one ':')",
+					  name);
 		if (base >= 0)
 			return add_modified(c, impl, base, colon + 1, name);
 		if (base != PMCF_EEVENT)

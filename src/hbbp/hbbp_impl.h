@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include "pmcfuse/hbbp.h"
 
+/* How imix reference runs callgrind (imix.json's "tool"); a reference
+ * folder whose tool lacks --skip-plt=no counts every PLT call twice. */
+#define PMCFI_REFERENCE_TOOL "callgrind --dump-instr=yes --skip-plt=no"
 #define HBBP_DEFAULT_CUTOFF 18 /* §IV.B: LBR for blocks of 18 instructions or less */
 
 enum { INS_CF = 1, INS_REP = 2, INS_BAD = 4 };

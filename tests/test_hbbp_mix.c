@@ -1006,6 +1006,97 @@ static void test_image_stripped(void **state)
 	hbbpi_image_free(im);
 }
 
+/* Jump tables (issue 36, item 4): the targets of a switch's table are block
+ * leaders, so the alignment padding before a case is a block of its own
+ * (reached by nothing) and a case that falls into the next is split from it.
+ * Before, the padding and the case were one block and both cases one, so the
+ * padding was counted on every dispatch to the case. */
+static uint64_t sym_addr(const char *bin, const char *name)
+{
+	char cmd[1024], ln[512], nm[128], ty[8];
+	unsigned long long a = 0, v;
+	snprintf(cmd, sizeof(cmd), "nm -P %s", bin);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(ln, sizeof(ln), p))
+		if (sscanf(ln, "%127s %7s %llx", nm, ty, &v) == 3 && !strcmp(nm, name))
+			a = v;
+	pclose(p);
+	return a;
+}
+
+static int is_leader(const struct hbbp_func *f, uint64_t a)
+{
+	for (size_t b = 0; b < f->nblocks; b++)
+		if (f->blocks[b].start == a)
+			return 1;
+	return 0;
+}
+
+static void jump_table_case(const char *tag, const char *asm_text)
+{
+	char cmd[4096], bin[700], src[700];
+	const char *d = tmp(tag);
+	snprintf(src, sizeof(src), "%s/jt.s", d);
+	snprintf(bin, sizeof(bin), "%s/jt", d);
+	FILE *f = fopen(src, "w");
+	assert_non_null(f);
+	fputs(asm_text, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cc -nostdlib -static -no-pie -Wl,-e,jt_fn -o %s %s", bin, src);
+	assert_int_equal(system(cmd), 0);
+	uint64_t fn = sym_addr(bin, "jt_fn"), c[4];
+	char nm[16];
+	for (int k = 0; k < 4; k++) {
+		snprintf(nm, sizeof(nm), "jt_c%d", k);
+		c[k] = sym_addr(bin, nm);
+		assert_true(c[k] != 0);
+	}
+	struct hbbp_image *im = NULL;
+	assert_int_equal(hbbpi_image_open(bin, &im), 0);
+	struct hbbp_func *fu = hbbpi_image_func(im, fn);
+	assert_non_null(fu);
+	assert_int_equal(fu->start, fn);
+	for (int k = 0; k < 4; k++)
+		if (!is_leader(fu, c[k]))
+			fail_msg("%s: case %d (0x%llx) is not a block leader", tag, k, (unsigned long long)c[k]);
+	/* the padding before case 2 ends its own block */
+	long i = hbbpi_func_ins(fu, c[2]);
+	assert_true(i > 0);
+	assert_true(fu->ins[i - 1].block != fu->ins[i].block);
+	hbbpi_image_free(im);
+}
+
+static void test_jump_table_leaders(void **state)
+{
+	(void)state;
+	if (system("command -v cc >/dev/null 2>&1 && command -v nm >/dev/null 2>&1") != 0) {
+		print_message("skipped: no cc or nm\n");
+		skip();
+	}
+	/* PIC (gcc and clang at -fPIE/-fPIC): int32 entries relative to the table */
+	jump_table_case("jt_pic", ".text\n.globl jt_fn\n.type jt_fn,@function\njt_fn:\n"
+				  " cmp $3, %edi\n ja 9f\n mov %edi, %edi\n lea .Ltab(%rip), %rdx\n"
+				  " movslq (%rdx,%rdi,4), %rax\n add %rdx, %rax\n jmp *%rax\n"
+				  " .p2align 4\n.globl jt_c0\njt_c0: mov $1, %eax\n"
+				  ".globl jt_c1\njt_c1: add $2, %eax\n ret\n"
+				  " .p2align 4\n.globl jt_c2\njt_c2: mov $3, %eax\n ret\n"
+				  " .p2align 4\n.globl jt_c3\njt_c3: mov $4, %eax\n ret\n"
+				  "9: xor %eax, %eax\n ret\n.size jt_fn, .-jt_fn\n"
+				  ".section .rodata\n.align 4\n.Ltab: .long jt_c0-.Ltab, jt_c1-.Ltab, "
+				  "jt_c2-.Ltab, jt_c3-.Ltab\n.section .note.GNU-stack,\"\",@progbits\n");
+	/* absolute 8-byte entries (non-PIC code): jmp [reg*8+table] */
+	jump_table_case("jt_abs", ".text\n.globl jt_fn\n.type jt_fn,@function\njt_fn:\n"
+				  " cmp $3, %edi\n ja 9f\n mov %edi, %edi\n jmp *.Ltab(,%rdi,8)\n"
+				  " .p2align 4\n.globl jt_c0\njt_c0: mov $1, %eax\n"
+				  ".globl jt_c1\njt_c1: add $2, %eax\n ret\n"
+				  " .p2align 4\n.globl jt_c2\njt_c2: mov $3, %eax\n ret\n"
+				  " .p2align 4\n.globl jt_c3\njt_c3: mov $4, %eax\n ret\n"
+				  "9: xor %eax, %eax\n ret\n.size jt_fn, .-jt_fn\n"
+				  ".section .rodata\n.align 8\n.Ltab: .quad jt_c0, jt_c1, jt_c2, jt_c3\n"
+				  ".section .note.GNU-stack,\"\",@progbits\n");
+}
+
 static const char *write_file(const char *name, const char *text)
 {
 	static char p[700];
@@ -1177,6 +1268,7 @@ int main(void)
 		cmocka_unit_test(test_image),
 		cmocka_unit_test(test_image_lines),
 		cmocka_unit_test(test_image_stripped),
+		cmocka_unit_test(test_jump_table_leaders),
 		cmocka_unit_test(test_callgrind),
 		cmocka_unit_test(test_compare),
 		cmocka_unit_test(test_keys),

@@ -184,7 +184,9 @@ struct hbbp_synth {
 		   row, esi, and stops at edi = esi + 256); 4: a top loop (r8) with
 		   a random two-way branch whose taken arm is one instruction, a
 		   mispredict penalty and skid (synth.c); 5: the same with a taken
-		   arm of three instructions, never taken; samples carry bx, cx,
+		   arm of three instructions, never taken; 6: a top loop (r8)
+		   around a loop (ebx) calling a function with a 3-trip loop
+		   of its own (edx); samples carry bx, cx,
 		   dx, si, di, r8 */
 	/* out */
 	unsigned nblocks;

@@ -1046,6 +1046,10 @@ struct loopst {
 	double fac;          /* N over the cost model's count of the loop's anchor unit */
 	int how;             /* 1 measured, 2 from the loop around times its trip count */
 	double cmax;         /* the highest modelled count of its own conditional units */
+	/* per function, in the entry of its block 0: the GPRs (perf bits) its
+	 * own code never writes, which hold one value for a whole call */
+	uint32_t kept;
+	uint8_t keptdone;
 };
 
 static struct ivs *loop_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, const struct blkinfo *bi,
@@ -1058,12 +1062,67 @@ static struct ivs *loop_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, 
 	return &ls[o + h].iv;
 }
 
+/* The GPRs (perf bits, not rsp) that no instruction of f writes, and no
+ * call in it may change (a direct call into the image: what its callee
+ * writes; any other: the caller-saved ones). Their values are the same
+ * all through one call of f: the caller's (a callee-saved register f does
+ * not save is one it does not write). 0 for code that does not decode. */
+#define GPR_BITS (0xffu | (0xffu << 16))
+static uint32_t func_kept(const ZydisDecoder *dec, const struct hbbp_func *f)
+{
+	uint32_t w = 1u << 7; /* rsp */
+	for (size_t i = 0; i < f->nins && w != GPR_BITS; i++) {
+		ZydisDecodedInstruction d;
+		ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+		const struct hbbp_ins *in = &f->ins[i];
+		if (in->flags & INS_BAD ||
+		    ZYAN_FAILED(ZydisDecoderDecodeFull(dec, f->bytes + (in->addr - f->start), in->len, &d, op)))
+			return 0;
+		if (d.meta.category == ZYDIS_CATEGORY_CALL)
+			w |= (d.attributes & ZYDIS_ATTRIB_IS_RELATIVE) && op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE
+				     ? callee_writes(dec, f->im, in->addr + d.length + (uint64_t)op[0].imm.value.s,
+						     CALLEE_DEPTH)
+				     : CALLER_SAVED;
+		for (unsigned k = 0; k < d.operand_count; k++) {
+			int r = op[k].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+						(op[k].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)
+					? gpr_bit(op[k].reg.value)
+					: -1;
+			if (r >= 0)
+				w |= 1u << r;
+		}
+	}
+	return GPR_BITS & ~w;
+}
+
+/* Can two samples in f lie in one call of it? Not when a register that f
+ * never writes differs between them: a loop in a function called from
+ * another function's loop (a hash over a short key) otherwise pairs samples
+ * of different calls as one instance of its loop (issue 36, item 1). */
+static int same_call(const ZydisDecoder *dec, const struct hbbp_func *f, struct loopst *ls,
+		     const struct hbbp_tsample *a, const struct hbbp_tsample *b)
+{
+	struct loopst *e = &ls[f->boff];
+	if (!e->keptdone)
+		e->kept = func_kept(dec, f), e->keptdone = 1;
+	for (uint32_t m = e->kept; m; m &= m - 1) {
+		int bit = __builtin_ctz(m);
+		uint64_t va, vb;
+		if (!reg_value(a, bit, &va) && !reg_value(b, bit, &vb) && va != vb)
+			return 0;
+	}
+	return 1;
+}
+
 /* Do two samples lie in the same iteration of every loop around the loop
- * headed by h (in the function)? Each such loop needs induction registers. */
+ * headed by h (in the function), and in one call of the function? Each
+ * such loop needs induction registers. */
 static int same_instance(const ZydisDecoder *dec, const struct hbbp_func *f, const struct blkinfo *bi,
 			 struct loopst *ls, uint32_t h, const struct hbbp_tsample *a,
 			 const struct hbbp_tsample *b)
 {
+	if (a->f != b->f || !same_call(dec, f, ls, a, b))
+		return 0;
 	for (uint32_t l = bi->flpar[f->boff + h]; l != UINT32_MAX; l = bi->flpar[f->boff + l]) {
 		const struct ivs *iv = loop_ivs(dec, f, bi, ls, l);
 		if (!iv->n || iv_iterations(iv, a, b) != 0)
@@ -1413,6 +1472,9 @@ static int apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsampl
 				      l->npair < IV_LONG_INSTANCE * (double)l->ninst;
 			if (flp[h] == h && l->npair >= IV_MIN_PAIRS && l->ptime > 0 && !by_trip)
 				l->N = l->iter / l->ptime * l->t, l->how = 1;
+			if (getenv("PMCF_IV_DEBUG") && flp[h] == h)
+				fprintf(stderr, "iv %s@%llx: npair %u iter %g ptime %g t %g N %g trip %g ninst %u how %d ivs %u\n",
+					f->name, (unsigned long long)f->blocks[h].start, l->npair, l->iter, l->ptime, l->t, l->N, l->trip, l->ninst, l->how, l->iv.n);
 		}
 		/* counts from the loop around: outer loops first (repeated until
 		 * no loop gets one) */

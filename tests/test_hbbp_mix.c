@@ -629,12 +629,12 @@ static int cloop_cost(void *ctx, const pmcf_imix_code_block *b, size_t n, double
 	(void)ctx;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t off = b[i].start & 0xfff;
-		cycles[i] = off == 0x00 ? 2
-			    : off == 0x0e ? 25
+		cycles[i] = off == 0x00                                 ? 2
+			    : off == 0x0e                               ? 25
 			    : off == 0x09 || off == 0x13 || off == 0x50 ? 1
-			    : off == 0x52 ? 4
-			    : off == 0x5a ? 2
-					  : 0;
+			    : off == 0x52                               ? 4
+			    : off == 0x5a                               ? 2
+									: 0;
 		if (cycles[i] == 0)
 			return PMCF_EINVAL;
 	}
@@ -1109,7 +1109,8 @@ static void jump_table_case(const char *tag, const char *asm_text)
 	assert_int_equal(fu->start, fn);
 	for (int k = 0; k < 4; k++)
 		if (!is_leader(fu, c[k]))
-			fail_msg("%s: case %d (0x%llx) is not a block leader", tag, k, (unsigned long long)c[k]);
+			fail_msg("%s: case %d (0x%llx) is not a block leader", tag, k,
+				 (unsigned long long)c[k]);
 	/* the padding before case 2 ends its own block */
 	long i = hbbpi_func_ins(fu, c[2]);
 	assert_true(i > 0);

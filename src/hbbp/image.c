@@ -449,8 +449,8 @@ static int read_at(const struct hbbp_image *im, uint64_t a, void *out, size_t n)
  * block without changing its counts). Without this, the alignment padding
  * before a case and a case that falls into the next were one block with
  * it, counted on every dispatch (issue 36, item 4). */
-static void jump_table_leaders(const struct hbbp_image *im, const struct hbbp_func *f, uint64_t table, int pic,
-			       uint8_t *leader)
+static void jump_table_leaders(const struct hbbp_image *im, const struct hbbp_func *f, uint64_t table,
+			       int pic, uint8_t *leader)
 {
 	if (!table || !im->elf)
 		return;

@@ -1076,11 +1076,14 @@ static uint32_t func_kept(const ZydisDecoder *dec, const struct hbbp_func *f)
 		ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
 		const struct hbbp_ins *in = &f->ins[i];
 		if (in->flags & INS_BAD ||
-		    ZYAN_FAILED(ZydisDecoderDecodeFull(dec, f->bytes + (in->addr - f->start), in->len, &d, op)))
+		    ZYAN_FAILED(
+			    ZydisDecoderDecodeFull(dec, f->bytes + (in->addr - f->start), in->len, &d, op)))
 			return 0;
 		if (d.meta.category == ZYDIS_CATEGORY_CALL)
-			w |= (d.attributes & ZYDIS_ATTRIB_IS_RELATIVE) && op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE
-				     ? callee_writes(dec, f->im, in->addr + d.length + (uint64_t)op[0].imm.value.s,
+			w |= (d.attributes & ZYDIS_ATTRIB_IS_RELATIVE) &&
+					     op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE
+				     ? callee_writes(dec, f->im,
+						     in->addr + d.length + (uint64_t)op[0].imm.value.s,
 						     CALLEE_DEPTH)
 				     : CALLER_SAVED;
 		for (unsigned k = 0; k < d.operand_count; k++) {
@@ -1473,8 +1476,10 @@ static int apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsampl
 			if (flp[h] == h && l->npair >= IV_MIN_PAIRS && l->ptime > 0 && !by_trip)
 				l->N = l->iter / l->ptime * l->t, l->how = 1;
 			if (getenv("PMCF_IV_DEBUG") && flp[h] == h)
-				fprintf(stderr, "iv %s@%llx: npair %u iter %g ptime %g t %g N %g trip %g ninst %u how %d ivs %u\n",
-					f->name, (unsigned long long)f->blocks[h].start, l->npair, l->iter, l->ptime, l->t, l->N, l->trip, l->ninst, l->how, l->iv.n);
+				fprintf(stderr,
+					"iv %s@%llx: npair %u iter %g ptime %g t %g N %g trip %g ninst %u how %d ivs %u\n",
+					f->name, (unsigned long long)f->blocks[h].start, l->npair, l->iter,
+					l->ptime, l->t, l->N, l->trip, l->ninst, l->how, l->iv.n);
 		}
 		/* counts from the loop around: outer loops first (repeated until
 		 * no loop gets one) */

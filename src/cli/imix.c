@@ -23,10 +23,11 @@ static const char usage[] =
 	"       pmcfuse imix report [--by KEY] [--format text|csv|json|sde] [--top N]\n"
 	"                           [--method hbbp|ebs|ebs-raw|lbr] [--cutoff N] [--mcpu CPU]\n"
 	"                           [--skid prev|none] [--costing C] [--rate iv|none] [--vmlinux FILE]\n"
-	"                           [--arms flow|samples] [-o FILE] DIR\n"
+	"                           [--arms flow|samples] [--unmeasured samples|model] [-o FILE] DIR\n"
 	"       pmcfuse imix compare [--normalize] [--json] [--top N] [--method M] [--cutoff N]\n"
 	"                           [--mcpu CPU] [--skid prev|none] [--costing C] [--rate iv|none]\n"
-	"                           [--arms flow|samples] REFERENCE MEASURED\n"
+	"                           [--arms flow|samples] [--unmeasured samples|model]\n"
+	"                           REFERENCE MEASURED\n"
 	"       pmcfuse imix train [--json] REFERENCE MEASURED...\n"
 	"       pmcfuse imix synth [--ebs-only|--timer] -o DIR   (test data with a known control flow)\n\n"
 	"Instruction mixes from basic-block execution counts (BBEC) of PMU samples.\n"
@@ -40,8 +41,8 @@ static const char usage[] =
 	"ebs or lbr. Timer samples (cpu-clock, --ebs-only) fall in proportion to time: each\n"
 	"block's samples are divided by its cycles per execution from llvm-mca (found on\n"
 	"PATH, or $PMCF_LLVM_MCA; --mcpu overrides the CPU of the recording); --method\n"
-	"ebs-raw shows the uncorrected estimate, --skid none charges a sample to the\n"
-	"sampled instruction instead of the one before it, --costing blocks costs every\n"
+	"ebs-raw shows the uncorrected estimate, --skid prev charges a sample to the\n"
+	"instruction before the sampled one (default none: where it fell), --costing blocks costs every\n"
 	"block alone instead of pooling control-equivalent blocks (a loop body) as one region,\n"
 	"--costing regions-chase adds a memory latency per pointer-chasing load. compare gives the per-mnemonic error and the average weighted error;\n"
 	"--rate iv (default) measures each loop's speed from its induction registers, recorded\n"
@@ -49,7 +50,10 @@ static const char usage[] =
 	"(docs/imix.md); --rate none: the cost model alone. With --rate iv, --arms flow\n"
 	"(default) holds the two arms of a conditional branch to the branch's count and\n"
 	"splits it 1/2 where one arm is too short for any sample to show; --arms samples\n"
-	"counts each arm by its own samples.\n"
+	"counts each arm by its own samples. Code with no measured count (no loop speed,\n"
+	"trip count or call-site count) is counted at the measured code's instructions per\n"
+	"sample (--unmeasured samples, default: the raw estimate there), or by the cost model\n"
+	"at the measured code's mean factor (--unmeasured model).\n"
 	"--normalize compares shares (for EBS on cpu-clock, which has no absolute scale):\n"
 	"the measured counts times reference total / measured total; the average error is\n"
 	"weighted by the reference count.\n"
@@ -292,6 +296,14 @@ static int common_opt(int opt, const char *arg, pmcf_imix_opts *o)
 		else
 			return cli_usage_error(verb, "--arms: expected flow or samples");
 		return CLI_OK;
+	case 'U':
+		if (!strcmp(arg, "samples"))
+			o->unmeasured = PMCF_IMIX_UNMEASURED_SAMPLES;
+		else if (!strcmp(arg, "model"))
+			o->unmeasured = PMCF_IMIX_UNMEASURED_MODEL;
+		else
+			return cli_usage_error(verb, "--unmeasured: expected samples or model");
+		return CLI_OK;
 	default: return -1;
 	}
 }
@@ -344,20 +356,16 @@ static void print_sde(FILE *f, const struct src *s)
 
 static int imix_report(int argc, char **argv)
 {
-	static const struct option lo[] = {{"by", required_argument, NULL, 'b'},
-					   {"format", required_argument, NULL, 'f'},
-					   {"top", required_argument, NULL, 't'},
-					   {"method", required_argument, NULL, 'm'},
-					   {"cutoff", required_argument, NULL, 'c'},
-					   {"mcpu", required_argument, NULL, 'M'},
-					   {"skid", required_argument, NULL, 'S'},
-					   {"costing", required_argument, NULL, 'C'},
-					   {"rate", required_argument, NULL, 'R'},
-					   {"vmlinux", required_argument, NULL, 'K'},
-					   {"arms", required_argument, NULL, 'A'},
-					   {"output", required_argument, NULL, 'o'},
-					   {NULL, 0, NULL, 0}};
-	pmcf_imix_opts o = {.size = sizeof(o)};
+	static const struct option lo[] =
+		{{"by", required_argument, NULL, 'b'},     {"format", required_argument, NULL, 'f'},
+		 {"top", required_argument, NULL, 't'},    {"method", required_argument, NULL, 'm'},
+		 {"cutoff", required_argument, NULL, 'c'}, {"mcpu", required_argument, NULL, 'M'},
+		 {"skid", required_argument, NULL, 'S'},   {"costing", required_argument, NULL, 'C'},
+		 {"rate", required_argument, NULL, 'R'},   {"vmlinux", required_argument, NULL, 'K'},
+		 {"arms", required_argument, NULL, 'A'},   {"unmeasured", required_argument, NULL, 'U'},
+		 {"output", required_argument, NULL, 'o'}, {NULL, 0, NULL, 0}};
+	pmcf_imix_opts o = {.size = sizeof(o),
+			    .skid = PMCF_IMIX_SKID_NONE}; /* docs/imix.md: no skid model by default */
 	const char *by = "mnemonic", *fmt = "text", *out = "-";
 	unsigned long top = 0;
 	int opt, rc;
@@ -475,14 +483,21 @@ static int imix_report(int argc, char **argv)
 
 static int imix_compare(int argc, char **argv)
 {
-	static const struct option lo[] =
-		{{"normalize", no_argument, NULL, 'n'},     {"json", no_argument, NULL, 'j'},
-		 {"top", required_argument, NULL, 't'},     {"method", required_argument, NULL, 'm'},
-		 {"cutoff", required_argument, NULL, 'c'},  {"mcpu", required_argument, NULL, 'M'},
-		 {"skid", required_argument, NULL, 'S'},    {"costing", required_argument, NULL, 'C'},
-		 {"vmlinux", required_argument, NULL, 'K'}, {"rate", required_argument, NULL, 'R'},
-		 {"arms", required_argument, NULL, 'A'},    {NULL, 0, NULL, 0}};
-	pmcf_imix_opts o = {.size = sizeof(o)};
+	static const struct option lo[] = {{"normalize", no_argument, NULL, 'n'},
+					   {"json", no_argument, NULL, 'j'},
+					   {"top", required_argument, NULL, 't'},
+					   {"method", required_argument, NULL, 'm'},
+					   {"cutoff", required_argument, NULL, 'c'},
+					   {"mcpu", required_argument, NULL, 'M'},
+					   {"skid", required_argument, NULL, 'S'},
+					   {"costing", required_argument, NULL, 'C'},
+					   {"vmlinux", required_argument, NULL, 'K'},
+					   {"rate", required_argument, NULL, 'R'},
+					   {"arms", required_argument, NULL, 'A'},
+					   {"unmeasured", required_argument, NULL, 'U'},
+					   {NULL, 0, NULL, 0}};
+	pmcf_imix_opts o = {.size = sizeof(o),
+			    .skid = PMCF_IMIX_SKID_NONE}; /* docs/imix.md: no skid model by default */
 	int normalize = 0, json = 0, opt, rc;
 	unsigned long top = 0;
 	optind = 1;
@@ -582,7 +597,8 @@ static int imix_train(int argc, char **argv)
 	static const struct option lo[] = {{"json", no_argument, NULL, 'j'},
 					   {"vmlinux", required_argument, NULL, 'K'},
 					   {NULL, 0, NULL, 0}};
-	pmcf_imix_opts o = {.size = sizeof(o)};
+	pmcf_imix_opts o = {.size = sizeof(o),
+			    .skid = PMCF_IMIX_SKID_NONE}; /* docs/imix.md: no skid model by default */
 	int json = 0, opt, rc;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {

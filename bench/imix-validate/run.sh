@@ -10,7 +10,9 @@
 #
 #   bench/imix-validate/run.sh [build|record|score|all]   (default all)
 #   env: PMCFUSE (build/pmcfuse), IMIXV_DIR (/tmp/imixv), RUNS (3),
-#        ONLY (space-separated program names), EXTRA (more compare options)
+#        ONLY (space-separated program names), EXTRA (more compare options),
+#        NATIVE=1: record without --valgrind-hwcaps (glibc then picks other
+#        string routines than under callgrind; folders rec_native_*)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -19,6 +21,8 @@ D=${IMIXV_DIR:-/tmp/imixv}
 RUNS=${RUNS:-3}
 phase=${1:-all}
 mkdir -p "$D/bin" "$D/in" "$D/work"
+rec=rec
+[ -z "${NATIVE:-}" ] || rec=rec_native
 
 build() {
 	for c in gcc clang-16; do
@@ -66,14 +70,15 @@ run_cmd() { # out kind name cmd
 	cp "$D/in/text" "$D/work/text"
 	eval "set -- $4"
 	if [ "$kind" = ref ]; then "$P" imix reference -o "$out" -- "$@" >/dev/null
-	else nice -n 5 "$P" imix record --ebs-only -o "$out" -- "$@" >/dev/null; fi
+	elif [ -n "${NATIVE:-}" ]; then nice -n 5 "$P" imix record --ebs-only -o "$out" -- "$@" >/dev/null
+	else nice -n 5 "$P" imix record --ebs-only --valgrind-hwcaps -o "$out" -- "$@" >/dev/null; fi
 }
 
 record() {
 	selected | while IFS='|' read -r name cmd; do
 		[ -d "$D/ref_$name" ] || run_cmd "$D/ref_$name" ref "$name" "$cmd"
 		for r in $(seq 1 "$RUNS"); do
-			[ -d "$D/rec_${name}_$r" ] || run_cmd "$D/rec_${name}_$r" rec "$name" "$cmd"
+			[ -d "$D/${rec}_${name}_$r" ] || run_cmd "$D/${rec}_${name}_$r" rec "$name" "$cmd"
 		done
 		echo "recorded $name" >&2
 	done
@@ -100,9 +105,9 @@ score() {
 	while IFS='|' read -r name cmd; do
 		local d=() r=()
 		for i in $(seq 1 "$RUNS"); do
-			[ -d "$D/rec_${name}_$i" ] || continue
-			d+=("$(err "$D/ref_$name" "$D/rec_${name}_$i")")
-			r+=("$(err "$D/ref_$name" "$D/rec_${name}_$i" --method ebs-raw)")
+			[ -d "$D/${rec}_${name}_$i" ] || continue
+			d+=("$(err "$D/ref_$name" "$D/${rec}_${name}_$i")")
+			r+=("$(err "$D/ref_$name" "$D/${rec}_${name}_$i" --method ebs-raw)")
 		done
 		[ ${#d[@]} -gt 0 ] || continue
 		md=$(printf '%s\n' "${d[@]}" | sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')

@@ -18,7 +18,7 @@ static const char verb[] = "imix";
 
 static const char usage[] =
 	"usage: pmcfuse imix record [--ebs-only] [--runtime seconds|minutes|long] [--period N]\n"
-	"                           [--user-only] -o DIR -- PROG ARGS\n"
+	"                           [--user-only] [--valgrind-hwcaps] -o DIR -- PROG ARGS\n"
 	"       pmcfuse imix reference -o DIR -- PROG ARGS\n"
 	"       pmcfuse imix report [--by KEY] [--format text|csv|json|sde] [--top N]\n"
 	"                           [--method hbbp|ebs|ebs-raw|lbr] [--cutoff N] [--mcpu CPU]\n"
@@ -33,7 +33,9 @@ static const char usage[] =
 	"Instruction mixes from basic-block execution counts (BBEC) of PMU samples.\n"
 	"record runs `perf record` with the two LBR-sampling events of HBBP on Intel\n"
 	"(INST_RETIRED.PREC_DIST for EBS, BR_INST_RETIRED.NEAR_TAKEN for LBR, periods by\n"
-	"expected run time), or cpu-clock with --ebs-only where there is no LBR.\n"
+	"expected run time), or cpu-clock with --ebs-only where there is no LBR;\n"
+	"--valgrind-hwcaps masks AVX-512 from glibc (GLIBC_TUNABLES) so that it picks the\n"
+	"string routines it picks under valgrind, as the reference does.\n"
 	"reference runs valgrind's callgrind (--dump-instr=yes) for the exact user-mode mix.\n"
 	"report prints the mix as a pivot table; KEY is mnemonic (default), isa, isa-set,\n"
 	"category, packing, module, function, block or line. --method picks the BBEC:\n"
@@ -100,9 +102,11 @@ static int imix_record(int argc, char **argv)
 					   {"runtime", required_argument, NULL, 'R'},
 					   {"period", required_argument, NULL, 'p'},
 					   {"user-only", no_argument, NULL, 'u'},
+					   {"valgrind-hwcaps", no_argument, NULL, 'V'},
 					   {"output", required_argument, NULL, 'o'},
 					   {NULL, 0, NULL, 0}};
 	static const char *const runtimes[] = {"seconds", "minutes", "long"};
+	int vg_hwcaps = 0;
 	const char *out = NULL;
 	pmcf_imix_record_opts o = PMCF_IMIX_RECORD_OPTS_INIT;
 	int opt;
@@ -111,6 +115,7 @@ static int imix_record(int argc, char **argv)
 		switch (opt) {
 		case 'E': o.ebs_only = 1; break;
 		case 'u': o.user_only = 1; break;
+		case 'V': vg_hwcaps = 1; break;
 		case 'o':
 			if (cli_out_arg(verb, optarg, "a folder"))
 				return CLI_EUSAGE;
@@ -133,6 +138,19 @@ static int imix_record(int argc, char **argv)
 		return cli_usage_error(verb, "record: -o DIR is required");
 	if (optind >= argc)
 		return cli_usage_error(verb, "record: no program given (-- PROG ARGS)");
+	if (vg_hwcaps) {
+		/* valgrind emulates no AVX-512: without it glibc picks the
+		 * string routines it picks under callgrind (imix reference), so
+		 * that both run the same code (docs/imix.md) */
+		static const char mask[] =
+			"glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX512CD";
+		const char *old_t = getenv("GLIBC_TUNABLES");
+		char t[2048];
+		if (snprintf(t, sizeof(t), "%s%s%s", old_t && old_t[0] ? old_t : "",
+			     old_t && old_t[0] ? ":" : "", mask) >= (int)sizeof(t))
+			return cli_usage_error(verb, "record: GLIBC_TUNABLES is too long to add to");
+		setenv("GLIBC_TUNABLES", t, 1);
+	}
 	int err = pmcf_imix_record(out, &o, argc - optind, argv + optind);
 	return err ? cli_lib_error(verb, err, out) : CLI_OK;
 }
@@ -310,6 +328,16 @@ static int common_opt(int opt, const char *arg, pmcf_imix_opts *o)
 
 /* ---- report -------------------------------------------------------------------- */
 
+/* The recording's GLIBC_TUNABLES (imix record --valgrind-hwcaps sets them). */
+static void print_glibc(FILE *f, const pmcf_imix_stats *st)
+{
+	if (st->glibc_tunables[0])
+		fprintf(f, "# recorded with GLIBC_TUNABLES=%s%s\n", st->glibc_tunables,
+			strstr(st->glibc_tunables, "-AVX512F")
+				? " (glibc's string routines as under valgrind)"
+				: "");
+}
+
 static void print_text(FILE *f, const struct src *s, const char *by, const pmcf_imix_opts *o, size_t top)
 {
 	const pmcf_imix_stats *st = pmcf_imix_get_stats(s->mix);
@@ -317,6 +345,7 @@ static void print_text(FILE *f, const struct src *s, const char *by, const pmcf_
 		!strcmp(s->kind, "callgrind") ? "reference (callgrind)" : method_name(o->method), st->total,
 		st->relative ? " (relative scale: EBS on a non-instruction event)" : "");
 	print_correction(f, st, o);
+	print_glibc(f, st);
 	if (st->ebs_samples || st->lbr_samples)
 		fprintf(f, "# samples: %llu EBS, %llu LBR (%llu streams, %llu discarded)\n",
 			(unsigned long long)st->ebs_samples, (unsigned long long)st->lbr_samples,
@@ -481,6 +510,50 @@ static int imix_report(int argc, char **argv)
 
 /* ---- compare ------------------------------------------------------------------- */
 
+/* Functions with instructions (at least 0.1 % of a side) on one side
+ * only: the reference and the measurement ran different code (issue 36,
+ * item 6: glibc's string routines differ under valgrind). */
+struct one_sided {
+	size_t n;
+	double ref_share, meas_share;
+	char top[256];
+};
+
+static double share_of(const pmcf_imix_row *r, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(r[i].key, key))
+			return r[i].share;
+	return 0;
+}
+
+static int one_sided(const pmcf_imix *ref, const pmcf_imix *meas, struct one_sided *os)
+{
+	pmcf_imix_row *a = NULL, *b = NULL;
+	size_t na = 0, nb = 0;
+	int rc = pmcf_imix_pivot(ref, PMCF_IMIX_BY_FUNCTION, &a, &na);
+	if (!rc)
+		rc = pmcf_imix_pivot(meas, PMCF_IMIX_BY_FUNCTION, &b, &nb);
+	double top = 0;
+	for (int side = 0; !rc && side < 2; side++) {
+		const pmcf_imix_row *x = side ? b : a, *y = side ? a : b;
+		size_t nx = side ? nb : na, ny = side ? na : nb;
+		for (size_t i = 0; i < nx; i++) {
+			if (x[i].share < 0.001 || share_of(y, ny, x[i].key) > 0)
+				continue;
+			os->n++;
+			*(side ? &os->meas_share : &os->ref_share) += x[i].share;
+			if (x[i].share > top)
+				top = x[i].share,
+				snprintf(os->top, sizeof(os->top), "%s, %.1f %% of the %s", x[i].key,
+					 100 * x[i].share, side ? "measurement" : "reference");
+		}
+	}
+	pmcf_imix_rows_free(a, na);
+	pmcf_imix_rows_free(b, nb);
+	return rc;
+}
+
 static int imix_compare(int argc, char **argv)
 {
 	static const struct option lo[] = {{"normalize", no_argument, NULL, 'n'},
@@ -526,6 +599,16 @@ static int imix_compare(int argc, char **argv)
 		src_free(&meas);
 		return rc;
 	}
+	/* a measurement without an absolute scale (timer samples) is compared
+	 * by shares: without --normalize the error said nothing (issue 36) */
+	int auto_norm = !normalize && meas.mix && pmcf_imix_get_stats(meas.mix)->relative;
+	normalize |= auto_norm;
+	struct one_sided os = {0};
+	if (ref.mix && meas.mix && (rc = one_sided(ref.mix, meas.mix, &os))) {
+		src_free(&ref);
+		src_free(&meas);
+		return cli_lib_error(verb, rc, "compare");
+	}
 	pmcf_imix_cmp *c = NULL;
 	rc = pmcf_imix_compare(ref.rows, ref.nrows, meas.rows, meas.nrows, normalize, &c);
 	if (rc) {
@@ -551,6 +634,9 @@ static int imix_compare(int argc, char **argv)
 		json_object_set_new(j, "measured_total", jnum(c->measured_total));
 		json_object_set_new(j, "scale", jnum(c->scale));
 		json_object_set_new(j, "extra", jnum(c->extra));
+		json_object_set_new(j, "one_sided_functions", json_integer((json_int_t)os.n));
+		json_object_set_new(j, "one_sided_ref_share", jnum(os.ref_share));
+		json_object_set_new(j, "one_sided_measured_share", jnum(os.meas_share));
 		for (size_t i = 0; i < c->n && i < lim; i++) {
 			json_t *r = json_object();
 			json_object_set_new(r, "mnemonic", json_bytes(c->rows[i].mnemonic));
@@ -568,8 +654,10 @@ static int imix_compare(int argc, char **argv)
 		       c->ref_total, argv[optind + 1], c->measured_total, relative ? ", relative scale" : "");
 		if (normalize)
 			printf("; measured counts x %.6g (reference total / measured total, so that they sum to "
-			       "the reference total: shares of it)",
-			       c->scale);
+			       "the reference total: shares of it%s)",
+			       c->scale,
+			       auto_norm ? "; --normalize implied: the measurement has no absolute scale"
+					 : "");
 		printf("\n# error: |measured - reference| / reference; average weighted by the reference "
 		       "count (sum of |measured - reference| over the reference total)\n");
 		if (meas.mix && !strcmp(meas.kind, "perf"))
@@ -581,9 +669,15 @@ static int imix_compare(int argc, char **argv)
 		if (c->extra > 0)
 			printf("# measured only (not in the reference): %.0f instructions\n", c->extra);
 		printf("average weighted error: %.2f%%\n", 100 * c->avg_weighted_error);
-		if (relative && !normalize)
-			printf("# note: the measurement has no absolute scale; use --normalize\n");
 	}
+	fflush(stdout);
+	if (os.n)
+		fprintf(stderr,
+			"pmcfuse: imix: warning: %zu functions have instructions on one side only (%.1f %% of "
+			"the reference, %.1f %% of the measurement; largest: %s): the two runs did not run the "
+			"same code (glibc picks other string routines under valgrind: imix record "
+			"--valgrind-hwcaps)\n",
+			os.n, 100 * os.ref_share, 100 * os.meas_share, os.top);
 	pmcf_imix_cmp_free(c);
 	src_free(&ref);
 	src_free(&meas);

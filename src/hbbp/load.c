@@ -143,6 +143,20 @@ static void warn_old_reference(const char *path)
 	json_decref(j);
 }
 
+/* GLIBC_TUNABLES of a record folder's run (imix.json), into the stats. */
+static void read_tunables(const char *path, pmcf_imix *m)
+{
+	if (!is_dir(path))
+		return;
+	char p[4200];
+	snprintf(p, sizeof(p), "%s/imix.json", path);
+	json_t *j = json_load_file(p, 0, NULL);
+	const char *t = j ? json_string_value(json_object_get(j, "glibc_tunables")) : NULL;
+	if (t)
+		snprintf(m->st.glibc_tunables, sizeof(m->st.glibc_tunables), "%s", t);
+	json_decref(j);
+}
+
 /* A failure of a public call: its detail, else "what: reason". */
 static int fail_with(int rc, const char *what)
 {
@@ -167,6 +181,8 @@ static int load(const char *path, const pmcf_imix_opts *o, unsigned flags, pmcf_
 			return fail_with(rc, file);
 		rc = pmcf_imix_from_perfdata(pd, o, &in->mix);
 		pmcf_perfdata_close(pd);
+		if (!rc)
+			read_tunables(path, in->mix);
 	} else {
 		warn_old_reference(path);
 		rc = pmcf_imix_from_callgrind(file, o, &in->mix);

@@ -243,6 +243,11 @@ int pmcf_imix_record(const char *dir, const pmcf_imix_record_opts *opts, int arg
 	json_t *meta = json_pack("{s:s, s:s, s:b, s:o, s:o}", "kind", "record", "mode",
 				 o.ebs_only ? "ebs-only" : "hybrid", "kernel", kern, "events", events,
 				 "command", argv_json(argc, argv));
+	/* what glibc was told (imix record --valgrind-hwcaps sets it): the
+	 * string routines it picks depend on the CPU features it may use */
+	const char *tun = getenv("GLIBC_TUNABLES");
+	if (meta && tun && tun[0])
+		json_object_set_new(meta, "glibc_tunables", json_string(tun));
 	rc = finish_dir(tmp, dir, meta);
 	json_decref(meta);
 	return rc;

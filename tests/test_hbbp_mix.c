@@ -1273,6 +1273,45 @@ static void test_keys(void **state)
 	assert_int_equal(pmcf_imix_key_parse("line"), PMCF_IMIX_BY_LINE);
 	assert_int_equal(pmcf_imix_key_parse("isa-set"), PMCF_IMIX_BY_ISA_SET);
 	assert_int_equal(pmcf_imix_key_parse("opcode"), -1);
+	/* two levels (issue 36, item 8: --by function,mnemonic was refused) */
+	int k = pmcf_imix_key_parse("function,mnemonic");
+	assert_int_equal(k, PMCF_IMIX_BY_FUNCTION + PMCF_IMIX_BY_THEN * (PMCF_IMIX_BY_MNEMONIC + 1));
+	assert_int_equal(pmcf_imix_key_parse("function,function"), -1);
+	assert_int_equal(pmcf_imix_key_parse("function,"), -1);
+	assert_int_equal(pmcf_imix_key_parse("function,opcode"), -1);
+	/* the exact synthetic mix: its two functions' rows add up to the
+	 * mnemonic rows, and each function's rows to the function's */
+	struct hbbp_synth s = {.ebs_period = 11, .lbr_period = 7, .periods = 77};
+	assert_int_equal(hbbpi_synth_write(tmp("keys"), &s), 0);
+	pmcf_imix *m = mix_of(&s, PMCF_IMIX_LBR, 0);
+	pmcf_imix_row *fm, *mn, *fn;
+	size_t nfm, nmn, nfn;
+	assert_int_equal(pmcf_imix_pivot(m, k, &fm, &nfm), 0);
+	assert_int_equal(pmcf_imix_pivot(m, PMCF_IMIX_BY_MNEMONIC, &mn, &nmn), 0);
+	assert_int_equal(pmcf_imix_pivot(m, PMCF_IMIX_BY_FUNCTION, &fn, &nfn), 0);
+	assert_true(nfm >= nmn && nfm >= nfn);
+	for (size_t i = 0; i < nmn; i++) {
+		double sum = 0;
+		for (size_t j = 0; j < nfm; j++) {
+			const char *bar = strchr(fm[j].key, '|');
+			assert_non_null(bar);
+			if (!strcmp(bar + 1, mn[i].key))
+				sum += fm[j].count;
+		}
+		assert_true(fabs(sum - mn[i].count) <= 1e-9 * mn[i].count);
+	}
+	for (size_t i = 0; i < nfn; i++) {
+		double sum = 0;
+		size_t l = strlen(fn[i].key);
+		for (size_t j = 0; j < nfm; j++)
+			if (!strncmp(fm[j].key, fn[i].key, l) && fm[j].key[l] == '|')
+				sum += fm[j].count;
+		assert_true(fabs(sum - fn[i].count) <= 1e-9 * fn[i].count);
+	}
+	pmcf_imix_rows_free(fm, nfm);
+	pmcf_imix_rows_free(mn, nmn);
+	pmcf_imix_rows_free(fn, nfn);
+	pmcf_imix_free(m);
 }
 
 /* The stump finds the cut-off that separates LBR-better short blocks from

@@ -275,7 +275,11 @@ enum pmcf_imix_key {
 	PMCF_IMIX_BY_BLOCK,
 	PMCF_IMIX_BY_LINE
 };
-/* Name <-> key ("mnemonic", "isa", "isa-set", ...); -1 when unknown. */
+/* Two keys: KEY1 + PMCF_IMIX_BY_THEN * (KEY2 + 1) groups by KEY1, then by KEY2
+ * within it (rows "k1|k2"), e.g. the mix of every function. */
+#define PMCF_IMIX_BY_THEN 16
+/* Name <-> key ("mnemonic", "isa", "isa-set", ..., or two of them joined by a
+ * comma, "function,mnemonic"); -1 when unknown. */
 PMCF_API int pmcf_imix_key_parse(const char *name);
 
 typedef struct pmcf_imix_row {

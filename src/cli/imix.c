@@ -38,7 +38,8 @@ static const char usage[] =
 	"string routines it picks under valgrind, as the reference does.\n"
 	"reference runs valgrind's callgrind (--dump-instr=yes) for the exact user-mode mix.\n"
 	"report prints the mix as a pivot table; KEY is mnemonic (default), isa, isa-set,\n"
-	"category, packing, module, function, block or line. --method picks the BBEC:\n"
+	"category, packing, module, function, block or line, or two joined by a comma\n"
+	"(function,mnemonic: the mix of every function, rows FUNCTION|MNEMONIC). --method picks the BBEC:\n"
 	"hbbp (LBR for blocks of at most --cutoff instructions, default 18; EBS above),\n"
 	"ebs or lbr. Timer samples (cpu-clock, --ebs-only) fall in proportion to time: each\n"
 	"block's samples are divided by its cycles per execution from llvm-mca (found on\n"
@@ -46,7 +47,7 @@ static const char usage[] =
 	"ebs-raw shows the uncorrected estimate, --skid prev charges a sample to the\n"
 	"instruction before the sampled one (default none: where it fell), --costing blocks costs every\n"
 	"block alone instead of pooling control-equivalent blocks (a loop body) as one region,\n"
-	"--costing regions-chase adds a memory latency per pointer-chasing load. compare gives the per-mnemonic error and the average weighted error;\n"
+	"--costing regions-chase adds a memory latency per pointer-chasing load.\n"
 	"--rate iv (default) measures each loop's speed from its induction registers, recorded\n"
 	"with the timer samples, instead of modelling it, where the samples carry them\n"
 	"(docs/imix.md); --rate none: the cost model alone. With --rate iv, --arms flow\n"
@@ -56,9 +57,11 @@ static const char usage[] =
 	"trip count or call-site count) is counted at the measured code's instructions per\n"
 	"sample (--unmeasured samples, default: the raw estimate there), or by the cost model\n"
 	"at the measured code's mean factor (--unmeasured model).\n"
-	"--normalize compares shares (for EBS on cpu-clock, which has no absolute scale):\n"
-	"the measured counts times reference total / measured total; the average error is\n"
-	"weighted by the reference count.\n"
+	"compare gives the per-mnemonic error and the average weighted error, and warns\n"
+	"about functions with instructions on one side only (the runs ran different code).\n"
+	"--normalize compares shares (implied for EBS on cpu-clock, which has no absolute\n"
+	"scale): the measured counts times reference total / measured total; the average\n"
+	"error is weighted by the reference count.\n"
 	"REFERENCE and MEASURED are record/reference folders, perf.data or callgrind files,\n"
 	"or CSV files written by `imix report --format csv` (by mnemonic).\n"
 	"train learns the block-length cut-off (a decision stump) from reference data.\n";
@@ -421,7 +424,8 @@ static int imix_report(int argc, char **argv)
 	if (key < 0)
 		return cli_usage_error(verb,
 				       "--by: unknown key '%s' (mnemonic, isa, isa-set, category, "
-				       "packing, module, function, block, line)",
+				       "packing, module, function, block, line, or two different ones "
+				       "joined by a comma: function,mnemonic)",
 				       by);
 	if (strcmp(fmt, "text") && strcmp(fmt, "csv") && strcmp(fmt, "json") && strcmp(fmt, "sde"))
 		return cli_usage_error(verb, "--format: expected text, csv, json or sde");

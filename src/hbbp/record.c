@@ -151,6 +151,30 @@ static int perf_has_user_regs(void)
 	return ok;
 }
 
+/* Is prog an executable file, by itself (a path) or on PATH? perf and
+ * valgrind say nothing useful for a missing program (perf: "the program
+ * exited with status 255"). */
+static int find_program(const char *prog)
+{
+	if (strchr(prog, '/')) {
+		if (access(prog, X_OK) == 0)
+			return 0;
+		return pmcfi_fail(PMCF_EINVAL, "%s: %s", prog,
+				  errno == ENOENT ? "no such program" : strerror(errno));
+	}
+	const char *path = getenv("PATH");
+	char buf[4200];
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+		const char *e = strchr(p, ':');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? p : ".", prog) < (int)sizeof(buf) &&
+		    access(buf, X_OK) == 0)
+			return 0;
+		p += n + (e ? 1 : 0);
+	}
+	return pmcfi_fail(PMCF_EINVAL, "%s: no such program on PATH", prog);
+}
+
 /* The program as started, with the message for a failed run. */
 static int check_status(int st, const char *log)
 {
@@ -174,6 +198,8 @@ int pmcf_imix_record(const char *dir, const pmcf_imix_record_opts *opts, int arg
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_imix_record: no folder or no program");
 	if (o.runtime < PMCF_IMIX_RUNTIME_SECONDS || o.runtime > PMCF_IMIX_RUNTIME_LONG)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_imix_record: unknown run time %d", o.runtime);
+	if ((rc = find_program(argv[0])))
+		return rc;
 	if (!o.ebs_only && (rc = check_lbr()))
 		return rc;
 	/* Table 4: EBS and LBR periods by expected run time */
@@ -287,6 +313,9 @@ int pmcf_imix_reference(const char *dir, int argc, char *const argv[])
 	pmcfi_clear_error();
 	if (!dir || argc < 1 || !argv || !argv[0])
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_imix_reference: no folder or no program");
+	int rc0 = find_program(argv[0]);
+	if (rc0)
+		return rc0;
 	char tmp[4200], cg[4300], cgarg[4400], log[4300];
 	char **vargs = malloc(((size_t)argc + 8) * sizeof(*vargs)); /* valgrind's words, then argv */
 	if (!vargs)

@@ -180,3 +180,25 @@ jmps=$(echo "$OUT" | awk -F, '$1 == "JMP" { print $2 }')
 awk -v c="$calls" -v r="$rets" 'BEGIN { exit !(c < 1.05 * r) }' || fail "PLT calls counted twice: CALL $calls RET $rets"
 awk -v j="$jmps" 'BEGIN { exit !(j >= 100000) }' || fail "PLT stub JMPs not counted: JMP $jmps"
 expect_match '"tool": "callgrind --dump-instr=yes --skip-plt=no"' "$(cat pltref/imix.json)"
+
+# a missing program is named (issue 36, item 9: perf said "the program
+# exited with status 255")
+expect_fail 1 "$PMCFUSE" imix record --ebs-only -o nope -- ./no-such-program
+expect_match 'no-such-program: no such program' "$ERR"
+expect_fail 1 "$PMCFUSE" imix reference -o nope -- no-such-program-on-path
+expect_match 'no such program on PATH' "$ERR"
+[ ! -e nope ] || fail "a failed record left a folder"
+
+# the man page's examples run as printed (./a.out: the PLT program above),
+# and compare of a timer recording compares shares without --normalize
+cp plt a.out
+sed -n '/^\.SH EXAMPLES/,/^\.SH SEE ALSO/p' "$SRCDIR/docs/man/pmcfuse-imix.1" | grep '^pmcfuse imix' |
+	sed 's/\\-/-/g; s|\./a\.out|./a.out 100000|' > examples.txt
+[ "$(wc -l < examples.txt)" -ge 4 ] || fail "no examples in the man page"
+while read -r line; do
+	# shellcheck disable=SC2086
+	expect_ok "$PMCFUSE" ${line#pmcfuse }
+done < examples.txt
+expect_match 'normalize implied' "$OUT"
+expect_match 'average weighted error' "$OUT"
+expect_match 'GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F' "$("$PMCFUSE" imix report run1)"

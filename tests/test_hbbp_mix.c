@@ -669,6 +669,13 @@ static void test_iv_called_loop(void **state)
 	double dev = count_deviation(m, &s);
 	if (dev > 0.1)
 		fail_msg("counts off the exact ones by %.3g", dev);
+	/* the header names it (issue 36, item 7), with its share and why */
+	const pmcf_imix_stats *st = pmcf_imix_get_stats(m);
+	if (!strstr(st->unmeasured_loops, "synth_rep@0x401052") ||
+	    !strstr(st->unmeasured_loops, "too few sample pairs"))
+		fail_msg("unmeasured loops: '%s'", st->unmeasured_loops);
+	/* its function is counted from its call site, and the loop with it */
+	assert_int_equal(st->rate_funcs, 1);
 	pmcf_imix_free(m);
 	pmcf_perfdata_close(pd);
 }

@@ -217,29 +217,32 @@ typedef struct pmcf_imix_stats {
 	uint64_t lbr_streams, lbr_streams_discarded;
 	double unattr_kernel, unattr_user; /* EBS sample weight that hit no known code */
 	uint64_t unattr_kernel_samples, unattr_user_samples;
-	int relative;             /* counts have no absolute scale (EBS on a time event) */
-	double total;             /* instructions in the mix */
-	int time_event;           /* the EBS event counts time (cpu-clock, task-clock) */
-	int correction;           /* enum pmcf_imix_correction */
-	char cost_model[1536];    /* APPLIED: the model ("llvm-mca-16 -mcpu=znver4 ...");
+	int relative;               /* counts have no absolute scale (EBS on a time event) */
+	double total;               /* instructions in the mix */
+	int time_event;             /* the EBS event counts time (cpu-clock, task-clock) */
+	int correction;             /* enum pmcf_imix_correction */
+	char cost_model[1536];      /* APPLIED: the model ("llvm-mca-16 -mcpu=znver4 ...");
 				  UNAVAILABLE: why the correction could not be made.
 				  Never cut: sized for the longest (an llvm-mca name of
 				  511 bytes and every clause, about 1100 bytes); a text
 				  that does not fit fails the call (PMCF_EINVAL) */
-	uint64_t cost_blocks;     /* blocks given to the cost model */
-	uint64_t cost_unknown;    /* of them, blocks it gave no cost (average CPI used) */
-	uint64_t rate_loops;      /* loops whose speed was measured (PMCF_IMIX_RATE_IV) */
-	double rate_share;        /* share of the EBS weight in those loops */
-	uint64_t rate_trip;       /* of them, nested loops counted as the loop around's count times
+	uint64_t cost_blocks;       /* blocks given to the cost model */
+	uint64_t cost_unknown;      /* of them, blocks it gave no cost (average CPI used) */
+	uint64_t rate_loops;        /* loops whose speed was measured (PMCF_IMIX_RATE_IV) */
+	double rate_share;          /* share of the EBS weight in those loops */
+	uint64_t rate_trip;         /* of them, nested loops counted as the loop around's count times
 				  their trip count (the spread of their induction register) */
-	uint64_t rate_funcs;      /* functions outside every measured loop counted from their direct
+	uint64_t rate_funcs;        /* functions outside every measured loop counted from their direct
 				  call sites (PMCF_IMIX_RATE_IV) */
-	uint64_t arms_flow;       /* two-way branches whose arms' counts were held to the branch's
+	uint64_t arms_flow;         /* two-way branches whose arms' counts were held to the branch's
 				  (PMCF_IMIX_ARMS_FLOW) */
-	uint64_t arms_prior;      /* of them, with an arm that no sample can show: split 1/2 */
-	double unmeasured_share;  /* share of the EBS weight in code with no measured count
+	uint64_t arms_prior;        /* of them, with an arm that no sample can show: split 1/2 */
+	double unmeasured_share;    /* share of the EBS weight in code with no measured count
 				    (PMCF_IMIX_RATE_IV; see enum pmcf_imix_unmeasured) */
-	char glibc_tunables[256]; /* GLIBC_TUNABLES of the recording (pmcf_imix_load of a record
+	char unmeasured_loops[512]; /* the largest loops with no measured count (PMCF_IMIX_RATE_IV):
+				       "FUNC@0xHEAD NN % (why)", by share of the samples, "; "
+				       between, as many as fit */
+	char glibc_tunables[256];   /* GLIBC_TUNABLES of the recording (pmcf_imix_load of a record
 				     folder; "" when none or unknown): the string routines glibc
 				     picks depend on it */
 } pmcf_imix_stats;

@@ -252,7 +252,11 @@ static void print_correction(FILE *f, const pmcf_imix_stats *st, const pmcf_imix
 	else if (st->correction == PMCF_IMIX_CORR_APPLIED && st->arms_flow)
 		fprintf(f, "# two-way branches: %llu with their arms held to the branch's count\n",
 			(unsigned long long)st->arms_flow);
-	else if (st->correction == PMCF_IMIX_CORR_UNAVAILABLE)
+	if (st->correction == PMCF_IMIX_CORR_APPLIED && st->unmeasured_loops[0])
+		fprintf(f,
+			"# loops with no measured count (share of the samples, nested loops included): %s\n",
+			st->unmeasured_loops);
+	if (st->correction == PMCF_IMIX_CORR_UNAVAILABLE)
 		fprintf(f,
 			"# time-to-count correction NOT made: %s; this is the raw estimate (blocks "
 			"weighted by time, long-latency code over-counted)\n",
@@ -485,6 +489,8 @@ static int imix_report(int argc, char **argv)
 		if (st->correction == PMCF_IMIX_CORR_APPLIED) {
 			json_object_set_new(j, "arms_flow", json_integer((json_int_t)st->arms_flow));
 			json_object_set_new(j, "arms_prior", json_integer((json_int_t)st->arms_prior));
+			json_object_set_new(j, "unmeasured_share", jnum(st->unmeasured_share));
+			json_object_set_new(j, "unmeasured_loops", json_string(st->unmeasured_loops));
 		}
 		json_t *u = json_object();
 		json_object_set_new(u, "kernel_samples", json_integer((json_int_t)st->unattr_kernel_samples));

@@ -1420,6 +1420,65 @@ static int own_unit(const struct blkinfo *bi, size_t o, const struct unit *x, ui
 	return 1 + every;
 }
 
+/* The largest loops without a count, with why, into the stats (the report
+ * header names them: issue 36, item 7). A loop's share includes its nested
+ * loops'. */
+struct lref {
+	const struct hbbp_func *f;
+	uint32_t h;
+	double t;
+};
+
+static int lref_cmp(const void *x, const void *y)
+{
+	const struct lref *a = x, *b = y;
+	if (a->t != b->t)
+		return a->t > b->t ? -1 : 1;
+	return a->f->start != b->f->start ? (a->f->start < b->f->start ? -1 : 1)
+					  : (a->h > b->h) - (a->h < b->h);
+}
+
+static void name_unmeasured(pmcf_imix *m, const struct unit *u, size_t n, const struct blkinfo *bi,
+			    const struct loopst *ls, double w_all)
+{
+	char *out = m->st.unmeasured_loops;
+	size_t cap = sizeof(m->st.unmeasured_loops), len = 0, nl = 0, capl = 0;
+	out[0] = 0;
+	struct lref *lr = NULL;
+	for (size_t i = 0; w_all > 0 && i < n; i++) {
+		const struct hbbp_func *f = u[i].f;
+		if (i && u[i - 1].f == f)
+			continue;
+		for (uint32_t h = 0; h < f->nblocks; h++) {
+			const struct loopst *l = &ls[f->boff + h];
+			if (bi->flp[f->boff + h] != h || l->N > 0 || l->t < 0.01 * w_all)
+				continue;
+			if (pmcfi_grow((void **)&lr, &capl, nl + 1, sizeof(*lr)))
+				break;
+			lr[nl++] = (struct lref){f, h, l->t};
+		}
+	}
+	if (nl)
+		qsort(lr, nl, sizeof(*lr), lref_cmp);
+	for (size_t k = 0; k < nl; k++) {
+		const struct loopst *l = &ls[lr[k].f->boff + lr[k].h];
+		const char *why = !l->iv.n                  ? "no induction register"
+				  : l->npair < IV_MIN_PAIRS ? "too few sample pairs in one instance"
+				  : l->nback * (double)l->nback > l->npair
+					  ? "its pairs span instances (calls)"
+					  : "no measured count";
+		char one[200];
+		int w = snprintf(one, sizeof(one), "%s%s@0x%llx %.0f %% (%s)", len ? "; " : "", lr[k].f->name,
+				 (unsigned long long)lr[k].f->blocks[lr[k].h].start, 100 * lr[k].t / w_all,
+				 why);
+		if (w < 0 || len + (size_t)w + 1 > cap)
+			break;
+		memcpy(out + len, one, (size_t)w + 1);
+		len += (size_t)w;
+	}
+	free(lr);
+}
+
 /* Measured loop speeds, on the full static flow graph of each function:
  * - a loop with at least IV_MIN_PAIRS valid sample pairs runs iter / ptime
  *   iterations per unit of time, over the weight of its blocks;
@@ -1633,6 +1692,7 @@ static int apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsampl
 		else
 			cnt[i] = u[i].w / ulen[i] * ipw;
 	m->st.unmeasured_share = w_all > 0 ? w_un / w_all : 0;
+	name_unmeasured(m, u, n, bi, ls, w_all);
 	m->st.rate_share = w_all > 0 ? w_rate / w_all : 0;
 	free(sites);
 	free(ls);

@@ -157,9 +157,12 @@ enum pmcf_imix_arms {
  * from its call sites; docs/imix.md). */
 enum pmcf_imix_unmeasured {
 	PMCF_IMIX_UNMEASURED_SAMPLES = 0, /* at the measured code's instructions per sample: the raw
-					     estimate there, nothing measured no correction (default) */
-	PMCF_IMIX_UNMEASURED_MODEL = 1    /* the cost model, scaled by the measured code's mean factor
+					     estimate there; nothing measured, no correction (default) */
+	PMCF_IMIX_UNMEASURED_MODEL = 1,   /* the cost model, scaled by the measured code's mean factor
 					     (before) */
+	PMCF_IMIX_UNMEASURED_BOUND = 2    /* the lower of the two: llvm-mca's cycles and the measured
+					     code's time per instruction taken as lower bounds of a
+					     unit's time */
 };
 
 typedef struct pmcf_imix_opts {

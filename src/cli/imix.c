@@ -23,10 +23,10 @@ static const char usage[] =
 	"       pmcfuse imix report [--by KEY] [--format text|csv|json|sde] [--top N]\n"
 	"                           [--method hbbp|ebs|ebs-raw|lbr] [--cutoff N] [--mcpu CPU]\n"
 	"                           [--skid prev|none] [--costing C] [--rate iv|none] [--vmlinux FILE]\n"
-	"                           [--arms flow|samples] [--unmeasured samples|model] [-o FILE] DIR\n"
+	"                           [--arms flow|samples] [--unmeasured samples|model|bound] [-o FILE] DIR\n"
 	"       pmcfuse imix compare [--normalize] [--json] [--top N] [--method M] [--cutoff N]\n"
 	"                           [--mcpu CPU] [--skid prev|none] [--costing C] [--rate iv|none]\n"
-	"                           [--arms flow|samples] [--unmeasured samples|model]\n"
+	"                           [--arms flow|samples] [--unmeasured samples|model|bound]\n"
 	"                           REFERENCE MEASURED\n"
 	"       pmcfuse imix train [--json] REFERENCE MEASURED...\n"
 	"       pmcfuse imix synth [--ebs-only|--timer] -o DIR   (test data with a known control flow)\n\n"
@@ -55,8 +55,9 @@ static const char usage[] =
 	"splits it 1/2 where one arm is too short for any sample to show; --arms samples\n"
 	"counts each arm by its own samples. Code with no measured count (no loop speed,\n"
 	"trip count or call-site count) is counted at the measured code's instructions per\n"
-	"sample (--unmeasured samples, default: the raw estimate there), or by the cost model\n"
-	"at the measured code's mean factor (--unmeasured model).\n"
+	"sample (--unmeasured samples, default: the raw estimate there); --unmeasured model:\n"
+	"the cost model at the measured code's mean factor (before); --unmeasured bound: the\n"
+	"lower of the two.\n"
 	"compare gives the per-mnemonic error and the average weighted error, and warns\n"
 	"about functions with instructions on one side only (the runs ran different code).\n"
 	"--normalize compares shares (implied for EBS on cpu-clock, which has no absolute\n"
@@ -322,12 +323,14 @@ static int common_opt(int opt, const char *arg, pmcf_imix_opts *o)
 			return cli_usage_error(verb, "--arms: expected flow or samples");
 		return CLI_OK;
 	case 'U':
-		if (!strcmp(arg, "samples"))
+		if (!strcmp(arg, "bound"))
+			o->unmeasured = PMCF_IMIX_UNMEASURED_BOUND;
+		else if (!strcmp(arg, "samples"))
 			o->unmeasured = PMCF_IMIX_UNMEASURED_SAMPLES;
 		else if (!strcmp(arg, "model"))
 			o->unmeasured = PMCF_IMIX_UNMEASURED_MODEL;
 		else
-			return cli_usage_error(verb, "--unmeasured: expected samples or model");
+			return cli_usage_error(verb, "--unmeasured: expected samples, model or bound");
 		return CLI_OK;
 	default: return -1;
 	}

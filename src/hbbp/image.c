@@ -493,6 +493,8 @@ int hbbpi_func_decode(struct hbbp_image *im, struct hbbp_func *f)
 	leader[0] = 1;
 	uint64_t lea_rip = 0; /* the last lea r,[rip+d] (a jump table's base) */
 	unsigned since_lea = 0;
+	uint64_t lea_reg[16] = {0};     /* per register, the last lea r,[rip+d] before (in address order) */
+	int add_dst = -1, add_src = -1; /* the last add r,r (a PIC table: entry + base) */
 	while (off < size) {
 		if (pmcfi_grow((void **)&f->ins, &cap, f->nins + 1, sizeof(*f->ins))) {
 			free(leader);
@@ -533,12 +535,25 @@ int hbbpi_func_decode(struct hbbp_image *im, struct hbbp_func *f)
 		if (rep)
 			in->flags |= INS_REP;
 		since_lea++;
+		int rreg = d.raw.modrm.reg | (d.raw.rex.R << 3), rrm = d.raw.modrm.rm | (d.raw.rex.B << 3);
 		if (d.mnemonic == ZYDIS_MNEMONIC_LEA && d.raw.modrm.mod == 0 && d.raw.modrm.rm == 5) {
 			lea_rip = in->addr + d.length + (uint64_t)(int64_t)d.raw.disp.value;
+			lea_reg[rreg] = lea_rip;
 			since_lea = 0;
 		}
+		if (d.mnemonic == ZYDIS_MNEMONIC_ADD && d.raw.modrm.mod == 3 &&
+		    (d.opcode == 0x01 || d.opcode == 0x03) && d.operand_width == 64) {
+			add_dst = d.opcode == 0x01 ? rrm : rreg;
+			add_src = d.opcode == 0x01 ? rreg : rrm;
+		} else if (!(d.mnemonic == ZYDIS_MNEMONIC_JMP && d.opcode == 0xff)) {
+			add_dst = add_src = -1;
+		}
 		if (d.mnemonic == ZYDIS_MNEMONIC_JMP && d.opcode == 0xff && d.raw.modrm.reg == 4) {
-			if (d.raw.modrm.mod == 3 && since_lea <= 8)
+			/* jmp r right after add r,b: the table is at b's lea, which
+			 * gcc hoists out of an interpreter's dispatch loop */
+			if (d.raw.modrm.mod == 3 && add_dst == rrm && add_src >= 0 && lea_reg[add_src])
+				jump_table_leaders(im, f, lea_reg[add_src], 1, leader);
+			else if (d.raw.modrm.mod == 3 && since_lea <= 8)
 				jump_table_leaders(im, f, lea_rip, 1, leader);
 			else if (d.raw.modrm.mod == 0 && d.raw.modrm.rm == 4 && d.raw.sib.base == 5 &&
 				 d.raw.sib.scale == 3)

@@ -1654,7 +1654,7 @@ static int apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsampl
 				 * measured count: l's factor on the model's ratio to l's
 				 * anchor put a pointer chase's 2-instruction compare,
 				 * waiting on its load, at 13x its count (issue 36) */
-				if (l != inner && unmeasured == PMCF_IMIX_UNMEASURED_SAMPLES)
+				if (l != inner && unmeasured != PMCF_IMIX_UNMEASURED_MODEL)
 					break;
 				kf[i] = ls[o + l].fac;
 				w_rate += u[i].w;
@@ -1683,14 +1683,32 @@ static int apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsampl
 			ins_meas += cnt[i] * kf[i] * ulen[i], w_meas += u[i].w;
 		else
 			w_un += u[i].w;
-	double ipw = w_meas > 0 && ins_meas > 0 ? ins_meas / w_meas : 1;
+	/* nothing measured: the instructions per sample the model gives the
+	 * whole program, on its own (relative) scale */
+	double ins_model = 0, w_model = 0;
 	for (size_t i = 0; i < n; i++)
-		if (kf[i] > 0)
+		if (cnt[i] > 0)
+			ins_model += cnt[i] * ulen[i], w_model += u[i].w;
+	double ipw = w_meas > 0 && ins_meas > 0     ? ins_meas / w_meas
+		     : w_model > 0 && ins_model > 0 ? ins_model / w_model
+						    : 1;
+	for (size_t i = 0; i < n; i++) {
+		if (kf[i] > 0) {
 			cnt[i] *= kf[i];
-		else if (unmeasured == PMCF_IMIX_UNMEASURED_MODEL || !ulen[i])
-			cnt[i] *= kbar;
-		else
-			cnt[i] = u[i].w / ulen[i] * ipw;
+			continue;
+		}
+		double model = cnt[i] * kbar, raw = ulen[i] ? u[i].w / ulen[i] * ipw : model;
+		/* BOUND: llvm-mca's cycles assume cache hits and predicted
+		 * branches, a lower bound of the time: a unit takes at least its
+		 * modelled time, and at least the measured code's time per
+		 * instruction, so it runs at most min(raw, model) times: the
+		 * model lowers a long-latency unit (a divide) and never raises a
+		 * short one that waits on a miss */
+		cnt[i] = unmeasured == PMCF_IMIX_UNMEASURED_MODEL     ? model
+			 : unmeasured == PMCF_IMIX_UNMEASURED_SAMPLES ? raw
+			 : model < raw                                ? model
+								      : raw;
+	}
 	m->st.unmeasured_share = w_all > 0 ? w_un / w_all : 0;
 	name_unmeasured(m, u, n, bi, ls, w_all);
 	m->st.rate_share = w_all > 0 ? w_rate / w_all : 0;
@@ -1856,7 +1874,7 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 	st->arms_flow = st->arms_prior = 0;
 	if (o->arms < PMCF_IMIX_ARMS_FLOW || o->arms > PMCF_IMIX_ARMS_SAMPLES)
 		return pmcfi_fail(PMCF_EINVAL, "unknown arms %d", o->arms);
-	if (o->unmeasured < PMCF_IMIX_UNMEASURED_SAMPLES || o->unmeasured > PMCF_IMIX_UNMEASURED_MODEL)
+	if (o->unmeasured < PMCF_IMIX_UNMEASURED_SAMPLES || o->unmeasured > PMCF_IMIX_UNMEASURED_BOUND)
 		return pmcfi_fail(PMCF_EINVAL, "unknown unmeasured %d", o->unmeasured);
 	if (o->costing < PMCF_IMIX_COST_REGIONS || o->costing > PMCF_IMIX_COST_REGIONS_CHASE)
 		return pmcfi_fail(PMCF_EINVAL, "unknown costing %d", o->costing);
@@ -2053,6 +2071,9 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 				100 * st->rate_share, 100 * st->unmeasured_share,
 				o->unmeasured == PMCF_IMIX_UNMEASURED_MODEL
 					? "cost model at the measured code's mean factor (--unmeasured model)"
+				: o->unmeasured == PMCF_IMIX_UNMEASURED_BOUND
+					? "counted at the lower of the raw estimate and the cost model "
+					  "(--unmeasured bound)"
 					: "counted at the measured code's instructions per sample (the raw "
 					  "estimate there)");
 		/* a full buffer is a cut clause: fail rather than cut (hbbp.h) */

@@ -1143,6 +1143,22 @@ static void test_jump_table_leaders(void **state)
 				  "9: xor %eax, %eax\n ret\n.size jt_fn, .-jt_fn\n"
 				  ".section .rodata\n.align 4\n.Ltab: .long jt_c0-.Ltab, jt_c1-.Ltab, "
 				  "jt_c2-.Ltab, jt_c3-.Ltab\n.section .note.GNU-stack,\"\",@progbits\n");
+	/* the table's lea hoisted out of the dispatch loop (gcc's interpreter
+	 * loop): found through the add r,base before the jmp */
+	jump_table_case("jt_hoist", ".text\n.globl jt_fn\n.type jt_fn,@function\njt_fn:\n"
+				    " lea .Ltab(%rip), %rsi\n mov %edi, %edi\n"
+				    " add $1, %ecx\n add $1, %ecx\n add $1, %ecx\n add $1, %ecx\n"
+				    " add $1, %ecx\n add $1, %ecx\n add $1, %ecx\n add $1, %ecx\n"
+				    " add $1, %ecx\n add $1, %ecx\n"
+				    "1: cmp $3, %edi\n ja 9f\n"
+				    " movslq (%rsi,%rdi,4), %rax\n add %rsi, %rax\n jmp *%rax\n"
+				    " .p2align 4\n.globl jt_c0\njt_c0: mov $1, %eax\n"
+				    ".globl jt_c1\njt_c1: add $2, %eax\n jmp 1b\n"
+				    " .p2align 4\n.globl jt_c2\njt_c2: mov $3, %eax\n jmp 1b\n"
+				    " .p2align 4\n.globl jt_c3\njt_c3: mov $4, %eax\n ret\n"
+				    "9: xor %eax, %eax\n ret\n.size jt_fn, .-jt_fn\n"
+				    ".section .rodata\n.align 4\n.Ltab: .long jt_c0-.Ltab, jt_c1-.Ltab, "
+				    "jt_c2-.Ltab, jt_c3-.Ltab\n.section .note.GNU-stack,\"\",@progbits\n");
 	/* absolute 8-byte entries (non-PIC code): jmp [reg*8+table] */
 	jump_table_case("jt_abs", ".text\n.globl jt_fn\n.type jt_fn,@function\njt_fn:\n"
 				  " cmp $3, %edi\n ja 9f\n mov %edi, %edi\n jmp *.Ltab(,%rdi,8)\n"

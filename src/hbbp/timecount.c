@@ -1159,16 +1159,20 @@ static int same_call(const ZydisDecoder *dec, const struct hbbp_func *f, struct 
 }
 
 /* Do two samples lie in the same iteration of every loop around the loop
- * headed by h (in the function), and in one call of the function? Each
- * such loop needs induction registers. */
+ * headed by h (in the function), and in one call of the function? Strict:
+ * each such loop needs induction registers; else a loop around without
+ * any (a counter in memory) is not checked, and the pairs that step back
+ * tell how many pairs cross instances (pairs_ok). */
 static int same_instance(const ZydisDecoder *dec, const struct hbbp_func *f, const struct blkinfo *bi,
 			 struct loopst *ls, uint32_t h, const struct hbbp_tsample *a,
-			 const struct hbbp_tsample *b)
+			 const struct hbbp_tsample *b, int strict)
 {
 	if (a->f != b->f || !same_call(dec, f, ls, a, b))
 		return 0;
 	for (uint32_t l = bi->flpar[f->boff + h]; l != UINT32_MAX; l = bi->flpar[f->boff + l]) {
 		const struct ivs *iv = loop_ivs(dec, f, bi, ls, l);
+		if (!iv->n && !strict)
+			continue;
 		if (!iv->n || iv_iterations(iv, a, b) != 0)
 			return 0;
 	}
@@ -1217,7 +1221,7 @@ static void iv_scan(const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts
 			const struct ivs *iv = loop_ivs(dec, f, bi, ls, h);
 			int64_t v;
 			if (!l->last || ts[l->last - 1].tid != b->tid ||
-			    !same_instance(dec, f, bi, ls, h, &ts[l->last - 1], b))
+			    !same_instance(dec, f, bi, ls, h, &ts[l->last - 1], b, 1))
 				l->ninst++;
 			l->last = i + 1;
 			int k = iv->tk;
@@ -1272,7 +1276,7 @@ static void iv_scan(const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts
 			if (!in_loop(bi->flp + o, bi->flpar + o, bb, h))
 				continue;
 			const struct ivs *iv = loop_ivs(dec, f, bi, ls, h);
-			if (!iv->n || !same_instance(dec, f, bi, ls, h, a, b))
+			if (!iv->n || !same_instance(dec, f, bi, ls, h, a, b, 0))
 				continue;
 			double it = iv_iterations(iv, a, b);
 			if (it == -2)

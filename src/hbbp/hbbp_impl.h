@@ -186,7 +186,8 @@ struct hbbp_synth {
 		   mispredict penalty and skid (synth.c); 5: the same with a taken
 		   arm of three instructions, never taken; 6: a top loop (r8)
 		   around a loop (ebx) calling a function with a 3-trip loop
-		   of its own (edx); samples carry bx, cx,
+		   of its own (edx); 7: a pointer chase whose compare waits
+		   for its load; samples carry bx, cx,
 		   dx, si, di, r8 */
 	/* out */
 	unsigned nblocks;

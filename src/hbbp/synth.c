@@ -192,7 +192,24 @@ static const struct nest_ins cloop_ins[] = {
 static const uint64_t cloop_blk[7] = {0x00, 0x09, 0x0e, 0x13, 0x50, 0x52, 0x5a};
 static const unsigned cloop_len[7] = {2, 1, 2, 1, 1, 3, 1};
 
-/* The nest programs by hbbp_synth.nest (1 to 6): code, blocks. */
+/* hbbp_synth.nest 7: a pointer chase without induction registers: S0
+ * [0x00,3] loads rdx from [rdx] and leaves on null (every 8th load); S1
+ * [0x08,2] compares it and loops, its compare waiting CHASE_WAIT cycles for
+ * the load (a miss); S2 [0x0d,1] the list's end, a return (the simulated
+ * caller calls again at once). S1 runs 7/8 as often as S0. */
+#define CHASE_WAIT 40
+static const struct nest_ins chase_ins[] = {
+	{0x00, 3, 1, {0x48, 0x8b, 0x12}},          /* mov rdx,[rdx] */
+	{0x03, 3, 1, {0x48, 0x85, 0xd2}},          /* test rdx,rdx */
+	{0x06, 2, 0, {0x74, 0x05}},                /* je 0x0d (fused) */
+	{0x08, 3, CHASE_WAIT, {0x48, 0x39, 0xca}}, /* cmp rdx,rcx (waits for the load) */
+	{0x0b, 2, 1, {0x75, 0xf3}},                /* jne 0x00 */
+	{0x0d, 1, 1, {0xc3}},                      /* ret (called again) */
+};
+static const uint64_t chase_blk[3] = {0x00, 0x08, 0x0d};
+static const unsigned chase_len[3] = {3, 2, 1};
+
+/* The nest programs by hbbp_synth.nest (1 to 7): code, blocks. */
 struct nest_prog {
 	const struct nest_ins *ins;
 	size_t nins;
@@ -212,6 +229,7 @@ static const struct nest_prog nest_progs[] = {
 	NEST_PROG(arms_ins, arms_blk, arms_len),
 	NEST_PROG(arms3_ins, arms3_blk, arms3_len),
 	NEST_PROG(cloop_ins, cloop_blk, cloop_len),
+	NEST_PROG(chase_ins, chase_blk, chase_len),
 };
 #define NEST_PROGS (sizeof(nest_progs) / sizeof(nest_progs[0]))
 
@@ -446,7 +464,8 @@ static void simulate_nest(struct buf *d, struct hbbp_synth *s, uint64_t *t)
 {
 	uint64_t r[6] = {0}; /* bx, cx, dx, si, di, r8 */
 	uint64_t cyc = 0;
-	int calls = s->nest == 2, rows = s->nest == 3, cloop = s->nest == 6;
+	int calls = s->nest == 2, rows = s->nest == 3, cloop = s->nest == 6, chase = s->nest == 7;
+	uint32_t x = 12345;
 	const struct nest_prog *np = &nest_progs[s->nest];
 	const struct nest_ins *prog = np->ins;
 	const uint64_t *blk = np->blk;
@@ -471,6 +490,19 @@ static void simulate_nest(struct buf *d, struct hbbp_synth *s, uint64_t *t)
 				put64(d, before[i]);
 		}
 		size_t next = pc + 1;
+		if (chase) {
+			switch (off) {
+			case 0x00: /* a list of 8 nodes: null every 8th load */
+				x = x * 1103515245u + 12345u, r[2] = ++r[3] % 8 ? 0x10000u | x : 0;
+				break;
+			case 0x06: next = r[2] ? pc + 1 : 5; break;
+			case 0x0b: next = r[2] != r[1] ? 0 : pc + 1; break;
+			case 0x0d: next = 0; break;
+			default: break;
+			}
+			pc = next;
+			continue;
+		}
 		if (cloop) {
 			switch (off) {
 			case 0x00: r[5]++; break;

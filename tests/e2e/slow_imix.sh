@@ -191,14 +191,16 @@ expect_match 'no such program on PATH' "$ERR"
 
 # the man page's examples run as printed (./a.out: the PLT program above),
 # and compare of a timer recording compares shares without --normalize
-cp plt a.out
+mkdir man && cp plt man/a.out
 sed -n '/^\.SH EXAMPLES/,/^\.SH SEE ALSO/p' "$SRCDIR/docs/man/pmcfuse-imix.1" | grep '^pmcfuse imix' |
 	sed 's/\\-/-/g; s|\./a\.out|./a.out 100000|' > examples.txt
 [ "$(wc -l < examples.txt)" -ge 4 ] || fail "no examples in the man page"
+cd man
 while read -r line; do
 	# shellcheck disable=SC2086
 	expect_ok "$PMCFUSE" ${line#pmcfuse }
-done < examples.txt
+done < ../examples.txt
 expect_match 'normalize implied' "$OUT"
 expect_match 'average weighted error' "$OUT"
 expect_match 'GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F' "$("$PMCFUSE" imix report run1)"
+cd ..

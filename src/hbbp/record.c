@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "counters/arch.h"
 #include "hbbp/hbbp_impl.h"
 #include "pmcfuse/hbbp.h"
 #include "util/abi.h"
@@ -196,6 +197,8 @@ int pmcf_imix_record(const char *dir, const pmcf_imix_record_opts *opts, int arg
 		return rc;
 	if (!dir || argc < 1 || !argv || !argv[0])
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_imix_record: no folder or no program");
+	if (pmcfi_arch_imix_unsupported())
+		return pmcfi_fail(PMCF_ENOTSUP, "%s", pmcfi_arch_imix_unsupported());
 	if (o.runtime < PMCF_IMIX_RUNTIME_SECONDS || o.runtime > PMCF_IMIX_RUNTIME_LONG)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_imix_record: unknown run time %d", o.runtime);
 	if ((rc = find_program(argv[0])))
@@ -313,6 +316,8 @@ int pmcf_imix_reference(const char *dir, int argc, char *const argv[])
 	pmcfi_clear_error();
 	if (!dir || argc < 1 || !argv || !argv[0])
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_imix_reference: no folder or no program");
+	if (pmcfi_arch_imix_unsupported())
+		return pmcfi_fail(PMCF_ENOTSUP, "%s", pmcfi_arch_imix_unsupported());
 	int rc0 = find_program(argv[0]);
 	if (rc0)
 		return rc0;

@@ -191,6 +191,14 @@ static int holds_campaign(const char *dir)
 	return found;
 }
 
+static int refuse_held(const char *verb, const char *dir)
+{
+	return cli_error(verb, CLI_EUSAGE,
+			 "'%s' already holds a campaign or profiles: resume it with `pmcfuse %s --resume "
+			 "%s`, or choose another folder",
+			 dir, verb, dir);
+}
+
 static int write_manifest(struct campaign *c)
 {
 	json_t *m = c->manifest;
@@ -307,25 +315,122 @@ out:
 	return st;
 }
 
-int campaign_open(const char *verb, const char *dir, int resume, const char *digest, size_t n, int ncmd,
-		  char *const *command, struct campaign *c)
+/* The pid that CAMPAIGN_OWNER of a locked folder names, when that process
+ * is alive (0: none known, e.g. array tasks hold it). */
+static long owner_pid(int fd)
+{
+	char buf[32];
+	ssize_t got = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (got <= 0)
+		return 0;
+	buf[got] = '\0';
+	long pid = strtol(buf, NULL, 10);
+	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM) ? pid : 0;
+}
+
+/* Locks dir for this session (see campaign_open); CLI_OK or the exit
+ * status of the error printed. */
+static int lock_owner(struct campaign *c, int resume, int task)
+{
+	char *path = join(c->dir, CAMPAIGN_OWNER);
+	int fd = path ? open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666) : -1;
+	if (fd < 0) {
+		int st = cli_error(c->verb, path ? cli_status_for(-errno) : CLI_EENV,
+				   "%s: cannot lock the campaign: %s", path ? path : c->dir,
+				   path ? strerror(errno) : "out of memory");
+		free(path);
+		return st;
+	}
+	free(path);
+	if (flock(fd, (task ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0) {
+		int e = errno;
+		long pid = e == EWOULDBLOCK ? owner_pid(fd) : 0;
+		close(fd);
+		if (e != EWOULDBLOCK)
+			return cli_error(c->verb, cli_status_for(-e), "%s/%s: cannot lock the campaign: %s",
+					 c->dir, CAMPAIGN_OWNER, strerror(e));
+		char who[64] = "array tasks of its slurm job";
+		if (pid)
+			snprintf(who, sizeof(who), "pid %ld", pid);
+		return cli_error(c->verb, CLI_EUSAGE,
+				 "'%s' is in use by another pmcfuse (%s): a campaign folder serves one "
+				 "session at a time; wait for it to end (or stop it), then %s",
+				 c->dir, who,
+				 resume ? "resume again" : "resume it with --resume, or choose another folder");
+	}
+	if (!task) {
+		char buf[32];
+		int len = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+		if (ftruncate(fd, 0) != 0 || pwrite(fd, buf, (size_t)len, 0) != len) {
+			/* the lock holds without the pid: a refusal will not name it */
+		}
+	}
+	c->owner = fd;
+	return CLI_OK;
+}
+
+/* A temporary file that an atomic write of the campaign's (a profile, the
+ * manifest) leaves when it is killed: ".NAME.tmp.XXXXXX". */
+static int stale_temp(const char *name)
+{
+	const char *t = strstr(name, ".tmp.");
+	if (name[0] != '.' || !t || strlen(t) != 11)
+		return 0;
+	size_t l = (size_t)(t - name);
+	return (l > 5 && !strncmp(t - 5, ".pmcf", 5)) ||
+	       (l == strlen(CAMPAIGN_MANIFEST) + 1 && !strncmp(name + 1, CAMPAIGN_MANIFEST, l - 1));
+}
+
+/* Removes what a killed session left half-written (the folder is ours). */
+static void remove_stale_temps(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (stale_temp(de->d_name))
+			unlinkat(dirfd(d), de->d_name, 0);
+	closedir(d);
+}
+
+void campaign_release(struct campaign *c)
+{
+	if (c->owner < 0)
+		return;
+	if (!c->task && ftruncate(c->owner, 0) != 0) {
+		/* a stale pid is checked for life before it is named */
+	}
+	close(c->owner); /* releases the lock */
+	c->owner = -1;
+}
+
+int campaign_open(const char *verb, const char *dir, int resume, int task, const char *digest, size_t n,
+		  int ncmd, char *const *command, struct campaign *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->verb = verb;
+	c->owner = -1;
+	c->task = task;
 	int st = CLI_OK;
-	if (!resume && holds_campaign(dir))
-		return cli_error(verb, CLI_EUSAGE,
-				 "'%s' already holds a campaign or profiles: resume it with `pmcfuse "
-				 "%s --resume %s`, or choose another folder",
-				 dir, verb, dir);
 	if ((st = cli_check_dir(verb, dir)))
 		return st;
 	if (!(c->dir = strdup(dir)))
 		return cli_error(verb, CLI_EENV, "out of memory");
+	if ((st = lock_owner(c, resume, task)))
+		goto fail;
+	/* checked under the lock: a session started at the same time is
+	 * refused as such, not for the manifest it wrote */
+	if (!resume && holds_campaign(dir)) {
+		st = refuse_held(verb, dir);
+		goto fail;
+	}
 	json_t *m = NULL;
 	if (resume) {
 		if ((st = load_manifest(verb, dir, digest, n, &m)))
 			goto fail;
+		if (!task)
+			remove_stale_temps(dir);
 		c->manifest = m;
 		return commit(c, -1, NULL, "state", json_string("running"));
 	}
@@ -360,6 +465,7 @@ int campaign_open(const char *verb, const char *dir, int resume, const char *dig
 	c->manifest = m;
 	return write_manifest(c);
 fail:
+	campaign_release(c);
 	free(c->dir);
 	c->dir = NULL;
 	return st;
@@ -452,7 +558,7 @@ void campaign_remove(struct campaign *c)
 			unlink(p);
 		free(p);
 	}
-	static const char *const own[] = {CAMPAIGN_MANIFEST, CAMPAIGN_LOCK};
+	static const char *const own[] = {CAMPAIGN_MANIFEST, CAMPAIGN_LOCK, CAMPAIGN_OWNER};
 	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
 		char *p = join(c->dir, own[i]);
 		if (p)
@@ -464,6 +570,8 @@ void campaign_remove(struct campaign *c)
 
 void campaign_close(struct campaign *c)
 {
+	if (c->dir)
+		campaign_release(c);
 	json_decref(c->manifest);
 	free(c->dir);
 	memset(c, 0, sizeof(*c));
@@ -591,11 +699,21 @@ int cli_same_folder(const char *a, const char *b)
 int campaign_option(const char *verb, int c, const char *arg, char **argv, int optind,
 		    struct campaign_args *a, int *st)
 {
-	if (launch_option(verb, c, arg, argv, optind, &a->launch, st) || cli_output_option(c, &a->json))
+	if (launch_option(verb, c, arg, argv, optind, &a->launch, st))
 		return 1;
-	if (c == CAMPAIGN_OPT_RESUME)
+	if (cli_output_option(c, &a->json)) {
+		/* its word (one; "-qv" counted once) */
+		char *w = argv[optind - 1];
+		if (!(a->nout && a->words[a->nout - 1] == w) && a->nout < 8) {
+			a->words[a->nout++] = w;
+			a->nwords++;
+		}
+		return 1;
+	}
+	if (c == CAMPAIGN_OPT_RESUME) {
 		a->resume = arg;
-	else if (c == CAMPAIGN_OPT_PROGOUT)
+		a->nwords += arg == argv[optind - 1] ? 2 : 1;
+	} else if (c == CAMPAIGN_OPT_PROGOUT)
 		a->progout = arg;
 	return c == CAMPAIGN_OPT_RESUME || c == CAMPAIGN_OPT_PROGOUT;
 }
@@ -605,10 +723,16 @@ int campaign_args_done(const char *verb, const struct campaign_args *a, int argc
 {
 	if ((*st = launch_check(verb, &a->launch, a->resume)))
 		return 1;
-	if (!a->resume || optind < argc || argc - a->launch.nwords > 3)
+	if (!a->resume || optind < argc || argc - 1 != a->launch.nwords + a->nwords)
 		return 0;
-	/* --resume DIR alone */
-	*st = campaign_resume_alone(verb, a->resume, a->launch.nwords, a->launch.words, diropts, cmd);
+	/* --resume DIR alone (with launcher and -q/-v/--json options) */
+	char *extra[LAUNCH_MAX_WORDS + 8];
+	int nextra = 0;
+	for (int i = 0; i < a->launch.nwords; i++)
+		extra[nextra++] = a->launch.words[i];
+	for (int i = 0; i < a->nout; i++)
+		extra[nextra++] = a->words[i];
+	*st = campaign_resume_alone(verb, a->resume, nextra, extra, diropts, cmd);
 	return 1;
 }
 
@@ -637,9 +761,8 @@ int campaign_session_open(struct campaign_session *s, pmcf_source *src, const ch
 	if ((st = cli_progout_open(s->verb, s->args->progout, s->args->json, &s->pr, &s->pout)))
 		return st;
 	cli_signals_catch();
-	st = campaign_open(s->verb, dir, s->args->resume != NULL, digest, n, ncommand, s->command, &s->camp);
-	s->camp.task = l->only >= 0;
-	return st;
+	return campaign_open(s->verb, dir, s->args->resume != NULL, l->only >= 0, digest, n, ncommand,
+			     s->command, &s->camp);
 }
 
 void campaign_session_progress(struct campaign_session *s, size_t n, size_t todo)

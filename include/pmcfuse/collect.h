@@ -73,7 +73,8 @@ PMCF_API int pmcf_collect_program(char *const argv[], const char *const *events,
 
 /* For a signal handler (async-signal-safe): sends sig to the program that
  * pmcf_collect_program is running and returns 1. When none is running it
- * returns 0 and remembers sig: the next pmcf_collect_program does not start
+ * returns 0 (2 when its program has ended and its records are being read)
+ * and remembers sig: the next pmcf_collect_program does not start
  * its program and returns -EINTR (pmcf_collect_signal(0) forgets it). The
  * program also gets SIGKILL when the process that started it dies
  * (PR_SET_PDEATHSIG), and a record folder left by a killed pmcfuse is

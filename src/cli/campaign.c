@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <jansson.h>
 #include "cli/campaign.h"
@@ -23,14 +24,47 @@
 /* ---- signals -------------------------------------------------------------- */
 static volatile sig_atomic_t caught;
 static int tty; /* standard error is a terminal: say what a first signal did */
+/* A step armed by cli_signals_stop_at_once: its line (two buffers, so that
+ * arming again never changes the one a handler may be reading) */
+static char stop_line[2][1600];
+static volatile sig_atomic_t stop_armed = -1, stop_kind;
+static const char *stop_verb = "";
+
+/* Appends s to buf at *o (async-signal-safe). */
+static void put(char *buf, size_t len, size_t *o, const char *s)
+{
+	while (*s && *o + 1 < len)
+		buf[(*o)++] = *s++;
+}
+
+/* "pmcfuse: VERB: interrupted by SIGNAME: what\n" on stderr, then exit
+ * 128 + sig, from a signal handler. */
+static void stop_now(int sig, const char *what)
+{
+	char line[1800];
+	size_t o = 0;
+	const char *abbrev = sigabbrev_np(sig);
+	put(line, sizeof(line), &o, "pmcfuse: ");
+	put(line, sizeof(line), &o, stop_verb);
+	put(line, sizeof(line), &o, stop_verb[0] ? ": interrupted by SIG" : "interrupted by SIG");
+	put(line, sizeof(line), &o, abbrev ? abbrev : "?");
+	put(line, sizeof(line), &o, ": ");
+	put(line, sizeof(line), &o, what);
+	line[o++] = '\n';
+	ssize_t w = write(2, line, o);
+	(void)w;
+	_exit(128 + sig);
+}
 
 static void on_signal(int sig)
 {
 	int first = !caught;
 	if (first)
 		caught = sig;
+	/* 1: the program got it; 2: the program had ended, its records are
+	 * being read; 0: no program */
 	int sent = pmcf_collect_signal(first ? sig : SIGKILL);
-	if (first && sent && tty) {
+	if (first && sent == 1 && tty) {
 		/* a program that ignores the signal would leave the user with
 		 * nothing on screen; write(2) is async-signal-safe */
 		static const char msg[] = "\npmcfuse: the signal was passed on to the program; a second "
@@ -38,16 +72,46 @@ static void on_signal(int sig)
 		ssize_t w = write(2, msg, sizeof(msg) - 1);
 		(void)w;
 	}
-	if (!first && !sent) {
+	int armed = stop_armed;
+	if (sent != 1 && armed >= 0 && (stop_kind == CLI_STOP_STEP || sent == 2))
+		stop_now(caught, stop_line[armed]); /* a step that keeps nothing half-written */
+	if (!first && sent != 1)
 		/* a second signal with nothing to wait for: end now */
-		signal(sig, SIG_DFL);
-		raise(sig);
-	}
+		stop_now(sig, "a second signal: stopped at once; what was complete is kept");
 }
 
-void cli_signals_catch(void)
+void cli_signals_stop_at_once(int kind, const char *fmt, ...)
+{
+	int next = stop_armed == 0 ? 1 : 0;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(stop_line[next], sizeof(stop_line[next]), fmt, ap);
+	va_end(ap);
+	stop_kind = kind;
+	stop_armed = next;
+}
+
+void cli_signals_disarm(void) { stop_armed = -1; }
+
+/* Test hook (PMCF_TEST_PAUSE=STEP:FILE): at step STEP, creates FILE and
+ * waits 5 s, so that a test can send a signal during that step. */
+void cli_test_pause(const char *step)
+{
+	const char *v = getenv("PMCF_TEST_PAUSE");
+	size_t l = strlen(step);
+	if (!v || strncmp(v, step, l) != 0 || v[l] != ':')
+		return;
+	int fd = open(v + l + 1, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		close(fd);
+	for (int i = 0; i < 100; i++)
+		nanosleep(&(struct timespec){0, 50000000}, NULL);
+}
+
+void cli_signals_catch(const char *verb)
 {
 	tty = isatty(2);
+	stop_verb = verb;
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		struct sigaction sa, old;
@@ -760,7 +824,7 @@ int campaign_session_open(struct campaign_session *s, pmcf_source *src, const ch
 		return cli_error(s->verb, CLI_EENV, "out of memory");
 	if ((st = cli_progout_open(s->verb, s->args->progout, s->args->json, &s->pr, &s->pout)))
 		return st;
-	cli_signals_catch();
+	cli_signals_catch(s->verb);
 	return campaign_open(s->verb, dir, s->args->resume != NULL, l->only >= 0, digest, n, ncommand,
 			     s->command, &s->camp);
 }
@@ -794,7 +858,15 @@ int campaign_session_record(struct campaign_session *s, size_t k, size_t n, cons
 			 label, stamp);
 		if (!(st = cli_progout_begin(s->verb, &s->pout, head, &ofd, &efd))) {
 			pmcf_source_set_output(s->src, ofd, efd);
+			/* once the program has ended, a signal stops the reading of
+			 * its records at once (nothing of it is saved) */
+			cli_signals_stop_at_once(CLI_STOP_READ,
+						 "the program of execution %zu had ended; its records "
+						 "were not read; the executions done before are kept in "
+						 "%s: resume with `pmcfuse %s --resume %s`",
+						 k, s->camp.dir, s->verb, s->camp.dir);
 			*err = pmcf_source_record(s->src, set, (long)k, p, ei);
+			cli_signals_disarm();
 			cli_progout_end(&s->pout);
 			if (!*err || *err == PMCF_EPROGRAM)
 				snprintf(exitst, 32, ei->exited ? "%d" : "signal %d",

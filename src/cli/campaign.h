@@ -14,7 +14,19 @@
  * remembered and forwarded to the program being recorded; a second one sends SIGKILL to that program, or ends
  * pmcfuse at once when none runs. The verb checks cli_signal_caught()
  * between steps, keeps what is complete and ends with cli_interrupted. */
-void cli_signals_catch(void);
+void cli_signals_catch(const char *verb);
+/* Arms a step that is stopped at once by a signal (its line, from fmt,
+ * printed as "pmcfuse: VERB: interrupted by SIGNAME: LINE", exit 128 +
+ * the signal; a second signal always ends at once with a line): a step that
+ * writes nothing half-way, such as fusing (CLI_STOP_STEP) or reading a
+ * program's records once it has ended (CLI_STOP_READ: a signal that comes
+ * while the program runs is passed on to it). cli_signals_disarm ends it. */
+enum { CLI_STOP_STEP = 1, CLI_STOP_READ = 2 };
+void cli_signals_stop_at_once(int kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cli_signals_disarm(void);
+/* Test hook: with PMCF_TEST_PAUSE=STEP:FILE in the environment, step STEP
+ * creates FILE and waits 5 s (tests/e2e/adversarial_run.sh signals it). */
+void cli_test_pause(const char *step);
 /* The first signal caught (0: none). */
 int cli_signal_caught(void);
 /* Prints "pmcfuse: VERB: interrupted by SIGNAME: <message>" and returns the

@@ -519,7 +519,16 @@ static int fuse_run(struct run *r)
 	co.seed = r->base;
 	co.names = (const char *const *)r->paths;
 	r->cs = (pmcf_combine_stats){.size = sizeof(r->cs)};
+	if (cli_signal_caught())
+		return run_stopped("run", &r->s.camp, r->nsets, 0, r->nsets, 0, &r->s.pr);
+	/* fusing writes nothing until OUT: a signal stops it at once */
+	cli_signals_stop_at_once(CLI_STOP_STEP,
+				 "fusing was stopped; the %zu executions are kept in %s: resume with "
+				 "`pmcfuse run --resume %s` to fuse them",
+				 r->nsets, r->cdir, r->cdir);
+	cli_test_pause("fuse");
 	int err = pmcf_combine((const pmcf_profile *const *)r->rec, r->nsets, &co, &r->fused, &r->cs);
+	cli_signals_disarm();
 	if (err)
 		return cli_lib_error("run", err, "combining");
 	if ((err = pmcf_profile_save(r->fused, r->out))) {
@@ -536,6 +545,8 @@ static int fuse_run(struct run *r)
 		campaign_remove(&r->s.camp);
 	else
 		campaign_set_state(&r->s.camp, "complete");
+	if (cli_signal_caught()) /* while OUT was written: it is complete */
+		return cli_interrupted("run", "fusing had finished: %s was written", r->out);
 	return CLI_OK;
 }
 

@@ -435,9 +435,10 @@ static int encode_events(const pmcf_catalog *c, const size_t *idx, const char *c
 	return err;
 }
 
-/* The program pmcf_collect_program is running (0: none), and a signal that
- * arrived while none was (the next program is then not started). */
-static volatile sig_atomic_t running_child, pending_signal;
+/* The program pmcf_collect_program is running (0: none), whether its
+ * records are being read (it has ended), and a signal that arrived while
+ * none was running (the next program is then not started). */
+static volatile sig_atomic_t running_child, reading, pending_signal;
 
 int pmcf_collect_signal(int sig)
 {
@@ -449,7 +450,22 @@ int pmcf_collect_signal(int sig)
 	if (pid > 0 && kill(pid, sig) == 0)
 		return 1;
 	pending_signal = sig;
-	return 0;
+	return reading ? 2 : 0;
+}
+
+/* Test hook (PMCF_TEST_PAUSE=STEP:FILE): at step STEP, creates FILE and
+ * waits 5 s, so that a test can send a signal during that step. */
+static void test_pause(const char *step)
+{
+	const char *v = getenv("PMCF_TEST_PAUSE");
+	size_t l = strlen(step);
+	if (!v || strncmp(v, step, l) != 0 || v[l] != ':')
+		return;
+	int fd = open(v + l + 1, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		close(fd);
+	for (int i = 0; i < 100; i++)
+		nanosleep(&(struct timespec){0, 50000000}, NULL);
 }
 
 /* *cpu_ns: the child's user + system time with that of the children it
@@ -458,6 +474,7 @@ static int run_child(char *const argv[], const char *program, char **env, const 
 		     pmcf_exit_info *ei, uint64_t *cpu_ns)
 {
 	int pfd[2];
+	reading = 0;
 	if (pipe2(pfd, O_CLOEXEC) != 0)
 		return pmcfi_fail(-errno, "pipe: %s", strerror(errno));
 	fflush(NULL);
@@ -518,6 +535,7 @@ static int run_child(char *const argv[], const char *program, char **env, const 
 			running_child = 0;
 			return pmcfi_fail(-errno, "waitid: %s", strerror(errno));
 		}
+	reading = 1; /* before running_child is cleared: a signal sees one of them */
 	running_child = 0;
 	int st;
 	struct rusage ru;
@@ -865,6 +883,8 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 	pmcf_profile *p = NULL;
 	struct pmcfi_collect_stats st;
 	if (!err)
+		test_pause("read");
+	if (!err)
 		err = pmcf_profile_new(&p);
 	if (!err)
 		err = ndv ? pmcfi_collect_read_derived(dir, names, n, dv, ndv, t0, estimate, p, &st)
@@ -930,6 +950,7 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 	hash_wait(&hash);
 	if (temp)
 		pmcfi_rm_tree(dir);
+	reading = 0;
 	tm->read_ns = now_ns() - t_end;
 	if (err) {
 		pmcf_profile_free(p);

@@ -73,3 +73,51 @@ SH
 else
 	echo "SKIP (run-disk-full): unshare -Urm (user namespaces) is not permitted here"
 fi
+
+# ---- signals during the steps that run no program ----------------------------
+# (SIGTERM and SIGHUP: a background job of a script ignores SIGINT, and
+# pmcfuse stays deaf to an ignored signal)
+row signal-during-fusion
+# PMCF_TEST_PAUSE=fuse:FILE holds the fusion step 5 s after creating FILE
+PMCF_TEST_PAUSE=fuse:fusing "$PMCFUSE" run --sim cholesky,blocks=6 --keep FU -o fu.pmcf \
+	>fu.out 2>fu.err &
+pid=$!
+wait_for fusing
+kill -TERM "$pid"
+rc=0
+wait "$pid" || rc=$?
+expect_eq 143 "$rc"
+expect_eq "pmcfuse: run: interrupted by SIGTERM: fusing was stopped; the 7 executions are kept in FU: resume with \`pmcfuse run --resume FU\` to fuse them" "$(grep -v ' done in ' fu.err)"
+[ ! -e fu.pmcf ] || fail "the output was written after the signal"; ok
+expect_ok "$PMCFUSE" run --resume FU
+expect_match 'resumed FU: 7 of 7 executions were already done' "$OUT"
+[ -s fu.pmcf ] || fail "resume did not fuse"; ok
+
+if omp_examples; then
+	row signal-while-reading-records
+	# PMCF_TEST_PAUSE=read:FILE holds the reading of the records once the
+	# program has ended
+	PMCF_TEST_PAUSE=read:reading "$PMCFUSE" record -e page-faults -o rd.pmcf -- "$EX/cholesky" 4 32 \
+		>rd.out 2>rd.err &
+	pid=$!
+	wait_for reading
+	kill -TERM "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	expect_eq 143 "$rc"
+	expect_match "^pmcfuse: record: interrupted by SIGTERM: '.*cholesky' had ended; its records were not read: nothing saved \(record it again\)$" "$(cat rd.err)"
+	[ ! -e rd.pmcf ] || fail "a profile was written after the signal"; ok
+	# the same in a campaign: the executions done are kept, resume named
+	rm -f reading
+	PMCF_TEST_PAUSE=read:reading "$PMCFUSE" run -e page-faults,task-clock --pmcs 1 --keep RD \
+		-o rdf.pmcf -- "$EX/cholesky" 4 32 >rd.out 2>rd.err &
+	pid=$!
+	wait_for reading
+	kill -HUP "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	expect_eq 129 "$rc"
+	expect_eq "pmcfuse: run: interrupted by SIGHUP: the program of execution 0 had ended; its records were not read; the executions done before are kept in RD: resume with \`pmcfuse run --resume RD\`" "$(grep -v ' done in ' rd.err)"
+	expect_ok "$PMCFUSE" run --resume RD -q
+	[ -s rdf.pmcf ] || fail "resume did not finish the campaign"; ok
+fi

@@ -435,6 +435,13 @@ static int encode_events(const pmcf_catalog *c, const size_t *idx, const char *c
 	return err;
 }
 
+/* "EMFILE" for EMFILE ("" when unknown). */
+static const char *errno_name(uint32_t e)
+{
+	const char *n = e && e < 4096 ? strerrorname_np((int)e) : NULL;
+	return n ? n : "";
+}
+
 /* The program pmcf_collect_program is running (0: none), whether its
  * records are being read (it has ended), and a signal that arrived while
  * none was running (the next program is then not started). */
@@ -551,6 +558,43 @@ static int run_child(char *const argv[], const char *program, char **env, const 
 	ei->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
 	ei->complete = ei->exited && ei->status == 0;
 	return 0;
+}
+
+/* The loss record the tool maps (rec.h), created empty in dir. */
+static int status_create(const char *dir)
+{
+	char path[PATH_MAX + 16];
+	snprintf(path, sizeof(path), "%s/%s", dir, PMCFI_REC_STATUS);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return pmcfi_fail(-errno, "cannot create %s: %s (%s)", path, strerror(errno),
+				  errno_name((uint32_t)errno));
+	struct pmcfi_rec_status h = {.magic = PMCFI_REC_STATUS_MAGIC};
+	int e = posix_fallocate(fd, 0, PMCFI_REC_STATUS_SIZE);
+	if (!e && pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		e = errno ? errno : EIO;
+	close(fd);
+	if (e)
+		return pmcfi_fail(-e, "cannot create %s: %s", path, strerror(e));
+	return 0;
+}
+
+/* The loss record after the run (zero when there is none). */
+static void status_read(const char *dir, struct pmcfi_rec_status *out)
+{
+	char path[PATH_MAX + 16];
+	memset(out, 0, sizeof(*out));
+	snprintf(path, sizeof(path), "%s/%s", dir, PMCFI_REC_STATUS);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (pread(fd, out, sizeof(*out), 0) != (ssize_t)sizeof(*out) || out->magic != PMCFI_REC_STATUS_MAGIC ||
+	    !out->written)
+		memset(out->why, 0, sizeof(out->why));
+	if (out->magic != PMCFI_REC_STATUS_MAGIC)
+		memset(out, 0, sizeof(*out));
+	out->why[sizeof(out->why) - 1] = '\0';
+	close(fd);
 }
 
 static void events_env(const struct perf_event_attr *a, size_t n, const char **names, char *ev, size_t evlen,
@@ -841,6 +885,11 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 				  "%u KiB)",
 				  where, place, kb, MIN_RECORD_SPACE / 1024);
 	}
+	if ((rc = status_create(dir)) != 0) {
+		if (temp)
+			pmcfi_rm_tree(dir);
+		return rc;
+	}
 	char evs[PMCFI_PGROUP_MAX * 80], nms[4096];
 	events_env(attrs, n, names, evs, sizeof(evs), nms, sizeof(nms));
 	char **env = child_env(tool, dir, evs, nms, opts ? opts->chunk_kb : 0,
@@ -889,6 +938,17 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 	if (!err)
 		err = ndv ? pmcfi_collect_read_derived(dir, names, n, dv, ndv, t0, estimate, p, &st)
 			  : pmcfi_collect_read_est(dir, names, n, t0, estimate, p, &st);
+	struct pmcfi_rec_status loss;
+	status_read(dir, &loss);
+	char lossmsg[1200] = "";
+	if (loss.lost)
+		snprintf(lossmsg, sizeof(lossmsg), "%.1000s%s%s%s", loss.why[0] ? loss.why : "no reason left",
+			 errno_name(loss.err)[0] ? " (" : "", errno_name(loss.err),
+			 errno_name(loss.err)[0] ? ")" : "");
+	if (!err && loss.lost && st.xus == 0)
+		err = pmcfi_fail(loss.err && errno_name(loss.err)[0] ? -(int)loss.err : PMCF_ENOTSUP,
+				 "the collector could not record in the program, nothing was recorded: %s",
+				 lossmsg);
 	if (!err && st.tool_error[0] && st.xus == 0)
 		err = pmcfi_fail(PMCF_ENOTSUP, "the collector could not count in the program: %s",
 				 st.tool_error);
@@ -915,10 +975,27 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 		else if (st.ompt_missing[0])
 			pmcfi_log(PMCF_LOG_WARN, "the OpenMP runtime did not grant OMPT callbacks: %s",
 				  st.ompt_missing);
-		if (!ei->complete || st.dropped || st.stop_errno) {
+		int nospace = st.stop_errno == ENOSPC || st.stop_errno == EDQUOT || st.stop_errno == EFBIG;
+		if (!ei->complete || st.dropped || st.stop_errno || loss.lost) {
 			if (ei->complete)
 				ei->complete = 0;
-			if (st.stop_errno)
+			if (loss.lost)
+				snprintf(ei->message, sizeof(ei->message),
+					 "the collector lost %u thread%s of the program: %.280s%s; the profile "
+					 "keeps the %zu XU%s recorded and is marked incomplete",
+					 loss.lost, loss.lost == 1 ? "" : "s", lossmsg,
+					 (loss.err == EMFILE || loss.err == ENFILE) && !strstr(lossmsg, "ulimit")
+						 ? " (raise the limit with `ulimit -n`)"
+						 : "",
+					 st.xus, st.xus == 1 ? "" : "s");
+			else if (st.stop_errno && !nospace)
+				snprintf(ei->message, sizeof(ei->message),
+					 "the collector could not continue a record file in %s (%.200s: %s "
+					 "(%s)): %zu records lost; the profile keeps the %zu XU%s recorded "
+					 "and is marked incomplete",
+					 where, place, strerror(st.stop_errno), errno_name((uint32_t)st.stop_errno),
+					 st.dropped, st.xus, st.xus == 1 ? "" : "s");
+			else if (st.stop_errno)
 				snprintf(ei->message, sizeof(ei->message),
 					 "no space left in %s (%.200s: %s): the collector stopped recording "
 					 "(%zu records lost); the profile keeps the %zu XU%s recorded and "

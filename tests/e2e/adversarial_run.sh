@@ -121,3 +121,34 @@ if omp_examples; then
 	expect_ok "$PMCFUSE" run --resume RD -q
 	[ -s rdf.pmcf ] || fail "resume did not finish the campaign"; ok
 fi
+
+# ---- record out of file descriptors -------------------------------------------
+if omp_examples && command -v prlimit >/dev/null; then
+	row record-fd-limit
+	# each thread of the program opens its counters and a record file: with too
+	# few descriptors the threads that cannot record are a loss, never a
+	# complete profile with fewer XUs
+	export OMP_NUM_THREADS=2
+	emfile=0
+	for n in 5 6 7 8 64; do
+		rc=0
+		prlimit --nofile=$n:$n "$PMCFUSE" record -e page-faults,task-clock -o fd$n.pmcf \
+			-- "$EX/cholesky" 8 64 >fd.out 2>fd.err || rc=$?
+		last=$(tail -n 1 fd.err)
+		if [ "$rc" -eq 0 ]; then
+			expect_match "record: 120 XUs of .*cholesky" "$last"
+			continue
+		fi
+		emfile=$((emfile + 1))
+		expect_eq 2 "$rc"
+		expect_match '^pmcfuse: record: .*Too many open files.*EMFILE|too many open files' "$last"
+		expect_nomatch 'no space left' "$(cat fd.err)"
+		if [ -e fd$n.pmcf ]; then
+			expect_match "the collector lost [0-9]+ threads? of the program: .*EMFILE.* marked incomplete \(saved to fd$n.pmcf\)" "$last"
+			expect_ok "$PMCFUSE" show --json fd$n.pmcf
+			expect_match '"complete": *"0"' "$OUT"
+		fi
+	done
+	[ "$emfile" -ge 2 ] || fail "no descriptor limit made record fail ($emfile)"; ok
+	unset OMP_NUM_THREADS
+fi

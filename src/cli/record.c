@@ -151,8 +151,9 @@ static int finish(const char *verb, pmcf_source *src, int err, pmcf_profile *p, 
 		return cli_interrupted(verb, "the simulated execution had finished (saved to %s)", out);
 	if (sig)
 		return cli_interrupted(verb,
-				       "'%s' was stopped; the profile keeps the %zu XU%s recorded and "
-				       "is marked incomplete (saved to %s)",
+				       "'%s' was stopped, with the processes it started (its process "
+				       "group); the profile keeps the %zu XU%s recorded and is marked "
+				       "incomplete (saved to %s)",
 				       prog, ei->xus, ei->xus == 1 ? "" : "s", out);
 	if (err == PMCF_EPROGRAM)
 		return cli_error(verb, CLI_EENV, "%s (saved to %s)", ei->message, out);

@@ -446,6 +446,9 @@ static const char *errno_name(uint32_t e)
  * records are being read (it has ended), and a signal that arrived while
  * none was running (the next program is then not started). */
 static volatile sig_atomic_t running_child, reading, pending_signal;
+/* the program leads a process group of its own (the signal goes to the
+ * group: a wrapper's children too), and a signal was passed on */
+static volatile sig_atomic_t running_group, forwarded;
 
 int pmcf_collect_signal(int sig)
 {
@@ -454,8 +457,10 @@ int pmcf_collect_signal(int sig)
 		return 0;
 	}
 	pid_t pid = (pid_t)running_child;
-	if (pid > 0 && kill(pid, sig) == 0)
+	if (pid > 0 && kill(running_group ? -pid : pid, sig) == 0) {
+		forwarded = 1;
 		return 1;
+	}
 	pending_signal = sig;
 	return reading ? 2 : 0;
 }
@@ -473,6 +478,65 @@ static void test_pause(const char *step)
 		close(fd);
 	for (int i = 0; i < 100; i++)
 		nanosleep(&(struct timespec){0, 50000000}, NULL);
+}
+
+/* A guard for the program's process group: a small process that waits on
+ * a pipe; when pmcfuse ends without saying the program is done (it was
+ * killed: SIGKILL leaves the program's own children running, which
+ * PR_SET_PDEATHSIG cannot reach), it kills the group. *fd: the write end
+ * (-1 when no guard could be started: only the program itself then dies
+ * with pmcfuse). */
+static pid_t guard_start(int *fd, const int keep[2])
+{
+	int gp[2];
+	*fd = -1;
+	if (pipe2(gp, O_CLOEXEC) != 0)
+		return -1;
+	pid_t g = fork();
+	if (g == 0) {
+		/* async-signal-safe calls only: the parent has threads; the
+		 * caller's pipe keep[] must not stay open here */
+		close(gp[1]);
+		close(keep[0]);
+		close(keep[1]);
+		struct sigaction ign = {.sa_handler = SIG_IGN};
+		sigaction(SIGINT, &ign, NULL);
+		sigaction(SIGTERM, &ign, NULL);
+		sigaction(SIGHUP, &ign, NULL);
+		pid_t pg = 0;
+		char done = 0;
+		ssize_t n;
+		while ((n = read(gp[0], &pg, sizeof(pg))) < 0 && errno == EINTR)
+			;
+		if (n != (ssize_t)sizeof(pg))
+			_exit(0);
+		while ((n = read(gp[0], &done, 1)) < 0 && errno == EINTR)
+			;
+		if (n != 1 && pg > 0)
+			kill(-pg, SIGKILL);
+		_exit(0);
+	}
+	close(gp[0]);
+	if (g < 0) {
+		close(gp[1]);
+		return -1;
+	}
+	*fd = gp[1];
+	return g;
+}
+
+/* Tells the guard the program is done (it exits without killing) and reaps it. */
+static void guard_stop(pid_t g, int fd)
+{
+	if (g <= 0)
+		return;
+	char done = 1;
+	if (write(fd, &done, 1) != 1) {
+		/* the guard is gone: nothing to tell */
+	}
+	close(fd);
+	while (waitpid(g, NULL, 0) < 0 && errno == EINTR)
+		;
 }
 
 /* *cpu_ns: the child's user + system time with that of the children it
@@ -502,9 +566,18 @@ static int run_child(char *const argv[], const char *program, char **env, const 
 				  strsignal(sig), argv[0]);
 	}
 	pid_t parent = getpid();
+	/* the program in a process group of its own, so that a stop reaches
+	 * what a wrapper (sh -c "prog ...") started; not when pmcfuse is the
+	 * terminal's foreground job, where the program may read the terminal
+	 * (a background group would be stopped by SIGTTIN) and the terminal's
+	 * ^C reaches the whole group anyway */
+	int group = !(isatty(0) && tcgetpgrp(0) == getpgrp()), gfd = -1;
+	forwarded = 0;
+	pid_t guard = group ? guard_start(&gfd, pfd) : -1;
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = errno;
+		guard_stop(guard, gfd);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		close(pfd[0]);
 		close(pfd[1]);
@@ -512,10 +585,14 @@ static int run_child(char *const argv[], const char *program, char **env, const 
 	}
 	if (pid == 0) {
 		close(pfd[0]);
+		if (gfd >= 0)
+			close(gfd);
 		/* the program dies with pmcfuse, even when pmcfuse is killed */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(127);
+		if (group)
+			setpgid(0, 0);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		for (int k = 0; k < 2; k++)
 			if (outfd[k] > 0 && outfd[k] != k + 1 && dup2(outfd[k], k + 1) < 0)
@@ -526,6 +603,12 @@ static int run_child(char *const argv[], const char *program, char **env, const 
 			_exit(127);
 		_exit(127);
 	}
+	if (group && setpgid(pid, pid) != 0 && errno != EACCES)
+		group = 0; /* EACCES: the child has exec()ed, after its own setpgid */
+	if (group && guard > 0 && write(gfd, &pid, sizeof(pid)) != (ssize_t)sizeof(pid)) {
+		/* no guard: the program alone dies with pmcfuse */
+	}
+	running_group = group;
 	running_child = pid;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	close(pfd[1]);
@@ -539,11 +622,20 @@ static int run_child(char *const argv[], const char *program, char **env, const 
 	siginfo_t si;
 	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0)
 		if (errno != EINTR) {
+			int e = errno;
 			running_child = 0;
-			return pmcfi_fail(-errno, "waitid: %s", strerror(errno));
+			guard_stop(guard, gfd);
+			return pmcfi_fail(-e, "waitid: %s", strerror(e));
 		}
+	guard_stop(guard, gfd); /* its program has ended */
+	/* stopped: what is left of its group (processes that ignore the
+	 * signal, or are slower to die) goes with it, before the leader is
+	 * reaped (until then its pid, the group's id, cannot be reused) */
+	if (forwarded && running_group)
+		kill(-pid, SIGKILL);
 	reading = 1; /* before running_child is cleared: a signal sees one of them */
 	running_child = 0;
+	running_group = 0;
 	int st;
 	struct rusage ru;
 	while (wait4(pid, &st, 0, &ru) < 0)
@@ -976,7 +1068,7 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 			pmcfi_log(PMCF_LOG_WARN, "the OpenMP runtime did not grant OMPT callbacks: %s",
 				  st.ompt_missing);
 		int nospace = st.stop_errno == ENOSPC || st.stop_errno == EDQUOT || st.stop_errno == EFBIG;
-		if (!ei->complete || st.dropped || st.stop_errno || loss.lost) {
+		if (!ei->complete || st.dropped || st.stop_errno || loss.lost || st.incomplete) {
 			if (ei->complete)
 				ei->complete = 0;
 			if (loss.lost)
@@ -1001,6 +1093,13 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 					 "(%zu records lost); the profile keeps the %zu XU%s recorded and "
 					 "is marked incomplete",
 					 where, place, strerror(st.stop_errno), st.dropped, st.xus,
+					 st.xus == 1 ? "" : "s");
+			else if (ei->exited && !ei->status && st.incomplete)
+				snprintf(ei->message, sizeof(ei->message),
+					 "%zu XU%s of '%s' had not finished when their process image ended "
+					 "(an exec() or exit() while they ran or waited): they are lost; the "
+					 "profile keeps the %zu XU%s recorded and is marked incomplete",
+					 st.incomplete, st.incomplete == 1 ? "" : "s", argv[0], st.xus,
 					 st.xus == 1 ? "" : "s");
 			else if (!ei->exited)
 				snprintf(ei->message, sizeof(ei->message),

@@ -152,3 +152,47 @@ if omp_examples && command -v prlimit >/dev/null; then
 	[ "$emfile" -ge 2 ] || fail "no descriptor limit made record fail ($emfile)"; ok
 	unset OMP_NUM_THREADS
 fi
+
+# ---- programs that exec() or start processes of their own ---------------------
+if omp_examples; then
+	row exec-cuts-xus
+	# an image that exec()s another OpenMP program from inside a task: the
+	# tasks not finished by then are lost, and the profile says so
+	rc=0
+	"$PMCFUSE" record -e page-faults -o cut.pmcf -- "$EX/reexec" 20 1 "$EX/cholesky" 4 32 \
+		>cut.out 2>cut.err || rc=$?
+	expect_eq 2 "$rc"
+	expect_match "record: [0-9]+ XUs? of '.*reexec' had not finished when their process image ended \(an exec\(\) or exit\(\) while they ran or waited\): they are lost; the profile keeps the [0-9]+ XUs? recorded and is marked incomplete \(saved to cut.pmcf\)" "$(cat cut.err)"
+	expect_ok "$PMCFUSE" show --json cut.pmcf
+	expect_match '"complete": *"0"' "$OUT"
+	# the second program's XUs are kept (cholesky 4: 20 tasks)
+	expect_ok "$PMCFUSE" export --format csv -o cut.csv cut.pmcf
+	[ "$(grep -c -E ',(potrf|trsm|syrk|gemm),' cut.csv)" -eq 20 ] || fail "the exec()ed program's XUs: $(cut -d, -f3 cut.csv | sort | uniq -c)"
+	ok
+fi
+
+row wrapper-process-group
+# the program runs in a process group of its own: stopping record (SIGTERM,
+# or SIGKILL) stops what a wrapper started too
+tag=$RANDOM$RANDOM
+"$PMCFUSE" record -e page-faults -o wrap.pmcf -- sh -c "sleep 41.$tag; true" >wrap.out 2>wrap.err </dev/null &
+pid=$!
+for _ in $(seq 100); do pgrep -f "sleep 41.$tag" >/dev/null && break; sleep 0.1; done
+kill -TERM "$pid"
+rc=0
+wait "$pid" || rc=$?
+expect_eq 143 "$rc"
+expect_match "record: interrupted by SIGTERM: 'sh' was stopped, with the processes it started \(its process group\)" "$(cat wrap.err)"
+sleep 0.3
+left=$(pgrep -f "sleep 41.$tag" || true)
+[ -z "$left" ] || { kill $left; fail "the wrapper's child survived SIGTERM of record"; }
+ok
+"$PMCFUSE" record -e page-faults -o wrap.pmcf -- sh -c "sleep 42.$tag; true" >wrap.out 2>wrap.err </dev/null &
+pid=$!
+for _ in $(seq 100); do pgrep -f "sleep 42.$tag" >/dev/null && break; sleep 0.1; done
+kill -KILL "$pid"
+wait "$pid" || true
+for _ in $(seq 50); do pgrep -f "sleep 42.$tag" >/dev/null || break; sleep 0.1; done
+left=$(pgrep -f "sleep 42.$tag" || true)
+[ -z "$left" ] || { kill $left; fail "the wrapper's child survived SIGKILL of record"; }
+ok

@@ -93,21 +93,6 @@ void cli_signals_stop_at_once(int kind, const char *fmt, ...)
 
 void cli_signals_disarm(void) { stop_armed = -1; }
 
-/* Test hook (PMCF_TEST_PAUSE=STEP:FILE): at step STEP, creates FILE and
- * waits 5 s, so that a test can send a signal during that step. */
-void cli_test_pause(const char *step)
-{
-	const char *v = getenv("PMCF_TEST_PAUSE");
-	size_t l = strlen(step);
-	if (!v || strncmp(v, step, l) != 0 || v[l] != ':')
-		return;
-	int fd = open(v + l + 1, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (fd >= 0)
-		close(fd);
-	for (int i = 0; i < 100; i++)
-		nanosleep(&(struct timespec){0, 50000000}, NULL);
-}
-
 void cli_signals_catch(const char *verb)
 {
 	tty = isatty(2);
@@ -420,7 +405,8 @@ static int lock_owner(struct campaign *c, int resume, int task)
 				 "'%s' is in use by another pmcfuse (%s): a campaign folder serves one "
 				 "session at a time; wait for it to end (or stop it), then %s",
 				 c->dir, who,
-				 resume ? "resume again" : "resume it with --resume, or choose another folder");
+				 resume ? "resume again"
+					: "resume it with --resume, or choose another folder");
 	}
 	if (!task) {
 		char buf[32];

@@ -24,9 +24,6 @@ void cli_signals_catch(const char *verb);
 enum { CLI_STOP_STEP = 1, CLI_STOP_READ = 2 };
 void cli_signals_stop_at_once(int kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cli_signals_disarm(void);
-/* Test hook: with PMCF_TEST_PAUSE=STEP:FILE in the environment, step STEP
- * creates FILE and waits 5 s (tests/e2e/adversarial_run.sh signals it). */
-void cli_test_pause(const char *step);
 /* The first signal caught (0: none). */
 int cli_signal_caught(void);
 /* Prints "pmcfuse: VERB: interrupted by SIGNAME: <message>" and returns the
@@ -159,9 +156,9 @@ struct campaign_args {
 	const char *resume;  /* --resume DIR */
 	const char *progout; /* --program-output */
 	int json;
-	int nwords;          /* argv words of --resume and -q/-v/--json: with the launcher's,
+	int nwords;     /* argv words of --resume and -q/-v/--json: with the launcher's,
 				what `--resume DIR` alone may carry */
-	char *words[8];      /* the -q/-v/--json words, passed on to the stored command */
+	char *words[8]; /* the -q/-v/--json words, passed on to the stored command */
 	int nout;
 };
 #define CAMPAIGN_ARGS_INIT            \

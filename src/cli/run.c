@@ -407,8 +407,8 @@ static int save_failed(struct run *r, size_t k, int err, const char *path)
 	campaign_set_state(&r->s.camp, "failed");
 	kept_text(kept, sizeof(kept), &r->s.camp, k, 0);
 	return cli_error("run", cli_status_for(err),
-			 "execution %zu of %zu could not be saved: %s (%s once there is room)", k,
-			 r->nsets, why, k ? kept : kept_resume(kept, sizeof(kept), &r->s.camp));
+			 "execution %zu of %zu could not be saved: %s (%s once there is room)", k, r->nsets,
+			 why, k ? kept : kept_resume(kept, sizeof(kept), &r->s.camp));
 }
 
 /* Records execution k (set k of the plan) and keeps what the program left:
@@ -526,7 +526,6 @@ static int fuse_run(struct run *r)
 				 "fusing was stopped; the %zu executions are kept in %s: resume with "
 				 "`pmcfuse run --resume %s` to fuse them",
 				 r->nsets, r->cdir, r->cdir);
-	cli_test_pause("fuse");
 	int err = pmcf_combine((const pmcf_profile *const *)r->rec, r->nsets, &co, &r->fused, &r->cs);
 	cli_signals_disarm();
 	if (err)

@@ -32,6 +32,7 @@
 #include "counters/perf_syntax.h"
 #include "pmcfuse/collect.h"
 #include "pmcfuse/events.h"
+#include "util/testhook.h"
 #include "pmcfuse/multiplex.h"
 #include "util/abi.h"
 #include "util/internal.h"
@@ -465,21 +466,6 @@ int pmcf_collect_signal(int sig)
 	return reading ? 2 : 0;
 }
 
-/* Test hook (PMCF_TEST_PAUSE=STEP:FILE): at step STEP, creates FILE and
- * waits 5 s, so that a test can send a signal during that step. */
-static void test_pause(const char *step)
-{
-	const char *v = getenv("PMCF_TEST_PAUSE");
-	size_t l = strlen(step);
-	if (!v || strncmp(v, step, l) != 0 || v[l] != ':')
-		return;
-	int fd = open(v + l + 1, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (fd >= 0)
-		close(fd);
-	for (int i = 0; i < 100; i++)
-		nanosleep(&(struct timespec){0, 50000000}, NULL);
-}
-
 /* A guard for the program's process group: a small process that waits on
  * a pipe; when pmcfuse ends without saying the program is done (it was
  * killed: SIGKILL leaves the program's own children running, which
@@ -680,8 +666,8 @@ static void status_read(const char *dir, struct pmcfi_rec_status *out)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	if (pread(fd, out, sizeof(*out), 0) != (ssize_t)sizeof(*out) || out->magic != PMCFI_REC_STATUS_MAGIC ||
-	    !out->written)
+	if (pread(fd, out, sizeof(*out), 0) != (ssize_t)sizeof(*out) ||
+	    out->magic != PMCFI_REC_STATUS_MAGIC || !out->written)
 		memset(out->why, 0, sizeof(out->why));
 	if (out->magic != PMCFI_REC_STATUS_MAGIC)
 		memset(out, 0, sizeof(*out));
@@ -1024,7 +1010,7 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 	pmcf_profile *p = NULL;
 	struct pmcfi_collect_stats st;
 	if (!err)
-		test_pause("read");
+		pmcfi_test_pause("read");
 	if (!err)
 		err = pmcf_profile_new(&p);
 	if (!err)
@@ -1072,21 +1058,24 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 			if (ei->complete)
 				ei->complete = 0;
 			if (loss.lost)
-				snprintf(ei->message, sizeof(ei->message),
-					 "the collector lost %u thread%s of the program: %.280s%s; the profile "
-					 "keeps the %zu XU%s recorded and is marked incomplete",
-					 loss.lost, loss.lost == 1 ? "" : "s", lossmsg,
-					 (loss.err == EMFILE || loss.err == ENFILE) && !strstr(lossmsg, "ulimit")
-						 ? " (raise the limit with `ulimit -n`)"
-						 : "",
-					 st.xus, st.xus == 1 ? "" : "s");
+				snprintf(
+					ei->message, sizeof(ei->message),
+					"the collector lost %u thread%s of the program: %.280s%s; the profile "
+					"keeps the %zu XU%s recorded and is marked incomplete",
+					loss.lost, loss.lost == 1 ? "" : "s", lossmsg,
+					(loss.err == EMFILE || loss.err == ENFILE) &&
+							!strstr(lossmsg, "ulimit")
+						? " (raise the limit with `ulimit -n`)"
+						: "",
+					st.xus, st.xus == 1 ? "" : "s");
 			else if (st.stop_errno && !nospace)
 				snprintf(ei->message, sizeof(ei->message),
 					 "the collector could not continue a record file in %s (%.200s: %s "
 					 "(%s)): %zu records lost; the profile keeps the %zu XU%s recorded "
 					 "and is marked incomplete",
-					 where, place, strerror(st.stop_errno), errno_name((uint32_t)st.stop_errno),
-					 st.dropped, st.xus, st.xus == 1 ? "" : "s");
+					 where, place, strerror(st.stop_errno),
+					 errno_name((uint32_t)st.stop_errno), st.dropped, st.xus,
+					 st.xus == 1 ? "" : "s");
 			else if (st.stop_errno)
 				snprintf(ei->message, sizeof(ei->message),
 					 "no space left in %s (%.200s: %s): the collector stopped recording "

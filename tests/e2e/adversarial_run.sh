@@ -77,17 +77,25 @@ fi
 # ---- signals during the steps that run no program ----------------------------
 # (SIGTERM and SIGHUP: a background job of a script ignores SIGINT, and
 # pmcfuse stays deaf to an ignored signal)
+# signal_at STEP SIG CMD...: runs CMD with the test hook holding STEP
+# (PMCF_TEST_PAUSE=STEP:FILE, 5 s once FILE is made), sends SIG once it is
+# there; $RC its exit status, sig.out and sig.err its output
+signal_at() {
+	local step=$1 sig=$2 pid
+	shift 2
+	rm -f "held.$step"
+	PMCF_TEST_PAUSE="$step:held.$step" "$@" >sig.out 2>sig.err &
+	pid=$!
+	wait_for "held.$step"
+	kill "-$sig" "$pid"
+	RC=0
+	wait "$pid" || RC=$?
+}
+
 row signal-during-fusion
-# PMCF_TEST_PAUSE=fuse:FILE holds the fusion step 5 s after creating FILE
-PMCF_TEST_PAUSE=fuse:fusing "$PMCFUSE" run --sim cholesky,blocks=6 --keep FU -o fu.pmcf \
-	>fu.out 2>fu.err &
-pid=$!
-wait_for fusing
-kill -TERM "$pid"
-rc=0
-wait "$pid" || rc=$?
-expect_eq 143 "$rc"
-expect_eq "pmcfuse: run: interrupted by SIGTERM: fusing was stopped; the 7 executions are kept in FU: resume with \`pmcfuse run --resume FU\` to fuse them" "$(grep -v ' done in ' fu.err)"
+signal_at fuse TERM "$PMCFUSE" run --sim cholesky,blocks=6 --keep FU -o fu.pmcf
+expect_eq 143 "$RC"
+expect_eq "pmcfuse: run: interrupted by SIGTERM: fusing was stopped; the 7 executions are kept in FU: resume with \`pmcfuse run --resume FU\` to fuse them" "$(grep -v ' done in ' sig.err)"
 [ ! -e fu.pmcf ] || fail "the output was written after the signal"; ok
 expect_ok "$PMCFUSE" run --resume FU
 expect_match 'resumed FU: 7 of 7 executions were already done' "$OUT"
@@ -95,29 +103,16 @@ expect_match 'resumed FU: 7 of 7 executions were already done' "$OUT"
 
 if omp_examples; then
 	row signal-while-reading-records
-	# PMCF_TEST_PAUSE=read:FILE holds the reading of the records once the
-	# program has ended
-	PMCF_TEST_PAUSE=read:reading "$PMCFUSE" record -e page-faults -o rd.pmcf -- "$EX/cholesky" 4 32 \
-		>rd.out 2>rd.err &
-	pid=$!
-	wait_for reading
-	kill -TERM "$pid"
-	rc=0
-	wait "$pid" || rc=$?
-	expect_eq 143 "$rc"
-	expect_match "^pmcfuse: record: interrupted by SIGTERM: '.*cholesky' had ended; its records were not read: nothing saved \(record it again\)$" "$(cat rd.err)"
+	# the reading of the records, once the program has ended
+	signal_at read TERM "$PMCFUSE" record -e page-faults -o rd.pmcf -- "$EX/cholesky" 4 32
+	expect_eq 143 "$RC"
+	expect_match "^pmcfuse: record: interrupted by SIGTERM: '.*cholesky' had ended; its records were not read: nothing saved \(record it again\)$" "$(cat sig.err)"
 	[ ! -e rd.pmcf ] || fail "a profile was written after the signal"; ok
 	# the same in a campaign: the executions done are kept, resume named
-	rm -f reading
-	PMCF_TEST_PAUSE=read:reading "$PMCFUSE" run -e page-faults,task-clock --pmcs 1 --keep RD \
-		-o rdf.pmcf -- "$EX/cholesky" 4 32 >rd.out 2>rd.err &
-	pid=$!
-	wait_for reading
-	kill -HUP "$pid"
-	rc=0
-	wait "$pid" || rc=$?
-	expect_eq 129 "$rc"
-	expect_eq "pmcfuse: run: interrupted by SIGHUP: the program of execution 0 had ended; its records were not read; the executions done before are kept in RD: resume with \`pmcfuse run --resume RD\`" "$(grep -v ' done in ' rd.err)"
+	signal_at read HUP "$PMCFUSE" run -e page-faults,task-clock --pmcs 1 --keep RD -o rdf.pmcf \
+		-- "$EX/cholesky" 4 32
+	expect_eq 129 "$RC"
+	expect_eq "pmcfuse: run: interrupted by SIGHUP: the program of execution 0 had ended; its records were not read; the executions done before are kept in RD: resume with \`pmcfuse run --resume RD\`" "$(grep -v ' done in ' sig.err)"
 	expect_ok "$PMCFUSE" run --resume RD -q
 	[ -s rdf.pmcf ] || fail "resume did not finish the campaign"; ok
 fi

@@ -473,6 +473,10 @@ int campaign_open(const char *verb, const char *dir, int resume, int task, const
 	 * refused as such, not for the manifest it wrote */
 	if (!resume && holds_campaign(dir)) {
 		st = refuse_held(verb, dir);
+		char *own = join(dir, CAMPAIGN_OWNER); /* not ours to leave there */
+		if (own && !task)
+			unlink(own);
+		free(own);
 		goto fail;
 	}
 	json_t *m = NULL;

@@ -1057,7 +1057,7 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 		if (!ei->complete || st.dropped || st.stop_errno || loss.lost || st.incomplete) {
 			if (ei->complete)
 				ei->complete = 0;
-			if (loss.lost)
+			if (loss.lost && !nospace) /* a full TMPDIR is said below */
 				snprintf(
 					ei->message, sizeof(ei->message),
 					"the collector lost %u thread%s of the program: %.280s%s; the profile "

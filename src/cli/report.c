@@ -3,6 +3,7 @@
  * made by the library's report (include/pmcfuse/report.h, src/report/). */
 #include <getopt.h>
 #include <glob.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,6 +172,9 @@ int cmd_report(int argc, char **argv)
 	if (st == CLI_OK && cli_signal_caught())
 		st = cli_interrupted(VERB, "no report written");
 	if (st == CLI_OK) {
+		/* a reader that goes away (`| head`) makes the write fail (EPIPE)
+		 * instead of killing pmcfuse: the temporary folder is still removed */
+		signal(SIGPIPE, SIG_IGN);
 		struct cli_out o;
 		st = cli_out_open(VERB, out, &o);
 		if (st == CLI_OK) {

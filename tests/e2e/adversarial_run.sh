@@ -14,12 +14,12 @@ wait_for() {
 # ---- campaigns: one session per folder ---------------------------------------
 row campaign-lock
 # a campaign that runs a few seconds: two executions of `sleep 2`
-"$PMCFUSE" run -e task-clock,page-faults --pmcs 1 --keep L -o l.pmcf -- sleep 2 >l1.out 2>l1.err &
+"$PMCFUSE" run -e task-clock,page-faults --pmcs 1 --keep L -o l.pmcf -- sleep 3 >l1.out 2>l1.err &
 first=$!
 wait_for L/campaign.json
 # a second run on the same folder, and a resume of it, are refused at once,
 # naming the holder
-expect_fail 1 "$PMCFUSE" run -e task-clock,page-faults --pmcs 1 --keep L -o l2.pmcf -- sleep 2
+expect_fail 1 "$PMCFUSE" run -e task-clock,page-faults --pmcs 1 --keep L -o l2.pmcf -- sleep 3
 expect_match "run: 'L' is in use by another pmcfuse \(pid $first\)" "$ERR"
 expect_fail 1 "$PMCFUSE" run --resume L
 expect_match "'L' is in use by another pmcfuse \(pid $first\)" "$ERR"
@@ -208,4 +208,22 @@ elif tracepoints_usable; then
 	nopen=$(grep -c perf_event_open opens.txt || true)
 	[ "$nopen" -lt $((nev / 2)) ] || fail "events --check all opened $nopen events for $nev"
 	ok
+fi
+
+# ---- report into a pipe that closes -----------------------------------------
+row report-sigpipe
+# `report -o - | head` killed pmcfuse with SIGPIPE and left its temporary
+# folder; now the write fails (exit 2) and the folder is removed
+if command -v gnuplot >/dev/null; then
+	expect_ok "$PMCFUSE" record -e duration,PAPI_L1_DCM -o rp.pmcf --sim cholesky,blocks=4
+	mkdir -p rtmp
+	{
+		rc=0
+		TMPDIR=$PWD/rtmp "$PMCFUSE" report -o - rp.pmcf 2>rp.err || rc=$?
+		echo "$rc" >rp.rc
+	} | { exec <&-; sleep 1; } # a reader gone before the page is written
+	expect_eq 2 "$(cat rp.rc)"
+	expect_eq "" "$(ls -A rtmp)" "(a temporary folder was left)"
+else
+	echo "SKIP (report-sigpipe): gnuplot is not installed"
 fi

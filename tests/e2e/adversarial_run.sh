@@ -172,23 +172,23 @@ row wrapper-process-group
 tag=$RANDOM$RANDOM
 "$PMCFUSE" record -e page-faults -o wrap.pmcf -- sh -c "sleep 41.$tag; true" >wrap.out 2>wrap.err </dev/null &
 pid=$!
-for _ in $(seq 100); do pgrep -f "sleep 41.$tag" >/dev/null && break; sleep 0.1; done
+for _ in $(seq 100); do pgrep -f "^sleep 41.$tag" >/dev/null && break; sleep 0.1; done
 kill -TERM "$pid"
 rc=0
 wait "$pid" || rc=$?
 expect_eq 143 "$rc"
 expect_match "record: interrupted by SIGTERM: 'sh' was stopped, with the processes it started \(its process group\)" "$(cat wrap.err)"
 sleep 0.3
-left=$(pgrep -f "sleep 41.$tag" || true)
+left=$(pgrep -f "^sleep 41.$tag" || true)
 [ -z "$left" ] || { kill $left; fail "the wrapper's child survived SIGTERM of record"; }
 ok
 "$PMCFUSE" record -e page-faults -o wrap.pmcf -- sh -c "sleep 42.$tag; true" >wrap.out 2>wrap.err </dev/null &
 pid=$!
-for _ in $(seq 100); do pgrep -f "sleep 42.$tag" >/dev/null && break; sleep 0.1; done
+for _ in $(seq 100); do pgrep -f "^sleep 42.$tag" >/dev/null && break; sleep 0.1; done
 kill -KILL "$pid"
 wait "$pid" || true
-for _ in $(seq 50); do pgrep -f "sleep 42.$tag" >/dev/null || break; sleep 0.1; done
-left=$(pgrep -f "sleep 42.$tag" || true)
+for _ in $(seq 50); do pgrep -f "^sleep 42.$tag" >/dev/null || break; sleep 0.1; done
+left=$(pgrep -f "^sleep 42.$tag" || true)
 [ -z "$left" ] || { kill $left; fail "the wrapper's child survived SIGKILL of record"; }
 ok
 

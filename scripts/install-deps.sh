@@ -25,6 +25,7 @@ PACKAGES=(
 	slurm-wlm munge                    # tests/e2e/slow_slurm.sh: a single-node Slurm cluster (run --launcher slurm)
 	libotf2-trace-dev otf2-tools       # export --format otf2 (optional at build time); otf2-print in tests
 	openmpi-bin libopenmpi-dev         # examples/mpi_tiles, tests/e2e/mpi.sh (MPI + OpenMP programs)
+	strace                             # tests/e2e/adversarial_run.sh counts perf_event_open calls (skipped without)
 )
 
 missing=()

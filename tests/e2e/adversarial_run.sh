@@ -209,21 +209,3 @@ elif tracepoints_usable; then
 	[ "$nopen" -lt $((nev / 2)) ] || fail "events --check all opened $nopen events for $nev"
 	ok
 fi
-
-# ---- report into a pipe that closes -----------------------------------------
-row report-sigpipe
-# `report -o - | head` killed pmcfuse with SIGPIPE and left its temporary
-# folder; now the write fails (exit 2) and the folder is removed
-if command -v gnuplot >/dev/null; then
-	expect_ok "$PMCFUSE" record -e duration,PAPI_L1_DCM -o rp.pmcf --sim cholesky,blocks=4
-	mkdir -p rtmp
-	{
-		rc=0
-		TMPDIR=$PWD/rtmp "$PMCFUSE" report -o - rp.pmcf 2>rp.err || rc=$?
-		echo "$rc" >rp.rc
-	} | { exec <&-; sleep 1; } # a reader gone before the page is written
-	expect_eq 2 "$(cat rp.rc)"
-	expect_eq "" "$(ls -A rtmp)" "(a temporary folder was left)"
-else
-	echo "SKIP (report-sigpipe): gnuplot is not installed"
-fi

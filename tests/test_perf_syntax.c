@@ -205,6 +205,8 @@ static void test_encode_syntax(void **state)
 		{__LINE__, "TASK-CLOCK", REFUSED(PMCF_EEVENT, "")},
 		{__LINE__, "R01c2", REFUSED(PMCF_EEVENT, "")},
 		{__LINE__, "xcpu/event=1,name=/", REFUSED(PMCF_ESYNTAX, "name= needs a name")},
+		/* perf's sampling terms: said so, not "no term" */
+		{__LINE__, "xcpu/event=1,period=1000/", REFUSED(PMCF_ESYNTAX, "terms for sampling")},
 		{__LINE__, "duration:u", REFUSED(PMCF_ESYNTAX, "no counter")},
 		{__LINE__, "no-such-event:u", REFUSED(PMCF_EEVENT, "")},
 		{__LINE__, "r", REFUSED(PMCF_EEVENT, "")},

@@ -335,6 +335,17 @@ static int apply_term(const struct pmu_ctx *x, char *term, struct perf_event_att
 					  x->event, term, x->pmu, buf);
 		return apply_terms(x, buf, a, depth + 1);
 	}
+	/* perf's terms for sampling and recording, not encodings */
+	static const char *const sampling[] = {"period",       "freq",       "call-graph",      "stack-size",
+					       "max-stack",    "inherit",    "no-inherit",      "overwrite",
+					       "no-overwrite", "aux-output", "aux-sample-size", "percore",
+					       "branch_type",  "time",       "metric-id"};
+	for (size_t i = 0; i < PMCF_ARRAY_SIZE(sampling); i++)
+		if (!strcmp(term, sampling[i]))
+			return pmcfi_fail(PMCF_ESYNTAX,
+					  "'%s': '%s' is one of perf's terms for sampling or recording, "
+					  "not an encoding: pmcfuse counts (leave it out; name=… is kept)",
+					  x->event, term);
 	return pmcfi_fail(PMCF_ESYNTAX,
 			  "'%s': PMU '%s' has no term or event '%s' (see %s/%s/format and "
 			  "events)",

@@ -35,6 +35,7 @@ static const struct strategy {
 	[PMCF_COMBINE_MATCH] = {"match", 1, 0, 0, cmbi_match},
 	[PMCF_COMBINE_BC_LABEL] = {"bc-label", 1, 1, 0, cmbi_bc},
 	[PMCF_COMBINE_BC_LGL] = {"bc-lgl", 1, 1, 0, cmbi_bc},
+	[PMCF_COMBINE_ORACLE] = {"oracle", 0, 0, 0, cmbi_oracle},
 };
 
 /* The row of strategy s, or NULL. */
@@ -52,7 +53,8 @@ int pmcf_strategy_parse(const char *name)
 			return (int)s;
 	return pmcfi_fail(
 		PMCF_EINVAL,
-		"unknown strategy '%s' (ctc, lgl, bc, bc-unlabeled, random, match, bc-label, bc-lgl)",
+		"unknown strategy '%s' (ctc, lgl, bc, bc-unlabeled, random, match, bc-label, bc-lgl, "
+		"oracle)",
 		name ? name : "");
 }
 
@@ -390,6 +392,15 @@ int pmcf_combine_check(const pmcf_profile *const *in, size_t n, const pmcf_combi
 		err = check_linking_finite(in, n, o);
 	if (err)
 		return err;
+	if (o->strategy == PMCF_COMBINE_ORACLE)
+		for (size_t j = 0; j < n; j++) {
+			const char *src = pmcf_profile_meta_get(in[j], PMCF_META_SOURCE);
+			if (!src || strcmp(src, "sim") != 0 || !pmcf_profile_ntruth(in[j]))
+				return pmcfi_fail(PMCF_EINVAL,
+						  "%s is not a simulated profile with ground truth; the "
+						  "oracle pairs by the truth (record --sim)",
+						  in_name(o, j, b1, sizeof(b1)));
+		}
 	if (strategy_of(o->strategy)->labels)
 		for (size_t j = 0; j < n; j++)
 			if (!has_labels(in[j]))

@@ -237,11 +237,13 @@ static int target_side(const struct pmcfi_view *tv, size_t nrefs, const pmcf_epd
 		tnp = pmcfi_tmd_hist(&rs->g, tv->col[a], tv->col[b], type < 0 ? NULL : s->idx[ts],
 				     type < 0 ? tv->nxu : tn, s->acc, s->w + ts * cells,
 				     s->pts + 2 * ts * cells, &tused);
-	if (tused && tused < nmin)
-		nmin = tused;
+	int paper = o->formula == PMCF_EPD_PAPER;
+	/* the resolution comes from the references alone (issue 32): a target
+	 * with missing values must not widen it and so have more of its pairs
+	 * left out; the paper's formula has none */
+	(void)tused;
 	r->cal = rs->cal;
 	r->ok = 1;
-	int paper = o->formula == PMCF_EPD_PAPER;
 	/* one XU of the smallest histogram moved by one bin: the finest
 	 * difference the histograms resolve */
 	r->res = paper ? CAL_FLOOR : 1.0 / (double)nmin;
@@ -274,6 +276,15 @@ static int target_side(const struct pmcfi_view *tv, size_t nrefs, const pmcf_epd
 		hi_d = fmax(hi_d, s->dtar[x]);
 	}
 	r->unc = pmcfi_median(s->dtar, nt);
+	if (!paper) {
+		/* missing values count: the share f of the target's XUs (of the
+		 * type) without both values scores as a target with no value at
+		 * all on the pair, the rest as measured */
+		size_t want = type < 0 ? tv->nxu : tn;
+		double f = want > 0 && tused < want ? (double)(want - tused) / (double)want : 0;
+		if (f > 0)
+			r->unc = (1 - f) * r->unc + f * (double)(bins + 2) * sqrt(2.0);
+	}
 	/* paper: the same floor 1e-6 above and below the line, so that a pair
 	 * on which the target and every repeat agree exactly (an event that is
 	 * always 0) scores 1 instead of 0/0; floored: distances below the

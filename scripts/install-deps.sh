@@ -16,6 +16,7 @@ PACKAGES=(
 	linux-perf                         # perf, for comparisons and instruction mixes
 	libelf-dev libdw-dev libzydis-dev  # imix: ELF symbols and lines, disassembly
 	valgrind                           # imix reference (callgrind)
+	lua5.4 xz-utils                    # bench/imix-validate: Debian programs it measures (with gzip, sort, sqlite3)
 	clang-format                       # scripts/format.sh, the format_check test (clang-format 14)
 	llvm-16                            # llvm-mca-16: imix cost model for timer samples
 	clang-16 libomp-16-dev libclang-rt-16-dev # OpenMP examples, the OMPT collector; libFuzzer (make fuzz)

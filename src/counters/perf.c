@@ -575,6 +575,12 @@ static long resolve(void *vimpl, pmcf_catalog *c, const char *name)
 	const char *canon = pmcfi_perf_alias(name);
 	if (canon)
 		return pmcf_catalog_find(c, canon);
+	char cache[64];
+	if ((canon = pmcfi_perf_cache_alias(name, cache, sizeof(cache)))) {
+		long k = pmcf_catalog_find(c, canon);
+		if (k >= 0 || k != PMCF_EEVENT)
+			return k;
+	}
 	if (pmcfi_perf_pmu_like(name) || pmcfi_perf_raw_parse(name, &(uint64_t){0}))
 		return add_raw(c, impl, name);
 	const char *colon = strrchr(name, ':');

@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo check unit asan tsan fuzz bench format clean
+.PHONY: all deps configure build demo check unit asan tsan fuzz bench format clean install package package-check
 
 all: build
 
@@ -16,6 +16,21 @@ configure: deps
 
 build: configure
 	@cmake --build $(BUILD) -j$(JOBS)
+
+# Installs the command, the library, the collector, the man pages, headers,
+# pmcfuse.pc and the CMake config under PREFIX (docs/install.md).
+PREFIX ?= /usr/local
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
+
+# Debian packages (CPack, cmake/package.cmake) in $(BUILD)/packages/.
+package: build
+	@cd $(BUILD) && cpack -G DEB >/dev/null && ls -1 packages/*.deb
+
+# Builds the packages, unpacks them into a scratch root and runs the README
+# tour from the unpacked files only (tests/pkg/install_tour.sh).
+package-check: package
+	@tests/pkg/install_tour.sh $(BUILD)
 
 # The main job on the bundled example.
 demo: build

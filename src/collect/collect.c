@@ -3,6 +3,7 @@
  * the per-thread record files into a profile and adds the metadata; under
  * kernel multiplexing also sets (and restores) perf_event_mux_interval_ms. */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -41,33 +42,62 @@
 #ifndef PMCF_OMPT_TOOL_INSTALLED
 #define PMCF_OMPT_TOOL_INSTALLED "/usr/local/lib/pmcfuse/libpmcfuse-ompt.so"
 #endif
+#ifndef PMCF_INSTALL_LIBDIR /* CMAKE_INSTALL_LIBDIR, relative to the prefix */
+#define PMCF_INSTALL_LIBDIR "lib"
+#endif
 #define TOOL_NAME "libpmcfuse-ompt.so"
 
 extern char **environ;
 
+/* The folder of path (its last '/' cut) into out; 0, or -1 when none. */
+static int dir_of(const char *path, char *out, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash || (size_t)(slash - path) >= len)
+		return -1;
+	memcpy(out, path, (size_t)(slash - path));
+	out[slash - path] = '\0';
+	return 0;
+}
+
+/* The collector, first found of: the option, $PMCF_OMPT_TOOL, beside the
+ * running program (the build tree), PREFIX/LIBDIR/pmcfuse/ of the running
+ * program's PREFIX/bin (an installed tree at any prefix), pmcfuse/ beside
+ * libpmcfuse.so itself (a program linked with the installed library), the
+ * path of the configured install prefix. */
 static int find_tool(const pmcf_collect_opts *o, char *out, size_t len)
 {
-	const char *cand[4] = {o && o->tool_path ? o->tool_path : NULL, getenv("PMCF_OMPT_TOOL"), NULL,
-			       PMCF_OMPT_TOOL_INSTALLED};
-	char exe[PATH_MAX], beside[PATH_MAX + 64];
+	enum { NCAND = 6 };
+	char exe[PATH_MAX], dir[PATH_MAX], beside[PATH_MAX + 64], up[PATH_MAX + 96], lib[PATH_MAX + 64];
+	const char *cand[NCAND] = {o && o->tool_path ? o->tool_path : NULL, getenv("PMCF_OMPT_TOOL"),
+				   NULL, NULL, NULL, PMCF_OMPT_TOOL_INSTALLED};
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
 		exe[n] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			snprintf(beside, sizeof(beside), "%s/%s", exe, TOOL_NAME);
+		if (dir_of(exe, dir, sizeof(dir)) == 0) {
+			snprintf(beside, sizeof(beside), "%s/%s", dir, TOOL_NAME);
 			cand[2] = beside;
+			snprintf(up, sizeof(up), "%s/../%s/pmcfuse/%s", dir, PMCF_INSTALL_LIBDIR, TOOL_NAME);
+			cand[3] = up;
 		}
 	}
-	for (int i = 0; i < 4; i++)
+	Dl_info di;
+	char real[PATH_MAX];
+	if (dladdr((void *)find_tool, &di) && di.dli_fname && realpath(di.dli_fname, real) &&
+	    dir_of(real, dir, sizeof(dir)) == 0) {
+		snprintf(lib, sizeof(lib), "%s/pmcfuse/%s", dir, TOOL_NAME);
+		cand[4] = lib;
+	}
+	for (int i = 0; i < NCAND; i++)
 		if (cand[i] && *cand[i] && access(cand[i], R_OK) == 0) {
 			if (!realpath(cand[i], out))
 				snprintf(out, len, "%s", cand[i]);
 			return 0;
 		}
-	return pmcfi_fail(PMCF_ENOENT, "cannot find the collector %s (set PMCF_OMPT_TOOL to its path)",
-			  TOOL_NAME);
+	return pmcfi_fail(PMCF_ENOENT,
+			  "cannot find the collector %s (looked beside the program, in ../%s/pmcfuse/ and in "
+			  "%s; set PMCF_OMPT_TOOL to its path)",
+			  TOOL_NAME, PMCF_INSTALL_LIBDIR, PMCF_OMPT_TOOL_INSTALLED);
 }
 
 /* argv[0] as execvp would find it; 0 or PMCF_ENOENT. */

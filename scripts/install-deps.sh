@@ -5,7 +5,7 @@
 set -euo pipefail
 
 PACKAGES=(
-	build-essential cmake pkg-config   # toolchain
+	build-essential cmake pkg-config   # toolchain (build-essential brings dpkg-dev: dpkg-shlibdeps for make package)
 	libsqlite3-dev sqlite3             # profile store (+ CLI for inspecting files)
 	libjansson-dev                     # JSON (plans, machine models, catalogues)
 	libpfm4-dev                        # event names -> perf attributes

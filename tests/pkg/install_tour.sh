@@ -19,7 +19,7 @@ mkdir -p "$root"
 declare -A files
 for d in "${debs[@]}"; do
 	name=$(dpkg-deb -f "$d" Package)
-	files[$name]=$(dpkg-deb -c "$d" | awk '{print $NF}')
+	files[$name]=$(dpkg-deb -c "$d" | awk '{print $6}')
 	dpkg-deb -x "$d" "$root"
 done
 has() { # has PACKAGE REGEX: one of PACKAGE's paths matches
@@ -44,3 +44,12 @@ echo "ok: packages ${!files[*]}"
 mkdir -p "$scratch/work"
 cd "$scratch/work"
 "$SRCDIR/tests/pkg/tour.sh" "$root/usr" "$BUILD/examples" "$SRCDIR"
+# the -dev package: a program built with its pmcfuse.pc (relocatable, so it
+# works from the scratch root) runs against libpmcfuse0's library
+printf '#include <stdio.h>\n#include <pmcfuse/pmcfuse.h>\nint main(void) { puts(pmcf_version()); return 0; }\n' >use.c
+flags=$(PKG_CONFIG_PATH="$root/usr/lib/pkgconfig" pkg-config --cflags --libs pmcfuse) || fail "pkg-config pmcfuse"
+# shellcheck disable=SC2086
+cc -o use use.c $flags -Wl,-rpath,"$root/usr/lib" || fail "cannot build against the -dev package"
+want=$(dpkg-deb -f "$BUILD"/packages/libpmcfuse0_*.deb Version)
+[ "$(./use)" = "$want" ] || fail "program linked with the -dev package printed '$(./use)', not $want"
+echo "ok: a program builds with libpmcfuse-dev and runs"

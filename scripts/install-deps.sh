@@ -12,6 +12,7 @@ PACKAGES=(
 	libpapi-dev                        # PAPI presets (PAPI_TOT_INS, …) -> this CPU's native events
 	libcmocka-dev                      # unit tests
 	jq                                 # end-to-end tests read JSON output
+	python3-jsonschema                 # tests/e2e/json_schema.sh: outputs against docs/schema/*.json
 	man-db groff-base                  # tests/e2e/man.sh renders every man page
 	linux-perf                         # perf, for comparisons and instruction mixes
 	libelf-dev libdw-dev libzydis-dev  # imix: ELF symbols and lines, disassembly

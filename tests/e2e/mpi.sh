@@ -66,6 +66,15 @@ expect_eq "12 12" "$(ranks ka.pmcf)"
 expect_eq 0 "$(crossed ka.pmcf)"
 expect_ok "$PMCFUSE" report -o ka.html ka.pmcf
 expect_match '<th>MPI ranks</th><td>2: rank 0 12 XUs, rank 1 12 XUs' "$(cat ka.html)"
+# the timeline: a row per (rank, thread), both ranks' rows labelled; and
+# coloured by an event on request
+expect_match 'XUs on [0-9]+ threads of 2 MPI ranks, one row per \(rank, thread\)' "$(cat ka.html)"
+expect_match '>rank 0 thread 1<' "$(cat ka.html)"
+expect_match '>rank 1 thread 1<' "$(cat ka.html)"
+expect_ok "$PMCFUSE" report -o kc.html --colour-by task-clock ka.pmcf
+expect_match 'colour = task-clock per XU' "$(cat kc.html)"
+expect_fail 1 "$PMCFUSE" report -o kx.html --colour-by no-such-event ka.pmcf
+[ ! -e kx.html ] || fail "kx.html written"; ok
 fuse_all ka 12
 # OTF2 of the fused MPI profile: node -> a location group per rank -> threads
 otf2_ranks() { # otf2_ranks PROFILE "XUS_OF_RANK0 XUS_OF_RANK1"

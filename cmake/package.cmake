@@ -29,7 +29,7 @@ set(CPACK_DEBIAN_BIN_PACKAGE_RECOMMENDS "man-db")
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libpmcfuse-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
-  "libsqlite3-dev, libjansson-dev, libpfm4-dev, libpapi-dev, libdw-dev, libelf-dev, libzydis-dev")
+  "libsqlite3-dev, libjansson-dev, libpfm4-dev, libpapi-dev, libdw-dev, libelf-dev, libzydis-dev, nettle-dev")
 set(CPACK_COMPONENT_LIB_DESCRIPTION "pmcfuse library and OpenMP (OMPT) collector")
 set(CPACK_COMPONENT_BIN_DESCRIPTION "pmcfuse command: record, fuse, show, export and report profiles")
 set(CPACK_COMPONENT_DEV_DESCRIPTION "pmcfuse library: headers, static library, pkg-config and CMake files")

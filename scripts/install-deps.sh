@@ -15,7 +15,8 @@ PACKAGES=(
 	python3-jsonschema                 # tests/e2e/json_schema.sh: outputs against docs/schema/*.json
 	man-db groff-base                  # tests/e2e/man.sh renders every man page
 	linux-perf                         # perf, for comparisons and instruction mixes
-	libelf-dev libdw-dev libzydis-dev  # imix: ELF symbols and lines, disassembly
+	libelf-dev libdw-dev libzydis-dev  # imix: ELF symbols and lines, disassembly; GNU build-ids
+	nettle-dev                         # SHA-256 of binaries and campaign digests (instead of our own)
 	valgrind                           # imix reference (callgrind)
 	clang-format                       # scripts/format.sh, the format_check test (clang-format 14)
 	llvm-16                            # llvm-mca-16: imix cost model for timer samples

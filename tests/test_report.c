@@ -234,7 +234,9 @@ static void test_report_layout(void **state)
 		assert_int_equal(pmcf_profile_value_set(p, i, mostly, i == 0 ? 3.0 : 7.0), 0);
 		assert_int_equal(pmcf_profile_value_set(p, i, ev, (double)(i * i % 97) + 1), 0);
 		/* durations within 10 %, one outlier 50 times longer (under two decades) */
-		assert_int_equal(pmcf_profile_value_set(p, i, (size_t)dur, i == 3 ? 5e7 : 1e6 + (double)(i % 10) * 1e4), 0);
+		assert_int_equal(pmcf_profile_value_set(p, i, (size_t)dur,
+							i == 3 ? 5e7 : 1e6 + (double)(i % 10) * 1e4),
+				 0);
 	}
 	pmcf_report_opts o = PMCF_REPORT_OPTS_INIT;
 	o.plots = 40;

@@ -111,10 +111,11 @@ static int expand_inputs(const char *verb, char **args, size_t n, char ***out, s
 		int rc = glob(pat, 0, NULL, &g);
 		free(pat);
 		if (rc == GLOB_NOMATCH || (rc == 0 && g.gl_pathc == 0)) {
-			st = cli_error(verb, CLI_EUSAGE,
-				       "'%s' is a folder without executions (exec-K.pmcf, as run --keep writes"
-				       " them); name the profiles to fuse",
-				       args[j]);
+			st = cli_error(
+				verb, CLI_EUSAGE,
+				"'%s' is a folder without executions (exec-K.pmcf, as run --keep writes"
+				" them); name the profiles to fuse",
+				args[j]);
 		} else if (rc != 0) {
 			st = cli_error(verb, CLI_EENV, "cannot list '%s'", args[j]);
 		} else {

@@ -330,9 +330,11 @@ static void write_defs(struct ox *o, uint64_t length)
 		char name[64];
 		if (o->ranks)
 			snprintf(name, sizeof(name), "MPI rank %d", (int)o->lanes[l].rank);
-		check(o, OTF2_GlobalDefWriter_WriteLocationGroup(
-				 g, group++, o->ranks ? STR(name) : STR(prog ? prog : "profile"),
-				 OTF2_LOCATION_GROUP_TYPE_PROCESS, 0, OTF2_UNDEFINED_LOCATION_GROUP));
+		check(o, OTF2_GlobalDefWriter_WriteLocationGroup(g, group++,
+								 o->ranks ? STR(name)
+									  : STR(prog ? prog : "profile"),
+								 OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+								 OTF2_UNDEFINED_LOCATION_GROUP));
 	}
 	group = 0;
 	for (size_t l = 0; l < o->nlanes && !o->err; l++) {
@@ -363,10 +365,10 @@ static void write_defs(struct ox *o, uint64_t length)
 							     OTF2_BASE_DECIMAL, 0, in_ns ? ns : count));
 		/* recorded at every enter and leave only when every XU has a value */
 		OTF2_MetricMemberRef m = (OTF2_MetricMemberRef)k;
-		check(o, OTF2_GlobalDefWriter_WriteMetricClass(
-				 g, (OTF2_MetricRef)k, 1, &m,
-				 o->strict[k] ? OTF2_METRIC_SYNCHRONOUS_STRICT : OTF2_METRIC_SYNCHRONOUS,
-				 OTF2_RECORDER_KIND_CPU));
+		check(o, OTF2_GlobalDefWriter_WriteMetricClass(g, (OTF2_MetricRef)k, 1, &m,
+							       o->strict[k] ? OTF2_METRIC_SYNCHRONOUS_STRICT
+									    : OTF2_METRIC_SYNCHRONOUS,
+							       OTF2_RECORDER_KIND_CPU));
 	}
 #undef STR
 }
@@ -458,7 +460,8 @@ static int read_back(struct ox *o, const char *tmp)
 		if (OTF2_Reader_SelectLocation(r, b.locs[k]) != OTF2_SUCCESS)
 			bad = 1;
 	if (!bad && b.n) {
-		if (OTF2_Reader_OpenDefFiles(r) != OTF2_SUCCESS || OTF2_Reader_OpenEvtFiles(r) != OTF2_SUCCESS)
+		if (OTF2_Reader_OpenDefFiles(r) != OTF2_SUCCESS ||
+		    OTF2_Reader_OpenEvtFiles(r) != OTF2_SUCCESS)
 			bad = 1;
 		for (size_t k = 0; k < b.n && !bad; k++) {
 			OTF2_DefReader *dr = OTF2_Reader_GetDefReader(r, b.locs[k]);
@@ -476,8 +479,8 @@ static int read_back(struct ox *o, const char *tmp)
 				bad = 1;
 			else if (ne != b.events[k]) {
 				snprintf(otf2_msg, sizeof(otf2_msg),
-					 "location %zu reads back with %" PRIu64 " events, not %" PRIu64, k, ne,
-					 b.events[k]);
+					 "location %zu reads back with %" PRIu64 " events, not %" PRIu64, k,
+					 ne, b.events[k]);
 				bad = 1;
 			}
 			if (er && OTF2_Reader_CloseEvtReader(r, er) != OTF2_SUCCESS)
@@ -495,7 +498,8 @@ static int read_back(struct ox *o, const char *tmp)
 	if (bad) {
 		char why[sizeof(otf2_msg)];
 		snprintf(why, sizeof(why), "%s", otf2_msg[0] ? otf2_msg : "no detail");
-		snprintf(otf2_msg, sizeof(otf2_msg), "a file was left incomplete (reading it back: %.400s)", why);
+		snprintf(otf2_msg, sizeof(otf2_msg), "a file was left incomplete (reading it back: %.400s)",
+			 why);
 	}
 	return bad;
 }
@@ -691,8 +695,8 @@ int export_otf2(const pmcf_profile *p, const char *dir)
 	if (st) {
 		char hint[160];
 		limit_hint(dir, hint, sizeof(hint));
-		return cli_error("export", CLI_EENV, "cannot write the OTF2 archive '%s': %s%s", dir, otf2_msg,
-				 hint);
+		return cli_error("export", CLI_EENV, "cannot write the OTF2 archive '%s': %s%s", dir,
+				 otf2_msg, hint);
 	}
 	return CLI_OK;
 }

@@ -475,8 +475,8 @@ static int follow(struct campaign *c, const struct follow *w)
 			snprintf(sdir, sizeof(sdir), "%s/slurm", w->dir);
 			pmcf_rm_tree(sdir);
 			if (rmdir(w->dir) != 0 && errno != ENOTEMPTY && errno != EEXIST && errno != ENOENT)
-				fprintf(stderr, "pmcfuse: %s: warning: cannot remove %s: %s\n", w->verb, w->dir,
-					strerror(errno));
+				fprintf(stderr, "pmcfuse: %s: warning: cannot remove %s: %s\n", w->verb,
+					w->dir, strerror(errno));
 			return CLI_OK;
 		}
 		if (rc == 0 && ((task_failed && !running && !pending) || terminal(fstate) ||

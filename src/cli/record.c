@@ -151,8 +151,9 @@ static int keep_old(const char *verb, const char *out)
 		return cli_error(verb, CLI_EENV, "cannot keep the previous %s as %s: %s", out, old,
 				 strerror(errno));
 	if (!cli_quiet)
-		fprintf(stderr, "pmcfuse: %s: note: the previous %s is now %s (as perf keeps perf.data.old)\n",
-			verb, out, old);
+		fprintf(stderr,
+			"pmcfuse: %s: note: the previous %s is now %s (as perf keeps perf.data.old)\n", verb,
+			out, old);
 	return CLI_OK;
 }
 

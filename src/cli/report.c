@@ -69,16 +69,12 @@ static char **ref_names(const char *dir, size_t n)
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
-					     {"plots", required_argument, NULL, 'n'},
-					     {"pair", required_argument, NULL, 'p'},
-					     {"bins", required_argument, NULL, 'b'},
-					     {"force", no_argument, NULL, 'f'},
-					     {"help", no_argument, NULL, 'h'},
-					     {"points", required_argument, NULL, 'P'},
-					     {"colour-by", required_argument, NULL, 'c'},
-					     {"color-by", required_argument, NULL, 'c'},
-					     {NULL, 0, NULL, 0}};
+	static const struct option opts[] =
+		{{"output", required_argument, NULL, 'o'},   {"plots", required_argument, NULL, 'n'},
+		 {"pair", required_argument, NULL, 'p'},     {"bins", required_argument, NULL, 'b'},
+		 {"force", no_argument, NULL, 'f'},          {"help", no_argument, NULL, 'h'},
+		 {"points", required_argument, NULL, 'P'},   {"colour-by", required_argument, NULL, 'c'},
+		 {"color-by", required_argument, NULL, 'c'}, {NULL, 0, NULL, 0}};
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
 	const char *out = NULL, *colour = NULL;
@@ -154,8 +150,9 @@ int cmd_report(int argc, char **argv)
 	long colour_by = -1;
 	if (st == CLI_OK && colour && strcmp(colour, "type") != 0 &&
 	    (colour_by = pmcf_profile_event_find(prof, colour)) < 0)
-		st = cli_error(VERB, CLI_EUSAGE, "--colour-by %s: not an event of '%s' (pmcfuse show %s lists them)",
-			       colour, path, path);
+		st = cli_error(VERB, CLI_EUSAGE,
+			       "--colour-by %s: not an event of '%s' (pmcfuse show %s lists them)", colour,
+			       path, path);
 	if (st == CLI_OK && argc - optind == 2) {
 		st = refdir_open_for(VERB, argv[optind + 1], prof, path, force, &refs, &nrefs);
 		if (st == CLI_OK)

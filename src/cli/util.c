@@ -168,9 +168,9 @@ static json_t *meta_value(const char *k, const char *v)
 {
 	static const char *const arrays[] = {PMCF_META_ARGS, "inputs", "omp_env"}; /* JSON they hold */
 	static const char *const bools[] = {PMCF_META_COMPLETE, "multiplexed"};
-	static const char *const numeric[] = {PMCF_META_PMCS,     PMCF_META_PERIOD_MS, PMCF_META_EXIT_STATUS,
-					      PMCF_META_PLAN_SET, PMCF_META_PLAN_SETS, "threads",
-					      "makespan_ns", PMCF_META_CPU_TIME_NS};
+	static const char *const numeric[] = {PMCF_META_PMCS,     PMCF_META_PERIOD_MS,  PMCF_META_EXIT_STATUS,
+					      PMCF_META_PLAN_SET, PMCF_META_PLAN_SETS,  "threads",
+					      "makespan_ns",      PMCF_META_CPU_TIME_NS};
 	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
 		if (strcmp(k, arrays[i]) == 0) {
 			json_t *j = json_loads(v, JSON_REJECT_DUPLICATES, NULL);

@@ -69,8 +69,12 @@ static int find_tool(const pmcf_collect_opts *o, char *out, size_t len)
 {
 	enum { NCAND = 6 };
 	char exe[PATH_MAX], dir[PATH_MAX], beside[PATH_MAX + 64], up[PATH_MAX + 96], lib[PATH_MAX + 64];
-	const char *cand[NCAND] = {o && o->tool_path ? o->tool_path : NULL, getenv("PMCF_OMPT_TOOL"),
-				   NULL, NULL, NULL, PMCF_OMPT_TOOL_INSTALLED};
+	const char *cand[NCAND] = {o && o->tool_path ? o->tool_path : NULL,
+				   getenv("PMCF_OMPT_TOOL"),
+				   NULL,
+				   NULL,
+				   NULL,
+				   PMCF_OMPT_TOOL_INSTALLED};
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
 		exe[n] = '\0';
@@ -268,10 +272,11 @@ static void pmu_name(char *out, size_t len)
 		snprintf(out, len, "none");
 }
 
-/* The binary's SHA-256, computed in a thread while the program runs. */
+/* The binary's SHA-256 and GNU build-id, computed in a thread while the
+ * program runs. */
 struct hash_job {
 	const char *path;
-	char hex[65];
+	char hex[65], build_id[129];
 	int ok, started;
 	pthread_t th;
 };
@@ -280,6 +285,8 @@ static void *hash_main(void *arg)
 {
 	struct hash_job *h = arg;
 	h->ok = pmcfi_sha256_file(h->path, h->hex) == 0;
+	if (pmcfi_build_id_file(h->path, h->build_id, sizeof(h->build_id)) != 0)
+		h->build_id[0] = '\0';
 	return NULL;
 }
 
@@ -319,7 +326,8 @@ char *pmcf_collect_omp_env(void)
 }
 
 static int add_meta(pmcf_profile *p, char *const argv[], const char *program, const char *tool, unsigned pmcs,
-		    const pmcf_exit_info *ei, time_t start, const char *sha, uint64_t cpu_ns)
+		    const pmcf_exit_info *ei, time_t start, const char *sha, const char *build_id,
+		    uint64_t cpu_ns)
 {
 	json_t *args = json_array();
 	int err = 0;
@@ -372,6 +380,9 @@ static int add_meta(pmcf_profile *p, char *const argv[], const char *program, co
 	};
 	for (size_t i = 0; i < PMCF_ARRAY_SIZE(kv) && !err; i++)
 		err = pmcf_profile_meta_set(p, kv[i].k, kv[i].v);
+	/* the identity perf gives binaries, when the linker wrote one */
+	if (!err && build_id && *build_id)
+		err = pmcf_profile_meta_set(p, "binary_build_id", build_id);
 	free(a);
 	free(o);
 	return err;
@@ -951,7 +962,8 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 					 "%zu records were lost; the profile is marked incomplete",
 					 st.dropped);
 		}
-		err = add_meta(p, argv, program, tool, pmcs, ei, start, hash_wait(&hash), cpu_ns);
+		err = add_meta(p, argv, program, tool, pmcs, ei, start, hash_wait(&hash), hash.build_id,
+			       cpu_ns);
 		if (!err)
 			err = add_mux_meta(p, mux, period_ms, estimate);
 		if (!err)

@@ -123,8 +123,11 @@ static void vscale_fit(struct vscale *c, const pmcf_profile *p, const struct spa
  * missing or not finite. */
 static void vscale_colour(const struct vscale *c, double x, char out[8])
 {
-	static const unsigned char stops[5][3] = {
-		{0x44, 0x01, 0x54}, {0x3b, 0x52, 0x8b}, {0x21, 0x91, 0x8c}, {0x5e, 0xc9, 0x62}, {0xfd, 0xe7, 0x25}};
+	static const unsigned char stops[5][3] = {{0x44, 0x01, 0x54},
+						  {0x3b, 0x52, 0x8b},
+						  {0x21, 0x91, 0x8c},
+						  {0x5e, 0xc9, 0x62},
+						  {0xfd, 0xe7, 0x25}};
 	if (!isfinite(x) || !c->any) {
 		snprintf(out, 8, "#bbbbbb");
 		return;
@@ -147,7 +150,8 @@ static void vscale_colour(const struct vscale *c, double x, char out[8])
 }
 
 /* The value of event c->ev for the bar of XUs v[k..m): their mean. */
-static double bar_value(const struct vscale *c, const pmcf_profile *p, const struct span *v, size_t k, size_t m)
+static double bar_value(const struct vscale *c, const pmcf_profile *p, const struct span *v, size_t k,
+			size_t m)
 {
 	double sum = 0;
 	size_t have = 0;
@@ -254,7 +258,8 @@ static void timeline(struct report *r, struct span *v, size_t n, const char *tit
 			if (row % every == 0) {
 				char lab[48];
 				if (ranks)
-					snprintf(lab, sizeof(lab), "rank %d thread %d", v[k].rank, v[k].thread);
+					snprintf(lab, sizeof(lab), "rank %d thread %d", v[k].rank,
+						 v[k].thread);
 				else
 					snprintf(lab, sizeof(lab), "thread %d", v[k].thread);
 				report_svg_cat_label(&s, 'y', ((double)row + 0.5) * du, lab);
@@ -267,7 +272,7 @@ static void timeline(struct report *r, struct span *v, size_t n, const char *tit
 		for (unsigned k = 0; k < 5 && cs.any; k++) {
 			double u = k / 4.0;
 			double xv = cs.lg ? pow(10, log10(cs.lo) + u * (log10(cs.hi) - log10(cs.lo)))
-					 : cs.lo + u * (cs.hi - cs.lo);
+					  : cs.lo + u * (cs.hi - cs.lo);
 			char col[8], num[32], lab[96];
 			vscale_colour(&cs, xv, col);
 			snprintf(lab, sizeof(lab), "%s %s", k == 0 ? cname : "",
@@ -284,8 +289,8 @@ static void timeline(struct report *r, struct span *v, size_t n, const char *tit
 		fprintf(h, "<figcaption>%s XUs on %zu threads of %zu MPI ranks, one row per (rank, thread), ",
 			report_count(n, c1, sizeof(c1)), rows, nranks);
 	else
-		fprintf(h, "<figcaption>%s XUs on %zu threads, one row per thread, ", report_count(n, c1, sizeof(c1)),
-			rows);
+		fprintf(h, "<figcaption>%s XUs on %zu threads, one row per thread, ",
+			report_count(n, c1, sizeof(c1)), rows);
 	if (cs.ev >= 0) {
 		fputs("colour = ", h);
 		report_esc(h, cname);

@@ -17,6 +17,12 @@ expect_eq "array boolean number boolean" "$(jq -r '[.meta.args, .meta.complete, 
 expect_eq '{"base64":"/w=="}' "$(jq -c '.meta.args[1]' show-plain.json)"
 expect_eq number "$(jq -r '.meta.pmcs | type' show-rec.json)"
 expect_eq "$(jq -c .meta show-fused.json)" "$(jq -c .meta export-fused.json)" "(show and export metadata)"
+# the binary's identity: SHA-256 (Nettle) and the GNU build-id (libelf), as
+# sha256sum and readelf -n give them
+expect_eq "$(sha256sum <"$EX/plain" | cut -d' ' -f1)" "$(jq -r .meta.binary_sha256 show-plain.json)"
+if command -v readelf >/dev/null; then
+	expect_eq "$(readelf -n "$EX/plain" | awk '/Build ID:/ {print $3}')" "$(jq -r .meta.binary_build_id show-plain.json)"
+fi
 PY=/usr/bin/python3
 if ! "$PY" -c 'import jsonschema' 2>/dev/null; then
 	echo "SKIP (schema validation): python3-jsonschema not installed (scripts/install-deps.sh)"

@@ -65,6 +65,9 @@ json_t *cli_meta_json(const pmcf_profile *p);
 /* Writes j to f (indented when indent), then a newline; steals j. Returns
  * 0, or -1 when it could not be written. */
 int cli_json_dump(FILE *f, json_t *j, int indent);
+/* Writes j to f on one line (", " and ": " separators), no newline; steals
+ * j. 0, or -1 when j is NULL (out of memory) or could not be written. */
+int cli_json_put(FILE *f, json_t *j);
 
 /* Output files written atomically: cli_out_open gives a FILE* on a temporary
  * beside path ("-" or NULL: stdout); cli_out_commit flushes, syncs and

@@ -211,9 +211,18 @@ int cli_json_dump(FILE *f, json_t *j, int indent)
 	if (!j)
 		return -1;
 	/* reals with 17 significant digits: every double reads back the same */
-	int rc = json_dumpf(j, f, (indent ? JSON_INDENT(2) : JSON_COMPACT) | JSON_REAL_PRECISION(17));
+	int rc = json_dumpf(j, f, (indent ? JSON_INDENT(2) : 0) | JSON_REAL_PRECISION(17));
 	json_decref(j);
 	return rc == 0 && fputc('\n', f) != EOF ? 0 : -1;
+}
+
+int cli_json_put(FILE *f, json_t *j)
+{
+	if (!j)
+		return -1;
+	int rc = json_dumpf(j, f, JSON_REAL_PRECISION(17));
+	json_decref(j);
+	return rc == 0 ? 0 : -1;
 }
 
 void cli_put_number(FILE *f, double v)

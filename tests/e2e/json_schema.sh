@@ -31,6 +31,9 @@ fi
 V="$SRCDIR/docs/schema/validate.py"
 expect_ok "$PY" "$V" "$SRCDIR/docs/schema/show.schema.json" show-rec.json show-fused.json show-plain.json
 expect_ok "$PY" "$V" "$SRCDIR/docs/schema/export.schema.json" export-rec.json export-fused.json export-plain.json export-fused-tp.json
+"$PMCFUSE" truth --json fused.pmcf >truth-fused.json || fail "truth --json"
+"$PMCFUSE" truth --json rec.pmcf >truth-rec.json || fail "truth --json (recorded)"
+expect_ok "$PY" "$V" "$SRCDIR/docs/schema/truth.schema.json" truth-fused.json truth-rec.json
 # the schema can fail: metadata as untyped strings (what show wrote before)
 jq '.meta.complete = "1" | .meta.args = "[\"2\"]"' show-plain.json >untyped.json
 expect_fail_plain() { ! "$@" >out.txt 2>&1 || fail "expected failure: $*"; ok; }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jansson.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -188,12 +189,14 @@ static void summary(struct report *r)
 	const char *strategy = pmcf_profile_meta_get(p, PMCF_META_STRATEGY);
 	const char *inputs = pmcf_profile_meta_get(p, "inputs");
 	if (strategy) {
-		size_t n = 0;
-		for (const char *c = inputs ? inputs : ""; *c; c++)
-			n += *c == ',';
+		json_t *in = inputs ? json_loads(inputs, 0, NULL) : NULL; /* a JSON array of the inputs */
 		fputs("<div><b>", h);
 		report_esc(h, strategy);
-		fprintf(h, "</b>fused from %zu executions</div>", inputs && *inputs ? n + 1 : 0);
+		if (json_is_array(in))
+			fprintf(h, "</b>fused from %zu executions</div>", json_array_size(in));
+		else
+			fputs("</b>fused</div>", h);
+		json_decref(in);
 	}
 	double in_xus, run;
 	const char *clk = pmcf_profile_cpu_in_xus(p, &in_xus, &run);

@@ -29,3 +29,10 @@ expect_eq "$now" "$(sha256sum <pmcfuse.pmcf)"
 # --sim takes no program
 expect_fail 1 "$PMCFUSE" record --sim cholesky -e PAPI_TOT_INS stray
 expect_match "unexpected argument 'stray'" "$ERR"
+# event listings say constraints in words (--json keeps the JSON)
+expect_ok "$PMCFUSE" events --sim cholesky
+expect_nomatch '\{"' "$OUT"
+expect_match 'PAPI_TOT_INS +sim +yes +instructions completed \(fixed counter 0; native INST_RETIRED:ANY\)' "$OUT"
+expect_match 'PAPI_L1_DCM +sim +yes +.*\(counters 0, 1, 2, 3; cost 1; native ' "$OUT"
+expect_ok "$PMCFUSE" events --sim cholesky --json
+expect_eq true "$(jq '[.[] | select(.name == "PAPI_TOT_INS")][0].constraints.fixed' <<<"$OUT")"

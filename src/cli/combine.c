@@ -89,6 +89,16 @@ static int expand_inputs(const char *verb, char **args, size_t n, char ***out, s
 	int st = CLI_OK;
 	for (size_t j = 0; j < n && !st; j++) {
 		struct stat sb;
+		const char *base = strrchr(args[j], '/');
+		base = base ? base + 1 : args[j];
+		if (strcmp(base, "campaign.json") == 0) { /* a glob over a campaign folder */
+			st = cli_error(
+				verb, CLI_EUSAGE,
+				"'%s' is a campaign's manifest, not a profile: give the campaign folder"
+				" itself (pmcfuse combine -o OUT DIR) or its exec-*.pmcf",
+				args[j]);
+			break;
+		}
 		if (stat(args[j], &sb) != 0 || !S_ISDIR(sb.st_mode)) {
 			char *c = strdup(args[j]);
 			if (!c || pmcf_grow((void **)&v, &cap, nv + 1, sizeof(*v))) {

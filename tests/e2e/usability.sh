@@ -36,3 +36,6 @@ expect_match 'PAPI_TOT_INS +sim +yes +instructions completed \(fixed counter 0; 
 expect_match 'PAPI_L1_DCM +sim +yes +.*\(counters 0, 1, 2, 3; cost 1; native ' "$OUT"
 expect_ok "$PMCFUSE" events --sim cholesky --json
 expect_eq true "$(jq '[.[] | select(.name == "PAPI_TOT_INS")][0].constraints.fixed' <<<"$OUT")"
+# a shell glob over the campaign folder names its manifest: said so
+expect_fail 1 "$PMCFUSE" combine -o glob.pmcf camp/*
+expect_match "'camp/campaign.json' is a campaign's manifest, not a profile: give the campaign folder itself" "$ERR"

@@ -27,6 +27,9 @@ PACKAGES=(
 	slurm-wlm munge                    # tests/e2e/slow_slurm.sh: a single-node Slurm cluster (run --launcher slurm)
 	libotf2-trace-dev otf2-tools       # export --format otf2 (optional at build time); otf2-print in tests
 	openmpi-bin libopenmpi-dev         # examples/mpi_tiles, tests/e2e/mpi.sh (MPI + OpenMP programs)
+	qemu-system-arm gcc-aarch64-linux-gnu cpio # make pmu-check: the emulated aarch64 machine with a PMU,
+	                                   # the cross compiler, its initramfs (scripts/pmu-vm.sh; arm64 packages
+	                                   # are downloaded, not installed, into build/pmu/)
 )
 
 missing=()

@@ -89,7 +89,7 @@ static void test_aliases(void **state)
 		const char *alias, *name;
 	} rows[] = {
 		{__LINE__, "cs", "context-switches"},
-		{__LINE__, "CS", "context-switches"},
+		{__LINE__, "CS", NULL}, /* perf's names are case-sensitive: `perf stat -e CS` refuses it */
 		{__LINE__, "faults", "page-faults"},
 		{__LINE__, "migrations", "cpu-migrations"},
 		{__LINE__, "cpu-cycles", "cycles"},
@@ -138,8 +138,17 @@ static void test_encode_syntax(void **state)
 		 0, 1, 0, 1, 0, 0, 0, 0, 0},
 		{__LINE__, "task-clock:uk", 0, "task-clock:uk", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK,
 		 0, 0, 0, 0, 1, 0, 0, 0, 0, 0},
-		{__LINE__, "Task-Clock:h", 0, "task-clock:h", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0,
+		{__LINE__, "task-clock:h", 0, "task-clock:h", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0,
 		 0, 1, 1, 0, 0, 0, 0, 0, 0},
+		/* "task-clock:" is task-clock, as perf reads it */
+		{__LINE__, "task-clock:", 0, "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0, 0,
+		 0, kd, kd, 0, 0, 0, 0, 0},
+		/* name=TEXT is perf's display name: accepted, nothing encoded */
+		{__LINE__, "xcpu/event=0x3c,name=x/", 0, "xcpu/event=0x3c,name=x/", 4, 0x3c, 0, 0, 0, kd, kd,
+		 0, 0, 0, 0, 0},
+		/* a raw code of any length whose value fits 64 bits (perf reads r00000000000000001c2) */
+		{__LINE__, "r00000000000000001c2", 0, "r00000000000000001c2", PERF_TYPE_RAW, 0x1c2, 0, 0, 0,
+		 kd, kd, 0, 0, 0, 0, 0},
 		{__LINE__, "cs:u", 0, "context-switches:u", PERF_TYPE_SOFTWARE,
 		 PERF_COUNT_SW_CONTEXT_SWITCHES, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0},
 		{__LINE__, "cycles:G", 0, "cycles:G", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0, 0, 0,
@@ -188,10 +197,19 @@ static void test_encode_syntax(void **state)
 		{__LINE__, "broken/event=1/", REFUSED(PMCF_ENOENT, "no PMU 'broken'")},
 		{__LINE__, "task-clock:S", REFUSED(PMCF_ESYNTAX, "sampling")},
 		{__LINE__, "task-clock:pppp", REFUSED(PMCF_ESYNTAX, "above ppp")},
+		/* where perf refuses: a modifier twice, two lists, other cases, 'R' */
+		{__LINE__, "task-clock:uu", REFUSED(PMCF_ESYNTAX, "modifier 'u' twice")},
+		{__LINE__, "task-clock:kuk", REFUSED(PMCF_ESYNTAX, "modifier 'k' twice")},
+		{__LINE__, "task-clock:u:k", REFUSED(PMCF_ESYNTAX, "two lists of modifiers")},
+		{__LINE__, "Task-Clock:h", REFUSED(PMCF_EEVENT, "")},
+		{__LINE__, "TASK-CLOCK", REFUSED(PMCF_EEVENT, "")},
+		{__LINE__, "R01c2", REFUSED(PMCF_EEVENT, "")},
+		{__LINE__, "xcpu/event=1,name=/", REFUSED(PMCF_ESYNTAX, "name= needs a name")},
 		{__LINE__, "duration:u", REFUSED(PMCF_ESYNTAX, "no counter")},
 		{__LINE__, "no-such-event:u", REFUSED(PMCF_EEVENT, "")},
 		{__LINE__, "r", REFUSED(PMCF_EEVENT, "")},
 		{__LINE__, "r12345678901234567", REFUSED(PMCF_EEVENT, "")}, /* wider than 64 bits */
+		{__LINE__, "r1234567890abcdef0", REFUSED(PMCF_EEVENT, "")},
 	};
 	pmcf_catalog *c = small_catalog();
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {

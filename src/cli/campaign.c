@@ -113,9 +113,13 @@ int cli_check_output(const char *verb, const char *path)
 	char *dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
 	if (!dir)
 		return cli_error(verb, CLI_EENV, "out of memory");
-	int st = probe_dir(verb, path, *dir ? dir : "/", base);
+	/* what is there first: a device or /dev/stdout is refused before a
+	 * temporary is tried beside it (in /dev) */
+	int st = cli_out_replaceable(verb, path, NULL);
+	if (!st)
+		st = probe_dir(verb, path, *dir ? dir : "/", base);
 	free(dir);
-	return st ? st : cli_out_replaceable(verb, path, NULL);
+	return st;
 }
 
 int cli_check_dir(const char *verb, const char *dir)

@@ -34,7 +34,7 @@ static const char usage[] =
 	"                       perf software events this machine can count (`all` would\n"
 	"                       be thousands of tracepoints)\n"
 	"  --strategy S         ctc, lgl, bc (default), bc-unlabeled, random, match,\n"
-	"                       bc-label, bc-lgl\n"
+	"                       bc-label, bc-lgl, oracle (--sim only: pairs by the truth)\n"
 	"  --pmcs N             counter budget (default: the machine's own)\n"
 	"  --link EVENTS        more linking events (bc family); auto: chosen by information\n"
 	"                       in a simulated pilot (--sim; see pmcfuse plan --link auto)\n"

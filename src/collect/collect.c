@@ -268,7 +268,17 @@ static void pmu_name(char *out, size_t len)
 	    access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0) {
 		read_line("/sys/bus/event_source/devices/cpu/caps/pmu_name", NULL, caps, sizeof(caps));
 		snprintf(out, len, "cpu%s%s%s", caps[0] ? " (" : "", caps, caps[0] ? ")" : "");
-	} else
+		return;
+	}
+	/* arm64: the kernel's armv8_pmuv3 (or armv8_pmuv3_0, armv8_cortex_a57, ...) */
+	DIR *d = opendir("/sys/bus/event_source/devices");
+	struct dirent *e;
+	while (d && !out[0] && (e = readdir(d)))
+		if (strncmp(e->d_name, "armv8_", 6) == 0 || strncmp(e->d_name, "armv7_", 6) == 0)
+			snprintf(out, len, "%.63s", e->d_name);
+	if (d)
+		closedir(d);
+	if (!out[0])
 		snprintf(out, len, "none");
 }
 
@@ -346,6 +356,13 @@ static int add_meta(pmcf_profile *p, char *const argv[], const char *program, co
 	char cpu[256], pmu[160], status[64], pm[32], cwd[PATH_MAX], cpu_t[32];
 	snprintf(cpu_t, sizeof(cpu_t), "%llu", (unsigned long long)cpu_ns);
 	read_line("/proc/cpuinfo", "model name", cpu, sizeof(cpu));
+	if (!cpu[0]) { /* arm64: no model name, the implementer and part numbers */
+		char impl[32], part[32];
+		read_line("/proc/cpuinfo", "CPU implementer", impl, sizeof(impl));
+		read_line("/proc/cpuinfo", "CPU part", part, sizeof(part));
+		if (impl[0])
+			snprintf(cpu, sizeof(cpu), "CPU implementer %s, part %s", impl, part);
+	}
 	pmu_name(pmu, sizeof(pmu));
 	if (ei->exited)
 		snprintf(status, sizeof(status), "%d", ei->status);

@@ -575,6 +575,15 @@ static long resolve(void *vimpl, pmcf_catalog *c, const char *name)
 	if (pmcfi_perf_pmu_like(name) || pmcfi_perf_raw_parse(name, &(uint64_t){0}))
 		return add_raw(c, impl, name);
 	const char *colon = strrchr(name, ':');
+	if (colon && colon > name && colon[-1] != ':' && !colon[1]) {
+		/* "task-clock:": no modifiers, as perf reads it */
+		char *prefix = strndup(name, (size_t)(colon - name));
+		if (!prefix)
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		long base = pmcfi_catalog_resolve(c, prefix);
+		free(prefix);
+		return base;
+	}
 	if (colon && colon > name && colon[-1] != ':' && pmcfi_perf_mods_like(colon + 1)) {
 		size_t plen = (size_t)(colon - name);
 		char *prefix = malloc(plen + 1);
@@ -584,6 +593,11 @@ static long resolve(void *vimpl, pmcf_catalog *c, const char *name)
 		prefix[plen] = '\0';
 		long base = pmcfi_catalog_resolve(c, prefix);
 		free(prefix);
+		if (base >= 0 && impl->enc[base].kind == K_MOD)
+			return pmcfi_fail(PMCF_ESYNTAX,
+					  "'%s': two lists of modifiers (perf refuses it too: give them "
+					  "after one ':')",
+					  name);
 		if (base >= 0)
 			return add_modified(c, impl, base, colon + 1, name);
 		if (base != PMCF_EEVENT)
@@ -980,9 +994,18 @@ static int refused(const char *name, size_t k, const char *leader, int errnum, c
 				  name, strerror(errnum), val);
 	}
 	const char *hint = "";
+	char counters[192];
+	int gen, fix;
+	char pmu[64];
 	if (errnum == ENOENT || errnum == EOPNOTSUPP || errnum == ENODEV)
 		hint = " (not supported on this machine)";
-	else if (errnum == EINVAL && k > 0)
+	else if (errnum == EINVAL && k > 0 && pmcfi_host_counters(&gen, &fix, pmu, sizeof(pmu)) == 0) {
+		snprintf(counters, sizeof(counters),
+			 " (the PMU %s has %d general counter%s%s: %zu hardware events before it "
+			 "take them)",
+			 pmu, gen, gen == 1 ? "" : "s", fix ? " and a cycle counter" : "", k);
+		hint = counters;
+	} else if (errnum == EINVAL && k > 0)
 		hint = " (it may not fit the counters together with the events before it)";
 	if (whylen) {
 		if (k > 0)
@@ -1182,13 +1205,19 @@ static int check_set(void *vimpl, const pmcf_catalog *c, const size_t *idx, size
 				ret = pmcfi_fail(got < 0 ? -errno : -EIO, "cannot read the event group: %s",
 						 got < 0 ? strerror(errno) : "short read");
 			else if (buf[1] == 0 || buf[2] != buf[1]) {
+				char cn[160] = "";
+				int gen, fix;
+				char pmu[64];
+				if (pmcfi_host_counters(&gen, &fix, pmu, sizeof(pmu)) == 0)
+					snprintf(cn, sizeof(cn), " (the PMU %s has %d general counters%s)",
+						 pmu, gen, fix ? " and a cycle counter" : "");
 				if (whylen)
 					snprintf(why, whylen,
 						 "the group of %zu events led by '%s' was counted "
 						 "%llu of %llu ns: "
-						 "the events do not fit the counters together",
+						 "the events do not fit the counters together%s",
 						 n, leader, (unsigned long long)buf[2],
-						 (unsigned long long)buf[1]);
+						 (unsigned long long)buf[1], cn);
 				ret = 0;
 			}
 		}

@@ -29,8 +29,9 @@ static const struct {
 
 const char *pmcfi_perf_alias(const char *name)
 {
+	/* perf's names are case-sensitive: `perf stat -e CS` is a syntax error */
 	for (size_t i = 0; i < PMCF_ARRAY_SIZE(aliases); i++)
-		if (strcasecmp(name, aliases[i].alias) == 0)
+		if (strcmp(name, aliases[i].alias) == 0)
 			return aliases[i].name;
 	return NULL;
 }
@@ -46,6 +47,12 @@ int pmcfi_perf_mods_parse(const char *s, struct pmcfi_perf_mods *m)
 	memset(m, 0, sizeof(*m));
 	unsigned p = 0;
 	for (const char *c = s; *c; c++) {
+		/* perf's check_modifier: each letter once, but p (up to ppp) */
+		if (*c != 'p' && strchr(MOD_LETTERS, *c) && strchr(c + 1, *c))
+			return pmcfi_fail(PMCF_ESYNTAX,
+					  "modifier '%c' twice in ':%s' (perf refuses it too: each "
+					  "modifier once)",
+					  *c, s);
 		switch (*c) {
 		case 'u': m->user = 1; break;
 		case 'k': m->kernel = 1; break;
@@ -102,13 +109,15 @@ void pmcfi_perf_mods_apply(const struct pmcfi_perf_mods *m, struct perf_event_at
 
 /* ---- raw events -------------------------------------------------------------- */
 
+/* Hex digits of any number (leading zeros too) whose value fits 64 bits,
+ * as perf reads rNNN. */
 static int parse_hex(const char *s, uint64_t *v)
 {
-	if (!*s || strlen(s) > 16)
+	if (!*s)
 		return 0;
 	uint64_t x = 0;
 	for (; *s; s++) {
-		if (!isxdigit((unsigned char)*s))
+		if (!isxdigit((unsigned char)*s) || x >> 60)
 			return 0;
 		x = x << 4 |
 		    (uint64_t)(isdigit((unsigned char)*s) ? *s - '0' : tolower((unsigned char)*s) - 'a' + 10);
@@ -119,7 +128,7 @@ static int parse_hex(const char *s, uint64_t *v)
 
 int pmcfi_perf_raw_parse(const char *name, uint64_t *config)
 {
-	return (name[0] == 'r' || name[0] == 'R') && parse_hex(name + 1, config);
+	return name[0] == 'r' && parse_hex(name + 1, config); /* perf: 'R01c2' is no raw event */
 }
 
 /* ---- PMU terms ----------------------------------------------------------------- */
@@ -272,6 +281,13 @@ static int apply_term(const struct pmu_ctx *x, char *term, struct perf_event_att
 	uint64_t v = 1;
 	if (eq) {
 		*eq = '\0';
+		/* name=TEXT: the name perf prints for the event; pmcfuse keeps
+		 * the event under its spelling as written (nothing encoded) */
+		if (!strcmp(term, "name") && depth == 0) {
+			if (!eq[1])
+				return pmcfi_fail(PMCF_ESYNTAX, "'%s': name= needs a name", x->event);
+			return 0;
+		}
 		if (!parse_value(eq + 1, &v))
 			return pmcfi_fail(PMCF_ESYNTAX,
 					  "'%s': the value of term '%s' must be a number (got '%s')",
@@ -279,6 +295,7 @@ static int apply_term(const struct pmu_ctx *x, char *term, struct perf_event_att
 	}
 	if (!*term)
 		return pmcfi_fail(PMCF_ESYNTAX, "'%s': an empty term", x->event);
+
 	if (!strcmp(term, "config") || !strcmp(term, "config1") || !strcmp(term, "config2")) {
 		__u64 *dst = term[6] == '\0' ? &a->config : term[6] == '1' ? &a->config1 : &a->config2;
 		*dst = v;

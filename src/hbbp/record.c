@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "counters/arch.h"
 #include "pmcfuse/hbbp.h"
 #include "util/abi.h"
 #include "util/internal.h"
@@ -171,6 +172,8 @@ int pmcf_imix_record(const char *dir, const pmcf_imix_record_opts *opts, int arg
 		return rc;
 	if (!dir || argc < 1 || !argv || !argv[0])
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_imix_record: no folder or no program");
+	if (pmcfi_arch_imix_unsupported())
+		return pmcfi_fail(PMCF_ENOTSUP, "%s", pmcfi_arch_imix_unsupported());
 	if (o.runtime < PMCF_IMIX_RUNTIME_SECONDS || o.runtime > PMCF_IMIX_RUNTIME_LONG)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_imix_record: unknown run time %d", o.runtime);
 	if (!o.ebs_only && (rc = check_lbr()))
@@ -281,6 +284,8 @@ int pmcf_imix_reference(const char *dir, int argc, char *const argv[])
 	pmcfi_clear_error();
 	if (!dir || argc < 1 || !argv || !argv[0])
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_imix_reference: no folder or no program");
+	if (pmcfi_arch_imix_unsupported())
+		return pmcfi_fail(PMCF_ENOTSUP, "%s", pmcfi_arch_imix_unsupported());
 	char tmp[4200], cg[4300], cgarg[4400], log[4300];
 	char **vargs = malloc(((size_t)argc + 8) * sizeof(*vargs)); /* valgrind's words, then argv */
 	if (!vargs)

@@ -115,6 +115,44 @@ static void test_aliases(void **state)
 	pmcf_catalog_free(c);
 }
 
+/* perf's spellings of hardware cache events, as the catalogue names them */
+static void test_cache_aliases(void **state)
+{
+	(void)state;
+	static const struct {
+		int line;
+		const char *name, *want; /* want NULL: no such spelling, or the catalogue's own */
+	} rows[] = {
+		{__LINE__, "l1d-loads", "L1-dcache-loads"},
+		{__LINE__, "l1-d-load-misses", "L1-dcache-load-misses"},
+		{__LINE__, "L1-data-read", "L1-dcache-loads"},
+		{__LINE__, "L1-dcache-load-miss", "L1-dcache-load-misses"},
+		{__LINE__, "LLC-misses", "LLC-load-misses"},
+		{__LINE__, "L2-loads", "LLC-loads"},
+		{__LINE__, "LLC-refs", "LLC-loads"},
+		{__LINE__, "d-tlb-write-miss", "dTLB-store-misses"},
+		{__LINE__, "Instruction-TLB-loads", "iTLB-loads"},
+		{__LINE__, "bpu-loads", "branch-loads"},
+		{__LINE__, "node-speculative-read-misses", "node-prefetch-misses"},
+		{__LINE__, "l1i-prefetch", "L1-icache-prefetches"},
+		{__LINE__, "L1-dcache-loads", NULL}, /* already the catalogue's */
+		{__LINE__, "LL-loads", NULL},        /* perf refuses these */
+		{__LINE__, "branches-misses", NULL},
+		{__LINE__, "L1-dcache-load-store", NULL},
+		{__LINE__, "L1-dcache-misses-misses", NULL},
+		{__LINE__, "l1d", NULL},
+		{__LINE__, "l1d-", NULL},
+		{__LINE__, "L1D-loads", NULL},
+	};
+	char buf[64];
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		const char *got = pmcfi_perf_cache_alias(rows[r].name, buf, sizeof(buf));
+		ROW_CHECK(rows[r].line,
+			  (got == NULL) == (rows[r].want == NULL) && (!got || strcmp(got, rows[r].want) == 0),
+			  "'%s' gave %s", rows[r].name, got ? got : "NULL");
+	}
+}
+
 #define REFUSED(rc, detail) rc, detail, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 
 /* rc, then the encoding: type, config, config1, config2 and the exclude,
@@ -205,6 +243,8 @@ static void test_encode_syntax(void **state)
 		{__LINE__, "TASK-CLOCK", REFUSED(PMCF_EEVENT, "")},
 		{__LINE__, "R01c2", REFUSED(PMCF_EEVENT, "")},
 		{__LINE__, "xcpu/event=1,name=/", REFUSED(PMCF_ESYNTAX, "name= needs a name")},
+		/* perf's sampling terms: said so, not "no term" */
+		{__LINE__, "xcpu/event=1,period=1000/", REFUSED(PMCF_ESYNTAX, "terms for sampling")},
 		{__LINE__, "duration:u", REFUSED(PMCF_ESYNTAX, "no counter")},
 		{__LINE__, "no-such-event:u", REFUSED(PMCF_EEVENT, "")},
 		{__LINE__, "r", REFUSED(PMCF_EEVENT, "")},
@@ -469,8 +509,11 @@ static void test_plan_groups(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_aliases),     cmocka_unit_test(test_encode_syntax),
-		cmocka_unit_test(test_real_sysfs),  cmocka_unit_test(test_evlist_groups_globs),
+		cmocka_unit_test(test_aliases),
+		cmocka_unit_test(test_cache_aliases),
+		cmocka_unit_test(test_encode_syntax),
+		cmocka_unit_test(test_real_sysfs),
+		cmocka_unit_test(test_evlist_groups_globs),
 		cmocka_unit_test(test_plan_groups),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -561,6 +561,9 @@ int launch_slurm(const char *verb, struct campaign *c, size_t n, const struct la
 	    (st = write_script(verb, sdir, "finish.sbatch", exe, dir, 0)))
 		goto out;
 	size_t todo = array_list(c, n, list, sizeof(list));
+	/* the jobs lock the folder themselves (tasks shared, the finishing job
+	 * exclusively): from here the submitter holds it no longer */
+	campaign_release(c);
 	char name[64], fname[64], aopt[4200], out_opt[PATH_MAX + 64], fout_opt[PATH_MAX + 64], dep[64],
 		array[32] = "", finish[32] = "";
 	snprintf(name, sizeof(name), "--job-name=pmcfuse-%s", verb);

@@ -174,7 +174,7 @@ int cmd_report(int argc, char **argv)
 		/* SIGINT/SIGTERM/SIGHUP while the page is made (gnuplot may be
 		 * slow): the library removes its temporary folder, no page is
 		 * written, exit 128+N (a second signal ends at once) */
-		cli_signals_catch();
+		cli_signals_catch(VERB);
 		int err = pmcf_report_new(prof, (const pmcf_profile *const *)refs, nrefs, &ro, &rep);
 		if (err)
 			st = cli_error(VERB, CLI_EENV, "%s",

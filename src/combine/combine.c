@@ -13,6 +13,7 @@
 #include "pmcfuse/events.h"
 #include "profile/bare.h"
 #include "profile/ident.h"
+#include "util/testhook.h"
 #include "util/json_bytes.h"
 #include "util/abi.h"
 #include "util/internal.h"
@@ -1184,6 +1185,7 @@ int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opt
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_combine: NULL output");
 	*out = NULL;
 	pmcfi_clear_error();
+	pmcfi_test_pause("fuse");
 	int err = stats ? pmcfi_check_struct("pmcf_combine_stats", stats, stats->size, sizeof(*stats),
 					     sizeof(*stats))
 			: 0;

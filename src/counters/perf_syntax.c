@@ -36,6 +36,83 @@ const char *pmcfi_perf_alias(const char *name)
 	return NULL;
 }
 
+/* perf's spellings of hardware cache events (parse-events.l lc_type and
+ * lc_op_result, evsel.c's evsel__hw_cache tables): TYPE[-OP][-RESULT]. */
+static const char *const cache_types[][5] = {
+	{"L1-dcache", "L1-dcache", "l1-d", "l1d", "L1-data"},
+	{"L1-icache", "L1-icache", "l1-i", "l1i", "L1-instruction"},
+	{"LLC", "LLC", "L2", NULL, NULL},
+	{"dTLB", "dTLB", "d-tlb", "Data-TLB", NULL},
+	{"iTLB", "iTLB", "i-tlb", "Instruction-TLB", NULL},
+	{"branch", "branch", "bpu", "btb", "bpc"},
+	{"node", "node", NULL, NULL, NULL},
+};
+/* ops 0..2 (load, store, prefetch), results 3..4 (access, miss) */
+static const struct {
+	const char *name;
+	int what;
+} cache_words[] = {
+	{"speculative-read", 2},
+	{"speculative-load", 2},
+	{"prefetches", 2},
+	{"prefetch", 2},
+	{"loads", 0},
+	{"load", 0},
+	{"read", 0},
+	{"stores", 1},
+	{"store", 1},
+	{"write", 1},
+	{"Reference", 3},
+	{"refs", 3},
+	{"ops", 3},
+	{"access", 3},
+	{"misses", 4},
+	{"miss", 4},
+};
+
+const char *pmcfi_perf_cache_alias(const char *name, char *buf, size_t len)
+{
+	for (size_t t = 0; t < PMCF_ARRAY_SIZE(cache_types); t++)
+		for (size_t a = 1; a < 5 && cache_types[t][a]; a++) {
+			size_t tl = strlen(cache_types[t][a]);
+			if (strncmp(name, cache_types[t][a], tl) != 0 || name[tl] != '-')
+				continue;
+			int op = -1, res = -1;
+			const char *r = name + tl;
+			for (int k = 0; k < 2 && *r == '-'; k++) {
+				r++;
+				size_t w = 0;
+				while (w < PMCF_ARRAY_SIZE(cache_words)) {
+					size_t wl = strlen(cache_words[w].name);
+					if (strncmp(r, cache_words[w].name, wl) == 0 &&
+					    (r[wl] == '\0' || r[wl] == '-'))
+						break;
+					w++;
+				}
+				if (w == PMCF_ARRAY_SIZE(cache_words))
+					break;
+				int what = cache_words[w].what;
+				if ((what < 3 && op >= 0) || (what >= 3 && res >= 0))
+					return NULL; /* two ops or two results: perf refuses */
+				if (what < 3)
+					op = what;
+				else
+					res = what;
+				r += strlen(cache_words[w].name);
+			}
+			if (*r || (op < 0 && res < 0))
+				continue;
+			static const char *const ops[] = {"load", "store", "prefetch"};
+			const char *o = ops[op < 0 ? 0 : op];
+			if (res == 4)
+				snprintf(buf, len, "%s-%s-misses", cache_types[t][0], o);
+			else
+				snprintf(buf, len, "%s-%s%s", cache_types[t][0], o, op == 2 ? "es" : "s");
+			return strcmp(buf, name) == 0 ? NULL : buf;
+		}
+	return NULL;
+}
+
 /* ---- modifiers --------------------------------------------------------------- */
 
 #define MOD_LETTERS "ukhGHIpPSDWeb"
@@ -335,6 +412,17 @@ static int apply_term(const struct pmu_ctx *x, char *term, struct perf_event_att
 					  x->event, term, x->pmu, buf);
 		return apply_terms(x, buf, a, depth + 1);
 	}
+	/* perf's terms for sampling and recording, not encodings */
+	static const char *const sampling[] = {"period",       "freq",       "call-graph",      "stack-size",
+					       "max-stack",    "inherit",    "no-inherit",      "overwrite",
+					       "no-overwrite", "aux-output", "aux-sample-size", "percore",
+					       "branch_type",  "time",       "metric-id"};
+	for (size_t i = 0; i < PMCF_ARRAY_SIZE(sampling); i++)
+		if (!strcmp(term, sampling[i]))
+			return pmcfi_fail(PMCF_ESYNTAX,
+					  "'%s': '%s' is one of perf's terms for sampling or recording, "
+					  "not an encoding: pmcfuse counts (leave it out; name=… is kept)",
+					  x->event, term);
 	return pmcfi_fail(PMCF_ESYNTAX,
 			  "'%s': PMU '%s' has no term or event '%s' (see %s/%s/format and "
 			  "events)",

@@ -206,7 +206,9 @@ if command -v perf >/dev/null && perf stat -e task-clock true >/dev/null 2>&1; t
 	SPELLINGS=('task-clock:uu' 'page-faults:kk' 'TASK-CLOCK' 'Task-Clock' 'CS' 'PAGE-FAULTS' 'R01c2'
 		'task-clock:u:k' 'task-clock:' 'cs:u' 'faults' 'page-faults:ukhGHpppPID'
 		'software/config=0,name=x/' 'r00000000000000001c2' 'r1234567890abcdef0' 'r1c2:u'
-		'{task-clock:u,faults}:u' 'task-clock:pppp')
+		'{task-clock:u,faults}:u' 'task-clock:pppp'
+		'l1d-loads' 'L1-data-read' 'LLC-misses' 'L2-loads' 'LL-loads' 'branches-misses'
+		'd-tlb-load-misses' 'bpu-loads' 'l1d-loads:u')
 	if tracepoints_usable; then
 		SPELLINGS+=('sched:sched_wak*:u' '{sched:sched_wak*}:u' 'sched:sched_wak*:' 'sched:*:u'
 			'sched:sched_wak*:uu' 'sched:sched_switch:u')

@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo check pmu-check unit asan tsan fuzz bench format clean
+.PHONY: all deps configure build demo check pmu-check unit asan tsan fuzz bench format clean install package package-check
 
 all: build
 
@@ -16,6 +16,21 @@ configure: deps
 
 build: configure
 	@cmake --build $(BUILD) -j$(JOBS)
+
+# Installs the command, the library, the collector, the man pages, headers,
+# pmcfuse.pc and the CMake config under PREFIX (docs/install.md).
+PREFIX ?= /usr/local
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
+
+# Debian packages (CPack, cmake/package.cmake) in $(BUILD)/packages/.
+package: build
+	@cd $(BUILD) && cpack -G DEB >/dev/null && ls -1 packages/*.deb
+
+# Builds the packages, unpacks them into a scratch root and runs the README
+# tour from the unpacked files only (tests/pkg/install_tour.sh).
+package-check: package
+	@tests/pkg/install_tour.sh $(BUILD)
 
 # The main job on the bundled example.
 demo: build
@@ -41,6 +56,7 @@ asan: deps
 	@cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DPMCF_SANITIZE=ON >/dev/null
 	@cmake --build $(BUILD)-asan -j$(JOBS)
 	@cd $(BUILD)-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:verify_asan_link_order=0 \
+		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		ctest --output-on-failure -j$(JOBS) -L 'unit|e2e' -LE slow
 

@@ -5,16 +5,18 @@
 set -euo pipefail
 
 PACKAGES=(
-	build-essential cmake pkg-config   # toolchain
+	build-essential cmake pkg-config   # toolchain (build-essential brings dpkg-dev: dpkg-shlibdeps for make package)
 	libsqlite3-dev sqlite3             # profile store (+ CLI for inspecting files)
 	libjansson-dev                     # JSON (plans, machine models, catalogues)
 	libpfm4-dev                        # event names -> perf attributes
 	libpapi-dev                        # PAPI presets (PAPI_TOT_INS, …) -> this CPU's native events
 	libcmocka-dev                      # unit tests
 	jq                                 # end-to-end tests read JSON output
+	python3-jsonschema                 # tests/e2e/json_schema.sh: outputs against docs/schema/*.json
 	man-db groff-base                  # tests/e2e/man.sh renders every man page
 	linux-perf                         # perf, for comparisons and instruction mixes
-	libelf-dev libdw-dev libzydis-dev  # imix: ELF symbols and lines, disassembly
+	libelf-dev libdw-dev libzydis-dev  # imix: ELF symbols and lines, disassembly; GNU build-ids
+	nettle-dev                         # SHA-256 of binaries and campaign digests (instead of our own)
 	valgrind                           # imix reference (callgrind)
 	lua5.4 xz-utils                    # bench/imix-validate: Debian programs it measures (with gzip, sort, sqlite3)
 	clang-format                       # scripts/format.sh, the format_check test (clang-format 14)

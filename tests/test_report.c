@@ -213,6 +213,66 @@ static void test_report_type_time(void **state)
 	pmcf_profile_free(p);
 }
 
+/* Layout and choices (issue 35): the page opens on the summary and ends
+ * with the run's metadata; the scatter plots sit in a grid; an event with
+ * two values (0/1) or one value at 95 % of the XUs is never a chosen pair;
+ * the timeline colours by an event when asked; a duration axis with one
+ * outlier is logarithmic. */
+static void test_report_layout(void **state)
+{
+	(void)state;
+	pmcf_profile *p = sim_profile(2);
+	size_t n = pmcf_profile_nxus(p), flag, mostly, ev;
+	assert_true(n >= 20);
+	assert_int_equal(pmcf_profile_event_add(p, "flag01", &flag), 0);
+	assert_int_equal(pmcf_profile_event_add(p, "mostly7", &mostly), 0);
+	assert_int_equal(pmcf_profile_event_add(p, "varied", &ev), 0);
+	long dur = pmcf_profile_event_find(p, "duration");
+	assert_true(dur >= 0);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(pmcf_profile_value_set(p, i, flag, (double)(i % 2)), 0);
+		assert_int_equal(pmcf_profile_value_set(p, i, mostly, i == 0 ? 3.0 : 7.0), 0);
+		assert_int_equal(pmcf_profile_value_set(p, i, ev, (double)(i * i % 97) + 1), 0);
+		/* durations within 10 %, one outlier 50 times longer (under two decades) */
+		assert_int_equal(pmcf_profile_value_set(p, i, (size_t)dur,
+							i == 3 ? 5e7 : 1e6 + (double)(i % 10) * 1e4),
+				 0);
+	}
+	pmcf_report_opts o = PMCF_REPORT_OPTS_INIT;
+	o.plots = 40;
+	o.colour_by = (long)ev;
+	pmcf_report *r = NULL;
+	assert_int_equal(pmcf_report_new(p, NULL, 0, &o, &r), 0);
+	char *page = page_of(r);
+	const char *sum = strstr(page, "<div class=\"summary\">"), *types = strstr(page, "<h2 id=\"types\">"),
+		   *meta = strstr(page, "<h2 id=\"meta\">"), *scatter = strstr(page, "<h2 id=\"scatter\">");
+	assert_non_null(sum);
+	assert_non_null(types);
+	assert_non_null(meta);
+	assert_non_null(scatter);
+	assert_true(sum < types && types < meta);
+	assert_null(strstr(meta + 1, "<h2 "));
+	assert_true(!strncmp(strstr(scatter, "</p>\n") + 5, "<div class=\"grid\">", 18));
+	assert_null(strstr(page, "against flag01"));
+	assert_null(strstr(page, "flag01 against"));
+	assert_null(strstr(page, "against mostly7"));
+	assert_null(strstr(page, "mostly7 against"));
+	assert_non_null(strstr(page, "varied against"));
+	assert_non_null(strstr(page, "colour = varied per XU"));
+	/* the duration box plot: a log axis (data-ylog="1" on its svg) */
+	const char *box = strstr(page, "<h2 id=\"distributions\">");
+	assert_non_null(box);
+	const char *dsvg = strstr(box, "data-ylog=");
+	assert_non_null(dsvg);
+	assert_true(!strncmp(dsvg, "data-ylog=\"1\"", 12));
+	free(page);
+	pmcf_report_free(r);
+	/* an event index out of range is refused */
+	o.colour_by = (long)pmcf_profile_nevents(p);
+	assert_int_equal(pmcf_report_new(p, NULL, 0, &o, &r), PMCF_EINVAL);
+	pmcf_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -221,6 +281,7 @@ int main(void)
 		cmocka_unit_test(test_report_gnuplot_missing),
 		cmocka_unit_test(test_report_human),
 		cmocka_unit_test(test_report_type_time),
+		cmocka_unit_test(test_report_layout),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

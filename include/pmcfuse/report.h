@@ -34,10 +34,13 @@ typedef struct pmcf_report_opts {
 	const char *const *refnames; /* names of the nrefs references (NULL: "repeat") */
 	const char *gnuplot;         /* gnuplot binary (NULL: $PMCF_GNUPLOT, else "gnuplot") */
 	const char *tmpdir;          /* where the temporary folder goes (NULL: $TMPDIR, else /tmp) */
+	/* Added in 0.1 after tmpdir (older callers' smaller size reads as -1): */
+	long colour_by; /* the timeline's colour: -1 the XU type, else this event's value
+			 * per XU (a colour scale, log when the values spread over 100x) */
 } pmcf_report_opts;
-#define PMCF_REPORT_OPTS_INIT                                                          \
-	{                                                                              \
-		sizeof(pmcf_report_opts), 6, 10, 5000, NULL, 0, NULL, NULL, NULL, NULL \
+#define PMCF_REPORT_OPTS_INIT                                                              \
+	{                                                                                  \
+		sizeof(pmcf_report_opts), 6, 10, 5000, NULL, 0, NULL, NULL, NULL, NULL, -1 \
 	}
 
 typedef struct pmcf_report pmcf_report;

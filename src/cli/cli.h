@@ -3,6 +3,7 @@
 #ifndef PMCF_CLI_CLI_H
 #define PMCF_CLI_CLI_H
 #include <stdio.h>
+#include <jansson.h>
 #include "pmcfuse/events.h"
 #include "pmcfuse/pmcfuse.h"
 #include "pmcfuse/profile.h"
@@ -51,6 +52,22 @@ void cli_put_number(FILE *f, double v);
 void cli_json_number(FILE *f, double v);
 /* `, "key": v` (v as cli_json_number writes it), a member after the first. */
 void cli_json_member(FILE *f, const char *key, double v);
+
+/* JSON through jansson (docs/schema/): a new value for the bytes s (a
+ * string when UTF-8, else {"base64": ...}); for v (null when missing, the
+ * string "inf"/"-inf" when infinite, an integer when integral and exact, else
+ * a real); the profile's metadata with their types (cli_meta_json: "args" and
+ * "inputs" arrays, "complete"/"multiplexed" booleans, numeric keys numbers,
+ * seeds strings). NULL when out of memory. */
+json_t *cli_jstr(const char *s);
+json_t *cli_jnum(double v);
+json_t *cli_meta_json(const pmcf_profile *p);
+/* Writes j to f (indented when indent), then a newline; steals j. Returns
+ * 0, or -1 when it could not be written. */
+int cli_json_dump(FILE *f, json_t *j, int indent);
+/* Writes j to f on one line (", " and ": " separators), no newline; steals
+ * j. 0, or -1 when j is NULL (out of memory) or could not be written. */
+int cli_json_put(FILE *f, json_t *j);
 
 /* Output files written atomically: cli_out_open gives a FILE* on a temporary
  * beside path ("-" or NULL: stdout); cli_out_commit flushes, syncs and

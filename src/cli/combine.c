@@ -1,6 +1,7 @@
 /* `pmcfuse combine`: fuse execution profiles into one profile in which every
  * XU has every event, with the strategies of docs/fusion.md. */
 #include <getopt.h>
+#include <glob.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "cli/cli.h"
 #include "cli/fuse.h"
 #include "cli/output.h"
+#include "pmcfuse/util.h"
 
 static const char usage[] =
 	"usage: pmcfuse combine [--strategy S] [--seed N] [--threads N] [--force] [--partial]\n"
@@ -17,7 +19,8 @@ static const char usage[] =
 	"source profile and XU, and every XU a match distance (`show`). Executions of a\n"
 	"plan (record --plan, run --keep) are fused in set order, whatever the order of\n"
 	"IN; a missing or duplicated set, the same file twice, or sets of different\n"
-	"plans are refused.\n\n"
+	"plans are refused. An IN that is a folder (a campaign of run --keep DIR or of\n"
+	"the Slurm launcher) stands for the executions in it, DIR/exec-K.pmcf.\n\n"
 	"  --strategy S   ctc      per XU type, pair XUs by start-time order\n"
 	"                 lgl      pair XUs with the same label\n"
 	"                 bc       behaviour clustering on the overlapping events (default;\n"
@@ -74,6 +77,88 @@ static int by_set(const void *a, const void *b)
 {
 	const struct input *x = a, *y = b;
 	return (x->set > y->set) - (x->set < y->set);
+}
+
+/* The inputs with every folder replaced by the executions in it: a
+ * campaign folder (run --keep, --launcher slurm) or any folder of
+ * exec-K.pmcf files gives its exec-*.pmcf (their order does not matter:
+ * sets go in plan order). *out is malloc'd, its strings too (free with
+ * free_inputs); returns an exit status after one error line. */
+static int expand_inputs(const char *verb, char **args, size_t n, char ***out, size_t *nout)
+{
+	char **v = NULL;
+	size_t nv = 0, cap = 0;
+	int st = CLI_OK;
+	for (size_t j = 0; j < n && !st; j++) {
+		struct stat sb;
+		const char *base = strrchr(args[j], '/');
+		base = base ? base + 1 : args[j];
+		if (strcmp(base, "campaign.json") == 0) { /* a glob over a campaign folder */
+			st = cli_error(
+				verb, CLI_EUSAGE,
+				"'%s' is a campaign's manifest, not a profile: give the campaign folder"
+				" itself (pmcfuse combine -o OUT DIR) or its exec-*.pmcf",
+				args[j]);
+			break;
+		}
+		if (stat(args[j], &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+			char *c = strdup(args[j]);
+			if (!c || pmcf_grow((void **)&v, &cap, nv + 1, sizeof(*v))) {
+				free(c);
+				st = cli_error(verb, CLI_EENV, "out of memory");
+				break;
+			}
+			v[nv++] = c;
+			continue;
+		}
+		size_t len = strlen(args[j]) + sizeof("/exec-*.pmcf");
+		char *pat = malloc(len);
+		if (!pat) {
+			st = cli_error(verb, CLI_EENV, "out of memory");
+			break;
+		}
+		snprintf(pat, len, "%s%sexec-*.pmcf", args[j],
+			 args[j][strlen(args[j]) - 1] == '/' ? "" : "/");
+		glob_t g;
+		int rc = glob(pat, 0, NULL, &g);
+		free(pat);
+		if (rc == GLOB_NOMATCH || (rc == 0 && g.gl_pathc == 0)) {
+			st = cli_error(
+				verb, CLI_EUSAGE,
+				"'%s' is a folder without executions (exec-K.pmcf, as run --keep writes"
+				" them); name the profiles to fuse",
+				args[j]);
+		} else if (rc != 0) {
+			st = cli_error(verb, CLI_EENV, "cannot list '%s'", args[j]);
+		} else {
+			for (size_t k = 0; k < g.gl_pathc && !st; k++) {
+				char *c = strdup(g.gl_pathv[k]);
+				if (!c || pmcf_grow((void **)&v, &cap, nv + 1, sizeof(*v))) {
+					free(c);
+					st = cli_error(verb, CLI_EENV, "out of memory");
+				} else
+					v[nv++] = c;
+			}
+		}
+		if (rc == 0)
+			globfree(&g);
+	}
+	if (st) {
+		for (size_t k = 0; k < nv; k++)
+			free(v[k]);
+		free(v);
+		return st;
+	}
+	*out = v;
+	*nout = nv;
+	return CLI_OK;
+}
+
+static void free_inputs(char **v, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		free(v[k]);
+	free(v);
 }
 
 /* The same file given twice (same device and inode): reported. */
@@ -225,10 +310,16 @@ int cmd_combine(int argc, char **argv)
 		return cli_usage_error(verb, "missing -o OUT");
 	if (optind >= argc)
 		return cli_usage_error(verb, "missing input profiles");
-	size_t n = (size_t)(argc - optind);
-	if (cli_out_not_input(verb, out, (const char *const *)argv + optind, n) ||
-	    cli_out_replaceable(verb, out, NULL))
+	char **args;
+	size_t n;
+	int est = expand_inputs(verb, argv + optind, (size_t)(argc - optind), &args, &n);
+	if (est)
+		return est;
+	if (cli_out_not_input(verb, out, (const char *const *)args, n) ||
+	    cli_out_replaceable(verb, out, NULL)) {
+		free_inputs(args, n);
 		return CLI_EUSAGE;
+	}
 	struct input *in = calloc(n, sizeof(*in));
 	pmcf_profile **prof = calloc(n, sizeof(*prof));
 	const char **names = calloc(n, sizeof(*names));
@@ -236,11 +327,12 @@ int cmd_combine(int argc, char **argv)
 		free(in);
 		free(prof);
 		free(names);
+		free_inputs(args, n);
 		return cli_error(verb, CLI_EENV, "out of memory");
 	}
-	int st = same_file_twice(verb, argv + optind, n), sets = 1;
+	int st = same_file_twice(verb, args, n), sets = 1;
 	for (size_t j = 0; j < n && !st; j++) {
-		in[j].name = argv[optind + (int)j];
+		in[j].name = args[j];
 		st = cli_open_profile(verb, in[j].name, &in[j].p);
 		const char *k = st ? NULL : pmcf_profile_meta_get(in[j].p, PMCF_META_PLAN_SET);
 		in[j].set = k ? strtol(k, NULL, 10) : -1;
@@ -279,6 +371,7 @@ int cmd_combine(int argc, char **argv)
 	free(in);
 	free(prof);
 	free(names);
+	free_inputs(args, n);
 	pmcf_profile_free(fused);
 	return st;
 }

@@ -49,27 +49,24 @@ static int print_result(const pmcf_correrr_result *r, size_t nrefs, int json, un
 	{
 		size_t n = pmcf_correrr_npairs(r);
 		if (json) {
-			printf("{");
-			if (name) {
-				printf("\"target\": ");
-				cli_json_string(stdout, name);
-				printf(", ");
-			}
-			printf("\"correrr\": ");
-			cli_json_number(stdout, pmcf_correrr_value(r));
-			printf(", \"references\": %zu, \"pairs\": [", nrefs);
+			json_t *j = json_object(), *pairs = json_array();
+			if (name)
+				json_object_set_new(j, "target", cli_jstr(name));
+			json_object_set_new(j, "correrr", cli_jnum(pmcf_correrr_value(r)));
+			json_object_set_new(j, "references", json_integer((json_int_t)nrefs));
 			for (size_t k = 0; k < n; k++) {
 				const pmcf_correrr_pair *p = pmcf_correrr_pair_at(r, k);
-				printf("%s\n  {\"events\": [", k ? "," : "");
-				cli_json_string(stdout, p->a);
-				printf(", ");
-				cli_json_string(stdout, p->b);
-				printf("]");
-				cli_json_member(stdout, "target", p->target);
-				cli_json_member(stdout, "reference", p->reference);
-				printf(", \"repeats\": %u}", p->repeats);
+				json_array_append_new(pairs, json_pack("{s:[o, o], s:o, s:o, s:I}", "events",
+								       cli_jstr(p->a), cli_jstr(p->b),
+								       "target", cli_jnum(p->target),
+								       "reference", cli_jnum(p->reference),
+								       "repeats", (json_int_t)p->repeats));
 			}
-			printf("%s]}%s", n ? "\n" : "", name ? "" : "\n");
+			json_object_set_new(j, "pairs", pairs);
+			/* one target: its own line; several: items of the list cmd_correrr opens */
+			if ((name ? cli_json_put(stdout, j) : cli_json_dump(stdout, j, 0)) != 0 &&
+			    !ferror(stdout))
+				st = cli_error("correrr", CLI_EENV, "out of memory writing JSON");
 		} else if (!cli_quiet) {
 			printf("correlation error %.4g over %zu event pair%s (0 best, 2 worst; %zu reference "
 			       "profiles)\n",

@@ -61,9 +61,9 @@ int cmd_emd(int argc, char **argv)
 	}
 	if (st == CLI_OK) {
 		if (json) {
-			printf("{\"emd\": ");
-			cli_json_number(stdout, v);
-			printf("}\n");
+			if (cli_json_dump(stdout, json_pack("{s:o}", "emd", cli_jnum(v)), 0) != 0 &&
+			    !ferror(stdout))
+				st = cli_error("emd", CLI_EENV, "out of memory writing JSON");
 		} else if (!cli_quiet) {
 			printf("%.17g\n", v);
 		}

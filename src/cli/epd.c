@@ -97,16 +97,6 @@ static int print_dropped(const pmcf_epd_result *r, size_t asked)
 	return unmon > 0;
 }
 
-/* `{"events": [a, b], ` opening the k-th object of a JSON list of pairs */
-static void json_pair_open(size_t k, const pmcf_epd_pair *p)
-{
-	printf("%s\n  {\"events\": [", k ? "," : "");
-	cli_json_string(stdout, p->a);
-	printf(", ");
-	cli_json_string(stdout, p->b);
-	printf("], ");
-}
-
 /* Prints one target's result (name: its path when there are several, NULL
  * otherwise: the JSON object then ends the line); returns the status. */
 static int print_result(const pmcf_epd_result *r, const pmcf_epd_opts *o, size_t nrefs, int json,
@@ -120,56 +110,69 @@ static int print_result(const pmcf_epd_result *r, const pmcf_epd_opts *o, size_t
 		for (size_t k = 0; k < n; k++)
 			left += pmcf_epd_pair_at(r, k)->left_out;
 		if (json) {
-			printf("{");
-			if (name) {
-				printf("\"target\": ");
-				cli_json_string(stdout, name);
-				printf(", ");
-			}
-			printf("\"epd\": ");
-			cli_json_number(stdout, pmcf_epd_value(r));
-			printf(", \"formula\": \"%s\", \"bins\": %u, \"per_type\": %s, \"references\": %zu, "
-			       "\"pairs_total\": %zu, \"pairs_scored\": %zu, \"pairs_uncovered\": %zu, "
-			       "\"pairs_excluded\": %zu, \"pairs_evaluated\": %zu, \"left_out_mean\": ",
-			       o->formula == PMCF_EPD_PAPER ? "paper" : "floored", o->bins,
-			       o->per_type ? "true" : "false", nrefs, pmcf_epd_total_pairs(r), n,
-			       pmcf_epd_uncovered(r), pmcf_epd_nexcluded(r), pmcf_epd_evaluated(r));
-			cli_json_number(stdout, n ? left / (double)n : 0);
+			json_t *j = json_object(), *pairs = json_array(), *excl = json_array();
+			if (name)
+				json_object_set_new(j, "target", cli_jstr(name));
+			json_object_set_new(j, "epd", cli_jnum(pmcf_epd_value(r)));
+			json_object_set_new(j, "formula",
+					    json_string(o->formula == PMCF_EPD_PAPER ? "paper" : "floored"));
+			json_object_set_new(j, "bins", json_integer(o->bins));
+			json_object_set_new(j, "per_type", json_boolean(o->per_type));
+			json_object_set_new(j, "references", json_integer((json_int_t)nrefs));
+			json_object_set_new(j, "pairs_total",
+					    json_integer((json_int_t)pmcf_epd_total_pairs(r)));
+			json_object_set_new(j, "pairs_scored", json_integer((json_int_t)n));
+			json_object_set_new(j, "pairs_uncovered",
+					    json_integer((json_int_t)pmcf_epd_uncovered(r)));
+			json_object_set_new(j, "pairs_excluded",
+					    json_integer((json_int_t)pmcf_epd_nexcluded(r)));
+			json_object_set_new(j, "pairs_evaluated",
+					    json_integer((json_int_t)pmcf_epd_evaluated(r)));
+			json_object_set_new(j, "left_out_mean", cli_jnum(n ? left / (double)n : 0));
 			if (o->sample) {
-				printf(", \"sample\": %zu, \"seed\": %llu, \"ci95\": [", o->sample,
-				       (unsigned long long)o->seed);
-				cli_json_number(stdout, lo);
-				printf(", ");
-				cli_json_number(stdout, hi);
-				printf("]");
+				json_object_set_new(j, "sample", json_integer((json_int_t)o->sample));
+				/* a number, as before; past 2^63 (not a seed anyone types) its digits */
+				char seed[32];
+				snprintf(seed, sizeof(seed), "%llu", (unsigned long long)o->seed);
+				json_object_set_new(j, "seed",
+						    o->seed <= (uint64_t)INT64_MAX
+							    ? json_integer((json_int_t)o->seed)
+							    : json_string(seed));
+				json_object_set_new(j, "ci95",
+						    json_pack("[o, o]", cli_jnum(lo), cli_jnum(hi)));
 			}
-			printf(", \"pairs\": [");
 			for (size_t k = 0; k < n; k++) {
 				const pmcf_epd_pair *p = pmcf_epd_pair_at(r, k);
-				json_pair_open(k, p);
-				printf("\"tmd\": ");
-				cli_json_number(stdout, p->tmd);
-				cli_json_member(stdout, "uncalibrated", p->uncalibrated);
-				cli_json_member(stdout, "calibration", p->calibration);
-				cli_json_member(stdout, "spread", p->spread);
-				cli_json_member(stdout, "left_out", p->left_out);
-				cli_json_member(stdout, "resolution", p->resolution);
-				cli_json_member(stdout, "floor", p->floor);
-				cli_json_member(stdout, "epd_without", epd_without(pmcf_epd_value(r), n, p));
-				printf(", \"repeats\": %u, \"worst\": %s}", p->repeats,
-				       p->worst ? "true" : "false");
+				json_array_append_new(
+					pairs,
+					json_pack(
+						"{s:[o, o], s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:b}",
+						"events", cli_jstr(p->a), cli_jstr(p->b), "tmd",
+						cli_jnum(p->tmd), "uncalibrated", cli_jnum(p->uncalibrated),
+						"calibration", cli_jnum(p->calibration), "spread",
+						cli_jnum(p->spread), "left_out", cli_jnum(p->left_out),
+						"resolution", cli_jnum(p->resolution), "floor",
+						cli_jnum(p->floor), "epd_without",
+						cli_jnum(epd_without(pmcf_epd_value(r), n, p)), "repeats",
+						(json_int_t)p->repeats, "worst", p->worst));
 			}
-			printf("%s], \"excluded\": [", n ? "\n" : "");
+			json_object_set_new(j, "pairs", pairs);
 			size_t nx = pmcf_epd_nexcluded(r);
 			for (size_t k = 0; k < nx; k++) {
 				const pmcf_epd_pair *p = pmcf_epd_excluded_at(r, k);
-				json_pair_open(k, p);
-				printf("\"reason\": \"no spread in the references\", \"calibration\": ");
-				cli_json_number(stdout, p->calibration);
-				cli_json_member(stdout, "resolution", p->resolution);
-				printf(", \"repeats\": %u}", p->repeats);
+				json_array_append_new(excl,
+						      json_pack("{s:[o, o], s:s, s:o, s:o, s:I}", "events",
+								cli_jstr(p->a), cli_jstr(p->b), "reason",
+								"no spread in the references", "calibration",
+								cli_jnum(p->calibration), "resolution",
+								cli_jnum(p->resolution), "repeats",
+								(json_int_t)p->repeats));
 			}
-			printf("%s]}%s", nx ? "\n" : "", name ? "" : "\n");
+			json_object_set_new(j, "excluded", excl);
+			/* one target: its own line; several: items of the list cmd_epd opens */
+			if ((name ? cli_json_put(stdout, j) : cli_json_dump(stdout, j, 0)) != 0 &&
+			    !ferror(stdout))
+				st = cli_error("epd", CLI_EENV, "out of memory writing JSON");
 		} else if (!cli_quiet) {
 			printf("EPD %.4g over %zu event pair%s (%u bins%s, %zu reference profiles%s)\n",
 			       pmcf_epd_value(r), n, n == 1 ? "" : "s", o->bins,

@@ -140,6 +140,90 @@ static void print_header(void)
 	printf("\n");
 }
 
+/* A JSON array of numbers or strings as "a, b, c" (numbers as integers). */
+static void print_list(const json_t *a)
+{
+	size_t k;
+	json_t *v;
+	json_array_foreach(a, k, v)
+	{
+		if (json_is_string(v))
+			printf("%s%s", k ? ", " : "", json_string_value(v));
+		else
+			printf("%s%lld", k ? ", " : "", (long long)json_number_value(v));
+	}
+}
+
+/* An event's constraints (the catalogue's JSON) for people, after its
+ * description: "(not available: why)", or "(fixed counter 1; native X)",
+ * "(counters 0, 1, 2, 3; cost 1; native X; conflicts with Y)"; other keys
+ * as "key value". --json keeps the JSON. */
+static void print_constraints(const char *text)
+{
+	json_t *j = json_loads(text, 0, NULL);
+	if (!json_is_object(j)) {
+		printf(" %s", text);
+		json_decref(j);
+		return;
+	}
+	const char *sep = " (";
+	json_t *why = json_object_get(j, "unavailable");
+	if (json_is_string(why))
+		printf("%snot available: %s", sep, json_string_value(why)), sep = "; ";
+	if (json_is_true(json_object_get(j, "fixed"))) {
+		json_t *fc = json_object_get(j, "fixed_counter");
+		if (json_is_integer(fc))
+			printf("%sfixed counter %lld", sep, (long long)json_integer_value(fc));
+		else
+			printf("%sa fixed counter", sep);
+		sep = "; ";
+	}
+	json_t *cn = json_object_get(j, "counters");
+	if (json_is_array(cn) && json_array_size(cn)) {
+		printf("%scounters ", sep);
+		print_list(cn);
+		sep = "; ";
+	}
+	json_t *cost = json_object_get(j, "cost");
+	if (json_is_number(cost) && json_number_value(cost) != 0)
+		printf("%scost %g", sep, json_number_value(cost)), sep = "; ";
+	json_t *nat = json_object_get(j, "native");
+	if (json_is_array(nat) && json_array_size(nat)) {
+		printf("%snative ", sep);
+		print_list(nat);
+		sep = "; ";
+	}
+	json_t *cf = json_object_get(j, "conflicts");
+	if (json_is_array(cf) && json_array_size(cf)) {
+		printf("%sconflicts with ", sep);
+		print_list(cf);
+		sep = "; ";
+	}
+	/* anything else, as it is */
+	const char *key;
+	json_t *v;
+	json_object_foreach(j, key, v)
+	{
+		static const char *const known[] = {"unavailable", "fixed",  "fixed_counter", "counters",
+						    "cost",        "native", "conflicts"};
+		int skip = 0;
+		for (size_t k = 0; k < sizeof(known) / sizeof(known[0]) && !skip; k++)
+			skip = strcmp(key, known[k]) == 0;
+		if (skip)
+			continue;
+		char *txt = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+		printf("%s%s %s", sep, key,
+		       txt && json_is_string(v) ? json_string_value(v)
+		       : txt                    ? txt
+						: "?");
+		free(txt);
+		sep = "; ";
+	}
+	if (strcmp(sep, " (") != 0)
+		printf(")");
+	json_decref(j);
+}
+
 static void print_text(const pmcf_catalog *c, const char *source, int only_avail)
 {
 	size_t w = 4, shown = 0, avail = 0;
@@ -161,7 +245,7 @@ static void print_text(const pmcf_catalog *c, const char *source, int only_avail
 					   : "unknown",
 		       e->description);
 		if (e->constraints)
-			printf(" %s", e->constraints);
+			print_constraints(e->constraints);
 		printf("\n");
 	}
 	printf("%zu events (%zu available) in catalogue '%s'\n", shown, avail, pmcf_catalog_name(c));

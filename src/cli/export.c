@@ -27,9 +27,10 @@ static const char usage[] =
 	"sqlite: a copy of the profile with the SQL views xu_values and xu_values_long\n"
 	"(for profiles written without them; past 1990 events, SQLite's columns, only\n"
 	"xu_values_long; docs/profile-format.md, \"SQL access\").\n"
-	"otf2: an OTF2 trace archive DIR/traces.otf2 for Vampir and the Score-P tools: one\n"
-	"location per thread, an enter/leave per XU with its type as the region, every\n"
-	"event as a metric (accumulated; events with missing values are left out).\n\n"
+	"otf2: an OTF2 trace archive DIR/traces.otf2 for Vampir and the Score-P tools: a\n"
+	"location group per MPI rank, a location per thread, an enter/leave per XU with its\n"
+	"type as the region, every event a metric (accumulated), written at the XUs that\n"
+	"have a value for it.\n\n"
 	"  --format F   csv, json, sqlite or otf2 (required)\n"
 	"  --truth      add the ground truth of a simulated profile (truth:<event> columns)\n"
 	"  --provenance for a fused profile, where each XU and value came from: CSV columns\n"
@@ -195,56 +196,19 @@ static void prov_json_xu(FILE *f, const pmcf_profile *p, size_t i)
 	fputc(']', f);
 }
 
-/* A metadata value as JSON of its type (docs/profile-format.md, "JSON
- * output"): "args" and "inputs" the JSON array they hold, "complete" and
- * "multiplexed" booleans, the numeric keys a number when the value is one
- * ("exit_status" may be "signal N"), everything else a string. Seeds stay
- * strings: a 64-bit seed does not survive JSON readers' doubles. */
-static void json_meta_value(FILE *f, const char *k, const char *v)
-{
-	static const char *const arrays[] = {PMCF_META_ARGS, "inputs"};
-	static const char *const bools[] = {PMCF_META_COMPLETE, "multiplexed"};
-	static const char *const numeric[] = {PMCF_META_PMCS,     PMCF_META_PERIOD_MS, PMCF_META_EXIT_STATUS,
-					      PMCF_META_PLAN_SET, PMCF_META_PLAN_SETS, "threads",
-					      "makespan_ns"};
-	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
-		json_t *j = strcmp(k, arrays[i]) == 0 ? json_loads(v, JSON_REJECT_DUPLICATES, NULL) : NULL;
-		int array = json_is_array(j);
-		json_decref(j);
-		if (array) {
-			fputs(v, f);
-			return;
-		}
-	}
-	for (size_t i = 0; i < sizeof(bools) / sizeof(bools[0]); i++)
-		if (strcmp(k, bools[i]) == 0 && (!strcmp(v, "0") || !strcmp(v, "1"))) {
-			fputs(*v == '1' ? "true" : "false", f);
-			return;
-		}
-	for (size_t i = 0; i < sizeof(numeric) / sizeof(numeric[0]); i++) {
-		char *end;
-		double d = strcmp(k, numeric[i]) == 0 && *v ? strtod(v, &end) : NAN;
-		if (!pmcf_is_missing(d) && !*end && isfinite(d)) {
-			cli_put_number(f, d);
-			return;
-		}
-	}
-	cli_json_string(f, v);
-}
-
-static void export_json(FILE *f, const pmcf_profile *p, int truth, int prov)
+/* 0, or -1 when out of memory */
+static int export_json(FILE *f, const pmcf_profile *p, int truth, int prov)
 {
 	size_t ne = pmcf_profile_nevents(p), nt = truth ? pmcf_profile_ntruth(p) : 0;
-	fputs("{\"format\": \"pmcfuse-export\", \"version\": 1,\n \"meta\": {", f);
-	for (size_t i = 0; i < pmcf_profile_meta_count(p); i++) {
-		const char *k, *v;
-		pmcf_profile_meta_at(p, i, &k, &v);
-		fputs(i ? ", " : "", f);
-		cli_json_string(f, k);
-		fputs(": ", f);
-		json_meta_value(f, k, v);
-	}
-	fputs("},\n \"types\": [", f);
+	/* the header through jansson; the XUs, which may be millions, streamed
+	 * below with the same escaping (cli_json_string) and numbers */
+	fputs("{\"format\": \"pmcfuse-export\", \"version\": 1,\n \"meta\": ", f);
+	json_t *meta = cli_meta_json(p);
+	int bad = !meta || json_dumpf(meta, f, JSON_REAL_PRECISION(17)) != 0;
+	json_decref(meta);
+	if (bad)
+		return -1;
+	fputs(",\n \"types\": [", f);
 	for (uint32_t t = 0; t < pmcf_profile_ntypes(p); t++) {
 		pmcf_xu_type ty;
 		pmcf_profile_type_get(p, t, &ty);
@@ -302,6 +266,7 @@ static void export_json(FILE *f, const pmcf_profile *p, int truth, int prov)
 		fputc('}', f);
 	}
 	fputs("\n ]\n}\n", f);
+	return 0;
 }
 
 int cmd_export(int argc, char **argv)
@@ -387,8 +352,11 @@ int cmd_export(int argc, char **argv)
 	}
 	if (csv)
 		export_csv(o.f, p, truth, prov);
-	else
-		export_json(o.f, p, truth, prov);
+	else if (export_json(o.f, p, truth, prov) != 0) {
+		pmcf_profile_free(p);
+		cli_out_abort(&o);
+		return cli_error("export", CLI_EENV, "out of memory writing JSON");
+	}
 	pmcf_profile_free(p);
 	return cli_out_commit("export", &o);
 }

@@ -18,6 +18,8 @@
 #include "cli/campaign.h"
 #include "cli/cli.h"
 #include "cli/launcher.h"
+#include "cli/output.h"
+#include "pmcfuse/util.h"
 
 extern char **environ;
 
@@ -475,12 +477,23 @@ static int follow(struct campaign *c, const struct follow *w)
 			 w->verb, ok, w->n, failed, stop_s, running, pending, w->finish,
 			 fstate[0] ? fstate : "?");
 		if (strcmp(line, prev) != 0) {
-			fprintf(stderr, "%s\n", line);
+			/* a local timestamp, as run's progress lines in a batch log */
+			char stamp[32];
+			cli_stamp(stamp);
+			fprintf(stderr, "%s %s\n", stamp, line);
 			snprintf(prev, sizeof(prev), "%s", line);
 			delay = 1;
 		}
 		if (!strncmp(fstate, "COMPLETED", 9)) {
 			print_file(stdout, finish_log);
+			/* success: the scripts and logs go (printed above); the campaign
+			 * folder too when it was not kept (the finishing job emptied it) */
+			char sdir[PATH_MAX + 16];
+			snprintf(sdir, sizeof(sdir), "%s/slurm", w->dir);
+			pmcf_rm_tree(sdir);
+			if (rmdir(w->dir) != 0 && errno != ENOTEMPTY && errno != EEXIST && errno != ENOENT)
+				fprintf(stderr, "pmcfuse: %s: warning: cannot remove %s: %s\n", w->verb,
+					w->dir, strerror(errno));
 			return CLI_OK;
 		}
 		if (rc == 0 && ((task_failed && !running && !pending) || terminal(fstate) ||

@@ -12,12 +12,13 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char usage[] =
 	"usage: pmcfuse record -e EVENTS [--pmcs N] [--multiplex none|kernel|rr|roc]\n"
 	"                      [--period-ms P] [--estimate cumulative|local]\n"
 	"                      [--program-output FILE|-] [-q] [--json]\n"
-	"                      -o OUT (--sim SPEC | -- PROG ARGS | --plan plan.json --set K)\n\n"
+	"                      [-o OUT] (--sim SPEC | [--] PROG ARGS | --plan plan.json --set K)\n\n"
 	"Records one execution profile: every XU with its type, label, thread, cpu, times\n"
 	"and one value per monitored event (duration always first). A simulated source\n"
 	"also stores the true value of every event of its machine (`export --truth`).\n\n"
@@ -29,7 +30,9 @@ static const char usage[] =
 	"SIGINT, SIGTERM and SIGHUP are forwarded to the program: what was recorded is\n"
 	"saved, marked incomplete, and record exits 128+N (docs/campaigns.md).\n\n"
 	"  -e, --events EVENTS   comma list, all, or @FILE (`pmcfuse events --sim SPEC`)\n"
-	"  -o, --output OUT      the profile file to write (atomically)\n"
+	"  -o, --output OUT      the profile file to write (atomically); default pmcfuse.pmcf,\n"
+	"                        an existing one kept as pmcfuse.pmcf.old (as perf record's\n"
+	"                        perf.data and perf.data.old)\n"
 	"  --sim SPEC            simulated workload: WORKLOAD[,key=value...], e.g.\n"
 	"                        cholesky,blocks=12,seed=3 (docs/simulation.md)\n"
 	"  --pmcs N              general-purpose counters (default: the machine's own)\n"
@@ -45,7 +48,8 @@ static const char usage[] =
 	"                        a plan: its events, counter budget, source and seed come from\n"
 	"                        the plan; the profile stores the plan's digest and K,\n"
 	"                        which combine checks (docs/slurm.md: a job array)\n"
-	"  -- PROG ARGS          a real program, counted with perf_event (docs/collector.md)\n"
+	"  [--] PROG ARGS        a real program, counted with perf_event (docs/collector.md);\n"
+	"                        the options end at the program, or at --\n"
 	"  --program-output F    append the program's stdout and stderr to file F instead of\n"
 	"                        pmcfuse's own (- : pmcfuse's own, the default; with --json\n"
 	"                        the program's stdout goes to stderr)\n"
@@ -131,8 +135,30 @@ static int make_source(const char *verb, const struct plan_choice *pc, const cha
 
 /* Saves what was recorded (a stopped program's profile marked incomplete)
  * and says how it went. */
+/* The default output (no -o), as perf record's perf.data: an existing
+ * file of that name is kept as NAME.old, with a note, when the new profile
+ * replaces it. */
+#define DEFAULT_OUT "pmcfuse.pmcf"
+
+static int keep_old(const char *verb, const char *out)
+{
+	struct stat sb;
+	if (lstat(out, &sb) != 0 || !S_ISREG(sb.st_mode))
+		return CLI_OK;
+	char old[sizeof(DEFAULT_OUT) + 8];
+	snprintf(old, sizeof(old), "%s.old", out);
+	if (rename(out, old) != 0)
+		return cli_error(verb, CLI_EENV, "cannot keep the previous %s as %s: %s", out, old,
+				 strerror(errno));
+	if (!cli_quiet)
+		fprintf(stderr,
+			"pmcfuse: %s: note: the previous %s is now %s (as perf keeps perf.data.old)\n", verb,
+			out, old);
+	return CLI_OK;
+}
+
 static int finish(const char *verb, pmcf_source *src, int err, pmcf_profile *p, const pmcf_exit_info *ei,
-		  const struct cli_plan_meta *pm, const char *out, const char *name, int json)
+		  const struct cli_plan_meta *pm, const char *out, const char *name, int json, int dflt)
 {
 	int sim = pmcf_source_is_sim(src), sig = cli_signal_caught();
 	const char *prog = sim ? NULL : pmcf_source_argv(src, NULL)[0];
@@ -143,6 +169,8 @@ static int finish(const char *verb, pmcf_source *src, int err, pmcf_profile *p, 
 	int serr = cli_plan_meta_apply(p, pm);
 	if (!serr && sig && !sim)
 		serr = pmcf_profile_meta_set(p, PMCF_META_COMPLETE, "0");
+	if (!serr && dflt && keep_old(verb, out))
+		return CLI_EENV;
 	if (!serr)
 		serr = pmcf_profile_save(p, out);
 	if (serr)
@@ -224,16 +252,17 @@ struct rec {
 	int pmcs_given, period_given, est_given, json;
 	int prog_argc; /* the program after --, if any */
 	char **prog_argv;
+	int default_out; /* no -o: pmcfuse.pmcf */
 };
 
-/* What the options say together, once getopt is done (argv[optind..]: a
- * program after --). */
+/* What the options say together, once getopt is done (argv[optind..]: the
+ * program and its arguments, after -- or after the options as with run). */
 static int check_args(const char *verb, struct rec *r, int argc, char **argv, int optind)
 {
 	if (optind < argc) {
-		if (strcmp(argv[optind - 1], "--") != 0)
-			return cli_usage_error(verb, "unexpected argument '%s' (a program goes after --)",
-					       argv[optind]);
+		if ((r->sim || r->plan) && strcmp(argv[optind - 1], "--") != 0)
+			return cli_usage_error(verb, "unexpected argument '%s' (%s records no program)",
+					       argv[optind], r->sim ? "--sim" : "--plan");
 		r->prog_argc = argc - optind;
 		r->prog_argv = argv + optind;
 	}
@@ -243,8 +272,10 @@ static int check_args(const char *verb, struct rec *r, int argc, char **argv, in
 		return cli_usage_error(verb, "--program-output is for a program (-- PROG ARGS), not --sim");
 	if (r->plan && r->events)
 		return cli_usage_error(verb, "give -e EVENTS or --plan, not both");
-	if (!r->out)
-		return cli_usage_error(verb, "no output: give -o OUT");
+	if (!r->out) {
+		r->out = DEFAULT_OUT;
+		r->default_out = 1;
+	}
 	if (r->plan && cli_out_not_input(verb, r->out, &r->plan, 1))
 		return CLI_EUSAGE;
 	if ((r->period_given || r->est_given) && r->o.multiplex == PMCF_MUX_NONE)
@@ -294,7 +325,8 @@ static int record_profile(const char *verb, struct rec *r)
 		cli_signals_disarm();
 		/* a simulation is named as given, or as the plan's execution K */
 		const char *name = r->sim ? r->sim : pmcf_source_name(src);
-		rc = finish(verb, src, err, p, &ei, pc.plan ? &pc.meta : NULL, r->out, name, r->json);
+		rc = finish(verb, src, err, p, &ei, pc.plan ? &pc.meta : NULL, r->out, name, r->json,
+			    r->default_out);
 	}
 	pmcf_profile_free(p);
 	pmcf_evlist_free(set);

@@ -15,7 +15,7 @@
 
 static const char usage[] =
 	"usage: pmcfuse report -o report.html [--plots N] [--pair A,B]... [--bins B] [--points N]\n"
-	"                      PROFILE [REFDIR]\n\n"
+	"                      [--colour-by EVENT] PROFILE [REFDIR]\n\n"
 	"Writes one self-contained HTML page (plots embedded, no other files) about\n"
 	"PROFILE: its metadata (with the share of the run's CPU time in XUs, as show\n"
 	"prints it); per XU type the count, duration and the quartiles of every event,\n"
@@ -43,6 +43,10 @@ static const char usage[] =
 	"  --bins B     TMD bins per event (default 10)\n"
 	"  --points N   XUs per scatter plot at most (default 5000, 100 to 100000); a\n"
 	"               larger profile is thinned to every k-th XU, and the plot says so\n"
+	"  --colour-by EVENT  colour the timeline's XUs by their value of EVENT (a colour\n"
+	"               scale, log when the values spread over 100x; grey: missing)\n"
+	"               instead of by XU type (the default, also --colour-by type);\n"
+	"               --color-by is the same\n"
 	"  --force      use references of another program run, or identical copies\n";
 
 #define VERB "report"
@@ -67,17 +71,15 @@ static char **ref_names(const char *dir, size_t n)
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
-					     {"plots", required_argument, NULL, 'n'},
-					     {"pair", required_argument, NULL, 'p'},
-					     {"bins", required_argument, NULL, 'b'},
-					     {"force", no_argument, NULL, 'f'},
-					     {"help", no_argument, NULL, 'h'},
-					     {"points", required_argument, NULL, 'P'},
-					     {NULL, 0, NULL, 0}};
+	static const struct option opts[] =
+		{{"output", required_argument, NULL, 'o'},   {"plots", required_argument, NULL, 'n'},
+		 {"pair", required_argument, NULL, 'p'},     {"bins", required_argument, NULL, 'b'},
+		 {"force", no_argument, NULL, 'f'},          {"help", no_argument, NULL, 'h'},
+		 {"points", required_argument, NULL, 'P'},   {"colour-by", required_argument, NULL, 'c'},
+		 {"color-by", required_argument, NULL, 'c'}, {NULL, 0, NULL, 0}};
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
-	const char *out = NULL;
+	const char *out = NULL, *colour = NULL;
 	int force = 0;
 	const char *user_names[MAX_USER_PAIRS];
 	size_t nuser = 0;
@@ -93,6 +95,7 @@ int cmd_report(int argc, char **argv)
 			out = optarg;
 			break;
 		case 'f': force = 1; break;
+		case 'c': colour = optarg; break;
 		case 'n':
 			if (cli_parse_uint(VERB, "--plots", optarg, 0, 40, &nplots))
 				return CLI_EUSAGE;
@@ -146,6 +149,12 @@ int cmd_report(int argc, char **argv)
 		user[2 * k] = (size_t)a;
 		user[2 * k + 1] = (size_t)b;
 	}
+	long colour_by = -1;
+	if (st == CLI_OK && colour && strcmp(colour, "type") != 0 &&
+	    (colour_by = pmcf_profile_event_find(prof, colour)) < 0)
+		st = cli_error(VERB, CLI_EUSAGE,
+			       "--colour-by %s: not an event of '%s' (pmcfuse show %s lists them)", colour,
+			       path, path);
 	if (st == CLI_OK && argc - optind == 2) {
 		st = refdir_open_for(VERB, argv[optind + 1], prof, path, force, &refs, &nrefs);
 		if (st == CLI_OK)
@@ -161,6 +170,7 @@ int cmd_report(int argc, char **argv)
 		ro.npairs = nuser;
 		ro.name = path;
 		ro.refnames = (const char *const *)refnames;
+		ro.colour_by = colour_by;
 		/* SIGINT/SIGTERM/SIGHUP while the page is made (gnuplot may be
 		 * slow): the library removes its temporary folder, no page is
 		 * written, exit 128+N (a second signal ends at once) */

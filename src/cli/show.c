@@ -70,23 +70,48 @@ static void stats(const double *col, size_t n, double *scratch, struct evstat *s
 	s->median = pmcf_median(scratch, s->present);
 }
 
-/* The relations between events that XUs break (pmcf_consistency_check):
- * JSON, a member "consistency" with every relation checked; text, one line
- * per relation broken. */
-static void print_consistency(const pmcf_profile *p, int json)
+/* JSON: a member "consistency" of j with every relation checked. */
+static void json_consistency(const pmcf_profile *p, json_t *j)
 {
 	pmcf_consistency c[32];
 	size_t n = 0;
 	if (pmcf_consistency_check(p, c, sizeof(c) / sizeof(c[0]), &n) != 0)
 		n = 0;
-	if (json)
-		printf(",\n  \"consistency\": [");
+	json_t *a = json_array();
+	for (size_t k = 0; k < n; k++)
+		json_array_append_new(a,
+				      json_pack("{s:o, s:o, s:I, s:I, s:I}", "lhs", cli_jstr(c[k].lhs), "rhs",
+						cli_jstr(c[k].rhs), "checked", (json_int_t)c[k].checked,
+						"violated", (json_int_t)c[k].violated, "cross",
+						(json_int_t)c[k].cross));
+	json_object_set_new(j, "consistency", a);
+}
+
+/* JSON: a member "ranks" [{rank, xus}] of j for an MPI program's profile. */
+static void json_ranks(const pmcf_profile *p, json_t *j)
+{
+	uint32_t nr;
+	size_t *cnt = cli_rank_counts(p, &nr);
+	if (!cnt)
+		return;
+	json_t *a = json_array();
+	for (uint32_t r = 0; r < nr; r++)
+		json_array_append_new(a, json_pack("{s:I, s:I}", "rank", (json_int_t)r, "xus",
+						   (json_int_t)cnt[r]));
+	json_object_set_new(j, "ranks", a);
+	free(cnt);
+}
+
+/* Text: one line per relation between events that XUs break
+ * (pmcf_consistency_check). */
+static void print_consistency(const pmcf_profile *p)
+{
+	pmcf_consistency c[32];
+	size_t n = 0;
+	if (pmcf_consistency_check(p, c, sizeof(c) / sizeof(c[0]), &n) != 0)
+		n = 0;
 	for (size_t k = 0; k < n; k++) {
-		if (json) {
-			printf("%s{\"lhs\": \"%s\", \"rhs\": \"%s\", \"checked\": %zu, \"violated\": %zu, "
-			       "\"cross\": %zu}",
-			       k ? ", " : "", c[k].lhs, c[k].rhs, c[k].checked, c[k].violated, c[k].cross);
-		} else if (c[k].violated) {
+		if (c[k].violated) {
 			printf("consistency: %s > %s on %zu of %zu XUs", c[k].lhs, c[k].rhs, c[k].violated,
 			       c[k].checked);
 			if (pmcf_profile_has_provenance(p))
@@ -95,23 +120,19 @@ static void print_consistency(const pmcf_profile *p, int json)
 				printf(" (values of one execution)\n");
 		}
 	}
-	if (json)
-		printf("]");
 }
 
-/* An MPI program's profile: the XUs of each rank. JSON, a member "ranks"
- * [{rank, xus}]; text, one line. Nothing for other profiles. */
-static void print_ranks(const pmcf_profile *p, int json)
+/* Text: the XUs of each rank of an MPI program's profile, one line. */
+static void print_ranks(const pmcf_profile *p)
 {
 	uint32_t nr;
 	size_t *cnt = cli_rank_counts(p, &nr);
 	if (!cnt)
 		return;
-	printf(json ? ",\n  \"ranks\": [" : "ranks     %u (MPI)", nr);
+	printf("ranks     %u (MPI)", nr);
 	for (uint32_t r = 0; r < nr; r++)
-		printf(json ? "%s{\"rank\": %u, \"xus\": %zu}" : "%s rank %u: %zu XUs", r ? "," : "", r,
-		       cnt[r]);
-	printf(json ? "]" : "\n");
+		printf("%s rank %u: %zu XUs", r ? "," : "", r, cnt[r]);
+	printf("\n");
 	free(cnt);
 }
 
@@ -168,85 +189,77 @@ int cmd_show(int argc, char **argv)
 		ms.measured = 0;
 
 	if (json) {
-		printf("{\n  \"path\": ");
-		cli_json_string(stdout, argv[optind]);
-		printf(",\n  \"meta\": {");
-		for (size_t i = 0; i < pmcf_profile_meta_count(p); i++) {
-			const char *k, *v;
-			pmcf_profile_meta_at(p, i, &k, &v);
-			printf("%s", i ? ", " : "");
-			cli_json_string(stdout, k);
-			printf(": ");
-			cli_json_string(stdout, v);
-		}
-		printf("},\n  \"complete\": %s,\n  \"xus\": %zu,\n  \"types\": [",
-		       pmcf_profile_complete(p) ? "true" : "false", nx);
+		json_t *j = json_object(), *types = json_array(), *events = json_array(),
+		       *truth = json_array();
+		json_object_set_new(j, "path", cli_jstr(argv[optind]));
+		json_object_set_new(j, "meta", cli_meta_json(p));
+		json_object_set_new(j, "complete", json_boolean(pmcf_profile_complete(p)));
+		json_object_set_new(j, "xus", json_integer((json_int_t)nx));
 		for (uint32_t t = 0; t < nt; t++) {
 			pmcf_xu_type ty;
 			pmcf_profile_type_get(p, t, &ty);
-			printf("%s\n    {\"id\": %u, \"kind\": \"%s\", \"name\": ", t ? "," : "", t,
-			       pmcf_xu_kind_name(ty.kind));
-			cli_json_string(stdout, ty.name);
-			printf(", \"location\": ");
-			cli_json_string(stdout, ty.location);
-			printf(", \"xus\": %zu}", type_count[t]);
+			json_array_append_new(types,
+					      json_pack("{s:I, s:s, s:o, s:o, s:I}", "id", (json_int_t)t,
+							"kind", pmcf_xu_kind_name(ty.kind), "name",
+							cli_jstr(ty.name), "location", cli_jstr(ty.location),
+							"xus", (json_int_t)type_count[t]));
 		}
-		printf("%s],\n  \"events\": [", nt ? "\n  " : "");
+		json_object_set_new(j, "types", types);
 		for (size_t e = 0; e < ne; e++) {
-			printf("%s\n    {\"name\": ", e ? "," : "");
-			cli_json_string(stdout, pmcf_profile_event_name(p, e));
-			printf(", \"present\": %zu, \"missing\": ", es[e].present);
-			cli_json_number(stdout, nx ? (double)(nx - es[e].present) / (double)nx : 0.0);
-			printf(", \"negative\": %zu, \"min\": ", es[e].negative);
-			cli_json_number(stdout, es[e].present ? es[e].min : NAN);
-			cli_json_member(stdout, "median", es[e].present ? es[e].median : NAN);
-			cli_json_member(stdout, "max", es[e].present ? es[e].max : NAN);
-			cli_json_member(stdout, "mean", es[e].present ? es[e].mean : NAN);
-			if (es[e].covered) {
-				cli_json_member(stdout, "measured", es[e].measured);
-				cli_json_member(stdout, "time_measured", es[e].time_measured);
+			int has = es[e].present > 0;
+			json_t *ev = json_pack("{s:o, s:I, s:o, s:I, s:o, s:o, s:o, s:o}", "name",
+					       cli_jstr(pmcf_profile_event_name(p, e)), "present",
+					       (json_int_t)es[e].present, "missing",
+					       cli_jnum(nx ? (double)(nx - es[e].present) / (double)nx : 0.0),
+					       "negative", (json_int_t)es[e].negative, "min",
+					       cli_jnum(has ? es[e].min : NAN), "median",
+					       cli_jnum(has ? es[e].median : NAN), "max",
+					       cli_jnum(has ? es[e].max : NAN), "mean",
+					       cli_jnum(has ? es[e].mean : NAN));
+			if (ev && es[e].covered) {
+				json_object_set_new(ev, "measured", cli_jnum(es[e].measured));
+				json_object_set_new(ev, "time_measured", cli_jnum(es[e].time_measured));
 			}
-			printf("}");
+			json_array_append_new(events, ev);
 		}
-		printf("%s],\n  \"truth_events\": [", ne ? "\n  " : "");
-		for (size_t t = 0; t < pmcf_profile_ntruth(p); t++) {
-			printf("%s", t ? ", " : "");
-			cli_json_string(stdout, pmcf_profile_truth_name(p, t));
-		}
-		printf("],\n  \"layers\": {\"truth\": %s, \"coverage\": %s, \"provenance\": %s, "
-		       "\"base_labels\": %s}",
-		       pmcf_profile_ntruth(p) ? "true" : "false",
-		       pmcf_profile_has_coverage(p) ? "true" : "false",
-		       pmcf_profile_has_provenance(p) ? "true" : "false",
-		       pmcf_profile_has_base_labels(p) ? "true" : "false");
+		json_object_set_new(j, "events", events);
+		for (size_t t = 0; t < pmcf_profile_ntruth(p); t++)
+			json_array_append_new(truth, cli_jstr(pmcf_profile_truth_name(p, t)));
+		json_object_set_new(j, "truth_events", truth);
+		json_object_set_new(j, "layers",
+				    json_pack("{s:b, s:b, s:b, s:b}", "truth", pmcf_profile_ntruth(p) > 0,
+					      "coverage", pmcf_profile_has_coverage(p), "provenance",
+					      pmcf_profile_has_provenance(p), "base_labels",
+					      pmcf_profile_has_base_labels(p)));
 		if (ms.measured) {
-			printf(",\n  \"match\": {\"measured\": %zu, \"min\": ", ms.measured);
-			cli_json_number(stdout, ms.min);
-			cli_json_member(stdout, "median", ms.p50);
-			cli_json_member(stdout, "p90", ms.p90);
-			cli_json_member(stdout, "p99", ms.p99);
-			cli_json_member(stdout, "max", ms.max);
-			cli_json_member(stdout, "mean", ms.mean);
-			printf(", \"histogram\": [");
-			for (int b = 0; b < 7; b++) {
-				printf("%s{\"below\": ", b ? ", " : "");
-				cli_json_number(stdout, pmcf_match_hist_edges[b]);
-				printf(", \"xus\": %zu}", ms.hist[b]);
-			}
-			printf("]}");
+			json_t *hist = json_array();
+			for (int b = 0; b < 7; b++)
+				json_array_append_new(hist, json_pack("{s:o, s:I}", "below",
+								      cli_jnum(pmcf_match_hist_edges[b]),
+								      "xus", (json_int_t)ms.hist[b]));
+			json_object_set_new(j, "match",
+					    json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "measured",
+						      (json_int_t)ms.measured, "min", cli_jnum(ms.min),
+						      "median", cli_jnum(ms.p50), "p90", cli_jnum(ms.p90),
+						      "p99", cli_jnum(ms.p99), "max", cli_jnum(ms.max),
+						      "mean", cli_jnum(ms.mean), "histogram", hist));
 		}
 		double in_xus, run;
 		const char *clk = pmcf_profile_cpu_in_xus(p, &in_xus, &run);
-		if (clk) {
-			printf(",\n  \"cpu_time\": {\"event\": \"%s\", \"in_xus\": ", clk);
-			cli_json_number(stdout, in_xus);
-			cli_json_member(stdout, "run", run);
-			cli_json_member(stdout, "share", in_xus / run);
-			printf("}");
+		if (clk)
+			json_object_set_new(j, "cpu_time",
+					    json_pack("{s:o, s:o, s:o, s:o}", "event", cli_jstr(clk),
+						      "in_xus", cli_jnum(in_xus), "run", cli_jnum(run),
+						      "share", cli_jnum(in_xus / run)));
+		json_ranks(p, j);
+		json_consistency(p, j);
+		if (cli_json_dump(stdout, j, 1) != 0 && !ferror(stdout)) {
+			free(type_count);
+			free(scratch);
+			free(es);
+			pmcf_profile_free(p);
+			return cli_error("show", CLI_EENV, "out of memory writing JSON");
 		}
-		print_ranks(p, 1);
-		print_consistency(p, 1);
-		printf("\n}\n");
 	} else if (!cli_quiet) {
 		printf("profile   %s\n", argv[optind]);
 		for (size_t i = 0; i < pmcf_profile_meta_count(p); i++) {
@@ -270,7 +283,7 @@ int cmd_show(int argc, char **argv)
 			printf("  %-24s %-10s %10zu XUs%s%s\n", ty.name, pmcf_xu_kind_name(ty.kind),
 			       type_count[t], ty.location[0] ? "  at " : "", ty.location);
 		}
-		print_ranks(p, 0);
+		print_ranks(p);
 		printf("events    %zu\n", ne);
 		printf("  %-28s %14s %14s %14s %8s %9s\n", "EVENT", "MIN", "MEDIAN", "MAX", "MISSING",
 		       "NEGATIVE");
@@ -335,7 +348,7 @@ int cmd_show(int argc, char **argv)
 				lo = hi;
 			}
 		}
-		print_consistency(p, 0);
+		print_consistency(p);
 	}
 	free(type_count);
 	free(scratch);

@@ -79,31 +79,30 @@ int cmd_truth(int argc, char **argv)
 		const char *against = strcmp(pmcf_truth_mode(r), "own") == 0 ? "the profile's own truth"
 									     : "truth of the source XUs";
 		if (json) {
-			printf("{\"mode\": \"%s\", \"summary\": \"median over events\", \"mean_rel_error\": ",
-			       pmcf_truth_mode(r));
-			cli_json_number(stdout, pmcf_truth_mean(r));
-			cli_json_member(stdout, "median_rel_error", med);
-			cli_json_member(stdout, "p90_rel_error", p90);
-			cli_json_member(stdout, "share_missing", miss);
-			printf(", \"missing\": %zu, \"from_base\": %zu, \"pooled\": {\"median_rel_error\": ",
-			       nmiss, nbase);
-			cli_json_number(stdout, pmed);
-			cli_json_member(stdout, "p90_rel_error", pp90);
-			cli_json_member(stdout, "share_missing", pmiss);
-			printf("}, \"events\": [");
+			json_t *evs = json_array();
 			for (size_t k = 0; k < n; k++) {
 				const pmcf_truth_event *e = pmcf_truth_event_at(r, k);
-				printf("%s\n  {\"event\": ", k ? "," : "");
-				cli_json_string(stdout, e->name);
-				printf(", \"values\": %zu, \"missing\": %zu, \"from_base\": %zu, "
-				       "\"median_rel_error\": ",
-				       e->values, e->missing, e->from_base);
-				cli_json_number(stdout, e->median_rel);
-				cli_json_member(stdout, "p90_rel_error", e->p90_rel);
-				cli_json_member(stdout, "mean_rel_error", pmcf_truth_event_mean(r, k));
-				printf("}");
+				json_array_append_new(evs,
+						      json_pack("{s:o, s:I, s:I, s:I, s:o, s:o, s:o}",
+								"event", cli_jstr(e->name), "values",
+								(json_int_t)e->values, "missing",
+								(json_int_t)e->missing, "from_base",
+								(json_int_t)e->from_base, "median_rel_error",
+								cli_jnum(e->median_rel), "p90_rel_error",
+								cli_jnum(e->p90_rel), "mean_rel_error",
+								cli_jnum(pmcf_truth_event_mean(r, k))));
 			}
-			printf("%s]}\n", n ? "\n" : "");
+			json_t *j =
+				json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:I, s:I, s:{s:o, s:o, s:o}, s:o}",
+					  "mode", pmcf_truth_mode(r), "summary", "median over events",
+					  "mean_rel_error", cli_jnum(pmcf_truth_mean(r)), "median_rel_error",
+					  cli_jnum(med), "p90_rel_error", cli_jnum(p90), "share_missing",
+					  cli_jnum(miss), "missing", (json_int_t)nmiss, "from_base",
+					  (json_int_t)nbase, "pooled", "median_rel_error", cli_jnum(pmed),
+					  "p90_rel_error", cli_jnum(pp90), "share_missing", cli_jnum(pmiss),
+					  "events", evs);
+			if (cli_json_dump(stdout, j, 0) != 0 && !ferror(stdout))
+				st = cli_error("truth", CLI_EENV, "out of memory writing JSON");
 		} else if (!cli_quiet) {
 			char m[32], q[32];
 			if (pooled)

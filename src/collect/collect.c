@@ -3,6 +3,7 @@
  * the per-thread record files into a profile and adds the metadata; under
  * kernel multiplexing also sets (and restores) perf_event_mux_interval_ms. */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -42,33 +43,66 @@
 #ifndef PMCF_OMPT_TOOL_INSTALLED
 #define PMCF_OMPT_TOOL_INSTALLED "/usr/local/lib/pmcfuse/libpmcfuse-ompt.so"
 #endif
+#ifndef PMCF_INSTALL_LIBDIR /* CMAKE_INSTALL_LIBDIR, relative to the prefix */
+#define PMCF_INSTALL_LIBDIR "lib"
+#endif
 #define TOOL_NAME "libpmcfuse-ompt.so"
 
 extern char **environ;
 
+/* The folder of path (its last '/' cut) into out; 0, or -1 when none. */
+static int dir_of(const char *path, char *out, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash || (size_t)(slash - path) >= len)
+		return -1;
+	memcpy(out, path, (size_t)(slash - path));
+	out[slash - path] = '\0';
+	return 0;
+}
+
+/* The collector, first found of: the option, $PMCF_OMPT_TOOL, beside the
+ * running program (the build tree), PREFIX/LIBDIR/pmcfuse/ of the running
+ * program's PREFIX/bin (an installed tree at any prefix), pmcfuse/ beside
+ * libpmcfuse.so itself (a program linked with the installed library), the
+ * path of the configured install prefix. */
 static int find_tool(const pmcf_collect_opts *o, char *out, size_t len)
 {
-	const char *cand[4] = {o && o->tool_path ? o->tool_path : NULL, getenv("PMCF_OMPT_TOOL"), NULL,
-			       PMCF_OMPT_TOOL_INSTALLED};
-	char exe[PATH_MAX], beside[PATH_MAX + 64];
+	enum { NCAND = 6 };
+	char exe[PATH_MAX], dir[PATH_MAX], beside[PATH_MAX + 64], up[PATH_MAX + 96], lib[PATH_MAX + 64];
+	const char *cand[NCAND] = {o && o->tool_path ? o->tool_path : NULL,
+				   getenv("PMCF_OMPT_TOOL"),
+				   NULL,
+				   NULL,
+				   NULL,
+				   PMCF_OMPT_TOOL_INSTALLED};
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
 		exe[n] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			snprintf(beside, sizeof(beside), "%s/%s", exe, TOOL_NAME);
+		if (dir_of(exe, dir, sizeof(dir)) == 0) {
+			snprintf(beside, sizeof(beside), "%s/%s", dir, TOOL_NAME);
 			cand[2] = beside;
+			snprintf(up, sizeof(up), "%s/../%s/pmcfuse/%s", dir, PMCF_INSTALL_LIBDIR, TOOL_NAME);
+			cand[3] = up;
 		}
 	}
-	for (int i = 0; i < 4; i++)
+	Dl_info di;
+	char real[PATH_MAX];
+	if (dladdr((void *)find_tool, &di) && di.dli_fname && realpath(di.dli_fname, real) &&
+	    dir_of(real, dir, sizeof(dir)) == 0) {
+		snprintf(lib, sizeof(lib), "%s/pmcfuse/%s", dir, TOOL_NAME);
+		cand[4] = lib;
+	}
+	for (int i = 0; i < NCAND; i++)
 		if (cand[i] && *cand[i] && access(cand[i], R_OK) == 0) {
 			if (!realpath(cand[i], out))
 				snprintf(out, len, "%s", cand[i]);
 			return 0;
 		}
-	return pmcfi_fail(PMCF_ENOENT, "cannot find the collector %s (set PMCF_OMPT_TOOL to its path)",
-			  TOOL_NAME);
+	return pmcfi_fail(PMCF_ENOENT,
+			  "cannot find the collector %s (looked beside the program, in ../%s/pmcfuse/ and in "
+			  "%s; set PMCF_OMPT_TOOL to its path)",
+			  TOOL_NAME, PMCF_INSTALL_LIBDIR, PMCF_OMPT_TOOL_INSTALLED);
 }
 
 /* argv[0] as execvp would find it; 0 or PMCF_ENOENT. */
@@ -249,10 +283,11 @@ static void pmu_name(char *out, size_t len)
 		snprintf(out, len, "none");
 }
 
-/* The binary's SHA-256, computed in a thread while the program runs. */
+/* The binary's SHA-256 and GNU build-id, computed in a thread while the
+ * program runs. */
 struct hash_job {
 	const char *path;
-	char hex[65];
+	char hex[65], build_id[129];
 	int ok, started;
 	pthread_t th;
 };
@@ -261,6 +296,8 @@ static void *hash_main(void *arg)
 {
 	struct hash_job *h = arg;
 	h->ok = pmcfi_sha256_file(h->path, h->hex) == 0;
+	if (pmcfi_build_id_file(h->path, h->build_id, sizeof(h->build_id)) != 0)
+		h->build_id[0] = '\0';
 	return NULL;
 }
 
@@ -300,7 +337,8 @@ char *pmcf_collect_omp_env(void)
 }
 
 static int add_meta(pmcf_profile *p, char *const argv[], const char *program, const char *tool, unsigned pmcs,
-		    const pmcf_exit_info *ei, time_t start, const char *sha, uint64_t cpu_ns)
+		    const pmcf_exit_info *ei, time_t start, const char *sha, const char *build_id,
+		    uint64_t cpu_ns)
 {
 	json_t *args = json_array();
 	int err = 0;
@@ -360,6 +398,9 @@ static int add_meta(pmcf_profile *p, char *const argv[], const char *program, co
 	};
 	for (size_t i = 0; i < PMCF_ARRAY_SIZE(kv) && !err; i++)
 		err = pmcf_profile_meta_set(p, kv[i].k, kv[i].v);
+	/* the identity perf gives binaries, when the linker wrote one */
+	if (!err && build_id && *build_id)
+		err = pmcf_profile_meta_set(p, "binary_build_id", build_id);
 	free(a);
 	free(o);
 	return err;
@@ -1123,7 +1164,8 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 					 "%zu records were lost; the profile is marked incomplete",
 					 st.dropped);
 		}
-		err = add_meta(p, argv, program, tool, pmcs, ei, start, hash_wait(&hash), cpu_ns);
+		err = add_meta(p, argv, program, tool, pmcs, ei, start, hash_wait(&hash), hash.build_id,
+			       cpu_ns);
 		if (!err)
 			err = add_mux_meta(p, mux, period_ms, estimate);
 		if (!err)

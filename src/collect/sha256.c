@@ -1,110 +1,96 @@
-/* SHA-256 (FIPS 180-4) of a file, streamed in 64 KiB reads; used for the
- * binary_sha256 metadata of collected profiles. */
+/* SHA-256 of a file or a buffer through Nettle (Debian's nettle-dev; the
+ * hash of the binary_sha256 metadata of collected profiles and of campaign
+ * digests), and the GNU build-id of an ELF file through libelf (the
+ * binary_build_id metadata: the identity perf uses for binaries). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <nettle/sha2.h>
 #include "collect/sha256.h"
 #include "pmcfuse/util.h"
 
-static const uint32_t K[64] = {0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
-			       0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
-			       0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
-			       0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-			       0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
-			       0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
-			       0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
-			       0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-			       0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
-			       0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
-			       0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
-
-#define ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
-
-static void block(uint32_t h[8], const unsigned char *p)
+static void to_hex(const uint8_t *d, size_t n, char *hex)
 {
-	uint32_t w[64], a, b, c, d, e, f, g, k;
-	for (int i = 0; i < 16; i++)
-		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 |
-		       p[4 * i + 3];
-	for (int i = 16; i < 64; i++) {
-		uint32_t s0 = ROR(w[i - 15], 7) ^ ROR(w[i - 15], 18) ^ (w[i - 15] >> 3);
-		uint32_t s1 = ROR(w[i - 2], 17) ^ ROR(w[i - 2], 19) ^ (w[i - 2] >> 10);
-		w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+	static const char digits[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		hex[2 * i] = digits[d[i] >> 4];
+		hex[2 * i + 1] = digits[d[i] & 15];
 	}
-	a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
-	for (int i = 0; i < 64; i++) {
-		uint32_t t1 = k + (ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i];
-		uint32_t t2 = (ROR(a, 2) ^ ROR(a, 13) ^ ROR(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-		k = g, g = f, f = e, e = d + t1, d = c, c = b, b = a, a = t1 + t2;
-	}
-	h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += k;
-}
-
-#define SHA256_INIT                                                                                 \
-	{                                                                                           \
-		0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, \
-			0x5be0cd19                                                                  \
-	}
-
-/* Pads the last have (< 64) bytes in buf (room for 128), hashes them and
- * writes the digest of total bytes as hex. */
-static void finish(uint32_t h[8], unsigned char *buf, size_t have, uint64_t total, char hex[65])
-{
-	buf[have++] = 0x80;
-	while (have % 64 != 56)
-		buf[have++] = 0;
-	for (int i = 7; i >= 0; i--)
-		buf[have++] = (unsigned char)((total * 8) >> (8 * i));
-	for (size_t off = 0; off < have; off += 64)
-		block(h, buf + off);
-	for (int i = 0; i < 8; i++)
-		snprintf(hex + 8 * i, 9, "%08x", h[i]);
+	hex[2 * n] = '\0';
 }
 
 int pmcfi_sha256_file(const char *path, char hex[65])
 {
-	uint32_t h[8] = SHA256_INIT;
-	static __thread unsigned char buf[65536 + 128];
-	uint64_t total = 0;
-	size_t have = 0;
+	static __thread uint8_t buf[65536];
+	struct sha256_ctx ctx;
+	sha256_init(&ctx);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	for (;;) {
-		ssize_t n = read(fd, buf + have, 65536);
+		ssize_t n = read(fd, buf, sizeof(buf));
 		if (n < 0) {
+			if (errno == EINTR)
+				continue;
 			int e = errno;
 			close(fd);
 			return -e;
 		}
 		if (n == 0)
 			break;
-		total += (uint64_t)n;
-		have += (size_t)n;
-		size_t off = 0;
-		for (; have - off >= 64; off += 64)
-			block(h, buf + off);
-		memmove(buf, buf + off, have - off);
-		have -= off;
+		sha256_update(&ctx, (size_t)n, buf);
 	}
 	close(fd);
-	finish(h, buf, have, total, hex);
+	uint8_t d[SHA256_DIGEST_SIZE];
+	sha256_digest(&ctx, sizeof(d), d);
+	to_hex(d, sizeof(d), hex);
 	return 0;
 }
 
 void pmcfi_sha256_buf(const void *data, size_t n, char hex[65])
 {
-	uint32_t h[8] = SHA256_INIT;
-	const unsigned char *p = data;
-	size_t off = 0;
-	for (; n - off >= 64; off += 64)
-		block(h, p + off);
-	unsigned char tail[128];
-	memcpy(tail, p + off, n - off);
-	finish(h, tail, n - off, n, hex);
+	struct sha256_ctx ctx;
+	sha256_init(&ctx);
+	sha256_update(&ctx, n, data);
+	uint8_t d[SHA256_DIGEST_SIZE];
+	sha256_digest(&ctx, sizeof(d), d);
+	to_hex(d, sizeof(d), hex);
 }
 
 void pmcf_sha256_hex(const void *data, size_t n, char hex[65]) { pmcfi_sha256_buf(data, n, hex); }
+
+int pmcfi_build_id_file(const char *path, char *hex, size_t len)
+{
+	hex[0] = '\0';
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int rc = -ENOENT;
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	Elf_Scn *scn = NULL;
+	while (e && rc == -ENOENT && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t off = 0, name_off, desc_off;
+		GElf_Nhdr nh;
+		while (d && rc == -ENOENT && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0)
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    memcmp((const char *)d->d_buf + name_off, "GNU", 4) == 0 && nh.n_descsz > 0 &&
+			    2 * (size_t)nh.n_descsz < len) {
+				to_hex((const uint8_t *)d->d_buf + desc_off, nh.n_descsz, hex);
+				rc = 0;
+			}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return rc;
+}

@@ -1,4 +1,5 @@
-/* SHA-256 of a file (FIPS 180-4), for the binary hash in profile metadata. */
+/* SHA-256 (Nettle) of a file or a buffer, and the GNU build-id of an ELF
+ * file (libelf), for the binary_sha256 and binary_build_id metadata. */
 #ifndef PMCF_COLLECT_SHA256_H
 #define PMCF_COLLECT_SHA256_H
 #include <stddef.h>
@@ -6,4 +7,9 @@
 int pmcfi_sha256_file(const char *path, char hex[65]);
 /* The same of n bytes at data. */
 void pmcfi_sha256_buf(const void *data, size_t n, char hex[65]);
+/* The GNU build-id note (NT_GNU_BUILD_ID) of ELF file path as lowercase hex
+ * into hex (len bytes: 2 per byte of the id and a NUL, 41 for the usual
+ * SHA-1 id); 0, -ENOENT when it has none (a script, a binary linked without
+ * --build-id), or -errno. hex is "" unless 0. */
+int pmcfi_build_id_file(const char *path, char *hex, size_t len);
 #endif

@@ -46,28 +46,58 @@ static size_t distinct_points(const double *x, const double *y, size_t n, struct
 	return d;
 }
 
-/* Candidate events: all but duration and events constant over the XUs,
- * unless fewer than two remain; of identical columns (aliases counted in
- * one execution) the first only. Returns the count written to evs. */
+/* Whether column c (n XUs) is near-constant: at most two distinct values
+ * (a 0/1 event: its scatter plot is two lines) or one value held by 95 % of
+ * the XUs that have one. tmp holds n doubles. */
+static int near_constant(const double *c, size_t n, double *tmp)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!pmcf_is_missing(c[i]))
+			tmp[m++] = c[i];
+	if (m < 2)
+		return 1;
+	qsort(tmp, m, sizeof(double), report_cmp_dbl);
+	size_t distinct = 0, run = 0, longest = 0;
+	for (size_t k = 0; k < m; k++) {
+		if (!k || tmp[k] != tmp[k - 1])
+			distinct++, run = 0;
+		run++;
+		longest = run > longest ? run : longest;
+	}
+	return distinct <= 2 || (double)longest >= 0.95 * (double)m;
+}
+
+/* Candidate events: all but duration and near-constant events (at most two
+ * distinct values, or one value at 95 % of the XUs), unless fewer than two
+ * remain; of identical columns (aliases counted in one execution) the first
+ * only. Returns the count written to evs. */
 static size_t candidate_events(const struct report *r, size_t *evs)
 {
 	const pmcf_profile *p = r->p;
 	size_t ne = 0;
+	double *tmp = malloc((r->nxus ? r->nxus : 1) * sizeof(double));
 	for (size_t e = 0; e < r->nev; e++) {
 		const double *c = pmcf_profile_column_const(p, e);
-		double first = PMCF_MISSING;
-		int varies = 0;
-		for (size_t i = 0; i < r->nxus && !varies; i++) {
-			if (pmcf_is_missing(c[i]))
-				continue;
-			if (pmcf_is_missing(first))
-				first = c[i];
-			else
-				varies = c[i] != first;
+		int varies;
+		if (tmp)
+			varies = !near_constant(c, r->nxus, tmp);
+		else { /* out of memory: only constant events are left out */
+			double first = PMCF_MISSING;
+			varies = 0;
+			for (size_t i = 0; i < r->nxus && !varies; i++) {
+				if (pmcf_is_missing(c[i]))
+					continue;
+				if (pmcf_is_missing(first))
+					first = c[i];
+				else
+					varies = c[i] != first;
+			}
 		}
 		if (varies && strcmp(pmcf_profile_event_name(p, e), "duration") != 0)
 			evs[ne++] = e;
 	}
+	free(tmp);
 	if (ne < 2) {
 		ne = 0;
 		for (size_t e = 0; e < r->nev; e++)
@@ -358,6 +388,7 @@ void report_section_scatter(struct report *r, const struct report_pair *pairs, s
 	double *tmp = malloc((r->nxus ? r->nxus : 1) * sizeof(double));
 	if (!tmp)
 		return;
+	fputs("<div class=\"grid\">\n", h);
 	for (size_t k = 0; k < npairs; k++) {
 		const char *a = pmcf_profile_event_name(p, pairs[k].a),
 			   *b = pmcf_profile_event_name(p, pairs[k].b);
@@ -425,5 +456,6 @@ void report_section_scatter(struct report *r, const struct report_pair *pairs, s
 				ax.log && ay.log ? " and " : "", ay.log ? "y" : "");
 		fputs("</figcaption>\n</figure>\n", h);
 	}
+	fputs("</div>\n", h);
 	free(tmp);
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jansson.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -167,6 +168,43 @@ FILE *report_data_open(struct report *r, const char *name)
 }
 
 /* ---- metadata and types ------------------------------------------------------------ */
+
+/* The page opens on a few numbers: XUs, types, events, ranks, complete or
+ * not, the share of CPU time in XUs, how it was made; the full metadata
+ * table is the last section. */
+static void summary(struct report *r)
+{
+	FILE *h = r->html;
+	const pmcf_profile *p = r->p;
+	char b[32];
+	fputs("<div class=\"summary\">", h);
+	fprintf(h, "<div><b>%s</b>XUs</div>", report_count(r->nxus, b, sizeof(b)));
+	fprintf(h, "<div><b>%zu</b>XU types</div><div><b>%zu</b>events</div>", r->ntypes, r->nev);
+	uint32_t nr;
+	size_t *rc = pmcf_profile_rank_counts(p, &nr);
+	if (rc) {
+		fprintf(h, "<div><b>%u</b>MPI ranks</div>", nr);
+		free(rc);
+	}
+	const char *strategy = pmcf_profile_meta_get(p, PMCF_META_STRATEGY);
+	const char *inputs = pmcf_profile_meta_get(p, "inputs");
+	if (strategy) {
+		json_t *in = inputs ? json_loads(inputs, 0, NULL) : NULL; /* a JSON array of the inputs */
+		fputs("<div><b>", h);
+		report_esc(h, strategy);
+		if (json_is_array(in))
+			fprintf(h, "</b>fused from %zu executions</div>", json_array_size(in));
+		else
+			fputs("</b>fused</div>", h);
+		json_decref(in);
+	}
+	double in_xus, run;
+	const char *clk = pmcf_profile_cpu_in_xus(p, &in_xus, &run);
+	if (clk)
+		fprintf(h, "<div><b>%.0f %%</b>of the CPU time in XUs</div>", 100.0 * in_xus / run);
+	fprintf(h, "<div><b>%s</b>run</div>", pmcf_profile_complete(p) ? "complete" : "INCOMPLETE");
+	fputs("</div>\n", h);
+}
 
 static void section_meta(struct report *r)
 {
@@ -515,7 +553,10 @@ static const char css[] =
 	".note{color:#555;font-size:13px}nav a{margin-right:14px}\n"
 	".cards{display:flex;flex-wrap:wrap;gap:8px 28px;align-items:flex-start}.card table{font-size:13px}\n"
 	".card td,.card th{padding:2px 7px}\n"
-	".grid{display:flex;flex-wrap:wrap;gap:0 4px}.grid figure{margin:4px 4px 8px 0}\n";
+	".grid{display:flex;flex-wrap:wrap;gap:0 4px}.grid figure{margin:4px 4px 8px 0}\n"
+	".grid figure figcaption{max-width:540px}\n"
+	".summary{display:flex;flex-wrap:wrap;gap:6px 28px;margin:8px 0 14px;font-size:15px}"
+	".summary b{font-size:20px;display:block}\n";
 
 /* The page's own check that every image decoded: sets data-images-ok on
  * <html> (tests/e2e/report.sh reads it from Chromium's DOM). */
@@ -559,7 +600,8 @@ static int build(struct report *r, const struct report_pair *user, size_t nuser,
 	fputs("<noscript><p class=\"note\">The plots&rsquo; axis numbers, zoom and pan need JavaScript; hover "
 	      "values work without it.</p></noscript>\n",
 	      h);
-	fputs("<nav><a href=\"#meta\">run</a><a href=\"#types\">XU types</a><a href=\"#timeline\">timeline</a>"
+	summary(r);
+	fputs("<nav><a href=\"#types\">XU types</a><a href=\"#timeline\">timeline</a>"
 	      "<a href=\"#distributions\">distributions</a><a href=\"#scatter\">event pairs</a>",
 	      h);
 	if (truth)
@@ -572,8 +614,7 @@ static int build(struct report *r, const struct report_pair *user, size_t nuser,
 		fputs("<a href=\"#match\">match distances</a>", h);
 	if (pmcf_profile_has_coverage(p))
 		fputs("<a href=\"#coverage\">coverage</a>", h);
-	fputs("</nav>\n", h);
-	section_meta(r);
+	fputs("<a href=\"#meta\">run</a></nav>\n", h);
 	section_types(r, scratch, ratio);
 	report_section_timeline(r);
 	report_section_distributions(r, scratch);
@@ -587,6 +628,7 @@ static int build(struct report *r, const struct report_pair *user, size_t nuser,
 	report_section_match(r);
 	report_section_consistency(r);
 	report_section_coverage(r);
+	section_meta(r); /* the run's full metadata last: the summary above says what matters */
 	fputs("</body>\n</html>\n", h);
 	free(scratch);
 	free(ratio);
@@ -632,7 +674,8 @@ int pmcf_report_new(const pmcf_profile *p, const pmcf_profile *const *refs, size
 		return st;
 	if (o.plots > PMCF_REPORT_MAX_PLOTS || o.bins < 1 || o.bins > PMCF_REPORT_MAX_BINS ||
 	    o.points < PMCF_REPORT_MIN_POINTS || o.points > PMCF_REPORT_MAX_POINTS ||
-	    o.npairs > PMCF_REPORT_MAX_PAIRS || (o.npairs && !o.pairs))
+	    o.npairs > PMCF_REPORT_MAX_PAIRS || (o.npairs && !o.pairs) || o.colour_by < -1 ||
+	    o.colour_by >= (long)pmcf_profile_nevents(p))
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_report_opts: a value out of range");
 	size_t nev = pmcf_profile_nevents(p);
 	for (size_t k = 0; k < 2 * o.npairs; k++)
@@ -652,6 +695,7 @@ int pmcf_report_new(const pmcf_profile *p, const pmcf_profile *const *refs, size
 	r->tmpbase = o.tmpdir;
 	r->bins = o.bins;
 	r->scatter_max = o.points;
+	r->colour_by = o.colour_by;
 	r->correrr = NAN;
 	r->nxus = pmcf_profile_nxus(p);
 	r->nev = nev;

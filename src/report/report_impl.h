@@ -35,6 +35,7 @@ struct report {
 	double correrr;
 	unsigned bins;
 	unsigned scatter_max; /* points per scatter plot */
+	long colour_by;       /* timeline colour: -1 XU type, else an event */
 };
 
 /* The public handle: the state of a built report. */
@@ -89,6 +90,9 @@ struct svg_plot {
 /* Range of the finite values [min, max] padded, log when min > 0 and
  * max / min >= 100 (and allow_log). */
 void report_svg_axis_fit(struct svg_axis *a, double min, double max, int allow_log);
+/* The same, also log (allow_log, min > 0) when max is 20 times typical (a
+ * median): outliers would flatten the rest on a linear axis. */
+void report_svg_axis_fit_spread(struct svg_axis *a, double min, double typical, double max, int allow_log);
 void report_svg_begin(struct report *r, struct svg_plot *s, unsigned w, unsigned h, unsigned left,
 		      unsigned bottom, const char *title, const struct svg_axis *x, const struct svg_axis *y,
 		      const char *zoom);

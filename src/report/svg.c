@@ -11,11 +11,18 @@
 
 void report_svg_axis_fit(struct svg_axis *a, double min, double max, int allow_log)
 {
+	report_svg_axis_fit_spread(a, min, NAN, max, allow_log);
+}
+
+void report_svg_axis_fit_spread(struct svg_axis *a, double min, double typical, double max, int allow_log)
+{
 	if (!isfinite(min) || !isfinite(max)) {
 		min = 0;
 		max = 1;
 	}
-	a->log = allow_log && min > 0 && max / min >= 100;
+	/* log when the values span two decades, or when the largest is 20 times
+	 * the typical value (a few outliers would flatten a linear axis) */
+	a->log = allow_log && min > 0 && (max / min >= 100 || (typical > 0 && max / typical >= 20));
 	if (a->log) {
 		a->lo = min / 1.25;
 		a->hi = max * 1.25;

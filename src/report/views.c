@@ -15,7 +15,7 @@
 
 struct span {
 	uint64_t start, end;
-	int32_t thread;
+	int32_t rank, thread; /* a row per (rank, thread): rank 0 without MPI ranks */
 	uint32_t type;
 	size_t i;
 };
@@ -23,11 +23,19 @@ struct span {
 static int cmp_span(const void *p, const void *q)
 {
 	const struct span *a = p, *b = q;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
 	if (a->thread != b->thread)
 		return a->thread < b->thread ? -1 : 1;
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
 	return (a->i > b->i) - (a->i < b->i);
+}
+
+/* 1 when v[k] starts a new row (another rank or thread than v[k - 1]). */
+static int new_row(const struct span *v, size_t k)
+{
+	return !k || v[k].thread != v[k - 1].thread || v[k].rank != v[k - 1].rank;
 }
 
 /* Bars when XUs of one type on one thread less than gap ns apart merge. */
@@ -36,8 +44,7 @@ static size_t count_bars(const struct span *v, size_t n, uint64_t gap)
 	size_t bars = 0;
 	uint64_t end = 0;
 	for (size_t k = 0; k < n; k++) {
-		if (!k || v[k].thread != v[k - 1].thread || v[k].type != v[k - 1].type ||
-		    v[k].start > end + gap)
+		if (new_row(v, k) || v[k].type != v[k - 1].type || v[k].start > end + gap)
 			bars++, end = v[k].end;
 		else if (v[k].end > end)
 			end = v[k].end;
@@ -89,17 +96,86 @@ static void hover_values(FILE *h, const pmcf_profile *p, const struct span *v, s
 		fputs(" in all", h);
 }
 
+/* Colouring by an event's value: a scale over [lo, hi] (log when lg). */
+struct vscale {
+	long ev; /* -1: by XU type */
+	double lo, hi;
+	int lg, any;
+};
+
+static void vscale_fit(struct vscale *c, const pmcf_profile *p, const struct span *v, size_t n)
+{
+	c->lo = INFINITY;
+	c->hi = -INFINITY;
+	c->any = 0;
+	for (size_t k = 0; k < n; k++) {
+		double x = pmcf_profile_value(p, v[k].i, (size_t)c->ev);
+		if (!isfinite(x))
+			continue;
+		c->lo = x < c->lo ? x : c->lo;
+		c->hi = x > c->hi ? x : c->hi;
+		c->any = 1;
+	}
+	c->lg = c->any && c->lo > 0 && c->hi / c->lo >= 100;
+}
+
+/* The colour of value x (viridis, five stops interpolated); grey when
+ * missing or not finite. */
+static void vscale_colour(const struct vscale *c, double x, char out[8])
+{
+	static const unsigned char stops[5][3] = {{0x44, 0x01, 0x54},
+						  {0x3b, 0x52, 0x8b},
+						  {0x21, 0x91, 0x8c},
+						  {0x5e, 0xc9, 0x62},
+						  {0xfd, 0xe7, 0x25}};
+	if (!isfinite(x) || !c->any) {
+		snprintf(out, 8, "#bbbbbb");
+		return;
+	}
+	double u;
+	if (c->hi <= c->lo)
+		u = 0.5;
+	else if (c->lg)
+		u = (log10(x) - log10(c->lo)) / (log10(c->hi) - log10(c->lo));
+	else
+		u = (x - c->lo) / (c->hi - c->lo);
+	u = u < 0 ? 0 : u > 1 ? 1 : u;
+	double f = u * 4;
+	int k = f >= 4 ? 3 : (int)f;
+	double t = f - k;
+	unsigned rgb[3];
+	for (int j = 0; j < 3; j++)
+		rgb[j] = (unsigned)lround(stops[k][j] + t * (stops[k + 1][j] - stops[k][j]));
+	snprintf(out, 8, "#%02x%02x%02x", rgb[0] & 0xff, rgb[1] & 0xff, rgb[2] & 0xff);
+}
+
+/* The value of event c->ev for the bar of XUs v[k..m): their mean. */
+static double bar_value(const struct vscale *c, const pmcf_profile *p, const struct span *v, size_t k,
+			size_t m)
+{
+	double sum = 0;
+	size_t have = 0;
+	for (size_t j = k; j < m; j++) {
+		double x = pmcf_profile_value(p, v[j].i, (size_t)c->ev);
+		if (isfinite(x))
+			sum += x, have++;
+	}
+	return have ? sum / (double)have : NAN;
+}
+
 /* One timeline over the n XUs in v (one execution). */
 static void timeline(struct report *r, struct span *v, size_t n, const char *title, const char *what)
 {
 	FILE *h = r->html;
 	qsort(v, n, sizeof(*v), cmp_span);
 	uint64_t t0 = UINT64_MAX, t1 = 0;
-	size_t rows = 0;
+	size_t rows = 0, nranks = 0;
+	int ranks = pmcf_profile_has_ranks(r->p);
 	for (size_t k = 0; k < n; k++) {
+		nranks += !k || v[k].rank != v[k - 1].rank;
 		t0 = v[k].start < t0 ? v[k].start : t0;
 		t1 = v[k].end > t1 ? v[k].end : t1;
-		rows += !k || v[k].thread != v[k - 1].thread;
+		rows += new_row(v, k);
 	}
 	uint64_t span = t1 > t0 ? t1 - t0 : 1, gap = 0;
 	size_t bars = n;
@@ -109,13 +185,17 @@ static void timeline(struct report *r, struct span *v, size_t n, const char *tit
 			bars = count_bars(v, n, gap);
 		}
 	unsigned rowh = rows * 16 <= 560 ? 16 : rows * 4 <= 560 ? (unsigned)(560 / rows) : 4;
-	unsigned legend = (unsigned)((r->ntypes + 3) / 4) * 15;
+	unsigned left = ranks ? 120 : 80; /* room for "rank R thread T" */
+	struct vscale cs = {.ev = r->colour_by};
+	if (cs.ev >= 0)
+		vscale_fit(&cs, r->p, v, n);
+	unsigned legend = cs.ev >= 0 ? 30 : (unsigned)((r->ntypes + 3) / 4) * 15;
 	struct svg_axis x = {(double)t0, (double)t0 + (double)span, 0, "time since the execution began", "ns",
 			     0};
 	struct svg_axis y = {0, 1, 0, NULL, NULL, 1};
 	struct svg_plot s;
 	fputs("<figure>", h);
-	report_svg_begin(r, &s, 1180, (unsigned)(rows * rowh) + 92 + legend, 80, 62 + legend, title, &x, &y,
+	report_svg_begin(r, &s, 1180, (unsigned)(rows * rowh) + 92 + legend, left, 62 + legend, title, &x, &y,
 			 "x");
 	double du = 1000.0 / (double)(rows ? rows : 1);
 	char b1[32], b2[32];
@@ -124,7 +204,7 @@ static void timeline(struct report *r, struct span *v, size_t n, const char *tit
 		int open = 0;
 		size_t row = 0;
 		for (size_t k = 0; k < n; k++) {
-			if (k && v[k].thread != v[k - 1].thread)
+			if (k && new_row(v, k))
 				row++;
 			if (v[k].type != t)
 				continue;
@@ -132,8 +212,8 @@ static void timeline(struct report *r, struct span *v, size_t n, const char *tit
 			size_t m = k + 1;
 			uint64_t end = v[k].end;
 			if (gap)
-				while (m < n && v[m].thread == v[k].thread && v[m].type == t &&
-				       v[m].start <= end + gap) {
+				while (m < n && v[m].thread == v[k].thread && v[m].rank == v[k].rank &&
+				       v[m].type == t && v[m].start <= end + gap) {
 					end = v[m].end > end ? v[m].end : end;
 					m++;
 				}
@@ -143,15 +223,26 @@ static void timeline(struct report *r, struct span *v, size_t n, const char *tit
 				open = 1;
 			}
 			double x0 = report_svg_x(&s, (double)v[k].start), x1 = report_svg_x(&s, (double)end);
-			fprintf(h, "<rect x=\"%.3f\" y=\"%.2f\" width=\"%.3f\" height=\"%.2f\"><title>", x0,
+			fprintf(h, "<rect x=\"%.3f\" y=\"%.2f\" width=\"%.3f\" height=\"%.2f\"", x0,
 				(double)row * du + du * 0.12, x1 - x0, du * 0.76);
+			if (cs.ev >= 0) {
+				char col[8];
+				vscale_colour(&cs, bar_value(&cs, r->p, v, k, m), col);
+				fprintf(h, " fill=\"%s\" stroke=\"%s\"", col, col);
+			}
+			fputs("><title>", h);
 			report_esc(h, report_type_name(r->p, t));
 			fmt_time(b1, sizeof(b1), (double)v[k].start);
 			fmt_time(b2, sizeof(b2), (double)(end - v[k].start));
-			if (m > k + 1)
-				fprintf(h, ": %zu XUs on thread %d from %s, %s", m - k, v[k].thread, b1, b2);
+			char where[48];
+			if (ranks)
+				snprintf(where, sizeof(where), "rank %d thread %d", v[k].rank, v[k].thread);
 			else
-				fprintf(h, " XU %zu, thread %d: from %s, %s", v[k].i, v[k].thread, b1, b2);
+				snprintf(where, sizeof(where), "thread %d", v[k].thread);
+			if (m > k + 1)
+				fprintf(h, ": %zu XUs on %s from %s, %s", m - k, where, b1, b2);
+			else
+				fprintf(h, " XU %zu, %s: from %s, %s", v[k].i, where, b1, b2);
 			hover_values(h, r->p, v, k, m);
 			fputs("</title></rect>\n", h);
 			/* skip the merged ones (they are on this row) */
@@ -163,20 +254,50 @@ static void timeline(struct report *r, struct span *v, size_t n, const char *tit
 	report_svg_data_end(&s);
 	size_t every = rowh >= 11 ? 1 : (11 + rowh - 1) / rowh, row = 0;
 	for (size_t k = 0; k < n; k++)
-		if (!k || v[k].thread != v[k - 1].thread) {
+		if (new_row(v, k)) {
 			if (row % every == 0) {
-				char lab[32];
-				snprintf(lab, sizeof(lab), "thread %d", v[k].thread);
+				char lab[48];
+				if (ranks)
+					snprintf(lab, sizeof(lab), "rank %d thread %d", v[k].rank,
+						 v[k].thread);
+				else
+					snprintf(lab, sizeof(lab), "thread %d", v[k].thread);
 				report_svg_cat_label(&s, 'y', ((double)row + 0.5) * du, lab);
 			}
 			row++;
 		}
-	for (uint32_t t = 0; t < r->ntypes; t++)
-		report_svg_legend(&s, t, report_type_color(r, r->p, t), report_type_name(r->p, t));
+	const char *cname = cs.ev >= 0 ? pmcf_profile_event_name(r->p, (size_t)cs.ev) : NULL;
+	if (cs.ev >= 0) {
+		/* five swatches along the scale, then missing */
+		for (unsigned k = 0; k < 5 && cs.any; k++) {
+			double u = k / 4.0;
+			double xv = cs.lg ? pow(10, log10(cs.lo) + u * (log10(cs.hi) - log10(cs.lo)))
+					  : cs.lo + u * (cs.hi - cs.lo);
+			char col[8], num[32], lab[96];
+			vscale_colour(&cs, xv, col);
+			snprintf(lab, sizeof(lab), "%s %s", k == 0 ? cname : "",
+				 pmcf_report_human(num, sizeof(num), xv, pmcf_report_event_is_ns(cname)));
+			report_svg_legend(&s, k, col, lab);
+		}
+		report_svg_legend(&s, cs.any ? 5 : 0, "#bbbbbb", "missing");
+	} else
+		for (uint32_t t = 0; t < r->ntypes; t++)
+			report_svg_legend(&s, t, report_type_color(r, r->p, t), report_type_name(r->p, t));
 	report_svg_end(&s);
 	char c1[32], c2[32];
-	fprintf(h, "<figcaption>%s XUs on %zu threads, one row per thread, colour = XU type; %s",
-		report_count(n, c1, sizeof(c1)), rows, what);
+	if (ranks)
+		fprintf(h, "<figcaption>%s XUs on %zu threads of %zu MPI ranks, one row per (rank, thread), ",
+			report_count(n, c1, sizeof(c1)), rows, nranks);
+	else
+		fprintf(h, "<figcaption>%s XUs on %zu threads, one row per thread, ",
+			report_count(n, c1, sizeof(c1)), rows);
+	if (cs.ev >= 0) {
+		fputs("colour = ", h);
+		report_esc(h, cname);
+		fprintf(h, " per XU (the mean of a merged bar; %s scale, grey: missing); %s",
+			cs.lg ? "log" : "linear", what);
+	} else
+		fprintf(h, "colour = XU type; %s", what);
 	if (gap) {
 		fmt_time(b1, sizeof(b1), (double)gap);
 		fprintf(h,
@@ -204,7 +325,7 @@ void report_section_timeline(struct report *r)
 		pmcf_xu x;
 		if (pmcf_profile_xu_get(p, i, &x))
 			memset(&x, 0, sizeof(x));
-		v[i] = (struct span){x.start_ns, x.end_ns, x.thread, x.type, i};
+		v[i] = (struct span){x.start_ns, x.end_ns, pmcf_profile_rank(p, i), x.thread, x.type, i};
 		int64_t bx;
 		base[i] = -1;
 		if (fused)
@@ -281,14 +402,15 @@ void report_section_distributions(struct report *r, double *scratch)
 	fputs("<h2 id=\"distributions\">Distributions per XU type</h2>\n<p class=\"note\">Per event, the values of "
 	      "the XUs of each type: box from the first to the third quartile, white line at the median, "
 	      "whiskers from the 5th to the 95th percentile, dots at the minimum and maximum. Log scale where "
-	      "the values span two decades or more. Hover a box for its numbers; wheel zooms the value "
+	      "the values span two decades or more, or the largest is 20 times a type&rsquo;s median (outliers "
+	      "would flatten the boxes). Hover a box for its numbers; wheel zooms the value "
 	      "axis.</p>\n<div class=\"grid\">\n",
 	      h);
 	static const double qs[7] = {0, 0.05, 0.25, 0.5, 0.75, 0.95, 1};
 	for (size_t e = 0; e < r->nev; e++) {
 		const double *col = pmcf_profile_column_const(p, e);
 		const char *name = pmcf_profile_event_name(p, e);
-		double lo = INFINITY, hi = -INFINITY, pos = INFINITY;
+		double lo = INFINITY, hi = -INFINITY, pos = INFINITY, typical = INFINITY;
 		size_t zeros = 0, any = 0;
 		for (uint32_t t = 0; t < nt; t++) {
 			size_t m = 0;
@@ -305,6 +427,8 @@ void report_section_distributions(struct report *r, double *scratch)
 			if (m) {
 				lo = fmin(lo, scratch[0]);
 				hi = fmax(hi, scratch[m - 1]);
+				if (q[t][3] > 0)
+					typical = fmin(typical, q[t][3]); /* the smallest median of a type */
 			}
 			for (size_t k = 0; k < m; k++)
 				if (scratch[k] > 0) {
@@ -324,7 +448,7 @@ void report_section_distributions(struct report *r, double *scratch)
 		y.unit = unit;
 		/* zeros on a log axis: drawn at its bottom, said below */
 		int logz = lo <= 0 && lo == 0 && isfinite(pos) && hi / pos >= 1000;
-		report_svg_axis_fit(&y, logz ? pos : lo, hi, 1);
+		report_svg_axis_fit_spread(&y, logz ? pos : lo, isfinite(typical) ? typical : NAN, hi, 1);
 		unsigned w = (unsigned)(nt * 46 + 90);
 		w = w < 300 ? 300 : w;
 		struct svg_plot s;

@@ -141,7 +141,7 @@ if omp_examples && command -v prlimit >/dev/null; then
 		if [ -e fd$n.pmcf ]; then
 			expect_match "the collector lost [0-9]+ threads? of the program: .*EMFILE.* marked incomplete \(saved to fd$n.pmcf\)" "$last"
 			expect_ok "$PMCFUSE" show --json fd$n.pmcf
-			expect_match '"complete": *"0"' "$OUT"
+			expect_match '"complete": *false' "$OUT"
 		fi
 	done
 	[ "$emfile" -ge 2 ] || fail "no descriptor limit made record fail ($emfile)"; ok
@@ -159,7 +159,7 @@ if omp_examples; then
 	expect_eq 2 "$rc"
 	expect_match "record: [0-9]+ XUs? of '.*reexec' had not finished when their process image ended \(an exec\(\) or exit\(\) while they ran or waited\): they are lost; the profile keeps the [0-9]+ XUs? recorded and is marked incomplete \(saved to cut.pmcf\)" "$(cat cut.err)"
 	expect_ok "$PMCFUSE" show --json cut.pmcf
-	expect_match '"complete": *"0"' "$OUT"
+	expect_match '"complete": *false' "$OUT"
 	# the second program's XUs are kept (cholesky 4: 20 tasks)
 	expect_ok "$PMCFUSE" export --format csv -o cut.csv cut.pmcf
 	[ "$(grep -c -E ',(potrf|trsm|syrk|gemm),' cut.csv)" -eq 20 ] || fail "the exec()ed program's XUs: $(cut -d, -f3 cut.csv | sort | uniq -c)"

@@ -13,7 +13,7 @@ expect_match '60 XUs' "$ERR"
 expect_ok "$PMCFUSE" export --format csv -o exec.csv exec.pmcf
 expect_eq 61 "$(wc -l <exec.csv)"
 expect_ok "$PMCFUSE" show --json exec.pmcf
-expect_match '"complete": *"1"' "$OUT"
+expect_match '"complete": *true' "$OUT"
 
 # A small tmpfs as TMPDIR, in a user and mount namespace (no root needed).
 # Events limited to user space: in the namespace, perf_event_paranoid applies.

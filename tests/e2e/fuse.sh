@@ -137,6 +137,6 @@ expect_eq 1 "$(printf '%s\n' "$ERR" | wc -l)"
 [ -f pf/exec-0.pmcf ] || fail "the failed execution's profile was not kept"; ok
 [ ! -e pf.pmcf ] || fail "pf.pmcf written"; ok
 expect_ok "$PMCFUSE" show --json pf/exec-0.pmcf
-expect_eq 0 "$(jq -r .meta.complete <<<"$OUT")"
+expect_eq false "$(jq -r .meta.complete <<<"$OUT")"
 expect_fail 1 "$PMCFUSE" run -e page-faults -o pn.pmcf -- /nonexistent/prog
 expect_match 'execution 0 of 1 failed' "$ERR"

@@ -95,8 +95,8 @@ else
 	# per thread and type: the metric's increase from enter to leave, summed
 	got=$(awk '
 		FNR == NR { if ($1 == "LOCATION") { match($0, /"thread [0-9]+"/); loc[$2] = substr($0, RSTART + 8, RLENGTH - 9) }
-		            if ($1 == "METRIC_MEMBER" && $0 ~ /"page-faults"/) m = $2; next }
-		$1 == "METRIC" { split($0, parts, /\), \(/); v = parts[m + 1]; sub(/.*DOUBLE; /, "", v); sub(/\).*/, "", v); last[$2] = v }
+		            next }
+		$1 == "METRIC" && /"page-faults"/ { v = $0; sub(/.*DOUBLE; /, "", v); sub(/\).*/, "", v); last[$2] = v }
 		$1 == "ENTER" { st[$2] = last[$2] }
 		$1 == "LEAVE" { match($0, /"[^"]*"/); r = substr($0, RSTART + 1, RLENGTH - 2); s[loc[$2] " " r] += last[$2] - st[$2] }
 		END { for (k in s) print k, s[k] }' defs.txt events.txt | sort)

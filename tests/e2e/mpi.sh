@@ -66,7 +66,38 @@ expect_eq "12 12" "$(ranks ka.pmcf)"
 expect_eq 0 "$(crossed ka.pmcf)"
 expect_ok "$PMCFUSE" report -o ka.html ka.pmcf
 expect_match '<th>MPI ranks</th><td>2: rank 0 12 XUs, rank 1 12 XUs' "$(cat ka.html)"
+# the timeline: a row per (rank, thread), both ranks' rows labelled; and
+# coloured by an event on request
+expect_match 'XUs on [0-9]+ threads of 2 MPI ranks, one row per \(rank, thread\)' "$(cat ka.html)"
+expect_match '>rank 0 thread 1<' "$(cat ka.html)"
+expect_match '>rank 1 thread 1<' "$(cat ka.html)"
+expect_ok "$PMCFUSE" report -o kc.html --colour-by task-clock ka.pmcf
+expect_match 'colour = task-clock per XU' "$(cat kc.html)"
+expect_fail 1 "$PMCFUSE" report -o kx.html --colour-by no-such-event ka.pmcf
+[ ! -e kx.html ] || fail "kx.html written"; ok
 fuse_all ka 12
+# OTF2 of the fused MPI profile: node -> a location group per rank -> threads
+otf2_ranks() { # otf2_ranks PROFILE "XUS_OF_RANK0 XUS_OF_RANK1"
+	[ "${PMCF_HAVE_OTF2:-0}" = 1 ] && command -v otf2-print >/dev/null ||
+		{ echo "SKIP (OTF2 of $1): no libotf2 in this build or no otf2-print"; return 0; }
+	rm -rf "$1.otf2"
+	expect_ok "$PMCFUSE" export --format otf2 -o "$1.otf2" "$1"
+	otf2-print -G "$1.otf2/traces.otf2" >defs.txt || fail "otf2-print -G $1.otf2"
+	otf2-print "$1.otf2/traces.otf2" >events.txt || fail "otf2-print $1.otf2"
+	expect_eq 1 "$(grep -c '^SYSTEM_TREE_NODE ' defs.txt)"
+	expect_eq '"MPI rank 0" "MPI rank 1"' "$(awk '$1 == "LOCATION_GROUP" {match($0, /"[^"]*"/); printf "%s%s", s, substr($0, RSTART, RLENGTH); s = " "}' defs.txt)"
+	grep -q '^LOCATION_GROUP .*Type: PROCESS, Parent: "node::' defs.txt || fail "rank groups not under the node"; ok
+	# per rank: the XUs entered on its group's locations
+	got=$(awk 'FNR == NR { if ($1 == "LOCATION") { match($0, /Group: "MPI rank [0-9]+"/); g[$2] = substr($0, RSTART + 17, RLENGTH - 18) + 0 } next }
+		$1 == "ENTER" { n[g[$2]]++ } END { printf "%d %d", n[0], n[1] }' defs.txt events.txt)
+	expect_eq "$2" "$got" "(XUs per rank in the OTF2 archive of $1)"
+	expect_eq "" "$(grep '^STRING' defs.txt | sed 's/^STRING *[0-9]*//' | sort | uniq -d)" "(duplicated strings)"
+	expect_eq "$(sqlite3 "$1" 'SELECT count(*) FROM event')" "$(grep -c '^METRIC_MEMBER' defs.txt)"
+}
+otf2_ranks ka.pmcf "12 12"
+# an execution (one event each of page-faults and task-clock measured, the
+# other missing) keeps every event, written where present
+otf2_ranks ka/exec-0.pmcf "12 12"
 
 # 2. MPI + OpenMP tasks (examples/mpi_tiles): 2 iterations of 8 relax and
 #    2 residual tasks per rank
@@ -82,3 +113,4 @@ residual 8" "$("$PMCFUSE" export --format csv tiles.pmcf | tail -n +2 | cut -d, 
 expect_eq "20 20" "$(ranks kt/exec-0.pmcf)"
 expect_eq "ompt" "$("$PMCFUSE" show --json kt/exec-0.pmcf | jq -r .meta.collector)"
 fuse_all kt 20
+otf2_ranks tiles.pmcf "20 20"

@@ -40,7 +40,7 @@ expect_eq "$PWD/progdir/plain" "$(jq -r '.source.program' rel-plan.json)"
 (cd elsewhere && "$PMCFUSE" record -q --plan ../rel-plan.json --set 1 -o rel.pmcf >/dev/null 2>../rel-err.txt) ||
 	fail "record --plan from another folder: $(cat rel-err.txt)"
 expect_ok "$PMCFUSE" show --json elsewhere/rel.pmcf
-expect_eq '["2","3"]' "$(jq -c '.meta.args | fromjson' out.txt)"
+expect_eq '["2","3"]' "$(jq -c '.meta.args' out.txt)"
 
 # without -e, plan takes the source's default events, as run does: all of a
 # simulated machine, duration and the software events of a program

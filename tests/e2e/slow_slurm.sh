@@ -12,26 +12,10 @@ P=$PMCFUSE
 EXAMPLES=$(dirname "$PMCFUSE")/examples
 
 # ---- a real single-node Slurm cluster ---------------------------------------
-# free_port: a TCP port nothing listens on, from a range that depends on $$
-free_port() {
-	local p=$((20000 + ($$ * 7 + $1) % 20000))
-	while grep -qi ":$(printf %04X $p) 00000000:0000 0A" /proc/net/tcp /proc/net/tcp6 2>/dev/null; do
-		p=$((p + 2))
-	done
-	echo $p
-}
+# scripts/slurm-local.sh (docs/slurm.md) starts it in ./cluster and stops it
 CL=$PWD/cluster
-PIDS=()
-stop_cluster() {
-	local pid
-	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-	for pid in "${PIDS[@]}"; do
-		for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-		kill -9 "$pid" 2>/dev/null || true
-	done
-	PIDS=()
-}
-log_tail() { for f in "$CL"/log/*.log; do echo "--- $f"; tail -n 15 "$f"; done; }
+SL="$SRCDIR/scripts/slurm-local.sh"
+stop_cluster() { "$SL" stop "$CL" 2>/dev/null || true; }
 
 real_cluster() {
 	if [ "$(id -u)" != 0 ]; then
@@ -45,69 +29,15 @@ real_cluster() {
 			return 0
 		fi
 	done
-	export PATH=$PATH:/usr/sbin
-	mkdir -p "$CL/munge" "$CL/spool" "$CL/state" "$CL/log"
-	chmod 700 "$CL/munge"
-	# a key of the test's own, for a munged on a socket of its own
-	head -c 1024 /dev/urandom >"$CL/munge/munge.key"
-	chmod 600 "$CL/munge/munge.key"
-	local host cpus
-	host=$(hostname -s)
-	cpus=$(nproc)
-	cat >"$CL/slurm.conf" <<EOF
-ClusterName=pmcftest
-SlurmctldHost=$host(127.0.0.1)
-SlurmctldPort=$(free_port 0)
-SlurmdPort=$(free_port 1)
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-CredType=cred/munge
-AuthInfo=socket=$CL/munge/sock
-MpiDefault=none
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU
-SchedulerType=sched/builtin
-ReturnToService=2
-StateSaveLocation=$CL/state
-SlurmdSpoolDir=$CL/spool
-SlurmctldPidFile=$CL/slurmctld.pid
-SlurmdPidFile=$CL/slurmd.pid
-SlurmctldLogFile=$CL/log/slurmctld.log
-SlurmdLogFile=$CL/log/slurmd.log
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-PlugStackConfig=$CL/plugstack.conf
-NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
-PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP
-EOF
-	: >"$CL/plugstack.conf"
-	export SLURM_CONF=$CL/slurm.conf
 	trap stop_cluster EXIT
-	munged -F --force --key-file="$CL/munge/munge.key" --socket="$CL/munge/sock" \
-		--pid-file="$CL/munge/munged.pid" --log-file="$CL/log/munged.log" \
-		--seed-file="$CL/munge/seed" 2>>"$CL/log/munged.log" &
-	PIDS+=($!)
-	for _ in $(seq 50); do [ -S "$CL/munge/sock" ] && break; sleep 0.1; done
-	slurmctld -D -i 2>>"$CL/log/slurmctld.log" &
-	PIDS+=($!)
-	slurmd -D 2>>"$CL/log/slurmd.log" &
-	PIDS+=($!)
-	local state=""
-	for _ in $(seq 60); do
-		state=$(sinfo -h -o %t 2>/dev/null || true)
-		[ "$state" = idle ] && break
-		sleep 0.5
-	done
-	if [ "$state" != idle ]; then
-		echo "SKIP (real Slurm cluster): the node is not idle after 30 s (sinfo: '${state:-no answer}'); the daemons' logs:"
-		log_tail
-		stop_cluster
+	local exports
+	if ! exports=$("$SL" start "$CL" 2>start.err); then
+		echo "SKIP (real Slurm cluster): scripts/slurm-local.sh start failed:"
+		cat start.err
 		return 0
 	fi
+	eval "$exports"
+	[ -n "${SLURM_CONF:-}" ] || fail "slurm-local.sh start printed no SLURM_CONF: $exports"; ok
 	# a simulated campaign: the fused profile is the local one
 	mkdir real
 	cd real
@@ -119,7 +49,10 @@ EOF
 	n=$(json '.executions | length' scamp/campaign.json)
 	expect_match "submitted array job [0-9]+: $n of $n executions" "$OUT"
 	expect_match "wrote s.pmcf" "$OUT"
-	expect_match "slurm: $n of $n executions done, 0 failed, 0 running, 0 pending; finishing job [0-9]+: COMPLETED" "$ERR"
+	expect_match "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8} pmcfuse: run: slurm: $n of $n executions done, 0 failed, 0 running, 0 pending; finishing job [0-9]+: COMPLETED" "$ERR"
+	# success: the scripts and logs are gone, the kept executions stay
+	[ ! -e scamp/slurm ] || fail "scamp/slurm left after success: $(ls scamp/slurm)"; ok
+	[ -f scamp/campaign.json ] || fail "the kept campaign lost its manifest"; ok
 	"$P" export --format csv s.pmcf >s.csv
 	[ "$(sha256sum <s.csv)" = "$(sha256sum <local.csv)" ] || fail "the fused profile through Slurm differs from the local one"
 	ok
@@ -168,10 +101,14 @@ EOF
 		expect_eq 2 "$rc" "(a failed array task: $(cat err.txt))"
 		# the task named with its log while squeue lists it; after that, from the manifest
 		expect_match "array task.* of job [0-9]+ (failed \(logs: $PWD/fcamp/slurm/[0-9]+_K.out\)|did not complete: [0-9]+_[0-9]+ failed \($PWD/fcamp/slurm/[0-9]+_[0-9]+.out\)); submit what is missing again with \`pmcfuse run --resume $PWD/fcamp --launcher slurm\`" "$(tail -n 1 err.txt)"
+		ls fcamp/slurm/*.out >/dev/null 2>&1 || fail "the failed campaign's logs are gone"; ok
 		rm broken
 		expect_ok "$P" run --resume fcamp --launcher slurm --wait
 		expect_match "wrote fl.pmcf" "$OUT"
 	fi
+	# without --keep the campaign folder goes too
+	expect_ok "$P" run --sim $SIM -o nokeep.pmcf --launcher slurm --wait
+	[ ! -e nokeep.pmcf.executions ] || fail "nokeep.pmcf.executions left: $(ls -R nokeep.pmcf.executions | head)"; ok
 	cd ..
 	stop_cluster
 	trap - EXIT

@@ -47,6 +47,8 @@ ARM64_PACKAGES=(
 	libomp5-16 libomp-16-dev
 	busybox-static
 )
+# the kernel modules the guest loads (virtio-mmio transport, 9p shared folders), in order
+GUEST_MODULES="virtio_mmio netfs fscache 9pnet 9pnet_virtio 9p"
 HOST_PACKAGES=(qemu-system-arm gcc-aarch64-linux-gnu clang-16 cmake pkg-config cpio)
 
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
@@ -101,6 +103,10 @@ cmd_sysroot() {
 	local want=() p kpkg
 	kpkg=$(kernel_package)
 	[ -n "$kpkg" ] || die "cannot find the arm64 kernel package (apt-cache depends linux-image-arm64:arm64)"
+	# an older kernel package, once the archive has moved on, is dropped
+	for p in "$DEBS"/linux-image-*.deb; do
+		case "$(basename "$p")" in "${kpkg}_"* | "linux-image-*.deb") ;; *) rm -f "$p" ;; esac
+	done
 	for p in "${ARM64_PACKAGES[@]}" "$kpkg"; do
 		compgen -G "$DEBS/${p}_*_arm64.deb" >/dev/null || want+=("$p:arm64")
 	done
@@ -110,14 +116,27 @@ cmd_sysroot() {
 			die "apt-get download failed (is the arm64 architecture in apt's sources?)"
 	fi
 	local stamp="$SYSROOT/.pmcf-stamp" sum
-	sum=$(ls "$DEBS" | sha256sum | cut -c1-16)
+	sum=$( (ls "$DEBS"; echo "layout 2: kernel/Image kernel/modules") | sha256sum | cut -c1-16)
 	if [ "$(cat "$stamp" 2>/dev/null)" != "$sum" ]; then
 		say "unpacking the sysroot into $SYSROOT"
 		rm -rf "$SYSROOT" "$PMU_DIR/kernel"
 		mkdir -p "$SYSROOT" "$PMU_DIR/kernel"
 		for d in "$DEBS"/*.deb; do
 			case "$(basename "$d")" in
-			linux-image-*) dpkg-deb -x "$d" "$PMU_DIR/kernel" ;;
+			linux-image-*)
+				# the Image and the guest's modules only (the package is 350 MB unpacked)
+				local kx="$PMU_DIR/kernel.x" m f
+				rm -rf "$kx"
+				dpkg-deb -x "$d" "$kx"
+				mkdir -p "$PMU_DIR/kernel/modules"
+				cp "$kx"/boot/vmlinuz-* "$PMU_DIR/kernel/Image"
+				for m in $GUEST_MODULES; do
+					f=$(find "$kx/lib/modules" -name "$m.ko" | head -1)
+					[ -n "$f" ] || die "kernel module $m.ko not found in $(basename "$d")"
+					cp "$f" "$PMU_DIR/kernel/modules/"
+				done
+				rm -rf "$kx"
+				;;
 			*) dpkg-deb -x "$d" "$SYSROOT" ;;
 			esac
 		done
@@ -148,9 +167,7 @@ cmd_build() {
 # modules and /init. Rebuilt when the sysroot or this script changes.
 cmd_image() {
 	cmd_sysroot
-	local kdir img stamp sum
-	kdir=$(ls -d "$PMU_DIR"/kernel/lib/modules/*/ | head -1)
-	[ -n "$kdir" ] || die "no kernel modules in $PMU_DIR/kernel (scripts/pmu-vm.sh sysroot)"
+	local img stamp sum
 	img=$PMU_DIR/initramfs.cpio
 	stamp=$PMU_DIR/initramfs.stamp
 	sum=$( (cat "$SYSROOT/.pmcf-stamp"; sed -n '/^GUEST_INIT/,/^GUEST_INIT_END/p' "$0") | sha256sum | cut -c1-16)
@@ -168,17 +185,14 @@ cmd_image() {
 			cp -L "$f" "$GUEST/$f"
 		done)
 	[ -d "$SYSROOT/usr/share/papi" ] && mkdir -p "$GUEST/usr/share" && cp -r "$SYSROOT/usr/share/papi" "$GUEST/usr/share/"
-	for m in virtio_mmio netfs fscache 9pnet 9pnet_virtio 9p; do
-		f=$(find "$kdir" -name "$m.ko" | head -1)
-		[ -n "$f" ] || die "kernel module $m.ko not found in $kdir"
-		cp "$f" "$GUEST/lib/modules/"
-	done
+	cp "$PMU_DIR"/kernel/modules/*.ko "$GUEST/lib/modules/"
 	sed -n '/^GUEST_INIT$/,/^GUEST_INIT_END$/p' "$0" | sed '1d;$d' >"$GUEST/init"
 	chmod +x "$GUEST/init"
 	echo "root:x:0:0:root:/root:/bin/sh" >"$GUEST/etc/passwd"
 	echo "root:x:0:" >"$GUEST/etc/group"
 	(cd "$GUEST" && find . | cpio -o -H newc --quiet) >"$img.tmp"
 	mv "$img.tmp" "$img"
+	rm -rf "$GUEST"
 	echo "$sum" >"$stamp"
 }
 
@@ -189,7 +203,7 @@ boot() {
 	local ctl=$1
 	shift
 	local kimg args=() i=0 d
-	kimg=$(ls "$PMU_DIR"/kernel/boot/vmlinuz-* | head -1)
+	kimg=$PMU_DIR/kernel/Image
 	args+=(-fsdev "local,id=c,path=$ctl,security_model=none"
 		-device "virtio-9p-device,fsdev=c,mount_tag=pmcfctl")
 	: >"$ctl/mounts"

@@ -43,10 +43,11 @@ echo 0 >/proc/sys/kernel/perf_user_access
 # (thread 0, which creates them all in `master`) or stolen by another
 # thread; each path has its own constant, the same for every XU on it.
 check_exact() {
-	name=$1 csv=$2 col=$3 nth=$4
-	awk -F, -v col="$col" -v nth="$nth" -v nt=$NT '
+	name=$1 csv=$2 col=$3 nth=$4 cross=${5:-0}
+	awk -F, -v col="$col" -v nth="$nth" -v nt=$NT -v cross="$cross" '
 		FNR == NR { if ($0 ~ /^task /) { split($0, f, " "); exp_[f[2]] = f[5] } next }
 		FNR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; if (!c) { print "no column " col; bad = 1 } next }
+		FNR > 1 && cross && split($4, l, ".") != 6 { crossed++; next }
 		FNR > 1 {
 			n = split($4, l, "."); rank = l[n - 1]
 			if (rank % nth) { print "label " $4 ": rank not a multiple of " nth; bad = 1; next }
@@ -58,10 +59,11 @@ check_exact() {
 			else if (d != k[p]) { print "task " i " (" $4 ", " p "): " $c " = " exp_[i] " + " d ", not + " k[p]; bad = 1 }
 		}
 		END {
-			if (seen != nt) { print seen + 0 " task XUs, not " nt; bad = 1 }
+			if (seen + crossed != nt) { print seen + crossed " task XUs, not " nt; bad = 1 }
 			if (!bad) {
 				printf "%s", k["own"] " (" np["own"] " XUs)"
 				if ("stolen" in k) printf ", stolen tasks + %s (%d XUs)", k["stolen"], np["stolen"]
+				if (crossed) printf "; %d XUs paired across labels left out", crossed
 				print ""
 			}
 			exit bad
@@ -76,7 +78,7 @@ exact_run() {
 			ok "$name: $NT tasks at $nth thread(s), $col of every XU = exact + $msg"
 			echo "$msg" | sed 's/ .*//' >"$W/$name.const"
 		else
-			bad "$name: $msg"
+			bad "$name: $msg (record said: $(tr '\n' ' ' <"$W/err"))"
 		fi
 	else
 		bad "$name: record failed: $(cat "$W/err")"
@@ -185,15 +187,24 @@ expect_fail_with "record of 8 hardware events in one execution refused" 1 "do no
 # every task XU is its exact count plus one constant (that of the execution
 # it came from); the kernel-mode part is not deterministic (timer
 # interrupts): its error is reported, instructions against :u + :k.
+# bc pairs XUs of a type by their values and times, not by label (bc-label
+# does): where two tasks of a type look alike it may pair them across
+# labels (seen here: 2 of 24 XUs in about 1 run of 3, the two tasks' times
+# being alike in the guest's virtual clock), so for bc the XUs it paired
+# across labels (a fused label shorter than a task's) are counted and left
+# out, and every other one must be exact.
 TEN=instructions:u,instructions:k,instructions,cycles:u,cycles:k,cycles,r08,r11,r08:u,r11:u
-for s in ctc lgl bc; do
+for s in ctc lgl bc-label bc; do
+	cross=0
+	[ $s = bc ] && cross=1
 	if "$P" run -e "$TEN" --strategy $s -o "$W/fuse-$s.pmcf" -- "$T" $NT 1 >/dev/null 2>"$W/err" &&
 		"$P" export --format csv -o "$W/fuse-$s.csv" "$W/fuse-$s.pmcf" 2>>"$W/err"; then
 		nexec=$(grep -c "exec .* done" "$W/err")
 		all=1 consts=""
 		for col in instructions:u cycles:u r08:u r11:u; do
-			if msg=$(check_exact "fuse-$s" "$W/fuse-$s.csv" "$col" 1); then
+			if msg=$(check_exact "fuse-$s" "$W/fuse-$s.csv" "$col" 1 $cross); then
 				consts="$consts $col+$(echo "$msg" | sed 's/ .*//')"
+				case "$msg" in *across*) crossmsg="; ${msg#*; }" ;; *) crossmsg="" ;; esac
 			else
 				all=0
 				bad "fusion $s: $col: $msg"
@@ -202,7 +213,7 @@ for s in ctc lgl bc; do
 		kerr=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "instructions") a = i; if ($i == "instructions:u") u = i; if ($i == "instructions:k") k = i } next }
 			{ e = $a - $u - $k; if (e < 0) e = -e; r = e / $a; if (r > m) m = r; s += r; n++ }
 			END { printf "max %.2f %%, mean %.2f %%", 100 * m, 100 * s / n }' "$W/fuse-$s.csv")
-		[ $all = 1 ] && ok "fusion $s ($nexec executions): user-mode values of all $NT XUs exact:$consts; kernel mode: |instructions - (:u + :k)| / instructions $kerr"
+		[ $all = 1 ] && ok "fusion $s ($nexec executions): user-mode values of all $NT XUs exact:$consts$crossmsg; kernel mode: |instructions - (:u + :k)| / instructions $kerr"
 	else
 		bad "fusion $s: run failed: $(cat "$W/err")"
 	fi
@@ -267,5 +278,6 @@ if [ -f "$W/rdpmc1.const" ] && [ -f "$W/read1.const" ]; then
 	ok "rdpmc and read(2) both exact: per-XU constants $(cat "$W/rdpmc1.const") (rdpmc) and $(cat "$W/read1.const") (read(2)): every XU's loop count equal"
 fi
 
+cp "$W"/*.csv "$O/" 2>/dev/null
 echo "hw suite: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -155,7 +155,31 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
 	/* one counter reading ends prior's segment and starts next's (or the
 	 * enclosing task-API task's when the thread returns to it) */
 	uint64_t n = running_xu(next);
-	rt_seg_switch(t, p, final, n ? n : rt_after(t, p));
+	n = n ? n : rt_after(t, p);
+	/* an untied task meets each task scheduling point by queueing itself
+	 * again and returning to libomp, which soon runs it again: libomp
+	 * reports a switch to the parent, then one back (on one thread, a
+	 * switch of the task to itself); and at a taskwait with nothing to run
+	 * a task switches to itself. None of these is a boundary: one reading
+	 * per actual boundary, whatever the tying (docs/collector.md) */
+	if (!final && status == ompt_task_switch && rt_seg_maybe(t, p, n))
+		return;
+	rt_seg_switch(t, p, final, n);
+}
+
+/* A thread begins to wait at a barrier, taskwait or taskgroup: a held
+ * untied task (rt_seg_maybe) did not resume here, so its segment ends now
+ * and not after the wait. */
+static void on_sync_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t ep, ompt_data_t *parallel,
+			 ompt_data_t *task, const void *ra)
+{
+	(void)kind;
+	(void)parallel;
+	(void)task;
+	(void)ra;
+	struct rt_thread *t = ep == ompt_scope_begin ? rt_self() : NULL;
+	if (t && t->held)
+		rt_seg_switch(t, t->held, 0, rt_after(t, t->held));
 }
 
 /* Static or dynamic schedule? libomp reports both as ompt_work_loop; the
@@ -330,6 +354,7 @@ static int ompt_init(ompt_function_lookup_t lookup, int initial_device, ompt_dat
 		{ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule, "task_schedule"},
 		{ompt_callback_work, (ompt_callback_t)on_work, "work"},
 		{ompt_callback_dispatch, (ompt_callback_t)on_dispatch, "dispatch"},
+		{ompt_callback_sync_region_wait, (ompt_callback_t)on_sync_wait, "sync_region_wait"},
 	};
 	char missing[256] = "";
 	for (size_t i = 0; i < sizeof(cbs) / sizeof(cbs[0]); i++) {

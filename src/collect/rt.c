@@ -654,8 +654,11 @@ static void write_seg(struct rt_thread *t, uint64_t node, uint32_t thread, uint6
 void rt_seg_switch(struct rt_thread *t, uint64_t prev, int final, uint64_t next)
 {
 	uint64_t open = t->open_node;
-	/* the open segment ends when it is prev's, or when another begins */
-	int close = open && (open == prev || next);
+	/* the open segment ends when it is prev's, when another begins, or
+	 * when it was held (rt_seg_maybe) and this boundary is not its resume */
+	uint64_t held = t->held;
+	int close = open && (open == prev || next || held);
+	t->held = 0;
 	if (!close && !next)
 		return;
 	guard_enter(t);
@@ -666,6 +669,12 @@ void rt_seg_switch(struct rt_thread *t, uint64_t prev, int final, uint64_t next)
 		pmcfi_pgroup_read(&t->group, s1);
 		now = rt_now();
 		write_seg(t, open, t->index, t->t0, t->cpu, s0, s1, now, final && open == prev);
+		/* a held untied task whose continuation another thread took: prev,
+		 * which it had given way to, ran on here and now ends without a
+		 * segment open (its counts since the hold went to the held one);
+		 * an empty final segment still marks it done */
+		if (held && final && prev && open != prev)
+			write_seg(t, prev, t->index, now, t->cpu, s1, s1, now, 1);
 		t->open_node = 0;
 		t->cur ^= 1;
 		fresh = 0;
@@ -676,6 +685,7 @@ void rt_seg_switch(struct rt_thread *t, uint64_t prev, int final, uint64_t next)
 		}
 	}
 	if (next) {
+		t->before = prev;
 		t->open_node = next;
 		t->cpu = sched_getcpu();
 		if (fresh) {
@@ -685,6 +695,27 @@ void rt_seg_switch(struct rt_thread *t, uint64_t prev, int final, uint64_t next)
 			t->t0 = now;
 	}
 	guard_leave(t);
+}
+
+int rt_seg_maybe(struct rt_thread *t, uint64_t prev, uint64_t next)
+{
+	uint64_t open = t->open_node;
+	if (!open)
+		return 0;
+	if (t->held) {
+		if (next != t->held)
+			return 0;
+		t->held = 0; /* the held XU resumes: its segment goes on */
+		return 1;
+	}
+	if (open != prev)
+		return 0;
+	if (next == prev)
+		return 1; /* a switch of a task to itself */
+	if (next && next != t->before)
+		return 0;
+	t->held = prev;
+	return 1;
 }
 
 void rt_seg_begin(struct rt_thread *t, uint64_t node) { rt_seg_switch(t, 0, 0, node); }

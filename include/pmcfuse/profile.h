@@ -99,6 +99,10 @@ typedef struct pmcf_xu {
 #define PMCF_META_PLAN_DIGEST "plan_digest"
 #define PMCF_META_PLAN_SET "plan_set"
 #define PMCF_META_PLAN_SETS "plan_sets"
+/* A fused profile of sets of a plan: the sets it fuses, a JSON array of
+ * set numbers in fusion order ("[0,1,2]"); it has no plan_set of its own
+ * (it keeps plan_digest and plan_sets). */
+#define PMCF_META_PLAN_SETS_FUSED "plan_sets_fused"
 
 /* ---- life cycle ---------------------------------------------------------- */
 
@@ -122,7 +126,7 @@ PMCF_API int pmcf_profile_save(const pmcf_profile *p, const char *path);
  * which pmcf_profile_save writes only for profiles up to a size. A profile
  * with more than PMCF_SQL_MAX_EVENTS events (SQLite's columns) gets the long
  * form only: the view xu_values_long, not the wide xu_values. */
-#define PMCF_SQL_MAX_EVENTS 1990
+#define PMCF_SQL_MAX_EVENTS 1987
 PMCF_API int pmcf_profile_save_sql(const pmcf_profile *p, const char *path);
 
 /* "<sim_spec or start_time> digest:<32 hex digits>" for p, in a new string

@@ -25,7 +25,7 @@ static const char usage[] =
 	"missing value and \"inf\" or \"-inf\" for an infinite one; a name that is not UTF-8\n"
 	"is {\"base64\": \"...\"} of its bytes.\n"
 	"sqlite: a copy of the profile with the SQL views xu_values and xu_values_long\n"
-	"(for profiles written without them; past 1990 events, SQLite's columns, only\n"
+	"(for profiles written without them; past 1987 events, SQLite's columns, only\n"
 	"xu_values_long; docs/profile-format.md, \"SQL access\").\n"
 	"otf2: an OTF2 trace archive DIR/traces.otf2 for Vampir and the Score-P tools: one\n"
 	"location per thread, an enter/leave per XU with its type as the region, every\n"

@@ -12,6 +12,19 @@
 #include "pmcfuse/multiplex.h"
 #include "pmcfuse/util.h"
 
+
+/* The widest type-name column of the type table. */
+#define TYPE_COL_MAX 64
+
+/* Characters of UTF-8 text s (bytes that do not continue a sequence). */
+static size_t utf8_chars(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
 static const char usage[] =
 	"usage: pmcfuse show [-v] [-q] [--json] PROFILE\n\n"
 	"Summarises a profile: its metadata, the number of XUs, the XU types with their\n"
@@ -264,11 +277,27 @@ int cmd_show(int argc, char **argv)
 		printf("complete  %s\n", pmcf_profile_complete(p) ? "yes" : "NO (the run did not finish)");
 		printf("XUs       %zu\n", nx);
 		printf("types     %zu\n", nt);
+		/* the name column as wide as the widest name (in characters), at
+		 * least 24 and at most TYPE_COL_MAX; a longer name stands on a line
+		 * of its own, the row below it */
+		size_t w = 24;
 		for (uint32_t t = 0; t < nt; t++) {
 			pmcf_xu_type ty;
 			pmcf_profile_type_get(p, t, &ty);
-			printf("  %-24s %-10s %10zu XUs%s%s\n", ty.name, pmcf_xu_kind_name(ty.kind),
-			       type_count[t], ty.location[0] ? "  at " : "", ty.location);
+			size_t c = utf8_chars(ty.name);
+			if (c > w && c <= TYPE_COL_MAX)
+				w = c;
+		}
+		for (uint32_t t = 0; t < nt; t++) {
+			pmcf_xu_type ty;
+			pmcf_profile_type_get(p, t, &ty);
+			size_t c = utf8_chars(ty.name);
+			if (c > w)
+				printf("  %s\n  %*s", ty.name, (int)w, "");
+			else
+				printf("  %s%*s", ty.name, (int)(w - c), "");
+			printf(" %-10s %10zu XUs%s%s\n", pmcf_xu_kind_name(ty.kind), type_count[t],
+			       ty.location[0] ? "  at " : "", ty.location);
 		}
 		print_ranks(p, 0);
 		printf("events    %zu\n", ne);

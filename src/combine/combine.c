@@ -191,13 +191,20 @@ static int check_plan_sets(const pmcf_profile *const *in, size_t n, const pmcf_c
 	plan_set(in[first], &nsets);
 	for (size_t j = 0; j < n; j++) {
 		const char *d = pmcf_profile_meta_get(in[j], PMCF_META_PLAN_DIGEST);
+		const char *fused = pmcf_profile_meta_get(in[j], PMCF_META_PLAN_SETS_FUSED);
+		if (fused)
+			return pmcfi_fail(PMCF_ECONFLICT,
+					  "%s is a fused profile (sets %s of its plan), not an execution of "
+					  "one set; fuse the sets' own profiles",
+					  in_name(o, j, b2, sizeof(b2)), fused);
 		if (!d || strcmp(d, digest) != 0 || plan_set(in[j], &ns) < 0 || ns != nsets)
 			return pmcfi_fail(PMCF_ECONFLICT,
 					  "%s and %s are not executions of the same plan (%s); fuse the "
 					  "sets of one plan",
 					  in_name(o, first, b1, sizeof(b1)), in_name(o, j, b2, sizeof(b2)),
-					  !d ? "the second was not recorded from a plan"
-					     : "plan digests differ");
+					  !d			     ? "the second was not recorded from a plan"
+					  : strcmp(d, digest) != 0 ? "plan digests differ"
+								   : "the second names no set of it");
 	}
 	unsigned char *seen = calloc(nsets ? nsets : 1, sizeof(*seen));
 	size_t *who = calloc(nsets ? nsets : 1, sizeof(*who));
@@ -588,24 +595,16 @@ static int add_xus(struct cmb *c)
 		if (roff[f] != SIZE_MAX) {
 			xu.label = names + roff[f];
 		} else if (c->lab[f] && c->lablen[f] != strlen(xu.label)) {
-			/* a first common ancestor: "label\0parent\0" in buf, the parent
-			 * being the label without its last component */
+			/* a first common ancestor; the parent label stays the base
+			 * XU's (a label of that input, which joins with it) */
 			size_t l = c->lablen[f];
-			if (pmcfi_grow((void **)&buf, &bufcap, 2 * l + 2, 1)) {
+			if (pmcfi_grow((void **)&buf, &bufcap, l + 1, 1)) {
 				err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 				break;
 			}
 			memcpy(buf, c->lab[f], l);
 			buf[l] = '\0';
-			char *par = buf + l + 1;
-			memcpy(par, buf, l + 1);
-			char *dot = strrchr(par, '.');
-			if (dot)
-				*dot = '\0';
-			else
-				par[0] = '\0';
 			xu.label = buf;
-			xu.parent_label = par;
 		}
 		/* values and provenance: fill_values writes each once */
 		size_t i;
@@ -1006,7 +1005,8 @@ static int set_meta(struct cmb *c)
 					   PMCF_META_COMPLETE,    PMCF_META_STRATEGY,
 					   PMCF_META_CPU_TIME_NS, "inputs",
 					   "combine_seed",        "combine_impute",
-					   "combine_impute_mode"};
+					   "combine_impute_mode", PMCF_META_PLAN_SET,
+					   PMCF_META_PLAN_SETS_FUSED};
 	const pmcf_profile *p0 = c->in[0];
 	int err = 0;
 	for (size_t i = 0; i < pmcf_profile_meta_count(p0) && !err; i++) {
@@ -1070,7 +1070,25 @@ static int set_meta(struct cmb *c)
 		err = pmcf_profile_meta_set(c->out, PMCF_META_COMPLETE, complete ? "1" : "0");
 	if (!err)
 		err = pmcf_profile_meta_set(c->out, PMCF_META_PMCFUSE_VERSION, pmcf_version());
+	/* sets of a plan: which ones this profile fuses (not input 0's plan_set) */
+	unsigned long ns;
+	int all_sets = 1;
+	for (size_t j = 0; j < c->n; j++)
+		all_sets &= plan_set(c->in[j], &ns) >= 0;
 	free(js);
+	if (!err && all_sets) {
+		size_t cap = c->n * 12 + 3; /* sets < 10^6 (plan_set) */
+		char *sets = malloc(cap);
+		if (!sets)
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		o = 0;
+		sets[o++] = '[';
+		for (size_t j = 0; j < c->n; j++)
+			o += (size_t)snprintf(sets + o, cap - o, "%s%ld", j ? "," : "", plan_set(c->in[j], &ns));
+		snprintf(sets + o, cap - o, "]");
+		err = pmcf_profile_meta_set(c->out, PMCF_META_PLAN_SETS_FUSED, sets);
+		free(sets);
+	}
 	return err;
 }
 

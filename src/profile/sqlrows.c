@@ -19,7 +19,21 @@
 
 /* The per-XU columns of xu_row and xu_values, in order. To add one (an MPI
  * rank, ...), add a row here and its value in bind_fixed. */
-enum fixed_col { F_XU, F_TYPE, F_LABEL, F_PARENT, F_THREAD, F_CPU, F_START, F_END, F_RANK, F_N };
+enum fixed_col {
+	F_XU,
+	F_TYPE,
+	F_LABEL,
+	F_PARENT,
+	F_THREAD,
+	F_CPU,
+	F_START,
+	F_END,
+	F_RANK,
+	F_BASE_SRC,
+	F_BASE_XU,
+	F_BASE_LABEL,
+	F_N
+};
 _Static_assert(F_N + 1 + PMCF_SQL_MAX_EVENTS == 2000, "xu_values: at most 2000 columns");
 static const struct {
 	const char *name, *decl;
@@ -29,6 +43,10 @@ static const struct {
 	[F_THREAD] = {"thread", "INTEGER NOT NULL"},  [F_CPU] = {"cpu", "INTEGER NOT NULL"},
 	[F_START] = {"start_ns", "INTEGER NOT NULL"}, [F_END] = {"end_ns", "INTEGER NOT NULL"},
 	[F_RANK] = {"rank", "INTEGER NOT NULL"}, /* the MPI rank; 0 in other programs */
+	/* a fused profile's base XU (pmcf_profile_base_label_get): source.id, its
+	 * XU index and its label there; NULL without the base layer or base */
+	[F_BASE_SRC] = {"base_source", "INTEGER"},    [F_BASE_XU] = {"base_xu", "INTEGER"},
+	[F_BASE_LABEL] = {"base_label", "TEXT"},
 };
 
 static void bind_fixed(sqlite3_stmt *st, int col, const pmcf_profile *p, size_t i)
@@ -44,6 +62,24 @@ static void bind_fixed(sqlite3_stmt *st, int col, const pmcf_profile *p, size_t 
 	case F_START: sqlite3_bind_int64(st, k, (sqlite3_int64)p->start[i]); break;
 	case F_END: sqlite3_bind_int64(st, k, (sqlite3_int64)p->end[i]); break;
 	case F_RANK: sqlite3_bind_int(st, k, p->rank ? p->rank[i] : 0); break;
+	case F_BASE_SRC:
+		if (p->base_src && p->base_src[i] >= 0)
+			sqlite3_bind_int(st, k, p->base_src[i]);
+		else
+			sqlite3_bind_null(st, k);
+		break;
+	case F_BASE_XU:
+		if (p->base_src && p->base_src[i] >= 0)
+			sqlite3_bind_int64(st, k, (sqlite3_int64)p->base_xu[i]);
+		else
+			sqlite3_bind_null(st, k);
+		break;
+	case F_BASE_LABEL:
+		if (p->base_src && p->base_src[i] >= 0)
+			sqlite3_bind_text(st, k, p->arena + p->base_lab[i], -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(st, k);
+		break;
 	case F_N: break;
 	}
 }
@@ -216,6 +252,40 @@ static int format_note(sqlite3 *db, const char *fmt, size_t n, size_t limit)
 	return sqlite3_exec(db, sql, NULL, NULL, NULL);
 }
 
+/* A fused profile's provenance (the per-value layer), one row per XU and
+ * event: table xu_prov and the view xu_provenance, which names the event
+ * and the source's path. */
+static int provenance_rows(sqlite3 *db, const pmcf_profile *p)
+{
+	int rc = sqlite3_exec(db,
+			      "CREATE TABLE xu_prov(xu INTEGER NOT NULL, event INTEGER NOT NULL, source INTEGER, "
+			      "source_xu INTEGER, PRIMARY KEY(xu, event)) WITHOUT ROWID;\n"
+			      "CREATE VIEW xu_provenance AS SELECT v.xu AS xu, e.name AS event, v.source AS source, "
+			      "s.path AS source_path, v.source_xu AS source_xu FROM xu_prov v "
+			      "JOIN event e ON e.id = v.event LEFT JOIN source s ON s.id = v.source;",
+			      NULL, NULL, NULL);
+	sqlite3_stmt *st = NULL;
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(db, "INSERT INTO xu_prov VALUES(?, ?, ?, ?)", -1, &st, NULL);
+	for (size_t i = 0; rc == SQLITE_OK && i < p->nxu; i++)
+		for (size_t e = 0; rc == SQLITE_OK && e < p->nev; e++) {
+			int32_t src = p->prov_src[e][i];
+			sqlite3_bind_int64(st, 1, (sqlite3_int64)i);
+			sqlite3_bind_int64(st, 2, (sqlite3_int64)e);
+			if (src >= 0)
+				sqlite3_bind_int(st, 3, src);
+			else
+				sqlite3_bind_null(st, 3);
+			if (p->prov_xu[e][i] >= 0)
+				sqlite3_bind_int64(st, 4, (sqlite3_int64)p->prov_xu[e][i]);
+			else
+				sqlite3_bind_null(st, 4);
+			rc = step_row(st);
+		}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int pmcfi_sql_layer_write(struct sqlite3 *db, const pmcf_profile *p, int always)
 {
 	if (!always && (double)p->nxu * (double)p->nev > PMCFI_SQL_AUTO_VALUES)
@@ -236,5 +306,9 @@ int pmcfi_sql_layer_write(struct sqlite3 *db, const pmcf_profile *p, int always)
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(db, ddl, NULL, NULL, NULL);
 	free(ddl);
-	return rc == SQLITE_OK ? insert_rows(db, p, long_only) : rc;
+	if (rc == SQLITE_OK)
+		rc = insert_rows(db, p, long_only);
+	if (rc == SQLITE_OK && p->has_prov)
+		rc = provenance_rows(db, p);
+	return rc;
 }

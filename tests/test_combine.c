@@ -782,8 +782,11 @@ static void test_bc_partial_min(void **state)
 		b[k] = (struct hx){0, lab[k], 10 * k, {d + 1, 50 + (double)k, 0, 0}};
 	}
 	for (size_t k = 0; k < 20; k++) /* 16 like input 0's, 4 like input 1's surplus */
-		c[k] = (struct hx){0, lab[k < 16 ? k : k + 4], 10 * k,
-				   {k < 16 ? 102 + 10 * (double)k : 1001 + (double)k + 4, 70 + (double)k, 0, 0}};
+		c[k] = (struct hx){0,
+				   lab[k < 16 ? k : k + 4],
+				   10 * k,
+				   {k < 16 ? 102 + 10 * (double)k : 1001 + (double)k + 4, 70 + (double)k, 0,
+				    0}};
 	pmcf_profile *in[3] = {mk("prog", EA, 3, a, 20), mk("prog", EB, 2, b, 24), mk("prog", E3, 2, c, 20)};
 	pmcf_combine_stats st;
 	pmcf_profile *f = fuse(PMCF_COMBINE_CTC, 1, in, 3, &st);

@@ -12,7 +12,6 @@
 #include "pmcfuse/multiplex.h"
 #include "pmcfuse/util.h"
 
-
 /* The widest type-name column of the type table. */
 #define TYPE_COL_MAX 64
 

@@ -202,7 +202,7 @@ static int check_plan_sets(const pmcf_profile *const *in, size_t n, const pmcf_c
 					  "%s and %s are not executions of the same plan (%s); fuse the "
 					  "sets of one plan",
 					  in_name(o, first, b1, sizeof(b1)), in_name(o, j, b2, sizeof(b2)),
-					  !d			     ? "the second was not recorded from a plan"
+					  !d                       ? "the second was not recorded from a plan"
 					  : strcmp(d, digest) != 0 ? "plan digests differ"
 								   : "the second names no set of it");
 	}
@@ -1000,12 +1000,12 @@ static int union_user_only(struct cmb *c)
 
 static int set_meta(struct cmb *c)
 {
-	static const char *const drop[] = {PMCF_META_SOURCE,      PMCF_META_SEED,
-					   PMCF_META_START_TIME,  PMCF_META_EXIT_STATUS,
-					   PMCF_META_COMPLETE,    PMCF_META_STRATEGY,
-					   PMCF_META_CPU_TIME_NS, "inputs",
-					   "combine_seed",        "combine_impute",
-					   "combine_impute_mode", PMCF_META_PLAN_SET,
+	static const char *const drop[] = {PMCF_META_SOURCE,         PMCF_META_SEED,
+					   PMCF_META_START_TIME,     PMCF_META_EXIT_STATUS,
+					   PMCF_META_COMPLETE,       PMCF_META_STRATEGY,
+					   PMCF_META_CPU_TIME_NS,    "inputs",
+					   "combine_seed",           "combine_impute",
+					   "combine_impute_mode",    PMCF_META_PLAN_SET,
 					   PMCF_META_PLAN_SETS_FUSED};
 	const pmcf_profile *p0 = c->in[0];
 	int err = 0;
@@ -1084,7 +1084,8 @@ static int set_meta(struct cmb *c)
 		o = 0;
 		sets[o++] = '[';
 		for (size_t j = 0; j < c->n; j++)
-			o += (size_t)snprintf(sets + o, cap - o, "%s%ld", j ? "," : "", plan_set(c->in[j], &ns));
+			o += (size_t)snprintf(sets + o, cap - o, "%s%ld", j ? "," : "",
+					      plan_set(c->in[j], &ns));
 		snprintf(sets + o, cap - o, "]");
 		err = pmcf_profile_meta_set(c->out, PMCF_META_PLAN_SETS_FUSED, sets);
 		free(sets);

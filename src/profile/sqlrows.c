@@ -38,14 +38,19 @@ _Static_assert(F_N + 1 + PMCF_SQL_MAX_EVENTS == 2000, "xu_values: at most 2000 c
 static const struct {
 	const char *name, *decl;
 } fixed[F_N] = {
-	[F_XU] = {"xu", "INTEGER PRIMARY KEY"},       [F_TYPE] = {"type", "INTEGER NOT NULL"},
-	[F_LABEL] = {"label", "TEXT NOT NULL"},       [F_PARENT] = {"parent_label", "TEXT NOT NULL"},
-	[F_THREAD] = {"thread", "INTEGER NOT NULL"},  [F_CPU] = {"cpu", "INTEGER NOT NULL"},
-	[F_START] = {"start_ns", "INTEGER NOT NULL"}, [F_END] = {"end_ns", "INTEGER NOT NULL"},
+	[F_XU] = {"xu", "INTEGER PRIMARY KEY"},
+	[F_TYPE] = {"type", "INTEGER NOT NULL"},
+	[F_LABEL] = {"label", "TEXT NOT NULL"},
+	[F_PARENT] = {"parent_label", "TEXT NOT NULL"},
+	[F_THREAD] = {"thread", "INTEGER NOT NULL"},
+	[F_CPU] = {"cpu", "INTEGER NOT NULL"},
+	[F_START] = {"start_ns", "INTEGER NOT NULL"},
+	[F_END] = {"end_ns", "INTEGER NOT NULL"},
 	[F_RANK] = {"rank", "INTEGER NOT NULL"}, /* the MPI rank; 0 in other programs */
 	/* a fused profile's base XU (pmcf_profile_base_label_get): source.id, its
 	 * XU index and its label there; NULL without the base layer or base */
-	[F_BASE_SRC] = {"base_source", "INTEGER"},    [F_BASE_XU] = {"base_xu", "INTEGER"},
+	[F_BASE_SRC] = {"base_source", "INTEGER"},
+	[F_BASE_XU] = {"base_xu", "INTEGER"},
 	[F_BASE_LABEL] = {"base_label", "TEXT"},
 };
 
@@ -257,13 +262,14 @@ static int format_note(sqlite3 *db, const char *fmt, size_t n, size_t limit)
  * and the source's path. */
 static int provenance_rows(sqlite3 *db, const pmcf_profile *p)
 {
-	int rc = sqlite3_exec(db,
-			      "CREATE TABLE xu_prov(xu INTEGER NOT NULL, event INTEGER NOT NULL, source INTEGER, "
-			      "source_xu INTEGER, PRIMARY KEY(xu, event)) WITHOUT ROWID;\n"
-			      "CREATE VIEW xu_provenance AS SELECT v.xu AS xu, e.name AS event, v.source AS source, "
-			      "s.path AS source_path, v.source_xu AS source_xu FROM xu_prov v "
-			      "JOIN event e ON e.id = v.event LEFT JOIN source s ON s.id = v.source;",
-			      NULL, NULL, NULL);
+	int rc = sqlite3_exec(
+		db,
+		"CREATE TABLE xu_prov(xu INTEGER NOT NULL, event INTEGER NOT NULL, source INTEGER, "
+		"source_xu INTEGER, PRIMARY KEY(xu, event)) WITHOUT ROWID;\n"
+		"CREATE VIEW xu_provenance AS SELECT v.xu AS xu, e.name AS event, v.source AS source, "
+		"s.path AS source_path, v.source_xu AS source_xu FROM xu_prov v "
+		"JOIN event e ON e.id = v.event LEFT JOIN source s ON s.id = v.source;",
+		NULL, NULL, NULL);
 	sqlite3_stmt *st = NULL;
 	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v2(db, "INSERT INTO xu_prov VALUES(?, ?, ?, ?)", -1, &st, NULL);

@@ -159,6 +159,12 @@ PMCF_API const char *pmcf_profile_cpu_in_xus(const pmcf_profile *p, double *in_x
 PMCF_API int pmcf_profile_type_add(pmcf_profile *p, int kind, const char *name, const char *location,
 				   uint32_t *id);
 PMCF_API size_t pmcf_profile_ntypes(const pmcf_profile *p);
+/* A task type's callee: the function its block calls first (the recorder's
+ * guess at what the task does, docs/collector.md "Types"), kept beside the
+ * name, which is the construct's enclosing function and location. set
+ * copies it (NULL or "" removes it); get answers "" when there is none. */
+PMCF_API int pmcf_profile_type_callee_set(pmcf_profile *p, uint32_t id, const char *callee);
+PMCF_API const char *pmcf_profile_type_callee(const pmcf_profile *p, uint32_t id);
 /* Fills *out with pointers owned by the profile. */
 PMCF_API int pmcf_profile_type_get(const pmcf_profile *p, uint32_t id, pmcf_xu_type *out);
 

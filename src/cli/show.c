@@ -201,6 +201,8 @@ int cmd_show(int argc, char **argv)
 			cli_json_string(stdout, ty.name);
 			printf(", \"location\": ");
 			cli_json_string(stdout, ty.location);
+			printf(", \"callee\": ");
+			cli_json_string(stdout, pmcf_profile_type_callee(p, t));
 			printf(", \"xus\": %zu}", type_count[t]);
 		}
 		printf("%s],\n  \"events\": [", nt ? "\n  " : "");
@@ -295,8 +297,14 @@ int cmd_show(int argc, char **argv)
 				printf("  %s\n  %*s", ty.name, (int)w, "");
 			else
 				printf("  %s%*s", ty.name, (int)(w - c), "");
-			printf(" %-10s %10zu XUs%s%s\n", pmcf_xu_kind_name(ty.kind), type_count[t],
-			       ty.location[0] ? "  at " : "", ty.location);
+			/* what the block calls, where the name does not say it */
+			const char *callee = pmcf_profile_type_callee(p, t);
+			size_t cl = strlen(callee);
+			int said = cl && strncmp(ty.name, callee, cl) == 0 &&
+				   (!ty.name[cl] || ty.name[cl] == '@');
+			printf(" %-10s %10zu XUs%s%s%s%s\n", pmcf_xu_kind_name(ty.kind), type_count[t],
+			       ty.location[0] ? "  at " : "", ty.location, cl && !said ? "  calls " : "",
+			       cl && !said ? callee : "");
 		}
 		print_ranks(p, 0);
 		printf("events    %zu\n", ne);

@@ -572,6 +572,12 @@ static void commit(struct rt_thread *t)
 uint64_t rt_node(struct rt_thread *t, uint32_t kind, uint64_t parent, uint64_t addr, uint64_t a, uint64_t b,
 		 uint32_t flags)
 {
+	return rt_node_entry(t, kind, parent, addr, a, b, flags, 0);
+}
+
+uint64_t rt_node_entry(struct rt_thread *t, uint32_t kind, uint64_t parent, uint64_t addr, uint64_t a,
+		       uint64_t b, uint32_t flags, uint64_t entry)
+{
 	uint64_t id = ((uint64_t)(t->index + 1) << 40) | ++t->seq;
 	struct pmcfi_rec *r = slot(t);
 	if (!r)
@@ -587,7 +593,8 @@ uint64_t rt_node(struct rt_thread *t, uint32_t kind, uint64_t parent, uint64_t a
 	r->t1 = t->seq;
 	r->cpu = -1;
 	r->flags = flags;
-	r->enabled = r->running = 0;
+	r->enabled = entry;
+	r->running = 0;
 	commit(t);
 	return id;
 }

@@ -97,6 +97,10 @@ void rt_thread_fini(struct rt_thread *t);
 /* Writes a node record and returns its id. */
 uint64_t rt_node(struct rt_thread *t, uint32_t kind, uint64_t parent, uint64_t addr, uint64_t a, uint64_t b,
 		 uint32_t flags);
+/* rt_node of a task whose entry routine (the function the runtime calls to
+ * run it) is at entry (0 unknown). */
+uint64_t rt_node_entry(struct rt_thread *t, uint32_t kind, uint64_t parent, uint64_t addr, uint64_t a,
+		       uint64_t b, uint32_t flags, uint64_t entry);
 /* Implicit tasks this thread is in, the initial task not counted (it may
  * start after the program's first task-API call). */
 static inline int rt_omp_depth(const struct rt_thread *t)

@@ -377,6 +377,10 @@ static int setup(struct cmb *c)
 			    (err = pmcf_profile_type_add(c->out, ty.kind, ty.name, ty.location,
 							 &c->tmap[j][t])))
 				return err;
+			const char *callee = pmcf_profile_type_callee(c->in[j], t);
+			if (*callee && !*pmcf_profile_type_callee(c->out, c->tmap[j][t]) &&
+			    (err = pmcf_profile_type_callee_set(c->out, c->tmap[j][t], callee)))
+				return err;
 		}
 	}
 	c->nftypes = (uint32_t)pmcf_profile_ntypes(c->out);

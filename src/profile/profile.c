@@ -100,6 +100,7 @@ void pmcf_profile_free(pmcf_profile *p)
 	for (size_t i = 0; i < p->ntypes; i++) {
 		free(p->types[i].name);
 		free(p->types[i].location);
+		free(p->types[i].callee);
 	}
 	free(p->types);
 	free_strv(p->ev_name, p->nev);
@@ -318,7 +319,7 @@ int pmcf_profile_type_add(pmcf_profile *p, int kind, const char *name, const cha
 		free(l);
 		return nomem("XU type");
 	}
-	p->types[p->ntypes] = (struct pmcf_type_rec){kind, n, l};
+	p->types[p->ntypes] = (struct pmcf_type_rec){kind, n, l, NULL};
 	pmcfi_index_add(&p->type_ix, h, p->ntypes); /* reserved */
 	if (id)
 		*id = (uint32_t)p->ntypes;
@@ -338,6 +339,25 @@ int pmcf_profile_type_get(const pmcf_profile *p, uint32_t id, pmcf_xu_type *out)
 	out->name = p->types[id].name;
 	out->location = p->types[id].location;
 	return 0;
+}
+
+int pmcf_profile_type_callee_set(pmcf_profile *p, uint32_t id, const char *callee)
+{
+	if (!p)
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_profile_type_callee_set: NULL profile");
+	if (id >= p->ntypes)
+		return pmcfi_fail(PMCF_ENOENT, "XU type %u out of range (%zu types)", id, p->ntypes);
+	char *c = callee && *callee ? strdup(callee) : NULL;
+	if (callee && *callee && !c)
+		return nomem("XU type callee");
+	free(p->types[id].callee);
+	p->types[id].callee = c;
+	return 0;
+}
+
+const char *pmcf_profile_type_callee(const pmcf_profile *p, uint32_t id)
+{
+	return p && id < p->ntypes && p->types[id].callee ? p->types[id].callee : "";
 }
 
 /* ---- events ------------------------------------------------------------- */

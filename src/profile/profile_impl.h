@@ -11,6 +11,7 @@ struct pmcf_type_rec {
 	int kind;
 	char *name;
 	char *location;
+	char *callee; /* NULL: none (pmcf_profile_type_callee) */
 };
 
 /*

@@ -35,7 +35,7 @@ static const char schema_sql[] =
 	"CREATE TABLE format(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
 	"CREATE TABLE meta(pos INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, value TEXT NOT NULL);"
 	"CREATE TABLE xu_type(id INTEGER PRIMARY KEY, kind INTEGER NOT NULL, kind_name TEXT NOT NULL,"
-	" name TEXT NOT NULL, location TEXT NOT NULL);"
+	" name TEXT NOT NULL, location TEXT NOT NULL, callee TEXT NOT NULL DEFAULT '');"
 	"CREATE TABLE event(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
 	"CREATE TABLE xu_chunk(chunk INTEGER PRIMARY KEY, first_xu INTEGER NOT NULL, count INTEGER NOT NULL,"
 	" type BLOB NOT NULL, thread BLOB NOT NULL, cpu BLOB NOT NULL, start_ns BLOB NOT NULL,"
@@ -270,14 +270,17 @@ static int write_small(struct wr *w, const pmcf_profile *p)
 	if (err)
 		return err;
 
-	err = w_prepare(w, "INSERT INTO xu_type(id, kind, kind_name, name, location) VALUES(?, ?, ?, ?, ?)",
-			&st);
+	err = w_prepare(
+		w,
+		"INSERT INTO xu_type(id, kind, kind_name, name, location, callee) VALUES(?, ?, ?, ?, ?, ?)",
+		&st);
 	for (size_t i = 0; !err && i < p->ntypes; i++) {
 		sqlite3_bind_int64(st, 1, (sqlite3_int64)i);
 		sqlite3_bind_int(st, 2, p->types[i].kind);
 		w_text(st, 3, pmcf_xu_kind_name(p->types[i].kind));
 		w_text(st, 4, p->types[i].name);
 		w_text(st, 5, p->types[i].location);
+		w_text(st, 6, p->types[i].callee ? p->types[i].callee : "");
 		err = w_step(w, st);
 	}
 	sqlite3_finalize(st);
@@ -817,6 +820,18 @@ static const char *col_text(sqlite3_stmt *st, int i)
 
 /* Reads "SELECT id, <cols> FROM t ORDER BY id" rows whose ids must be
  * 0, 1, 2, ...; add() stores one row. */
+/* 1 when table has the column (profiles before issue 33 have no
+ * xu_type.callee). */
+static int has_column(struct rd *r, const char *table, const char *column)
+{
+	char sql[160];
+	snprintf(sql, sizeof(sql), "SELECT %s FROM %s LIMIT 0", column, table);
+	sqlite3_stmt *st = NULL;
+	int ok = sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) == SQLITE_OK;
+	sqlite3_finalize(st);
+	return ok;
+}
+
 static int read_list(struct rd *r, const char *sql, const char *what,
 		     int (*add)(struct rd *r, sqlite3_stmt *st, size_t id))
 {
@@ -869,6 +884,9 @@ static int add_type(struct rd *r, sqlite3_stmt *st, size_t id)
 		return add_fail(r, err, "XU type");
 	if (got != id)
 		return corrupt(r, "XU type %zu duplicates type %u", id, got);
+	const char *c = sqlite3_column_count(st) > 4 ? col_text(st, 4) : NULL;
+	if (c && *c && (err = pmcf_profile_type_callee_set(r->p, got, c)))
+		return add_fail(r, err, "XU type");
 	return 0;
 }
 
@@ -1189,8 +1207,11 @@ static int read_db(struct rd *r)
 	if (!err)
 		err = read_list(r, "SELECT pos, key, value FROM meta ORDER BY pos", "metadata", add_meta);
 	if (!err)
-		err = read_list(r, "SELECT id, kind, name, location FROM xu_type ORDER BY id", "XU type",
-				add_type);
+		err = read_list(r,
+				has_column(r, "xu_type", "callee")
+					? "SELECT id, kind, name, location, callee FROM xu_type ORDER BY id"
+					: "SELECT id, kind, name, location FROM xu_type ORDER BY id",
+				"XU type", add_type);
 	if (!err)
 		err = read_list(r, "SELECT id, name FROM event ORDER BY id", "event", add_event);
 	if (!err && (have & T_TRUTH_EVENT))

@@ -1068,8 +1068,11 @@ static void test_open_damaged(void **state)
 		int err;
 		const char *detail;
 	} rows[] = {
-		{__LINE__, "PRAGMA user_version = 2", PMCF_EVERSION,
-		 "version 2, this pmcfuse reads versions up to 1"},
+		{__LINE__, "PRAGMA user_version = 3", PMCF_EVERSION,
+		 "version 3, this pmcfuse reads versions up to 2"},
+		/* a version 1 file that claims 2: no label tree */
+		{__LINE__, "PRAGMA user_version = 2; UPDATE format SET value = '2' WHERE key = 'version'",
+		 PMCF_ECORRUPT, "no such table: label_node"},
 		{__LINE__, "PRAGMA user_version = 0", PMCF_ECORRUPT, "version 0"},
 		{__LINE__, "PRAGMA application_id = 1", PMCF_ENOTOURS, "another application"},
 		{__LINE__, "UPDATE value_chunk SET data = substr(data, 1, 16) WHERE event = 1 AND chunk = 1",

@@ -12,9 +12,11 @@
 extern "C" {
 #endif
 
-/* Version of the file format this library writes. Files with a higher
- * version are refused with PMCF_EVERSION. */
-#define PMCF_FORMAT_VERSION 1
+/* The highest version of the file format this library reads and writes
+ * (it writes version 1 unless the profile holds a label tree: recorded
+ * profiles, docs/profile-format.md). Files with a higher version are
+ * refused with PMCF_EVERSION. */
+#define PMCF_FORMAT_VERSION 2
 
 /* Limits of a profile (docs/profile-format.md, "Limits"): none can be
  * built with more, and a file that declares more is refused before

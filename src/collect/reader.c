@@ -20,6 +20,7 @@
 #include "collect/typename.h"
 #include "counters/derive.h"
 #include "pmcfuse/multiplex.h"
+#include "profile/bare.h"
 #include "util/abi.h"
 #include "util/internal.h"
 
@@ -30,7 +31,7 @@ struct node {
 	long parent_ix; /* index of the parent node, -1 root, -2 lost */
 	long canon;     /* loops: the node standing for this loop instance */
 	uint64_t part;  /* rank within the parent (meaning by kind) */
-	char *label;
+	uint32_t lnode; /* its label: a node of the profile's label tree, 0 not made */
 	/* XU sums */
 	int nseg, final;
 	uint64_t first_t0, last_t1, dur, en, run;
@@ -49,7 +50,8 @@ struct module_map {
 struct rd {
 	struct node *n;
 	size_t nn, cap;
-	long *hash; /* open addressing over (pid, id) */
+	uint32_t root_lnode, lost_lnode; /* labels "0" and "0.?" (make_label) */
+	long *hash;                      /* open addressing over (pid, id) */
 	size_t hcap;
 	size_t nev;
 	int mux; /* -1 unknown yet, else the files' mux mode */
@@ -953,21 +955,32 @@ static int assign_ranks(struct rd *r)
 	return 0;
 }
 
-static char *make_label(struct rd *r, long i, int depth)
+/* The label of node i as a node of p's label tree (issue 33: a label is
+ * its parent's node and its own components, so labels take O(1) per node
+ * whatever the depth): "0" for the root, "0.?" under a lost parent, then
+ * the parts of fuse-openmp §4.1 / fuse-task-parallel §3.1 per level. */
+static uint32_t root_lnode(struct rd *r, pmcf_profile *p, int lost)
+{
+	uint32_t *at = lost ? &r->lost_lnode : &r->root_lnode;
+	if (!*at && pmcfi_profile_label_node(p, 0, lost ? "0.?" : "0", lost ? 3 : 1, at) != 0)
+		return 0;
+	return *at;
+}
+
+static uint32_t make_label(struct rd *r, pmcf_profile *p, long i, int depth)
 {
 	struct node *n = &r->n[i];
-	if (n->label)
-		return n->label;
+	if (n->lnode)
+		return n->lnode;
 	if (n->canon >= 0 && n->canon != i)
-		return make_label(r, n->canon, depth);
-	const char *pl = "0";
-	if (n->parent_ix >= 0 && depth < 10000) {
-		pl = make_label(r, n->parent_ix, depth + 1);
-		if (!pl)
-			return NULL;
-	} else if (n->parent_ix < -1) {
-		pl = "0.?";
-	}
+		return make_label(r, p, n->canon, depth);
+	uint32_t pl;
+	if (n->parent_ix >= 0 && depth < 10000)
+		pl = make_label(r, p, n->parent_ix, depth + 1);
+	else
+		pl = root_lnode(r, p, n->parent_ix < -1);
+	if (!pl)
+		return 0;
 	char part[96];
 	uint64_t rel = 0;
 	int cl = sib_class(r, n);
@@ -980,11 +993,9 @@ static char *make_label(struct rd *r, long i, int depth)
 		else
 			snprintf(part, sizeof(part), "%" PRIu64 ".%" PRIu64, n->part, rel);
 	}
-	size_t len = strlen(pl) + strlen(part) + 2;
-	n->label = malloc(len);
-	if (n->label)
-		snprintf(n->label, len, "%s.%s", pl, part);
-	return n->label;
+	if (pmcfi_profile_label_node(p, pl, part, strlen(part), &n->lnode) != 0)
+		return 0;
+	return n->lnode;
 }
 
 /* ---- the profile ------------------------------------------------------------- */
@@ -997,7 +1008,7 @@ static int cmp_xu(const void *x, const void *y)
 		return ra < rb ? -1 : 1;
 	if (a->first_t0 != b->first_t0)
 		return a->first_t0 < b->first_t0 ? -1 : 1;
-	return a->label && b->label ? strcmp(a->label, b->label) : 0;
+	return (a->lnode > b->lnode) - (a->lnode < b->lnode); /* creation order, stable */
 }
 
 static int marker(const char *dir, const char *name, uint32_t pid, char *out, size_t len)
@@ -1044,7 +1055,6 @@ static int cmp_prank(const void *a, const void *b)
 static void rd_free(struct rd *r)
 {
 	for (size_t i = 0; i < r->nn; i++) {
-		free(r->n[i].label);
 		free(r->n[i].v);
 		free(r->n[i].mx);
 	}
@@ -1188,7 +1198,7 @@ static int build(struct rd *r, const char *dir, const char *const *names, uint64
 				st->incomplete++;
 			continue;
 		}
-		if (!make_label(r, (long)i, 0)) {
+		if (!make_label(r, p, (long)i, 0)) {
 			free(xs);
 			return PMCF_ENOMEM;
 		}
@@ -1248,11 +1258,11 @@ static int build(struct rd *r, const char *dir, const char *const *names, uint64
 		xu.cpu = n->cpu;
 		xu.start_ns = n->first_t0 - t0;
 		xu.end_ns = n->last_t1 - t0;
-		xu.label = n->label;
-		xu.parent_label =
-			n->parent_ix >= 0 ? r->n[n->parent_ix].label : (n->parent_ix == -1 ? "0" : "");
+		uint32_t par = n->parent_ix >= 0    ? r->n[n->parent_ix].lnode
+			       : n->parent_ix == -1 ? root_lnode(r, p, 0)
+						    : 0;
 		size_t i;
-		if ((err = pmcf_profile_xu_add(p, &xu, &i)) != 0 ||
+		if ((err = pmcfi_profile_xu_add_nodes(p, &xu, n->lnode, par, &i)) != 0 ||
 		    (ranked && (err = pmcf_profile_rank_set(p, i, (int32_t)rank_of(r, n->pid))) != 0))
 			goto out_cache;
 		pmcf_profile_value_set(p, i, 0, (double)n->dur);

@@ -54,14 +54,67 @@ static const struct {
 	[F_BASE_LABEL] = {"base_label", "TEXT"},
 };
 
-static void bind_fixed(sqlite3_stmt *st, int col, const pmcf_profile *p, size_t i)
+/* A profile with a label tree has its labels as node ids in xu_row (table
+ * xu_label, view label_text: docs/profile-format.md, "SQL access"); an
+ * arena label of such a profile becomes a node of xu_label after the
+ * tree's (extra, counted here). */
+struct sqlab {
+	sqlite3_stmt *node; /* INSERT INTO xu_label */
+	size_t extra;
+	int rc;
+};
+
+static void bind_node(sqlite3_stmt *st, int k, const pmcf_profile *p, size_t lab, struct sqlab *L)
+{
+	if (lab & PMCFI_LAB_NODE || !lab) {
+		sqlite3_bind_int64(st, k, (sqlite3_int64)(lab & ~PMCFI_LAB_NODE));
+		return;
+	}
+	sqlite3_int64 id = (sqlite3_int64)(p->nlab + L->extra++);
+	sqlite3_bind_int64(L->node, 1, id);
+	sqlite3_bind_int64(L->node, 2, 0);
+	sqlite3_bind_text(L->node, 3, p->arena + lab, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(L->node);
+	sqlite3_reset(L->node);
+	if (rc != SQLITE_DONE && L->rc == SQLITE_OK)
+		L->rc = rc;
+	sqlite3_bind_int64(st, k, id);
+}
+
+static void bind_label(sqlite3_stmt *st, int k, const pmcf_profile *p, size_t lab)
+{
+	if (!(lab & PMCFI_LAB_NODE)) {
+		sqlite3_bind_text(st, k, p->arena + lab, -1, SQLITE_STATIC);
+		return;
+	}
+	char *buf = NULL;
+	size_t cap = 0;
+	const char *s = pmcfi_profile_label_text(p, lab, &buf, &cap);
+	if (s)
+		sqlite3_bind_text(st, k, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, k); /* out of memory: the insert fails (NOT NULL) */
+	free(buf);
+}
+
+static void bind_fixed(sqlite3_stmt *st, int col, const pmcf_profile *p, size_t i, struct sqlab *L)
 {
 	int k = col + 1;
 	switch ((enum fixed_col)col) {
 	case F_XU: sqlite3_bind_int64(st, k, (sqlite3_int64)i); break;
 	case F_TYPE: sqlite3_bind_int64(st, k, p->xtype[i]); break;
-	case F_LABEL: sqlite3_bind_text(st, k, p->arena + p->label[i], -1, SQLITE_STATIC); break;
-	case F_PARENT: sqlite3_bind_text(st, k, p->arena + p->parent[i], -1, SQLITE_STATIC); break;
+	case F_LABEL:
+		if (p->nlab)
+			bind_node(st, k, p, p->label[i], L);
+		else
+			bind_label(st, k, p, p->label[i]);
+		break;
+	case F_PARENT:
+		if (p->nlab)
+			bind_node(st, k, p, p->parent[i], L);
+		else
+			bind_label(st, k, p, p->parent[i]);
+		break;
 	case F_THREAD: sqlite3_bind_int(st, k, p->thread[i]); break;
 	case F_CPU: sqlite3_bind_int(st, k, p->cpu[i]); break;
 	case F_START: sqlite3_bind_int64(st, k, (sqlite3_int64)p->start[i]); break;
@@ -116,7 +169,7 @@ static void row_ddl(FILE *q, const pmcf_profile *p, int values)
 		puts_(q, c ? ", " : "");
 		puts_(q, fixed[c].name);
 		puts_(q, " ");
-		puts_(q, fixed[c].decl);
+		puts_(q, p->nlab && (c == F_LABEL || c == F_PARENT) ? "INTEGER NOT NULL" : fixed[c].decl);
 	}
 	for (size_t e = 0; values && e < p->nev; e++)
 		put_vcol(q, ", ", e);
@@ -141,8 +194,19 @@ static void layer_ddl(FILE *q, const pmcf_profile *p)
 	row_ddl(q, p, 1);
 	puts_(q, ";\nCREATE VIEW xu_values AS SELECT ");
 	for (int c = 0; c < F_N; c++) {
-		puts_(q, c ? ", r." : "r.");
-		puts_(q, fixed[c].name);
+		puts_(q, c ? ", " : "");
+		if (p->nlab && (c == F_LABEL || c == F_PARENT)) {
+			/* the node's text: its ancestors' own components, root first */
+			fprintf(q,
+				"coalesce((WITH RECURSIVE up(id, suffix, d) AS (SELECT parent, suffix, 0 FROM xu_label"
+				" WHERE id = r.%s UNION ALL SELECT n.parent, n.suffix, up.d + 1 FROM xu_label n"
+				" JOIN up ON n.id = up.id WHERE up.id != 0) SELECT group_concat(suffix, '.') FROM"
+				" (SELECT suffix FROM up ORDER BY d DESC)), '') AS %s",
+				fixed[c].name, fixed[c].name);
+		} else {
+			puts_(q, "r.");
+			puts_(q, fixed[c].name);
+		}
 		if (c == F_TYPE)
 			puts_(q, ", t.name AS type_name");
 	}
@@ -217,6 +281,27 @@ static int step_row(sqlite3_stmt *st)
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
+/* A profile with a label tree: the table xu_label (one row per node but
+ * node 0: its parent and its own components) and the view label_text (each
+ * node's label, built by a recursive query: labels cost O(1) per XU in the
+ * file, the text is made when a query reads it); *ins inserts more nodes. */
+static int label_rows(sqlite3 *db, const pmcf_profile *p, sqlite3_stmt **ins)
+{
+	int rc = sqlite3_exec(
+		db,
+		"CREATE TABLE xu_label(id INTEGER PRIMARY KEY, parent INTEGER NOT NULL, suffix TEXT NOT NULL);",
+		NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(db, "INSERT INTO xu_label VALUES(?, ?, ?)", -1, ins, NULL);
+	for (size_t k = 1; rc == SQLITE_OK && k < p->nlab; k++) {
+		sqlite3_bind_int64(*ins, 1, (sqlite3_int64)k);
+		sqlite3_bind_int64(*ins, 2, p->lpar[k]);
+		sqlite3_bind_text(*ins, 3, p->lsarena + p->lsuf[k], -1, SQLITE_STATIC);
+		rc = step_row(*ins);
+	}
+	return rc;
+}
+
 /* The rows of xu_row: the XU fields, and the values unless long (then
  * one row per XU and event in xu_value). */
 static int insert_rows(sqlite3 *db, const pmcf_profile *p, int long_only)
@@ -225,13 +310,20 @@ static int insert_rows(sqlite3 *db, const pmcf_profile *p, int long_only)
 	if (!sql)
 		return SQLITE_NOMEM;
 	sqlite3_stmt *st, *sv = NULL;
+	struct sqlab L = {NULL, 0, SQLITE_OK};
 	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
 	free(sql);
 	if (rc == SQLITE_OK && long_only)
 		rc = sqlite3_prepare_v2(db, "INSERT INTO xu_value VALUES(?, ?, ?)", -1, &sv, NULL);
+	if (rc == SQLITE_OK && p->nlab)
+		rc = label_rows(db, p, &L.node);
 	for (size_t i = 0; rc == SQLITE_OK && i < p->nxu; i++) {
 		for (int c = 0; c < F_N; c++)
-			bind_fixed(st, c, p, i);
+			bind_fixed(st, c, p, i, &L);
+		if (L.rc != SQLITE_OK) {
+			rc = L.rc;
+			break;
+		}
 		if (!long_only)
 			for (size_t e = 0; e < p->nev; e++)
 				bind_value(st, F_N + 1 + (int)e, p->val[e][i]);
@@ -243,6 +335,7 @@ static int insert_rows(sqlite3 *db, const pmcf_profile *p, int long_only)
 			rc = step_row(sv);
 		}
 	}
+	sqlite3_finalize(L.node);
 	sqlite3_finalize(sv);
 	sqlite3_finalize(st);
 	return rc;

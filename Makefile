@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo check unit asan tsan fuzz bench format clean
+.PHONY: all deps configure build demo check pmu-check unit asan tsan fuzz bench format clean
 
 all: build
 
@@ -24,6 +24,13 @@ demo: build
 # The whole test suite.
 check: build
 	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+# The hardware suite on an emulated aarch64 machine with a real PMU driver
+# (QEMU TCG, -icount shift=0: exact instruction counts; docs/hardware.md):
+# installs qemu-system-arm and the cross compiler, cross-builds pmcfuse into
+# build/pmu/arm64, boots the guest and runs tests/hw/run.sh in it.
+pmu-check: deps
+	@JOBS=$(JOBS) scripts/pmu-vm.sh check
 
 # Only the fast unit tests.
 unit: build

@@ -17,7 +17,7 @@ BUILD=${FUZZ_BUILD:-build-fuzz}
 OUT=${FUZZ_OUT:-$BUILD/out}
 CC=${CC:-clang-16}
 case "$CC" in *clang*) ;; *) CC=clang-16 ;; esac # make may export CC=cc
-ALL=(profile plan plan_fields emd_csv perfdata callgrind spec evlist)
+ALL=(profile plan plan_fields emd_csv perfdata callgrind spec evlist combine)
 NAMES=("$@")
 [ ${#NAMES[@]} -gt 0 ] || NAMES=("${ALL[@]}")
 

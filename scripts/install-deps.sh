@@ -16,6 +16,7 @@ PACKAGES=(
 	linux-perf                         # perf, for comparisons and instruction mixes
 	libelf-dev libdw-dev libzydis-dev  # imix: ELF symbols and lines, disassembly
 	valgrind                           # imix reference (callgrind)
+	lua5.4 xz-utils                    # bench/imix-validate: Debian programs it measures (with gzip, sort, sqlite3)
 	clang-format                       # scripts/format.sh, the format_check test (clang-format 14)
 	llvm-16                            # llvm-mca-16: imix cost model for timer samples
 	clang-16 libomp-16-dev libclang-rt-16-dev # OpenMP examples, the OMPT collector; libFuzzer (make fuzz)
@@ -25,6 +26,10 @@ PACKAGES=(
 	slurm-wlm munge                    # tests/e2e/slow_slurm.sh: a single-node Slurm cluster (run --launcher slurm)
 	libotf2-trace-dev otf2-tools       # export --format otf2 (optional at build time); otf2-print in tests
 	openmpi-bin libopenmpi-dev         # examples/mpi_tiles, tests/e2e/mpi.sh (MPI + OpenMP programs)
+	strace                             # tests/e2e/adversarial_run.sh counts perf_event_open calls (skipped without)
+	qemu-system-arm gcc-aarch64-linux-gnu cpio # make pmu-check: the emulated aarch64 machine with a PMU,
+	                                   # the cross compiler, its initramfs (scripts/pmu-vm.sh; arm64 packages
+	                                   # are downloaded, not installed, into build/pmu/)
 )
 
 missing=()

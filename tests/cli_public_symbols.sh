@@ -20,7 +20,7 @@ check() {
 	shift 3
 	local tmp
 	tmp=$(mktemp -d) || return 2
-	nm -D --defined-only "$so" | awk 'NF >= 3 {print $3}' | sort -u >"$tmp/exported"
+	nm -D --defined-only "$so" | awk 'NF >= 3 {sub(/@.*/, "", $3); print $3}' | sort -u >"$tmp/exported"
 	nm -g --defined-only "$ar" 2>/dev/null | awk 'NF == 3 && $2 != "U" {print $3}' | sort -u >"$tmp/defined"
 	[ -s "$tmp/exported" ] && [ -s "$tmp/defined" ] || {
 		echo "cannot read the symbols of $so or $ar"

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
+#include "pmcfuse/combine.h"
 #include "pmcfuse/evaluate.h"
 #include "pmcfuse/events.h"
 #include "pmcfuse/hbbp.h"
@@ -51,6 +53,48 @@ static void replay_emd_csv(const char *path)
 	free(x);
 }
 
+/* The combine harness's input: a 4-byte little-endian length n, a profile
+ * of n bytes, then a second profile; fused by every strategy (--partial,
+ * --force, one thread): an error code or a fused profile. */
+static pmcf_profile *open_bytes(const char *data, size_t size)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[1100];
+	snprintf(path, sizeof(path), "%s/pmcf-replay-XXXXXX", dir && *dir ? dir : "/tmp");
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, size), (ssize_t)size);
+	close(fd);
+	pmcf_profile *p = NULL;
+	if (pmcf_profile_open(path, &p) != 0)
+		p = NULL;
+	unlink(path);
+	return p;
+}
+
+static void replay_combine(const char *text, size_t len)
+{
+	if (len < 4)
+		return;
+	const unsigned char *u = (const unsigned char *)text;
+	size_t n = (size_t)u[0] | (size_t)u[1] << 8 | (size_t)u[2] << 16 | (size_t)u[3] << 24;
+	if (n > len - 4)
+		return;
+	pmcf_profile *in[2] = {open_bytes(text + 4, n), open_bytes(text + 4 + n, len - 4 - n)};
+	for (int s = PMCF_COMBINE_CTC; in[0] && in[1] && s <= PMCF_COMBINE_BC_LGL; s++) {
+		pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
+		o.strategy = s;
+		o.force = o.partial = 1;
+		o.threads = 1;
+		pmcf_profile *out = NULL;
+		int err = pmcf_combine((const pmcf_profile *const *)in, 2, &o, &out, NULL);
+		assert_true(err != 0 || out != NULL);
+		pmcf_profile_free(out);
+	}
+	pmcf_profile_free(in[0]);
+	pmcf_profile_free(in[1]);
+}
+
 static void replay(const char *harness, const char *path)
 {
 	size_t len;
@@ -84,6 +128,8 @@ static void replay(const char *harness, const char *path)
 		if (len > 0 && text[1] != '@' && pmcf_evlist_parse(c, text + 1, &l) == 0)
 			pmcf_evlist_free(l);
 		pmcf_catalog_free(c);
+	} else if (!strcmp(harness, "combine")) {
+		replay_combine(text, len);
 	} else {
 		fail_msg("fuzz/regressions/%s: no harness of that name", harness);
 	}

@@ -89,7 +89,7 @@ static void test_aliases(void **state)
 		const char *alias, *name;
 	} rows[] = {
 		{__LINE__, "cs", "context-switches"},
-		{__LINE__, "CS", "context-switches"},
+		{__LINE__, "CS", NULL}, /* perf's names are case-sensitive: `perf stat -e CS` refuses it */
 		{__LINE__, "faults", "page-faults"},
 		{__LINE__, "migrations", "cpu-migrations"},
 		{__LINE__, "cpu-cycles", "cycles"},
@@ -115,6 +115,44 @@ static void test_aliases(void **state)
 	pmcf_catalog_free(c);
 }
 
+/* perf's spellings of hardware cache events, as the catalogue names them */
+static void test_cache_aliases(void **state)
+{
+	(void)state;
+	static const struct {
+		int line;
+		const char *name, *want; /* want NULL: no such spelling, or the catalogue's own */
+	} rows[] = {
+		{__LINE__, "l1d-loads", "L1-dcache-loads"},
+		{__LINE__, "l1-d-load-misses", "L1-dcache-load-misses"},
+		{__LINE__, "L1-data-read", "L1-dcache-loads"},
+		{__LINE__, "L1-dcache-load-miss", "L1-dcache-load-misses"},
+		{__LINE__, "LLC-misses", "LLC-load-misses"},
+		{__LINE__, "L2-loads", "LLC-loads"},
+		{__LINE__, "LLC-refs", "LLC-loads"},
+		{__LINE__, "d-tlb-write-miss", "dTLB-store-misses"},
+		{__LINE__, "Instruction-TLB-loads", "iTLB-loads"},
+		{__LINE__, "bpu-loads", "branch-loads"},
+		{__LINE__, "node-speculative-read-misses", "node-prefetch-misses"},
+		{__LINE__, "l1i-prefetch", "L1-icache-prefetches"},
+		{__LINE__, "L1-dcache-loads", NULL}, /* already the catalogue's */
+		{__LINE__, "LL-loads", NULL},        /* perf refuses these */
+		{__LINE__, "branches-misses", NULL},
+		{__LINE__, "L1-dcache-load-store", NULL},
+		{__LINE__, "L1-dcache-misses-misses", NULL},
+		{__LINE__, "l1d", NULL},
+		{__LINE__, "l1d-", NULL},
+		{__LINE__, "L1D-loads", NULL},
+	};
+	char buf[64];
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		const char *got = pmcfi_perf_cache_alias(rows[r].name, buf, sizeof(buf));
+		ROW_CHECK(rows[r].line,
+			  (got == NULL) == (rows[r].want == NULL) && (!got || strcmp(got, rows[r].want) == 0),
+			  "'%s' gave %s", rows[r].name, got ? got : "NULL");
+	}
+}
+
 #define REFUSED(rc, detail) rc, detail, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 
 /* rc, then the encoding: type, config, config1, config2 and the exclude,
@@ -138,8 +176,17 @@ static void test_encode_syntax(void **state)
 		 0, 1, 0, 1, 0, 0, 0, 0, 0},
 		{__LINE__, "task-clock:uk", 0, "task-clock:uk", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK,
 		 0, 0, 0, 0, 1, 0, 0, 0, 0, 0},
-		{__LINE__, "Task-Clock:h", 0, "task-clock:h", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0,
+		{__LINE__, "task-clock:h", 0, "task-clock:h", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0,
 		 0, 1, 1, 0, 0, 0, 0, 0, 0},
+		/* "task-clock:" is task-clock, as perf reads it */
+		{__LINE__, "task-clock:", 0, "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0, 0,
+		 0, kd, kd, 0, 0, 0, 0, 0},
+		/* name=TEXT is perf's display name: accepted, nothing encoded */
+		{__LINE__, "xcpu/event=0x3c,name=x/", 0, "xcpu/event=0x3c,name=x/", 4, 0x3c, 0, 0, 0, kd, kd,
+		 0, 0, 0, 0, 0},
+		/* a raw code of any length whose value fits 64 bits (perf reads r00000000000000001c2) */
+		{__LINE__, "r00000000000000001c2", 0, "r00000000000000001c2", PERF_TYPE_RAW, 0x1c2, 0, 0, 0,
+		 kd, kd, 0, 0, 0, 0, 0},
 		{__LINE__, "cs:u", 0, "context-switches:u", PERF_TYPE_SOFTWARE,
 		 PERF_COUNT_SW_CONTEXT_SWITCHES, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0},
 		{__LINE__, "cycles:G", 0, "cycles:G", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0, 0, 0,
@@ -188,10 +235,21 @@ static void test_encode_syntax(void **state)
 		{__LINE__, "broken/event=1/", REFUSED(PMCF_ENOENT, "no PMU 'broken'")},
 		{__LINE__, "task-clock:S", REFUSED(PMCF_ESYNTAX, "sampling")},
 		{__LINE__, "task-clock:pppp", REFUSED(PMCF_ESYNTAX, "above ppp")},
+		/* where perf refuses: a modifier twice, two lists, other cases, 'R' */
+		{__LINE__, "task-clock:uu", REFUSED(PMCF_ESYNTAX, "modifier 'u' twice")},
+		{__LINE__, "task-clock:kuk", REFUSED(PMCF_ESYNTAX, "modifier 'k' twice")},
+		{__LINE__, "task-clock:u:k", REFUSED(PMCF_ESYNTAX, "two lists of modifiers")},
+		{__LINE__, "Task-Clock:h", REFUSED(PMCF_EEVENT, "")},
+		{__LINE__, "TASK-CLOCK", REFUSED(PMCF_EEVENT, "")},
+		{__LINE__, "R01c2", REFUSED(PMCF_EEVENT, "")},
+		{__LINE__, "xcpu/event=1,name=/", REFUSED(PMCF_ESYNTAX, "name= needs a name")},
+		/* perf's sampling terms: said so, not "no term" */
+		{__LINE__, "xcpu/event=1,period=1000/", REFUSED(PMCF_ESYNTAX, "terms for sampling")},
 		{__LINE__, "duration:u", REFUSED(PMCF_ESYNTAX, "no counter")},
 		{__LINE__, "no-such-event:u", REFUSED(PMCF_EEVENT, "")},
 		{__LINE__, "r", REFUSED(PMCF_EEVENT, "")},
 		{__LINE__, "r12345678901234567", REFUSED(PMCF_EEVENT, "")}, /* wider than 64 bits */
+		{__LINE__, "r1234567890abcdef0", REFUSED(PMCF_EEVENT, "")},
 	};
 	pmcf_catalog *c = small_catalog();
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
@@ -451,8 +509,11 @@ static void test_plan_groups(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_aliases),     cmocka_unit_test(test_encode_syntax),
-		cmocka_unit_test(test_real_sysfs),  cmocka_unit_test(test_evlist_groups_globs),
+		cmocka_unit_test(test_aliases),
+		cmocka_unit_test(test_cache_aliases),
+		cmocka_unit_test(test_encode_syntax),
+		cmocka_unit_test(test_real_sysfs),
+		cmocka_unit_test(test_evlist_groups_globs),
 		cmocka_unit_test(test_plan_groups),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1068,13 +1068,15 @@ static void test_deep_labels_bounded(void **state)
 	const char *f = tpath("deep.pmcf");
 	assert_int_equal(pmcf_profile_save(p, f), 0);
 	/* in the file: the labels' ids and the nodes, a few bytes per XU */
-	const char *bytes = sql_text(f, "SELECT (SELECT sum(length(label) + length(parent_label)) FROM xu_chunk) +"
-					" (SELECT sum(length(parent) + length(suffix)) FROM label_node)");
+	const char *bytes =
+		sql_text(f, "SELECT (SELECT sum(length(label) + length(parent_label)) FROM xu_chunk) +"
+			    " (SELECT sum(length(parent) + length(suffix)) FROM label_node)");
 	if (strtoull(bytes, NULL, 10) > 24 * (unsigned long long)N)
 		fail_msg("%s bytes of labels for %d XUs in the file", bytes, N);
 	assert_string_equal(sql_text(f, "PRAGMA user_version"), "2");
 	/* the SQL layer builds the text */
-	assert_string_equal(sql_text(f, "SELECT label FROM xu_values WHERE xu = 2"), "0.0.4000.1.4001.2.4002");
+	assert_string_equal(sql_text(f, "SELECT label FROM xu_values WHERE xu = 2"),
+			    "0.0.4000.1.4001.2.4002");
 	assert_string_equal(sql_text(f, "SELECT parent_label FROM xu_values WHERE xu = 0"), "0");
 	pmcf_profile *q;
 	assert_int_equal(pmcf_profile_open(f, &q), 0);
@@ -1098,7 +1100,8 @@ static void test_deep_labels_bounded(void **state)
 	assert_int_equal(pmcf_profile_xu_get(q, 11, &y), 0);
 	assert_int_equal(strncmp(y.label, x.label, strlen(x.label)), 0);
 	assert_string_equal(y.parent_label, x.label);
-	assert_string_equal(x.label, "0.0.4000.1.4001.2.4002.0.4003.1.4004.2.4005.0.4006.1.4000.2.4001.0.4002.1.4003");
+	assert_string_equal(x.label,
+			    "0.0.4000.1.4001.2.4002.0.4003.1.4004.2.4005.0.4006.1.4000.2.4001.0.4002.1.4003");
 	free(buf);
 	free(buf2);
 	pmcf_profile_free(p);

@@ -4,7 +4,8 @@
 # 4, 1, 0.1 and 0.01 ms, coarse and fine cholesky, the three schedulers
 # (kernel, rr, roc) and both estimators, and the floors a multiplexer is
 # measured against: the same sets fused over several executions with BC and
-# with random pairing (`pmcfuse run --strategy bc|random`, period "-").
+# with random pairing and the oracle (`pmcfuse run --strategy bc|random|oracle`,
+# period "-"; the oracle pairs by the truth: the ceiling of fusion).
 # Writes OUTDIR/epd_sim[-v1].csv. Scaled down for a 2-core VM: NSETS random
 # sets per size (paper: 30), reference with 2 repeats (paper: 3).
 # Usage: epd_sim.py OUTDIR   (env: HEM_NSETS, HEM_MODEL=v2|v1, HEM_SIZES, HEM_PERIODS)
@@ -19,7 +20,7 @@ SIZES = [int(k) for k in os.environ.get("HEM_SIZES", "2,4,8,16,24,33").split(","
 PERIODS = os.environ.get("HEM_PERIODS", "4,1,0.1,0.01").split(",")
 MODES = ["kernel", "rr", "roc"]
 ESTS = ["cumulative", "local"]
-FUSED = ["bc", "random"]
+FUSED = ["bc", "random", "oracle"]
 WLS = {"coarse": f"cholesky,blocks=8,bsize=128,model={MODEL}",
        "fine": f"cholesky,blocks=16,bsize=64,model={MODEL}"}
 

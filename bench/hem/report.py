@@ -19,7 +19,7 @@ old_page = open(PAGE).read() if os.path.exists(PAGE) else ""
 md = []
 P = md.append
 MUX = ("kernel", "rr", "roc")
-FUSED = ("bc", "random")
+FUSED = ("bc", "random", "oracle")
 
 # ---- EPD against events
 epd = collections.defaultdict(list)
@@ -39,7 +39,8 @@ def med(w, m, est, p, k):
 for w in ("coarse", "fine"):
     for est in ("cumulative", "local"):
         dat = f"{OUT}/epd-{w}-{est}{SFX}.dat"
-        curves = [(m, p) for m in MUX for p in periods] + [(s, "-") for s in FUSED]
+        curves = [(m, p) for m in MUX for p in periods] + [
+            (s, "-") for s in FUSED if any(k[1] == s for k in epd)]
         with open(dat, "w") as f:
             for m, p in curves:
                 f.write(f"# {m} {p}\n")
@@ -49,8 +50,8 @@ for w in ("coarse", "fine"):
         plots = []
         for idx, (m, p) in enumerate(curves):
             if p == "-":
-                style = f"dt 1 lw 3 lc rgb '{'black' if m == 'bc' else 'gray'}'"
-                title = f"{m} (fused, {'method' if m == 'bc' else 'floor'})"
+                style = f"dt 1 lw 3 lc rgb '{dict(bc='black', random='gray').get(m, 'dark-green')}'"
+                title = f"{m} (fused, {dict(bc='method', random='floor').get(m, 'ceiling')})"
             else:
                 style = f"dt {MUX.index(m) + 1} lc {periods.index(p) + 1}"
                 title = f"{m} {p} ms"
@@ -67,16 +68,18 @@ P(f"Simulated studies on value model **{MODEL}** (docs/simulation.md), produced 
   f"`bench/hem/run.sh` in {SECS} s on a loaded 2-core VM (the simulation uses the bundled "
   "xeon32 machine: 4 general + 3 fixed counters). Scripts: `bench/hem/`; raw CSVs in "
   "`$HEM_OUT`. " + ("The same studies on model v1: [hem-v1.md](hem-v1.md)." if MODEL == "v2"
-                    else "The current page: [hem.md](hem.md).") + "\n")
+                    else "The same studies on model v2 (its placement spread was tuned to a "
+                    "target, issue 32): [hem.md](hem.md); on v1: [hem-v1.md](hem-v1.md).") + "\n")
 P("## 1. EPD against the number of multiplexed events (fuse-task-parallel §5.1, Fig. 9), "
   "simulation\n")
 P(f"cholesky coarse = `blocks=8,bsize=128`, fine = `blocks=16,bsize=64` (more, shorter "
   f"tasks), same matrix. {nsets} random event sets per size (paper: 30), drawn once and "
   "reused for every period, scheduler and estimator; reference with `pmcfuse reference -e "
   "all --repeat 2` (paper: 3); EPD with 10 bins. Cells: median EPD over the sets. The last "
-  "two rows fuse the same sets over several executions instead of multiplexing (`pmcfuse "
-  "run --strategy bc|random`): **bc** is the method, **random** pairing the floor every "
-  "real strategy must beat; a multiplexer above the random row is worse than fusing runs "
+  "rows fuse the same sets over several executions instead of multiplexing (`pmcfuse "
+  "run --strategy bc|random|oracle`): **bc** is the method, **random** pairing the floor every "
+  "real strategy must beat, **oracle** (model v3 on) the pairing by the ground truth, the "
+  "ceiling of fusion; a multiplexer above the random row is worse than fusing runs "
   "at random.\n")
 for w in ("coarse", "fine"):
     for est in ("cumulative", "local"):
@@ -89,6 +92,8 @@ for w in ("coarse", "fine"):
                 P(f"| {m} | {p} | " + " | ".join(f"{med(w, m, est, p, k):.2f}" for k in sizes)
                   + " |")
         for m in FUSED:
+            if not any(k[1] == m for k in epd):
+                continue
             P(f"| **{m}** (fused) | – | " + " | ".join(
                 f"{med(w, m, est, '-', k):.2f}" for k in sizes) + " |")
         P("")
@@ -108,7 +113,7 @@ for est in ("cumulative", "local"):
     for p in periods:
         P(f"| {est}, period {p} ms, sizes ≥ 8 | "
           f"{mean_over(lambda k: k[2] == est and k[3] == p and k[4] >= 8):.2f} |")
-for m in MUX + FUSED:
+for m in MUX + tuple(f for f in FUSED if any(k[1] == f for k in epd)):
     P(f"| {'scheduler' if m in MUX else 'fused'} {m}, sizes ≥ 8 | "
       f"{mean_over(lambda k: k[1] == m and k[4] >= 8):.2f} |")
 P("")

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Runs every HEM study (bench/hem) and writes docs/results/hem.md with its
-# plots (HEM_MODEL=v1: hem-v1.md, simulated studies only). Usage:
+# plots (HEM_MODEL=v3, the default: hem-v3.md; v2: hem.md; v1: hem-v1.md;
+# v1 and v3 run the simulated studies only). Usage:
 # bench/hem/run.sh [BUILD_DIR] (default build); scratch files go to $HEM_OUT
 # (default /tmp/pmcf-hem). Sizes: HEM_NSETS, HEM_SIZES, HEM_PERIODS
 # (epd_sim.py), HEM_R, HEM_ROC_PERIODS (roc_sim.py); the defaults take about
@@ -8,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PMCFUSE="$(realpath "${1:-build}")/pmcfuse"
-export HEM_MODEL="${HEM_MODEL:-v2}" HEM_R="${HEM_R:-5}"
+export HEM_MODEL="${HEM_MODEL:-v3}" HEM_R="${HEM_R:-5}"
 OUT="${HEM_OUT:-/tmp/pmcf-hem}"
 mkdir -p "$OUT"
 start=$(date +%s)

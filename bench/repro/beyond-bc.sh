@@ -24,6 +24,7 @@
 # and the plot from a CSV of an earlier run. BB_CSV / BB_SVG: other output
 # files (default docs/results/beyond-bc.csv / .svg).
 source "$(dirname "$0")/common.sh"
+MODEL=${MODEL:-}                # ",model=v2": the pages measured on model v2
 command -v perf >/dev/null || { echo "beyond-bc: perf is needed (the CPU time of combine)" >&2; exit 2; }
 SEEDS=${SEEDS:-5}
 MACHINES=${MACHINES:-"xeon32 xeon192"}
@@ -54,7 +55,7 @@ cpu() { # CPU seconds (task-clock of every thread, perf stat) of a command, the
 for m in $MACHINES_RUN; do
 	for w in $WORKLOADS; do
 		n=$(name_of "$w"); d=$WORK/bb-$m-$n; mkdir -p "$d"
-		spec=$w,machine=$m
+		spec=$w,machine=$m$MODEL
 		if [ "$EVAL" = all ] && { [ "$REUSE" = 0 ] || [ ! -f "$d/refs.done" ]; }; then
 			log "beyond-bc $m $n: references (--repeat 3)"
 			rm -rf "$d/refs"

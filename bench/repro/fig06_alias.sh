@@ -4,7 +4,7 @@
 # overlapping events for BC; LGL and BC fuse them; the TMD of the pair
 # against 5 reference executions that count both at once says which fusion
 # keeps the ideal y = x relation; random pairing within each task type is the
-# floor. Simulated cholesky on xeon32 (paper:
+# floor, the oracle (pairing by the truth) the ceiling. Simulated cholesky on xeon32 (paper:
 # cholesky_b8, 8080 tasks, real Xeon-32) and, for more variability, xeon192.
 source "$(dirname "$0")/common.sh"
 BLOCKS=${BLOCKS:-20}            # 1,540 tasks (the paper: 8080; small for speed)
@@ -20,7 +20,7 @@ for m in xeon32 xeon192; do
 	pm record --sim "$spec,seed=101" -e PAPI_L1_DCM,$OVERLAP -o "$d/e1.pmcf" >/dev/null
 	pm record --sim "$spec,seed=202" -e PAPI_L2_DCA,$OVERLAP -o "$d/e2.pmcf" >/dev/null
 	pm reference -e PAPI_L1_DCM,PAPI_L2_DCA --repeat 5 --seed 11 -o "$d/refs" --sim "$spec" >/dev/null
-	for s in lgl bc random; do
+	for s in lgl bc random oracle; do
 		pm combine --strategy "$s" -o "$d/$s.pmcf" "$d/e1.pmcf" "$d/e2.pmcf" >/dev/null
 		pm epd --json "$d/$s.pmcf" "$d/refs" >"$d/$s.epd.json"
 		t=$(jq -r '.pairs[] | select(.events == ["PAPI_L1_DCM","PAPI_L2_DCA"] or .events == ["PAPI_L2_DCA","PAPI_L1_DCM"]) | "\(.tmd),\(.spread)"' "$d/$s.epd.json")

@@ -15,13 +15,13 @@ source "$(dirname "$0")/common.sh"
 REPEATS=${REPEATS:-3}          # fused profiles per strategy (paper: 30 on Xeon-32, 3 on Xeon-192)
 REF_REPEATS=${REF_REPEATS:-3}  # reference repeats per pair (paper: 5 on Xeon-32, 3 on Xeon-192)
 WORKLOADS=${WORKLOADS:-"cholesky seidel kmeans loops,schedule=static loops,schedule=dynamic"}
-STRATEGIES="ctc lgl bc bc-unlabeled random hem"
+STRATEGIES=${STRATEGIES:-"ctc lgl bc bc-unlabeled random oracle hem"}
 MODEL=${MODEL:-}               # e.g. ",model=v1"
 EPD_ARGS=${EPD_ARGS:-}         # e.g. "--formula paper" (the v1 page)
 SUFFIX=${SUFFIX:-}             # e.g. "-v1": repro-fig11-12-v1.csv/png
 out=$RESULTS/repro-fig11-12$SUFFIX.csv
 tmp=$out.tmp
-echo "machine,workload,strategy,xus,epd_median,epd_min,epd_max,correrr_median,correrr_min,correrr_max,truth_median,truth_p90,truth_missing" >"$tmp"
+echo "machine,workload,strategy,xus,epd_median,epd_min,epd_max,correrr_median,correrr_min,correrr_max,truth_median,truth_p90,truth_missing,truth_mean" >"$tmp"
 name_of() { # cholesky,blocks=14 -> cholesky; loops,schedule=static,... -> loops-static
 	local w=${1%%,*}
 	[ "$w" = loops ] && w=loops-$(printf '%s' "$1" | sed 's/.*schedule=\([a-z]*\).*/\1/')
@@ -45,11 +45,11 @@ for m in xeon32 xeon192; do
 				# shellcheck disable=SC2086
 				pm epd $EPD_ARGS --json "$d/$s-$k.pmcf" "$d/refs" | jq .epd >>"$d/$s.epd"
 				pm correrr --json "$d/$s-$k.pmcf" "$d/refs" | jq .correrr >>"$d/$s.ce"
-				t=$(pm truth --json "$d/$s-$k.pmcf" 2>/dev/null | jq -r '"\(.median_rel_error) \(.p90_rel_error) \(.share_missing)"') || t="nan nan nan"
+				t=$(pm truth --json "$d/$s-$k.pmcf" 2>/dev/null | jq -r '"\(.median_rel_error) \(.p90_rel_error) \(.share_missing) \(.mean_rel_error)"') || t="nan nan nan nan"
 				echo "$t" >>"$d/$s.truth"
 			done
 			xus=$(pm show --json "$d/$s-1.pmcf" | jq .xus)
-			tm=$(for c in 1 2 3; do awk -v c=$c '{print $c}' "$d/$s.truth" | stats3 | cut -d' ' -f1; done | paste -sd,)
+			tm=$(for c in 1 2 3 4; do awk -v c=$c '{print $c}' "$d/$s.truth" | stats3 | cut -d' ' -f1; done | paste -sd,)
 			echo "$m,$n,$s,$xus,$(stats3 <"$d/$s.epd" | tr ' ' ,),$(stats3 <"$d/$s.ce" | tr ' ' ,),$tm" >>"$tmp"
 		done
 	done
@@ -64,9 +64,9 @@ set logscale y; set yrange [0.5:*]; set grid ytics lc rgb '#dddddd'
 set style data histograms; set style histogram errorbars gap 2 lw 1; set style fill solid 0.85 noborder
 set key top left horizontal; set ylabel 'EPD (log)'
 set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb '#555555'
-files = "ctc lgl bc bc-unlabeled random hem"
-cols = "#9467bd #d62728 #1f77b4 #17becf #ff7f0e #7f7f7f"
-plot for [i=1:6] '< grep ",'.word(files,i).'," $WORK/epd-$m.csv' using 5:6:7:xtic(2) title word(files,i) lc rgb word(cols,i)
+files = "ctc lgl bc bc-unlabeled random oracle hem"
+cols = "#9467bd #d62728 #1f77b4 #17becf #ff7f0e #2ca02c #7f7f7f"
+plot for [i=1:7] '< grep ",'.word(files,i).'," $WORK/epd-$m.csv' using 5:6:7:xtic(2) title word(files,i) lc rgb word(cols,i)
 GP
 done
 mv "$tmp" "$out"

@@ -14,6 +14,7 @@
 # workload and machine, the medians over the seeds. MACHINES, WORKLOADS,
 # SEEDS, REF_REPEAT change that. Leaves the profiles in $WORK/la-*.
 source "$(dirname "$0")/common.sh"
+MODEL=${MODEL:-}                # ",model=v2": the pages measured on model v2
 MACHINES=${MACHINES:-"xeon32 xeon192"}
 WORKLOADS=${WORKLOADS:-"cholesky seidel kmeans loops,schedule=static loops,schedule=dynamic knapsack"}
 SEEDS=${SEEDS:-"1017 2017 3017"}
@@ -30,7 +31,7 @@ row() { # machine workload variant seed profile refs executions [noepd]
 for m in $MACHINES; do
 	for w in $WORKLOADS; do
 		n=$(name_of "$w"); d=$WORK/la-$m-$n; rm -rf "$d"; mkdir -p "$d"
-		spec=$w,machine=$m
+		spec=$w,machine=$m$MODEL
 		log "link-auto $m $n: references (--repeat $REF_REPEAT)"
 		pm reference -e all --repeat "$REF_REPEAT" --seed 7 -o "$d/refs" --sim "$spec" >/dev/null
 		pm plan -e all --strategy bc --link auto --refs "$d/refs" --sim "$spec" -o "$d/auto.json" >"$d/auto.txt"

@@ -14,11 +14,11 @@ source "$(dirname "$0")/common.sh"
 REPEATS=${REPEATS:-1}
 MACHINES=${MACHINES:-"xeon32 xeon192"}
 WORKLOADS=${WORKLOADS:-"cholesky seidel kmeans loops,schedule=static loops,schedule=dynamic knapsack"}
-STRATEGIES=${STRATEGIES:-"bc lgl ctc random"}
+STRATEGIES=${STRATEGIES:-"bc lgl ctc random oracle"}
 MODEL=${MODEL:-}                  # e.g. ",model=v1"
 out=${MATRIX_CSV:-$RESULTS/matrix.csv}
 tmp=$out.tmp
-echo "machine,workload,strategy,xus,makespan_s,epd,pairs_excluded,truth_median,truth_p90,truth_missing,seed" >"$tmp"
+echo "machine,workload,strategy,xus,makespan_s,epd,pairs_excluded,truth_median,truth_p90,truth_missing,seed,truth_mean" >"$tmp"
 for m in $MACHINES; do
 	for w in $WORKLOADS; do
 		n=$(name_of "$w"); d=$WORK/mx-$m-$n; rm -rf "$d"; mkdir -p "$d"
@@ -32,8 +32,9 @@ for m in $MACHINES; do
 				pm run -e all --strategy "$s" --seed $seed -o "$d/$s-$k.pmcf" --sim "$spec" >/dev/null 2>&1
 				e=$(pm epd --json "$d/$s-$k.pmcf" "$d/refs" | jq -r '"\(.epd),\(.pairs_excluded)"')
 				t=$(pm truth --json "$d/$s-$k.pmcf" | jq -r '"\(.median_rel_error),\(.p90_rel_error),\(.share_missing)"')
+				tmean=$(pm truth --json "$d/$s-$k.pmcf" | jq -r .mean_rel_error)
 				xus=$(pm show --json "$d/$s-$k.pmcf" | jq .xus)
-				echo "$m,$n,$s,$xus,$(awk -v n="${ms:-0}" 'BEGIN {printf "%.3f", n / 1e9}'),$e,$t,$seed" >>"$tmp"
+				echo "$m,$n,$s,$xus,$(awk -v n="${ms:-0}" 'BEGIN {printf "%.3f", n / 1e9}'),$e,$t,$seed,$tmean" >>"$tmp"
 			done
 		done
 	done

@@ -73,11 +73,17 @@ PMCF_API int pmcf_collect_program(char *const argv[], const char *const *events,
 
 /* For a signal handler (async-signal-safe): sends sig to the program that
  * pmcf_collect_program is running and returns 1. When none is running it
- * returns 0 and remembers sig: the next pmcf_collect_program does not start
+ * returns 0 (2 when its program has ended and its records are being read)
+ * and remembers sig: the next pmcf_collect_program does not start
  * its program and returns -EINTR (pmcf_collect_signal(0) forgets it). The
- * program also gets SIGKILL when the process that started it dies
- * (PR_SET_PDEATHSIG), and a record folder left by a killed pmcfuse is
- * removed by the next pmcf_collect_program of the same user. */
+ * program runs in a process group of its own (unless the caller is the
+ * terminal's foreground job): sig goes to the group, and what is left of
+ * it when the program ends after a signal is killed. The program also gets
+ * SIGKILL when the process that started it dies (PR_SET_PDEATHSIG), its
+ * group too (a guard process, a child of the caller that
+ * pmcf_collect_program reaps itself, watches for that), and a record folder
+ * left by a killed pmcfuse is removed by the next pmcf_collect_program of
+ * the same user. */
 PMCF_API int pmcf_collect_signal(int sig);
 
 /* This process's OMP_* environment (OMP_TOOL* aside), which the program

@@ -20,7 +20,8 @@ enum pmcf_strategy {
 	PMCF_COMBINE_RANDOM = 5,       /* seeded random pairing within a type */
 	PMCF_COMBINE_MATCH = 6,        /* minimum-cost matching, information-weighted links */
 	PMCF_COMBINE_BC_LABEL = 7,     /* behaviour clustering, label proximity in a cell */
-	PMCF_COMBINE_BC_LGL = 8        /* equal labels first (lgl), then bc-label on the rest */
+	PMCF_COMBINE_BC_LGL = 8,       /* equal labels first (lgl), then bc-label on the rest */
+	PMCF_COMBINE_ORACLE = 9        /* simulated profiles only: pairs by the ground truth */
 };
 /* "ctc", "lgl", "bc", "bc-unlabeled", "random", "match", "bc-label",
  * "bc-lgl" <-> enum. parse

@@ -78,7 +78,10 @@ typedef struct pmcf_epd_opts {
 
 /* How a pair's TMD is calibrated (docs/accuracy.md, "degenerate pairs").
  * FLOORED: the resolution of a pair is 1/n, n the fewest XUs in one of its
- * histograms (one XU moved by one bin); a distance below it equals it; a
+ * reference histograms (one XU moved by one bin; the target's missing values
+ * do not change it); a distance below it equals it; the share f of the
+ * target's XUs without both values scores as a target with none
+ * (uncalibrated (1 - f) * median + f * (B+2)*sqrt(2)); a
  * pair whose calibration is below it (no spread in the references) is left
  * out and listed (pmcf_epd_excluded_at); the calibrated TMD is at least the
  * best score of a reference repeat against the others (the floor).
@@ -211,6 +214,13 @@ PMCF_API void pmcf_truth_summary(const pmcf_truth_result *r, double *median_rel,
  * included, missing ones left out), and the share of missing values. */
 PMCF_API void pmcf_truth_summary_pooled(const pmcf_truth_result *r, double *median_rel, double *p90_rel,
 					double *share_missing);
+/* The headline (issue 32): the mean over events of each event's mean
+ * relative error, a missing value counting as 1 and values copied from the
+ * compared XU left out (events with none left are skipped; none: 0). A
+ * median of medians hides an event that misses up to half its values; this
+ * does not. pmcf_truth_event_mean: that mean for event i (NaN if none). */
+PMCF_API double pmcf_truth_mean(const pmcf_truth_result *r);
+PMCF_API double pmcf_truth_event_mean(const pmcf_truth_result *r, size_t i);
 /* "own" (the profile's truth layer) or "sources" (through provenance). */
 PMCF_API const char *pmcf_truth_mode(const pmcf_truth_result *r);
 PMCF_API size_t pmcf_truth_nevents(const pmcf_truth_result *r);

@@ -152,6 +152,19 @@ enum pmcf_imix_arms {
 	PMCF_IMIX_ARMS_SAMPLES = 1 /* each arm by its own samples (before) */
 };
 
+/* Code of timer samples with no measured count (with PMCF_IMIX_RATE_IV: not
+ * in a loop with a measured speed or trip count, not a function counted
+ * from its call sites; docs/imix.md). */
+enum pmcf_imix_unmeasured {
+	PMCF_IMIX_UNMEASURED_SAMPLES = 0, /* at the measured code's instructions per sample: the raw
+					     estimate there; nothing measured, no correction (default) */
+	PMCF_IMIX_UNMEASURED_MODEL = 1,   /* the cost model, scaled by the measured code's mean factor
+					     (before) */
+	PMCF_IMIX_UNMEASURED_BOUND = 2    /* the lower of the two: llvm-mca's cycles and the measured
+					     code's time per instruction taken as lower bounds of a
+					     unit's time */
+};
+
 typedef struct pmcf_imix_opts {
 	size_t size;           /* sizeof(pmcf_imix_opts) */
 	int method;            /* enum pmcf_imix_method */
@@ -169,10 +182,11 @@ typedef struct pmcf_imix_opts {
 	const char *mcpu;       /* llvm-mca -mcpu; NULL: from the recording's CPUID */
 	pmcf_imix_cost_fn cost; /* a cost model of the caller's instead of llvm-mca */
 	void *cost_ctx;
-	int skid;    /* enum pmcf_imix_skid */
-	int costing; /* enum pmcf_imix_costing */
-	int rate;    /* enum pmcf_imix_rate */
-	int arms;    /* enum pmcf_imix_arms */
+	int skid;       /* enum pmcf_imix_skid */
+	int costing;    /* enum pmcf_imix_costing */
+	int rate;       /* enum pmcf_imix_rate */
+	int arms;       /* enum pmcf_imix_arms */
+	int unmeasured; /* enum pmcf_imix_unmeasured */
 } pmcf_imix_opts;
 
 typedef struct pmcf_imix_ins {
@@ -206,26 +220,34 @@ typedef struct pmcf_imix_stats {
 	uint64_t lbr_streams, lbr_streams_discarded;
 	double unattr_kernel, unattr_user; /* EBS sample weight that hit no known code */
 	uint64_t unattr_kernel_samples, unattr_user_samples;
-	int relative;          /* counts have no absolute scale (EBS on a time event) */
-	double total;          /* instructions in the mix */
-	int time_event;        /* the EBS event counts time (cpu-clock, task-clock) */
-	int correction;        /* enum pmcf_imix_correction */
-	char cost_model[1536]; /* APPLIED: the model ("llvm-mca-16 -mcpu=znver4 ...");
+	int relative;               /* counts have no absolute scale (EBS on a time event) */
+	double total;               /* instructions in the mix */
+	int time_event;             /* the EBS event counts time (cpu-clock, task-clock) */
+	int correction;             /* enum pmcf_imix_correction */
+	char cost_model[1536];      /* APPLIED: the model ("llvm-mca-16 -mcpu=znver4 ...");
 				  UNAVAILABLE: why the correction could not be made.
 				  Never cut: sized for the longest (an llvm-mca name of
 				  511 bytes and every clause, about 1100 bytes); a text
 				  that does not fit fails the call (PMCF_EINVAL) */
-	uint64_t cost_blocks;  /* blocks given to the cost model */
-	uint64_t cost_unknown; /* of them, blocks it gave no cost (average CPI used) */
-	uint64_t rate_loops;   /* loops whose speed was measured (PMCF_IMIX_RATE_IV) */
-	double rate_share;     /* share of the EBS weight in those loops */
-	uint64_t rate_trip;    /* of them, nested loops counted as the loop around's count times
+	uint64_t cost_blocks;       /* blocks given to the cost model */
+	uint64_t cost_unknown;      /* of them, blocks it gave no cost (average CPI used) */
+	uint64_t rate_loops;        /* loops whose speed was measured (PMCF_IMIX_RATE_IV) */
+	double rate_share;          /* share of the EBS weight in those loops */
+	uint64_t rate_trip;         /* of them, nested loops counted as the loop around's count times
 				  their trip count (the spread of their induction register) */
-	uint64_t rate_funcs;   /* functions outside every measured loop counted from their direct
+	uint64_t rate_funcs;        /* functions outside every measured loop counted from their direct
 				  call sites (PMCF_IMIX_RATE_IV) */
-	uint64_t arms_flow;    /* two-way branches whose arms' counts were held to the branch's
+	uint64_t arms_flow;         /* two-way branches whose arms' counts were held to the branch's
 				  (PMCF_IMIX_ARMS_FLOW) */
-	uint64_t arms_prior;   /* of them, with an arm that no sample can show: split 1/2 */
+	uint64_t arms_prior;        /* of them, with an arm that no sample can show: split 1/2 */
+	double unmeasured_share;    /* share of the EBS weight in code with no measured count
+				    (PMCF_IMIX_RATE_IV; see enum pmcf_imix_unmeasured) */
+	char unmeasured_loops[512]; /* the largest loops with no measured count (PMCF_IMIX_RATE_IV):
+				       "FUNC@0xHEAD NN % (why)", by share of the samples, "; "
+				       between, as many as fit */
+	char glibc_tunables[256];   /* GLIBC_TUNABLES of the recording (pmcf_imix_load of a record
+				     folder; "" when none or unknown): the string routines glibc
+				     picks depend on it */
 } pmcf_imix_stats;
 
 enum pmcf_imix_correction {
@@ -259,7 +281,11 @@ enum pmcf_imix_key {
 	PMCF_IMIX_BY_BLOCK,
 	PMCF_IMIX_BY_LINE
 };
-/* Name <-> key ("mnemonic", "isa", "isa-set", ...); -1 when unknown. */
+/* Two keys: KEY1 + PMCF_IMIX_BY_THEN * (KEY2 + 1) groups by KEY1, then by KEY2
+ * within it (rows "k1|k2"), e.g. the mix of every function. */
+#define PMCF_IMIX_BY_THEN 16
+/* Name <-> key ("mnemonic", "isa", "isa-set", ..., or two of them joined by a
+ * comma, "function,mnemonic"); -1 when unknown. */
 PMCF_API int pmcf_imix_key_parse(const char *name);
 
 typedef struct pmcf_imix_row {

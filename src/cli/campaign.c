@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <jansson.h>
 #include "cli/campaign.h"
@@ -23,14 +24,47 @@
 /* ---- signals -------------------------------------------------------------- */
 static volatile sig_atomic_t caught;
 static int tty; /* standard error is a terminal: say what a first signal did */
+/* A step armed by cli_signals_stop_at_once: its line (two buffers, so that
+ * arming again never changes the one a handler may be reading) */
+static char stop_line[2][1600];
+static volatile sig_atomic_t stop_armed = -1, stop_kind;
+static const char *stop_verb = "";
+
+/* Appends s to buf at *o (async-signal-safe). */
+static void put(char *buf, size_t len, size_t *o, const char *s)
+{
+	while (*s && *o + 1 < len)
+		buf[(*o)++] = *s++;
+}
+
+/* "pmcfuse: VERB: interrupted by SIGNAME: what\n" on stderr, then exit
+ * 128 + sig, from a signal handler. */
+static void stop_now(int sig, const char *what)
+{
+	char line[1800];
+	size_t o = 0;
+	const char *abbrev = sigabbrev_np(sig);
+	put(line, sizeof(line), &o, "pmcfuse: ");
+	put(line, sizeof(line), &o, stop_verb);
+	put(line, sizeof(line), &o, stop_verb[0] ? ": interrupted by SIG" : "interrupted by SIG");
+	put(line, sizeof(line), &o, abbrev ? abbrev : "?");
+	put(line, sizeof(line), &o, ": ");
+	put(line, sizeof(line), &o, what);
+	line[o++] = '\n';
+	ssize_t w = write(2, line, o);
+	(void)w;
+	_exit(128 + sig);
+}
 
 static void on_signal(int sig)
 {
 	int first = !caught;
 	if (first)
 		caught = sig;
+	/* 1: the program got it; 2: the program had ended, its records are
+	 * being read; 0: no program */
 	int sent = pmcf_collect_signal(first ? sig : SIGKILL);
-	if (first && sent && tty) {
+	if (first && sent == 1 && tty) {
 		/* a program that ignores the signal would leave the user with
 		 * nothing on screen; write(2) is async-signal-safe */
 		static const char msg[] = "\npmcfuse: the signal was passed on to the program; a second "
@@ -38,16 +72,31 @@ static void on_signal(int sig)
 		ssize_t w = write(2, msg, sizeof(msg) - 1);
 		(void)w;
 	}
-	if (!first && !sent) {
+	int armed = stop_armed;
+	if (sent != 1 && armed >= 0 && (stop_kind == CLI_STOP_STEP || sent == 2))
+		stop_now(caught, stop_line[armed]); /* a step that keeps nothing half-written */
+	if (!first && sent != 1)
 		/* a second signal with nothing to wait for: end now */
-		signal(sig, SIG_DFL);
-		raise(sig);
-	}
+		stop_now(sig, "a second signal: stopped at once; what was complete is kept");
 }
 
-void cli_signals_catch(void)
+void cli_signals_stop_at_once(int kind, const char *fmt, ...)
+{
+	int next = stop_armed == 0 ? 1 : 0;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(stop_line[next], sizeof(stop_line[next]), fmt, ap);
+	va_end(ap);
+	stop_kind = kind;
+	stop_armed = next;
+}
+
+void cli_signals_disarm(void) { stop_armed = -1; }
+
+void cli_signals_catch(const char *verb)
 {
 	tty = isatty(2);
+	stop_verb = verb;
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		struct sigaction sa, old;
@@ -113,9 +162,13 @@ int cli_check_output(const char *verb, const char *path)
 	char *dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
 	if (!dir)
 		return cli_error(verb, CLI_EENV, "out of memory");
-	int st = probe_dir(verb, path, *dir ? dir : "/", base);
+	/* what is there first: a device or /dev/stdout is refused before a
+	 * temporary is tried beside it (in /dev) */
+	int st = cli_out_replaceable(verb, path, NULL);
+	if (!st)
+		st = probe_dir(verb, path, *dir ? dir : "/", base);
 	free(dir);
-	return st ? st : cli_out_replaceable(verb, path, NULL);
+	return st;
 }
 
 int cli_check_dir(const char *verb, const char *dir)
@@ -189,6 +242,14 @@ static int holds_campaign(const char *dir)
 	}
 	closedir(d);
 	return found;
+}
+
+static int refuse_held(const char *verb, const char *dir)
+{
+	return cli_error(verb, CLI_EUSAGE,
+			 "'%s' already holds a campaign or profiles: resume it with `pmcfuse %s --resume "
+			 "%s`, or choose another folder",
+			 dir, verb, dir);
 }
 
 static int write_manifest(struct campaign *c)
@@ -307,25 +368,127 @@ out:
 	return st;
 }
 
-int campaign_open(const char *verb, const char *dir, int resume, const char *digest, size_t n, int ncmd,
-		  char *const *command, struct campaign *c)
+/* The pid that CAMPAIGN_OWNER of a locked folder names, when that process
+ * is alive (0: none known, e.g. array tasks hold it). */
+static long owner_pid(int fd)
+{
+	char buf[32];
+	ssize_t got = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (got <= 0)
+		return 0;
+	buf[got] = '\0';
+	long pid = strtol(buf, NULL, 10);
+	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM) ? pid : 0;
+}
+
+/* Locks dir for this session (see campaign_open); CLI_OK or the exit
+ * status of the error printed. */
+static int lock_owner(struct campaign *c, int resume, int task)
+{
+	char *path = join(c->dir, CAMPAIGN_OWNER);
+	int fd = path ? open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666) : -1;
+	if (fd < 0) {
+		int st = cli_error(c->verb, path ? cli_status_for(-errno) : CLI_EENV,
+				   "%s: cannot lock the campaign: %s", path ? path : c->dir,
+				   path ? strerror(errno) : "out of memory");
+		free(path);
+		return st;
+	}
+	free(path);
+	if (flock(fd, (task ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0) {
+		int e = errno;
+		long pid = e == EWOULDBLOCK ? owner_pid(fd) : 0;
+		close(fd);
+		if (e != EWOULDBLOCK)
+			return cli_error(c->verb, cli_status_for(-e), "%s/%s: cannot lock the campaign: %s",
+					 c->dir, CAMPAIGN_OWNER, strerror(e));
+		char who[64] = "array tasks of its slurm job";
+		if (pid)
+			snprintf(who, sizeof(who), "pid %ld", pid);
+		return cli_error(c->verb, CLI_EUSAGE,
+				 "'%s' is in use by another pmcfuse (%s): a campaign folder serves one "
+				 "session at a time; wait for it to end (or stop it), then %s",
+				 c->dir, who,
+				 resume ? "resume again"
+					: "resume it with --resume, or choose another folder");
+	}
+	if (!task) {
+		char buf[32];
+		int len = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+		if (ftruncate(fd, 0) != 0 || pwrite(fd, buf, (size_t)len, 0) != len) {
+			/* the lock holds without the pid: a refusal will not name it */
+		}
+	}
+	c->owner = fd;
+	return CLI_OK;
+}
+
+/* A temporary file that an atomic write of the campaign's (a profile, the
+ * manifest) leaves when it is killed: ".NAME.tmp.XXXXXX". */
+static int stale_temp(const char *name)
+{
+	const char *t = strstr(name, ".tmp.");
+	if (name[0] != '.' || !t || strlen(t) != 11)
+		return 0;
+	size_t l = (size_t)(t - name);
+	return (l > 5 && !strncmp(t - 5, ".pmcf", 5)) ||
+	       (l == strlen(CAMPAIGN_MANIFEST) + 1 && !strncmp(name + 1, CAMPAIGN_MANIFEST, l - 1));
+}
+
+/* Removes what a killed session left half-written (the folder is ours). */
+static void remove_stale_temps(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (stale_temp(de->d_name))
+			unlinkat(dirfd(d), de->d_name, 0);
+	closedir(d);
+}
+
+void campaign_release(struct campaign *c)
+{
+	if (c->owner < 0)
+		return;
+	if (!c->task && ftruncate(c->owner, 0) != 0) {
+		/* a stale pid is checked for life before it is named */
+	}
+	close(c->owner); /* releases the lock */
+	c->owner = -1;
+}
+
+int campaign_open(const char *verb, const char *dir, int resume, int task, const char *digest, size_t n,
+		  int ncmd, char *const *command, struct campaign *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->verb = verb;
+	c->owner = -1;
+	c->task = task;
 	int st = CLI_OK;
-	if (!resume && holds_campaign(dir))
-		return cli_error(verb, CLI_EUSAGE,
-				 "'%s' already holds a campaign or profiles: resume it with `pmcfuse "
-				 "%s --resume %s`, or choose another folder",
-				 dir, verb, dir);
 	if ((st = cli_check_dir(verb, dir)))
 		return st;
 	if (!(c->dir = strdup(dir)))
 		return cli_error(verb, CLI_EENV, "out of memory");
+	if ((st = lock_owner(c, resume, task)))
+		goto fail;
+	/* checked under the lock: a session started at the same time is
+	 * refused as such, not for the manifest it wrote */
+	if (!resume && holds_campaign(dir)) {
+		st = refuse_held(verb, dir);
+		char *own = join(dir, CAMPAIGN_OWNER); /* not ours to leave there */
+		if (own && !task)
+			unlink(own);
+		free(own);
+		goto fail;
+	}
 	json_t *m = NULL;
 	if (resume) {
 		if ((st = load_manifest(verb, dir, digest, n, &m)))
 			goto fail;
+		if (!task)
+			remove_stale_temps(dir);
 		c->manifest = m;
 		return commit(c, -1, NULL, "state", json_string("running"));
 	}
@@ -360,6 +523,7 @@ int campaign_open(const char *verb, const char *dir, int resume, const char *dig
 	c->manifest = m;
 	return write_manifest(c);
 fail:
+	campaign_release(c);
 	free(c->dir);
 	c->dir = NULL;
 	return st;
@@ -452,7 +616,7 @@ void campaign_remove(struct campaign *c)
 			unlink(p);
 		free(p);
 	}
-	static const char *const own[] = {CAMPAIGN_MANIFEST, CAMPAIGN_LOCK};
+	static const char *const own[] = {CAMPAIGN_MANIFEST, CAMPAIGN_LOCK, CAMPAIGN_OWNER};
 	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
 		char *p = join(c->dir, own[i]);
 		if (p)
@@ -464,6 +628,8 @@ void campaign_remove(struct campaign *c)
 
 void campaign_close(struct campaign *c)
 {
+	if (c->dir)
+		campaign_release(c);
 	json_decref(c->manifest);
 	free(c->dir);
 	memset(c, 0, sizeof(*c));
@@ -591,11 +757,21 @@ int cli_same_folder(const char *a, const char *b)
 int campaign_option(const char *verb, int c, const char *arg, char **argv, int optind,
 		    struct campaign_args *a, int *st)
 {
-	if (launch_option(verb, c, arg, argv, optind, &a->launch, st) || cli_output_option(c, &a->json))
+	if (launch_option(verb, c, arg, argv, optind, &a->launch, st))
 		return 1;
-	if (c == CAMPAIGN_OPT_RESUME)
+	if (cli_output_option(c, &a->json)) {
+		/* its word (one; "-qv" counted once) */
+		char *w = argv[optind - 1];
+		if (!(a->nout && a->words[a->nout - 1] == w) && a->nout < 8) {
+			a->words[a->nout++] = w;
+			a->nwords++;
+		}
+		return 1;
+	}
+	if (c == CAMPAIGN_OPT_RESUME) {
 		a->resume = arg;
-	else if (c == CAMPAIGN_OPT_PROGOUT)
+		a->nwords += arg == argv[optind - 1] ? 2 : 1;
+	} else if (c == CAMPAIGN_OPT_PROGOUT)
 		a->progout = arg;
 	return c == CAMPAIGN_OPT_RESUME || c == CAMPAIGN_OPT_PROGOUT;
 }
@@ -605,10 +781,16 @@ int campaign_args_done(const char *verb, const struct campaign_args *a, int argc
 {
 	if ((*st = launch_check(verb, &a->launch, a->resume)))
 		return 1;
-	if (!a->resume || optind < argc || argc - a->launch.nwords > 3)
+	if (!a->resume || optind < argc || argc - 1 != a->launch.nwords + a->nwords)
 		return 0;
-	/* --resume DIR alone */
-	*st = campaign_resume_alone(verb, a->resume, a->launch.nwords, a->launch.words, diropts, cmd);
+	/* --resume DIR alone (with launcher and -q/-v/--json options) */
+	char *extra[LAUNCH_MAX_WORDS + 8];
+	int nextra = 0;
+	for (int i = 0; i < a->launch.nwords; i++)
+		extra[nextra++] = a->launch.words[i];
+	for (int i = 0; i < a->nout; i++)
+		extra[nextra++] = a->words[i];
+	*st = campaign_resume_alone(verb, a->resume, nextra, extra, diropts, cmd);
 	return 1;
 }
 
@@ -636,10 +818,9 @@ int campaign_session_open(struct campaign_session *s, pmcf_source *src, const ch
 		return cli_error(s->verb, CLI_EENV, "out of memory");
 	if ((st = cli_progout_open(s->verb, s->args->progout, s->args->json, &s->pr, &s->pout)))
 		return st;
-	cli_signals_catch();
-	st = campaign_open(s->verb, dir, s->args->resume != NULL, digest, n, ncommand, s->command, &s->camp);
-	s->camp.task = l->only >= 0;
-	return st;
+	cli_signals_catch(s->verb);
+	return campaign_open(s->verb, dir, s->args->resume != NULL, l->only >= 0, digest, n, ncommand,
+			     s->command, &s->camp);
 }
 
 void campaign_session_progress(struct campaign_session *s, size_t n, size_t todo)
@@ -671,7 +852,15 @@ int campaign_session_record(struct campaign_session *s, size_t k, size_t n, cons
 			 label, stamp);
 		if (!(st = cli_progout_begin(s->verb, &s->pout, head, &ofd, &efd))) {
 			pmcf_source_set_output(s->src, ofd, efd);
+			/* once the program has ended, a signal stops the reading of
+			 * its records at once (nothing of it is saved) */
+			cli_signals_stop_at_once(CLI_STOP_READ,
+						 "the program of execution %zu had ended; its records "
+						 "were not read; the executions done before are kept in "
+						 "%s: resume with `pmcfuse %s --resume %s`",
+						 k, s->camp.dir, s->verb, s->camp.dir);
 			*err = pmcf_source_record(s->src, set, (long)k, p, ei);
+			cli_signals_disarm();
 			cli_progout_end(&s->pout);
 			if (!*err || *err == PMCF_EPROGRAM)
 				snprintf(exitst, 32, ei->exited ? "%d" : "signal %d",

@@ -14,7 +14,16 @@
  * remembered and forwarded to the program being recorded; a second one sends SIGKILL to that program, or ends
  * pmcfuse at once when none runs. The verb checks cli_signal_caught()
  * between steps, keeps what is complete and ends with cli_interrupted. */
-void cli_signals_catch(void);
+void cli_signals_catch(const char *verb);
+/* Arms a step that is stopped at once by a signal (its line, from fmt,
+ * printed as "pmcfuse: VERB: interrupted by SIGNAME: LINE", exit 128 +
+ * the signal; a second signal always ends at once with a line): a step that
+ * writes nothing half-way, such as fusing (CLI_STOP_STEP) or reading a
+ * program's records once it has ended (CLI_STOP_READ: a signal that comes
+ * while the program runs is passed on to it). cli_signals_disarm ends it. */
+enum { CLI_STOP_STEP = 1, CLI_STOP_READ = 2 };
+void cli_signals_stop_at_once(int kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cli_signals_disarm(void);
 /* The first signal caught (0: none). */
 int cli_signal_caught(void);
 /* Prints "pmcfuse: VERB: interrupted by SIGNAME: <message>" and returns the
@@ -48,6 +57,10 @@ int cli_plan_meta_apply(struct pmcf_profile *p, const struct cli_plan_meta *pm);
 #define CAMPAIGN_MANIFEST "campaign.json"
 /* Locked while the manifest is rewritten (array tasks run at the same time). */
 #define CAMPAIGN_LOCK ".campaign.lock"
+/* Locked for a session's whole life (flock): exclusively by a run, resume
+ * or reference, shared by array tasks (--only K); holds the exclusive
+ * holder's pid, so that a second session is refused with a line naming it. */
+#define CAMPAIGN_OWNER ".campaign.owner"
 
 /* One execution, as the manifest keeps it. */
 struct campaign_exec {
@@ -67,16 +80,24 @@ struct campaign {
 	void *manifest; /* json_t */
 	int task;       /* an array task (--only K): it records its execution and leaves
 			   the state to the finishing step and the folder in place */
+	int owner;      /* the open CAMPAIGN_OWNER holding the session's lock, -1: none */
 };
 
 /* Opens the campaign of verb in dir for n executions of the plan whose
  * digest is given; command[0..ncmd) is the verb's own command line (kept to
  * resume with --resume DIR alone). resume 0: dir must be new or hold no
  * manifest and no profile (created); resume 1: dir must hold the manifest of
- * the same verb, plan digest and number of executions. Prints errors;
- * returns an exit status. */
-int campaign_open(const char *verb, const char *dir, int resume, const char *digest, size_t n, int ncmd,
-		  char *const *command, struct campaign *c);
+ * the same verb, plan digest and number of executions. The folder is locked
+ * first (CAMPAIGN_OWNER; task: an array task, a shared lock) and stays
+ * locked until campaign_close: a folder locked by another session is
+ * refused, naming its pid. A resume removes the temporary files that a
+ * killed session left (.exec-K.pmcf.tmp.*). Prints errors; returns an exit
+ * status. */
+int campaign_open(const char *verb, const char *dir, int resume, int task, const char *digest, size_t n,
+		  int ncmd, char *const *command, struct campaign *c);
+/* Gives the folder's lock up before campaign_close (the slurm launcher: the
+ * jobs it submits take it). */
+void campaign_release(struct campaign *c);
 /* 1 when execution k finished well in an earlier session and its file is
  * still there (its path in path[len]). */
 int campaign_is_done(const struct campaign *c, size_t k, char *path, size_t len);
@@ -135,6 +156,10 @@ struct campaign_args {
 	const char *resume;  /* --resume DIR */
 	const char *progout; /* --program-output */
 	int json;
+	int nwords;     /* argv words of --resume and -q/-v/--json: with the launcher's,
+				what `--resume DIR` alone may carry */
+	char *words[8]; /* the -q/-v/--json words, passed on to the stored command */
+	int nout;
 };
 #define CAMPAIGN_ARGS_INIT            \
 	{                             \

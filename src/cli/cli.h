@@ -55,12 +55,17 @@ void cli_json_member(FILE *f, const char *key, double v);
 /* Output files written atomically: cli_out_open gives a FILE* on a temporary
  * beside path ("-" or NULL: stdout); cli_out_commit flushes, syncs and
  * renames it over path (returns an exit status; prints the error);
- * cli_out_abort removes the temporary. */
+ * cli_out_abort removes the temporary. A path that is (after symbolic links)
+ * a device, a FIFO or a socket (/dev/null, /dev/stdout, the /dev/fd/N of
+ * `-o >(cmd)`) is written in place, never renamed over (tmp NULL); a
+ * symbolic link to a file keeps the link, the file it names is replaced. */
 struct cli_out {
 	FILE *f;
 	char *path, *tmp;
 };
 int cli_out_open(const char *verb, const char *path, struct cli_out *o);
+/* "a character device", "a FIFO (a pipe)", "a socket", … for st_mode. */
+const char *cli_node_kind(unsigned mode);
 int cli_out_commit(const char *verb, struct cli_out *o);
 void cli_out_abort(struct cli_out *o);
 
@@ -78,7 +83,8 @@ int cli_out_not_input(const char *verb, const char *out, const char *const *in, 
 /* Before any work: CLI_OK when the existing file out (if any) may be
  * replaced by what the verb writes: a profile (kind NULL) only over a
  * profile (an SQLite file) or an empty file, other output (kind names it:
- * "CSV") never over a profile; else one error line and CLI_EUSAGE. */
+ * "CSV") never over a profile; a profile never into a device, FIFO or socket
+ * (it is an SQLite database); else one error line and CLI_EUSAGE. */
 int cli_out_replaceable(const char *verb, const char *out, const char *kind);
 /* -e LIST: *events = arg the first time; a second -e is refused with one
  * error line (the lists are not joined: a list may be an @FILE), returning

@@ -29,6 +29,8 @@ static const char usage[] =
 	"                 bc-label  bc, but inside a cell equal labels pair first, then the\n"
 	"                          closest in the label tree, then label order (needs labels)\n"
 	"                 bc-lgl   equal labels pair first (as lgl), bc-label the rest\n"
+	"                 oracle   simulated profiles only: pairs by the ground truth (the\n"
+	"                          best pairing, a ceiling beside random's floor)\n"
 	"  --seed N       seed of the random choices (default 1)\n"
 	"  --impute K     bc family and match: each value taken from another execution\n"
 	"                 becomes the median of that event over the K (1..64) nearest\n"

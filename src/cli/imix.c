@@ -18,41 +18,51 @@ static const char verb[] = "imix";
 
 static const char usage[] =
 	"usage: pmcfuse imix record [--ebs-only] [--runtime seconds|minutes|long] [--period N]\n"
-	"                           [--user-only] -o DIR -- PROG ARGS\n"
+	"                           [--user-only] [--valgrind-hwcaps] -o DIR -- PROG ARGS\n"
 	"       pmcfuse imix reference -o DIR -- PROG ARGS\n"
 	"       pmcfuse imix report [--by KEY] [--format text|csv|json|sde] [--top N]\n"
 	"                           [--method hbbp|ebs|ebs-raw|lbr] [--cutoff N] [--mcpu CPU]\n"
 	"                           [--skid prev|none] [--costing C] [--rate iv|none] [--vmlinux FILE]\n"
-	"                           [--arms flow|samples] [-o FILE] DIR\n"
+	"                           [--arms flow|samples] [--unmeasured samples|model|bound] [-o FILE] DIR\n"
 	"       pmcfuse imix compare [--normalize] [--json] [--top N] [--method M] [--cutoff N]\n"
 	"                           [--mcpu CPU] [--skid prev|none] [--costing C] [--rate iv|none]\n"
-	"                           [--arms flow|samples] REFERENCE MEASURED\n"
+	"                           [--arms flow|samples] [--unmeasured samples|model|bound]\n"
+	"                           REFERENCE MEASURED\n"
 	"       pmcfuse imix train [--json] REFERENCE MEASURED...\n"
 	"       pmcfuse imix synth [--ebs-only|--timer] -o DIR   (test data with a known control flow)\n\n"
 	"Instruction mixes from basic-block execution counts (BBEC) of PMU samples.\n"
 	"record runs `perf record` with the two LBR-sampling events of HBBP on Intel\n"
 	"(INST_RETIRED.PREC_DIST for EBS, BR_INST_RETIRED.NEAR_TAKEN for LBR, periods by\n"
-	"expected run time), or cpu-clock with --ebs-only where there is no LBR.\n"
+	"expected run time), or cpu-clock with --ebs-only where there is no LBR;\n"
+	"--valgrind-hwcaps masks AVX-512 from glibc (GLIBC_TUNABLES) so that it picks the\n"
+	"string routines it picks under valgrind, as the reference does.\n"
 	"reference runs valgrind's callgrind (--dump-instr=yes) for the exact user-mode mix.\n"
 	"report prints the mix as a pivot table; KEY is mnemonic (default), isa, isa-set,\n"
-	"category, packing, module, function, block or line. --method picks the BBEC:\n"
+	"category, packing, module, function, block or line, or two joined by a comma\n"
+	"(function,mnemonic: the mix of every function, rows FUNCTION|MNEMONIC). --method picks the BBEC:\n"
 	"hbbp (LBR for blocks of at most --cutoff instructions, default 18; EBS above),\n"
 	"ebs or lbr. Timer samples (cpu-clock, --ebs-only) fall in proportion to time: each\n"
 	"block's samples are divided by its cycles per execution from llvm-mca (found on\n"
 	"PATH, or $PMCF_LLVM_MCA; --mcpu overrides the CPU of the recording); --method\n"
-	"ebs-raw shows the uncorrected estimate, --skid none charges a sample to the\n"
-	"sampled instruction instead of the one before it, --costing blocks costs every\n"
+	"ebs-raw shows the uncorrected estimate, --skid prev charges a sample to the\n"
+	"instruction before the sampled one (default none: where it fell), --costing blocks costs every\n"
 	"block alone instead of pooling control-equivalent blocks (a loop body) as one region,\n"
-	"--costing regions-chase adds a memory latency per pointer-chasing load. compare gives the per-mnemonic error and the average weighted error;\n"
+	"--costing regions-chase adds a memory latency per pointer-chasing load.\n"
 	"--rate iv (default) measures each loop's speed from its induction registers, recorded\n"
 	"with the timer samples, instead of modelling it, where the samples carry them\n"
 	"(docs/imix.md); --rate none: the cost model alone. With --rate iv, --arms flow\n"
 	"(default) holds the two arms of a conditional branch to the branch's count and\n"
 	"splits it 1/2 where one arm is too short for any sample to show; --arms samples\n"
-	"counts each arm by its own samples.\n"
-	"--normalize compares shares (for EBS on cpu-clock, which has no absolute scale):\n"
-	"the measured counts times reference total / measured total; the average error is\n"
-	"weighted by the reference count.\n"
+	"counts each arm by its own samples. Code with no measured count (no loop speed,\n"
+	"trip count or call-site count) is counted at the measured code's instructions per\n"
+	"sample (--unmeasured samples, default: the raw estimate there); --unmeasured model:\n"
+	"the cost model at the measured code's mean factor (before); --unmeasured bound: the\n"
+	"lower of the two.\n"
+	"compare gives the per-mnemonic error and the average weighted error, and warns\n"
+	"about functions with instructions on one side only (the runs ran different code).\n"
+	"--normalize compares shares (implied for EBS on cpu-clock, which has no absolute\n"
+	"scale): the measured counts times reference total / measured total; the average\n"
+	"error is weighted by the reference count.\n"
 	"REFERENCE and MEASURED are record/reference folders, perf.data or callgrind files,\n"
 	"or CSV files written by `imix report --format csv` (by mnemonic).\n"
 	"train learns the block-length cut-off (a decision stump) from reference data.\n";
@@ -96,9 +106,11 @@ static int imix_record(int argc, char **argv)
 					   {"runtime", required_argument, NULL, 'R'},
 					   {"period", required_argument, NULL, 'p'},
 					   {"user-only", no_argument, NULL, 'u'},
+					   {"valgrind-hwcaps", no_argument, NULL, 'V'},
 					   {"output", required_argument, NULL, 'o'},
 					   {NULL, 0, NULL, 0}};
 	static const char *const runtimes[] = {"seconds", "minutes", "long"};
+	int vg_hwcaps = 0;
 	const char *out = NULL;
 	pmcf_imix_record_opts o = PMCF_IMIX_RECORD_OPTS_INIT;
 	int opt;
@@ -107,6 +119,7 @@ static int imix_record(int argc, char **argv)
 		switch (opt) {
 		case 'E': o.ebs_only = 1; break;
 		case 'u': o.user_only = 1; break;
+		case 'V': vg_hwcaps = 1; break;
 		case 'o':
 			if (cli_out_arg(verb, optarg, "a folder"))
 				return CLI_EUSAGE;
@@ -129,6 +142,19 @@ static int imix_record(int argc, char **argv)
 		return cli_usage_error(verb, "record: -o DIR is required");
 	if (optind >= argc)
 		return cli_usage_error(verb, "record: no program given (-- PROG ARGS)");
+	if (vg_hwcaps) {
+		/* valgrind emulates no AVX-512: without it glibc picks the
+		 * string routines it picks under callgrind (imix reference), so
+		 * that both run the same code (docs/imix.md) */
+		static const char mask[] =
+			"glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX512CD";
+		const char *old_t = getenv("GLIBC_TUNABLES");
+		char t[2048];
+		if (snprintf(t, sizeof(t), "%s%s%s", old_t && old_t[0] ? old_t : "",
+			     old_t && old_t[0] ? ":" : "", mask) >= (int)sizeof(t))
+			return cli_usage_error(verb, "record: GLIBC_TUNABLES is too long to add to");
+		setenv("GLIBC_TUNABLES", t, 1);
+	}
 	int err = pmcf_imix_record(out, &o, argc - optind, argv + optind);
 	return err ? cli_lib_error(verb, err, out) : CLI_OK;
 }
@@ -227,7 +253,20 @@ static void print_correction(FILE *f, const pmcf_imix_stats *st, const pmcf_imix
 	else if (st->correction == PMCF_IMIX_CORR_APPLIED && st->arms_flow)
 		fprintf(f, "# two-way branches: %llu with their arms held to the branch's count\n",
 			(unsigned long long)st->arms_flow);
-	else if (st->correction == PMCF_IMIX_CORR_UNAVAILABLE)
+	if (st->correction == PMCF_IMIX_CORR_APPLIED && strstr(st->cost_model, "no measured count") &&
+	    o->unmeasured == PMCF_IMIX_UNMEASURED_SAMPLES)
+		/* the errors measured in docs/imix.md (Programs we did not write) */
+		fprintf(f,
+			"# error to expect: %.0f %% of the samples are in code with no measured count, whose "
+			"mix is the raw estimate (on 13 programs outside the tests, mostly unmeasured: "
+			"14-131 %% off, median 48 %%; memory-stalled code 59-131 %%); where every hot loop "
+			"was measured (issue 23's 4 programs) 0.04-11 %%\n",
+			100 * st->unmeasured_share);
+	if (st->correction == PMCF_IMIX_CORR_APPLIED && st->unmeasured_loops[0])
+		fprintf(f,
+			"# loops with no measured count (share of the samples, nested loops included): %s\n",
+			st->unmeasured_loops);
+	if (st->correction == PMCF_IMIX_CORR_UNAVAILABLE)
 		fprintf(f,
 			"# time-to-count correction NOT made: %s; this is the raw estimate (blocks "
 			"weighted by time, long-latency code over-counted)\n",
@@ -292,11 +331,31 @@ static int common_opt(int opt, const char *arg, pmcf_imix_opts *o)
 		else
 			return cli_usage_error(verb, "--arms: expected flow or samples");
 		return CLI_OK;
+	case 'U':
+		if (!strcmp(arg, "bound"))
+			o->unmeasured = PMCF_IMIX_UNMEASURED_BOUND;
+		else if (!strcmp(arg, "samples"))
+			o->unmeasured = PMCF_IMIX_UNMEASURED_SAMPLES;
+		else if (!strcmp(arg, "model"))
+			o->unmeasured = PMCF_IMIX_UNMEASURED_MODEL;
+		else
+			return cli_usage_error(verb, "--unmeasured: expected samples, model or bound");
+		return CLI_OK;
 	default: return -1;
 	}
 }
 
 /* ---- report -------------------------------------------------------------------- */
+
+/* The recording's GLIBC_TUNABLES (imix record --valgrind-hwcaps sets them). */
+static void print_glibc(FILE *f, const pmcf_imix_stats *st)
+{
+	if (st->glibc_tunables[0])
+		fprintf(f, "# recorded with GLIBC_TUNABLES=%s%s\n", st->glibc_tunables,
+			strstr(st->glibc_tunables, "-AVX512F")
+				? " (glibc's string routines as under valgrind)"
+				: "");
+}
 
 static void print_text(FILE *f, const struct src *s, const char *by, const pmcf_imix_opts *o, size_t top)
 {
@@ -305,6 +364,7 @@ static void print_text(FILE *f, const struct src *s, const char *by, const pmcf_
 		!strcmp(s->kind, "callgrind") ? "reference (callgrind)" : method_name(o->method), st->total,
 		st->relative ? " (relative scale: EBS on a non-instruction event)" : "");
 	print_correction(f, st, o);
+	print_glibc(f, st);
 	if (st->ebs_samples || st->lbr_samples)
 		fprintf(f, "# samples: %llu EBS, %llu LBR (%llu streams, %llu discarded)\n",
 			(unsigned long long)st->ebs_samples, (unsigned long long)st->lbr_samples,
@@ -344,20 +404,16 @@ static void print_sde(FILE *f, const struct src *s)
 
 static int imix_report(int argc, char **argv)
 {
-	static const struct option lo[] = {{"by", required_argument, NULL, 'b'},
-					   {"format", required_argument, NULL, 'f'},
-					   {"top", required_argument, NULL, 't'},
-					   {"method", required_argument, NULL, 'm'},
-					   {"cutoff", required_argument, NULL, 'c'},
-					   {"mcpu", required_argument, NULL, 'M'},
-					   {"skid", required_argument, NULL, 'S'},
-					   {"costing", required_argument, NULL, 'C'},
-					   {"rate", required_argument, NULL, 'R'},
-					   {"vmlinux", required_argument, NULL, 'K'},
-					   {"arms", required_argument, NULL, 'A'},
-					   {"output", required_argument, NULL, 'o'},
-					   {NULL, 0, NULL, 0}};
-	pmcf_imix_opts o = {.size = sizeof(o)};
+	static const struct option lo[] =
+		{{"by", required_argument, NULL, 'b'},     {"format", required_argument, NULL, 'f'},
+		 {"top", required_argument, NULL, 't'},    {"method", required_argument, NULL, 'm'},
+		 {"cutoff", required_argument, NULL, 'c'}, {"mcpu", required_argument, NULL, 'M'},
+		 {"skid", required_argument, NULL, 'S'},   {"costing", required_argument, NULL, 'C'},
+		 {"rate", required_argument, NULL, 'R'},   {"vmlinux", required_argument, NULL, 'K'},
+		 {"arms", required_argument, NULL, 'A'},   {"unmeasured", required_argument, NULL, 'U'},
+		 {"output", required_argument, NULL, 'o'}, {NULL, 0, NULL, 0}};
+	pmcf_imix_opts o = {.size = sizeof(o),
+			    .skid = PMCF_IMIX_SKID_NONE}; /* docs/imix.md: no skid model by default */
 	const char *by = "mnemonic", *fmt = "text", *out = "-";
 	unsigned long top = 0;
 	int opt, rc;
@@ -384,7 +440,8 @@ static int imix_report(int argc, char **argv)
 	if (key < 0)
 		return cli_usage_error(verb,
 				       "--by: unknown key '%s' (mnemonic, isa, isa-set, category, "
-				       "packing, module, function, block, line)",
+				       "packing, module, function, block, line, or two different ones "
+				       "joined by a comma: function,mnemonic)",
 				       by);
 	if (strcmp(fmt, "text") && strcmp(fmt, "csv") && strcmp(fmt, "json") && strcmp(fmt, "sde"))
 		return cli_usage_error(verb, "--format: expected text, csv, json or sde");
@@ -444,6 +501,8 @@ static int imix_report(int argc, char **argv)
 		if (st->correction == PMCF_IMIX_CORR_APPLIED) {
 			json_object_set_new(j, "arms_flow", json_integer((json_int_t)st->arms_flow));
 			json_object_set_new(j, "arms_prior", json_integer((json_int_t)st->arms_prior));
+			json_object_set_new(j, "unmeasured_share", jnum(st->unmeasured_share));
+			json_object_set_new(j, "unmeasured_loops", json_string(st->unmeasured_loops));
 		}
 		json_t *u = json_object();
 		json_object_set_new(u, "kernel_samples", json_integer((json_int_t)st->unattr_kernel_samples));
@@ -473,16 +532,67 @@ static int imix_report(int argc, char **argv)
 
 /* ---- compare ------------------------------------------------------------------- */
 
+/* Functions with instructions (at least 0.1 % of a side) on one side
+ * only: the reference and the measurement ran different code (issue 36,
+ * item 6: glibc's string routines differ under valgrind). */
+struct one_sided {
+	size_t n;
+	double ref_share, meas_share;
+	char top[256];
+};
+
+static double share_of(const pmcf_imix_row *r, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(r[i].key, key))
+			return r[i].share;
+	return 0;
+}
+
+static int one_sided(const pmcf_imix *ref, const pmcf_imix *meas, struct one_sided *os)
+{
+	pmcf_imix_row *a = NULL, *b = NULL;
+	size_t na = 0, nb = 0;
+	int rc = pmcf_imix_pivot(ref, PMCF_IMIX_BY_FUNCTION, &a, &na);
+	if (!rc)
+		rc = pmcf_imix_pivot(meas, PMCF_IMIX_BY_FUNCTION, &b, &nb);
+	double top = 0;
+	for (int side = 0; !rc && side < 2; side++) {
+		const pmcf_imix_row *x = side ? b : a, *y = side ? a : b;
+		size_t nx = side ? nb : na, ny = side ? na : nb;
+		for (size_t i = 0; i < nx; i++) {
+			if (x[i].share < 0.001 || share_of(y, ny, x[i].key) > 0)
+				continue;
+			os->n++;
+			*(side ? &os->meas_share : &os->ref_share) += x[i].share;
+			if (x[i].share > top)
+				top = x[i].share,
+				snprintf(os->top, sizeof(os->top), "%s, %.1f %% of the %s", x[i].key,
+					 100 * x[i].share, side ? "measurement" : "reference");
+		}
+	}
+	pmcf_imix_rows_free(a, na);
+	pmcf_imix_rows_free(b, nb);
+	return rc;
+}
+
 static int imix_compare(int argc, char **argv)
 {
-	static const struct option lo[] =
-		{{"normalize", no_argument, NULL, 'n'},     {"json", no_argument, NULL, 'j'},
-		 {"top", required_argument, NULL, 't'},     {"method", required_argument, NULL, 'm'},
-		 {"cutoff", required_argument, NULL, 'c'},  {"mcpu", required_argument, NULL, 'M'},
-		 {"skid", required_argument, NULL, 'S'},    {"costing", required_argument, NULL, 'C'},
-		 {"vmlinux", required_argument, NULL, 'K'}, {"rate", required_argument, NULL, 'R'},
-		 {"arms", required_argument, NULL, 'A'},    {NULL, 0, NULL, 0}};
-	pmcf_imix_opts o = {.size = sizeof(o)};
+	static const struct option lo[] = {{"normalize", no_argument, NULL, 'n'},
+					   {"json", no_argument, NULL, 'j'},
+					   {"top", required_argument, NULL, 't'},
+					   {"method", required_argument, NULL, 'm'},
+					   {"cutoff", required_argument, NULL, 'c'},
+					   {"mcpu", required_argument, NULL, 'M'},
+					   {"skid", required_argument, NULL, 'S'},
+					   {"costing", required_argument, NULL, 'C'},
+					   {"vmlinux", required_argument, NULL, 'K'},
+					   {"rate", required_argument, NULL, 'R'},
+					   {"arms", required_argument, NULL, 'A'},
+					   {"unmeasured", required_argument, NULL, 'U'},
+					   {NULL, 0, NULL, 0}};
+	pmcf_imix_opts o = {.size = sizeof(o),
+			    .skid = PMCF_IMIX_SKID_NONE}; /* docs/imix.md: no skid model by default */
 	int normalize = 0, json = 0, opt, rc;
 	unsigned long top = 0;
 	optind = 1;
@@ -511,6 +621,16 @@ static int imix_compare(int argc, char **argv)
 		src_free(&meas);
 		return rc;
 	}
+	/* a measurement without an absolute scale (timer samples) is compared
+	 * by shares: without --normalize the error said nothing (issue 36) */
+	int auto_norm = !normalize && meas.mix && pmcf_imix_get_stats(meas.mix)->relative;
+	normalize |= auto_norm;
+	struct one_sided os = {0};
+	if (ref.mix && meas.mix && (rc = one_sided(ref.mix, meas.mix, &os))) {
+		src_free(&ref);
+		src_free(&meas);
+		return cli_lib_error(verb, rc, "compare");
+	}
 	pmcf_imix_cmp *c = NULL;
 	rc = pmcf_imix_compare(ref.rows, ref.nrows, meas.rows, meas.nrows, normalize, &c);
 	if (rc) {
@@ -536,6 +656,9 @@ static int imix_compare(int argc, char **argv)
 		json_object_set_new(j, "measured_total", jnum(c->measured_total));
 		json_object_set_new(j, "scale", jnum(c->scale));
 		json_object_set_new(j, "extra", jnum(c->extra));
+		json_object_set_new(j, "one_sided_functions", json_integer((json_int_t)os.n));
+		json_object_set_new(j, "one_sided_ref_share", jnum(os.ref_share));
+		json_object_set_new(j, "one_sided_measured_share", jnum(os.meas_share));
 		for (size_t i = 0; i < c->n && i < lim; i++) {
 			json_t *r = json_object();
 			json_object_set_new(r, "mnemonic", json_bytes(c->rows[i].mnemonic));
@@ -553,8 +676,10 @@ static int imix_compare(int argc, char **argv)
 		       c->ref_total, argv[optind + 1], c->measured_total, relative ? ", relative scale" : "");
 		if (normalize)
 			printf("; measured counts x %.6g (reference total / measured total, so that they sum to "
-			       "the reference total: shares of it)",
-			       c->scale);
+			       "the reference total: shares of it%s)",
+			       c->scale,
+			       auto_norm ? "; --normalize implied: the measurement has no absolute scale"
+					 : "");
 		printf("\n# error: |measured - reference| / reference; average weighted by the reference "
 		       "count (sum of |measured - reference| over the reference total)\n");
 		if (meas.mix && !strcmp(meas.kind, "perf"))
@@ -566,9 +691,15 @@ static int imix_compare(int argc, char **argv)
 		if (c->extra > 0)
 			printf("# measured only (not in the reference): %.0f instructions\n", c->extra);
 		printf("average weighted error: %.2f%%\n", 100 * c->avg_weighted_error);
-		if (relative && !normalize)
-			printf("# note: the measurement has no absolute scale; use --normalize\n");
 	}
+	fflush(stdout);
+	if (os.n)
+		fprintf(stderr,
+			"pmcfuse: imix: warning: %zu functions have instructions on one side only (%.1f %% of "
+			"the reference, %.1f %% of the measurement; largest: %s): the two runs did not run the "
+			"same code (glibc picks other string routines under valgrind: imix record "
+			"--valgrind-hwcaps)\n",
+			os.n, 100 * os.ref_share, 100 * os.meas_share, os.top);
 	pmcf_imix_cmp_free(c);
 	src_free(&ref);
 	src_free(&meas);
@@ -582,7 +713,8 @@ static int imix_train(int argc, char **argv)
 	static const struct option lo[] = {{"json", no_argument, NULL, 'j'},
 					   {"vmlinux", required_argument, NULL, 'K'},
 					   {NULL, 0, NULL, 0}};
-	pmcf_imix_opts o = {.size = sizeof(o)};
+	pmcf_imix_opts o = {.size = sizeof(o),
+			    .skid = PMCF_IMIX_SKID_NONE}; /* docs/imix.md: no skid model by default */
 	int json = 0, opt, rc;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {

@@ -421,8 +421,8 @@ static int follow(struct campaign *c, const struct follow *w)
 			free(err);
 			return st;
 		}
-		char fstate[32] = "";
-		size_t running = 0, pending = 0, task_failed = 0;
+		char fstate[32] = "", bad[3 * (PATH_MAX + 200)] = "";
+		size_t running = 0, pending = 0, task_failed = 0, blen = 0;
 		for (char *line = rc == 0 ? out : NULL, *next; line && *line; line = next) {
 			next = line + strcspn(line, "\n");
 			if (*next)
@@ -436,27 +436,44 @@ static int follow(struct campaign *c, const struct follow *w)
 				running++;
 			else if (!terminal(state))
 				pending++;
-			else if (strcmp(state, "COMPLETED") != 0)
-				task_failed++;
+			else if (strcmp(state, "COMPLETED") != 0) {
+				/* the first few by name, with their state and log
+				 * (%A_%a.out: the id squeue prints) */
+				if (task_failed++ < 3 && blen < sizeof(bad))
+					blen += (size_t)snprintf(bad + blen, sizeof(bad) - blen,
+								 "%s%s %s (%s/slurm/%s.out)",
+								 blen ? ", " : "", id,
+								 !strncmp(state, "CANCELLED", 9)
+									 ? "was cancelled"
+								 : !strcmp(state, "TIMEOUT")
+									 ? "ran out of time"
+									 : "failed",
+								 w->dir, id);
+			}
 		}
 		free(out);
 		free(err);
 		if (rc == 0)
 			squeue_fails = 0;
-		size_t ok = 0, failed = 0;
+		size_t ok = 0, failed = 0, stopped = 0;
 		campaign_reload(c);
 		for (size_t k = 0; k < w->n; k++) {
 			const char *s = campaign_status(c, k);
 			ok += !strcmp(s, "ok");
-			failed += !strcmp(s, "failed") || !strcmp(s, "interrupted");
+			failed += !strcmp(s, "failed");
+			stopped += !strcmp(s, "interrupted"); /* a signal: scancel, a time limit */
 		}
+		char stop_s[48] = "";
+		if (stopped)
+			snprintf(stop_s, sizeof(stop_s), ", %zu stopped", stopped);
 		if (rc == 0 && !fstate[0])
 			sacct_state(w->finish, fstate);
 		char line[256];
 		snprintf(line, sizeof(line),
-			 "pmcfuse: %s: slurm: %zu of %zu executions done, %zu failed, %zu running, "
+			 "pmcfuse: %s: slurm: %zu of %zu executions done, %zu failed%s, %zu running, "
 			 "%zu pending; finishing job %s: %s",
-			 w->verb, ok, w->n, failed, running, pending, w->finish, fstate[0] ? fstate : "?");
+			 w->verb, ok, w->n, failed, stop_s, running, pending, w->finish,
+			 fstate[0] ? fstate : "?");
 		if (strcmp(line, prev) != 0) {
 			fprintf(stderr, "%s\n", line);
 			snprintf(prev, sizeof(prev), "%s", line);
@@ -470,19 +487,29 @@ static int follow(struct campaign *c, const struct follow *w)
 				(!fstate[0] && !running && !pending))) {
 			char tail[1024];
 			last_line(finish_log, tail, sizeof(tail));
-			if (task_failed || failed) {
+			if (task_failed || failed || stopped) {
 				/* the finishing job will never run: do not leave it queued */
 				char *sc[] = {"scancel", (char *)w->finish, NULL}, *o1, *o2;
 				capture(sc, &o1, &o2);
 				free(o1);
 				free(o2);
+				if (task_failed) /* named, with what happened to them */
+					return cli_error(w->verb, CLI_EENV,
+							 "%zu array task%s of job %s did not complete: "
+							 "%s%s; submit what is missing again with "
+							 "`pmcfuse %s --resume %s --launcher slurm`",
+							 task_failed, task_failed == 1 ? "" : "s", w->array,
+							 bad, task_failed > 3 ? ", …" : "", w->verb, w->dir);
 				return cli_error(
 					w->verb, CLI_EENV,
-					"%zu array task%s of job %s failed (logs: %s/slurm/%s_K.out); "
+					"%zu array task%s of job %s %s (logs: %s/slurm/%s_K.out); "
 					"submit what is missing again with `pmcfuse %s --resume %s "
 					"--launcher slurm`",
-					task_failed ? task_failed : failed,
-					(task_failed ? task_failed : failed) == 1 ? "" : "s", w->array,
+					failed + stopped, failed + stopped == 1 ? "" : "s", w->array,
+					!failed   ? (stopped == 1 ? "was stopped (cancelled or out of time)"
+								  : "were stopped (cancelled or out of time)")
+					: stopped ? "failed or were stopped"
+						  : "failed",
 					w->dir, w->array, w->verb, w->dir);
 			}
 			return cli_error(w->verb, CLI_EENV, "the finishing job %s ended %s (%s): %s",
@@ -521,6 +548,9 @@ int launch_slurm(const char *verb, struct campaign *c, size_t n, const struct la
 	    (st = write_script(verb, sdir, "finish.sbatch", exe, dir, 0)))
 		goto out;
 	size_t todo = array_list(c, n, list, sizeof(list));
+	/* the jobs lock the folder themselves (tasks shared, the finishing job
+	 * exclusively): from here the submitter holds it no longer */
+	campaign_release(c);
 	char name[64], fname[64], aopt[4200], out_opt[PATH_MAX + 64], fout_opt[PATH_MAX + 64], dep[64],
 		array[32] = "", finish[32] = "";
 	snprintf(name, sizeof(name), "--job-name=pmcfuse-%s", verb);

@@ -151,8 +151,9 @@ static int finish(const char *verb, pmcf_source *src, int err, pmcf_profile *p, 
 		return cli_interrupted(verb, "the simulated execution had finished (saved to %s)", out);
 	if (sig)
 		return cli_interrupted(verb,
-				       "'%s' was stopped; the profile keeps the %zu XU%s recorded and "
-				       "is marked incomplete (saved to %s)",
+				       "'%s' was stopped, with the processes it started (its process "
+				       "group); the profile keeps the %zu XU%s recorded and is marked "
+				       "incomplete (saved to %s)",
 				       prog, ei->xus, ei->xus == 1 ? "" : "s", out);
 	if (err == PMCF_EPROGRAM)
 		return cli_error(verb, CLI_EENV, "%s (saved to %s)", ei->message, out);
@@ -273,14 +274,24 @@ static int record_profile(const char *verb, struct rec *r)
 		return rc;
 	if (pout.file >= 0)
 		po.stdout_fd = po.stderr_fd = pout.file;
-	cli_signals_catch();
+	cli_signals_catch(verb);
 	if (r->plan)
 		rc = load_plan_set(verb, r->plan, r->setarg, &pc, &r->o, r->pmcs_given);
 	if (!rc)
 		rc = make_source(verb, &pc, r->sim, r->prog_argc, r->prog_argv, r->events, &r->o, &po, &src,
 				 &set, &exec);
 	if (!rc) {
+		if (!r->sim && !pc.plan)
+			cli_signals_stop_at_once(CLI_STOP_READ,
+						 "'%s' had ended; its records were not read: nothing "
+						 "saved (record it again)",
+						 r->prog_argv[0]);
+		else if (!pmcf_source_is_sim(src))
+			cli_signals_stop_at_once(CLI_STOP_READ,
+						 "the program had ended; its records were not read: "
+						 "nothing saved (record it again)");
 		int err = pmcf_source_record(src, set, exec, &p, &ei);
+		cli_signals_disarm();
 		/* a simulation is named as given, or as the plan's execution K */
 		const char *name = r->sim ? r->sim : pmcf_source_name(src);
 		rc = finish(verb, src, err, p, &ei, pc.plan ? &pc.meta : NULL, r->out, name, r->json);

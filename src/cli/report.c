@@ -3,6 +3,8 @@
  * made by the library's report (include/pmcfuse/report.h, src/report/). */
 #include <getopt.h>
 #include <glob.h>
+#include <signal.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,7 +164,7 @@ int cmd_report(int argc, char **argv)
 		/* SIGINT/SIGTERM/SIGHUP while the page is made (gnuplot may be
 		 * slow): the library removes its temporary folder, no page is
 		 * written, exit 128+N (a second signal ends at once) */
-		cli_signals_catch();
+		cli_signals_catch(VERB);
 		int err = pmcf_report_new(prof, (const pmcf_profile *const *)refs, nrefs, &ro, &rep);
 		if (err)
 			st = cli_error(VERB, CLI_EENV, "%s",
@@ -170,19 +172,35 @@ int cmd_report(int argc, char **argv)
 	}
 	if (st == CLI_OK && cli_signal_caught())
 		st = cli_interrupted(VERB, "no report written");
+	/* a reader that goes away (`-o - | head`, a FIFO): SIGPIPE would end
+	 * the process before the temporary folder is removed; ignored while the
+	 * page is written, and raised again once everything is cleaned up */
+	int epipe = 0;
+	struct sigaction ign = {.sa_handler = SIG_IGN}, oldpipe = {.sa_handler = SIG_IGN};
+	sigemptyset(&ign.sa_mask);
 	if (st == CLI_OK) {
 		struct cli_out o;
+		sigaction(SIGPIPE, &ign, &oldpipe);
 		st = cli_out_open(VERB, out, &o);
 		if (st == CLI_OK) {
 			int err = pmcf_report_write(rep, o.f);
-			if (err) {
+			if (err == -EPIPE) {
 				cli_out_abort(&o);
-				st = cli_error(VERB, CLI_EENV, "%s",
+				epipe = 1;
+				st = CLI_EENV;
+			} else if (err) {
+				cli_out_abort(&o);
+				st = cli_error(VERB, cli_status_for(err), "%s",
 					       pmcf_errdetail()[0] ? pmcf_errdetail() : pmcf_strerror(err));
+			} else if (fflush(o.f) != 0 && errno == EPIPE) {
+				cli_out_abort(&o);
+				epipe = 1;
+				st = CLI_EENV;
 			} else {
 				st = cli_out_commit(VERB, &o);
 			}
 		}
+		sigaction(SIGPIPE, &oldpipe, NULL);
 	}
 	pmcf_report_free(rep);
 	if (refnames) {
@@ -192,5 +210,9 @@ int cmd_report(int argc, char **argv)
 	}
 	refdir_free(refs, nrefs);
 	pmcf_profile_free(prof);
+	if (epipe && oldpipe.sa_handler == SIG_DFL) {
+		fflush(stderr);
+		raise(SIGPIPE); /* ends here, as any writer into a closed pipe */
+	}
 	return st;
 }

@@ -34,7 +34,7 @@ static const char usage[] =
 	"                       perf software events this machine can count (`all` would\n"
 	"                       be thousands of tracepoints)\n"
 	"  --strategy S         ctc, lgl, bc (default), bc-unlabeled, random, match,\n"
-	"                       bc-label, bc-lgl\n"
+	"                       bc-label, bc-lgl, oracle (--sim only: pairs by the truth)\n"
 	"  --pmcs N             counter budget (default: the machine's own)\n"
 	"  --link EVENTS        more linking events (bc family); auto: chosen by information\n"
 	"                       in a simulated pilot (--sim; see pmcfuse plan --link auto)\n"
@@ -213,6 +213,23 @@ static void kept_text(char *buf, size_t len, const struct campaign *c, size_t nk
 			 last_incomplete ? ", the last one incomplete" : "", c->dir);
 }
 
+/* What the library said of err on path (its detail, else "path: reason"). */
+static void lib_why(char *buf, size_t len, int err, const char *path)
+{
+	const char *d = pmcf_errdetail();
+	if (d && d[0])
+		snprintf(buf, len, "%s", d);
+	else
+		snprintf(buf, len, "%s: %s", path, pmcf_strerror(err));
+}
+
+/* "no profile kept; resume with `pmcfuse run --resume DIR`" */
+static const char *kept_resume(char *buf, size_t len, const struct campaign *c)
+{
+	snprintf(buf, len, "no profile kept; resume with `pmcfuse run --resume %s`", c->dir);
+	return buf;
+}
+
 /* A signal stopped the campaign with done executions complete (and the one
  * it stopped kept, incomplete, when partial): says what is kept and how to
  * resume; returns 128 + the signal. A folder of the run's own that keeps
@@ -379,6 +396,21 @@ static int execution_failed(struct run *r, size_t k, int err, const pmcf_exit_in
 			 "execution %zu of %zu failed: %s (%s)", k, r->nsets, msg, kept);
 }
 
+/* Execution k's profile could not be saved at path (err: a full disk, a
+ * size limit): the campaign is marked failed and the line says what is kept
+ * and how to resume once there is room. */
+static int save_failed(struct run *r, size_t k, int err, const char *path)
+{
+	char kept[512], why[1200];
+	cli_progress_clear(&r->s.pr);
+	lib_why(why, sizeof(why), err, path);
+	campaign_set_state(&r->s.camp, "failed");
+	kept_text(kept, sizeof(kept), &r->s.camp, k, 0);
+	return cli_error("run", cli_status_for(err),
+			 "execution %zu of %zu could not be saved: %s (%s once there is room)", k, r->nsets,
+			 why, k ? kept : kept_resume(kept, sizeof(kept), &r->s.camp));
+}
+
 /* Records execution k (set k of the plan) and keeps what the program left:
  * complete, or marked incomplete. *stop: the campaign ends here. */
 static int record_run(struct run *r, size_t k, const struct cli_plan_meta *pm, int *stop)
@@ -414,10 +446,8 @@ static int record_run(struct run *r, size_t k, const struct cli_plan_meta *pm, i
 			serr = pmcf_profile_meta_set(r->rec[k], PMCF_META_COMPLETE, "0");
 		if (!serr)
 			serr = pmcf_profile_save(r->rec[k], r->paths[k]);
-		if (serr) {
-			cli_progress_clear(&r->s.pr);
-			return cli_lib_error("run", serr, r->paths[k]);
-		}
+		if (serr)
+			return save_failed(r, k, serr, r->paths[k]);
 		if ((st = campaign_update(&r->s.camp, k, &ce)))
 			return st;
 	}
@@ -489,15 +519,33 @@ static int fuse_run(struct run *r)
 	co.seed = r->base;
 	co.names = (const char *const *)r->paths;
 	r->cs = (pmcf_combine_stats){.size = sizeof(r->cs)};
+	if (cli_signal_caught())
+		return run_stopped("run", &r->s.camp, r->nsets, 0, r->nsets, 0, &r->s.pr);
+	/* fusing writes nothing until OUT: a signal stops it at once */
+	cli_signals_stop_at_once(CLI_STOP_STEP,
+				 "fusing was stopped; the %zu executions are kept in %s: resume with "
+				 "`pmcfuse run --resume %s` to fuse them",
+				 r->nsets, r->cdir, r->cdir);
 	int err = pmcf_combine((const pmcf_profile *const *)r->rec, r->nsets, &co, &r->fused, &r->cs);
+	cli_signals_disarm();
 	if (err)
 		return cli_lib_error("run", err, "combining");
-	if ((err = pmcf_profile_save(r->fused, r->out)))
-		return cli_lib_error("run", err, r->out);
+	if ((err = pmcf_profile_save(r->fused, r->out))) {
+		/* the executions stay: resuming fuses them again */
+		char why[1200];
+		lib_why(why, sizeof(why), err, r->out);
+		campaign_set_state(&r->s.camp, "failed");
+		return cli_error("run", cli_status_for(err),
+				 "%s (the %zu executions are kept in %s; resume with `pmcfuse run --resume "
+				 "%s` to fuse them again)",
+				 why, r->nsets, r->cdir, r->cdir);
+	}
 	if (r->own)
 		campaign_remove(&r->s.camp);
 	else
 		campaign_set_state(&r->s.camp, "complete");
+	if (cli_signal_caught()) /* while OUT was written: it is complete */
+		return cli_interrupted("run", "fusing had finished: %s was written", r->out);
 	return CLI_OK;
 }
 

@@ -16,12 +16,15 @@ static const char usage[] =
 	"source XU of its provenance). Relative error = |value - truth| / max(|truth|, 1).\n"
 	"Per event: the median and 90th percentile over the values that came from another\n"
 	"execution (values copied from the compared XU are exact and left out, counted as\n"
-	"'from base'); a missing value counts as error 1 and is counted. Summary: the\n"
-	"median and 90th percentile over the events of their medians. See docs/accuracy.md.\n\n"
+	"'from base'); a missing value counts as error 1 and is counted; and the mean of\n"
+	"the same. Headline: the mean over the events of their means (an event that\n"
+	"misses values is penalised, not hidden); beside it the median and 90th\n"
+	"percentile over the events of their medians. See docs/accuracy.md.\n\n"
 	"  --pooled  print the first summary instead: quantiles over every present value\n"
 	"            pooled (copies from the base included, missing values left out)\n"
 	"  -q        print nothing (errors only)\n"
-	"  --json    {\"median_rel_error\", \"p90_rel_error\", \"share_missing\", \"missing\",\n"
+	"  --json    {\"mean_rel_error\", \"median_rel_error\", \"p90_rel_error\",\n"
+	"            \"share_missing\", \"missing\",\n"
 	"            \"pooled\": {...}, \"events\": [...]} (both summaries)\n";
 
 /* v with 4 significant digits, "-" when there is none (every value missing) */
@@ -76,9 +79,10 @@ int cmd_truth(int argc, char **argv)
 		const char *against = strcmp(pmcf_truth_mode(r), "own") == 0 ? "the profile's own truth"
 									     : "truth of the source XUs";
 		if (json) {
-			printf("{\"mode\": \"%s\", \"summary\": \"median over events\", \"median_rel_error\": ",
+			printf("{\"mode\": \"%s\", \"summary\": \"median over events\", \"mean_rel_error\": ",
 			       pmcf_truth_mode(r));
-			cli_json_number(stdout, med);
+			cli_json_number(stdout, pmcf_truth_mean(r));
+			cli_json_member(stdout, "median_rel_error", med);
 			cli_json_member(stdout, "p90_rel_error", p90);
 			cli_json_member(stdout, "share_missing", miss);
 			printf(", \"missing\": %zu, \"from_base\": %zu, \"pooled\": {\"median_rel_error\": ",
@@ -96,6 +100,7 @@ int cmd_truth(int argc, char **argv)
 				       e->values, e->missing, e->from_base);
 				cli_json_number(stdout, e->median_rel);
 				cli_json_member(stdout, "p90_rel_error", e->p90_rel);
+				cli_json_member(stdout, "mean_rel_error", pmcf_truth_event_mean(r, k));
 				printf("}");
 			}
 			printf("%s]}\n", n ? "\n" : "");
@@ -107,15 +112,22 @@ int cmd_truth(int argc, char **argv)
 				       against, fmt(m, sizeof(m), pmed), fmt(q, sizeof(q), pp90), 100 * pmiss,
 				       pmiss > 0 ? " (left out of the error quantiles)" : "");
 			else
-				printf("against the ground truth (%s), over the events' medians: median relative "
+				printf("against the ground truth (%s): mean over events of the mean relative "
+				       "error (missing = 1) %s\n",
+				       against, fmt(m, sizeof(m), pmcf_truth_mean(r)));
+			if (!pooled)
+				printf("over the events' medians: median relative "
 				       "error %s, 90th percentile %s; %zu values missing (%.2f%%, counted as error "
 				       "1), %zu copied from the base (exact, left out)\n",
-				       against, fmt(m, sizeof(m), med), fmt(q, sizeof(q), p90), nmiss,
-				       100 * miss, nbase);
-			printf("%-40s %10s %10s %8s %9s\n", "EVENT", "MEDIAN", "P90", "MISSING", "FROM BASE");
+				       fmt(m, sizeof(m), med), fmt(q, sizeof(q), p90), nmiss, 100 * miss,
+				       nbase);
+			printf("%-40s %10s %10s %10s %8s %9s\n", "EVENT", "MEAN", "MEDIAN", "P90", "MISSING",
+			       "FROM BASE");
 			for (size_t k = 0; k < n; k++) {
 				const pmcf_truth_event *e = pmcf_truth_event_at(r, k);
-				printf("%-40s %10s %10s %8zu %9zu\n", e->name,
+				char a[32];
+				printf("%-40s %10s %10s %10s %8zu %9zu\n", e->name,
+				       fmt(a, sizeof(a), pmcf_truth_event_mean(r, k)),
 				       fmt(m, sizeof(m), e->median_rel), fmt(q, sizeof(q), e->p90_rel),
 				       e->missing, e->from_base);
 			}

@@ -15,17 +15,20 @@
 
 int cli_error(const char *verb, int status, const char *fmt, ...)
 {
-	char msg[8192], line[2048];
+	char *msg = NULL, line[2048];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	/* formatted whole: a path of any length, the reason after it kept */
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	va_end(ap);
 	/* one line, whatever the message holds */
-	for (char *p = msg; *p; p++)
+	for (char *p = msg; p && *p; p++)
 		if (*p == '\n' || *p == '\r')
 			*p = ' ';
 	/* a long path is cut in its middle, the reason after it kept */
-	pmcf_shorten(line, sizeof(line), msg);
+	pmcf_shorten(line, sizeof(line), msg ? msg : "out of memory");
+	free(msg);
 	fprintf(stderr, "pmcfuse: %s: %s\n", verb, line);
 	return status;
 }
@@ -73,12 +76,15 @@ int cli_wants_help(int argc, char **argv, const char *usage)
 
 int cli_usage_error(const char *verb, const char *fmt, ...)
 {
-	char msg[8192];
+	char *msg = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	va_end(ap);
-	return cli_error(verb, CLI_EUSAGE, "%s (see pmcfuse %s --help)", msg, verb);
+	int st = cli_error(verb, CLI_EUSAGE, "%s (see pmcfuse %s --help)", msg ? msg : "out of memory", verb);
+	free(msg);
+	return st;
 }
 
 int cli_parse_uint(const char *verb, const char *opt, const char *s, unsigned long min, unsigned long max,
@@ -161,6 +167,36 @@ void cli_json_member(FILE *f, const char *key, double v)
 	cli_json_number(f, v);
 }
 
+/* The descriptor N that path names (/dev/stdout 1, /dev/stderr 2,
+ * /dev/fd/N, /proc/self/fd/N), directly or through one symbolic link; -1
+ * for any other path. */
+static int std_fd_name(const char *p)
+{
+	if (strcmp(p, "/dev/stdout") == 0)
+		return 1;
+	if (strcmp(p, "/dev/stderr") == 0)
+		return 2;
+	const char *n = strncmp(p, "/dev/fd/", 8) == 0          ? p + 8
+			: strncmp(p, "/proc/self/fd/", 14) == 0 ? p + 14
+								: NULL;
+	if (!n || !*n || strspn(n, "0123456789") != strlen(n) || strlen(n) > 6)
+		return -1;
+	return atoi(n);
+}
+
+static int std_fd_of(const char *path)
+{
+	int fd = std_fd_name(path);
+	if (fd >= 0)
+		return fd;
+	char link[PATH_MAX];
+	ssize_t n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return -1;
+	link[n] = '\0';
+	return std_fd_name(link);
+}
+
 int cli_out_open(const char *verb, const char *path, struct cli_out *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -168,17 +204,65 @@ int cli_out_open(const char *verb, const char *path, struct cli_out *o)
 		o->f = stdout;
 		return CLI_OK;
 	}
-	size_t n = strlen(path);
-	o->path = strdup(path);
+	/* /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N (or a link to
+	 * one): the descriptor itself, as the shell gave it (its offset, its
+	 * O_APPEND: `-o /dev/stdout >>log` appends, and a file there is never
+	 * replaced nor truncated) */
+	int dfd = std_fd_of(path);
+	if (dfd >= 0) {
+		int fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
+		if (fd >= 0) {
+			o->f = fdopen(fd, "w");
+			o->path = strdup(path);
+			if (!o->f || !o->path) {
+				if (!o->f)
+					close(fd);
+				cli_out_abort(o);
+				return cli_error(verb, CLI_EENV, "out of memory");
+			}
+			return CLI_OK;
+		}
+	}
+	/* a device, a FIFO, a socket (/dev/null, the /dev/fd/N of `-o >(cmd)`):
+	 * written in place, never renamed over, which would put a regular file
+	 * where the node was */
+	struct stat sb;
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
+		int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0) {
+			int e = errno;
+			return cli_error(verb, cli_status_for(-e), "cannot write '%s': %s", path,
+					 strerror(e));
+		}
+		o->f = fdopen(fd, "w");
+		o->path = strdup(path);
+		if (!o->f || !o->path) {
+			if (!o->f)
+				close(fd);
+			cli_out_abort(o);
+			return cli_error(verb, CLI_EENV, "out of memory");
+		}
+		return CLI_OK;
+	}
+	/* a symbolic link to a file: that file is replaced, the link kept */
+	char *real = NULL;
+	struct stat lb;
+	if (lstat(path, &lb) == 0 && S_ISLNK(lb.st_mode) && stat(path, &sb) == 0)
+		real = realpath(path, NULL);
+	const char *dest = real ? real : path; /* what the rename replaces */
+	size_t n = strlen(dest);
+	o->path = strdup(dest);
+	free(real);
 	o->tmp = malloc(n + 32);
 	if (!o->path || !o->tmp) {
 		cli_out_abort(o);
 		return cli_error(verb, CLI_EENV, "out of memory");
 	}
 	/* temporary in the same directory: .<name>.tmp.XXXXXX */
-	const char *slash = strrchr(path, '/');
-	size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
-	snprintf(o->tmp, n + 32, "%.*s.%s.tmp.XXXXXX", (int)dirlen, path, path + dirlen);
+	dest = o->path;
+	const char *slash = strrchr(dest, '/');
+	size_t dirlen = slash ? (size_t)(slash - dest + 1) : 0;
+	snprintf(o->tmp, n + 32, "%.*s.%s.tmp.XXXXXX", (int)dirlen, dest, dest + dirlen);
 	int fd = mkstemp(o->tmp);
 	if (fd < 0) {
 		int e = errno;
@@ -207,14 +291,17 @@ int cli_out_commit(const char *verb, struct cli_out *o)
 					 strerror(errno));
 		return CLI_OK;
 	}
-	int bad = fflush(o->f) != 0 || ferror(o->f) || fsync(fileno(o->f)) != 0;
+	/* in place (no temporary): a device or a FIFO has nothing to sync */
+	int bad = fflush(o->f) != 0 || ferror(o->f) || (o->tmp && fsync(fileno(o->f)) != 0);
 	int e = errno;
+	if (bad && !e)
+		e = EIO;
 	if (fclose(o->f) != 0 && !bad) {
 		bad = 1;
 		e = errno;
 	}
 	o->f = NULL;
-	if (bad || rename(o->tmp, o->path) != 0) {
+	if (bad || (o->tmp && rename(o->tmp, o->path) != 0)) {
 		if (!bad)
 			e = errno;
 		int st = cli_error(verb, cli_status_for(-e), "cannot write '%s': %s", o->path, strerror(e));
@@ -266,10 +353,35 @@ int cli_out_not_input(const char *verb, const char *out, const char *const *in, 
 	return CLI_OK;
 }
 
+const char *cli_node_kind(unsigned mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFCHR: return "a character device";
+	case S_IFBLK: return "a block device";
+	case S_IFIFO: return "a FIFO (a pipe)";
+	case S_IFSOCK: return "a socket";
+	case S_IFDIR: return "a folder";
+	case S_IFREG: return "a file";
+	default: return "not a file";
+	}
+}
+
 int cli_out_replaceable(const char *verb, const char *out, const char *kind)
 {
 	struct stat sb;
-	if (!out || strcmp(out, "-") == 0 || stat(out, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size == 0)
+	if (!out || strcmp(out, "-") == 0 || stat(out, &sb) != 0)
+		return CLI_OK;
+	if (!kind && std_fd_of(out) >= 0)
+		return cli_error(verb, CLI_EUSAGE,
+				 "'%s' is a descriptor: a profile is an SQLite database, written to a "
+				 "file, not to standard output or a pipe (choose a file name)",
+				 out);
+	if (!kind && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))
+		return cli_error(verb, CLI_EUSAGE,
+				 "'%s' is %s: a profile is an SQLite database, which cannot be written "
+				 "into it (choose a file name)",
+				 out, cli_node_kind(sb.st_mode));
+	if (!S_ISREG(sb.st_mode) || sb.st_size == 0)
 		return CLI_OK;
 	static const char magic[16] = "SQLite format 3"; /* with its NUL: every profile's start */
 	char head[sizeof(magic)];

@@ -32,6 +32,7 @@
 #include "counters/perf_syntax.h"
 #include "pmcfuse/collect.h"
 #include "pmcfuse/events.h"
+#include "util/testhook.h"
 #include "pmcfuse/multiplex.h"
 #include "util/abi.h"
 #include "util/internal.h"
@@ -234,7 +235,17 @@ static void pmu_name(char *out, size_t len)
 	    access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0) {
 		read_line("/sys/bus/event_source/devices/cpu/caps/pmu_name", NULL, caps, sizeof(caps));
 		snprintf(out, len, "cpu%s%s%s", caps[0] ? " (" : "", caps, caps[0] ? ")" : "");
-	} else
+		return;
+	}
+	/* arm64: the kernel's armv8_pmuv3 (or armv8_pmuv3_0, armv8_cortex_a57, ...) */
+	DIR *d = opendir("/sys/bus/event_source/devices");
+	struct dirent *e;
+	while (d && !out[0] && (e = readdir(d)))
+		if (strncmp(e->d_name, "armv8_", 6) == 0 || strncmp(e->d_name, "armv7_", 6) == 0)
+			snprintf(out, len, "%.63s", e->d_name);
+	if (d)
+		closedir(d);
+	if (!out[0])
 		snprintf(out, len, "none");
 }
 
@@ -308,6 +319,13 @@ static int add_meta(pmcf_profile *p, char *const argv[], const char *program, co
 	char cpu[256], pmu[160], status[64], pm[32], cwd[PATH_MAX], cpu_t[32];
 	snprintf(cpu_t, sizeof(cpu_t), "%llu", (unsigned long long)cpu_ns);
 	read_line("/proc/cpuinfo", "model name", cpu, sizeof(cpu));
+	if (!cpu[0]) { /* arm64: no model name, the implementer and part numbers */
+		char impl[32], part[32];
+		read_line("/proc/cpuinfo", "CPU implementer", impl, sizeof(impl));
+		read_line("/proc/cpuinfo", "CPU part", part, sizeof(part));
+		if (impl[0])
+			snprintf(cpu, sizeof(cpu), "CPU implementer %s, part %s", impl, part);
+	}
 	pmu_name(pmu, sizeof(pmu));
 	if (ei->exited)
 		snprintf(status, sizeof(status), "%d", ei->status);
@@ -435,9 +453,20 @@ static int encode_events(const pmcf_catalog *c, const size_t *idx, const char *c
 	return err;
 }
 
-/* The program pmcf_collect_program is running (0: none), and a signal that
- * arrived while none was (the next program is then not started). */
-static volatile sig_atomic_t running_child, pending_signal;
+/* "EMFILE" for EMFILE ("" when unknown). */
+static const char *errno_name(uint32_t e)
+{
+	const char *n = e && e < 4096 ? strerrorname_np((int)e) : NULL;
+	return n ? n : "";
+}
+
+/* The program pmcf_collect_program is running (0: none), whether its
+ * records are being read (it has ended), and a signal that arrived while
+ * none was running (the next program is then not started). */
+static volatile sig_atomic_t running_child, reading, pending_signal;
+/* the program leads a process group of its own (the signal goes to the
+ * group: a wrapper's children too), and a signal was passed on */
+static volatile sig_atomic_t running_group, forwarded;
 
 int pmcf_collect_signal(int sig)
 {
@@ -446,10 +475,71 @@ int pmcf_collect_signal(int sig)
 		return 0;
 	}
 	pid_t pid = (pid_t)running_child;
-	if (pid > 0 && kill(pid, sig) == 0)
+	if (pid > 0 && kill(running_group ? -pid : pid, sig) == 0) {
+		forwarded = 1;
 		return 1;
+	}
 	pending_signal = sig;
-	return 0;
+	return reading ? 2 : 0;
+}
+
+/* A guard for the program's process group: a small process that waits on
+ * a pipe; when pmcfuse ends without saying the program is done (it was
+ * killed: SIGKILL leaves the program's own children running, which
+ * PR_SET_PDEATHSIG cannot reach), it kills the group. *fd: the write end
+ * (-1 when no guard could be started: only the program itself then dies
+ * with pmcfuse). */
+static pid_t guard_start(int *fd, const int keep[2])
+{
+	int gp[2];
+	*fd = -1;
+	if (pipe2(gp, O_CLOEXEC) != 0)
+		return -1;
+	pid_t g = fork();
+	if (g == 0) {
+		/* async-signal-safe calls only: the parent has threads; the
+		 * caller's pipe keep[] must not stay open here */
+		close(gp[1]);
+		close(keep[0]);
+		close(keep[1]);
+		struct sigaction ign = {.sa_handler = SIG_IGN};
+		sigaction(SIGINT, &ign, NULL);
+		sigaction(SIGTERM, &ign, NULL);
+		sigaction(SIGHUP, &ign, NULL);
+		pid_t pg = 0;
+		char done = 0;
+		ssize_t n;
+		while ((n = read(gp[0], &pg, sizeof(pg))) < 0 && errno == EINTR)
+			;
+		if (n != (ssize_t)sizeof(pg))
+			_exit(0);
+		while ((n = read(gp[0], &done, 1)) < 0 && errno == EINTR)
+			;
+		if (n != 1 && pg > 0)
+			kill(-pg, SIGKILL);
+		_exit(0);
+	}
+	close(gp[0]);
+	if (g < 0) {
+		close(gp[1]);
+		return -1;
+	}
+	*fd = gp[1];
+	return g;
+}
+
+/* Tells the guard the program is done (it exits without killing) and reaps it. */
+static void guard_stop(pid_t g, int fd)
+{
+	if (g <= 0)
+		return;
+	char done = 1;
+	if (write(fd, &done, 1) != 1) {
+		/* the guard is gone: nothing to tell */
+	}
+	close(fd);
+	while (waitpid(g, NULL, 0) < 0 && errno == EINTR)
+		;
 }
 
 /* *cpu_ns: the child's user + system time with that of the children it
@@ -458,6 +548,7 @@ static int run_child(char *const argv[], const char *program, char **env, const 
 		     pmcf_exit_info *ei, uint64_t *cpu_ns)
 {
 	int pfd[2];
+	reading = 0;
 	if (pipe2(pfd, O_CLOEXEC) != 0)
 		return pmcfi_fail(-errno, "pipe: %s", strerror(errno));
 	fflush(NULL);
@@ -478,9 +569,18 @@ static int run_child(char *const argv[], const char *program, char **env, const 
 				  strsignal(sig), argv[0]);
 	}
 	pid_t parent = getpid();
+	/* the program in a process group of its own, so that a stop reaches
+	 * what a wrapper (sh -c "prog ...") started; not when pmcfuse is the
+	 * terminal's foreground job, where the program may read the terminal
+	 * (a background group would be stopped by SIGTTIN) and the terminal's
+	 * ^C reaches the whole group anyway */
+	int group = !(isatty(0) && tcgetpgrp(0) == getpgrp()), gfd = -1;
+	forwarded = 0;
+	pid_t guard = group ? guard_start(&gfd, pfd) : -1;
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = errno;
+		guard_stop(guard, gfd);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		close(pfd[0]);
 		close(pfd[1]);
@@ -488,10 +588,14 @@ static int run_child(char *const argv[], const char *program, char **env, const 
 	}
 	if (pid == 0) {
 		close(pfd[0]);
+		if (gfd >= 0)
+			close(gfd);
 		/* the program dies with pmcfuse, even when pmcfuse is killed */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(127);
+		if (group)
+			setpgid(0, 0);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		for (int k = 0; k < 2; k++)
 			if (outfd[k] > 0 && outfd[k] != k + 1 && dup2(outfd[k], k + 1) < 0)
@@ -502,6 +606,12 @@ static int run_child(char *const argv[], const char *program, char **env, const 
 			_exit(127);
 		_exit(127);
 	}
+	if (group && setpgid(pid, pid) != 0 && errno != EACCES)
+		group = 0; /* EACCES: the child has exec()ed, after its own setpgid */
+	if (group && guard > 0 && write(gfd, &pid, sizeof(pid)) != (ssize_t)sizeof(pid)) {
+		/* no guard: the program alone dies with pmcfuse */
+	}
+	running_group = group;
 	running_child = pid;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	close(pfd[1]);
@@ -515,10 +625,20 @@ static int run_child(char *const argv[], const char *program, char **env, const 
 	siginfo_t si;
 	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0)
 		if (errno != EINTR) {
+			int e = errno;
 			running_child = 0;
-			return pmcfi_fail(-errno, "waitid: %s", strerror(errno));
+			guard_stop(guard, gfd);
+			return pmcfi_fail(-e, "waitid: %s", strerror(e));
 		}
+	guard_stop(guard, gfd); /* its program has ended */
+	/* stopped: what is left of its group (processes that ignore the
+	 * signal, or are slower to die) goes with it, before the leader is
+	 * reaped (until then its pid, the group's id, cannot be reused) */
+	if (forwarded && running_group)
+		kill(-pid, SIGKILL);
+	reading = 1; /* before running_child is cleared: a signal sees one of them */
 	running_child = 0;
+	running_group = 0;
 	int st;
 	struct rusage ru;
 	while (wait4(pid, &st, 0, &ru) < 0)
@@ -533,6 +653,43 @@ static int run_child(char *const argv[], const char *program, char **env, const 
 	ei->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
 	ei->complete = ei->exited && ei->status == 0;
 	return 0;
+}
+
+/* The loss record the tool maps (rec.h), created empty in dir. */
+static int status_create(const char *dir)
+{
+	char path[PATH_MAX + 16];
+	snprintf(path, sizeof(path), "%s/%s", dir, PMCFI_REC_STATUS);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return pmcfi_fail(-errno, "cannot create %s: %s (%s)", path, strerror(errno),
+				  errno_name((uint32_t)errno));
+	struct pmcfi_rec_status h = {.magic = PMCFI_REC_STATUS_MAGIC};
+	int e = posix_fallocate(fd, 0, PMCFI_REC_STATUS_SIZE);
+	if (!e && pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		e = errno ? errno : EIO;
+	close(fd);
+	if (e)
+		return pmcfi_fail(-e, "cannot create %s: %s", path, strerror(e));
+	return 0;
+}
+
+/* The loss record after the run (zero when there is none). */
+static void status_read(const char *dir, struct pmcfi_rec_status *out)
+{
+	char path[PATH_MAX + 16];
+	memset(out, 0, sizeof(*out));
+	snprintf(path, sizeof(path), "%s/%s", dir, PMCFI_REC_STATUS);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (pread(fd, out, sizeof(*out), 0) != (ssize_t)sizeof(*out) ||
+	    out->magic != PMCFI_REC_STATUS_MAGIC || !out->written)
+		memset(out->why, 0, sizeof(out->why));
+	if (out->magic != PMCFI_REC_STATUS_MAGIC)
+		memset(out, 0, sizeof(*out));
+	out->why[sizeof(out->why) - 1] = '\0';
+	close(fd);
 }
 
 static void events_env(const struct perf_event_attr *a, size_t n, const char **names, char *ev, size_t evlen,
@@ -823,6 +980,11 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 				  "%u KiB)",
 				  where, place, kb, MIN_RECORD_SPACE / 1024);
 	}
+	if ((rc = status_create(dir)) != 0) {
+		if (temp)
+			pmcfi_rm_tree(dir);
+		return rc;
+	}
 	char evs[PMCFI_PGROUP_MAX * 80], nms[4096];
 	events_env(attrs, n, names, evs, sizeof(evs), nms, sizeof(nms));
 	char **env = child_env(tool, dir, evs, nms, opts ? opts->chunk_kb : 0,
@@ -865,10 +1027,23 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 	pmcf_profile *p = NULL;
 	struct pmcfi_collect_stats st;
 	if (!err)
+		pmcfi_test_pause("read");
+	if (!err)
 		err = pmcf_profile_new(&p);
 	if (!err)
 		err = ndv ? pmcfi_collect_read_derived(dir, names, n, dv, ndv, t0, estimate, p, &st)
 			  : pmcfi_collect_read_est(dir, names, n, t0, estimate, p, &st);
+	struct pmcfi_rec_status loss;
+	status_read(dir, &loss);
+	char lossmsg[1200] = "";
+	if (loss.lost)
+		snprintf(lossmsg, sizeof(lossmsg), "%.1000s%s%s%s", loss.why[0] ? loss.why : "no reason left",
+			 errno_name(loss.err)[0] ? " (" : "", errno_name(loss.err),
+			 errno_name(loss.err)[0] ? ")" : "");
+	if (!err && loss.lost && st.xus == 0)
+		err = pmcfi_fail(loss.err && errno_name(loss.err)[0] ? -(int)loss.err : PMCF_ENOTSUP,
+				 "the collector could not record in the program, nothing was recorded: %s",
+				 lossmsg);
 	if (!err && st.tool_error[0] && st.xus == 0)
 		err = pmcfi_fail(PMCF_ENOTSUP, "the collector could not count in the program: %s",
 				 st.tool_error);
@@ -895,15 +1070,42 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 		else if (st.ompt_missing[0])
 			pmcfi_log(PMCF_LOG_WARN, "the OpenMP runtime did not grant OMPT callbacks: %s",
 				  st.ompt_missing);
-		if (!ei->complete || st.dropped || st.stop_errno) {
+		int nospace = st.stop_errno == ENOSPC || st.stop_errno == EDQUOT || st.stop_errno == EFBIG;
+		if (!ei->complete || st.dropped || st.stop_errno || loss.lost || st.incomplete) {
 			if (ei->complete)
 				ei->complete = 0;
-			if (st.stop_errno)
+			if (loss.lost && !nospace) /* a full TMPDIR is said below */
+				snprintf(
+					ei->message, sizeof(ei->message),
+					"the collector lost %u thread%s of the program: %.280s%s; the profile "
+					"keeps the %zu XU%s recorded and is marked incomplete",
+					loss.lost, loss.lost == 1 ? "" : "s", lossmsg,
+					(loss.err == EMFILE || loss.err == ENFILE) &&
+							!strstr(lossmsg, "ulimit")
+						? " (raise the limit with `ulimit -n`)"
+						: "",
+					st.xus, st.xus == 1 ? "" : "s");
+			else if (st.stop_errno && !nospace)
+				snprintf(ei->message, sizeof(ei->message),
+					 "the collector could not continue a record file in %s (%.200s: %s "
+					 "(%s)): %zu records lost; the profile keeps the %zu XU%s recorded "
+					 "and is marked incomplete",
+					 where, place, strerror(st.stop_errno),
+					 errno_name((uint32_t)st.stop_errno), st.dropped, st.xus,
+					 st.xus == 1 ? "" : "s");
+			else if (st.stop_errno)
 				snprintf(ei->message, sizeof(ei->message),
 					 "no space left in %s (%.200s: %s): the collector stopped recording "
 					 "(%zu records lost); the profile keeps the %zu XU%s recorded and "
 					 "is marked incomplete",
 					 where, place, strerror(st.stop_errno), st.dropped, st.xus,
+					 st.xus == 1 ? "" : "s");
+			else if (ei->exited && !ei->status && st.incomplete)
+				snprintf(ei->message, sizeof(ei->message),
+					 "%zu XU%s of '%s' had not finished when their process image ended "
+					 "(an exec() or exit() while they ran or waited): they are lost; the "
+					 "profile keeps the %zu XU%s recorded and is marked incomplete",
+					 st.incomplete, st.incomplete == 1 ? "" : "s", argv[0], st.xus,
 					 st.xus == 1 ? "" : "s");
 			else if (!ei->exited)
 				snprintf(ei->message, sizeof(ei->message),
@@ -930,6 +1132,7 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 	hash_wait(&hash);
 	if (temp)
 		pmcfi_rm_tree(dir);
+	reading = 0;
 	tm->read_ns = now_ns() - t_end;
 	if (err) {
 		pmcf_profile_free(p);

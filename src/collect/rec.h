@@ -91,6 +91,25 @@ struct pmcfi_rec {
 	uint64_t v[];              /* R_SEG: nev counter deltas */
 };
 
+/* The loss record "status" in the record folder, one page that the
+ * launcher creates and every process image of the program maps at its start
+ * (MAP_SHARED: no descriptor is needed once mapped, so a program out of
+ * descriptors can still say so). A thread that cannot record (its counters
+ * or its record file cannot be opened, a record file cannot grow) counts
+ * itself in lost; the first one also leaves its errno and its reason. */
+#define PMCFI_REC_STATUS "status"
+#define PMCFI_REC_STATUS_MAGIC 0x3154535446434d50ull /* "PMCFSTT1" */
+#define PMCFI_REC_STATUS_SIZE 4096u
+struct pmcfi_rec_status {
+	uint64_t magic;
+	_Atomic uint32_t lost;    /* threads that recorded nothing or not all */
+	_Atomic uint32_t err;     /* the first one's errno (0: none known) */
+	_Atomic uint32_t claimed; /* the first one writes why[] ... */
+	_Atomic uint32_t written; /* ... and then sets this */
+	char why[PMCFI_REC_STATUS_SIZE - 24];
+};
+_Static_assert(sizeof(struct pmcfi_rec_status) == PMCFI_REC_STATUS_SIZE, "status size");
+
 static inline uint32_t pmcfi_rec_vals(uint32_t nev, uint32_t mux) { return mux ? nev * PMCFI_MUX_VALS : nev; }
 
 static inline uint32_t pmcfi_rec_size(uint32_t nev)

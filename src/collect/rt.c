@@ -45,6 +45,7 @@ static struct {
 	_Atomic uint32_t stop_errno; /* why a thread could not record (first one) */
 	struct rt_thread *_Atomic threads[MAX_THREADS];
 	pthread_key_t key;
+	struct pmcfi_rec_status *status; /* the launcher's loss record (NULL: none) */
 } P;
 
 static __thread struct rt_thread *tls_self;
@@ -83,6 +84,46 @@ static void fatal(const char *fmt, const char *a, const char *b)
 	snprintf(msg, sizeof(msg), fmt, a, b);
 	fprintf(stderr, "pmcfuse: collector: %s\n", msg);
 	write_file("error", msg, 0);
+}
+
+/* Maps the launcher's loss record (rec.h); without it losses are only
+ * printed. Needs one descriptor, for a moment, at the image's start. */
+static void map_status(void)
+{
+	char path[3200];
+	snprintf(path, sizeof(path), "%s/%s", P.dir, PMCFI_REC_STATUS);
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	void *m = mmap(NULL, PMCFI_REC_STATUS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	P.status = m == MAP_FAILED ? NULL : m;
+}
+
+/* A thread that cannot record (err: -errno): counted in the loss record,
+ * the first one with its reason, so that the launcher marks the profile
+ * incomplete even when no file can be opened to say so. */
+static void lost(int err, const char *why)
+{
+	struct pmcfi_rec_status *s = P.status;
+	if (!s)
+		return;
+	atomic_fetch_add(&s->lost, 1);
+	uint32_t none = 0;
+	if (!atomic_compare_exchange_strong(&s->claimed, &none, 1))
+		return;
+	atomic_store(&s->err, (uint32_t)-err);
+	snprintf(s->why, sizeof(s->why), "%s", why);
+	atomic_store_explicit(&s->written, 1, memory_order_release);
+}
+
+/* fatal() for a thread that cannot record: also counted as a loss. */
+static void fatal_lost(int err, const char *fmt, const char *a, const char *b)
+{
+	char msg[1024];
+	snprintf(msg, sizeof(msg), fmt, a, b);
+	fatal("%s%s", msg, "");
+	lost(err, msg);
 }
 
 void rt_write_maps(void)
@@ -381,6 +422,7 @@ int rt_process_init(void)
 		return -1;
 	}
 	snprintf(P.dir, sizeof(P.dir), "%s", dir);
+	map_status();
 	P.pid = claim_key(); /* after an exec(), the next generation of the pid */
 	if (parse_events(getenv(PMCFI_ENV_EVENTS)) != 0) {
 		P.state = -1;
@@ -745,11 +787,13 @@ struct rt_thread *rt_self(void)
 	uint32_t idx = tls_index ? tls_index - 1 : atomic_fetch_add(&P.nthreads, 1);
 	if (idx >= MAX_THREADS) {
 		tls_failed = 1;
+		lost(-EMLINK, "more threads than the collector records (4096)");
 		return NULL;
 	}
 	t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (t == MAP_FAILED) {
 		tls_failed = 1;
+		lost(-errno, "cannot allocate a thread's state");
 		return NULL;
 	}
 	t->index = idx;
@@ -761,7 +805,7 @@ struct rt_thread *rt_self(void)
 		tls_failed = 1;
 		char e[32];
 		snprintf(e, sizeof(e), "%d", err);
-		fatal("cannot open the counters of a thread (error %s): %s", e, pmcf_errdetail());
+		fatal_lost(err, "cannot open the counters of a thread (error %s): %s", e, pmcf_errdetail());
 		munmap(t, sizeof(*t));
 		return NULL;
 	}
@@ -769,14 +813,14 @@ struct rt_thread *rt_self(void)
 		tls_failed = 1;
 		uint32_t none = 0; /* written into the headers of the threads that record */
 		atomic_compare_exchange_strong(&P.stop_errno, &none, (uint32_t)-err);
-		fatal("cannot create a record file in %s: %s", P.dir, strerror(-err));
+		fatal_lost(err, "cannot create a record file in %s: %s", P.dir, strerror(-err));
 		pmcfi_pgroup_close(&t->group);
 		munmap(t, sizeof(*t));
 		return NULL;
 	}
 	if (P.mux >= PMCF_MUX_RR && (err = mux_thread_start(t)) != 0) {
 		tls_failed = 1;
-		fatal("cannot start the multiplexing timer of a thread: %s%s", strerror(-err), "");
+		fatal_lost(err, "cannot start the multiplexing timer of a thread: %s%s", strerror(-err), "");
 		mux_thread_stop(t);
 		pmcfi_pgroup_close(&t->group);
 		munmap(t->hdr, t->map_bytes);

@@ -13,6 +13,7 @@
 #include "pmcfuse/events.h"
 #include "profile/bare.h"
 #include "profile/ident.h"
+#include "util/testhook.h"
 #include "util/json_bytes.h"
 #include "util/abi.h"
 #include "util/internal.h"
@@ -35,6 +36,7 @@ static const struct strategy {
 	[PMCF_COMBINE_MATCH] = {"match", 1, 0, 0, cmbi_match},
 	[PMCF_COMBINE_BC_LABEL] = {"bc-label", 1, 1, 0, cmbi_bc},
 	[PMCF_COMBINE_BC_LGL] = {"bc-lgl", 1, 1, 0, cmbi_bc},
+	[PMCF_COMBINE_ORACLE] = {"oracle", 0, 0, 0, cmbi_oracle},
 };
 
 /* The row of strategy s, or NULL. */
@@ -52,7 +54,8 @@ int pmcf_strategy_parse(const char *name)
 			return (int)s;
 	return pmcfi_fail(
 		PMCF_EINVAL,
-		"unknown strategy '%s' (ctc, lgl, bc, bc-unlabeled, random, match, bc-label, bc-lgl)",
+		"unknown strategy '%s' (ctc, lgl, bc, bc-unlabeled, random, match, bc-label, bc-lgl, "
+		"oracle)",
 		name ? name : "");
 }
 
@@ -188,23 +191,45 @@ static int check_plan_sets(const pmcf_profile *const *in, size_t n, const pmcf_c
 		return 0;
 	const char *digest = pmcf_profile_meta_get(in[first], PMCF_META_PLAN_DIGEST);
 	unsigned long nsets = 0, ns;
-	plan_set(in[first], &nsets);
+	/* a fused profile of sets: not a set itself */
 	for (size_t j = 0; j < n; j++) {
-		const char *d = pmcf_profile_meta_get(in[j], PMCF_META_PLAN_DIGEST);
 		const char *fused = pmcf_profile_meta_get(in[j], PMCF_META_PLAN_SETS_FUSED);
 		if (fused)
 			return pmcfi_fail(PMCF_ECONFLICT,
 					  "%s is a fused profile (sets %s of its plan), not an execution of "
 					  "one set; fuse the sets' own profiles",
 					  in_name(o, j, b2, sizeof(b2)), fused);
-		if (!d || strcmp(d, digest) != 0 || plan_set(in[j], &ns) < 0 || ns != nsets)
+	}
+	/* one file's own plan_set, plan_sets wrong: that file named, once */
+	for (size_t j = 0; j < n; j++)
+		if (pmcf_profile_meta_get(in[j], PMCF_META_PLAN_DIGEST) && plan_set(in[j], &ns) < 0) {
+			const char *s = pmcf_profile_meta_get(in[j], PMCF_META_PLAN_SET);
+			const char *t = pmcf_profile_meta_get(in[j], PMCF_META_PLAN_SETS);
+			return pmcfi_fail(PMCF_ECONFLICT,
+					  "%s: its plan set is damaged (%s '%s' of %s '%s': a whole "
+					  "number below the plan's sets); record that set again",
+					  in_name(o, j, b1, sizeof(b1)), PMCF_META_PLAN_SET, s ? s : "(none)",
+					  PMCF_META_PLAN_SETS, t ? t : "(none)");
+		}
+	plan_set(in[first], &nsets);
+	for (size_t j = 0; j < n; j++) {
+		const char *d = pmcf_profile_meta_get(in[j], PMCF_META_PLAN_DIGEST);
+		plan_set(in[j], &ns);
+		if (!d || strcmp(d, digest) != 0 || ns != nsets) {
+			char why[96];
+			if (!d)
+				snprintf(why, sizeof(why), "the second was not recorded from a plan");
+			else if (strcmp(d, digest) != 0)
+				snprintf(why, sizeof(why), "plan digests differ");
+			else
+				snprintf(why, sizeof(why), "the same plan digest, but %lu vs %lu sets", nsets,
+					 ns);
 			return pmcfi_fail(PMCF_ECONFLICT,
 					  "%s and %s are not executions of the same plan (%s); fuse the "
 					  "sets of one plan",
 					  in_name(o, first, b1, sizeof(b1)), in_name(o, j, b2, sizeof(b2)),
-					  !d                       ? "the second was not recorded from a plan"
-					  : strcmp(d, digest) != 0 ? "plan digests differ"
-								   : "the second names no set of it");
+					  why);
+		}
 	}
 	unsigned char *seen = calloc(nsets ? nsets : 1, sizeof(*seen));
 	size_t *who = calloc(nsets ? nsets : 1, sizeof(*who));
@@ -240,6 +265,55 @@ static int check_plan_sets(const pmcf_profile *const *in, size_t n, const pmcf_c
 	free(seen);
 	free(who);
 	return err;
+}
+
+/* A fused profile is no execution: it holds the plan set of its first
+ * input (plan_set), so fusing it again would take it for that set and
+ * report the fusion as exact. Refused as an input. */
+static int check_not_fused(const pmcf_profile *const *in, size_t n, const pmcf_combine_opts *o)
+{
+	char b1[32];
+	for (size_t j = 0; j < n; j++) {
+		const char *src = pmcf_profile_meta_get(in[j], PMCF_META_SOURCE);
+		if (src && strcmp(src, "fused") == 0)
+			return pmcfi_fail(PMCF_EINVAL,
+					  "%s is a fused profile, not an execution: combine fuses "
+					  "recorded executions (give the executions it was fused "
+					  "from; `pmcfuse show` lists them as inputs)",
+					  in_name(o, j, b1, sizeof(b1)));
+	}
+	return 0;
+}
+
+/* The linking events (those two or more inputs share, which pair the XUs)
+ * must be finite: an infinite value has no place in an order or a
+ * distance (it crashed bc). Missing values (NaN) are allowed: every
+ * strategy treats them as missing. */
+static int check_linking_finite(const pmcf_profile *const *in, size_t n, const pmcf_combine_opts *o)
+{
+	char b1[32];
+	for (size_t j = 0; j < n; j++) {
+		size_t ne = pmcf_profile_nevents(in[j]), nx = pmcf_profile_nxus(in[j]);
+		for (size_t e = 0; e < ne; e++) {
+			const char *name = pmcf_profile_event_name(in[j], e);
+			int shared = 0;
+			for (size_t k = 0; k < n && !shared; k++)
+				shared = k != j && pmcf_profile_event_find(in[k], name) >= 0;
+			const double *col = shared ? pmcf_profile_column_const(in[j], e) : NULL;
+			size_t bad = 0, first = 0;
+			for (size_t x = 0; col && x < nx; x++)
+				if (isinf(col[x]) && !bad++)
+					first = x;
+			if (bad)
+				return pmcfi_fail(PMCF_EINVAL,
+						  "%s: the linking event '%s' is infinite on %zu of its "
+						  "%zu XUs (XU %zu: %s): XUs are paired by the events the "
+						  "inputs share, which must be finite (record it again)",
+						  in_name(o, j, b1, sizeof(b1)), name, bad, nx, first,
+						  col[first] > 0 ? "inf" : "-inf");
+		}
+	}
+	return 0;
 }
 
 /* The caller's options, checked, over the defaults (fields after threads
@@ -319,11 +393,24 @@ int pmcf_combine_check(const pmcf_profile *const *in, size_t n, const pmcf_combi
 	if (!err)
 		err = opts_in(opts, o);
 	if (!err)
+		err = check_not_fused(in, n, o);
+	if (!err)
 		err = check_plan_sets(in, n, o);
 	if (!err)
 		err = check_complete(in, n, o);
+	if (!err)
+		err = check_linking_finite(in, n, o);
 	if (err)
 		return err;
+	if (o->strategy == PMCF_COMBINE_ORACLE)
+		for (size_t j = 0; j < n; j++) {
+			const char *src = pmcf_profile_meta_get(in[j], PMCF_META_SOURCE);
+			if (!src || strcmp(src, "sim") != 0 || !pmcf_profile_ntruth(in[j]))
+				return pmcfi_fail(PMCF_EINVAL,
+						  "%s is not a simulated profile with ground truth; the "
+						  "oracle pairs by the truth (record --sim)",
+						  in_name(o, j, b1, sizeof(b1)));
+		}
 	if (strategy_of(o->strategy)->labels)
 		for (size_t j = 0; j < n; j++)
 			if (!has_labels(in[j]))
@@ -1123,6 +1210,7 @@ int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opt
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_combine: NULL output");
 	*out = NULL;
 	pmcfi_clear_error();
+	pmcfi_test_pause("fuse");
 	int err = stats ? pmcfi_check_struct("pmcf_combine_stats", stats, stats->size, sizeof(*stats),
 					     sizeof(*stats))
 			: 0;

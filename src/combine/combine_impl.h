@@ -78,6 +78,9 @@ int cmbi_lgl(struct cmb *c);
 int cmbi_random(struct cmb *c);
 int cmbi_bc(struct cmb *c);    /* bc, bc-unlabeled, bc-label, bc-lgl (c->opts->strategy) */
 int cmbi_match(struct cmb *c); /* match.c */
+/* match.c: the oracle, simulated inputs only; match's assignment on the
+ * truth of the fused rows against input i's values of the events it adds */
+int cmbi_oracle(struct cmb *c);
 /* After fill_values: c->opts->impute > 0 replaces the values taken from
  * other executions by the median over their K nearest XUs (impute.c). */
 int cmbi_impute(struct cmb *c);

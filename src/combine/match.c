@@ -383,7 +383,33 @@ static void split(struct kd *t, struct sidx *p, size_t np, struct sidx *c, size_
 
 struct step {
 	size_t *ecom, *eadd, k, m;
+	int oracle;
 };
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The oracle's features: a missing entry of column b of z (n x k) takes the
+ * median of the column's present ones (0 when none is). */
+static void fill_median(double *z, size_t n, size_t k)
+{
+	double *v = malloc((n + 1) * sizeof(double));
+	for (size_t b = 0; b < k && v; b++) {
+		size_t h = 0;
+		for (size_t q = 0; q < n; q++)
+			if (!isnan(z[q * k + b]))
+				v[h++] = z[q * k + b];
+		qsort(v, h, sizeof(*v), cmp_double);
+		double med = h ? v[h / 2] : 0;
+		for (size_t q = 0; q < n; q++)
+			if (isnan(z[q * k + b]))
+				z[q * k + b] = med;
+	}
+	free(v);
+}
 
 /* Value of fused event e for row f before step i: from its first owner
  * that has a source for the row (what the fused profile will hold). */
@@ -403,7 +429,8 @@ static int match_group(struct cmb *c, size_t i, const struct step *s, const uint
 		       const uint32_t *cx, size_t nc)
 {
 	size_t k = s->k, m = s->m, n = np > nc ? np : nc;
-	double *zp = malloc((np * k + 1) * sizeof(double)), *zc = malloc((nc * k + 1) * sizeof(double));
+	size_t kk = s->oracle ? m : k;
+	double *zp = malloc((np * kk + 1) * sizeof(double)), *zc = malloc((nc * kk + 1) * sizeof(double));
 	double *y = malloc((nc * m + 1) * sizeof(double));
 	struct sidx *sp = malloc((np + 1) * sizeof(*sp)), *sc = malloc((nc + 1) * sizeof(*sc));
 	struct kd t = {.zp = zp, .zc = zc, .k = k};
@@ -417,7 +444,7 @@ static int match_group(struct cmb *c, size_t i, const struct step *s, const uint
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory matching XUs");
 		goto out;
 	}
-	for (size_t a = 0; a < k; a++) {
+	for (size_t a = 0; a < k && !s->oracle; a++) {
 		size_t e = s->ecom[a];
 		const double *col = pmcf_profile_column_const(c->in[i], (size_t)c->evidx[i][e]);
 		for (size_t q = 0; q < np; q++)
@@ -430,7 +457,32 @@ static int match_group(struct cmb *c, size_t i, const struct step *s, const uint
 		for (size_t q = 0; q < nc; q++)
 			y[q * m + b] = flog(col[cx[q]]);
 	}
-	if (cmbi_match_embed(zp, np, zc, nc, y, k, m) != 0) {
+	if (s->oracle) {
+		/* the truth of each row's first source (the fused XU's truth)
+		 * against input i's values of the events it adds: squared log
+		 * differences ~ squared relative errors, every event alike;
+		 * a missing value (its error is the same with any partner) and
+		 * an absent truth take the column's median */
+		k = t.k = m;
+		for (size_t b = 0; b < m; b++) {
+			const char *name = pmcf_profile_event_name(c->out, s->eadd[b]);
+			for (size_t q = 0; q < np; q++) {
+				const int32_t *row = c->src + (size_t)pr[q] * c->n;
+				size_t j = 0;
+				while (j + 1 < i && row[j] < 0)
+					j++;
+				long te = row[j] >= 0 ? pmcf_profile_truth_find(c->in[j], name) : -1;
+				zp[q * k + b] =
+					te >= 0 ? flog(pmcf_profile_truth_column_const(c->in[j],
+										       (size_t)te)[row[j]])
+						: NAN;
+			}
+			for (size_t q = 0; q < nc; q++)
+				zc[q * k + b] = y[q * m + b];
+		}
+		fill_median(zp, np, k);
+		fill_median(zc, nc, k);
+	} else if (cmbi_match_embed(zp, np, zc, nc, y, k, m) != 0) {
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory matching XUs");
 		goto out;
 	}
@@ -473,9 +525,10 @@ out:
 	return err;
 }
 
-static int step(struct cmb *c, size_t i)
+static int step(struct cmb *c, size_t i, int oracle)
 {
 	struct step s = {0};
+	s.oracle = oracle;
 	size_t nf0 = c->nf;
 	s.ecom = malloc((c->nev + 1) * sizeof(size_t));
 	s.eadd = malloc((c->nev + 1) * sizeof(size_t));
@@ -496,6 +549,8 @@ static int step(struct cmb *c, size_t i)
 	}
 	if (s.k > 64)
 		s.k = 64; /* the first 64 linking events (duration first) */
+	if (oracle && s.m > 64)
+		s.m = 64; /* the oracle's features: the first 64 added events */
 	cmbi_fused_by_type(c, nf0, pidx, ps);
 	for (uint32_t t = 0; t < c->ntypes && !err; t++)
 		err = match_group(c, i, &s, pidx + ps[t], ps[t + 1] - ps[t], cidx + cs[t], cs[t + 1] - cs[t]);
@@ -509,7 +564,7 @@ out:
 	return err;
 }
 
-int cmbi_match(struct cmb *c)
+static int match_all(struct cmb *c, int oracle)
 {
 	size_t nx = pmcf_profile_nxus(c->in[0]);
 	for (size_t x = 0; x < nx; x++) {
@@ -520,6 +575,10 @@ int cmbi_match(struct cmb *c)
 	}
 	int err = 0;
 	for (size_t i = 1; i < c->n && !err; i++)
-		err = step(c, i);
+		err = step(c, i, oracle);
 	return err;
 }
+
+int cmbi_match(struct cmb *c) { return match_all(c, 0); }
+
+int cmbi_oracle(struct cmb *c) { return match_all(c, 1); }

@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include "counters/catalog.h"
+#include "counters/perf_syntax.h"
 #include "util/abi.h"
 #include "util/internal.h"
 
@@ -169,6 +170,25 @@ const pmcf_event_info *pmcf_catalog_at(const pmcf_catalog *c, size_t i)
 	return i < c->n ? &c->ev[i] : NULL;
 }
 
+/* perf's own names (software, hardware, hw-cache events, tracepoints and
+ * their modified forms) are case-sensitive, as `perf stat -e TASK-CLOCK`
+ * refuses them; PAPI presets, native and simulated events are not. */
+static int perf_exact(const pmcf_event_info *e)
+{
+	const char *s = e->source ? e->source : "";
+	if (strcmp(s, PMCF_SRC_SOFTWARE) == 0 || strcmp(s, PMCF_SRC_HARDWARE) == 0 ||
+	    strcmp(s, PMCF_SRC_HWCACHE) == 0 || strcmp(s, PMCF_SRC_TRACEPOINT) == 0 || strchr(e->name, '/'))
+		return 1;
+	/* a raw event as written (r01c2, r01c2:u) */
+	char head[40];
+	size_t n = strcspn(e->name, ":");
+	if (n >= sizeof(head))
+		return 0;
+	memcpy(head, e->name, n);
+	head[n] = '\0';
+	return pmcfi_perf_raw_parse(head, &(uint64_t){0});
+}
+
 long pmcf_catalog_find(const pmcf_catalog *c, const char *name)
 {
 	pmcfi_name_lookups++;
@@ -177,6 +197,8 @@ long pmcf_catalog_find(const pmcf_catalog *c, const char *name)
 		return i;
 	long found = -1;
 	for (size_t k = 0; k < c->n; k++) {
+		if (perf_exact(&c->ev[k]))
+			continue;
 		if (strcasecmp(c->ev[k].name, name) == 0) {
 			if (found >= 0)
 				return PMCF_EEVENT; /* ambiguous */
@@ -378,22 +400,109 @@ static int unknown_event(const pmcf_catalog *c, const char *name)
 
 /* perf's tracepoint globs (sched:*, sched:sched_s*), and any other name
  * with * ? or [: every available event of the catalogue that matches, in
- * catalogue order, after loading the part that may hold them. */
+ * catalogue order, after loading the part that may hold them. Modifiers
+ * after the pattern (sched:sched_wak*:u, or a group's) apply to every
+ * match. A match this machine cannot count (ftrace:function, cycles
+ * without a PMU) is left out, as it would be from a listing; only when
+ * none can be counted is the pattern refused, with the first one's reason.
+ * Matches not probed yet are opened once each, up to GLOB_PROBES of them. */
+#define GLOB_PROBES 64
+
 static int add_glob(const pmcf_catalog *c, pmcf_evlist *l, const char *pat, unsigned group)
 {
-	long k = pmcfi_catalog_resolve((pmcf_catalog *)c, pat); /* loads tracepoints for a:b */
-	if (k < 0 && k != PMCF_EEVENT)
+	char *base = strdup(pat);
+	if (!base)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	const char *mods = NULL;
+	char *colon = strrchr(base, ':');
+	/* "glob:mods" (or "glob:"): the modifiers split off, unless the
+	 * pattern matches as it is */
+	if (colon && colon > base && colon[-1] != ':' && (!colon[1] || pmcfi_perf_mods_like(colon + 1)) &&
+	    strpbrk(base, "*?[") < colon) {
+		int whole = 0;
+		(void)pmcfi_catalog_resolve((pmcf_catalog *)c, pat);
+		for (size_t i = 0; i < c->n && !whole; i++)
+			whole = c->ev[i].available != 0 && fnmatch(pat, c->ev[i].name, 0) == 0;
+		if (!whole) {
+			*colon = '\0';
+			mods = colon + 1;
+		}
+	}
+	long k = pmcfi_catalog_resolve((pmcf_catalog *)c, base); /* loads tracepoints for a:b */
+	if (k < 0 && k != PMCF_EEVENT) {
+		free(base);
 		return (int)k;
+	}
 	pmcfi_clear_error();
-	size_t hits = 0;
-	for (size_t i = 0; i < c->n; i++) {
-		if (c->ev[i].available == 0 || fnmatch(pat, c->ev[i].name, 0) != 0)
+	/* the matches first: resolving NAME:mods adds entries to c */
+	size_t nm = 0, *match = malloc((c->n ? c->n : 1) * sizeof(*match));
+	if (!match) {
+		free(base);
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < c->n; i++)
+		if (c->ev[i].available != 0 && fnmatch(base, c->ev[i].name, 0) == 0)
+			match[nm++] = i;
+	int err = 0, first_err = 0;
+	size_t hits = 0, probes = 0;
+	char first_why[600] = "";
+	for (size_t m = 0; m < nm && !err; m++) {
+		long e = (long)match[m];
+		if (mods && *mods) {
+			size_t len = strlen(c->ev[match[m]].name) + strlen(mods) + 2;
+			char *name = malloc(len);
+			if (!name) {
+				err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+				break;
+			}
+			snprintf(name, len, "%s:%s", c->ev[match[m]].name, mods);
+			e = pmcfi_catalog_resolve((pmcf_catalog *)c, name);
+			free(name);
+			if (e == PMCF_EEVENT)
+				err = pmcfi_fail(PMCF_ESYNTAX, "'%s': '%s' takes no modifiers ':%s'", pat,
+						 c->ev[match[m]].name, mods);
+			else if (e < 0)
+				err = (int)e;
+			if (err)
+				break;
+		}
+		/* countable here? Known (probed) events are not asked again; of the
+		 * others at most GLOB_PROBES are opened (a tracepoint's close waits
+		 * ~40 ms), the rest kept for the set's own check */
+		if (c->ev[e].available == 1 || probes == GLOB_PROBES) {
+			if ((err = evlist_push(l, c, (size_t)e, group)))
+				break;
+			hits++;
 			continue;
-		int err = evlist_push(l, c, i, group);
-		if (err)
-			return err;
+		}
+		probes++;
+		char why[512];
+		int fits = pmcfi_catalog_check_idx(c, &(size_t){(size_t)e}, 1, 64, why, sizeof(why));
+		if (fits == PMCF_ENOMEM) {
+			err = fits;
+			break;
+		}
+		if (fits != 1) {
+			if (!first_err) {
+				first_err = fits < 0 ? fits : PMCF_ENOTSUP;
+				snprintf(first_why, sizeof(first_why), "%s",
+					 fits < 0 ? pmcf_errdetail() : why);
+			}
+			pmcfi_clear_error();
+			continue;
+		}
+		if ((err = evlist_push(l, c, (size_t)e, group)))
+			break;
 		hits++;
 	}
+	free(match);
+	free(base);
+	if (err)
+		return err;
+	if (!hits && first_err)
+		return pmcfi_fail(first_err,
+				  "'%s': none of the %zu events it matches can be counted here (%s)", pat, nm,
+				  first_why);
 	if (!hits)
 		return pmcfi_fail(PMCF_EEVENT, "no event matches '%s' (`pmcfuse events` lists them)", pat);
 	return 0;
@@ -450,6 +559,22 @@ static int add_span(const pmcf_catalog *c, pmcf_evlist *l, const char *start, co
 		end--;
 	if (start == end)
 		return 0;
+	/* a member with modifiers of its own keeps them ({task-clock:u}:k is
+	 * task-clock:u, as perf counts it); the group's go to the others */
+	if (mods) {
+		const char *cp = memrchr(start, ':', (size_t)(end - start));
+		if (cp && cp > start && cp[-1] != ':' && cp + 1 < end &&
+		    !memchr(start, '/', (size_t)(end - start))) {
+			size_t ml = (size_t)(end - cp - 1);
+			char own[32];
+			if (ml < sizeof(own)) {
+				memcpy(own, cp + 1, ml);
+				own[ml] = '\0';
+				if (pmcfi_perf_mods_like(own))
+					mods = NULL;
+			}
+		}
+	}
 	size_t n = (size_t)(end - start), m = mods ? strlen(mods) + 1 : 0;
 	char *tok = malloc(n + m + 1);
 	if (!tok)

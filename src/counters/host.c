@@ -52,6 +52,27 @@ static void cpu_model(pmcf_host_info *h)
 	}
 	if (f)
 		fclose(f);
+	if (!h->cpu[0]) { /* arm64: no model name, the implementer and part numbers */
+		char impl[32] = "", part[32] = "";
+		f = fopen("/proc/cpuinfo", "r");
+		while (f && fgets(line, sizeof(line), f)) {
+			char *colon = strchr(line, ':');
+			char *dst = strncmp(line, "CPU implementer", 15) == 0 ? impl
+				    : strncmp(line, "CPU part", 8) == 0       ? part
+									      : NULL;
+			if (!colon || !dst || dst[0])
+				continue;
+			colon++;
+			while (*colon == ' ' || *colon == '\t')
+				colon++;
+			colon[strcspn(colon, "\n")] = '\0';
+			snprintf(dst, 32, "%.31s", colon);
+		}
+		if (f)
+			fclose(f);
+		if (impl[0])
+			snprintf(h->cpu, sizeof(h->cpu), "CPU implementer %s, part %s", impl, part);
+	}
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	h->ncpus = n > 0 ? (unsigned)n : 0;
 	h->virtual_machine = hv_flag;
@@ -128,6 +149,61 @@ static void core_pmus(pmcf_host_info *h)
 	}
 }
 
+/* Opens a group of n user-mode instructions events (plus one cycles event
+ * with cycles): 1 when the kernel takes it. The kernel checks at opening
+ * that a group fits the PMU's counters (x86 and arm64 validate_group). */
+static int group_opens(int n, int cycles)
+{
+	int fd[40], ok = 1, m = 0;
+	for (int i = 0; i < n + cycles && ok; i++) {
+		struct perf_event_attr a;
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_HARDWARE;
+		a.config = i < n ? PERF_COUNT_HW_INSTRUCTIONS : PERF_COUNT_HW_CPU_CYCLES;
+		/* enabled: the kernel's group check leaves a disabled leader out */
+		a.exclude_kernel = 1;
+		a.exclude_hv = 1;
+		fd[m] = pmcfi_perf_event_open(&a, 0, i ? fd[0] : -1);
+		if (fd[m] < 0)
+			ok = 0;
+		else
+			m++;
+	}
+	while (m > 0)
+		close(fd[--m]);
+	return ok;
+}
+
+int pmcfi_host_counters(int *general, int *fixed, char *pmu, size_t pmulen)
+{
+	static int done, g, f;
+	static char name[64];
+	if (!done) {
+		done = 1;
+		/* the kernel's core PMU: cpu (x86), armv8_pmuv3_0 / armv8_pmuv3 (arm64) */
+		DIR *d = opendir(EVENT_SOURCE);
+		struct dirent *e;
+		while (d && (e = readdir(d)))
+			if (strcmp(e->d_name, "cpu") == 0 || strcmp(e->d_name, "cpu_core") == 0 ||
+			    strncmp(e->d_name, "armv8_", 6) == 0 || strncmp(e->d_name, "armv7_", 6) == 0)
+				snprintf(name, sizeof(name), "%.63s", e->d_name);
+		if (d)
+			closedir(d);
+		while (g < 32 && group_opens(g + 1, 0))
+			g++;
+		if (g > 0)
+			f = group_opens(g, 1);
+	}
+	if (general)
+		*general = g;
+	if (fixed)
+		*fixed = f;
+	if (pmu && pmulen)
+		snprintf(pmu, pmulen, "%s", name[0] ? name : "cpu");
+	return g > 0 ? 0 : -1;
+}
+
 static void hw_probe(pmcf_host_info *h)
 {
 	struct perf_event_attr a;
@@ -142,6 +218,16 @@ static void hw_probe(pmcf_host_info *h)
 	if (fd >= 0) {
 		close(fd);
 		h->hw_counting = 1;
+		/* no model table in libpfm4 (QEMU's -cpu max, a CPU newer than
+		 * it): the kernel's PMU, its counters probed with groups */
+		int g, f;
+		if (h->npmus == 0 && pmcfi_host_counters(&g, &f, NULL, 0) == 0) {
+			pmcf_host_pmu *u = &h->pmus[h->npmus++];
+			pmcfi_host_counters(NULL, NULL, u->name, sizeof(u->name));
+			snprintf(u->desc, sizeof(u->desc), "kernel PMU, counters probed with event groups");
+			u->general = g;
+			u->fixed = f;
+		}
 		return;
 	}
 	int e = errno;

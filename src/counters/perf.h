@@ -44,6 +44,13 @@ int pmcfi_perf_kernel_allowed(void);
 /* kernel.perf_event_paranoid, or INT_MIN when it cannot be read. */
 int pmcfi_perf_paranoid(void);
 
+/* The core PMU's counters as the kernel takes them: general = the largest
+ * group of user-mode instructions events that opens, fixed = 1 when such a
+ * group still takes a cycles event (arm64's cycle counter, x86's fixed
+ * counter); pmu: the kernel PMU's name (cpu, armv8_pmuv3_0, ...). Probed
+ * once per process. 0, or -1 when no hardware event opens. */
+int pmcfi_host_counters(int *general, int *fixed, char *pmu, size_t pmulen);
+
 /* Adds every tracepoint to perf catalogue c (once), as
  * PMCF_CATALOG_TRACEPOINTS does (mounting tracefs; failing with the
  * detail "needs tracefs, …"). For tests. */

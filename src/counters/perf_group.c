@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "counters/arch.h"
 #include "counters/perf_group.h"
 #include "util/internal.h"
 
@@ -111,8 +112,10 @@ static void plan_groups(struct pmcfi_pgroup *g, const struct perf_event_attr *at
  * a PMU of its own). */
 static unsigned pmu_key(const struct perf_event_attr *a) { return a->type * 2u + (unsigned)is_clock(a); }
 
+/* user: 0, or ask for user-space reads of the hardware counters (arm64's
+ * config1 bits: 1 with 32-bit counters, 2 with 64-bit ones). */
 static int open_all(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs, const char *const *names,
-		    int n, int exclude_kernel, int split)
+		    int n, int exclude_kernel, int split, int user)
 {
 	if (g->mux) {
 		/* every event leads its own group */
@@ -144,6 +147,8 @@ static int open_all(struct pmcfi_pgroup *g, const struct perf_event_attr *attrs,
 			a.exclude_kernel = 1;
 			a.exclude_hv = 1;
 		}
+		if (user)
+			pmcfi_arch_user_read_attr(&a, user == 2);
 		long fd = pmcfi_perf_event_open(&a, 0, lead == i ? -1 : g->fds[lead]);
 		if (fd < 0) {
 			int e = errno;
@@ -212,16 +217,36 @@ int pmcfi_pgroup_open(struct pmcfi_pgroup *g, const struct perf_event_attr *attr
 		if (!attrs[i].exclude_kernel && attrs[i].type != PERF_TYPE_TRACEPOINT)
 			any_kernel = 1;
 	}
-	int xk = 0, err = open_all(g, attrs, names, n, 0, 0);
+	/* arm64: user-space reads are asked for when opening (64-bit counters
+	 * first, then 32-bit ones); a kernel that refuses both opens the group
+	 * as it is, read with read(2) */
+	int user = 0;
+	if (all_hw && !(flags & PMCFI_PGROUP_NO_RDPMC) && pmcfi_arch_user_read_wanted()) {
+		struct perf_event_attr probe = attrs[0];
+		if (pmcfi_arch_user_read_attr(&probe, 1))
+			user = 2;
+	}
+	int xk = 0, err = -1;
+	for (; user > 0 && err; user--) {
+		err = open_all(g, attrs, names, n, 0, 0, user);
+		if (err == PMCF_EPARANOID && any_kernel &&
+		    (err = open_all(g, attrs, names, n, 1, 0, user)) == 0)
+			xk = g->excluded_kernel = 1;
+		if (!err)
+			break;
+		pmcfi_clear_error();
+	}
+	if (err)
+		err = open_all(g, attrs, names, n, 0, 0, 0);
 	if (err == PMCF_EPARANOID && any_kernel) {
-		err = open_all(g, attrs, names, n, xk = 1, 0);
+		err = open_all(g, attrs, names, n, xk = 1, 0, 0);
 		if (err == 0)
 			g->excluded_kernel = 1;
 	}
 	if (err == PMCF_ETOOMANY && any_clock(attrs, n)) {
 		/* a kernel that refuses the clocks beside other events: they
 		 * lead groups of their own (one more read each) */
-		if ((err = open_all(g, attrs, names, n, xk, 1)) == 0) {
+		if ((err = open_all(g, attrs, names, n, xk, 1, 0)) == 0) {
 			g->excluded_kernel = xk;
 			g->split_clocks = 1;
 		}
@@ -259,19 +284,7 @@ int pmcfi_pgroup_open(struct pmcfi_pgroup *g, const struct perf_event_attr *attr
 	return 0;
 }
 
-#if defined(__x86_64__)
-static inline uint64_t rdpmc(uint32_t c)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(c));
-	return lo | ((uint64_t)hi << 32);
-}
-static inline uint64_t rdtsc(void)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return lo | ((uint64_t)hi << 32);
-}
+#if PMCFI_ARCH_USER_READ
 #define barrier() __asm__ volatile("" ::: "memory")
 
 /* Self-monitoring read of one event from its mmap page (the protocol of
@@ -287,7 +300,7 @@ static int read_page(struct perf_event_mmap_page *pc, uint64_t *val, uint64_t *e
 		en = pc->time_enabled;
 		ru = pc->time_running;
 		if (pc->cap_user_time && en != ru) {
-			cyc = rdtsc();
+			cyc = pmcfi_arch_timestamp();
 			mult = pc->time_mult;
 			shift = pc->time_shift;
 			off = pc->time_offset;
@@ -301,7 +314,7 @@ static int read_page(struct perf_event_mmap_page *pc, uint64_t *val, uint64_t *e
 		cnt = (uint64_t)pc->offset;
 		if (!pc->cap_user_rdpmc || idx == 0)
 			return -1;
-		int64_t ev = (int64_t)rdpmc(idx - 1);
+		int64_t ev = (int64_t)pmcfi_arch_read_counter(idx - 1);
 		uint16_t w = pc->pmc_width;
 		ev = (int64_t)((uint64_t)ev << (64 - w)) >> (64 - w);
 		cnt += (uint64_t)ev;
@@ -338,10 +351,10 @@ int pmcfi_pgroup_open_mux(struct pmcfi_pgroup *g, const struct perf_event_attr *
 	for (int i = 0; i < n; i++)
 		if (!attrs[i].exclude_kernel && attrs[i].type != PERF_TYPE_TRACEPOINT)
 			any_kernel = 1;
-	int err = open_all(g, attrs, names, n, 0, 0);
+	int err = open_all(g, attrs, names, n, 0, 0, 0);
 	if (err == PMCF_EPARANOID && any_kernel) {
 		g->mux = mode;
-		err = open_all(g, attrs, names, n, 1, 0);
+		err = open_all(g, attrs, names, n, 1, 0, 0);
 		if (err == 0)
 			g->excluded_kernel = 1;
 	}
@@ -429,7 +442,7 @@ int pmcfi_pgroup_read(struct pmcfi_pgroup *g, struct pmcfi_pgroup_sample *s)
 {
 	if (g->mux)
 		return read_mux(g, s);
-#if defined(__x86_64__)
+#if PMCFI_ARCH_USER_READ
 	if (g->rdpmc) {
 		int i;
 		for (i = 0; i < g->n; i++) {

@@ -29,9 +29,87 @@ static const struct {
 
 const char *pmcfi_perf_alias(const char *name)
 {
+	/* perf's names are case-sensitive: `perf stat -e CS` is a syntax error */
 	for (size_t i = 0; i < PMCF_ARRAY_SIZE(aliases); i++)
-		if (strcasecmp(name, aliases[i].alias) == 0)
+		if (strcmp(name, aliases[i].alias) == 0)
 			return aliases[i].name;
+	return NULL;
+}
+
+/* perf's spellings of hardware cache events (parse-events.l lc_type and
+ * lc_op_result, evsel.c's evsel__hw_cache tables): TYPE[-OP][-RESULT]. */
+static const char *const cache_types[][5] = {
+	{"L1-dcache", "L1-dcache", "l1-d", "l1d", "L1-data"},
+	{"L1-icache", "L1-icache", "l1-i", "l1i", "L1-instruction"},
+	{"LLC", "LLC", "L2", NULL, NULL},
+	{"dTLB", "dTLB", "d-tlb", "Data-TLB", NULL},
+	{"iTLB", "iTLB", "i-tlb", "Instruction-TLB", NULL},
+	{"branch", "branch", "bpu", "btb", "bpc"},
+	{"node", "node", NULL, NULL, NULL},
+};
+/* ops 0..2 (load, store, prefetch), results 3..4 (access, miss) */
+static const struct {
+	const char *name;
+	int what;
+} cache_words[] = {
+	{"speculative-read", 2},
+	{"speculative-load", 2},
+	{"prefetches", 2},
+	{"prefetch", 2},
+	{"loads", 0},
+	{"load", 0},
+	{"read", 0},
+	{"stores", 1},
+	{"store", 1},
+	{"write", 1},
+	{"Reference", 3},
+	{"refs", 3},
+	{"ops", 3},
+	{"access", 3},
+	{"misses", 4},
+	{"miss", 4},
+};
+
+const char *pmcfi_perf_cache_alias(const char *name, char *buf, size_t len)
+{
+	for (size_t t = 0; t < PMCF_ARRAY_SIZE(cache_types); t++)
+		for (size_t a = 1; a < 5 && cache_types[t][a]; a++) {
+			size_t tl = strlen(cache_types[t][a]);
+			if (strncmp(name, cache_types[t][a], tl) != 0 || name[tl] != '-')
+				continue;
+			int op = -1, res = -1;
+			const char *r = name + tl;
+			for (int k = 0; k < 2 && *r == '-'; k++) {
+				r++;
+				size_t w = 0;
+				while (w < PMCF_ARRAY_SIZE(cache_words)) {
+					size_t wl = strlen(cache_words[w].name);
+					if (strncmp(r, cache_words[w].name, wl) == 0 &&
+					    (r[wl] == '\0' || r[wl] == '-'))
+						break;
+					w++;
+				}
+				if (w == PMCF_ARRAY_SIZE(cache_words))
+					break;
+				int what = cache_words[w].what;
+				if ((what < 3 && op >= 0) || (what >= 3 && res >= 0))
+					return NULL; /* two ops or two results: perf refuses */
+				if (what < 3)
+					op = what;
+				else
+					res = what;
+				r += strlen(cache_words[w].name);
+			}
+			if (*r || (op < 0 && res < 0))
+				continue;
+			static const char *const ops[] = {"load", "store", "prefetch"};
+			const char *o = ops[op < 0 ? 0 : op];
+			if (res == 4)
+				snprintf(buf, len, "%s-%s-misses", cache_types[t][0], o);
+			else
+				snprintf(buf, len, "%s-%s%s", cache_types[t][0], o, op == 2 ? "es" : "s");
+			return strcmp(buf, name) == 0 ? NULL : buf;
+		}
 	return NULL;
 }
 
@@ -46,6 +124,12 @@ int pmcfi_perf_mods_parse(const char *s, struct pmcfi_perf_mods *m)
 	memset(m, 0, sizeof(*m));
 	unsigned p = 0;
 	for (const char *c = s; *c; c++) {
+		/* perf's check_modifier: each letter once, but p (up to ppp) */
+		if (*c != 'p' && strchr(MOD_LETTERS, *c) && strchr(c + 1, *c))
+			return pmcfi_fail(PMCF_ESYNTAX,
+					  "modifier '%c' twice in ':%s' (perf refuses it too: each "
+					  "modifier once)",
+					  *c, s);
 		switch (*c) {
 		case 'u': m->user = 1; break;
 		case 'k': m->kernel = 1; break;
@@ -102,13 +186,15 @@ void pmcfi_perf_mods_apply(const struct pmcfi_perf_mods *m, struct perf_event_at
 
 /* ---- raw events -------------------------------------------------------------- */
 
+/* Hex digits of any number (leading zeros too) whose value fits 64 bits,
+ * as perf reads rNNN. */
 static int parse_hex(const char *s, uint64_t *v)
 {
-	if (!*s || strlen(s) > 16)
+	if (!*s)
 		return 0;
 	uint64_t x = 0;
 	for (; *s; s++) {
-		if (!isxdigit((unsigned char)*s))
+		if (!isxdigit((unsigned char)*s) || x >> 60)
 			return 0;
 		x = x << 4 |
 		    (uint64_t)(isdigit((unsigned char)*s) ? *s - '0' : tolower((unsigned char)*s) - 'a' + 10);
@@ -119,7 +205,7 @@ static int parse_hex(const char *s, uint64_t *v)
 
 int pmcfi_perf_raw_parse(const char *name, uint64_t *config)
 {
-	return (name[0] == 'r' || name[0] == 'R') && parse_hex(name + 1, config);
+	return name[0] == 'r' && parse_hex(name + 1, config); /* perf: 'R01c2' is no raw event */
 }
 
 /* ---- PMU terms ----------------------------------------------------------------- */
@@ -272,6 +358,13 @@ static int apply_term(const struct pmu_ctx *x, char *term, struct perf_event_att
 	uint64_t v = 1;
 	if (eq) {
 		*eq = '\0';
+		/* name=TEXT: the name perf prints for the event; pmcfuse keeps
+		 * the event under its spelling as written (nothing encoded) */
+		if (!strcmp(term, "name") && depth == 0) {
+			if (!eq[1])
+				return pmcfi_fail(PMCF_ESYNTAX, "'%s': name= needs a name", x->event);
+			return 0;
+		}
 		if (!parse_value(eq + 1, &v))
 			return pmcfi_fail(PMCF_ESYNTAX,
 					  "'%s': the value of term '%s' must be a number (got '%s')",
@@ -279,6 +372,7 @@ static int apply_term(const struct pmu_ctx *x, char *term, struct perf_event_att
 	}
 	if (!*term)
 		return pmcfi_fail(PMCF_ESYNTAX, "'%s': an empty term", x->event);
+
 	if (!strcmp(term, "config") || !strcmp(term, "config1") || !strcmp(term, "config2")) {
 		__u64 *dst = term[6] == '\0' ? &a->config : term[6] == '1' ? &a->config1 : &a->config2;
 		*dst = v;
@@ -318,6 +412,17 @@ static int apply_term(const struct pmu_ctx *x, char *term, struct perf_event_att
 					  x->event, term, x->pmu, buf);
 		return apply_terms(x, buf, a, depth + 1);
 	}
+	/* perf's terms for sampling and recording, not encodings */
+	static const char *const sampling[] = {"period",       "freq",       "call-graph",      "stack-size",
+					       "max-stack",    "inherit",    "no-inherit",      "overwrite",
+					       "no-overwrite", "aux-output", "aux-sample-size", "percore",
+					       "branch_type",  "time",       "metric-id"};
+	for (size_t i = 0; i < PMCF_ARRAY_SIZE(sampling); i++)
+		if (!strcmp(term, sampling[i]))
+			return pmcfi_fail(PMCF_ESYNTAX,
+					  "'%s': '%s' is one of perf's terms for sampling or recording, "
+					  "not an encoding: pmcfuse counts (leave it out; name=… is kept)",
+					  x->event, term);
 	return pmcfi_fail(PMCF_ESYNTAX,
 			  "'%s': PMU '%s' has no term or event '%s' (see %s/%s/format and "
 			  "events)",

@@ -15,6 +15,12 @@
  * faults -> page-faults, branches -> branch-instructions, …; any case), or
  * NULL when name is no alias. */
 const char *pmcfi_perf_alias(const char *name);
+/* perf's other spellings of a hardware cache event (l1d-loads, L1-data-read,
+ * LLC-misses, d-tlb-load-miss, branches-misses, …: TYPE[-OP][-RESULT] with
+ * perf's words for each) as the catalogue names it (L1-dcache-loads,
+ * LLC-load-misses, …), written into buf; NULL when name is no such spelling
+ * or is already the catalogue's. */
+const char *pmcfi_perf_cache_alias(const char *name, char *buf, size_t len);
 
 /* perf's event modifiers, parsed. */
 struct pmcfi_perf_mods {

@@ -6,6 +6,7 @@
  * worker threads over the pairs. */
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -236,11 +237,13 @@ static int target_side(const struct pmcfi_view *tv, size_t nrefs, const pmcf_epd
 		tnp = pmcfi_tmd_hist(&rs->g, tv->col[a], tv->col[b], type < 0 ? NULL : s->idx[ts],
 				     type < 0 ? tv->nxu : tn, s->acc, s->w + ts * cells,
 				     s->pts + 2 * ts * cells, &tused);
-	if (tused && tused < nmin)
-		nmin = tused;
+	int paper = o->formula == PMCF_EPD_PAPER;
+	/* the resolution comes from the references alone (issue 32): a target
+	 * with missing values must not widen it and so have more of its pairs
+	 * left out; the paper's formula has none */
+	(void)tused;
 	r->cal = rs->cal;
 	r->ok = 1;
-	int paper = o->formula == PMCF_EPD_PAPER;
 	/* one XU of the smallest histogram moved by one bin: the finest
 	 * difference the histograms resolve */
 	r->res = paper ? CAL_FLOOR : 1.0 / (double)nmin;
@@ -273,6 +276,15 @@ static int target_side(const struct pmcfi_view *tv, size_t nrefs, const pmcf_epd
 		hi_d = fmax(hi_d, s->dtar[x]);
 	}
 	r->unc = pmcfi_median(s->dtar, nt);
+	if (!paper) {
+		/* missing values count: the share f of the target's XUs (of the
+		 * type) without both values scores as a target with no value at
+		 * all on the pair, the rest as measured */
+		size_t want = type < 0 ? tv->nxu : tn;
+		double f = want > 0 && tused < want ? (double)(want - tused) / (double)want : 0;
+		if (f > 0)
+			r->unc = (1 - f) * r->unc + f * (double)(bins + 2) * sqrt(2.0);
+	}
 	/* paper: the same floor 1e-6 above and below the line, so that a pair
 	 * on which the target and every repeat agree exactly (an event that is
 	 * always 0) scores 1 instead of 0/0; floored: distances below the
@@ -571,10 +583,42 @@ struct epd_cb_ctx {
 	pmcf_epd_result **out, **gout;
 };
 
+/* The values EPD bins are finite: an infinite one spreads its pair's grid
+ * to infinity (every coordinate NaN). The first infinite value of view v,
+ * said with who ("the target", "reference 2 of 3"). */
+static int finite_view(const struct pmcfi_match *m, const struct pmcfi_view *v, const char *who)
+{
+	for (size_t e = 0; e < m->nev; e++) {
+		if (!v->col[e] || !(isinf(v->mn[e]) || isinf(v->mx[e])))
+			continue;
+		size_t x = 0;
+		while (x < v->nxu && !isinf(v->col[e][x]))
+			x++;
+		return pmcfi_fail(PMCF_EINVAL,
+				  "EPD: %s has an infinite value of '%s' (XU %zu: %s): EPD bins the "
+				  "values of each event pair, which must be finite (record it again)",
+				  who, m->ev[e], x, x < v->nxu && v->col[e][x] < 0 ? "-inf" : "inf");
+	}
+	return 0;
+}
+
 /* One group of compatible targets: its results to their targets' places. */
 static int epd_cb(void *ctx, struct pmcfi_match *gm, size_t n, const size_t *pos)
 {
 	struct epd_cb_ctx *c = ctx;
+	char who[64];
+	for (size_t k = 0; n && k < gm[0].nrefs; k++) {
+		snprintf(who, sizeof(who), "reference %zu of %zu", k + 1, gm[0].nrefs);
+		int err = finite_view(&gm[0], &gm[0].refs[k], who);
+		if (err)
+			return err;
+	}
+	for (size_t g = 0; g < n; g++) {
+		snprintf(who, sizeof(who), "target %zu", pos[g] + 1);
+		int err = finite_view(&gm[g], &gm[g].target, who);
+		if (err)
+			return err;
+	}
 	int err = epd_group(gm, n, c->o, c->gout);
 	for (size_t g = 0; g < n; g++)
 		c->out[pos[g]] = c->gout[g];

@@ -18,6 +18,8 @@ struct pmcf_truth_result {
 	const char *mode;
 	double median, p90, missing_share;                /* over the events' medians */
 	double pooled_median, pooled_p90, pooled_missing; /* the first summary: every value */
+	double mean;                                      /* the headline: mean over events of evmean */
+	double *evmean;                                   /* per event: mean relative error, missing = 1 */
 	size_t nev;
 	pmcf_truth_event *ev;
 	char **names;
@@ -76,9 +78,10 @@ int pmcf_truth_compare(const pmcf_profile *p, const char *path, pmcf_truth_resul
 	if (r) {
 		r->ev = calloc(ne ? ne : 1, sizeof(*r->ev));
 		r->names = calloc(ne ? ne : 1, sizeof(*r->names));
+		r->evmean = calloc(ne ? ne : 1, sizeof(*r->evmean));
 	}
 	if (!r || !src || !all || !one || !meds || !rep_xu || !rep_src || (path && !dircopy) || !r->ev ||
-	    !r->names) {
+	    !r->names || !r->evmean) {
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 		goto done;
 	}
@@ -112,6 +115,7 @@ int pmcf_truth_compare(const pmcf_profile *p, const char *path, pmcf_truth_resul
 			goto done;
 	}
 	size_t nall = 0, miss_all = 0, vals_all = 0, nmeds = 0, cmp_all = 0;
+	double mean_sum = 0;
 	for (size_t e = 0; e < ne; e++) {
 		const char *name = pmcf_profile_event_name(p, e);
 		if (strcmp(name, "duration") == 0)
@@ -164,8 +168,16 @@ int pmcf_truth_compare(const pmcf_profile *p, const char *path, pmcf_truth_resul
 		te->values = n - te->missing;
 		te->median_rel = n ? pmcfi_median(one, n) : NAN;
 		te->p90_rel = n ? pmcfi_quantile(one, n, 0.9) : NAN;
-		if (n)
+		if (n) {
 			meds[nmeds++] = te->median_rel;
+			double sum = 0;
+			for (size_t q = 0; q < n; q++)
+				sum += one[q];
+			r->evmean[r->nev] = sum / (double)n;
+			mean_sum += r->evmean[r->nev];
+		} else {
+			r->evmean[r->nev] = NAN;
+		}
 		miss_all += te->missing;
 		cmp_all += n;
 		vals_all += (nall - pooled) + te->missing;
@@ -179,6 +191,7 @@ int pmcf_truth_compare(const pmcf_profile *p, const char *path, pmcf_truth_resul
 	r->pooled_p90 = pmcfi_quantile(all, nall, 0.9);
 	r->pooled_missing = vals_all ? (double)miss_all / (double)vals_all : 0;
 	/* every value copied from the compared XU: nothing came from elsewhere */
+	r->mean = nmeds ? mean_sum / (double)nmeds : 0;
 	r->median = nmeds ? pmcfi_median(meds, nmeds) : 0;
 	r->p90 = nmeds ? pmcfi_quantile(meds, nmeds, 0.9) : 0;
 	r->missing_share = cmp_all ? (double)miss_all / (double)cmp_all : 0;
@@ -208,6 +221,7 @@ void pmcf_truth_result_free(pmcf_truth_result *r)
 		free(r->names[k]);
 	free(r->names);
 	free(r->ev);
+	free(r->evmean);
 	free(r);
 }
 
@@ -226,6 +240,8 @@ void pmcf_truth_summary_pooled(const pmcf_truth_result *r, double *median_rel, d
 	*p90_rel = r->pooled_p90;
 	*share_missing = r->pooled_missing;
 }
+double pmcf_truth_mean(const pmcf_truth_result *r) { return r->mean; }
+double pmcf_truth_event_mean(const pmcf_truth_result *r, size_t i) { return i < r->nev ? r->evmean[i] : NAN; }
 const char *pmcf_truth_mode(const pmcf_truth_result *r) { return r->mode; }
 size_t pmcf_truth_nevents(const pmcf_truth_result *r) { return r->nev; }
 const pmcf_truth_event *pmcf_truth_event_at(const pmcf_truth_result *r, size_t i)

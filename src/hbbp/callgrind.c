@@ -123,6 +123,31 @@ static void fix_rep(pmcf_imix *m)
 		}
 }
 
+/* A call from a known object into a PLT stub: callgrind (with --skip-plt=no)
+ * puts the stub's own instructions in an object "???" at run-time addresses,
+ * which match nothing here; the call site (a direct call, e8 rel32, at a
+ * link-time address) names the stub, whose first block (to its jump) runs
+ * once per call. */
+static void add_plt_call(struct hbbp_image *im, uint64_t site, double calls)
+{
+	struct hbbp_func *f = hbbpi_image_func(im, site);
+	long i = f ? hbbpi_func_ins(f, site) : -1;
+	if (i < 0 || f->ins[i].addr != site || f->ins[i].len != 5 || f->bytes[site - f->start] != 0xe8)
+		return;
+	int32_t rel;
+	memcpy(&rel, f->bytes + (site - f->start) + 1, 4);
+	uint64_t t = site + 5 + (uint64_t)(int64_t)rel;
+	struct hbbp_func *g = hbbpi_image_func(im, t);
+	long k = g ? hbbpi_func_ins(g, t) : -1;
+	if (k < 0 || g->ins[k].addr != t)
+		return;
+	for (size_t j = (size_t)k; j < g->nins; j++) {
+		g->ref[j] += calls;
+		if (g->ins[j].flags & INS_CF)
+			break;
+	}
+}
+
 int pmcf_imix_from_callgrind(const char *path, const pmcf_imix_opts *opts, pmcf_imix **out)
 {
 	pmcfi_clear_error();
@@ -136,7 +161,9 @@ int pmcf_imix_from_callgrind(const char *path, const pmcf_imix_opts *opts, pmcf_
 		return pmcfi_fail(-errno, "cannot open %s: %s", path, strerror(errno));
 	pmcf_imix *m = NULL;
 	rc = hbbpi_mix_new(&o, &m);
-	struct names obs = {0}, other = {0};
+	struct names obs = {0}, other = {0}, fns = {0};
+	int cfn_plt = 0, plt_call = 0;
+	double ncalls = 0;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
@@ -188,6 +215,16 @@ int pmcf_imix_from_callgrind(const char *path, const pmcf_imix_opts *opts, pmcf_
 		}
 		if (!strncmp(line, "calls=", 6)) {
 			skip_next = 1;
+			ncalls = strtod(line + 6, NULL);
+			plt_call = cfn_plt;
+			continue;
+		}
+		if (!strncmp(line, "cfn=", 4) || !strncmp(line, "fn=", 3)) {
+			const char *nm = compressed(&fns, line + (line[0] == 'c' ? 4 : 3), &err);
+			if (err == 2)
+				rc = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+			if (line[0] == 'c')
+				cfn_plt = nm && strstr(nm, "[PLT]") != NULL;
 			continue;
 		}
 		if (strchr(line, '=')) {
@@ -241,6 +278,9 @@ int pmcf_imix_from_callgrind(const char *path, const pmcf_imix_opts *opts, pmcf_
 			break;
 		if (skip_next) {
 			skip_next = 0; /* inclusive cost of a call */
+			if (plt_call && !skip_obj && im && ncalls > 0)
+				add_plt_call(im, pos[instr_pos], ncalls);
+			plt_call = 0;
 			continue;
 		}
 		if (skip_obj || !im || ir <= 0)
@@ -257,6 +297,7 @@ int pmcf_imix_from_callgrind(const char *path, const pmcf_imix_opts *opts, pmcf_
 	fclose(fp);
 	names_free(&obs);
 	names_free(&other);
+	names_free(&fns);
 	if (!rc && !seen_header)
 		rc = pmcfi_fail(PMCF_ESYNTAX, "%s: not a callgrind output (no 'events:' line)", path);
 	if (!rc) {

@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include "pmcfuse/hbbp.h"
 
+/* How imix reference runs callgrind (imix.json's "tool"); a reference
+ * folder whose tool lacks --skip-plt=no counts every PLT call twice. */
+#define PMCFI_REFERENCE_TOOL "callgrind --dump-instr=yes --skip-plt=no"
 #define HBBP_DEFAULT_CUTOFF 18 /* §IV.B: LBR for blocks of 18 instructions or less */
 
 enum { INS_CF = 1, INS_REP = 2, INS_BAD = 4 };
@@ -181,7 +184,10 @@ struct hbbp_synth {
 		   row, esi, and stops at edi = esi + 256); 4: a top loop (r8) with
 		   a random two-way branch whose taken arm is one instruction, a
 		   mispredict penalty and skid (synth.c); 5: the same with a taken
-		   arm of three instructions, never taken; samples carry bx, cx,
+		   arm of three instructions, never taken; 6: a top loop (r8)
+		   around a loop (ebx) calling a function with a 3-trip loop
+		   of its own (edx); 7: a pointer chase whose compare waits
+		   for its load; samples carry bx, cx,
 		   dx, si, di, r8 */
 	/* out */
 	unsigned nblocks;

@@ -422,8 +422,56 @@ static int is_cf(const ZydisDecodedInstruction *d)
 	}
 }
 
+/* n bytes at link address a from the image's PROGBITS sections; 0 or -1. */
+static int read_at(const struct hbbp_image *im, uint64_t a, void *out, size_t n)
+{
+	Elf *e = im->elf;
+	for (Elf_Scn *s = elf_nextscn(e, NULL); s; s = elf_nextscn(e, s)) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(s, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_ALLOC))
+			continue;
+		if (a < sh.sh_addr || a + n > sh.sh_addr + sh.sh_size)
+			continue;
+		Elf_Data *d = elf_rawdata(s, NULL);
+		if (!d || !d->d_buf || d->d_size < sh.sh_size)
+			return -1;
+		memcpy(out, (const uint8_t *)d->d_buf + (a - sh.sh_addr), n);
+		return 0;
+	}
+	return -1;
+}
+
+/* The targets of a jump table as leaders: an indirect jmp through a
+ * register after `lea r,[rip+T]` (PIC: int32 entries relative to T, gcc and
+ * clang) or `jmp [reg*8+T]` (absolute 8-byte entries). Entries are read while
+ * they point into the function (a table's end is not written anywhere; an
+ * entry past it that still points inside only adds a leader, which splits a
+ * block without changing its counts). Without this, the alignment padding
+ * before a case and a case that falls into the next were one block with
+ * it, counted on every dispatch (issue 36, item 4). */
+static void jump_table_leaders(const struct hbbp_image *im, const struct hbbp_func *f, uint64_t table,
+			       int pic, uint8_t *leader)
+{
+	if (!table || !im->elf)
+		return;
+	for (unsigned k = 0; k < 4096; k++) {
+		uint64_t t;
+		if (pic) {
+			int32_t e;
+			if (read_at(im, table + 4ull * k, &e, 4))
+				return;
+			t = table + (uint64_t)(int64_t)e;
+		} else if (read_at(im, table + 8ull * k, &t, 8)) {
+			return;
+		}
+		if (t < f->start || t >= f->end)
+			return;
+		leader[t - f->start] = 1;
+	}
+}
+
 /* Linear sweep, leaders (entry, after control flow, direct targets inside the
- * function), blocks: a block ends at a control-flow instruction or before a
+ * function, jump-table targets), blocks: a block ends at a control-flow instruction or before a
  * leader. */
 int hbbpi_func_decode(struct hbbp_image *im, struct hbbp_func *f)
 {
@@ -443,6 +491,10 @@ int hbbpi_func_decode(struct hbbp_image *im, struct hbbp_func *f)
 	}
 	size_t off = 0;
 	leader[0] = 1;
+	uint64_t lea_rip = 0; /* the last lea r,[rip+d] (a jump table's base) */
+	unsigned since_lea = 0;
+	uint64_t lea_reg[16] = {0};     /* per register, the last lea r,[rip+d] before (in address order) */
+	int add_dst = -1, add_src = -1; /* the last add r,r (a PIC table: entry + base) */
 	while (off < size) {
 		if (pmcfi_grow((void **)&f->ins, &cap, f->nins + 1, sizeof(*f->ins))) {
 			free(leader);
@@ -482,6 +534,31 @@ int hbbpi_func_decode(struct hbbp_image *im, struct hbbp_func *f)
 		in->packing = packing_of(&d);
 		if (rep)
 			in->flags |= INS_REP;
+		since_lea++;
+		int rreg = d.raw.modrm.reg | (d.raw.rex.R << 3), rrm = d.raw.modrm.rm | (d.raw.rex.B << 3);
+		if (d.mnemonic == ZYDIS_MNEMONIC_LEA && d.raw.modrm.mod == 0 && d.raw.modrm.rm == 5) {
+			lea_rip = in->addr + d.length + (uint64_t)(int64_t)d.raw.disp.value;
+			lea_reg[rreg] = lea_rip;
+			since_lea = 0;
+		}
+		if (d.mnemonic == ZYDIS_MNEMONIC_ADD && d.raw.modrm.mod == 3 &&
+		    (d.opcode == 0x01 || d.opcode == 0x03) && d.operand_width == 64) {
+			add_dst = d.opcode == 0x01 ? rrm : rreg;
+			add_src = d.opcode == 0x01 ? rreg : rrm;
+		} else if (!(d.mnemonic == ZYDIS_MNEMONIC_JMP && d.opcode == 0xff)) {
+			add_dst = add_src = -1;
+		}
+		if (d.mnemonic == ZYDIS_MNEMONIC_JMP && d.opcode == 0xff && d.raw.modrm.reg == 4) {
+			/* jmp r right after add r,b: the table is at b's lea, which
+			 * gcc hoists out of an interpreter's dispatch loop */
+			if (d.raw.modrm.mod == 3 && add_dst == rrm && add_src >= 0 && lea_reg[add_src])
+				jump_table_leaders(im, f, lea_reg[add_src], 1, leader);
+			else if (d.raw.modrm.mod == 3 && since_lea <= 8)
+				jump_table_leaders(im, f, lea_rip, 1, leader);
+			else if (d.raw.modrm.mod == 0 && d.raw.modrm.rm == 4 && d.raw.sib.base == 5 &&
+				 d.raw.sib.scale == 3)
+				jump_table_leaders(im, f, (uint64_t)(int64_t)d.raw.disp.value, 0, leader);
+		}
 		off += d.length;
 		if (is_cf(&d)) {
 			in->flags |= INS_CF;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <jansson.h>
 #include "hbbp/hbbp_impl.h"
 #include "util/abi.h"
 #include "util/internal.h"
@@ -122,6 +123,40 @@ static int sniff(const char *path, unsigned flags, char *p, size_t np, const cha
 	return 0;
 }
 
+/* A reference folder made before imix reference passed --skip-plt=no:
+ * callgrind charged each PLT stub to its call site, so the stub's JMP
+ * counts as a second CALL and the stubs count nothing. */
+static void warn_old_reference(const char *path)
+{
+	if (!is_dir(path))
+		return;
+	char p[4200];
+	snprintf(p, sizeof(p), "%s/imix.json", path);
+	json_t *j = json_load_file(p, 0, NULL);
+	const char *tool = j ? json_string_value(json_object_get(j, "tool")) : NULL;
+	if (tool && !strstr(tool, "--skip-plt=no"))
+		pmcfi_log(PMCF_LOG_WARN,
+			  "imix: %s was made with callgrind's default --skip-plt=yes: every call "
+			  "through the PLT counts twice (CALL) and the PLT stubs not at all; make "
+			  "it again with imix reference",
+			  path);
+	json_decref(j);
+}
+
+/* GLIBC_TUNABLES of a record folder's run (imix.json), into the stats. */
+static void read_tunables(const char *path, pmcf_imix *m)
+{
+	if (!is_dir(path))
+		return;
+	char p[4200];
+	snprintf(p, sizeof(p), "%s/imix.json", path);
+	json_t *j = json_load_file(p, 0, NULL);
+	const char *t = j ? json_string_value(json_object_get(j, "glibc_tunables")) : NULL;
+	if (t)
+		snprintf(m->st.glibc_tunables, sizeof(m->st.glibc_tunables), "%s", t);
+	json_decref(j);
+}
+
 /* A failure of a public call: its detail, else "what: reason". */
 static int fail_with(int rc, const char *what)
 {
@@ -146,7 +181,10 @@ static int load(const char *path, const pmcf_imix_opts *o, unsigned flags, pmcf_
 			return fail_with(rc, file);
 		rc = pmcf_imix_from_perfdata(pd, o, &in->mix);
 		pmcf_perfdata_close(pd);
+		if (!rc)
+			read_tunables(path, in->mix);
 	} else {
+		warn_old_reference(path);
 		rc = pmcf_imix_from_callgrind(file, o, &in->mix);
 	}
 	if (rc)

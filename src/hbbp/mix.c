@@ -146,12 +146,25 @@ const pmcf_imix_stats *pmcf_imix_get_stats(const pmcf_imix *m) { return &m->st; 
 static const char *const key_names[] = {"mnemonic", "isa",      "isa-set", "category", "packing",
 					"module",   "function", "block",   "line"};
 
-int pmcf_imix_key_parse(const char *name)
+static int key1_parse(const char *name, size_t n)
 {
 	for (size_t i = 0; i < PMCF_ARRAY_SIZE(key_names); i++)
-		if (!strcmp(name, key_names[i]))
+		if (strlen(key_names[i]) == n && !strncmp(name, key_names[i], n))
 			return (int)i;
 	return -1;
+}
+
+/* "KEY" or "KEY1,KEY2" (two different keys: the rows of KEY2 within each
+ * KEY1, e.g. function,mnemonic), as KEY1 + PMCF_IMIX_BY_THEN * (KEY2 + 1). */
+int pmcf_imix_key_parse(const char *name)
+{
+	if (!name)
+		return -1;
+	const char *comma = strchr(name, ',');
+	if (!comma)
+		return key1_parse(name, strlen(name));
+	int a = key1_parse(name, (size_t)(comma - name)), b = key1_parse(comma + 1, strlen(comma + 1));
+	return a < 0 || b < 0 || a == b ? -1 : a + PMCF_IMIX_BY_THEN * (b + 1);
 }
 
 static int row_key_cmp(const void *a, const void *b)
@@ -197,18 +210,32 @@ static char *key_of(const pmcf_imix_ins *r, int key)
 	}
 }
 
+/* A one- or two-level key's value; the levels joined by '|'. */
+static char *key2_of(const pmcf_imix_ins *r, int key)
+{
+	if (key < PMCF_IMIX_BY_THEN)
+		return key_of(r, key);
+	char *a = key_of(r, key % PMCF_IMIX_BY_THEN), *b = key_of(r, key / PMCF_IMIX_BY_THEN - 1), *k = NULL;
+	if (a && b && asprintf(&k, "%s|%s", a, b) < 0)
+		k = NULL;
+	free(a);
+	free(b);
+	return k;
+}
+
 int pmcf_imix_pivot(const pmcf_imix *m, int key, pmcf_imix_row **rows, size_t *n)
 {
 	pmcfi_clear_error();
 	*rows = NULL;
 	*n = 0;
-	if (key < 0 || key > PMCF_IMIX_BY_LINE)
+	int k1 = key % PMCF_IMIX_BY_THEN, k2 = key / PMCF_IMIX_BY_THEN - 1;
+	if (key < 0 || k1 > PMCF_IMIX_BY_LINE || k2 > PMCF_IMIX_BY_LINE || k1 == k2)
 		return pmcfi_fail(PMCF_EINVAL, "unknown pivot key %d", key);
 	pmcf_imix_row *r = calloc(m->nins + 1, sizeof(*r));
 	if (!r)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	for (size_t i = 0; i < m->nins; i++) {
-		r[i].key = key_of(&m->ins[i], key);
+		r[i].key = key2_of(&m->ins[i], key);
 		r[i].count = m->ins[i].count;
 		if (!r[i].key) {
 			pmcf_imix_rows_free(r, i);

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "counters/arch.h"
+#include "hbbp/hbbp_impl.h"
 #include "pmcfuse/hbbp.h"
 #include "util/abi.h"
 #include "util/internal.h"
@@ -150,6 +152,30 @@ static int perf_has_user_regs(void)
 	return ok;
 }
 
+/* Is prog an executable file, by itself (a path) or on PATH? perf and
+ * valgrind say nothing useful for a missing program (perf: "the program
+ * exited with status 255"). */
+static int find_program(const char *prog)
+{
+	if (strchr(prog, '/')) {
+		if (access(prog, X_OK) == 0)
+			return 0;
+		return pmcfi_fail(PMCF_EINVAL, "%s: %s", prog,
+				  errno == ENOENT ? "no such program" : strerror(errno));
+	}
+	const char *path = getenv("PATH");
+	char buf[4200];
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+		const char *e = strchr(p, ':');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? p : ".", prog) < (int)sizeof(buf) &&
+		    access(buf, X_OK) == 0)
+			return 0;
+		p += n + (e ? 1 : 0);
+	}
+	return pmcfi_fail(PMCF_EINVAL, "%s: no such program on PATH", prog);
+}
+
 /* The program as started, with the message for a failed run. */
 static int check_status(int st, const char *log)
 {
@@ -171,8 +197,12 @@ int pmcf_imix_record(const char *dir, const pmcf_imix_record_opts *opts, int arg
 		return rc;
 	if (!dir || argc < 1 || !argv || !argv[0])
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_imix_record: no folder or no program");
+	if (pmcfi_arch_imix_unsupported())
+		return pmcfi_fail(PMCF_ENOTSUP, "%s", pmcfi_arch_imix_unsupported());
 	if (o.runtime < PMCF_IMIX_RUNTIME_SECONDS || o.runtime > PMCF_IMIX_RUNTIME_LONG)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_imix_record: unknown run time %d", o.runtime);
+	if ((rc = find_program(argv[0])))
+		return rc;
 	if (!o.ebs_only && (rc = check_lbr()))
 		return rc;
 	/* Table 4: EBS and LBR periods by expected run time */
@@ -242,6 +272,11 @@ int pmcf_imix_record(const char *dir, const pmcf_imix_record_opts *opts, int arg
 	json_t *meta = json_pack("{s:s, s:s, s:b, s:o, s:o}", "kind", "record", "mode",
 				 o.ebs_only ? "ebs-only" : "hybrid", "kernel", kern, "events", events,
 				 "command", argv_json(argc, argv));
+	/* what glibc was told (imix record --valgrind-hwcaps sets it): the
+	 * string routines it picks depend on the CPU features it may use */
+	const char *tun = getenv("GLIBC_TUNABLES");
+	if (meta && tun && tun[0])
+		json_object_set_new(meta, "glibc_tunables", json_string(tun));
 	rc = finish_dir(tmp, dir, meta);
 	json_decref(meta);
 	return rc;
@@ -281,6 +316,11 @@ int pmcf_imix_reference(const char *dir, int argc, char *const argv[])
 	pmcfi_clear_error();
 	if (!dir || argc < 1 || !argv || !argv[0])
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_imix_reference: no folder or no program");
+	if (pmcfi_arch_imix_unsupported())
+		return pmcfi_fail(PMCF_ENOTSUP, "%s", pmcfi_arch_imix_unsupported());
+	int rc0 = find_program(argv[0]);
+	if (rc0)
+		return rc0;
 	char tmp[4200], cg[4300], cgarg[4400], log[4300];
 	char **vargs = malloc(((size_t)argc + 8) * sizeof(*vargs)); /* valgrind's words, then argv */
 	if (!vargs)
@@ -297,6 +337,10 @@ int pmcf_imix_reference(const char *dir, int argc, char *const argv[])
 	vargs[k++] = "valgrind";
 	vargs[k++] = "--tool=callgrind";
 	vargs[k++] = "--dump-instr=yes";
+	/* callgrind's default --skip-plt=yes charges a PLT stub to its call
+	 * site, so the stub's JMP is counted as a second CALL (and the stub's
+	 * instructions not at all); the timer samples do see the stubs */
+	vargs[k++] = "--skip-plt=no";
 	vargs[k++] = "-q";
 	vargs[k++] = cgarg;
 	for (int i = 0; i < argc; i++)
@@ -320,7 +364,7 @@ int pmcf_imix_reference(const char *dir, int argc, char *const argv[])
 		pmcfi_rm_tree(tmp);
 		return rc;
 	}
-	json_t *meta = json_pack("{s:s, s:s, s:o}", "kind", "reference", "tool", "callgrind --dump-instr=yes",
+	json_t *meta = json_pack("{s:s, s:s, s:o}", "kind", "reference", "tool", PMCFI_REFERENCE_TOOL,
 				 "command", argv_json(argc, argv));
 	rc = finish_dir(tmp, dir, meta);
 	json_decref(meta);

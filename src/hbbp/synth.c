@@ -168,7 +168,48 @@ static const struct nest_ins arms3_ins[] = {
 static const uint64_t arms3_blk[4] = {0x00, 0x0e, 0x17, 0x20};
 static const unsigned arms3_len[4] = {4, 4, 3, 4};
 
-/* The nest programs by hbbp_synth.nest (1 to 5): code, blocks. */
+/* hbbp_synth.nest 6: a top loop (r8) around a loop of CLOOP_K trips (ebx,
+ * callee-saved) that calls a function at 0x50 whose own short loop runs
+ * CLOOP_T trips (edx from 0, written by the callee only). Blocks: L0
+ * [0x00,2] L1 [0x09,1] (the call) L2 [0x0e,2] L3 [0x13,1]; the callee's
+ * F0 [0x50,1], F1 [0x52,3] (its loop), F2 [0x5a,1]. Consecutive samples in
+ * F1 almost always fall in different calls (an instance is 12 cycles). */
+#define CLOOP_K 40
+#define CLOOP_T 3
+static const struct nest_ins cloop_ins[] = {
+	{0x00, 4, 1, {0x49, 0x83, 0xc0, 0x01}}, /* add r8,1 */
+	{0x04, 5, 1, {0xbb, CLOOP_K, 0, 0, 0}}, /* mov ebx,K */
+	{0x09, 5, 1, {0xe8, 0x42, 0, 0, 0}},    /* call 0x50 */
+	{0x0e, 3, 24, {0x83, 0xeb, 0x01}},      /* sub ebx,1 (waits 24 cycles) */
+	{0x11, 2, 1, {0x75, 0xf6}},             /* jnz 0x09 */
+	{0x13, 2, 1, {0xeb, 0xeb}},             /* jmp 0x00 */
+	{0x50, 2, 1, {0x31, 0xd2}},             /* xor edx,edx */
+	{0x52, 3, 2, {0x83, 0xc2, 0x01}},       /* add edx,1 */
+	{0x55, 3, 1, {0x83, 0xfa, CLOOP_T}},    /* cmp edx,T */
+	{0x58, 2, 1, {0x75, 0xf8}},             /* jnz 0x52 */
+	{0x5a, 1, 2, {0xc3}},                   /* ret */
+};
+static const uint64_t cloop_blk[7] = {0x00, 0x09, 0x0e, 0x13, 0x50, 0x52, 0x5a};
+static const unsigned cloop_len[7] = {2, 1, 2, 1, 1, 3, 1};
+
+/* hbbp_synth.nest 7: a pointer chase without induction registers: S0
+ * [0x00,3] loads rdx from [rdx] and leaves on null (every 8th load); S1
+ * [0x08,2] compares it and loops, its compare waiting CHASE_WAIT cycles for
+ * the load (a miss); S2 [0x0d,1] the list's end, a return (the simulated
+ * caller calls again at once). S1 runs 7/8 as often as S0. */
+#define CHASE_WAIT 40
+static const struct nest_ins chase_ins[] = {
+	{0x00, 3, 1, {0x48, 0x8b, 0x12}},          /* mov rdx,[rdx] */
+	{0x03, 3, 1, {0x48, 0x85, 0xd2}},          /* test rdx,rdx */
+	{0x06, 2, 0, {0x74, 0x05}},                /* je 0x0d (fused) */
+	{0x08, 3, CHASE_WAIT, {0x48, 0x39, 0xca}}, /* cmp rdx,rcx (waits for the load) */
+	{0x0b, 2, 1, {0x75, 0xf3}},                /* jne 0x00 */
+	{0x0d, 1, 1, {0xc3}},                      /* ret (called again) */
+};
+static const uint64_t chase_blk[3] = {0x00, 0x08, 0x0d};
+static const unsigned chase_len[3] = {3, 2, 1};
+
+/* The nest programs by hbbp_synth.nest (1 to 7): code, blocks. */
 struct nest_prog {
 	const struct nest_ins *ins;
 	size_t nins;
@@ -187,15 +228,20 @@ static const struct nest_prog nest_progs[] = {
 	NEST_PROG(rows_ins, rows_blk, rows_len),
 	NEST_PROG(arms_ins, arms_blk, arms_len),
 	NEST_PROG(arms3_ins, arms3_blk, arms3_len),
+	NEST_PROG(cloop_ins, cloop_blk, cloop_len),
+	NEST_PROG(chase_ins, chase_blk, chase_len),
 };
 #define NEST_PROGS (sizeof(nest_progs) / sizeof(nest_progs[0]))
 
 static size_t build_nest(uint8_t *c, int variant)
 {
 	const struct nest_prog *np = &nest_progs[variant];
-	memset(c, 0x90, 0x58); /* padding */
+	size_t n = variant == 6 ? 0x5b : 0x58;
+	memset(c, 0x90, n); /* padding */
 	for (size_t i = 0; i < np->nins; i++)
 		memcpy(c + np->ins[i].off, np->ins[i].code, np->ins[i].len);
+	if (variant == 6)
+		return n;
 	if (variant != 2) {
 		const uint8_t r[] = {0xb9, 8, 0, 0, 0, 0xf3, 0xaa, 0xc3};
 		memcpy(c + 0x50, r, sizeof(r));
@@ -258,7 +304,7 @@ static int write_elf(const char *path, const uint8_t *code, size_t ncode)
 	memcpy(b + FOFF, code, ncode);
 	Elf64_Sym sym[3] = {{0},
 			    {1, ELF64_ST_INFO(STB_GLOBAL, STT_FUNC), 0, 1, VADDR, 0x4f},
-			    {12, ELF64_ST_INFO(STB_GLOBAL, STT_FUNC), 0, 1, VADDR + 0x50, 8}};
+			    {12, ELF64_ST_INFO(STB_GLOBAL, STT_FUNC), 0, 1, VADDR + 0x50, ncode - 0x50}};
 	memcpy(b + off_sym, sym, sizeof(sym));
 	memcpy(b + off_str, strtab, sizeof(strtab));
 	memcpy(b + off_shs, shstr, sizeof(shstr));
@@ -418,13 +464,12 @@ static void simulate_nest(struct buf *d, struct hbbp_synth *s, uint64_t *t)
 {
 	uint64_t r[6] = {0}; /* bx, cx, dx, si, di, r8 */
 	uint64_t cyc = 0;
-	int calls = s->nest == 2, rows = s->nest == 3;
-	const struct nest_ins *prog = calls ? calls_ins : rows ? rows_ins : nest_ins;
-	const uint64_t *blk = calls ? calls_blk : rows ? rows_blk : nest_blk;
-	size_t pc = 0, ret = 0,
-	       nins = calls  ? sizeof(calls_ins) / sizeof(calls_ins[0])
-		      : rows ? sizeof(rows_ins) / sizeof(rows_ins[0])
-			     : sizeof(nest_ins) / sizeof(nest_ins[0]);
+	int calls = s->nest == 2, rows = s->nest == 3, cloop = s->nest == 6, chase = s->nest == 7;
+	uint32_t x = 12345;
+	const struct nest_prog *np = &nest_progs[s->nest];
+	const struct nest_ins *prog = np->ins;
+	const uint64_t *blk = np->blk;
+	size_t pc = 0, ret = 0, nins = np->nins;
 	unsigned top = 0;
 	for (;;) {
 		uint8_t off = prog[pc].off;
@@ -445,6 +490,36 @@ static void simulate_nest(struct buf *d, struct hbbp_synth *s, uint64_t *t)
 				put64(d, before[i]);
 		}
 		size_t next = pc + 1;
+		if (chase) {
+			switch (off) {
+			case 0x00: /* a list of 8 nodes: null every 8th load */
+				x = x * 1103515245u + 12345u, r[2] = ++r[3] % 8 ? 0x10000u | x : 0;
+				break;
+			case 0x06: next = r[2] ? pc + 1 : 5; break;
+			case 0x0b: next = r[2] != r[1] ? 0 : pc + 1; break;
+			case 0x0d: next = 0; break;
+			default: break;
+			}
+			pc = next;
+			continue;
+		}
+		if (cloop) {
+			switch (off) {
+			case 0x00: r[5]++; break;
+			case 0x04: r[0] = CLOOP_K; break;
+			case 0x09: ret = pc + 1, next = 6; break;
+			case 0x0e: r[0] = (uint32_t)(r[0] - 1); break;
+			case 0x11: next = r[0] ? 2 : pc + 1; break;
+			case 0x13: next = 0; break;
+			case 0x50: r[2] = 0; break;
+			case 0x52: r[2] = (uint32_t)(r[2] + 1); break;
+			case 0x58: next = r[2] != CLOOP_T ? 7 : pc + 1; break;
+			case 0x5a: next = ret; break;
+			default: break;
+			}
+			pc = next;
+			continue;
+		}
 		if (rows) {
 			switch (off) {
 			case 0x00: r[5]++; break;

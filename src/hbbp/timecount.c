@@ -984,6 +984,30 @@ static int iv_value(const struct ivs *iv, unsigned k, const struct hbbp_tsample 
 	return 0;
 }
 
+/* Steps of stride st that take a w-bit register by d (mod 2^w): the
+ * solution of st * k = d in the register's arithmetic, taken in
+ * (-2^(b-1), 2^(b-1)] where st = 2^t * odd and b = w - t; -1 when d is
+ * not a multiple of 2^t. A stride such as gcc's strength-reduced
+ * `i * 2654435761` (add ebp,0x538453d7) wraps round the register every few
+ * steps, and plain division found no steps there (issue 36). */
+static int iv_steps(uint64_t d, int64_t st, unsigned w, int64_t *k)
+{
+	uint64_t m = w >= 64 ? ~0ull : (1ull << w) - 1, s = (uint64_t)st & m;
+	d &= m;
+	if (!s)
+		return -1;
+	unsigned t = (unsigned)__builtin_ctzll(s);
+	if (d & ((1ull << t) - 1))
+		return -1;
+	uint64_t odd = s >> t, inv = odd; /* Newton: inv = odd^-1 mod 2^64 */
+	for (int i = 0; i < 6; i++)
+		inv *= 2 - odd * inv;
+	unsigned b = w - t;
+	uint64_t bm = b >= 64 ? ~0ull : (1ull << b) - 1, x = ((d >> t) * inv) & bm;
+	*k = b < 64 && x > (bm >> 1) ? (int64_t)x - (int64_t)(1ull << b) : (int64_t)x;
+	return 0;
+}
+
 /* Iterations of a loop between two samples from its induction registers:
  * the steps each register took (its difference over its stride, not
  * negative), which is the same for all, or differs by one where the two
@@ -999,16 +1023,18 @@ static double iv_iterations(const struct ivs *iv, const struct hbbp_tsample *a, 
 		int64_t va, vb;
 		if (iv_value(iv, k, a, NULL, 0, &va) || iv_value(iv, k, b, NULL, 0, &vb))
 			return -1;
-		uint64_t d = (uint64_t)vb - (uint64_t)va;
-		int64_t dl = iv->wide[k] == 32 ? (int64_t)(int32_t)(uint32_t)d : (int64_t)d;
-		if (dl % iv->stride[k])
+		int64_t it;
+		if (iv_steps((uint64_t)vb - (uint64_t)va, iv->stride[k], iv->wide[k], &it))
 			return -1;
-		int64_t it = dl / iv->stride[k];
 		lo = it < lo ? it : lo;
 		hi = it > hi ? it : hi;
 		sum += (double)it;
 	}
-	if (!iv->n || lo < 0 || hi - lo > 1)
+	if (!iv->n || hi - lo > 1)
+		return -1;
+	if (hi < 0)
+		return -2; /* every register stepped back: two instances */
+	if (lo < 0)
 		return -1;
 	return sum / iv->n;
 }
@@ -1029,6 +1055,7 @@ struct loopst {
 	struct ivs iv;
 	uint8_t ivdone;
 	uint32_t npair;
+	uint32_t nback;     /* pairs whose registers all stepped back (two instances) */
 	double iter, ptime; /* summed over the valid pairs */
 	/* trip count: one thread's lowest and highest value of the first
 	 * induction register, then the estimates summed over threads */
@@ -1046,7 +1073,25 @@ struct loopst {
 	double fac;          /* N over the cost model's count of the loop's anchor unit */
 	int how;             /* 1 measured, 2 from the loop around times its trip count */
 	double cmax;         /* the highest modelled count of its own conditional units */
+	/* per function, in the entry of its block 0: the GPRs (perf bits) its
+	 * own code never writes, which hold one value for a whole call */
+	uint32_t kept;
+	uint8_t keptdone;
 };
+
+/* Do a loop's pairs measure its speed? Enough of them, and few that ran
+ * backwards: a pair whose registers all stepped back spans two instances
+ * of the loop (a monotonic register restarts), and as many pairs across
+ * instances step forwards by chance, adding their time but few of the
+ * iterations in it. Within one call, same_call rules such pairs out; where
+ * it cannot (the function writes every register: gzip's longest_match,
+ * called per position, 100x under its count), the backward pairs count
+ * the others: the loop is taken as measured only while they are within
+ * the pairs' own sampling noise, sqrt(n) (issue 36, item 1). */
+static int pairs_ok(const struct loopst *l)
+{
+	return l->npair >= IV_MIN_PAIRS && l->ptime > 0 && l->nback * (double)l->nback <= l->npair;
+}
 
 static struct ivs *loop_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, const struct blkinfo *bi,
 			    struct loopst *ls, uint32_t h)
@@ -1058,14 +1103,76 @@ static struct ivs *loop_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, 
 	return &ls[o + h].iv;
 }
 
+/* The GPRs (perf bits, not rsp) that no instruction of f writes, and no
+ * call in it may change (a direct call into the image: what its callee
+ * writes; any other: the caller-saved ones). Their values are the same
+ * all through one call of f: the caller's (a callee-saved register f does
+ * not save is one it does not write). 0 for code that does not decode. */
+#define GPR_BITS (0xffu | (0xffu << 16))
+static uint32_t func_kept(const ZydisDecoder *dec, const struct hbbp_func *f)
+{
+	uint32_t w = 1u << 7; /* rsp */
+	for (size_t i = 0; i < f->nins && w != GPR_BITS; i++) {
+		ZydisDecodedInstruction d;
+		ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+		const struct hbbp_ins *in = &f->ins[i];
+		if (in->flags & INS_BAD ||
+		    ZYAN_FAILED(
+			    ZydisDecoderDecodeFull(dec, f->bytes + (in->addr - f->start), in->len, &d, op)))
+			return 0;
+		if (d.meta.category == ZYDIS_CATEGORY_CALL)
+			w |= (d.attributes & ZYDIS_ATTRIB_IS_RELATIVE) &&
+					     op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE
+				     ? callee_writes(dec, f->im,
+						     in->addr + d.length + (uint64_t)op[0].imm.value.s,
+						     CALLEE_DEPTH)
+				     : CALLER_SAVED;
+		for (unsigned k = 0; k < d.operand_count; k++) {
+			int r = op[k].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+						(op[k].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)
+					? gpr_bit(op[k].reg.value)
+					: -1;
+			if (r >= 0)
+				w |= 1u << r;
+		}
+	}
+	return GPR_BITS & ~w;
+}
+
+/* Can two samples in f lie in one call of it? Not when a register that f
+ * never writes differs between them: a loop in a function called from
+ * another function's loop (a hash over a short key) otherwise pairs samples
+ * of different calls as one instance of its loop (issue 36, item 1). */
+static int same_call(const ZydisDecoder *dec, const struct hbbp_func *f, struct loopst *ls,
+		     const struct hbbp_tsample *a, const struct hbbp_tsample *b)
+{
+	struct loopst *e = &ls[f->boff];
+	if (!e->keptdone)
+		e->kept = func_kept(dec, f), e->keptdone = 1;
+	for (uint32_t m = e->kept; m; m &= m - 1) {
+		int bit = __builtin_ctz(m);
+		uint64_t va, vb;
+		if (!reg_value(a, bit, &va) && !reg_value(b, bit, &vb) && va != vb)
+			return 0;
+	}
+	return 1;
+}
+
 /* Do two samples lie in the same iteration of every loop around the loop
- * headed by h (in the function)? Each such loop needs induction registers. */
+ * headed by h (in the function), and in one call of the function? Strict:
+ * each such loop needs induction registers; else a loop around without
+ * any (a counter in memory) is not checked, and the pairs that step back
+ * tell how many pairs cross instances (pairs_ok). */
 static int same_instance(const ZydisDecoder *dec, const struct hbbp_func *f, const struct blkinfo *bi,
 			 struct loopst *ls, uint32_t h, const struct hbbp_tsample *a,
-			 const struct hbbp_tsample *b)
+			 const struct hbbp_tsample *b, int strict)
 {
+	if (a->f != b->f || !same_call(dec, f, ls, a, b))
+		return 0;
 	for (uint32_t l = bi->flpar[f->boff + h]; l != UINT32_MAX; l = bi->flpar[f->boff + l]) {
 		const struct ivs *iv = loop_ivs(dec, f, bi, ls, l);
+		if (!iv->n && !strict)
+			continue;
 		if (!iv->n || iv_iterations(iv, a, b) != 0)
 			return 0;
 	}
@@ -1114,7 +1221,7 @@ static void iv_scan(const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts
 			const struct ivs *iv = loop_ivs(dec, f, bi, ls, h);
 			int64_t v;
 			if (!l->last || ts[l->last - 1].tid != b->tid ||
-			    !same_instance(dec, f, bi, ls, h, &ts[l->last - 1], b))
+			    !same_instance(dec, f, bi, ls, h, &ts[l->last - 1], b, 1))
 				l->ninst++;
 			l->last = i + 1;
 			int k = iv->tk;
@@ -1169,9 +1276,11 @@ static void iv_scan(const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts
 			if (!in_loop(bi->flp + o, bi->flpar + o, bb, h))
 				continue;
 			const struct ivs *iv = loop_ivs(dec, f, bi, ls, h);
-			if (!iv->n || !same_instance(dec, f, bi, ls, h, a, b))
+			if (!iv->n || !same_instance(dec, f, bi, ls, h, a, b, 0))
 				continue;
 			double it = iv_iterations(iv, a, b);
+			if (it == -2)
+				ls[o + h].nback++;
 			if (it < 0 || it > IV_MAX_RATE * b->w)
 				continue;
 			ls[o + h].iter += it;
@@ -1315,6 +1424,65 @@ static int own_unit(const struct blkinfo *bi, size_t o, const struct unit *x, ui
 	return 1 + every;
 }
 
+/* The largest loops without a count, with why, into the stats (the report
+ * header names them: issue 36, item 7). A loop's share includes its nested
+ * loops'. */
+struct lref {
+	const struct hbbp_func *f;
+	uint32_t h;
+	double t;
+};
+
+static int lref_cmp(const void *x, const void *y)
+{
+	const struct lref *a = x, *b = y;
+	if (a->t != b->t)
+		return a->t > b->t ? -1 : 1;
+	return a->f->start != b->f->start ? (a->f->start < b->f->start ? -1 : 1)
+					  : (a->h > b->h) - (a->h < b->h);
+}
+
+static void name_unmeasured(pmcf_imix *m, const struct unit *u, size_t n, const struct blkinfo *bi,
+			    const struct loopst *ls, double w_all)
+{
+	char *out = m->st.unmeasured_loops;
+	size_t cap = sizeof(m->st.unmeasured_loops), len = 0, nl = 0, capl = 0;
+	out[0] = 0;
+	struct lref *lr = NULL;
+	for (size_t i = 0; w_all > 0 && i < n; i++) {
+		const struct hbbp_func *f = u[i].f;
+		if (i && u[i - 1].f == f)
+			continue;
+		for (uint32_t h = 0; h < f->nblocks; h++) {
+			const struct loopst *l = &ls[f->boff + h];
+			if (bi->flp[f->boff + h] != h || l->N > 0 || l->t < 0.01 * w_all)
+				continue;
+			if (pmcfi_grow((void **)&lr, &capl, nl + 1, sizeof(*lr)))
+				break;
+			lr[nl++] = (struct lref){f, h, l->t};
+		}
+	}
+	if (nl)
+		qsort(lr, nl, sizeof(*lr), lref_cmp);
+	for (size_t k = 0; k < nl; k++) {
+		const struct loopst *l = &ls[lr[k].f->boff + lr[k].h];
+		const char *why = !l->iv.n                  ? "no induction register"
+				  : l->npair < IV_MIN_PAIRS ? "too few sample pairs in one instance"
+				  : l->nback * (double)l->nback > l->npair
+					  ? "its pairs span instances (calls)"
+					  : "no measured count";
+		char one[200];
+		int w = snprintf(one, sizeof(one), "%s%s@0x%llx %.0f %% (%s)", len ? "; " : "", lr[k].f->name,
+				 (unsigned long long)lr[k].f->blocks[lr[k].h].start, 100 * lr[k].t / w_all,
+				 why);
+		if (w < 0 || len + (size_t)w + 1 > cap)
+			break;
+		memcpy(out + len, one, (size_t)w + 1);
+		len += (size_t)w;
+	}
+	free(lr);
+}
+
 /* Measured loop speeds, on the full static flow graph of each function:
  * - a loop with at least IV_MIN_PAIRS valid sample pairs runs iter / ptime
  *   iterations per unit of time, over the weight of its blocks;
@@ -1333,7 +1501,7 @@ static int own_unit(const struct blkinfo *bi, size_t o, const struct unit *x, ui
  * latch that no sample fell on. */
 static int apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts,
 		       const struct unit *u, size_t n, const struct blkinfo *bi, size_t nblk, double *cnt,
-		       double *xc, uint8_t *umeas)
+		       double *xc, uint8_t *umeas, const unsigned *ulen, int unmeasured)
 {
 	struct site *sites = NULL;
 	size_t nsites = 0;
@@ -1411,8 +1579,13 @@ static int apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsampl
 			struct loopst *l = &ls[o + h];
 			int by_trip = flpar[h] != UINT32_MAX && (bi->once[o + h] & 2) && l->trip > 0 &&
 				      l->npair < IV_LONG_INSTANCE * (double)l->ninst;
-			if (flp[h] == h && l->npair >= IV_MIN_PAIRS && l->ptime > 0 && !by_trip)
+			if (flp[h] == h && pairs_ok(l) && !by_trip)
 				l->N = l->iter / l->ptime * l->t, l->how = 1;
+			if (getenv("PMCF_IV_DEBUG") && flp[h] == h)
+				fprintf(stderr,
+					"iv %s@%llx: npair %u back %u iter %g ptime %g t %g N %g trip %g ninst %u how %d ivs %u\n",
+					f->name, (unsigned long long)f->blocks[h].start, l->npair, l->nback,
+					l->iter, l->ptime, l->t, l->N, l->trip, l->ninst, l->how, l->iv.n);
 		}
 		/* counts from the loop around: outer loops first (repeated until
 		 * no loop gets one) */
@@ -1429,7 +1602,7 @@ static int apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsampl
 		}
 		for (uint32_t h = 0; h < f->nblocks; h++) { /* nothing better than few pairs */
 			struct loopst *l = &ls[o + h];
-			if (flp[h] == h && !l->how && l->npair >= IV_MIN_PAIRS && l->ptime > 0)
+			if (flp[h] == h && !l->how && pairs_ok(l))
 				l->N = l->iter / l->ptime * l->t, l->how = 1;
 		}
 		for (uint32_t h = 0; h < f->nblocks; h++) {
@@ -1478,8 +1651,15 @@ static int apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsampl
 		size_t o = u[i].f->boff;
 		w_all += u[i].w;
 		kf[i] = 0;
-		for (uint32_t l = bi->flp[o + u[i].first]; l != UINT32_MAX; l = bi->flpar[o + l])
+		uint32_t inner = bi->flp[o + u[i].first];
+		for (uint32_t l = inner; l != UINT32_MAX; l = bi->flpar[o + l])
 			if (ls[o + l].fac > 0) {
+				/* a loop nested in l without a count of its own has no
+				 * measured count: l's factor on the model's ratio to l's
+				 * anchor put a pointer chase's 2-instruction compare,
+				 * waiting on its load, at 13x its count (issue 36) */
+				if (l != inner && unmeasured != PMCF_IMIX_UNMEASURED_MODEL)
+					break;
 				kf[i] = ls[o + l].fac;
 				w_rate += u[i].w;
 				kw += kf[i] * u[i].w;
@@ -1493,8 +1673,48 @@ static int apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsampl
 	}
 	rc = count_calls(m, u, n, uof, xc, cnt, kf, sites, nsites, &w_rate, &kw);
 	double kbar = w_rate > 0 ? kw / w_rate : 1;
+	/* units with no measured count: the cost model at the measured units'
+	 * mean factor (PMCF_IMIX_UNMEASURED_MODEL), or (the default) at the
+	 * instructions per sample of the measured units, i.e. the raw estimate
+	 * scaled to the measured code: the model's correction is evidence only
+	 * where a count measures it. Corrected by the model alone, a short
+	 * block that waits on a load miss became most of the mix (issue 36,
+	 * item 2); on the independent corpus the raw estimate beat the model
+	 * on 7 of 13 programs (docs/imix.md) */
+	double ins_meas = 0, w_meas = 0, w_un = 0;
 	for (size_t i = 0; i < n; i++)
-		cnt[i] *= kf[i] > 0 ? kf[i] : kbar;
+		if (kf[i] > 0)
+			ins_meas += cnt[i] * kf[i] * ulen[i], w_meas += u[i].w;
+		else
+			w_un += u[i].w;
+	/* nothing measured: the instructions per sample the model gives the
+	 * whole program, on its own (relative) scale */
+	double ins_model = 0, w_model = 0;
+	for (size_t i = 0; i < n; i++)
+		if (cnt[i] > 0)
+			ins_model += cnt[i] * ulen[i], w_model += u[i].w;
+	double ipw = w_meas > 0 && ins_meas > 0     ? ins_meas / w_meas
+		     : w_model > 0 && ins_model > 0 ? ins_model / w_model
+						    : 1;
+	for (size_t i = 0; i < n; i++) {
+		if (kf[i] > 0) {
+			cnt[i] *= kf[i];
+			continue;
+		}
+		double model = cnt[i] * kbar, raw = ulen[i] ? u[i].w / ulen[i] * ipw : model;
+		/* BOUND: llvm-mca's cycles assume cache hits and predicted
+		 * branches, a lower bound of the time: a unit takes at least its
+		 * modelled time, and at least the measured code's time per
+		 * instruction, so it runs at most min(raw, model) times: the
+		 * model lowers a long-latency unit (a divide) and never raises a
+		 * short one that waits on a miss */
+		cnt[i] = unmeasured == PMCF_IMIX_UNMEASURED_MODEL     ? model
+			 : unmeasured == PMCF_IMIX_UNMEASURED_SAMPLES ? raw
+			 : model < raw                                ? model
+								      : raw;
+	}
+	m->st.unmeasured_share = w_all > 0 ? w_un / w_all : 0;
+	name_unmeasured(m, u, n, bi, ls, w_all);
 	m->st.rate_share = w_all > 0 ? w_rate / w_all : 0;
 	free(sites);
 	free(ls);
@@ -1658,6 +1878,8 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 	st->arms_flow = st->arms_prior = 0;
 	if (o->arms < PMCF_IMIX_ARMS_FLOW || o->arms > PMCF_IMIX_ARMS_SAMPLES)
 		return pmcfi_fail(PMCF_EINVAL, "unknown arms %d", o->arms);
+	if (o->unmeasured < PMCF_IMIX_UNMEASURED_SAMPLES || o->unmeasured > PMCF_IMIX_UNMEASURED_BOUND)
+		return pmcfi_fail(PMCF_EINVAL, "unknown unmeasured %d", o->unmeasured);
 	if (o->costing < PMCF_IMIX_COST_REGIONS || o->costing > PMCF_IMIX_COST_REGIONS_CHASE)
 		return pmcfi_fail(PMCF_EINVAL, "unknown costing %d", o->costing);
 	if (o->rate < PMCF_IMIX_RATE_DEFAULT || o->rate > PMCF_IMIX_RATE_IV)
@@ -1699,10 +1921,11 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 	struct unit *u = malloc((nblk + 1) * sizeof(*u));
 	pmcf_imix_code_block *cb = malloc((nblk + 1) * sizeof(*cb));
 	double *cyc = malloc((nblk + 1) * sizeof(*cyc));
-	uint8_t *umeas = calloc(nblk + 1, 1); /* per unit: its count is its loop's measured one */
+	uint8_t *umeas = calloc(nblk + 1, 1);             /* per unit: its count is its loop's measured one */
+	unsigned *ulen = calloc(nblk + 1, sizeof(*ulen)); /* per unit: its instructions */
 	uint8_t *code = NULL;
 	size_t n = 0, off = 0, ncode = 0, nregions = 0;
-	int rc = !cls || (iv && (!once || !xc)) || !u || !cb || !cyc || !umeas
+	int rc = !cls || (iv && (!once || !xc)) || !u || !cb || !cyc || !umeas || !ulen
 			 ? pmcfi_fail(PMCF_ENOMEM, "out of memory")
 			 : 0;
 	pos = 0;
@@ -1775,8 +1998,11 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 			}
 			cyc[i] = u[i].w / cyc[i]; /* now the unit's executions */
 		}
+		for (size_t i = 0; i < n; i++)
+			ulen[i] = cb[i].len;
 		if (iv)
-			rc = apply_rates(m, &dec, ts, nts, u, n, &bi, nblk, cyc, xc, umeas);
+			rc = apply_rates(m, &dec, ts, nts, u, n, &bi, nblk, cyc, xc, umeas, ulen,
+					 o->unmeasured);
 		/* per block counts: a unit's members its count, a block without
 		 * samples the count of its loop (xc); then the arms of two-way
 		 * branches (bc reuses xc: a unit's members have no xc count) */
@@ -1842,10 +2068,18 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 			snprintf(
 				st->cost_model + l, sizeof(st->cost_model) - l,
 				"; %llu loops at their measured speed (%llu by trip count, %llu arms capped), "
-				"%llu functions from their call sites (%.0f %% of the samples)",
+				"%llu functions from their call sites (%.0f %% of the samples); %.0f %% of the "
+				"samples in code with no measured count, %s",
 				(unsigned long long)st->rate_loops, (unsigned long long)st->rate_trip,
 				(unsigned long long)m->rate_clamped, (unsigned long long)st->rate_funcs,
-				100 * st->rate_share);
+				100 * st->rate_share, 100 * st->unmeasured_share,
+				o->unmeasured == PMCF_IMIX_UNMEASURED_MODEL
+					? "cost model at the measured code's mean factor (--unmeasured model)"
+				: o->unmeasured == PMCF_IMIX_UNMEASURED_BOUND
+					? "counted at the lower of the raw estimate and the cost model "
+					  "(--unmeasured bound)"
+					: "counted at the measured code's instructions per sample (the raw "
+					  "estimate there)");
 		/* a full buffer is a cut clause: fail rather than cut (hbbp.h) */
 		if (strlen(st->cost_model) + 1 >= sizeof(st->cost_model))
 			rc = pmcfi_fail(PMCF_EINVAL,
@@ -1861,6 +2095,7 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 	free(cb);
 	free(cyc);
 	free(umeas);
+	free(ulen);
 	free(code);
 	return rc;
 }

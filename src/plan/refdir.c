@@ -230,6 +230,12 @@ int pmcf_refdir_write_index(const char *dir, const pmcf_refdir_index *ix)
 	}
 	snprintf(path, len, "%s/%s", dir, PMCF_REFDIR_INDEX);
 	snprintf(tmp, len, "%s/.%s.tmp.XXXXXX", dir, PMCF_REFDIR_INDEX);
+	struct stat sb; /* never renamed over a device, FIFO or socket */
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
+		err = pmcfi_fail(PMCF_EINVAL, "cannot write '%s': it is a device, FIFO or socket, not a file",
+				 path);
+		goto out;
+	}
 	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
 		err = pmcfi_fail(-errno, "cannot write '%s': %s", path, strerror(errno));
 		goto out;

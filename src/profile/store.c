@@ -653,6 +653,26 @@ static int save(const pmcf_profile *p, const char *path, int sql_always)
 	const char *base = slash ? slash + 1 : path;
 	if (!*base)
 		return pmcfi_fail(PMCF_EINVAL, "%s: not a file name", path);
+	/* a device, a FIFO or a socket is never renamed over (that would put a
+	 * file where /dev/null was), and a database cannot be written into one */
+	struct stat sb;
+	char link[64];
+	ssize_t ll = readlink(path, link, sizeof(link) - 1);
+	if (ll > 0)
+		link[ll] = '\0';
+	/* /dev/stdout, /dev/fd/1, /proc/self/fd/1: a descriptor's link, which
+	 * the rename would replace (with a file in /dev) */
+	if (ll > 0 && (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0 ||
+		       strncmp(link, "/proc/", 6) == 0))
+		return pmcfi_fail(PMCF_EINVAL,
+				  "%s: a descriptor's link: a profile is an SQLite database, written to a "
+				  "file, not to a descriptor (choose a file name)",
+				  path);
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))
+		return pmcfi_fail(PMCF_EINVAL,
+				  "%s: not a regular file (a device, FIFO or socket): a profile is an SQLite "
+				  "database, which cannot be written into it (choose a file name)",
+				  path);
 	size_t dlen = slash ? (size_t)(slash - path) : 1;
 	size_t blen = strlen(base);
 	char *dir = malloc(dlen + 1), *tmp = malloc(dlen + blen + 16);

@@ -461,7 +461,14 @@ static int run_gnuplot(struct report *r)
 			  line[0] ? line : "no message");
 }
 
-static int embed_file(const struct report *r, FILE *out, const char *name)
+/* fwrite that keeps the reason of the first failure in *werr. */
+static void put(FILE *f, const void *s, size_t n, int *werr)
+{
+	if (n && fwrite(s, 1, n, f) != n && !*werr)
+		*werr = errno ? errno : EIO;
+}
+
+static int embed_file(const struct report *r, FILE *out, const char *name, int *werr)
 {
 	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	char path[4096];
@@ -469,7 +476,7 @@ static int embed_file(const struct report *r, FILE *out, const char *name)
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return pmcfi_fail(-ENOENT, "gnuplot wrote no %s", name);
-	fputs("data:image/png;base64,", out);
+	put(out, "data:image/png;base64,", 22, werr);
 	unsigned char in[3 * 1024];
 	char enc[4 * 1024];
 	size_t n;
@@ -483,7 +490,9 @@ static int embed_file(const struct report *r, FILE *out, const char *name)
 			enc[o++] = i + 1 < n ? tab[v >> 6 & 63] : '=';
 			enc[o++] = i + 2 < n ? tab[v & 63] : '=';
 		}
-		fwrite(enc, 1, o, out);
+		put(out, enc, o, werr);
+		if (*werr)
+			break;
 		if (n < sizeof(in))
 			break;
 	}
@@ -688,25 +697,29 @@ int pmcf_report_write(const pmcf_report *rep, FILE *f)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_report_write: no report or no stream");
 	const struct report *r = &rep->r;
 	const char *s = r->html_buf, *end = r->html_buf + r->html_len;
-	while (s < end) {
+	int werr = 0;
+	errno = 0;
+	while (s < end && !werr) {
 		const char *m = strstr(s, "@@IMG:");
 		if (!m) {
-			fwrite(s, 1, (size_t)(end - s), f);
+			put(f, s, (size_t)(end - s), &werr);
 			break;
 		}
-		fwrite(s, 1, (size_t)(m - s), f);
+		put(f, s, (size_t)(m - s), &werr);
 		const char *e = strstr(m + 6, "@@");
 		if (!e)
 			break;
 		char name[64];
 		snprintf(name, sizeof(name), "%.*s", (int)(e - m - 6), m + 6);
-		int st = embed_file(r, f, name);
+		int st = werr ? 0 : embed_file(r, f, name, &werr);
 		if (st)
 			return st;
 		s = e + 2;
 	}
-	if (ferror(f))
-		return pmcfi_fail(-EIO, "cannot write the report");
+	if (!werr && ferror(f))
+		werr = EIO;
+	if (werr) /* the reason: a file size limit, a full disk, a closed pipe */
+		return pmcfi_fail(-werr, "cannot write the report: %s", strerror(werr));
 	return 0;
 }
 

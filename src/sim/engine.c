@@ -142,7 +142,9 @@ struct engine {
 	int *socket_busy;
 	int32_t *data_sock;
 	uint64_t *data_time;
-	uint32_t *order; /* XUs in dispatch order */
+	int32_t *home;      /* model 3: NUMA node of each data id's pages, -1 untouched */
+	double *inter_hops; /* model 3: mean hops from a node to interleaved pages */
+	uint32_t *order;    /* XUs in dispatch order */
 	size_t norder;
 	struct heap h;
 };
@@ -216,7 +218,7 @@ static int start_xu(struct engine *e, int th, uint32_t x, uint64_t t, int stolen
 	struct sim_wxu ul;
 	const struct sim_wxu *u = u0;
 	double scale = 1;
-	if (e->model == 2) {
+	if (e->model >= 2) {
 		ul = *u0;
 		label_work(&ul.w, x);
 		u = &ul;
@@ -266,7 +268,20 @@ static int start_xu(struct engine *e, int th, uint32_t x, uint64_t t, int stolen
 			l3++;
 			l3w += exp(-(double)(s - e->data_time[d]) / (3e6 * scale));
 		}
-		hops += sim_machine_hops(m, w->data_home[d], c.node);
+		if (e->model == 3) {
+			/* pages: interleaved over the nodes for data every XU
+			 * reads, else placed by the first XU of this run that
+			 * touches them (first touch by the producer) */
+			if (w->data_inter[d])
+				hops += e->inter_hops[c.node];
+			else {
+				if (e->home[d] < 0)
+					e->home[d] = c.node;
+				hops += sim_machine_hops(m, e->home[d], c.node);
+			}
+		} else {
+			hops += sim_machine_hops(m, w->data_home[d], c.node);
+		}
 	}
 	if (nd) {
 		double fit = u->w.foot > m->l2 ? m->l2 / u->w.foot : 1;
@@ -295,10 +310,21 @@ static int start_xu(struct engine *e, int th, uint32_t x, uint64_t t, int stolen
 		c.run_cyc = e->run_cyc;
 		c.run_mem = e->run_mem;
 	}
+	if (e->model == 3) {
+		/* the placement is the schedule's: remote_hops (thread's node
+		 * against the pages' home), siblings, socket load, warmth and
+		 * frequency above; the run-level drift as in model 2 */
+		c.v3 = 1;
+		c.scale = scale;
+		c.run_cyc = e->run_cyc;
+		c.run_mem = e->run_mem;
+	}
 	struct pmcfi_rng xr;
 	pmcfi_rng_seed(&xr, pmcfi_rng_hash2(e->seed, x));
 	double *nat = &r->nat[(size_t)x * NAT_COUNT];
-	double d = sim_model_xu(m, &u->w, &c, &xr, nat);
+	double fsh = 0;
+	double d = sim_model_xu(m, &u->w, &c, &xr, nat, r->first ? &r->first[(size_t)x * NAT_COUNT] : NULL,
+				&fsh);
 	/* operating-system noise: an interrupt or tick lands in long XUs */
 	if (pmcfi_rng_unif(&xr) < 1 - exp(-d * var / 2e6))
 		d += 2000 + 6000 * var * pmcfi_rng_unif(&xr);
@@ -308,7 +334,8 @@ static int start_xu(struct engine *e, int th, uint32_t x, uint64_t t, int stolen
 	r->cpu[x] = cpu;
 	r->start[x] = s;
 	r->end[x] = s + (uint64_t)d;
-	r->split[x] = u->w.split;
+	r->hops[x] = c.remote_hops;
+	r->split[x] = e->model == 3 ? fsh : u->w.split;
 	r->front[x] = u->w.front;
 	e->order[e->norder++] = x;
 	return heap_push(&e->h, r->end[x], EV_END, (uint32_t)th);
@@ -453,6 +480,8 @@ void sim_run_free(struct sim_run *r)
 	free(r->nat);
 	free(r->split);
 	free(r->front);
+	free(r->first);
+	free(r->hops);
 	free(r);
 }
 
@@ -480,6 +509,8 @@ static void engine_free(struct engine *e)
 	free(e->socket_busy);
 	free(e->data_sock);
 	free(e->data_time);
+	free(e->home);
+	free(e->inter_hops);
 	free(e->order);
 	free(e->h.a);
 }
@@ -498,6 +529,7 @@ static int engine_init(struct engine *e)
 	r->nat = malloc(n * NAT_COUNT * sizeof(*r->nat));
 	r->split = malloc(n * sizeof(*r->split));
 	r->front = malloc(n * sizeof(*r->front));
+	r->hops = malloc(n * sizeof(*r->hops));
 	e->cpu_of = malloc(T * sizeof(int));
 	e->thread_of_cpu = malloc((size_t)m->ncpus * sizeof(int));
 	e->claimed = malloc(T * sizeof(int));
@@ -518,7 +550,21 @@ static int engine_init(struct engine *e)
 	e->data_sock = malloc((w->ndata ? w->ndata : 1) * sizeof(int32_t));
 	e->data_time = calloc(w->ndata ? w->ndata : 1, sizeof(uint64_t));
 	e->order = malloc(n * sizeof(uint32_t));
-	if (!r->thread || !r->cpu || !r->start || !r->end || !r->nat || !r->split || !r->front ||
+	if (e->model == 3) {
+		r->first = malloc(n * NAT_COUNT * sizeof(*r->first));
+		e->home = malloc((w->ndata ? w->ndata : 1) * sizeof(int32_t));
+		e->inter_hops = calloc((size_t)m->numa_nodes, sizeof(double));
+		if (!r->first || !e->home || !e->inter_hops)
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory in the simulator");
+		for (size_t d = 0; d < w->ndata; d++)
+			e->home[d] = -1;
+		for (int a = 0; a < m->numa_nodes; a++) {
+			for (int b = 0; b < m->numa_nodes; b++)
+				e->inter_hops[a] += sim_machine_hops(m, a, b);
+			e->inter_hops[a] /= m->numa_nodes;
+		}
+	}
+	if (!r->thread || !r->cpu || !r->start || !r->end || !r->nat || !r->split || !r->front || !r->hops ||
 	    !e->cpu_of || !e->thread_of_cpu || !e->claimed || !e->stolen || !e->running || !e->idle ||
 	    !e->idle_pos || !e->scratch || !e->q || !e->pending || !e->succ || !e->succ_off ||
 	    !e->phase_first || !e->phase_n || !e->phase_done || !e->core || !e->socket_busy ||
@@ -596,7 +642,7 @@ int sim_engine_run(const struct sim_workload *w, const struct sim_machine *m, ui
 	e.m = m;
 	e.seed = seed;
 	e.model = model;
-	if (model == 2) {
+	if (model >= 2) {
 		/* run-level: frequency drift and OS noise on the whole run,
 		 * memory latency of the run (page placement, other jobs) */
 		struct pmcfi_rng rr;

@@ -156,8 +156,10 @@ int sim_hem_run(const struct sim_machine *m, const struct sim_run *r, const int 
 				double c = r->nat[x * NAT_COUNT + (size_t)units[u]];
 				double sp = r->split[x];
 				double g = sim_nat_is_memory(units[u]) ? r->front[x] : sp;
+				if (r->first) /* model 3: the load pass, then the others */
+					g = c > 0 ? r->first[x * NAT_COUNT + (size_t)units[u]] / c : sp;
 				r1[u] = d > 0 ? c * g / (sp * d) : 0;
-				r2[u] = d > 0 ? c * (1 - g) / ((1 - sp) * d) : 0;
+				r2[u] = d > 0 && sp < 1 ? c * (1 - g) / ((1 - sp) * d) : 0;
 			}
 			double mid = st + r->split[x] * d;
 			advance(&s, st, mid, r1);

@@ -70,8 +70,10 @@ void sim_model_idle_rates(const struct sim_machine *m, double *rate)
 	rate[NAT_STALL_CYC] = 0.1 * m->freq_ghz;
 }
 
-double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const struct sim_ctx *c,
-		    struct pmcfi_rng *r, double *nat)
+/* One pass of the XU's kernel in context c: unrounded native counts and the
+ * duration in ns without the rotations' cost. */
+static double model_once(const struct sim_machine *m, const struct sim_work *w, const struct sim_ctx *c,
+			 struct pmcfi_rng *r, double *nat)
 {
 	const double nz = m->noise;
 	/* instruction mix: a property of the code and input; the runtime's own
@@ -95,8 +97,17 @@ double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const
 	double sweeps = w->passes > 1 ? w->passes - 1 : 0;
 	double rot_lines = c->rotations * 48; /* HEM handler pollutes the caches */
 	double cold = lines * (1 - c->warm);
-	double m1 = cold + sweeps * lines * over(w->foot, l1) + rot_lines;
-	double m2 = lines * (1 - c->warm * 0.97) * 0.9 + sweeps * lines * over(w->foot, l2) + rot_lines * 0.5;
+	double cold1 = cold, cold2 = lines * (1 - c->warm * 0.97) * 0.9;
+	if (c->v3) {
+		/* model 3: the first sweep of a pass misses what does not fit the
+		 * level even when the previous pass left the data warm (the warm
+		 * share is what the L2 keeps; L1 keeps less) */
+		double o1 = over(w->foot, l1), o2 = over(w->foot, l2) * 0.9;
+		cold1 = cold1 > lines * o1 ? cold1 : lines * o1;
+		cold2 = cold2 > lines * o2 ? cold2 : lines * o2;
+	}
+	double m1 = cold1 + sweeps * lines * over(w->foot, l1) + rot_lines;
+	double m2 = cold2 + sweeps * lines * over(w->foot, l2) + rot_lines * 0.5;
 	if (c->v2) {
 		/* a busy sibling thread shares L1; co-runners on the socket evict
 		 * from L2 and L3 (the same factor, stronger further out) */
@@ -106,6 +117,11 @@ double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const
 	if (m2 > m1)
 		m2 = m1;
 	double from_mem = cold * (1 - c->warm_l3) + sweeps * lines * over(w->foot, l3);
+	if (c->v3) {
+		double o3 = lines * over(w->foot, l3);
+		double c3 = cold * (1 - c->warm_l3);
+		from_mem = (c3 > o3 ? c3 : o3) + sweeps * lines * over(w->foot, l3);
+	}
 	double m3 = from_mem * 0.95;
 	if (c->v2)
 		m3 *= pl;
@@ -181,7 +197,8 @@ double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const
 	 * traffic, memory controller queues): grows with the machine's
 	 * variability and with the distance to the data; model 2 moves most of
 	 * it into the placement factor, which also moves the misses */
-	double interf = lnoise(r, (c->v2 ? 0.008 : 0.025) * m->variability * (1 + c->remote_hops) / 2);
+	double interf =
+		lnoise(r, (c->v2 || c->v3 ? 0.008 : 0.025) * m->variability * (1 + c->remote_hops) / 2);
 	double cyc = (base + stall) * interf * lnoise(r, 0.01 * nz);
 	nat[NAT_CYC] = cyc;
 	nat[NAT_REF] = cyc / c->freq;
@@ -195,13 +212,55 @@ double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const
 	nat[NAT_BR_TAKEN_COND] = taken;
 	nat[NAT_BR_MISP] = misp;
 	nat[NAT_FPU_DIV] = w->fdv;
-	/* model 2: the kernel repeats scale times (counts and time) */
-	double k = c->v2 ? c->scale : 1.0;
-	/* counts are integers */
+	return cyc / (m->freq_ghz * c->freq);
+}
+
+/* Counts are integers; the code hits stay all - misses. */
+static void round_counts(double *nat, double k)
+{
 	for (int i = 0; i < NAT_COUNT; i++)
 		nat[i] = nat[i] > 0 ? floor(nat[i] * k + 0.5) : 0;
 	if (nat[NAT_L2_CODE_HIT] != nat[NAT_L2_CODE_ALL] - nat[NAT_L2_CODE_MISS])
 		nat[NAT_L2_CODE_HIT] = nat[NAT_L2_CODE_ALL] - nat[NAT_L2_CODE_MISS];
-	double ns = cyc / (m->freq_ghz * c->freq);
+}
+
+double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const struct sim_ctx *c,
+		    struct pmcfi_rng *r, double *nat, double *first, double *first_share)
+{
+	if (c->v3) {
+		/* model 3: the kernel runs scale passes over its data. The first
+		 * pass finds the data where this execution's schedule left it
+		 * (context c: warmth, NUMA home); the others find it where the
+		 * first pass left it: the share of the footprint that fits the L2
+		 * (L3) stays, the code stays warm. Compulsory misses happen once
+		 * per footprint; the first pass is the XU's load phase, the rest
+		 * its compute phase (hem.c accrues the two at their own rates). */
+		double k = c->scale > 1 ? c->scale - 1 : 0;
+		double n0 = model_once(m, w, c, r, first);
+		struct sim_ctx s = *c;
+		double l2 = m->l2 / (c->sibling_busy ? 1.7 : 1.0);
+		double l3 = m->l3 / (c->socket_busy > 1 ? 0.6 * c->socket_busy : 1.0);
+		s.warm = w->foot > l2 ? l2 / w->foot : 1;
+		s.warm_l3 = w->foot > l3 ? l3 / w->foot : 1;
+		s.code_warm = 1;
+		double n1 = k > 0 ? model_once(m, w, &s, r, nat) : 0;
+		for (int i = 0; i < NAT_COUNT; i++)
+			nat[i] = first[i] + (k > 0 ? k * nat[i] : 0);
+		round_counts(first, 1.0);
+		round_counts(nat, 1.0);
+		for (int i = 0; i < NAT_COUNT; i++)
+			if (first[i] > nat[i])
+				first[i] = nat[i];
+		double t0 = n0 + c->rotations * c->rot_cost_ns;
+		double t = t0 + k * (n1 + c->rotations * c->rot_cost_ns);
+		*first_share = t > 0 ? t0 / t : 1;
+		return t;
+	}
+	double ns = model_once(m, w, c, r, nat);
+	/* model 2: the kernel repeats scale times (counts and time) */
+	double k = c->v2 ? c->scale : 1.0;
+	round_counts(nat, k);
+	(void)first;
+	*first_share = 0;
 	return (ns + c->rotations * c->rot_cost_ns) * k;
 }

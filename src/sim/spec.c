@@ -101,8 +101,8 @@ static int set_key(pmcf_sim_spec *s, const struct wl_def *w, const char *key, co
 		return 0;
 	}
 	if (strcmp(key, "model") == 0) {
-		if (strcmp(val, "v1") && strcmp(val, "v2"))
-			return pmcfi_fail(PMCF_EINVAL, "model='%s' is not valid (valid: v1, v2)", val);
+		if (strcmp(val, "v1") && strcmp(val, "v2") && strcmp(val, "v3"))
+			return pmcfi_fail(PMCF_EINVAL, "model='%s' is not valid (valid: v1, v2, v3)", val);
 		s->model = val[1] - '0';
 		return 0;
 	}
@@ -186,7 +186,7 @@ int pmcf_sim_spec_parse(const char *text, pmcf_sim_spec **out)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	}
 	s->seed = 1;
-	s->model = 2;
+	s->model = 3;
 	int err = 0;
 	char *save = NULL;
 	char *tok = strtok_r(copy, ",", &save);

@@ -101,7 +101,8 @@ static void work_common(struct sim_work *k, uint64_t key)
 static int homes(struct sim_workload *w, size_t ndata)
 {
 	w->data_home = calloc(ndata ? ndata : 1, sizeof(*w->data_home));
-	if (!w->data_home)
+	w->data_inter = calloc(ndata ? ndata : 1, 1);
+	if (!w->data_home || !w->data_inter)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory building the workload");
 	w->ndata = ndata;
 	return 0;
@@ -324,6 +325,7 @@ static int build_kmeans(struct sim_workload *w, const pmcf_sim_spec *s, const st
 		return err;
 	for (long p = 0; p < 2 * parts + 1; p++)
 		w->data_home[p] = (int32_t)((p % (parts + 1)) * m->numa_nodes / (parts + 1));
+	w->data_inter[parts] = 1; /* the centroids: read by every assign task */
 	uint32_t root;
 	err = label_add(w, &root, "0");
 	uint64_t rank = 0;
@@ -561,6 +563,7 @@ static int build_knapsack(struct sim_workload *w, const pmcf_sim_spec *s, const 
 	int err = homes(w, 1);
 	if (err)
 		return err;
+	w->data_inter[0] = 1; /* the items: read by every task */
 	struct node {
 		long xu;
 		int depth;
@@ -676,6 +679,7 @@ void sim_workload_free(struct sim_workload *w)
 	free(w->deps);
 	free(w->arena);
 	free(w->data_home);
+	free(w->data_inter);
 	free(w);
 }
 

@@ -92,27 +92,34 @@ void pmcfi_shorten(char *dst, size_t cap, const char *src)
 	free(s);
 }
 
+/* The messages are formatted whole (a path of any length, the reason after
+ * it kept), then shortened in the middle of their longest words. */
 int pmcfi_fail(int err, const char *fmt, ...)
 {
-	char msg[8192];
+	char *msg = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	va_end(ap);
-	pmcfi_shorten(detail, sizeof(detail), msg);
+	pmcfi_shorten(detail, sizeof(detail), msg ? msg : "out of memory");
+	free(msg);
 	return err;
 }
 
 int pmcfi_fail_prefix(int err, const char *fmt, ...)
 {
-	char msg[8192];
+	char *msg = NULL, *both = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	va_end(ap);
-	if (detail[0] && n >= 0 && (size_t)n < sizeof(msg))
-		snprintf(msg + n, sizeof(msg) - (size_t)n, ": %s", detail);
-	pmcfi_shorten(detail, sizeof(detail), msg);
+	if (msg && detail[0] && asprintf(&both, "%s: %s", msg, detail) < 0)
+		both = NULL;
+	pmcfi_shorten(detail, sizeof(detail), both ? both : msg ? msg : "out of memory");
+	free(both);
+	free(msg);
 	return err;
 }
 

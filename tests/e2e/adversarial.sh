@@ -63,7 +63,8 @@ expect_ok "$PMCFUSE" combine --strategy ctc -o cf.pmcf c1.pmcf c2.pmcf
 # it would be) takes the truth of its sources
 sqlite3 cf.pmcf 'DELETE FROM truth_chunk; DELETE FROM truth_event;'
 expect_ok "$PMCFUSE" truth cf.pmcf
-expect_match 'truth of the source XUs\), over the events. medians: median relative error 0,' "$OUT"
+expect_match 'truth of the source XUs\): mean over events of the mean relative error \(missing = 1\) 0' "$OUT"
+expect_match 'over the events. medians: median relative error 0,' "$OUT"
 cp c1.pmcf c1.keep
 expect_ok "$PMCFUSE" record -e duration,PAPI_L1_DCM -o c1.pmcf --sim seidel,blocks=4
 expect_fail 1 "$PMCFUSE" truth cf.pmcf

@@ -74,7 +74,7 @@ for how in "TERM alone 143" "INT group 130" "HUP alone 129"; do
 	stop $pid "$sig" "$to"
 	expect_eq "$rc" "$RC" "(record, SIG$sig to $to)"
 	one_line
-	expect_match "^pmcfuse: record: interrupted by SIG$sig: 'sleep' was stopped; the profile keeps the [0-9]+ XUs? recorded and is marked incomplete \(saved to sig$n.pmcf\)$" "$ERR"
+	expect_match "^pmcfuse: record: interrupted by SIG$sig: 'sleep' was stopped, with the processes it started \(its process group\); the profile keeps the [0-9]+ XUs? recorded and is marked incomplete \(saved to sig$n.pmcf\)$" "$ERR"
 	expect_eq 0 "$(complete_of "sig$n.pmcf")"
 	gone "^sleep 37.$n$SFX\$"
 done

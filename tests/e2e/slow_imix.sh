@@ -152,3 +152,55 @@ expect_match 'imix_prog.c:[0-9]+' "$OUT"
 # compare against a CSV mix
 "$PMCFUSE" imix report --format csv rec > rec.csv
 expect_ok "$PMCFUSE" imix compare --normalize ref rec.csv
+
+# calls through the PLT (issue 36, item 5): callgrind's default
+# --skip-plt=yes charges each stub to its call site, so 100 000 calls of
+# strlen counted 200 000 CALLs and no stub JMP; the reference now counts one
+# CALL and one stub JMP per call (the JMP charged from the call site)
+cat > plt.c <<'PLT'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char **argv)
+{
+	long n = atol(argv[1]);
+	size_t s = 0;
+	char b[32] = "hello world";
+	for (long i = 0; i < n; i++) { b[i & 7] = (char)('a' + (i & 15)); s += strlen(b); }
+	printf("%zu\n", s);
+	return 0;
+}
+PLT
+cc -O1 -g -fno-builtin -fplt -o plt plt.c
+expect_ok "$PMCFUSE" imix reference -o pltref -- ./plt 100000
+expect_ok "$PMCFUSE" imix report --format csv pltref
+calls=$(echo "$OUT" | awk -F, '$1 == "CALL" { print $2 }')
+rets=$(echo "$OUT" | awk -F, '$1 == "RET" { print $2 }')
+jmps=$(echo "$OUT" | awk -F, '$1 == "JMP" { print $2 }')
+awk -v c="$calls" -v r="$rets" 'BEGIN { exit !(c < 1.05 * r) }' || fail "PLT calls counted twice: CALL $calls RET $rets"
+awk -v j="$jmps" 'BEGIN { exit !(j >= 100000) }' || fail "PLT stub JMPs not counted: JMP $jmps"
+expect_match '"tool": "callgrind --dump-instr=yes --skip-plt=no"' "$(cat pltref/imix.json)"
+
+# a missing program is named (issue 36, item 9: perf said "the program
+# exited with status 255")
+expect_fail 1 "$PMCFUSE" imix record --ebs-only -o nope -- ./no-such-program
+expect_match 'no-such-program: no such program' "$ERR"
+expect_fail 1 "$PMCFUSE" imix reference -o nope -- no-such-program-on-path
+expect_match 'no such program on PATH' "$ERR"
+[ ! -e nope ] || fail "a failed record left a folder"
+
+# the man page's examples run as printed (./a.out: the PLT program above),
+# and compare of a timer recording compares shares without --normalize
+mkdir man && cp plt man/a.out
+sed -n '/^\.SH EXAMPLES/,/^\.SH SEE ALSO/p' "$SRCDIR/docs/man/pmcfuse-imix.1" | grep '^pmcfuse imix' |
+	sed 's/\\-/-/g; s|\./a\.out|./a.out 100000|' > examples.txt
+[ "$(wc -l < examples.txt)" -ge 4 ] || fail "no examples in the man page"
+cd man
+while read -r line; do
+	# shellcheck disable=SC2086
+	expect_ok "$PMCFUSE" ${line#pmcfuse }
+done < ../examples.txt
+expect_match 'normalize implied' "$OUT"
+expect_match 'average weighted error' "$OUT"
+expect_match 'GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F' "$("$PMCFUSE" imix report run1)"
+cd ..

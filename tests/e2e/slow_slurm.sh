@@ -166,7 +166,8 @@ EOF
 		local rc=0
 		"$P" run -e page-faults --keep fcamp -o fl.pmcf --launcher slurm --wait -- ./flaky >out.txt 2>err.txt || rc=$?
 		expect_eq 2 "$rc" "(a failed array task: $(cat err.txt))"
-		expect_match "array task.* of job [0-9]+ failed \(logs: $PWD/fcamp/slurm/[0-9]+_K.out\); submit what is missing again with \`pmcfuse run --resume $PWD/fcamp --launcher slurm\`" "$(tail -n 1 err.txt)"
+		# the task named with its log while squeue lists it; after that, from the manifest
+		expect_match "array task.* of job [0-9]+ (failed \(logs: $PWD/fcamp/slurm/[0-9]+_K.out\)|did not complete: [0-9]+_[0-9]+ failed \($PWD/fcamp/slurm/[0-9]+_[0-9]+.out\)); submit what is missing again with \`pmcfuse run --resume $PWD/fcamp --launcher slurm\`" "$(tail -n 1 err.txt)"
 		rm broken
 		expect_ok "$P" run --resume fcamp --launcher slurm --wait
 		expect_match "wrote fl.pmcf" "$OUT"

@@ -144,5 +144,37 @@ if f6:
                                    for r in f6 if r["machine"] == m) + " |")
     P("")
 
+# ---- fig11-12 and fig13-15
+fg = rows("repro-fig11-12-v3.csv")
+if fg:
+    P("## Fig. 11–14, model v3 ([repro-fig11-12-v3.csv](repro-fig11-12-v3.csv))\n")
+    P("`SUFFIX=-v3 WORKLOADS=\"cholesky seidel kmeans\" REPEATS=3 bench/repro/fig11_12_epd.sh`: "
+      "EPD median (min–max) over 3 profiles per strategy, Correlation Error (CE) median, "
+      "truth headline median; hem = `record -e all --multiplex kernel` (cumulative), 1 ms on "
+      "xeon32, 4 ms on xeon192. Plots: [xeon32](repro-fig11-12-v3-xeon32.png), "
+      "[xeon192](repro-fig11-12-v3-xeon192.png), [Fig. 13–14](repro-fig13-14-v3.png).\n")
+    strategies = list(dict.fromkeys(r["strategy"] for r in fg))
+    for m in ("xeon32", "xeon192"):
+        P(f"**{m}**\n")
+        P("| workload | " + " | ".join(strategies) + " |")
+        P("|---|" + "---|" * len(strategies))
+        for w in dict.fromkeys(r["workload"] for r in fg if r["machine"] == m):
+            c = {r["strategy"]: r for r in fg if r["machine"] == m and r["workload"] == w}
+            P(f"| {w} | " + " | ".join(
+                f"EPD {f(float(c[s]['epd_median']))} ({f(float(c[s]['epd_min']))}–{f(float(c[s]['epd_max']))}), "
+                f"CE {f(float(c[s]['correrr_median']), 2)}, truth {f(float(c[s]['truth_mean']))}"
+                if s in c else "–" for s in strategies) + " |")
+        P("")
+f15 = rows("repro-fig15-v3.csv")
+if f15:
+    P("## Fig. 15, model v3 ([repro-fig15-v3.csv](repro-fig15-v3.csv), [plot](repro-fig15-v3.png))\n")
+    P("| machine | workload | pair | profile | TMD | Spearman | reference Spearman | pair CE |")
+    P("|---|---|---|---|---|---|---|---|")
+    for r in f15:
+        P(f"| {r['machine']} | {r['workload']} | {r['event_a']} / {r['event_b']} | {r['profile']} | "
+          f"{f(float(r['tmd']))} | {f(float(r['spearman']))} | {f(float(r['spearman_ref']))} | "
+          f"{f(float(r['pair_correrr']), 2)} |")
+    P("")
+
 open(os.path.join(D, "model-v3-tables.md"), "w").write("\n".join(out) + "\n")
 print(f"wrote {os.path.join(D, 'model-v3-tables.md')}")

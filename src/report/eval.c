@@ -321,14 +321,16 @@ void report_section_truth(struct report *r)
 			top = fmax(top, e->p90_rel);
 		shown += isfinite(e->median_rel);
 	}
-	char b1[32], b2[32];
+	char b1[32], b2[32], b3[32];
 	fprintf(h,
 		"<h2 id=\"truth\">Ground truth</h2>\n<p>The simulator records the true count of every event. "
-		"Against %s: <b>median relative error %s</b> (median over the events of their medians), 90th "
-		"percentile %s; %zu values missing (%.2f%%, each counted as error 1)",
+		"Against %s: <b>mean relative error %s</b> (mean over the events of their means, a missing "
+		"value counting as 1); <b>median relative error %s</b> (median over the events of their "
+		"medians), 90th percentile %s; %zu values missing (%.2f%%, each counted as error 1)",
 		strcmp(pmcf_truth_mode(tr), "own") ? "the truth of the source XUs"
 						   : "the profile&rsquo;s own truth layer",
-		report_num(med, b1, sizeof(b1)), report_num(p90, b2, sizeof(b2)), nmiss, 100 * miss);
+		report_num(pmcf_truth_mean(tr), b3, sizeof(b3)), report_num(med, b1, sizeof(b1)),
+		report_num(p90, b2, sizeof(b2)), nmiss, 100 * miss);
 	if (nbase)
 		fprintf(h, "; %zu values copied from the XU they are compared with are exact and left out",
 			nbase);

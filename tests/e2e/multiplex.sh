@@ -81,7 +81,7 @@ for e in cumulative local; do
 	expect_eq 0 "$(tail -n +2 hem-$e.csv | grep -vc ',$' || true)"
 	expect_ok "$PMCFUSE" truth hem-$e.pmcf
 	expect_match "values missing \\([0-9.]+%, counted as error 1\\)" "$OUT"
-	expect_match "PAPI_STL_ICY +1 +1 +364 +0" "$OUT"
+	expect_match "PAPI_STL_ICY +1 +1 +1 +364 +0" "$OUT"
 done
 # cumulative misses 21 x 364 = 7644 values at least, the summary and show agree
 expect_ok "$PMCFUSE" show --json hem-cumulative.pmcf

@@ -49,7 +49,9 @@ expect_match 'data-xunit="ns"' "$html"
 expect_match '<path d="M[0-9.]+ [0-9.]+h0"><title>[a-z]+ XU [0-9]+: ' "$html"
 # truth: the same median as `pmcfuse truth`
 expect_ok "$PMCFUSE" truth f.pmcf
-med=$(printf '%s\n' "$OUT" | sed -n '1s/.*median relative error \([0-9.e-]*\),.*/\1/p')
+med=$(printf '%s\n' "$OUT" | sed -n '2s/.*median relative error \([0-9.e-]*\),.*/\1/p')
+mean=$(printf '%s\n' "$OUT" | sed -n '1s/.*(missing = 1) \([0-9.e-]*\)$/\1/p')
+expect_match "mean relative error $mean</b>" "$html"
 expect_match "median relative error $med</b>" "$html"
 # provenance: every event's values from one of the 3 executions, bars sum to the XUs
 expect_match 'PAPI_L1_DCM: 120 XUs \(100.0%\) from execution [0-2]' "$html"

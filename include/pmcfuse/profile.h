@@ -192,6 +192,17 @@ PMCF_API int pmcf_profile_xu_add(pmcf_profile *p, const pmcf_xu *xu, size_t *ind
  * freed. */
 PMCF_API int pmcf_profile_xu_get(const pmcf_profile *p, size_t i, pmcf_xu *out);
 
+/* pmcf_profile_xu_get without the labels (out->label and parent_label
+ * NULL), and one label as text into *buf (parent 0: the label, 1: the
+ * parent label; *buf grown with realloc, the caller frees it; NULL when i
+ * is out of range or memory ran out). Together they read every XU of a
+ * profile whose labels are a tree (recorded programs, format version 2)
+ * without making the texts of all labels at once, which
+ * pmcf_profile_xu_get does on its first call (issue 33: export streams). */
+PMCF_API int pmcf_profile_xu_get_fields(const pmcf_profile *p, size_t i, pmcf_xu *out);
+PMCF_API const char *pmcf_profile_xu_label(const pmcf_profile *p, size_t i, int parent, char **buf,
+					   size_t *cap);
+
 /* The value of event ev for XU i; PMCF_MISSING when missing or out of range. */
 PMCF_API double pmcf_profile_value(const pmcf_profile *p, size_t i, size_t ev);
 PMCF_API int pmcf_profile_value_set(pmcf_profile *p, size_t i, size_t ev, double v);

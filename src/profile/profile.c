@@ -790,6 +790,28 @@ int pmcf_profile_xu_get(const pmcf_profile *p, size_t i, pmcf_xu *out)
 	return 0;
 }
 
+int pmcf_profile_xu_get_fields(const pmcf_profile *p, size_t i, pmcf_xu *out)
+{
+	if (!p || !out)
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_profile_xu_get_fields: NULL argument");
+	if (i >= p->nxu)
+		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XUs)", i, p->nxu);
+	out->type = p->xtype[i];
+	out->thread = p->thread[i];
+	out->cpu = p->cpu[i];
+	out->start_ns = p->start[i];
+	out->end_ns = p->end[i];
+	out->label = out->parent_label = NULL;
+	return 0;
+}
+
+const char *pmcf_profile_xu_label(const pmcf_profile *p, size_t i, int parent, char **buf, size_t *cap)
+{
+	if (!p || !buf || !cap || i >= p->nxu)
+		return NULL;
+	return pmcfi_profile_label_text(p, parent ? p->parent[i] : p->label[i], buf, cap);
+}
+
 int pmcfi_profile_alloc_xus(pmcf_profile *p, size_t n, size_t arena_bytes)
 {
 	if (p->nxu)

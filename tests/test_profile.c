@@ -1102,6 +1102,17 @@ static void test_deep_labels_bounded(void **state)
 	assert_string_equal(y.parent_label, x.label);
 	assert_string_equal(x.label,
 			    "0.0.4000.1.4001.2.4002.0.4003.1.4004.2.4005.0.4006.1.4000.2.4001.0.4002.1.4003");
+	/* streamed: one label at a time into a buffer, the same texts */
+	char *sb = NULL;
+	size_t sc = 0;
+	pmcf_xu z;
+	assert_int_equal(pmcf_profile_xu_get_fields(q, 11, &z), 0);
+	assert_null(z.label);
+	assert_int_equal(z.start_ns, 11);
+	assert_string_equal(pmcf_profile_xu_label(q, 11, 0, &sb, &sc), y.label);
+	assert_string_equal(pmcf_profile_xu_label(q, 11, 1, &sb, &sc), x.label);
+	assert_null(pmcf_profile_xu_label(q, N, 0, &sb, &sc));
+	free(sb);
 	free(buf);
 	free(buf2);
 	pmcf_profile_free(p);

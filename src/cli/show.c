@@ -166,7 +166,7 @@ int cmd_show(int argc, char **argv)
 	}
 	for (size_t i = 0; i < nx; i++) {
 		pmcf_xu xu;
-		if (pmcf_profile_xu_get(p, i, &xu) == 0 && xu.type < nt)
+		if (pmcf_profile_xu_get_fields(p, i, &xu) == 0 && xu.type < nt)
 			type_count[xu.type]++;
 	}
 	for (size_t e = 0; e < ne; e++)

@@ -32,7 +32,7 @@ GP
 # Fig. 15: one pair in detail
 if [ -z "${FIG15_PAIR:-}" ]; then
 	# the clearest blind spot, or with none the closest pair
-	FIG15_PAIR=$(PROFILES=$PROFILES TOP=1 "$(dirname "$0")/fig15_search.sh" | tail -n 1 | awk 'NF == 8 && $5 ~ /\// {print $1, $2, $3, $4}')
+	FIG15_PAIR=$(PROFILES=$PROFILES TOP=1 SEARCH_CSV=$RESULTS/repro-fig15-search$SUFFIX.csv "$(dirname "$0")/fig15_search.sh" | tail -n 1 | awk 'NF == 8 && $5 ~ /\// {print $1, $2, $3, $4}')
 	[ -n "$FIG15_PAIR" ] || { echo "fig13_15: fig15_search.sh found no pair" >&2; exit 2; }
 fi
 read -r M W A B <<<"$FIG15_PAIR"

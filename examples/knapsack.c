@@ -2,9 +2,17 @@
  * fuse-openmp): each node takes or leaves an item, tasks above a cutoff
  * depth. The task tree depends only on the input (pruning uses the
  * capacity, not a shared bound), so labels repeat across runs.
- * Usage: knapsack [ITEMS [CUTOFF]] (default 22 10). */
+ * Usage: knapsack [ITEMS [CUTOFF]] (default 22 10).
+ * Built with -DKNAPSACK_UNTIED (examples/knapsack_untied), the tasks are
+ * untied, as in many task benchmarks (tests/e2e/collect_reads.sh). */
 #include <stdio.h>
 #include <stdlib.h>
+
+#ifdef KNAPSACK_UNTIED
+#define TASK_SHARED(v) _Pragma("omp task untied shared(v)")
+#else
+#define TASK_SHARED(v) _Pragma("omp task shared(v)")
+#endif
 
 static int n, cutoff, wt[64], val[64], cap;
 
@@ -15,10 +23,10 @@ static int best(int i, int w, int v)
 	int a = 0, b = 0;
 	if (i < cutoff) {
 		if (w + wt[i] <= cap) {
-#pragma omp task shared(a)
+			TASK_SHARED(a)
 			a = best(i + 1, w + wt[i], v + val[i]);
 		}
-#pragma omp task shared(b)
+		TASK_SHARED(b)
 		b = best(i + 1, w, v);
 #pragma omp taskwait
 	} else {

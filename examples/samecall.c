@@ -1,11 +1,15 @@
 /* Three task constructs that call one function (as branch-and-bound
  * searches do), one whose block allocates before it calls, and one that
  * calls another function after an allocation: the XU types must have
- * distinct names ("solve@samecall.c:LINE" where the callee repeats, "leaf"
- * where it does not), taken from the debug info even when the source file
- * is gone. Usage: samecall [DEPTH] (default 6). */
+ * distinct names ("solve@samecall.c:LINE": the callee where the block is
+ * that one call, else the enclosing function, solve too), with their
+ * callees (solve, leaf; not malloc), taken from the debug info even when
+ * the source file is gone. Usage: samecall [DEPTH] (default 6). */
 #include <stdio.h>
 #include <stdlib.h>
+
+/* the last scratch buffer: it escapes, so the compiler keeps its malloc */
+char *volatile samecall_last;
 
 static long leaf(long x)
 {
@@ -39,6 +43,7 @@ static long solve(int depth, int branch)
 	{
 		char *tmp = malloc(256);
 		d = tmp ? leaf(depth) + (tmp[0] = 1) : 0;
+		samecall_last = tmp;
 		free(tmp);
 	}
 #pragma omp taskwait

@@ -961,7 +961,8 @@ static void test_sql_layer(void **state)
 	} rows[] = {
 		{__LINE__, "SELECT count(*) FROM xu_values", "10"},
 		{__LINE__, "SELECT group_concat(name, '|') FROM pragma_table_info('xu_values')",
-		 "xu|type|type_name|label|parent_label|thread|cpu|start_ns|end_ns|rank|duration|page-faults|"
+		 "xu|type|type_name|label|parent_label|thread|cpu|start_ns|end_ns|rank|base_source|base_xu|"
+		 "base_label|duration|page-faults|"
 		 "x:\"q\"|XU:1|PAPI_L1_DCM"},
 		{__LINE__, "SELECT type_name FROM xu_values WHERE xu = 3", "it's"},
 		{__LINE__, "SELECT label FROM xu_values WHERE xu = 3", "3'"},
@@ -1010,14 +1011,14 @@ static void test_sql_layer(void **state)
 	} lrows[] = {
 		{__LINE__, "SELECT group_concat(name, '|') FROM sqlite_master WHERE name LIKE 'xu_v%'",
 		 "xu_value|xu_values_long"},
-		{__LINE__, "SELECT count(*) || ',' || count(value) FROM xu_values_long", "19950,19948"},
+		{__LINE__, "SELECT count(*) || ',' || count(value) FROM xu_values_long", "19920,19918"},
 		{__LINE__, "SELECT value FROM xu_values_long WHERE xu = 2 AND event = 'page-faults'", "2"},
 		{__LINE__, "SELECT value FROM xu_values_long WHERE xu = 4 AND event = 'x:\"q\"'", "NULL"},
 		{__LINE__, "SELECT value FROM xu_values_long WHERE xu = 2 AND event = 'ev7'", "NULL"},
-		{__LINE__, "SELECT value FROM xu_values_long WHERE xu = 9 AND event = 'ev1994'", "19949"},
+		{__LINE__, "SELECT value FROM xu_values_long WHERE xu = 9 AND event = 'ev1991'", "19919"},
 		{__LINE__, "SELECT label FROM xu_row WHERE xu = 3", "3'"},
 		{__LINE__, "SELECT value FROM format WHERE key = 'sql_layer'",
-		 "long: 1995 events, more than the 1990 columns of SQLite: xu_values_long only, no "
+		 "long: 1992 events, more than the 1987 columns of SQLite: xu_values_long only, no "
 		 "xu_values"},
 	};
 	for (size_t r = 0; r < sizeof(lrows) / sizeof(lrows[0]); r++) {
@@ -1026,6 +1027,96 @@ static void test_sql_layer(void **state)
 			fail_msg("row at line %d: got '%s', want '%s'", lrows[r].line, got, lrows[r].want);
 	}
 	pmcf_profile_free(p);
+}
+
+/* Deep labels in bounded memory (issue 33): XUs labelled as a chain of
+ * 20,000 levels (a label of 20,000 components at the bottom: 118,890 bytes
+ * of text, 1.2 GB for all of them as strings). The label tree holds them
+ * in a few dozen bytes per XU, in memory and in the file (counted in
+ * bytes), through a save and an open; the texts are right (a label is its
+ * parent's, a dot, its own part); xu_get makes them only when asked. */
+static void test_deep_labels_bounded(void **state)
+{
+	(void)state;
+	enum { N = 20000 };
+	pmcf_profile *p;
+	assert_int_equal(pmcf_profile_new(&p), 0);
+	uint32_t t, node = 0, root;
+	assert_int_equal(pmcf_profile_type_add(p, PMCF_XU_TASK, "visit", "", &t), 0);
+	assert_int_equal(pmcf_profile_event_add(p, "duration", NULL), 0);
+	assert_int_equal(pmcfi_profile_label_node(p, 0, "0", 1, &root), 0);
+	node = root;
+	size_t textlen = 1;
+	for (size_t k = 0; k < N; k++) {
+		char part[32];
+		int l = snprintf(part, sizeof(part), "%zu.%zu", k % 3, 4000 + k % 7);
+		uint32_t parent = node;
+		assert_int_equal(pmcfi_profile_label_node(p, parent, part, (size_t)l, &node), 0);
+		textlen += 1 + (size_t)l;
+		pmcf_xu xu = {.type = t, .start_ns = k, .end_ns = k + 1};
+		assert_int_equal(pmcfi_profile_xu_add_nodes(p, &xu, node, parent, NULL), 0);
+	}
+	size_t mem = pmcfi_profile_label_bytes(p);
+	if (mem > 64 * (size_t)N)
+		fail_msg("%zu bytes of labels for %d XUs in memory", mem, N);
+	char *buf = NULL;
+	size_t cap = 0;
+	const char *last = pmcfi_profile_label_text(p, p->label[N - 1], &buf, &cap);
+	assert_non_null(last);
+	assert_int_equal(strlen(last), textlen);
+	assert_int_equal(strncmp(last, "0.0.4000.1.4001.2.4002.0.4003", 29), 0);
+	const char *f = tpath("deep.pmcf");
+	assert_int_equal(pmcf_profile_save(p, f), 0);
+	/* in the file: the labels' ids and the nodes, a few bytes per XU */
+	const char *bytes =
+		sql_text(f, "SELECT (SELECT sum(length(label) + length(parent_label)) FROM xu_chunk) +"
+			    " (SELECT sum(length(parent) + length(suffix)) FROM label_node)");
+	if (strtoull(bytes, NULL, 10) > 24 * (unsigned long long)N)
+		fail_msg("%s bytes of labels for %d XUs in the file", bytes, N);
+	assert_string_equal(sql_text(f, "PRAGMA user_version"), "2");
+	/* the SQL layer builds the text */
+	assert_string_equal(sql_text(f, "SELECT label FROM xu_values WHERE xu = 2"),
+			    "0.0.4000.1.4001.2.4002");
+	assert_string_equal(sql_text(f, "SELECT parent_label FROM xu_values WHERE xu = 0"), "0");
+	pmcf_profile *q;
+	assert_int_equal(pmcf_profile_open(f, &q), 0);
+	assert_int_equal(pmcf_profile_nxus(q), N);
+	mem = pmcfi_profile_label_bytes(q);
+	if (mem > 64 * (size_t)N)
+		fail_msg("%zu bytes of labels for %d XUs after opening", mem, N);
+	char *buf2 = NULL;
+	size_t cap2 = 0;
+	for (size_t i = 0; i < N; i += 997) {
+		const char *a = pmcfi_profile_label_text(p, p->label[i], &buf, &cap);
+		const char *b = pmcfi_profile_label_text(q, q->label[i], &buf2, &cap2);
+		assert_string_equal(a, b);
+		a = pmcfi_profile_label_text(p, p->parent[i], &buf, &cap);
+		b = pmcfi_profile_label_text(q, q->parent[i], &buf2, &cap2);
+		assert_string_equal(a, b);
+	}
+	/* xu_get: the text, the parent's plus a component */
+	pmcf_xu x, y;
+	assert_int_equal(pmcf_profile_xu_get(q, 10, &x), 0);
+	assert_int_equal(pmcf_profile_xu_get(q, 11, &y), 0);
+	assert_int_equal(strncmp(y.label, x.label, strlen(x.label)), 0);
+	assert_string_equal(y.parent_label, x.label);
+	assert_string_equal(x.label,
+			    "0.0.4000.1.4001.2.4002.0.4003.1.4004.2.4005.0.4006.1.4000.2.4001.0.4002.1.4003");
+	/* streamed: one label at a time into a buffer, the same texts */
+	char *sb = NULL;
+	size_t sc = 0;
+	pmcf_xu z;
+	assert_int_equal(pmcf_profile_xu_get_fields(q, 11, &z), 0);
+	assert_null(z.label);
+	assert_int_equal(z.start_ns, 11);
+	assert_string_equal(pmcf_profile_xu_label(q, 11, 0, &sb, &sc), y.label);
+	assert_string_equal(pmcf_profile_xu_label(q, 11, 1, &sb, &sc), x.label);
+	assert_null(pmcf_profile_xu_label(q, N, 0, &sb, &sc));
+	free(sb);
+	free(buf);
+	free(buf2);
+	pmcf_profile_free(p);
+	pmcf_profile_free(q);
 }
 
 static void test_open_foreign(void **state)
@@ -1067,8 +1158,11 @@ static void test_open_damaged(void **state)
 		int err;
 		const char *detail;
 	} rows[] = {
-		{__LINE__, "PRAGMA user_version = 2", PMCF_EVERSION,
-		 "version 2, this pmcfuse reads versions up to 1"},
+		{__LINE__, "PRAGMA user_version = 3", PMCF_EVERSION,
+		 "version 3, this pmcfuse reads versions up to 2"},
+		/* a version 1 file that claims 2: no label tree */
+		{__LINE__, "PRAGMA user_version = 2; UPDATE format SET value = '2' WHERE key = 'version'",
+		 PMCF_ECORRUPT, "no such table: label_node"},
 		{__LINE__, "PRAGMA user_version = 0", PMCF_ECORRUPT, "version 0"},
 		{__LINE__, "PRAGMA application_id = 1", PMCF_ENOTOURS, "another application"},
 		{__LINE__, "UPDATE value_chunk SET data = substr(data, 1, 16) WHERE event = 1 AND chunk = 1",
@@ -1342,7 +1436,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip_empty), cmocka_unit_test(test_sql_layer),
 		cmocka_unit_test(test_open_foreign),    cmocka_unit_test(test_open_damaged),
 		cmocka_unit_test(test_open_truncated),  cmocka_unit_test(test_save_fails_cleanly),
-		cmocka_unit_test(test_save_atomic),
+		cmocka_unit_test(test_save_atomic),     cmocka_unit_test(test_deep_labels_bounded),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -12,9 +12,11 @@
 extern "C" {
 #endif
 
-/* Version of the file format this library writes. Files with a higher
- * version are refused with PMCF_EVERSION. */
-#define PMCF_FORMAT_VERSION 1
+/* The highest version of the file format this library reads and writes
+ * (it writes version 1 unless the profile holds a label tree: recorded
+ * profiles, docs/profile-format.md). Files with a higher version are
+ * refused with PMCF_EVERSION. */
+#define PMCF_FORMAT_VERSION 2
 
 /* Limits of a profile (docs/profile-format.md, "Limits"): none can be
  * built with more, and a file that declares more is refused before
@@ -99,6 +101,10 @@ typedef struct pmcf_xu {
 #define PMCF_META_PLAN_DIGEST "plan_digest"
 #define PMCF_META_PLAN_SET "plan_set"
 #define PMCF_META_PLAN_SETS "plan_sets"
+/* A fused profile of sets of a plan: the sets it fuses, a JSON array of
+ * set numbers in fusion order ("[0,1,2]"); it has no plan_set of its own
+ * (it keeps plan_digest and plan_sets). */
+#define PMCF_META_PLAN_SETS_FUSED "plan_sets_fused"
 
 /* ---- life cycle ---------------------------------------------------------- */
 
@@ -122,7 +128,7 @@ PMCF_API int pmcf_profile_save(const pmcf_profile *p, const char *path);
  * which pmcf_profile_save writes only for profiles up to a size. A profile
  * with more than PMCF_SQL_MAX_EVENTS events (SQLite's columns) gets the long
  * form only: the view xu_values_long, not the wide xu_values. */
-#define PMCF_SQL_MAX_EVENTS 1990
+#define PMCF_SQL_MAX_EVENTS 1987
 PMCF_API int pmcf_profile_save_sql(const pmcf_profile *p, const char *path);
 
 /* "<sim_spec or start_time> digest:<32 hex digits>" for p, in a new string
@@ -155,6 +161,12 @@ PMCF_API const char *pmcf_profile_cpu_in_xus(const pmcf_profile *p, double *in_x
 PMCF_API int pmcf_profile_type_add(pmcf_profile *p, int kind, const char *name, const char *location,
 				   uint32_t *id);
 PMCF_API size_t pmcf_profile_ntypes(const pmcf_profile *p);
+/* A task type's callee: the function its block calls first (the recorder's
+ * guess at what the task does, docs/collector.md "Types"), kept beside the
+ * name, which is the construct's enclosing function and location. set
+ * copies it (NULL or "" removes it); get answers "" when there is none. */
+PMCF_API int pmcf_profile_type_callee_set(pmcf_profile *p, uint32_t id, const char *callee);
+PMCF_API const char *pmcf_profile_type_callee(const pmcf_profile *p, uint32_t id);
 /* Fills *out with pointers owned by the profile. */
 PMCF_API int pmcf_profile_type_get(const pmcf_profile *p, uint32_t id, pmcf_xu_type *out);
 
@@ -179,6 +191,17 @@ PMCF_API int pmcf_profile_xu_add(pmcf_profile *p, const pmcf_xu *xu, size_t *ind
 /* Fills *out; the label pointers stay valid until the profile is changed or
  * freed. */
 PMCF_API int pmcf_profile_xu_get(const pmcf_profile *p, size_t i, pmcf_xu *out);
+
+/* pmcf_profile_xu_get without the labels (out->label and parent_label
+ * NULL), and one label as text into *buf (parent 0: the label, 1: the
+ * parent label; *buf grown with realloc, the caller frees it; NULL when i
+ * is out of range or memory ran out). Together they read every XU of a
+ * profile whose labels are a tree (recorded programs, format version 2)
+ * without making the texts of all labels at once, which
+ * pmcf_profile_xu_get does on its first call (issue 33: export streams). */
+PMCF_API int pmcf_profile_xu_get_fields(const pmcf_profile *p, size_t i, pmcf_xu *out);
+PMCF_API const char *pmcf_profile_xu_label(const pmcf_profile *p, size_t i, int parent, char **buf,
+					   size_t *cap);
 
 /* The value of event ev for XU i; PMCF_MISSING when missing or out of range. */
 PMCF_API double pmcf_profile_value(const pmcf_profile *p, size_t i, size_t ev);

@@ -25,7 +25,7 @@ static const char usage[] =
 	"missing value and \"inf\" or \"-inf\" for an infinite one; a name that is not UTF-8\n"
 	"is {\"base64\": \"...\"} of its bytes.\n"
 	"sqlite: a copy of the profile with the SQL views xu_values and xu_values_long\n"
-	"(for profiles written without them; past 1990 events, SQLite's columns, only\n"
+	"(for profiles written without them; past 1987 events, SQLite's columns, only\n"
 	"xu_values_long; docs/profile-format.md, \"SQL access\").\n"
 	"otf2: an OTF2 trace archive DIR/traces.otf2 for Vampir and the Score-P tools: a\n"
 	"location group per MPI rank, a location per thread, an enter/leave per XU with its\n"
@@ -101,8 +101,26 @@ static void prov_csv_row(FILE *f, const pmcf_profile *p, size_t i)
 	}
 }
 
+/* XU i with its labels streamed through two buffers: a profile whose
+ * labels are a tree (recorded programs) never has the texts of all its
+ * labels made at once (issue 33); out of memory there, pmcf_profile_xu_get. */
+struct labs {
+	char *b[2];
+	size_t cap[2];
+};
+
+static void xu_read(const pmcf_profile *p, size_t i, pmcf_xu *xu, struct labs *L)
+{
+	pmcf_profile_xu_get_fields(p, i, xu);
+	xu->label = pmcf_profile_xu_label(p, i, 0, &L->b[0], &L->cap[0]);
+	xu->parent_label = pmcf_profile_xu_label(p, i, 1, &L->b[1], &L->cap[1]);
+	if (!xu->label || !xu->parent_label)
+		pmcf_profile_xu_get(p, i, xu);
+}
+
 static void export_csv(FILE *f, const pmcf_profile *p, int truth, int prov)
 {
+	struct labs L = {{NULL, NULL}, {0, 0}};
 	size_t ne = pmcf_profile_nevents(p), nt = truth ? pmcf_profile_ntruth(p) : 0;
 	fputs("xu,type,type_name,label,parent_label,thread,cpu,start_ns,end_ns", f);
 	int ranks = pmcf_profile_has_ranks(p);
@@ -122,7 +140,7 @@ static void export_csv(FILE *f, const pmcf_profile *p, int truth, int prov)
 	for (size_t i = 0; i < pmcf_profile_nxus(p); i++) {
 		pmcf_xu xu;
 		pmcf_xu_type ty;
-		pmcf_profile_xu_get(p, i, &xu);
+		xu_read(p, i, &xu, &L);
 		pmcf_profile_type_get(p, xu.type, &ty);
 		fprintf(f, "%zu,%u,", i, xu.type);
 		csv_field(f, ty.name);
@@ -150,6 +168,8 @@ static void export_csv(FILE *f, const pmcf_profile *p, int truth, int prov)
 			prov_csv_row(f, p, i);
 		fputc('\n', f);
 	}
+	free(L.b[0]);
+	free(L.b[1]);
 }
 
 /* --provenance, JSON: the source table, and one XU's members. */
@@ -236,9 +256,10 @@ static int export_json(FILE *f, const pmcf_profile *p, int truth, int prov)
 	if (prov)
 		prov_json_sources(f, p);
 	fputs(" \"xus\": [", f);
+	struct labs L = {{NULL, NULL}, {0, 0}};
 	for (size_t i = 0; i < pmcf_profile_nxus(p); i++) {
 		pmcf_xu xu;
-		pmcf_profile_xu_get(p, i, &xu);
+		xu_read(p, i, &xu, &L);
 		fprintf(f, "%s\n  {\"xu\": %zu, \"type\": %u, \"label\": ", i ? "," : "", i, xu.type);
 		cli_json_string(f, xu.label);
 		fputs(", \"parent_label\": ", f);
@@ -265,6 +286,8 @@ static int export_json(FILE *f, const pmcf_profile *p, int truth, int prov)
 			fprintf(f, ", \"rank\": %d", (int)pmcf_profile_rank(p, i));
 		fputc('}', f);
 	}
+	free(L.b[0]);
+	free(L.b[1]);
 	fputs("\n ]\n}\n", f);
 	return 0;
 }

@@ -12,6 +12,18 @@
 #include "pmcfuse/multiplex.h"
 #include "pmcfuse/util.h"
 
+/* The widest type-name column of the type table. */
+#define TYPE_COL_MAX 64
+
+/* Characters of UTF-8 text s (bytes that do not continue a sequence). */
+static size_t utf8_chars(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
 static const char usage[] =
 	"usage: pmcfuse show [-v] [-q] [--json] PROFILE\n\n"
 	"Summarises a profile: its metadata, the number of XUs, the XU types with their\n"
@@ -175,7 +187,7 @@ int cmd_show(int argc, char **argv)
 	}
 	for (size_t i = 0; i < nx; i++) {
 		pmcf_xu xu;
-		if (pmcf_profile_xu_get(p, i, &xu) == 0 && xu.type < nt)
+		if (pmcf_profile_xu_get_fields(p, i, &xu) == 0 && xu.type < nt)
 			type_count[xu.type]++;
 	}
 	for (size_t e = 0; e < ne; e++)
@@ -199,9 +211,10 @@ int cmd_show(int argc, char **argv)
 			pmcf_xu_type ty;
 			pmcf_profile_type_get(p, t, &ty);
 			json_array_append_new(types,
-					      json_pack("{s:I, s:s, s:o, s:o, s:I}", "id", (json_int_t)t,
+					      json_pack("{s:I, s:s, s:o, s:o, s:o, s:I}", "id", (json_int_t)t,
 							"kind", pmcf_xu_kind_name(ty.kind), "name",
-							cli_jstr(ty.name), "location", cli_jstr(ty.location),
+							cli_jstr(ty.name), "location", cli_jstr(ty.location), "callee",
+							cli_jstr(pmcf_profile_type_callee(p, t)),
 							"xus", (json_int_t)type_count[t]));
 		}
 		json_object_set_new(j, "types", types);
@@ -277,11 +290,33 @@ int cmd_show(int argc, char **argv)
 		printf("complete  %s\n", pmcf_profile_complete(p) ? "yes" : "NO (the run did not finish)");
 		printf("XUs       %zu\n", nx);
 		printf("types     %zu\n", nt);
+		/* the name column as wide as the widest name (in characters), at
+		 * least 24 and at most TYPE_COL_MAX; a longer name stands on a line
+		 * of its own, the row below it */
+		size_t w = 24;
 		for (uint32_t t = 0; t < nt; t++) {
 			pmcf_xu_type ty;
 			pmcf_profile_type_get(p, t, &ty);
-			printf("  %-24s %-10s %10zu XUs%s%s\n", ty.name, pmcf_xu_kind_name(ty.kind),
-			       type_count[t], ty.location[0] ? "  at " : "", ty.location);
+			size_t c = utf8_chars(ty.name);
+			if (c > w && c <= TYPE_COL_MAX)
+				w = c;
+		}
+		for (uint32_t t = 0; t < nt; t++) {
+			pmcf_xu_type ty;
+			pmcf_profile_type_get(p, t, &ty);
+			size_t c = utf8_chars(ty.name);
+			if (c > w)
+				printf("  %s\n  %*s", ty.name, (int)w, "");
+			else
+				printf("  %s%*s", ty.name, (int)(w - c), "");
+			/* what the block calls, where the name does not say it */
+			const char *callee = pmcf_profile_type_callee(p, t);
+			size_t cl = strlen(callee);
+			int said = cl && strncmp(ty.name, callee, cl) == 0 &&
+				   (!ty.name[cl] || ty.name[cl] == '@');
+			printf(" %-10s %10zu XUs%s%s%s%s\n", pmcf_xu_kind_name(ty.kind), type_count[t],
+			       ty.location[0] ? "  at " : "", ty.location, cl && !said ? "  calls " : "",
+			       cl && !said ? callee : "");
 		}
 		print_ranks(p);
 		printf("events    %zu\n", ne);

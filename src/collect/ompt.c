@@ -3,6 +3,7 @@
  * ranges) and the creation-tree records the reader labels per §4.1. */
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <link.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +109,66 @@ static void on_implicit_task(ompt_scope_endpoint_t ep, ompt_data_t *parallel, om
 	rt_seg_switch(t, x, 1, rt_after(t, x)); /* one reading */
 }
 
+/* The entry routine of an explicit task (what libomp calls to run it:
+ * clang's .omp_task_entry. function of the construct). OMPT does not give
+ * it, but the task_data libomp hands to task_create lies in the task's
+ * kmp_taskdata_t, which the kmp_task_t {shareds, routine, part_id, ...}
+ * follows. Its offset is libomp's build: the first task created finds it,
+ * looking for a slot that holds an address in executable code of the
+ * program (not libomp's, not this tool's) right after one that holds NULL
+ * or an address just beyond it (shareds, allocated behind the task). Every
+ * task after reads that slot and keeps the value only when it is such
+ * code. Tasks of two constructs that the compiler merged into one creating
+ * call (if/else at -O2) are told apart by it (docs/collector.md, "Types"). */
+struct xrange {
+	uint64_t lo, hi;
+};
+static struct xrange xtext[32];
+static int nxtext;
+static const char *rt_lib, *tool_lib;
+static _Atomic long entry_slot = -1; /* -1 not found yet, -2 none */
+
+static int phdr_text(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	(void)data;
+	const char *nm = info->dlpi_name ? info->dlpi_name : "";
+	if ((rt_lib && strcmp(nm, rt_lib) == 0) || (tool_lib && strcmp(nm, tool_lib) == 0) ||
+	    strstr(nm, "linux-vdso"))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum && nxtext < (int)(sizeof(xtext) / sizeof(xtext[0])); i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X))
+			xtext[nxtext++] = (struct xrange){info->dlpi_addr + ph->p_vaddr,
+							  info->dlpi_addr + ph->p_vaddr + ph->p_memsz};
+	}
+	return 0;
+}
+
+static int in_text(uint64_t a)
+{
+	for (int i = 0; i < nxtext; i++)
+		if (a >= xtext[i].lo && a < xtext[i].hi)
+			return 1;
+	return 0;
+}
+
+static uint64_t task_entry(const ompt_data_t *task)
+{
+	const uint64_t *p = (const uint64_t *)task;
+	long s = atomic_load_explicit(&entry_slot, memory_order_relaxed);
+	if (s == -1) {
+		s = -2;
+		for (long i = 1; i < 48 && s == -2; i++) {
+			uint64_t sh = p[i - 1], here = (uint64_t)(uintptr_t)&p[i - 1];
+			if (in_text(p[i]) && (sh == 0 || (sh > here && sh - here < 65536)))
+				s = i;
+		}
+		atomic_store_explicit(&entry_slot, s, memory_order_relaxed);
+	}
+	return s >= 0 && in_text(p[s]) ? p[s] : 0;
+}
+
 static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame, ompt_data_t *task, int flags,
 			   int has_dependences, const void *ra)
 {
@@ -127,7 +188,7 @@ static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame,
 	uint64_t addr = (uint64_t)(uintptr_t)ra;
 	if (t->ntl > 0 && t->ntl <= RT_MAX_NEST && addr == t->tl_lib[t->ntl - 1])
 		addr = t->tl_user[t->ntl - 1]; /* a task of the taskloop being met */
-	uint64_t node = rt_node(t, PMCF_XU_TASK, parent, addr, a, b, f);
+	uint64_t node = rt_node_entry(t, PMCF_XU_TASK, parent, addr, a, b, f, task_entry(task));
 	task->value = tag_explicit(node);
 }
 
@@ -155,7 +216,31 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
 	/* one counter reading ends prior's segment and starts next's (or the
 	 * enclosing task-API task's when the thread returns to it) */
 	uint64_t n = running_xu(next);
-	rt_seg_switch(t, p, final, n ? n : rt_after(t, p));
+	n = n ? n : rt_after(t, p);
+	/* an untied task meets each task scheduling point by queueing itself
+	 * again and returning to libomp, which soon runs it again: libomp
+	 * reports a switch to the parent, then one back (on one thread, a
+	 * switch of the task to itself); and at a taskwait with nothing to run
+	 * a task switches to itself. None of these is a boundary: one reading
+	 * per actual boundary, whatever the tying (docs/collector.md) */
+	if (!final && status == ompt_task_switch && rt_seg_maybe(t, p, n))
+		return;
+	rt_seg_switch(t, p, final, n);
+}
+
+/* A thread begins to wait at a barrier, taskwait or taskgroup: a held
+ * untied task (rt_seg_maybe) did not resume here, so its segment ends now
+ * and not after the wait. */
+static void on_sync_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t ep, ompt_data_t *parallel,
+			 ompt_data_t *task, const void *ra)
+{
+	(void)kind;
+	(void)parallel;
+	(void)task;
+	(void)ra;
+	struct rt_thread *t = ep == ompt_scope_begin ? rt_self() : NULL;
+	if (t && t->held)
+		rt_seg_switch(t, t->held, 0, rt_after(t, t->held));
 }
 
 /* Static or dynamic schedule? libomp reports both as ompt_work_loop; the
@@ -309,6 +394,12 @@ static int ompt_init(ompt_function_lookup_t lookup, int initial_device, ompt_dat
 	ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
 	if (!set)
 		return 0;
+	Dl_info di;
+	if (dladdr((void *)(uintptr_t)set, &di) && di.dli_fname)
+		rt_lib = di.dli_fname;
+	if (dladdr((void *)(uintptr_t)ompt_init, &di) && di.dli_fname)
+		tool_lib = di.dli_fname;
+	dl_iterate_phdr(phdr_text, NULL);
 	const char *lab = getenv("PMCFUSE_LABELS");
 	paper_labels = lab && strcmp(lab, "paper") == 0;
 	static const char *const inits[] = {"__kmpc_for_static_init_4", "__kmpc_for_static_init_4u",
@@ -330,6 +421,7 @@ static int ompt_init(ompt_function_lookup_t lookup, int initial_device, ompt_dat
 		{ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule, "task_schedule"},
 		{ompt_callback_work, (ompt_callback_t)on_work, "work"},
 		{ompt_callback_dispatch, (ompt_callback_t)on_dispatch, "dispatch"},
+		{ompt_callback_sync_region_wait, (ompt_callback_t)on_sync_wait, "sync_region_wait"},
 	};
 	char missing[256] = "";
 	for (size_t i = 0; i < sizeof(cbs) / sizeof(cbs[0]); i++) {

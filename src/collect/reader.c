@@ -20,16 +20,18 @@
 #include "collect/typename.h"
 #include "counters/derive.h"
 #include "pmcfuse/multiplex.h"
+#include "profile/bare.h"
 #include "util/abi.h"
 #include "util/internal.h"
 
 struct node {
 	uint32_t pid, kind, flags, thread;
 	uint64_t id, parent, addr, a, b, t0, seq;
+	uint64_t entry; /* a task's entry routine (absolute), 0 unknown */
 	long parent_ix; /* index of the parent node, -1 root, -2 lost */
 	long canon;     /* loops: the node standing for this loop instance */
 	uint64_t part;  /* rank within the parent (meaning by kind) */
-	char *label;
+	uint32_t lnode; /* its label: a node of the profile's label tree, 0 not made */
 	/* XU sums */
 	int nseg, final;
 	uint64_t first_t0, last_t1, dur, en, run;
@@ -48,7 +50,8 @@ struct module_map {
 struct rd {
 	struct node *n;
 	size_t nn, cap;
-	long *hash; /* open addressing over (pid, id) */
+	uint32_t root_lnode, lost_lnode; /* labels "0" and "0.?" (make_label) */
+	long *hash;                      /* open addressing over (pid, id) */
 	size_t hcap;
 	size_t nev;
 	int mux; /* -1 unknown yet, else the files' mux mode */
@@ -254,6 +257,7 @@ static int read_file(struct rd *r, const char *path, struct pmcfi_collect_stats 
 			n->flags = rec->flags;
 			n->parent = rec->parent;
 			n->addr = rec->addr;
+			n->entry = rec->kind == PMCF_XU_TASK ? rec->enabled : 0;
 			n->a = rec->a;
 			n->b = rec->b;
 			n->t0 = rec->t0;
@@ -487,8 +491,9 @@ static int is_keyword(const char *w, size_t n)
  * after its pragma: "potrf" for `#pragma omp task …` then `potrf(A, …);`;
  * an allocation or copy (pmcfi_name_incidental) only when nothing else is
  * called. The fallback when the debug info has no call sites (-O0). */
-static int task_callee(const struct srcloc *loc, char *out, size_t len)
+static int task_callee(const struct srcloc *loc, char *out, size_t len, int *single)
 {
+	int calls = 0;
 	FILE *f = fopen(loc->file, "r");
 	if (!f)
 		return -1;
@@ -496,7 +501,7 @@ static int task_callee(const struct srcloc *loc, char *out, size_t len)
 	unsigned no = 0;
 	/* the block: a statement up to its ';', or braces up to the match */
 	int found = -1, in_pragma = 0, depth = 0, braced = 0, done = 0;
-	while (!done && fgets(line, sizeof(line), f) && found < 0) {
+	while (!done && fgets(line, sizeof(line), f) && calls < 2) {
 		no++;
 		if (no < loc->line)
 			continue;
@@ -523,13 +528,13 @@ static int task_callee(const struct srcloc *loc, char *out, size_t len)
 				if (*q == '(' && !is_keyword(s, (size_t)(c - s))) {
 					char w[200];
 					snprintf(w, sizeof(w), "%.*s", (int)(c - s), s);
+					calls++;
 					if (pmcfi_name_incidental(w)) {
 						if (!backup[0])
 							snprintf(backup, sizeof(backup), "%s", w);
-					} else {
+					} else if (found < 0) {
 						snprintf(out, len, "%s", w);
 						found = 0;
-						break;
 					}
 				}
 				c--;
@@ -545,6 +550,7 @@ static int task_callee(const struct srcloc *loc, char *out, size_t len)
 		}
 	}
 	fclose(f);
+	*single = calls == 1;
 	if (found < 0 && backup[0]) {
 		snprintf(out, len, "%s", backup);
 		found = 0;
@@ -581,7 +587,7 @@ static int api_type_name(const char *dir, uint32_t pid, uint64_t id, char *out, 
 
 /* The task construct's callee from the module's debug info, or NULL. */
 static const char *dwarf_callee(struct rd *r, const char *mod, const struct srcloc *loc, char *out,
-				size_t len, int *shared)
+				size_t len, int *shared, int *single)
 {
 	struct dwmod *m = dwmod_get(r, mod);
 	if (!m || !m->dw)
@@ -591,7 +597,8 @@ static const char *dwarf_callee(struct rd *r, const char *mod, const struct srcl
 		if (pmcfi_taskents_load(m->dw, &m->tasks) != 0)
 			return NULL;
 	}
-	return pmcfi_taskents_callee(m->tasks, loc->file, loc->line, out, len, shared) == 0 ? out : NULL;
+	return pmcfi_taskents_callee(m->tasks, loc->file, loc->line, out, len, shared, single) == 0 ? out
+												    : NULL;
 }
 
 /* One XU type as the reader names it (docs/collector.md, "Type names"):
@@ -601,16 +608,59 @@ static const char *dwarf_callee(struct rd *r, const char *mod, const struct srcl
  * enclosing function; without debug info, module+offset. */
 struct tname {
 	uint32_t pid, kind;
-	uint64_t addr;
-	char name[520], location[260], alt[260];
+	uint64_t addr, entry;
+	char name[520], location[260], alt[260], callee[200];
 	uint32_t id;  /* profile type index, once added */
 	size_t first; /* first XU (in output order) of the type */
 };
 
+/* The pragma of a task from its entry routine: clang declares the
+ * construct's .omp_task_entry. function at the pragma's line. */
+static int entry_source(struct rd *r, const struct node *n, struct srcloc *loc)
+{
+	uint64_t rel;
+	const char *mod = n->entry ? module_of(r, n->pid, n->entry, &rel) : NULL;
+	struct dwmod *m = mod ? dwmod_get(r, mod) : NULL;
+	if (!m || !m->dw)
+		return -1;
+	if (!m->tasks_loaded) {
+		m->tasks_loaded = 1;
+		if (pmcfi_taskents_load(m->dw, &m->tasks) != 0)
+			return -1;
+	}
+	const char *file;
+	unsigned line;
+	if (pmcfi_taskents_at(m->tasks, rel + m->exec_base, &file, &line) != 0)
+		return -1;
+	memset(loc, 0, sizeof(*loc));
+	snprintf(loc->file, sizeof(loc->file), "%.1023s", file);
+	loc->line = line;
+	return 0;
+}
+
+/* The source function a construct is in: the function (or inlined
+ * function) holding its creating call; for one met directly in a parallel
+ * region (whose body is the compiler's outlined function), that of the
+ * construct creating the region, and so on up. */
+static int construct_function(struct rd *r, const struct node *n, char *out, size_t len)
+{
+	for (int up = 0; n && up < 16; up++) {
+		uint64_t rel, off;
+		const char *mod = n->flags & PMCFI_F_API ? NULL : module_of(r, n->pid, n->addr, &rel);
+		struct dwmod *m = mod ? dwmod_get(r, mod) : NULL;
+		if (m &&
+		    pmcfi_enclosing_function(m->dw, m->elf, rel + m->exec_base - 1, out, len, &off) == 0 &&
+		    out[0] != '.')
+			return 0;
+		n = n->parent_ix >= 0 ? &r->n[n->parent_ix] : NULL;
+	}
+	return -1;
+}
+
 static void name_type(struct rd *r, const char *dir, const struct node *n, struct tname *t)
 {
 	const char *kind = pmcf_xu_kind_name((int)n->kind);
-	t->location[0] = t->alt[0] = '\0';
+	t->location[0] = t->alt[0] = t->callee[0] = '\0';
 	if (n->kind == PMCF_XU_THREAD) {
 		snprintf(t->name, sizeof(t->name), "thread");
 		return;
@@ -629,17 +679,29 @@ static void name_type(struct rd *r, const char *dir, const struct node *n, struc
 	}
 	snprintf(t->alt, sizeof(t->alt), "%.230s+0x%" PRIx64, base_name(mod), rel);
 	struct srcloc loc;
-	if (lookup_source(r, mod, rel, &loc) == 0) {
+	int have = n->kind == PMCF_XU_TASK && entry_source(r, n, &loc) == 0;
+	if (have || lookup_source(r, mod, rel, &loc) == 0) {
 		snprintf(t->location, sizeof(t->location), "%.240s:%u", base_name(loc.file), loc.line);
-		char callee[200];
-		int shared = 0; /* another construct of the module calls it too */
-		if (n->kind == PMCF_XU_TASK && (dwarf_callee(r, mod, &loc, callee, sizeof(callee), &shared) ||
-						task_callee(&loc, callee, sizeof(callee)) == 0)) {
-			if (shared)
-				snprintf(t->name, sizeof(t->name), "%.199s@%s", callee, t->location);
-			else
-				snprintf(t->name, sizeof(t->name), "%.199s", callee);
-		} else
+		if (n->kind != PMCF_XU_TASK) {
+			snprintf(t->name, sizeof(t->name), "%s@%s", kind, t->location);
+			return;
+		}
+		/* a task: named after the function its block calls when the block
+		 * is that one call ("callee@file:line" when another construct
+		 * calls it too), else after its construct's enclosing function and
+		 * location; the callee is kept beside the name either way */
+		int shared = 0, single = 0;
+		if (!dwarf_callee(r, mod, &loc, t->callee, sizeof(t->callee), &shared, &single) &&
+		    task_callee(&loc, t->callee, sizeof(t->callee), &single) != 0)
+			t->callee[0] = '\0';
+		char fn[300];
+		if (t->callee[0] && single && !shared)
+			snprintf(t->name, sizeof(t->name), "%s", t->callee);
+		else if (t->callee[0] && single)
+			snprintf(t->name, sizeof(t->name), "%.199s@%s", t->callee, t->location);
+		else if (construct_function(r, n, fn, sizeof(fn)) == 0)
+			snprintf(t->name, sizeof(t->name), "%.255s@%s", fn, t->location);
+		else
 			snprintf(t->name, sizeof(t->name), "%s@%s", kind, t->location);
 		return;
 	}
@@ -718,16 +780,19 @@ struct tkeys {
 	size_t cap;
 };
 
-static size_t tkey_hash(uint32_t pid, uint32_t kind, uint64_t addr)
+static size_t tkey_hash(uint32_t pid, uint32_t kind, uint64_t addr, uint64_t entry)
 {
-	return (size_t)((addr * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)pid << 8) ^ kind);
+	return (size_t)(((addr ^ (entry * 0xff51afd7ed558ccdull)) * 0x9e3779b97f4a7c15ull) ^
+			((uint64_t)pid << 8) ^ kind);
 }
 
 static long tkey_find(const struct tkeys *h, const struct tname *t, const struct node *n, size_t *at)
 {
-	for (size_t i = tkey_hash(n->pid, n->kind, n->addr) & (h->cap - 1);; i = (i + 1) & (h->cap - 1)) {
+	for (size_t i = tkey_hash(n->pid, n->kind, n->addr, n->entry) & (h->cap - 1);;
+	     i = (i + 1) & (h->cap - 1)) {
 		long k = h->slot[i];
-		if (k < 0 || (t[k].pid == n->pid && t[k].kind == n->kind && t[k].addr == n->addr)) {
+		if (k < 0 || (t[k].pid == n->pid && t[k].kind == n->kind && t[k].addr == n->addr &&
+			      t[k].entry == n->entry)) {
 			*at = i;
 			return k;
 		}
@@ -764,6 +829,7 @@ static int add_types(struct rd *r, const char *dir, const long *xs, size_t nx, p
 			t[e].pid = n->pid;
 			t[e].kind = n->kind;
 			t[e].addr = n->addr;
+			t[e].entry = n->entry;
 			t[e].first = k;
 			name_type(r, dir, n, &t[e]);
 			h.slot[at] = e;
@@ -772,8 +838,11 @@ static int add_types(struct rd *r, const char *dir, const long *xs, size_t nx, p
 	}
 	if (!err)
 		err = unique_names(t, nt);
-	for (size_t e = 0; e < nt && !err; e++)
+	for (size_t e = 0; e < nt && !err; e++) {
 		err = pmcf_profile_type_add(p, (int)t[e].kind, t[e].name, t[e].location, &t[e].id);
+		if (!err && t[e].callee[0] && !*pmcf_profile_type_callee(p, t[e].id))
+			err = pmcf_profile_type_callee_set(p, t[e].id, t[e].callee);
+	}
 	for (size_t k = 0; k < nx && !err; k++)
 		type[k] = t[of[k]].id;
 	free(t);
@@ -886,21 +955,32 @@ static int assign_ranks(struct rd *r)
 	return 0;
 }
 
-static char *make_label(struct rd *r, long i, int depth)
+/* The label of node i as a node of p's label tree (issue 33: a label is
+ * its parent's node and its own components, so labels take O(1) per node
+ * whatever the depth): "0" for the root, "0.?" under a lost parent, then
+ * the parts of fuse-openmp §4.1 / fuse-task-parallel §3.1 per level. */
+static uint32_t root_lnode(struct rd *r, pmcf_profile *p, int lost)
+{
+	uint32_t *at = lost ? &r->lost_lnode : &r->root_lnode;
+	if (!*at && pmcfi_profile_label_node(p, 0, lost ? "0.?" : "0", lost ? 3 : 1, at) != 0)
+		return 0;
+	return *at;
+}
+
+static uint32_t make_label(struct rd *r, pmcf_profile *p, long i, int depth)
 {
 	struct node *n = &r->n[i];
-	if (n->label)
-		return n->label;
+	if (n->lnode)
+		return n->lnode;
 	if (n->canon >= 0 && n->canon != i)
-		return make_label(r, n->canon, depth);
-	const char *pl = "0";
-	if (n->parent_ix >= 0 && depth < 10000) {
-		pl = make_label(r, n->parent_ix, depth + 1);
-		if (!pl)
-			return NULL;
-	} else if (n->parent_ix < -1) {
-		pl = "0.?";
-	}
+		return make_label(r, p, n->canon, depth);
+	uint32_t pl;
+	if (n->parent_ix >= 0 && depth < 10000)
+		pl = make_label(r, p, n->parent_ix, depth + 1);
+	else
+		pl = root_lnode(r, p, n->parent_ix < -1);
+	if (!pl)
+		return 0;
 	char part[96];
 	uint64_t rel = 0;
 	int cl = sib_class(r, n);
@@ -913,11 +993,9 @@ static char *make_label(struct rd *r, long i, int depth)
 		else
 			snprintf(part, sizeof(part), "%" PRIu64 ".%" PRIu64, n->part, rel);
 	}
-	size_t len = strlen(pl) + strlen(part) + 2;
-	n->label = malloc(len);
-	if (n->label)
-		snprintf(n->label, len, "%s.%s", pl, part);
-	return n->label;
+	if (pmcfi_profile_label_node(p, pl, part, strlen(part), &n->lnode) != 0)
+		return 0;
+	return n->lnode;
 }
 
 /* ---- the profile ------------------------------------------------------------- */
@@ -930,7 +1008,7 @@ static int cmp_xu(const void *x, const void *y)
 		return ra < rb ? -1 : 1;
 	if (a->first_t0 != b->first_t0)
 		return a->first_t0 < b->first_t0 ? -1 : 1;
-	return a->label && b->label ? strcmp(a->label, b->label) : 0;
+	return (a->lnode > b->lnode) - (a->lnode < b->lnode); /* creation order, stable */
 }
 
 static int marker(const char *dir, const char *name, uint32_t pid, char *out, size_t len)
@@ -977,7 +1055,6 @@ static int cmp_prank(const void *a, const void *b)
 static void rd_free(struct rd *r)
 {
 	for (size_t i = 0; i < r->nn; i++) {
-		free(r->n[i].label);
 		free(r->n[i].v);
 		free(r->n[i].mx);
 	}
@@ -1121,7 +1198,7 @@ static int build(struct rd *r, const char *dir, const char *const *names, uint64
 				st->incomplete++;
 			continue;
 		}
-		if (!make_label(r, (long)i, 0)) {
+		if (!make_label(r, p, (long)i, 0)) {
 			free(xs);
 			return PMCF_ENOMEM;
 		}
@@ -1181,11 +1258,11 @@ static int build(struct rd *r, const char *dir, const char *const *names, uint64
 		xu.cpu = n->cpu;
 		xu.start_ns = n->first_t0 - t0;
 		xu.end_ns = n->last_t1 - t0;
-		xu.label = n->label;
-		xu.parent_label =
-			n->parent_ix >= 0 ? r->n[n->parent_ix].label : (n->parent_ix == -1 ? "0" : "");
+		uint32_t par = n->parent_ix >= 0    ? r->n[n->parent_ix].lnode
+			       : n->parent_ix == -1 ? root_lnode(r, p, 0)
+						    : 0;
 		size_t i;
-		if ((err = pmcf_profile_xu_add(p, &xu, &i)) != 0 ||
+		if ((err = pmcfi_profile_xu_add_nodes(p, &xu, n->lnode, par, &i)) != 0 ||
 		    (ranked && (err = pmcf_profile_rank_set(p, i, (int32_t)rank_of(r, n->pid))) != 0))
 			goto out_cache;
 		pmcf_profile_value_set(p, i, 0, (double)n->dur);

@@ -85,7 +85,9 @@ struct pmcfi_rec {
 	int32_t cpu;
 	uint32_t flags;
 	uint64_t enabled, running; /* R_SEG: group time deltas (multiplexed: the longest
-				      enabled, less the largest gap of any event) */
+				      enabled, less the largest gap of any event);
+				      R_NODE of a task: enabled = its entry routine's
+				      absolute address (0 unknown), running 0 */
 	uint64_t v[];              /* R_SEG: nev counter deltas */
 };
 

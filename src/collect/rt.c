@@ -614,6 +614,12 @@ static void commit(struct rt_thread *t)
 uint64_t rt_node(struct rt_thread *t, uint32_t kind, uint64_t parent, uint64_t addr, uint64_t a, uint64_t b,
 		 uint32_t flags)
 {
+	return rt_node_entry(t, kind, parent, addr, a, b, flags, 0);
+}
+
+uint64_t rt_node_entry(struct rt_thread *t, uint32_t kind, uint64_t parent, uint64_t addr, uint64_t a,
+		       uint64_t b, uint32_t flags, uint64_t entry)
+{
 	uint64_t id = ((uint64_t)(t->index + 1) << 40) | ++t->seq;
 	struct pmcfi_rec *r = slot(t);
 	if (!r)
@@ -629,7 +635,8 @@ uint64_t rt_node(struct rt_thread *t, uint32_t kind, uint64_t parent, uint64_t a
 	r->t1 = t->seq;
 	r->cpu = -1;
 	r->flags = flags;
-	r->enabled = r->running = 0;
+	r->enabled = entry;
+	r->running = 0;
 	commit(t);
 	return id;
 }
@@ -696,8 +703,11 @@ static void write_seg(struct rt_thread *t, uint64_t node, uint32_t thread, uint6
 void rt_seg_switch(struct rt_thread *t, uint64_t prev, int final, uint64_t next)
 {
 	uint64_t open = t->open_node;
-	/* the open segment ends when it is prev's, or when another begins */
-	int close = open && (open == prev || next);
+	/* the open segment ends when it is prev's, when another begins, or
+	 * when it was held (rt_seg_maybe) and this boundary is not its resume */
+	uint64_t held = t->held;
+	int close = open && (open == prev || next || held);
+	t->held = 0;
 	if (!close && !next)
 		return;
 	guard_enter(t);
@@ -708,6 +718,12 @@ void rt_seg_switch(struct rt_thread *t, uint64_t prev, int final, uint64_t next)
 		pmcfi_pgroup_read(&t->group, s1);
 		now = rt_now();
 		write_seg(t, open, t->index, t->t0, t->cpu, s0, s1, now, final && open == prev);
+		/* a held untied task whose continuation another thread took: prev,
+		 * which it had given way to, ran on here and now ends without a
+		 * segment open (its counts since the hold went to the held one);
+		 * an empty final segment still marks it done */
+		if (held && final && prev && open != prev)
+			write_seg(t, prev, t->index, now, t->cpu, s1, s1, now, 1);
 		t->open_node = 0;
 		t->cur ^= 1;
 		fresh = 0;
@@ -718,6 +734,7 @@ void rt_seg_switch(struct rt_thread *t, uint64_t prev, int final, uint64_t next)
 		}
 	}
 	if (next) {
+		t->before = prev;
 		t->open_node = next;
 		t->cpu = sched_getcpu();
 		if (fresh) {
@@ -727,6 +744,27 @@ void rt_seg_switch(struct rt_thread *t, uint64_t prev, int final, uint64_t next)
 			t->t0 = now;
 	}
 	guard_leave(t);
+}
+
+int rt_seg_maybe(struct rt_thread *t, uint64_t prev, uint64_t next)
+{
+	uint64_t open = t->open_node;
+	if (!open)
+		return 0;
+	if (t->held) {
+		if (next != t->held)
+			return 0;
+		t->held = 0; /* the held XU resumes: its segment goes on */
+		return 1;
+	}
+	if (open != prev)
+		return 0;
+	if (next == prev)
+		return 1; /* a switch of a task to itself */
+	if (next && next != t->before)
+		return 0;
+	t->held = prev;
+	return 1;
 }
 
 void rt_seg_begin(struct rt_thread *t, uint64_t node) { rt_seg_switch(t, 0, 0, node); }

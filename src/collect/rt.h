@@ -40,6 +40,13 @@ struct rt_thread {
 	uint64_t open_node;
 	uint64_t t0;
 	int32_t cpu;
+	/* an untied task that gave the thread back to libomp to be queued again
+	 * (a switch to no XU, not its end): its segment is held open without a
+	 * reading until the thread's next boundary, which either resumes that
+	 * same task (no reading at all) or ends the segment (the one reading
+	 * that also starts what comes next); 0 when none (rt_seg_hold) */
+	uint64_t held;
+	uint64_t before; /* the XU that gave way to the open one (rt_seg_switch's prev) */
 	/* samp[cur]: the counters at the open segment's start; the other is
 	 * where the next reading goes (rt_seg_switch) */
 	struct pmcfi_pgroup_sample samp[2];
@@ -90,6 +97,10 @@ void rt_thread_fini(struct rt_thread *t);
 /* Writes a node record and returns its id. */
 uint64_t rt_node(struct rt_thread *t, uint32_t kind, uint64_t parent, uint64_t addr, uint64_t a, uint64_t b,
 		 uint32_t flags);
+/* rt_node of a task whose entry routine (the function the runtime calls to
+ * run it) is at entry (0 unknown). */
+uint64_t rt_node_entry(struct rt_thread *t, uint32_t kind, uint64_t parent, uint64_t addr, uint64_t a,
+		       uint64_t b, uint32_t flags, uint64_t entry);
 /* Implicit tasks this thread is in, the initial task not counted (it may
  * start after the program's first task-API call). */
 static inline int rt_omp_depth(const struct rt_thread *t)
@@ -122,6 +133,14 @@ void rt_seg_end(struct rt_thread *t, uint64_t node, int final);
  * segment ends, not final), and opens a segment of next (0: none) whose
  * start is the same reading and timestamp. */
 void rt_seg_switch(struct rt_thread *t, uint64_t prev, int final, uint64_t next);
+/* An XU boundary that may not be one: prev (the open segment's XU) switches
+ * to next without ending. A switch to itself, or back to a held XU, costs
+ * nothing; a switch from prev back to what ran before it (next is no XU, or
+ * the XU whose segment prev's began with: an untied task queued again)
+ * holds prev's segment (t->held) instead of reading; otherwise it returns 0
+ * and the caller makes the boundary (rt_seg_switch). Returns 1 when it took
+ * no reading. */
+int rt_seg_maybe(struct rt_thread *t, uint64_t prev, uint64_t next);
 /* Writes a small marker file <dir>/<name>-<pid> holding text. */
 void rt_mark(const char *name, const char *text);
 /* Snapshot of /proc/self/maps into <dir>/maps-<pid>. */

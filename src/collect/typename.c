@@ -17,6 +17,8 @@
 struct taskent {
 	char *file;
 	unsigned line;
+	uint64_t lowpc; /* the entry function's address, 0 unknown */
+	int single;     /* the block is that one call */
 	char callee[128];
 };
 
@@ -62,12 +64,32 @@ static const char *origin_name(Dwarf_Die *die, unsigned attr, Dwarf_Die *origin)
 struct pick {
 	char first[128];  /* first program function called */
 	char backup[128]; /* first incidental library call */
+	int calls;        /* calls seen (program and library), up to 2 */
+	/* the inlined callees counted: a call site inside one of them is that
+	 * callee's own call (clang puts them in the outer function's scope) */
+	Dwarf_Die inl[16];
+	int ninl;
 };
+
+/* 1 when the call site die is inside an inlined callee counted already. */
+static int in_counted(struct pick *p, Dwarf_Die *die)
+{
+	Dwarf_Attribute at;
+	Dwarf_Addr pc;
+	if ((!dwarf_attr(die, DW_AT_call_return_pc, &at) && !dwarf_attr(die, DW_AT_low_pc, &at)) ||
+	    dwarf_formaddr(&at, &pc) != 0 || pc == 0)
+		return 0;
+	for (int i = 0; i < p->ninl; i++)
+		if (dwarf_haspc(&p->inl[i], pc - 1) > 0)
+			return 1;
+	return 0;
+}
 
 static void consider(struct pick *p, const char *name)
 {
 	if (!name || !*name || is_runtime(name))
 		return;
+	p->calls++;
 	if (pmcfi_name_incidental(name)) {
 		if (!p->backup[0])
 			snprintf(p->backup, sizeof(p->backup), "%s", name);
@@ -81,7 +103,7 @@ static void consider(struct pick *p, const char *name)
 static void walk(Dwarf_Die *die, struct pick *p, int depth)
 {
 	Dwarf_Die child;
-	if (depth > 6 || p->first[0] || dwarf_child(die, &child) != 0)
+	if (depth > 6 || p->calls > 1 || dwarf_child(die, &child) != 0)
 		return;
 	do {
 		int tag = dwarf_tag(&child);
@@ -91,9 +113,13 @@ static void walk(Dwarf_Die *die, struct pick *p, int depth)
 			name = origin_name(&child, DW_AT_abstract_origin, &origin);
 			if (name && name[0] == '.')
 				walk(&child, p, depth + 1);
-			else
+			else {
 				consider(p, name);
-		} else if (tag == DW_TAG_call_site || tag == DW_TAG_GNU_call_site) {
+				if (p->ninl < (int)(sizeof(p->inl) / sizeof(p->inl[0])))
+					p->inl[p->ninl++] = child;
+			}
+		} else if ((tag == DW_TAG_call_site || tag == DW_TAG_GNU_call_site) &&
+			   !in_counted(p, &child)) {
 			name = origin_name(&child, DW_AT_call_origin, &origin);
 			if (!name)
 				name = origin_name(&child, DW_AT_abstract_origin, &origin);
@@ -104,12 +130,13 @@ static void walk(Dwarf_Die *die, struct pick *p, int depth)
 		} else if (tag == DW_TAG_lexical_block) {
 			walk(&child, p, depth + 1);
 		}
-		if (p->first[0])
+		if (p->calls > 1)
 			return;
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
-static int add(struct pmcfi_taskents *t, const char *file, unsigned line, const char *callee)
+static int add(struct pmcfi_taskents *t, const char *file, unsigned line, uint64_t lowpc, const char *callee,
+	       int single)
 {
 	if (pmcfi_grow((void **)&t->e, &t->cap, t->n + 1, sizeof(*t->e)))
 		return -1;
@@ -117,6 +144,8 @@ static int add(struct pmcfi_taskents *t, const char *file, unsigned line, const 
 	if (!(e->file = strdup(file)))
 		return -1;
 	e->line = line;
+	e->lowpc = lowpc;
+	e->single = single;
 	snprintf(e->callee, sizeof(e->callee), "%s", callee);
 	t->n++;
 	return 0;
@@ -151,10 +180,21 @@ int pmcfi_taskents_load(Dwarf *dw, struct pmcfi_taskents **out)
 					file = dwarf_diename(&cu);
 				if (!file)
 					continue;
-				struct pick p = {"", ""};
+				/* a relative name is relative to the unit's directory (the
+				 * source fallback opens it) */
+				char full[1024];
+				const char *dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &at));
+				if (file[0] != '/' && dir && *dir) {
+					snprintf(full, sizeof(full), "%s/%s", dir, file);
+					file = full;
+				}
+				struct pick p = {.calls = 0};
 				walk(&die, &p, 0);
 				const char *callee = p.first[0] ? p.first : p.backup;
-				if (add(t, file, (unsigned)line, callee) != 0) {
+				Dwarf_Addr lo = 0;
+				if (dwarf_lowpc(&die, &lo) != 0)
+					lo = 0;
+				if (add(t, file, (unsigned)line, lo, callee, p.calls == 1) != 0) {
 					pmcfi_taskents_free(t);
 					return -1;
 				}
@@ -188,9 +228,9 @@ static int same_file(const char *a, const char *b)
 }
 
 int pmcfi_taskents_callee(const struct pmcfi_taskents *t, const char *file, unsigned line, char *out,
-			  size_t len, int *shared)
+			  size_t len, int *shared, int *single)
 {
-	*shared = 0;
+	*shared = *single = 0;
 	const struct taskent *hit = NULL;
 	for (size_t i = 0; t && i < t->n && !hit; i++)
 		if (t->e[i].line == line && same_file(t->e[i].file, file))
@@ -202,7 +242,19 @@ int pmcfi_taskents_callee(const struct pmcfi_taskents *t, const char *file, unsi
 		    (t->e[i].line != hit->line || !same_file(t->e[i].file, hit->file)))
 			*shared = 1;
 	snprintf(out, len, "%s", hit->callee);
+	*single = hit->single;
 	return 0;
+}
+
+int pmcfi_taskents_at(const struct pmcfi_taskents *t, uint64_t addr, const char **file, unsigned *line)
+{
+	for (size_t i = 0; t && addr && i < t->n; i++)
+		if (t->e[i].lowpc == addr) {
+			*file = t->e[i].file;
+			*line = t->e[i].line;
+			return 0;
+		}
+	return -1;
 }
 
 /* The innermost subprogram (or the function inlined there) at addr, from the

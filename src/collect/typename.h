@@ -18,9 +18,14 @@ int pmcfi_taskents_load(Dwarf *dw, struct pmcfi_taskents **out);
 void pmcfi_taskents_free(struct pmcfi_taskents *t);
 /* The callee of the construct at file:line (file compared whole or by base
  * name) into out; *shared = 1 when another construct of the module calls a
- * function of the same name. 0, or -1 when the debug info does not say. */
+ * function of the same name; *single = 1 when the block makes that one call
+ * and no other. 0, or -1 when the debug info does not say. */
 int pmcfi_taskents_callee(const struct pmcfi_taskents *t, const char *file, unsigned line, char *out,
-			  size_t len, int *shared);
+			  size_t len, int *shared, int *single);
+
+/* The construct whose entry function begins at module address addr: its
+ * pragma's file and line (owned by t). 0, or -1 when none does. */
+int pmcfi_taskents_at(const struct pmcfi_taskents *t, uint64_t addr, const char **file, unsigned *line);
 
 /* The compile unit of dw holding address addr into *cu (by .debug_aranges,
  * else by searching the units: clang emits no aranges). 0, or -1. */

@@ -1372,6 +1372,8 @@ struct step_job {
 	const size_t *ecom;
 	const size_t *ps, *cs;       /* start of each type in pidx, cidx */
 	const uint32_t *pidx, *cidx; /* fused XUs, XUs of input i, by type */
+	const size_t *pfull;         /* per type: its first pfull[t] fused XUs (in
+					pidx) have an XU of every earlier input */
 	const char **clab;           /* labels of input i's XUs */
 	const uint32_t *clen;
 	const uint32_t *order; /* types, largest first */
@@ -1531,13 +1533,16 @@ static size_t lgl_first(struct step_worker *W, struct grid *g)
 }
 
 /* Algorithm 3 for type t: the pairs of the step, into J's results. */
-static int cluster_type(struct step_worker *W, uint32_t t)
+/* Clusters fused XUs P[0..np) of type t with XUs C[0..nc) of input i and
+ * applies the pairs; the q-th of C is the cpos[q]-th of the type's XUs of
+ * input i (cpos NULL: the q-th). part seeds the grid's generator. */
+static int cluster_part(struct step_worker *W, uint32_t t, const uint32_t *P, size_t np, const uint32_t *C,
+			size_t nc, const uint32_t *cpos, unsigned part)
 {
 	struct step_job *J = W->J;
 	struct cmb *c = J->c;
 	const pmcf_profile *cur = c->in[J->i];
-	size_t k = J->k, np = J->ps[t + 1] - J->ps[t], nc = J->cs[t + 1] - J->cs[t];
-	const uint32_t *P = J->pidx + J->ps[t], *C = J->cidx + J->cs[t];
+	size_t k = J->k;
 	double *v = W->v, *lo = W->lo, *hi = W->hi, *range = W->range;
 	/* values on E_com, their bounds (Algorithm 3 lines 9-13) */
 	for (size_t e = 0; e < k; e++) {
@@ -1599,7 +1604,8 @@ static int cluster_type(struct step_worker *W, uint32_t t)
 			 .strategy = c->opts->strategy,
 			 .pp = W->pp,
 			 .pc = W->pc};
-	pmcfi_rng_seed(&g.rng, pmcfi_rng_hash2(pmcfi_rng_hash2(c->opts->seed, J->i), t));
+	uint64_t seed = pmcfi_rng_hash2(pmcfi_rng_hash2(c->opts->seed, J->i), t);
+	pmcfi_rng_seed(&g.rng, part ? pmcfi_rng_hash2(seed, part) : seed);
 	size_t npre = c->opts->strategy == PMCF_COMBINE_BC_LGL ? lgl_first(W, &g) : 0;
 	int err = !npre || (g.np && g.nc) ? cluster(&g) : 0;
 	if (err)
@@ -1611,17 +1617,48 @@ static int cluster_type(struct step_worker *W, uint32_t t)
 		}
 		g.npairs += npre;
 	}
-	J->iters[t] = g.iterations;
-	J->dmax[t] = g.dmax;
+	J->iters[t] += g.iterations;
+	if (g.dmax > J->dmax[t])
+		J->dmax[t] = g.dmax;
 	/* Algorithm 4 for the pairs: counts of E_prev from t_prev (already
 	 * there), of E_cur \ E_prev from t_cur; label = first common ancestor */
 	for (size_t q = 0; q < g.npairs; q++) {
 		uint32_t f = P[W->pp[q]], xl = W->pc[q] - (uint32_t)np, x = C[xl];
 		c->src[(size_t)f * c->n + J->i] = (int32_t)x;
 		c->lablen[f] = (uint32_t)cmbi_label_fca(c->lab[f], c->lablen[f], J->clab[x], J->clen[x]);
-		J->cpaired[J->cs[t] + xl] = 1;
+		J->cpaired[J->cs[t] + (cpos ? cpos[xl] : xl)] = 1;
 	}
 	return 0;
+}
+
+/* Type t of the step. A fused XU that already lacks an earlier input pairs
+ * only with what the complete ones leave: the complete ones cluster with
+ * input i's XUs first, the partial ones with the rest, so that a step adds
+ * no partial XU that pairing could avoid and bc leaves as few as ctc
+ * (max - min XUs of the type over the inputs). */
+static int cluster_type(struct step_worker *W, uint32_t t)
+{
+	struct step_job *J = W->J;
+	size_t np = J->ps[t + 1] - J->ps[t], nc = J->cs[t + 1] - J->cs[t], nfull = J->pfull[t];
+	const uint32_t *P = J->pidx + J->ps[t], *C = J->cidx + J->cs[t];
+	if (nfull == 0 || nfull == np)
+		return cluster_part(W, t, P, np, C, nc, NULL, 0);
+	int err = cluster_part(W, t, P, nfull, C, nc, NULL, 0);
+	if (err || nfull >= nc)
+		return err;
+	/* the XUs of input i the complete ones left, for the partial ones */
+	uint32_t *rest = malloc(2 * (nc - nfull) * sizeof(*rest)), *pos = rest + (nc - nfull);
+	if (!rest)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	size_t nr = 0;
+	for (size_t q = 0; q < nc; q++)
+		if (!J->cpaired[J->cs[t] + q]) {
+			rest[nr] = C[q];
+			pos[nr++] = (uint32_t)q;
+		}
+	err = cluster_part(W, t, P + nfull, np - nfull, rest, nr, pos, 1);
+	free(rest);
+	return err;
 }
 
 /* Takes types, largest first, until none is left or one fails. */
@@ -1724,13 +1761,38 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 	unsigned *dmax = calloc(c->ntypes + 1, sizeof(unsigned));
 	struct step_worker *W = NULL;
 	pthread_t *tid = NULL;
-	size_t nthreads = 0;
+	size_t nthreads = 0, *pfull = NULL;
 	int err = cmbi_by_type(c, i, &cidx, &cs);
 	if (!err && (!ps || !pidx || !clab || !clen || !cpaired || !torder || !iters || !tsize || !dmax))
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	if (err)
 		goto out;
 	cmbi_fused_by_type(c, nf0, pidx, ps);
+	/* each type's complete fused XUs first (cluster_type) */
+	pfull = calloc(c->ntypes + 1, sizeof(size_t));
+	uint32_t *ptmp = malloc((nf0 ? nf0 : 1) * sizeof(uint32_t));
+	if (!pfull || !ptmp) {
+		free(ptmp);
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (uint32_t t = 0; t < c->ntypes; t++) {
+		size_t a = ps[t], b = ps[t], m = 0;
+		for (size_t q = ps[t]; q < ps[t + 1]; q++) {
+			uint32_t f = pidx[q];
+			int full = 1;
+			for (size_t j = 0; j < i && full; j++)
+				full = c->src[(size_t)f * c->n + j] >= 0;
+			if (full)
+				pidx[a++] = f;
+			else
+				ptmp[m++] = f;
+		}
+		memcpy(pidx + a, ptmp, m * sizeof(*ptmp));
+		pfull[t] = a - b;
+	}
+	free(ptmp);
+	J.pfull = pfull;
 	for (size_t x = 0; x < nx; x++) {
 		pmcf_xu xu;
 		pmcf_profile_xu_get(cur, x, &xu);
@@ -1756,6 +1818,7 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 			      .cs = cs,
 			      .pidx = pidx,
 			      .cidx = cidx,
+			      .pfull = pfull,
 			      .clab = clab,
 			      .clen = clen,
 			      .order = torder,
@@ -1811,6 +1874,7 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 		}
 	}
 out:
+	free(pfull);
 	free(tid);
 	free(ecom);
 	free(ps);

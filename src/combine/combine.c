@@ -191,6 +191,15 @@ static int check_plan_sets(const pmcf_profile *const *in, size_t n, const pmcf_c
 		return 0;
 	const char *digest = pmcf_profile_meta_get(in[first], PMCF_META_PLAN_DIGEST);
 	unsigned long nsets = 0, ns;
+	/* a fused profile of sets: not a set itself */
+	for (size_t j = 0; j < n; j++) {
+		const char *fused = pmcf_profile_meta_get(in[j], PMCF_META_PLAN_SETS_FUSED);
+		if (fused)
+			return pmcfi_fail(PMCF_ECONFLICT,
+					  "%s is a fused profile (sets %s of its plan), not an execution of "
+					  "one set; fuse the sets' own profiles",
+					  in_name(o, j, b2, sizeof(b2)), fused);
+	}
 	/* one file's own plan_set, plan_sets wrong: that file named, once */
 	for (size_t j = 0; j < n; j++)
 		if (pmcf_profile_meta_get(in[j], PMCF_META_PLAN_DIGEST) && plan_set(in[j], &ns) < 0) {
@@ -455,6 +464,10 @@ static int setup(struct cmb *c)
 			    (err = pmcf_profile_type_add(c->out, ty.kind, ty.name, ty.location,
 							 &c->tmap[j][t])))
 				return err;
+			const char *callee = pmcf_profile_type_callee(c->in[j], t);
+			if (*callee && !*pmcf_profile_type_callee(c->out, c->tmap[j][t]) &&
+			    (err = pmcf_profile_type_callee_set(c->out, c->tmap[j][t], callee)))
+				return err;
 		}
 	}
 	c->nftypes = (uint32_t)pmcf_profile_ntypes(c->out);
@@ -673,24 +686,16 @@ static int add_xus(struct cmb *c)
 		if (roff[f] != SIZE_MAX) {
 			xu.label = names + roff[f];
 		} else if (c->lab[f] && c->lablen[f] != strlen(xu.label)) {
-			/* a first common ancestor: "label\0parent\0" in buf, the parent
-			 * being the label without its last component */
+			/* a first common ancestor; the parent label stays the base
+			 * XU's (a label of that input, which joins with it) */
 			size_t l = c->lablen[f];
-			if (pmcfi_grow((void **)&buf, &bufcap, 2 * l + 2, 1)) {
+			if (pmcfi_grow((void **)&buf, &bufcap, l + 1, 1)) {
 				err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 				break;
 			}
 			memcpy(buf, c->lab[f], l);
 			buf[l] = '\0';
-			char *par = buf + l + 1;
-			memcpy(par, buf, l + 1);
-			char *dot = strrchr(par, '.');
-			if (dot)
-				*dot = '\0';
-			else
-				par[0] = '\0';
 			xu.label = buf;
-			xu.parent_label = par;
 		}
 		/* values and provenance: fill_values writes each once */
 		size_t i;
@@ -1086,12 +1091,13 @@ static int union_user_only(struct cmb *c)
 
 static int set_meta(struct cmb *c)
 {
-	static const char *const drop[] = {PMCF_META_SOURCE,      PMCF_META_SEED,
-					   PMCF_META_START_TIME,  PMCF_META_EXIT_STATUS,
-					   PMCF_META_COMPLETE,    PMCF_META_STRATEGY,
-					   PMCF_META_CPU_TIME_NS, "inputs",
-					   "combine_seed",        "combine_impute",
-					   "combine_impute_mode"};
+	static const char *const drop[] = {PMCF_META_SOURCE,         PMCF_META_SEED,
+					   PMCF_META_START_TIME,     PMCF_META_EXIT_STATUS,
+					   PMCF_META_COMPLETE,       PMCF_META_STRATEGY,
+					   PMCF_META_CPU_TIME_NS,    "inputs",
+					   "combine_seed",           "combine_impute",
+					   "combine_impute_mode",    PMCF_META_PLAN_SET,
+					   PMCF_META_PLAN_SETS_FUSED};
 	const pmcf_profile *p0 = c->in[0];
 	int err = 0;
 	for (size_t i = 0; i < pmcf_profile_meta_count(p0) && !err; i++) {
@@ -1155,7 +1161,26 @@ static int set_meta(struct cmb *c)
 		err = pmcf_profile_meta_set(c->out, PMCF_META_COMPLETE, complete ? "1" : "0");
 	if (!err)
 		err = pmcf_profile_meta_set(c->out, PMCF_META_PMCFUSE_VERSION, pmcf_version());
+	/* sets of a plan: which ones this profile fuses (not input 0's plan_set) */
+	unsigned long ns;
+	int all_sets = 1;
+	for (size_t j = 0; j < c->n; j++)
+		all_sets &= plan_set(c->in[j], &ns) >= 0;
 	free(js);
+	if (!err && all_sets) {
+		size_t cap = c->n * 12 + 3; /* sets < 10^6 (plan_set) */
+		char *sets = malloc(cap);
+		if (!sets)
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		o = 0;
+		sets[o++] = '[';
+		for (size_t j = 0; j < c->n; j++)
+			o += (size_t)snprintf(sets + o, cap - o, "%s%ld", j ? "," : "",
+					      plan_set(c->in[j], &ns));
+		snprintf(sets + o, cap - o, "]");
+		err = pmcf_profile_meta_set(c->out, PMCF_META_PLAN_SETS_FUSED, sets);
+		free(sets);
+	}
 	return err;
 }
 

@@ -50,8 +50,9 @@ static int build_view(struct pmcfi_match *m, const pmcf_profile *p, struct pmcfi
 	}
 	for (size_t i = 0; i < v->nxu; i++) {
 		pmcf_xu xu;
-		v->gtype[i] =
-			pmcf_profile_xu_get(p, i, &xu) == 0 && xu.type < nt ? (uint32_t)map[xu.type] : 0;
+		v->gtype[i] = pmcf_profile_xu_get_fields(p, i, &xu) == 0 && xu.type < nt
+				      ? (uint32_t)map[xu.type]
+				      : 0;
 	}
 	free(map);
 	for (size_t e = 0; e < m->nev; e++) {

@@ -19,4 +19,15 @@
 int pmcfi_profile_xu_add_bare(pmcf_profile *p, const pmcf_xu *xu, size_t *index);
 int pmcfi_profile_provenance_enable_bare(pmcf_profile *p);
 void pmcfi_profile_provenance_columns(pmcf_profile *p, size_t ev, int32_t **src, int64_t **xu);
+
+/* Label tree (issue 33). A node under parent (0: the root, "") whose own
+ * components are the len bytes of suffix (no NUL; may hold dots): its
+ * label is suffix, or the parent's label, ".", suffix. 0 or PMCF_ENOMEM /
+ * PMCF_EINVAL (parent not a node, more than 2^32 - 1 nodes). */
+int pmcfi_profile_label_node(pmcf_profile *p, uint32_t parent, const char *suffix, size_t len, uint32_t *id);
+/* pmcf_profile_xu_add with labels given as nodes (xu->label and
+ * xu->parent_label are ignored). */
+int pmcfi_profile_xu_add_nodes(pmcf_profile *p, const pmcf_xu *xu, uint32_t label, uint32_t parent,
+			       size_t *index);
+
 #endif

@@ -71,10 +71,15 @@ static void digest(const pmcf_profile *p, char hex[33])
 	bytes(&d, p->cpu, n * sizeof(*p->cpu));
 	bytes(&d, p->start, n * sizeof(*p->start));
 	bytes(&d, p->end, n * sizeof(*p->end));
+	/* labels as text, whether the profile holds them as text or as nodes
+	 * of its label tree (the same digest either way) */
+	char *buf = NULL;
+	size_t cap = 0;
 	for (size_t i = 0; i < n; i++) {
-		str(&d, p->arena + p->label[i]);
-		str(&d, p->arena + p->parent[i]);
+		str(&d, pmcfi_profile_label_text(p, p->label[i], &buf, &cap));
+		str(&d, pmcfi_profile_label_text(p, p->parent[i], &buf, &cap));
 	}
+	free(buf);
 	if (p->rank) /* only then: digests of profiles without ranks are unchanged */
 		bytes(&d, p->rank, n * sizeof(*p->rank));
 	mix(&d, p->nev);

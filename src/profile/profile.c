@@ -68,6 +68,7 @@ int pmcf_profile_new(pmcf_profile **out)
 	p->arena[0] = '\0'; /* offset 0: the empty label */
 	p->arena_len = 1;
 	p->arena_cap = 64;
+	pthread_mutex_init(&p->ltext_lock, NULL);
 	*out = p;
 	return 0;
 }
@@ -100,6 +101,7 @@ void pmcf_profile_free(pmcf_profile *p)
 	for (size_t i = 0; i < p->ntypes; i++) {
 		free(p->types[i].name);
 		free(p->types[i].location);
+		free(p->types[i].callee);
 	}
 	free(p->types);
 	free_strv(p->ev_name, p->nev);
@@ -112,6 +114,12 @@ void pmcf_profile_free(pmcf_profile *p)
 	free(p->label);
 	free(p->parent);
 	free(p->arena);
+	free(p->lpar);
+	free(p->lsuf);
+	free(p->lsarena);
+	free(p->ltoff);
+	free(p->ltext);
+	pthread_mutex_destroy(&p->ltext_lock);
 	free_strv(p->truth_name, p->ntruth);
 	free_ptrv(p->truth, p->ntruth);
 	free_ptrv(p->cov_enabled, p->has_cov ? p->nev : 0);
@@ -318,7 +326,7 @@ int pmcf_profile_type_add(pmcf_profile *p, int kind, const char *name, const cha
 		free(l);
 		return nomem("XU type");
 	}
-	p->types[p->ntypes] = (struct pmcf_type_rec){kind, n, l};
+	p->types[p->ntypes] = (struct pmcf_type_rec){kind, n, l, NULL};
 	pmcfi_index_add(&p->type_ix, h, p->ntypes); /* reserved */
 	if (id)
 		*id = (uint32_t)p->ntypes;
@@ -338,6 +346,25 @@ int pmcf_profile_type_get(const pmcf_profile *p, uint32_t id, pmcf_xu_type *out)
 	out->name = p->types[id].name;
 	out->location = p->types[id].location;
 	return 0;
+}
+
+int pmcf_profile_type_callee_set(pmcf_profile *p, uint32_t id, const char *callee)
+{
+	if (!p)
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_profile_type_callee_set: NULL profile");
+	if (id >= p->ntypes)
+		return pmcfi_fail(PMCF_ENOENT, "XU type %u out of range (%zu types)", id, p->ntypes);
+	char *c = callee && *callee ? strdup(callee) : NULL;
+	if (callee && *callee && !c)
+		return nomem("XU type callee");
+	free(p->types[id].callee);
+	p->types[id].callee = c;
+	return 0;
+}
+
+const char *pmcf_profile_type_callee(const pmcf_profile *p, uint32_t id)
+{
+	return p && id < p->ntypes && p->types[id].callee ? p->types[id].callee : "";
 }
 
 /* ---- events ------------------------------------------------------------- */
@@ -586,6 +613,158 @@ static int xu_add(pmcf_profile *p, const pmcf_xu *xu, size_t *index, int layers)
 
 int pmcf_profile_xu_add(pmcf_profile *p, const pmcf_xu *xu, size_t *index) { return xu_add(p, xu, index, 1); }
 
+/* ---- the label tree ----------------------------------------------------------- */
+
+int pmcfi_profile_label_node(pmcf_profile *p, uint32_t parent, const char *suffix, size_t len, uint32_t *id)
+{
+	if (!p->nlab) { /* node 0: "" */
+		if (pmcfi_grow((void **)&p->lpar, &p->lab_cap, 64, sizeof(*p->lpar)))
+			return nomem("label tree");
+		size_t cap = p->lab_cap;
+		void *q = realloc(p->lsuf, cap * sizeof(*p->lsuf));
+		if (!q)
+			return nomem("label tree");
+		p->lsuf = q;
+		if (pmcfi_grow((void **)&p->lsarena, &p->lsarena_cap, 4096, 1))
+			return nomem("label tree");
+		p->lpar[0] = 0;
+		p->lsuf[0] = 0;
+		p->lsarena[0] = '\0';
+		p->lsarena_len = 1;
+		p->nlab = 1;
+	}
+	if (parent >= p->nlab)
+		return pmcfi_fail(PMCF_EINVAL, "label node %u under node %u, of %zu", (unsigned)p->nlab,
+				  parent, p->nlab);
+	if (p->nlab >= UINT32_MAX)
+		return pmcfi_fail(PMCF_EINVAL, "too many label nodes (at most %u)", UINT32_MAX - 1);
+	if (p->nlab == p->lab_cap) {
+		size_t cap = p->lab_cap;
+		if (pmcfi_grow((void **)&p->lpar, &cap, p->nlab + 1, sizeof(*p->lpar)))
+			return nomem("label tree");
+		void *q = realloc(p->lsuf, cap * sizeof(*p->lsuf));
+		if (!q)
+			return nomem("label tree");
+		p->lsuf = q;
+		p->lab_cap = cap;
+	}
+	if (pmcfi_grow((void **)&p->lsarena, &p->lsarena_cap, p->lsarena_len + len + 1, 1))
+		return nomem("label tree");
+	memcpy(p->lsarena + p->lsarena_len, suffix, len);
+	p->lsarena[p->lsarena_len + len] = '\0';
+	p->lpar[p->nlab] = parent;
+	p->lsuf[p->nlab] = p->lsarena_len;
+	p->lsarena_len += len + 1;
+	*id = (uint32_t)p->nlab++;
+	return 0;
+}
+
+int pmcfi_profile_xu_add_nodes(pmcf_profile *p, const pmcf_xu *xu, uint32_t label, uint32_t parent,
+			       size_t *index)
+{
+	if (!p || label >= (p->nlab ? p->nlab : 1) || parent >= (p->nlab ? p->nlab : 1))
+		return pmcfi_fail(PMCF_EINVAL, "label node out of range");
+	pmcf_xu x = *xu;
+	x.label = x.parent_label = "";
+	size_t i;
+	int err = xu_add(p, &x, &i, 1);
+	if (err)
+		return err;
+	p->label[i] = label ? PMCFI_LAB_NODE | label : 0;
+	p->parent[i] = parent ? PMCFI_LAB_NODE | parent : 0;
+	if (index)
+		*index = i;
+	return 0;
+}
+
+const char *pmcfi_profile_label_text(const pmcf_profile *p, size_t lab, char **buf, size_t *cap)
+{
+	if (!(lab & PMCFI_LAB_NODE))
+		return p->arena + lab;
+	size_t k = lab & ~PMCFI_LAB_NODE, len = 0;
+	for (size_t q = k; q; q = p->lpar[q])
+		len += strlen(p->lsarena + p->lsuf[q]) + 1;
+	if (pmcfi_grow((void **)buf, cap, len + 1, 1))
+		return NULL;
+	/* from the end: each node's text, with a dot before it under a parent */
+	size_t end = len ? len - 1 : 0;
+	(*buf)[end] = '\0';
+	for (size_t q = k; q; q = p->lpar[q]) {
+		const char *s = p->lsarena + p->lsuf[q];
+		size_t l = strlen(s);
+		end -= l;
+		memcpy(*buf + end, s, l);
+		if (p->lpar[q])
+			(*buf)[--end] = '.';
+	}
+	return *buf;
+}
+
+size_t pmcfi_profile_label_bytes(const pmcf_profile *p)
+{
+	return p->arena_cap + p->lab_cap * (sizeof(*p->lpar) + sizeof(*p->lsuf)) + p->lsarena_cap +
+	       (p->ltoff ? p->ltext_nodes * sizeof(*p->ltoff) : 0) +
+	       (p->ltext && p->ltext_nodes
+			? p->ltoff[p->ltext_nodes - 1] + strlen(p->ltext + p->ltoff[p->ltext_nodes - 1]) + 1
+			: 0);
+}
+
+/* Makes the full text of every node (parents come first: lpar[k] < k). */
+static int ltext_build(pmcf_profile *p)
+{
+	size_t n = p->nlab, total = 0;
+	size_t *off = malloc(n * sizeof(*off));
+	if (!off)
+		return nomem("label texts");
+	for (size_t k = 0; k < n; k++) { /* off[k]: the text's length, for now */
+		size_t l = strlen(p->lsarena + p->lsuf[k]);
+		off[k] = k == 0 ? 0 : p->lpar[k] ? off[p->lpar[k]] + 1 + l : l;
+	}
+	for (size_t k = 0; k < n; k++)
+		total += off[k] + 1;
+	char *t = malloc(total ? total : 1);
+	if (!t) {
+		free(off);
+		return nomem("label texts");
+	}
+	size_t o = 0;
+	for (size_t k = 0; k < n; k++) {
+		size_t l = off[k];
+		char *d = t + o;
+		if (k && p->lpar[k]) {
+			size_t pl = strlen(t + off[p->lpar[k]]); /* parent's offset: set already */
+			memcpy(d, t + off[p->lpar[k]], pl);
+			d[pl] = '.';
+			memcpy(d + pl + 1, p->lsarena + p->lsuf[k], l - pl - 1);
+		} else if (k) {
+			memcpy(d, p->lsarena + p->lsuf[k], l);
+		}
+		d[l] = '\0';
+		off[k] = o;
+		o += l + 1;
+	}
+	free(p->ltoff);
+	free(p->ltext);
+	p->ltoff = off;
+	p->ltext = t;
+	p->ltext_nodes = n;
+	return 0;
+}
+
+/* The text of label value lab for pmcf_profile_xu_get: a node's from the
+ * full texts, made once (they stay valid until the profile changes). */
+static const char *label_of(const pmcf_profile *cp, size_t lab)
+{
+	if (!(lab & PMCFI_LAB_NODE))
+		return cp->arena + lab;
+	pmcf_profile *p = (pmcf_profile *)cp; /* the cache of texts only */
+	size_t k = lab & ~PMCFI_LAB_NODE;
+	pthread_mutex_lock(&p->ltext_lock);
+	int err = k < p->ltext_nodes ? 0 : ltext_build(p);
+	pthread_mutex_unlock(&p->ltext_lock);
+	return err ? NULL : p->ltext + p->ltoff[k];
+}
+
 int pmcfi_profile_xu_add_bare(pmcf_profile *p, const pmcf_xu *xu, size_t *index)
 {
 	if (p && (p->has_cov || p->ntruth || p->match || p->rank || p->base_src))
@@ -604,9 +783,33 @@ int pmcf_profile_xu_get(const pmcf_profile *p, size_t i, pmcf_xu *out)
 	out->cpu = p->cpu[i];
 	out->start_ns = p->start[i];
 	out->end_ns = p->end[i];
-	out->label = p->arena + p->label[i];
-	out->parent_label = p->arena + p->parent[i];
+	out->label = label_of(p, p->label[i]);
+	out->parent_label = label_of(p, p->parent[i]);
+	if (!out->label || !out->parent_label)
+		return PMCF_ENOMEM;
 	return 0;
+}
+
+int pmcf_profile_xu_get_fields(const pmcf_profile *p, size_t i, pmcf_xu *out)
+{
+	if (!p || !out)
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_profile_xu_get_fields: NULL argument");
+	if (i >= p->nxu)
+		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XUs)", i, p->nxu);
+	out->type = p->xtype[i];
+	out->thread = p->thread[i];
+	out->cpu = p->cpu[i];
+	out->start_ns = p->start[i];
+	out->end_ns = p->end[i];
+	out->label = out->parent_label = NULL;
+	return 0;
+}
+
+const char *pmcf_profile_xu_label(const pmcf_profile *p, size_t i, int parent, char **buf, size_t *cap)
+{
+	if (!p || !buf || !cap || i >= p->nxu)
+		return NULL;
+	return pmcfi_profile_label_text(p, parent ? p->parent[i] : p->label[i], buf, cap);
 }
 
 int pmcfi_profile_alloc_xus(pmcf_profile *p, size_t n, size_t arena_bytes)

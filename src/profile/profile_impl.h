@@ -6,11 +6,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "pmcfuse/profile.h"
+#include "profile/bare.h"
 
 struct pmcf_type_rec {
 	int kind;
 	char *name;
 	char *location;
+	char *callee; /* NULL: none (pmcf_profile_type_callee) */
 };
 
 /*
@@ -18,7 +20,12 @@ struct pmcf_type_rec {
  * are columnar: one array of doubles per event. Labels live in one arena;
  * label[i] and parent[i] are offsets into it (offset 0 is a shared "").
  */
+#include <pthread.h>
 #include "util/strindex.h"
+
+/* label[i] / parent[i] with this bit: the low bits are a node of the label
+ * tree, not an arena offset (issue 33: labels of deep task trees). */
+#define PMCFI_LAB_NODE ((size_t)1 << (sizeof(size_t) * 8 - 1))
 
 struct pmcf_profile {
 	size_t nmeta, meta_cap;
@@ -38,6 +45,23 @@ struct pmcf_profile {
 	size_t *label, *parent;
 	char *arena;
 	size_t arena_len, arena_cap;
+	/* the label tree (docs/profile-format.md, version 2): node 0 is "";
+	 * node k > 0 has parent lpar[k] < k and its own components, the text
+	 * lsarena + lsuf[k]: its label is that text under the root (lpar 0),
+	 * else its parent's label, ".", that text. XUs that were given nodes
+	 * (pmcfi_profile_xu_add_nodes, the recorder, files of version 2) hold
+	 * PMCFI_LAB_NODE | node. nlab 0: no tree */
+	uint32_t *lpar;
+	size_t *lsuf;
+	size_t nlab, lab_cap;
+	char *lsarena;
+	size_t lsarena_len, lsarena_cap;
+	/* the nodes' full texts, made on the first pmcf_profile_xu_get that
+	 * needs one (all ltext_nodes nodes at once, under ltext_lock) */
+	size_t *ltoff;
+	char *ltext;
+	size_t ltext_nodes;
+	pthread_mutex_t ltext_lock;
 
 	/* ground truth: its own event list, one column per truth event */
 	size_t ntruth, truth_cap;
@@ -75,6 +99,15 @@ struct pmcf_profile {
  * caller appends and sets label/parent offsets). Only on a profile with no
  * XUs. */
 int pmcfi_profile_alloc_xus(pmcf_profile *p, size_t n, size_t arena_bytes);
+/* pmcfi_profile_label_node, pmcfi_profile_xu_add_nodes: profile/bare.h */
+/* The text of a label (label[i], parent[i] or base_lab[i] value): arena
+ * text as it is, a node's text built into *buf (grown as needed, the caller
+ * frees it); NULL when out of memory. No allocation held by the profile. */
+const char *pmcfi_profile_label_text(const pmcf_profile *p, size_t lab, char **buf, size_t *cap);
+/* Bytes the profile holds for its labels: the arena, the tree's nodes and
+ * their own text, and the full texts once made. */
+size_t pmcfi_profile_label_bytes(const pmcf_profile *p);
+
 /* Enables the base layer (every XU: source -1, XU -1, label "") and makes
  * room for arena_bytes more label bytes, for the store to append to. */
 int pmcfi_profile_base_enable(pmcf_profile *p, size_t arena_bytes);

@@ -35,7 +35,7 @@ static const char schema_sql[] =
 	"CREATE TABLE format(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
 	"CREATE TABLE meta(pos INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, value TEXT NOT NULL);"
 	"CREATE TABLE xu_type(id INTEGER PRIMARY KEY, kind INTEGER NOT NULL, kind_name TEXT NOT NULL,"
-	" name TEXT NOT NULL, location TEXT NOT NULL);"
+	" name TEXT NOT NULL, location TEXT NOT NULL, callee TEXT NOT NULL DEFAULT '');"
 	"CREATE TABLE event(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
 	"CREATE TABLE xu_chunk(chunk INTEGER PRIMARY KEY, first_xu INTEGER NOT NULL, count INTEGER NOT NULL,"
 	" type BLOB NOT NULL, thread BLOB NOT NULL, cpu BLOB NOT NULL, start_ns BLOB NOT NULL,"
@@ -54,6 +54,12 @@ static const char source_sql[] =
 static const char provenance_sql[] =
 	"CREATE TABLE provenance_chunk(event INTEGER NOT NULL, chunk INTEGER NOT NULL,"
 	" source BLOB NOT NULL, source_xu BLOB NOT NULL, PRIMARY KEY(event, chunk));";
+/* version 2: the label tree, CHUNK_XUS nodes a row (node k of chunk c is
+ * c * CHUNK_XUS + k): parent u32 per node (< the node, 0 for node 0),
+ * suffix its own text, NUL after each */
+static const char label_node_sql[] =
+	"CREATE TABLE label_node(chunk INTEGER PRIMARY KEY, first INTEGER NOT NULL, count INTEGER NOT NULL,"
+	" parent BLOB NOT NULL, suffix BLOB NOT NULL);";
 static const char match_sql[] = "CREATE TABLE match_chunk(chunk INTEGER PRIMARY KEY, data BLOB NOT NULL);";
 static const char rank_sql[] = "CREATE TABLE rank_chunk(chunk INTEGER PRIMARY KEY, data BLOB NOT NULL);";
 static const char base_sql[] = "CREATE TABLE base_chunk(chunk INTEGER PRIMARY KEY, source BLOB NOT NULL,"
@@ -179,6 +185,12 @@ struct wr {
 	unsigned char *scratch; /* 2 * CHUNK_XUS * 8 bytes */
 	char *lab[2];           /* label blobs of one chunk */
 	size_t lab_cap[2];
+	char *tbuf; /* one label's text (pmcfi_profile_label_text) */
+	size_t tcap;
+	/* version 2: arena labels of XUs (not nodes) become nodes under the
+	 * root after the profile's own, in XU order: their arena offsets */
+	size_t *extra;
+	size_t nextra, extra_cap;
 };
 
 static int w_exec(struct wr *w, const char *sql)
@@ -242,11 +254,15 @@ static int write_names(struct wr *w, const char *table, char *const *names, size
 	return err;
 }
 
+/* The format version a profile is written in: 2 with a label tree (labels
+ * as node ids), else 1, which every earlier reader reads. */
+static int version_of(const pmcf_profile *p) { return p->nlab ? 2 : 1; }
+
 static int write_small(struct wr *w, const pmcf_profile *p)
 {
 	int err = write_kv(w, "magic", "%s", FORMAT_MAGIC);
 	if (!err)
-		err = write_kv(w, "version", "%d", PMCF_FORMAT_VERSION);
+		err = write_kv(w, "version", "%d", version_of(p));
 	if (!err)
 		err = write_kv(w, "xus", "%zu", p->nxu);
 	if (!err)
@@ -270,14 +286,17 @@ static int write_small(struct wr *w, const pmcf_profile *p)
 	if (err)
 		return err;
 
-	err = w_prepare(w, "INSERT INTO xu_type(id, kind, kind_name, name, location) VALUES(?, ?, ?, ?, ?)",
-			&st);
+	err = w_prepare(
+		w,
+		"INSERT INTO xu_type(id, kind, kind_name, name, location, callee) VALUES(?, ?, ?, ?, ?, ?)",
+		&st);
 	for (size_t i = 0; !err && i < p->ntypes; i++) {
 		sqlite3_bind_int64(st, 1, (sqlite3_int64)i);
 		sqlite3_bind_int(st, 2, p->types[i].kind);
 		w_text(st, 3, pmcf_xu_kind_name(p->types[i].kind));
 		w_text(st, 4, p->types[i].name);
 		w_text(st, 5, p->types[i].location);
+		w_text(st, 6, p->types[i].callee ? p->types[i].callee : "");
 		err = w_step(w, st);
 	}
 	sqlite3_finalize(st);
@@ -313,7 +332,9 @@ static size_t label_blob(struct wr *w, int k, const pmcf_profile *p, const size_
 {
 	size_t len = 0;
 	for (size_t i = first; i < first + n; i++) {
-		const char *s = p->arena + off[i];
+		const char *s = pmcfi_profile_label_text(p, off[i], &w->tbuf, &w->tcap);
+		if (!s)
+			return 0;
 		size_t l = strlen(s) + 1;
 		if (pmcfi_grow((void **)&w->lab[k], &w->lab_cap[k], len + l < 4096 ? 4096 : len + l, 1))
 			return 0;
@@ -321,6 +342,88 @@ static size_t label_blob(struct wr *w, int k, const pmcf_profile *p, const size_
 		len += l;
 	}
 	return len;
+}
+
+/* Version 2: the node ids of the labels and parent labels of XUs
+ * first..first+n into w->lab[0], w->lab[1] (u32, little-endian). */
+static int id_blob(struct wr *w, const pmcf_profile *p, size_t first, size_t n)
+{
+	for (int k = 0; k < 2; k++)
+		if (pmcfi_grow((void **)&w->lab[k], &w->lab_cap[k], n * 4 + 4, 1))
+			return pmcfi_fail(PMCF_ENOMEM, "%s: out of memory", w->path);
+	for (size_t i = first; i < first + n; i++)
+		for (int k = 0; k < 2; k++) {
+			size_t lab = k ? p->parent[i] : p->label[i];
+			uint32_t id;
+			if (lab & PMCFI_LAB_NODE)
+				id = (uint32_t)(lab & ~PMCFI_LAB_NODE);
+			else if (!lab)
+				id = 0;
+			else {
+				if (p->nlab + w->nextra >= UINT32_MAX)
+					return pmcfi_fail(PMCF_EINVAL, "%s: more than 2^32 labels", w->path);
+				if (pmcfi_grow((void **)&w->extra, &w->extra_cap, w->nextra + 1,
+					       sizeof(size_t)))
+					return pmcfi_fail(PMCF_ENOMEM, "%s: out of memory", w->path);
+				w->extra[w->nextra] = lab;
+				id = (uint32_t)(p->nlab + w->nextra++);
+			}
+			unsigned char *d = (unsigned char *)w->lab[k] + (i - first) * 4;
+			d[0] = (unsigned char)id;
+			d[1] = (unsigned char)(id >> 8);
+			d[2] = (unsigned char)(id >> 16);
+			d[3] = (unsigned char)(id >> 24);
+		}
+	return 0;
+}
+
+/* Version 2: the label tree's nodes, then the extra ones (id_blob). */
+static int write_label_nodes(struct wr *w, const pmcf_profile *p)
+{
+	sqlite3_stmt *st;
+	int err =
+		w_prepare(w,
+			  "INSERT INTO label_node(chunk, first, count, parent, suffix) VALUES(?, ?, ?, ?, ?)",
+			  &st);
+	size_t total = p->nlab + w->nextra;
+	for (size_t c = 0; !err && c * CHUNK_XUS < total; c++) {
+		size_t first = c * CHUNK_XUS, n = chunk_len(total, CHUNK_XUS, c), len = 0;
+		if (pmcfi_grow((void **)&w->lab[0], &w->lab_cap[0], n * 4 + 4, 1)) {
+			err = pmcfi_fail(PMCF_ENOMEM, "%s: out of memory", w->path);
+			break;
+		}
+		for (size_t k = first; !err && k < first + n; k++) {
+			uint32_t par = k < p->nlab ? p->lpar[k] : 0;
+			const char *s =
+				k < p->nlab ? p->lsarena + p->lsuf[k] : p->arena + w->extra[k - p->nlab];
+			unsigned char *d = (unsigned char *)w->lab[0] + (k - first) * 4;
+			d[0] = (unsigned char)par;
+			d[1] = (unsigned char)(par >> 8);
+			d[2] = (unsigned char)(par >> 16);
+			d[3] = (unsigned char)(par >> 24);
+			size_t l = strlen(s) + 1;
+			if (pmcfi_grow((void **)&w->lab[1], &w->lab_cap[1], len + l < 4096 ? 4096 : len + l,
+				       1))
+				err = pmcfi_fail(PMCF_ENOMEM, "%s: out of memory", w->path);
+			else {
+				memcpy(w->lab[1] + len, s, l);
+				len += l;
+			}
+		}
+		if (!err && len > INT_MAX)
+			err = pmcfi_fail(PMCF_EINVAL, "%s: label nodes of chunk %zu exceed 2 GiB", w->path,
+					 c);
+		if (err)
+			break;
+		sqlite3_bind_int64(st, 1, (sqlite3_int64)c);
+		sqlite3_bind_int64(st, 2, (sqlite3_int64)first);
+		sqlite3_bind_int64(st, 3, (sqlite3_int64)n);
+		sqlite3_bind_blob(st, 4, w->lab[0], (int)(n * 4), SQLITE_STATIC);
+		sqlite3_bind_blob(st, 5, w->lab[1], (int)len, SQLITE_STATIC);
+		err = w_step(w, st);
+	}
+	sqlite3_finalize(st);
+	return err;
 }
 
 static int write_xus(struct wr *w, const pmcf_profile *p)
@@ -341,6 +444,15 @@ static int write_xus(struct wr *w, const pmcf_profile *p)
 			const unsigned char *src = (const unsigned char *)cols[k] + first * elem[k];
 			sqlite3_bind_blob(st, 4 + k, encode(w->scratch, src, n, elem[k], 0),
 					  (int)(n * elem[k]), HOST_BE ? SQLITE_TRANSIENT : SQLITE_STATIC);
+		}
+		if (p->nlab) { /* version 2: node ids */
+			err = id_blob(w, p, first, n);
+			if (err)
+				break;
+			sqlite3_bind_blob(st, 9, w->lab[0], (int)(n * 4), SQLITE_STATIC);
+			sqlite3_bind_blob(st, 10, w->lab[1], (int)(n * 4), SQLITE_STATIC);
+			err = w_step(w, st);
+			continue;
 		}
 		size_t l0 = label_blob(w, 0, p, p->label, first, n);
 		size_t l1 = label_blob(w, 1, p, p->parent, first, n);
@@ -434,10 +546,12 @@ static int write_db(const pmcf_profile *p, const char *tmp, const char *path, in
 		 "PRAGMA page_size=%d; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
 		 "PRAGMA locking_mode=EXCLUSIVE; BEGIN;"
 		 "PRAGMA application_id=%d; PRAGMA user_version=%d;",
-		 bytes >= BIG_PAGES_FROM ? 65536 : 4096, (int)APP_ID, PMCF_FORMAT_VERSION);
+		 bytes >= BIG_PAGES_FROM ? 65536 : 4096, (int)APP_ID, version_of(p));
 	err = w_exec(&w, prag);
 	if (!err)
 		err = w_exec(&w, schema_sql);
+	if (!err && p->nlab)
+		err = w_exec(&w, label_node_sql);
 	if (!err && p->ntruth)
 		err = w_exec(&w, truth_sql);
 	if (!err && p->has_cov)
@@ -456,6 +570,8 @@ static int write_db(const pmcf_profile *p, const char *tmp, const char *path, in
 		err = write_small(&w, p);
 	if (!err)
 		err = write_xus(&w, p);
+	if (!err && p->nlab)
+		err = write_label_nodes(&w, p);
 	if (!err)
 		err = write_chunks(&w, p, &value_tab, p->nev, (void *const *[3]){(void *const *)p->val});
 	if (!err && fault(2))
@@ -494,6 +610,8 @@ out:
 	free(w.scratch);
 	free(w.lab[0]);
 	free(w.lab[1]);
+	free(w.tbuf);
+	free(w.extra);
 	return err;
 }
 
@@ -631,6 +749,7 @@ struct rd {
 	const char *path;
 	pmcf_profile *p;
 	size_t nxu, chunk, nchunks;
+	int ver; /* the file's format version (user_version) */
 };
 
 static int corrupt(const struct rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -791,7 +910,14 @@ static int read_tables(struct rd *r, unsigned *have)
 static int read_format(struct rd *r)
 {
 	sqlite3_stmt *st;
-	int err = r_prepare(r, "SELECT key, value FROM format", &st);
+	int err = r_prepare(r, "PRAGMA user_version", &st);
+	if (!err && r_row(r, st, &err))
+		r->ver = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (!err)
+		err = r_prepare(r, "SELECT key, value FROM format", &st);
+	else
+		return err;
 	int seen = 0;
 	while (!err && r_row(r, st, &err)) {
 		const char *k = (const char *)sqlite3_column_text(st, 0);
@@ -804,9 +930,9 @@ static int read_format(struct rd *r)
 				err = corrupt(r, "format magic '%s'", v);
 			seen |= 1;
 		} else if (strcmp(k, "version") == 0) {
-			if (parse_size(v, &num) || num != PMCF_FORMAT_VERSION)
+			if (parse_size(v, &num) || num != (size_t)r->ver)
 				err = corrupt(r, "format version '%s' does not match user_version %d", v,
-					      PMCF_FORMAT_VERSION);
+					      r->ver);
 			seen |= 2;
 		} else if (strcmp(k, "xus") == 0) {
 			if (parse_size(v, &r->nxu))
@@ -837,6 +963,18 @@ static const char *col_text(sqlite3_stmt *st, int i)
 
 /* Reads "SELECT id, <cols> FROM t ORDER BY id" rows whose ids must be
  * 0, 1, 2, ...; add() stores one row. */
+/* 1 when table has the column (profiles before issue 33 have no
+ * xu_type.callee). */
+static int has_column(struct rd *r, const char *table, const char *column)
+{
+	char sql[160];
+	snprintf(sql, sizeof(sql), "SELECT %s FROM %s LIMIT 0", column, table);
+	sqlite3_stmt *st = NULL;
+	int ok = sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) == SQLITE_OK;
+	sqlite3_finalize(st);
+	return ok;
+}
+
 static int read_list(struct rd *r, const char *sql, const char *what,
 		     int (*add)(struct rd *r, sqlite3_stmt *st, size_t id))
 {
@@ -889,6 +1027,9 @@ static int add_type(struct rd *r, sqlite3_stmt *st, size_t id)
 		return add_fail(r, err, "XU type");
 	if (got != id)
 		return corrupt(r, "XU type %zu duplicates type %u", id, got);
+	const char *c = sqlite3_column_count(st) > 4 ? col_text(st, 4) : NULL;
+	if (c && *c && (err = pmcf_profile_type_callee_set(r->p, got, c)))
+		return add_fail(r, err, "XU type");
 	return 0;
 }
 
@@ -925,6 +1066,77 @@ static const void *blob_of(sqlite3_stmt *st, int i, size_t n, size_t elem)
 	if ((size_t)sqlite3_column_bytes(st, i) != n * elem)
 		return NULL;
 	return b;
+}
+
+/* Version 2: the label node ids of one chunk (u32 each, < the nodes). */
+static int take_ids(struct rd *r, sqlite3_stmt *st, int i, size_t *off, size_t first, size_t n, size_t c)
+{
+	const unsigned char *b = blob_of(st, i, n, 4);
+	if (!b)
+		return corrupt(r, "label ids of XU chunk %zu have the wrong size", c);
+	size_t nlab = r->p->nlab ? r->p->nlab : 1;
+	for (size_t k = 0; k < n; k++) {
+		uint32_t id = (uint32_t)b[4 * k] | (uint32_t)b[4 * k + 1] << 8 |
+			      (uint32_t)b[4 * k + 2] << 16 | (uint32_t)b[4 * k + 3] << 24;
+		if (id >= nlab)
+			return corrupt(r, "XU %zu has label node %" PRIu32 ", but there are %zu", first + k,
+				       id, nlab);
+		off[first + k] = id ? PMCFI_LAB_NODE | id : 0;
+	}
+	return 0;
+}
+
+/* Version 2: the label tree (table label_node), before the XUs. */
+static int read_label_nodes(struct rd *r)
+{
+	sqlite3_stmt *st;
+	int err = r_prepare(r, "SELECT chunk, first, count, parent, suffix FROM label_node ORDER BY chunk",
+			    &st);
+	size_t next = 0;
+	while (!err && r_row(r, st, &err)) {
+		sqlite3_int64 c = sqlite3_column_int64(st, 0), first = sqlite3_column_int64(st, 1),
+			      n = sqlite3_column_int64(st, 2);
+		if (first != (sqlite3_int64)next || c < 0 || (size_t)c * CHUNK_XUS != next || n <= 0 ||
+		    n > CHUNK_XUS) {
+			err = corrupt(r, "label_node chunk %lld: unexpected first node or count",
+				      (long long)c);
+			break;
+		}
+		const unsigned char *par = blob_of(st, 3, (size_t)n, 4);
+		const char *s = (const char *)sqlite3_column_blob(st, 4);
+		size_t len = (size_t)sqlite3_column_bytes(st, 4);
+		if (!par || sqlite3_column_type(st, 4) != SQLITE_BLOB) {
+			err = corrupt(r, "label_node chunk %lld: blobs of the wrong size", (long long)c);
+			break;
+		}
+		const char *end = s + len;
+		for (sqlite3_int64 k = 0; !err && k < n; k++, next++) {
+			const char *z = s < end ? memchr(s, '\0', (size_t)(end - s)) : NULL;
+			uint32_t pk = (uint32_t)par[4 * k] | (uint32_t)par[4 * k + 1] << 8 |
+				      (uint32_t)par[4 * k + 2] << 16 | (uint32_t)par[4 * k + 3] << 24;
+			uint32_t id;
+			if (!z)
+				err = corrupt(r, "label_node chunk %lld has fewer texts than nodes",
+					      (long long)c);
+			else if (next == 0 && (pk != 0 || z != s))
+				err = corrupt(r, "label node 0 is not the empty label");
+			else if (next > 0 && pk >= next)
+				err = corrupt(r, "label node %zu under node %" PRIu32 ", not an earlier one",
+					      next, pk);
+			else if (next > 0 &&
+				 (err = pmcfi_profile_label_node(r->p, pk, s, (size_t)(z - s), &id)) != 0)
+				err = pmcfi_fail_prefix(err, "%s", r->path);
+			else if (next == 0 && (err = pmcfi_profile_label_node(r->p, 0, "", 0, &id)) == 0)
+				r->p->nlab = 1; /* node 0 made, the one just added undone */
+			s = z ? z + 1 : end;
+		}
+		if (!err && s != end)
+			err = corrupt(r, "label_node chunk %lld has more texts than nodes", (long long)c);
+	}
+	sqlite3_finalize(st);
+	if (!err && !next)
+		err = corrupt(r, "no label nodes in a version 2 profile");
+	return err;
 }
 
 /* Copies a label blob of one chunk into the arena and sets the n offsets. */
@@ -971,6 +1183,8 @@ static int read_xus(struct rd *r)
 	if (rows < 0 || (uint64_t)rows != r->nchunks || total < 0 || (uint64_t)total != r->nxu || bytes < 0)
 		return corrupt(r, "%zu XUs in %zu chunks expected, the XU table has %lld in %lld", r->nxu,
 			       r->nchunks, (long long)total, (long long)rows);
+	if (r->ver >= 2) /* labels are node ids */
+		bytes = 0;
 	err = pmcfi_profile_alloc_xus(p, r->nxu, (size_t)bytes);
 	if (err)
 		return pmcfi_fail_prefix(err, "%s", r->path);
@@ -1005,10 +1219,16 @@ static int read_xus(struct rd *r)
 			else
 				decode((unsigned char *)cols[k] + first * elem[k], b, n, elem[k]);
 		}
-		if (!err)
-			err = take_labels(r, st, 8, p->label, first, n, (size_t)c);
-		if (!err)
-			err = take_labels(r, st, 9, p->parent, first, n, (size_t)c);
+		if (!err && r->ver >= 2) {
+			err = take_ids(r, st, 8, p->label, first, n, (size_t)c);
+			if (!err)
+				err = take_ids(r, st, 9, p->parent, first, n, (size_t)c);
+		} else {
+			if (!err)
+				err = take_labels(r, st, 8, p->label, first, n, (size_t)c);
+			if (!err)
+				err = take_labels(r, st, 9, p->parent, first, n, (size_t)c);
+		}
 		for (size_t i = first; !err && i < first + n; i++) {
 			if (p->xtype[i] >= p->ntypes)
 				err = corrupt(r, "XU %zu has type %" PRIu32 ", but there are %zu types", i,
@@ -1209,14 +1429,19 @@ static int read_db(struct rd *r)
 	if (!err)
 		err = read_list(r, "SELECT pos, key, value FROM meta ORDER BY pos", "metadata", add_meta);
 	if (!err)
-		err = read_list(r, "SELECT id, kind, name, location FROM xu_type ORDER BY id", "XU type",
-				add_type);
+		err = read_list(r,
+				has_column(r, "xu_type", "callee")
+					? "SELECT id, kind, name, location, callee FROM xu_type ORDER BY id"
+					: "SELECT id, kind, name, location FROM xu_type ORDER BY id",
+				"XU type", add_type);
 	if (!err)
 		err = read_list(r, "SELECT id, name FROM event ORDER BY id", "event", add_event);
 	if (!err && (have & T_TRUTH_EVENT))
 		err = read_list(r, "SELECT id, name FROM truth_event ORDER BY id", "truth event", add_truth);
 	if (!err && (have & T_SOURCE))
 		err = read_list(r, "SELECT id, path, ident FROM source ORDER BY id", "source", add_source);
+	if (!err && r->ver >= 2)
+		err = read_label_nodes(r);
 	if (!err)
 		err = read_xus(r);
 	if (!err)

@@ -54,6 +54,21 @@ omp_examples || exit 0
 OMP_NUM_THREADS=1 check knapsack4 "$SW4" "$EX/knapsack" 16 10
 OMP_NUM_THREADS=1 check knapsack6 "$SW6" "$EX/knapsack" 16 10
 OMP_NUM_THREADS=2 check knapsack6t2 "$SW6" "$EX/knapsack" 16 10
+# the same tasks untied (issue 33): libomp reports an untied task's start,
+# a switch back to its parent and one back to the task at each task
+# scheduling point (it queues itself again), and its completion; only the
+# start and the completion are boundaries, so untied costs what tied does:
+# 2 reads per XU (4 before the collector held the segment over the switch
+# back, 3 if it read there), on one thread and on two
+OMP_NUM_THREADS=1 check knapsack_untied4 "$SW4" "$EX/knapsack_untied" 16 10
+OMP_NUM_THREADS=2 check knapsack_untied6t2 "$SW6" "$EX/knapsack_untied" 16 10
+# tied and untied builds of one program: the same reads per XU, within the
+# per-thread reads (a thread XU and record chunks: at most 4 here)
+t1=$(OMP_NUM_THREADS=2 reads_per_xu tied "$SW4" "$EX/knapsack" 16 10)
+u1=$(OMP_NUM_THREADS=2 reads_per_xu untied "$SW4" "$EX/knapsack_untied" 16 10)
+echo "knapsack, 2 threads: tied $t1, untied $u1 reads per XU"
+awk -v t="$t1" -v u="$u1" 'BEGIN { exit !(u - t < 0.0025) }' || fail "untied $u1 reads per XU, tied $t1"
+ok
 # dynamic loop chunks back to back, and Cholesky's task graph
 check loops6 "$SW6" "$EX/loops" 65536 4
 check cholesky6 "$SW6" "$EX/cholesky" 12 16

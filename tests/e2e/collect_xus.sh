@@ -62,14 +62,18 @@ else
 	echo "SKIP (task-API regions with OpenMP): examples/regions is not built in sanitizer builds"
 fi
 
-# 3/4. Type names: three constructs calling solve() get distinct names with
-#      their lines, the one allocating before calling leaf() is "leaf" (not
-#      "malloc"); the names come from the debug info, so they hold with the
-#      source file removed; without debug info, the enclosing function.
+# 3/4. Type names: two constructs whose block is one call of solve() get
+#      distinct names with their lines; the blocks that allocate, call and
+#      free are named by their construct (enclosing function solve, pragma
+#      line: issue 33, not after their first call), their first program
+#      call (solve, leaf; not malloc) being the type's callee; the names
+#      come from the debug info, so they hold with the source file removed;
+#      without debug info, the enclosing function.
 names() { "$PMCFUSE" export --format csv "$1" | tail -n +2 | cut -d, -f3 | sort -u | tr '\n' ' '; }
-want="leaf solve@samecall.c:23 solve@samecall.c:25 solve@samecall.c:28 "
+want="solve@samecall.c:27 solve@samecall.c:29 solve@samecall.c:32 solve@samecall.c:42 "
 expect_ok env OMP_NUM_THREADS=2 "$PMCFUSE" record -e page-faults -o sc.pmcf -- "$EX/samecall" 4
 expect_eq "$want" "$(names sc.pmcf)"
+expect_eq "solve solve solve leaf" "$(sqlite3 sc.pmcf 'SELECT callee FROM xu_type ORDER BY location' | tr '\n' ' ' | sed 's/ $//')"
 expect_ok "$PMCFUSE" show sc.pmcf
 expect_eq 4 "$(grep -c ' task  ' <<<"$OUT")" "(show lists the types)"
 CLANG=$(command -v clang-16 || true)

@@ -23,6 +23,14 @@ expect_ok "$PMCFUSE" combine -o rev.pmcf $reversed
 "$PMCFUSE" export --format csv rev.pmcf >rev.csv
 cmp -s fwd.csv rev.csv || fail "the argument order changed the fused profile"; ok
 expect_eq "$("$PMCFUSE" truth fwd.pmcf)" "$("$PMCFUSE" truth rev.pmcf)"
+# the fused profile says which sets it fuses, and is no set itself (issue 33:
+# it showed input 0's plan_set 0)
+expect_ok "$PMCFUSE" show --json fwd.pmcf
+expect_eq "[$(seq -s, 0 $((n - 1)))]" "$(jq -r .meta.plan_sets_fused <<<"$OUT")"
+expect_eq null "$(jq -r .meta.plan_set <<<"$OUT")"
+expect_eq "$n" "$(jq -r .meta.plan_sets <<<"$OUT")"
+expect_fail 1 "$PMCFUSE" combine -o refused.pmcf fwd.pmcf set1.pmcf
+expect_match "fwd.pmcf is a fused profile" "$ERR"
 
 # a missing set; --partial fuses what is there, marked incomplete
 last=$((n - 1))
@@ -33,6 +41,7 @@ expect_match "the plan has $n sets and 1 is missing: set $last \(give every set,
 # shellcheck disable=SC2086
 expect_ok "$PMCFUSE" combine --partial -o part.pmcf $(head -n "$last" <<<"$in_order")
 expect_eq false "$("$PMCFUSE" show --json part.pmcf | jq -r .meta.complete)"
+expect_eq "[$(seq -s, 0 $((last - 1)))]" "$("$PMCFUSE" show --json part.pmcf | jq -r .meta.plan_sets_fused)"
 # a set twice, the same file twice
 cp set0.pmcf copy0.pmcf
 # shellcheck disable=SC2086

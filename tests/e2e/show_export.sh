@@ -18,6 +18,21 @@ expect_eq true "$(json '.events[1].min <= .events[1].median and .events[1].media
 expect_ok "$PMCFUSE" show a.pmcf
 expect_match 'PAPI_L1_DCM' "$OUT"
 expect_match 'potrf' "$OUT"
+# the type table stays aligned with names past 24 characters (issue 33),
+# counted in characters (a UTF-8 name), and past the widest column (64)
+cp a.pmcf long.pmcf
+sqlite3 long.pmcf "UPDATE xu_type SET name = 'sparselu_par_call@sparselu.c:246' WHERE id = 0;
+  UPDATE xu_type SET name = 'zerlegung_für_blöcke@lu.c:9' WHERE id = 1;
+  UPDATE xu_type SET name = 'a_type_name_longer_than_the_widest_column_of_the_table@long_file_name.c:1' WHERE id = 2" ||
+	fail "sqlite3 could not rename the types"
+expect_ok "$PMCFUSE" show long.pmcf
+cols=$(sed -n '/^types/,/^events/p' <<<"$OUT" | grep ' XUs' | sed 's/ XUs.*//' |
+	LC_ALL=C.UTF-8 bash -c 'while IFS= read -r l; do echo "${#l}"; done' | sort -u | wc -l)
+expect_eq 1 "$cols" "(type rows whose XU counts end in different columns)"
+grep -qx '  a_type_name_longer_than_the_widest_column_of_the_table@long_file_name.c:1' <<<"$OUT" ||
+	fail "a name past the widest column is not on a line of its own"
+ok
+expect_match $'\n  sparselu_par_call@sparselu.c:246 task ' "$OUT"
 
 # export csv: header, one row per XU, numeric columns
 expect_ok "$PMCFUSE" export --format csv a.pmcf

@@ -213,8 +213,8 @@ int cmd_show(int argc, char **argv)
 			json_array_append_new(types,
 					      json_pack("{s:I, s:s, s:o, s:o, s:o, s:I}", "id", (json_int_t)t,
 							"kind", pmcf_xu_kind_name(ty.kind), "name",
-							cli_jstr(ty.name), "location", cli_jstr(ty.location), "callee",
-							cli_jstr(pmcf_profile_type_callee(p, t)),
+							cli_jstr(ty.name), "location", cli_jstr(ty.location),
+							"callee", cli_jstr(pmcf_profile_type_callee(p, t)),
 							"xus", (json_int_t)type_count[t]));
 		}
 		json_object_set_new(j, "types", types);

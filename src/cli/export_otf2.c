@@ -14,28 +14,6 @@
 #include "pmcfuse/util.h"
 
 #ifndef PMCF_HAVE_OTF2
-/* Why writing may have failed, when libotf2 does not say: a file size limit
- * (ulimit -f) or a full file system where dir goes; "" otherwise. */
-static void limit_hint(const char *dir, char *buf, size_t len)
-{
-	buf[0] = '\0';
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
-		snprintf(buf, len, " (the file size limit, ulimit -f, is %llu bytes)",
-			 (unsigned long long)rl.rlim_cur);
-		return;
-	}
-	char *copy = strdup(dir);
-	if (!copy)
-		return;
-	char *slash = strrchr(copy, '/');
-	const char *parent = slash ? (slash == copy ? "/" : (*slash = '\0', copy)) : ".";
-	struct statvfs vs;
-	if (statvfs(parent, &vs) == 0 && (vs.f_bavail < 16 || vs.f_favail == 0))
-		snprintf(buf, len, " (no space left on the file system of '%s')", parent);
-	free(copy);
-}
-
 int export_otf2(const pmcf_profile *p, const char *dir)
 {
 	(void)p;

@@ -45,6 +45,7 @@ ARM64_PACKAGES=(
 	libelf1 libelf-dev libdw1 libdw-dev zlib1g zlib1g-dev liblzma5 liblzma-dev libbz2-1.0 libzstd1
 	libzydis4.0 libzydis-dev libzycore1.4 libzycore-dev
 	libomp5-16 libomp-16-dev
+	libnettle8 libhogweed6 libgmp10 nettle-dev   # SHA-256 (CMakeLists: nettle REQUIRED)
 	busybox-static
 )
 # the kernel modules the guest loads (virtio-mmio transport, 9p shared folders), in order

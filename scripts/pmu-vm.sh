@@ -248,6 +248,7 @@ cmd_run() {
 		printf '%q ' "$@"
 		echo
 	} >"$ctl/cmd.sh"
+	[ -t 2 ] || : >"$ctl/notty"
 	local rc=0
 	boot "$ctl" "$dir" "$ARMBUILD" || rc=$?
 	rm -rf "$ctl"
@@ -314,8 +315,17 @@ done </ctl/mounts
 export HOME=/root TMPDIR=/run/tmp
 export LD_LIBRARY_PATH=/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu:/usr/lib/llvm-16/lib
 echo PMCF-GUEST-START
-sh /ctl/cmd.sh
-rc=$?
+# the console is a terminal; when the host's stderr is not (a log, a pipe),
+# CMD's output goes through a pipe, so that pmcfuse writes a line per
+# execution instead of redrawing a progress line with escape codes
+if [ -f /ctl/notty ]; then
+	set -o pipefail
+	sh /ctl/cmd.sh 2>&1 | cat
+	rc=$?
+else
+	sh /ctl/cmd.sh
+	rc=$?
+fi
 echo $rc >/ctl/rc
 sync
 echo "PMCF-GUEST-EXIT $rc"

@@ -619,6 +619,11 @@ static void limit_hint(const char *dir, char *buf, size_t len)
 int export_otf2(const pmcf_profile *p, const char *dir)
 {
 	struct stat sb;
+	if (stat(dir, &sb) == 0 && !S_ISDIR(sb.st_mode) && !S_ISREG(sb.st_mode))
+		return cli_error("export", CLI_EUSAGE,
+				 "-o %s: it is %s; an OTF2 archive is a folder of files, which cannot"
+				 " be written to a device or a pipe (name a new folder)",
+				 dir, cli_node_kind(sb.st_mode));
 	if (stat(dir, &sb) == 0 && !empty_folder(dir))
 		return cli_error("export", CLI_EUSAGE,
 				 "-o %s: %s; the OTF2 archive is written into a new folder (remove it or"

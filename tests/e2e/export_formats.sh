@@ -60,6 +60,13 @@ expect_eq "" "$(ls -A | grep '\.tmp\.' || true)"
 expect_fail 1 "$PMCFUSE" export --format otf2 -o tr a.pmcf
 expect_match 'not empty' "$ERR"
 mkdir empty
+# a device or a pipe: said so, not "remove it"
+expect_fail 1 "$PMCFUSE" export --format otf2 -o /dev/null a.pmcf
+expect_match 'is a character device; an OTF2 archive is a folder' "$ERR"
+mkfifo fifo
+expect_fail 1 "$PMCFUSE" export --format otf2 -o fifo a.pmcf
+expect_match 'is a FIFO \(a pipe\); an OTF2 archive is a folder' "$ERR"
+[ -p fifo ] || fail "the FIFO was replaced"; ok
 expect_ok "$PMCFUSE" export --format otf2 -o empty a.pmcf
 [ -f empty/traces.otf2 ] || fail "nothing written into the empty folder"; ok
 # coarse multiplexing leaves values missing: every event is still exported,

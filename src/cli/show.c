@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli/cli.h"
 #include "cli/output.h"
 #include "pmcfuse/combine.h"
@@ -25,9 +26,10 @@ static size_t utf8_chars(const char *s)
 }
 
 static const char usage[] =
-	"usage: pmcfuse show [-v] [-q] [--json] PROFILE\n\n"
-	"Summarises a profile: its metadata, the number of XUs, the XU types with their\n"
-	"counts, and for every event the min, median and max over the XUs that have a\n"
+	"usage: pmcfuse show [-v] [-q] [--json] [PROFILE]\n\n"
+	"Summarises a profile (without PROFILE: pmcfuse.pmcf, what record writes\n"
+	"without -o, as perf report reads perf.data): its metadata, the number of\n"
+	"XUs, the XU types with their counts, and for every event the min, median and max over the XUs that have a\n"
 	"value, the share of XUs whose value is missing, and how many values are negative\n"
 	"(multiplexing estimates can be). Numbers are for people: counts with an SI\n"
 	"prefix (1.21 M = 1.21 million), times in ns, µs, ms or s (duration, task-clock,\n"
@@ -167,10 +169,15 @@ int cmd_show(int argc, char **argv)
 		else
 			return cli_usage_error("show", "unknown option '%s'", argv[optind - 1]);
 	}
-	if (optind + 1 != argc)
-		return cli_usage_error("show", optind == argc ? "missing PROFILE" : "expected one PROFILE");
+	/* no PROFILE: record's default output, as perf report reads perf.data */
+	const char *path = optind == argc && access("pmcfuse.pmcf", F_OK) == 0 ? "pmcfuse.pmcf"
+			   : optind + 1 == argc                                ? argv[optind]
+									       : NULL;
+	if (!path)
+		return cli_usage_error("show", optind == argc ? "missing PROFILE (and no pmcfuse.pmcf here)"
+							      : "expected one PROFILE");
 	pmcf_profile *p;
-	int st = cli_open_profile("show", argv[optind], &p);
+	int st = cli_open_profile("show", path, &p);
 	if (st)
 		return st;
 
@@ -183,7 +190,7 @@ int cmd_show(int argc, char **argv)
 		free(scratch);
 		free(es);
 		pmcf_profile_free(p);
-		return cli_error("show", CLI_EENV, "out of memory summarising '%s'", argv[optind]);
+		return cli_error("show", CLI_EENV, "out of memory summarising '%s'", path);
 	}
 	for (size_t i = 0; i < nx; i++) {
 		pmcf_xu xu;
@@ -203,7 +210,7 @@ int cmd_show(int argc, char **argv)
 	if (json) {
 		json_t *j = json_object(), *types = json_array(), *events = json_array(),
 		       *truth = json_array();
-		json_object_set_new(j, "path", cli_jstr(argv[optind]));
+		json_object_set_new(j, "path", cli_jstr(path));
 		json_object_set_new(j, "meta", cli_meta_json(p));
 		json_object_set_new(j, "complete", json_boolean(pmcf_profile_complete(p)));
 		json_object_set_new(j, "xus", json_integer((json_int_t)nx));
@@ -274,7 +281,7 @@ int cmd_show(int argc, char **argv)
 			return cli_error("show", CLI_EENV, "out of memory writing JSON");
 		}
 	} else if (!cli_quiet) {
-		printf("profile   %s\n", argv[optind]);
+		printf("profile   %s\n", path);
 		for (size_t i = 0; i < pmcf_profile_meta_count(p); i++) {
 			const char *k, *v;
 			pmcf_profile_meta_at(p, i, &k, &v);

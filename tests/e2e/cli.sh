@@ -18,6 +18,11 @@ expect_fail 1 "$PMCFUSE" show --bogus x.pmcf
 expect_match '^pmcfuse: show: unknown option' "$ERR"
 expect_fail 1 "$PMCFUSE" show
 expect_match 'missing PROFILE' "$ERR"
+# no PROFILE: record's default output pmcfuse.pmcf, as perf report reads perf.data
+"$PMCFUSE" record -q -e PAPI_TOT_INS --sim cholesky,blocks=4 || fail "record without -o"
+expect_ok "$PMCFUSE" show
+expect_match '^profile +pmcfuse.pmcf' "$OUT"
+rm -f pmcfuse.pmcf
 
 # show / export on files that are not (good) profiles
 expect_fail 1 "$PMCFUSE" show does-not-exist.pmcf

@@ -509,6 +509,17 @@ int cli_events_option(const char *verb, const char **events, const char *arg)
 
 int cli_open_profile(const char *verb, const char *path, pmcf_profile **out)
 {
+	struct stat sb;
+	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		char idx[4096];
+		snprintf(idx, sizeof(idx), "%s/campaign.json", path);
+		if (access(idx, F_OK) == 0)
+			return cli_error(verb, CLI_EUSAGE,
+					 "'%s' is a campaign folder (run --keep), not a profile: fuse it "
+					 "(pmcfuse combine -o fused.pmcf %s) or name one of its "
+					 "executions (%s/exec-0.pmcf)",
+					 path, path, path);
+	}
 	int err = pmcf_profile_open(path, out);
 	if (err)
 		return cli_lib_error(verb, err, path);

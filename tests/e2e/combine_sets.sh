@@ -67,6 +67,9 @@ expect_ok "$PMCFUSE" combine -o again.pmcf $(ls execs/exec-*.pmcf | sort -r)
 "$PMCFUSE" export --format csv run.pmcf >run.csv
 "$PMCFUSE" export --format csv again.pmcf >again.csv
 cmp -s run.csv again.csv || fail "combine of the kept executions differs from run's result"; ok
+# the campaign folder given to a verb that reads one profile: said what it is
+expect_fail 1 "$PMCFUSE" show execs
+expect_match "^pmcfuse: show: 'execs' is a campaign folder \\(run --keep\\), not a profile: fuse it \\(pmcfuse combine -o fused.pmcf execs\\)" "$ERR"
 
 # an execution that was stopped (complete 0) is refused, unless --partial,
 # which marks the result incomplete

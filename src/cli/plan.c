@@ -218,7 +218,11 @@ void fuse_print_plan(FILE *f, const pmcf_plan *p)
 		fprintf(f, ", %u counters", pmcf_plan_pmcs(p));
 	fprintf(f, "\nlower bound %u execution%s%s\n", pmcf_plan_lower_bound(p),
 		pmcf_plan_lower_bound(p) == 1 ? "" : "s",
-		pmcf_plan_optimal(p) ? " (this plan is minimal)" : "");
+		!pmcf_plan_optimal(p) ? ""
+		: pmcf_plan_nsets(p) <= pmcf_plan_lower_bound(p)
+			? " (this plan is minimal)"
+			: " (this plan is minimal: an exact search found "
+			  "none with fewer executions)");
 	if (nl) {
 		fprintf(f, "linking events:");
 		for (size_t i = 0; i < nl; i++)

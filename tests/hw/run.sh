@@ -147,6 +147,17 @@ else
 	bad "events --check two groups of 2: $(cat "$W/err")"
 fi
 
+# plan of 8 hardware events: 2 executions; the bound (counters probed, not in
+# a table) stays below, so "minimal" must say the exact search proved it
+if "$P" plan -e "$SEVEN,cycles:k" -o "$W/p8.json" >"$W/out" 2>&1 &&
+	grep -q "^2 executions" "$W/out" &&
+	{ grep -q "lower bound 2 executions" "$W/out" ||
+		grep -q "minimal: an exact search found none with fewer" "$W/out"; }; then
+	ok "plan of 8 hardware events: $(grep lower "$W/out")"
+else
+	bad "plan of 8 hardware events: $(cat "$W/out")"
+fi
+
 expect_fail_with "imix record refused on aarch64" 2 "decode x86-64 code only" \
 	"$P" imix record -o "$W/mix" -- "$T" 1 1
 

@@ -34,8 +34,35 @@ expect_ok "$PY" "$V" "$SRCDIR/docs/schema/export.schema.json" export-rec.json ex
 "$PMCFUSE" truth --json fused.pmcf >truth-fused.json || fail "truth --json"
 "$PMCFUSE" truth --json rec.pmcf >truth-rec.json || fail "truth --json (recorded)"
 expect_ok "$PY" "$V" "$SRCDIR/docs/schema/truth.schema.json" truth-fused.json truth-rec.json
+# the other verbs' --json summaries (and plan.json): simulated and real
+# sources, the optional members (lgl labels, bc grid, multiplexing, --link auto)
+S="$SRCDIR/docs/schema"
+EVS=PAPI_TOT_INS,PAPI_L1_DCM,PAPI_BR_MSP,PAPI_L2_DCA
+"$PMCFUSE" run --json --sim cholesky,blocks=4 -e PAPI_TOT_INS,PAPI_L1_DCM,PAPI_BR_MSP --pmcs 2 -o run.pmcf >run.json 2>/dev/null || fail "run --json"
+expect_ok "$PY" "$V" "$S/run.schema.json" run.json
+"$PMCFUSE" record --json --sim cholesky,blocks=4 -e PAPI_TOT_INS,PAPI_BR_MSP -o rec2.pmcf >record-sim.json || fail "record --json"
+"$PMCFUSE" record --json -e page-faults,task-clock -o chol.pmcf -- "$EX/cholesky" 4 32 >record-prog.json 2>/dev/null || fail "record --json PROG"
+"$PMCFUSE" record --json --multiplex kernel -e page-faults,task-clock -o cholk.pmcf -- "$EX/cholesky" 4 32 >record-mux.json 2>/dev/null || fail "record --json --multiplex kernel"
+expect_eq "boolean string object" "$(jq -r '[.complete, .observed, .multiplex] | map(type) | join(" ")' record-mux.json)"
+expect_ok "$PY" "$V" "$S/record.schema.json" record-sim.json record-prog.json record-mux.json
+"$PMCFUSE" combine --json -o comb.pmcf rec.pmcf rec2.pmcf >combine-bc.json || fail "combine --json"
+"$PMCFUSE" combine --json --strategy lgl -o comb-lgl.pmcf rec.pmcf rec2.pmcf >combine-lgl.json || fail "combine --json lgl"
+expect_eq "object object" "$(jq -r '[.grid, .match] | map(type) | join(" ")' combine-bc.json)"
+expect_ok "$PY" "$V" "$S/combine.schema.json" combine-bc.json combine-lgl.json
+"$PMCFUSE" plan --json --sim cholesky,blocks=4 -e "$EVS" --pmcs 2 -o plan-sim.json >plan-sum-sim.json 2>/dev/null || fail "plan --json"
+"$PMCFUSE" plan --json --sim cholesky,blocks=4 -e "$EVS" --pmcs 2 --link auto -o plan-auto.json >plan-sum-auto.json 2>/dev/null || fail "plan --json --link auto"
+"$PMCFUSE" plan --json --strategy lgl --pmcs 1 -e page-faults,task-clock,context-switches -o plan-prog.json -- "$EX/cholesky" 4 32 >plan-sum-prog.json 2>/dev/null || fail "plan --json PROG"
+expect_ok "$PY" "$V" "$S/plan.schema.json" plan-sum-sim.json plan-sum-auto.json plan-sum-prog.json
+expect_ok "$PY" "$V" "$S/plan-file.schema.json" plan-sim.json plan-auto.json plan-prog.json
+"$PMCFUSE" reference --json --sim cholesky,blocks=4 -e "$EVS" --pmcs 2 -o refs >reference.json 2>/dev/null || fail "reference --json"
+expect_ok "$PY" "$V" "$S/reference.schema.json" reference.json
 # the schema can fail: metadata as untyped strings (what show wrote before)
 jq '.meta.complete = "1" | .meta.args = "[\"2\"]"' show-plain.json >untyped.json
 expect_fail_plain() { ! "$@" >out.txt 2>&1 || fail "expected failure: $*"; ok; }
 expect_fail_plain "$PY" "$V" "$SRCDIR/docs/schema/show.schema.json" untyped.json
 expect_match 'meta/args|meta/complete' "$(cat out.txt)"
+# a closed summary: a member the schema does not know, a boolean as 0/1
+jq '.agree = 1 | .extra = 0' run.json >untyped-run.json
+expect_fail_plain "$PY" "$V" "$S/run.schema.json" untyped-run.json
+expect_match "agree.*boolean" "$(cat out.txt)"
+expect_match "extra" "$(cat out.txt)"

@@ -56,6 +56,14 @@ expect_ok "$PY" "$V" "$S/plan.schema.json" plan-sum-sim.json plan-sum-auto.json 
 expect_ok "$PY" "$V" "$S/plan-file.schema.json" plan-sim.json plan-auto.json plan-prog.json
 "$PMCFUSE" reference --json --sim cholesky,blocks=4 -e "$EVS" --pmcs 2 -o refs >reference.json 2>/dev/null || fail "reference --json"
 expect_ok "$PY" "$V" "$S/reference.schema.json" reference.json
+"$PMCFUSE" events --json --sim cholesky >events-sim.json || fail "events --json --sim"
+"$PMCFUSE" events --json >events-here.json 2>/dev/null || fail "events --json"
+"$PMCFUSE" events --json --no-probe >events-noprobe.json 2>/dev/null || fail "events --json --no-probe"
+expect_ok "$PY" "$V" "$S/events.schema.json" events-sim.json events-here.json events-noprobe.json
+"$PMCFUSE" events --json --check page-faults,task-clock >check-fits.json || fail "events --check --json"
+! "$PMCFUSE" events --json --sim cholesky --pmcs 2 --check PAPI_L1_DCM,PAPI_L2_DCA,PAPI_BR_MSP,PAPI_L1_ICM,PAPI_L2_DCR >check-nofit.json 2>/dev/null || fail "events --check --json: fits"
+expect_eq "true false" "$(jq -r .fits check-fits.json check-nofit.json | tr '\n' ' ' | sed 's/ $//')"
+expect_ok "$PY" "$V" "$S/events-check.schema.json" check-fits.json check-nofit.json
 # the schema can fail: metadata as untyped strings (what show wrote before)
 jq '.meta.complete = "1" | .meta.args = "[\"2\"]"' show-plain.json >untyped.json
 expect_fail_plain() { ! "$@" >out.txt 2>&1 || fail "expected failure: $*"; ok; }

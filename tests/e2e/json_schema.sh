@@ -64,6 +64,19 @@ expect_ok "$PY" "$V" "$S/events.schema.json" events-sim.json events-here.json ev
 ! "$PMCFUSE" events --json --sim cholesky --pmcs 2 --check PAPI_L1_DCM,PAPI_L2_DCA,PAPI_BR_MSP,PAPI_L1_ICM,PAPI_L2_DCR >check-nofit.json 2>/dev/null || fail "events --check --json: fits"
 expect_eq "true false" "$(jq -r .fits check-fits.json check-nofit.json | tr '\n' ' ' | sed 's/ $//')"
 expect_ok "$PY" "$V" "$S/events-check.schema.json" check-fits.json check-nofit.json
+# accuracy against the reference folder: one TARGET (an object), two (a list)
+"$PMCFUSE" run -q --sim cholesky,blocks=4 -e "$EVS" --pmcs 2 -o run4.pmcf 2>/dev/null || fail "run (4 events)"
+"$PMCFUSE" epd --json run4.pmcf refs >epd-one.json || fail "epd --json"
+"$PMCFUSE" epd --json --pairs 3 --per-type --force run4.pmcf run.pmcf refs >epd-two.json || fail "epd --json (two targets, --pairs)"
+expect_eq "object array" "$(jq -r type epd-one.json epd-two.json | tr '\n' ' ' | sed 's/ $//')"
+expect_ok "$PY" "$V" "$S/epd.schema.json" epd-one.json epd-two.json
+"$PMCFUSE" correrr --json run4.pmcf refs >correrr-one.json || fail "correrr --json"
+"$PMCFUSE" correrr --json --force run4.pmcf run.pmcf refs >correrr-two.json || fail "correrr --json (two targets)"
+expect_ok "$PY" "$V" "$S/correrr.schema.json" correrr-one.json correrr-two.json
+printf 'weight,x,y\n1,0,0\n2,1,1\n' >a.csv
+printf '1,0,1\n1,2,2\n' >b.csv
+"$PMCFUSE" emd --json a.csv b.csv >emd.json || fail "emd --json"
+expect_ok "$PY" "$V" "$S/emd.schema.json" emd.json
 # the schema can fail: metadata as untyped strings (what show wrote before)
 jq '.meta.complete = "1" | .meta.args = "[\"2\"]"' show-plain.json >untyped.json
 expect_fail_plain() { ! "$@" >out.txt 2>&1 || fail "expected failure: $*"; ok; }

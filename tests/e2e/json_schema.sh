@@ -77,6 +77,15 @@ printf 'weight,x,y\n1,0,0\n2,1,1\n' >a.csv
 printf '1,0,1\n1,2,2\n' >b.csv
 "$PMCFUSE" emd --json a.csv b.csv >emd.json || fail "emd --json"
 expect_ok "$PY" "$V" "$S/emd.schema.json" emd.json
+# categorize -o OUT.json (valgrind's cachegrind: a short branch and cache sweep)
+if command -v valgrind >/dev/null; then
+	"$PMCFUSE" categorize --backend cachegrind -e D1mr,Bc --points 2 --iterations 1000 --accesses 2000 \
+		--max-bytes 16384 -o categorize.json >/dev/null 2>&1 || fail "categorize -o .json"
+	expect_eq "number number" "$(jq -r '[.events[0].confidence, .sizes[0]] | map(type) | join(" ")' categorize.json)"
+	expect_ok "$PY" "$V" "$S/categorize.schema.json" categorize.json
+else
+	echo "SKIP (categorize schema): valgrind not installed"
+fi
 # the schema can fail: metadata as untyped strings (what show wrote before)
 jq '.meta.complete = "1" | .meta.args = "[\"2\"]"' show-plain.json >untyped.json
 expect_fail_plain() { ! "$@" >out.txt 2>&1 || fail "expected failure: $*"; ok; }

@@ -86,6 +86,18 @@ if command -v valgrind >/dev/null; then
 else
 	echo "SKIP (categorize schema): valgrind not installed"
 fi
+# imix on its synthetic data (LBR and EBS; timer samples, with the time-to-count correction)
+"$PMCFUSE" imix synth -o syn >/dev/null || fail "imix synth"
+"$PMCFUSE" imix synth --timer -o syt >/dev/null || fail "imix synth --timer"
+"$PMCFUSE" imix report --format json syn >imix-hbbp.json || fail "imix report json"
+"$PMCFUSE" imix report --format json --method lbr --by function,mnemonic syn >imix-lbr.json || fail "imix report json lbr"
+"$PMCFUSE" imix report --format json syn/ref >imix-ref.json || fail "imix report json (callgrind)"
+"$PMCFUSE" imix report --format json syt >imix-timer.json 2>/dev/null || fail "imix report json (timer)"
+"$PMCFUSE" imix compare --json syn/ref syn >imix-compare.json || fail "imix compare --json"
+"$PMCFUSE" imix compare --json --normalize syt/ref syt >imix-compare-timer.json 2>/dev/null || fail "imix compare --json --normalize"
+expect_eq "boolean number" "$(jq -r '[.relative, .total] | map(type) | join(" ")' imix-hbbp.json)"
+expect_ok "$PY" "$V" "$S/imix.schema.json" imix-hbbp.json imix-lbr.json imix-ref.json imix-timer.json \
+	imix-compare.json imix-compare-timer.json
 # the schema can fail: metadata as untyped strings (what show wrote before)
 jq '.meta.complete = "1" | .meta.args = "[\"2\"]"' show-plain.json >untyped.json
 expect_fail_plain() { ! "$@" >out.txt 2>&1 || fail "expected failure: $*"; ok; }

@@ -98,6 +98,12 @@ fi
 expect_eq "boolean number" "$(jq -r '[.relative, .total] | map(type) | join(" ")' imix-hbbp.json)"
 expect_ok "$PY" "$V" "$S/imix.schema.json" imix-hbbp.json imix-lbr.json imix-ref.json imix-timer.json \
 	imix-compare.json imix-compare-timer.json
+# one task of a kept campaign (what a Slurm array task runs): JSON with --json, not the text line
+"$PMCFUSE" run -q --sim cholesky,blocks=4 -e "$EVS,PAPI_L1_ICM,PAPI_L2_DCR" --pmcs 2 --keep kept -o kept.pmcf 2>/dev/null || fail "run --keep"
+"$PMCFUSE" run --json --resume kept --only 1 >task-run.json 2>/dev/null || fail "run --resume --only --json"
+"$PMCFUSE" reference --json --resume refs --only 2 >task-ref.json 2>/dev/null || fail "reference --resume --only --json"
+expect_eq "1 true ref-002.pmcf" "$(jq -r .execution task-run.json) $(jq -r .already_done task-run.json) $(jq -r .file task-ref.json)"
+expect_ok "$PY" "$V" "$S/task.schema.json" task-run.json task-ref.json
 # the schema can fail: metadata as untyped strings (what show wrote before)
 jq '.meta.complete = "1" | .meta.args = "[\"2\"]"' show-plain.json >untyped.json
 expect_fail_plain() { ! "$@" >out.txt 2>&1 || fail "expected failure: $*"; ok; }

@@ -55,7 +55,9 @@ expect_ok "$PY" "$V" "$S/combine.schema.json" combine-bc.json combine-lgl.json
 expect_ok "$PY" "$V" "$S/plan.schema.json" plan-sum-sim.json plan-sum-auto.json plan-sum-prog.json
 expect_ok "$PY" "$V" "$S/plan-file.schema.json" plan-sim.json plan-auto.json plan-prog.json
 "$PMCFUSE" reference --json --sim cholesky,blocks=4 -e "$EVS" --pmcs 2 -o refs >reference.json 2>/dev/null || fail "reference --json"
+"$PMCFUSE" reference -q -e page-faults,task-clock --pmcs 2 --repeat 2 -o refp -- "$EX/cholesky" 4 32 >/dev/null 2>&1 || fail "reference PROG"
 expect_ok "$PY" "$V" "$S/reference.schema.json" reference.json
+expect_ok "$PY" "$V" "$S/reference-index.schema.json" refs/reference.json refp/reference.json
 "$PMCFUSE" events --json --sim cholesky >events-sim.json || fail "events --json --sim"
 "$PMCFUSE" events --json >events-here.json 2>/dev/null || fail "events --json"
 "$PMCFUSE" events --json --no-probe >events-noprobe.json 2>/dev/null || fail "events --json --no-probe"

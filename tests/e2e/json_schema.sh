@@ -47,8 +47,10 @@ expect_eq "boolean string object" "$(jq -r '[.complete, .observed, .multiplex] |
 expect_ok "$PY" "$V" "$S/record.schema.json" record-sim.json record-prog.json record-mux.json
 "$PMCFUSE" combine --json -o comb.pmcf rec.pmcf rec2.pmcf >combine-bc.json || fail "combine --json"
 "$PMCFUSE" combine --json --strategy lgl -o comb-lgl.pmcf rec.pmcf rec2.pmcf >combine-lgl.json || fail "combine --json lgl"
+"$PMCFUSE" combine --json --impute 2 -o comb-imp.pmcf rec.pmcf rec2.pmcf >combine-imputed.json || fail "combine --json --impute"
+expect_eq object "$(jq -r '.imputed | type' combine-imputed.json)"
 expect_eq "object object" "$(jq -r '[.grid, .match] | map(type) | join(" ")' combine-bc.json)"
-expect_ok "$PY" "$V" "$S/combine.schema.json" combine-bc.json combine-lgl.json
+expect_ok "$PY" "$V" "$S/combine.schema.json" combine-bc.json combine-lgl.json combine-imputed.json
 "$PMCFUSE" plan --json --sim cholesky,blocks=4 -e "$EVS" --pmcs 2 -o plan-sim.json >plan-sum-sim.json 2>/dev/null || fail "plan --json"
 "$PMCFUSE" plan --json --sim cholesky,blocks=4 -e "$EVS" --pmcs 2 --link auto -o plan-auto.json >plan-sum-auto.json 2>/dev/null || fail "plan --json --link auto"
 "$PMCFUSE" plan --json --strategy lgl --pmcs 1 -e page-faults,task-clock,context-switches -o plan-prog.json -- "$EX/cholesky" 4 32 >plan-sum-prog.json 2>/dev/null || fail "plan --json PROG"

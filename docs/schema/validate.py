@@ -20,8 +20,13 @@ with open(sys.argv[1]) as f:
     schema = json.load(f)
 cls = jsonschema.validators.validator_for(schema)
 cls.check_schema(schema)
-resolver = jsonschema.RefResolver.from_schema(schema, store=store)
-validator = cls(schema, resolver=resolver, format_checker=None)
+try:  # jsonschema >= 4.18 resolves $ref (and unevaluatedProperties) through referencing
+    from referencing import Registry, Resource
+    registry = Registry().with_resources((k, Resource.from_contents(v)) for k, v in store.items())
+    validator = cls(schema, registry=registry, format_checker=None)
+except ImportError:  # Debian's 4.10
+    resolver = jsonschema.RefResolver.from_schema(schema, store=store)
+    validator = cls(schema, resolver=resolver, format_checker=None)
 bad = 0
 for path in sys.argv[2:]:
     with open(path) as f:

@@ -273,6 +273,15 @@ static int finish_references(struct refrun *r, int st)
 	struct campaign *c = &r->s.camp;
 	if (r->launched) {
 		/* the jobs record and finish the campaign */
+	} else if (c->task && st == CLI_OK && r->args.json) {
+		char file[64];
+		snprintf(file, sizeof(file), PMCF_REFDIR_FILE, (size_t)r->args.launch.only);
+		printf("{\"execution\": %ld, \"executions\": %zu, \"folder\": ", r->args.launch.only,
+		       r->total);
+		cli_json_string(stdout, r->dir);
+		printf(", \"file\": ");
+		cli_json_string(stdout, file);
+		printf("}\n");
 	} else if (c->task && st == CLI_OK) {
 		printf("execution %ld of %zu: %s/" PMCF_REFDIR_FILE "\n", r->args.launch.only, r->total,
 		       r->dir, (size_t)r->args.launch.only);

@@ -604,7 +604,11 @@ static int run_pipeline(struct run *r, int argc, char **argv, int optind)
 	else if (!st)
 		st = record_runs(r);
 	long only = r->args.launch.only;
-	if (!st && !r->args.launch.slurm && r->s.camp.task && !cli_quiet)
+	if (!st && !r->args.launch.slurm && r->s.camp.task && r->args.json) {
+		printf("{\"execution\": %ld, \"executions\": %zu, \"output\": ", only, r->nsets);
+		cli_json_string(stdout, r->paths[only]);
+		printf(", \"already_done\": %s}\n", r->reused ? "true" : "false");
+	} else if (!st && !r->args.launch.slurm && r->s.camp.task && !cli_quiet)
 		printf("execution %ld of %zu: %s%s\n", only, r->nsets, r->paths[only],
 		       r->reused ? " (already done)" : "");
 	else if (!st && !r->args.launch.slurm && !r->s.camp.task && !(st = fuse_run(r)))

@@ -774,15 +774,9 @@ int pmcfi_profile_xu_add_bare(pmcf_profile *p, const pmcf_xu *xu, size_t *index)
 
 int pmcf_profile_xu_get(const pmcf_profile *p, size_t i, pmcf_xu *out)
 {
-	if (!p || !out)
-		return pmcfi_fail(PMCF_EINVAL, "pmcf_profile_xu_get: NULL argument");
-	if (i >= p->nxu)
-		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XUs)", i, p->nxu);
-	out->type = p->xtype[i];
-	out->thread = p->thread[i];
-	out->cpu = p->cpu[i];
-	out->start_ns = p->start[i];
-	out->end_ns = p->end[i];
+	int err = pmcf_profile_xu_get_fields(p, i, out);
+	if (err)
+		return err;
 	out->label = label_of(p, p->label[i]);
 	out->parent_label = label_of(p, p->parent[i]);
 	if (!out->label || !out->parent_label)

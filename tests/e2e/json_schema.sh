@@ -38,11 +38,14 @@ expect_ok "$PY" "$V" "$SRCDIR/docs/schema/truth.schema.json" truth-fused.json tr
 # sources, the optional members (lgl labels, bc grid, multiplexing, --link auto)
 S="$SRCDIR/docs/schema"
 EVS=PAPI_TOT_INS,PAPI_L1_DCM,PAPI_BR_MSP,PAPI_L2_DCA
+# a real program: the OpenMP example where it is built, else the plain
+# pthread one (a build without clang-16/libomp, scripts/test-envs.sh noopenmp)
+if omp_examples; then PROG=("$EX/cholesky" 4 32); else PROG=("$EX/plain" 3 16); fi
 "$PMCFUSE" run --json --sim cholesky,blocks=4 -e PAPI_TOT_INS,PAPI_L1_DCM,PAPI_BR_MSP --pmcs 2 -o run.pmcf >run.json 2>/dev/null || fail "run --json"
 expect_ok "$PY" "$V" "$S/run.schema.json" run.json
 "$PMCFUSE" record --json --sim cholesky,blocks=4 -e PAPI_TOT_INS,PAPI_BR_MSP -o rec2.pmcf >record-sim.json || fail "record --json"
-"$PMCFUSE" record --json -e page-faults,task-clock -o chol.pmcf -- "$EX/cholesky" 4 32 >record-prog.json 2>/dev/null || fail "record --json PROG"
-"$PMCFUSE" record --json --multiplex kernel -e page-faults,task-clock -o cholk.pmcf -- "$EX/cholesky" 4 32 >record-mux.json 2>/dev/null || fail "record --json --multiplex kernel"
+"$PMCFUSE" record --json -e page-faults,task-clock -o chol.pmcf -- "${PROG[@]}" >record-prog.json 2>/dev/null || fail "record --json PROG"
+"$PMCFUSE" record --json --multiplex kernel -e page-faults,task-clock -o cholk.pmcf -- "${PROG[@]}" >record-mux.json 2>/dev/null || fail "record --json --multiplex kernel"
 expect_eq "boolean string object" "$(jq -r '[.complete, .observed, .multiplex] | map(type) | join(" ")' record-mux.json)"
 expect_ok "$PY" "$V" "$S/record.schema.json" record-sim.json record-prog.json record-mux.json
 "$PMCFUSE" combine --json -o comb.pmcf rec.pmcf rec2.pmcf >combine-bc.json || fail "combine --json"
@@ -53,11 +56,11 @@ expect_eq "object object" "$(jq -r '[.grid, .match] | map(type) | join(" ")' com
 expect_ok "$PY" "$V" "$S/combine.schema.json" combine-bc.json combine-lgl.json combine-imputed.json
 "$PMCFUSE" plan --json --sim cholesky,blocks=4 -e "$EVS" --pmcs 2 -o plan-sim.json >plan-sum-sim.json 2>/dev/null || fail "plan --json"
 "$PMCFUSE" plan --json --sim cholesky,blocks=4 -e "$EVS" --pmcs 2 --link auto -o plan-auto.json >plan-sum-auto.json 2>/dev/null || fail "plan --json --link auto"
-"$PMCFUSE" plan --json --strategy lgl --pmcs 1 -e page-faults,task-clock,context-switches -o plan-prog.json -- "$EX/cholesky" 4 32 >plan-sum-prog.json 2>/dev/null || fail "plan --json PROG"
+"$PMCFUSE" plan --json --strategy lgl --pmcs 1 -e page-faults,task-clock,context-switches -o plan-prog.json -- "${PROG[@]}" >plan-sum-prog.json 2>/dev/null || fail "plan --json PROG"
 expect_ok "$PY" "$V" "$S/plan.schema.json" plan-sum-sim.json plan-sum-auto.json plan-sum-prog.json
 expect_ok "$PY" "$V" "$S/plan-file.schema.json" plan-sim.json plan-auto.json plan-prog.json
 "$PMCFUSE" reference --json --sim cholesky,blocks=4 -e "$EVS" --pmcs 2 -o refs >reference.json 2>/dev/null || fail "reference --json"
-"$PMCFUSE" reference -q -e page-faults,task-clock --pmcs 2 --repeat 2 -o refp -- "$EX/cholesky" 4 32 >/dev/null 2>&1 || fail "reference PROG"
+"$PMCFUSE" reference -q -e page-faults,task-clock --pmcs 2 --repeat 2 -o refp -- "${PROG[@]}" >/dev/null 2>&1 || fail "reference PROG"
 expect_ok "$PY" "$V" "$S/reference.schema.json" reference.json
 expect_ok "$PY" "$V" "$S/reference-index.schema.json" refs/reference.json refp/reference.json
 "$PMCFUSE" events --json --sim cholesky >events-sim.json || fail "events --json --sim"

@@ -290,6 +290,20 @@ static int std_fd_of(const char *path)
 	return std_fd_name(link);
 }
 
+/* o writes to descriptor fd (owned from here on), in place of path */
+static int out_in_place(const char *verb, const char *path, int fd, struct cli_out *o)
+{
+	o->f = fdopen(fd, "w");
+	o->path = strdup(path);
+	if (!o->f || !o->path) {
+		if (!o->f)
+			close(fd);
+		cli_out_abort(o);
+		return cli_error(verb, CLI_EENV, "out of memory");
+	}
+	return CLI_OK;
+}
+
 int cli_out_open(const char *verb, const char *path, struct cli_out *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -304,17 +318,8 @@ int cli_out_open(const char *verb, const char *path, struct cli_out *o)
 	int dfd = std_fd_of(path);
 	if (dfd >= 0) {
 		int fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
-		if (fd >= 0) {
-			o->f = fdopen(fd, "w");
-			o->path = strdup(path);
-			if (!o->f || !o->path) {
-				if (!o->f)
-					close(fd);
-				cli_out_abort(o);
-				return cli_error(verb, CLI_EENV, "out of memory");
-			}
-			return CLI_OK;
-		}
+		if (fd >= 0)
+			return out_in_place(verb, path, fd, o);
 	}
 	/* a device, a FIFO, a socket (/dev/null, the /dev/fd/N of `-o >(cmd)`):
 	 * written in place, never renamed over, which would put a regular file
@@ -327,15 +332,7 @@ int cli_out_open(const char *verb, const char *path, struct cli_out *o)
 			return cli_error(verb, cli_status_for(-e), "cannot write '%s': %s", path,
 					 strerror(e));
 		}
-		o->f = fdopen(fd, "w");
-		o->path = strdup(path);
-		if (!o->f || !o->path) {
-			if (!o->f)
-				close(fd);
-			cli_out_abort(o);
-			return cli_error(verb, CLI_EENV, "out of memory");
-		}
-		return CLI_OK;
+		return out_in_place(verb, path, fd, o);
 	}
 	/* a symbolic link to a file: that file is replaced, the link kept */
 	char *real = NULL;

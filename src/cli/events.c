@@ -141,8 +141,13 @@ static void print_header(void)
 }
 
 /* A JSON array of numbers or strings as "a, b, c" (numbers as integers). */
-static void print_list(const json_t *a)
+/* "SEP TITLE a, b, c" for the non-empty array j[key]; *sep becomes "; " */
+static void print_list(const json_t *j, const char *key, const char *title, const char **sep)
 {
+	const json_t *a = json_object_get(j, key);
+	if (!json_is_array(a) || !json_array_size(a))
+		return;
+	printf("%s%s", *sep, title);
 	size_t k;
 	json_t *v;
 	json_array_foreach(a, k, v)
@@ -152,6 +157,7 @@ static void print_list(const json_t *a)
 		else
 			printf("%s%lld", k ? ", " : "", (long long)json_number_value(v));
 	}
+	*sep = "; ";
 }
 
 /* An event's constraints (the catalogue's JSON) for people, after its
@@ -178,27 +184,12 @@ static void print_constraints(const char *text)
 			printf("%sa fixed counter", sep);
 		sep = "; ";
 	}
-	json_t *cn = json_object_get(j, "counters");
-	if (json_is_array(cn) && json_array_size(cn)) {
-		printf("%scounters ", sep);
-		print_list(cn);
-		sep = "; ";
-	}
+	print_list(j, "counters", "counters ", &sep);
 	json_t *cost = json_object_get(j, "cost");
 	if (json_is_number(cost) && json_number_value(cost) != 0)
 		printf("%scost %g", sep, json_number_value(cost)), sep = "; ";
-	json_t *nat = json_object_get(j, "native");
-	if (json_is_array(nat) && json_array_size(nat)) {
-		printf("%snative ", sep);
-		print_list(nat);
-		sep = "; ";
-	}
-	json_t *cf = json_object_get(j, "conflicts");
-	if (json_is_array(cf) && json_array_size(cf)) {
-		printf("%sconflicts with ", sep);
-		print_list(cf);
-		sep = "; ";
-	}
+	print_list(j, "native", "native ", &sep);
+	print_list(j, "conflicts", "conflicts with ", &sep);
 	/* anything else, as it is */
 	const char *key;
 	json_t *v;

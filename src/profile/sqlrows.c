@@ -97,24 +97,23 @@ static void bind_label(sqlite3_stmt *st, int k, const pmcf_profile *p, size_t la
 	free(buf);
 }
 
+/* a label column: a node id of the label tree, or the text of older profiles */
+static void bind_label_of(sqlite3_stmt *st, int k, const pmcf_profile *p, size_t id, struct sqlab *L)
+{
+	if (p->nlab)
+		bind_node(st, k, p, id, L);
+	else
+		bind_label(st, k, p, id);
+}
+
 static void bind_fixed(sqlite3_stmt *st, int col, const pmcf_profile *p, size_t i, struct sqlab *L)
 {
 	int k = col + 1;
 	switch ((enum fixed_col)col) {
 	case F_XU: sqlite3_bind_int64(st, k, (sqlite3_int64)i); break;
 	case F_TYPE: sqlite3_bind_int64(st, k, p->xtype[i]); break;
-	case F_LABEL:
-		if (p->nlab)
-			bind_node(st, k, p, p->label[i], L);
-		else
-			bind_label(st, k, p, p->label[i]);
-		break;
-	case F_PARENT:
-		if (p->nlab)
-			bind_node(st, k, p, p->parent[i], L);
-		else
-			bind_label(st, k, p, p->parent[i]);
-		break;
+	case F_LABEL: bind_label_of(st, k, p, p->label[i], L); break;
+	case F_PARENT: bind_label_of(st, k, p, p->parent[i], L); break;
 	case F_THREAD: sqlite3_bind_int(st, k, p->thread[i]); break;
 	case F_CPU: sqlite3_bind_int(st, k, p->cpu[i]); break;
 	case F_START: sqlite3_bind_int64(st, k, (sqlite3_int64)p->start[i]); break;

@@ -13,17 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mix64.h"
+
 #define Q_PER_10K 4975u /* per 10,000 */
 #define MAX_DEPTH 20000
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	return x ^ (x >> 33);
-}
 
 static int deepest;
 

@@ -6,14 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	return x ^ (x >> 33);
-}
+#include "mix64.h"
 
 /* children of node id: 0 to 4, P(k) falling geometrically */
 static int children(uint64_t id)

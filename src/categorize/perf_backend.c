@@ -62,9 +62,9 @@ static int run_batch(const pmcf_catalog *c, const struct cit_run *run, const cha
 		char b;
 		close(go[1]);
 		if (read(go[0], &b, 1) != 1)
-			_exit(127);
+			pmcfi_child_exit(127);
 		execv(run->argv[0], run->argv);
-		_exit(127);
+		pmcfi_child_exit(127);
 	}
 	close(go[0]);
 	int fds[BATCH], err = 0;

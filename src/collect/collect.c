@@ -553,12 +553,12 @@ static pid_t guard_start(int *fd, const int keep[2])
 		while ((n = read(gp[0], &pg, sizeof(pg))) < 0 && errno == EINTR)
 			;
 		if (n != (ssize_t)sizeof(pg))
-			_exit(0);
+			pmcfi_child_exit(0);
 		while ((n = read(gp[0], &done, 1)) < 0 && errno == EINTR)
 			;
 		if (n != 1 && pg > 0)
 			kill(-pg, SIGKILL);
-		_exit(0);
+		pmcfi_child_exit(0);
 	}
 	close(gp[0]);
 	if (g < 0) {
@@ -634,18 +634,18 @@ static int run_child(char *const argv[], const char *program, char **env, const 
 		/* the program dies with pmcfuse, even when pmcfuse is killed */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
-			_exit(127);
+			pmcfi_child_exit(127);
 		if (group)
 			setpgid(0, 0);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		for (int k = 0; k < 2; k++)
 			if (outfd[k] > 0 && outfd[k] != k + 1 && dup2(outfd[k], k + 1) < 0)
-				_exit(127);
+				pmcfi_child_exit(127);
 		execve(program, argv, env);
 		int e = errno;
 		if (write(pfd[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
+			pmcfi_child_exit(127);
+		pmcfi_child_exit(127);
 	}
 	if (group && setpgid(pid, pid) != 0 && errno != EACCES)
 		group = 0; /* EACCES: the child has exec()ed, after its own setpgid */

@@ -470,7 +470,7 @@ static int run_gnuplot(struct report *r)
 			fprintf(stderr, "@@EXEC %s\n", strerror(errno));
 			fflush(stderr);
 		}
-		_exit(127);
+		pmcfi_child_exit(127);
 	}
 	int ws;
 	while (waitpid(pid, &ws, 0) < 0)

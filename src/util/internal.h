@@ -4,6 +4,8 @@
 #define PMCF_UTIL_INTERNAL_H
 #include <stdarg.h>
 #include <stddef.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "pmcfuse/pmcfuse.h"
 
 /* Sets this thread's error detail (printf-style) and returns err, so that
@@ -28,6 +30,16 @@ void pmcfi_log(int level, const char *fmt, ...) __attribute__((format(printf, 2,
 
 /* strdup that returns NULL on NULL input. */
 char *pmcfi_strdup(const char *s);
+
+/* Ends a child between fork and exec at once: the exit_group system call,
+ * without atexit handlers or stdio flushing (both belong to the parent) and
+ * without a sanitizer's exit hooks, which in a child forked from a process
+ * with threads report the parent's threads as leaked. Async-signal-safe. */
+static inline __attribute__((noreturn)) void pmcfi_child_exit(int code)
+{
+	for (;;)
+		syscall(SYS_exit_group, code);
+}
 
 #define PMCF_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #endif

@@ -54,5 +54,5 @@ awk -F, 'NR > 1 {tm[$1, $3] = tm[$1, $3] " " $4; ep[$1, $3] = ep[$1, $3] " " $6;
 		return c % 2 ? v[(c + 1) / 2] : (v[c / 2] + v[c / 2 + 1]) / 2}
 	END {for (sp in specs) {printf "%s\n  truth mean: bc %.4f lgl %.4f random %.4f oracle %.4f  LGL/BC %.2f\n", sp,
 		med(tm[sp, "bc"]), med(tm[sp, "lgl"]), med(tm[sp, "random"]), med(tm[sp, "oracle"]), med(tm[sp, "lgl"]) / med(tm[sp, "bc"])
-		if (med(ep[sp, "bc"]) > 0) printf "  EPD: bc %.3f lgl %.3f random %.3f oracle %.3f  LGL/BC %.2f random/BC %.2f\n",
+		if (ep[sp, "bc"] !~ /nan/) printf "  EPD: bc %.3f lgl %.3f random %.3f oracle %.3f  LGL/BC %.2f random/BC %.2f\n",
 		med(ep[sp, "bc"]), med(ep[sp, "lgl"]), med(ep[sp, "random"]), med(ep[sp, "oracle"]), med(ep[sp, "lgl"]) / med(ep[sp, "bc"]), med(ep[sp, "random"]) / med(ep[sp, "bc"])}}' "$out"

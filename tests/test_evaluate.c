@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include "evaluate/tmd.h"
 #include "pmcfuse/evaluate.h"
+#include "pmcfuse/plan.h"
 #include "pmcfuse/profile.h"
 
 static uint64_t rng = 77;

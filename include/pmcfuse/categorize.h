@@ -5,8 +5,8 @@
 #ifndef PMCFUSE_CATEGORIZE_H
 #define PMCFUSE_CATEGORIZE_H
 
+#include "pmcfuse/base.h"
 #include "pmcfuse/events.h"
-#include "pmcfuse/pmcfuse.h"
 
 #ifdef __cplusplus
 extern "C" {

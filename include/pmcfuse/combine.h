@@ -5,7 +5,7 @@
 #ifndef PMCFUSE_COMBINE_H
 #define PMCFUSE_COMBINE_H
 
-#include "pmcfuse/pmcfuse.h"
+#include "pmcfuse/base.h"
 #include "pmcfuse/profile.h"
 
 #ifdef __cplusplus

@@ -7,9 +7,8 @@
 #ifndef PMCFUSE_EVALUATE_H
 #define PMCFUSE_EVALUATE_H
 
+#include "pmcfuse/base.h"
 #include "pmcfuse/events.h"
-#include "pmcfuse/plan.h" /* the pair covering, declared here before */
-#include "pmcfuse/pmcfuse.h"
 #include "pmcfuse/profile.h"
 
 #ifdef __cplusplus
@@ -226,7 +225,7 @@ PMCF_API const char *pmcf_truth_mode(const pmcf_truth_result *r);
 PMCF_API size_t pmcf_truth_nevents(const pmcf_truth_result *r);
 PMCF_API const pmcf_truth_event *pmcf_truth_event_at(const pmcf_truth_result *r, size_t i);
 
-/* Reference planning (pmcf_cover_*) is in pmcfuse/plan.h, included above. */
+/* Reference planning (pmcf_cover_*) is in pmcfuse/plan.h. */
 
 /* ---- consistency: relations between events ---------------------------------
  * Relations every XU's true counts obey, lhs <= rhs * (1 + tolerance_rel) +

@@ -4,7 +4,7 @@
 #ifndef PMCFUSE_EVENTS_H
 #define PMCFUSE_EVENTS_H
 
-#include "pmcfuse/pmcfuse.h"
+#include "pmcfuse/base.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -3,7 +3,7 @@
  * EBS, LBR and HBBP, the callgrind reference, pivot tables and error metrics. */
 #ifndef PMCFUSE_HBBP_H
 #define PMCFUSE_HBBP_H
-#include "pmcfuse/pmcfuse.h"
+#include "pmcfuse/base.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -6,8 +6,8 @@
 #ifndef PMCFUSE_PLAN_H
 #define PMCFUSE_PLAN_H
 
+#include "pmcfuse/base.h"
 #include "pmcfuse/events.h"
-#include "pmcfuse/pmcfuse.h"
 #include "pmcfuse/profile.h"
 
 #ifdef __cplusplus

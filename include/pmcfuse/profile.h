@@ -6,7 +6,7 @@
 #define PMCFUSE_PROFILE_H
 
 #include <math.h>
-#include "pmcfuse/pmcfuse.h"
+#include "pmcfuse/base.h"
 
 #ifdef __cplusplus
 extern "C" {

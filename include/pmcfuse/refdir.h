@@ -5,8 +5,8 @@
 #define PMCFUSE_REFDIR_H
 
 #include <stdint.h>
+#include "pmcfuse/base.h"
 #include "pmcfuse/plan.h"
-#include "pmcfuse/pmcfuse.h"
 #include "pmcfuse/profile.h"
 
 #ifdef __cplusplus

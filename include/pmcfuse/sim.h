@@ -5,8 +5,8 @@
 #ifndef PMCFUSE_SIM_H
 #define PMCFUSE_SIM_H
 
+#include "pmcfuse/base.h"
 #include "pmcfuse/multiplex.h"
-#include "pmcfuse/pmcfuse.h"
 #include "pmcfuse/profile.h"
 
 #ifdef __cplusplus

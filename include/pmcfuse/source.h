@@ -8,21 +8,14 @@
 #ifndef PMCFUSE_SOURCE_H
 #define PMCFUSE_SOURCE_H
 
-#include "pmcfuse/pmcfuse.h"
+#include "pmcfuse/base.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* pmcfuse.h includes this header last, so the types come declared here,
- * before their own headers (events.h, plan.h, profile.h, collect.h for
- * the fields of pmcf_exit_info). */
-typedef struct pmcf_catalog pmcf_catalog;
-typedef struct pmcf_profile pmcf_profile;
-typedef struct pmcf_exit_info pmcf_exit_info;
-typedef struct pmcf_evlist pmcf_evlist;
-typedef struct pmcf_plan pmcf_plan;
-typedef struct pmcf_source pmcf_source;
+/* pmcf_catalog, pmcf_evlist, pmcf_profile, pmcf_plan, pmcf_source and
+ * pmcf_exit_info are declared in pmcfuse/base.h. */
 
 /* Options of every source (the ABI size rule of pmcfuse.h). */
 typedef struct pmcf_source_opts {
@@ -33,9 +26,9 @@ typedef struct pmcf_source_opts {
 	double period_ms; /* multiplexing period, 0.001 to 1e6 ms (0: 4 ms) */
 	int estimate;     /* enum pmcf_estimate: per-XU value under multiplexing */
 } pmcf_source_opts;
-#define PMCF_SOURCE_OPTS_INIT                                              \
-	{                                                                  \
-		sizeof(pmcf_source_opts), 0, 0 /* PMCF_MUX_NONE */, 4.0, 0 \
+#define PMCF_SOURCE_OPTS_INIT                                                        \
+	{                                                                            \
+		sizeof(pmcf_source_opts), 0, PMCF_MUX_NONE, 4.0, PMCF_EST_CUMULATIVE \
 	}
 
 /* Options of a program source only (as in pmcf_collect_opts). */

@@ -6,7 +6,7 @@
 #ifndef PMCFUSE_UTIL_H
 #define PMCFUSE_UTIL_H
 
-#include "pmcfuse/pmcfuse.h"
+#include "pmcfuse/base.h"
 
 #ifdef __cplusplus
 extern "C" {

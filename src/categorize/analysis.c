@@ -8,7 +8,7 @@
 #include <string.h>
 #include "pmcfuse/categorize.h"
 #include "util/internal.h"
-#include "util/quantile.h"
+#include "x/x.h"
 
 /* Table 1: expected events per iteration, rows CE CR T D M, kernels a..g. */
 static const double table1[PMCF_CATEGORIZE_NCATS][PMCF_CATEGORIZE_NKERNELS] = {

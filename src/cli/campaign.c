@@ -19,7 +19,7 @@
 #include "pmcfuse/collect.h"
 #include "pmcfuse/plan.h"
 #include "pmcfuse/profile.h"
-#include "pmcfuse/util.h"
+#include "x/x.h"
 
 /* ---- signals -------------------------------------------------------------- */
 static volatile sig_atomic_t caught;
@@ -212,7 +212,7 @@ int cli_plan_meta_apply(struct pmcf_profile *p, const struct cli_plan_meta *pm)
 	return err;
 }
 
-void campaign_digest(const char *text, char hex[65]) { pmcf_sha256_hex(text, strlen(text), hex); }
+void campaign_digest(const char *text, char hex[65]) { pmcfi_sha256_buf(text, strlen(text), hex); }
 
 void campaign_iso_time(time_t t, char out[32])
 {

@@ -9,7 +9,7 @@
 #include "cli/cli.h"
 #include "cli/fuse.h"
 #include "cli/output.h"
-#include "pmcfuse/util.h"
+#include "x/x.h"
 
 static const char usage[] =
 	"usage: pmcfuse combine [--strategy S] [--seed N] [--threads N] [--force] [--partial]\n"
@@ -103,7 +103,7 @@ static int expand_inputs(const char *verb, char **args, size_t n, char ***out, s
 		}
 		if (stat(args[j], &sb) != 0 || !S_ISDIR(sb.st_mode)) {
 			char *c = strdup(args[j]);
-			if (!c || pmcf_grow((void **)&v, &cap, nv + 1, sizeof(*v))) {
+			if (!c || pmcfi_grow((void **)&v, &cap, nv + 1, sizeof(*v))) {
 				free(c);
 				st = cli_error(verb, CLI_EENV, "out of memory");
 				break;
@@ -133,7 +133,7 @@ static int expand_inputs(const char *verb, char **args, size_t n, char ***out, s
 		} else {
 			for (size_t k = 0; k < g.gl_pathc && !st; k++) {
 				char *c = strdup(g.gl_pathv[k]);
-				if (!c || pmcf_grow((void **)&v, &cap, nv + 1, sizeof(*v))) {
+				if (!c || pmcfi_grow((void **)&v, &cap, nv + 1, sizeof(*v))) {
 					free(c);
 					st = cli_error(verb, CLI_EENV, "out of memory");
 				} else

@@ -11,7 +11,7 @@
  * (exit 2) and leaves nothing. Built only with libotf2. */
 #include "cli/export_otf2.h"
 #include "cli/cli.h"
-#include "pmcfuse/util.h"
+#include "x/x.h"
 
 #ifndef PMCF_HAVE_OTF2
 int export_otf2(const pmcf_profile *p, const char *dir)
@@ -142,7 +142,7 @@ static void enter(struct ox *o, struct lane *l, size_t i)
 	metrics(o, l, x.start_ns, i);
 	check(o, OTF2_EvtWriter_Enter(l->w, NULL, x.start_ns, x.type));
 	l->nevents++;
-	if (pmcf_grow((void **)&l->stack, &l->cap, l->depth + 1, sizeof(*l->stack))) {
+	if (pmcfi_grow((void **)&l->stack, &l->cap, l->depth + 1, sizeof(*l->stack))) {
 		o->err = 2;
 		return;
 	}
@@ -178,7 +178,7 @@ static void leave_until(struct ox *o, struct lane *l, uint64_t t)
 
 static struct lane *new_lane(struct ox *o, int32_t rank, int32_t thread, int lane)
 {
-	if (pmcf_grow((void **)&o->lanes, &o->lanes_cap, o->nlanes + 1, sizeof(*o->lanes)))
+	if (pmcfi_grow((void **)&o->lanes, &o->lanes_cap, o->nlanes + 1, sizeof(*o->lanes)))
 		return NULL;
 	struct lane *l = &o->lanes[o->nlanes];
 	memset(l, 0, sizeof(*l));
@@ -247,7 +247,7 @@ static uint32_t str_ref(struct ox *o, OTF2_GlobalDefWriter *g, const char *s)
 		if (strcmp(o->strs[k], s) == 0)
 			return (uint32_t)k;
 	char *c = strdup(s);
-	if (!c || pmcf_grow((void **)&o->strs, &o->strs_cap, o->nstrs + 1, sizeof(*o->strs))) {
+	if (!c || pmcfi_grow((void **)&o->strs, &o->strs_cap, o->nstrs + 1, sizeof(*o->strs))) {
 		free(c);
 		o->err = 2;
 		return 0;
@@ -386,8 +386,8 @@ static OTF2_CallbackCode back_location(void *ud, OTF2_LocationRef self, OTF2_Str
 	(void)name, (void)type, (void)group;
 	struct back *b = ud;
 	size_t cap = b->cap;
-	if (pmcf_grow((void **)&b->locs, &cap, b->n + 1, sizeof(*b->locs)) ||
-	    pmcf_grow((void **)&b->events, &b->cap, b->n + 1, sizeof(*b->events))) {
+	if (pmcfi_grow((void **)&b->locs, &cap, b->n + 1, sizeof(*b->locs)) ||
+	    pmcfi_grow((void **)&b->events, &b->cap, b->n + 1, sizeof(*b->events))) {
 		b->nomem = 1;
 		return OTF2_CALLBACK_INTERRUPT;
 	}
@@ -660,18 +660,18 @@ int export_otf2(const pmcf_profile *p, const char *dir)
 	free(o.strs);
 	int se = st ? 0 : sync_tree(tmp);
 	if (se) {
-		pmcf_rm_tree(tmp);
+		pmcfi_rm_tree(tmp);
 		free(tmp);
 		return cli_error("export", cli_status_for(se), "cannot write '%s': %s", dir, strerror(-se));
 	}
 	if (!st && rename(tmp, dir) != 0) {
 		int e = errno;
-		pmcf_rm_tree(tmp);
+		pmcfi_rm_tree(tmp);
 		free(tmp);
 		return cli_error("export", cli_status_for(-e), "cannot write '%s': %s", dir, strerror(e));
 	}
 	if (st)
-		pmcf_rm_tree(tmp);
+		pmcfi_rm_tree(tmp);
 	free(tmp);
 	if (st == 2)
 		return cli_error("export", CLI_EENV, "out of memory");

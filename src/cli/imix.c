@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include "cli/cli.h"
 #include "pmcfuse/hbbp.h"
-#include "pmcfuse/util.h"
+#include "x/x.h"
 
 static const char verb[] = "imix";
 
@@ -73,12 +73,12 @@ static const char usage[] =
  * string when it is UTF-8, else {"base64": "..."} of its bytes. */
 static json_t *json_bytes(const char *s)
 {
-	if (pmcf_utf8_valid(s))
+	if (pmcfi_utf8_valid(s))
 		return json_string(s);
-	char *e = malloc(PMCF_BASE64_LEN(strlen(s)) + 1);
+	char *e = malloc(PMCFI_BASE64_LEN(strlen(s)) + 1);
 	if (!e)
 		return NULL;
-	pmcf_base64(s, e);
+	pmcfi_base64(s, e);
 	json_t *v = json_pack("{s:s}", "base64", e);
 	free(e);
 	return v;
@@ -824,12 +824,12 @@ static int imix_synth(int argc, char **argv)
 	size_t nblk = 0;
 	char abs[4096];
 	if (!realpath(out, abs)) {
-		pmcf_rm_tree(out);
+		pmcfi_rm_tree(out);
 		return cli_error(verb, CLI_EENV, "%s: %s", out, strerror(errno));
 	}
 	int rc = pmcf_imix_synth_write(abs, &so, blk, 8, &nblk);
 	if (rc) {
-		pmcf_rm_tree(out);
+		pmcfi_rm_tree(out);
 		return cli_lib_error(verb, rc, "synth");
 	}
 	for (size_t i = 0; i < nblk && i < 8; i++)

@@ -19,7 +19,7 @@
 #include "cli/cli.h"
 #include "cli/launcher.h"
 #include "cli/output.h"
-#include "pmcfuse/util.h"
+#include "x/x.h"
 
 extern char **environ;
 
@@ -490,7 +490,7 @@ static int follow(struct campaign *c, const struct follow *w)
 			 * folder too when it was not kept (the finishing job emptied it) */
 			char sdir[PATH_MAX + 16];
 			snprintf(sdir, sizeof(sdir), "%s/slurm", w->dir);
-			pmcf_rm_tree(sdir);
+			pmcfi_rm_tree(sdir);
 			if (rmdir(w->dir) != 0 && errno != ENOTEMPTY && errno != EEXIST && errno != ENOENT)
 				fprintf(stderr, "pmcfuse: %s: warning: cannot remove %s: %s\n", w->verb,
 					w->dir, strerror(errno));

@@ -9,7 +9,7 @@
 #include "cli/fuse.h"
 #include "cli/output.h"
 #include "pmcfuse/source.h"
-#include "pmcfuse/util.h"
+#include "x/x.h"
 
 static const char usage[] =
 	"usage: pmcfuse plan [-e EVENTS] [--strategy S] [--link EVENTS|auto [--refs DIR]]\n"
@@ -100,7 +100,7 @@ static int load_dir(const char *verb, const char *dir, pmcf_profile ***out, size
 		pmcf_profile *p;
 		if (pmcf_profile_open(path, &p) != 0)
 			continue;
-		if (pmcf_grow((void **)&v, &cap, k + 1, sizeof(*v))) {
+		if (pmcfi_grow((void **)&v, &cap, k + 1, sizeof(*v))) {
 			pmcf_profile_free(p);
 			st = cli_error(verb, CLI_EENV, "out of memory");
 			break;

@@ -11,7 +11,7 @@
 #include "pmcfuse/combine.h"
 #include "pmcfuse/evaluate.h"
 #include "pmcfuse/multiplex.h"
-#include "pmcfuse/util.h"
+#include "x/x.h"
 
 /* The widest type-name column of the type table. */
 #define TYPE_COL_MAX 64
@@ -81,7 +81,7 @@ static void stats(const double *col, size_t n, double *scratch, struct evstat *s
 	if (!s->present)
 		return;
 	s->mean = sum / (double)s->present;
-	s->median = pmcf_median(scratch, s->present);
+	s->median = pmcfi_median(scratch, s->present);
 }
 
 /* JSON: a member "consistency" of j with every relation checked. */

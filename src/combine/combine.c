@@ -17,7 +17,7 @@
 #include "util/json_bytes.h"
 #include "util/abi.h"
 #include "util/internal.h"
-#include "util/quantile.h"
+#include "x/x.h"
 
 /* The strategies, by enum pmcf_strategy (libpfm4's pfmlib_pmu_t style): a
  * new strategy is one row and its pair function. */

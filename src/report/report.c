@@ -22,7 +22,7 @@
 #include "report/report_impl.h"
 #include "util/abi.h"
 #include "util/internal.h"
-#include "util/quantile.h"
+#include "x/x.h"
 #include "util/tmpdir.h"
 
 /* ---- small helpers ----------------------------------------------------------- */

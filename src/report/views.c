@@ -7,7 +7,7 @@
 #include <string.h>
 #include "pmcfuse/report.h"
 #include "report/report_impl.h"
-#include "util/quantile.h"
+#include "x/x.h"
 
 /* A timeline draws at most about this many bars; beyond, neighbouring XUs
  * of one type on one thread are drawn as one bar (the caption says so). */

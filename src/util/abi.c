@@ -1,5 +1,5 @@
-/* Sized caller structs (one rule for every public entry point) and array
- * growth: the two bookkeeping helpers every module needs. */
+/* Sized caller structs: one rule for every public entry point (array
+ * growth is in x/grow.c). */
 #include "util/abi.h"
 
 #include <errno.h>
@@ -60,30 +60,5 @@ int pmcfi_struct_out(const char *what, void *dst, const void *src, size_t first_
 		return rc;
 	memcpy(dst, src, n);
 	memcpy(dst, &n, sizeof(n));
-	return 0;
-}
-
-size_t pmcfi_grow_cap(size_t cap, size_t need)
-{
-	if (need <= cap)
-		return cap;
-	size_t ncap = cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2;
-	if (ncap < need)
-		ncap = need;
-	return ncap < 8 ? 8 : ncap;
-}
-
-int pmcfi_grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	size_t ncap = pmcfi_grow_cap(*cap, need);
-	if (!elem || ncap > SIZE_MAX / elem)
-		return -ENOMEM;
-	void *q = realloc(*p, ncap * elem);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = ncap;
 	return 0;
 }

@@ -1,8 +1,9 @@
-/* The one rule for caller structs that carry a size field, and the one
- * array-growth helper. Not exported. */
+/* The one rule for caller structs that carry a size field (and, through
+ * x/x.h, the one array-growth helper). Not exported. */
 #ifndef PMCF_UTIL_ABI_H
 #define PMCF_UTIL_ABI_H
 #include <stddef.h>
+#include "x/x.h"
 
 /* Checks a caller's struct p whose size field says given (libpfm4's
  * pfmlib_check_struct; include/pmcfuse/pmcfuse.h, "Sized structs"):
@@ -20,13 +21,5 @@ int pmcfi_struct_in(const char *what, void *dst, const void *src, size_t first_a
  * field becomes the bytes written. */
 int pmcfi_struct_out(const char *what, void *dst, const void *src, size_t first_abi, size_t known);
 
-/* Makes room for need elements of elem bytes in *p (capacity *cap
- * elements): when need > *cap, reallocates to max(need, 2·cap, 8)
- * elements, overflow-checked. *p and *cap are unchanged on failure.
- * Returns 0 or -ENOMEM. */
-int pmcfi_grow(void **p, size_t *cap, size_t need, size_t elem);
-/* The capacity pmcfi_grow gives: cap when need <= cap, else max(need,
- * 2·cap, 8) (SIZE_MAX when 2·cap overflows). For arrays that grow
- * together (struct of arrays) through a resize of their own. */
-size_t pmcfi_grow_cap(size_t cap, size_t need);
+/* pmcfi_grow and pmcfi_grow_cap, the array-growth rule, are in x/x.h. */
 #endif

@@ -214,7 +214,7 @@ static void test_lgl_fig2(void **state)
 	/* same labels: e3 = 30 + alpha's e1 */
 	for (size_t i = 0; i < 6; i++) {
 		assert_true(val(f, i, "e3") == 30 + val(f, i, "e1"));
-		pmcf_xu xu;
+		pmcf_xu xu = PMCF_XU_INIT;
 		pmcf_profile_xu_get(f, i, &xu);
 		assert_string_equal(xu.label, PA[i].label);
 		/* match distance on duration only: |d_b - d_a| / range within type */
@@ -289,7 +289,7 @@ static void test_bc_identical(void **state)
 			assert_int_equal(src_of(f, i, "y"), src_of(f, i, "z"));
 			assert_true(val(f, i, "y") == val(f, i, "z"));
 			assert_true(pmcf_profile_match_distance(f, i) == 0.0);
-			pmcf_xu xu, x0;
+			pmcf_xu xu = PMCF_XU_INIT, x0 = PMCF_XU_INIT;
 			pmcf_profile_xu_get(f, i, &xu);
 			pmcf_profile_xu_get(in[0], (size_t)src_of(f, i, "y"), &x0);
 			assert_string_equal(xu.label, x0.label);
@@ -363,7 +363,7 @@ static void same_fused(const pmcf_profile *f0, const pmcf_profile *f1)
 	assert_int_equal(pmcf_profile_nxus(f1), nx);
 	assert_int_equal(pmcf_profile_nevents(f1), nev);
 	for (size_t i = 0; i < nx; i++) {
-		pmcf_xu x0, x1;
+		pmcf_xu x0 = PMCF_XU_INIT, x1 = PMCF_XU_INIT;
 		pmcf_profile_xu_get(f0, i, &x0);
 		pmcf_profile_xu_get(f1, i, &x1);
 		assert_string_equal(x0.label, x1.label);
@@ -603,7 +603,7 @@ static void test_base_labels_join(void **state)
 				int32_t bs, ps;
 				int64_t bx, px;
 				const char *bl;
-				pmcf_xu xu, sx;
+				pmcf_xu xu = PMCF_XU_INIT, sx = PMCF_XU_INIT;
 				assert_int_equal(pmcf_profile_base_label_get(f, i, &bs, &bx, &bl), 0);
 				assert_int_equal(pmcf_profile_provenance_get(f, i, 0, &ps, &px), 0);
 				if (bs != ps || bx != px)
@@ -623,7 +623,7 @@ static void test_base_labels_join(void **state)
 					fail_msg("row at line %d, %s, XU %zu: label %s, base label %s",
 						 rows[r].line, pmcf_strategy_name(s), i, xu.label, bl);
 				for (size_t k = 0; k < i; k++) {
-					pmcf_xu o;
+					pmcf_xu o = PMCF_XU_INIT;
 					pmcf_profile_xu_get(f, k, &o);
 					const char *ol;
 					pmcf_profile_base_label_get(f, k, NULL, NULL, &ol);
@@ -744,7 +744,7 @@ static void test_bc_three_and_fca(void **state)
 	assert_int_equal(pmcf_profile_nevents(f), 5);
 	assert_int_equal(st.complete_xus, 6);
 	for (size_t i = 0; i < 6; i++) {
-		pmcf_xu xu, x0;
+		pmcf_xu xu = PMCF_XU_INIT, x0 = PMCF_XU_INIT;
 		pmcf_profile_xu_get(f, i, &xu);
 		pmcf_profile_xu_get(in[0], (size_t)src_of(f, i, "e1"), &x0);
 		/* the label is an ancestor (prefix) of the first source's */

@@ -91,7 +91,7 @@ static pmcf_profile *make_profile(size_t n, size_t ne, double shift, const char 
 		assert_int_equal(pmcf_profile_event_add(p, name, &evi[e]), 0);
 	}
 	for (size_t i = 0; i < n; i++) {
-		pmcf_xu xu = {ty[i % 3 == 0], 0, -1, i * 10, i * 10 + 5, "", ""};
+		pmcf_xu xu = {0, ty[i % 3 == 0], 0, -1, i * 10, i * 10 + 5, "", ""};
 		assert_int_equal(pmcf_profile_xu_add(p, &xu, &idx), 0);
 		double base = i % 3 == 0 ? 1000 : 3000;
 		double z = gauss();
@@ -273,7 +273,7 @@ static void test_epd_constant_event(void **state)
 		assert_int_equal(pmcf_profile_event_add(c[k], "z1", &a), 0);
 		assert_int_equal(pmcf_profile_event_add(c[k], "z2", &b), 0);
 		for (int i = 0; i < 50; i++) {
-			pmcf_xu xu = {ty, 0, -1, (uint64_t)i, (uint64_t)i + 1, "", ""};
+			pmcf_xu xu = {0, ty, 0, -1, (uint64_t)i, (uint64_t)i + 1, "", ""};
 			assert_int_equal(pmcf_profile_xu_add(c[k], &xu, &x), 0);
 			pmcf_profile_value_set(c[k], x, a, 0.0);
 			pmcf_profile_value_set(c[k], x, b, 0.0);
@@ -311,7 +311,7 @@ static pmcf_profile *hand_profile(size_t n, size_t ne, const double *const *cols
 		assert_int_equal(pmcf_profile_event_add(p, name, &ev[e]), 0);
 	}
 	for (size_t i = 0; i < n; i++) {
-		pmcf_xu xu = {ty, 0, -1, i, i + 1, "", ""};
+		pmcf_xu xu = {0, ty, 0, -1, i, i + 1, "", ""};
 		assert_int_equal(pmcf_profile_xu_add(p, &xu, &x), 0);
 		for (size_t e = 0; e < ne; e++)
 			pmcf_profile_value_set(p, x, ev[e], cols[e][i]);
@@ -944,7 +944,7 @@ static void test_consistency(void **state)
 					 0);
 		}
 	}
-	pmcf_consistency c[16];
+	pmcf_consistency c[16] = {PMCF_CONSISTENCY_INIT};
 	size_t n;
 	assert_true(pmcf_consistency_nrelations() <= 16);
 	assert_int_equal(pmcf_consistency_check(p, c, 16, &n), 0);

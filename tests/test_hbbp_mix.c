@@ -1303,7 +1303,7 @@ struct cmp_case {
 static void test_compare(void **state)
 {
 	(void)state;
-	pmcf_imix_row ref[] = {{"MOV", 500, 0}, {"ADD", 300, 0}, {"JMP", 200, 0}};
+	pmcf_imix_row ref[] = {{0, "MOV", 500, 0}, {0, "ADD", 300, 0}, {0, "JMP", 200, 0}};
 	static const struct cmp_case cases[] = {
 		{__LINE__, 0, {510, 270, 200, 5}, (10.0 + 30.0) / 1000, 5},
 		{__LINE__, 0, {500, 300, 200, 0}, 0, 0},
@@ -1313,10 +1313,10 @@ static void test_compare(void **state)
 	};
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		const struct cmp_case *k = &cases[c];
-		pmcf_imix_row meas[] = {{"NOP", k->meas[3], 0},
-					{"ADD", k->meas[1], 0},
-					{"MOV", k->meas[0], 0},
-					{"JMP", k->meas[2], 0}};
+		pmcf_imix_row meas[] = {{0, "NOP", k->meas[3], 0},
+					{0, "ADD", k->meas[1], 0},
+					{0, "MOV", k->meas[0], 0},
+					{0, "JMP", k->meas[2], 0}};
 		pmcf_imix_cmp *r = NULL;
 		int rc = pmcf_imix_compare(ref, 3, meas, 4, k->normalize, &r);
 		if (k->normalize && k->meas[0] + k->meas[1] + k->meas[2] + k->meas[3] == 0) {
@@ -1392,10 +1392,10 @@ static void test_keys(void **state)
 static void test_train(void **state)
 {
 	(void)state;
-	pmcf_imix_example ex[40];
+	pmcf_imix_example ex[40] = {PMCF_IMIX_EXAMPLE_INIT};
 	for (unsigned i = 0; i < 40; i++)
 		ex[i] = (pmcf_imix_example){.len = i + 1, .bias = 0, .weight = 1 + i % 3, .lbr = i + 1 <= 18};
-	pmcf_imix_stump sp;
+	pmcf_imix_stump sp = PMCF_IMIX_STUMP_INIT;
 	assert_int_equal(pmcf_imix_train(ex, 40, &sp), 0);
 	assert_int_equal(sp.feature, 0);
 	assert_int_equal(sp.cutoff, 18);

@@ -339,7 +339,7 @@ static void test_collect_derived(void **state)
 	char *argv[] = {prog, "3", "16", NULL};
 	pmcf_collect_opts o = {.size = sizeof(o)};
 	pmcf_profile *p = NULL;
-	pmcf_exit_info ei;
+	pmcf_exit_info ei = PMCF_EXIT_INFO_INIT;
 	int err = pmcf_collect_program(argv, ev, 6, &o, &p, &ei);
 	if (err)
 		fail_msg("collect: %s", pmcf_errdetail());

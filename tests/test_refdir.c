@@ -88,7 +88,7 @@ static void record_ref(struct fixture *fx, size_t k)
 	const char *const *set = pmcf_cover_set(fx->cv, k % fx->nsets, &n);
 	pmcf_evlist *sl;
 	pmcf_profile *p;
-	pmcf_exit_info ei;
+	pmcf_exit_info ei = PMCF_EXIT_INFO_INIT;
 	OK(pmcf_evlist_subset(fx->ev, set, n, &sl));
 	OK(pmcf_source_record(fx->src, sl, (long)k, &p, &ei));
 	char path[4200], file[32];

@@ -47,7 +47,7 @@ static void test_sim_no_lookup(void **state)
 	assert_ptr_equal(pmcf_evlist_catalog(ev), cat); /* the same resolved objects */
 	unsigned long before = pmcfi_name_lookups;
 	pmcf_profile *p;
-	pmcf_exit_info ei;
+	pmcf_exit_info ei = PMCF_EXIT_INFO_INIT;
 	OK(pmcf_source_record(src, ev, 2, &p, &ei));
 	assert_int_equal(pmcfi_name_lookups, before);
 	assert_int_equal(ei.complete, 1);
@@ -132,7 +132,7 @@ static void test_program_no_lookup(void **state)
 	OK(pmcf_source_events(src, "task-clock,faults", &ev)); /* faults: an alias */
 	unsigned long before = pmcfi_name_lookups;
 	pmcf_profile *p;
-	pmcf_exit_info ei;
+	pmcf_exit_info ei = PMCF_EXIT_INFO_INIT;
 	int err = pmcf_source_record(src, ev, 0, &p, &ei);
 	if (err == PMCF_EPARANOID || err == PMCF_ENOTSUP) {
 		pmcf_evlist_free(ev);

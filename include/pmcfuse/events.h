@@ -25,6 +25,7 @@ extern "C" {
 #define PMCF_SRC_PAPI "papi"         /* PAPI preset, counted as this CPU's natives (libpapi) */
 
 typedef struct pmcf_event_info {
+	size_t size;             /* sizeof(pmcf_event_info) (the ABI rule, pmcfuse/base.h) */
 	const char *name;        /* unique in its catalogue, e.g. "task-clock", "sched:sched_switch" */
 	const char *source;      /* one of PMCF_SRC_* */
 	const char *pmu;         /* PMU name for native events, else NULL */
@@ -35,6 +36,10 @@ typedef struct pmcf_event_info {
 	int available; /* 1: this machine can count it; 0: it cannot; -1: not probed */
 	unsigned cost; /* general-purpose counters it takes (0 for duration and fixed-counter events) */
 } pmcf_event_info;
+#define PMCF_EVENT_INFO_INIT                    \
+	{                                       \
+		.size = sizeof(pmcf_event_info) \
+	}
 
 typedef struct pmcf_catalog pmcf_catalog;
 
@@ -97,11 +102,16 @@ PMCF_API int pmcf_catalog_check_set(const pmcf_catalog *c, const char *const *na
 /* ---- the machine ------------------------------------------------------------ */
 /* What this machine offers for counting, as `papi_avail`'s header tells it. */
 typedef struct pmcf_host_pmu {
+	size_t size;    /* sizeof(pmcf_host_pmu), set by PMCF_HOST_PMU_INIT (the ABI rule, pmcfuse/base.h) */
 	char name[64];  /* libpfm4's name, e.g. "skx" */
 	char desc[128]; /* e.g. "Intel Skylake X" */
 	int general;    /* general-purpose counters */
 	int fixed;      /* fixed counters */
 } pmcf_host_pmu;
+#define PMCF_HOST_PMU_INIT                    \
+	{                                     \
+		.size = sizeof(pmcf_host_pmu) \
+	}
 
 typedef struct pmcf_host_info {
 	size_t size;         /* set to sizeof(pmcf_host_info) before the call */
@@ -121,6 +131,10 @@ typedef struct pmcf_host_info {
 	int rdpmc;             /* 1: user-space counter reads (rdpmc) allowed */
 	char rdpmc_why[128];   /* the setting behind rdpmc */
 } pmcf_host_info;
+#define PMCF_HOST_INFO_INIT                    \
+	{                                      \
+		.size = sizeof(pmcf_host_info) \
+	}
 
 /* Fills *h (h->size must be set). Opens and closes one perf event to learn
  * whether hardware events can be counted; mounts nothing. Returns 0 or

@@ -49,13 +49,19 @@ PMCF_API const char *pmcf_xu_kind_name(int kind);
 PMCF_API int pmcf_xu_kind_parse(const char *name);
 
 typedef struct pmcf_xu_type {
-	int kind;             /* enum pmcf_xu_kind */
-	const char *name;     /* e.g. "gemm", "loop@main.c:42" */
+	size_t size;      /* sizeof(pmcf_xu_type), set by PMCF_XU_TYPE_INIT (the ABI rule, pmcfuse/base.h) */
+	int kind;         /* enum pmcf_xu_kind */
+	const char *name; /* e.g. "gemm", "loop@main.c:42" */
 	const char *location; /* source location "file:line", or "" */
 } pmcf_xu_type;
+#define PMCF_XU_TYPE_INIT                    \
+	{                                    \
+		.size = sizeof(pmcf_xu_type) \
+	}
 
 /* ---- XUs ---------------------------------------------------------------- */
 typedef struct pmcf_xu {
+	size_t size;              /* sizeof(pmcf_xu), set by PMCF_XU_INIT (the ABI rule, pmcfuse/base.h) */
 	uint32_t type;            /* index into the profile's types */
 	int32_t thread;           /* thread number within the execution (0-based) */
 	int32_t cpu;              /* cpu it ran on, -1 when unknown */
@@ -64,6 +70,10 @@ typedef struct pmcf_xu {
 	const char *label;        /* label, stable across executions; "" if none */
 	const char *parent_label; /* label of the creating XU/region; "" if none */
 } pmcf_xu;
+#define PMCF_XU_INIT                    \
+	{                               \
+		.size = sizeof(pmcf_xu) \
+	}
 
 /* Well-known metadata keys (values are UTF-8 strings). */
 #define PMCF_META_PROGRAM "program"             /* path of the program, or the sim workload */

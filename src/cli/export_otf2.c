@@ -95,7 +95,7 @@ static const pmcf_profile *sort_p;
  * the XUs it encloses), then index. */
 static int by_thread_time(const void *a, const void *b)
 {
-	pmcf_xu x, y;
+	pmcf_xu x = PMCF_XU_INIT, y = PMCF_XU_INIT;
 	size_t i = *(const size_t *)a, j = *(const size_t *)b;
 	int32_t ri = pmcf_profile_rank(sort_p, i), rj = pmcf_profile_rank(sort_p, j);
 	if (ri != rj)
@@ -137,7 +137,7 @@ static void metrics(struct ox *o, struct lane *l, uint64_t t, size_t i)
 
 static void enter(struct ox *o, struct lane *l, size_t i)
 {
-	pmcf_xu x;
+	pmcf_xu x = PMCF_XU_INIT;
 	pmcf_profile_xu_get_fields(o->p, i, &x);
 	metrics(o, l, x.start_ns, i);
 	check(o, OTF2_EvtWriter_Enter(l->w, NULL, x.start_ns, x.type));
@@ -152,7 +152,7 @@ static void enter(struct ox *o, struct lane *l, size_t i)
 static void leave_top(struct ox *o, struct lane *l)
 {
 	size_t i = l->stack[--l->depth];
-	pmcf_xu x;
+	pmcf_xu x = PMCF_XU_INIT;
 	pmcf_profile_xu_get_fields(o->p, i, &x);
 	for (size_t k = 0; k < o->nev; k++) {
 		double v = pmcf_profile_value(o->p, i, k);
@@ -168,7 +168,7 @@ static void leave_top(struct ox *o, struct lane *l)
 static void leave_until(struct ox *o, struct lane *l, uint64_t t)
 {
 	while (!o->err && l->depth) {
-		pmcf_xu x;
+		pmcf_xu x = PMCF_XU_INIT;
 		pmcf_profile_xu_get_fields(o->p, l->stack[l->depth - 1], &x);
 		if (x.end_ns > t)
 			break;
@@ -201,7 +201,7 @@ static void write_events(struct ox *o, const size_t *xs, size_t n)
 {
 	size_t first_lane = 0;
 	for (size_t k = 0; k < n && !o->err; k++) {
-		pmcf_xu x;
+		pmcf_xu x = PMCF_XU_INIT;
 		pmcf_profile_xu_get_fields(o->p, xs[k], &x);
 		int32_t rank = pmcf_profile_rank(o->p, xs[k]);
 		if (k == 0 || o->lanes[first_lane].thread != x.thread || o->lanes[first_lane].rank != rank) {
@@ -221,7 +221,7 @@ static void write_events(struct ox *o, const size_t *xs, size_t n)
 				enter(o, ln, xs[k]);
 				break;
 			}
-			pmcf_xu top;
+			pmcf_xu top = PMCF_XU_INIT;
 			pmcf_profile_xu_get_fields(o->p, ln->stack[ln->depth - 1], &top);
 			if (top.end_ns >= x.end_ns) {
 				enter(o, ln, xs[k]);
@@ -272,7 +272,7 @@ static void write_defs(struct ox *o, uint64_t length)
 	      OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000, 0, length, OTF2_UNDEFINED_TIMESTAMP));
 	uint32_t empty = STR("");
 	for (uint32_t t = 0; t < pmcf_profile_ntypes(o->p) && !o->err; t++) {
-		pmcf_xu_type ty;
+		pmcf_xu_type ty = PMCF_XU_TYPE_INIT;
 		pmcf_profile_type_get(o->p, t, &ty);
 		int role = ty.kind == PMCF_XU_TASK ? OTF2_REGION_ROLE_TASK
 			   : ty.kind == PMCF_XU_LOOP_CHUNK || ty.kind == PMCF_XU_LOOP_RANGE
@@ -537,7 +537,7 @@ static int write_archive(struct ox *o, const char *tmp)
 		return 2;
 	uint64_t length = 0;
 	for (size_t i = 0; i < nx; i++) {
-		pmcf_xu x;
+		pmcf_xu x = PMCF_XU_INIT;
 		pmcf_profile_xu_get_fields(o->p, i, &x);
 		xs[i] = i;
 		length = x.end_ns > length ? x.end_ns : length;

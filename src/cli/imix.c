@@ -731,7 +731,7 @@ static int imix_train(int argc, char **argv)
 		return rc;
 	}
 	pmcf_imix_trainer *tr = NULL;
-	pmcf_imix_stump sp;
+	pmcf_imix_stump sp = PMCF_IMIX_STUMP_INIT;
 	size_t nex = 0;
 	int lrc = pmcf_imix_trainer_new(ref.mix, &tr);
 	rc = lrc ? cli_lib_error(verb, lrc, "train") : CLI_OK;
@@ -820,7 +820,7 @@ static int imix_synth(int argc, char **argv)
 	pmcf_imix_synth_opts so = PMCF_IMIX_SYNTH_OPTS_INIT;
 	so.ebs_only = ebs_only;
 	so.timer = timer;
-	pmcf_imix_synth_block blk[8];
+	pmcf_imix_synth_block blk[8] = {PMCF_IMIX_SYNTH_BLOCK_INIT};
 	size_t nblk = 0;
 	char abs[4096];
 	if (!realpath(out, abs)) {

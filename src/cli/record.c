@@ -293,7 +293,7 @@ static int record_profile(const char *verb, struct rec *r)
 	pmcf_source *src = NULL;
 	pmcf_evlist *set = NULL;
 	pmcf_profile *p = NULL;
-	pmcf_exit_info ei;
+	pmcf_exit_info ei = PMCF_EXIT_INFO_INIT;
 	long exec = -1;
 	int rc = cli_check_output(verb, r->out);
 	if (rc)

@@ -210,7 +210,7 @@ static int record_reference(struct refrun *r, size_t k, int *stop)
 	cli_progress_start(&r->s.pr, k, what);
 	double tk = cli_now();
 	pmcf_profile *p = NULL;
-	pmcf_exit_info ei;
+	pmcf_exit_info ei = PMCF_EXIT_INFO_INIT;
 	int err, st = campaign_session_record(&r->s, k, r->total, what, r->list, set, n, &p, &ei, &ce, exitst,
 					      &err);
 	*stop = 1;

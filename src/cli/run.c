@@ -109,7 +109,7 @@ static const char **sorted_labels(const pmcf_profile *p)
 	if (!l)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
-		pmcf_xu xu;
+		pmcf_xu xu = PMCF_XU_INIT;
 		pmcf_profile_xu_get(p, i, &xu);
 		l[i] = xu.label;
 	}
@@ -122,8 +122,8 @@ static size_t type_count(const pmcf_profile *p, const char *name)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < pmcf_profile_nxus(p); i++) {
-		pmcf_xu xu;
-		pmcf_xu_type ty;
+		pmcf_xu xu = PMCF_XU_INIT;
+		pmcf_xu_type ty = PMCF_XU_TYPE_INIT;
 		pmcf_profile_xu_get(p, i, &xu);
 		if (pmcf_profile_type_get(p, xu.type, &ty) == 0 && strcmp(ty.name, name) == 0)
 			n++;
@@ -148,7 +148,7 @@ static size_t print_agreement(FILE *f, pmcf_profile *const *rec, size_t n, const
 		for (int side = 0; side < 2; side++) {
 			const pmcf_profile *p = side ? rec[0] : rec[k];
 			for (uint32_t t = 0; t < pmcf_profile_ntypes(p); t++) {
-				pmcf_xu_type ty;
+				pmcf_xu_type ty = PMCF_XU_TYPE_INIT;
 				pmcf_profile_type_get(p, t, &ty);
 				size_t a = type_count(rec[k], ty.name), b = type_count(rec[0], ty.name);
 				if (a == b || (side && a) || o + 80 > sizeof(line))
@@ -427,7 +427,7 @@ static int record_run(struct run *r, size_t k, const struct cli_plan_meta *pm, i
 				   .set = k,
 				   .repeat = -1,
 				   .started = time(NULL)};
-	pmcf_exit_info ei;
+	pmcf_exit_info ei = PMCF_EXIT_INFO_INIT;
 	int sim = r->sim != NULL, err, serr = 0;
 	int st = campaign_session_record(&r->s, k, r->nsets, setk, r->ev, names, m, &r->rec[k], &ei, &ce,
 					 exitst, &err);

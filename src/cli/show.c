@@ -87,7 +87,7 @@ static void stats(const double *col, size_t n, double *scratch, struct evstat *s
 /* JSON: a member "consistency" of j with every relation checked. */
 static void json_consistency(const pmcf_profile *p, json_t *j)
 {
-	pmcf_consistency c[32];
+	pmcf_consistency c[32] = {PMCF_CONSISTENCY_INIT};
 	size_t n = 0;
 	if (pmcf_consistency_check(p, c, sizeof(c) / sizeof(c[0]), &n) != 0)
 		n = 0;
@@ -120,7 +120,7 @@ static void json_ranks(const pmcf_profile *p, json_t *j)
  * (pmcf_consistency_check). */
 static void print_consistency(const pmcf_profile *p)
 {
-	pmcf_consistency c[32];
+	pmcf_consistency c[32] = {PMCF_CONSISTENCY_INIT};
 	size_t n = 0;
 	if (pmcf_consistency_check(p, c, sizeof(c) / sizeof(c[0]), &n) != 0)
 		n = 0;
@@ -193,7 +193,7 @@ int cmd_show(int argc, char **argv)
 		return cli_error("show", CLI_EENV, "out of memory summarising '%s'", path);
 	}
 	for (size_t i = 0; i < nx; i++) {
-		pmcf_xu xu;
+		pmcf_xu xu = PMCF_XU_INIT;
 		if (pmcf_profile_xu_get_fields(p, i, &xu) == 0 && xu.type < nt)
 			type_count[xu.type]++;
 	}
@@ -215,7 +215,7 @@ int cmd_show(int argc, char **argv)
 		json_object_set_new(j, "complete", json_boolean(pmcf_profile_complete(p)));
 		json_object_set_new(j, "xus", json_integer((json_int_t)nx));
 		for (uint32_t t = 0; t < nt; t++) {
-			pmcf_xu_type ty;
+			pmcf_xu_type ty = PMCF_XU_TYPE_INIT;
 			pmcf_profile_type_get(p, t, &ty);
 			json_array_append_new(types,
 					      json_pack("{s:I, s:s, s:o, s:o, s:o, s:I}", "id", (json_int_t)t,
@@ -302,14 +302,14 @@ int cmd_show(int argc, char **argv)
 		 * of its own, the row below it */
 		size_t w = 24;
 		for (uint32_t t = 0; t < nt; t++) {
-			pmcf_xu_type ty;
+			pmcf_xu_type ty = PMCF_XU_TYPE_INIT;
 			pmcf_profile_type_get(p, t, &ty);
 			size_t c = utf8_chars(ty.name);
 			if (c > w && c <= TYPE_COL_MAX)
 				w = c;
 		}
 		for (uint32_t t = 0; t < nt; t++) {
-			pmcf_xu_type ty;
+			pmcf_xu_type ty = PMCF_XU_TYPE_INIT;
 			pmcf_profile_type_get(p, t, &ty);
 			size_t c = utf8_chars(ty.name);
 			if (c > w)

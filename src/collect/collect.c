@@ -884,8 +884,11 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 {
 	pmcfi_clear_error();
 	*out = NULL;
-	if (exit_info)
-		memset(exit_info, 0, sizeof(*exit_info));
+	if (exit_info) {
+		int rc = pmcfi_struct_reset("pmcf_exit_info", exit_info, sizeof(*exit_info));
+		if (rc)
+			return rc;
+	}
 	if (!argv || !argv[0] || (nevents && !events))
 		return pmcfi_fail(PMCF_EINVAL, "no program to run");
 	/* the small catalogue when it names every event (duration is no perf event) */
@@ -918,16 +921,18 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 	struct pmcfi_collect_timing *tm = &pmcfi_collect_last_timing;
 	uint64_t t_setup = now_ns();
 	memset(tm, 0, sizeof(*tm));
-	pmcf_exit_info local;
+	pmcf_exit_info local = PMCF_EXIT_INFO_INIT;
 	pmcf_exit_info *ei = exit_info ? exit_info : &local;
-	memset(ei, 0, sizeof(*ei));
 	pmcfi_clear_error();
 	*out = NULL;
+	int rc = pmcfi_struct_reset("pmcf_exit_info", ei, sizeof(*ei));
+	if (rc)
+		return rc;
 	if (!argv || !argv[0] || (nevents && !events))
 		return pmcfi_fail(PMCF_EINVAL, "no program to run");
 	pmcf_collect_opts given = {0}; /* zero: every option's default */
-	int rc = pmcfi_struct_in("pmcf_collect_opts", &given, opts, offsetof(pmcf_collect_opts, chunk_kb),
-				 sizeof(given));
+	rc = pmcfi_struct_in("pmcf_collect_opts", &given, opts, offsetof(pmcf_collect_opts, chunk_kb),
+			     sizeof(given));
 	if (rc)
 		return rc;
 	opts = &given;

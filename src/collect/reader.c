@@ -1252,7 +1252,7 @@ static int build(struct rd *r, const char *dir, const char *const *names, uint64
 		goto out_cache;
 	for (size_t k = 0; k < nx; k++) {
 		struct node *n = &r->n[xs[k]];
-		pmcf_xu xu;
+		pmcf_xu xu = PMCF_XU_INIT;
 		xu.type = type[k];
 		xu.thread = thread_number(r, n->pid, (uint32_t)n->seg_thread);
 		xu.cpu = n->cpu;

@@ -1794,7 +1794,7 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 	free(ptmp);
 	J.pfull = pfull;
 	for (size_t x = 0; x < nx; x++) {
-		pmcf_xu xu;
+		pmcf_xu xu = PMCF_XU_INIT;
 		pmcf_profile_xu_get(cur, x, &xu);
 		clab[x] = xu.label;
 		clen[x] = (uint32_t)strlen(xu.label);
@@ -1897,7 +1897,7 @@ int cmbi_bc(struct cmb *c)
 	const pmcf_profile *p0 = c->in[0];
 	size_t nx = pmcf_profile_nxus(p0);
 	for (size_t x = 0; x < nx; x++) {
-		pmcf_xu xu;
+		pmcf_xu xu = PMCF_XU_INIT;
 		pmcf_profile_xu_get(p0, x, &xu);
 		long f = cmbi_add(c, cmbi_type(c, 0, x));
 		if (f < 0)

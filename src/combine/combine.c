@@ -158,7 +158,7 @@ static int has_labels(const pmcf_profile *p)
 {
 	size_t nx = pmcf_profile_nxus(p);
 	for (size_t i = 0; i < nx; i++) {
-		pmcf_xu xu;
+		pmcf_xu xu = PMCF_XU_INIT;
 		if (pmcf_profile_xu_get(p, i, &xu) == 0 && xu.label && xu.label[0])
 			return 1;
 	}
@@ -459,7 +459,7 @@ static int setup(struct cmb *c)
 		if (!c->tmap[j])
 			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 		for (uint32_t t = 0; t < nt; t++) {
-			pmcf_xu_type ty;
+			pmcf_xu_type ty = PMCF_XU_TYPE_INIT;
 			if ((err = pmcf_profile_type_get(c->in[j], t, &ty)) ||
 			    (err = pmcf_profile_type_add(c->out, ty.kind, ty.name, ty.location,
 							 &c->tmap[j][t])))
@@ -577,7 +577,7 @@ struct ulab {
 
 static const char *src_label(const struct cmb *c, size_t f, int j)
 {
-	pmcf_xu xu;
+	pmcf_xu xu = PMCF_XU_INIT;
 	pmcf_profile_xu_get(c->in[j], (size_t)c->src[f * c->n + (size_t)j], &xu);
 	return xu.label;
 }
@@ -679,7 +679,7 @@ static int add_xus(struct cmb *c)
 	err = unique_labels(c, base, &roff, &names);
 	for (size_t f = 0; f < c->nf && !err; f++) {
 		int j = base[f];
-		pmcf_xu xu;
+		pmcf_xu xu = PMCF_XU_INIT;
 		if (j < 0 || (err = pmcf_profile_xu_get(c->in[j], (size_t)c->src[f * c->n + (size_t)j], &xu)))
 			break;
 		xu.type = c->ftype[f] % (c->nftypes ? c->nftypes : 1);
@@ -719,7 +719,7 @@ static int set_base_labels(struct cmb *c)
 	for (size_t f = 0; f < c->nf && !err; f++) {
 		int j = first_source(c, f);
 		int32_t x = c->src[f * c->n + (size_t)j];
-		pmcf_xu xu;
+		pmcf_xu xu = PMCF_XU_INIT;
 		if (!(err = pmcf_profile_xu_get(c->in[j], (size_t)x, &xu)))
 			err = pmcf_profile_base_label_set(c->out, f, j, x, xu.label);
 	}

@@ -38,7 +38,7 @@ int cmbi_lgl(struct cmb *c)
 	for (size_t j = 0; j < n; j++) {
 		size_t nx = pmcf_profile_nxus(c->in[j]);
 		for (size_t x = 0; x < nx; x++) {
-			pmcf_xu xu;
+			pmcf_xu xu = PMCF_XU_INIT;
 			pmcf_profile_xu_get(c->in[j], x, &xu);
 			uint32_t t = cmbi_type(c, j, x);
 			size_t h = key_hash(t, xu.label) & (nslot - 1);

@@ -96,6 +96,7 @@ int pmcfi_catalog_new(const char *name, const struct pmcfi_catalog_ops *ops, voi
 	c->ops = ops;
 	c->impl = impl;
 	pmcf_event_info d = {
+		.size = sizeof(pmcf_event_info),
 		.name = PMCF_EVENT_DURATION,
 		.source = PMCF_SRC_PSEUDO,
 		.description = "wall time of the XU from its timestamps, in ns (uses no counter)",

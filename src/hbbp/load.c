@@ -54,7 +54,7 @@ int pmcf_imix_csv_read(const char *path, pmcf_imix_row **rows, size_t *n)
 			rc = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 			break;
 		}
-		r[nr++] = (pmcf_imix_row){key, v, 0};
+		r[nr++] = (pmcf_imix_row){sizeof(pmcf_imix_row), key, v, 0};
 	}
 	if (!rc && ferror(f)) {
 		int e = errno ? errno : EIO;

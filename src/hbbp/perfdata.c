@@ -266,7 +266,7 @@ static int parse_sample(pmcf_perfdata *pd, struct cur *c, uint16_t misc)
 			return corrupt("truncated sample");
 	}
 	uint64_t st = pd->attrs[a == PMCF_PD_NOATTR ? 0 : a].sample_type;
-	pmcf_pd_sample s = {.attr = a, .misc = misc};
+	pmcf_pd_sample s = {.size = sizeof(pmcf_pd_sample), .attr = a, .misc = misc};
 	if (st & S_IDENTIFIER)
 		s.id = rd64(c);
 	if (st & S_IP)
@@ -313,7 +313,7 @@ static int parse_sample(pmcf_perfdata *pd, struct cur *c, uint16_t misc)
 		if (rc)
 			return rc;
 		for (uint64_t k = 0; k < nr; k++) {
-			pmcf_pd_branch b;
+			pmcf_pd_branch b = PMCF_PD_BRANCH_INIT;
 			b.from = rd64(c);
 			b.to = rd64(c);
 			b.flags = rd64(c);
@@ -360,7 +360,7 @@ static int parse_record(pmcf_perfdata *pd, uint32_t type, uint16_t misc, struct 
 	switch (type) {
 	case 1:    /* PERF_RECORD_MMAP */
 	case 10: { /* PERF_RECORD_MMAP2 */
-		pmcf_pd_mmap m = {.misc = misc, .is_mmap2 = type == 10};
+		pmcf_pd_mmap m = {.size = sizeof(pmcf_pd_mmap), .misc = misc, .is_mmap2 = type == 10};
 		m.pid = rd32(c);
 		m.tid = rd32(c);
 		m.addr = rd64(c);
@@ -382,7 +382,7 @@ static int parse_record(pmcf_perfdata *pd, uint32_t type, uint16_t misc, struct 
 		break;
 	}
 	case 3: { /* PERF_RECORD_COMM */
-		pmcf_pd_comm cm = {.exec = (misc >> 13) & 1};
+		pmcf_pd_comm cm = {.size = sizeof(pmcf_pd_comm), .exec = (misc >> 13) & 1};
 		cm.pid = rd32(c);
 		cm.tid = rd32(c);
 		if (c->bad)
@@ -400,7 +400,7 @@ static int parse_record(pmcf_perfdata *pd, uint32_t type, uint16_t misc, struct 
 	}
 	case 4:   /* PERF_RECORD_EXIT */
 	case 7: { /* PERF_RECORD_FORK */
-		pmcf_pd_task t = {.exit = type == 4};
+		pmcf_pd_task t = {.size = sizeof(pmcf_pd_task), .exit = type == 4};
 		t.pid = rd32(c);
 		t.ppid = rd32(c);
 		t.tid = rd32(c);

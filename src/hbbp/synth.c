@@ -805,6 +805,11 @@ int pmcf_imix_synth_write(const char *dir, const pmcf_imix_synth_opts *opts, pmc
 		return rc;
 	if (!dir || (cap && !blocks) || !nblocks)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_imix_synth_write: no folder or no block count");
+	size_t stride;
+	rc = pmcfi_struct_stride("pmcf_imix_synth_block", blocks, cap, sizeof(*blocks), sizeof(*blocks),
+				 &stride);
+	if (rc)
+		return rc;
 	struct hbbp_synth s = {.ebs_period = 11,
 			       .lbr_period = 7,
 			       .lbr_depth = 16,
@@ -817,8 +822,10 @@ int pmcf_imix_synth_write(const char *dir, const pmcf_imix_synth_opts *opts, pmc
 	rc = hbbpi_synth_write(dir, &s);
 	if (rc)
 		return rc;
-	for (unsigned i = 0; i < s.nblocks && i < cap; i++)
-		blocks[i] = (pmcf_imix_synth_block){s.block_start[i], s.block_len[i], s.block_count[i]};
+	for (unsigned i = 0; i < s.nblocks && i < cap; i++) {
+		pmcf_imix_synth_block b = {sizeof(b), s.block_start[i], s.block_len[i], s.block_count[i]};
+		memcpy((char *)blocks + i * stride, &b, sizeof(b));
+	}
 	*nblocks = s.nblocks;
 	return 0;
 }

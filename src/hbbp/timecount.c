@@ -1946,7 +1946,8 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 	for (size_t i = 0; !rc && i < n; i++) {
 		const struct hbbp_func *f = u[i].f;
 		const struct hbbp_block *bl = &f->blocks[u[i].first];
-		cb[i] = (pmcf_imix_code_block){u[i].module,
+		cb[i] = (pmcf_imix_code_block){sizeof(pmcf_imix_code_block),
+					       u[i].module,
 					       f->name,
 					       bl->start,
 					       bl->n,

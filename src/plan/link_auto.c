@@ -128,7 +128,7 @@ static int pilot_mi(const pmcf_profile *p, const char *const *names, size_t n, d
 		goto out;
 	}
 	for (size_t i = 0; i < nx; i++) {
-		pmcf_xu xu;
+		pmcf_xu xu = PMCF_XU_INIT;
 		pmcf_profile_xu_get_fields(p, i, &xu);
 		type[i] = xu.type < nt ? xu.type : 0;
 		tstart[type[i] + 1]++;

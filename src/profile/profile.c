@@ -342,6 +342,9 @@ int pmcf_profile_type_get(const pmcf_profile *p, uint32_t id, pmcf_xu_type *out)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_profile_type_get: NULL argument");
 	if (id >= p->ntypes)
 		return pmcfi_fail(PMCF_ENOENT, "XU type %u out of range (%zu types)", id, p->ntypes);
+	int err = pmcfi_struct_fill("pmcf_xu_type", out, sizeof(*out), sizeof(*out));
+	if (err)
+		return err;
 	out->kind = p->types[id].kind;
 	out->name = p->types[id].name;
 	out->location = p->types[id].location;
@@ -611,7 +614,15 @@ static int xu_add(pmcf_profile *p, const pmcf_xu *xu, size_t *index, int layers)
 	return 0;
 }
 
-int pmcf_profile_xu_add(pmcf_profile *p, const pmcf_xu *xu, size_t *index) { return xu_add(p, xu, index, 1); }
+int pmcf_profile_xu_add(pmcf_profile *p, const pmcf_xu *xu, size_t *index)
+{
+	if (xu) {
+		int err = pmcfi_check_struct("pmcf_xu", xu, xu->size, sizeof(*xu), sizeof(*xu));
+		if (err)
+			return err;
+	}
+	return xu_add(p, xu, index, 1);
+}
 
 /* ---- the label tree ----------------------------------------------------------- */
 
@@ -790,6 +801,9 @@ int pmcf_profile_xu_get_fields(const pmcf_profile *p, size_t i, pmcf_xu *out)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_profile_xu_get_fields: NULL argument");
 	if (i >= p->nxu)
 		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XUs)", i, p->nxu);
+	int err = pmcfi_struct_fill("pmcf_xu", out, sizeof(*out), sizeof(*out));
+	if (err)
+		return err;
 	out->type = p->xtype[i];
 	out->thread = p->thread[i];
 	out->cpu = p->cpu[i];

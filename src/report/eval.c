@@ -213,7 +213,7 @@ void report_section_match(struct report *r)
  * break each: in a fused profile, values from executions that differed. */
 void report_section_consistency(struct report *r)
 {
-	pmcf_consistency c[32];
+	pmcf_consistency c[32] = {PMCF_CONSISTENCY_INIT};
 	size_t n = 0;
 	if (pmcf_consistency_check(r->p, c, sizeof(c) / sizeof(c[0]), &n) || !n)
 		return;

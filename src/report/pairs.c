@@ -322,7 +322,7 @@ static void draw_cloud(struct report *r, struct cloud *c, const char *title, con
 	for (uint32_t t = 0; t < nt; t++) {
 		int open = 0;
 		for (size_t i = 0, k = 0; i < c->n; i++) {
-			pmcf_xu x;
+			pmcf_xu x = PMCF_XU_INIT;
 			if (!plotted(c, i, &k) || pmcf_profile_xu_get_fields(c->prof, i, &x) || x.type != t)
 				continue;
 			if (!open) {

@@ -100,7 +100,7 @@ const char *report_count(size_t v, char *buf, size_t n)
 
 const char *report_type_name(const pmcf_profile *prof, uint32_t t)
 {
-	pmcf_xu_type ty;
+	pmcf_xu_type ty = PMCF_XU_TYPE_INIT;
 	return pmcf_profile_type_get(prof, t, &ty) ? "?" : ty.name;
 }
 
@@ -327,7 +327,7 @@ static void section_types(struct report *r, double *scratch, double *ratio)
 	const double *own = dcol >= 0 ? pmcf_profile_column_const(p, (size_t)dcol) : NULL;
 	double total = 0;
 	for (size_t i = 0; i < r->nxus; i++) {
-		pmcf_xu x;
+		pmcf_xu x = PMCF_XU_INIT;
 		if (pmcf_profile_xu_get_fields(p, i, &x))
 			continue;
 		count[x.type]++;
@@ -345,7 +345,7 @@ static void section_types(struct report *r, double *scratch, double *ratio)
 		own ? "own time (ms): sum of duration" : "time (ms): sum of end &minus; start",
 		own ? "own time" : "time");
 	for (uint32_t t = 0; t < r->ntypes; t++) {
-		pmcf_xu_type ty;
+		pmcf_xu_type ty = PMCF_XU_TYPE_INIT;
 		if (pmcf_profile_type_get(p, t, &ty))
 			continue;
 		fputs("<tr><td class=\"l\"><a href=\"#type", h);
@@ -359,7 +359,7 @@ static void section_types(struct report *r, double *scratch, double *ratio)
 	fputs("</table>\n<div class=\"cards\">\n", h);
 
 	for (uint32_t t = 0; t < r->ntypes; t++) {
-		pmcf_xu_type ty;
+		pmcf_xu_type ty = PMCF_XU_TYPE_INIT;
 		if (pmcf_profile_type_get(p, t, &ty) || !count[t])
 			continue;
 		fprintf(h, "<div class=\"card\"><h3 id=\"type%u\">", t);
@@ -708,7 +708,7 @@ int pmcf_report_new(const pmcf_profile *p, const pmcf_profile *const *refs, size
 	if (st == 0) {
 		r->type_of = malloc((r->nxus ? r->nxus : 1) * sizeof(uint32_t));
 		for (size_t i = 0; r->type_of && i < r->nxus; i++) {
-			pmcf_xu x;
+			pmcf_xu x = PMCF_XU_INIT;
 			r->type_of[i] = pmcf_profile_xu_get_fields(p, i, &x) ? 0 : x.type;
 		}
 		r->html = open_memstream(&r->html_buf, &r->html_len);

@@ -322,7 +322,7 @@ void report_section_timeline(struct report *r)
 	int fused = pmcf_profile_has_base_labels(p);
 	int32_t maxb = -1;
 	for (size_t i = 0; i < n; i++) {
-		pmcf_xu x;
+		pmcf_xu x = PMCF_XU_INIT;
 		if (pmcf_profile_xu_get(p, i, &x))
 			memset(&x, 0, sizeof(x));
 		v[i] = (struct span){x.start_ns, x.end_ns, pmcf_profile_rank(p, i), x.thread, x.type, i};

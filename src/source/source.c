@@ -244,8 +244,11 @@ int pmcf_source_record(pmcf_source *s, const pmcf_evlist *set, long exec_index, 
 {
 	pmcfi_clear_error();
 	*out = NULL;
-	if (exit_info)
-		memset(exit_info, 0, sizeof(*exit_info));
+	if (exit_info) {
+		int rc = pmcfi_struct_reset("pmcf_exit_info", exit_info, sizeof(*exit_info));
+		if (rc)
+			return rc;
+	}
 	if (!s || !set)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_source_record: NULL argument");
 	int err = make_catalog(s, NULL);

@@ -62,3 +62,34 @@ int pmcfi_struct_out(const char *what, void *dst, const void *src, size_t first_
 	memcpy(dst, &n, sizeof(n));
 	return 0;
 }
+
+int pmcfi_struct_fill(const char *what, void *p, size_t first_abi, size_t known)
+{
+	size_t n;
+	int rc = check_sized(what, p, first_abi, known, &n);
+	if (!rc)
+		memcpy(p, &n, sizeof(n));
+	return rc;
+}
+
+int pmcfi_struct_stride(const char *what, const void *arr, size_t n, size_t first_abi, size_t known,
+			size_t *stride)
+{
+	*stride = known;
+	if (!n || !arr)
+		return 0;
+	size_t given, common;
+	memcpy(&given, arr, sizeof(given));
+	int rc = check_sized(what, arr, first_abi, known, &common);
+	if (!rc)
+		*stride = given ? given : first_abi;
+	return rc;
+}
+
+int pmcfi_struct_reset(const char *what, void *p, size_t known)
+{
+	int rc = pmcfi_struct_fill(what, p, known, known);
+	if (!rc)
+		memset((char *)p + sizeof(size_t), 0, known - sizeof(size_t));
+	return rc;
+}

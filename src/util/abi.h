@@ -21,5 +21,21 @@ int pmcfi_struct_in(const char *what, void *dst, const void *src, size_t first_a
  * field becomes the bytes written. */
 int pmcfi_struct_out(const char *what, void *dst, const void *src, size_t first_abi, size_t known);
 
+/* Results out, filled field by field: checks the caller's p (size field
+ * first, the rule) and sets its size to min(size, known), the bytes the
+ * library fills. For structs whose first version's fields are all written
+ * (first_abi == known for every struct sized since issue 37). */
+int pmcfi_struct_fill(const char *what, void *p, size_t first_abi, size_t known);
+/* Results out, cleared: pmcfi_struct_fill for a struct of first_abi ==
+ * known bytes, then every byte after the size field zeroed (instead of a
+ * memset that would overwrite the caller's size). */
+int pmcfi_struct_reset(const char *what, void *p, size_t known);
+/* Arrays the caller passes (in or out): element 0's size field is every
+ * element's (0: first_abi), checked as the rule says; *stride becomes the
+ * bytes from one element to the next. n 0 (or arr NULL): *stride = known,
+ * nothing checked. Element i is at (char *)arr + i * *stride. */
+int pmcfi_struct_stride(const char *what, const void *arr, size_t n, size_t first_abi, size_t known,
+			size_t *stride);
+
 /* pmcfi_grow and pmcfi_grow_cap, the array-growth rule, are in x/x.h. */
 #endif

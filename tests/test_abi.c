@@ -250,7 +250,7 @@ static int call_combine_check_all(void)
 
 static int call_xu_add(void) { return pmcf_profile_xu_add(prof, (void *)buf.b, NULL); }
 static int call_xu_get(void) { return pmcf_profile_xu_get(prof, 0, (void *)buf.b); }
-static int call_xu_get_fields(void) { return pmcf_profile_xu_get_fields(prof, 0, (void *)buf.b); }
+static int call_xu_get_fields(void) { return pmcf_profile_xu_fields_get(prof, 0, (void *)buf.b); }
 static int call_type_get(void) { return pmcf_profile_type_get(prof, 0, (void *)buf.b); }
 static int call_exit_collect(void)
 {

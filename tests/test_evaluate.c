@@ -762,8 +762,8 @@ static void check_cover(const pmcf_catalog *c, const char **ev, size_t n, unsign
 	assert_true(ns <= 256 && n <= 64);
 	for (size_t s = 0; s < ns; s++) {
 		size_t k;
-		const char *const *set = pmcf_cover_set(cv, s, &k);
-		assert_int_equal(pmcf_catalog_check_set(c, set, k, pmcs, why, sizeof(why)), 1);
+		const char *const *set = pmcf_cover_events_at(cv, s, &k);
+		assert_int_equal(pmcf_catalog_check_events(c, set, k, pmcs, why, sizeof(why)), 1);
 		setmask[s] = 0;
 		for (size_t i = 0; i < k; i++)
 			for (size_t j = 0; j < n; j++)
@@ -775,7 +775,7 @@ static void check_cover(const pmcf_catalog *c, const char **ev, size_t n, unsign
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = i + 1; j < n; j++) {
 			const char *pr[2] = {ev[i], ev[j]};
-			int ok = pmcf_catalog_check_set(c, pr, 2, pmcs, why, sizeof(why));
+			int ok = pmcf_catalog_check_events(c, pr, 2, pmcs, why, sizeof(why));
 			uint64_t m = 1ull << i | 1ull << j;
 			int covered = 0;
 			for (size_t s = 0; s < ns; s++)
@@ -807,7 +807,7 @@ static void check_cover(const pmcf_catalog *c, const char **ev, size_t n, unsign
 			for (size_t i = 0; i < n; i++)
 				if (m >> i & 1)
 					set[k++] = ev[i];
-			if (pmcf_catalog_check_set(c, set, k, pmcs, why, sizeof(why)) == 1)
+			if (pmcf_catalog_check_events(c, set, k, pmcs, why, sizeof(why)) == 1)
 				fitm[nf++] = m;
 		}
 		for (size_t i = 0; i < nf; i++) {
@@ -890,7 +890,9 @@ static void test_cover_all_events(void **state)
 	assert_int_equal(pmcf_cover_nsets(cv), pmcf_cover_nsets(cv2));
 	for (size_t s = 0; s < pmcf_cover_nsets(cv); s++) {
 		size_t k1, k2;
-		const char *const *s1 = pmcf_cover_set(cv, s, &k1), *const *s2 = pmcf_cover_set(cv2, s, &k2);
+		const char *const *s1 = pmcf_cover_events_at(cv, s, &k1), *const *s2 =
+										  pmcf_cover_events_at(cv2, s,
+												       &k2);
 		assert_int_equal(k1, k2);
 		for (size_t i = 0; i < k1; i++)
 			assert_string_equal(s1[i], s2[i]);

@@ -150,7 +150,7 @@ static void test_load_kinds(void **state)
 	assert_int_equal(pmcf_perfdata_open(s.data_path, &pd), 0);
 	pmcf_imix *m = NULL;
 	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
-	pmcf_perfdata_close(pd);
+	pmcf_perfdata_free(pd);
 	pmcf_imix_row *want;
 	size_t nwant;
 	assert_int_equal(pmcf_imix_pivot(m, PMCF_IMIX_BY_MNEMONIC, &want, &nwant), 0);

@@ -1106,7 +1106,7 @@ static void test_deep_labels_bounded(void **state)
 	char *sb = NULL;
 	size_t sc = 0;
 	pmcf_xu z = PMCF_XU_INIT;
-	assert_int_equal(pmcf_profile_xu_get_fields(q, 11, &z), 0);
+	assert_int_equal(pmcf_profile_xu_fields_get(q, 11, &z), 0);
 	assert_null(z.label);
 	assert_int_equal(z.start_ns, 11);
 	assert_string_equal(pmcf_profile_xu_label(q, 11, 0, &sb, &sc), y.label);

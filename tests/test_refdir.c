@@ -85,7 +85,7 @@ static void free_fixture(struct fixture *fx)
 static void record_ref(struct fixture *fx, size_t k)
 {
 	size_t n;
-	const char *const *set = pmcf_cover_set(fx->cv, k % fx->nsets, &n);
+	const char *const *set = pmcf_cover_events_at(fx->cv, k % fx->nsets, &n);
 	pmcf_evlist *sl;
 	pmcf_profile *p;
 	pmcf_exit_info ei = PMCF_EXIT_INFO_INIT;
@@ -231,7 +231,7 @@ static void test_write_read_back(void **state)
 			continue;
 		json_t *e = json_array_get(prof, q);
 		size_t n;
-		const char *const *set = pmcf_cover_set(fx.cv, k % fx.nsets, &n);
+		const char *const *set = pmcf_cover_events_at(fx.cv, k % fx.nsets, &n);
 		char file[32];
 		snprintf(file, sizeof(file), PMCF_REFDIR_FILE, k);
 		const char *f = json_string_value(json_object_get(e, "file"));

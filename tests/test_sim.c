@@ -79,7 +79,7 @@ static void test_spec(void **state)
 	assert_int_equal(pmcf_sim_spec_seed(s), 7);
 	assert_string_equal(pmcf_sim_spec_canonical(s),
 			    "cholesky,blocks=12,bsize=64,machine=xeon32,seed=7,model=v3");
-	pmcf_sim_spec_set_seed(s, 9);
+	pmcf_sim_spec_seed_set(s, 9);
 	assert_non_null(strstr(pmcf_sim_spec_canonical(s), "seed=9"));
 	pmcf_sim_spec_free(s);
 	assert_true(pmcf_sim_exec_seed(1, 0) != pmcf_sim_exec_seed(1, 1));
@@ -202,8 +202,8 @@ static void test_check_set(void **state)
 		pmcf_evlist *l;
 		assert_int_equal(pmcf_evlist_parse(c, cases[i].events, &l), 0);
 		char why[512];
-		int r = pmcf_catalog_check_set(c, pmcf_evlist_names(l), pmcf_evlist_size(l), cases[i].pmcs,
-					       why, sizeof(why));
+		int r = pmcf_catalog_check_events(c, pmcf_evlist_names(l), pmcf_evlist_size(l), cases[i].pmcs,
+						  why, sizeof(why));
 		if (r != cases[i].fits || (cases[i].why && !strstr(why, cases[i].why)))
 			fail_msg("line %d: got %d, why '%s'", cases[i].line, r, why);
 		if (!r && strchr(why, '\n'))

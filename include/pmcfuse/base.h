@@ -96,7 +96,7 @@ PMCF_API const char *pmcf_errdetail(void);
  * without trailing newline. Messages above the level set here, or in the
  * PMCF_DEBUG environment variable when higher, are dropped. */
 typedef void (*pmcf_log_fn)(int level, const char *msg, void *ctx);
-PMCF_API void pmcf_set_log(pmcf_log_fn fn, void *ctx, int level);
+PMCF_API void pmcf_log_set(pmcf_log_fn fn, void *ctx, int level);
 
 /* "0.1.0" */
 PMCF_API const char *pmcf_version(void);

@@ -72,7 +72,7 @@ PMCF_API int pmcf_catalog_perf(unsigned flags, pmcf_catalog **out);
  * names the small catalogue (duration, software, generic hardware and
  * hw-cache events; well under a ms) whose other parts (tracepoints, mounting
  * tracefs if need be; native PMU events; PAPI presets) are loaded as
- * pmcf_evlist_parse, pmcf_evlist_from_names and pmcf_catalog_check_set
+ * pmcf_evlist_parse, pmcf_evlist_from_names and pmcf_catalog_check_events
  * resolve names that need them. Free with pmcf_catalog_free. */
 PMCF_API int pmcf_catalog_perf_for_events(const char *spec, pmcf_catalog **out);
 
@@ -96,8 +96,8 @@ PMCF_API size_t pmcf_catalog_suggest(const pmcf_catalog *c, const char *name, co
 /* Can these events be counted together in one execution? pmcs is a counter
  * budget (0: the machine's own counters). Returns 1 (yes), 0 (no: why holds
  * one line saying which events and why) or a negative error. */
-PMCF_API int pmcf_catalog_check_set(const pmcf_catalog *c, const char *const *names, size_t n, unsigned pmcs,
-				    char *why, size_t whylen);
+PMCF_API int pmcf_catalog_check_events(const pmcf_catalog *c, const char *const *names, size_t n,
+				       unsigned pmcs, char *why, size_t whylen);
 
 /* ---- the machine ------------------------------------------------------------ */
 /* What this machine offers for counting, as `papi_avail`'s header tells it. */
@@ -191,7 +191,7 @@ PMCF_API int pmcf_evlist_subset(const pmcf_evlist *l, const char *const *names, 
  * catalogue, else PMCF_ECONFLICT); src's groups get new numbers. */
 PMCF_API int pmcf_evlist_append(pmcf_evlist *dst, const pmcf_evlist *src);
 /* Can the events of l be counted together in one execution? As
- * pmcf_catalog_check_set, by the list's catalogue indices: no name is looked
+ * pmcf_catalog_check_events, by the list's catalogue indices: no name is looked
  * up again. PMCF_EINVAL for a NULL list. */
 PMCF_API int pmcf_evlist_check(const pmcf_evlist *l, unsigned pmcs, char *why, size_t whylen);
 /* 1 when event i of l (of the perf catalogue) is counted in user space only

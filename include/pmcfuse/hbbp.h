@@ -107,11 +107,11 @@ typedef struct pmcf_pd_stats {
 		.size = sizeof(pmcf_pd_stats) \
 	}
 
-/* Opens and parses a perf.data file; *out is freed with pmcf_perfdata_close. */
+/* Opens and parses a perf.data file; *out is freed with pmcf_perfdata_free. */
 PMCF_API int pmcf_perfdata_open(const char *path, pmcf_perfdata **out);
 /* Same from a buffer (copied). */
 PMCF_API int pmcf_perfdata_open_buffer(const void *buf, size_t len, pmcf_perfdata **out);
-PMCF_API void pmcf_perfdata_close(pmcf_perfdata *pd);
+PMCF_API void pmcf_perfdata_free(pmcf_perfdata *pd);
 PMCF_API size_t pmcf_perfdata_nattrs(const pmcf_perfdata *pd);
 PMCF_API const pmcf_pd_attr *pmcf_perfdata_attr(const pmcf_perfdata *pd, size_t i);
 PMCF_API size_t pmcf_perfdata_nsamples(const pmcf_perfdata *pd);
@@ -325,7 +325,7 @@ PMCF_API size_t pmcf_imix_size(const pmcf_imix *m);
 PMCF_API const pmcf_imix_ins *pmcf_imix_at(const pmcf_imix *m, size_t i);
 PMCF_API size_t pmcf_imix_nblocks(const pmcf_imix *m);
 PMCF_API const pmcf_imix_block *pmcf_imix_block_at(const pmcf_imix *m, size_t i);
-PMCF_API const pmcf_imix_stats *pmcf_imix_get_stats(const pmcf_imix *m);
+PMCF_API const pmcf_imix_stats *pmcf_imix_stats_get(const pmcf_imix *m);
 
 /* ---- pivot tables and errors --------------------------------------------- */
 

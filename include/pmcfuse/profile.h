@@ -209,7 +209,7 @@ PMCF_API int pmcf_profile_xu_get(const pmcf_profile *p, size_t i, pmcf_xu *out);
  * profile whose labels are a tree (recorded programs, format version 2)
  * without making the texts of all labels at once, which
  * pmcf_profile_xu_get does on its first call (issue 33: export streams). */
-PMCF_API int pmcf_profile_xu_get_fields(const pmcf_profile *p, size_t i, pmcf_xu *out);
+PMCF_API int pmcf_profile_xu_fields_get(const pmcf_profile *p, size_t i, pmcf_xu *out);
 PMCF_API const char *pmcf_profile_xu_label(const pmcf_profile *p, size_t i, int parent, char **buf,
 					   size_t *cap);
 

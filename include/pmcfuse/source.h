@@ -74,12 +74,12 @@ PMCF_API int pmcf_source_opts_get(const pmcf_source *s, pmcf_source_opts *o);
  * exec_index), as `run` and `record --plan` number them; a negative index
  * the base seed itself. Programs ignore seeds. */
 PMCF_API uint64_t pmcf_source_seed(const pmcf_source *s);
-PMCF_API void pmcf_source_set_seed(pmcf_source *s, uint64_t base);
+PMCF_API void pmcf_source_seed_set(pmcf_source *s, uint64_t base);
 PMCF_API uint64_t pmcf_source_exec_seed(const pmcf_source *s, long exec_index);
 
 /* Where the next recordings' program output goes (file descriptors the
  * caller keeps open; 0: its own). PMCF_EINVAL for a simulation. */
-PMCF_API int pmcf_source_set_output(pmcf_source *s, int stdout_fd, int stderr_fd);
+PMCF_API int pmcf_source_output_set(pmcf_source *s, int stdout_fd, int stderr_fd);
 
 /* The source's event catalogue, made on first use and owned by s: the
  * simulated machine's, or the perf catalogue (the small one, growing as
@@ -93,8 +93,8 @@ PMCF_API int pmcf_source_catalog(pmcf_source *s, const pmcf_catalog **out);
  * refers to the catalogue: free it before the source. */
 PMCF_API int pmcf_source_events(pmcf_source *s, const char *spec, pmcf_evlist **out);
 
-/* Sets the plan's source (pmcf_plan_set_sim with the base seed's SPEC, or
- * pmcf_plan_set_program) and seed (pmcf_plan_set_seed). */
+/* Sets the plan's source (pmcf_plan_sim_set with the base seed's SPEC, or
+ * pmcf_plan_program_set) and seed (pmcf_plan_seed_set). */
 PMCF_API int pmcf_source_to_plan(const pmcf_source *s, pmcf_plan *p);
 
 /* Records one execution monitoring set (a list from pmcf_source_events, or

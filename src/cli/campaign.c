@@ -851,7 +851,7 @@ int campaign_session_record(struct campaign_session *s, size_t k, size_t n, cons
 		snprintf(head, sizeof(head), "==> pmcfuse %s: exec %zu/%zu (%s), %s <==\n", s->verb, k + 1, n,
 			 label, stamp);
 		if (!(st = cli_progout_begin(s->verb, &s->pout, head, &ofd, &efd))) {
-			pmcf_source_set_output(s->src, ofd, efd);
+			pmcf_source_output_set(s->src, ofd, efd);
 			/* once the program has ended, a signal stops the reading of
 			 * its records at once (nothing of it is saved) */
 			cli_signals_stop_at_once(CLI_STOP_READ,

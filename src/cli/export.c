@@ -111,7 +111,7 @@ struct labs {
 
 static void xu_read(const pmcf_profile *p, size_t i, pmcf_xu *xu, struct labs *L)
 {
-	pmcf_profile_xu_get_fields(p, i, xu);
+	pmcf_profile_xu_fields_get(p, i, xu);
 	xu->label = pmcf_profile_xu_label(p, i, 0, &L->b[0], &L->cap[0]);
 	xu->parent_label = pmcf_profile_xu_label(p, i, 1, &L->b[1], &L->cap[1]);
 	if (!xu->label || !xu->parent_label)

@@ -100,8 +100,8 @@ static int by_thread_time(const void *a, const void *b)
 	int32_t ri = pmcf_profile_rank(sort_p, i), rj = pmcf_profile_rank(sort_p, j);
 	if (ri != rj)
 		return ri < rj ? -1 : 1;
-	pmcf_profile_xu_get_fields(sort_p, i, &x);
-	pmcf_profile_xu_get_fields(sort_p, j, &y);
+	pmcf_profile_xu_fields_get(sort_p, i, &x);
+	pmcf_profile_xu_fields_get(sort_p, j, &y);
 	if (x.thread != y.thread)
 		return x.thread < y.thread ? -1 : 1;
 	if (x.start_ns != y.start_ns)
@@ -138,7 +138,7 @@ static void metrics(struct ox *o, struct lane *l, uint64_t t, size_t i)
 static void enter(struct ox *o, struct lane *l, size_t i)
 {
 	pmcf_xu x = PMCF_XU_INIT;
-	pmcf_profile_xu_get_fields(o->p, i, &x);
+	pmcf_profile_xu_fields_get(o->p, i, &x);
 	metrics(o, l, x.start_ns, i);
 	check(o, OTF2_EvtWriter_Enter(l->w, NULL, x.start_ns, x.type));
 	l->nevents++;
@@ -153,7 +153,7 @@ static void leave_top(struct ox *o, struct lane *l)
 {
 	size_t i = l->stack[--l->depth];
 	pmcf_xu x = PMCF_XU_INIT;
-	pmcf_profile_xu_get_fields(o->p, i, &x);
+	pmcf_profile_xu_fields_get(o->p, i, &x);
 	for (size_t k = 0; k < o->nev; k++) {
 		double v = pmcf_profile_value(o->p, i, k);
 		if (!pmcf_is_missing(v))
@@ -169,7 +169,7 @@ static void leave_until(struct ox *o, struct lane *l, uint64_t t)
 {
 	while (!o->err && l->depth) {
 		pmcf_xu x = PMCF_XU_INIT;
-		pmcf_profile_xu_get_fields(o->p, l->stack[l->depth - 1], &x);
+		pmcf_profile_xu_fields_get(o->p, l->stack[l->depth - 1], &x);
 		if (x.end_ns > t)
 			break;
 		leave_top(o, l);
@@ -202,7 +202,7 @@ static void write_events(struct ox *o, const size_t *xs, size_t n)
 	size_t first_lane = 0;
 	for (size_t k = 0; k < n && !o->err; k++) {
 		pmcf_xu x = PMCF_XU_INIT;
-		pmcf_profile_xu_get_fields(o->p, xs[k], &x);
+		pmcf_profile_xu_fields_get(o->p, xs[k], &x);
 		int32_t rank = pmcf_profile_rank(o->p, xs[k]);
 		if (k == 0 || o->lanes[first_lane].thread != x.thread || o->lanes[first_lane].rank != rank) {
 			for (size_t l = first_lane; l < o->nlanes; l++)
@@ -222,7 +222,7 @@ static void write_events(struct ox *o, const size_t *xs, size_t n)
 				break;
 			}
 			pmcf_xu top = PMCF_XU_INIT;
-			pmcf_profile_xu_get_fields(o->p, ln->stack[ln->depth - 1], &top);
+			pmcf_profile_xu_fields_get(o->p, ln->stack[ln->depth - 1], &top);
 			if (top.end_ns >= x.end_ns) {
 				enter(o, ln, xs[k]);
 				break;
@@ -538,7 +538,7 @@ static int write_archive(struct ox *o, const char *tmp)
 	uint64_t length = 0;
 	for (size_t i = 0; i < nx; i++) {
 		pmcf_xu x = PMCF_XU_INIT;
-		pmcf_profile_xu_get_fields(o->p, i, &x);
+		pmcf_profile_xu_fields_get(o->p, i, &x);
 		xs[i] = i;
 		length = x.end_ns > length ? x.end_ns : length;
 	}

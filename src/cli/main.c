@@ -158,7 +158,7 @@ int main(int argc, char **argv)
 		}
 	}
 	/* Warnings always; info with -v, debug with -vv (or PMCF_DEBUG). */
-	pmcf_set_log(log_to_stderr, NULL, 1 + cli_verbose);
+	pmcf_log_set(log_to_stderr, NULL, 1 + cli_verbose);
 	if (i == argc) {
 		usage(stderr);
 		return CLI_EUSAGE;

@@ -119,7 +119,7 @@ static int make_source(const char *verb, const struct plan_choice *pc, const cha
 	if (pc->plan) {
 		const char *const *names;
 		size_t n;
-		pmcf_plan_set_events(pc->plan, pc->k, &names, &n);
+		pmcf_plan_events_at(pc->plan, pc->k, &names, &n);
 		if (!(err = pmcf_source_catalog(*src, &cat)))
 			err = pmcf_evlist_from_names(cat, names, n, set);
 	} else {

@@ -127,7 +127,7 @@ static int reference_digest(const struct refrun *r, char hex[65])
 		fprintf(f, "%s\n", r->prog[i]);
 	for (size_t s = 0; s < r->nsets; s++) {
 		size_t n;
-		const char *const *set = pmcf_cover_set(r->cv, s, &n);
+		const char *const *set = pmcf_cover_events_at(r->cv, s, &n);
 		for (size_t i = 0; i < n; i++)
 			fprintf(f, "%s%s", i ? "," : "--\n", set[i]);
 	}
@@ -164,7 +164,7 @@ static int plan_references(struct refrun *r)
 	/* a copy: recording an execution sets its seed in the spec's text */
 	r->canon = r->sim ? strdup(pmcf_source_name(r->src)) : NULL;
 	r->source = r->sim ? r->canon : r->prog[0];
-	pmcf_source_set_seed(r->src, r->seed ^ REFERENCE_SEED_SALT);
+	pmcf_source_seed_set(r->src, r->seed ^ REFERENCE_SEED_SALT);
 	r->done = calloc(r->total ? r->total : 1, 1);
 	r->seeds = calloc(r->total ? r->total : 1, sizeof(*r->seeds));
 	if (!r->done || !r->seeds || (r->sim && !r->canon))
@@ -198,7 +198,7 @@ static int open_references(struct refrun *r, int argc, char **argv)
 static int record_reference(struct refrun *r, size_t k, int *stop)
 {
 	size_t s = k % r->nsets, n;
-	const char *const *set = pmcf_cover_set(r->cv, s, &n);
+	const char *const *set = pmcf_cover_events_at(r->cv, s, &n);
 	char file[32], path[4096], what[64], exitst[32];
 	snprintf(file, sizeof(file), PMCF_REFDIR_FILE, k);
 	snprintf(path, sizeof(path), "%s/%s", r->dir, file);

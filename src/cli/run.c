@@ -335,7 +335,7 @@ static int plan_run(struct run *r, int argc, char **argv, int optind)
 	r->paths = calloc(r->nsets, sizeof(*r->paths));
 	r->seeds = calloc(r->nsets, sizeof(*r->seeds));
 	/* the source as the user gave it, with the base seed (not an execution's) */
-	pmcf_source_set_seed(r->src, r->base);
+	pmcf_source_seed_set(r->src, r->base);
 	r->source = strdup(pmcf_source_name(r->src));
 	if (!r->rec || !r->paths || !r->seeds || !r->source)
 		return cli_error(verb, CLI_EENV, "out of memory");
@@ -417,7 +417,7 @@ static int record_run(struct run *r, size_t k, const struct cli_plan_meta *pm, i
 {
 	const char *const *names;
 	size_t m;
-	pmcf_plan_set_events(r->plan, k, &names, &m);
+	pmcf_plan_events_at(r->plan, k, &names, &m);
 	char what[160], setk[32], exitst[32];
 	set_text(what, sizeof(what), k, names, m);
 	snprintf(setk, sizeof(setk), "set %zu", k);

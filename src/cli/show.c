@@ -194,7 +194,7 @@ int cmd_show(int argc, char **argv)
 	}
 	for (size_t i = 0; i < nx; i++) {
 		pmcf_xu xu = PMCF_XU_INIT;
-		if (pmcf_profile_xu_get_fields(p, i, &xu) == 0 && xu.type < nt)
+		if (pmcf_profile_xu_fields_get(p, i, &xu) == 0 && xu.type < nt)
 			type_count[xu.type]++;
 	}
 	for (size_t e = 0; e < ne; e++)

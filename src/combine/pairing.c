@@ -30,7 +30,7 @@ long cmbi_add(struct cmb *c, uint32_t t)
 uint32_t cmbi_type(const struct cmb *c, size_t j, size_t x)
 {
 	pmcf_xu xu = PMCF_XU_INIT;
-	pmcf_profile_xu_get_fields(c->in[j], x, &xu);
+	pmcf_profile_xu_fields_get(c->in[j], x, &xu);
 	return (uint32_t)pmcf_profile_rank(c->in[j], x) * c->nftypes + c->tmap[j][xu.type];
 }
 

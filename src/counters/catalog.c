@@ -290,8 +290,8 @@ size_t pmcf_catalog_suggest(const pmcf_catalog *c, const char *name, const char 
 	return nbest;
 }
 
-int pmcf_catalog_check_set(const pmcf_catalog *c, const char *const *names, size_t n, unsigned pmcs,
-			   char *why, size_t whylen)
+int pmcf_catalog_check_events(const pmcf_catalog *c, const char *const *names, size_t n, unsigned pmcs,
+			      char *why, size_t whylen)
 {
 	pmcfi_clear_error();
 	if (whylen)

@@ -50,7 +50,7 @@ static int build_view(struct pmcfi_match *m, const pmcf_profile *p, struct pmcfi
 	}
 	for (size_t i = 0; i < v->nxu; i++) {
 		pmcf_xu xu = PMCF_XU_INIT;
-		v->gtype[i] = pmcf_profile_xu_get_fields(p, i, &xu) == 0 && xu.type < nt
+		v->gtype[i] = pmcf_profile_xu_fields_get(p, i, &xu) == 0 && xu.type < nt
 				      ? (uint32_t)map[xu.type]
 				      : 0;
 	}

@@ -180,7 +180,7 @@ static int load(const char *path, const pmcf_imix_opts *o, unsigned flags, pmcf_
 		if (rc)
 			return fail_with(rc, file);
 		rc = pmcf_imix_from_perfdata(pd, o, &in->mix);
-		pmcf_perfdata_close(pd);
+		pmcf_perfdata_free(pd);
 		if (!rc)
 			read_tunables(path, in->mix);
 	} else {

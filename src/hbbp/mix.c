@@ -149,7 +149,7 @@ const pmcf_imix_block *pmcf_imix_block_at(const pmcf_imix *m, size_t i)
 {
 	return i < m->nblocks ? &m->blocks[i] : NULL;
 }
-const pmcf_imix_stats *pmcf_imix_get_stats(const pmcf_imix *m) { return &m->st; }
+const pmcf_imix_stats *pmcf_imix_stats_get(const pmcf_imix *m) { return &m->st; }
 
 static const char *const key_names[] = {"mnemonic", "isa",      "isa-set", "category", "packing",
 					"module",   "function", "block",   "line"};

@@ -558,7 +558,7 @@ static int parse(pmcf_perfdata *pd, const uint8_t *p, size_t n)
 	return 0;
 }
 
-void pmcf_perfdata_close(pmcf_perfdata *pd)
+void pmcf_perfdata_free(pmcf_perfdata *pd)
 {
 	if (!pd)
 		return;
@@ -594,7 +594,7 @@ int pmcf_perfdata_open_buffer(const void *buf, size_t len, pmcf_perfdata **out)
 		return pmcfi_fail(PMCF_ENOMEM, "perf.data: out of memory");
 	int rc = parse(pd, buf, len);
 	if (rc) {
-		pmcf_perfdata_close(pd);
+		pmcf_perfdata_free(pd);
 		return rc;
 	}
 	*out = pd;

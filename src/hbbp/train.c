@@ -154,7 +154,7 @@ int pmcf_imix_trainer_new(const pmcf_imix *ref, pmcf_imix_trainer **out)
 int pmcf_imix_trainer_add(pmcf_imix_trainer *t, const pmcf_imix *measured)
 {
 	pmcfi_clear_error();
-	const pmcf_imix_stats *st = pmcf_imix_get_stats(measured);
+	const pmcf_imix_stats *st = pmcf_imix_stats_get(measured);
 	if (!st->lbr_samples || !st->ebs_samples)
 		return pmcfi_fail(PMCF_EINVAL, "training needs both EBS and LBR samples "
 					       "(record without --ebs-only on an LBR machine)");

@@ -982,7 +982,7 @@ void pmcf_cover_free(pmcf_cover *cv)
 }
 
 size_t pmcf_cover_nsets(const pmcf_cover *cv) { return cv->nsets; }
-const char *const *pmcf_cover_set(const pmcf_cover *cv, size_t k, size_t *n)
+const char *const *pmcf_cover_events_at(const pmcf_cover *cv, size_t k, size_t *n)
 {
 	if (k >= cv->nsets) {
 		*n = 0;

@@ -785,7 +785,7 @@ int pmcfi_profile_xu_add_bare(pmcf_profile *p, const pmcf_xu *xu, size_t *index)
 
 int pmcf_profile_xu_get(const pmcf_profile *p, size_t i, pmcf_xu *out)
 {
-	int err = pmcf_profile_xu_get_fields(p, i, out);
+	int err = pmcf_profile_xu_fields_get(p, i, out);
 	if (err)
 		return err;
 	out->label = label_of(p, p->label[i]);
@@ -795,10 +795,10 @@ int pmcf_profile_xu_get(const pmcf_profile *p, size_t i, pmcf_xu *out)
 	return 0;
 }
 
-int pmcf_profile_xu_get_fields(const pmcf_profile *p, size_t i, pmcf_xu *out)
+int pmcf_profile_xu_fields_get(const pmcf_profile *p, size_t i, pmcf_xu *out)
 {
 	if (!p || !out)
-		return pmcfi_fail(PMCF_EINVAL, "pmcf_profile_xu_get_fields: NULL argument");
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_profile_xu_fields_get: NULL argument");
 	if (i >= p->nxu)
 		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XUs)", i, p->nxu);
 	int err = pmcfi_struct_fill("pmcf_xu", out, sizeof(*out), sizeof(*out));

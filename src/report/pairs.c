@@ -323,7 +323,7 @@ static void draw_cloud(struct report *r, struct cloud *c, const char *title, con
 		int open = 0;
 		for (size_t i = 0, k = 0; i < c->n; i++) {
 			pmcf_xu x = PMCF_XU_INIT;
-			if (!plotted(c, i, &k) || pmcf_profile_xu_get_fields(c->prof, i, &x) || x.type != t)
+			if (!plotted(c, i, &k) || pmcf_profile_xu_fields_get(c->prof, i, &x) || x.type != t)
 				continue;
 			if (!open) {
 				fprintf(h,

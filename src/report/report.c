@@ -328,7 +328,7 @@ static void section_types(struct report *r, double *scratch, double *ratio)
 	double total = 0;
 	for (size_t i = 0; i < r->nxus; i++) {
 		pmcf_xu x = PMCF_XU_INIT;
-		if (pmcf_profile_xu_get_fields(p, i, &x))
+		if (pmcf_profile_xu_fields_get(p, i, &x))
 			continue;
 		count[x.type]++;
 		double d = own ? own[i] : (double)(x.end_ns - x.start_ns);
@@ -709,7 +709,7 @@ int pmcf_report_new(const pmcf_profile *p, const pmcf_profile *const *refs, size
 		r->type_of = malloc((r->nxus ? r->nxus : 1) * sizeof(uint32_t));
 		for (size_t i = 0; r->type_of && i < r->nxus; i++) {
 			pmcf_xu x = PMCF_XU_INIT;
-			r->type_of[i] = pmcf_profile_xu_get_fields(p, i, &x) ? 0 : x.type;
+			r->type_of[i] = pmcf_profile_xu_fields_get(p, i, &x) ? 0 : x.type;
 		}
 		r->html = open_memstream(&r->html_buf, &r->html_len);
 		r->gp = open_memstream(&r->gp_buf, &r->gp_len);

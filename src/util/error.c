@@ -72,7 +72,7 @@ int pmcfi_fail_prefix(int err, const char *fmt, ...)
 	return err;
 }
 
-void pmcf_set_log(pmcf_log_fn fn, void *ctx, int level)
+void pmcf_log_set(pmcf_log_fn fn, void *ctx, int level)
 {
 	log_fn = fn;
 	log_ctx = ctx;

@@ -42,18 +42,36 @@ enum {
 	PMCF_ELAST = -10015
 };
 
-/* Sized structs. Every struct a caller passes in or gets filled (options,
- * results: pmcf_*_opts, pmcf_combine_stats, pmcf_host_info, …) starts with
- * size_t size, which the caller sets to sizeof(the struct) as its header
- * declares it (the *_INIT macros do). One rule for all of them (libpfm4's):
+/* Sized structs. Every public struct (options, results, records: pmcf_*_opts,
+ * pmcf_combine_stats, pmcf_xu, pmcf_exit_info, …) starts with size_t size,
+ * which the caller sets to sizeof(the struct) as its header declares it:
+ * each has a PMCF_X_INIT macro that does ({.size = sizeof(pmcf_X)}, the
+ * rest zero; pmcf_categorize_options has pmcf_categorize_options_init for
+ * its non-zero defaults). One rule for all of them (libpfm4's):
  * - size 0 means the struct's first published version;
  * - a size smaller than the first version is refused (PMCF_EINVAL);
  * - a size larger than this library knows (a newer header) is accepted
  *   when every byte beyond the part the library knows is zero, else refused
  *   (PMCF_EINVAL: the caller set a field this library would ignore);
  * - options: fields beyond the caller's size take their defaults; results:
- *   the library fills what both know and sets size to the bytes written.
- * The error detail names the struct. */
+ *   the library fills what both know and sets size to the bytes written
+ *   (never a memset over the caller's struct);
+ * - arrays the caller passes (in or out, with a count): element 0's size
+ *   is every element's, so the library steps through them at the caller's
+ *   stride (set element 0's size; = {PMCF_X_INIT} does);
+ * - structs the library owns and hands out (pmcf_catalog_at, …) carry the
+ *   size this library wrote, or 0 (the first version).
+ * The error detail names the struct. docs/abi.md lists the structs.
+ *
+ * Names (tests/api_names.sh checks them): objects are made by pmcf_X_new
+ * (in memory), pmcf_X_open (attached to a file or folder it reads later),
+ * pmcf_X_load / pmcf_X_read / pmcf_X_from_* (read whole) or a verb that
+ * computes one (pmcf_plan_make, pmcf_cover_pairs), and always released by
+ * pmcf_X_free (NULL is a no-op). Accessors put the noun first: pmcf_X_NOUN
+ * returns a value, pmcf_X_NOUN_get fills an out-parameter, pmcf_X_NOUN_set
+ * sets, pmcf_X_NOUN_at(x, i) is element i, pmcf_X_nNOUNS counts, and
+ * pmcf_X_NOUN_add appends. pmcf_task_* (create, begin, pause, end) are
+ * events of the recorded program's tasks, not library objects. */
 
 /* ---- types several modules share ------------------------------------------ */
 /* Opaque handles, declared once here so that a module header names another

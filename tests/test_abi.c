@@ -532,6 +532,22 @@ static void test_results_and_arrays(void **state)
 	pmcf_source_free(src);
 }
 
+/* Structs the library owns and hands out carry the size it wrote. */
+static void test_library_owned_sizes(void **state)
+{
+	(void)state;
+	pmcf_catalog *c = NULL;
+	assert_int_equal(pmcf_catalog_sim("cholesky", &c), 0);
+	assert_true(pmcf_catalog_size(c) > 0);
+	for (size_t i = 0; i < pmcf_catalog_size(c); i++)
+		assert_int_equal(pmcf_catalog_at(c, i)->size, sizeof(pmcf_event_info));
+	pmcf_catalog_free(c);
+	pmcf_host_info h = PMCF_HOST_INFO_INIT;
+	assert_int_equal(pmcf_host_describe(&h), 0);
+	for (size_t i = 0; i < h.npmus; i++)
+		assert_int_equal(h.pmus[i].size, sizeof(pmcf_host_pmu));
+}
+
 /* ---- growth ---------------------------------------------------------------- */
 
 static void test_grow(void **state)
@@ -579,9 +595,13 @@ static void test_grow(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_check_table),        cmocka_unit_test(test_in_out),
-		cmocka_unit_test(test_entry_points),       cmocka_unit_test(test_host_sizes),
-		cmocka_unit_test(test_results_and_arrays), cmocka_unit_test(test_grow),
+		cmocka_unit_test(test_check_table),
+		cmocka_unit_test(test_in_out),
+		cmocka_unit_test(test_entry_points),
+		cmocka_unit_test(test_host_sizes),
+		cmocka_unit_test(test_results_and_arrays),
+		cmocka_unit_test(test_library_owned_sizes),
+		cmocka_unit_test(test_grow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

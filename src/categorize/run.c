@@ -157,6 +157,7 @@ int pmcf_categorize_report_from(const char *backend, const pmcf_categorize_level
 	int err = 0;
 	for (size_t e = 0; e < n && !err; e++) {
 		pmcf_categorize_event *ev = &r->ev[e];
+		ev->size = sizeof(*ev);
 		if (!(r->names[e] = pmcfi_strdup(events[e]))) {
 			err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 			break;

@@ -334,6 +334,7 @@ static void *worker(void *arg)
 			repeats += m->refs[r].col[a] && m->refs[r].col[b];
 		for (size_t t = 0; t < nt; t++) {
 			pmcf_epd_pair *p = &j->out[t][k];
+			p->size = sizeof(*p);
 			const struct pmcfi_view *tv = &m[t].target;
 			size_t kept = 0;
 			if (tv->col[a] && tv->col[b])

@@ -129,6 +129,7 @@ int pmcf_truth_compare(const pmcf_profile *p, const char *path, pmcf_truth_resul
 			own_t = pmcf_profile_truth_column_const(p, (size_t)k);
 		}
 		pmcf_truth_event *te = &r->ev[r->nev];
+		te->size = sizeof(*te);
 		size_t n = 0, pooled = nall;
 		for (size_t i = 0; i < nx; i++) {
 			if (v[i] != v[i]) {

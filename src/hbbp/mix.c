@@ -13,6 +13,7 @@ int hbbpi_mix_new(const pmcf_imix_opts *o, pmcf_imix **out)
 	pmcf_imix *m = calloc(1, sizeof(*m));
 	if (!m)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	m->st.size = sizeof(m->st);
 	m->lines = o ? o->lines : 0;
 	*out = m;
 	return 0;
@@ -122,6 +123,7 @@ int hbbpi_mix_emit(pmcf_imix *m, hbbpi_choose_fn choose, void *ctx, int per_ins)
 					return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 				pmcf_imix_ins *r = &m->ins[m->nins++];
 				memset(r, 0, sizeof(*r));
+				r->size = sizeof(*r);
 				r->module = im->path;
 				r->function = f->name;
 				r->mnemonic = hbbpi_mnemonic(im, in);

@@ -488,6 +488,7 @@ static int parse(pmcf_perfdata *pd, const uint8_t *p, size_t n)
 		memcpy(&asize, a + 4, 4);
 		if (asize && asize < an)
 			an = asize;
+		pd->attrs[i].size = sizeof(pd->attrs[i]);
 		parse_attr(a, an, &pd->attrs[i]);
 		struct cur ic = {p, n, aoff + i * attr_size + attr_size - 16, 0};
 		uint64_t ioff = rd64(&ic), isz = rd64(&ic);
@@ -592,6 +593,7 @@ int pmcf_perfdata_open_buffer(const void *buf, size_t len, pmcf_perfdata **out)
 	pmcf_perfdata *pd = calloc(1, sizeof(*pd));
 	if (!pd)
 		return pmcfi_fail(PMCF_ENOMEM, "perf.data: out of memory");
+	pd->st.size = sizeof(pd->st);
 	int rc = parse(pd, buf, len);
 	if (rc) {
 		pmcf_perfdata_free(pd);

@@ -183,13 +183,14 @@ static int same_file_twice(const char *verb, char **paths, size_t n)
 void fuse_print_summary(FILE *f, const pmcf_profile *fused, const pmcf_combine_stats *st, int strategy,
 			size_t ninputs)
 {
-	fprintf(f, "fused %zu profile%s with %s: %zu XUs, %zu events\n", ninputs, ninputs == 1 ? "" : "s",
-		pmcf_strategy_name(strategy), st->xus, st->events);
+	fprintf(f, "fused %zu profile%s with %s: %zu XU%s, %zu event%s\n", ninputs, ninputs == 1 ? "" : "s",
+		pmcf_strategy_name(strategy), st->xus, st->xus == 1 ? "" : "s", st->events,
+		st->events == 1 ? "" : "s");
 	if (st->partial_xus)
 		fprintf(f,
-			"%zu XUs lack a partner in some profile (XU counts differ): their "
+			"%zu XU%s a partner in some profile (XU counts differ): their "
 			"other events are missing\n",
-			st->partial_xus);
+			st->partial_xus, st->partial_xus == 1 ? " lacks" : "s lack");
 	if (st->imputed)
 		fprintf(f,
 			"imputed %zu values from the nearest XUs; %zu differ from the copies they "
@@ -206,8 +207,8 @@ void fuse_print_summary(FILE *f, const pmcf_profile *fused, const pmcf_combine_s
 		fprintf(f, "grid: %zu iterations, largest dmax %u\n", st->bc_iterations, st->bc_dmax);
 	pmcf_match_summary ms = {.size = sizeof(ms)};
 	if (pmcf_combine_match_summary(fused, &ms) == 0 && ms.measured)
-		fprintf(f, "match distance over %zu XUs: median %.4g, p90 %.4g, p99 %.4g, max %.4g\n",
-			ms.measured, ms.p50, ms.p90, ms.p99, ms.max);
+		fprintf(f, "match distance over %zu XU%s: median %.4g, p90 %.4g, p99 %.4g, max %.4g\n",
+			ms.measured, ms.measured == 1 ? "" : "s", ms.p50, ms.p90, ms.p99, ms.max);
 }
 
 void fuse_json_summary(FILE *f, const pmcf_profile *fused, const pmcf_combine_stats *st, int strategy,

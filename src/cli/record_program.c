@@ -19,8 +19,8 @@ void cli_record_summary(const char *verb, const pmcf_profile *p, const char *out
 		if (cli_quiet)
 			return;
 		if (how)
-			fprintf(stderr, "pmcfuse: %s: %zu XUs of %s (%s) -> %s\n", verb, pmcf_profile_nxus(p),
-				source, how, out);
+			fprintf(stderr, "pmcfuse: %s: %zu XU%s of %s (%s) -> %s\n", verb,
+				pmcf_profile_nxus(p), pmcf_profile_nxus(p) == 1 ? "" : "s", source, how, out);
 		if (multiplexed)
 			cli_mux_summary(verb, p, rotations);
 		return;
@@ -83,7 +83,8 @@ void cli_mux_summary(const char *verb, const pmcf_profile *p, long rotations)
 	fprintf(stderr, "; %zu of %zu values missing (%.1f%%)", s.missing, s.values,
 		s.values ? 100.0 * (double)s.missing / (double)s.values : 0.0);
 	if (s.partial_xus)
-		fprintf(stderr, "; %zu of %zu XUs not always counted", s.partial_xus, s.xus);
+		fprintf(stderr, "; %zu of %zu XU%s not always counted", s.partial_xus, s.xus,
+			s.xus == 1 ? "" : "s");
 	else
 		fprintf(stderr, "; every XU counted all the time");
 	if (s.negative)

@@ -1099,9 +1099,9 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 		ei->rotations = st.rotations;
 		if (st.multiplexed && count_mux == PMCF_MUX_NONE)
 			pmcfi_log(PMCF_LOG_WARN,
-				  "%zu XUs have values from counters that were not always running "
+				  "%zu XU%s values from counters that were not always running "
 				  "(time_running < time_enabled); see their coverage",
-				  st.multiplexed);
+				  st.multiplexed, st.multiplexed == 1 ? " has" : "s have");
 		if (st.dropped && !st.stop_errno) /* else the message below says why */
 			pmcfi_log(PMCF_LOG_WARN, "%zu records were lost (record files could not grow)",
 				  st.dropped);

@@ -307,10 +307,10 @@ static int check_linking_finite(const pmcf_profile *const *in, size_t n, const p
 			if (bad)
 				return pmcfi_fail(PMCF_EINVAL,
 						  "%s: the linking event '%s' is infinite on %zu of its "
-						  "%zu XUs (XU %zu: %s): XUs are paired by the events the "
+						  "%zu XU%s (XU %zu: %s): XUs are paired by the events the "
 						  "inputs share, which must be finite (record it again)",
-						  in_name(o, j, b1, sizeof(b1)), name, bad, nx, first,
-						  col[first] > 0 ? "inf" : "-inf");
+						  in_name(o, j, b1, sizeof(b1)), name, bad, nx,
+						  nx == 1 ? "" : "s", first, col[first] > 0 ? "inf" : "-inf");
 		}
 	}
 	return 0;

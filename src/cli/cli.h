@@ -20,6 +20,8 @@ struct cli_verb {
 };
 
 extern int cli_verbose;
+/* Sets the library's log level from cli_verbose (warnings; info with -v). */
+void cli_log_level(void);
 
 /* Prints "pmcfuse: <verb>: <message>" on stderr and returns status. */
 int cli_error(const char *verb, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

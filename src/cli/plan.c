@@ -15,7 +15,7 @@ static const char usage[] =
 	"usage: pmcfuse plan [-e EVENTS] [--strategy S] [--link EVENTS|auto [--refs DIR]]\n"
 	"                    [--pmcs N] [--packing best|greedy] [--from DIR] [--seed N]\n"
 	"                    [-o plan.json]\n"
-	"                    [-q] [--json] [--sim SPEC | -- PROG ARGS]\n\n"
+	"                    [-q] [-v] [--json] [--sim SPEC | -- PROG ARGS]\n\n"
 	"Splits the events into the event sets of the executions, each set fitting the\n"
 	"counters, and writes plan.json (to standard output without -o; the plan is then\n"
 	"summarised on standard error). Run it with `pmcfuse record --plan plan.json --set K`\n"
@@ -47,6 +47,7 @@ static const char usage[] =
 	"  -- PROG ARGS         record the program as the source (this machine's events)\n"
 	"  -o, --output FILE    where to write plan.json\n"
 	"  -q, --quiet          no summary: errors only\n"
+	"  -v, --verbose        the library's notes on stderr too (info messages; -v -v: debug)\n"
 	"  --json               the summary as one JSON object on stdout (output,\n"
 	"                       executions, lower_bound, optimal, strategy, packing,\n"
 	"                       pmcs, link, sets; link_auto with --link auto); needs -o\n";

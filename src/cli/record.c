@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 
 static const char usage[] =
-	"usage: pmcfuse record -e EVENTS [--pmcs N] [--multiplex none|kernel|rr|roc]\n"
+	"usage: pmcfuse record -e EVENTS [--pmcs N] [--multiplex none|kernel|rr|roc|roc-counts]\n"
 	"                      [--period-ms P] [--estimate cumulative|local]\n"
-	"                      [--program-output FILE|-] [-q] [--json]\n"
+	"                      [--program-output FILE|-] [-q] [-v] [--json]\n"
 	"                      [-o OUT] (--sim SPEC | [--] PROG ARGS | --plan plan.json --set K)\n\n"
 	"Records one execution profile: every XU with its type, label, thread, cpu, times\n"
 	"and one value per monitored event (duration always first). A simulated source\n"
@@ -54,6 +54,7 @@ static const char usage[] =
 	"                        pmcfuse's own (- : pmcfuse's own, the default; with --json\n"
 	"                        the program's stdout goes to stderr)\n"
 	"  -q, --quiet           no summary line: errors (and warnings) only\n"
+	"  -v, --verbose         the library's notes on stderr too (info messages; -v -v: debug)\n"
 	"  --json                the summary as one JSON object on stdout: output, source,\n"
 	"                        xus, events, complete, observed (a program), multiplex\n";
 

@@ -136,28 +136,6 @@ static int make_source(const char *verb, const struct plan_choice *pc, const cha
 
 /* Saves what was recorded (a stopped program's profile marked incomplete)
  * and says how it went. */
-/* The default output (no -o), as perf record's perf.data: an existing
- * file of that name is kept as NAME.old, with a note, when the new profile
- * replaces it. */
-#define DEFAULT_OUT "pmcfuse.pmcf"
-
-static int keep_old(const char *verb, const char *out)
-{
-	struct stat sb;
-	if (lstat(out, &sb) != 0 || !S_ISREG(sb.st_mode))
-		return CLI_OK;
-	char old[sizeof(DEFAULT_OUT) + 8];
-	snprintf(old, sizeof(old), "%s.old", out);
-	if (rename(out, old) != 0)
-		return cli_error(verb, CLI_EENV, "cannot keep the previous %s as %s: %s", out, old,
-				 strerror(errno));
-	if (!cli_quiet)
-		fprintf(stderr,
-			"pmcfuse: %s: note: the previous %s is now %s (as perf keeps perf.data.old)\n", verb,
-			out, old);
-	return CLI_OK;
-}
-
 static int finish(const char *verb, pmcf_source *src, int err, pmcf_profile *p, const pmcf_exit_info *ei,
 		  const struct cli_plan_meta *pm, const char *out, const char *name, int json, int dflt)
 {
@@ -170,7 +148,7 @@ static int finish(const char *verb, pmcf_source *src, int err, pmcf_profile *p, 
 	int serr = cli_plan_meta_apply(p, pm);
 	if (!serr && sig && !sim)
 		serr = pmcf_profile_meta_set(p, PMCF_META_COMPLETE, "0");
-	if (!serr && dflt && keep_old(verb, out))
+	if (!serr && dflt && cli_keep_old(verb, out))
 		return CLI_EENV;
 	if (!serr)
 		serr = pmcf_profile_save(p, out);
@@ -274,7 +252,7 @@ static int check_args(const char *verb, struct rec *r, int argc, char **argv, in
 	if (r->plan && r->events)
 		return cli_usage_error(verb, "give -e EVENTS or --plan, not both");
 	if (!r->out) {
-		r->out = DEFAULT_OUT;
+		r->out = CLI_DEFAULT_OUT;
 		r->default_out = 1;
 	}
 	if (r->plan && cli_out_not_input(verb, r->out, &r->plan, 1))

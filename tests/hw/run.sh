@@ -169,6 +169,9 @@ NT=24
 "$T" $NT 1 >"$W/expect.txt" || bad "hw-tasks did not run"
 exact_run exact1 1 instructions:u instructions:u
 exact_run exact4 4 instructions:u instructions:u
+# perf's bare sysfs name (perf stat -e inst_retired): armv8_pmuv3's events/
+# inst_retired, the same exact count
+exact_run sysfs1 1 inst_retired:u inst_retired:u
 if "$P" show "$W/exact1.pmcf" 2>/dev/null | grep -q "^ *pmu *armv8_pmuv3"; then
 	ok "the profile names its PMU: $("$P" show "$W/exact1.pmcf" | grep '^ *pmu ')"
 else

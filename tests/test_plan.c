@@ -530,6 +530,102 @@ static void test_link_auto(void **state)
 	pmcf_catalog_free(c);
 }
 
+/* A machine whose events name no counters (perf's generic events on a PMU
+ * libpfm4 has no table for): 3 counters, known only from the catalogue's
+ * counters hook (perf: the PMU probed with event groups). */
+static int probed_check(void *impl, const pmcf_catalog *c, const size_t *idx, size_t n, unsigned pmcs,
+			char *why, size_t whylen)
+{
+	(void)impl;
+	unsigned cost = 0, cap = pmcs ? pmcs : 3;
+	for (size_t i = 0; i < n; i++)
+		cost += pmcf_catalog_at(c, idx[i])->cost;
+	if (cost > cap)
+		snprintf(why, whylen, "%u counters needed, %u available", cost, cap);
+	return cost <= cap;
+}
+
+static int probed_counters(void *impl, const pmcf_catalog *c, unsigned *n, char *from, size_t fromlen)
+{
+	(void)c;
+	if (impl) /* the machine without a PMU */
+		return -1;
+	*n = 3;
+	snprintf(from, fromlen, "toy's 2 general counters and a cycle counter, probed with event groups");
+	return 0;
+}
+
+static const struct pmcfi_catalog_ops probed_ops = {.check_set = probed_check, .counters = probed_counters};
+
+static pmcf_catalog *probed(int no_pmu)
+{
+	pmcf_catalog *c;
+	assert_int_equal(pmcfi_catalog_new("probed", &probed_ops, no_pmu ? (void *)1 : NULL, &c), 0);
+	static const char *const names[] = {"h1", "h2", "h3", "h4", "h5", "h6", "h7"};
+	for (size_t i = 0; i < 7; i++) {
+		pmcf_event_info e = {.name = names[i],
+				     .source = PMCF_SRC_HARDWARE,
+				     .description = "",
+				     .available = 1,
+				     .cost = 1};
+		assert_int_equal(pmcfi_catalog_add(c, &e), 0);
+	}
+	pmcf_event_info sw = {.name = "sw",
+			      .source = PMCF_SRC_SOFTWARE,
+			      .description = "",
+			      .available = 1,
+			      .cost = 1};
+	assert_int_equal(pmcfi_catalog_add(c, &sw), 0);
+	return c;
+}
+
+/* The lower bound divides by the probed counters when the events name none
+ * (it said 1 before: no counter count at all), and says where each count
+ * came from: --pmcs, the events' constraints, the probe, or why unknown. */
+static void test_bound_probed_counters(void **state)
+{
+	(void)state;
+	static const char *const ev[] = {"h1", "h2", "h3", "h4", "h5", "h6", "h7"};
+	unsigned n;
+	pmcf_catalog *c = probed(0);
+	pmcf_plan *p = mkplan(c, ev, 7, PMCF_COMBINE_LGL, PMCF_PACK_BEST, 0);
+	assert_int_equal(pmcf_plan_nsets(p), 3);
+	assert_int_equal(pmcf_plan_lower_bound(p), 3);
+	assert_int_equal(pmcf_plan_optimal(p), 1);
+	assert_non_null(strstr(pmcf_plan_bound_counters(p, &n), "probed with event groups"));
+	assert_int_equal(n, 3);
+	pmcf_plan_free(p);
+	/* --pmcs wins, and is named */
+	p = mkplan(c, ev, 7, PMCF_COMBINE_LGL, PMCF_PACK_BEST, 2);
+	assert_int_equal(pmcf_plan_lower_bound(p), 4);
+	assert_non_null(strstr(pmcf_plan_bound_counters(p, &n), "--pmcs"));
+	assert_int_equal(n, 2);
+	pmcf_plan_free(p);
+	/* software events alone: no counter to speak of */
+	static const char *const sw[] = {"sw"};
+	p = mkplan(c, sw, 1, PMCF_COMBINE_LGL, PMCF_PACK_BEST, 0);
+	assert_string_equal(pmcf_plan_bound_counters(p, &n), "");
+	pmcf_plan_free(p);
+	pmcf_catalog_free(c);
+	/* no PMU to probe: the bound says it has no count */
+	c = probed(1);
+	p = mkplan(c, ev, 3, PMCF_COMBINE_LGL, PMCF_PACK_BEST, 0);
+	assert_int_equal(pmcf_plan_lower_bound(p), 1);
+	assert_non_null(strstr(pmcf_plan_bound_counters(p, &n), "unknown"));
+	assert_int_equal(n, 0);
+	pmcf_plan_free(p);
+	pmcf_catalog_free(c);
+	/* a table's constraints ("counters":[0..3]) */
+	c = toy();
+	static const char *const tv[] = {"a", "b", "c", "d", "e"};
+	p = mkplan(c, tv, 5, PMCF_COMBINE_LGL, PMCF_PACK_BEST, 0);
+	assert_int_equal(pmcf_plan_lower_bound(p), 2);
+	assert_non_null(strstr(pmcf_plan_bound_counters(p, &n), "constraints"));
+	assert_int_equal(n, 4);
+	pmcf_plan_free(p);
+	pmcf_catalog_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -537,7 +633,7 @@ int main(void)
 		cmocka_unit_test(test_conflicts),       cmocka_unit_test(test_bc_links),
 		cmocka_unit_test(test_exact_small),     cmocka_unit_test(test_json_roundtrip),
 		cmocka_unit_test(test_json_fields),     cmocka_unit_test(test_correlated),
-		cmocka_unit_test(test_link_auto),
+		cmocka_unit_test(test_link_auto),       cmocka_unit_test(test_bound_probed_counters),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,7 +50,8 @@ static const char usage[] =
 	"  -v, --verbose        the library's notes on stderr too (info messages; -v -v: debug)\n"
 	"  --json               the summary as one JSON object on stdout (output,\n"
 	"                       executions, lower_bound, optimal, strategy, packing,\n"
-	"                       pmcs, link, sets; link_auto with --link auto); needs -o\n";
+	"                       pmcs, lower_bound_counters, lower_bound_counters_from,\n"
+	"                       link, sets; link_auto with --link auto); needs -o\n";
 
 enum { OPT_FROM = FUSE_OPT_OWN, OPT_REFS };
 
@@ -224,6 +225,15 @@ void fuse_print_plan(FILE *f, const pmcf_plan *p)
 			? " (this plan is minimal)"
 			: " (this plan is minimal: an exact search found "
 			  "none with fewer executions)");
+	/* which counters the bound divided by, unless --pmcs said it above */
+	unsigned bc;
+	const char *from = pmcf_plan_bound_counters(p, &bc);
+	if (from[0] && !pmcf_plan_pmcs(p)) {
+		if (bc)
+			fprintf(f, "the bound counts %u counter%s: %s\n", bc, bc == 1 ? "" : "s", from);
+		else
+			fprintf(f, "the bound's counters: %s\n", from);
+	}
 	if (nl) {
 		fprintf(f, "linking events:");
 		for (size_t i = 0; i < nl; i++)
@@ -262,10 +272,15 @@ static void json_plan(FILE *f, const pmcf_plan *p, const char *out)
 	cli_json_string(f, out);
 	fprintf(f,
 		", \"executions\": %zu, \"events\": %zu, \"lower_bound\": %u, \"optimal\": %s, "
-		"\"strategy\": \"%s\", \"packing\": \"%s\", \"pmcs\": %u, \"link\": [",
+		"\"strategy\": \"%s\", \"packing\": \"%s\", \"pmcs\": %u, ",
 		pmcf_plan_nsets(p), nev, pmcf_plan_lower_bound(p), pmcf_plan_optimal(p) ? "true" : "false",
 		pmcf_strategy_name(pmcf_plan_strategy(p)), pmcf_packing_name(pmcf_plan_packing(p)),
 		pmcf_plan_pmcs(p));
+	unsigned bc;
+	const char *from = pmcf_plan_bound_counters(p, &bc);
+	fprintf(f, "\"lower_bound_counters\": %u, \"lower_bound_counters_from\": ", bc);
+	cli_json_string(f, from);
+	fprintf(f, ", \"link\": [");
 	for (size_t i = 0; i < nl; i++) {
 		fprintf(f, "%s", i ? ", " : "");
 		cli_json_string(f, link[i]);

@@ -1280,10 +1280,19 @@ int pmcf_evlist_user_only(const pmcf_evlist *l, size_t i)
 	return pmcfi_perf_user_only_at(pmcf_evlist_catalog(l), pmcfi_evlist_indices(l)[i]);
 }
 
+/* The machine's counters for the planner's bound: the core PMU probed. */
+static int perf_counters(void *impl, const pmcf_catalog *c, unsigned *n, char *from, size_t fromlen)
+{
+	(void)impl;
+	(void)c;
+	return pmcfi_host_counters_probed(NULL, n, from, fromlen);
+}
+
 static const struct pmcfi_catalog_ops perf_ops = {
 	.check_set = check_set,
 	.free_impl = free_impl,
 	.resolve = resolve,
+	.counters = perf_counters,
 };
 
 int pmcfi_catalog_perf_at(unsigned flags, const char *tracefs, pmcf_catalog **out)

@@ -171,6 +171,14 @@ exact_run exact4 4 instructions:u instructions:u
 # perf's bare sysfs name (perf stat -e inst_retired): armv8_pmuv3's events/
 # inst_retired, the same exact count
 exact_run sysfs1 1 inst_retired:u inst_retired:u
+# no --pmcs: the profile keeps the counters probed (it said 0 before)
+"$P" show --json "$W/exact1.pmcf" >"$W/show1.json" 2>&1
+if grep -q '"pmcs": 6,' "$W/show1.json" &&
+	grep -q '"pmcs_from": "armv8_pmuv3[_0-9]*.s 6 general counters and a cycle counter, probed' "$W/show1.json"; then
+	ok "the profile keeps the counters probed: $("$P" show "$W/exact1.pmcf" | grep '^ *pmcs')"
+else
+	bad "the profile's pmcs: $("$P" show "$W/exact1.pmcf" 2>&1 | grep -i 'pmcs')"
+fi
 if "$P" show "$W/exact1.pmcf" 2>/dev/null | grep -q "^ *pmu *armv8_pmuv3"; then
 	ok "the profile names its PMU: $("$P" show "$W/exact1.pmcf" | grep '^ *pmu ')"
 else

@@ -442,11 +442,20 @@ static unsigned counters_of(const pmcf_catalog *c, unsigned pmcs, char *from, si
 	return 0;
 }
 
+/* Whether e takes a counter for the bound: under a --pmcs budget every
+ * event with a cost; without one, software events and tracepoints need
+ * none (the kernel counts any number of them). */
+static int takes_counter(const pmcf_event_info *e, unsigned pmcs)
+{
+	const char *s = e->source ? e->source : "";
+	return pmcs || (strcmp(s, PMCF_SRC_SOFTWARE) != 0 && strcmp(s, PMCF_SRC_TRACEPOINT) != 0 &&
+			strcmp(s, PMCF_SRC_PSEUDO) != 0);
+}
+
 /* Counters the items need at least: their distinct general-counter natives
  * when the catalogue names them (aliases and derived events share natives,
- * so costs do not add up), else their costs. hw_only (no --pmcs budget):
- * software events and tracepoints need none, the kernel counts any number. */
-static unsigned counters_needed(const struct packer *pk, int hw_only)
+ * so costs do not add up), else their costs (of the events that takes_counter). */
+static unsigned counters_needed(const struct packer *pk, unsigned pmcs)
 {
 	unsigned total = 0;
 	size_t nn = 0;
@@ -455,9 +464,7 @@ static unsigned counters_needed(const struct packer *pk, int hw_only)
 	json_t **docs = calloc(nflat + 1, sizeof(json_t *));
 	for (size_t i = 0; i < nflat; i++) {
 		const pmcf_event_info *e = pmcf_catalog_at(pk->c, pk->flat[i]);
-		const char *s = e->source ? e->source : "";
-		if (hw_only && (strcmp(s, PMCF_SRC_SOFTWARE) == 0 || strcmp(s, PMCF_SRC_TRACEPOINT) == 0 ||
-				strcmp(s, PMCF_SRC_PSEUDO) == 0))
+		if (!takes_counter(e, pmcs))
 			continue;
 		json_t *j = e->constraints && seen && docs ? json_loads(e->constraints, 0, NULL) : NULL;
 		json_t *nat = j ? json_object_get(j, "native") : NULL;
@@ -493,7 +500,7 @@ static unsigned counters_needed(const struct packer *pk, int hw_only)
 static size_t lower_bound(struct packer *pk, unsigned pmcs, unsigned basecost, pmcf_plan *plan)
 {
 	size_t lb = pk->n ? 1 : 0;
-	unsigned total = counters_needed(pk, !pmcs), counters = 0;
+	unsigned total = counters_needed(pk, pmcs), counters = 0;
 	if (total)
 		counters = plan->bound_counters =
 			counters_of(pk->c, pmcs, plan->bound_from, sizeof(plan->bound_from));
@@ -863,7 +870,8 @@ static int plan_make_idx(const pmcf_catalog *c, const size_t *events, const unsi
 		size_t k = link[i];
 		if (!in_list(base, nbase, k)) {
 			base[nbase++] = k;
-			basecost += pmcf_catalog_at(c, k)->cost;
+			if (takes_counter(pmcf_catalog_at(c, k), o->pmcs))
+				basecost += pmcf_catalog_at(c, k)->cost;
 		}
 		if (!in_list(req, nreq, k))
 			req[nreq++] = k;

@@ -217,7 +217,7 @@ void fuse_print_plan(FILE *f, const pmcf_plan *p)
 		pmcf_plan_nsets(p) == 1 ? "" : "s", nev, nev == 1 ? "" : "s",
 		pmcf_strategy_name(pmcf_plan_strategy(p)), pmcf_packing_name(pmcf_plan_packing(p)));
 	if (pmcf_plan_pmcs(p))
-		fprintf(f, ", %u counters", pmcf_plan_pmcs(p));
+		fprintf(f, ", %u counter%s", pmcf_plan_pmcs(p), pmcf_plan_pmcs(p) == 1 ? "" : "s");
 	fprintf(f, "\nlower bound %u execution%s%s\n", pmcf_plan_lower_bound(p),
 		pmcf_plan_lower_bound(p) == 1 ? "" : "s",
 		!pmcf_plan_optimal(p) ? ""

@@ -87,8 +87,8 @@ static int load_plan_set(const char *verb, const char *path, const char *setarg,
 	pc->meta = (struct cli_plan_meta){.digest = pc->digest, .set = k, .nsets = nsets};
 	unsigned plan_pmcs = pmcf_plan_pmcs(pc->plan);
 	if (pmcs_given && plan_pmcs && o->pmcs != plan_pmcs)
-		return cli_usage_error(verb, "--pmcs %u contradicts the plan's %u counters", o->pmcs,
-				       plan_pmcs);
+		return cli_usage_error(verb, "--pmcs %u contradicts the plan's %u counter%s", o->pmcs,
+				       plan_pmcs, plan_pmcs == 1 ? "" : "s");
 	if (plan_pmcs)
 		o->pmcs = plan_pmcs;
 	return CLI_OK;

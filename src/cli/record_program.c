@@ -69,8 +69,8 @@ void cli_mux_summary(const char *verb, const pmcf_profile *p, long rotations)
 	}
 	if (s.never_counted) {
 		/* perf's word for an event that never got a counter */
-		fprintf(stderr, "%zu of %zu events never counted during any XU (perf: <not counted>): ",
-			s.never_counted, s.events);
+		fprintf(stderr, "%zu of %zu event%s never counted during any XU (perf: <not counted>): ",
+			s.never_counted, s.events, s.events == 1 ? "" : "s");
 		size_t shown = 0, show = s.never_counted <= 4 ? s.never_counted : 3;
 		for (size_t e = 0; e < pmcf_profile_nevents(p) && shown < show; e++)
 			if (pmcf_profile_coverage_never_counted(p, e) == 1)

@@ -357,8 +357,8 @@ int cmd_show(int argc, char **argv)
 			       100.0 * in_xus / run);
 		}
 		if (pmcf_profile_ntruth(p))
-			printf("truth     ground truth of %zu events (export --truth)\n",
-			       pmcf_profile_ntruth(p));
+			printf("truth     ground truth of %zu event%s (export --truth)\n",
+			       pmcf_profile_ntruth(p), pmcf_profile_ntruth(p) == 1 ? "" : "s");
 		if (pmcf_profile_has_coverage(p)) {
 			printf("coverage  multiplexed: how much of each event was really counted\n");
 			printf("  %-28s %14s %14s\n", "EVENT", "XUS MEASURED", "TIME MEASURED");

@@ -15,3 +15,7 @@ all="$all $(cat f.html) $(cat err.txt)"
 # no count of one with a plural noun anywhere
 expect_nomatch '(^|[^0-9.])1 XUs' "$all"
 expect_nomatch '(^|[^0-9.])1 (events|profiles|executions|threads)([^a-z]|$)' "$all"
+# a budget of one counter
+expect_ok "$PMCFUSE" plan -e task-clock,page-faults --pmcs 1 -o p.json
+expect_match ', 1 counter$' "$(head -n 1 err.txt)$(head -n 1 out.txt)"
+expect_nomatch '(^|[^0-9.])1 counters' "$OUT $ERR"

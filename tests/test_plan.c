@@ -580,6 +580,23 @@ static pmcf_catalog *probed(int no_pmu)
 	return c;
 }
 
+/* An lgl plan of ev[0..n) with pmcs: its bound lb from `counters` counters,
+ * the phrase for where they came from containing `from`. */
+static void check_bound(pmcf_catalog *c, const char *const *ev, size_t n, unsigned pmcs, unsigned lb,
+			unsigned counters, const char *from)
+{
+	unsigned got;
+	pmcf_plan *p = mkplan(c, ev, n, PMCF_COMBINE_LGL, PMCF_PACK_BEST, pmcs);
+	assert_int_equal(pmcf_plan_lower_bound(p), lb);
+	const char *said = pmcf_plan_bound_counters(p, &got);
+	if (*from ? !strstr(said, from) : *said != '\0')
+		fail_msg("the bound's counters are '%s', not '%s'", said, from);
+	assert_int_equal(got, counters);
+	if (pmcf_plan_nsets(p) <= lb)
+		assert_int_equal(pmcf_plan_optimal(p), 1);
+	pmcf_plan_free(p);
+}
+
 /* The lower bound divides by the probed counters when the events name none
  * (it said 1 before: no counter count at all), and says where each count
  * came from: --pmcs, the events' constraints, the probe, or why unknown. */
@@ -587,54 +604,29 @@ static void test_bound_probed_counters(void **state)
 {
 	(void)state;
 	static const char *const ev[] = {"h1", "h2", "h3", "h4", "h5", "h6", "h7"};
-	unsigned n;
+	static const char *const sw[] = {"sw"};
+	static const char *const tv[] = {"a", "b", "c", "d", "e"};
 	pmcf_catalog *c = probed(0);
-	pmcf_plan *p = mkplan(c, ev, 7, PMCF_COMBINE_LGL, PMCF_PACK_BEST, 0);
-	assert_int_equal(pmcf_plan_nsets(p), 3);
-	assert_int_equal(pmcf_plan_lower_bound(p), 3);
-	assert_int_equal(pmcf_plan_optimal(p), 1);
-	assert_non_null(strstr(pmcf_plan_bound_counters(p, &n), "probed with event groups"));
-	assert_int_equal(n, 3);
-	pmcf_plan_free(p);
-	/* --pmcs wins, and is named */
-	p = mkplan(c, ev, 7, PMCF_COMBINE_LGL, PMCF_PACK_BEST, 2);
-	assert_int_equal(pmcf_plan_lower_bound(p), 4);
-	assert_non_null(strstr(pmcf_plan_bound_counters(p, &n), "--pmcs"));
-	assert_int_equal(n, 2);
-	pmcf_plan_free(p);
+	check_bound(c, ev, 7, 0, 3, 3, "probed with event groups");
+	check_bound(c, ev, 7, 2, 4, 2, "--pmcs"); /* --pmcs wins, and is named */
+	check_bound(c, sw, 1, 0, 1, 0, "");       /* software events alone: no counter to speak of */
 	/* a software linking event takes no counter: the bound stays 3 (it
 	 * said 4, above the 3 executions) */
 	pmcf_plan_opts lo = PMCF_PLAN_OPTS_INIT;
-	static const char *const swlink[] = {"sw"};
+	pmcf_plan *p;
 	lo.strategy = PMCF_COMBINE_BC;
-	lo.link = swlink;
+	lo.link = sw;
 	lo.nlink = 1;
 	assert_int_equal(pmcf_plan_make(c, ev, 7, &lo, &p), 0);
 	assert_int_equal(pmcf_plan_nsets(p), 3);
 	assert_int_equal(pmcf_plan_lower_bound(p), 3);
 	pmcf_plan_free(p);
-	/* software events alone: no counter to speak of */
-	static const char *const sw[] = {"sw"};
-	p = mkplan(c, sw, 1, PMCF_COMBINE_LGL, PMCF_PACK_BEST, 0);
-	assert_string_equal(pmcf_plan_bound_counters(p, &n), "");
-	pmcf_plan_free(p);
 	pmcf_catalog_free(c);
-	/* no PMU to probe: the bound says it has no count */
-	c = probed(1);
-	p = mkplan(c, ev, 3, PMCF_COMBINE_LGL, PMCF_PACK_BEST, 0);
-	assert_int_equal(pmcf_plan_lower_bound(p), 1);
-	assert_non_null(strstr(pmcf_plan_bound_counters(p, &n), "unknown"));
-	assert_int_equal(n, 0);
-	pmcf_plan_free(p);
+	c = probed(1); /* no PMU to probe: the bound says it has no count */
+	check_bound(c, ev, 3, 0, 1, 0, "unknown");
 	pmcf_catalog_free(c);
-	/* a table's constraints ("counters":[0..3]) */
-	c = toy();
-	static const char *const tv[] = {"a", "b", "c", "d", "e"};
-	p = mkplan(c, tv, 5, PMCF_COMBINE_LGL, PMCF_PACK_BEST, 0);
-	assert_int_equal(pmcf_plan_lower_bound(p), 2);
-	assert_non_null(strstr(pmcf_plan_bound_counters(p, &n), "constraints"));
-	assert_int_equal(n, 4);
-	pmcf_plan_free(p);
+	c = toy(); /* a table's constraints ("counters":[0..3]) */
+	check_bound(c, tv, 5, 0, 2, 4, "constraints");
 	pmcf_catalog_free(c);
 }
 

@@ -800,7 +800,8 @@ int pmcf_profile_xu_fields_get(const pmcf_profile *p, size_t i, pmcf_xu *out)
 	if (!p || !out)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_profile_xu_fields_get: NULL argument");
 	if (i >= p->nxu)
-		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XUs)", i, p->nxu);
+		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XU%s)", i, p->nxu,
+				  p->nxu == 1 ? "" : "s");
 	int err = pmcfi_struct_fill("pmcf_xu", out, sizeof(*out), sizeof(*out));
 	if (err)
 		return err;
@@ -854,7 +855,8 @@ static int xu_check(const pmcf_profile *p, size_t i)
 	if (!p)
 		return pmcfi_fail(PMCF_EINVAL, "NULL profile");
 	if (i >= p->nxu)
-		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XUs)", i, p->nxu);
+		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XU%s)", i, p->nxu,
+				  p->nxu == 1 ? "" : "s");
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Every public header compiles on its own, first thing in a translation unit,
-# as C11 and as C++ (g++), with -Wall -Wextra -Werror (issue 37: a header
+# as C11 and as C++20 (g++), with -Wall -Wextra -Werror, with each of its
+# PMCF_X_INIT macros initialising its struct (issue 37: a header
 # that leans on another one being included before it fails here). Also:
 # module headers include pmcfuse/base.h, never the umbrella pmcfuse/pmcfuse.h.
 # Twice each, so that a missing include guard fails too. One line per
@@ -35,12 +36,18 @@ for h in "$inc"/pmcfuse/*.h; do
 	name=pmcfuse/$(basename "$h")
 	n=$((n + 1))
 	printf '#include "%s"\n#include "%s"\nint pmcf_headers_alone_probe;\n' "$name" "$name" >"$tmp/t.c"
+	# each PMCF_X_INIT macro the header defines initialises its struct
+	# (C, and C++20 for the designated initialisers)
+	grep -oE '^#define PMCF_[A-Z0-9_]+_INIT( |$)' "$h" | sed 's/^#define //; s/ $//' | while read -r m; do
+		t=$(tr 'A-Z' 'a-z' <<<"${m%_INIT}")
+		printf '%s probe_%s = %s;\n' "$t" "$t" "$m"
+	done >>"$tmp/t.c"
 	cp "$tmp/t.c" "$tmp/t.cc"
 	if ! out=$("$cc" -std=c11 -Wall -Wextra -Werror -pedantic -I"$inc" -c "$tmp/t.c" -o "$tmp/t.o" 2>&1); then
 		echo "$name does not compile alone as C: $(head -3 <<<"$out" | tr '\n' ' ')"
 		fail=1
 	fi
-	if ! out=$("$cxx" -std=c++11 -Wall -Wextra -Werror -I"$inc" -c "$tmp/t.cc" -o "$tmp/t.o" 2>&1); then
+	if ! out=$("$cxx" -std=c++20 -Wall -Wextra -Werror -I"$inc" -c "$tmp/t.cc" -o "$tmp/t.o" 2>&1); then
 		echo "$name does not compile alone as C++: $(head -3 <<<"$out" | tr '\n' ' ')"
 		fail=1
 	fi

@@ -2,7 +2,7 @@
 # Every public struct (typedef struct pmcf_X { ... } pmcf_X; in the public
 # headers) follows the ABI rule of pmcfuse/base.h: its first member is
 # `size_t size;` and the header gives its initialiser, a PMCF_X_INIT macro
-# that sets size to sizeof(pmcf_X) (or, for options whose defaults are not
+# that sets size to sizeof(pmcf_X) (directly or as PMCF_SIZED_INIT(pmcf_X)) (or, for options whose defaults are not
 # zero, a pmcf_X_init function). Lists the structs it checked; one line per
 # offending struct (issue 37).
 # usage: public_structs.sh INCLUDE_DIR
@@ -30,7 +30,7 @@ check() {
 			    text[f] !~ ("[ *]" name "_init\\(")) {
 				printf "%s: %s has no %s macro (nor a %s_init function)\n", f, name, macro, name
 				bad = 1
-			} else if (text[f] ~ ("#define " macro) && text[f] !~ ("#define " macro "[^\n]*(\\\\\n[^\n]*)*sizeof\\(" name "\\)")) {
+			} else if (text[f] ~ ("#define " macro) && text[f] !~ ("#define " macro "[^\n]*(\\\\\n[^\n]*)*(sizeof|PMCF_SIZED_INIT)\\(" name "\\)")) {
 				printf "%s: %s does not set size to sizeof(%s)\n", f, macro, name
 				bad = 1
 			}
@@ -47,13 +47,14 @@ if [ "${1:-}" = --self-test ]; then
 	printf 'typedef struct pmcf_nosize {\n\tint a;\n} pmcf_nosize;\n#define PMCF_NOSIZE_INIT {sizeof(pmcf_nosize)}\n' >"$d/b.h"
 	printf 'typedef struct pmcf_noinit {\n\tsize_t size;\n} pmcf_noinit;\n' >"$d/c.h"
 	printf 'typedef struct pmcf_wrong {\n\tsize_t size;\n} pmcf_wrong;\n#define PMCF_WRONG_INIT {0}\n' >"$d/e.h"
+	printf 'typedef struct pmcf_sz {\n\tsize_t size;\n} pmcf_sz;\n#define PMCF_SZ_INIT PMCF_SIZED_INIT(pmcf_sz)\n' >"$d/g.h"
 	printf 'typedef struct pmcf_fn {\n\tsize_t size;\n} pmcf_fn;\nvoid pmcf_fn_init(pmcf_fn *o);\n' >"$d/f.h"
 	out=$(check "$d"/*.h)
 	want="b.h: pmcf_nosize does not start with size_t size; (first member: 	int a;)
 c.h: pmcf_noinit has no PMCF_NOINIT_INIT macro (nor a pmcf_noinit_init function)
 e.h: PMCF_WRONG_INIT does not set size to sizeof(pmcf_wrong)"
 	[ "$out" = "$want" ] || { printf 'self-test: got\n%s\nwant\n%s\n' "$out" "$want"; exit 1; }
-	check "$d/a.h" "$d/f.h" >/dev/null || { echo "self-test: a good header failed"; exit 1; }
+	check "$d/a.h" "$d/f.h" "$d/g.h" >/dev/null || { echo "self-test: a good header failed"; exit 1; }
 	echo "self-test passed"
 	exit 0
 fi

@@ -45,9 +45,9 @@ enum {
 /* Sized structs. Every public struct (options, results, records: pmcf_*_opts,
  * pmcf_combine_stats, pmcf_xu, pmcf_exit_info, …) starts with size_t size,
  * which the caller sets to sizeof(the struct) as its header declares it:
- * each has a PMCF_X_INIT macro that does ({.size = sizeof(pmcf_X)}, the
- * rest zero; pmcf_categorize_options has pmcf_categorize_options_init for
- * its non-zero defaults). One rule for all of them (libpfm4's):
+ * each has a PMCF_X_INIT macro that does (PMCF_SIZED_INIT(pmcf_X) below:
+ * size set, the rest zero; pmcf_categorize_options has
+ * pmcf_categorize_options_init for its non-zero defaults). One rule for all of them (libpfm4's):
  * - size 0 means the struct's first published version;
  * - a size smaller than the first version is refused (PMCF_EINVAL);
  * - a size larger than this library knows (a newer header) is accepted
@@ -72,6 +72,19 @@ enum {
  * sets, pmcf_X_NOUN_at(x, i) is element i, pmcf_X_nNOUNS counts, and
  * pmcf_X_NOUN_add appends. pmcf_task_* (create, begin, pause, end) are
  * events of the recorded program's tasks, not library objects. */
+
+/* The initialiser of a sized struct whose other fields default to zero:
+ * PMCF_X_INIT is PMCF_SIZED_INIT(pmcf_X). In C a designated initialiser; in
+ * C++ a value-initialised copy with size set (g++ -Wextra warns about the
+ * members a braced initialiser leaves out, designated or not). */
+#ifdef __cplusplus
+#define PMCF_SIZED_INIT(T) (::pmcf_sized_init<T>())
+#else
+#define PMCF_SIZED_INIT(T)        \
+	{                         \
+		.size = sizeof(T) \
+	}
+#endif
 
 /* ---- types several modules share ------------------------------------------ */
 /* Opaque handles, declared once here so that a module header names another
@@ -120,6 +133,12 @@ PMCF_API void pmcf_log_set(pmcf_log_fn fn, void *ctx, int level);
 PMCF_API const char *pmcf_version(void);
 
 #ifdef __cplusplus
+}
+template <typename T> static inline T pmcf_sized_init()
+{
+	T t = T();
+	t.size = sizeof(T);
+	return t;
 }
 #endif
 #endif

@@ -37,10 +37,7 @@ typedef struct pmcf_categorize_fit {
 	double slope, intercept;
 	double r2; /* coefficient of determination; 0 when y is constant */
 } pmcf_categorize_fit;
-#define PMCF_CATEGORIZE_FIT_INIT                    \
-	{                                           \
-		.size = sizeof(pmcf_categorize_fit) \
-	}
+#define PMCF_CATEGORIZE_FIT_INIT PMCF_SIZED_INIT(pmcf_categorize_fit)
 
 /* Least-squares line y = slope·x + intercept through n >= 2 points with at
  * least two distinct x. PMCF_EINVAL otherwise (or on non-finite input). */
@@ -57,10 +54,7 @@ typedef struct pmcf_categorize_branch_match {
 	 * of the measured slope against the row's expected slope. */
 	double score[PMCF_CATEGORIZE_NCATS];
 } pmcf_categorize_branch_match;
-#define PMCF_CATEGORIZE_BRANCH_MATCH_INIT                    \
-	{                                                    \
-		.size = sizeof(pmcf_categorize_branch_match) \
-	}
+#define PMCF_CATEGORIZE_BRANCH_MATCH_INIT PMCF_SIZED_INIT(pmcf_categorize_branch_match)
 
 /* Matches one event's seven fits (fits[0..PMCF_CATEGORIZE_NKERNELS), kernels a..g) against the rows of Table 1;
  * the best row wins when its score reaches threshold (0.5 when threshold is
@@ -77,10 +71,7 @@ typedef struct pmcf_categorize_levels {
 	uint64_t bytes[PMCF_CATEGORIZE_MAX_LEVELS]; /* capacity, strictly increasing */
 	char name[PMCF_CATEGORIZE_MAX_LEVELS][8];   /* "L1D", "L2", …; the last one "LL" */
 } pmcf_categorize_levels;
-#define PMCF_CATEGORIZE_LEVELS_INIT                    \
-	{                                              \
-		.size = sizeof(pmcf_categorize_levels) \
-	}
+#define PMCF_CATEGORIZE_LEVELS_INIT PMCF_SIZED_INIT(pmcf_categorize_levels)
 
 /* The data and unified caches of cpu0 from sysfs
  * (/sys/devices/system/cpu/cpu0/cache/index*), named L1D, L2, …, LL. root
@@ -101,10 +92,7 @@ typedef struct pmcf_categorize_cache_match {
 	/* The transitions, e.g. "+L1D" (up past L1D), "+L1D -LL", "flat". */
 	char signature[64];
 } pmcf_categorize_cache_match;
-#define PMCF_CATEGORIZE_CACHE_MATCH_INIT                    \
-	{                                                   \
-		.size = sizeof(pmcf_categorize_cache_match) \
-	}
+#define PMCF_CATEGORIZE_CACHE_MATCH_INIT PMCF_SIZED_INIT(pmcf_categorize_cache_match)
 
 /* Categorises one event from its value per access at n buffer sizes (bytes,
  * any order): each region's plateau is the median of the sizes at least twice
@@ -158,10 +146,7 @@ typedef struct pmcf_categorize_event {
 	pmcf_categorize_cache_match cache;
 	const double *per_access; /* one value per cache size (report order) */
 } pmcf_categorize_event;
-#define PMCF_CATEGORIZE_EVENT_INIT                    \
-	{                                             \
-		.size = sizeof(pmcf_categorize_event) \
-	}
+#define PMCF_CATEGORIZE_EVENT_INIT PMCF_SIZED_INIT(pmcf_categorize_event)
 
 typedef struct pmcf_categorize_report pmcf_categorize_report;
 

@@ -33,10 +33,7 @@ typedef struct pmcf_collect_opts {
 	 * the caller's own (fd 0 is never an output). */
 	int stdout_fd, stderr_fd;
 } pmcf_collect_opts;
-#define PMCF_COLLECT_OPTS_INIT                    \
-	{                                         \
-		.size = sizeof(pmcf_collect_opts) \
-	}
+#define PMCF_COLLECT_OPTS_INIT PMCF_SIZED_INIT(pmcf_collect_opts)
 
 typedef struct pmcf_exit_info {
 	size_t size;  /* sizeof(pmcf_exit_info), set by PMCF_EXIT_INFO_INIT (the ABI rule, pmcfuse/base.h) */
@@ -54,10 +51,7 @@ typedef struct pmcf_exit_info {
 	size_t rotations;       /* user-space multiplexing: rotations in all threads */
 	char message[512];      /* one line on anything abnormal, "" when none */
 } pmcf_exit_info;
-#define PMCF_EXIT_INFO_INIT                    \
-	{                                      \
-		.size = sizeof(pmcf_exit_info) \
-	}
+#define PMCF_EXIT_INFO_INIT PMCF_SIZED_INIT(pmcf_exit_info)
 
 /* Runs argv (argv[0] looked up in PATH; environment inherited, plus
  * OMP_TOOL_LIBRARIES and LD_PRELOAD naming the tool) counting events[0..n)

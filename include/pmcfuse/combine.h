@@ -87,10 +87,7 @@ typedef struct pmcf_combine_stats {
 	 * differ from the copy they replaced (0 = imputing changed nothing) */
 	size_t imputed, imputed_changed;
 } pmcf_combine_stats;
-#define PMCF_COMBINE_STATS_INIT                    \
-	{                                          \
-		.size = sizeof(pmcf_combine_stats) \
-	}
+#define PMCF_COMBINE_STATS_INIT PMCF_SIZED_INIT(pmcf_combine_stats)
 
 /* Checks that the inputs can be fused with strategy: same program, arguments,
  * binary and simulated workload (seed aside) unless force; inputs that are
@@ -132,10 +129,7 @@ typedef struct pmcf_match_summary {
 	/* XUs per bucket: [0,.01) [.01,.02) [.02,.05) [.05,.1) [.1,.2) [.2,.5) [.5,inf) */
 	size_t hist[7];
 } pmcf_match_summary;
-#define PMCF_MATCH_SUMMARY_INIT                    \
-	{                                          \
-		.size = sizeof(pmcf_match_summary) \
-	}
+#define PMCF_MATCH_SUMMARY_INIT PMCF_SIZED_INIT(pmcf_match_summary)
 /* Upper edges of the buckets above (the last is INFINITY). */
 PMCF_API extern const double pmcf_match_hist_edges[7];
 /* Fills *s. A profile without match distances gives measured 0. Errors:

@@ -104,10 +104,7 @@ typedef struct pmcf_epd_pair {
 	double floor;        /* FLOORED: lowest calibrated TMD this pair can score; PAPER: 0 */
 	int excluded;        /* 0, or PMCF_EPD_NO_SPREAD: left out (calibration < resolution) */
 } pmcf_epd_pair;
-#define PMCF_EPD_PAIR_INIT                    \
-	{                                     \
-		.size = sizeof(pmcf_epd_pair) \
-	}
+#define PMCF_EPD_PAIR_INIT PMCF_SIZED_INIT(pmcf_epd_pair)
 
 typedef struct pmcf_epd_result pmcf_epd_result;
 
@@ -159,10 +156,7 @@ typedef struct pmcf_correrr_pair {
 	double reference;  /* median Spearman coefficient over the reference repeats */
 	unsigned repeats;  /* reference profiles that monitored both events */
 } pmcf_correrr_pair;
-#define PMCF_CORRERR_PAIR_INIT                    \
-	{                                         \
-		.size = sizeof(pmcf_correrr_pair) \
-	}
+#define PMCF_CORRERR_PAIR_INIT PMCF_SIZED_INIT(pmcf_correrr_pair)
 typedef struct pmcf_correrr_result pmcf_correrr_result;
 
 /* Spearman coefficients of every pair of the target's events (duration
@@ -200,10 +194,7 @@ typedef struct pmcf_truth_event {
 	size_t from_base;  /* fused: values copied from the XU they are compared with
 			     * (exact by construction), left out of median_rel and p90_rel */
 } pmcf_truth_event;
-#define PMCF_TRUTH_EVENT_INIT                    \
-	{                                        \
-		.size = sizeof(pmcf_truth_event) \
-	}
+#define PMCF_TRUTH_EVENT_INIT PMCF_SIZED_INIT(pmcf_truth_event)
 typedef struct pmcf_truth_result pmcf_truth_result;
 
 /* Compares every value (duration excluded) with the truth: for a profile
@@ -260,10 +251,7 @@ typedef struct pmcf_consistency {
 	size_t violated;                     /* of those, XUs breaking the relation */
 	size_t cross;                        /* of those, values from different sources */
 } pmcf_consistency;
-#define PMCF_CONSISTENCY_INIT                    \
-	{                                        \
-		.size = sizeof(pmcf_consistency) \
-	}
+#define PMCF_CONSISTENCY_INIT PMCF_SIZED_INIT(pmcf_consistency)
 /* How many relations pmcf_consistency_check knows (a bound for cap). */
 PMCF_API size_t pmcf_consistency_nrelations(void);
 /* Checks every known relation whose two events p has, in a fixed order,

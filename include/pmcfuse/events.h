@@ -36,10 +36,7 @@ typedef struct pmcf_event_info {
 	int available; /* 1: this machine can count it; 0: it cannot; -1: not probed */
 	unsigned cost; /* general-purpose counters it takes (0 for duration and fixed-counter events) */
 } pmcf_event_info;
-#define PMCF_EVENT_INFO_INIT                    \
-	{                                       \
-		.size = sizeof(pmcf_event_info) \
-	}
+#define PMCF_EVENT_INFO_INIT PMCF_SIZED_INIT(pmcf_event_info)
 
 typedef struct pmcf_catalog pmcf_catalog;
 
@@ -108,10 +105,7 @@ typedef struct pmcf_host_pmu {
 	int general;    /* general-purpose counters */
 	int fixed;      /* fixed counters */
 } pmcf_host_pmu;
-#define PMCF_HOST_PMU_INIT                    \
-	{                                     \
-		.size = sizeof(pmcf_host_pmu) \
-	}
+#define PMCF_HOST_PMU_INIT PMCF_SIZED_INIT(pmcf_host_pmu)
 
 typedef struct pmcf_host_info {
 	size_t size;         /* set to sizeof(pmcf_host_info) before the call */
@@ -131,10 +125,7 @@ typedef struct pmcf_host_info {
 	int rdpmc;             /* 1: user-space counter reads (rdpmc) allowed */
 	char rdpmc_why[128];   /* the setting behind rdpmc */
 } pmcf_host_info;
-#define PMCF_HOST_INFO_INIT                    \
-	{                                      \
-		.size = sizeof(pmcf_host_info) \
-	}
+#define PMCF_HOST_INFO_INIT PMCF_SIZED_INIT(pmcf_host_info)
 
 /* Fills *h (h->size must be set). Opens and closes one perf event to learn
  * whether hardware events can be counted; mounts nothing. Returns 0 or

@@ -26,19 +26,13 @@ typedef struct pmcf_pd_attr {
 	const uint64_t *ids;
 	uint64_t sample_regs_user; /* PERF_SAMPLE_REGS_USER mask (perf_regs.h bit numbers) */
 } pmcf_pd_attr;
-#define PMCF_PD_ATTR_INIT                    \
-	{                                    \
-		.size = sizeof(pmcf_pd_attr) \
-	}
+#define PMCF_PD_ATTR_INIT PMCF_SIZED_INIT(pmcf_pd_attr)
 
 typedef struct pmcf_pd_branch {
 	size_t size; /* sizeof(pmcf_pd_branch) (the ABI rule, pmcfuse/base.h) */
 	uint64_t from, to, flags;
 } pmcf_pd_branch;
-#define PMCF_PD_BRANCH_INIT                    \
-	{                                      \
-		.size = sizeof(pmcf_pd_branch) \
-	}
+#define PMCF_PD_BRANCH_INIT PMCF_SIZED_INIT(pmcf_pd_branch)
 
 #define PMCF_PD_NOATTR UINT32_MAX
 typedef struct pmcf_pd_sample {
@@ -58,10 +52,7 @@ typedef struct pmcf_pd_sample {
 	uint32_t nregs;
 	const uint64_t *regs;
 } pmcf_pd_sample;
-#define PMCF_PD_SAMPLE_INIT                    \
-	{                                      \
-		.size = sizeof(pmcf_pd_sample) \
-	}
+#define PMCF_PD_SAMPLE_INIT PMCF_SIZED_INIT(pmcf_pd_sample)
 
 typedef struct pmcf_pd_mmap {
 	size_t size; /* sizeof(pmcf_pd_mmap) (the ABI rule, pmcfuse/base.h) */
@@ -71,10 +62,7 @@ typedef struct pmcf_pd_mmap {
 	int is_mmap2;
 	const char *filename;
 } pmcf_pd_mmap;
-#define PMCF_PD_MMAP_INIT                    \
-	{                                    \
-		.size = sizeof(pmcf_pd_mmap) \
-	}
+#define PMCF_PD_MMAP_INIT PMCF_SIZED_INIT(pmcf_pd_mmap)
 
 typedef struct pmcf_pd_comm {
 	size_t size; /* sizeof(pmcf_pd_comm) (the ABI rule, pmcfuse/base.h) */
@@ -82,10 +70,7 @@ typedef struct pmcf_pd_comm {
 	int exec; /* COMM after an exec */
 	const char *comm;
 } pmcf_pd_comm;
-#define PMCF_PD_COMM_INIT                    \
-	{                                    \
-		.size = sizeof(pmcf_pd_comm) \
-	}
+#define PMCF_PD_COMM_INIT PMCF_SIZED_INIT(pmcf_pd_comm)
 
 typedef struct pmcf_pd_task {
 	size_t size; /* sizeof(pmcf_pd_task) (the ABI rule, pmcfuse/base.h) */
@@ -93,19 +78,13 @@ typedef struct pmcf_pd_task {
 	uint64_t time;
 	int exit; /* 0 FORK, 1 EXIT */
 } pmcf_pd_task;
-#define PMCF_PD_TASK_INIT                    \
-	{                                    \
-		.size = sizeof(pmcf_pd_task) \
-	}
+#define PMCF_PD_TASK_INIT PMCF_SIZED_INIT(pmcf_pd_task)
 
 typedef struct pmcf_pd_stats {
 	size_t size; /* sizeof(pmcf_pd_stats) (the ABI rule, pmcfuse/base.h) */
 	uint64_t records, samples, mmaps, comms, tasks, lost, skipped;
 } pmcf_pd_stats;
-#define PMCF_PD_STATS_INIT                    \
-	{                                     \
-		.size = sizeof(pmcf_pd_stats) \
-	}
+#define PMCF_PD_STATS_INIT PMCF_SIZED_INIT(pmcf_pd_stats)
 
 /* Opens and parses a perf.data file; *out is freed with pmcf_perfdata_free. */
 PMCF_API int pmcf_perfdata_open(const char *path, pmcf_perfdata **out);
@@ -149,10 +128,7 @@ typedef struct pmcf_imix_code_block {
 	const uint8_t *bytes; /* the block's code, nbytes long */
 	size_t nbytes;
 } pmcf_imix_code_block;
-#define PMCF_IMIX_CODE_BLOCK_INIT                    \
-	{                                            \
-		.size = sizeof(pmcf_imix_code_block) \
-	}
+#define PMCF_IMIX_CODE_BLOCK_INIT PMCF_SIZED_INIT(pmcf_imix_code_block)
 
 /* A cost model: sets cycles[i] to the cycles one execution of blocks[i]
  * takes (0 when unknown); returns 0 or a negative PMCF_E* code. */
@@ -228,10 +204,7 @@ typedef struct pmcf_imix_opts {
 	int arms;       /* enum pmcf_imix_arms */
 	int unmeasured; /* enum pmcf_imix_unmeasured */
 } pmcf_imix_opts;
-#define PMCF_IMIX_OPTS_INIT                    \
-	{                                      \
-		.size = sizeof(pmcf_imix_opts) \
-	}
+#define PMCF_IMIX_OPTS_INIT PMCF_SIZED_INIT(pmcf_imix_opts)
 
 typedef struct pmcf_imix_ins {
 	size_t size; /* sizeof(pmcf_imix_ins) (the ABI rule, pmcfuse/base.h) */
@@ -243,10 +216,7 @@ typedef struct pmcf_imix_ins {
 	const char *file; /* source file or NULL (needs opts.lines) */
 	unsigned line;
 } pmcf_imix_ins;
-#define PMCF_IMIX_INS_INIT                    \
-	{                                     \
-		.size = sizeof(pmcf_imix_ins) \
-	}
+#define PMCF_IMIX_INS_INIT PMCF_SIZED_INIT(pmcf_imix_ins)
 
 enum pmcf_imix_source {
 	PMCF_IMIX_SRC_NONE = 0,
@@ -263,10 +233,7 @@ typedef struct pmcf_imix_block {
 	int bias;               /* entry[0] bias flag (§III.C) */
 	int source;             /* enum pmcf_imix_source of count */
 } pmcf_imix_block;
-#define PMCF_IMIX_BLOCK_INIT                    \
-	{                                       \
-		.size = sizeof(pmcf_imix_block) \
-	}
+#define PMCF_IMIX_BLOCK_INIT PMCF_SIZED_INIT(pmcf_imix_block)
 
 typedef struct pmcf_imix_stats {
 	size_t size;                   /* sizeof(pmcf_imix_stats) (the ABI rule, pmcfuse/base.h) */
@@ -304,10 +271,7 @@ typedef struct pmcf_imix_stats {
 				     folder; "" when none or unknown): the string routines glibc
 				     picks depend on it */
 } pmcf_imix_stats;
-#define PMCF_IMIX_STATS_INIT                    \
-	{                                       \
-		.size = sizeof(pmcf_imix_stats) \
-	}
+#define PMCF_IMIX_STATS_INIT PMCF_SIZED_INIT(pmcf_imix_stats)
 
 enum pmcf_imix_correction {
 	PMCF_IMIX_CORR_NONE = 0,       /* not a time event, or PMCF_IMIX_EBS_RAW asked */
@@ -352,10 +316,7 @@ typedef struct pmcf_imix_row {
 	char *key;
 	double count, share;
 } pmcf_imix_row;
-#define PMCF_IMIX_ROW_INIT                    \
-	{                                     \
-		.size = sizeof(pmcf_imix_row) \
-	}
+#define PMCF_IMIX_ROW_INIT PMCF_SIZED_INIT(pmcf_imix_row)
 
 /* Groups the mix by key; rows sorted by count, descending (ties by key).
  * *rows is freed with pmcf_imix_rows_free. */
@@ -367,10 +328,7 @@ typedef struct pmcf_imix_cmp_row {
 	const char *mnemonic;
 	double ref, measured, error; /* error: |ref - measured| / ref (§VI.B) */
 } pmcf_imix_cmp_row;
-#define PMCF_IMIX_CMP_ROW_INIT                    \
-	{                                         \
-		.size = sizeof(pmcf_imix_cmp_row) \
-	}
+#define PMCF_IMIX_CMP_ROW_INIT PMCF_SIZED_INIT(pmcf_imix_cmp_row)
 
 typedef struct pmcf_imix_cmp {
 	size_t size;                             /* sizeof(pmcf_imix_cmp) (the ABI rule, pmcfuse/base.h) */
@@ -380,10 +338,7 @@ typedef struct pmcf_imix_cmp {
 	size_t n;
 	pmcf_imix_cmp_row *rows; /* the reference's mnemonics, by reference count */
 } pmcf_imix_cmp;
-#define PMCF_IMIX_CMP_INIT                    \
-	{                                     \
-		.size = sizeof(pmcf_imix_cmp) \
-	}
+#define PMCF_IMIX_CMP_INIT PMCF_SIZED_INIT(pmcf_imix_cmp)
 
 /* Compares two mnemonic tables. normalize: scale measured to the
  * reference's total (compare shares). Free with pmcf_imix_cmp_free. */
@@ -400,10 +355,7 @@ typedef struct pmcf_imix_example {
 	double weight; /* executions (reference) x length */
 	int lbr;       /* label: 1 when LBR was closer to the reference, 0 for EBS */
 } pmcf_imix_example;
-#define PMCF_IMIX_EXAMPLE_INIT                    \
-	{                                         \
-		.size = sizeof(pmcf_imix_example) \
-	}
+#define PMCF_IMIX_EXAMPLE_INIT PMCF_SIZED_INIT(pmcf_imix_example)
 
 typedef struct pmcf_imix_stump {
 	size_t size; /* sizeof(pmcf_imix_stump) (the ABI rule, pmcfuse/base.h) */
@@ -412,10 +364,7 @@ typedef struct pmcf_imix_stump {
 	double gini_before, gini_after, accuracy; /* weighted */
 	double length_importance;                 /* gain of the best length split over the sum of gains */
 } pmcf_imix_stump;
-#define PMCF_IMIX_STUMP_INIT                    \
-	{                                       \
-		.size = sizeof(pmcf_imix_stump) \
-	}
+#define PMCF_IMIX_STUMP_INIT PMCF_SIZED_INIT(pmcf_imix_stump)
 
 /* Learns a decision stump (one-split classification tree, Gini impurity). */
 PMCF_API int pmcf_imix_train(const pmcf_imix_example *ex, size_t n, pmcf_imix_stump *out);
@@ -545,10 +494,7 @@ typedef struct pmcf_imix_synth_block {
 	unsigned len;   /* instructions */
 	double count;   /* exact executions */
 } pmcf_imix_synth_block;
-#define PMCF_IMIX_SYNTH_BLOCK_INIT                    \
-	{                                             \
-		.size = sizeof(pmcf_imix_synth_block) \
-	}
+#define PMCF_IMIX_SYNTH_BLOCK_INIT PMCF_SIZED_INIT(pmcf_imix_synth_block)
 
 /* Writes into the existing folder dir (an absolute path: perf.data names
  * the ELF by it) a small x86-64 ELF and the perf.data of a recording of it

@@ -58,10 +58,7 @@ typedef struct pmcf_mux_summary {
 	                         from the first XU start to the last XU end */
 	double period_ns;   /* the rotation period (metadata period_ms); 0 when unknown */
 } pmcf_mux_summary;
-#define PMCF_MUX_SUMMARY_INIT                    \
-	{                                        \
-		.size = sizeof(pmcf_mux_summary) \
-	}
+#define PMCF_MUX_SUMMARY_INIT PMCF_SIZED_INIT(pmcf_mux_summary)
 
 /* Fills *s for profile p. Errors: PMCF_ENOENT (no coverage layer: not
  * multiplexed, every value fully counted), PMCF_EINVAL (NULL argument or

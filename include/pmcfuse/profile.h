@@ -54,10 +54,7 @@ typedef struct pmcf_xu_type {
 	const char *name; /* e.g. "gemm", "loop@main.c:42" */
 	const char *location; /* source location "file:line", or "" */
 } pmcf_xu_type;
-#define PMCF_XU_TYPE_INIT                    \
-	{                                    \
-		.size = sizeof(pmcf_xu_type) \
-	}
+#define PMCF_XU_TYPE_INIT PMCF_SIZED_INIT(pmcf_xu_type)
 
 /* ---- XUs ---------------------------------------------------------------- */
 typedef struct pmcf_xu {
@@ -70,10 +67,7 @@ typedef struct pmcf_xu {
 	const char *label;        /* label, stable across executions; "" if none */
 	const char *parent_label; /* label of the creating XU/region; "" if none */
 } pmcf_xu;
-#define PMCF_XU_INIT                    \
-	{                               \
-		.size = sizeof(pmcf_xu) \
-	}
+#define PMCF_XU_INIT PMCF_SIZED_INIT(pmcf_xu)
 
 /* Well-known metadata keys (values are UTF-8 strings). */
 #define PMCF_META_PROGRAM "program"             /* path of the program, or the sim workload */

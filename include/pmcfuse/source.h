@@ -39,10 +39,7 @@ typedef struct pmcf_program_opts {
 	unsigned chunk_kb;        /* record file chunk per thread (0: 8192 KiB) */
 	int stdout_fd, stderr_fd; /* the program's output (0: the caller's own) */
 } pmcf_program_opts;
-#define PMCF_PROGRAM_OPTS_INIT                    \
-	{                                         \
-		.size = sizeof(pmcf_program_opts) \
-	}
+#define PMCF_PROGRAM_OPTS_INIT PMCF_SIZED_INIT(pmcf_program_opts)
 
 /* A simulated source: spec as pmcf_sim_spec_parse reads it (errors as
  * there). o may be NULL (defaults). Free with pmcf_source_free. */

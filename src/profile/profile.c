@@ -342,7 +342,7 @@ int pmcf_profile_type_get(const pmcf_profile *p, uint32_t id, pmcf_xu_type *out)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_profile_type_get: NULL argument");
 	if (id >= p->ntypes)
 		return pmcfi_fail(PMCF_ENOENT, "XU type %u out of range (%zu types)", id, p->ntypes);
-	int err = pmcfi_struct_fill("pmcf_xu_type", out, sizeof(*out), sizeof(*out));
+	int err = PMCFI_STRUCT_FILL("pmcf_xu_type", out, sizeof(*out), sizeof(*out));
 	if (err)
 		return err;
 	out->kind = p->types[id].kind;
@@ -617,7 +617,9 @@ static int xu_add(pmcf_profile *p, const pmcf_xu *xu, size_t *index, int layers)
 int pmcf_profile_xu_add(pmcf_profile *p, const pmcf_xu *xu, size_t *index)
 {
 	if (xu) {
-		int err = pmcfi_check_struct("pmcf_xu", xu, xu->size, sizeof(*xu), sizeof(*xu));
+		int err = xu->size == sizeof(*xu)
+				  ? 0
+				  : pmcfi_check_struct("pmcf_xu", xu, xu->size, sizeof(*xu), sizeof(*xu));
 		if (err)
 			return err;
 	}
@@ -802,7 +804,7 @@ int pmcf_profile_xu_fields_get(const pmcf_profile *p, size_t i, pmcf_xu *out)
 	if (i >= p->nxu)
 		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XU%s)", i, p->nxu,
 				  p->nxu == 1 ? "" : "s");
-	int err = pmcfi_struct_fill("pmcf_xu", out, sizeof(*out), sizeof(*out));
+	int err = PMCFI_STRUCT_FILL("pmcf_xu", out, sizeof(*out), sizeof(*out));
 	if (err)
 		return err;
 	out->type = p->xtype[i];

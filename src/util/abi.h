@@ -26,6 +26,11 @@ int pmcfi_struct_out(const char *what, void *dst, const void *src, size_t first_
  * library fills. For structs whose first version's fields are all written
  * (first_abi == known for every struct sized since issue 37). */
 int pmcfi_struct_fill(const char *what, void *p, size_t first_abi, size_t known);
+/* The same with the common case inline, for getters called per XU: a size
+ * equal to this library's (the caller's header is this one) needs no check
+ * and stays as it is. */
+#define PMCFI_STRUCT_FILL(what, p, first_abi, known) \
+	((p)->size == (known) ? 0 : pmcfi_struct_fill(what, p, first_abi, known))
 /* Results out, cleared: pmcfi_struct_fill for a struct of first_abi ==
  * known bytes, then every byte after the size field zeroed (instead of a
  * memset that would overwrite the caller's size). */

@@ -242,6 +242,167 @@ static int dominated(const uint32_t *idom, uint32_t u, uint32_t h, size_t n)
 	return 0;
 }
 
+/* Virtual entry (node n) and exit (n + 1) edges over the nreal real edges
+ * of ed, appended at *ned (see hbbpi_equiv_classes). w: scratch of
+ * 2 (n + 2) entries; seen: n + 2. */
+static int virtual_edges(size_t n, uint32_t (*ed)[2], size_t nreal, size_t *ned, uint32_t *w, uint8_t *seen)
+{
+	size_t nn = n + 2, ENTRY = n, EXIT = n + 1;
+	int rc = 0;
+	for (int dir = 0; !rc && dir < 2; dir++) {
+		struct csr r = {0};
+		rc = csr_build(nn, ed, nreal, dir, &r);
+		for (size_t v = 0; !rc && v < n; v++)
+			seen[v] = 0, w[v] = 0;
+		for (size_t i = 0; !rc && i < nreal; i++)
+			w[ed[i][!dir]]++; /* real predecessors (dir 0) or successors (dir 1) */
+		for (size_t v = 0; !rc && v < n; v++)
+			if (!w[v]) {
+				ed[*ned][dir] = (uint32_t)(dir ? EXIT : ENTRY),
+				ed[(*ned)++][!dir] = (uint32_t)v;
+				reach(&r, (uint32_t)v, seen, w + nn);
+			}
+		for (size_t k = 0; !rc && k < n; k++) {
+			size_t v = dir ? n - 1 - k : k; /* entry to the first, exit from the last */
+			if (!seen[v]) {
+				ed[*ned][dir] = (uint32_t)(dir ? EXIT : ENTRY),
+				ed[(*ned)++][!dir] = (uint32_t)v;
+				reach(&r, (uint32_t)v, seen, w + nn);
+			}
+		}
+		free(r.off);
+		free(r.adj);
+	}
+	return rc;
+}
+
+/* B post-dominates A when B is an ancestor of A in the tree of immediate
+ * post-dominators (ipdom, root exit): preorder intervals of that tree,
+ * pre[] and last[] (the highest preorder number below a node). te: room
+ * for nn edges; scratch: 3 nn entries, last[] its first nn. */
+static int postdom_intervals(size_t nn, size_t exit, const uint32_t *ipdom, uint32_t (*te)[2], uint32_t *pre,
+			     uint32_t *scratch)
+{
+	size_t nt = 0;
+	for (size_t v = 0; v < nn; v++)
+		if (v != exit && ipdom[v] < nn)
+			te[nt][0] = ipdom[v], te[nt++][1] = (uint32_t)v;
+	struct csr t = {0};
+	int rc = csr_build(nn, te, nt, 0, &t);
+	uint32_t *last = scratch, *stack = scratch + nn, *next = scratch + 2 * nn;
+	size_t sp = 0;
+	uint32_t clock = 0;
+	for (size_t v = 0; !rc && v < nn; v++)
+		pre[v] = last[v] = UINT32_MAX, next[v] = t.off[v];
+	if (!rc)
+		pre[exit] = clock++, stack[sp++] = (uint32_t)exit;
+	while (sp) {
+		uint32_t u = stack[sp - 1];
+		if (next[u] < t.off[u + 1]) {
+			uint32_t c = t.adj[next[u]++];
+			pre[c] = clock++, stack[sp++] = c;
+		} else {
+			last[u] = clock - 1; /* the highest preorder number below u */
+			sp--;
+		}
+	}
+	free(t.off);
+	free(t.adj);
+	return rc;
+}
+
+/* Innermost natural loop of each node (header h of back edges u -> h, h
+ * dominating u; body: what reaches u backwards without passing h): inner[v]
+ * its header, and for a header lpr[h] the header of the loop around its
+ * own (UINT32_MAX: none). p: predecessors; w: scratch of 4 nn entries. */
+static void natural_loops(size_t n, size_t nn, const struct csr *pg, const uint32_t *idom, uint32_t *inner,
+			  uint32_t *lpr, uint32_t *w)
+{
+	const struct csr p = *pg;
+	uint32_t *best = w, *stamp = w + nn, *bst = w + 2 * nn, *lsize = w + 3 * nn;
+	for (size_t v = 0; v < nn; v++)
+		inner[v] = best[v] = stamp[v] = UINT32_MAX;
+	for (size_t v = 0; v < nn; v++)
+		lsize[v] = lpr[v] = UINT32_MAX;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t v = 0; v < nn; v++)
+			stamp[v] = UINT32_MAX;
+		for (uint32_t h = 0; h < n; h++) {
+			size_t sp2 = 0, size;
+			for (uint32_t k = p.off[h]; k < p.off[h + 1]; k++) {
+				uint32_t x = p.adj[k];
+				while (x < n && x != h && idom[x] != x)
+					x = idom[x];
+				if (x == h && stamp[p.adj[k]] != h && p.adj[k] != h) /* a latch */
+					stamp[p.adj[k]] = h, bst[sp2++] = p.adj[k];
+				else if (x == h && p.adj[k] == h && stamp[h] != h)
+					stamp[h] = h; /* a one-block loop */
+			}
+			if (!sp2 && stamp[h] != h)
+				continue;
+			stamp[h] = h;
+			size = 1 + sp2;
+			while (sp2) {
+				uint32_t x = bst[--sp2];
+				for (uint32_t k = p.off[x]; k < p.off[x + 1]; k++)
+					if (p.adj[k] < n && stamp[p.adj[k]] != h)
+						stamp[p.adj[k]] = h, bst[sp2++] = p.adj[k], size++;
+			}
+			lsize[h] = (uint32_t)size;
+			/* pass 1: the loop tree, each header's smallest enclosing loop */
+			for (size_t v = 0; v < n; v++)
+				if (stamp[v] == h && !pass && size < best[v])
+					best[v] = (uint32_t)size, inner[v] = h;
+				else if (stamp[v] == h && pass && v != h && lsize[v] < size &&
+					 (lpr[v] == UINT32_MAX || size < lsize[lpr[v]]))
+					lpr[v] = h;
+		}
+	}
+}
+
+/* Once per iteration (once[] bit 0): v's innermost loop is h and v
+ * dominates every latch of h (u -> h, u in the loop), so every iteration
+ * that goes round runs v exactly once, whatever the loop's exits. Bit 1: a
+ * nested loop's header entered once per iteration of the loop around it
+ * (every entry edge from a block that runs once per iteration of that
+ * loop: its preheader); bit 2: by one such edge. */
+static void once_flags(size_t n, const struct csr *pg, const uint32_t *idom, const uint32_t *inner,
+		       const uint32_t *lpr, const uint32_t *blk, uint8_t *once)
+{
+	const struct csr p = *pg;
+	for (size_t v = 0; once && v < n; v++) {
+		uint32_t h = inner[v];
+		if (h >= n)
+			continue;
+		int ok = 1;
+		for (uint32_t k = p.off[h]; ok && k < p.off[h + 1]; k++) {
+			uint32_t u = p.adj[k], x = u;
+			if (u >= n || (u != h && !dominated(idom, u, h, n)))
+				continue; /* an entry edge, not a latch */
+			while (x < n && x != v && idom[x] != x)
+				x = idom[x];
+			ok = x == v;
+		}
+		once[blk[v]] = (uint8_t)ok;
+	}
+	for (size_t h = 0; once && h < n; h++) {
+		if (inner[h] != h || lpr[h] >= n)
+			continue;
+		int ok = 1, nent = 0;
+		for (uint32_t k = p.off[h]; ok && k < p.off[h + 1]; k++) {
+			uint32_t u = p.adj[k];
+			if (u == h || (u < n && dominated(idom, u, (uint32_t)h, n)))
+				continue; /* a latch */
+			ok = u < n && inner[u] == lpr[h] && (once[blk[u]] & 1);
+			nent++;
+		}
+		if (ok && nent)
+			once[blk[h]] |= 2;
+		if (ok && nent == 1) /* one way in: its immediate dominator */
+			once[blk[h]] |= 4;
+	}
+}
+
 /* Control-equivalence classes of the sampled blocks of f (f->ebs > 0), on
  * the static flow graph restricted to them: A and B are equivalent when A
  * dominates B and B post-dominates A, so both run equally often (a loop
@@ -278,173 +439,50 @@ int hbbpi_equiv_classes(const struct hbbp_func *f, const struct edge *e, size_t 
 	}
 	size_t nn = n + 2, ENTRY = n, EXIT = n + 1, ned = 0;
 	uint32_t(*ed)[2] = malloc((ne + 2 * n + 1) * sizeof(*ed));
-	uint32_t *w = malloc((12 * nn + 1) * sizeof(uint32_t)), *lsz = w + 10 * nn, *lpr = w + 11 * nn;
+	uint32_t *w = malloc((12 * nn + 1) * sizeof(uint32_t));
 	uint8_t *seen = malloc(nn + 1);
 	struct csr g = {0}, p = {0};
 	int rc = !ed || !w || !seen ? PMCF_ENOMEM : 0;
-	if (rc) /* lsz and lpr point into w */
-		lsz = lpr = NULL;
 	for (size_t i = 0; !rc && i < ne; i++)
 		if (id[e[i].from] != UINT32_MAX && id[e[i].to] != UINT32_MAX)
 			ed[ned][0] = id[e[i].from], ed[ned++][1] = id[e[i].to];
-	size_t nreal = ned;
-	/* virtual entry and exit edges, over the real edges only */
-	for (int dir = 0; !rc && dir < 2; dir++) {
-		struct csr r = {0};
-		rc = csr_build(nn, ed, nreal, dir, &r);
-		for (size_t v = 0; !rc && v < n; v++)
-			seen[v] = 0, w[v] = 0;
-		for (size_t i = 0; !rc && i < nreal; i++)
-			w[ed[i][!dir]]++; /* real predecessors (dir 0) or successors (dir 1) */
-		for (size_t v = 0; !rc && v < n; v++)
-			if (!w[v]) {
-				ed[ned][dir] = (uint32_t)(dir ? EXIT : ENTRY), ed[ned++][!dir] = (uint32_t)v;
-				reach(&r, (uint32_t)v, seen, w + nn);
-			}
-		for (size_t k = 0; !rc && k < n; k++) {
-			size_t v = dir ? n - 1 - k : k; /* entry to the first, exit from the last */
-			if (!seen[v]) {
-				ed[ned][dir] = (uint32_t)(dir ? EXIT : ENTRY), ed[ned++][!dir] = (uint32_t)v;
-				reach(&r, (uint32_t)v, seen, w + nn);
-			}
-		}
-		free(r.off);
-		free(r.adj);
-	}
+	if (!rc) /* over the real edges only */
+		rc = virtual_edges(n, ed, ned, &ned, w, seen);
 	if (!rc)
 		rc = csr_build(nn, ed, ned, 0, &g);
 	if (!rc)
 		rc = csr_build(nn, ed, ned, 1, &p);
+	uint32_t *idom = w, *ipdom = w + nn, *pre = w + 2 * nn, *scratch = w + 3 * nn, *last = scratch;
+	uint32_t *inner = w + 6 * nn, *lpr = w + 7 * nn;
 	if (!rc) {
-		uint32_t *idom = w, *ipdom = w + nn, *po = w + 2 * nn, *scratch = w + 3 * nn;
-		dominators(nn, (uint32_t)ENTRY, &g, &p, idom, po, scratch);
-		dominators(nn, (uint32_t)EXIT, &p, &g, ipdom, po, scratch);
-		/* B post-dominates A when B is an ancestor of A in the tree of
-		 * immediate post-dominators: preorder intervals of that tree */
-		uint32_t(*te)[2] = ed; /* the tree's edges replace the graph's */
-		size_t nt = 0;
-		for (size_t v = 0; v < nn; v++)
-			if (v != EXIT && ipdom[v] < nn)
-				te[nt][0] = ipdom[v], te[nt++][1] = (uint32_t)v;
-		struct csr t = {0};
-		rc = csr_build(nn, te, nt, 0, &t);
-		uint32_t *pre = po, *last = scratch, *stack = scratch + nn, *next = scratch + 2 * nn;
-		size_t sp = 0;
-		uint32_t clock = 0;
-		for (size_t v = 0; !rc && v < nn; v++)
-			pre[v] = last[v] = UINT32_MAX, next[v] = t.off[v];
-		if (!rc)
-			pre[EXIT] = clock++, stack[sp++] = (uint32_t)EXIT;
-		while (sp) {
-			uint32_t u = stack[sp - 1];
-			if (next[u] < t.off[u + 1]) {
-				uint32_t c = t.adj[next[u]++];
-				pre[c] = clock++, stack[sp++] = c;
-			} else {
-				last[u] = clock - 1; /* the highest preorder number below u */
-				sp--;
-			}
-		}
-		free(t.off);
-		free(t.adj);
-		/* innermost natural loop of each node (header h of back edges
-		 * u -> h, h dominating u; body: what reaches u backwards without
-		 * passing h): blocks of one loop nest level only are equivalent
-		 * (a preheader dominates its loop's header, which post-dominates it) */
-		uint32_t *inner = w + 6 * nn, *best = w + 7 * nn, *stamp = w + 8 * nn, *bst = w + 9 * nn;
-		for (size_t v = 0; v < nn; v++)
-			inner[v] = best[v] = stamp[v] = UINT32_MAX;
-		uint32_t *lsize = lsz;
-		for (size_t v = 0; v < nn; v++)
-			lsize[v] = lpr[v] = UINT32_MAX;
-		for (int pass = 0; !rc && pass < 2; pass++) {
-			for (size_t v = 0; v < nn; v++)
-				stamp[v] = UINT32_MAX;
-			for (uint32_t h = 0; h < n; h++) {
-				size_t sp2 = 0, size;
-				for (uint32_t k = p.off[h]; k < p.off[h + 1]; k++) {
-					uint32_t x = p.adj[k];
-					while (x < n && x != h && idom[x] != x)
-						x = idom[x];
-					if (x == h && stamp[p.adj[k]] != h && p.adj[k] != h) /* a latch */
-						stamp[p.adj[k]] = h, bst[sp2++] = p.adj[k];
-					else if (x == h && p.adj[k] == h && stamp[h] != h)
-						stamp[h] = h; /* a one-block loop */
-				}
-				if (!sp2 && stamp[h] != h)
-					continue;
-				stamp[h] = h;
-				size = 1 + sp2;
-				while (sp2) {
-					uint32_t x = bst[--sp2];
-					for (uint32_t k = p.off[x]; k < p.off[x + 1]; k++)
-						if (p.adj[k] < n && stamp[p.adj[k]] != h)
-							stamp[p.adj[k]] = h, bst[sp2++] = p.adj[k], size++;
-				}
-				lsize[h] = (uint32_t)size;
-				/* pass 1: the loop tree, each header's smallest enclosing loop */
-				for (size_t v = 0; v < n; v++)
-					if (stamp[v] == h && !pass && size < best[v])
-						best[v] = (uint32_t)size, inner[v] = h;
-					else if (stamp[v] == h && pass && v != h && lsize[v] < size &&
-						 (lpr[v] == UINT32_MAX || size < lsize[lpr[v]]))
-						lpr[v] = h;
-			}
-		}
+		dominators(nn, (uint32_t)ENTRY, &g, &p, idom, pre, scratch);
+		dominators(nn, (uint32_t)EXIT, &p, &g, ipdom, pre, scratch);
+		rc = postdom_intervals(nn, EXIT, ipdom, ed, pre,
+				       scratch); /* the tree's edges replace the graph's */
+	}
+	if (!rc) {
+		/* blocks of one loop nest level only are equivalent (a preheader
+		 * dominates its loop's header, which post-dominates it) */
+		natural_loops(n, nn, &p, idom, inner, lpr, w + 8 * nn);
 		for (size_t v = 0; v < n; v++) {
 			lp[blk[v]] = inner[v] < n ? blk[inner[v]] : UINT32_MAX;
 			lpar[blk[v]] = lpr[v] < n ? blk[lpr[v]] : UINT32_MAX;
 			if (dom)
 				dom[blk[v]] = idom[v] < n ? blk[idom[v]] : UINT32_MAX;
 		}
-		/* once per iteration: v's innermost loop is h and v dominates
-		 * every latch of h (u -> h, u in the loop), so every iteration
-		 * that goes round runs v exactly once, whatever the loop's exits */
-		for (size_t v = 0; once && v < n; v++) {
-			uint32_t h = inner[v];
-			if (h >= n)
-				continue;
-			int ok = 1;
-			for (uint32_t k = p.off[h]; ok && k < p.off[h + 1]; k++) {
-				uint32_t u = p.adj[k], x = u;
-				if (u >= n || (u != h && !dominated(idom, u, h, n)))
-					continue; /* an entry edge, not a latch */
-				while (x < n && x != v && idom[x] != x)
-					x = idom[x];
-				ok = x == v;
-			}
-			once[blk[v]] = (uint8_t)ok;
-		}
-		/* a nested loop's header entered once per iteration of the loop
-		 * around it: every entry edge comes from a block that runs once
-		 * per iteration of that loop (its preheader) */
-		for (size_t h = 0; once && h < n; h++) {
-			if (inner[h] != h || lpr[h] >= n)
-				continue;
-			int ok = 1, nent = 0;
-			for (uint32_t k = p.off[h]; ok && k < p.off[h + 1]; k++) {
-				uint32_t u = p.adj[k];
-				if (u == h || (u < n && dominated(idom, u, (uint32_t)h, n)))
-					continue; /* a latch */
-				ok = u < n && inner[u] == lpr[h] && (once[blk[u]] & 1);
-				nent++;
-			}
-			if (ok && nent)
-				once[blk[h]] |= 2;
-			if (ok && nent == 1) /* one way in: its immediate dominator */
-				once[blk[h]] |= 4;
-		}
+		if (once)
+			once_flags(n, &p, idom, inner, lpr, blk, once);
 		uint32_t *par = ipdom; /* A's post-dominators are no longer needed */
-		for (size_t v = 0; !rc && v < n; v++)
+		for (size_t v = 0; v < n; v++)
 			par[v] = (uint32_t)v;
-		for (size_t v = 0; !rc && v < n; v++)
+		for (size_t v = 0; v < n; v++)
 			for (uint32_t a = idom[v]; a < n; a = idom[a])
 				if (pre[v] != UINT32_MAX && pre[a] >= pre[v] && pre[a] <= last[v] &&
 				    inner[a] == inner[v]) {
 					uint32_t ra = uf_find(par, a), rv = uf_find(par, (uint32_t)v);
 					par[ra > rv ? ra : rv] = ra < rv ? ra : rv;
 				}
-		for (size_t v = 0; !rc && v < n; v++)
+		for (size_t v = 0; v < n; v++)
 			cls[blk[v]] = blk[uf_find(par, (uint32_t)v)];
 	}
 	free(g.off);

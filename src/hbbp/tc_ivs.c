@@ -32,6 +32,21 @@ static void iv_trip_setup(const ZydisDecoder *dec, const struct hbbp_func *f, co
 			  const uint32_t *flpar, const uint8_t *once, const uint32_t *fdom, uint32_t h,
 			  const uint8_t *lwrites, struct ivs *iv);
 
+/* The GPRs (perf register bits) an instruction writes. */
+static uint32_t gprs_written(const ZydisDecodedInstruction *d, const ZydisDecodedOperand *op)
+{
+	uint32_t w = 0;
+	for (unsigned k = 0; k < d->operand_count; k++) {
+		int r = op[k].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+					(op[k].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)
+				? gpr_bit(op[k].reg.value)
+				: -1;
+		if (r >= 0)
+			w |= 1u << r;
+	}
+	return w;
+}
+
 /* The caller-saved GPRs (perf register bits) that a direct call to addr in
  * image im may change: those the callee writes, with what it calls or
  * jumps to in turn (depth levels); every caller-saved one for a call it
@@ -58,14 +73,7 @@ static uint32_t callee_writes(const ZydisDecoder *dec, const struct hbbp_image *
 			if (c == ZYDIS_CATEGORY_CALL || t < g->start || t >= g->end)
 				w |= callee_writes(dec, im, t, depth - 1);
 		}
-		for (unsigned k = 0; k < d.operand_count; k++) {
-			int r = op[k].type == ZYDIS_OPERAND_TYPE_REGISTER &&
-						(op[k].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)
-					? gpr_bit(op[k].reg.value)
-					: -1;
-			if (r >= 0)
-				w |= (1u << r) & CALLER_SAVED;
-		}
+		w |= gprs_written(&d, op) & CALLER_SAVED;
 	}
 	return w;
 }
@@ -421,14 +429,7 @@ uint32_t hbbpi_func_kept(const ZydisDecoder *dec, const struct hbbp_func *f)
 						     in->addr + d.length + (uint64_t)op[0].imm.value.s,
 						     CALLEE_DEPTH)
 				     : CALLER_SAVED;
-		for (unsigned k = 0; k < d.operand_count; k++) {
-			int r = op[k].type == ZYDIS_OPERAND_TYPE_REGISTER &&
-						(op[k].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE)
-					? gpr_bit(op[k].reg.value)
-					: -1;
-			if (r >= 0)
-				w |= 1u << r;
-		}
+		w |= gprs_written(&d, op);
 	}
 	return GPR_BITS & ~w;
 }

@@ -126,8 +126,8 @@ static void print_consistency(const pmcf_profile *p)
 		n = 0;
 	for (size_t k = 0; k < n; k++) {
 		if (c[k].violated) {
-			printf("consistency: %s > %s on %zu of %zu XUs", c[k].lhs, c[k].rhs, c[k].violated,
-			       c[k].checked);
+			printf("consistency: %s > %s on %zu of %zu XU%s", c[k].lhs, c[k].rhs, c[k].violated,
+			       c[k].checked, c[k].checked == 1 ? "" : "s");
 			if (pmcf_profile_has_provenance(p))
 				printf(" (%zu with values from different executions)\n", c[k].cross);
 			else
@@ -145,7 +145,7 @@ static void print_ranks(const pmcf_profile *p)
 		return;
 	printf("ranks     %u (MPI)", nr);
 	for (uint32_t r = 0; r < nr; r++)
-		printf("%s rank %u: %zu XUs", r ? "," : "", r, cnt[r]);
+		printf("%s rank %u: %zu XU%s", r ? "," : "", r, cnt[r], cnt[r] == 1 ? "" : "s");
 	printf("\n");
 	free(cnt);
 }
@@ -315,9 +315,9 @@ static void print_types(const struct summary *s)
 		const char *callee = pmcf_profile_type_callee(p, t);
 		size_t cl = strlen(callee);
 		int said = cl && strncmp(ty.name, callee, cl) == 0 && (!ty.name[cl] || ty.name[cl] == '@');
-		printf(" %-10s %10zu XUs%s%s%s%s\n", pmcf_xu_kind_name(ty.kind), s->type_count[t],
-		       ty.location[0] ? "  at " : "", ty.location, cl && !said ? "  calls " : "",
-		       cl && !said ? callee : "");
+		printf(" %-10s %10zu XU%s%s%s%s%s\n", pmcf_xu_kind_name(ty.kind), s->type_count[t],
+		       s->type_count[t] == 1 ? "" : "s", ty.location[0] ? "  at " : "", ty.location,
+		       cl && !said ? "  calls " : "", cl && !said ? callee : "");
 	}
 }
 
@@ -362,7 +362,8 @@ static void print_layers(const struct summary *s)
 		       100.0 * in_xus / run);
 	}
 	if (pmcf_profile_ntruth(p))
-		printf("truth     ground truth of %zu events (export --truth)\n", pmcf_profile_ntruth(p));
+		printf("truth     ground truth of %zu event%s (export --truth)\n", pmcf_profile_ntruth(p),
+		       pmcf_profile_ntruth(p) == 1 ? "" : "s");
 	if (pmcf_profile_has_coverage(p)) {
 		printf("coverage  multiplexed: how much of each event was really counted\n");
 		printf("  %-28s %14s %14s\n", "EVENT", "XUS MEASURED", "TIME MEASURED");
@@ -382,8 +383,8 @@ static void print_layers(const struct summary *s)
 /* The match distances of a fused profile, with a histogram. */
 static void print_match(const pmcf_match_summary *ms)
 {
-	printf("match     distance over %zu XUs: median %.3g, p90 %.3g, p99 %.3g, max %.3g\n", ms->measured,
-	       ms->p50, ms->p90, ms->p99, ms->max);
+	printf("match     distance over %zu XU%s: median %.3g, p90 %.3g, p99 %.3g, max %.3g\n", ms->measured,
+	       ms->measured == 1 ? "" : "s", ms->p50, ms->p90, ms->p99, ms->max);
 	double lo = 0;
 	for (int b = 0; b < 7; b++) {
 		double hi = pmcf_match_hist_edges[b];

@@ -288,11 +288,13 @@ static void timeline(struct report *r, struct span *v, size_t n, const char *tit
 	pmcfi_report_svg_end(&s);
 	char c1[32], c2[32];
 	if (ranks)
-		fprintf(h, "<figcaption>%s XUs on %zu threads of %zu MPI ranks, one row per (rank, thread), ",
-			pmcfi_report_count(n, c1, sizeof(c1)), rows, nranks);
+		fprintf(h,
+			"<figcaption>%s XU%s on %zu thread%s of %zu MPI ranks, one row per (rank, thread), ",
+			pmcfi_report_count(n, c1, sizeof(c1)), n == 1 ? "" : "s", rows, rows == 1 ? "" : "s",
+			nranks);
 	else
-		fprintf(h, "<figcaption>%s XUs on %zu threads, one row per thread, ",
-			pmcfi_report_count(n, c1, sizeof(c1)), rows);
+		fprintf(h, "<figcaption>%s XU%s on %zu thread%s, one row per thread, ",
+			pmcfi_report_count(n, c1, sizeof(c1)), n == 1 ? "" : "s", rows, rows == 1 ? "" : "s");
 	if (cs.ev >= 0) {
 		fputs("colour = ", h);
 		pmcfi_report_esc(h, cname);
@@ -469,8 +471,8 @@ void pmcfi_report_section_distributions(struct report *r, double *scratch)
 			fprintf(h, "<g><title>");
 			pmcfi_report_esc(h, pmcfi_report_type_name(p, t));
 			fprintf(h,
-				": %zu XUs; min %s, p5 %s, Q1 %s, median %s, Q3 %s, p95 %s, max %s</title>",
-				cnt[t], pmcfi_report_num(q[t][0], b[0], 32),
+				": %zu XU%s; min %s, p5 %s, Q1 %s, median %s, Q3 %s, p95 %s, max %s</title>",
+				cnt[t], cnt[t] == 1 ? "" : "s", pmcfi_report_num(q[t][0], b[0], 32),
 				pmcfi_report_num(q[t][1], b[1], 32), pmcfi_report_num(q[t][2], b[2], 32),
 				pmcfi_report_num(q[t][3], b[3], 32), pmcfi_report_num(q[t][4], b[4], 32),
 				pmcfi_report_num(q[t][5], b[5], 32), pmcfi_report_num(q[t][6], b[6], 32));

@@ -202,8 +202,7 @@ static void test_run_interrupt_resume(void **state)
 		assert_int_equal(pmcf_profile_nxus(p), pmcf_profile_nxus(q));
 		assert_int_equal(pmcf_profile_nevents(p), pmcf_profile_nevents(q));
 		for (size_t i = 0; i < pmcf_profile_nxus(p); i += 7)
-			for (size_t e = 0; e < pmcf_profile_nevents(p); e++)
-			{
+			for (size_t e = 0; e < pmcf_profile_nevents(p); e++) {
 				double x = pmcf_profile_value(p, i, e), y = pmcf_profile_value(q, i, e);
 				assert_memory_equal(&x, &y, sizeof(x));
 			}

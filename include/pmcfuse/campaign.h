@@ -74,14 +74,14 @@ typedef struct pmcf_profile pmcf_profile;
 
 /* A campaign: what it records and where. */
 typedef struct pmcf_campaign_opts {
-	size_t size;     /* sizeof(pmcf_campaign_opts) */
-	const char *dir; /* the folder (created; a new campaign refuses one that holds
+	size_t size;        /* sizeof(pmcf_campaign_opts) */
+	const char *dir;    /* the folder (created; a new campaign refuses one that holds
 			    a campaign or profiles) */
-	int resume;      /* 1: dir holds this campaign's manifest (same verb, digest and
+	int resume;         /* 1: dir holds this campaign's manifest (same verb, digest and
 			    number of executions): the executions done are kept */
-	long only;       /* >= 0: an array task recording execution `only` alone (a shared
+	long only;          /* >= 0: an array task recording execution `only` alone (a shared
 			    lock; the state is left to the session that finishes); -1: all */
-	const char *verb; /* the command that resumes it (kept in the manifest and named
+	const char *verb;   /* the command that resumes it (kept in the manifest and named
 			     in messages: `pmcfuse VERB --resume DIR`); NULL: "run" */
 	const char *digest; /* 64 hex digits naming the plan (a resume with another is
 			       refused); NULL: the SHA-256 of the sets' names */
@@ -113,14 +113,14 @@ typedef struct pmcf_campaign_result {
 	size_t size;   /* sizeof(pmcf_campaign_result) */
 	size_t reused; /* executions kept from an earlier session */
 	size_t recorded;
-	int signal;  /* the stop callback's answer that ended it (0: none) */
-	long at;     /* the execution that failed or was stopped, or that a stop came
+	int signal;          /* the stop callback's answer that ended it (0: none) */
+	long at;             /* the execution that failed or was stopped, or that a stop came
 			before or after (-1: none) */
-	int started; /* execution `at` ran (0: the stop came before it) */
-	int err;     /* its error (PMCF_EPROGRAM: the program failed); 0 */
-	int saving;  /* err came from saving its profile */
-	int kept;    /* its profile was kept (a failed program's, or one stopped) */
-	const char *how; /* how the last program was observed (NULL: a simulation) */
+	int started;         /* execution `at` ran (0: the stop came before it) */
+	int err;             /* its error (PMCF_EPROGRAM: the program failed); 0 */
+	int saving;          /* err came from saving its profile */
+	int kept;            /* its profile was kept (a failed program's, or one stopped) */
+	const char *how;     /* how the last program was observed (NULL: a simulation) */
 	const char *message; /* the last program's line on anything abnormal ("") */
 	/* the slurm launcher: the jobs submitted ("" when none) and the
 	 * executions they record ("K" or "A-B" ranges) */
@@ -128,8 +128,8 @@ typedef struct pmcf_campaign_result {
 	size_t todo;
 	const char *tasks; /* owned by the campaign */
 } pmcf_campaign_result;
-#define PMCF_CAMPAIGN_RESULT_INIT                                  \
-	{                                                          \
+#define PMCF_CAMPAIGN_RESULT_INIT                               \
+	{                                                       \
 		.size = sizeof(pmcf_campaign_result), .at = -1, \
 	}
 

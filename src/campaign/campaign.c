@@ -55,7 +55,8 @@ static int check_opts(const pmcf_campaign_opts *o)
 		if (!o->sets[s])
 			return pmcfi_fail(PMCF_EINVAL, "pmcf_campaign_open: set %zu is NULL", s);
 	if (o->file_format && !one_zu(o->file_format))
-		return pmcfi_fail(PMCF_EINVAL, "pmcf_campaign_open: file_format '%s' needs one %%zu and no '/'",
+		return pmcfi_fail(PMCF_EINVAL,
+				  "pmcf_campaign_open: file_format '%s' needs one %%zu and no '/'",
 				  o->file_format);
 	if (o->digest && (strlen(o->digest) != 64 || strspn(o->digest, "0123456789abcdef") != 64))
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_campaign_open: the digest is not 64 hex digits");
@@ -63,7 +64,8 @@ static int check_opts(const pmcf_campaign_opts *o)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_campaign_open: argc without argv");
 	size_t n = o->repeat ? o->nsets * o->repeat : o->nsets;
 	if (o->only >= 0 && (size_t)o->only >= n)
-		return pmcfi_fail(PMCF_EINVAL, "--only %ld: the campaign has executions 0 to %zu", o->only, n - 1);
+		return pmcfi_fail(PMCF_EINVAL, "--only %ld: the campaign has executions 0 to %zu", o->only,
+				  n - 1);
 	if (o->only >= 0 && !o->resume)
 		return pmcfi_fail(PMCF_EINVAL, "--only K records one execution of a campaign: it needs "
 					       "--resume DIR");
@@ -85,8 +87,8 @@ int pmcf_campaign_open(const pmcf_campaign_opts *opts, pmcf_campaign **out)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	c->owner = -1;
 	c->cb = (pmcf_campaign_callbacks){.size = sizeof(c->cb)};
-	if (o.cb && (err = pmcfi_struct_in("pmcf_campaign_callbacks", &c->cb, o.cb, sizeof(c->cb),
-					   sizeof(c->cb)))) {
+	if (o.cb &&
+	    (err = pmcfi_struct_in("pmcf_campaign_callbacks", &c->cb, o.cb, sizeof(c->cb), sizeof(c->cb)))) {
 		free(c);
 		return err;
 	}
@@ -153,7 +155,10 @@ void pmcf_campaign_close(pmcf_campaign *c)
 const char *pmcf_campaign_dir(const pmcf_campaign *c) { return c ? c->dir : NULL; }
 size_t pmcf_campaign_size(const pmcf_campaign *c) { return c ? c->n : 0; }
 int pmcf_campaign_is_task(const pmcf_campaign *c) { return c && c->task; }
-const char *pmcf_campaign_path(const pmcf_campaign *c, size_t k) { return c && k < c->n ? c->paths[k] : NULL; }
+const char *pmcf_campaign_path(const pmcf_campaign *c, size_t k)
+{
+	return c && k < c->n ? c->paths[k] : NULL;
+}
 pmcf_profile *pmcf_campaign_profile(const pmcf_campaign *c, size_t k)
 {
 	return c && k < c->n ? c->prof[k] : NULL;
@@ -269,9 +274,12 @@ static int execute(pmcf_campaign *c, pmcf_source *src, size_t k, const char *lab
 		if (c->cb.output_end)
 			c->cb.output_end(c->cb.ctx, k);
 		if (!*err || *err == PMCF_EPROGRAM)
-			snprintf(exitst, 32, ei->exited ? "%d" : "signal %d", ei->exited ? ei->status : ei->signal);
+			snprintf(exitst, 32, ei->exited ? "%d" : "signal %d",
+				 ei->exited ? ei->status : ei->signal);
 		snprintf(c->how, sizeof(c->how), "%s",
-			 ei->ompt ? "OpenMP" : ei->fallback ? "no OMPT runtime: one XU per thread" : "task API");
+			 ei->ompt       ? "OpenMP"
+			 : ei->fallback ? "no OMPT runtime: one XU per thread"
+					: "task API");
 	}
 	ce->finished = (long)time(NULL);
 	ce->exit = exitst;
@@ -330,7 +338,9 @@ static int record_one(pmcf_campaign *c, pmcf_source *src, size_t k, pmcf_campaig
 	if (c->cb.exec_start)
 		c->cb.exec_start(c->cb.ctx, k, what);
 	double t0 = now_s();
-	struct campi_exec ce = {.set = s, .repeat = c->repeat ? (long)(k / c->nsets) : -1, .started = (long)time(NULL)};
+	struct campi_exec ce = {.set = s,
+				.repeat = c->repeat ? (long)(k / c->nsets) : -1,
+				.started = (long)time(NULL)};
 	pmcf_profile *p = NULL;
 	int err = 0, st = execute(c, src, k, label, &p, &ce, exitst, &err);
 	*end = 1;
@@ -395,7 +405,8 @@ static int local_check(const pmcf_launch_opts *o)
 	return 0;
 }
 
-static int local_launch(pmcf_campaign *c, pmcf_source *src, const pmcf_launch_opts *o, pmcf_campaign_result *r)
+static int local_launch(pmcf_campaign *c, pmcf_source *src, const pmcf_launch_opts *o,
+			pmcf_campaign_result *r)
 {
 	(void)o;
 	return pmcf_campaign_run(c, src, r);

@@ -56,5 +56,6 @@ struct campi_exec {
 int campi_update(pmcf_campaign *c, size_t k, const struct campi_exec *e);
 /* The launchers' callbacks. */
 int campi_slurm_check(const pmcf_launch_opts *o);
-int campi_slurm_launch(pmcf_campaign *c, pmcf_source *src, const pmcf_launch_opts *o, pmcf_campaign_result *r);
+int campi_slurm_launch(pmcf_campaign *c, pmcf_source *src, const pmcf_launch_opts *o,
+		       pmcf_campaign_result *r);
 #endif

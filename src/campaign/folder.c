@@ -154,10 +154,12 @@ static int load_manifest(const char *verb, const char *dir, const char *digest, 
 		err = pmcfi_fail(PMCF_ENOTOURS, "'%s/%s' is not a pmcfuse campaign manifest", dir,
 				 PMCF_CAMPAIGN_MANIFEST);
 	else if (version > 1)
-		err = pmcfi_fail(PMCF_EVERSION, "'%s/%s': campaign version %lld is newer than this pmcfuse reads (1)",
-				 dir, PMCF_CAMPAIGN_MANIFEST, version);
+		err = pmcfi_fail(PMCF_EVERSION,
+				 "'%s/%s': campaign version %lld is newer than this pmcfuse reads (1)", dir,
+				 PMCF_CAMPAIGN_MANIFEST, version);
 	else if (strcmp(v, verb) != 0)
-		err = pmcfi_fail(PMCF_ECONFLICT, "'%s' is a campaign of `pmcfuse %s`, not of %s", dir, v, verb);
+		err = pmcfi_fail(PMCF_ECONFLICT, "'%s' is a campaign of `pmcfuse %s`, not of %s", dir, v,
+				 verb);
 	else if (digest && (strcmp(d, digest) != 0 || json_array_size(items) != n))
 		err = pmcfi_fail(PMCF_ECONFLICT,
 				 "'%s' is a campaign of another plan (digest %.12s…, this command's "
@@ -239,8 +241,8 @@ static int lock_owner(pmcf_campaign *c)
 		long pid = e == EWOULDBLOCK ? owner_pid(fd) : 0;
 		close(fd);
 		if (e != EWOULDBLOCK)
-			return pmcfi_fail(-e, "%s/%s: cannot lock the campaign: %s", c->dir, PMCF_CAMPAIGN_OWNER,
-					  strerror(e));
+			return pmcfi_fail(-e, "%s/%s: cannot lock the campaign: %s", c->dir,
+					  PMCF_CAMPAIGN_OWNER, strerror(e));
 		char who[64] = "array tasks of its slurm job";
 		if (pid)
 			snprintf(who, sizeof(who), "pid %ld", pid);
@@ -248,7 +250,8 @@ static int lock_owner(pmcf_campaign *c)
 				  "'%s' is in use by another pmcfuse (%s): a campaign folder serves one "
 				  "session at a time; wait for it to end (or stop it), then %s",
 				  c->dir, who,
-				  c->resume ? "resume again" : "resume it with --resume, or choose another folder");
+				  c->resume ? "resume again"
+					    : "resume it with --resume, or choose another folder");
 	}
 	if (!c->task) {
 		char buf[32];
@@ -489,7 +492,8 @@ int pmcf_campaign_command(const char *verb, const char *dir, int *argc, char ***
 		free(*cwd);
 		*cwd = NULL;
 		return !v || n ? no_memory()
-			       : pmcfi_fail(PMCF_EINVAL, "'%s/%s' holds no command", dir, PMCF_CAMPAIGN_MANIFEST);
+			       : pmcfi_fail(PMCF_EINVAL, "'%s/%s' holds no command", dir,
+					    PMCF_CAMPAIGN_MANIFEST);
 	}
 	*argc = (int)n;
 	*argv = v;

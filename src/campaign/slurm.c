@@ -41,8 +41,9 @@ int campi_slurm_check(const pmcf_launch_opts *o)
 {
 	pmcfi_clear_error();
 	if (!in_path("sbatch"))
-		return pmcfi_fail(PMCF_ENOTSUP, "sbatch not found in PATH (Slurm's commands are not installed "
-						"here; Debian: apt-get install slurm-client)");
+		return pmcfi_fail(PMCF_ENOTSUP,
+				  "sbatch not found in PATH (Slurm's commands are not installed "
+				  "here; Debian: apt-get install slurm-client)");
 	if (o && o->args) {
 		wordexp_t we;
 		int err = wordexp(o->args, &we, WRDE_NOCMD | WRDE_UNDEF);
@@ -385,8 +386,9 @@ static int follow(pmcf_campaign *c, const struct follow *w, pmcf_campaign_result
 		char *out = NULL, *err = NULL;
 		int rc = capture(argv, &out, &err);
 		if (rc != 0 && ++squeue_fails >= 5) {
-			int st = pmcfi_fail(PMCF_ENOTSUP, "squeue failed 5 times (exit %d): %s; the jobs %s may go on",
-					    rc, rc < 0 ? strerror(-rc) : first_line(err), jobs);
+			int st = pmcfi_fail(PMCF_ENOTSUP,
+					    "squeue failed 5 times (exit %d): %s; the jobs %s may go on", rc,
+					    rc < 0 ? strerror(-rc) : first_line(err), jobs);
 			free(out);
 			free(err);
 			return st;
@@ -461,7 +463,8 @@ static int follow(pmcf_campaign *c, const struct follow *w, pmcf_campaign_result
 			if (rmdir(w->dir) != 0 && errno != ENOTEMPTY && errno != EEXIST && errno != ENOENT &&
 			    c->cb.warning) {
 				char warn[PATH_MAX + 200];
-				snprintf(warn, sizeof(warn), "warning: cannot remove %s: %s", w->dir, strerror(errno));
+				snprintf(warn, sizeof(warn), "warning: cannot remove %s: %s", w->dir,
+					 strerror(errno));
 				c->cb.warning(c->cb.ctx, warn);
 			}
 			return 0;
@@ -481,8 +484,8 @@ static int follow(pmcf_campaign *c, const struct follow *w, pmcf_campaign_result
 							  "%zu array task%s of job %s did not complete: "
 							  "%s%s; submit what is missing again with "
 							  "`pmcfuse %s --resume %s --launcher slurm`",
-							  task_failed, task_failed == 1 ? "" : "s", w->array, bad,
-							  task_failed > 3 ? ", …" : "", w->verb, w->dir);
+							  task_failed, task_failed == 1 ? "" : "s", w->array,
+							  bad, task_failed > 3 ? ", …" : "", w->verb, w->dir);
 				return pmcfi_fail(
 					PMCF_ENOTSUP,
 					"%zu array task%s of job %s %s (logs: %s/slurm/%s_K.out); "
@@ -496,7 +499,8 @@ static int follow(pmcf_campaign *c, const struct follow *w, pmcf_campaign_result
 					w->dir, w->array, w->verb, w->dir);
 			}
 			return pmcfi_fail(PMCF_ENOTSUP, "the finishing job %s ended %s (%s): %s", w->finish,
-					  fstate[0] ? fstate : "unknown to Slurm", finish_log, tail[0] ? tail : "no output");
+					  fstate[0] ? fstate : "unknown to Slurm", finish_log,
+					  tail[0] ? tail : "no output");
 		}
 		struct timespec ts = {.tv_sec = delay};
 		nanosleep(&ts, NULL);
@@ -504,7 +508,8 @@ static int follow(pmcf_campaign *c, const struct follow *w, pmcf_campaign_result
 	}
 }
 
-int campi_slurm_launch(pmcf_campaign *c, pmcf_source *src, const pmcf_launch_opts *lo, pmcf_campaign_result *r)
+int campi_slurm_launch(pmcf_campaign *c, pmcf_source *src, const pmcf_launch_opts *lo,
+		       pmcf_campaign_result *r)
 {
 	(void)src; /* the jobs make their own */
 	pmcfi_clear_error();
@@ -524,7 +529,8 @@ int campi_slurm_launch(pmcf_campaign *c, pmcf_source *src, const pmcf_launch_opt
 	else {
 		ssize_t el = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 		if (el <= 0)
-			return pmcfi_fail(PMCF_ENOTSUP, "cannot find the pmcfuse binary: %s", strerror(errno));
+			return pmcfi_fail(PMCF_ENOTSUP, "cannot find the pmcfuse binary: %s",
+					  strerror(errno));
 		exe[el] = '\0';
 	}
 	char *dir = realpath(c->dir, NULL);
@@ -574,7 +580,11 @@ int campi_slurm_launch(pmcf_campaign *c, pmcf_source *src, const pmcf_launch_opt
 	if (c->cb.launched)
 		c->cb.launched(c->cb.ctx, r);
 	if (l.wait) {
-		struct follow w = {.verb = verb, .dir = dir, .array = r->array_job, .finish = r->finish_job, .n = n};
+		struct follow w = {.verb = verb,
+				   .dir = dir,
+				   .array = r->array_job,
+				   .finish = r->finish_job,
+				   .n = n};
 		st = follow(c, &w, r);
 	}
 out:

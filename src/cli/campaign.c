@@ -86,7 +86,8 @@ static int launch_check(const char *verb, const struct campaign_args *a)
 	if (a->only >= 0 && slurm)
 		return cli_usage_error(verb, "--only K records here: not with --launcher slurm");
 	if (!slurm && (a->wait || a->slurm_args))
-		return cli_usage_error(verb, "%s is for --launcher slurm", a->wait ? "--wait" : "--slurm-args");
+		return cli_usage_error(verb, "%s is for --launcher slurm",
+				       a->wait ? "--wait" : "--slurm-args");
 	pmcf_launch_opts lo = PMCF_LAUNCH_OPTS_INIT;
 	lo.args = a->slurm_args;
 	int err = a->launcher ? a->launcher->check(&lo) : 0;
@@ -272,8 +273,8 @@ static void on_launched(void *ctx, const pmcf_campaign_result *r)
 	else
 		printf("every execution is done: no array job\n");
 	printf("submitted finishing job %s%s%s: `pmcfuse %s --resume %s`, output %s/slurm/finish-%s.out\n",
-	       r->finish_job, r->todo ? ", after every task of " : "", r->todo ? r->array_job : "", verb, d, d,
-	       r->finish_job);
+	       r->finish_job, r->todo ? ", after every task of " : "", r->todo ? r->array_job : "", verb, d,
+	       d, r->finish_job);
 	if (!s->args->wait) {
 		printf("follow them: squeue -j %s%s%s\n", r->array_job, r->todo ? "," : "", r->finish_job);
 		printf("if tasks fail: `pmcfuse %s --resume %s --launcher slurm` submits what is "
@@ -369,11 +370,12 @@ int campaign_session_slurm(struct campaign_session *s)
 	pmcf_campaign_result r = PMCF_CAMPAIGN_RESULT_INIT;
 	int err = a->launcher->launch(s->camp, NULL, &lo, &r);
 	if (r.signal)
-		return cli_interrupted(s->verb,
-				       "stopped following; the jobs go on (squeue -j %s%s%s; `scancel %s%s%s` "
-				       "stops them)",
-				       r.array_job, r.todo ? "," : "", r.finish_job, r.array_job,
-				       r.todo ? "," : "", r.finish_job);
+		return cli_interrupted(
+			s->verb,
+			"stopped following; the jobs go on (squeue -j %s%s%s; `scancel %s%s%s` "
+			"stops them)",
+			r.array_job, r.todo ? "," : "", r.finish_job, r.array_job, r.todo ? "," : "",
+			r.finish_job);
 	if (!err)
 		return CLI_OK;
 	int st = cli_lib_error(s->verb, err, "slurm");

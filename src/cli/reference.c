@@ -230,11 +230,12 @@ static int record_references(struct refrun *r)
 		return cli_error("reference", CLI_EENV,
 				 "execution %ld of '%s' failed: %s (%zu of %zu reference executions kept in "
 				 "%s; resume with `pmcfuse reference --resume %s`)",
-				 x.at + 1, r->prog[0], x.message && x.message[0] ? x.message : "non-zero exit",
-				 count_done(r), r->total, r->dir, r->dir);
+				 x.at + 1, r->prog[0],
+				 x.message && x.message[0] ? x.message : "non-zero exit", count_done(r),
+				 r->total, r->dir, r->dir);
 	}
-	return err ? cli_lib_error("reference", err, x.at >= 0 ? pmcf_campaign_path(r->s.camp, (size_t)x.at)
-							       : r->dir)
+	return err ? cli_lib_error("reference", err,
+				   x.at >= 0 ? pmcf_campaign_path(r->s.camp, (size_t)x.at) : r->dir)
 		   : CLI_OK;
 }
 
@@ -258,10 +259,11 @@ static int finish_references(struct refrun *r, int st)
 		       (size_t)r->args.only);
 	} else if (c && cli_signal_caught() && st == CLI_OK) {
 		pmcf_campaign_set_state(c, "interrupted");
-		st = cli_interrupted("reference",
-				     "%zu of %zu reference executions complete, kept in %s (usable by epd and "
-				     "correrr); resume with `pmcfuse reference --resume %s`",
-				     count_done(r), r->total, r->dir, r->dir);
+		st = cli_interrupted(
+			"reference",
+			"%zu of %zu reference executions complete, kept in %s (usable by epd and "
+			"correrr); resume with `pmcfuse reference --resume %s`",
+			count_done(r), r->total, r->dir, r->dir);
 	} else if (c && st != CLI_OK) {
 		pmcf_campaign_set_state(c, r->failed ? r->failed : "failed");
 	} else if (c) {

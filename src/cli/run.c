@@ -252,8 +252,8 @@ static int run_stopped(struct run *r, size_t done, int partial, int own)
 	return cli_interrupted("run",
 			       "%zu of %zu executions complete%s, kept in %s; resume with "
 			       "`pmcfuse run --resume %s`",
-			       done, r->nsets, partial ? " (the stopped one kept, marked incomplete)" : "", r->cdir,
-			       r->cdir);
+			       done, r->nsets, partial ? " (the stopped one kept, marked incomplete)" : "",
+			       r->cdir, r->cdir);
 }
 
 /* Every execution not done (an array task: its own) recorded by the local
@@ -281,11 +281,13 @@ static int record_runs(struct run *r)
 		lib_why(msg, sizeof(msg), err, pmcf_campaign_path(r->s.camp, k));
 		pmcf_campaign_set_state(r->s.camp, "failed");
 		return cli_error("run", cli_status_for(err),
-				 "execution %zu of %zu could not be saved: %s (%s once there is room)", k, r->nsets,
-				 msg, k ? kept_text(kept, sizeof(kept), r, k, 0)
-					: (snprintf(kept, sizeof(kept),
-						    "no profile kept; resume with `pmcfuse run --resume %s`", r->cdir),
-					   kept));
+				 "execution %zu of %zu could not be saved: %s (%s once there is room)", k,
+				 r->nsets, msg,
+				 k ? kept_text(kept, sizeof(kept), r, k, 0)
+				   : (snprintf(kept, sizeof(kept),
+					       "no profile kept; resume with `pmcfuse run --resume %s`",
+					       r->cdir),
+				      kept));
 	}
 	/* the program ran and failed: its incomplete profile is kept too */
 	size_t nkeep = x->kept ? k + 1 : k;
@@ -314,8 +316,9 @@ static int keep_old(const char *out)
 		return cli_error("run", CLI_EENV, "cannot keep the previous %s as %s: %s", out, old,
 				 strerror(errno));
 	if (!cli_quiet)
-		fprintf(stderr, "pmcfuse: run: note: the previous %s is now %s (as perf keeps perf.data.old)\n",
-			out, old);
+		fprintf(stderr,
+			"pmcfuse: run: note: the previous %s is now %s (as perf keeps perf.data.old)\n", out,
+			old);
 	return CLI_OK;
 }
 
@@ -386,7 +389,8 @@ static void print_summary(const struct run *r)
 		printf("%s, \"executions\": %zu, \"lower_bound\": %u, \"resumed\": %zu", r->sim ? "]" : "", n,
 		       pmcf_plan_lower_bound(r->plan), r->res.reused);
 		cli_json_member(stdout, "seconds", secs);
-		printf(", \"agree\": %s, ", n < 2 || !print_agreement(NULL, r->rec, n, how) ? "true" : "false");
+		printf(", \"agree\": %s, ",
+		       n < 2 || !print_agreement(NULL, r->rec, n, how) ? "true" : "false");
 		fuse_json_summary(stdout, r->fused, &r->cs, r->po.strategy, n);
 		printf("}\n");
 		return;
@@ -429,7 +433,8 @@ static int run_pipeline(struct run *r, int argc, char **argv, int optind, int df
 		cli_json_string(stdout, path);
 		printf(", \"already_done\": %s}\n", r->res.reused ? "true" : "false");
 	} else if (!st && task && !cli_quiet)
-		printf("execution %ld of %zu: %s%s\n", only, r->nsets, path, r->res.reused ? " (already done)" : "");
+		printf("execution %ld of %zu: %s%s\n", only, r->nsets, path,
+		       r->res.reused ? " (already done)" : "");
 	else if (!st && !campaign_is_slurm(&r->args) && !task && !(st = fuse_run(r, dflt)))
 		print_summary(r);
 	campaign_session_close(&r->s);

@@ -200,4 +200,3 @@ int cli_same_folder(const char *a, const char *b)
 		return 1;
 	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
-

@@ -7,7 +7,7 @@
  * the slurm launcher's reports go through pmcf_campaign_callbacks.
  *
  *   pmcf_campaign_opts o = PMCF_CAMPAIGN_OPTS_INIT;
- *   o.dir = "camp"; o.sets = sets; o.nsets = n;      // pmcf_evlist per set
+ *   o.dir = "camp"; o.plan = plan; o.events = ev;    // or o.sets, o.nsets
  *   pmcf_campaign *c;
  *   pmcf_campaign_open(&o, &c);                       // or o.resume = 1
  *   pmcf_campaign_result r = PMCF_CAMPAIGN_RESULT_INIT;
@@ -71,6 +71,7 @@ typedef struct pmcf_campaign_callbacks {
 
 typedef struct pmcf_evlist pmcf_evlist;
 typedef struct pmcf_profile pmcf_profile;
+typedef struct pmcf_plan pmcf_plan;
 
 /* A campaign: what it records and where. */
 typedef struct pmcf_campaign_opts {
@@ -90,6 +91,11 @@ typedef struct pmcf_campaign_opts {
 	const pmcf_evlist *const *sets;
 	size_t nsets;
 	unsigned repeat;
+	/* or (sets NULL) the sets of plan, taken from events (the resolved list
+	 * the plan was made of, pmcf_evlist_subset), made and owned by the
+	 * campaign; the default digest is then the SHA-256 of the plan's JSON */
+	const pmcf_plan *plan;
+	const pmcf_evlist *events;
 	const char *file_format; /* the executions' files: one %zu, e.g. "ref-%03zu.pmcf"
 				    (NULL: "exec-%zu.pmcf") */
 	int argc;                /* the command line kept to resume (may be 0) */

@@ -8,6 +8,7 @@
 #include <time.h>
 #include "campaign/campaign_impl.h"
 #include "pmcfuse/events.h"
+#include "pmcfuse/plan.h"
 #include "pmcfuse/profile.h"
 #include "pmcfuse/source.h"
 #include "pmcfuse/util.h"
@@ -45,10 +46,39 @@ static void sets_digest(const pmcf_campaign_opts *o, char hex[65])
 	free(t);
 }
 
+/* The sets of o->plan from o->events, owned by c; the plan's digest. */
+static int plan_sets(pmcf_campaign *c, pmcf_campaign_opts *o)
+{
+	size_t n = pmcf_plan_nsets(o->plan);
+	char *text = NULL;
+	if (!(c->own = calloc(n ? n : 1, sizeof(*c->own))))
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	c->nsets = n; /* what pmcf_campaign_close frees */
+	for (size_t k = 0; k < n; k++) {
+		const char *const *names;
+		size_t m;
+		pmcf_plan_set_events(o->plan, k, &names, &m);
+		int err = pmcf_evlist_subset(o->events, names, m, &c->own[k]);
+		if (err)
+			return err;
+	}
+	int err = o->digest ? 0 : pmcf_plan_to_json(o->plan, &text);
+	if (!err && !o->digest) {
+		pmcf_sha256_hex(text, strlen(text), c->digest);
+		o->digest = c->digest;
+	}
+	free(text);
+	o->sets = (const pmcf_evlist *const *)c->own;
+	o->nsets = n;
+	return err;
+}
+
 static int check_opts(const pmcf_campaign_opts *o)
 {
 	if (!o->dir || !*o->dir)
 		return pmcfi_fail(PMCF_EINVAL, "a folder name is needed");
+	if (!o->sets && o->plan && !o->events)
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_campaign_open: a plan without its events");
 	if (!o->sets || !o->nsets)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_campaign_open: no sets to record");
 	for (size_t s = 0; s < o->nsets; s++)
@@ -80,16 +110,21 @@ int pmcf_campaign_open(const pmcf_campaign_opts *opts, pmcf_campaign **out)
 	*out = NULL;
 	pmcf_campaign_opts o = PMCF_CAMPAIGN_OPTS_INIT;
 	int err = pmcfi_struct_in("pmcf_campaign_opts", &o, opts, sizeof(o), sizeof(o));
-	if (err || (err = check_opts(&o)))
+	pmcf_campaign *c = err ? NULL : calloc(1, sizeof(*c));
+	if (!err && !c)
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	if (c)
+		c->owner = -1;
+	if (!err && !o.sets && o.plan && o.events)
+		err = plan_sets(c, &o);
+	if (err || (err = check_opts(&o))) {
+		pmcf_campaign_close(c);
 		return err;
-	pmcf_campaign *c = calloc(1, sizeof(*c));
-	if (!c)
-		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	c->owner = -1;
+	}
 	c->cb = (pmcf_campaign_callbacks){.size = sizeof(c->cb)};
 	if (o.cb &&
 	    (err = pmcfi_struct_in("pmcf_campaign_callbacks", &c->cb, o.cb, sizeof(c->cb), sizeof(c->cb)))) {
-		free(c);
+		pmcf_campaign_close(c);
 		return err;
 	}
 	c->task = o.only >= 0;
@@ -102,9 +137,9 @@ int pmcf_campaign_open(const pmcf_campaign_opts *opts, pmcf_campaign **out)
 	c->plan_meta = o.plan_meta;
 	c->keep_failed = o.keep_failed;
 	c->hold = o.hold;
-	if (o.digest)
+	if (o.digest && o.digest != c->digest)
 		snprintf(c->digest, sizeof(c->digest), "%s", o.digest);
-	else
+	else if (!o.digest)
 		sets_digest(&o, c->digest);
 	c->verb = strdup(o.verb ? o.verb : "run");
 	c->dir = strdup(o.dir);
@@ -143,6 +178,9 @@ void pmcf_campaign_close(pmcf_campaign *c)
 		if (c->prof)
 			pmcf_profile_free(c->prof[k]);
 	}
+	for (size_t k = 0; c->own && k < c->nsets; k++)
+		pmcf_evlist_free(c->own[k]);
+	free(c->own);
 	free(c->paths);
 	free(c->prof);
 	free(c->seeds);

@@ -16,7 +16,8 @@ struct pmcf_campaign {
 	size_t n, nsets;
 	unsigned repeat;
 	const pmcf_evlist *const *sets;
-	char **paths; /* per execution: DIR/FILE */
+	pmcf_evlist **own; /* the sets made of a plan */
+	char **paths;      /* per execution: DIR/FILE */
 	char digest[65];
 	int plan_meta, keep_failed, hold;
 	pmcf_campaign_callbacks cb;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "cli/campaign.h"
 #include "cli/cli.h"
+#include "pmcfuse/plan.h"
 #include "pmcfuse/util.h"
 
 /* ---- options -------------------------------------------------------------- */
@@ -326,7 +327,7 @@ static char **kept_command(const struct campaign_args *a, int argc, char **argv,
 int campaign_session_open(struct campaign_session *s, pmcf_campaign_opts *o, int argc, char **argv)
 {
 	const struct campaign_args *a = s->args;
-	size_t n = o->repeat ? o->nsets * o->repeat : o->nsets;
+	size_t nsets = o->sets ? o->nsets : pmcf_plan_nsets(o->plan), n = nsets * (o->repeat ? o->repeat : 1);
 	int ncommand = 0, st;
 	if (a->only >= (long)n)
 		return cli_usage_error(s->verb, "--only %ld: the campaign has executions 0 to %zu", a->only,

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/fuse.h"
 #include "cli/output.h"
+#include "cli/run.h"
 #include "pmcfuse/collect.h"
 #include "pmcfuse/source.h"
 
@@ -87,54 +88,6 @@ enum { OPT_KEEP = FUSE_OPT_OWN };
 /* No -o: as `record` (and perf record's perf.data), an existing one kept as .old. */
 #define DEFAULT_OUT "pmcfuse.pmcf"
 
-/* Do the executions agree with the first (pmcf_campaign_differs)? Prints
- * one line if they do, else one per execution that differs (f NULL: counts). */
-static size_t print_agreement(FILE *f, pmcf_profile *const *rec, size_t n, const char *how)
-{
-	size_t differ = 0, n0 = pmcf_profile_nxus(rec[0]);
-	for (size_t k = 1; k < n; k++) {
-		char line[512];
-		if (!pmcf_campaign_differs((const pmcf_profile *const *)rec, k, line, sizeof(line)) ||
-		    (differ++, !f))
-			continue;
-		if (differ == 1)
-			fprintf(f, "executions differ from execution 0 (%zu XUs):\n", n0);
-		fprintf(f, "  execution %zu: %zu XUs: %s\n", k, pmcf_profile_nxus(rec[k]), line);
-	}
-	if (!f)
-		;
-	else if (!differ)
-		fprintf(f, "executions agree: %zu XUs each%s%s%s, same types and labels\n", n0,
-			how ? " (" : "", how ? how : "", how ? ")" : "");
-	else
-		fprintf(f, "  (ctc and bc keep the largest count per type, the XUs without a "
-			   "partner flagged partial; lgl keeps the labels present in every execution)\n");
-	return differ;
-}
-
-struct run {
-	/* the command line */
-	const char *events, *out, *link, *keep, *sim;
-	pmcf_plan_opts po;
-	unsigned long seed;
-	int seed_given;
-	struct campaign_args args;
-	/* the campaign */
-	struct campaign_session s;
-	pmcf_source *src;
-	pmcf_evlist *ev, *lk, **sets;
-	pmcf_plan *plan;
-	size_t nsets;
-	uint64_t base;
-	char digest[65], *owndir, *source;
-	const char *cdir;
-	int own;
-	double t0;
-	pmcf_campaign_result res;
-	pmcf_profile **rec, *fused;
-	pmcf_combine_stats cs;
-};
-
 /* "exec-0..exec-K.pmcf kept in DIR[, the last one incomplete]; resume with ..." */
 static const char *kept_text(char *buf, size_t len, const struct run *r, size_t nkeep, int last_incomplete)
 {
@@ -147,8 +100,7 @@ static const char *kept_text(char *buf, size_t len, const struct run *r, size_t 
 	return buf;
 }
 
-/* What the library said of err on path (its detail, else "path: reason"). */
-static const char *lib_why(char *buf, size_t len, int err, const char *path)
+const char *run_lib_why(char *buf, size_t len, int err, const char *path)
 {
 	const char *d = pmcf_errdetail();
 	snprintf(buf, len, d && d[0] ? "%s" : "%s: %s", d && d[0] ? d : path, pmcf_strerror(err));
@@ -156,8 +108,7 @@ static const char *lib_why(char *buf, size_t len, int err, const char *path)
 }
 
 /* The source, the events (default: the source's, resolved once for the
- * planner and every recording), the plan, whose digest names the campaign,
- * and its sets; the output checked. */
+ * planner and every recording) and the plan; the output checked. */
 static int plan_run(struct run *r, int argc, char **argv, int optind)
 {
 	const char *verb = "run";
@@ -187,25 +138,15 @@ static int plan_run(struct run *r, int argc, char **argv, int optind)
 	r->nsets = pmcf_plan_nsets(r->plan);
 	r->base = r->seed_given ? r->seed : pmcf_source_seed(r->src);
 	r->rec = calloc(r->nsets, sizeof(*r->rec));
-	r->sets = calloc(r->nsets, sizeof(*r->sets));
 	/* the source as the user gave it, with the base seed (not an execution's) */
 	pmcf_source_set_seed(r->src, r->base);
 	r->source = strdup(pmcf_source_name(r->src));
-	if (!r->rec || !r->sets || !r->source)
+	if (!r->rec || !r->source)
 		return cli_error(verb, CLI_EENV, "out of memory");
-	for (size_t k = 0; k < r->nsets; k++) {
-		const char *const *names;
-		size_t m;
-		pmcf_plan_set_events(r->plan, k, &names, &m);
-		if ((err = pmcf_evlist_subset(r->ev, names, m, &r->sets[k])))
-			return cli_lib_error(verb, err, "planning");
-	}
 	/* the plan with its source and seed: its digest names the campaign */
 	if ((err = pmcf_source_to_plan(r->src, r->plan)))
 		return cli_lib_error(verb, err, "planning");
-	if ((st = cli_plan_digest(verb, r->plan, r->digest)) || (st = cli_check_output(verb, r->out)))
-		return st;
-	return CLI_OK;
+	return cli_check_output(verb, r->out);
 }
 
 /* The campaign folder (--resume, --keep, or OUT.executions of its own)
@@ -219,9 +160,8 @@ static int open_run(struct run *r, int argc, char **argv)
 	r->cdir = r->args.resume ? r->args.resume : r->keep ? r->keep : r->owndir;
 	pmcf_campaign_opts o = PMCF_CAMPAIGN_OPTS_INIT;
 	o.dir = r->cdir;
-	o.digest = r->digest;
-	o.sets = (const pmcf_evlist *const *)r->sets;
-	o.nsets = r->nsets;
+	o.plan = r->plan; /* its digest names the campaign */
+	o.events = r->ev;
 	o.plan_meta = o.keep_failed = o.hold = 1;
 	int st = campaign_session_open(&r->s, &o, argc, argv);
 	if (st || campaign_is_slurm(&r->args))
@@ -238,11 +178,7 @@ static int open_run(struct run *r, int argc, char **argv)
 	return CLI_OK;
 }
 
-/* A signal stopped the campaign with done executions complete (and the one
- * it stopped kept, incomplete, when partial): says what is kept and how to
- * resume; returns 128 + the signal. A folder of the run's own that keeps
- * nothing is removed. */
-static int run_stopped(struct run *r, size_t done, int partial, int own)
+int run_stopped(struct run *r, size_t done, int partial, int own)
 {
 	if (!done && !partial && own) {
 		pmcf_campaign_remove(r->s.camp);
@@ -278,7 +214,7 @@ static int record_runs(struct run *r)
 	if (x->at < 0 || !x->started) /* before any execution: the environment check */
 		return cli_lib_error("run", err, "run");
 	if (x->saving) { /* a full disk, a size limit */
-		lib_why(msg, sizeof(msg), err, pmcf_campaign_path(r->s.camp, k));
+		run_lib_why(msg, sizeof(msg), err, pmcf_campaign_path(r->s.camp, k));
 		pmcf_campaign_set_state(r->s.camp, "failed");
 		return cli_error("run", cli_status_for(err),
 				 "execution %zu of %zu could not be saved: %s (%s once there is room)", k,
@@ -304,117 +240,9 @@ static int record_runs(struct run *r)
 			 "execution %zu of %zu failed: %s (%s)", k, r->nsets, msg, kept);
 }
 
-/* An existing default output is kept as OUT.old, with a note. */
-static int keep_old(const char *out)
-{
-	struct stat sb;
-	char old[sizeof(DEFAULT_OUT) + 8];
-	if (strcmp(out, DEFAULT_OUT) != 0 || lstat(out, &sb) != 0 || !S_ISREG(sb.st_mode))
-		return CLI_OK;
-	snprintf(old, sizeof(old), "%s.old", out);
-	if (rename(out, old) != 0)
-		return cli_error("run", CLI_EENV, "cannot keep the previous %s as %s: %s", out, old,
-				 strerror(errno));
-	if (!cli_quiet)
-		fprintf(stderr,
-			"pmcfuse: run: note: the previous %s is now %s (as perf keeps perf.data.old)\n", out,
-			old);
-	return CLI_OK;
-}
-
-/* The executions fused into OUT; a folder of this run's own is removed,
- * one named by the user stays. */
-static int fuse_run(struct run *r, int dflt)
-{
-	char **names = calloc(r->nsets, sizeof(*names));
-	for (size_t k = 0; names && k < r->nsets; k++)
-		if (r->own ? asprintf(&names[k], "execution %zu", k) < 0
-			   : !(names[k] = strdup(pmcf_campaign_path(r->s.camp, k))))
-			names[k] = NULL;
-	pmcf_combine_opts co = PMCF_COMBINE_OPTS_INIT;
-	co.strategy = r->po.strategy;
-	co.seed = r->base;
-	co.names = (const char *const *)names;
-	r->cs = (pmcf_combine_stats){.size = sizeof(r->cs)};
-	int err = 0, st = CLI_OK;
-	if (cli_signal_caught())
-		st = run_stopped(r, r->nsets, 0, 0);
-	else { /* fusing writes nothing until OUT: a signal stops it at once */
-		cli_signals_stop_at_once(CLI_STOP_STEP,
-					 "fusing was stopped; the %zu executions are kept in %s: resume with "
-					 "`pmcfuse run --resume %s` to fuse them",
-					 r->nsets, r->cdir, r->cdir);
-		err = pmcf_combine((const pmcf_profile *const *)r->rec, r->nsets, &co, &r->fused, &r->cs);
-		cli_signals_disarm();
-	}
-	for (size_t k = 0; names && k < r->nsets; k++)
-		free(names[k]);
-	free(names);
-	if (st || err)
-		return st ? st : cli_lib_error("run", err, "combining");
-	if ((dflt && (st = keep_old(r->out))) || (err = pmcf_profile_save(r->fused, r->out))) {
-		/* the executions stay: resuming fuses them again */
-		char why[1200];
-		lib_why(why, sizeof(why), err, r->out);
-		pmcf_campaign_set_state(r->s.camp, "failed");
-		return st ? st
-			  : cli_error("run", cli_status_for(err),
-				      "%s (the %zu executions are kept in %s; resume with `pmcfuse run "
-				      "--resume %s` to fuse them again)",
-				      why, r->nsets, r->cdir, r->cdir);
-	}
-	if (r->own)
-		pmcf_campaign_remove(r->s.camp);
-	else
-		pmcf_campaign_set_state(r->s.camp, "complete");
-	if (cli_signal_caught()) /* while OUT was written: it is complete */
-		return cli_interrupted("run", "fusing had finished: %s was written", r->out);
-	return CLI_OK;
-}
-
-static void print_summary(const struct run *r)
-{
-	double secs = cli_now() - r->t0;
-	size_t n = r->nsets;
-	const char *how = r->res.how;
-	if (r->args.json) {
-		printf("{\"output\": ");
-		cli_json_string(stdout, r->out);
-		printf(", \"source\": ");
-		cli_json_string(stdout, r->source);
-		printf(", \"seed\": %llu", (unsigned long long)r->base);
-		for (size_t k = 0; r->sim && k < n; k++)
-			printf("%s%llu", k ? ", " : ", \"execution_seeds\": [",
-			       (unsigned long long)pmcf_campaign_seed(r->s.camp, k));
-		printf("%s, \"executions\": %zu, \"lower_bound\": %u, \"resumed\": %zu", r->sim ? "]" : "", n,
-		       pmcf_plan_lower_bound(r->plan), r->res.reused);
-		cli_json_member(stdout, "seconds", secs);
-		printf(", \"agree\": %s, ",
-		       n < 2 || !print_agreement(NULL, r->rec, n, how) ? "true" : "false");
-		fuse_json_summary(stdout, r->fused, &r->cs, r->po.strategy, n);
-		printf("}\n");
-		return;
-	}
-	if (cli_quiet)
-		return;
-	campaign_print_resumed(r->cdir, r->res.reused, n);
-	printf("%zu executions of %s (lower bound %u) in %.2fs\n", n, r->source,
-	       pmcf_plan_lower_bound(r->plan), secs);
-	if (r->sim && cli_verbose) {
-		printf("execution seeds (derived from seed %llu):", (unsigned long long)r->base);
-		for (size_t k = 0; k < n; k++)
-			printf(" %llu", (unsigned long long)pmcf_campaign_seed(r->s.camp, k));
-		printf("\n");
-	}
-	if (n > 1)
-		print_agreement(stdout, r->rec, n, how);
-	fuse_print_summary(stdout, r->fused, &r->cs, r->po.strategy, n);
-	printf("wrote %s\n", r->out);
-}
-
 /* The whole pipeline after the command line: planned, recorded (or
  * submitted to Slurm), fused, summarised. */
-static int run_pipeline(struct run *r, int argc, char **argv, int optind, int dflt)
+static int run_pipeline(struct run *r, int argc, char **argv, int optind)
 {
 	campaign_session_init(&r->s, "run", &r->args);
 	int st = plan_run(r, argc, argv, optind), task = 0;
@@ -435,12 +263,9 @@ static int run_pipeline(struct run *r, int argc, char **argv, int optind, int df
 	} else if (!st && task && !cli_quiet)
 		printf("execution %ld of %zu: %s%s\n", only, r->nsets, path,
 		       r->res.reused ? " (already done)" : "");
-	else if (!st && !campaign_is_slurm(&r->args) && !task && !(st = fuse_run(r, dflt)))
-		print_summary(r);
+	else if (!st && !campaign_is_slurm(&r->args) && !task && !(st = run_fuse(r)))
+		run_print_summary(r);
 	campaign_session_close(&r->s);
-	for (size_t k = 0; r->sets && k < r->nsets; k++)
-		pmcf_evlist_free(r->sets[k]);
-	free(r->sets);
 	free(r->rec); /* the profiles were the campaign's */
 	free(r->source);
 	free(r->owndir);
@@ -495,8 +320,7 @@ int cmd_run(int argc, char **argv)
 	static const char *const diropts[] = {"--keep", NULL};
 	if (campaign_args_done(verb, &r.args, argc, optind, diropts, cmd_run, &st))
 		return st;
-	int dflt = !r.out;
-	if (dflt)
+	if ((r.dflt = !r.out))
 		r.out = DEFAULT_OUT;
 	if (r.args.resume && r.keep && !cli_same_folder(r.args.resume, r.keep))
 		return cli_usage_error(verb, "--resume %s and --keep %s name two folders", r.args.resume,
@@ -510,5 +334,5 @@ int cmd_run(int argc, char **argv)
 	if (r.link && !pmcf_strategy_ordered(r.po.strategy))
 		return cli_usage_error(verb, "--link is for the bc family, not %s",
 				       pmcf_strategy_name(r.po.strategy));
-	return run_pipeline(&r, argc, argv, optind, dflt);
+	return run_pipeline(&r, argc, argv, optind);
 }

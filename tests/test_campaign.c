@@ -269,6 +269,40 @@ static void test_refusals(void **state)
 	fixture_free(&f);
 }
 
+/* A plan and its events given as they are: the campaign makes the sets,
+ * and the plan's digest (SHA-256 of its JSON) names it and its profiles. */
+static void test_plan(void **state)
+{
+	(void)state;
+	struct fixture f;
+	fixture_make(&f);
+	char d[600], *json = NULL, hex[65];
+	snprintf(d, sizeof(d), "%s/p", f.dir);
+	OK(pmcf_plan_to_json(f.plan, &json));
+	pmcf_sha256_hex(json, strlen(json), hex);
+	free(json);
+	pmcf_campaign_opts o = PMCF_CAMPAIGN_OPTS_INIT;
+	o.dir = d;
+	o.plan = f.plan;
+	o.events = f.ev;
+	o.plan_meta = 1;
+	pmcf_campaign *c;
+	OK(pmcf_campaign_open(&o, &c));
+	assert_int_equal(pmcf_campaign_size(c), f.n);
+	pmcf_campaign_result r = PMCF_CAMPAIGN_RESULT_INIT;
+	OK(pmcf_campaign_run(c, f.src, &r));
+	assert_int_equal(r.recorded, f.n);
+	assert_null(pmcf_campaign_profile(c, 0)); /* not held */
+	pmcf_campaign_close(c);
+	pmcf_profile *p;
+	char path[700];
+	snprintf(path, sizeof(path), "%s/exec-%zu.pmcf", d, f.n - 1);
+	OK(pmcf_profile_open(path, &p));
+	assert_string_equal(pmcf_profile_meta_get(p, PMCF_META_PLAN_DIGEST), hex);
+	pmcf_profile_free(p);
+	fixture_free(&f);
+}
+
 /* One descriptor per launcher, found by name. */
 static void test_launchers(void **state)
 {
@@ -294,6 +328,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_run_interrupt_resume),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_launchers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -230,6 +230,37 @@ static void test_run_interrupt_resume(void **state)
 	fixture_free(&f);
 }
 
+/* Run again in the same session after a stop: it goes on with what is not
+ * done (the execution done is kept, not recorded twice). */
+static void test_run_again(void **state)
+{
+	(void)state;
+	struct fixture f;
+	fixture_make(&f);
+	char d[600];
+	snprintf(d, sizeof(d), "%s/again", f.dir);
+	struct seen s = {.stop_after = 1};
+	pmcf_campaign_callbacks cb;
+	int err;
+	pmcf_campaign *c = open_campaign(&f, d, 0, &s, &cb, &err);
+	OK(err);
+	pmcf_campaign_result r = PMCF_CAMPAIGN_RESULT_INIT;
+	OK(pmcf_campaign_run(c, f.src, &r));
+	assert_int_equal(r.signal, SIGINT);
+	const pmcf_profile *first = pmcf_campaign_profile(c, 0);
+	s.stop_after = 0;
+	r = (pmcf_campaign_result)PMCF_CAMPAIGN_RESULT_INIT;
+	OK(pmcf_campaign_run(c, f.src, &r));
+	assert_int_equal(r.signal, 0);
+	assert_int_equal(r.recorded, f.n - 1);
+	assert_int_equal(s.done, f.n);
+	assert_ptr_equal(pmcf_campaign_profile(c, 0), first);
+	for (size_t k = 0; k < f.n; k++)
+		assert_string_equal(pmcf_campaign_status(c, k), "ok");
+	pmcf_campaign_close(c);
+	fixture_free(&f);
+}
+
 /* A resume with another plan (digest) is refused; bad options too. */
 static void test_refusals(void **state)
 {
@@ -327,6 +358,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_run_interrupt_resume),
+		cmocka_unit_test(test_run_again),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_launchers),

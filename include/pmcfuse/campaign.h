@@ -119,15 +119,17 @@ typedef struct pmcf_campaign_result {
 	size_t size;   /* sizeof(pmcf_campaign_result) */
 	size_t reused; /* executions kept from an earlier session */
 	size_t recorded;
-	int signal;          /* the stop callback's answer that ended it (0: none) */
-	long at;             /* the execution that failed or was stopped, or that a stop came
+	int signal;  /* the stop callback's answer that ended it (0: none) */
+	long at;     /* the execution that failed or was stopped, or that a stop came
 			before or after (-1: none) */
-	int started;         /* execution `at` ran (0: the stop came before it) */
-	int err;             /* its error (PMCF_EPROGRAM: the program failed); 0 */
-	int saving;          /* err came from saving its profile */
-	int kept;            /* its profile was kept (a failed program's, or one stopped) */
-	const char *how;     /* how the last program was observed (NULL: a simulation) */
-	const char *message; /* the last program's line on anything abnormal ("") */
+	int started; /* execution `at` ran (0: the stop came before it) */
+	int err;     /* its error (PMCF_EPROGRAM: the program failed); 0 */
+	int saving;  /* err came from saving its profile */
+	int kept;    /* its profile was kept (a failed program's, or one stopped) */
+	/* owned by the campaign: how the last program was observed ("OpenMP",
+	 * "task API", ...; NULL: a simulation) and its line on anything abnormal */
+	const char *how;
+	const char *message;
 	/* the slurm launcher: the jobs submitted ("" when none) and the
 	 * executions they record ("K" or "A-B" ranges) */
 	char array_job[32], finish_job[32];
@@ -171,7 +173,8 @@ typedef struct pmcf_source pmcf_source;
  * first that fails, or when cb->stop answers a signal; *r says how it ended.
  * Returns 0 (also when stopped: r->signal), or the error of r->at (its
  * detail set: the detail of the source). The campaign's state is the
- * caller's (pmcf_campaign_set_state). */
+ * caller's (pmcf_campaign_set_state). Called again (after a stop), it goes
+ * on with what is not done. */
 PMCF_API int pmcf_campaign_run(pmcf_campaign *c, pmcf_source *src, pmcf_campaign_result *r);
 
 /* Marks the campaign complete, interrupted or failed (nothing for an array

@@ -234,7 +234,7 @@ static int reuse(pmcf_campaign *c, size_t k)
 	pmcf_profile *p = NULL;
 	if (!pmcf_campaign_is_done(c, k))
 		return 0;
-	if (!c->plan_meta && !c->hold)
+	if ((!c->plan_meta && !c->hold) || c->prof[k])
 		return 1;
 	if (pmcf_profile_open(c->paths[k], &p) != 0)
 		return 0;
@@ -349,9 +349,9 @@ static int keep(pmcf_campaign *c, size_t k, pmcf_profile *p, int err, int sig, s
 		serr = pmcf_profile_meta_set(p, PMCF_META_COMPLETE, "0");
 	if (!serr)
 		serr = pmcf_profile_save(p, c->paths[k]);
-	if (c->hold)
-		c->prof[k] = p;
-	else
+	pmcf_profile_free(c->prof[k]);
+	c->prof[k] = c->hold ? p : NULL;
+	if (!c->hold)
 		pmcf_profile_free(p);
 	if (serr) {
 		r->saving = 1;
@@ -422,7 +422,7 @@ int pmcf_campaign_run(pmcf_campaign *c, pmcf_source *src, pmcf_campaign_result *
 	for (size_t k = 0; k < c->n && !end && !err; k++) {
 		if (c->task && k != (size_t)c->only)
 			continue; /* an array task records its own execution */
-		if (c->resume && reuse(c, k)) {
+		if ((c->resume || c->runs) && reuse(c, k)) {
 			r.reused++;
 			continue;
 		}
@@ -432,6 +432,7 @@ int pmcf_campaign_run(pmcf_campaign *c, pmcf_source *src, pmcf_campaign_result *
 		}
 		err = record_one(c, src, k, &r, &end);
 	}
+	c->runs++;
 	pmcfi_struct_out("pmcf_campaign_result", out, &r, sizeof(r), sizeof(r));
 	return err;
 }

@@ -13,6 +13,7 @@ struct pmcf_campaign {
 	long only; /* its execution */
 	int owner; /* the open PMCF_CAMPAIGN_OWNER holding the session's lock, -1: none */
 	int resume;
+	int runs; /* pmcf_campaign_run calls: a later one goes on as a resume */
 	size_t n, nsets;
 	unsigned repeat;
 	const pmcf_evlist *const *sets;

@@ -235,11 +235,7 @@ static void on_output_end(void *ctx, size_t k)
 	cli_progout_end(&s->pout);
 }
 
-static int on_stop(void *ctx)
-{
-	(void)ctx;
-	return cli_signal_caught();
-}
+static int on_stop(void *ctx __attribute__((unused))) { return cli_signal_caught(); }
 
 static void on_status(void *ctx, const char *line)
 {
@@ -249,11 +245,7 @@ static void on_status(void *ctx, const char *line)
 	fprintf(stderr, "%s pmcfuse: %s: %s\n", stamp, s->verb, line);
 }
 
-static void on_text(void *ctx, const char *text)
-{
-	(void)ctx;
-	fputs(text, stdout);
-}
+static void on_text(void *ctx __attribute__((unused)), const char *text) { fputs(text, stdout); }
 
 static void on_warning(void *ctx, const char *line)
 {

@@ -81,7 +81,6 @@ struct refrun {
 	unsigned char *done; /* per execution: its profile is in dir */
 	uint64_t *seeds;
 	int launched;
-	const char *failed;
 };
 
 /* DIR/reference.json, rewritten (atomically) after every execution: the
@@ -226,7 +225,6 @@ static int record_references(struct refrun *r)
 	if (err > 0 || x.signal) /* printed; or stopped: finish_references says so */
 		return err > 0 ? err : CLI_OK;
 	if (err == PMCF_EPROGRAM) {
-		r->failed = "failed";
 		return cli_error("reference", CLI_EENV,
 				 "execution %ld of '%s' failed: %s (%zu of %zu reference executions kept in "
 				 "%s; resume with `pmcfuse reference --resume %s`)",
@@ -265,7 +263,7 @@ static int finish_references(struct refrun *r, int st)
 			"correrr); resume with `pmcfuse reference --resume %s`",
 			count_done(r), r->total, r->dir, r->dir);
 	} else if (c && st != CLI_OK) {
-		pmcf_campaign_set_state(c, r->failed ? r->failed : "failed");
+		pmcf_campaign_set_state(c, "failed");
 	} else if (c) {
 		int err = pmcf_campaign_set_state(c, "complete");
 		st = err ? cli_lib_error("reference", err, r->dir) : CLI_OK;

@@ -15,8 +15,6 @@
 #include "util/abi.h"
 #include "util/internal.h"
 
-int campi_open_folder(pmcf_campaign *c, int argc, char *const *argv);
-
 /* Whether fmt holds one %zu (with flags and a width) and no other '%'. */
 static int one_zu(const char *fmt)
 {

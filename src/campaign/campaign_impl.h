@@ -33,6 +33,9 @@ struct pmcf_campaign {
 char *campi_join(const char *dir, const char *name);
 /* "2024-01-01T12:00:00Z" of t. */
 void campi_iso_time(long t, char out[32]);
+/* Opens c's folder: locked, then created (argv kept in the manifest) or
+ * resumed. */
+int campi_open_folder(pmcf_campaign *c, int argc, char *const *argv);
 /* Creates dir if needed and checks that files can be written in it. */
 int campi_check_dir(const char *dir);
 /* Changes the manifest under the campaign's lock, over what other processes

@@ -334,8 +334,6 @@ static int new_manifest(pmcf_campaign *c, int argc, char *const *argv)
 	return write_manifest(c);
 }
 
-/* Opens the folder: locked, then created or resumed. */
-int campi_open_folder(pmcf_campaign *c, int argc, char *const *argv);
 int campi_open_folder(pmcf_campaign *c, int argc, char *const *argv)
 {
 	int err = campi_check_dir(c->dir);

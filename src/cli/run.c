@@ -100,13 +100,6 @@ static const char *kept_text(char *buf, size_t len, const struct run *r, size_t 
 	return buf;
 }
 
-const char *run_lib_why(char *buf, size_t len, int err, const char *path)
-{
-	const char *d = pmcf_errdetail();
-	snprintf(buf, len, d && d[0] ? "%s" : "%s: %s", d && d[0] ? d : path, pmcf_strerror(err));
-	return buf;
-}
-
 /* The source, the events (default: the source's, resolved once for the
  * planner and every recording) and the plan; the output checked. */
 static int plan_run(struct run *r, int argc, char **argv, int optind)
@@ -176,20 +169,6 @@ static int open_run(struct run *r, int argc, char **argv)
 						 : !(r->args.resume && pmcf_campaign_is_done(c, k));
 	campaign_session_progress(&r->s, r->nsets, todo);
 	return CLI_OK;
-}
-
-int run_stopped(struct run *r, size_t done, int partial, int own)
-{
-	if (!done && !partial && own) {
-		pmcf_campaign_remove(r->s.camp);
-		return cli_interrupted("run", "no execution had finished; nothing kept");
-	}
-	pmcf_campaign_set_state(r->s.camp, "interrupted");
-	return cli_interrupted("run",
-			       "%zu of %zu executions complete%s, kept in %s; resume with "
-			       "`pmcfuse run --resume %s`",
-			       done, r->nsets, partial ? " (the stopped one kept, marked incomplete)" : "",
-			       r->cdir, r->cdir);
 }
 
 /* Every execution not done (an array task: its own) recorded by the local

@@ -1,12 +1,34 @@
-/* `pmcfuse run` after the executions: fusing them into OUT (as `combine`)
- * and the summary, with whether the executions agree. */
+/* `pmcfuse run` around the executions: what a stop says, fusing them into
+ * OUT (as `combine`) and the summary, with whether the executions agree. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli/campaign.h"
 #include "cli/cli.h"
 #include "cli/fuse.h"
 #include "cli/output.h"
 #include "cli/run.h"
+
+const char *run_lib_why(char *buf, size_t len, int err, const char *path)
+{
+	const char *d = pmcf_errdetail();
+	snprintf(buf, len, d && d[0] ? "%s" : "%s: %s", d && d[0] ? d : path, pmcf_strerror(err));
+	return buf;
+}
+
+int run_stopped(struct run *r, size_t done, int partial, int own)
+{
+	if (!done && !partial && own) {
+		pmcf_campaign_remove(r->s.camp);
+		return cli_interrupted("run", "no execution had finished; nothing kept");
+	}
+	pmcf_campaign_set_state(r->s.camp, "interrupted");
+	return cli_interrupted("run",
+			       "%zu of %zu executions complete%s, kept in %s; resume with "
+			       "`pmcfuse run --resume %s`",
+			       done, r->nsets, partial ? " (the stopped one kept, marked incomplete)" : "",
+			       r->cdir, r->cdir);
+}
 
 /* Do the executions agree with the first (pmcf_campaign_differs)? Prints
  * one line if they do, else one per execution that differs (f NULL: counts). */

@@ -57,8 +57,8 @@ int pmcf_campaign_differs(const pmcf_profile *const *rec, size_t k, char *line, 
 			size_t a = type_count(rec[k], ty.name), b = type_count(rec[0], ty.name);
 			if (a == b || (side && a) || o + 80 > len)
 				continue; /* side 1: only types absent from execution k */
-			o += (size_t)snprintf(line + o, len - o, "%s%zu %s XUs (execution 0: %zu)",
-					      o ? ", " : "", a, ty.name, b);
+			o += (size_t)snprintf(line + o, len - o, "%s%zu %s XU%s (execution 0: %zu)",
+					      o ? ", " : "", a, ty.name, a == 1 ? "" : "s", b);
 		}
 	}
 	/* labels: a merge of the two sorted lists */

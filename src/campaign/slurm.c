@@ -442,9 +442,10 @@ static int follow(pmcf_campaign *c, const struct follow *w, pmcf_campaign_result
 			sacct_state(w->finish, fstate);
 		char line[256];
 		snprintf(line, sizeof(line),
-			 "slurm: %zu of %zu executions done, %zu failed%s, %zu running, "
+			 "slurm: %zu of %zu execution%s done, %zu failed%s, %zu running, "
 			 "%zu pending; finishing job %s: %s",
-			 ok, w->n, failed, stop_s, running, pending, w->finish, fstate[0] ? fstate : "?");
+			 ok, w->n, w->n == 1 ? "" : "s", failed, stop_s, running, pending, w->finish,
+			 fstate[0] ? fstate : "?");
 		if (strcmp(line, prev) != 0) {
 			status_line(c, line);
 			snprintf(prev, sizeof(prev), "%s", line);

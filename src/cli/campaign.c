@@ -261,8 +261,8 @@ static void on_launched(void *ctx, const pmcf_campaign_result *r)
 	const char *d = dir ? dir : pmcf_campaign_dir(s->camp);
 	size_t n = pmcf_campaign_size(s->camp);
 	if (r->todo)
-		printf("submitted array job %s: %zu of %zu executions (tasks %s), logs %s/slurm/%s_K.out\n",
-		       r->array_job, r->todo, n, r->tasks, d, r->array_job);
+		printf("submitted array job %s: %zu of %zu execution%s (tasks %s), logs %s/slurm/%s_K.out\n",
+		       r->array_job, r->todo, n, n == 1 ? "" : "s", r->tasks, d, r->array_job);
 	else
 		printf("every execution is done: no array job\n");
 	printf("submitted finishing job %s%s%s: `pmcfuse %s --resume %s`, output %s/slurm/finish-%s.out\n",
@@ -386,7 +386,8 @@ int campaign_session_slurm(struct campaign_session *s)
 void campaign_print_resumed(const char *dir, size_t reused, size_t n)
 {
 	if (reused)
-		printf("resumed %s: %zu of %zu executions were already done\n", dir, reused, n);
+		printf("resumed %s: %zu of %zu execution%s were already done\n", dir, reused, n,
+		       n == 1 ? "" : "s");
 }
 
 void campaign_session_close(struct campaign_session *s)

@@ -39,9 +39,6 @@ int cli_interrupted(const char *verb, const char *fmt, ...) __attribute__((forma
  * is created and removed) and a profile may replace what is there
  * (cli_out_replaceable): CLI_OK, or the exit status of the error printed. */
 int cli_check_output(const char *verb, const char *path);
-/* The default output (no -o: pmcfuse.pmcf), as perf record's perf.data: an
- * existing file there is kept as OUT.old, with a note. An exit status. */
-int cli_keep_old(const char *verb, const char *out);
 /* Whether paths a and b name the same folder (or file). */
 int cli_same_folder(const char *a, const char *b);
 

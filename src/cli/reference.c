@@ -296,9 +296,10 @@ static void print_summary(const struct refrun *r)
 		return;
 	campaign_print_resumed(r->dir, r->reused, r->total);
 	printf("%zu reference executions (%zu event set%s x %lu repeats) cover the %zu pair%s of %zu "
-	       "events; lower bound %zu (%zu x %lu); without packing: %zu\n",
+	       "event%s; lower bound %zu (%zu x %lu); without packing: %zu\n",
 	       r->total, r->nsets, r->nsets == 1 ? "" : "s", r->repeat, pairs - nimp,
-	       pairs - nimp == 1 ? "" : "s", E, lb * r->repeat, lb, r->repeat, pairs * r->repeat);
+	       pairs - nimp == 1 ? "" : "s", E, E == 1 ? "" : "s", lb * r->repeat, lb, r->repeat,
+	       pairs * r->repeat);
 	/* how the bound is derived is the covering's internals: -v */
 	if (cli_verbose)
 		printf("lower bound: %s\n", pmcf_cover_bound_text(r->cv));

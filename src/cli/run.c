@@ -85,8 +85,6 @@ static const char usage[] =
 	"resume (docs/campaigns.md). The output and the folder are checked first.\n";
 
 enum { OPT_KEEP = FUSE_OPT_OWN };
-/* No -o: as `record` (and perf record's perf.data), an existing one kept as .old. */
-#define DEFAULT_OUT "pmcfuse.pmcf"
 
 /* "exec-0..exec-K.pmcf kept in DIR[, the last one incomplete]; resume with ..." */
 static const char *kept_text(char *buf, size_t len, const struct run *r, size_t nkeep, int last_incomplete)
@@ -300,7 +298,7 @@ int cmd_run(int argc, char **argv)
 	if (campaign_args_done(verb, &r.args, argc, optind, diropts, cmd_run, &st))
 		return st;
 	if ((r.dflt = !r.out))
-		r.out = DEFAULT_OUT;
+		r.out = CLI_DEFAULT_OUT; /* as record and combine */
 	if (r.args.resume && r.keep && !cli_same_folder(r.args.resume, r.keep))
 		return cli_usage_error(verb, "--resume %s and --keep %s name two folders", r.args.resume,
 				       r.keep);

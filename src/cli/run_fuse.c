@@ -24,10 +24,10 @@ int run_stopped(struct run *r, size_t done, int partial, int own)
 	}
 	pmcf_campaign_set_state(r->s.camp, "interrupted");
 	return cli_interrupted("run",
-			       "%zu of %zu executions complete%s, kept in %s; resume with "
+			       "%zu of %zu execution%s complete%s, kept in %s; resume with "
 			       "`pmcfuse run --resume %s`",
-			       done, r->nsets, partial ? " (the stopped one kept, marked incomplete)" : "",
-			       r->cdir, r->cdir);
+			       done, r->nsets, r->nsets == 1 ? "" : "s",
+			       partial ? " (the stopped one kept, marked incomplete)" : "", r->cdir, r->cdir);
 }
 
 /* Do the executions agree with the first (pmcf_campaign_differs)? Prints
@@ -41,14 +41,16 @@ static size_t print_agreement(FILE *f, pmcf_profile *const *rec, size_t n, const
 		    (differ++, !f))
 			continue;
 		if (differ == 1)
-			fprintf(f, "executions differ from execution 0 (%zu XUs):\n", n0);
-		fprintf(f, "  execution %zu: %zu XUs: %s\n", k, pmcf_profile_nxus(rec[k]), line);
+			fprintf(f, "executions differ from execution 0 (%zu XU%s):\n", n0,
+				n0 == 1 ? "" : "s");
+		fprintf(f, "  execution %zu: %zu XU%s: %s\n", k, pmcf_profile_nxus(rec[k]),
+			pmcf_profile_nxus(rec[k]) == 1 ? "" : "s", line);
 	}
 	if (!f)
 		;
 	else if (!differ)
-		fprintf(f, "executions agree: %zu XUs each%s%s%s, same types and labels\n", n0,
-			how ? " (" : "", how ? how : "", how ? ")" : "");
+		fprintf(f, "executions agree: %zu XU%s each%s%s%s, same types and labels\n", n0,
+			n0 == 1 ? "" : "s", how ? " (" : "", how ? how : "", how ? ")" : "");
 	else
 		fprintf(f, "  (ctc and bc keep the largest count per type, the XUs without a "
 			   "partner flagged partial; lgl keeps the labels present in every execution)\n");
@@ -74,9 +76,10 @@ int run_fuse(struct run *r)
 		st = run_stopped(r, r->nsets, 0, 0);
 	else { /* fusing writes nothing until OUT: a signal stops it at once */
 		cli_signals_stop_at_once(CLI_STOP_STEP,
-					 "fusing was stopped; the %zu executions are kept in %s: resume with "
+					 "fusing was stopped; the %zu execution%s %s kept in %s: resume with "
 					 "`pmcfuse run --resume %s` to fuse them",
-					 r->nsets, r->cdir, r->cdir);
+					 r->nsets, r->nsets == 1 ? "" : "s", r->nsets == 1 ? "is" : "are",
+					 r->cdir, r->cdir);
 		err = pmcf_combine((const pmcf_profile *const *)r->rec, r->nsets, &co, &r->fused, &r->cs);
 		cli_signals_disarm();
 	}
@@ -92,9 +95,10 @@ int run_fuse(struct run *r)
 		pmcf_campaign_set_state(r->s.camp, "failed");
 		return st ? st
 			  : cli_error("run", cli_status_for(err),
-				      "%s (the %zu executions are kept in %s; resume with `pmcfuse run "
+				      "%s (the %zu execution%s %s kept in %s; resume with `pmcfuse run "
 				      "--resume %s` to fuse them again)",
-				      why, r->nsets, r->cdir, r->cdir);
+				      why, r->nsets, r->nsets == 1 ? "" : "s", r->nsets == 1 ? "is" : "are",
+				      r->cdir, r->cdir);
 	}
 	if (r->own)
 		pmcf_campaign_remove(r->s.camp);
@@ -131,7 +135,7 @@ void run_print_summary(const struct run *r)
 	if (cli_quiet)
 		return;
 	campaign_print_resumed(r->cdir, r->res.reused, n);
-	printf("%zu executions of %s (lower bound %u) in %.2fs\n", n, r->source,
+	printf("%zu execution%s of %s (lower bound %u) in %.2fs\n", n, n == 1 ? "" : "s", r->source,
 	       pmcf_plan_lower_bound(r->plan), secs);
 	if (r->sim && cli_verbose) {
 		printf("execution seeds (derived from seed %llu):", (unsigned long long)r->base);

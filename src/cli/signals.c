@@ -11,7 +11,6 @@
 #include <unistd.h>
 #include "cli/campaign.h"
 #include "cli/cli.h"
-#include "cli/output.h"
 #include "pmcfuse/collect.h"
 #include "pmcfuse/plan.h"
 #include "pmcfuse/profile.h"
@@ -164,26 +163,6 @@ int cli_check_output(const char *verb, const char *path)
 	if (!st)
 		st = probe_dir(verb, path, *dir ? dir : "/", base);
 	free(dir);
-	return st;
-}
-
-int cli_keep_old(const char *verb, const char *out)
-{
-	struct stat sb;
-	if (lstat(out, &sb) != 0 || !S_ISREG(sb.st_mode))
-		return CLI_OK;
-	char *old = NULL;
-	if (asprintf(&old, "%s.old", out) < 0)
-		return cli_error(verb, CLI_EENV, "out of memory");
-	int st = CLI_OK;
-	if (rename(out, old) != 0)
-		st = cli_error(verb, CLI_EENV, "cannot keep the previous %s as %s: %s", out, old,
-			       strerror(errno));
-	else if (!cli_quiet)
-		fprintf(stderr,
-			"pmcfuse: %s: note: the previous %s is now %s (as perf keeps perf.data.old)\n", verb,
-			out, old);
-	free(old);
 	return st;
 }
 

@@ -3,7 +3,8 @@
 # as C11 and as C++20 (g++), with -Wall -Wextra -Werror, with each of its
 # PMCF_X_INIT macros initialising its struct (issue 37: a header
 # that leans on another one being included before it fails here). Also:
-# module headers include pmcfuse/base.h, never the umbrella pmcfuse/pmcfuse.h.
+# module headers include pmcfuse/base.h, never the umbrella pmcfuse/pmcfuse.h,
+# and the umbrella includes every header.
 # Twice each, so that a missing include guard fails too. One line per
 # failing header.
 # usage: headers_alone.sh INCLUDE_DIR [CC [CXX]]
@@ -16,6 +17,8 @@ if [ "${1:-}" = --self-test ]; then
 	printf '#ifndef OK_H\n#define OK_H\n#include "pmcfuse/base.h"\nenum { OK_X = PMCF_EINVAL };\n#endif\n' >"$d/pmcfuse/ok.h"
 	printf '#ifndef BAD_H\n#define BAD_H\n#include "pmcfuse/base.h"\ntypedef pmcf_plan_opts bad_t;\n#endif\n' >"$d/pmcfuse/bad.h"
 	cp "$(dirname "$0")/../include/pmcfuse/base.h" "$d/pmcfuse/"
+	printf '#ifndef U_H\n#define U_H\n#include "pmcfuse/base.h"\n#include "pmcfuse/ok.h"\n#include "pmcfuse/bad.h"\n#endif\n' \
+		>"$d/pmcfuse/pmcfuse.h"
 	out=$("$0" "$d" "${2:-cc}" "${3:-g++}" 2>&1)
 	if [ $? -eq 0 ] || ! grep -q 'bad.h' <<<"$out" || grep -q 'ok.h' <<<"$out"; then
 		echo "self-test: the check did not fail on exactly the broken header: $out"
@@ -38,7 +41,7 @@ for h in "$inc"/pmcfuse/*.h; do
 	printf '#include "%s"\n#include "%s"\nint pmcf_headers_alone_probe;\n' "$name" "$name" >"$tmp/t.c"
 	# each PMCF_X_INIT macro the header defines initialises its struct
 	# (C, and C++20 for the designated initialisers)
-	grep -oE '^#define PMCF_[A-Z0-9_]+_INIT( |$)' "$h" | sed 's/^#define //; s/ $//' | while read -r m; do
+	grep -oE '^#define PMCF_[A-Z0-9_]+_INIT( |$)' "$h" | sed 's/^#define //; s/ $//' | sort -u | while read -r m; do
 		t=$(tr 'A-Z' 'a-z' <<<"${m%_INIT}")
 		printf '%s probe_%s = %s;\n' "$t" "$t" "$m"
 	done >>"$tmp/t.c"
@@ -51,6 +54,10 @@ for h in "$inc"/pmcfuse/*.h; do
 		echo "$name does not compile alone as C++: $(head -3 <<<"$out" | tr '\n' ' ')"
 		fail=1
 	fi
+	case $name in pmcfuse/pmcfuse.h) ;;
+	*) grep -q "#include \"$name\"" "$inc/pmcfuse/pmcfuse.h" ||
+		{ echo "the umbrella pmcfuse/pmcfuse.h does not include $name"; fail=1; } ;;
+	esac
 	case $name in pmcfuse/pmcfuse.h | pmcfuse/base.h) ;;
 	*) if grep -q '#include "pmcfuse/pmcfuse.h"' "$h"; then
 		echo "$name includes the umbrella pmcfuse/pmcfuse.h (include pmcfuse/base.h and the module headers it needs)"

@@ -481,7 +481,7 @@ static void test_results_and_arrays(void **state)
 	assert_int_equal(pmcf_profile_xu_add(p, &in, NULL), 0);
 	set_size(sizeof(pmcf_xu) + 16); /* a newer header's pmcf_xu */
 	assert_int_equal(pmcf_profile_xu_get(p, 0, (void *)buf.b), 0);
-	pmcf_xu got;
+	pmcf_xu got = PMCF_XU_INIT;
 	memcpy(&got, buf.b, sizeof(got));
 	assert_int_equal(got.size, sizeof(pmcf_xu));
 	assert_int_equal(got.end_ns, 9);

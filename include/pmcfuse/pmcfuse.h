@@ -7,6 +7,7 @@
 #define PMCFUSE_PMCFUSE_H
 
 #include "pmcfuse/base.h"
+#include "pmcfuse/campaign.h"
 #include "pmcfuse/categorize.h"
 #include "pmcfuse/collect.h"
 #include "pmcfuse/combine.h"

@@ -2,7 +2,7 @@
 # Every public struct (typedef struct pmcf_X { ... } pmcf_X; in the public
 # headers) follows the ABI rule of pmcfuse/base.h: its first member is
 # `size_t size;` and the header gives its initialiser, a PMCF_X_INIT macro
-# that sets size to sizeof(pmcf_X) (directly or as PMCF_SIZED_INIT(pmcf_X)) (or, for options whose defaults are not
+# that sets size to sizeof(pmcf_X) (directly or as PMCF_SIZED_INIT(pmcf_X) / PMCF_SIZED_INIT_WITH) (or, for options whose defaults are not
 # zero, a pmcf_X_init function). Lists the structs it checked; one line per
 # offending struct (issue 37).
 # usage: public_structs.sh INCLUDE_DIR
@@ -30,7 +30,7 @@ check() {
 			    text[f] !~ ("[ *]" name "_init\\(")) {
 				printf "%s: %s has no %s macro (nor a %s_init function)\n", f, name, macro, name
 				bad = 1
-			} else if (text[f] ~ ("#define " macro) && text[f] !~ ("#define " macro "[^\n]*(\\\\\n[^\n]*)*(sizeof|PMCF_SIZED_INIT)\\(" name "\\)")) {
+			} else if (text[f] ~ ("#define " macro) && text[f] !~ ("#define " macro "[^\n]*(\\\\\n[^\n]*)*(sizeof|PMCF_SIZED_INIT|PMCF_SIZED_INIT_WITH)\\(" name "[),]")) {
 				printf "%s: %s does not set size to sizeof(%s)\n", f, macro, name
 				bad = 1
 			}

@@ -77,12 +77,23 @@ enum {
  * PMCF_X_INIT is PMCF_SIZED_INIT(pmcf_X). In C a designated initialiser; in
  * C++ a value-initialised copy with size set (g++ -Wextra warns about the
  * members a braced initialiser leaves out, designated or not). */
+/* The same with one field set to a non-zero default (field = value). */
 #ifdef __cplusplus
 #define PMCF_SIZED_INIT(T) (::pmcf_sized_init<T>())
+#define PMCF_SIZED_INIT_WITH(T, field, value)  \
+	([] {                                  \
+		T o_ = ::pmcf_sized_init<T>(); \
+		o_.field = value;              \
+		return o_;                     \
+	}())
 #else
 #define PMCF_SIZED_INIT(T)        \
 	{                         \
 		.size = sizeof(T) \
+	}
+#define PMCF_SIZED_INIT_WITH(T, field, value)     \
+	{                                         \
+		.size = sizeof(T), .field = value \
 	}
 #endif
 

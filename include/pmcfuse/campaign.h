@@ -110,20 +110,7 @@ typedef struct pmcf_campaign_opts {
 	int hold;        /* 1: the profiles stay loaded (pmcf_campaign_profile) */
 	const pmcf_campaign_callbacks *cb;
 } pmcf_campaign_opts;
-/* C: a designated initialiser; C++: PMCF_SIZED_INIT's copy with only set */
-#ifdef __cplusplus
-#define PMCF_CAMPAIGN_OPTS_INIT                                                  \
-	([] {                                                                    \
-		pmcf_campaign_opts o_ = ::pmcf_sized_init<pmcf_campaign_opts>(); \
-		o_.only = -1;                                                    \
-		return o_;                                                       \
-	}())
-#else
-#define PMCF_CAMPAIGN_OPTS_INIT                                \
-	{                                                      \
-		.size = sizeof(pmcf_campaign_opts), .only = -1 \
-	}
-#endif
+#define PMCF_CAMPAIGN_OPTS_INIT PMCF_SIZED_INIT_WITH(pmcf_campaign_opts, only, -1)
 
 /* How a session ended. */
 typedef struct pmcf_campaign_result {
@@ -147,20 +134,7 @@ typedef struct pmcf_campaign_result {
 	size_t todo;
 	const char *tasks; /* owned by the campaign */
 } pmcf_campaign_result;
-/* C: a designated initialiser; C++: PMCF_SIZED_INIT's copy with at set */
-#ifdef __cplusplus
-#define PMCF_CAMPAIGN_RESULT_INIT                                                    \
-	([] {                                                                        \
-		pmcf_campaign_result o_ = ::pmcf_sized_init<pmcf_campaign_result>(); \
-		o_.at = -1;                                                          \
-		return o_;                                                           \
-	}())
-#else
-#define PMCF_CAMPAIGN_RESULT_INIT                              \
-	{                                                      \
-		.size = sizeof(pmcf_campaign_result), .at = -1 \
-	}
-#endif
+#define PMCF_CAMPAIGN_RESULT_INIT PMCF_SIZED_INIT_WITH(pmcf_campaign_result, at, -1)
 
 /* Opens (creates, or resumes) the campaign of o. Errors: PMCF_ECONFLICT for
  * a folder in use by another session or that holds another campaign,

@@ -154,15 +154,19 @@ static int same_program(const pmcf_profile *a, const pmcf_profile *b, const char
 	return 1;
 }
 
+/* One label's text at a time: pmcf_profile_xu_get would make every label
+ * tree node's text at once. */
 static int has_labels(const pmcf_profile *p)
 {
-	size_t nx = pmcf_profile_nxus(p);
-	for (size_t i = 0; i < nx; i++) {
-		pmcf_xu xu;
-		if (pmcf_profile_xu_get(p, i, &xu) == 0 && xu.label && xu.label[0])
-			return 1;
+	size_t nx = pmcf_profile_nxus(p), cap = 0;
+	char *buf = NULL;
+	int any = nx == 0;
+	for (size_t i = 0; i < nx && !any; i++) {
+		const char *s = pmcf_profile_xu_label(p, i, 0, &buf, &cap);
+		any = s && s[0];
 	}
-	return nx == 0;
+	free(buf);
+	return any;
 }
 
 /* The plan set of p (PMCF_META_PLAN_SET) or -1; *nsets its plan's sets. */
@@ -523,7 +527,7 @@ static int setup(struct cmb *c)
 				c->owners[e][c->nowners[e]++] = (uint32_t)j;
 		}
 	}
-	return 0;
+	return cmbi_ltree_build(c);
 }
 
 static void teardown(struct cmb *c)
@@ -544,6 +548,9 @@ static void teardown(struct cmb *c)
 	free(c->src);
 	free(c->lab);
 	free(c->lablen);
+	free(c->lnode);
+	free(c->lomap);
+	cmbi_ltree_free(c->lt);
 	free(c->ftype);
 	pmcf_profile_free(c->out);
 }
@@ -676,14 +683,19 @@ static int add_xus(struct cmb *c)
 	size_t *roff = NULL;
 	char *names = NULL, *buf = NULL;
 	size_t bufcap = 0;
-	err = unique_labels(c, base, &roff, &names);
+	uint32_t *olab = NULL; /* with a label tree: the labels as its nodes */
+	err = c->lt ? cmbi_ltree_out(c, base, &olab) : unique_labels(c, base, &roff, &names);
 	for (size_t f = 0; f < c->nf && !err; f++) {
 		int j = base[f];
+		size_t x = j < 0 ? 0 : (size_t)c->src[f * c->n + (size_t)j];
 		pmcf_xu xu;
-		if (j < 0 || (err = pmcf_profile_xu_get(c->in[j], (size_t)c->src[f * c->n + (size_t)j], &xu)))
+		if (j < 0 || (err = olab ? pmcf_profile_xu_get_fields(c->in[j], x, &xu)
+					 : pmcf_profile_xu_get(c->in[j], x, &xu)))
 			break;
 		xu.type = c->ftype[f] % (c->nftypes ? c->nftypes : 1);
-		if (roff[f] != SIZE_MAX) {
+		if (olab) {
+			xu.label = xu.parent_label = "";
+		} else if (roff[f] != SIZE_MAX) {
 			xu.label = names + roff[f];
 		} else if (c->lab[f] && c->lablen[f] != strlen(xu.label)) {
 			/* a first common ancestor; the parent label stays the base
@@ -701,12 +713,15 @@ static int add_xus(struct cmb *c)
 		size_t i;
 		err = c->ranks ? pmcf_profile_xu_add(c->out, &xu, &i)
 			       : pmcfi_profile_xu_add_bare(c->out, &xu, &i);
+		if (!err && olab)
+			err = pmcfi_profile_xu_set_label_nodes(c->out, i, olab[f], c->lomap[c->lt->xpar[j][x]]);
 		if (!err && c->ranks)
 			err = pmcf_profile_rank_set(c->out, i, (int32_t)(c->ftype[f] / c->nftypes));
 	}
 	free(buf);
 	free(names);
 	free(roff);
+	free(olab);
 	free(base);
 	return err;
 }
@@ -720,7 +735,9 @@ static int set_base_labels(struct cmb *c)
 		int j = first_source(c, f);
 		int32_t x = c->src[f * c->n + (size_t)j];
 		pmcf_xu xu;
-		if (!(err = pmcf_profile_xu_get(c->in[j], (size_t)x, &xu)))
+		if (c->lt)
+			err = pmcfi_profile_base_label_set_node(c->out, f, j, x, c->lomap[c->lt->xlab[j][x]]);
+		else if (!(err = pmcf_profile_xu_get(c->in[j], (size_t)x, &xu)))
 			err = pmcf_profile_base_label_set(c->out, f, j, x, xu.label);
 	}
 	return err;

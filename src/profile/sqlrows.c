@@ -133,7 +133,7 @@ static void bind_fixed(sqlite3_stmt *st, int col, const pmcf_profile *p, size_t 
 		break;
 	case F_BASE_LABEL:
 		if (p->base_src && p->base_src[i] >= 0)
-			sqlite3_bind_text(st, k, p->arena + p->base_lab[i], -1, SQLITE_STATIC);
+			bind_label(st, k, p, p->base_lab[i]); /* a node in fused profiles */
 		else
 			sqlite3_bind_null(st, k);
 		break;

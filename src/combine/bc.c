@@ -1356,8 +1356,9 @@ static int numeric_order(const char **lab, const uint32_t *len, uint32_t n, uint
  * for n sort records */
 int cmbi_bc_label_qsort;
 
-static void label_ranks(const struct cmbi_ltree *lt, const uint32_t *node, const char **lab, const uint32_t *len,
-			uint32_t n, uint32_t *order, uint32_t *rank, struct skey *s, struct skey *tmp)
+static void label_ranks(const struct cmbi_ltree *lt, const uint32_t *node, const char **lab,
+			const uint32_t *len, uint32_t n, uint32_t *order, uint32_t *rank, struct skey *s,
+			struct skey *tmp)
 {
 	if (lt) { /* the nodes' ranks in label order, radix-sorted (stable) */
 		uint32_t hi = 0;
@@ -1483,8 +1484,8 @@ static int worker_init(struct step_worker *W, size_t nbig, size_t kbig, int byla
 	int err = ws_init(&W->w, nbig, k, bylabel != 0);
 	if (!err && bylabel == 2 && !(W->v2 && W->rank2 && W->map && W->glen2 && W->glab2 && W->gnode2))
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	if (!err && !(W->v && W->rank && W->order && W->pp && W->pc && W->glen && W->glab && W->gnode && W->lo && W->hi &&
-		      W->range && W->dim))
+	if (!err && !(W->v && W->rank && W->order && W->pp && W->pc && W->glen && W->glab && W->gnode &&
+		      W->lo && W->hi && W->range && W->dim))
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	if (err)
 		worker_free(W);
@@ -1620,9 +1621,9 @@ static int cluster_part(struct step_worker *W, uint32_t t, const uint32_t *P, si
 	 * most XUs in task-tree searches, and the other workers are soon
 	 * idle): the two sides' label orders on two threads (the same ranks
 	 * either way) */
-	struct rank_job rj = {lt,	    W->gnode + np, W->glab + np,    W->glen + np,
-			      (uint32_t)nc, W->order + np, W->rank + np,    W->w.srt + np,
-			      W->w.stmp + np};
+	struct rank_job rj = {lt,           W->gnode + np, W->glab + np,
+			      W->glen + np, (uint32_t)nc,  W->order + np,
+			      W->rank + np, W->w.srt + np, W->w.stmp + np};
 	pthread_t th;
 	int spawned =
 		np + nc >= RANK_THREAD_MIN && J->cpus > 1 && pthread_create(&th, NULL, rank_thread, &rj) == 0;
@@ -1670,7 +1671,8 @@ static int cluster_part(struct step_worker *W, uint32_t t, const uint32_t *P, si
 		if (lt)
 			c->lnode[f] = cmbi_lca(lt, c->lnode[f], J->cnode[x]);
 		else
-			c->lablen[f] = (uint32_t)cmbi_label_fca(c->lab[f], c->lablen[f], J->clab[x], J->clen[x]);
+			c->lablen[f] =
+				(uint32_t)cmbi_label_fca(c->lab[f], c->lablen[f], J->clab[x], J->clen[x]);
 		J->cpaired[J->cs[t] + (cpos ? cpos[xl] : xl)] = 1;
 	}
 	return 0;

@@ -714,7 +714,8 @@ static int add_xus(struct cmb *c)
 		err = c->ranks ? pmcf_profile_xu_add(c->out, &xu, &i)
 			       : pmcfi_profile_xu_add_bare(c->out, &xu, &i);
 		if (!err && olab)
-			err = pmcfi_profile_xu_set_label_nodes(c->out, i, olab[f], c->lomap[c->lt->xpar[j][x]]);
+			err = pmcfi_profile_xu_set_label_nodes(c->out, i, olab[f],
+							       c->lomap[c->lt->xpar[j][x]]);
 		if (!err && c->ranks)
 			err = pmcf_profile_rank_set(c->out, i, (int32_t)(c->ftype[f] / c->nftypes));
 	}

@@ -91,8 +91,8 @@ static int grow(struct cmbi_ltree *lt)
 		cap = UINT32_MAX;
 	if (cap <= lt->n)
 		return -1;
-	void **arr[] = {(void **)&lt->par,  (void **)&lt->jump, (void **)&lt->depth, (void **)&lt->tlen,
-			(void **)&lt->ord,  (void **)&lt->cs,   (void **)&lt->cl};
+	void **arr[] = {(void **)&lt->par, (void **)&lt->jump, (void **)&lt->depth, (void **)&lt->tlen,
+			(void **)&lt->ord, (void **)&lt->cs,   (void **)&lt->cl};
 	size_t elem[] = {4, 4, 4, 4, 4, sizeof(*lt->cs), 4};
 	for (size_t q = 0; q < PMCF_ARRAY_SIZE(arr); q++) {
 		void *p = realloc(*arr[q], cap * elem[q]);

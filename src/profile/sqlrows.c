@@ -169,8 +169,8 @@ static void row_ddl(FILE *q, const pmcf_profile *p, int values)
 		puts_(q, fixed[c].name);
 		puts_(q, " ");
 		puts_(q, p->nlab && (c == F_LABEL || c == F_PARENT) ? "INTEGER NOT NULL"
-			 : p->nlab && c == F_BASE_LABEL       ? "INTEGER"
-							      : fixed[c].decl);
+			 : p->nlab && c == F_BASE_LABEL             ? "INTEGER"
+								    : fixed[c].decl);
 	}
 	for (size_t e = 0; values && e < p->nev; e++)
 		put_vcol(q, ", ", e);

@@ -379,7 +379,10 @@ static int id_blob(struct wr *w, const pmcf_profile *p, const size_t *off, size_
 			return pmcfi_fail(PMCF_ENOMEM, "%s: out of memory", w->path);
 	for (size_t i = first; i < first + n && !err; i++)
 		for (int k = 0; k < nk && !err; k++)
-			err = put_id(w, p, off ? off[i] : k ? p->parent[i] : p->label[i],
+			err = put_id(w, p,
+				     off ? off[i]
+				     : k ? p->parent[i]
+					 : p->label[i],
 				     (unsigned char *)w->lab[k] + (i - first) * 4);
 	return err;
 }

@@ -840,21 +840,39 @@ static void fill_part(void *arg, size_t t, size_t nt)
 		fill_event(c, e);
 }
 
+/* The inputs' identities (content digests: linear in their labels' text)
+ * t, t + nt, ... into ids. */
+struct ident_job {
+	const struct cmb *c;
+	char **ids;
+};
+
+static void ident_part(void *arg, size_t t, size_t nt)
+{
+	struct ident_job *J = arg;
+	for (size_t j = t; j < J->c->n; j += nt)
+		J->ids[j] = pmcfi_profile_ident(J->c->in[j]);
+}
+
 static int fill_values(struct cmb *c)
 {
 	int err = pmcfi_profile_provenance_enable_bare(c->out);
-	if (err)
-		return err;
-	for (size_t j = 0; j < c->n; j++) {
-		char b[32], *id = pmcfi_profile_ident(c->in[j]); /* checked when reopened */
+	struct ident_job J = {c, calloc(c->n, sizeof(char *))};
+	if (!err && !J.ids)
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	if (!err)
+		err = on_threads(pass_threads(c, c->nf * c->n, c->n), ident_part, &J);
+	for (size_t j = 0; j < c->n && !err; j++) {
+		char b[32];
 		const char *path = in_name(c->opts, j, b, sizeof(b));
-		err = id ? pmcf_profile_source_add(c->out, path, id, NULL)
-			 : pmcfi_fail(PMCF_ENOMEM, "out of memory");
-		free(id);
-		if (err)
-			return err;
+		err = J.ids[j] ? pmcf_profile_source_add(c->out, path, J.ids[j],
+							 NULL) /* checked when reopened */
+			       : pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	}
-	return on_threads(pass_threads(c, c->nf * c->nev, c->nev), fill_part, c);
+	for (size_t j = 0; J.ids && j < c->n; j++)
+		free(J.ids[j]);
+	free(J.ids);
+	return err ? err : on_threads(pass_threads(c, c->nf * c->nev, c->nev), fill_part, c);
 }
 
 /* Match distance (see combine.h): for each event monitored by several

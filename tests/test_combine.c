@@ -1285,6 +1285,53 @@ static void test_label_tree_same(void **state)
 		free(lab[i]);
 }
 
+/* bc's pairs against the labels (pmcf_combine_stats bc_label_*, combine's
+ * warning): two runs of the same 40 tasks whose durations moved (label k
+ * takes label k + 7's duration) pair by duration, so every pair but those
+ * of equal durations joins two labels; the same runs with the durations
+ * kept pair label with label; bc-lgl pairs labels first. Text labels and
+ * a label tree count the same. */
+static void test_bc_label_agreement(void **state)
+{
+	(void)state;
+	enum { N = 40 };
+	static const char *const E[2][2] = {{"duration", "x"}, {"duration", "y"}};
+	char names[N][16];
+	struct hx a[N], b[N], c[N];
+	for (int k = 0; k < N; k++) {
+		snprintf(names[k], sizeof(names[k]), "0.%d", k);
+		a[k] = (struct hx){0, names[k], (uint64_t)k * 100, {(double)(k + 1) * 10, (double)k, 0, 0}};
+		b[k] = (struct hx){0, names[k], (uint64_t)k * 100, {(double)((k + 7) % N + 1) * 10, 1, 0, 0}};
+		c[k] = (struct hx){0, names[k], (uint64_t)k * 100, {(double)(k + 1) * 10, 1, 0, 0}};
+	}
+	for (int tree = 0; tree < 2; tree++) {
+		pmcf_profile *in[2] = {tree ? mk_tree(E[0], 2, a, N, 1) : mk("prog", E[0], 2, a, N),
+				       tree ? mk_tree(E[1], 2, b, N, 1) : mk("prog", E[1], 2, b, N)};
+		pmcf_profile *same[2] = {in[0], tree ? mk_tree(E[1], 2, c, N, 1) : mk("prog", E[1], 2, c, N)};
+		pmcf_combine_stats st;
+		pmcf_profile *f = fuse(PMCF_COMBINE_BC, 1, in, 2, &st);
+		assert_int_equal(st.bc_label_pairs, N);
+		assert_int_equal(st.bc_label_differ, N);
+		assert_int_equal(st.bc_labelled, N);
+		assert_int_equal(st.bc_label_common, N);
+		pmcf_profile_free(f);
+		f = fuse(PMCF_COMBINE_BC, 1, same, 2, &st);
+		assert_int_equal(st.bc_label_pairs, N);
+		assert_int_equal(st.bc_label_differ, 0);
+		pmcf_profile_free(f);
+		f = fuse(PMCF_COMBINE_BC_LGL, 1, in, 2, &st);
+		assert_int_equal(st.bc_label_pairs, N);
+		assert_int_equal(st.bc_label_differ, 0);
+		pmcf_profile_free(f);
+		f = fuse(PMCF_COMBINE_LGL, 1, in, 2, &st);
+		assert_int_equal(st.bc_label_pairs, 0); /* bc family only */
+		pmcf_profile_free(f);
+		pmcf_profile_free(in[0]);
+		pmcf_profile_free(in[1]);
+		pmcf_profile_free(same[1]);
+	}
+}
+
 static void test_truth_copied(void **state)
 {
 	(void)state;
@@ -1333,6 +1380,7 @@ int main(void)
 		cmocka_unit_test(test_strategy_names),
 		cmocka_unit_test(test_truth_copied),
 		cmocka_unit_test(test_label_tree_same),
+		cmocka_unit_test(test_bc_label_agreement),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

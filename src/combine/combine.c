@@ -1239,6 +1239,9 @@ static int check_not_empty(const struct cmb *c)
 			  labels ? " (no label in common)" : "");
 }
 
+/* pmcf_combine_stats before the label agreement counts */
+#define STATS_FIRST_ABI offsetof(pmcf_combine_stats, bc_label_pairs)
+
 int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opts *opts, pmcf_profile **out,
 		 pmcf_combine_stats *stats)
 {
@@ -1247,7 +1250,7 @@ int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opt
 	*out = NULL;
 	pmcfi_clear_error();
 	pmcfi_test_pause("fuse");
-	int err = stats ? pmcfi_check_struct("pmcf_combine_stats", stats, stats->size, sizeof(*stats),
+	int err = stats ? pmcfi_check_struct("pmcf_combine_stats", stats, stats->size, STATS_FIRST_ABI,
 					     sizeof(*stats))
 			: 0;
 	if (!err)
@@ -1278,6 +1281,8 @@ int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opt
 		err = strategy_of(opts->strategy)->pair(&c);
 	if (!err)
 		err = check_not_empty(&c);
+	if (!err && strategy_of(opts->strategy)->pair == cmbi_bc)
+		err = cmbi_label_agreement(&c);
 	if (!err)
 		err = add_xus(&c);
 	if (!err)
@@ -1305,7 +1310,7 @@ int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opt
 		local.imputed = c.imputed;
 		local.imputed_changed = c.imputed_changed;
 		if (stats) /* checked above: cannot fail */
-			pmcfi_struct_out("pmcf_combine_stats", stats, &local, sizeof(local), sizeof(local));
+			pmcfi_struct_out("pmcf_combine_stats", stats, &local, STATS_FIRST_ABI, sizeof(local));
 		*out = c.out;
 		c.out = NULL;
 	}

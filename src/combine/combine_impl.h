@@ -80,6 +80,9 @@ void cmbi_ltree_free(struct cmbi_ltree *lt);
  * and *olab[f], the node of fused XU f's label (whole source labels made
  * unique as on text: "LABEL~K"); base[f] is its first source. Free *olab. */
 int cmbi_ltree_out(struct cmb *c, const int32_t *base, uint32_t **olab);
+/* bc family, after pairing: c->stats' bc_label_* counts (label
+ * agreement of the pairs, and of the inputs' labels with the first's). */
+int cmbi_label_agreement(struct cmb *c);
 /* Test hook: nonzero keeps labels as text (the reference path). */
 extern int cmbi_label_text;
 /* The first common ancestor of nodes a and b. */

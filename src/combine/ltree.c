@@ -412,3 +412,90 @@ int cmbi_ltree_out(struct cmb *c, const int32_t *base, uint32_t **olab)
 	*olab = want;
 	return 0;
 }
+
+/* ---- do bc's pairs agree with the labels? ---- */
+
+/* Input j's XU x's label as text (the text path). */
+static const char *label_text_of(const struct cmb *c, size_t j, size_t x)
+{
+	pmcf_xu xu;
+	return pmcf_profile_xu_get(c->in[j], x, &xu) == 0 && xu.label ? xu.label : "";
+}
+
+int cmbi_label_agreement(struct cmb *c)
+{
+	const struct cmbi_ltree *lt = c->lt;
+	size_t n0 = pmcf_profile_nxus(c->in[0]), nslot = 16;
+	while (nslot < 2 * n0)
+		nslot *= 2;
+	/* the first input's labels: a mark per node, else a hash set of texts */
+	unsigned char *mark = lt ? calloc(lt->n, 1) : NULL;
+	uint32_t *slot = lt ? NULL : malloc(nslot * sizeof(*slot));
+	if (lt ? !mark : !slot) {
+		free(mark);
+		free(slot);
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	}
+	if (slot)
+		memset(slot, 0xff, nslot * sizeof(*slot));
+	for (size_t x = 0; x < n0; x++) {
+		if (lt) {
+			mark[lt->xlab[0][x]] = 1;
+			continue;
+		}
+		const char *s = label_text_of(c, 0, x);
+		size_t h = (size_t)cmbi_hash(CMBI_HASH0, s, strlen(s)) & (nslot - 1);
+		while (slot[h] != NONE && strcmp(label_text_of(c, 0, slot[h]), s) != 0)
+			h = (h + 1) & (nslot - 1);
+		slot[h] = (uint32_t)x;
+	}
+	pmcf_combine_stats *st = c->stats;
+	for (size_t j = 1; j < c->n; j++)
+		for (size_t x = 0; x < pmcf_profile_nxus(c->in[j]); x++) {
+			int common;
+			if (lt) {
+				uint32_t v = lt->xlab[j][x];
+				if (!v)
+					continue;
+				common = mark[v];
+			} else {
+				const char *s = label_text_of(c, j, x);
+				if (!*s)
+					continue;
+				size_t h = (size_t)cmbi_hash(CMBI_HASH0, s, strlen(s)) & (nslot - 1);
+				while (slot[h] != NONE && strcmp(label_text_of(c, 0, slot[h]), s) != 0)
+					h = (h + 1) & (nslot - 1);
+				common = slot[h] != NONE;
+			}
+			st->bc_labelled++;
+			st->bc_label_common += (size_t)common;
+		}
+	for (size_t f = 0; f < c->nf; f++) {
+		const int32_t *row = c->src + f * c->n;
+		size_t b = 0;
+		while (b < c->n && row[b] < 0)
+			b++;
+		for (size_t j = b + 1; j < c->n; j++) {
+			if (row[j] < 0)
+				continue;
+			int differ;
+			if (lt) {
+				uint32_t u = lt->xlab[b][row[b]], v = lt->xlab[j][row[j]];
+				if (!u || !v)
+					continue;
+				differ = u != v;
+			} else {
+				const char *u = label_text_of(c, b, (size_t)row[b]);
+				const char *v = label_text_of(c, j, (size_t)row[j]);
+				if (!*u || !*v)
+					continue;
+				differ = strcmp(u, v) != 0;
+			}
+			st->bc_label_pairs++;
+			st->bc_label_differ += (size_t)differ;
+		}
+	}
+	free(mark);
+	free(slot);
+	return 0;
+}

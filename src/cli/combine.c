@@ -208,8 +208,8 @@ static int same_file_twice(const char *verb, char **paths, size_t n)
 static void label_warning(const pmcf_profile *fused, const pmcf_combine_stats *st, int strategy)
 {
 	if (!pmcf_strategy_ordered(strategy) || pmcf_profile_meta_get(fused, PMCF_META_SIM_SPEC) ||
-	    st->bc_label_pairs < 20 ||
-	    st->bc_label_differ * 10 < st->bc_label_pairs || st->bc_label_common * 10 < st->bc_labelled * 9)
+	    st->bc_label_pairs < 20 || st->bc_label_differ * 10 < st->bc_label_pairs ||
+	    st->bc_label_common * 10 < st->bc_labelled * 9)
 		return;
 	fprintf(stderr,
 		"pmcfuse: combine: warning: %s paired XUs of different labels in %zu of %zu pairs "

@@ -101,8 +101,14 @@ expect_match 'missing input' "$ERR"
 expect_fail 1 "$PMCFUSE" combine -o y.pmcf nosuch.pmcf
 expect_fail 1 "$PMCFUSE" run -e PAPI_L1_DCX -o y.pmcf -- /bin/true
 expect_match 'unknown event' "$ERR"
-expect_fail 1 "$PMCFUSE" run --sim cholesky
-expect_match 'missing -o' "$ERR"
+# no -o: pmcfuse.pmcf, as record; an existing one is kept as pmcfuse.pmcf.old
+mkdir -p dflt && (cd dflt && "$PMCFUSE" run --sim cholesky,blocks=4 -e PAPI_TOT_INS >out 2>err) ||
+	fail "run without -o: $(cat dflt/err)"
+[ -f dflt/pmcfuse.pmcf ] && [ ! -e dflt/pmcfuse.pmcf.executions ] || fail "run without -o: no pmcfuse.pmcf"
+expect_match 'wrote pmcfuse.pmcf' "$(cat dflt/out)"
+(cd dflt && "$PMCFUSE" run --sim cholesky,blocks=4,seed=2 -e PAPI_TOT_INS >out 2>err) || fail "second run: $(cat dflt/err)"
+[ -f dflt/pmcfuse.pmcf.old ] || fail "the previous pmcfuse.pmcf was not kept as .old"; ok
+expect_match 'previous pmcfuse.pmcf is now pmcfuse.pmcf.old' "$(cat dflt/err)"
 for verb in plan combine run; do
 	expect_ok "$PMCFUSE" "$verb" --help
 	expect_match "usage: pmcfuse $verb" "$OUT"

@@ -86,6 +86,14 @@ typedef struct pmcf_combine_stats {
 	/* impute > 0: values imputed (provenance XU -1), and of them those that
 	 * differ from the copy they replaced (0 = imputing changed nothing) */
 	size_t imputed, imputed_changed;
+	/* bc family: the pairs of a fused XU's first source with its source in
+	 * a later input, both labelled, and of them those whose labels differ;
+	 * the labelled XUs of the later inputs, and of them those whose label
+	 * the first input has too. Many pairs that differ although the labels
+	 * agree across the inputs: the runs repeat the same tasks but their
+	 * values moved (durations shift between runs), and lgl, pairing by
+	 * label, may be right where bc is not (combine warns). */
+	size_t bc_label_pairs, bc_label_differ, bc_labelled, bc_label_common;
 } pmcf_combine_stats;
 #define PMCF_COMBINE_STATS_INIT PMCF_SIZED_INIT(pmcf_combine_stats)
 

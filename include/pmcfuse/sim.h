@@ -5,8 +5,8 @@
 #ifndef PMCFUSE_SIM_H
 #define PMCFUSE_SIM_H
 
+#include "pmcfuse/base.h"
 #include "pmcfuse/multiplex.h"
-#include "pmcfuse/pmcfuse.h"
 #include "pmcfuse/profile.h"
 
 #ifdef __cplusplus
@@ -32,7 +32,7 @@ PMCF_API const char *pmcf_sim_spec_workload(const pmcf_sim_spec *s);
 PMCF_API const char *pmcf_sim_spec_machine(const pmcf_sim_spec *s);
 PMCF_API uint64_t pmcf_sim_spec_seed(const pmcf_sim_spec *s);
 /* Replaces the execution seed (run/reference derive one per execution). */
-PMCF_API void pmcf_sim_spec_set_seed(pmcf_sim_spec *s, uint64_t seed);
+PMCF_API void pmcf_sim_spec_seed_set(pmcf_sim_spec *s, uint64_t seed);
 /* The canonical spec with every key and its value, defaults included, in a
  * fixed order ("cholesky,blocks=12,bsize=64,threads=32,machine=xeon32,seed=1").
  * Owned by the spec, valid until the spec changes. */

@@ -111,7 +111,7 @@ struct labs {
 
 static void xu_read(const pmcf_profile *p, size_t i, pmcf_xu *xu, struct labs *L)
 {
-	pmcf_profile_xu_get_fields(p, i, xu);
+	pmcf_profile_xu_fields_get(p, i, xu);
 	xu->label = pmcf_profile_xu_label(p, i, 0, &L->b[0], &L->cap[0]);
 	xu->parent_label = pmcf_profile_xu_label(p, i, 1, &L->b[1], &L->cap[1]);
 	if (!xu->label || !xu->parent_label)
@@ -138,8 +138,8 @@ static void export_csv(FILE *f, const pmcf_profile *p, int truth, int prov)
 		prov_csv_header(f, p);
 	fputc('\n', f);
 	for (size_t i = 0; i < pmcf_profile_nxus(p); i++) {
-		pmcf_xu xu;
-		pmcf_xu_type ty;
+		pmcf_xu xu = PMCF_XU_INIT;
+		pmcf_xu_type ty = PMCF_XU_TYPE_INIT;
 		xu_read(p, i, &xu, &L);
 		pmcf_profile_type_get(p, xu.type, &ty);
 		fprintf(f, "%zu,%u,", i, xu.type);
@@ -230,7 +230,7 @@ static int export_json(FILE *f, const pmcf_profile *p, int truth, int prov)
 		return -1;
 	fputs(",\n \"types\": [", f);
 	for (uint32_t t = 0; t < pmcf_profile_ntypes(p); t++) {
-		pmcf_xu_type ty;
+		pmcf_xu_type ty = PMCF_XU_TYPE_INIT;
 		pmcf_profile_type_get(p, t, &ty);
 		fprintf(f, "%s{\"id\": %u, \"kind\": \"%s\", \"name\": ", t ? ", " : "", t,
 			pmcf_xu_kind_name(ty.kind));
@@ -258,7 +258,7 @@ static int export_json(FILE *f, const pmcf_profile *p, int truth, int prov)
 	fputs(" \"xus\": [", f);
 	struct labs L = {{NULL, NULL}, {0, 0}};
 	for (size_t i = 0; i < pmcf_profile_nxus(p); i++) {
-		pmcf_xu xu;
+		pmcf_xu xu = PMCF_XU_INIT;
 		xu_read(p, i, &xu, &L);
 		fprintf(f, "%s\n  {\"xu\": %zu, \"type\": %u, \"label\": ", i ? "," : "", i, xu.type);
 		cli_json_string(f, xu.label);

@@ -9,13 +9,13 @@
 #include "cli/fuse.h"
 #include "cli/output.h"
 #include "pmcfuse/source.h"
-#include "pmcfuse/util.h"
+#include "x/x.h"
 
 static const char usage[] =
 	"usage: pmcfuse plan [-e EVENTS] [--strategy S] [--link EVENTS|auto [--refs DIR]]\n"
 	"                    [--pmcs N] [--packing best|greedy] [--from DIR] [--seed N]\n"
 	"                    [-o plan.json]\n"
-	"                    [-q] [--json] [--sim SPEC | -- PROG ARGS]\n\n"
+	"                    [-q] [-v] [--json] [--sim SPEC | -- PROG ARGS]\n\n"
 	"Splits the events into the event sets of the executions, each set fitting the\n"
 	"counters, and writes plan.json (to standard output without -o; the plan is then\n"
 	"summarised on standard error). Run it with `pmcfuse record --plan plan.json --set K`\n"
@@ -47,9 +47,11 @@ static const char usage[] =
 	"  -- PROG ARGS         record the program as the source (this machine's events)\n"
 	"  -o, --output FILE    where to write plan.json\n"
 	"  -q, --quiet          no summary: errors only\n"
+	"  -v, --verbose        the library's notes on stderr too (info messages; -v -v: debug)\n"
 	"  --json               the summary as one JSON object on stdout (output,\n"
 	"                       executions, lower_bound, optimal, strategy, packing,\n"
-	"                       pmcs, link, sets; link_auto with --link auto); needs -o\n";
+	"                       pmcs, lower_bound_counters, lower_bound_counters_from,\n"
+	"                       link, sets; link_auto with --link auto); needs -o\n";
 
 enum { OPT_FROM = FUSE_OPT_OWN, OPT_REFS };
 
@@ -100,7 +102,7 @@ static int load_dir(const char *verb, const char *dir, pmcf_profile ***out, size
 		pmcf_profile *p;
 		if (pmcf_profile_open(path, &p) != 0)
 			continue;
-		if (pmcf_grow((void **)&v, &cap, k + 1, sizeof(*v))) {
+		if (pmcfi_grow((void **)&v, &cap, k + 1, sizeof(*v))) {
 			pmcf_profile_free(p);
 			st = cli_error(verb, CLI_EENV, "out of memory");
 			break;
@@ -134,17 +136,17 @@ static int pilot_sim(const char *verb, pmcf_source *src, const pmcf_evlist *ev, 
 	if (!err && !v)
 		err = PMCF_ENOMEM;
 	/* execution k runs with pmcf_sim_exec_seed(seed ^ salt, k) */
-	pmcf_source_set_seed(src, seed ^ PILOT_SEED_SALT);
+	pmcf_source_seed_set(src, seed ^ PILOT_SEED_SALT);
 	for (size_t k = 0; !err && k < ns; k++) {
 		size_t m;
-		const char *const *names = pmcf_cover_set(cv, k, &m);
+		const char *const *names = pmcf_cover_events_at(cv, k, &m);
 		pmcf_evlist *set = NULL;
 		if (!(err = pmcf_evlist_subset(ev, names, m, &set)) &&
 		    !(err = pmcf_source_record(src, set, (long)k, &v[k], NULL)))
 			*n = k + 1;
 		pmcf_evlist_free(set);
 	}
-	pmcf_source_set_seed(src, base);
+	pmcf_source_seed_set(src, base);
 	*out = v;
 	pmcf_cover_free(cv);
 	if (err)
@@ -215,7 +217,7 @@ void fuse_print_plan(FILE *f, const pmcf_plan *p)
 		pmcf_plan_nsets(p) == 1 ? "" : "s", nev, nev == 1 ? "" : "s",
 		pmcf_strategy_name(pmcf_plan_strategy(p)), pmcf_packing_name(pmcf_plan_packing(p)));
 	if (pmcf_plan_pmcs(p))
-		fprintf(f, ", %u counters", pmcf_plan_pmcs(p));
+		fprintf(f, ", %u counter%s", pmcf_plan_pmcs(p), pmcf_plan_pmcs(p) == 1 ? "" : "s");
 	fprintf(f, "\nlower bound %u execution%s%s\n", pmcf_plan_lower_bound(p),
 		pmcf_plan_lower_bound(p) == 1 ? "" : "s",
 		!pmcf_plan_optimal(p) ? ""
@@ -223,6 +225,15 @@ void fuse_print_plan(FILE *f, const pmcf_plan *p)
 			? " (this plan is minimal)"
 			: " (this plan is minimal: an exact search found "
 			  "none with fewer executions)");
+	/* which counters the bound divided by, unless --pmcs said it above */
+	unsigned bc;
+	const char *from = pmcf_plan_bound_counters(p, &bc);
+	if (from[0] && !pmcf_plan_pmcs(p)) {
+		if (bc)
+			fprintf(f, "the bound counts %u counter%s: %s\n", bc, bc == 1 ? "" : "s", from);
+		else
+			fprintf(f, "the bound's counters: %s\n", from);
+	}
 	if (nl) {
 		fprintf(f, "linking events:");
 		for (size_t i = 0; i < nl; i++)
@@ -240,7 +251,7 @@ void fuse_print_plan(FILE *f, const pmcf_plan *p)
 	for (size_t k = 0; k < pmcf_plan_nsets(p); k++) {
 		const char *const *names;
 		size_t m;
-		pmcf_plan_set_events(p, k, &names, &m);
+		pmcf_plan_events_at(p, k, &names, &m);
 		fprintf(f, "  set %zu:", k);
 		for (size_t i = 0; i < m; i++)
 			fprintf(f, "%s%s", i ? "," : " ", names[i]);
@@ -261,10 +272,15 @@ static void json_plan(FILE *f, const pmcf_plan *p, const char *out)
 	cli_json_string(f, out);
 	fprintf(f,
 		", \"executions\": %zu, \"events\": %zu, \"lower_bound\": %u, \"optimal\": %s, "
-		"\"strategy\": \"%s\", \"packing\": \"%s\", \"pmcs\": %u, \"link\": [",
+		"\"strategy\": \"%s\", \"packing\": \"%s\", \"pmcs\": %u, ",
 		pmcf_plan_nsets(p), nev, pmcf_plan_lower_bound(p), pmcf_plan_optimal(p) ? "true" : "false",
 		pmcf_strategy_name(pmcf_plan_strategy(p)), pmcf_packing_name(pmcf_plan_packing(p)),
 		pmcf_plan_pmcs(p));
+	unsigned bc;
+	const char *from = pmcf_plan_bound_counters(p, &bc);
+	fprintf(f, "\"lower_bound_counters\": %u, \"lower_bound_counters_from\": ", bc);
+	cli_json_string(f, from);
+	fprintf(f, ", \"link\": [");
 	for (size_t i = 0; i < nl; i++) {
 		fprintf(f, "%s", i ? ", " : "");
 		cli_json_string(f, link[i]);
@@ -273,7 +289,7 @@ static void json_plan(FILE *f, const pmcf_plan *p, const char *out)
 	for (size_t k = 0; k < pmcf_plan_nsets(p); k++) {
 		const char *const *names;
 		size_t m;
-		pmcf_plan_set_events(p, k, &names, &m);
+		pmcf_plan_events_at(p, k, &names, &m);
 		fprintf(f, "%s[", k ? ", " : "");
 		for (size_t i = 0; i < m; i++) {
 			fprintf(f, "%s", i ? ", " : "");
@@ -414,9 +430,9 @@ int cmd_plan(int argc, char **argv)
 	}
 	if (sim && !seed_given) /* the executions of `record --plan` then match those of `run` */
 		seed = pmcf_source_seed(src);
-	pmcf_plan_set_seed(plan, seed);
+	pmcf_plan_seed_set(plan, seed);
 	if (sim)
-		err = pmcf_plan_set_sim(plan, sim);
+		err = pmcf_plan_sim_set(plan, sim);
 	else if (optind < argc) {
 		/* a program named by a relative path (./a.out, bin/x) is stored
 		 * absolute, so that record --plan runs it from any folder; a bare
@@ -424,7 +440,7 @@ int cmd_plan(int argc, char **argv)
 		char *prog = argv[optind], *abs = NULL;
 		if (strchr(prog, '/') && prog[0] != '/' && (abs = realpath(prog, NULL)))
 			argv[optind] = abs;
-		err = pmcf_plan_set_program(plan, (const char *const *)argv + optind,
+		err = pmcf_plan_program_set(plan, (const char *const *)argv + optind,
 					    (size_t)(argc - optind));
 		argv[optind] = prog;
 		free(abs);

@@ -11,7 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli/cli.h"
-#include "pmcfuse/util.h"
+#include "cli/output.h"
+#include "x/x.h"
 
 int cli_error(const char *verb, int status, const char *fmt, ...)
 {
@@ -27,7 +28,7 @@ int cli_error(const char *verb, int status, const char *fmt, ...)
 		if (*p == '\n' || *p == '\r')
 			*p = ' ';
 	/* a long path is cut in its middle, the reason after it kept */
-	pmcf_shorten(line, sizeof(line), msg ? msg : "out of memory");
+	pmcfi_shorten(line, sizeof(line), msg ? msg : "out of memory");
 	free(msg);
 	fprintf(stderr, "pmcfuse: %s: %s\n", verb, line);
 	return status;
@@ -106,15 +107,15 @@ int cli_parse_uint(const char *verb, const char *opt, const char *s, unsigned lo
 void cli_json_string(FILE *f, const char *s)
 {
 	s = s ? s : "";
-	if (!pmcf_utf8_valid(s)) {
+	if (!pmcfi_utf8_valid(s)) {
 		/* the rule of plans and metadata (util/json_bytes.h): the bytes */
-		char piece[49], enc[PMCF_BASE64_LEN(48) + 1];
+		char piece[49], enc[PMCFI_BASE64_LEN(48) + 1];
 		fputs("{\"base64\": \"", f);
 		for (size_t n = strlen(s), i = 0; i < n; i += 48) {
 			size_t k = n - i < 48 ? n - i : 48;
 			memcpy(piece, s + i, k);
 			piece[k] = '\0';
-			pmcf_base64(piece, enc);
+			pmcfi_base64(piece, enc);
 			fputs(enc, f);
 		}
 		fputs("\"}", f);
@@ -141,13 +142,13 @@ void cli_json_string(FILE *f, const char *s)
 json_t *cli_jstr(const char *s)
 {
 	s = s ? s : "";
-	if (pmcf_utf8_valid(s))
+	if (pmcfi_utf8_valid(s))
 		return json_string(s);
 	size_t n = strlen(s);
-	char *enc = malloc(PMCF_BASE64_LEN(n) + 1);
+	char *enc = malloc(PMCFI_BASE64_LEN(n) + 1);
 	if (!enc)
 		return NULL;
-	pmcf_base64(s, enc);
+	pmcfi_base64(s, enc);
 	json_t *j = json_pack("{s:s}", "base64", enc);
 	free(enc);
 	return j;
@@ -204,7 +205,7 @@ json_t *cli_meta_json(const pmcf_profile *p)
 		pmcf_profile_meta_at(p, i, &k, &v);
 		/* a key that is not UTF-8 (none the tool writes) keeps its bytes in the value */
 		json_t *val = meta_value(k, v);
-		if (!val || json_object_set_new(m, pmcf_utf8_valid(k) ? k : "?", val) != 0) {
+		if (!val || json_object_set_new(m, pmcfi_utf8_valid(k) ? k : "?", val) != 0) {
 			json_decref(m);
 			return NULL;
 		}
@@ -440,6 +441,23 @@ int cli_out_not_input(const char *verb, const char *out, const char *const *in, 
 					 "the output '%s' is the input '%s': writing it would destroy "
 					 "the input (choose another -o)",
 					 out, in[i]);
+	return CLI_OK;
+}
+
+int cli_keep_old(const char *verb, const char *out)
+{
+	struct stat sb;
+	if (lstat(out, &sb) != 0 || !S_ISREG(sb.st_mode))
+		return CLI_OK;
+	char old[PATH_MAX];
+	snprintf(old, sizeof(old), "%s.old", out);
+	if (rename(out, old) != 0)
+		return cli_error(verb, CLI_EENV, "cannot keep the previous %s as %s: %s", out, old,
+				 strerror(errno));
+	if (!cli_quiet)
+		fprintf(stderr,
+			"pmcfuse: %s: note: the previous %s is now %s (as perf keeps perf.data.old)\n", verb,
+			out, old);
 	return CLI_OK;
 }
 

@@ -96,6 +96,7 @@ int pmcfi_catalog_new(const char *name, const struct pmcfi_catalog_ops *ops, voi
 	c->ops = ops;
 	c->impl = impl;
 	pmcf_event_info d = {
+		.size = sizeof(pmcf_event_info),
 		.name = PMCF_EVENT_DURATION,
 		.source = PMCF_SRC_PSEUDO,
 		.description = "wall time of the XU from its timestamps, in ns (uses no counter)",
@@ -208,6 +209,13 @@ long pmcf_catalog_find(const pmcf_catalog *c, const char *name)
 	return found >= 0 ? found : PMCF_EEVENT;
 }
 
+int pmcfi_catalog_counters(const pmcf_catalog *c, unsigned *n, char *from, size_t fromlen)
+{
+	if (!c->ops || !c->ops->counters)
+		return -1;
+	return c->ops->counters(c->impl, c, n, from, fromlen);
+}
+
 long pmcfi_catalog_resolve(pmcf_catalog *c, const char *name)
 {
 	long i = pmcf_catalog_find(c, name);
@@ -289,8 +297,8 @@ size_t pmcf_catalog_suggest(const pmcf_catalog *c, const char *name, const char 
 	return nbest;
 }
 
-int pmcf_catalog_check_set(const pmcf_catalog *c, const char *const *names, size_t n, unsigned pmcs,
-			   char *why, size_t whylen)
+int pmcf_catalog_check_events(const pmcf_catalog *c, const char *const *names, size_t n, unsigned pmcs,
+			      char *why, size_t whylen)
 {
 	pmcfi_clear_error();
 	if (whylen)

@@ -142,6 +142,7 @@ static void core_pmus(pmcf_host_info *h)
 		if (strcmp(pi.name, "perf") == 0 || strcmp(pi.name, "perf_raw") == 0)
 			continue;
 		pmcf_host_pmu *u = &h->pmus[h->npmus++];
+		u->size = sizeof(*u);
 		snprintf(u->name, sizeof(u->name), "%s", pi.name);
 		snprintf(u->desc, sizeof(u->desc), "%s", pi.desc ? pi.desc : "");
 		u->general = pi.num_cntrs;
@@ -204,6 +205,22 @@ int pmcfi_host_counters(int *general, int *fixed, char *pmu, size_t pmulen)
 	return g > 0 ? 0 : -1;
 }
 
+int pmcfi_host_counters_probed(unsigned *general, unsigned *total, char *from, size_t fromlen)
+{
+	int g, f;
+	char pmu[64];
+	if (pmcfi_host_counters(&g, &f, pmu, sizeof(pmu)) != 0)
+		return -1;
+	if (general)
+		*general = (unsigned)g;
+	if (total)
+		*total = (unsigned)(g + f);
+	if (from && fromlen)
+		snprintf(from, fromlen, "%s's %d general counter%s%s, probed with event groups", pmu, g,
+			 g == 1 ? "" : "s", f ? " and a cycle counter" : "");
+	return 0;
+}
+
 static void hw_probe(pmcf_host_info *h)
 {
 	struct perf_event_attr a;
@@ -223,6 +240,7 @@ static void hw_probe(pmcf_host_info *h)
 		int g, f;
 		if (h->npmus == 0 && pmcfi_host_counters(&g, &f, NULL, 0) == 0) {
 			pmcf_host_pmu *u = &h->pmus[h->npmus++];
+			u->size = sizeof(*u);
 			pmcfi_host_counters(NULL, NULL, u->name, sizeof(u->name));
 			snprintf(u->desc, sizeof(u->desc), "kernel PMU, counters probed with event groups");
 			u->general = g;

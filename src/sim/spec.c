@@ -248,7 +248,7 @@ const char *pmcf_sim_spec_machine(const pmcf_sim_spec *s) { return s->machine; }
 uint64_t pmcf_sim_spec_seed(const pmcf_sim_spec *s) { return s->seed; }
 const char *pmcf_sim_spec_canonical(const pmcf_sim_spec *s) { return s->canonical; }
 
-void pmcf_sim_spec_set_seed(pmcf_sim_spec *s, uint64_t seed)
+void pmcf_sim_spec_seed_set(pmcf_sim_spec *s, uint64_t seed)
 {
 	s->seed = seed;
 	make_canonical(s); /* on ENOMEM the previous canonical text stays */

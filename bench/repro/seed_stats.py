@@ -111,8 +111,9 @@ def beyond(path):
 
 def link_auto(path):
     d = load(path, "variant", "seed", "truth_mean", "epd")
-    print("| machine | workload | seeds | truth: random (floor) | bc | auto | oracle (ceiling) | auto/bc paired [10th–90th] | seeds auto ≤ 0.75 × bc | EPD: random / bc / auto / oracle | auto/bc EPD paired |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    dm = load(path, "variant", "seed", "truth_median", "truth_p90")  # the v2 page's summary
+    print("| machine | workload | seeds | truth: random (floor) | bc | auto | oracle (ceiling) | auto/bc paired [10th–90th] | seeds auto ≤ 0.75 × bc | EPD: random / bc / auto / oracle | auto/bc EPD paired | v2's summary: auto/bc median of medians / p90 |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for c in cells_in_order(d):
         seeds = sorted({k for v, k in d[c] if v == "bc"}, key=int)
         col = lambda v, i: [d[c].get((v, k), (None, None))[i] for k in seeds]
@@ -122,7 +123,14 @@ def link_auto(path):
         print(f"| {c[0]} | {c[1]} | {len(seeds)} | {spread(col('random', 0))} | {spread(col('bc', 0))} | {spread(col('auto', 0))} | "
               f"{spread(col('oracle', 0))} | {f(statistics.median(rat))} [{f(pct(rat, 0.1))}–{f(pct(rat, 0.9))}] | "
               f"{sum(x <= 0.75 for x in rat)}/{len(rat)} | {em('random')} / {em('bc')} / {em('auto')} / {em('oracle')} | "
-              f"{f(statistics.median(erat)) if erat else '–'} |")
+              f"{f(statistics.median(erat)) if erat else '–'} | {f(mr(dm[c], seeds, 0))} / {f(mr(dm[c], seeds, 1))} |")
+
+
+def mr(cell, seeds, i):
+    """Median over seeds of auto/bc paired, of field i of the cell's rows."""
+    v = [cell[("auto", k)][i] / cell[("bc", k)][i] for k in seeds
+         if ("auto", k) in cell and ("bc", k) in cell and cell[("auto", k)][i] is not None and cell[("bc", k)][i]]
+    return statistics.median(v) if v else None
 
 
 if __name__ == "__main__":

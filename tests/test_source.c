@@ -158,6 +158,57 @@ static void test_program_no_lookup(void **state)
  * looks each up once (before pmcf_plan_make_evlist the planner looked
  * every name up again, and again in every compatibility check), and the
  * plan is the one pmcf_plan_make makes of the names. */
+/* a and b: the same events of one catalogue, in the same {…} groups */
+static void same_list(const pmcf_evlist *a, const pmcf_evlist *b, int line, size_t k)
+{
+	if (!a || !b)
+		fail_msg("row %d, set %zu: a list is missing", line, k);
+	assert_ptr_equal(pmcf_evlist_catalog(a), pmcf_evlist_catalog(b));
+	assert_int_equal(pmcf_evlist_size(a), pmcf_evlist_size(b));
+	for (size_t i = 0; i < pmcf_evlist_size(a); i++) {
+		assert_string_equal(pmcf_evlist_name(a, i), pmcf_evlist_name(b, i));
+		if (pmcf_evlist_group(a, i) != pmcf_evlist_group(b, i))
+			fail_msg("row %d, set %zu, event %s: group %u, not %u", line, k,
+				 pmcf_evlist_name(a, i), pmcf_evlist_group(a, i), pmcf_evlist_group(b, i));
+	}
+}
+
+/* A plan made of resolved lists owns one list per set (resolved when it
+ * was made: the sub-list of the events, then the linking events, that
+ * pmcf_evlist_subset gives); a loaded plan has none until pmcf_plan_resolve,
+ * which makes the same ones, all or nothing. */
+static void check_plan_lists(pmcf_plan *a, const pmcf_evlist *ev, const pmcf_evlist *lk, int line)
+{
+	pmcf_evlist *all;
+	OK(pmcf_evlist_subset(ev, pmcf_evlist_names(ev), pmcf_evlist_size(ev), &all));
+	if (lk)
+		OK(pmcf_evlist_append(all, lk));
+	char *text;
+	OK(pmcf_plan_to_json(a, &text));
+	pmcf_plan *q;
+	OK(pmcf_plan_from_json(text, &q));
+	free(text);
+	assert_null(pmcf_plan_evlist_at(q, 0));
+	assert_null(pmcf_plan_evlist_at(a, pmcf_plan_nsets(a)));
+	if (lk) { /* the linking events are not among the events alone */
+		assert_int_equal(pmcf_plan_resolve(q, ev), PMCF_EEVENT);
+		assert_null(pmcf_plan_evlist_at(q, 0));
+	}
+	OK(pmcf_plan_resolve(q, all));
+	for (size_t k = 0; k < pmcf_plan_nsets(a); k++) {
+		const char *const *names;
+		size_t m;
+		OK(pmcf_plan_events_at(a, k, &names, &m));
+		pmcf_evlist *want;
+		OK(pmcf_evlist_subset(all, names, m, &want));
+		same_list(pmcf_plan_evlist_at(a, k), want, line, k);
+		same_list(pmcf_plan_evlist_at(q, k), want, line, k);
+		pmcf_evlist_free(want);
+	}
+	pmcf_plan_free(q);
+	pmcf_evlist_free(all);
+}
+
 static void test_plan_no_lookup(void **state)
 {
 	(void)state;
@@ -197,11 +248,13 @@ static void test_plan_no_lookup(void **state)
 				 rows[r].line, pmcf_evlist_size(ev), parsed,
 				 pmcfi_name_lookups - before - parsed);
 		assert_true(pmcf_plan_nsets(a) > 1);
+		check_plan_lists(a, ev, lk, rows[r].line);
 		/* the same plan through the names */
 		o.groups = pmcf_evlist_groups(ev);
 		o.link = lk ? pmcf_evlist_names(lk) : NULL;
 		o.nlink = lk ? pmcf_evlist_size(lk) : 0;
 		OK(pmcf_plan_make(cat, pmcf_evlist_names(ev), pmcf_evlist_size(ev), &o, &b));
+		assert_null(pmcf_plan_evlist_at(b, 0)); /* names: no lists */
 		char *ja, *jb;
 		OK(pmcf_plan_to_json(a, &ja));
 		OK(pmcf_plan_to_json(b, &jb));
@@ -310,6 +363,7 @@ static void test_cover_check_no_lookup(void **state)
 		{__LINE__, "PAPI_L1_DCM,PAPI_L2_TCM,PAPI_L3_TCM,PAPI_BR_MSP,PAPI_TLB_IM", 2},
 		{__LINE__,
 		 "PAPI_L1_DCM,PAPI_L2_TCM,PAPI_L3_TCM,PAPI_BR_MSP,PAPI_TLB_IM,PAPI_L1_ICM,PAPI_L2_DCA", 3},
+		{__LINE__, "PAPI_L1_DCM,{PAPI_L2_TCM,PAPI_L3_TCM},PAPI_BR_MSP,PAPI_TLB_IM", 3},
 	};
 	pmcf_source *src;
 	OK(pmcf_source_new_sim(SPEC, NULL, &src));
@@ -343,10 +397,17 @@ static void test_cover_check_no_lookup(void **state)
 			assert_int_equal(ma, mb);
 			for (size_t i = 0; i < ma; i++)
 				assert_string_equal(sa[i], sb[i]);
+			/* the covering of a list owns its sets as lists; one of names does not */
+			pmcf_evlist *want;
+			OK(pmcf_evlist_subset(ev, sa, ma, &want));
+			same_list(pmcf_cover_evlist_at(a, k), want, rows[r].line, k);
+			pmcf_evlist_free(want);
+			assert_null(pmcf_cover_evlist_at(b, k));
 		}
 		assert_int_equal(fit, pmcf_catalog_check_events(cat, pmcf_evlist_names(ev), n, rows[r].pmcs,
 								why2, sizeof(why2)));
 		assert_string_equal(why, why2);
+		assert_null(pmcf_cover_evlist_at(a, pmcf_cover_nsets(a)));
 		pmcf_cover_free(a);
 		pmcf_cover_free(b);
 		pmcf_evlist_free(ev);

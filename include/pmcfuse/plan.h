@@ -60,7 +60,10 @@ typedef struct pmcf_plan_opts {
 		sizeof(pmcf_plan_opts), 3, 0, PMCF_PACK_BEST, NULL, 0, NULL, 0, 0, NULL, 0, 0 \
 	}
 
-/* Plans events[0..n) (names of catalogue c; "duration" is added to every
+/* A thin wrapper, kept for callers holding names: looks events[0..n) and
+ * opts->link up in c, then plans as pmcf_plan_make_evlist (the plan's sets
+ * are not resolved: pmcf_plan_evlist_at is NULL until pmcf_plan_resolve).
+ * Plans events[0..n) (names of catalogue c; "duration" is added to every
  * set, free) for opts. Every set fits the counters (pmcf_catalog_check_events
  * with opts->pmcs); the sets of ctc/lgl are disjoint (duration aside); the
  * sets of the bc family each share events with the union of the previous
@@ -84,6 +87,18 @@ PMCF_API void pmcf_plan_free(pmcf_plan *p);
 PMCF_API size_t pmcf_plan_nsets(const pmcf_plan *p);
 /* The events of set k (0-based), duration first; pointers owned by the plan. */
 PMCF_API int pmcf_plan_events_at(const pmcf_plan *p, size_t k, const char *const **names, size_t *n);
+/* The events of set k as a resolved list (its catalogue, {…} groups and
+ * indices; owned by the plan), to record with pmcf_source_record: made
+ * once by pmcf_plan_make_evlist (from events, then link) or by
+ * pmcf_plan_resolve; NULL when the plan has not been resolved (made by
+ * the name-based pmcf_plan_make, or loaded) or past the last set. */
+PMCF_API const pmcf_evlist *pmcf_plan_evlist_at(const pmcf_plan *p, size_t k);
+/* Resolves every set of a loaded plan (pmcf_plan_load) once, against the
+ * list its events come from (pmcf_source_events: catalogue and groups;
+ * duration joins every set), replacing earlier lists. All or nothing.
+ * Errors: PMCF_EEVENT (a set's event is not in events), PMCF_EINVAL,
+ * PMCF_ENOMEM. */
+PMCF_API int pmcf_plan_resolve(pmcf_plan *p, const pmcf_evlist *events);
 /* Every requested event (duration included), in request order. */
 PMCF_API int pmcf_plan_events(const pmcf_plan *p, const char *const **names, size_t *n);
 /* The linking events in every set (bc family; duration included). */
@@ -153,7 +168,10 @@ PMCF_API int pmcf_plan_load(const char *path, pmcf_plan **out);
  * then a tabu search that removes one set at a time and repairs the
  * covering by exchanging events (docs/accuracy.md). Deterministic for a
  * seed; pmcf_cover_pairs uses seed 1. Errors: PMCF_EEVENT, PMCF_ESYNTAX
- * (fewer than two events), PMCF_ENOMEM. */
+ * (fewer than two events), PMCF_ENOMEM. pmcf_cover_pairs and
+ * pmcf_cover_pairs_seeded are thin wrappers kept for callers holding names
+ * (each name looked up in c, then the covering of pmcf_cover_pairs_evlist;
+ * their sets have no lists); new code uses pmcf_cover_pairs_evlist. */
 typedef struct pmcf_cover pmcf_cover;
 PMCF_API int pmcf_cover_pairs(const pmcf_catalog *c, const char *const *events, size_t n, unsigned pmcs,
 			      pmcf_cover **out);
@@ -169,6 +187,10 @@ PMCF_API void pmcf_cover_free(pmcf_cover *cv);
 PMCF_API size_t pmcf_cover_nsets(const pmcf_cover *cv);
 /* The events of set k, as pointers owned by the cover; *n receives the count. */
 PMCF_API const char *const *pmcf_cover_events_at(const pmcf_cover *cv, size_t k, size_t *n);
+/* Set k as a resolved list (owned by the cover; the events' {…} groups in
+ * the list it was made of), made once by pmcf_cover_pairs_evlist; NULL for
+ * a cover of names (pmcf_cover_pairs, _seeded) or past the last set. */
+PMCF_API const pmcf_evlist *pmcf_cover_evlist_at(const pmcf_cover *cv, size_t k);
 /* A lower bound on the number of sets any covering needs: the largest of
  * (a) pairs / most pairs in one set, (b) per event, its partners / most
  * partners in one set, (c) the Schönheim bound generalised to unequal

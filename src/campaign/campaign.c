@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include "campaign/campaign_impl.h"
+#include "counters/catalog.h"
 #include "pmcfuse/events.h"
 #include "pmcfuse/plan.h"
 #include "pmcfuse/profile.h"
@@ -44,7 +45,9 @@ static void sets_digest(const pmcf_campaign_opts *o, char hex[65])
 	free(t);
 }
 
-/* The sets of o->plan from o->events, owned by c; the plan's digest. */
+/* The sets of o->plan, owned by c: copies of the lists the plan resolved
+ * when it was made (pmcf_plan_evlist_at), or, for a plan not resolved
+ * (loaded), resolved here once from o->events; the plan's digest. */
 static int plan_sets(pmcf_campaign *c, pmcf_campaign_opts *o)
 {
 	size_t n = pmcf_plan_nsets(o->plan);
@@ -53,10 +56,15 @@ static int plan_sets(pmcf_campaign *c, pmcf_campaign_opts *o)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	c->nsets = n; /* what pmcf_campaign_free frees */
 	for (size_t k = 0; k < n; k++) {
+		const pmcf_evlist *l = pmcf_plan_evlist_at(o->plan, k);
 		const char *const *names;
 		size_t m;
-		pmcf_plan_events_at(o->plan, k, &names, &m);
-		int err = pmcf_evlist_subset(o->events, names, m, &c->own[k]);
+		int err = l ? pmcfi_evlist_pick(l, pmcfi_evlist_indices(l), pmcf_evlist_size(l), &c->own[k])
+			  : !o->events ? pmcfi_fail(PMCF_EINVAL, "pmcf_campaign_open: a plan not resolved, "
+								 "without its events")
+				       : pmcf_plan_events_at(o->plan, k, &names, &m);
+		if (!l && !err)
+			err = pmcf_evlist_subset(o->events, names, m, &c->own[k]);
 		if (err)
 			return err;
 	}
@@ -75,8 +83,6 @@ static int check_opts(const pmcf_campaign_opts *o)
 {
 	if (!o->dir || !*o->dir)
 		return pmcfi_fail(PMCF_EINVAL, "a folder name is needed");
-	if (!o->sets && o->plan && !o->events)
-		return pmcfi_fail(PMCF_EINVAL, "pmcf_campaign_open: a plan without its events");
 	if (!o->sets || !o->nsets)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_campaign_open: no sets to record");
 	for (size_t s = 0; s < o->nsets; s++)
@@ -113,7 +119,7 @@ int pmcf_campaign_open(const pmcf_campaign_opts *opts, pmcf_campaign **out)
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	if (c)
 		c->owner = -1;
-	if (!err && !o.sets && o.plan && o.events)
+	if (!err && !o.sets && o.plan)
 		err = plan_sets(c, &o);
 	if (err || (err = check_opts(&o))) {
 		pmcf_campaign_free(c);

@@ -137,15 +137,9 @@ static int pilot_sim(const char *verb, pmcf_source *src, const pmcf_evlist *ev, 
 		err = PMCF_ENOMEM;
 	/* execution k runs with pmcf_sim_exec_seed(seed ^ salt, k) */
 	pmcf_source_seed_set(src, seed ^ PILOT_SEED_SALT);
-	for (size_t k = 0; !err && k < ns; k++) {
-		size_t m;
-		const char *const *names = pmcf_cover_events_at(cv, k, &m);
-		pmcf_evlist *set = NULL;
-		if (!(err = pmcf_evlist_subset(ev, names, m, &set)) &&
-		    !(err = pmcf_source_record(src, set, (long)k, &v[k], NULL)))
+	for (size_t k = 0; !err && k < ns; k++)
+		if (!(err = pmcf_source_record(src, pmcf_cover_evlist_at(cv, k), (long)k, &v[k], NULL)))
 			*n = k + 1;
-		pmcf_evlist_free(set);
-	}
 	pmcf_source_seed_set(src, base);
 	*out = v;
 	pmcf_cover_free(cv);

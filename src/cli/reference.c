@@ -75,7 +75,8 @@ struct refrun {
 	pmcf_source *src;
 	const char *source;
 	char *canon;
-	pmcf_evlist *list, **sets;
+	pmcf_evlist *list;
+	const pmcf_evlist **sets; /* the covering's lists (owned by cv) */
 	pmcf_cover *cv;
 	size_t nsets, total, reused;
 	unsigned char *done; /* per execution: its profile is in dir */
@@ -170,17 +171,14 @@ static int plan_references(struct refrun *r)
 	pmcf_source_seed_set(r->src, r->seed ^ REFERENCE_SEED_SALT);
 	r->done = calloc(r->total ? r->total : 1, 1);
 	r->seeds = calloc(r->total ? r->total : 1, sizeof(*r->seeds));
+
 	r->sets = calloc(r->nsets ? r->nsets : 1, sizeof(*r->sets));
 	if (!r->done || !r->seeds || !r->sets || (r->sim && !r->canon))
 		return cli_error("reference", CLI_EENV, "out of memory");
 	for (size_t k = 0; r->sim && k < r->total; k++)
 		r->seeds[k] = pmcf_source_exec_seed(r->src, (long)k);
-	for (size_t s = 0; s < r->nsets; s++) {
-		size_t n;
-		const char *const *set = pmcf_cover_events_at(r->cv, s, &n);
-		if ((err = pmcf_evlist_subset(r->list, set, n, &r->sets[s])))
-			return cli_lib_error("reference", err, "cannot plan the reference executions");
-	}
+	for (size_t s = 0; s < r->nsets; s++) /* resolved once, by the covering */
+		r->sets[s] = pmcf_cover_evlist_at(r->cv, s);
 	return CLI_OK;
 }
 
@@ -327,8 +325,6 @@ static int run_references(struct refrun *r, int argc, char **argv)
 	if (st == CLI_OK && !r->launched && !pmcf_campaign_is_task(r->s.camp))
 		print_summary(r);
 	campaign_session_close(&r->s);
-	for (size_t s = 0; r->sets && s < r->nsets; s++)
-		pmcf_evlist_free(r->sets[s]);
 	free(r->sets);
 	free(r->done);
 	free(r->seeds);

@@ -840,9 +840,25 @@ static long position_of(const pmcf_evlist *l, size_t k)
 	return -1;
 }
 
-int pmcf_evlist_subset(const pmcf_evlist *l, const char *const *names, size_t n, pmcf_evlist **out)
+/* Appends catalogue event k of l (with its group) to s; duration is in
+ * every list. name: for the error, NULL: the catalogue's spelling. */
+static int subset_push(pmcf_evlist *s, const pmcf_evlist *l, long k, const char *name)
 {
-	pmcfi_clear_error();
+	long at = k < 0 ? -1 : position_of(l, (size_t)k);
+	if (k == 0 && at < 0)
+		return evlist_push(s, l->cat, 0, 0);
+	if (at < 0)
+		return pmcfi_fail(PMCF_EEVENT, "event '%s' is not in the list",
+				  name     ? name
+				  : k >= 0 ? pmcf_catalog_at(l->cat, (size_t)k)->name
+					   : "?");
+	return evlist_push(s, l->cat, (size_t)k, l->group[at]);
+}
+
+/* pmcf_evlist_subset by catalogue indices (k < 0: unknown, name says which). */
+static int subset_of(const pmcf_evlist *l, const char *const *names, const size_t *cidx, size_t n,
+		     pmcf_evlist **out)
+{
 	*out = NULL;
 	pmcf_evlist *s = calloc(1, sizeof(*s));
 	if (!s)
@@ -850,22 +866,27 @@ int pmcf_evlist_subset(const pmcf_evlist *l, const char *const *names, size_t n,
 	s->cat = l->cat;
 	s->ngroups = l->ngroups;
 	int err = 0;
-	for (size_t i = 0; i < n && !err; i++) {
+	for (size_t i = 0; i < n && !err; i++)
 		/* names of a plan or covering made from l: catalogue spellings */
-		long k = lookup_exact(l->cat, names[i]), at = k < 0 ? -1 : position_of(l, (size_t)k);
-		if (k == 0 && at < 0) /* duration: in every list */
-			err = evlist_push(s, l->cat, 0, 0);
-		else if (at < 0)
-			err = pmcfi_fail(PMCF_EEVENT, "event '%s' is not in the list", names[i]);
-		else
-			err = evlist_push(s, l->cat, (size_t)k, l->group[at]);
-	}
+		err = subset_push(s, l, names ? lookup_exact(l->cat, names[i]) : (long)cidx[i],
+				  names ? names[i] : NULL);
 	if (err) {
 		pmcf_evlist_free(s);
 		return err;
 	}
 	*out = s;
 	return 0;
+}
+
+int pmcf_evlist_subset(const pmcf_evlist *l, const char *const *names, size_t n, pmcf_evlist **out)
+{
+	pmcfi_clear_error();
+	return subset_of(l, names, NULL, n, out);
+}
+
+int pmcfi_evlist_pick(const pmcf_evlist *l, const size_t *cidx, size_t n, pmcf_evlist **out)
+{
+	return subset_of(l, NULL, cidx, n, out);
 }
 
 int pmcf_evlist_append(pmcf_evlist *dst, const pmcf_evlist *src)

@@ -50,6 +50,9 @@ int pmcfi_catalog_check_idx(const pmcf_catalog *c, const size_t *idx, size_t n, 
 /* The catalogue index of every name of l (pmcf_evlist_size(l) of them,
  * owned by l), in pmcf_evlist_catalog(l). */
 const size_t *pmcfi_evlist_indices(const pmcf_evlist *l);
+/* pmcf_evlist_subset of the catalogue events cidx[0..n) of l (no name
+ * looked up): their {…} groups in l; duration joins any list. */
+int pmcfi_evlist_pick(const pmcf_evlist *l, const size_t *cidx, size_t n, pmcf_evlist **out);
 /* Name lookups made on this thread (pmcf_catalog_find, the simulator's
  * machine lookup): tests check that a resolved list is not looked up again. */
 extern _Thread_local unsigned long pmcfi_name_lookups;

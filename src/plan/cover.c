@@ -62,6 +62,8 @@ struct pmcf_cover {
 	size_t *size;
 	size_t nsets, cap;
 	const char ***names; /* per set, pointers into ev */
+	pmcf_evlist **lists; /* per set, resolved (pmcf_cover_pairs_evlist), else NULL */
+	size_t *cidx;        /* per event of ev: its catalogue index */
 	size_t (*imp)[2];
 	size_t nimp;
 	size_t lower;
@@ -917,7 +919,7 @@ static int cover_idx(const pmcf_catalog *c, const size_t *idx, size_t n, unsigne
 	if (!err)
 		err = plan_all(&p, cv);
 	free(keys);
-	free(cidx);
+	cv->cidx = cidx; /* freed with cv */
 	free(p.o.buf);
 	free(p.o.key);
 	free(p.o.keys);
@@ -985,8 +987,30 @@ int pmcf_cover_pairs_evlist(const pmcf_evlist *events, unsigned pmcs, uint64_t s
 	*out = NULL;
 	if (!events)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_cover_pairs_evlist: no event list");
-	return cover_idx(pmcf_evlist_catalog(events), pmcfi_evlist_indices(events), pmcf_evlist_size(events),
-			 pmcs, seed, out);
+	int err = cover_idx(pmcf_evlist_catalog(events), pmcfi_evlist_indices(events),
+			    pmcf_evlist_size(events), pmcs, seed, out);
+	pmcf_cover *cv = *out;
+	size_t *ci = NULL;
+	if (!err && !(cv->lists = calloc(cv->nsets ? cv->nsets : 1, sizeof(*cv->lists))))
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	/* each set once, from the list by the catalogue indices of its events */
+	for (size_t s = 0; s < (err ? 0 : cv->nsets) && !err; s++) {
+		size_t *t = realloc(ci, (cv->size[s] + 1) * sizeof(*ci));
+		if (!t) {
+			err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+			break;
+		}
+		ci = t;
+		for (size_t i = 0; i < cv->size[s]; i++)
+			ci[i] = cv->cidx[cv->sets[s][i]];
+		err = pmcfi_evlist_pick(events, ci, cv->size[s], &cv->lists[s]);
+	}
+	free(ci);
+	if (err) {
+		pmcf_cover_free(*out);
+		*out = NULL;
+	}
+	return err;
 }
 
 int pmcf_cover_pairs(const pmcf_catalog *c, const char *const *events, size_t n, unsigned pmcs,
@@ -1003,10 +1027,14 @@ void pmcf_cover_free(pmcf_cover *cv)
 		free(cv->sets[s]);
 		if (cv->names)
 			free(cv->names[s]);
+		if (cv->lists)
+			pmcf_evlist_free(cv->lists[s]);
 	}
 	free(cv->sets);
 	free(cv->size);
 	free(cv->names);
+	free(cv->lists);
+	free(cv->cidx);
 	for (size_t i = 0; cv->ev && i < cv->n; i++)
 		free(cv->ev[i]);
 	free(cv->ev);
@@ -1023,6 +1051,10 @@ const char *const *pmcf_cover_events_at(const pmcf_cover *cv, size_t k, size_t *
 	}
 	*n = cv->size[k];
 	return cv->names[k];
+}
+const pmcf_evlist *pmcf_cover_evlist_at(const pmcf_cover *cv, size_t k)
+{
+	return cv && cv->lists && k < cv->nsets ? cv->lists[k] : NULL;
 }
 size_t pmcf_cover_lower_bound(const pmcf_cover *cv) { return cv->lower; }
 void pmcf_cover_bound_parts(const pmcf_cover *cv, size_t *pairs, size_t *per_event, size_t *schoenheim)

@@ -58,7 +58,7 @@ int plani_add_set(pmcf_plan *p, const char *const *names, size_t n)
 	if (pmcfi_grow((void **)&p->sets, &p->capsets, p->nsets + 1, sizeof(*p->sets)))
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	struct plan_set *s = p->sets;
-	s[p->nsets] = (struct plan_set){NULL, 0};
+	s[p->nsets] = (struct plan_set){NULL, 0, NULL, NULL};
 	p->nsets++;
 	return plani_strv_push(&s[p->nsets - 1].names, &s[p->nsets - 1].n, names, n);
 }
@@ -76,8 +76,11 @@ void pmcf_plan_free(pmcf_plan *p)
 		return;
 	strv_free(p->events, p->nevents);
 	strv_free(p->link, p->nlink);
-	for (size_t k = 0; k < p->nsets; k++)
+	for (size_t k = 0; k < p->nsets; k++) {
 		strv_free(p->sets[k].names, p->sets[k].n);
+		free(p->sets[k].idx);
+		pmcf_evlist_free(p->sets[k].list);
+	}
 	free(p->sets);
 	strv_free(p->argv, p->argc);
 	free(p->sim);
@@ -98,6 +101,11 @@ int pmcf_plan_events_at(const pmcf_plan *p, size_t k, const char *const **names,
 	*names = (const char *const *)p->sets[k].names;
 	*n = p->sets[k].n;
 	return 0;
+}
+
+const pmcf_evlist *pmcf_plan_evlist_at(const pmcf_plan *p, size_t k)
+{
+	return p && k < p->nsets ? p->sets[k].list : NULL;
 }
 
 int pmcf_plan_events(const pmcf_plan *p, const char *const **names, size_t *n)
@@ -205,11 +213,20 @@ struct packer {
 static const char *name_at(const pmcf_catalog *c, size_t i) { return pmcf_catalog_at(c, i)->name; }
 
 /* Adds the set of events idx[0..n) to the plan; names: n entries of scratch. */
+/* Appends the set of catalogue events idx[0..n) (names: n entries of
+ * scratch, left holding their names), keeping the indices for
+ * pmcf_plan_make_evlist's lists. */
 static int add_set_idx(pmcf_plan *p, const pmcf_catalog *c, const size_t *idx, size_t n, const char **names)
 {
 	for (size_t i = 0; i < n; i++)
 		names[i] = name_at(c, idx[i]);
-	return plani_add_set(p, names, n);
+	int err = plani_add_set(p, names, n);
+	struct plan_set *s = &p->sets[p->nsets - 1];
+	if (!err && !(s->idx = malloc((n ? n : 1) * sizeof(*s->idx))))
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	if (!err)
+		memcpy(s->idx, idx, n * sizeof(*idx));
+	return err;
 }
 
 /* Appends the names of events idx[0..n) to *arr / *len. */
@@ -725,8 +742,9 @@ static int plan_auto(struct packer *pk, const struct packing *P, const pmcf_plan
 	size_t *setev = malloc((nev + 1) * sizeof(size_t)), *first = malloc((K + 1) * sizeof(size_t));
 	size_t *base = malloc((pk->nbase + 1) * sizeof(size_t));
 	const char **names = malloc((nev + PLANI_LK_MAX_LINKS + 1) * sizeof(char *));
+	size_t *ci = malloc((nev + PLANI_LK_MAX_LINKS + 1) * sizeof(size_t));
 	struct plani_lk_result r = {0};
-	int err = evn && evi && mi && setev && first && base && names
+	int err = evn && evi && mi && setev && first && base && names && ci
 			  ? 0
 			  : pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	if (!err && !(plan->autos = calloc(K ? K : 1, sizeof(*plan->autos))))
@@ -778,15 +796,15 @@ static int plan_auto(struct packer *pk, const struct packing *P, const pmcf_plan
 		size_t k = r.order[p], n = 0;
 		const size_t *lv = r.links + p * PLANI_LK_MAX_LINKS;
 		for (size_t i = 0; i < pk->nbase; i++)
-			names[n++] = evn[i];
+			ci[n++] = evi[i];
 		for (size_t q = 0; q < r.nlinks[p]; q++)
-			names[n++] = evn[lv[q]];
+			ci[n++] = evi[lv[q]];
 		for (size_t j = first[k]; j < first[k + 1]; j++)
-			names[n++] = evn[setev[j]];
+			ci[n++] = evi[setev[j]];
 		struct plan_auto *a = &plan->autos[p];
 		a->bits = r.bits[p];
 		a->base_bits = r.base_bits[p];
-		if (!(err = plani_add_set(plan, names, n)))
+		if (!(err = add_set_idx(plan, pk->c, ci, n, names)))
 			err = plani_strv_push(&a->links, &a->nlinks, names + pk->nbase, r.nlinks[p]);
 	}
 out:
@@ -798,6 +816,7 @@ out:
 	free(first);
 	free(base);
 	free(names);
+	free(ci);
 	return err;
 }
 
@@ -1036,6 +1055,42 @@ out:
 	return 0;
 }
 
+/* The sets' lists, by the catalogue indices the planner kept, from events
+ * and then link (their {…} groups numbered after those of events, as
+ * pmcf_evlist_append numbers them). */
+static int resolve_idx(pmcf_plan *p, const pmcf_evlist *events, const pmcf_evlist *link)
+{
+	pmcf_evlist *all = NULL;
+	int err = pmcfi_evlist_pick(events, pmcfi_evlist_indices(events), pmcf_evlist_size(events), &all);
+	if (!err && link)
+		err = pmcf_evlist_append(all, link);
+	for (size_t k = 0; k < p->nsets && !err; k++)
+		err = pmcfi_evlist_pick(all, p->sets[k].idx, p->sets[k].n, &p->sets[k].list);
+	pmcf_evlist_free(all);
+	return err;
+}
+
+int pmcf_plan_resolve(pmcf_plan *p, const pmcf_evlist *events)
+{
+	pmcfi_clear_error();
+	if (!p || !events)
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_plan_resolve: NULL argument");
+	pmcf_evlist **v = calloc(p->nsets ? p->nsets : 1, sizeof(*v));
+	if (!v)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	int err = 0;
+	for (size_t k = 0; k < p->nsets && !err; k++)
+		err = pmcf_evlist_subset(events, (const char *const *)p->sets[k].names, p->sets[k].n, &v[k]);
+	for (size_t k = 0; k < p->nsets; k++) { /* all or nothing */
+		pmcf_evlist **keep = err ? &v[k] : &p->sets[k].list;
+		pmcf_evlist_free(*keep);
+		if (!err)
+			p->sets[k].list = v[k];
+	}
+	free(v);
+	return err;
+}
+
 int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n, const pmcf_plan_opts *opts,
 		   pmcf_plan **out)
 {
@@ -1086,6 +1141,10 @@ int pmcf_plan_make_evlist(const pmcf_evlist *events, const pmcf_evlist *link, co
 	err = plan_make_idx(c, pmcfi_evlist_indices(events), pmcf_evlist_groups(events),
 			    pmcf_evlist_size(events), nlink ? pmcfi_evlist_indices(link) : NULL, nlink, &o,
 			    out);
+	if (!err && (err = resolve_idx(*out, events, link))) {
+		pmcf_plan_free(*out);
+		*out = NULL;
+	}
 	/* for the end-to-end check that no name is looked up twice (tests/e2e/lookups.sh) */
 	pmcfi_log(PMCF_LOG_DEBUG, "plan: %zu events planned; %lu event names looked up on this thread so far",
 		  pmcf_evlist_size(events), pmcfi_name_lookups);

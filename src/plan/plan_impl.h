@@ -7,6 +7,8 @@
 struct plan_set {
 	char **names; /* duration first */
 	size_t n;
+	size_t *idx;       /* their catalogue indices, when planned here (else NULL) */
+	pmcf_evlist *list; /* resolved (pmcf_plan_make_evlist, pmcf_plan_resolve), else NULL */
 };
 
 /* --link auto: what was chosen for one set (in plan order) */

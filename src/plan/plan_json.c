@@ -429,7 +429,7 @@ static int from_text(const char *text, const char *path, pmcf_plan **out)
 			break;
 		}
 		struct plan_set *ns = p->sets;
-		ns[p->nsets] = (struct plan_set){NULL, 0};
+		ns[p->nsets] = (struct plan_set){NULL, 0, NULL, NULL};
 		p->nsets++;
 		char what[32];
 		snprintf(what, sizeof(what), "sets[%zu]", k);

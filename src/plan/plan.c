@@ -371,25 +371,6 @@ struct exact {
 	int timeout;
 };
 
-int plani_past(const struct timespec *d)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return now.tv_sec > d->tv_sec || (now.tv_sec == d->tv_sec && now.tv_nsec > d->tv_nsec);
-}
-
-void plani_deadline(double limit_s, struct timespec *d)
-{
-	double lim = limit_s > 0 ? limit_s : 1.0;
-	clock_gettime(CLOCK_MONOTONIC, d);
-	d->tv_sec += (time_t)lim;
-	d->tv_nsec += (long)((lim - floor(lim)) * 1e9);
-	if (d->tv_nsec >= 1000000000L) {
-		d->tv_sec++;
-		d->tv_nsec -= 1000000000L;
-	}
-}
-
 static void dfs(struct exact *x, size_t q, size_t nsets)
 {
 	if (x->timeout || x->pk->err || x->nbest <= x->lb)

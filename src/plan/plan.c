@@ -820,6 +820,100 @@ static int in_list(const size_t *v, size_t n, size_t k)
 	return 0;
 }
 
+/* Every unit must fit beside the linking events, each alone; else the
+ * error saying which does not and why. */
+static int check_units(struct packer *pk, unsigned pmcs)
+{
+	const pmcf_catalog *c = pk->c;
+	if (!fits(pk, NULL, 0, (size_t)-1)) {
+		char why[512] = "";
+		pmcfi_catalog_check_idx(c, pk->base, pk->nbase, pmcs, why, sizeof(why));
+		return pk->err ? pk->err
+			       : pmcfi_fail(PMCF_ETOOMANY, "the linking events do not fit together: %s", why);
+	}
+	for (size_t i = 0; i < pk->n; i++) {
+		if (fits(pk, NULL, 0, i))
+			continue;
+		if (pk->err)
+			return pk->err;
+		char why[512] = "", what[512];
+		size_t k = 0;
+		for (size_t b = 0; b < pk->nbase; b++)
+			pk->buf[k++] = pk->base[b];
+		k = unit_events(pk, i, pk->buf, k);
+		pmcfi_catalog_check_idx(c, pk->buf, k, pmcs, why, sizeof(why));
+		if (pk->len[i] == 1) {
+			snprintf(what, sizeof(what), "event '%s'", name_at(c, pk->item[i]));
+		} else {
+			size_t w = (size_t)snprintf(what, sizeof(what), "the group {");
+			for (size_t j = 0; j < pk->len[i] && w < sizeof(what); j++)
+				w += (size_t)snprintf(what + w, sizeof(what) - w, "%s%s", j ? "," : "",
+						      name_at(c, pk->flat[pk->first[i] + j]));
+			if (w < sizeof(what))
+				snprintf(what + w, sizeof(what) - w, "}");
+		}
+		return pmcfi_fail(PMCF_ETOOMANY, "%s cannot be counted%s%s: %s", what,
+				  pk->len[i] > 1 ? " in one execution" : "",
+				  pk->nbase > 1 ? " together with the linking events" : "", why);
+	}
+	return 0;
+}
+
+/* Packs the units into P (greedy, or first-fit decreasing improved and,
+ * for up to 12 units above the bound, the exact search); scratch: n
+ * entries each of order (by cost), mem, save, cur, best. */
+static void pack_sets(struct packer *pk, struct packing *P, const pmcf_plan_opts *o, size_t *order,
+		      size_t *mem, size_t *save, size_t *cur, size_t *best, pmcf_plan *plan)
+{
+	size_t nitem = pk->n;
+	if (o->packing == PMCF_PACK_GREEDY) {
+		pack_greedy(pk, P, mem);
+		return;
+	}
+	pack_ffd(pk, P, order, mem);
+	improve(pk, P, mem, save);
+	if (nitem <= 12 && P->nsets > plan->lower_bound && !pk->err) {
+		struct exact x = {pk, order, cur, best, P->nsets, plan->lower_bound, mem, {0, 0}, 0, 0};
+		for (size_t i = 0; i < nitem; i++)
+			cur[i] = (size_t)-1;
+		plani_deadline(o->time_limit_s, &x.deadline);
+		dfs(&x, 0, 0);
+		if (x.nbest < P->nsets) {
+			memcpy(P->set, best, nitem * sizeof(size_t));
+			P->nsets = x.nbest;
+		}
+		plan->optimal = !x.timeout && !pk->err;
+	}
+}
+
+/* The units of pk (item and flat, its arrays, cost, first, len; n and nflat set): each
+ * of ev1[0..nev1) (costs cost1) alone, or with the later events of its
+ * {…} group grp (0: none; overwritten). */
+static void make_units(struct packer *pk, size_t *item, size_t *flat, const size_t *ev1,
+		       const unsigned *cost1, unsigned *grp, size_t nev1)
+{
+	size_t nitem = 0, nflat = 0;
+	for (size_t i = 0; i < nev1; i++) {
+		if (grp[i] == (unsigned)-1)
+			continue; /* placed with its group */
+		pk->first[nitem] = nflat;
+		pk->len[nitem] = 0;
+		pk->cost[nitem] = 0;
+		item[nitem] = ev1[i];
+		for (size_t j = i; j < nev1; j++)
+			if (j == i || (grp[i] && grp[j] == grp[i])) {
+				flat[nflat++] = ev1[j];
+				pk->len[nitem]++;
+				pk->cost[nitem] += cost1[j];
+				if (j > i)
+					grp[j] = (unsigned)-1;
+			}
+		nitem++;
+	}
+	pk->n = nitem;
+	pk->nflat = nflat;
+}
+
 /* The planner on catalogue indices: events[0..n) with groups (parallel,
  * may be NULL), linking events link[0..nlink); o checked (its link and
  * groups unused). */
@@ -887,73 +981,23 @@ static int plan_make_idx(const pmcf_catalog *c, const size_t *events, const unsi
 		}
 	}
 	/* the units to place: an event, or a {…} group's events together */
-	size_t nflat = 0;
-	for (size_t i = 0; i < nev1; i++) {
-		if (grp[i] == (unsigned)-1)
-			continue; /* placed with its group */
-		first[nitem] = nflat;
-		len[nitem] = 0;
-		cost[nitem] = 0;
-		item[nitem] = ev1[i];
-		for (size_t j = i; j < nev1; j++)
-			if (j == i || (grp[i] && grp[j] == grp[i])) {
-				flat[nflat++] = ev1[j];
-				len[nitem]++;
-				cost[nitem] += cost1[j];
-				if (j > i)
-					grp[j] = (unsigned)-1;
-			}
-		nitem++;
-	}
-	if ((err = push_idx(&plan->events, &plan->nevents, c, req, nreq)) ||
-	    (ordered && (err = push_idx(&plan->link, &plan->nlink, c, base, nbase))))
-		goto out;
 	struct packer pk = {.c = c,
 			    .pmcs = o->pmcs,
 			    .base = base,
 			    .nbase = nbase,
 			    .item = item,
 			    .cost = cost,
-			    .n = nitem,
 			    .flat = flat,
 			    .first = first,
 			    .len = len,
-			    .nflat = nflat,
 			    .buf = buf};
-	if (!fits(&pk, NULL, 0, (size_t)-1)) {
-		char why[512] = "";
-		pmcfi_catalog_check_idx(c, base, nbase, o->pmcs, why, sizeof(why));
-		err = pk.err ? pk.err
-			     : pmcfi_fail(PMCF_ETOOMANY, "the linking events do not fit together: %s", why);
+	make_units(&pk, item, flat, ev1, cost1, grp, nev1);
+	nitem = pk.n;
+	if ((err = push_idx(&plan->events, &plan->nevents, c, req, nreq)) ||
+	    (ordered && (err = push_idx(&plan->link, &plan->nlink, c, base, nbase))))
 		goto out;
-	}
-	for (size_t i = 0; i < nitem; i++)
-		if (!fits(&pk, NULL, 0, i)) {
-			if (pk.err) {
-				err = pk.err;
-				goto out;
-			}
-			char why[512] = "", what[512];
-			size_t k = 0;
-			for (size_t b = 0; b < nbase; b++)
-				buf[k++] = base[b];
-			k = unit_events(&pk, i, buf, k);
-			pmcfi_catalog_check_idx(c, buf, k, o->pmcs, why, sizeof(why));
-			if (len[i] == 1) {
-				snprintf(what, sizeof(what), "event '%s'", name_at(c, item[i]));
-			} else {
-				size_t w = (size_t)snprintf(what, sizeof(what), "the group {");
-				for (size_t j = 0; j < len[i] && w < sizeof(what); j++)
-					w += (size_t)snprintf(what + w, sizeof(what) - w, "%s%s",
-							      j ? "," : "", name_at(c, flat[first[i] + j]));
-				if (w < sizeof(what))
-					snprintf(what + w, sizeof(what) - w, "}");
-			}
-			err = pmcfi_fail(PMCF_ETOOMANY, "%s cannot be counted%s%s: %s", what,
-					 len[i] > 1 ? " in one execution" : "",
-					 nbase > 1 ? " together with the linking events" : "", why);
-			goto out;
-		}
+	if ((err = check_units(&pk, o->pmcs)))
+		goto out;
 	for (size_t i = 0; i < nitem; i++)
 		order[i] = i;
 	qsort_r(order, nitem, sizeof(size_t), cmp_cost_desc, cost);
@@ -968,25 +1012,7 @@ static int plan_make_idx(const pmcf_catalog *c, const size_t *events, const unsi
 		goto out;
 	}
 	struct packing P = {set, 0};
-	if (o->packing == PMCF_PACK_GREEDY) {
-		pack_greedy(&pk, &P, mem);
-	} else {
-		pack_ffd(&pk, &P, order, mem);
-		improve(&pk, &P, mem, save);
-		if (nitem <= 12 && P.nsets > plan->lower_bound && !pk.err) {
-			struct exact x = {&pk, order,  cur, best, P.nsets, plan->lower_bound,
-					  mem, {0, 0}, 0,   0};
-			for (size_t i = 0; i < nitem; i++)
-				cur[i] = (size_t)-1;
-			plani_deadline(o->time_limit_s, &x.deadline);
-			dfs(&x, 0, 0);
-			if (x.nbest < P.nsets) {
-				memcpy(set, best, nitem * sizeof(size_t));
-				P.nsets = x.nbest;
-			}
-			plan->optimal = !x.timeout && !pk.err;
-		}
-	}
+	pack_sets(&pk, &P, o, order, mem, save, cur, best, plan);
 	if (pk.err) {
 		err = pk.err;
 		goto out;

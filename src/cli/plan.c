@@ -317,6 +317,26 @@ static void json_plan(FILE *f, const pmcf_plan *p, const char *out)
 	fprintf(f, "}\n");
 }
 
+/* What the plan's executions run: the simulation, or the program
+ * argv[0..argc) (none: the plan has no source). */
+static int plan_source_set(pmcf_plan *plan, const char *sim, int argc, char **argv)
+{
+	if (sim)
+		return pmcf_plan_sim_set(plan, sim);
+	if (argc <= 0)
+		return 0;
+	/* a program named by a relative path (./a.out, bin/x) is stored
+	 * absolute, so that record --plan runs it from any folder; a bare
+	 * name is looked up in PATH when it runs, as given */
+	char *prog = argv[0], *abs = NULL;
+	if (strchr(prog, '/') && prog[0] != '/' && (abs = realpath(prog, NULL)))
+		argv[0] = abs;
+	int err = pmcf_plan_program_set(plan, (const char *const *)argv, (size_t)argc);
+	argv[0] = prog;
+	free(abs);
+	return err;
+}
+
 int cmd_plan(int argc, char **argv)
 {
 	static const char *verb = "plan";
@@ -425,21 +445,7 @@ int cmd_plan(int argc, char **argv)
 	if (sim && !seed_given) /* the executions of `record --plan` then match those of `run` */
 		seed = pmcf_source_seed(src);
 	pmcf_plan_seed_set(plan, seed);
-	if (sim)
-		err = pmcf_plan_sim_set(plan, sim);
-	else if (optind < argc) {
-		/* a program named by a relative path (./a.out, bin/x) is stored
-		 * absolute, so that record --plan runs it from any folder; a bare
-		 * name is looked up in PATH when it runs, as given */
-		char *prog = argv[optind], *abs = NULL;
-		if (strchr(prog, '/') && prog[0] != '/' && (abs = realpath(prog, NULL)))
-			argv[optind] = abs;
-		err = pmcf_plan_program_set(plan, (const char *const *)argv + optind,
-					    (size_t)(argc - optind));
-		argv[optind] = prog;
-		free(abs);
-	}
-	if (err) {
+	if ((err = plan_source_set(plan, sim, argc - optind, argv + optind))) {
 		st = cli_lib_error(verb, err, "plan source");
 		goto out;
 	}

@@ -92,9 +92,11 @@ typedef struct pmcf_campaign_opts {
 	const pmcf_evlist *const *sets;
 	size_t nsets;
 	unsigned repeat;
-	/* or (sets NULL) the sets of plan, taken from events (the resolved list
-	 * the plan was made of, pmcf_evlist_subset), made and owned by the
-	 * campaign; the default digest is then the SHA-256 of the plan's JSON */
+	/* or (sets NULL) the sets of plan: copies of its resolved lists
+	 * (pmcf_plan_evlist_at), or, for a plan not resolved, taken once from
+	 * events (the resolved list the plan was made of, pmcf_evlist_subset;
+	 * may be NULL for a resolved plan), owned by the campaign; the default
+	 * digest is then the SHA-256 of the plan's JSON */
 	const pmcf_plan *plan;
 	const pmcf_evlist *events;
 	const char *file_format; /* the executions' files: one %zu, e.g. "ref-%03zu.pmcf"

@@ -53,7 +53,10 @@ typedef struct pmcf_exit_info {
 } pmcf_exit_info;
 #define PMCF_EXIT_INFO_INIT PMCF_SIZED_INIT(pmcf_exit_info)
 
-/* Runs argv (argv[0] looked up in PATH; environment inherited, plus
+/* A thin wrapper kept for callers holding names: pmcf_source_record of a
+ * program source (pmcf_source_new_program) records a resolved list with
+ * the same collector, no name looked up again; new code uses that.
+ * Runs argv (argv[0] looked up in PATH; environment inherited, plus
  * OMP_TOOL_LIBRARIES and LD_PRELOAD naming the tool) counting events[0..n)
  * (names of the "perf" catalogue; "duration" is implicit and skipped), waits
  * for it and builds the profile into *out (free with pmcf_profile_free), with

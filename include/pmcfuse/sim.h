@@ -59,7 +59,10 @@ typedef struct pmcf_sim_opts {
 		sizeof(pmcf_sim_opts), 0, PMCF_MUX_NONE, 4.0, PMCF_EST_CUMULATIVE \
 	}
 
-/* Runs one simulated execution of spec monitoring events[0..nevents)
+/* A thin wrapper kept for callers holding names: pmcf_source_record of a
+ * simulated source (pmcf_source_new_sim) records a resolved list with the
+ * same simulator, no name looked up again; new code uses that.
+ * Runs one simulated execution of spec monitoring events[0..nevents)
  * (catalogue names of the spec's machine; "duration" may be listed or not:
  * it is always the first event of the profile). The new profile (free with
  * pmcf_profile_free) holds every XU, exactly the monitored events, the

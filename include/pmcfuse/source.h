@@ -94,7 +94,8 @@ PMCF_API int pmcf_source_events(pmcf_source *s, const char *spec, pmcf_evlist **
  * pmcf_plan_program_set) and seed (pmcf_plan_seed_set). */
 PMCF_API int pmcf_source_to_plan(const pmcf_source *s, pmcf_plan *p);
 
-/* Records one execution monitoring set (a list from pmcf_source_events, or
+/* Records one execution monitoring set (a list from pmcf_source_events, a
+ * plan's or covering's set, pmcf_plan_evlist_at, pmcf_cover_evlist_at, or
  * pmcf_evlist_subset of one; a list of another catalogue is resolved in
  * the source's first). A simulation runs with pmcf_source_exec_seed(s,
  * exec_index) (pmcf_sim_record); a program is run and counted

@@ -53,12 +53,10 @@ static void fixture_make(struct fixture *f)
 	f->n = pmcf_plan_nsets(f->plan);
 	assert_true(f->n >= 3);
 	f->sets = calloc(f->n, sizeof(*f->sets));
-	for (size_t k = 0; k < f->n; k++) {
-		const char *const *names;
-		size_t m;
-		pmcf_plan_events_at(f->plan, k, &names, &m);
-		OK(pmcf_evlist_subset(f->ev, names, m, &f->sets[k]));
-	}
+	for (size_t k = 0; k < f->n; k++) /* copies of the plan's own lists */
+		OK(pmcf_evlist_subset(pmcf_plan_evlist_at(f->plan, k),
+				      pmcf_evlist_names(pmcf_plan_evlist_at(f->plan, k)),
+				      pmcf_evlist_size(pmcf_plan_evlist_at(f->plan, k)), &f->sets[k]));
 	const char *tmp = getenv("PMCF_TEST_TMP");
 	snprintf(f->dir, sizeof(f->dir), "%s/campaignXXXXXX", tmp ? tmp : "/tmp");
 	assert_non_null(mkdtemp(f->dir));
@@ -331,6 +329,28 @@ static void test_plan(void **state)
 	OK(pmcf_profile_open(path, &p));
 	assert_string_equal(pmcf_profile_meta_get(p, PMCF_META_PLAN_DIGEST), hex);
 	pmcf_profile_free(p);
+
+	/* the plan owns its resolved sets: no events needed; a loaded plan
+	 * (not resolved) needs them, or pmcf_plan_resolve first */
+	snprintf(d, sizeof(d), "%s/q", f.dir);
+	o.events = NULL;
+	OK(pmcf_campaign_open(&o, &c));
+	assert_int_equal(pmcf_campaign_size(c), f.n);
+	pmcf_campaign_free(c);
+	pmcf_plan *loaded;
+	OK(pmcf_plan_to_json(f.plan, &json));
+	OK(pmcf_plan_from_json(json, &loaded));
+	free(json);
+	o.plan = loaded;
+	c = NULL;
+	assert_int_equal(pmcf_campaign_open(&o, &c), PMCF_EINVAL);
+	assert_null(c);
+	OK(pmcf_plan_resolve(loaded, f.ev));
+	snprintf(d, sizeof(d), "%s/r", f.dir);
+	OK(pmcf_campaign_open(&o, &c));
+	assert_int_equal(pmcf_campaign_size(c), f.n);
+	pmcf_campaign_free(c);
+	pmcf_plan_free(loaded);
 	fixture_free(&f);
 }
 

@@ -28,8 +28,8 @@ typedef struct pmcf_export_opts {
 	int truth;      /* 1: add the ground truth (truth:<event> columns); the profile must have it */
 	int provenance; /* 1: add each value's source (fused profiles only) */
 } pmcf_export_opts;
-#define PMCF_EXPORT_OPTS_INIT                   \
-	{                                       \
+#define PMCF_EXPORT_OPTS_INIT                  \
+	{                                      \
 		sizeof(pmcf_export_opts), 0, 0 \
 	}
 

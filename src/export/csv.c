@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "export/export_impl.h"
-#include "util/textout.h"
+#include "common/textout.h"
 
 /* RFC 4180: quoted when it holds a comma, a quote or a line break. */
 static void csv_field(FILE *f, const char *s)
@@ -41,7 +41,10 @@ static void prov_header(FILE *f, const struct expi_delim *d, const pmcf_profile 
 		col(f, d, base[k], NULL);
 	for (size_t e = 0; e < pmcf_profile_nevents(p); e++)
 		for (int k = 0; k < 3; k++)
-			col(f, d, k == 0 ? "source:" : k == 1 ? "source_path:" : "source_xu:",
+			col(f, d,
+			    k == 0   ? "source:"
+			    : k == 1 ? "source_path:"
+				     : "source_xu:",
 			    pmcf_profile_event_name(p, e));
 }
 
@@ -97,9 +100,8 @@ static void value(FILE *f, char sep, double v)
 
 int expi_delimited(FILE *f, const pmcf_profile *p, const struct expi_delim *d, int truth, int prov)
 {
-	static const char *const fixed[] = {"xu",           "type",   "type_name", "label",
-					    "parent_label", "thread", "cpu",       "start_ns",
-					    "end_ns"};
+	static const char *const fixed[] = {"xu",     "type", "type_name", "label", "parent_label",
+					    "thread", "cpu",  "start_ns",  "end_ns"};
 	struct expi_labs L = {{NULL, NULL}, {0, 0}};
 	size_t ne = pmcf_profile_nevents(p), nt = truth ? pmcf_profile_ntruth(p) : 0;
 	int ranks = pmcf_profile_has_ranks(p);

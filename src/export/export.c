@@ -37,7 +37,7 @@ int pmcf_export_format_find(const char *name)
 	size_t off = 0;
 	for (size_t i = 0; i < NFORMATS && off < sizeof(list); i++)
 		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
-					i == 0		       ? ""
+					i == 0              ? ""
 					: i + 1 == NFORMATS ? " or "
 							    : ", ",
 					formats[i]->info.name);
@@ -68,7 +68,8 @@ static int prepare(const pmcf_profile *p, const char *format, const pmcf_export_
 		return pmcfi_fail(PMCF_EINVAL,
 				  "export: the profile has no ground truth (only simulated profiles do)");
 	if (o->provenance && !pmcf_profile_has_provenance(p))
-		return pmcfi_fail(PMCF_EINVAL, "export: the profile has no provenance (only fused profiles do)");
+		return pmcfi_fail(PMCF_EINVAL,
+				  "export: the profile has no provenance (only fused profiles do)");
 	return 0;
 }
 
@@ -80,8 +81,8 @@ int pmcf_export(const pmcf_profile *p, const char *format, const pmcf_export_opt
 	if (err)
 		return err;
 	if (!fmt->write)
-		return pmcfi_fail(PMCF_EINVAL, "export: format %s writes a file of its own (pmcf_export_path)",
-				  format);
+		return pmcfi_fail(PMCF_EINVAL,
+				  "export: format %s writes a file of its own (pmcf_export_path)", format);
 	if (!f)
 		return pmcfi_fail(PMCF_EINVAL, "export: no stream");
 	return fmt->write(p, &o, f);
@@ -104,7 +105,8 @@ static int stream_to_path(const pmcf_profile *p, const struct expi_format *fmt, 
 		return pmcfi_fail(-e, "cannot write '%s': %s", path, strerror(e));
 	}
 	FILE *f = fdopen(fd, "w");
-	int err = f ? fmt->write(p, o, f) : pmcfi_fail(-errno, "cannot write '%s': %s", path, strerror(errno));
+	int err =
+		f ? fmt->write(p, o, f) : pmcfi_fail(-errno, "cannot write '%s': %s", path, strerror(errno));
 	if (!f)
 		close(fd);
 	if (f && !err && (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0))

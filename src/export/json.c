@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include "export/export_impl.h"
 #include "util/internal.h"
-#include "util/textout.h"
+#include "common/textout.h"
 
 /* --provenance, JSON: the source table, and one XU's members. */
 static void prov_json_sources(FILE *f, const pmcf_profile *p)

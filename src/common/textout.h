@@ -5,8 +5,8 @@
  * names are pmcfi_* (hidden); in the command, which links only the public
  * library, the same code is compiled as cli_* (no use of a library-internal
  * symbol: tests/cli_public_symbols.sh). */
-#ifndef PMCF_UTIL_TEXTOUT_H
-#define PMCF_UTIL_TEXTOUT_H
+#ifndef PMCF_COMMON_TEXTOUT_H
+#define PMCF_COMMON_TEXTOUT_H
 #include <jansson.h>
 #include <stdio.h>
 #include "pmcfuse/profile.h"

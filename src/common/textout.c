@@ -1,11 +1,11 @@
 /* Numbers, JSON strings and typed metadata as pmcfuse writes them
- * (util/textout.h): compiled into the library and into the command. Only the
+ * (common/textout.h): compiled into the library and into the command. Only the
  * public API is used here. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pmcfuse/util.h"
-#include "util/textout.h"
+#include "common/textout.h"
 
 void PMCFI_TEXTOUT(json_string)(FILE *f, const char *s)
 {

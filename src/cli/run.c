@@ -34,7 +34,7 @@ static const char usage[] =
 	"                       perf software events this machine can count (`all` would\n"
 	"                       be thousands of tracepoints)\n"
 	"  --strategy S         {STRATEGIES} (default bc; oracle: --sim only, pairs by\n"
-	"                       the truth; pmcfuse combine --help describes them)\n"
+	"                       the truth; pmcfuse-combine(1) describes them)\n"
 	"  --pmcs N             counter budget (default: the machine's own)\n"
 	"  --link EVENTS        more linking events (bc family); auto: chosen by information\n"
 	"                       in a simulated pilot (--sim; see pmcfuse plan --link auto)\n"

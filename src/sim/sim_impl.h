@@ -142,6 +142,38 @@ struct pmcf_sim_spec {
 /* Workload key values by name (for the builders); -1 when absent. */
 long sim_spec_get(const pmcf_sim_spec *s, const char *key);
 
+/* ---- the workload table (workload_table.c) -----------------------------------------
+ * One descriptor per simulated workload (libpfm4's pfmlib_pmu_t style): its
+ * name, one-line help, keys with defaults and ranges, and builder, in one
+ * table that spec parsing, the builders and the public listing
+ * (pmcf_sim_workload_info_get) all use. A new workload is one file defining
+ * `const struct sim_workload_def sim_wl_NAME` and one row in SIM_WORKLOADS. */
+struct sim_key_def {
+	const char *name;
+	long def, min, max;
+	const char *const *choices; /* enumerated values (stored as their index), or NULL */
+};
+struct sim_workload;
+struct sim_machine;
+struct sim_workload_def {
+	const char *name;
+	const char *help; /* one line: what it models and its XUs */
+	struct sim_key_def keys[SIM_MAX_KEYS];
+	/* fills w (types, XUs, labels, dependencies, work) from the spec's keys */
+	int (*build)(struct sim_workload *w, const pmcf_sim_spec *s, const struct sim_machine *m);
+	/* model 2: each XU repeats its kernel this many times (scale_shared
+	 * for a SIM_POL_SHARED schedule), so that a run at the default size
+	 * lasts about 0.5 s or more, as the papers' runs do */
+	double scale, scale_shared;
+};
+/* The table, in the order workloads are listed. */
+#define SIM_WORKLOADS(X) X(cholesky) X(seidel) X(kmeans) X(loops) X(knapsack)
+#define SIM_WORKLOAD_DECLARE(name) extern const struct sim_workload_def sim_wl_##name;
+SIM_WORKLOADS(SIM_WORKLOAD_DECLARE)
+#undef SIM_WORKLOAD_DECLARE
+extern const struct sim_workload_def *const sim_workloads[];
+extern const size_t sim_nworkloads;
+
 /* ---- workloads (workloads.c) ----------------------------------------------------- */
 /* Latent work features of one XU: properties of the program and its input,
  * identical in every execution (drawn from the label, never the seed). */

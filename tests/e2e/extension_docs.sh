@@ -6,7 +6,7 @@
 
 man_text() { sed 's/\\-/-/g' "$1"; } # the page's source with \- as -
 # the paragraph of option OPT in PAGE (from ".B \-\-OPT" to the next option)
-man_option() { man_text "$1" | awk -v o=".B --$2" 'index($0, o) == 1 {f = 1; next} f && /^\.B --/ {exit} f'; }
+man_option() { man_text "$1" | awk -v o=".B --$2" 'index($0, o) == 1 && !d {f = 1; d = 1; next} f && /^\.B --/ {f = 0} f'; }
 
 # ---- strategies: the rows of `combine --help`'s table -------------------
 expect_ok "$PMCFUSE" combine --help
@@ -18,7 +18,7 @@ expect_fail 1 "$PMCFUSE" combine --strategy no-such -o x.pmcf y.pmcf
 expect_match "unknown strategy 'no-such' \\($(printf '%s\n' "$strategies" | paste -sd, | sed 's/,/, /g')\\)" "$ERR"
 # combine.1 has a .TP row per strategy, in table order
 page=$SRCDIR/docs/man/pmcfuse-combine.1
-rows=$(man_option "$page" strategy | awk '/^\.RE/ {exit} /^\.TP/ {getline; print}')
+rows=$(man_option "$page" strategy | awk '/^\.RE/ {e = 1} !e && /^\.TP/ {getline; print}')
 expect_eq "$strategies" "$rows" "(pmcfuse-combine.1's strategies against the table)"
 # run.1 and plan.1 list every name in their --strategy paragraph
 for v in run plan; do
@@ -42,3 +42,12 @@ for f in $formats; do
 done
 expect_fail 1 "$PMCFUSE" export --format no-such x.pmcf
 expect_match "unknown format 'no-such' \\($(printf '%s\n' "$formats" | paste -sd, | sed 's/,/, /g; s/, \([a-z0-9]*\)$/ or \1/')\\)" "$ERR"
+
+# ---- simulated workloads: the list an unknown workload is answered with ----
+expect_fail 1 "$PMCFUSE" record -e duration -o x.pmcf --sim no-such
+workloads=$(printf '%s\n' "$ERR" | sed -nE 's/.*unknown workload .no-such. \(workloads: (.*)\)$/\1/p' | sed 's/, /\n/g')
+[ "$(printf '%s\n' "$workloads" | wc -l)" -ge 5 ] || fail "too few workloads in: $ERR"; ok
+# docs/simulation.md's table of workloads has a row per workload, in table order
+rows=$(awk '/^\| workload \| keys/ {f = 1; next} f && !/^\|/ {f = 0} f' "$SRCDIR/docs/simulation.md" |
+	sed -nE 's/^\| `([a-z0-9_-]+)` \|.*/\1/p')
+expect_eq "$workloads" "$rows" "(docs/simulation.md's workloads against the table)"

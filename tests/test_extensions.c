@@ -1,0 +1,241 @@
+/* The extension tables (issue 37 item 4): strategies, export formats and
+ * simulated workloads are one descriptor each in one table. Every row has
+ * what it needs (a name, a help line, its callback), names are unique, the
+ * public listings give the table, and the name <-> row lookups agree. A row
+ * added without its builder or help fails here. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "export/export_impl.h"
+#include "pmcfuse/combine.h"
+#include "pmcfuse/export.h"
+#include "pmcfuse/sim.h"
+#include "sim/sim_impl.h"
+
+/* A help text: not empty, no line longer than 84 columns. */
+static void check_help(const char *what, const char *help, int one_line)
+{
+	if (!help || !*help)
+		fail_msg("%s has no help", what);
+	if (one_line && strchr(help, '\n'))
+		fail_msg("%s: its help is more than one line", what);
+	for (const char *l = help; *l;) {
+		const char *e = strchr(l, '\n');
+		size_t n = e ? (size_t)(e - l) : strlen(l);
+		if (!one_line && n > 84)
+			fail_msg("%s: a help line of %zu columns", what, n);
+		l += n + (e ? 1 : 0);
+	}
+}
+
+static void test_workloads(void **state)
+{
+	(void)state;
+	assert_true(sim_nworkloads >= 5);
+	for (size_t i = 0; i < sim_nworkloads; i++) {
+		const struct sim_workload_def *d = sim_workloads[i];
+		assert_non_null(d);
+		if (!d->name || !*d->name)
+			fail_msg("workload %zu has no name", i);
+		check_help(d->name, d->help, 1);
+		if (!d->build)
+			fail_msg("workload %s has no builder", d->name);
+		if (!(d->scale > 0) || !(d->scale_shared > 0))
+			fail_msg("workload %s has no time scale", d->name);
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(sim_workloads[j]->name, d->name) == 0)
+				fail_msg("workload %s is in the table twice", d->name);
+		for (size_t k = 0; k < SIM_MAX_KEYS && d->keys[k].name; k++) {
+			const struct sim_key_def *kd = &d->keys[k];
+			if (kd->def < kd->min || kd->def > kd->max)
+				fail_msg("%s: key %s's default %ld is outside [%ld, %ld]", d->name, kd->name,
+					 kd->def, kd->min, kd->max);
+			long nc = 0;
+			while (kd->choices && kd->choices[nc])
+				nc++;
+			if (kd->choices && kd->max != nc - 1)
+				fail_msg("%s: key %s has %ld choices, max %ld", d->name, kd->name, nc, kd->max);
+		}
+		/* the public listing is the table */
+		pmcf_sim_workload_info wi = PMCF_SIM_WORKLOAD_INFO_INIT;
+		assert_int_equal(pmcf_sim_workload_info_get(i, &wi), 0);
+		assert_string_equal(wi.name, d->name);
+		assert_ptr_equal(wi.help, d->help);
+		/* the name alone is a spec with every default, and its canonical
+		 * text reads back the same */
+		pmcf_sim_spec *s, *s2;
+		assert_int_equal(pmcf_sim_spec_parse(d->name, &s), 0);
+		assert_string_equal(pmcf_sim_spec_workload(s), d->name);
+		assert_int_equal(pmcf_sim_spec_parse(pmcf_sim_spec_canonical(s), &s2), 0);
+		assert_string_equal(pmcf_sim_spec_canonical(s2), pmcf_sim_spec_canonical(s));
+		/* its builder makes XUs on the default machine */
+		struct sim_machine *m;
+		struct sim_workload *w;
+		assert_int_equal(sim_machine_load(pmcf_sim_spec_machine(s), &m), 0);
+		assert_int_equal(sim_workload_build(s, m, &w), 0);
+		assert_true(w->nxu > 0);
+		sim_workload_free(w);
+		sim_machine_free(m);
+		pmcf_sim_spec_free(s2);
+		pmcf_sim_spec_free(s);
+	}
+	pmcf_sim_workload_info wi = PMCF_SIM_WORKLOAD_INFO_INIT;
+	assert_int_equal(pmcf_sim_workload_info_get(sim_nworkloads, &wi), PMCF_ENOENT);
+	assert_int_equal(pmcf_sim_workload_info_get(0, NULL), PMCF_EINVAL);
+}
+
+static void test_strategies(void **state)
+{
+	(void)state;
+	pmcf_strategy_info si = PMCF_STRATEGY_INFO_INIT;
+	char list[1024], names[1024] = "";
+	size_t n = 0;
+	for (size_t i = 0; pmcf_strategy_info_get(i, &si) == 0; i++, n++) {
+		if (!si.name || !*si.name)
+			fail_msg("strategy %zu has no name", i);
+		check_help(si.name, si.help, 1);
+		assert_int_equal(pmcf_strategy_parse(si.name), si.id);
+		assert_string_equal(pmcf_strategy_name(si.id), si.name);
+		assert_int_equal(pmcf_strategy_ordered(si.id), (si.needs & PMCF_STRATEGY_ORDERED) != 0);
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? ", " : "", si.name);
+		pmcf_strategy_info sj = PMCF_STRATEGY_INFO_INIT;
+		for (size_t j = 0; j < i; j++) {
+			assert_int_equal(pmcf_strategy_info_get(j, &sj), 0);
+			if (strcmp(sj.name, si.name) == 0 || sj.id == si.id)
+				fail_msg("strategy %s is in the table twice", si.name);
+		}
+	}
+	assert_true(n >= 9);
+	/* the list is the table, and so is the error text */
+	assert_int_equal(pmcf_strategy_list(0, list, sizeof(list)), strlen(names));
+	assert_string_equal(list, names);
+	assert_int_equal(pmcf_strategy_parse("no-such"), PMCF_EINVAL);
+	char want[1200];
+	snprintf(want, sizeof(want), "unknown strategy 'no-such' (%s)", names);
+	assert_string_equal(pmcf_errdetail(), want);
+	/* the bc family: ordered ones only, and a short buffer is cut */
+	pmcf_strategy_list(PMCF_STRATEGY_ORDERED, list, sizeof(list));
+	assert_non_null(strstr(list, "bc"));
+	assert_null(strstr(list, "ctc"));
+	assert_int_equal(pmcf_strategy_list(0, list, 4), strlen(names));
+	assert_string_equal(list, "ctc");
+	/* pmcf_strategy_name and parse for ids and names outside the table */
+	assert_string_equal(pmcf_strategy_name(0), "unknown");
+	assert_string_equal(pmcf_strategy_name(1000), "unknown");
+	assert_int_equal(pmcf_strategy_parse(NULL), PMCF_EINVAL);
+}
+
+/* The descriptor of the i-th format, by the macro list (export_impl.h). */
+static const struct expi_format *const formats[] = {
+#define ROW(name) &expi_format_##name,
+	PMCFI_EXPORT_FORMATS(ROW)
+#undef ROW
+};
+
+static void test_export_formats(void **state)
+{
+	(void)state;
+	size_t n = sizeof(formats) / sizeof(formats[0]);
+	assert_true(n >= 4);
+	for (size_t i = 0; i < n; i++) {
+		const struct expi_format *f = formats[i];
+		const pmcf_export_info *fi = &f->info;
+		if (!fi->name || !*fi->name)
+			fail_msg("format %zu has no name", i);
+		assert_int_equal(fi->size, sizeof(pmcf_export_info));
+		check_help(fi->name, fi->help, 0);
+		assert_int_equal(fi->help[strlen(fi->help) - 1], '\n');
+		if (fi->flags & PMCF_EXPORT_TO_PATH) {
+			if (!f->write_path || f->write)
+				fail_msg("format %s writes to a path: write_path and no stream writer", fi->name);
+		} else {
+			if (!f->write || f->write_path || !fi->kind)
+				fail_msg("format %s streams: a writer and a kind", fi->name);
+			if (fi->flags & PMCF_EXPORT_FOLDER)
+				fail_msg("format %s: a folder needs PMCF_EXPORT_TO_PATH", fi->name);
+		}
+		assert_int_equal(pmcf_export_format_find(fi->name), (int)i);
+		pmcf_export_info got = PMCF_EXPORT_INFO_INIT;
+		assert_int_equal(pmcf_export_format_info(i, &got), 0);
+		assert_string_equal(got.name, fi->name);
+		assert_int_equal(got.flags, fi->flags);
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(formats[j]->info.name, fi->name) == 0)
+				fail_msg("format %s is in the table twice", fi->name);
+	}
+	pmcf_export_info got = PMCF_EXPORT_INFO_INIT;
+	assert_int_equal(pmcf_export_format_info(n, &got), PMCF_ENOENT);
+	assert_int_equal(pmcf_export_format_find("no-such"), PMCF_ENOENT);
+	assert_non_null(strstr(pmcf_errdetail(), "unknown format 'no-such' (csv, json"));
+}
+
+/* pmcf_export to a stream and pmcf_export_path to a file write the same
+ * bytes; options a format does not take, and truth a profile lacks, are
+ * refused. */
+static void test_export_calls(void **state)
+{
+	(void)state;
+	pmcf_sim_spec *s;
+	pmcf_profile *p;
+	assert_int_equal(pmcf_sim_spec_parse("cholesky,blocks=4", &s), 0);
+	const char *ev[] = {"duration", "PAPI_TOT_INS"};
+	pmcf_sim_opts so = PMCF_SIM_OPTS_INIT;
+	assert_int_equal(pmcf_sim_record(s, ev, 2, &so, &p), 0);
+	pmcf_export_opts o = PMCF_EXPORT_OPTS_INIT;
+	o.truth = 1;
+	const char *tmpdir = getenv("PMCF_TEST_TMP");
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/test_extensions.out", tmpdir ? tmpdir : "/tmp");
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		const pmcf_export_info *fi = &formats[i]->info;
+		if (fi->flags & PMCF_EXPORT_TO_PATH) {
+			assert_int_equal(pmcf_export(p, fi->name, NULL, stdout), PMCF_EINVAL);
+			continue;
+		}
+		pmcf_export_opts oi = o;
+		oi.truth = (fi->flags & PMCF_EXPORT_TRUTH) != 0;
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&buf, &len);
+		assert_non_null(m);
+		assert_int_equal(pmcf_export(p, fi->name, &oi, m), 0);
+		fclose(m);
+		assert_true(len > 100);
+		assert_int_equal(pmcf_export_path(p, fi->name, &oi, path), 0);
+		FILE *r = fopen(path, "rb");
+		assert_non_null(r);
+		char *back = malloc(len + 1);
+		assert_int_equal(fread(back, 1, len + 1, r), len);
+		fclose(r);
+		assert_memory_equal(back, buf, len);
+		free(back);
+		free(buf);
+		unlink(path);
+		/* provenance of a profile that is not fused */
+		oi.provenance = (fi->flags & PMCF_EXPORT_PROVENANCE) != 0;
+		if (oi.provenance)
+			assert_int_equal(pmcf_export(p, fi->name, &oi, stdout), PMCF_EINVAL);
+	}
+	assert_int_equal(pmcf_export(p, "sqlite", &o, stdout), PMCF_EINVAL);
+	assert_int_equal(pmcf_export(p, "no-such", NULL, stdout), PMCF_ENOENT);
+	pmcf_profile_free(p);
+	pmcf_sim_spec_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_workloads),
+		cmocka_unit_test(test_strategies),
+		cmocka_unit_test(test_export_formats),
+		cmocka_unit_test(test_export_calls),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -61,7 +61,8 @@ static void test_workloads(void **state)
 			while (kd->choices && kd->choices[nc])
 				nc++;
 			if (kd->choices && kd->max != nc - 1)
-				fail_msg("%s: key %s has %ld choices, max %ld", d->name, kd->name, nc, kd->max);
+				fail_msg("%s: key %s has %ld choices, max %ld", d->name, kd->name, nc,
+					 kd->max);
 		}
 		/* the public listing is the table */
 		pmcf_sim_workload_info wi = PMCF_SIM_WORKLOAD_INFO_INIT;
@@ -104,7 +105,8 @@ static void test_strategies(void **state)
 		assert_int_equal(pmcf_strategy_parse(si.name), si.id);
 		assert_string_equal(pmcf_strategy_name(si.id), si.name);
 		assert_int_equal(pmcf_strategy_ordered(si.id), (si.needs & PMCF_STRATEGY_ORDERED) != 0);
-		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? ", " : "", si.name);
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? ", " : "",
+			 si.name);
 		pmcf_strategy_info sj = PMCF_STRATEGY_INFO_INIT;
 		for (size_t j = 0; j < i; j++) {
 			assert_int_equal(pmcf_strategy_info_get(j, &sj), 0);
@@ -154,7 +156,8 @@ static void test_export_formats(void **state)
 		assert_int_equal(fi->help[strlen(fi->help) - 1], '\n');
 		if (fi->flags & PMCF_EXPORT_TO_PATH) {
 			if (!f->write_path || f->write)
-				fail_msg("format %s writes to a path: write_path and no stream writer", fi->name);
+				fail_msg("format %s writes to a path: write_path and no stream writer",
+					 fi->name);
 		} else {
 			if (!f->write || f->write_path || !fi->kind)
 				fail_msg("format %s streams: a writer and a kind", fi->name);
@@ -173,7 +176,16 @@ static void test_export_formats(void **state)
 	pmcf_export_info got = PMCF_EXPORT_INFO_INIT;
 	assert_int_equal(pmcf_export_format_info(n, &got), PMCF_ENOENT);
 	assert_int_equal(pmcf_export_format_find("no-such"), PMCF_ENOENT);
-	assert_non_null(strstr(pmcf_errdetail(), "unknown format 'no-such' (csv, json"));
+	char want[512];
+	int off = snprintf(want, sizeof(want), "unknown format 'no-such' (");
+	for (size_t i = 0; i < n; i++)
+		off += snprintf(want + off, sizeof(want) - (size_t)off, "%s%s",
+				i == 0       ? ""
+				: i + 1 == n ? " or "
+					     : ", ",
+				formats[i]->info.name);
+	snprintf(want + off, sizeof(want) - (size_t)off, ")");
+	assert_string_equal(pmcf_errdetail(), want);
 }
 
 /* pmcf_export to a stream and pmcf_export_path to a file write the same
@@ -229,13 +241,51 @@ static void test_export_calls(void **state)
 	pmcf_sim_spec_free(s);
 }
 
+/* Delimited text: a name with the separator, a quote, a tab, a line break
+ * or a backslash is quoted (CSV) or escaped (TSV), so that every row splits
+ * into the header's fields; a missing value is an empty field. */
+static char *export_text(const pmcf_profile *p, const char *format)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	assert_non_null(m);
+	assert_int_equal(pmcf_export(p, format, NULL, m), 0);
+	fclose(m);
+	return buf;
+}
+
+static void test_delimited(void **state)
+{
+	(void)state;
+	pmcf_profile *p;
+	uint32_t t;
+	size_t e0, e1, x;
+	assert_int_equal(pmcf_profile_new(&p), 0);
+	assert_int_equal(pmcf_profile_type_add(p, PMCF_XU_TASK, "a\tb,c\"d\\e\nf", "x.c:1", &t), 0);
+	assert_int_equal(pmcf_profile_event_add(p, "ev,1", &e0), 0);
+	assert_int_equal(pmcf_profile_event_add(p, "ev\t2", &e1), 0);
+	pmcf_xu xu = {t, 0, 1, 10, 20, "0.1", "0"};
+	assert_int_equal(pmcf_profile_xu_add(p, &xu, &x), 0);
+	assert_int_equal(pmcf_profile_value_set(p, x, e0, 1.5), 0);
+	char *csv = export_text(p, "csv"), *tsv = export_text(p, "tsv");
+	assert_string_equal(csv, "xu,type,type_name,label,parent_label,thread,cpu,start_ns,end_ns,"
+				 "\"ev,1\",ev\t2\n"
+				 "0,0,\"a\tb,c\"\"d\\e\nf\",0.1,0,0,1,10,20,1.5,\n");
+	assert_string_equal(tsv, "xu\ttype\ttype_name\tlabel\tparent_label\tthread\tcpu\tstart_ns\tend_ns\t"
+				 "ev,1\tev\\t2\n"
+				 "0\t0\ta\\tb,c\"d\\\\e\\nf\t0.1\t0\t0\t1\t10\t20\t1.5\t\n");
+	free(csv);
+	free(tsv);
+	pmcf_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_workloads),
-		cmocka_unit_test(test_strategies),
-		cmocka_unit_test(test_export_formats),
-		cmocka_unit_test(test_export_calls),
+		cmocka_unit_test(test_workloads),      cmocka_unit_test(test_strategies),
+		cmocka_unit_test(test_export_formats), cmocka_unit_test(test_export_calls),
+		cmocka_unit_test(test_delimited),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,7 +17,7 @@ struct expi_format {
 };
 
 /* The table: X(name) per format, in the order --format lists them. */
-#define PMCFI_EXPORT_FORMATS(X) X(csv) X(json) X(sqlite) X(otf2)
+#define PMCFI_EXPORT_FORMATS(X) X(csv) X(tsv) X(json) X(sqlite) X(otf2)
 
 #define PMCFI_EXPORT_DECLARE(name) extern const struct expi_format expi_format_##name;
 PMCFI_EXPORT_FORMATS(PMCFI_EXPORT_DECLARE)

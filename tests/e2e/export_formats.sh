@@ -32,7 +32,7 @@ expect_fail 1 "$PMCFUSE" export --format otf2 -o - a.pmcf
 expect_fail 1 "$PMCFUSE" export --format sqlite --truth -o x.pmcf a.pmcf
 expect_fail 1 "$PMCFUSE" export --format sqlite -o a.pmcf a.pmcf
 expect_fail 1 "$PMCFUSE" export --format xml a.pmcf
-expect_match 'csv, json, sqlite or otf2' "$ERR"
+expect_match 'csv, tsv, json, sqlite or otf2' "$ERR"
 
 # JSON metadata with real types
 expect_ok "$PMCFUSE" export --format json -o a.json a.pmcf

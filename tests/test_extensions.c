@@ -280,12 +280,54 @@ static void test_delimited(void **state)
 	pmcf_profile_free(p);
 }
 
+/* The fib workload (src/sim/wl_fib.c): T(k) = 1 task for k <= cutoff, else
+ * 1 + T(k-1) + T(k-2); every task but the first is created by a fib task,
+ * depends on it, and is labelled under its label. */
+static size_t fib_tasks(int k, int cutoff)
+{
+	return k <= cutoff ? 1 : 1 + fib_tasks(k - 1, cutoff) + fib_tasks(k - 2, cutoff);
+}
+
+static void test_fib(void **state)
+{
+	(void)state;
+	static const struct {
+		int n, cutoff, line;
+	} rows[] = {{24, 10, __LINE__}, {12, 12, __LINE__}, {15, 3, __LINE__}, {2, 1, __LINE__}};
+	struct sim_machine *m;
+	assert_int_equal(sim_machine_load("xeon32", &m), 0);
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		char spec[64];
+		snprintf(spec, sizeof(spec), "fib,n=%d,cutoff=%d", rows[r].n, rows[r].cutoff);
+		pmcf_sim_spec *s;
+		struct sim_workload *w;
+		assert_int_equal(pmcf_sim_spec_parse(spec, &s), 0);
+		assert_int_equal(sim_workload_build(s, m, &w), 0);
+		if (w->nxu != fib_tasks(rows[r].n, rows[r].cutoff))
+			fail_msg("line %d: %zu tasks, not %zu", rows[r].line, w->nxu,
+				 fib_tasks(rows[r].n, rows[r].cutoff));
+		for (size_t i = 1; i < w->nxu; i++) {
+			const struct sim_wxu *u = &w->xu[i];
+			assert_int_equal(u->ndeps, 1);
+			const struct sim_wxu *p = &w->xu[w->deps[u->dep_off]];
+			assert_string_equal(w->types[p->type].name, "fib");
+			assert_int_equal(u->parent, p->label);
+			const char *lab = sim_label(w, u->label), *pl = sim_label(w, p->label);
+			assert_memory_equal(lab, pl, strlen(pl));
+			assert_int_equal(lab[strlen(pl)], '.');
+		}
+		sim_workload_free(w);
+		pmcf_sim_spec_free(s);
+	}
+	sim_machine_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_workloads),      cmocka_unit_test(test_strategies),
 		cmocka_unit_test(test_export_formats), cmocka_unit_test(test_export_calls),
-		cmocka_unit_test(test_delimited),
+		cmocka_unit_test(test_delimited),      cmocka_unit_test(test_fib),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -167,7 +167,7 @@ struct sim_workload_def {
 	double scale, scale_shared;
 };
 /* The table, in the order workloads are listed. */
-#define SIM_WORKLOADS(X) X(cholesky) X(seidel) X(kmeans) X(loops) X(knapsack)
+#define SIM_WORKLOADS(X) X(cholesky) X(seidel) X(kmeans) X(loops) X(knapsack) X(fib)
 #define SIM_WORKLOAD_DECLARE(name) extern const struct sim_workload_def sim_wl_##name;
 SIM_WORKLOADS(SIM_WORKLOAD_DECLARE)
 #undef SIM_WORKLOAD_DECLARE
@@ -231,6 +231,17 @@ struct sim_workload {
 	double time_scale; /* model 2: each XU repeats its kernel this many times */
 };
 int sim_workload_build(const pmcf_sim_spec *s, const struct sim_machine *m, struct sim_workload **out);
+/* Building blocks for a workload's builder (workloads.c): a new XU type
+ * (its index), a new XU (NULL when out of memory; *idx its index), a
+ * dependency of XU x on XU dep (none when dep < 0), a label text into the
+ * arena (*off its offset), the phase split and front share every XU's work
+ * gets from its key, and ndata data ids with their NUMA homes. */
+int sim_wl_type(struct sim_workload *w, int kind, const char *name, const char *loc);
+struct sim_wxu *sim_wl_xu(struct sim_workload *w, int type, size_t *idx);
+int sim_wl_dep(struct sim_workload *w, size_t x, long dep);
+int sim_wl_label(struct sim_workload *w, uint32_t *off, const char *text);
+void sim_wl_work_common(struct sim_work *k, uint64_t key);
+int sim_wl_homes(struct sim_workload *w, size_t ndata);
 void sim_workload_free(struct sim_workload *w);
 static inline const char *sim_label(const struct sim_workload *w, uint32_t off) { return w->arena + off; }
 

@@ -707,6 +707,20 @@ const struct sim_workload_def sim_wl_knapsack =
 	 300,
 	 300};
 
+/* The helpers above for workloads in files of their own (sim_impl.h). */
+int sim_wl_type(struct sim_workload *w, int kind, const char *name, const char *loc)
+{
+	return add_type(w, kind, name, loc);
+}
+struct sim_wxu *sim_wl_xu(struct sim_workload *w, int type, size_t *idx) { return add_xu(w, type, idx); }
+int sim_wl_dep(struct sim_workload *w, size_t x, long dep) { return add_dep(w, x, dep); }
+int sim_wl_label(struct sim_workload *w, uint32_t *off, const char *text)
+{
+	return label_add(w, off, "%s", text);
+}
+void sim_wl_work_common(struct sim_work *k, uint64_t key) { work_common(k, key); }
+int sim_wl_homes(struct sim_workload *w, size_t ndata) { return homes(w, ndata); }
+
 void sim_workload_free(struct sim_workload *w)
 {
 	if (!w)

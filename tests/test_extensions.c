@@ -322,12 +322,67 @@ static void test_fib(void **state)
 	sim_machine_free(m);
 }
 
+/* The naive strategy (src/combine/naive.c): on statically scheduled loops
+ * every thread runs the same ranges in every execution, so the k-th XU of
+ * a thread is the same loop range: naive pairs exactly the XUs of equal
+ * labels. On a task graph scheduled dynamically it pairs other tasks. */
+static size_t naive_mismatches(const char *spec)
+{
+	pmcf_sim_spec *s;
+	pmcf_profile *in[2], *out;
+	const char *ev[2][2] = {{"duration", "PAPI_TOT_INS"}, {"duration", "PAPI_L1_DCM"}};
+	assert_int_equal(pmcf_sim_spec_parse(spec, &s), 0);
+	pmcf_sim_opts so = PMCF_SIM_OPTS_INIT;
+	for (int j = 0; j < 2; j++) {
+		pmcf_sim_spec_set_seed(s, pmcf_sim_exec_seed(1, (unsigned)j));
+		assert_int_equal(pmcf_sim_record(s, ev[j], 2, &so, &in[j]), 0);
+	}
+	pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
+	o.strategy = pmcf_strategy_parse("naive");
+	assert_int_equal(o.strategy, PMCF_COMBINE_NAIVE);
+	assert_int_equal(pmcf_combine((const pmcf_profile *const *)in, 2, &o, &out, NULL), 0);
+	size_t bad = pmcf_profile_nxus(out) != pmcf_profile_nxus(in[0]);
+	long e = pmcf_profile_event_find(out, "PAPI_L1_DCM");
+	assert_true(e >= 0);
+	for (size_t i = 0; i < pmcf_profile_nxus(out); i++) {
+		int32_t s0 = -1, s1 = -1;
+		int64_t x0 = -1, x1 = -1;
+		const char *lab;
+		assert_int_equal(pmcf_profile_base_label_get(out, i, &s0, &x0, &lab), 0);
+		assert_int_equal(pmcf_profile_provenance_get(out, i, (size_t)e, &s1, &x1), 0);
+		if (s0 != 0 || s1 != 1) { /* a thread ran more XUs of a type in one execution */
+			bad++;
+			continue;
+		}
+		pmcf_xu a, b;
+		assert_int_equal(pmcf_profile_xu_get(in[0], (size_t)x0, &a), 0);
+		char *la = strdup(a.label);
+		assert_int_equal(pmcf_profile_xu_get(in[1], (size_t)x1, &b), 0);
+		bad += strcmp(la, b.label) != 0;
+		assert_int_equal(a.thread, b.thread); /* always the same thread */
+		free(la);
+	}
+	pmcf_profile_free(out);
+	pmcf_profile_free(in[0]);
+	pmcf_profile_free(in[1]);
+	pmcf_sim_spec_free(s);
+	return bad;
+}
+
+static void test_naive(void **state)
+{
+	(void)state;
+	assert_int_equal(naive_mismatches("loops,n=4000,reps=2,threads=8"), 0);
+	assert_true(naive_mismatches("cholesky,blocks=6,threads=8") > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_workloads),      cmocka_unit_test(test_strategies),
 		cmocka_unit_test(test_export_formats), cmocka_unit_test(test_export_calls),
 		cmocka_unit_test(test_delimited),      cmocka_unit_test(test_fib),
+		cmocka_unit_test(test_naive),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,7 +21,8 @@ enum pmcf_strategy {
 	PMCF_COMBINE_MATCH = 6,        /* minimum-cost matching, information-weighted links */
 	PMCF_COMBINE_BC_LABEL = 7,     /* behaviour clustering, label proximity in a cell */
 	PMCF_COMBINE_BC_LGL = 8,       /* equal labels first (lgl), then bc-label on the rest */
-	PMCF_COMBINE_ORACLE = 9        /* simulated profiles only: pairs by the ground truth */
+	PMCF_COMBINE_ORACLE = 9,       /* simulated profiles only: pairs by the ground truth */
+	PMCF_COMBINE_NAIVE = 10        /* per type, the k-th XU of a thread with the k-th of that thread */
 };
 /* What a strategy needs (pmcf_strategy_info.needs). */
 enum {

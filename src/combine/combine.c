@@ -53,6 +53,10 @@ static const struct strategy {
 				 "simulated profiles only: pairs by the ground truth (the best pairing, a "
 				 "ceiling beside random's floor)",
 				 PMCF_STRATEGY_TRUTH, cmbi_oracle},
+	[PMCF_COMBINE_NAIVE] = {"naive",
+				"per XU type, the k-th XU of a thread with the k-th of the same thread (the "
+				"paper's naive baseline: exact for static schedules only)",
+				0, cmbi_naive},
 };
 
 /* The row of strategy s, or NULL. */

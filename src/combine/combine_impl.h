@@ -76,6 +76,7 @@ int cmbi_zip_ordered(struct cmb *c, cmbi_order_fn order, void *arg);
 int cmbi_ctc(struct cmb *c);
 int cmbi_lgl(struct cmb *c);
 int cmbi_random(struct cmb *c);
+int cmbi_naive(struct cmb *c); /* naive.c */
 int cmbi_bc(struct cmb *c);    /* bc, bc-unlabeled, bc-label, bc-lgl (c->opts->strategy) */
 int cmbi_match(struct cmb *c); /* match.c */
 /* match.c: the oracle, simulated inputs only; match's assignment on the

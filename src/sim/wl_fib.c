@@ -64,7 +64,8 @@ static int build_fib(struct sim_workload *w, const pmcf_sim_spec *s, const struc
 						 .br = 0.24,
 						 .cond = 0.45,
 						 .taken = 0.5,
-						 .misp = 0.03 + 0.04 * pmcfi_rng_hash_unif((uint64_t)nd.xu, 7),
+						 .misp = 0.03 +
+							 0.04 * pmcfi_rng_hash_unif((uint64_t)nd.xu, 7),
 						 .fdv = 0,
 						 .foot = 48.0 * (nd.k + 1),
 						 .passes = calls / (nd.k + 1) + 1,
@@ -115,13 +116,13 @@ static int build_fib(struct sim_workload *w, const pmcf_sim_spec *s, const struc
 	return err == -ENOMEM ? PMCF_ENOMEM : err;
 }
 
-const struct sim_workload_def sim_wl_fib = {
-	"fib",
-	"Fibonacci by recursive tasks (BOTS fib): fib tasks create two each, fib_seq leaves below the "
-	"cutoff",
-	{{"n", 24, 2, 40, NULL}, {"cutoff", 10, 1, 30, NULL}},
-	build_fib,
-	/* 1,973 short tasks by default: the repetitions make a run of about
+const struct sim_workload_def sim_wl_fib =
+	{"fib",
+	 "Fibonacci by recursive tasks (BOTS fib): fib tasks create two each, fib_seq leaves below the "
+	 "cutoff",
+	 {{"n", 24, 2, 40, NULL}, {"cutoff", 10, 1, 30, NULL}},
+	 build_fib,
+	 /* 1,973 short tasks by default: the repetitions make a run of about
 	 * 0.5 s (model v2: 0.47 s on xeon32), as the other workloads' */
-	8000,
-	8000};
+	 8000,
+	 8000};

@@ -38,7 +38,8 @@ static size_t run_of(const struct by_thread *key, size_t pos, size_t end, int32_
 }
 
 /* Pairs group t: threads in increasing order, position by position. */
-static int pair_group(struct cmb *c, uint32_t t, struct by_thread *const *key, size_t *const *start, size_t *pos)
+static int pair_group(struct cmb *c, uint32_t t, struct by_thread *const *key, size_t *const *start,
+		      size_t *pos)
 {
 	for (size_t j = 0; j < c->n; j++)
 		pos[j] = start[j][t];

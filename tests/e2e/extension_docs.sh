@@ -51,3 +51,8 @@ workloads=$(printf '%s\n' "$ERR" | sed -nE 's/.*unknown workload .no-such. \(wor
 rows=$(awk '/^\| workload \| keys/ {f = 1; next} f && !/^\|/ {f = 0} f' "$SRCDIR/docs/simulation.md" |
 	sed -nE 's/^\| `([a-z0-9_-]+)` \|.*/\1/p')
 expect_eq "$workloads" "$rows" "(docs/simulation.md's workloads against the table)"
+
+# ---- JSON schemas: the strategy enum every --json summary is checked against
+schema=$(jq -r '.. | objects | select(has("strategy")) | .strategy | objects | select(has("enum")) | .enum[]' \
+	"$SRCDIR/docs/schema/common.schema.json")
+expect_eq "$strategies" "$schema" "(docs/schema/common.schema.json's strategy enum against the table)"

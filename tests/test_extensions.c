@@ -376,13 +376,71 @@ static void test_naive(void **state)
 	assert_true(naive_mismatches("cholesky,blocks=6,threads=8") > 0);
 }
 
+/* The sized structs of the three tables follow the one rule (pmcfuse.h,
+ * "Sized structs"): smaller than the first version, or a newer caller's
+ * struct whose bytes beyond ours are set, is refused naming the struct. */
+static union {
+	size_t size;
+	unsigned char b[256];
+} abi;
+
+static int call_export(void) { return pmcf_export_format_info(0, (void *)abi.b); }
+static int call_strategy(void) { return pmcf_strategy_info_get(0, (void *)abi.b); }
+static int call_workload(void) { return pmcf_sim_workload_info_get(0, (void *)abi.b); }
+static pmcf_profile *abi_prof;
+static int call_export_opts(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int rc = pmcf_export(abi_prof, "csv", (void *)abi.b, m);
+	fclose(m);
+	free(buf);
+	return rc;
+}
+
+static void test_sizes(void **state)
+{
+	(void)state;
+	static const struct {
+		int line;
+		const char *name;
+		size_t known;
+		int (*call)(void);
+	} rows[] = {
+		{__LINE__, "pmcf_export_info", sizeof(pmcf_export_info), call_export},
+		{__LINE__, "pmcf_strategy_info", sizeof(pmcf_strategy_info), call_strategy},
+		{__LINE__, "pmcf_sim_workload_info", sizeof(pmcf_sim_workload_info), call_workload},
+		{__LINE__, "pmcf_export_opts", sizeof(pmcf_export_opts), call_export_opts},
+	};
+	assert_int_equal(pmcf_profile_new(&abi_prof), 0);
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		const char *name = rows[r].name;
+		memset(abi.b, 0, sizeof(abi.b));
+		abi.size = rows[r].known - 1;
+		if (rows[r].call() != PMCF_EINVAL || strncmp(pmcf_errdetail(), name, strlen(name)) != 0)
+			fail_msg("line %d: %s smaller than its first version: %s", rows[r].line, name,
+				 pmcf_errdetail());
+		abi.size = rows[r].known + 16;
+		abi.b[rows[r].known + 8] = 1;
+		if (rows[r].call() != PMCF_EINVAL || !strstr(pmcf_errdetail(), "is not zero"))
+			fail_msg("line %d: %s with a set byte past it: %s", rows[r].line, name,
+				 pmcf_errdetail());
+		abi.b[rows[r].known + 8] = 0;
+		if (rows[r].call() != 0)
+			fail_msg("line %d: %s with a zero tail refused: %s", rows[r].line, name,
+				 pmcf_errdetail());
+	}
+	pmcf_profile_free(abi_prof);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_workloads),      cmocka_unit_test(test_strategies),
 		cmocka_unit_test(test_export_formats), cmocka_unit_test(test_export_calls),
 		cmocka_unit_test(test_delimited),      cmocka_unit_test(test_fib),
-		cmocka_unit_test(test_naive),
+		cmocka_unit_test(test_naive),          cmocka_unit_test(test_sizes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

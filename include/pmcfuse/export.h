@@ -64,7 +64,8 @@ PMCF_API int pmcf_export(const pmcf_profile *p, const char *format, const pmcf_e
  * PMCF_EXPORT_FOLDER formats: path must not exist or be an empty folder).
  * Errors: those of pmcf_export, -errno of the file system, PMCF_ENOTSUP (a
  * format this library was built without, e.g. otf2 without libotf2), -EIO
- * (the format's library failed; the detail says why). */
+ * (the format's library failed; the detail says why). otf2 writes one
+ * archive at a time in a process (libotf2's error handler is global). */
 PMCF_API int pmcf_export_path(const pmcf_profile *p, const char *format, const pmcf_export_opts *opts,
 			      const char *path);
 /* After a successful export of p in format to path: 1 and a one-line note

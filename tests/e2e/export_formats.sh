@@ -1,4 +1,4 @@
-# export --format sqlite|otf2 and typed JSON metadata: a profile without the
+# export --format sqlite|otf2|tsv and typed JSON metadata: a profile without the
 # SQL layer (as an older pmcfuse wrote it) gets a copy with the views and is
 # itself left alone; OTF2 archives pass otf2-print; bad uses fail cleanly.
 
@@ -24,6 +24,13 @@ cmp -s old.csv new.csv || fail "export --format sqlite changed the profile's val
 got=$(sqlite3 -csv new.pmcf 'SELECT xu, type_name, thread, start_ns, "PAPI_L1_DCM" FROM xu_values ORDER BY xu' | md5sum)
 expect_eq "$(tail -n +2 new.csv | cut -d, -f1,3,6,8,12 | md5sum)" "$got"
 expect_eq "" "$(ls -A | grep '\.tmp\.' || true)"
+
+# tsv: CSV's table with tabs (these names hold no comma, quote, tab or
+# newline, so nothing is quoted or escaped), with --truth too; cut splits it
+expect_ok "$PMCFUSE" export --format tsv --truth -o a.tsv a.pmcf
+expect_ok "$PMCFUSE" export --format csv --truth -o a.csv a.pmcf
+expect_eq "$(tr ',' '\t' <a.csv | md5sum)" "$(md5sum <a.tsv)"
+expect_eq "$(cut -d, -f3,12 a.csv | tr ',' '\t' | md5sum)" "$(cut -f3,12 a.tsv | md5sum)"
 
 # sqlite and otf2 write files, not standard output; no --truth/--provenance
 expect_fail 1 "$PMCFUSE" export --format sqlite a.pmcf

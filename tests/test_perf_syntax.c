@@ -62,6 +62,17 @@ static int setup(void **state)
 	put("msr/events/tsc", "event=0x00\n");
 	put("msr/events/aperf", "event=0x01\n");
 	put("broken/type", "not a number\n");
+	/* perf's bare sysfs names: an arm64 core PMU, and an uncore PMU that
+	 * has an event of the same name (the core PMU's is taken) */
+	put("armv8_pmuv3_0/type", "8\n");
+	put("armv8_pmuv3_0/format/event", "config:0-15\n");
+	put("armv8_pmuv3_0/events/inst_retired", "event=0x0008\n");
+	put("armv8_pmuv3_0/events/cpu_cycles", "event=0x0011\n");
+	put("armv8_pmuv3_0/events/cpu_cycles.scale", "1\n");
+	put("aa_uncore/type", "12\n");
+	put("aa_uncore/format/event", "config:0-7\n");
+	put("aa_uncore/events/inst_retired", "event=0x42\n");
+	put("aa_uncore/events/bus_access", "event=0x19\n");
 	return 0;
 }
 
@@ -224,6 +235,20 @@ static void test_encode_syntax(void **state)
 		/* msr: no counter, and never excludes the kernel (the PMU refuses it) */
 		{__LINE__, "msr/tsc/", 0, "msr/tsc/", 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 		{__LINE__, "msr/aperf/", 0, "msr/aperf/", 9, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+		/* perf's bare sysfs names (perf stat -e inst_retired): PMU/events/NAME,
+		 * the core PMU's first, stored as spelt; modifiers apply */
+		{__LINE__, "inst_retired", 0, "inst_retired", 8, 0x08, 0, 0, 0, kd, kd, 0, 0, 0, 0, 0},
+		{__LINE__, "inst_retired:u", 0, "inst_retired:u", 8, 0x08, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0},
+		{__LINE__, "cpu_cycles:k", 0, "cpu_cycles:k", 8, 0x11, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0},
+		{__LINE__, "bus_access", 0, "bus_access", 12, 0x19, 0, 0, 0, kd, kd, 0, 0, 0, 0, 0},
+		{__LINE__, "mem-loads", 0, "mem-loads", 4, 0xcd | 0x1 << 8, 3, 0, 0, kd, kd, 0, 0, 0, 0, 0},
+		{__LINE__, "aperf", 0, "aperf", 9, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+		{__LINE__, "needs", REFUSED(PMCF_ESYNTAX, "needs a value")},
+		{__LINE__, "cpu_cycles.scale", REFUSED(PMCF_EEVENT, "")},
+		/* in any case, as perf matches them (the entry already there) */
+		{__LINE__, "Inst_Retired", 0, "inst_retired", 8, 0x08, 0, 0, 0, kd, kd, 0, 0, 0, 0, 0},
+		{__LINE__, "BUS_ACCESS:u", 0, "bus_access:u", 12, 0x19, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0},
+		{__LINE__, "format", REFUSED(PMCF_EEVENT, "")},
 		/* refused */
 		{__LINE__, "xcpu/umask=0x100/", REFUSED(PMCF_ESYNTAX, "wider than its bits")},
 		{__LINE__, "xcpu/nosuch=1/", REFUSED(PMCF_ESYNTAX, "no term or event 'nosuch'")},
@@ -296,6 +321,10 @@ static void test_encode_syntax(void **state)
 	/* costs: an msr event takes no counter, a core PMU event one */
 	assert_int_equal(pmcf_catalog_at(c, (size_t)pmcf_catalog_find(c, "msr/tsc/"))->cost, 0);
 	assert_int_equal(pmcf_catalog_at(c, (size_t)pmcf_catalog_find(c, "r01c2"))->cost, 1);
+	assert_int_equal(pmcf_catalog_at(c, (size_t)pmcf_catalog_find(c, "inst_retired"))->cost, 1);
+	assert_int_equal(pmcf_catalog_at(c, (size_t)pmcf_catalog_find(c, "aperf"))->cost, 0);
+	assert_non_null(strstr(pmcf_catalog_at(c, (size_t)pmcf_catalog_find(c, "inst_retired"))->description,
+			       "armv8_pmuv3_0/inst_retired/ (from sysfs)"));
 	assert_int_equal(pmcf_catalog_at(c, (size_t)pmcf_catalog_find(c, "task-clock:u"))->cost,
 			 pmcf_catalog_at(c, (size_t)pmcf_catalog_find(c, "task-clock"))->cost);
 	pmcf_catalog_free(c);

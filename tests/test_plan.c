@@ -530,6 +530,106 @@ static void test_link_auto(void **state)
 	pmcf_catalog_free(c);
 }
 
+/* A machine whose events name no counters (perf's generic events on a PMU
+ * libpfm4 has no table for): 3 counters, known only from the catalogue's
+ * counters hook (perf: the PMU probed with event groups). */
+static int probed_check(void *impl, const pmcf_catalog *c, const size_t *idx, size_t n, unsigned pmcs,
+			char *why, size_t whylen)
+{
+	(void)impl;
+	unsigned cost = 0, cap = pmcs ? pmcs : 3;
+	for (size_t i = 0; i < n; i++) /* software events take no counter but under --pmcs */
+		if (pmcs || strcmp(pmcf_catalog_at(c, idx[i])->source, PMCF_SRC_SOFTWARE) != 0)
+			cost += pmcf_catalog_at(c, idx[i])->cost;
+	if (cost > cap)
+		snprintf(why, whylen, "%u counters needed, %u available", cost, cap);
+	return cost <= cap;
+}
+
+static int probed_counters(void *impl, const pmcf_catalog *c, unsigned *n, char *from, size_t fromlen)
+{
+	(void)c;
+	if (impl) /* the machine without a PMU */
+		return -1;
+	*n = 3;
+	snprintf(from, fromlen, "toy's 2 general counters and a cycle counter, probed with event groups");
+	return 0;
+}
+
+static const struct pmcfi_catalog_ops probed_ops = {.check_set = probed_check, .counters = probed_counters};
+
+static pmcf_catalog *probed(int no_pmu)
+{
+	pmcf_catalog *c;
+	assert_int_equal(pmcfi_catalog_new("probed", &probed_ops, no_pmu ? (void *)1 : NULL, &c), 0);
+	static const char *const names[] = {"h1", "h2", "h3", "h4", "h5", "h6", "h7"};
+	for (size_t i = 0; i < 7; i++) {
+		pmcf_event_info e = {.name = names[i],
+				     .source = PMCF_SRC_HARDWARE,
+				     .description = "",
+				     .available = 1,
+				     .cost = 1};
+		assert_int_equal(pmcfi_catalog_add(c, &e), 0);
+	}
+	pmcf_event_info sw = {.name = "sw",
+			      .source = PMCF_SRC_SOFTWARE,
+			      .description = "",
+			      .available = 1,
+			      .cost = 1};
+	assert_int_equal(pmcfi_catalog_add(c, &sw), 0);
+	return c;
+}
+
+/* An lgl plan of ev[0..n) with pmcs: its bound lb from `counters` counters,
+ * the phrase for where they came from containing `from`. */
+static void check_bound(pmcf_catalog *c, const char *const *ev, size_t n, unsigned pmcs, unsigned lb,
+			unsigned counters, const char *from)
+{
+	unsigned got;
+	pmcf_plan *p = mkplan(c, ev, n, PMCF_COMBINE_LGL, PMCF_PACK_BEST, pmcs);
+	assert_int_equal(pmcf_plan_lower_bound(p), lb);
+	const char *said = pmcf_plan_bound_counters(p, &got);
+	if (*from ? !strstr(said, from) : *said != '\0')
+		fail_msg("the bound's counters are '%s', not '%s'", said, from);
+	assert_int_equal(got, counters);
+	if (pmcf_plan_nsets(p) <= lb)
+		assert_int_equal(pmcf_plan_optimal(p), 1);
+	pmcf_plan_free(p);
+}
+
+/* The lower bound divides by the probed counters when the events name none
+ * (it said 1 before: no counter count at all), and says where each count
+ * came from: --pmcs, the events' constraints, the probe, or why unknown. */
+static void test_bound_probed_counters(void **state)
+{
+	(void)state;
+	static const char *const ev[] = {"h1", "h2", "h3", "h4", "h5", "h6", "h7"};
+	static const char *const sw[] = {"sw"};
+	static const char *const tv[] = {"a", "b", "c", "d", "e"};
+	pmcf_catalog *c = probed(0);
+	check_bound(c, ev, 7, 0, 3, 3, "probed with event groups");
+	check_bound(c, ev, 7, 2, 4, 2, "--pmcs"); /* --pmcs wins, and is named */
+	check_bound(c, sw, 1, 0, 1, 0, "");       /* software events alone: no counter to speak of */
+	/* a software linking event takes no counter: the bound stays 3 (it
+	 * said 4, above the 3 executions) */
+	pmcf_plan_opts lo = PMCF_PLAN_OPTS_INIT;
+	pmcf_plan *p;
+	lo.strategy = PMCF_COMBINE_BC;
+	lo.link = sw;
+	lo.nlink = 1;
+	assert_int_equal(pmcf_plan_make(c, ev, 7, &lo, &p), 0);
+	assert_int_equal(pmcf_plan_nsets(p), 3);
+	assert_int_equal(pmcf_plan_lower_bound(p), 3);
+	pmcf_plan_free(p);
+	pmcf_catalog_free(c);
+	c = probed(1); /* no PMU to probe: the bound says it has no count */
+	check_bound(c, ev, 3, 0, 1, 0, "unknown");
+	pmcf_catalog_free(c);
+	c = toy(); /* a table's constraints ("counters":[0..3]) */
+	check_bound(c, tv, 5, 0, 2, 4, "constraints");
+	pmcf_catalog_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -537,7 +637,7 @@ int main(void)
 		cmocka_unit_test(test_conflicts),       cmocka_unit_test(test_bc_links),
 		cmocka_unit_test(test_exact_small),     cmocka_unit_test(test_json_roundtrip),
 		cmocka_unit_test(test_json_fields),     cmocka_unit_test(test_correlated),
-		cmocka_unit_test(test_link_auto),
+		cmocka_unit_test(test_link_auto),       cmocka_unit_test(test_bound_probed_counters),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -103,6 +103,13 @@ PMCF_API int pmcf_plan_link_info(const pmcf_plan *p, size_t k, const char *const
  * events: the larger of ceil(total cost / counters) and the largest set of
  * pairwise incompatible events found. */
 PMCF_API unsigned pmcf_plan_lower_bound(const pmcf_plan *p);
+/* The counters that bound used (*n, 0 when none) and where that number came
+ * from: "--pmcs", the events' counter constraints (a libpfm4 or simulated
+ * machine's table), the PMU probed with event groups ("armv8_pmuv3_0's 6
+ * general counters and a cycle counter, probed with event groups"), or why
+ * it is unknown; "" when the events need no counter or the plan was loaded
+ * from plan.json (which does not keep it). */
+PMCF_API const char *pmcf_plan_bound_counters(const pmcf_plan *p, unsigned *n);
 /* 1 when the number of sets is proven minimal (it meets the bound, or the
  * exact search finished), else 0. */
 PMCF_API int pmcf_plan_optimal(const pmcf_plan *p);

@@ -21,6 +21,8 @@ struct cli_verb {
 };
 
 extern int cli_verbose;
+/* Sets the library's log level from cli_verbose (warnings; info with -v). */
+void cli_log_level(void);
 
 /* Prints "pmcfuse: <verb>: <message>" on stderr and returns status. */
 int cli_error(const char *verb, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -81,6 +83,13 @@ int cli_out_arg(const char *verb, const char *arg, const char *binary);
  * or another spelling counts); else one error line and CLI_EUSAGE, since
  * writing it would destroy the input. */
 int cli_out_not_input(const char *verb, const char *out, const char *const *in, size_t n);
+/* The profile record and combine write without -o, as perf record writes
+ * perf.data; an existing one is kept as CLI_DEFAULT_OUT.old. */
+#define CLI_DEFAULT_OUT "pmcfuse.pmcf"
+/* Before the default output out is replaced: an existing file of that name
+ * is renamed OUT.old, with a note on stderr (as perf keeps perf.data.old).
+ * CLI_OK, or CLI_EENV when it cannot be renamed. */
+int cli_keep_old(const char *verb, const char *out);
 /* Before any work: CLI_OK when the existing file out (if any) may be
  * replaced by what the verb writes: a profile (kind NULL) only over a
  * profile (an SQLite file) or an empty file, other output (kind names it:

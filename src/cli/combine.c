@@ -13,7 +13,7 @@
 
 static const char usage[] =
 	"usage: pmcfuse combine [--strategy S] [--seed N] [--threads N] [--force] [--partial]\n"
-	"                       [--impute K [--impute-mode M]] [-v] [--quiet] [--json] -o OUT IN...\n\n"
+	"                       [--impute K [--impute-mode M]] [-v] [--quiet] [--json] [-o OUT] IN...\n\n"
 	"Fuses execution profiles of one program (each monitoring part of the events)\n"
 	"into OUT, in which every XU has a value for every event. Every value keeps its\n"
 	"source profile and XU, and every XU a match distance (`show`). Executions of a\n"
@@ -42,7 +42,8 @@ static const char usage[] =
 	"  --partial      fuse the sets of a plan that are there, some missing, and\n"
 	"                 inputs marked incomplete (stopped or failed executions,\n"
 	"                 refused without it); the result is marked incomplete\n"
-	"  -o, --output OUT  the fused profile to write (atomically)\n"
+	"  -o, --output OUT  the fused profile to write (atomically); default pmcfuse.pmcf,\n"
+	"                 an existing one kept as pmcfuse.pmcf.old (as record does)\n"
 	"  -v, --verbose  also print the internals of the combination (bc: grid\n"
 	"                 iterations and the largest cell distance dmax)\n"
 	"  -q, --quiet    print nothing but errors\n"
@@ -60,6 +61,23 @@ struct input {
 	const char *name;
 	long set;
 };
+
+/* Without -o the previous pmcfuse.pmcf becomes pmcfuse.pmcf.old: refused
+ * when that would replace an input. */
+static int old_not_input(const char *verb, const char *const *in, size_t n)
+{
+	struct stat so, si;
+	if (stat(CLI_DEFAULT_OUT ".old", &so) != 0 || stat(CLI_DEFAULT_OUT, &si) != 0)
+		return CLI_OK;
+	for (size_t i = 0; i < n; i++)
+		if (stat(in[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+			return cli_error(
+				verb, CLI_EUSAGE,
+				"the input '%s' would be replaced: without -o the previous " CLI_DEFAULT_OUT
+				" is kept as " CLI_DEFAULT_OUT ".old (give -o OUT)",
+				in[i]);
+	return CLI_OK;
+}
 
 static int by_set(const void *a, const void *b)
 {
@@ -171,13 +189,14 @@ static int same_file_twice(const char *verb, char **paths, size_t n)
 void fuse_print_summary(FILE *f, const pmcf_profile *fused, const pmcf_combine_stats *st, int strategy,
 			size_t ninputs)
 {
-	fprintf(f, "fused %zu profile%s with %s: %zu XUs, %zu events\n", ninputs, ninputs == 1 ? "" : "s",
-		pmcf_strategy_name(strategy), st->xus, st->events);
+	fprintf(f, "fused %zu profile%s with %s: %zu XU%s, %zu event%s\n", ninputs, ninputs == 1 ? "" : "s",
+		pmcf_strategy_name(strategy), st->xus, st->xus == 1 ? "" : "s", st->events,
+		st->events == 1 ? "" : "s");
 	if (st->partial_xus)
 		fprintf(f,
-			"%zu XUs lack a partner in some profile (XU counts differ): their "
+			"%zu XU%s a partner in some profile (XU counts differ): their "
 			"other events are missing\n",
-			st->partial_xus);
+			st->partial_xus, st->partial_xus == 1 ? " lacks" : "s lack");
 	if (st->imputed)
 		fprintf(f,
 			"imputed %zu values from the nearest XUs; %zu differ from the copies they "
@@ -194,8 +213,8 @@ void fuse_print_summary(FILE *f, const pmcf_profile *fused, const pmcf_combine_s
 		fprintf(f, "grid: %zu iterations, largest dmax %u\n", st->bc_iterations, st->bc_dmax);
 	pmcf_match_summary ms = {.size = sizeof(ms)};
 	if (pmcf_combine_match_summary(fused, &ms) == 0 && ms.measured)
-		fprintf(f, "match distance over %zu XUs: median %.4g, p90 %.4g, p99 %.4g, max %.4g\n",
-			ms.measured, ms.p50, ms.p90, ms.p99, ms.max);
+		fprintf(f, "match distance over %zu XU%s: median %.4g, p90 %.4g, p99 %.4g, max %.4g\n",
+			ms.measured, ms.measured == 1 ? "" : "s", ms.p50, ms.p90, ms.p99, ms.max);
 }
 
 void fuse_json_summary(FILE *f, const pmcf_profile *fused, const pmcf_combine_stats *st, int strategy,
@@ -294,8 +313,9 @@ int cmd_combine(int argc, char **argv)
 		return cli_usage_error(verb, "--impute needs a strategy of the bc family or match");
 	if (mode_given && !impute)
 		return cli_usage_error(verb, "--impute-mode needs --impute K");
-	if (!out)
-		return cli_usage_error(verb, "missing -o OUT");
+	int dflt = !out; /* as record: pmcfuse.pmcf, the previous one kept as .old */
+	if (dflt)
+		out = CLI_DEFAULT_OUT;
 	if (optind >= argc)
 		return cli_usage_error(verb, "missing input profiles");
 	char **args;
@@ -304,6 +324,7 @@ int cmd_combine(int argc, char **argv)
 	if (est)
 		return est;
 	if (cli_out_not_input(verb, out, (const char *const *)args, n) ||
+	    (dflt && old_not_input(verb, (const char *const *)args, n)) ||
 	    cli_out_replaceable(verb, out, NULL)) {
 		free_inputs(args, n);
 		return CLI_EUSAGE;
@@ -343,6 +364,8 @@ int cmd_combine(int argc, char **argv)
 			err = pmcf_profile_meta_set(fused, PMCF_META_COMPLETE, "0");
 		if (err)
 			st = cli_lib_error(verb, err, "combining");
+		else if (dflt && cli_keep_old(verb, out))
+			st = CLI_EENV;
 		else if ((err = pmcf_profile_save(fused, out)))
 			st = cli_lib_error(verb, err, out);
 		else if (json) {

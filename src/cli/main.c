@@ -129,6 +129,12 @@ static int stdout_status(const char *verb, int st)
 	return st;
 }
 
+static void log_to_stderr(int level, const char *msg, void *ctx);
+
+/* The library's messages on stderr at the level -v asks for (a verb's own
+ * -v, after `pmcfuse -v`, raises it again). */
+void cli_log_level(void) { pmcf_set_log(log_to_stderr, NULL, 1 + cli_verbose); }
+
 static void log_to_stderr(int level, const char *msg, void *ctx)
 {
 	(void)ctx;
@@ -158,7 +164,7 @@ int main(int argc, char **argv)
 		}
 	}
 	/* Warnings always; info with -v, debug with -vv (or PMCF_DEBUG). */
-	pmcf_set_log(log_to_stderr, NULL, 1 + cli_verbose);
+	cli_log_level();
 	if (i == argc) {
 		usage(stderr);
 		return CLI_EUSAGE;

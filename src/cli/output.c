@@ -20,9 +20,10 @@ int cli_quiet;
 
 int cli_output_option(int opt, int *json)
 {
-	if (opt == 'v')
+	if (opt == 'v') {
 		cli_verbose++;
-	else if (opt == 'q')
+		cli_log_level();
+	} else if (opt == 'q')
 		cli_quiet = 1;
 	else if (opt == CLI_OPT_JSON && json)
 		*json = 1;

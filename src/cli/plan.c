@@ -15,7 +15,7 @@ static const char usage[] =
 	"usage: pmcfuse plan [-e EVENTS] [--strategy S] [--link EVENTS|auto [--refs DIR]]\n"
 	"                    [--pmcs N] [--packing best|greedy] [--from DIR] [--seed N]\n"
 	"                    [-o plan.json]\n"
-	"                    [-q] [--json] [--sim SPEC | -- PROG ARGS]\n\n"
+	"                    [-q] [-v] [--json] [--sim SPEC | -- PROG ARGS]\n\n"
 	"Splits the events into the event sets of the executions, each set fitting the\n"
 	"counters, and writes plan.json (to standard output without -o; the plan is then\n"
 	"summarised on standard error). Run it with `pmcfuse record --plan plan.json --set K`\n"
@@ -47,9 +47,11 @@ static const char usage[] =
 	"  -- PROG ARGS         record the program as the source (this machine's events)\n"
 	"  -o, --output FILE    where to write plan.json\n"
 	"  -q, --quiet          no summary: errors only\n"
+	"  -v, --verbose        the library's notes on stderr too (info messages; -v -v: debug)\n"
 	"  --json               the summary as one JSON object on stdout (output,\n"
 	"                       executions, lower_bound, optimal, strategy, packing,\n"
-	"                       pmcs, link, sets; link_auto with --link auto); needs -o\n";
+	"                       pmcs, lower_bound_counters, lower_bound_counters_from,\n"
+	"                       link, sets; link_auto with --link auto); needs -o\n";
 
 enum { OPT_FROM = FUSE_OPT_OWN, OPT_REFS };
 
@@ -215,7 +217,7 @@ void fuse_print_plan(FILE *f, const pmcf_plan *p)
 		pmcf_plan_nsets(p) == 1 ? "" : "s", nev, nev == 1 ? "" : "s",
 		pmcf_strategy_name(pmcf_plan_strategy(p)), pmcf_packing_name(pmcf_plan_packing(p)));
 	if (pmcf_plan_pmcs(p))
-		fprintf(f, ", %u counters", pmcf_plan_pmcs(p));
+		fprintf(f, ", %u counter%s", pmcf_plan_pmcs(p), pmcf_plan_pmcs(p) == 1 ? "" : "s");
 	fprintf(f, "\nlower bound %u execution%s%s\n", pmcf_plan_lower_bound(p),
 		pmcf_plan_lower_bound(p) == 1 ? "" : "s",
 		!pmcf_plan_optimal(p) ? ""
@@ -223,6 +225,15 @@ void fuse_print_plan(FILE *f, const pmcf_plan *p)
 			? " (this plan is minimal)"
 			: " (this plan is minimal: an exact search found "
 			  "none with fewer executions)");
+	/* which counters the bound divided by, unless --pmcs said it above */
+	unsigned bc;
+	const char *from = pmcf_plan_bound_counters(p, &bc);
+	if (from[0] && !pmcf_plan_pmcs(p)) {
+		if (bc)
+			fprintf(f, "the bound counts %u counter%s: %s\n", bc, bc == 1 ? "" : "s", from);
+		else
+			fprintf(f, "the bound's counters: %s\n", from);
+	}
 	if (nl) {
 		fprintf(f, "linking events:");
 		for (size_t i = 0; i < nl; i++)
@@ -261,10 +272,15 @@ static void json_plan(FILE *f, const pmcf_plan *p, const char *out)
 	cli_json_string(f, out);
 	fprintf(f,
 		", \"executions\": %zu, \"events\": %zu, \"lower_bound\": %u, \"optimal\": %s, "
-		"\"strategy\": \"%s\", \"packing\": \"%s\", \"pmcs\": %u, \"link\": [",
+		"\"strategy\": \"%s\", \"packing\": \"%s\", \"pmcs\": %u, ",
 		pmcf_plan_nsets(p), nev, pmcf_plan_lower_bound(p), pmcf_plan_optimal(p) ? "true" : "false",
 		pmcf_strategy_name(pmcf_plan_strategy(p)), pmcf_packing_name(pmcf_plan_packing(p)),
 		pmcf_plan_pmcs(p));
+	unsigned bc;
+	const char *from = pmcf_plan_bound_counters(p, &bc);
+	fprintf(f, "\"lower_bound_counters\": %u, \"lower_bound_counters_from\": ", bc);
+	cli_json_string(f, from);
+	fprintf(f, ", \"link\": [");
 	for (size_t i = 0; i < nl; i++) {
 		fprintf(f, "%s", i ? ", " : "");
 		cli_json_string(f, link[i]);

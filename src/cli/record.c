@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 
 static const char usage[] =
-	"usage: pmcfuse record -e EVENTS [--pmcs N] [--multiplex none|kernel|rr|roc]\n"
+	"usage: pmcfuse record -e EVENTS [--pmcs N] [--multiplex none|kernel|rr|roc|roc-counts]\n"
 	"                      [--period-ms P] [--estimate cumulative|local]\n"
-	"                      [--program-output FILE|-] [-q] [--json]\n"
+	"                      [--program-output FILE|-] [-q] [-v] [--json]\n"
 	"                      [-o OUT] (--sim SPEC | [--] PROG ARGS | --plan plan.json --set K)\n\n"
 	"Records one execution profile: every XU with its type, label, thread, cpu, times\n"
 	"and one value per monitored event (duration always first). A simulated source\n"
@@ -54,6 +54,7 @@ static const char usage[] =
 	"                        pmcfuse's own (- : pmcfuse's own, the default; with --json\n"
 	"                        the program's stdout goes to stderr)\n"
 	"  -q, --quiet           no summary line: errors (and warnings) only\n"
+	"  -v, --verbose         the library's notes on stderr too (info messages; -v -v: debug)\n"
 	"  --json                the summary as one JSON object on stdout: output, source,\n"
 	"                        xus, events, complete, observed (a program), multiplex\n";
 
@@ -86,8 +87,8 @@ static int load_plan_set(const char *verb, const char *path, const char *setarg,
 	pc->meta = (struct cli_plan_meta){.digest = pc->digest, .set = k, .nsets = nsets};
 	unsigned plan_pmcs = pmcf_plan_pmcs(pc->plan);
 	if (pmcs_given && plan_pmcs && o->pmcs != plan_pmcs)
-		return cli_usage_error(verb, "--pmcs %u contradicts the plan's %u counters", o->pmcs,
-				       plan_pmcs);
+		return cli_usage_error(verb, "--pmcs %u contradicts the plan's %u counter%s", o->pmcs,
+				       plan_pmcs, plan_pmcs == 1 ? "" : "s");
 	if (plan_pmcs)
 		o->pmcs = plan_pmcs;
 	return CLI_OK;
@@ -135,28 +136,6 @@ static int make_source(const char *verb, const struct plan_choice *pc, const cha
 
 /* Saves what was recorded (a stopped program's profile marked incomplete)
  * and says how it went. */
-/* The default output (no -o), as perf record's perf.data: an existing
- * file of that name is kept as NAME.old, with a note, when the new profile
- * replaces it. */
-#define DEFAULT_OUT "pmcfuse.pmcf"
-
-static int keep_old(const char *verb, const char *out)
-{
-	struct stat sb;
-	if (lstat(out, &sb) != 0 || !S_ISREG(sb.st_mode))
-		return CLI_OK;
-	char old[sizeof(DEFAULT_OUT) + 8];
-	snprintf(old, sizeof(old), "%s.old", out);
-	if (rename(out, old) != 0)
-		return cli_error(verb, CLI_EENV, "cannot keep the previous %s as %s: %s", out, old,
-				 strerror(errno));
-	if (!cli_quiet)
-		fprintf(stderr,
-			"pmcfuse: %s: note: the previous %s is now %s (as perf keeps perf.data.old)\n", verb,
-			out, old);
-	return CLI_OK;
-}
-
 static int finish(const char *verb, pmcf_source *src, int err, pmcf_profile *p, const pmcf_exit_info *ei,
 		  const struct cli_plan_meta *pm, const char *out, const char *name, int json, int dflt)
 {
@@ -169,7 +148,7 @@ static int finish(const char *verb, pmcf_source *src, int err, pmcf_profile *p, 
 	int serr = cli_plan_meta_apply(p, pm);
 	if (!serr && sig && !sim)
 		serr = pmcf_profile_meta_set(p, PMCF_META_COMPLETE, "0");
-	if (!serr && dflt && keep_old(verb, out))
+	if (!serr && dflt && cli_keep_old(verb, out))
 		return CLI_EENV;
 	if (!serr)
 		serr = pmcf_profile_save(p, out);
@@ -273,7 +252,7 @@ static int check_args(const char *verb, struct rec *r, int argc, char **argv, in
 	if (r->plan && r->events)
 		return cli_usage_error(verb, "give -e EVENTS or --plan, not both");
 	if (!r->out) {
-		r->out = DEFAULT_OUT;
+		r->out = CLI_DEFAULT_OUT;
 		r->default_out = 1;
 	}
 	if (r->plan && cli_out_not_input(verb, r->out, &r->plan, 1))

@@ -19,8 +19,8 @@ void cli_record_summary(const char *verb, const pmcf_profile *p, const char *out
 		if (cli_quiet)
 			return;
 		if (how)
-			fprintf(stderr, "pmcfuse: %s: %zu XUs of %s (%s) -> %s\n", verb, pmcf_profile_nxus(p),
-				source, how, out);
+			fprintf(stderr, "pmcfuse: %s: %zu XU%s of %s (%s) -> %s\n", verb,
+				pmcf_profile_nxus(p), pmcf_profile_nxus(p) == 1 ? "" : "s", source, how, out);
 		if (multiplexed)
 			cli_mux_summary(verb, p, rotations);
 		return;
@@ -69,8 +69,8 @@ void cli_mux_summary(const char *verb, const pmcf_profile *p, long rotations)
 	}
 	if (s.never_counted) {
 		/* perf's word for an event that never got a counter */
-		fprintf(stderr, "%zu of %zu events never counted during any XU (perf: <not counted>): ",
-			s.never_counted, s.events);
+		fprintf(stderr, "%zu of %zu event%s never counted during any XU (perf: <not counted>): ",
+			s.never_counted, s.events, s.events == 1 ? "" : "s");
 		size_t shown = 0, show = s.never_counted <= 4 ? s.never_counted : 3;
 		for (size_t e = 0; e < pmcf_profile_nevents(p) && shown < show; e++)
 			if (pmcf_profile_coverage_never_counted(p, e) == 1)
@@ -83,7 +83,8 @@ void cli_mux_summary(const char *verb, const pmcf_profile *p, long rotations)
 	fprintf(stderr, "; %zu of %zu values missing (%.1f%%)", s.missing, s.values,
 		s.values ? 100.0 * (double)s.missing / (double)s.values : 0.0);
 	if (s.partial_xus)
-		fprintf(stderr, "; %zu of %zu XUs not always counted", s.partial_xus, s.xus);
+		fprintf(stderr, "; %zu of %zu XU%s not always counted", s.partial_xus, s.xus,
+			s.xus == 1 ? "" : "s");
 	else
 		fprintf(stderr, "; every XU counted all the time");
 	if (s.negative)

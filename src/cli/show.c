@@ -126,8 +126,8 @@ static void print_consistency(const pmcf_profile *p)
 		n = 0;
 	for (size_t k = 0; k < n; k++) {
 		if (c[k].violated) {
-			printf("consistency: %s > %s on %zu of %zu XUs", c[k].lhs, c[k].rhs, c[k].violated,
-			       c[k].checked);
+			printf("consistency: %s > %s on %zu of %zu XU%s", c[k].lhs, c[k].rhs, c[k].violated,
+			       c[k].checked, c[k].checked == 1 ? "" : "s");
 			if (pmcf_profile_has_provenance(p))
 				printf(" (%zu with values from different executions)\n", c[k].cross);
 			else
@@ -145,7 +145,7 @@ static void print_ranks(const pmcf_profile *p)
 		return;
 	printf("ranks     %u (MPI)", nr);
 	for (uint32_t r = 0; r < nr; r++)
-		printf("%s rank %u: %zu XUs", r ? "," : "", r, cnt[r]);
+		printf("%s rank %u: %zu XU%s", r ? "," : "", r, cnt[r], cnt[r] == 1 ? "" : "s");
 	printf("\n");
 	free(cnt);
 }
@@ -321,9 +321,9 @@ int cmd_show(int argc, char **argv)
 			size_t cl = strlen(callee);
 			int said = cl && strncmp(ty.name, callee, cl) == 0 &&
 				   (!ty.name[cl] || ty.name[cl] == '@');
-			printf(" %-10s %10zu XUs%s%s%s%s\n", pmcf_xu_kind_name(ty.kind), type_count[t],
-			       ty.location[0] ? "  at " : "", ty.location, cl && !said ? "  calls " : "",
-			       cl && !said ? callee : "");
+			printf(" %-10s %10zu XU%s%s%s%s%s\n", pmcf_xu_kind_name(ty.kind), type_count[t],
+			       type_count[t] == 1 ? "" : "s", ty.location[0] ? "  at " : "", ty.location,
+			       cl && !said ? "  calls " : "", cl && !said ? callee : "");
 		}
 		print_ranks(p);
 		printf("events    %zu\n", ne);
@@ -357,8 +357,8 @@ int cmd_show(int argc, char **argv)
 			       100.0 * in_xus / run);
 		}
 		if (pmcf_profile_ntruth(p))
-			printf("truth     ground truth of %zu events (export --truth)\n",
-			       pmcf_profile_ntruth(p));
+			printf("truth     ground truth of %zu event%s (export --truth)\n",
+			       pmcf_profile_ntruth(p), pmcf_profile_ntruth(p) == 1 ? "" : "s");
 		if (pmcf_profile_has_coverage(p)) {
 			printf("coverage  multiplexed: how much of each event was really counted\n");
 			printf("  %-28s %14s %14s\n", "EVENT", "XUS MEASURED", "TIME MEASURED");
@@ -374,8 +374,8 @@ int cmd_show(int argc, char **argv)
 			printf("labels    base labels: each XU's label in the execution that provided it, "
 			       "for joining (export --provenance)\n");
 		if (ms.measured) {
-			printf("match     distance over %zu XUs: median %.3g, p90 %.3g, p99 %.3g, max %.3g\n",
-			       ms.measured, ms.p50, ms.p90, ms.p99, ms.max);
+			printf("match     distance over %zu XU%s: median %.3g, p90 %.3g, p99 %.3g, max %.3g\n",
+			       ms.measured, ms.measured == 1 ? "" : "s", ms.p50, ms.p90, ms.p99, ms.max);
 			double lo = 0;
 			for (int b = 0; b < 7; b++) {
 				double hi = pmcf_match_hist_edges[b];

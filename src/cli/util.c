@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli/cli.h"
+#include "cli/output.h"
 #include "pmcfuse/combine.h"
 #include "pmcfuse/util.h"
 
@@ -420,6 +421,23 @@ int cli_out_not_input(const char *verb, const char *out, const char *const *in, 
 					 "the output '%s' is the input '%s': writing it would destroy "
 					 "the input (choose another -o)",
 					 out, in[i]);
+	return CLI_OK;
+}
+
+int cli_keep_old(const char *verb, const char *out)
+{
+	struct stat sb;
+	if (lstat(out, &sb) != 0 || !S_ISREG(sb.st_mode))
+		return CLI_OK;
+	char old[PATH_MAX];
+	snprintf(old, sizeof(old), "%s.old", out);
+	if (rename(out, old) != 0)
+		return cli_error(verb, CLI_EENV, "cannot keep the previous %s as %s: %s", out, old,
+				 strerror(errno));
+	if (!cli_quiet)
+		fprintf(stderr,
+			"pmcfuse: %s: note: the previous %s is now %s (as perf keeps perf.data.old)\n", verb,
+			out, old);
 	return CLI_OK;
 }
 

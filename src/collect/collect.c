@@ -369,6 +369,11 @@ static int add_meta(pmcf_profile *p, char *const argv[], const char *program, co
 		snprintf(status, sizeof(status), "%d", ei->status);
 	else
 		snprintf(status, sizeof(status), "signal %d", ei->signal);
+	/* no budget given: the general counters probed, and from where */
+	char pmcs_from[160] = "";
+	unsigned probed;
+	if (!pmcs && pmcfi_host_counters_probed(&probed, NULL, pmcs_from, sizeof(pmcs_from)) == 0)
+		pmcs = probed;
 	snprintf(pm, sizeof(pm), "%u", pmcs);
 	if (!getcwd(cwd, sizeof(cwd)))
 		cwd[0] = '\0';
@@ -398,6 +403,8 @@ static int add_meta(pmcf_profile *p, char *const argv[], const char *program, co
 	};
 	for (size_t i = 0; i < PMCF_ARRAY_SIZE(kv) && !err; i++)
 		err = pmcf_profile_meta_set(p, kv[i].k, kv[i].v);
+	if (!err && pmcs_from[0])
+		err = pmcf_profile_meta_set(p, "pmcs_from", pmcs_from);
 	/* the identity perf gives binaries, when the linker wrote one */
 	if (!err && build_id && *build_id)
 		err = pmcf_profile_meta_set(p, "binary_build_id", build_id);
@@ -1099,9 +1106,9 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 		ei->rotations = st.rotations;
 		if (st.multiplexed && count_mux == PMCF_MUX_NONE)
 			pmcfi_log(PMCF_LOG_WARN,
-				  "%zu XUs have values from counters that were not always running "
+				  "%zu XU%s values from counters that were not always running "
 				  "(time_running < time_enabled); see their coverage",
-				  st.multiplexed);
+				  st.multiplexed, st.multiplexed == 1 ? " has" : "s have");
 		if (st.dropped && !st.stop_errno) /* else the message below says why */
 			pmcfi_log(PMCF_LOG_WARN, "%zu records were lost (record files could not grow)",
 				  st.dropped);

@@ -356,10 +356,10 @@ static int check_linking_finite(const pmcf_profile *const *in, size_t n, const p
 			if (bad)
 				return pmcfi_fail(PMCF_EINVAL,
 						  "%s: the linking event '%s' is infinite on %zu of its "
-						  "%zu XUs (XU %zu: %s): XUs are paired by the events the "
+						  "%zu XU%s (XU %zu: %s): XUs are paired by the events the "
 						  "inputs share, which must be finite (record it again)",
-						  in_name(o, j, b1, sizeof(b1)), name, bad, nx, first,
-						  col[first] > 0 ? "inf" : "-inf");
+						  in_name(o, j, b1, sizeof(b1)), name, bad, nx,
+						  nx == 1 ? "" : "s", first, col[first] > 0 ? "inf" : "-inf");
 		}
 	}
 	return 0;
@@ -879,8 +879,11 @@ static int fill_values(struct cmb *c)
 	for (size_t j = 0; j < c->n; j++) {
 		char b[32], *id = pmcfi_profile_ident(c->in[j]); /* checked when reopened */
 		const char *path = in_name(c->opts, j, b, sizeof(b));
-		err = id ? pmcf_profile_source_add(c->out, path, id, NULL)
+		/* stored absolute: the fused profile is read from anywhere */
+		char *abs = c->opts && c->opts->names && c->opts->names[j] ? realpath(path, NULL) : NULL;
+		err = id ? pmcf_profile_source_add(c->out, abs ? abs : path, id, NULL)
 			 : pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		free(abs);
 		free(id);
 		if (err)
 			return err;

@@ -208,6 +208,13 @@ long pmcf_catalog_find(const pmcf_catalog *c, const char *name)
 	return found >= 0 ? found : PMCF_EEVENT;
 }
 
+int pmcfi_catalog_counters(const pmcf_catalog *c, unsigned *n, char *from, size_t fromlen)
+{
+	if (!c->ops || !c->ops->counters)
+		return -1;
+	return c->ops->counters(c->impl, c, n, from, fromlen);
+}
+
 long pmcfi_catalog_resolve(pmcf_catalog *c, const char *name)
 {
 	long i = pmcf_catalog_find(c, name);

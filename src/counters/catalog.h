@@ -15,6 +15,10 @@ struct pmcfi_catalog_ops {
 	 * it is unknown, or another negative error (with a detail) when the
 	 * part that would know it cannot be loaded. */
 	long (*resolve)(void *impl, pmcf_catalog *c, const char *name);
+	/* Optional: the counters of the machine the catalogue counts on when
+	 * its events name none (*n, general and fixed together, from: where the
+	 * number came from, one phrase): 0, or -1 when unknown. */
+	int (*counters)(void *impl, const pmcf_catalog *c, unsigned *n, char *from, size_t fromlen);
 };
 
 /* Where every catalogue holds duration (pmcfi_catalog_new adds it first). */
@@ -27,6 +31,9 @@ int pmcfi_catalog_new(const char *name, const struct pmcfi_catalog_ops *ops, voi
 /* Appends a copy of *info (all strings copied). A name already present is
  * refused with PMCF_ECONFLICT. */
 int pmcfi_catalog_add(pmcf_catalog *c, const pmcf_event_info *info);
+/* The source's counters hook (see pmcfi_catalog_ops.counters): 0, or -1
+ * when the catalogue has none or the number is unknown. */
+int pmcfi_catalog_counters(const pmcf_catalog *c, unsigned *n, char *from, size_t fromlen);
 /* Mutable access, e.g. to set .available after probing. */
 pmcf_event_info *pmcfi_catalog_at_mut(pmcf_catalog *c, size_t i);
 void *pmcfi_catalog_impl(const pmcf_catalog *c);

@@ -204,6 +204,22 @@ int pmcfi_host_counters(int *general, int *fixed, char *pmu, size_t pmulen)
 	return g > 0 ? 0 : -1;
 }
 
+int pmcfi_host_counters_probed(unsigned *general, unsigned *total, char *from, size_t fromlen)
+{
+	int g, f;
+	char pmu[64];
+	if (pmcfi_host_counters(&g, &f, pmu, sizeof(pmu)) != 0)
+		return -1;
+	if (general)
+		*general = (unsigned)g;
+	if (total)
+		*total = (unsigned)(g + f);
+	if (from && fromlen)
+		snprintf(from, fromlen, "%s's %d general counter%s%s, probed with event groups", pmu, g,
+			 g == 1 ? "" : "s", f ? " and a cycle counter" : "");
+	return 0;
+}
+
 static void hw_probe(pmcf_host_info *h)
 {
 	struct perf_event_attr a;

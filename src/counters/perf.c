@@ -527,17 +527,17 @@ static long add_modified(pmcf_catalog *c, struct perf_impl *impl, long base, con
 }
 
 /* perf's raw rNNN and pmu/terms/[mods] events, as entries of their own
- * (name as written). */
-static long add_raw(pmcf_catalog *c, struct perf_impl *impl, const char *name)
+ * (name as written); a bare sysfs event name encoded as spelt (PMU/name/). */
+static long add_raw(pmcf_catalog *c, struct perf_impl *impl, const char *name, const char *spelt)
 {
 	struct perf_event_attr a;
 	struct enc e = {.kind = K_RAW};
-	char pmu[64] = "cpu", desc[160];
+	char pmu[64] = "cpu", desc[400];
 	if (pmcfi_perf_raw_parse(name, &e.config)) {
 		e.type = PERF_TYPE_RAW;
 		snprintf(desc, sizeof(desc), "raw event %#llx of the core PMU", (unsigned long long)e.config);
 	} else {
-		int err = pmcfi_perf_pmu_encode(impl->sysfs, name, &a, &e.mods, pmu, sizeof(pmu));
+		int err = pmcfi_perf_pmu_encode(impl->sysfs, spelt, &a, &e.mods, pmu, sizeof(pmu));
 		if (err)
 			return err;
 		e.type = a.type;
@@ -547,9 +547,10 @@ static long add_raw(pmcf_catalog *c, struct perf_impl *impl, const char *name)
 		e.counterless = (unsigned char)pmcfi_perf_pmu_counterless(pmu);
 		e.noexclude = strcmp(pmu, "msr") == 0;
 		snprintf(desc, sizeof(desc),
-			 "PMU %s, type %u: config %#llx, config1 %#llx, "
+			 "%s%sPMU %s, type %u: config %#llx, config1 %#llx, "
 			 "config2 %#llx",
-			 pmu, e.type, (unsigned long long)e.config, (unsigned long long)e.config1,
+			 spelt != name ? spelt : "", spelt != name ? " (from sysfs): " : "", pmu, e.type,
+			 (unsigned long long)e.config, (unsigned long long)e.config1,
 			 (unsigned long long)e.config2);
 	}
 	pmcf_event_info info = {
@@ -582,7 +583,7 @@ static long resolve(void *vimpl, pmcf_catalog *c, const char *name)
 			return k;
 	}
 	if (pmcfi_perf_pmu_like(name) || pmcfi_perf_raw_parse(name, &(uint64_t){0}))
-		return add_raw(c, impl, name);
+		return add_raw(c, impl, name, name);
 	const char *colon = strrchr(name, ':');
 	if (colon && colon > name && colon[-1] != ':' && !colon[1]) {
 		/* "task-clock:": no modifiers, as perf reads it */
@@ -648,6 +649,12 @@ static long resolve(void *vimpl, pmcf_catalog *c, const char *name)
 		long i = pmcf_catalog_find(c, name);
 		if (i >= 0)
 			return i;
+	}
+	/* perf's bare sysfs names (inst_retired): PMU/events/NAME of a PMU here */
+	char pmu[64], file[160], spelt[256];
+	if (pmcfi_perf_sysfs_event_pmu(impl->sysfs, name, pmu, sizeof(pmu), file, sizeof(file))) {
+		snprintf(spelt, sizeof(spelt), "%s/%s/", pmu, file);
+		return add_raw(c, impl, name, spelt);
 	}
 	if (!impl->have_natives) {
 		if ((err = add_natives(c, impl)))
@@ -1273,10 +1280,19 @@ int pmcf_evlist_user_only(const pmcf_evlist *l, size_t i)
 	return pmcfi_perf_user_only_at(pmcf_evlist_catalog(l), pmcfi_evlist_indices(l)[i]);
 }
 
+/* The machine's counters for the planner's bound: the core PMU probed. */
+static int perf_counters(void *impl, const pmcf_catalog *c, unsigned *n, char *from, size_t fromlen)
+{
+	(void)impl;
+	(void)c;
+	return pmcfi_host_counters_probed(NULL, n, from, fromlen);
+}
+
 static const struct pmcfi_catalog_ops perf_ops = {
 	.check_set = check_set,
 	.free_impl = free_impl,
 	.resolve = resolve,
+	.counters = perf_counters,
 };
 
 int pmcfi_catalog_perf_at(unsigned flags, const char *tracefs, pmcf_catalog **out)

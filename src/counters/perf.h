@@ -50,6 +50,10 @@ int pmcfi_perf_paranoid(void);
  * counter); pmu: the kernel PMU's name (cpu, armv8_pmuv3_0, ...). Probed
  * once per process. 0, or -1 when no hardware event opens. */
 int pmcfi_host_counters(int *general, int *fixed, char *pmu, size_t pmulen);
+/* The same as one phrase for people ("armv8_pmuv3_0's 6 general counters
+ * and a cycle counter, probed with event groups"), with the general ones in
+ * *general and all of them in *total: 0, or -1 when no hardware event opens. */
+int pmcfi_host_counters_probed(unsigned *general, unsigned *total, char *from, size_t fromlen);
 
 /* Adds every tracepoint to perf catalogue c (once), as
  * PMCF_CATALOG_TRACEPOINTS does (mounting tracefs; failing with the

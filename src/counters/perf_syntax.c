@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include "counters/perf_syntax.h"
 #include "util/internal.h"
 
@@ -229,6 +231,70 @@ int pmcfi_perf_pmu_counterless(const char *pmu)
 		if (strcmp(pmu, names[i]) == 0)
 			return 1;
 	return 0;
+}
+
+static int core_pmu_name(const char *d)
+{
+	return strcmp(d, "cpu") == 0 || strcmp(d, "cpu_core") == 0 || strncmp(d, "armv8_", 6) == 0 ||
+	       strncmp(d, "armv7_", 6) == 0;
+}
+
+/* The file of events/ under dir named name in any case: 1, copied to event. */
+static int event_file(const char *dir, const char *name, char *event, size_t eventlen)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int found = 0;
+	while (d && !found && (e = readdir(d)))
+		if (strcasecmp(e->d_name, name) == 0 && strlen(e->d_name) < eventlen) {
+			char path[1280];
+			struct stat sb;
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
+				snprintf(event, eventlen, "%s", e->d_name);
+				found = 1;
+			}
+		}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+int pmcfi_perf_sysfs_event_pmu(const char *sysfs, const char *name, char *pmu, size_t pmulen, char *event,
+			       size_t eventlen)
+{
+	static const char *const aux[] = {".scale", ".unit", ".per-pkg", ".snapshot"};
+	size_t n = strlen(name);
+	if (!n || n > 128 || name[0] == '.' || pmulen == 0)
+		return 0;
+	for (const char *s = name; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-' && *s != '.')
+			return 0;
+	for (size_t i = 0; i < PMCF_ARRAY_SIZE(aux); i++) {
+		size_t m = strlen(aux[i]);
+		if (n > m && strcmp(name + n - m, aux[i]) == 0)
+			return 0;
+	}
+	if (!sysfs)
+		sysfs = PMCFI_SYSFS_PMUS;
+	struct dirent **ent = NULL;
+	int ne = scandir(sysfs, &ent, NULL, alphasort), found = 0;
+	for (int pass = 0; pass < 2 && !found; pass++)
+		for (int i = 0; i < ne && !found; i++) {
+			const char *d = ent[i]->d_name;
+			if (d[0] == '.' || core_pmu_name(d) != !pass || strlen(d) >= pmulen)
+				continue;
+			char dir[1024];
+			snprintf(dir, sizeof(dir), "%s/%s/events", sysfs, d);
+			if (event_file(dir, name, event, eventlen)) {
+				snprintf(pmu, pmulen, "%s", d);
+				found = 1;
+			}
+		}
+	for (int i = 0; i < ne; i++)
+		free(ent[i]);
+	free(ent);
+	return found;
 }
 
 /* A format: up to 8 bit ranges of config (0), config1 (1) or config2 (2). */

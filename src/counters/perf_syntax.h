@@ -72,6 +72,16 @@ int pmcfi_perf_pmu_encode(const char *sysfs, const char *name, struct perf_event
  * or -1 when there is no such PMU or its type cannot be read. */
 long pmcfi_perf_pmu_type(const char *sysfs, const char *pmu);
 
+/* perf's bare sysfs event names (`perf stat -e inst_retired`): the PMU
+ * under `sysfs` (NULL: PMCFI_SYSFS_PMUS) whose events/ folder has an event
+ * `name` (letters, digits, '_', '-', '.'; not a .scale, .unit, .per-pkg or
+ * .snapshot file; in any case, as perf matches them): 1 with the PMU's name
+ * in pmu (pmulen bytes) and the event's file name in event (eventlen
+ * bytes), 0 when no PMU has it. A core PMU (cpu, cpu_core, armv8_*, armv7_*)
+ * first, else the first PMU in name order; encode it as "PMU/event/". */
+int pmcfi_perf_sysfs_event_pmu(const char *sysfs, const char *name, char *pmu, size_t pmulen, char *event,
+			       size_t eventlen);
+
 /* 1 when the events of PMU `pmu` take no hardware counter (software,
  * tracepoint, msr, probes: the kernel counts any number of them), else 0. */
 int pmcfi_perf_pmu_counterless(const char *pmu);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "evaluate/evaluate_impl.h"
 #include "profile/ident.h"
 #include "util/internal.h"
@@ -27,7 +28,10 @@ struct pmcf_truth_result {
 
 static double rel_error(double v, double t) { return fabs(v - t) / (fabs(t) > 1 ? fabs(t) : 1); }
 
-/* Opens source s of p (relative paths against dir), or NULL with the error in *err. */
+/* Opens source s of p (relative paths against dir, then the working
+ * directory; an absolute path that is gone: its file name in dir, as when
+ * the fused profile and its sources moved together), or NULL with the
+ * error in *err. */
 static pmcf_profile *open_source(const pmcf_profile *p, uint32_t s, const char *dir, int *err)
 {
 	const char *path, *id;
@@ -43,6 +47,13 @@ static pmcf_profile *open_source(const pmcf_profile *p, uint32_t s, const char *
 	*err = pmcf_profile_open(buf, &q);
 	if (*err && path[0] != '/') /* relative to the working directory instead */
 		*err = pmcf_profile_open(path, &q);
+	if (*err && path[0] == '/' && dir && access(path, F_OK) != 0) {
+		const char *base = strrchr(path, '/') + 1;
+		char moved[4096];
+		snprintf(moved, sizeof(moved), "%s/%s", dir, base);
+		if (access(moved, F_OK) == 0)
+			*err = pmcf_profile_open(moved, &q);
+	}
 	if (!*err && (*err = pmcfi_profile_ident_check(q, id))) {
 		pmcf_profile_free(q);
 		q = NULL;

@@ -136,6 +136,12 @@ int pmcf_plan_link_info(const pmcf_plan *p, size_t k, const char *const **links,
 }
 
 unsigned pmcf_plan_lower_bound(const pmcf_plan *p) { return p->lower_bound; }
+const char *pmcf_plan_bound_counters(const pmcf_plan *p, unsigned *n)
+{
+	if (n)
+		*n = p->bound_counters;
+	return p->bound_from;
+}
 int pmcf_plan_optimal(const pmcf_plan *p) { return p->optimal; }
 int pmcf_plan_strategy(const pmcf_plan *p) { return p->strategy; }
 unsigned pmcf_plan_pmcs(const pmcf_plan *p) { return p->pmcs; }
@@ -401,11 +407,15 @@ static void dfs(struct exact *x, size_t q, size_t nsets)
 /* ---- lower bound --------------------------------------------------------------------- */
 
 /* Counters of the machine: pmcs when given, else the largest counter index
- * named in the events' constraints ("counters":[...]) plus one; 0 unknown. */
-static unsigned counters_of(const pmcf_catalog *c, unsigned pmcs)
+ * named in the events' constraints ("counters":[...]) plus one, else the
+ * catalogue's own count (perf: the PMU probed); 0 unknown. from: where the
+ * number came from, or why there is none. */
+static unsigned counters_of(const pmcf_catalog *c, unsigned pmcs, char *from, size_t fromlen)
 {
-	if (pmcs)
+	if (pmcs) {
+		snprintf(from, fromlen, "the counter budget --pmcs");
 		return pmcs;
+	}
 	unsigned most = 0;
 	for (size_t i = 0; i < pmcf_catalog_size(c); i++) {
 		const pmcf_event_info *e = pmcf_catalog_at(c, i);
@@ -420,13 +430,32 @@ static unsigned counters_of(const pmcf_catalog *c, unsigned pmcs)
 			(unsigned)json_integer_value(v) + 1;
 		json_decref(j);
 	}
-	return most;
+	if (most) {
+		snprintf(from, fromlen, "the counters the events' constraints name (the machine's table)");
+		return most;
+	}
+	if (pmcfi_catalog_counters(c, &most, from, fromlen) == 0 && most)
+		return most;
+	snprintf(from, fromlen,
+		 "unknown: no --pmcs, no counter table for these events, and no hardware event "
+		 "opens here to probe them; the bound counts only events that exclude each other");
+	return 0;
+}
+
+/* Whether e takes a counter for the bound: under a --pmcs budget every
+ * event with a cost; without one, software events and tracepoints need
+ * none (the kernel counts any number of them). */
+static int takes_counter(const pmcf_event_info *e, unsigned pmcs)
+{
+	const char *s = e->source ? e->source : "";
+	return pmcs || (strcmp(s, PMCF_SRC_SOFTWARE) != 0 && strcmp(s, PMCF_SRC_TRACEPOINT) != 0 &&
+			strcmp(s, PMCF_SRC_PSEUDO) != 0);
 }
 
 /* Counters the items need at least: their distinct general-counter natives
  * when the catalogue names them (aliases and derived events share natives,
- * so costs do not add up), else their costs. */
-static unsigned counters_needed(const struct packer *pk)
+ * so costs do not add up), else their costs (of the events that takes_counter). */
+static unsigned counters_needed(const struct packer *pk, unsigned pmcs)
 {
 	unsigned total = 0;
 	size_t nn = 0;
@@ -435,6 +464,8 @@ static unsigned counters_needed(const struct packer *pk)
 	json_t **docs = calloc(nflat + 1, sizeof(json_t *));
 	for (size_t i = 0; i < nflat; i++) {
 		const pmcf_event_info *e = pmcf_catalog_at(pk->c, pk->flat[i]);
+		if (!takes_counter(e, pmcs))
+			continue;
 		json_t *j = e->constraints && seen && docs ? json_loads(e->constraints, 0, NULL) : NULL;
 		json_t *nat = j ? json_object_get(j, "native") : NULL;
 		if (!json_is_array(nat) || json_is_true(json_object_get(j, "fixed")) ||
@@ -464,11 +495,15 @@ static unsigned counters_needed(const struct packer *pk)
 }
 
 /* max(ceil(counters needed / free counters), a clique of pairwise
- * incompatible events) */
-static size_t lower_bound(struct packer *pk, unsigned counters, unsigned basecost)
+ * incompatible events); the counters used and where they came from go to
+ * the plan (only when some event needs one). */
+static size_t lower_bound(struct packer *pk, unsigned pmcs, unsigned basecost, pmcf_plan *plan)
 {
 	size_t lb = pk->n ? 1 : 0;
-	unsigned total = counters_needed(pk);
+	unsigned total = counters_needed(pk, pmcs), counters = 0;
+	if (total)
+		counters = plan->bound_counters =
+			counters_of(pk->c, pmcs, plan->bound_from, sizeof(plan->bound_from));
 	if (counters > basecost && total) {
 		size_t b = (total + (counters - basecost) - 1) / (counters - basecost);
 		if (b > lb)
@@ -835,7 +870,8 @@ static int plan_make_idx(const pmcf_catalog *c, const size_t *events, const unsi
 		size_t k = link[i];
 		if (!in_list(base, nbase, k)) {
 			base[nbase++] = k;
-			basecost += pmcf_catalog_at(c, k)->cost;
+			if (takes_counter(pmcf_catalog_at(c, k), o->pmcs))
+				basecost += pmcf_catalog_at(c, k)->cost;
 		}
 		if (!in_list(req, nreq, k))
 			req[nreq++] = k;
@@ -921,7 +957,7 @@ static int plan_make_idx(const pmcf_catalog *c, const size_t *events, const unsi
 	for (size_t i = 0; i < nitem; i++)
 		order[i] = i;
 	qsort_r(order, nitem, sizeof(size_t), cmp_cost_desc, cost);
-	plan->lower_bound = (unsigned)lower_bound(&pk, counters_of(c, o->pmcs), basecost);
+	plan->lower_bound = (unsigned)lower_bound(&pk, o->pmcs, basecost, plan);
 
 	if (ordered && o->link_auto && !o->npilots) {
 		err = pmcfi_fail(PMCF_EINVAL, "--link auto needs reference or pilot profiles");

@@ -19,6 +19,8 @@ struct plan_auto {
 struct pmcf_plan {
 	int strategy, packing, optimal;
 	unsigned pmcs, lower_bound;
+	unsigned bound_counters; /* the counters lower_bound used, 0 none */
+	char bound_from[224];    /* where that number came from ("" not said) */
 	char *catalog;
 	char **events, **link;
 	size_t nevents, nlink;

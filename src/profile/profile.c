@@ -789,7 +789,8 @@ int pmcf_profile_xu_get_fields(const pmcf_profile *p, size_t i, pmcf_xu *out)
 	if (!p || !out)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_profile_xu_get_fields: NULL argument");
 	if (i >= p->nxu)
-		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XUs)", i, p->nxu);
+		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XU%s)", i, p->nxu,
+				  p->nxu == 1 ? "" : "s");
 	out->type = p->xtype[i];
 	out->thread = p->thread[i];
 	out->cpu = p->cpu[i];
@@ -840,7 +841,8 @@ static int xu_check(const pmcf_profile *p, size_t i)
 	if (!p)
 		return pmcfi_fail(PMCF_EINVAL, "NULL profile");
 	if (i >= p->nxu)
-		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XUs)", i, p->nxu);
+		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XU%s)", i, p->nxu,
+				  p->nxu == 1 ? "" : "s");
 	return 0;
 }
 

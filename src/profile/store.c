@@ -1181,8 +1181,8 @@ static int read_xus(struct rd *r)
 	sqlite3_int64 bytes = sqlite3_column_int64(st, 2);
 	sqlite3_finalize(st);
 	if (rows < 0 || (uint64_t)rows != r->nchunks || total < 0 || (uint64_t)total != r->nxu || bytes < 0)
-		return corrupt(r, "%zu XUs in %zu chunks expected, the XU table has %lld in %lld", r->nxu,
-			       r->nchunks, (long long)total, (long long)rows);
+		return corrupt(r, "%zu XU%s in %zu chunks expected, the XU table has %lld in %lld", r->nxu,
+			       r->nxu == 1 ? "" : "s", r->nchunks, (long long)total, (long long)rows);
 	if (r->ver >= 2) /* labels are node ids */
 		bytes = 0;
 	err = pmcfi_profile_alloc_xus(p, r->nxu, (size_t)bytes);
@@ -1405,9 +1405,9 @@ static int check_limits(struct rd *r, unsigned have)
 	struct stat sb;
 	if (stat(r->path, &sb) == 0 && need > (uint64_t)sb.st_size)
 		return corrupt(r,
-			       "%zu XUs with %zu events and %zu truth events take at least %" PRIu64
+			       "%zu XU%s with %zu events and %zu truth events take at least %" PRIu64
 			       " bytes, the file has %lld",
-			       r->nxu, ne, ntr, need, (long long)sb.st_size);
+			       r->nxu, r->nxu == 1 ? "" : "s", ne, ntr, need, (long long)sb.st_size);
 	return 0;
 }
 

@@ -167,9 +167,10 @@ void report_section_match(struct report *r)
 	fprintf(h,
 		"<p>How well the source XUs of each fused XU agreed on the events they share (root mean "
 		"square of the differences, each divided by the event&rsquo;s range within the XU type; 0 = "
-		"identical). %zu of %zu XUs measured: median %s, p90 %s, p99 %s, max %s, mean %s.</p>\n",
-		s.measured, s.xus, report_num(s.p50, b[0], 32), report_num(s.p90, b[1], 32),
-		report_num(s.p99, b[2], 32), report_num(s.max, b[3], 32), report_num(s.mean, b[4], 32));
+		"identical). %zu of %zu XU%s measured: median %s, p90 %s, p99 %s, max %s, mean %s.</p>\n",
+		s.measured, s.xus, s.xus == 1 ? "" : "s", report_num(s.p50, b[0], 32),
+		report_num(s.p90, b[1], 32), report_num(s.p99, b[2], 32), report_num(s.max, b[3], 32),
+		report_num(s.mean, b[4], 32));
 	/* the buckets at their real widths; height = XUs per 0.01 of distance,
 	 * so that a bar's area is its number of XUs */
 	double lo[7], hi[7], dens[7], top = 0, right = 0;
@@ -195,9 +196,9 @@ void report_section_match(struct report *r)
 		       y0 = report_svg_y(&p, dens[k]);
 		fprintf(h,
 			"<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"#1f77b4\" "
-			"stroke=\"#fff\"><title>%s to %s: %zu XUs (%.1f%%)</title></rect>\n",
+			"stroke=\"#fff\"><title>%s to %s: %zu XU%s (%.1f%%)</title></rect>\n",
 			x0, y0, x1 - x0, 1000 - y0, report_num(lo[k], b[0], 32), report_num(hi[k], b[1], 32),
-			s.hist[k], 100.0 * (double)s.hist[k] / (double)s.measured);
+			s.hist[k], s.hist[k] == 1 ? "" : "s", 100.0 * (double)s.hist[k] / (double)s.measured);
 	}
 	report_svg_data_end(&p);
 	report_svg_end(&p);
@@ -471,7 +472,7 @@ void report_section_provenance(struct report *r)
 				acc / n * 1000, u0 + du * 0.1, (double)k / n * 1000, du * 0.8,
 				c < ns ? source_color((uint32_t)c) : "#dddddd");
 			report_esc(h, what);
-			fprintf(h, ": %zu XUs (%.1f%%) from ", k, 100.0 * (double)k / n);
+			fprintf(h, ": %zu XU%s (%.1f%%) from ", k, k == 1 ? "" : "s", 100.0 * (double)k / n);
 			if (c < ns)
 				fprintf(h, "execution %zu, ", c);
 			report_esc(h, c < ns ? path : "no execution (missing)");

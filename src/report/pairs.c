@@ -358,7 +358,8 @@ static void caption_cloud(FILE *h, const char *who, const struct cloud *c)
 		fprintf(h, " &mdash; %s: %s%s%s jittered (discrete counts; hover for the exact values)", who,
 			c->jx > 0 ? "x" : "", c->jx > 0 && c->jy > 0 ? " and " : "", c->jy > 0 ? "y" : "");
 	if (c->infinite)
-		fprintf(h, " &mdash; left out: %zu XUs with an infinite value (%s)", c->infinite, who);
+		fprintf(h, " &mdash; left out: %zu XU%s with an infinite value (%s)", c->infinite,
+			c->infinite == 1 ? "" : "s", who);
 }
 
 void report_section_scatter(struct report *r, const struct report_pair *pairs, size_t npairs)
@@ -447,7 +448,8 @@ void report_section_scatter(struct report *r, const struct report_pair *pairs, s
 			fprintf(h, " &mdash; Spearman &rho; %.3f", pairs[k].rho);
 		if (pairs[k].user)
 			fputs(" (requested with --pair)", h);
-		fprintf(h, " &mdash; %s XUs", report_count(c.points, b1, sizeof(b1)));
+		fprintf(h, " &mdash; %s XU%s", report_count(c.points, b1, sizeof(b1)),
+			c.points == 1 ? "" : "s");
 		caption_cloud(h, "this profile", &c);
 		if (rc.points)
 			caption_cloud(h, "reference", &rc);

@@ -286,11 +286,13 @@ static void timeline(struct report *r, struct span *v, size_t n, const char *tit
 	report_svg_end(&s);
 	char c1[32], c2[32];
 	if (ranks)
-		fprintf(h, "<figcaption>%s XUs on %zu threads of %zu MPI ranks, one row per (rank, thread), ",
-			report_count(n, c1, sizeof(c1)), rows, nranks);
+		fprintf(h,
+			"<figcaption>%s XU%s on %zu thread%s of %zu MPI ranks, one row per (rank, thread), ",
+			report_count(n, c1, sizeof(c1)), n == 1 ? "" : "s", rows, rows == 1 ? "" : "s",
+			nranks);
 	else
-		fprintf(h, "<figcaption>%s XUs on %zu threads, one row per thread, ",
-			report_count(n, c1, sizeof(c1)), rows);
+		fprintf(h, "<figcaption>%s XU%s on %zu thread%s, one row per thread, ",
+			report_count(n, c1, sizeof(c1)), n == 1 ? "" : "s", rows, rows == 1 ? "" : "s");
 	if (cs.ev >= 0) {
 		fputs("colour = ", h);
 		report_esc(h, cname);
@@ -466,11 +468,11 @@ void report_section_distributions(struct report *r, double *scratch)
 			fprintf(h, "<g><title>");
 			report_esc(h, report_type_name(p, t));
 			fprintf(h,
-				": %zu XUs; min %s, p5 %s, Q1 %s, median %s, Q3 %s, p95 %s, max %s</title>",
-				cnt[t], report_num(q[t][0], b[0], 32), report_num(q[t][1], b[1], 32),
-				report_num(q[t][2], b[2], 32), report_num(q[t][3], b[3], 32),
-				report_num(q[t][4], b[4], 32), report_num(q[t][5], b[5], 32),
-				report_num(q[t][6], b[6], 32));
+				": %zu XU%s; min %s, p5 %s, Q1 %s, median %s, Q3 %s, p95 %s, max %s</title>",
+				cnt[t], cnt[t] == 1 ? "" : "s", report_num(q[t][0], b[0], 32),
+				report_num(q[t][1], b[1], 32), report_num(q[t][2], b[2], 32),
+				report_num(q[t][3], b[3], 32), report_num(q[t][4], b[4], 32),
+				report_num(q[t][5], b[5], 32), report_num(q[t][6], b[6], 32));
 			fprintf(h, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.2f\" y2=\"%.2f\" stroke=\"#555\"/>",
 				c, c, yv[1], yv[5]);
 			fprintf(h,

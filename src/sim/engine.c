@@ -688,8 +688,8 @@ int sim_engine_run(const struct sim_workload *w, const struct sim_machine *m, ui
 			err = dispatch(&e, t);
 	}
 	if (!err && e.norder != w->nxu)
-		err = pmcfi_fail(PMCF_EINVAL, "simulated execution deadlocked (%zu of %zu XUs ran)", e.norder,
-				 w->nxu);
+		err = pmcfi_fail(PMCF_EINVAL, "simulated execution deadlocked (%zu of %zu XU%s ran)",
+				 e.norder, w->nxu, w->nxu == 1 ? "" : "s");
 	if (!err)
 		e.r->makespan = t;
 	engine_free(&e);

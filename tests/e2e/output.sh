@@ -158,7 +158,7 @@ PROG=(sh -c 'printf "prog-out"; printf "prog-err" >&2')
 "$PMCFUSE" run -e page-faults,context-switches --pmcs 1 -o po.pmcf -- "${PROG[@]}" >mixed.txt 2>&1 ||
 	fail "run with program output failed: $(cat mixed.txt)"
 # (as an unprivileged user, also the one warning that context-switches reads 0)
-grep -v -E '^(prog-outprog-err|pmcfuse: run: kernel\.perf_event_paranoid=[0-9]+: counting in user space only: .*|[0-9]{4}-[0-9-]+T[0-9:]+ pmcfuse run: exec .*|[0-9]+ executions of .*|executions .*|  .*|fused .*|match .*|wrote po.pmcf|[0-9]+ XUs lack .*)$' mixed.txt >bad.txt || true
+grep -v -E '^(prog-outprog-err|pmcfuse: run: kernel\.perf_event_paranoid=[0-9]+: counting in user space only: .*|[0-9]{4}-[0-9-]+T[0-9:]+ pmcfuse run: exec .*|[0-9]+ executions of .*|executions .*|  .*|fused .*|match .*|wrote po.pmcf|[0-9]+ XUs? lacks? .*)$' mixed.txt >bad.txt || true
 [ ! -s bad.txt ] || fail "lines that mix the program's output and pmcfuse's: $(cat bad.txt)"; ok
 expect_eq 2 "$(grep -c '^prog-outprog-err$' mixed.txt)"
 # --json: stdout is the JSON alone; the program's stdout went to stderr

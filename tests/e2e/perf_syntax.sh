@@ -129,3 +129,14 @@ if omp_examples; then
 		echo "SKIP (msr/tsc/ recording): no msr PMU here, or not permitted"
 	fi
 fi
+# perf's bare sysfs names (perf stat -e inst_retired): a file of some PMU's
+# events/ folder here resolves as that PMU's event (test_perf_syntax checks
+# the encoding on a fake sysfs)
+sysev=$(cd /sys/bus/event_source/devices 2>/dev/null && ls -d */events/* 2>/dev/null | grep -v -E '[.:]' | head -n 1 || true)
+if [ -n "$sysev" ] && "$PMCFUSE" events --check "${sysev%%/*}/${sysev##*/}/" >/dev/null 2>&1; then
+	expect_ok "$PMCFUSE" events --check "${sysev##*/}"
+	expect_match 'fits: 1 event' "$OUT"
+	expect_ok "$PMCFUSE" events --check "${sysev##*/},${sysev%%/*}/${sysev##*/}/"
+else
+	echo "SKIP (bare sysfs event names on this machine): no PMU event here opens${sysev:+ ($sysev)}"
+fi

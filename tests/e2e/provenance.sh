@@ -11,7 +11,8 @@ EV=page-faults,context-switches,task-clock
 joined() {
 	local f=$1 dir=$2 s
 	for s in $(jq -r '.sources[].path' "$f"); do
-		[[ "$s" == "$dir"/exec-*.pmcf ]] || fail "source path $s is not a kept execution"
+		# stored absolute (combine resolves the paths it is given)
+		[[ "$s" == "$(realpath "$dir")"/exec-*.pmcf ]] || fail "source path $s is not a kept execution"
 		"$PMCFUSE" export --format json -o "${s%.pmcf}.json" "$s" || fail "export $s"
 	done
 	# one array of the executions' exports, in source order

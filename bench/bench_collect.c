@@ -146,7 +146,7 @@ struct rec_time {
 static struct rec_time run_collect(char **argv, size_t nev, size_t *nxus)
 {
 	pmcf_profile *p = NULL;
-	pmcf_exit_info ei;
+	pmcf_exit_info ei = PMCF_EXIT_INFO_INIT;
 	struct rec_time r = {0, 0, 0, 0, 0};
 	fflush(stdout);
 	int so = dup(1);

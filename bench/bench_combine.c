@@ -228,7 +228,7 @@ static uint64_t digest(const pmcf_profile *p)
 	} while (0)
 	size_t nx = pmcf_profile_nxus(p), ne = pmcf_profile_nevents(p);
 	for (size_t i = 0; i < nx; i++) {
-		pmcf_xu xu;
+		pmcf_xu xu = PMCF_XU_INIT;
 		pmcf_profile_xu_get(p, i, &xu);
 		uint64_t t = xu.type;
 		MIX(t);
@@ -262,14 +262,14 @@ static double baseline(pmcf_profile **in, size_t np, size_t n)
 			if (pmcf_profile_event_find(out, pmcf_profile_event_name(in[j], e)) < 0)
 				pmcf_profile_event_add(out, pmcf_profile_event_name(in[j], e), NULL);
 	for (size_t t = 0; t < pmcf_profile_ntypes(in[0]); t++) {
-		pmcf_xu_type ty;
+		pmcf_xu_type ty = PMCF_XU_TYPE_INIT;
 		uint32_t id;
 		pmcf_profile_type_get(in[0], (uint32_t)t, &ty);
 		pmcf_profile_type_add(out, ty.kind, ty.name, ty.location, &id);
 	}
 	pmcf_profile_reserve(out, n);
 	for (size_t i = 0; i < n; i++) {
-		pmcf_xu xu;
+		pmcf_xu xu = PMCF_XU_INIT;
 		pmcf_profile_xu_get(in[0], i, &xu);
 		pmcf_profile_xu_add(out, &xu, NULL);
 	}

@@ -26,7 +26,7 @@ static pmcf_profile *truth_profile(const char *spec_text, uint64_t seed)
 	pmcf_profile *p;
 	if (pmcf_sim_spec_parse(spec_text, &spec))
 		return NULL;
-	pmcf_sim_spec_set_seed(spec, seed);
+	pmcf_sim_spec_seed_set(spec, seed);
 	const char *ev[] = {"duration"};
 	pmcf_sim_opts o = PMCF_SIM_OPTS_INIT;
 	int err = pmcf_sim_record(spec, ev, 1, &o, &p);

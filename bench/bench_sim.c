@@ -51,7 +51,8 @@ static double baseline(size_t nxu)
 	for (size_t i = 0; i < nxu; i++) {
 		snprintf(label, sizeof(label), "0.%zu", i);
 		uint64_t s = pmcfi_rng_next(&r) >> 40;
-		pmcf_xu xu = {type, (int32_t)(i % 32), (int32_t)(i % 32), s, s + 1000, label, "0"};
+		pmcf_xu xu = {sizeof(pmcf_xu), type, (int32_t)(i % 32), (int32_t)(i % 32), s, s + 1000,
+			      label,           "0"};
 		pmcf_profile_xu_add(p, &xu, NULL);
 	}
 	for (size_t e = 0; e <= NEV; e++) {

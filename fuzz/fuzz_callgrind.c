@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			volatile double sink = 0;
 			for (size_t i = 0; i < pmcf_imix_size(m); i++)
 				sink += (double)(size_t)pmcf_imix_at(m, i);
-			(void)pmcf_imix_get_stats(m);
+			(void)pmcf_imix_stats_get(m);
 			(void)sink;
 			pmcf_imix_free(m);
 		}

@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			sink += (size_t)pmcf_perfdata_task(pd, i);
 		sink += (size_t)pmcf_perfdata_stats(pd);
 		(void)sink;
-		pmcf_perfdata_close(pd);
+		pmcf_perfdata_free(pd);
 	}
 	return 0;
 }

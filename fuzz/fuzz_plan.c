@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t k = 0; k < pmcf_plan_nsets(p); k++) {
 			const char *const *names;
 			size_t n;
-			(void)pmcf_plan_set_events(p, k, &names, &n);
+			(void)pmcf_plan_events_at(p, k, &names, &n);
 		}
 		char *text = NULL;
 		if (pmcf_plan_to_json(p, &text) == 0) {

@@ -16,14 +16,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				sink += strlen(k) + strlen(v);
 		}
 		for (uint32_t t = 0; t < pmcf_profile_ntypes(p); t++) {
-			pmcf_xu_type ty;
+			pmcf_xu_type ty = PMCF_XU_TYPE_INIT;
 			(void)pmcf_profile_type_get(p, t, &ty);
 		}
 		size_t ne = pmcf_profile_nevents(p), nx = pmcf_profile_nxus(p);
 		for (size_t e = 0; e < ne; e++)
 			sink += strlen(pmcf_profile_event_name(p, e));
 		for (size_t i = 0; i < nx; i++) {
-			pmcf_xu xu;
+			pmcf_xu xu = PMCF_XU_INIT;
 			(void)pmcf_profile_xu_get(p, i, &xu);
 			for (size_t e = 0; e < ne; e++) {
 				double v = pmcf_profile_value(p, i, e);

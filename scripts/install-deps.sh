@@ -20,6 +20,7 @@ PACKAGES=(
 	valgrind                           # imix reference (callgrind)
 	lua5.4 xz-utils                    # bench/imix-validate: Debian programs it measures (with gzip, sort, sqlite3)
 	clang-format                       # scripts/format.sh, the format_check test (clang-format 14)
+	universal-ctags                    # scripts/long-functions.sh, the long_functions test (end: of each function)
 	llvm-16                            # llvm-mca-16: imix cost model for timer samples
 	clang-16 libomp-16-dev libclang-rt-16-dev # OpenMP examples, the OMPT collector; libFuzzer (make fuzz)
 	gnuplot-nox                        # categorize --plot (pngcairo terminal)

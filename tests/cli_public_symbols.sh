@@ -2,7 +2,8 @@
 # The pmcfuse command uses only the public library (issue 19): no object of
 # the command may leave undefined a symbol that the library defines but does
 # not export (pmcfi_*, hbbpi_*, cmbi_*, plani_*, sim_*, report_*, ... : what
-# libpmcfuse.so hides). Fails with one line per use.
+# libpmcfuse.so hides), unless an object of the command defines it too (the
+# helpers of src/x/, compiled into both). Fails with one line per use.
 #
 # usage: cli_public_symbols.sh LIBPMCFUSE.so LIBPMCFUSE_INTERNAL.a CLI_OBJECT...
 #        cli_public_symbols.sh --self-test     show that the check can fail
@@ -27,7 +28,10 @@ check() {
 		rm -rf "$tmp"
 		return 2
 	}
-	comm -23 "$tmp/defined" "$tmp/exported" >"$tmp/internal"
+	# a symbol that an object of the command defines is the command's own
+	# (the helpers of src/x/ compiled into it, curl's curlx model)
+	nm -g --defined-only "$@" 2>/dev/null | awk 'NF == 3 {print $3}' | sort -u >"$tmp/own"
+	comm -23 "$tmp/defined" "$tmp/exported" | comm -23 - "$tmp/own" >"$tmp/internal"
 	# one nm for every object: "path/x.c.o:  U sym" -> "x.c sym"
 	nm -u -A "$@" | awk '{f = $1; sub(/:$/, "", f); sub(/.*\//, "", f); sub(/\.o$/, "", f); print f, $NF}' >"$tmp/uses"
 	# "file symbol" for every undefined symbol that is internal
@@ -56,13 +60,15 @@ if [ "${1:-}" = --self-test ]; then
 		'int hid(void); int hid(void) { return 2; }' >lib.c
 	printf '%s\n' 'int pub(void); int a(void); int a(void) { return pub(); }' >a.c
 	printf '%s\n' 'int hid(void); int b(void); int b(void) { return hid(); }' >b.c
-	cc -fPIC -fvisibility=hidden -c lib.c a.c b.c || exit 2
+	printf '%s\n' 'int hid(void); int hid(void) { return 3; }' >own.c
+	cc -fPIC -fvisibility=hidden -c lib.c a.c b.c own.c || exit 2
 	cc -shared -o lib.so lib.o && ar rc lib.a lib.o || exit 2
 	check lib.so lib.a "" a.o >out 2>&1 || { echo "self-test: a public use was refused"; cat out; exit 1; }
 	check lib.so lib.a "" a.o b.o >out 2>&1 && { echo "self-test: an internal use was not found"; exit 1; }
 	grep -q '^b uses the internal symbol hid' out || { echo "self-test: wrong message"; cat out; exit 1; }
 	check lib.so lib.a "b hid" a.o b.o >out 2>&1 || { echo "self-test: a known use was refused"; exit 1; }
 	check lib.so lib.a "b hid" a.o >out 2>&1 && { echo "self-test: a stale known entry passed"; exit 1; }
+	check lib.so lib.a "" a.o b.o own.o >out 2>&1 || { echo "self-test: a helper compiled into the command was refused"; cat out; exit 1; }
 	echo "self-test passed"
 	exit 0
 fi

@@ -17,12 +17,11 @@ import tempfile
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 
 # Modules that may include no other module's header, only their own and the
-# public ones (pmcfuse/...): the command is a user of the public library;
-# src/common/ is compiled into the library and into the command (curl's
-# curlx model), so it uses the public API alone too.
-PUBLIC_ONLY = {"cli", "common"}
-# What a PUBLIC_ONLY module may include besides the public headers.
-SHARED = {"common"}
+# public ones (pmcfuse/...): the command is a user of the public library.
+PUBLIC_ONLY = {"cli"}
+# Helper modules compiled into the command too (curl's curlx model, src/x/):
+# the PUBLIC_ONLY modules may include them, and they include no other module.
+SHARED_HELPERS = {"x"}
 
 # Includes of another module's *_impl.h allowed by name (none now: the
 # command line uses only the public library, tests/cli_public_symbols.sh);
@@ -61,7 +60,10 @@ def check(src, known=frozenset()):
             seen_known.add((path, header))
         elif os.path.basename(header).endswith("_impl.h"):
             problems.append(f"{path} includes {header}, the private header of module {dep}")
-        elif mod in PUBLIC_ONLY and dep not in SHARED:
+        elif mod in SHARED_HELPERS:
+            problems.append(f"{path} includes {header}: module {mod} is compiled into the command and "
+                            "includes no other module")
+        elif mod in PUBLIC_ONLY and dep not in SHARED_HELPERS:
             problems.append(f"{path} includes {header}: module {mod} uses only the public headers")
     for path, header in sorted(set(known) - seen_known):
         problems.append(f"{path} no longer includes {header}: remove it from KNOWN in {__file__}")
@@ -98,7 +100,9 @@ def self_test():
         "util/x.h": '#include "pmcfuse/p.h"\n#include "local.h"\n',
         "d/d.c": '  #  include "e/e_impl.h"\n',
         "e/e_impl.h": '#include "e/e.h"\n',
-        "cli/v.c": '#include "cli/cli.h"\n#include "pmcfuse/p.h"\n#include "util/x.h"\n',
+        "cli/v.c": '#include "cli/cli.h"\n#include "pmcfuse/p.h"\n#include "util/x.h"\n#include "x/x.h"\n',
+        "x/x.c": '#include "x/x.h"\n#include "util/x.h"\n',
+        "x/x.h": "",
         "cli/cli.h": "",
     }
     with tempfile.TemporaryDirectory() as tmp:
@@ -113,7 +117,9 @@ def self_test():
                    f"a/a.c no longer includes c/c_impl.h: remove it from KNOWN in {__file__}",
                    "d/d.c includes e/e_impl.h, the private header of module e",
                    "cli/v.c includes util/x.h: module cli uses only the public headers",
-                   "cli/v.c includes util/x.h: module cli uses only the public headers"])
+                   "cli/v.c includes util/x.h: module cli uses only the public headers",
+                   "x/x.c includes util/x.h: module x is compiled into the command and includes no other module",
+                   "x/x.c includes util/x.h: module x is compiled into the command and includes no other module"])
     if got != want:
         print(f"include_graph self-test: got {got}, want {want}", file=sys.stderr)
         return 1

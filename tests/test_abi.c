@@ -248,6 +248,92 @@ static int call_combine_check_all(void)
 	return pmcf_combine_check(in, 1, (void *)buf.b);
 }
 
+static int call_xu_add(void) { return pmcf_profile_xu_add(prof, (void *)buf.b, NULL); }
+static int call_xu_get(void) { return pmcf_profile_xu_get(prof, 0, (void *)buf.b); }
+static int call_xu_get_fields(void) { return pmcf_profile_xu_fields_get(prof, 0, (void *)buf.b); }
+static int call_type_get(void) { return pmcf_profile_type_get(prof, 0, (void *)buf.b); }
+static int call_exit_collect(void)
+{
+	char *argv[] = {"/nonexistent/pmcfuse-test", NULL};
+	pmcf_profile *out = NULL;
+	return pmcf_collect_program(argv, NULL, 0, NULL, &out, (void *)buf.b);
+}
+static int call_exit_source(void)
+{
+	pmcf_source *src = NULL;
+	pmcf_evlist *ev = NULL;
+	pmcf_profile *out = NULL;
+	assert_int_equal(pmcf_source_new_sim("seidel,blocks=2,iters=2", NULL, &src), 0);
+	assert_int_equal(pmcf_source_events(src, "PAPI_TOT_INS", &ev), 0);
+	int rc = pmcf_source_record(src, ev, 0, &out, (void *)buf.b);
+	pmcf_profile_free(out);
+	pmcf_evlist_free(ev);
+	pmcf_source_free(src);
+	return rc;
+}
+static int call_fit_line(void)
+{
+	double x[] = {1, 2}, y[] = {3, 5};
+	return pmcf_categorize_fit_line(x, y, 2, (void *)buf.b);
+}
+static int call_branch_fits(void)
+{
+	pmcf_categorize_branch_match m = PMCF_CATEGORIZE_BRANCH_MATCH_INIT;
+	return pmcf_categorize_branch_classify((void *)buf.b, 0, &m);
+}
+static int call_branch_match(void)
+{
+	pmcf_categorize_fit f[PMCF_CATEGORIZE_NKERNELS] = {PMCF_CATEGORIZE_FIT_INIT};
+	return pmcf_categorize_branch_classify(f, 0, (void *)buf.b);
+}
+static int call_levels_sysfs(void)
+{
+	return pmcf_categorize_levels_sysfs("/nonexistent/cache", (void *)buf.b);
+}
+static int call_cache_levels(void)
+{
+	pmcf_categorize_cache_match m = PMCF_CATEGORIZE_CACHE_MATCH_INIT;
+	return pmcf_categorize_cache_classify((void *)buf.b, NULL, NULL, 0, 0, &m);
+}
+static int call_cache_match(void)
+{
+	pmcf_categorize_levels lv = {.size = sizeof(lv), .n = 1, .bytes = {32768}, .name = {"L1D"}};
+	return pmcf_categorize_cache_classify(&lv, NULL, NULL, 0, 0, (void *)buf.b);
+}
+static int call_report_from(void)
+{
+	const char *ev[] = {"x"};
+	pmcf_categorize_report *r = NULL;
+	int rc = pmcf_categorize_report_from(NULL, (void *)buf.b, ev, 1, NULL, 0, NULL, NULL, 0, NULL, 0, &r);
+	pmcf_categorize_report_free(r);
+	return rc;
+}
+static int call_consistency(void)
+{
+	size_t n;
+	return pmcf_consistency_check(prof, (void *)buf.b, 4, &n);
+}
+static int call_train_examples(void)
+{
+	pmcf_imix_stump st = PMCF_IMIX_STUMP_INIT;
+	return pmcf_imix_train((void *)buf.b, 2, &st);
+}
+static int call_train_stump(void)
+{
+	pmcf_imix_example ex[1] = {{.size = sizeof(ex[0]), .len = 3, .weight = 1, .lbr = 1}};
+	return pmcf_imix_train(ex, 1, (void *)buf.b);
+}
+static int call_compare(void)
+{
+	pmcf_imix_cmp *c = NULL;
+	return pmcf_imix_compare((void *)buf.b, 1, NULL, 0, 0, &c);
+}
+static int call_synth_blocks(void)
+{
+	size_t n;
+	return pmcf_imix_synth_write("/nonexistent/synth", NULL, (void *)buf.b, 4, &n);
+}
+
 static const struct {
 	int line;
 	const char *name;
@@ -267,8 +353,8 @@ static const struct {
 	 call_combine_opts, 1},
 	{__LINE__, "pmcf_combine_opts", sizeof(pmcf_combine_opts), offsetof(pmcf_combine_opts, threads),
 	 call_combine_check, 1},
-	{__LINE__, "pmcf_combine_stats", sizeof(pmcf_combine_stats), sizeof(pmcf_combine_stats),
-	 call_combine_stats, 1},
+	{__LINE__, "pmcf_combine_stats", sizeof(pmcf_combine_stats),
+	 offsetof(pmcf_combine_stats, bc_label_pairs), call_combine_stats, 1},
 	{__LINE__, "pmcf_plan_opts", sizeof(pmcf_plan_opts), offsetof(pmcf_plan_opts, groups), call_plan, 1},
 	{__LINE__, "pmcf_sim_opts", sizeof(pmcf_sim_opts), offsetof(pmcf_sim_opts, estimate) + sizeof(int),
 	 call_sim, 1},
@@ -296,6 +382,26 @@ static const struct {
 	 call_plan_evlist, 1},
 	{__LINE__, "pmcf_combine_opts", sizeof(pmcf_combine_opts), offsetof(pmcf_combine_opts, threads),
 	 call_combine_check_all, 1},
+#define SAME(t) sizeof(t), sizeof(t) /* sized since issue 37: the first version is this one */
+	{__LINE__, "pmcf_xu", SAME(pmcf_xu), call_xu_add, 1},
+	{__LINE__, "pmcf_xu", SAME(pmcf_xu), call_xu_get, 1},
+	{__LINE__, "pmcf_xu", SAME(pmcf_xu), call_xu_get_fields, 1},
+	{__LINE__, "pmcf_xu_type", SAME(pmcf_xu_type), call_type_get, 1},
+	{__LINE__, "pmcf_exit_info", SAME(pmcf_exit_info), call_exit_collect, 0},
+	{__LINE__, "pmcf_exit_info", SAME(pmcf_exit_info), call_exit_source, 1},
+	{__LINE__, "pmcf_categorize_fit", SAME(pmcf_categorize_fit), call_fit_line, 1},
+	{__LINE__, "pmcf_categorize_fit", SAME(pmcf_categorize_fit), call_branch_fits, 1},
+	{__LINE__, "pmcf_categorize_branch_match", SAME(pmcf_categorize_branch_match), call_branch_match, 1},
+	{__LINE__, "pmcf_categorize_levels", SAME(pmcf_categorize_levels), call_levels_sysfs, 1},
+	{__LINE__, "pmcf_categorize_levels", SAME(pmcf_categorize_levels), call_cache_levels, 1},
+	{__LINE__, "pmcf_categorize_cache_match", SAME(pmcf_categorize_cache_match), call_cache_match, 1},
+	{__LINE__, "pmcf_categorize_levels", SAME(pmcf_categorize_levels), call_report_from, 1},
+	{__LINE__, "pmcf_consistency", SAME(pmcf_consistency), call_consistency, 1},
+	{__LINE__, "pmcf_imix_example", SAME(pmcf_imix_example), call_train_examples, 1},
+	{__LINE__, "pmcf_imix_stump", SAME(pmcf_imix_stump), call_train_stump, 1},
+	{__LINE__, "pmcf_imix_row", SAME(pmcf_imix_row), call_compare, 0},
+	{__LINE__, "pmcf_imix_synth_block", SAME(pmcf_imix_synth_block), call_synth_blocks, 0},
+#undef SAME
 };
 
 static void set_size(size_t size)
@@ -317,6 +423,10 @@ static void test_entry_points(void **state)
 	assert_int_equal(pmcf_profile_new(&prof), 0);
 	assert_int_equal(pmcf_catalog_sim("cholesky", &cat), 0);
 	assert_int_equal(pmcf_sim_spec_parse("seidel,blocks=2,iters=2", &spec), 0);
+	uint32_t ty;
+	assert_int_equal(pmcf_profile_type_add(prof, PMCF_XU_TASK, "t", "", &ty), 0);
+	pmcf_xu xu = {.type = ty, .label = "1"};
+	assert_int_equal(pmcf_profile_xu_add(prof, &xu, NULL), 0);
 	for (size_t i = 0; i < sizeof(entry_cases) / sizeof(entry_cases[0]); i++) {
 		int line = entry_cases[i].line;
 		const char *name = entry_cases[i].name;
@@ -355,6 +465,87 @@ static void test_host_sizes(void **state)
 	assert_int_equal(b.size, sizeof(b));
 	assert_string_equal(a.cpu, b.cpu);
 	assert_int_equal(a.ncpus, b.ncpus);
+}
+
+/* Structs sized since issue 37: results say the bytes written, a newer
+ * caller's array is read at its own stride, exit_info is filled as the
+ * caller's size says (no memset over it). */
+static void test_results_and_arrays(void **state)
+{
+	(void)state;
+	pmcf_profile *p = NULL;
+	uint32_t ty;
+	assert_int_equal(pmcf_profile_new(&p), 0);
+	assert_int_equal(pmcf_profile_type_add(p, PMCF_XU_TASK, "t", "", &ty), 0);
+	pmcf_xu in = {.type = ty, .start_ns = 5, .end_ns = 9, .label = "1"};
+	assert_int_equal(pmcf_profile_xu_add(p, &in, NULL), 0);
+	set_size(sizeof(pmcf_xu) + 16); /* a newer header's pmcf_xu */
+	assert_int_equal(pmcf_profile_xu_get(p, 0, (void *)buf.b), 0);
+	pmcf_xu got = PMCF_XU_INIT;
+	memcpy(&got, buf.b, sizeof(got));
+	assert_int_equal(got.size, sizeof(pmcf_xu));
+	assert_int_equal(got.end_ns, 9);
+	for (size_t i = sizeof(pmcf_xu); i < sizeof(pmcf_xu) + 16; i++)
+		assert_int_equal(buf.b[i], 0);
+	pmcf_profile_free(p);
+
+	/* seven fits at a newer caller's stride classify as the compact ones */
+	pmcf_categorize_fit f[PMCF_CATEGORIZE_NKERNELS] = {PMCF_CATEGORIZE_FIT_INIT};
+	size_t stride = sizeof(pmcf_categorize_fit) + 24;
+	memset(buf.b, 0, sizeof(buf.b));
+	for (unsigned k = 0; k < PMCF_CATEGORIZE_NKERNELS; k++) {
+		double x[] = {1, 2, 3}, y[] = {k, 2.0 * k + 1, 3.0 * k + 2.1};
+		f[k].size = sizeof(f[k]);
+		assert_int_equal(pmcf_categorize_fit_line(x, y, 3, &f[k]), 0);
+		memcpy(buf.b + k * stride, &f[k], sizeof(f[k]));
+	}
+	memcpy(buf.b, &stride, sizeof(stride));
+	pmcf_categorize_branch_match a = PMCF_CATEGORIZE_BRANCH_MATCH_INIT,
+				     b = PMCF_CATEGORIZE_BRANCH_MATCH_INIT;
+	assert_int_equal(pmcf_categorize_branch_classify(f, 0, &a), 0);
+	assert_int_equal(pmcf_categorize_branch_classify((void *)buf.b, 0, &b), 0);
+	assert_int_equal(a.category, b.category);
+	for (int c = 0; c < PMCF_CATEGORIZE_NCATS; c++)
+		assert_true(a.score[c] == b.score[c]);
+
+	/* exit_info of a simulation: size 0 (the first version) is filled and
+	 * says the bytes written */
+	pmcf_source *src = NULL;
+	pmcf_evlist *ev = NULL;
+	pmcf_profile *out = NULL;
+	pmcf_exit_info ei = {0};
+	ei.status = 77; /* overwritten: the library fills what both know */
+	assert_int_equal(pmcf_source_new_sim("seidel,blocks=2,iters=2", NULL, &src), 0);
+	assert_int_equal(pmcf_source_events(src, "PAPI_TOT_INS", &ev), 0);
+	assert_int_equal(pmcf_source_record(src, ev, 0, &out, &ei), 0);
+	assert_int_equal(ei.size, sizeof(ei));
+	assert_int_equal(ei.exited, 1);
+	assert_int_equal(ei.status, 0);
+	assert_int_equal(ei.xus, pmcf_profile_nxus(out));
+	ei.size = 8; /* smaller than the first version: refused, nothing recorded */
+	pmcf_profile_free(out);
+	out = NULL;
+	assert_int_equal(pmcf_source_record(src, ev, 0, &out, &ei), PMCF_EINVAL);
+	assert_null(out);
+	assert_int_equal(ei.size, 8);
+	pmcf_evlist_free(ev);
+	pmcf_source_free(src);
+}
+
+/* Structs the library owns and hands out carry the size it wrote. */
+static void test_library_owned_sizes(void **state)
+{
+	(void)state;
+	pmcf_catalog *c = NULL;
+	assert_int_equal(pmcf_catalog_sim("cholesky", &c), 0);
+	assert_true(pmcf_catalog_size(c) > 0);
+	for (size_t i = 0; i < pmcf_catalog_size(c); i++)
+		assert_int_equal(pmcf_catalog_at(c, i)->size, sizeof(pmcf_event_info));
+	pmcf_catalog_free(c);
+	pmcf_host_info h = PMCF_HOST_INFO_INIT;
+	assert_int_equal(pmcf_host_describe(&h), 0);
+	for (size_t i = 0; i < h.npmus; i++)
+		assert_int_equal(h.pmus[i].size, sizeof(pmcf_host_pmu));
 }
 
 /* ---- growth ---------------------------------------------------------------- */
@@ -404,8 +595,12 @@ static void test_grow(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_check_table),  cmocka_unit_test(test_in_out),
-		cmocka_unit_test(test_entry_points), cmocka_unit_test(test_host_sizes),
+		cmocka_unit_test(test_check_table),
+		cmocka_unit_test(test_in_out),
+		cmocka_unit_test(test_entry_points),
+		cmocka_unit_test(test_host_sizes),
+		cmocka_unit_test(test_results_and_arrays),
+		cmocka_unit_test(test_library_owned_sizes),
 		cmocka_unit_test(test_grow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

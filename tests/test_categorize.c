@@ -28,7 +28,7 @@ static void test_fit_line(void **state)
 {
 	(void)state;
 	double x[] = {1, 2, 3, 4}, y[] = {5, 7, 9, 11};
-	pmcf_categorize_fit f;
+	pmcf_categorize_fit f = PMCF_CATEGORIZE_FIT_INIT;
 	assert_int_equal(pmcf_categorize_fit_line(x, y, 4, &f), 0);
 	assert_true(fabs(f.slope - 2) < 1e-12 && fabs(f.intercept - 3) < 1e-12);
 	assert_true(fabs(f.r2 - 1) < 1e-12);
@@ -93,8 +93,8 @@ static void test_branch_rows_with_noise(void **state)
 		for (unsigned k = 0; k < 7; k++)
 			s[k] = pmcf_categorize_expected(c, k);
 		for (int rep = 0; rep < 50; rep++) {
-			pmcf_categorize_fit f[7];
-			pmcf_categorize_branch_match m;
+			pmcf_categorize_fit f[7] = {PMCF_CATEGORIZE_FIT_INIT};
+			pmcf_categorize_branch_match m = PMCF_CATEGORIZE_BRANCH_MATCH_INIT;
 			synth_fits(s, 2e5, 0.005, f);
 			assert_int_equal(pmcf_categorize_branch_classify(f, 0, &m), 0);
 			if (m.category != c)
@@ -130,9 +130,9 @@ static void test_branch_table(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < sizeof(branch_cases) / sizeof(branch_cases[0]); i++) {
-		pmcf_categorize_fit f[7];
+		pmcf_categorize_fit f[7] = {PMCF_CATEGORIZE_FIT_INIT};
 		synth_fits(branch_cases[i].slope, 1e5, 0.001, f);
-		pmcf_categorize_branch_match m;
+		pmcf_categorize_branch_match m = PMCF_CATEGORIZE_BRANCH_MATCH_INIT;
 		assert_int_equal(pmcf_categorize_branch_classify(f, 0, &m), 0);
 		if (m.category != branch_cases[i].want)
 			fail_msg("line %d: got %s (%.3f), want %s", branch_cases[i].line,
@@ -148,21 +148,21 @@ static void test_branch_pure_noise(void **state)
 	 * so nothing but the all-zero rows could match, and they do not */
 	double x[4] = {1, 2, 3, 4};
 	for (int rep = 0; rep < 20; rep++) {
-		pmcf_categorize_fit f[7];
+		pmcf_categorize_fit f[7] = {PMCF_CATEGORIZE_FIT_INIT};
 		for (int k = 0; k < 7; k++) {
 			double y[4];
 			for (int p = 0; p < 4; p++)
 				y[p] = 1000 + 300 * gauss();
 			assert_int_equal(pmcf_categorize_fit_line(x, y, 4, &f[k]), 0);
 		}
-		pmcf_categorize_branch_match m;
+		pmcf_categorize_branch_match m = PMCF_CATEGORIZE_BRANCH_MATCH_INIT;
 		assert_int_equal(pmcf_categorize_branch_classify(f, 0, &m), 0);
 		assert_int_equal(m.category, -1);
 	}
 }
 
 /* Three levels like Fig. 12–13: L1 32 KiB, L2 256 KiB, L3 32 MiB. */
-static const pmcf_categorize_levels three = {3, {32768, 262144, 33554432}, {"L1D", "L2", "LL"}};
+static const pmcf_categorize_levels three = {0, 3, {32768, 262144, 33554432}, {"L1D", "L2", "LL"}};
 
 /* Per-access values at sizes 4 KiB..128 MiB: 1 in the regions listed
  * (bit r set: region r), 0 elsewhere, with relative noise sd (and a twentieth
@@ -200,7 +200,7 @@ static void test_cache_table(void **state)
 		for (int rep = 0; rep < 20; rep++) {
 			double b[64], v[64];
 			size_t n = synth_steps(cache_cases[i].regions, rep ? 0.03 : 0, b, v);
-			pmcf_categorize_cache_match m;
+			pmcf_categorize_cache_match m = PMCF_CATEGORIZE_CACHE_MATCH_INIT;
 			assert_int_equal(pmcf_categorize_cache_classify(&three, b, v, n, 0, &m), 0);
 			if (strcmp(m.category, cache_cases[i].want) != 0)
 				fail_msg("line %d draw %d: got %s (%.3f, %s), want %s", cache_cases[i].line,
@@ -222,7 +222,7 @@ static void test_cache_scale_and_prefetch(void **state)
 	size_t n = synth_steps(0xc, 0, b, v);
 	for (size_t i = 0; i < n; i++)
 		v[i] *= 64 * (b[i] > 262144 && b[i] <= 33554432 ? 0.7 : 1);
-	pmcf_categorize_cache_match m;
+	pmcf_categorize_cache_match m = PMCF_CATEGORIZE_CACHE_MATCH_INIT;
 	assert_int_equal(pmcf_categorize_cache_classify(&three, b, v, n, 0, &m), 0);
 	assert_string_equal(m.category, "L2-miss");
 	assert_true(m.confidence > 0.6);
@@ -230,7 +230,7 @@ static void test_cache_scale_and_prefetch(void **state)
 	assert_int_equal(pmcf_categorize_cache_classify(&three, b, v, 3, 0, &m), 0);
 	assert_string_equal(m.category, "none");
 	/* bad input */
-	pmcf_categorize_levels none = {0, {0}, {""}};
+	pmcf_categorize_levels none = {0, 0, {0}, {""}};
 	assert_int_equal(pmcf_categorize_cache_classify(&none, b, v, n, 0, &m), PMCF_EINVAL);
 }
 
@@ -267,7 +267,7 @@ static void test_levels_sysfs(void **state)
 		snprintf(path, sizeof(path), "%s/size", dir);
 		write_text(path, idx[i][2]);
 	}
-	pmcf_categorize_levels lv;
+	pmcf_categorize_levels lv = PMCF_CATEGORIZE_LEVELS_INIT;
 	assert_int_equal(pmcf_categorize_levels_sysfs(root, &lv), 0);
 	assert_int_equal(lv.n, 3);
 	assert_true(lv.bytes[0] == 49152 && lv.bytes[1] == 1048576 && lv.bytes[2] == 33554432);
@@ -283,7 +283,7 @@ static void test_report_from(void **state)
 	(void)state;
 	/* two events over both sweeps: Bc-like (CR, flat in the chase) and
 	 * D1mr-like (zero in the branch kernels, L1D-miss) */
-	static const pmcf_categorize_levels two = {2, {32768, 8388608}, {"L1D", "LL"}};
+	static const pmcf_categorize_levels two = {0, 2, {32768, 8388608}, {"L1D", "LL"}};
 	const char *ev[] = {"Bc", "D1mr", "Ir"};
 	double it[3] = {1e4, 2e4, 3e4};
 	double counts[3 * 7 * 3];

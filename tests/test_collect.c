@@ -71,8 +71,8 @@ static size_t count_type(const pmcf_profile *p, const char *name, int kind)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < pmcf_profile_nxus(p); i++) {
-		pmcf_xu x;
-		pmcf_xu_type t;
+		pmcf_xu x = PMCF_XU_INIT;
+		pmcf_xu_type t = PMCF_XU_TYPE_INIT;
 		pmcf_profile_xu_get(p, i, &x);
 		pmcf_profile_type_get(p, x.type, &t);
 		if ((!name || !strcmp(t.name, name)) && (!kind || t.kind == kind))
@@ -84,7 +84,7 @@ static size_t count_type(const pmcf_profile *p, const char *name, int kind)
 static long find_label(const pmcf_profile *p, const char *label)
 {
 	for (size_t i = 0; i < pmcf_profile_nxus(p); i++) {
-		pmcf_xu x;
+		pmcf_xu x = PMCF_XU_INIT;
 		pmcf_profile_xu_get(p, i, &x);
 		if (!strcmp(x.label, label))
 			return (long)i;
@@ -100,7 +100,7 @@ static char *labels(const pmcf_profile *p)
 	size_t n = pmcf_profile_nxus(p), len = 1;
 	char **l = calloc(n + 1, sizeof(*l));
 	for (size_t i = 0; i < n; i++) {
-		pmcf_xu x;
+		pmcf_xu x = PMCF_XU_INIT;
 		pmcf_profile_xu_get(p, i, &x);
 		l[i] = strdup(x.label);
 		len += strlen(x.label) + 1;
@@ -276,7 +276,7 @@ static void test_listing11(void **state)
 {
 	(void)state;
 	NEED_OMP();
-	pmcf_exit_info ei;
+	pmcf_exit_info ei = PMCF_EXIT_INFO_INIT;
 	pmcf_profile *p = collect(0, &ei, ex("listing11"), NULL);
 	assert_int_equal(ei.ompt, 1);
 	assert_int_equal(pmcf_profile_nxus(p), 16);
@@ -289,8 +289,8 @@ static void test_listing11(void **state)
 	 * ranges and chunks, then .<rank>.<task> for tasks in a range, and
 	 * 0.1.<parallel>.0.<TID>.<task> for the tasks created by the region */
 	for (size_t i = 0; i < 16; i++) {
-		pmcf_xu x;
-		pmcf_xu_type t;
+		pmcf_xu x = PMCF_XU_INIT;
+		pmcf_xu_type t = PMCF_XU_TYPE_INIT;
 		pmcf_profile_xu_get(p, i, &x);
 		pmcf_profile_type_get(p, x.type, &t);
 		assert_int_equal(strncmp(x.label, "0.1.", 4), 0);
@@ -299,8 +299,8 @@ static void test_listing11(void **state)
 	/* exact page faults: task i touches 1 + i pages, chunk at s touches 16 + s
 	 * and 17 + s pages, the tasks in the region 40 each */
 	for (size_t i = 0; i < 16; i++) {
-		pmcf_xu x;
-		pmcf_xu_type t;
+		pmcf_xu x = PMCF_XU_INIT;
+		pmcf_xu_type t = PMCF_XU_TYPE_INIT;
 		pmcf_profile_xu_get(p, i, &x);
 		pmcf_profile_type_get(p, x.type, &t);
 		double pf = pmcf_profile_value(p, i, 1);
@@ -341,7 +341,7 @@ static void test_cholesky(void **state)
 {
 	(void)state;
 	NEED_OMP();
-	pmcf_exit_info ei;
+	pmcf_exit_info ei = PMCF_EXIT_INFO_INIT;
 	pmcf_profile *p = collect(0, &ei, ex("cholesky"), "5", "32", NULL);
 	/* nb = 5: potrf 5, trsm 10, syrk 10, gemm C(4,2)+C(3,2)+C(2,2) = 10 */
 	assert_int_equal(count_type(p, "potrf", PMCF_XU_TASK), 5);
@@ -352,8 +352,8 @@ static void test_cholesky(void **state)
 	const int pages[] = {2, 4, 4, 6}; /* 32x32 doubles = 2 pages per tile */
 	const char *names[] = {"potrf", "trsm", "syrk", "gemm"};
 	for (size_t i = 0; i < pmcf_profile_nxus(p); i++) {
-		pmcf_xu x;
-		pmcf_xu_type t;
+		pmcf_xu x = PMCF_XU_INIT;
+		pmcf_xu_type t = PMCF_XU_TYPE_INIT;
 		pmcf_profile_xu_get(p, i, &x);
 		pmcf_profile_type_get(p, x.type, &t);
 		for (int k = 0; k < 4; k++)
@@ -371,7 +371,7 @@ static void test_loops(void **state)
 {
 	(void)state;
 	NEED_OMP();
-	pmcf_exit_info ei;
+	pmcf_exit_info ei = PMCF_EXIT_INFO_INIT;
 	setenv("OMP_NUM_THREADS", "2", 1);
 	pmcf_profile *p = collect(0, &ei, ex("loops"), "65536", "3", "4096", NULL);
 	/* static: 2 ranges x (1 init + 3 axpy); dynamic: 16 chunks x 3 */
@@ -380,7 +380,7 @@ static void test_loops(void **state)
 	/* the first-touch range: 32768 doubles = 64 pages per range at least */
 	long r0 = -1;
 	for (size_t i = 0; i < pmcf_profile_nxus(p) && r0 < 0; i++) {
-		pmcf_xu x;
+		pmcf_xu x = PMCF_XU_INIT;
 		pmcf_profile_xu_get(p, i, &x);
 		if (!strncmp(x.label, "0.1.", 4) && strstr(x.label + 4, ".1.") &&
 		    x.label[strlen(x.label) - 1] == '0' && x.label[strlen(x.label) - 2] == '.')
@@ -403,7 +403,7 @@ static void test_knapsack(void **state)
 {
 	(void)state;
 	NEED_OMP();
-	pmcf_exit_info ei;
+	pmcf_exit_info ei = PMCF_EXIT_INFO_INIT;
 	pmcf_profile *p = collect(0, &ei, ex("knapsack"), "14", "6", NULL);
 	size_t n = pmcf_profile_nxus(p);
 	assert_true(n > 20);
@@ -422,7 +422,7 @@ static void test_knapsack(void **state)
 static void test_taskapi(void **state)
 {
 	(void)state;
-	pmcf_exit_info ei;
+	pmcf_exit_info ei = PMCF_EXIT_INFO_INIT;
 	pmcf_profile *p = collect(0, &ei, ex("taskapi"), "4", "3", "5", NULL);
 	assert_int_equal(pmcf_profile_nxus(p), 3 + 9);
 	assert_int_equal(count_type(p, "split", PMCF_XU_TASK), 3);
@@ -448,7 +448,7 @@ static void test_taskapi(void **state)
 static void test_plain(void **state)
 {
 	(void)state;
-	pmcf_exit_info ei;
+	pmcf_exit_info ei = PMCF_EXIT_INFO_INIT;
 	pmcf_profile *p = collect(0, &ei, ex("plain"), "3", "16", NULL);
 	assert_int_equal(ei.ompt, 0);
 	assert_int_equal(ei.fallback, 1);
@@ -467,7 +467,7 @@ static void test_plain(void **state)
 
 static void crash_mode(const char *mode, int exited, int code)
 {
-	pmcf_exit_info ei;
+	pmcf_exit_info ei = PMCF_EXIT_INFO_INIT;
 	pmcf_profile *p = collect(PMCF_EPROGRAM, &ei, ex("crash"), mode, "12", NULL);
 	assert_non_null(p);
 	assert_int_equal(ei.exited, exited);

@@ -220,8 +220,8 @@ static void run(const char *mux)
 		/* each child touched 2 new pages, each parent 1 (not its child's) */
 		size_t ok = 0, children = 0;
 		for (size_t i = 0; i < pmcf_profile_nxus(p); i++) {
-			pmcf_xu x;
-			pmcf_xu_type t;
+			pmcf_xu x = PMCF_XU_INIT;
+			pmcf_xu_type t = PMCF_XU_TYPE_INIT;
 			pmcf_profile_xu_get(p, i, &x);
 			pmcf_profile_type_get(p, x.type, &t);
 			double v = pmcf_profile_value(p, i, 1);

@@ -9,8 +9,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include "combine/combine_impl.h"
+#include "profile/bare.h"
 #include "pmcfuse/combine.h"
 #include "pmcfuse/profile.h"
 #include "util/rng.h"
@@ -214,7 +216,7 @@ static void test_lgl_fig2(void **state)
 	/* same labels: e3 = 30 + alpha's e1 */
 	for (size_t i = 0; i < 6; i++) {
 		assert_true(val(f, i, "e3") == 30 + val(f, i, "e1"));
-		pmcf_xu xu;
+		pmcf_xu xu = PMCF_XU_INIT;
 		pmcf_profile_xu_get(f, i, &xu);
 		assert_string_equal(xu.label, PA[i].label);
 		/* match distance on duration only: |d_b - d_a| / range within type */
@@ -289,7 +291,7 @@ static void test_bc_identical(void **state)
 			assert_int_equal(src_of(f, i, "y"), src_of(f, i, "z"));
 			assert_true(val(f, i, "y") == val(f, i, "z"));
 			assert_true(pmcf_profile_match_distance(f, i) == 0.0);
-			pmcf_xu xu, x0;
+			pmcf_xu xu = PMCF_XU_INIT, x0 = PMCF_XU_INIT;
 			pmcf_profile_xu_get(f, i, &xu);
 			pmcf_profile_xu_get(in[0], (size_t)src_of(f, i, "y"), &x0);
 			assert_string_equal(xu.label, x0.label);
@@ -363,7 +365,7 @@ static void same_fused(const pmcf_profile *f0, const pmcf_profile *f1)
 	assert_int_equal(pmcf_profile_nxus(f1), nx);
 	assert_int_equal(pmcf_profile_nevents(f1), nev);
 	for (size_t i = 0; i < nx; i++) {
-		pmcf_xu x0, x1;
+		pmcf_xu x0 = PMCF_XU_INIT, x1 = PMCF_XU_INIT;
 		pmcf_profile_xu_get(f0, i, &x0);
 		pmcf_profile_xu_get(f1, i, &x1);
 		assert_string_equal(x0.label, x1.label);
@@ -603,7 +605,7 @@ static void test_base_labels_join(void **state)
 				int32_t bs, ps;
 				int64_t bx, px;
 				const char *bl;
-				pmcf_xu xu, sx;
+				pmcf_xu xu = PMCF_XU_INIT, sx = PMCF_XU_INIT;
 				assert_int_equal(pmcf_profile_base_label_get(f, i, &bs, &bx, &bl), 0);
 				assert_int_equal(pmcf_profile_provenance_get(f, i, 0, &ps, &px), 0);
 				if (bs != ps || bx != px)
@@ -623,7 +625,7 @@ static void test_base_labels_join(void **state)
 					fail_msg("row at line %d, %s, XU %zu: label %s, base label %s",
 						 rows[r].line, pmcf_strategy_name(s), i, xu.label, bl);
 				for (size_t k = 0; k < i; k++) {
-					pmcf_xu o;
+					pmcf_xu o = PMCF_XU_INIT;
 					pmcf_profile_xu_get(f, k, &o);
 					const char *ol;
 					pmcf_profile_base_label_get(f, k, NULL, NULL, &ol);
@@ -744,7 +746,7 @@ static void test_bc_three_and_fca(void **state)
 	assert_int_equal(pmcf_profile_nevents(f), 5);
 	assert_int_equal(st.complete_xus, 6);
 	for (size_t i = 0; i < 6; i++) {
-		pmcf_xu xu, x0;
+		pmcf_xu xu = PMCF_XU_INIT, x0 = PMCF_XU_INIT;
 		pmcf_profile_xu_get(f, i, &xu);
 		pmcf_profile_xu_get(in[0], (size_t)src_of(f, i, "e1"), &x0);
 		/* the label is an ancestor (prefix) of the first source's */
@@ -1105,6 +1107,231 @@ static void test_strategy_names(void **state)
 
 /* Profiles that carry ground truth: the fused profile keeps its first
  * source's truth. */
+/* ---- labels through the label tree (ltree.c) against the text path ---- */
+
+/* The node of label text s in p (made with its ancestors): a node holds
+ * the last two components under its parent ("RANK.ADDR", as the recorder
+ * makes them) when pairs, else one component each, so that inputs split
+ * the same texts differently. */
+static uint32_t tree_node(pmcf_profile *p, char **texts, size_t *ntexts, uint32_t *ids, const char *s,
+			  int pairs)
+{
+	if (!*s)
+		return 0;
+	for (size_t k = 0; k < *ntexts; k++)
+		if (strcmp(texts[k], s) == 0)
+			return ids[k];
+	size_t len = strlen(s), cut = len, dots = 0;
+	while (cut > 0 && dots < (pairs ? 2u : 1u))
+		dots += s[--cut] == '.';
+	uint32_t par = 0;
+	if (s[cut] == '.') {
+		char *pre = strndup(s, cut);
+		assert_non_null(pre);
+		par = tree_node(p, texts, ntexts, ids, pre, pairs);
+		free(pre);
+		cut++;
+	}
+	uint32_t id;
+	assert_int_equal(pmcfi_profile_label_node(p, par, s + cut, len - cut, &id), 0);
+	texts[*ntexts] = strdup(s);
+	assert_non_null(texts[*ntexts]);
+	ids[(*ntexts)++] = id;
+	return id;
+}
+
+/* mk with the labels (and parent labels: the label less its last two
+ * components) as nodes of a label tree, as recorded profiles hold them. */
+static pmcf_profile *mk_tree(const char *const *events, size_t ne, const struct hx *x, size_t nx, int pairs)
+{
+	pmcf_profile *p = mk("prog", events, ne, x, 0);
+	char **texts = calloc(4 * nx + 1, sizeof(*texts));
+	uint32_t *ids = calloc(4 * nx + 1, sizeof(*ids));
+	size_t nt = 0;
+	assert_true(texts && ids);
+	for (size_t i = 0; i < nx; i++) {
+		char par[4096];
+		snprintf(par, sizeof(par), "%s", x[i].label);
+		for (int d = 0; d < 2; d++) {
+			char *dot = strrchr(par, '.');
+			if (dot)
+				*dot = '\0';
+			else
+				par[0] = '\0';
+		}
+		uint32_t a = tree_node(p, texts, &nt, ids, x[i].label, pairs);
+		uint32_t b = tree_node(p, texts, &nt, ids, par, pairs);
+		pmcf_xu xu = {.type = x[i].type,
+			      .start_ns = x[i].start,
+			      .end_ns = x[i].start + (uint64_t)x[i].v[0]};
+		size_t k;
+		assert_int_equal(pmcfi_profile_xu_add_nodes(p, &xu, a, b, &k), 0);
+		for (size_t e = 0; e < ne; e++)
+			assert_int_equal(pmcf_profile_value_set(p, k, e, x[i].v[e]), 0);
+	}
+	for (size_t k = 0; k < nt; k++)
+		free(texts[k]);
+	free(texts);
+	free(ids);
+	return p;
+}
+
+/* f0 and f1 also have the same parent labels and base labels. */
+static void same_fused_labels(const pmcf_profile *f0, const pmcf_profile *f1)
+{
+	same_fused(f0, f1);
+	assert_int_equal(pmcf_profile_has_base_labels(f0), pmcf_profile_has_base_labels(f1));
+	for (size_t i = 0; i < pmcf_profile_nxus(f0); i++) {
+		char *b0 = NULL, *b1 = NULL;
+		size_t c0 = 0, c1 = 0;
+		const char *p0 = pmcf_profile_xu_label(f0, i, 1, &b0, &c0);
+		const char *p1 = pmcf_profile_xu_label(f1, i, 1, &b1, &c1);
+		assert_true(p0 && p1);
+		assert_string_equal(p0, p1);
+		free(b0);
+		free(b1);
+		int32_t s0, s1;
+		int64_t x0, x1;
+		const char *l0, *l1;
+		if (!pmcf_profile_has_base_labels(f0))
+			continue;
+		assert_int_equal(pmcf_profile_base_label_get(f0, i, &s0, &x0, &l0), 0);
+		assert_int_equal(pmcf_profile_base_label_get(f1, i, &s1, &x1, &l1), 0);
+		assert_int_equal(s0, s1);
+		assert_int_equal(x0, x1);
+		assert_string_equal(l0, l1);
+	}
+}
+
+/* Inputs whose labels are a tree (recorded profiles) fuse through node ids
+ * (label order as a rank, first common ancestors as lowest common
+ * ancestors, renamed LABEL~K as nodes) exactly as through the label texts
+ * (cmbi_label_text, the reference): deep task-tree labels split into nodes
+ * differently by the inputs, repeated labels (LABEL~K, with a "~2" taken
+ * already), every strategy; the fused profile keeps a tree, saved and read
+ * back the same. Siblings that the label order holds equal ("7", "07")
+ * take the text path. */
+static void test_label_tree_same(void **state)
+{
+	(void)state;
+	enum { N = 500, P = 3 };
+	static const char *const E[P][2] = {{"duration", "x"}, {"duration", "y"}, {"duration", "z"}};
+	char *lab[N];
+	uint64_t s = 777;
+	assert_true(deep_tree_labels(lab, N, &s) >= 40);
+	pmcf_profile *in[P];
+	for (size_t j = 0; j < P; j++) {
+		size_t n = j == 1 ? N - 30 : N;
+		struct hx h[N];
+		for (size_t i = 0; i < n; i++) {
+			/* input 2 repeats labels (LABEL~K), input 0 has one
+			 * named as such a repeat would be */
+			size_t q = j == 2 && i % 50 == 7 ? i - 1 : i;
+			h[i] = (struct hx){(uint32_t)(q % 2),
+					   lab[q],
+					   i * 10 + rnd(&s) % 30,
+					   {(double)(rnd(&s) % 4 + 1), (double)(rnd(&s) % 6), 0, 0}};
+		}
+		char renamed[4096];
+		if (j == 0) {
+			snprintf(renamed, sizeof(renamed), "%s~2", lab[6]);
+			h[8].label = renamed;
+		}
+		in[j] = mk_tree(E[j], 2, h, n, j != 1);
+	}
+	static const int strategies[] = {PMCF_COMBINE_CTC,      PMCF_COMBINE_LGL,
+					 PMCF_COMBINE_BC,       PMCF_COMBINE_BC_UNLABELED,
+					 PMCF_COMBINE_BC_LABEL, PMCF_COMBINE_BC_LGL,
+					 PMCF_COMBINE_RANDOM,   PMCF_COMBINE_MATCH};
+	for (size_t k = 0; k < sizeof(strategies) / sizeof(strategies[0]); k++) {
+		cmbi_label_text = 1;
+		pmcf_profile *f0 = fuse(strategies[k], 5, in, P, NULL);
+		cmbi_label_text = 0;
+		pmcf_profile *f1 = fuse(strategies[k], 5, in, P, NULL);
+		assert_int_equal(pmcfi_profile_label_nodes(f0), 0); /* text */
+		assert_true(pmcfi_profile_label_nodes(f1) > 0);     /* the tree path */
+		same_fused_labels(f0, f1);
+		char path[] = "/tmp/pmcf-ltree-XXXXXX";
+		int fd = mkstemp(path);
+		assert_true(fd >= 0);
+		close(fd);
+		pmcf_profile *f2 = NULL;
+		assert_int_equal(pmcf_profile_save(f1, path), 0);
+		assert_int_equal(pmcf_profile_open(path, &f2), 0);
+		unlink(path);
+		same_fused_labels(f0, f2);
+		pmcf_profile_free(f0);
+		pmcf_profile_free(f1);
+		pmcf_profile_free(f2);
+	}
+	for (size_t j = 0; j < P; j++)
+		pmcf_profile_free(in[j]);
+	/* "7" and "07" under one parent: equal in label order, not in text */
+	static const struct hx A[] = {{0, "0.7", 0, {2, 1, 0, 0}},
+				      {0, "0.07", 5, {3, 2, 0, 0}},
+				      {0, "0.7.1", 9, {2, 3, 0, 0}}};
+	pmcf_profile *two[2] = {mk_tree(E[0], 2, A, 3, 0), mk_tree(E[1], 2, A, 3, 0)};
+	cmbi_label_text = 1;
+	pmcf_profile *t0 = fuse(PMCF_COMBINE_BC, 1, two, 2, NULL);
+	cmbi_label_text = 0;
+	pmcf_profile *t1 = fuse(PMCF_COMBINE_BC, 1, two, 2, NULL);
+	assert_int_equal(pmcfi_profile_label_nodes(t1), 0); /* the text path */
+	same_fused_labels(t0, t1);
+	pmcf_profile_free(t0);
+	pmcf_profile_free(t1);
+	pmcf_profile_free(two[0]);
+	pmcf_profile_free(two[1]);
+	for (size_t i = 0; i < N; i++)
+		free(lab[i]);
+}
+
+/* bc's pairs against the labels (pmcf_combine_stats bc_label_*, combine's
+ * warning): two runs of the same 40 tasks whose durations moved (label k
+ * takes label k + 7's duration) pair by duration, so every pair but those
+ * of equal durations joins two labels; the same runs with the durations
+ * kept pair label with label; bc-lgl pairs labels first. Text labels and
+ * a label tree count the same. */
+static void test_bc_label_agreement(void **state)
+{
+	(void)state;
+	enum { N = 40 };
+	static const char *const E[2][2] = {{"duration", "x"}, {"duration", "y"}};
+	char names[N][16];
+	struct hx a[N], b[N], c[N];
+	for (int k = 0; k < N; k++) {
+		snprintf(names[k], sizeof(names[k]), "0.%d", k);
+		a[k] = (struct hx){0, names[k], (uint64_t)k * 100, {(double)(k + 1) * 10, (double)k, 0, 0}};
+		b[k] = (struct hx){0, names[k], (uint64_t)k * 100, {(double)((k + 7) % N + 1) * 10, 1, 0, 0}};
+		c[k] = (struct hx){0, names[k], (uint64_t)k * 100, {(double)(k + 1) * 10, 1, 0, 0}};
+	}
+	for (int tree = 0; tree < 2; tree++) {
+		pmcf_profile *in[2] = {tree ? mk_tree(E[0], 2, a, N, 1) : mk("prog", E[0], 2, a, N),
+				       tree ? mk_tree(E[1], 2, b, N, 1) : mk("prog", E[1], 2, b, N)};
+		pmcf_profile *same[2] = {in[0], tree ? mk_tree(E[1], 2, c, N, 1) : mk("prog", E[1], 2, c, N)};
+		pmcf_combine_stats st;
+		pmcf_profile *f = fuse(PMCF_COMBINE_BC, 1, in, 2, &st);
+		assert_int_equal(st.bc_label_pairs, N);
+		assert_int_equal(st.bc_label_differ, N);
+		assert_int_equal(st.bc_labelled, N);
+		assert_int_equal(st.bc_label_common, N);
+		pmcf_profile_free(f);
+		f = fuse(PMCF_COMBINE_BC, 1, same, 2, &st);
+		assert_int_equal(st.bc_label_pairs, N);
+		assert_int_equal(st.bc_label_differ, 0);
+		pmcf_profile_free(f);
+		f = fuse(PMCF_COMBINE_BC_LGL, 1, in, 2, &st);
+		assert_int_equal(st.bc_label_pairs, N);
+		assert_int_equal(st.bc_label_differ, 0);
+		pmcf_profile_free(f);
+		f = fuse(PMCF_COMBINE_LGL, 1, in, 2, &st);
+		assert_int_equal(st.bc_label_pairs, 0); /* bc family only */
+		pmcf_profile_free(f);
+		pmcf_profile_free(in[0]);
+		pmcf_profile_free(in[1]);
+		pmcf_profile_free(same[1]);
+	}
+}
+
 static void test_truth_copied(void **state)
 {
 	(void)state;
@@ -1152,6 +1379,8 @@ int main(void)
 		cmocka_unit_test(test_bc_lgl_labels_first),
 		cmocka_unit_test(test_strategy_names),
 		cmocka_unit_test(test_truth_copied),
+		cmocka_unit_test(test_label_tree_same),
+		cmocka_unit_test(test_bc_label_agreement),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

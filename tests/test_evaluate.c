@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include "evaluate/tmd.h"
 #include "pmcfuse/evaluate.h"
+#include "pmcfuse/plan.h"
 #include "pmcfuse/profile.h"
 
 static uint64_t rng = 77;
@@ -90,7 +91,7 @@ static pmcf_profile *make_profile(size_t n, size_t ne, double shift, const char 
 		assert_int_equal(pmcf_profile_event_add(p, name, &evi[e]), 0);
 	}
 	for (size_t i = 0; i < n; i++) {
-		pmcf_xu xu = {ty[i % 3 == 0], 0, -1, i * 10, i * 10 + 5, "", ""};
+		pmcf_xu xu = {0, ty[i % 3 == 0], 0, -1, i * 10, i * 10 + 5, "", ""};
 		assert_int_equal(pmcf_profile_xu_add(p, &xu, &idx), 0);
 		double base = i % 3 == 0 ? 1000 : 3000;
 		double z = gauss();
@@ -272,7 +273,7 @@ static void test_epd_constant_event(void **state)
 		assert_int_equal(pmcf_profile_event_add(c[k], "z1", &a), 0);
 		assert_int_equal(pmcf_profile_event_add(c[k], "z2", &b), 0);
 		for (int i = 0; i < 50; i++) {
-			pmcf_xu xu = {ty, 0, -1, (uint64_t)i, (uint64_t)i + 1, "", ""};
+			pmcf_xu xu = {0, ty, 0, -1, (uint64_t)i, (uint64_t)i + 1, "", ""};
 			assert_int_equal(pmcf_profile_xu_add(c[k], &xu, &x), 0);
 			pmcf_profile_value_set(c[k], x, a, 0.0);
 			pmcf_profile_value_set(c[k], x, b, 0.0);
@@ -310,7 +311,7 @@ static pmcf_profile *hand_profile(size_t n, size_t ne, const double *const *cols
 		assert_int_equal(pmcf_profile_event_add(p, name, &ev[e]), 0);
 	}
 	for (size_t i = 0; i < n; i++) {
-		pmcf_xu xu = {ty, 0, -1, i, i + 1, "", ""};
+		pmcf_xu xu = {0, ty, 0, -1, i, i + 1, "", ""};
 		assert_int_equal(pmcf_profile_xu_add(p, &xu, &x), 0);
 		for (size_t e = 0; e < ne; e++)
 			pmcf_profile_value_set(p, x, ev[e], cols[e][i]);
@@ -761,8 +762,8 @@ static void check_cover(const pmcf_catalog *c, const char **ev, size_t n, unsign
 	assert_true(ns <= 256 && n <= 64);
 	for (size_t s = 0; s < ns; s++) {
 		size_t k;
-		const char *const *set = pmcf_cover_set(cv, s, &k);
-		assert_int_equal(pmcf_catalog_check_set(c, set, k, pmcs, why, sizeof(why)), 1);
+		const char *const *set = pmcf_cover_events_at(cv, s, &k);
+		assert_int_equal(pmcf_catalog_check_events(c, set, k, pmcs, why, sizeof(why)), 1);
 		setmask[s] = 0;
 		for (size_t i = 0; i < k; i++)
 			for (size_t j = 0; j < n; j++)
@@ -774,7 +775,7 @@ static void check_cover(const pmcf_catalog *c, const char **ev, size_t n, unsign
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = i + 1; j < n; j++) {
 			const char *pr[2] = {ev[i], ev[j]};
-			int ok = pmcf_catalog_check_set(c, pr, 2, pmcs, why, sizeof(why));
+			int ok = pmcf_catalog_check_events(c, pr, 2, pmcs, why, sizeof(why));
 			uint64_t m = 1ull << i | 1ull << j;
 			int covered = 0;
 			for (size_t s = 0; s < ns; s++)
@@ -806,7 +807,7 @@ static void check_cover(const pmcf_catalog *c, const char **ev, size_t n, unsign
 			for (size_t i = 0; i < n; i++)
 				if (m >> i & 1)
 					set[k++] = ev[i];
-			if (pmcf_catalog_check_set(c, set, k, pmcs, why, sizeof(why)) == 1)
+			if (pmcf_catalog_check_events(c, set, k, pmcs, why, sizeof(why)) == 1)
 				fitm[nf++] = m;
 		}
 		for (size_t i = 0; i < nf; i++) {
@@ -889,7 +890,9 @@ static void test_cover_all_events(void **state)
 	assert_int_equal(pmcf_cover_nsets(cv), pmcf_cover_nsets(cv2));
 	for (size_t s = 0; s < pmcf_cover_nsets(cv); s++) {
 		size_t k1, k2;
-		const char *const *s1 = pmcf_cover_set(cv, s, &k1), *const *s2 = pmcf_cover_set(cv2, s, &k2);
+		const char *const *s1 = pmcf_cover_events_at(cv, s, &k1), *const *s2 =
+										  pmcf_cover_events_at(cv2, s,
+												       &k2);
 		assert_int_equal(k1, k2);
 		for (size_t i = 0; i < k1; i++)
 			assert_string_equal(s1[i], s2[i]);
@@ -943,7 +946,7 @@ static void test_consistency(void **state)
 					 0);
 		}
 	}
-	pmcf_consistency c[16];
+	pmcf_consistency c[16] = {PMCF_CONSISTENCY_INIT};
 	size_t n;
 	assert_true(pmcf_consistency_nrelations() <= 16);
 	assert_int_equal(pmcf_consistency_check(p, c, 16, &n), 0);

@@ -431,8 +431,8 @@ static void test_check_set(void **state)
 	};
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
 		char why[256];
-		int rc = pmcf_catalog_check_set(full, rows[r].names, rows[r].n, rows[r].pmcs, why,
-						sizeof(why));
+		int rc = pmcf_catalog_check_events(full, rows[r].names, rows[r].n, rows[r].pmcs, why,
+						   sizeof(why));
 		if (rows[r].want == -99) /* machine-dependent: any answer but an error */
 			rc = rc >= 0 ? -99 : rc;
 		ROW_CHECK(rows[r].line, rc == rows[r].want, "rc %d, want %d (why '%s', detail '%s')", rc,
@@ -449,9 +449,9 @@ static void test_check_set(void **state)
 	}
 	/* the empty set fits; a tiny why buffer is not overrun */
 	char tiny[4] = "xyz";
-	assert_int_equal(pmcf_catalog_check_set(full, NULL, 0, 0, tiny, sizeof(tiny)), 1);
+	assert_int_equal(pmcf_catalog_check_events(full, NULL, 0, 0, tiny, sizeof(tiny)), 1);
 	const char *two[] = {"task-clock", "page-faults"};
-	assert_int_equal(pmcf_catalog_check_set(full, two, 2, 1, tiny, sizeof(tiny)), 0);
+	assert_int_equal(pmcf_catalog_check_events(full, two, 2, 1, tiny, sizeof(tiny)), 0);
 	assert_int_equal(strlen(tiny), 3);
 }
 
@@ -589,7 +589,7 @@ static void test_fake_tracefs(void **state)
 	/* the kernel refuses it: not supported, or paranoid when unprivileged */
 	const char *fake[] = {"foo:bar"};
 	char why[256];
-	int rc = pmcf_catalog_check_set(c, fake, 1, 0, why, sizeof(why));
+	int rc = pmcf_catalog_check_events(c, fake, 1, 0, why, sizeof(why));
 	(void)why;
 	if (pmcfi_perf_kernel_allowed()) {
 		assert_int_equal(rc, PMCF_ENOTSUP);
@@ -681,7 +681,7 @@ static void test_missing_tracefs_quiet(void **state)
 {
 	(void)state;
 	struct captured cap = {0, ""};
-	pmcf_set_log(capture_log, &cap, 1);
+	pmcf_log_set(capture_log, &cap, 1);
 	pmcf_catalog *c;
 	int rc = pmcfi_catalog_perf_at(PMCF_CATALOG_NO_PMU, "/nonexistent/pmcfuse-tracefs", &c);
 	assert_int_equal(rc, 0);
@@ -696,7 +696,7 @@ static void test_missing_tracefs_quiet(void **state)
 	assert_non_null(strstr(pmcf_errdetail(), "tracepoint 'sched:sched_switch' needs tracefs"));
 	assert_int_equal(pmcfi_perf_add_tracepoints(c), PMCF_ENOTSUP);
 	assert_non_null(strstr(pmcf_errdetail(), "needs tracefs"));
-	pmcf_set_log(NULL, NULL, 0);
+	pmcf_log_set(NULL, NULL, 0);
 	assert_int_equal(cap.warnings, 0);
 	pmcf_catalog_free(c);
 

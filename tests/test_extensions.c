@@ -166,7 +166,7 @@ static void test_export_formats(void **state)
 		}
 		assert_int_equal(pmcf_export_format_find(fi->name), (int)i);
 		pmcf_export_info got = PMCF_EXPORT_INFO_INIT;
-		assert_int_equal(pmcf_export_format_info(i, &got), 0);
+		assert_int_equal(pmcf_export_format_info_get(i, &got), 0);
 		assert_string_equal(got.name, fi->name);
 		assert_int_equal(got.flags, fi->flags);
 		for (size_t j = 0; j < i; j++)
@@ -174,7 +174,7 @@ static void test_export_formats(void **state)
 				fail_msg("format %s is in the table twice", fi->name);
 	}
 	pmcf_export_info got = PMCF_EXPORT_INFO_INIT;
-	assert_int_equal(pmcf_export_format_info(n, &got), PMCF_ENOENT);
+	assert_int_equal(pmcf_export_format_info_get(n, &got), PMCF_ENOENT);
 	assert_int_equal(pmcf_export_format_find("no-such"), PMCF_ENOENT);
 	char want[512];
 	int off = snprintf(want, sizeof(want), "unknown format 'no-such' (");
@@ -265,7 +265,13 @@ static void test_delimited(void **state)
 	assert_int_equal(pmcf_profile_type_add(p, PMCF_XU_TASK, "a\tb,c\"d\\e\nf", "x.c:1", &t), 0);
 	assert_int_equal(pmcf_profile_event_add(p, "ev,1", &e0), 0);
 	assert_int_equal(pmcf_profile_event_add(p, "ev\t2", &e1), 0);
-	pmcf_xu xu = {t, 0, 1, 10, 20, "0.1", "0"};
+	pmcf_xu xu = PMCF_XU_INIT;
+	xu.type = t;
+	xu.cpu = 1;
+	xu.start_ns = 10;
+	xu.end_ns = 20;
+	xu.label = "0.1";
+	xu.parent_label = "0";
 	assert_int_equal(pmcf_profile_xu_add(p, &xu, &x), 0);
 	assert_int_equal(pmcf_profile_value_set(p, x, e0, 1.5), 0);
 	char *csv = export_text(p, "csv"), *tsv = export_text(p, "tsv");
@@ -334,7 +340,7 @@ static size_t naive_mismatches(const char *spec)
 	assert_int_equal(pmcf_sim_spec_parse(spec, &s), 0);
 	pmcf_sim_opts so = PMCF_SIM_OPTS_INIT;
 	for (int j = 0; j < 2; j++) {
-		pmcf_sim_spec_set_seed(s, pmcf_sim_exec_seed(1, (unsigned)j));
+		pmcf_sim_spec_seed_set(s, pmcf_sim_exec_seed(1, (unsigned)j));
 		assert_int_equal(pmcf_sim_record(s, ev[j], 2, &so, &in[j]), 0);
 	}
 	pmcf_combine_opts o = PMCF_COMBINE_OPTS_INIT;
@@ -354,7 +360,7 @@ static size_t naive_mismatches(const char *spec)
 			bad++;
 			continue;
 		}
-		pmcf_xu a, b;
+		pmcf_xu a = PMCF_XU_INIT, b = PMCF_XU_INIT;
 		assert_int_equal(pmcf_profile_xu_get(in[0], (size_t)x0, &a), 0);
 		char *la = strdup(a.label);
 		assert_int_equal(pmcf_profile_xu_get(in[1], (size_t)x1, &b), 0);
@@ -384,7 +390,7 @@ static union {
 	unsigned char b[256];
 } abi;
 
-static int call_export(void) { return pmcf_export_format_info(0, (void *)abi.b); }
+static int call_export(void) { return pmcf_export_format_info_get(0, (void *)abi.b); }
 static int call_strategy(void) { return pmcf_strategy_info_get(0, (void *)abi.b); }
 static int call_workload(void) { return pmcf_sim_workload_info_get(0, (void *)abi.b); }
 static pmcf_profile *abi_prof;

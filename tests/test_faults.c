@@ -240,7 +240,7 @@ static int sc_plan(void *ctx, double *digest)
 	int rc = pmcf_plan_make(c, ev, 6, &o, &p);
 	if (rc)
 		return rc;
-	rc = pmcf_plan_set_sim(p, "cholesky,blocks=2");
+	rc = pmcf_plan_sim_set(p, "cholesky,blocks=2");
 	char *text = NULL;
 	if (!rc)
 		rc = pmcf_plan_to_json(p, &text);

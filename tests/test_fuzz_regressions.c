@@ -112,7 +112,7 @@ static void replay(const char *harness, const char *path)
 	} else if (!strcmp(harness, "perfdata")) {
 		pmcf_perfdata *pd = NULL;
 		if (pmcf_perfdata_open_buffer(text, len, &pd) == 0)
-			pmcf_perfdata_close(pd);
+			pmcf_perfdata_free(pd);
 	} else if (!strcmp(harness, "callgrind")) {
 		pmcf_imix *m = NULL;
 		if (pmcf_imix_from_callgrind(path, NULL, &m) == 0)

@@ -150,7 +150,7 @@ static void test_load_kinds(void **state)
 	assert_int_equal(pmcf_perfdata_open(s.data_path, &pd), 0);
 	pmcf_imix *m = NULL;
 	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
-	pmcf_perfdata_close(pd);
+	pmcf_perfdata_free(pd);
 	pmcf_imix_row *want;
 	size_t nwant;
 	assert_int_equal(pmcf_imix_pivot(m, PMCF_IMIX_BY_MNEMONIC, &want, &nwant), 0);
@@ -245,7 +245,7 @@ static void test_trainer(void **state)
 	assert_int_equal(pmcf_imix_load(p, NULL, 0, &meas), 0);
 	pmcf_imix_trainer *t = NULL;
 	assert_int_equal(pmcf_imix_trainer_new(pmcf_imix_input_mix(ref), &t), 0);
-	pmcf_imix_stump sp;
+	pmcf_imix_stump sp = PMCF_IMIX_STUMP_INIT;
 	assert_int_equal(pmcf_imix_trainer_fit(t, &sp), PMCF_EINVAL); /* no examples yet */
 	assert_non_null(strstr(pmcf_errdetail(), "nothing to learn from"));
 	/* a reference has no samples: refused, nothing added */
@@ -275,7 +275,7 @@ static void test_trainer(void **state)
 	assert_int_equal(n, expected);
 	assert_true(n > 0); /* the case must exercise the pairing */
 	assert_int_equal(pmcf_imix_trainer_fit(t, &sp), 0);
-	pmcf_imix_stump direct;
+	pmcf_imix_stump direct = PMCF_IMIX_STUMP_INIT;
 	assert_int_equal(pmcf_imix_train(ex, n, &direct), 0);
 	assert_memory_equal(&sp, &direct, sizeof(sp));
 	/* the same measurement twice: every example twice */

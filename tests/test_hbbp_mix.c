@@ -34,7 +34,7 @@ static pmcf_imix *mix_of(const struct hbbp_synth *s, int method, unsigned cutoff
 	int rc = pmcf_imix_from_perfdata(pd, &o, &m);
 	if (rc)
 		fail_msg("imix: %s", pmcf_errdetail());
-	pmcf_perfdata_close(pd);
+	pmcf_perfdata_free(pd);
 	return m;
 }
 
@@ -102,8 +102,8 @@ static void test_exact_bbec(void **state)
 					add = rows[i].count;
 			}
 			assert_true(fabs(add - (20 * s.block_count[2] + s.block_count[1])) < 1e-6 * add);
-			assert_true(fabs(total - pmcf_imix_get_stats(m)->total) < 1e-6 * total);
-			assert_false(pmcf_imix_get_stats(m)->relative);
+			assert_true(fabs(total - pmcf_imix_stats_get(m)->total) < 1e-6 * total);
+			assert_false(pmcf_imix_stats_get(m)->relative);
 			pmcf_imix_rows_free(rows, n);
 			pmcf_imix_free(m);
 		}
@@ -144,7 +144,7 @@ static void test_ebs_only(void **state)
 	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), PMCF_EINVAL);
 	o.method = 7;
 	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), PMCF_EINVAL);
-	pmcf_perfdata_close(pd);
+	pmcf_perfdata_free(pd);
 }
 
 /* Known cost model of the synthetic code: the cycles of its instructions
@@ -240,7 +240,7 @@ static void test_time_to_count(void **state)
 	for (size_t k = 0; k < 2; k++) {
 		o.method = methods[k];
 		assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
-		const pmcf_imix_stats *st = pmcf_imix_get_stats(m);
+		const pmcf_imix_stats *st = pmcf_imix_stats_get(m);
 		assert_true(st->time_event);
 		assert_int_equal(st->correction, PMCF_IMIX_CORR_APPLIED);
 		assert_int_equal(st->cost_blocks, 5);
@@ -255,13 +255,13 @@ static void test_time_to_count(void **state)
 	/* the raw estimate weighs blocks by time: 7-cycle ADD's block is over-counted */
 	o.method = PMCF_IMIX_EBS_RAW;
 	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
-	assert_int_equal(pmcf_imix_get_stats(m)->correction, PMCF_IMIX_CORR_NONE);
+	assert_int_equal(pmcf_imix_stats_get(m)->correction, PMCF_IMIX_CORR_NONE);
 	assert_true(count_deviation(m, &s) > 0.3);
 	pmcf_imix_free(m);
 	/* no cost model (llvm-mca missing): the raw estimate, and the reason */
 	o = (pmcf_imix_opts){.size = sizeof(o), .method = PMCF_IMIX_EBS, .llvm_mca = "/nonexistent/llvm-mca"};
 	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
-	const pmcf_imix_stats *st = pmcf_imix_get_stats(m);
+	const pmcf_imix_stats *st = pmcf_imix_stats_get(m);
 	assert_int_equal(st->correction, PMCF_IMIX_CORR_UNAVAILABLE);
 	assert_non_null(strstr(st->cost_model, "/nonexistent/llvm-mca"));
 	assert_true(count_deviation(m, &s) > 0.3);
@@ -270,10 +270,10 @@ static void test_time_to_count(void **state)
 	struct hbbp_synth si = {.ebs_period = 11, .periods = 11, .ebs_only = 1};
 	assert_int_equal(hbbpi_synth_write(tmp("timer_ins"), &si), 0);
 	m = mix_of(&si, PMCF_IMIX_EBS, 0);
-	assert_false(pmcf_imix_get_stats(m)->time_event);
-	assert_int_equal(pmcf_imix_get_stats(m)->correction, PMCF_IMIX_CORR_NONE);
+	assert_false(pmcf_imix_stats_get(m)->time_event);
+	assert_int_equal(pmcf_imix_stats_get(m)->correction, PMCF_IMIX_CORR_NONE);
 	pmcf_imix_free(m);
-	pmcf_perfdata_close(pd);
+	pmcf_perfdata_free(pd);
 }
 
 /* A dependency chain split over blocks (block 1's add waits for block 3's
@@ -307,7 +307,7 @@ static void test_time_to_count_regions(void **state)
 		o.costing = cases[k].costing;
 		o.skid = cases[k].skid;
 		assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
-		const pmcf_imix_stats *st = pmcf_imix_get_stats(m);
+		const pmcf_imix_stats *st = pmcf_imix_stats_get(m);
 		assert_int_equal(st->correction, PMCF_IMIX_CORR_APPLIED);
 		assert_int_equal(st->cost_blocks, 5);
 		double dev = count_deviation(m, &s);
@@ -319,7 +319,7 @@ static void test_time_to_count_regions(void **state)
 	}
 	o.costing = 7;
 	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), PMCF_EINVAL);
-	pmcf_perfdata_close(pd);
+	pmcf_perfdata_free(pd);
 }
 
 /* The cost model's description is never cut: an llvm-mca name of 249 bytes
@@ -352,7 +352,7 @@ static void test_mca_name(void **state)
 			    .skid = PMCF_IMIX_SKID_NONE};
 	pmcf_imix *m = NULL;
 	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
-	const pmcf_imix_stats *st = pmcf_imix_get_stats(m);
+	const pmcf_imix_stats *st = pmcf_imix_stats_get(m);
 	assert_int_equal(st->correction, PMCF_IMIX_CORR_APPLIED);
 	assert_non_null(strstr(st->cost_model, name));
 	const char *tail = " cycles; no loop speed measured (the samples carry no user registers)";
@@ -362,7 +362,7 @@ static void test_mca_name(void **state)
 	assert_true(l > 300);
 	pmcf_imix_free(m);
 	unlink(link);
-	pmcf_perfdata_close(pd);
+	pmcf_perfdata_free(pd);
 }
 
 /* An llvm-mca path of 600 bytes: no correction, and the reason, not the
@@ -378,11 +378,11 @@ static void test_mca_path(void **state)
 	pmcf_imix_opts o = {.size = sizeof(o), .method = PMCF_IMIX_EBS, .llvm_mca = lpath, .mcpu = "znver3"};
 	pmcf_imix *m = NULL;
 	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
-	const pmcf_imix_stats *st = pmcf_imix_get_stats(m);
+	const pmcf_imix_stats *st = pmcf_imix_stats_get(m);
 	assert_int_equal(st->correction, PMCF_IMIX_CORR_UNAVAILABLE);
 	assert_string_equal(st->cost_model, "the llvm-mca path is 600 bytes long, more than 511");
 	pmcf_imix_free(m);
-	pmcf_perfdata_close(pd);
+	pmcf_perfdata_free(pd);
 }
 
 /* A cost model wrong by 10x for the inner loop of the synthetic program
@@ -433,13 +433,13 @@ static void test_iv_rates(void **state)
 	pmcf_imix *m = NULL;
 	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
 	double dev_none = count_deviation(m, &s);
-	assert_int_equal(pmcf_imix_get_stats(m)->rate_loops, 0);
+	assert_int_equal(pmcf_imix_stats_get(m)->rate_loops, 0);
 	pmcf_imix_free(m);
 	if (dev_none < 0.5)
 		fail_msg("the wrong cost model alone is only %.3g off", dev_none);
 	o.rate = PMCF_IMIX_RATE_IV;
 	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
-	const pmcf_imix_stats *st = pmcf_imix_get_stats(m);
+	const pmcf_imix_stats *st = pmcf_imix_stats_get(m);
 	double dev = count_deviation(m, &s);
 	assert_int_equal(st->rate_loops, 2);
 	assert_true(st->rate_share > 0.99);
@@ -450,7 +450,7 @@ static void test_iv_rates(void **state)
 	pmcf_imix_free(m);
 	o.rate = 9;
 	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), PMCF_EINVAL);
-	pmcf_perfdata_close(pd);
+	pmcf_perfdata_free(pd);
 }
 
 /* The inner loop's conditional arm (0x0d, 20 instructions, run in 2 of the
@@ -479,7 +479,7 @@ static void test_iv_arm_cap(void **state)
 			    .rate = PMCF_IMIX_RATE_IV};
 	pmcf_imix *m = NULL;
 	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
-	const pmcf_imix_stats *st = pmcf_imix_get_stats(m);
+	const pmcf_imix_stats *st = pmcf_imix_stats_get(m);
 	assert_int_equal(st->rate_loops, 2);
 	double head = block_at(m, s.block_start[1])->count, arm = block_at(m, s.block_start[2])->count;
 	double outer = block_at(m, s.block_start[0])->count;
@@ -488,7 +488,7 @@ static void test_iv_arm_cap(void **state)
 		fail_msg("outer %g, inner header %g, arm %g", outer, head, arm);
 	assert_non_null(strstr(st->cost_model, "(1 by trip count, 1 arms capped)"));
 	pmcf_imix_free(m);
-	pmcf_perfdata_close(pd);
+	pmcf_perfdata_free(pd);
 }
 
 /* Cost model of the loop nest (hbbp_synth.nest): every unit at its true
@@ -547,7 +547,7 @@ static void test_iv_nest(void **state)
 		fail_msg("the wrong cost model alone is only %.3g off", dev_none);
 	o.rate = PMCF_IMIX_RATE_IV;
 	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
-	const pmcf_imix_stats *st = pmcf_imix_get_stats(m);
+	const pmcf_imix_stats *st = pmcf_imix_stats_get(m);
 	/* the blocks with samples, then all */
 	double dev = 0;
 	r0 = block_at(m, s.block_start[0])->count / s.block_count[0];
@@ -565,7 +565,7 @@ static void test_iv_nest(void **state)
 	assert_int_equal(st->rate_loops, 4);
 	assert_int_equal(st->rate_trip, 3);
 	pmcf_imix_free(m);
-	pmcf_perfdata_close(pd);
+	pmcf_perfdata_free(pd);
 }
 
 /* Cost model of the calling loop (hbbp_synth.nest 2): the top loop's and
@@ -612,7 +612,7 @@ static void test_iv_calls(void **state)
 		fail_msg("the wrong cost model alone is only %.3g off", dev_none);
 	o.rate = PMCF_IMIX_RATE_DEFAULT; /* iv */
 	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
-	const pmcf_imix_stats *st = pmcf_imix_get_stats(m);
+	const pmcf_imix_stats *st = pmcf_imix_stats_get(m);
 	double dev = count_deviation(m, &s);
 	if (dev > 0.03)
 		fail_msg("counts of the calling loop off the exact ones by %.3g", dev);
@@ -620,7 +620,7 @@ static void test_iv_calls(void **state)
 	assert_int_equal(st->rate_funcs, 1);
 	assert_non_null(strstr(st->cost_model, "1 functions from their call sites"));
 	pmcf_imix_free(m);
-	pmcf_perfdata_close(pd);
+	pmcf_perfdata_free(pd);
 }
 
 /* Cost model of hbbp_synth.nest 6, block by block: the true cycles. */
@@ -670,14 +670,14 @@ static void test_iv_called_loop(void **state)
 	if (dev > 0.1)
 		fail_msg("counts off the exact ones by %.3g", dev);
 	/* the header names it (issue 36, item 7), with its share and why */
-	const pmcf_imix_stats *st = pmcf_imix_get_stats(m);
+	const pmcf_imix_stats *st = pmcf_imix_stats_get(m);
 	if (!strstr(st->unmeasured_loops, "synth_rep@0x401052") ||
 	    !strstr(st->unmeasured_loops, "too few sample pairs"))
 		fail_msg("unmeasured loops: '%s'", st->unmeasured_loops);
 	/* its function is counted from its call site, and the loop with it */
 	assert_int_equal(st->rate_funcs, 1);
 	pmcf_imix_free(m);
-	pmcf_perfdata_close(pd);
+	pmcf_perfdata_free(pd);
 }
 
 /* Cost model of hbbp_synth.nest 7 as llvm-mca sees it: cache hits, so the
@@ -715,7 +715,7 @@ static void test_unmeasured_stall(void **state)
 		assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
 		ratio[k] = block_at(m, s.block_start[1])->count / block_at(m, s.block_start[0])->count;
 		if (k == 0) {
-			const pmcf_imix_stats *st = pmcf_imix_get_stats(m);
+			const pmcf_imix_stats *st = pmcf_imix_stats_get(m);
 			assert_true(st->unmeasured_share > 0.99);
 			assert_non_null(strstr(st->unmeasured_loops, "synth_loop@0x401000"));
 			assert_non_null(strstr(st->unmeasured_loops, "no induction register"));
@@ -727,7 +727,7 @@ static void test_unmeasured_stall(void **state)
 		fail_msg("default %.3g above raw %.3g", ratio[0], ratio[1]);
 	if (ratio[2] < ratio[1] * 1.2)
 		fail_msg("the model's %.3g not above raw %.3g: the test shows nothing", ratio[2], ratio[1]);
-	pmcf_perfdata_close(pd);
+	pmcf_perfdata_free(pd);
 }
 
 /* Cost model of the row nest (hbbp_synth.nest 3): true cycles but the inner
@@ -763,14 +763,14 @@ static void test_iv_rows(void **state)
 			    .skid = PMCF_IMIX_SKID_NONE};
 	pmcf_imix *m = NULL;
 	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
-	const pmcf_imix_stats *st = pmcf_imix_get_stats(m);
+	const pmcf_imix_stats *st = pmcf_imix_stats_get(m);
 	double dev = count_deviation(m, &s);
 	if (dev > 0.03)
 		fail_msg("counts of the row nest off the exact ones by %.3g", dev);
 	assert_int_equal(st->rate_loops, 3);
 	assert_int_equal(st->rate_trip, 2);
 	pmcf_imix_free(m);
-	pmcf_perfdata_close(pd);
+	pmcf_perfdata_free(pd);
 }
 
 /* Cost model of the two-way branch (hbbp_synth.nest 4): true cycles
@@ -829,14 +829,14 @@ static void test_arms(void **state)
 	double r0 = count_at(m, s.block_start[0]) / s.block_count[0];
 	double a1 = count_at(m, s.block_start[1]) / (r0 * s.block_count[1]);
 	double a2 = count_at(m, s.block_start[2]) / (r0 * s.block_count[2]);
-	assert_int_equal(pmcf_imix_get_stats(m)->rate_loops, 1);
-	assert_int_equal(pmcf_imix_get_stats(m)->arms_prior, 0);
+	assert_int_equal(pmcf_imix_stats_get(m)->rate_loops, 1);
+	assert_int_equal(pmcf_imix_stats_get(m)->arms_prior, 0);
 	pmcf_imix_free(m);
 	if (a2 > 0.1 || a1 < 1.5)
 		fail_msg("by their own samples the arms are at %.3g and %.3g of their counts", a1, a2);
 	o.arms = PMCF_IMIX_ARMS_FLOW; /* the default */
 	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
-	const pmcf_imix_stats *st = pmcf_imix_get_stats(m);
+	const pmcf_imix_stats *st = pmcf_imix_stats_get(m);
 	double dev = 0;
 	r0 = count_at(m, s.block_start[0]) / s.block_count[0];
 	for (unsigned b = 0; b < s.nblocks; b++)
@@ -851,13 +851,13 @@ static void test_arms(void **state)
 	 * arms are left to their samples */
 	o.rate = PMCF_IMIX_RATE_NONE;
 	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
-	assert_int_equal(pmcf_imix_get_stats(m)->arms_flow, 0);
+	assert_int_equal(pmcf_imix_stats_get(m)->arms_flow, 0);
 	assert_true(count_at(m, s.block_start[2]) == 0);
 	pmcf_imix_free(m);
 	o.rate = PMCF_IMIX_RATE_IV;
 	o.arms = 7;
 	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), PMCF_EINVAL);
-	pmcf_perfdata_close(pd);
+	pmcf_perfdata_free(pd);
 }
 
 /* The same branch with a taken arm of three instructions that never runs:
@@ -875,7 +875,7 @@ static void test_arms_not_run(void **state)
 	pmcf_imix_opts o = {.size = sizeof(o), .method = PMCF_IMIX_EBS, .cost = arms_cost};
 	pmcf_imix *m = NULL;
 	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
-	const pmcf_imix_stats *st = pmcf_imix_get_stats(m);
+	const pmcf_imix_stats *st = pmcf_imix_stats_get(m);
 	double r0 = count_at(m, s.block_start[0]) / s.block_count[0];
 	assert_true(r0 > 0);
 	assert_true(count_at(m, s.block_start[2]) == 0);
@@ -886,7 +886,7 @@ static void test_arms_not_run(void **state)
 	assert_int_equal(st->arms_flow, 1);
 	assert_int_equal(st->arms_prior, 0);
 	pmcf_imix_free(m);
-	pmcf_perfdata_close(pd);
+	pmcf_perfdata_free(pd);
 }
 
 /* Pointer-chasing loads (--costing regions-chase): a load into its own
@@ -948,7 +948,7 @@ static void test_skid(void **state)
 		fail_msg("skid: B0/B4 %.9g, expected %.9g", r_prev, want);
 	pmcf_imix_free(none);
 	pmcf_imix_free(prev);
-	pmcf_perfdata_close(pd);
+	pmcf_perfdata_free(pd);
 }
 
 /* Disassembly and blocks of the synthetic ELF. */
@@ -1271,7 +1271,7 @@ static void test_callgrind(void **state)
 	assert_true(count_of(rows, n, "ADD") == 30);
 	assert_true(count_of(rows, n, "JMP") == 10);
 	assert_true(count_of(rows, n, "RET") == 10);
-	assert_true(pmcf_imix_get_stats(m)->total == 10 + 10 + 90 + 70 + 30);
+	assert_true(pmcf_imix_stats_get(m)->total == 10 + 10 + 90 + 70 + 30);
 	pmcf_imix_rows_free(rows, n);
 	/* by function */
 	assert_int_equal(pmcf_imix_pivot(m, PMCF_IMIX_BY_FUNCTION, &rows, &n), 0);
@@ -1303,7 +1303,7 @@ struct cmp_case {
 static void test_compare(void **state)
 {
 	(void)state;
-	pmcf_imix_row ref[] = {{"MOV", 500, 0}, {"ADD", 300, 0}, {"JMP", 200, 0}};
+	pmcf_imix_row ref[] = {{0, "MOV", 500, 0}, {0, "ADD", 300, 0}, {0, "JMP", 200, 0}};
 	static const struct cmp_case cases[] = {
 		{__LINE__, 0, {510, 270, 200, 5}, (10.0 + 30.0) / 1000, 5},
 		{__LINE__, 0, {500, 300, 200, 0}, 0, 0},
@@ -1313,10 +1313,10 @@ static void test_compare(void **state)
 	};
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		const struct cmp_case *k = &cases[c];
-		pmcf_imix_row meas[] = {{"NOP", k->meas[3], 0},
-					{"ADD", k->meas[1], 0},
-					{"MOV", k->meas[0], 0},
-					{"JMP", k->meas[2], 0}};
+		pmcf_imix_row meas[] = {{0, "NOP", k->meas[3], 0},
+					{0, "ADD", k->meas[1], 0},
+					{0, "MOV", k->meas[0], 0},
+					{0, "JMP", k->meas[2], 0}};
 		pmcf_imix_cmp *r = NULL;
 		int rc = pmcf_imix_compare(ref, 3, meas, 4, k->normalize, &r);
 		if (k->normalize && k->meas[0] + k->meas[1] + k->meas[2] + k->meas[3] == 0) {
@@ -1392,10 +1392,10 @@ static void test_keys(void **state)
 static void test_train(void **state)
 {
 	(void)state;
-	pmcf_imix_example ex[40];
+	pmcf_imix_example ex[40] = {PMCF_IMIX_EXAMPLE_INIT};
 	for (unsigned i = 0; i < 40; i++)
 		ex[i] = (pmcf_imix_example){.len = i + 1, .bias = 0, .weight = 1 + i % 3, .lbr = i + 1 <= 18};
-	pmcf_imix_stump sp;
+	pmcf_imix_stump sp = PMCF_IMIX_STUMP_INIT;
 	assert_int_equal(pmcf_imix_train(ex, 40, &sp), 0);
 	assert_int_equal(sp.feature, 0);
 	assert_int_equal(sp.cutoff, 18);

@@ -99,7 +99,7 @@ static void check_synthetic(int hw_idx)
 	assert_false(pmcf_perfdata_task(pd, 0)->exit);
 	assert_true(pmcf_perfdata_task(pd, 1)->exit);
 	assert_int_equal(pmcf_perfdata_stats(pd)->samples, ebs + lbr);
-	pmcf_perfdata_close(pd);
+	pmcf_perfdata_free(pd);
 }
 
 static void test_synthetic(void **state)
@@ -130,7 +130,7 @@ static void test_truncations(void **state)
 		int rc = pmcf_perfdata_open_buffer(c, len, &pd);
 		if (rc == 0) {
 			ok++;
-			pmcf_perfdata_close(pd);
+			pmcf_perfdata_free(pd);
 		} else {
 			assert_null(pd);
 			assert_true(rc < 0);
@@ -140,7 +140,7 @@ static void test_truncations(void **state)
 	/* the full file parses */
 	pmcf_perfdata *pd = NULL;
 	assert_int_equal(pmcf_perfdata_open_buffer(b, n, &pd), 0);
-	pmcf_perfdata_close(pd);
+	pmcf_perfdata_free(pd);
 	free(b);
 	(void)ok;
 }
@@ -178,7 +178,7 @@ static void test_fuzz(void **state)
 			pmcf_imix *m = NULL;
 			if (pmcf_imix_from_perfdata(pd, NULL, &m) == 0)
 				pmcf_imix_free(m);
-			pmcf_perfdata_close(pd);
+			pmcf_perfdata_free(pd);
 		}
 	}
 	free(c);
@@ -258,7 +258,7 @@ static void test_hostile(void **state)
 			assert_int_equal(pmcf_perfdata_nsamples(pd), 1);
 			assert_int_equal(pmcf_perfdata_sample(pd, 0)->ip, 0x1234);
 		}
-		pmcf_perfdata_close(pd);
+		pmcf_perfdata_free(pd);
 	}
 	pmcf_perfdata *pd = NULL;
 	assert_int_equal(pmcf_perfdata_open_buffer("", 0, &pd), PMCF_ENOTOURS);
@@ -304,12 +304,12 @@ static void test_recorded(void **state)
 	pmcf_imix_opts o = {.size = sizeof(o), .method = PMCF_IMIX_EBS};
 	pmcf_imix *m = NULL;
 	assert_int_equal(pmcf_imix_from_perfdata(pd, &o, &m), 0);
-	const pmcf_imix_stats *st = pmcf_imix_get_stats(m);
+	const pmcf_imix_stats *st = pmcf_imix_stats_get(m);
 	assert_true(st->relative);
 	assert_true(st->total > 0);
 	assert_true(st->ebs_samples > 10);
 	pmcf_imix_free(m);
-	pmcf_perfdata_close(pd);
+	pmcf_perfdata_free(pd);
 }
 
 int main(void)

@@ -478,7 +478,7 @@ static void real_run(int mux, int est)
 			       .period_ms = 0.2,
 			       .estimate = est};
 	pmcf_profile *p = NULL;
-	pmcf_exit_info ei;
+	pmcf_exit_info ei = PMCF_EXIT_INFO_INIT;
 	int err = pmcf_collect_program(argv, EV, 5, &o, &p, &ei);
 	if (err)
 		fail_msg("%s/%s: %s: %s", pmcf_mux_mode_name(mux), pmcf_estimate_name(est),
@@ -568,7 +568,7 @@ static void test_real_never_counted(void **state)
 				       .period_ms = 600000,
 				       .estimate = est};
 		pmcf_profile *p = NULL;
-		pmcf_exit_info ei;
+		pmcf_exit_info ei = PMCF_EXIT_INFO_INIT;
 		int err = pmcf_collect_program(argv, EV, 5, &o, &p, &ei);
 		if (err)
 			fail_msg("%s: %s", pmcf_strerror(err), pmcf_errdetail());

@@ -210,11 +210,11 @@ static void test_catalogue(void **state)
 	/* a derived preset opens all its natives; one PAPI cannot map is an error */
 	char why[512];
 	const char *ok[] = {"PAPI_T_PF2", "PAPI_T_HALF", "task-clock"};
-	assert_int_equal(pmcf_catalog_check_set(c, ok, 3, 0, why, sizeof(why)), 1);
-	assert_int_equal(pmcf_catalog_check_set(c, ok, 2, 3, why, sizeof(why)), 0); /* 4 > 3 */
+	assert_int_equal(pmcf_catalog_check_events(c, ok, 3, 0, why, sizeof(why)), 1);
+	assert_int_equal(pmcf_catalog_check_events(c, ok, 2, 3, why, sizeof(why)), 0); /* 4 > 3 */
 	assert_non_null(strstr(why, "need 4 counters"));
 	const char *none[] = {"task-clock", "PAPI_T_NONE"};
-	assert_int_equal(pmcf_catalog_check_set(c, none, 2, 0, why, sizeof(why)), PMCF_ENOTSUP);
+	assert_int_equal(pmcf_catalog_check_events(c, none, 2, 0, why, sizeof(why)), PMCF_ENOTSUP);
 	assert_string_equal(pmcf_errdetail(),
 			    "PAPI preset 'PAPI_T_NONE' cannot be counted on this machine: PAPI maps "
 			    "it to no native event of this CPU (test table)");
@@ -273,7 +273,7 @@ static void test_disabled(void **state)
 	pmcf_evlist *l;
 	assert_int_equal(pmcf_evlist_parse(c, "PAPI_T_PF2", &l), 0); /* known, not countable */
 	char why[256];
-	assert_int_equal(pmcf_catalog_check_set(c, pmcf_evlist_names(l), 1, 4, why, sizeof(why)),
+	assert_int_equal(pmcf_catalog_check_events(c, pmcf_evlist_names(l), 1, 4, why, sizeof(why)),
 			 PMCF_ENOTSUP);
 	assert_non_null(strstr(pmcf_errdetail(), "perf_event component is disabled"));
 	pmcf_evlist_free(l);
@@ -339,7 +339,7 @@ static void test_collect_derived(void **state)
 	char *argv[] = {prog, "3", "16", NULL};
 	pmcf_collect_opts o = {.size = sizeof(o)};
 	pmcf_profile *p = NULL;
-	pmcf_exit_info ei;
+	pmcf_exit_info ei = PMCF_EXIT_INFO_INIT;
 	int err = pmcf_collect_program(argv, ev, 6, &o, &p, &ei);
 	if (err)
 		fail_msg("collect: %s", pmcf_errdetail());

@@ -344,7 +344,7 @@ static void test_real_sysfs(void **state)
 	assert_string_equal(pmcf_evlist_name(l, 0), "context-switches");
 	assert_string_equal(pmcf_evlist_name(l, 1), "page-faults:u");
 	char why[256];
-	assert_int_equal(pmcf_catalog_check_set(c, pmcf_evlist_names(l), 4, 4, why, sizeof(why)), 1);
+	assert_int_equal(pmcf_catalog_check_events(c, pmcf_evlist_names(l), 4, 4, why, sizeof(why)), 1);
 	(void)names;
 	pmcf_evlist_free(l);
 	if (access(PMCFI_SYSFS_PMUS "/msr/events/tsc", R_OK) == 0) {
@@ -434,7 +434,7 @@ static long set_of(const pmcf_plan *p, const char *name)
 	for (size_t k = 0; k < pmcf_plan_nsets(p); k++) {
 		const char *const *ev;
 		size_t n;
-		pmcf_plan_set_events(p, k, &ev, &n);
+		pmcf_plan_events_at(p, k, &ev, &n);
 		for (size_t i = 0; i < n; i++)
 			if (strcmp(ev[i], name) == 0)
 				return (long)k;

@@ -86,7 +86,7 @@ static void check_valid(pmcf_catalog *c, const pmcf_plan *p, const char *const *
 		for (size_t k = 0; k < pmcf_plan_nsets(p); k++) {
 			const char *const *names;
 			size_t m;
-			assert_int_equal(pmcf_plan_set_events(p, k, &names, &m), 0);
+			assert_int_equal(pmcf_plan_events_at(p, k, &names, &m), 0);
 			for (size_t q = 0; q < m; q++)
 				seen += strcmp(names[q], ev[i]) == 0;
 		}
@@ -98,9 +98,9 @@ static void check_valid(pmcf_catalog *c, const pmcf_plan *p, const char *const *
 	for (size_t k = 0; k < pmcf_plan_nsets(p); k++) {
 		const char *const *names;
 		size_t m;
-		pmcf_plan_set_events(p, k, &names, &m);
+		pmcf_plan_events_at(p, k, &names, &m);
 		assert_string_equal(names[0], "duration");
-		assert_int_equal(pmcf_catalog_check_set(c, names, m, pmcf_plan_pmcs(p), NULL, 0), 1);
+		assert_int_equal(pmcf_catalog_check_events(c, names, m, pmcf_plan_pmcs(p), NULL, 0), 1);
 		if (!k) {
 			first = names;
 			nfirst = m;
@@ -190,7 +190,7 @@ static void test_bc_links(void **state)
 	for (size_t k = 0; k < pmcf_plan_nsets(b); k++) {
 		const char *const *names;
 		size_t m;
-		pmcf_plan_set_events(b, k, &names, &m);
+		pmcf_plan_events_at(b, k, &names, &m);
 		assert_string_equal(names[1], "fix1");
 		assert_string_equal(names[2], "fix2");
 	}
@@ -208,7 +208,7 @@ static void test_bc_links(void **state)
 	for (size_t k = 0; k < pmcf_plan_nsets(b); k++) {
 		const char *const *names;
 		size_t m, has = 0;
-		pmcf_plan_set_events(b, k, &names, &m);
+		pmcf_plan_events_at(b, k, &names, &m);
 		for (size_t q = 0; q < m; q++)
 			has += strcmp(names[q], "a") == 0;
 		assert_int_equal(has, 1);
@@ -239,8 +239,8 @@ static void test_json_roundtrip(void **state)
 	pmcf_catalog *c = toy();
 	static const char *const ev[] = {"a", "b", "c", "d", "e", "fix1"};
 	pmcf_plan *p = mkplan(c, ev, 6, PMCF_COMBINE_BC, PMCF_PACK_BEST, 2);
-	assert_int_equal(pmcf_plan_set_sim(p, "cholesky,blocks=8"), 0);
-	pmcf_plan_set_seed(p, 7);
+	assert_int_equal(pmcf_plan_sim_set(p, "cholesky,blocks=8"), 0);
+	pmcf_plan_seed_set(p, 7);
 	char *js;
 	assert_int_equal(pmcf_plan_to_json(p, &js), 0);
 	assert_non_null(strstr(js, "\"format\": \"pmcfuse-plan\""));
@@ -254,8 +254,8 @@ static void test_json_roundtrip(void **state)
 	for (size_t k = 0; k < pmcf_plan_nsets(p); k++) {
 		const char *const *a, *const *b;
 		size_t na, nb;
-		pmcf_plan_set_events(p, k, &a, &na);
-		pmcf_plan_set_events(q, k, &b, &nb);
+		pmcf_plan_events_at(p, k, &a, &na);
+		pmcf_plan_events_at(q, k, &b, &nb);
 		assert_int_equal(na, nb);
 		for (size_t i = 0; i < na; i++)
 			assert_string_equal(a[i], b[i]);
@@ -265,7 +265,7 @@ static void test_json_roundtrip(void **state)
 	assert_string_equal(js, js2);
 	/* a program source */
 	static const char *const argv[] = {"./prog", "--n", "10"};
-	assert_int_equal(pmcf_plan_set_program(q, argv, 3), 0);
+	assert_int_equal(pmcf_plan_program_set(q, argv, 3), 0);
 	free(js2);
 	assert_int_equal(pmcf_plan_to_json(q, &js2), 0);
 	pmcf_plan_free(q);
@@ -277,7 +277,7 @@ static void test_json_roundtrip(void **state)
 	assert_null(pmcf_plan_sim(q));
 	/* arguments and program that are not UTF-8 survive, byte for byte */
 	static const char *const raw[] = {"./pr\xfe", "a", "\xff", "b\xc3", "\xe2\x82"};
-	assert_int_equal(pmcf_plan_set_program(q, raw, 5), 0);
+	assert_int_equal(pmcf_plan_program_set(q, raw, 5), 0);
 	free(js2);
 	assert_int_equal(pmcf_plan_to_json(q, &js2), 0);
 	assert_non_null(strstr(js2, "\"base64\": \"/w==\""));
@@ -433,12 +433,12 @@ static void test_correlated(void **state)
 	for (size_t k = 1; k < pmcf_plan_nsets(p); k++) {
 		const char *const *names;
 		size_t m, shared = 0;
-		pmcf_plan_set_events(p, k, &names, &m);
+		pmcf_plan_events_at(p, k, &names, &m);
 		for (size_t q = 1; q < m; q++)
 			for (size_t j = 0; j < k; j++) {
 				const char *const *prev;
 				size_t mp;
-				pmcf_plan_set_events(p, j, &prev, &mp);
+				pmcf_plan_events_at(p, j, &prev, &mp);
 				for (size_t r = 1; r < mp; r++)
 					shared += strcmp(prev[r], names[q]) == 0;
 			}
@@ -491,7 +491,7 @@ static void test_link_auto(void **state)
 	const char *const *names, *const *lk;
 	size_t m, nl;
 	double bits, base;
-	pmcf_plan_set_events(p, 1, &names, &m);
+	pmcf_plan_events_at(p, 1, &names, &m);
 	assert_int_equal(m, 5); /* duration, a, e, f, g */
 	assert_string_equal(names[1], "a");
 	assert_int_equal(pmcf_plan_link_info(p, 1, &lk, &nl, &bits, &base), 0);

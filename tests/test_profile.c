@@ -214,7 +214,7 @@ static void test_types(void **state)
 	(void)state;
 	pmcf_profile *p;
 	uint32_t a, b, c, d;
-	pmcf_xu_type t;
+	pmcf_xu_type t = PMCF_XU_TYPE_INIT;
 	assert_int_equal(pmcf_profile_new(&p), 0);
 	assert_int_equal(pmcf_profile_type_add(p, PMCF_XU_TASK, "gemm", "main.c:10", &a), 0);
 	assert_int_equal(pmcf_profile_type_add(p, PMCF_XU_TASK, "gemm", "main.c:10", &b), 0);
@@ -314,7 +314,7 @@ static void test_xus_values(void **state)
 	pmcf_profile *p;
 	uint32_t ty;
 	size_t ev, idx;
-	pmcf_xu x;
+	pmcf_xu x = PMCF_XU_INIT;
 	assert_int_equal(pmcf_profile_new(&p), 0);
 	assert_int_equal(pmcf_profile_event_add(p, "duration", &ev), 0);
 	pmcf_xu bad = {.type = 0, .label = "1"};
@@ -404,7 +404,7 @@ static void test_xu_add_bare(void **state)
 	xu.end_ns = 1;
 	assert_int_equal(pmcfi_profile_xu_add_bare(p, &xu, NULL), PMCF_EINVAL); /* checked as xu_add */
 	assert_int_equal(pmcf_profile_nxus(p), 100);
-	pmcf_xu got;
+	pmcf_xu got = PMCF_XU_INIT;
 	assert_int_equal(pmcf_profile_xu_get(p, 42, &got), 0);
 	assert_int_equal(got.thread, 3);
 	assert_int_equal(got.cpu, 1);
@@ -663,7 +663,7 @@ static void assert_same(const pmcf_profile *a, const pmcf_profile *b)
 	}
 	assert_int_equal(pmcf_profile_ntypes(a), pmcf_profile_ntypes(b));
 	for (uint32_t i = 0; i < pmcf_profile_ntypes(a); i++) {
-		pmcf_xu_type ta, tb;
+		pmcf_xu_type ta = PMCF_XU_TYPE_INIT, tb = PMCF_XU_TYPE_INIT;
 		assert_int_equal(pmcf_profile_type_get(a, i, &ta), 0);
 		assert_int_equal(pmcf_profile_type_get(b, i, &tb), 0);
 		assert_int_equal(ta.kind, tb.kind);
@@ -676,7 +676,7 @@ static void assert_same(const pmcf_profile *a, const pmcf_profile *b)
 	for (size_t e = 0; e < nev; e++)
 		assert_string_equal(pmcf_profile_event_name(a, e), pmcf_profile_event_name(b, e));
 	for (size_t i = 0; i < nxu; i++) {
-		pmcf_xu xa, xb;
+		pmcf_xu xa = PMCF_XU_INIT, xb = PMCF_XU_INIT;
 		assert_int_equal(pmcf_profile_xu_get(a, i, &xa), 0);
 		assert_int_equal(pmcf_profile_xu_get(b, i, &xb), 0);
 		assert_int_equal(xa.type, xb.type);
@@ -1095,7 +1095,7 @@ static void test_deep_labels_bounded(void **state)
 		assert_string_equal(a, b);
 	}
 	/* xu_get: the text, the parent's plus a component */
-	pmcf_xu x, y;
+	pmcf_xu x = PMCF_XU_INIT, y = PMCF_XU_INIT;
 	assert_int_equal(pmcf_profile_xu_get(q, 10, &x), 0);
 	assert_int_equal(pmcf_profile_xu_get(q, 11, &y), 0);
 	assert_int_equal(strncmp(y.label, x.label, strlen(x.label)), 0);
@@ -1105,8 +1105,8 @@ static void test_deep_labels_bounded(void **state)
 	/* streamed: one label at a time into a buffer, the same texts */
 	char *sb = NULL;
 	size_t sc = 0;
-	pmcf_xu z;
-	assert_int_equal(pmcf_profile_xu_get_fields(q, 11, &z), 0);
+	pmcf_xu z = PMCF_XU_INIT;
+	assert_int_equal(pmcf_profile_xu_fields_get(q, 11, &z), 0);
 	assert_null(z.label);
 	assert_int_equal(z.start_ns, 11);
 	assert_string_equal(pmcf_profile_xu_label(q, 11, 0, &sb, &sc), y.label);

@@ -85,10 +85,10 @@ static void free_fixture(struct fixture *fx)
 static void record_ref(struct fixture *fx, size_t k)
 {
 	size_t n;
-	const char *const *set = pmcf_cover_set(fx->cv, k % fx->nsets, &n);
+	const char *const *set = pmcf_cover_events_at(fx->cv, k % fx->nsets, &n);
 	pmcf_evlist *sl;
 	pmcf_profile *p;
-	pmcf_exit_info ei;
+	pmcf_exit_info ei = PMCF_EXIT_INFO_INIT;
 	OK(pmcf_evlist_subset(fx->ev, set, n, &sl));
 	OK(pmcf_source_record(fx->src, sl, (long)k, &p, &ei));
 	char path[4200], file[32];
@@ -231,7 +231,7 @@ static void test_write_read_back(void **state)
 			continue;
 		json_t *e = json_array_get(prof, q);
 		size_t n;
-		const char *const *set = pmcf_cover_set(fx.cv, k % fx.nsets, &n);
+		const char *const *set = pmcf_cover_events_at(fx.cv, k % fx.nsets, &n);
 		char file[32];
 		snprintf(file, sizeof(file), PMCF_REFDIR_FILE, k);
 		const char *f = json_string_value(json_object_get(e, "file"));

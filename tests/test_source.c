@@ -47,7 +47,7 @@ static void test_sim_no_lookup(void **state)
 	assert_ptr_equal(pmcf_evlist_catalog(ev), cat); /* the same resolved objects */
 	unsigned long before = pmcfi_name_lookups;
 	pmcf_profile *p;
-	pmcf_exit_info ei;
+	pmcf_exit_info ei = PMCF_EXIT_INFO_INIT;
 	OK(pmcf_source_record(src, ev, 2, &p, &ei));
 	assert_int_equal(pmcfi_name_lookups, before);
 	assert_int_equal(ei.complete, 1);
@@ -56,7 +56,7 @@ static void test_sim_no_lookup(void **state)
 	/* the same execution through the names */
 	pmcf_sim_spec *spec;
 	OK(pmcf_sim_spec_parse(SPEC, &spec));
-	pmcf_sim_spec_set_seed(spec, pmcf_sim_exec_seed(7, 2));
+	pmcf_sim_spec_seed_set(spec, pmcf_sim_exec_seed(7, 2));
 	assert_int_equal(pmcf_source_exec_seed(src, 2), pmcf_sim_exec_seed(7, 2));
 	assert_string_equal(pmcf_source_name(src), pmcf_sim_spec_canonical(spec));
 	pmcf_sim_opts so = PMCF_SIM_OPTS_INIT;
@@ -132,7 +132,7 @@ static void test_program_no_lookup(void **state)
 	OK(pmcf_source_events(src, "task-clock,faults", &ev)); /* faults: an alias */
 	unsigned long before = pmcfi_name_lookups;
 	pmcf_profile *p;
-	pmcf_exit_info ei;
+	pmcf_exit_info ei = PMCF_EXIT_INFO_INIT;
 	int err = pmcf_source_record(src, ev, 0, &p, &ei);
 	if (err == PMCF_EPARANOID || err == PMCF_ENOTSUP) {
 		pmcf_evlist_free(ev);
@@ -270,7 +270,7 @@ static void test_opts_and_errors(void **state)
 	OK(pmcf_source_opts_get(src, &got));
 	assert_int_equal(got.multiplex, PMCF_MUX_RR);
 	assert_true(got.period_ms == 4.0);
-	assert_int_equal(pmcf_source_set_output(src, 1, 2), PMCF_EINVAL); /* no program */
+	assert_int_equal(pmcf_source_output_set(src, 1, 2), PMCF_EINVAL); /* no program */
 	pmcf_source_free(src);
 	assert_int_equal(pmcf_source_new_sim("nosuchworkload", NULL, &src), PMCF_ENOENT);
 	char *none[] = {NULL};
@@ -285,7 +285,7 @@ static void test_opts_and_errors(void **state)
 	assert_int_equal(pmcf_source_new_from_plan(plan, NULL, NULL, &src), PMCF_ENOENT);
 	/* a source writes itself into a plan and comes back from it */
 	OK(pmcf_source_new_sim(SPEC, NULL, &src));
-	pmcf_source_set_seed(src, 11);
+	pmcf_source_seed_set(src, 11);
 	OK(pmcf_source_to_plan(src, plan));
 	pmcf_source_free(src);
 	assert_int_equal(pmcf_plan_seed(plan), 11);
@@ -338,14 +338,14 @@ static void test_cover_check_no_lookup(void **state)
 		assert_int_equal(pmcf_cover_nsets(a), pmcf_cover_nsets(b));
 		for (size_t k = 0; k < pmcf_cover_nsets(a); k++) {
 			size_t ma, mb;
-			const char *const *sa = pmcf_cover_set(a, k, &ma);
-			const char *const *sb = pmcf_cover_set(b, k, &mb);
+			const char *const *sa = pmcf_cover_events_at(a, k, &ma);
+			const char *const *sb = pmcf_cover_events_at(b, k, &mb);
 			assert_int_equal(ma, mb);
 			for (size_t i = 0; i < ma; i++)
 				assert_string_equal(sa[i], sb[i]);
 		}
-		assert_int_equal(fit, pmcf_catalog_check_set(cat, pmcf_evlist_names(ev), n, rows[r].pmcs,
-							     why2, sizeof(why2)));
+		assert_int_equal(fit, pmcf_catalog_check_events(cat, pmcf_evlist_names(ev), n, rows[r].pmcs,
+								why2, sizeof(why2)));
 		assert_string_equal(why, why2);
 		pmcf_cover_free(a);
 		pmcf_cover_free(b);

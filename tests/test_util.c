@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "pmcfuse/pmcfuse.h"
-#include "util/quantile.h"
+#include "x/x.h"
 #include "util/tmpdir.h"
 
 static int cmp(const void *a, const void *b)

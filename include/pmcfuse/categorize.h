@@ -5,8 +5,8 @@
 #ifndef PMCFUSE_CATEGORIZE_H
 #define PMCFUSE_CATEGORIZE_H
 
+#include "pmcfuse/base.h"
 #include "pmcfuse/events.h"
-#include "pmcfuse/pmcfuse.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,9 +33,11 @@ PMCF_API const char *pmcf_categorize_branch_name(int category);
 PMCF_API double pmcf_categorize_expected(int category, unsigned kernel);
 
 typedef struct pmcf_categorize_fit {
+	size_t size; /* sizeof(pmcf_categorize_fit) (the ABI rule, pmcfuse/base.h) */
 	double slope, intercept;
 	double r2; /* coefficient of determination; 0 when y is constant */
 } pmcf_categorize_fit;
+#define PMCF_CATEGORIZE_FIT_INIT PMCF_SIZED_INIT(pmcf_categorize_fit)
 
 /* Least-squares line y = slope·x + intercept through n >= 2 points with at
  * least two distinct x. PMCF_EINVAL otherwise (or on non-finite input). */
@@ -45,12 +47,14 @@ PMCF_API int pmcf_categorize_fit_line(const double *x, const double *y, size_t n
 PMCF_API double pmcf_categorize_goodness(double slope, double r2, double expected);
 
 typedef struct pmcf_categorize_branch_match {
+	size_t size;       /* sizeof(pmcf_categorize_branch_match) (the ABI rule, pmcfuse/base.h) */
 	int category;      /* PMCF_CATEGORIZE_* or -1: none */
 	double confidence; /* score of the best row (0 when none fits at all) */
 	/* Score of each row: the product over the seven kernels of the goodness
 	 * of the measured slope against the row's expected slope. */
 	double score[PMCF_CATEGORIZE_NCATS];
 } pmcf_categorize_branch_match;
+#define PMCF_CATEGORIZE_BRANCH_MATCH_INIT PMCF_SIZED_INIT(pmcf_categorize_branch_match)
 
 /* Matches one event's seven fits (fits[0..PMCF_CATEGORIZE_NKERNELS), kernels a..g) against the rows of Table 1;
  * the best row wins when its score reaches threshold (0.5 when threshold is
@@ -62,10 +66,12 @@ PMCF_API int pmcf_categorize_branch_classify(const pmcf_categorize_fit *fits, do
 
 #define PMCF_CATEGORIZE_MAX_LEVELS 6
 typedef struct pmcf_categorize_levels {
-	unsigned n;                                 /* data cache levels, innermost first */
+	size_t size; /* sizeof(pmcf_categorize_levels) (the ABI rule, pmcfuse/base.h) */
+	unsigned n;  /* data cache levels, innermost first */
 	uint64_t bytes[PMCF_CATEGORIZE_MAX_LEVELS]; /* capacity, strictly increasing */
 	char name[PMCF_CATEGORIZE_MAX_LEVELS][8];   /* "L1D", "L2", …; the last one "LL" */
 } pmcf_categorize_levels;
+#define PMCF_CATEGORIZE_LEVELS_INIT PMCF_SIZED_INIT(pmcf_categorize_levels)
 
 /* The data and unified caches of cpu0 from sysfs
  * (/sys/devices/system/cpu/cpu0/cache/index*), named L1D, L2, …, LL. root
@@ -74,6 +80,7 @@ typedef struct pmcf_categorize_levels {
 PMCF_API int pmcf_categorize_levels_sysfs(const char *root, pmcf_categorize_levels *out);
 
 typedef struct pmcf_categorize_cache_match {
+	size_t size;       /* sizeof(pmcf_categorize_cache_match) (the ABI rule, pmcfuse/base.h) */
 	int level;         /* index into the levels, or -1: none */
 	int miss;          /* 1: <level>-miss, 0: <level>-hit */
 	char category[16]; /* "L1D-miss", "LL-hit", …, or "none" */
@@ -85,6 +92,7 @@ typedef struct pmcf_categorize_cache_match {
 	/* The transitions, e.g. "+L1D" (up past L1D), "+L1D -LL", "flat". */
 	char signature[64];
 } pmcf_categorize_cache_match;
+#define PMCF_CATEGORIZE_CACHE_MATCH_INIT PMCF_SIZED_INIT(pmcf_categorize_cache_match)
 
 /* Categorises one event from its value per access at n buffer sizes (bytes,
  * any order): each region's plateau is the median of the sizes at least twice
@@ -129,6 +137,7 @@ PMCF_API void pmcf_categorize_options_init(pmcf_categorize_options *o, const cha
 PMCF_API int pmcf_categorize_catalog(const char *backend, pmcf_catalog **out);
 
 typedef struct pmcf_categorize_event {
+	size_t size; /* sizeof(pmcf_categorize_event) (the ABI rule, pmcfuse/base.h) */
 	const char *name;
 	const char *category; /* branch category, cache category or "none" */
 	double confidence;
@@ -137,6 +146,7 @@ typedef struct pmcf_categorize_event {
 	pmcf_categorize_cache_match cache;
 	const double *per_access; /* one value per cache size (report order) */
 } pmcf_categorize_event;
+#define PMCF_CATEGORIZE_EVENT_INIT PMCF_SIZED_INIT(pmcf_categorize_event)
 
 typedef struct pmcf_categorize_report pmcf_categorize_report;
 

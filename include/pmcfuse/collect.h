@@ -33,15 +33,17 @@ typedef struct pmcf_collect_opts {
 	 * the caller's own (fd 0 is never an output). */
 	int stdout_fd, stderr_fd;
 } pmcf_collect_opts;
+#define PMCF_COLLECT_OPTS_INIT PMCF_SIZED_INIT(pmcf_collect_opts)
 
 typedef struct pmcf_exit_info {
-	int exited;             /* 1: exited with status; 0: killed by signal */
-	int status;             /* exit status when exited */
-	int signal;             /* the signal when killed */
-	int complete;           /* 1 when the program exited with status 0 */
-	int ompt;               /* 1 when an OMPT runtime loaded the tool */
-	int fallback;           /* 1 when the profile has one XU per thread */
-	size_t xus;             /* XUs in the profile */
+	size_t size;  /* sizeof(pmcf_exit_info), set by PMCF_EXIT_INFO_INIT (the ABI rule, pmcfuse/base.h) */
+	int exited;   /* 1: exited with status; 0: killed by signal */
+	int status;   /* exit status when exited */
+	int signal;   /* the signal when killed */
+	int complete; /* 1 when the program exited with status 0 */
+	int ompt;     /* 1 when an OMPT runtime loaded the tool */
+	int fallback; /* 1 when the profile has one XU per thread */
+	size_t xus;   /* XUs in the profile */
 	size_t incomplete_xus;  /* XUs begun but not finished (not in the profile) */
 	size_t multiplexed_xus; /* XUs whose counters were not always running */
 	size_t negative_values; /* multiplexing: estimates below zero (kept) */
@@ -49,6 +51,7 @@ typedef struct pmcf_exit_info {
 	size_t rotations;       /* user-space multiplexing: rotations in all threads */
 	char message[512];      /* one line on anything abnormal, "" when none */
 } pmcf_exit_info;
+#define PMCF_EXIT_INFO_INIT PMCF_SIZED_INIT(pmcf_exit_info)
 
 /* Runs argv (argv[0] looked up in PATH; environment inherited, plus
  * OMP_TOOL_LIBRARIES and LD_PRELOAD naming the tool) counting events[0..n)

@@ -5,7 +5,7 @@
 #ifndef PMCFUSE_COMBINE_H
 #define PMCFUSE_COMBINE_H
 
-#include "pmcfuse/pmcfuse.h"
+#include "pmcfuse/base.h"
 #include "pmcfuse/profile.h"
 
 #ifdef __cplusplus
@@ -40,10 +40,7 @@ typedef struct pmcf_strategy_info {
 	const char *help; /* one line */
 	unsigned needs;   /* PMCF_STRATEGY_* */
 } pmcf_strategy_info;
-#define PMCF_STRATEGY_INFO_INIT                              \
-	{                                                    \
-		sizeof(pmcf_strategy_info), 0, NULL, NULL, 0 \
-	}
+#define PMCF_STRATEGY_INFO_INIT PMCF_SIZED_INIT(pmcf_strategy_info)
 /* The i-th strategy of the table (0, 1, … until PMCF_ENOENT) into *info.
  * Errors: PMCF_ENOENT past the last, PMCF_EINVAL (NULL, size). */
 PMCF_API int pmcf_strategy_info_get(size_t i, pmcf_strategy_info *info);
@@ -113,7 +110,16 @@ typedef struct pmcf_combine_stats {
 	/* impute > 0: values imputed (provenance XU -1), and of them those that
 	 * differ from the copy they replaced (0 = imputing changed nothing) */
 	size_t imputed, imputed_changed;
+	/* bc family: the pairs of a fused XU's first source with its source in
+	 * a later input, both labelled, and of them those whose labels differ;
+	 * the labelled XUs of the later inputs, and of them those whose label
+	 * the first input has too. Many pairs that differ although the labels
+	 * agree across the inputs: the runs repeat the same tasks but their
+	 * values moved (durations shift between runs), and lgl, pairing by
+	 * label, may be right where bc is not (combine warns). */
+	size_t bc_label_pairs, bc_label_differ, bc_labelled, bc_label_common;
 } pmcf_combine_stats;
+#define PMCF_COMBINE_STATS_INIT PMCF_SIZED_INIT(pmcf_combine_stats)
 
 /* Checks that the inputs can be fused with strategy: same program, arguments,
  * binary and simulated workload (seed aside) unless force; inputs that are
@@ -155,6 +161,7 @@ typedef struct pmcf_match_summary {
 	/* XUs per bucket: [0,.01) [.01,.02) [.02,.05) [.05,.1) [.1,.2) [.2,.5) [.5,inf) */
 	size_t hist[7];
 } pmcf_match_summary;
+#define PMCF_MATCH_SUMMARY_INIT PMCF_SIZED_INIT(pmcf_match_summary)
 /* Upper edges of the buckets above (the last is INFINITY). */
 PMCF_API extern const double pmcf_match_hist_edges[7];
 /* Fills *s. A profile without match distances gives measured 0. Errors:

@@ -7,9 +7,8 @@
 #ifndef PMCFUSE_EVALUATE_H
 #define PMCFUSE_EVALUATE_H
 
+#include "pmcfuse/base.h"
 #include "pmcfuse/events.h"
-#include "pmcfuse/plan.h" /* the pair covering, declared here before */
-#include "pmcfuse/pmcfuse.h"
 #include "pmcfuse/profile.h"
 
 #ifdef __cplusplus
@@ -92,6 +91,7 @@ enum { PMCF_EPD_FLOORED = 0, PMCF_EPD_PAPER = 1 };
 enum { PMCF_EPD_NO_SPREAD = 1 };
 
 typedef struct pmcf_epd_pair {
+	size_t size;         /* sizeof(pmcf_epd_pair) (the ABI rule, pmcfuse/base.h) */
 	const char *a, *b;   /* the events (owned by the result) */
 	double tmd;          /* calibrated: median uncalibrated TMD over the repeats / calibration */
 	double uncalibrated; /* median uncalibrated TMD against the reference repeats */
@@ -104,6 +104,7 @@ typedef struct pmcf_epd_pair {
 	double floor;        /* FLOORED: lowest calibrated TMD this pair can score; PAPER: 0 */
 	int excluded;        /* 0, or PMCF_EPD_NO_SPREAD: left out (calibration < resolution) */
 } pmcf_epd_pair;
+#define PMCF_EPD_PAIR_INIT PMCF_SIZED_INIT(pmcf_epd_pair)
 
 typedef struct pmcf_epd_result pmcf_epd_result;
 
@@ -149,11 +150,13 @@ PMCF_API size_t pmcf_epd_evaluated(const pmcf_epd_result *r);
 
 /* ---- Correlation Error (§4.4, Mytkowicz et al.) ------------------------------- */
 typedef struct pmcf_correrr_pair {
+	size_t size;       /* sizeof(pmcf_correrr_pair) (the ABI rule, pmcfuse/base.h) */
 	const char *a, *b; /* the events (owned by the result) */
 	double target;     /* Spearman coefficient in the target */
 	double reference;  /* median Spearman coefficient over the reference repeats */
 	unsigned repeats;  /* reference profiles that monitored both events */
 } pmcf_correrr_pair;
+#define PMCF_CORRERR_PAIR_INIT PMCF_SIZED_INIT(pmcf_correrr_pair)
 typedef struct pmcf_correrr_result pmcf_correrr_result;
 
 /* Spearman coefficients of every pair of the target's events (duration
@@ -182,6 +185,7 @@ PMCF_API double pmcf_spearman(const double *x, const double *y, size_t n);
 
 /* ---- error against ground truth (simulated sources) ---------------------------- */
 typedef struct pmcf_truth_event {
+	size_t size;       /* sizeof(pmcf_truth_event) (the ABI rule, pmcfuse/base.h) */
 	const char *name;  /* owned by the result */
 	size_t values;     /* present values compared (not copied from the compared XU) */
 	size_t missing;    /* XUs without a value: each counts as relative error 1 */
@@ -190,6 +194,7 @@ typedef struct pmcf_truth_event {
 	size_t from_base;  /* fused: values copied from the XU they are compared with
 			     * (exact by construction), left out of median_rel and p90_rel */
 } pmcf_truth_event;
+#define PMCF_TRUTH_EVENT_INIT PMCF_SIZED_INIT(pmcf_truth_event)
 typedef struct pmcf_truth_result pmcf_truth_result;
 
 /* Compares every value (duration excluded) with the truth: for a profile
@@ -226,7 +231,7 @@ PMCF_API const char *pmcf_truth_mode(const pmcf_truth_result *r);
 PMCF_API size_t pmcf_truth_nevents(const pmcf_truth_result *r);
 PMCF_API const pmcf_truth_event *pmcf_truth_event_at(const pmcf_truth_result *r, size_t i);
 
-/* Reference planning (pmcf_cover_*) is in pmcfuse/plan.h, included above. */
+/* Reference planning (pmcf_cover_*) is in pmcfuse/plan.h. */
 
 /* ---- consistency: relations between events ---------------------------------
  * Relations every XU's true counts obey, lhs <= rhs * (1 + tolerance_rel) +
@@ -239,12 +244,14 @@ PMCF_API const pmcf_truth_event *pmcf_truth_event_at(const pmcf_truth_result *r,
  * profile the two values may come from different executions: cross counts
  * the violations whose values have different provenance. */
 typedef struct pmcf_consistency {
+	size_t size;                         /* sizeof(pmcf_consistency) (the ABI rule, pmcfuse/base.h) */
 	const char *lhs, *rhs;               /* event names (static strings) */
 	double tolerance_rel, tolerance_abs; /* the slack allowed */
 	size_t checked;                      /* XUs with both values */
 	size_t violated;                     /* of those, XUs breaking the relation */
 	size_t cross;                        /* of those, values from different sources */
 } pmcf_consistency;
+#define PMCF_CONSISTENCY_INIT PMCF_SIZED_INIT(pmcf_consistency)
 /* How many relations pmcf_consistency_check knows (a bound for cap). */
 PMCF_API size_t pmcf_consistency_nrelations(void);
 /* Checks every known relation whose two events p has, in a fixed order,

@@ -4,7 +4,7 @@
 #ifndef PMCFUSE_EVENTS_H
 #define PMCFUSE_EVENTS_H
 
-#include "pmcfuse/pmcfuse.h"
+#include "pmcfuse/base.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -25,6 +25,7 @@ extern "C" {
 #define PMCF_SRC_PAPI "papi"         /* PAPI preset, counted as this CPU's natives (libpapi) */
 
 typedef struct pmcf_event_info {
+	size_t size;             /* sizeof(pmcf_event_info) (the ABI rule, pmcfuse/base.h) */
 	const char *name;        /* unique in its catalogue, e.g. "task-clock", "sched:sched_switch" */
 	const char *source;      /* one of PMCF_SRC_* */
 	const char *pmu;         /* PMU name for native events, else NULL */
@@ -35,6 +36,7 @@ typedef struct pmcf_event_info {
 	int available; /* 1: this machine can count it; 0: it cannot; -1: not probed */
 	unsigned cost; /* general-purpose counters it takes (0 for duration and fixed-counter events) */
 } pmcf_event_info;
+#define PMCF_EVENT_INFO_INIT PMCF_SIZED_INIT(pmcf_event_info)
 
 typedef struct pmcf_catalog pmcf_catalog;
 
@@ -67,7 +69,7 @@ PMCF_API int pmcf_catalog_perf(unsigned flags, pmcf_catalog **out);
  * names the small catalogue (duration, software, generic hardware and
  * hw-cache events; well under a ms) whose other parts (tracepoints, mounting
  * tracefs if need be; native PMU events; PAPI presets) are loaded as
- * pmcf_evlist_parse, pmcf_evlist_from_names and pmcf_catalog_check_set
+ * pmcf_evlist_parse, pmcf_evlist_from_names and pmcf_catalog_check_events
  * resolve names that need them. Free with pmcf_catalog_free. */
 PMCF_API int pmcf_catalog_perf_for_events(const char *spec, pmcf_catalog **out);
 
@@ -91,17 +93,19 @@ PMCF_API size_t pmcf_catalog_suggest(const pmcf_catalog *c, const char *name, co
 /* Can these events be counted together in one execution? pmcs is a counter
  * budget (0: the machine's own counters). Returns 1 (yes), 0 (no: why holds
  * one line saying which events and why) or a negative error. */
-PMCF_API int pmcf_catalog_check_set(const pmcf_catalog *c, const char *const *names, size_t n, unsigned pmcs,
-				    char *why, size_t whylen);
+PMCF_API int pmcf_catalog_check_events(const pmcf_catalog *c, const char *const *names, size_t n,
+				       unsigned pmcs, char *why, size_t whylen);
 
 /* ---- the machine ------------------------------------------------------------ */
 /* What this machine offers for counting, as `papi_avail`'s header tells it. */
 typedef struct pmcf_host_pmu {
+	size_t size;    /* sizeof(pmcf_host_pmu), set by PMCF_HOST_PMU_INIT (the ABI rule, pmcfuse/base.h) */
 	char name[64];  /* libpfm4's name, e.g. "skx" */
 	char desc[128]; /* e.g. "Intel Skylake X" */
 	int general;    /* general-purpose counters */
 	int fixed;      /* fixed counters */
 } pmcf_host_pmu;
+#define PMCF_HOST_PMU_INIT PMCF_SIZED_INIT(pmcf_host_pmu)
 
 typedef struct pmcf_host_info {
 	size_t size;         /* set to sizeof(pmcf_host_info) before the call */
@@ -121,6 +125,7 @@ typedef struct pmcf_host_info {
 	int rdpmc;             /* 1: user-space counter reads (rdpmc) allowed */
 	char rdpmc_why[128];   /* the setting behind rdpmc */
 } pmcf_host_info;
+#define PMCF_HOST_INFO_INIT PMCF_SIZED_INIT(pmcf_host_info)
 
 /* Fills *h (h->size must be set). Opens and closes one perf event to learn
  * whether hardware events can be counted; mounts nothing. Returns 0 or
@@ -177,7 +182,7 @@ PMCF_API int pmcf_evlist_subset(const pmcf_evlist *l, const char *const *names, 
  * catalogue, else PMCF_ECONFLICT); src's groups get new numbers. */
 PMCF_API int pmcf_evlist_append(pmcf_evlist *dst, const pmcf_evlist *src);
 /* Can the events of l be counted together in one execution? As
- * pmcf_catalog_check_set, by the list's catalogue indices: no name is looked
+ * pmcf_catalog_check_events, by the list's catalogue indices: no name is looked
  * up again. PMCF_EINVAL for a NULL list. */
 PMCF_API int pmcf_evlist_check(const pmcf_evlist *l, unsigned pmcs, char *why, size_t whylen);
 /* 1 when event i of l (of the perf catalogue) is counted in user space only

@@ -7,7 +7,7 @@
 #define PMCFUSE_EXPORT_H
 
 #include <stdio.h>
-#include "pmcfuse/pmcfuse.h"
+#include "pmcfuse/base.h"
 #include "pmcfuse/profile.h"
 
 #ifdef __cplusplus
@@ -28,10 +28,7 @@ typedef struct pmcf_export_opts {
 	int truth;      /* 1: add the ground truth (truth:<event> columns); the profile must have it */
 	int provenance; /* 1: add each value's source (fused profiles only) */
 } pmcf_export_opts;
-#define PMCF_EXPORT_OPTS_INIT                  \
-	{                                      \
-		sizeof(pmcf_export_opts), 0, 0 \
-	}
+#define PMCF_EXPORT_OPTS_INIT PMCF_SIZED_INIT(pmcf_export_opts)
 
 /* One format, as the table describes it. Strings are static. */
 typedef struct pmcf_export_info {
@@ -41,14 +38,11 @@ typedef struct pmcf_export_info {
 	const char *kind; /* what a streamed output is called in messages ("CSV"); NULL for TO_PATH */
 	unsigned flags;   /* PMCF_EXPORT_* */
 } pmcf_export_info;
-#define PMCF_EXPORT_INFO_INIT                                 \
-	{                                                     \
-		sizeof(pmcf_export_info), NULL, NULL, NULL, 0 \
-	}
+#define PMCF_EXPORT_INFO_INIT PMCF_SIZED_INIT(pmcf_export_info)
 
 /* The i-th format of the table (0, 1, … until PMCF_ENOENT) into *info.
  * Errors: PMCF_ENOENT past the last, PMCF_EINVAL (NULL, or size; pmcfuse.h). */
-PMCF_API int pmcf_export_format_info(size_t i, pmcf_export_info *info);
+PMCF_API int pmcf_export_format_info_get(size_t i, pmcf_export_info *info);
 /* The index of the format called name, or PMCF_ENOENT with a detail
  * listing the formats ("unknown format 'x' (csv, json, sqlite or otf2)"). */
 PMCF_API int pmcf_export_format_find(const char *name);

@@ -3,7 +3,7 @@
  * EBS, LBR and HBBP, the callgrind reference, pivot tables and error metrics. */
 #ifndef PMCFUSE_HBBP_H
 #define PMCFUSE_HBBP_H
-#include "pmcfuse/pmcfuse.h"
+#include "pmcfuse/base.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -17,6 +17,7 @@ extern "C" {
 typedef struct pmcf_perfdata pmcf_perfdata;
 
 typedef struct pmcf_pd_attr {
+	size_t size; /* sizeof(pmcf_pd_attr) (the ABI rule, pmcfuse/base.h) */
 	uint32_t type;
 	uint64_t config, sample_period, sample_type, read_format, branch_sample_type;
 	int freq, sample_id_all, exclude_user, exclude_kernel, precise_ip;
@@ -25,13 +26,17 @@ typedef struct pmcf_pd_attr {
 	const uint64_t *ids;
 	uint64_t sample_regs_user; /* PERF_SAMPLE_REGS_USER mask (perf_regs.h bit numbers) */
 } pmcf_pd_attr;
+#define PMCF_PD_ATTR_INIT PMCF_SIZED_INIT(pmcf_pd_attr)
 
 typedef struct pmcf_pd_branch {
+	size_t size; /* sizeof(pmcf_pd_branch) (the ABI rule, pmcfuse/base.h) */
 	uint64_t from, to, flags;
 } pmcf_pd_branch;
+#define PMCF_PD_BRANCH_INIT PMCF_SIZED_INIT(pmcf_pd_branch)
 
 #define PMCF_PD_NOATTR UINT32_MAX
 typedef struct pmcf_pd_sample {
+	size_t size;   /* sizeof(pmcf_pd_sample), set by PMCF_PD_SAMPLE_INIT (the ABI rule, pmcfuse/base.h) */
 	uint32_t attr; /* index into the attributes, or PMCF_PD_NOATTR */
 	uint16_t misc; /* PERF_RECORD_MISC_* (cpu mode in the low 3 bits) */
 	uint32_t pid, tid;
@@ -47,36 +52,45 @@ typedef struct pmcf_pd_sample {
 	uint32_t nregs;
 	const uint64_t *regs;
 } pmcf_pd_sample;
+#define PMCF_PD_SAMPLE_INIT PMCF_SIZED_INIT(pmcf_pd_sample)
 
 typedef struct pmcf_pd_mmap {
+	size_t size; /* sizeof(pmcf_pd_mmap) (the ABI rule, pmcfuse/base.h) */
 	uint32_t pid, tid;
 	uint64_t addr, len, pgoff;
 	uint16_t misc;
 	int is_mmap2;
 	const char *filename;
 } pmcf_pd_mmap;
+#define PMCF_PD_MMAP_INIT PMCF_SIZED_INIT(pmcf_pd_mmap)
 
 typedef struct pmcf_pd_comm {
+	size_t size; /* sizeof(pmcf_pd_comm) (the ABI rule, pmcfuse/base.h) */
 	uint32_t pid, tid;
 	int exec; /* COMM after an exec */
 	const char *comm;
 } pmcf_pd_comm;
+#define PMCF_PD_COMM_INIT PMCF_SIZED_INIT(pmcf_pd_comm)
 
 typedef struct pmcf_pd_task {
+	size_t size; /* sizeof(pmcf_pd_task) (the ABI rule, pmcfuse/base.h) */
 	uint32_t pid, ppid, tid, ptid;
 	uint64_t time;
 	int exit; /* 0 FORK, 1 EXIT */
 } pmcf_pd_task;
+#define PMCF_PD_TASK_INIT PMCF_SIZED_INIT(pmcf_pd_task)
 
 typedef struct pmcf_pd_stats {
+	size_t size; /* sizeof(pmcf_pd_stats) (the ABI rule, pmcfuse/base.h) */
 	uint64_t records, samples, mmaps, comms, tasks, lost, skipped;
 } pmcf_pd_stats;
+#define PMCF_PD_STATS_INIT PMCF_SIZED_INIT(pmcf_pd_stats)
 
-/* Opens and parses a perf.data file; *out is freed with pmcf_perfdata_close. */
+/* Opens and parses a perf.data file; *out is freed with pmcf_perfdata_free. */
 PMCF_API int pmcf_perfdata_open(const char *path, pmcf_perfdata **out);
 /* Same from a buffer (copied). */
 PMCF_API int pmcf_perfdata_open_buffer(const void *buf, size_t len, pmcf_perfdata **out);
-PMCF_API void pmcf_perfdata_close(pmcf_perfdata *pd);
+PMCF_API void pmcf_perfdata_free(pmcf_perfdata *pd);
 PMCF_API size_t pmcf_perfdata_nattrs(const pmcf_perfdata *pd);
 PMCF_API const pmcf_pd_attr *pmcf_perfdata_attr(const pmcf_perfdata *pd, size_t i);
 PMCF_API size_t pmcf_perfdata_nsamples(const pmcf_perfdata *pd);
@@ -107,12 +121,14 @@ enum pmcf_imix_method {
 
 /* A basic block handed to a cost model: its x86-64 code and where it lives. */
 typedef struct pmcf_imix_code_block {
+	size_t size; /* sizeof(pmcf_imix_code_block) (the ABI rule, pmcfuse/base.h) */
 	const char *module, *function;
 	uint64_t start;       /* link-time address */
 	unsigned len;         /* instructions */
 	const uint8_t *bytes; /* the block's code, nbytes long */
 	size_t nbytes;
 } pmcf_imix_code_block;
+#define PMCF_IMIX_CODE_BLOCK_INIT PMCF_SIZED_INIT(pmcf_imix_code_block)
 
 /* A cost model: sets cycles[i] to the cycles one execution of blocks[i]
  * takes (0 when unknown); returns 0 or a negative PMCF_E* code. */
@@ -188,8 +204,10 @@ typedef struct pmcf_imix_opts {
 	int arms;       /* enum pmcf_imix_arms */
 	int unmeasured; /* enum pmcf_imix_unmeasured */
 } pmcf_imix_opts;
+#define PMCF_IMIX_OPTS_INIT PMCF_SIZED_INIT(pmcf_imix_opts)
 
 typedef struct pmcf_imix_ins {
+	size_t size; /* sizeof(pmcf_imix_ins) (the ABI rule, pmcfuse/base.h) */
 	const char *module, *function;
 	const char *mnemonic, *isa_ext, *isa_set, *category, *packing;
 	uint64_t addr, block; /* link-time addresses in the module */
@@ -198,6 +216,7 @@ typedef struct pmcf_imix_ins {
 	const char *file; /* source file or NULL (needs opts.lines) */
 	unsigned line;
 } pmcf_imix_ins;
+#define PMCF_IMIX_INS_INIT PMCF_SIZED_INIT(pmcf_imix_ins)
 
 enum pmcf_imix_source {
 	PMCF_IMIX_SRC_NONE = 0,
@@ -206,6 +225,7 @@ enum pmcf_imix_source {
 	PMCF_IMIX_SRC_REF = 3
 };
 typedef struct pmcf_imix_block {
+	size_t size; /* sizeof(pmcf_imix_block) (the ABI rule, pmcfuse/base.h) */
 	const char *module, *function;
 	uint64_t start;
 	unsigned len;
@@ -213,8 +233,10 @@ typedef struct pmcf_imix_block {
 	int bias;               /* entry[0] bias flag (§III.C) */
 	int source;             /* enum pmcf_imix_source of count */
 } pmcf_imix_block;
+#define PMCF_IMIX_BLOCK_INIT PMCF_SIZED_INIT(pmcf_imix_block)
 
 typedef struct pmcf_imix_stats {
+	size_t size;                   /* sizeof(pmcf_imix_stats) (the ABI rule, pmcfuse/base.h) */
 	double ebs_weight, lbr_weight; /* summed sample weights per source */
 	uint64_t ebs_samples, lbr_samples, other_samples;
 	uint64_t lbr_streams, lbr_streams_discarded;
@@ -249,6 +271,7 @@ typedef struct pmcf_imix_stats {
 				     folder; "" when none or unknown): the string routines glibc
 				     picks depend on it */
 } pmcf_imix_stats;
+#define PMCF_IMIX_STATS_INIT PMCF_SIZED_INIT(pmcf_imix_stats)
 
 enum pmcf_imix_correction {
 	PMCF_IMIX_CORR_NONE = 0,       /* not a time event, or PMCF_IMIX_EBS_RAW asked */
@@ -266,7 +289,7 @@ PMCF_API size_t pmcf_imix_size(const pmcf_imix *m);
 PMCF_API const pmcf_imix_ins *pmcf_imix_at(const pmcf_imix *m, size_t i);
 PMCF_API size_t pmcf_imix_nblocks(const pmcf_imix *m);
 PMCF_API const pmcf_imix_block *pmcf_imix_block_at(const pmcf_imix *m, size_t i);
-PMCF_API const pmcf_imix_stats *pmcf_imix_get_stats(const pmcf_imix *m);
+PMCF_API const pmcf_imix_stats *pmcf_imix_stats_get(const pmcf_imix *m);
 
 /* ---- pivot tables and errors --------------------------------------------- */
 
@@ -289,9 +312,11 @@ enum pmcf_imix_key {
 PMCF_API int pmcf_imix_key_parse(const char *name);
 
 typedef struct pmcf_imix_row {
+	size_t size; /* sizeof(pmcf_imix_row) (the ABI rule, pmcfuse/base.h) */
 	char *key;
 	double count, share;
 } pmcf_imix_row;
+#define PMCF_IMIX_ROW_INIT PMCF_SIZED_INIT(pmcf_imix_row)
 
 /* Groups the mix by key; rows sorted by count, descending (ties by key).
  * *rows is freed with pmcf_imix_rows_free. */
@@ -299,17 +324,21 @@ PMCF_API int pmcf_imix_pivot(const pmcf_imix *m, int key, pmcf_imix_row **rows, 
 PMCF_API void pmcf_imix_rows_free(pmcf_imix_row *rows, size_t n);
 
 typedef struct pmcf_imix_cmp_row {
+	size_t size; /* sizeof(pmcf_imix_cmp_row) (the ABI rule, pmcfuse/base.h) */
 	const char *mnemonic;
 	double ref, measured, error; /* error: |ref - measured| / ref (§VI.B) */
 } pmcf_imix_cmp_row;
+#define PMCF_IMIX_CMP_ROW_INIT PMCF_SIZED_INIT(pmcf_imix_cmp_row)
 
 typedef struct pmcf_imix_cmp {
+	size_t size;                             /* sizeof(pmcf_imix_cmp) (the ABI rule, pmcfuse/base.h) */
 	double avg_weighted_error;               /* sum_M Error(M) * ref(M) / #ref (§VI.B) */
 	double ref_total, measured_total, scale; /* measured values were multiplied by scale */
 	double extra;                            /* measured count of mnemonics absent from the reference */
 	size_t n;
 	pmcf_imix_cmp_row *rows; /* the reference's mnemonics, by reference count */
 } pmcf_imix_cmp;
+#define PMCF_IMIX_CMP_INIT PMCF_SIZED_INIT(pmcf_imix_cmp)
 
 /* Compares two mnemonic tables. normalize: scale measured to the
  * reference's total (compare shares). Free with pmcf_imix_cmp_free. */
@@ -320,18 +349,22 @@ PMCF_API void pmcf_imix_cmp_free(pmcf_imix_cmp *c);
 /* ---- training the block-length rule (§IV.B) ------------------------------- */
 
 typedef struct pmcf_imix_example {
+	size_t size;   /* sizeof(pmcf_imix_example) (the ABI rule, pmcfuse/base.h) */
 	unsigned len;  /* block length in instructions */
 	int bias;      /* entry[0] bias flag */
 	double weight; /* executions (reference) x length */
 	int lbr;       /* label: 1 when LBR was closer to the reference, 0 for EBS */
 } pmcf_imix_example;
+#define PMCF_IMIX_EXAMPLE_INIT PMCF_SIZED_INIT(pmcf_imix_example)
 
 typedef struct pmcf_imix_stump {
+	size_t size; /* sizeof(pmcf_imix_stump) (the ABI rule, pmcfuse/base.h) */
 	int feature; /* 0: length (LBR when len <= cutoff), 1: bias (LBR when no bias) */
 	unsigned cutoff;
 	double gini_before, gini_after, accuracy; /* weighted */
 	double length_importance;                 /* gain of the best length split over the sum of gains */
 } pmcf_imix_stump;
+#define PMCF_IMIX_STUMP_INIT PMCF_SIZED_INIT(pmcf_imix_stump)
 
 /* Learns a decision stump (one-split classification tree, Gini impurity). */
 PMCF_API int pmcf_imix_train(const pmcf_imix_example *ex, size_t n, pmcf_imix_stump *out);
@@ -456,10 +489,12 @@ typedef struct pmcf_imix_synth_opts {
 
 /* One basic block of the synthetic program and how often it ran. */
 typedef struct pmcf_imix_synth_block {
+	size_t size;    /* sizeof(pmcf_imix_synth_block) (the ABI rule, pmcfuse/base.h) */
 	uint64_t start; /* address in the text */
 	unsigned len;   /* instructions */
 	double count;   /* exact executions */
 } pmcf_imix_synth_block;
+#define PMCF_IMIX_SYNTH_BLOCK_INIT PMCF_SIZED_INIT(pmcf_imix_synth_block)
 
 /* Writes into the existing folder dir (an absolute path: perf.data names
  * the ELF by it) a small x86-64 ELF and the perf.data of a recording of it

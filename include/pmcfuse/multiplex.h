@@ -6,7 +6,7 @@
 #ifndef PMCFUSE_MULTIPLEX_H
 #define PMCFUSE_MULTIPLEX_H
 
-#include "pmcfuse/pmcfuse.h"
+#include "pmcfuse/base.h"
 #include "pmcfuse/profile.h"
 
 #ifdef __cplusplus
@@ -14,25 +14,12 @@ extern "C" {
 #endif
 
 /* ---- modes and estimators --------------------------------------------------- */
-enum pmcf_mux_mode {
-	PMCF_MUX_NONE = 0,      /* every event on its own counter, or an error */
-	PMCF_MUX_KERNEL = 1,    /* perf's rotation: list pointer moves by one event per period */
-	PMCF_MUX_RR = 2,        /* user-space round-robin: fills the counters; next period starts at the
-	                    first left out */
-	PMCF_MUX_ROC = 3,       /* rate-of-change scheduler (rate-of-change-multiplexing §3), the
-	                     triangle cost in samples (counts / the event's count per ms) */
-	PMCF_MUX_ROC_COUNTS = 4 /* the same with the triangle cost in raw counts (eq. 5 as
-	                           printed, no per-event normalisation) */
-};
+/* enum pmcf_mux_mode and enum pmcf_estimate are in pmcfuse/base.h. */
 /* "none", "kernel", "rr", "roc", "roc-counts" <-> enum; parse returns PMCF_EINVAL
  * (with detail). */
 PMCF_API int pmcf_mux_mode_parse(const char *name);
 PMCF_API const char *pmcf_mux_mode_name(int mode);
 
-enum pmcf_estimate {
-	PMCF_EST_CUMULATIVE = 0, /* thread's scaled cumulative count at XU end minus at start */
-	PMCF_EST_LOCAL = 1       /* count while running during the XU x duration / running time */
-};
 PMCF_API int pmcf_estimate_parse(const char *name);
 PMCF_API const char *pmcf_estimate_name(int estimate);
 
@@ -71,6 +58,7 @@ typedef struct pmcf_mux_summary {
 	                         from the first XU start to the last XU end */
 	double period_ns;   /* the rotation period (metadata period_ms); 0 when unknown */
 } pmcf_mux_summary;
+#define PMCF_MUX_SUMMARY_INIT PMCF_SIZED_INIT(pmcf_mux_summary)
 
 /* Fills *s for profile p. Errors: PMCF_ENOENT (no coverage layer: not
  * multiplexed, every value fully counted), PMCF_EINVAL (NULL argument or

@@ -6,8 +6,8 @@
 #ifndef PMCFUSE_PLAN_H
 #define PMCFUSE_PLAN_H
 
+#include "pmcfuse/base.h"
 #include "pmcfuse/events.h"
-#include "pmcfuse/pmcfuse.h"
 #include "pmcfuse/profile.h"
 
 #ifdef __cplusplus
@@ -61,7 +61,7 @@ typedef struct pmcf_plan_opts {
 	}
 
 /* Plans events[0..n) (names of catalogue c; "duration" is added to every
- * set, free) for opts. Every set fits the counters (pmcf_catalog_check_set
+ * set, free) for opts. Every set fits the counters (pmcf_catalog_check_events
  * with opts->pmcs); the sets of ctc/lgl are disjoint (duration aside); the
  * sets of the bc family each share events with the union of the previous
  * ones; the events of one group (opts->groups) are in the same set. Errors:
@@ -83,7 +83,7 @@ PMCF_API void pmcf_plan_free(pmcf_plan *p);
 
 PMCF_API size_t pmcf_plan_nsets(const pmcf_plan *p);
 /* The events of set k (0-based), duration first; pointers owned by the plan. */
-PMCF_API int pmcf_plan_set_events(const pmcf_plan *p, size_t k, const char *const **names, size_t *n);
+PMCF_API int pmcf_plan_events_at(const pmcf_plan *p, size_t k, const char *const **names, size_t *n);
 /* Every requested event (duration included), in request order. */
 PMCF_API int pmcf_plan_events(const pmcf_plan *p, const char *const **names, size_t *n);
 /* The linking events in every set (bc family; duration included). */
@@ -122,8 +122,8 @@ PMCF_API const char *pmcf_plan_catalog(const pmcf_plan *p);
 /* What the executions run: a simulation SPEC, or a program with its
  * arguments. Both setters copy. A plan made without either has no source
  * (record then needs one on its command line). */
-PMCF_API int pmcf_plan_set_sim(pmcf_plan *p, const char *spec);
-PMCF_API int pmcf_plan_set_program(pmcf_plan *p, const char *const *argv, size_t argc);
+PMCF_API int pmcf_plan_sim_set(pmcf_plan *p, const char *spec);
+PMCF_API int pmcf_plan_program_set(pmcf_plan *p, const char *const *argv, size_t argc);
 /* The SPEC, or NULL when the source is not simulated. */
 PMCF_API const char *pmcf_plan_sim(const pmcf_plan *p);
 /* The program's argv (NULL-terminated, argc in *argc), or NULL. */
@@ -131,7 +131,7 @@ PMCF_API const char *const *pmcf_plan_program(const pmcf_plan *p, size_t *argc);
 /* Base seed of the executions: execution K of a simulated plan uses
  * pmcf_sim_exec_seed(seed, K). Default 1. */
 PMCF_API uint64_t pmcf_plan_seed(const pmcf_plan *p);
-PMCF_API void pmcf_plan_set_seed(pmcf_plan *p, uint64_t seed);
+PMCF_API void pmcf_plan_seed_set(pmcf_plan *p, uint64_t seed);
 
 /* plan.json text (malloc'd, caller frees): {"format":"pmcfuse-plan",
  * "version":1, "source":{...}, "strategy", "packing", "pmcs", "catalog",
@@ -144,7 +144,7 @@ PMCF_API int pmcf_plan_from_json(const char *text, pmcf_plan **out);
 PMCF_API int pmcf_plan_load(const char *path, pmcf_plan **out);
 
 /* ---- reference planning: a pair covering ----------------------------------------
- * Event sets, each countable in one execution (pmcf_catalog_check_set),
+ * Event sets, each countable in one execution (pmcf_catalog_check_events),
  * such that every pair of events that can be counted together is in at
  * least one set. Duration is left out (it is in every profile); events
  * that take no general-purpose counter and aliases (same native events)
@@ -168,7 +168,7 @@ PMCF_API int pmcf_cover_pairs_evlist(const pmcf_evlist *events, unsigned pmcs, u
 PMCF_API void pmcf_cover_free(pmcf_cover *cv);
 PMCF_API size_t pmcf_cover_nsets(const pmcf_cover *cv);
 /* The events of set k, as pointers owned by the cover; *n receives the count. */
-PMCF_API const char *const *pmcf_cover_set(const pmcf_cover *cv, size_t k, size_t *n);
+PMCF_API const char *const *pmcf_cover_events_at(const pmcf_cover *cv, size_t k, size_t *n);
 /* A lower bound on the number of sets any covering needs: the largest of
  * (a) pairs / most pairs in one set, (b) per event, its partners / most
  * partners in one set, (c) the Schönheim bound generalised to unequal

@@ -6,7 +6,7 @@
 #define PMCFUSE_PROFILE_H
 
 #include <math.h>
-#include "pmcfuse/pmcfuse.h"
+#include "pmcfuse/base.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,13 +49,16 @@ PMCF_API const char *pmcf_xu_kind_name(int kind);
 PMCF_API int pmcf_xu_kind_parse(const char *name);
 
 typedef struct pmcf_xu_type {
-	int kind;             /* enum pmcf_xu_kind */
-	const char *name;     /* e.g. "gemm", "loop@main.c:42" */
+	size_t size;      /* sizeof(pmcf_xu_type), set by PMCF_XU_TYPE_INIT (the ABI rule, pmcfuse/base.h) */
+	int kind;         /* enum pmcf_xu_kind */
+	const char *name; /* e.g. "gemm", "loop@main.c:42" */
 	const char *location; /* source location "file:line", or "" */
 } pmcf_xu_type;
+#define PMCF_XU_TYPE_INIT PMCF_SIZED_INIT(pmcf_xu_type)
 
 /* ---- XUs ---------------------------------------------------------------- */
 typedef struct pmcf_xu {
+	size_t size;              /* sizeof(pmcf_xu), set by PMCF_XU_INIT (the ABI rule, pmcfuse/base.h) */
 	uint32_t type;            /* index into the profile's types */
 	int32_t thread;           /* thread number within the execution (0-based) */
 	int32_t cpu;              /* cpu it ran on, -1 when unknown */
@@ -64,6 +67,7 @@ typedef struct pmcf_xu {
 	const char *label;        /* label, stable across executions; "" if none */
 	const char *parent_label; /* label of the creating XU/region; "" if none */
 } pmcf_xu;
+#define PMCF_XU_INIT PMCF_SIZED_INIT(pmcf_xu)
 
 /* Well-known metadata keys (values are UTF-8 strings). */
 #define PMCF_META_PROGRAM "program"             /* path of the program, or the sim workload */
@@ -199,7 +203,7 @@ PMCF_API int pmcf_profile_xu_get(const pmcf_profile *p, size_t i, pmcf_xu *out);
  * profile whose labels are a tree (recorded programs, format version 2)
  * without making the texts of all labels at once, which
  * pmcf_profile_xu_get does on its first call (issue 33: export streams). */
-PMCF_API int pmcf_profile_xu_get_fields(const pmcf_profile *p, size_t i, pmcf_xu *out);
+PMCF_API int pmcf_profile_xu_fields_get(const pmcf_profile *p, size_t i, pmcf_xu *out);
 PMCF_API const char *pmcf_profile_xu_label(const pmcf_profile *p, size_t i, int parent, char **buf,
 					   size_t *cap);
 

@@ -5,8 +5,8 @@
 #define PMCFUSE_REFDIR_H
 
 #include <stdint.h>
+#include "pmcfuse/base.h"
 #include "pmcfuse/plan.h"
-#include "pmcfuse/pmcfuse.h"
 #include "pmcfuse/profile.h"
 
 #ifdef __cplusplus
@@ -45,6 +45,7 @@ typedef struct pmcf_refdir_index {
 	const unsigned char *done; /* [nsets * repeat]: execution K is in dir */
 	const uint64_t *seeds;     /* [nsets * repeat] execution seeds, or NULL (0) */
 } pmcf_refdir_index;
+#define PMCF_REFDIR_INDEX_INIT PMCF_SIZED_INIT(pmcf_refdir_index)
 
 /* Writes dir/reference.json (PMCF_REFDIR_INDEX) atomically (a temporary in
  * dir, synced, renamed over the old index): the events, repeat, sets,

@@ -6,7 +6,7 @@
 #define PMCFUSE_REPORT_H
 
 #include <stdio.h>
-#include "pmcfuse/pmcfuse.h"
+#include "pmcfuse/base.h"
 #include "pmcfuse/profile.h"
 
 #ifdef __cplusplus

@@ -5,8 +5,8 @@
 #ifndef PMCFUSE_SIM_H
 #define PMCFUSE_SIM_H
 
+#include "pmcfuse/base.h"
 #include "pmcfuse/multiplex.h"
-#include "pmcfuse/pmcfuse.h"
 #include "pmcfuse/profile.h"
 
 #ifdef __cplusplus
@@ -32,7 +32,7 @@ PMCF_API const char *pmcf_sim_spec_workload(const pmcf_sim_spec *s);
 PMCF_API const char *pmcf_sim_spec_machine(const pmcf_sim_spec *s);
 PMCF_API uint64_t pmcf_sim_spec_seed(const pmcf_sim_spec *s);
 /* Replaces the execution seed (run/reference derive one per execution). */
-PMCF_API void pmcf_sim_spec_set_seed(pmcf_sim_spec *s, uint64_t seed);
+PMCF_API void pmcf_sim_spec_seed_set(pmcf_sim_spec *s, uint64_t seed);
 /* The canonical spec with every key and its value, defaults included, in a
  * fixed order ("cholesky,blocks=12,bsize=64,threads=32,machine=xeon32,seed=1").
  * Owned by the spec, valid until the spec changes. */
@@ -45,10 +45,7 @@ typedef struct pmcf_sim_workload_info {
 	const char *name; /* "cholesky": the first word of a spec */
 	const char *help; /* one line: what it models and its XUs */
 } pmcf_sim_workload_info;
-#define PMCF_SIM_WORKLOAD_INFO_INIT                        \
-	{                                                  \
-		sizeof(pmcf_sim_workload_info), NULL, NULL \
-	}
+#define PMCF_SIM_WORKLOAD_INFO_INIT PMCF_SIZED_INIT(pmcf_sim_workload_info)
 /* The i-th workload (0, 1, … until PMCF_ENOENT) into *info. Errors:
  * PMCF_ENOENT past the last, PMCF_EINVAL (NULL, size). */
 PMCF_API int pmcf_sim_workload_info_get(size_t i, pmcf_sim_workload_info *info);

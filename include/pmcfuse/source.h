@@ -8,21 +8,14 @@
 #ifndef PMCFUSE_SOURCE_H
 #define PMCFUSE_SOURCE_H
 
-#include "pmcfuse/pmcfuse.h"
+#include "pmcfuse/base.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* pmcfuse.h includes this header last, so the types come declared here,
- * before their own headers (events.h, plan.h, profile.h, collect.h for
- * the fields of pmcf_exit_info). */
-typedef struct pmcf_catalog pmcf_catalog;
-typedef struct pmcf_profile pmcf_profile;
-typedef struct pmcf_exit_info pmcf_exit_info;
-typedef struct pmcf_evlist pmcf_evlist;
-typedef struct pmcf_plan pmcf_plan;
-typedef struct pmcf_source pmcf_source;
+/* pmcf_catalog, pmcf_evlist, pmcf_profile, pmcf_plan, pmcf_source and
+ * pmcf_exit_info are declared in pmcfuse/base.h. */
 
 /* Options of every source (the ABI size rule of pmcfuse.h). */
 typedef struct pmcf_source_opts {
@@ -33,9 +26,9 @@ typedef struct pmcf_source_opts {
 	double period_ms; /* multiplexing period, 0.001 to 1e6 ms (0: 4 ms) */
 	int estimate;     /* enum pmcf_estimate: per-XU value under multiplexing */
 } pmcf_source_opts;
-#define PMCF_SOURCE_OPTS_INIT                                              \
-	{                                                                  \
-		sizeof(pmcf_source_opts), 0, 0 /* PMCF_MUX_NONE */, 4.0, 0 \
+#define PMCF_SOURCE_OPTS_INIT                                                        \
+	{                                                                            \
+		sizeof(pmcf_source_opts), 0, PMCF_MUX_NONE, 4.0, PMCF_EST_CUMULATIVE \
 	}
 
 /* Options of a program source only (as in pmcf_collect_opts). */
@@ -46,6 +39,7 @@ typedef struct pmcf_program_opts {
 	unsigned chunk_kb;        /* record file chunk per thread (0: 8192 KiB) */
 	int stdout_fd, stderr_fd; /* the program's output (0: the caller's own) */
 } pmcf_program_opts;
+#define PMCF_PROGRAM_OPTS_INIT PMCF_SIZED_INIT(pmcf_program_opts)
 
 /* A simulated source: spec as pmcf_sim_spec_parse reads it (errors as
  * there). o may be NULL (defaults). Free with pmcf_source_free. */
@@ -77,12 +71,12 @@ PMCF_API int pmcf_source_opts_get(const pmcf_source *s, pmcf_source_opts *o);
  * exec_index), as `run` and `record --plan` number them; a negative index
  * the base seed itself. Programs ignore seeds. */
 PMCF_API uint64_t pmcf_source_seed(const pmcf_source *s);
-PMCF_API void pmcf_source_set_seed(pmcf_source *s, uint64_t base);
+PMCF_API void pmcf_source_seed_set(pmcf_source *s, uint64_t base);
 PMCF_API uint64_t pmcf_source_exec_seed(const pmcf_source *s, long exec_index);
 
 /* Where the next recordings' program output goes (file descriptors the
  * caller keeps open; 0: its own). PMCF_EINVAL for a simulation. */
-PMCF_API int pmcf_source_set_output(pmcf_source *s, int stdout_fd, int stderr_fd);
+PMCF_API int pmcf_source_output_set(pmcf_source *s, int stdout_fd, int stderr_fd);
 
 /* The source's event catalogue, made on first use and owned by s: the
  * simulated machine's, or the perf catalogue (the small one, growing as
@@ -96,8 +90,8 @@ PMCF_API int pmcf_source_catalog(pmcf_source *s, const pmcf_catalog **out);
  * refers to the catalogue: free it before the source. */
 PMCF_API int pmcf_source_events(pmcf_source *s, const char *spec, pmcf_evlist **out);
 
-/* Sets the plan's source (pmcf_plan_set_sim with the base seed's SPEC, or
- * pmcf_plan_set_program) and seed (pmcf_plan_set_seed). */
+/* Sets the plan's source (pmcf_plan_sim_set with the base seed's SPEC, or
+ * pmcf_plan_program_set) and seed (pmcf_plan_seed_set). */
 PMCF_API int pmcf_source_to_plan(const pmcf_source *s, pmcf_plan *p);
 
 /* Records one execution monitoring set (a list from pmcf_source_events, or

@@ -7,7 +7,7 @@
 #ifndef PMCFUSE_TASK_H
 #define PMCFUSE_TASK_H
 
-#include "pmcfuse/pmcfuse.h"
+#include "pmcfuse/base.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pmcfuse/categorize.h"
+#include "util/abi.h"
 #include "util/internal.h"
-#include "util/quantile.h"
+#include "x/x.h"
 
 /* Table 1: expected events per iteration, rows CE CR T D M, kernels a..g. */
 static const double table1[PMCF_CATEGORIZE_NCATS][PMCF_CATEGORIZE_NKERNELS] = {
@@ -38,6 +39,9 @@ int pmcf_categorize_fit_line(const double *x, const double *y, size_t n, pmcf_ca
 {
 	if (!x || !y || !out || n < 2)
 		return pmcfi_fail(PMCF_EINVAL, "a line fit needs at least two points");
+	int rc = pmcfi_struct_fill("pmcf_categorize_fit", out, sizeof(*out), sizeof(*out));
+	if (rc)
+		return rc;
 	double mx = 0, my = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!isfinite(x[i]) || !isfinite(y[i]))
@@ -76,7 +80,12 @@ int pmcf_categorize_branch_classify(const pmcf_categorize_fit *fits, double thre
 		return pmcfi_fail(PMCF_EINVAL, "branch classification needs fits and a result");
 	if (threshold <= 0)
 		threshold = DEFAULT_THRESHOLD;
-	memset(out, 0, sizeof(*out));
+	size_t stride;
+	int rc = pmcfi_struct_stride("pmcf_categorize_fit", fits, PMCF_CATEGORIZE_NKERNELS, sizeof(*fits),
+				     sizeof(*fits), &stride);
+	if (rc || (rc = pmcfi_struct_reset("pmcf_categorize_branch_match", out, sizeof(*out))))
+		return rc;
+#define fits(k) ((const pmcf_categorize_fit *)((const char *)fits + (k)*stride))
 	out->category = -1;
 	int best = -1;
 	for (int c = 0; c < PMCF_CATEGORIZE_NCATS; c++) {
@@ -84,7 +93,7 @@ int pmcf_categorize_branch_classify(const pmcf_categorize_fit *fits, double thre
 		 * per-kernel goodness values (each in (0, 1]). */
 		double s = 1;
 		for (unsigned k = 0; k < PMCF_CATEGORIZE_NKERNELS; k++)
-			s *= pmcf_categorize_goodness(fits[k].slope, fits[k].r2, table1[c][k]);
+			s *= pmcf_categorize_goodness(fits(k)->slope, fits(k)->r2, table1[c][k]);
 		out->score[c] = s;
 		if (best < 0 || s > out->score[best])
 			best = c;
@@ -93,6 +102,7 @@ int pmcf_categorize_branch_classify(const pmcf_categorize_fit *fits, double thre
 	if (out->confidence >= threshold)
 		out->category = best;
 	return 0;
+#undef fits
 }
 
 /* ---- cache levels ----------------------------------------------------------- */
@@ -135,7 +145,9 @@ int pmcf_categorize_levels_sysfs(const char *root, pmcf_categorize_levels *out)
 		return pmcfi_fail(PMCF_EINVAL, "no result for the cache levels");
 	if (!root)
 		root = "/sys/devices/system/cpu/cpu0/cache";
-	memset(out, 0, sizeof(*out));
+	int rc = pmcfi_struct_reset("pmcf_categorize_levels", out, sizeof(*out));
+	if (rc)
+		return rc;
 	uint64_t by_level[PMCF_CATEGORIZE_MAX_LEVELS + 1] = {0};
 	DIR *d = opendir(root);
 	if (!d)
@@ -191,12 +203,17 @@ int pmcf_categorize_cache_classify(const pmcf_categorize_levels *lv, const doubl
 {
 	if (!lv || !out || (n && (!bytes || !per_access)))
 		return pmcfi_fail(PMCF_EINVAL, "cache classification needs levels and values");
+	int rc = pmcfi_check_struct("pmcf_categorize_levels", lv, lv->size, sizeof(*lv), sizeof(*lv));
+	if (rc)
+		return rc;
 	if (lv->n == 0 || lv->n > PMCF_CATEGORIZE_MAX_LEVELS)
 		return pmcfi_fail(PMCF_EINVAL, "cache classification needs 1 to %d levels",
 				  PMCF_CATEGORIZE_MAX_LEVELS);
 	if (threshold <= 0)
 		threshold = DEFAULT_THRESHOLD;
-	memset(out, 0, sizeof(*out));
+	rc = pmcfi_struct_reset("pmcf_categorize_cache_match", out, sizeof(*out));
+	if (rc)
+		return rc;
 	out->level = -1;
 	snprintf(out->category, sizeof(out->category), "none");
 	snprintf(out->signature, sizeof(out->signature), "flat");

@@ -50,7 +50,8 @@ int pmcfi_categorize_cachegrind_catalog(pmcf_catalog **out)
 	if (err)
 		return err;
 	for (size_t i = 0; i < PMCF_ARRAY_SIZE(cg_events); i++) {
-		pmcf_event_info e = {.name = cg_events[i].name,
+		pmcf_event_info e = {.size = sizeof(pmcf_event_info),
+				     .name = cg_events[i].name,
 				     .source = PMCF_SRC_SIM,
 				     .description = cg_events[i].description,
 				     .available = 1,

@@ -132,6 +132,11 @@ int pmcf_categorize_report_from(const char *backend, const pmcf_categorize_level
 	if (!events || !out || (npoints && (!iters || !counts || npoints < 2)) ||
 	    (nsizes && (!bytes || !per_access || !lv)))
 		return pmcfi_fail(PMCF_EINVAL, "a report needs events and whole measurements");
+	if (lv) {
+		int rc = pmcfi_check_struct("pmcf_categorize_levels", lv, lv->size, sizeof(*lv), sizeof(*lv));
+		if (rc)
+			return rc;
+	}
 	pmcf_categorize_report *r = calloc(1, sizeof(*r));
 	if (!r)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
@@ -152,6 +157,7 @@ int pmcf_categorize_report_from(const char *backend, const pmcf_categorize_level
 	int err = 0;
 	for (size_t e = 0; e < n && !err; e++) {
 		pmcf_categorize_event *ev = &r->ev[e];
+		ev->size = sizeof(*ev);
 		if (!(r->names[e] = pmcfi_strdup(events[e]))) {
 			err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 			break;
@@ -271,7 +277,7 @@ int pmcf_categorize_run(const pmcf_categorize_options *o, const char *const *eve
 	char exe[PATH_MAX];
 	if ((err = find_kernels(o->kernels, exe, sizeof(exe))))
 		return err;
-	pmcf_categorize_levels lv;
+	pmcf_categorize_levels lv = PMCF_CATEGORIZE_LEVELS_INIT;
 	if (cg)
 		pmcfi_categorize_cachegrind_levels(&lv);
 	else if ((err = pmcf_categorize_levels_sysfs(NULL, &lv)))

@@ -304,10 +304,17 @@ enum {
 	OPT_NOCACHE
 };
 
-int cmd_categorize(int argc, char **argv)
+/* The command line of categorize. */
+struct cat_args {
+	const char *backend, *events, *outp, *plotdir;
+	unsigned long iters, points, accesses, unit, ppb, maxb, jobs;
+	int have_ppb, no_branch, no_cache;
+	double threshold;
+};
+
+/* Reads the options into *a; CLI_OK, or a usage error (printed). */
+static int parse_args(int argc, char **argv, struct cat_args *a)
 {
-	if (cli_wants_help(argc, argv, usage))
-		return CLI_OK;
 	static const struct option opts[] = {{"backend", required_argument, NULL, OPT_BACKEND},
 					     {"events", required_argument, NULL, 'e'},
 					     {"output", required_argument, NULL, 'o'},
@@ -323,10 +330,6 @@ int cmd_categorize(int argc, char **argv)
 					     {"no-branch", no_argument, NULL, OPT_NOBRANCH},
 					     {"no-cache", no_argument, NULL, OPT_NOCACHE},
 					     {NULL, 0, NULL, 0}};
-	const char *backend = PMCF_CATEGORIZE_PERF, *events = NULL, *outp = NULL, *plotdir = NULL;
-	unsigned long iters = 0, points = 0, accesses = 0, unit = 0, ppb = 0, maxb = 0, jobs = 0;
-	int have_ppb = 0, no_branch = 0, no_cache = 0;
-	double threshold = 0;
 	int c, st;
 	opterr = 0;
 	optind = 1;
@@ -337,92 +340,106 @@ int cmd_categorize(int argc, char **argv)
 			    strcmp(optarg, PMCF_CATEGORIZE_CACHEGRIND) != 0)
 				return cli_usage_error(verb, "--backend is perf or cachegrind, not '%s'",
 						       optarg);
-			backend = optarg;
+			a->backend = optarg;
 			break;
 		case 'e':
-			if (cli_events_option(verb, &events, optarg))
+			if (cli_events_option(verb, &a->events, optarg))
 				return CLI_EUSAGE;
 			break;
 		case 'o':
 			if (cli_out_arg(verb, optarg, NULL))
 				return CLI_EUSAGE;
-			outp = optarg;
+			a->outp = optarg;
 			break;
-		case OPT_PLOT: plotdir = optarg; break;
+		case OPT_PLOT: a->plotdir = optarg; break;
 		case OPT_ITER:
-			if ((st = cli_parse_uint(verb, "--iterations", optarg, 1, 1000000000ul, &iters)))
+			if ((st = cli_parse_uint(verb, "--iterations", optarg, 1, 1000000000ul, &a->iters)))
 				return st;
 			break;
 		case OPT_POINTS:
-			if ((st = cli_parse_uint(verb, "--points", optarg, 2, 64, &points)))
+			if ((st = cli_parse_uint(verb, "--points", optarg, 2, 64, &a->points)))
 				return st;
 			break;
 		case OPT_ACCESSES:
-			if ((st = cli_parse_uint(verb, "--accesses", optarg, 1, 1ul << 34, &accesses)))
+			if ((st = cli_parse_uint(verb, "--accesses", optarg, 1, 1ul << 34, &a->accesses)))
 				return st;
 			break;
 		case OPT_UNIT:
-			if ((st = cli_parse_uint(verb, "--unit", optarg, 8, 1 << 20, &unit)))
+			if ((st = cli_parse_uint(verb, "--unit", optarg, 8, 1 << 20, &a->unit)))
 				return st;
-			if (unit % 8)
-				return cli_usage_error(verb, "--unit must be a multiple of 8, not %lu", unit);
+			if (a->unit % 8)
+				return cli_usage_error(verb, "--unit must be a multiple of 8, not %lu",
+						       a->unit);
 			break;
 		case OPT_PPB:
-			if ((st = cli_parse_uint(verb, "--ppb", optarg, 0, 1 << 20, &ppb)))
+			if ((st = cli_parse_uint(verb, "--ppb", optarg, 0, 1 << 20, &a->ppb)))
 				return st;
-			have_ppb = 1;
+			a->have_ppb = 1;
 			break;
 		case OPT_MAXB:
-			if ((st = cli_parse_uint(verb, "--max-bytes", optarg, 4096, 1ul << 40, &maxb)))
+			if ((st = cli_parse_uint(verb, "--max-bytes", optarg, 4096, 1ul << 40, &a->maxb)))
 				return st;
 			break;
 		case OPT_JOBS:
-			if ((st = cli_parse_uint(verb, "--jobs", optarg, 1, 256, &jobs)))
+			if ((st = cli_parse_uint(verb, "--jobs", optarg, 1, 256, &a->jobs)))
 				return st;
 			break;
 		case OPT_THRESH: {
 			char *end;
-			threshold = strtod(optarg, &end);
-			if (*end || !(threshold > 0 && threshold <= 1))
+			a->threshold = strtod(optarg, &end);
+			if (*end || !(a->threshold > 0 && a->threshold <= 1))
 				return cli_usage_error(verb,
 						       "--threshold needs a number in (0, 1], "
 						       "not '%s'",
 						       optarg);
 			break;
 		}
-		case OPT_NOBRANCH: no_branch = 1; break;
-		case OPT_NOCACHE: no_cache = 1; break;
+		case OPT_NOBRANCH: a->no_branch = 1; break;
+		case OPT_NOCACHE: a->no_cache = 1; break;
 		case ':': return cli_usage_error(verb, "%s needs a value", argv[optind - 1]);
 		default: return cli_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
 		return cli_usage_error(verb, "unexpected argument '%s'", argv[optind]);
-	if (!outp)
+	if (!a->outp)
 		return cli_usage_error(verb, "-o OUT is required");
-	if (no_branch && no_cache)
+	if (a->no_branch && a->no_cache)
 		return cli_usage_error(verb, "--no-branch and --no-cache leave nothing to run");
+	return CLI_OK;
+}
 
-	pmcf_categorize_options o;
-	pmcf_categorize_options_init(&o, backend);
-	if (iters)
-		o.iterations = iters;
-	if (points)
-		o.points = (unsigned)points;
-	if (accesses)
-		o.accesses = accesses;
-	if (unit)
-		o.unit = (unsigned)unit;
-	if (have_ppb)
-		o.pages_per_block = (unsigned)ppb;
-	if (maxb)
-		o.max_bytes = maxb;
-	if (jobs)
-		o.jobs = (unsigned)jobs;
-	o.threshold = threshold;
-	o.skip_branch = no_branch;
-	o.skip_cache = no_cache;
+/* The library's options from the command line's. */
+static void make_options(const struct cat_args *a, pmcf_categorize_options *o)
+{
+	pmcf_categorize_options_init(o, a->backend);
+	if (a->iters)
+		o->iterations = a->iters;
+	if (a->points)
+		o->points = (unsigned)a->points;
+	if (a->accesses)
+		o->accesses = a->accesses;
+	if (a->unit)
+		o->unit = (unsigned)a->unit;
+	if (a->have_ppb)
+		o->pages_per_block = (unsigned)a->ppb;
+	if (a->maxb)
+		o->max_bytes = a->maxb;
+	if (a->jobs)
+		o->jobs = (unsigned)a->jobs;
+	o->threshold = a->threshold;
+	o->skip_branch = a->no_branch;
+	o->skip_cache = a->no_cache;
+}
 
+/* The events to categorise (-e, else the perf catalogue's hardware events
+ * or cachegrind's all), without duration: *names (n of them, malloc'ed)
+ * point into *el, of the catalogue *cat; the caller frees all three.
+ * CLI_OK, or an error (printed; nothing to free). */
+static int event_names(const struct cat_args *a, pmcf_catalog **catp, pmcf_evlist **elp, const char ***namesp,
+		       size_t *np)
+{
+	const char *events = a->events, *backend = a->backend;
 	pmcf_catalog *cat;
 	int err = pmcf_categorize_catalog(backend, &cat);
 	if (err)
@@ -467,6 +484,27 @@ int cmd_categorize(int argc, char **argv)
 		pmcf_catalog_free(cat);
 		return cli_usage_error(verb, "no countable event in '%s'", events);
 	}
+	*catp = cat, *elp = el, *namesp = names, *np = n;
+	return CLI_OK;
+}
+
+int cmd_categorize(int argc, char **argv)
+{
+	if (cli_wants_help(argc, argv, usage))
+		return CLI_OK;
+	struct cat_args a = {.backend = PMCF_CATEGORIZE_PERF};
+	int st = parse_args(argc, argv, &a);
+	if (st != CLI_OK)
+		return st;
+	pmcf_categorize_options o;
+	make_options(&a, &o);
+	pmcf_catalog *cat = NULL;
+	pmcf_evlist *el = NULL;
+	const char **names = NULL;
+	size_t n = 0;
+	if ((st = event_names(&a, &cat, &el, &names, &n)))
+		return st;
+	const char *outp = a.outp, *plotdir = a.plotdir;
 	struct cli_out out;
 	if ((st = cli_out_open(verb, outp, &out))) {
 		free(names);
@@ -475,7 +513,7 @@ int cmd_categorize(int argc, char **argv)
 		return st;
 	}
 	pmcf_categorize_report *rep = NULL;
-	err = pmcf_categorize_run(&o, names, n, &rep);
+	int err = pmcf_categorize_run(&o, names, n, &rep);
 	free(names);
 	pmcf_evlist_free(el);
 	pmcf_catalog_free(cat);

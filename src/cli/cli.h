@@ -7,7 +7,7 @@
 #include "pmcfuse/events.h"
 #include "pmcfuse/pmcfuse.h"
 #include "pmcfuse/profile.h"
-#include "common/textout.h"
+#include "x/textout.h"
 
 /* Exit statuses */
 #define CLI_OK 0
@@ -44,7 +44,7 @@ int cli_parse_uint(const char *verb, const char *opt, const char *s, unsigned lo
 		   unsigned long *out);
 
 /* cli_json_string, cli_put_number, cli_json_number, cli_jstr, cli_jnum,
- * cli_meta_json: common/textout.h (the library's export writers use the same). */
+ * cli_meta_json: x/textout.h (the library's export writers use the same). */
 /* `, "key": v` (v as cli_json_number writes it), a member after the first. */
 void cli_json_member(FILE *f, const char *key, double v);
 

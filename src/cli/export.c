@@ -16,10 +16,10 @@ static void format_names(unsigned want, unsigned avoid, const char *sep, const c
 {
 	pmcf_export_info fi = PMCF_EXPORT_INFO_INIT;
 	size_t n = 0, off = 0;
-	for (size_t i = 0; pmcf_export_format_info(i, &fi) == 0; i++)
+	for (size_t i = 0; pmcf_export_format_info_get(i, &fi) == 0; i++)
 		n += (fi.flags & want) == want && !(fi.flags & avoid);
 	buf[0] = '\0';
-	for (size_t i = 0, k = 0; off < len && pmcf_export_format_info(i, &fi) == 0; i++) {
+	for (size_t i = 0, k = 0; off < len && pmcf_export_format_info_get(i, &fi) == 0; i++) {
 		if ((fi.flags & want) != want || (fi.flags & avoid))
 			continue;
 		k++;
@@ -42,12 +42,12 @@ static char *usage_text(void)
 	pmcf_export_info fi = PMCF_EXPORT_INFO_INIT;
 	format_names(0, PMCF_EXPORT_TO_PATH, "|", NULL, buf, sizeof(buf));
 	fprintf(u, "usage: pmcfuse export --format %s [--truth] [--provenance] [-o FILE] PROFILE\n", buf);
-	for (size_t i = 0; pmcf_export_format_info(i, &fi) == 0; i++)
+	for (size_t i = 0; pmcf_export_format_info_get(i, &fi) == 0; i++)
 		if (fi.flags & PMCF_EXPORT_TO_PATH)
 			fprintf(u, "       pmcfuse export --format %s -o %s PROFILE\n", fi.name,
 				fi.flags & PMCF_EXPORT_FOLDER ? "DIR" : "FILE");
 	fputs("\nWrites every XU of PROFILE with its values.\n", u);
-	for (size_t i = 0; pmcf_export_format_info(i, &fi) == 0; i++)
+	for (size_t i = 0; pmcf_export_format_info_get(i, &fi) == 0; i++)
 		fputs(fi.help, u);
 	format_names(0, 0, ", ", " or ", buf, sizeof(buf));
 	fprintf(u, "\n  --format F   %s (required)\n", buf);
@@ -129,7 +129,7 @@ int cmd_export(int argc, char **argv)
 	}
 	pmcf_export_info fi = PMCF_EXPORT_INFO_INIT;
 	int k = pmcf_export_format_find(format);
-	if (k < 0 || pmcf_export_format_info((size_t)k, &fi) != 0)
+	if (k < 0 || pmcf_export_format_info_get((size_t)k, &fi) != 0)
 		return cli_usage_error("export", "%s", pmcf_errdetail());
 	const char *no = unsupported(&fi, truth, prov);
 	if (no) {

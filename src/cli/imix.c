@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include "cli/cli.h"
 #include "pmcfuse/hbbp.h"
-#include "pmcfuse/util.h"
+#include "x/x.h"
 
 static const char verb[] = "imix";
 
@@ -73,12 +73,12 @@ static const char usage[] =
  * string when it is UTF-8, else {"base64": "..."} of its bytes. */
 static json_t *json_bytes(const char *s)
 {
-	if (pmcf_utf8_valid(s))
+	if (pmcfi_utf8_valid(s))
 		return json_string(s);
-	char *e = malloc(PMCF_BASE64_LEN(strlen(s)) + 1);
+	char *e = malloc(PMCFI_BASE64_LEN(strlen(s)) + 1);
 	if (!e)
 		return NULL;
-	pmcf_base64(s, e);
+	pmcfi_base64(s, e);
 	json_t *v = json_pack("{s:s}", "base64", e);
 	free(e);
 	return v;
@@ -359,7 +359,7 @@ static void print_glibc(FILE *f, const pmcf_imix_stats *st)
 
 static void print_text(FILE *f, const struct src *s, const char *by, const pmcf_imix_opts *o, size_t top)
 {
-	const pmcf_imix_stats *st = pmcf_imix_get_stats(s->mix);
+	const pmcf_imix_stats *st = pmcf_imix_stats_get(s->mix);
 	fprintf(f, "# instruction mix by %s: %s, %.6g instructions%s\n", by,
 		!strcmp(s->kind, "callgrind") ? "reference (callgrind)" : method_name(o->method), st->total,
 		st->relative ? " (relative scale: EBS on a non-instruction event)" : "");
@@ -382,7 +382,7 @@ static void print_text(FILE *f, const struct src *s, const char *by, const pmcf_
 
 static void print_sde(FILE *f, const struct src *s)
 {
-	const pmcf_imix_stats *st = pmcf_imix_get_stats(s->mix);
+	const pmcf_imix_stats *st = pmcf_imix_stats_get(s->mix);
 	fprintf(f, "# EMIT_GLOBAL_DYNAMIC_STATS\n#\n# $global-dynamic-counts\n#\n");
 	fprintf(f, "# %-24s %18s\n#\n", "opcode", "count");
 	pmcf_imix_row *rows = NULL;
@@ -466,7 +466,7 @@ static int imix_report(int argc, char **argv)
 		return rc;
 	}
 	size_t lim = top ? top : s.nrows;
-	const pmcf_imix_stats *st = pmcf_imix_get_stats(s.mix);
+	const pmcf_imix_stats *st = pmcf_imix_stats_get(s.mix);
 	if (!strcmp(fmt, "text")) {
 		print_text(co.f, &s, by, &o, lim);
 	} else if (!strcmp(fmt, "sde")) {
@@ -623,7 +623,7 @@ static int imix_compare(int argc, char **argv)
 	}
 	/* a measurement without an absolute scale (timer samples) is compared
 	 * by shares: without --normalize the error said nothing (issue 36) */
-	int auto_norm = !normalize && meas.mix && pmcf_imix_get_stats(meas.mix)->relative;
+	int auto_norm = !normalize && meas.mix && pmcf_imix_stats_get(meas.mix)->relative;
 	normalize |= auto_norm;
 	struct one_sided os = {0};
 	if (ref.mix && meas.mix && (rc = one_sided(ref.mix, meas.mix, &os))) {
@@ -638,7 +638,7 @@ static int imix_compare(int argc, char **argv)
 		src_free(&meas);
 		return cli_lib_error(verb, rc, "compare");
 	}
-	int relative = meas.mix && pmcf_imix_get_stats(meas.mix)->relative;
+	int relative = meas.mix && pmcf_imix_stats_get(meas.mix)->relative;
 	size_t lim = top ? top : c->n;
 	if (json) {
 		json_t *j = json_object(), *rows = json_array();
@@ -646,7 +646,7 @@ static int imix_compare(int argc, char **argv)
 		json_object_set_new(j, "normalized", json_boolean(normalize));
 		json_object_set_new(j, "measured_relative", json_boolean(relative));
 		if (meas.mix) {
-			const pmcf_imix_stats *ms = pmcf_imix_get_stats(meas.mix);
+			const pmcf_imix_stats *ms = pmcf_imix_stats_get(meas.mix);
 			json_object_set_new(j, "measured_method", json_string(method_name(o.method)));
 			json_object_set_new(j, "correction", json_string(correction_name(ms->correction)));
 			if (ms->correction != PMCF_IMIX_CORR_NONE)
@@ -683,7 +683,7 @@ static int imix_compare(int argc, char **argv)
 		printf("\n# error: |measured - reference| / reference; average weighted by the reference "
 		       "count (sum of |measured - reference| over the reference total)\n");
 		if (meas.mix && !strcmp(meas.kind, "perf"))
-			print_correction(stdout, pmcf_imix_get_stats(meas.mix), &o);
+			print_correction(stdout, pmcf_imix_stats_get(meas.mix), &o);
 		printf("%-24s %16s %16s %9s\n", "mnemonic", "reference", "measured", "error");
 		for (size_t i = 0; i < c->n && i < lim; i++)
 			printf("%-24s %16.0f %16.0f %8.2f%%\n", c->rows[i].mnemonic, c->rows[i].ref,
@@ -731,7 +731,7 @@ static int imix_train(int argc, char **argv)
 		return rc;
 	}
 	pmcf_imix_trainer *tr = NULL;
-	pmcf_imix_stump sp;
+	pmcf_imix_stump sp = PMCF_IMIX_STUMP_INIT;
 	size_t nex = 0;
 	int lrc = pmcf_imix_trainer_new(ref.mix, &tr);
 	rc = lrc ? cli_lib_error(verb, lrc, "train") : CLI_OK;
@@ -820,16 +820,16 @@ static int imix_synth(int argc, char **argv)
 	pmcf_imix_synth_opts so = PMCF_IMIX_SYNTH_OPTS_INIT;
 	so.ebs_only = ebs_only;
 	so.timer = timer;
-	pmcf_imix_synth_block blk[8];
+	pmcf_imix_synth_block blk[8] = {PMCF_IMIX_SYNTH_BLOCK_INIT};
 	size_t nblk = 0;
 	char abs[4096];
 	if (!realpath(out, abs)) {
-		pmcf_rm_tree(out);
+		pmcfi_rm_tree(out);
 		return cli_error(verb, CLI_EENV, "%s: %s", out, strerror(errno));
 	}
 	int rc = pmcf_imix_synth_write(abs, &so, blk, 8, &nblk);
 	if (rc) {
-		pmcf_rm_tree(out);
+		pmcfi_rm_tree(out);
 		return cli_lib_error(verb, rc, "synth");
 	}
 	for (size_t i = 0; i < nblk && i < 8; i++)

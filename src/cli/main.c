@@ -133,7 +133,7 @@ static void log_to_stderr(int level, const char *msg, void *ctx);
 
 /* The library's messages on stderr at the level -v asks for (a verb's own
  * -v, after `pmcfuse -v`, raises it again). */
-void cli_log_level(void) { pmcf_set_log(log_to_stderr, NULL, 1 + cli_verbose); }
+void cli_log_level(void) { pmcf_log_set(log_to_stderr, NULL, 1 + cli_verbose); }
 
 static void log_to_stderr(int level, const char *msg, void *ctx)
 {

@@ -9,7 +9,7 @@
 #include "cli/fuse.h"
 #include "cli/output.h"
 #include "pmcfuse/source.h"
-#include "pmcfuse/util.h"
+#include "x/x.h"
 
 static const char usage[] =
 	"usage: pmcfuse plan [-e EVENTS] [--strategy S] [--link EVENTS|auto [--refs DIR]]\n"
@@ -102,7 +102,7 @@ static int load_dir(const char *verb, const char *dir, pmcf_profile ***out, size
 		pmcf_profile *p;
 		if (pmcf_profile_open(path, &p) != 0)
 			continue;
-		if (pmcf_grow((void **)&v, &cap, k + 1, sizeof(*v))) {
+		if (pmcfi_grow((void **)&v, &cap, k + 1, sizeof(*v))) {
 			pmcf_profile_free(p);
 			st = cli_error(verb, CLI_EENV, "out of memory");
 			break;
@@ -136,17 +136,17 @@ static int pilot_sim(const char *verb, pmcf_source *src, const pmcf_evlist *ev, 
 	if (!err && !v)
 		err = PMCF_ENOMEM;
 	/* execution k runs with pmcf_sim_exec_seed(seed ^ salt, k) */
-	pmcf_source_set_seed(src, seed ^ PILOT_SEED_SALT);
+	pmcf_source_seed_set(src, seed ^ PILOT_SEED_SALT);
 	for (size_t k = 0; !err && k < ns; k++) {
 		size_t m;
-		const char *const *names = pmcf_cover_set(cv, k, &m);
+		const char *const *names = pmcf_cover_events_at(cv, k, &m);
 		pmcf_evlist *set = NULL;
 		if (!(err = pmcf_evlist_subset(ev, names, m, &set)) &&
 		    !(err = pmcf_source_record(src, set, (long)k, &v[k], NULL)))
 			*n = k + 1;
 		pmcf_evlist_free(set);
 	}
-	pmcf_source_set_seed(src, base);
+	pmcf_source_seed_set(src, base);
 	*out = v;
 	pmcf_cover_free(cv);
 	if (err)
@@ -251,7 +251,7 @@ void fuse_print_plan(FILE *f, const pmcf_plan *p)
 	for (size_t k = 0; k < pmcf_plan_nsets(p); k++) {
 		const char *const *names;
 		size_t m;
-		pmcf_plan_set_events(p, k, &names, &m);
+		pmcf_plan_events_at(p, k, &names, &m);
 		fprintf(f, "  set %zu:", k);
 		for (size_t i = 0; i < m; i++)
 			fprintf(f, "%s%s", i ? "," : " ", names[i]);
@@ -289,7 +289,7 @@ static void json_plan(FILE *f, const pmcf_plan *p, const char *out)
 	for (size_t k = 0; k < pmcf_plan_nsets(p); k++) {
 		const char *const *names;
 		size_t m;
-		pmcf_plan_set_events(p, k, &names, &m);
+		pmcf_plan_events_at(p, k, &names, &m);
 		fprintf(f, "%s[", k ? ", " : "");
 		for (size_t i = 0; i < m; i++) {
 			fprintf(f, "%s", i ? ", " : "");
@@ -430,9 +430,9 @@ int cmd_plan(int argc, char **argv)
 	}
 	if (sim && !seed_given) /* the executions of `record --plan` then match those of `run` */
 		seed = pmcf_source_seed(src);
-	pmcf_plan_set_seed(plan, seed);
+	pmcf_plan_seed_set(plan, seed);
 	if (sim)
-		err = pmcf_plan_set_sim(plan, sim);
+		err = pmcf_plan_sim_set(plan, sim);
 	else if (optind < argc) {
 		/* a program named by a relative path (./a.out, bin/x) is stored
 		 * absolute, so that record --plan runs it from any folder; a bare
@@ -440,7 +440,7 @@ int cmd_plan(int argc, char **argv)
 		char *prog = argv[optind], *abs = NULL;
 		if (strchr(prog, '/') && prog[0] != '/' && (abs = realpath(prog, NULL)))
 			argv[optind] = abs;
-		err = pmcf_plan_set_program(plan, (const char *const *)argv + optind,
+		err = pmcf_plan_program_set(plan, (const char *const *)argv + optind,
 					    (size_t)(argc - optind));
 		argv[optind] = prog;
 		free(abs);

@@ -120,7 +120,7 @@ static int make_source(const char *verb, const struct plan_choice *pc, const cha
 	if (pc->plan) {
 		const char *const *names;
 		size_t n;
-		pmcf_plan_set_events(pc->plan, pc->k, &names, &n);
+		pmcf_plan_events_at(pc->plan, pc->k, &names, &n);
 		if (!(err = pmcf_source_catalog(*src, &cat)))
 			err = pmcf_evlist_from_names(cat, names, n, set);
 	} else {
@@ -272,7 +272,7 @@ static int record_profile(const char *verb, struct rec *r)
 	pmcf_source *src = NULL;
 	pmcf_evlist *set = NULL;
 	pmcf_profile *p = NULL;
-	pmcf_exit_info ei;
+	pmcf_exit_info ei = PMCF_EXIT_INFO_INIT;
 	long exec = -1;
 	int rc = cli_check_output(verb, r->out);
 	if (rc)

@@ -2,23 +2,19 @@
  * Correlation Error need (fuse-task-parallel §4.1): every event pair
  * monitored together R times, with event sets packed by a pair covering so
  * that one execution serves many pairs; writes DIR/ref-NNN.pmcf and the
- * index DIR/reference.json. */
-#include <errno.h>
+ * index DIR/reference.json. The campaign is the library's
+ * (pmcfuse/campaign.h): this verb parses options, calls it and prints. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include "cli/campaign.h"
 #include "cli/cli.h"
-#include "cli/launcher.h"
 #include "cli/output.h"
-#include "pmcfuse/collect.h"
 #include "pmcfuse/evaluate.h"
 #include "pmcfuse/refdir.h"
-#include "pmcfuse/sim.h"
 #include "pmcfuse/source.h"
+#include "x/x.h"
 
 static const char usage[] =
 	"usage: pmcfuse reference -e EVENTS [--repeat R] [--pmcs N] [--seed S] -o DIR\n"
@@ -79,13 +75,12 @@ struct refrun {
 	pmcf_source *src;
 	const char *source;
 	char *canon;
-	pmcf_evlist *list;
+	pmcf_evlist *list, **sets;
 	pmcf_cover *cv;
 	size_t nsets, total, reused;
 	unsigned char *done; /* per execution: its profile is in dir */
 	uint64_t *seeds;
 	int launched;
-	const char *failed;
 };
 
 /* DIR/reference.json, rewritten (atomically) after every execution: the
@@ -102,6 +97,14 @@ static int write_index(const struct refrun *r)
 				.seeds = r->seeds};
 	int err = pmcf_refdir_write_index(r->dir, &ix);
 	return err ? cli_lib_error("reference", err, r->dir) : CLI_OK;
+}
+
+/* After each execution saved: the index says so. */
+static int index_saved(void *ctx, size_t k)
+{
+	struct refrun *r = ctx;
+	r->done[k] = 1;
+	return pmcf_campaign_is_task(r->s.camp) ? CLI_OK : write_index(r);
 }
 
 static size_t count_done(const struct refrun *r)
@@ -127,7 +130,7 @@ static int reference_digest(const struct refrun *r, char hex[65])
 		fprintf(f, "%s\n", r->prog[i]);
 	for (size_t s = 0; s < r->nsets; s++) {
 		size_t n;
-		const char *const *set = pmcf_cover_set(r->cv, s, &n);
+		const char *const *set = pmcf_cover_events_at(r->cv, s, &n);
 		for (size_t i = 0; i < n; i++)
 			fprintf(f, "%s%s", i ? "," : "--\n", set[i]);
 	}
@@ -135,13 +138,13 @@ static int reference_digest(const struct refrun *r, char hex[65])
 		free(t);
 		return cli_error("reference", CLI_EENV, "out of memory");
 	}
-	campaign_digest(t, hex);
+	pmcfi_sha256_buf(t, strlen(t), hex);
 	free(t);
 	return CLI_OK;
 }
 
-/* The source, the events and their pair covering; the executions' seeds
- * drawn apart from those of `run`. */
+/* The source, the events and their pair covering (one list per set); the
+ * executions' seeds drawn apart from those of `run`. */
 static int plan_references(struct refrun *r)
 {
 	const pmcf_catalog *c = NULL;
@@ -164,11 +167,20 @@ static int plan_references(struct refrun *r)
 	/* a copy: recording an execution sets its seed in the spec's text */
 	r->canon = r->sim ? strdup(pmcf_source_name(r->src)) : NULL;
 	r->source = r->sim ? r->canon : r->prog[0];
-	pmcf_source_set_seed(r->src, r->seed ^ REFERENCE_SEED_SALT);
+	pmcf_source_seed_set(r->src, r->seed ^ REFERENCE_SEED_SALT);
 	r->done = calloc(r->total ? r->total : 1, 1);
 	r->seeds = calloc(r->total ? r->total : 1, sizeof(*r->seeds));
-	if (!r->done || !r->seeds || (r->sim && !r->canon))
+	r->sets = calloc(r->nsets ? r->nsets : 1, sizeof(*r->sets));
+	if (!r->done || !r->seeds || !r->sets || (r->sim && !r->canon))
 		return cli_error("reference", CLI_EENV, "out of memory");
+	for (size_t k = 0; r->sim && k < r->total; k++)
+		r->seeds[k] = pmcf_source_exec_seed(r->src, (long)k);
+	for (size_t s = 0; s < r->nsets; s++) {
+		size_t n;
+		const char *const *set = pmcf_cover_events_at(r->cv, s, &n);
+		if ((err = pmcf_evlist_subset(r->list, set, n, &r->sets[s])))
+			return cli_lib_error("reference", err, "cannot plan the reference executions");
+	}
 	return CLI_OK;
 }
 
@@ -176,126 +188,85 @@ static int plan_references(struct refrun *r)
  * written, and with --launcher slurm the jobs submitted. */
 static int open_references(struct refrun *r, int argc, char **argv)
 {
-	char digest[65], path[4096];
+	char digest[65];
 	int st = reference_digest(r, digest);
+	pmcf_campaign_opts o = PMCF_CAMPAIGN_OPTS_INIT;
+	o.dir = r->dir;
+	o.digest = digest;
+	o.sets = (const pmcf_evlist *const *)r->sets;
+	o.nsets = r->nsets;
+	o.repeat = (unsigned)r->repeat;
+	o.file_format = PMCF_REFDIR_FILE;
+	r->s.saved = index_saved;
+	r->s.ctx = r;
 	if (!st)
-		st = campaign_session_open(&r->s, r->src, r->dir, digest, r->total, argc, argv);
+		st = campaign_session_open(&r->s, &o, argc, argv);
 	for (size_t k = 0; k < r->total && st == CLI_OK; k++) {
-		r->done[k] = r->args.resume && campaign_is_done(&r->s.camp, k, path, sizeof(path));
+		r->done[k] = r->args.resume && pmcf_campaign_is_done(r->s.camp, k);
 		r->reused += r->done[k];
 	}
 	/* array tasks leave reference.json to the finishing step */
-	if (st == CLI_OK && !r->s.camp.task)
+	if (st == CLI_OK && !pmcf_campaign_is_task(r->s.camp))
 		st = write_index(r);
-	r->launched = st == CLI_OK && r->args.launch.slurm;
+	r->launched = st == CLI_OK && campaign_is_slurm(&r->args);
 	if (r->launched)
-		st = launch_slurm("reference", &r->s.camp, r->total, &r->args.launch);
+		st = campaign_session_slurm(&r->s);
 	return st;
 }
 
-/* Records execution k (a stopped or failed program's profile is no
- * reference: not kept). *stop: the campaign ends here. */
-static int record_reference(struct refrun *r, size_t k, int *stop)
-{
-	size_t s = k % r->nsets, n;
-	const char *const *set = pmcf_cover_set(r->cv, s, &n);
-	char file[32], path[4096], what[64], exitst[32];
-	snprintf(file, sizeof(file), PMCF_REFDIR_FILE, k);
-	snprintf(path, sizeof(path), "%s/%s", r->dir, file);
-	snprintf(what, sizeof(what), "set %zu, repeat %zu", s, k / r->nsets);
-	struct campaign_exec ce = {.file = file,
-				   .set = s,
-				   .repeat = (long)(k / r->nsets),
-				   .started = time(NULL)};
-	cli_progress_start(&r->s.pr, k, what);
-	double tk = cli_now();
-	pmcf_profile *p = NULL;
-	pmcf_exit_info ei;
-	int err, st = campaign_session_record(&r->s, k, r->total, what, r->list, set, n, &p, &ei, &ce, exitst,
-					      &err);
-	*stop = 1;
-	if (st)
-		return st;
-	if (err || cli_signal_caught())
-		cli_progress_clear(&r->s.pr);
-	if (cli_signal_caught() && !r->sim) {
-		pmcf_profile_free(p);
-		ce.status = "interrupted";
-		return campaign_update(&r->s.camp, k, &ce);
-	}
-	if (err == PMCF_EPROGRAM) {
-		pmcf_profile_free(p);
-		ce.status = "failed";
-		campaign_update(&r->s.camp, k, &ce);
-		r->failed = "failed";
-		return cli_error("reference", CLI_EENV,
-				 "execution %zu of '%s' failed: %s (%zu of %zu reference executions kept in "
-				 "%s; resume with `pmcfuse reference --resume %s`)",
-				 k + 1, r->prog[0], ei.message[0] ? ei.message : "non-zero exit",
-				 count_done(r), r->total, r->dir, r->dir);
-	}
-	if (!err)
-		err = pmcf_profile_save(p, path);
-	pmcf_profile_free(p);
-	if (err)
-		return cli_lib_error("reference", err, path);
-	ce.status = "ok";
-	r->done[k] = 1;
-	if ((st = campaign_update(&r->s.camp, k, &ce)) || (!r->s.camp.task && (st = write_index(r))))
-		return st;
-	cli_progress_done(&r->s.pr, k, what, cli_now() - tk);
-	*stop = 0;
-	return CLI_OK;
-}
-
+/* Every execution not done (an array task: its own) recorded by the local
+ * launcher; a failed program's profile is no reference: not kept. */
 static int record_references(struct refrun *r)
 {
-	long only = r->args.launch.only;
-	int st = CLI_OK, stop = 0;
 	campaign_session_progress(&r->s, r->total, r->total - r->reused);
-	for (size_t k = 0; k < r->total && st == CLI_OK && !stop; k++) {
-		if (r->sim)
-			r->seeds[k] = pmcf_source_exec_seed(r->src, (long)k);
-		if (r->done[k] || (r->s.camp.task && k != (size_t)only))
-			continue;
-		if (cli_signal_caught())
-			break;
-		st = record_reference(r, k, &stop);
-	}
-	cli_progress_clear(&r->s.pr);
+	pmcf_campaign_result x = PMCF_CAMPAIGN_RESULT_INIT;
+	int err = campaign_session_run(&r->s, r->src, &x);
 	cli_progout_close(&r->s.pout);
-	return st;
+	if (err > 0 || x.signal) /* printed; or stopped: finish_references says so */
+		return err > 0 ? err : CLI_OK;
+	if (err == PMCF_EPROGRAM) {
+		return cli_error("reference", CLI_EENV,
+				 "execution %ld of '%s' failed: %s (%zu of %zu reference executions kept in "
+				 "%s; resume with `pmcfuse reference --resume %s`)",
+				 x.at + 1, r->prog[0],
+				 x.message && x.message[0] ? x.message : "non-zero exit", count_done(r),
+				 r->total, r->dir, r->dir);
+	}
+	return err ? cli_lib_error("reference", err,
+				   x.at >= 0 ? pmcf_campaign_path(r->s.camp, (size_t)x.at) : r->dir)
+		   : CLI_OK;
 }
 
 /* The campaign's state once the executions are over. */
 static int finish_references(struct refrun *r, int st)
 {
-	struct campaign *c = &r->s.camp;
+	pmcf_campaign *c = r->s.camp;
+	int task = pmcf_campaign_is_task(c);
 	if (r->launched) {
 		/* the jobs record and finish the campaign */
-	} else if (c->task && st == CLI_OK && r->args.json) {
+	} else if (task && st == CLI_OK && r->args.json) {
 		char file[64];
-		snprintf(file, sizeof(file), PMCF_REFDIR_FILE, (size_t)r->args.launch.only);
-		printf("{\"execution\": %ld, \"executions\": %zu, \"folder\": ", r->args.launch.only,
-		       r->total);
+		snprintf(file, sizeof(file), PMCF_REFDIR_FILE, (size_t)r->args.only);
+		printf("{\"execution\": %ld, \"executions\": %zu, \"folder\": ", r->args.only, r->total);
 		cli_json_string(stdout, r->dir);
 		printf(", \"file\": ");
 		cli_json_string(stdout, file);
 		printf("}\n");
-	} else if (c->task && st == CLI_OK) {
-		printf("execution %ld of %zu: %s/" PMCF_REFDIR_FILE "\n", r->args.launch.only, r->total,
-		       r->dir, (size_t)r->args.launch.only);
-	} else if (c->dir && cli_signal_caught() && st == CLI_OK) {
-		campaign_set_state(c, "interrupted");
+	} else if (task && st == CLI_OK) {
+		printf("execution %ld of %zu: %s/" PMCF_REFDIR_FILE "\n", r->args.only, r->total, r->dir,
+		       (size_t)r->args.only);
+	} else if (c && cli_signal_caught() && st == CLI_OK) {
+		pmcf_campaign_state_set(c, "interrupted");
 		st = cli_interrupted(
 			"reference",
 			"%zu of %zu reference executions complete, kept in %s (usable by epd and "
 			"correrr); resume with `pmcfuse reference --resume %s`",
 			count_done(r), r->total, r->dir, r->dir);
-	} else if (c->dir && st != CLI_OK) {
-		campaign_set_state(c, r->failed ? r->failed : "failed");
-	} else if (c->dir) {
-		st = campaign_set_state(c, "complete");
+	} else if (c && st != CLI_OK) {
+		pmcf_campaign_state_set(c, "failed");
+	} else if (c) {
+		int err = pmcf_campaign_state_set(c, "complete");
+		st = err ? cli_lib_error("reference", err, r->dir) : CLI_OK;
 	}
 	return st;
 }
@@ -325,9 +296,10 @@ static void print_summary(const struct refrun *r)
 		return;
 	campaign_print_resumed(r->dir, r->reused, r->total);
 	printf("%zu reference executions (%zu event set%s x %lu repeats) cover the %zu pair%s of %zu "
-	       "events; lower bound %zu (%zu x %lu); without packing: %zu\n",
+	       "event%s; lower bound %zu (%zu x %lu); without packing: %zu\n",
 	       r->total, r->nsets, r->nsets == 1 ? "" : "s", r->repeat, pairs - nimp,
-	       pairs - nimp == 1 ? "" : "s", E, lb * r->repeat, lb, r->repeat, pairs * r->repeat);
+	       pairs - nimp == 1 ? "" : "s", E, E == 1 ? "" : "s", lb * r->repeat, lb, r->repeat,
+	       pairs * r->repeat);
 	/* how the bound is derived is the covering's internals: -v */
 	if (cli_verbose)
 		printf("lower bound: %s\n", pmcf_cover_bound_text(r->cv));
@@ -345,16 +317,19 @@ static void print_summary(const struct refrun *r)
 /* The whole campaign after the command line: planned, recorded, finished. */
 static int run_references(struct refrun *r, int argc, char **argv)
 {
-	campaign_session_init(&r->s, "reference", &r->args, "cannot plan the reference executions");
+	campaign_session_init(&r->s, "reference", &r->args);
 	int st = plan_references(r);
 	if (!st)
 		st = open_references(r, argc, argv);
 	if (!st && !r->launched)
 		st = record_references(r);
 	st = finish_references(r, st);
-	if (st == CLI_OK && !r->launched && !r->s.camp.task)
+	if (st == CLI_OK && !r->launched && !pmcf_campaign_is_task(r->s.camp))
 		print_summary(r);
 	campaign_session_close(&r->s);
+	for (size_t s = 0; r->sets && s < r->nsets; s++)
+		pmcf_evlist_free(r->sets[s]);
+	free(r->sets);
 	free(r->done);
 	free(r->seeds);
 	free(r->canon);

@@ -69,7 +69,17 @@ static char **ref_names(const char *dir, size_t n)
 	return names;
 }
 
-int cmd_report(int argc, char **argv)
+/* The command line of report. */
+struct report_args {
+	const char *out, *colour;
+	int force;
+	const char *user_names[MAX_USER_PAIRS];
+	size_t nuser;
+	unsigned long nplots, bins, points;
+};
+
+/* Reads the options into *a; CLI_OK, or a usage error (printed). */
+static int parse_args(int argc, char **argv, struct report_args *a)
 {
 	static const struct option opts[] =
 		{{"output", required_argument, NULL, 'o'},   {"plots", required_argument, NULL, 'n'},
@@ -77,13 +87,6 @@ int cmd_report(int argc, char **argv)
 		 {"force", no_argument, NULL, 'f'},          {"help", no_argument, NULL, 'h'},
 		 {"points", required_argument, NULL, 'P'},   {"colour-by", required_argument, NULL, 'c'},
 		 {"color-by", required_argument, NULL, 'c'}, {NULL, 0, NULL, 0}};
-	if (cli_wants_help(argc, argv, usage))
-		return CLI_OK;
-	const char *out = NULL, *colour = NULL;
-	int force = 0;
-	const char *user_names[MAX_USER_PAIRS];
-	size_t nuser = 0;
-	unsigned long nplots = 6, bins = 10, points = 5000;
 	int opt;
 	opterr = 0;
 	optind = 1;
@@ -92,39 +95,101 @@ int cmd_report(int argc, char **argv)
 		case 'o':
 			if (cli_out_arg(VERB, optarg, NULL))
 				return CLI_EUSAGE;
-			out = optarg;
+			a->out = optarg;
 			break;
-		case 'f': force = 1; break;
-		case 'c': colour = optarg; break;
+		case 'f': a->force = 1; break;
+		case 'c': a->colour = optarg; break;
 		case 'n':
-			if (cli_parse_uint(VERB, "--plots", optarg, 0, 40, &nplots))
+			if (cli_parse_uint(VERB, "--plots", optarg, 0, 40, &a->nplots))
 				return CLI_EUSAGE;
 			break;
 		case 'b':
-			if (cli_parse_uint(VERB, "--bins", optarg, 1, 30, &bins))
+			if (cli_parse_uint(VERB, "--bins", optarg, 1, 30, &a->bins))
 				return CLI_EUSAGE;
 			break;
 		case 'P':
-			if (cli_parse_uint(VERB, "--points", optarg, 100, 100000, &points))
+			if (cli_parse_uint(VERB, "--points", optarg, 100, 100000, &a->points))
 				return CLI_EUSAGE;
 			break;
 		case 'p':
-			if (nuser == MAX_USER_PAIRS)
+			if (a->nuser == MAX_USER_PAIRS)
 				return cli_usage_error(VERB, "at most %d --pair options", MAX_USER_PAIRS);
 			if (!strchr(optarg, ','))
 				return cli_usage_error(VERB, "--pair needs two events A,B, not '%s'", optarg);
-			user_names[nuser++] = optarg;
+			a->user_names[a->nuser++] = optarg;
 			break;
 		default:
 			return cli_usage_error(VERB, "unknown option or missing value '%s'",
 					       argv[optind - 1]);
 		}
 	}
-	if (!out)
+	if (!a->out)
 		return cli_usage_error(VERB, "needs -o FILE");
 	if (argc - optind < 1 || argc - optind > 2)
 		return cli_usage_error(VERB, "needs PROFILE and optionally REFDIR");
+	return CLI_OK;
+}
 
+/* The --pair options as event indices of prof into user[2 k], [2 k + 1]. */
+static int user_pairs(const struct report_args *args, const pmcf_profile *prof, const char *path,
+		      size_t *user)
+{
+	int st = CLI_OK;
+	for (size_t k = 0; k < args->nuser && st == CLI_OK; k++) {
+		char buf[512];
+		snprintf(buf, sizeof(buf), "%s", args->user_names[k]);
+		char *comma = strchr(buf, ',');
+		*comma = 0;
+		long a = pmcf_profile_event_find(prof, buf), b = pmcf_profile_event_find(prof, comma + 1);
+		if (a < 0 || b < 0)
+			st = cli_error(VERB, CLI_EUSAGE, "--pair %s: '%s' is not an event of '%s'",
+				       args->user_names[k], a < 0 ? buf : comma + 1, path);
+		user[2 * k] = (size_t)a;
+		user[2 * k + 1] = (size_t)b;
+	}
+	return st;
+}
+
+/* Writes the page to out; *epipe when the reader went away (SIGPIPE is
+ * ignored meanwhile: *oldpipe its disposition before). */
+static int write_page(const pmcf_report *rep, const char *out, int *epipe, struct sigaction *oldpipe)
+{
+	struct sigaction ign = {.sa_handler = SIG_IGN};
+	sigemptyset(&ign.sa_mask);
+	struct cli_out o;
+	sigaction(SIGPIPE, &ign, oldpipe);
+	int st = cli_out_open(VERB, out, &o);
+	if (st == CLI_OK) {
+		int err = pmcf_report_write(rep, o.f);
+		if (err == -EPIPE) {
+			cli_out_abort(&o);
+			*epipe = 1;
+			st = CLI_EENV;
+		} else if (err) {
+			cli_out_abort(&o);
+			st = cli_error(VERB, cli_status_for(err), "%s",
+				       pmcf_errdetail()[0] ? pmcf_errdetail() : pmcf_strerror(err));
+		} else if (fflush(o.f) != 0 && errno == EPIPE) {
+			cli_out_abort(&o);
+			*epipe = 1;
+			st = CLI_EENV;
+		} else {
+			st = cli_out_commit(VERB, &o);
+		}
+	}
+	sigaction(SIGPIPE, oldpipe, NULL);
+	return st;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	if (cli_wants_help(argc, argv, usage))
+		return CLI_OK;
+	struct report_args a = {.nplots = 6, .bins = 10, .points = 5000};
+	int st = parse_args(argc, argv, &a);
+	if (st != CLI_OK)
+		return st;
+	const char *out = a.out;
 	if (cli_out_not_input(VERB, out, (const char *const *)argv + optind, 1) ||
 	    cli_out_replaceable(VERB, out, "a report"))
 		return CLI_EUSAGE;
@@ -133,41 +198,30 @@ int cmd_report(int argc, char **argv)
 	pmcf_profile **refs = NULL;
 	size_t nrefs = 0;
 	char **refnames = NULL;
-	int st = cli_open_profile(VERB, path, &prof);
+	st = cli_open_profile(VERB, path, &prof);
 	if (st)
 		return st;
 	size_t user[2 * MAX_USER_PAIRS];
-	for (size_t k = 0; k < nuser && st == CLI_OK; k++) {
-		char buf[512];
-		snprintf(buf, sizeof(buf), "%s", user_names[k]);
-		char *comma = strchr(buf, ',');
-		*comma = 0;
-		long a = pmcf_profile_event_find(prof, buf), b = pmcf_profile_event_find(prof, comma + 1);
-		if (a < 0 || b < 0)
-			st = cli_error(VERB, CLI_EUSAGE, "--pair %s: '%s' is not an event of '%s'",
-				       user_names[k], a < 0 ? buf : comma + 1, path);
-		user[2 * k] = (size_t)a;
-		user[2 * k + 1] = (size_t)b;
-	}
+	st = user_pairs(&a, prof, path, user);
 	long colour_by = -1;
-	if (st == CLI_OK && colour && strcmp(colour, "type") != 0 &&
-	    (colour_by = pmcf_profile_event_find(prof, colour)) < 0)
+	if (st == CLI_OK && a.colour && strcmp(a.colour, "type") != 0 &&
+	    (colour_by = pmcf_profile_event_find(prof, a.colour)) < 0)
 		st = cli_error(VERB, CLI_EUSAGE,
-			       "--colour-by %s: not an event of '%s' (pmcfuse show %s lists them)", colour,
+			       "--colour-by %s: not an event of '%s' (pmcfuse show %s lists them)", a.colour,
 			       path, path);
 	if (st == CLI_OK && argc - optind == 2) {
-		st = refdir_open_for(VERB, argv[optind + 1], prof, path, force, &refs, &nrefs);
+		st = refdir_open_for(VERB, argv[optind + 1], prof, path, a.force, &refs, &nrefs);
 		if (st == CLI_OK)
 			refnames = ref_names(argv[optind + 1], nrefs);
 	}
 	pmcf_report *rep = NULL;
 	if (st == CLI_OK) {
 		pmcf_report_opts ro = PMCF_REPORT_OPTS_INIT;
-		ro.plots = (unsigned)nplots;
-		ro.bins = (unsigned)bins;
-		ro.points = (unsigned)points;
+		ro.plots = (unsigned)a.nplots;
+		ro.bins = (unsigned)a.bins;
+		ro.points = (unsigned)a.points;
 		ro.pairs = user;
-		ro.npairs = nuser;
+		ro.npairs = a.nuser;
 		ro.name = path;
 		ro.refnames = (const char *const *)refnames;
 		ro.colour_by = colour_by;
@@ -186,32 +240,9 @@ int cmd_report(int argc, char **argv)
 	 * the process before the temporary folder is removed; ignored while the
 	 * page is written, and raised again once everything is cleaned up */
 	int epipe = 0;
-	struct sigaction ign = {.sa_handler = SIG_IGN}, oldpipe = {.sa_handler = SIG_IGN};
-	sigemptyset(&ign.sa_mask);
-	if (st == CLI_OK) {
-		struct cli_out o;
-		sigaction(SIGPIPE, &ign, &oldpipe);
-		st = cli_out_open(VERB, out, &o);
-		if (st == CLI_OK) {
-			int err = pmcf_report_write(rep, o.f);
-			if (err == -EPIPE) {
-				cli_out_abort(&o);
-				epipe = 1;
-				st = CLI_EENV;
-			} else if (err) {
-				cli_out_abort(&o);
-				st = cli_error(VERB, cli_status_for(err), "%s",
-					       pmcf_errdetail()[0] ? pmcf_errdetail() : pmcf_strerror(err));
-			} else if (fflush(o.f) != 0 && errno == EPIPE) {
-				cli_out_abort(&o);
-				epipe = 1;
-				st = CLI_EENV;
-			} else {
-				st = cli_out_commit(VERB, &o);
-			}
-		}
-		sigaction(SIGPIPE, &oldpipe, NULL);
-	}
+	struct sigaction oldpipe = {.sa_handler = SIG_IGN};
+	if (st == CLI_OK)
+		st = write_page(rep, out, &epipe, &oldpipe);
 	pmcf_report_free(rep);
 	if (refnames) {
 		for (size_t k = 0; k < nrefs; k++)

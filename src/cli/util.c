@@ -13,7 +13,7 @@
 #include "cli/cli.h"
 #include "cli/output.h"
 #include "pmcfuse/combine.h"
-#include "pmcfuse/util.h"
+#include "x/x.h"
 
 int cli_error(const char *verb, int status, const char *fmt, ...)
 {
@@ -29,7 +29,7 @@ int cli_error(const char *verb, int status, const char *fmt, ...)
 		if (*p == '\n' || *p == '\r')
 			*p = ' ';
 	/* a long path is cut in its middle, the reason after it kept */
-	pmcf_shorten(line, sizeof(line), msg ? msg : "out of memory");
+	pmcfi_shorten(line, sizeof(line), msg ? msg : "out of memory");
 	free(msg);
 	fprintf(stderr, "pmcfuse: %s: %s\n", verb, line);
 	return status;

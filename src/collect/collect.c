@@ -891,8 +891,11 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 {
 	pmcfi_clear_error();
 	*out = NULL;
-	if (exit_info)
-		memset(exit_info, 0, sizeof(*exit_info));
+	if (exit_info) {
+		int rc = pmcfi_struct_reset("pmcf_exit_info", exit_info, sizeof(*exit_info));
+		if (rc)
+			return rc;
+	}
 	if (!argv || !argv[0] || (nevents && !events))
 		return pmcfi_fail(PMCF_EINVAL, "no program to run");
 	/* the small catalogue when it names every event (duration is no perf event) */
@@ -918,6 +921,181 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 	return err;
 }
 
+/* Checks the multiplexing options; rr and roc count 4 counters unless told
+ * (*pmcs) and rotate no faster than MIN_USER_PERIOD_MS (*period_ms). */
+static int check_mux(int mux, int estimate, unsigned *pmcs, double *period_ms)
+{
+	if (mux < PMCF_MUX_NONE || mux > PMCF_MUX_ROC_COUNTS)
+		return pmcfi_fail(PMCF_EINVAL, "unknown multiplexing mode %d", mux);
+	if (estimate != PMCF_EST_CUMULATIVE && estimate != PMCF_EST_LOCAL)
+		return pmcfi_fail(PMCF_EINVAL, "unknown estimator %d", estimate);
+	if (mux != PMCF_MUX_NONE && !(*period_ms >= 0.001 && *period_ms <= 1e6))
+		return pmcfi_fail(PMCF_EINVAL, "the multiplexing period must be 0.001 to 1e6 ms");
+	if (mux >= PMCF_MUX_RR && !*pmcs)
+		*pmcs = 4;
+	if (mux >= PMCF_MUX_RR && *period_ms < MIN_USER_PERIOD_MS) {
+		pmcfi_log(PMCF_LOG_WARN,
+			  "user-space rotation every %g ms would outrun the program (each rotation "
+			  "costs a few system calls): using %g ms",
+			  *period_ms, MIN_USER_PERIOD_MS);
+		*period_ms = MIN_USER_PERIOD_MS;
+	}
+	return 0;
+}
+
+/* The record folder into dir[PATH_MAX]: opts->record_dir, or (*temp) a new
+ * one in TMPDIR named after this process, whose orphans it removes. */
+static int make_record_dir(const pmcf_collect_opts *opts, char *dir, int *temp)
+{
+	int rc;
+	*temp = !(opts && opts->record_dir);
+	if (*temp) {
+		const char *env = getenv("TMPDIR");
+		const char *tmp = env && *env ? env : "/tmp";
+		remove_orphan_dirs(tmp);
+		/* the owner's pid in the name: a later run removes it if that one died */
+		char prefix[64], *made;
+		snprintf(prefix, sizeof(prefix), REC_DIR_PREFIX "%ld-", (long)getpid());
+		rc = pmcfi_tmpdir_new(tmp, prefix, &made);
+		if (rc)
+			return rc == PMCF_ENOMEM
+				       ? rc
+				       : pmcfi_fail(rc, "cannot create a record folder in %s '%s': %s",
+						    tmp == env ? "TMPDIR" : "the default TMPDIR", tmp,
+						    strerror(-rc));
+		snprintf(dir, PATH_MAX, "%s", made);
+		free(made);
+	} else {
+		snprintf(dir, PATH_MAX, "%s", opts->record_dir);
+		if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+			return pmcfi_fail(-errno, "cannot create %s: %s", dir, strerror(errno));
+	}
+	return 0;
+}
+
+/* Room for records: each thread's first chunk is reserved before it
+ * records (rt.c); with less than two, the program would run for nothing.
+ * place[PATH_MAX]: the folder named in messages. */
+static int check_space(const char *dir, int temp, const char *where, char *place)
+{
+	snprintf(place, PATH_MAX, "%s", dir);
+	if (temp && strrchr(place, '/'))
+		*strrchr(place, '/') = '\0';
+	struct statvfs vfs;
+	if (statvfs(dir, &vfs) == 0 && (uint64_t)vfs.f_bavail * vfs.f_frsize < MIN_RECORD_SPACE) {
+		unsigned long long kb = (unsigned long long)vfs.f_bavail * vfs.f_frsize / 1024;
+		return pmcfi_fail(-ENOSPC,
+				  "no space left in %s (%s: %llu KiB free; recording needs at least "
+				  "%u KiB)",
+				  where, place, kb, MIN_RECORD_SPACE / 1024);
+	}
+	return 0;
+}
+
+/* perf_event_mux_interval_ms of the PMUs of attrs at period_ms (whole ms),
+ * the old values into *saved. */
+static void kernel_interval(double period_ms, const struct perf_event_attr *attrs, size_t n,
+			    struct mux_saved *saved)
+{
+	int ms = (int)(period_ms + 0.5), why = 0;
+	if (ms < 1)
+		ms = 1;
+	int refused = mux_interval_set(ms, attrs, n, saved, &why);
+	if (refused)
+		pmcfi_log(PMCF_LOG_WARN,
+			  "cannot set perf_event_mux_interval_ms to %d for %d PMU(s) (%s): the "
+			  "kernel rotates at its own interval%s",
+			  ms, refused, strerror(why),
+			  why == EACCES || why == EPERM ? " (setting it needs root)" : "");
+	else if (ms != period_ms)
+		pmcfi_log(PMCF_LOG_INFO, "the kernel rotates every whole ms: perf_event_mux_interval_ms=%d",
+			  ms);
+}
+
+/* The reader's counts into *ei, with a line for each thing worth saying
+ * about them. */
+static void take_stats(pmcf_exit_info *ei, const struct pmcfi_collect_stats *st, int count_mux,
+		       const char *prog)
+{
+	ei->ompt = st->ompt;
+	ei->fallback = st->fallback;
+	ei->xus = st->xus;
+	ei->incomplete_xus = st->incomplete;
+	ei->multiplexed_xus = st->multiplexed;
+	ei->negative_values = st->negative;
+	ei->missing_values = st->missing;
+	ei->rotations = st->rotations;
+	if (st->multiplexed && count_mux == PMCF_MUX_NONE)
+		pmcfi_log(PMCF_LOG_WARN,
+			  "%zu XU%s values from counters that were not always running "
+			  "(time_running < time_enabled); see their coverage",
+			  st->multiplexed, st->multiplexed == 1 ? " has" : "s have");
+	if (st->dropped && !st->stop_errno) /* else the message below says why */
+		pmcfi_log(PMCF_LOG_WARN, "%zu records were lost (record files could not grow)", st->dropped);
+	if (!st->ompt && !st->api)
+		pmcfi_log(PMCF_LOG_INFO, "no OMPT runtime in %s (not clang/libomp?): one XU per thread",
+			  prog);
+	else if (st->ompt_missing[0])
+		pmcfi_log(PMCF_LOG_WARN, "the OpenMP runtime did not grant OMPT callbacks: %s",
+			  st->ompt_missing);
+}
+
+/* Why the profile is incomplete, into ei->message (and ei->complete 0),
+ * when it is. */
+static void incomplete_message(pmcf_exit_info *ei, const struct pmcfi_collect_stats *st,
+			       const struct pmcfi_rec_status *loss, const char *lossmsg, const char *where,
+			       const char *place, const char *prog)
+{
+	int nospace = st->stop_errno == ENOSPC || st->stop_errno == EDQUOT || st->stop_errno == EFBIG;
+	if (!ei->complete || st->dropped || st->stop_errno || loss->lost || st->incomplete) {
+		if (ei->complete)
+			ei->complete = 0;
+		if (loss->lost && !nospace) /* a full TMPDIR is said below */
+			snprintf(ei->message, sizeof(ei->message),
+				 "the collector lost %u thread%s of the program: %.280s%s; the profile "
+				 "keeps the %zu XU%s recorded and is marked incomplete",
+				 loss->lost, loss->lost == 1 ? "" : "s", lossmsg,
+				 (loss->err == EMFILE || loss->err == ENFILE) && !strstr(lossmsg, "ulimit")
+					 ? " (raise the limit with `ulimit -n`)"
+					 : "",
+				 st->xus, st->xus == 1 ? "" : "s");
+		else if (st->stop_errno && !nospace)
+			snprintf(ei->message, sizeof(ei->message),
+				 "the collector could not continue a record file in %s (%.200s: %s "
+				 "(%s)): %zu records lost; the profile keeps the %zu XU%s recorded "
+				 "and is marked incomplete",
+				 where, place, strerror(st->stop_errno), errno_name((uint32_t)st->stop_errno),
+				 st->dropped, st->xus, st->xus == 1 ? "" : "s");
+		else if (st->stop_errno)
+			snprintf(ei->message, sizeof(ei->message),
+				 "no space left in %s (%.200s: %s): the collector stopped recording "
+				 "(%zu records lost); the profile keeps the %zu XU%s recorded and "
+				 "is marked incomplete",
+				 where, place, strerror(st->stop_errno), st->dropped, st->xus,
+				 st->xus == 1 ? "" : "s");
+		else if (ei->exited && !ei->status && st->incomplete)
+			snprintf(ei->message, sizeof(ei->message),
+				 "%zu XU%s of '%s' had not finished when their process image ended "
+				 "(an exec() or exit() while they ran or waited): they are lost; the "
+				 "profile keeps the %zu XU%s recorded and is marked incomplete",
+				 st->incomplete, st->incomplete == 1 ? "" : "s", prog, st->xus,
+				 st->xus == 1 ? "" : "s");
+		else if (!ei->exited)
+			snprintf(ei->message, sizeof(ei->message),
+				 "'%s' was killed by signal %d (%s); the profile keeps the %zu XU%s "
+				 "recorded and is marked incomplete",
+				 prog, ei->signal, strsignal(ei->signal), st->xus, st->xus == 1 ? "" : "s");
+		else if (ei->status)
+			snprintf(ei->message, sizeof(ei->message),
+				 "'%s' exited with status %d; the profile keeps the %zu XU%s "
+				 "recorded and is marked incomplete",
+				 prog, ei->status, st->xus, st->xus == 1 ? "" : "s");
+		else
+			snprintf(ei->message, sizeof(ei->message),
+				 "%zu records were lost; the profile is marked incomplete", st->dropped);
+	}
+}
+
 int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t *idx,
 		      const char *const *events, size_t nevents, const pmcf_collect_opts *opts,
 		      pmcf_profile **out, pmcf_exit_info *exit_info)
@@ -925,37 +1103,26 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 	struct pmcfi_collect_timing *tm = &pmcfi_collect_last_timing;
 	uint64_t t_setup = now_ns();
 	memset(tm, 0, sizeof(*tm));
-	pmcf_exit_info local;
+	pmcf_exit_info local = PMCF_EXIT_INFO_INIT;
 	pmcf_exit_info *ei = exit_info ? exit_info : &local;
-	memset(ei, 0, sizeof(*ei));
 	pmcfi_clear_error();
 	*out = NULL;
+	int rc = pmcfi_struct_reset("pmcf_exit_info", ei, sizeof(*ei));
+	if (rc)
+		return rc;
 	if (!argv || !argv[0] || (nevents && !events))
 		return pmcfi_fail(PMCF_EINVAL, "no program to run");
 	pmcf_collect_opts given = {0}; /* zero: every option's default */
-	int rc = pmcfi_struct_in("pmcf_collect_opts", &given, opts, offsetof(pmcf_collect_opts, chunk_kb),
-				 sizeof(given));
+	rc = pmcfi_struct_in("pmcf_collect_opts", &given, opts, offsetof(pmcf_collect_opts, chunk_kb),
+			     sizeof(given));
 	if (rc)
 		return rc;
 	opts = &given;
 	unsigned pmcs = opts->pmcs;
 	int mux = opts->multiplex, estimate = opts->estimate;
 	double period_ms = opts->period_ms > 0 ? opts->period_ms : 4;
-	if (mux < PMCF_MUX_NONE || mux > PMCF_MUX_ROC_COUNTS)
-		return pmcfi_fail(PMCF_EINVAL, "unknown multiplexing mode %d", mux);
-	if (estimate != PMCF_EST_CUMULATIVE && estimate != PMCF_EST_LOCAL)
-		return pmcfi_fail(PMCF_EINVAL, "unknown estimator %d", estimate);
-	if (mux != PMCF_MUX_NONE && !(period_ms >= 0.001 && period_ms <= 1e6))
-		return pmcfi_fail(PMCF_EINVAL, "the multiplexing period must be 0.001 to 1e6 ms");
-	if (mux >= PMCF_MUX_RR && !pmcs)
-		pmcs = 4;
-	if (mux >= PMCF_MUX_RR && period_ms < MIN_USER_PERIOD_MS) {
-		pmcfi_log(PMCF_LOG_WARN,
-			  "user-space rotation every %g ms would outrun the program (each rotation "
-			  "costs a few system calls): using %g ms",
-			  period_ms, MIN_USER_PERIOD_MS);
-		period_ms = MIN_USER_PERIOD_MS;
-	}
+	if ((rc = check_mux(mux, estimate, &pmcs, &period_ms)))
+		return rc;
 	struct perf_event_attr attrs[PMCFI_PGROUP_MAX];
 	const char *names[PMCFI_PGROUP_MAX];
 	struct pmcfi_derive dv[PMCFI_PGROUP_MAX]; /* PAPI presets: natives -> columns */
@@ -988,45 +1155,15 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 			 (unsigned long long)(period_ms * 1e6 + 0.5));
 
 	char dir[PATH_MAX];
-	int temp = !(opts && opts->record_dir);
-	if (temp) {
-		const char *env = getenv("TMPDIR");
-		const char *tmp = env && *env ? env : "/tmp";
-		remove_orphan_dirs(tmp);
-		/* the owner's pid in the name: a later run removes it if that one died */
-		char prefix[64], *made;
-		snprintf(prefix, sizeof(prefix), REC_DIR_PREFIX "%ld-", (long)getpid());
-		rc = pmcfi_tmpdir_new(tmp, prefix, &made);
-		if (rc)
-			return rc == PMCF_ENOMEM
-				       ? rc
-				       : pmcfi_fail(rc, "cannot create a record folder in %s '%s': %s",
-						    tmp == env ? "TMPDIR" : "the default TMPDIR", tmp,
-						    strerror(-rc));
-		snprintf(dir, sizeof(dir), "%s", made);
-		free(made);
-	} else {
-		snprintf(dir, sizeof(dir), "%s", opts->record_dir);
-		if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-			return pmcfi_fail(-errno, "cannot create %s: %s", dir, strerror(errno));
-	}
-	/* Room for records: each thread's first chunk is reserved before it
-	 * records (rt.c); with less than two, the program would run for
-	 * nothing. */
+	int temp;
+	if ((rc = make_record_dir(opts, dir, &temp)))
+		return rc;
 	const char *where = temp ? "TMPDIR" : "the record folder";
 	char place[PATH_MAX];
-	snprintf(place, sizeof(place), "%s", dir);
-	if (temp && strrchr(place, '/'))
-		*strrchr(place, '/') = '\0';
-	struct statvfs vfs;
-	if (statvfs(dir, &vfs) == 0 && (uint64_t)vfs.f_bavail * vfs.f_frsize < MIN_RECORD_SPACE) {
-		unsigned long long kb = (unsigned long long)vfs.f_bavail * vfs.f_frsize / 1024;
+	if ((rc = check_space(dir, temp, where, place))) {
 		if (temp)
 			pmcfi_rm_tree(dir);
-		return pmcfi_fail(-ENOSPC,
-				  "no space left in %s (%s: %llu KiB free; recording needs at least "
-				  "%u KiB)",
-				  where, place, kb, MIN_RECORD_SPACE / 1024);
+		return rc;
 	}
 	if ((rc = status_create(dir)) != 0) {
 		if (temp)
@@ -1043,21 +1180,8 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 		return PMCF_ENOMEM;
 	}
 	struct mux_saved saved = {.n = 0};
-	if (mux == PMCF_MUX_KERNEL) {
-		int ms = (int)(period_ms + 0.5), why = 0;
-		if (ms < 1)
-			ms = 1;
-		int refused = mux_interval_set(ms, attrs, n, &saved, &why);
-		if (refused)
-			pmcfi_log(PMCF_LOG_WARN,
-				  "cannot set perf_event_mux_interval_ms to %d for %d PMU(s) (%s): the "
-				  "kernel rotates at its own interval%s",
-				  ms, refused, strerror(why),
-				  why == EACCES || why == EPERM ? " (setting it needs root)" : "");
-		else if (ms != period_ms)
-			pmcfi_log(PMCF_LOG_INFO,
-				  "the kernel rotates every whole ms: perf_event_mux_interval_ms=%d", ms);
-	}
+	if (mux == PMCF_MUX_KERNEL)
+		kernel_interval(period_ms, attrs, n, &saved);
 	time_t start = time(NULL);
 	struct hash_job hash;
 	hash_start(&hash, program);
@@ -1096,81 +1220,8 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 		err = pmcfi_fail(PMCF_ENOTSUP, "the collector could not count in the program: %s",
 				 st.tool_error);
 	if (!err) {
-		ei->ompt = st.ompt;
-		ei->fallback = st.fallback;
-		ei->xus = st.xus;
-		ei->incomplete_xus = st.incomplete;
-		ei->multiplexed_xus = st.multiplexed;
-		ei->negative_values = st.negative;
-		ei->missing_values = st.missing;
-		ei->rotations = st.rotations;
-		if (st.multiplexed && count_mux == PMCF_MUX_NONE)
-			pmcfi_log(PMCF_LOG_WARN,
-				  "%zu XU%s values from counters that were not always running "
-				  "(time_running < time_enabled); see their coverage",
-				  st.multiplexed, st.multiplexed == 1 ? " has" : "s have");
-		if (st.dropped && !st.stop_errno) /* else the message below says why */
-			pmcfi_log(PMCF_LOG_WARN, "%zu records were lost (record files could not grow)",
-				  st.dropped);
-		if (!st.ompt && !st.api)
-			pmcfi_log(PMCF_LOG_INFO,
-				  "no OMPT runtime in %s (not clang/libomp?): one XU per thread", argv[0]);
-		else if (st.ompt_missing[0])
-			pmcfi_log(PMCF_LOG_WARN, "the OpenMP runtime did not grant OMPT callbacks: %s",
-				  st.ompt_missing);
-		int nospace = st.stop_errno == ENOSPC || st.stop_errno == EDQUOT || st.stop_errno == EFBIG;
-		if (!ei->complete || st.dropped || st.stop_errno || loss.lost || st.incomplete) {
-			if (ei->complete)
-				ei->complete = 0;
-			if (loss.lost && !nospace) /* a full TMPDIR is said below */
-				snprintf(
-					ei->message, sizeof(ei->message),
-					"the collector lost %u thread%s of the program: %.280s%s; the profile "
-					"keeps the %zu XU%s recorded and is marked incomplete",
-					loss.lost, loss.lost == 1 ? "" : "s", lossmsg,
-					(loss.err == EMFILE || loss.err == ENFILE) &&
-							!strstr(lossmsg, "ulimit")
-						? " (raise the limit with `ulimit -n`)"
-						: "",
-					st.xus, st.xus == 1 ? "" : "s");
-			else if (st.stop_errno && !nospace)
-				snprintf(ei->message, sizeof(ei->message),
-					 "the collector could not continue a record file in %s (%.200s: %s "
-					 "(%s)): %zu records lost; the profile keeps the %zu XU%s recorded "
-					 "and is marked incomplete",
-					 where, place, strerror(st.stop_errno),
-					 errno_name((uint32_t)st.stop_errno), st.dropped, st.xus,
-					 st.xus == 1 ? "" : "s");
-			else if (st.stop_errno)
-				snprintf(ei->message, sizeof(ei->message),
-					 "no space left in %s (%.200s: %s): the collector stopped recording "
-					 "(%zu records lost); the profile keeps the %zu XU%s recorded and "
-					 "is marked incomplete",
-					 where, place, strerror(st.stop_errno), st.dropped, st.xus,
-					 st.xus == 1 ? "" : "s");
-			else if (ei->exited && !ei->status && st.incomplete)
-				snprintf(ei->message, sizeof(ei->message),
-					 "%zu XU%s of '%s' had not finished when their process image ended "
-					 "(an exec() or exit() while they ran or waited): they are lost; the "
-					 "profile keeps the %zu XU%s recorded and is marked incomplete",
-					 st.incomplete, st.incomplete == 1 ? "" : "s", argv[0], st.xus,
-					 st.xus == 1 ? "" : "s");
-			else if (!ei->exited)
-				snprintf(ei->message, sizeof(ei->message),
-					 "'%s' was killed by signal %d (%s); the profile keeps the %zu XU%s "
-					 "recorded and is marked incomplete",
-					 argv[0], ei->signal, strsignal(ei->signal), st.xus,
-					 st.xus == 1 ? "" : "s");
-			else if (ei->status)
-				snprintf(ei->message, sizeof(ei->message),
-					 "'%s' exited with status %d; the profile keeps the %zu XU%s "
-					 "recorded and is marked incomplete",
-					 argv[0], ei->status, st.xus, st.xus == 1 ? "" : "s");
-			else
-				snprintf(ei->message, sizeof(ei->message),
-					 "%zu records were lost; the profile is marked incomplete",
-					 st.dropped);
-		}
+		take_stats(ei, &st, count_mux, argv[0]);
+		incomplete_message(ei, &st, &loss, lossmsg, where, place, argv[0]);
 		err = add_meta(p, argv, program, tool, pmcs, ei, start, hash_wait(&hash), hash.build_id,
 			       cpu_ns);
 		if (!err)

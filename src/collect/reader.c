@@ -1108,12 +1108,13 @@ static void flush_derived(struct rd *r, pmcf_profile *p, size_t i)
 	}
 }
 
-static int build(struct rd *r, const char *dir, const char *const *names, uint64_t t0, int estimate,
-		 pmcf_profile *p, struct pmcfi_collect_stats *st, uint32_t *pids, size_t npids)
+/* Per process: with OpenMP or task-API XUs its threads are not XUs; an
+ * MPI program's processes without a rank (launchers, helpers) have none. */
+static void exclude_threads(struct rd *r, const char *dir, struct pmcfi_collect_stats *st,
+			    const uint32_t *pids, size_t npids)
 {
-	int err;
 	/* per process: does it have OpenMP or task-API XUs? then threads are not XUs;
-	 * an MPI program's processes without a rank (launchers, helpers) are none */
+ * an MPI program's processes without a rank (launchers, helpers) are none */
 	for (size_t i = 0; i < npids; i++) {
 		if (r->npranks && rank_of(r, pids[i]) < 0) {
 			for (size_t j = 0; j < r->nn; j++)
@@ -1142,7 +1143,12 @@ static int build(struct rd *r, const char *dir, const char *const *names, uint64
 				if (r->n[j].pid == pids[i] && r->n[j].kind == PMCF_XU_THREAD)
 					r->n[j].parent_ix = -2, r->n[j].kind = 0;
 	}
-	/* parents, loop instances */
+}
+
+/* Parents, and one loop instance per (process, parent, worksharing rank,
+ * address): every thread of the team recorded it. */
+static int link_parents(struct rd *r)
+{
 	for (size_t i = 0; i < r->nn; i++) {
 		struct node *n = &r->n[i];
 		n->canon = (long)i;
@@ -1181,6 +1187,62 @@ static int build(struct rd *r, const char *dir, const char *const *names, uint64
 		if (n->parent_ix >= 0)
 			n->parent_ix = r->n[n->parent_ix].canon;
 	}
+	return 0;
+}
+
+/* An XU of the profile from node n: type, thread, times, values (with the
+ * multiplexing estimators), rank and derived events. */
+static int add_xu(struct rd *r, pmcf_profile *p, struct node *n, uint32_t type, uint64_t t0, int ranked,
+		  int cover, int estimate, struct pmcfi_collect_stats *st)
+{
+	int err;
+	pmcf_xu xu = PMCF_XU_INIT;
+	xu.type = type;
+	xu.thread = thread_number(r, n->pid, (uint32_t)n->seg_thread);
+	xu.cpu = n->cpu;
+	xu.start_ns = n->first_t0 - t0;
+	xu.end_ns = n->last_t1 - t0;
+	uint32_t par = n->parent_ix >= 0    ? r->n[n->parent_ix].lnode
+		       : n->parent_ix == -1 ? root_lnode(r, p, 0)
+					    : 0;
+	size_t i;
+	if ((err = pmcfi_profile_xu_add_nodes(p, &xu, n->lnode, par, &i)) != 0 ||
+	    (ranked && (err = pmcf_profile_rank_set(p, i, (int32_t)rank_of(r, n->pid))) != 0))
+		return err;
+	pmcf_profile_value_set(p, i, 0, (double)n->dur);
+	for (size_t e = 0; e < r->nev; e++) {
+		if (n->mx) {
+			/* multiplexing estimators (fuse-task-parallel §5.1) */
+			size_t ne = r->nev;
+			double run = n->mx[e], en = n->mx[ne + e], v;
+			/* missing, as perf's <not counted>: local, the event
+			 * never ran during the XU; cumulative, it had not yet
+			 * run on the thread at the end of any of its segments */
+			if (estimate == PMCF_EST_LOCAL)
+				v = run > 0 ? n->v[e] * en / run : PMCF_MISSING;
+			else
+				v = n->mx[3 * ne + e] > 0 ? n->mx[2 * ne + e] : PMCF_MISSING;
+			if (v != v)
+				st->missing++;
+			else if (v < 0)
+				st->negative++;
+			put(r, p, i, e, v, 1, (uint64_t)en, (uint64_t)run);
+			continue;
+		}
+		put(r, p, i, e, n->v[e], cover, n->en, n->run);
+	}
+	if (r->dv)
+		flush_derived(r, p, i);
+	return 0;
+}
+
+static int build(struct rd *r, const char *dir, const char *const *names, uint64_t t0, int estimate,
+		 pmcf_profile *p, struct pmcfi_collect_stats *st, uint32_t *pids, size_t npids)
+{
+	int err;
+	exclude_threads(r, dir, st, pids, npids);
+	if ((err = link_parents(r)) != 0)
+		return err;
 	if ((err = assign_ranks(r)) != 0)
 		return err;
 	/* XUs */
@@ -1250,46 +1312,9 @@ static int build(struct rd *r, const char *dir, const char *const *names, uint64
 		goto out_cache;
 	if ((err = add_types(r, dir, xs, nx, p, type)) != 0)
 		goto out_cache;
-	for (size_t k = 0; k < nx; k++) {
-		struct node *n = &r->n[xs[k]];
-		pmcf_xu xu;
-		xu.type = type[k];
-		xu.thread = thread_number(r, n->pid, (uint32_t)n->seg_thread);
-		xu.cpu = n->cpu;
-		xu.start_ns = n->first_t0 - t0;
-		xu.end_ns = n->last_t1 - t0;
-		uint32_t par = n->parent_ix >= 0    ? r->n[n->parent_ix].lnode
-			       : n->parent_ix == -1 ? root_lnode(r, p, 0)
-						    : 0;
-		size_t i;
-		if ((err = pmcfi_profile_xu_add_nodes(p, &xu, n->lnode, par, &i)) != 0 ||
-		    (ranked && (err = pmcf_profile_rank_set(p, i, (int32_t)rank_of(r, n->pid))) != 0))
+	for (size_t k = 0; k < nx; k++)
+		if ((err = add_xu(r, p, &r->n[xs[k]], type[k], t0, ranked, cover, estimate, st)) != 0)
 			goto out_cache;
-		pmcf_profile_value_set(p, i, 0, (double)n->dur);
-		for (size_t e = 0; e < r->nev; e++) {
-			if (n->mx) {
-				/* multiplexing estimators (fuse-task-parallel §5.1) */
-				size_t ne = r->nev;
-				double run = n->mx[e], en = n->mx[ne + e], v;
-				/* missing, as perf's <not counted>: local, the event
-				 * never ran during the XU; cumulative, it had not yet
-				 * run on the thread at the end of any of its segments */
-				if (estimate == PMCF_EST_LOCAL)
-					v = run > 0 ? n->v[e] * en / run : PMCF_MISSING;
-				else
-					v = n->mx[3 * ne + e] > 0 ? n->mx[2 * ne + e] : PMCF_MISSING;
-				if (v != v)
-					st->missing++;
-				else if (v < 0)
-					st->negative++;
-				put(r, p, i, e, v, 1, (uint64_t)en, (uint64_t)run);
-				continue;
-			}
-			put(r, p, i, e, n->v[e], cover, n->en, n->run);
-		}
-		if (r->dv)
-			flush_derived(r, p, i);
-	}
 	st->xus = nx;
 	st->fallback = nx > 0 && fallback;
 out_cache:

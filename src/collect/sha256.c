@@ -12,17 +12,7 @@
 #include <libelf.h>
 #include <nettle/sha2.h>
 #include "collect/sha256.h"
-#include "pmcfuse/util.h"
-
-static void to_hex(const uint8_t *d, size_t n, char *hex)
-{
-	static const char digits[] = "0123456789abcdef";
-	for (size_t i = 0; i < n; i++) {
-		hex[2 * i] = digits[d[i] >> 4];
-		hex[2 * i + 1] = digits[d[i] & 15];
-	}
-	hex[2 * n] = '\0';
-}
+#include "x/x.h"
 
 int pmcfi_sha256_file(const char *path, char hex[65])
 {
@@ -48,21 +38,9 @@ int pmcfi_sha256_file(const char *path, char hex[65])
 	close(fd);
 	uint8_t d[SHA256_DIGEST_SIZE];
 	sha256_digest(&ctx, sizeof(d), d);
-	to_hex(d, sizeof(d), hex);
+	pmcfi_hex(d, sizeof(d), hex);
 	return 0;
 }
-
-void pmcfi_sha256_buf(const void *data, size_t n, char hex[65])
-{
-	struct sha256_ctx ctx;
-	sha256_init(&ctx);
-	sha256_update(&ctx, n, data);
-	uint8_t d[SHA256_DIGEST_SIZE];
-	sha256_digest(&ctx, sizeof(d), d);
-	to_hex(d, sizeof(d), hex);
-}
-
-void pmcf_sha256_hex(const void *data, size_t n, char hex[65]) { pmcfi_sha256_buf(data, n, hex); }
 
 int pmcfi_build_id_file(const char *path, char *hex, size_t len)
 {
@@ -85,7 +63,7 @@ int pmcfi_build_id_file(const char *path, char *hex, size_t len)
 			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
 			    memcmp((const char *)d->d_buf + name_off, "GNU", 4) == 0 && nh.n_descsz > 0 &&
 			    2 * (size_t)nh.n_descsz < len) {
-				to_hex((const uint8_t *)d->d_buf + desc_off, nh.n_descsz, hex);
+				pmcfi_hex((const uint8_t *)d->d_buf + desc_off, nh.n_descsz, hex);
 				rc = 0;
 			}
 	}

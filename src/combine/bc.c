@@ -93,6 +93,8 @@ struct grid {
 	uint32_t *rank;   /* per id */
 	const char **lab; /* per id: its label (bc-label) */
 	const uint32_t *llen;
+	const struct cmbi_ltree *lt; /* the label tree (c->lt), or NULL */
+	const uint32_t *node;        /* per id: its label's node (bc-label, lt) */
 	int strategy;
 	struct pmcfi_rng rng;
 	struct ws *w;
@@ -822,11 +824,26 @@ static inline void pair_at(struct grid *g, size_t a, size_t b)
 	w->paired[w->srt[a].q] = w->paired[w->srt[b].q] = 1;
 }
 
+/* cmbi_label_cmp of the labels of ids x and y: their ranks in the label
+ * tree lt (node: per id), else their texts (lab, len). */
+static inline int lab_cmp(const struct cmbi_ltree *lt, const uint32_t *node, const char *const *lab,
+			  const uint32_t *len, uint32_t x, uint32_t y)
+{
+	if (lt) {
+		uint32_t a = lt->ord[node[x]], b = lt->ord[node[y]];
+		return (a > b) - (a < b);
+	}
+	return cmbi_label_cmp(lab[x], len[x], lab[y], len[y]);
+}
+
 /* Label proximity of two XUs at srt positions: twice the length of their
  * first common ancestor, plus 1 when the labels are equal. */
 static inline int64_t label_near(const struct grid *g, size_t a, size_t b)
 {
 	uint32_t x = g->w->lst[g->w->srt[a].q], y = g->w->lst[g->w->srt[b].q];
+	if (g->lt)
+		return 2 * (int64_t)g->lt->tlen[cmbi_lca(g->lt, g->node[x], g->node[y])] +
+		       (g->node[x] == g->node[y]);
 	size_t f = cmbi_label_fca(g->lab[x], g->llen[x], g->lab[y], g->llen[y]);
 	int eq = g->llen[x] == g->llen[y] && f == g->llen[x];
 	return 2 * (int64_t)f + eq;
@@ -877,7 +894,7 @@ static void label_pair_cell(struct grid *g, size_t cs, size_t m, size_t ce)
 		int takea = b == ce;
 		if (a < m && b < ce) {
 			uint32_t x = w->lst[w->srt[a].q], y = w->lst[w->srt[b].q];
-			takea = cmbi_label_cmp(g->lab[x], g->llen[x], g->lab[y], g->llen[y]) <= 0;
+			takea = lab_cmp(g->lt, g->node, g->lab, g->llen, x, y) <= 0;
 		}
 		w->lseq[n++] = (uint32_t)(takea ? a++ : b++);
 	}
@@ -904,7 +921,7 @@ static inline size_t cell_pairs(struct grid *g, size_t cs, size_t m, size_t ce, 
 	struct ws *w = g->w;
 	const struct skey *s = w->srt;
 	size_t k = g->k, np = m - cs, nc = ce - m, kp = np < nc ? np : nc;
-	int bylabel = g->lab && kp;
+	int bylabel = (g->lab || g->node) && kp;
 	if (bylabel)
 		label_pair_cell(g, cs, m, ce);
 	else
@@ -1339,10 +1356,20 @@ static int numeric_order(const char **lab, const uint32_t *len, uint32_t n, uint
  * for n sort records */
 int cmbi_bc_label_qsort;
 
-static void label_ranks(const char **lab, const uint32_t *len, uint32_t n, uint32_t *order, uint32_t *rank,
-			struct skey *s, struct skey *tmp)
+static void label_ranks(const struct cmbi_ltree *lt, const uint32_t *node, const char **lab,
+			const uint32_t *len, uint32_t n, uint32_t *order, uint32_t *rank, struct skey *s,
+			struct skey *tmp)
 {
-	if (cmbi_bc_label_qsort || !numeric_order(lab, len, n, order, s, tmp)) {
+	if (lt) { /* the nodes' ranks in label order, radix-sorted (stable) */
+		uint32_t hi = 0;
+		for (uint32_t q = 0; q < n; q++) {
+			s[q] = (struct skey){lt->ord[node[q]], q, 0};
+			hi = lt->ord[node[q]] > hi ? lt->ord[node[q]] : hi;
+		}
+		radix_keys(s, tmp, n, hi ? 32u - (unsigned)__builtin_clz(hi) : 0);
+		for (uint32_t q = 0; q < n; q++)
+			order[q] = s[q].q;
+	} else if (cmbi_bc_label_qsort || !numeric_order(lab, len, n, order, s, tmp)) {
 		struct lab_ctx L = {lab, len};
 		for (uint32_t q = 0; q < n; q++)
 			order[q] = q;
@@ -1376,6 +1403,7 @@ struct step_job {
 					pidx) have an XU of every earlier input */
 	const char **clab;           /* labels of input i's XUs */
 	const uint32_t *clen;
+	const uint32_t *cnode; /* their nodes, with c->lt (clab NULL then) */
 	const uint32_t *order; /* types, largest first */
 	/* results per type t: its pairs applied to c (input i's XU into the
 	 * fused XU's row, the label cut to the first common ancestor), and
@@ -1395,12 +1423,12 @@ struct step_worker {
 	struct step_job *J;
 	struct ws w;
 	double *v;
-	uint32_t *rank, *order, *pp, *pc, *glen;
+	uint32_t *rank, *order, *pp, *pc, *glen, *gnode;
 	const char **glab;
 	/* bc-lgl: the XUs left by the equal-label pairs, renumbered: their
 	 * values, label ranks and ids before */
 	double *v2;
-	uint32_t *rank2, *map, *glen2;
+	uint32_t *rank2, *map, *glen2, *gnode2;
 	const char **glab2;
 	double *lo, *hi, *range;
 	size_t *dim;
@@ -1416,6 +1444,7 @@ static void worker_free(struct step_worker *W)
 	free(W->pc);
 	free(W->glen);
 	free(W->glab);
+	free(W->gnode);
 	free(W->lo);
 	free(W->hi);
 	free(W->range);
@@ -1425,6 +1454,7 @@ static void worker_free(struct step_worker *W)
 	free(W->map);
 	free(W->glab2);
 	free(W->glen2);
+	free(W->gnode2);
 }
 
 static int worker_init(struct step_worker *W, size_t nbig, size_t kbig, int bylabel)
@@ -1438,6 +1468,7 @@ static int worker_init(struct step_worker *W, size_t nbig, size_t kbig, int byla
 	W->pc = malloc(n * sizeof(uint32_t));
 	W->glen = malloc(n * sizeof(uint32_t));
 	W->glab = malloc(n * sizeof(*W->glab));
+	W->gnode = malloc(n * sizeof(uint32_t));
 	W->lo = malloc(k * sizeof(double));
 	W->hi = malloc(k * sizeof(double));
 	W->range = malloc(k * sizeof(double));
@@ -1448,12 +1479,13 @@ static int worker_init(struct step_worker *W, size_t nbig, size_t kbig, int byla
 		W->map = malloc(n * sizeof(uint32_t));
 		W->glen2 = malloc(n * sizeof(uint32_t));
 		W->glab2 = malloc(n * sizeof(*W->glab2));
+		W->gnode2 = malloc(n * sizeof(uint32_t));
 	}
 	int err = ws_init(&W->w, nbig, k, bylabel != 0);
-	if (!err && bylabel == 2 && !(W->v2 && W->rank2 && W->map && W->glen2 && W->glab2))
+	if (!err && bylabel == 2 && !(W->v2 && W->rank2 && W->map && W->glen2 && W->glab2 && W->gnode2))
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	if (!err && !(W->v && W->rank && W->order && W->pp && W->pc && W->glen && W->glab && W->lo && W->hi &&
-		      W->range && W->dim))
+	if (!err && !(W->v && W->rank && W->order && W->pp && W->pc && W->glen && W->glab && W->gnode &&
+		      W->lo && W->hi && W->range && W->dim))
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	if (err)
 		worker_free(W);
@@ -1464,6 +1496,8 @@ static int worker_init(struct step_worker *W, size_t nbig, size_t kbig, int byla
 #define RANK_THREAD_MIN 32768
 
 struct rank_job {
+	const struct cmbi_ltree *lt;
+	const uint32_t *node;
 	const char **lab;
 	const uint32_t *len;
 	uint32_t n;
@@ -1474,7 +1508,7 @@ struct rank_job {
 static void *rank_thread(void *arg)
 {
 	struct rank_job *r = arg;
-	label_ranks(r->lab, r->len, r->n, r->order, r->rank, r->s, r->tmp);
+	label_ranks(r->lt, r->node, r->lab, r->len, r->n, r->order, r->rank, r->s, r->tmp);
 	return NULL;
 }
 
@@ -1489,7 +1523,7 @@ static size_t lgl_first(struct step_worker *W, struct grid *g)
 	uint8_t *used = W->w.paired; /* per id; cleared below (cluster needs it clear) */
 	while (a < np && b < nc) {
 		uint32_t x = op[a], y = (uint32_t)np + oc[b];
-		int r = cmbi_label_cmp(W->glab[x], W->glen[x], W->glab[y], W->glen[y]);
+		int r = lab_cmp(g->lt, W->gnode, W->glab, W->glen, x, y);
 		if (r == 0) {
 			W->pp[npre] = x;
 			W->pc[npre++] = y;
@@ -1526,9 +1560,11 @@ static size_t lgl_first(struct step_worker *W, struct grid *g)
 	for (size_t q = 0; q < n2; q++) { /* their labels, for label_pair_cell */
 		W->glab2[q] = W->glab[W->map[q]];
 		W->glen2[q] = W->glen[W->map[q]];
+		W->gnode2[q] = W->gnode[W->map[q]];
 	}
-	g->lab = W->glab2;
+	g->lab = g->lab ? W->glab2 : NULL;
 	g->llen = W->glen2;
+	g->node = g->node ? W->gnode2 : NULL;
 	return npre;
 }
 
@@ -1573,20 +1609,25 @@ static int cluster_part(struct step_worker *W, uint32_t t, const uint32_t *P, si
 		range[e] = hi[W->dim[e]] - lo[W->dim[e]];
 	}
 	/* label order on each side */
-	for (size_t q = 0; q < np + nc; q++) {
-		W->glab[q] = q < np ? c->lab[P[q]] : J->clab[C[q - np]];
-		W->glen[q] = q < np ? c->lablen[P[q]] : J->clen[C[q - np]];
-	}
+	const struct cmbi_ltree *lt = c->lt;
+	for (size_t q = 0; q < np + nc; q++)
+		if (lt) {
+			W->gnode[q] = q < np ? c->lnode[P[q]] : J->cnode[C[q - np]];
+		} else {
+			W->glab[q] = q < np ? c->lab[P[q]] : J->clab[C[q - np]];
+			W->glen[q] = q < np ? c->lablen[P[q]] : J->clen[C[q - np]];
+		}
 	/* a large type when the step may use several CPUs (one type holds
 	 * most XUs in task-tree searches, and the other workers are soon
 	 * idle): the two sides' label orders on two threads (the same ranks
 	 * either way) */
-	struct rank_job rj = {W->glab + np, W->glen + np,  (uint32_t)nc,  W->order + np,
+	struct rank_job rj = {lt,           W->gnode + np, W->glab + np,
+			      W->glen + np, (uint32_t)nc,  W->order + np,
 			      W->rank + np, W->w.srt + np, W->w.stmp + np};
 	pthread_t th;
 	int spawned =
 		np + nc >= RANK_THREAD_MIN && J->cpus > 1 && pthread_create(&th, NULL, rank_thread, &rj) == 0;
-	label_ranks(W->glab, W->glen, (uint32_t)np, W->order, W->rank, W->w.srt, W->w.stmp);
+	label_ranks(lt, W->gnode, W->glab, W->glen, (uint32_t)np, W->order, W->rank, W->w.srt, W->w.stmp);
 	if (spawned)
 		pthread_join(th, NULL);
 	else
@@ -1599,8 +1640,10 @@ static int cluster_part(struct step_worker *W, uint32_t t, const uint32_t *P, si
 			 .range = range,
 			 .w = &W->w,
 			 .rank = W->rank,
-			 .lab = c->opts->strategy >= PMCF_COMBINE_BC_LABEL ? W->glab : NULL,
+			 .lab = !lt && c->opts->strategy >= PMCF_COMBINE_BC_LABEL ? W->glab : NULL,
 			 .llen = W->glen,
+			 .lt = lt,
+			 .node = lt && c->opts->strategy >= PMCF_COMBINE_BC_LABEL ? W->gnode : NULL,
 			 .strategy = c->opts->strategy,
 			 .pp = W->pp,
 			 .pc = W->pc};
@@ -1625,7 +1668,11 @@ static int cluster_part(struct step_worker *W, uint32_t t, const uint32_t *P, si
 	for (size_t q = 0; q < g.npairs; q++) {
 		uint32_t f = P[W->pp[q]], xl = W->pc[q] - (uint32_t)np, x = C[xl];
 		c->src[(size_t)f * c->n + J->i] = (int32_t)x;
-		c->lablen[f] = (uint32_t)cmbi_label_fca(c->lab[f], c->lablen[f], J->clab[x], J->clen[x]);
+		if (lt)
+			c->lnode[f] = cmbi_lca(lt, c->lnode[f], J->cnode[x]);
+		else
+			c->lablen[f] =
+				(uint32_t)cmbi_label_fca(c->lab[f], c->lablen[f], J->clab[x], J->clen[x]);
 		J->cpaired[J->cs[t] + (cpos ? cpos[xl] : xl)] = 1;
 	}
 	return 0;
@@ -1793,8 +1840,8 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 	}
 	free(ptmp);
 	J.pfull = pfull;
-	for (size_t x = 0; x < nx; x++) {
-		pmcf_xu xu;
+	for (size_t x = 0; x < nx && !c->lt; x++) {
+		pmcf_xu xu = PMCF_XU_INIT;
 		pmcf_profile_xu_get(cur, x, &xu);
 		clab[x] = xu.label;
 		clen[x] = (uint32_t)strlen(xu.label);
@@ -1821,6 +1868,7 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 			      .pfull = pfull,
 			      .clab = clab,
 			      .clen = clen,
+			      .cnode = c->lt ? c->lt->xlab[i] : NULL,
 			      .order = torder,
 			      .cpaired = cpaired,
 			      .iters = iters,
@@ -1869,8 +1917,12 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 				break;
 			}
 			c->src[(size_t)f * c->n + i] = (int32_t)x;
-			c->lab[f] = clab[x];
-			c->lablen[f] = clen[x];
+			if (c->lt) {
+				c->lnode[f] = c->lt->xlab[i][x];
+			} else {
+				c->lab[f] = clab[x];
+				c->lablen[f] = clen[x];
+			}
 		}
 	}
 out:
@@ -1897,12 +1949,16 @@ int cmbi_bc(struct cmb *c)
 	const pmcf_profile *p0 = c->in[0];
 	size_t nx = pmcf_profile_nxus(p0);
 	for (size_t x = 0; x < nx; x++) {
-		pmcf_xu xu;
-		pmcf_profile_xu_get(p0, x, &xu);
 		long f = cmbi_add(c, cmbi_type(c, 0, x));
 		if (f < 0)
 			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 		c->src[(size_t)f * c->n] = (int32_t)x;
+		if (c->lt) {
+			c->lnode[f] = c->lt->xlab[0][x];
+			continue;
+		}
+		pmcf_xu xu = PMCF_XU_INIT;
+		pmcf_profile_xu_get(p0, x, &xu);
 		c->lab[f] = xu.label;
 		c->lablen[f] = (uint32_t)strlen(xu.label);
 	}

@@ -17,7 +17,7 @@
 #include "util/json_bytes.h"
 #include "util/abi.h"
 #include "util/internal.h"
-#include "util/quantile.h"
+#include "x/x.h"
 
 /* The strategies, by enum pmcf_strategy (libpfm4's pfmlib_pmu_t style):
  * one descriptor each, in this one table, which also gives the lists of
@@ -203,15 +203,19 @@ static int same_program(const pmcf_profile *a, const pmcf_profile *b, const char
 	return 1;
 }
 
+/* One label's text at a time: pmcf_profile_xu_get would make every label
+ * tree node's text at once. */
 static int has_labels(const pmcf_profile *p)
 {
-	size_t nx = pmcf_profile_nxus(p);
-	for (size_t i = 0; i < nx; i++) {
-		pmcf_xu xu;
-		if (pmcf_profile_xu_get(p, i, &xu) == 0 && xu.label && xu.label[0])
-			return 1;
+	size_t nx = pmcf_profile_nxus(p), cap = 0;
+	char *buf = NULL;
+	int any = nx == 0;
+	for (size_t i = 0; i < nx && !any; i++) {
+		const char *s = pmcf_profile_xu_label(p, i, 0, &buf, &cap);
+		any = s && s[0];
 	}
-	return nx == 0;
+	free(buf);
+	return any;
 }
 
 /* The plan set of p (PMCF_META_PLAN_SET) or -1; *nsets its plan's sets. */
@@ -508,7 +512,7 @@ static int setup(struct cmb *c)
 		if (!c->tmap[j])
 			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 		for (uint32_t t = 0; t < nt; t++) {
-			pmcf_xu_type ty;
+			pmcf_xu_type ty = PMCF_XU_TYPE_INIT;
 			if ((err = pmcf_profile_type_get(c->in[j], t, &ty)) ||
 			    (err = pmcf_profile_type_add(c->out, ty.kind, ty.name, ty.location,
 							 &c->tmap[j][t])))
@@ -572,7 +576,7 @@ static int setup(struct cmb *c)
 				c->owners[e][c->nowners[e]++] = (uint32_t)j;
 		}
 	}
-	return 0;
+	return cmbi_ltree_build(c);
 }
 
 static void teardown(struct cmb *c)
@@ -593,6 +597,9 @@ static void teardown(struct cmb *c)
 	free(c->src);
 	free(c->lab);
 	free(c->lablen);
+	free(c->lnode);
+	free(c->lomap);
+	cmbi_ltree_free(c->lt);
 	free(c->ftype);
 	pmcf_profile_free(c->out);
 }
@@ -626,7 +633,7 @@ struct ulab {
 
 static const char *src_label(const struct cmb *c, size_t f, int j)
 {
-	pmcf_xu xu;
+	pmcf_xu xu = PMCF_XU_INIT;
 	pmcf_profile_xu_get(c->in[j], (size_t)c->src[f * c->n + (size_t)j], &xu);
 	return xu.label;
 }
@@ -725,14 +732,19 @@ static int add_xus(struct cmb *c)
 	size_t *roff = NULL;
 	char *names = NULL, *buf = NULL;
 	size_t bufcap = 0;
-	err = unique_labels(c, base, &roff, &names);
+	uint32_t *olab = NULL; /* with a label tree: the labels as its nodes */
+	err = c->lt ? cmbi_ltree_out(c, base, &olab) : unique_labels(c, base, &roff, &names);
 	for (size_t f = 0; f < c->nf && !err; f++) {
 		int j = base[f];
-		pmcf_xu xu;
-		if (j < 0 || (err = pmcf_profile_xu_get(c->in[j], (size_t)c->src[f * c->n + (size_t)j], &xu)))
+		size_t x = j < 0 ? 0 : (size_t)c->src[f * c->n + (size_t)j];
+		pmcf_xu xu = PMCF_XU_INIT;
+		if (j < 0 || (err = olab ? pmcf_profile_xu_fields_get(c->in[j], x, &xu)
+					 : pmcf_profile_xu_get(c->in[j], x, &xu)))
 			break;
 		xu.type = c->ftype[f] % (c->nftypes ? c->nftypes : 1);
-		if (roff[f] != SIZE_MAX) {
+		if (olab) {
+			xu.label = xu.parent_label = "";
+		} else if (roff[f] != SIZE_MAX) {
 			xu.label = names + roff[f];
 		} else if (c->lab[f] && c->lablen[f] != strlen(xu.label)) {
 			/* a first common ancestor; the parent label stays the base
@@ -750,12 +762,16 @@ static int add_xus(struct cmb *c)
 		size_t i;
 		err = c->ranks ? pmcf_profile_xu_add(c->out, &xu, &i)
 			       : pmcfi_profile_xu_add_bare(c->out, &xu, &i);
+		if (!err && olab)
+			err = pmcfi_profile_xu_set_label_nodes(c->out, i, olab[f],
+							       c->lomap[c->lt->xpar[j][x]]);
 		if (!err && c->ranks)
 			err = pmcf_profile_rank_set(c->out, i, (int32_t)(c->ftype[f] / c->nftypes));
 	}
 	free(buf);
 	free(names);
 	free(roff);
+	free(olab);
 	free(base);
 	return err;
 }
@@ -768,8 +784,10 @@ static int set_base_labels(struct cmb *c)
 	for (size_t f = 0; f < c->nf && !err; f++) {
 		int j = first_source(c, f);
 		int32_t x = c->src[f * c->n + (size_t)j];
-		pmcf_xu xu;
-		if (!(err = pmcf_profile_xu_get(c->in[j], (size_t)x, &xu)))
+		pmcf_xu xu = PMCF_XU_INIT;
+		if (c->lt)
+			err = pmcfi_profile_base_label_set_node(c->out, f, j, x, c->lomap[c->lt->xlab[j][x]]);
+		else if (!(err = pmcf_profile_xu_get(c->in[j], (size_t)x, &xu)))
 			err = pmcf_profile_base_label_set(c->out, f, j, x, xu.label);
 	}
 	return err;
@@ -871,24 +889,42 @@ static void fill_part(void *arg, size_t t, size_t nt)
 		fill_event(c, e);
 }
 
+/* The inputs' identities (content digests: linear in their labels' text)
+ * t, t + nt, ... into ids. */
+struct ident_job {
+	const struct cmb *c;
+	char **ids;
+};
+
+static void ident_part(void *arg, size_t t, size_t nt)
+{
+	struct ident_job *J = arg;
+	for (size_t j = t; j < J->c->n; j += nt)
+		J->ids[j] = pmcfi_profile_ident(J->c->in[j]);
+}
+
 static int fill_values(struct cmb *c)
 {
 	int err = pmcfi_profile_provenance_enable_bare(c->out);
-	if (err)
-		return err;
-	for (size_t j = 0; j < c->n; j++) {
-		char b[32], *id = pmcfi_profile_ident(c->in[j]); /* checked when reopened */
+	struct ident_job J = {c, calloc(c->n, sizeof(char *))};
+	if (!err && !J.ids)
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	if (!err)
+		err = on_threads(pass_threads(c, c->nf * c->n, c->n), ident_part, &J);
+	for (size_t j = 0; j < c->n && !err; j++) {
+		char b[32];
 		const char *path = in_name(c->opts, j, b, sizeof(b));
 		/* stored absolute: the fused profile is read from anywhere */
 		char *abs = c->opts && c->opts->names && c->opts->names[j] ? realpath(path, NULL) : NULL;
-		err = id ? pmcf_profile_source_add(c->out, abs ? abs : path, id, NULL)
-			 : pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		err = J.ids[j] ? pmcf_profile_source_add(c->out, abs ? abs : path, J.ids[j],
+							 NULL) /* checked when reopened */
+			       : pmcfi_fail(PMCF_ENOMEM, "out of memory");
 		free(abs);
-		free(id);
-		if (err)
-			return err;
 	}
-	return on_threads(pass_threads(c, c->nf * c->nev, c->nev), fill_part, c);
+	for (size_t j = 0; J.ids && j < c->n; j++)
+		free(J.ids[j]);
+	free(J.ids);
+	return err ? err : on_threads(pass_threads(c, c->nf * c->nev, c->nev), fill_part, c);
 }
 
 /* Match distance (see combine.h): for each event monitored by several
@@ -1255,6 +1291,9 @@ static int check_not_empty(const struct cmb *c)
 			  labels ? " (no label in common)" : "");
 }
 
+/* pmcf_combine_stats before the label agreement counts */
+#define STATS_FIRST_ABI offsetof(pmcf_combine_stats, bc_label_pairs)
+
 int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opts *opts, pmcf_profile **out,
 		 pmcf_combine_stats *stats)
 {
@@ -1263,7 +1302,7 @@ int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opt
 	*out = NULL;
 	pmcfi_clear_error();
 	pmcfi_test_pause("fuse");
-	int err = stats ? pmcfi_check_struct("pmcf_combine_stats", stats, stats->size, sizeof(*stats),
+	int err = stats ? pmcfi_check_struct("pmcf_combine_stats", stats, stats->size, STATS_FIRST_ABI,
 					     sizeof(*stats))
 			: 0;
 	if (!err)
@@ -1295,6 +1334,8 @@ int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opt
 		err = strategy_of(opts->strategy)->pair(&c);
 	if (!err)
 		err = check_not_empty(&c);
+	if (!err && strategy_of(opts->strategy)->pair == cmbi_bc)
+		err = cmbi_label_agreement(&c);
 	if (!err)
 		err = add_xus(&c);
 	if (!err)
@@ -1322,7 +1363,7 @@ int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opt
 		local.imputed = c.imputed;
 		local.imputed_changed = c.imputed_changed;
 		if (stats) /* checked above: cannot fail */
-			pmcfi_struct_out("pmcf_combine_stats", stats, &local, sizeof(local), sizeof(local));
+			pmcfi_struct_out("pmcf_combine_stats", stats, &local, STATS_FIRST_ABI, sizeof(local));
 		*out = c.out;
 		c.out = NULL;
 	}

@@ -40,7 +40,82 @@ struct cmb {
 	const char **lab;
 	uint32_t *lablen;
 	uint32_t *ftype;
+	/* the label tree of all inputs (ltree.c), NULL when some input's
+	 * labels are text (format version 1): then lab/lablen above; else
+	 * lnode[f], the node of fused XU f's label when set (bc: first common
+	 * ancestor), UINT32_MAX for the first source's */
+	struct cmbi_ltree *lt;
+	uint32_t *lnode;
+	uint32_t *lomap; /* lt's nodes in the fused profile's tree (combine.c) */
 };
+
+/* Labels as nodes of one tree of components (issue 33): a node is one
+ * component under its parent (node 0: the root, ""), the same text in two
+ * inputs the same node. ord is the label order (cmbi_label_cmp's) as a
+ * rank, so that comparing two labels is comparing two numbers, and the
+ * first common ancestor is the nodes' lowest common ancestor (jump: skew-
+ * binary jump pointers, O(log depth)); tlen the bytes of a node's text,
+ * which cmbi_label_fca counts. xlab[j][x] / xpar[j][x]: the nodes of the
+ * label and parent label of input j's XU x. */
+struct cmbi_ltree {
+	uint32_t n, cap;
+	uint32_t *par, *jump, *depth, *tlen, *ord;
+	const char **cs; /* each node's component (cl bytes, no NUL) */
+	uint32_t *cl;
+	uint32_t *slot; /* hash table of (parent, component) */
+	size_t nslot;
+	size_t nin;
+	uint32_t **xlab, **xpar;
+	char **made; /* components made here (renamed labels: "C~K") */
+	size_t nmade, madecap;
+};
+/* Makes c->lt when every input's labels are a tree and their components
+ * order as whole labels do (no empty component, no two siblings that
+ * cmbi_label_cmp holds equal, such as "7" and "07"); otherwise (or with
+ * cmbi_label_text set) leaves it NULL for the text path. 0 or an error. */
+int cmbi_ltree_build(struct cmb *c);
+void cmbi_ltree_free(struct cmbi_ltree *lt);
+/* The fused profile's label tree (with c->lt): sets c->lomap (lt's nodes
+ * there: those that some fused XU's label, parent label or base label is)
+ * and *olab[f], the node of fused XU f's label (whole source labels made
+ * unique as on text: "LABEL~K"); base[f] is its first source. Free *olab. */
+int cmbi_ltree_out(struct cmb *c, const int32_t *base, uint32_t **olab);
+/* bc family, after pairing: c->stats' bc_label_* counts (label
+ * agreement of the pairs, and of the inputs' labels with the first's). */
+int cmbi_label_agreement(struct cmb *c);
+/* Test hook: nonzero keeps labels as text (the reference path). */
+extern int cmbi_label_text;
+/* The first common ancestor of nodes a and b. */
+static inline uint32_t cmbi_lca(const struct cmbi_ltree *lt, uint32_t a, uint32_t b)
+{
+	const uint32_t *d = lt->depth, *jp = lt->jump, *par = lt->par;
+	if (d[a] < d[b]) {
+		uint32_t t = a;
+		a = b;
+		b = t;
+	}
+	while (d[a] > d[b])
+		a = d[jp[a]] >= d[b] ? jp[a] : par[a];
+	while (a != b) {
+		if (jp[a] != jp[b]) {
+			a = jp[a];
+			b = jp[b];
+		} else {
+			a = par[a];
+			b = par[b];
+		}
+	}
+	return a;
+}
+/* The child of node par with component s (len bytes): found, else made
+ * (s copied when copy, else it must outlive lt). UINT32_MAX when out of
+ * memory or too long. */
+uint32_t cmbi_ltree_child(struct cmbi_ltree *lt, uint32_t par, const char *s, uint32_t len, int copy);
+/* The child of par with component s, or UINT32_MAX. */
+uint32_t cmbi_ltree_find(const struct cmbi_ltree *lt, uint32_t par, const char *s, uint32_t len);
+/* The text of node k into *buf (grown; the caller frees it), NULL when out
+ * of memory. */
+const char *cmbi_ltree_text(const struct cmbi_ltree *lt, uint32_t k, char **buf, size_t *cap);
 
 /* Threads a combination may use: opts->threads, else the online CPUs (at
  * most 64); the result never depends on it (combine.c). */
@@ -118,6 +193,8 @@ extern int cmbi_bc_label_qsort;
  * common ancestor (length of the longest common prefix of whole
  * components). Lengths bound the strings (no NUL needed inside). */
 int cmbi_label_cmp(const char *a, size_t la, const char *b, size_t lb);
+/* cmbi_label_cmp of two single components (numbers as numbers). */
+int cmbi_label_comp_cmp(const char *a, size_t na, const char *b, size_t nb);
 size_t cmbi_label_fca(const char *a, size_t la, const char *b, size_t lb);
 /* Numeric labels, for sorting by keys: the number of components of s (0 for
  * ""), or -1 unless every one is a non-empty run of digits with at most 19

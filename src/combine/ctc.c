@@ -28,8 +28,8 @@ static int by_start_time(struct cmb *c, size_t j, uint32_t t, uint32_t *xus, siz
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	*tmp = nt;
 	for (size_t k = 0; k < n; k++) {
-		pmcf_xu xu;
-		pmcf_profile_xu_get_fields(c->in[j], xus[k], &xu);
+		pmcf_xu xu = PMCF_XU_INIT;
+		pmcf_profile_xu_fields_get(c->in[j], xus[k], &xu);
 		nt[k] = (struct by_start){xu.start_ns, xus[k]};
 	}
 	qsort(nt, n, sizeof(*nt), cmp_start);

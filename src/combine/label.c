@@ -23,7 +23,7 @@ static int all_digits(const char *s, size_t n)
 	return n > 0;
 }
 
-static int comp_cmp(const char *a, size_t na, const char *b, size_t nb)
+int cmbi_label_comp_cmp(const char *a, size_t na, const char *b, size_t nb)
 {
 	if (all_digits(a, na) && all_digits(b, nb)) {
 		while (na > 1 && *a == '0')
@@ -65,7 +65,7 @@ int cmbi_label_cmp(const char *a, size_t la, const char *b, size_t lb)
 		if (i >= la || j >= lb)
 			return (i < la) - (j < lb);
 		size_t ca = comp_len(a + i, la - i), cb = comp_len(b + j, lb - j);
-		int r = comp_cmp(a + i, ca, b + j, cb);
+		int r = cmbi_label_comp_cmp(a + i, ca, b + j, cb);
 		if (r)
 			return r;
 		i += ca + 1;

@@ -10,14 +10,10 @@
 
 struct cand {
 	const char *label;
+	uint32_t node; /* the label's node, with c->lt (label NULL then) */
 	uint32_t type;
 	int32_t next; /* next occurrence of the same (type, label), or -1 */
 };
-
-static uint64_t key_hash(uint32_t type, const char *label)
-{
-	return cmbi_hash(cmbi_hash(CMBI_HASH0, &type, sizeof(type)), label, strlen(label));
-}
 
 int cmbi_lgl(struct cmb *c)
 {
@@ -38,14 +34,19 @@ int cmbi_lgl(struct cmb *c)
 	for (size_t j = 0; j < n; j++) {
 		size_t nx = pmcf_profile_nxus(c->in[j]);
 		for (size_t x = 0; x < nx; x++) {
-			pmcf_xu xu;
-			pmcf_profile_xu_get(c->in[j], x, &xu);
-			uint32_t t = cmbi_type(c, j, x);
-			size_t h = key_hash(t, xu.label) & (nslot - 1);
+			pmcf_xu xu = PMCF_XU_INIT;
+			uint32_t t = cmbi_type(c, j, x), node = c->lt ? c->lt->xlab[j][x] : 0;
+			if (!c->lt)
+				pmcf_profile_xu_get(c->in[j], x, &xu);
+			uint64_t h0 = cmbi_hash(CMBI_HASH0, &t, sizeof(t));
+			size_t h = (xu.label ? cmbi_hash(h0, xu.label, strlen(xu.label))
+					     : cmbi_hash(h0, &node, sizeof(node))) &
+				   (nslot - 1);
 			int32_t head = -1;
 			while (slot[h] >= 0) {
 				struct cand *k = &cd[slot[h]];
-				if (k->type == t && strcmp(k->label, xu.label) == 0) {
+				if (k->type == t &&
+				    (xu.label ? strcmp(k->label, xu.label) == 0 : k->node == node)) {
 					head = slot[h];
 					break;
 				}
@@ -61,7 +62,7 @@ int cmbi_lgl(struct cmb *c)
 			}
 			if (k < 0 && j == 0) {
 				k = (int32_t)x; /* input 0 makes candidate x */
-				cd[k] = (struct cand){xu.label, t, -1};
+				cd[k] = (struct cand){xu.label, node, t, -1};
 				if (last >= 0)
 					cd[last].next = k;
 				else

@@ -87,8 +87,8 @@ int cmbi_naive(struct cmb *c)
 			break;
 		}
 		for (size_t k = 0; k < nx; k++) {
-			pmcf_xu xu;
-			pmcf_profile_xu_get_fields(c->in[j], idx[j][k], &xu);
+			pmcf_xu xu = PMCF_XU_INIT;
+			pmcf_profile_xu_fields_get(c->in[j], idx[j][k], &xu);
 			key[j][k] = (struct by_thread){xu.thread, xu.start_ns, idx[j][k]};
 		}
 		for (uint32_t t = 0; t < c->ntypes; t++)

@@ -10,12 +10,13 @@
 
 long cmbi_add(struct cmb *c, uint32_t t)
 {
-	/* four arrays of one capacity (src: a row of n inputs per fused XU) */
-	size_t cs = c->fcap, cl = c->fcap, cll = c->fcap, cf = c->fcap;
+	/* five arrays of one capacity (src: a row of n inputs per fused XU) */
+	size_t cs = c->fcap, cl = c->fcap, cll = c->fcap, cf = c->fcap, cn = c->fcap;
 	if (pmcfi_grow((void **)&c->src, &cs, c->nf + 1, c->n * sizeof(*c->src)) ||
 	    pmcfi_grow((void **)&c->lab, &cl, c->nf + 1, sizeof(*c->lab)) ||
 	    pmcfi_grow((void **)&c->lablen, &cll, c->nf + 1, sizeof(*c->lablen)) ||
-	    pmcfi_grow((void **)&c->ftype, &cf, c->nf + 1, sizeof(*c->ftype)))
+	    pmcfi_grow((void **)&c->ftype, &cf, c->nf + 1, sizeof(*c->ftype)) ||
+	    pmcfi_grow((void **)&c->lnode, &cn, c->nf + 1, sizeof(*c->lnode)))
 		return -1;
 	c->fcap = cs;
 	size_t f = c->nf++;
@@ -23,14 +24,15 @@ long cmbi_add(struct cmb *c, uint32_t t)
 		c->src[f * c->n + j] = -1;
 	c->lab[f] = NULL;
 	c->lablen[f] = 0;
+	c->lnode[f] = UINT32_MAX;
 	c->ftype[f] = t;
 	return (long)f;
 }
 
 uint32_t cmbi_type(const struct cmb *c, size_t j, size_t x)
 {
-	pmcf_xu xu;
-	pmcf_profile_xu_get_fields(c->in[j], x, &xu);
+	pmcf_xu xu = PMCF_XU_INIT;
+	pmcf_profile_xu_fields_get(c->in[j], x, &xu);
 	return (uint32_t)pmcf_profile_rank(c->in[j], x) * c->nftypes + c->tmap[j][xu.type];
 }
 

@@ -96,6 +96,7 @@ int pmcfi_catalog_new(const char *name, const struct pmcfi_catalog_ops *ops, voi
 	c->ops = ops;
 	c->impl = impl;
 	pmcf_event_info d = {
+		.size = sizeof(pmcf_event_info),
 		.name = PMCF_EVENT_DURATION,
 		.source = PMCF_SRC_PSEUDO,
 		.description = "wall time of the XU from its timestamps, in ns (uses no counter)",
@@ -296,8 +297,8 @@ size_t pmcf_catalog_suggest(const pmcf_catalog *c, const char *name, const char 
 	return nbest;
 }
 
-int pmcf_catalog_check_set(const pmcf_catalog *c, const char *const *names, size_t n, unsigned pmcs,
-			   char *why, size_t whylen)
+int pmcf_catalog_check_events(const pmcf_catalog *c, const char *const *names, size_t n, unsigned pmcs,
+			      char *why, size_t whylen)
 {
 	pmcfi_clear_error();
 	if (whylen)

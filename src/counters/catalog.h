@@ -43,7 +43,7 @@ void *pmcfi_catalog_impl(const pmcf_catalog *c);
  * another negative error with a detail. */
 long pmcfi_catalog_resolve(pmcf_catalog *c, const char *name);
 /* Can catalogue events idx[0..n) be counted at once? As
- * pmcf_catalog_check_set, for events already resolved (duration and
+ * pmcf_catalog_check_events, for events already resolved (duration and
  * repeats are skipped). */
 int pmcfi_catalog_check_idx(const pmcf_catalog *c, const size_t *idx, size_t n, unsigned pmcs, char *why,
 			    size_t whylen);

@@ -142,6 +142,7 @@ static void core_pmus(pmcf_host_info *h)
 		if (strcmp(pi.name, "perf") == 0 || strcmp(pi.name, "perf_raw") == 0)
 			continue;
 		pmcf_host_pmu *u = &h->pmus[h->npmus++];
+		u->size = sizeof(*u);
 		snprintf(u->name, sizeof(u->name), "%s", pi.name);
 		snprintf(u->desc, sizeof(u->desc), "%s", pi.desc ? pi.desc : "");
 		u->general = pi.num_cntrs;
@@ -239,6 +240,7 @@ static void hw_probe(pmcf_host_info *h)
 		int g, f;
 		if (h->npmus == 0 && pmcfi_host_counters(&g, &f, NULL, 0) == 0) {
 			pmcf_host_pmu *u = &h->pmus[h->npmus++];
+			u->size = sizeof(*u);
 			pmcfi_host_counters(NULL, NULL, u->name, sizeof(u->name));
 			snprintf(u->desc, sizeof(u->desc), "kernel PMU, counters probed with event groups");
 			u->general = g;

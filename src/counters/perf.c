@@ -194,6 +194,7 @@ static int add_typed(pmcf_catalog *c, struct perf_impl *impl, const struct typed
 			     t[i].config == PERF_COUNT_HW_CPU_CYCLES ||
 			     t[i].config == PERF_COUNT_HW_REF_CPU_CYCLES);
 		pmcf_event_info info = {
+			.size = sizeof(pmcf_event_info),
 			.name = t[i].name,
 			.source = source,
 			.description = t[i].description,
@@ -248,6 +249,7 @@ static int add_hwcache(pmcf_catalog *c, struct perf_impl *impl)
 					snprintf(desc, sizeof(desc), "%s %s", caches[ci].what, ops[op].what);
 				}
 				pmcf_event_info info = {
+					.size = sizeof(pmcf_event_info),
 					.name = name,
 					.source = PMCF_SRC_HWCACHE,
 					.description = desc,
@@ -348,6 +350,7 @@ static int add_tracepoints(pmcf_catalog *c, struct perf_impl *impl, int mount, i
 			char name[512];
 			snprintf(name, sizeof(name), "%s:%s", sys[s]->d_name, ev[e]->d_name);
 			pmcf_event_info info = {
+				.size = sizeof(pmcf_event_info),
 				.name = name,
 				.source = PMCF_SRC_TRACEPOINT,
 				.description = "kernel tracepoint",
@@ -433,6 +436,7 @@ static int add_pmu_events(const pfm_pmu_info_t *pi, void *arg)
 		char name[512];
 		snprintf(name, sizeof(name), "%s::%s", pi->name, ei.name);
 		pmcf_event_info info = {
+			.size = sizeof(pmcf_event_info),
 			.name = name,
 			.source = PMCF_SRC_PMU,
 			.pmu = pi->name,
@@ -554,6 +558,7 @@ static long add_raw(pmcf_catalog *c, struct perf_impl *impl, const char *name, c
 			 (unsigned long long)e.config2);
 	}
 	pmcf_event_info info = {
+		.size = sizeof(pmcf_event_info),
 		.name = name,
 		.source = e.counterless ? PMCF_SRC_SOFTWARE : PMCF_SRC_PMU,
 		.pmu = pmu,
@@ -825,6 +830,7 @@ static int add_papi(pmcf_catalog *c, struct perf_impl *impl, int required)
 		if (!cons)
 			return pmcfi_fail(PMCF_ENOMEM, "out of memory building the event catalogue");
 		pmcf_event_info info = {
+			.size = sizeof(pmcf_event_info),
 			.name = p->name,
 			.source = PMCF_SRC_PAPI,
 			.description = p->description,

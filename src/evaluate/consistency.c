@@ -5,6 +5,7 @@
  * differed for that XU (docs/fusion.md, "Consistency"). */
 #include <string.h>
 #include "pmcfuse/evaluate.h"
+#include "util/abi.h"
 #include "util/internal.h"
 
 /* lhs <= rhs * (1 + rel) + abs for every XU. Only relations certain by
@@ -33,14 +34,19 @@ int pmcf_consistency_check(const pmcf_profile *p, pmcf_consistency *out, size_t 
 	if (!p || (!out && cap) || !n)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_consistency_check: NULL argument");
 	*n = 0;
+	size_t stride;
+	int rc = pmcfi_struct_stride("pmcf_consistency", out, cap, sizeof(*out), sizeof(*out), &stride);
+	if (rc)
+		return rc;
 	size_t nx = pmcf_profile_nxus(p);
 	int prov = pmcf_profile_has_provenance(p);
 	for (size_t r = 0; r < PMCF_ARRAY_SIZE(rels) && *n < cap; r++) {
 		long a = pmcf_profile_event_find(p, rels[r].lhs), b = pmcf_profile_event_find(p, rels[r].rhs);
 		if (a < 0 || b < 0)
 			continue;
-		pmcf_consistency *c = &out[(*n)++];
+		pmcf_consistency *c = (pmcf_consistency *)((char *)out + (*n)++ * stride);
 		memset(c, 0, sizeof(*c));
+		c->size = sizeof(*c);
 		c->lhs = rels[r].lhs;
 		c->rhs = rels[r].rhs;
 		c->tolerance_rel = rels[r].rel;

@@ -179,6 +179,7 @@ static int correrr_group(struct pmcfi_match *m, size_t nt, pmcf_correrr_result *
 					continue;
 				memcpy(rho, refrho + q * nrefs, n * sizeof(double));
 				pmcf_correrr_pair *p = &r->pairs[r->npairs];
+				p->size = sizeof(*p);
 				p->reference = pmcfi_median(rho, n);
 				p->target = present[q] ? one[q] : 0;
 				p->repeats = (unsigned)n;

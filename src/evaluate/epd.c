@@ -334,6 +334,7 @@ static void *worker(void *arg)
 			repeats += m->refs[r].col[a] && m->refs[r].col[b];
 		for (size_t t = 0; t < nt; t++) {
 			pmcf_epd_pair *p = &j->out[t][k];
+			p->size = sizeof(*p);
 			const struct pmcfi_view *tv = &m[t].target;
 			size_t kept = 0;
 			if (tv->col[a] && tv->col[b])
@@ -410,13 +411,149 @@ out:
 	return NULL;
 }
 
+/* The pairs of m's events that two references or more monitored, in pair
+ * order, into pairs[]; returns how many; *uncovered counts the others. */
+static size_t covered_pairs(const struct pmcfi_match *m, size_t (*pairs)[2], size_t *uncovered)
+{
+	size_t nc = 0;
+	for (size_t a = 0; a < m->nev; a++)
+		for (size_t b = a + 1; b < m->nev; b++) {
+			size_t rep = 0;
+			for (size_t k = 0; k < m->nrefs; k++)
+				rep += m->refs[k].col[a] && m->refs[k].col[b];
+			if (rep < 2) {
+				++*uncovered;
+				continue;
+			}
+			pairs[nc][0] = a;
+			pairs[nc][1] = b;
+			nc++;
+		}
+	return nc;
+}
+
+/* A seeded sample of `sample` of the nc pairs to the front: partial
+ * Fisher-Yates, then back in pair order. */
+static void sample_pairs(size_t (*pairs)[2], size_t nc, size_t sample, uint64_t *rng)
+{
+	for (size_t k = 0; k < sample; k++) {
+		size_t x = k + (size_t)(pmcfi_splitmix64(rng) % (nc - k));
+		size_t t0 = pairs[k][0], t1 = pairs[k][1];
+		pairs[k][0] = pairs[x][0];
+		pairs[k][1] = pairs[x][1];
+		pairs[x][0] = t0;
+		pairs[x][1] = t1;
+	}
+	for (size_t k = 1; k < sample; k++)
+		for (size_t x = k;
+		     x > 0 && (pairs[x][0] < pairs[x - 1][0] ||
+			       (pairs[x][0] == pairs[x - 1][0] && pairs[x][1] < pairs[x - 1][1]));
+		     x--) {
+			size_t t0 = pairs[x][0], t1 = pairs[x][1];
+			pairs[x][0] = pairs[x - 1][0];
+			pairs[x][1] = pairs[x - 1][1];
+			pairs[x - 1][0] = t0;
+			pairs[x - 1][1] = t1;
+		}
+}
+
+/* Scores the nc pairs for the nt targets into outs[t][k]: o->threads
+ * workers (0: one per online CPU), at most 8 and at most one per pair. */
+static int run_workers(const struct pmcfi_match *m, size_t nt, const pmcf_epd_opts *o, size_t (*pairs)[2],
+		       pmcf_epd_pair **outs, size_t nc)
+{
+	unsigned nth = o->threads;
+	if (nth == 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+		nth = c > 0 ? (unsigned)c : 1;
+	}
+	if (nth > 8)
+		nth = 8;
+	if (nth > nc)
+		nth = nc ? (unsigned)nc : 1;
+	struct job jobs[8];
+	pthread_t tid[8];
+	int started[8] = {0}, err = 0;
+	for (unsigned t = 0; t < nth; t++) {
+		jobs[t] = (struct job){m, nt, o, pairs, outs, nc, t, nth, 0};
+		if (t > 0)
+			started[t] = pthread_create(&tid[t], NULL, worker, &jobs[t]) == 0;
+		if (t > 0 && !started[t])
+			worker(&jobs[t]);
+	}
+	worker(&jobs[0]);
+	for (unsigned t = 0; t < nth; t++) {
+		if (started[t])
+			pthread_join(tid[t], NULL);
+	}
+	for (unsigned t = 0; t < nth && !err; t++)
+		err = jobs[t].err;
+	return err;
+}
+
+/* One target's result from its scored pairs: the names (taken from mt),
+ * the scored and the excluded pairs, the geometric mean, and with a sample
+ * the bootstrap interval from rng (the state after the sample). logs:
+ * scratch of nc entries. */
+static int target_result(pmcf_epd_result *r, struct pmcfi_match *mt, size_t (*pairs)[2], size_t nc,
+			 double *logs, const pmcf_epd_opts *o, uint64_t rng)
+{
+	size_t scored = 0;
+	double lsum = 0;
+	r->names = mt->ev; /* the result keeps the names */
+	r->nnames = mt->nev;
+	mt->ev = NULL;
+	mt->nev = 0;
+	for (size_t k = 0; k < nc; k++) {
+		pmcf_epd_pair *p = &r->pairs[scored];
+		*p = r->pairs[k];
+		p->a = r->names[pairs[k][0]];
+		p->b = r->names[pairs[k][1]];
+		if (p->excluded) {
+			r->excluded[r->nexcluded++] = *p;
+			continue;
+		}
+		if (p->tmd != p->tmd) {
+			r->uncovered++;
+			continue;
+		}
+		logs[scored] = safe_log(p->tmd);
+		lsum += logs[scored];
+		scored++;
+	}
+	r->npairs = scored;
+	if (!scored && r->nexcluded)
+		return pmcfi_fail(PMCF_ENOENT,
+				  "EPD: every pair monitored by two references was left out: the "
+				  "references show no spread on it (%zu pair%s; --formula paper scores them)",
+				  r->nexcluded, r->nexcluded == 1 ? "" : "s");
+	if (!scored)
+		return pmcfi_fail(PMCF_ENOENT,
+				  "EPD: no pair of the target's events was monitored by two references");
+	r->epd = exp(lsum / (double)scored);
+	if (o->sample && o->bootstrap && scored > 1) {
+		double *g = malloc(o->bootstrap * sizeof(double));
+		if (g) {
+			for (unsigned bt = 0; bt < o->bootstrap; bt++) {
+				double sum = 0;
+				for (size_t k = 0; k < scored; k++)
+					sum += logs[pmcfi_splitmix64(&rng) % scored];
+				g[bt] = exp(sum / (double)scored);
+			}
+			r->ci_lo = pmcfi_quantile(g, o->bootstrap, 0.025);
+			r->ci_hi = pmcfi_quantile(g, o->bootstrap, 0.975);
+			free(g);
+		}
+	}
+	return 0;
+}
+
 /* EPD of the nt targets of the compatible matches m[0..nt) into out[0..nt)
  * (all or none); the matches give up their event names to the results. */
 static int epd_group(struct pmcfi_match *m, size_t nt, const pmcf_epd_opts *opts, pmcf_epd_result **out)
 {
 	pmcf_epd_opts o = *opts;
 	int err = 0;
-	size_t nrefs = m->nrefs;
 	size_t np = m->nev * (m->nev ? m->nev - 1 : 0) / 2;
 	size_t(*pairs)[2] = malloc((np ? np : 1) * sizeof(*pairs));
 	pmcf_epd_pair **outs = calloc(nt, sizeof(*outs));
@@ -427,43 +564,11 @@ static int epd_group(struct pmcfi_match *m, size_t nt, const pmcf_epd_opts *opts
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 		goto done;
 	}
-	size_t nc = 0, uncovered = 0;
-	for (size_t a = 0; a < m->nev; a++)
-		for (size_t b = a + 1; b < m->nev; b++) {
-			size_t rep = 0;
-			for (size_t k = 0; k < nrefs; k++)
-				rep += m->refs[k].col[a] && m->refs[k].col[b];
-			if (rep < 2) {
-				uncovered++;
-				continue;
-			}
-			pairs[nc][0] = a;
-			pairs[nc][1] = b;
-			nc++;
-		}
+	size_t uncovered = 0, nc = covered_pairs(m, pairs, &uncovered);
 	uint64_t rng = o.seed;
 	if (o.sample && o.sample < nc) {
-		/* a seeded sample: partial Fisher-Yates, then back in pair order */
-		for (size_t k = 0; k < o.sample; k++) {
-			size_t x = k + (size_t)(pmcfi_splitmix64(&rng) % (nc - k));
-			size_t t0 = pairs[k][0], t1 = pairs[k][1];
-			pairs[k][0] = pairs[x][0];
-			pairs[k][1] = pairs[x][1];
-			pairs[x][0] = t0;
-			pairs[x][1] = t1;
-		}
+		sample_pairs(pairs, nc, o.sample, &rng);
 		nc = o.sample;
-		for (size_t k = 1; k < nc; k++)
-			for (size_t x = k;
-			     x > 0 && (pairs[x][0] < pairs[x - 1][0] ||
-				       (pairs[x][0] == pairs[x - 1][0] && pairs[x][1] < pairs[x - 1][1]));
-			     x--) {
-				size_t t0 = pairs[x][0], t1 = pairs[x][1];
-				pairs[x][0] = pairs[x - 1][0];
-				pairs[x][1] = pairs[x - 1][1];
-				pairs[x - 1][0] = t0;
-				pairs[x - 1][1] = t1;
-			}
 	}
 	for (size_t t = 0; t < nt && !err; t++) {
 		pmcf_epd_result *r = out[t] = calloc(1, sizeof(*r));
@@ -480,92 +585,14 @@ static int epd_group(struct pmcfi_match *m, size_t nt, const pmcf_epd_opts *opts
 		else
 			outs[t] = r->pairs;
 	}
-	unsigned nth = o.threads;
-	if (nth == 0) {
-		long c = sysconf(_SC_NPROCESSORS_ONLN);
-		nth = c > 0 ? (unsigned)c : 1;
-	}
-	if (nth > 8)
-		nth = 8;
-	if (nth > nc)
-		nth = nc ? (unsigned)nc : 1;
-	struct job jobs[8];
-	pthread_t tid[8];
-	int started[8] = {0};
-	for (unsigned t = 0; t < nth && !err; t++) {
-		jobs[t] = (struct job){m, nt, &o, pairs, outs, nc, t, nth, 0};
-		if (t > 0)
-			started[t] = pthread_create(&tid[t], NULL, worker, &jobs[t]) == 0;
-		if (t > 0 && !started[t])
-			worker(&jobs[t]);
-	}
 	if (!err)
-		worker(&jobs[0]);
-	for (unsigned t = 0; t < nth && !err; t++) {
-		if (started[t])
-			pthread_join(tid[t], NULL);
-	}
-	for (unsigned t = 0; t < nth && !err; t++)
-		err = jobs[t].err;
+		err = run_workers(m, nt, &o, pairs, outs, nc);
 	/* names and the geometric mean over the scored pairs, per target */
 	logs = err ? NULL : malloc((nc ? nc : 1) * sizeof(double));
 	if (!err && !logs)
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	for (size_t t = 0; t < nt && !err; t++) {
-		pmcf_epd_result *r = out[t];
-		size_t scored = 0;
-		double lsum = 0;
-		r->names = m[t].ev; /* the result keeps the names */
-		r->nnames = m[t].nev;
-		m[t].ev = NULL;
-		m[t].nev = 0;
-		for (size_t k = 0; k < nc; k++) {
-			pmcf_epd_pair *p = &r->pairs[scored];
-			*p = r->pairs[k];
-			p->a = r->names[pairs[k][0]];
-			p->b = r->names[pairs[k][1]];
-			if (p->excluded) {
-				r->excluded[r->nexcluded++] = *p;
-				continue;
-			}
-			if (p->tmd != p->tmd) {
-				r->uncovered++;
-				continue;
-			}
-			logs[scored] = safe_log(p->tmd);
-			lsum += logs[scored];
-			scored++;
-		}
-		r->npairs = scored;
-		if (!scored && r->nexcluded)
-			err = pmcfi_fail(
-				PMCF_ENOENT,
-				"EPD: every pair monitored by two references was left out: the "
-				"references show no spread on it (%zu pair%s; --formula paper scores them)",
-				r->nexcluded, r->nexcluded == 1 ? "" : "s");
-		else if (!scored)
-			err = pmcfi_fail(
-				PMCF_ENOENT,
-				"EPD: no pair of the target's events was monitored by two references");
-		if (err)
-			break;
-		r->epd = exp(lsum / (double)scored);
-		uint64_t trng = rng; /* every target's bootstrap from the state after the sample */
-		if (o.sample && o.bootstrap && scored > 1) {
-			double *g = malloc(o.bootstrap * sizeof(double));
-			if (g) {
-				for (unsigned bt = 0; bt < o.bootstrap; bt++) {
-					double sum = 0;
-					for (size_t k = 0; k < scored; k++)
-						sum += logs[pmcfi_splitmix64(&trng) % scored];
-					g[bt] = exp(sum / (double)scored);
-				}
-				r->ci_lo = pmcfi_quantile(g, o.bootstrap, 0.025);
-				r->ci_hi = pmcfi_quantile(g, o.bootstrap, 0.975);
-				free(g);
-			}
-		}
-	}
+	for (size_t t = 0; t < nt && !err; t++)
+		err = target_result(out[t], &m[t], pairs, nc, logs, &o, rng);
 done:
 	free(logs);
 	free(outs);

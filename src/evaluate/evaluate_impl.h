@@ -6,7 +6,7 @@
 #define PMCF_EVALUATE_IMPL_H
 #include <stdint.h>
 #include "pmcfuse/evaluate.h"
-#include "util/quantile.h"
+#include "x/x.h"
 #include "util/rng.h" /* pmcfi_splitmix64: sampling and bootstrap */
 
 struct pmcf_emd_ws {

@@ -37,7 +37,7 @@ static int build_view(struct pmcfi_match *m, const pmcf_profile *p, struct pmcfi
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	}
 	for (size_t t = 0; t < nt; t++) {
-		pmcf_xu_type ty;
+		pmcf_xu_type ty = PMCF_XU_TYPE_INIT;
 		char key[512];
 		if (pmcf_profile_type_get(p, (uint32_t)t, &ty) == 0)
 			snprintf(key, sizeof(key), "%s/%s", pmcf_xu_kind_name(ty.kind), ty.name);
@@ -49,8 +49,8 @@ static int build_view(struct pmcfi_match *m, const pmcf_profile *p, struct pmcfi
 		}
 	}
 	for (size_t i = 0; i < v->nxu; i++) {
-		pmcf_xu xu;
-		v->gtype[i] = pmcf_profile_xu_get_fields(p, i, &xu) == 0 && xu.type < nt
+		pmcf_xu xu = PMCF_XU_INIT;
+		v->gtype[i] = pmcf_profile_xu_fields_get(p, i, &xu) == 0 && xu.type < nt
 				      ? (uint32_t)map[xu.type]
 				      : 0;
 	}

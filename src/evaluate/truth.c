@@ -63,6 +63,139 @@ static pmcf_profile *open_source(const pmcf_profile *p, uint32_t s, const char *
 	return q;
 }
 
+/* One comparison's state: the profile, its sources, per XU the XU it
+ * represents, the values' relative errors and the running sums. */
+struct tcmp {
+	const pmcf_profile *p;
+	pmcf_truth_result *r;
+	int own, prov;
+	size_t nx;
+	pmcf_profile **src;
+	const int64_t *rep_xu;
+	const int32_t *rep_src;
+	double *all, *one, *meds; /* pooled errors; one event's; per event medians */
+	size_t nall, miss_all, vals_all, nmeds, cmp_all;
+	double mean_sum;
+};
+
+/* The XU each fused XU represents: the provenance with the lowest source
+ * index (whose truth a fused profile's own layer holds). */
+static void represented(const pmcf_profile *p, size_t nx, size_t ne, int32_t *rep_src, int64_t *rep_xu)
+{
+	for (size_t i = 0; i < nx; i++) {
+		rep_src[i] = -1;
+		rep_xu[i] = -1;
+		for (size_t e = 0; e < ne; e++) {
+			int32_t s;
+			int64_t x;
+			if (pmcf_profile_provenance_get(p, i, e, &s, &x) == 0 && s >= 0 && x >= 0 &&
+			    (rep_src[i] < 0 || s < rep_src[i])) {
+				rep_src[i] = s;
+				rep_xu[i] = x;
+			}
+		}
+	}
+}
+
+/* The truth of XU i for event name: its own layer, or its source's; NaN
+ * when there is none. */
+static double truth_of(const struct tcmp *c, const double *own_t, size_t i, const char *name)
+{
+	double t = NAN;
+	if (c->own) {
+		t = own_t[i];
+	} else if (c->rep_src[i] >= 0 && c->src[c->rep_src[i]]) {
+		const pmcf_profile *q = c->src[c->rep_src[i]];
+		long k = pmcf_profile_truth_find(q, name);
+		if (k >= 0 && (size_t)c->rep_xu[i] < pmcf_profile_nxus(q))
+			t = pmcf_profile_truth_column_const(q, (size_t)k)[c->rep_xu[i]];
+	}
+	return t;
+}
+
+/* Event e against its truth: a row of c->r (none for an event without
+ * truth or values), the pooled errors and the sums. */
+static int compare_event(struct tcmp *c, size_t e)
+{
+	const pmcf_profile *p = c->p;
+	pmcf_truth_result *r = c->r;
+	double *one = c->one;
+	const char *name = pmcf_profile_event_name(p, e);
+	if (strcmp(name, "duration") == 0)
+		return 0;
+	const double *v = pmcf_profile_column_const(p, e);
+	const double *own_t = NULL;
+	if (c->own) {
+		long k = pmcf_profile_truth_find(p, name);
+		if (k < 0)
+			return 0;
+		own_t = pmcf_profile_truth_column_const(p, (size_t)k);
+	}
+	pmcf_truth_event *te = &r->ev[r->nev];
+	te->size = sizeof(*te);
+	size_t n = 0, pooled = c->nall;
+	for (size_t i = 0; i < c->nx; i++) {
+		if (v[i] != v[i]) {
+			te->missing++;
+			one[n++] = 1; /* what reading it as 0 would cost */
+			continue;
+		}
+		double t = truth_of(c, own_t, i, name);
+		if (t != t)
+			continue;
+		double re = rel_error(v[i], t);
+		c->all[c->nall++] = re;
+		int32_t s;
+		int64_t x;
+		if (c->prov && c->rep_src[i] >= 0 && pmcf_profile_provenance_get(p, i, e, &s, &x) == 0 &&
+		    s == c->rep_src[i] && x == c->rep_xu[i]) {
+			te->from_base++; /* copied from the XU it is compared with: exact */
+			continue;
+		}
+		one[n++] = re;
+	}
+	if (!n && !te->missing && c->nall == pooled)
+		return 0;
+	if (!(r->names[r->nev] = strdup(name)))
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	te->name = r->names[r->nev];
+	te->values = n - te->missing;
+	te->median_rel = n ? pmcfi_median(one, n) : NAN;
+	te->p90_rel = n ? pmcfi_quantile(one, n, 0.9) : NAN;
+	if (n) {
+		c->meds[c->nmeds++] = te->median_rel;
+		double sum = 0;
+		for (size_t q = 0; q < n; q++)
+			sum += one[q];
+		r->evmean[r->nev] = sum / (double)n;
+		c->mean_sum += r->evmean[r->nev];
+	} else {
+		r->evmean[r->nev] = NAN;
+	}
+	c->miss_all += te->missing;
+	c->cmp_all += n;
+	c->vals_all += (c->nall - pooled) + te->missing;
+	r->nev++;
+	return 0;
+}
+
+/* The summary over the events of c (pooled and per event). */
+static int summarise(struct tcmp *c)
+{
+	pmcf_truth_result *r = c->r;
+	if (!c->nall && !c->miss_all)
+		return pmcfi_fail(PMCF_ENOENT, "no value of the profile has a ground truth to compare with");
+	r->pooled_median = pmcfi_median(c->all, c->nall);
+	r->pooled_p90 = pmcfi_quantile(c->all, c->nall, 0.9);
+	r->pooled_missing = c->vals_all ? (double)c->miss_all / (double)c->vals_all : 0;
+	/* every value copied from the compared XU: nothing came from elsewhere */
+	r->mean = c->nmeds ? c->mean_sum / (double)c->nmeds : 0;
+	r->median = c->nmeds ? pmcfi_median(c->meds, c->nmeds) : 0;
+	r->p90 = c->nmeds ? pmcfi_quantile(c->meds, c->nmeds, 0.9) : 0;
+	r->missing_share = c->cmp_all ? (double)c->miss_all / (double)c->cmp_all : 0;
+	return 0;
+}
+
 int pmcf_truth_compare(const pmcf_profile *p, const char *path, pmcf_truth_result **out)
 {
 	pmcfi_clear_error();
@@ -98,23 +231,8 @@ int pmcf_truth_compare(const pmcf_profile *p, const char *path, pmcf_truth_resul
 	}
 	r->mode = own ? "own" : "sources";
 	int prov = pmcf_profile_has_provenance(p) != 0;
-	if (prov) {
-		/* the XU each fused XU represents: the provenance with the lowest
-		 * source index (whose truth a fused profile's own layer holds) */
-		for (size_t i = 0; i < nx; i++) {
-			rep_src[i] = -1;
-			rep_xu[i] = -1;
-			for (size_t e = 0; e < ne; e++) {
-				int32_t s;
-				int64_t x;
-				if (pmcf_profile_provenance_get(p, i, e, &s, &x) == 0 && s >= 0 && x >= 0 &&
-				    (rep_src[i] < 0 || s < rep_src[i])) {
-					rep_src[i] = s;
-					rep_xu[i] = x;
-				}
-			}
-		}
-	}
+	if (prov)
+		represented(p, nx, ne, rep_src, rep_xu);
 	if (!own) {
 		for (size_t i = 0; i < nx && !err; i++) {
 			int32_t s = rep_src[i];
@@ -125,87 +243,21 @@ int pmcf_truth_compare(const pmcf_profile *p, const char *path, pmcf_truth_resul
 		if (err)
 			goto done;
 	}
-	size_t nall = 0, miss_all = 0, vals_all = 0, nmeds = 0, cmp_all = 0;
-	double mean_sum = 0;
-	for (size_t e = 0; e < ne; e++) {
-		const char *name = pmcf_profile_event_name(p, e);
-		if (strcmp(name, "duration") == 0)
-			continue;
-		const double *v = pmcf_profile_column_const(p, e);
-		const double *own_t = NULL;
-		if (own) {
-			long k = pmcf_profile_truth_find(p, name);
-			if (k < 0)
-				continue;
-			own_t = pmcf_profile_truth_column_const(p, (size_t)k);
-		}
-		pmcf_truth_event *te = &r->ev[r->nev];
-		size_t n = 0, pooled = nall;
-		for (size_t i = 0; i < nx; i++) {
-			if (v[i] != v[i]) {
-				te->missing++;
-				one[n++] = 1; /* what reading it as 0 would cost */
-				continue;
-			}
-			double t = NAN;
-			if (own) {
-				t = own_t[i];
-			} else if (rep_src[i] >= 0 && src[rep_src[i]]) {
-				const pmcf_profile *q = src[rep_src[i]];
-				long k = pmcf_profile_truth_find(q, name);
-				if (k >= 0 && (size_t)rep_xu[i] < pmcf_profile_nxus(q))
-					t = pmcf_profile_truth_column_const(q, (size_t)k)[rep_xu[i]];
-			}
-			if (t != t)
-				continue;
-			double re = rel_error(v[i], t);
-			all[nall++] = re;
-			int32_t s;
-			int64_t x;
-			if (prov && rep_src[i] >= 0 && pmcf_profile_provenance_get(p, i, e, &s, &x) == 0 &&
-			    s == rep_src[i] && x == rep_xu[i]) {
-				te->from_base++; /* copied from the XU it is compared with: exact */
-				continue;
-			}
-			one[n++] = re;
-		}
-		if (!n && !te->missing && nall == pooled)
-			continue;
-		if (!(r->names[r->nev] = strdup(name))) {
-			err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-			goto done;
-		}
-		te->name = r->names[r->nev];
-		te->values = n - te->missing;
-		te->median_rel = n ? pmcfi_median(one, n) : NAN;
-		te->p90_rel = n ? pmcfi_quantile(one, n, 0.9) : NAN;
-		if (n) {
-			meds[nmeds++] = te->median_rel;
-			double sum = 0;
-			for (size_t q = 0; q < n; q++)
-				sum += one[q];
-			r->evmean[r->nev] = sum / (double)n;
-			mean_sum += r->evmean[r->nev];
-		} else {
-			r->evmean[r->nev] = NAN;
-		}
-		miss_all += te->missing;
-		cmp_all += n;
-		vals_all += (nall - pooled) + te->missing;
-		r->nev++;
-	}
-	if (!nall && !miss_all) {
-		err = pmcfi_fail(PMCF_ENOENT, "no value of the profile has a ground truth to compare with");
-		goto done;
-	}
-	r->pooled_median = pmcfi_median(all, nall);
-	r->pooled_p90 = pmcfi_quantile(all, nall, 0.9);
-	r->pooled_missing = vals_all ? (double)miss_all / (double)vals_all : 0;
-	/* every value copied from the compared XU: nothing came from elsewhere */
-	r->mean = nmeds ? mean_sum / (double)nmeds : 0;
-	r->median = nmeds ? pmcfi_median(meds, nmeds) : 0;
-	r->p90 = nmeds ? pmcfi_quantile(meds, nmeds, 0.9) : 0;
-	r->missing_share = cmp_all ? (double)miss_all / (double)cmp_all : 0;
+	struct tcmp c = {.p = p,
+			 .r = r,
+			 .own = own,
+			 .prov = prov,
+			 .nx = nx,
+			 .src = src,
+			 .rep_xu = rep_xu,
+			 .rep_src = rep_src,
+			 .all = all,
+			 .one = one,
+			 .meds = meds};
+	for (size_t e = 0; e < ne && !err; e++)
+		err = compare_event(&c, e);
+	if (!err)
+		err = summarise(&c);
 done:
 	for (size_t s = 0; s < ns && src; s++)
 		pmcf_profile_free(src[s]);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "export/export_impl.h"
-#include "common/textout.h"
+#include "x/textout.h"
 
 /* RFC 4180: quoted when it holds a comma, a quote or a line break. */
 static void csv_field(FILE *f, const char *s)
@@ -84,7 +84,7 @@ static void prov_row(FILE *f, const struct expi_delim *d, const pmcf_profile *p,
 
 void expi_xu_read(const pmcf_profile *p, size_t i, pmcf_xu *xu, struct expi_labs *L)
 {
-	pmcf_profile_xu_get_fields(p, i, xu);
+	pmcf_profile_xu_fields_get(p, i, xu);
 	xu->label = pmcf_profile_xu_label(p, i, 0, &L->b[0], &L->cap[0]);
 	xu->parent_label = pmcf_profile_xu_label(p, i, 1, &L->b[1], &L->cap[1]);
 	if (!xu->label || !xu->parent_label)
@@ -118,8 +118,8 @@ int expi_delimited(FILE *f, const pmcf_profile *p, const struct expi_delim *d, i
 		prov_header(f, d, p);
 	fputc('\n', f);
 	for (size_t i = 0; i < pmcf_profile_nxus(p); i++) {
-		pmcf_xu xu;
-		pmcf_xu_type ty;
+		pmcf_xu xu = PMCF_XU_INIT;
+		pmcf_xu_type ty = PMCF_XU_TYPE_INIT;
 		expi_xu_read(p, i, &xu, &L);
 		pmcf_profile_type_get(p, xu.type, &ty);
 		fprintf(f, "%zu%c%u%c", i, d->sep, xu.type, d->sep);

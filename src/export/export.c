@@ -16,11 +16,11 @@ static const struct expi_format *const formats[] = {
 };
 #define NFORMATS PMCF_ARRAY_SIZE(formats)
 
-int pmcf_export_format_info(size_t i, pmcf_export_info *info)
+int pmcf_export_format_info_get(size_t i, pmcf_export_info *info)
 {
 	pmcfi_clear_error();
 	if (!info)
-		return pmcfi_fail(PMCF_EINVAL, "pmcf_export_format_info: NULL info");
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_export_format_info_get: NULL info");
 	if (i >= NFORMATS)
 		return PMCF_ENOENT;
 	return pmcfi_struct_out("pmcf_export_info", info, &formats[i]->info, sizeof(pmcf_export_info),

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include "export/export_impl.h"
 #include "util/internal.h"
-#include "common/textout.h"
+#include "x/textout.h"
 
 /* --provenance, JSON: the source table, and one XU's members. */
 static void prov_json_sources(FILE *f, const pmcf_profile *p)
@@ -66,7 +66,7 @@ static int write_json(const pmcf_profile *p, const pmcf_export_opts *o, FILE *f)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory writing JSON");
 	fputs(",\n \"types\": [", f);
 	for (uint32_t t = 0; t < pmcf_profile_ntypes(p); t++) {
-		pmcf_xu_type ty;
+		pmcf_xu_type ty = PMCF_XU_TYPE_INIT;
 		pmcf_profile_type_get(p, t, &ty);
 		fprintf(f, "%s{\"id\": %u, \"kind\": \"%s\", \"name\": ", t ? ", " : "", t,
 			pmcf_xu_kind_name(ty.kind));
@@ -94,7 +94,7 @@ static int write_json(const pmcf_profile *p, const pmcf_export_opts *o, FILE *f)
 	fputs(" \"xus\": [", f);
 	struct expi_labs L = {{NULL, NULL}, {0, 0}};
 	for (size_t i = 0; i < pmcf_profile_nxus(p); i++) {
-		pmcf_xu xu;
+		pmcf_xu xu = PMCF_XU_INIT;
 		expi_xu_read(p, i, &xu, &L);
 		fprintf(f, "%s\n  {\"xu\": %zu, \"type\": %u, \"label\": ", i ? "," : "", i, xu.type);
 		pmcfi_json_string(f, xu.label);

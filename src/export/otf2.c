@@ -10,8 +10,8 @@
  * is renamed into place: a file size limit or a full disk fails the export
  * (exit 2) and leaves nothing. Built only with libotf2. */
 #include "export/export_impl.h"
-#include "pmcfuse/util.h"
 #include "util/internal.h"
+#include "x/x.h"
 
 #ifndef PMCF_HAVE_OTF2
 static int write_otf2(const pmcf_profile *p, const pmcf_export_opts *o, const char *dir)
@@ -94,13 +94,13 @@ static const pmcf_profile *sort_p;
  * the XUs it encloses), then index. */
 static int by_thread_time(const void *a, const void *b)
 {
-	pmcf_xu x, y;
+	pmcf_xu x = PMCF_XU_INIT, y = PMCF_XU_INIT;
 	size_t i = *(const size_t *)a, j = *(const size_t *)b;
 	int32_t ri = pmcf_profile_rank(sort_p, i), rj = pmcf_profile_rank(sort_p, j);
 	if (ri != rj)
 		return ri < rj ? -1 : 1;
-	pmcf_profile_xu_get_fields(sort_p, i, &x);
-	pmcf_profile_xu_get_fields(sort_p, j, &y);
+	pmcf_profile_xu_fields_get(sort_p, i, &x);
+	pmcf_profile_xu_fields_get(sort_p, j, &y);
 	if (x.thread != y.thread)
 		return x.thread < y.thread ? -1 : 1;
 	if (x.start_ns != y.start_ns)
@@ -136,12 +136,12 @@ static void metrics(struct ox *o, struct lane *l, uint64_t t, size_t i)
 
 static void enter(struct ox *o, struct lane *l, size_t i)
 {
-	pmcf_xu x;
-	pmcf_profile_xu_get_fields(o->p, i, &x);
+	pmcf_xu x = PMCF_XU_INIT;
+	pmcf_profile_xu_fields_get(o->p, i, &x);
 	metrics(o, l, x.start_ns, i);
 	check(o, OTF2_EvtWriter_Enter(l->w, NULL, x.start_ns, x.type));
 	l->nevents++;
-	if (pmcf_grow((void **)&l->stack, &l->cap, l->depth + 1, sizeof(*l->stack))) {
+	if (pmcfi_grow((void **)&l->stack, &l->cap, l->depth + 1, sizeof(*l->stack))) {
 		o->err = 2;
 		return;
 	}
@@ -151,8 +151,8 @@ static void enter(struct ox *o, struct lane *l, size_t i)
 static void leave_top(struct ox *o, struct lane *l)
 {
 	size_t i = l->stack[--l->depth];
-	pmcf_xu x;
-	pmcf_profile_xu_get_fields(o->p, i, &x);
+	pmcf_xu x = PMCF_XU_INIT;
+	pmcf_profile_xu_fields_get(o->p, i, &x);
 	for (size_t k = 0; k < o->nev; k++) {
 		double v = pmcf_profile_value(o->p, i, k);
 		if (!pmcf_is_missing(v))
@@ -167,8 +167,8 @@ static void leave_top(struct ox *o, struct lane *l)
 static void leave_until(struct ox *o, struct lane *l, uint64_t t)
 {
 	while (!o->err && l->depth) {
-		pmcf_xu x;
-		pmcf_profile_xu_get_fields(o->p, l->stack[l->depth - 1], &x);
+		pmcf_xu x = PMCF_XU_INIT;
+		pmcf_profile_xu_fields_get(o->p, l->stack[l->depth - 1], &x);
 		if (x.end_ns > t)
 			break;
 		leave_top(o, l);
@@ -177,7 +177,7 @@ static void leave_until(struct ox *o, struct lane *l, uint64_t t)
 
 static struct lane *new_lane(struct ox *o, int32_t rank, int32_t thread, int lane)
 {
-	if (pmcf_grow((void **)&o->lanes, &o->lanes_cap, o->nlanes + 1, sizeof(*o->lanes)))
+	if (pmcfi_grow((void **)&o->lanes, &o->lanes_cap, o->nlanes + 1, sizeof(*o->lanes)))
 		return NULL;
 	struct lane *l = &o->lanes[o->nlanes];
 	memset(l, 0, sizeof(*l));
@@ -200,8 +200,8 @@ static void write_events(struct ox *o, const size_t *xs, size_t n)
 {
 	size_t first_lane = 0;
 	for (size_t k = 0; k < n && !o->err; k++) {
-		pmcf_xu x;
-		pmcf_profile_xu_get_fields(o->p, xs[k], &x);
+		pmcf_xu x = PMCF_XU_INIT;
+		pmcf_profile_xu_fields_get(o->p, xs[k], &x);
 		int32_t rank = pmcf_profile_rank(o->p, xs[k]);
 		if (k == 0 || o->lanes[first_lane].thread != x.thread || o->lanes[first_lane].rank != rank) {
 			for (size_t l = first_lane; l < o->nlanes; l++)
@@ -220,8 +220,8 @@ static void write_events(struct ox *o, const size_t *xs, size_t n)
 				enter(o, ln, xs[k]);
 				break;
 			}
-			pmcf_xu top;
-			pmcf_profile_xu_get_fields(o->p, ln->stack[ln->depth - 1], &top);
+			pmcf_xu top = PMCF_XU_INIT;
+			pmcf_profile_xu_fields_get(o->p, ln->stack[ln->depth - 1], &top);
 			if (top.end_ns >= x.end_ns) {
 				enter(o, ln, xs[k]);
 				break;
@@ -246,7 +246,7 @@ static uint32_t str_ref(struct ox *o, OTF2_GlobalDefWriter *g, const char *s)
 		if (strcmp(o->strs[k], s) == 0)
 			return (uint32_t)k;
 	char *c = strdup(s);
-	if (!c || pmcf_grow((void **)&o->strs, &o->strs_cap, o->nstrs + 1, sizeof(*o->strs))) {
+	if (!c || pmcfi_grow((void **)&o->strs, &o->strs_cap, o->nstrs + 1, sizeof(*o->strs))) {
 		free(c);
 		o->err = 2;
 		return 0;
@@ -271,7 +271,7 @@ static void write_defs(struct ox *o, uint64_t length)
 	      OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000, 0, length, OTF2_UNDEFINED_TIMESTAMP));
 	uint32_t empty = STR("");
 	for (uint32_t t = 0; t < pmcf_profile_ntypes(o->p) && !o->err; t++) {
-		pmcf_xu_type ty;
+		pmcf_xu_type ty = PMCF_XU_TYPE_INIT;
 		pmcf_profile_type_get(o->p, t, &ty);
 		int role = ty.kind == PMCF_XU_TASK ? OTF2_REGION_ROLE_TASK
 			   : ty.kind == PMCF_XU_LOOP_CHUNK || ty.kind == PMCF_XU_LOOP_RANGE
@@ -385,8 +385,8 @@ static OTF2_CallbackCode back_location(void *ud, OTF2_LocationRef self, OTF2_Str
 	(void)name, (void)type, (void)group;
 	struct back *b = ud;
 	size_t cap = b->cap;
-	if (pmcf_grow((void **)&b->locs, &cap, b->n + 1, sizeof(*b->locs)) ||
-	    pmcf_grow((void **)&b->events, &b->cap, b->n + 1, sizeof(*b->events))) {
+	if (pmcfi_grow((void **)&b->locs, &cap, b->n + 1, sizeof(*b->locs)) ||
+	    pmcfi_grow((void **)&b->events, &b->cap, b->n + 1, sizeof(*b->events))) {
 		b->nomem = 1;
 		return OTF2_CALLBACK_INTERRUPT;
 	}
@@ -536,8 +536,8 @@ static int write_archive(struct ox *o, const char *tmp)
 		return 2;
 	uint64_t length = 0;
 	for (size_t i = 0; i < nx; i++) {
-		pmcf_xu x;
-		pmcf_profile_xu_get_fields(o->p, i, &x);
+		pmcf_xu x = PMCF_XU_INIT;
+		pmcf_profile_xu_fields_get(o->p, i, &x);
 		xs[i] = i;
 		length = x.end_ns > length ? x.end_ns : length;
 	}
@@ -672,18 +672,18 @@ static int write_otf2(const pmcf_profile *p, const pmcf_export_opts *opts, const
 	free(o.strs);
 	int se = st ? 0 : sync_tree(tmp);
 	if (se) {
-		pmcf_rm_tree(tmp);
+		pmcfi_rm_tree(tmp);
 		free(tmp);
 		return pmcfi_fail(se, "cannot write '%s': %s", dir, strerror(-se));
 	}
 	if (!st && rename(tmp, dir) != 0) {
 		int e = errno;
-		pmcf_rm_tree(tmp);
+		pmcfi_rm_tree(tmp);
 		free(tmp);
 		return pmcfi_fail(-e, "cannot write '%s': %s", dir, strerror(e));
 	}
 	if (st)
-		pmcf_rm_tree(tmp);
+		pmcfi_rm_tree(tmp);
 	free(tmp);
 	if (st == 2)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");

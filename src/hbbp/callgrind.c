@@ -148,6 +148,132 @@ static void add_plt_call(struct hbbp_image *im, uint64_t site, double calls)
 	}
 }
 
+/* The state of one callgrind file's parse. */
+struct cg_parse {
+	const char *path;
+	unsigned long lineno;
+	pmcf_imix *m;
+	struct names obs, other, fns;
+	int cfn_plt, plt_call; /* the last cfn= is a PLT entry; the call below is one */
+	double ncalls;
+	int instr_pos, npos, ir_col, seen_header, skip_next;
+	uint64_t last[8];
+	struct hbbp_image *im;
+	int skip_obj;
+	uint64_t unmatched;
+};
+
+/* A line of the format's own (positions:, events:, ob=, calls=, fn=, other
+ * name=): read into c; *done says it was one. */
+static int spec_line(struct cg_parse *c, char *line, int *done)
+{
+	int err = 0;
+	*done = 1;
+	if (!strncmp(line, "positions:", 10)) {
+		c->npos = 0;
+		c->instr_pos = -1;
+		for (char *tok = strtok(line + 10, " \t"); tok; tok = strtok(NULL, " \t")) {
+			if (!strcmp(tok, "instr"))
+				c->instr_pos = c->npos;
+			if (c->npos < 8)
+				c->npos++;
+		}
+		return 0;
+	}
+	if (!strncmp(line, "events:", 7)) {
+		int k = 0;
+		c->ir_col = -1;
+		for (char *tok = strtok(line + 7, " \t"); tok; tok = strtok(NULL, " \t"), k++)
+			if (!strcmp(tok, "Ir"))
+				c->ir_col = k;
+		c->seen_header = 1;
+		return 0;
+	}
+	if (!strncmp(line, "ob=", 3) || !strncmp(line, "cob=", 4)) {
+		const char *nm = compressed(&c->obs, line + (line[0] == 'c' ? 4 : 3), &err);
+		if (err)
+			return err == 2 ? pmcfi_fail(PMCF_ENOMEM, "out of memory")
+					: pmcfi_fail(PMCF_ESYNTAX, "%s:%lu: bad name", c->path, c->lineno);
+		if (line[0] == 'o') {
+			c->skip_obj = !nm[0] || nm[0] != '/' || strstr(nm, "/valgrind/") != NULL;
+			c->im = c->skip_obj ? NULL : hbbpi_mix_image(c->m, nm);
+		}
+		return 0;
+	}
+	if (!strncmp(line, "calls=", 6)) {
+		c->skip_next = 1;
+		c->ncalls = strtod(line + 6, NULL);
+		c->plt_call = c->cfn_plt;
+		return 0;
+	}
+	if (!strncmp(line, "cfn=", 4) || !strncmp(line, "fn=", 3)) {
+		const char *nm = compressed(&c->fns, line + (line[0] == 'c' ? 4 : 3), &err);
+		if (line[0] == 'c')
+			c->cfn_plt = nm && strstr(nm, "[PLT]") != NULL;
+		return err == 2 ? pmcfi_fail(PMCF_ENOMEM, "out of memory") : 0;
+	}
+	if (strchr(line, '=')) {
+		char *eq = strchr(line, '=');
+		if (eq[1] == '(' && (line[0] == 'f' || line[0] == 'c'))
+			compressed(&c->other, eq + 1, &err);
+		return err == 2 ? pmcfi_fail(PMCF_ENOMEM, "out of memory") : 0;
+	}
+	*done = 0;
+	return 0;
+}
+
+/* A cost line: its positions (relative to the last ones) and its Ir cost,
+ * added to the instruction's reference count (a call's inclusive cost is
+ * left out, save a PLT entry's calls). */
+static int cost_line(struct cg_parse *c, char *line)
+{
+	if (!c->seen_header || c->instr_pos < 0)
+		return pmcfi_fail(PMCF_ESYNTAX,
+				  "%s: not a callgrind output written with "
+				  "--dump-instr=yes (no 'positions: instr')",
+				  c->path);
+	char *p = line;
+	uint64_t pos[8];
+	for (int k = 0; k < c->npos; k++)
+		if (subpos(&p, c->last[k], &pos[k]) != 0)
+			return pmcfi_fail(PMCF_ESYNTAX, "%s:%lu: bad position", c->path, c->lineno);
+	memcpy(c->last, pos, sizeof(pos));
+	double ir = 0;
+	for (int k = 0; k <= c->ir_col; k++) {
+		char *end = NULL;
+		unsigned long long v = strtoull(p, &end, 10);
+		if (end == p) {
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (*p)
+				return pmcfi_fail(PMCF_ESYNTAX, "%s:%lu: bad cost", c->path, c->lineno);
+			v = 0; /* trailing zero costs may be left out */
+			end = p;
+		}
+		p = end;
+		if (k == c->ir_col)
+			ir = (double)v;
+	}
+	uint64_t at = pos[c->instr_pos];
+	if (c->skip_next) {
+		c->skip_next = 0; /* inclusive cost of a call */
+		if (c->plt_call && !c->skip_obj && c->im && c->ncalls > 0)
+			add_plt_call(c->im, at, c->ncalls);
+		c->plt_call = 0;
+		return 0;
+	}
+	if (c->skip_obj || !c->im || ir <= 0)
+		return 0;
+	struct hbbp_func *f = hbbpi_image_func(c->im, at);
+	long i = f ? hbbpi_func_ins(f, at) : -1;
+	if (i < 0 || f->ins[i].addr != at) {
+		c->unmatched++;
+		return 0;
+	}
+	f->ref[i] += ir;
+	return 0;
+}
+
 int pmcf_imix_from_callgrind(const char *path, const pmcf_imix_opts *opts, pmcf_imix **out)
 {
 	pmcfi_clear_error();
@@ -159,151 +285,38 @@ int pmcf_imix_from_callgrind(const char *path, const pmcf_imix_opts *opts, pmcf_
 	FILE *fp = fopen(path, "re");
 	if (!fp)
 		return pmcfi_fail(-errno, "cannot open %s: %s", path, strerror(errno));
-	pmcf_imix *m = NULL;
-	rc = hbbpi_mix_new(&o, &m);
-	struct names obs = {0}, other = {0}, fns = {0};
-	int cfn_plt = 0, plt_call = 0;
-	double ncalls = 0;
+	struct cg_parse c = {.path = path, .instr_pos = -1, .ir_col = -1};
+	rc = hbbpi_mix_new(&o, &c.m);
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
-	unsigned long lineno = 0;
-	int instr_pos = -1, npos = 0, ir_col = -1, seen_header = 0, skip_next = 0;
-	uint64_t last[8] = {0};
-	struct hbbp_image *im = NULL;
-	int skip_obj = 0;
-	uint64_t unmatched = 0;
 	while (!rc && (len = getline(&line, &cap, fp)) >= 0) {
-		lineno++;
+		c.lineno++;
 		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = 0;
 		if (!len || line[0] == '#')
 			continue;
-		int err = 0;
-		if (!strncmp(line, "positions:", 10)) {
-			npos = 0;
-			instr_pos = -1;
-			for (char *tok = strtok(line + 10, " \t"); tok; tok = strtok(NULL, " \t")) {
-				if (!strcmp(tok, "instr"))
-					instr_pos = npos;
-				if (npos < 8)
-					npos++;
-			}
+		int done = 0;
+		rc = spec_line(&c, line, &done);
+		if (rc || done)
 			continue;
-		}
-		if (!strncmp(line, "events:", 7)) {
-			int k = 0;
-			ir_col = -1;
-			for (char *tok = strtok(line + 7, " \t"); tok; tok = strtok(NULL, " \t"), k++)
-				if (!strcmp(tok, "Ir"))
-					ir_col = k;
-			seen_header = 1;
-			continue;
-		}
-		if (!strncmp(line, "ob=", 3) || !strncmp(line, "cob=", 4)) {
-			const char *nm = compressed(&obs, line + (line[0] == 'c' ? 4 : 3), &err);
-			if (err) {
-				rc = err == 2 ? pmcfi_fail(PMCF_ENOMEM, "out of memory")
-					      : pmcfi_fail(PMCF_ESYNTAX, "%s:%lu: bad name", path, lineno);
-				break;
-			}
-			if (line[0] == 'o') {
-				skip_obj = !nm[0] || nm[0] != '/' || strstr(nm, "/valgrind/") != NULL;
-				im = skip_obj ? NULL : hbbpi_mix_image(m, nm);
-			}
-			continue;
-		}
-		if (!strncmp(line, "calls=", 6)) {
-			skip_next = 1;
-			ncalls = strtod(line + 6, NULL);
-			plt_call = cfn_plt;
-			continue;
-		}
-		if (!strncmp(line, "cfn=", 4) || !strncmp(line, "fn=", 3)) {
-			const char *nm = compressed(&fns, line + (line[0] == 'c' ? 4 : 3), &err);
-			if (err == 2)
-				rc = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-			if (line[0] == 'c')
-				cfn_plt = nm && strstr(nm, "[PLT]") != NULL;
-			continue;
-		}
-		if (strchr(line, '=')) {
-			char *eq = strchr(line, '=');
-			if (eq[1] == '(' && (line[0] == 'f' || line[0] == 'c'))
-				compressed(&other, eq + 1, &err);
-			if (err == 2)
-				rc = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-			continue;
-		}
 		char c0 = line[0];
 		if (!(c0 == '+' || c0 == '-' || c0 == '*' || (c0 >= '0' && c0 <= '9')))
 			continue; /* header lines: version:, cmd:, summary:, totals:, ... */
-		if (!seen_header || instr_pos < 0) {
-			rc = pmcfi_fail(PMCF_ESYNTAX,
-					"%s: not a callgrind output written with "
-					"--dump-instr=yes (no 'positions: instr')",
-					path);
-			break;
-		}
-		char *p = line;
-		uint64_t pos[8];
-		for (int k = 0; k < npos; k++) {
-			if (subpos(&p, last[k], &pos[k]) != 0) {
-				rc = pmcfi_fail(PMCF_ESYNTAX, "%s:%lu: bad position", path, lineno);
-				break;
-			}
-		}
-		if (rc)
-			break;
-		memcpy(last, pos, sizeof(pos));
-		double ir = 0;
-		for (int k = 0; k <= ir_col; k++) {
-			char *end = NULL;
-			unsigned long long v = strtoull(p, &end, 10);
-			if (end == p) {
-				while (*p == ' ' || *p == '\t')
-					p++;
-				if (*p) {
-					rc = pmcfi_fail(PMCF_ESYNTAX, "%s:%lu: bad cost", path, lineno);
-					break;
-				}
-				v = 0; /* trailing zero costs may be left out */
-				end = p;
-			}
-			p = end;
-			if (k == ir_col)
-				ir = (double)v;
-		}
-		if (rc)
-			break;
-		if (skip_next) {
-			skip_next = 0; /* inclusive cost of a call */
-			if (plt_call && !skip_obj && im && ncalls > 0)
-				add_plt_call(im, pos[instr_pos], ncalls);
-			plt_call = 0;
-			continue;
-		}
-		if (skip_obj || !im || ir <= 0)
-			continue;
-		struct hbbp_func *f = hbbpi_image_func(im, pos[instr_pos]);
-		long i = f ? hbbpi_func_ins(f, pos[instr_pos]) : -1;
-		if (i < 0 || f->ins[i].addr != pos[instr_pos]) {
-			unmatched++;
-			continue;
-		}
-		f->ref[i] += ir;
+		rc = cost_line(&c, line);
 	}
 	free(line);
 	fclose(fp);
-	names_free(&obs);
-	names_free(&other);
-	names_free(&fns);
-	if (!rc && !seen_header)
+	names_free(&c.obs);
+	names_free(&c.other);
+	names_free(&c.fns);
+	pmcf_imix *m = c.m;
+	if (!rc && !c.seen_header)
 		rc = pmcfi_fail(PMCF_ESYNTAX, "%s: not a callgrind output (no 'events:' line)", path);
 	if (!rc) {
-		if (unmatched)
+		if (c.unmatched)
 			pmcfi_log(PMCF_LOG_WARN, "imix: %llu callgrind cost lines matched no instruction",
-				  (unsigned long long)unmatched);
+				  (unsigned long long)c.unmatched);
 		fix_rep(m);
 		rc = hbbpi_mix_emit(m, ref_choose, NULL, 1);
 	}

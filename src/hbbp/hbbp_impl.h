@@ -141,7 +141,7 @@ int hbbpi_cost_model_describe(const struct hbbp_cost_model *cm, char *out, size_
  * assemble are left out of their block. */
 int hbbpi_cost_blocks(const struct hbbp_cost_model *cm, const pmcf_imix_code_block *blocks, size_t n,
 		      double *cycles);
-/* The time-to-count correction (timecount.c): moves each function's f->ebs
+/* The time-to-count correction (timecount.c, its steps in tc_*.c): moves each function's f->ebs
  * from sample weight to weight x length / cycles per execution, scaled to the
  * same total, after the skid model; fills the correction fields of m->st. */
 struct hbbp_tsample { /* a time sample with user registers (PMCF_IMIX_RATE_IV) */

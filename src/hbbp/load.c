@@ -54,7 +54,7 @@ int pmcf_imix_csv_read(const char *path, pmcf_imix_row **rows, size_t *n)
 			rc = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 			break;
 		}
-		r[nr++] = (pmcf_imix_row){key, v, 0};
+		r[nr++] = (pmcf_imix_row){sizeof(pmcf_imix_row), key, v, 0};
 	}
 	if (!rc && ferror(f)) {
 		int e = errno ? errno : EIO;
@@ -180,7 +180,7 @@ static int load(const char *path, const pmcf_imix_opts *o, unsigned flags, pmcf_
 		if (rc)
 			return fail_with(rc, file);
 		rc = pmcf_imix_from_perfdata(pd, o, &in->mix);
-		pmcf_perfdata_close(pd);
+		pmcf_perfdata_free(pd);
 		if (!rc)
 			read_tunables(path, in->mix);
 	} else {

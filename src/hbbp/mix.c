@@ -13,6 +13,7 @@ int hbbpi_mix_new(const pmcf_imix_opts *o, pmcf_imix **out)
 	pmcf_imix *m = calloc(1, sizeof(*m));
 	if (!m)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	m->st.size = sizeof(m->st);
 	m->lines = o ? o->lines : 0;
 	*out = m;
 	return 0;
@@ -101,8 +102,16 @@ int hbbpi_mix_emit(pmcf_imix *m, hbbpi_choose_fn choose, void *ctx, int per_ins)
 				continue;
 			if (pmcfi_grow((void **)&m->blocks, &capb, m->nblocks + 1, sizeof(*m->blocks)))
 				return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-			m->blocks[m->nblocks++] = (pmcf_imix_block){im->path, f->name, bl->start, bl->n, ebs,
-								    lbr,      cnt,     bias,      src};
+			m->blocks[m->nblocks++] = (pmcf_imix_block){sizeof(pmcf_imix_block),
+								    im->path,
+								    f->name,
+								    bl->start,
+								    bl->n,
+								    ebs,
+								    lbr,
+								    cnt,
+								    bias,
+								    src};
 			if (!any)
 				continue;
 			for (uint32_t k = 0; k < bl->n; k++) {
@@ -114,6 +123,7 @@ int hbbpi_mix_emit(pmcf_imix *m, hbbpi_choose_fn choose, void *ctx, int per_ins)
 					return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 				pmcf_imix_ins *r = &m->ins[m->nins++];
 				memset(r, 0, sizeof(*r));
+				r->size = sizeof(*r);
 				r->module = im->path;
 				r->function = f->name;
 				r->mnemonic = hbbpi_mnemonic(im, in);
@@ -141,7 +151,7 @@ const pmcf_imix_block *pmcf_imix_block_at(const pmcf_imix *m, size_t i)
 {
 	return i < m->nblocks ? &m->blocks[i] : NULL;
 }
-const pmcf_imix_stats *pmcf_imix_get_stats(const pmcf_imix *m) { return &m->st; }
+const pmcf_imix_stats *pmcf_imix_stats_get(const pmcf_imix *m) { return &m->st; }
 
 static const char *const key_names[] = {"mnemonic", "isa",      "isa-set", "category", "packing",
 					"module",   "function", "block",   "line"};
@@ -235,6 +245,7 @@ int pmcf_imix_pivot(const pmcf_imix *m, int key, pmcf_imix_row **rows, size_t *n
 	if (!r)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	for (size_t i = 0; i < m->nins; i++) {
+		r[i].size = sizeof(r[i]);
 		r[i].key = key2_of(&m->ins[i], key);
 		r[i].count = m->ins[i].count;
 		if (!r[i].key) {
@@ -277,11 +288,31 @@ int pmcf_imix_compare(const pmcf_imix_row *ref, size_t nref, const pmcf_imix_row
 {
 	pmcfi_clear_error();
 	*out = NULL;
+	size_t sr, sm;
+	int rc = pmcfi_struct_stride("pmcf_imix_row", ref, nref, sizeof(*ref), sizeof(*ref), &sr);
+	if (rc || (rc = pmcfi_struct_stride("pmcf_imix_row", meas, nmeas, sizeof(*meas), sizeof(*meas), &sm)))
+		return rc;
+	if (sr != sizeof(*ref) || sm != sizeof(*meas)) { /* a newer caller's rows: this library's part */
+		pmcf_imix_row *r = malloc((nref + nmeas + 1) * sizeof(*r));
+		if (!r)
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		for (size_t i = 0; i < nref + nmeas; i++) {
+			if (i < nref)
+				memcpy(&r[i], (const char *)ref + i * sr, sizeof(*r));
+			else
+				memcpy(&r[i], (const char *)meas + (i - nref) * sm, sizeof(*r));
+			r[i].size = sizeof(*r);
+		}
+		rc = pmcf_imix_compare(r, nref, r + nref, nmeas, normalize, out);
+		free(r);
+		return rc;
+	}
 	pmcf_imix_cmp *c = calloc(1, sizeof(*c));
 	if (!c || !(c->rows = calloc(nref + 1, sizeof(*c->rows)))) {
 		free(c);
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	}
+	c->size = sizeof(*c);
 	for (size_t i = 0; i < nref; i++)
 		if (ref[i].count > 0)
 			c->ref_total += ref[i].count;
@@ -308,6 +339,7 @@ int pmcf_imix_compare(const pmcf_imix_row *ref, size_t nref, const pmcf_imix_row
 		matched += mv;
 		mv *= c->scale;
 		pmcf_imix_cmp_row *r = &c->rows[c->n++];
+		r->size = sizeof(*r);
 		r->mnemonic = ref[i].key;
 		r->ref = ref[i].count;
 		r->measured = mv;

@@ -266,7 +266,7 @@ static int parse_sample(pmcf_perfdata *pd, struct cur *c, uint16_t misc)
 			return corrupt("truncated sample");
 	}
 	uint64_t st = pd->attrs[a == PMCF_PD_NOATTR ? 0 : a].sample_type;
-	pmcf_pd_sample s = {.attr = a, .misc = misc};
+	pmcf_pd_sample s = {.size = sizeof(pmcf_pd_sample), .attr = a, .misc = misc};
 	if (st & S_IDENTIFIER)
 		s.id = rd64(c);
 	if (st & S_IP)
@@ -313,7 +313,7 @@ static int parse_sample(pmcf_perfdata *pd, struct cur *c, uint16_t misc)
 		if (rc)
 			return rc;
 		for (uint64_t k = 0; k < nr; k++) {
-			pmcf_pd_branch b;
+			pmcf_pd_branch b = PMCF_PD_BRANCH_INIT;
 			b.from = rd64(c);
 			b.to = rd64(c);
 			b.flags = rd64(c);
@@ -360,7 +360,7 @@ static int parse_record(pmcf_perfdata *pd, uint32_t type, uint16_t misc, struct 
 	switch (type) {
 	case 1:    /* PERF_RECORD_MMAP */
 	case 10: { /* PERF_RECORD_MMAP2 */
-		pmcf_pd_mmap m = {.misc = misc, .is_mmap2 = type == 10};
+		pmcf_pd_mmap m = {.size = sizeof(pmcf_pd_mmap), .misc = misc, .is_mmap2 = type == 10};
 		m.pid = rd32(c);
 		m.tid = rd32(c);
 		m.addr = rd64(c);
@@ -382,7 +382,7 @@ static int parse_record(pmcf_perfdata *pd, uint32_t type, uint16_t misc, struct 
 		break;
 	}
 	case 3: { /* PERF_RECORD_COMM */
-		pmcf_pd_comm cm = {.exec = (misc >> 13) & 1};
+		pmcf_pd_comm cm = {.size = sizeof(pmcf_pd_comm), .exec = (misc >> 13) & 1};
 		cm.pid = rd32(c);
 		cm.tid = rd32(c);
 		if (c->bad)
@@ -400,7 +400,7 @@ static int parse_record(pmcf_perfdata *pd, uint32_t type, uint16_t misc, struct 
 	}
 	case 4:   /* PERF_RECORD_EXIT */
 	case 7: { /* PERF_RECORD_FORK */
-		pmcf_pd_task t = {.exit = type == 4};
+		pmcf_pd_task t = {.size = sizeof(pmcf_pd_task), .exit = type == 4};
 		t.pid = rd32(c);
 		t.ppid = rd32(c);
 		t.tid = rd32(c);
@@ -488,6 +488,7 @@ static int parse(pmcf_perfdata *pd, const uint8_t *p, size_t n)
 		memcpy(&asize, a + 4, 4);
 		if (asize && asize < an)
 			an = asize;
+		pd->attrs[i].size = sizeof(pd->attrs[i]);
 		parse_attr(a, an, &pd->attrs[i]);
 		struct cur ic = {p, n, aoff + i * attr_size + attr_size - 16, 0};
 		uint64_t ioff = rd64(&ic), isz = rd64(&ic);
@@ -558,7 +559,7 @@ static int parse(pmcf_perfdata *pd, const uint8_t *p, size_t n)
 	return 0;
 }
 
-void pmcf_perfdata_close(pmcf_perfdata *pd)
+void pmcf_perfdata_free(pmcf_perfdata *pd)
 {
 	if (!pd)
 		return;
@@ -592,9 +593,10 @@ int pmcf_perfdata_open_buffer(const void *buf, size_t len, pmcf_perfdata **out)
 	pmcf_perfdata *pd = calloc(1, sizeof(*pd));
 	if (!pd)
 		return pmcfi_fail(PMCF_ENOMEM, "perf.data: out of memory");
+	pd->st.size = sizeof(pd->st);
 	int rc = parse(pd, buf, len);
 	if (rc) {
-		pmcf_perfdata_close(pd);
+		pmcf_perfdata_free(pd);
 		return rc;
 	}
 	*out = pd;

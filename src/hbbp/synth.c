@@ -571,6 +571,220 @@ static void simulate_nest(struct buf *d, struct hbbp_synth *s, uint64_t *t)
 	}
 }
 
+/* The records that open the synthetic perf.data: comm, fork and the mmap
+ * of the ELF file. */
+static void write_task_records(struct buf *d, const struct hbbp_synth *s)
+{
+	const char *comm = "synth";
+	rec_header(d, 3, 0, 8 + 8 + 8);
+	put32(d, PID), put32(d, PID);
+	put(d, comm, 6), put16(d, 0);
+	rec_header(d, 7, 0, 8 + 24);
+	put32(d, PID), put32(d, 1), put32(d, PID), put32(d, 1), put64(d, 1);
+	size_t fl = strlen(s->elf_path) + 1, flp = (fl + 7) & ~(size_t)7;
+	rec_header(d, 10, 2, 8 + 64 + flp);
+	put32(d, PID), put32(d, PID);
+	put64(d, s->load_addr), put64(d, 0x1000), put64(d, FOFF);
+	put64(d, 0), put64(d, 0), put64(d, 0), put32(d, 5), put32(d, 2);
+	put(d, s->elf_path, fl);
+	for (size_t k = fl; k < flp; k++)
+		put(d, "", 1);
+}
+
+/* One instruction of the first synthetic program at pc (offset) on m:
+ * *next its fall-through, *target where it branches (UINT64_MAX: it does
+ * not). */
+static void step_code(const struct hbbp_synth *s, struct sim *m, uint64_t pc, uint64_t *next_out,
+		      uint64_t *target_out)
+{
+	uint64_t next = pc, target = UINT64_MAX;
+	switch (pc) {
+	case 0x00:
+		m->ecx = 3;
+		next = s->iv ? 0x02 : 0x05;
+		break;
+	case 0x02:
+		m->rsi++;
+		next = 0x06;
+		break;
+	case 0x05: next = 0x06; break;
+	case 0x06: next = 0x08; break;
+	case 0x08: next = 0x0b; break;
+	case 0x0b:
+		next = 0x0d;
+		if (!(m->ecx & 1))
+			target = 0x49;
+		break;
+	case 0x49:
+		m->ecx--;
+		next = 0x4b;
+		break;
+	case 0x4b:
+		next = 0x4d;
+		if (m->ecx)
+			target = 0x06;
+		break;
+	case 0x4d:
+		next = 0x4f;
+		target = 0x00;
+		break;
+	default: next = pc + 3; break; /* add edx,1 */
+	}
+	*next_out = next;
+	*target_out = target;
+}
+
+/* The EBS samples that fall on the instruction at pc (measured periods
+ * only): instructions, or cycles in timer mode (a time sample falls on the
+ * instruction that occupies that cycle); ecx0, rsi0: the registers before it. */
+static void ebs_samples(struct buf *d, const struct hbbp_synth *s, struct sim *m, uint64_t pc, int measure,
+			uint64_t *t, uint64_t ecx0, uint64_t rsi0)
+{
+	unsigned ticks = s->timer ? hbbpi_synth_cycles(pc) : 1, hits = 0;
+	for (unsigned k = 0; k < ticks; k++)
+		hits += ++m->ins % s->ebs_period == 0;
+	for (; measure && hits; hits--) {
+		/* EBS sample on the retiring instruction */
+		rec_header(d, 9, 2,
+			   8 + 8 * 5 + (s->ebs_only ? 0 : 8 + (s->hw_idx ? 8 : 0)) + (s->iv ? 24 : 0));
+		put64(d, 100), put64(d, s->load_addr + pc);
+		put32(d, PID), put32(d, PID), put64(d, (*t)++), put64(d, 100);
+		if (s->iv) /* user registers: abi 2 (64-bit), CX, SI */
+			put64(d, 2), put64(d, ecx0), put64(d, rsi0);
+		if (!s->ebs_only) {
+			put64(d, 0); /* empty branch stack (LBR of the EBS event is discarded) */
+			if (s->hw_idx)
+				put64(d, m->head);
+		}
+	}
+}
+
+/* A taken branch at pc to target into the LBR ring, and an LBR sample
+ * every lbr_period taken branches (measured periods only). */
+static void lbr_taken(struct buf *d, const struct hbbp_synth *s, struct sim *m, unsigned depth, uint64_t pc,
+		      uint64_t target, int measure, uint64_t *t)
+{
+	m->ring_from[m->head] = s->load_addr + pc;
+	m->ring_to[m->head] = s->load_addr + target;
+	m->head = (m->head + 1) % depth;
+	if (m->nring < depth)
+		m->nring++;
+	m->taken++;
+	if (measure && !s->ebs_only && m->taken % s->lbr_period == 0) {
+		size_t sz = 8 + 8 * 5 + 8 + (s->hw_idx ? 8 : 0) + 24 * (size_t)m->nring;
+		rec_header(d, 9, 2, sz);
+		put64(d, 200), put64(d, s->load_addr + pc);
+		put32(d, PID), put32(d, PID), put64(d, (*t)++), put64(d, 200);
+		put64(d, m->nring);
+		if (s->hw_idx)
+			put64(d, m->head);
+		for (unsigned k = 0; k < m->nring; k++) { /* newest first */
+			unsigned at = (m->head + depth - 1 - k) % depth;
+			put64(d, m->ring_from[at]), put64(d, m->ring_to[at]), put64(d, 0);
+		}
+	}
+}
+
+/* The first synthetic program (no nest), simulated: warm-up, then
+ * `periods` iterations of the outer loop with their samples. */
+static void simulate_code(struct buf *d, struct hbbp_synth *s, unsigned depth, uint64_t *t)
+{
+	struct sim m = {0};
+	uint64_t pc = 0;
+	unsigned warm = depth / 4 + 2;
+	for (unsigned per = 0; per < warm + s->periods; per++) {
+		int measure = per >= warm;
+		if (per == warm)
+			m.ins = m.taken = 0;
+		for (;;) {
+			int blk = -1;
+			for (int i = 0; i < 5; i++)
+				if (pc == blk_start[i])
+					blk = i;
+			if (blk >= 0 && measure)
+				s->block_count[blk] += 1;
+			uint64_t next, target;
+			/* a sample is taken before its IP's instruction runs: the
+			 * registers it records are those before it */
+			uint64_t ecx0 = m.ecx, rsi0 = m.rsi;
+			step_code(s, &m, pc, &next, &target);
+			ebs_samples(d, s, &m, pc, measure, t, ecx0, rsi0);
+			if (target != UINT64_MAX) {
+				lbr_taken(d, s, &m, depth, pc, target, measure, t);
+				pc = target;
+				if (target == 0x00)
+					break;
+			} else {
+				pc = next;
+			}
+		}
+	}
+}
+
+/* The file around the data records d: header, attrs, ids, data, feature
+ * table, EVENT_DESC; into *f (and *e, the EVENT_DESC, freed by the caller). */
+static void write_file(struct buf *f, struct buf *e, const struct buf *d, const struct hbbp_synth *s,
+		       unsigned nattr, uint64_t st, uint64_t bst)
+{
+	size_t attr_size = 128 + 16;
+	size_t off_attrs = 104, off_ids = off_attrs + nattr * attr_size;
+	size_t off_data = off_ids + nattr * 8;
+	put(f, "PERFILE2", 8);
+	put64(f, 104), put64(f, attr_size);
+	put64(f, off_attrs), put64(f, nattr * attr_size);
+	put64(f, off_data), put64(f, d->n);
+	put64(f, 0), put64(f, 0);
+	put64(f, 1ull << 12), put64(f, 0), put64(f, 0), put64(f, 0);
+	uint8_t a[128];
+	static const char *const names[2] = {"inst_retired.prec_dist", "br_inst_retired.near_taken"};
+	uint32_t ebs_type = s->timer ? 1 : 4; /* cpu-clock: PERF_TYPE_SOFTWARE, config 0 */
+	uint64_t ebs_config = s->timer ? 0 : 0x1c0;
+	for (unsigned i = 0; i < nattr; i++) {
+		attr_bytes(a, i ? 4 : ebs_type, i ? 0x20c4 : ebs_config, i ? s->lbr_period : s->ebs_period,
+			   st, s->ebs_only ? 0 : bst,
+			   i          ? 1
+			   : s->timer ? 0
+				      : 3);
+		if (s->iv || s->nest) { /* sample_regs_user: CX, SI; nest: BX, CX, DX, SI, DI, R8 */
+			uint64_t regs = s->nest ? (1u << 1) | (1u << 2) | (1u << 3) | (1u << 4) | (1u << 5) |
+							  (1u << 16)
+						: (1u << 2) | (1u << 4);
+			memcpy(a + 80, &regs, 8);
+		}
+		put(f, a, 128);
+		put64(f, off_ids + 8 * i), put64(f, 8);
+	}
+	for (unsigned i = 0; i < nattr; i++)
+		put64(f, 100 + 100 * i);
+	put(f, d->p, d->n);
+	size_t off_feat = f->n + 16;
+	put32(e, nattr), put32(e, 128);
+	for (unsigned i = 0; i < nattr; i++) {
+		attr_bytes(a, i ? 4 : ebs_type, i ? 0x20c4 : ebs_config, 0, st, 0, 0);
+		put(e, a, 128);
+		put32(e, 1);
+		uint8_t nm[64] = {0};
+		const char *name = !i && s->timer ? "cpu-clock" : names[i];
+		memcpy(nm, name, strlen(name));
+		put32(e, 64), put(e, nm, 64);
+		put64(e, 100 + 100 * i);
+	}
+	put64(f, off_feat), put64(f, e->n);
+	put(f, e->p, e->n);
+}
+
+/* Writes the file's bytes to s->data_path. */
+static int save_data(const struct hbbp_synth *s, const struct buf *f)
+{
+	FILE *fp = fopen(s->data_path, "wb");
+	int ok = fp && fwrite(f->p, 1, f->n, fp) == f->n;
+	if (fp && fclose(fp) != 0)
+		ok = 0;
+	if (!ok)
+		return pmcfi_fail(-EIO, "cannot write %s", s->data_path);
+	return 0;
+}
+
 int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 {
 	uint8_t code[128];
@@ -601,188 +815,24 @@ int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
 	uint64_t bst = (1ull << 3) | 1ull | (s->hw_idx ? (1ull << 17) : 0);
 	uint64_t st = ST | (s->ebs_only ? 0 : (1u << 11)) | (s->iv || s->nest ? (1u << 12) : 0);
 	struct buf d = {0};
-	/* records */
-	const char *comm = "synth";
-	rec_header(&d, 3, 0, 8 + 8 + 8);
-	put32(&d, PID), put32(&d, PID);
-	put(&d, comm, 6), put16(&d, 0);
-	rec_header(&d, 7, 0, 8 + 24);
-	put32(&d, PID), put32(&d, 1), put32(&d, PID), put32(&d, 1), put64(&d, 1);
-	size_t fl = strlen(s->elf_path) + 1, flp = (fl + 7) & ~(size_t)7;
-	rec_header(&d, 10, 2, 8 + 64 + flp);
-	put32(&d, PID), put32(&d, PID);
-	put64(&d, s->load_addr), put64(&d, 0x1000), put64(&d, FOFF);
-	put64(&d, 0), put64(&d, 0), put64(&d, 0), put32(&d, 5), put32(&d, 2);
-	put(&d, s->elf_path, fl);
-	for (size_t k = fl; k < flp; k++)
-		put(&d, "", 1);
+	write_task_records(&d, s);
 	/* simulate: warm-up, then sample */
-	struct sim m = {0};
-	uint64_t pc = 0, t = 10;
-	unsigned warm = depth / 4 + 2;
+	uint64_t t = 10;
 	if (s->nest == 4 || s->nest == 5)
 		simulate_arms(&d, s, &t);
 	else if (s->nest)
 		simulate_nest(&d, s, &t);
-	for (unsigned per = 0; !s->nest && per < warm + s->periods; per++) {
-		int measure = per >= warm;
-		if (per == warm)
-			m.ins = m.taken = 0;
-		for (;;) {
-			/* one instruction at pc (offset) */
-			int blk = -1;
-			for (int i = 0; i < 5; i++)
-				if (pc == blk_start[i])
-					blk = i;
-			if (blk >= 0 && measure)
-				s->block_count[blk] += 1;
-			uint64_t next = pc, target = UINT64_MAX;
-			/* a sample is taken before its IP's instruction runs: the
-			 * registers it records are those before it */
-			uint64_t ecx0 = m.ecx, rsi0 = m.rsi;
-			switch (pc) {
-			case 0x00:
-				m.ecx = 3;
-				next = s->iv ? 0x02 : 0x05;
-				break;
-			case 0x02:
-				m.rsi++;
-				next = 0x06;
-				break;
-			case 0x05: next = 0x06; break;
-			case 0x06: next = 0x08; break;
-			case 0x08: next = 0x0b; break;
-			case 0x0b:
-				next = 0x0d;
-				if (!(m.ecx & 1))
-					target = 0x49;
-				break;
-			case 0x49:
-				m.ecx--;
-				next = 0x4b;
-				break;
-			case 0x4b:
-				next = 0x4d;
-				if (m.ecx)
-					target = 0x06;
-				break;
-			case 0x4d:
-				next = 0x4f;
-				target = 0x00;
-				break;
-			default: next = pc + 3; break; /* add edx,1 */
-			}
-			/* instructions, or cycles in timer mode: a time sample falls
-			 * on the instruction that occupies that cycle */
-			unsigned ticks = s->timer ? hbbpi_synth_cycles(pc) : 1, hits = 0;
-			for (unsigned k = 0; k < ticks; k++)
-				hits += ++m.ins % s->ebs_period == 0;
-			for (; measure && hits; hits--) {
-				/* EBS sample on the retiring instruction */
-				rec_header(&d, 9, 2,
-					   8 + 8 * 5 + (s->ebs_only ? 0 : 8 + (s->hw_idx ? 8 : 0)) +
-						   (s->iv ? 24 : 0));
-				put64(&d, 100), put64(&d, s->load_addr + pc);
-				put32(&d, PID), put32(&d, PID), put64(&d, t++), put64(&d, 100);
-				if (s->iv) /* user registers: abi 2 (64-bit), CX, SI */
-					put64(&d, 2), put64(&d, ecx0), put64(&d, rsi0);
-				if (!s->ebs_only) {
-					put64(&d,
-					      0); /* empty branch stack (LBR of the EBS event is discarded) */
-					if (s->hw_idx)
-						put64(&d, m.head);
-				}
-			}
-			if (target != UINT64_MAX) {
-				m.ring_from[m.head] = s->load_addr + pc;
-				m.ring_to[m.head] = s->load_addr + target;
-				m.head = (m.head + 1) % depth;
-				if (m.nring < depth)
-					m.nring++;
-				m.taken++;
-				if (measure && !s->ebs_only && m.taken % s->lbr_period == 0) {
-					size_t sz =
-						8 + 8 * 5 + 8 + (s->hw_idx ? 8 : 0) + 24 * (size_t)m.nring;
-					rec_header(&d, 9, 2, sz);
-					put64(&d, 200), put64(&d, s->load_addr + pc);
-					put32(&d, PID), put32(&d, PID), put64(&d, t++), put64(&d, 200);
-					put64(&d, m.nring);
-					if (s->hw_idx)
-						put64(&d, m.head);
-					for (unsigned k = 0; k < m.nring; k++) { /* newest first */
-						unsigned at = (m.head + depth - 1 - k) % depth;
-						put64(&d, m.ring_from[at]), put64(&d, m.ring_to[at]),
-							put64(&d, 0);
-					}
-				}
-				pc = target;
-				if (target == 0x00)
-					break;
-			} else {
-				pc = next;
-			}
-		}
-	}
+	else
+		simulate_code(&d, s, depth, &t);
 	rec_header(&d, 4, 0, 8 + 24);
 	put32(&d, PID), put32(&d, 1), put32(&d, PID), put32(&d, 1), put64(&d, t);
-	/* file: header, attrs, ids, data, feature table, EVENT_DESC */
-	struct buf f = {0};
-	size_t attr_size = 128 + 16;
-	size_t off_attrs = 104, off_ids = off_attrs + nattr * attr_size;
-	size_t off_data = off_ids + nattr * 8;
-	put(&f, "PERFILE2", 8);
-	put64(&f, 104), put64(&f, attr_size);
-	put64(&f, off_attrs), put64(&f, nattr * attr_size);
-	put64(&f, off_data), put64(&f, d.n);
-	put64(&f, 0), put64(&f, 0);
-	put64(&f, 1ull << 12), put64(&f, 0), put64(&f, 0), put64(&f, 0);
-	uint8_t a[128];
-	static const char *const names[2] = {"inst_retired.prec_dist", "br_inst_retired.near_taken"};
-	uint32_t ebs_type = s->timer ? 1 : 4; /* cpu-clock: PERF_TYPE_SOFTWARE, config 0 */
-	uint64_t ebs_config = s->timer ? 0 : 0x1c0;
-	for (unsigned i = 0; i < nattr; i++) {
-		attr_bytes(a, i ? 4 : ebs_type, i ? 0x20c4 : ebs_config, i ? s->lbr_period : s->ebs_period,
-			   st, s->ebs_only ? 0 : bst,
-			   i          ? 1
-			   : s->timer ? 0
-				      : 3);
-		if (s->iv || s->nest) { /* sample_regs_user: CX, SI; nest: BX, CX, DX, SI, DI, R8 */
-			uint64_t regs = s->nest ? (1u << 1) | (1u << 2) | (1u << 3) | (1u << 4) | (1u << 5) |
-							  (1u << 16)
-						: (1u << 2) | (1u << 4);
-			memcpy(a + 80, &regs, 8);
-		}
-		put(&f, a, 128);
-		put64(&f, off_ids + 8 * i), put64(&f, 8);
-	}
-	for (unsigned i = 0; i < nattr; i++)
-		put64(&f, 100 + 100 * i);
-	put(&f, d.p, d.n);
-	size_t off_feat = f.n + 16;
-	struct buf e = {0};
-	put32(&e, nattr), put32(&e, 128);
-	for (unsigned i = 0; i < nattr; i++) {
-		attr_bytes(a, i ? 4 : ebs_type, i ? 0x20c4 : ebs_config, 0, st, 0, 0);
-		put(&e, a, 128);
-		put32(&e, 1);
-		uint8_t nm[64] = {0};
-		const char *name = !i && s->timer ? "cpu-clock" : names[i];
-		memcpy(nm, name, strlen(name));
-		put32(&e, 64), put(&e, nm, 64);
-		put64(&e, 100 + 100 * i);
-	}
-	put64(&f, off_feat), put64(&f, e.n);
-	put(&f, e.p, e.n);
+	struct buf f = {0}, e = {0};
+	write_file(&f, &e, &d, s, nattr, st, bst);
 	rc = 0;
 	if (d.oom || f.oom || e.oom) {
 		rc = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	} else {
-		FILE *fp = fopen(s->data_path, "wb");
-		int ok = fp && fwrite(f.p, 1, f.n, fp) == f.n;
-		if (fp && fclose(fp) != 0)
-			ok = 0;
-		if (!ok)
-			rc = pmcfi_fail(-EIO, "cannot write %s", s->data_path);
+		rc = save_data(s, &f);
 	}
 	free(d.p);
 	free(f.p);
@@ -805,6 +855,11 @@ int pmcf_imix_synth_write(const char *dir, const pmcf_imix_synth_opts *opts, pmc
 		return rc;
 	if (!dir || (cap && !blocks) || !nblocks)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_imix_synth_write: no folder or no block count");
+	size_t stride;
+	rc = pmcfi_struct_stride("pmcf_imix_synth_block", blocks, cap, sizeof(*blocks), sizeof(*blocks),
+				 &stride);
+	if (rc)
+		return rc;
 	struct hbbp_synth s = {.ebs_period = 11,
 			       .lbr_period = 7,
 			       .lbr_depth = 16,
@@ -817,8 +872,10 @@ int pmcf_imix_synth_write(const char *dir, const pmcf_imix_synth_opts *opts, pmc
 	rc = hbbpi_synth_write(dir, &s);
 	if (rc)
 		return rc;
-	for (unsigned i = 0; i < s.nblocks && i < cap; i++)
-		blocks[i] = (pmcf_imix_synth_block){s.block_start[i], s.block_len[i], s.block_count[i]};
+	for (unsigned i = 0; i < s.nblocks && i < cap; i++) {
+		pmcf_imix_synth_block b = {sizeof(b), s.block_start[i], s.block_len[i], s.block_count[i]};
+		memcpy((char *)blocks + i * stride, &b, sizeof(b));
+	}
 	*nblocks = s.nblocks;
 	return 0;
 }

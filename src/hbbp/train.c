@@ -26,7 +26,25 @@ static int len_cmp(const void *a, const void *b)
 int pmcf_imix_train(const pmcf_imix_example *ex, size_t n, pmcf_imix_stump *out)
 {
 	pmcfi_clear_error();
-	memset(out, 0, sizeof(*out));
+	int rc = pmcfi_struct_reset("pmcf_imix_stump", out, sizeof(*out));
+	if (rc)
+		return rc;
+	size_t stride;
+	rc = pmcfi_struct_stride("pmcf_imix_example", ex, n, sizeof(*ex), sizeof(*ex), &stride);
+	if (rc)
+		return rc;
+	if (stride != sizeof(*ex)) { /* a newer caller's examples: this library's part of each */
+		pmcf_imix_example *copy = malloc(n * sizeof(*copy));
+		if (!copy)
+			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		for (size_t i = 0; i < n; i++) {
+			memcpy(&copy[i], (const char *)ex + i * stride, sizeof(*copy));
+			copy[i].size = sizeof(*copy);
+		}
+		rc = pmcf_imix_train(copy, n, out);
+		free(copy);
+		return rc;
+	}
 	double all = 0, lbr = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!(ex[i].weight >= 0))
@@ -136,7 +154,7 @@ int pmcf_imix_trainer_new(const pmcf_imix *ref, pmcf_imix_trainer **out)
 int pmcf_imix_trainer_add(pmcf_imix_trainer *t, const pmcf_imix *measured)
 {
 	pmcfi_clear_error();
-	const pmcf_imix_stats *st = pmcf_imix_get_stats(measured);
+	const pmcf_imix_stats *st = pmcf_imix_stats_get(measured);
 	if (!st->lbr_samples || !st->ebs_samples)
 		return pmcfi_fail(PMCF_EINVAL, "training needs both EBS and LBR samples "
 					       "(record without --ebs-only on an LBR machine)");
@@ -149,8 +167,9 @@ int pmcf_imix_trainer_add(pmcf_imix_trainer *t, const pmcf_imix *measured)
 			continue; /* ties say nothing about which source is better */
 		if (pmcfi_grow((void **)&t->ex, &t->capex, t->nex + 1, sizeof(*t->ex)))
 			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-		t->ex[t->nex++] = (pmcf_imix_example){b->len, b->bias, truth * b->len,
-						      fabs(b->lbr - truth) < fabs(b->ebs - truth)};
+		t->ex[t->nex++] =
+			(pmcf_imix_example){sizeof(pmcf_imix_example), b->len, b->bias, truth * b->len,
+					    fabs(b->lbr - truth) < fabs(b->ebs - truth)};
 	}
 	return 0;
 }
@@ -165,7 +184,9 @@ int pmcf_imix_trainer_fit(const pmcf_imix_trainer *t, pmcf_imix_stump *out)
 {
 	if (!t->nex) {
 		pmcfi_clear_error();
-		memset(out, 0, sizeof(*out));
+		int rc = pmcfi_struct_reset("pmcf_imix_stump", out, sizeof(*out));
+		if (rc)
+			return rc;
 		return pmcfi_fail(PMCF_EINVAL, "no block where EBS and LBR disagree and the reference "
 					       "has a count: nothing to learn from");
 	}

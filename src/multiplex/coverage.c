@@ -70,8 +70,8 @@ int pmcf_profile_mux_summary(const pmcf_profile *p, pmcf_mux_summary *s)
 	s->xus = nx;
 	uint64_t first = UINT64_MAX, last = 0;
 	for (size_t i = 0; i < nx; i++) {
-		pmcf_xu xu;
-		if (pmcf_profile_xu_get_fields(p, i, &xu) != 0)
+		pmcf_xu xu = PMCF_XU_INIT;
+		if (pmcf_profile_xu_fields_get(p, i, &xu) != 0)
 			continue;
 		if (xu.start_ns < first)
 			first = xu.start_ns;

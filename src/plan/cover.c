@@ -610,66 +610,43 @@ static int size_cmp(const void *x, const void *y)
 }
 
 /* Plans the covering of R, then completes it for all events. */
-static int plan_all(struct plan *p, pmcf_cover *cv)
+/* Greedy restarts, keeping the fewest sets in *best (nR slots a set) and
+ * *bestk (their sizes; both malloc'ed, the caller frees them), then a
+ * tabu search that drops one set at a time while the rest can be repaired,
+ * down to lower at most. */
+static int search_sets(struct plan *p, pmcf_cover *cv, size_t lower, struct cand *cs, size_t **bestp,
+		       size_t **bestkp, size_t *nbestp)
 {
-	size_t E = p->E, nR = p->nR;
+	size_t nR = p->nR, *best = NULL, *bestk = NULL, nbest = 0;
 	int err = 0;
-	size_t *m = malloc((nR ? nR : 1) * sizeof(size_t));
-	struct cand *cs = malloc((E + 1) * sizeof(*cs));
-	size_t *best = NULL, *bestk = NULL, nbest = 0;
-	struct move *mv = NULL;
-	size_t *tabu = NULL, *pairs = NULL;
-	unsigned char *cov = calloc(E * E, 1);
-	size_t *set = malloc((E + 1) * sizeof(size_t));
-	if (!m || !cs || !cov || !set) {
-		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-		goto out;
-	}
-	compute_bound(p, cv, m);
-	if ((err = p->err))
-		goto out;
-	size_t lower = cv->lb_pairs;
-	lower = cv->lb_event > lower ? cv->lb_event : lower;
-	lower = cv->lb_schoen > lower ? cv->lb_schoen : lower;
-	int anyreq = 0;
-	for (size_t i = 0; i < E * E && !anyreq; i++)
-		anyreq = p->ok2[i];
-	if (anyreq && !lower)
-		lower = 1;
-	cv->lower = lower;
-
-	if (cv->npairs) {
-		/* greedy restarts, keeping the fewest sets */
-		for (int r = 0; r < RESTARTS && !err; r++) {
-			greedy(p, r > 0, cs);
-			if ((err = p->err))
+	for (int r = 0; r < RESTARTS && !err; r++) {
+		greedy(p, r > 0, cs);
+		if ((err = p->err))
+			break;
+		if (!best || p->nb < nbest) {
+			free(best);
+			free(bestk);
+			best = malloc(p->nb * nR * sizeof(size_t));
+			bestk = malloc(p->nb * sizeof(size_t));
+			if (!best || !bestk) {
+				err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 				break;
-			if (!best || p->nb < nbest) {
-				free(best);
-				free(bestk);
-				best = malloc(p->nb * nR * sizeof(size_t));
-				bestk = malloc(p->nb * sizeof(size_t));
-				if (!best || !bestk) {
-					err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-					break;
-				}
-				memcpy(best, p->bs, p->nb * nR * sizeof(size_t));
-				memcpy(bestk, p->bk, p->nb * sizeof(size_t));
-				nbest = p->nb;
 			}
-			if (nbest <= lower)
-				break;
+			memcpy(best, p->bs, p->nb * nR * sizeof(size_t));
+			memcpy(bestk, p->bk, p->nb * sizeof(size_t));
+			nbest = p->nb;
 		}
-		if (err)
-			goto out;
-		/* tabu search: one set fewer at a time */
-		mv = malloc(2 * (nbest + 1) * (cv->mmax + 2) * (cv->mmax + 2) * sizeof(*mv));
-		tabu = malloc((nbest + 1) * nR * sizeof(size_t));
-		pairs = malloc(nR * nR * sizeof(size_t));
-		if (!mv || !tabu || !pairs) {
-			err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-			goto out;
-		}
+		if (nbest <= lower)
+			break;
+	}
+	*bestp = best, *bestkp = bestk, *nbestp = nbest;
+	if (err)
+		return err;
+	struct move *mv = malloc(2 * (nbest + 1) * (cv->mmax + 2) * (cv->mmax + 2) * sizeof(*mv));
+	size_t *tabu = malloc((nbest + 1) * nR * sizeof(size_t)), *pairs = malloc(nR * nR * sizeof(size_t));
+	if (!mv || !tabu || !pairs)
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	if (!err) {
 		/* load the best greedy covering */
 		cover_reset(p);
 		memcpy(p->bs, best, nbest * nR * sizeof(size_t));
@@ -690,9 +667,21 @@ static int plan_all(struct plan *p, pmcf_cover *cv)
 			memcpy(bestk, p->bk, p->nb * sizeof(size_t));
 			nbest = p->nb;
 		}
-		if (err)
-			goto out;
 	}
+	*nbestp = nbest;
+	free(mv);
+	free(tabu);
+	free(pairs);
+	return err;
+}
+
+/* The sets as events, completed by the aliases and free events that fit,
+ * into cv. set: scratch of E + 1 entries. */
+static int complete_sets(struct plan *p, pmcf_cover *cv, const size_t *best, const size_t *bestk,
+			 size_t nbest, size_t *set)
+{
+	size_t E = p->E, nR = p->nR;
+	int err = 0;
 	/* the sets as events, completed by the aliases and free events that fit */
 	for (size_t si = 0; si < nbest && !err; si++) {
 		size_t k = bestk[si];
@@ -717,6 +706,16 @@ static int plan_all(struct plan *p, pmcf_cover *cv)
 		if (!err)
 			err = push_set(cv, set, k);
 	}
+	return err;
+}
+
+/* Whatever cv leaves uncovered (pairs with events that joined no set):
+ * sets grown greedily from the uncovered pair with the most uncovered
+ * neighbours. cov: E x E scratch; cs: E + 1 candidates; set: E + 1. */
+static int cover_rest(struct plan *p, pmcf_cover *cv, unsigned char *cov, struct cand *cs, size_t *set)
+{
+	size_t E = p->E;
+	int err = 0;
 	/* whatever is still uncovered (pairs with events that joined no set) */
 	for (size_t si = 0; si < cv->nsets; si++)
 		for (size_t i = 0; i < cv->size[si]; i++)
@@ -779,14 +778,48 @@ static int plan_all(struct plan *p, pmcf_cover *cv)
 		qsort(set, k, sizeof(size_t), size_cmp);
 		err = push_set(cv, set, k);
 	}
+	return err;
+}
+
+static int plan_all(struct plan *p, pmcf_cover *cv)
+{
+	size_t E = p->E, nR = p->nR;
+	int err = 0;
+	size_t *m = malloc((nR ? nR : 1) * sizeof(size_t));
+	struct cand *cs = malloc((E + 1) * sizeof(*cs));
+	size_t *best = NULL, *bestk = NULL, nbest = 0;
+	unsigned char *cov = calloc(E * E, 1);
+	size_t *set = malloc((E + 1) * sizeof(size_t));
+	if (!m || !cs || !cov || !set) {
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+		goto out;
+	}
+	compute_bound(p, cv, m);
+	if ((err = p->err))
+		goto out;
+	size_t lower = cv->lb_pairs;
+	lower = cv->lb_event > lower ? cv->lb_event : lower;
+	lower = cv->lb_schoen > lower ? cv->lb_schoen : lower;
+	int anyreq = 0;
+	for (size_t i = 0; i < E * E && !anyreq; i++)
+		anyreq = p->ok2[i];
+	if (anyreq && !lower)
+		lower = 1;
+	cv->lower = lower;
+
+	if (cv->npairs) {
+		err = search_sets(p, cv, lower, cs, &best, &bestk, &nbest);
+		if (err)
+			goto out;
+	}
+	err = complete_sets(p, cv, best, bestk, nbest, set);
+	if (!err)
+		err = cover_rest(p, cv, cov, cs, set);
 out:
 	free(m);
 	free(cs);
 	free(best);
 	free(bestk);
-	free(mv);
-	free(tabu);
-	free(pairs);
 	free(cov);
 	free(set);
 	return err;
@@ -982,7 +1015,7 @@ void pmcf_cover_free(pmcf_cover *cv)
 }
 
 size_t pmcf_cover_nsets(const pmcf_cover *cv) { return cv->nsets; }
-const char *const *pmcf_cover_set(const pmcf_cover *cv, size_t k, size_t *n)
+const char *const *pmcf_cover_events_at(const pmcf_cover *cv, size_t k, size_t *n)
 {
 	if (k >= cv->nsets) {
 		*n = 0;

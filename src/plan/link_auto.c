@@ -128,8 +128,8 @@ static int pilot_mi(const pmcf_profile *p, const char *const *names, size_t n, d
 		goto out;
 	}
 	for (size_t i = 0; i < nx; i++) {
-		pmcf_xu xu;
-		pmcf_profile_xu_get_fields(p, i, &xu);
+		pmcf_xu xu = PMCF_XU_INIT;
+		pmcf_profile_xu_fields_get(p, i, &xu);
 		type[i] = xu.type < nt ? xu.type : 0;
 		tstart[type[i] + 1]++;
 	}

@@ -91,7 +91,7 @@ void pmcf_plan_free(pmcf_plan *p)
 
 size_t pmcf_plan_nsets(const pmcf_plan *p) { return p ? p->nsets : 0; }
 
-int pmcf_plan_set_events(const pmcf_plan *p, size_t k, const char *const **names, size_t *n)
+int pmcf_plan_events_at(const pmcf_plan *p, size_t k, const char *const **names, size_t *n)
 {
 	if (!p || k >= p->nsets)
 		return pmcfi_fail(PMCF_ENOENT, "the plan has no set %zu (it has %zu)", k, p ? p->nsets : 0);
@@ -149,7 +149,7 @@ int pmcf_plan_packing(const pmcf_plan *p) { return p->packing; }
 const char *pmcf_plan_catalog(const pmcf_plan *p) { return p->catalog ? p->catalog : ""; }
 const char *pmcf_plan_sim(const pmcf_plan *p) { return p->sim; }
 uint64_t pmcf_plan_seed(const pmcf_plan *p) { return p->seed; }
-void pmcf_plan_set_seed(pmcf_plan *p, uint64_t seed) { p->seed = seed; }
+void pmcf_plan_seed_set(pmcf_plan *p, uint64_t seed) { p->seed = seed; }
 
 const char *const *pmcf_plan_program(const pmcf_plan *p, size_t *argc)
 {
@@ -158,7 +158,7 @@ const char *const *pmcf_plan_program(const pmcf_plan *p, size_t *argc)
 	return p->argc ? (const char *const *)p->argv : NULL;
 }
 
-int pmcf_plan_set_sim(pmcf_plan *p, const char *spec)
+int pmcf_plan_sim_set(pmcf_plan *p, const char *spec)
 {
 	char *s = strdup(spec ? spec : "");
 	if (!s)
@@ -171,7 +171,7 @@ int pmcf_plan_set_sim(pmcf_plan *p, const char *spec)
 	return 0;
 }
 
-int pmcf_plan_set_program(pmcf_plan *p, const char *const *argv, size_t argc)
+int pmcf_plan_program_set(pmcf_plan *p, const char *const *argv, size_t argc)
 {
 	if (!argc)
 		return pmcfi_fail(PMCF_EINVAL, "a program needs at least its name");

@@ -296,7 +296,7 @@ static int read_source(pmcf_plan *p, const json_t *src)
 	if (args && !progv)
 		return pmcfi_fail(PMCF_ESYNTAX, "\"source\" has \"args\" but no \"program\"");
 	if (sim)
-		return pmcf_plan_set_sim(p, sim);
+		return pmcf_plan_sim_set(p, sim);
 	if (!progv)
 		return 0;
 	char *prog;

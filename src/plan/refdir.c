@@ -191,7 +191,7 @@ static int put_index(FILE *f, const pmcf_refdir_index *ix)
 		if (!ix->done[k])
 			continue;
 		size_t s = k % nsets, n;
-		const char *const *set = pmcf_cover_set(ix->cover, s, &n);
+		const char *const *set = pmcf_cover_events_at(ix->cover, s, &n);
 		fprintf(f, "%s\n    {\"file\": \"" PMCF_REFDIR_FILE "\", \"repeat\": %zu, \"set\": %zu, ",
 			q++ ? "," : "", k, k / nsets, s);
 		fprintf(f, "\"seed\": %llu, \"events\": [",

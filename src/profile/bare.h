@@ -30,4 +30,18 @@ int pmcfi_profile_label_node(pmcf_profile *p, uint32_t parent, const char *suffi
 int pmcfi_profile_xu_add_nodes(pmcf_profile *p, const pmcf_xu *xu, uint32_t label, uint32_t parent,
 			       size_t *index);
 
+/* The label tree for readers that work on node ids (combine): its nodes
+ * (0: no tree), node k's parent and own text (k < nodes), and XU i's label
+ * (parent 0) or parent label (1) as a node: 0 for "", UINT32_MAX for a
+ * label held as text. */
+size_t pmcfi_profile_label_nodes(const pmcf_profile *p);
+uint32_t pmcfi_profile_label_node_parent(const pmcf_profile *p, uint32_t k);
+const char *pmcfi_profile_label_node_suffix(const pmcf_profile *p, uint32_t k);
+uint32_t pmcfi_profile_xu_label_node(const pmcf_profile *p, size_t i, int parent);
+/* Gives XU i the label and parent label nodes label and parent (0: ""). */
+int pmcfi_profile_xu_set_label_nodes(pmcf_profile *p, size_t i, uint32_t label, uint32_t parent);
+/* pmcf_profile_base_label_set with the label as a node. */
+int pmcfi_profile_base_label_set_node(pmcf_profile *p, size_t i, int32_t source, int64_t source_xu,
+				      uint32_t node);
+
 #endif

@@ -50,6 +50,68 @@ static uint64_t fmix(uint64_t k)
 	return k ^ k >> 33;
 }
 
+/* Node k's text into buf (room for len[k] + 1 bytes), from the end: each
+ * node's own text, with a dot before it under a parent. */
+static void node_text(const pmcf_profile *p, const size_t *own, const size_t *len, size_t k, char *buf)
+{
+	size_t end = len[k];
+	buf[end] = '\0';
+	for (; k; k = p->lpar[k]) {
+		end -= own[k];
+		memcpy(buf + end, p->lsarena + p->lsuf[k], own[k]);
+		if (p->lpar[k])
+			buf[--end] = '.';
+	}
+}
+
+/* The labels and parent labels as text, whether the profile holds them as
+ * text or as nodes of its label tree (the same digest either way). With a
+ * tree, each node's length is counted once and a parent label that is
+ * the label's parent node is the prefix of the label's text: the bytes
+ * hashed are the digest's own cost (no strlen, no second copy). */
+static void labels(struct dg *d, const pmcf_profile *p)
+{
+	size_t n = p->nxu, nl = p->nlab, cap = 0, most = 0;
+	size_t *own = nl ? malloc(nl * sizeof(*own)) : NULL, *len = nl ? malloc(nl * sizeof(*len)) : NULL;
+	char *buf = NULL;
+	if (own && len) {
+		for (size_t k = 0; k < nl; k++) {
+			own[k] = strlen(p->lsarena + p->lsuf[k]);
+			len[k] = !k ? 0 : p->lpar[k] ? len[p->lpar[k]] + 1 + own[k] : own[k];
+			most = len[k] > most ? len[k] : most;
+		}
+		buf = malloc(most + 1);
+	}
+	if (!buf) { /* no tree, or out of memory: one label at a time */
+		for (size_t i = 0; i < n; i++) {
+			str(d, pmcfi_profile_label_text(p, p->label[i], &buf, &cap));
+			str(d, pmcfi_profile_label_text(p, p->parent[i], &buf, &cap));
+		}
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			size_t a = p->label[i], b = p->parent[i], k = SIZE_MAX;
+			if (a & PMCFI_LAB_NODE) {
+				k = a & ~PMCFI_LAB_NODE;
+				node_text(p, own, len, k, buf);
+				bytes(d, buf, len[k]);
+			} else {
+				str(d, p->arena + a);
+			}
+			if (!(b & PMCFI_LAB_NODE)) {
+				str(d, p->arena + b);
+			} else if (k != SIZE_MAX && (b & ~PMCFI_LAB_NODE) == p->lpar[k]) {
+				bytes(d, buf, len[p->lpar[k]]); /* the label's prefix */
+			} else {
+				node_text(p, own, len, b & ~PMCFI_LAB_NODE, buf);
+				bytes(d, buf, len[b & ~PMCFI_LAB_NODE]);
+			}
+		}
+	}
+	free(buf);
+	free(own);
+	free(len);
+}
+
 static void digest(const pmcf_profile *p, char hex[33])
 {
 	struct dg d = {0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL};
@@ -71,15 +133,7 @@ static void digest(const pmcf_profile *p, char hex[33])
 	bytes(&d, p->cpu, n * sizeof(*p->cpu));
 	bytes(&d, p->start, n * sizeof(*p->start));
 	bytes(&d, p->end, n * sizeof(*p->end));
-	/* labels as text, whether the profile holds them as text or as nodes
-	 * of its label tree (the same digest either way) */
-	char *buf = NULL;
-	size_t cap = 0;
-	for (size_t i = 0; i < n; i++) {
-		str(&d, pmcfi_profile_label_text(p, p->label[i], &buf, &cap));
-		str(&d, pmcfi_profile_label_text(p, p->parent[i], &buf, &cap));
-	}
-	free(buf);
+	labels(&d, p);
 	if (p->rank) /* only then: digests of profiles without ranks are unchanged */
 		bytes(&d, p->rank, n * sizeof(*p->rank));
 	mix(&d, p->nev);

@@ -342,6 +342,9 @@ int pmcf_profile_type_get(const pmcf_profile *p, uint32_t id, pmcf_xu_type *out)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_profile_type_get: NULL argument");
 	if (id >= p->ntypes)
 		return pmcfi_fail(PMCF_ENOENT, "XU type %u out of range (%zu types)", id, p->ntypes);
+	int err = PMCFI_STRUCT_FILL("pmcf_xu_type", out, sizeof(*out), sizeof(*out));
+	if (err)
+		return err;
 	out->kind = p->types[id].kind;
 	out->name = p->types[id].name;
 	out->location = p->types[id].location;
@@ -611,7 +614,17 @@ static int xu_add(pmcf_profile *p, const pmcf_xu *xu, size_t *index, int layers)
 	return 0;
 }
 
-int pmcf_profile_xu_add(pmcf_profile *p, const pmcf_xu *xu, size_t *index) { return xu_add(p, xu, index, 1); }
+int pmcf_profile_xu_add(pmcf_profile *p, const pmcf_xu *xu, size_t *index)
+{
+	if (xu) {
+		int err = xu->size == sizeof(*xu)
+				  ? 0
+				  : pmcfi_check_struct("pmcf_xu", xu, xu->size, sizeof(*xu), sizeof(*xu));
+		if (err)
+			return err;
+	}
+	return xu_add(p, xu, index, 1);
+}
 
 /* ---- the label tree ----------------------------------------------------------- */
 
@@ -774,7 +787,7 @@ int pmcfi_profile_xu_add_bare(pmcf_profile *p, const pmcf_xu *xu, size_t *index)
 
 int pmcf_profile_xu_get(const pmcf_profile *p, size_t i, pmcf_xu *out)
 {
-	int err = pmcf_profile_xu_get_fields(p, i, out);
+	int err = pmcf_profile_xu_fields_get(p, i, out);
 	if (err)
 		return err;
 	out->label = label_of(p, p->label[i]);
@@ -784,19 +797,46 @@ int pmcf_profile_xu_get(const pmcf_profile *p, size_t i, pmcf_xu *out)
 	return 0;
 }
 
-int pmcf_profile_xu_get_fields(const pmcf_profile *p, size_t i, pmcf_xu *out)
+int pmcf_profile_xu_fields_get(const pmcf_profile *p, size_t i, pmcf_xu *out)
 {
 	if (!p || !out)
-		return pmcfi_fail(PMCF_EINVAL, "pmcf_profile_xu_get_fields: NULL argument");
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_profile_xu_fields_get: NULL argument");
 	if (i >= p->nxu)
 		return pmcfi_fail(PMCF_ENOENT, "XU %zu out of range (%zu XU%s)", i, p->nxu,
 				  p->nxu == 1 ? "" : "s");
+	int err = PMCFI_STRUCT_FILL("pmcf_xu", out, sizeof(*out), sizeof(*out));
+	if (err)
+		return err;
 	out->type = p->xtype[i];
 	out->thread = p->thread[i];
 	out->cpu = p->cpu[i];
 	out->start_ns = p->start[i];
 	out->end_ns = p->end[i];
 	out->label = out->parent_label = NULL;
+	return 0;
+}
+
+size_t pmcfi_profile_label_nodes(const pmcf_profile *p) { return p->nlab; }
+
+uint32_t pmcfi_profile_label_node_parent(const pmcf_profile *p, uint32_t k) { return p->lpar[k]; }
+
+const char *pmcfi_profile_label_node_suffix(const pmcf_profile *p, uint32_t k)
+{
+	return p->lsarena + p->lsuf[k];
+}
+
+uint32_t pmcfi_profile_xu_label_node(const pmcf_profile *p, size_t i, int parent)
+{
+	size_t lab = parent ? p->parent[i] : p->label[i];
+	return lab & PMCFI_LAB_NODE ? (uint32_t)(lab & ~PMCFI_LAB_NODE) : lab ? UINT32_MAX : 0;
+}
+
+int pmcfi_profile_xu_set_label_nodes(pmcf_profile *p, size_t i, uint32_t label, uint32_t parent)
+{
+	if (!p || i >= p->nxu || label >= (p->nlab ? p->nlab : 1) || parent >= (p->nlab ? p->nlab : 1))
+		return pmcfi_fail(PMCF_EINVAL, "XU %zu or label node out of range", i);
+	p->label[i] = label ? PMCFI_LAB_NODE | label : 0;
+	p->parent[i] = parent ? PMCFI_LAB_NODE | parent : 0;
 	return 0;
 }
 
@@ -1166,8 +1206,7 @@ int pmcfi_profile_base_enable(pmcf_profile *p, size_t arena_bytes)
 
 int pmcf_profile_has_base_labels(const pmcf_profile *p) { return p && p->base_src; }
 
-int pmcf_profile_base_label_set(pmcf_profile *p, size_t i, int32_t source, int64_t source_xu,
-				const char *label)
+static int base_check(const pmcf_profile *p, size_t i, int32_t source, int64_t source_xu)
 {
 	int err = xu_check(p, i);
 	if (err)
@@ -1178,6 +1217,15 @@ int pmcf_profile_base_label_set(pmcf_profile *p, size_t i, int32_t source, int64
 	if (source_xu < -1 || (source < 0) != (source_xu < 0))
 		return pmcfi_fail(PMCF_EINVAL, "source %d with source XU %lld", (int)source,
 				  (long long)source_xu);
+	return 0;
+}
+
+int pmcf_profile_base_label_set(pmcf_profile *p, size_t i, int32_t source, int64_t source_xu,
+				const char *label)
+{
+	int err = base_check(p, i, source, source_xu);
+	if (err)
+		return err;
 	const char *lab = label ? label : "";
 	size_t ll = strlen(lab);
 	err = pmcfi_profile_base_enable(p, ll ? ll + 1 : 0);
@@ -1186,6 +1234,22 @@ int pmcf_profile_base_label_set(pmcf_profile *p, size_t i, int32_t source, int64
 	p->base_src[i] = source;
 	p->base_xu[i] = source_xu;
 	p->base_lab[i] = label_put(p, lab, ll);
+	return 0;
+}
+
+int pmcfi_profile_base_label_set_node(pmcf_profile *p, size_t i, int32_t source, int64_t source_xu,
+				      uint32_t node)
+{
+	int err = base_check(p, i, source, source_xu);
+	if (!err && node >= (p->nlab ? p->nlab : 1))
+		err = pmcfi_fail(PMCF_EINVAL, "label node %u out of range", node);
+	if (!err)
+		err = pmcfi_profile_base_enable(p, 0);
+	if (err)
+		return err;
+	p->base_src[i] = source;
+	p->base_xu[i] = source_xu;
+	p->base_lab[i] = node ? PMCFI_LAB_NODE | node : 0;
 	return 0;
 }
 
@@ -1201,8 +1265,8 @@ int pmcf_profile_base_label_get(const pmcf_profile *p, size_t i, int32_t *source
 		*source = p->base_src[i];
 	if (source_xu)
 		*source_xu = p->base_xu[i];
-	if (label)
-		*label = p->arena + p->base_lab[i];
+	if (label && !(*label = label_of(p, p->base_lab[i])))
+		return PMCF_ENOMEM;
 	return 0;
 }
 

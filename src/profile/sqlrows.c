@@ -133,7 +133,7 @@ static void bind_fixed(sqlite3_stmt *st, int col, const pmcf_profile *p, size_t 
 		break;
 	case F_BASE_LABEL:
 		if (p->base_src && p->base_src[i] >= 0)
-			sqlite3_bind_text(st, k, p->arena + p->base_lab[i], -1, SQLITE_STATIC);
+			bind_label_of(st, k, p, p->base_lab[i], L);
 		else
 			sqlite3_bind_null(st, k);
 		break;
@@ -168,7 +168,9 @@ static void row_ddl(FILE *q, const pmcf_profile *p, int values)
 		puts_(q, c ? ", " : "");
 		puts_(q, fixed[c].name);
 		puts_(q, " ");
-		puts_(q, p->nlab && (c == F_LABEL || c == F_PARENT) ? "INTEGER NOT NULL" : fixed[c].decl);
+		puts_(q, p->nlab && (c == F_LABEL || c == F_PARENT) ? "INTEGER NOT NULL"
+			 : p->nlab && c == F_BASE_LABEL             ? "INTEGER"
+								    : fixed[c].decl);
 	}
 	for (size_t e = 0; values && e < p->nev; e++)
 		put_vcol(q, ", ", e);
@@ -194,14 +196,19 @@ static void layer_ddl(FILE *q, const pmcf_profile *p)
 	puts_(q, ";\nCREATE VIEW xu_values AS SELECT ");
 	for (int c = 0; c < F_N; c++) {
 		puts_(q, c ? ", " : "");
-		if (p->nlab && (c == F_LABEL || c == F_PARENT)) {
-			/* the node's text: its ancestors' own components, root first */
+		if (p->nlab && (c == F_LABEL || c == F_PARENT || c == F_BASE_LABEL)) {
+			/* the node's text: its ancestors' own components, root
+			 * first (base_label: NULL stays NULL) */
+			int base = c == F_BASE_LABEL;
 			fprintf(q,
-				"coalesce((WITH RECURSIVE up(id, suffix, d) AS (SELECT parent, suffix, 0 FROM xu_label"
+				"%s%s%scoalesce((WITH RECURSIVE up(id, suffix, d) AS (SELECT parent, suffix, 0 FROM "
+				"xu_label"
 				" WHERE id = r.%s UNION ALL SELECT n.parent, n.suffix, up.d + 1 FROM xu_label n"
 				" JOIN up ON n.id = up.id WHERE up.id != 0) SELECT group_concat(suffix, '.') FROM"
-				" (SELECT suffix FROM up ORDER BY d DESC)), '') AS %s",
-				fixed[c].name, fixed[c].name);
+				" (SELECT suffix FROM up ORDER BY d DESC)), '')%s AS %s",
+				base ? "CASE WHEN r." : "", base ? fixed[c].name : "",
+				base ? " IS NULL THEN NULL ELSE " : "", fixed[c].name, base ? " END" : "",
+				fixed[c].name);
 		} else {
 			puts_(q, "r.");
 			puts_(q, fixed[c].name);

@@ -344,37 +344,47 @@ static size_t label_blob(struct wr *w, int k, const pmcf_profile *p, const size_
 	return len;
 }
 
-/* Version 2: the node ids of the labels and parent labels of XUs
- * first..first+n into w->lab[0], w->lab[1] (u32, little-endian). */
-static int id_blob(struct wr *w, const pmcf_profile *p, size_t first, size_t n)
+/* Version 2: the node id of label lab (an arena label becomes an extra
+ * node, written after the tree's) at d (u32, little-endian). */
+static int put_id(struct wr *w, const pmcf_profile *p, size_t lab, unsigned char *d)
 {
-	for (int k = 0; k < 2; k++)
+	uint32_t id;
+	if (lab & PMCFI_LAB_NODE)
+		id = (uint32_t)(lab & ~PMCFI_LAB_NODE);
+	else if (!lab)
+		id = 0;
+	else {
+		if (p->nlab + w->nextra >= UINT32_MAX)
+			return pmcfi_fail(PMCF_EINVAL, "%s: more than 2^32 labels", w->path);
+		if (pmcfi_grow((void **)&w->extra, &w->extra_cap, w->nextra + 1, sizeof(size_t)))
+			return pmcfi_fail(PMCF_ENOMEM, "%s: out of memory", w->path);
+		w->extra[w->nextra] = lab;
+		id = (uint32_t)(p->nlab + w->nextra++);
+	}
+	d[0] = (unsigned char)id;
+	d[1] = (unsigned char)(id >> 8);
+	d[2] = (unsigned char)(id >> 16);
+	d[3] = (unsigned char)(id >> 24);
+	return 0;
+}
+
+/* Version 2: the node ids of the labels and parent labels of XUs
+ * first..first+n into w->lab[0], w->lab[1] (off NULL), or of the labels
+ * off[first..first+n) into w->lab[0] (base labels). */
+static int id_blob(struct wr *w, const pmcf_profile *p, const size_t *off, size_t first, size_t n)
+{
+	int nk = off ? 1 : 2, err = 0;
+	for (int k = 0; k < nk; k++)
 		if (pmcfi_grow((void **)&w->lab[k], &w->lab_cap[k], n * 4 + 4, 1))
 			return pmcfi_fail(PMCF_ENOMEM, "%s: out of memory", w->path);
-	for (size_t i = first; i < first + n; i++)
-		for (int k = 0; k < 2; k++) {
-			size_t lab = k ? p->parent[i] : p->label[i];
-			uint32_t id;
-			if (lab & PMCFI_LAB_NODE)
-				id = (uint32_t)(lab & ~PMCFI_LAB_NODE);
-			else if (!lab)
-				id = 0;
-			else {
-				if (p->nlab + w->nextra >= UINT32_MAX)
-					return pmcfi_fail(PMCF_EINVAL, "%s: more than 2^32 labels", w->path);
-				if (pmcfi_grow((void **)&w->extra, &w->extra_cap, w->nextra + 1,
-					       sizeof(size_t)))
-					return pmcfi_fail(PMCF_ENOMEM, "%s: out of memory", w->path);
-				w->extra[w->nextra] = lab;
-				id = (uint32_t)(p->nlab + w->nextra++);
-			}
-			unsigned char *d = (unsigned char *)w->lab[k] + (i - first) * 4;
-			d[0] = (unsigned char)id;
-			d[1] = (unsigned char)(id >> 8);
-			d[2] = (unsigned char)(id >> 16);
-			d[3] = (unsigned char)(id >> 24);
-		}
-	return 0;
+	for (size_t i = first; i < first + n && !err; i++)
+		for (int k = 0; k < nk && !err; k++)
+			err = put_id(w, p,
+				     off ? off[i]
+				     : k ? p->parent[i]
+					 : p->label[i],
+				     (unsigned char *)w->lab[k] + (i - first) * 4);
+	return err;
 }
 
 /* Version 2: the label tree's nodes, then the extra ones (id_blob). */
@@ -446,7 +456,7 @@ static int write_xus(struct wr *w, const pmcf_profile *p)
 					  (int)(n * elem[k]), HOST_BE ? SQLITE_TRANSIENT : SQLITE_STATIC);
 		}
 		if (p->nlab) { /* version 2: node ids */
-			err = id_blob(w, p, first, n);
+			err = id_blob(w, p, NULL, first, n);
 			if (err)
 				break;
 			sqlite3_bind_blob(st, 9, w->lab[0], (int)(n * 4), SQLITE_STATIC);
@@ -502,6 +512,13 @@ static int write_chunks(struct wr *w, const pmcf_profile *p, const struct chunk_
 				sqlite3_bind_int64(st, 1, (sqlite3_int64)c);
 			}
 			for (int k = 0; !err && k < t->ncols; k++) {
+				if (!t->elem[k] && p->nlab) { /* version 2: node ids */
+					err = id_blob(w, p, src[k][e], c * CHUNK_XUS, n);
+					if (!err)
+						sqlite3_bind_blob(st, base + k, w->lab[0], (int)(n * 4),
+								  SQLITE_STATIC);
+					continue;
+				}
 				if (!t->elem[k]) {
 					size_t l = label_blob(w, 0, p, src[k][e], c * CHUNK_XUS, n);
 					if (!l || l > INT_MAX)
@@ -570,6 +587,11 @@ static int write_db(const pmcf_profile *p, const char *tmp, const char *path, in
 		err = write_small(&w, p);
 	if (!err)
 		err = write_xus(&w, p);
+	/* version 2: base labels as node ids, before the nodes (their arena
+	 * labels become extra nodes) */
+	void *bs = p->base_src, *bx = p->base_xu, *bl = p->base_lab;
+	if (!err && p->base_src && p->nlab)
+		err = write_chunks(&w, p, &base_tab, 1, (void *const *[3]){&bs, &bx, &bl});
 	if (!err && p->nlab)
 		err = write_label_nodes(&w, p);
 	if (!err)
@@ -589,10 +611,8 @@ static int write_db(const pmcf_profile *p, const char *tmp, const char *path, in
 		void *m = p->match;
 		err = write_chunks(&w, p, &match_tab, 1, (void *const *[3]){&m});
 	}
-	if (!err && p->base_src) {
-		void *bs = p->base_src, *bx = p->base_xu, *bl = p->base_lab;
+	if (!err && p->base_src && !p->nlab)
 		err = write_chunks(&w, p, &base_tab, 1, (void *const *[3]){&bs, &bx, &bl});
-	}
 	if (!err && p->rank) {
 		void *rk = p->rank;
 		err = write_chunks(&w, p, &rank_tab, 1, (void *const *[3]){&rk});
@@ -1269,8 +1289,9 @@ static int read_chunks(struct rd *r, const struct chunk_table *t, size_t nev, vo
 		got++;
 		size_t first = (size_t)c * r->chunk, n = chunk_len(r->nxu, r->chunk, (size_t)c);
 		for (int k = 0; !err && k < t->ncols; k++) {
-			if (!t->elem[k]) {
-				err = take_labels(r, st, 2 + k, dst[k][e], first, n, (size_t)c);
+			if (!t->elem[k]) { /* labels: node ids in version 2 */
+				err = r->ver >= 2 ? take_ids(r, st, 2 + k, dst[k][e], first, n, (size_t)c)
+						  : take_labels(r, st, 2 + k, dst[k][e], first, n, (size_t)c);
 				continue;
 			}
 			const void *b = blob_of(st, 2 + k, n, t->elem[k]);

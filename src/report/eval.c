@@ -25,7 +25,7 @@ static int cmp_worst(const void *x, const void *y)
 
 /* ---- TMD heat map --------------------------------------------------------------------- */
 
-void report_section_tmd(struct report *r)
+void pmcfi_report_section_tmd(struct report *r)
 {
 	FILE *h = r->html;
 	const pmcf_profile *p = r->p;
@@ -42,7 +42,7 @@ void report_section_tmd(struct report *r)
 	fprintf(h,
 		"<p><b>EPD %s</b> over %zu event pairs (%u bins, %zu reference profiles; 1 = as close as a "
 		"fresh reference execution)",
-		report_num(pmcf_epd_value(r->epd), b1, sizeof(b1)), np, r->bins, r->nrefs);
+		pmcfi_report_num(pmcf_epd_value(r->epd), b1, sizeof(b1)), np, r->bins, r->nrefs);
 	if (pmcf_epd_uncovered(r->epd))
 		fprintf(h, "; %zu pairs not scored (fewer than two references counted them)",
 			pmcf_epd_uncovered(r->epd));
@@ -66,15 +66,15 @@ void report_section_tmd(struct report *r)
 			}
 		}
 	}
-	FILE *f = report_data_open(r, "tmd.dat");
+	FILE *f = pmcfi_report_data_open(r, "tmd.dat");
 	double lo = INFINITY, hi = -INFINITY;
 	if (f) {
 		for (size_t y = 0; y < m; y++)
 			for (size_t x = 0; x < m; x++) {
 				const pmcf_epd_pair *q =
 					x == y ? NULL
-					       : report_epd_find(r, pmcf_profile_event_name(p, idx[x]),
-								 pmcf_profile_event_name(p, idx[y]));
+					       : pmcfi_report_epd_find(r, pmcf_profile_event_name(p, idx[x]),
+								       pmcf_profile_event_name(p, idx[y]));
 				if (q && isfinite(q->tmd) && q->tmd > 0) {
 					fprintf(f, "%zu %zu %.10g\n", x, y, q->tmd);
 					lo = fmin(lo, q->tmd);
@@ -89,7 +89,7 @@ void report_section_tmd(struct report *r)
 			side = 520;
 		if (side > 1400)
 			side = 1400;
-		unsigned im = report_img_begin(r, side + 60, side);
+		unsigned im = pmcfi_report_img_begin(r, side + 60, side);
 		FILE *s = r->gp;
 		if (hi <= lo * 1.01)
 			hi = lo * 1.01 + 1e-9;
@@ -105,20 +105,20 @@ void report_section_tmd(struct report *r)
 		fputs("set xtics (", s);
 		for (size_t k = 0; k < m; k++) {
 			fputs(k ? ", " : "", s);
-			report_gp_str(s, pmcf_profile_event_name(p, idx[k]));
+			pmcfi_report_gp_str(s, pmcf_profile_event_name(p, idx[k]));
 			fprintf(s, " %zu", k);
 		}
 		fputs(")\nset ytics (", s);
 		for (size_t k = 0; k < m; k++) {
 			fputs(k ? ", " : "", s);
-			report_gp_str(s, pmcf_profile_event_name(p, idx[k]));
+			pmcfi_report_gp_str(s, pmcf_profile_event_name(p, idx[k]));
 			fprintf(s, " %zu", k);
 		}
 		fputs(")\nplot 'tmd.dat' using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1.0 noborder "
 		      "lc palette\n",
 		      s);
 		fputs("<figure>", h);
-		report_img_tag(r, im, "heat map of the calibrated TMD of every event pair");
+		pmcfi_report_img_tag(r, im, "heat map of the calibrated TMD of every event pair");
 		fputs("<figcaption>Calibrated TMD of every scored pair: how far the joint distribution of the XUs "
 		      "over the two events is from the references, in units of their run-to-run noise. Blank: "
 		      "pair not scored.</figcaption></figure>\n",
@@ -142,13 +142,14 @@ void report_section_tmd(struct report *r)
 	for (size_t k = 0; k < np && k < 10; k++) {
 		const pmcf_epd_pair *q = pmcf_epd_pair_at(r->epd, w[k].k);
 		fputs("<tr><td class=\"l\">", h);
-		report_esc(h, q->a);
+		pmcfi_report_esc(h, q->a);
 		fputs("</td><td class=\"l\">", h);
-		report_esc(h, q->b);
+		pmcfi_report_esc(h, q->b);
 		fprintf(h, "</td><td>%s%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.1f%%</td></tr>\n",
-			report_num(q->tmd, b1, sizeof(b1)), q->worst ? " (worst)" : "",
-			report_num(q->spread, b2, sizeof(b2)), report_num(q->uncalibrated, b3, sizeof(b3)),
-			report_num(q->calibration, b4, sizeof(b4)), 100 * q->left_out);
+			pmcfi_report_num(q->tmd, b1, sizeof(b1)), q->worst ? " (worst)" : "",
+			pmcfi_report_num(q->spread, b2, sizeof(b2)),
+			pmcfi_report_num(q->uncalibrated, b3, sizeof(b3)),
+			pmcfi_report_num(q->calibration, b4, sizeof(b4)), 100 * q->left_out);
 	}
 	fputs("</table>\n<p class=\"note\">The ten pairs with the highest TMD.</p>\n", h);
 	free(w);
@@ -156,7 +157,7 @@ void report_section_tmd(struct report *r)
 
 /* ---- match distances ---------------------------------------------------------------------- */
 
-void report_section_match(struct report *r)
+void pmcfi_report_section_match(struct report *r)
 {
 	pmcf_match_summary s = {.size = sizeof(s)};
 	if (pmcf_combine_match_summary(r->p, &s) || !s.measured)
@@ -168,9 +169,9 @@ void report_section_match(struct report *r)
 		"<p>How well the source XUs of each fused XU agreed on the events they share (root mean "
 		"square of the differences, each divided by the event&rsquo;s range within the XU type; 0 = "
 		"identical). %zu of %zu XU%s measured: median %s, p90 %s, p99 %s, max %s, mean %s.</p>\n",
-		s.measured, s.xus, s.xus == 1 ? "" : "s", report_num(s.p50, b[0], 32),
-		report_num(s.p90, b[1], 32), report_num(s.p99, b[2], 32), report_num(s.max, b[3], 32),
-		report_num(s.mean, b[4], 32));
+		s.measured, s.xus, s.xus == 1 ? "" : "s", pmcfi_report_num(s.p50, b[0], 32),
+		pmcfi_report_num(s.p90, b[1], 32), pmcfi_report_num(s.p99, b[2], 32),
+		pmcfi_report_num(s.max, b[3], 32), pmcfi_report_num(s.mean, b[4], 32));
 	/* the buckets at their real widths; height = XUs per 0.01 of distance,
 	 * so that a bar's area is its number of XUs */
 	double lo[7], hi[7], dens[7], top = 0, right = 0;
@@ -190,18 +191,19 @@ void report_section_match(struct report *r)
 	struct svg_axis y = {0, top * 1.08, 0, "XUs per 0.01 of distance", "count", 0};
 	struct svg_plot p;
 	fputs("<figure>", h);
-	report_svg_begin(r, &p, 620, 330, 64, 44, "fused XUs per match distance", &x, &y, "x");
+	pmcfi_report_svg_begin(r, &p, 620, 330, 64, 44, "fused XUs per match distance", &x, &y, "x");
 	for (size_t k = 0; k < nb; k++) {
-		double x0 = report_svg_x(&p, lo[k]), x1 = report_svg_x(&p, hi[k]),
-		       y0 = report_svg_y(&p, dens[k]);
+		double x0 = pmcfi_report_svg_x(&p, lo[k]), x1 = pmcfi_report_svg_x(&p, hi[k]),
+		       y0 = pmcfi_report_svg_y(&p, dens[k]);
 		fprintf(h,
 			"<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"#1f77b4\" "
 			"stroke=\"#fff\"><title>%s to %s: %zu XU%s (%.1f%%)</title></rect>\n",
-			x0, y0, x1 - x0, 1000 - y0, report_num(lo[k], b[0], 32), report_num(hi[k], b[1], 32),
-			s.hist[k], s.hist[k] == 1 ? "" : "s", 100.0 * (double)s.hist[k] / (double)s.measured);
+			x0, y0, x1 - x0, 1000 - y0, pmcfi_report_num(lo[k], b[0], 32),
+			pmcfi_report_num(hi[k], b[1], 32), s.hist[k], s.hist[k] == 1 ? "" : "s",
+			100.0 * (double)s.hist[k] / (double)s.measured);
 	}
-	report_svg_data_end(&p);
-	report_svg_end(&p);
+	pmcfi_report_svg_data_end(&p);
+	pmcfi_report_svg_end(&p);
 	fputs("<figcaption>Bins [0, .01), [.01, .02), [.02, .05), [.05, .1), [.1, .2), [.2, .5), [.5, max] drawn "
 	      "at their real widths; the height is XUs per 0.01 of distance, so each bar&rsquo;s area is its "
 	      "number of XUs (hover for it).</figcaption></figure>\n",
@@ -212,9 +214,9 @@ void report_section_match(struct report *r)
 
 /* Relations every XU obeys (pmcf_consistency_check), with how many XUs
  * break each: in a fused profile, values from executions that differed. */
-void report_section_consistency(struct report *r)
+void pmcfi_report_section_consistency(struct report *r)
 {
-	pmcf_consistency c[32];
+	pmcf_consistency c[32] = {PMCF_CONSISTENCY_INIT};
 	size_t n = 0;
 	if (pmcf_consistency_check(r->p, c, sizeof(c) / sizeof(c[0]), &n) || !n)
 		return;
@@ -233,7 +235,7 @@ void report_section_consistency(struct report *r)
 	fputs("</table>\n", h);
 }
 
-void report_section_coverage(struct report *r)
+void pmcfi_report_section_coverage(struct report *r)
 {
 	const pmcf_profile *p = r->p;
 	if (!pmcf_profile_has_coverage(p))
@@ -245,7 +247,7 @@ void report_section_coverage(struct report *r)
 	      "extrapolated estimates, or missing (not 0) where the event had never been counted "
 	      "(docs/multiplexing.md); an event at 0.0% was never counted during any XU.</p>\n",
 	      h);
-	FILE *f = report_data_open(r, "cov.dat");
+	FILE *f = pmcfi_report_data_open(r, "cov.dat");
 	if (!f)
 		return;
 	fputs("<table class=\"num\">\n<tr><th>event</th><th>XUs counted</th><th>running / enabled</th></tr>\n",
@@ -268,14 +270,15 @@ void report_section_coverage(struct report *r)
 		double sc = r->nxus ? (double)counted / (double)r->nxus : 0, sr = en > 0 ? run / en : 0;
 		fprintf(f, "%zu \"%s\" %.6g %.6g\n", rows++, name, 100 * sc, 100 * sr);
 		fputs("<tr><td class=\"l\">", h);
-		report_esc(h, name);
+		pmcfi_report_esc(h, name);
 		fprintf(h, "</td><td>%.1f%%</td><td>%.1f%%</td></tr>\n", 100 * sc, 100 * sr);
 	}
 	fclose(f);
 	fputs("</table>\n", h);
 	if (!rows)
 		return;
-	unsigned im = report_img_begin(r, (unsigned)(rows * 24 + 200 < 560 ? 560 : rows * 24 + 200), 380);
+	unsigned im =
+		pmcfi_report_img_begin(r, (unsigned)(rows * 24 + 200 < 560 ? 560 : rows * 24 + 200), 380);
 	fputs("set title 'multiplexing coverage per event'\nset style data histograms\n"
 	      "set style histogram clustered gap 1\nset style fill solid 0.85 noborder\n"
 	      "set grid ytics lc rgb '#dddddd'\nset yrange [0:105]\nset ylabel '%'\n"
@@ -284,7 +287,7 @@ void report_section_coverage(struct report *r)
 	      "'' using 4 title 'running / enabled time' lc rgb '#ff7f0e'\n",
 	      r->gp);
 	fputs("<figure>", h);
-	report_img_tag(r, im, "bar chart of the multiplexing coverage per event");
+	pmcfi_report_img_tag(r, im, "bar chart of the multiplexing coverage per event");
 	fputs("</figure>\n", h);
 }
 
@@ -293,7 +296,7 @@ void report_section_coverage(struct report *r)
 /* Errors below this are drawn at it on the log axis (an exact value has 0). */
 #define TRUTH_FLOOR 1e-6
 
-void report_section_truth(struct report *r)
+void pmcfi_report_section_truth(struct report *r)
 {
 	const pmcf_profile *p = r->p;
 	FILE *h = r->html;
@@ -305,7 +308,7 @@ void report_section_truth(struct report *r)
 			const char *d = pmcf_errdetail();
 			fputs("<h2 id=\"truth\">Ground truth</h2>\n<p>No error against the ground truth: ",
 			      h);
-			report_esc(h, d && d[0] ? d : pmcf_strerror(err));
+			pmcfi_report_esc(h, d && d[0] ? d : pmcf_strerror(err));
 			fputs(".</p>\n", h);
 		}
 		return;
@@ -330,8 +333,8 @@ void report_section_truth(struct report *r)
 		"medians), 90th percentile %s; %zu values missing (%.2f%%, each counted as error 1)",
 		strcmp(pmcf_truth_mode(tr), "own") ? "the truth of the source XUs"
 						   : "the profile&rsquo;s own truth layer",
-		report_num(pmcf_truth_mean(tr), b3, sizeof(b3)), report_num(med, b1, sizeof(b1)),
-		report_num(p90, b2, sizeof(b2)), nmiss, 100 * miss);
+		pmcfi_report_num(pmcf_truth_mean(tr), b3, sizeof(b3)), pmcfi_report_num(med, b1, sizeof(b1)),
+		pmcfi_report_num(p90, b2, sizeof(b2)), nmiss, 100 * miss);
 	if (nbase)
 		fprintf(h, "; %zu values copied from the XU they are compared with are exact and left out",
 			nbase);
@@ -344,9 +347,9 @@ void report_section_truth(struct report *r)
 		struct svg_axis y = {0, 1, 0, NULL, NULL, 1};
 		struct svg_plot s;
 		fputs("<figure>", h);
-		report_svg_begin(r, &s, 760, ht, 190, 62,
-				 "relative error per event: median (dark), 90th percentile (light)", &x, &y,
-				 "x");
+		pmcfi_report_svg_begin(r, &s, 760, ht, 190, 62,
+				       "relative error per event: median (dark), 90th percentile (light)", &x,
+				       &y, "x");
 		size_t row = 0;
 		for (size_t k = 0; k < n; k++) {
 			const pmcf_truth_event *e = pmcf_truth_event_at(tr, k);
@@ -358,28 +361,29 @@ void report_section_truth(struct report *r)
 			const double v[2] = {fmax(e->p90_rel, TRUTH_FLOOR), fmax(e->median_rel, TRUTH_FLOOR)};
 			const char *col[2] = {"#9ecae1", "#08519c"};
 			for (int q = 0; q < 2; q++) {
-				double x1 = report_svg_x(&s, v[q]);
+				double x1 = pmcfi_report_svg_x(&s, v[q]);
 				fprintf(h,
 					"<rect x=\"0\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"><title>",
 					u0 + du * (q ? 0.3 : 0.12), x1, du * (q ? 0.4 : 0.76), col[q]);
-				report_esc(h, e->name);
+				pmcfi_report_esc(h, e->name);
 				fprintf(h,
 					": median %s, p90 %s over %zu values, %zu missing, %zu from the base</title></rect>\n",
-					report_num(e->median_rel, b1, sizeof(b1)),
-					report_num(e->p90_rel, b2, sizeof(b2)), e->values, e->missing,
+					pmcfi_report_num(e->median_rel, b1, sizeof(b1)),
+					pmcfi_report_num(e->p90_rel, b2, sizeof(b2)), e->values, e->missing,
 					e->from_base);
 			}
 			row++;
 		}
-		report_svg_data_end(&s);
+		pmcfi_report_svg_data_end(&s);
 		row = 0;
 		for (size_t k = 0; k < n; k++) {
 			const pmcf_truth_event *e = pmcf_truth_event_at(tr, k);
 			if (isfinite(e->median_rel))
-				report_svg_cat_label(&s, 'y', ((double)row++ + 0.5) / (double)shown * 1000,
-						     e->name);
+				pmcfi_report_svg_cat_label(&s, 'y',
+							   ((double)row++ + 0.5) / (double)shown * 1000,
+							   e->name);
 		}
-		report_svg_end(&s);
+		pmcfi_report_svg_end(&s);
 		fprintf(h,
 			"<figcaption>Per event, over the values that came from another execution; an error of 0 "
 			"is drawn at %g.%s</figcaption></figure>\n",
@@ -394,10 +398,10 @@ void report_section_truth(struct report *r)
 	for (size_t k = 0; k < n; k++) {
 		const pmcf_truth_event *e = pmcf_truth_event_at(tr, k);
 		fputs("<tr><td class=\"l\">", h);
-		report_esc(h, e->name);
+		pmcfi_report_esc(h, e->name);
 		fprintf(h, "</td><td>%s</td><td>%s</td><td>%zu</td><td>%zu</td><td>%zu</td></tr>\n",
-			report_num(e->median_rel, b1, sizeof(b1)), report_num(e->p90_rel, b2, sizeof(b2)),
-			e->values, e->missing, e->from_base);
+			pmcfi_report_num(e->median_rel, b1, sizeof(b1)),
+			pmcfi_report_num(e->p90_rel, b2, sizeof(b2)), e->values, e->missing, e->from_base);
 	}
 	fputs("</table></details>\n", h);
 	pmcf_truth_result_free(tr);
@@ -414,7 +418,7 @@ static const char *source_color(uint32_t s)
 
 /* Per event (and the XUs' base: their type, thread and times), how many XUs
  * took the value from each source execution, as 100 % stacked bars. */
-void report_section_provenance(struct report *r)
+void pmcfi_report_section_provenance(struct report *r)
 {
 	const pmcf_profile *p = r->p;
 	size_t ns = pmcf_profile_nsources(p);
@@ -454,8 +458,8 @@ void report_section_provenance(struct report *r)
 	struct svg_plot s;
 	unsigned ht = (unsigned)(rows * 17 + 84 + ((cols + 3) / 4) * 15);
 	fputs("<figure>", h);
-	report_svg_begin(r, &s, 760, ht + 12, 190, 62 + (unsigned)((cols + 3) / 4) * 15,
-			 "source execution of the values", &x, &y, "x");
+	pmcfi_report_svg_begin(r, &s, 760, ht + 12, 190, 62 + (unsigned)((cols + 3) / 4) * 15,
+			       "source execution of the values", &x, &y, "x");
 	double n = r->nxus ? (double)r->nxus : 1;
 	for (size_t row = 0; row < rows; row++) {
 		double u0 = (double)row / (double)rows * 1000, du = 1000.0 / (double)rows, acc = 0;
@@ -471,30 +475,30 @@ void report_section_provenance(struct report *r)
 				"<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"><title>",
 				acc / n * 1000, u0 + du * 0.1, (double)k / n * 1000, du * 0.8,
 				c < ns ? source_color((uint32_t)c) : "#dddddd");
-			report_esc(h, what);
+			pmcfi_report_esc(h, what);
 			fprintf(h, ": %zu XU%s (%.1f%%) from ", k, k == 1 ? "" : "s", 100.0 * (double)k / n);
 			if (c < ns)
 				fprintf(h, "execution %zu, ", c);
-			report_esc(h, c < ns ? path : "no execution (missing)");
+			pmcfi_report_esc(h, c < ns ? path : "no execution (missing)");
 			if (row && c < ns)
 				fprintf(h, "; %zu of all values are the base XU&#39;s own", same[row]);
 			fputs("</title></rect>\n", h);
 			acc += (double)k;
 		}
 	}
-	report_svg_data_end(&s);
+	pmcfi_report_svg_data_end(&s);
 	for (size_t row = 0; row < rows; row++)
-		report_svg_cat_label(&s, 'y', ((double)row + 0.5) / (double)rows * 1000,
-				     row ? pmcf_profile_event_name(p, row - 1) : "XUs (base)");
+		pmcfi_report_svg_cat_label(&s, 'y', ((double)row + 0.5) / (double)rows * 1000,
+					   row ? pmcf_profile_event_name(p, row - 1) : "XUs (base)");
 	for (size_t c = 0; c < ns; c++) {
 		const char *path, *id;
 		char lab[128];
 		pmcf_profile_source_get(p, (uint32_t)c, &path, &id);
 		const char *b = strrchr(path, '/');
 		snprintf(lab, sizeof(lab), "%zu: %s", c, b ? b + 1 : path);
-		report_svg_legend(&s, (unsigned)c, source_color((uint32_t)c), lab);
+		pmcfi_report_svg_legend(&s, (unsigned)c, source_color((uint32_t)c), lab);
 	}
-	report_svg_end(&s);
+	pmcfi_report_svg_end(&s);
 	fputs("<figcaption>A value taken from another execution than the XU&rsquo;s base comes from the XU "
 	      "matched to it there (docs/fusion.md).</figcaption></figure>\n",
 	      h);

@@ -57,7 +57,7 @@ static int near_constant(const double *c, size_t n, double *tmp)
 			tmp[m++] = c[i];
 	if (m < 2)
 		return 1;
-	qsort(tmp, m, sizeof(double), report_cmp_dbl);
+	qsort(tmp, m, sizeof(double), pmcfi_report_cmp_dbl);
 	size_t distinct = 0, run = 0, longest = 0;
 	for (size_t k = 0; k < m; k++) {
 		if (!k || tmp[k] != tmp[k - 1])
@@ -119,8 +119,8 @@ static size_t candidate_events(const struct report *r, size_t *evs)
 	return ne2;
 }
 
-size_t report_choose_pairs(struct report *r, const struct report_pair *user, size_t nuser, unsigned want,
-			   struct report_pair *out, size_t cap)
+size_t pmcfi_report_choose_pairs(struct report *r, const struct report_pair *user, size_t nuser,
+				 unsigned want, struct report_pair *out, size_t cap)
 {
 	const pmcf_profile *p = r->p;
 	size_t n = 0;
@@ -149,7 +149,7 @@ size_t report_choose_pairs(struct report *r, const struct report_pair *user, siz
 				const char *na = pmcf_profile_event_name(p, c.a),
 					   *nb = pmcf_profile_event_name(p, c.b);
 				if (r->epd) {
-					const pmcf_epd_pair *e = report_epd_find(r, na, nb);
+					const pmcf_epd_pair *e = pmcfi_report_epd_find(r, na, nb);
 					if (!e)
 						continue;
 					c.score = c.tmd = e->tmd;
@@ -263,9 +263,9 @@ static double jitter_width(const struct cloud *c, int y, const struct svg_plot *
 		double v = y ? c->cb[i] : c->ca[i];
 		if (v != floor(v))
 			return 0;
-		tmp[m++] = y ? report_svg_y(s, v) : report_svg_x(s, v);
+		tmp[m++] = y ? pmcfi_report_svg_y(s, v) : pmcfi_report_svg_x(s, v);
 	}
-	qsort(tmp, m, sizeof(double), report_cmp_dbl);
+	qsort(tmp, m, sizeof(double), pmcfi_report_cmp_dbl);
 	size_t d = 0;
 	double gap = INFINITY;
 	for (size_t k = 0; k < m; k++)
@@ -303,7 +303,7 @@ static const char *ordinal(size_t k, char *buf, size_t n)
 
 static void axis_label(char *buf, size_t n, const char *event)
 {
-	snprintf(buf, n, "%s (%s)", event, report_event_unit(event));
+	snprintf(buf, n, "%s (%s)", event, pmcfi_report_event_unit(event));
 }
 
 static void draw_cloud(struct report *r, struct cloud *c, const char *title, const struct svg_axis *ax,
@@ -312,8 +312,8 @@ static void draw_cloud(struct report *r, struct cloud *c, const char *title, con
 	FILE *h = r->html;
 	struct svg_plot s;
 	size_t nt = pmcf_profile_ntypes(c->prof);
-	report_svg_begin(r, &s, 540, 436 + (unsigned)((nt + 3) / 4) * 15, 70,
-			 62 + (unsigned)((nt + 3) / 4) * 15, title, ax, ay, "xy");
+	pmcfi_report_svg_begin(r, &s, 540, 436 + (unsigned)((nt + 3) / 4) * 15, 70,
+			       62 + (unsigned)((nt + 3) / 4) * 15, title, ax, ay, "xy");
 	c->jx = jitter_width(c, 0, &s, tmp);
 	c->jy = jitter_width(c, 1, &s, tmp);
 	double alpha = 24.0 / sqrt((double)(c->points ? c->points : 1));
@@ -322,29 +322,31 @@ static void draw_cloud(struct report *r, struct cloud *c, const char *title, con
 	for (uint32_t t = 0; t < nt; t++) {
 		int open = 0;
 		for (size_t i = 0, k = 0; i < c->n; i++) {
-			pmcf_xu x;
-			if (!plotted(c, i, &k) || pmcf_profile_xu_get_fields(c->prof, i, &x) || x.type != t)
+			pmcf_xu x = PMCF_XU_INIT;
+			if (!plotted(c, i, &k) || pmcf_profile_xu_fields_get(c->prof, i, &x) || x.type != t)
 				continue;
 			if (!open) {
 				fprintf(h,
 					"<g class=\"pt\" stroke=\"%s\" stroke-opacity=\"%.2f\" stroke-width=\"6\">\n",
-					report_type_color(r, c->prof, t), alpha);
+					pmcfi_report_type_color(r, c->prof, t), alpha);
 				open = 1;
 			}
-			double px = report_svg_x(&s, c->ca[i]) + c->jx * jit(i, 1);
-			double py = report_svg_y(&s, c->cb[i]) + c->jy * jit(i, 2);
+			double px = pmcfi_report_svg_x(&s, c->ca[i]) + c->jx * jit(i, 1);
+			double py = pmcfi_report_svg_y(&s, c->cb[i]) + c->jy * jit(i, 2);
 			fprintf(h, "<path d=\"M%.1f %.1fh0\"><title>", px, py);
-			report_esc(h, report_type_name(c->prof, t));
+			pmcfi_report_esc(h, pmcfi_report_type_name(c->prof, t));
 			fprintf(h, " XU %zu: %s, %s</title></path>\n", i,
-				report_num(c->ca[i], b1, sizeof(b1)), report_num(c->cb[i], b2, sizeof(b2)));
+				pmcfi_report_num(c->ca[i], b1, sizeof(b1)),
+				pmcfi_report_num(c->cb[i], b2, sizeof(b2)));
 		}
 		if (open)
 			fputs("</g>\n", h);
 	}
-	report_svg_data_end(&s);
+	pmcfi_report_svg_data_end(&s);
 	for (uint32_t t = 0; t < nt; t++)
-		report_svg_legend(&s, t, report_type_color(r, c->prof, t), report_type_name(c->prof, t));
-	report_svg_end(&s);
+		pmcfi_report_svg_legend(&s, t, pmcfi_report_type_color(r, c->prof, t),
+					pmcfi_report_type_name(c->prof, t));
+	pmcfi_report_svg_end(&s);
 }
 
 static void caption_cloud(FILE *h, const char *who, const struct cloud *c)
@@ -352,8 +354,8 @@ static void caption_cloud(FILE *h, const char *who, const struct cloud *c)
 	char b1[32], b2[32], b3[32];
 	if (c->step > 1)
 		fprintf(h, " &mdash; %s: plotted %s of %s XUs, every %s", who,
-			report_count(c->points, b1, sizeof(b1)), report_count(c->with_both, b2, sizeof(b2)),
-			ordinal(c->step, b3, sizeof(b3)));
+			pmcfi_report_count(c->points, b1, sizeof(b1)),
+			pmcfi_report_count(c->with_both, b2, sizeof(b2)), ordinal(c->step, b3, sizeof(b3)));
 	if (c->jx > 0 || c->jy > 0)
 		fprintf(h, " &mdash; %s: %s%s%s jittered (discrete counts; hover for the exact values)", who,
 			c->jx > 0 ? "x" : "", c->jx > 0 && c->jy > 0 ? " and " : "", c->jy > 0 ? "y" : "");
@@ -362,7 +364,7 @@ static void caption_cloud(FILE *h, const char *who, const struct cloud *c)
 			c->infinite == 1 ? "" : "s", who);
 }
 
-void report_section_scatter(struct report *r, const struct report_pair *pairs, size_t npairs)
+void pmcfi_report_section_scatter(struct report *r, const struct report_pair *pairs, size_t npairs)
 {
 	FILE *h = r->html;
 	const pmcf_profile *p = r->p;
@@ -410,8 +412,8 @@ void report_section_scatter(struct report *r, const struct report_pair *pairs, s
 		axis_label(lb, sizeof(lb), b);
 		ax.label = la;
 		ay.label = lb;
-		ax.unit = report_event_unit(a);
-		ay.unit = report_event_unit(b);
+		ax.unit = pmcfi_report_event_unit(a);
+		ay.unit = pmcfi_report_event_unit(b);
 		double xmin = c.xmin, xmax = c.xmax, ymin = c.ymin, ymax = c.ymax;
 		if (rc.points) {
 			xmin = fmin(xmin, rc.xmin);
@@ -419,8 +421,8 @@ void report_section_scatter(struct report *r, const struct report_pair *pairs, s
 			ymin = fmin(ymin, rc.ymin);
 			ymax = fmax(ymax, rc.ymax);
 		}
-		report_svg_axis_fit(&ax, xmin, xmax, 1);
-		report_svg_axis_fit(&ay, ymin, ymax, 1);
+		pmcfi_report_svg_axis_fit(&ax, xmin, xmax, 1);
+		pmcfi_report_svg_axis_fit(&ay, ymin, ymax, 1);
 		fputs("<figure>\n", h);
 		char title[512];
 		const char *what = pmcf_profile_meta_get(p, PMCF_META_STRATEGY);
@@ -433,22 +435,23 @@ void report_section_scatter(struct report *r, const struct report_pair *pairs, s
 			draw_cloud(r, &rc, title, &ax, &ay, tmp);
 		}
 		fputs("\n<figcaption>", h);
-		report_esc(h, b);
+		pmcfi_report_esc(h, b);
 		fputs(" against ", h);
-		report_esc(h, a);
+		pmcfi_report_esc(h, a);
 		char b1[32], b2[32];
-		const pmcf_epd_pair *e = isnan(pairs[k].tmd) ? report_epd_find(r, a, b) : NULL;
+		const pmcf_epd_pair *e = isnan(pairs[k].tmd) ? pmcfi_report_epd_find(r, a, b) : NULL;
 		if (!isnan(pairs[k].tmd))
-			fprintf(h, " &mdash; TMD %s &plusmn; %s", report_num(pairs[k].tmd, b1, sizeof(b1)),
-				report_num(pairs[k].spread, b2, sizeof(b2)));
+			fprintf(h, " &mdash; TMD %s &plusmn; %s",
+				pmcfi_report_num(pairs[k].tmd, b1, sizeof(b1)),
+				pmcfi_report_num(pairs[k].spread, b2, sizeof(b2)));
 		else if (e)
-			fprintf(h, " &mdash; TMD %s &plusmn; %s", report_num(e->tmd, b1, sizeof(b1)),
-				report_num(e->spread, b2, sizeof(b2)));
+			fprintf(h, " &mdash; TMD %s &plusmn; %s", pmcfi_report_num(e->tmd, b1, sizeof(b1)),
+				pmcfi_report_num(e->spread, b2, sizeof(b2)));
 		if (!isnan(pairs[k].rho))
 			fprintf(h, " &mdash; Spearman &rho; %.3f", pairs[k].rho);
 		if (pairs[k].user)
 			fputs(" (requested with --pair)", h);
-		fprintf(h, " &mdash; %s XU%s", report_count(c.points, b1, sizeof(b1)),
+		fprintf(h, " &mdash; %s XU%s", pmcfi_report_count(c.points, b1, sizeof(b1)),
 			c.points == 1 ? "" : "s");
 		caption_cloud(h, "this profile", &c);
 		if (rc.points)

@@ -1,9 +1,9 @@
 /* The report (include/pmcfuse/report.h): one self-contained HTML page about
  * a profile — the page's assembly, metadata and per-type statistics. Plots are
- * interactive SVG written here (report_svg.c) and, for the TMD heat map and
- * the coverage chart, PNGs drawn by gnuplot in a temporary folder and
- * embedded as data: URIs. The sections live in svg.c, pairs.c, views.c and
- * eval.c; the command (option handling, printing) is src/cli/report.c. */
+ * interactive SVG (svg.c) and, for the TMD heat map and the coverage chart,
+ * PNGs drawn by gnuplot in a temporary folder and embedded as data: URIs.
+ * The sections live in pairs.c, views.c and eval.c, the page's helpers in
+ * page.c; the command (option handling, printing) is src/cli/report.c. */
 #include <dirent.h>
 #include <errno.h>
 #include <float.h>
@@ -22,150 +22,8 @@
 #include "report/report_impl.h"
 #include "util/abi.h"
 #include "util/internal.h"
-#include "util/quantile.h"
+#include "x/x.h"
 #include "util/tmpdir.h"
-
-/* ---- small helpers ----------------------------------------------------------- */
-
-void report_esc(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
-
-/* A gnuplot single-quoted string: quotes doubled. */
-void report_gp_str(FILE *f, const char *s)
-{
-	fputc('\'', f);
-	for (; s && *s; s++) {
-		if (*s == '\'')
-			fputc('\'', f);
-		if (*s != '\n')
-			fputc(*s, f);
-	}
-	fputc('\'', f);
-}
-
-/* Numbers for tables: 4 significant digits, exponent without '+0'. */
-const char *report_num(double v, char *buf, size_t n)
-{
-	if (pmcf_is_missing(v) || !isfinite(v)) {
-		snprintf(buf, n, pmcf_is_missing(v) ? "&ndash;" : v > 0 ? "&infin;" : "&minus;&infin;");
-		return buf;
-	}
-	if ((v == floor(v) && fabs(v) < 1e5) || (fabs(v) >= 1000 && fabs(v) < 1e6))
-		snprintf(buf, n, "%.0f", v); /* one style in a row: 27794, not 2.779e4 beside 28986 */
-	else
-		snprintf(buf, n, "%.4g", v);
-	char *e = strchr(buf, 'e');
-	if (e) {
-		char *d = e + 1;
-		int neg = *d == '-';
-		if (*d == '+' || *d == '-')
-			d++;
-		while (*d == '0' && d[1])
-			d++;
-		char tail[16];
-		snprintf(tail, sizeof(tail), "%s%s", neg ? "-" : "", d);
-		snprintf(e, n - (size_t)(e - buf), "e%s", tail);
-	}
-	return buf;
-}
-
-int report_cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-const char *report_count(size_t v, char *buf, size_t n)
-{
-	char d[32];
-	int len = snprintf(d, sizeof(d), "%zu", v), o = 0;
-	for (int k = 0; k < len && (size_t)o + 2 < n; k++) {
-		if (k && (len - k) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = d[k];
-	}
-	buf[o] = 0;
-	return buf;
-}
-
-const char *report_type_name(const pmcf_profile *prof, uint32_t t)
-{
-	pmcf_xu_type ty;
-	return pmcf_profile_type_get(prof, t, &ty) ? "?" : ty.name;
-}
-
-static const char *palette[10] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-				  "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"};
-
-const char *report_type_color(const struct report *r, const pmcf_profile *prof, uint32_t t)
-{
-	/* same colour for the same type name in the profile and a reference */
-	if (prof != r->p) {
-		const char *name = report_type_name(prof, t);
-		for (uint32_t k = 0; k < r->ntypes; k++)
-			if (!strcmp(report_type_name(r->p, k), name))
-				return palette[k % 10];
-	}
-	return palette[t % 10];
-}
-
-const pmcf_epd_pair *report_epd_find(const struct report *r, const char *a, const char *b)
-{
-	if (!r->epd)
-		return NULL;
-	for (size_t k = 0; k < pmcf_epd_npairs(r->epd); k++) {
-		const pmcf_epd_pair *e = pmcf_epd_pair_at(r->epd, k);
-		if ((!strcmp(e->a, a) && !strcmp(e->b, b)) || (!strcmp(e->a, b) && !strcmp(e->b, a)))
-			return e;
-	}
-	return NULL;
-}
-
-const char *report_event_unit(const char *event)
-{
-	static const char *const times[] = {"duration", "task-clock", "cpu-clock"};
-	for (size_t k = 0; k < sizeof(times) / sizeof(times[0]); k++)
-		if (!strcmp(event, times[k]))
-			return "ns";
-	return "count";
-}
-
-/* ---- gnuplot images ------------------------------------------------------------ */
-
-/* A new image name "imgN.png", its gnuplot output line, and the HTML tag. */
-unsigned report_img_begin(struct report *r, unsigned w, unsigned h)
-{
-	unsigned k = r->nimg++;
-	fprintf(r->gp,
-		"set terminal pngcairo noenhanced size %u,%u font 'sans,10'\n"
-		"set output 'img%u.png'\nreset\n",
-		w, h, k);
-	return k;
-}
-
-void report_img_tag(struct report *r, unsigned k, const char *alt)
-{
-	fprintf(r->html, "<img src=\"@@IMG:img%u.png@@\" alt=\"", k);
-	report_esc(r->html, alt);
-	fputs("\">", r->html);
-}
-
-FILE *report_data_open(struct report *r, const char *name)
-{
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/%s", r->tmpdir, name);
-	return fopen(path, "w");
-}
 
 /* ---- metadata and types ------------------------------------------------------------ */
 
@@ -178,7 +36,7 @@ static void summary(struct report *r)
 	const pmcf_profile *p = r->p;
 	char b[32];
 	fputs("<div class=\"summary\">", h);
-	fprintf(h, "<div><b>%s</b>XUs</div>", report_count(r->nxus, b, sizeof(b)));
+	fprintf(h, "<div><b>%s</b>XUs</div>", pmcfi_report_count(r->nxus, b, sizeof(b)));
 	fprintf(h, "<div><b>%zu</b>XU types</div><div><b>%zu</b>events</div>", r->ntypes, r->nev);
 	uint32_t nr;
 	size_t *rc = pmcf_profile_rank_counts(p, &nr);
@@ -191,7 +49,7 @@ static void summary(struct report *r)
 	if (strategy) {
 		json_t *in = inputs ? json_loads(inputs, 0, NULL) : NULL; /* a JSON array of the inputs */
 		fputs("<div><b>", h);
-		report_esc(h, strategy);
+		pmcfi_report_esc(h, strategy);
 		if (json_is_array(in))
 			fprintf(h, "</b>fused from %zu executions</div>", json_array_size(in));
 		else
@@ -212,7 +70,7 @@ static void section_meta(struct report *r)
 	const pmcf_profile *p = r->p;
 	fputs("<h2 id=\"meta\">Run</h2>\n<table class=\"kv\">\n", h);
 	fprintf(h, "<tr><th>file</th><td>");
-	report_esc(h, r->path);
+	pmcfi_report_esc(h, r->path);
 	fprintf(h,
 		"</td></tr>\n<tr><th>XUs</th><td>%zu</td></tr>\n<tr><th>XU types</th><td>%zu</td></tr>\n"
 		"<tr><th>events</th><td>%zu</td></tr>\n",
@@ -249,9 +107,9 @@ static void section_meta(struct report *r)
 		if (pmcf_profile_meta_at(p, i, &k, &v))
 			continue;
 		fputs("<tr><th>", h);
-		report_esc(h, k);
+		pmcfi_report_esc(h, k);
 		fputs("</th><td>", h);
-		report_esc(h, v);
+		pmcfi_report_esc(h, v);
 		fputs("</td></tr>\n", h);
 	}
 	if (r->nrefs) {
@@ -265,7 +123,7 @@ static void section_meta(struct report *r)
 			if (pmcf_profile_source_get(p, s, &path, &id))
 				continue;
 			fputs("<li>", h);
-			report_esc(h, path);
+			pmcfi_report_esc(h, path);
 			fputs("</li>\n", h);
 		}
 		fputs("</ol></details>\n", h);
@@ -327,8 +185,8 @@ static void section_types(struct report *r, double *scratch, double *ratio)
 	const double *own = dcol >= 0 ? pmcf_profile_column_const(p, (size_t)dcol) : NULL;
 	double total = 0;
 	for (size_t i = 0; i < r->nxus; i++) {
-		pmcf_xu x;
-		if (pmcf_profile_xu_get_fields(p, i, &x))
+		pmcf_xu x = PMCF_XU_INIT;
+		if (pmcf_profile_xu_fields_get(p, i, &x))
 			continue;
 		count[x.type]++;
 		double d = own ? own[i] : (double)(x.end_ns - x.start_ns);
@@ -345,25 +203,26 @@ static void section_types(struct report *r, double *scratch, double *ratio)
 		own ? "own time (ms): sum of duration" : "time (ms): sum of end &minus; start",
 		own ? "own time" : "time");
 	for (uint32_t t = 0; t < r->ntypes; t++) {
-		pmcf_xu_type ty;
+		pmcf_xu_type ty = PMCF_XU_TYPE_INIT;
 		if (pmcf_profile_type_get(p, t, &ty))
 			continue;
 		fputs("<tr><td class=\"l\"><a href=\"#type", h);
 		fprintf(h, "%u\">", t);
-		report_esc(h, ty.name);
+		pmcfi_report_esc(h, ty.name);
 		fprintf(h, "</a></td><td class=\"l\">%s</td><td class=\"l\">", pmcf_xu_kind_name(ty.kind));
-		report_esc(h, ty.location);
+		pmcfi_report_esc(h, ty.location);
 		fprintf(h, "</td><td>%zu</td><td>%s</td><td>%.1f%%</td></tr>\n", count[t],
-			report_num(dur[t] / 1e6, b1, sizeof(b1)), total > 0 ? 100 * dur[t] / total : 0.0);
+			pmcfi_report_num(dur[t] / 1e6, b1, sizeof(b1)),
+			total > 0 ? 100 * dur[t] / total : 0.0);
 	}
 	fputs("</table>\n<div class=\"cards\">\n", h);
 
 	for (uint32_t t = 0; t < r->ntypes; t++) {
-		pmcf_xu_type ty;
+		pmcf_xu_type ty = PMCF_XU_TYPE_INIT;
 		if (pmcf_profile_type_get(p, t, &ty) || !count[t])
 			continue;
 		fprintf(h, "<div class=\"card\"><h3 id=\"type%u\">", t);
-		report_esc(h, ty.name);
+		pmcfi_report_esc(h, ty.name);
 		fprintf(h, " <small>(%s, %zu XU%s)</small></h3>\n", pmcf_xu_kind_name(ty.kind), count[t],
 			count[t] == 1 ? "" : "s");
 		fputs("<table class=\"num\">\n<tr><th>event</th><th>values</th><th>Q1</th><th>median</th>"
@@ -373,13 +232,13 @@ static void section_types(struct report *r, double *scratch, double *ratio)
 			double q[3];
 			size_t m = type_quartiles(r, pmcf_profile_column_const(p, ev), t, scratch, q);
 			fputs("<tr><td class=\"l\">", h);
-			report_esc(h, pmcf_profile_event_name(p, ev));
-			const char *unit = report_event_unit(pmcf_profile_event_name(p, ev));
+			pmcfi_report_esc(h, pmcf_profile_event_name(p, ev));
+			const char *unit = pmcfi_report_event_unit(pmcf_profile_event_name(p, ev));
 			if (unit && strcmp(unit, "count") != 0)
 				fprintf(h, " (%s)", unit); /* times; counts need no unit */
 			fprintf(h, "</td><td>%zu</td>", m);
 			for (int k = 0; k < 3; k++)
-				fprintf(h, "<td>%s</td>", report_num(q[k], b1, sizeof(b1)));
+				fprintf(h, "<td>%s</td>", pmcfi_report_num(q[k], b1, sizeof(b1)));
 			fputs("</tr>\n", h);
 		}
 		fputs("</table>\n", h);
@@ -419,15 +278,15 @@ static void section_types(struct report *r, double *scratch, double *ratio)
 			double q[3];
 			type_quartiles(r, ratio, t, scratch, q);
 			fputs("<tr><td class=\"l\" title=\"", h);
-			report_esc(h, dm->num);
+			pmcfi_report_esc(h, dm->num);
 			fputs(" / ", h);
-			report_esc(h, dm->den);
+			pmcfi_report_esc(h, dm->den);
 			if (dm->scale != 1)
 				fprintf(h, " &times; %g", dm->scale);
 			fprintf(h, "\">%s</td><td>%s</td>", dm->name,
-				report_num(sa / sb * dm->scale, b2, sizeof(b2)));
+				pmcfi_report_num(sa / sb * dm->scale, b2, sizeof(b2)));
 			for (int k = 0; k < 3; k++)
-				fprintf(h, "<td>%s</td>", report_num(q[k], b1, sizeof(b1)));
+				fprintf(h, "<td>%s</td>", pmcfi_report_num(q[k], b1, sizeof(b1)));
 			fputs("</tr>\n", h);
 		}
 		if (any)
@@ -585,12 +444,12 @@ static int build(struct report *r, const struct report_pair *user, size_t nuser,
 	int truth = pmcf_profile_ntruth(p) || pmcf_profile_meta_get(p, PMCF_META_SIM_SPEC);
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>pmcfuse report: ",
 	      h);
-	report_esc(h, prog ? prog : r->path);
+	pmcfi_report_esc(h, prog ? prog : r->path);
 	fprintf(h, "</title>\n<style>\n%s%s</style>\n%s%s</head>\n<body>\n<h1>pmcfuse report: ", css,
-		report_svg_css, img_check, report_svg_script);
-	report_esc(h, prog ? prog : r->path);
+		pmcfi_report_svg_css, img_check, pmcfi_report_svg_script);
+	pmcfi_report_esc(h, prog ? prog : r->path);
 	fputs("</h1>\n<p class=\"note\">", h);
-	report_esc(h, src ? src : "unknown");
+	pmcfi_report_esc(h, src ? src : "unknown");
 	fprintf(h, " profile, %zu XU%s, %zu event%s. Generated by pmcfuse %s.</p>\n", r->nxus,
 		r->nxus == 1 ? "" : "s", r->nev, r->nev == 1 ? "" : "s", pmcf_version());
 	if (!pmcf_profile_complete(p))
@@ -617,18 +476,18 @@ static int build(struct report *r, const struct report_pair *user, size_t nuser,
 		fputs("<a href=\"#coverage\">coverage</a>", h);
 	fputs("<a href=\"#meta\">run</a></nav>\n", h);
 	section_types(r, scratch, ratio);
-	report_section_timeline(r);
-	report_section_distributions(r, scratch);
-	size_t np = report_choose_pairs(r, user, nuser, nplots, pairs, nuser + nplots);
-	report_section_scatter(r, pairs, np);
+	pmcfi_report_section_timeline(r);
+	pmcfi_report_section_distributions(r, scratch);
+	size_t np = pmcfi_report_choose_pairs(r, user, nuser, nplots, pairs, nuser + nplots);
+	pmcfi_report_section_scatter(r, pairs, np);
 	if (truth)
-		report_section_truth(r);
+		pmcfi_report_section_truth(r);
 	if (r->nrefs)
-		report_section_tmd(r);
-	report_section_provenance(r);
-	report_section_match(r);
-	report_section_consistency(r);
-	report_section_coverage(r);
+		pmcfi_report_section_tmd(r);
+	pmcfi_report_section_provenance(r);
+	pmcfi_report_section_match(r);
+	pmcfi_report_section_consistency(r);
+	pmcfi_report_section_coverage(r);
 	section_meta(r); /* the run's full metadata last: the summary above says what matters */
 	fputs("</body>\n</html>\n", h);
 	free(scratch);
@@ -709,8 +568,8 @@ int pmcf_report_new(const pmcf_profile *p, const pmcf_profile *const *refs, size
 	if (st == 0) {
 		r->type_of = malloc((r->nxus ? r->nxus : 1) * sizeof(uint32_t));
 		for (size_t i = 0; r->type_of && i < r->nxus; i++) {
-			pmcf_xu x;
-			r->type_of[i] = pmcf_profile_xu_get_fields(p, i, &x) ? 0 : x.type;
+			pmcf_xu x = PMCF_XU_INIT;
+			r->type_of[i] = pmcf_profile_xu_fields_get(p, i, &x) ? 0 : x.type;
 		}
 		r->html = open_memstream(&r->html_buf, &r->html_len);
 		r->gp = open_memstream(&r->gp_buf, &r->gp_len);

@@ -1,5 +1,5 @@
 /* The report (include/pmcfuse/report.h), shared between its files: the
- * report state, HTML and number helpers (report.c), hand-written interactive
+ * report state, HTML and number helpers (page.c), hand-written interactive
  * SVG plots (svg.c), event-pair scatter plots (pairs.c), timelines and
  * distributions (views.c), accuracy, truth, provenance and coverage
  * sections (eval.c). Not exported. */
@@ -51,26 +51,26 @@ struct report_pair {
 	int user;
 };
 
-/* ---- report.c: helpers ---- */
-void report_esc(FILE *f, const char *s);
+/* ---- page.c: helpers (page.c calls nothing else here) ---- */
+void pmcfi_report_esc(FILE *f, const char *s);
 /* 4 significant digits, exponent without '+0'; "–" for a missing value */
-const char *report_num(double v, char *buf, size_t n);
+const char *pmcfi_report_num(double v, char *buf, size_t n);
 /* 37820 -> "37,820" */
-const char *report_count(size_t v, char *buf, size_t n);
-int report_cmp_dbl(const void *a, const void *b);
-FILE *report_data_open(struct report *r, const char *name);
+const char *pmcfi_report_count(size_t v, char *buf, size_t n);
+int pmcfi_report_cmp_dbl(const void *a, const void *b);
+FILE *pmcfi_report_data_open(struct report *r, const char *name);
 /* A gnuplot PNG: its output line in the script, then its <img> tag. */
-unsigned report_img_begin(struct report *r, unsigned w, unsigned h);
-void report_img_tag(struct report *r, unsigned k, const char *alt);
-void report_gp_str(FILE *f, const char *s);
-const char *report_type_name(const pmcf_profile *prof, uint32_t t);
+unsigned pmcfi_report_img_begin(struct report *r, unsigned w, unsigned h);
+void pmcfi_report_img_tag(struct report *r, unsigned k, const char *alt);
+void pmcfi_report_gp_str(FILE *f, const char *s);
+const char *pmcfi_report_type_name(const pmcf_profile *prof, uint32_t t);
 /* Colour of type t of prof: the same for the same type name in a reference. */
-const char *report_type_color(const struct report *r, const pmcf_profile *prof, uint32_t t);
-const pmcf_epd_pair *report_epd_find(const struct report *r, const char *a, const char *b);
+const char *pmcfi_report_type_color(const struct report *r, const pmcf_profile *prof, uint32_t t);
+const pmcf_epd_pair *pmcfi_report_epd_find(const struct report *r, const char *a, const char *b);
 /* "ns" for events that are times (duration, task-clock, cpu-clock), else "count" */
-const char *report_event_unit(const char *event);
+const char *pmcfi_report_event_unit(const char *event);
 
-/* ---- report_svg.c: interactive SVG plots ----
+/* ---- svg.c: interactive SVG plots ----
  * Data are written in plot units [0, 1000] on both axes (y up); the page's
  * script draws the ticks of numeric axes and zooms (wheel), pans (drag) and
  * resets (double click) along the axes named in zoom. Elements carry
@@ -89,36 +89,37 @@ struct svg_plot {
 };
 /* Range of the finite values [min, max] padded, log when min > 0 and
  * max / min >= 100 (and allow_log). */
-void report_svg_axis_fit(struct svg_axis *a, double min, double max, int allow_log);
+void pmcfi_report_svg_axis_fit(struct svg_axis *a, double min, double max, int allow_log);
 /* The same, also log (allow_log, min > 0) when max is 20 times typical (a
  * median): outliers would flatten the rest on a linear axis. */
-void report_svg_axis_fit_spread(struct svg_axis *a, double min, double typical, double max, int allow_log);
-void report_svg_begin(struct report *r, struct svg_plot *s, unsigned w, unsigned h, unsigned left,
-		      unsigned bottom, const char *title, const struct svg_axis *x, const struct svg_axis *y,
-		      const char *zoom);
+void pmcfi_report_svg_axis_fit_spread(struct svg_axis *a, double min, double typical, double max,
+				      int allow_log);
+void pmcfi_report_svg_begin(struct report *r, struct svg_plot *s, unsigned w, unsigned h, unsigned left,
+			    unsigned bottom, const char *title, const struct svg_axis *x,
+			    const struct svg_axis *y, const char *zoom);
 /* Data value -> plot unit (x: 0 left .. 1000 right; y: 0 top .. 1000 bottom). */
-double report_svg_x(const struct svg_plot *s, double v);
-double report_svg_y(const struct svg_plot *s, double v);
+double pmcfi_report_svg_x(const struct svg_plot *s, double v);
+double pmcfi_report_svg_y(const struct svg_plot *s, double v);
 /* A label of a categorical axis at plot unit u (x: along the bottom, y: at the left). */
-void report_svg_cat_label(struct svg_plot *s, char axis, double u, const char *text);
+void pmcfi_report_svg_cat_label(struct svg_plot *s, char axis, double u, const char *text);
 /* Closes the data area; then legend entries; then end. */
-void report_svg_data_end(struct svg_plot *s);
-void report_svg_legend(struct svg_plot *s, unsigned k, const char *color, const char *text);
-void report_svg_end(struct svg_plot *s);
-extern const char report_svg_css[];
-extern const char report_svg_script[];
+void pmcfi_report_svg_data_end(struct svg_plot *s);
+void pmcfi_report_svg_legend(struct svg_plot *s, unsigned k, const char *color, const char *text);
+void pmcfi_report_svg_end(struct svg_plot *s);
+extern const char pmcfi_report_svg_css[];
+extern const char pmcfi_report_svg_script[];
 
 /* ---- sections ---- */
-size_t report_choose_pairs(struct report *r, const struct report_pair *user, size_t nuser, unsigned want,
-			   struct report_pair *out, size_t cap);
-void report_section_scatter(struct report *r, const struct report_pair *pairs, size_t npairs);
-void report_section_timeline(struct report *r);
-void report_section_distributions(struct report *r, double *scratch);
-void report_section_truth(struct report *r);
-void report_section_provenance(struct report *r);
-void report_section_tmd(struct report *r);
-void report_section_match(struct report *r);
-void report_section_consistency(struct report *r);
-void report_section_coverage(struct report *r);
+size_t pmcfi_report_choose_pairs(struct report *r, const struct report_pair *user, size_t nuser,
+				 unsigned want, struct report_pair *out, size_t cap);
+void pmcfi_report_section_scatter(struct report *r, const struct report_pair *pairs, size_t npairs);
+void pmcfi_report_section_timeline(struct report *r);
+void pmcfi_report_section_distributions(struct report *r, double *scratch);
+void pmcfi_report_section_truth(struct report *r);
+void pmcfi_report_section_provenance(struct report *r);
+void pmcfi_report_section_tmd(struct report *r);
+void pmcfi_report_section_match(struct report *r);
+void pmcfi_report_section_consistency(struct report *r);
+void pmcfi_report_section_coverage(struct report *r);
 
 #endif

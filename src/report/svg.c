@@ -9,12 +9,13 @@
 
 #define UNITS 1000.0
 
-void report_svg_axis_fit(struct svg_axis *a, double min, double max, int allow_log)
+void pmcfi_report_svg_axis_fit(struct svg_axis *a, double min, double max, int allow_log)
 {
-	report_svg_axis_fit_spread(a, min, NAN, max, allow_log);
+	pmcfi_report_svg_axis_fit_spread(a, min, NAN, max, allow_log);
 }
 
-void report_svg_axis_fit_spread(struct svg_axis *a, double min, double typical, double max, int allow_log)
+void pmcfi_report_svg_axis_fit_spread(struct svg_axis *a, double min, double typical, double max,
+				      int allow_log)
 {
 	if (!isfinite(min) || !isfinite(max)) {
 		min = 0;
@@ -51,9 +52,9 @@ static double to_units(const struct svg_axis *a, double v)
 	return u * UNITS;
 }
 
-double report_svg_x(const struct svg_plot *s, double v) { return to_units(&s->x, v); }
+double pmcfi_report_svg_x(const struct svg_plot *s, double v) { return to_units(&s->x, v); }
 
-double report_svg_y(const struct svg_plot *s, double v) { return UNITS - to_units(&s->y, v); }
+double pmcfi_report_svg_y(const struct svg_plot *s, double v) { return UNITS - to_units(&s->y, v); }
 
 static void axis_attrs(FILE *h, char c, const struct svg_axis *a)
 {
@@ -65,9 +66,9 @@ static void axis_attrs(FILE *h, char c, const struct svg_axis *a)
 		a->hi, c, a->log, c, a->unit ? a->unit : "count");
 }
 
-void report_svg_begin(struct report *r, struct svg_plot *s, unsigned w, unsigned h, unsigned left,
-		      unsigned bottom, const char *title, const struct svg_axis *x, const struct svg_axis *y,
-		      const char *zoom)
+void pmcfi_report_svg_begin(struct report *r, struct svg_plot *s, unsigned w, unsigned h, unsigned left,
+			    unsigned bottom, const char *title, const struct svg_axis *x,
+			    const struct svg_axis *y, const char *zoom)
 {
 	s->h = r->html;
 	s->w = w;
@@ -86,7 +87,7 @@ void report_svg_begin(struct report *r, struct svg_plot *s, unsigned w, unsigned
 	axis_attrs(f, 'x', x);
 	axis_attrs(f, 'y', y);
 	fprintf(f, "><text class=\"tt\" x=\"%u\" y=\"17\" text-anchor=\"middle\">", w / 2);
-	report_esc(f, title);
+	pmcfi_report_esc(f, title);
 	fprintf(f,
 		"</text>\n<g class=\"ax\"></g>\n<rect class=\"frame\" x=\"%u\" y=\"%u\" width=\"%u\" "
 		"height=\"%u\"/>\n",
@@ -94,14 +95,14 @@ void report_svg_begin(struct report *r, struct svg_plot *s, unsigned w, unsigned
 	if (x->label) {
 		fprintf(f, "<text class=\"al\" x=\"%u\" y=\"%u\" text-anchor=\"middle\">", s->l + s->pw / 2,
 			x->categorical ? h - 4 : s->t + s->ph + 30);
-		report_esc(f, x->label);
+		pmcfi_report_esc(f, x->label);
 		fputs("</text>\n", f);
 	}
 	if (y->label) {
 		fprintf(f,
 			"<text class=\"al\" transform=\"translate(13 %u) rotate(-90)\" text-anchor=\"middle\">",
 			s->t + s->ph / 2);
-		report_esc(f, y->label);
+		pmcfi_report_esc(f, y->label);
 		fputs("</text>\n", f);
 	}
 	fprintf(f,
@@ -110,7 +111,7 @@ void report_svg_begin(struct report *r, struct svg_plot *s, unsigned w, unsigned
 		s->l, s->t, s->pw, s->ph);
 }
 
-void report_svg_cat_label(struct svg_plot *s, char axis, double u, const char *text)
+void pmcfi_report_svg_cat_label(struct svg_plot *s, char axis, double u, const char *text)
 {
 	FILE *f = s->h;
 	if (axis == 'x') {
@@ -122,13 +123,13 @@ void report_svg_cat_label(struct svg_plot *s, char axis, double u, const char *t
 		double py = s->t + u / UNITS * s->ph;
 		fprintf(f, "<text class=\"cl\" x=\"%u\" y=\"%.1f\" text-anchor=\"end\">", s->l - 5, py + 4);
 	}
-	report_esc(f, text);
+	pmcfi_report_esc(f, text);
 	fputs("</text>\n", f);
 }
 
-void report_svg_data_end(struct svg_plot *s) { fputs("</svg>\n", s->h); }
+void pmcfi_report_svg_data_end(struct svg_plot *s) { fputs("</svg>\n", s->h); }
 
-void report_svg_legend(struct svg_plot *s, unsigned k, const char *color, const char *text)
+void pmcfi_report_svg_legend(struct svg_plot *s, unsigned k, const char *color, const char *text)
 {
 	unsigned col = k % 4, row = k / 4;
 	unsigned x = s->l + col * (s->pw / 4), y = s->t + s->ph + 50 + row * 15;
@@ -136,13 +137,13 @@ void report_svg_legend(struct svg_plot *s, unsigned k, const char *color, const 
 		"<rect x=\"%u\" y=\"%u\" width=\"10\" height=\"10\" fill=\"%s\"/><text class=\"lg\" x=\"%u\" "
 		"y=\"%u\">",
 		x, y - 9, color, x + 14, y);
-	report_esc(s->h, text);
+	pmcfi_report_esc(s->h, text);
 	fputs("</text>\n", s->h);
 }
 
-void report_svg_end(struct svg_plot *s) { fputs("</svg>\n", s->h); }
+void pmcfi_report_svg_end(struct svg_plot *s) { fputs("</svg>\n", s->h); }
 
-const char report_svg_css[] =
+const char pmcfi_report_svg_css[] =
 	"svg.plot{background:#fff;border:1px solid #eee;margin-right:6px;font:11px system-ui,sans-serif;"
 	"user-select:none;cursor:crosshair}\nsvg.plot .tt{font-size:13px;font-weight:600}"
 	"svg.plot .al{font-size:12px}svg.plot .frame{fill:none;stroke:#999}"
@@ -153,7 +154,7 @@ const char report_svg_css[] =
 /* Ticks, zoom and pan for every svg.plot; sets data-svgs / data-svgs-ok on
  * <html> (plots whose data area has content and whose numeric axes got
  * ticks), which tests/e2e/report.sh reads from Chromium's DOM. */
-const char report_svg_script[] =
+const char pmcfi_report_svg_script[] =
 	"<script>\n"
 	"function pmTicks(lo,hi,lg,n){var t=[],L=Math.log10;n=Math.max(2,n);if(lg){var a=Math.floor(L(lo)),"
 	"b=Math.ceil(L(hi)),m=b-a<=2?[1,2,5]:[1],st=Math.max(1,Math.ceil((b-a)/n));for(var e=a;e<=b;e+=st)"

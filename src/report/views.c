@@ -7,7 +7,7 @@
 #include <string.h>
 #include "pmcfuse/report.h"
 #include "report/report_impl.h"
-#include "util/quantile.h"
+#include "x/x.h"
 
 /* A timeline draws at most about this many bars; beyond, neighbouring XUs
  * of one type on one thread are drawn as one bar (the caption says so). */
@@ -86,7 +86,7 @@ static void hover_values(FILE *h, const pmcf_profile *p, const struct span *v, s
 		}
 		char b[32];
 		fputs(shown ? ", " : "; ", h);
-		report_esc(h, name);
+		pmcfi_report_esc(h, name);
 		fprintf(h, " %s",
 			have ? pmcf_report_human(b, sizeof(b), sum, pmcf_report_event_is_ns(name))
 			     : "missing");
@@ -195,8 +195,8 @@ static void timeline(struct report *r, struct span *v, size_t n, const char *tit
 	struct svg_axis y = {0, 1, 0, NULL, NULL, 1};
 	struct svg_plot s;
 	fputs("<figure>", h);
-	report_svg_begin(r, &s, 1180, (unsigned)(rows * rowh) + 92 + legend, left, 62 + legend, title, &x, &y,
-			 "x");
+	pmcfi_report_svg_begin(r, &s, 1180, (unsigned)(rows * rowh) + 92 + legend, left, 62 + legend, title,
+			       &x, &y, "x");
 	double du = 1000.0 / (double)(rows ? rows : 1);
 	char b1[32], b2[32];
 	/* one group per type: fill once */
@@ -218,11 +218,12 @@ static void timeline(struct report *r, struct span *v, size_t n, const char *tit
 					m++;
 				}
 			if (!open) {
-				const char *c = report_type_color(r, r->p, t);
+				const char *c = pmcfi_report_type_color(r, r->p, t);
 				fprintf(h, "<g fill=\"%s\" stroke=\"%s\" stroke-width=\"0.5\">\n", c, c);
 				open = 1;
 			}
-			double x0 = report_svg_x(&s, (double)v[k].start), x1 = report_svg_x(&s, (double)end);
+			double x0 = pmcfi_report_svg_x(&s, (double)v[k].start),
+			       x1 = pmcfi_report_svg_x(&s, (double)end);
 			fprintf(h, "<rect x=\"%.3f\" y=\"%.2f\" width=\"%.3f\" height=\"%.2f\"", x0,
 				(double)row * du + du * 0.12, x1 - x0, du * 0.76);
 			if (cs.ev >= 0) {
@@ -231,7 +232,7 @@ static void timeline(struct report *r, struct span *v, size_t n, const char *tit
 				fprintf(h, " fill=\"%s\" stroke=\"%s\"", col, col);
 			}
 			fputs("><title>", h);
-			report_esc(h, report_type_name(r->p, t));
+			pmcfi_report_esc(h, pmcfi_report_type_name(r->p, t));
 			fmt_time(b1, sizeof(b1), (double)v[k].start);
 			fmt_time(b2, sizeof(b2), (double)(end - v[k].start));
 			char where[48];
@@ -251,7 +252,7 @@ static void timeline(struct report *r, struct span *v, size_t n, const char *tit
 		if (open)
 			fputs("</g>\n", h);
 	}
-	report_svg_data_end(&s);
+	pmcfi_report_svg_data_end(&s);
 	size_t every = rowh >= 11 ? 1 : (11 + rowh - 1) / rowh, row = 0;
 	for (size_t k = 0; k < n; k++)
 		if (new_row(v, k)) {
@@ -262,7 +263,7 @@ static void timeline(struct report *r, struct span *v, size_t n, const char *tit
 						 v[k].thread);
 				else
 					snprintf(lab, sizeof(lab), "thread %d", v[k].thread);
-				report_svg_cat_label(&s, 'y', ((double)row + 0.5) * du, lab);
+				pmcfi_report_svg_cat_label(&s, 'y', ((double)row + 0.5) * du, lab);
 			}
 			row++;
 		}
@@ -277,25 +278,26 @@ static void timeline(struct report *r, struct span *v, size_t n, const char *tit
 			vscale_colour(&cs, xv, col);
 			snprintf(lab, sizeof(lab), "%s %s", k == 0 ? cname : "",
 				 pmcf_report_human(num, sizeof(num), xv, pmcf_report_event_is_ns(cname)));
-			report_svg_legend(&s, k, col, lab);
+			pmcfi_report_svg_legend(&s, k, col, lab);
 		}
-		report_svg_legend(&s, cs.any ? 5 : 0, "#bbbbbb", "missing");
+		pmcfi_report_svg_legend(&s, cs.any ? 5 : 0, "#bbbbbb", "missing");
 	} else
 		for (uint32_t t = 0; t < r->ntypes; t++)
-			report_svg_legend(&s, t, report_type_color(r, r->p, t), report_type_name(r->p, t));
-	report_svg_end(&s);
+			pmcfi_report_svg_legend(&s, t, pmcfi_report_type_color(r, r->p, t),
+						pmcfi_report_type_name(r->p, t));
+	pmcfi_report_svg_end(&s);
 	char c1[32], c2[32];
 	if (ranks)
 		fprintf(h,
 			"<figcaption>%s XU%s on %zu thread%s of %zu MPI ranks, one row per (rank, thread), ",
-			report_count(n, c1, sizeof(c1)), n == 1 ? "" : "s", rows, rows == 1 ? "" : "s",
+			pmcfi_report_count(n, c1, sizeof(c1)), n == 1 ? "" : "s", rows, rows == 1 ? "" : "s",
 			nranks);
 	else
 		fprintf(h, "<figcaption>%s XU%s on %zu thread%s, one row per thread, ",
-			report_count(n, c1, sizeof(c1)), n == 1 ? "" : "s", rows, rows == 1 ? "" : "s");
+			pmcfi_report_count(n, c1, sizeof(c1)), n == 1 ? "" : "s", rows, rows == 1 ? "" : "s");
 	if (cs.ev >= 0) {
 		fputs("colour = ", h);
-		report_esc(h, cname);
+		pmcfi_report_esc(h, cname);
 		fprintf(h, " per XU (the mean of a merged bar; %s scale, grey: missing); %s",
 			cs.lg ? "log" : "linear", what);
 	} else
@@ -305,12 +307,12 @@ static void timeline(struct report *r, struct span *v, size_t n, const char *tit
 		fprintf(h,
 			" Drawn as %s bars: XUs of one type on one thread less than %s apart are one bar "
 			"(hover says how many).",
-			report_count(bars, c2, sizeof(c2)), b1);
+			pmcfi_report_count(bars, c2, sizeof(c2)), b1);
 	}
 	fputs(" Wheel zooms the time axis, drag pans, double click resets.</figcaption></figure>\n", h);
 }
 
-void report_section_timeline(struct report *r)
+void pmcfi_report_section_timeline(struct report *r)
 {
 	const pmcf_profile *p = r->p;
 	FILE *h = r->html;
@@ -324,7 +326,7 @@ void report_section_timeline(struct report *r)
 	int fused = pmcf_profile_has_base_labels(p);
 	int32_t maxb = -1;
 	for (size_t i = 0; i < n; i++) {
-		pmcf_xu x;
+		pmcf_xu x = PMCF_XU_INIT;
 		if (pmcf_profile_xu_get(p, i, &x))
 			memset(&x, 0, sizeof(x));
 		v[i] = (struct span){x.start_ns, x.end_ns, pmcf_profile_rank(p, i), x.thread, x.type, i};
@@ -383,7 +385,7 @@ out:
 
 /* ---- per-type distributions ------------------------------------------------------------- */
 
-void report_section_distributions(struct report *r, double *scratch)
+void pmcfi_report_section_distributions(struct report *r, double *scratch)
 {
 	const pmcf_profile *p = r->p;
 	FILE *h = r->html;
@@ -423,7 +425,7 @@ void report_section_distributions(struct report *r, double *scratch)
 			}
 			cnt[t] = m;
 			any += m;
-			qsort(scratch, m, sizeof(double), report_cmp_dbl); /* stays sorted */
+			qsort(scratch, m, sizeof(double), pmcfi_report_cmp_dbl); /* stays sorted */
 			for (int j = 0; j < 7; j++)
 				q[t][j] = pmcfi_quantile(scratch, m, qs[j]);
 			if (m) {
@@ -443,19 +445,20 @@ void report_section_distributions(struct report *r, double *scratch)
 		if (!any)
 			continue;
 		char lab[300];
-		const char *unit = report_event_unit(name);
+		const char *unit = pmcfi_report_event_unit(name);
 		snprintf(lab, sizeof(lab), "%s (%s)", name, unit);
 		struct svg_axis x = {0, 1, 0, NULL, NULL, 1}, y = {0};
 		y.label = lab;
 		y.unit = unit;
 		/* zeros on a log axis: drawn at its bottom, said below */
 		int logz = lo <= 0 && lo == 0 && isfinite(pos) && hi / pos >= 1000;
-		report_svg_axis_fit_spread(&y, logz ? pos : lo, isfinite(typical) ? typical : NAN, hi, 1);
+		pmcfi_report_svg_axis_fit_spread(&y, logz ? pos : lo, isfinite(typical) ? typical : NAN, hi,
+						 1);
 		unsigned w = (unsigned)(nt * 46 + 90);
 		w = w < 300 ? 300 : w;
 		struct svg_plot s;
 		fputs("<figure>", h);
-		report_svg_begin(r, &s, w, 270, 70, 50, name, &x, &y, "y");
+		pmcfi_report_svg_begin(r, &s, w, 270, 70, 50, name, &x, &y, "y");
 		char b[7][32];
 		for (uint32_t t = 0; t < nt; t++) {
 			if (!cnt[t])
@@ -463,16 +466,16 @@ void report_section_distributions(struct report *r, double *scratch)
 			double c = ((double)t + 0.5) / (double)nt * 1000, hw = fmin(300.0 / (double)nt, 40);
 			double yv[7];
 			for (int j = 0; j < 7; j++)
-				yv[j] = report_svg_y(&s, q[t][j]);
-			const char *fill_col = report_type_color(r, p, t);
+				yv[j] = pmcfi_report_svg_y(&s, q[t][j]);
+			const char *fill_col = pmcfi_report_type_color(r, p, t);
 			fprintf(h, "<g><title>");
-			report_esc(h, report_type_name(p, t));
+			pmcfi_report_esc(h, pmcfi_report_type_name(p, t));
 			fprintf(h,
 				": %zu XU%s; min %s, p5 %s, Q1 %s, median %s, Q3 %s, p95 %s, max %s</title>",
-				cnt[t], cnt[t] == 1 ? "" : "s", report_num(q[t][0], b[0], 32),
-				report_num(q[t][1], b[1], 32), report_num(q[t][2], b[2], 32),
-				report_num(q[t][3], b[3], 32), report_num(q[t][4], b[4], 32),
-				report_num(q[t][5], b[5], 32), report_num(q[t][6], b[6], 32));
+				cnt[t], cnt[t] == 1 ? "" : "s", pmcfi_report_num(q[t][0], b[0], 32),
+				pmcfi_report_num(q[t][1], b[1], 32), pmcfi_report_num(q[t][2], b[2], 32),
+				pmcfi_report_num(q[t][3], b[3], 32), pmcfi_report_num(q[t][4], b[4], 32),
+				pmcfi_report_num(q[t][5], b[5], 32), pmcfi_report_num(q[t][6], b[6], 32));
 			fprintf(h, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.2f\" y2=\"%.2f\" stroke=\"#555\"/>",
 				c, c, yv[1], yv[5]);
 			fprintf(h,
@@ -485,11 +488,11 @@ void report_section_distributions(struct report *r, double *scratch)
 				"<path class=\"pt\" d=\"M%.1f %.2fh0M%.1f %.2fh0\" stroke=\"#333\" stroke-width=\"4\"/></g>\n",
 				c, yv[0], c, yv[6]);
 		}
-		report_svg_data_end(&s);
+		pmcfi_report_svg_data_end(&s);
 		for (uint32_t t = 0; t < nt; t++)
-			report_svg_cat_label(&s, 'x', ((double)t + 0.5) / (double)nt * 1000,
-					     report_type_name(p, t));
-		report_svg_end(&s);
+			pmcfi_report_svg_cat_label(&s, 'x', ((double)t + 0.5) / (double)nt * 1000,
+						   pmcfi_report_type_name(p, t));
+		pmcfi_report_svg_end(&s);
 		if (logz)
 			fprintf(h,
 				"<figcaption>%zu zero values drawn at the bottom of the log axis.</figcaption>",

@@ -281,6 +281,7 @@ int sim_catalog_new(struct sim_machine *m, pmcf_catalog **out)
 			break;
 		}
 		pmcf_event_info info = {
+			.size = sizeof(pmcf_event_info),
 			.name = m->ev[e].name,
 			.source = PMCF_SRC_SIM,
 			.pmu = NULL,

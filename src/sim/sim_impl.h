@@ -131,15 +131,16 @@ int sim_check_events(const struct sim_machine *m, const int *ev, size_t n, unsig
 /* ---- specs (spec.c) ----------------------------------------------------------- */
 #define SIM_MAX_KEYS 8
 struct pmcf_sim_spec {
-	int workload;           /* index in the workload table */
-	long val[SIM_MAX_KEYS]; /* workload keys, table order */
-	long threads;           /* 0: every hardware thread */
+	int workload;                       /* index in the workload table */
+	const struct sim_workload_def *def; /* its row (builders read it, never the table) */
+	long val[SIM_MAX_KEYS];             /* workload keys, table order */
+	long threads;                       /* 0: every hardware thread */
 	uint64_t seed;
 	int model; /* value model: 1, 2 (kept to reproduce old results) or 3 */
 	char *machine;
 	char *canonical;
 };
-/* Workload key values by name (for the builders); -1 when absent. */
+/* Workload key values by name (for the builders; workloads.c); -1 when absent. */
 long sim_spec_get(const pmcf_sim_spec *s, const char *key);
 
 /* ---- the workload table (workload_table.c) -----------------------------------------

@@ -113,7 +113,7 @@ static int set_key(pmcf_sim_spec *s, const struct sim_workload_def *w, const cha
 
 static int make_canonical(pmcf_sim_spec *s)
 {
-	const struct sim_workload_def *w = sim_workloads[s->workload];
+	const struct sim_workload_def *w = s->def;
 	char buf[1024];
 	size_t off = (size_t)snprintf(buf, sizeof(buf), "%s", w->name);
 	for (size_t i = 0; i < nkeys(w) && off < sizeof(buf); i++) {
@@ -165,8 +165,10 @@ int pmcf_sim_spec_parse(const char *text, pmcf_sim_spec **out)
 	} else {
 		s->workload = -1;
 		for (size_t i = 0; i < sim_nworkloads; i++)
-			if (strcmp(sim_workloads[i]->name, tok) == 0)
+			if (strcmp(sim_workloads[i]->name, tok) == 0) {
 				s->workload = (int)i;
+				s->def = sim_workloads[i];
+			}
 		if (s->workload < 0)
 			err = strchr(tok, '=')
 				      ? pmcfi_fail(PMCF_ESYNTAX,
@@ -176,7 +178,7 @@ int pmcf_sim_spec_parse(const char *text, pmcf_sim_spec **out)
 						   wl);
 	}
 	if (!err) {
-		const struct sim_workload_def *w = sim_workloads[s->workload];
+		const struct sim_workload_def *w = s->def;
 		for (size_t i = 0; i < nkeys(w); i++)
 			s->val[i] = w->keys[i].def;
 		while (!err && (tok = strtok_r(NULL, ",", &save))) {
@@ -210,24 +212,15 @@ void pmcf_sim_spec_free(pmcf_sim_spec *s)
 	free(s);
 }
 
-const char *pmcf_sim_spec_workload(const pmcf_sim_spec *s) { return sim_workloads[s->workload]->name; }
+const char *pmcf_sim_spec_workload(const pmcf_sim_spec *s) { return s->def->name; }
 const char *pmcf_sim_spec_machine(const pmcf_sim_spec *s) { return s->machine; }
 uint64_t pmcf_sim_spec_seed(const pmcf_sim_spec *s) { return s->seed; }
 const char *pmcf_sim_spec_canonical(const pmcf_sim_spec *s) { return s->canonical; }
 
-void pmcf_sim_spec_set_seed(pmcf_sim_spec *s, uint64_t seed)
+void pmcf_sim_spec_seed_set(pmcf_sim_spec *s, uint64_t seed)
 {
 	s->seed = seed;
 	make_canonical(s); /* on ENOMEM the previous canonical text stays */
-}
-
-long sim_spec_get(const pmcf_sim_spec *s, const char *key)
-{
-	const struct sim_workload_def *w = sim_workloads[s->workload];
-	for (size_t i = 0; i < nkeys(w); i++)
-		if (strcmp(w->keys[i].name, key) == 0)
-			return s->val[i];
-	return -1;
 }
 
 uint64_t pmcf_sim_exec_seed(uint64_t base, unsigned i)

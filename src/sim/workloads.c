@@ -707,6 +707,15 @@ const struct sim_workload_def sim_wl_knapsack =
 	 300,
 	 300};
 
+long sim_spec_get(const pmcf_sim_spec *s, const char *key)
+{
+	const struct sim_workload_def *w = s->def;
+	for (size_t i = 0; i < SIM_MAX_KEYS && w->keys[i].name; i++)
+		if (strcmp(w->keys[i].name, key) == 0)
+			return s->val[i];
+	return -1;
+}
+
 /* The helpers above for workloads in files of their own (sim_impl.h). */
 int sim_wl_type(struct sim_workload *w, int kind, const char *name, const char *loc)
 {
@@ -739,9 +748,9 @@ int sim_workload_build(const pmcf_sim_spec *s, const struct sim_machine *m, stru
 	struct sim_workload *w = calloc(1, sizeof(*w));
 	if (!w)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	w->name = pmcf_sim_spec_workload(s);
+	w->name = s->def->name;
 	w->threads = s->threads ? (int)s->threads : m->ncpus;
-	const struct sim_workload_def *d = sim_workloads[s->workload];
+	const struct sim_workload_def *d = s->def;
 	int err = d->build(w, s, m);
 	w->time_scale = w->policy == SIM_POL_SHARED ? d->scale_shared : d->scale;
 	if (err == PMCF_ENOMEM)

@@ -108,7 +108,7 @@ int pmcf_source_new_from_plan(const pmcf_plan *p, const pmcf_source_opts *o, con
 		  : argv           ? pmcf_source_new_program((int)argc, (char *const *)argv, o, po, out)
 				   : pmcfi_fail(PMCF_ENOENT, "the plan names no source");
 	if (!err)
-		pmcf_source_set_seed(*out, pmcf_plan_seed(p));
+		pmcf_source_seed_set(*out, pmcf_plan_seed(p));
 	return err;
 }
 
@@ -146,11 +146,11 @@ int pmcf_source_opts_get(const pmcf_source *s, pmcf_source_opts *o)
 
 uint64_t pmcf_source_seed(const pmcf_source *s) { return s->base; }
 
-void pmcf_source_set_seed(pmcf_source *s, uint64_t base)
+void pmcf_source_seed_set(pmcf_source *s, uint64_t base)
 {
 	s->base = base;
 	if (s->spec) /* the name shows the base seed until a recording */
-		pmcf_sim_spec_set_seed(s->spec, base);
+		pmcf_sim_spec_seed_set(s->spec, base);
 }
 
 uint64_t pmcf_source_exec_seed(const pmcf_source *s, long exec_index)
@@ -158,7 +158,7 @@ uint64_t pmcf_source_exec_seed(const pmcf_source *s, long exec_index)
 	return exec_index < 0 ? s->base : pmcf_sim_exec_seed(s->base, (unsigned)exec_index);
 }
 
-int pmcf_source_set_output(pmcf_source *s, int stdout_fd, int stderr_fd)
+int pmcf_source_output_set(pmcf_source *s, int stdout_fd, int stderr_fd)
 {
 	pmcfi_clear_error();
 	if (s->spec)
@@ -230,13 +230,13 @@ int pmcf_source_events(pmcf_source *s, const char *spec, pmcf_evlist **out)
 int pmcf_source_to_plan(const pmcf_source *s, pmcf_plan *p)
 {
 	pmcfi_clear_error();
-	pmcf_plan_set_seed(p, s->base);
+	pmcf_plan_seed_set(p, s->base);
 	if (s->spec) {
 		/* the SPEC with the base seed, not an execution's */
-		pmcf_sim_spec_set_seed(s->spec, s->base);
-		return pmcf_plan_set_sim(p, pmcf_sim_spec_canonical(s->spec));
+		pmcf_sim_spec_seed_set(s->spec, s->base);
+		return pmcf_plan_sim_set(p, pmcf_sim_spec_canonical(s->spec));
 	}
-	return pmcf_plan_set_program(p, (const char *const *)s->argv, s->argc);
+	return pmcf_plan_program_set(p, (const char *const *)s->argv, s->argc);
 }
 
 int pmcf_source_record(pmcf_source *s, const pmcf_evlist *set, long exec_index, pmcf_profile **out,
@@ -244,8 +244,11 @@ int pmcf_source_record(pmcf_source *s, const pmcf_evlist *set, long exec_index, 
 {
 	pmcfi_clear_error();
 	*out = NULL;
-	if (exit_info)
-		memset(exit_info, 0, sizeof(*exit_info));
+	if (exit_info) {
+		int rc = pmcfi_struct_reset("pmcf_exit_info", exit_info, sizeof(*exit_info));
+		if (rc)
+			return rc;
+	}
 	if (!s || !set)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_source_record: NULL argument");
 	int err = make_catalog(s, NULL);
@@ -264,7 +267,7 @@ int pmcf_source_record(pmcf_source *s, const pmcf_evlist *set, long exec_index, 
 		so.multiplex = s->o.multiplex;
 		so.period_ms = s->o.period_ms;
 		so.estimate = s->o.estimate;
-		pmcf_sim_spec_set_seed(s->spec, pmcf_source_exec_seed(s, exec_index));
+		pmcf_sim_spec_seed_set(s->spec, pmcf_source_exec_seed(s, exec_index));
 		err = pmcfi_sim_record_idx(s->spec, idx, n, &so, out);
 		if (!err && exit_info) {
 			exit_info->exited = exit_info->complete = 1;

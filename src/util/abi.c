@@ -1,5 +1,5 @@
-/* Sized caller structs (one rule for every public entry point) and array
- * growth: the two bookkeeping helpers every module needs. */
+/* Sized caller structs: one rule for every public entry point (array
+ * growth is in x/grow.c). */
 #include "util/abi.h"
 
 #include <errno.h>
@@ -63,27 +63,33 @@ int pmcfi_struct_out(const char *what, void *dst, const void *src, size_t first_
 	return 0;
 }
 
-size_t pmcfi_grow_cap(size_t cap, size_t need)
+int pmcfi_struct_fill(const char *what, void *p, size_t first_abi, size_t known)
 {
-	if (need <= cap)
-		return cap;
-	size_t ncap = cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2;
-	if (ncap < need)
-		ncap = need;
-	return ncap < 8 ? 8 : ncap;
+	size_t n;
+	int rc = check_sized(what, p, first_abi, known, &n);
+	if (!rc)
+		memcpy(p, &n, sizeof(n));
+	return rc;
 }
 
-int pmcfi_grow(void **p, size_t *cap, size_t need, size_t elem)
+int pmcfi_struct_stride(const char *what, const void *arr, size_t n, size_t first_abi, size_t known,
+			size_t *stride)
 {
-	if (need <= *cap)
+	*stride = known;
+	if (!n || !arr)
 		return 0;
-	size_t ncap = pmcfi_grow_cap(*cap, need);
-	if (!elem || ncap > SIZE_MAX / elem)
-		return -ENOMEM;
-	void *q = realloc(*p, ncap * elem);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = ncap;
-	return 0;
+	size_t given, common;
+	memcpy(&given, arr, sizeof(given));
+	int rc = check_sized(what, arr, first_abi, known, &common);
+	if (!rc)
+		*stride = given ? given : first_abi;
+	return rc;
+}
+
+int pmcfi_struct_reset(const char *what, void *p, size_t known)
+{
+	int rc = pmcfi_struct_fill(what, p, known, known);
+	if (!rc)
+		memset((char *)p + sizeof(size_t), 0, known - sizeof(size_t));
+	return rc;
 }

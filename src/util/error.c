@@ -41,57 +41,6 @@ const char *pmcf_errdetail(void) { return detail; }
 
 void pmcfi_clear_error(void) { detail[0] = '\0'; }
 
-/* A continuation byte of a UTF-8 sequence */
-#define UTF8_CONT(c) (((unsigned char)(c)&0xC0) == 0x80)
-
-/* Replaces s[at, at + len) by "..." keeping at most keep bytes of it (half
- * before, half after, whole UTF-8 sequences); returns the new length of s. */
-static size_t cut_middle(char *s, size_t n, size_t at, size_t len, size_t keep)
-{
-	size_t head = keep / 2, tail = keep - head;
-	while (head > 0 && UTF8_CONT(s[at + head]))
-		head--;
-	size_t from = at + len - tail;
-	while (from < at + len && UTF8_CONT(s[from]))
-		from++;
-	memcpy(s + at + head, "...", 3);
-	memmove(s + at + head + 3, s + from, n - from + 1);
-	return n - (from - (at + head + 3));
-}
-
-void pmcfi_shorten(char *dst, size_t cap, const char *src)
-{
-	enum { KEEP = 60 }; /* bytes of a cut word that stay */
-	size_t n = strlen(src);
-	if (cap == 0)
-		return;
-	char *s = n < cap ? NULL : strdup(src);
-	if (!s) { /* it fits (or no memory: cut at the end) */
-		snprintf(dst, cap, "%s", src);
-		return;
-	}
-	while (n >= cap) {
-		size_t best = 0, blen = 0; /* the longest word */
-		for (size_t i = 0; i < n;) {
-			size_t j = i;
-			while (j < n && s[j] != ' ')
-				j++;
-			if (j - i > blen)
-				best = i, blen = j - i;
-			i = j + 1;
-		}
-		if (blen <= KEEP + 3)
-			break;
-		size_t excess = n - (cap - 1);
-		size_t keep = blen > excess + 3 + KEEP ? blen - excess - 3 : KEEP;
-		n = cut_middle(s, n, best, blen, keep);
-	}
-	if (n >= cap && cap > 8)
-		n = cut_middle(s, n, 0, n, cap - 4);
-	snprintf(dst, cap, "%s", s);
-	free(s);
-}
-
 /* The messages are formatted whole (a path of any length, the reason after
  * it kept), then shortened in the middle of their longest words. */
 int pmcfi_fail(int err, const char *fmt, ...)
@@ -123,7 +72,7 @@ int pmcfi_fail_prefix(int err, const char *fmt, ...)
 	return err;
 }
 
-void pmcf_set_log(pmcf_log_fn fn, void *ctx, int level)
+void pmcf_log_set(pmcf_log_fn fn, void *ctx, int level)
 {
 	log_fn = fn;
 	log_ctx = ctx;

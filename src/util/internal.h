@@ -6,7 +6,8 @@
 #include <stddef.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "pmcfuse/pmcfuse.h"
+#include "pmcfuse/base.h"
+#include "x/x.h"
 
 /* Sets this thread's error detail (printf-style) and returns err, so that
  * callers can write `return pmcfi_fail(PMCF_EINVAL, "bad %s", x);`. */
@@ -15,11 +16,7 @@ int pmcfi_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3
 void pmcfi_clear_error(void);
 /* Prefixes the current detail with "prefix: " (keeps err). */
 int pmcfi_fail_prefix(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Copies the message src into dst (cap bytes, NUL included): whole when it
- * fits, else with its longest words (paths) cut in their middle ("...") and,
- * only if that is not enough, the middle of the message, so that the reason
- * after a long path is kept. Never splits a UTF-8 sequence. */
-void pmcfi_shorten(char *dst, size_t cap, const char *src);
+/* pmcfi_shorten is in x/x.h. */
 
 /* Logging through the installed callback. */
 void pmcfi_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

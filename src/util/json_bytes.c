@@ -5,55 +5,6 @@
 #include "util/internal.h"
 #include "util/json_bytes.h"
 
-static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-int pmcfi_utf8_valid(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	while (*p) {
-		unsigned c = *p, n, cp;
-		if (c < 0x80) {
-			p++;
-			continue;
-		}
-		if (c >= 0xC2 && c <= 0xDF)
-			n = 1, cp = c & 0x1F;
-		else if (c >= 0xE0 && c <= 0xEF)
-			n = 2, cp = c & 0x0F;
-		else if (c >= 0xF0 && c <= 0xF4)
-			n = 3, cp = c & 0x07;
-		else
-			return 0; /* a continuation byte, an overlong 0xC0/0xC1, or beyond 0xF4 */
-		for (unsigned k = 1; k <= n; k++) {
-			if ((p[k] & 0xC0) != 0x80)
-				return 0; /* also stops at the NUL */
-			cp = cp << 6 | (p[k] & 0x3F);
-		}
-		if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-		    (cp >= 0xD800 && cp <= 0xDFFF))
-			return 0; /* overlong, beyond Unicode, or a surrogate */
-		p += n + 1;
-	}
-	return 1;
-}
-
-size_t pmcfi_base64(const char *s, char *out)
-{
-	size_t n = strlen(s);
-	char *q = out;
-	const unsigned char *p = (const unsigned char *)s;
-	for (size_t i = 0; i < n; i += 3) {
-		unsigned x = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) |
-			     (i + 2 < n ? p[i + 2] : 0);
-		*q++ = b64[x >> 18 & 63];
-		*q++ = b64[x >> 12 & 63];
-		*q++ = i + 1 < n ? b64[x >> 6 & 63] : '=';
-		*q++ = i + 2 < n ? b64[x & 63] : '=';
-	}
-	*q = '\0';
-	return (size_t)(q - out);
-}
-
 json_t *pmcfi_json_bytes(const char *s)
 {
 	json_t *v = json_string(s);
@@ -70,8 +21,8 @@ json_t *pmcfi_json_bytes(const char *s)
 
 static int b64_digit(int c)
 {
-	const char *p = c ? strchr(b64, c) : NULL;
-	return p ? (int)(p - b64) : -1;
+	const char *p = c ? strchr(pmcfi_base64_digits, c) : NULL;
+	return p ? (int)(p - pmcfi_base64_digits) : -1;
 }
 
 int pmcfi_json_bytes_get(const json_t *v, char **out)

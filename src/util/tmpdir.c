@@ -4,12 +4,10 @@
 #include "util/tmpdir.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmcfuse/util.h"
 #include "util/internal.h"
 
 int pmcfi_tmpdir_new(const char *base, const char *prefix, char **out)
@@ -32,14 +30,3 @@ int pmcfi_tmpdir_new(const char *base, const char *prefix, char **out)
 	*out = dir;
 	return 0;
 }
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb, (void)flag, (void)ftw;
-	remove(path);
-	return 0; /* go on with the rest */
-}
-
-void pmcfi_rm_tree(const char *dir) { nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
-
-void pmcf_rm_tree(const char *dir) { pmcfi_rm_tree(dir); }

@@ -60,6 +60,11 @@ for t in 1 3; do
 	printf '%s\n' "$OUT" | jq -S 'del(.meta)' >>t$t.json
 done
 cmp -s t1.json t3.json || fail "bc on 1 and 3 threads differ"; ok
+# the simulated runs repeat their labels and bc pairs most XUs across them,
+# but a label's values do not follow it from run to run there: no warning
+# suggesting lgl (collect_deep.sh has it, on recorded runs)
+expect_ok "$PMCFUSE" combine --strategy bc -o bw.pmcf execs/exec-*.pmcf
+[ -z "$ERR" ] || fail "bc on simulated runs warned: $ERR"; ok
 expect_fail 1 "$PMCFUSE" combine --threads 0 -o t0.pmcf execs/exec-*.pmcf
 # --impute-mode rank: the same for any --threads, the mode in the metadata;
 # refused without --impute or with an unknown mode
@@ -96,8 +101,14 @@ expect_match 'missing input' "$ERR"
 expect_fail 1 "$PMCFUSE" combine -o y.pmcf nosuch.pmcf
 expect_fail 1 "$PMCFUSE" run -e PAPI_L1_DCX -o y.pmcf -- /bin/true
 expect_match 'unknown event' "$ERR"
-expect_fail 1 "$PMCFUSE" run --sim cholesky
-expect_match 'missing -o' "$ERR"
+# no -o: pmcfuse.pmcf, as record; an existing one is kept as pmcfuse.pmcf.old
+mkdir -p dflt && (cd dflt && "$PMCFUSE" run --sim cholesky,blocks=4 -e PAPI_TOT_INS >out 2>err) ||
+	fail "run without -o: $(cat dflt/err)"
+[ -f dflt/pmcfuse.pmcf ] && [ ! -e dflt/pmcfuse.pmcf.executions ] || fail "run without -o: no pmcfuse.pmcf"
+expect_match 'wrote pmcfuse.pmcf' "$(cat dflt/out)"
+(cd dflt && "$PMCFUSE" run --sim cholesky,blocks=4,seed=2 -e PAPI_TOT_INS >out 2>err) || fail "second run: $(cat dflt/err)"
+[ -f dflt/pmcfuse.pmcf.old ] || fail "the previous pmcfuse.pmcf was not kept as .old"; ok
+expect_match 'previous pmcfuse.pmcf is now pmcfuse.pmcf.old' "$(cat dflt/err)"
 for verb in plan combine run; do
 	expect_ok "$PMCFUSE" "$verb" --help
 	expect_match "usage: pmcfuse $verb" "$OUT"

@@ -1,12 +1,10 @@
 /* Numbers, JSON strings and typed metadata as pmcfuse writes them
- * (docs/profile-format.md, "JSON output"). One source compiled into both the
- * library (the export writers) and the command (every --json summary), as
- * curl's curlx files are: it uses only the public API. In the library the
- * names are pmcfi_* (hidden); in the command, which links only the public
- * library, the same code is compiled as cli_* (no use of a library-internal
- * symbol: tests/cli_public_symbols.sh). */
-#ifndef PMCF_COMMON_TEXTOUT_H
-#define PMCF_COMMON_TEXTOUT_H
+ * (docs/profile-format.md, "JSON output"), for the library's export writers
+ * and the command's --json summaries: compiled into both (src/x/, curl's
+ * curlx model). In the library the names are pmcfi_* (local); in the
+ * command the same code is compiled as cli_*, the names its verbs use. */
+#ifndef PMCF_X_TEXTOUT_H
+#define PMCF_X_TEXTOUT_H
 #include <jansson.h>
 #include <stdio.h>
 #include "pmcfuse/profile.h"

@@ -1,9 +1,9 @@
-/* The launchers of `run` and `reference` (docs/slurm.md): their options,
- * and the slurm launcher, which writes and submits an sbatch job array over
- * a campaign's executions plus a finishing job (afterok), then follows them. */
+/* The slurm launcher (docs/slurm.md): writes and submits an sbatch job
+ * array over a campaign's executions not done (task K runs `pmcfuse VERB
+ * --resume DIR --only K`) plus a finishing job (afterok) that runs `pmcfuse
+ * VERB --resume DIR`, then, when asked, follows them. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <poll.h>
 #include <spawn.h>
@@ -15,42 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 #include <wordexp.h>
-#include "cli/campaign.h"
-#include "cli/cli.h"
-#include "cli/launcher.h"
-#include "cli/output.h"
-#include "pmcfuse/util.h"
+#include "campaign/campaign_impl.h"
+#include "util/abi.h"
+#include "util/internal.h"
+#include "x/x.h"
 
 extern char **environ;
-
-/* ---- options -------------------------------------------------------------- */
-int launch_option(const char *verb, int c, const char *arg, char **argv, int optind, struct launch *l,
-		  int *st)
-{
-	*st = CLI_OK;
-	switch (c) {
-	case LAUNCH_OPT_LAUNCHER:
-		if (strcmp(arg, "local") != 0 && strcmp(arg, "slurm") != 0)
-			*st = cli_usage_error(verb, "--launcher %s: use local or slurm", arg);
-		l->slurm = strcmp(arg, "slurm") == 0;
-		break;
-	case LAUNCH_OPT_SLURM_ARGS: l->slurm_args = arg; break;
-	case LAUNCH_OPT_WAIT: l->wait = 1; break;
-	case LAUNCH_OPT_ONLY: {
-		unsigned long k;
-		if (cli_parse_uint(verb, "--only", arg, 0, LONG_MAX, &k))
-			*st = CLI_EUSAGE;
-		l->only = (long)k;
-		break;
-	}
-	default: return 0;
-	}
-	/* its words: "--opt value" is two, "--opt=value" and "--wait" one */
-	int w = arg && arg == argv[optind - 1] ? 2 : 1;
-	for (int i = optind - w; i < optind && l->nwords < LAUNCH_MAX_WORDS; i++)
-		l->words[l->nwords++] = argv[i];
-	return 1;
-}
 
 /* Whether name is an executable file in a folder of PATH. */
 static int in_path(const char *name)
@@ -67,49 +37,24 @@ static int in_path(const char *name)
 	return 0;
 }
 
-int launch_check(const char *verb, const struct launch *l, const char *resume)
+int campi_slurm_check(const pmcf_launch_opts *o)
 {
-	if (l->only >= 0 && !resume)
-		return cli_usage_error(verb, "--only K records one execution of a campaign: it "
-					     "needs --resume DIR");
-	if (l->only >= 0 && l->slurm)
-		return cli_usage_error(verb, "--only K records here: not with --launcher slurm");
-	if (!l->slurm && (l->wait || l->slurm_args))
-		return cli_usage_error(verb, "%s is for --launcher slurm",
-				       l->wait ? "--wait" : "--slurm-args");
-	if (l->slurm && !in_path("sbatch"))
-		return cli_error(verb, CLI_EENV,
-				 "--launcher slurm: sbatch not found in PATH (Slurm's commands are not "
-				 "installed here; Debian: apt-get install slurm-client)");
-	if (l->slurm_args) {
+	pmcfi_clear_error();
+	if (!in_path("sbatch"))
+		return pmcfi_fail(PMCF_ENOTSUP,
+				  "sbatch not found in PATH (Slurm's commands are not installed "
+				  "here; Debian: apt-get install slurm-client)");
+	if (o && o->args) {
 		wordexp_t we;
-		int err = wordexp(l->slurm_args, &we, WRDE_NOCMD | WRDE_UNDEF);
+		int err = wordexp(o->args, &we, WRDE_NOCMD | WRDE_UNDEF);
 		if (err)
-			return cli_usage_error(verb, "--slurm-args '%s': cannot split it into words (%s)",
-					       l->slurm_args,
-					       err == WRDE_CMDSUB ? "no $(...) or `...`"
-					       : err == WRDE_BADCHAR
-						       ? "quote |, &, ;, <, >, (, ), {, }"
-						       : "unbalanced quotes or an unset variable");
+			return pmcfi_fail(PMCF_EINVAL, "'%s': cannot split it into words (%s)", o->args,
+					  err == WRDE_CMDSUB    ? "no $(...) or `...`"
+					  : err == WRDE_BADCHAR ? "quote |, &, ;, <, >, (, ), {, }"
+								: "unbalanced quotes or an unset variable");
 		wordfree(&we);
 	}
-	return CLI_OK;
-}
-
-char **launch_command(const struct launch *l, int argc, char **argv, int first, int *n)
-{
-	char **v = malloc(((size_t)argc + 1) * sizeof(*v));
-	if (!v)
-		return NULL;
-	*n = 0;
-	for (int i = first; i < argc; i++) {
-		int skip = 0;
-		for (int w = 0; w < l->nwords; w++)
-			skip |= argv[i] == l->words[w];
-		if (!skip)
-			v[(*n)++] = argv[i];
-	}
-	return v;
+	return 0;
 }
 
 /* ---- running Slurm's commands --------------------------------------------- */
@@ -199,21 +144,21 @@ static const char *first_line(char *s)
 
 /* Runs an sbatch/squeue command; on failure prints one line and returns
  * the exit status (its stdout in *out on success, malloc'ed). */
-static int slurm_cmd(const char *verb, char *const *argv, char **out)
+static int slurm_cmd(char *const *argv, char **out)
 {
 	char *err = NULL;
 	int rc = capture(argv, out, &err);
-	int st = CLI_OK;
+	int st = 0;
 	if (rc == -ENOENT)
-		st = cli_error(verb, CLI_EENV,
-			       "%s not found: Slurm's commands are not installed here (Debian: "
-			       "apt-get install slurm-client), or not in PATH",
-			       argv[0]);
+		st = pmcfi_fail(PMCF_ENOTSUP,
+				"%s not found: Slurm's commands are not installed here (Debian: "
+				"apt-get install slurm-client), or not in PATH",
+				argv[0]);
 	else if (rc < 0)
-		st = cli_error(verb, CLI_EENV, "cannot run %s: %s", argv[0], strerror(-rc));
+		st = pmcfi_fail(PMCF_ENOTSUP, "cannot run %s: %s", argv[0], strerror(-rc));
 	else if (rc)
-		st = cli_error(verb, CLI_EENV, "%s failed (exit %d): %s", argv[0], rc,
-			       first_line(*err ? err : *out));
+		st = pmcfi_fail(PMCF_ENOTSUP, "%s failed (exit %d): %s", argv[0], rc,
+				first_line(*err ? err : *out));
 	free(err);
 	if (st) {
 		free(*out);
@@ -240,12 +185,20 @@ static void sh_quote(FILE *f, const char *s)
 static int write_script(const char *verb, const char *sdir, const char *name, const char *exe,
 			const char *dir, int task)
 {
-	char path[PATH_MAX + 64];
+	char path[PATH_MAX + 64], tmp[PATH_MAX + 80];
 	snprintf(path, sizeof(path), "%s/%s", sdir, name);
-	struct cli_out o;
-	int st = cli_out_open(verb, path, &o);
-	if (st)
-		return st;
+	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp.XXXXXX", sdir, name);
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd), unlink(tmp);
+		return pmcfi_fail(-e, "cannot write '%s': %s", path, strerror(e));
+	}
+	struct {
+		FILE *f;
+	} o = {f};
 	fprintf(o.f, "#!/bin/sh\n");
 	if (task)
 		fprintf(o.f,
@@ -263,21 +216,29 @@ static int write_script(const char *verb, const char *sdir, const char *name, co
 	fprintf(o.f, " %s --resume ", verb);
 	sh_quote(o.f, dir);
 	fprintf(o.f, "%s\n", task ? " --only \"$SLURM_ARRAY_TASK_ID\"" : "");
-	return cli_out_commit(verb, &o);
+	int err = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0 ? -errno : 0;
+	if (fclose(f) != 0 && !err)
+		err = -errno;
+	if (!err && (rename(tmp, path) != 0))
+		err = -errno;
+	if (err) {
+		unlink(tmp);
+		return pmcfi_fail(err, "cannot write '%s': %s", path, strerror(-err));
+	}
+	return 0;
 }
 
 /* ---- submitting ------------------------------------------------------------ */
 /* Appends "K" or "A-B" ranges of the executions to do to list. */
-static size_t array_list(const struct campaign *c, size_t n, char *list, size_t len)
+static size_t array_list(const pmcf_campaign *c, size_t n, char *list, size_t len)
 {
-	char path[PATH_MAX];
 	size_t count = 0, o = 0;
 	list[0] = '\0';
 	for (size_t k = 0; k < n; k++) {
-		if (campaign_is_done(c, k, path, sizeof(path)))
+		if (pmcf_campaign_is_done(c, k))
 			continue;
 		size_t e = k;
-		while (e + 1 < n && !campaign_is_done(c, e + 1, path, sizeof(path)))
+		while (e + 1 < n && !pmcf_campaign_is_done(c, e + 1))
 			e++;
 		if (o + 48 < len)
 			o += (size_t)(e > k ? snprintf(list + o, len - o, "%s%zu-%zu", o ? "," : "", k, e)
@@ -289,17 +250,17 @@ static size_t array_list(const struct campaign *c, size_t n, char *list, size_t 
 }
 
 /* sbatch ARGS... SCRIPT: the job id in id[32]. */
-static int submit(const char *verb, const struct launch *l, const char *const *opts, size_t nopts,
-		  const char *script, char id[32])
+static int submit(const pmcf_launch_opts *l, const char *const *opts, size_t nopts, const char *script,
+		  char id[32])
 {
 	wordexp_t we = {0};
-	int have = l->slurm_args && wordexp(l->slurm_args, &we, WRDE_NOCMD | WRDE_UNDEF) == 0;
+	int have = l->args && wordexp(l->args, &we, WRDE_NOCMD | WRDE_UNDEF) == 0;
 	size_t nargs = have ? we.we_wordc : 0;
 	char **argv = calloc(nopts + nargs + 4, sizeof(*argv));
 	if (!argv) {
 		if (have)
 			wordfree(&we);
-		return cli_error(verb, CLI_EENV, "out of memory");
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	}
 	size_t a = 0;
 	argv[a++] = "sbatch";
@@ -310,12 +271,12 @@ static int submit(const char *verb, const struct launch *l, const char *const *o
 		argv[a++] = we.we_wordv[i];
 	argv[a++] = (char *)script;
 	char *out = NULL;
-	int st = slurm_cmd(verb, argv, &out);
+	int st = slurm_cmd(argv, &out);
 	if (!st) {
 		/* --parsable: "ID" or "ID;CLUSTER" */
 		size_t n = strspn(out, "0123456789");
 		if (!n || n >= 32)
-			st = cli_error(verb, CLI_EENV, "sbatch answered '%s', not a job id", first_line(out));
+			st = pmcfi_fail(PMCF_ENOTSUP, "sbatch answered '%s', not a job id", first_line(out));
 		else
 			snprintf(id, 32, "%.*s", (int)n, out);
 	}
@@ -365,18 +326,6 @@ static void sacct_state(const char *id, char state[32])
 	free(err);
 }
 
-/* Prints the file at path to f (the finishing job's output). */
-static void print_file(FILE *f, const char *path)
-{
-	FILE *in = fopen(path, "r");
-	char buf[4096];
-	size_t r;
-	while (in && (r = fread(buf, 1, sizeof(buf), in)) > 0)
-		fwrite(buf, 1, r, f);
-	if (in)
-		fclose(in);
-}
-
 /* The last non-empty line of the file at path, in line[len]. */
 static void last_line(const char *path, char *line, size_t len)
 {
@@ -392,15 +341,39 @@ static void last_line(const char *path, char *line, size_t len)
 		fclose(in);
 }
 
+/* The file at path, read whole (NULL: none). */
+static char *read_file(const char *path)
+{
+	FILE *in = fopen(path, "r");
+	char *t = NULL;
+	size_t len = 0;
+	FILE *out = in ? open_memstream(&t, &len) : NULL;
+	char buf[4096];
+	size_t r;
+	while (out && (r = fread(buf, 1, sizeof(buf), in)) > 0)
+		fwrite(buf, 1, r, out);
+	if (out)
+		fclose(out);
+	if (in)
+		fclose(in);
+	return t;
+}
+
 struct follow {
 	const char *verb, *dir, *array, *finish;
 	size_t n;
 };
 
+static void status_line(const pmcf_campaign *c, const char *line)
+{
+	if (c->cb.status)
+		c->cb.status(c->cb.ctx, line);
+}
+
 /* Follows the array job and the finishing job until the finishing job ends
- * or an array task fails: prints a progress line on stderr whenever it
- * changes; then the finishing job's output. Returns an exit status. */
-static int follow(struct campaign *c, const struct follow *w)
+ * or an array task fails: a status line whenever it changes; then the
+ * finishing job's output (text). r->signal: stopped by the caller. */
+static int follow(pmcf_campaign *c, const struct follow *w, pmcf_campaign_result *r)
 {
 	char jobs[80], prev[256] = "", finish_log[PATH_MAX + 64];
 	snprintf(jobs, sizeof(jobs), "%s%s%s", w->array, *w->array ? "," : "", w->finish);
@@ -408,17 +381,14 @@ static int follow(struct campaign *c, const struct follow *w)
 	char *argv[] = {"squeue", "-h", "-r", "-t", "all", "-j", jobs, "-o", "%i %T", NULL};
 	unsigned delay = 1, squeue_fails = 0;
 	for (;;) {
-		if (cli_signal_caught())
-			return cli_interrupted(w->verb,
-					       "stopped following; the jobs go on (squeue -j %s; "
-					       "`scancel %s` stops them)",
-					       jobs, jobs);
+		if (c->cb.stop && (r->signal = c->cb.stop(c->cb.ctx)))
+			return 0;
 		char *out = NULL, *err = NULL;
 		int rc = capture(argv, &out, &err);
 		if (rc != 0 && ++squeue_fails >= 5) {
-			int st = cli_error(w->verb, CLI_EENV,
-					   "squeue failed 5 times (exit %d): %s; the jobs %s may go on", rc,
-					   rc < 0 ? strerror(-rc) : first_line(err), jobs);
+			int st = pmcfi_fail(PMCF_ENOTSUP,
+					    "squeue failed 5 times (exit %d): %s; the jobs %s may go on", rc,
+					    rc < 0 ? strerror(-rc) : first_line(err), jobs);
 			free(out);
 			free(err);
 			return st;
@@ -458,9 +428,9 @@ static int follow(struct campaign *c, const struct follow *w)
 		if (rc == 0)
 			squeue_fails = 0;
 		size_t ok = 0, failed = 0, stopped = 0;
-		campaign_reload(c);
+		campi_reload(c);
 		for (size_t k = 0; k < w->n; k++) {
-			const char *s = campaign_status(c, k);
+			const char *s = pmcf_campaign_status(c, k);
 			ok += !strcmp(s, "ok");
 			failed += !strcmp(s, "failed");
 			stopped += !strcmp(s, "interrupted"); /* a signal: scancel, a time limit */
@@ -472,29 +442,33 @@ static int follow(struct campaign *c, const struct follow *w)
 			sacct_state(w->finish, fstate);
 		char line[256];
 		snprintf(line, sizeof(line),
-			 "pmcfuse: %s: slurm: %zu of %zu executions done, %zu failed%s, %zu running, "
+			 "slurm: %zu of %zu execution%s done, %zu failed%s, %zu running, "
 			 "%zu pending; finishing job %s: %s",
-			 w->verb, ok, w->n, failed, stop_s, running, pending, w->finish,
+			 ok, w->n, w->n == 1 ? "" : "s", failed, stop_s, running, pending, w->finish,
 			 fstate[0] ? fstate : "?");
 		if (strcmp(line, prev) != 0) {
-			/* a local timestamp, as run's progress lines in a batch log */
-			char stamp[32];
-			cli_stamp(stamp);
-			fprintf(stderr, "%s %s\n", stamp, line);
+			status_line(c, line);
 			snprintf(prev, sizeof(prev), "%s", line);
 			delay = 1;
 		}
 		if (!strncmp(fstate, "COMPLETED", 9)) {
-			print_file(stdout, finish_log);
-			/* success: the scripts and logs go (printed above); the campaign
+			char *text = read_file(finish_log);
+			if (text && c->cb.text)
+				c->cb.text(c->cb.ctx, text);
+			free(text);
+			/* success: the scripts and logs go (shown above); the campaign
 			 * folder too when it was not kept (the finishing job emptied it) */
 			char sdir[PATH_MAX + 16];
 			snprintf(sdir, sizeof(sdir), "%s/slurm", w->dir);
-			pmcf_rm_tree(sdir);
-			if (rmdir(w->dir) != 0 && errno != ENOTEMPTY && errno != EEXIST && errno != ENOENT)
-				fprintf(stderr, "pmcfuse: %s: warning: cannot remove %s: %s\n", w->verb,
-					w->dir, strerror(errno));
-			return CLI_OK;
+			pmcfi_rm_tree(sdir);
+			if (rmdir(w->dir) != 0 && errno != ENOTEMPTY && errno != EEXIST && errno != ENOENT &&
+			    c->cb.warning) {
+				char warn[PATH_MAX + 200];
+				snprintf(warn, sizeof(warn), "warning: cannot remove %s: %s", w->dir,
+					 strerror(errno));
+				c->cb.warning(c->cb.ctx, warn);
+			}
+			return 0;
 		}
 		if (rc == 0 && ((task_failed && !running && !pending) || terminal(fstate) ||
 				(!fstate[0] && !running && !pending))) {
@@ -507,14 +481,14 @@ static int follow(struct campaign *c, const struct follow *w)
 				free(o1);
 				free(o2);
 				if (task_failed) /* named, with what happened to them */
-					return cli_error(w->verb, CLI_EENV,
-							 "%zu array task%s of job %s did not complete: "
-							 "%s%s; submit what is missing again with "
-							 "`pmcfuse %s --resume %s --launcher slurm`",
-							 task_failed, task_failed == 1 ? "" : "s", w->array,
-							 bad, task_failed > 3 ? ", …" : "", w->verb, w->dir);
-				return cli_error(
-					w->verb, CLI_EENV,
+					return pmcfi_fail(PMCF_ENOTSUP,
+							  "%zu array task%s of job %s did not complete: "
+							  "%s%s; submit what is missing again with "
+							  "`pmcfuse %s --resume %s --launcher slurm`",
+							  task_failed, task_failed == 1 ? "" : "s", w->array,
+							  bad, task_failed > 3 ? ", …" : "", w->verb, w->dir);
+				return pmcfi_fail(
+					PMCF_ENOTSUP,
 					"%zu array task%s of job %s %s (logs: %s/slurm/%s_K.out); "
 					"submit what is missing again with `pmcfuse %s --resume %s "
 					"--launcher slurm`",
@@ -525,9 +499,9 @@ static int follow(struct campaign *c, const struct follow *w)
 						  : "failed",
 					w->dir, w->array, w->verb, w->dir);
 			}
-			return cli_error(w->verb, CLI_EENV, "the finishing job %s ended %s (%s): %s",
-					 w->finish, fstate[0] ? fstate : "unknown to Slurm", finish_log,
-					 tail[0] ? tail : "no output");
+			return pmcfi_fail(PMCF_ENOTSUP, "the finishing job %s ended %s (%s): %s", w->finish,
+					  fstate[0] ? fstate : "unknown to Slurm", finish_log,
+					  tail[0] ? tail : "no output");
 		}
 		struct timespec ts = {.tv_sec = delay};
 		nanosleep(&ts, NULL);
@@ -535,78 +509,85 @@ static int follow(struct campaign *c, const struct follow *w)
 	}
 }
 
-int launch_slurm(const char *verb, struct campaign *c, size_t n, const struct launch *l)
+int campi_slurm_launch(pmcf_campaign *c, pmcf_source *src, const pmcf_launch_opts *lo,
+		       pmcf_campaign_result *r)
 {
+	(void)src; /* the jobs make their own */
+	pmcfi_clear_error();
+	pmcf_launch_opts l = PMCF_LAUNCH_OPTS_INIT;
+	int st = pmcfi_struct_in("pmcf_launch_opts", &l, lo, sizeof(l), sizeof(l));
+	if (!st && (!c || !r))
+		st = pmcfi_fail(PMCF_EINVAL, "the slurm launcher: no campaign or result");
+	if (!st)
+		st = pmcfi_check_struct("pmcf_campaign_result", r, r->size, sizeof(*r), sizeof(*r));
+	if (st)
+		return st;
+	const char *verb = c->verb;
+	size_t n = c->n;
 	char exe[PATH_MAX], sdir[PATH_MAX + 16], list[4096], script[PATH_MAX + 64], fscript[PATH_MAX + 64];
-	ssize_t el = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (el <= 0)
-		return cli_error(verb, CLI_EENV, "cannot find the pmcfuse binary: %s", strerror(errno));
-	exe[el] = '\0';
+	if (l.exe)
+		snprintf(exe, sizeof(exe), "%s", l.exe);
+	else {
+		ssize_t el = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (el <= 0)
+			return pmcfi_fail(PMCF_ENOTSUP, "cannot find the pmcfuse binary: %s",
+					  strerror(errno));
+		exe[el] = '\0';
+	}
 	char *dir = realpath(c->dir, NULL);
 	if (!dir)
-		return cli_error(verb, CLI_EENV, "%s: %s", c->dir, strerror(errno));
-	int st = CLI_OK;
-	const char *prev = campaign_get(c, "slurm_jobs");
+		return pmcfi_fail(PMCF_ENOTSUP, "%s: %s", c->dir, strerror(errno));
+	const char *prev = campi_get(c, "slurm_jobs");
 	if (prev && *prev && jobs_active(prev)) {
-		st = cli_error(verb, CLI_EUSAGE,
-			       "jobs %s of the campaign %s are still queued or running: wait for them "
-			       "(squeue -j %s) or cancel them (scancel %s) first",
-			       prev, dir, prev, prev);
+		st = pmcfi_fail(PMCF_ECONFLICT,
+				"jobs %s of the campaign %s are still queued or running: wait for them "
+				"(squeue -j %s) or cancel them (scancel %s) first",
+				prev, dir, prev, prev);
 		goto out;
 	}
 	snprintf(sdir, sizeof(sdir), "%s/slurm", dir);
 	snprintf(script, sizeof(script), "%s/exec.sbatch", sdir);
 	snprintf(fscript, sizeof(fscript), "%s/finish.sbatch", sdir);
-	if ((st = cli_check_dir(verb, sdir)) || (st = write_script(verb, sdir, "exec.sbatch", exe, dir, 1)) ||
+	if ((st = campi_check_dir(sdir)) || (st = write_script(verb, sdir, "exec.sbatch", exe, dir, 1)) ||
 	    (st = write_script(verb, sdir, "finish.sbatch", exe, dir, 0)))
 		goto out;
 	size_t todo = array_list(c, n, list, sizeof(list));
 	/* the jobs lock the folder themselves (tasks shared, the finishing job
 	 * exclusively): from here the submitter holds it no longer */
-	campaign_release(c);
-	char name[64], fname[64], aopt[4200], out_opt[PATH_MAX + 64], fout_opt[PATH_MAX + 64], dep[64],
-		array[32] = "", finish[32] = "";
+	campi_release(c);
+	char name[64], fname[64], aopt[4200], out_opt[PATH_MAX + 64], fout_opt[PATH_MAX + 64], dep[64];
 	snprintf(name, sizeof(name), "--job-name=pmcfuse-%s", verb);
 	snprintf(fname, sizeof(fname), "--job-name=pmcfuse-%s-finish", verb);
 	snprintf(aopt, sizeof(aopt), "--array=%s", list);
 	snprintf(out_opt, sizeof(out_opt), "--output=%s/%%A_%%a.out", sdir);
 	snprintf(fout_opt, sizeof(fout_opt), "--output=%s/finish-%%j.out", sdir);
+	free(c->tasks);
+	c->tasks = strdup(list);
+	r->tasks = c->tasks;
+	r->todo = todo;
+	r->array_job[0] = r->finish_job[0] = '\0';
 	if (todo) {
 		const char *opts[] = {aopt, name, out_opt};
-		if ((st = submit(verb, l, opts, 3, script, array)))
+		if ((st = submit(&l, opts, 3, script, r->array_job)))
 			goto out;
 	}
-	snprintf(dep, sizeof(dep), "--dependency=afterok:%s", array);
+	snprintf(dep, sizeof(dep), "--dependency=afterok:%s", r->array_job);
 	const char *fopts[] = {fname, fout_opt, dep, "--kill-on-invalid-dep=yes"};
-	if ((st = submit(verb, l, fopts, todo ? 4 : 2, fscript, finish))) {
-		if (todo)
-			fprintf(stderr,
-				"pmcfuse: %s: the array job %s was submitted: once it is done, finish "
-				"with `pmcfuse %s --resume %s`\n",
-				verb, array, verb, dir);
+	if ((st = submit(&l, fopts, todo ? 4 : 2, fscript, r->finish_job)))
 		goto out;
-	}
 	char jobs[80];
-	snprintf(jobs, sizeof(jobs), "%s%s%s", array, todo ? "," : "", finish);
-	campaign_note(c, "slurm_jobs", jobs);
-	if (todo)
-		printf("submitted array job %s: %zu of %zu executions (tasks %s), logs %s/%s_K.out\n", array,
-		       todo, n, list, sdir, array);
-	else
-		printf("every execution is done: no array job\n");
-	printf("submitted finishing job %s%s%s: `pmcfuse %s --resume %s`, output %s/finish-%s.out\n", finish,
-	       todo ? ", after every task of " : "", todo ? array : "", verb, dir, sdir, finish);
-	if (!l->wait) {
-		printf("follow them: squeue -j %s\n", jobs);
-		printf("if tasks fail: `pmcfuse %s --resume %s --launcher slurm` submits what is "
-		       "missing again\n",
-		       verb, dir);
-		printf("or finish here once the array is done: pmcfuse %s --resume %s\n", verb, dir);
-		goto out;
+	snprintf(jobs, sizeof(jobs), "%s%s%s", r->array_job, todo ? "," : "", r->finish_job);
+	campi_commit(c, -1, NULL, "slurm_jobs", json_string(jobs));
+	if (c->cb.launched)
+		c->cb.launched(c->cb.ctx, r);
+	if (l.wait) {
+		struct follow w = {.verb = verb,
+				   .dir = dir,
+				   .array = r->array_job,
+				   .finish = r->finish_job,
+				   .n = n};
+		st = follow(c, &w, r);
 	}
-	fflush(stdout);
-	struct follow w = {.verb = verb, .dir = dir, .array = array, .finish = finish, .n = n};
-	st = follow(c, &w);
 out:
 	free(dir);
 	return st;

@@ -1,6 +1,6 @@
 /* Quantiles by Wirth's selection: linear expected time, in place. */
 #include <math.h>
-#include "util/quantile.h"
+#include "x/x.h"
 
 /* The k-th smallest of v[0..n), leaving v[0..k) <= v[k] <= v[k+1..n). */
 static double select_k(double *v, size_t n, size_t kk)

@@ -1,24 +1,24 @@
 /* Numbers, JSON strings and typed metadata as pmcfuse writes them
- * (common/textout.h): compiled into the library and into the command. Only the
+ * (x/textout.h): compiled into the library and into the command. Only the
  * public API is used here. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "pmcfuse/util.h"
-#include "common/textout.h"
+#include "x/x.h"
+#include "x/textout.h"
 
 void PMCFI_TEXTOUT(json_string)(FILE *f, const char *s)
 {
 	s = s ? s : "";
-	if (!pmcf_utf8_valid(s)) {
+	if (!pmcfi_utf8_valid(s)) {
 		/* the rule of plans and metadata (util/json_bytes.h): the bytes */
-		char piece[49], enc[PMCF_BASE64_LEN(48) + 1];
+		char piece[49], enc[PMCFI_BASE64_LEN(48) + 1];
 		fputs("{\"base64\": \"", f);
 		for (size_t n = strlen(s), i = 0; i < n; i += 48) {
 			size_t k = n - i < 48 ? n - i : 48;
 			memcpy(piece, s + i, k);
 			piece[k] = '\0';
-			pmcf_base64(piece, enc);
+			pmcfi_base64(piece, enc);
 			fputs(enc, f);
 		}
 		fputs("\"}", f);
@@ -45,13 +45,13 @@ void PMCFI_TEXTOUT(json_string)(FILE *f, const char *s)
 json_t *PMCFI_TEXTOUT(jstr)(const char *s)
 {
 	s = s ? s : "";
-	if (pmcf_utf8_valid(s))
+	if (pmcfi_utf8_valid(s))
 		return json_string(s);
 	size_t n = strlen(s);
-	char *enc = malloc(PMCF_BASE64_LEN(n) + 1);
+	char *enc = malloc(PMCFI_BASE64_LEN(n) + 1);
 	if (!enc)
 		return NULL;
-	pmcf_base64(s, enc);
+	pmcfi_base64(s, enc);
 	json_t *j = json_pack("{s:s}", "base64", enc);
 	free(enc);
 	return j;
@@ -108,7 +108,7 @@ json_t *PMCFI_TEXTOUT(meta_json)(const pmcf_profile *p)
 		pmcf_profile_meta_at(p, i, &k, &v);
 		/* a key that is not UTF-8 (none the tool writes) keeps its bytes in the value */
 		json_t *val = meta_value(k, v);
-		if (!val || json_object_set_new(m, pmcf_utf8_valid(k) ? k : "?", val) != 0) {
+		if (!val || json_object_set_new(m, pmcfi_utf8_valid(k) ? k : "?", val) != 0) {
 			json_decref(m);
 			return NULL;
 		}

@@ -350,13 +350,18 @@ static void test_placement_follows_schedule(void **state)
  * share of XUs whose instruction rate differs by > 5 % between the phases
  * and whose L2 miss rate differs by more than 2x (0 when the run has one
  * rate per native, as model 2's instructions). */
-static void phase_rates(const char *spec, double *ipc_share, double *miss_share)
+static void phase_rates(const char *spec, double *ipc_share, double *miss_share, double *dur_ms,
+			double *load_ms)
 {
 	struct ex e;
 	ex_run(&e, spec);
 	size_t n = e.w->nxu, ki = 0, km = 0;
+	double *d = malloc(2 * n * sizeof(*d));
+	assert_non_null(d);
 	for (size_t x = 0; x < n; x++) {
 		double sp = e.r->split[x];
+		d[x] = (double)(e.r->end[x] - e.r->start[x]) / 1e6;
+		d[n + x] = d[x] * sp;
 		double i0, i1, m0, m1;
 		if (e.r->first) {
 			i0 = e.r->first[x * NAT_COUNT + NAT_INS] / sp;
@@ -374,6 +379,11 @@ static void phase_rates(const char *spec, double *ipc_share, double *miss_share)
 	}
 	*ipc_share = (double)ki / (double)n;
 	*miss_share = (double)km / (double)n;
+	qsort(d, n, sizeof(*d), cmp_d);
+	qsort(d + n, n, sizeof(*d), cmp_d);
+	*dur_ms = d[n / 2];
+	*load_ms = d[n + n / 2];
+	free(d);
 	ex_free(&e);
 }
 
@@ -384,14 +394,17 @@ static void test_phases(void **state)
 	 * find their range warm from the last repetition: one rate) */
 	for (size_t i = 0; i < 3; i++) {
 		char spec[256];
-		double i3, m3, i2, m2;
+		double i3, m3, i2, m2, d3, l3, d2, l2;
 		snprintf(spec, sizeof(spec), "%s,model=v3", workloads[i]);
-		phase_rates(spec, &i3, &m3);
+		phase_rates(spec, &i3, &m3, &d3, &l3);
 		snprintf(spec, sizeof(spec), "%s,model=v2", workloads[i]);
-		phase_rates(spec, &i2, &m2);
+		phase_rates(spec, &i2, &m2, &d2, &l2);
 		print_message("%-32s XUs whose instruction rate changes inside: v3 %.0f %% (v2 %.0f %%), "
 			      "L2 miss rate x2: v3 %.0f %% (v2 %.0f %%)\n",
 			      workloads[i], 100 * i3, 100 * i2, 100 * m3, 100 * m2);
+		/* the time scale of the change against multiplexing periods of
+		 * 1-4 ms (docs/results/model-v3.md, RoC against RR) */
+		print_message("%-32s median XU %.3f ms, its load phase %.3f ms (v3)\n", workloads[i], d3, l3);
 		assert_true(i3 > 0.5);
 		assert_true(i2 == 0);
 	}

@@ -22,20 +22,29 @@
 # and their results ($WORK/bb-*/STRATEGY-K.pmcf.row / .ev) are reused (REUSE=0
 # to record and fuse them again). BB_FROM_CSV=FILE only redoes the summary
 # and the plot from a CSV of an earlier run. BB_CSV / BB_SVG: other output
-# files (default docs/results/beyond-bc.csv / .svg).
+# files (default docs/results/beyond-bc.csv / .svg). TIME_SEEDS=N measures the
+# combine CPU time (perf, median of 3) on the first N seeds only (default:
+# every seed); the later seeds are fused once, with an empty time column.
+# The truth columns: truth_median (median over events of per-event medians)
+# and truth_mean (`truth`'s headline since issue 32: mean over events of the
+# per-event mean, a missing value counting as 1). The table's "truth" is the
+# headline. EPD and Correlation Error are computed per cell after its seeds,
+# for every profile without them, in batches of 60 (one `epd` and one
+# `correrr` call per batch: the references are loaded once per batch).
 source "$(dirname "$0")/common.sh"
 MODEL=${MODEL:-}                # ",model=v2": the pages measured on model v2
 command -v perf >/dev/null || { echo "beyond-bc: perf is needed (the CPU time of combine)" >&2; exit 2; }
 SEEDS=${SEEDS:-5}
 MACHINES=${MACHINES:-"xeon32 xeon192"}
 WORKLOADS=${WORKLOADS:-"cholesky seidel kmeans loops,schedule=static loops,schedule=dynamic knapsack"}
-STRATEGIES=${STRATEGIES:-"bc lgl random match"}
+STRATEGIES=${STRATEGIES:-"bc match bc+r5 bc+i9 bc-label bc-lgl lgl random oracle"}
+TIME_SEEDS=${TIME_SEEDS:-$SEEDS}
 REUSE=${REUSE:-1}
 EVAL=${EVAL:-all}
 out=${BB_CSV:-$RESULTS/beyond-bc.csv}
 svg=${BB_SVG:-$RESULTS/beyond-bc.svg}
 tmp=$WORK/beyond-bc.csv.tmp
-echo "machine,workload,strategy,seed,executions,xus,truth_median,truth_p90,truth_missing,epd,correrr,combine_s,combine_threads" >"$tmp"
+echo "machine,workload,strategy,seed,executions,xus,truth_median,truth_p90,truth_missing,epd,correrr,combine_s,combine_threads,truth_mean" >"$tmp"
 name_of() { # loops,schedule=static -> loops-static
 	local w=${1%%,*}
 	[ "$w" = loops ] && w=loops-$(printf '%s' "$1" | sed 's/.*schedule=\([a-z]*\).*/\1/')
@@ -63,6 +72,7 @@ for m in $MACHINES_RUN; do
 			touch "$d/refs.done"
 			rm -f "$d"/*.pmcf.ev # EPD and Correlation Error against the old references
 		fi
+		todo=() # profiles still without EPD / Correlation Error
 		for k in $(seq 1 "$SEEDS"); do
 			seed=$((1000 * k + 17)); ex=$d/exec-$k
 			if [ "$REUSE" = 0 ] || [ ! -f "$ex.done" ]; then
@@ -72,44 +82,54 @@ for m in $MACHINES_RUN; do
 				touch "$ex.done"
 				rm -f "$d"/*-$k.pmcf.row "$d"/*-$k.pmcf.ev # fused from the old executions
 			fi
-			nexec=$(ls "$ex"/exec-*.pmcf | wc -l)
-			todo=() # profiles still without EPD / Correlation Error
 			for s in $STRATEGIES; do
 				f=$d/$s-$k.pmcf
-				if [ "$REUSE" = 0 ] || [ ! -f "$f.row" ]; then
+				# a .row of an older script (no truth_mean) is redone
+				if [ "$REUSE" = 0 ] || [ ! -f "$f.row" ] || [ "$(awk -F, '{print NF}' "$f.row")" != 6 ]; then
 					imp=() # NAME+iK: --impute K; NAME+rK: --impute K --impute-mode rank
 					case $s in
 					*+i*) imp=(--impute "${s##*+i}") ;;
 					*+r*) imp=(--impute "${s##*+r}" --impute-mode rank) ;;
 					esac
-					t=$(cpu "$PMCFUSE" combine -q --strategy "${s%%+*}" "${imp[@]}" --seed $seed --threads 1 -o "$f" "$ex"/exec-*.pmcf)
-					if [ "$s" = bc ]; then # bc with its default threads too
-						cpu "$PMCFUSE" combine -q --strategy bc -o "$d/bc-thr.pmcf" "$ex"/exec-*.pmcf >"$d/bc-$k.thr"
+					if [ "$k" -le "$TIME_SEEDS" ]; then
+						t=$(cpu "$PMCFUSE" combine -q --strategy "${s%%+*}" "${imp[@]}" --seed $seed --threads 1 -o "$f" "$ex"/exec-*.pmcf)
+						if [ "$s" = bc ]; then # bc with its default threads too
+							cpu "$PMCFUSE" combine -q --strategy bc -o "$d/bc-thr.pmcf" "$ex"/exec-*.pmcf >"$d/bc-$k.thr"
+						fi
+					else # fused once, not timed
+						t=
+						pm combine -q --strategy "${s%%+*}" "${imp[@]}" --seed $seed --threads 1 -o "$f" "$ex"/exec-*.pmcf
 					fi
-					tr=$(pm truth --json "$f" | jq -r '"\(.median_rel_error),\(.p90_rel_error),\(.share_missing)"')
+					tr=$(pm truth --json "$f" | jq -r '"\(.median_rel_error),\(.p90_rel_error),\(.share_missing),\(.mean_rel_error)"')
 					xus=$(pm show --json "$f" | jq .xus)
 					echo "$xus,$tr,$t" >"$f.row"
 					rm -f "$f.ev"
 				fi
 				[ "$EVAL" = all ] && [ ! -f "$f.ev" ] && todo+=("$f")
 			done
-			if [ ${#todo[@]} -gt 0 ]; then # one epd and one correrr for every profile of the seed
-				log "beyond-bc $m $n: EPD and Correlation Error of ${#todo[@]} profiles, seed $seed"
-				pm epd --json "${todo[@]}" "$d/refs" | jq -r 'if type == "array" then .[].epd else .epd end' >"$d/epd.tmp"
-				pm correrr --json "${todo[@]}" "$d/refs" | jq -r 'if type == "array" then .[].correrr else .correrr end' >"$d/ce.tmp"
-				i=0
-				for f in "${todo[@]}"; do
-					i=$((i + 1))
-					echo "$(sed -n ${i}p "$d/epd.tmp"),$(sed -n ${i}p "$d/ce.tmp")" >"$f.ev"
-				done
-			fi
-			[ -f "$d/bc-$k.thr" ] && echo "$m,$n,bc-threads,$k,$nexec,,,,,,,$(cat "$d/bc-$k.thr"),default" >>"$tmp"
+		done
+		# EPD and Correlation Error of every profile of the cell still without
+		# them, 60 profiles per epd / correrr call (references loaded once per call)
+		while [ ${#todo[@]} -gt 0 ]; do
+			batch=("${todo[@]:0:60}"); todo=("${todo[@]:60}")
+			log "beyond-bc $m $n: EPD and Correlation Error of ${#batch[@]} profiles"
+			pm epd --json "${batch[@]}" "$d/refs" | jq -r 'if type == "array" then .[].epd else .epd end' >"$d/epd.tmp"
+			pm correrr --json "${batch[@]}" "$d/refs" | jq -r 'if type == "array" then .[].correrr else .correrr end' >"$d/ce.tmp"
+			i=0
+			for f in "${batch[@]}"; do
+				i=$((i + 1))
+				echo "$(sed -n ${i}p "$d/epd.tmp"),$(sed -n ${i}p "$d/ce.tmp")" >"$f.ev"
+			done
+		done
+		for k in $(seq 1 "$SEEDS"); do
+			ex=$d/exec-$k; nexec=$(ls "$ex"/exec-*.pmcf | wc -l)
+			[ "$k" -le "$TIME_SEEDS" ] && [ -f "$d/bc-$k.thr" ] && echo "$m,$n,bc-threads,$k,$nexec,,,,,,,$(cat "$d/bc-$k.thr"),default," >>"$tmp"
 			for s in $STRATEGIES; do
 				f=$d/$s-$k.pmcf
-				IFS=, read -r xus tm tp tmiss t <"$f.row"
+				IFS=, read -r xus tm tp tmiss tmean t <"$f.row"
 				ev=,
 				[ -f "$f.ev" ] && ev=$(cat "$f.ev")
-				echo "$m,$n,$s,$k,$nexec,$xus,$tm,$tp,$tmiss,$ev,$t,1" >>"$tmp"
+				echo "$m,$n,$s,$k,$nexec,$xus,$tm,$tp,$tmiss,$ev,$t,1,$tmean" >>"$tmp"
 			done
 		done
 	done
@@ -117,13 +137,17 @@ done
 [ -n "${BB_FROM_CSV:-}" ] && cp "$BB_FROM_CSV" "$tmp"
 mv "$tmp" "$out"
 # per machine, workload and strategy: medians over the seeds; ratios to bc
-# summary: machine,workload,strategy,seeds,truth,epd,correrr,time_s,executions
+# summary: machine,workload,strategy,seeds,truth,epd,correrr,time_s,executions,truth_median
+# (truth: the headline mean, missing = 1, column 14; a CSV without it, of
+# an older script, gives the median of medians, column 7; time_s: the median
+# over the timed seeds only)
 summary=$WORK/bb-summary.txt
-awk -F, 'NR > 1 && $3 != "bc-threads" {k = $1 "," $2 "," $3; n[k]++; tm[k, n[k]] = $7; ep[k, n[k]] = $10; ce[k, n[k]] = $11; ti[k, n[k]] = $12; ex[k, n[k]] = $5; keys[k] = 1}
-	function med(a, k, c,   i, j, v, t) {for (i = 1; i <= c; i++) v[i] = a[k, i];
+awk -F, 'NR > 1 && $3 != "bc-threads" {k = $1 "," $2 "," $3; n[k]++; tm[k, n[k]] = ($14 != "" ? $14 : $7); md[k, n[k]] = $7; ep[k, n[k]] = $10; ce[k, n[k]] = $11; ex[k, n[k]] = $5; keys[k] = 1
+		if ($12 != "") ti[k, ++nt[k]] = $12}
+	function med(a, k, c,   i, j, v, t) {if (c == 0) return ""; for (i = 1; i <= c; i++) v[i] = a[k, i];
 		for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++) if (v[j] + 0 < v[i] + 0) {t = v[i]; v[i] = v[j]; v[j] = t}
 		return c % 2 ? v[(c + 1) / 2] : (v[c / 2] + v[c / 2 + 1]) / 2}
-	END {for (k in keys) printf "%s,%d,%.6g,%.6g,%.6g,%.4f,%g\n", k, n[k], med(tm, k, n[k]), med(ep, k, n[k]), med(ce, k, n[k]), med(ti, k, n[k]), med(ex, k, n[k])}' "$out" |
+	END {for (k in keys) printf "%s,%d,%.6g,%.6g,%.6g,%.4f,%g,%.6g\n", k, n[k], med(tm, k, n[k]), med(ep, k, n[k]), med(ce, k, n[k]), med(ti, k, nt[k] + 0), med(ex, k, n[k]), med(md, k, n[k])}' "$out" |
 	sort -t, -k1,1 -k2,2 -k3,3 >"$summary"
 printf '%-8s %-15s %-10s %5s %8s %8s %8s %8s %9s %8s\n' machine workload strategy seeds truth epd correrr time_s truth/bc epd/bc
 awk -F, '{b[$1 "," $2 "," $3] = $0} END {for (k in b) {split(b[k], a, ","); r = b[a[1] "," a[2] ",bc"]; split(r, z, ",");
@@ -137,14 +161,14 @@ if [ "$EVAL" = all ]; then
 	awk -F, -v order="$STRATEGIES" -v machines="$MACHINES" '
 	function pct(x, y,   p) {if (!(y > 0)) return "—"; p = sprintf("%+.0f %%", 100 * (x / y - 1)); return p == "-0 %" || p == "+0 %" ? "0 %" : p}
 	function fmt(x) {return x < 0.01 ? sprintf("%.3g", x) : x < 1 ? sprintf("%.4f", x) : sprintf("%.3f", x)}
-	{k = $1 "," $2; tr[k, $3] = $5; ep[k, $3] = $6; ce[k, $3] = $7; ti[k, $3] = $8; ex[k, $3] = $9; sd[k, $3] = $4
+	{k = $1 "," $2; tr[k, $3] = $5; ep[k, $3] = $6; ce[k, $3] = $7; ti[k, $3] = $8; ex[k, $3] = $9; sd[k, $3] = $4; tmed[k, $3] = $10
 		if (!(k in seen)) {seen[k] = 1; cells[++nc] = k}}
 	END {
 		ns = split(order, st, " ")
 		nm = split(machines, mm, " "); n2 = 0
 		for (i = 1; i <= nm; i++) for (c = 1; c <= nc; c++) {split(cells[c], q, ","); if (q[1] == mm[i]) ord[++n2] = cells[c]}
-		print "| machine | workload | strategy | seeds | executions | truth | vs bc | EPD | vs bc | CorrErr | combine CPU s | / bc | bar |"
-		print "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+		print "| machine | workload | strategy | seeds | executions | truth (mean) | vs bc | truth (median) | vs bc | EPD | vs bc | CorrErr | combine CPU s | / bc | bar |"
+		print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 		for (c = 1; c <= n2; c++) {
 			k = ord[c]; split(k, q, ",")
 			for (j = 1; j <= ns; j++) {
@@ -166,8 +190,9 @@ if [ "$EVAL" = all ]; then
 					if (!(s in tlo) || t < tlo[s]) tlo[s] = t; if (!(s in thi) || t > thi[s]) thi[s] = t
 					rs[s, ncell[s]] = r
 				}
-				printf "| %s | %s | %s | %d | %d | %s | %s | %s | %s | %s | %.3f | %s | %s |\n", q[1], q[2], s, sd[k, s], ex[k, s],
-					fmt(tr[k, s]), s == "bc" ? "" : pct(tr[k, s], tr[k, "bc"]), fmt(ep[k, s]), s == "bc" ? "" : pct(ep[k, s], ep[k, "bc"]),
+				printf "| %s | %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %.3f | %s | %s |\n", q[1], q[2], s, sd[k, s], ex[k, s],
+					fmt(tr[k, s]), s == "bc" ? "" : pct(tr[k, s], tr[k, "bc"]), fmt(tmed[k, s]), s == "bc" ? "" : pct(tmed[k, s], tmed[k, "bc"]),
+					fmt(ep[k, s]), s == "bc" ? "" : pct(ep[k, s], ep[k, "bc"]),
 					fmt(ce[k, s]), ti[k, s], s == "bc" ? "" : sprintf("%.2f", ti[k, s] / ti[k, "bc"]), b
 			}
 		}

@@ -29,34 +29,34 @@ static const struct strategy {
 	unsigned needs;             /* PMCF_STRATEGY_* */
 	int (*pair)(struct cmb *c); /* fills c->src / c->nf */
 } strategies[] = {
-	[PMCF_COMBINE_CTC] = {"ctc", "per XU type, pair XUs by start-time order", 0, cmbi_ctc},
-	[PMCF_COMBINE_LGL] = {"lgl", "pair XUs with the same label", PMCF_STRATEGY_LABELS, cmbi_lgl},
+	[PMCF_COMBINE_CTC] = {"ctc", "per XU type, pair XUs by start-time order", 0, pmcfi_cmb_ctc},
+	[PMCF_COMBINE_LGL] = {"lgl", "pair XUs with the same label", PMCF_STRATEGY_LABELS, pmcfi_cmb_lgl},
 	[PMCF_COMBINE_BC] = {"bc",
 			     "behaviour clustering on the overlapping events (default; inputs in plan "
 			     "order: each shares events with those before)",
-			     PMCF_STRATEGY_ORDERED, cmbi_bc},
+			     PMCF_STRATEGY_ORDERED, pmcfi_cmb_bc},
 	[PMCF_COMBINE_BC_UNLABELED] = {"bc-unlabeled", "bc with a seeded shuffle instead of label order",
-				       PMCF_STRATEGY_ORDERED | PMCF_STRATEGY_SEEDED, cmbi_bc},
+				       PMCF_STRATEGY_ORDERED | PMCF_STRATEGY_SEEDED, pmcfi_cmb_bc},
 	[PMCF_COMBINE_RANDOM] = {"random", "seeded random pairing within a type (a floor)",
-				 PMCF_STRATEGY_SEEDED, cmbi_random},
+				 PMCF_STRATEGY_SEEDED, pmcfi_cmb_random},
 	[PMCF_COMBINE_MATCH] = {"match",
 				"minimum-cost matching on the linking events weighted by how well they "
 				"predict each input's new events (bc's order)",
-				PMCF_STRATEGY_ORDERED, cmbi_match},
+				PMCF_STRATEGY_ORDERED, pmcfi_cmb_match},
 	[PMCF_COMBINE_BC_LABEL] = {"bc-label",
 				   "bc, but inside a cell equal labels pair first, then the closest in the "
 				   "label tree, then label order (needs labels)",
-				   PMCF_STRATEGY_ORDERED | PMCF_STRATEGY_LABELS, cmbi_bc},
+				   PMCF_STRATEGY_ORDERED | PMCF_STRATEGY_LABELS, pmcfi_cmb_bc},
 	[PMCF_COMBINE_BC_LGL] = {"bc-lgl", "equal labels pair first (as lgl), bc-label the rest",
-				 PMCF_STRATEGY_ORDERED | PMCF_STRATEGY_LABELS, cmbi_bc},
+				 PMCF_STRATEGY_ORDERED | PMCF_STRATEGY_LABELS, pmcfi_cmb_bc},
 	[PMCF_COMBINE_ORACLE] = {"oracle",
 				 "simulated profiles only: pairs by the ground truth (the best pairing, a "
 				 "ceiling beside random's floor)",
-				 PMCF_STRATEGY_TRUTH, cmbi_oracle},
+				 PMCF_STRATEGY_TRUTH, pmcfi_cmb_oracle},
 	[PMCF_COMBINE_NAIVE] = {"naive",
 				"per XU type, the k-th XU of a thread with the k-th of the same thread (the "
 				"paper's naive baseline: exact for static schedules only)",
-				0, cmbi_naive},
+				0, pmcfi_cmb_naive},
 };
 
 /* The row of strategy s, or NULL. */
@@ -576,7 +576,7 @@ static int setup(struct cmb *c)
 				c->owners[e][c->nowners[e]++] = (uint32_t)j;
 		}
 	}
-	return cmbi_ltree_build(c);
+	return pmcfi_cmb_ltree_build(c);
 }
 
 static void teardown(struct cmb *c)
@@ -599,7 +599,7 @@ static void teardown(struct cmb *c)
 	free(c->lablen);
 	free(c->lnode);
 	free(c->lomap);
-	cmbi_ltree_free(c->lt);
+	pmcfi_cmb_ltree_free(c->lt);
 	free(c->ftype);
 	pmcf_profile_free(c->out);
 }
@@ -733,7 +733,7 @@ static int add_xus(struct cmb *c)
 	char *names = NULL, *buf = NULL;
 	size_t bufcap = 0;
 	uint32_t *olab = NULL; /* with a label tree: the labels as its nodes */
-	err = c->lt ? cmbi_ltree_out(c, base, &olab) : unique_labels(c, base, &roff, &names);
+	err = c->lt ? pmcfi_cmb_ltree_out(c, base, &olab) : unique_labels(c, base, &roff, &names);
 	for (size_t f = 0; f < c->nf && !err; f++) {
 		int j = base[f];
 		size_t x = j < 0 ? 0 : (size_t)c->src[f * c->n + (size_t)j];
@@ -838,15 +838,15 @@ static int on_threads(size_t nt, void (*fn)(void *arg, size_t t, size_t nt), voi
 	return 0;
 }
 
-size_t cmbi_fill_thread_min = 65536;
+size_t pmcfi_cmb_fill_thread_min = 65536;
 
 /* Threads for a pass over the fused profile of about `work` values: up to
- * cmbi_cpus() from cmbi_fill_thread_min values on, at most `most`. */
+ * pmcfi_cmb_cpus() from pmcfi_cmb_fill_thread_min values on, at most `most`. */
 static size_t pass_threads(const struct cmb *c, size_t work, size_t most)
 {
-	size_t nt = cmbi_cpus(c);
+	size_t nt = pmcfi_cmb_cpus(c);
 	nt = nt < most ? nt : most;
-	return work >= cmbi_fill_thread_min && nt ? nt : 1;
+	return work >= pmcfi_cmb_fill_thread_min && nt ? nt : 1;
 }
 
 /* Fused event e: each fused XU's value and provenance from its first
@@ -949,7 +949,7 @@ static void md_types(void *arg, size_t t, size_t nt)
 	for (size_t j = t; j < M->c->n; j += nt) {
 		size_t nx = pmcf_profile_nxus(M->c->in[j]);
 		for (size_t x = 0; x < nx; x++)
-			M->ty[j][x] = cmbi_type(M->c, j, x);
+			M->ty[j][x] = pmcfi_cmb_type(M->c, j, x);
 	}
 }
 
@@ -1334,14 +1334,14 @@ int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opt
 		err = strategy_of(opts->strategy)->pair(&c);
 	if (!err)
 		err = check_not_empty(&c);
-	if (!err && strategy_of(opts->strategy)->pair == cmbi_bc)
-		err = cmbi_label_agreement(&c);
+	if (!err && strategy_of(opts->strategy)->pair == pmcfi_cmb_bc)
+		err = pmcfi_cmb_label_agreement(&c);
 	if (!err)
 		err = add_xus(&c);
 	if (!err)
 		err = fill_values(&c);
 	if (!err)
-		err = cmbi_impute(&c);
+		err = pmcfi_cmb_impute(&c);
 	if (!err)
 		err = set_base_labels(&c);
 	if (!err)

@@ -59,7 +59,7 @@ static int pair_group(struct cmb *c, uint32_t t, struct by_thread *const *key, s
 			most = r > most ? r : most;
 		}
 		for (size_t k = 0; k < most; k++) {
-			long f = cmbi_add(c, t);
+			long f = pmcfi_cmb_add(c, t);
 			if (f < 0)
 				return pmcfi_fail(PMCF_ENOMEM, "out of memory pairing XUs");
 			for (size_t j = 0; j < c->n; j++)
@@ -71,14 +71,14 @@ static int pair_group(struct cmb *c, uint32_t t, struct by_thread *const *key, s
 	}
 }
 
-int cmbi_naive(struct cmb *c)
+int pmcfi_cmb_naive(struct cmb *c)
 {
 	uint32_t **idx = calloc(c->n, sizeof(*idx));
 	size_t **start = calloc(c->n, sizeof(*start)), *pos = calloc(c->n, sizeof(*pos));
 	struct by_thread **key = calloc(c->n, sizeof(*key));
 	int err = idx && start && pos && key ? 0 : pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	for (size_t j = 0; j < c->n && !err; j++) {
-		if ((err = cmbi_by_type(c, j, &idx[j], &start[j])))
+		if ((err = pmcfi_cmb_by_type(c, j, &idx[j], &start[j])))
 			break;
 		size_t nx = pmcf_profile_nxus(c->in[j]);
 		key[j] = malloc((nx ? nx : 1) * sizeof(**key));

@@ -135,8 +135,8 @@ static void test_strategies(void **state)
 }
 
 /* The descriptor of the i-th format, by the macro list (export_impl.h). */
-static const struct expi_format *const formats[] = {
-#define ROW(name) &expi_format_##name,
+static const struct pmcfi_exp_format *const formats[] = {
+#define ROW(name) &pmcfi_exp_format_##name,
 	PMCFI_EXPORT_FORMATS(ROW)
 #undef ROW
 };
@@ -147,7 +147,7 @@ static void test_export_formats(void **state)
 	size_t n = sizeof(formats) / sizeof(formats[0]);
 	assert_true(n >= 4);
 	for (size_t i = 0; i < n; i++) {
-		const struct expi_format *f = formats[i];
+		const struct pmcfi_exp_format *f = formats[i];
 		const pmcf_export_info *fi = &f->info;
 		if (!fi->name || !*fi->name)
 			fail_msg("format %zu has no name", i);

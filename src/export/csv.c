@@ -24,7 +24,7 @@ static void csv_field(FILE *f, const char *s)
 
 /* A header column: the separator, prefix (a plain name) and the field name
  * (NULL: none). */
-static void col(FILE *f, const struct expi_delim *d, const char *prefix, const char *name)
+static void col(FILE *f, const struct pmcfi_exp_delim *d, const char *prefix, const char *name)
 {
 	fputc(d->sep, f);
 	fputs(prefix, f);
@@ -33,7 +33,7 @@ static void col(FILE *f, const struct expi_delim *d, const char *prefix, const c
 }
 
 /* --provenance: the header columns and one XU's fields. */
-static void prov_header(FILE *f, const struct expi_delim *d, const pmcf_profile *p)
+static void prov_header(FILE *f, const struct pmcfi_exp_delim *d, const pmcf_profile *p)
 {
 	static const char *const base[] = {"base_source", "base_path", "base_xu", "base_label",
 					   "match_distance"};
@@ -49,7 +49,7 @@ static void prov_header(FILE *f, const struct expi_delim *d, const pmcf_profile 
 }
 
 /* A source's index, path and XU as fields ("" for none). */
-static void prov_source(FILE *f, const struct expi_delim *d, const pmcf_profile *p, int32_t s, int64_t x)
+static void prov_source(FILE *f, const struct pmcfi_exp_delim *d, const pmcf_profile *p, int32_t s, int64_t x)
 {
 	const char *path = NULL, *id;
 	if (s < 0 || pmcf_profile_source_get(p, (uint32_t)s, &path, &id) != 0) {
@@ -62,7 +62,7 @@ static void prov_source(FILE *f, const struct expi_delim *d, const pmcf_profile 
 	fprintf(f, "%c%lld", d->sep, (long long)x);
 }
 
-static void prov_row(FILE *f, const struct expi_delim *d, const pmcf_profile *p, size_t i)
+static void prov_row(FILE *f, const struct pmcfi_exp_delim *d, const pmcf_profile *p, size_t i)
 {
 	int32_t s = -1;
 	int64_t x = -1;
@@ -82,7 +82,7 @@ static void prov_row(FILE *f, const struct expi_delim *d, const pmcf_profile *p,
 	}
 }
 
-void expi_xu_read(const pmcf_profile *p, size_t i, pmcf_xu *xu, struct expi_labs *L)
+void pmcfi_exp_xu_read(const pmcf_profile *p, size_t i, pmcf_xu *xu, struct pmcfi_exp_labs *L)
 {
 	pmcf_profile_xu_fields_get(p, i, xu);
 	xu->label = pmcf_profile_xu_label(p, i, 0, &L->b[0], &L->cap[0]);
@@ -98,11 +98,11 @@ static void value(FILE *f, char sep, double v)
 		pmcfi_put_number(f, v);
 }
 
-int expi_delimited(FILE *f, const pmcf_profile *p, const struct expi_delim *d, int truth, int prov)
+int pmcfi_exp_delimited(FILE *f, const pmcf_profile *p, const struct pmcfi_exp_delim *d, int truth, int prov)
 {
 	static const char *const fixed[] = {"xu",     "type", "type_name", "label", "parent_label",
 					    "thread", "cpu",  "start_ns",  "end_ns"};
-	struct expi_labs L = {{NULL, NULL}, {0, 0}};
+	struct pmcfi_exp_labs L = {{NULL, NULL}, {0, 0}};
 	size_t ne = pmcf_profile_nevents(p), nt = truth ? pmcf_profile_ntruth(p) : 0;
 	int ranks = pmcf_profile_has_ranks(p);
 	fputs(fixed[0], f);
@@ -120,7 +120,7 @@ int expi_delimited(FILE *f, const pmcf_profile *p, const struct expi_delim *d, i
 	for (size_t i = 0; i < pmcf_profile_nxus(p); i++) {
 		pmcf_xu xu = PMCF_XU_INIT;
 		pmcf_xu_type ty = PMCF_XU_TYPE_INIT;
-		expi_xu_read(p, i, &xu, &L);
+		pmcfi_exp_xu_read(p, i, &xu, &L);
 		pmcf_profile_type_get(p, xu.type, &ty);
 		fprintf(f, "%zu%c%u%c", i, d->sep, xu.type, d->sep);
 		d->field(f, ty.name);
@@ -147,11 +147,11 @@ int expi_delimited(FILE *f, const pmcf_profile *p, const struct expi_delim *d, i
 
 static int write_csv(const pmcf_profile *p, const pmcf_export_opts *o, FILE *f)
 {
-	static const struct expi_delim csv = {',', csv_field};
-	return expi_delimited(f, p, &csv, o->truth, o->provenance);
+	static const struct pmcfi_exp_delim csv = {',', csv_field};
+	return pmcfi_exp_delimited(f, p, &csv, o->truth, o->provenance);
 }
 
-const struct expi_format expi_format_csv = {
+const struct pmcfi_exp_format pmcfi_exp_format_csv = {
 	{sizeof(pmcf_export_info), "csv",
 	 "CSV: one row per XU with the columns\n"
 	 "  xu,type,type_name,label,parent_label,thread,cpu,start_ns,end_ns,<event>...\n"

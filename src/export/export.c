@@ -9,8 +9,8 @@
 #include "util/abi.h"
 #include "util/internal.h"
 
-static const struct expi_format *const formats[] = {
-#define PMCFI_EXPORT_ROW(name) &expi_format_##name,
+static const struct pmcfi_exp_format *const formats[] = {
+#define PMCFI_EXPORT_ROW(name) &pmcfi_exp_format_##name,
 	PMCFI_EXPORT_FORMATS(PMCFI_EXPORT_ROW)
 #undef PMCFI_EXPORT_ROW
 };
@@ -46,7 +46,7 @@ int pmcf_export_format_find(const char *name)
 
 /* The format and checked options: 0 and *fmt, *o, or an error. */
 static int prepare(const pmcf_profile *p, const char *format, const pmcf_export_opts *opts,
-		   const struct expi_format **fmt, pmcf_export_opts *o)
+		   const struct pmcfi_exp_format **fmt, pmcf_export_opts *o)
 {
 	pmcfi_clear_error();
 	*o = (pmcf_export_opts)PMCF_EXPORT_OPTS_INIT;
@@ -75,7 +75,7 @@ static int prepare(const pmcf_profile *p, const char *format, const pmcf_export_
 
 int pmcf_export(const pmcf_profile *p, const char *format, const pmcf_export_opts *opts, FILE *f)
 {
-	const struct expi_format *fmt;
+	const struct pmcfi_exp_format *fmt;
 	pmcf_export_opts o;
 	int err = prepare(p, format, opts, &fmt, &o);
 	if (err)
@@ -90,8 +90,8 @@ int pmcf_export(const pmcf_profile *p, const char *format, const pmcf_export_opt
 
 /* A streamed format written to a temporary beside path, synced and renamed
  * into place. */
-static int stream_to_path(const pmcf_profile *p, const struct expi_format *fmt, const pmcf_export_opts *o,
-			  const char *path)
+static int stream_to_path(const pmcf_profile *p, const struct pmcfi_exp_format *fmt,
+			  const pmcf_export_opts *o, const char *path)
 {
 	size_t n = strlen(path) + sizeof(".tmp.XXXXXX");
 	char *tmp = malloc(n);
@@ -125,7 +125,7 @@ static int stream_to_path(const pmcf_profile *p, const struct expi_format *fmt, 
 int pmcf_export_path(const pmcf_profile *p, const char *format, const pmcf_export_opts *opts,
 		     const char *path)
 {
-	const struct expi_format *fmt;
+	const struct pmcfi_exp_format *fmt;
 	pmcf_export_opts o;
 	int err = prepare(p, format, opts, &fmt, &o);
 	if (err)

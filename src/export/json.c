@@ -92,10 +92,10 @@ static int write_json(const pmcf_profile *p, const pmcf_export_opts *o, FILE *f)
 	if (prov)
 		prov_json_sources(f, p);
 	fputs(" \"xus\": [", f);
-	struct expi_labs L = {{NULL, NULL}, {0, 0}};
+	struct pmcfi_exp_labs L = {{NULL, NULL}, {0, 0}};
 	for (size_t i = 0; i < pmcf_profile_nxus(p); i++) {
 		pmcf_xu xu = PMCF_XU_INIT;
-		expi_xu_read(p, i, &xu, &L);
+		pmcfi_exp_xu_read(p, i, &xu, &L);
 		fprintf(f, "%s\n  {\"xu\": %zu, \"type\": %u, \"label\": ", i ? "," : "", i, xu.type);
 		pmcfi_json_string(f, xu.label);
 		fputs(", \"parent_label\": ", f);
@@ -128,7 +128,7 @@ static int write_json(const pmcf_profile *p, const pmcf_export_opts *o, FILE *f)
 	return 0;
 }
 
-const struct expi_format expi_format_json = {
+const struct pmcfi_exp_format pmcfi_exp_format_json = {
 	{sizeof(pmcf_export_info), "json",
 	 "JSON: {\"meta\", \"types\", \"events\", \"xus\": [{..., \"values\": [...]}]} with typed\n"
 	 "metadata (\"args\" an array, \"complete\" a boolean, numbers as numbers), each XU\n"

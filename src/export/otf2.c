@@ -696,7 +696,7 @@ static int write_otf2(const pmcf_profile *p, const pmcf_export_opts *opts, const
 }
 #endif
 
-const struct expi_format expi_format_otf2 = {
+const struct pmcfi_exp_format pmcfi_exp_format_otf2 = {
 	{sizeof(pmcf_export_info), "otf2",
 	 "otf2: an OTF2 trace archive DIR/traces.otf2 for Vampir and the Score-P tools: a\n"
 	 "location group per MPI rank, a location per thread, an enter/leave per XU with its\n"

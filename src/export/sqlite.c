@@ -22,7 +22,7 @@ static int note_sqlite(const pmcf_profile *p, const char *path, char *buf, size_
 	return 1;
 }
 
-const struct expi_format expi_format_sqlite = {
+const struct pmcfi_exp_format pmcfi_exp_format_sqlite = {
 	{sizeof(pmcf_export_info), "sqlite",
 	 "sqlite: a copy of the profile with the SQL views xu_values and xu_values_long\n"
 	 "(for profiles written without them; past 1987 events, SQLite's columns, only\n"

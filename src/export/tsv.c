@@ -20,11 +20,11 @@ static void tsv_field(FILE *f, const char *s)
 
 static int write_tsv(const pmcf_profile *p, const pmcf_export_opts *o, FILE *f)
 {
-	static const struct expi_delim tsv = {'\t', tsv_field};
-	return expi_delimited(f, p, &tsv, o->truth, o->provenance);
+	static const struct pmcfi_exp_delim tsv = {'\t', tsv_field};
+	return pmcfi_exp_delimited(f, p, &tsv, o->truth, o->provenance);
 }
 
-const struct expi_format expi_format_tsv = {
+const struct pmcfi_exp_format pmcfi_exp_format_tsv = {
 	{sizeof(pmcf_export_info), "tsv",
 	 "TSV: the columns and rows of CSV separated by tabs; a tab, line break or\n"
 	 "backslash in a name is written \\t, \\n, \\r or \\\\, never quoted.\n",

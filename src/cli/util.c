@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "cli/cli.h"
 #include "cli/output.h"
+#include "pmcfuse/combine.h"
 #include "x/x.h"
 
 int cli_error(const char *verb, int status, const char *fmt, ...)
@@ -62,13 +63,124 @@ int cli_lib_error(const char *verb, int err, const char *what)
 	return cli_error(verb, cli_status_for(err), "%s: %s", what, pmcf_strerror(err));
 }
 
+/* Writes the n bytes of text at s to f, broken at spaces into lines of at
+ * most 80 columns, the lines after the first indented by indent spaces. */
+static void put_wrapped(FILE *f, const char *s, size_t n, size_t col, size_t indent)
+{
+	for (int cont = 0; n; cont = 1) {
+		while (cont && n && *s == ' ')
+			s++, n--;
+		size_t take = n, room = col < 80 ? 80 - col : 1;
+		if (n > room) {
+			take = room;
+			while (take > 1 && s[take] != ' ')
+				take--;
+			if (take <= 1)
+				take = room;
+		}
+		fwrite(s, 1, take, f);
+		s += take;
+		n -= take;
+		if (n)
+			fprintf(f, "\n%*s", (int)indent, "");
+		col = indent;
+	}
+}
+
+/* Markers of help texts: {STRATEGIES} (every strategy's name),
+ * {STRATEGIES_ORDERED} (the bc family's), {STRATEGY_TABLE} (a row per
+ * strategy: name and help). */
+enum { M_ALL, M_ORDERED, M_TABLE, NMARKERS };
+static const char *const markers[NMARKERS] = {"{STRATEGIES}", "{STRATEGIES_ORDERED}", "{STRATEGY_TABLE}"};
+
+/* The marker starting at p, or -1. */
+static int marker_at(const char *p)
+{
+	for (int k = 0; k < NMARKERS; k++)
+		if (strncmp(p, markers[k], strlen(markers[k])) == 0)
+			return k;
+	return -1;
+}
+
+/* One strategy per row: the name, then its help wrapped at column
+ * col + 9; the first row follows what is already on the line (col
+ * columns), the others are indented to col. */
+static void strategy_table(FILE *f, size_t col)
+{
+	pmcf_strategy_info si = PMCF_STRATEGY_INFO_INIT;
+	for (size_t i = 0; pmcf_strategy_info_get(i, &si) == 0; i++) {
+		if (i)
+			fprintf(f, "%*s", (int)col, "");
+		int w = fprintf(f, strlen(si.name) < 8 ? "%-9s" : "%s  ", si.name);
+		put_wrapped(f, si.help, strlen(si.help), col + (size_t)w, col + 9);
+		fputc('\n', f);
+	}
+}
+
+/* The line at line (len bytes, without its newline) with its list markers
+ * expanded, wrapped at 80 columns and continued at the column where its
+ * description starts (after the last run of spaces before the first marker
+ * at pre). */
+static void list_line(FILE *f, const char *line, size_t len, size_t pre)
+{
+	size_t indent = 0;
+	for (size_t i = 1; i < pre; i++)
+		if (line[i - 1] == ' ' && line[i] == ' ' && line[i + 1] != ' ')
+			indent = i + 1;
+	char names[1024], *text = NULL;
+	size_t tlen = 0;
+	FILE *t = open_memstream(&text, &tlen);
+	if (!t) {
+		fwrite(line, 1, len, f);
+		return;
+	}
+	for (const char *p = line; p < line + len;) {
+		int k = marker_at(p);
+		if (k == M_ALL || k == M_ORDERED) {
+			pmcf_strategy_list(k == M_ORDERED ? PMCF_STRATEGY_ORDERED : 0, names, sizeof(names));
+			fputs(names, t);
+			p += strlen(markers[k]);
+		} else {
+			fputc(*p++, t);
+		}
+	}
+	fclose(t);
+	put_wrapped(f, text, tlen, 0, indent);
+	free(text);
+}
+
+/* Writes a help text, its strategy markers expanded from the library's
+ * table (the one list of strategies). */
+static void print_help(FILE *f, const char *usage)
+{
+	for (const char *line = usage; *line;) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line), pre = 0;
+		int k = -1;
+		while (pre < len && (k = marker_at(line + pre)) < 0)
+			pre++;
+		if (k == M_TABLE) {
+			fwrite(line, 1, pre, f);
+			strategy_table(f, pre);
+		} else {
+			if (k < 0)
+				fwrite(line, 1, len, f);
+			else
+				list_line(f, line, len, pre);
+			if (end)
+				fputc('\n', f);
+		}
+		line += len + (end ? 1 : 0);
+	}
+}
+
 int cli_wants_help(int argc, char **argv, const char *usage)
 {
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0)
 			break;
 		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			fputs(usage, stdout);
+			print_help(stdout, usage);
 			return 1;
 		}
 	}
@@ -104,115 +216,6 @@ int cli_parse_uint(const char *verb, const char *opt, const char *s, unsigned lo
 	return CLI_OK;
 }
 
-void cli_json_string(FILE *f, const char *s)
-{
-	s = s ? s : "";
-	if (!pmcfi_utf8_valid(s)) {
-		/* the rule of plans and metadata (util/json_bytes.h): the bytes */
-		char piece[49], enc[PMCFI_BASE64_LEN(48) + 1];
-		fputs("{\"base64\": \"", f);
-		for (size_t n = strlen(s), i = 0; i < n; i += 48) {
-			size_t k = n - i < 48 ? n - i : 48;
-			memcpy(piece, s + i, k);
-			piece[k] = '\0';
-			pmcfi_base64(piece, enc);
-			fputs(enc, f);
-		}
-		fputs("\"}", f);
-		return;
-	}
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\t': fputs("\\t", f); break;
-		default:
-			if (*p < 0x20)
-				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
-		}
-	}
-	fputc('"', f);
-}
-
-json_t *cli_jstr(const char *s)
-{
-	s = s ? s : "";
-	if (pmcfi_utf8_valid(s))
-		return json_string(s);
-	size_t n = strlen(s);
-	char *enc = malloc(PMCFI_BASE64_LEN(n) + 1);
-	if (!enc)
-		return NULL;
-	pmcfi_base64(s, enc);
-	json_t *j = json_pack("{s:s}", "base64", enc);
-	free(enc);
-	return j;
-}
-
-json_t *cli_jnum(double v)
-{
-	if (pmcf_is_missing(v))
-		return json_null();
-	if (isinf(v))
-		return json_string(v > 0 ? "inf" : "-inf");
-	if (v == floor(v) && fabs(v) < 9007199254740992.0) /* 2^53: exact as an integer */
-		return json_integer((json_int_t)v);
-	return json_real(v);
-}
-
-/* A metadata value as JSON of its type (docs/profile-format.md, "JSON
- * output"): "args" and "inputs" the JSON array they hold, "omp_env" the
- * object it holds, "complete" and
- * "multiplexed" booleans, the numeric keys a number when the value is one
- * ("exit_status" may be "signal N"), everything else a string. Seeds stay
- * strings: a 64-bit seed does not survive JSON readers' doubles. */
-static json_t *meta_value(const char *k, const char *v)
-{
-	static const char *const arrays[] = {PMCF_META_ARGS, "inputs", "omp_env"}; /* JSON they hold */
-	static const char *const bools[] = {PMCF_META_COMPLETE, "multiplexed"};
-	static const char *const numeric[] = {PMCF_META_PMCS,     PMCF_META_PERIOD_MS,  PMCF_META_EXIT_STATUS,
-					      PMCF_META_PLAN_SET, PMCF_META_PLAN_SETS,  "threads",
-					      "makespan_ns",      PMCF_META_CPU_TIME_NS};
-	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
-		if (strcmp(k, arrays[i]) == 0) {
-			json_t *j = json_loads(v, JSON_REJECT_DUPLICATES, NULL);
-			if (i < 2 ? json_is_array(j) : json_is_object(j))
-				return j;
-			json_decref(j);
-		}
-	for (size_t i = 0; i < sizeof(bools) / sizeof(bools[0]); i++)
-		if (strcmp(k, bools[i]) == 0 && (!strcmp(v, "0") || !strcmp(v, "1")))
-			return json_boolean(*v == '1');
-	for (size_t i = 0; i < sizeof(numeric) / sizeof(numeric[0]); i++) {
-		char *end;
-		double d = strcmp(k, numeric[i]) == 0 && *v ? strtod(v, &end) : NAN;
-		if (!pmcf_is_missing(d) && !*end && isfinite(d))
-			return cli_jnum(d);
-	}
-	return cli_jstr(v);
-}
-
-json_t *cli_meta_json(const pmcf_profile *p)
-{
-	json_t *m = json_object();
-	for (size_t i = 0; m && i < pmcf_profile_meta_count(p); i++) {
-		const char *k, *v;
-		pmcf_profile_meta_at(p, i, &k, &v);
-		/* a key that is not UTF-8 (none the tool writes) keeps its bytes in the value */
-		json_t *val = meta_value(k, v);
-		if (!val || json_object_set_new(m, pmcfi_utf8_valid(k) ? k : "?", val) != 0) {
-			json_decref(m);
-			return NULL;
-		}
-	}
-	return m;
-}
-
 int cli_json_dump(FILE *f, json_t *j, int indent)
 {
 	if (!j)
@@ -230,29 +233,6 @@ int cli_json_put(FILE *f, json_t *j)
 	int rc = json_dumpf(j, f, JSON_REAL_PRECISION(17));
 	json_decref(j);
 	return rc == 0 ? 0 : -1;
-}
-
-void cli_put_number(FILE *f, double v)
-{
-	char buf[40];
-	if (v == floor(v) && fabs(v) < 1e15) {
-		fprintf(f, "%.0f", v);
-		return;
-	}
-	snprintf(buf, sizeof(buf), "%.15g", v);
-	if (strtod(buf, NULL) != v)
-		snprintf(buf, sizeof(buf), "%.17g", v);
-	fputs(buf, f);
-}
-
-void cli_json_number(FILE *f, double v)
-{
-	if (pmcf_is_missing(v))
-		fputs("null", f);
-	else if (isinf(v))
-		fputs(v > 0 ? "\"inf\"" : "\"-inf\"", f);
-	else
-		cli_put_number(f, v);
 }
 
 void cli_json_member(FILE *f, const char *key, double v)

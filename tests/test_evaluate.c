@@ -748,10 +748,23 @@ static int coverable(const unsigned *max, size_t nmax, size_t from, const unsign
  * fits is in a set, the impossible pairs are exactly those that do not fit,
  * the bound is at most the sets found; for up to 7 events, that no covering
  * with fewer sets than the bound exists (exhaustive). */
+/* The covering of names ev[0..n) of c (resolved first). */
+static int cover_names(const pmcf_catalog *c, const char *const *ev, size_t n, unsigned pmcs, uint64_t seed,
+		       pmcf_cover **out)
+{
+	pmcf_evlist *l;
+	*out = NULL;
+	int err = pmcf_evlist_from_names(c, ev, n, &l);
+	if (!err)
+		err = pmcf_cover_pairs_evlist(l, pmcs, seed, out);
+	pmcf_evlist_free(l);
+	return err;
+}
+
 static void check_cover(const pmcf_catalog *c, const char **ev, size_t n, unsigned pmcs, uint64_t seed)
 {
 	pmcf_cover *cv;
-	assert_int_equal(pmcf_cover_pairs_seeded(c, ev, n, pmcs, seed, &cv), 0);
+	assert_int_equal(cover_names(c, ev, n, pmcs, seed, &cv), 0);
 	size_t ns = pmcf_cover_nsets(cv), lb = pmcf_cover_lower_bound(cv), a, b, d;
 	pmcf_cover_bound_parts(cv, &a, &b, &d);
 	assert_true(lb >= a && lb >= b && lb >= d);
@@ -870,7 +883,7 @@ static void test_cover_all_events(void **state)
 	assert_int_equal(na, 33);
 	check_cover(c, all, na, 0, 1);
 	pmcf_cover *cv, *cv2;
-	assert_int_equal(pmcf_cover_pairs(c, all, na, 0, &cv), 0);
+	assert_int_equal(cover_names(c, all, na, 0, 1, &cv), 0);
 	/* the offcore-response conflicts: two pairs never fit */
 	assert_int_equal(pmcf_cover_nimpossible(cv), 2);
 	const char *x, *y;
@@ -886,7 +899,7 @@ static void test_cover_all_events(void **state)
 	assert_int_equal(pmcf_cover_lower_bound(cv), 64);
 	assert_true(pmcf_cover_nsets(cv) < 79); /* the first greedy planner's count */
 	/* deterministic for a seed */
-	assert_int_equal(pmcf_cover_pairs_seeded(c, all, na, 0, 1, &cv2), 0);
+	assert_int_equal(cover_names(c, all, na, 0, 1, &cv2), 0);
 	assert_int_equal(pmcf_cover_nsets(cv), pmcf_cover_nsets(cv2));
 	for (size_t s = 0; s < pmcf_cover_nsets(cv); s++) {
 		size_t k1, k2;
@@ -900,9 +913,9 @@ static void test_cover_all_events(void **state)
 	pmcf_cover_free(cv);
 	pmcf_cover_free(cv2);
 	/* errors */
-	assert_int_equal(pmcf_cover_pairs(c, all, 1, 0, &cv), PMCF_ESYNTAX);
+	assert_int_equal(cover_names(c, all, 1, 0, 1, &cv), PMCF_ESYNTAX);
 	const char *bad[2] = {"PAPI_TOT_INS", "PAPI_NOPE"};
-	assert_int_equal(pmcf_cover_pairs(c, bad, 2, 0, &cv), PMCF_EEVENT);
+	assert_int_equal(cover_names(c, bad, 2, 0, 1, &cv), PMCF_EEVENT);
 	pmcf_catalog_free(c);
 }
 

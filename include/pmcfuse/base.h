@@ -66,7 +66,7 @@ enum {
  * Names (tests/api_names.sh checks them): objects are made by pmcf_X_new
  * (in memory), pmcf_X_open (attached to a file or folder it reads later),
  * pmcf_X_load / pmcf_X_read / pmcf_X_from_* (read whole) or a verb that
- * computes one (pmcf_plan_make, pmcf_cover_pairs), and always released by
+ * computes one (pmcf_plan_make_evlist, pmcf_cover_pairs_evlist), and always released by
  * pmcf_X_free (NULL is a no-op). Accessors put the noun first: pmcf_X_NOUN
  * returns a value, pmcf_X_NOUN_get fills an out-parameter, pmcf_X_NOUN_set
  * sets, pmcf_X_NOUN_at(x, i) is element i, pmcf_X_nNOUNS counts, and

@@ -167,20 +167,14 @@ PMCF_API int pmcf_plan_load(const char *path, pmcf_plan **out);
  * natives, are packed by a greedy covering with seeded randomised restarts,
  * then a tabu search that removes one set at a time and repairs the
  * covering by exchanging events (docs/accuracy.md). Deterministic for a
- * seed; pmcf_cover_pairs uses seed 1. Errors: PMCF_EEVENT, PMCF_ESYNTAX
- * (fewer than two events), PMCF_ENOMEM. pmcf_cover_pairs and
- * pmcf_cover_pairs_seeded are thin wrappers kept for callers holding names
- * (each name looked up in c, then the covering of pmcf_cover_pairs_evlist;
- * their sets have no lists); new code uses pmcf_cover_pairs_evlist. */
+ * seed (the tools use 1). Made of a resolved list (pmcf_evlist_parse,
+ * pmcf_source_events) by its catalogue indices: no name is looked up again;
+ * its {…} groups are not used for the covering (the sets' lists keep them).
+ * Errors: PMCF_ESYNTAX (fewer than two events besides duration),
+ * PMCF_EINVAL (a NULL list), PMCF_ENOMEM. (The name-based
+ * pmcf_cover_pairs and pmcf_cover_pairs_seeded are gone: make the list with
+ * pmcf_evlist_from_names or pmcf_evlist_parse.) */
 typedef struct pmcf_cover pmcf_cover;
-PMCF_API int pmcf_cover_pairs(const pmcf_catalog *c, const char *const *events, size_t n, unsigned pmcs,
-			      pmcf_cover **out);
-PMCF_API int pmcf_cover_pairs_seeded(const pmcf_catalog *c, const char *const *events, size_t n,
-				     unsigned pmcs, uint64_t seed, pmcf_cover **out);
-/* The same covering of a resolved list (pmcf_evlist_parse,
- * pmcf_source_events) by its catalogue indices: no name is looked up again.
- * Its {…} groups are not used. Errors as pmcf_cover_pairs_seeded, and
- * PMCF_EINVAL for a NULL list. */
 PMCF_API int pmcf_cover_pairs_evlist(const pmcf_evlist *events, unsigned pmcs, uint64_t seed,
 				     pmcf_cover **out);
 PMCF_API void pmcf_cover_free(pmcf_cover *cv);
@@ -188,8 +182,8 @@ PMCF_API size_t pmcf_cover_nsets(const pmcf_cover *cv);
 /* The events of set k, as pointers owned by the cover; *n receives the count. */
 PMCF_API const char *const *pmcf_cover_events_at(const pmcf_cover *cv, size_t k, size_t *n);
 /* Set k as a resolved list (owned by the cover; the events' {…} groups in
- * the list it was made of), made once by pmcf_cover_pairs_evlist; NULL for
- * a cover of names (pmcf_cover_pairs, _seeded) or past the last set. */
+ * the list it was made of), made once by pmcf_cover_pairs_evlist; NULL
+ * past the last set. */
 PMCF_API const pmcf_evlist *pmcf_cover_evlist_at(const pmcf_cover *cv, size_t k);
 /* A lower bound on the number of sets any covering needs: the largest of
  * (a) pairs / most pairs in one set, (b) per event, its partners / most

@@ -958,27 +958,6 @@ static int cover_idx(const pmcf_catalog *c, const size_t *idx, size_t n, unsigne
 	return 0;
 }
 
-int pmcf_cover_pairs_seeded(const pmcf_catalog *c, const char *const *events, size_t n, unsigned pmcs,
-			    uint64_t seed, pmcf_cover **out)
-{
-	pmcfi_clear_error();
-	*out = NULL;
-	size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
-	if (!idx)
-		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	for (size_t i = 0; i < n; i++) {
-		long k = pmcf_catalog_find(c, events[i]);
-		if (k < 0) {
-			free(idx);
-			return pmcfi_fail(PMCF_EEVENT, "unknown event '%s'", events[i]);
-		}
-		idx[i] = (size_t)k;
-	}
-	int err = cover_idx(c, idx, n, pmcs, seed, out);
-	free(idx);
-	return err;
-}
-
 int pmcf_cover_pairs_evlist(const pmcf_evlist *events, unsigned pmcs, uint64_t seed, pmcf_cover **out)
 {
 	pmcfi_clear_error();
@@ -1011,12 +990,6 @@ int pmcf_cover_pairs_evlist(const pmcf_evlist *events, unsigned pmcs, uint64_t s
 		*out = NULL;
 	}
 	return err;
-}
-
-int pmcf_cover_pairs(const pmcf_catalog *c, const char *const *events, size_t n, unsigned pmcs,
-		     pmcf_cover **out)
-{
-	return pmcf_cover_pairs_seeded(c, events, n, pmcs, 1, out);
 }
 
 void pmcf_cover_free(pmcf_cover *cv)

@@ -418,7 +418,7 @@ int pmcfi_cmb_ltree_out(struct cmb *c, const int32_t *base, uint32_t **olab)
 /* Input j's XU x's label as text (the text path). */
 static const char *label_text_of(const struct cmb *c, size_t j, size_t x)
 {
-	pmcf_xu xu;
+	pmcf_xu xu = PMCF_XU_INIT;
 	return pmcf_profile_xu_get(c->in[j], x, &xu) == 0 && xu.label ? xu.label : "";
 }
 

@@ -18,7 +18,6 @@ struct cli_imix_src {
 	const char *kind;     /* "perf", "callgrind", "csv" */
 };
 
-
 int cli_imix_load(const char *path, const pmcf_imix_opts *o, int allow_csv, struct cli_imix_src *s);
 void cli_imix_src_free(struct cli_imix_src *s);
 /* s as JSON: a string when it is UTF-8, else {"base64": "..."} */

@@ -49,7 +49,6 @@ int cli_imix_bad_option(const char *sub, char **argv)
 	return cli_usage_error(verb, "%s: unknown option or missing value '%s'", sub, argv[optind - 1]);
 }
 
-
 int cli_imix_load(const char *path, const pmcf_imix_opts *o, int allow_csv, struct cli_imix_src *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -201,4 +200,3 @@ int cli_imix_common_opt(int opt, const char *arg, pmcf_imix_opts *o)
 	default: return -1;
 	}
 }
-

@@ -130,8 +130,10 @@ int cli_imix_compare(int argc, char **argv)
 		json_object_set_new(j, "measured_relative", json_boolean(relative));
 		if (meas.mix) {
 			const pmcf_imix_stats *ms = pmcf_imix_stats_get(meas.mix);
-			json_object_set_new(j, "measured_method", json_string(cli_imix_method_name(o.method)));
-			json_object_set_new(j, "correction", json_string(cli_imix_correction_name(ms->correction)));
+			json_object_set_new(j, "measured_method",
+					    json_string(cli_imix_method_name(o.method)));
+			json_object_set_new(j, "correction",
+					    json_string(cli_imix_correction_name(ms->correction)));
 			if (ms->correction != PMCF_IMIX_CORR_NONE)
 				json_object_set_new(j, "cost_model", json_string(ms->cost_model));
 		}
@@ -270,4 +272,3 @@ int cli_imix_train(int argc, char **argv)
 	cli_imix_src_free(&ref);
 	return rc;
 }
-

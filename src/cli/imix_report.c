@@ -26,12 +26,13 @@ static void print_glibc(FILE *f, const pmcf_imix_stats *st)
 				: "");
 }
 
-static void print_text(FILE *f, const struct cli_imix_src *s, const char *by, const pmcf_imix_opts *o, size_t top)
+static void print_text(FILE *f, const struct cli_imix_src *s, const char *by, const pmcf_imix_opts *o,
+		       size_t top)
 {
 	const pmcf_imix_stats *st = pmcf_imix_stats_get(s->mix);
 	fprintf(f, "# instruction mix by %s: %s, %.6g instructions%s\n", by,
-		!strcmp(s->kind, "callgrind") ? "reference (callgrind)" : cli_imix_method_name(o->method), st->total,
-		st->relative ? " (relative scale: EBS on a non-instruction event)" : "");
+		!strcmp(s->kind, "callgrind") ? "reference (callgrind)" : cli_imix_method_name(o->method),
+		st->total, st->relative ? " (relative scale: EBS on a non-instruction event)" : "");
 	cli_imix_print_correction(f, st, o);
 	print_glibc(f, st);
 	if (st->ebs_samples || st->lbr_samples)
@@ -159,8 +160,9 @@ int cli_imix_report(int argc, char **argv)
 		json_object_set_new(j, "by", json_string(by));
 		json_object_set_new(j, "source", json_string(s.kind));
 		json_object_set_new(j, "method",
-				    json_string(!strcmp(s.kind, "callgrind") ? "reference"
-									     : cli_imix_method_name(o.method)));
+				    json_string(!strcmp(s.kind, "callgrind")
+							? "reference"
+							: cli_imix_method_name(o.method)));
 		json_object_set_new(j, "total", cli_imix_jnum(st->total));
 		json_object_set_new(j, "relative", json_boolean(st->relative));
 		json_object_set_new(j, "time_event", json_boolean(st->time_event));
@@ -177,7 +179,8 @@ int cli_imix_report(int argc, char **argv)
 		json_object_set_new(u, "kernel_samples", json_integer((json_int_t)st->unattr_kernel_samples));
 		json_object_set_new(u, "user_samples", json_integer((json_int_t)st->unattr_user_samples));
 		json_object_set_new(u, "kernel_share",
-				    cli_imix_jnum(st->ebs_weight > 0 ? st->unattr_kernel / st->ebs_weight : 0));
+				    cli_imix_jnum(st->ebs_weight > 0 ? st->unattr_kernel / st->ebs_weight
+								     : 0));
 		json_object_set_new(u, "user_share",
 				    cli_imix_jnum(st->ebs_weight > 0 ? st->unattr_user / st->ebs_weight : 0));
 		json_object_set_new(j, "unattributed", u);

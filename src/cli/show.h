@@ -18,8 +18,8 @@ struct cli_show_summary {
 	const pmcf_profile *p;
 	const char *path;
 	size_t nx, ne, nt;
-	size_t *type_count; /* XUs per type */
-	struct cli_show_evstat *es;  /* per event */
+	size_t *type_count;         /* XUs per type */
+	struct cli_show_evstat *es; /* per event */
 	pmcf_match_summary ms;
 };
 

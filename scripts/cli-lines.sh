@@ -30,7 +30,8 @@ if [ "${1:-}" = --self-test ]; then
 fi
 allow=${1:?usage: cli-lines.sh [-n LIMIT] ALLOW [DIR]}
 [ -r "$allow" ] || { echo "pmcfuse: cli-lines: cannot read $allow" >&2; exit 2; }
-allow=$(cd "$(dirname "$allow")" && pwd)/$(basename "$allow")
+name=$(basename "$allow")
+allow=$(cd "$(dirname "$allow")" && pwd)/$name
 dir=${2:-src/cli}
 case $dir in /*) ;; *) cd "$(dirname "$0")/.." || exit 2 ;; esac
 bad=0
@@ -39,10 +40,10 @@ while read -r path n _; do
 	case $path in '' | '#'*) continue ;; esac
 	max[$path]=$n
 	if [ ! -f "$path" ]; then
-		echo "$path is in $(basename "$allow") but is gone: remove its line"
+		echo "$path is in $name but is gone: remove its line"
 		bad=1
 	elif [ "$(wc -l <"$path")" -le "$limit" ]; then
-		echo "$path has $(wc -l <"$path") lines, within $limit: remove its line from $(basename "$allow")"
+		echo "$path has $(wc -l <"$path") lines, within $limit: remove its line from $name"
 		bad=1
 	fi
 done <"$allow"
@@ -50,7 +51,7 @@ for f in "$dir"/*.c; do
 	n=$(wc -l <"$f")
 	[ "$n" -le "$limit" ] && continue
 	if [ -z "${max[$f]:-}" ]; then
-		echo "$f has $n lines, over $limit: split it by job (or list it in $(basename "$allow"))"
+		echo "$f has $n lines, over $limit: split it by job (or list it in $name)"
 		bad=1
 	elif [ "$n" -gt "${max[$f]}" ]; then
 		echo "$f has $n lines, more than the ${max[$f]} allowed: the list only shrinks"

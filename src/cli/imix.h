@@ -20,8 +20,6 @@ struct cli_imix_src {
 
 int cli_imix_load(const char *path, const pmcf_imix_opts *o, int allow_csv, struct cli_imix_src *s);
 void cli_imix_src_free(struct cli_imix_src *s);
-/* s as JSON: a string when it is UTF-8, else {"base64": "..."} */
-json_t *cli_imix_json_bytes(const char *s);
 /* v as JSON: null when NaN, "inf"/"-inf" when infinite, else a real */
 json_t *cli_imix_jnum(double v);
 /* One line naming the option getopt did not take; the usage status. */

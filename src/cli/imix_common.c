@@ -17,22 +17,8 @@
 static const char verb[] = "imix";
 
 /* v as JSON by cli_json_number's rule: a number, null when missing (NaN),
- * "inf"/"-inf" when infinite (json_real refuses both: the member was lost). */
-/* s as JSON by the rule of plans and metadata (docs/profile-format.md): a
- * string when it is UTF-8, else {"base64": "..."} of its bytes. */
-json_t *cli_imix_json_bytes(const char *s)
-{
-	if (pmcfi_utf8_valid(s))
-		return json_string(s);
-	char *e = malloc(PMCFI_BASE64_LEN(strlen(s)) + 1);
-	if (!e)
-		return NULL;
-	pmcfi_base64(s, e);
-	json_t *v = json_pack("{s:s}", "base64", e);
-	free(e);
-	return v;
-}
-
+ * "inf"/"-inf" when infinite (json_real refuses both: the member was lost);
+ * unlike cli_jnum, whole numbers stay reals (1.0), as imix has printed them. */
 json_t *cli_imix_jnum(double v)
 {
 	if (isnan(v))

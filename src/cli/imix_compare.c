@@ -146,7 +146,7 @@ int cli_imix_compare(int argc, char **argv)
 		json_object_set_new(j, "one_sided_measured_share", cli_imix_jnum(os.meas_share));
 		for (size_t i = 0; i < c->n && i < lim; i++) {
 			json_t *r = json_object();
-			json_object_set_new(r, "mnemonic", cli_imix_json_bytes(c->rows[i].mnemonic));
+			json_object_set_new(r, "mnemonic", cli_jstr(c->rows[i].mnemonic));
 			json_object_set_new(r, "ref", cli_imix_jnum(c->rows[i].ref));
 			json_object_set_new(r, "measured", cli_imix_jnum(c->rows[i].measured));
 			json_object_set_new(r, "error", cli_imix_jnum(c->rows[i].error));

@@ -188,7 +188,7 @@ int cli_imix_report(int argc, char **argv)
 		json_object_set_new(j, "lbr_samples", json_integer((json_int_t)st->lbr_samples));
 		for (size_t i = 0; i < s.nrows && i < lim; i++) {
 			json_t *r = json_object();
-			json_object_set_new(r, "key", cli_imix_json_bytes(s.rows[i].key));
+			json_object_set_new(r, "key", cli_jstr(s.rows[i].key));
 			json_object_set_new(r, "count", cli_imix_jnum(s.rows[i].count));
 			json_object_set_new(r, "share", cli_imix_jnum(s.rows[i].share));
 			json_array_append_new(rows, r);

@@ -438,15 +438,15 @@ static void test_bc_active_same(void **state)
 			/* the reference: every XU gridded, every pair of XUs of the
 			 * closest cells compared, one type at a time; against the
 			 * fast paths with the types on 1, 2 and 3 threads */
-			cmbi_bc_all_active = cmbi_bc_all_pairs = cmbi_bc_grid_hash = 1;
+			pmcfi_cmb_bc_all_active = pmcfi_cmb_bc_all_pairs = pmcfi_cmb_bc_grid_hash = 1;
 			fuse_threads = 1;
 			pmcf_profile *f0 = fuse(strategy, 7, in, P, &st0);
-			cmbi_bc_all_active = cmbi_bc_all_pairs = 0;
+			pmcfi_cmb_bc_all_active = pmcfi_cmb_bc_all_pairs = 0;
 			fuse_threads = 1 + (unsigned)variant % 3;
 			/* cells keyed by coordinate sum and hash in every pass, then
 			 * by the packed coordinates where they fit (the default) */
 			for (int lex = 0; lex < 2; lex++) {
-				cmbi_bc_grid_hash = !lex;
+				pmcfi_cmb_bc_grid_hash = !lex;
 				pmcf_profile *f1 = fuse(strategy, 7, in, P, &st1);
 				assert_int_equal(st0.bc_iterations, st1.bc_iterations);
 				assert_int_equal(st0.bc_dmax, st1.bc_dmax);
@@ -493,13 +493,13 @@ static void test_fill_threads(void **state)
 	}
 	for (int strategy = PMCF_COMBINE_CTC; strategy <= PMCF_COMBINE_MATCH; strategy++)
 		for (unsigned t = 2; t <= 3; t++) {
-			cmbi_fill_thread_min = SIZE_MAX;
+			pmcfi_cmb_fill_thread_min = SIZE_MAX;
 			fuse_threads = 1;
 			pmcf_profile *f0 = fuse(strategy, 3, in, P, NULL);
-			cmbi_fill_thread_min = 1;
+			pmcfi_cmb_fill_thread_min = 1;
 			fuse_threads = t;
 			pmcf_profile *f1 = fuse(strategy, 3, in, P, NULL);
-			cmbi_fill_thread_min = 65536;
+			pmcfi_cmb_fill_thread_min = 65536;
 			fuse_threads = 0;
 			check_every_value(f1, in);
 			same_fused(f0, f1);
@@ -525,7 +525,7 @@ static void test_bc_shuffle(void **state)
 		struct pmcfi_rng ra, rb;
 		pmcfi_rng_seed(&ra, 42 + n);
 		pmcfi_rng_seed(&rb, 42 + n);
-		cmbi_shuffle(&ra, a, n);
+		pmcfi_cmb_shuffle(&ra, a, n);
 		for (size_t q = n; q > 1; q--) {
 			size_t o = pmcfi_rng_below(&rb, (uint32_t)q);
 			struct cmbi_rx t = b[q - 1];
@@ -832,17 +832,17 @@ static void test_labels(void **state)
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		const char *a = rows[i].a, *b = rows[i].b;
-		int c = cmbi_label_cmp(a, strlen(a), b, strlen(b));
+		int c = pmcfi_cmb_label_cmp(a, strlen(a), b, strlen(b));
 		c = (c > 0) - (c < 0);
-		if (c != rows[i].cmp || -cmbi_label_cmp(b, strlen(b), a, strlen(a)) != c)
+		if (c != rows[i].cmp || -pmcfi_cmb_label_cmp(b, strlen(b), a, strlen(a)) != c)
 			fail_msg("row at line %d: cmp %d", rows[i].line, c);
-		size_t l = cmbi_label_fca(a, strlen(a), b, strlen(b));
+		size_t l = pmcfi_cmb_label_fca(a, strlen(a), b, strlen(b));
 		if (l != strlen(rows[i].fca) || strncmp(a, rows[i].fca, l) != 0)
 			fail_msg("row at line %d: fca length %zu", rows[i].line, l);
 	}
 }
 
-/* Numeric labels: the order of their component keys is cmbi_label_cmp's
+/* Numeric labels: the order of their component keys is pmcfi_cmb_label_cmp's
  * (leading zeros, equal numbers written differently, ancestors first, 19
  * significant digits); BC fuses the same with the keys as with qsort. */
 static void test_label_keys(void **state)
@@ -865,7 +865,7 @@ static void test_label_keys(void **state)
 		{__LINE__, "0.1@0x40", -1},
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
-		if (cmbi_label_ncomp(rows[i].s, strlen(rows[i].s)) != rows[i].n)
+		if (pmcfi_cmb_label_ncomp(rows[i].s, strlen(rows[i].s)) != rows[i].n)
 			fail_msg("row at line %d", rows[i].line);
 	static const char *const comp[] =
 		{"0", "00", "7", "07", "10", "9", "010", "9999999999999999999", "0009999999999999999999"};
@@ -884,10 +884,11 @@ static void test_label_keys(void **state)
 		for (size_t b = 0; b < N; b++) {
 			const char *x = labs[0][a], *y = labs[0][b];
 			size_t lx = strlen(x), ly = strlen(y);
-			int c = cmbi_label_cmp(x, lx, y, ly), k = 0;
+			int c = pmcfi_cmb_label_cmp(x, lx, y, ly), k = 0;
 			c = (c > 0) - (c < 0);
 			for (size_t q = 0; q < 5 && !k; q++) {
-				uint64_t u = cmbi_label_comp(x, lx, q), v = cmbi_label_comp(y, ly, q);
+				uint64_t u = pmcfi_cmb_label_comp(x, lx, q),
+					 v = pmcfi_cmb_label_comp(y, ly, q);
 				k = (u > v) - (u < v);
 			}
 			if (c != k)
@@ -910,9 +911,9 @@ static void test_label_keys(void **state)
 		in[j] = mk("prog", E, 2, h, N);
 	}
 	for (int strategy = PMCF_COMBINE_BC; strategy <= PMCF_COMBINE_BC_UNLABELED; strategy++) {
-		cmbi_bc_label_qsort = 1;
+		pmcfi_cmb_bc_label_qsort = 1;
 		pmcf_profile *f0 = fuse(strategy, 3, in, P, NULL);
-		cmbi_bc_label_qsort = 0;
+		pmcfi_cmb_bc_label_qsort = 0;
 		pmcf_profile *f1 = fuse(strategy, 3, in, P, NULL);
 		same_fused(f0, f1);
 		pmcf_profile_free(f0);
@@ -998,9 +999,9 @@ static void test_bc_deep_labels(void **state)
 	static const int strategies[] = {PMCF_COMBINE_BC, PMCF_COMBINE_BC_UNLABELED, PMCF_COMBINE_BC_LABEL,
 					 PMCF_COMBINE_BC_LGL};
 	for (size_t k = 0; k < sizeof(strategies) / sizeof(strategies[0]); k++) {
-		cmbi_bc_label_qsort = 1;
+		pmcfi_cmb_bc_label_qsort = 1;
 		pmcf_profile *f0 = fuse(strategies[k], 3, in, P, NULL);
-		cmbi_bc_label_qsort = 0;
+		pmcfi_cmb_bc_label_qsort = 0;
 		pmcf_profile *f1 = fuse(strategies[k], 3, in, P, NULL);
 		same_fused(f0, f1);
 		pmcf_profile_free(f0);
@@ -1206,7 +1207,7 @@ static void same_fused_labels(const pmcf_profile *f0, const pmcf_profile *f1)
 /* Inputs whose labels are a tree (recorded profiles) fuse through node ids
  * (label order as a rank, first common ancestors as lowest common
  * ancestors, renamed LABEL~K as nodes) exactly as through the label texts
- * (cmbi_label_text, the reference): deep task-tree labels split into nodes
+ * (pmcfi_cmb_label_text, the reference): deep task-tree labels split into nodes
  * differently by the inputs, repeated labels (LABEL~K, with a "~2" taken
  * already), every strategy; the fused profile keeps a tree, saved and read
  * back the same. Siblings that the label order holds equal ("7", "07")
@@ -1244,9 +1245,9 @@ static void test_label_tree_same(void **state)
 					 PMCF_COMBINE_BC_LABEL, PMCF_COMBINE_BC_LGL,
 					 PMCF_COMBINE_RANDOM,   PMCF_COMBINE_MATCH};
 	for (size_t k = 0; k < sizeof(strategies) / sizeof(strategies[0]); k++) {
-		cmbi_label_text = 1;
+		pmcfi_cmb_label_text = 1;
 		pmcf_profile *f0 = fuse(strategies[k], 5, in, P, NULL);
-		cmbi_label_text = 0;
+		pmcfi_cmb_label_text = 0;
 		pmcf_profile *f1 = fuse(strategies[k], 5, in, P, NULL);
 		assert_int_equal(pmcfi_profile_label_nodes(f0), 0); /* text */
 		assert_true(pmcfi_profile_label_nodes(f1) > 0);     /* the tree path */
@@ -1271,9 +1272,9 @@ static void test_label_tree_same(void **state)
 				      {0, "0.07", 5, {3, 2, 0, 0}},
 				      {0, "0.7.1", 9, {2, 3, 0, 0}}};
 	pmcf_profile *two[2] = {mk_tree(E[0], 2, A, 3, 0), mk_tree(E[1], 2, A, 3, 0)};
-	cmbi_label_text = 1;
+	pmcfi_cmb_label_text = 1;
 	pmcf_profile *t0 = fuse(PMCF_COMBINE_BC, 1, two, 2, NULL);
-	cmbi_label_text = 0;
+	pmcfi_cmb_label_text = 0;
 	pmcf_profile *t1 = fuse(PMCF_COMBINE_BC, 1, two, 2, NULL);
 	assert_int_equal(pmcfi_profile_label_nodes(t1), 0); /* the text path */
 	same_fused_labels(t0, t1);

@@ -134,7 +134,7 @@ static void test_load_kinds(void **state)
 			       .periods = 308,
 			       .write_ref = 1};
 	const char *dir = tmp("kinds");
-	assert_int_equal(hbbpi_synth_write(dir, &s), 0);
+	assert_int_equal(pmcfi_hbbp_synth_write(dir, &s), 0);
 	char d[600], p[700];
 	snprintf(d, sizeof(d), "%s", dir);
 
@@ -236,7 +236,7 @@ static void test_trainer(void **state)
 			       .periods = 50,
 			       .write_ref = 1};
 	const char *dir = tmp("train");
-	assert_int_equal(hbbpi_synth_write(dir, &s), 0);
+	assert_int_equal(pmcfi_hbbp_synth_write(dir, &s), 0);
 	char p[700];
 	snprintf(p, sizeof(p), "%s/ref", dir);
 	pmcf_imix_input *ref = NULL, *meas = NULL;

@@ -70,7 +70,7 @@ static void test_exact_bbec(void **state)
 				       .lbr_depth = k->depth,
 				       .periods = k->periods,
 				       .hw_idx = k->hw_idx};
-		assert_int_equal(hbbpi_synth_write(tmp("exact"), &s), 0);
+		assert_int_equal(pmcfi_hbbp_synth_write(tmp("exact"), &s), 0);
 		for (int method = 0; method < 3; method++) {
 			pmcf_imix *m = mix_of(&s, method, 0);
 			for (unsigned b = 0; b < s.nblocks; b++) {
@@ -115,7 +115,7 @@ static void test_cutoff(void **state)
 {
 	(void)state;
 	struct hbbp_synth s = {.ebs_period = 11, .lbr_period = 7, .lbr_depth = 16, .periods = 77};
-	assert_int_equal(hbbpi_synth_write(tmp("cutoff"), &s), 0);
+	assert_int_equal(pmcfi_hbbp_synth_write(tmp("cutoff"), &s), 0);
 	pmcf_imix *m = mix_of(&s, PMCF_IMIX_HBBP, 25);
 	assert_int_equal(block_at(m, s.block_start[2])->source, PMCF_IMIX_SRC_LBR);
 	pmcf_imix_free(m);
@@ -130,7 +130,7 @@ static void test_ebs_only(void **state)
 {
 	(void)state;
 	struct hbbp_synth s = {.ebs_period = 11, .periods = 11, .ebs_only = 1};
-	assert_int_equal(hbbpi_synth_write(tmp("ebsonly"), &s), 0);
+	assert_int_equal(pmcfi_hbbp_synth_write(tmp("ebsonly"), &s), 0);
 	pmcf_imix *m = mix_of(&s, PMCF_IMIX_HBBP, 0);
 	for (unsigned b = 0; b < s.nblocks; b++) {
 		const pmcf_imix_block *bl = block_at(m, s.block_start[b]);
@@ -148,7 +148,7 @@ static void test_ebs_only(void **state)
 }
 
 /* Known cost model of the synthetic code: the cycles of its instructions
- * (hbbpi_synth_cycles), found by their encodings in the code handed over,
+ * (pmcfi_hbbp_synth_cycles), found by their encodings in the code handed over,
  * so that a region of several blocks is costed too. With chain set it sees
  * dependencies only inside that code, as llvm-mca does: `add eax,ecx`
  * (block 1) spends 6 of its 7 cycles waiting for `dec ecx` of the previous
@@ -180,7 +180,7 @@ static int synth_cost(void *ctx, const pmcf_imix_code_block *b, size_t n, double
 				k++;
 			if (k == sizeof(synth_enc) / sizeof(synth_enc[0]))
 				return PMCF_EINVAL;
-			cycles[i] += hbbpi_synth_cycles(synth_enc[k].off);
+			cycles[i] += pmcfi_hbbp_synth_cycles(synth_enc[k].off);
 			add |= synth_enc[k].off == 0x06;
 			dec |= synth_enc[k].off == 0x49;
 			at += synth_enc[k].len;
@@ -206,7 +206,7 @@ static double count_deviation(const pmcf_imix *m, const struct hbbp_synth *s)
 /* The synthetic recording s, written into tmp(name) and opened. */
 static pmcf_perfdata *synth_open(const char *name, struct hbbp_synth *s)
 {
-	assert_int_equal(hbbpi_synth_write(tmp(name), s), 0);
+	assert_int_equal(pmcfi_hbbp_synth_write(tmp(name), s), 0);
 	pmcf_perfdata *pd = NULL;
 	assert_int_equal(pmcf_perfdata_open(s->data_path, &pd), 0);
 	return pd;
@@ -268,7 +268,7 @@ static void test_time_to_count(void **state)
 	pmcf_imix_free(m);
 	/* an instruction-event recording is never corrected */
 	struct hbbp_synth si = {.ebs_period = 11, .periods = 11, .ebs_only = 1};
-	assert_int_equal(hbbpi_synth_write(tmp("timer_ins"), &si), 0);
+	assert_int_equal(pmcfi_hbbp_synth_write(tmp("timer_ins"), &si), 0);
 	m = mix_of(&si, PMCF_IMIX_EBS, 0);
 	assert_false(pmcf_imix_stats_get(m)->time_event);
 	assert_int_equal(pmcf_imix_stats_get(m)->correction, PMCF_IMIX_CORR_NONE);
@@ -524,8 +524,8 @@ static void test_iv_nest(void **state)
 	pmcf_perfdata *pd = synth_open("ivnest", &s);
 	assert_int_equal(s.nblocks, 7);
 	assert_true(s.block_count[4] == 200.0 * 24 * 16);
-	assert_int_equal(hbbpi_synth_nest_cycles(0x16) + hbbpi_synth_nest_cycles(0x25) +
-				 hbbpi_synth_nest_cycles(0x28),
+	assert_int_equal(pmcfi_hbbp_synth_nest_cycles(0x16) + pmcfi_hbbp_synth_nest_cycles(0x25) +
+				 pmcfi_hbbp_synth_nest_cycles(0x28),
 			 0);
 	assert_int_equal(pmcf_perfdata_sample(pd, 0)->nregs, 6);
 	pmcf_imix_opts o = {.size = sizeof(o),
@@ -910,7 +910,7 @@ static void test_chase_loads(void **state)
 		{__LINE__, {0x48, 0x8b}, 2, 0},                         /* truncated */
 	};
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-		unsigned got = hbbpi_chase_loads(cases[k].code, cases[k].n);
+		unsigned got = pmcfi_hbbp_chase_loads(cases[k].code, cases[k].n);
 		if (got != cases[k].want)
 			fail_msg("row %d: %u chase loads, expected %u", cases[k].line, got, cases[k].want);
 	}
@@ -956,33 +956,33 @@ static void test_image(void **state)
 {
 	(void)state;
 	struct hbbp_synth s = {.ebs_period = 11, .lbr_period = 7, .periods = 77};
-	assert_int_equal(hbbpi_synth_write(tmp("image"), &s), 0);
+	assert_int_equal(pmcfi_hbbp_synth_write(tmp("image"), &s), 0);
 	struct hbbp_image *im = NULL;
-	assert_int_equal(hbbpi_image_open(s.elf_path, &im), 0);
+	assert_int_equal(pmcfi_hbbp_image_open(s.elf_path, &im), 0);
 	uint64_t a = 0;
-	assert_int_equal(hbbpi_image_off2addr(im, 0x1006, &a), 0);
+	assert_int_equal(pmcfi_hbbp_image_off2addr(im, 0x1006, &a), 0);
 	assert_int_equal(a, 0x401006);
-	assert_int_equal(hbbpi_image_off2addr(im, 0x10, &a), -1);
-	struct hbbp_func *f = hbbpi_image_func(im, 0x401010);
+	assert_int_equal(pmcfi_hbbp_image_off2addr(im, 0x10, &a), -1);
+	struct hbbp_func *f = pmcfi_hbbp_image_func(im, 0x401010);
 	assert_non_null(f);
 	assert_string_equal(f->name, "synth_loop");
 	assert_int_equal(f->nblocks, 5);
 	assert_int_equal(f->nins, 28);
-	assert_string_equal(hbbpi_mnemonic(im, &f->ins[0]), "MOV");
-	assert_string_equal(hbbpi_category(&f->ins[4]), "COND_BR");
-	assert_string_equal(hbbpi_isa_ext(&f->ins[0]), "BASE");
-	assert_string_equal(hbbpi_packing(&f->ins[0]), "NONE");
-	struct hbbp_func *r = hbbpi_image_func(im, 0x401055);
+	assert_string_equal(pmcfi_hbbp_mnemonic(im, &f->ins[0]), "MOV");
+	assert_string_equal(pmcfi_hbbp_category(&f->ins[4]), "COND_BR");
+	assert_string_equal(pmcfi_hbbp_isa_ext(&f->ins[0]), "BASE");
+	assert_string_equal(pmcfi_hbbp_packing(&f->ins[0]), "NONE");
+	struct hbbp_func *r = pmcfi_hbbp_image_func(im, 0x401055);
 	assert_non_null(r);
 	assert_string_equal(r->name, "synth_rep");
 	assert_int_equal(r->nins, 3);
-	assert_string_equal(hbbpi_mnemonic(im, &r->ins[1]), "REP_STOSB");
+	assert_string_equal(pmcfi_hbbp_mnemonic(im, &r->ins[1]), "REP_STOSB");
 	assert_true(r->ins[1].flags & INS_REP);
-	assert_int_equal(hbbpi_func_ins(r, 0x401056), 1);
-	assert_null(hbbpi_image_func(im, 0x500000));
-	hbbpi_image_free(im);
-	assert_true(hbbpi_image_open("/nonexistent", &im) < 0);
-	assert_true(hbbpi_image_open("/proc/self/status", &im) < 0);
+	assert_int_equal(pmcfi_hbbp_func_ins(r, 0x401056), 1);
+	assert_null(pmcfi_hbbp_image_func(im, 0x500000));
+	pmcfi_hbbp_image_free(im);
+	assert_true(pmcfi_hbbp_image_open("/nonexistent", &im) < 0);
+	assert_true(pmcfi_hbbp_image_open("/proc/self/status", &im) < 0);
 }
 
 /* Source lines of a compiled binary: clang emits no .debug_aranges, so the
@@ -1023,13 +1023,13 @@ static int line_case(const char *cc, const char *flags)
 	pclose(p);
 	assert_true(fn != 0);
 	struct hbbp_image *im = NULL;
-	assert_int_equal(hbbpi_image_open(bin, &im), 0);
-	struct hbbp_func *fu = hbbpi_image_func(im, fn);
+	assert_int_equal(pmcfi_hbbp_image_open(bin, &im), 0);
+	struct hbbp_func *fu = pmcfi_hbbp_image_func(im, fn);
 	assert_non_null(fu);
 	unsigned lo = 0, hi = 0, nin = 0;
 	for (unsigned i = 0; i < fu->nins; i++) {
 		const char *file = NULL;
-		unsigned l = hbbpi_image_line(im, fu->ins[i].addr, &file);
+		unsigned l = pmcfi_hbbp_image_line(im, fu->ins[i].addr, &file);
 		if (!l)
 			continue;
 		assert_non_null(file);
@@ -1039,7 +1039,7 @@ static int line_case(const char *cc, const char *flags)
 		nin++;
 	}
 	unsigned nins = fu->nins; /* fu belongs to the image */
-	hbbpi_image_free(im);
+	pmcfi_hbbp_image_free(im);
 	if (nin * 2 < nins || lo < 2 || hi > 8 || hi < 5)
 		fail_msg("%s %s: %u of %u instructions with a line, lines %u-%u", cc, flags, nin, nins, lo,
 			 hi);
@@ -1095,22 +1095,22 @@ static void test_image_stripped(void **state)
 	pclose(p);
 	assert_true(fn != 0 && mn != 0);
 	struct hbbp_image *im = NULL;
-	assert_int_equal(hbbpi_image_open(bin, &im), 0);
-	assert_string_equal(hbbpi_image_func(im, fn)->name, "s_fn"); /* symbols first */
-	hbbpi_image_free(im);
-	assert_int_equal(hbbpi_image_open(sbin, &im), 0);
+	assert_int_equal(pmcfi_hbbp_image_open(bin, &im), 0);
+	assert_string_equal(pmcfi_hbbp_image_func(im, fn)->name, "s_fn"); /* symbols first */
+	pmcfi_hbbp_image_free(im);
+	assert_int_equal(pmcfi_hbbp_image_open(sbin, &im), 0);
 	char want[32];
 	snprintf(want, sizeof(want), "sub_%llx", fn);
-	struct hbbp_func *fu = hbbpi_image_func(im, fn);
+	struct hbbp_func *fu = pmcfi_hbbp_image_func(im, fn);
 	assert_non_null(fu);
 	assert_string_equal(fu->name, want);
 	assert_int_equal(fu->start, fn);
-	struct hbbp_func *fm = hbbpi_image_func(im, mn);
+	struct hbbp_func *fm = pmcfi_hbbp_image_func(im, mn);
 	assert_non_null(fm);
 	snprintf(want, sizeof(want), "sub_%llx", mn);
 	assert_string_equal(fm->name, want);
 	assert_true(fu->end <= mn || fm->end <= fn); /* two functions, apart */
-	hbbpi_image_free(im);
+	pmcfi_hbbp_image_free(im);
 }
 
 /* Jump tables (issue 36, item 4): the targets of a switch's table are block
@@ -1160,8 +1160,8 @@ static void jump_table_case(const char *tag, const char *asm_text)
 		assert_true(c[k] != 0);
 	}
 	struct hbbp_image *im = NULL;
-	assert_int_equal(hbbpi_image_open(bin, &im), 0);
-	struct hbbp_func *fu = hbbpi_image_func(im, fn);
+	assert_int_equal(pmcfi_hbbp_image_open(bin, &im), 0);
+	struct hbbp_func *fu = pmcfi_hbbp_image_func(im, fn);
 	assert_non_null(fu);
 	assert_int_equal(fu->start, fn);
 	for (int k = 0; k < 4; k++)
@@ -1169,10 +1169,10 @@ static void jump_table_case(const char *tag, const char *asm_text)
 			fail_msg("%s: case %d (0x%llx) is not a block leader", tag, k,
 				 (unsigned long long)c[k]);
 	/* the padding before case 2 ends its own block */
-	long i = hbbpi_func_ins(fu, c[2]);
+	long i = pmcfi_hbbp_func_ins(fu, c[2]);
 	assert_true(i > 0);
 	assert_true(fu->ins[i - 1].block != fu->ins[i].block);
-	hbbpi_image_free(im);
+	pmcfi_hbbp_image_free(im);
 }
 
 static void test_jump_table_leaders(void **state)
@@ -1245,7 +1245,7 @@ static void test_callgrind(void **state)
 {
 	(void)state;
 	struct hbbp_synth s = {.ebs_period = 11, .lbr_period = 7, .periods = 77};
-	assert_int_equal(hbbpi_synth_write(tmp("cg"), &s), 0);
+	assert_int_equal(pmcfi_hbbp_synth_write(tmp("cg"), &s), 0);
 	char text[4096];
 	snprintf(text, sizeof(text),
 		 "# callgrind format\nversion: 1\ncreator: test\npositions: instr line\n"
@@ -1355,7 +1355,7 @@ static void test_keys(void **state)
 	/* the exact synthetic mix: its two functions' rows add up to the
 	 * mnemonic rows, and each function's rows to the function's */
 	struct hbbp_synth s = {.ebs_period = 11, .lbr_period = 7, .periods = 77};
-	assert_int_equal(hbbpi_synth_write(tmp("keys"), &s), 0);
+	assert_int_equal(pmcfi_hbbp_synth_write(tmp("keys"), &s), 0);
 	pmcf_imix *m = mix_of(&s, PMCF_IMIX_LBR, 0);
 	pmcf_imix_row *fm, *mn, *fn;
 	size_t nfm, nmn, nfn;

@@ -43,7 +43,7 @@ static uint8_t *slurp(const char *path, size_t *n)
 
 static void synth(const char *name, struct hbbp_synth *s)
 {
-	assert_int_equal(hbbpi_synth_write(tmp(name), s), 0);
+	assert_int_equal(pmcfi_hbbp_synth_write(tmp(name), s), 0);
 }
 
 static void check_synthetic(int hw_idx)

@@ -19,7 +19,7 @@
 #include "pmcfuse/combine.h"
 #include "pmcfuse/profile.h"
 
-/* Assignment rows -> columns of a hand case, rowof as cmbi_match_assign's. */
+/* Assignment rows -> columns of a hand case, rowof as pmcfi_cmb_match_assign's. */
 struct acase {
 	int line;
 	size_t nr, nc;
@@ -45,7 +45,7 @@ static void test_assign_hand_cases(void **state)
 		const struct acase *a = &ACASES[t];
 		double ws[4 * 5];
 		int32_t rowof[2 * 5];
-		assert_int_equal(cmbi_match_assign(a->cost, a->nr, a->nc, ws, rowof), 0);
+		assert_int_equal(pmcfi_cmb_match_assign(a->cost, a->nr, a->nc, ws, rowof), 0);
 		for (size_t c = 1; c <= a->nc; c++)
 			if (rowof[c]) {
 				size_t r = (size_t)rowof[c] - 1;
@@ -64,7 +64,7 @@ static void test_assign_hand_cases(void **state)
 	double ws[20];
 	int32_t rowof[10];
 	const double c[6] = {0};
-	assert_int_equal(cmbi_match_assign(c, 3, 2, ws, rowof), -1); /* more rows than columns */
+	assert_int_equal(pmcfi_cmb_match_assign(c, 3, 2, ws, rowof), -1); /* more rows than columns */
 }
 
 /* The metric: y depends on x0 only, so x1 gets (almost) no weight. */
@@ -78,7 +78,7 @@ static void test_metric_weights(void **state)
 		x[q * 2 + 1] = (double)((q * 17) % N) / N; /* uncorrelated with q */
 		y[q] = 3 * x[q * 2];
 	}
-	assert_int_equal(cmbi_match_metric(x, y, N, 2, 1, l, ws), 0);
+	assert_int_equal(pmcfi_cmb_match_metric(x, y, N, 2, 1, l, ws), 0);
 	/* M = L L^T: M00 = l00^2, M11 = l10^2 + l11^2 */
 	double m00 = l[0] * l[0], m11 = l[2] * l[2] + l[3] * l[3];
 	assert_true(m00 > 8.5 && m00 < 9.5);

@@ -1,7 +1,7 @@
 /* pmcfuse — combination: fuse execution profiles that each monitored a part
  * of the events into one profile in which every XU has every event
- * (fuse-task-parallel §3, fuse-openmp §3). Strategies: ctc, lgl, bc,
- * bc-unlabeled and random (a floor for comparisons); docs/fusion.md. */
+ * (fuse-task-parallel §3, fuse-openmp §3). The strategies are listed by
+ * pmcf_strategy_info_get (one table); docs/fusion.md. */
 #ifndef PMCFUSE_COMBINE_H
 #define PMCFUSE_COMBINE_H
 
@@ -21,11 +21,35 @@ enum pmcf_strategy {
 	PMCF_COMBINE_MATCH = 6,        /* minimum-cost matching, information-weighted links */
 	PMCF_COMBINE_BC_LABEL = 7,     /* behaviour clustering, label proximity in a cell */
 	PMCF_COMBINE_BC_LGL = 8,       /* equal labels first (lgl), then bc-label on the rest */
-	PMCF_COMBINE_ORACLE = 9        /* simulated profiles only: pairs by the ground truth */
+	PMCF_COMBINE_ORACLE = 9,       /* simulated profiles only: pairs by the ground truth */
+	PMCF_COMBINE_NAIVE = 10        /* per type, the k-th XU of a thread with the k-th of that thread */
 };
-/* "ctc", "lgl", "bc", "bc-unlabeled", "random", "match", "bc-label",
- * "bc-lgl" <-> enum. parse
- * returns PMCF_EINVAL with a detail listing the choices. */
+/* What a strategy needs (pmcf_strategy_info.needs). */
+enum {
+	PMCF_STRATEGY_ORDERED = 1, /* overlapping event sets, inputs in plan order (bc family, match) */
+	PMCF_STRATEGY_LABELS = 2,  /* XU labels (recorded by the collector or the simulator) */
+	PMCF_STRATEGY_SEEDED = 4,  /* makes random choices from opts->seed */
+	PMCF_STRATEGY_TRUTH = 8    /* the ground truth: simulated profiles only */
+};
+/* One strategy of the table (src/combine/combine.c), which is the one list
+ * of them: names, help and error texts are made from it. Strings static. */
+typedef struct pmcf_strategy_info {
+	size_t size;      /* sizeof(pmcf_strategy_info), set by the caller */
+	int id;           /* enum pmcf_strategy */
+	const char *name; /* "bc" */
+	const char *help; /* one line */
+	unsigned needs;   /* PMCF_STRATEGY_* */
+} pmcf_strategy_info;
+#define PMCF_STRATEGY_INFO_INIT PMCF_SIZED_INIT(pmcf_strategy_info)
+/* The i-th strategy of the table (0, 1, … until PMCF_ENOENT) into *info.
+ * Errors: PMCF_ENOENT past the last, PMCF_EINVAL (NULL, size). */
+PMCF_API int pmcf_strategy_info_get(size_t i, pmcf_strategy_info *info);
+/* The names of the strategies that need at least needs (0: all), in table
+ * order, joined by ", " into buf (len bytes, NUL included, cut when short);
+ * returns the length the whole list takes, as snprintf does. */
+PMCF_API size_t pmcf_strategy_list(unsigned needs, char *buf, size_t len);
+/* Name <-> enum (the names of pmcf_strategy_list). parse returns
+ * PMCF_EINVAL with a detail listing the choices. */
 PMCF_API int pmcf_strategy_parse(const char *name);
 PMCF_API const char *pmcf_strategy_name(int strategy);
 /* 1 when the strategy needs overlapping event sets in order (bc family). */

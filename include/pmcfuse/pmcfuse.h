@@ -13,6 +13,7 @@
 #include "pmcfuse/combine.h"
 #include "pmcfuse/evaluate.h"
 #include "pmcfuse/events.h"
+#include "pmcfuse/export.h"
 #include "pmcfuse/hbbp.h"
 #include "pmcfuse/multiplex.h"
 #include "pmcfuse/plan.h"

@@ -14,8 +14,8 @@ extern "C" {
 #endif
 
 /* ---- specs --------------------------------------------------------------
- * "WORKLOAD[,key=value…]". Workloads: cholesky, seidel, kmeans, loops,
- * knapsack. Keys every workload accepts: seed= (execution seed, default 1),
+ * "WORKLOAD[,key=value…]". Workloads: pmcf_sim_workload_info_get lists
+ * them (cholesky, seidel, …). Keys every workload accepts: seed= (execution seed, default 1),
  * machine= (a bundled machine name such as xeon32 or xeon192, or a JSON
  * file path; default xeon32), threads= (default: every hardware thread of
  * the machine). Other keys depend on the workload (docs/simulation.md).
@@ -37,6 +37,18 @@ PMCF_API void pmcf_sim_spec_seed_set(pmcf_sim_spec *s, uint64_t seed);
  * fixed order ("cholesky,blocks=12,bsize=64,threads=32,machine=xeon32,seed=1").
  * Owned by the spec, valid until the spec changes. */
 PMCF_API const char *pmcf_sim_spec_canonical(const pmcf_sim_spec *s);
+
+/* One simulated workload of the table (src/sim/workload_table.c), the one
+ * list of them. Strings static. */
+typedef struct pmcf_sim_workload_info {
+	size_t size;      /* sizeof(pmcf_sim_workload_info), set by the caller */
+	const char *name; /* "cholesky": the first word of a spec */
+	const char *help; /* one line: what it models and its XUs */
+} pmcf_sim_workload_info;
+#define PMCF_SIM_WORKLOAD_INFO_INIT PMCF_SIZED_INIT(pmcf_sim_workload_info)
+/* The i-th workload (0, 1, … until PMCF_ENOENT) into *info. Errors:
+ * PMCF_ENOENT past the last, PMCF_EINVAL (NULL, size). */
+PMCF_API int pmcf_sim_workload_info_get(size_t i, pmcf_sim_workload_info *info);
 
 /* The i-th execution seed derived from a command's base seed (splitmix64),
  * so that successive executions of run/reference vary like real runs. */

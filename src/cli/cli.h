@@ -7,6 +7,7 @@
 #include "pmcfuse/events.h"
 #include "pmcfuse/pmcfuse.h"
 #include "pmcfuse/profile.h"
+#include "x/textout.h"
 
 /* Exit statuses */
 #define CLI_OK 0
@@ -42,28 +43,11 @@ int cli_usage_error(const char *verb, const char *fmt, ...) __attribute__((forma
 int cli_parse_uint(const char *verb, const char *opt, const char *s, unsigned long min, unsigned long max,
 		   unsigned long *out);
 
-/* Writes s to f as JSON, always valid UTF-8: a string literal (with quotes)
- * when s is UTF-8, else {"base64": "..."} of its bytes, the rule of plans and
- * metadata (util/json_bytes.h, docs/profile-format.md). */
-void cli_json_string(FILE *f, const char *s);
-/* Writes v to f as the shortest decimal that reads back as the same double. */
-void cli_put_number(FILE *f, double v);
-/* Writes v to f as JSON: a number; null when missing (NaN); the string "inf"
- * or "-inf" when infinite, which JSON numbers cannot say
- * (docs/profile-format.md). */
-void cli_json_number(FILE *f, double v);
+/* cli_json_string, cli_put_number, cli_json_number, cli_jstr, cli_jnum,
+ * cli_meta_json: x/textout.h (the library's export writers use the same). */
 /* `, "key": v` (v as cli_json_number writes it), a member after the first. */
 void cli_json_member(FILE *f, const char *key, double v);
 
-/* JSON through jansson (docs/schema/): a new value for the bytes s (a
- * string when UTF-8, else {"base64": ...}); for v (null when missing, the
- * string "inf"/"-inf" when infinite, an integer when integral and exact, else
- * a real); the profile's metadata with their types (cli_meta_json: "args" and
- * "inputs" arrays, "complete"/"multiplexed" booleans, numeric keys numbers,
- * seeds strings). NULL when out of memory. */
-json_t *cli_jstr(const char *s);
-json_t *cli_jnum(double v);
-json_t *cli_meta_json(const pmcf_profile *p);
 /* Writes j to f (indented when indent), then a newline; steals j. Returns
  * 0, or -1 when it could not be written. */
 int cli_json_dump(FILE *f, json_t *j, int indent);

@@ -22,7 +22,7 @@ static const struct cli_verb verbs[] = {
 	{"truth", "error of a simulated profile against its ground truth", cmd_truth},
 	{"emd", "earth mover's distance between two weighted 2-D point sets", cmd_emd},
 	{"show", "summarise a profile: metadata, XU types, event statistics", cmd_show},
-	{"export", "export a profile as CSV, JSON, SQLite or OTF2", cmd_export},
+	{"export", "export a profile as CSV, TSV, JSON, SQLite or OTF2", cmd_export},
 	{"report", "an HTML report with plots", cmd_report},
 	{"categorize", "categorise counters with micro-benchmarks", cmd_categorize},
 	{"imix", "instruction mixes from PMU samples (HBBP)", cmd_imix},

@@ -1,6 +1,6 @@
 /* Helpers shared by the verbs: one-line errors with the right exit status,
- * option values, and opening profiles. JSON values are in json.c, output
- * files in outfile.c. */
+ * option values, and opening profiles. Help texts are in help.c, JSON
+ * output in json.c, output files in outfile.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "cli/cli.h"
 #include "cli/output.h"
+#include "pmcfuse/combine.h"
 #include "x/x.h"
 
 int cli_error(const char *verb, int status, const char *fmt, ...)
@@ -63,19 +64,6 @@ int cli_lib_error(const char *verb, int err, const char *what)
 	return cli_error(verb, cli_status_for(err), "%s: %s", what, pmcf_strerror(err));
 }
 
-int cli_wants_help(int argc, char **argv, const char *usage)
-{
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0)
-			break;
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			fputs(usage, stdout);
-			return 1;
-		}
-	}
-	return 0;
-}
-
 int cli_usage_error(const char *verb, const char *fmt, ...)
 {
 	char *msg = NULL;
@@ -104,7 +92,6 @@ int cli_parse_uint(const char *verb, const char *opt, const char *s, unsigned lo
 	*out = v;
 	return CLI_OK;
 }
-
 int cli_events_option(const char *verb, const char **events, const char *arg)
 {
 	if (*events)

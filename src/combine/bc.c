@@ -470,7 +470,7 @@ static int tie_add(struct ws *w, size_t *nt, size_t a, size_t b)
 	return 0;
 }
 
-int cmbi_bc_all_pairs;
+int pmcfi_cmb_bc_all_pairs;
 
 /* One merge of lex_neighbours: the pairs (x[i], y[j]) with y[j] = x[i] +
  * one whose coordinate at sh is below top (else the unit carries into the
@@ -530,7 +530,7 @@ static int lex_neighbours(const struct grid *g, size_t na, size_t nb, size_t *nt
 static int closest_cells(const struct grid *g, size_t na, size_t nb, int64_t *bestp, size_t *ntp)
 {
 	struct ws *w = g->w;
-	if (g->cb && !cmbi_bc_all_pairs) { /* a leftover cell is never at distance 0 */
+	if (g->cb && !pmcfi_cmb_bc_all_pairs) { /* a leftover cell is never at distance 0 */
 		int err = lex_neighbours(g, na, nb, ntp);
 		if (err || *ntp) {
 			*bestp = 1;
@@ -575,7 +575,7 @@ static int closest_cells(const struct grid *g, size_t na, size_t nb, int64_t *be
 		uint64_t key = A[a].key >> ssh;
 		while (lo < nb && (bk[lo] >> ssh) + win < key)
 			lo++;
-		if (best == 1 && !cmbi_bc_all_pairs && !g->cb) {
+		if (best == 1 && !pmcfi_cmb_bc_all_pairs && !g->cb) {
 			/* Two cells at distance 1 differ by 1 in one coordinate, so
 			 * their keys differ by exactly 1; a cell of the other side
 			 * with the same key is at distance 2 or more (the same
@@ -741,7 +741,7 @@ static double cells_min_dist2(const struct grid *g, const struct lcell *p, const
 {
 	struct ws *w = g->w;
 	size_t na = 0, nb = 0;
-	if ((size_t)p->cnt * c->cnt > SMALL_PAIRS && !cmbi_bc_all_pairs) {
+	if ((size_t)p->cnt * c->cnt > SMALL_PAIRS && !pmcfi_cmb_bc_all_pairs) {
 		na = positions(g, p, d, w->sp);
 		nb = na ? positions(g, c, d, w->sp + p->cnt) : 0;
 	}
@@ -824,7 +824,7 @@ static inline void pair_at(struct grid *g, size_t a, size_t b)
 	w->paired[w->srt[a].q] = w->paired[w->srt[b].q] = 1;
 }
 
-/* cmbi_label_cmp of the labels of ids x and y: their ranks in the label
+/* pmcfi_cmb_label_cmp of the labels of ids x and y: their ranks in the label
  * tree lt (node: per id), else their texts (lab, len). */
 static inline int lab_cmp(const struct cmbi_ltree *lt, const uint32_t *node, const char *const *lab,
 			  const uint32_t *len, uint32_t x, uint32_t y)
@@ -833,7 +833,7 @@ static inline int lab_cmp(const struct cmbi_ltree *lt, const uint32_t *node, con
 		uint32_t a = lt->ord[node[x]], b = lt->ord[node[y]];
 		return (a > b) - (a < b);
 	}
-	return cmbi_label_cmp(lab[x], len[x], lab[y], len[y]);
+	return pmcfi_cmb_label_cmp(lab[x], len[x], lab[y], len[y]);
 }
 
 /* Label proximity of two XUs at srt positions: twice the length of their
@@ -844,7 +844,7 @@ static inline int64_t label_near(const struct grid *g, size_t a, size_t b)
 	if (g->lt)
 		return 2 * (int64_t)g->lt->tlen[cmbi_lca(g->lt, g->node[x], g->node[y])] +
 		       (g->node[x] == g->node[y]);
-	size_t f = cmbi_label_fca(g->lab[x], g->llen[x], g->lab[y], g->llen[y]);
+	size_t f = pmcfi_cmb_label_fca(g->lab[x], g->llen[x], g->lab[y], g->llen[y]);
 	int eq = g->llen[x] == g->llen[y] && f == g->llen[x];
 	return 2 * (int64_t)f + eq;
 }
@@ -1010,7 +1010,7 @@ static void pair_cells_lex(struct grid *g, size_t n, size_t remp, size_t *ncell)
 	}
 }
 
-int cmbi_bc_all_active;
+int pmcfi_cmb_bc_all_active;
 
 /* ---- active XUs -------------------------------------------------------------- */
 
@@ -1146,14 +1146,14 @@ static double active_thr(int64_t T, size_t k, unsigned d)
 
 /* Places lst[0..n) (np of T_prev first) in the cells of division d and pairs
  * inside them. */
-int cmbi_bc_grid_hash;
+int pmcfi_cmb_bc_grid_hash;
 
 static void grid_pass(struct grid *g, size_t n, size_t np, unsigned d, size_t *ncell)
 {
 	unsigned cb = coord_bits(d);
 	cb = cb ? cb : 1;
 	g->d = d;
-	if (!cmbi_bc_grid_hash && g->k * cb < 64) {
+	if (!pmcfi_cmb_bc_grid_hash && g->k * cb < 64) {
 		/* the coordinates are the key: cells are runs of equal keys */
 		g->cb = cb;
 		coords_lex(g, n, d, g->cb);
@@ -1195,7 +1195,7 @@ static size_t drop_paired(struct ws *w, size_t from, size_t to, double thr, size
 
 /* The positions are drawn PREFETCH swaps ahead, in the same order, so that
  * r's random accesses are prefetched. */
-void cmbi_shuffle(struct pmcfi_rng *rng, struct cmbi_rx *r, size_t n)
+void pmcfi_cmb_shuffle(struct pmcfi_rng *rng, struct cmbi_rx *r, size_t n)
 {
 	uint32_t ring[PREFETCH];
 	for (size_t a = 0; a < PREFETCH && n > a + 1; a++) {
@@ -1223,7 +1223,7 @@ static int cluster(struct grid *g)
 	 * keeps that order inside every cell */
 	for (size_t q = 0; q < n; q++) /* rank: a permutation on each side */
 		w->rem[(q < g->np ? 0 : g->np) + g->rank[q]].id = (uint32_t)q;
-	int flt = k > 0 && !cmbi_bc_all_active;
+	int flt = k > 0 && !pmcfi_cmb_bc_all_active;
 	for (size_t q = 0; q < n * k; q++) {
 		double x = g->v[q];
 		if (pmcf_is_missing(x)) {
@@ -1248,7 +1248,7 @@ static int cluster(struct grid *g)
 		if (g->strategy == PMCF_COMBINE_BC_UNLABELED) /* a seeded shuffle per side */
 			for (size_t side = 0, lo = 0; side < 2; side++) {
 				size_t hi = side ? nrem : remp;
-				cmbi_shuffle(&g->rng, w->rem + lo, hi - lo);
+				pmcfi_cmb_shuffle(&g->rng, w->rem + lo, hi - lo);
 				lo = hi;
 			}
 		int64_t T = 1;
@@ -1304,7 +1304,7 @@ static int cmp_lab(const void *a, const void *b, void *ctx)
 {
 	const struct lab_ctx *L = ctx;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int r = cmbi_label_cmp(L->lab[x], L->len[x], L->lab[y], L->len[y]);
+	int r = pmcfi_cmb_label_cmp(L->lab[x], L->len[x], L->lab[y], L->len[y]);
 	return r ? r : (x > y) - (x < y);
 }
 
@@ -1324,7 +1324,7 @@ static int numeric_order(const char **lab, const uint32_t *len, uint32_t n, uint
 {
 	size_t depth = 0;
 	for (uint32_t q = 0; q < n; q++) {
-		long c = cmbi_label_ncomp(lab[q], len[q]);
+		long c = pmcfi_cmb_label_ncomp(lab[q], len[q]);
 		if (c < 0)
 			return 0;
 		depth = (size_t)c > depth ? (size_t)c : depth;
@@ -1336,7 +1336,7 @@ static int numeric_order(const char **lab, const uint32_t *len, uint32_t n, uint
 	for (size_t c = depth; c-- > 0;) {
 		uint64_t lo = UINT64_MAX, hi = 0;
 		for (uint32_t q = 0; q < n; q++) {
-			uint64_t x = cmbi_label_comp(lab[s[q].q], len[s[q].q], c);
+			uint64_t x = pmcfi_cmb_label_comp(lab[s[q].q], len[s[q].q], c);
 			s[q].key = x;
 			lo = x < lo ? x : lo;
 			hi = x > hi ? x : hi;
@@ -1354,7 +1354,7 @@ static int numeric_order(const char **lab, const uint32_t *len, uint32_t n, uint
 
 /* rank[i] = position of i in label order among ids[0..n); s and tmp: room
  * for n sort records */
-int cmbi_bc_label_qsort;
+int pmcfi_cmb_bc_label_qsort;
 
 static void label_ranks(const struct cmbi_ltree *lt, const uint32_t *node, const char **lab,
 			const uint32_t *len, uint32_t n, uint32_t *order, uint32_t *rank, struct skey *s,
@@ -1369,7 +1369,7 @@ static void label_ranks(const struct cmbi_ltree *lt, const uint32_t *node, const
 		radix_keys(s, tmp, n, hi ? 32u - (unsigned)__builtin_clz(hi) : 0);
 		for (uint32_t q = 0; q < n; q++)
 			order[q] = s[q].q;
-	} else if (cmbi_bc_label_qsort || !numeric_order(lab, len, n, order, s, tmp)) {
+	} else if (pmcfi_cmb_bc_label_qsort || !numeric_order(lab, len, n, order, s, tmp)) {
 		struct lab_ctx L = {lab, len};
 		for (uint32_t q = 0; q < n; q++)
 			order[q] = q;
@@ -1671,8 +1671,8 @@ static int cluster_part(struct step_worker *W, uint32_t t, const uint32_t *P, si
 		if (lt)
 			c->lnode[f] = cmbi_lca(lt, c->lnode[f], J->cnode[x]);
 		else
-			c->lablen[f] =
-				(uint32_t)cmbi_label_fca(c->lab[f], c->lablen[f], J->clab[x], J->clen[x]);
+			c->lablen[f] = (uint32_t)pmcfi_cmb_label_fca(c->lab[f], c->lablen[f], J->clab[x],
+								     J->clen[x]);
 		J->cpaired[J->cs[t] + (cpos ? cpos[xl] : xl)] = 1;
 	}
 	return 0;
@@ -1809,12 +1809,12 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 	struct step_worker *W = NULL;
 	pthread_t *tid = NULL;
 	size_t nthreads = 0, *pfull = NULL;
-	int err = cmbi_by_type(c, i, &cidx, &cs);
+	int err = pmcfi_cmb_by_type(c, i, &cidx, &cs);
 	if (!err && (!ps || !pidx || !clab || !clen || !cpaired || !torder || !iters || !tsize || !dmax))
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	if (err)
 		goto out;
-	cmbi_fused_by_type(c, nf0, pidx, ps);
+	pmcfi_cmb_fused_by_type(c, nf0, pidx, ps);
 	/* each type's complete fused XUs first (cluster_type) */
 	pfull = calloc(c->ntypes + 1, sizeof(size_t));
 	uint32_t *ptmp = malloc((nf0 ? nf0 : 1) * sizeof(uint32_t));
@@ -1873,7 +1873,7 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 			      .cpaired = cpaired,
 			      .iters = iters,
 			      .dmax = dmax};
-	J.cpus = cmbi_cpus(c);
+	J.cpus = pmcfi_cmb_cpus(c);
 	nthreads = step_threads(J.cpus, busy);
 	tid = calloc(nthreads, sizeof(*tid));
 	if (!tid) {
@@ -1911,7 +1911,7 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 			if (paired[q])
 				continue;
 			uint32_t x = cidx[cs[t] + q];
-			long f = cmbi_add(c, t);
+			long f = pmcfi_cmb_add(c, t);
 			if (f < 0) {
 				err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 				break;
@@ -1943,13 +1943,13 @@ out:
 	return err;
 }
 
-int cmbi_bc(struct cmb *c)
+int pmcfi_cmb_bc(struct cmb *c)
 {
 	/* P_combined,1 = P_1 */
 	const pmcf_profile *p0 = c->in[0];
 	size_t nx = pmcf_profile_nxus(p0);
 	for (size_t x = 0; x < nx; x++) {
-		long f = cmbi_add(c, cmbi_type(c, 0, x));
+		long f = pmcfi_cmb_add(c, pmcfi_cmb_type(c, 0, x));
 		if (f < 0)
 			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 		c->src[(size_t)f * c->n] = (int32_t)x;

@@ -19,44 +19,93 @@
 #include "util/internal.h"
 #include "x/x.h"
 
-/* The strategies, by enum pmcf_strategy (libpfm4's pfmlib_pmu_t style): a
- * new strategy is one row and its pair function. */
+/* The strategies, by enum pmcf_strategy (libpfm4's pfmlib_pmu_t style):
+ * one descriptor each, in this one table, which also gives the lists of
+ * names in error texts and the command's --help (pmcf_strategy_info). A new
+ * strategy is one row, its enum value and its pair function. */
 static const struct strategy {
 	const char *name;
-	int ordered;                /* needs overlapping event sets in order (bc family) */
-	int labels;                 /* needs XU labels */
-	int seeded;                 /* uses opts->seed (recorded as combine_seed) */
+	const char *help;           /* one line (the command wraps it) */
+	unsigned needs;             /* PMCF_STRATEGY_* */
 	int (*pair)(struct cmb *c); /* fills c->src / c->nf */
 } strategies[] = {
-	[PMCF_COMBINE_CTC] = {"ctc", 0, 0, 0, cmbi_ctc},
-	[PMCF_COMBINE_LGL] = {"lgl", 0, 1, 0, cmbi_lgl},
-	[PMCF_COMBINE_BC] = {"bc", 1, 0, 0, cmbi_bc},
-	[PMCF_COMBINE_BC_UNLABELED] = {"bc-unlabeled", 1, 0, 1, cmbi_bc},
-	[PMCF_COMBINE_RANDOM] = {"random", 0, 0, 1, cmbi_random},
-	[PMCF_COMBINE_MATCH] = {"match", 1, 0, 0, cmbi_match},
-	[PMCF_COMBINE_BC_LABEL] = {"bc-label", 1, 1, 0, cmbi_bc},
-	[PMCF_COMBINE_BC_LGL] = {"bc-lgl", 1, 1, 0, cmbi_bc},
-	[PMCF_COMBINE_ORACLE] = {"oracle", 0, 0, 0, cmbi_oracle},
+	[PMCF_COMBINE_CTC] = {"ctc", "per XU type, pair XUs by start-time order", 0, pmcfi_cmb_ctc},
+	[PMCF_COMBINE_LGL] = {"lgl", "pair XUs with the same label", PMCF_STRATEGY_LABELS, pmcfi_cmb_lgl},
+	[PMCF_COMBINE_BC] = {"bc",
+			     "behaviour clustering on the overlapping events (default; inputs in plan "
+			     "order: each shares events with those before)",
+			     PMCF_STRATEGY_ORDERED, pmcfi_cmb_bc},
+	[PMCF_COMBINE_BC_UNLABELED] = {"bc-unlabeled", "bc with a seeded shuffle instead of label order",
+				       PMCF_STRATEGY_ORDERED | PMCF_STRATEGY_SEEDED, pmcfi_cmb_bc},
+	[PMCF_COMBINE_RANDOM] = {"random", "seeded random pairing within a type (a floor)",
+				 PMCF_STRATEGY_SEEDED, pmcfi_cmb_random},
+	[PMCF_COMBINE_MATCH] = {"match",
+				"minimum-cost matching on the linking events weighted by how well they "
+				"predict each input's new events (bc's order)",
+				PMCF_STRATEGY_ORDERED, pmcfi_cmb_match},
+	[PMCF_COMBINE_BC_LABEL] = {"bc-label",
+				   "bc, but inside a cell equal labels pair first, then the closest in the "
+				   "label tree, then label order (needs labels)",
+				   PMCF_STRATEGY_ORDERED | PMCF_STRATEGY_LABELS, pmcfi_cmb_bc},
+	[PMCF_COMBINE_BC_LGL] = {"bc-lgl", "equal labels pair first (as lgl), bc-label the rest",
+				 PMCF_STRATEGY_ORDERED | PMCF_STRATEGY_LABELS, pmcfi_cmb_bc},
+	[PMCF_COMBINE_ORACLE] = {"oracle",
+				 "simulated profiles only: pairs by the ground truth (the best pairing, a "
+				 "ceiling beside random's floor)",
+				 PMCF_STRATEGY_TRUTH, pmcfi_cmb_oracle},
+	[PMCF_COMBINE_NAIVE] = {"naive",
+				"per XU type, the k-th XU of a thread with the k-th of the same thread (the "
+				"paper's naive baseline: exact for static schedules only)",
+				0, pmcfi_cmb_naive},
 };
 
 /* The row of strategy s, or NULL. */
 static const struct strategy *strategy_of(int s)
 {
-	if (s <= 0 || (size_t)s >= PMCF_ARRAY_SIZE(strategies))
+	if (s <= 0 || (size_t)s >= PMCF_ARRAY_SIZE(strategies) || !strategies[s].name)
 		return NULL;
 	return &strategies[s];
+}
+
+int pmcf_strategy_info_get(size_t i, pmcf_strategy_info *info)
+{
+	pmcfi_clear_error();
+	if (!info)
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_strategy_info_get: NULL info");
+	/* the i-th row in table order */
+	for (size_t s = 1; s < PMCF_ARRAY_SIZE(strategies); s++) {
+		if (!strategies[s].name || i--)
+			continue;
+		pmcf_strategy_info si = {sizeof(si), (int)s, strategies[s].name, strategies[s].help,
+					 strategies[s].needs};
+		return pmcfi_struct_out("pmcf_strategy_info", info, &si, sizeof(si), sizeof(si));
+	}
+	return PMCF_ENOENT;
+}
+
+size_t pmcf_strategy_list(unsigned needs, char *buf, size_t len)
+{
+	size_t off = 0;
+	if (len)
+		buf[0] = '\0';
+	for (size_t s = 1; s < PMCF_ARRAY_SIZE(strategies); s++) {
+		if (!strategies[s].name || (strategies[s].needs & needs) != needs)
+			continue;
+		int n = snprintf(off < len ? buf + off : NULL, off < len ? len - off : 0, "%s%s",
+				 off ? ", " : "", strategies[s].name);
+		off += n > 0 ? (size_t)n : 0;
+	}
+	return off;
 }
 
 int pmcf_strategy_parse(const char *name)
 {
 	for (size_t s = 1; name && s < PMCF_ARRAY_SIZE(strategies); s++)
-		if (strcmp(name, strategies[s].name) == 0)
+		if (strategies[s].name && strcmp(name, strategies[s].name) == 0)
 			return (int)s;
-	return pmcfi_fail(
-		PMCF_EINVAL,
-		"unknown strategy '%s' (ctc, lgl, bc, bc-unlabeled, random, match, bc-label, bc-lgl, "
-		"oracle)",
-		name ? name : "");
+	char list[512];
+	pmcf_strategy_list(0, list, sizeof(list));
+	return pmcfi_fail(PMCF_EINVAL, "unknown strategy '%s' (%s)", name ? name : "", list);
 }
 
 const char *pmcf_strategy_name(int s)
@@ -83,7 +132,7 @@ const char *pmcf_impute_mode_name(int m)
 int pmcf_strategy_ordered(int s)
 {
 	const struct strategy *st = strategy_of(s);
-	return st && st->ordered;
+	return st && (st->needs & PMCF_STRATEGY_ORDERED);
 }
 
 /* ---- checks -------------------------------------------------------------- */
@@ -415,7 +464,7 @@ int pmcf_combine_check(const pmcf_profile *const *in, size_t n, const pmcf_combi
 						  "oracle pairs by the truth (record --sim)",
 						  in_name(o, j, b1, sizeof(b1)));
 		}
-	if (strategy_of(o->strategy)->labels)
+	if ((strategy_of(o->strategy)->needs & PMCF_STRATEGY_LABELS))
 		for (size_t j = 0; j < n; j++)
 			if (!has_labels(in[j]))
 				return pmcfi_fail(PMCF_EINVAL,
@@ -527,7 +576,7 @@ static int setup(struct cmb *c)
 				c->owners[e][c->nowners[e]++] = (uint32_t)j;
 		}
 	}
-	return cmbi_ltree_build(c);
+	return pmcfi_cmb_ltree_build(c);
 }
 
 static void teardown(struct cmb *c)
@@ -550,7 +599,7 @@ static void teardown(struct cmb *c)
 	free(c->lablen);
 	free(c->lnode);
 	free(c->lomap);
-	cmbi_ltree_free(c->lt);
+	pmcfi_cmb_ltree_free(c->lt);
 	free(c->ftype);
 	pmcf_profile_free(c->out);
 }
@@ -684,7 +733,7 @@ static int add_xus(struct cmb *c)
 	char *names = NULL, *buf = NULL;
 	size_t bufcap = 0;
 	uint32_t *olab = NULL; /* with a label tree: the labels as its nodes */
-	err = c->lt ? cmbi_ltree_out(c, base, &olab) : unique_labels(c, base, &roff, &names);
+	err = c->lt ? pmcfi_cmb_ltree_out(c, base, &olab) : unique_labels(c, base, &roff, &names);
 	for (size_t f = 0; f < c->nf && !err; f++) {
 		int j = base[f];
 		size_t x = j < 0 ? 0 : (size_t)c->src[f * c->n + (size_t)j];
@@ -789,15 +838,15 @@ static int on_threads(size_t nt, void (*fn)(void *arg, size_t t, size_t nt), voi
 	return 0;
 }
 
-size_t cmbi_fill_thread_min = 65536;
+size_t pmcfi_cmb_fill_thread_min = 65536;
 
 /* Threads for a pass over the fused profile of about `work` values: up to
- * cmbi_cpus() from cmbi_fill_thread_min values on, at most `most`. */
+ * pmcfi_cmb_cpus() from pmcfi_cmb_fill_thread_min values on, at most `most`. */
 static size_t pass_threads(const struct cmb *c, size_t work, size_t most)
 {
-	size_t nt = cmbi_cpus(c);
+	size_t nt = pmcfi_cmb_cpus(c);
 	nt = nt < most ? nt : most;
-	return work >= cmbi_fill_thread_min && nt ? nt : 1;
+	return work >= pmcfi_cmb_fill_thread_min && nt ? nt : 1;
 }
 
 /* Fused event e: each fused XU's value and provenance from its first
@@ -900,7 +949,7 @@ static void md_types(void *arg, size_t t, size_t nt)
 	for (size_t j = t; j < M->c->n; j += nt) {
 		size_t nx = pmcf_profile_nxus(M->c->in[j]);
 		for (size_t x = 0; x < nx; x++)
-			M->ty[j][x] = cmbi_type(M->c, j, x);
+			M->ty[j][x] = pmcfi_cmb_type(M->c, j, x);
 	}
 }
 
@@ -1187,7 +1236,7 @@ static int set_meta(struct cmb *c)
 					    pmcf_strategy_name(c->opts->strategy));
 	if (!err)
 		err = pmcf_profile_meta_set(c->out, "inputs", js);
-	if (!err && strategy_of(c->opts->strategy)->seeded)
+	if (!err && (strategy_of(c->opts->strategy)->needs & PMCF_STRATEGY_SEEDED))
 		err = pmcf_profile_meta_set(c->out, "combine_seed", seed);
 	if (!err && c->opts->impute) {
 		snprintf(seed, sizeof(seed), "%u", c->opts->impute);
@@ -1233,7 +1282,7 @@ static int check_not_empty(const struct cmb *c)
 	if (c->nf || !withxus)
 		return 0;
 	char b1[32], b2[32];
-	int labels = strategy_of(c->opts->strategy)->labels;
+	int labels = (strategy_of(c->opts->strategy)->needs & PMCF_STRATEGY_LABELS) != 0;
 	return pmcfi_fail(PMCF_ECONFLICT,
 			  "%s pairs no XU of %s with one of %s%s: the fused profile would have no XU "
 			  "(are they runs of one program?)",
@@ -1264,7 +1313,8 @@ int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opt
 	if (err)
 		return err;
 	opts = &given;
-	if (opts->impute && (!strategy_of(opts->strategy)->ordered || opts->impute > 64))
+	if (opts->impute &&
+	    (!(strategy_of(opts->strategy)->needs & PMCF_STRATEGY_ORDERED) || opts->impute > 64))
 		return pmcfi_fail(PMCF_EINVAL,
 				  "impute %u: needs 1..64 and a strategy of the bc family "
 				  "or match (not %s)",
@@ -1284,14 +1334,14 @@ int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opt
 		err = strategy_of(opts->strategy)->pair(&c);
 	if (!err)
 		err = check_not_empty(&c);
-	if (!err && strategy_of(opts->strategy)->pair == cmbi_bc)
-		err = cmbi_label_agreement(&c);
+	if (!err && strategy_of(opts->strategy)->pair == pmcfi_cmb_bc)
+		err = pmcfi_cmb_label_agreement(&c);
 	if (!err)
 		err = add_xus(&c);
 	if (!err)
 		err = fill_values(&c);
 	if (!err)
-		err = cmbi_impute(&c);
+		err = pmcfi_cmb_impute(&c);
 	if (!err)
 		err = set_base_labels(&c);
 	if (!err)

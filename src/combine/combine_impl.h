@@ -13,7 +13,7 @@ struct cmb {
 	size_t n;
 	const pmcf_combine_opts *opts;
 	pmcf_combine_stats *stats;
-	size_t imputed, imputed_changed; /* counted by cmbi_impute */
+	size_t imputed, imputed_changed; /* counted by pmcfi_cmb_impute */
 
 	/* fused types: tmap[j][t] is the fused type of input j's type t. The
 	 * strategies pair XUs within a group, (MPI rank, fused type): group
@@ -51,11 +51,11 @@ struct cmb {
 
 /* Labels as nodes of one tree of components (issue 33): a node is one
  * component under its parent (node 0: the root, ""), the same text in two
- * inputs the same node. ord is the label order (cmbi_label_cmp's) as a
+ * inputs the same node. ord is the label order (pmcfi_cmb_label_cmp's) as a
  * rank, so that comparing two labels is comparing two numbers, and the
  * first common ancestor is the nodes' lowest common ancestor (jump: skew-
  * binary jump pointers, O(log depth)); tlen the bytes of a node's text,
- * which cmbi_label_fca counts. xlab[j][x] / xpar[j][x]: the nodes of the
+ * which pmcfi_cmb_label_fca counts. xlab[j][x] / xpar[j][x]: the nodes of the
  * label and parent label of input j's XU x. */
 struct cmbi_ltree {
 	uint32_t n, cap;
@@ -71,20 +71,20 @@ struct cmbi_ltree {
 };
 /* Makes c->lt when every input's labels are a tree and their components
  * order as whole labels do (no empty component, no two siblings that
- * cmbi_label_cmp holds equal, such as "7" and "07"); otherwise (or with
- * cmbi_label_text set) leaves it NULL for the text path. 0 or an error. */
-int cmbi_ltree_build(struct cmb *c);
-void cmbi_ltree_free(struct cmbi_ltree *lt);
+ * pmcfi_cmb_label_cmp holds equal, such as "7" and "07"); otherwise (or with
+ * pmcfi_cmb_label_text set) leaves it NULL for the text path. 0 or an error. */
+int pmcfi_cmb_ltree_build(struct cmb *c);
+void pmcfi_cmb_ltree_free(struct cmbi_ltree *lt);
 /* The fused profile's label tree (with c->lt): sets c->lomap (lt's nodes
  * there: those that some fused XU's label, parent label or base label is)
  * and *olab[f], the node of fused XU f's label (whole source labels made
  * unique as on text: "LABEL~K"); base[f] is its first source. Free *olab. */
-int cmbi_ltree_out(struct cmb *c, const int32_t *base, uint32_t **olab);
+int pmcfi_cmb_ltree_out(struct cmb *c, const int32_t *base, uint32_t **olab);
 /* bc family, after pairing: c->stats' bc_label_* counts (label
  * agreement of the pairs, and of the inputs' labels with the first's). */
-int cmbi_label_agreement(struct cmb *c);
+int pmcfi_cmb_label_agreement(struct cmb *c);
 /* Test hook: nonzero keeps labels as text (the reference path). */
-extern int cmbi_label_text;
+extern int pmcfi_cmb_label_text;
 /* The first common ancestor of nodes a and b. */
 static inline uint32_t cmbi_lca(const struct cmbi_ltree *lt, uint32_t a, uint32_t b)
 {
@@ -110,69 +110,70 @@ static inline uint32_t cmbi_lca(const struct cmbi_ltree *lt, uint32_t a, uint32_
 /* The child of node par with component s (len bytes): found, else made
  * (s copied when copy, else it must outlive lt). UINT32_MAX when out of
  * memory or too long. */
-uint32_t cmbi_ltree_child(struct cmbi_ltree *lt, uint32_t par, const char *s, uint32_t len, int copy);
+uint32_t pmcfi_cmb_ltree_child(struct cmbi_ltree *lt, uint32_t par, const char *s, uint32_t len, int copy);
 /* The child of par with component s, or UINT32_MAX. */
-uint32_t cmbi_ltree_find(const struct cmbi_ltree *lt, uint32_t par, const char *s, uint32_t len);
+uint32_t pmcfi_cmb_ltree_find(const struct cmbi_ltree *lt, uint32_t par, const char *s, uint32_t len);
 /* The text of node k into *buf (grown; the caller frees it), NULL when out
  * of memory. */
-const char *cmbi_ltree_text(const struct cmbi_ltree *lt, uint32_t k, char **buf, size_t *cap);
+const char *pmcfi_cmb_ltree_text(const struct cmbi_ltree *lt, uint32_t k, char **buf, size_t *cap);
 
 /* Threads a combination may use: opts->threads, else the online CPUs (at
  * most 64); the result never depends on it (combine.c). */
-size_t cmbi_cpus(const struct cmb *c);
+size_t pmcfi_cmb_cpus(const struct cmb *c);
 
 /* ---- pairing helpers shared by the strategies (pairing.c) ---- */
 /* Appends a fused XU of group t with no sources; returns its index or -1. */
-long cmbi_add(struct cmb *c, uint32_t t);
+long pmcfi_cmb_add(struct cmb *c, uint32_t t);
 /* Group (rank, fused type) of XU x of input j; "type" in the strategies. */
-uint32_t cmbi_type(const struct cmb *c, size_t j, size_t x);
+uint32_t pmcfi_cmb_type(const struct cmb *c, size_t j, size_t x);
 /* For every group, the XUs of input j of that group in XU order:
  * idx[start[t] .. start[t+1]). Free idx and start. */
-int cmbi_by_type(const struct cmb *c, size_t j, uint32_t **idx, size_t **start);
-/* The fused XUs 0..nf-1 grouped by type, as cmbi_by_type groups an input's:
+int pmcfi_cmb_by_type(const struct cmb *c, size_t j, uint32_t **idx, size_t **start);
+/* The fused XUs 0..nf-1 grouped by type, as pmcfi_cmb_by_type groups an input's:
  * idx[start[t]..start[t+1]) in fused order; start has ntypes + 2 entries,
  * zeroed by the caller, idx room for nf */
-void cmbi_fused_by_type(const struct cmb *c, size_t nf, uint32_t *idx, size_t *start);
+void pmcfi_cmb_fused_by_type(const struct cmb *c, size_t nf, uint32_t *idx, size_t *start);
 
-/* Positional pairing per type: idx[j] / start[j] as from cmbi_by_type,
+/* Positional pairing per type: idx[j] / start[j] as from pmcfi_cmb_by_type,
  * reordered by the caller; the k-th XU of a type in every input form one
  * fused XU; a type keeps the largest count among the inputs (the inputs
  * that run out leave missing values; fuse-openmp §3). Frees nothing. */
-int cmbi_zip(struct cmb *c, uint32_t *const *idx, size_t *const *start);
+int pmcfi_cmb_zip(struct cmb *c, uint32_t *const *idx, size_t *const *start);
 
 /* Positional pairing after putting, for every input j and type t, the
  * input's XUs of that type (xus[0..n), XU indices) in the strategy's order
  * (CTC: start time; random: a seeded shuffle). order returns 0 or an error. */
 typedef int (*cmbi_order_fn)(struct cmb *c, size_t j, uint32_t t, uint32_t *xus, size_t n, void *arg);
-int cmbi_zip_ordered(struct cmb *c, cmbi_order_fn order, void *arg);
+int pmcfi_cmb_zip_ordered(struct cmb *c, cmbi_order_fn order, void *arg);
 
 /* Strategies (fill c->src / c->nf); combine.c's table maps enum
  * pmcf_strategy to them. */
-int cmbi_ctc(struct cmb *c);
-int cmbi_lgl(struct cmb *c);
-int cmbi_random(struct cmb *c);
-int cmbi_bc(struct cmb *c);    /* bc, bc-unlabeled, bc-label, bc-lgl (c->opts->strategy) */
-int cmbi_match(struct cmb *c); /* match.c */
+int pmcfi_cmb_ctc(struct cmb *c);
+int pmcfi_cmb_lgl(struct cmb *c);
+int pmcfi_cmb_random(struct cmb *c);
+int pmcfi_cmb_naive(struct cmb *c); /* naive.c */
+int pmcfi_cmb_bc(struct cmb *c);    /* bc, bc-unlabeled, bc-label, bc-lgl (c->opts->strategy) */
+int pmcfi_cmb_match(struct cmb *c); /* match.c */
 /* match.c: the oracle, simulated inputs only; match's assignment on the
  * truth of the fused rows against input i's values of the events it adds */
-int cmbi_oracle(struct cmb *c);
+int pmcfi_cmb_oracle(struct cmb *c);
 /* After fill_values: c->opts->impute > 0 replaces the values taken from
  * other executions by the median over their K nearest XUs (impute.c). */
-int cmbi_impute(struct cmb *c);
+int pmcfi_cmb_impute(struct cmb *c);
 /* Test hook: nonzero makes BC grid every remaining XU in every iteration
  * instead of the active ones only (same result, slower). */
-extern int cmbi_bc_all_active;
+extern int pmcfi_cmb_bc_all_active;
 /* Test hook: 1 compares every pair of XUs of the closest leftover cells
  * (the paper's calc_reduced_div), not the sweep along the diagonal, and
  * every pair of cells in the key window, not only the keys next to a
  * cell's once the closest are 1 apart. */
-extern int cmbi_bc_all_pairs;
+extern int pmcfi_cmb_bc_all_pairs;
 /* Test hook: nonzero keys BC's cells by coordinate sum and hash in every
  * grid pass, never by the packed coordinates (same result). */
-extern int cmbi_bc_grid_hash;
+extern int pmcfi_cmb_bc_grid_hash;
 /* Fused values are filled on several threads (opts->threads) from this
  * many values (fused XUs x events) on; tests lower it (same result). */
-extern size_t cmbi_fill_thread_min;
+extern size_t pmcfi_cmb_fill_thread_min;
 /* A remaining XU of a BC step and the lower bound of its distance to the
  * other side (together: bc-unlabeled's shuffles swap them at random). */
 struct cmbi_rx {
@@ -182,26 +183,26 @@ struct cmbi_rx {
 struct pmcfi_rng;
 /* bc-unlabeled's shuffle (bc.c): Fisher-Yates over r[0..n), for q = n,
  * n - 1, ..., 2 the swap of r[q - 1] with r[pmcfi_rng_below(rng, q)]. */
-void cmbi_shuffle(struct pmcfi_rng *rng, struct cmbi_rx *r, size_t n);
-/* Test hook: nonzero orders labels by qsort with cmbi_label_cmp, never by
+void pmcfi_cmb_shuffle(struct pmcfi_rng *rng, struct cmbi_rx *r, size_t n);
+/* Test hook: nonzero orders labels by qsort with pmcfi_cmb_label_cmp, never by
  * numeric keys (same order, slower). */
-extern int cmbi_bc_label_qsort;
+extern int pmcfi_cmb_bc_label_qsort;
 
 /* Labels (fuse-task-parallel §3.1): depth-first order of the label graph
  * (components compared numerically when both are numbers), and the first
  * common ancestor (length of the longest common prefix of whole
  * components). Lengths bound the strings (no NUL needed inside). */
-int cmbi_label_cmp(const char *a, size_t la, const char *b, size_t lb);
-/* cmbi_label_cmp of two single components (numbers as numbers). */
-int cmbi_label_comp_cmp(const char *a, size_t na, const char *b, size_t nb);
-size_t cmbi_label_fca(const char *a, size_t la, const char *b, size_t lb);
+int pmcfi_cmb_label_cmp(const char *a, size_t la, const char *b, size_t lb);
+/* pmcfi_cmb_label_cmp of two single components (numbers as numbers). */
+int pmcfi_cmb_label_comp_cmp(const char *a, size_t na, const char *b, size_t nb);
+size_t pmcfi_cmb_label_fca(const char *a, size_t la, const char *b, size_t lb);
 /* Numeric labels, for sorting by keys: the number of components of s (0 for
  * ""), or -1 unless every one is a non-empty run of digits with at most 19
- * significant ones. For those labels cmbi_label_cmp is the lexicographic
- * order of cmbi_label_comp(s, len, 0), (s, len, 1), ...: 1 + the value of
+ * significant ones. For those labels pmcfi_cmb_label_cmp is the lexicographic
+ * order of pmcfi_cmb_label_comp(s, len, 0), (s, len, 1), ...: 1 + the value of
  * component c, 0 past the last. */
-long cmbi_label_ncomp(const char *s, size_t len);
-uint64_t cmbi_label_comp(const char *s, size_t len, size_t c);
+long pmcfi_cmb_label_ncomp(const char *s, size_t len);
+uint64_t pmcfi_cmb_label_comp(const char *s, size_t len, size_t c);
 
 /* 64-bit FNV-1a of n bytes, continuing from h. */
 static inline uint64_t cmbi_hash(uint64_t h, const void *p, size_t n)

@@ -38,10 +38,10 @@ static int by_start_time(struct cmb *c, size_t j, uint32_t t, uint32_t *xus, siz
 	return 0;
 }
 
-int cmbi_ctc(struct cmb *c)
+int pmcfi_cmb_ctc(struct cmb *c)
 {
 	struct by_start *tmp = NULL;
-	int err = cmbi_zip_ordered(c, by_start_time, &tmp);
+	int err = pmcfi_cmb_zip_ordered(c, by_start_time, &tmp);
 	free(tmp);
 	return err;
 }

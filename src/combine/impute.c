@@ -3,7 +3,7 @@
  * every value a fused XU took from another execution's XU is replaced by
  * (mode median) the median of that event over the K nearest XUs of that
  * execution in the
- * same group (rank, type), nearest in match's linking space (cmbi_match_embed:
+ * same group (rank, type), nearest in match's linking space (pmcfi_cmb_match_embed:
  * the linking events of the step, log, standardised, weighted by how well
  * they predict the events the execution adds). Inputs are taken in order
  * as in the fold: at step i the query is the fused row's linking values so
@@ -254,7 +254,7 @@ static void loo_rho(const struct cmb *c, const struct istep *s, struct knn *t, c
 							     (size_t)c->evidx[s->i][s->eadd[b]])[cx[q]];
 			if (pmcf_is_missing(md) || pmcf_is_missing(v))
 				continue;
-			double a = cmbi_match_log(md), y = cmbi_match_log(v), *sb = sums + 6 * b;
+			double a = pmcfi_cmb_match_log(md), y = pmcfi_cmb_match_log(v), *sb = sums + 6 * b;
 			sb[0] += 1;
 			sb[1] += a;
 			sb[2] += y;
@@ -341,7 +341,7 @@ static void rank_keys(const struct cmb *c, const struct istep *s, struct knn *t,
 	search(t, zq, 0, nc);
 	for (size_t b = 0; b < m; b++) {
 		double md = knn_median(c, i, s->eadd[b], t, cx, vals);
-		key[b] = pmcf_is_missing(md) ? md : cmbi_match_log(md);
+		key[b] = pmcf_is_missing(md) ? md : pmcfi_cmb_match_log(md);
 	}
 	if (x < 0)
 		return;
@@ -350,7 +350,7 @@ static void rank_keys(const struct cmb *c, const struct istep *s, struct knn *t,
 		if (pmcf_is_missing(key[b]) || pmcf_is_missing(v))
 			continue;
 		double w = rho[b] < 1 ? sqrt(1 - (rho[b] > 0 ? rho[b] * rho[b] : 0)) : 0;
-		key[b] = (1 - w) * key[b] + w * cmbi_match_log(v);
+		key[b] = (1 - w) * key[b] + w * pmcfi_cmb_match_log(v);
 	}
 }
 
@@ -385,16 +385,16 @@ static int impute_group(struct cmb *c, const struct istep *s, const uint32_t *ro
 		const double *ocol = pmcf_profile_column(c->out, s->ecom[a]);
 		const double *icol = pmcf_profile_column_const(c->in[i], (size_t)c->evidx[i][s->ecom[a]]);
 		for (size_t q = 0; q < nr; q++)
-			zp[q * k + a] = cmbi_match_log(ocol[rows[q]]);
+			zp[q * k + a] = pmcfi_cmb_match_log(ocol[rows[q]]);
 		for (size_t q = 0; q < nc; q++)
-			zc[q * k + a] = cmbi_match_log(icol[cx[q]]);
+			zc[q * k + a] = pmcfi_cmb_match_log(icol[cx[q]]);
 	}
 	for (size_t b = 0; b < m; b++) {
 		const double *icol = pmcf_profile_column_const(c->in[i], (size_t)c->evidx[i][s->eadd[b]]);
 		for (size_t q = 0; q < nc; q++)
-			y[q * m + b] = cmbi_match_log(icol[cx[q]]);
+			y[q * m + b] = pmcfi_cmb_match_log(icol[cx[q]]);
 	}
-	if (cmbi_match_embed(zp, nr, zc, nc, y, k, m) != 0) {
+	if (pmcfi_cmb_match_embed(zp, nr, zc, nc, y, k, m) != 0) {
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory imputing values");
 		goto out;
 	}
@@ -457,7 +457,7 @@ static int impute_step(struct cmb *c, struct istep *s)
 {
 	size_t i = s->i, *rs = calloc(c->ntypes + 2, sizeof(size_t)), *cs = NULL;
 	uint32_t *ridx = malloc((c->nf + 1) * sizeof(uint32_t)), *cidx = NULL;
-	int err = cmbi_by_type(c, i, &cidx, &cs);
+	int err = pmcfi_cmb_by_type(c, i, &cidx, &cs);
 	if (!err && (!rs || !ridx))
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory imputing values");
 	s->k = s->m = 0;
@@ -474,7 +474,7 @@ static int impute_step(struct cmb *c, struct istep *s)
 	if (err || !s->k || !s->m)
 		goto out;
 	/* the rows to impute, by group (in fused order): base before i, a source in i */
-	cmbi_fused_by_type(c, c->nf, ridx, rs);
+	pmcfi_cmb_fused_by_type(c, c->nf, ridx, rs);
 	for (uint32_t t = 0; t < c->ntypes && !err; t++) {
 		uint32_t *g = ridx + rs[t];
 		size_t ng = 0;
@@ -493,7 +493,7 @@ out:
 	return err;
 }
 
-int cmbi_impute(struct cmb *c)
+int pmcfi_cmb_impute(struct cmb *c)
 {
 	if (!c->opts->impute)
 		return 0;

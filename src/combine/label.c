@@ -23,7 +23,7 @@ static int all_digits(const char *s, size_t n)
 	return n > 0;
 }
 
-int cmbi_label_comp_cmp(const char *a, size_t na, const char *b, size_t nb)
+int pmcfi_cmb_label_comp_cmp(const char *a, size_t na, const char *b, size_t nb)
 {
 	if (all_digits(a, na) && all_digits(b, nb)) {
 		while (na > 1 && *a == '0')
@@ -53,7 +53,7 @@ static size_t common(const char *a, const char *b, size_t n)
 	return m;
 }
 
-int cmbi_label_cmp(const char *a, size_t la, const char *b, size_t lb)
+int pmcfi_cmb_label_cmp(const char *a, size_t la, const char *b, size_t lb)
 {
 	/* components inside the common prefix are equal: start at the one
 	 * holding the first difference */
@@ -65,7 +65,7 @@ int cmbi_label_cmp(const char *a, size_t la, const char *b, size_t lb)
 		if (i >= la || j >= lb)
 			return (i < la) - (j < lb);
 		size_t ca = comp_len(a + i, la - i), cb = comp_len(b + j, lb - j);
-		int r = cmbi_label_comp_cmp(a + i, ca, b + j, cb);
+		int r = pmcfi_cmb_label_comp_cmp(a + i, ca, b + j, cb);
 		if (r)
 			return r;
 		i += ca + 1;
@@ -73,7 +73,7 @@ int cmbi_label_cmp(const char *a, size_t la, const char *b, size_t lb)
 	}
 }
 
-size_t cmbi_label_fca(const char *a, size_t la, const char *b, size_t lb)
+size_t pmcfi_cmb_label_fca(const char *a, size_t la, const char *b, size_t lb)
 {
 	/* the end of the last equal component, within the common prefix: the
 	 * one holding the first difference when it ends there in both strings
@@ -90,7 +90,7 @@ size_t cmbi_label_fca(const char *a, size_t la, const char *b, size_t lb)
  * added (10^19 < 2^64 - 1). */
 #define NUM_DIGITS 19
 
-long cmbi_label_ncomp(const char *s, size_t len)
+long pmcfi_cmb_label_ncomp(const char *s, size_t len)
 {
 	long n = 0;
 	for (size_t i = 0; i < len; n++) {
@@ -108,7 +108,7 @@ long cmbi_label_ncomp(const char *s, size_t len)
 	return n;
 }
 
-uint64_t cmbi_label_comp(const char *s, size_t len, size_t c)
+uint64_t pmcfi_cmb_label_comp(const char *s, size_t len, size_t c)
 {
 	size_t i = 0;
 	for (; c > 0 && i < len; c--)

@@ -15,7 +15,7 @@ struct cand {
 	int32_t next; /* next occurrence of the same (type, label), or -1 */
 };
 
-int cmbi_lgl(struct cmb *c)
+int pmcfi_cmb_lgl(struct cmb *c)
 {
 	size_t n = c->n, n0 = pmcf_profile_nxus(c->in[0]);
 	size_t nslot = 16;
@@ -35,7 +35,7 @@ int cmbi_lgl(struct cmb *c)
 		size_t nx = pmcf_profile_nxus(c->in[j]);
 		for (size_t x = 0; x < nx; x++) {
 			pmcf_xu xu = PMCF_XU_INIT;
-			uint32_t t = cmbi_type(c, j, x), node = c->lt ? c->lt->xlab[j][x] : 0;
+			uint32_t t = pmcfi_cmb_type(c, j, x), node = c->lt ? c->lt->xlab[j][x] : 0;
 			if (!c->lt)
 				pmcf_profile_xu_get(c->in[j], x, &xu);
 			uint64_t h0 = cmbi_hash(CMBI_HASH0, &t, sizeof(t));
@@ -83,7 +83,7 @@ int cmbi_lgl(struct cmb *c)
 			c->stats->labels_missing++;
 			continue;
 		}
-		long f = cmbi_add(c, cd[k].type);
+		long f = pmcfi_cmb_add(c, cd[k].type);
 		if (f < 0) {
 			err = pmcfi_fail(PMCF_ENOMEM, "out of memory pairing XUs");
 			break;

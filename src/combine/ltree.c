@@ -16,7 +16,7 @@
 #include "util/abi.h"
 #include "util/internal.h"
 
-int cmbi_label_text;
+int pmcfi_cmb_label_text;
 
 #define NONE UINT32_MAX
 
@@ -25,7 +25,7 @@ static uint64_t node_hash(uint32_t par, const char *s, uint32_t len)
 	return cmbi_hash(cmbi_hash(CMBI_HASH0, &par, sizeof(par)), s, len);
 }
 
-void cmbi_ltree_free(struct cmbi_ltree *lt)
+void pmcfi_cmb_ltree_free(struct cmbi_ltree *lt)
 {
 	if (!lt)
 		return;
@@ -79,7 +79,7 @@ static size_t find_slot(const struct cmbi_ltree *lt, uint32_t par, const char *s
 	return h;
 }
 
-uint32_t cmbi_ltree_find(const struct cmbi_ltree *lt, uint32_t par, const char *s, uint32_t len)
+uint32_t pmcfi_cmb_ltree_find(const struct cmbi_ltree *lt, uint32_t par, const char *s, uint32_t len)
 {
 	return lt->slot[find_slot(lt, par, s, len)];
 }
@@ -104,7 +104,7 @@ static int grow(struct cmbi_ltree *lt)
 	return 0;
 }
 
-uint32_t cmbi_ltree_child(struct cmbi_ltree *lt, uint32_t par, const char *s, uint32_t len, int copy)
+uint32_t pmcfi_cmb_ltree_child(struct cmbi_ltree *lt, uint32_t par, const char *s, uint32_t len, int copy)
 {
 	size_t h = find_slot(lt, par, s, len);
 	if (lt->slot[h] != NONE)
@@ -141,7 +141,7 @@ uint32_t cmbi_ltree_child(struct cmbi_ltree *lt, uint32_t par, const char *s, ui
 	return v;
 }
 
-const char *cmbi_ltree_text(const struct cmbi_ltree *lt, uint32_t k, char **buf, size_t *cap)
+const char *pmcfi_cmb_ltree_text(const struct cmbi_ltree *lt, uint32_t k, char **buf, size_t *cap)
 {
 	size_t len = lt->tlen[k];
 	if (pmcfi_grow((void **)buf, cap, len + 1, 1))
@@ -178,10 +178,10 @@ static int map_input(struct cmbi_ltree *lt, const pmcf_profile *p, size_t j)
 		for (;;) {
 			size_t l = strcspn(s, ".");
 			if (!l || l >= UINT32_MAX) {
-				rc = 1; /* "", "a..b", "a.": cmbi_label_fca's own cases */
+				rc = 1; /* "", "a..b", "a.": pmcfi_cmb_label_fca's own cases */
 				break;
 			}
-			if ((g = cmbi_ltree_child(lt, g, s, (uint32_t)l, 0)) == NONE) {
+			if ((g = pmcfi_cmb_ltree_child(lt, g, s, (uint32_t)l, 0)) == NONE) {
 				rc = -1;
 				break;
 			}
@@ -208,11 +208,11 @@ static int child_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct cmbi_ltree *lt = ctx;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return cmbi_label_comp_cmp(lt->cs[x], lt->cl[x], lt->cs[y], lt->cl[y]);
+	return pmcfi_cmb_label_comp_cmp(lt->cs[x], lt->cl[x], lt->cs[y], lt->cl[y]);
 }
 
 /* ord: pre-order with siblings in component order, which is
- * cmbi_label_cmp's order of the labels; 1 when two siblings compare equal
+ * pmcfi_cmb_label_cmp's order of the labels; 1 when two siblings compare equal
  * (the text path then), -1 out of memory. */
 static int order(struct cmbi_ltree *lt)
 {
@@ -252,10 +252,10 @@ out:
 	return rc;
 }
 
-int cmbi_ltree_build(struct cmb *c)
+int pmcfi_cmb_ltree_build(struct cmb *c)
 {
 	c->lt = NULL;
-	if (cmbi_label_text)
+	if (pmcfi_cmb_label_text)
 		return 0;
 	for (size_t j = 0; j < c->n; j++)
 		if (!pmcfi_profile_label_nodes(c->in[j]) && pmcf_profile_nxus(c->in[j]))
@@ -277,7 +277,7 @@ int cmbi_ltree_build(struct cmb *c)
 	if (!rc)
 		rc = order(lt);
 	if (rc) {
-		cmbi_ltree_free(lt);
+		pmcfi_cmb_ltree_free(lt);
 		return rc < 0 ? pmcfi_fail(PMCF_ENOMEM, "out of memory for the label tree") : 0;
 	}
 	c->lt = lt;
@@ -335,7 +335,7 @@ static int fused_labels(struct cmb *c, const int32_t *base, uint32_t *want)
 				memcpy(name, lt->cs[s], l);
 				do {
 					int m = snprintf(name + l, 16, "~%u", nextk[s]++);
-					v = cmbi_ltree_child(lt, lt->par[s], name, l + (uint32_t)m, 1);
+					v = pmcfi_cmb_ltree_child(lt, lt->par[s], name, l + (uint32_t)m, 1);
 					if (v == NONE || taken_room(&tk, &cap, lt->n)) {
 						err = -1;
 						break;
@@ -353,7 +353,7 @@ static int fused_labels(struct cmb *c, const int32_t *base, uint32_t *want)
 	return err;
 }
 
-int cmbi_ltree_out(struct cmb *c, const int32_t *base, uint32_t **olab)
+int pmcfi_cmb_ltree_out(struct cmb *c, const int32_t *base, uint32_t **olab)
 {
 	struct cmbi_ltree *lt = c->lt;
 	uint32_t *want = malloc((c->nf ? c->nf : 1) * sizeof(*want)), *comp = NULL;
@@ -422,7 +422,7 @@ static const char *label_text_of(const struct cmb *c, size_t j, size_t x)
 	return pmcf_profile_xu_get(c->in[j], x, &xu) == 0 && xu.label ? xu.label : "";
 }
 
-int cmbi_label_agreement(struct cmb *c)
+int pmcfi_cmb_label_agreement(struct cmb *c)
 {
 	const struct cmbi_ltree *lt = c->lt;
 	size_t n0 = pmcf_profile_nxus(c->in[0]), nslot = 16;

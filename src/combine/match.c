@@ -36,7 +36,7 @@
 
 /* ---- exact assignment: shortest augmenting paths with potentials ---------- */
 
-int cmbi_match_assign(const double *cost, size_t nr, size_t nc, double *ws, int32_t *rowof)
+int pmcfi_cmb_match_assign(const double *cost, size_t nr, size_t nc, double *ws, int32_t *rowof)
 {
 	/* rows 1..nr, columns 1..nc (nr <= nc); ws: 3 (nc + 1) + nr + 1 doubles,
 	 * rowof: nc + 1 + nc + 1 ints (the second half: way). rowof[j] = row of
@@ -156,7 +156,8 @@ static int cholesky(const double *a, size_t k, double *l)
 
 /* The metric's factor L (k x k, lower) from input i's standardised linking
  * features x (n x k) and log added events y (n x m): M = B B^T + floor. */
-int cmbi_match_metric(const double *x, const double *y, size_t n, size_t k, size_t m, double *l, double *ws)
+int pmcfi_cmb_match_metric(const double *x, const double *y, size_t n, size_t k, size_t m, double *l,
+			   double *ws)
 {
 	double *xtx = ws, *xty = xtx + k * k, *lx = xty + k * m, *b = lx + k * k, *mm = b + k * m;
 	double *mx = mm + k * k, *my = mx + k;
@@ -213,9 +214,9 @@ int cmbi_match_metric(const double *x, const double *y, size_t n, size_t k, size
 	return cholesky(mm, k, l) == 0 ? 0 : -1;
 }
 
-double cmbi_match_log(double v) { return flog(v); }
+double pmcfi_cmb_match_log(double v) { return flog(v); }
 
-int cmbi_match_embed(double *zp, size_t np, double *zc, size_t nc, double *y, size_t k, size_t m)
+int pmcfi_cmb_match_embed(double *zp, size_t np, double *zc, size_t nc, double *y, size_t k, size_t m)
 {
 	double *tmp = malloc((np + nc + 1) * sizeof(double)), *tmp2 = malloc((np + nc + 1) * sizeof(double));
 	double *mws = malloc((4 * k * k + 2 * k * m + k + m + 1) * sizeof(double));
@@ -255,7 +256,7 @@ int cmbi_match_embed(double *zp, size_t np, double *zc, size_t nc, double *y, si
 				y[q * m + b] = cnt ? sum / (double)cnt : 0;
 	}
 	/* 2-3. the metric and the features z = L^T x */
-	if (cmbi_match_metric(zc, y, nc, k, m, l, mws) != 0) {
+	if (pmcfi_cmb_match_metric(zc, y, nc, k, m, l, mws) != 0) {
 		memset(l, 0, k * k * sizeof(*l));
 		for (size_t a = 0; a < k; a++)
 			l[a * k + a] = 1;
@@ -330,7 +331,7 @@ static void leaf(struct kd *t, const struct sidx *p, size_t np, const struct sid
 			}
 			t->cost[a * ncol + b] = s;
 		}
-	cmbi_match_assign(t->cost, nr, ncol, t->ws, t->rowof);
+	pmcfi_cmb_match_assign(t->cost, nr, ncol, t->ws, t->rowof);
 	for (size_t b = 1; b <= ncol; b++) {
 		if (!t->rowof[b])
 			continue;
@@ -482,7 +483,7 @@ static int match_group(struct cmb *c, size_t i, const struct step *s, const uint
 		}
 		fill_median(zp, np, k);
 		fill_median(zc, nc, k);
-	} else if (cmbi_match_embed(zp, np, zc, nc, y, k, m) != 0) {
+	} else if (pmcfi_cmb_match_embed(zp, np, zc, nc, y, k, m) != 0) {
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory matching XUs");
 		goto out;
 	}
@@ -504,7 +505,7 @@ static int match_group(struct cmb *c, size_t i, const struct step *s, const uint
 	for (size_t q = 0; q < nc && !err; q++) { /* surplus XUs of input i */
 		if (paired[q])
 			continue;
-		long f = cmbi_add(c, cmbi_type(c, i, cx[q]));
+		long f = pmcfi_cmb_add(c, pmcfi_cmb_type(c, i, cx[q]));
 		if (f < 0)
 			err = pmcfi_fail(PMCF_ENOMEM, "out of memory matching XUs");
 		else
@@ -534,7 +535,7 @@ static int step(struct cmb *c, size_t i, int oracle)
 	s.eadd = malloc((c->nev + 1) * sizeof(size_t));
 	size_t *ps = calloc(c->ntypes + 2, sizeof(size_t)), *cs = NULL;
 	uint32_t *pidx = malloc((nf0 + 1) * sizeof(uint32_t)), *cidx = NULL;
-	int err = cmbi_by_type(c, i, &cidx, &cs);
+	int err = pmcfi_cmb_by_type(c, i, &cidx, &cs);
 	if (!err && (!s.ecom || !s.eadd || !ps || !pidx))
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	if (err)
@@ -551,7 +552,7 @@ static int step(struct cmb *c, size_t i, int oracle)
 		s.k = 64; /* the first 64 linking events (duration first) */
 	if (oracle && s.m > 64)
 		s.m = 64; /* the oracle's features: the first 64 added events */
-	cmbi_fused_by_type(c, nf0, pidx, ps);
+	pmcfi_cmb_fused_by_type(c, nf0, pidx, ps);
 	for (uint32_t t = 0; t < c->ntypes && !err; t++)
 		err = match_group(c, i, &s, pidx + ps[t], ps[t + 1] - ps[t], cidx + cs[t], cs[t + 1] - cs[t]);
 out:
@@ -568,7 +569,7 @@ static int match_all(struct cmb *c, int oracle)
 {
 	size_t nx = pmcf_profile_nxus(c->in[0]);
 	for (size_t x = 0; x < nx; x++) {
-		long f = cmbi_add(c, cmbi_type(c, 0, x));
+		long f = pmcfi_cmb_add(c, pmcfi_cmb_type(c, 0, x));
 		if (f < 0)
 			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 		c->src[(size_t)f * c->n] = (int32_t)x;
@@ -579,6 +580,6 @@ static int match_all(struct cmb *c, int oracle)
 	return err;
 }
 
-int cmbi_match(struct cmb *c) { return match_all(c, 0); }
+int pmcfi_cmb_match(struct cmb *c) { return match_all(c, 0); }
 
-int cmbi_oracle(struct cmb *c) { return match_all(c, 1); }
+int pmcfi_cmb_oracle(struct cmb *c) { return match_all(c, 1); }

@@ -8,7 +8,7 @@
 #include "util/abi.h"
 #include "util/internal.h"
 
-long cmbi_add(struct cmb *c, uint32_t t)
+long pmcfi_cmb_add(struct cmb *c, uint32_t t)
 {
 	/* five arrays of one capacity (src: a row of n inputs per fused XU) */
 	size_t cs = c->fcap, cl = c->fcap, cll = c->fcap, cf = c->fcap, cn = c->fcap;
@@ -29,14 +29,14 @@ long cmbi_add(struct cmb *c, uint32_t t)
 	return (long)f;
 }
 
-uint32_t cmbi_type(const struct cmb *c, size_t j, size_t x)
+uint32_t pmcfi_cmb_type(const struct cmb *c, size_t j, size_t x)
 {
 	pmcf_xu xu = PMCF_XU_INIT;
 	pmcf_profile_xu_fields_get(c->in[j], x, &xu);
 	return (uint32_t)pmcf_profile_rank(c->in[j], x) * c->nftypes + c->tmap[j][xu.type];
 }
 
-int cmbi_by_type(const struct cmb *c, size_t j, uint32_t **idx, size_t **start)
+int pmcfi_cmb_by_type(const struct cmb *c, size_t j, uint32_t **idx, size_t **start)
 {
 	size_t nx = pmcf_profile_nxus(c->in[j]);
 	uint32_t *ix = malloc((nx ? nx : 1) * sizeof(*ix));
@@ -49,7 +49,7 @@ int cmbi_by_type(const struct cmb *c, size_t j, uint32_t **idx, size_t **start)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory grouping XUs by type");
 	}
 	for (size_t x = 0; x < nx; x++) {
-		ty[x] = cmbi_type(c, j, x);
+		ty[x] = pmcfi_cmb_type(c, j, x);
 		st[ty[x] + 2]++;
 	}
 	for (uint32_t t = 0; t < c->ntypes; t++)
@@ -62,7 +62,7 @@ int cmbi_by_type(const struct cmb *c, size_t j, uint32_t **idx, size_t **start)
 	return 0;
 }
 
-void cmbi_fused_by_type(const struct cmb *c, size_t nf, uint32_t *idx, size_t *start)
+void pmcfi_cmb_fused_by_type(const struct cmb *c, size_t nf, uint32_t *idx, size_t *start)
 {
 	for (size_t f = 0; f < nf; f++)
 		start[c->ftype[f] + 2]++;
@@ -72,7 +72,7 @@ void cmbi_fused_by_type(const struct cmb *c, size_t nf, uint32_t *idx, size_t *s
 		idx[start[c->ftype[f] + 1]++] = (uint32_t)f;
 }
 
-int cmbi_zip(struct cmb *c, uint32_t *const *idx, size_t *const *start)
+int pmcfi_cmb_zip(struct cmb *c, uint32_t *const *idx, size_t *const *start)
 {
 	for (uint32_t t = 0; t < c->ntypes; t++) {
 		size_t most = 0;
@@ -82,7 +82,7 @@ int cmbi_zip(struct cmb *c, uint32_t *const *idx, size_t *const *start)
 				most = k;
 		}
 		for (size_t k = 0; k < most; k++) {
-			long f = cmbi_add(c, t);
+			long f = pmcfi_cmb_add(c, t);
 			if (f < 0)
 				return pmcfi_fail(PMCF_ENOMEM, "out of memory pairing XUs");
 			for (size_t j = 0; j < c->n; j++)
@@ -93,19 +93,19 @@ int cmbi_zip(struct cmb *c, uint32_t *const *idx, size_t *const *start)
 	return 0;
 }
 
-int cmbi_zip_ordered(struct cmb *c, cmbi_order_fn order, void *arg)
+int pmcfi_cmb_zip_ordered(struct cmb *c, cmbi_order_fn order, void *arg)
 {
 	uint32_t **idx = calloc(c->n, sizeof(*idx));
 	size_t **start = calloc(c->n, sizeof(*start));
 	int err = idx && start ? 0 : pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	for (size_t j = 0; j < c->n && !err; j++) {
-		if ((err = cmbi_by_type(c, j, &idx[j], &start[j])))
+		if ((err = pmcfi_cmb_by_type(c, j, &idx[j], &start[j])))
 			break;
 		for (uint32_t t = 0; t < c->ntypes && !err; t++)
 			err = order(c, j, t, idx[j] + start[j][t], start[j][t + 1] - start[j][t], arg);
 	}
 	if (!err)
-		err = cmbi_zip(c, idx, start);
+		err = pmcfi_cmb_zip(c, idx, start);
 	for (size_t j = 0; j < c->n; j++) {
 		if (idx)
 			free(idx[j]);
@@ -117,7 +117,7 @@ int cmbi_zip_ordered(struct cmb *c, cmbi_order_fn order, void *arg)
 	return err;
 }
 
-size_t cmbi_cpus(const struct cmb *c)
+size_t pmcfi_cmb_cpus(const struct cmb *c)
 {
 	unsigned want = c->opts->threads; /* the options are a checked full copy */
 	if (!want) {

@@ -20,4 +20,4 @@ static int shuffle(struct cmb *c, size_t j, uint32_t t, uint32_t *xus, size_t n,
 	return 0;
 }
 
-int cmbi_random(struct cmb *c) { return cmbi_zip_ordered(c, shuffle, NULL); }
+int pmcfi_cmb_random(struct cmb *c) { return pmcfi_cmb_zip_ordered(c, shuffle, NULL); }

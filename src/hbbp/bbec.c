@@ -149,14 +149,14 @@ static struct hbbp_func *resolve(struct ctx *c, uint32_t pid, uint64_t ip, int k
 	} else {
 		if (!mm || mm->filename[0] != '/')
 			return NULL;
-		im = hbbpi_mix_image(c->m, mm->filename);
-		if (!im || hbbpi_image_off2addr(im, ip - mm->addr + mm->pgoff, &addr) != 0)
+		im = pmcfi_hbbp_mix_image(c->m, mm->filename);
+		if (!im || pmcfi_hbbp_image_off2addr(im, ip - mm->addr + mm->pgoff, &addr) != 0)
 			return NULL;
 	}
-	struct hbbp_func *f = hbbpi_image_func(im, addr);
+	struct hbbp_func *f = pmcfi_hbbp_image_func(im, addr);
 	if (!f)
 		return NULL;
-	*idx = hbbpi_func_ins(f, addr);
+	*idx = pmcfi_hbbp_func_ins(f, addr);
 	*imo = im;
 	return *idx < 0 ? NULL : f;
 }
@@ -282,7 +282,7 @@ int pmcf_imix_from_perfdata(const pmcf_perfdata *pd, const pmcf_imix_opts *opts,
 	struct ctx c = {.pd = pd, .o = &o, .method = o.method};
 	c.cutoff = o.cutoff ? o.cutoff : HBBP_DEFAULT_CUTOFF;
 	c.bias_ratio = o.bias_ratio > 0 ? o.bias_ratio : 3.0;
-	rc = hbbpi_mix_new(&o, &c.m);
+	rc = pmcfi_hbbp_mix_new(&o, &c.m);
 	if (rc)
 		return rc;
 	size_t na = pmcf_perfdata_nattrs(pd);
@@ -314,7 +314,7 @@ int pmcf_imix_from_perfdata(const pmcf_perfdata *pd, const pmcf_imix_opts *opts,
 	}
 	rc = build_spaces(&c);
 	if (!rc && o.vmlinux) {
-		c.vmlinux = hbbpi_mix_image(c.m, o.vmlinux);
+		c.vmlinux = pmcfi_hbbp_mix_image(c.m, o.vmlinux);
 		if (!c.vmlinux)
 			rc = pmcfi_fail(PMCF_EINVAL, "cannot read the kernel image %s", o.vmlinux);
 		else
@@ -350,10 +350,10 @@ int pmcf_imix_from_perfdata(const pmcf_perfdata *pd, const pmcf_imix_opts *opts,
 	/* timer samples weigh blocks by time: turn them into executions */
 	if (!rc && c.have_ebs && c.m->st.time_event && o.method != PMCF_IMIX_EBS_RAW &&
 	    o.method != PMCF_IMIX_LBR)
-		rc = hbbpi_time_to_count(c.m, &o, pmcf_perfdata_cpuid(pd), c.ts, c.nts);
+		rc = pmcfi_hbbp_time_to_count(c.m, &o, pmcf_perfdata_cpuid(pd), c.ts, c.nts);
 	free(c.ts);
 	if (!rc)
-		rc = hbbpi_mix_emit(c.m, choose, &c, 0);
+		rc = pmcfi_hbbp_mix_emit(c.m, choose, &c, 0);
 	for (size_t i = 0; i < c.nsp; i++)
 		free(c.sp[i].maps);
 	free(c.sp);

@@ -130,15 +130,15 @@ static void fix_rep(pmcf_imix *m)
  * once per call. */
 static void add_plt_call(struct hbbp_image *im, uint64_t site, double calls)
 {
-	struct hbbp_func *f = hbbpi_image_func(im, site);
-	long i = f ? hbbpi_func_ins(f, site) : -1;
+	struct hbbp_func *f = pmcfi_hbbp_image_func(im, site);
+	long i = f ? pmcfi_hbbp_func_ins(f, site) : -1;
 	if (i < 0 || f->ins[i].addr != site || f->ins[i].len != 5 || f->bytes[site - f->start] != 0xe8)
 		return;
 	int32_t rel;
 	memcpy(&rel, f->bytes + (site - f->start) + 1, 4);
 	uint64_t t = site + 5 + (uint64_t)(int64_t)rel;
-	struct hbbp_func *g = hbbpi_image_func(im, t);
-	long k = g ? hbbpi_func_ins(g, t) : -1;
+	struct hbbp_func *g = pmcfi_hbbp_image_func(im, t);
+	long k = g ? pmcfi_hbbp_func_ins(g, t) : -1;
 	if (k < 0 || g->ins[k].addr != t)
 		return;
 	for (size_t j = (size_t)k; j < g->nins; j++) {
@@ -196,7 +196,7 @@ static int spec_line(struct cg_parse *c, char *line, int *done)
 					: pmcfi_fail(PMCF_ESYNTAX, "%s:%lu: bad name", c->path, c->lineno);
 		if (line[0] == 'o') {
 			c->skip_obj = !nm[0] || nm[0] != '/' || strstr(nm, "/valgrind/") != NULL;
-			c->im = c->skip_obj ? NULL : hbbpi_mix_image(c->m, nm);
+			c->im = c->skip_obj ? NULL : pmcfi_hbbp_mix_image(c->m, nm);
 		}
 		return 0;
 	}
@@ -264,8 +264,8 @@ static int cost_line(struct cg_parse *c, char *line)
 	}
 	if (c->skip_obj || !c->im || ir <= 0)
 		return 0;
-	struct hbbp_func *f = hbbpi_image_func(c->im, at);
-	long i = f ? hbbpi_func_ins(f, at) : -1;
+	struct hbbp_func *f = pmcfi_hbbp_image_func(c->im, at);
+	long i = f ? pmcfi_hbbp_func_ins(f, at) : -1;
 	if (i < 0 || f->ins[i].addr != at) {
 		c->unmatched++;
 		return 0;
@@ -286,7 +286,7 @@ int pmcf_imix_from_callgrind(const char *path, const pmcf_imix_opts *opts, pmcf_
 	if (!fp)
 		return pmcfi_fail(-errno, "cannot open %s: %s", path, strerror(errno));
 	struct cg_parse c = {.path = path, .instr_pos = -1, .ir_col = -1};
-	rc = hbbpi_mix_new(&o, &c.m);
+	rc = pmcfi_hbbp_mix_new(&o, &c.m);
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
@@ -318,7 +318,7 @@ int pmcf_imix_from_callgrind(const char *path, const pmcf_imix_opts *opts, pmcf_
 			pmcfi_log(PMCF_LOG_WARN, "imix: %llu callgrind cost lines matched no instruction",
 				  (unsigned long long)c.unmatched);
 		fix_rep(m);
-		rc = hbbpi_mix_emit(m, ref_choose, NULL, 1);
+		rc = pmcfi_hbbp_mix_emit(m, ref_choose, NULL, 1);
 	}
 	if (rc) {
 		pmcf_imix_free(m);

@@ -228,7 +228,8 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-int hbbpi_cost_model_find(const char *mca, const char *mcpu, const char *cpuid, struct hbbp_cost_model *cm)
+int pmcfi_hbbp_cost_model_find(const char *mca, const char *mcpu, const char *cpuid,
+			       struct hbbp_cost_model *cm)
 {
 	memset(cm, 0, sizeof(*cm));
 	const char *env = getenv("PMCF_LLVM_MCA");
@@ -317,7 +318,7 @@ int hbbpi_cost_model_find(const char *mca, const char *mcpu, const char *cpuid, 
 	return 0;
 }
 
-int hbbpi_cost_model_describe(const struct hbbp_cost_model *cm, char *out, size_t n)
+int pmcfi_hbbp_cost_model_describe(const struct hbbp_cost_model *cm, char *out, size_t n)
 {
 	int l;
 	if (!cm->ok)
@@ -409,8 +410,8 @@ static void parse_regions(const char *out, double *cycles, size_t n)
 	}
 }
 
-int hbbpi_cost_blocks(const struct hbbp_cost_model *cm, const pmcf_imix_code_block *blocks, size_t n,
-		      double *cycles)
+int pmcfi_hbbp_cost_blocks(const struct hbbp_cost_model *cm, const pmcf_imix_code_block *blocks, size_t n,
+			   double *cycles)
 {
 	for (size_t i = 0; i < n; i++)
 		cycles[i] = 0;

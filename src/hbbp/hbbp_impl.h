@@ -71,25 +71,25 @@ struct hbbp_image {
 
 /* Opens an x86-64 ELF file: segments, executable sections, functions (from
  * .symtab, else .dynsym, plus gaps). Disassembly is lazy. */
-int hbbpi_image_open(const char *path, struct hbbp_image **out);
-void hbbpi_image_free(struct hbbp_image *im);
+int pmcfi_hbbp_image_open(const char *path, struct hbbp_image **out);
+void pmcfi_hbbp_image_free(struct hbbp_image *im);
 /* File offset -> link-time address; 0 and -1 when outside every PT_LOAD. */
-int hbbpi_image_off2addr(const struct hbbp_image *im, uint64_t off, uint64_t *addr);
+int pmcfi_hbbp_image_off2addr(const struct hbbp_image *im, uint64_t off, uint64_t *addr);
 /* Function containing addr (decoded), or NULL. */
-struct hbbp_func *hbbpi_image_func(struct hbbp_image *im, uint64_t addr);
+struct hbbp_func *pmcfi_hbbp_image_func(struct hbbp_image *im, uint64_t addr);
 /* Function containing addr, not decoded here, or NULL. */
-const struct hbbp_func *hbbpi_image_func_at(const struct hbbp_image *im, uint64_t addr);
+const struct hbbp_func *pmcfi_hbbp_image_func_at(const struct hbbp_image *im, uint64_t addr);
 /* Index of the instruction that starts at (or contains) addr, or -1. */
-long hbbpi_func_ins(const struct hbbp_func *f, uint64_t addr);
+long pmcfi_hbbp_func_ins(const struct hbbp_func *f, uint64_t addr);
 /* Decodes one function: instructions, leaders, blocks; allocates accumulators. */
-int hbbpi_func_decode(struct hbbp_image *im, struct hbbp_func *f);
-const char *hbbpi_mnemonic(const struct hbbp_image *im, const struct hbbp_ins *in);
-const char *hbbpi_isa_ext(const struct hbbp_ins *in);
-const char *hbbpi_isa_set(const struct hbbp_ins *in);
-const char *hbbpi_category(const struct hbbp_ins *in);
-const char *hbbpi_packing(const struct hbbp_ins *in);
+int pmcfi_hbbp_func_decode(struct hbbp_image *im, struct hbbp_func *f);
+const char *pmcfi_hbbp_mnemonic(const struct hbbp_image *im, const struct hbbp_ins *in);
+const char *pmcfi_hbbp_isa_ext(const struct hbbp_ins *in);
+const char *pmcfi_hbbp_isa_set(const struct hbbp_ins *in);
+const char *pmcfi_hbbp_category(const struct hbbp_ins *in);
+const char *pmcfi_hbbp_packing(const struct hbbp_ins *in);
 /* Source line of addr (libdw); 0 when unknown. *file is owned by the image. */
-unsigned hbbpi_image_line(struct hbbp_image *im, uint64_t addr, const char **file);
+unsigned pmcfi_hbbp_image_line(struct hbbp_image *im, uint64_t addr, const char **file);
 
 /* The mix under construction: images by path, the output tables. */
 struct pmcf_imix {
@@ -105,18 +105,18 @@ struct pmcf_imix {
 	int lines;
 	uint64_t rate_clamped; /* units held to their loop's count (timecount.c) */
 };
-int hbbpi_mix_new(const pmcf_imix_opts *o, pmcf_imix **out);
+int pmcfi_hbbp_mix_new(const pmcf_imix_opts *o, pmcf_imix **out);
 /* Image for a path, opened once; NULL (and remembered) when not readable. */
-struct hbbp_image *hbbpi_mix_image(pmcf_imix *m, const char *path);
+struct hbbp_image *pmcfi_hbbp_mix_image(pmcf_imix *m, const char *path);
 /* Turns the accumulators into block and instruction tables. choose gives
  * a block's count (and its source, the EBS/LBR estimates, the bias flag);
  * with per_ins the instructions take their own f->ref counts instead. */
-typedef double (*hbbpi_choose_fn)(void *ctx, const struct hbbp_func *f, size_t b, int *src, double *ebs,
-				  double *lbr, int *bias);
-int hbbpi_mix_emit(pmcf_imix *m, hbbpi_choose_fn choose, void *ctx, int per_ins);
+typedef double (*pmcfi_hbbp_choose_fn)(void *ctx, const struct hbbp_func *f, size_t b, int *src, double *ebs,
+				       double *lbr, int *bias);
+int pmcfi_hbbp_mix_emit(pmcf_imix *m, pmcfi_hbbp_choose_fn choose, void *ctx, int per_ins);
 /* Walks the decoded functions of every image: start with *pos = 0; returns
  * NULL at the end, and sets *im to the function's image. */
-struct hbbp_func *hbbpi_mix_next_func(pmcf_imix *m, size_t *pos, struct hbbp_image **im);
+struct hbbp_func *pmcfi_hbbp_mix_next_func(pmcf_imix *m, size_t *pos, struct hbbp_image **im);
 
 /* Cost model of the time-to-count correction (cost.c): llvm-mca and the
  * -mcpu naming the recording CPU. */
@@ -132,15 +132,16 @@ struct hbbp_cost_model {
  * cpuid (perf's "Vendor,family,model,stepping"; NULL or "": this host) unless
  * mcpu is given. cm->ok says whether it can be used, cm->note why not.
  * Returns 0, or a negative error for failures of the machine (temp files). */
-int hbbpi_cost_model_find(const char *mca, const char *mcpu, const char *cpuid, struct hbbp_cost_model *cm);
+int pmcfi_hbbp_cost_model_find(const char *mca, const char *mcpu, const char *cpuid,
+			       struct hbbp_cost_model *cm);
 /* One line for report headers: the model used, or why there is none.
  * Returns 0, or PMCF_EINVAL when it does not fit out[n] (never cut). */
-int hbbpi_cost_model_describe(const struct hbbp_cost_model *cm, char *out, size_t n);
+int pmcfi_hbbp_cost_model_describe(const struct hbbp_cost_model *cm, char *out, size_t n);
 /* Cycles per execution of each block (each its own llvm-mca code region,
  * run as a loop); 0 where llvm-mca gave none. Instructions llvm-mca cannot
  * assemble are left out of their block. */
-int hbbpi_cost_blocks(const struct hbbp_cost_model *cm, const pmcf_imix_code_block *blocks, size_t n,
-		      double *cycles);
+int pmcfi_hbbp_cost_blocks(const struct hbbp_cost_model *cm, const pmcf_imix_code_block *blocks, size_t n,
+			   double *cycles);
 /* The time-to-count correction (timecount.c, its steps in tc_*.c): moves each function's f->ebs
  * from sample weight to weight x length / cycles per execution, scaled to the
  * same total, after the skid model; fills the correction fields of m->st. */
@@ -153,12 +154,12 @@ struct hbbp_tsample { /* a time sample with user registers (PMCF_IMIX_RATE_IV) *
 	uint64_t mask;
 	const uint64_t *regs;
 };
-int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid, struct hbbp_tsample *ts,
-			size_t nts);
+int pmcfi_hbbp_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid,
+			     struct hbbp_tsample *ts, size_t nts);
 /* Pointer-chasing loads in x86-64 code (PMCF_IMIX_COST_REGIONS_CHASE): loads
  * into a register that is the base or index of their own address (mov
  * rdx,[rdi+rdx*8]), so each waits for the previous one. */
-unsigned hbbpi_chase_loads(const uint8_t *code, size_t n);
+unsigned pmcfi_hbbp_chase_loads(const uint8_t *code, size_t n);
 
 /* Synthetic data with a known control flow (tests): writes DIR/synth.elf
  * (x86-64 code of one function, loop with a long and short blocks) and
@@ -171,11 +172,11 @@ struct hbbp_synth {
 	int ebs_only;  /* one attribute, no branch stacks */
 	int write_ref; /* also DIR/ref/callgrind.out with the exact counts */
 	int timer;     /* EBS on cpu-clock: ebs_period counts cycles of
-				hbbpi_synth_cycles, not instructions */
+				pmcfi_hbbp_synth_cycles, not instructions */
 	int iv;        /* timer, and the outer loop counts in rsi (mov cl,3; add rsi,1
 		   in block 0); samples carry the user registers cx and si */
 	int nest;      /* timer with user registers on another program
-		   (hbbpi_synth_nest_code): a top loop (r8) around a one-block loop
+		   (pmcfi_hbbp_synth_nest_code): a top loop (r8) around a one-block loop
 		   (ebx, 32 trips) and a loop nest (ecx, 24 trips, around edx += 16,
 		   16 trips) whose outer header and latch take no cycles, so no
 		   sample falls on them; 2: a top loop (r8) around a loop (ecx) that
@@ -197,9 +198,9 @@ struct hbbp_synth {
 	uint64_t load_addr;    /* where the text is mapped */
 	char elf_path[512], data_path[512];
 };
-int hbbpi_synth_write(const char *dir, struct hbbp_synth *s);
+int pmcfi_hbbp_synth_write(const char *dir, struct hbbp_synth *s);
 /* Cycles of the synthetic instruction at offset off of the text (timer mode). */
-unsigned hbbpi_synth_cycles(uint64_t off);
+unsigned pmcfi_hbbp_synth_cycles(uint64_t off);
 /* Cycles of the loop nest's instruction at offset off (hbbp_synth.nest). */
-unsigned hbbpi_synth_nest_cycles(uint64_t off);
+unsigned pmcfi_hbbp_synth_nest_cycles(uint64_t off);
 #endif

@@ -46,7 +46,7 @@ static int add_func(struct hbbp_func **fs, size_t *n, size_t *cap, const char *n
 	return f->name ? 0 : pmcfi_fail(PMCF_ENOMEM, "out of memory");
 }
 
-void hbbpi_image_free(struct hbbp_image *im)
+void pmcfi_hbbp_image_free(struct hbbp_image *im)
 {
 	if (!im)
 		return;
@@ -271,7 +271,7 @@ static int load(struct hbbp_image *im)
 	return rc;
 }
 
-int hbbpi_image_open(const char *path, struct hbbp_image **out)
+int pmcfi_hbbp_image_open(const char *path, struct hbbp_image **out)
 {
 	*out = NULL;
 	struct hbbp_image *im = calloc(1, sizeof(*im));
@@ -287,24 +287,24 @@ int hbbpi_image_open(const char *path, struct hbbp_image **out)
 	im->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (im->fd < 0) {
 		int e = errno;
-		hbbpi_image_free(im);
+		pmcfi_hbbp_image_free(im);
 		return pmcfi_fail(-e, "cannot open %s: %s", path, strerror(e));
 	}
 	im->elf = elf_begin(im->fd, ELF_C_READ_MMAP, NULL);
 	if (!im->elf) {
-		hbbpi_image_free(im);
+		pmcfi_hbbp_image_free(im);
 		return pmcfi_fail(PMCF_ENOTSUP, "%s: not an ELF file: %s", path, elf_errmsg(-1));
 	}
 	int rc = load(im);
 	if (rc) {
-		hbbpi_image_free(im);
+		pmcfi_hbbp_image_free(im);
 		return rc;
 	}
 	*out = im;
 	return 0;
 }
 
-int hbbpi_image_off2addr(const struct hbbp_image *im, uint64_t off, uint64_t *addr)
+int pmcfi_hbbp_image_off2addr(const struct hbbp_image *im, uint64_t off, uint64_t *addr)
 {
 	for (size_t i = 0; i < im->nsegs; i++) {
 		const struct hbbp_seg *s = &im->segs[i];
@@ -316,7 +316,7 @@ int hbbpi_image_off2addr(const struct hbbp_image *im, uint64_t off, uint64_t *ad
 	return -1;
 }
 
-const struct hbbp_func *hbbpi_image_func_at(const struct hbbp_image *im, uint64_t addr)
+const struct hbbp_func *pmcfi_hbbp_image_func_at(const struct hbbp_image *im, uint64_t addr)
 {
 	size_t lo = 0, hi = im->nfuncs;
 	while (lo < hi) {
@@ -329,18 +329,18 @@ const struct hbbp_func *hbbpi_image_func_at(const struct hbbp_image *im, uint64_
 	return lo && addr < im->funcs[lo - 1].end ? &im->funcs[lo - 1] : NULL;
 }
 
-struct hbbp_func *hbbpi_image_func(struct hbbp_image *im, uint64_t addr)
+struct hbbp_func *pmcfi_hbbp_image_func(struct hbbp_image *im, uint64_t addr)
 {
-	const struct hbbp_func *c = hbbpi_image_func_at(im, addr);
+	const struct hbbp_func *c = pmcfi_hbbp_image_func_at(im, addr);
 	if (!c)
 		return NULL;
 	struct hbbp_func *f = &im->funcs[c - im->funcs];
-	if (!f->decoded && hbbpi_func_decode(im, f) != 0)
+	if (!f->decoded && pmcfi_hbbp_func_decode(im, f) != 0)
 		return NULL;
 	return f;
 }
 
-long hbbpi_func_ins(const struct hbbp_func *f, uint64_t addr)
+long pmcfi_hbbp_func_ins(const struct hbbp_func *f, uint64_t addr)
 {
 	size_t lo = 0, hi = f->nins;
 	while (lo < hi) {
@@ -473,7 +473,7 @@ static void jump_table_leaders(const struct hbbp_image *im, const struct hbbp_fu
 /* Linear sweep, leaders (entry, after control flow, direct targets inside the
  * function, jump-table targets), blocks: a block ends at a control-flow instruction or before a
  * leader. */
-int hbbpi_func_decode(struct hbbp_image *im, struct hbbp_func *f)
+int pmcfi_hbbp_func_decode(struct hbbp_image *im, struct hbbp_func *f)
 {
 	if (f->decoded)
 		return f->decoded > 0 ? 0 : PMCF_ECORRUPT;
@@ -600,35 +600,35 @@ int hbbpi_func_decode(struct hbbp_image *im, struct hbbp_func *f)
 	return 0;
 }
 
-const char *hbbpi_mnemonic(const struct hbbp_image *im, const struct hbbp_ins *in)
+const char *pmcfi_hbbp_mnemonic(const struct hbbp_image *im, const struct hbbp_ins *in)
 {
 	return im->names && in->mnem < im->nnames && im->names[in->mnem] ? im->names[in->mnem] : "?";
 }
 
-const char *hbbpi_isa_ext(const struct hbbp_ins *in)
+const char *pmcfi_hbbp_isa_ext(const struct hbbp_ins *in)
 {
 	return ZydisISAExtGetString((ZydisISAExt)in->isa_ext) ?: "?";
 }
 
-const char *hbbpi_isa_set(const struct hbbp_ins *in)
+const char *pmcfi_hbbp_isa_set(const struct hbbp_ins *in)
 {
 	return ZydisISASetGetString((ZydisISASet)in->isa_set) ?: "?";
 }
 
-const char *hbbpi_category(const struct hbbp_ins *in)
+const char *pmcfi_hbbp_category(const struct hbbp_ins *in)
 {
 	if (in->flags & INS_BAD)
 		return "INVALID";
 	return ZydisCategoryGetString((ZydisInstructionCategory)in->cat) ?: "?";
 }
 
-const char *hbbpi_packing(const struct hbbp_ins *in)
+const char *pmcfi_hbbp_packing(const struct hbbp_ins *in)
 {
 	static const char *const p[] = {"NONE", "SCALAR", "PACKED"};
 	return p[in->packing < 3 ? in->packing : 0];
 }
 
-unsigned hbbpi_image_line(struct hbbp_image *im, uint64_t addr, const char **file)
+unsigned pmcfi_hbbp_image_line(struct hbbp_image *im, uint64_t addr, const char **file)
 {
 	*file = NULL;
 	if (!im->dwarf_tried) {

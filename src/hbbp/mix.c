@@ -8,7 +8,7 @@
 #include "util/abi.h"
 #include "util/internal.h"
 
-int hbbpi_mix_new(const pmcf_imix_opts *o, pmcf_imix **out)
+int pmcfi_hbbp_mix_new(const pmcf_imix_opts *o, pmcf_imix **out)
 {
 	pmcf_imix *m = calloc(1, sizeof(*m));
 	if (!m)
@@ -19,7 +19,7 @@ int hbbpi_mix_new(const pmcf_imix_opts *o, pmcf_imix **out)
 	return 0;
 }
 
-struct hbbp_image *hbbpi_mix_image(pmcf_imix *m, const char *path)
+struct hbbp_image *pmcfi_hbbp_mix_image(pmcf_imix *m, const char *path)
 {
 	for (size_t i = 0; i < m->nimages; i++)
 		if (!strcmp(m->images[i]->path, path))
@@ -28,7 +28,7 @@ struct hbbp_image *hbbpi_mix_image(pmcf_imix *m, const char *path)
 		if (!strcmp(m->missing[i], path))
 			return NULL;
 	struct hbbp_image *im = NULL;
-	if (hbbpi_image_open(path, &im) != 0) {
+	if (pmcfi_hbbp_image_open(path, &im) != 0) {
 		if (!pmcfi_grow((void **)&m->missing, &m->cap_missing, m->nmissing + 1,
 				sizeof(*m->missing)) &&
 		    (m->missing[m->nmissing] = strdup(path)))
@@ -37,7 +37,7 @@ struct hbbp_image *hbbpi_mix_image(pmcf_imix *m, const char *path)
 		return NULL;
 	}
 	if (pmcfi_grow((void **)&m->images, &m->cap_images, m->nimages + 1, sizeof(*m->images))) {
-		hbbpi_image_free(im);
+		pmcfi_hbbp_image_free(im);
 		return NULL;
 	}
 	m->images[m->nimages++] = im;
@@ -49,7 +49,7 @@ void pmcf_imix_free(pmcf_imix *m)
 	if (!m)
 		return;
 	for (size_t i = 0; i < m->nimages; i++)
-		hbbpi_image_free(m->images[i]);
+		pmcfi_hbbp_image_free(m->images[i]);
 	for (size_t i = 0; i < m->nmissing; i++)
 		free(m->missing[i]);
 	free(m->missing);
@@ -65,7 +65,7 @@ static const char *base(const char *p)
 	return s ? s + 1 : p;
 }
 
-struct hbbp_func *hbbpi_mix_next_func(pmcf_imix *m, size_t *pos, struct hbbp_image **im)
+struct hbbp_func *pmcfi_hbbp_mix_next_func(pmcf_imix *m, size_t *pos, struct hbbp_image **im)
 {
 	/* *pos counts functions over the images in order */
 	size_t p = *pos, ii = 0;
@@ -84,12 +84,12 @@ struct hbbp_func *hbbpi_mix_next_func(pmcf_imix *m, size_t *pos, struct hbbp_ima
 	return NULL;
 }
 
-int hbbpi_mix_emit(pmcf_imix *m, hbbpi_choose_fn choose, void *ctx, int per_ins)
+int pmcfi_hbbp_mix_emit(pmcf_imix *m, pmcfi_hbbp_choose_fn choose, void *ctx, int per_ins)
 {
 	size_t capi = 0, capb = 0, pos = 0;
 	struct hbbp_image *im;
 	m->st.total = 0;
-	for (struct hbbp_func *f; (f = hbbpi_mix_next_func(m, &pos, &im));) {
+	for (struct hbbp_func *f; (f = pmcfi_hbbp_mix_next_func(m, &pos, &im));) {
 		for (size_t b = 0; b < f->nblocks; b++) {
 			int src = 0, bias = 0;
 			double ebs = 0, lbr = 0;
@@ -126,17 +126,17 @@ int hbbpi_mix_emit(pmcf_imix *m, hbbpi_choose_fn choose, void *ctx, int per_ins)
 				r->size = sizeof(*r);
 				r->module = im->path;
 				r->function = f->name;
-				r->mnemonic = hbbpi_mnemonic(im, in);
-				r->isa_ext = hbbpi_isa_ext(in);
-				r->isa_set = hbbpi_isa_set(in);
-				r->category = hbbpi_category(in);
-				r->packing = hbbpi_packing(in);
+				r->mnemonic = pmcfi_hbbp_mnemonic(im, in);
+				r->isa_ext = pmcfi_hbbp_isa_ext(in);
+				r->isa_set = pmcfi_hbbp_isa_set(in);
+				r->category = pmcfi_hbbp_category(in);
+				r->packing = pmcfi_hbbp_packing(in);
 				r->addr = in->addr;
 				r->block = bl->start;
 				r->block_len = bl->n;
 				r->count = c;
 				if (m->lines)
-					r->line = hbbpi_image_line(im, in->addr, &r->file);
+					r->line = pmcfi_hbbp_image_line(im, in->addr, &r->file);
 				m->st.total += c;
 			}
 		}

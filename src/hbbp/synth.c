@@ -249,7 +249,7 @@ static size_t build_nest(uint8_t *c, int variant)
 	return 0x58;
 }
 
-unsigned hbbpi_synth_nest_cycles(uint64_t off)
+unsigned pmcfi_hbbp_synth_nest_cycles(uint64_t off)
 {
 	for (size_t i = 0; i < sizeof(nest_ins) / sizeof(nest_ins[0]); i++)
 		if (nest_ins[i].off == off)
@@ -257,7 +257,7 @@ unsigned hbbpi_synth_nest_cycles(uint64_t off)
 	return 0;
 }
 
-unsigned hbbpi_synth_cycles(uint64_t off)
+unsigned pmcfi_hbbp_synth_cycles(uint64_t off)
 {
 	switch (off) {
 	case 0x00: return 3; /* mov ecx,3 */
@@ -640,7 +640,7 @@ static void step_code(const struct hbbp_synth *s, struct sim *m, uint64_t pc, ui
 static void ebs_samples(struct buf *d, const struct hbbp_synth *s, struct sim *m, uint64_t pc, int measure,
 			uint64_t *t, uint64_t ecx0, uint64_t rsi0)
 {
-	unsigned ticks = s->timer ? hbbpi_synth_cycles(pc) : 1, hits = 0;
+	unsigned ticks = s->timer ? pmcfi_hbbp_synth_cycles(pc) : 1, hits = 0;
 	for (unsigned k = 0; k < ticks; k++)
 		hits += ++m->ins % s->ebs_period == 0;
 	for (; measure && hits; hits--) {
@@ -785,7 +785,7 @@ static int save_data(const struct hbbp_synth *s, const struct buf *f)
 	return 0;
 }
 
-int hbbpi_synth_write(const char *dir, struct hbbp_synth *s)
+int pmcfi_hbbp_synth_write(const char *dir, struct hbbp_synth *s)
 {
 	uint8_t code[128];
 	if (s->iv || s->nest)
@@ -869,7 +869,7 @@ int pmcf_imix_synth_write(const char *dir, const pmcf_imix_synth_opts *opts, pmc
 			       .timer = o.timer};
 	if (o.timer) /* a cycle period coprime to the outer loop's 96 cycles */
 		s.ebs_period = 7, s.periods = 7 * 44;
-	rc = hbbpi_synth_write(dir, &s);
+	rc = pmcfi_hbbp_synth_write(dir, &s);
 	if (rc)
 		return rc;
 	for (unsigned i = 0; i < s.nblocks && i < cap; i++) {

@@ -19,7 +19,7 @@ static int edge_cmp(const void *a, const void *b)
 /* Block index of addr in f when a block starts there, or -1. */
 static long block_of(const struct hbbp_func *f, uint64_t addr)
 {
-	long i = addr >= f->start && addr < f->end ? hbbpi_func_ins(f, addr) : -1;
+	long i = addr >= f->start && addr < f->end ? pmcfi_hbbp_func_ins(f, addr) : -1;
 	if (i < 0 || f->ins[i].addr != addr)
 		return -1;
 	uint32_t b = f->ins[i].block;
@@ -29,7 +29,7 @@ static long block_of(const struct hbbp_func *f, uint64_t addr)
 /* The function's static control flow between its blocks: fall-through and
  * direct branches inside the function (calls fall through). *out is
  * malloc'ed, sorted by target. */
-int hbbpi_func_edges(const ZydisDecoder *dec, const struct hbbp_func *f, struct edge **out, size_t *nout)
+int pmcfi_hbbp_func_edges(const ZydisDecoder *dec, const struct hbbp_func *f, struct edge **out, size_t *nout)
 {
 	struct edge *e = malloc((2 * f->nblocks + 1) * sizeof(*e));
 	if (!e)
@@ -93,7 +93,7 @@ int hbbpi_func_edges(const ZydisDecoder *dec, const struct hbbp_func *f, struct 
  * predecessors' own samples. Blocks without a predecessor in the function
  * (its entry, return sites) keep them. A call's return site is not a
  * predecessor here: the callee ran before it. */
-int hbbpi_move_heads(struct hbbp_func *f, const struct edge *e, size_t ne)
+int pmcfi_hbbp_move_heads(struct hbbp_func *f, const struct edge *e, size_t ne)
 {
 	double heads = 0;
 	for (size_t b = 0; b < f->nblocks; b++)
@@ -243,7 +243,7 @@ static int dominated(const uint32_t *idom, uint32_t u, uint32_t h, size_t n)
 }
 
 /* Virtual entry (node n) and exit (n + 1) edges over the nreal real edges
- * of ed, appended at *ned (see hbbpi_equiv_classes). w: scratch of
+ * of ed, appended at *ned (see pmcfi_hbbp_equiv_classes). w: scratch of
  * 2 (n + 2) entries; seen: n + 2. */
 static int virtual_edges(size_t n, uint32_t (*ed)[2], size_t nreal, size_t *ned, uint32_t *w, uint8_t *seen)
 {
@@ -416,8 +416,8 @@ static void once_flags(size_t n, const struct csr *pg, const uint32_t *idom, con
  * block), or UINT32_MAX for blocks without samples; lp[b]: the header of
  * the innermost natural loop holding b, and for a header lpar[b] the header
  * of the loop around its own (UINT32_MAX: none). */
-int hbbpi_equiv_classes(const struct hbbp_func *f, const struct edge *e, size_t ne, int all, uint32_t *cls,
-			uint32_t *lp, uint32_t *lpar, uint8_t *once, uint32_t *dom)
+int pmcfi_hbbp_equiv_classes(const struct hbbp_func *f, const struct edge *e, size_t ne, int all,
+			     uint32_t *cls, uint32_t *lp, uint32_t *lpar, uint8_t *once, uint32_t *dom)
 {
 	size_t nb = f->nblocks, n = 0;
 	uint32_t *id = malloc((nb + 1) * sizeof(uint32_t)), *blk = malloc((nb + 1) * sizeof(uint32_t));
@@ -497,8 +497,8 @@ int hbbpi_equiv_classes(const struct hbbp_func *f, const struct edge *e, size_t 
 	return rc ? pmcfi_fail(PMCF_ENOMEM, "out of memory") : 0;
 }
 
-int hbbpi_decode_ins(const ZydisDecoder *dec, const struct hbbp_func *f, uint32_t i,
-		     ZydisDecodedInstruction *d, ZydisDecodedOperand *op)
+int pmcfi_hbbp_decode_ins(const ZydisDecoder *dec, const struct hbbp_func *f, uint32_t i,
+			  ZydisDecodedInstruction *d, ZydisDecodedOperand *op)
 {
 	const struct hbbp_ins *in = &f->ins[i];
 	return ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, f->bytes + (in->addr - f->start), in->len, d, op))
@@ -508,7 +508,7 @@ int hbbpi_decode_ins(const ZydisDecoder *dec, const struct hbbp_func *f, uint32_
 
 /* Successors of block b in f (fall-through, direct branch): 0 to 2; -1 for
  * a way out that is not a block of f (return, indirect or outside jump). */
-int hbbpi_block_succ(const ZydisDecoder *dec, const struct hbbp_func *f, uint32_t b, long succ[2])
+int pmcfi_hbbp_block_succ(const ZydisDecoder *dec, const struct hbbp_func *f, uint32_t b, long succ[2])
 {
 	const struct hbbp_block *bl = &f->blocks[b];
 	const struct hbbp_ins *last = &f->ins[bl->first + bl->n - 1];
@@ -516,7 +516,7 @@ int hbbpi_block_succ(const ZydisDecoder *dec, const struct hbbp_func *f, uint32_
 	if (last->flags & INS_CF) {
 		ZydisDecodedInstruction d;
 		ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
-		if (hbbpi_decode_ins(dec, f, bl->first + bl->n - 1, &d, op))
+		if (pmcfi_hbbp_decode_ins(dec, f, bl->first + bl->n - 1, &d, op))
 			return -1;
 		ZydisInstructionCategory c = d.meta.category;
 		if (c == ZYDIS_CATEGORY_COND_BR || c == ZYDIS_CATEGORY_UNCOND_BR) {
@@ -541,7 +541,7 @@ int hbbpi_block_succ(const ZydisDecoder *dec, const struct hbbp_func *f, uint32_
 }
 
 /* Is block b inside the loop headed by h (its own loop or a nested one)? */
-int hbbpi_in_loop(const uint32_t *lp, const uint32_t *lpar, uint32_t b, uint32_t h)
+int pmcfi_hbbp_in_loop(const uint32_t *lp, const uint32_t *lpar, uint32_t b, uint32_t h)
 {
 	for (uint32_t l = lp[b]; l != UINT32_MAX; l = lpar[l])
 		if (l == h)
@@ -550,7 +550,7 @@ int hbbpi_in_loop(const uint32_t *lp, const uint32_t *lpar, uint32_t b, uint32_t
 }
 
 /* Does block w dominate block b (full graph; fdom: immediate dominators)? */
-int hbbpi_blk_dominated(const uint32_t *fdom, uint32_t b, uint32_t w)
+int pmcfi_hbbp_blk_dominated(const uint32_t *fdom, uint32_t b, uint32_t w)
 {
 	for (uint32_t x = b; x != UINT32_MAX; x = fdom[x])
 		if (x == w)

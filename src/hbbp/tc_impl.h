@@ -95,58 +95,61 @@ struct loopst {
 /* Fall-through and direct-branch edges between f's blocks (calls fall
  * through; padding that nothing reaches is left out); *out is malloc'ed,
  * sorted by target. */
-int hbbpi_func_edges(const ZydisDecoder *dec, const struct hbbp_func *f, struct edge **out, size_t *nout);
+int pmcfi_hbbp_func_edges(const ZydisDecoder *dec, const struct hbbp_func *f, struct edge **out,
+			  size_t *nout);
 /* Skid (PMCF_IMIX_SKID_PREV): moves the samples at each block's first
  * instruction to its predecessors' last ones. */
-int hbbpi_move_heads(struct hbbp_func *f, const struct edge *e, size_t ne);
+int pmcfi_hbbp_move_heads(struct hbbp_func *f, const struct edge *e, size_t ne);
 /* Control-equivalence classes of f's sampled blocks (all: every block),
  * innermost loops (lp, lpar), once-per-iteration flags and immediate
  * dominators (once, dom: may be NULL); per block of f. */
-int hbbpi_equiv_classes(const struct hbbp_func *f, const struct edge *e, size_t ne, int all, uint32_t *cls,
-			uint32_t *lp, uint32_t *lpar, uint8_t *once, uint32_t *dom);
+int pmcfi_hbbp_equiv_classes(const struct hbbp_func *f, const struct edge *e, size_t ne, int all,
+			     uint32_t *cls, uint32_t *lp, uint32_t *lpar, uint8_t *once, uint32_t *dom);
 /* Decodes instruction i of f: 0, or -1 when it does not decode. */
-int hbbpi_decode_ins(const ZydisDecoder *dec, const struct hbbp_func *f, uint32_t i,
-		     ZydisDecodedInstruction *d, ZydisDecodedOperand *op);
+int pmcfi_hbbp_decode_ins(const ZydisDecoder *dec, const struct hbbp_func *f, uint32_t i,
+			  ZydisDecodedInstruction *d, ZydisDecodedOperand *op);
 /* Successors of block b in f: 0 to 2, -1 for a way out of f. */
-int hbbpi_block_succ(const ZydisDecoder *dec, const struct hbbp_func *f, uint32_t b, long succ[2]);
+int pmcfi_hbbp_block_succ(const ZydisDecoder *dec, const struct hbbp_func *f, uint32_t b, long succ[2]);
 /* Is block b inside the loop headed by h (its own or a nested one)? */
-int hbbpi_in_loop(const uint32_t *lp, const uint32_t *lpar, uint32_t b, uint32_t h);
+int pmcfi_hbbp_in_loop(const uint32_t *lp, const uint32_t *lpar, uint32_t b, uint32_t h);
 /* Does block w dominate block b (fdom: immediate dominators)? */
-int hbbpi_blk_dominated(const uint32_t *fdom, uint32_t b, uint32_t w);
+int pmcfi_hbbp_blk_dominated(const uint32_t *fdom, uint32_t b, uint32_t w);
 
 /* tc_ivs.c: induction registers read from the code. */
 /* Register bit's value in a sample, or -1 when it is not recorded. */
-int hbbpi_reg_value(const struct hbbp_tsample *t, int bit, uint64_t *v);
+int pmcfi_hbbp_reg_value(const struct hbbp_tsample *t, int bit, uint64_t *v);
 /* The induction registers of the loop headed by h, with an instance's
  * start and bound where the code shows them. */
-void hbbpi_find_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, const uint32_t *flp,
-		    const uint32_t *flpar, const uint8_t *once, const uint32_t *fdom, uint32_t h,
-		    struct ivs *iv);
+void pmcfi_hbbp_find_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, const uint32_t *flp,
+			 const uint32_t *flpar, const uint8_t *once, const uint32_t *fdom, uint32_t h,
+			 struct ivs *iv);
 /* Induction register k's value in a sample (norm: as of after its step);
  * -1 when not recorded. */
-int hbbpi_iv_value(const struct ivs *iv, unsigned k, const struct hbbp_tsample *t, const uint32_t *fdom,
-		   int norm, int64_t *v);
+int pmcfi_hbbp_iv_value(const struct ivs *iv, unsigned k, const struct hbbp_tsample *t, const uint32_t *fdom,
+			int norm, int64_t *v);
 /* Iterations between two samples from the induction registers; -1 when
  * they do not tell, -2 when every register stepped back. */
-double hbbpi_iv_iterations(const struct ivs *iv, const struct hbbp_tsample *a, const struct hbbp_tsample *b);
+double pmcfi_hbbp_iv_iterations(const struct ivs *iv, const struct hbbp_tsample *a,
+				const struct hbbp_tsample *b);
 /* The GPRs (perf bits) that keep one value through a call of f. */
-uint32_t hbbpi_func_kept(const ZydisDecoder *dec, const struct hbbp_func *f);
+uint32_t pmcfi_hbbp_func_kept(const ZydisDecoder *dec, const struct hbbp_func *f);
 
 /* tc_scan.c: the samples in time order. */
 /* Sorts ts by thread and time and fills ls (per block from f->boff):
  * sample pairs, instances and trip-count evidence of each loop. */
-void hbbpi_iv_scan(const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts, const struct blkinfo *bi,
-		   struct loopst *ls);
+void pmcfi_hbbp_iv_scan(const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts,
+			const struct blkinfo *bi, struct loopst *ls);
 /* Adds the trip count of the thread's samples gathered in l. */
-void hbbpi_trip_flush(struct loopst *l);
+void pmcfi_hbbp_trip_flush(struct loopst *l);
 
 /* tc_rates.c: measured loop speeds onto the units' counts cnt[]. */
-int hbbpi_apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts,
-		      const struct unit *u, size_t n, const struct blkinfo *bi, size_t nblk, double *cnt,
-		      double *xc, uint8_t *umeas, const unsigned *ulen, int unmeasured);
+int pmcfi_hbbp_apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts,
+			   const struct unit *u, size_t n, const struct blkinfo *bi, size_t nblk, double *cnt,
+			   double *xc, uint8_t *umeas, const unsigned *ulen, int unmeasured);
 
 /* tc_arms.c: flow conservation at f's two-way branches (bc: per block
  * counts, changed; dens: sample density; anch: counts measured). */
-int hbbpi_split_arms(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_func *f, const struct blkinfo *bi,
-		     int skid_prev, double *bc, const double *dens, uint8_t *anch);
+int pmcfi_hbbp_split_arms(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_func *f,
+			  const struct blkinfo *bi, int skid_prev, double *bc, const double *dens,
+			  uint8_t *anch);
 #endif

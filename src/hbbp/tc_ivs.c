@@ -20,7 +20,7 @@ static int gpr_bit(ZydisRegister r)
 }
 
 /* Register bit's value in a sample, or -1 when it is not recorded. */
-int hbbpi_reg_value(const struct hbbp_tsample *t, int bit, uint64_t *v)
+int pmcfi_hbbp_reg_value(const struct hbbp_tsample *t, int bit, uint64_t *v)
 {
 	if (!t->regs || !((t->mask >> bit) & 1))
 		return -1;
@@ -54,7 +54,7 @@ static uint32_t gprs_written(const ZydisDecodedInstruction *d, const ZydisDecode
 #define CALLER_SAVED ((1u << 0) | (1u << 2) | (1u << 3) | (1u << 4) | (1u << 5) | (0xfu << 16))
 static uint32_t callee_writes(const ZydisDecoder *dec, const struct hbbp_image *im, uint64_t addr, int depth)
 {
-	const struct hbbp_func *g = im ? hbbpi_image_func_at(im, addr) : NULL;
+	const struct hbbp_func *g = im ? pmcfi_hbbp_image_func_at(im, addr) : NULL;
 	if (!g || g->start != addr || depth <= 0)
 		return CALLER_SAVED;
 	uint32_t w = 0;
@@ -89,9 +89,9 @@ static uint32_t callee_writes(const ZydisDecoder *dec, const struct hbbp_image *
  * rax,[rbx+1] and mov rbx,rax: both step by the sum), or when s is one
  * itself (r follows s: its stride). Any other write, or a call for the
  * caller-saved registers, rules a register out. */
-void hbbpi_find_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, const uint32_t *flp,
-		    const uint32_t *flpar, const uint8_t *once, const uint32_t *fdom, uint32_t h,
-		    struct ivs *iv)
+void pmcfi_hbbp_find_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, const uint32_t *flp,
+			 const uint32_t *flpar, const uint8_t *once, const uint32_t *fdom, uint32_t h,
+			 struct ivs *iv)
 {
 	uint8_t writes[24] = {0}, wide[24] = {0};
 	int8_t src[24];
@@ -102,7 +102,8 @@ void hbbpi_find_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, const ui
 		/* a block without samples that need not run every iteration is
 		 * taken as not run (a slow path: sqrt's call for a negative
 		 * argument), as in the regions */
-		if (!hbbpi_in_loop(flp, flpar, b, h) || (!(f->ebs[b] > 0) && !(flp[b] == h && (once[b] & 1))))
+		if (!pmcfi_hbbp_in_loop(flp, flpar, b, h) ||
+		    (!(f->ebs[b] > 0) && !(flp[b] == h && (once[b] & 1))))
 			continue;
 		const struct hbbp_block *bl = &f->blocks[b];
 		for (uint32_t i = bl->first; i < bl->first + bl->n; i++) {
@@ -217,7 +218,7 @@ static void iv_trip_setup(const ZydisDecoder *dec, const struct hbbp_func *f, co
 		int64_t c = 0;
 		const struct hbbp_block *bl = &f->blocks[p];
 		for (uint32_t i = bl->first; i < bl->first + bl->n; i++) {
-			if (hbbpi_decode_ins(dec, f, i, &d, op))
+			if (pmcfi_hbbp_decode_ins(dec, f, i, &d, op))
 				return;
 			if (d.meta.category == ZYDIS_CATEGORY_CALL)
 				for (size_t j = 0; j < sizeof(clobber); j++)
@@ -273,13 +274,14 @@ static void iv_trip_setup(const ZydisDecoder *dec, const struct hbbp_func *f, co
 	uint32_t xb = UINT32_MAX;
 	int nexit = 0;
 	for (uint32_t b = 0; b < f->nblocks && nexit < 2; b++) {
-		if (!hbbpi_in_loop(flp, flpar, b, h) || (!(f->ebs[b] > 0) && !(flp[b] == h && (once[b] & 1))))
+		if (!pmcfi_hbbp_in_loop(flp, flpar, b, h) ||
+		    (!(f->ebs[b] > 0) && !(flp[b] == h && (once[b] & 1))))
 			continue;
 		long succ[2];
-		int ns = hbbpi_block_succ(dec, f, b, succ);
+		int ns = pmcfi_hbbp_block_succ(dec, f, b, succ);
 		int out = ns < 0;
 		for (int j = 0; j < ns; j++)
-			out |= !hbbpi_in_loop(flp, flpar, (uint32_t)succ[j], h);
+			out |= !pmcfi_hbbp_in_loop(flp, flpar, (uint32_t)succ[j], h);
 		if (out)
 			nexit++, xb = b;
 	}
@@ -288,14 +290,14 @@ static void iv_trip_setup(const ZydisDecoder *dec, const struct hbbp_func *f, co
 	const struct hbbp_block *bl = &f->blocks[xb];
 	uint32_t ci = bl->first + bl->n - 2;
 	long succ[2];
-	if (hbbpi_decode_ins(dec, f, ci + 1, &d, op) || hbbpi_block_succ(dec, f, xb, succ) != 2 ||
+	if (pmcfi_hbbp_decode_ins(dec, f, ci + 1, &d, op) || pmcfi_hbbp_block_succ(dec, f, xb, succ) != 2 ||
 	    (d.mnemonic != ZYDIS_MNEMONIC_JNZ && d.mnemonic != ZYDIS_MNEMONIC_JZ))
 		return;
 	/* jnz: taken stays, fall-through leaves; jz the other way round */
-	int taken_in = hbbpi_in_loop(flp, flpar, (uint32_t)succ[0], h);
+	int taken_in = pmcfi_hbbp_in_loop(flp, flpar, (uint32_t)succ[0], h);
 	if ((d.mnemonic == ZYDIS_MNEMONIC_JNZ) != taken_in)
 		return;
-	if (hbbpi_decode_ins(dec, f, ci, &d, op))
+	if (pmcfi_hbbp_decode_ins(dec, f, ci, &d, op))
 		return;
 	/* the step itself sets the flags: leaves when the register reaches 0 */
 	for (unsigned k = 0; k < iv->n; k++)
@@ -328,7 +330,7 @@ static void iv_trip_setup(const ZydisDecoder *dec, const struct hbbp_func *f, co
 		break;
 	}
 	iv->bafter = xb == iv->wblk[iv->tk] ? ci > iv->wins[iv->tk]
-					    : hbbpi_blk_dominated(fdom, xb, iv->wblk[iv->tk]);
+					    : pmcfi_hbbp_blk_dominated(fdom, xb, iv->wblk[iv->tk]);
 }
 
 /* Induction register k's value in a sample, 32-bit registers
@@ -337,14 +339,15 @@ static void iv_trip_setup(const ZydisDecoder *dec, const struct hbbp_func *f, co
  * IP's instruction runs, so at or before the step in the step's block, or
  * in a block the step does not dominate, the step is still to come and is
  * added (fdom: the immediate dominators of the sample's function). */
-int hbbpi_iv_value(const struct ivs *iv, unsigned k, const struct hbbp_tsample *t, const uint32_t *fdom,
-		   int norm, int64_t *v)
+int pmcfi_hbbp_iv_value(const struct ivs *iv, unsigned k, const struct hbbp_tsample *t, const uint32_t *fdom,
+			int norm, int64_t *v)
 {
 	uint64_t x;
-	if (hbbpi_reg_value(t, iv->bit[k], &x))
+	if (pmcfi_hbbp_reg_value(t, iv->bit[k], &x))
 		return -1;
 	uint32_t b = t->f->ins[t->ins].block;
-	if (norm && (b == iv->wblk[k] ? t->ins <= iv->wins[k] : !hbbpi_blk_dominated(fdom, b, iv->wblk[k])))
+	if (norm &&
+	    (b == iv->wblk[k] ? t->ins <= iv->wins[k] : !pmcfi_hbbp_blk_dominated(fdom, b, iv->wblk[k])))
 		x += (uint64_t)iv->stride[k];
 	*v = iv->wide[k] == 32 ? (int64_t)(int32_t)(uint32_t)x : (int64_t)x;
 	return 0;
@@ -381,13 +384,15 @@ static int iv_steps(uint64_t d, int64_t st, unsigned w, int64_t *k)
  * of the iteration: their mean; -1 when not (or not recorded). Counting
  * steps, not iteration starts, sees all T iterations of an instance (the
  * start of its first one is never between two samples in the loop). */
-double hbbpi_iv_iterations(const struct ivs *iv, const struct hbbp_tsample *a, const struct hbbp_tsample *b)
+double pmcfi_hbbp_iv_iterations(const struct ivs *iv, const struct hbbp_tsample *a,
+				const struct hbbp_tsample *b)
 {
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	double sum = 0;
 	for (unsigned k = 0; k < iv->n; k++) {
 		int64_t va, vb;
-		if (hbbpi_iv_value(iv, k, a, NULL, 0, &va) || hbbpi_iv_value(iv, k, b, NULL, 0, &vb))
+		if (pmcfi_hbbp_iv_value(iv, k, a, NULL, 0, &va) ||
+		    pmcfi_hbbp_iv_value(iv, k, b, NULL, 0, &vb))
 			return -1;
 		int64_t it;
 		if (iv_steps((uint64_t)vb - (uint64_t)va, iv->stride[k], iv->wide[k], &it))
@@ -411,7 +416,7 @@ double hbbpi_iv_iterations(const struct ivs *iv, const struct hbbp_tsample *a, c
  * all through one call of f: the caller's (a callee-saved register f does
  * not save is one it does not write). 0 for code that does not decode. */
 #define GPR_BITS (0xffu | (0xffu << 16))
-uint32_t hbbpi_func_kept(const ZydisDecoder *dec, const struct hbbp_func *f)
+uint32_t pmcfi_hbbp_func_kept(const ZydisDecoder *dec, const struct hbbp_func *f)
 {
 	uint32_t w = 1u << 7; /* rsp */
 	for (size_t i = 0; i < f->nins && w != GPR_BITS; i++) {

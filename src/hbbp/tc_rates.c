@@ -72,7 +72,7 @@ static int collect_calls(const ZydisDecoder *dec, const struct unit *u, size_t n
 			uint32_t li = bl->first + bl->n - 1;
 			ZydisDecodedInstruction d;
 			ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
-			if (!(g->ins[li].flags & INS_CF) || hbbpi_decode_ins(dec, g, li, &d, op) ||
+			if (!(g->ins[li].flags & INS_CF) || pmcfi_hbbp_decode_ins(dec, g, li, &d, op) ||
 			    d.meta.category != ZYDIS_CATEGORY_CALL ||
 			    !(d.attributes & ZYDIS_ATTRIB_IS_RELATIVE) ||
 			    op[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
@@ -104,7 +104,7 @@ static int collect_calls(const ZydisDecoder *dec, const struct unit *u, size_t n
  * are scaled by that count over its entry unit's modelled one. Calls the
  * samples cannot show (indirect, from other images, from code without
  * samples) are not counted. kf[] (0: none) and the time-weighted sums of
- * hbbpi_apply_rates are updated. */
+ * pmcfi_hbbp_apply_rates are updated. */
 static int count_calls(pmcf_imix *m, const struct unit *u, size_t n, const uint32_t *uof, const double *xc,
 		       const double *cnt, double *kf, const struct site *st, size_t ns, double *w_rate,
 		       double *kw)
@@ -221,7 +221,7 @@ static void loop_trips(struct loopst *ls, size_t nblk)
 {
 	for (size_t i = 0; i < nblk; i++) {
 		struct loopst *l = &ls[i];
-		hbbpi_trip_flush(l);
+		pmcfi_hbbp_trip_flush(l);
 		/* start and bound: the mean over instances, from samples that
 		 * fall in each in proportion to its trips: n / sum 1/T; a start
 		 * only: the most steps seen, m + m/n - 1 (as many values of 1..T
@@ -261,7 +261,7 @@ static void loop_times(const struct unit *u, size_t n, const struct blkinfo *bi,
 		for (uint32_t h = flp[sites[a].b]; h != UINT32_MAX; h = flpar[h]) {
 			int all = 1;
 			for (size_t q = a + 1; q < z && all; q++)
-				all = hbbpi_in_loop(flp, flpar, sites[q].b, h);
+				all = pmcfi_hbbp_in_loop(flp, flpar, sites[q].b, h);
 			if (all)
 				ls[g->boff + h].t += sites[a].w;
 		}
@@ -444,9 +444,9 @@ static double unmeasured_counts(const struct unit *u, size_t n, double *cnt, con
  * that runs once per iteration of a loop with a count gets that count in
  * xc[] (per block from f->boff, zero otherwise): an outer loop's header and
  * latch that no sample fell on. */
-int hbbpi_apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts,
-		      const struct unit *u, size_t n, const struct blkinfo *bi, size_t nblk, double *cnt,
-		      double *xc, uint8_t *umeas, const unsigned *ulen, int unmeasured)
+int pmcfi_hbbp_apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts,
+			   const struct unit *u, size_t n, const struct blkinfo *bi, size_t nblk, double *cnt,
+			   double *xc, uint8_t *umeas, const unsigned *ulen, int unmeasured)
 {
 	struct site *sites = NULL;
 	size_t nsites = 0;
@@ -463,7 +463,7 @@ int hbbpi_apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsample
 		free(kf);
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	}
-	hbbpi_iv_scan(dec, ts, nts, bi, ls);
+	pmcfi_hbbp_iv_scan(dec, ts, nts, bi, ls);
 	loop_trips(ls, nblk);
 	for (size_t i = 0; i < nblk; i++)
 		uof[i] = UINT32_MAX;

@@ -21,8 +21,8 @@ static struct ivs *loop_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, 
 {
 	size_t o = f->boff;
 	if (!ls[o + h].ivdone)
-		hbbpi_find_ivs(dec, f, bi->flp + o, bi->flpar + o, bi->once + o, bi->fdom + o, h,
-			       &ls[o + h].iv),
+		pmcfi_hbbp_find_ivs(dec, f, bi->flp + o, bi->flpar + o, bi->once + o, bi->fdom + o, h,
+				    &ls[o + h].iv),
 			ls[o + h].ivdone = 1;
 	return &ls[o + h].iv;
 }
@@ -36,11 +36,11 @@ static int same_call(const ZydisDecoder *dec, const struct hbbp_func *f, struct 
 {
 	struct loopst *e = &ls[f->boff];
 	if (!e->keptdone)
-		e->kept = hbbpi_func_kept(dec, f), e->keptdone = 1;
+		e->kept = pmcfi_hbbp_func_kept(dec, f), e->keptdone = 1;
 	for (uint32_t m = e->kept; m; m &= m - 1) {
 		int bit = __builtin_ctz(m);
 		uint64_t va, vb;
-		if (!hbbpi_reg_value(a, bit, &va) && !hbbpi_reg_value(b, bit, &vb) && va != vb)
+		if (!pmcfi_hbbp_reg_value(a, bit, &va) && !pmcfi_hbbp_reg_value(b, bit, &vb) && va != vb)
 			return 0;
 	}
 	return 1;
@@ -61,7 +61,7 @@ static int same_instance(const ZydisDecoder *dec, const struct hbbp_func *f, con
 		const struct ivs *iv = loop_ivs(dec, f, bi, ls, l);
 		if (!iv->n && !strict)
 			continue;
-		if (!iv->n || hbbpi_iv_iterations(iv, a, b) != 0)
+		if (!iv->n || pmcfi_hbbp_iv_iterations(iv, a, b) != 0)
 			return 0;
 	}
 	return 1;
@@ -73,7 +73,7 @@ static int64_t as_width(uint64_t x, unsigned w)
 	return w == 32 ? (int64_t)(int32_t)(uint32_t)x : (int64_t)x;
 }
 
-void hbbpi_trip_flush(struct loopst *l)
+void pmcfi_hbbp_trip_flush(struct loopst *l)
 {
 	if (l->ns >= TRIP_MIN_SAMPLES && l->iv.tk >= 0) {
 		/* n values (as of after the step) drawn evenly from the T of one
@@ -89,8 +89,8 @@ void hbbpi_trip_flush(struct loopst *l)
 /* The samples of every thread in time order: consecutive pairs in one
  * instance of a loop measure its speed; the values of its first induction
  * register give its trip count. */
-void hbbpi_iv_scan(const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts, const struct blkinfo *bi,
-		   struct loopst *ls)
+void pmcfi_hbbp_iv_scan(const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts,
+			const struct blkinfo *bi, struct loopst *ls)
 {
 	qsort(ts, nts, sizeof(*ts), ts_cmp);
 	for (size_t i = 0; i < nts; i++) {
@@ -109,7 +109,7 @@ void hbbpi_iv_scan(const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts,
 				l->ninst++;
 			l->last = i + 1;
 			int k = iv->tk;
-			if (k < 0 || hbbpi_iv_value(iv, (unsigned)k, b, bi->fdom + o, 1, &v))
+			if (k < 0 || pmcfi_hbbp_iv_value(iv, (unsigned)k, b, bi->fdom + o, 1, &v))
 				continue;
 			uint64_t x = 0, y = 0;
 			unsigned w = iv->wide[k];
@@ -117,7 +117,7 @@ void hbbpi_iv_scan(const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts,
 			if ((iv->skind == START_NONE || iv->skind == START_SAME) && iv->bkind != BOUND_NONE) {
 				/* steps left to the bound: 0 .. T - 1 */
 				y = (uint64_t)iv->bc;
-				if (iv->bkind == BOUND_REG && hbbpi_reg_value(b, iv->breg, &y))
+				if (iv->bkind == BOUND_REG && pmcfi_hbbp_reg_value(b, iv->breg, &y))
 					continue;
 				int64_t d = as_width(y - (uint64_t)v, w);
 				if (d % st == 0 && d / st >= 0)
@@ -127,12 +127,12 @@ void hbbpi_iv_scan(const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts,
 			if (iv->skind == START_REG || iv->skind == START_CONST) {
 				/* the instance's start, and its trip count when the
 				 * bound is known; else the steps since the start */
-				if (iv->skind == START_REG && hbbpi_reg_value(b, iv->sreg, &x))
+				if (iv->skind == START_REG && pmcfi_hbbp_reg_value(b, iv->sreg, &x))
 					continue;
 				int64_t start = as_width(x + (uint64_t)iv->sc, w);
 				if (iv->bkind == BOUND_CONST)
 					y = (uint64_t)iv->bc;
-				if (iv->bkind == BOUND_REG && hbbpi_reg_value(b, iv->breg, &y))
+				if (iv->bkind == BOUND_REG && pmcfi_hbbp_reg_value(b, iv->breg, &y))
 					continue;
 				int64_t d = as_width(y - (uint64_t)start, w), n = d / st + !iv->bafter;
 				if (iv->bkind != BOUND_NONE && d % st == 0 && n >= 1 && n < (1ll << 40))
@@ -143,7 +143,7 @@ void hbbpi_iv_scan(const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts,
 				continue;
 			}
 			if (l->ns && l->tid != b->tid)
-				hbbpi_trip_flush(l);
+				pmcfi_hbbp_trip_flush(l);
 			if (!l->ns)
 				l->tid = b->tid, l->lo = l->hi = v;
 			l->lo = v < l->lo ? v : l->lo;
@@ -157,12 +157,12 @@ void hbbpi_iv_scan(const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts,
 			continue;
 		uint32_t ba = f->ins[a->ins].block;
 		for (uint32_t h = bi->flp[o + ba]; h != UINT32_MAX; h = bi->flpar[o + h]) {
-			if (!hbbpi_in_loop(bi->flp + o, bi->flpar + o, bb, h))
+			if (!pmcfi_hbbp_in_loop(bi->flp + o, bi->flpar + o, bb, h))
 				continue;
 			const struct ivs *iv = loop_ivs(dec, f, bi, ls, h);
 			if (!iv->n || !same_instance(dec, f, bi, ls, h, a, b, 0))
 				continue;
-			double it = hbbpi_iv_iterations(iv, a, b);
+			double it = pmcfi_hbbp_iv_iterations(iv, a, b);
 			if (it == -2)
 				ls[o + h].nback++;
 			if (it < 0 || it > IV_MAX_RATE * b->w)

@@ -21,7 +21,7 @@
  * 3-4 GHz. llvm-mca assumes an L1 hit (4-5 cycles). */
 #define CHASE_CYCLES 300
 
-unsigned hbbpi_chase_loads(const uint8_t *code, size_t n)
+unsigned pmcfi_hbbp_chase_loads(const uint8_t *code, size_t n)
 {
 	ZydisDecoder dec0, *dec = &dec0;
 	if (ZYAN_FAILED(ZydisDecoderInit(dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)))
@@ -59,15 +59,15 @@ static int func_units(const ZydisDecoder *dec, struct hbbp_func *f, const char *
 	struct edge *e = NULL;
 	size_t ne = 0, off = f->boff;
 	uint32_t *cls = bi->cls + off, *next = bi->next + off, *lp = bi->lp + off, *lpar = bi->lpar + off;
-	int rc = hbbpi_func_edges(dec, f, &e, &ne);
+	int rc = pmcfi_hbbp_func_edges(dec, f, &e, &ne);
 	if (!rc && o->skid == PMCF_IMIX_SKID_PREV)
-		rc = hbbpi_move_heads(f, e, ne);
+		rc = pmcfi_hbbp_move_heads(f, e, ne);
 	int regions = o->costing != PMCF_IMIX_COST_BLOCKS;
 	if (!rc && regions)
-		rc = hbbpi_equiv_classes(f, e, ne, 0, cls, lp, lpar, NULL, NULL);
+		rc = pmcfi_hbbp_equiv_classes(f, e, ne, 0, cls, lp, lpar, NULL, NULL);
 	if (!rc && bi->flp) /* the full graph; its classes are not used */
-		rc = hbbpi_equiv_classes(f, e, ne, 1, bi->fcls + off, bi->flp + off, bi->flpar + off,
-					 bi->once + off, bi->fdom + off);
+		rc = pmcfi_hbbp_equiv_classes(f, e, ne, 1, bi->fcls + off, bi->flp + off, bi->flpar + off,
+					      bi->once + off, bi->fdom + off);
 	free(e);
 	if (rc)
 		return rc;
@@ -198,8 +198,8 @@ static int arm_counts(pmcf_imix *m, const pmcf_imix_opts *o, const ZydisDecoder 
 		}
 	for (size_t i = 0; !rc && i < n; i++)
 		if (!i || u[i - 1].f != u[i].f)
-			rc = hbbpi_split_arms(m, dec, u[i].f, bi, o->skid == PMCF_IMIX_SKID_PREV, bc, dens,
-					      anch);
+			rc = pmcfi_hbbp_split_arms(m, dec, u[i].f, bi, o->skid == PMCF_IMIX_SKID_PREV, bc,
+						   dens, anch);
 	free(dens);
 	free(anch);
 	return rc;
@@ -273,8 +273,8 @@ static int describe(pmcf_imix *m, const pmcf_imix_opts *o, int iv, size_t nregio
 	return 0;
 }
 
-int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid, struct hbbp_tsample *ts,
-			size_t nts)
+int pmcfi_hbbp_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid,
+			     struct hbbp_tsample *ts, size_t nts)
 {
 	pmcf_imix_stats *st = &m->st;
 	struct hbbp_cost_model cm;
@@ -286,9 +286,9 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 	if (o->cost) {
 		snprintf(st->cost_model, sizeof(st->cost_model), "the caller's cost model");
 	} else {
-		if ((rc = hbbpi_cost_model_find(o->llvm_mca, o->mcpu, cpuid, &cm)))
+		if ((rc = pmcfi_hbbp_cost_model_find(o->llvm_mca, o->mcpu, cpuid, &cm)))
 			return rc;
-		if ((rc = hbbpi_cost_model_describe(&cm, st->cost_model, sizeof(st->cost_model))))
+		if ((rc = pmcfi_hbbp_cost_model_describe(&cm, st->cost_model, sizeof(st->cost_model))))
 			return rc;
 		if (!cm.ok) {
 			st->correction = PMCF_IMIX_CORR_UNAVAILABLE;
@@ -301,7 +301,7 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 	/* per block of every function: its class and the next member; units */
 	size_t nblk = 0, pos = 0;
 	struct hbbp_image *im;
-	for (struct hbbp_func *f; (f = hbbpi_mix_next_func(m, &pos, &im));)
+	for (struct hbbp_func *f; (f = pmcfi_hbbp_mix_next_func(m, &pos, &im));)
 		nblk += f->nblocks;
 	int iv = o->rate != PMCF_IMIX_RATE_NONE && nts; /* the default: measured where it can */
 	uint32_t *cls = malloc(((iv ? 8 : 4) * nblk + 1) * sizeof(uint32_t));
@@ -326,19 +326,19 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 		     ? pmcfi_fail(PMCF_ENOMEM, "out of memory")
 		     : 0;
 	pos = 0;
-	for (struct hbbp_func *f; !rc && (f = hbbpi_mix_next_func(m, &pos, &im)); off += f->nblocks) {
+	for (struct hbbp_func *f; !rc && (f = pmcfi_hbbp_mix_next_func(m, &pos, &im)); off += f->nblocks) {
 		f->boff = off;
 		rc = func_units(&dec, f, im->path, o, &bi, u, &n);
 	}
 	if (!rc)
 		rc = unit_code(u, n, cb, &code, &nregions);
 	if (!rc) {
-		rc = o->cost ? o->cost(o->cost_ctx, cb, n, cyc) : hbbpi_cost_blocks(&cm, cb, n, cyc);
+		rc = o->cost ? o->cost(o->cost_ctx, cb, n, cyc) : pmcfi_hbbp_cost_blocks(&cm, cb, n, cyc);
 		if (rc > 0)
 			rc = pmcfi_fail(PMCF_EINVAL, "cost model failed (%d)", rc);
 	}
 	for (size_t i = 0; !rc && o->costing == PMCF_IMIX_COST_REGIONS_CHASE && i < n; i++) {
-		unsigned k = hbbpi_chase_loads(cb[i].bytes, cb[i].nbytes);
+		unsigned k = pmcfi_hbbp_chase_loads(cb[i].bytes, cb[i].nbytes);
 		if (k && cyc[i] > 0)
 			cyc[i] += k * CHASE_CYCLES;
 		nchase += k;
@@ -346,8 +346,8 @@ int hbbpi_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid
 	if (!rc) {
 		double w_all = executions(st, u, n, cb, cyc, ulen);
 		if (iv)
-			rc = hbbpi_apply_rates(m, &dec, ts, nts, u, n, &bi, nblk, cyc, xc, umeas, ulen,
-					       o->unmeasured);
+			rc = pmcfi_hbbp_apply_rates(m, &dec, ts, nts, u, n, &bi, nblk, cyc, xc, umeas, ulen,
+						    o->unmeasured);
 		/* per block counts (bc reuses xc: a unit's members have no xc count) */
 		double *bc = xc;
 		if (!rc && iv && o->arms != PMCF_IMIX_ARMS_SAMPLES)

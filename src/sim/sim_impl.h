@@ -131,16 +131,49 @@ int sim_check_events(const struct sim_machine *m, const int *ev, size_t n, unsig
 /* ---- specs (spec.c) ----------------------------------------------------------- */
 #define SIM_MAX_KEYS 8
 struct pmcf_sim_spec {
-	int workload;           /* index in the workload table */
-	long val[SIM_MAX_KEYS]; /* workload keys, table order */
-	long threads;           /* 0: every hardware thread */
+	int workload;                       /* index in the workload table */
+	const struct sim_workload_def *def; /* its row (builders read it, never the table) */
+	long val[SIM_MAX_KEYS];             /* workload keys, table order */
+	long threads;                       /* 0: every hardware thread */
 	uint64_t seed;
 	int model; /* value model: 1, 2 (kept to reproduce old results) or 3 */
 	char *machine;
 	char *canonical;
 };
-/* Workload key values by name (for the builders); -1 when absent. */
+/* Workload key values by name (for the builders; workloads.c); -1 when absent. */
 long sim_spec_get(const pmcf_sim_spec *s, const char *key);
+
+/* ---- the workload table (workload_table.c) -----------------------------------------
+ * One descriptor per simulated workload (libpfm4's pfmlib_pmu_t style): its
+ * name, one-line help, keys with defaults and ranges, and builder, in one
+ * table that spec parsing, the builders and the public listing
+ * (pmcf_sim_workload_info_get) all use. A new workload is one file defining
+ * `const struct sim_workload_def sim_wl_NAME` and one row in SIM_WORKLOADS. */
+struct sim_key_def {
+	const char *name;
+	long def, min, max;
+	const char *const *choices; /* enumerated values (stored as their index), or NULL */
+};
+struct sim_workload;
+struct sim_machine;
+struct sim_workload_def {
+	const char *name;
+	const char *help; /* one line: what it models and its XUs */
+	struct sim_key_def keys[SIM_MAX_KEYS];
+	/* fills w (types, XUs, labels, dependencies, work) from the spec's keys */
+	int (*build)(struct sim_workload *w, const pmcf_sim_spec *s, const struct sim_machine *m);
+	/* model 2: each XU repeats its kernel this many times (scale_shared
+	 * for a SIM_POL_SHARED schedule), so that a run at the default size
+	 * lasts about 0.5 s or more, as the papers' runs do */
+	double scale, scale_shared;
+};
+/* The table, in the order workloads are listed. */
+#define SIM_WORKLOADS(X) X(cholesky) X(seidel) X(kmeans) X(loops) X(knapsack) X(fib)
+#define SIM_WORKLOAD_DECLARE(name) extern const struct sim_workload_def sim_wl_##name;
+SIM_WORKLOADS(SIM_WORKLOAD_DECLARE)
+#undef SIM_WORKLOAD_DECLARE
+extern const struct sim_workload_def *const sim_workloads[];
+extern const size_t sim_nworkloads;
 
 /* ---- workloads (workloads.c) ----------------------------------------------------- */
 /* Latent work features of one XU: properties of the program and its input,
@@ -199,6 +232,17 @@ struct sim_workload {
 	double time_scale; /* model 2: each XU repeats its kernel this many times */
 };
 int sim_workload_build(const pmcf_sim_spec *s, const struct sim_machine *m, struct sim_workload **out);
+/* Building blocks for a workload's builder (workloads.c): a new XU type
+ * (its index), a new XU (NULL when out of memory; *idx its index), a
+ * dependency of XU x on XU dep (none when dep < 0), a label text into the
+ * arena (*off its offset), the phase split and front share every XU's work
+ * gets from its key, and ndata data ids with their NUMA homes. */
+int sim_wl_type(struct sim_workload *w, int kind, const char *name, const char *loc);
+struct sim_wxu *sim_wl_xu(struct sim_workload *w, int type, size_t *idx);
+int sim_wl_dep(struct sim_workload *w, size_t x, long dep);
+int sim_wl_label(struct sim_workload *w, uint32_t *off, const char *text);
+void sim_wl_work_common(struct sim_work *k, uint64_t key);
+int sim_wl_homes(struct sim_workload *w, size_t ndata);
 void sim_workload_free(struct sim_workload *w);
 static inline const char *sim_label(const struct sim_workload *w, uint32_t off) { return w->arena + off; }
 

@@ -1,6 +1,6 @@
 /* Simulation specs: "WORKLOAD[,key=value…]" parsed against the table of
- * workloads and their keys (with defaults and ranges), and the canonical
- * text stored in profiles (metadata sim_spec). */
+ * workloads and their keys (with defaults and ranges; workload_table.c),
+ * and the canonical text stored in profiles (metadata sim_spec). */
 #include "util/rng.h"
 #include "sim/sim_impl.h"
 #include "util/internal.h"
@@ -9,40 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct key_def {
-	const char *name;
-	long def, min, max;
-	const char *const *choices; /* enumerated values (stored as their index) */
-};
-
-struct wl_def {
-	const char *name;
-	struct key_def keys[SIM_MAX_KEYS];
-};
-
-static const char *const sched_choices[] = {"static", "dynamic", NULL};
-
-static const struct wl_def workloads[] = {
-	{"cholesky", {{"blocks", 24, 1, 400, NULL}, {"bsize", 64, 4, 1024, NULL}}},
-	{"seidel",
-	 {{"blocks", 16, 1, 512, NULL}, {"iters", 10, 1, 10000, NULL}, {"bsize", 64, 4, 4096, NULL}}},
-	{"kmeans",
-	 {{"points", 262144, 1, 1L << 32, NULL},
-	  {"parts", 64, 1, 1 << 20, NULL},
-	  {"k", 8, 1, 4096, NULL},
-	  {"dims", 8, 1, 1024, NULL},
-	  {"iters", 10, 1, 10000, NULL}}},
-	{"loops",
-	 {{"n", 100000, 1, 1L << 32, NULL},
-	  {"loops", 4, 1, 64, NULL},
-	  {"reps", 5, 1, 100000, NULL},
-	  {"schedule", 0, 0, 1, sched_choices},
-	  {"chunk", 0, 0, 1L << 32, NULL}}},
-	{"knapsack", {{"items", 24, 2, 40, NULL}, {"cutoff", 12, 1, 18, NULL}}},
-};
-#define NWL ((int)(sizeof(workloads) / sizeof(workloads[0])))
-
-static size_t nkeys(const struct wl_def *w)
+static size_t nkeys(const struct sim_workload_def *w)
 {
 	size_t n = 0;
 	while (n < SIM_MAX_KEYS && w->keys[n].name)
@@ -53,11 +20,11 @@ static size_t nkeys(const struct wl_def *w)
 static void list_workloads(char *buf, size_t len)
 {
 	size_t off = 0;
-	for (int i = 0; i < NWL && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "", workloads[i].name);
+	for (size_t i = 0; i < sim_nworkloads && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "", sim_workloads[i]->name);
 }
 
-static void list_keys(const struct wl_def *w, char *buf, size_t len)
+static void list_keys(const struct sim_workload_def *w, char *buf, size_t len)
 {
 	size_t off = 0;
 	for (size_t i = 0; i < nkeys(w) && off < len; i++)
@@ -79,7 +46,7 @@ static int parse_long(const char *v, long *out)
 	return 0;
 }
 
-static int set_key(pmcf_sim_spec *s, const struct wl_def *w, const char *key, const char *val)
+static int set_key(pmcf_sim_spec *s, const struct sim_workload_def *w, const char *key, const char *val)
 {
 	if (strcmp(key, "seed") == 0) {
 		char *end;
@@ -114,7 +81,7 @@ static int set_key(pmcf_sim_spec *s, const struct wl_def *w, const char *key, co
 		return 0;
 	}
 	for (size_t i = 0; i < nkeys(w); i++) {
-		const struct key_def *k = &w->keys[i];
+		const struct sim_key_def *k = &w->keys[i];
 		if (strcmp(k->name, key) != 0)
 			continue;
 		if (k->choices) {
@@ -146,7 +113,7 @@ static int set_key(pmcf_sim_spec *s, const struct wl_def *w, const char *key, co
 
 static int make_canonical(pmcf_sim_spec *s)
 {
-	const struct wl_def *w = &workloads[s->workload];
+	const struct sim_workload_def *w = s->def;
 	char buf[1024];
 	size_t off = (size_t)snprintf(buf, sizeof(buf), "%s", w->name);
 	for (size_t i = 0; i < nkeys(w) && off < sizeof(buf); i++) {
@@ -197,9 +164,11 @@ int pmcf_sim_spec_parse(const char *text, pmcf_sim_spec **out)
 				 "empty simulation spec (expected WORKLOAD[,key=value…]; workloads: %s)", wl);
 	} else {
 		s->workload = -1;
-		for (int i = 0; i < NWL; i++)
-			if (strcmp(workloads[i].name, tok) == 0)
-				s->workload = i;
+		for (size_t i = 0; i < sim_nworkloads; i++)
+			if (strcmp(sim_workloads[i]->name, tok) == 0) {
+				s->workload = (int)i;
+				s->def = sim_workloads[i];
+			}
 		if (s->workload < 0)
 			err = strchr(tok, '=')
 				      ? pmcfi_fail(PMCF_ESYNTAX,
@@ -209,7 +178,7 @@ int pmcf_sim_spec_parse(const char *text, pmcf_sim_spec **out)
 						   wl);
 	}
 	if (!err) {
-		const struct wl_def *w = &workloads[s->workload];
+		const struct sim_workload_def *w = s->def;
 		for (size_t i = 0; i < nkeys(w); i++)
 			s->val[i] = w->keys[i].def;
 		while (!err && (tok = strtok_r(NULL, ",", &save))) {
@@ -243,7 +212,7 @@ void pmcf_sim_spec_free(pmcf_sim_spec *s)
 	free(s);
 }
 
-const char *pmcf_sim_spec_workload(const pmcf_sim_spec *s) { return workloads[s->workload].name; }
+const char *pmcf_sim_spec_workload(const pmcf_sim_spec *s) { return s->def->name; }
 const char *pmcf_sim_spec_machine(const pmcf_sim_spec *s) { return s->machine; }
 uint64_t pmcf_sim_spec_seed(const pmcf_sim_spec *s) { return s->seed; }
 const char *pmcf_sim_spec_canonical(const pmcf_sim_spec *s) { return s->canonical; }
@@ -252,15 +221,6 @@ void pmcf_sim_spec_seed_set(pmcf_sim_spec *s, uint64_t seed)
 {
 	s->seed = seed;
 	make_canonical(s); /* on ENOMEM the previous canonical text stays */
-}
-
-long sim_spec_get(const pmcf_sim_spec *s, const char *key)
-{
-	const struct wl_def *w = &workloads[s->workload];
-	for (size_t i = 0; i < nkeys(w); i++)
-		if (strcmp(w->keys[i].name, key) == 0)
-			return s->val[i];
-	return -1;
 }
 
 uint64_t pmcf_sim_exec_seed(uint64_t base, unsigned i)

@@ -658,18 +658,77 @@ static int build_knapsack(struct sim_workload *w, const pmcf_sim_spec *s, const 
 	return err;
 }
 
-/* scale: model 2's kernel repetitions, chosen so that a run at the default
+/* The descriptors of the workloads above (the table: workload_table.c).
+ * scale: model 2's kernel repetitions, chosen so that a run at the default
  * size lasts about 0.5 s or more, as the papers' runs do (loops: static,
- * dynamic) */
-static const struct {
-	const char *name;
-	int (*build)(struct sim_workload *, const pmcf_sim_spec *, const struct sim_machine *);
-	double scale, scale_shared;
-} builders[] = {
-	{"cholesky", build_cholesky, 100, 100}, {"seidel", build_seidel, 250, 250},
-	{"kmeans", build_kmeans, 80, 80},       {"loops", build_loops, 600, 400},
-	{"knapsack", build_knapsack, 300, 300},
-};
+ * dynamic). */
+const struct sim_workload_def sim_wl_cholesky =
+	{"cholesky",
+	 "tiled Cholesky factorisation: potrf, trsm, syrk and gemm tasks over a task graph",
+	 {{"blocks", 24, 1, 400, NULL}, {"bsize", 64, 4, 1024, NULL}},
+	 build_cholesky,
+	 100,
+	 100};
+const struct sim_workload_def sim_wl_seidel =
+	{"seidel",
+	 "Gauss-Seidel sweeps: a gauss_seidel_block task per block and iteration (wavefront)",
+	 {{"blocks", 16, 1, 512, NULL}, {"iters", 10, 1, 10000, NULL}, {"bsize", 64, 4, 4096, NULL}},
+	 build_seidel,
+	 250,
+	 250};
+const struct sim_workload_def sim_wl_kmeans =
+	{"kmeans",
+	 "k-means: an assign task per part of the points and one update per iteration",
+	 {{"points", 262144, 1, 1L << 32, NULL},
+	  {"parts", 64, 1, 1 << 20, NULL},
+	  {"k", 8, 1, 4096, NULL},
+	  {"dims", 8, 1, 1024, NULL},
+	  {"iters", 10, 1, 10000, NULL}},
+	 build_kmeans,
+	 80,
+	 80};
+static const char *const sched_choices[] = {"static", "dynamic", NULL};
+const struct sim_workload_def sim_wl_loops =
+	{"loops",
+	 "parallel loops (worksharing): a range per thread (static) or chunks (dynamic, chunk=)",
+	 {{"n", 100000, 1, 1L << 32, NULL},
+	  {"loops", 4, 1, 64, NULL},
+	  {"reps", 5, 1, 100000, NULL},
+	  {"schedule", 0, 0, 1, sched_choices},
+	  {"chunk", 0, 0, 1L << 32, NULL}},
+	 build_loops,
+	 600,
+	 400};
+const struct sim_workload_def sim_wl_knapsack =
+	{"knapsack",
+	 "0/1 knapsack branch and bound: tasks create their children, an unbalanced tree",
+	 {{"items", 24, 2, 40, NULL}, {"cutoff", 12, 1, 18, NULL}},
+	 build_knapsack,
+	 300,
+	 300};
+
+long sim_spec_get(const pmcf_sim_spec *s, const char *key)
+{
+	const struct sim_workload_def *w = s->def;
+	for (size_t i = 0; i < SIM_MAX_KEYS && w->keys[i].name; i++)
+		if (strcmp(w->keys[i].name, key) == 0)
+			return s->val[i];
+	return -1;
+}
+
+/* The helpers above for workloads in files of their own (sim_impl.h). */
+int sim_wl_type(struct sim_workload *w, int kind, const char *name, const char *loc)
+{
+	return add_type(w, kind, name, loc);
+}
+struct sim_wxu *sim_wl_xu(struct sim_workload *w, int type, size_t *idx) { return add_xu(w, type, idx); }
+int sim_wl_dep(struct sim_workload *w, size_t x, long dep) { return add_dep(w, x, dep); }
+int sim_wl_label(struct sim_workload *w, uint32_t *off, const char *text)
+{
+	return label_add(w, off, "%s", text);
+}
+void sim_wl_work_common(struct sim_work *k, uint64_t key) { work_common(k, key); }
+int sim_wl_homes(struct sim_workload *w, size_t ndata) { return homes(w, ndata); }
 
 void sim_workload_free(struct sim_workload *w)
 {
@@ -689,15 +748,11 @@ int sim_workload_build(const pmcf_sim_spec *s, const struct sim_machine *m, stru
 	struct sim_workload *w = calloc(1, sizeof(*w));
 	if (!w)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	w->name = pmcf_sim_spec_workload(s);
+	w->name = s->def->name;
 	w->threads = s->threads ? (int)s->threads : m->ncpus;
-	int err = PMCF_ENOENT;
-	for (size_t i = 0; i < PMCF_ARRAY_SIZE(builders); i++)
-		if (strcmp(builders[i].name, w->name) == 0) {
-			err = builders[i].build(w, s, m);
-			w->time_scale =
-				w->policy == SIM_POL_SHARED ? builders[i].scale_shared : builders[i].scale;
-		}
+	const struct sim_workload_def *d = s->def;
+	int err = d->build(w, s, m);
+	w->time_scale = w->policy == SIM_POL_SHARED ? d->scale_shared : d->scale;
 	if (err == PMCF_ENOMEM)
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory building the workload");
 	if (!err && w->nxu == 0)

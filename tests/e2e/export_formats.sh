@@ -1,4 +1,4 @@
-# export --format sqlite|otf2 and typed JSON metadata: a profile without the
+# export --format sqlite|otf2|tsv and typed JSON metadata: a profile without the
 # SQL layer (as an older pmcfuse wrote it) gets a copy with the views and is
 # itself left alone; OTF2 archives pass otf2-print; bad uses fail cleanly.
 
@@ -25,6 +25,13 @@ got=$(sqlite3 -csv new.pmcf 'SELECT xu, type_name, thread, start_ns, "PAPI_L1_DC
 expect_eq "$(tail -n +2 new.csv | cut -d, -f1,3,6,8,12 | md5sum)" "$got"
 expect_eq "" "$(ls -A | grep '\.tmp\.' || true)"
 
+# tsv: CSV's table with tabs (these names hold no comma, quote, tab or
+# newline, so nothing is quoted or escaped), with --truth too; cut splits it
+expect_ok "$PMCFUSE" export --format tsv --truth -o a.tsv a.pmcf
+expect_ok "$PMCFUSE" export --format csv --truth -o a.csv a.pmcf
+expect_eq "$(tr ',' '\t' <a.csv | md5sum)" "$(md5sum <a.tsv)"
+expect_eq "$(cut -d, -f3,12 a.csv | tr ',' '\t' | md5sum)" "$(cut -f3,12 a.tsv | md5sum)"
+
 # sqlite and otf2 write files, not standard output; no --truth/--provenance
 expect_fail 1 "$PMCFUSE" export --format sqlite a.pmcf
 expect_match 'needs -o FILE' "$ERR"
@@ -32,7 +39,7 @@ expect_fail 1 "$PMCFUSE" export --format otf2 -o - a.pmcf
 expect_fail 1 "$PMCFUSE" export --format sqlite --truth -o x.pmcf a.pmcf
 expect_fail 1 "$PMCFUSE" export --format sqlite -o a.pmcf a.pmcf
 expect_fail 1 "$PMCFUSE" export --format xml a.pmcf
-expect_match 'csv, json, sqlite or otf2' "$ERR"
+expect_match 'csv, tsv, json, sqlite or otf2' "$ERR"
 
 # JSON metadata with real types
 expect_ok "$PMCFUSE" export --format json -o a.json a.pmcf

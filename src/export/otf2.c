@@ -1,4 +1,4 @@
-/* `pmcfuse export --format otf2`: a profile as an OTF2 trace archive for
+/* OTF2 export (`pmcfuse export --format otf2`): a profile as an OTF2 trace archive for
  * Vampir and the Score-P tools. The system tree is the host, one location
  * group per MPI rank (one for the program without ranks), and one location
  * per thread of a rank; an enter/leave pair per XU with its type as the
@@ -9,18 +9,17 @@
  * libotf2 status is checked, and the archive is read back in full before it
  * is renamed into place: a file size limit or a full disk fails the export
  * (exit 2) and leaves nothing. Built only with libotf2. */
-#include "cli/export_otf2.h"
-#include "cli/cli.h"
+#include "export/export_impl.h"
+#include "util/internal.h"
 #include "x/x.h"
 
 #ifndef PMCF_HAVE_OTF2
-int export_otf2(const pmcf_profile *p, const char *dir)
+static int write_otf2(const pmcf_profile *p, const pmcf_export_opts *o, const char *dir)
 {
-	(void)p;
-	(void)dir;
-	return cli_error("export", CLI_EENV,
-			 "--format otf2: this pmcfuse was not built with OTF2 (install libotf2-trace-dev"
-			 " and rebuild; see scripts/install-deps.sh)");
+	(void)p, (void)o, (void)dir;
+	return pmcfi_fail(PMCF_ENOTSUP,
+			  "--format otf2: this pmcfuse was not built with OTF2 (install libotf2-trace-dev"
+			  " and rebuild; see scripts/install-deps.sh)");
 }
 #else
 #include <dirent.h>
@@ -616,25 +615,38 @@ static void limit_hint(const char *dir, char *buf, size_t len)
 	free(copy);
 }
 
-int export_otf2(const pmcf_profile *p, const char *dir)
+/* What a path is, for messages. */
+static const char *node_kind(unsigned mode)
 {
+	switch (mode & S_IFMT) {
+	case S_IFCHR: return "a character device";
+	case S_IFBLK: return "a block device";
+	case S_IFIFO: return "a FIFO (a pipe)";
+	case S_IFSOCK: return "a socket";
+	default: return "not a file";
+	}
+}
+
+static int write_otf2(const pmcf_profile *p, const pmcf_export_opts *opts, const char *dir)
+{
+	(void)opts;
 	struct stat sb;
 	if (stat(dir, &sb) == 0 && !S_ISDIR(sb.st_mode) && !S_ISREG(sb.st_mode))
-		return cli_error("export", CLI_EUSAGE,
-				 "-o %s: it is %s; an OTF2 archive is a folder of files, which cannot"
-				 " be written to a device or a pipe (name a new folder)",
-				 dir, cli_node_kind(sb.st_mode));
+		return pmcfi_fail(PMCF_EINVAL,
+				  "-o %s: it is %s; an OTF2 archive is a folder of files, which cannot"
+				  " be written to a device or a pipe (name a new folder)",
+				  dir, node_kind(sb.st_mode));
 	if (stat(dir, &sb) == 0 && !empty_folder(dir))
-		return cli_error("export", CLI_EUSAGE,
-				 "-o %s: %s; the OTF2 archive is written into a new folder (remove it or"
-				 " name another)",
-				 dir,
-				 S_ISDIR(sb.st_mode) ? "folder exists and is not empty"
-						     : "exists and is not a folder");
+		return pmcfi_fail(PMCF_EINVAL,
+				  "-o %s: %s; the OTF2 archive is written into a new folder (remove it or"
+				  " name another)",
+				  dir,
+				  S_ISDIR(sb.st_mode) ? "folder exists and is not empty"
+						      : "exists and is not a folder");
 	size_t n = strlen(dir);
 	char *tmp = malloc(n + 32);
 	if (!tmp)
-		return cli_error("export", CLI_EENV, "out of memory");
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	while (n > 1 && dir[n - 1] == '/')
 		n--;
 	const char *slash = memrchr(dir, '/', n);
@@ -643,7 +655,7 @@ int export_otf2(const pmcf_profile *p, const char *dir)
 	if (!mkdtemp(tmp)) {
 		int e = errno;
 		free(tmp);
-		return cli_error("export", cli_status_for(-e), "cannot write '%s': %s", dir, strerror(e));
+		return pmcfi_fail(-e, "cannot write '%s': %s", dir, strerror(e));
 	}
 	struct ox o = {.p = p};
 	otf2_msg[0] = '\0';
@@ -662,25 +674,36 @@ int export_otf2(const pmcf_profile *p, const char *dir)
 	if (se) {
 		pmcfi_rm_tree(tmp);
 		free(tmp);
-		return cli_error("export", cli_status_for(se), "cannot write '%s': %s", dir, strerror(-se));
+		return pmcfi_fail(se, "cannot write '%s': %s", dir, strerror(-se));
 	}
 	if (!st && rename(tmp, dir) != 0) {
 		int e = errno;
 		pmcfi_rm_tree(tmp);
 		free(tmp);
-		return cli_error("export", cli_status_for(-e), "cannot write '%s': %s", dir, strerror(e));
+		return pmcfi_fail(-e, "cannot write '%s': %s", dir, strerror(e));
 	}
 	if (st)
 		pmcfi_rm_tree(tmp);
 	free(tmp);
 	if (st == 2)
-		return cli_error("export", CLI_EENV, "out of memory");
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	if (st) {
 		char hint[160];
 		limit_hint(dir, hint, sizeof(hint));
-		return cli_error("export", CLI_EENV, "cannot write the OTF2 archive '%s': %s%s", dir,
-				 otf2_msg, hint);
+		return pmcfi_fail(-EIO, "cannot write the OTF2 archive '%s': %s%s", dir, otf2_msg, hint);
 	}
-	return CLI_OK;
+	return 0;
 }
 #endif
+
+const struct pmcfi_exp_format pmcfi_exp_format_otf2 = {
+	{sizeof(pmcf_export_info), "otf2",
+	 "otf2: an OTF2 trace archive DIR/traces.otf2 for Vampir and the Score-P tools: a\n"
+	 "location group per MPI rank, a location per thread, an enter/leave per XU with its\n"
+	 "type as the region, every event a metric (accumulated), written at the XUs that\n"
+	 "have a value for it.\n",
+	 NULL, PMCF_EXPORT_TO_PATH | PMCF_EXPORT_FOLDER},
+	NULL,
+	write_otf2,
+	NULL,
+};

@@ -10,8 +10,6 @@
 #include "cli/cli.h"
 #include "cli/output.h"
 
-int cli_verbose;
-
 static const struct cli_verb verbs[] = {
 	{"events", "list the events this machine (or a simulated one) can count", cmd_events},
 	{"plan", "split events into the event sets of the executions", cmd_plan},
@@ -127,19 +125,6 @@ static int stdout_status(const char *verb, int st)
 		return cli_error(verb, CLI_EENV, "cannot write to standard output: %s",
 				 errno ? strerror(errno) : "write error");
 	return st;
-}
-
-static void log_to_stderr(int level, const char *msg, void *ctx);
-
-/* The library's messages on stderr at the level -v asks for (a verb's own
- * -v, after `pmcfuse -v`, raises it again). */
-void cli_log_level(void) { pmcf_log_set(log_to_stderr, NULL, 1 + cli_verbose); }
-
-static void log_to_stderr(int level, const char *msg, void *ctx)
-{
-	(void)ctx;
-	static const char *names[] = {"error", "warning", "info", "debug"};
-	fprintf(stderr, "pmcfuse: %s: %s\n", names[level < 0 ? 0 : level > 3 ? 3 : level], msg);
 }
 
 int main(int argc, char **argv)

@@ -16,7 +16,21 @@
 #include "cli/output.h"
 #include "pmcfuse/report.h"
 
+int cli_verbose;
 int cli_quiet;
+
+static void log_to_stderr(int level, const char *msg, void *ctx);
+
+/* The library's messages on stderr at the level -v asks for (a verb's own
+ * -v, after `pmcfuse -v`, raises it again). */
+void cli_log_level(void) { pmcf_log_set(log_to_stderr, NULL, 1 + cli_verbose); }
+
+static void log_to_stderr(int level, const char *msg, void *ctx)
+{
+	(void)ctx;
+	static const char *names[] = {"error", "warning", "info", "debug"};
+	fprintf(stderr, "pmcfuse: %s: %s\n", names[level < 0 ? 0 : level > 3 ? 3 : level], msg);
+}
 
 int cli_output_option(int opt, int *json)
 {

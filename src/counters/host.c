@@ -150,6 +150,43 @@ static void core_pmus(pmcf_host_info *h)
 	}
 }
 
+/* ---- privileges (perf.c asks them too) ---------------------------------- */
+
+int pmcfi_perf_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int v = INT_MIN;
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = INT_MIN;
+		fclose(f);
+	}
+	return v;
+}
+
+/* CAP_PERFMON (38) or CAP_SYS_ADMIN (21) in the effective set. */
+int pmcfi_perf_capable(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	if (!f)
+		return 0;
+	char line[256];
+	unsigned long long cap = 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &cap) == 1)
+			break;
+	fclose(f);
+	return !!(cap & (1ull << 38 | 1ull << 21));
+}
+
+int pmcfi_perf_kernel_allowed(void)
+{
+	if (pmcfi_perf_capable())
+		return 1;
+	int p = pmcfi_perf_paranoid();
+	return p != INT_MIN && p <= 1;
+}
+
 /* Opens a group of n user-mode instructions events (plus one cycles event
  * with cycles): 1 when the kernel takes it. The kernel checks at opening
  * that a group fits the PMU's counters (x86 and arm64 validate_group). */

@@ -59,43 +59,6 @@ struct perf_impl {
 	int tp_opens, tp_errno;
 };
 
-/* ---- privileges ---------------------------------------------------------- */
-
-int pmcfi_perf_paranoid(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	int v = INT_MIN;
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = INT_MIN;
-		fclose(f);
-	}
-	return v;
-}
-
-/* CAP_PERFMON (38) or CAP_SYS_ADMIN (21) in the effective set. */
-static int perfmon_capable(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	if (!f)
-		return 0;
-	char line[256];
-	unsigned long long cap = 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &cap) == 1)
-			break;
-	fclose(f);
-	return !!(cap & (1ull << 38 | 1ull << 21));
-}
-
-int pmcfi_perf_kernel_allowed(void)
-{
-	if (perfmon_capable())
-		return 1;
-	int p = pmcfi_perf_paranoid();
-	return p != INT_MIN && p <= 1;
-}
-
 /* ---- building ------------------------------------------------------------- */
 
 static void free_impl(void *p)
@@ -1002,7 +965,7 @@ static int refused(const char *name, size_t k, const char *leader, int errnum, c
 				  name);
 	if (errnum == ENOMEM)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory opening event '%s'", name);
-	if ((errnum == EACCES || errnum == EPERM) && !perfmon_capable()) {
+	if ((errnum == EACCES || errnum == EPERM) && !pmcfi_perf_capable()) {
 		int p = pmcfi_perf_paranoid();
 		char val[32];
 		if (p == INT_MIN)

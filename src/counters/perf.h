@@ -40,6 +40,9 @@ int pmcfi_perf_expand_at(const pmcf_catalog *c, size_t i, struct perf_event_attr
 /* 1 when this process may count kernel-mode events (CAP_PERFMON or
  * CAP_SYS_ADMIN, or kernel.perf_event_paranoid <= 1), else 0. */
 int pmcfi_perf_kernel_allowed(void);
+/* CAP_PERFMON or CAP_SYS_ADMIN in the effective set. These three are
+ * host.c's (the privileges of the machine), perf.c asks them. */
+int pmcfi_perf_capable(void);
 
 /* kernel.perf_event_paranoid, or INT_MIN when it cannot be read. */
 int pmcfi_perf_paranoid(void);

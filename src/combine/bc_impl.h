@@ -102,7 +102,6 @@ struct grid {
 	unsigned cb, d;
 };
 
-
 /* Doubles as unsigned integers in the same order. */
 static inline uint64_t f64_bits(double x)
 {

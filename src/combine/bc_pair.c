@@ -25,7 +25,6 @@ static inline void pair_at(struct grid *g, size_t a, size_t b)
 	w->paired[w->srt[a].q] = w->paired[w->srt[b].q] = 1;
 }
 
-
 /* Label proximity of two XUs at srt positions: twice the length of their
  * first common ancestor, plus 1 when the labels are equal. */
 static inline int64_t label_near(const struct grid *g, size_t a, size_t b)

@@ -11,8 +11,6 @@
 
 /* ---- sorting ------------------------------------------------------------------- */
 
-
-
 /* One radix pass's digit counts c[0..r) -> start offsets; 0 (c unchanged)
  * when every one of the n keys has digit first's value: the pass is skipped. */
 int pmcfi_bc_digit_offsets(uint32_t *c, size_t r, size_t n, size_t first)
@@ -85,7 +83,6 @@ void pmcfi_bc_radix_keys(struct skey *s, struct skey *tmp, size_t n, unsigned bi
 	if (src != s)
 		memcpy(s, src, n * sizeof(*s));
 }
-
 
 struct co_ctx {
 	const int32_t *ci;

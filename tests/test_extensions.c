@@ -38,9 +38,9 @@ static void check_help(const char *what, const char *help, int one_line)
 static void test_workloads(void **state)
 {
 	(void)state;
-	assert_true(sim_nworkloads >= 5);
-	for (size_t i = 0; i < sim_nworkloads; i++) {
-		const struct sim_workload_def *d = sim_workloads[i];
+	assert_true(pmcfi_sim_nworkloads >= 5);
+	for (size_t i = 0; i < pmcfi_sim_nworkloads; i++) {
+		const struct sim_workload_def *d = pmcfi_sim_workloads[i];
 		assert_non_null(d);
 		if (!d->name || !*d->name)
 			fail_msg("workload %zu has no name", i);
@@ -50,7 +50,7 @@ static void test_workloads(void **state)
 		if (!(d->scale > 0) || !(d->scale_shared > 0))
 			fail_msg("workload %s has no time scale", d->name);
 		for (size_t j = 0; j < i; j++)
-			if (strcmp(sim_workloads[j]->name, d->name) == 0)
+			if (strcmp(pmcfi_sim_workloads[j]->name, d->name) == 0)
 				fail_msg("workload %s is in the table twice", d->name);
 		for (size_t k = 0; k < SIM_MAX_KEYS && d->keys[k].name; k++) {
 			const struct sim_key_def *kd = &d->keys[k];
@@ -79,16 +79,16 @@ static void test_workloads(void **state)
 		/* its builder makes XUs on the default machine */
 		struct sim_machine *m;
 		struct sim_workload *w;
-		assert_int_equal(sim_machine_load(pmcf_sim_spec_machine(s), &m), 0);
-		assert_int_equal(sim_workload_build(s, m, &w), 0);
+		assert_int_equal(pmcfi_sim_machine_load(pmcf_sim_spec_machine(s), &m), 0);
+		assert_int_equal(pmcfi_sim_workload_build(s, m, &w), 0);
 		assert_true(w->nxu > 0);
-		sim_workload_free(w);
-		sim_machine_free(m);
+		pmcfi_sim_workload_free(w);
+		pmcfi_sim_machine_free(m);
 		pmcf_sim_spec_free(s2);
 		pmcf_sim_spec_free(s);
 	}
 	pmcf_sim_workload_info wi = PMCF_SIM_WORKLOAD_INFO_INIT;
-	assert_int_equal(pmcf_sim_workload_info_get(sim_nworkloads, &wi), PMCF_ENOENT);
+	assert_int_equal(pmcf_sim_workload_info_get(pmcfi_sim_nworkloads, &wi), PMCF_ENOENT);
 	assert_int_equal(pmcf_sim_workload_info_get(0, NULL), PMCF_EINVAL);
 }
 
@@ -301,14 +301,14 @@ static void test_fib(void **state)
 		int n, cutoff, line;
 	} rows[] = {{24, 10, __LINE__}, {12, 12, __LINE__}, {15, 3, __LINE__}, {2, 1, __LINE__}};
 	struct sim_machine *m;
-	assert_int_equal(sim_machine_load("xeon32", &m), 0);
+	assert_int_equal(pmcfi_sim_machine_load("xeon32", &m), 0);
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
 		char spec[64];
 		snprintf(spec, sizeof(spec), "fib,n=%d,cutoff=%d", rows[r].n, rows[r].cutoff);
 		pmcf_sim_spec *s;
 		struct sim_workload *w;
 		assert_int_equal(pmcf_sim_spec_parse(spec, &s), 0);
-		assert_int_equal(sim_workload_build(s, m, &w), 0);
+		assert_int_equal(pmcfi_sim_workload_build(s, m, &w), 0);
 		if (w->nxu != fib_tasks(rows[r].n, rows[r].cutoff))
 			fail_msg("line %d: %zu tasks, not %zu", rows[r].line, w->nxu,
 				 fib_tasks(rows[r].n, rows[r].cutoff));
@@ -322,10 +322,10 @@ static void test_fib(void **state)
 			assert_memory_equal(lab, pl, strlen(pl));
 			assert_int_equal(lab[strlen(pl)], '.');
 		}
-		sim_workload_free(w);
+		pmcfi_sim_workload_free(w);
 		pmcf_sim_spec_free(s);
 	}
-	sim_machine_free(m);
+	pmcfi_sim_machine_free(m);
 }
 
 /* The naive strategy (src/combine/naive.c): on statically scheduled loops

@@ -31,24 +31,24 @@ static void test_mi_known(void **state)
 	double *x = malloc(N * sizeof(double)), *y = malloc(N * sizeof(double));
 	assert_non_null(x);
 	assert_non_null(y);
-	size_t nb = plani_mi_bins(N);
+	size_t nb = pmcfi_plan_mi_bins(N);
 	assert_int_equal(nb, 15); /* cbrt(4000) = 15.9 */
 	/* independent: about 0 */
 	for (size_t i = 0; i < N; i++) {
 		x[i] = unif();
 		y[i] = unif();
 	}
-	double mi = plani_mi(x, y, N);
+	double mi = pmcfi_plan_mi(x, y, N);
 	if (!(mi >= 0 && mi < 0.02))
 		fail_msg("independent: %g bits, expected ~0", mi);
 	/* identical: the entropy of the binned variable, log2(bins) for distinct values */
-	mi = plani_mi(x, x, N);
+	mi = pmcfi_plan_mi(x, x, N);
 	if (fabs(mi - log2((double)nb)) > 0.03)
 		fail_msg("identical: %g bits, expected %g", mi, log2((double)nb));
 	/* a monotone, heavy-tailed transform changes no rank: the same */
 	for (size_t i = 0; i < N; i++)
 		y[i] = exp(30 * x[i]);
-	double mi2 = plani_mi(x, y, N);
+	double mi2 = pmcfi_plan_mi(x, y, N);
 	if (fabs(mi2 - mi) > 1e-12)
 		fail_msg("monotone transform: %g bits, identical gave %g", mi2, mi);
 	/* ties: a fair coin copied, 1 bit; with a constant, 0 */
@@ -56,12 +56,12 @@ static void test_mi_known(void **state)
 		x[i] = (double)(rnd() & 1) * 1000;
 		y[i] = x[i] / 1000;
 	}
-	mi = plani_mi(x, y, N);
+	mi = pmcfi_plan_mi(x, y, N);
 	if (fabs(mi - 1) > 0.01)
 		fail_msg("coin: %g bits, expected 1", mi);
 	for (size_t i = 0; i < N; i++)
 		y[i] = 7;
-	mi = plani_mi(x, y, N);
+	mi = pmcfi_plan_mi(x, y, N);
 	if (!(mi >= 0 && mi < 0.005))
 		fail_msg("constant: %g bits, expected 0", mi);
 	/* Gaussians of correlation 0.9: -log2(1 - 0.81) / 2 = 1.198 bits, less
@@ -70,19 +70,19 @@ static void test_mi_known(void **state)
 		x[i] = gauss();
 		y[i] = 0.9 * x[i] + sqrt(1 - 0.81) * gauss();
 	}
-	mi = plani_mi(x, y, N);
+	mi = pmcfi_plan_mi(x, y, N);
 	if (!(mi > 0.95 && mi < 1.25))
 		fail_msg("rho 0.9: %g bits, expected about 1.1", mi);
 	for (size_t i = 0; i < N; i++)
 		y[i] = 0.5 * x[i] + sqrt(1 - 0.25) * gauss();
-	double mi5 = plani_mi(x, y, N);
+	double mi5 = pmcfi_plan_mi(x, y, N);
 	if (!(mi5 > 0.15 && mi5 < 0.26))
 		fail_msg("rho 0.5: %g bits, expected about 0.2", mi5);
 	/* missing values are left out; too few values: NaN */
 	for (size_t i = 0; i < N; i += 2)
 		x[i] = NAN;
-	assert_true(plani_mi(x, y, N) > 0.1);
-	assert_true(isnan(plani_mi(x, y, 10)));
+	assert_true(pmcfi_plan_mi(x, y, N) > 0.1);
+	assert_true(isnan(pmcfi_plan_mi(x, y, 10)));
 	free(x);
 	free(y);
 }
@@ -139,7 +139,7 @@ static double search(const struct inst *I, int method, double scale, size_t *ord
 			     .maxlinks = 2,
 			     .bound_scale = scale};
 	struct plani_lk_result r;
-	assert_int_equal(plani_lk_search(&P, method, 10, &r), 0);
+	assert_int_equal(pmcfi_plan_lk_search(&P, method, 10, &r), 0);
 	assert_true(r.exact || method == PLANI_LK_GREEDY);
 	/* the reported order's value is what the per-position bits add up to,
 	 * and no set got more links than it has room for */
@@ -153,7 +153,7 @@ static double search(const struct inst *I, int method, double scale, size_t *ord
 	if (order)
 		memcpy(order, r.order, I->nsets * sizeof(size_t));
 	double v = r.total;
-	plani_lk_result_free(&r);
+	pmcfi_plan_lk_result_free(&r);
 	return v;
 }
 

@@ -35,16 +35,17 @@ struct ex {
 static void ex_run(struct ex *e, const char *spec)
 {
 	assert_int_equal(pmcf_sim_spec_parse(spec, &e->s), 0);
-	assert_int_equal(sim_machine_load(pmcf_sim_spec_machine(e->s), &e->m), 0);
-	assert_int_equal(sim_workload_build(e->s, e->m, &e->w), 0);
-	assert_int_equal(sim_engine_run(e->w, e->m, pmcf_sim_spec_seed(e->s), e->s->model, 0, 0, &e->r), 0);
+	assert_int_equal(pmcfi_sim_machine_load(pmcf_sim_spec_machine(e->s), &e->m), 0);
+	assert_int_equal(pmcfi_sim_workload_build(e->s, e->m, &e->w), 0);
+	assert_int_equal(pmcfi_sim_engine_run(e->w, e->m, pmcf_sim_spec_seed(e->s), e->s->model, 0, 0, &e->r),
+			 0);
 }
 
 static void ex_free(struct ex *e)
 {
-	sim_run_free(e->r);
-	sim_workload_free(e->w);
-	sim_machine_free(e->m);
+	pmcfi_sim_run_free(e->r);
+	pmcfi_sim_workload_free(e->w);
+	pmcfi_sim_machine_free(e->m);
 	pmcf_sim_spec_free(e->s);
 }
 
@@ -263,7 +264,7 @@ static void test_no_zero_events(void **state)
 				double z = zero_share(&e, n);
 				if (z >= 0.5)
 					print_message("%s %s: %s is 0 on %.0f %% of XUs\n", workloads[i],
-						      machines[j], sim_nat_names[n], 100 * z);
+						      machines[j], pmcfi_sim_nat_names[n], 100 * z);
 				assert_true(z < 0.5);
 			}
 			ex_free(&e);
@@ -319,7 +320,7 @@ static void test_placement_follows_schedule(void **state)
 	assert_true(moved3 > 0);
 	/* the value model: a memory-bound pass, 0 and 4 hops from its data */
 	struct sim_machine *m;
-	assert_int_equal(sim_machine_load("xeon192", &m), 0);
+	assert_int_equal(pmcfi_sim_machine_load("xeon192", &m), 0);
 	struct sim_work w = {.ins = 1e6,
 			     .ld = 0.4,
 			     .st = 0.1,
@@ -335,14 +336,14 @@ static void test_placement_follows_schedule(void **state)
 	double nat0[NAT_COUNT], nat4[NAT_COUNT], f[NAT_COUNT], fs;
 	struct pmcfi_rng r;
 	pmcfi_rng_seed(&r, 7);
-	double d0 = sim_model_xu(m, &w, &c, &r, nat0, f, &fs);
+	double d0 = pmcfi_sim_model_xu(m, &w, &c, &r, nat0, f, &fs);
 	c.remote_hops = 4;
 	pmcfi_rng_seed(&r, 7);
-	double d4 = sim_model_xu(m, &w, &c, &r, nat4, f, &fs);
+	double d4 = pmcfi_sim_model_xu(m, &w, &c, &r, nat4, f, &fs);
 	print_message("memory-bound pass: %.0f cycles local, %.0f at 4 hops\n", nat0[NAT_CYC], nat4[NAT_CYC]);
 	assert_true(nat4[NAT_CYC] > 1.2 * nat0[NAT_CYC]);
 	assert_true(d4 > d0);
-	sim_machine_free(m);
+	pmcfi_sim_machine_free(m);
 }
 
 /* Rates change inside an XU: the load pass (first phase) against the

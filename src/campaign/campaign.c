@@ -155,13 +155,13 @@ int pmcf_campaign_open(const pmcf_campaign_opts *opts, pmcf_campaign **out)
 	for (size_t k = 0; !err && k < c->n; k++) {
 		char file[64];
 		snprintf(file, sizeof(file), fmt, k);
-		if (!(c->paths[k] = campi_join(c->dir, file)))
+		if (!(c->paths[k] = pmcfi_camp_join(c->dir, file)))
 			err = PMCF_ENOMEM;
 	}
 	if (err)
 		err = pmcfi_fail(err, "out of memory");
 	else
-		err = campi_open_folder(c, o.argc, o.argv);
+		err = pmcfi_camp_open_folder(c, o.argc, o.argv);
 	if (err) {
 		pmcf_campaign_free(c);
 		return err;
@@ -174,7 +174,7 @@ void pmcf_campaign_free(pmcf_campaign *c)
 {
 	if (!c)
 		return;
-	campi_release(c);
+	pmcfi_camp_release(c);
 	json_decref(c->manifest);
 	for (size_t k = 0; k < c->n; k++) {
 		if (c->paths)
@@ -339,7 +339,7 @@ static int keep(pmcf_campaign *c, size_t k, pmcf_profile *p, int err, int sig, s
 		pmcf_profile_free(p);
 		p = NULL;
 		ce->status = sig ? "interrupted" : "failed";
-		return campi_update(c, k, ce);
+		return pmcfi_camp_update(c, k, ce);
 	}
 	if (!c->keep_failed && err)
 		return pmcf_profile_free(p), 0;
@@ -362,7 +362,7 @@ static int keep(pmcf_campaign *c, size_t k, pmcf_profile *p, int err, int sig, s
 		r->kept = 0;
 		return serr;
 	}
-	return campi_update(c, k, ce);
+	return pmcfi_camp_update(c, k, ce);
 }
 
 /* Records execution k; *end: the campaign ends here (r says why). */
@@ -460,7 +460,7 @@ static const pmcf_launcher launchers[] = {
 	 local_launch},
 	{sizeof(pmcf_launcher), "slurm",
 	 "an sbatch job array over the executions not done and a finishing job (docs/slurm.md)",
-	 campi_slurm_check, campi_slurm_launch},
+	 pmcfi_camp_slurm_check, pmcfi_camp_slurm_launch},
 };
 
 const pmcf_launcher *pmcf_launchers(size_t *n)

@@ -30,25 +30,25 @@ struct pmcf_campaign {
 };
 
 /* DIR/NAME, malloc'ed (NULL: no memory). */
-char *campi_join(const char *dir, const char *name);
+char *pmcfi_camp_join(const char *dir, const char *name);
 /* "2024-01-01T12:00:00Z" of t. */
-void campi_iso_time(long t, char out[32]);
+void pmcfi_camp_iso_time(long t, char out[32]);
 /* Opens c's folder: locked, then created (argv kept in the manifest) or
  * resumed. */
-int campi_open_folder(pmcf_campaign *c, int argc, char *const *argv);
+int pmcfi_camp_open_folder(pmcf_campaign *c, int argc, char *const *argv);
 /* Creates dir if needed and checks that files can be written in it. */
-int campi_check_dir(const char *dir);
+int pmcfi_camp_check_dir(const char *dir);
 /* Changes the manifest under the campaign's lock, over what other processes
  * wrote meanwhile: entry k (k >= 0) updated with entry's members, the
  * top-level key set to value (both stolen), then written. */
-int campi_commit(pmcf_campaign *c, long k, json_t *entry, const char *key, json_t *value);
+int pmcfi_camp_commit(pmcf_campaign *c, long k, json_t *entry, const char *key, json_t *value);
 /* Reads the manifest again from the folder (0), e.g. to follow array tasks. */
-int campi_reload(pmcf_campaign *c);
+int pmcfi_camp_reload(pmcf_campaign *c);
 /* A top-level string of the manifest (NULL when absent). */
-const char *campi_get(const pmcf_campaign *c, const char *key);
+const char *pmcfi_camp_get(const pmcf_campaign *c, const char *key);
 /* Gives the folder's lock up before pmcf_campaign_free (the slurm launcher:
  * the jobs it submits take it). */
-void campi_release(pmcf_campaign *c);
+void pmcfi_camp_release(pmcf_campaign *c);
 /* Execution k as the manifest keeps it. */
 struct campi_exec {
 	size_t set;
@@ -58,9 +58,9 @@ struct campi_exec {
 	const char *status, *exit;
 	long started, finished;
 };
-int campi_update(pmcf_campaign *c, size_t k, const struct campi_exec *e);
+int pmcfi_camp_update(pmcf_campaign *c, size_t k, const struct campi_exec *e);
 /* The launchers' callbacks. */
-int campi_slurm_check(const pmcf_launch_opts *o);
-int campi_slurm_launch(pmcf_campaign *c, pmcf_source *src, const pmcf_launch_opts *o,
-		       pmcf_campaign_result *r);
+int pmcfi_camp_slurm_check(const pmcf_launch_opts *o);
+int pmcfi_camp_slurm_launch(pmcf_campaign *c, pmcf_source *src, const pmcf_launch_opts *o,
+			    pmcf_campaign_result *r);
 #endif

@@ -18,13 +18,13 @@
 #include "util/internal.h"
 #include "x/x.h"
 
-char *campi_join(const char *dir, const char *name)
+char *pmcfi_camp_join(const char *dir, const char *name)
 {
 	char *p;
 	return asprintf(&p, "%s/%s", dir, name) < 0 ? NULL : p;
 }
 
-void campi_iso_time(long t, char out[32])
+void pmcfi_camp_iso_time(long t, char out[32])
 {
 	struct tm tm;
 	time_t tt = (time_t)t;
@@ -37,7 +37,7 @@ static int no_memory(void) { return pmcfi_fail(PMCF_ENOMEM, "out of memory"); }
 /* Creates and removes a temporary file named after base in dir. */
 static int probe_dir(const char *dir)
 {
-	char *tmp = campi_join(dir, ".probe.tmp.XXXXXX");
+	char *tmp = pmcfi_camp_join(dir, ".probe.tmp.XXXXXX");
 	if (!tmp)
 		return no_memory();
 	int fd = mkstemp(tmp);
@@ -52,7 +52,7 @@ static int probe_dir(const char *dir)
 	return 0;
 }
 
-int campi_check_dir(const char *dir)
+int pmcfi_camp_check_dir(const char *dir)
 {
 	if (!dir || !*dir)
 		return pmcfi_fail(PMCF_EINVAL, "a folder name is needed");
@@ -85,11 +85,11 @@ static int holds_campaign(const char *dir)
 static int write_manifest(pmcf_campaign *c)
 {
 	char now[32];
-	campi_iso_time((long)time(NULL), now);
+	pmcfi_camp_iso_time((long)time(NULL), now);
 	json_object_set_new(c->manifest, "updated", json_string(now));
 	char *text = json_dumps(c->manifest, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-	char *path = campi_join(c->dir, PMCF_CAMPAIGN_MANIFEST);
-	char *tmp = campi_join(c->dir, "." PMCF_CAMPAIGN_MANIFEST ".tmp.XXXXXX");
+	char *path = pmcfi_camp_join(c->dir, PMCF_CAMPAIGN_MANIFEST);
+	char *tmp = pmcfi_camp_join(c->dir, "." PMCF_CAMPAIGN_MANIFEST ".tmp.XXXXXX");
 	int err = 0, fd = -1;
 	if (!text || !path || !tmp) {
 		err = no_memory();
@@ -130,7 +130,7 @@ out:
 /* The manifest of dir, checked: its format, verb, digest and size. */
 static int load_manifest(const char *verb, const char *dir, const char *digest, size_t n, json_t **out)
 {
-	char *path = campi_join(dir, PMCF_CAMPAIGN_MANIFEST);
+	char *path = pmcfi_camp_join(dir, PMCF_CAMPAIGN_MANIFEST);
 	if (!path)
 		return no_memory();
 	json_error_t je;
@@ -172,9 +172,9 @@ static int load_manifest(const char *verb, const char *dir, const char *digest, 
 	return err;
 }
 
-int campi_commit(pmcf_campaign *c, long k, json_t *entry, const char *key, json_t *value)
+int pmcfi_camp_commit(pmcf_campaign *c, long k, json_t *entry, const char *key, json_t *value)
 {
-	char *lock = campi_join(c->dir, PMCF_CAMPAIGN_LOCK);
+	char *lock = pmcfi_camp_join(c->dir, PMCF_CAMPAIGN_LOCK);
 	int fd = lock ? open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666) : -1;
 	int err = 0;
 	if (fd < 0 || flock(fd, LOCK_EX) != 0) {
@@ -183,7 +183,7 @@ int campi_commit(pmcf_campaign *c, long k, json_t *entry, const char *key, json_
 		goto out;
 	}
 	/* what other processes wrote since: their executions are kept */
-	char *path = campi_join(c->dir, PMCF_CAMPAIGN_MANIFEST);
+	char *path = pmcfi_camp_join(c->dir, PMCF_CAMPAIGN_MANIFEST);
 	json_t *disk = path ? json_load_file(path, 0, NULL) : NULL;
 	free(path);
 	const char *d = json_string_value(json_object_get(disk, "plan_digest"));
@@ -227,7 +227,7 @@ static long owner_pid(int fd)
 /* Locks the folder for this session (see pmcf_campaign_open). */
 static int lock_owner(pmcf_campaign *c)
 {
-	char *path = campi_join(c->dir, PMCF_CAMPAIGN_OWNER);
+	char *path = pmcfi_camp_join(c->dir, PMCF_CAMPAIGN_OWNER);
 	int fd = path ? open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666) : -1;
 	if (fd < 0) {
 		int err = path ? pmcfi_fail(-errno, "%s: cannot lock the campaign: %s", path, strerror(errno))
@@ -289,7 +289,7 @@ static void remove_stale_temps(const char *dir)
 	closedir(d);
 }
 
-void campi_release(pmcf_campaign *c)
+void pmcfi_camp_release(pmcf_campaign *c)
 {
 	if (c->owner < 0)
 		return;
@@ -304,7 +304,7 @@ void campi_release(pmcf_campaign *c)
 static int new_manifest(pmcf_campaign *c, int argc, char *const *argv)
 {
 	char now[32], cwd[4096];
-	campi_iso_time((long)time(NULL), now);
+	pmcfi_camp_iso_time((long)time(NULL), now);
 	if (!getcwd(cwd, sizeof(cwd)))
 		cwd[0] = '\0';
 	json_t *cmd = json_array(), *items = json_array(), *m = json_object();
@@ -334,19 +334,19 @@ static int new_manifest(pmcf_campaign *c, int argc, char *const *argv)
 	return write_manifest(c);
 }
 
-int campi_open_folder(pmcf_campaign *c, int argc, char *const *argv)
+int pmcfi_camp_open_folder(pmcf_campaign *c, int argc, char *const *argv)
 {
-	int err = campi_check_dir(c->dir);
+	int err = pmcfi_camp_check_dir(c->dir);
 	if (err || (err = lock_owner(c)))
 		return err;
 	/* checked under the lock: a session started at the same time is
 	 * refused as such, not for the manifest it wrote */
 	if (!c->resume && holds_campaign(c->dir)) {
-		char *own = campi_join(c->dir, PMCF_CAMPAIGN_OWNER); /* not ours to leave there */
+		char *own = pmcfi_camp_join(c->dir, PMCF_CAMPAIGN_OWNER); /* not ours to leave there */
 		if (own && !c->task)
 			unlink(own);
 		free(own);
-		campi_release(c);
+		pmcfi_camp_release(c);
 		return pmcfi_fail(PMCF_ECONFLICT,
 				  "'%s' already holds a campaign or profiles: resume it with `pmcfuse %s "
 				  "--resume %s`, or choose another folder",
@@ -357,20 +357,20 @@ int campi_open_folder(pmcf_campaign *c, int argc, char *const *argv)
 	else if (!(err = load_manifest(c->verb, c->dir, c->digest, c->n, &c->manifest))) {
 		if (!c->task)
 			remove_stale_temps(c->dir);
-		err = campi_commit(c, -1, NULL, "state", json_string("running"));
+		err = pmcfi_camp_commit(c, -1, NULL, "state", json_string("running"));
 	}
 	if (err)
-		campi_release(c);
+		pmcfi_camp_release(c);
 	return err;
 }
 
-int campi_update(pmcf_campaign *c, size_t k, const struct campi_exec *x)
+int pmcfi_camp_update(pmcf_campaign *c, size_t k, const struct campi_exec *x)
 {
 	if (!json_array_get(json_object_get(c->manifest, "executions"), k))
 		return pmcfi_fail(PMCF_EINVAL, "execution %zu is not in the campaign", k);
 	char t0[32], t1[32];
-	campi_iso_time(x->started, t0);
-	campi_iso_time(x->finished, t1);
+	pmcfi_camp_iso_time(x->started, t0);
+	pmcfi_camp_iso_time(x->finished, t1);
 	const char *file = strrchr(c->paths[k], '/') + 1;
 	json_t *e = json_object();
 	json_object_set_new(e, "file", json_string(file));
@@ -387,7 +387,7 @@ int campi_update(pmcf_campaign *c, size_t k, const struct campi_exec *x)
 	json_object_set_new(e, "finished", json_string(t1));
 	if (json_object_size(e) < 7)
 		return json_decref(e), no_memory();
-	return campi_commit(c, (long)k, e, NULL, NULL);
+	return pmcfi_camp_commit(c, (long)k, e, NULL, NULL);
 }
 
 int pmcf_campaign_state_set(pmcf_campaign *c, const char *state)
@@ -397,12 +397,12 @@ int pmcf_campaign_state_set(pmcf_campaign *c, const char *state)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_campaign_state_set: no campaign or state");
 	if (c->task) /* an array task: the state is the finishing step's */
 		return 0;
-	return campi_commit(c, -1, NULL, "state", json_string(state));
+	return pmcfi_camp_commit(c, -1, NULL, "state", json_string(state));
 }
 
-int campi_reload(pmcf_campaign *c)
+int pmcfi_camp_reload(pmcf_campaign *c)
 {
-	char *path = campi_join(c->dir, PMCF_CAMPAIGN_MANIFEST);
+	char *path = pmcfi_camp_join(c->dir, PMCF_CAMPAIGN_MANIFEST);
 	json_t *m = path ? json_load_file(path, 0, NULL) : NULL;
 	free(path);
 	if (!m || json_array_size(json_object_get(m, "executions")) !=
@@ -415,7 +415,7 @@ int campi_reload(pmcf_campaign *c)
 	return 0;
 }
 
-const char *campi_get(const pmcf_campaign *c, const char *key)
+const char *pmcfi_camp_get(const pmcf_campaign *c, const char *key)
 {
 	return json_string_value(json_object_get(c->manifest, key));
 }
@@ -435,7 +435,7 @@ int pmcf_campaign_is_done(const pmcf_campaign *c, size_t k)
 	const char *file = json_string_value(json_object_get(e, "file"));
 	if (!file || strchr(file, '/'))
 		return 0;
-	char *path = campi_join(c->dir, file);
+	char *path = pmcfi_camp_join(c->dir, file);
 	int ok = path && access(path, R_OK) == 0;
 	free(path);
 	return ok;
@@ -448,14 +448,14 @@ void pmcf_campaign_remove(pmcf_campaign *c)
 	json_t *items = json_object_get(c->manifest, "executions");
 	for (size_t k = 0; k < json_array_size(items); k++) {
 		const char *file = json_string_value(json_object_get(json_array_get(items, k), "file"));
-		char *p = file && !strchr(file, '/') ? campi_join(c->dir, file) : NULL;
+		char *p = file && !strchr(file, '/') ? pmcfi_camp_join(c->dir, file) : NULL;
 		if (p)
 			unlink(p);
 		free(p);
 	}
 	static const char *const own[] = {PMCF_CAMPAIGN_MANIFEST, PMCF_CAMPAIGN_LOCK, PMCF_CAMPAIGN_OWNER};
 	for (size_t i = 0; i < PMCF_ARRAY_SIZE(own); i++) {
-		char *p = campi_join(c->dir, own[i]);
+		char *p = pmcfi_camp_join(c->dir, own[i]);
 		if (p)
 			unlink(p);
 		free(p);

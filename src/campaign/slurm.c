@@ -37,7 +37,7 @@ static int in_path(const char *name)
 	return 0;
 }
 
-int campi_slurm_check(const pmcf_launch_opts *o)
+int pmcfi_camp_slurm_check(const pmcf_launch_opts *o)
 {
 	pmcfi_clear_error();
 	if (!in_path("sbatch"))
@@ -428,7 +428,7 @@ static int follow(pmcf_campaign *c, const struct follow *w, pmcf_campaign_result
 		if (rc == 0)
 			squeue_fails = 0;
 		size_t ok = 0, failed = 0, stopped = 0;
-		campi_reload(c);
+		pmcfi_camp_reload(c);
 		for (size_t k = 0; k < w->n; k++) {
 			const char *s = pmcf_campaign_status(c, k);
 			ok += !strcmp(s, "ok");
@@ -509,8 +509,8 @@ static int follow(pmcf_campaign *c, const struct follow *w, pmcf_campaign_result
 	}
 }
 
-int campi_slurm_launch(pmcf_campaign *c, pmcf_source *src, const pmcf_launch_opts *lo,
-		       pmcf_campaign_result *r)
+int pmcfi_camp_slurm_launch(pmcf_campaign *c, pmcf_source *src, const pmcf_launch_opts *lo,
+			    pmcf_campaign_result *r)
 {
 	(void)src; /* the jobs make their own */
 	pmcfi_clear_error();
@@ -537,7 +537,7 @@ int campi_slurm_launch(pmcf_campaign *c, pmcf_source *src, const pmcf_launch_opt
 	char *dir = realpath(c->dir, NULL);
 	if (!dir)
 		return pmcfi_fail(PMCF_ENOTSUP, "%s: %s", c->dir, strerror(errno));
-	const char *prev = campi_get(c, "slurm_jobs");
+	const char *prev = pmcfi_camp_get(c, "slurm_jobs");
 	if (prev && *prev && jobs_active(prev)) {
 		st = pmcfi_fail(PMCF_ECONFLICT,
 				"jobs %s of the campaign %s are still queued or running: wait for them "
@@ -548,13 +548,14 @@ int campi_slurm_launch(pmcf_campaign *c, pmcf_source *src, const pmcf_launch_opt
 	snprintf(sdir, sizeof(sdir), "%s/slurm", dir);
 	snprintf(script, sizeof(script), "%s/exec.sbatch", sdir);
 	snprintf(fscript, sizeof(fscript), "%s/finish.sbatch", sdir);
-	if ((st = campi_check_dir(sdir)) || (st = write_script(verb, sdir, "exec.sbatch", exe, dir, 1)) ||
+	if ((st = pmcfi_camp_check_dir(sdir)) ||
+	    (st = write_script(verb, sdir, "exec.sbatch", exe, dir, 1)) ||
 	    (st = write_script(verb, sdir, "finish.sbatch", exe, dir, 0)))
 		goto out;
 	size_t todo = array_list(c, n, list, sizeof(list));
 	/* the jobs lock the folder themselves (tasks shared, the finishing job
 	 * exclusively): from here the submitter holds it no longer */
-	campi_release(c);
+	pmcfi_camp_release(c);
 	char name[64], fname[64], aopt[4200], out_opt[PATH_MAX + 64], fout_opt[PATH_MAX + 64], dep[64];
 	snprintf(name, sizeof(name), "--job-name=pmcfuse-%s", verb);
 	snprintf(fname, sizeof(fname), "--job-name=pmcfuse-%s-finish", verb);
@@ -577,7 +578,7 @@ int campi_slurm_launch(pmcf_campaign *c, pmcf_source *src, const pmcf_launch_opt
 		goto out;
 	char jobs[80];
 	snprintf(jobs, sizeof(jobs), "%s%s%s", r->array_job, todo ? "," : "", r->finish_job);
-	campi_commit(c, -1, NULL, "slurm_jobs", json_string(jobs));
+	pmcfi_camp_commit(c, -1, NULL, "slurm_jobs", json_string(jobs));
 	if (c->cb.launched)
 		c->cb.launched(c->cb.ctx, r);
 	if (l.wait) {

@@ -5,14 +5,14 @@
 #include <time.h>
 #include "plan/plan_impl.h"
 
-int plani_past(const struct timespec *d)
+int pmcfi_plan_past(const struct timespec *d)
 {
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return now.tv_sec > d->tv_sec || (now.tv_sec == d->tv_sec && now.tv_nsec > d->tv_nsec);
 }
 
-void plani_deadline(double limit_s, struct timespec *d)
+void pmcfi_plan_deadline(double limit_s, struct timespec *d)
 {
 	double lim = limit_s > 0 ? limit_s : 1.0;
 	clock_gettime(CLOCK_MONOTONIC, d);

@@ -15,7 +15,7 @@
 
 /* ---- mutual information --------------------------------------------------------- */
 
-size_t plani_mi_bins(size_t n)
+size_t pmcfi_plan_mi_bins(size_t n)
 {
 	if (n < PLANI_MI_MIN_XUS)
 		return 0;
@@ -31,7 +31,7 @@ static int cmp_rv(const void *a, const void *b)
 	return (x->i > y->i) - (x->i < y->i);
 }
 
-void plani_rank_bins(const double *x, size_t n, size_t nb, struct plani_rv *scr, uint8_t *bins)
+void pmcfi_plan_rank_bins(const double *x, size_t n, size_t nb, struct plani_rv *scr, uint8_t *bins)
 {
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -62,7 +62,7 @@ static double entropy(const uint32_t *c, size_t n, double total, size_t *used)
 	return h;
 }
 
-double plani_mi_binned(const uint8_t *bx, const uint8_t *by, size_t n, size_t nb, uint32_t *hist)
+double pmcfi_plan_mi_binned(const uint8_t *bx, const uint8_t *by, size_t n, size_t nb, uint32_t *hist)
 {
 	uint32_t *hx = hist + nb * nb, *hy = hx + nb;
 	memset(hist, 0, (nb * nb + 2 * nb) * sizeof(*hist));
@@ -86,17 +86,17 @@ double plani_mi_binned(const uint8_t *bx, const uint8_t *by, size_t n, size_t nb
 	return mi > 0 ? mi : 0;
 }
 
-double plani_mi(const double *x, const double *y, size_t n)
+double pmcfi_plan_mi(const double *x, const double *y, size_t n)
 {
-	size_t nb = plani_mi_bins(n);
+	size_t nb = pmcfi_plan_mi_bins(n);
 	struct plani_rv *scr = malloc((n ? n : 1) * sizeof(*scr));
 	uint8_t *bx = malloc(n ? n : 1), *by = malloc(n ? n : 1);
 	uint32_t *hist = malloc((nb * nb + 2 * nb + 1) * sizeof(*hist));
 	double mi = NAN;
 	if (nb && scr && bx && by && hist) {
-		plani_rank_bins(x, n, nb, scr, bx);
-		plani_rank_bins(y, n, nb, scr, by);
-		mi = plani_mi_binned(bx, by, n, nb, hist);
+		pmcfi_plan_rank_bins(x, n, nb, scr, bx);
+		pmcfi_plan_rank_bins(y, n, nb, scr, by);
+		mi = pmcfi_plan_mi_binned(bx, by, n, nb, hist);
 	}
 	free(scr);
 	free(bx);
@@ -148,11 +148,11 @@ static int pilot_mi(const pmcf_profile *p, const char *const *names, size_t n, d
 			continue;
 		}
 		for (size_t t = 0; t < nt; t++) {
-			size_t a = tstart[t], m = tstart[t + 1] - a, nb = plani_mi_bins(m);
+			size_t a = tstart[t], m = tstart[t + 1] - a, nb = pmcfi_plan_mi_bins(m);
 			for (size_t j = 0; j < m; j++)
 				vals[j] = c[ord[a + j]];
 			if (nb)
-				plani_rank_bins(vals, m, nb, scr, bins + e * nx + a);
+				pmcfi_plan_rank_bins(vals, m, nb, scr, bins + e * nx + a);
 		}
 	}
 	for (size_t a = 0; a < n; a++)
@@ -160,9 +160,9 @@ static int pilot_mi(const pmcf_profile *p, const char *const *names, size_t n, d
 			if (col[b] < 0)
 				continue;
 			for (size_t t = 0; t < nt; t++) {
-				size_t s = tstart[t], m = tstart[t + 1] - s, nb = plani_mi_bins(m);
-				double mi = nb ? plani_mi_binned(bins + a * nx + s, bins + b * nx + s, m, nb,
-								 hist)
+				size_t s = tstart[t], m = tstart[t + 1] - s, nb = pmcfi_plan_mi_bins(m);
+				double mi = nb ? pmcfi_plan_mi_binned(bins + a * nx + s, bins + b * nx + s, m,
+								      nb, hist)
 					       : NAN;
 				if (isnan(mi))
 					continue;
@@ -182,8 +182,8 @@ out:
 	return err;
 }
 
-int plani_mi_matrix(const pmcf_profile *const *pilots, size_t np, const char *const *names, size_t n,
-		    double *mi)
+int pmcfi_plan_mi_matrix(const pmcf_profile *const *pilots, size_t np, const char *const *names, size_t n,
+			 double *mi)
 {
 	double *w = calloc(n * n + 1, sizeof(double));
 	if (!w)
@@ -369,7 +369,7 @@ static void bnb(struct lk_state *S, size_t depth, uint64_t mask, double val, int
 	const struct plani_lk *P = S->P;
 	if (S->timeout)
 		return;
-	if ((++S->nodes & 1023) == 0 && prune && plani_past(&S->deadline)) {
+	if ((++S->nodes & 1023) == 0 && prune && pmcfi_plan_past(&S->deadline)) {
 		S->timeout = 1;
 		return;
 	}
@@ -419,7 +419,7 @@ static void greedy(struct lk_state *S)
 	S->bestval = order_value(S, S->best);
 }
 
-void plani_lk_result_free(struct plani_lk_result *r)
+void pmcfi_plan_lk_result_free(struct plani_lk_result *r)
 {
 	if (!r)
 		return;
@@ -431,7 +431,7 @@ void plani_lk_result_free(struct plani_lk_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-int plani_lk_search(const struct plani_lk *P, int method, double time_limit_s, struct plani_lk_result *r)
+int pmcfi_plan_lk_search(const struct plani_lk *P, int method, double time_limit_s, struct plani_lk_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	if (P->nsets > 64)
@@ -472,7 +472,7 @@ int plani_lk_search(const struct plani_lk *P, int method, double time_limit_s, s
 	r->method = method;
 	r->exact = method != PLANI_LK_GREEDY;
 	if (method == PLANI_LK_BNB) {
-		plani_deadline(time_limit_s, &S.deadline);
+		pmcfi_plan_deadline(time_limit_s, &S.deadline);
 		bnb(&S, 0, 0, 0, 1);
 		r->exact = !S.timeout;
 	} else if (method == PLANI_LK_EXHAUSTIVE) {
@@ -508,6 +508,6 @@ out:
 	free(S.best);
 	free(S.owner);
 	if (err)
-		plani_lk_result_free(r);
+		pmcfi_plan_lk_result_free(r);
 	return err;
 }

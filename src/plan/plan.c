@@ -28,7 +28,7 @@ const char *pmcf_packing_name(int packing) { return packing == PMCF_PACK_GREEDY 
 
 /* ---- plan object ------------------------------------------------------------ */
 
-int plani_new(pmcf_plan **out)
+int pmcfi_plan_new(pmcf_plan **out)
 {
 	*out = calloc(1, sizeof(**out));
 	if (!*out)
@@ -38,7 +38,7 @@ int plani_new(pmcf_plan **out)
 	return 0;
 }
 
-int plani_strv_push(char ***arr, size_t *len, const char *const *names, size_t n)
+int pmcfi_plan_strv_push(char ***arr, size_t *len, const char *const *names, size_t n)
 {
 	char **a = realloc(*arr, (*len + n + 1) * sizeof(char *));
 	if (!a)
@@ -53,14 +53,14 @@ int plani_strv_push(char ***arr, size_t *len, const char *const *names, size_t n
 	return 0;
 }
 
-int plani_add_set(pmcf_plan *p, const char *const *names, size_t n)
+int pmcfi_plan_add_set(pmcf_plan *p, const char *const *names, size_t n)
 {
 	if (pmcfi_grow((void **)&p->sets, &p->capsets, p->nsets + 1, sizeof(*p->sets)))
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	struct plan_set *s = p->sets;
 	s[p->nsets] = (struct plan_set){NULL, 0, NULL, NULL};
 	p->nsets++;
-	return plani_strv_push(&s[p->nsets - 1].names, &s[p->nsets - 1].n, names, n);
+	return pmcfi_plan_strv_push(&s[p->nsets - 1].names, &s[p->nsets - 1].n, names, n);
 }
 
 static void strv_free(char **v, size_t n)
@@ -188,7 +188,7 @@ int pmcf_plan_program_set(pmcf_plan *p, const char *const *argv, size_t argc)
 	p->argc = 0;
 	free(p->sim);
 	p->sim = NULL;
-	return plani_strv_push(&p->argv, &p->argc, argv, argc);
+	return pmcfi_plan_strv_push(&p->argv, &p->argc, argv, argc);
 }
 
 /* ---- packing ---------------------------------------------------------------------- */
@@ -220,7 +220,7 @@ static int add_set_idx(pmcf_plan *p, const pmcf_catalog *c, const size_t *idx, s
 {
 	for (size_t i = 0; i < n; i++)
 		names[i] = name_at(c, idx[i]);
-	int err = plani_add_set(p, names, n);
+	int err = pmcfi_plan_add_set(p, names, n);
 	struct plan_set *s = &p->sets[p->nsets - 1];
 	if (!err && !(s->idx = malloc((n ? n : 1) * sizeof(*s->idx))))
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
@@ -235,7 +235,7 @@ static int push_idx(char ***arr, size_t *len, const pmcf_catalog *c, const size_
 	int err = 0;
 	for (size_t i = 0; i < n && !err; i++) {
 		const char *name = name_at(c, idx[i]);
-		err = plani_strv_push(arr, len, &name, 1);
+		err = pmcfi_plan_strv_push(arr, len, &name, 1);
 	}
 	return err;
 }
@@ -375,7 +375,7 @@ static void dfs(struct exact *x, size_t q, size_t nsets)
 {
 	if (x->timeout || x->pk->err || x->nbest <= x->lb)
 		return;
-	if ((++x->nodes & 255) == 0 && plani_past(&x->deadline)) {
+	if ((++x->nodes & 255) == 0 && pmcfi_plan_past(&x->deadline)) {
 		x->timeout = 1;
 		return;
 	}
@@ -713,7 +713,7 @@ static int auto_fits(void *ctx, size_t k, const size_t *links, size_t n)
 }
 
 /* Orders the sets of packing P and adds linking events to each by
- * information (plani_lk_search), then adds the sets to plan. */
+ * information (pmcfi_plan_lk_search), then adds the sets to plan. */
 static int plan_auto(struct packer *pk, const struct packing *P, const pmcf_plan_opts *o, pmcf_plan *plan)
 {
 	size_t nev = pk->nbase + pk->nflat, K = P->nsets;
@@ -748,7 +748,7 @@ static int plan_auto(struct packer *pk, const struct packing *P, const pmcf_plan
 				setev[m++] = pk->nbase + pk->first[i] + j;
 	}
 	first[K] = m;
-	if ((err = plani_mi_matrix(o->pilots, o->npilots, evn, nev, mi)))
+	if ((err = pmcfi_plan_mi_matrix(o->pilots, o->npilots, evn, nev, mi)))
 		goto out;
 	struct auto_ctx ctx = {pk, P->set, evi};
 	struct plani_lk lk = {.nsets = K,
@@ -762,7 +762,7 @@ static int plan_auto(struct packer *pk, const struct packing *P, const pmcf_plan
 			      .ctx = &ctx,
 			      .maxlinks = o->max_links ? o->max_links : 2,
 			      .bound_scale = 1};
-	if ((err = plani_lk_search(&lk, PLANI_LK_AUTO, o->time_limit_s, &r)))
+	if ((err = pmcfi_plan_lk_search(&lk, PLANI_LK_AUTO, o->time_limit_s, &r)))
 		goto out;
 	if (pk->err) {
 		err = pk->err;
@@ -786,10 +786,10 @@ static int plan_auto(struct packer *pk, const struct packing *P, const pmcf_plan
 		a->bits = r.bits[p];
 		a->base_bits = r.base_bits[p];
 		if (!(err = add_set_idx(plan, pk->c, ci, n, names)))
-			err = plani_strv_push(&a->links, &a->nlinks, names + pk->nbase, r.nlinks[p]);
+			err = pmcfi_plan_strv_push(&a->links, &a->nlinks, names + pk->nbase, r.nlinks[p]);
 	}
 out:
-	plani_lk_result_free(&r);
+	pmcfi_plan_lk_result_free(&r);
 	free(evn);
 	free(evi);
 	free(mi);
@@ -876,7 +876,7 @@ static void pack_sets(struct packer *pk, struct packing *P, const pmcf_plan_opts
 		struct exact x = {pk, order, cur, best, P->nsets, plan->lower_bound, mem, {0, 0}, 0, 0};
 		for (size_t i = 0; i < nitem; i++)
 			cur[i] = (size_t)-1;
-		plani_deadline(o->time_limit_s, &x.deadline);
+		pmcfi_plan_deadline(o->time_limit_s, &x.deadline);
 		dfs(&x, 0, 0);
 		if (x.nbest < P->nsets) {
 			memcpy(P->set, best, nitem * sizeof(size_t));
@@ -921,7 +921,7 @@ static int plan_make_idx(const pmcf_catalog *c, const size_t *events, const unsi
 			 const size_t *link, size_t nlink, const pmcf_plan_opts *o, pmcf_plan **out)
 {
 	pmcf_plan *plan;
-	int err = plani_new(&plan);
+	int err = pmcfi_plan_new(&plan);
 	if (err)
 		return err;
 	plan->strategy = o->strategy;

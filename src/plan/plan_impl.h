@@ -39,15 +39,15 @@ struct pmcf_plan {
 };
 
 /* An empty plan (seed 1). */
-int plani_new(pmcf_plan **out);
+int pmcfi_plan_new(pmcf_plan **out);
 /* Appends a copy of names[0..n) to *arr / *len. */
-int plani_strv_push(char ***arr, size_t *len, const char *const *names, size_t n);
+int pmcfi_plan_strv_push(char ***arr, size_t *len, const char *const *names, size_t n);
 /* Searches with a time bound: *d = now + limit_s (0: 1 s); past it? */
 struct timespec;
-void plani_deadline(double limit_s, struct timespec *d);
-int plani_past(const struct timespec *d);
+void pmcfi_plan_deadline(double limit_s, struct timespec *d);
+int pmcfi_plan_past(const struct timespec *d);
 /* Appends a set made of a copy of names[0..n). */
-int plani_add_set(pmcf_plan *p, const char *const *names, size_t n);
+int pmcfi_plan_add_set(pmcf_plan *p, const char *const *names, size_t n);
 
 /* ---- --link auto (link_auto.c) ---------------------------------------------------- */
 #include <stdint.h>
@@ -60,24 +60,24 @@ struct plani_rv {
 };
 /* Bins for n values: cbrt(n) within 2..PLANI_MI_MAX_BINS; 0 below
  * PLANI_MI_MIN_XUS. */
-size_t plani_mi_bins(size_t n);
+size_t pmcfi_plan_mi_bins(size_t n);
 /* Equal-frequency bins of x[0..n) by rank (n log n): value of rank r goes to
  * bin r·nb/m (m values not missing), tied values to the bin of their first
  * rank, missing ones to PLANI_MI_NOBIN. scr: n entries of scratch. */
-void plani_rank_bins(const double *x, size_t n, size_t nb, struct plani_rv *scr, uint8_t *bins);
+void pmcfi_plan_rank_bins(const double *x, size_t n, size_t nb, struct plani_rv *scr, uint8_t *bins);
 /* Mutual information in bits of two binned variables over the entries
  * where both have a bin: plug-in entropies with the Miller-Madow
  * correction, at least 0; NaN with fewer than PLANI_MI_MIN_XUS entries.
  * hist: nb·nb + 2·nb scratch. O(n + nb²). */
-double plani_mi_binned(const uint8_t *bx, const uint8_t *by, size_t n, size_t nb, uint32_t *hist);
+double pmcfi_plan_mi_binned(const uint8_t *bx, const uint8_t *by, size_t n, size_t nb, uint32_t *hist);
 /* Both steps on raw values (allocates; NaN on failure or too few). */
-double plani_mi(const double *x, const double *y, size_t n);
+double pmcfi_plan_mi(const double *x, const double *y, size_t n);
 /* mi[a·n + b]: the MI of events names[a] and names[b] measured together in
  * the profiles, per XU type (types of fewer than PLANI_MI_MIN_XUS XUs left
  * out), averaged over types and profiles weighted by XUs; NaN when no
  * profile measured the pair (and on the diagonal). */
-int plani_mi_matrix(const pmcf_profile *const *pilots, size_t np, const char *const *names, size_t n,
-		    double *mi);
+int pmcfi_plan_mi_matrix(const pmcf_profile *const *pilots, size_t np, const char *const *names, size_t n,
+			 double *mi);
 
 /* The search: sets 0..nsets) whose new events are setev[setfirst[k] ..
  * setfirst[k+1]) (event numbers < nev), base events in every set; a set's
@@ -111,6 +111,7 @@ struct plani_lk_result {
 };
 /* method PLANI_LK_AUTO: branch and bound up to PLANI_LK_BNB_MAX_SETS sets
  * (exact unless time_limit_s, 0: 1 s, runs out), greedy beyond. */
-int plani_lk_search(const struct plani_lk *P, int method, double time_limit_s, struct plani_lk_result *r);
-void plani_lk_result_free(struct plani_lk_result *r);
+int pmcfi_plan_lk_search(const struct plani_lk *P, int method, double time_limit_s,
+			 struct plani_lk_result *r);
+void pmcfi_plan_lk_result_free(struct plani_lk_result *r);
 #endif

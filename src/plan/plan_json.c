@@ -162,7 +162,7 @@ static int read_strv(json_t *a, const char *what, char ***arr, size_t *len)
 			return pmcfi_fail(PMCF_ESYNTAX,
 					  "plan: \"%s\"[%zu] must be a string (or {\"base64\": \"...\"})",
 					  what, i);
-		err = plani_strv_push(arr, len, (const char *const *)&s, 1);
+		err = pmcfi_plan_strv_push(arr, len, (const char *const *)&s, 1);
 		free(s);
 		if (err)
 			return err;
@@ -305,7 +305,7 @@ static int read_source(pmcf_plan *p, const json_t *src)
 		return pmcfi_fail(err, "\"source.program\" must be a string (or {\"base64\": \"...\"})");
 	if (err)
 		return pmcfi_fail(err, "out of memory");
-	err = plani_strv_push(&p->argv, &p->argc, (const char *const *)&prog, 1);
+	err = pmcfi_plan_strv_push(&p->argv, &p->argc, (const char *const *)&prog, 1);
 	free(prog);
 	if (!err && args)
 		err = read_strv(args, "source.args", &p->argv, &p->argc);
@@ -407,7 +407,7 @@ static int from_text(const char *text, const char *path, pmcf_plan **out)
 				 (long long)json_integer_value(ver), PMCF_PLAN_VERSION);
 		goto out;
 	}
-	if ((err = plani_new(&p)))
+	if ((err = pmcfi_plan_new(&p)))
 		goto out;
 	json_t *sets = json_object_get(o, "sets"), *v;
 	err = read_source(p, json_object_get(o, "source"));

@@ -23,7 +23,7 @@ static uint64_t nat_mask(const struct sim_fit *f, int n)
 	return mask & all;
 }
 
-void sim_fit_reset(struct sim_fit *f, const struct sim_machine *m, unsigned pmcs)
+void pmcfi_sim_fit_reset(struct sim_fit *f, const struct sim_machine *m, unsigned pmcs)
 {
 	f->m = m;
 	f->ngen = pmcs > 0 ? (pmcs > SIM_MAX_GENERAL ? SIM_MAX_GENERAL : (int)pmcs) : m->ngeneral;
@@ -54,7 +54,7 @@ static int augment(struct sim_fit *f, int n, uint64_t *seen)
 	return 0;
 }
 
-int sim_fit_add(struct sim_fit *f, int n)
+int pmcfi_sim_fit_add(struct sim_fit *f, int n)
 {
 	if (f->in & (1ull << n))
 		return 1;
@@ -97,11 +97,11 @@ static const char *event_of(const struct sim_machine *m, const int *ev, size_t n
 	return "?";
 }
 
-int sim_check_events(const struct sim_machine *m, const int *ev, size_t n, unsigned pmcs, char *why,
-		     size_t whylen)
+int pmcfi_sim_check_events(const struct sim_machine *m, const int *ev, size_t n, unsigned pmcs, char *why,
+			   size_t whylen)
 {
 	struct sim_fit f;
-	sim_fit_reset(&f, m, pmcs);
+	pmcfi_sim_fit_reset(&f, m, pmcs);
 	if (whylen)
 		why[0] = '\0';
 	/* shared registers first: two natives wanting one register */
@@ -161,7 +161,7 @@ int sim_check_events(const struct sim_machine *m, const int *ev, size_t n, unsig
 		if (!(need >> nat & 1))
 			continue;
 		uint64_t before = f.in;
-		if (sim_fit_add(&f, nat))
+		if (pmcfi_sim_fit_add(&f, nat))
 			continue;
 		(void)before;
 		/* Hall violator: natives that can only use the counters reachable
@@ -200,18 +200,18 @@ static int cat_check(void *impl, const pmcf_catalog *c, const size_t *idx, size_
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++) {
 		const pmcf_event_info *info = pmcf_catalog_at(c, idx[i]);
-		ev[i] = info ? sim_machine_find(m, info->name) : -1;
+		ev[i] = info ? pmcfi_sim_machine_find(m, info->name) : -1;
 		if (ev[i] < 0) {
 			free(ev);
 			return pmcfi_fail(PMCF_EEVENT, "event not in the simulated machine");
 		}
 	}
-	int r = sim_check_events(m, ev, n, pmcs, why, whylen);
+	int r = pmcfi_sim_check_events(m, ev, n, pmcs, why, whylen);
 	free(ev);
 	return r;
 }
 
-static void cat_free(void *impl) { sim_machine_free(impl); }
+static void cat_free(void *impl) { pmcfi_sim_machine_free(impl); }
 
 static const struct pmcfi_catalog_ops sim_ops = {.check_set = cat_check, .free_impl = cat_free};
 
@@ -225,7 +225,7 @@ static char *constraints_json(const struct sim_machine *m, int e, unsigned *cost
 	*cost = 0;
 	for (int k = 0; k < ev->nnat; k++) {
 		const struct sim_native *n = &m->nat[ev->nat[k]];
-		json_array_append_new(nat, json_string(sim_nat_names[ev->nat[k]]));
+		json_array_append_new(nat, json_string(pmcfi_sim_nat_names[ev->nat[k]]));
 		if (n->fixed >= 0)
 			fixed = n->fixed;
 		else {
@@ -265,7 +265,7 @@ static char *constraints_json(const struct sim_machine *m, int e, unsigned *cost
 	return s;
 }
 
-int sim_catalog_new(struct sim_machine *m, pmcf_catalog **out)
+int pmcfi_sim_catalog_new(struct sim_machine *m, pmcf_catalog **out)
 {
 	char name[160];
 	snprintf(name, sizeof(name), "sim:%s", m->name);
@@ -308,17 +308,17 @@ int pmcf_catalog_sim(const char *spec, pmcf_catalog **out)
 	if (spec && strncmp(spec, "machine=", 8) == 0 && !strchr(spec, ',')) {
 		/* only a machine: `events --sim machine=xeon192` */
 		struct sim_machine *m;
-		int err = sim_machine_load(spec + 8, &m);
-		return err ? err : sim_catalog_new(m, out);
+		int err = pmcfi_sim_machine_load(spec + 8, &m);
+		return err ? err : pmcfi_sim_catalog_new(m, out);
 	}
 	pmcf_sim_spec *s;
 	int err = pmcf_sim_spec_parse(spec, &s);
 	if (err)
 		return err;
 	struct sim_machine *m;
-	err = sim_machine_load(s->machine, &m);
+	err = pmcfi_sim_machine_load(s->machine, &m);
 	pmcf_sim_spec_free(s);
 	if (err)
 		return err;
-	return sim_catalog_new(m, out);
+	return pmcfi_sim_catalog_new(m, out);
 }

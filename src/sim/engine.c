@@ -277,10 +277,10 @@ static int start_xu(struct engine *e, int th, uint32_t x, uint64_t t, int stolen
 			else {
 				if (e->home[d] < 0)
 					e->home[d] = c.node;
-				hops += sim_machine_hops(m, e->home[d], c.node);
+				hops += pmcfi_sim_machine_hops(m, e->home[d], c.node);
 			}
 		} else {
-			hops += sim_machine_hops(m, w->data_home[d], c.node);
+			hops += pmcfi_sim_machine_hops(m, w->data_home[d], c.node);
 		}
 	}
 	if (nd) {
@@ -323,8 +323,8 @@ static int start_xu(struct engine *e, int th, uint32_t x, uint64_t t, int stolen
 	pmcfi_rng_seed(&xr, pmcfi_rng_hash2(e->seed, x));
 	double *nat = &r->nat[(size_t)x * NAT_COUNT];
 	double fsh = 0;
-	double d = sim_model_xu(m, &u->w, &c, &xr, nat, r->first ? &r->first[(size_t)x * NAT_COUNT] : NULL,
-				&fsh);
+	double d = pmcfi_sim_model_xu(m, &u->w, &c, &xr, nat,
+				      r->first ? &r->first[(size_t)x * NAT_COUNT] : NULL, &fsh);
 	/* operating-system noise: an interrupt or tick lands in long XUs */
 	if (pmcfi_rng_unif(&xr) < 1 - exp(-d * var / 2e6))
 		d += 2000 + 6000 * var * pmcfi_rng_unif(&xr);
@@ -469,7 +469,7 @@ static int end_xu(struct engine *e, int th, uint64_t t)
 	return 0;
 }
 
-void sim_run_free(struct sim_run *r)
+void pmcfi_sim_run_free(struct sim_run *r)
 {
 	if (!r)
 		return;
@@ -560,7 +560,7 @@ static int engine_init(struct engine *e)
 			e->home[d] = -1;
 		for (int a = 0; a < m->numa_nodes; a++) {
 			for (int b = 0; b < m->numa_nodes; b++)
-				e->inter_hops[a] += sim_machine_hops(m, a, b);
+				e->inter_hops[a] += pmcfi_sim_machine_hops(m, a, b);
 			e->inter_hops[a] /= m->numa_nodes;
 		}
 	}
@@ -633,8 +633,8 @@ static int engine_init(struct engine *e)
 	return 0;
 }
 
-int sim_engine_run(const struct sim_workload *w, const struct sim_machine *m, uint64_t seed, int model,
-		   double period_ns, double rot_cost_ns, struct sim_run **out)
+int pmcfi_sim_engine_run(const struct sim_workload *w, const struct sim_machine *m, uint64_t seed, int model,
+			 double period_ns, double rot_cost_ns, struct sim_run **out)
 {
 	*out = NULL;
 	struct engine e = {0};
@@ -694,7 +694,7 @@ int sim_engine_run(const struct sim_workload *w, const struct sim_machine *m, ui
 		e.r->makespan = t;
 	engine_free(&e);
 	if (err) {
-		sim_run_free(e.r);
+		pmcfi_sim_run_free(e.r);
 		return err;
 	}
 	*out = e.r;

@@ -23,13 +23,13 @@ struct fit_ctx {
 static void fit_reset(void *ctx)
 {
 	struct fit_ctx *c = ctx;
-	sim_fit_reset(&c->fit, c->m, c->pmcs);
+	pmcfi_sim_fit_reset(&c->fit, c->m, c->pmcs);
 }
 
 static int fit_try(void *ctx, size_t u)
 {
 	struct fit_ctx *c = ctx;
-	return sim_fit_add(&c->fit, c->units[u]);
+	return pmcfi_sim_fit_add(&c->fit, c->units[u]);
 }
 
 static const struct pmcfi_mux_ops fit_ops = {fit_reset, fit_try};
@@ -82,9 +82,9 @@ static int by_thread_start(const void *pa, const void *pb, void *ctx)
 	return a < b ? -1 : a > b;
 }
 
-int sim_hem_run(const struct sim_machine *m, const struct sim_run *r, const int *units, size_t nu,
-		unsigned pmcs, int mode, double period_ns, int estimate, uint64_t seed,
-		struct sim_hem_out *out)
+int pmcfi_sim_hem_run(const struct sim_machine *m, const struct sim_run *r, const int *units, size_t nu,
+		      unsigned pmcs, int mode, double period_ns, int estimate, uint64_t seed,
+		      struct sim_hem_out *out)
 {
 	size_t n = r->nxu;
 	int policy = pmcfi_mux_policy(mode);
@@ -111,7 +111,7 @@ int sim_hem_run(const struct sim_machine *m, const struct sim_run *r, const int 
 	s.fc.m = m;
 	s.fc.pmcs = pmcs;
 	s.fc.units = units;
-	sim_model_idle_rates(m, idle_nat);
+	pmcfi_sim_model_idle_rates(m, idle_nat);
 	for (size_t u = 0; u < nu; u++)
 		idle[u] = idle_nat[units[u]];
 	for (size_t i = 0; i < n; i++)
@@ -155,7 +155,7 @@ int sim_hem_run(const struct sim_machine *m, const struct sim_run *r, const int 
 				run0[u] = run[u];
 				double c = r->nat[x * NAT_COUNT + (size_t)units[u]];
 				double sp = r->split[x];
-				double g = sim_nat_is_memory(units[u]) ? r->front[x] : sp;
+				double g = pmcfi_sim_nat_is_memory(units[u]) ? r->front[x] : sp;
 				if (r->first) /* model 3: the load pass, then the others */
 					g = c > 0 ? r->first[x * NAT_COUNT + (size_t)units[u]] / c : sp;
 				r1[u] = d > 0 ? c * g / (sp * d) : 0;

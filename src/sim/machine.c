@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-const char *const sim_nat_names[NAT_COUNT] = {
+const char *const pmcfi_sim_nat_names[NAT_COUNT] = {
 	[NAT_INS] = "INST_RETIRED:ANY",
 	[NAT_CYC] = "CPU_CLK_UNHALTED:THREAD",
 	[NAT_REF] = "CPU_CLK_UNHALTED:REF",
@@ -46,12 +46,12 @@ const char *const sim_nat_names[NAT_COUNT] = {
 static int nat_by_name(const char *name)
 {
 	for (int i = 0; i < NAT_COUNT; i++)
-		if (strcmp(sim_nat_names[i], name) == 0)
+		if (strcmp(pmcfi_sim_nat_names[i], name) == 0)
 			return i;
 	return -1;
 }
 
-void sim_machine_free(struct sim_machine *m)
+void pmcfi_sim_machine_free(struct sim_machine *m)
 {
 	if (!m)
 		return;
@@ -179,7 +179,7 @@ static int parse_events(struct sim_machine *m, json_t *evs, const char *src)
 							  : SIM_OP_ADD;
 		const char *alias = json_string_value(json_object_get(e, "alias_of"));
 		if (alias) {
-			ev->alias_of = sim_machine_find(m, alias);
+			ev->alias_of = pmcfi_sim_machine_find(m, alias);
 			if (ev->alias_of < 0)
 				return pmcfi_fail(PMCF_ECORRUPT,
 						  "machine '%s': '%s' is an alias of an unknown or "
@@ -260,7 +260,7 @@ static void list_bundled(char *buf, size_t len)
 			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "", e->name + 9);
 }
 
-int sim_machine_load(const char *name_or_file, struct sim_machine **out)
+int pmcfi_sim_machine_load(const char *name_or_file, struct sim_machine **out)
 {
 	*out = NULL;
 	json_error_t jerr;
@@ -294,14 +294,14 @@ int sim_machine_load(const char *name_or_file, struct sim_machine **out)
 			  : pmcfi_fail(PMCF_ECORRUPT, "machine '%s' is not a JSON object", name_or_file);
 	json_decref(root);
 	if (err) {
-		sim_machine_free(m);
+		pmcfi_sim_machine_free(m);
 		return err;
 	}
 	*out = m;
 	return 0;
 }
 
-int sim_machine_find(const struct sim_machine *m, const char *name)
+int pmcfi_sim_machine_find(const struct sim_machine *m, const char *name)
 {
 	for (int i = 0; i < m->nev; i++)
 		if (strcmp(m->ev[i].name, name) == 0)
@@ -314,7 +314,7 @@ int sim_machine_find(const struct sim_machine *m, const char *name)
 
 /* Nodes come in groups (two per blade) joined by a ring: one hop inside a
  * group, one more per ring step between groups. */
-int sim_machine_hops(const struct sim_machine *m, int a, int b)
+int pmcfi_sim_machine_hops(const struct sim_machine *m, int a, int b)
 {
 	if (a == b)
 		return 0;

@@ -21,7 +21,7 @@ static inline double lnoise(struct pmcfi_rng *r, double sigma)
 	return sigma > 0 ? exp(sigma * pmcfi_rng_normal(r)) : 1.0;
 }
 
-int sim_nat_is_memory(int n)
+int pmcfi_sim_nat_is_memory(int n)
 {
 	switch (n) {
 	case NAT_L1D_REPL:
@@ -48,7 +48,7 @@ int sim_nat_is_memory(int n)
 	}
 }
 
-void sim_model_idle_rates(const struct sim_machine *m, double *rate)
+void pmcfi_sim_model_idle_rates(const struct sim_machine *m, double *rate)
 {
 	for (int i = 0; i < NAT_COUNT; i++)
 		rate[i] = 0;
@@ -224,8 +224,8 @@ static void round_counts(double *nat, double k)
 		nat[NAT_L2_CODE_HIT] = nat[NAT_L2_CODE_ALL] - nat[NAT_L2_CODE_MISS];
 }
 
-double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const struct sim_ctx *c,
-		    struct pmcfi_rng *r, double *nat, double *first, double *first_share)
+double pmcfi_sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const struct sim_ctx *c,
+			  struct pmcfi_rng *r, double *nat, double *first, double *first_share)
 {
 	if (c->v3) {
 		/* model 3: the kernel runs scale passes over its data. The first

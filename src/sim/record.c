@@ -16,7 +16,7 @@ static int unknown_event(const char *machine, const char *name)
 {
 	struct sim_machine *m;
 	pmcf_catalog *c;
-	if (sim_machine_load(machine, &m) || sim_catalog_new(m, &c))
+	if (pmcfi_sim_machine_load(machine, &m) || pmcfi_sim_catalog_new(m, &c))
 		return pmcfi_fail(PMCF_EEVENT, "unknown event '%s'", name);
 	const char *sug[3];
 	size_t ns = pmcf_catalog_suggest(c, name, sug, 3);
@@ -218,7 +218,7 @@ static int record(const pmcf_sim_spec *s, const char *const *events, const size_
 		return pmcfi_fail(PMCF_EINVAL, "--pmcs %u: the simulator models at most %d counters", o.pmcs,
 				  SIM_MAX_GENERAL);
 	struct rec c = {0};
-	int err = sim_machine_load(s->machine, &c.m);
+	int err = pmcfi_sim_machine_load(s->machine, &c.m);
 	size_t nev = 0;
 	if (!err && !(c.ev = malloc((nevents ? nevents : 1) * sizeof(int))))
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
@@ -227,7 +227,7 @@ static int record(const pmcf_sim_spec *s, const char *const *events, const size_
 			continue;
 		if (events)
 			pmcfi_name_lookups++; /* a name of the caller's, looked up */
-		int e = events                       ? sim_machine_find(c.m, events[i])
+		int e = events                       ? pmcfi_sim_machine_find(c.m, events[i])
 			: idx[i] <= (size_t)c.m->nev ? (int)idx[i] - 1
 						     : -1;
 		if (e < 0 && !events) {
@@ -248,7 +248,7 @@ static int record(const pmcf_sim_spec *s, const char *const *events, const size_
 	int hem = 0;
 	if (!err) {
 		char why[512];
-		int fits = sim_check_events(c.m, c.ev, nev, o.pmcs, why, sizeof(why));
+		int fits = pmcfi_sim_check_events(c.m, c.ev, nev, o.pmcs, why, sizeof(why));
 		if (!fits && o.multiplex == PMCF_MUX_NONE)
 			err = pmcfi_fail(PMCF_ETOOMANY, "%s (use --multiplex to time-share the counters)",
 					 why);
@@ -266,14 +266,15 @@ static int record(const pmcf_sim_spec *s, const char *const *events, const size_
 				units[nu++] = nat;
 		}
 	if (!err)
-		err = sim_workload_build(s, c.m, &c.w);
+		err = pmcfi_sim_workload_build(s, c.m, &c.w);
 	double period_ns = o.period_ms * 1e6;
 	double rot = !c.m ? 0 : o.multiplex == PMCF_MUX_KERNEL ? c.m->rot_kernel_ns : c.m->rot_user_ns;
 	if (!err)
-		err = sim_engine_run(c.w, c.m, s->seed, s->model, hem ? period_ns : 0, hem ? rot : 0, &c.r);
+		err = pmcfi_sim_engine_run(c.w, c.m, s->seed, s->model, hem ? period_ns : 0, hem ? rot : 0,
+					   &c.r);
 	if (!err && hem)
-		err = sim_hem_run(c.m, c.r, units, nu, o.pmcs, o.multiplex, period_ns, o.estimate, s->seed,
-				  &c.h);
+		err = pmcfi_sim_hem_run(c.m, c.r, units, nu, o.pmcs, o.multiplex, period_ns, o.estimate,
+					s->seed, &c.h);
 	if (!err)
 		err = pmcf_profile_new(&c.p);
 	if (!err)
@@ -283,9 +284,9 @@ static int record(const pmcf_sim_spec *s, const char *const *events, const size_
 	free(c.h.est);
 	free(c.h.running);
 	free(c.ev);
-	sim_run_free(c.r);
-	sim_workload_free(c.w);
-	sim_machine_free(c.m);
+	pmcfi_sim_run_free(c.r);
+	pmcfi_sim_workload_free(c.w);
+	pmcfi_sim_machine_free(c.m);
 	if (err) {
 		pmcf_profile_free(c.p);
 		return err;

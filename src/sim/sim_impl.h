@@ -45,7 +45,7 @@ enum sim_nat {
 	NAT_COUNT
 };
 /* Hardware names of the natives, indexed by enum sim_nat. */
-extern const char *const sim_nat_names[NAT_COUNT];
+extern const char *const pmcfi_sim_nat_names[NAT_COUNT];
 
 /* ---- machine --------------------------------------------------------------- */
 #define SIM_MAX_EVENTS 64
@@ -88,12 +88,12 @@ struct sim_machine {
 };
 
 /* Loads machine NAME (bundled) or FILE (contains '/' or ends in .json). */
-int sim_machine_load(const char *name_or_file, struct sim_machine **out);
-void sim_machine_free(struct sim_machine *m);
+int pmcfi_sim_machine_load(const char *name_or_file, struct sim_machine **out);
+void pmcfi_sim_machine_free(struct sim_machine *m);
 /* Index of the event called name (exact, then case-insensitive), or -1. */
-int sim_machine_find(const struct sim_machine *m, const char *name);
+int pmcfi_sim_machine_find(const struct sim_machine *m, const char *name);
 /* NUMA hops between nodes a and b (0 on the same node). */
-int sim_machine_hops(const struct sim_machine *m, int a, int b);
+int pmcfi_sim_machine_hops(const struct sim_machine *m, int a, int b);
 /* Model 2 only (kept to reproduce its results): spread (log-scale sigma) of
  * the per-execution placement factor of an XU, the machine's variability
  * times log2 of its NUMA nodes times 0.1 (xeon32 0.10, xeon192 1.15). The
@@ -119,14 +119,14 @@ struct sim_fit {
 };
 /* pmcs > 0 overrides the number of general counters (masks that allow every
  * counter of the machine then allow every one of the pmcs counters). */
-void sim_fit_reset(struct sim_fit *f, const struct sim_machine *m, unsigned pmcs);
+void pmcfi_sim_fit_reset(struct sim_fit *f, const struct sim_machine *m, unsigned pmcs);
 /* Adds native nat: 1 when it fits with the natives already in (or is
  * already in), 0 when not (the set is unchanged). */
-int sim_fit_add(struct sim_fit *f, int nat);
+int pmcfi_sim_fit_add(struct sim_fit *f, int nat);
 /* Checks the machine events ev[0..n) (duplicates allowed). 1 fits, 0 not
  * (why holds one line). */
-int sim_check_events(const struct sim_machine *m, const int *ev, size_t n, unsigned pmcs, char *why,
-		     size_t whylen);
+int pmcfi_sim_check_events(const struct sim_machine *m, const int *ev, size_t n, unsigned pmcs, char *why,
+			   size_t whylen);
 
 /* ---- specs (spec.c) ----------------------------------------------------------- */
 #define SIM_MAX_KEYS 8
@@ -141,7 +141,7 @@ struct pmcf_sim_spec {
 	char *canonical;
 };
 /* Workload key values by name (for the builders; workloads.c); -1 when absent. */
-long sim_spec_get(const pmcf_sim_spec *s, const char *key);
+long pmcfi_sim_spec_get(const pmcf_sim_spec *s, const char *key);
 
 /* ---- the workload table (workload_table.c) -----------------------------------------
  * One descriptor per simulated workload (libpfm4's pfmlib_pmu_t style): its
@@ -169,11 +169,11 @@ struct sim_workload_def {
 };
 /* The table, in the order workloads are listed. */
 #define SIM_WORKLOADS(X) X(cholesky) X(seidel) X(kmeans) X(loops) X(knapsack) X(fib)
-#define SIM_WORKLOAD_DECLARE(name) extern const struct sim_workload_def sim_wl_##name;
+#define SIM_WORKLOAD_DECLARE(name) extern const struct sim_workload_def pmcfi_sim_wl_##name;
 SIM_WORKLOADS(SIM_WORKLOAD_DECLARE)
 #undef SIM_WORKLOAD_DECLARE
-extern const struct sim_workload_def *const sim_workloads[];
-extern const size_t sim_nworkloads;
+extern const struct sim_workload_def *const pmcfi_sim_workloads[];
+extern const size_t pmcfi_sim_nworkloads;
 
 /* ---- workloads (workloads.c) ----------------------------------------------------- */
 /* Latent work features of one XU: properties of the program and its input,
@@ -231,19 +231,19 @@ struct sim_workload {
 	int threads;
 	double time_scale; /* model 2: each XU repeats its kernel this many times */
 };
-int sim_workload_build(const pmcf_sim_spec *s, const struct sim_machine *m, struct sim_workload **out);
+int pmcfi_sim_workload_build(const pmcf_sim_spec *s, const struct sim_machine *m, struct sim_workload **out);
 /* Building blocks for a workload's builder (workloads.c): a new XU type
  * (its index), a new XU (NULL when out of memory; *idx its index), a
  * dependency of XU x on XU dep (none when dep < 0), a label text into the
  * arena (*off its offset), the phase split and front share every XU's work
  * gets from its key, and ndata data ids with their NUMA homes. */
-int sim_wl_type(struct sim_workload *w, int kind, const char *name, const char *loc);
-struct sim_wxu *sim_wl_xu(struct sim_workload *w, int type, size_t *idx);
-int sim_wl_dep(struct sim_workload *w, size_t x, long dep);
-int sim_wl_label(struct sim_workload *w, uint32_t *off, const char *text);
-void sim_wl_work_common(struct sim_work *k, uint64_t key);
-int sim_wl_homes(struct sim_workload *w, size_t ndata);
-void sim_workload_free(struct sim_workload *w);
+int pmcfi_sim_wl_type(struct sim_workload *w, int kind, const char *name, const char *loc);
+struct sim_wxu *pmcfi_sim_wl_xu(struct sim_workload *w, int type, size_t *idx);
+int pmcfi_sim_wl_dep(struct sim_workload *w, size_t x, long dep);
+int pmcfi_sim_wl_label(struct sim_workload *w, uint32_t *off, const char *text);
+void pmcfi_sim_wl_work_common(struct sim_work *k, uint64_t key);
+int pmcfi_sim_wl_homes(struct sim_workload *w, size_t ndata);
+void pmcfi_sim_workload_free(struct sim_workload *w);
 static inline const char *sim_label(const struct sim_workload *w, uint32_t off) { return w->arena + off; }
 
 /* ---- execution (engine.c, model.c) ------------------------------------------------ */
@@ -286,19 +286,19 @@ struct sim_run {
 
 /* Runs the discrete-event schedule of w on m with seed. period_ns > 0
  * with rot_cost_ns adds the HEM perturbation. */
-int sim_engine_run(const struct sim_workload *w, const struct sim_machine *m, uint64_t seed, int model,
-		   double period_ns, double rot_cost_ns, struct sim_run **out);
-void sim_run_free(struct sim_run *r);
+int pmcfi_sim_engine_run(const struct sim_workload *w, const struct sim_machine *m, uint64_t seed, int model,
+			 double period_ns, double rot_cost_ns, struct sim_run **out);
+void pmcfi_sim_run_free(struct sim_run *r);
 
 /* Value model: true natives and duration (ns) of one XU in its context;
  * noise from r. */
-double sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const struct sim_ctx *c,
-		    struct pmcfi_rng *r, double *nat, double *first, double *first_share);
+double pmcfi_sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const struct sim_ctx *c,
+			  struct pmcfi_rng *r, double *nat, double *first, double *first_share);
 /* Counts per ns of the runtime's idle loop between XUs (what per-thread
  * counters see while a worker spins or steals). */
-void sim_model_idle_rates(const struct sim_machine *m, double *rate);
+void pmcfi_sim_model_idle_rates(const struct sim_machine *m, double *rate);
 /* Whether native n is a memory event (front-loaded in an XU). */
-int sim_nat_is_memory(int n);
+int pmcfi_sim_nat_is_memory(int n);
 
 /* ---- HEM (hem.c) ---------------------------------------------------------------------
  * Replays each thread's timeline with the scheduler's rotations and writes,
@@ -308,10 +308,10 @@ struct sim_hem_out {
 	double *est;       /* nxu x nunits */
 	uint64_t *running; /* nxu x nunits */
 };
-int sim_hem_run(const struct sim_machine *m, const struct sim_run *r, const int *units, size_t nunits,
-		unsigned pmcs, int mode, double period_ns, int estimate, uint64_t seed,
-		struct sim_hem_out *out);
+int pmcfi_sim_hem_run(const struct sim_machine *m, const struct sim_run *r, const int *units, size_t nunits,
+		      unsigned pmcs, int mode, double period_ns, int estimate, uint64_t seed,
+		      struct sim_hem_out *out);
 
 /* The catalogue of machine m (catalog_sim.c); takes ownership of m. */
-int sim_catalog_new(struct sim_machine *m, pmcf_catalog **out);
+int pmcfi_sim_catalog_new(struct sim_machine *m, pmcf_catalog **out);
 #endif

@@ -20,8 +20,9 @@ static size_t nkeys(const struct sim_workload_def *w)
 static void list_workloads(char *buf, size_t len)
 {
 	size_t off = 0;
-	for (size_t i = 0; i < sim_nworkloads && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "", sim_workloads[i]->name);
+	for (size_t i = 0; i < pmcfi_sim_nworkloads && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
+					pmcfi_sim_workloads[i]->name);
 }
 
 static void list_keys(const struct sim_workload_def *w, char *buf, size_t len)
@@ -164,10 +165,10 @@ int pmcf_sim_spec_parse(const char *text, pmcf_sim_spec **out)
 				 "empty simulation spec (expected WORKLOAD[,key=value…]; workloads: %s)", wl);
 	} else {
 		s->workload = -1;
-		for (size_t i = 0; i < sim_nworkloads; i++)
-			if (strcmp(sim_workloads[i]->name, tok) == 0) {
+		for (size_t i = 0; i < pmcfi_sim_nworkloads; i++)
+			if (strcmp(pmcfi_sim_workloads[i]->name, tok) == 0) {
 				s->workload = (int)i;
-				s->def = sim_workloads[i];
+				s->def = pmcfi_sim_workloads[i];
 			}
 		if (s->workload < 0)
 			err = strchr(tok, '=')

@@ -33,19 +33,19 @@ struct fib_node {
 static int build_fib(struct sim_workload *w, const pmcf_sim_spec *s, const struct sim_machine *m)
 {
 	(void)m;
-	int n = (int)sim_spec_get(s, "n"), cutoff = (int)sim_spec_get(s, "cutoff");
-	int tf = sim_wl_type(w, PMCF_XU_TASK, "fib", "fib.c:12");
-	int ts = sim_wl_type(w, PMCF_XU_TASK, "fib_seq", "fib.c:5");
-	int err = sim_wl_homes(w, 0);
+	int n = (int)pmcfi_sim_spec_get(s, "n"), cutoff = (int)pmcfi_sim_spec_get(s, "cutoff");
+	int tf = pmcfi_sim_wl_type(w, PMCF_XU_TASK, "fib", "fib.c:12");
+	int ts = pmcfi_sim_wl_type(w, PMCF_XU_TASK, "fib_seq", "fib.c:5");
+	int err = pmcfi_sim_wl_homes(w, 0);
 	uint32_t root;
 	if (!err)
-		err = sim_wl_label(w, &root, "0");
+		err = pmcfi_sim_wl_label(w, &root, "0");
 	size_t ix;
-	struct sim_wxu *x = err ? NULL : sim_wl_xu(w, n > cutoff ? tf : ts, &ix);
+	struct sim_wxu *x = err ? NULL : pmcfi_sim_wl_xu(w, n > cutoff ? tf : ts, &ix);
 	if (!x)
 		return err ? err : PMCF_ENOMEM;
 	x->parent = root;
-	err = sim_wl_label(w, &x->label, "0.0");
+	err = pmcfi_sim_wl_label(w, &x->label, "0.0");
 	struct fib_node *st = NULL;
 	size_t sp = 0, scap = 0;
 	if (!err)
@@ -71,7 +71,7 @@ static int build_fib(struct sim_workload *w, const pmcf_sim_spec *s, const struc
 						 .passes = calls / (nd.k + 1) + 1,
 						 .code = 400,
 						 .cpi0 = 0.6};
-			sim_wl_work_common(&u->w, (uint64_t)nd.xu);
+			pmcfi_sim_wl_work_common(&u->w, (uint64_t)nd.xu);
 			continue;
 		}
 		/* create fib(k-1) and fib(k-2), wait for them, add */
@@ -87,12 +87,12 @@ static int build_fib(struct sim_workload *w, const pmcf_sim_spec *s, const struc
 					 .passes = 1,
 					 .code = 900,
 					 .cpi0 = 0.8};
-		sim_wl_work_common(&u->w, (uint64_t)nd.xu);
+		pmcfi_sim_wl_work_common(&u->w, (uint64_t)nd.xu);
 		for (int c = 0; c < 2 && !err; c++) {
 			uint32_t plabel = w->xu[nd.xu].label;
 			int k = nd.k - 1 - c;
 			size_t cx;
-			struct sim_wxu *cu = sim_wl_xu(w, k > cutoff ? tf : ts, &cx);
+			struct sim_wxu *cu = pmcfi_sim_wl_xu(w, k > cutoff ? tf : ts, &cx);
 			if (!cu) {
 				err = PMCF_ENOMEM;
 				break;
@@ -102,9 +102,9 @@ static int build_fib(struct sim_workload *w, const pmcf_sim_spec *s, const struc
 				err = pmcfi_fail(PMCF_EINVAL, "label too long");
 			cu->parent = plabel;
 			if (!err)
-				err = sim_wl_label(w, &cu->label, lab);
+				err = pmcfi_sim_wl_label(w, &cu->label, lab);
 			if (!err)
-				err = sim_wl_dep(w, cx, nd.xu);
+				err = pmcfi_sim_wl_dep(w, cx, nd.xu);
 			if (!err)
 				err = pmcfi_grow((void **)&st, &scap, sp + 1, sizeof(*st));
 			if (!err)
@@ -116,7 +116,7 @@ static int build_fib(struct sim_workload *w, const pmcf_sim_spec *s, const struc
 	return err == -ENOMEM ? PMCF_ENOMEM : err;
 }
 
-const struct sim_workload_def sim_wl_fib =
+const struct sim_workload_def pmcfi_sim_wl_fib =
 	{"fib",
 	 "Fibonacci by recursive tasks (BOTS fib): fib tasks create two each, fib_seq leaves below the "
 	 "cutoff",

@@ -130,7 +130,7 @@ static int blocks_setup(struct sim_workload *w, const struct sim_machine *m, lon
 /* ---- cholesky: tiled right-looking factorisation, one task per kernel call */
 static int build_cholesky(struct sim_workload *w, const pmcf_sim_spec *s, const struct sim_machine *m)
 {
-	long nb = sim_spec_get(s, "blocks"), b = sim_spec_get(s, "bsize");
+	long nb = pmcfi_sim_spec_get(s, "blocks"), b = pmcfi_sim_spec_get(s, "bsize");
 	int tp = add_type(w, PMCF_XU_TASK, "potrf", "cholesky.c:52");
 	int tt = add_type(w, PMCF_XU_TASK, "trsm", "cholesky.c:61");
 	int ts = add_type(w, PMCF_XU_TASK, "syrk", "cholesky.c:70");
@@ -248,7 +248,8 @@ static int build_cholesky(struct sim_workload *w, const pmcf_sim_spec *s, const 
 /* ---- seidel: blocked Gauss-Seidel sweeps as a task graph (wavefronts) */
 static int build_seidel(struct sim_workload *w, const pmcf_sim_spec *s, const struct sim_machine *m)
 {
-	long nb = sim_spec_get(s, "blocks"), it = sim_spec_get(s, "iters"), b = sim_spec_get(s, "bsize");
+	long nb = pmcfi_sim_spec_get(s, "blocks"), it = pmcfi_sim_spec_get(s, "iters"),
+	     b = pmcfi_sim_spec_get(s, "bsize");
 	int t = add_type(w, PMCF_XU_TASK, "gauss_seidel_block", "seidel.c:38");
 	long *lw;
 	int err = blocks_setup(w, m, nb, &lw);
@@ -314,8 +315,9 @@ static int build_seidel(struct sim_workload *w, const pmcf_sim_spec *s, const st
 /* ---- kmeans: per iteration, assignment tasks over parts then an update */
 static int build_kmeans(struct sim_workload *w, const pmcf_sim_spec *s, const struct sim_machine *m)
 {
-	long pts = sim_spec_get(s, "points"), parts = sim_spec_get(s, "parts");
-	long k = sim_spec_get(s, "k"), dims = sim_spec_get(s, "dims"), it = sim_spec_get(s, "iters");
+	long pts = pmcfi_sim_spec_get(s, "points"), parts = pmcfi_sim_spec_get(s, "parts");
+	long k = pmcfi_sim_spec_get(s, "k"), dims = pmcfi_sim_spec_get(s, "dims"),
+	     it = pmcfi_sim_spec_get(s, "iters");
 	if (parts > pts)
 		parts = pts;
 	int ta = add_type(w, PMCF_XU_TASK, "assign", "kmeans.c:88");
@@ -398,9 +400,10 @@ static int build_kmeans(struct sim_workload *w, const pmcf_sim_spec *s, const st
 /* ---- loops: OpenMP parallel loops (static ranges/chunks or dynamic chunks) */
 static int build_loops(struct sim_workload *w, const pmcf_sim_spec *s, const struct sim_machine *m)
 {
-	long n = sim_spec_get(s, "n"), nl = sim_spec_get(s, "loops"), reps = sim_spec_get(s, "reps");
-	int dynamic = sim_spec_get(s, "schedule") == 1;
-	long chunk = sim_spec_get(s, "chunk");
+	long n = pmcfi_sim_spec_get(s, "n"), nl = pmcfi_sim_spec_get(s, "loops"),
+	     reps = pmcfi_sim_spec_get(s, "reps");
+	int dynamic = pmcfi_sim_spec_get(s, "schedule") == 1;
+	long chunk = pmcfi_sim_spec_get(s, "chunk");
 	long T = w->threads;
 	int ranges = !dynamic && chunk == 0; /* static without chunk: one range per thread */
 	if (dynamic && chunk == 0)
@@ -541,7 +544,7 @@ static double ks_bound(const struct ks_item *it, int n, int d, double cap, doubl
 static int build_knapsack(struct sim_workload *w, const pmcf_sim_spec *s, const struct sim_machine *m)
 {
 	(void)m;
-	int n = (int)sim_spec_get(s, "items"), cutoff = (int)sim_spec_get(s, "cutoff");
+	int n = (int)pmcfi_sim_spec_get(s, "items"), cutoff = (int)pmcfi_sim_spec_get(s, "cutoff");
 	int tn = add_type(w, PMCF_XU_TASK, "knap_branch", "knapsack.c:44");
 	int tl = add_type(w, PMCF_XU_TASK, "knap_leaf", "knapsack.c:31");
 	struct ks_item it[40];
@@ -662,21 +665,21 @@ static int build_knapsack(struct sim_workload *w, const pmcf_sim_spec *s, const 
  * scale: model 2's kernel repetitions, chosen so that a run at the default
  * size lasts about 0.5 s or more, as the papers' runs do (loops: static,
  * dynamic). */
-const struct sim_workload_def sim_wl_cholesky =
+const struct sim_workload_def pmcfi_sim_wl_cholesky =
 	{"cholesky",
 	 "tiled Cholesky factorisation: potrf, trsm, syrk and gemm tasks over a task graph",
 	 {{"blocks", 24, 1, 400, NULL}, {"bsize", 64, 4, 1024, NULL}},
 	 build_cholesky,
 	 100,
 	 100};
-const struct sim_workload_def sim_wl_seidel =
+const struct sim_workload_def pmcfi_sim_wl_seidel =
 	{"seidel",
 	 "Gauss-Seidel sweeps: a gauss_seidel_block task per block and iteration (wavefront)",
 	 {{"blocks", 16, 1, 512, NULL}, {"iters", 10, 1, 10000, NULL}, {"bsize", 64, 4, 4096, NULL}},
 	 build_seidel,
 	 250,
 	 250};
-const struct sim_workload_def sim_wl_kmeans =
+const struct sim_workload_def pmcfi_sim_wl_kmeans =
 	{"kmeans",
 	 "k-means: an assign task per part of the points and one update per iteration",
 	 {{"points", 262144, 1, 1L << 32, NULL},
@@ -688,7 +691,7 @@ const struct sim_workload_def sim_wl_kmeans =
 	 80,
 	 80};
 static const char *const sched_choices[] = {"static", "dynamic", NULL};
-const struct sim_workload_def sim_wl_loops =
+const struct sim_workload_def pmcfi_sim_wl_loops =
 	{"loops",
 	 "parallel loops (worksharing): a range per thread (static) or chunks (dynamic, chunk=)",
 	 {{"n", 100000, 1, 1L << 32, NULL},
@@ -699,7 +702,7 @@ const struct sim_workload_def sim_wl_loops =
 	 build_loops,
 	 600,
 	 400};
-const struct sim_workload_def sim_wl_knapsack =
+const struct sim_workload_def pmcfi_sim_wl_knapsack =
 	{"knapsack",
 	 "0/1 knapsack branch and bound: tasks create their children, an unbalanced tree",
 	 {{"items", 24, 2, 40, NULL}, {"cutoff", 12, 1, 18, NULL}},
@@ -707,7 +710,7 @@ const struct sim_workload_def sim_wl_knapsack =
 	 300,
 	 300};
 
-long sim_spec_get(const pmcf_sim_spec *s, const char *key)
+long pmcfi_sim_spec_get(const pmcf_sim_spec *s, const char *key)
 {
 	const struct sim_workload_def *w = s->def;
 	for (size_t i = 0; i < SIM_MAX_KEYS && w->keys[i].name; i++)
@@ -717,20 +720,23 @@ long sim_spec_get(const pmcf_sim_spec *s, const char *key)
 }
 
 /* The helpers above for workloads in files of their own (sim_impl.h). */
-int sim_wl_type(struct sim_workload *w, int kind, const char *name, const char *loc)
+int pmcfi_sim_wl_type(struct sim_workload *w, int kind, const char *name, const char *loc)
 {
 	return add_type(w, kind, name, loc);
 }
-struct sim_wxu *sim_wl_xu(struct sim_workload *w, int type, size_t *idx) { return add_xu(w, type, idx); }
-int sim_wl_dep(struct sim_workload *w, size_t x, long dep) { return add_dep(w, x, dep); }
-int sim_wl_label(struct sim_workload *w, uint32_t *off, const char *text)
+struct sim_wxu *pmcfi_sim_wl_xu(struct sim_workload *w, int type, size_t *idx)
+{
+	return add_xu(w, type, idx);
+}
+int pmcfi_sim_wl_dep(struct sim_workload *w, size_t x, long dep) { return add_dep(w, x, dep); }
+int pmcfi_sim_wl_label(struct sim_workload *w, uint32_t *off, const char *text)
 {
 	return label_add(w, off, "%s", text);
 }
-void sim_wl_work_common(struct sim_work *k, uint64_t key) { work_common(k, key); }
-int sim_wl_homes(struct sim_workload *w, size_t ndata) { return homes(w, ndata); }
+void pmcfi_sim_wl_work_common(struct sim_work *k, uint64_t key) { work_common(k, key); }
+int pmcfi_sim_wl_homes(struct sim_workload *w, size_t ndata) { return homes(w, ndata); }
 
-void sim_workload_free(struct sim_workload *w)
+void pmcfi_sim_workload_free(struct sim_workload *w)
 {
 	if (!w)
 		return;
@@ -742,7 +748,7 @@ void sim_workload_free(struct sim_workload *w)
 	free(w);
 }
 
-int sim_workload_build(const pmcf_sim_spec *s, const struct sim_machine *m, struct sim_workload **out)
+int pmcfi_sim_workload_build(const pmcf_sim_spec *s, const struct sim_machine *m, struct sim_workload **out)
 {
 	*out = NULL;
 	struct sim_workload *w = calloc(1, sizeof(*w));
@@ -758,7 +764,7 @@ int sim_workload_build(const pmcf_sim_spec *s, const struct sim_machine *m, stru
 	if (!err && w->nxu == 0)
 		err = pmcfi_fail(PMCF_EINVAL, "workload '%s' has no XU with these parameters", w->name);
 	if (err) {
-		sim_workload_free(w);
+		pmcfi_sim_workload_free(w);
 		return err;
 	}
 	*out = w;

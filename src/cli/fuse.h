@@ -46,6 +46,8 @@ int fuse_link_auto_plan(const char *verb, const pmcf_evlist *ev, const char *ref
 
 /* "N executions (lower bound B[, optimal]) ..." then one line per set. */
 void fuse_print_plan(FILE *f, const pmcf_plan *p);
+/* `plan --json`: the summary of p written to out, as one JSON object. */
+void fuse_json_plan(FILE *f, const pmcf_plan *p, const char *out);
 /* XUs, events, partial XUs, label statistics (lgl) and match distances;
  * with -v the BC grid's iterations and dmax. */
 void fuse_print_summary(FILE *f, const pmcf_profile *fused, const pmcf_combine_stats *st, int strategy,

@@ -11,6 +11,7 @@
 #include "cli/campaign.h"
 #include "cli/cli.h"
 #include "cli/output.h"
+#include "cli/reference.h"
 #include "pmcfuse/evaluate.h"
 #include "pmcfuse/refdir.h"
 #include "pmcfuse/source.h"
@@ -63,87 +64,6 @@ static const char usage[] =
  * pmcf_sim_exec_seed(base, K) with the same base). */
 #define REFERENCE_SEED_SALT 0x9e6c63d0676a9a99ull
 
-struct refrun {
-	/* the command line */
-	const char *dir, *events, *sim;
-	char **prog;
-	int nprog, have_seed;
-	unsigned long repeat, pmcs, seed;
-	struct campaign_args args;
-	/* the campaign */
-	struct campaign_session s;
-	pmcf_source *src;
-	const char *source;
-	char *canon;
-	pmcf_evlist *list;
-	const pmcf_evlist **sets; /* the covering's lists (owned by cv) */
-	pmcf_cover *cv;
-	size_t nsets, total, reused;
-	unsigned char *done; /* per execution: its profile is in dir */
-	uint64_t *seeds;
-	int launched;
-};
-
-/* DIR/reference.json, rewritten (atomically) after every execution: the
- * profiles done so far, and "complete" once every one is. */
-static int write_index(const struct refrun *r)
-{
-	pmcf_refdir_index ix = {.size = sizeof(ix),
-				.events = pmcf_evlist_names(r->list),
-				.nevents = pmcf_evlist_size(r->list),
-				.cover = r->cv,
-				.repeat = r->repeat,
-				.source = r->source,
-				.done = r->done,
-				.seeds = r->seeds};
-	int err = pmcf_refdir_write_index(r->dir, &ix);
-	return err ? cli_lib_error("reference", err, r->dir) : CLI_OK;
-}
-
-/* After each execution saved: the index says so. */
-static int index_saved(void *ctx, size_t k)
-{
-	struct refrun *r = ctx;
-	r->done[k] = 1;
-	return pmcf_campaign_is_task(r->s.camp) ? CLI_OK : write_index(r);
-}
-
-static size_t count_done(const struct refrun *r)
-{
-	size_t n = 0;
-	for (size_t k = 0; k < r->total; k++)
-		n += r->done[k];
-	return n;
-}
-
-/* The digest that names a reference campaign: its source, seed, repeats,
- * budget and covering sets. */
-static int reference_digest(const struct refrun *r, char hex[65])
-{
-	char *t = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&t, &len);
-	if (!f)
-		return cli_error("reference", CLI_EENV, "out of memory");
-	fprintf(f, "reference\n%s\nseed %llu repeat %lu pmcs %lu\n", r->source, (unsigned long long)r->seed,
-		r->repeat, r->pmcs);
-	for (size_t i = 0; r->prog && r->prog[i]; i++)
-		fprintf(f, "%s\n", r->prog[i]);
-	for (size_t s = 0; s < r->nsets; s++) {
-		size_t n;
-		const char *const *set = pmcf_cover_events_at(r->cv, s, &n);
-		for (size_t i = 0; i < n; i++)
-			fprintf(f, "%s%s", i ? "," : "--\n", set[i]);
-	}
-	if (fclose(f) != 0 || !t) {
-		free(t);
-		return cli_error("reference", CLI_EENV, "out of memory");
-	}
-	pmcfi_sha256_buf(t, strlen(t), hex);
-	free(t);
-	return CLI_OK;
-}
-
 /* The source, the events and their pair covering (one list per set); the
  * executions' seeds drawn apart from those of `run`. */
 static int plan_references(struct refrun *r)
@@ -187,7 +107,7 @@ static int plan_references(struct refrun *r)
 static int open_references(struct refrun *r, int argc, char **argv)
 {
 	char digest[65];
-	int st = reference_digest(r, digest);
+	int st = ref_digest(r, digest);
 	pmcf_campaign_opts o = PMCF_CAMPAIGN_OPTS_INIT;
 	o.dir = r->dir;
 	o.digest = digest;
@@ -195,7 +115,7 @@ static int open_references(struct refrun *r, int argc, char **argv)
 	o.nsets = r->nsets;
 	o.repeat = (unsigned)r->repeat;
 	o.file_format = PMCF_REFDIR_FILE;
-	r->s.saved = index_saved;
+	r->s.saved = ref_index_saved;
 	r->s.ctx = r;
 	if (!st)
 		st = campaign_session_open(&r->s, &o, argc, argv);
@@ -205,7 +125,7 @@ static int open_references(struct refrun *r, int argc, char **argv)
 	}
 	/* array tasks leave reference.json to the finishing step */
 	if (st == CLI_OK && !pmcf_campaign_is_task(r->s.camp))
-		st = write_index(r);
+		st = ref_write_index(r);
 	r->launched = st == CLI_OK && campaign_is_slurm(&r->args);
 	if (r->launched)
 		st = campaign_session_slurm(&r->s);
@@ -227,7 +147,7 @@ static int record_references(struct refrun *r)
 				 "execution %ld of '%s' failed: %s (%zu of %zu reference executions kept in "
 				 "%s; resume with `pmcfuse reference --resume %s`)",
 				 x.at + 1, r->prog[0],
-				 x.message && x.message[0] ? x.message : "non-zero exit", count_done(r),
+				 x.message && x.message[0] ? x.message : "non-zero exit", ref_count_done(r),
 				 r->total, r->dir, r->dir);
 	}
 	return err ? cli_lib_error("reference", err,
@@ -259,7 +179,7 @@ static int finish_references(struct refrun *r, int st)
 			"reference",
 			"%zu of %zu reference executions complete, kept in %s (usable by epd and "
 			"correrr); resume with `pmcfuse reference --resume %s`",
-			count_done(r), r->total, r->dir, r->dir);
+			ref_count_done(r), r->total, r->dir, r->dir);
 	} else if (c && st != CLI_OK) {
 		pmcf_campaign_state_set(c, "failed");
 	} else if (c) {
@@ -267,49 +187,6 @@ static int finish_references(struct refrun *r, int st)
 		st = err ? cli_lib_error("reference", err, r->dir) : CLI_OK;
 	}
 	return st;
-}
-
-static void print_summary(const struct refrun *r)
-{
-	size_t E = 0, nimp = pmcf_cover_nimpossible(r->cv), lb = pmcf_cover_lower_bound(r->cv);
-	for (size_t i = 0; i < pmcf_evlist_size(r->list); i++)
-		E += strcmp(pmcf_evlist_name(r->list, i), "duration") != 0;
-	size_t pairs = E * (E - 1) / 2;
-	if (r->args.json) {
-		printf("{\"folder\": ");
-		cli_json_string(stdout, r->dir);
-		printf(", \"index\": \"reference.json\", \"source\": ");
-		cli_json_string(stdout, r->source);
-		if (r->sim)
-			printf(", \"seed\": %llu", (unsigned long long)r->seed);
-		printf(", \"executions\": %zu, \"sets\": %zu, \"repeat\": %lu, \"events\": %zu, "
-		       "\"pairs\": %zu, \"impossible_pairs\": %zu, \"lower_bound\": %zu, "
-		       "\"lower_bound_per_repeat\": %zu, \"lower_bound_derivation\": ",
-		       r->total, r->nsets, r->repeat, E, pairs - nimp, nimp, lb * r->repeat, lb);
-		cli_json_string(stdout, pmcf_cover_bound_text(r->cv));
-		printf(", \"without_packing\": %zu, \"resumed\": %zu}\n", pairs * r->repeat, r->reused);
-		return;
-	}
-	if (cli_quiet)
-		return;
-	campaign_print_resumed(r->dir, r->reused, r->total);
-	printf("%zu reference executions (%zu event set%s x %lu repeats) cover the %zu pair%s of %zu "
-	       "event%s; lower bound %zu (%zu x %lu); without packing: %zu\n",
-	       r->total, r->nsets, r->nsets == 1 ? "" : "s", r->repeat, pairs - nimp,
-	       pairs - nimp == 1 ? "" : "s", E, E == 1 ? "" : "s", lb * r->repeat, lb, r->repeat,
-	       pairs * r->repeat);
-	/* how the bound is derived is the covering's internals: -v */
-	if (cli_verbose)
-		printf("lower bound: %s\n", pmcf_cover_bound_text(r->cv));
-	if (cli_verbose && r->sim)
-		printf("seed %lu: each execution's seed is derived from it (listed in %s/reference.json)\n",
-		       r->seed, r->dir);
-	if (nimp)
-		printf("%zu pairs can never be counted together and are left out (listed in "
-		       "%s/reference.json)\n",
-		       nimp, r->dir);
-	printf("wrote %s/ref-000.pmcf .. ref-%03zu.pmcf and %s/reference.json\n", r->dir,
-	       r->total ? r->total - 1 : 0, r->dir);
 }
 
 /* The whole campaign after the command line: planned, recorded, finished. */
@@ -323,7 +200,7 @@ static int run_references(struct refrun *r, int argc, char **argv)
 		st = record_references(r);
 	st = finish_references(r, st);
 	if (st == CLI_OK && !r->launched && !pmcf_campaign_is_task(r->s.camp))
-		print_summary(r);
+		ref_print_summary(r);
 	campaign_session_close(&r->s);
 	free(r->sets);
 	free(r->done);

@@ -38,6 +38,15 @@ int cli_wants_help(int argc, char **argv, const char *usage);
 /* "unknown option"/missing argument from getopt: prints one error line that
  * points at `pmcfuse VERB --help`, returns CLI_EUSAGE. */
 int cli_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A keyword option's words and their values, in the order the error lists them. */
+struct cli_keyword {
+	const char *name;
+	int value;
+};
+/* *out = the value of arg among kw[0..n) (CLI_OK), else a usage error
+ * "OPT: expected a, b or c" naming the words in table order. */
+int cli_keyword(const char *verb, const char *opt, const char *arg, const struct cli_keyword *kw, size_t n,
+		int *out);
 
 /* Parses an unsigned decimal option value within [min, max]. */
 int cli_parse_uint(const char *verb, const char *opt, const char *s, unsigned long min, unsigned long max,

@@ -77,7 +77,8 @@ static int imix_record(int argc, char **argv)
 					   {"valgrind-hwcaps", no_argument, NULL, 'V'},
 					   {"output", required_argument, NULL, 'o'},
 					   {NULL, 0, NULL, 0}};
-	static const char *const runtimes[] = {"seconds", "minutes", "long"};
+	static const struct cli_keyword runtimes[] = {{"seconds", 0}, {"minutes", 1}, {"long", 2}};
+	int k, st;
 	int vg_hwcaps = 0;
 	const char *out = NULL;
 	pmcf_imix_record_opts o = PMCF_IMIX_RECORD_OPTS_INIT;
@@ -98,10 +99,9 @@ static int imix_record(int argc, char **argv)
 				return CLI_EUSAGE;
 			break;
 		case 'R':
-			for (o.runtime = 0; o.runtime < 3 && strcmp(optarg, runtimes[o.runtime]); o.runtime++)
-				;
-			if (o.runtime == 3)
-				return cli_usage_error(verb, "--runtime: expected seconds, minutes or long");
+			if ((st = cli_keyword(verb, "--runtime", optarg, runtimes, 3, &k)))
+				return st;
+			o.runtime = k;
 			break;
 		default: return cli_imix_bad_option("record", argv);
 		}
@@ -211,20 +211,23 @@ int cmd_imix(int argc, char **argv)
 	opterr = 0; /* the subverbs say what getopt did not take, in one line */
 	if (cli_wants_help(argc - 1, argv + 1, usage))
 		return CLI_OK;
-	if (!strcmp(sub, "record"))
-		return imix_record(argc - 1, argv + 1);
-	if (!strcmp(sub, "reference"))
-		return imix_reference(argc - 1, argv + 1);
-	if (!strcmp(sub, "report"))
-		return cli_imix_report(argc - 1, argv + 1);
-	if (!strcmp(sub, "compare"))
-		return cli_imix_compare(argc - 1, argv + 1);
-	if (!strcmp(sub, "train"))
-		return cli_imix_train(argc - 1, argv + 1);
-	if (!strcmp(sub, "synth"))
-		return imix_synth(argc - 1, argv + 1);
-	return cli_usage_error(verb,
-			       "unknown sub-command '%s' (record, reference, report, compare, "
-			       "train)",
-			       sub);
+	/* listed: named in the unknown-sub-command error (synth is for tests) */
+	static const struct {
+		const char *name;
+		int (*run)(int argc, char **argv);
+		int listed;
+	} subs[] = {{"record", imix_record, 1},     {"reference", imix_reference, 1},
+		    {"report", cli_imix_report, 1}, {"compare", cli_imix_compare, 1},
+		    {"train", cli_imix_train, 1},   {"synth", imix_synth, 0}};
+	char names[128];
+	size_t o = 0;
+	names[0] = '\0';
+	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
+		if (!strcmp(sub, subs[i].name))
+			return subs[i].run(argc - 1, argv + 1);
+		if (subs[i].listed && o < sizeof(names))
+			o += (size_t)snprintf(names + o, sizeof(names) - o, "%s%s", o ? ", " : "",
+					      subs[i].name);
+	}
+	return cli_usage_error(verb, "unknown sub-command '%s' (%s)", sub, names);
 }

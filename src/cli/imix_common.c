@@ -117,40 +117,41 @@ void cli_imix_print_correction(FILE *f, const pmcf_imix_stats *st, const pmcf_im
 		fprintf(f, "# time-to-count correction off (--method ebs-raw): blocks weighted by time\n");
 }
 
-/* Options shared by report, compare and train. */
+#define KW(t) t, sizeof(t) / sizeof((t)[0])
+static const struct cli_keyword methods[] = {{"hbbp", PMCF_IMIX_HBBP},
+					     {"ebs", PMCF_IMIX_EBS},
+					     {"ebs-raw", PMCF_IMIX_EBS_RAW},
+					     {"lbr", PMCF_IMIX_LBR}};
+static const struct cli_keyword skids[] = {{"prev", PMCF_IMIX_SKID_PREV}, {"none", PMCF_IMIX_SKID_NONE}};
+static const struct cli_keyword costings[] = {{"regions", PMCF_IMIX_COST_REGIONS},
+					      {"blocks", PMCF_IMIX_COST_BLOCKS},
+					      {"regions-chase", PMCF_IMIX_COST_REGIONS_CHASE}};
+static const struct cli_keyword rates[] = {{"iv", PMCF_IMIX_RATE_IV}, {"none", PMCF_IMIX_RATE_NONE}};
+static const struct cli_keyword armss[] = {{"flow", PMCF_IMIX_ARMS_FLOW},
+					   {"samples", PMCF_IMIX_ARMS_SAMPLES}};
+static const struct cli_keyword unmeasureds[] = {{"samples", PMCF_IMIX_UNMEASURED_SAMPLES},
+						 {"model", PMCF_IMIX_UNMEASURED_MODEL},
+						 {"bound", PMCF_IMIX_UNMEASURED_BOUND}};
+
 /* Options of report, compare and train; -1 for one that is none of them. */
 int cli_imix_common_opt(int opt, const char *arg, pmcf_imix_opts *o)
 {
 	unsigned long v;
+	int k, st;
 	switch (opt) {
 	case 'm':
-		if (!strcmp(arg, "hbbp"))
-			o->method = PMCF_IMIX_HBBP;
-		else if (!strcmp(arg, "ebs"))
-			o->method = PMCF_IMIX_EBS;
-		else if (!strcmp(arg, "lbr"))
-			o->method = PMCF_IMIX_LBR;
-		else if (!strcmp(arg, "ebs-raw"))
-			o->method = PMCF_IMIX_EBS_RAW;
-		else
-			return cli_usage_error(verb, "--method: expected hbbp, ebs, ebs-raw or lbr");
-		return CLI_OK;
+		if (!(st = cli_keyword(verb, "--method", arg, KW(methods), &k)))
+			o->method = k;
+		return st;
 	case 'M': o->mcpu = arg; return CLI_OK;
 	case 'S':
-		if (!strcmp(arg, "prev"))
-			o->skid = PMCF_IMIX_SKID_PREV;
-		else if (!strcmp(arg, "none"))
-			o->skid = PMCF_IMIX_SKID_NONE;
-		else
-			return cli_usage_error(verb, "--skid: expected prev or none");
-		return CLI_OK;
+		if (!(st = cli_keyword(verb, "--skid", arg, KW(skids), &k)))
+			o->skid = k;
+		return st;
 	case 'C':
-		if (strcmp(arg, "regions") && strcmp(arg, "blocks") && strcmp(arg, "regions-chase"))
-			return cli_usage_error(verb, "--costing: expected regions, blocks or regions-chase");
-		o->costing = !strcmp(arg, "blocks")          ? PMCF_IMIX_COST_BLOCKS
-			     : !strcmp(arg, "regions-chase") ? PMCF_IMIX_COST_REGIONS_CHASE
-							     : PMCF_IMIX_COST_REGIONS;
-		return CLI_OK;
+		if (!(st = cli_keyword(verb, "--costing", arg, KW(costings), &k)))
+			o->costing = k;
+		return st;
 	case 'c':
 		if (cli_parse_uint(verb, "--cutoff", arg, 1, 100000, &v))
 			return CLI_EUSAGE;
@@ -158,31 +159,17 @@ int cli_imix_common_opt(int opt, const char *arg, pmcf_imix_opts *o)
 		return CLI_OK;
 	case 'K': o->vmlinux = arg; return CLI_OK;
 	case 'R':
-		if (!strcmp(arg, "iv"))
-			o->rate = PMCF_IMIX_RATE_IV;
-		else if (!strcmp(arg, "none"))
-			o->rate = PMCF_IMIX_RATE_NONE;
-		else
-			return cli_usage_error(verb, "--rate: expected iv or none");
-		return CLI_OK;
+		if (!(st = cli_keyword(verb, "--rate", arg, KW(rates), &k)))
+			o->rate = k;
+		return st;
 	case 'A':
-		if (!strcmp(arg, "flow"))
-			o->arms = PMCF_IMIX_ARMS_FLOW;
-		else if (!strcmp(arg, "samples"))
-			o->arms = PMCF_IMIX_ARMS_SAMPLES;
-		else
-			return cli_usage_error(verb, "--arms: expected flow or samples");
-		return CLI_OK;
+		if (!(st = cli_keyword(verb, "--arms", arg, KW(armss), &k)))
+			o->arms = k;
+		return st;
 	case 'U':
-		if (!strcmp(arg, "bound"))
-			o->unmeasured = PMCF_IMIX_UNMEASURED_BOUND;
-		else if (!strcmp(arg, "samples"))
-			o->unmeasured = PMCF_IMIX_UNMEASURED_SAMPLES;
-		else if (!strcmp(arg, "model"))
-			o->unmeasured = PMCF_IMIX_UNMEASURED_MODEL;
-		else
-			return cli_usage_error(verb, "--unmeasured: expected samples, model or bound");
-		return CLI_OK;
+		if (!(st = cli_keyword(verb, "--unmeasured", arg, KW(unmeasureds), &k)))
+			o->unmeasured = k;
+		return st;
 	default: return -1;
 	}
 }

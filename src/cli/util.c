@@ -77,6 +77,26 @@ int cli_usage_error(const char *verb, const char *fmt, ...)
 	return st;
 }
 
+int cli_keyword(const char *verb, const char *opt, const char *arg, const struct cli_keyword *kw, size_t n,
+		int *out)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(arg, kw[i].name)) {
+			*out = kw[i].value;
+			return CLI_OK;
+		}
+	char list[256];
+	size_t o = 0;
+	list[0] = '\0';
+	for (size_t i = 0; i < n && o < sizeof(list); i++)
+		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s",
+				      i == 0       ? ""
+				      : i + 1 == n ? " or "
+						   : ", ",
+				      kw[i].name);
+	return cli_usage_error(verb, "%s: expected %s", opt, list);
+}
+
 int cli_parse_uint(const char *verb, const char *opt, const char *s, unsigned long min, unsigned long max,
 		   unsigned long *out)
 {

@@ -221,12 +221,13 @@ static int add_set_idx(pmcf_plan *p, const pmcf_catalog *c, const size_t *idx, s
 	for (size_t i = 0; i < n; i++)
 		names[i] = name_at(c, idx[i]);
 	int err = pmcfi_plan_add_set(p, names, n);
+	if (err)
+		return err; /* the caller frees the plan, its sets with it */
 	struct plan_set *s = &p->sets[p->nsets - 1];
-	if (!err && !(s->idx = malloc((n ? n : 1) * sizeof(*s->idx))))
-		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	if (!err)
-		memcpy(s->idx, idx, n * sizeof(*idx));
-	return err;
+	if (!(s->idx = malloc((n ? n : 1) * sizeof(*s->idx))))
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	memcpy(s->idx, idx, n * sizeof(*idx));
+	return 0;
 }
 
 /* Appends the names of events idx[0..n) to *arr / *len. */

@@ -590,45 +590,26 @@ static int pool_get(struct bc_pool *pool, size_t nthreads, size_t nbig, size_t k
 	return 0;
 }
 
-static int step(struct cmb *c, size_t i, struct bc_pool *pool)
+/* E_com: the events of input i monitored by an earlier input, into ecom;
+ * returns their number. */
+static size_t step_ecom(const struct cmb *c, size_t i, size_t *ecom)
 {
-	const pmcf_profile *cur = c->in[i];
-	size_t nx = pmcf_profile_nxus(cur), nf0 = c->nf;
-	struct step_job J = {.c = c, .i = i};
-	/* E_com: events of input i monitored by an earlier input */
-	size_t *ecom = malloc(c->nev * sizeof(*ecom)), k = 0;
-	if (!ecom)
-		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	size_t k = 0;
 	for (size_t e = 0; e < c->nev; e++)
 		if (c->evidx[i][e] >= 0 && c->nowners[e] > 1 && c->owners[e][0] < i)
 			ecom[k++] = e;
-	/* group both sides by type */
-	size_t *ps = calloc(c->ntypes + 2, sizeof(size_t)), *cs = NULL;
-	uint32_t *pidx = malloc((nf0 ? nf0 : 1) * sizeof(uint32_t)), *cidx = NULL;
-	const char **clab = malloc((nx ? nx : 1) * sizeof(*clab));
-	uint32_t *clen = malloc((nx ? nx : 1) * sizeof(*clen));
-	unsigned char *cpaired = calloc(nx ? nx : 1, 1);
-	uint32_t *torder = malloc((c->ntypes ? c->ntypes : 1) * sizeof(uint32_t));
-	size_t *iters = calloc(c->ntypes + 1, sizeof(size_t));
-	size_t *tsize = calloc(c->ntypes + 1, sizeof(size_t));
-	unsigned *dmax = calloc(c->ntypes + 1, sizeof(unsigned));
-	struct step_worker *W = NULL;
-	pthread_t *tid = NULL;
-	size_t nthreads = 0, *pfull = NULL;
-	int err = pmcfi_cmb_by_type(c, i, &cidx, &cs);
-	if (!err && (!ps || !pidx || !clab || !clen || !cpaired || !torder || !iters || !tsize || !dmax))
-		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	if (err)
-		goto out;
-	pmcfi_cmb_fused_by_type(c, nf0, pidx, ps);
-	/* each type's complete fused XUs first (cluster_type) */
-	pfull = calloc(c->ntypes + 1, sizeof(size_t));
+	return k;
+}
+
+/* Orders each type's fused XUs (pidx, from ps) so that the complete ones,
+ * with an XU of every input before i, come first (cluster_type), and sets
+ * pfull[t] to their number. */
+static int step_full_first(const struct cmb *c, size_t i, size_t nf0, const size_t *ps, uint32_t *pidx,
+			   size_t *pfull)
+{
 	uint32_t *ptmp = malloc((nf0 ? nf0 : 1) * sizeof(uint32_t));
-	if (!pfull || !ptmp) {
-		free(ptmp);
-		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-		goto out;
-	}
+	if (!ptmp)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	for (uint32_t t = 0; t < c->ntypes; t++) {
 		size_t a = ps[t], b = ps[t], m = 0;
 		for (size_t q = ps[t]; q < ps[t + 1]; q++) {
@@ -645,7 +626,103 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 		pfull[t] = a - b;
 	}
 	free(ptmp);
-	J.pfull = pfull;
+	return 0;
+}
+
+/* Clusters the types of J with nthreads workers of pool (this thread one
+ * of them; fewer when a thread cannot start: the others take more types),
+ * each with a workspace for nbig XUs. */
+static int step_run(struct step_job *J, struct bc_pool *pool, size_t nthreads, size_t nbig)
+{
+	pthread_t *tid = calloc(nthreads, sizeof(*tid));
+	if (!tid)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	int err = pool_get(pool, nthreads, nbig, J->k);
+	if (err) {
+		free(tid);
+		return err;
+	}
+	struct step_worker *W = pool->W;
+	for (size_t q = 0; q < nthreads; q++)
+		W[q].J = J;
+	pthread_mutex_init(&J->lock, NULL);
+	size_t started = 1;
+	for (; started < nthreads; started++)
+		if (pthread_create(&tid[started], NULL, step_thread, &W[started]) != 0)
+			break; /* fewer threads: the others take more types */
+	step_thread(&W[0]);
+	for (size_t q = 1; q < started; q++)
+		pthread_join(tid[q], NULL);
+	pthread_mutex_destroy(&J->lock);
+	free(tid);
+	return J->err;
+}
+
+/* After the pairs are applied (cluster_type): type by type in order, a
+ * profile with more XUs of a type: its surplus XUs stay, with the events of
+ * the other profiles missing (fuse-openmp §3). Adds the step's statistics. */
+static int step_keep_unpaired(const struct step_job *J)
+{
+	struct cmb *c = J->c;
+	size_t i = J->i;
+	const size_t *cs = J->cs;
+	for (uint32_t t = 0; t < c->ntypes; t++) {
+		size_t nc = cs[t + 1] - cs[t];
+		if (!nc)
+			continue;
+		c->stats->bc_iterations += J->iters[t];
+		if (J->dmax[t] > c->stats->bc_dmax)
+			c->stats->bc_dmax = J->dmax[t];
+		const unsigned char *paired = J->cpaired + cs[t];
+		for (size_t q = 0; q < nc; q++) {
+			if (paired[q])
+				continue;
+			uint32_t x = J->cidx[cs[t] + q];
+			long f = pmcfi_cmb_add(c, t);
+			if (f < 0)
+				return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+			c->src[(size_t)f * c->n + i] = (int32_t)x;
+			if (c->lt) {
+				c->lnode[f] = c->lt->xlab[i][x];
+			} else {
+				c->lab[f] = J->clab[x];
+				c->lablen[f] = J->clen[x];
+			}
+		}
+	}
+	return 0;
+}
+
+/* One BC step: input i into the fused XUs, type by type. */
+static int step(struct cmb *c, size_t i, struct bc_pool *pool)
+{
+	const pmcf_profile *cur = c->in[i];
+	size_t nx = pmcf_profile_nxus(cur), nf0 = c->nf;
+	size_t *ecom = malloc(c->nev * sizeof(*ecom));
+	if (!ecom)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	size_t k = step_ecom(c, i, ecom);
+	/* group both sides by type */
+	size_t *ps = calloc(c->ntypes + 2, sizeof(size_t)), *cs = NULL;
+	uint32_t *pidx = malloc((nf0 ? nf0 : 1) * sizeof(uint32_t)), *cidx = NULL;
+	const char **clab = malloc((nx ? nx : 1) * sizeof(*clab));
+	uint32_t *clen = malloc((nx ? nx : 1) * sizeof(*clen));
+	unsigned char *cpaired = calloc(nx ? nx : 1, 1);
+	uint32_t *torder = malloc((c->ntypes ? c->ntypes : 1) * sizeof(uint32_t));
+	size_t *iters = calloc(c->ntypes + 1, sizeof(size_t));
+	size_t *tsize = calloc(c->ntypes + 1, sizeof(size_t));
+	unsigned *dmax = calloc(c->ntypes + 1, sizeof(unsigned));
+	/* each type's complete fused XUs first (cluster_type) */
+	size_t *pfull = calloc(c->ntypes + 1, sizeof(size_t));
+	int err = pmcfi_cmb_by_type(c, i, &cidx, &cs);
+	if (!err &&
+	    (!ps || !pidx || !clab || !clen || !cpaired || !torder || !iters || !tsize || !dmax || !pfull))
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	if (err)
+		goto out;
+	pmcfi_cmb_fused_by_type(c, nf0, pidx, ps);
+	if ((err = step_full_first(c, i, nf0, ps, pidx, pfull)))
+		goto out;
 	for (size_t x = 0; x < nx && !c->lt; x++) {
 		pmcf_xu xu = PMCF_XU_INIT;
 		pmcf_profile_xu_get(cur, x, &xu);
@@ -663,77 +740,27 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 			nbig = tsize[t];
 	}
 	qsort_r(torder, c->ntypes, sizeof(*torder), cmp_type_size, tsize);
-	J = (struct step_job){.c = c,
-			      .i = i,
-			      .k = k,
-			      .ecom = ecom,
-			      .ps = ps,
-			      .cs = cs,
-			      .pidx = pidx,
-			      .cidx = cidx,
-			      .pfull = pfull,
-			      .clab = clab,
-			      .clen = clen,
-			      .cnode = c->lt ? c->lt->xlab[i] : NULL,
-			      .order = torder,
-			      .cpaired = cpaired,
-			      .iters = iters,
-			      .dmax = dmax};
-	J.cpus = pmcfi_cmb_cpus(c);
-	nthreads = step_threads(J.cpus, busy);
-	tid = calloc(nthreads, sizeof(*tid));
-	if (!tid) {
-		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((err = pool_get(pool, nthreads, nbig, k)))
-		goto out;
-	W = pool->W;
-	for (size_t q = 0; q < nthreads; q++)
-		W[q].J = &J;
-	pthread_mutex_init(&J.lock, NULL);
-	size_t started = 1;
-	for (; started < nthreads; started++)
-		if (pthread_create(&tid[started], NULL, step_thread, &W[started]) != 0)
-			break; /* fewer threads: the others take more types */
-	step_thread(&W[0]);
-	for (size_t q = 1; q < started; q++)
-		pthread_join(tid[q], NULL);
-	pthread_mutex_destroy(&J.lock);
-	if ((err = J.err))
-		goto out;
-	/* the pairs are applied (cluster_type); type by type in order, a
-	 * profile with more XUs of a type: its surplus XUs stay, with the
-	 * events of the other profiles missing (fuse-openmp §3) */
-	for (uint32_t t = 0; t < c->ntypes && !err; t++) {
-		size_t nc = cs[t + 1] - cs[t];
-		if (!nc)
-			continue;
-		c->stats->bc_iterations += iters[t];
-		if (dmax[t] > c->stats->bc_dmax)
-			c->stats->bc_dmax = dmax[t];
-		const unsigned char *paired = cpaired + cs[t];
-		for (size_t q = 0; q < nc && !err; q++) {
-			if (paired[q])
-				continue;
-			uint32_t x = cidx[cs[t] + q];
-			long f = pmcfi_cmb_add(c, t);
-			if (f < 0) {
-				err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-				break;
-			}
-			c->src[(size_t)f * c->n + i] = (int32_t)x;
-			if (c->lt) {
-				c->lnode[f] = c->lt->xlab[i][x];
-			} else {
-				c->lab[f] = clab[x];
-				c->lablen[f] = clen[x];
-			}
-		}
-	}
+	struct step_job J = {.c = c,
+			     .i = i,
+			     .k = k,
+			     .ecom = ecom,
+			     .ps = ps,
+			     .cs = cs,
+			     .pidx = pidx,
+			     .cidx = cidx,
+			     .pfull = pfull,
+			     .clab = clab,
+			     .clen = clen,
+			     .cnode = c->lt ? c->lt->xlab[i] : NULL,
+			     .order = torder,
+			     .cpaired = cpaired,
+			     .iters = iters,
+			     .dmax = dmax,
+			     .cpus = pmcfi_cmb_cpus(c)};
+	if (!(err = step_run(&J, pool, step_threads(J.cpus, busy), nbig)))
+		err = step_keep_unpaired(&J);
 out:
 	free(pfull);
-	free(tid);
 	free(ecom);
 	free(ps);
 	free(cs);

@@ -18,7 +18,7 @@
 #include "util/abi.h"
 #include "util/internal.h"
 
-static void ws_free(struct ws *w)
+static void ws_free(struct pmcfi_bc_ws *w)
 {
 	free(w->rem);
 	free(w->lst);
@@ -50,7 +50,7 @@ static void ws_free(struct ws *w)
 	memset(w, 0, sizeof(*w));
 }
 
-static int ws_init(struct ws *w, size_t n, size_t k, int bylabel)
+static int ws_init(struct pmcfi_bc_ws *w, size_t n, size_t k, int bylabel)
 {
 	memset(w, 0, sizeof(*w));
 	n = n ? n : 1;
@@ -125,8 +125,8 @@ static int cmp_lab(const void *a, const void *b, void *ctx)
  * bc 7-11x ctc on real programs (bench/RESULTS.md). */
 #define NUMERIC_DEPTH 16
 
-static int numeric_order(const char **lab, const uint32_t *len, uint32_t n, uint32_t *order, struct skey *s,
-			 struct skey *tmp)
+static int numeric_order(const char **lab, const uint32_t *len, uint32_t n, uint32_t *order,
+			 struct pmcfi_bc_skey *s, struct pmcfi_bc_skey *tmp)
 {
 	size_t depth = 0;
 	for (uint32_t q = 0; q < n; q++) {
@@ -138,7 +138,7 @@ static int numeric_order(const char **lab, const uint32_t *len, uint32_t n, uint
 	if (depth > NUMERIC_DEPTH)
 		return 0;
 	for (uint32_t q = 0; q < n; q++)
-		s[q] = (struct skey){0, q, 0};
+		s[q] = (struct pmcfi_bc_skey){0, q, 0};
 	for (size_t c = depth; c-- > 0;) {
 		uint64_t lo = UINT64_MAX, hi = 0;
 		for (uint32_t q = 0; q < n; q++) {
@@ -162,14 +162,14 @@ static int numeric_order(const char **lab, const uint32_t *len, uint32_t n, uint
  * for n sort records */
 int pmcfi_cmb_bc_label_qsort;
 
-static void label_ranks(const struct cmbi_ltree *lt, const uint32_t *node, const char **lab,
-			const uint32_t *len, uint32_t n, uint32_t *order, uint32_t *rank, struct skey *s,
-			struct skey *tmp)
+static void label_ranks(const struct pmcfi_cmb_ltree *lt, const uint32_t *node, const char **lab,
+			const uint32_t *len, uint32_t n, uint32_t *order, uint32_t *rank,
+			struct pmcfi_bc_skey *s, struct pmcfi_bc_skey *tmp)
 {
 	if (lt) { /* the nodes' ranks in label order, radix-sorted (stable) */
 		uint32_t hi = 0;
 		for (uint32_t q = 0; q < n; q++) {
-			s[q] = (struct skey){lt->ord[node[q]], q, 0};
+			s[q] = (struct pmcfi_bc_skey){lt->ord[node[q]], q, 0};
 			hi = lt->ord[node[q]] > hi ? lt->ord[node[q]] : hi;
 		}
 		pmcfi_bc_radix_keys(s, tmp, n, hi ? 32u - (unsigned)__builtin_clz(hi) : 0);
@@ -186,7 +186,7 @@ static void label_ranks(const struct cmbi_ltree *lt, const uint32_t *node, const
 }
 
 /* Value of fused event e for fused XU f: its first source that has it. */
-static double fused_value(const struct cmb *c, size_t f, size_t e)
+static double fused_value(const struct pmcfi_cmb *c, size_t f, size_t e)
 {
 	for (uint32_t k = 0; k < c->nowners[e]; k++) {
 		uint32_t j = c->owners[e][k];
@@ -200,7 +200,7 @@ static double fused_value(const struct cmb *c, size_t f, size_t e)
 /* One step (T_prev = the fused XUs, T_cur = input i), read-only while the
  * types are clustered: their XUs by type, E_com, and the pairs found. */
 struct step_job {
-	struct cmb *c;
+	struct pmcfi_cmb *c;
 	size_t i, k;
 	const size_t *ecom;
 	const size_t *ps, *cs;       /* start of each type in pidx, cidx */
@@ -227,7 +227,7 @@ struct step_job {
 /* What one thread clusters with, sized for the largest type. */
 struct step_worker {
 	struct step_job *J;
-	struct ws w;
+	struct pmcfi_bc_ws w;
 	double *v;
 	uint32_t *rank, *order, *pp, *pc, *glen, *gnode;
 	const char **glab;
@@ -302,13 +302,13 @@ static int worker_init(struct step_worker *W, size_t nbig, size_t kbig, int byla
 #define RANK_THREAD_MIN 32768
 
 struct rank_job {
-	const struct cmbi_ltree *lt;
+	const struct pmcfi_cmb_ltree *lt;
 	const uint32_t *node;
 	const char **lab;
 	const uint32_t *len;
 	uint32_t n;
 	uint32_t *order, *rank;
-	struct skey *s, *tmp;
+	struct pmcfi_bc_skey *s, *tmp;
 };
 
 static void *rank_thread(void *arg)
@@ -322,7 +322,7 @@ static void *rank_thread(void *arg)
  * each side, in label order), as lgl does, into W->pp / W->pc, and leaves
  * in g the others, renumbered (W->map: their ids before), for bc; returns
  * the pairs. Both sides are walked in label order: O(n) comparisons. */
-static size_t lgl_first(struct step_worker *W, struct grid *g)
+static size_t lgl_first(struct step_worker *W, struct pmcfi_bc_grid *g)
 {
 	size_t np = g->np, nc = g->nc, k = g->k, a = 0, b = 0, npre = 0, n2 = 0, np2 = 0;
 	const uint32_t *op = W->order, *oc = W->order + np;
@@ -382,7 +382,7 @@ static int cluster_part(struct step_worker *W, uint32_t t, const uint32_t *P, si
 			size_t nc, const uint32_t *cpos, unsigned part)
 {
 	struct step_job *J = W->J;
-	struct cmb *c = J->c;
+	struct pmcfi_cmb *c = J->c;
 	const pmcf_profile *cur = c->in[J->i];
 	size_t k = J->k;
 	double *v = W->v, *lo = W->lo, *hi = W->hi, *range = W->range;
@@ -415,7 +415,7 @@ static int cluster_part(struct step_worker *W, uint32_t t, const uint32_t *P, si
 		range[e] = hi[W->dim[e]] - lo[W->dim[e]];
 	}
 	/* label order on each side */
-	const struct cmbi_ltree *lt = c->lt;
+	const struct pmcfi_cmb_ltree *lt = c->lt;
 	for (size_t q = 0; q < np + nc; q++)
 		if (lt) {
 			W->gnode[q] = q < np ? c->lnode[P[q]] : J->cnode[C[q - np]];
@@ -438,21 +438,21 @@ static int cluster_part(struct step_worker *W, uint32_t t, const uint32_t *P, si
 		pthread_join(th, NULL);
 	else
 		rank_thread(&rj);
-	struct grid g = {.k = kk,
-			 .np = np,
-			 .nc = nc,
-			 .v = v,
-			 .lo = lo,
-			 .range = range,
-			 .w = &W->w,
-			 .rank = W->rank,
-			 .lab = !lt && c->opts->strategy >= PMCF_COMBINE_BC_LABEL ? W->glab : NULL,
-			 .llen = W->glen,
-			 .lt = lt,
-			 .node = lt && c->opts->strategy >= PMCF_COMBINE_BC_LABEL ? W->gnode : NULL,
-			 .strategy = c->opts->strategy,
-			 .pp = W->pp,
-			 .pc = W->pc};
+	struct pmcfi_bc_grid g = {.k = kk,
+				  .np = np,
+				  .nc = nc,
+				  .v = v,
+				  .lo = lo,
+				  .range = range,
+				  .w = &W->w,
+				  .rank = W->rank,
+				  .lab = !lt && c->opts->strategy >= PMCF_COMBINE_BC_LABEL ? W->glab : NULL,
+				  .llen = W->glen,
+				  .lt = lt,
+				  .node = lt && c->opts->strategy >= PMCF_COMBINE_BC_LABEL ? W->gnode : NULL,
+				  .strategy = c->opts->strategy,
+				  .pp = W->pp,
+				  .pc = W->pc};
 	uint64_t seed = pmcfi_rng_hash2(pmcfi_rng_hash2(c->opts->seed, J->i), t);
 	pmcfi_rng_seed(&g.rng, part ? pmcfi_rng_hash2(seed, part) : seed);
 	size_t npre = c->opts->strategy == PMCF_COMBINE_BC_LGL ? lgl_first(W, &g) : 0;
@@ -592,7 +592,7 @@ static int pool_get(struct bc_pool *pool, size_t nthreads, size_t nbig, size_t k
 
 /* E_com: the events of input i monitored by an earlier input, into ecom;
  * returns their number. */
-static size_t step_ecom(const struct cmb *c, size_t i, size_t *ecom)
+static size_t step_ecom(const struct pmcfi_cmb *c, size_t i, size_t *ecom)
 {
 	size_t k = 0;
 	for (size_t e = 0; e < c->nev; e++)
@@ -604,7 +604,7 @@ static size_t step_ecom(const struct cmb *c, size_t i, size_t *ecom)
 /* Orders each type's fused XUs (pidx, from ps) so that the complete ones,
  * with an XU of every input before i, come first (cluster_type), and sets
  * pfull[t] to their number. */
-static int step_full_first(const struct cmb *c, size_t i, size_t nf0, const size_t *ps, uint32_t *pidx,
+static int step_full_first(const struct pmcfi_cmb *c, size_t i, size_t nf0, const size_t *ps, uint32_t *pidx,
 			   size_t *pfull)
 {
 	uint32_t *ptmp = malloc((nf0 ? nf0 : 1) * sizeof(uint32_t));
@@ -663,7 +663,7 @@ static int step_run(struct step_job *J, struct bc_pool *pool, size_t nthreads, s
  * the other profiles missing (fuse-openmp §3). Adds the step's statistics. */
 static int step_keep_unpaired(const struct step_job *J)
 {
-	struct cmb *c = J->c;
+	struct pmcfi_cmb *c = J->c;
 	size_t i = J->i;
 	const size_t *cs = J->cs;
 	for (uint32_t t = 0; t < c->ntypes; t++) {
@@ -694,7 +694,7 @@ static int step_keep_unpaired(const struct step_job *J)
 }
 
 /* One BC step: input i into the fused XUs, type by type. */
-static int step(struct cmb *c, size_t i, struct bc_pool *pool)
+static int step(struct pmcfi_cmb *c, size_t i, struct bc_pool *pool)
 {
 	const pmcf_profile *cur = c->in[i];
 	size_t nx = pmcf_profile_nxus(cur), nf0 = c->nf;
@@ -776,7 +776,7 @@ out:
 	return err;
 }
 
-int pmcfi_cmb_bc(struct cmb *c)
+int pmcfi_cmb_bc(struct pmcfi_cmb *c)
 {
 	/* P_combined,1 = P_1 */
 	const pmcf_profile *p0 = c->in[0];

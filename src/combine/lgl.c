@@ -15,7 +15,7 @@ struct cand {
 	int32_t next; /* next occurrence of the same (type, label), or -1 */
 };
 
-int pmcfi_cmb_lgl(struct cmb *c)
+int pmcfi_cmb_lgl(struct pmcfi_cmb *c)
 {
 	size_t n = c->n, n0 = pmcf_profile_nxus(c->in[0]);
 	size_t nslot = 16;

@@ -475,7 +475,7 @@ static int cluster_part(struct step_worker *W, uint32_t t, const uint32_t *P, si
 		uint32_t f = P[W->pp[q]], xl = W->pc[q] - (uint32_t)np, x = C[xl];
 		c->src[(size_t)f * c->n + J->i] = (int32_t)x;
 		if (lt)
-			c->lnode[f] = cmbi_lca(lt, c->lnode[f], J->cnode[x]);
+			c->lnode[f] = pmcfi_cmb_lca(lt, c->lnode[f], J->cnode[x]);
 		else
 			c->lablen[f] = (uint32_t)pmcfi_cmb_label_fca(c->lab[f], c->lablen[f], J->clab[x],
 								     J->clen[x]);

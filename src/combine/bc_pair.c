@@ -31,7 +31,7 @@ static inline int64_t label_near(const struct pmcfi_bc_grid *g, size_t a, size_t
 {
 	uint32_t x = g->w->lst[g->w->srt[a].q], y = g->w->lst[g->w->srt[b].q];
 	if (g->lt)
-		return 2 * (int64_t)g->lt->tlen[cmbi_lca(g->lt, g->node[x], g->node[y])] +
+		return 2 * (int64_t)g->lt->tlen[pmcfi_cmb_lca(g->lt, g->node[x], g->node[y])] +
 		       (g->node[x] == g->node[y]);
 	size_t f = pmcfi_cmb_label_fca(g->lab[x], g->llen[x], g->lab[y], g->llen[y]);
 	int eq = g->llen[x] == g->llen[y] && f == g->llen[x];

@@ -646,7 +646,7 @@ static const char *ulab_str(const struct ulab *u, size_t f)
 /* The slot holding label s, or the empty slot where it belongs. */
 static size_t ulab_find(const struct ulab *u, const char *s)
 {
-	size_t h = (size_t)cmbi_hash(CMBI_HASH0, s, strlen(s)) & u->mask;
+	size_t h = (size_t)pmcfi_cmb_hash(PMCFI_CMB_HASH0, s, strlen(s)) & u->mask;
 	while (u->slot[h] >= 0 && strcmp(ulab_str(u, (size_t)u->slot[h]), s) != 0)
 		h = (h + 1) & u->mask;
 	return h;

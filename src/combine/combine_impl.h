@@ -86,7 +86,7 @@ int pmcfi_cmb_label_agreement(struct pmcfi_cmb *c);
 /* Test hook: nonzero keeps labels as text (the reference path). */
 extern int pmcfi_cmb_label_text;
 /* The first common ancestor of nodes a and b. */
-static inline uint32_t cmbi_lca(const struct pmcfi_cmb_ltree *lt, uint32_t a, uint32_t b)
+static inline uint32_t pmcfi_cmb_lca(const struct pmcfi_cmb_ltree *lt, uint32_t a, uint32_t b)
 {
 	const uint32_t *d = lt->depth, *jp = lt->jump, *par = lt->par;
 	if (d[a] < d[b]) {
@@ -207,12 +207,12 @@ long pmcfi_cmb_label_ncomp(const char *s, size_t len);
 uint64_t pmcfi_cmb_label_comp(const char *s, size_t len, size_t c);
 
 /* 64-bit FNV-1a of n bytes, continuing from h. */
-static inline uint64_t cmbi_hash(uint64_t h, const void *p, size_t n)
+static inline uint64_t pmcfi_cmb_hash(uint64_t h, const void *p, size_t n)
 {
 	const unsigned char *s = p;
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ s[i]) * 1099511628211ull;
 	return h;
 }
-#define CMBI_HASH0 1469598103934665603ull
+#define PMCFI_CMB_HASH0 1469598103934665603ull
 #endif

@@ -22,7 +22,7 @@ int pmcfi_cmb_label_text;
 
 static uint64_t node_hash(uint32_t par, const char *s, uint32_t len)
 {
-	return cmbi_hash(cmbi_hash(CMBI_HASH0, &par, sizeof(par)), s, len);
+	return pmcfi_cmb_hash(pmcfi_cmb_hash(PMCFI_CMB_HASH0, &par, sizeof(par)), s, len);
 }
 
 void pmcfi_cmb_ltree_free(struct pmcfi_cmb_ltree *lt)
@@ -445,7 +445,7 @@ int pmcfi_cmb_label_agreement(struct pmcfi_cmb *c)
 			continue;
 		}
 		const char *s = label_text_of(c, 0, x);
-		size_t h = (size_t)cmbi_hash(CMBI_HASH0, s, strlen(s)) & (nslot - 1);
+		size_t h = (size_t)pmcfi_cmb_hash(PMCFI_CMB_HASH0, s, strlen(s)) & (nslot - 1);
 		while (slot[h] != NONE && strcmp(label_text_of(c, 0, slot[h]), s) != 0)
 			h = (h + 1) & (nslot - 1);
 		slot[h] = (uint32_t)x;
@@ -463,7 +463,8 @@ int pmcfi_cmb_label_agreement(struct pmcfi_cmb *c)
 				const char *s = label_text_of(c, j, x);
 				if (!*s)
 					continue;
-				size_t h = (size_t)cmbi_hash(CMBI_HASH0, s, strlen(s)) & (nslot - 1);
+				size_t h =
+					(size_t)pmcfi_cmb_hash(PMCFI_CMB_HASH0, s, strlen(s)) & (nslot - 1);
 				while (slot[h] != NONE && strcmp(label_text_of(c, 0, slot[h]), s) != 0)
 					h = (h + 1) & (nslot - 1);
 				common = slot[h] != NONE;

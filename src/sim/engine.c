@@ -305,7 +305,7 @@ static int start_xu(struct engine *e, int th, uint32_t x, uint64_t t, int stolen
 		pmcfi_rng_seed(&pr, pmcfi_rng_hash2(e->seed ^ 0x91ace0ull, x));
 		c.v2 = 1;
 		c.scale = scale;
-		double ps = sim_place_sigma(m);
+		double ps = pmcfi_sim_place_sigma(m);
 		c.place = ps * (pmcfi_rng_unif(&pr) < 0.5 ? -1 : 1) + 0.15 * ps * pmcfi_rng_normal(&pr);
 		c.run_cyc = e->run_cyc;
 		c.run_mem = e->run_mem;

@@ -99,7 +99,7 @@ int pmcfi_sim_machine_hops(const struct pmcfi_sim_machine *m, int a, int b);
  * times log2 of its NUMA nodes times 0.1 (xeon32 0.10, xeon192 1.15). The
  * 0.1 was chosen so that a target was met (issue 32); model 3 has no such
  * factor: its placement is the schedule's. */
-static inline double sim_place_sigma(const struct pmcfi_sim_machine *m)
+static inline double pmcfi_sim_place_sigma(const struct pmcfi_sim_machine *m)
 {
 	return 0.1 * m->variability * log2(m->numa_nodes > 1 ? m->numa_nodes : 1);
 }

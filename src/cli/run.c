@@ -103,7 +103,7 @@ static const char *kept_text(char *buf, size_t len, const struct run *r, size_t 
 static int plan_run(struct run *r, int argc, char **argv, int optind)
 {
 	const char *verb = "run";
-	pmcf_source_opts so = PMCF_SOURCE_OPTS_INIT;
+	pmcf_count_opts so = PMCF_COUNT_OPTS_INIT;
 	so.pmcs = r->po.pmcs;
 	int st, err = r->sim ? pmcf_source_new_sim(r->sim, &so, &r->src)
 			     : pmcf_source_new_program(argc - optind, argv + optind, &so, NULL, &r->src);

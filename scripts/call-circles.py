@@ -5,14 +5,21 @@ of the folder) calls back into A. Reads the compiled objects with nm: an
 object's undefined symbols are what it calls, its defined ones what it
 offers. Calls between folders are left to tests/include_graph.py.
 
-Usage: scripts/call-circles.py OBJDIR [--skip FOLDER]... [FOLDER...]
-  OBJDIR: build/CMakeFiles/pmcfuse_internal.dir/src (one folder per
-  component, FILE.c.o inside); FOLDERs limit the check (default: all),
-  --skip leaves one out.
+Usage: scripts/call-circles.py [--skip FOLDER]... [--sources SRC [--absent FILE]...]
+                               OBJDIR[=BASE]... [FOLDER...]
+  OBJDIR: the objects of one target, FILE.c.o (CMake's object folder, e.g.
+  build/CMakeFiles/pmcfuse_internal.dir/src, one folder per component); its
+  objects' sources are BASE/PATH (PATH the object's path under OBJDIR, CMake's
+  __ for ..; BASE defaults to nothing), and the files of one source folder
+  form one folder (e.g. plan, categorize/kernels); each target is checked
+  apart. FOLDERs limit the check (default: all), --skip leaves one out.
+  --sources SRC: also fails when a .c file under SRC (its path relative to
+  SRC) is the source of no object checked, but the FILEs named by --absent
+  (not built in this configuration).
 scripts/call-circles.py --self-test CC: shows with two compiled files that a
 circle is found and a one-way call is not.
-Prints each circle as "folder: a.c -> b.c -> a.c"; exit 1 when there is one,
-2 on a usage or nm error."""
+Prints each circle as "folder: a.c -> b.c -> a.c"; exit 1 when there is one
+(or an unchecked source), 2 on a usage or nm error."""
 import os, subprocess, sys
 
 
@@ -98,33 +105,66 @@ def self_test(cc):
     return 0
 
 
+def objects(objdir, base):
+    """{source path: object path} of the objects under objdir."""
+    res = {}
+    for d, dirs, files in os.walk(objdir):
+        dirs.sort()
+        for f in sorted(files):
+            if f.endswith(".c.o"):
+                rel = os.path.relpath(os.path.join(d, f[:-2]), objdir)
+                rel = os.sep.join(".." if c == "__" else c for c in rel.split(os.sep))
+                res[os.path.normpath(os.path.join(base, rel))] = os.path.join(d, f)
+    return res
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == "--self-test":
         return self_test(argv[2])
-    if len(argv) < 2 or not os.path.isdir(argv[1]):
-        print(__doc__, file=sys.stderr)
-        return 2
-    root, want, skip, args = argv[1], set(), set(), argv[2:]
+    want, skip, targets, sources, absent, args = set(), set(), [], None, set(), argv[1:]
     while args:
-        if args[0] == "--skip" and len(args) > 1:
-            skip.add(args[1])
+        if args[0] in ("--skip", "--sources", "--absent") and len(args) > 1:
+            if args[0] == "--skip":
+                skip.add(args[1])
+            elif args[0] == "--sources":
+                sources = args[1]
+            else:
+                absent.add(os.path.normpath(args[1]))
             args = args[2:]
         elif args[0].startswith("-"):
             print(__doc__, file=sys.stderr)
             return 2
+        elif os.path.isdir(args[0].split("=", 1)[0]):
+            objdir, _, base = args.pop(0).partition("=")
+            targets.append(objects(objdir, base))
         else:
             want.add(args.pop(0))
+    if not targets:
+        print(__doc__, file=sys.stderr)
+        return 2
     found = 0
-    for folder in sorted(os.listdir(root)):
-        d = os.path.join(root, folder)
-        if not os.path.isdir(d) or folder in skip or (want and folder not in want):
-            continue
-        objs = {f[:-2]: symbols(os.path.join(d, f)) for f in sorted(os.listdir(d)) if f.endswith(".c.o")}
-        owner = {s: f for f, (defs, _) in objs.items() for s in defs}
-        graph = {f: {owner[s] for s in undefs if s in owner and owner[s] != f} for f, (_, undefs) in objs.items()}
-        for path in circles(graph):
-            print("%s: %s" % (folder, " -> ".join(path)))
-            found += 1
+    for objs in targets:
+        folders = {}
+        for src, obj in objs.items():
+            folders.setdefault(os.path.dirname(src), {})[os.path.basename(src)] = obj
+        for folder in sorted(folders):
+            if folder in skip or (want and folder not in want):
+                continue
+            syms = {f: symbols(o) for f, o in sorted(folders[folder].items())}
+            owner = {s: f for f, (defs, _) in syms.items() for s in defs}
+            graph = {f: {owner[s] for s in undefs if s in owner and owner[s] != f} for f, (_, undefs) in syms.items()}
+            for path in circles(graph):
+                print("%s: %s" % (folder, " -> ".join(path)))
+                found += 1
+    if sources is not None:
+        built = set().union(*targets)
+        for d, dirs, files in os.walk(sources):
+            dirs.sort()
+            for f in sorted(files):
+                rel = os.path.relpath(os.path.join(d, f), sources)
+                if f.endswith(".c") and rel not in built and rel not in absent:
+                    print("%s: no object of it is checked (its target's OBJDIR missing?)" % rel)
+                    found += 1
     return 1 if found else 0
 
 

@@ -175,7 +175,7 @@ static void run(const char *mux)
 	setup_env(mux);
 	assert_int_equal(rt_process_init(), 0);
 	assert_true(rt_active());
-	struct rt_thread *self = rt_self();
+	struct pmcfi_rt_thread *self = rt_self();
 	assert_non_null(self);
 	assert_int_equal(pmcfi_task_rt_v1.type("parent", &type_parent), 0);
 	assert_int_equal(pmcfi_task_rt_v1.type("child", &type_child), 0);

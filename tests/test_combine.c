@@ -519,16 +519,16 @@ static void test_bc_shuffle(void **state)
 	static const size_t lens[] = {0, 1, 2, 3, 15, 16, 17, 18, 19, 31, 32, 33, 1000};
 	for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
 		size_t n = lens[l];
-		struct cmbi_rx a[1000], b[1000];
+		struct pmcfi_cmb_rx a[1000], b[1000];
 		for (size_t q = 0; q < n; q++)
-			a[q] = b[q] = (struct cmbi_rx){(uint32_t)q, (float)q / 2};
+			a[q] = b[q] = (struct pmcfi_cmb_rx){(uint32_t)q, (float)q / 2};
 		struct pmcfi_rng ra, rb;
 		pmcfi_rng_seed(&ra, 42 + n);
 		pmcfi_rng_seed(&rb, 42 + n);
 		pmcfi_cmb_shuffle(&ra, a, n);
 		for (size_t q = n; q > 1; q--) {
 			size_t o = pmcfi_rng_below(&rb, (uint32_t)q);
-			struct cmbi_rx t = b[q - 1];
+			struct pmcfi_cmb_rx t = b[q - 1];
 			b[q - 1] = b[o];
 			b[o] = t;
 		}

@@ -40,7 +40,7 @@ static void test_workloads(void **state)
 	(void)state;
 	assert_true(pmcfi_sim_nworkloads >= 5);
 	for (size_t i = 0; i < pmcfi_sim_nworkloads; i++) {
-		const struct sim_workload_def *d = pmcfi_sim_workloads[i];
+		const struct pmcfi_sim_workload_def *d = pmcfi_sim_workloads[i];
 		assert_non_null(d);
 		if (!d->name || !*d->name)
 			fail_msg("workload %zu has no name", i);
@@ -53,7 +53,7 @@ static void test_workloads(void **state)
 			if (strcmp(pmcfi_sim_workloads[j]->name, d->name) == 0)
 				fail_msg("workload %s is in the table twice", d->name);
 		for (size_t k = 0; k < SIM_MAX_KEYS && d->keys[k].name; k++) {
-			const struct sim_key_def *kd = &d->keys[k];
+			const struct pmcfi_sim_key_def *kd = &d->keys[k];
 			if (kd->def < kd->min || kd->def > kd->max)
 				fail_msg("%s: key %s's default %ld is outside [%ld, %ld]", d->name, kd->name,
 					 kd->def, kd->min, kd->max);
@@ -77,8 +77,8 @@ static void test_workloads(void **state)
 		assert_int_equal(pmcf_sim_spec_parse(pmcf_sim_spec_canonical(s), &s2), 0);
 		assert_string_equal(pmcf_sim_spec_canonical(s2), pmcf_sim_spec_canonical(s));
 		/* its builder makes XUs on the default machine */
-		struct sim_machine *m;
-		struct sim_workload *w;
+		struct pmcfi_sim_machine *m;
+		struct pmcfi_sim_workload *w;
 		assert_int_equal(pmcfi_sim_machine_load(pmcf_sim_spec_machine(s), &m), 0);
 		assert_int_equal(pmcfi_sim_workload_build(s, m, &w), 0);
 		assert_true(w->nxu > 0);
@@ -300,22 +300,22 @@ static void test_fib(void **state)
 	static const struct {
 		int n, cutoff, line;
 	} rows[] = {{24, 10, __LINE__}, {12, 12, __LINE__}, {15, 3, __LINE__}, {2, 1, __LINE__}};
-	struct sim_machine *m;
+	struct pmcfi_sim_machine *m;
 	assert_int_equal(pmcfi_sim_machine_load("xeon32", &m), 0);
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
 		char spec[64];
 		snprintf(spec, sizeof(spec), "fib,n=%d,cutoff=%d", rows[r].n, rows[r].cutoff);
 		pmcf_sim_spec *s;
-		struct sim_workload *w;
+		struct pmcfi_sim_workload *w;
 		assert_int_equal(pmcf_sim_spec_parse(spec, &s), 0);
 		assert_int_equal(pmcfi_sim_workload_build(s, m, &w), 0);
 		if (w->nxu != fib_tasks(rows[r].n, rows[r].cutoff))
 			fail_msg("line %d: %zu tasks, not %zu", rows[r].line, w->nxu,
 				 fib_tasks(rows[r].n, rows[r].cutoff));
 		for (size_t i = 1; i < w->nxu; i++) {
-			const struct sim_wxu *u = &w->xu[i];
+			const struct pmcfi_sim_wxu *u = &w->xu[i];
 			assert_int_equal(u->ndeps, 1);
-			const struct sim_wxu *p = &w->xu[w->deps[u->dep_off]];
+			const struct pmcfi_sim_wxu *p = &w->xu[w->deps[u->dep_off]];
 			assert_string_equal(w->types[p->type].name, "fib");
 			assert_int_equal(u->parent, p->label);
 			const char *lab = sim_label(w, u->label), *pl = sim_label(w, p->label);

@@ -128,11 +128,11 @@ static double count_of(const pmcf_imix_row *rows, size_t n, const char *key)
 static void test_load_kinds(void **state)
 {
 	(void)state;
-	struct hbbp_synth s = {.ebs_period = 11,
-			       .lbr_period = 7,
-			       .lbr_depth = 16,
-			       .periods = 308,
-			       .write_ref = 1};
+	struct pmcfi_hbbp_synth s = {.ebs_period = 11,
+				     .lbr_period = 7,
+				     .lbr_depth = 16,
+				     .periods = 308,
+				     .write_ref = 1};
 	const char *dir = tmp("kinds");
 	assert_int_equal(pmcfi_hbbp_synth_write(dir, &s), 0);
 	char d[600], p[700];
@@ -230,11 +230,11 @@ static void test_trainer(void **state)
 {
 	(void)state;
 	/* 50 outer iterations: not whole sampling cycles, so EBS and LBR err */
-	struct hbbp_synth s = {.ebs_period = 11,
-			       .lbr_period = 7,
-			       .lbr_depth = 4,
-			       .periods = 50,
-			       .write_ref = 1};
+	struct pmcfi_hbbp_synth s = {.ebs_period = 11,
+				     .lbr_period = 7,
+				     .lbr_depth = 4,
+				     .periods = 50,
+				     .write_ref = 1};
 	const char *dir = tmp("train");
 	assert_int_equal(pmcfi_hbbp_synth_write(dir, &s), 0);
 	char p[700];

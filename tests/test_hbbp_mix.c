@@ -25,7 +25,7 @@ static const char *tmp(const char *name)
 	return dirbuf;
 }
 
-static pmcf_imix *mix_of(const struct hbbp_synth *s, int method, unsigned cutoff)
+static pmcf_imix *mix_of(const struct pmcfi_hbbp_synth *s, int method, unsigned cutoff)
 {
 	pmcf_perfdata *pd = NULL;
 	assert_int_equal(pmcf_perfdata_open(s->data_path, &pd), 0);
@@ -65,11 +65,11 @@ static void test_exact_bbec(void **state)
 	};
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		const struct exact_case *k = &cases[c];
-		struct hbbp_synth s = {.ebs_period = k->ebs_period,
-				       .lbr_period = k->lbr_period,
-				       .lbr_depth = k->depth,
-				       .periods = k->periods,
-				       .hw_idx = k->hw_idx};
+		struct pmcfi_hbbp_synth s = {.ebs_period = k->ebs_period,
+					     .lbr_period = k->lbr_period,
+					     .lbr_depth = k->depth,
+					     .periods = k->periods,
+					     .hw_idx = k->hw_idx};
 		assert_int_equal(pmcfi_hbbp_synth_write(tmp("exact"), &s), 0);
 		for (int method = 0; method < 3; method++) {
 			pmcf_imix *m = mix_of(&s, method, 0);
@@ -114,7 +114,7 @@ static void test_exact_bbec(void **state)
 static void test_cutoff(void **state)
 {
 	(void)state;
-	struct hbbp_synth s = {.ebs_period = 11, .lbr_period = 7, .lbr_depth = 16, .periods = 77};
+	struct pmcfi_hbbp_synth s = {.ebs_period = 11, .lbr_period = 7, .lbr_depth = 16, .periods = 77};
 	assert_int_equal(pmcfi_hbbp_synth_write(tmp("cutoff"), &s), 0);
 	pmcf_imix *m = mix_of(&s, PMCF_IMIX_HBBP, 25);
 	assert_int_equal(block_at(m, s.block_start[2])->source, PMCF_IMIX_SRC_LBR);
@@ -129,7 +129,7 @@ static void test_cutoff(void **state)
 static void test_ebs_only(void **state)
 {
 	(void)state;
-	struct hbbp_synth s = {.ebs_period = 11, .periods = 11, .ebs_only = 1};
+	struct pmcfi_hbbp_synth s = {.ebs_period = 11, .periods = 11, .ebs_only = 1};
 	assert_int_equal(pmcfi_hbbp_synth_write(tmp("ebsonly"), &s), 0);
 	pmcf_imix *m = mix_of(&s, PMCF_IMIX_HBBP, 0);
 	for (unsigned b = 0; b < s.nblocks; b++) {
@@ -193,7 +193,7 @@ static int synth_cost(void *ctx, const pmcf_imix_code_block *b, size_t n, double
 
 /* Largest relative deviation of the block counts from the exact ones up to
  * one common scale (timer samples have no absolute scale). */
-static double count_deviation(const pmcf_imix *m, const struct hbbp_synth *s)
+static double count_deviation(const pmcf_imix *m, const struct pmcfi_hbbp_synth *s)
 {
 	double scale = block_at(m, s->block_start[0])->count / s->block_count[0], worst = 0;
 	for (unsigned b = 0; b < s->nblocks; b++) {
@@ -204,7 +204,7 @@ static double count_deviation(const pmcf_imix *m, const struct hbbp_synth *s)
 }
 
 /* The synthetic recording s, written into tmp(name) and opened. */
-static pmcf_perfdata *synth_open(const char *name, struct hbbp_synth *s)
+static pmcf_perfdata *synth_open(const char *name, struct pmcfi_hbbp_synth *s)
 {
 	assert_int_equal(pmcfi_hbbp_synth_write(tmp(name), s), 0);
 	pmcf_perfdata *pd = NULL;
@@ -213,9 +213,9 @@ static pmcf_perfdata *synth_open(const char *name, struct hbbp_synth *s)
 }
 
 /* The synthetic program on cpu-clock, one sample every 7 cycles, opened. */
-static pmcf_perfdata *timer_synth(const char *name, struct hbbp_synth *s)
+static pmcf_perfdata *timer_synth(const char *name, struct pmcfi_hbbp_synth *s)
 {
-	*s = (struct hbbp_synth){.ebs_period = 7, .periods = 7 * 3, .ebs_only = 1, .timer = 1};
+	*s = (struct pmcfi_hbbp_synth){.ebs_period = 7, .periods = 7 * 3, .ebs_only = 1, .timer = 1};
 	return synth_open(name, s);
 }
 
@@ -227,7 +227,7 @@ static pmcf_perfdata *timer_synth(const char *name, struct hbbp_synth *s)
 static void test_time_to_count(void **state)
 {
 	(void)state;
-	struct hbbp_synth s;
+	struct pmcfi_hbbp_synth s;
 	pmcf_perfdata *pd = timer_synth("timer", &s);
 	struct synth_model sm = {0};
 	pmcf_imix_opts o = {.size = sizeof(o),
@@ -267,7 +267,7 @@ static void test_time_to_count(void **state)
 	assert_true(count_deviation(m, &s) > 0.3);
 	pmcf_imix_free(m);
 	/* an instruction-event recording is never corrected */
-	struct hbbp_synth si = {.ebs_period = 11, .periods = 11, .ebs_only = 1};
+	struct pmcfi_hbbp_synth si = {.ebs_period = 11, .periods = 11, .ebs_only = 1};
 	assert_int_equal(pmcfi_hbbp_synth_write(tmp("timer_ins"), &si), 0);
 	m = mix_of(&si, PMCF_IMIX_EBS, 0);
 	assert_false(pmcf_imix_stats_get(m)->time_event);
@@ -285,7 +285,7 @@ static void test_time_to_count(void **state)
 static void test_time_to_count_regions(void **state)
 {
 	(void)state;
-	struct hbbp_synth s;
+	struct pmcfi_hbbp_synth s;
 	pmcf_perfdata *pd = timer_synth("regions", &s);
 	struct synth_model sm = {.chain = 1};
 	pmcf_imix_opts o = {.size = sizeof(o),
@@ -337,7 +337,7 @@ static void test_mca_name(void **state)
 		print_message("skipped: no llvm-mca\n");
 		skip();
 	}
-	struct hbbp_synth s;
+	struct pmcfi_hbbp_synth s;
 	pmcf_perfdata *pd = timer_synth("longmca", &s);
 	char name[256], link[1024];
 	snprintf(name, sizeof(name), "llvm-mca-%0240d", 0);
@@ -370,7 +370,7 @@ static void test_mca_name(void **state)
 static void test_mca_path(void **state)
 {
 	(void)state;
-	struct hbbp_synth s;
+	struct pmcfi_hbbp_synth s;
 	pmcf_perfdata *pd = timer_synth("longpath", &s);
 	char lpath[700] = "";
 	for (int k = 0; k < 300; k++)
@@ -419,7 +419,7 @@ static int iv_cost(void *ctx, const pmcf_imix_code_block *b, size_t n, double *c
 static void test_iv_rates(void **state)
 {
 	(void)state;
-	struct hbbp_synth s = {.ebs_period = 7, .periods = 7 * 30, .iv = 1};
+	struct pmcfi_hbbp_synth s = {.ebs_period = 7, .periods = 7 * 30, .iv = 1};
 	pmcf_perfdata *pd = synth_open("ivrate", &s);
 	const pmcf_pd_sample *s0 = pmcf_perfdata_sample(pd, 0);
 	assert_int_equal(s0->regs_abi, 2);
@@ -470,7 +470,7 @@ static int arm_cost(void *ctx, const pmcf_imix_code_block *b, size_t n, double *
 static void test_iv_arm_cap(void **state)
 {
 	(void)state;
-	struct hbbp_synth s = {.ebs_period = 7, .periods = 7 * 30, .iv = 1};
+	struct pmcfi_hbbp_synth s = {.ebs_period = 7, .periods = 7 * 30, .iv = 1};
 	pmcf_perfdata *pd = synth_open("ivcap", &s);
 	pmcf_imix_opts o = {.size = sizeof(o),
 			    .method = PMCF_IMIX_EBS,
@@ -520,7 +520,7 @@ static int nest_cost(void *ctx, const pmcf_imix_code_block *b, size_t n, double 
 static void test_iv_nest(void **state)
 {
 	(void)state;
-	struct hbbp_synth s = {.ebs_period = 97, .periods = 200, .nest = 1};
+	struct pmcfi_hbbp_synth s = {.ebs_period = 97, .periods = 200, .nest = 1};
 	pmcf_perfdata *pd = synth_open("ivnest", &s);
 	assert_int_equal(s.nblocks, 7);
 	assert_true(s.block_count[4] == 200.0 * 24 * 16);
@@ -595,7 +595,7 @@ static int calls_cost(void *ctx, const pmcf_imix_code_block *b, size_t n, double
 static void test_iv_calls(void **state)
 {
 	(void)state;
-	struct hbbp_synth s = {.ebs_period = 97, .periods = 300, .nest = 2};
+	struct pmcfi_hbbp_synth s = {.ebs_period = 97, .periods = 300, .nest = 2};
 	pmcf_perfdata *pd = synth_open("ivcalls", &s);
 	assert_int_equal(s.nblocks, 5);
 	assert_true(s.block_count[4] == 300.0 * 40);
@@ -651,7 +651,7 @@ static int cloop_cost(void *ctx, const pmcf_imix_code_block *b, size_t n, double
 static void test_iv_called_loop(void **state)
 {
 	(void)state;
-	struct hbbp_synth s = {.ebs_period = 85, .periods = 300, .nest = 6};
+	struct pmcfi_hbbp_synth s = {.ebs_period = 85, .periods = 300, .nest = 6};
 	pmcf_perfdata *pd = synth_open("ivcloop", &s);
 	assert_int_equal(s.nblocks, 7);
 	assert_true(s.block_count[5] == 300.0 * 40 * 3);
@@ -698,7 +698,7 @@ static int chase_cost(void *ctx, const pmcf_imix_code_block *b, size_t n, double
 static void test_unmeasured_stall(void **state)
 {
 	(void)state;
-	struct hbbp_synth s = {.ebs_period = 97, .periods = 3000, .nest = 7};
+	struct pmcfi_hbbp_synth s = {.ebs_period = 97, .periods = 3000, .nest = 7};
 	pmcf_perfdata *pd = synth_open("ivstall", &s);
 	assert_int_equal(s.nblocks, 3);
 	assert_true(fabs(s.block_count[1] / s.block_count[0] - 7. / 8) < 1e-3);
@@ -753,7 +753,7 @@ static int rows_cost(void *ctx, const pmcf_imix_code_block *b, size_t n, double 
 static void test_iv_rows(void **state)
 {
 	(void)state;
-	struct hbbp_synth s = {.ebs_period = 97, .periods = 200, .nest = 3};
+	struct pmcfi_hbbp_synth s = {.ebs_period = 97, .periods = 200, .nest = 3};
 	pmcf_perfdata *pd = synth_open("ivrows", &s);
 	assert_int_equal(s.nblocks, 5);
 	assert_true(s.block_count[2] == 200.0 * 24 * 16);
@@ -815,7 +815,7 @@ static double count_at(const pmcf_imix *m, uint64_t start)
 static void test_arms(void **state)
 {
 	(void)state;
-	struct hbbp_synth s = {.ebs_period = 97, .periods = 20000, .nest = 4};
+	struct pmcfi_hbbp_synth s = {.ebs_period = 97, .periods = 20000, .nest = 4};
 	pmcf_perfdata *pd = synth_open("arms", &s);
 	assert_int_equal(s.nblocks, 4);
 	assert_true(s.block_count[0] == 20000.0);
@@ -868,7 +868,7 @@ static void test_arms(void **state)
 static void test_arms_not_run(void **state)
 {
 	(void)state;
-	struct hbbp_synth s = {.ebs_period = 97, .periods = 20000, .nest = 5};
+	struct pmcfi_hbbp_synth s = {.ebs_period = 97, .periods = 20000, .nest = 5};
 	pmcf_perfdata *pd = synth_open("arms3", &s);
 	assert_int_equal(s.nblocks, 4);
 	assert_true(s.block_count[2] == 0 && s.block_count[1] == 20000.0);
@@ -921,7 +921,7 @@ static void test_chase_loads(void **state)
 static void test_skid(void **state)
 {
 	(void)state;
-	struct hbbp_synth s;
+	struct pmcfi_hbbp_synth s;
 	pmcf_perfdata *pd = timer_synth("skid", &s);
 	pmcf_imix *none = NULL, *prev = NULL;
 	struct synth_model sm = {0};
@@ -955,15 +955,15 @@ static void test_skid(void **state)
 static void test_image(void **state)
 {
 	(void)state;
-	struct hbbp_synth s = {.ebs_period = 11, .lbr_period = 7, .periods = 77};
+	struct pmcfi_hbbp_synth s = {.ebs_period = 11, .lbr_period = 7, .periods = 77};
 	assert_int_equal(pmcfi_hbbp_synth_write(tmp("image"), &s), 0);
-	struct hbbp_image *im = NULL;
+	struct pmcfi_hbbp_image *im = NULL;
 	assert_int_equal(pmcfi_hbbp_image_open(s.elf_path, &im), 0);
 	uint64_t a = 0;
 	assert_int_equal(pmcfi_hbbp_image_off2addr(im, 0x1006, &a), 0);
 	assert_int_equal(a, 0x401006);
 	assert_int_equal(pmcfi_hbbp_image_off2addr(im, 0x10, &a), -1);
-	struct hbbp_func *f = pmcfi_hbbp_image_func(im, 0x401010);
+	struct pmcfi_hbbp_func *f = pmcfi_hbbp_image_func(im, 0x401010);
 	assert_non_null(f);
 	assert_string_equal(f->name, "synth_loop");
 	assert_int_equal(f->nblocks, 5);
@@ -972,7 +972,7 @@ static void test_image(void **state)
 	assert_string_equal(pmcfi_hbbp_category(&f->ins[4]), "COND_BR");
 	assert_string_equal(pmcfi_hbbp_isa_ext(&f->ins[0]), "BASE");
 	assert_string_equal(pmcfi_hbbp_packing(&f->ins[0]), "NONE");
-	struct hbbp_func *r = pmcfi_hbbp_image_func(im, 0x401055);
+	struct pmcfi_hbbp_func *r = pmcfi_hbbp_image_func(im, 0x401055);
 	assert_non_null(r);
 	assert_string_equal(r->name, "synth_rep");
 	assert_int_equal(r->nins, 3);
@@ -1022,9 +1022,9 @@ static int line_case(const char *cc, const char *flags)
 			break;
 	pclose(p);
 	assert_true(fn != 0);
-	struct hbbp_image *im = NULL;
+	struct pmcfi_hbbp_image *im = NULL;
 	assert_int_equal(pmcfi_hbbp_image_open(bin, &im), 0);
-	struct hbbp_func *fu = pmcfi_hbbp_image_func(im, fn);
+	struct pmcfi_hbbp_func *fu = pmcfi_hbbp_image_func(im, fn);
 	assert_non_null(fu);
 	unsigned lo = 0, hi = 0, nin = 0;
 	for (unsigned i = 0; i < fu->nins; i++) {
@@ -1094,18 +1094,18 @@ static void test_image_stripped(void **state)
 	}
 	pclose(p);
 	assert_true(fn != 0 && mn != 0);
-	struct hbbp_image *im = NULL;
+	struct pmcfi_hbbp_image *im = NULL;
 	assert_int_equal(pmcfi_hbbp_image_open(bin, &im), 0);
 	assert_string_equal(pmcfi_hbbp_image_func(im, fn)->name, "s_fn"); /* symbols first */
 	pmcfi_hbbp_image_free(im);
 	assert_int_equal(pmcfi_hbbp_image_open(sbin, &im), 0);
 	char want[32];
 	snprintf(want, sizeof(want), "sub_%llx", fn);
-	struct hbbp_func *fu = pmcfi_hbbp_image_func(im, fn);
+	struct pmcfi_hbbp_func *fu = pmcfi_hbbp_image_func(im, fn);
 	assert_non_null(fu);
 	assert_string_equal(fu->name, want);
 	assert_int_equal(fu->start, fn);
-	struct hbbp_func *fm = pmcfi_hbbp_image_func(im, mn);
+	struct pmcfi_hbbp_func *fm = pmcfi_hbbp_image_func(im, mn);
 	assert_non_null(fm);
 	snprintf(want, sizeof(want), "sub_%llx", mn);
 	assert_string_equal(fm->name, want);
@@ -1132,7 +1132,7 @@ static uint64_t sym_addr(const char *bin, const char *name)
 	return a;
 }
 
-static int is_leader(const struct hbbp_func *f, uint64_t a)
+static int is_leader(const struct pmcfi_hbbp_func *f, uint64_t a)
 {
 	for (size_t b = 0; b < f->nblocks; b++)
 		if (f->blocks[b].start == a)
@@ -1159,9 +1159,9 @@ static void jump_table_case(const char *tag, const char *asm_text)
 		c[k] = sym_addr(bin, nm);
 		assert_true(c[k] != 0);
 	}
-	struct hbbp_image *im = NULL;
+	struct pmcfi_hbbp_image *im = NULL;
 	assert_int_equal(pmcfi_hbbp_image_open(bin, &im), 0);
-	struct hbbp_func *fu = pmcfi_hbbp_image_func(im, fn);
+	struct pmcfi_hbbp_func *fu = pmcfi_hbbp_image_func(im, fn);
 	assert_non_null(fu);
 	assert_int_equal(fu->start, fn);
 	for (int k = 0; k < 4; k++)
@@ -1244,7 +1244,7 @@ static double count_of(const pmcf_imix_row *rows, size_t n, const char *key)
 static void test_callgrind(void **state)
 {
 	(void)state;
-	struct hbbp_synth s = {.ebs_period = 11, .lbr_period = 7, .periods = 77};
+	struct pmcfi_hbbp_synth s = {.ebs_period = 11, .lbr_period = 7, .periods = 77};
 	assert_int_equal(pmcfi_hbbp_synth_write(tmp("cg"), &s), 0);
 	char text[4096];
 	snprintf(text, sizeof(text),
@@ -1354,7 +1354,7 @@ static void test_keys(void **state)
 	assert_int_equal(pmcf_imix_key_parse("function,opcode"), -1);
 	/* the exact synthetic mix: its two functions' rows add up to the
 	 * mnemonic rows, and each function's rows to the function's */
-	struct hbbp_synth s = {.ebs_period = 11, .lbr_period = 7, .periods = 77};
+	struct pmcfi_hbbp_synth s = {.ebs_period = 11, .lbr_period = 7, .periods = 77};
 	assert_int_equal(pmcfi_hbbp_synth_write(tmp("keys"), &s), 0);
 	pmcf_imix *m = mix_of(&s, PMCF_IMIX_LBR, 0);
 	pmcf_imix_row *fm, *mn, *fn;

@@ -41,18 +41,18 @@ static uint8_t *slurp(const char *path, size_t *n)
 	return b;
 }
 
-static void synth(const char *name, struct hbbp_synth *s)
+static void synth(const char *name, struct pmcfi_hbbp_synth *s)
 {
 	assert_int_equal(pmcfi_hbbp_synth_write(tmp(name), s), 0);
 }
 
 static void check_synthetic(int hw_idx)
 {
-	struct hbbp_synth s = {.ebs_period = 11,
-			       .lbr_period = 7,
-			       .lbr_depth = 16,
-			       .periods = 77,
-			       .hw_idx = hw_idx};
+	struct pmcfi_hbbp_synth s = {.ebs_period = 11,
+				     .lbr_period = 7,
+				     .lbr_depth = 16,
+				     .periods = 77,
+				     .hw_idx = hw_idx};
 	synth(hw_idx ? "hw" : "nohw", &s);
 	pmcf_perfdata *pd = NULL;
 	assert_int_equal(pmcf_perfdata_open(s.data_path, &pd), 0);
@@ -118,7 +118,11 @@ static void test_synthetic_hw_idx(void **state)
 static void test_truncations(void **state)
 {
 	(void)state;
-	struct hbbp_synth s = {.ebs_period = 13, .lbr_period = 5, .lbr_depth = 4, .periods = 6, .hw_idx = 1};
+	struct pmcfi_hbbp_synth s = {.ebs_period = 13,
+				     .lbr_period = 5,
+				     .lbr_depth = 4,
+				     .periods = 6,
+				     .hw_idx = 1};
 	synth("trunc", &s);
 	size_t n;
 	uint8_t *b = slurp(s.data_path, &n);
@@ -158,7 +162,7 @@ static uint64_t xs(void)
 static void test_fuzz(void **state)
 {
 	(void)state;
-	struct hbbp_synth s = {.ebs_period = 13, .lbr_period = 5, .lbr_depth = 8, .periods = 10};
+	struct pmcfi_hbbp_synth s = {.ebs_period = 13, .lbr_period = 5, .lbr_depth = 8, .periods = 10};
 	synth("fuzz", &s);
 	size_t n;
 	uint8_t *b = slurp(s.data_path, &n);

@@ -127,18 +127,18 @@ static void make_inst(struct inst *I, size_t nsets)
 
 static double search(const struct inst *I, int method, double scale, size_t *order)
 {
-	struct plani_lk P = {.nsets = I->nsets,
-			     .nev = I->nev,
-			     .mi = I->mi,
-			     .base = I->base,
-			     .nbase = I->nbase,
-			     .setev = I->setev,
-			     .setfirst = I->setfirst,
-			     .fits = inst_fits,
-			     .ctx = (void *)I,
-			     .maxlinks = 2,
-			     .bound_scale = scale};
-	struct plani_lk_result r;
+	struct pmcfi_plan_lk P = {.nsets = I->nsets,
+				  .nev = I->nev,
+				  .mi = I->mi,
+				  .base = I->base,
+				  .nbase = I->nbase,
+				  .setev = I->setev,
+				  .setfirst = I->setfirst,
+				  .fits = inst_fits,
+				  .ctx = (void *)I,
+				  .maxlinks = 2,
+				  .bound_scale = scale};
+	struct pmcfi_plan_lk_result r;
 	assert_int_equal(pmcfi_plan_lk_search(&P, method, 10, &r), 0);
 	assert_true(r.exact || method == PLANI_LK_GREEDY);
 	/* the reported order's value is what the per-position bits add up to,

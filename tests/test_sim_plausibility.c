@@ -26,9 +26,9 @@
 
 struct ex {
 	pmcf_sim_spec *s;
-	struct sim_machine *m;
-	struct sim_workload *w;
-	struct sim_run *r;
+	struct pmcfi_sim_machine *m;
+	struct pmcfi_sim_workload *w;
+	struct pmcfi_sim_run *r;
 };
 
 /* One execution of spec (its seed= and model= keys apply). */
@@ -319,20 +319,20 @@ static void test_placement_follows_schedule(void **state)
 	assert_true(far2 > 0);
 	assert_true(moved3 > 0);
 	/* the value model: a memory-bound pass, 0 and 4 hops from its data */
-	struct sim_machine *m;
+	struct pmcfi_sim_machine *m;
 	assert_int_equal(pmcfi_sim_machine_load("xeon192", &m), 0);
-	struct sim_work w = {.ins = 1e6,
-			     .ld = 0.4,
-			     .st = 0.1,
-			     .br = 0.1,
-			     .cond = 0.9,
-			     .taken = 0.5,
-			     .misp = 0.01,
-			     .foot = 64e6,
-			     .passes = 1,
-			     .code = 2000,
-			     .cpi0 = 0.6};
-	struct sim_ctx c = {.freq = 1, .v3 = 1, .scale = 10, .run_cyc = 1, .run_mem = 1};
+	struct pmcfi_sim_work w = {.ins = 1e6,
+				   .ld = 0.4,
+				   .st = 0.1,
+				   .br = 0.1,
+				   .cond = 0.9,
+				   .taken = 0.5,
+				   .misp = 0.01,
+				   .foot = 64e6,
+				   .passes = 1,
+				   .code = 2000,
+				   .cpi0 = 0.6};
+	struct pmcfi_sim_ctx c = {.freq = 1, .v3 = 1, .scale = 10, .run_cyc = 1, .run_mem = 1};
 	double nat0[NAT_COUNT], nat4[NAT_COUNT], f[NAT_COUNT], fs;
 	struct pmcfi_rng r;
 	pmcfi_rng_seed(&r, 7);

@@ -296,7 +296,7 @@ static void set_text(char *buf, size_t len, size_t k, const pmcf_evlist *set)
 /* Runs execution k through src: *p its profile (NULL when none), ce its
  * seed, end and exit; >0 or an error from output_begin as it is. */
 static int execute(pmcf_campaign *c, pmcf_source *src, size_t k, const char *label, pmcf_profile **p,
-		   struct campi_exec *ce, char exitst[32], int *err)
+		   struct pmcfi_camp_exec *ce, char exitst[32], int *err)
 {
 	const pmcf_evlist *set = c->sets[k % c->nsets];
 	pmcf_exit_info *ei = &c->ei;
@@ -330,7 +330,7 @@ static int execute(pmcf_campaign *c, pmcf_source *src, size_t k, const char *lab
 
 /* Keeps what execution k left (keep_failed: a failed program's profile, or
  * a stopped one marked incomplete) and records it in the manifest. */
-static int keep(pmcf_campaign *c, size_t k, pmcf_profile *p, int err, int sig, struct campi_exec *ce,
+static int keep(pmcf_campaign *c, size_t k, pmcf_profile *p, int err, int sig, struct pmcfi_camp_exec *ce,
 		pmcf_campaign_result *r)
 {
 	int stopped = sig && p && !ce->has_seed, serr = 0;
@@ -380,9 +380,9 @@ static int record_one(pmcf_campaign *c, pmcf_source *src, size_t k, pmcf_campaig
 	if (c->cb.exec_start)
 		c->cb.exec_start(c->cb.ctx, k, what);
 	double t0 = now_s();
-	struct campi_exec ce = {.set = s,
-				.repeat = c->repeat ? (long)(k / c->nsets) : -1,
-				.started = (long)time(NULL)};
+	struct pmcfi_camp_exec ce = {.set = s,
+				     .repeat = c->repeat ? (long)(k / c->nsets) : -1,
+				     .started = (long)time(NULL)};
 	pmcf_profile *p = NULL;
 	int err = 0, st = execute(c, src, k, label, &p, &ce, exitst, &err);
 	*end = 1;

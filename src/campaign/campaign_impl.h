@@ -50,7 +50,7 @@ const char *pmcfi_camp_get(const pmcf_campaign *c, const char *key);
  * the jobs it submits take it). */
 void pmcfi_camp_release(pmcf_campaign *c);
 /* Execution k as the manifest keeps it. */
-struct campi_exec {
+struct pmcfi_camp_exec {
 	size_t set;
 	long repeat; /* -1: none */
 	int has_seed;
@@ -58,7 +58,7 @@ struct campi_exec {
 	const char *status, *exit;
 	long started, finished;
 };
-int pmcfi_camp_update(pmcf_campaign *c, size_t k, const struct campi_exec *e);
+int pmcfi_camp_update(pmcf_campaign *c, size_t k, const struct pmcfi_camp_exec *e);
 /* The launchers' callbacks. */
 int pmcfi_camp_slurm_check(const pmcf_launch_opts *o);
 int pmcfi_camp_slurm_launch(pmcf_campaign *c, pmcf_source *src, const pmcf_launch_opts *o,

@@ -364,7 +364,7 @@ int pmcfi_camp_open_folder(pmcf_campaign *c, int argc, char *const *argv)
 	return err;
 }
 
-int pmcfi_camp_update(pmcf_campaign *c, size_t k, const struct campi_exec *x)
+int pmcfi_camp_update(pmcf_campaign *c, size_t k, const struct pmcfi_camp_exec *x)
 {
 	if (!json_array_get(json_object_get(c->manifest, "executions"), k))
 		return pmcfi_fail(PMCF_EINVAL, "execution %zu is not in the campaign", k);

@@ -128,7 +128,7 @@ static void log_tail(const char *path, char *buf, size_t len)
 	buf[strcspn(buf, "\n")] = 0;
 }
 
-static int spawn_one(const char *dir, size_t i, const struct cit_run *run, pid_t *pid)
+static int spawn_one(const char *dir, size_t i, const struct pmcfi_categorize_run *run, pid_t *pid)
 {
 	char outarg[600], logp[600];
 	snprintf(outarg, sizeof(outarg), "--cachegrind-out-file=%s/cg.%zu", dir, i);
@@ -165,8 +165,9 @@ static int spawn_one(const char *dir, size_t i, const struct cit_run *run, pid_t
 	return 0;
 }
 
-int pmcfi_categorize_cachegrind_measure(const pmcf_categorize_options *o, const struct cit_run *runs,
-					size_t nruns, const char *const *events, size_t n, double *counts)
+int pmcfi_categorize_cachegrind_measure(const pmcf_categorize_options *o,
+					const struct pmcfi_categorize_run *runs, size_t nruns,
+					const char *const *events, size_t n, double *counts)
 {
 	char *dir;
 	int rc = pmcfi_tmpdir_new(NULL, "pmcfuse-categorize-", &dir);

@@ -7,7 +7,7 @@
 
 /* One run of the kernels executable: argv[0] is the executable, NULL-ended. */
 #define CATEGORIZE_MAX_ARGS 10
-struct cit_run {
+struct pmcfi_categorize_run {
 	char *argv[CATEGORIZE_MAX_ARGS];
 	char store[CATEGORIZE_MAX_ARGS][32];
 };
@@ -17,13 +17,14 @@ struct cit_run {
 #define CATEGORIZE_CG_LL 8388608u
 
 /* Count events[0..n) in each of runs[0..nruns): counts[r * n + e]. */
-int pmcfi_categorize_cachegrind_measure(const pmcf_categorize_options *o, const struct cit_run *runs,
-					size_t nruns, const char *const *events, size_t n, double *counts);
+int pmcfi_categorize_cachegrind_measure(const pmcf_categorize_options *o,
+					const struct pmcfi_categorize_run *runs, size_t nruns,
+					const char *const *events, size_t n, double *counts);
 int pmcfi_categorize_cachegrind_catalog(pmcf_catalog **out);
 void pmcfi_categorize_cachegrind_levels(pmcf_categorize_levels *lv);
 
-int pmcfi_categorize_perf_measure(const pmcf_categorize_options *o, const struct cit_run *runs, size_t nruns,
-				  const char *const *events, size_t n, double *counts);
+int pmcfi_categorize_perf_measure(const pmcf_categorize_options *o, const struct pmcfi_categorize_run *runs,
+				  size_t nruns, const char *const *events, size_t n, double *counts);
 /* PMCF_ENOTSUP with "no hardware PMU: use --backend cachegrind" when the
  * machine has none. */
 int pmcfi_categorize_perf_check(void);

@@ -45,7 +45,7 @@ int pmcfi_categorize_perf_check(void)
 
 /* Runs argv once with events idx[0..m) counted; 1 when some event was
  * multiplexed (the caller splits the batch). */
-static int run_batch(const pmcf_catalog *c, const struct cit_run *run, const char *const *events,
+static int run_batch(const pmcf_catalog *c, const struct pmcfi_categorize_run *run, const char *const *events,
 		     const size_t *idx, size_t m, double *counts)
 {
 	int go[2];
@@ -112,8 +112,8 @@ static int run_batch(const pmcf_catalog *c, const struct cit_run *run, const cha
 }
 
 /* Counts events idx[0..m) in run, splitting batches that multiplex. */
-static int measure_run(const pmcf_catalog *c, const struct cit_run *run, const char *const *events,
-		       const size_t *idx, size_t m, double *counts)
+static int measure_run(const pmcf_catalog *c, const struct pmcfi_categorize_run *run,
+		       const char *const *events, const size_t *idx, size_t m, double *counts)
 {
 	for (size_t s = 0; s < m; s += BATCH) {
 		size_t k = m - s < BATCH ? m - s : BATCH;
@@ -130,8 +130,8 @@ static int measure_run(const pmcf_catalog *c, const struct cit_run *run, const c
 	return 0;
 }
 
-int pmcfi_categorize_perf_measure(const pmcf_categorize_options *o, const struct cit_run *runs, size_t nruns,
-				  const char *const *events, size_t n, double *counts)
+int pmcfi_categorize_perf_measure(const pmcf_categorize_options *o, const struct pmcfi_categorize_run *runs,
+				  size_t nruns, const char *const *events, size_t n, double *counts)
 {
 	(void)o;
 	int err = pmcfi_categorize_perf_check();

@@ -225,11 +225,11 @@ static int find_kernels(const char *opt, char *path, size_t len)
 	return 0;
 }
 
-static void set_run(struct cit_run *r, const char *exe, const char *fmt, ...)
+static void set_run(struct pmcfi_categorize_run *r, const char *exe, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* A run from the executable and a space-separated argument line. */
-static void set_run(struct cit_run *r, const char *exe, const char *fmt, ...)
+static void set_run(struct pmcfi_categorize_run *r, const char *exe, const char *fmt, ...)
 {
 	char line[256];
 	va_list ap;
@@ -247,7 +247,7 @@ static void set_run(struct cit_run *r, const char *exe, const char *fmt, ...)
 	r->argv[a] = NULL;
 }
 
-static int measure(const pmcf_categorize_options *o, const struct cit_run *runs, size_t nruns,
+static int measure(const pmcf_categorize_options *o, const struct pmcfi_categorize_run *runs, size_t nruns,
 		   const char *const *events, size_t n, double *counts)
 {
 	if (is_cachegrind(o->backend))
@@ -306,7 +306,7 @@ int pmcf_categorize_run(const pmcf_categorize_options *o, const char *const *eve
 	size_t nruns = nbranch + 2 * nsizes;
 	if (!nruns)
 		return pmcfi_fail(PMCF_EINVAL, "nothing to run: both sweeps skipped");
-	struct cit_run *runs = calloc(nruns, sizeof(*runs));
+	struct pmcfi_categorize_run *runs = calloc(nruns, sizeof(*runs));
 	double *counts = calloc(nruns * n, sizeof(*counts));
 	double *bcounts = calloc((n * PMCF_CATEGORIZE_NKERNELS * npoints) + 1, sizeof(*bcounts));
 	double *per_access = calloc(n * nsizes + 1, sizeof(*per_access));

@@ -11,12 +11,12 @@
 #include <omp-tools.h>
 #include "collect/rt.h"
 
-/* task_data: explicit task = node << 1 | 1; implicit task = struct rt_itask *. */
+/* task_data: explicit task = node << 1 | 1; implicit task = struct pmcfi_rt_itask *. */
 static inline uint64_t tag_explicit(uint64_t node) { return node << 1 | 1; }
 
-static struct rt_itask *as_itask(ompt_data_t *d)
+static struct pmcfi_rt_itask *as_itask(ompt_data_t *d)
 {
-	return d && d->value && !(d->value & 1) ? (struct rt_itask *)d->ptr : NULL;
+	return d && d->value && !(d->value & 1) ? (struct pmcfi_rt_itask *)d->ptr : NULL;
 }
 
 /* fuse-openmp §4.1 ranks a construct met directly inside a parallel region
@@ -31,7 +31,7 @@ static int paper_labels;
 /* The creating context of a construct encountered in task d (fuse-openmp
  * §4.1's par): the running explicit task, the running loop chunk/range, the
  * parallel region (forced TID rank), or the root. */
-static uint64_t context(struct rt_thread *t, ompt_data_t *d, uint32_t *flags, uint64_t *a, uint64_t *b)
+static uint64_t context(struct pmcfi_rt_thread *t, ompt_data_t *d, uint32_t *flags, uint64_t *a, uint64_t *b)
 {
 	*flags = 0;
 	*a = *b = 0;
@@ -45,7 +45,7 @@ static uint64_t context(struct rt_thread *t, ompt_data_t *d, uint32_t *flags, ui
 		uint64_t x = d->value >> 1;
 		return api != PMCFI_ROOT && t->open_node == api ? api : x;
 	}
-	struct rt_itask *it = d->ptr;
+	struct pmcfi_rt_itask *it = d->ptr;
 	if (api != PMCFI_ROOT && (!it->active_xu || t->open_node == api))
 		return api;
 	if (it->active_xu)
@@ -71,7 +71,7 @@ static void on_parallel_begin(ompt_data_t *encountering, const ompt_frame_t *fra
 	(void)frame;
 	(void)requested;
 	(void)flags;
-	struct rt_thread *t = rt_self();
+	struct pmcfi_rt_thread *t = rt_self();
 	if (!t)
 		return;
 	uint32_t f;
@@ -82,7 +82,7 @@ static void on_parallel_begin(ompt_data_t *encountering, const ompt_frame_t *fra
 static void on_implicit_task(ompt_scope_endpoint_t ep, ompt_data_t *parallel, ompt_data_t *task,
 			     unsigned int team, unsigned int index, int flags)
 {
-	struct rt_thread *t = rt_self();
+	struct pmcfi_rt_thread *t = rt_self();
 	if (!t)
 		return;
 	if (ep == ompt_scope_begin) {
@@ -90,7 +90,7 @@ static void on_implicit_task(ompt_scope_endpoint_t ep, ompt_data_t *parallel, om
 			task->value = 0;
 			return;
 		}
-		struct rt_itask *it = &t->itasks[t->nitasks++];
+		struct pmcfi_rt_itask *it = &t->itasks[t->nitasks++];
 		memset(it, 0, sizeof(*it));
 		it->initial = (flags & ompt_task_initial) != 0;
 		it->par_node = it->initial || !parallel ? PMCFI_ROOT : parallel->value;
@@ -99,7 +99,7 @@ static void on_implicit_task(ompt_scope_endpoint_t ep, ompt_data_t *parallel, om
 		task->ptr = it;
 		return;
 	}
-	struct rt_itask *it = as_itask(task);
+	struct pmcfi_rt_itask *it = as_itask(task);
 	if (!it)
 		return;
 	uint64_t x = it->active_xu;
@@ -178,7 +178,7 @@ static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame,
 		task->value = 0;
 		return;
 	}
-	struct rt_thread *t = rt_self();
+	struct pmcfi_rt_thread *t = rt_self();
 	if (!t) {
 		task->value = 0;
 		return;
@@ -199,14 +199,14 @@ static uint64_t running_xu(ompt_data_t *d)
 		return 0;
 	if (d->value & 1)
 		return d->value >> 1;
-	return ((struct rt_itask *)d->ptr)->active_xu;
+	return ((struct pmcfi_rt_itask *)d->ptr)->active_xu;
 }
 
 static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
 {
 	if (status == ompt_task_early_fulfill || status == ompt_task_late_fulfill)
 		return;
-	struct rt_thread *t = rt_self();
+	struct pmcfi_rt_thread *t = rt_self();
 	if (!t)
 		return;
 	uint64_t p = running_xu(prior);
@@ -238,7 +238,7 @@ static void on_sync_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t ep, ompt
 	(void)parallel;
 	(void)task;
 	(void)ra;
-	struct rt_thread *t = ep == ompt_scope_begin ? rt_self() : NULL;
+	struct pmcfi_rt_thread *t = ep == ompt_scope_begin ? rt_self() : NULL;
 	if (t && t->held)
 		rt_seg_switch(t, t->held, 0, rt_after(t, t->held));
 }
@@ -311,7 +311,7 @@ static uint64_t program_call_site(const void *ra)
  * between, on this thread). */
 static void on_taskloop(ompt_scope_endpoint_t ep, const void *ra)
 {
-	struct rt_thread *t = rt_self();
+	struct pmcfi_rt_thread *t = rt_self();
 	if (!t)
 		return;
 	if (ep == ompt_scope_begin) {
@@ -333,15 +333,15 @@ static void on_work(ompt_work_t kind, ompt_scope_endpoint_t ep, ompt_data_t *par
 		return;
 	}
 	if (kind == ompt_work_single_executor) {
-		struct rt_itask *st = as_itask(task);
+		struct pmcfi_rt_itask *st = as_itask(task);
 		if (st)
 			st->in_single += ep == ompt_scope_begin ? 1 : st->in_single > 0 ? -1 : 0;
 		return;
 	}
 	if (kind != ompt_work_loop && !(kind >= ompt_work_loop_static && kind <= ompt_work_loop_other))
 		return;
-	struct rt_thread *t = rt_self();
-	struct rt_itask *it = as_itask(task);
+	struct pmcfi_rt_thread *t = rt_self();
+	struct pmcfi_rt_itask *it = as_itask(task);
 	if (!t || !it)
 		return;
 	if (ep == ompt_scope_begin) {
@@ -376,8 +376,8 @@ static void on_dispatch(ompt_data_t *parallel, ompt_data_t *task, ompt_dispatch_
 	(void)parallel;
 	if (kind != ompt_dispatch_ws_loop_chunk)
 		return;
-	struct rt_thread *t = rt_self();
-	struct rt_itask *it = as_itask(task);
+	struct pmcfi_rt_thread *t = rt_self();
+	struct pmcfi_rt_itask *it = as_itask(task);
 	if (!t || !it || !it->loop_node)
 		return;
 	const ompt_dispatch_chunk_t *c = instance.ptr;

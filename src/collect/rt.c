@@ -43,12 +43,12 @@ static struct {
 	_Atomic uint32_t nthreads;
 	_Atomic uint32_t ntypes;
 	_Atomic uint32_t stop_errno; /* why a thread could not record (first one) */
-	struct rt_thread *_Atomic threads[MAX_THREADS];
+	struct pmcfi_rt_thread *_Atomic threads[MAX_THREADS];
 	pthread_key_t key;
 	struct pmcfi_rec_status *status; /* the launcher's loss record (NULL: none) */
 } P;
 
-static __thread struct rt_thread *tls_self;
+static __thread struct pmcfi_rt_thread *tls_self;
 static __thread int tls_failed;
 static __thread uint32_t tls_index; /* index + 1 given by the creating thread */
 
@@ -304,7 +304,7 @@ static int fit_try(void *c, size_t u)
 
 static const struct pmcfi_mux_ops fit_ops = {fit_reset, fit_try};
 
-static void mux_rotate(struct rt_thread *t)
+static void mux_rotate(struct pmcfi_rt_thread *t)
 {
 	struct pmcfi_pgroup_sample s;
 	t->busy = 1;
@@ -328,7 +328,7 @@ static void on_tick(int sig, siginfo_t *si, void *uc)
 	(void)sig;
 	(void)uc;
 	int e = errno;
-	struct rt_thread *t = si && si->si_code == SI_TIMER ? si->si_value.sival_ptr : NULL;
+	struct pmcfi_rt_thread *t = si && si->si_code == SI_TIMER ? si->si_value.sival_ptr : NULL;
 	if (t && t->mux && !atomic_load_explicit(&t->dead, memory_order_relaxed)) {
 		if (t->busy)
 			t->pending = 1;
@@ -350,13 +350,13 @@ static int install_tick(void)
 }
 
 /* Around the hot path's counter reads. */
-static inline void guard_enter(struct rt_thread *t)
+static inline void guard_enter(struct pmcfi_rt_thread *t)
 {
 	t->busy = 1;
 	atomic_signal_fence(memory_order_seq_cst);
 }
 
-static inline void guard_leave(struct rt_thread *t)
+static inline void guard_leave(struct pmcfi_rt_thread *t)
 {
 	atomic_signal_fence(memory_order_seq_cst);
 	t->busy = 0;
@@ -368,7 +368,7 @@ static inline void guard_leave(struct rt_thread *t)
 }
 
 /* The scheduler, the first assignment and the timer of a new thread. */
-static int mux_thread_start(struct rt_thread *t)
+static int mux_thread_start(struct pmcfi_rt_thread *t)
 {
 	int policy = pmcfi_mux_policy(P.mux);
 	t->mux = pmcfi_mux_new(policy, (size_t)P.nev);
@@ -396,7 +396,7 @@ static int mux_thread_start(struct rt_thread *t)
 /* Stops the thread's rotation timer and frees its scheduler. Called on the
  * thread itself once t->dead is set, so its signal handler (which checks
  * dead first) no longer touches the scheduler. */
-static void mux_thread_stop(struct rt_thread *t)
+static void mux_thread_stop(struct pmcfi_rt_thread *t)
 {
 	if (t->has_timer) {
 		timer_delete(t->timer);
@@ -487,7 +487,7 @@ static size_t chunk_bytes(uint32_t chunk)
 	return b < P.chunk_bytes ? b : P.chunk_bytes;
 }
 
-static int map_chunk(struct rt_thread *t)
+static int map_chunk(struct pmcfi_rt_thread *t)
 {
 	char path[3200];
 	size_t bytes = chunk_bytes(t->chunk);
@@ -546,7 +546,7 @@ static int map_chunk(struct rt_thread *t)
 }
 
 /* Continues in the next chunk; -1 (the current one stays) when it cannot. */
-static int next_chunk(struct rt_thread *t)
+static int next_chunk(struct pmcfi_rt_thread *t)
 {
 	struct pmcfi_rec_header *old = t->hdr;
 	size_t old_bytes = t->map_bytes;
@@ -577,7 +577,7 @@ static int next_chunk(struct rt_thread *t)
 #define SPARE_RECORDS 64u
 
 /* The next free record slot, or NULL (then the record is dropped). */
-static struct pmcfi_rec *slot(struct rt_thread *t)
+static struct pmcfi_rec *slot(struct pmcfi_rt_thread *t)
 {
 	uint64_t n = atomic_load_explicit(&t->hdr->count, memory_order_relaxed);
 	if (n >= t->hdr->capacity) {
@@ -599,7 +599,7 @@ static struct pmcfi_rec *slot(struct rt_thread *t)
 #define PREFETCH_AHEAD 512u
 #define CACHE_LINE 64u
 
-static void commit(struct rt_thread *t)
+static void commit(struct pmcfi_rt_thread *t)
 {
 	uint64_t n = atomic_load_explicit(&t->hdr->count, memory_order_relaxed) + 1;
 	atomic_store_explicit(&t->hdr->count, n, memory_order_release);
@@ -611,13 +611,13 @@ static void commit(struct rt_thread *t)
 		__builtin_prefetch(t->prefetched, 1, 3);
 }
 
-uint64_t rt_node(struct rt_thread *t, uint32_t kind, uint64_t parent, uint64_t addr, uint64_t a, uint64_t b,
-		 uint32_t flags)
+uint64_t rt_node(struct pmcfi_rt_thread *t, uint32_t kind, uint64_t parent, uint64_t addr, uint64_t a,
+		 uint64_t b, uint32_t flags)
 {
 	return rt_node_entry(t, kind, parent, addr, a, b, flags, 0);
 }
 
-uint64_t rt_node_entry(struct rt_thread *t, uint32_t kind, uint64_t parent, uint64_t addr, uint64_t a,
+uint64_t rt_node_entry(struct pmcfi_rt_thread *t, uint32_t kind, uint64_t parent, uint64_t addr, uint64_t a,
 		       uint64_t b, uint32_t flags, uint64_t entry)
 {
 	uint64_t id = ((uint64_t)(t->index + 1) << 40) | ++t->seq;
@@ -641,7 +641,7 @@ uint64_t rt_node_entry(struct rt_thread *t, uint32_t kind, uint64_t parent, uint
 	return id;
 }
 
-static void write_seg(struct rt_thread *t, uint64_t node, uint32_t thread, uint64_t t0, int32_t cpu,
+static void write_seg(struct pmcfi_rt_thread *t, uint64_t node, uint32_t thread, uint64_t t0, int32_t cpu,
 		      const struct pmcfi_pgroup_sample *s0, const struct pmcfi_pgroup_sample *s1, uint64_t t1,
 		      int final)
 {
@@ -700,7 +700,7 @@ static void write_seg(struct rt_thread *t, uint64_t node, uint32_t thread, uint6
  * One exception keeps record-file growth out of every XU: when the chunk
  * had to roll over after the write, the next segment starts with a fresh
  * reading (once per chunk). */
-void rt_seg_switch(struct rt_thread *t, uint64_t prev, int final, uint64_t next)
+void rt_seg_switch(struct pmcfi_rt_thread *t, uint64_t prev, int final, uint64_t next)
 {
 	uint64_t open = t->open_node;
 	/* the open segment ends when it is prev's, when another begins, or
@@ -746,7 +746,7 @@ void rt_seg_switch(struct rt_thread *t, uint64_t prev, int final, uint64_t next)
 	guard_leave(t);
 }
 
-int rt_seg_maybe(struct rt_thread *t, uint64_t prev, uint64_t next)
+int rt_seg_maybe(struct pmcfi_rt_thread *t, uint64_t prev, uint64_t next)
 {
 	uint64_t open = t->open_node;
 	if (!open)
@@ -767,17 +767,17 @@ int rt_seg_maybe(struct rt_thread *t, uint64_t prev, uint64_t next)
 	return 1;
 }
 
-void rt_seg_begin(struct rt_thread *t, uint64_t node) { rt_seg_switch(t, 0, 0, node); }
+void rt_seg_begin(struct pmcfi_rt_thread *t, uint64_t node) { rt_seg_switch(t, 0, 0, node); }
 
-void rt_seg_end(struct rt_thread *t, uint64_t node, int final)
+void rt_seg_end(struct pmcfi_rt_thread *t, uint64_t node, int final)
 {
 	if (node)
 		rt_seg_switch(t, node, final, 0);
 }
 
-struct rt_thread *rt_self(void)
+struct pmcfi_rt_thread *rt_self(void)
 {
-	struct rt_thread *t = tls_self;
+	struct pmcfi_rt_thread *t = tls_self;
 	if (t)
 		return t;
 	if (tls_failed || rt_process_init() != 0)
@@ -841,7 +841,7 @@ struct rt_thread *rt_self(void)
 }
 
 /* Writes thread t's thread XU into the file of writer w. */
-static void end_thread_xu(struct rt_thread *w, struct rt_thread *t)
+static void end_thread_xu(struct pmcfi_rt_thread *w, struct pmcfi_rt_thread *t)
 {
 	struct pmcfi_pgroup_sample s;
 	int err;
@@ -861,7 +861,7 @@ static void end_thread_xu(struct rt_thread *w, struct rt_thread *t)
 		  1);
 }
 
-void rt_thread_fini(struct rt_thread *t)
+void rt_thread_fini(struct pmcfi_rt_thread *t)
 {
 	if (!t || tls_self != t)
 		return;
@@ -881,12 +881,12 @@ void rt_thread_fini(struct rt_thread *t)
  * the exiting thread (their counters are readable from any thread). */
 __attribute__((destructor)) static void process_fini(void)
 {
-	struct rt_thread *self = tls_self;
+	struct pmcfi_rt_thread *self = tls_self;
 	if (!rt_active() || !self)
 		return;
 	uint32_t n = atomic_load(&P.nthreads);
 	for (uint32_t i = 0; i < n && i < MAX_THREADS; i++) {
-		struct rt_thread *t = atomic_load(&P.threads[i]);
+		struct pmcfi_rt_thread *t = atomic_load(&P.threads[i]);
 		if (t && t != self && !atomic_exchange(&t->dead, 1))
 			end_thread_xu(self, t);
 	}
@@ -964,7 +964,7 @@ static int api_type(const char *name, uint32_t *id)
 
 static uint64_t api_create(uint64_t parent, uint32_t type)
 {
-	struct rt_thread *t = rt_self();
+	struct pmcfi_rt_thread *t = rt_self();
 	if (!t)
 		return 0;
 	return rt_node(t, PMCF_XU_TASK, parent, type, 0, 0, PMCFI_F_API);
@@ -972,7 +972,7 @@ static uint64_t api_create(uint64_t parent, uint32_t type)
 
 static void api_begin(uint64_t task)
 {
-	struct rt_thread *t = rt_self();
+	struct pmcfi_rt_thread *t = rt_self();
 	if (!t || !task || t->napi == RT_MAX_NEST)
 		return;
 	t->api_resume[t->napi] = t->open_node;
@@ -983,7 +983,7 @@ static void api_begin(uint64_t task)
 
 static void api_leave(uint64_t task, int final)
 {
-	struct rt_thread *t = rt_self();
+	struct pmcfi_rt_thread *t = rt_self();
 	if (!t || !task)
 		return;
 	uint64_t next = 0;
@@ -1006,7 +1006,7 @@ static void api_end(uint64_t task) { api_leave(task, 1); }
 
 static uint64_t api_current(void)
 {
-	struct rt_thread *t = rt_self();
+	struct pmcfi_rt_thread *t = rt_self();
 	return t && t->napi ? t->api_stack[t->napi - 1] : PMCFI_ROOT;
 }
 

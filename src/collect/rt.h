@@ -14,7 +14,7 @@
 #define RT_MAX_NEST 64
 
 /* A running implicit task (OpenMP) on this thread. */
-struct rt_itask {
+struct pmcfi_rt_itask {
 	uint64_t par_node;  /* its parallel region (PMCFI_ROOT for the initial task) */
 	uint32_t tid, team; /* thread number in the team, team size */
 	uint64_t ws;        /* worksharing loops encountered so far */
@@ -26,7 +26,7 @@ struct rt_itask {
 	int in_single; /* inside a single construct this thread executes */
 };
 
-struct rt_thread {
+struct pmcfi_rt_thread {
 	struct pmcfi_pgroup group;
 	uint32_t index; /* registration order in the process */
 	uint64_t seq;   /* node sequence */
@@ -56,7 +56,7 @@ struct rt_thread {
 	int32_t thread_cpu;
 	struct pmcfi_pgroup_sample thread_start;
 	/* OpenMP implicit tasks, innermost last */
-	struct rt_itask itasks[RT_MAX_NEST];
+	struct pmcfi_rt_itask itasks[RT_MAX_NEST];
 	int nitasks;
 	/* task API: tasks running on this thread, innermost last; for each, the
 	 * segment open when it began (resumed when it ends or pauses: an outer
@@ -91,26 +91,26 @@ int rt_active(void);
 int rt_process_init(void);
 /* This thread's recorder, set up on first use; NULL when inactive or when
  * the thread could not be set up. */
-struct rt_thread *rt_self(void);
+struct pmcfi_rt_thread *rt_self(void);
 /* Ends the thread XU and retires the thread (thread exit, process exit). */
-void rt_thread_fini(struct rt_thread *t);
+void rt_thread_fini(struct pmcfi_rt_thread *t);
 /* Writes a node record and returns its id. */
-uint64_t rt_node(struct rt_thread *t, uint32_t kind, uint64_t parent, uint64_t addr, uint64_t a, uint64_t b,
-		 uint32_t flags);
+uint64_t rt_node(struct pmcfi_rt_thread *t, uint32_t kind, uint64_t parent, uint64_t addr, uint64_t a,
+		 uint64_t b, uint32_t flags);
 /* rt_node of a task whose entry routine (the function the runtime calls to
  * run it) is at entry (0 unknown). */
-uint64_t rt_node_entry(struct rt_thread *t, uint32_t kind, uint64_t parent, uint64_t addr, uint64_t a,
+uint64_t rt_node_entry(struct pmcfi_rt_thread *t, uint32_t kind, uint64_t parent, uint64_t addr, uint64_t a,
 		       uint64_t b, uint32_t flags, uint64_t entry);
 /* Implicit tasks this thread is in, the initial task not counted (it may
  * start after the program's first task-API call). */
-static inline int rt_omp_depth(const struct rt_thread *t)
+static inline int rt_omp_depth(const struct pmcfi_rt_thread *t)
 {
 	return t->nitasks - (t->nitasks > 0 && t->itasks[0].initial);
 }
 /* The task-API task running innermost on this thread when it began at the
  * current OpenMP implicit-task depth (it then encloses what the thread
  * meets now), else PMCFI_ROOT. */
-static inline uint64_t rt_api_enclosing(const struct rt_thread *t)
+static inline uint64_t rt_api_enclosing(const struct pmcfi_rt_thread *t)
 {
 	return t && t->napi > 0 && t->api_level[t->napi - 1] == rt_omp_depth(t) ? t->api_stack[t->napi - 1]
 										: PMCFI_ROOT;
@@ -118,21 +118,21 @@ static inline uint64_t rt_api_enclosing(const struct rt_thread *t)
 /* What runs on this thread when the OpenMP XU ending (0: none) ends and no
  * other begins: the enclosing task-API task, if any (its counts exclude the
  * XUs inside it), else 0. */
-static inline uint64_t rt_after(const struct rt_thread *t, uint64_t ending)
+static inline uint64_t rt_after(const struct pmcfi_rt_thread *t, uint64_t ending)
 {
 	if (!t || t->napi == 0 || (t->open_node && t->open_node != ending))
 		return 0;
 	return t->api_stack[t->napi - 1];
 }
 /* Opens a segment of XU node on this thread (closing any open one). */
-void rt_seg_begin(struct rt_thread *t, uint64_t node);
+void rt_seg_begin(struct pmcfi_rt_thread *t, uint64_t node);
 /* Closes the open segment when it belongs to node; final marks the XU done. */
-void rt_seg_end(struct rt_thread *t, uint64_t node, int final);
+void rt_seg_end(struct pmcfi_rt_thread *t, uint64_t node, int final);
 /* One XU boundary with one counter reading: closes the open segment when it
  * is prev's (final: prev is done) or when next is not 0 (then any open
  * segment ends, not final), and opens a segment of next (0: none) whose
  * start is the same reading and timestamp. */
-void rt_seg_switch(struct rt_thread *t, uint64_t prev, int final, uint64_t next);
+void rt_seg_switch(struct pmcfi_rt_thread *t, uint64_t prev, int final, uint64_t next);
 /* An XU boundary that may not be one: prev (the open segment's XU) switches
  * to next without ending. A switch to itself, or back to a held XU, costs
  * nothing; a switch from prev back to what ran before it (next is no XU, or
@@ -140,7 +140,7 @@ void rt_seg_switch(struct rt_thread *t, uint64_t prev, int final, uint64_t next)
  * holds prev's segment (t->held) instead of reading; otherwise it returns 0
  * and the caller makes the boundary (rt_seg_switch). Returns 1 when it took
  * no reading. */
-int rt_seg_maybe(struct rt_thread *t, uint64_t prev, uint64_t next);
+int rt_seg_maybe(struct pmcfi_rt_thread *t, uint64_t prev, uint64_t next);
 /* Writes a small marker file <dir>/<name>-<pid> holding text. */
 void rt_mark(const char *name, const char *text);
 /* Snapshot of /proc/self/maps into <dir>/maps-<pid>. */

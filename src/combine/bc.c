@@ -18,7 +18,7 @@
 #include "util/abi.h"
 #include "util/internal.h"
 
-static void ws_free(struct ws *w)
+static void ws_free(struct pmcfi_bc_ws *w)
 {
 	free(w->rem);
 	free(w->lst);
@@ -50,7 +50,7 @@ static void ws_free(struct ws *w)
 	memset(w, 0, sizeof(*w));
 }
 
-static int ws_init(struct ws *w, size_t n, size_t k, int bylabel)
+static int ws_init(struct pmcfi_bc_ws *w, size_t n, size_t k, int bylabel)
 {
 	memset(w, 0, sizeof(*w));
 	n = n ? n : 1;
@@ -125,8 +125,8 @@ static int cmp_lab(const void *a, const void *b, void *ctx)
  * bc 7-11x ctc on real programs (bench/RESULTS.md). */
 #define NUMERIC_DEPTH 16
 
-static int numeric_order(const char **lab, const uint32_t *len, uint32_t n, uint32_t *order, struct skey *s,
-			 struct skey *tmp)
+static int numeric_order(const char **lab, const uint32_t *len, uint32_t n, uint32_t *order,
+			 struct pmcfi_bc_skey *s, struct pmcfi_bc_skey *tmp)
 {
 	size_t depth = 0;
 	for (uint32_t q = 0; q < n; q++) {
@@ -138,7 +138,7 @@ static int numeric_order(const char **lab, const uint32_t *len, uint32_t n, uint
 	if (depth > NUMERIC_DEPTH)
 		return 0;
 	for (uint32_t q = 0; q < n; q++)
-		s[q] = (struct skey){0, q, 0};
+		s[q] = (struct pmcfi_bc_skey){0, q, 0};
 	for (size_t c = depth; c-- > 0;) {
 		uint64_t lo = UINT64_MAX, hi = 0;
 		for (uint32_t q = 0; q < n; q++) {
@@ -162,14 +162,14 @@ static int numeric_order(const char **lab, const uint32_t *len, uint32_t n, uint
  * for n sort records */
 int pmcfi_cmb_bc_label_qsort;
 
-static void label_ranks(const struct cmbi_ltree *lt, const uint32_t *node, const char **lab,
-			const uint32_t *len, uint32_t n, uint32_t *order, uint32_t *rank, struct skey *s,
-			struct skey *tmp)
+static void label_ranks(const struct pmcfi_cmb_ltree *lt, const uint32_t *node, const char **lab,
+			const uint32_t *len, uint32_t n, uint32_t *order, uint32_t *rank,
+			struct pmcfi_bc_skey *s, struct pmcfi_bc_skey *tmp)
 {
 	if (lt) { /* the nodes' ranks in label order, radix-sorted (stable) */
 		uint32_t hi = 0;
 		for (uint32_t q = 0; q < n; q++) {
-			s[q] = (struct skey){lt->ord[node[q]], q, 0};
+			s[q] = (struct pmcfi_bc_skey){lt->ord[node[q]], q, 0};
 			hi = lt->ord[node[q]] > hi ? lt->ord[node[q]] : hi;
 		}
 		pmcfi_bc_radix_keys(s, tmp, n, hi ? 32u - (unsigned)__builtin_clz(hi) : 0);
@@ -186,7 +186,7 @@ static void label_ranks(const struct cmbi_ltree *lt, const uint32_t *node, const
 }
 
 /* Value of fused event e for fused XU f: its first source that has it. */
-static double fused_value(const struct cmb *c, size_t f, size_t e)
+static double fused_value(const struct pmcfi_cmb *c, size_t f, size_t e)
 {
 	for (uint32_t k = 0; k < c->nowners[e]; k++) {
 		uint32_t j = c->owners[e][k];
@@ -200,7 +200,7 @@ static double fused_value(const struct cmb *c, size_t f, size_t e)
 /* One step (T_prev = the fused XUs, T_cur = input i), read-only while the
  * types are clustered: their XUs by type, E_com, and the pairs found. */
 struct step_job {
-	struct cmb *c;
+	struct pmcfi_cmb *c;
 	size_t i, k;
 	const size_t *ecom;
 	const size_t *ps, *cs;       /* start of each type in pidx, cidx */
@@ -227,7 +227,7 @@ struct step_job {
 /* What one thread clusters with, sized for the largest type. */
 struct step_worker {
 	struct step_job *J;
-	struct ws w;
+	struct pmcfi_bc_ws w;
 	double *v;
 	uint32_t *rank, *order, *pp, *pc, *glen, *gnode;
 	const char **glab;
@@ -302,13 +302,13 @@ static int worker_init(struct step_worker *W, size_t nbig, size_t kbig, int byla
 #define RANK_THREAD_MIN 32768
 
 struct rank_job {
-	const struct cmbi_ltree *lt;
+	const struct pmcfi_cmb_ltree *lt;
 	const uint32_t *node;
 	const char **lab;
 	const uint32_t *len;
 	uint32_t n;
 	uint32_t *order, *rank;
-	struct skey *s, *tmp;
+	struct pmcfi_bc_skey *s, *tmp;
 };
 
 static void *rank_thread(void *arg)
@@ -322,7 +322,7 @@ static void *rank_thread(void *arg)
  * each side, in label order), as lgl does, into W->pp / W->pc, and leaves
  * in g the others, renumbered (W->map: their ids before), for bc; returns
  * the pairs. Both sides are walked in label order: O(n) comparisons. */
-static size_t lgl_first(struct step_worker *W, struct grid *g)
+static size_t lgl_first(struct step_worker *W, struct pmcfi_bc_grid *g)
 {
 	size_t np = g->np, nc = g->nc, k = g->k, a = 0, b = 0, npre = 0, n2 = 0, np2 = 0;
 	const uint32_t *op = W->order, *oc = W->order + np;
@@ -382,7 +382,7 @@ static int cluster_part(struct step_worker *W, uint32_t t, const uint32_t *P, si
 			size_t nc, const uint32_t *cpos, unsigned part)
 {
 	struct step_job *J = W->J;
-	struct cmb *c = J->c;
+	struct pmcfi_cmb *c = J->c;
 	const pmcf_profile *cur = c->in[J->i];
 	size_t k = J->k;
 	double *v = W->v, *lo = W->lo, *hi = W->hi, *range = W->range;
@@ -415,7 +415,7 @@ static int cluster_part(struct step_worker *W, uint32_t t, const uint32_t *P, si
 		range[e] = hi[W->dim[e]] - lo[W->dim[e]];
 	}
 	/* label order on each side */
-	const struct cmbi_ltree *lt = c->lt;
+	const struct pmcfi_cmb_ltree *lt = c->lt;
 	for (size_t q = 0; q < np + nc; q++)
 		if (lt) {
 			W->gnode[q] = q < np ? c->lnode[P[q]] : J->cnode[C[q - np]];
@@ -438,21 +438,21 @@ static int cluster_part(struct step_worker *W, uint32_t t, const uint32_t *P, si
 		pthread_join(th, NULL);
 	else
 		rank_thread(&rj);
-	struct grid g = {.k = kk,
-			 .np = np,
-			 .nc = nc,
-			 .v = v,
-			 .lo = lo,
-			 .range = range,
-			 .w = &W->w,
-			 .rank = W->rank,
-			 .lab = !lt && c->opts->strategy >= PMCF_COMBINE_BC_LABEL ? W->glab : NULL,
-			 .llen = W->glen,
-			 .lt = lt,
-			 .node = lt && c->opts->strategy >= PMCF_COMBINE_BC_LABEL ? W->gnode : NULL,
-			 .strategy = c->opts->strategy,
-			 .pp = W->pp,
-			 .pc = W->pc};
+	struct pmcfi_bc_grid g = {.k = kk,
+				  .np = np,
+				  .nc = nc,
+				  .v = v,
+				  .lo = lo,
+				  .range = range,
+				  .w = &W->w,
+				  .rank = W->rank,
+				  .lab = !lt && c->opts->strategy >= PMCF_COMBINE_BC_LABEL ? W->glab : NULL,
+				  .llen = W->glen,
+				  .lt = lt,
+				  .node = lt && c->opts->strategy >= PMCF_COMBINE_BC_LABEL ? W->gnode : NULL,
+				  .strategy = c->opts->strategy,
+				  .pp = W->pp,
+				  .pc = W->pc};
 	uint64_t seed = pmcfi_rng_hash2(pmcfi_rng_hash2(c->opts->seed, J->i), t);
 	pmcfi_rng_seed(&g.rng, part ? pmcfi_rng_hash2(seed, part) : seed);
 	size_t npre = c->opts->strategy == PMCF_COMBINE_BC_LGL ? lgl_first(W, &g) : 0;
@@ -475,7 +475,7 @@ static int cluster_part(struct step_worker *W, uint32_t t, const uint32_t *P, si
 		uint32_t f = P[W->pp[q]], xl = W->pc[q] - (uint32_t)np, x = C[xl];
 		c->src[(size_t)f * c->n + J->i] = (int32_t)x;
 		if (lt)
-			c->lnode[f] = cmbi_lca(lt, c->lnode[f], J->cnode[x]);
+			c->lnode[f] = pmcfi_cmb_lca(lt, c->lnode[f], J->cnode[x]);
 		else
 			c->lablen[f] = (uint32_t)pmcfi_cmb_label_fca(c->lab[f], c->lablen[f], J->clab[x],
 								     J->clen[x]);
@@ -590,45 +590,26 @@ static int pool_get(struct bc_pool *pool, size_t nthreads, size_t nbig, size_t k
 	return 0;
 }
 
-static int step(struct cmb *c, size_t i, struct bc_pool *pool)
+/* E_com: the events of input i monitored by an earlier input, into ecom;
+ * returns their number. */
+static size_t step_ecom(const struct pmcfi_cmb *c, size_t i, size_t *ecom)
 {
-	const pmcf_profile *cur = c->in[i];
-	size_t nx = pmcf_profile_nxus(cur), nf0 = c->nf;
-	struct step_job J = {.c = c, .i = i};
-	/* E_com: events of input i monitored by an earlier input */
-	size_t *ecom = malloc(c->nev * sizeof(*ecom)), k = 0;
-	if (!ecom)
-		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	size_t k = 0;
 	for (size_t e = 0; e < c->nev; e++)
 		if (c->evidx[i][e] >= 0 && c->nowners[e] > 1 && c->owners[e][0] < i)
 			ecom[k++] = e;
-	/* group both sides by type */
-	size_t *ps = calloc(c->ntypes + 2, sizeof(size_t)), *cs = NULL;
-	uint32_t *pidx = malloc((nf0 ? nf0 : 1) * sizeof(uint32_t)), *cidx = NULL;
-	const char **clab = malloc((nx ? nx : 1) * sizeof(*clab));
-	uint32_t *clen = malloc((nx ? nx : 1) * sizeof(*clen));
-	unsigned char *cpaired = calloc(nx ? nx : 1, 1);
-	uint32_t *torder = malloc((c->ntypes ? c->ntypes : 1) * sizeof(uint32_t));
-	size_t *iters = calloc(c->ntypes + 1, sizeof(size_t));
-	size_t *tsize = calloc(c->ntypes + 1, sizeof(size_t));
-	unsigned *dmax = calloc(c->ntypes + 1, sizeof(unsigned));
-	struct step_worker *W = NULL;
-	pthread_t *tid = NULL;
-	size_t nthreads = 0, *pfull = NULL;
-	int err = pmcfi_cmb_by_type(c, i, &cidx, &cs);
-	if (!err && (!ps || !pidx || !clab || !clen || !cpaired || !torder || !iters || !tsize || !dmax))
-		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	if (err)
-		goto out;
-	pmcfi_cmb_fused_by_type(c, nf0, pidx, ps);
-	/* each type's complete fused XUs first (cluster_type) */
-	pfull = calloc(c->ntypes + 1, sizeof(size_t));
+	return k;
+}
+
+/* Orders each type's fused XUs (pidx, from ps) so that the complete ones,
+ * with an XU of every input before i, come first (cluster_type), and sets
+ * pfull[t] to their number. */
+static int step_full_first(const struct pmcfi_cmb *c, size_t i, size_t nf0, const size_t *ps, uint32_t *pidx,
+			   size_t *pfull)
+{
 	uint32_t *ptmp = malloc((nf0 ? nf0 : 1) * sizeof(uint32_t));
-	if (!pfull || !ptmp) {
-		free(ptmp);
-		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-		goto out;
-	}
+	if (!ptmp)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	for (uint32_t t = 0; t < c->ntypes; t++) {
 		size_t a = ps[t], b = ps[t], m = 0;
 		for (size_t q = ps[t]; q < ps[t + 1]; q++) {
@@ -645,7 +626,103 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 		pfull[t] = a - b;
 	}
 	free(ptmp);
-	J.pfull = pfull;
+	return 0;
+}
+
+/* Clusters the types of J with nthreads workers of pool (this thread one
+ * of them; fewer when a thread cannot start: the others take more types),
+ * each with a workspace for nbig XUs. */
+static int step_run(struct step_job *J, struct bc_pool *pool, size_t nthreads, size_t nbig)
+{
+	pthread_t *tid = calloc(nthreads, sizeof(*tid));
+	if (!tid)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	int err = pool_get(pool, nthreads, nbig, J->k);
+	if (err) {
+		free(tid);
+		return err;
+	}
+	struct step_worker *W = pool->W;
+	for (size_t q = 0; q < nthreads; q++)
+		W[q].J = J;
+	pthread_mutex_init(&J->lock, NULL);
+	size_t started = 1;
+	for (; started < nthreads; started++)
+		if (pthread_create(&tid[started], NULL, step_thread, &W[started]) != 0)
+			break; /* fewer threads: the others take more types */
+	step_thread(&W[0]);
+	for (size_t q = 1; q < started; q++)
+		pthread_join(tid[q], NULL);
+	pthread_mutex_destroy(&J->lock);
+	free(tid);
+	return J->err;
+}
+
+/* After the pairs are applied (cluster_type): type by type in order, a
+ * profile with more XUs of a type: its surplus XUs stay, with the events of
+ * the other profiles missing (fuse-openmp §3). Adds the step's statistics. */
+static int step_keep_unpaired(const struct step_job *J)
+{
+	struct pmcfi_cmb *c = J->c;
+	size_t i = J->i;
+	const size_t *cs = J->cs;
+	for (uint32_t t = 0; t < c->ntypes; t++) {
+		size_t nc = cs[t + 1] - cs[t];
+		if (!nc)
+			continue;
+		c->stats->bc_iterations += J->iters[t];
+		if (J->dmax[t] > c->stats->bc_dmax)
+			c->stats->bc_dmax = J->dmax[t];
+		const unsigned char *paired = J->cpaired + cs[t];
+		for (size_t q = 0; q < nc; q++) {
+			if (paired[q])
+				continue;
+			uint32_t x = J->cidx[cs[t] + q];
+			long f = pmcfi_cmb_add(c, t);
+			if (f < 0)
+				return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+			c->src[(size_t)f * c->n + i] = (int32_t)x;
+			if (c->lt) {
+				c->lnode[f] = c->lt->xlab[i][x];
+			} else {
+				c->lab[f] = J->clab[x];
+				c->lablen[f] = J->clen[x];
+			}
+		}
+	}
+	return 0;
+}
+
+/* One BC step: input i into the fused XUs, type by type. */
+static int step(struct pmcfi_cmb *c, size_t i, struct bc_pool *pool)
+{
+	const pmcf_profile *cur = c->in[i];
+	size_t nx = pmcf_profile_nxus(cur), nf0 = c->nf;
+	size_t *ecom = malloc(c->nev * sizeof(*ecom));
+	if (!ecom)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	size_t k = step_ecom(c, i, ecom);
+	/* group both sides by type */
+	size_t *ps = calloc(c->ntypes + 2, sizeof(size_t)), *cs = NULL;
+	uint32_t *pidx = malloc((nf0 ? nf0 : 1) * sizeof(uint32_t)), *cidx = NULL;
+	const char **clab = malloc((nx ? nx : 1) * sizeof(*clab));
+	uint32_t *clen = malloc((nx ? nx : 1) * sizeof(*clen));
+	unsigned char *cpaired = calloc(nx ? nx : 1, 1);
+	uint32_t *torder = malloc((c->ntypes ? c->ntypes : 1) * sizeof(uint32_t));
+	size_t *iters = calloc(c->ntypes + 1, sizeof(size_t));
+	size_t *tsize = calloc(c->ntypes + 1, sizeof(size_t));
+	unsigned *dmax = calloc(c->ntypes + 1, sizeof(unsigned));
+	/* each type's complete fused XUs first (cluster_type) */
+	size_t *pfull = calloc(c->ntypes + 1, sizeof(size_t));
+	int err = pmcfi_cmb_by_type(c, i, &cidx, &cs);
+	if (!err &&
+	    (!ps || !pidx || !clab || !clen || !cpaired || !torder || !iters || !tsize || !dmax || !pfull))
+		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	if (err)
+		goto out;
+	pmcfi_cmb_fused_by_type(c, nf0, pidx, ps);
+	if ((err = step_full_first(c, i, nf0, ps, pidx, pfull)))
+		goto out;
 	for (size_t x = 0; x < nx && !c->lt; x++) {
 		pmcf_xu xu = PMCF_XU_INIT;
 		pmcf_profile_xu_get(cur, x, &xu);
@@ -663,77 +740,27 @@ static int step(struct cmb *c, size_t i, struct bc_pool *pool)
 			nbig = tsize[t];
 	}
 	qsort_r(torder, c->ntypes, sizeof(*torder), cmp_type_size, tsize);
-	J = (struct step_job){.c = c,
-			      .i = i,
-			      .k = k,
-			      .ecom = ecom,
-			      .ps = ps,
-			      .cs = cs,
-			      .pidx = pidx,
-			      .cidx = cidx,
-			      .pfull = pfull,
-			      .clab = clab,
-			      .clen = clen,
-			      .cnode = c->lt ? c->lt->xlab[i] : NULL,
-			      .order = torder,
-			      .cpaired = cpaired,
-			      .iters = iters,
-			      .dmax = dmax};
-	J.cpus = pmcfi_cmb_cpus(c);
-	nthreads = step_threads(J.cpus, busy);
-	tid = calloc(nthreads, sizeof(*tid));
-	if (!tid) {
-		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((err = pool_get(pool, nthreads, nbig, k)))
-		goto out;
-	W = pool->W;
-	for (size_t q = 0; q < nthreads; q++)
-		W[q].J = &J;
-	pthread_mutex_init(&J.lock, NULL);
-	size_t started = 1;
-	for (; started < nthreads; started++)
-		if (pthread_create(&tid[started], NULL, step_thread, &W[started]) != 0)
-			break; /* fewer threads: the others take more types */
-	step_thread(&W[0]);
-	for (size_t q = 1; q < started; q++)
-		pthread_join(tid[q], NULL);
-	pthread_mutex_destroy(&J.lock);
-	if ((err = J.err))
-		goto out;
-	/* the pairs are applied (cluster_type); type by type in order, a
-	 * profile with more XUs of a type: its surplus XUs stay, with the
-	 * events of the other profiles missing (fuse-openmp §3) */
-	for (uint32_t t = 0; t < c->ntypes && !err; t++) {
-		size_t nc = cs[t + 1] - cs[t];
-		if (!nc)
-			continue;
-		c->stats->bc_iterations += iters[t];
-		if (dmax[t] > c->stats->bc_dmax)
-			c->stats->bc_dmax = dmax[t];
-		const unsigned char *paired = cpaired + cs[t];
-		for (size_t q = 0; q < nc && !err; q++) {
-			if (paired[q])
-				continue;
-			uint32_t x = cidx[cs[t] + q];
-			long f = pmcfi_cmb_add(c, t);
-			if (f < 0) {
-				err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-				break;
-			}
-			c->src[(size_t)f * c->n + i] = (int32_t)x;
-			if (c->lt) {
-				c->lnode[f] = c->lt->xlab[i][x];
-			} else {
-				c->lab[f] = clab[x];
-				c->lablen[f] = clen[x];
-			}
-		}
-	}
+	struct step_job J = {.c = c,
+			     .i = i,
+			     .k = k,
+			     .ecom = ecom,
+			     .ps = ps,
+			     .cs = cs,
+			     .pidx = pidx,
+			     .cidx = cidx,
+			     .pfull = pfull,
+			     .clab = clab,
+			     .clen = clen,
+			     .cnode = c->lt ? c->lt->xlab[i] : NULL,
+			     .order = torder,
+			     .cpaired = cpaired,
+			     .iters = iters,
+			     .dmax = dmax,
+			     .cpus = pmcfi_cmb_cpus(c)};
+	if (!(err = step_run(&J, pool, step_threads(J.cpus, busy), nbig)))
+		err = step_keep_unpaired(&J);
 out:
 	free(pfull);
-	free(tid);
 	free(ecom);
 	free(ps);
 	free(cs);
@@ -749,7 +776,7 @@ out:
 	return err;
 }
 
-int pmcfi_cmb_bc(struct cmb *c)
+int pmcfi_cmb_bc(struct pmcfi_cmb *c)
 {
 	/* P_combined,1 = P_1 */
 	const pmcf_profile *p0 = c->in[0];

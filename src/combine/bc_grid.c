@@ -16,9 +16,9 @@
  * between an XU of T_prev and one of T_cur, as a grid division
  * range / difference; dmax is the smallest of these. Both sides are sorted
  * (radix) and merged; missing values take no part. */
-static unsigned calc_max_div(const struct grid *g)
+static unsigned calc_max_div(const struct pmcfi_bc_grid *g)
 {
-	struct ws *w = g->w;
+	struct pmcfi_bc_ws *w = g->w;
 	double dmax = DMAX_CAP;
 	for (size_t e = 0; e < g->k; e++) {
 		size_t na = 0, nb = 0;
@@ -55,9 +55,9 @@ static unsigned calc_max_div(const struct grid *g)
 /* Cell coordinates of rem[0..n) on the grid of division d (tasks_in_cluster,
  * Algorithm 3: cell c[e] holds values in [min + size c[e], min + size
  * (c[e] + 1)), the maximum in the last cell); srt gets (key, position). */
-static void coords(const struct grid *g, size_t n, unsigned d, unsigned hb)
+static void coords(const struct pmcfi_bc_grid *g, size_t n, unsigned d, unsigned hb)
 {
-	struct ws *w = g->w;
+	struct pmcfi_bc_ws *w = g->w;
 	for (size_t q = 0; q < n; q++) {
 		if (q + PREFETCH < n) /* lst is in rem order: u is read at random */
 			__builtin_prefetch(w->u + (size_t)w->lst[q + PREFETCH] * g->k);
@@ -74,7 +74,7 @@ static void coords(const struct grid *g, size_t n, unsigned d, unsigned hb)
 		}
 		h ^= h >> 15;
 		key = hb ? key << hb | h >> (32 - hb) : key;
-		w->srt[q] = (struct skey){key, (uint32_t)q, h};
+		w->srt[q] = (struct pmcfi_bc_skey){key, (uint32_t)q, h};
 	}
 }
 
@@ -90,9 +90,9 @@ static unsigned coord_bits(unsigned d)
 /* coords() when the coordinates fit the key: srt gets (c_0 .. c_k-1 packed
  * cb bits each, position, id); no hash, and ci is not written (pair_cells_lex
  * reads the coordinates back from the key). */
-static void coords_lex(const struct grid *g, size_t n, unsigned d, unsigned cb)
+static void coords_lex(const struct pmcfi_bc_grid *g, size_t n, unsigned d, unsigned cb)
 {
-	struct ws *w = g->w;
+	struct pmcfi_bc_ws *w = g->w;
 	for (size_t q = 0; q < n; q++) {
 		if (q + PREFETCH < n)
 			__builtin_prefetch(w->u + (size_t)w->lst[q + PREFETCH] * g->k);
@@ -104,12 +104,12 @@ static void coords_lex(const struct grid *g, size_t n, unsigned d, unsigned cb)
 			uint64_t c = r < 0 ? 0 : r >= d ? d - 1 : (uint64_t)r;
 			key = key << cb | c;
 		}
-		w->srt[q] = (struct skey){key, (uint32_t)q, id};
+		w->srt[q] = (struct pmcfi_bc_skey){key, (uint32_t)q, id};
 	}
 }
 
 /* Squared distance of two XUs in grid divisions (§3.2 relaxation). */
-static double xu_dist2(const struct grid *g, uint32_t a, uint32_t b, unsigned d)
+static double xu_dist2(const struct pmcfi_bc_grid *g, uint32_t a, uint32_t b, unsigned d)
 {
 	double s = 0;
 	for (size_t e = 0; e < g->k; e++) {
@@ -143,7 +143,7 @@ static uint64_t isqrt_u64(uint64_t x)
 	return r;
 }
 
-static int tie_add(struct ws *w, size_t *nt, size_t a, size_t b)
+static int tie_add(struct pmcfi_bc_ws *w, size_t *nt, size_t a, size_t b)
 {
 	/* (a, b) pairs */
 	if (pmcfi_grow((void **)&w->tie, &w->tcap, *nt + 1, 2 * sizeof(*w->tie)))
@@ -160,8 +160,8 @@ int pmcfi_cmb_bc_all_pairs;
  * one whose coordinate at sh is below top (else the unit carries into the
  * next field), added as (i, j) or, with swap, (j, i). x[i] + one is in
  * order, both lists hold distinct keys: branch-free steps. */
-static int merge_units(struct ws *w, size_t *nt, const uint64_t *x, size_t nx, const uint64_t *y, size_t ny,
-		       unsigned sh, uint64_t mask, uint64_t top, int swap)
+static int merge_units(struct pmcfi_bc_ws *w, size_t *nt, const uint64_t *x, size_t nx, const uint64_t *y,
+		       size_t ny, unsigned sh, uint64_t mask, uint64_t top, int swap)
 {
 	uint64_t one = 1ull << sh;
 	for (size_t i = 0, j = 0; i < nx && j < ny;) {
@@ -182,9 +182,9 @@ static int merge_units(struct ws *w, size_t *nt, const uint64_t *x, size_t nx, c
  * per coordinate, T_prev keys plus the unit merged with T_cur keys and T_cur
  * keys plus the unit with T_prev keys; 2k merges, O(k (na + nb)) sequential
  * reads. */
-static int lex_neighbours(const struct grid *g, size_t na, size_t nb, size_t *ntp)
+static int lex_neighbours(const struct pmcfi_bc_grid *g, size_t na, size_t nb, size_t *ntp)
 {
-	struct ws *w = g->w;
+	struct pmcfi_bc_ws *w = g->w;
 	size_t k = g->k, nt = 0;
 	unsigned cb = g->cb;
 	uint64_t mask = (1ull << cb) - 1, top = g->d - 1;
@@ -211,9 +211,9 @@ static int lex_neighbours(const struct grid *g, size_t na, size_t nb, size_t *nt
  * compared only with the T_cur cells inside that window; with coordinate
  * keys, pairs at distance 1 (the usual best) are found by merges first. (k best <= k^2 2^40 stays
  * within 64 bits for k < 4096 overlapping events.) */
-static int closest_cells(const struct grid *g, size_t na, size_t nb, int64_t *bestp, size_t *ntp)
+static int closest_cells(const struct pmcfi_bc_grid *g, size_t na, size_t nb, int64_t *bestp, size_t *ntp)
 {
-	struct ws *w = g->w;
+	struct pmcfi_bc_ws *w = g->w;
 	if (g->cb && !pmcfi_cmb_bc_all_pairs) { /* a leftover cell is never at distance 0 */
 		int err = lex_neighbours(g, na, nb, ntp);
 		if (err || *ntp) {
@@ -221,7 +221,7 @@ static int closest_cells(const struct grid *g, size_t na, size_t nb, int64_t *be
 			return err;
 		}
 	}
-	const struct lcell *A = w->cell[0];
+	const struct pmcfi_bc_lcell *A = w->cell[0];
 	const int32_t *ca = w->cco[0], *cb = w->cco[1];
 	size_t k = g->k;
 	/* the sweep axis: the sum of the coordinates (hash keys), or c_0
@@ -306,7 +306,7 @@ static int closest_cells(const struct grid *g, size_t na, size_t nb, int64_t *be
 
 static int cmp_spos(const void *a, const void *b)
 {
-	const struct spos *x = a, *y = b;
+	const struct pmcfi_bc_spos *x = a, *y = b;
 	if (x->s != y->s)
 		return x->s < y->s ? -1 : 1;
 	return (x->id > y->id) - (x->id < y->id);
@@ -314,7 +314,7 @@ static int cmp_spos(const void *a, const void *b)
 
 /* Sorts sp[0..n) by s (>= 0): LSD radix on its bits, 11 a pass, a pass in
  * which every key has the same digit skipped; qsort when n is small. */
-static void sort_spos(struct spos *sp, struct spos *tmp, size_t n)
+static void sort_spos(struct pmcfi_bc_spos *sp, struct pmcfi_bc_spos *tmp, size_t n)
 {
 	enum { B = 11, R = 1 << B, P = 6, SMALL = 64 };
 	if (n < SMALL) {
@@ -328,7 +328,7 @@ static void sort_spos(struct spos *sp, struct spos *tmp, size_t n)
 		for (int p = 0; p < P; p++)
 			cnt[p][(b >> (p * B)) & (R - 1)]++;
 	}
-	struct spos *src = sp, *dst = tmp;
+	struct pmcfi_bc_spos *src = sp, *dst = tmp;
 	uint64_t b0 = f64_bits(sp[0].s);
 	for (int p = 0; p < P; p++) {
 		uint32_t *c = cnt[p];
@@ -336,7 +336,7 @@ static void sort_spos(struct spos *sp, struct spos *tmp, size_t n)
 			continue;
 		for (size_t q = 0; q < n; q++)
 			dst[c[(f64_bits(src[q].s) >> (p * B)) & (R - 1)]++] = src[q];
-		struct spos *t = src;
+		struct pmcfi_bc_spos *t = src;
 		src = dst;
 		dst = t;
 	}
@@ -359,9 +359,9 @@ static inline uint64_t vec_hash(const double *v, size_t k)
 /* Once per step and type, for positions(): w->usum and w->dv of ids
  * 0..n) (equal values found by hashing, so real counts full of repeats
  * cost linear time). */
-static void distinct_values(const struct grid *g, size_t n)
+static void distinct_values(const struct pmcfi_bc_grid *g, size_t n)
 {
-	struct ws *w = g->w;
+	struct pmcfi_bc_ws *w = g->w;
 	size_t k = g->k, cap = 2;
 	while (cap < 2 * n)
 		cap *= 2;
@@ -391,9 +391,10 @@ static void distinct_values(const struct grid *g, size_t n)
  * equal values (they are at the same distance from everything); returns how
  * many, or 0 when one has a missing value (the metric then skips
  * dimensions, and s bounds nothing). */
-static size_t positions(const struct grid *g, const struct lcell *c, unsigned d, struct spos *sp)
+static size_t positions(const struct pmcfi_bc_grid *g, const struct pmcfi_bc_lcell *c, unsigned d,
+			struct pmcfi_bc_spos *sp)
 {
-	struct ws *w = g->w;
+	struct pmcfi_bc_ws *w = g->w;
 	size_t m = 0;
 	if (++w->epoch == 0) {
 		memset(w->stamp, 0, w->cap * sizeof(*w->stamp));
@@ -407,7 +408,7 @@ static size_t positions(const struct grid *g, const struct lcell *c, unsigned d,
 		if (w->stamp[w->dv[id]] == w->epoch)
 			continue;
 		w->stamp[w->dv[id]] = w->epoch;
-		sp[m++] = (struct spos){sum * d, id};
+		sp[m++] = (struct pmcfi_bc_spos){sum * d, id};
 	}
 	sort_spos(sp, w->sptmp, m);
 	return m;
@@ -420,10 +421,10 @@ static size_t positions(const struct grid *g, const struct lcell *c, unsigned d,
  * rules out anything below m2; eps covers the rounding of s (u in [0, 1],
  * s < k d). Ties and repeated values, which real counts are full of, are
  * compared once. Cells with a missing value are compared pair by pair. */
-static double cells_min_dist2(const struct grid *g, const struct lcell *p, const struct lcell *c, unsigned d,
-			      double m2)
+static double cells_min_dist2(const struct pmcfi_bc_grid *g, const struct pmcfi_bc_lcell *p,
+			      const struct pmcfi_bc_lcell *c, unsigned d, double m2)
 {
-	struct ws *w = g->w;
+	struct pmcfi_bc_ws *w = g->w;
 	size_t na = 0, nb = 0;
 	if ((size_t)p->cnt * c->cnt > SMALL_PAIRS && !pmcfi_cmb_bc_all_pairs) {
 		na = positions(g, p, d, w->sp);
@@ -438,7 +439,7 @@ static double cells_min_dist2(const struct grid *g, const struct lcell *p, const
 			}
 		return m2;
 	}
-	const struct spos *A = w->sp, *B = w->sp + p->cnt;
+	const struct pmcfi_bc_spos *A = w->sp, *B = w->sp + p->cnt;
 	double kk = (double)(g->k ? g->k : 1), eps = 1e-9 * (kk * d + 1);
 	for (size_t i = 0, j = 0; i < na; i++) {
 		double sa = A[i].s;
@@ -461,10 +462,10 @@ static double cells_min_dist2(const struct grid *g, const struct lcell *p, const
 }
 
 /* The relaxation from the closest pairs of cells: the next division. */
-static unsigned reduced_div(const struct grid *g, size_t nt, unsigned d)
+static unsigned reduced_div(const struct pmcfi_bc_grid *g, size_t nt, unsigned d)
 {
-	const struct ws *w = g->w;
-	const struct lcell *A = w->cell[0], *B = w->cell[1];
+	const struct pmcfi_bc_ws *w = g->w;
+	const struct pmcfi_bc_lcell *A = w->cell[0], *B = w->cell[1];
 	double m2 = INFINITY;
 	/* the ties' cells, their ids and the ids' values are read at random:
 	 * each level is prefetched one step before the next needs it */
@@ -478,8 +479,8 @@ static unsigned reduced_div(const struct grid *g, size_t nt, unsigned d)
 			__builtin_prefetch(w->litem + B[w->tie[2 * (t + 2 * PREFETCH) + 1]].start);
 		}
 		if (t + PREFETCH < nt) {
-			const struct lcell *pa = &A[w->tie[2 * (t + PREFETCH)]],
-					   *pb = &B[w->tie[2 * (t + PREFETCH) + 1]];
+			const struct pmcfi_bc_lcell *pa = &A[w->tie[2 * (t + PREFETCH)]],
+						    *pb = &B[w->tie[2 * (t + PREFETCH) + 1]];
 			__builtin_prefetch(g->v + (size_t)w->litem[pa->start] * g->k);
 			__builtin_prefetch(g->v + (size_t)w->litem[pb->start] * g->k);
 		}
@@ -527,20 +528,20 @@ static unsigned reduced_div(const struct grid *g, size_t nt, unsigned d)
  * the first not looked at over sqrt(k). */
 #define LB_SCAN 16
 
-static void lower_bounds(const struct grid *g, size_t n)
+static void lower_bounds(const struct pmcfi_bc_grid *g, size_t n)
 {
-	struct ws *w = g->w;
+	struct pmcfi_bc_ws *w = g->w;
 	size_t k = g->k, k1 = k + 1;
 	/* sorted by s quantised to 32 bits: floor is monotone, so an XU after
 	 * (before) position i in the order has s >= s_i - qs (<= s_i + qs) */
 	double scale = 4294967296.0 / (double)k, qs = 2.0 / scale;
-	struct skey *S = w->srt;
+	struct pmcfi_bc_skey *S = w->srt;
 	for (size_t q = 0; q < n; q++) {
 		const double *x = w->u + q * k;
 		double sum = 0;
 		for (size_t e = 0; e < k; e++)
 			sum += x[e];
-		S[q] = (struct skey){(uint64_t)(sum * scale), (uint32_t)q, 0};
+		S[q] = (struct pmcfi_bc_skey){(uint64_t)(sum * scale), (uint32_t)q, 0};
 	}
 	pmcfi_bc_radix_keys(S, w->stmp, g->np, 33);
 	pmcfi_bc_radix_keys(S + g->np, w->stmp, g->nc, 33);
@@ -560,7 +561,7 @@ static void lower_bounds(const struct grid *g, size_t n)
 	double sk = sqrt((double)k);
 	for (int side = 0; side < 2; side++) {
 		const double *A = side ? P + g->np * k1 : P, *B = side ? P : P + g->np * k1;
-		const struct skey *SA = side ? S + g->np : S;
+		const struct pmcfi_bc_skey *SA = side ? S + g->np : S;
 		size_t na = side ? g->nc : g->np, nb = side ? g->np : g->nc;
 		for (size_t i = 0, j = 0; i < na; i++) {
 			const double *xa = A + i * k1;
@@ -597,9 +598,10 @@ static void lower_bounds(const struct grid *g, size_t n)
 }
 
 /* The remaining XUs active under thr (rem order, T_prev first) into lst. */
-static void select_active(const struct grid *g, size_t nrem, size_t remp, double thr, size_t *na, size_t *nap)
+static void select_active(const struct pmcfi_bc_grid *g, size_t nrem, size_t remp, double thr, size_t *na,
+			  size_t *nap)
 {
-	struct ws *w = g->w;
+	struct pmcfi_bc_ws *w = g->w;
 	size_t m = 0;
 	for (size_t q = 0; q < remp; q++) {
 		w->lst[m] = w->rem[q].id;
@@ -629,7 +631,7 @@ static double active_thr(int64_t T, size_t k, unsigned d)
  * inside them. */
 int pmcfi_cmb_bc_grid_hash;
 
-static void grid_pass(struct grid *g, size_t n, size_t np, unsigned d, size_t *ncell)
+static void grid_pass(struct pmcfi_bc_grid *g, size_t n, size_t np, unsigned d, size_t *ncell)
 {
 	unsigned cb = coord_bits(d);
 	cb = cb ? cb : 1;
@@ -659,11 +661,11 @@ static void grid_pass(struct grid *g, size_t n, size_t np, unsigned d, size_t *n
  * this iteration (the active ones, under thr, are lst[*m], lst[*m + 1], ...
  * in that order; their paired flags are cleared); returns keep + the number
  * kept. Without branches on the flags (half of the active XUs pair). */
-static size_t drop_paired(struct ws *w, size_t from, size_t to, double thr, size_t *m, size_t keep)
+static size_t drop_paired(struct pmcfi_bc_ws *w, size_t from, size_t to, double thr, size_t *m, size_t keep)
 {
 	size_t mm = *m;
 	for (size_t q = from; q < to; q++) {
-		struct cmbi_rx r = w->rem[q];
+		struct pmcfi_cmb_rx r = w->rem[q];
 		unsigned act = r.lb <= thr, gone = act & w->paired[mm]; /* paired has room for n + 1 */
 		w->paired[mm] &= (uint8_t)!act;
 		w->rem[keep] = r;
@@ -676,7 +678,7 @@ static size_t drop_paired(struct ws *w, size_t from, size_t to, double thr, size
 
 /* The positions are drawn PREFETCH swaps ahead, in the same order, so that
  * r's random accesses are prefetched. */
-void pmcfi_cmb_shuffle(struct pmcfi_rng *rng, struct cmbi_rx *r, size_t n)
+void pmcfi_cmb_shuffle(struct pmcfi_rng *rng, struct pmcfi_cmb_rx *r, size_t n)
 {
 	uint32_t ring[PREFETCH];
 	for (size_t a = 0; a < PREFETCH && n > a + 1; a++) {
@@ -689,16 +691,16 @@ void pmcfi_cmb_shuffle(struct pmcfi_rng *rng, struct cmbi_rx *r, size_t n)
 			ring[a] = pmcfi_rng_below_inline(rng, (uint32_t)(q - PREFETCH));
 			__builtin_prefetch(r + ring[a]);
 		}
-		struct cmbi_rx t = r[q - 1];
+		struct pmcfi_cmb_rx t = r[q - 1];
 		r[q - 1] = r[o];
 		r[o] = t;
 	}
 }
 
 /* The iterations of Algorithm 3 lines 15-33 for one type. */
-int pmcfi_bc_cluster(struct grid *g)
+int pmcfi_bc_cluster(struct pmcfi_bc_grid *g)
 {
-	struct ws *w = g->w;
+	struct pmcfi_bc_ws *w = g->w;
 	size_t n = g->np + g->nc, k = g->k;
 	/* rem: T_prev then T_cur, each in label order; the stable sort by cell
 	 * keeps that order inside every cell */

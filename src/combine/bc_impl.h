@@ -20,7 +20,7 @@
  * elements ahead (the results do not depend on it). */
 #define PREFETCH 16
 
-struct skey {
+struct pmcfi_bc_skey {
 	uint64_t key; /* sum of the cell coordinates (the sweep axis), then hb
 		       * bits of h: sorting by it groups the XUs by cell */
 	uint32_t q;   /* position in rem */
@@ -28,57 +28,57 @@ struct skey {
 };
 
 /* A cell with leftover XUs of one side after the pairing of an iteration. */
-struct lcell {
+struct pmcfi_bc_lcell {
 	uint64_t key;
 	uint32_t start, cnt; /* their ids: litem[start .. start+cnt) */
 };
 
 /* Workspace of one step, sized for its largest type and reused by every
  * type and every iteration (no allocation inside the iterations). */
-struct ws {
+struct pmcfi_bc_ws {
 	size_t cap, kcap;
-	struct cmbi_rx *rem;     /* remaining ids: T_prev then T_cur */
-	uint32_t *lst;           /* the remaining ids gridded this iteration */
-	double *u, *lb;          /* per id: (value - min) / range, k each; the bound */
-	double *pts;             /* lower_bounds: s and u, k + 1 each */
-	int32_t *ci;             /* cell coordinates of lst[q]: ci[q * k ..] */
-	struct skey *srt, *stmp; /* lst positions sorted by cell */
-	uint8_t *paired;         /* per position in lst: paired this iteration (n + 1) */
-	uint32_t *litem;         /* leftover ids, cell by cell */
-	struct lcell *cell[2];   /* leftover cells of T_prev, T_cur, by key */
-	uint64_t *ckey[2];       /* their keys, contiguous for the sweep */
-	int32_t *cco[2];         /* their coordinates, k each */
-	uint32_t *tie;           /* closest pairs of cells: (prev cell, cur cell) */
+	struct pmcfi_cmb_rx *rem;         /* remaining ids: T_prev then T_cur */
+	uint32_t *lst;                    /* the remaining ids gridded this iteration */
+	double *u, *lb;                   /* per id: (value - min) / range, k each; the bound */
+	double *pts;                      /* lower_bounds: s and u, k + 1 each */
+	int32_t *ci;                      /* cell coordinates of lst[q]: ci[q * k ..] */
+	struct pmcfi_bc_skey *srt, *stmp; /* lst positions sorted by cell */
+	uint8_t *paired;                  /* per position in lst: paired this iteration (n + 1) */
+	uint32_t *litem;                  /* leftover ids, cell by cell */
+	struct pmcfi_bc_lcell *cell[2];   /* leftover cells of T_prev, T_cur, by key */
+	uint64_t *ckey[2];                /* their keys, contiguous for the sweep */
+	int32_t *cco[2];                  /* their coordinates, k each */
+	uint32_t *tie;                    /* closest pairs of cells: (prev cell, cur cell) */
 	size_t tcap;
-	uint64_t *bits, *btmp;   /* calc_max_div: sortable bits of the values */
-	struct spos *sp, *sptmp; /* reduced_div: the XUs of two cells by position */
-	uint32_t *vslot;         /* distinct_values: hash table, up to 4n */
-	double *usum;            /* per id: sum of its u, -1 with a missing value */
-	uint32_t *dv;            /* per id: the first id with the same values */
-	uint32_t *stamp, epoch;  /* per dv: positions() call that last took it */
+	uint64_t *bits, *btmp;            /* calc_max_div: sortable bits of the values */
+	struct pmcfi_bc_spos *sp, *sptmp; /* reduced_div: the XUs of two cells by position */
+	uint32_t *vslot;                  /* distinct_values: hash table, up to 4n */
+	double *usum;                     /* per id: sum of its u, -1 with a missing value */
+	uint32_t *dv;                     /* per id: the first id with the same values */
+	uint32_t *stamp, epoch;           /* per dv: positions() call that last took it */
 	/* bc-label's pairing inside a cell (label_pair_cell), by srt position:
 	 * the cell's XUs merged in label order, the next XU of a group's list,
 	 * and the stack of groups */
 	uint32_t *lseq, *lnext;
-	struct lgroup *lgrp;
+	struct pmcfi_bc_lgroup *lgrp;
 };
 
 /* A subtree of the label order: its unpaired XUs (all of one side) as a
  * list through lnext, and the depth at which it joins the group below it. */
-struct lgroup {
+struct pmcfi_bc_lgroup {
 	int64_t join;
 	uint32_t head, tail, cnt;
 	int side; /* 0: T_prev, 1: T_cur */
 };
 
 /* An XU and its position along the diagonal, s = d * sum of u. */
-struct spos {
+struct pmcfi_bc_spos {
 	double s;
 	uint32_t id;
 };
 
 /* One step for one type. */
-struct grid {
+struct pmcfi_bc_grid {
 	size_t k; /* dimensions: overlapping events with a range > 0 */
 	size_t np, nc;
 	const double *v; /* (np + nc) x k values */
@@ -86,11 +86,11 @@ struct grid {
 	uint32_t *rank;   /* per id */
 	const char **lab; /* per id: its label (bc-label) */
 	const uint32_t *llen;
-	const struct cmbi_ltree *lt; /* the label tree (c->lt), or NULL */
-	const uint32_t *node;        /* per id: its label's node (bc-label, lt) */
+	const struct pmcfi_cmb_ltree *lt; /* the label tree (c->lt), or NULL */
+	const uint32_t *node;             /* per id: its label's node (bc-label, lt) */
 	int strategy;
 	struct pmcfi_rng rng;
-	struct ws *w;
+	struct pmcfi_bc_ws *w;
 	/* output: pairs (prev id, cur id) */
 	uint32_t *pp, *pc;
 	size_t npairs;
@@ -128,7 +128,7 @@ static inline int co_cmp(const int32_t *a, const int32_t *b, size_t k)
 
 /* pmcfi_cmb_label_cmp of the labels of ids x and y: their ranks in the label
  * tree lt (node: per id), else their texts (lab, len). */
-static inline int lab_cmp(const struct cmbi_ltree *lt, const uint32_t *node, const char *const *lab,
+static inline int lab_cmp(const struct pmcfi_cmb_ltree *lt, const uint32_t *node, const char *const *lab,
 			  const uint32_t *len, uint32_t x, uint32_t y)
 {
 	if (lt) {
@@ -140,10 +140,10 @@ static inline int lab_cmp(const struct cmbi_ltree *lt, const uint32_t *node, con
 
 int pmcfi_bc_digit_offsets(uint32_t *c, size_t r, size_t n, size_t first);
 void pmcfi_bc_radix_u64(uint64_t *a, uint64_t *tmp, size_t n);
-void pmcfi_bc_radix_keys(struct skey *s, struct skey *tmp, size_t n, unsigned bits);
-void pmcfi_bc_order_run(struct skey *s, size_t n, const int32_t *ci, size_t k);
-void pmcfi_bc_pair_cells(struct grid *g, size_t n, size_t remp, unsigned hb, size_t *ncell);
-void pmcfi_bc_pair_cells_lex(struct grid *g, size_t n, size_t remp, size_t *ncell);
-int pmcfi_bc_cluster(struct grid *g);
+void pmcfi_bc_radix_keys(struct pmcfi_bc_skey *s, struct pmcfi_bc_skey *tmp, size_t n, unsigned bits);
+void pmcfi_bc_order_run(struct pmcfi_bc_skey *s, size_t n, const int32_t *ci, size_t k);
+void pmcfi_bc_pair_cells(struct pmcfi_bc_grid *g, size_t n, size_t remp, unsigned hb, size_t *ncell);
+void pmcfi_bc_pair_cells_lex(struct pmcfi_bc_grid *g, size_t n, size_t remp, size_t *ncell);
+int pmcfi_bc_cluster(struct pmcfi_bc_grid *g);
 
 #endif

@@ -10,16 +10,16 @@
 #include "util/abi.h"
 #include "util/internal.h"
 
-static inline uint32_t srt_id(const struct grid *g, size_t x)
+static inline uint32_t srt_id(const struct pmcfi_bc_grid *g, size_t x)
 {
-	const struct skey *s = &g->w->srt[x];
+	const struct pmcfi_bc_skey *s = &g->w->srt[x];
 	return g->cb ? s->h : g->w->lst[s->q];
 }
 
 /* The pair (XU at srt position a, XU at srt position b), a of T_prev. */
-static inline void pair_at(struct grid *g, size_t a, size_t b)
+static inline void pair_at(struct pmcfi_bc_grid *g, size_t a, size_t b)
 {
-	struct ws *w = g->w;
+	struct pmcfi_bc_ws *w = g->w;
 	g->pp[g->npairs] = srt_id(g, a);
 	g->pc[g->npairs++] = srt_id(g, b);
 	w->paired[w->srt[a].q] = w->paired[w->srt[b].q] = 1;
@@ -27,11 +27,11 @@ static inline void pair_at(struct grid *g, size_t a, size_t b)
 
 /* Label proximity of two XUs at srt positions: twice the length of their
  * first common ancestor, plus 1 when the labels are equal. */
-static inline int64_t label_near(const struct grid *g, size_t a, size_t b)
+static inline int64_t label_near(const struct pmcfi_bc_grid *g, size_t a, size_t b)
 {
 	uint32_t x = g->w->lst[g->w->srt[a].q], y = g->w->lst[g->w->srt[b].q];
 	if (g->lt)
-		return 2 * (int64_t)g->lt->tlen[cmbi_lca(g->lt, g->node[x], g->node[y])] +
+		return 2 * (int64_t)g->lt->tlen[pmcfi_cmb_lca(g->lt, g->node[x], g->node[y])] +
 		       (g->node[x] == g->node[y]);
 	size_t f = pmcfi_cmb_label_fca(g->lab[x], g->llen[x], g->lab[y], g->llen[y]);
 	int eq = g->llen[x] == g->llen[y] && f == g->llen[x];
@@ -40,10 +40,10 @@ static inline int64_t label_near(const struct grid *g, size_t a, size_t b)
 
 /* Merges the top group of the stack into the one below: opposite sides pair
  * head to head (the first in label order first), the rest stays below. */
-static void group_merge(struct grid *g, struct lgroup *st, size_t *nst)
+static void group_merge(struct pmcfi_bc_grid *g, struct pmcfi_bc_lgroup *st, size_t *nst)
 {
-	struct ws *w = g->w;
-	struct lgroup *b = &st[*nst - 2], *t = &st[*nst - 1];
+	struct pmcfi_bc_ws *w = g->w;
+	struct pmcfi_bc_lgroup *b = &st[*nst - 2], *t = &st[*nst - 1];
 	if (!t->cnt) {
 	} else if (!b->cnt) {
 		b->head = t->head, b->tail = t->tail, b->cnt = t->cnt, b->side = t->side;
@@ -75,9 +75,9 @@ static void group_merge(struct grid *g, struct lgroup *st, size_t *nst)
  * unpaired XUs of one side) pairs bottom-up: equal labels first, then the
  * deepest common ancestor, the rest at the root, as bc would. O(cell size)
  * label comparisons; no allocation. */
-static void label_pair_cell(struct grid *g, size_t cs, size_t m, size_t ce)
+static void label_pair_cell(struct pmcfi_bc_grid *g, size_t cs, size_t m, size_t ce)
 {
-	struct ws *w = g->w;
+	struct pmcfi_bc_ws *w = g->w;
 	size_t a = cs, b = m, n = 0, nst = 0;
 	while (a < m || b < ce) {
 		int takea = b == ce;
@@ -93,7 +93,7 @@ static void label_pair_cell(struct grid *g, size_t cs, size_t m, size_t ce)
 		while (nst >= 2 && w->lgrp[nst - 1].join > h)
 			group_merge(g, w->lgrp, &nst);
 		w->lnext[x] = UINT32_MAX;
-		w->lgrp[nst++] = (struct lgroup){h, x, x, 1, x >= m};
+		w->lgrp[nst++] = (struct pmcfi_bc_lgroup){h, x, x, 1, x >= m};
 	}
 	while (nst >= 2)
 		group_merge(g, w->lgrp, &nst);
@@ -104,11 +104,11 @@ static void label_pair_cell(struct grid *g, size_t cs, size_t m, size_t ce)
  * bits each): the j-th XUs of the two sides pair (or by label, bc-label),
  * and the XUs left of the larger side make a leftover cell. Returns the
  * leftover ids so far (nleft before, plus this cell's). */
-static inline size_t cell_pairs(struct grid *g, size_t cs, size_t m, size_t ce, uint64_t key,
+static inline size_t cell_pairs(struct pmcfi_bc_grid *g, size_t cs, size_t m, size_t ce, uint64_t key,
 				const int32_t *co, size_t *ncell, size_t nleft)
 {
-	struct ws *w = g->w;
-	const struct skey *s = w->srt;
+	struct pmcfi_bc_ws *w = g->w;
+	const struct pmcfi_bc_skey *s = w->srt;
 	size_t k = g->k, np = m - cs, nc = ce - m, kp = np < nc ? np : nc;
 	int bylabel = (g->lab || g->node) && kp;
 	if (bylabel)
@@ -122,7 +122,7 @@ static inline size_t cell_pairs(struct grid *g, size_t cs, size_t m, size_t ce, 
 	size_t from = side ? m : cs, to = side ? ce : m;
 	size_t c = ncell[side]++;
 	w->ckey[side][c] = key;
-	w->cell[side][c] = (struct lcell){key, (uint32_t)nleft, (uint32_t)(to - from - kp)};
+	w->cell[side][c] = (struct pmcfi_bc_lcell){key, (uint32_t)nleft, (uint32_t)(to - from - kp)};
 	int32_t *cc = w->cco[side] + c * k;
 	uint64_t mask = (1ull << g->cb) - 1;
 	for (size_t e = 0; e < k; e++)
@@ -138,10 +138,10 @@ static inline size_t cell_pairs(struct grid *g, size_t cs, size_t m, size_t ce, 
 /* Pairs inside the cells of srt[0..n) (Algorithm 3 lines 19-31): in each
  * cell, T_prev XUs first, both sides in the order of rem; the j-th of each
  * side form a pair. The leftovers of the larger side make a leftover cell. */
-void pmcfi_bc_pair_cells(struct grid *g, size_t n, size_t remp, unsigned hb, size_t *ncell)
+void pmcfi_bc_pair_cells(struct pmcfi_bc_grid *g, size_t n, size_t remp, unsigned hb, size_t *ncell)
 {
-	struct ws *w = g->w;
-	const struct skey *s = w->srt;
+	struct pmcfi_bc_ws *w = g->w;
+	const struct pmcfi_bc_skey *s = w->srt;
 	size_t k = g->k, nleft = 0;
 	ncell[0] = ncell[1] = 0;
 	for (size_t r = 0; r < n;) {
@@ -179,10 +179,10 @@ void pmcfi_bc_pair_cells(struct grid *g, size_t n, size_t remp, unsigned hb, siz
  * a cell, T_prev first, both sides in the order of rem (the sort is
  * stable); the ids are in srt, the leftover cells' coordinates come from
  * their keys. */
-void pmcfi_bc_pair_cells_lex(struct grid *g, size_t n, size_t remp, size_t *ncell)
+void pmcfi_bc_pair_cells_lex(struct pmcfi_bc_grid *g, size_t n, size_t remp, size_t *ncell)
 {
-	struct ws *w = g->w;
-	const struct skey *s = w->srt;
+	struct pmcfi_bc_ws *w = g->w;
+	const struct pmcfi_bc_skey *s = w->srt;
 	size_t nleft = 0;
 	ncell[0] = ncell[1] = 0;
 	for (size_t cs = 0; cs < n;) {

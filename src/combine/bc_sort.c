@@ -54,7 +54,7 @@ void pmcfi_bc_radix_u64(uint64_t *a, uint64_t *tmp, size_t n)
 /* Stable LSD radix sort of s[0..n) by key (< 2^bits): the digit counts of
  * every pass in one read, 11 bits a pass, a pass in which every key has the
  * same digit skipped. */
-void pmcfi_bc_radix_keys(struct skey *s, struct skey *tmp, size_t n, unsigned bits)
+void pmcfi_bc_radix_keys(struct pmcfi_bc_skey *s, struct pmcfi_bc_skey *tmp, size_t n, unsigned bits)
 {
 	enum { B = 11, R = 1 << B, P = 6 };
 	unsigned np = (bits + B - 1) / B;
@@ -68,7 +68,7 @@ void pmcfi_bc_radix_keys(struct skey *s, struct skey *tmp, size_t n, unsigned bi
 		for (unsigned p = 0; p < np; p++)
 			cnt[p][(key >> (p * B)) & (R - 1)]++;
 	}
-	struct skey *src = s, *dst = tmp;
+	struct pmcfi_bc_skey *src = s, *dst = tmp;
 	for (unsigned p = 0; p < np; p++) {
 		unsigned sh = p * B;
 		if (!pmcfi_bc_digit_offsets(cnt[p], R, n, (s[0].key >> sh) & (R - 1)))
@@ -76,7 +76,7 @@ void pmcfi_bc_radix_keys(struct skey *s, struct skey *tmp, size_t n, unsigned bi
 		uint32_t *c = cnt[p];
 		for (size_t q = 0; q < n; q++)
 			dst[c[(src[q].key >> sh) & (R - 1)]++] = src[q];
-		struct skey *t = src;
+		struct pmcfi_bc_skey *t = src;
 		src = dst;
 		dst = t;
 	}
@@ -94,7 +94,7 @@ struct co_ctx {
 static int cmp_skey_co(const void *a, const void *b, void *ctx)
 {
 	const struct co_ctx *C = ctx;
-	const struct skey *x = a, *y = b;
+	const struct pmcfi_bc_skey *x = a, *y = b;
 	if (x->h != y->h)
 		return x->h < y->h ? -1 : 1;
 	int r = co_cmp(C->ci + (size_t)x->q * C->k, C->ci + (size_t)y->q * C->k, C->k);
@@ -103,7 +103,7 @@ static int cmp_skey_co(const void *a, const void *b, void *ctx)
 
 /* Orders a run of XUs with one key so that cells become contiguous, each
  * keeping the order of rem. */
-void pmcfi_bc_order_run(struct skey *s, size_t n, const int32_t *ci, size_t k)
+void pmcfi_bc_order_run(struct pmcfi_bc_skey *s, size_t n, const int32_t *ci, size_t k)
 {
 	struct co_ctx C = {ci, k};
 	if (n > SMALL_RUN) {
@@ -111,7 +111,7 @@ void pmcfi_bc_order_run(struct skey *s, size_t n, const int32_t *ci, size_t k)
 		return;
 	}
 	for (size_t i = 1; i < n; i++) {
-		struct skey t = s[i];
+		struct pmcfi_bc_skey t = s[i];
 		size_t j = i;
 		while (j > 0 && cmp_skey_co(&s[j - 1], &t, &C) > 0) {
 			s[j] = s[j - 1];

@@ -25,9 +25,9 @@
  * strategy is one row, its enum value and its pair function. */
 static const struct strategy {
 	const char *name;
-	const char *help;           /* one line (the command wraps it) */
-	unsigned needs;             /* PMCF_STRATEGY_* */
-	int (*pair)(struct cmb *c); /* fills c->src / c->nf */
+	const char *help;                 /* one line (the command wraps it) */
+	unsigned needs;                   /* PMCF_STRATEGY_* */
+	int (*pair)(struct pmcfi_cmb *c); /* fills c->src / c->nf */
 } strategies[] = {
 	[PMCF_COMBINE_CTC] = {"ctc", "per XU type, pair XUs by start-time order", 0, pmcfi_cmb_ctc},
 	[PMCF_COMBINE_LGL] = {"lgl", "pair XUs with the same label", PMCF_STRATEGY_LABELS, pmcfi_cmb_lgl},
@@ -497,7 +497,7 @@ int pmcf_combine_check(const pmcf_profile *const *in, size_t n, const pmcf_combi
 
 /* ---- setup: types and events ----------------------------------------------------- */
 
-static int setup(struct cmb *c)
+static int setup(struct pmcfi_cmb *c)
 {
 	int err = pmcf_profile_new(&c->out);
 	if (err)
@@ -579,7 +579,7 @@ static int setup(struct cmb *c)
 	return pmcfi_cmb_ltree_build(c);
 }
 
-static void teardown(struct cmb *c)
+static void teardown(struct pmcfi_cmb *c)
 {
 	for (size_t j = 0; j < c->n; j++) {
 		if (c->tmap)
@@ -606,7 +606,7 @@ static void teardown(struct cmb *c)
 
 /* ---- building the fused profile ---------------------------------------------------- */
 
-static int first_source(const struct cmb *c, size_t f)
+static int first_source(const struct pmcfi_cmb *c, size_t f)
 {
 	for (size_t j = 0; j < c->n; j++)
 		if (c->src[f * c->n + j] >= 0)
@@ -622,7 +622,7 @@ static int first_source(const struct cmb *c, size_t f)
  * ancestors (bc) name a subtree and stay shared; empty labels stay empty.
  * Sets *roff[f] to the offset in *names of XU f's new label, or SIZE_MAX. */
 struct ulab {
-	const struct cmb *c;
+	const struct pmcfi_cmb *c;
 	const int32_t *base; /* base input of each fused XU */
 	size_t *roff;
 	char *names;
@@ -631,7 +631,7 @@ struct ulab {
 	size_t mask;
 };
 
-static const char *src_label(const struct cmb *c, size_t f, int j)
+static const char *src_label(const struct pmcfi_cmb *c, size_t f, int j)
 {
 	pmcf_xu xu = PMCF_XU_INIT;
 	pmcf_profile_xu_get(c->in[j], (size_t)c->src[f * c->n + (size_t)j], &xu);
@@ -646,13 +646,13 @@ static const char *ulab_str(const struct ulab *u, size_t f)
 /* The slot holding label s, or the empty slot where it belongs. */
 static size_t ulab_find(const struct ulab *u, const char *s)
 {
-	size_t h = (size_t)cmbi_hash(CMBI_HASH0, s, strlen(s)) & u->mask;
+	size_t h = (size_t)pmcfi_cmb_hash(PMCFI_CMB_HASH0, s, strlen(s)) & u->mask;
 	while (u->slot[h] >= 0 && strcmp(ulab_str(u, (size_t)u->slot[h]), s) != 0)
 		h = (h + 1) & u->mask;
 	return h;
 }
 
-static int unique_labels(const struct cmb *c, const int32_t *base, size_t **roff_out, char **names)
+static int unique_labels(const struct pmcfi_cmb *c, const int32_t *base, size_t **roff_out, char **names)
 {
 	struct ulab u = {.c = c, .base = base};
 	size_t nslot = 16;
@@ -719,7 +719,7 @@ out:
 	return 0;
 }
 
-static int add_xus(struct cmb *c)
+static int add_xus(struct pmcfi_cmb *c)
 {
 	int err = pmcf_profile_reserve(c->out, c->nf);
 	if (err)
@@ -778,7 +778,7 @@ static int add_xus(struct cmb *c)
 
 /* Base labels: each fused XU's source that provided it, and its label
  * there (fill_values has listed the sources, in input order). */
-static int set_base_labels(struct cmb *c)
+static int set_base_labels(struct pmcfi_cmb *c)
 {
 	int err = 0;
 	for (size_t f = 0; f < c->nf && !err; f++) {
@@ -842,7 +842,7 @@ size_t pmcfi_cmb_fill_thread_min = 65536;
 
 /* Threads for a pass over the fused profile of about `work` values: up to
  * pmcfi_cmb_cpus() from pmcfi_cmb_fill_thread_min values on, at most `most`. */
-static size_t pass_threads(const struct cmb *c, size_t work, size_t most)
+static size_t pass_threads(const struct pmcfi_cmb *c, size_t work, size_t most)
 {
 	size_t nt = pmcfi_cmb_cpus(c);
 	nt = nt < most ? nt : most;
@@ -854,7 +854,7 @@ static size_t pass_threads(const struct cmb *c, size_t work, size_t most)
  * the provenance layer left them unwritten: this is the one write of each).
  * Writes only column e of c->out (threads may fill different events at
  * once). */
-static void fill_event(struct cmb *c, size_t e)
+static void fill_event(struct pmcfi_cmb *c, size_t e)
 {
 	double *col = pmcf_profile_column(c->out, e);
 	int32_t *psrc;
@@ -884,7 +884,7 @@ static void fill_event(struct cmb *c, size_t e)
 /* Events t, t + nt, ... (each column written by one thread). */
 static void fill_part(void *arg, size_t t, size_t nt)
 {
-	struct cmb *c = arg;
+	struct pmcfi_cmb *c = arg;
 	for (size_t e = t; e < c->nev; e += nt)
 		fill_event(c, e);
 }
@@ -892,7 +892,7 @@ static void fill_part(void *arg, size_t t, size_t nt)
 /* The inputs' identities (content digests: linear in their labels' text)
  * t, t + nt, ... into ids. */
 struct ident_job {
-	const struct cmb *c;
+	const struct pmcfi_cmb *c;
 	char **ids;
 };
 
@@ -903,7 +903,7 @@ static void ident_part(void *arg, size_t t, size_t nt)
 		J->ids[j] = pmcfi_profile_ident(J->c->in[j]);
 }
 
-static int fill_values(struct cmb *c)
+static int fill_values(struct pmcfi_cmb *c)
 {
 	int err = pmcfi_profile_provenance_enable_bare(c->out);
 	struct ident_job J = {c, calloc(c->n, sizeof(char *))};
@@ -934,7 +934,7 @@ static int fill_values(struct cmb *c)
  * range per type (events interleaved), then the distances (fused XUs in
  * ranges: each sums its events in event order, as on one thread). */
 struct md_job {
-	struct cmb *c;
+	struct pmcfi_cmb *c;
 	size_t nt;       /* types (groups) */
 	size_t nme, *me; /* the events with several sources */
 	uint32_t **ty;   /* per input, the type of each XU */
@@ -956,7 +956,7 @@ static void md_types(void *arg, size_t t, size_t nt)
 static void md_ranges(void *arg, size_t t, size_t nt)
 {
 	struct md_job *M = arg;
-	const struct cmb *c = M->c;
+	const struct pmcfi_cmb *c = M->c;
 	for (size_t q = t; q < M->nme; q += nt) {
 		size_t e = M->me[q];
 		double *lo = M->lo + q * M->nt, *hi = M->hi + q * M->nt;
@@ -986,7 +986,7 @@ static void md_ranges(void *arg, size_t t, size_t nt)
 static void md_xus(void *arg, size_t t, size_t nt)
 {
 	struct md_job *M = arg;
-	const struct cmb *c = M->c;
+	const struct pmcfi_cmb *c = M->c;
 	size_t f0 = c->nf * t / nt, f1 = c->nf * (t + 1) / nt;
 	double *sum = M->md;
 	uint32_t *cnt = M->cnt;
@@ -1022,7 +1022,7 @@ static void md_xus(void *arg, size_t t, size_t nt)
 		sum[f] = cnt[f] ? sqrt(sum[f] / cnt[f]) : PMCF_MISSING;
 }
 
-static int match_distances(struct cmb *c)
+static int match_distances(struct pmcfi_cmb *c)
 {
 	struct md_job M = {.c = c, .nt = c->ntypes ? c->ntypes : 1};
 	size_t nx = 0;
@@ -1068,7 +1068,7 @@ out:
 }
 
 /* Ground truth of each fused XU: that of its first source XU. */
-static int copy_truth(struct cmb *c)
+static int copy_truth(struct pmcfi_cmb *c)
 {
 	size_t nt = pmcf_profile_ntruth(c->in[0]);
 	for (size_t j = 1; j < c->n; j++)
@@ -1101,7 +1101,7 @@ static int copy_truth(struct cmb *c)
  * simulated workload) whose values differ, KEY_inputs holds every input's
  * value in input order, a JSON array (JSON values as they are, other text
  * as strings, null when absent); KEY itself keeps the first input's. */
-static int differing_run_keys(struct cmb *c)
+static int differing_run_keys(struct pmcfi_cmb *c)
 {
 	const char *keys[PMCF_ARRAY_SIZE(run_keys) + 1];
 	memcpy(keys, run_keys, sizeof(run_keys));
@@ -1138,7 +1138,7 @@ static int differing_run_keys(struct cmb *c)
 /* PMCF_META_USER_SPACE_ONLY of the fused profile: the events any input
  * counted in user space only, in the fused profile's event order (each
  * execution lists its own set's). */
-static int union_user_only(struct cmb *c)
+static int union_user_only(struct pmcfi_cmb *c)
 {
 	json_t *all = json_array();
 	if (!all)
@@ -1177,7 +1177,7 @@ static int union_user_only(struct cmb *c)
 	return err;
 }
 
-static int set_meta(struct cmb *c)
+static int set_meta(struct pmcfi_cmb *c)
 {
 	static const char *const drop[] = {PMCF_META_SOURCE,         PMCF_META_SEED,
 					   PMCF_META_START_TIME,     PMCF_META_EXIT_STATUS,
@@ -1274,7 +1274,7 @@ static int set_meta(struct cmb *c)
 
 /* Inputs with XUs that give no fused XU (lgl on two programs: no label in
  * common) are no fusion: refused, with what the pairing found. */
-static int check_not_empty(const struct cmb *c)
+static int check_not_empty(const struct pmcfi_cmb *c)
 {
 	size_t withxus = 0;
 	for (size_t j = 0; j < c->n; j++)
@@ -1323,7 +1323,7 @@ int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_combine_opt
 		return pmcfi_fail(PMCF_EINVAL, "impute mode %d: unknown (median, rank)", opts->impute_mode);
 	pmcf_combine_stats local;
 	memset(&local, 0, sizeof(local));
-	struct cmb c = {.in = in, .n = n, .opts = opts, .stats = &local};
+	struct pmcfi_cmb c = {.in = in, .n = n, .opts = opts, .stats = &local};
 	for (size_t j = 0; j < n; j++)
 		if (pmcf_profile_nxus(in[j]) > INT32_MAX) {
 			err = pmcfi_fail(PMCF_EINVAL, "profile %zu has too many XUs", j + 1);

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include "pmcfuse/combine.h"
 
-struct cmb {
+struct pmcfi_cmb {
 	const pmcf_profile *const *in;
 	size_t n;
 	const pmcf_combine_opts *opts;
@@ -44,7 +44,7 @@ struct cmb {
 	 * labels are text (format version 1): then lab/lablen above; else
 	 * lnode[f], the node of fused XU f's label when set (bc: first common
 	 * ancestor), UINT32_MAX for the first source's */
-	struct cmbi_ltree *lt;
+	struct pmcfi_cmb_ltree *lt;
 	uint32_t *lnode;
 	uint32_t *lomap; /* lt's nodes in the fused profile's tree (combine.c) */
 };
@@ -57,7 +57,7 @@ struct cmb {
  * binary jump pointers, O(log depth)); tlen the bytes of a node's text,
  * which pmcfi_cmb_label_fca counts. xlab[j][x] / xpar[j][x]: the nodes of the
  * label and parent label of input j's XU x. */
-struct cmbi_ltree {
+struct pmcfi_cmb_ltree {
 	uint32_t n, cap;
 	uint32_t *par, *jump, *depth, *tlen, *ord;
 	const char **cs; /* each node's component (cl bytes, no NUL) */
@@ -73,20 +73,20 @@ struct cmbi_ltree {
  * order as whole labels do (no empty component, no two siblings that
  * pmcfi_cmb_label_cmp holds equal, such as "7" and "07"); otherwise (or with
  * pmcfi_cmb_label_text set) leaves it NULL for the text path. 0 or an error. */
-int pmcfi_cmb_ltree_build(struct cmb *c);
-void pmcfi_cmb_ltree_free(struct cmbi_ltree *lt);
+int pmcfi_cmb_ltree_build(struct pmcfi_cmb *c);
+void pmcfi_cmb_ltree_free(struct pmcfi_cmb_ltree *lt);
 /* The fused profile's label tree (with c->lt): sets c->lomap (lt's nodes
  * there: those that some fused XU's label, parent label or base label is)
  * and *olab[f], the node of fused XU f's label (whole source labels made
  * unique as on text: "LABEL~K"); base[f] is its first source. Free *olab. */
-int pmcfi_cmb_ltree_out(struct cmb *c, const int32_t *base, uint32_t **olab);
+int pmcfi_cmb_ltree_out(struct pmcfi_cmb *c, const int32_t *base, uint32_t **olab);
 /* bc family, after pairing: c->stats' bc_label_* counts (label
  * agreement of the pairs, and of the inputs' labels with the first's). */
-int pmcfi_cmb_label_agreement(struct cmb *c);
+int pmcfi_cmb_label_agreement(struct pmcfi_cmb *c);
 /* Test hook: nonzero keeps labels as text (the reference path). */
 extern int pmcfi_cmb_label_text;
 /* The first common ancestor of nodes a and b. */
-static inline uint32_t cmbi_lca(const struct cmbi_ltree *lt, uint32_t a, uint32_t b)
+static inline uint32_t pmcfi_cmb_lca(const struct pmcfi_cmb_ltree *lt, uint32_t a, uint32_t b)
 {
 	const uint32_t *d = lt->depth, *jp = lt->jump, *par = lt->par;
 	if (d[a] < d[b]) {
@@ -110,56 +110,58 @@ static inline uint32_t cmbi_lca(const struct cmbi_ltree *lt, uint32_t a, uint32_
 /* The child of node par with component s (len bytes): found, else made
  * (s copied when copy, else it must outlive lt). UINT32_MAX when out of
  * memory or too long. */
-uint32_t pmcfi_cmb_ltree_child(struct cmbi_ltree *lt, uint32_t par, const char *s, uint32_t len, int copy);
+uint32_t pmcfi_cmb_ltree_child(struct pmcfi_cmb_ltree *lt, uint32_t par, const char *s, uint32_t len,
+			       int copy);
 /* The child of par with component s, or UINT32_MAX. */
-uint32_t pmcfi_cmb_ltree_find(const struct cmbi_ltree *lt, uint32_t par, const char *s, uint32_t len);
+uint32_t pmcfi_cmb_ltree_find(const struct pmcfi_cmb_ltree *lt, uint32_t par, const char *s, uint32_t len);
 /* The text of node k into *buf (grown; the caller frees it), NULL when out
  * of memory. */
-const char *pmcfi_cmb_ltree_text(const struct cmbi_ltree *lt, uint32_t k, char **buf, size_t *cap);
+const char *pmcfi_cmb_ltree_text(const struct pmcfi_cmb_ltree *lt, uint32_t k, char **buf, size_t *cap);
 
 /* Threads a combination may use: opts->threads, else the online CPUs (at
  * most 64); the result never depends on it (combine.c). */
-size_t pmcfi_cmb_cpus(const struct cmb *c);
+size_t pmcfi_cmb_cpus(const struct pmcfi_cmb *c);
 
 /* ---- pairing helpers shared by the strategies (pairing.c) ---- */
 /* Appends a fused XU of group t with no sources; returns its index or -1. */
-long pmcfi_cmb_add(struct cmb *c, uint32_t t);
+long pmcfi_cmb_add(struct pmcfi_cmb *c, uint32_t t);
 /* Group (rank, fused type) of XU x of input j; "type" in the strategies. */
-uint32_t pmcfi_cmb_type(const struct cmb *c, size_t j, size_t x);
+uint32_t pmcfi_cmb_type(const struct pmcfi_cmb *c, size_t j, size_t x);
 /* For every group, the XUs of input j of that group in XU order:
  * idx[start[t] .. start[t+1]). Free idx and start. */
-int pmcfi_cmb_by_type(const struct cmb *c, size_t j, uint32_t **idx, size_t **start);
+int pmcfi_cmb_by_type(const struct pmcfi_cmb *c, size_t j, uint32_t **idx, size_t **start);
 /* The fused XUs 0..nf-1 grouped by type, as pmcfi_cmb_by_type groups an input's:
  * idx[start[t]..start[t+1]) in fused order; start has ntypes + 2 entries,
  * zeroed by the caller, idx room for nf */
-void pmcfi_cmb_fused_by_type(const struct cmb *c, size_t nf, uint32_t *idx, size_t *start);
+void pmcfi_cmb_fused_by_type(const struct pmcfi_cmb *c, size_t nf, uint32_t *idx, size_t *start);
 
 /* Positional pairing per type: idx[j] / start[j] as from pmcfi_cmb_by_type,
  * reordered by the caller; the k-th XU of a type in every input form one
  * fused XU; a type keeps the largest count among the inputs (the inputs
  * that run out leave missing values; fuse-openmp §3). Frees nothing. */
-int pmcfi_cmb_zip(struct cmb *c, uint32_t *const *idx, size_t *const *start);
+int pmcfi_cmb_zip(struct pmcfi_cmb *c, uint32_t *const *idx, size_t *const *start);
 
 /* Positional pairing after putting, for every input j and type t, the
  * input's XUs of that type (xus[0..n), XU indices) in the strategy's order
  * (CTC: start time; random: a seeded shuffle). order returns 0 or an error. */
-typedef int (*cmbi_order_fn)(struct cmb *c, size_t j, uint32_t t, uint32_t *xus, size_t n, void *arg);
-int pmcfi_cmb_zip_ordered(struct cmb *c, cmbi_order_fn order, void *arg);
+typedef int (*pmcfi_cmb_order_fn)(struct pmcfi_cmb *c, size_t j, uint32_t t, uint32_t *xus, size_t n,
+				  void *arg);
+int pmcfi_cmb_zip_ordered(struct pmcfi_cmb *c, pmcfi_cmb_order_fn order, void *arg);
 
 /* Strategies (fill c->src / c->nf); combine.c's table maps enum
  * pmcf_strategy to them. */
-int pmcfi_cmb_ctc(struct cmb *c);
-int pmcfi_cmb_lgl(struct cmb *c);
-int pmcfi_cmb_random(struct cmb *c);
-int pmcfi_cmb_naive(struct cmb *c); /* naive.c */
-int pmcfi_cmb_bc(struct cmb *c);    /* bc, bc-unlabeled, bc-label, bc-lgl (c->opts->strategy) */
-int pmcfi_cmb_match(struct cmb *c); /* match.c */
+int pmcfi_cmb_ctc(struct pmcfi_cmb *c);
+int pmcfi_cmb_lgl(struct pmcfi_cmb *c);
+int pmcfi_cmb_random(struct pmcfi_cmb *c);
+int pmcfi_cmb_naive(struct pmcfi_cmb *c); /* naive.c */
+int pmcfi_cmb_bc(struct pmcfi_cmb *c);    /* bc, bc-unlabeled, bc-label, bc-lgl (c->opts->strategy) */
+int pmcfi_cmb_match(struct pmcfi_cmb *c); /* match.c */
 /* match.c: the oracle, simulated inputs only; match's assignment on the
  * truth of the fused rows against input i's values of the events it adds */
-int pmcfi_cmb_oracle(struct cmb *c);
+int pmcfi_cmb_oracle(struct pmcfi_cmb *c);
 /* After fill_values: c->opts->impute > 0 replaces the values taken from
  * other executions by the median over their K nearest XUs (impute.c). */
-int pmcfi_cmb_impute(struct cmb *c);
+int pmcfi_cmb_impute(struct pmcfi_cmb *c);
 /* Test hook: nonzero makes BC grid every remaining XU in every iteration
  * instead of the active ones only (same result, slower). */
 extern int pmcfi_cmb_bc_all_active;
@@ -176,14 +178,14 @@ extern int pmcfi_cmb_bc_grid_hash;
 extern size_t pmcfi_cmb_fill_thread_min;
 /* A remaining XU of a BC step and the lower bound of its distance to the
  * other side (together: bc-unlabeled's shuffles swap them at random). */
-struct cmbi_rx {
+struct pmcfi_cmb_rx {
 	uint32_t id;
 	float lb;
 };
 struct pmcfi_rng;
 /* bc-unlabeled's shuffle (bc.c): Fisher-Yates over r[0..n), for q = n,
  * n - 1, ..., 2 the swap of r[q - 1] with r[pmcfi_rng_below(rng, q)]. */
-void pmcfi_cmb_shuffle(struct pmcfi_rng *rng, struct cmbi_rx *r, size_t n);
+void pmcfi_cmb_shuffle(struct pmcfi_rng *rng, struct pmcfi_cmb_rx *r, size_t n);
 /* Test hook: nonzero orders labels by qsort with pmcfi_cmb_label_cmp, never by
  * numeric keys (same order, slower). */
 extern int pmcfi_cmb_bc_label_qsort;
@@ -205,12 +207,12 @@ long pmcfi_cmb_label_ncomp(const char *s, size_t len);
 uint64_t pmcfi_cmb_label_comp(const char *s, size_t len, size_t c);
 
 /* 64-bit FNV-1a of n bytes, continuing from h. */
-static inline uint64_t cmbi_hash(uint64_t h, const void *p, size_t n)
+static inline uint64_t pmcfi_cmb_hash(uint64_t h, const void *p, size_t n)
 {
 	const unsigned char *s = p;
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ s[i]) * 1099511628211ull;
 	return h;
 }
-#define CMBI_HASH0 1469598103934665603ull
+#define PMCFI_CMB_HASH0 1469598103934665603ull
 #endif

@@ -19,7 +19,7 @@ static int cmp_start(const void *a, const void *b)
 }
 
 /* CTC's order: by start time (ties by XU index). */
-static int by_start_time(struct cmb *c, size_t j, uint32_t t, uint32_t *xus, size_t n, void *arg)
+static int by_start_time(struct pmcfi_cmb *c, size_t j, uint32_t t, uint32_t *xus, size_t n, void *arg)
 {
 	(void)t;
 	struct by_start **tmp = arg;
@@ -38,7 +38,7 @@ static int by_start_time(struct cmb *c, size_t j, uint32_t t, uint32_t *xus, siz
 	return 0;
 }
 
-int pmcfi_cmb_ctc(struct cmb *c)
+int pmcfi_cmb_ctc(struct pmcfi_cmb *c)
 {
 	struct by_start *tmp = NULL;
 	int err = pmcfi_cmb_zip_ordered(c, by_start_time, &tmp);

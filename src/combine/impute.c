@@ -187,8 +187,8 @@ struct istep {
 
 /* The median of event e over the best t->nb of input i's XUs cx[] (missing
  * when none has a value); vals: t->k doubles. */
-static double knn_median(const struct cmb *c, size_t i, size_t e, const struct knn *t, const uint32_t *cx,
-			 double *vals)
+static double knn_median(const struct pmcfi_cmb *c, size_t i, size_t e, const struct knn *t,
+			 const uint32_t *cx, double *vals)
 {
 	const double *icol = pmcf_profile_column_const(c->in[i], (size_t)c->evidx[i][e]);
 	size_t nv = 0;
@@ -211,7 +211,7 @@ static double knn_median(const struct cmb *c, size_t i, size_t e, const struct k
 
 /* 1 when fused row f and input i's XU x have the same value on every
  * linking event (an exact twin: rank mode keeps the copy). */
-static int twin(const struct cmb *c, const struct istep *s, uint32_t f, int32_t x)
+static int twin(const struct pmcfi_cmb *c, const struct istep *s, uint32_t f, int32_t x)
 {
 	if (x < 0)
 		return 0;
@@ -231,7 +231,7 @@ static int twin(const struct cmb *c, const struct istep *s, uint32_t f, int32_t 
  * over the XUs with both (0 under 3 XUs or without spread). t: the tree over
  * cx[], its best lists sized for k + 1; sums: 6 m. */
 #define RHO_SAMPLE 1024
-static void loo_rho(const struct cmb *c, const struct istep *s, struct knn *t, const double *zc,
+static void loo_rho(const struct pmcfi_cmb *c, const struct istep *s, struct knn *t, const double *zc,
 		    const uint32_t *cx, size_t nc, double *vals, double *sums, double *rho)
 {
 	size_t kk = t->k, m = s->m, step = (nc + RHO_SAMPLE - 1) / RHO_SAMPLE;
@@ -293,7 +293,7 @@ static int cmp_rrow(const void *a, const void *b)
 }
 
 /* One value imputed: v replaces the copy old. */
-static void count_imputed(struct cmb *c, double old, double v)
+static void count_imputed(struct pmcfi_cmb *c, double old, double v)
 {
 	c->imputed++;
 	c->imputed_changed += !(old == v || (pmcf_is_missing(old) && pmcf_is_missing(v)));
@@ -303,8 +303,8 @@ static void count_imputed(struct cmb *c, double old, double v)
  * copy, then row); the copies that are there, sorted, are dealt out by rank
  * (by quantile when some copies are missing), so that the imputed column
  * holds the paired XUs' values, ordered by the keys. */
-static int rank_event(struct cmb *c, const struct istep *s, const uint32_t *rows, size_t e, struct rrow *rr,
-		      size_t n, double *pool)
+static int rank_event(struct pmcfi_cmb *c, const struct istep *s, const uint32_t *rows, size_t e,
+		      struct rrow *rr, size_t n, double *pool)
 {
 	size_t np = 0;
 	for (size_t r = 0; r < n; r++)
@@ -333,7 +333,7 @@ static int rank_event(struct cmb *c, const struct istep *s, const uint32_t *rows
  * they do not it follows the paired XU (and with it keeps the joint of the
  * events input i adds, which an order by the neighbours' medians alone
  * scrambles: deterministic relations between two such events broke). */
-static void rank_keys(const struct cmb *c, const struct istep *s, struct knn *t, const double *zq,
+static void rank_keys(const struct pmcfi_cmb *c, const struct istep *s, struct knn *t, const double *zq,
 		      const uint32_t *cx, size_t nc, int32_t x, const double *rho, double *vals, double *key)
 {
 	size_t m = s->m, i = s->i;
@@ -355,7 +355,7 @@ static void rank_keys(const struct cmb *c, const struct istep *s, struct knn *t,
 }
 
 /* Imputes the rows rows[0..nr) from input i's XUs cx[0..nc) of one group. */
-static int impute_group(struct cmb *c, const struct istep *s, const uint32_t *rows, size_t nr,
+static int impute_group(struct pmcfi_cmb *c, const struct istep *s, const uint32_t *rows, size_t nr,
 			const uint32_t *cx, size_t nc)
 {
 	size_t k = s->k, m = s->m, i = s->i, kk = c->opts->impute < nc ? c->opts->impute : nc;
@@ -453,7 +453,7 @@ out:
 	return err;
 }
 
-static int impute_step(struct cmb *c, struct istep *s)
+static int impute_step(struct pmcfi_cmb *c, struct istep *s)
 {
 	size_t i = s->i, *rs = calloc(c->ntypes + 2, sizeof(size_t)), *cs = NULL;
 	uint32_t *ridx = malloc((c->nf + 1) * sizeof(uint32_t)), *cidx = NULL;
@@ -493,7 +493,7 @@ out:
 	return err;
 }
 
-int pmcfi_cmb_impute(struct cmb *c)
+int pmcfi_cmb_impute(struct pmcfi_cmb *c)
 {
 	if (!c->opts->impute)
 		return 0;

@@ -15,7 +15,7 @@ struct cand {
 	int32_t next; /* next occurrence of the same (type, label), or -1 */
 };
 
-int pmcfi_cmb_lgl(struct cmb *c)
+int pmcfi_cmb_lgl(struct pmcfi_cmb *c)
 {
 	size_t n = c->n, n0 = pmcf_profile_nxus(c->in[0]);
 	size_t nslot = 16;
@@ -38,9 +38,9 @@ int pmcfi_cmb_lgl(struct cmb *c)
 			uint32_t t = pmcfi_cmb_type(c, j, x), node = c->lt ? c->lt->xlab[j][x] : 0;
 			if (!c->lt)
 				pmcf_profile_xu_get(c->in[j], x, &xu);
-			uint64_t h0 = cmbi_hash(CMBI_HASH0, &t, sizeof(t));
-			size_t h = (xu.label ? cmbi_hash(h0, xu.label, strlen(xu.label))
-					     : cmbi_hash(h0, &node, sizeof(node))) &
+			uint64_t h0 = pmcfi_cmb_hash(PMCFI_CMB_HASH0, &t, sizeof(t));
+			size_t h = (xu.label ? pmcfi_cmb_hash(h0, xu.label, strlen(xu.label))
+					     : pmcfi_cmb_hash(h0, &node, sizeof(node))) &
 				   (nslot - 1);
 			int32_t head = -1;
 			while (slot[h] >= 0) {

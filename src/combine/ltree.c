@@ -22,10 +22,10 @@ int pmcfi_cmb_label_text;
 
 static uint64_t node_hash(uint32_t par, const char *s, uint32_t len)
 {
-	return cmbi_hash(cmbi_hash(CMBI_HASH0, &par, sizeof(par)), s, len);
+	return pmcfi_cmb_hash(pmcfi_cmb_hash(PMCFI_CMB_HASH0, &par, sizeof(par)), s, len);
 }
 
-void pmcfi_cmb_ltree_free(struct cmbi_ltree *lt)
+void pmcfi_cmb_ltree_free(struct pmcfi_cmb_ltree *lt)
 {
 	if (!lt)
 		return;
@@ -52,7 +52,7 @@ void pmcfi_cmb_ltree_free(struct cmbi_ltree *lt)
 }
 
 /* The hash table at twice the nodes at least (slots: node ids). */
-static int rehash(struct cmbi_ltree *lt, size_t nslot)
+static int rehash(struct pmcfi_cmb_ltree *lt, size_t nslot)
 {
 	uint32_t *slot = malloc(nslot * sizeof(*slot));
 	if (!slot)
@@ -70,7 +70,7 @@ static int rehash(struct cmbi_ltree *lt, size_t nslot)
 	return 0;
 }
 
-static size_t find_slot(const struct cmbi_ltree *lt, uint32_t par, const char *s, uint32_t len)
+static size_t find_slot(const struct pmcfi_cmb_ltree *lt, uint32_t par, const char *s, uint32_t len)
 {
 	size_t h = (size_t)node_hash(par, s, len) & (lt->nslot - 1);
 	for (uint32_t k; (k = lt->slot[h]) != NONE; h = (h + 1) & (lt->nslot - 1))
@@ -79,12 +79,12 @@ static size_t find_slot(const struct cmbi_ltree *lt, uint32_t par, const char *s
 	return h;
 }
 
-uint32_t pmcfi_cmb_ltree_find(const struct cmbi_ltree *lt, uint32_t par, const char *s, uint32_t len)
+uint32_t pmcfi_cmb_ltree_find(const struct pmcfi_cmb_ltree *lt, uint32_t par, const char *s, uint32_t len)
 {
 	return lt->slot[find_slot(lt, par, s, len)];
 }
 
-static int grow(struct cmbi_ltree *lt)
+static int grow(struct pmcfi_cmb_ltree *lt)
 {
 	size_t cap = pmcfi_grow_cap(lt->cap, (size_t)lt->n + 1);
 	if (cap > UINT32_MAX)
@@ -104,7 +104,8 @@ static int grow(struct cmbi_ltree *lt)
 	return 0;
 }
 
-uint32_t pmcfi_cmb_ltree_child(struct cmbi_ltree *lt, uint32_t par, const char *s, uint32_t len, int copy)
+uint32_t pmcfi_cmb_ltree_child(struct pmcfi_cmb_ltree *lt, uint32_t par, const char *s, uint32_t len,
+			       int copy)
 {
 	size_t h = find_slot(lt, par, s, len);
 	if (lt->slot[h] != NONE)
@@ -141,7 +142,7 @@ uint32_t pmcfi_cmb_ltree_child(struct cmbi_ltree *lt, uint32_t par, const char *
 	return v;
 }
 
-const char *pmcfi_cmb_ltree_text(const struct cmbi_ltree *lt, uint32_t k, char **buf, size_t *cap)
+const char *pmcfi_cmb_ltree_text(const struct pmcfi_cmb_ltree *lt, uint32_t k, char **buf, size_t *cap)
 {
 	size_t len = lt->tlen[k];
 	if (pmcfi_grow((void **)buf, cap, len + 1, 1))
@@ -158,7 +159,7 @@ const char *pmcfi_cmb_ltree_text(const struct cmbi_ltree *lt, uint32_t k, char *
 
 /* Input j's nodes onto lt: 1 when some label is not a node or some node
  * has an empty component (the text path then), -1 out of memory. */
-static int map_input(struct cmbi_ltree *lt, const pmcf_profile *p, size_t j)
+static int map_input(struct pmcfi_cmb_ltree *lt, const pmcf_profile *p, size_t j)
 {
 	size_t nl = pmcfi_profile_label_nodes(p), nx = pmcf_profile_nxus(p);
 	if (!nl && nx)
@@ -206,7 +207,7 @@ static int map_input(struct cmbi_ltree *lt, const pmcf_profile *p, size_t j)
 
 static int child_cmp(const void *a, const void *b, void *ctx)
 {
-	const struct cmbi_ltree *lt = ctx;
+	const struct pmcfi_cmb_ltree *lt = ctx;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	return pmcfi_cmb_label_comp_cmp(lt->cs[x], lt->cl[x], lt->cs[y], lt->cl[y]);
 }
@@ -214,7 +215,7 @@ static int child_cmp(const void *a, const void *b, void *ctx)
 /* ord: pre-order with siblings in component order, which is
  * pmcfi_cmb_label_cmp's order of the labels; 1 when two siblings compare equal
  * (the text path then), -1 out of memory. */
-static int order(struct cmbi_ltree *lt)
+static int order(struct pmcfi_cmb_ltree *lt)
 {
 	uint32_t n = lt->n;
 	uint32_t *start = calloc((size_t)n + 2, sizeof(*start)), *kid = malloc((size_t)n * sizeof(*kid));
@@ -252,7 +253,7 @@ out:
 	return rc;
 }
 
-int pmcfi_cmb_ltree_build(struct cmb *c)
+int pmcfi_cmb_ltree_build(struct pmcfi_cmb *c)
 {
 	c->lt = NULL;
 	if (pmcfi_cmb_label_text)
@@ -260,7 +261,7 @@ int pmcfi_cmb_ltree_build(struct cmb *c)
 	for (size_t j = 0; j < c->n; j++)
 		if (!pmcfi_profile_label_nodes(c->in[j]) && pmcf_profile_nxus(c->in[j]))
 			return 0;
-	struct cmbi_ltree *lt = calloc(1, sizeof(*lt));
+	struct pmcfi_cmb_ltree *lt = calloc(1, sizeof(*lt));
 	int rc = !lt || grow(lt) || rehash(lt, 1024) ? -1 : 0;
 	if (!rc) {
 		lt->n = 1; /* the root, "" */
@@ -298,9 +299,9 @@ static int taken_room(uint32_t **tk, size_t *cap, size_t n)
 /* The fused labels as nodes: whole source labels unique ("LABEL~K" for a
  * later XU with a label already taken, K >= 2 the smallest free, as
  * combine.c's unique_labels on text), first common ancestors shared. */
-static int fused_labels(struct cmb *c, const int32_t *base, uint32_t *want)
+static int fused_labels(struct pmcfi_cmb *c, const int32_t *base, uint32_t *want)
 {
-	struct cmbi_ltree *lt = c->lt;
+	struct pmcfi_cmb_ltree *lt = c->lt;
 	size_t cap = 0;
 	uint32_t *tk = NULL, *nextk = NULL;
 	unsigned char *lose = calloc(c->nf ? c->nf : 1, 1);
@@ -353,9 +354,9 @@ static int fused_labels(struct cmb *c, const int32_t *base, uint32_t *want)
 	return err;
 }
 
-int pmcfi_cmb_ltree_out(struct cmb *c, const int32_t *base, uint32_t **olab)
+int pmcfi_cmb_ltree_out(struct pmcfi_cmb *c, const int32_t *base, uint32_t **olab)
 {
-	struct cmbi_ltree *lt = c->lt;
+	struct pmcfi_cmb_ltree *lt = c->lt;
 	uint32_t *want = malloc((c->nf ? c->nf : 1) * sizeof(*want)), *comp = NULL;
 	int err = !want || fused_labels(c, base, want) ? -1 : 0;
 	unsigned char *mark = err ? NULL : calloc(lt->n, 1);
@@ -416,15 +417,15 @@ int pmcfi_cmb_ltree_out(struct cmb *c, const int32_t *base, uint32_t **olab)
 /* ---- do bc's pairs agree with the labels? ---- */
 
 /* Input j's XU x's label as text (the text path). */
-static const char *label_text_of(const struct cmb *c, size_t j, size_t x)
+static const char *label_text_of(const struct pmcfi_cmb *c, size_t j, size_t x)
 {
 	pmcf_xu xu = PMCF_XU_INIT;
 	return pmcf_profile_xu_get(c->in[j], x, &xu) == 0 && xu.label ? xu.label : "";
 }
 
-int pmcfi_cmb_label_agreement(struct cmb *c)
+int pmcfi_cmb_label_agreement(struct pmcfi_cmb *c)
 {
-	const struct cmbi_ltree *lt = c->lt;
+	const struct pmcfi_cmb_ltree *lt = c->lt;
 	size_t n0 = pmcf_profile_nxus(c->in[0]), nslot = 16;
 	while (nslot < 2 * n0)
 		nslot *= 2;
@@ -444,7 +445,7 @@ int pmcfi_cmb_label_agreement(struct cmb *c)
 			continue;
 		}
 		const char *s = label_text_of(c, 0, x);
-		size_t h = (size_t)cmbi_hash(CMBI_HASH0, s, strlen(s)) & (nslot - 1);
+		size_t h = (size_t)pmcfi_cmb_hash(PMCFI_CMB_HASH0, s, strlen(s)) & (nslot - 1);
 		while (slot[h] != NONE && strcmp(label_text_of(c, 0, slot[h]), s) != 0)
 			h = (h + 1) & (nslot - 1);
 		slot[h] = (uint32_t)x;
@@ -462,7 +463,8 @@ int pmcfi_cmb_label_agreement(struct cmb *c)
 				const char *s = label_text_of(c, j, x);
 				if (!*s)
 					continue;
-				size_t h = (size_t)cmbi_hash(CMBI_HASH0, s, strlen(s)) & (nslot - 1);
+				size_t h =
+					(size_t)pmcfi_cmb_hash(PMCFI_CMB_HASH0, s, strlen(s)) & (nslot - 1);
 				while (slot[h] != NONE && strcmp(label_text_of(c, 0, slot[h]), s) != 0)
 					h = (h + 1) & (nslot - 1);
 				common = slot[h] != NONE;

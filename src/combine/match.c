@@ -414,7 +414,7 @@ static void fill_median(double *z, size_t n, size_t k)
 
 /* Value of fused event e for row f before step i: from its first owner
  * that has a source for the row (what the fused profile will hold). */
-static double row_value(const struct cmb *c, size_t f, size_t e, size_t i)
+static double row_value(const struct pmcfi_cmb *c, size_t f, size_t e, size_t i)
 {
 	const int32_t *row = c->src + f * c->n;
 	for (uint32_t q = 0; q < c->nowners[e] && c->owners[e][q] < i; q++) {
@@ -426,7 +426,7 @@ static double row_value(const struct cmb *c, size_t f, size_t e, size_t i)
 }
 
 /* Pairs T_prev rows pr[0..np) with T_cur XUs cx[0..nc) of one group. */
-static int match_group(struct cmb *c, size_t i, const struct step *s, const uint32_t *pr, size_t np,
+static int match_group(struct pmcfi_cmb *c, size_t i, const struct step *s, const uint32_t *pr, size_t np,
 		       const uint32_t *cx, size_t nc)
 {
 	size_t k = s->k, m = s->m, n = np > nc ? np : nc;
@@ -526,7 +526,7 @@ out:
 	return err;
 }
 
-static int step(struct cmb *c, size_t i, int oracle)
+static int step(struct pmcfi_cmb *c, size_t i, int oracle)
 {
 	struct step s = {0};
 	s.oracle = oracle;
@@ -565,7 +565,7 @@ out:
 	return err;
 }
 
-static int match_all(struct cmb *c, int oracle)
+static int match_all(struct pmcfi_cmb *c, int oracle)
 {
 	size_t nx = pmcf_profile_nxus(c->in[0]);
 	for (size_t x = 0; x < nx; x++) {
@@ -580,6 +580,6 @@ static int match_all(struct cmb *c, int oracle)
 	return err;
 }
 
-int pmcfi_cmb_match(struct cmb *c) { return match_all(c, 0); }
+int pmcfi_cmb_match(struct pmcfi_cmb *c) { return match_all(c, 0); }
 
-int pmcfi_cmb_oracle(struct cmb *c) { return match_all(c, 1); }
+int pmcfi_cmb_oracle(struct pmcfi_cmb *c) { return match_all(c, 1); }

@@ -38,7 +38,7 @@ static size_t run_of(const struct by_thread *key, size_t pos, size_t end, int32_
 }
 
 /* Pairs group t: threads in increasing order, position by position. */
-static int pair_group(struct cmb *c, uint32_t t, struct by_thread *const *key, size_t *const *start,
+static int pair_group(struct pmcfi_cmb *c, uint32_t t, struct by_thread *const *key, size_t *const *start,
 		      size_t *pos)
 {
 	for (size_t j = 0; j < c->n; j++)
@@ -71,7 +71,7 @@ static int pair_group(struct cmb *c, uint32_t t, struct by_thread *const *key, s
 	}
 }
 
-int pmcfi_cmb_naive(struct cmb *c)
+int pmcfi_cmb_naive(struct pmcfi_cmb *c)
 {
 	uint32_t **idx = calloc(c->n, sizeof(*idx));
 	size_t **start = calloc(c->n, sizeof(*start)), *pos = calloc(c->n, sizeof(*pos));

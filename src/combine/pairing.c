@@ -8,7 +8,7 @@
 #include "util/abi.h"
 #include "util/internal.h"
 
-long pmcfi_cmb_add(struct cmb *c, uint32_t t)
+long pmcfi_cmb_add(struct pmcfi_cmb *c, uint32_t t)
 {
 	/* five arrays of one capacity (src: a row of n inputs per fused XU) */
 	size_t cs = c->fcap, cl = c->fcap, cll = c->fcap, cf = c->fcap, cn = c->fcap;
@@ -29,14 +29,14 @@ long pmcfi_cmb_add(struct cmb *c, uint32_t t)
 	return (long)f;
 }
 
-uint32_t pmcfi_cmb_type(const struct cmb *c, size_t j, size_t x)
+uint32_t pmcfi_cmb_type(const struct pmcfi_cmb *c, size_t j, size_t x)
 {
 	pmcf_xu xu = PMCF_XU_INIT;
 	pmcf_profile_xu_fields_get(c->in[j], x, &xu);
 	return (uint32_t)pmcf_profile_rank(c->in[j], x) * c->nftypes + c->tmap[j][xu.type];
 }
 
-int pmcfi_cmb_by_type(const struct cmb *c, size_t j, uint32_t **idx, size_t **start)
+int pmcfi_cmb_by_type(const struct pmcfi_cmb *c, size_t j, uint32_t **idx, size_t **start)
 {
 	size_t nx = pmcf_profile_nxus(c->in[j]);
 	uint32_t *ix = malloc((nx ? nx : 1) * sizeof(*ix));
@@ -62,7 +62,7 @@ int pmcfi_cmb_by_type(const struct cmb *c, size_t j, uint32_t **idx, size_t **st
 	return 0;
 }
 
-void pmcfi_cmb_fused_by_type(const struct cmb *c, size_t nf, uint32_t *idx, size_t *start)
+void pmcfi_cmb_fused_by_type(const struct pmcfi_cmb *c, size_t nf, uint32_t *idx, size_t *start)
 {
 	for (size_t f = 0; f < nf; f++)
 		start[c->ftype[f] + 2]++;
@@ -72,7 +72,7 @@ void pmcfi_cmb_fused_by_type(const struct cmb *c, size_t nf, uint32_t *idx, size
 		idx[start[c->ftype[f] + 1]++] = (uint32_t)f;
 }
 
-int pmcfi_cmb_zip(struct cmb *c, uint32_t *const *idx, size_t *const *start)
+int pmcfi_cmb_zip(struct pmcfi_cmb *c, uint32_t *const *idx, size_t *const *start)
 {
 	for (uint32_t t = 0; t < c->ntypes; t++) {
 		size_t most = 0;
@@ -93,7 +93,7 @@ int pmcfi_cmb_zip(struct cmb *c, uint32_t *const *idx, size_t *const *start)
 	return 0;
 }
 
-int pmcfi_cmb_zip_ordered(struct cmb *c, cmbi_order_fn order, void *arg)
+int pmcfi_cmb_zip_ordered(struct pmcfi_cmb *c, pmcfi_cmb_order_fn order, void *arg)
 {
 	uint32_t **idx = calloc(c->n, sizeof(*idx));
 	size_t **start = calloc(c->n, sizeof(*start));
@@ -117,7 +117,7 @@ int pmcfi_cmb_zip_ordered(struct cmb *c, cmbi_order_fn order, void *arg)
 	return err;
 }
 
-size_t pmcfi_cmb_cpus(const struct cmb *c)
+size_t pmcfi_cmb_cpus(const struct pmcfi_cmb *c)
 {
 	unsigned want = c->opts->threads; /* the options are a checked full copy */
 	if (!want) {

@@ -6,7 +6,7 @@
 #include "util/internal.h"
 
 /* A seeded Fisher-Yates shuffle of one input's XUs of one type. */
-static int shuffle(struct cmb *c, size_t j, uint32_t t, uint32_t *xus, size_t n, void *arg)
+static int shuffle(struct pmcfi_cmb *c, size_t j, uint32_t t, uint32_t *xus, size_t n, void *arg)
 {
 	(void)arg;
 	struct pmcfi_rng r;
@@ -20,4 +20,4 @@ static int shuffle(struct cmb *c, size_t j, uint32_t t, uint32_t *xus, size_t n,
 	return 0;
 }
 
-int pmcfi_cmb_random(struct cmb *c) { return pmcfi_cmb_zip_ordered(c, shuffle, NULL); }
+int pmcfi_cmb_random(struct pmcfi_cmb *c) { return pmcfi_cmb_zip_ordered(c, shuffle, NULL); }

@@ -61,12 +61,12 @@ struct ctx {
 	const pmcf_imix_opts *o;
 	struct space *sp;
 	size_t nsp, capsp;
-	struct hbbp_image *vmlinux;
+	struct pmcfi_hbbp_image *vmlinux;
 	int method, have_ebs, have_lbr;
 	unsigned cutoff;
 	double bias_ratio, depth_sum;
 	uint64_t depth_n;
-	struct hbbp_tsample *ts; /* time samples with user registers (PMCF_IMIX_RATE_IV) */
+	struct pmcfi_hbbp_tsample *ts; /* time samples with user registers (PMCF_IMIX_RATE_IV) */
 	size_t nts, capts;
 	int oom;
 };
@@ -133,11 +133,11 @@ static const pmcf_pd_mmap *find_map(struct ctx *c, uint32_t pid, uint64_t ip)
 }
 
 /* Resolves a runtime address to a decoded function and instruction index. */
-static struct hbbp_func *resolve(struct ctx *c, uint32_t pid, uint64_t ip, int kernel, long *idx,
-				 struct hbbp_image **imo)
+static struct pmcfi_hbbp_func *resolve(struct ctx *c, uint32_t pid, uint64_t ip, int kernel, long *idx,
+				       struct pmcfi_hbbp_image **imo)
 {
 	const pmcf_pd_mmap *mm = find_map(c, kernel ? UINT32_MAX : pid, ip);
-	struct hbbp_image *im = NULL;
+	struct pmcfi_hbbp_image *im = NULL;
 	uint64_t addr = 0;
 	if (kernel || (mm && mm->filename[0] == '[' && !strncmp(mm->filename, "[kernel", 7))) {
 		if (!c->vmlinux)
@@ -153,7 +153,7 @@ static struct hbbp_func *resolve(struct ctx *c, uint32_t pid, uint64_t ip, int k
 		if (!im || pmcfi_hbbp_image_off2addr(im, ip - mm->addr + mm->pgoff, &addr) != 0)
 			return NULL;
 	}
-	struct hbbp_func *f = pmcfi_hbbp_image_func(im, addr);
+	struct pmcfi_hbbp_func *f = pmcfi_hbbp_image_func(im, addr);
 	if (!f)
 		return NULL;
 	*idx = pmcfi_hbbp_func_ins(f, addr);
@@ -175,8 +175,8 @@ static void ebs_sample(struct ctx *c, const pmcf_pd_attr *a, const pmcf_pd_sampl
 	int kernel = (s->misc & 7) == 1 || (s->ip >> 63);
 	double w = weight_of(a, s);
 	long i;
-	struct hbbp_image *im;
-	struct hbbp_func *f = resolve(c, s->pid, s->ip, kernel, &i, &im);
+	struct pmcfi_hbbp_image *im;
+	struct pmcfi_hbbp_func *f = resolve(c, s->pid, s->ip, kernel, &i, &im);
 	c->m->st.ebs_samples++;
 	c->m->st.ebs_weight += w;
 	if (!f) {
@@ -198,8 +198,8 @@ static void ebs_sample(struct ctx *c, const pmcf_pd_attr *a, const pmcf_pd_sampl
 			c->oom = 1;
 			return;
 		}
-		c->ts[c->nts++] =
-			(struct hbbp_tsample){f, (uint32_t)i, s->tid, s->time, w, s->regs_mask, s->regs};
+		c->ts[c->nts++] = (struct pmcfi_hbbp_tsample){f, (uint32_t)i,  s->tid, s->time,
+							      w, s->regs_mask, s->regs};
 	}
 }
 
@@ -216,9 +216,9 @@ static void lbr_sample(struct ctx *c, const pmcf_pd_attr *a, const pmcf_pd_sampl
 	/* bias bookkeeping: the block ending with each source, and the oldest */
 	for (uint64_t k = 0; k < n; k++) {
 		long i;
-		struct hbbp_image *im;
+		struct pmcfi_hbbp_image *im;
 		uint64_t from = s->branches[k].from;
-		struct hbbp_func *f = resolve(c, s->pid, from, from >> 63, &i, &im);
+		struct pmcfi_hbbp_func *f = resolve(c, s->pid, from, from >> 63, &i, &im);
 		if (!f)
 			continue;
 		f->inlbr[f->ins[i].block]++;
@@ -229,10 +229,10 @@ static void lbr_sample(struct ctx *c, const pmcf_pd_attr *a, const pmcf_pd_sampl
 	for (uint64_t k = 0; k + 1 < n; k++) {
 		uint64_t t = s->branches[k + 1].to, src = s->branches[k].from;
 		long it, is;
-		struct hbbp_image *imt, *ims;
+		struct pmcfi_hbbp_image *imt, *ims;
 		c->m->st.lbr_streams++;
-		struct hbbp_func *ft = resolve(c, s->pid, t, t >> 63, &it, &imt);
-		struct hbbp_func *fs = ft ? resolve(c, s->pid, src, src >> 63, &is, &ims) : NULL;
+		struct pmcfi_hbbp_func *ft = resolve(c, s->pid, t, t >> 63, &it, &imt);
+		struct pmcfi_hbbp_func *fs = ft ? resolve(c, s->pid, src, src >> 63, &is, &ims) : NULL;
 		if (!ft || ft != fs || it > is || is - it > MAX_STREAM_INS) {
 			c->m->st.lbr_streams_discarded++;
 			continue;
@@ -242,11 +242,11 @@ static void lbr_sample(struct ctx *c, const pmcf_pd_attr *a, const pmcf_pd_sampl
 	}
 }
 
-static double choose(void *vc, const struct hbbp_func *f, size_t b, int *src, double *ebs, double *lbr,
+static double choose(void *vc, const struct pmcfi_hbbp_func *f, size_t b, int *src, double *ebs, double *lbr,
 		     int *bias)
 {
 	struct ctx *c = vc;
-	const struct hbbp_block *bl = &f->blocks[b];
+	const struct pmcfi_hbbp_block *bl = &f->blocks[b];
 	double sum = 0;
 	for (uint32_t k = 0; k < bl->n; k++)
 		sum += f->lbr[bl->first + k];

@@ -86,11 +86,11 @@ static int subpos(char **p, uint64_t last, uint64_t *out)
 	return 0;
 }
 
-static double ref_choose(void *ctx, const struct hbbp_func *f, size_t b, int *src, double *ebs, double *lbr,
-			 int *bias)
+static double ref_choose(void *ctx, const struct pmcfi_hbbp_func *f, size_t b, int *src, double *ebs,
+			 double *lbr, int *bias)
 {
 	(void)ctx;
-	const struct hbbp_block *bl = &f->blocks[b];
+	const struct pmcfi_hbbp_block *bl = &f->blocks[b];
 	*src = PMCF_IMIX_SRC_REF;
 	*ebs = *lbr = 0;
 	*bias = 0;
@@ -106,7 +106,7 @@ static void fix_rep(pmcf_imix *m)
 {
 	for (size_t ii = 0; ii < m->nimages; ii++)
 		for (size_t fi = 0; fi < m->images[ii]->nfuncs; fi++) {
-			struct hbbp_func *f = &m->images[ii]->funcs[fi];
+			struct pmcfi_hbbp_func *f = &m->images[ii]->funcs[fi];
 			if (f->decoded <= 0)
 				continue;
 			for (size_t i = 0; i < f->nins; i++) {
@@ -128,16 +128,16 @@ static void fix_rep(pmcf_imix *m)
  * which match nothing here; the call site (a direct call, e8 rel32, at a
  * link-time address) names the stub, whose first block (to its jump) runs
  * once per call. */
-static void add_plt_call(struct hbbp_image *im, uint64_t site, double calls)
+static void add_plt_call(struct pmcfi_hbbp_image *im, uint64_t site, double calls)
 {
-	struct hbbp_func *f = pmcfi_hbbp_image_func(im, site);
+	struct pmcfi_hbbp_func *f = pmcfi_hbbp_image_func(im, site);
 	long i = f ? pmcfi_hbbp_func_ins(f, site) : -1;
 	if (i < 0 || f->ins[i].addr != site || f->ins[i].len != 5 || f->bytes[site - f->start] != 0xe8)
 		return;
 	int32_t rel;
 	memcpy(&rel, f->bytes + (site - f->start) + 1, 4);
 	uint64_t t = site + 5 + (uint64_t)(int64_t)rel;
-	struct hbbp_func *g = pmcfi_hbbp_image_func(im, t);
+	struct pmcfi_hbbp_func *g = pmcfi_hbbp_image_func(im, t);
 	long k = g ? pmcfi_hbbp_func_ins(g, t) : -1;
 	if (k < 0 || g->ins[k].addr != t)
 		return;
@@ -158,7 +158,7 @@ struct cg_parse {
 	double ncalls;
 	int instr_pos, npos, ir_col, seen_header, skip_next;
 	uint64_t last[8];
-	struct hbbp_image *im;
+	struct pmcfi_hbbp_image *im;
 	int skip_obj;
 	uint64_t unmatched;
 };
@@ -264,7 +264,7 @@ static int cost_line(struct cg_parse *c, char *line)
 	}
 	if (c->skip_obj || !c->im || ir <= 0)
 		return 0;
-	struct hbbp_func *f = pmcfi_hbbp_image_func(c->im, at);
+	struct pmcfi_hbbp_func *f = pmcfi_hbbp_image_func(c->im, at);
 	long i = f ? pmcfi_hbbp_func_ins(f, at) : -1;
 	if (i < 0 || f->ins[i].addr != at) {
 		c->unmatched++;

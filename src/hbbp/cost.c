@@ -229,7 +229,7 @@ static const char *base_name(const char *p)
 }
 
 int pmcfi_hbbp_cost_model_find(const char *mca, const char *mcpu, const char *cpuid,
-			       struct hbbp_cost_model *cm)
+			       struct pmcfi_hbbp_cost_model *cm)
 {
 	memset(cm, 0, sizeof(*cm));
 	const char *env = getenv("PMCF_LLVM_MCA");
@@ -318,7 +318,7 @@ int pmcfi_hbbp_cost_model_find(const char *mca, const char *mcpu, const char *cp
 	return 0;
 }
 
-int pmcfi_hbbp_cost_model_describe(const struct hbbp_cost_model *cm, char *out, size_t n)
+int pmcfi_hbbp_cost_model_describe(const struct pmcfi_hbbp_cost_model *cm, char *out, size_t n)
 {
 	int l;
 	if (!cm->ok)
@@ -410,8 +410,8 @@ static void parse_regions(const char *out, double *cycles, size_t n)
 	}
 }
 
-int pmcfi_hbbp_cost_blocks(const struct hbbp_cost_model *cm, const pmcf_imix_code_block *blocks, size_t n,
-			   double *cycles)
+int pmcfi_hbbp_cost_blocks(const struct pmcfi_hbbp_cost_model *cm, const pmcf_imix_code_block *blocks,
+			   size_t n, double *cycles)
 {
 	for (size_t i = 0; i < n; i++)
 		cycles[i] = 0;

@@ -14,7 +14,7 @@
 
 enum { INS_CF = 1, INS_REP = 2, INS_BAD = 4 };
 
-struct hbbp_ins {
+struct pmcfi_hbbp_ins {
 	uint64_t addr;
 	uint8_t len, flags;
 	uint16_t mnem; /* index into the image's name table */
@@ -23,45 +23,45 @@ struct hbbp_ins {
 	uint32_t block;  /* index of the block in the function */
 };
 
-struct hbbp_block {
+struct pmcfi_hbbp_block {
 	uint64_t start;
 	uint32_t first, n; /* instructions [first, first + n) of the function */
 };
 
 /* A function (from a symbol) or a gap of an executable section without one. */
-struct hbbp_func {
+struct pmcfi_hbbp_func {
 	char *name;
 	uint64_t start, end;
 	const uint8_t *bytes; /* end - start bytes */
 	int decoded;
-	struct hbbp_ins *ins;
+	struct pmcfi_hbbp_ins *ins;
 	size_t nins;
-	struct hbbp_block *blocks;
+	struct pmcfi_hbbp_block *blocks;
 	size_t nblocks;
 	/* accumulators of one analysis */
-	double *ebs;           /* per block: EBS sample weight */
-	double *ebs_head;      /* per block: of it, samples at the block's first instruction */
-	double *lbr;           /* per instruction: LBR stream weight */
-	double *ref;           /* per instruction: reference count */
-	uint64_t *oldest;      /* per block: times its branch was the oldest LBR entry */
-	uint64_t *inlbr;       /* per block: times its branch appeared in any LBR entry */
-	size_t boff;           /* the time-to-count correction: first index of its blocks */
-	struct hbbp_image *im; /* its image (set when decoded) */
+	double *ebs;                 /* per block: EBS sample weight */
+	double *ebs_head;            /* per block: of it, samples at the block's first instruction */
+	double *lbr;                 /* per instruction: LBR stream weight */
+	double *ref;                 /* per instruction: reference count */
+	uint64_t *oldest;            /* per block: times its branch was the oldest LBR entry */
+	uint64_t *inlbr;             /* per block: times its branch appeared in any LBR entry */
+	size_t boff;                 /* the time-to-count correction: first index of its blocks */
+	struct pmcfi_hbbp_image *im; /* its image (set when decoded) */
 };
 
-struct hbbp_seg {
+struct pmcfi_hbbp_seg {
 	uint64_t off, vaddr, filesz;
 };
 
-struct hbbp_image {
+struct pmcfi_hbbp_image {
 	char *path;
 	int fd;
 	void *elf;   /* Elf * */
 	void *dwarf; /* Dwarf *, opened on demand */
 	int dwarf_tried;
-	struct hbbp_seg *segs;
+	struct pmcfi_hbbp_seg *segs;
 	size_t nsegs;
-	struct hbbp_func *funcs;
+	struct pmcfi_hbbp_func *funcs;
 	size_t nfuncs;
 	char **names; /* mnemonic names by id; built on demand */
 	size_t nnames;
@@ -71,29 +71,29 @@ struct hbbp_image {
 
 /* Opens an x86-64 ELF file: segments, executable sections, functions (from
  * .symtab, else .dynsym, plus gaps). Disassembly is lazy. */
-int pmcfi_hbbp_image_open(const char *path, struct hbbp_image **out);
-void pmcfi_hbbp_image_free(struct hbbp_image *im);
+int pmcfi_hbbp_image_open(const char *path, struct pmcfi_hbbp_image **out);
+void pmcfi_hbbp_image_free(struct pmcfi_hbbp_image *im);
 /* File offset -> link-time address; 0 and -1 when outside every PT_LOAD. */
-int pmcfi_hbbp_image_off2addr(const struct hbbp_image *im, uint64_t off, uint64_t *addr);
+int pmcfi_hbbp_image_off2addr(const struct pmcfi_hbbp_image *im, uint64_t off, uint64_t *addr);
 /* Function containing addr (decoded), or NULL. */
-struct hbbp_func *pmcfi_hbbp_image_func(struct hbbp_image *im, uint64_t addr);
+struct pmcfi_hbbp_func *pmcfi_hbbp_image_func(struct pmcfi_hbbp_image *im, uint64_t addr);
 /* Function containing addr, not decoded here, or NULL. */
-const struct hbbp_func *pmcfi_hbbp_image_func_at(const struct hbbp_image *im, uint64_t addr);
+const struct pmcfi_hbbp_func *pmcfi_hbbp_image_func_at(const struct pmcfi_hbbp_image *im, uint64_t addr);
 /* Index of the instruction that starts at (or contains) addr, or -1. */
-long pmcfi_hbbp_func_ins(const struct hbbp_func *f, uint64_t addr);
+long pmcfi_hbbp_func_ins(const struct pmcfi_hbbp_func *f, uint64_t addr);
 /* Decodes one function: instructions, leaders, blocks; allocates accumulators. */
-int pmcfi_hbbp_func_decode(struct hbbp_image *im, struct hbbp_func *f);
-const char *pmcfi_hbbp_mnemonic(const struct hbbp_image *im, const struct hbbp_ins *in);
-const char *pmcfi_hbbp_isa_ext(const struct hbbp_ins *in);
-const char *pmcfi_hbbp_isa_set(const struct hbbp_ins *in);
-const char *pmcfi_hbbp_category(const struct hbbp_ins *in);
-const char *pmcfi_hbbp_packing(const struct hbbp_ins *in);
+int pmcfi_hbbp_func_decode(struct pmcfi_hbbp_image *im, struct pmcfi_hbbp_func *f);
+const char *pmcfi_hbbp_mnemonic(const struct pmcfi_hbbp_image *im, const struct pmcfi_hbbp_ins *in);
+const char *pmcfi_hbbp_isa_ext(const struct pmcfi_hbbp_ins *in);
+const char *pmcfi_hbbp_isa_set(const struct pmcfi_hbbp_ins *in);
+const char *pmcfi_hbbp_category(const struct pmcfi_hbbp_ins *in);
+const char *pmcfi_hbbp_packing(const struct pmcfi_hbbp_ins *in);
 /* Source line of addr (libdw); 0 when unknown. *file is owned by the image. */
-unsigned pmcfi_hbbp_image_line(struct hbbp_image *im, uint64_t addr, const char **file);
+unsigned pmcfi_hbbp_image_line(struct pmcfi_hbbp_image *im, uint64_t addr, const char **file);
 
 /* The mix under construction: images by path, the output tables. */
 struct pmcf_imix {
-	struct hbbp_image **images;
+	struct pmcfi_hbbp_image **images;
 	size_t nimages, cap_images;
 	char **missing; /* paths that could not be opened */
 	size_t nmissing, cap_missing;
@@ -107,20 +107,20 @@ struct pmcf_imix {
 };
 int pmcfi_hbbp_mix_new(const pmcf_imix_opts *o, pmcf_imix **out);
 /* Image for a path, opened once; NULL (and remembered) when not readable. */
-struct hbbp_image *pmcfi_hbbp_mix_image(pmcf_imix *m, const char *path);
+struct pmcfi_hbbp_image *pmcfi_hbbp_mix_image(pmcf_imix *m, const char *path);
 /* Turns the accumulators into block and instruction tables. choose gives
  * a block's count (and its source, the EBS/LBR estimates, the bias flag);
  * with per_ins the instructions take their own f->ref counts instead. */
-typedef double (*pmcfi_hbbp_choose_fn)(void *ctx, const struct hbbp_func *f, size_t b, int *src, double *ebs,
-				       double *lbr, int *bias);
+typedef double (*pmcfi_hbbp_choose_fn)(void *ctx, const struct pmcfi_hbbp_func *f, size_t b, int *src,
+				       double *ebs, double *lbr, int *bias);
 int pmcfi_hbbp_mix_emit(pmcf_imix *m, pmcfi_hbbp_choose_fn choose, void *ctx, int per_ins);
 /* Walks the decoded functions of every image: start with *pos = 0; returns
  * NULL at the end, and sets *im to the function's image. */
-struct hbbp_func *pmcfi_hbbp_mix_next_func(pmcf_imix *m, size_t *pos, struct hbbp_image **im);
+struct pmcfi_hbbp_func *pmcfi_hbbp_mix_next_func(pmcf_imix *m, size_t *pos, struct pmcfi_hbbp_image **im);
 
 /* Cost model of the time-to-count correction (cost.c): llvm-mca and the
  * -mcpu naming the recording CPU. */
-struct hbbp_cost_model {
+struct pmcfi_hbbp_cost_model {
 	int ok;        /* the correction can be made */
 	char mca[512]; /* llvm-mca path */
 	char mcpu[64];
@@ -133,20 +133,20 @@ struct hbbp_cost_model {
  * mcpu is given. cm->ok says whether it can be used, cm->note why not.
  * Returns 0, or a negative error for failures of the machine (temp files). */
 int pmcfi_hbbp_cost_model_find(const char *mca, const char *mcpu, const char *cpuid,
-			       struct hbbp_cost_model *cm);
+			       struct pmcfi_hbbp_cost_model *cm);
 /* One line for report headers: the model used, or why there is none.
  * Returns 0, or PMCF_EINVAL when it does not fit out[n] (never cut). */
-int pmcfi_hbbp_cost_model_describe(const struct hbbp_cost_model *cm, char *out, size_t n);
+int pmcfi_hbbp_cost_model_describe(const struct pmcfi_hbbp_cost_model *cm, char *out, size_t n);
 /* Cycles per execution of each block (each its own llvm-mca code region,
  * run as a loop); 0 where llvm-mca gave none. Instructions llvm-mca cannot
  * assemble are left out of their block. */
-int pmcfi_hbbp_cost_blocks(const struct hbbp_cost_model *cm, const pmcf_imix_code_block *blocks, size_t n,
-			   double *cycles);
+int pmcfi_hbbp_cost_blocks(const struct pmcfi_hbbp_cost_model *cm, const pmcf_imix_code_block *blocks,
+			   size_t n, double *cycles);
 /* The time-to-count correction (timecount.c, its steps in tc_*.c): moves each function's f->ebs
  * from sample weight to weight x length / cycles per execution, scaled to the
  * same total, after the skid model; fills the correction fields of m->st. */
-struct hbbp_tsample { /* a time sample with user registers (PMCF_IMIX_RATE_IV) */
-	struct hbbp_func *f;
+struct pmcfi_hbbp_tsample { /* a time sample with user registers (PMCF_IMIX_RATE_IV) */
+	struct pmcfi_hbbp_func *f;
 	uint32_t ins; /* instruction index in f */
 	uint32_t tid;
 	uint64_t time;
@@ -155,7 +155,7 @@ struct hbbp_tsample { /* a time sample with user registers (PMCF_IMIX_RATE_IV) *
 	const uint64_t *regs;
 };
 int pmcfi_hbbp_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid,
-			     struct hbbp_tsample *ts, size_t nts);
+			     struct pmcfi_hbbp_tsample *ts, size_t nts);
 /* Pointer-chasing loads in x86-64 code (PMCF_IMIX_COST_REGIONS_CHASE): loads
  * into a register that is the base or index of their own address (mov
  * rdx,[rdi+rdx*8]), so each waits for the previous one. */
@@ -166,7 +166,7 @@ unsigned pmcfi_hbbp_chase_loads(const uint8_t *code, size_t n);
  * DIR/perf.data with an EBS event (instructions, period ebs_period) and an
  * LBR event (taken branches, period lbr_period, stacks of lbr_depth) over
  * `periods` iterations of the outer loop; fills the exact BBEC per block. */
-struct hbbp_synth {
+struct pmcfi_hbbp_synth {
 	unsigned ebs_period, lbr_period, lbr_depth, periods;
 	int hw_idx;    /* write hw_idx in branch stacks */
 	int ebs_only;  /* one attribute, no branch stacks */
@@ -198,7 +198,7 @@ struct hbbp_synth {
 	uint64_t load_addr;    /* where the text is mapped */
 	char elf_path[512], data_path[512];
 };
-int pmcfi_hbbp_synth_write(const char *dir, struct hbbp_synth *s);
+int pmcfi_hbbp_synth_write(const char *dir, struct pmcfi_hbbp_synth *s);
 /* Cycles of the synthetic instruction at offset off of the text (timer mode). */
 unsigned pmcfi_hbbp_synth_cycles(uint64_t off);
 /* Cycles of the loop nest's instruction at offset off (hbbp_synth.nest). */

@@ -26,18 +26,18 @@ struct sect {
 
 static int func_cmp(const void *a, const void *b)
 {
-	const struct hbbp_func *x = a, *y = b;
+	const struct pmcfi_hbbp_func *x = a, *y = b;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	return x->end > y->end ? -1 : x->end < y->end; /* longer first */
 }
 
-static int add_func(struct hbbp_func **fs, size_t *n, size_t *cap, const char *name, uint64_t start,
+static int add_func(struct pmcfi_hbbp_func **fs, size_t *n, size_t *cap, const char *name, uint64_t start,
 		    uint64_t end, const uint8_t *bytes)
 {
 	if (pmcfi_grow((void **)fs, cap, *n + 1, sizeof(**fs)))
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	struct hbbp_func *f = &(*fs)[(*n)++];
+	struct pmcfi_hbbp_func *f = &(*fs)[(*n)++];
 	memset(f, 0, sizeof(*f));
 	f->name = strdup(name);
 	f->start = start;
@@ -46,12 +46,12 @@ static int add_func(struct hbbp_func **fs, size_t *n, size_t *cap, const char *n
 	return f->name ? 0 : pmcfi_fail(PMCF_ENOMEM, "out of memory");
 }
 
-void pmcfi_hbbp_image_free(struct hbbp_image *im)
+void pmcfi_hbbp_image_free(struct pmcfi_hbbp_image *im)
 {
 	if (!im)
 		return;
 	for (size_t i = 0; i < im->nfuncs; i++) {
-		struct hbbp_func *f = &im->funcs[i];
+		struct pmcfi_hbbp_func *f = &im->funcs[i];
 		free(f->name);
 		free(f->ins);
 		free(f->blocks);
@@ -79,7 +79,7 @@ void pmcfi_hbbp_image_free(struct hbbp_image *im)
 }
 
 /* The first of the n functions fs (sorted, disjoint) that ends after addr. */
-static size_t func_after(const struct hbbp_func *fs, size_t n, uint64_t addr)
+static size_t func_after(const struct pmcfi_hbbp_func *fs, size_t n, uint64_t addr)
 {
 	size_t lo = 0, hi = n;
 	while (lo < hi) {
@@ -99,7 +99,7 @@ static size_t func_after(const struct hbbp_func *fs, size_t n, uint64_t addr)
  * The table encoding GNU ld and lld write (datarel sdata4) only; otherwise,
  * or without such a table, the gaps stay functions named after their section. */
 static int fde_funcs(Elf_Scn *hs, const GElf_Shdr *hsh, const struct sect *sects, size_t nsects,
-		     struct hbbp_func **fs, size_t *nf, size_t *capf)
+		     struct pmcfi_hbbp_func **fs, size_t *nf, size_t *capf)
 {
 	size_t nsym = *nf;
 	Elf_Data *d = hs ? elf_rawdata(hs, NULL) : NULL;
@@ -143,7 +143,7 @@ static int fde_funcs(Elf_Scn *hs, const GElf_Shdr *hsh, const struct sect *sects
 	return rc;
 }
 
-static int load(struct hbbp_image *im)
+static int load(struct pmcfi_hbbp_image *im)
 {
 	Elf *e = im->elf;
 	if (elf_kind(e) != ELF_K_ELF)
@@ -160,7 +160,7 @@ static int load(struct hbbp_image *im)
 	for (size_t i = 0; i < nph; i++) {
 		GElf_Phdr ph;
 		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD)
-			im->segs[im->nsegs++] = (struct hbbp_seg){ph.p_offset, ph.p_vaddr, ph.p_filesz};
+			im->segs[im->nsegs++] = (struct pmcfi_hbbp_seg){ph.p_offset, ph.p_vaddr, ph.p_filesz};
 	}
 	size_t shstrndx;
 	if (elf_getshdrstrndx(e, &shstrndx) != 0)
@@ -193,7 +193,7 @@ static int load(struct hbbp_image *im)
 		}
 		sects[nsects++] = (struct sect){sh.sh_addr, sh.sh_size, d->d_buf, nm ? nm : "?"};
 	}
-	struct hbbp_func *fs = NULL;
+	struct pmcfi_hbbp_func *fs = NULL;
 	size_t nf = 0, capf = 0;
 	int rc = 0;
 	Elf_Scn *ss = symscn ? symscn : dynscn;
@@ -271,10 +271,10 @@ static int load(struct hbbp_image *im)
 	return rc;
 }
 
-int pmcfi_hbbp_image_open(const char *path, struct hbbp_image **out)
+int pmcfi_hbbp_image_open(const char *path, struct pmcfi_hbbp_image **out)
 {
 	*out = NULL;
-	struct hbbp_image *im = calloc(1, sizeof(*im));
+	struct pmcfi_hbbp_image *im = calloc(1, sizeof(*im));
 	if (!im)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	im->fd = -1;
@@ -304,10 +304,10 @@ int pmcfi_hbbp_image_open(const char *path, struct hbbp_image **out)
 	return 0;
 }
 
-int pmcfi_hbbp_image_off2addr(const struct hbbp_image *im, uint64_t off, uint64_t *addr)
+int pmcfi_hbbp_image_off2addr(const struct pmcfi_hbbp_image *im, uint64_t off, uint64_t *addr)
 {
 	for (size_t i = 0; i < im->nsegs; i++) {
-		const struct hbbp_seg *s = &im->segs[i];
+		const struct pmcfi_hbbp_seg *s = &im->segs[i];
 		if (off >= s->off && off - s->off < s->filesz) {
 			*addr = off - s->off + s->vaddr;
 			return 0;
@@ -316,7 +316,7 @@ int pmcfi_hbbp_image_off2addr(const struct hbbp_image *im, uint64_t off, uint64_
 	return -1;
 }
 
-const struct hbbp_func *pmcfi_hbbp_image_func_at(const struct hbbp_image *im, uint64_t addr)
+const struct pmcfi_hbbp_func *pmcfi_hbbp_image_func_at(const struct pmcfi_hbbp_image *im, uint64_t addr)
 {
 	size_t lo = 0, hi = im->nfuncs;
 	while (lo < hi) {
@@ -329,18 +329,18 @@ const struct hbbp_func *pmcfi_hbbp_image_func_at(const struct hbbp_image *im, ui
 	return lo && addr < im->funcs[lo - 1].end ? &im->funcs[lo - 1] : NULL;
 }
 
-struct hbbp_func *pmcfi_hbbp_image_func(struct hbbp_image *im, uint64_t addr)
+struct pmcfi_hbbp_func *pmcfi_hbbp_image_func(struct pmcfi_hbbp_image *im, uint64_t addr)
 {
-	const struct hbbp_func *c = pmcfi_hbbp_image_func_at(im, addr);
+	const struct pmcfi_hbbp_func *c = pmcfi_hbbp_image_func_at(im, addr);
 	if (!c)
 		return NULL;
-	struct hbbp_func *f = &im->funcs[c - im->funcs];
+	struct pmcfi_hbbp_func *f = &im->funcs[c - im->funcs];
 	if (!f->decoded && pmcfi_hbbp_func_decode(im, f) != 0)
 		return NULL;
 	return f;
 }
 
-long pmcfi_hbbp_func_ins(const struct hbbp_func *f, uint64_t addr)
+long pmcfi_hbbp_func_ins(const struct pmcfi_hbbp_func *f, uint64_t addr)
 {
 	size_t lo = 0, hi = f->nins;
 	while (lo < hi) {
@@ -352,11 +352,11 @@ long pmcfi_hbbp_func_ins(const struct hbbp_func *f, uint64_t addr)
 	}
 	if (!lo)
 		return -1;
-	const struct hbbp_ins *in = &f->ins[lo - 1];
+	const struct pmcfi_hbbp_ins *in = &f->ins[lo - 1];
 	return addr < in->addr + in->len ? (long)(lo - 1) : -1;
 }
 
-static int name_id(struct hbbp_image *im, ZydisMnemonic mn, int rep)
+static int name_id(struct pmcfi_hbbp_image *im, ZydisMnemonic mn, int rep)
 {
 	/* ids: mnemonic * 3 + {0 plain, 1 REP_, 2 REPNE_} */
 	size_t id = (size_t)mn * 3 + (size_t)rep;
@@ -423,7 +423,7 @@ static int is_cf(const ZydisDecodedInstruction *d)
 }
 
 /* n bytes at link address a from the image's PROGBITS sections; 0 or -1. */
-static int read_at(const struct hbbp_image *im, uint64_t a, void *out, size_t n)
+static int read_at(const struct pmcfi_hbbp_image *im, uint64_t a, void *out, size_t n)
 {
 	Elf *e = im->elf;
 	for (Elf_Scn *s = elf_nextscn(e, NULL); s; s = elf_nextscn(e, s)) {
@@ -449,8 +449,8 @@ static int read_at(const struct hbbp_image *im, uint64_t a, void *out, size_t n)
  * block without changing its counts). Without this, the alignment padding
  * before a case and a case that falls into the next were one block with
  * it, counted on every dispatch (issue 36, item 4). */
-static void jump_table_leaders(const struct hbbp_image *im, const struct hbbp_func *f, uint64_t table,
-			       int pic, uint8_t *leader)
+static void jump_table_leaders(const struct pmcfi_hbbp_image *im, const struct pmcfi_hbbp_func *f,
+			       uint64_t table, int pic, uint8_t *leader)
 {
 	if (!table || !im->elf)
 		return;
@@ -473,7 +473,7 @@ static void jump_table_leaders(const struct hbbp_image *im, const struct hbbp_fu
 /* Linear sweep, leaders (entry, after control flow, direct targets inside the
  * function, jump-table targets), blocks: a block ends at a control-flow instruction or before a
  * leader. */
-int pmcfi_hbbp_func_decode(struct hbbp_image *im, struct hbbp_func *f)
+int pmcfi_hbbp_func_decode(struct pmcfi_hbbp_image *im, struct pmcfi_hbbp_func *f)
 {
 	if (f->decoded)
 		return f->decoded > 0 ? 0 : PMCF_ECORRUPT;
@@ -500,7 +500,7 @@ int pmcfi_hbbp_func_decode(struct hbbp_image *im, struct hbbp_func *f)
 			free(leader);
 			return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 		}
-		struct hbbp_ins *in = &f->ins[f->nins++];
+		struct pmcfi_hbbp_ins *in = &f->ins[f->nins++];
 		memset(in, 0, sizeof(*in));
 		in->addr = f->start + off;
 		ZydisDecodedInstruction d;
@@ -583,7 +583,7 @@ int pmcfi_hbbp_func_decode(struct hbbp_image *im, struct hbbp_func *f)
 	}
 	for (size_t i = 0; i < f->nins; i++) {
 		if (i == 0 || leader[f->ins[i].addr - f->start] || (f->ins[i - 1].flags & INS_CF))
-			f->blocks[f->nblocks++] = (struct hbbp_block){f->ins[i].addr, (uint32_t)i, 0};
+			f->blocks[f->nblocks++] = (struct pmcfi_hbbp_block){f->ins[i].addr, (uint32_t)i, 0};
 		f->blocks[f->nblocks - 1].n++;
 		f->ins[i].block = (uint32_t)(f->nblocks - 1);
 	}
@@ -600,35 +600,35 @@ int pmcfi_hbbp_func_decode(struct hbbp_image *im, struct hbbp_func *f)
 	return 0;
 }
 
-const char *pmcfi_hbbp_mnemonic(const struct hbbp_image *im, const struct hbbp_ins *in)
+const char *pmcfi_hbbp_mnemonic(const struct pmcfi_hbbp_image *im, const struct pmcfi_hbbp_ins *in)
 {
 	return im->names && in->mnem < im->nnames && im->names[in->mnem] ? im->names[in->mnem] : "?";
 }
 
-const char *pmcfi_hbbp_isa_ext(const struct hbbp_ins *in)
+const char *pmcfi_hbbp_isa_ext(const struct pmcfi_hbbp_ins *in)
 {
 	return ZydisISAExtGetString((ZydisISAExt)in->isa_ext) ?: "?";
 }
 
-const char *pmcfi_hbbp_isa_set(const struct hbbp_ins *in)
+const char *pmcfi_hbbp_isa_set(const struct pmcfi_hbbp_ins *in)
 {
 	return ZydisISASetGetString((ZydisISASet)in->isa_set) ?: "?";
 }
 
-const char *pmcfi_hbbp_category(const struct hbbp_ins *in)
+const char *pmcfi_hbbp_category(const struct pmcfi_hbbp_ins *in)
 {
 	if (in->flags & INS_BAD)
 		return "INVALID";
 	return ZydisCategoryGetString((ZydisInstructionCategory)in->cat) ?: "?";
 }
 
-const char *pmcfi_hbbp_packing(const struct hbbp_ins *in)
+const char *pmcfi_hbbp_packing(const struct pmcfi_hbbp_ins *in)
 {
 	static const char *const p[] = {"NONE", "SCALAR", "PACKED"};
 	return p[in->packing < 3 ? in->packing : 0];
 }
 
-unsigned pmcfi_hbbp_image_line(struct hbbp_image *im, uint64_t addr, const char **file)
+unsigned pmcfi_hbbp_image_line(struct pmcfi_hbbp_image *im, uint64_t addr, const char **file)
 {
 	*file = NULL;
 	if (!im->dwarf_tried) {

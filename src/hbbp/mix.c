@@ -19,7 +19,7 @@ int pmcfi_hbbp_mix_new(const pmcf_imix_opts *o, pmcf_imix **out)
 	return 0;
 }
 
-struct hbbp_image *pmcfi_hbbp_mix_image(pmcf_imix *m, const char *path)
+struct pmcfi_hbbp_image *pmcfi_hbbp_mix_image(pmcf_imix *m, const char *path)
 {
 	for (size_t i = 0; i < m->nimages; i++)
 		if (!strcmp(m->images[i]->path, path))
@@ -27,7 +27,7 @@ struct hbbp_image *pmcfi_hbbp_mix_image(pmcf_imix *m, const char *path)
 	for (size_t i = 0; i < m->nmissing; i++)
 		if (!strcmp(m->missing[i], path))
 			return NULL;
-	struct hbbp_image *im = NULL;
+	struct pmcfi_hbbp_image *im = NULL;
 	if (pmcfi_hbbp_image_open(path, &im) != 0) {
 		if (!pmcfi_grow((void **)&m->missing, &m->cap_missing, m->nmissing + 1,
 				sizeof(*m->missing)) &&
@@ -65,7 +65,7 @@ static const char *base(const char *p)
 	return s ? s + 1 : p;
 }
 
-struct hbbp_func *pmcfi_hbbp_mix_next_func(pmcf_imix *m, size_t *pos, struct hbbp_image **im)
+struct pmcfi_hbbp_func *pmcfi_hbbp_mix_next_func(pmcf_imix *m, size_t *pos, struct pmcfi_hbbp_image **im)
 {
 	/* *pos counts functions over the images in order */
 	size_t p = *pos, ii = 0;
@@ -73,7 +73,7 @@ struct hbbp_func *pmcfi_hbbp_mix_next_func(pmcf_imix *m, size_t *pos, struct hbb
 		p -= m->images[ii++]->nfuncs;
 	for (; ii < m->nimages; ii++, p = 0) {
 		for (; p < m->images[ii]->nfuncs; p++, ++*pos) {
-			struct hbbp_func *f = &m->images[ii]->funcs[p];
+			struct pmcfi_hbbp_func *f = &m->images[ii]->funcs[p];
 			if (f->decoded > 0) {
 				++*pos;
 				*im = m->images[ii];
@@ -87,14 +87,14 @@ struct hbbp_func *pmcfi_hbbp_mix_next_func(pmcf_imix *m, size_t *pos, struct hbb
 int pmcfi_hbbp_mix_emit(pmcf_imix *m, pmcfi_hbbp_choose_fn choose, void *ctx, int per_ins)
 {
 	size_t capi = 0, capb = 0, pos = 0;
-	struct hbbp_image *im;
+	struct pmcfi_hbbp_image *im;
 	m->st.total = 0;
-	for (struct hbbp_func *f; (f = pmcfi_hbbp_mix_next_func(m, &pos, &im));) {
+	for (struct pmcfi_hbbp_func *f; (f = pmcfi_hbbp_mix_next_func(m, &pos, &im));) {
 		for (size_t b = 0; b < f->nblocks; b++) {
 			int src = 0, bias = 0;
 			double ebs = 0, lbr = 0;
 			double cnt = choose(ctx, f, b, &src, &ebs, &lbr, &bias);
-			const struct hbbp_block *bl = &f->blocks[b];
+			const struct pmcfi_hbbp_block *bl = &f->blocks[b];
 			int any = cnt > 0;
 			for (uint32_t k = 0; per_ins && k < bl->n; k++)
 				any |= f->ref[bl->first + k] > 0;
@@ -115,7 +115,7 @@ int pmcfi_hbbp_mix_emit(pmcf_imix *m, pmcfi_hbbp_choose_fn choose, void *ctx, in
 			if (!any)
 				continue;
 			for (uint32_t k = 0; k < bl->n; k++) {
-				const struct hbbp_ins *in = &f->ins[bl->first + k];
+				const struct pmcfi_hbbp_ins *in = &f->ins[bl->first + k];
 				double c = per_ins ? f->ref[bl->first + k] : cnt;
 				if (c <= 0)
 					continue;

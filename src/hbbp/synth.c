@@ -371,7 +371,7 @@ static void attr_bytes(uint8_t *a, uint32_t type, uint64_t config, uint64_t peri
 
 /* DIR/ref/callgrind.out with the exact per-instruction counts (a reference
  * folder for `imix compare` and `imix train`). */
-static int write_reference(const char *dir, const struct hbbp_synth *s)
+static int write_reference(const char *dir, const struct pmcfi_hbbp_synth *s)
 {
 	char p[600];
 	snprintf(p, sizeof(p), "%s/ref", dir);
@@ -402,7 +402,8 @@ struct sim {
 	unsigned nring, head;
 };
 
-static void sample_at(struct buf *d, struct hbbp_synth *s, uint64_t *t, uint8_t off, const uint64_t *regs)
+static void sample_at(struct buf *d, struct pmcfi_hbbp_synth *s, uint64_t *t, uint8_t off,
+		      const uint64_t *regs)
 {
 	rec_header(d, 9, 2, 8 + 8 * 5 + 8 + 8 * 6);
 	put64(d, 100), put64(d, s->load_addr + off);
@@ -413,7 +414,7 @@ static void sample_at(struct buf *d, struct hbbp_synth *s, uint64_t *t, uint8_t 
 }
 
 /* Runs hbbp_synth.nest 4 or 5 for s->periods iterations of its loop. */
-static void simulate_arms(struct buf *d, struct hbbp_synth *s, uint64_t *t)
+static void simulate_arms(struct buf *d, struct pmcfi_hbbp_synth *s, uint64_t *t)
 {
 	int three = s->nest == 5;
 	const struct nest_ins *prog = three ? arms3_ins : arms_ins;
@@ -460,7 +461,7 @@ static void simulate_arms(struct buf *d, struct hbbp_synth *s, uint64_t *t)
 /* Runs the loop nest (hbbp_synth.nest) for s->periods iterations of its top
  * loop: a cpu-clock sample every ebs_period cycles on the instruction that
  * occupies that cycle, with the registers from before it. */
-static void simulate_nest(struct buf *d, struct hbbp_synth *s, uint64_t *t)
+static void simulate_nest(struct buf *d, struct pmcfi_hbbp_synth *s, uint64_t *t)
 {
 	uint64_t r[6] = {0}; /* bx, cx, dx, si, di, r8 */
 	uint64_t cyc = 0;
@@ -573,7 +574,7 @@ static void simulate_nest(struct buf *d, struct hbbp_synth *s, uint64_t *t)
 
 /* The records that open the synthetic perf.data: comm, fork and the mmap
  * of the ELF file. */
-static void write_task_records(struct buf *d, const struct hbbp_synth *s)
+static void write_task_records(struct buf *d, const struct pmcfi_hbbp_synth *s)
 {
 	const char *comm = "synth";
 	rec_header(d, 3, 0, 8 + 8 + 8);
@@ -594,7 +595,7 @@ static void write_task_records(struct buf *d, const struct hbbp_synth *s)
 /* One instruction of the first synthetic program at pc (offset) on m:
  * *next its fall-through, *target where it branches (UINT64_MAX: it does
  * not). */
-static void step_code(const struct hbbp_synth *s, struct sim *m, uint64_t pc, uint64_t *next_out,
+static void step_code(const struct pmcfi_hbbp_synth *s, struct sim *m, uint64_t pc, uint64_t *next_out,
 		      uint64_t *target_out)
 {
 	uint64_t next = pc, target = UINT64_MAX;
@@ -637,8 +638,8 @@ static void step_code(const struct hbbp_synth *s, struct sim *m, uint64_t pc, ui
 /* The EBS samples that fall on the instruction at pc (measured periods
  * only): instructions, or cycles in timer mode (a time sample falls on the
  * instruction that occupies that cycle); ecx0, rsi0: the registers before it. */
-static void ebs_samples(struct buf *d, const struct hbbp_synth *s, struct sim *m, uint64_t pc, int measure,
-			uint64_t *t, uint64_t ecx0, uint64_t rsi0)
+static void ebs_samples(struct buf *d, const struct pmcfi_hbbp_synth *s, struct sim *m, uint64_t pc,
+			int measure, uint64_t *t, uint64_t ecx0, uint64_t rsi0)
 {
 	unsigned ticks = s->timer ? pmcfi_hbbp_synth_cycles(pc) : 1, hits = 0;
 	for (unsigned k = 0; k < ticks; k++)
@@ -661,8 +662,8 @@ static void ebs_samples(struct buf *d, const struct hbbp_synth *s, struct sim *m
 
 /* A taken branch at pc to target into the LBR ring, and an LBR sample
  * every lbr_period taken branches (measured periods only). */
-static void lbr_taken(struct buf *d, const struct hbbp_synth *s, struct sim *m, unsigned depth, uint64_t pc,
-		      uint64_t target, int measure, uint64_t *t)
+static void lbr_taken(struct buf *d, const struct pmcfi_hbbp_synth *s, struct sim *m, unsigned depth,
+		      uint64_t pc, uint64_t target, int measure, uint64_t *t)
 {
 	m->ring_from[m->head] = s->load_addr + pc;
 	m->ring_to[m->head] = s->load_addr + target;
@@ -687,7 +688,7 @@ static void lbr_taken(struct buf *d, const struct hbbp_synth *s, struct sim *m, 
 
 /* The first synthetic program (no nest), simulated: warm-up, then
  * `periods` iterations of the outer loop with their samples. */
-static void simulate_code(struct buf *d, struct hbbp_synth *s, unsigned depth, uint64_t *t)
+static void simulate_code(struct buf *d, struct pmcfi_hbbp_synth *s, unsigned depth, uint64_t *t)
 {
 	struct sim m = {0};
 	uint64_t pc = 0;
@@ -723,7 +724,7 @@ static void simulate_code(struct buf *d, struct hbbp_synth *s, unsigned depth, u
 
 /* The file around the data records d: header, attrs, ids, data, feature
  * table, EVENT_DESC; into *f (and *e, the EVENT_DESC, freed by the caller). */
-static void write_file(struct buf *f, struct buf *e, const struct buf *d, const struct hbbp_synth *s,
+static void write_file(struct buf *f, struct buf *e, const struct buf *d, const struct pmcfi_hbbp_synth *s,
 		       unsigned nattr, uint64_t st, uint64_t bst)
 {
 	size_t attr_size = 128 + 16;
@@ -774,7 +775,7 @@ static void write_file(struct buf *f, struct buf *e, const struct buf *d, const 
 }
 
 /* Writes the file's bytes to s->data_path. */
-static int save_data(const struct hbbp_synth *s, const struct buf *f)
+static int save_data(const struct pmcfi_hbbp_synth *s, const struct buf *f)
 {
 	FILE *fp = fopen(s->data_path, "wb");
 	int ok = fp && fwrite(f->p, 1, f->n, fp) == f->n;
@@ -785,7 +786,7 @@ static int save_data(const struct hbbp_synth *s, const struct buf *f)
 	return 0;
 }
 
-int pmcfi_hbbp_synth_write(const char *dir, struct hbbp_synth *s)
+int pmcfi_hbbp_synth_write(const char *dir, struct pmcfi_hbbp_synth *s)
 {
 	uint8_t code[128];
 	if (s->iv || s->nest)
@@ -860,13 +861,13 @@ int pmcf_imix_synth_write(const char *dir, const pmcf_imix_synth_opts *opts, pmc
 				 &stride);
 	if (rc)
 		return rc;
-	struct hbbp_synth s = {.ebs_period = 11,
-			       .lbr_period = 7,
-			       .lbr_depth = 16,
-			       .periods = 308,
-			       .ebs_only = o.ebs_only || o.timer,
-			       .write_ref = 1,
-			       .timer = o.timer};
+	struct pmcfi_hbbp_synth s = {.ebs_period = 11,
+				     .lbr_period = 7,
+				     .lbr_depth = 16,
+				     .periods = 308,
+				     .ebs_only = o.ebs_only || o.timer,
+				     .write_ref = 1,
+				     .timer = o.timer};
 	if (o.timer) /* a cycle period coprime to the outer loop's 96 cycles */
 		s.ebs_period = 7, s.periods = 7 * 44;
 	rc = pmcfi_hbbp_synth_write(dir, &s);

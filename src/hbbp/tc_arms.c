@@ -30,15 +30,15 @@
  * the other moves the model's error between the arms and the rest of the
  * loop. bc: per block count (from f->boff), dens: per block the samples per
  * instruction and execution of its unit (0 without one). */
-int pmcfi_hbbp_split_arms(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_func *f,
-			  const struct blkinfo *bi, int skid_prev, double *bc, const double *dens,
+int pmcfi_hbbp_split_arms(pmcf_imix *m, const ZydisDecoder *dec, struct pmcfi_hbbp_func *f,
+			  const struct pmcfi_hbbp_blkinfo *bi, int skid_prev, double *bc, const double *dens,
 			  uint8_t *anch)
 {
 	size_t nb = f->nblocks, o = f->boff, ne = 0;
 	const uint32_t *flp = bi->flp + o, *fdom = bi->fdom + o;
 	double *c = bc + o;
 	uint8_t *an = anch + o;
-	struct edge *e = NULL;
+	struct pmcfi_hbbp_edge *e = NULL;
 	int rc = pmcfi_hbbp_func_edges(dec, f, &e, &ne);
 	if (rc)
 		return rc;

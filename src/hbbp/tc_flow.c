@@ -10,14 +10,14 @@
 
 static int edge_cmp(const void *a, const void *b)
 {
-	const struct edge *x = a, *y = b;
+	const struct pmcfi_hbbp_edge *x = a, *y = b;
 	if (x->to != y->to)
 		return x->to < y->to ? -1 : 1;
 	return (x->from > y->from) - (x->from < y->from);
 }
 
 /* Block index of addr in f when a block starts there, or -1. */
-static long block_of(const struct hbbp_func *f, uint64_t addr)
+static long block_of(const struct pmcfi_hbbp_func *f, uint64_t addr)
 {
 	long i = addr >= f->start && addr < f->end ? pmcfi_hbbp_func_ins(f, addr) : -1;
 	if (i < 0 || f->ins[i].addr != addr)
@@ -29,15 +29,16 @@ static long block_of(const struct hbbp_func *f, uint64_t addr)
 /* The function's static control flow between its blocks: fall-through and
  * direct branches inside the function (calls fall through). *out is
  * malloc'ed, sorted by target. */
-int pmcfi_hbbp_func_edges(const ZydisDecoder *dec, const struct hbbp_func *f, struct edge **out, size_t *nout)
+int pmcfi_hbbp_func_edges(const ZydisDecoder *dec, const struct pmcfi_hbbp_func *f,
+			  struct pmcfi_hbbp_edge **out, size_t *nout)
 {
-	struct edge *e = malloc((2 * f->nblocks + 1) * sizeof(*e));
+	struct pmcfi_hbbp_edge *e = malloc((2 * f->nblocks + 1) * sizeof(*e));
 	if (!e)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	size_t ne = 0;
 	for (size_t b = 0; b < f->nblocks; b++) {
-		const struct hbbp_block *bl = &f->blocks[b];
-		const struct hbbp_ins *last = &f->ins[bl->first + bl->n - 1];
+		const struct pmcfi_hbbp_block *bl = &f->blocks[b];
+		const struct pmcfi_hbbp_ins *last = &f->ins[bl->first + bl->n - 1];
 		int falls = 1, call = 0;
 		ZydisDecodedInstruction d;
 		if ((last->flags & INS_CF) &&
@@ -50,13 +51,13 @@ int pmcfi_hbbp_func_edges(const ZydisDecoder *dec, const struct hbbp_func *f, st
 			    (d.attributes & ZYDIS_ATTRIB_IS_RELATIVE) && d.raw.imm[0].is_relative) {
 				long t = block_of(f, last->addr + d.length + (uint64_t)d.raw.imm[0].value.s);
 				if (t >= 0)
-					e[ne++] = (struct edge){(uint32_t)b, (uint32_t)t, 0};
+					e[ne++] = (struct pmcfi_hbbp_edge){(uint32_t)b, (uint32_t)t, 0};
 			}
 		} else if (last->flags & INS_CF) {
 			falls = 0;
 		}
 		if (falls && b + 1 < f->nblocks && f->blocks[b + 1].start == last->addr + last->len)
-			e[ne++] = (struct edge){(uint32_t)b, (uint32_t)(b + 1), call};
+			e[ne++] = (struct pmcfi_hbbp_edge){(uint32_t)b, (uint32_t)(b + 1), call};
 	}
 	/* alignment padding: a block of NOPs that nothing leads to (not the
 	 * entry) is not run, so its fall-through into the next block is no
@@ -67,7 +68,7 @@ int pmcfi_hbbp_func_edges(const ZydisDecoder *dec, const struct hbbp_func *f, st
 		int pad = b > 0;
 		for (size_t k = 0; pad && k < ne; k++)
 			pad = e[k].to != b;
-		const struct hbbp_block *bl = &f->blocks[b];
+		const struct pmcfi_hbbp_block *bl = &f->blocks[b];
 		for (uint32_t k = bl->first; pad && k < bl->first + bl->n; k++) {
 			ZydisDecodedInstruction d;
 			pad = ZYAN_SUCCESS(
@@ -93,7 +94,7 @@ int pmcfi_hbbp_func_edges(const ZydisDecoder *dec, const struct hbbp_func *f, st
  * predecessors' own samples. Blocks without a predecessor in the function
  * (its entry, return sites) keep them. A call's return site is not a
  * predecessor here: the callee ran before it. */
-int pmcfi_hbbp_move_heads(struct hbbp_func *f, const struct edge *e, size_t ne)
+int pmcfi_hbbp_move_heads(struct pmcfi_hbbp_func *f, const struct pmcfi_hbbp_edge *e, size_t ne)
 {
 	double heads = 0;
 	for (size_t b = 0; b < f->nblocks; b++)
@@ -416,8 +417,9 @@ static void once_flags(size_t n, const struct csr *pg, const uint32_t *idom, con
  * block), or UINT32_MAX for blocks without samples; lp[b]: the header of
  * the innermost natural loop holding b, and for a header lpar[b] the header
  * of the loop around its own (UINT32_MAX: none). */
-int pmcfi_hbbp_equiv_classes(const struct hbbp_func *f, const struct edge *e, size_t ne, int all,
-			     uint32_t *cls, uint32_t *lp, uint32_t *lpar, uint8_t *once, uint32_t *dom)
+int pmcfi_hbbp_equiv_classes(const struct pmcfi_hbbp_func *f, const struct pmcfi_hbbp_edge *e, size_t ne,
+			     int all, uint32_t *cls, uint32_t *lp, uint32_t *lpar, uint8_t *once,
+			     uint32_t *dom)
 {
 	size_t nb = f->nblocks, n = 0;
 	uint32_t *id = malloc((nb + 1) * sizeof(uint32_t)), *blk = malloc((nb + 1) * sizeof(uint32_t));
@@ -497,10 +499,10 @@ int pmcfi_hbbp_equiv_classes(const struct hbbp_func *f, const struct edge *e, si
 	return rc ? pmcfi_fail(PMCF_ENOMEM, "out of memory") : 0;
 }
 
-int pmcfi_hbbp_decode_ins(const ZydisDecoder *dec, const struct hbbp_func *f, uint32_t i,
+int pmcfi_hbbp_decode_ins(const ZydisDecoder *dec, const struct pmcfi_hbbp_func *f, uint32_t i,
 			  ZydisDecodedInstruction *d, ZydisDecodedOperand *op)
 {
-	const struct hbbp_ins *in = &f->ins[i];
+	const struct pmcfi_hbbp_ins *in = &f->ins[i];
 	return ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, f->bytes + (in->addr - f->start), in->len, d, op))
 		       ? 0
 		       : -1;
@@ -508,10 +510,10 @@ int pmcfi_hbbp_decode_ins(const ZydisDecoder *dec, const struct hbbp_func *f, ui
 
 /* Successors of block b in f (fall-through, direct branch): 0 to 2; -1 for
  * a way out that is not a block of f (return, indirect or outside jump). */
-int pmcfi_hbbp_block_succ(const ZydisDecoder *dec, const struct hbbp_func *f, uint32_t b, long succ[2])
+int pmcfi_hbbp_block_succ(const ZydisDecoder *dec, const struct pmcfi_hbbp_func *f, uint32_t b, long succ[2])
 {
-	const struct hbbp_block *bl = &f->blocks[b];
-	const struct hbbp_ins *last = &f->ins[bl->first + bl->n - 1];
+	const struct pmcfi_hbbp_block *bl = &f->blocks[b];
+	const struct pmcfi_hbbp_ins *last = &f->ins[bl->first + bl->n - 1];
 	int n = 0, falls = 1;
 	if (last->flags & INS_CF) {
 		ZydisDecodedInstruction d;

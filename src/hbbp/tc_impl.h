@@ -8,15 +8,15 @@
 #include "hbbp/hbbp_impl.h"
 
 /* An edge of a function's static flow between its blocks (indices). */
-struct edge {
+struct pmcfi_hbbp_edge {
 	uint32_t from, to;
 	int call; /* the fall-through of a call: its return site */
 };
 
 /* A unit of the cost model: one block, or a class of control-equivalent
  * blocks (members linked by next[], in address order). */
-struct unit {
-	struct hbbp_func *f;
+struct pmcfi_hbbp_unit {
+	struct pmcfi_hbbp_func *f;
 	const char *module;
 	const uint32_t *next; /* the function's member links */
 	uint32_t first;       /* block */
@@ -28,7 +28,7 @@ struct unit {
  * level), and for measured loop speeds the loops of the full static flow
  * graph (sampled or not) and whether a block runs once per iteration of its
  * innermost loop there. */
-struct blkinfo {
+struct pmcfi_hbbp_blkinfo {
 	uint32_t *cls, *next, *lp, *lpar;
 	uint32_t *flp, *flpar, *fcls, *fdom; /* NULL unless PMCF_IMIX_RATE_IV; fdom: immediate dominator */
 	uint8_t *once;
@@ -44,7 +44,7 @@ struct blkinfo {
 #define TRIP_MIN_SAMPLES 8
 
 /* Induction registers of a loop: perf register bit, stride, width in bits. */
-struct ivs {
+struct pmcfi_hbbp_ivs {
 	uint8_t n, bit[IV_MAX], wide[IV_MAX];
 	int64_t stride[IV_MAX];
 	uint32_t wblk[IV_MAX], wins[IV_MAX]; /* the block and instruction that step it */
@@ -63,8 +63,8 @@ enum { BOUND_NONE, BOUND_REG, BOUND_CONST };
  * from f->boff): its induction registers, the sample pairs that measure
  * its speed, the spread of its induction register's sampled values (its
  * trip count), and the executions of its header found from them. */
-struct loopst {
-	struct ivs iv;
+struct pmcfi_hbbp_loopst {
+	struct pmcfi_hbbp_ivs iv;
 	uint8_t ivdone;
 	uint32_t npair;
 	uint32_t nback;     /* pairs whose registers all stepped back (two instances) */
@@ -95,21 +95,22 @@ struct loopst {
 /* Fall-through and direct-branch edges between f's blocks (calls fall
  * through; padding that nothing reaches is left out); *out is malloc'ed,
  * sorted by target. */
-int pmcfi_hbbp_func_edges(const ZydisDecoder *dec, const struct hbbp_func *f, struct edge **out,
-			  size_t *nout);
+int pmcfi_hbbp_func_edges(const ZydisDecoder *dec, const struct pmcfi_hbbp_func *f,
+			  struct pmcfi_hbbp_edge **out, size_t *nout);
 /* Skid (PMCF_IMIX_SKID_PREV): moves the samples at each block's first
  * instruction to its predecessors' last ones. */
-int pmcfi_hbbp_move_heads(struct hbbp_func *f, const struct edge *e, size_t ne);
+int pmcfi_hbbp_move_heads(struct pmcfi_hbbp_func *f, const struct pmcfi_hbbp_edge *e, size_t ne);
 /* Control-equivalence classes of f's sampled blocks (all: every block),
  * innermost loops (lp, lpar), once-per-iteration flags and immediate
  * dominators (once, dom: may be NULL); per block of f. */
-int pmcfi_hbbp_equiv_classes(const struct hbbp_func *f, const struct edge *e, size_t ne, int all,
-			     uint32_t *cls, uint32_t *lp, uint32_t *lpar, uint8_t *once, uint32_t *dom);
+int pmcfi_hbbp_equiv_classes(const struct pmcfi_hbbp_func *f, const struct pmcfi_hbbp_edge *e, size_t ne,
+			     int all, uint32_t *cls, uint32_t *lp, uint32_t *lpar, uint8_t *once,
+			     uint32_t *dom);
 /* Decodes instruction i of f: 0, or -1 when it does not decode. */
-int pmcfi_hbbp_decode_ins(const ZydisDecoder *dec, const struct hbbp_func *f, uint32_t i,
+int pmcfi_hbbp_decode_ins(const ZydisDecoder *dec, const struct pmcfi_hbbp_func *f, uint32_t i,
 			  ZydisDecodedInstruction *d, ZydisDecodedOperand *op);
 /* Successors of block b in f: 0 to 2, -1 for a way out of f. */
-int pmcfi_hbbp_block_succ(const ZydisDecoder *dec, const struct hbbp_func *f, uint32_t b, long succ[2]);
+int pmcfi_hbbp_block_succ(const ZydisDecoder *dec, const struct pmcfi_hbbp_func *f, uint32_t b, long succ[2]);
 /* Is block b inside the loop headed by h (its own or a nested one)? */
 int pmcfi_hbbp_in_loop(const uint32_t *lp, const uint32_t *lpar, uint32_t b, uint32_t h);
 /* Does block w dominate block b (fdom: immediate dominators)? */
@@ -117,39 +118,40 @@ int pmcfi_hbbp_blk_dominated(const uint32_t *fdom, uint32_t b, uint32_t w);
 
 /* tc_ivs.c: induction registers read from the code. */
 /* Register bit's value in a sample, or -1 when it is not recorded. */
-int pmcfi_hbbp_reg_value(const struct hbbp_tsample *t, int bit, uint64_t *v);
+int pmcfi_hbbp_reg_value(const struct pmcfi_hbbp_tsample *t, int bit, uint64_t *v);
 /* The induction registers of the loop headed by h, with an instance's
  * start and bound where the code shows them. */
-void pmcfi_hbbp_find_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, const uint32_t *flp,
+void pmcfi_hbbp_find_ivs(const ZydisDecoder *dec, const struct pmcfi_hbbp_func *f, const uint32_t *flp,
 			 const uint32_t *flpar, const uint8_t *once, const uint32_t *fdom, uint32_t h,
-			 struct ivs *iv);
+			 struct pmcfi_hbbp_ivs *iv);
 /* Induction register k's value in a sample (norm: as of after its step);
  * -1 when not recorded. */
-int pmcfi_hbbp_iv_value(const struct ivs *iv, unsigned k, const struct hbbp_tsample *t, const uint32_t *fdom,
-			int norm, int64_t *v);
+int pmcfi_hbbp_iv_value(const struct pmcfi_hbbp_ivs *iv, unsigned k, const struct pmcfi_hbbp_tsample *t,
+			const uint32_t *fdom, int norm, int64_t *v);
 /* Iterations between two samples from the induction registers; -1 when
  * they do not tell, -2 when every register stepped back. */
-double pmcfi_hbbp_iv_iterations(const struct ivs *iv, const struct hbbp_tsample *a,
-				const struct hbbp_tsample *b);
+double pmcfi_hbbp_iv_iterations(const struct pmcfi_hbbp_ivs *iv, const struct pmcfi_hbbp_tsample *a,
+				const struct pmcfi_hbbp_tsample *b);
 /* The GPRs (perf bits) that keep one value through a call of f. */
-uint32_t pmcfi_hbbp_func_kept(const ZydisDecoder *dec, const struct hbbp_func *f);
+uint32_t pmcfi_hbbp_func_kept(const ZydisDecoder *dec, const struct pmcfi_hbbp_func *f);
 
 /* tc_scan.c: the samples in time order. */
 /* Sorts ts by thread and time and fills ls (per block from f->boff):
  * sample pairs, instances and trip-count evidence of each loop. */
-void pmcfi_hbbp_iv_scan(const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts,
-			const struct blkinfo *bi, struct loopst *ls);
+void pmcfi_hbbp_iv_scan(const ZydisDecoder *dec, struct pmcfi_hbbp_tsample *ts, size_t nts,
+			const struct pmcfi_hbbp_blkinfo *bi, struct pmcfi_hbbp_loopst *ls);
 /* Adds the trip count of the thread's samples gathered in l. */
-void pmcfi_hbbp_trip_flush(struct loopst *l);
+void pmcfi_hbbp_trip_flush(struct pmcfi_hbbp_loopst *l);
 
 /* tc_rates.c: measured loop speeds onto the units' counts cnt[]. */
-int pmcfi_hbbp_apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts,
-			   const struct unit *u, size_t n, const struct blkinfo *bi, size_t nblk, double *cnt,
-			   double *xc, uint8_t *umeas, const unsigned *ulen, int unmeasured);
+int pmcfi_hbbp_apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct pmcfi_hbbp_tsample *ts, size_t nts,
+			   const struct pmcfi_hbbp_unit *u, size_t n, const struct pmcfi_hbbp_blkinfo *bi,
+			   size_t nblk, double *cnt, double *xc, uint8_t *umeas, const unsigned *ulen,
+			   int unmeasured);
 
 /* tc_arms.c: flow conservation at f's two-way branches (bc: per block
  * counts, changed; dens: sample density; anch: counts measured). */
-int pmcfi_hbbp_split_arms(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_func *f,
-			  const struct blkinfo *bi, int skid_prev, double *bc, const double *dens,
+int pmcfi_hbbp_split_arms(pmcf_imix *m, const ZydisDecoder *dec, struct pmcfi_hbbp_func *f,
+			  const struct pmcfi_hbbp_blkinfo *bi, int skid_prev, double *bc, const double *dens,
 			  uint8_t *anch);
 #endif

@@ -20,7 +20,7 @@ static int gpr_bit(ZydisRegister r)
 }
 
 /* Register bit's value in a sample, or -1 when it is not recorded. */
-int pmcfi_hbbp_reg_value(const struct hbbp_tsample *t, int bit, uint64_t *v)
+int pmcfi_hbbp_reg_value(const struct pmcfi_hbbp_tsample *t, int bit, uint64_t *v)
 {
 	if (!t->regs || !((t->mask >> bit) & 1))
 		return -1;
@@ -28,9 +28,9 @@ int pmcfi_hbbp_reg_value(const struct hbbp_tsample *t, int bit, uint64_t *v)
 	return 0;
 }
 
-static void iv_trip_setup(const ZydisDecoder *dec, const struct hbbp_func *f, const uint32_t *flp,
+static void iv_trip_setup(const ZydisDecoder *dec, const struct pmcfi_hbbp_func *f, const uint32_t *flp,
 			  const uint32_t *flpar, const uint8_t *once, const uint32_t *fdom, uint32_t h,
-			  const uint8_t *lwrites, struct ivs *iv);
+			  const uint8_t *lwrites, struct pmcfi_hbbp_ivs *iv);
 
 /* The GPRs (perf register bits) an instruction writes. */
 static uint32_t gprs_written(const ZydisDecodedInstruction *d, const ZydisDecodedOperand *op)
@@ -52,9 +52,10 @@ static uint32_t gprs_written(const ZydisDecodedInstruction *d, const ZydisDecode
  * jumps to in turn (depth levels); every caller-saved one for a call it
  * cannot follow (indirect, outside the image, too deep). */
 #define CALLER_SAVED ((1u << 0) | (1u << 2) | (1u << 3) | (1u << 4) | (1u << 5) | (0xfu << 16))
-static uint32_t callee_writes(const ZydisDecoder *dec, const struct hbbp_image *im, uint64_t addr, int depth)
+static uint32_t callee_writes(const ZydisDecoder *dec, const struct pmcfi_hbbp_image *im, uint64_t addr,
+			      int depth)
 {
-	const struct hbbp_func *g = im ? pmcfi_hbbp_image_func_at(im, addr) : NULL;
+	const struct pmcfi_hbbp_func *g = im ? pmcfi_hbbp_image_func_at(im, addr) : NULL;
 	if (!g || g->start != addr || depth <= 0)
 		return CALLER_SAVED;
 	uint32_t w = 0;
@@ -89,9 +90,9 @@ static uint32_t callee_writes(const ZydisDecoder *dec, const struct hbbp_image *
  * rax,[rbx+1] and mov rbx,rax: both step by the sum), or when s is one
  * itself (r follows s: its stride). Any other write, or a call for the
  * caller-saved registers, rules a register out. */
-void pmcfi_hbbp_find_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, const uint32_t *flp,
+void pmcfi_hbbp_find_ivs(const ZydisDecoder *dec, const struct pmcfi_hbbp_func *f, const uint32_t *flp,
 			 const uint32_t *flpar, const uint8_t *once, const uint32_t *fdom, uint32_t h,
-			 struct ivs *iv)
+			 struct pmcfi_hbbp_ivs *iv)
 {
 	uint8_t writes[24] = {0}, wide[24] = {0};
 	int8_t src[24];
@@ -105,11 +106,11 @@ void pmcfi_hbbp_find_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, con
 		if (!pmcfi_hbbp_in_loop(flp, flpar, b, h) ||
 		    (!(f->ebs[b] > 0) && !(flp[b] == h && (once[b] & 1))))
 			continue;
-		const struct hbbp_block *bl = &f->blocks[b];
+		const struct pmcfi_hbbp_block *bl = &f->blocks[b];
 		for (uint32_t i = bl->first; i < bl->first + bl->n; i++) {
 			ZydisDecodedInstruction d;
 			ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
-			const struct hbbp_ins *in = &f->ins[i];
+			const struct pmcfi_hbbp_ins *in = &f->ins[i];
 			if (ZYAN_FAILED(ZydisDecoderDecodeFull(dec, f->bytes + (in->addr - f->start), in->len,
 							       &d, op)))
 				return; /* unknown code: no IV */
@@ -200,9 +201,9 @@ void pmcfi_hbbp_find_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, con
  * the loop's only exit (a block without samples that need not run every
  * iteration counts as not run), a jz/jnz on cmp r,y or cmp r,imm with y
  * not written in the loop, leaving when r equals it. */
-static void iv_trip_setup(const ZydisDecoder *dec, const struct hbbp_func *f, const uint32_t *flp,
+static void iv_trip_setup(const ZydisDecoder *dec, const struct pmcfi_hbbp_func *f, const uint32_t *flp,
 			  const uint32_t *flpar, const uint8_t *once, const uint32_t *fdom, uint32_t h,
-			  const uint8_t *lwrites, struct ivs *iv)
+			  const uint8_t *lwrites, struct pmcfi_hbbp_ivs *iv)
 {
 	static const uint8_t clobber[] = {0, 2, 3, 4, 5, 16, 17, 18, 19};
 	ZydisDecodedInstruction d;
@@ -216,7 +217,7 @@ static void iv_trip_setup(const ZydisDecoder *dec, const struct hbbp_func *f, co
 	for (unsigned k = 0; k < iv->n && iv->tk < 0; k++) {
 		int r = iv->bit[k], kind = START_NONE, x = -1, xclob = 0;
 		int64_t c = 0;
-		const struct hbbp_block *bl = &f->blocks[p];
+		const struct pmcfi_hbbp_block *bl = &f->blocks[p];
 		for (uint32_t i = bl->first; i < bl->first + bl->n; i++) {
 			if (pmcfi_hbbp_decode_ins(dec, f, i, &d, op))
 				return;
@@ -287,7 +288,7 @@ static void iv_trip_setup(const ZydisDecoder *dec, const struct hbbp_func *f, co
 	}
 	if (nexit != 1 || flp[xb] != h || f->blocks[xb].n < 2)
 		return;
-	const struct hbbp_block *bl = &f->blocks[xb];
+	const struct pmcfi_hbbp_block *bl = &f->blocks[xb];
 	uint32_t ci = bl->first + bl->n - 2;
 	long succ[2];
 	if (pmcfi_hbbp_decode_ins(dec, f, ci + 1, &d, op) || pmcfi_hbbp_block_succ(dec, f, xb, succ) != 2 ||
@@ -339,8 +340,8 @@ static void iv_trip_setup(const ZydisDecoder *dec, const struct hbbp_func *f, co
  * IP's instruction runs, so at or before the step in the step's block, or
  * in a block the step does not dominate, the step is still to come and is
  * added (fdom: the immediate dominators of the sample's function). */
-int pmcfi_hbbp_iv_value(const struct ivs *iv, unsigned k, const struct hbbp_tsample *t, const uint32_t *fdom,
-			int norm, int64_t *v)
+int pmcfi_hbbp_iv_value(const struct pmcfi_hbbp_ivs *iv, unsigned k, const struct pmcfi_hbbp_tsample *t,
+			const uint32_t *fdom, int norm, int64_t *v)
 {
 	uint64_t x;
 	if (pmcfi_hbbp_reg_value(t, iv->bit[k], &x))
@@ -384,8 +385,8 @@ static int iv_steps(uint64_t d, int64_t st, unsigned w, int64_t *k)
  * of the iteration: their mean; -1 when not (or not recorded). Counting
  * steps, not iteration starts, sees all T iterations of an instance (the
  * start of its first one is never between two samples in the loop). */
-double pmcfi_hbbp_iv_iterations(const struct ivs *iv, const struct hbbp_tsample *a,
-				const struct hbbp_tsample *b)
+double pmcfi_hbbp_iv_iterations(const struct pmcfi_hbbp_ivs *iv, const struct pmcfi_hbbp_tsample *a,
+				const struct pmcfi_hbbp_tsample *b)
 {
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	double sum = 0;
@@ -416,13 +417,13 @@ double pmcfi_hbbp_iv_iterations(const struct ivs *iv, const struct hbbp_tsample 
  * all through one call of f: the caller's (a callee-saved register f does
  * not save is one it does not write). 0 for code that does not decode. */
 #define GPR_BITS (0xffu | (0xffu << 16))
-uint32_t pmcfi_hbbp_func_kept(const ZydisDecoder *dec, const struct hbbp_func *f)
+uint32_t pmcfi_hbbp_func_kept(const ZydisDecoder *dec, const struct pmcfi_hbbp_func *f)
 {
 	uint32_t w = 1u << 7; /* rsp */
 	for (size_t i = 0; i < f->nins && w != GPR_BITS; i++) {
 		ZydisDecodedInstruction d;
 		ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
-		const struct hbbp_ins *in = &f->ins[i];
+		const struct pmcfi_hbbp_ins *in = &f->ins[i];
 		if (in->flags & INS_BAD ||
 		    ZYAN_FAILED(
 			    ZydisDecoderDecodeFull(dec, f->bytes + (in->addr - f->start), in->len, &d, op)))

@@ -18,7 +18,7 @@
  * called per position, 100x under its count), the backward pairs count
  * the others: the loop is taken as measured only while they are within
  * the pairs' own sampling noise, sqrt(n) (issue 36, item 1). */
-static int pairs_ok(const struct loopst *l)
+static int pairs_ok(const struct pmcfi_hbbp_loopst *l)
 {
 	return l->npair >= IV_MIN_PAIRS && l->ptime > 0 && l->nback * (double)l->nback <= l->npair;
 }
@@ -26,7 +26,7 @@ static int pairs_ok(const struct loopst *l)
 /* A direct call in a function with samples: its target and the count of
  * its block (-1: none). */
 struct site {
-	const struct hbbp_func *g; /* the caller and its block */
+	const struct pmcfi_hbbp_func *g; /* the caller and its block */
 	uint32_t b;
 	uint64_t to;
 	double w; /* the callee's sample weight (0: not in the mix) */
@@ -41,7 +41,7 @@ static int site_cmp(const void *x, const void *y)
 }
 
 /* The first of the sorted sites that calls f (ns when none). */
-static size_t site_first(const struct site *st, size_t ns, const struct hbbp_func *f)
+static size_t site_first(const struct site *st, size_t ns, const struct pmcfi_hbbp_func *f)
 {
 	struct site key = {f, 0, f->start, 0};
 	size_t lo = 0, hi = ns;
@@ -58,17 +58,17 @@ static size_t site_first(const struct site *st, size_t ns, const struct hbbp_fun
 /* The direct calls in the functions with samples (u[], functions
  * consecutive), sorted by image and callee, with the weight of their
  * callees. */
-static int collect_calls(const ZydisDecoder *dec, const struct unit *u, size_t n, struct site **out,
-			 size_t *nout)
+static int collect_calls(const ZydisDecoder *dec, const struct pmcfi_hbbp_unit *u, size_t n,
+			 struct site **out, size_t *nout)
 {
 	struct site *st = NULL;
 	size_t ns = 0, cap = 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct hbbp_func *g = u[i].f;
+		const struct pmcfi_hbbp_func *g = u[i].f;
 		if (i && u[i - 1].f == g)
 			continue;
 		for (uint32_t b = 0; b < g->nblocks; b++) {
-			const struct hbbp_block *bl = &g->blocks[b];
+			const struct pmcfi_hbbp_block *bl = &g->blocks[b];
 			uint32_t li = bl->first + bl->n - 1;
 			ZydisDecodedInstruction d;
 			ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
@@ -105,15 +105,15 @@ static int collect_calls(const ZydisDecoder *dec, const struct unit *u, size_t n
  * samples cannot show (indirect, from other images, from code without
  * samples) are not counted. kf[] (0: none) and the time-weighted sums of
  * pmcfi_hbbp_apply_rates are updated. */
-static int count_calls(pmcf_imix *m, const struct unit *u, size_t n, const uint32_t *uof, const double *xc,
-		       const double *cnt, double *kf, const struct site *st, size_t ns, double *w_rate,
-		       double *kw)
+static int count_calls(pmcf_imix *m, const struct pmcfi_hbbp_unit *u, size_t n, const uint32_t *uof,
+		       const double *xc, const double *cnt, double *kf, const struct site *st, size_t ns,
+		       double *w_rate, double *kw)
 {
 	/* repeated: a function counted this way counts the ones it calls */
 	for (int changed = 1; changed;) {
 		changed = 0;
 		for (size_t i = 0; i < n; i++) {
-			const struct hbbp_func *f = u[i].f;
+			const struct pmcfi_hbbp_func *f = u[i].f;
 			if ((i && u[i - 1].f == f) || !f->nblocks || f->blocks[0].start != f->start)
 				continue;
 			uint32_t e0 = uof[f->boff];
@@ -146,7 +146,8 @@ static int count_calls(pmcf_imix *m, const struct unit *u, size_t n, const uint3
 /* Is unit x (of the function at block offset o) made of blocks of loop l's
  * own (not of a nested loop)? 0: no; 1: yes; 2: yes, and one of them runs
  * every iteration. */
-static int own_unit(const struct blkinfo *bi, size_t o, const struct unit *x, uint32_t l)
+static int own_unit(const struct pmcfi_hbbp_blkinfo *bi, size_t o, const struct pmcfi_hbbp_unit *x,
+		    uint32_t l)
 {
 	int every = 0;
 	for (uint32_t b = x->first; b != UINT32_MAX; b = x->next[b]) {
@@ -161,7 +162,7 @@ static int own_unit(const struct blkinfo *bi, size_t o, const struct unit *x, ui
  * header names them: issue 36, item 7). A loop's share includes its nested
  * loops'. */
 struct lref {
-	const struct hbbp_func *f;
+	const struct pmcfi_hbbp_func *f;
 	uint32_t h;
 	double t;
 };
@@ -175,19 +176,20 @@ static int lref_cmp(const void *x, const void *y)
 					  : (a->h > b->h) - (a->h < b->h);
 }
 
-static void name_unmeasured(pmcf_imix *m, const struct unit *u, size_t n, const struct blkinfo *bi,
-			    const struct loopst *ls, double w_all)
+static void name_unmeasured(pmcf_imix *m, const struct pmcfi_hbbp_unit *u, size_t n,
+			    const struct pmcfi_hbbp_blkinfo *bi, const struct pmcfi_hbbp_loopst *ls,
+			    double w_all)
 {
 	char *out = m->st.unmeasured_loops;
 	size_t cap = sizeof(m->st.unmeasured_loops), len = 0, nl = 0, capl = 0;
 	out[0] = 0;
 	struct lref *lr = NULL;
 	for (size_t i = 0; w_all > 0 && i < n; i++) {
-		const struct hbbp_func *f = u[i].f;
+		const struct pmcfi_hbbp_func *f = u[i].f;
 		if (i && u[i - 1].f == f)
 			continue;
 		for (uint32_t h = 0; h < f->nblocks; h++) {
-			const struct loopst *l = &ls[f->boff + h];
+			const struct pmcfi_hbbp_loopst *l = &ls[f->boff + h];
 			if (bi->flp[f->boff + h] != h || l->N > 0 || l->t < 0.01 * w_all)
 				continue;
 			if (pmcfi_grow((void **)&lr, &capl, nl + 1, sizeof(*lr)))
@@ -198,7 +200,7 @@ static void name_unmeasured(pmcf_imix *m, const struct unit *u, size_t n, const 
 	if (nl)
 		qsort(lr, nl, sizeof(*lr), lref_cmp);
 	for (size_t k = 0; k < nl; k++) {
-		const struct loopst *l = &ls[lr[k].f->boff + lr[k].h];
+		const struct pmcfi_hbbp_loopst *l = &ls[lr[k].f->boff + lr[k].h];
 		const char *why = !l->iv.n                  ? "no induction register"
 				  : l->npair < IV_MIN_PAIRS ? "too few sample pairs in one instance"
 				  : l->nback * (double)l->nback > l->npair
@@ -217,10 +219,10 @@ static void name_unmeasured(pmcf_imix *m, const struct unit *u, size_t n, const 
 }
 
 /* Each loop's trip count from its samples (TRIP_MIN_SAMPLES at least). */
-static void loop_trips(struct loopst *ls, size_t nblk)
+static void loop_trips(struct pmcfi_hbbp_loopst *ls, size_t nblk)
 {
 	for (size_t i = 0; i < nblk; i++) {
-		struct loopst *l = &ls[i];
+		struct pmcfi_hbbp_loopst *l = &ls[i];
 		pmcfi_hbbp_trip_flush(l);
 		/* start and bound: the mean over instances, from samples that
 		 * fall in each in proportion to its trips: n / sum 1/T; a start
@@ -239,11 +241,11 @@ static void loop_trips(struct loopst *ls, size_t nblk)
  * calls directly when every call to it the samples show is in the loop
  * (sites sorted by callee; not a recursive call, whose time is the loop's
  * own). */
-static void loop_times(const struct unit *u, size_t n, const struct blkinfo *bi, struct loopst *ls,
-		       const struct site *sites, size_t nsites)
+static void loop_times(const struct pmcfi_hbbp_unit *u, size_t n, const struct pmcfi_hbbp_blkinfo *bi,
+		       struct pmcfi_hbbp_loopst *ls, const struct site *sites, size_t nsites)
 {
 	for (size_t i = 0; i < n; i++) {
-		const struct hbbp_func *f = u[i].f;
+		const struct pmcfi_hbbp_func *f = u[i].f;
 		if (i && u[i - 1].f == f)
 			continue;
 		for (uint32_t b = 0; b < f->nblocks; b++)
@@ -251,7 +253,7 @@ static void loop_times(const struct unit *u, size_t n, const struct blkinfo *bi,
 				ls[f->boff + h].t += f->ebs[b];
 	}
 	for (size_t a = 0, z; a < nsites; a = z) {
-		const struct hbbp_func *g = sites[a].g;
+		const struct pmcfi_hbbp_func *g = sites[a].g;
 		int one = 1;
 		for (z = a + 1; z < nsites && sites[z].g->im == g->im && sites[z].to == sites[a].to; z++)
 			one &= sites[z].g == g;
@@ -270,8 +272,9 @@ static void loop_times(const struct unit *u, size_t n, const struct blkinfo *bi,
 
 /* The loop counts of function f (ls[].N, how, fac; uof: unit of each
  * block), and xc[] for its blocks without samples. */
-static void func_loop_counts(const struct hbbp_func *f, const struct unit *u, const struct blkinfo *bi,
-			     struct loopst *ls, const uint32_t *uof, const double *cnt, double *xc)
+static void func_loop_counts(const struct pmcfi_hbbp_func *f, const struct pmcfi_hbbp_unit *u,
+			     const struct pmcfi_hbbp_blkinfo *bi, struct pmcfi_hbbp_loopst *ls,
+			     const uint32_t *uof, const double *cnt, double *xc)
 {
 	size_t o = f->boff;
 	const uint32_t *flp = bi->flp + o, *flpar = bi->flpar + o;
@@ -279,7 +282,7 @@ static void func_loop_counts(const struct hbbp_func *f, const struct unit *u, co
 	 * pairs per instance is left to its trip count where it has one
 	 * (pairs in a short instance miss the steps near its ends) */
 	for (uint32_t h = 0; h < f->nblocks; h++) {
-		struct loopst *l = &ls[o + h];
+		struct pmcfi_hbbp_loopst *l = &ls[o + h];
 		int by_trip = flpar[h] != UINT32_MAX && (bi->once[o + h] & 2) && l->trip > 0 &&
 			      l->npair < IV_LONG_INSTANCE * (double)l->ninst;
 		if (flp[h] == h && pairs_ok(l) && !by_trip)
@@ -295,7 +298,7 @@ static void func_loop_counts(const struct hbbp_func *f, const struct unit *u, co
 	for (int changed = 1; changed;) {
 		changed = 0;
 		for (uint32_t h = 0; h < f->nblocks; h++) {
-			struct loopst *l = &ls[o + h];
+			struct pmcfi_hbbp_loopst *l = &ls[o + h];
 			if (flp[h] != h || l->how || flpar[h] == UINT32_MAX || !(bi->once[o + h] & 2) ||
 			    !(l->trip > 0) || !(ls[o + flpar[h]].N > 0))
 				continue;
@@ -304,12 +307,12 @@ static void func_loop_counts(const struct hbbp_func *f, const struct unit *u, co
 		}
 	}
 	for (uint32_t h = 0; h < f->nblocks; h++) { /* nothing better than few pairs */
-		struct loopst *l = &ls[o + h];
+		struct pmcfi_hbbp_loopst *l = &ls[o + h];
 		if (flp[h] == h && !l->how && pairs_ok(l))
 			l->N = l->iter / l->ptime * l->t, l->how = 1;
 	}
 	for (uint32_t h = 0; h < f->nblocks; h++) {
-		struct loopst *l = &ls[o + h];
+		struct pmcfi_hbbp_loopst *l = &ls[o + h];
 		if (!(l->N > 0))
 			continue;
 		uint32_t best = UINT32_MAX;
@@ -332,9 +335,10 @@ static void func_loop_counts(const struct hbbp_func *f, const struct unit *u, co
  * take the time-weighted mean of the measured units' factors, i.e. the
  * cost model's cycles per unit of time over the measured time. kf[i]: 0
  * for none; the weights are summed into *w_all, *w_rate and *kw. */
-static void unit_factors(pmcf_imix *m, const struct unit *u, size_t n, const struct blkinfo *bi, size_t nblk,
-			 struct loopst *ls, const double *cnt, double *kf, uint8_t *umeas, int unmeasured,
-			 double *w_all, double *w_rate, double *kw)
+static void unit_factors(pmcf_imix *m, const struct pmcfi_hbbp_unit *u, size_t n,
+			 const struct pmcfi_hbbp_blkinfo *bi, size_t nblk, struct pmcfi_hbbp_loopst *ls,
+			 const double *cnt, double *kf, uint8_t *umeas, int unmeasured, double *w_all,
+			 double *w_rate, double *kw)
 {
 	for (size_t i = 0; i < nblk; i++)
 		if (ls[i].N > 0)
@@ -390,7 +394,7 @@ static void unit_factors(pmcf_imix *m, const struct unit *u, size_t n, const str
  * item 2); on the independent corpus the raw estimate beat the model
  * on 7 of 13 programs (docs/imix.md). Sets every cnt[]; returns the weight
  * of the units without a measured count. */
-static double unmeasured_counts(const struct unit *u, size_t n, double *cnt, const double *kf,
+static double unmeasured_counts(const struct pmcfi_hbbp_unit *u, size_t n, double *cnt, const double *kf,
 				const unsigned *ulen, double kbar, int unmeasured)
 {
 	double ins_meas = 0, w_meas = 0, w_un = 0;
@@ -444,16 +448,17 @@ static double unmeasured_counts(const struct unit *u, size_t n, double *cnt, con
  * that runs once per iteration of a loop with a count gets that count in
  * xc[] (per block from f->boff, zero otherwise): an outer loop's header and
  * latch that no sample fell on. */
-int pmcfi_hbbp_apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts,
-			   const struct unit *u, size_t n, const struct blkinfo *bi, size_t nblk, double *cnt,
-			   double *xc, uint8_t *umeas, const unsigned *ulen, int unmeasured)
+int pmcfi_hbbp_apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct pmcfi_hbbp_tsample *ts, size_t nts,
+			   const struct pmcfi_hbbp_unit *u, size_t n, const struct pmcfi_hbbp_blkinfo *bi,
+			   size_t nblk, double *cnt, double *xc, uint8_t *umeas, const unsigned *ulen,
+			   int unmeasured)
 {
 	struct site *sites = NULL;
 	size_t nsites = 0;
 	int rc = collect_calls(dec, u, n, &sites, &nsites);
 	if (rc)
 		return rc;
-	struct loopst *ls = calloc(nblk + 1, sizeof(*ls));
+	struct pmcfi_hbbp_loopst *ls = calloc(nblk + 1, sizeof(*ls));
 	uint32_t *uof = malloc((nblk + 1) * sizeof(uint32_t));
 	double *kf = malloc((n + 1) * sizeof(double));
 	if (!ls || !uof || !kf) {
@@ -473,7 +478,7 @@ int pmcfi_hbbp_apply_rates(pmcf_imix *m, const ZydisDecoder *dec, struct hbbp_ts
 	loop_times(u, n, bi, ls, sites, nsites);
 	/* the functions, once each (their units are consecutive) */
 	for (size_t i = 0; i < n; i++) {
-		const struct hbbp_func *f = u[i].f;
+		const struct pmcfi_hbbp_func *f = u[i].f;
 		if (i && u[i - 1].f == f)
 			continue;
 		func_loop_counts(f, u, bi, ls, uof, cnt, xc);

@@ -1,6 +1,6 @@
 /* The samples of every thread in time order (PMCF_IMIX_RATE_IV): pairs in
  * one instance of a loop measure its speed, the values of its induction
- * register its trip count (struct loopst). */
+ * register its trip count (struct pmcfi_hbbp_loopst). */
 #include <stdlib.h>
 #include <string.h>
 #include <Zydis/Zydis.h>
@@ -10,14 +10,15 @@
 
 static int ts_cmp(const void *x, const void *y)
 {
-	const struct hbbp_tsample *a = x, *b = y;
+	const struct pmcfi_hbbp_tsample *a = x, *b = y;
 	if (a->tid != b->tid)
 		return a->tid < b->tid ? -1 : 1;
 	return (a->time > b->time) - (a->time < b->time);
 }
 
-static struct ivs *loop_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, const struct blkinfo *bi,
-			    struct loopst *ls, uint32_t h)
+static struct pmcfi_hbbp_ivs *loop_ivs(const ZydisDecoder *dec, const struct pmcfi_hbbp_func *f,
+				       const struct pmcfi_hbbp_blkinfo *bi, struct pmcfi_hbbp_loopst *ls,
+				       uint32_t h)
 {
 	size_t o = f->boff;
 	if (!ls[o + h].ivdone)
@@ -31,10 +32,10 @@ static struct ivs *loop_ivs(const ZydisDecoder *dec, const struct hbbp_func *f, 
  * never writes differs between them: a loop in a function called from
  * another function's loop (a hash over a short key) otherwise pairs samples
  * of different calls as one instance of its loop (issue 36, item 1). */
-static int same_call(const ZydisDecoder *dec, const struct hbbp_func *f, struct loopst *ls,
-		     const struct hbbp_tsample *a, const struct hbbp_tsample *b)
+static int same_call(const ZydisDecoder *dec, const struct pmcfi_hbbp_func *f, struct pmcfi_hbbp_loopst *ls,
+		     const struct pmcfi_hbbp_tsample *a, const struct pmcfi_hbbp_tsample *b)
 {
-	struct loopst *e = &ls[f->boff];
+	struct pmcfi_hbbp_loopst *e = &ls[f->boff];
 	if (!e->keptdone)
 		e->kept = pmcfi_hbbp_func_kept(dec, f), e->keptdone = 1;
 	for (uint32_t m = e->kept; m; m &= m - 1) {
@@ -51,14 +52,14 @@ static int same_call(const ZydisDecoder *dec, const struct hbbp_func *f, struct 
  * each such loop needs induction registers; else a loop around without
  * any (a counter in memory) is not checked, and the pairs that step back
  * tell how many pairs cross instances (pairs_ok). */
-static int same_instance(const ZydisDecoder *dec, const struct hbbp_func *f, const struct blkinfo *bi,
-			 struct loopst *ls, uint32_t h, const struct hbbp_tsample *a,
-			 const struct hbbp_tsample *b, int strict)
+static int same_instance(const ZydisDecoder *dec, const struct pmcfi_hbbp_func *f,
+			 const struct pmcfi_hbbp_blkinfo *bi, struct pmcfi_hbbp_loopst *ls, uint32_t h,
+			 const struct pmcfi_hbbp_tsample *a, const struct pmcfi_hbbp_tsample *b, int strict)
 {
 	if (a->f != b->f || !same_call(dec, f, ls, a, b))
 		return 0;
 	for (uint32_t l = bi->flpar[f->boff + h]; l != UINT32_MAX; l = bi->flpar[f->boff + l]) {
-		const struct ivs *iv = loop_ivs(dec, f, bi, ls, l);
+		const struct pmcfi_hbbp_ivs *iv = loop_ivs(dec, f, bi, ls, l);
 		if (!iv->n && !strict)
 			continue;
 		if (!iv->n || pmcfi_hbbp_iv_iterations(iv, a, b) != 0)
@@ -73,7 +74,7 @@ static int64_t as_width(uint64_t x, unsigned w)
 	return w == 32 ? (int64_t)(int32_t)(uint32_t)x : (int64_t)x;
 }
 
-void pmcfi_hbbp_trip_flush(struct loopst *l)
+void pmcfi_hbbp_trip_flush(struct pmcfi_hbbp_loopst *l)
 {
 	if (l->ns >= TRIP_MIN_SAMPLES && l->iv.tk >= 0) {
 		/* n values (as of after the step) drawn evenly from the T of one
@@ -89,20 +90,20 @@ void pmcfi_hbbp_trip_flush(struct loopst *l)
 /* The samples of every thread in time order: consecutive pairs in one
  * instance of a loop measure its speed; the values of its first induction
  * register give its trip count. */
-void pmcfi_hbbp_iv_scan(const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t nts,
-			const struct blkinfo *bi, struct loopst *ls)
+void pmcfi_hbbp_iv_scan(const ZydisDecoder *dec, struct pmcfi_hbbp_tsample *ts, size_t nts,
+			const struct pmcfi_hbbp_blkinfo *bi, struct pmcfi_hbbp_loopst *ls)
 {
 	qsort(ts, nts, sizeof(*ts), ts_cmp);
 	for (size_t i = 0; i < nts; i++) {
-		const struct hbbp_tsample *b = &ts[i];
+		const struct pmcfi_hbbp_tsample *b = &ts[i];
 		if (!b->regs)
 			continue;
-		const struct hbbp_func *f = b->f;
+		const struct pmcfi_hbbp_func *f = b->f;
 		size_t o = f->boff;
 		uint32_t bb = f->ins[b->ins].block;
 		for (uint32_t h = bi->flp[o + bb]; h != UINT32_MAX; h = bi->flpar[o + h]) {
-			struct loopst *l = &ls[o + h];
-			const struct ivs *iv = loop_ivs(dec, f, bi, ls, h);
+			struct pmcfi_hbbp_loopst *l = &ls[o + h];
+			const struct pmcfi_hbbp_ivs *iv = loop_ivs(dec, f, bi, ls, h);
 			int64_t v;
 			if (!l->last || ts[l->last - 1].tid != b->tid ||
 			    !same_instance(dec, f, bi, ls, h, &ts[l->last - 1], b, 1))
@@ -152,14 +153,14 @@ void pmcfi_hbbp_iv_scan(const ZydisDecoder *dec, struct hbbp_tsample *ts, size_t
 		}
 		if (!i)
 			continue;
-		const struct hbbp_tsample *a = &ts[i - 1];
+		const struct pmcfi_hbbp_tsample *a = &ts[i - 1];
 		if (a->tid != b->tid || a->f != b->f || !a->regs)
 			continue;
 		uint32_t ba = f->ins[a->ins].block;
 		for (uint32_t h = bi->flp[o + ba]; h != UINT32_MAX; h = bi->flpar[o + h]) {
 			if (!pmcfi_hbbp_in_loop(bi->flp + o, bi->flpar + o, bb, h))
 				continue;
-			const struct ivs *iv = loop_ivs(dec, f, bi, ls, h);
+			const struct pmcfi_hbbp_ivs *iv = loop_ivs(dec, f, bi, ls, h);
 			if (!iv->n || !same_instance(dec, f, bi, ls, h, a, b, 0))
 				continue;
 			double it = pmcfi_hbbp_iv_iterations(iv, a, b);

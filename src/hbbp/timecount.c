@@ -45,18 +45,19 @@ unsigned pmcfi_hbbp_chase_loads(const uint8_t *code, size_t n)
 }
 
 /* Bytes of block b of f. */
-static size_t block_bytes(const struct hbbp_func *f, uint32_t b)
+static size_t block_bytes(const struct pmcfi_hbbp_func *f, uint32_t b)
 {
-	const struct hbbp_block *bl = &f->blocks[b];
-	const struct hbbp_ins *last = &f->ins[bl->first + bl->n - 1];
+	const struct pmcfi_hbbp_block *bl = &f->blocks[b];
+	const struct pmcfi_hbbp_ins *last = &f->ins[bl->first + bl->n - 1];
 	return (size_t)(last->addr + last->len - bl->start);
 }
 
 /* Skid, then the units of one function: a block each, or its classes. */
-static int func_units(const ZydisDecoder *dec, struct hbbp_func *f, const char *module,
-		      const pmcf_imix_opts *o, const struct blkinfo *bi, struct unit *u, size_t *nu)
+static int func_units(const ZydisDecoder *dec, struct pmcfi_hbbp_func *f, const char *module,
+		      const pmcf_imix_opts *o, const struct pmcfi_hbbp_blkinfo *bi, struct pmcfi_hbbp_unit *u,
+		      size_t *nu)
 {
-	struct edge *e = NULL;
+	struct pmcfi_hbbp_edge *e = NULL;
 	size_t ne = 0, off = f->boff;
 	uint32_t *cls = bi->cls + off, *next = bi->next + off, *lp = bi->lp + off, *lpar = bi->lpar + off;
 	int rc = pmcfi_hbbp_func_edges(dec, f, &e, &ne);
@@ -86,7 +87,7 @@ static int func_units(const ZydisDecoder *dec, struct hbbp_func *f, const char *
 			next[c] = (uint32_t)b;
 			continue;
 		}
-		u[*nu] = (struct unit){f, module, next, (uint32_t)b, 0};
+		u[*nu] = (struct pmcfi_hbbp_unit){f, module, next, (uint32_t)b, 0};
 		for (uint32_t k = (uint32_t)b; k != UINT32_MAX; k = next[k])
 			u[*nu].w += f->ebs[k];
 		++*nu;
@@ -111,7 +112,7 @@ static int check_opts(const pmcf_imix_opts *o)
  * one after the other in *code (malloc'ed; relative branches are costed as
  * branches to the region's start: the loop llvm-mca runs); *nregions counts
  * the units of several blocks. */
-static int unit_code(const struct unit *u, size_t n, pmcf_imix_code_block *cb, uint8_t **code,
+static int unit_code(const struct pmcfi_hbbp_unit *u, size_t n, pmcf_imix_code_block *cb, uint8_t **code,
 		     size_t *nregions)
 {
 	size_t ncode = 0, at = 0;
@@ -122,8 +123,8 @@ static int unit_code(const struct unit *u, size_t n, pmcf_imix_code_block *cb, u
 	if (ncode && !(*code = malloc(ncode)))
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++) {
-		const struct hbbp_func *f = u[i].f;
-		const struct hbbp_block *bl = &f->blocks[u[i].first];
+		const struct pmcfi_hbbp_func *f = u[i].f;
+		const struct pmcfi_hbbp_block *bl = &f->blocks[u[i].first];
 		cb[i] = (pmcf_imix_code_block){sizeof(pmcf_imix_code_block),
 					       u[i].module,
 					       f->name,
@@ -151,8 +152,8 @@ static int unit_code(const struct unit *u, size_t n, pmcf_imix_code_block *cb, u
 /* executions = weight / cycles (cyc[] becomes the units' executions);
  * units without a cost take the average cycles per instruction of the
  * others. ulen[]: the units' instructions; returns the total weight. */
-static double executions(pmcf_imix_stats *st, const struct unit *u, size_t n, const pmcf_imix_code_block *cb,
-			 double *cyc, unsigned *ulen)
+static double executions(pmcf_imix_stats *st, const struct pmcfi_hbbp_unit *u, size_t n,
+			 const pmcf_imix_code_block *cb, double *cyc, unsigned *ulen)
 {
 	double w_known = 0, ins_known = 0, w_all = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -178,9 +179,10 @@ static double executions(pmcf_imix_stats *st, const struct unit *u, size_t n, co
 /* Per block counts bc[] (from f->boff): a unit's members its count, a
  * block without samples the count of its loop (already in bc); then the
  * arms of two-way branches. */
-static int arm_counts(pmcf_imix *m, const pmcf_imix_opts *o, const ZydisDecoder *dec, const struct unit *u,
-		      size_t n, const struct blkinfo *bi, size_t nblk, const pmcf_imix_code_block *cb,
-		      const double *cyc, const uint8_t *umeas, double *bc)
+static int arm_counts(pmcf_imix *m, const pmcf_imix_opts *o, const ZydisDecoder *dec,
+		      const struct pmcfi_hbbp_unit *u, size_t n, const struct pmcfi_hbbp_blkinfo *bi,
+		      size_t nblk, const pmcf_imix_code_block *cb, const double *cyc, const uint8_t *umeas,
+		      double *bc)
 {
 	int rc = 0;
 	double *dens = calloc(nblk + 1, sizeof(double));
@@ -207,12 +209,12 @@ static int arm_counts(pmcf_imix *m, const pmcf_imix_opts *o, const ZydisDecoder 
 
 /* The new weights of the blocks: count x length, scaled to the same total
  * weight w_all (bc: per block counts, or NULL for the units' cyc[]). */
-static void reweigh(pmcf_imix_stats *st, const struct unit *u, size_t n, const pmcf_imix_code_block *cb,
-		    const double *cyc, const double *bc, double w_all)
+static void reweigh(pmcf_imix_stats *st, const struct pmcfi_hbbp_unit *u, size_t n,
+		    const pmcf_imix_code_block *cb, const double *cyc, const double *bc, double w_all)
 {
 	double ins_all = 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct hbbp_func *f = u[i].f;
+		const struct pmcfi_hbbp_func *f = u[i].f;
 		if (!bc)
 			ins_all += cyc[i] * cb[i].len;
 		for (uint32_t b = 0; bc && (!i || u[i - 1].f != f) && b < f->nblocks; b++)
@@ -220,7 +222,7 @@ static void reweigh(pmcf_imix_stats *st, const struct unit *u, size_t n, const p
 	}
 	double scale = ins_all > 0 ? w_all / ins_all : 1;
 	for (size_t i = 0; i < n; i++) {
-		struct hbbp_func *f = u[i].f;
+		struct pmcfi_hbbp_func *f = u[i].f;
 		for (uint32_t b = u[i].first; b != UINT32_MAX; b = u[i].next[b]) {
 			f->ebs[b] = scale * (bc ? bc[f->boff + b] : cyc[i]) * f->blocks[b].n;
 			st->cost_blocks++;
@@ -274,10 +276,10 @@ static int describe(pmcf_imix *m, const pmcf_imix_opts *o, int iv, size_t nregio
 }
 
 int pmcfi_hbbp_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *cpuid,
-			     struct hbbp_tsample *ts, size_t nts)
+			     struct pmcfi_hbbp_tsample *ts, size_t nts)
 {
 	pmcf_imix_stats *st = &m->st;
-	struct hbbp_cost_model cm;
+	struct pmcfi_hbbp_cost_model cm;
 	m->rate_clamped = 0;
 	st->arms_flow = st->arms_prior = 0;
 	int rc = check_opts(o);
@@ -300,22 +302,23 @@ int pmcfi_hbbp_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *
 		return pmcfi_fail(PMCF_ENOTSUP, "Zydis decoder init failed");
 	/* per block of every function: its class and the next member; units */
 	size_t nblk = 0, pos = 0;
-	struct hbbp_image *im;
-	for (struct hbbp_func *f; (f = pmcfi_hbbp_mix_next_func(m, &pos, &im));)
+	struct pmcfi_hbbp_image *im;
+	for (struct pmcfi_hbbp_func *f; (f = pmcfi_hbbp_mix_next_func(m, &pos, &im));)
 		nblk += f->nblocks;
 	int iv = o->rate != PMCF_IMIX_RATE_NONE && nts; /* the default: measured where it can */
 	uint32_t *cls = malloc(((iv ? 8 : 4) * nblk + 1) * sizeof(uint32_t));
 	uint8_t *once = iv ? malloc(nblk + 1) : NULL;
 	double *xc = iv ? calloc(nblk + 1, sizeof(double)) : NULL;
-	struct blkinfo bi = {0};
+	struct pmcfi_hbbp_blkinfo bi = {0};
 	if (cls) {
-		bi = (struct blkinfo){cls,  cls + nblk, cls + 2 * nblk, cls + 3 * nblk, NULL, NULL, NULL,
-				      NULL, once};
+		bi = (struct pmcfi_hbbp_blkinfo){cls,  cls + nblk, cls + 2 * nblk, cls + 3 * nblk,
+						 NULL, NULL,       NULL,           NULL,
+						 once};
 		if (iv && once)
 			bi.flp = cls + 4 * nblk, bi.flpar = cls + 5 * nblk, bi.fcls = cls + 6 * nblk,
 			bi.fdom = cls + 7 * nblk;
 	}
-	struct unit *u = malloc((nblk + 1) * sizeof(*u));
+	struct pmcfi_hbbp_unit *u = malloc((nblk + 1) * sizeof(*u));
 	pmcf_imix_code_block *cb = malloc((nblk + 1) * sizeof(*cb));
 	double *cyc = malloc((nblk + 1) * sizeof(*cyc));
 	uint8_t *umeas = calloc(nblk + 1, 1);             /* per unit: its count is its loop's measured one */
@@ -326,7 +329,8 @@ int pmcfi_hbbp_time_to_count(pmcf_imix *m, const pmcf_imix_opts *o, const char *
 		     ? pmcfi_fail(PMCF_ENOMEM, "out of memory")
 		     : 0;
 	pos = 0;
-	for (struct hbbp_func *f; !rc && (f = pmcfi_hbbp_mix_next_func(m, &pos, &im)); off += f->nblocks) {
+	for (struct pmcfi_hbbp_func *f; !rc && (f = pmcfi_hbbp_mix_next_func(m, &pos, &im));
+	     off += f->nblocks) {
 		f->boff = off;
 		rc = func_units(&dec, f, im->path, o, &bi, u, &n);
 	}

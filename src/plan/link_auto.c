@@ -25,20 +25,20 @@ size_t pmcfi_plan_mi_bins(size_t n)
 
 static int cmp_rv(const void *a, const void *b)
 {
-	const struct plani_rv *x = a, *y = b;
+	const struct pmcfi_plan_rv *x = a, *y = b;
 	if (x->v != y->v)
 		return x->v < y->v ? -1 : 1;
 	return (x->i > y->i) - (x->i < y->i);
 }
 
-void pmcfi_plan_rank_bins(const double *x, size_t n, size_t nb, struct plani_rv *scr, uint8_t *bins)
+void pmcfi_plan_rank_bins(const double *x, size_t n, size_t nb, struct pmcfi_plan_rv *scr, uint8_t *bins)
 {
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (pmcf_is_missing(x[i]))
 			bins[i] = PLANI_MI_NOBIN;
 		else
-			scr[m++] = (struct plani_rv){x[i], (uint32_t)i};
+			scr[m++] = (struct pmcfi_plan_rv){x[i], (uint32_t)i};
 	}
 	qsort(scr, m, sizeof(*scr), cmp_rv);
 	for (size_t r = 0, first = 0; r < m; r++) {
@@ -89,7 +89,7 @@ double pmcfi_plan_mi_binned(const uint8_t *bx, const uint8_t *by, size_t n, size
 double pmcfi_plan_mi(const double *x, const double *y, size_t n)
 {
 	size_t nb = pmcfi_plan_mi_bins(n);
-	struct plani_rv *scr = malloc((n ? n : 1) * sizeof(*scr));
+	struct pmcfi_plan_rv *scr = malloc((n ? n : 1) * sizeof(*scr));
 	uint8_t *bx = malloc(n ? n : 1), *by = malloc(n ? n : 1);
 	uint32_t *hist = malloc((nb * nb + 2 * nb + 1) * sizeof(*hist));
 	double mi = NAN;
@@ -120,7 +120,7 @@ static int pilot_mi(const pmcf_profile *p, const char *const *names, size_t n, d
 	long *col = malloc((n ? n : 1) * sizeof(long));
 	uint8_t *bins = malloc(n * nx + 1);
 	double *vals = malloc(nx * sizeof(double));
-	struct plani_rv *scr = malloc(nx * sizeof(*scr));
+	struct pmcfi_plan_rv *scr = malloc(nx * sizeof(*scr));
 	uint32_t *hist = malloc((PLANI_MI_MAX_BINS + 2) * PLANI_MI_MAX_BINS * sizeof(uint32_t));
 	int err = 0;
 	if (!tstart || !ord || !type || !col || !bins || !vals || !scr || !hist) {
@@ -214,7 +214,7 @@ struct choice {
 };
 
 struct lk_state {
-	const struct plani_lk *P;
+	const struct pmcfi_plan_lk *P;
 	size_t *owner;      /* set of each event, (size_t)-1 for the base */
 	struct choice **ch; /* per set, by decreasing score; the last needs nothing */
 	size_t *nch, *capch;
@@ -226,14 +226,14 @@ struct lk_state {
 	int timeout, err;
 };
 
-static double mi_at(const struct plani_lk *P, size_t a, size_t b)
+static double mi_at(const struct pmcfi_plan_lk *P, size_t a, size_t b)
 {
 	double v = P->mi[a * P->nev + b];
 	return isnan(v) ? 0 : v;
 }
 
 /* best[j]: the most information a base event carries about new event j of set k */
-static double score_of(const struct plani_lk *P, size_t k, const double *basebest, const size_t *ev,
+static double score_of(const struct pmcfi_plan_lk *P, size_t k, const double *basebest, const size_t *ev,
 		       unsigned n)
 {
 	double s = 0;
@@ -263,7 +263,7 @@ static int push_choice(struct lk_state *S, size_t k, const struct choice *c)
 static int enum_choices(struct lk_state *S, size_t k, const size_t *cand, size_t m, size_t from,
 			struct choice *c, const double *basebest)
 {
-	const struct plani_lk *P = S->P;
+	const struct pmcfi_plan_lk *P = S->P;
 	for (size_t q = from; q < m; q++) {
 		c->ev[c->n++] = cand[q];
 		int f = P->fits(P->ctx, k, c->ev, c->n);
@@ -297,7 +297,7 @@ static int cmp_choice(const void *a, const void *b)
  * that tell more about one of its new events than the base does. */
 static int build_choices(struct lk_state *S)
 {
-	const struct plani_lk *P = S->P;
+	const struct pmcfi_plan_lk *P = S->P;
 	size_t *cand = malloc((P->nev + 1) * sizeof(size_t));
 	double *basebest = malloc((P->nev + 1) * sizeof(double));
 	int err = cand && basebest ? 0 : pmcfi_fail(PMCF_ENOMEM, "out of memory");
@@ -366,7 +366,7 @@ static double order_value(const struct lk_state *S, const size_t *order)
  * order (the exhaustive search the tests compare with). */
 static void bnb(struct lk_state *S, size_t depth, uint64_t mask, double val, int prune)
 {
-	const struct plani_lk *P = S->P;
+	const struct pmcfi_plan_lk *P = S->P;
 	if (S->timeout)
 		return;
 	if ((++S->nodes & 1023) == 0 && prune && pmcfi_plan_past(&S->deadline)) {
@@ -399,7 +399,7 @@ static void bnb(struct lk_state *S, size_t depth, uint64_t mask, double val, int
  * the set whose best choice scores most. */
 static void greedy(struct lk_state *S)
 {
-	const struct plani_lk *P = S->P;
+	const struct pmcfi_plan_lk *P = S->P;
 	uint64_t mask = 0;
 	for (size_t p = 0; p < P->nsets; p++) {
 		size_t pick = (size_t)-1;
@@ -419,7 +419,7 @@ static void greedy(struct lk_state *S)
 	S->bestval = order_value(S, S->best);
 }
 
-void pmcfi_plan_lk_result_free(struct plani_lk_result *r)
+void pmcfi_plan_lk_result_free(struct pmcfi_plan_lk_result *r)
 {
 	if (!r)
 		return;
@@ -431,7 +431,8 @@ void pmcfi_plan_lk_result_free(struct plani_lk_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-int pmcfi_plan_lk_search(const struct plani_lk *P, int method, double time_limit_s, struct plani_lk_result *r)
+int pmcfi_plan_lk_search(const struct pmcfi_plan_lk *P, int method, double time_limit_s,
+			 struct pmcfi_plan_lk_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	if (P->nsets > 64)

@@ -57,8 +57,8 @@ int pmcfi_plan_add_set(pmcf_plan *p, const char *const *names, size_t n)
 {
 	if (pmcfi_grow((void **)&p->sets, &p->capsets, p->nsets + 1, sizeof(*p->sets)))
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	struct plan_set *s = p->sets;
-	s[p->nsets] = (struct plan_set){NULL, 0, NULL, NULL};
+	struct pmcfi_plan_set *s = p->sets;
+	s[p->nsets] = (struct pmcfi_plan_set){NULL, 0, NULL, NULL};
 	p->nsets++;
 	return pmcfi_plan_strv_push(&s[p->nsets - 1].names, &s[p->nsets - 1].n, names, n);
 }
@@ -223,7 +223,7 @@ static int add_set_idx(pmcf_plan *p, const pmcf_catalog *c, const size_t *idx, s
 	int err = pmcfi_plan_add_set(p, names, n);
 	if (err)
 		return err; /* the caller frees the plan, its sets with it */
-	struct plan_set *s = &p->sets[p->nsets - 1];
+	struct pmcfi_plan_set *s = &p->sets[p->nsets - 1];
 	if (!(s->idx = malloc((n ? n : 1) * sizeof(*s->idx))))
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	memcpy(s->idx, idx, n * sizeof(*idx));
@@ -725,7 +725,7 @@ static int plan_auto(struct packer *pk, const struct packing *P, const pmcf_plan
 	size_t *base = malloc((pk->nbase + 1) * sizeof(size_t));
 	const char **names = malloc((nev + PLANI_LK_MAX_LINKS + 1) * sizeof(char *));
 	size_t *ci = malloc((nev + PLANI_LK_MAX_LINKS + 1) * sizeof(size_t));
-	struct plani_lk_result r = {0};
+	struct pmcfi_plan_lk_result r = {0};
 	int err = evn && evi && mi && setev && first && base && names && ci
 			  ? 0
 			  : pmcfi_fail(PMCF_ENOMEM, "out of memory");
@@ -752,17 +752,17 @@ static int plan_auto(struct packer *pk, const struct packing *P, const pmcf_plan
 	if ((err = pmcfi_plan_mi_matrix(o->pilots, o->npilots, evn, nev, mi)))
 		goto out;
 	struct auto_ctx ctx = {pk, P->set, evi};
-	struct plani_lk lk = {.nsets = K,
-			      .nev = nev,
-			      .mi = mi,
-			      .base = base,
-			      .nbase = pk->nbase,
-			      .setev = setev,
-			      .setfirst = first,
-			      .fits = auto_fits,
-			      .ctx = &ctx,
-			      .maxlinks = o->max_links ? o->max_links : 2,
-			      .bound_scale = 1};
+	struct pmcfi_plan_lk lk = {.nsets = K,
+				   .nev = nev,
+				   .mi = mi,
+				   .base = base,
+				   .nbase = pk->nbase,
+				   .setev = setev,
+				   .setfirst = first,
+				   .fits = auto_fits,
+				   .ctx = &ctx,
+				   .maxlinks = o->max_links ? o->max_links : 2,
+				   .bound_scale = 1};
 	if ((err = pmcfi_plan_lk_search(&lk, PLANI_LK_AUTO, o->time_limit_s, &r)))
 		goto out;
 	if (pk->err) {
@@ -783,7 +783,7 @@ static int plan_auto(struct packer *pk, const struct packing *P, const pmcf_plan
 			ci[n++] = evi[lv[q]];
 		for (size_t j = first[k]; j < first[k + 1]; j++)
 			ci[n++] = evi[setev[j]];
-		struct plan_auto *a = &plan->autos[p];
+		struct pmcfi_plan_auto *a = &plan->autos[p];
 		a->bits = r.bits[p];
 		a->base_bits = r.base_bits[p];
 		if (!(err = add_set_idx(plan, pk->c, ci, n, names)))

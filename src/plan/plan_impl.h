@@ -4,7 +4,7 @@
 #define PMCF_PLAN_IMPL_H
 #include "pmcfuse/plan.h"
 
-struct plan_set {
+struct pmcfi_plan_set {
 	char **names; /* duration first */
 	size_t n;
 	size_t *idx;       /* their catalogue indices, when planned here (else NULL) */
@@ -12,7 +12,7 @@ struct plan_set {
 };
 
 /* --link auto: what was chosen for one set (in plan order) */
-struct plan_auto {
+struct pmcfi_plan_auto {
 	char **links; /* the linking events added to this set (besides the plan's link) */
 	size_t nlinks;
 	double bits, base_bits; /* information about its new events: with them, base only */
@@ -26,16 +26,16 @@ struct pmcf_plan {
 	char *catalog;
 	char **events, **link;
 	size_t nevents, nlink;
-	struct plan_set *sets;
+	struct pmcfi_plan_set *sets;
 	size_t nsets, capsets;
 	char *sim;
 	char **argv; /* NULL-terminated */
 	size_t argc;
 	uint64_t seed;
-	struct plan_auto *autos; /* --link auto: nsets entries, else NULL */
-	char *auto_method;       /* "branch and bound", "greedy", ... */
-	int auto_exact;          /* 1 when the order is proven best */
-	size_t auto_pilots;      /* profiles the information was estimated in */
+	struct pmcfi_plan_auto *autos; /* --link auto: nsets entries, else NULL */
+	char *auto_method;             /* "branch and bound", "greedy", ... */
+	int auto_exact;                /* 1 when the order is proven best */
+	size_t auto_pilots;            /* profiles the information was estimated in */
 };
 
 /* An empty plan (seed 1). */
@@ -54,7 +54,7 @@ int pmcfi_plan_add_set(pmcf_plan *p, const char *const *names, size_t n);
 #define PLANI_MI_MIN_XUS 16 /* fewer XUs of a type: no estimate */
 #define PLANI_MI_MAX_BINS 16
 #define PLANI_MI_NOBIN 0xff /* a missing value */
-struct plani_rv {
+struct pmcfi_plan_rv {
 	double v;
 	uint32_t i;
 };
@@ -64,7 +64,7 @@ size_t pmcfi_plan_mi_bins(size_t n);
 /* Equal-frequency bins of x[0..n) by rank (n log n): value of rank r goes to
  * bin r·nb/m (m values not missing), tied values to the bin of their first
  * rank, missing ones to PLANI_MI_NOBIN. scr: n entries of scratch. */
-void pmcfi_plan_rank_bins(const double *x, size_t n, size_t nb, struct plani_rv *scr, uint8_t *bins);
+void pmcfi_plan_rank_bins(const double *x, size_t n, size_t nb, struct pmcfi_plan_rv *scr, uint8_t *bins);
 /* Mutual information in bits of two binned variables over the entries
  * where both have a bin: plug-in entropies with the Miller-Madow
  * correction, at least 0; NaN with fewer than PLANI_MI_MIN_XUS entries.
@@ -89,7 +89,7 @@ int pmcfi_plan_mi_matrix(const pmcf_profile *const *pilots, size_t np, const cha
 #define PLANI_LK_MAX_LINKS 4
 #define PLANI_LK_BNB_MAX_SETS 12
 enum { PLANI_LK_AUTO, PLANI_LK_BNB, PLANI_LK_EXHAUSTIVE, PLANI_LK_GREEDY };
-struct plani_lk {
+struct pmcfi_plan_lk {
 	size_t nsets, nev;
 	const double *mi;
 	const size_t *base;
@@ -100,7 +100,7 @@ struct plani_lk {
 	unsigned maxlinks;
 	double bound_scale; /* 1; tests break the bound with less */
 };
-struct plani_lk_result {
+struct pmcfi_plan_lk_result {
 	size_t *order;            /* position -> set */
 	size_t *links;            /* position p: links[p·PLANI_LK_MAX_LINKS ..] */
 	size_t *nlinks;           /* per position */
@@ -111,7 +111,7 @@ struct plani_lk_result {
 };
 /* method PLANI_LK_AUTO: branch and bound up to PLANI_LK_BNB_MAX_SETS sets
  * (exact unless time_limit_s, 0: 1 s, runs out), greedy beyond. */
-int pmcfi_plan_lk_search(const struct plani_lk *P, int method, double time_limit_s,
-			 struct plani_lk_result *r);
-void pmcfi_plan_lk_result_free(struct plani_lk_result *r);
+int pmcfi_plan_lk_search(const struct pmcfi_plan_lk *P, int method, double time_limit_s,
+			 struct pmcfi_plan_lk_result *r);
+void pmcfi_plan_lk_result_free(struct pmcfi_plan_lk_result *r);
 #endif

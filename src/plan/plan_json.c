@@ -428,8 +428,8 @@ static int from_text(const char *text, const char *path, pmcf_plan **out)
 			err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 			break;
 		}
-		struct plan_set *ns = p->sets;
-		ns[p->nsets] = (struct plan_set){NULL, 0, NULL, NULL};
+		struct pmcfi_plan_set *ns = p->sets;
+		ns[p->nsets] = (struct pmcfi_plan_set){NULL, 0, NULL, NULL};
 		p->nsets++;
 		char what[32];
 		snprintf(what, sizeof(what), "sets[%zu]", k);

@@ -25,7 +25,7 @@ static int cmp_worst(const void *x, const void *y)
 
 /* ---- TMD heat map --------------------------------------------------------------------- */
 
-void pmcfi_report_section_tmd(struct report *r)
+void pmcfi_report_section_tmd(struct pmcfi_report *r)
 {
 	FILE *h = r->html;
 	const pmcf_profile *p = r->p;
@@ -157,7 +157,7 @@ void pmcfi_report_section_tmd(struct report *r)
 
 /* ---- match distances ---------------------------------------------------------------------- */
 
-void pmcfi_report_section_match(struct report *r)
+void pmcfi_report_section_match(struct pmcfi_report *r)
 {
 	pmcf_match_summary s = {.size = sizeof(s)};
 	if (pmcf_combine_match_summary(r->p, &s) || !s.measured)
@@ -187,9 +187,9 @@ void pmcfi_report_section_match(struct report *r)
 			nb = (size_t)k + 1;
 		}
 	}
-	struct svg_axis x = {0, right, 0, "match distance", "count", 0};
-	struct svg_axis y = {0, top * 1.08, 0, "XUs per 0.01 of distance", "count", 0};
-	struct svg_plot p;
+	struct pmcfi_report_svg_axis x = {0, right, 0, "match distance", "count", 0};
+	struct pmcfi_report_svg_axis y = {0, top * 1.08, 0, "XUs per 0.01 of distance", "count", 0};
+	struct pmcfi_report_svg_plot p;
 	fputs("<figure>", h);
 	pmcfi_report_svg_begin(r, &p, 620, 330, 64, 44, "fused XUs per match distance", &x, &y, "x");
 	for (size_t k = 0; k < nb; k++) {
@@ -214,7 +214,7 @@ void pmcfi_report_section_match(struct report *r)
 
 /* Relations every XU obeys (pmcf_consistency_check), with how many XUs
  * break each: in a fused profile, values from executions that differed. */
-void pmcfi_report_section_consistency(struct report *r)
+void pmcfi_report_section_consistency(struct pmcfi_report *r)
 {
 	pmcf_consistency c[32] = {PMCF_CONSISTENCY_INIT};
 	size_t n = 0;
@@ -235,7 +235,7 @@ void pmcfi_report_section_consistency(struct report *r)
 	fputs("</table>\n", h);
 }
 
-void pmcfi_report_section_coverage(struct report *r)
+void pmcfi_report_section_coverage(struct pmcfi_report *r)
 {
 	const pmcf_profile *p = r->p;
 	if (!pmcf_profile_has_coverage(p))
@@ -296,7 +296,7 @@ void pmcfi_report_section_coverage(struct report *r)
 /* Errors below this are drawn at it on the log axis (an exact value has 0). */
 #define TRUTH_FLOOR 1e-6
 
-void pmcfi_report_section_truth(struct report *r)
+void pmcfi_report_section_truth(struct pmcfi_report *r)
 {
 	const pmcf_profile *p = r->p;
 	FILE *h = r->html;
@@ -343,9 +343,10 @@ void pmcfi_report_section_truth(struct report *r)
 	      h);
 	if (shown) {
 		unsigned rowh = 24, ht = (unsigned)(shown * rowh + 90);
-		struct svg_axis x = {TRUTH_FLOOR, top * 1.5, 1, "relative error (log)", "count", 0};
-		struct svg_axis y = {0, 1, 0, NULL, NULL, 1};
-		struct svg_plot s;
+		struct pmcfi_report_svg_axis x = {TRUTH_FLOOR, top * 1.5, 1, "relative error (log)",
+						  "count",     0};
+		struct pmcfi_report_svg_axis y = {0, 1, 0, NULL, NULL, 1};
+		struct pmcfi_report_svg_plot s;
 		fputs("<figure>", h);
 		pmcfi_report_svg_begin(r, &s, 760, ht, 190, 62,
 				       "relative error per event: median (dark), 90th percentile (light)", &x,
@@ -418,7 +419,7 @@ static const char *source_color(uint32_t s)
 
 /* Per event (and the XUs' base: their type, thread and times), how many XUs
  * took the value from each source execution, as 100 % stacked bars. */
-void pmcfi_report_section_provenance(struct report *r)
+void pmcfi_report_section_provenance(struct pmcfi_report *r)
 {
 	const pmcf_profile *p = r->p;
 	size_t ns = pmcf_profile_nsources(p);
@@ -453,9 +454,9 @@ void pmcfi_report_section_provenance(struct report *r)
 	      "execution of each fused XU, whose timing the timeline shows); each other bar one event. "
 	      "Hover for the counts; <code>pmcfuse export --provenance</code> gives them per value.</p>\n",
 	      h);
-	struct svg_axis x = {0, 100, 0, "share of the XUs (%)", "count", 0};
-	struct svg_axis y = {0, 1, 0, NULL, NULL, 1};
-	struct svg_plot s;
+	struct pmcfi_report_svg_axis x = {0, 100, 0, "share of the XUs (%)", "count", 0};
+	struct pmcfi_report_svg_axis y = {0, 1, 0, NULL, NULL, 1};
+	struct pmcfi_report_svg_plot s;
 	unsigned ht = (unsigned)(rows * 17 + 84 + ((cols + 3) / 4) * 15);
 	fputs("<figure>", h);
 	pmcfi_report_svg_begin(r, &s, 760, ht + 12, 190, 62 + (unsigned)((cols + 3) / 4) * 15,

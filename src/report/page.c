@@ -92,7 +92,7 @@ const char *pmcfi_report_type_name(const pmcf_profile *prof, uint32_t t)
 static const char *palette[10] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
 				  "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"};
 
-const char *pmcfi_report_type_color(const struct report *r, const pmcf_profile *prof, uint32_t t)
+const char *pmcfi_report_type_color(const struct pmcfi_report *r, const pmcf_profile *prof, uint32_t t)
 {
 	/* same colour for the same type name in the profile and a reference */
 	if (prof != r->p) {
@@ -104,7 +104,7 @@ const char *pmcfi_report_type_color(const struct report *r, const pmcf_profile *
 	return palette[t % 10];
 }
 
-const pmcf_epd_pair *pmcfi_report_epd_find(const struct report *r, const char *a, const char *b)
+const pmcf_epd_pair *pmcfi_report_epd_find(const struct pmcfi_report *r, const char *a, const char *b)
 {
 	if (!r->epd)
 		return NULL;
@@ -128,7 +128,7 @@ const char *pmcfi_report_event_unit(const char *event)
 /* ---- gnuplot images ------------------------------------------------------------ */
 
 /* A new image name "imgN.png", its gnuplot output line, and the HTML tag. */
-unsigned pmcfi_report_img_begin(struct report *r, unsigned w, unsigned h)
+unsigned pmcfi_report_img_begin(struct pmcfi_report *r, unsigned w, unsigned h)
 {
 	unsigned k = r->nimg++;
 	fprintf(r->gp,
@@ -138,14 +138,14 @@ unsigned pmcfi_report_img_begin(struct report *r, unsigned w, unsigned h)
 	return k;
 }
 
-void pmcfi_report_img_tag(struct report *r, unsigned k, const char *alt)
+void pmcfi_report_img_tag(struct pmcfi_report *r, unsigned k, const char *alt)
 {
 	fprintf(r->html, "<img src=\"@@IMG:img%u.png@@\" alt=\"", k);
 	pmcfi_report_esc(r->html, alt);
 	fputs("\">", r->html);
 }
 
-FILE *pmcfi_report_data_open(struct report *r, const char *name)
+FILE *pmcfi_report_data_open(struct pmcfi_report *r, const char *name)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/%s", r->tmpdir, name);

@@ -14,7 +14,7 @@
 
 static int cmp_pair_desc(const void *x, const void *y)
 {
-	const struct report_pair *a = x, *b = y;
+	const struct pmcfi_report_pair *a = x, *b = y;
 	if (a->score != b->score)
 		return a->score > b->score ? -1 : 1;
 	return a->a != b->a ? (a->a < b->a ? -1 : 1) : (a->b > b->b) - (a->b < b->b);
@@ -72,7 +72,7 @@ static int near_constant(const double *c, size_t n, double *tmp)
  * distinct values, or one value at 95 % of the XUs), unless fewer than two
  * remain; of identical columns (aliases counted in one execution) the first
  * only. Returns the count written to evs. */
-static size_t candidate_events(const struct report *r, size_t *evs)
+static size_t candidate_events(const struct pmcfi_report *r, size_t *evs)
 {
 	const pmcf_profile *p = r->p;
 	size_t ne = 0;
@@ -119,8 +119,8 @@ static size_t candidate_events(const struct report *r, size_t *evs)
 	return ne2;
 }
 
-size_t pmcfi_report_choose_pairs(struct report *r, const struct report_pair *user, size_t nuser,
-				 unsigned want, struct report_pair *out, size_t cap)
+size_t pmcfi_report_choose_pairs(struct pmcfi_report *r, const struct pmcfi_report_pair *user, size_t nuser,
+				 unsigned want, struct pmcfi_report_pair *out, size_t cap)
 {
 	const pmcf_profile *p = r->p;
 	size_t n = 0;
@@ -133,7 +133,7 @@ size_t pmcfi_report_choose_pairs(struct report *r, const struct report_pair *use
 		return n;
 	size_t ne = candidate_events(r, evs);
 	size_t npairs = ne * (ne - (ne ? 1 : 0)) / 2;
-	struct report_pair *cand = calloc(npairs ? npairs : 1, sizeof(*cand));
+	struct pmcfi_report_pair *cand = calloc(npairs ? npairs : 1, sizeof(*cand));
 	/* a strided sample of XUs for the rank correlations and distinct points */
 	size_t step = r->nxus > REPORT_SELECT_SAMPLE
 			      ? (r->nxus + REPORT_SELECT_SAMPLE - 1) / REPORT_SELECT_SAMPLE
@@ -145,7 +145,7 @@ size_t pmcfi_report_choose_pairs(struct report *r, const struct report_pair *use
 	if (cand && sx && sy && tmp) {
 		for (size_t i = 0; i < ne; i++)
 			for (size_t j = i + 1; j < ne; j++) {
-				struct report_pair c = {evs[i], evs[j], 0, NAN, NAN, NAN, 0};
+				struct pmcfi_report_pair c = {evs[i], evs[j], 0, NAN, NAN, NAN, 0};
 				const char *na = pmcf_profile_event_name(p, c.a),
 					   *nb = pmcf_profile_event_name(p, c.b);
 				if (r->epd) {
@@ -177,7 +177,7 @@ size_t pmcfi_report_choose_pairs(struct report *r, const struct report_pair *use
 		size_t chosen = 0;
 		for (size_t pass = 0; pass < 2 && uses; pass++)
 			for (size_t k = 0; k < nc && chosen < want && n < cap; k++) {
-				struct report_pair *c = &cand[k];
+				struct pmcfi_report_pair *c = &cand[k];
 				if (c->user < 0)
 					continue; /* taken in the first pass */
 				int dup = 0;
@@ -254,7 +254,7 @@ static int plotted(const struct cloud *c, size_t i, size_t *k)
  * distinct values of an axis (at most 6 % of the axis) when the plotted
  * values are integers with at most DISCRETE_MAX distinct values (counts
  * that pile up on a few points); else 0. */
-static double jitter_width(const struct cloud *c, int y, const struct svg_plot *s, double *tmp)
+static double jitter_width(const struct cloud *c, int y, const struct pmcfi_report_svg_plot *s, double *tmp)
 {
 	size_t m = 0;
 	for (size_t i = 0, k = 0; i < c->n; i++) {
@@ -306,11 +306,12 @@ static void axis_label(char *buf, size_t n, const char *event)
 	snprintf(buf, n, "%s (%s)", event, pmcfi_report_event_unit(event));
 }
 
-static void draw_cloud(struct report *r, struct cloud *c, const char *title, const struct svg_axis *ax,
-		       const struct svg_axis *ay, double *tmp)
+static void draw_cloud(struct pmcfi_report *r, struct cloud *c, const char *title,
+		       const struct pmcfi_report_svg_axis *ax, const struct pmcfi_report_svg_axis *ay,
+		       double *tmp)
 {
 	FILE *h = r->html;
-	struct svg_plot s;
+	struct pmcfi_report_svg_plot s;
 	size_t nt = pmcf_profile_ntypes(c->prof);
 	pmcfi_report_svg_begin(r, &s, 540, 436 + (unsigned)((nt + 3) / 4) * 15, 70,
 			       62 + (unsigned)((nt + 3) / 4) * 15, title, ax, ay, "xy");
@@ -364,7 +365,8 @@ static void caption_cloud(FILE *h, const char *who, const struct cloud *c)
 			c->infinite == 1 ? "" : "s", who);
 }
 
-void pmcfi_report_section_scatter(struct report *r, const struct report_pair *pairs, size_t npairs)
+void pmcfi_report_section_scatter(struct pmcfi_report *r, const struct pmcfi_report_pair *pairs,
+				  size_t npairs)
 {
 	FILE *h = r->html;
 	const pmcf_profile *p = r->p;
@@ -406,7 +408,7 @@ void pmcfi_report_section_scatter(struct report *r, const struct report_pair *pa
 		}
 		if (!c.points && !rc.points)
 			continue;
-		struct svg_axis ax = {0}, ay = {0};
+		struct pmcfi_report_svg_axis ax = {0}, ay = {0};
 		char la[300], lb[300];
 		axis_label(la, sizeof(la), a);
 		axis_label(lb, sizeof(lb), b);

@@ -30,7 +30,7 @@
 /* The page opens on a few numbers: XUs, types, events, ranks, complete or
  * not, the share of CPU time in XUs, how it was made; the full metadata
  * table is the last section. */
-static void summary(struct report *r)
+static void summary(struct pmcfi_report *r)
 {
 	FILE *h = r->html;
 	const pmcf_profile *p = r->p;
@@ -64,7 +64,7 @@ static void summary(struct report *r)
 	fputs("</div>\n", h);
 }
 
-static void section_meta(struct report *r)
+static void section_meta(struct pmcfi_report *r)
 {
 	FILE *h = r->html;
 	const pmcf_profile *p = r->p;
@@ -158,7 +158,8 @@ static const struct derived {
 
 /* Q1, median, Q3 of col over the XUs of type t (all types when t < 0);
  * scratch holds nxus doubles. Returns the number of values. */
-static size_t type_quartiles(const struct report *r, const double *col, long t, double *scratch, double q[3])
+static size_t type_quartiles(const struct pmcfi_report *r, const double *col, long t, double *scratch,
+			     double q[3])
 {
 	size_t m = 0;
 	for (size_t i = 0; i < r->nxus; i++)
@@ -170,7 +171,7 @@ static size_t type_quartiles(const struct report *r, const double *col, long t, 
 	return m;
 }
 
-static void section_types(struct report *r, double *scratch, double *ratio)
+static void section_types(struct pmcfi_report *r, double *scratch, double *ratio)
 {
 	FILE *h = r->html;
 	const pmcf_profile *p = r->p;
@@ -304,7 +305,7 @@ out:
 
 /* ---- running gnuplot, assembling the page --------------------------------------------------- */
 
-static int run_gnuplot(struct report *r)
+static int run_gnuplot(struct pmcfi_report *r)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/plots.gp", r->tmpdir);
@@ -366,7 +367,7 @@ static void put(FILE *f, const void *s, size_t n, int *werr)
 		*werr = errno ? errno : EIO;
 }
 
-static int embed_file(const struct report *r, FILE *out, const char *name, int *werr)
+static int embed_file(const struct pmcfi_report *r, FILE *out, const char *name, int *werr)
 {
 	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	char path[4096];
@@ -426,13 +427,13 @@ static const char img_check[] =
 	"document.documentElement.setAttribute('data-images',im.length);"
 	"document.documentElement.setAttribute('data-images-ok',ok);});</script>\n";
 
-static int build(struct report *r, const struct report_pair *user, size_t nuser, unsigned nplots)
+static int build(struct pmcfi_report *r, const struct pmcfi_report_pair *user, size_t nuser, unsigned nplots)
 {
 	const pmcf_profile *p = r->p;
 	FILE *h = r->html;
 	double *scratch = malloc((r->nxus ? r->nxus : 1) * sizeof(double));
 	double *ratio = malloc((r->nxus ? r->nxus : 1) * sizeof(double));
-	struct report_pair *pairs = calloc(nuser + nplots + 1, sizeof(*pairs));
+	struct pmcfi_report_pair *pairs = calloc(nuser + nplots + 1, sizeof(*pairs));
 	if (!scratch || !ratio || !pairs || (r->nxus && !r->type_of)) {
 		free(scratch);
 		free(ratio);
@@ -501,7 +502,7 @@ static int build(struct report *r, const struct report_pair *user, size_t nuser,
 /* The first published pmcf_report_opts ends after tmpdir. */
 #define OPTS_ABI0 (offsetof(pmcf_report_opts, tmpdir) + sizeof(const char *))
 
-static int compare_refs(struct report *r)
+static int compare_refs(struct pmcfi_report *r)
 {
 	pmcf_epd_opts eo = PMCF_EPD_OPTS_INIT;
 	eo.bins = r->bins;
@@ -545,7 +546,7 @@ int pmcf_report_new(const pmcf_profile *p, const pmcf_profile *const *refs, size
 	pmcf_report *rep = calloc(1, sizeof(*rep));
 	if (!rep)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	struct report *r = &rep->r;
+	struct pmcfi_report *r = &rep->r;
 	r->p = p;
 	r->refs = refs;
 	r->nrefs = nrefs;
@@ -560,9 +561,9 @@ int pmcf_report_new(const pmcf_profile *p, const pmcf_profile *const *refs, size
 	r->nxus = pmcf_profile_nxus(p);
 	r->nev = nev;
 	r->ntypes = pmcf_profile_ntypes(p);
-	struct report_pair user[PMCF_REPORT_MAX_PAIRS];
+	struct pmcfi_report_pair user[PMCF_REPORT_MAX_PAIRS];
 	for (size_t k = 0; k < o.npairs; k++)
-		user[k] = (struct report_pair){o.pairs[2 * k], o.pairs[2 * k + 1], 0, NAN, NAN, NAN, 1};
+		user[k] = (struct pmcfi_report_pair){o.pairs[2 * k], o.pairs[2 * k + 1], 0, NAN, NAN, NAN, 1};
 	if (nrefs)
 		st = compare_refs(r);
 	if (st == 0) {
@@ -599,7 +600,7 @@ int pmcf_report_write(const pmcf_report *rep, FILE *f)
 	pmcfi_clear_error();
 	if (!rep || !f)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_report_write: no report or no stream");
-	const struct report *r = &rep->r;
+	const struct pmcfi_report *r = &rep->r;
 	const char *s = r->html_buf, *end = r->html_buf + r->html_len;
 	int werr = 0;
 	errno = 0;
@@ -631,7 +632,7 @@ void pmcf_report_free(pmcf_report *rep)
 {
 	if (!rep)
 		return;
-	struct report *r = &rep->r;
+	struct pmcfi_report *r = &rep->r;
 	if (r->tmpdir)
 		pmcfi_rm_tree(r->tmpdir);
 	free(r->tmpdir);

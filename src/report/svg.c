@@ -9,12 +9,12 @@
 
 #define UNITS 1000.0
 
-void pmcfi_report_svg_axis_fit(struct svg_axis *a, double min, double max, int allow_log)
+void pmcfi_report_svg_axis_fit(struct pmcfi_report_svg_axis *a, double min, double max, int allow_log)
 {
 	pmcfi_report_svg_axis_fit_spread(a, min, NAN, max, allow_log);
 }
 
-void pmcfi_report_svg_axis_fit_spread(struct svg_axis *a, double min, double typical, double max,
+void pmcfi_report_svg_axis_fit_spread(struct pmcfi_report_svg_axis *a, double min, double typical, double max,
 				      int allow_log)
 {
 	if (!isfinite(min) || !isfinite(max)) {
@@ -38,7 +38,7 @@ void pmcfi_report_svg_axis_fit_spread(struct svg_axis *a, double min, double typ
 		a->lo = 0; /* counts and times: no negative axis */
 }
 
-static double to_units(const struct svg_axis *a, double v)
+static double to_units(const struct pmcfi_report_svg_axis *a, double v)
 {
 	double u;
 	if (a->log)
@@ -52,11 +52,14 @@ static double to_units(const struct svg_axis *a, double v)
 	return u * UNITS;
 }
 
-double pmcfi_report_svg_x(const struct svg_plot *s, double v) { return to_units(&s->x, v); }
+double pmcfi_report_svg_x(const struct pmcfi_report_svg_plot *s, double v) { return to_units(&s->x, v); }
 
-double pmcfi_report_svg_y(const struct svg_plot *s, double v) { return UNITS - to_units(&s->y, v); }
+double pmcfi_report_svg_y(const struct pmcfi_report_svg_plot *s, double v)
+{
+	return UNITS - to_units(&s->y, v);
+}
 
-static void axis_attrs(FILE *h, char c, const struct svg_axis *a)
+static void axis_attrs(FILE *h, char c, const struct pmcfi_report_svg_axis *a)
 {
 	if (a->categorical) {
 		fprintf(h, " data-%ccat=\"1\"", c);
@@ -66,9 +69,10 @@ static void axis_attrs(FILE *h, char c, const struct svg_axis *a)
 		a->hi, c, a->log, c, a->unit ? a->unit : "count");
 }
 
-void pmcfi_report_svg_begin(struct report *r, struct svg_plot *s, unsigned w, unsigned h, unsigned left,
-			    unsigned bottom, const char *title, const struct svg_axis *x,
-			    const struct svg_axis *y, const char *zoom)
+void pmcfi_report_svg_begin(struct pmcfi_report *r, struct pmcfi_report_svg_plot *s, unsigned w, unsigned h,
+			    unsigned left, unsigned bottom, const char *title,
+			    const struct pmcfi_report_svg_axis *x, const struct pmcfi_report_svg_axis *y,
+			    const char *zoom)
 {
 	s->h = r->html;
 	s->w = w;
@@ -111,7 +115,7 @@ void pmcfi_report_svg_begin(struct report *r, struct svg_plot *s, unsigned w, un
 		s->l, s->t, s->pw, s->ph);
 }
 
-void pmcfi_report_svg_cat_label(struct svg_plot *s, char axis, double u, const char *text)
+void pmcfi_report_svg_cat_label(struct pmcfi_report_svg_plot *s, char axis, double u, const char *text)
 {
 	FILE *f = s->h;
 	if (axis == 'x') {
@@ -127,9 +131,9 @@ void pmcfi_report_svg_cat_label(struct svg_plot *s, char axis, double u, const c
 	fputs("</text>\n", f);
 }
 
-void pmcfi_report_svg_data_end(struct svg_plot *s) { fputs("</svg>\n", s->h); }
+void pmcfi_report_svg_data_end(struct pmcfi_report_svg_plot *s) { fputs("</svg>\n", s->h); }
 
-void pmcfi_report_svg_legend(struct svg_plot *s, unsigned k, const char *color, const char *text)
+void pmcfi_report_svg_legend(struct pmcfi_report_svg_plot *s, unsigned k, const char *color, const char *text)
 {
 	unsigned col = k % 4, row = k / 4;
 	unsigned x = s->l + col * (s->pw / 4), y = s->t + s->ph + 50 + row * 15;
@@ -141,7 +145,7 @@ void pmcfi_report_svg_legend(struct svg_plot *s, unsigned k, const char *color, 
 	fputs("</text>\n", s->h);
 }
 
-void pmcfi_report_svg_end(struct svg_plot *s) { fputs("</svg>\n", s->h); }
+void pmcfi_report_svg_end(struct pmcfi_report_svg_plot *s) { fputs("</svg>\n", s->h); }
 
 const char pmcfi_report_svg_css[] =
 	"svg.plot{background:#fff;border:1px solid #eee;margin-right:6px;font:11px system-ui,sans-serif;"

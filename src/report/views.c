@@ -164,7 +164,7 @@ static double bar_value(const struct vscale *c, const pmcf_profile *p, const str
 }
 
 /* One timeline over the n XUs in v (one execution). */
-static void timeline(struct report *r, struct span *v, size_t n, const char *title, const char *what)
+static void timeline(struct pmcfi_report *r, struct span *v, size_t n, const char *title, const char *what)
 {
 	FILE *h = r->html;
 	qsort(v, n, sizeof(*v), cmp_span);
@@ -190,10 +190,11 @@ static void timeline(struct report *r, struct span *v, size_t n, const char *tit
 	if (cs.ev >= 0)
 		vscale_fit(&cs, r->p, v, n);
 	unsigned legend = cs.ev >= 0 ? 30 : (unsigned)((r->ntypes + 3) / 4) * 15;
-	struct svg_axis x = {(double)t0, (double)t0 + (double)span, 0, "time since the execution began", "ns",
-			     0};
-	struct svg_axis y = {0, 1, 0, NULL, NULL, 1};
-	struct svg_plot s;
+	struct pmcfi_report_svg_axis x = {(double)t0, (double)t0 + (double)span,
+					  0,          "time since the execution began",
+					  "ns",       0};
+	struct pmcfi_report_svg_axis y = {0, 1, 0, NULL, NULL, 1};
+	struct pmcfi_report_svg_plot s;
 	fputs("<figure>", h);
 	pmcfi_report_svg_begin(r, &s, 1180, (unsigned)(rows * rowh) + 92 + legend, left, 62 + legend, title,
 			       &x, &y, "x");
@@ -312,7 +313,7 @@ static void timeline(struct report *r, struct span *v, size_t n, const char *tit
 	fputs(" Wheel zooms the time axis, drag pans, double click resets.</figcaption></figure>\n", h);
 }
 
-void pmcfi_report_section_timeline(struct report *r)
+void pmcfi_report_section_timeline(struct pmcfi_report *r)
 {
 	const pmcf_profile *p = r->p;
 	FILE *h = r->html;
@@ -385,7 +386,7 @@ out:
 
 /* ---- per-type distributions ------------------------------------------------------------- */
 
-void pmcfi_report_section_distributions(struct report *r, double *scratch)
+void pmcfi_report_section_distributions(struct pmcfi_report *r, double *scratch)
 {
 	const pmcf_profile *p = r->p;
 	FILE *h = r->html;
@@ -447,7 +448,7 @@ void pmcfi_report_section_distributions(struct report *r, double *scratch)
 		char lab[300];
 		const char *unit = pmcfi_report_event_unit(name);
 		snprintf(lab, sizeof(lab), "%s (%s)", name, unit);
-		struct svg_axis x = {0, 1, 0, NULL, NULL, 1}, y = {0};
+		struct pmcfi_report_svg_axis x = {0, 1, 0, NULL, NULL, 1}, y = {0};
 		y.label = lab;
 		y.unit = unit;
 		/* zeros on a log axis: drawn at its bottom, said below */
@@ -456,7 +457,7 @@ void pmcfi_report_section_distributions(struct report *r, double *scratch)
 						 1);
 		unsigned w = (unsigned)(nt * 46 + 90);
 		w = w < 300 ? 300 : w;
-		struct svg_plot s;
+		struct pmcfi_report_svg_plot s;
 		fputs("<figure>", h);
 		pmcfi_report_svg_begin(r, &s, w, 270, 70, 50, name, &x, &y, "y");
 		char b[7][32];

@@ -13,7 +13,7 @@
 #include <string.h>
 
 /* The general counters native n may use with ngen counters. */
-static uint64_t nat_mask(const struct sim_fit *f, int n)
+static uint64_t nat_mask(const struct pmcfi_sim_fit *f, int n)
 {
 	uint64_t all_machine = f->m->ngeneral >= 64 ? ~0ull : (1ull << f->m->ngeneral) - 1;
 	uint64_t all = f->ngen >= 64 ? ~0ull : (1ull << f->ngen) - 1;
@@ -23,7 +23,7 @@ static uint64_t nat_mask(const struct sim_fit *f, int n)
 	return mask & all;
 }
 
-void pmcfi_sim_fit_reset(struct sim_fit *f, const struct sim_machine *m, unsigned pmcs)
+void pmcfi_sim_fit_reset(struct pmcfi_sim_fit *f, const struct pmcfi_sim_machine *m, unsigned pmcs)
 {
 	f->m = m;
 	f->ngen = pmcs > 0 ? (pmcs > SIM_MAX_GENERAL ? SIM_MAX_GENERAL : (int)pmcs) : m->ngeneral;
@@ -37,7 +37,7 @@ void pmcfi_sim_fit_reset(struct sim_fit *f, const struct sim_machine *m, unsigne
 }
 
 /* Kuhn's augmenting path from native n; seen marks visited counters. */
-static int augment(struct sim_fit *f, int n, uint64_t *seen)
+static int augment(struct pmcfi_sim_fit *f, int n, uint64_t *seen)
 {
 	uint64_t cand = nat_mask(f, n) & ~*seen;
 	while (cand) {
@@ -54,11 +54,11 @@ static int augment(struct sim_fit *f, int n, uint64_t *seen)
 	return 0;
 }
 
-int pmcfi_sim_fit_add(struct sim_fit *f, int n)
+int pmcfi_sim_fit_add(struct pmcfi_sim_fit *f, int n)
 {
 	if (f->in & (1ull << n))
 		return 1;
-	const struct sim_native *nat = &f->m->nat[n];
+	const struct pmcfi_sim_native *nat = &f->m->nat[n];
 	if (nat->shared >= 0 && f->shared_by[nat->shared] >= 0)
 		return 0;
 	if (nat->fixed >= 0) {
@@ -88,7 +88,7 @@ static void counters_text(uint64_t mask, char *buf, size_t len)
 }
 
 /* The first event of ev[0..n) that uses native nat. */
-static const char *event_of(const struct sim_machine *m, const int *ev, size_t n, int nat)
+static const char *event_of(const struct pmcfi_sim_machine *m, const int *ev, size_t n, int nat)
 {
 	for (size_t i = 0; i < n; i++)
 		for (int k = 0; k < m->ev[ev[i]].nnat; k++)
@@ -97,10 +97,10 @@ static const char *event_of(const struct sim_machine *m, const int *ev, size_t n
 	return "?";
 }
 
-int pmcfi_sim_check_events(const struct sim_machine *m, const int *ev, size_t n, unsigned pmcs, char *why,
-			   size_t whylen)
+int pmcfi_sim_check_events(const struct pmcfi_sim_machine *m, const int *ev, size_t n, unsigned pmcs,
+			   char *why, size_t whylen)
 {
-	struct sim_fit f;
+	struct pmcfi_sim_fit f;
 	pmcfi_sim_fit_reset(&f, m, pmcs);
 	if (whylen)
 		why[0] = '\0';
@@ -110,7 +110,7 @@ int pmcfi_sim_check_events(const struct sim_machine *m, const int *ev, size_t n,
 		sh[i] = -1;
 	uint64_t need = 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct sim_event *e = &m->ev[ev[i]];
+		const struct pmcfi_sim_event *e = &m->ev[ev[i]];
 		for (int k = 0; k < e->nnat; k++) {
 			int nat = e->nat[k];
 			int s = m->nat[nat].shared;
@@ -139,7 +139,7 @@ int pmcfi_sim_check_events(const struct sim_machine *m, const int *ev, size_t n,
 		 * shared natives take none */
 		uint64_t seen = 0;
 		for (size_t i = 0; i < n && off < sizeof(list); i++) {
-			const struct sim_event *e = &m->ev[ev[i]];
+			const struct pmcfi_sim_event *e = &m->ev[ev[i]];
 			int k = 0;
 			for (int j = 0; j < e->nnat; j++) {
 				int nat = e->nat[j];
@@ -194,7 +194,7 @@ int pmcfi_sim_check_events(const struct sim_machine *m, const int *ev, size_t n,
 static int cat_check(void *impl, const pmcf_catalog *c, const size_t *idx, size_t n, unsigned pmcs, char *why,
 		     size_t whylen)
 {
-	const struct sim_machine *m = impl;
+	const struct pmcfi_sim_machine *m = impl;
 	int *ev = malloc((n ? n : 1) * sizeof(*ev));
 	if (!ev)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
@@ -216,15 +216,15 @@ static void cat_free(void *impl) { pmcfi_sim_machine_free(impl); }
 static const struct pmcfi_catalog_ops sim_ops = {.check_set = cat_check, .free_impl = cat_free};
 
 /* {"counters":[…],"fixed":false,"cost":n,"native":[…],"conflicts":[…],"alias_of":"…"} */
-static char *constraints_json(const struct sim_machine *m, int e, unsigned *cost)
+static char *constraints_json(const struct pmcfi_sim_machine *m, int e, unsigned *cost)
 {
-	const struct sim_event *ev = &m->ev[e];
+	const struct pmcfi_sim_event *ev = &m->ev[e];
 	json_t *o = json_object(), *cs = json_array(), *nat = json_array(), *conf = json_array();
 	uint64_t mask = 0;
 	int fixed = -1;
 	*cost = 0;
 	for (int k = 0; k < ev->nnat; k++) {
-		const struct sim_native *n = &m->nat[ev->nat[k]];
+		const struct pmcfi_sim_native *n = &m->nat[ev->nat[k]];
 		json_array_append_new(nat, json_string(pmcfi_sim_nat_names[ev->nat[k]]));
 		if (n->fixed >= 0)
 			fixed = n->fixed;
@@ -265,7 +265,7 @@ static char *constraints_json(const struct sim_machine *m, int e, unsigned *cost
 	return s;
 }
 
-int pmcfi_sim_catalog_new(struct sim_machine *m, pmcf_catalog **out)
+int pmcfi_sim_catalog_new(struct pmcfi_sim_machine *m, pmcf_catalog **out)
 {
 	char name[160];
 	snprintf(name, sizeof(name), "sim:%s", m->name);
@@ -307,7 +307,7 @@ int pmcf_catalog_sim(const char *spec, pmcf_catalog **out)
 	*out = NULL;
 	if (spec && strncmp(spec, "machine=", 8) == 0 && !strchr(spec, ',')) {
 		/* only a machine: `events --sim machine=xeon192` */
-		struct sim_machine *m;
+		struct pmcfi_sim_machine *m;
 		int err = pmcfi_sim_machine_load(spec + 8, &m);
 		return err ? err : pmcfi_sim_catalog_new(m, out);
 	}
@@ -315,7 +315,7 @@ int pmcf_catalog_sim(const char *spec, pmcf_catalog **out)
 	int err = pmcf_sim_spec_parse(spec, &s);
 	if (err)
 		return err;
-	struct sim_machine *m;
+	struct pmcfi_sim_machine *m;
 	err = pmcfi_sim_machine_load(s->machine, &m);
 	pmcf_sim_spec_free(s);
 	if (err)

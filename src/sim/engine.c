@@ -122,9 +122,9 @@ struct core_state {
 };
 
 struct engine {
-	const struct sim_workload *w;
-	const struct sim_machine *m;
-	struct sim_run *r;
+	const struct pmcfi_sim_workload *w;
+	const struct pmcfi_sim_machine *m;
+	struct pmcfi_sim_run *r;
 	uint64_t seed;
 	int model;
 	double run_cyc, run_mem; /* model 2: run-level factors */
@@ -149,7 +149,7 @@ struct engine {
 	struct heap h;
 };
 
-static int node_of_socket(const struct sim_machine *m, int s) { return s * m->numa_nodes / m->sockets; }
+static int node_of_socket(const struct pmcfi_sim_machine *m, int s) { return s * m->numa_nodes / m->sockets; }
 
 static double freq_at(const struct engine *e, int socket, uint64_t t)
 {
@@ -175,7 +175,7 @@ static void idle_del(struct engine *e, int th)
 
 static int enqueue(struct engine *e, uint32_t x, int hint)
 {
-	const struct sim_wxu *u = &e->w->xu[x];
+	const struct pmcfi_sim_wxu *u = &e->w->xu[x];
 	int qi = e->w->policy == SIM_POL_SHARED  ? e->T
 		 : e->w->policy == SIM_POL_OWNER ? u->owner % e->T
 						 : hint;
@@ -195,7 +195,7 @@ static int make_ready(struct engine *e, uint32_t x, uint64_t t, int hint)
 /* Model 2: the work of the XU labelled x, fixed by the workload (never the
  * seed): data-dependent trip counts, sparse or boundary blocks, uneven
  * cluster sizes and branch behaviour differ between XUs of one type. */
-static void label_work(struct sim_work *w, uint32_t x)
+static void label_work(struct pmcfi_sim_work *w, uint32_t x)
 {
 	struct pmcfi_rng lr;
 	pmcfi_rng_seed(&lr, pmcfi_rng_hash2(0x1abe1f00dull, x));
@@ -212,11 +212,11 @@ static void label_work(struct sim_work *w, uint32_t x)
 
 static int start_xu(struct engine *e, int th, uint32_t x, uint64_t t, int stolen)
 {
-	const struct sim_machine *m = e->m;
-	const struct sim_workload *w = e->w;
-	const struct sim_wxu *u0 = &w->xu[x];
-	struct sim_wxu ul;
-	const struct sim_wxu *u = u0;
+	const struct pmcfi_sim_machine *m = e->m;
+	const struct pmcfi_sim_workload *w = e->w;
+	const struct pmcfi_sim_wxu *u0 = &w->xu[x];
+	struct pmcfi_sim_wxu ul;
+	const struct pmcfi_sim_wxu *u = u0;
 	double scale = 1;
 	if (e->model >= 2) {
 		ul = *u0;
@@ -224,7 +224,7 @@ static int start_xu(struct engine *e, int th, uint32_t x, uint64_t t, int stolen
 		u = &ul;
 		scale = w->time_scale;
 	}
-	struct sim_run *r = e->r;
+	struct pmcfi_sim_run *r = e->r;
 	double var = m->variability;
 	double lat = stolen ? 600 + 1400 * var * pmcfi_rng_unif(&e->rng)
 			    : 80 + 120 * var * pmcfi_rng_unif(&e->rng);
@@ -232,7 +232,7 @@ static int start_xu(struct engine *e, int th, uint32_t x, uint64_t t, int stolen
 	int cpu = e->cpu_of[th];
 	int core = cpu % m->ncores, socket = core / m->cores_per_socket;
 	struct core_state *cs = &e->core[core];
-	struct sim_ctx c = {0};
+	struct pmcfi_sim_ctx c = {0};
 	c.cpu = cpu;
 	c.core = core;
 	c.socket = socket;
@@ -305,7 +305,7 @@ static int start_xu(struct engine *e, int th, uint32_t x, uint64_t t, int stolen
 		pmcfi_rng_seed(&pr, pmcfi_rng_hash2(e->seed ^ 0x91ace0ull, x));
 		c.v2 = 1;
 		c.scale = scale;
-		double ps = sim_place_sigma(m);
+		double ps = pmcfi_sim_place_sigma(m);
 		c.place = ps * (pmcfi_rng_unif(&pr) < 0.5 ? -1 : 1) + 0.15 * ps * pmcfi_rng_normal(&pr);
 		c.run_cyc = e->run_cyc;
 		c.run_mem = e->run_mem;
@@ -409,7 +409,7 @@ static int dispatch(struct engine *e, uint64_t t)
 	}
 	for (int k = 0; k < e->nclaimed; k++) {
 		int th = e->claimed[k];
-		const struct sim_wxu *u = &e->w->xu[e->running[th]];
+		const struct pmcfi_sim_wxu *u = &e->w->xu[e->running[th]];
 		struct core_state *cs = &e->core[e->cpu_of[th] % e->m->ncores];
 		int ht = e->cpu_of[th] / e->m->ncores;
 		struct core_slot *sl = &cs->slot[ht < 8 ? ht : 7];
@@ -438,8 +438,8 @@ static int release_phase(struct engine *e, uint32_t p)
 static int end_xu(struct engine *e, int th, uint64_t t)
 {
 	uint32_t x = (uint32_t)e->running[th];
-	const struct sim_wxu *u = &e->w->xu[x];
-	const struct sim_machine *m = e->m;
+	const struct pmcfi_sim_wxu *u = &e->w->xu[x];
+	const struct pmcfi_sim_machine *m = e->m;
 	int core = e->cpu_of[th] % m->ncores, socket = core / m->cores_per_socket;
 	struct core_state *cs = &e->core[core];
 	cs->busy--;
@@ -469,7 +469,7 @@ static int end_xu(struct engine *e, int th, uint64_t t)
 	return 0;
 }
 
-void pmcfi_sim_run_free(struct sim_run *r)
+void pmcfi_sim_run_free(struct pmcfi_sim_run *r)
 {
 	if (!r)
 		return;
@@ -517,11 +517,11 @@ static void engine_free(struct engine *e)
 
 static int engine_init(struct engine *e)
 {
-	const struct sim_workload *w = e->w;
-	const struct sim_machine *m = e->m;
+	const struct pmcfi_sim_workload *w = e->w;
+	const struct pmcfi_sim_machine *m = e->m;
 	size_t n = w->nxu, T = (size_t)e->T;
 	size_t np = w->nphases > 0 ? (size_t)w->nphases : 1;
-	struct sim_run *r = e->r;
+	struct pmcfi_sim_run *r = e->r;
 	r->thread = malloc(n * sizeof(*r->thread));
 	r->cpu = malloc(n * sizeof(*r->cpu));
 	r->start = malloc(n * sizeof(*r->start));
@@ -602,7 +602,7 @@ static int engine_init(struct engine *e)
 			e->thread_of_cpu[e->cpu_of[t]] = t;
 	/* successors (CSR) and pending counts */
 	for (size_t x = 0; x < n; x++) {
-		const struct sim_wxu *u = &w->xu[x];
+		const struct pmcfi_sim_wxu *u = &w->xu[x];
 		e->pending[x] = u->ndeps;
 		for (uint32_t k = 0; k < u->ndeps; k++)
 			e->succ_off[w->deps[u->dep_off + k] + 1]++;
@@ -614,7 +614,7 @@ static int engine_init(struct engine *e)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory in the simulator");
 	memcpy(cur, e->succ_off, (n + 1) * sizeof(uint32_t));
 	for (size_t x = 0; x < n; x++) {
-		const struct sim_wxu *u = &w->xu[x];
+		const struct pmcfi_sim_wxu *u = &w->xu[x];
 		for (uint32_t k = 0; k < u->ndeps; k++)
 			e->succ[cur[w->deps[u->dep_off + k]]++] = (uint32_t)x;
 	}
@@ -633,8 +633,8 @@ static int engine_init(struct engine *e)
 	return 0;
 }
 
-int pmcfi_sim_engine_run(const struct sim_workload *w, const struct sim_machine *m, uint64_t seed, int model,
-			 double period_ns, double rot_cost_ns, struct sim_run **out)
+int pmcfi_sim_engine_run(const struct pmcfi_sim_workload *w, const struct pmcfi_sim_machine *m, uint64_t seed,
+			 int model, double period_ns, double rot_cost_ns, struct pmcfi_sim_run **out)
 {
 	*out = NULL;
 	struct engine e = {0};

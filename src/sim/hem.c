@@ -14,8 +14,8 @@
 #include <string.h>
 
 struct fit_ctx {
-	struct sim_fit fit;
-	const struct sim_machine *m;
+	struct pmcfi_sim_fit fit;
+	const struct pmcfi_sim_machine *m;
 	unsigned pmcs;
 	const int *units;
 };
@@ -73,7 +73,7 @@ static void advance(struct tl *s, double a, double b, const double *rate)
 
 static int by_thread_start(const void *pa, const void *pb, void *ctx)
 {
-	const struct sim_run *r = ctx;
+	const struct pmcfi_sim_run *r = ctx;
 	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
 	if (r->thread[a] != r->thread[b])
 		return r->thread[a] < r->thread[b] ? -1 : 1;
@@ -82,9 +82,9 @@ static int by_thread_start(const void *pa, const void *pb, void *ctx)
 	return a < b ? -1 : a > b;
 }
 
-int pmcfi_sim_hem_run(const struct sim_machine *m, const struct sim_run *r, const int *units, size_t nu,
-		      unsigned pmcs, int mode, double period_ns, int estimate, uint64_t seed,
-		      struct sim_hem_out *out)
+int pmcfi_sim_hem_run(const struct pmcfi_sim_machine *m, const struct pmcfi_sim_run *r, const int *units,
+		      size_t nu, unsigned pmcs, int mode, double period_ns, int estimate, uint64_t seed,
+		      struct pmcfi_sim_hem_out *out)
 {
 	size_t n = r->nxu;
 	int policy = pmcfi_mux_policy(mode);

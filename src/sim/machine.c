@@ -51,7 +51,7 @@ static int nat_by_name(const char *name)
 	return -1;
 }
 
-void pmcfi_sim_machine_free(struct sim_machine *m)
+void pmcfi_sim_machine_free(struct pmcfi_sim_machine *m)
 {
 	if (!m)
 		return;
@@ -81,7 +81,7 @@ static double num(json_t *o, const char *key, double min, double max, const char
 	return x;
 }
 
-static int parse_natives(struct sim_machine *m, json_t *nats, const char *src)
+static int parse_natives(struct pmcfi_sim_machine *m, json_t *nats, const char *src)
 {
 	for (int i = 0; i < NAT_COUNT; i++) {
 		m->nat[i].model = i;
@@ -141,7 +141,7 @@ static int parse_natives(struct sim_machine *m, json_t *nats, const char *src)
 	return 0;
 }
 
-static int parse_events(struct sim_machine *m, json_t *evs, const char *src)
+static int parse_events(struct pmcfi_sim_machine *m, json_t *evs, const char *src)
 {
 	size_t i;
 	json_t *e;
@@ -150,7 +150,7 @@ static int parse_events(struct sim_machine *m, json_t *evs, const char *src)
 				  src, SIM_MAX_EVENTS);
 	json_array_foreach(evs, i, e)
 	{
-		struct sim_event *ev = &m->ev[m->nev];
+		struct pmcfi_sim_event *ev = &m->ev[m->nev];
 		const char *name = json_string_value(json_object_get(e, "name"));
 		const char *desc = json_string_value(json_object_get(e, "description"));
 		json_t *nat = json_object_get(e, "native");
@@ -194,7 +194,7 @@ static int parse_events(struct sim_machine *m, json_t *evs, const char *src)
 	return 0;
 }
 
-static int parse_machine(json_t *root, const char *src, struct sim_machine *m)
+static int parse_machine(json_t *root, const char *src, struct pmcfi_sim_machine *m)
 {
 	const char *bad = NULL;
 	const char *name = json_string_value(json_object_get(root, "name"));
@@ -260,7 +260,7 @@ static void list_bundled(char *buf, size_t len)
 			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "", e->name + 9);
 }
 
-int pmcfi_sim_machine_load(const char *name_or_file, struct sim_machine **out)
+int pmcfi_sim_machine_load(const char *name_or_file, struct pmcfi_sim_machine **out)
 {
 	*out = NULL;
 	json_error_t jerr;
@@ -284,7 +284,7 @@ int pmcfi_sim_machine_load(const char *name_or_file, struct sim_machine **out)
 		if (!root)
 			return pmcfi_fail(PMCF_ECORRUPT, "bundled machine '%s': %s", name_or_file, jerr.text);
 	}
-	struct sim_machine *m = calloc(1, sizeof(*m));
+	struct pmcfi_sim_machine *m = calloc(1, sizeof(*m));
 	if (!m) {
 		json_decref(root);
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
@@ -301,7 +301,7 @@ int pmcfi_sim_machine_load(const char *name_or_file, struct sim_machine **out)
 	return 0;
 }
 
-int pmcfi_sim_machine_find(const struct sim_machine *m, const char *name)
+int pmcfi_sim_machine_find(const struct pmcfi_sim_machine *m, const char *name)
 {
 	for (int i = 0; i < m->nev; i++)
 		if (strcmp(m->ev[i].name, name) == 0)
@@ -314,7 +314,7 @@ int pmcfi_sim_machine_find(const struct sim_machine *m, const char *name)
 
 /* Nodes come in groups (two per blade) joined by a ring: one hop inside a
  * group, one more per ring step between groups. */
-int pmcfi_sim_machine_hops(const struct sim_machine *m, int a, int b)
+int pmcfi_sim_machine_hops(const struct pmcfi_sim_machine *m, int a, int b)
 {
 	if (a == b)
 		return 0;

@@ -48,7 +48,7 @@ int pmcfi_sim_nat_is_memory(int n)
 	}
 }
 
-void pmcfi_sim_model_idle_rates(const struct sim_machine *m, double *rate)
+void pmcfi_sim_model_idle_rates(const struct pmcfi_sim_machine *m, double *rate)
 {
 	for (int i = 0; i < NAT_COUNT; i++)
 		rate[i] = 0;
@@ -72,8 +72,8 @@ void pmcfi_sim_model_idle_rates(const struct sim_machine *m, double *rate)
 
 /* One pass of the XU's kernel in context c: unrounded native counts and the
  * duration in ns without the rotations' cost. */
-static double model_once(const struct sim_machine *m, const struct sim_work *w, const struct sim_ctx *c,
-			 struct pmcfi_rng *r, double *nat)
+static double model_once(const struct pmcfi_sim_machine *m, const struct pmcfi_sim_work *w,
+			 const struct pmcfi_sim_ctx *c, struct pmcfi_rng *r, double *nat)
 {
 	const double nz = m->noise;
 	/* instruction mix: a property of the code and input; the runtime's own
@@ -224,8 +224,9 @@ static void round_counts(double *nat, double k)
 		nat[NAT_L2_CODE_HIT] = nat[NAT_L2_CODE_ALL] - nat[NAT_L2_CODE_MISS];
 }
 
-double pmcfi_sim_model_xu(const struct sim_machine *m, const struct sim_work *w, const struct sim_ctx *c,
-			  struct pmcfi_rng *r, double *nat, double *first, double *first_share)
+double pmcfi_sim_model_xu(const struct pmcfi_sim_machine *m, const struct pmcfi_sim_work *w,
+			  const struct pmcfi_sim_ctx *c, struct pmcfi_rng *r, double *nat, double *first,
+			  double *first_share)
 {
 	if (c->v3) {
 		/* model 3: the kernel runs scale passes over its data. The first
@@ -237,7 +238,7 @@ double pmcfi_sim_model_xu(const struct sim_machine *m, const struct sim_work *w,
 		 * its compute phase (hem.c accrues the two at their own rates). */
 		double k = c->scale > 1 ? c->scale - 1 : 0;
 		double n0 = model_once(m, w, c, r, first);
-		struct sim_ctx s = *c;
+		struct pmcfi_sim_ctx s = *c;
 		double l2 = m->l2 / (c->sibling_busy ? 1.7 : 1.0);
 		double l3 = m->l3 / (c->socket_busy > 1 ? 0.6 * c->socket_busy : 1.0);
 		s.warm = w->foot > l2 ? l2 / w->foot : 1;

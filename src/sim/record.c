@@ -15,7 +15,7 @@
 
 static int unknown_event(const char *machine, const char *name)
 {
-	struct sim_machine *m;
+	struct pmcfi_sim_machine *m;
 	pmcf_catalog *c;
 	if (pmcfi_sim_machine_load(machine, &m) || pmcfi_sim_catalog_new(m, &c))
 		return pmcfi_fail(PMCF_EEVENT, "unknown event '%s'", name);
@@ -40,7 +40,7 @@ static int unknown_event(const char *machine, const char *name)
 static int record(const pmcf_sim_spec *s, const char *const *events, const size_t *idx, size_t nevents,
 		  const pmcf_count_opts *opts, pmcf_profile **out);
 
-static double preset(const struct sim_event *e, const double *v)
+static double preset(const struct pmcfi_sim_event *e, const double *v)
 {
 	switch (e->op) {
 	case SIM_OP_ADD: return v[e->nat[0]] + v[e->nat[1]];
@@ -51,8 +51,8 @@ static double preset(const struct sim_event *e, const double *v)
 
 static int set_meta(pmcf_profile *p, const char *k, const char *v) { return pmcf_profile_meta_set(p, k, v); }
 
-static int fill_meta(pmcf_profile *p, const pmcf_sim_spec *s, const struct sim_machine *m,
-		     const pmcf_count_opts *o, int hem, const struct sim_run *r)
+static int fill_meta(pmcf_profile *p, const pmcf_sim_spec *s, const struct pmcfi_sim_machine *m,
+		     const pmcf_count_opts *o, int hem, const struct pmcfi_sim_run *r)
 {
 	char buf[64];
 	int err = set_meta(p, PMCF_META_SOURCE, "sim");
@@ -99,10 +99,10 @@ static int fill_meta(pmcf_profile *p, const pmcf_sim_spec *s, const struct sim_m
 
 /* Everything of one recording that must be freed. */
 struct rec {
-	struct sim_machine *m;
-	struct sim_workload *w;
-	struct sim_run *r;
-	struct sim_hem_out h;
+	struct pmcfi_sim_machine *m;
+	struct pmcfi_sim_workload *w;
+	struct pmcfi_sim_run *r;
+	struct pmcfi_sim_hem_out h;
 	int *ev;
 	pmcf_profile *p;
 };
@@ -110,9 +110,9 @@ struct rec {
 static int fill_profile(struct rec *c, const pmcf_sim_spec *s, const pmcf_count_opts *o, size_t nev,
 			const int *units, size_t nu, int hem)
 {
-	const struct sim_machine *m = c->m;
-	const struct sim_workload *w = c->w;
-	const struct sim_run *r = c->r;
+	const struct pmcfi_sim_machine *m = c->m;
+	const struct pmcfi_sim_workload *w = c->w;
+	const struct pmcfi_sim_run *r = c->r;
 	pmcf_profile *p = c->p;
 	int err = fill_meta(p, s, m, o, hem, r);
 	uint32_t tid[16];
@@ -130,7 +130,7 @@ static int fill_profile(struct rec *c, const pmcf_sim_spec *s, const pmcf_count_
 	if (!err)
 		err = pmcf_profile_reserve(p, w->nxu);
 	for (size_t x = 0; x < w->nxu && !err; x++) {
-		const struct sim_wxu *u = &w->xu[x];
+		const struct pmcfi_sim_wxu *u = &w->xu[x];
 		pmcf_xu xu = {
 			.type = tid[u->type],
 			.thread = r->thread[x],
@@ -157,7 +157,7 @@ static int fill_profile(struct rec *c, const pmcf_sim_spec *s, const pmcf_count_
 	double est[NAT_COUNT];
 	uint64_t runn[NAT_COUNT];
 	for (size_t i = 0; i < nev; i++) {
-		const struct sim_event *e = &m->ev[c->ev[i]];
+		const struct pmcfi_sim_event *e = &m->ev[c->ev[i]];
 		double *col = pmcf_profile_column(p, i + 1);
 		for (size_t x = 0; x < w->nxu; x++) {
 			if (!hem) {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static size_t nkeys(const struct sim_workload_def *w)
+static size_t nkeys(const struct pmcfi_sim_workload_def *w)
 {
 	size_t n = 0;
 	while (n < SIM_MAX_KEYS && w->keys[n].name)
@@ -25,7 +25,7 @@ static void list_workloads(char *buf, size_t len)
 					pmcfi_sim_workloads[i]->name);
 }
 
-static void list_keys(const struct sim_workload_def *w, char *buf, size_t len)
+static void list_keys(const struct pmcfi_sim_workload_def *w, char *buf, size_t len)
 {
 	size_t off = 0;
 	for (size_t i = 0; i < nkeys(w) && off < len; i++)
@@ -47,7 +47,7 @@ static int parse_long(const char *v, long *out)
 	return 0;
 }
 
-static int set_key(pmcf_sim_spec *s, const struct sim_workload_def *w, const char *key, const char *val)
+static int set_key(pmcf_sim_spec *s, const struct pmcfi_sim_workload_def *w, const char *key, const char *val)
 {
 	if (strcmp(key, "seed") == 0) {
 		char *end;
@@ -82,7 +82,7 @@ static int set_key(pmcf_sim_spec *s, const struct sim_workload_def *w, const cha
 		return 0;
 	}
 	for (size_t i = 0; i < nkeys(w); i++) {
-		const struct sim_key_def *k = &w->keys[i];
+		const struct pmcfi_sim_key_def *k = &w->keys[i];
 		if (strcmp(k->name, key) != 0)
 			continue;
 		if (k->choices) {
@@ -114,7 +114,7 @@ static int set_key(pmcf_sim_spec *s, const struct sim_workload_def *w, const cha
 
 static int make_canonical(pmcf_sim_spec *s)
 {
-	const struct sim_workload_def *w = s->def;
+	const struct pmcfi_sim_workload_def *w = s->def;
 	char buf[1024];
 	size_t off = (size_t)snprintf(buf, sizeof(buf), "%s", w->name);
 	for (size_t i = 0; i < nkeys(w) && off < sizeof(buf); i++) {
@@ -179,7 +179,7 @@ int pmcf_sim_spec_parse(const char *text, pmcf_sim_spec **out)
 						   wl);
 	}
 	if (!err) {
-		const struct sim_workload_def *w = s->def;
+		const struct pmcfi_sim_workload_def *w = s->def;
 		for (size_t i = 0; i < nkeys(w); i++)
 			s->val[i] = w->keys[i].def;
 		while (!err && (tok = strtok_r(NULL, ",", &save))) {

@@ -30,7 +30,7 @@ struct fib_node {
 	int k;
 };
 
-static int build_fib(struct sim_workload *w, const pmcf_sim_spec *s, const struct sim_machine *m)
+static int build_fib(struct pmcfi_sim_workload *w, const pmcf_sim_spec *s, const struct pmcfi_sim_machine *m)
 {
 	(void)m;
 	int n = (int)pmcfi_sim_spec_get(s, "n"), cutoff = (int)pmcfi_sim_spec_get(s, "cutoff");
@@ -41,7 +41,7 @@ static int build_fib(struct sim_workload *w, const pmcf_sim_spec *s, const struc
 	if (!err)
 		err = pmcfi_sim_wl_label(w, &root, "0");
 	size_t ix;
-	struct sim_wxu *x = err ? NULL : pmcfi_sim_wl_xu(w, n > cutoff ? tf : ts, &ix);
+	struct pmcfi_sim_wxu *x = err ? NULL : pmcfi_sim_wl_xu(w, n > cutoff ? tf : ts, &ix);
 	if (!x)
 		return err ? err : PMCF_ENOMEM;
 	x->parent = root;
@@ -54,45 +54,45 @@ static int build_fib(struct sim_workload *w, const pmcf_sim_spec *s, const struc
 		st[sp++] = (struct fib_node){(long)ix, n};
 	while (sp && !err) {
 		struct fib_node nd = st[--sp];
-		struct sim_wxu *u = &w->xu[nd.xu];
+		struct pmcfi_sim_wxu *u = &w->xu[nd.xu];
 		if (nd.k <= cutoff) {
 			/* the plain recursion: call, compare, add, return */
 			double calls = fib_calls(nd.k);
-			u->w = (struct sim_work){.ins = 14 * calls + 60,
-						 .ld = 0.22,
-						 .st = 0.2,
-						 .br = 0.24,
-						 .cond = 0.45,
-						 .taken = 0.5,
-						 .misp = 0.03 +
-							 0.04 * pmcfi_rng_hash_unif((uint64_t)nd.xu, 7),
-						 .fdv = 0,
-						 .foot = 48.0 * (nd.k + 1),
-						 .passes = calls / (nd.k + 1) + 1,
-						 .code = 400,
-						 .cpi0 = 0.6};
+			u->w = (struct pmcfi_sim_work){.ins = 14 * calls + 60,
+						       .ld = 0.22,
+						       .st = 0.2,
+						       .br = 0.24,
+						       .cond = 0.45,
+						       .taken = 0.5,
+						       .misp = 0.03 +
+							       0.04 * pmcfi_rng_hash_unif((uint64_t)nd.xu, 7),
+						       .fdv = 0,
+						       .foot = 48.0 * (nd.k + 1),
+						       .passes = calls / (nd.k + 1) + 1,
+						       .code = 400,
+						       .cpi0 = 0.6};
 			pmcfi_sim_wl_work_common(&u->w, (uint64_t)nd.xu);
 			continue;
 		}
 		/* create fib(k-1) and fib(k-2), wait for them, add */
-		u->w = (struct sim_work){.ins = 420,
-					 .ld = 0.28,
-					 .st = 0.16,
-					 .br = 0.16,
-					 .cond = 0.8,
-					 .taken = 0.45,
-					 .misp = 0.05,
-					 .fdv = 0,
-					 .foot = 512,
-					 .passes = 1,
-					 .code = 900,
-					 .cpi0 = 0.8};
+		u->w = (struct pmcfi_sim_work){.ins = 420,
+					       .ld = 0.28,
+					       .st = 0.16,
+					       .br = 0.16,
+					       .cond = 0.8,
+					       .taken = 0.45,
+					       .misp = 0.05,
+					       .fdv = 0,
+					       .foot = 512,
+					       .passes = 1,
+					       .code = 900,
+					       .cpi0 = 0.8};
 		pmcfi_sim_wl_work_common(&u->w, (uint64_t)nd.xu);
 		for (int c = 0; c < 2 && !err; c++) {
 			uint32_t plabel = w->xu[nd.xu].label;
 			int k = nd.k - 1 - c;
 			size_t cx;
-			struct sim_wxu *cu = pmcfi_sim_wl_xu(w, k > cutoff ? tf : ts, &cx);
+			struct pmcfi_sim_wxu *cu = pmcfi_sim_wl_xu(w, k > cutoff ? tf : ts, &cx);
 			if (!cu) {
 				err = PMCF_ENOMEM;
 				break;
@@ -116,7 +116,7 @@ static int build_fib(struct sim_workload *w, const pmcf_sim_spec *s, const struc
 	return err == -ENOMEM ? PMCF_ENOMEM : err;
 }
 
-const struct sim_workload_def pmcfi_sim_wl_fib =
+const struct pmcfi_sim_workload_def pmcfi_sim_wl_fib =
 	{"fib",
 	 "Fibonacci by recursive tasks (BOTS fib): fib tasks create two each, fib_seq leaves below the "
 	 "cutoff",

@@ -6,7 +6,7 @@
 #include "util/abi.h"
 #include "util/internal.h"
 
-const struct sim_workload_def *const pmcfi_sim_workloads[] = {
+const struct pmcfi_sim_workload_def *const pmcfi_sim_workloads[] = {
 #define SIM_WORKLOAD_ROW(name) &pmcfi_sim_wl_##name,
 	SIM_WORKLOADS(SIM_WORKLOAD_ROW)
 #undef SIM_WORKLOAD_ROW

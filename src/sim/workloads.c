@@ -22,7 +22,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 
 /* Appends a NUL-terminated string to the label arena; returns its offset
  * in *off. */
-static int label_add(struct sim_workload *w, uint32_t *off, const char *fmt, ...)
+static int label_add(struct pmcfi_sim_workload *w, uint32_t *off, const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -42,9 +42,9 @@ static int label_add(struct sim_workload *w, uint32_t *off, const char *fmt, ...
 	return 0;
 }
 
-static int add_type(struct sim_workload *w, int kind, const char *name, const char *loc)
+static int add_type(struct pmcfi_sim_workload *w, int kind, const char *name, const char *loc)
 {
-	struct sim_wtype *t = &w->types[w->ntypes];
+	struct pmcfi_sim_wtype *t = &w->types[w->ntypes];
 	t->kind = kind;
 	snprintf(t->name, sizeof(t->name), "%s", name);
 	snprintf(t->location, sizeof(t->location), "%s", loc);
@@ -52,11 +52,11 @@ static int add_type(struct sim_workload *w, int kind, const char *name, const ch
 }
 
 /* A new XU (deps added right after with add_dep). */
-static struct sim_wxu *add_xu(struct sim_workload *w, int type, size_t *idx)
+static struct pmcfi_sim_wxu *add_xu(struct pmcfi_sim_workload *w, int type, size_t *idx)
 {
 	if (grow((void **)&w->xu, &w->xu_cap, w->nxu + 1, sizeof(*w->xu)))
 		return NULL;
-	struct sim_wxu *x = &w->xu[w->nxu];
+	struct pmcfi_sim_wxu *x = &w->xu[w->nxu];
 	memset(x, 0, sizeof(*x));
 	x->type = (uint32_t)type;
 	x->owner = -1;
@@ -70,11 +70,11 @@ static struct sim_wxu *add_xu(struct sim_workload *w, int type, size_t *idx)
 	return x;
 }
 
-static int add_dep(struct sim_workload *w, size_t x, long dep)
+static int add_dep(struct pmcfi_sim_workload *w, size_t x, long dep)
 {
 	if (dep < 0)
 		return 0;
-	struct sim_wxu *u = &w->xu[x];
+	struct pmcfi_sim_wxu *u = &w->xu[x];
 	for (uint32_t i = 0; i < u->ndeps; i++)
 		if (w->deps[u->dep_off + i] == (uint32_t)dep)
 			return 0;
@@ -92,13 +92,13 @@ static double jit(uint64_t key, uint64_t salt, double amp)
 	return 1.0 + amp * (2.0 * pmcfi_rng_hash_unif(key, salt) - 1.0);
 }
 
-static void work_common(struct sim_work *k, uint64_t key)
+static void work_common(struct pmcfi_sim_work *k, uint64_t key)
 {
 	k->split = 0.25 + 0.5 * pmcfi_rng_hash_unif(key, 101);
 	k->front = 0.55 + 0.3 * pmcfi_rng_hash_unif(key, 102);
 }
 
-static int homes(struct sim_workload *w, size_t ndata)
+static int homes(struct pmcfi_sim_workload *w, size_t ndata)
 {
 	w->data_home = calloc(ndata ? ndata : 1, sizeof(*w->data_home));
 	w->data_inter = calloc(ndata ? ndata : 1, 1);
@@ -111,7 +111,7 @@ static int homes(struct sim_workload *w, size_t ndata)
 /* An nb x nb matrix of blocks: data ids i*nb+j placed by first touch of a
  * row-parallel initialisation (rows split across nodes), and the last-writer
  * table (*lw, all -1; the caller frees it) that gives the dependencies. */
-static int blocks_setup(struct sim_workload *w, const struct sim_machine *m, long nb, long **lw)
+static int blocks_setup(struct pmcfi_sim_workload *w, const struct pmcfi_sim_machine *m, long nb, long **lw)
 {
 	size_t nblk = (size_t)(nb * nb);
 	*lw = malloc(nblk * sizeof(**lw));
@@ -128,7 +128,8 @@ static int blocks_setup(struct sim_workload *w, const struct sim_machine *m, lon
 }
 
 /* ---- cholesky: tiled right-looking factorisation, one task per kernel call */
-static int build_cholesky(struct sim_workload *w, const pmcf_sim_spec *s, const struct sim_machine *m)
+static int build_cholesky(struct pmcfi_sim_workload *w, const pmcf_sim_spec *s,
+			  const struct pmcfi_sim_machine *m)
 {
 	long nb = pmcfi_sim_spec_get(s, "blocks"), b = pmcfi_sim_spec_get(s, "bsize");
 	int tp = add_type(w, PMCF_XU_TASK, "potrf", "cholesky.c:52");
@@ -146,7 +147,7 @@ static int build_cholesky(struct sim_workload *w, const pmcf_sim_spec *s, const 
 #define XU(TYPE, OUT, IN0, IN1)                                                                         \
 	do {                                                                                            \
 		size_t ix;                                                                              \
-		struct sim_wxu *x = add_xu(w, TYPE, &ix);                                               \
+		struct pmcfi_sim_wxu *x = add_xu(w, TYPE, &ix);                                         \
 		if (!x) {                                                                               \
 			err = PMCF_ENOMEM;                                                              \
 			break;                                                                          \
@@ -165,75 +166,76 @@ static int build_cholesky(struct sim_workload *w, const pmcf_sim_spec *s, const 
 		lw[out] = (long)ix;                                                                     \
 		cur = x;                                                                                \
 	} while (0)
-	struct sim_wxu *cur = NULL;
+	struct pmcfi_sim_wxu *cur = NULL;
 	for (long k = 0; k < nb && !err; k++) {
 		XU(tp, k * nb + k, -1, -1);
 		if (err)
 			break;
-		cur->w = (struct sim_work){.ins = b3 / 3 * 0.45 + 3000,
-					   .ld = 0.36,
-					   .st = 0.1,
-					   .br = 0.07,
-					   .cond = 0.85,
-					   .taken = 0.8,
-					   .misp = 0.012,
-					   .fdv = b * (b + 1) / 2.0,
-					   .foot = blk,
-					   .passes = b / 16.0 + 1,
-					   .code = 2200,
-					   .cpi0 = 0.85};
+		cur->w = (struct pmcfi_sim_work){.ins = b3 / 3 * 0.45 + 3000,
+						 .ld = 0.36,
+						 .st = 0.1,
+						 .br = 0.07,
+						 .cond = 0.85,
+						 .taken = 0.8,
+						 .misp = 0.012,
+						 .fdv = b * (b + 1) / 2.0,
+						 .foot = blk,
+						 .passes = b / 16.0 + 1,
+						 .code = 2200,
+						 .cpi0 = 0.85};
 		work_common(&cur->w, w->nxu);
 		for (long i = k + 1; i < nb && !err; i++) {
 			XU(tt, i * nb + k, k * nb + k, -1);
 			if (err)
 				break;
-			cur->w = (struct sim_work){.ins = b3 * 0.36 + 2500,
-						   .ld = 0.38,
-						   .st = 0.1,
-						   .br = 0.06,
-						   .cond = 0.85,
-						   .taken = 0.82,
-						   .misp = 0.008,
-						   .fdv = (double)b,
-						   .foot = 2 * blk,
-						   .passes = b / 16.0 + 1,
-						   .code = 2600,
-						   .cpi0 = 0.62};
+			cur->w = (struct pmcfi_sim_work){.ins = b3 * 0.36 + 2500,
+							 .ld = 0.38,
+							 .st = 0.1,
+							 .br = 0.06,
+							 .cond = 0.85,
+							 .taken = 0.82,
+							 .misp = 0.008,
+							 .fdv = (double)b,
+							 .foot = 2 * blk,
+							 .passes = b / 16.0 + 1,
+							 .code = 2600,
+							 .cpi0 = 0.62};
 			work_common(&cur->w, w->nxu);
 		}
 		for (long i = k + 1; i < nb && !err; i++) {
 			XU(ts, i * nb + i, i * nb + k, -1);
 			if (err)
 				break;
-			cur->w = (struct sim_work){.ins = b3 * 0.34 + 2500,
-						   .ld = 0.37,
-						   .st = 0.09,
-						   .br = 0.055,
-						   .cond = 0.85,
-						   .taken = 0.85,
-						   .misp = 0.006,
-						   .fdv = 0,
-						   .foot = 2 * blk,
-						   .passes = b / 16.0 + 1,
-						   .code = 2500,
-						   .cpi0 = 0.52};
+			cur->w = (struct pmcfi_sim_work){.ins = b3 * 0.34 + 2500,
+							 .ld = 0.37,
+							 .st = 0.09,
+							 .br = 0.055,
+							 .cond = 0.85,
+							 .taken = 0.85,
+							 .misp = 0.006,
+							 .fdv = 0,
+							 .foot = 2 * blk,
+							 .passes = b / 16.0 + 1,
+							 .code = 2500,
+							 .cpi0 = 0.52};
 			work_common(&cur->w, w->nxu);
 			for (long j = k + 1; j < i && !err; j++) {
 				XU(tg, i * nb + j, i * nb + k, j * nb + k);
 				if (err)
 					break;
-				cur->w = (struct sim_work){.ins = b3 * 0.66 * jit(w->nxu, 7, 0.002) + 2500,
-							   .ld = 0.36,
-							   .st = 0.08,
-							   .br = 0.05,
-							   .cond = 0.86,
-							   .taken = 0.88,
-							   .misp = 0.004,
-							   .fdv = 0,
-							   .foot = 3 * blk,
-							   .passes = b / 16.0 + 1,
-							   .code = 3100,
-							   .cpi0 = 0.45};
+				cur->w = (struct pmcfi_sim_work){.ins = b3 * 0.66 * jit(w->nxu, 7, 0.002) +
+									2500,
+								 .ld = 0.36,
+								 .st = 0.08,
+								 .br = 0.05,
+								 .cond = 0.86,
+								 .taken = 0.88,
+								 .misp = 0.004,
+								 .fdv = 0,
+								 .foot = 3 * blk,
+								 .passes = b / 16.0 + 1,
+								 .code = 3100,
+								 .cpi0 = 0.45};
 				work_common(&cur->w, w->nxu);
 			}
 		}
@@ -246,7 +248,8 @@ static int build_cholesky(struct sim_workload *w, const pmcf_sim_spec *s, const 
 }
 
 /* ---- seidel: blocked Gauss-Seidel sweeps as a task graph (wavefronts) */
-static int build_seidel(struct sim_workload *w, const pmcf_sim_spec *s, const struct sim_machine *m)
+static int build_seidel(struct pmcfi_sim_workload *w, const pmcf_sim_spec *s,
+			const struct pmcfi_sim_machine *m)
 {
 	long nb = pmcfi_sim_spec_get(s, "blocks"), it = pmcfi_sim_spec_get(s, "iters"),
 	     b = pmcfi_sim_spec_get(s, "bsize");
@@ -263,7 +266,7 @@ static int build_seidel(struct sim_workload *w, const pmcf_sim_spec *s, const st
 		for (long i = 0; i < nb && !err; i++)
 			for (long j = 0; j < nb && !err; j++) {
 				size_t ix;
-				struct sim_wxu *x = add_xu(w, t, &ix);
+				struct pmcfi_sim_wxu *x = add_xu(w, t, &ix);
 				if (!x)
 					return free(lw), PMCF_ENOMEM;
 				x->parent = root;
@@ -291,19 +294,19 @@ static int build_seidel(struct sim_workload *w, const pmcf_sim_spec *s, const st
 				lw[self] = (long)ix;
 				int nbrs = (north >= 0) + (west >= 0) + (south >= 0) + (east >= 0);
 				double edge = (4 - nbrs) * 0.08;
-				x->w = (struct sim_work){.ins = pts * 11.0 * (1 - edge) + 400 * (4 - nbrs) +
-								1500,
-							 .ld = 0.42,
-							 .st = 0.08,
-							 .br = 0.07 + edge * 0.3,
-							 .cond = 0.9,
-							 .taken = 0.9 - edge,
-							 .misp = 0.004 + edge * 0.05,
-							 .fdv = 0,
-							 .foot = 8 * pts + 8.0 * b * nbrs,
-							 .passes = 1.3,
-							 .code = 1800,
-							 .cpi0 = 0.7};
+				x->w = (struct pmcfi_sim_work){.ins = pts * 11.0 * (1 - edge) +
+								      400 * (4 - nbrs) + 1500,
+							       .ld = 0.42,
+							       .st = 0.08,
+							       .br = 0.07 + edge * 0.3,
+							       .cond = 0.9,
+							       .taken = 0.9 - edge,
+							       .misp = 0.004 + edge * 0.05,
+							       .fdv = 0,
+							       .foot = 8 * pts + 8.0 * b * nbrs,
+							       .passes = 1.3,
+							       .code = 1800,
+							       .cpi0 = 0.7};
 				work_common(&x->w, w->nxu);
 			}
 	free(lw);
@@ -313,7 +316,8 @@ static int build_seidel(struct sim_workload *w, const pmcf_sim_spec *s, const st
 }
 
 /* ---- kmeans: per iteration, assignment tasks over parts then an update */
-static int build_kmeans(struct sim_workload *w, const pmcf_sim_spec *s, const struct sim_machine *m)
+static int build_kmeans(struct pmcfi_sim_workload *w, const pmcf_sim_spec *s,
+			const struct pmcfi_sim_machine *m)
 {
 	long pts = pmcfi_sim_spec_get(s, "points"), parts = pmcfi_sim_spec_get(s, "parts");
 	long k = pmcfi_sim_spec_get(s, "k"), dims = pmcfi_sim_spec_get(s, "dims"),
@@ -338,7 +342,7 @@ static int build_kmeans(struct sim_workload *w, const pmcf_sim_spec *s, const st
 		double conv = exp(-(double)r / 2.5);
 		for (long p = 0; p < parts && !err; p++) {
 			size_t ix;
-			struct sim_wxu *x = add_xu(w, ta, &ix);
+			struct pmcfi_sim_wxu *x = add_xu(w, ta, &ix);
 			if (!x)
 				return PMCF_ENOMEM;
 			x->parent = root;
@@ -350,22 +354,22 @@ static int build_kmeans(struct sim_workload *w, const pmcf_sim_spec *s, const st
 			x->data[1] = (int32_t)parts;
 			x->data[3] = (int32_t)(parts + 1 + p);
 			err = add_dep(w, ix, prev_update);
-			x->w = (struct sim_work){.ins = n * (double)k * ((double)dims * 3 + 4) + 800,
-						 .ld = 0.4,
-						 .st = 0.02,
-						 .br = 0.1,
-						 .cond = 0.95,
-						 .taken = 0.5,
-						 .misp = (0.01 + 0.2 * conv) * jit(ix, 3, 0.3),
-						 .fdv = 0,
-						 .foot = n * (double)dims * 8 + (double)(k * dims) * 8,
-						 .passes = 1.05,
-						 .code = 1500,
-						 .cpi0 = 0.55};
+			x->w = (struct pmcfi_sim_work){.ins = n * (double)k * ((double)dims * 3 + 4) + 800,
+						       .ld = 0.4,
+						       .st = 0.02,
+						       .br = 0.1,
+						       .cond = 0.95,
+						       .taken = 0.5,
+						       .misp = (0.01 + 0.2 * conv) * jit(ix, 3, 0.3),
+						       .fdv = 0,
+						       .foot = n * (double)dims * 8 + (double)(k * dims) * 8,
+						       .passes = 1.05,
+						       .code = 1500,
+						       .cpi0 = 0.55};
 			work_common(&x->w, w->nxu);
 		}
 		size_t ix;
-		struct sim_wxu *x = err ? NULL : add_xu(w, tu, &ix);
+		struct pmcfi_sim_wxu *x = err ? NULL : add_xu(w, tu, &ix);
 		if (!x)
 			return err ? err : PMCF_ENOMEM;
 		x->parent = root;
@@ -377,18 +381,18 @@ static int build_kmeans(struct sim_workload *w, const pmcf_sim_spec *s, const st
 		for (size_t d = first; d < ix && !err; d++)
 			err = add_dep(w, ix, (long)d);
 		double kd = (double)(k * dims);
-		x->w = (struct sim_work){.ins = kd * (double)parts * 3 + kd * 12 + 600,
-					 .ld = 0.45,
-					 .st = 0.15,
-					 .br = 0.08,
-					 .cond = 0.9,
-					 .taken = 0.9,
-					 .misp = 0.005,
-					 .fdv = kd,
-					 .foot = kd * 8 * (double)parts,
-					 .passes = 1.0,
-					 .code = 900,
-					 .cpi0 = 0.9};
+		x->w = (struct pmcfi_sim_work){.ins = kd * (double)parts * 3 + kd * 12 + 600,
+					       .ld = 0.45,
+					       .st = 0.15,
+					       .br = 0.08,
+					       .cond = 0.9,
+					       .taken = 0.9,
+					       .misp = 0.005,
+					       .fdv = kd,
+					       .foot = kd * 8 * (double)parts,
+					       .passes = 1.0,
+					       .code = 900,
+					       .cpi0 = 0.9};
 		work_common(&x->w, w->nxu);
 		prev_update = (long)ix;
 	}
@@ -398,7 +402,8 @@ static int build_kmeans(struct sim_workload *w, const pmcf_sim_spec *s, const st
 }
 
 /* ---- loops: OpenMP parallel loops (static ranges/chunks or dynamic chunks) */
-static int build_loops(struct sim_workload *w, const pmcf_sim_spec *s, const struct sim_machine *m)
+static int build_loops(struct pmcfi_sim_workload *w, const pmcf_sim_spec *s,
+		       const struct pmcfi_sim_machine *m)
 {
 	long n = pmcfi_sim_spec_get(s, "n"), nl = pmcfi_sim_spec_get(s, "loops"),
 	     reps = pmcfi_sim_spec_get(s, "reps");
@@ -438,7 +443,7 @@ static int build_loops(struct sim_workload *w, const pmcf_sim_spec *s, const str
 				long lo = ranges ? c * n / nchunks : c * chunk;
 				long hi = ranges ? (c + 1) * n / nchunks : (lo + chunk < n ? lo + chunk : n);
 				size_t ix;
-				struct sim_wxu *x = add_xu(w, types[l], &ix);
+				struct pmcfi_sim_wxu *x = add_xu(w, types[l], &ix);
 				if (!x)
 					return PMCF_ENOMEM;
 				x->parent = loop_label;
@@ -448,63 +453,63 @@ static int build_loops(struct sim_workload *w, const pmcf_sim_spec *s, const str
 					break;
 				x->data[3] = (int32_t)c;
 				double it = (double)(hi - lo);
-				struct sim_work k;
+				struct pmcfi_sim_work k;
 				switch (l % 4) {
 				case 0: /* stream: a[i] = b[i] + s*c[i] */
-					k = (struct sim_work){.ins = it * 6,
-							      .ld = 0.5,
-							      .st = 0.17,
-							      .br = 0.17,
-							      .cond = 1,
-							      .taken = 0.99,
-							      .misp = 0.0005,
-							      .foot = it * 24,
-							      .passes = 1,
-							      .code = 400,
-							      .cpi0 = 0.5};
+					k = (struct pmcfi_sim_work){.ins = it * 6,
+								    .ld = 0.5,
+								    .st = 0.17,
+								    .br = 0.17,
+								    .cond = 1,
+								    .taken = 0.99,
+								    .misp = 0.0005,
+								    .foot = it * 24,
+								    .passes = 1,
+								    .code = 400,
+								    .cpi0 = 0.5};
 					break;
 				case 1: /* compute-bound with a division per iteration */
-					k = (struct sim_work){.ins = it * 60,
-							      .ld = 0.15,
-							      .st = 0.02,
-							      .br = 0.04,
-							      .cond = 1,
-							      .taken = 0.95,
-							      .misp = 0.002,
-							      .fdv = it,
-							      .foot = it * 8,
-							      .passes = 1,
-							      .code = 900,
-							      .cpi0 = 0.8};
+					k = (struct pmcfi_sim_work){.ins = it * 60,
+								    .ld = 0.15,
+								    .st = 0.02,
+								    .br = 0.04,
+								    .cond = 1,
+								    .taken = 0.95,
+								    .misp = 0.002,
+								    .fdv = it,
+								    .foot = it * 8,
+								    .passes = 1,
+								    .code = 900,
+								    .cpi0 = 0.8};
 					break;
 				case 2: /* branchy search, data-dependent predictability */
-					k = (struct sim_work){.ins = it * 20,
-							      .ld = 0.3,
-							      .st = 0.05,
-							      .br = 0.25,
-							      .cond = 0.95,
-							      .taken = 0.5,
-							      .misp = 0.04 +
-								      0.2 * pmcfi_rng_hash_unif((uint64_t)lo,
-												77),
-							      .foot = it * 16,
-							      .passes = 1,
-							      .code = 1200,
-							      .cpi0 = 0.6};
+					k = (struct pmcfi_sim_work){
+						.ins = it * 20,
+						.ld = 0.3,
+						.st = 0.05,
+						.br = 0.25,
+						.cond = 0.95,
+						.taken = 0.5,
+						.misp = 0.04 + 0.2 * pmcfi_rng_hash_unif((uint64_t)lo, 77),
+						.foot = it * 16,
+						.passes = 1,
+						.code = 1200,
+						.cpi0 = 0.6};
 					break;
 				default: /* triangular: work grows with the iteration index */
-					k = (struct sim_work){.ins = it * (8 + 40.0 * ((double)lo + it / 2) /
-										       (double)n),
-							      .ld = 0.4,
-							      .st = 0.1,
-							      .br = 0.12,
-							      .cond = 1,
-							      .taken = 0.97,
-							      .misp = 0.003,
-							      .foot = it * 16,
-							      .passes = 2,
-							      .code = 700,
-							      .cpi0 = 0.55};
+					k = (struct pmcfi_sim_work){.ins = it *
+									   (8 + 40.0 * ((double)lo + it / 2) /
+											(double)n),
+								    .ld = 0.4,
+								    .st = 0.1,
+								    .br = 0.12,
+								    .cond = 1,
+								    .taken = 0.97,
+								    .misp = 0.003,
+								    .foot = it * 16,
+								    .passes = 2,
+								    .code = 700,
+								    .cpi0 = 0.55};
 					break;
 				}
 				k.ins += 300; /* chunk dispatch in the runtime */
@@ -541,7 +546,8 @@ static double ks_bound(const struct ks_item *it, int n, int d, double cap, doubl
 	return val;
 }
 
-static int build_knapsack(struct sim_workload *w, const pmcf_sim_spec *s, const struct sim_machine *m)
+static int build_knapsack(struct pmcfi_sim_workload *w, const pmcf_sim_spec *s,
+			  const struct pmcfi_sim_machine *m)
 {
 	(void)m;
 	int n = (int)pmcfi_sim_spec_get(s, "items"), cutoff = (int)pmcfi_sim_spec_get(s, "cutoff");
@@ -578,7 +584,7 @@ static int build_knapsack(struct sim_workload *w, const pmcf_sim_spec *s, const 
 	err = label_add(w, &root, "0");
 	/* the search root, created by the implicit root task */
 	size_t ix;
-	struct sim_wxu *x = err ? NULL : add_xu(w, cutoff == 0 ? tl : tn, &ix);
+	struct pmcfi_sim_wxu *x = err ? NULL : add_xu(w, cutoff == 0 ? tl : tn, &ix);
 	if (!x)
 		return err ? err : PMCF_ENOMEM;
 	x->parent = root;
@@ -589,7 +595,7 @@ static int build_knapsack(struct sim_workload *w, const pmcf_sim_spec *s, const 
 		st[sp++] = (struct node){(long)ix, 0, cap0, 0};
 	while (sp && !err) {
 		struct node nd = st[--sp];
-		struct sim_wxu *u = &w->xu[nd.xu];
+		struct pmcfi_sim_wxu *u = &w->xu[nd.xu];
 		int leaf = nd.depth >= cutoff || nd.depth >= n;
 		double bnd = ks_bound(it, n, nd.depth, nd.cap, nd.val);
 		if (leaf) {
@@ -599,33 +605,33 @@ static int build_knapsack(struct sim_workload *w, const pmcf_sim_spec *s, const 
 			double gap = (bnd - inc) / (inc + 1);
 			double visited = pow(2.0, rest < 14 ? rest : 14) * (0.05 + (gap > 0 ? gap : 0) * 3);
 			u->type = (uint32_t)tl;
-			u->w = (struct sim_work){.ins = 45 * visited + 400,
-						 .ld = 0.3,
-						 .st = 0.1,
-						 .br = 0.2,
-						 .cond = 0.9,
-						 .taken = 0.45,
-						 .misp = 0.08 + 0.12 * pmcfi_rng_hash_unif(nd.xu, 5),
-						 .fdv = 0,
-						 .foot = 16.0 * n + 64.0 * rest,
-						 .passes = visited / 8 + 1,
-						 .code = 1300,
-						 .cpi0 = 0.7};
+			u->w = (struct pmcfi_sim_work){.ins = 45 * visited + 400,
+						       .ld = 0.3,
+						       .st = 0.1,
+						       .br = 0.2,
+						       .cond = 0.9,
+						       .taken = 0.45,
+						       .misp = 0.08 + 0.12 * pmcfi_rng_hash_unif(nd.xu, 5),
+						       .fdv = 0,
+						       .foot = 16.0 * n + 64.0 * rest,
+						       .passes = visited / 8 + 1,
+						       .code = 1300,
+						       .cpi0 = 0.7};
 			work_common(&u->w, (uint64_t)nd.xu);
 			continue;
 		}
-		u->w = (struct sim_work){.ins = 8.0 * (n - nd.depth) + 350,
-					 .ld = 0.3,
-					 .st = 0.12,
-					 .br = 0.18,
-					 .cond = 0.9,
-					 .taken = 0.5,
-					 .misp = 0.1,
-					 .fdv = 1,
-					 .foot = 16.0 * n,
-					 .passes = 1,
-					 .code = 1100,
-					 .cpi0 = 0.8};
+		u->w = (struct pmcfi_sim_work){.ins = 8.0 * (n - nd.depth) + 350,
+					       .ld = 0.3,
+					       .st = 0.12,
+					       .br = 0.18,
+					       .cond = 0.9,
+					       .taken = 0.5,
+					       .misp = 0.1,
+					       .fdv = 1,
+					       .foot = 16.0 * n,
+					       .passes = 1,
+					       .code = 1100,
+					       .cpi0 = 0.8};
 		work_common(&u->w, (uint64_t)nd.xu);
 		int rank = 0;
 		struct node kids[2];
@@ -639,7 +645,7 @@ static int build_knapsack(struct sim_workload *w, const pmcf_sim_spec *s, const 
 		for (int k = 0; k < nk && !err; k++) {
 			uint32_t plabel = w->xu[nd.xu].label;
 			size_t cx;
-			struct sim_wxu *cu = add_xu(w, tn, &cx);
+			struct pmcfi_sim_wxu *cu = add_xu(w, tn, &cx);
 			if (!cu) {
 				err = PMCF_ENOMEM;
 				break;
@@ -665,21 +671,21 @@ static int build_knapsack(struct sim_workload *w, const pmcf_sim_spec *s, const 
  * scale: model 2's kernel repetitions, chosen so that a run at the default
  * size lasts about 0.5 s or more, as the papers' runs do (loops: static,
  * dynamic). */
-const struct sim_workload_def pmcfi_sim_wl_cholesky =
+const struct pmcfi_sim_workload_def pmcfi_sim_wl_cholesky =
 	{"cholesky",
 	 "tiled Cholesky factorisation: potrf, trsm, syrk and gemm tasks over a task graph",
 	 {{"blocks", 24, 1, 400, NULL}, {"bsize", 64, 4, 1024, NULL}},
 	 build_cholesky,
 	 100,
 	 100};
-const struct sim_workload_def pmcfi_sim_wl_seidel =
+const struct pmcfi_sim_workload_def pmcfi_sim_wl_seidel =
 	{"seidel",
 	 "Gauss-Seidel sweeps: a gauss_seidel_block task per block and iteration (wavefront)",
 	 {{"blocks", 16, 1, 512, NULL}, {"iters", 10, 1, 10000, NULL}, {"bsize", 64, 4, 4096, NULL}},
 	 build_seidel,
 	 250,
 	 250};
-const struct sim_workload_def pmcfi_sim_wl_kmeans =
+const struct pmcfi_sim_workload_def pmcfi_sim_wl_kmeans =
 	{"kmeans",
 	 "k-means: an assign task per part of the points and one update per iteration",
 	 {{"points", 262144, 1, 1L << 32, NULL},
@@ -691,7 +697,7 @@ const struct sim_workload_def pmcfi_sim_wl_kmeans =
 	 80,
 	 80};
 static const char *const sched_choices[] = {"static", "dynamic", NULL};
-const struct sim_workload_def pmcfi_sim_wl_loops =
+const struct pmcfi_sim_workload_def pmcfi_sim_wl_loops =
 	{"loops",
 	 "parallel loops (worksharing): a range per thread (static) or chunks (dynamic, chunk=)",
 	 {{"n", 100000, 1, 1L << 32, NULL},
@@ -702,7 +708,7 @@ const struct sim_workload_def pmcfi_sim_wl_loops =
 	 build_loops,
 	 600,
 	 400};
-const struct sim_workload_def pmcfi_sim_wl_knapsack =
+const struct pmcfi_sim_workload_def pmcfi_sim_wl_knapsack =
 	{"knapsack",
 	 "0/1 knapsack branch and bound: tasks create their children, an unbalanced tree",
 	 {{"items", 24, 2, 40, NULL}, {"cutoff", 12, 1, 18, NULL}},
@@ -712,7 +718,7 @@ const struct sim_workload_def pmcfi_sim_wl_knapsack =
 
 long pmcfi_sim_spec_get(const pmcf_sim_spec *s, const char *key)
 {
-	const struct sim_workload_def *w = s->def;
+	const struct pmcfi_sim_workload_def *w = s->def;
 	for (size_t i = 0; i < SIM_MAX_KEYS && w->keys[i].name; i++)
 		if (strcmp(w->keys[i].name, key) == 0)
 			return s->val[i];
@@ -720,23 +726,23 @@ long pmcfi_sim_spec_get(const pmcf_sim_spec *s, const char *key)
 }
 
 /* The helpers above for workloads in files of their own (sim_impl.h). */
-int pmcfi_sim_wl_type(struct sim_workload *w, int kind, const char *name, const char *loc)
+int pmcfi_sim_wl_type(struct pmcfi_sim_workload *w, int kind, const char *name, const char *loc)
 {
 	return add_type(w, kind, name, loc);
 }
-struct sim_wxu *pmcfi_sim_wl_xu(struct sim_workload *w, int type, size_t *idx)
+struct pmcfi_sim_wxu *pmcfi_sim_wl_xu(struct pmcfi_sim_workload *w, int type, size_t *idx)
 {
 	return add_xu(w, type, idx);
 }
-int pmcfi_sim_wl_dep(struct sim_workload *w, size_t x, long dep) { return add_dep(w, x, dep); }
-int pmcfi_sim_wl_label(struct sim_workload *w, uint32_t *off, const char *text)
+int pmcfi_sim_wl_dep(struct pmcfi_sim_workload *w, size_t x, long dep) { return add_dep(w, x, dep); }
+int pmcfi_sim_wl_label(struct pmcfi_sim_workload *w, uint32_t *off, const char *text)
 {
 	return label_add(w, off, "%s", text);
 }
-void pmcfi_sim_wl_work_common(struct sim_work *k, uint64_t key) { work_common(k, key); }
-int pmcfi_sim_wl_homes(struct sim_workload *w, size_t ndata) { return homes(w, ndata); }
+void pmcfi_sim_wl_work_common(struct pmcfi_sim_work *k, uint64_t key) { work_common(k, key); }
+int pmcfi_sim_wl_homes(struct pmcfi_sim_workload *w, size_t ndata) { return homes(w, ndata); }
 
-void pmcfi_sim_workload_free(struct sim_workload *w)
+void pmcfi_sim_workload_free(struct pmcfi_sim_workload *w)
 {
 	if (!w)
 		return;
@@ -748,15 +754,16 @@ void pmcfi_sim_workload_free(struct sim_workload *w)
 	free(w);
 }
 
-int pmcfi_sim_workload_build(const pmcf_sim_spec *s, const struct sim_machine *m, struct sim_workload **out)
+int pmcfi_sim_workload_build(const pmcf_sim_spec *s, const struct pmcfi_sim_machine *m,
+			     struct pmcfi_sim_workload **out)
 {
 	*out = NULL;
-	struct sim_workload *w = calloc(1, sizeof(*w));
+	struct pmcfi_sim_workload *w = calloc(1, sizeof(*w));
 	if (!w)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	w->name = s->def->name;
 	w->threads = s->threads ? (int)s->threads : m->ncpus;
-	const struct sim_workload_def *d = s->def;
+	const struct pmcfi_sim_workload_def *d = s->def;
 	int err = d->build(w, s, m);
 	w->time_scale = w->policy == SIM_POL_SHARED ? d->scale_shared : d->scale;
 	if (err == PMCF_ENOMEM)

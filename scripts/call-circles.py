@@ -7,8 +7,9 @@ offers. Calls between folders are left to tests/include_graph.py.
 
 Usage: scripts/call-circles.py OBJDIR [--skip FOLDER]... [FOLDER...]
   OBJDIR: build/CMakeFiles/pmcfuse_internal.dir/src (one folder per
-  component, FILE.c.o inside); FOLDERs limit the check (default: all),
-  --skip leaves one out.
+  component, FILE.c.o inside, and in its subfolders, which count as part
+  of the folder: cli/verbs/x.c is "verbs/x.c" of cli); FOLDERs limit the
+  check (default: all), --skip leaves one out.
 scripts/call-circles.py --self-test CC: shows with two compiled files that a
 circle is found and a one-way call is not.
 Prints each circle as "folder: a.c -> b.c -> a.c"; exit 1 when there is one,
@@ -119,7 +120,11 @@ def main(argv):
         d = os.path.join(root, folder)
         if not os.path.isdir(d) or folder in skip or (want and folder not in want):
             continue
-        objs = {f[:-2]: symbols(os.path.join(d, f)) for f in sorted(os.listdir(d)) if f.endswith(".c.o")}
+        objs = {}  # the folder's objects, those of its subfolders too (cli/verbs/)
+        for sub, _, files in sorted(os.walk(d)):
+            for f in sorted(files):
+                if f.endswith(".c.o"):
+                    objs[os.path.relpath(os.path.join(sub, f[:-2]), d)] = symbols(os.path.join(sub, f))
         owner = {s: f for f, (defs, _) in objs.items() for s in defs}
         graph = {f: {owner[s] for s in undefs if s in owner and owner[s] != f} for f, (_, undefs) in objs.items()}
         for path in circles(graph):

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include "cli/cli.h"
 #include "pmcfuse/categorize.h"
-#include "cli/categorize.h"
+#include "cli/verbs/categorize.h"
 
 static const char verb[] = "categorize";
 

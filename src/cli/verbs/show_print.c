@@ -11,7 +11,7 @@
 #include "pmcfuse/evaluate.h"
 #include "pmcfuse/multiplex.h"
 #include "x/x.h"
-#include "cli/show.h"
+#include "cli/verbs/show.h"
 
 /* The widest type-name column of the type table. */
 #define TYPE_COL_MAX 64

@@ -4,7 +4,7 @@
 #include "cli/campaign.h"
 #include "cli/cli.h"
 #include "cli/output.h"
-#include "cli/record_program.h"
+#include "cli/verbs/record_program.h"
 #include "pmcfuse/plan.h"
 #include "pmcfuse/sim.h"
 #include "pmcfuse/source.h"

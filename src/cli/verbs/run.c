@@ -11,7 +11,7 @@
 #include "cli/cli.h"
 #include "cli/fuse.h"
 #include "cli/output.h"
-#include "cli/run.h"
+#include "cli/verbs/run.h"
 #include "pmcfuse/collect.h"
 #include "pmcfuse/source.h"
 

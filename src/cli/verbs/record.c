@@ -267,21 +267,13 @@ int cmd_record(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+:e:o:vq", longopts, NULL)) != -1) {
 		if (cli_output_option(c, &r.json))
 			continue;
-		if (source_option(verb, c, &r.o, &r.pmcs_given, &r.period_given, &r.est_given, &rc)) {
+		if (source_option(verb, c, &r.o, &r.pmcs_given, &r.period_given, &r.est_given, &rc) ||
+		    cli_profile_option(verb, c, optarg, &r.events, &r.out, &rc)) {
 			if (rc)
 				return rc;
 			continue;
 		}
 		switch (c) {
-		case 'e':
-			if (cli_events_option(verb, &r.events, optarg))
-				return CLI_EUSAGE;
-			break;
-		case 'o':
-			if (cli_out_arg(verb, optarg, "a profile"))
-				return CLI_EUSAGE;
-			r.out = optarg;
-			break;
 		case OPT_SIM: r.sim = optarg; break;
 		case OPT_PLAN: r.plan = optarg; break;
 		case OPT_SET: r.setarg = optarg; break;

@@ -230,21 +230,13 @@ int cmd_run(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:e:o:vq", longopts, NULL)) != -1) {
 		if (fuse_plan_option(verb, c, optarg, &r.po, &r.seed, &r.seed_given, &st) ||
-		    campaign_option(verb, c, optarg, argv, optind, &r.args, &st)) {
+		    campaign_option(verb, c, optarg, argv, optind, &r.args, &st) ||
+		    cli_profile_option(verb, c, optarg, &r.events, &r.out, &st)) {
 			if (st)
 				return st;
 			continue;
 		}
 		switch (c) {
-		case 'e':
-			if (cli_events_option(verb, &r.events, optarg))
-				return CLI_EUSAGE;
-			break;
-		case 'o':
-			if (cli_out_arg(verb, optarg, "a profile"))
-				return CLI_EUSAGE;
-			r.out = optarg;
-			break;
 		case FUSE_OPT_LINK: r.link = optarg; break;
 		case OPT_KEEP: r.keep = optarg; break;
 		case FUSE_OPT_SIM: r.sim = optarg; break;

@@ -123,19 +123,6 @@ int cli_events_option(const char *verb, const char **events, const char *arg)
 	return CLI_OK;
 }
 
-int cli_profile_option(const char *verb, int c, const char *arg, const char **events, const char **out,
-		       int *st)
-{
-	*st = CLI_OK;
-	if (c == 'e' && cli_events_option(verb, events, arg))
-		*st = CLI_EUSAGE;
-	else if (c == 'o' && !cli_out_arg(verb, arg, "a profile"))
-		*out = arg;
-	else if (c == 'o')
-		*st = CLI_EUSAGE;
-	return c == 'e' || c == 'o';
-}
-
 int cli_open_profile(const char *verb, const char *path, pmcf_profile **out)
 {
 	struct stat sb;

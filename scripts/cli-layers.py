@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""The command's two layers (git's builtin/ split, docs/design.md): the
+verbs in src/cli/verbs/, where VERB.c and VERB_*.c are the files of verb
+VERB, and the helpers they share in src/cli/. A verb's file calls only its
+own verb's files and the helpers, never another verb's (what two verbs need
+is a helper); a helper calls no verb, but main.c the verbs' cmd_VERB (its
+dispatch table). Reads the compiled objects with nm, as
+scripts/call-circles.py does.
+
+Usage: scripts/cli-layers.py OBJDIR
+  OBJDIR: build/CMakeFiles/pmcfuse_cli.dir/src/cli (FILE.c.o, verbs/FILE.c.o)
+scripts/cli-layers.py --self-test CC: shows with compiled files that a call
+from one verb to another and from a helper to a verb are found, and the
+allowed calls are not.
+Prints one line per call across the layers, "verbs/a.c calls b_fn of
+verbs/b.c (verb b)"; exit 1 when there is one, 2 on a usage or nm error."""
+import os
+import subprocess
+import sys
+
+
+def symbols(obj):
+    """(defined, undefined) global symbols of one object."""
+    out = subprocess.run(["nm", obj], check=True, capture_output=True, text=True).stdout
+    defs, undefs = set(), set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] == "U":
+            undefs.add(parts[1])
+        elif len(parts) == 3 and parts[1] in "TDBR":
+            defs.add(parts[2])
+    return defs, undefs
+
+
+def verb_of(name):
+    """The verb of a file of verbs/ ("verbs/run_fuse.c": run), else None."""
+    if not name.startswith("verbs/"):
+        return None
+    return os.path.basename(name)[: -len(".c")].split("_")[0]
+
+
+def check(root):
+    objs = {}
+    for sub in ("", "verbs"):
+        d = os.path.join(root, sub)
+        if not os.path.isdir(d):
+            raise OSError("no folder %s" % d)
+        for f in sorted(os.listdir(d)):
+            if f.endswith(".c.o"):
+                objs[os.path.join(sub, f[:-2]) if sub else f[:-2]] = symbols(os.path.join(d, f))
+    if not any(verb_of(n) for n in objs):
+        raise OSError("no object of a verb in %s/verbs" % root)
+    owner = {s: f for f, (defs, _) in objs.items() for s in defs}
+    problems = []
+    for f, (_, undefs) in sorted(objs.items()):
+        for s in sorted(undefs):
+            g = owner.get(s)
+            if g is None or g == f:
+                continue
+            vf, vg = verb_of(f), verb_of(g)
+            if vg is None or vf == vg:
+                continue  # a helper, or the verb's own file
+            if vf is None and f == "main.c" and s == "cmd_" + vg:
+                continue  # the dispatch table
+            problems.append("%s calls %s of %s (verb %s)%s" % (
+                f, s, g, vg, "" if vf else ": a helper calls no verb"))
+    return problems
+
+
+def self_test(cc):
+    import tempfile
+    files = {
+        "util.c": "int h(int x) { return x; }\n",
+        "main.c": "int cmd_a(int); int main(void) { return cmd_a(0); }\n",
+        "verbs/a.c": "int h(int); int a_print(int); int cmd_a(int x) { return h(a_print(x)); }\n",
+        "verbs/a_print.c": "int a_print(int x) { return x; }\n",
+        "verbs/b.c": "int cmd_b(int x) { return x; }\n",
+    }
+    bad = {
+        "verbs/b.c": "int a_print(int); int cmd_b(int x) { return a_print(x); }\n",
+        "util.c": "int a_print(int); int h(int x) { return a_print(x); }\n",
+    }
+    with tempfile.TemporaryDirectory() as t:
+        os.mkdir(os.path.join(t, "verbs"))
+
+        def build(tree):
+            for name, text in tree.items():
+                src = os.path.join(t, name)
+                with open(src, "w") as f:
+                    f.write(text)
+                subprocess.run([cc, "-c", src, "-o", src + ".o"], check=True)
+        build(files)
+        if check(t):
+            print("self-test failed: allowed calls reported: %r" % check(t), file=sys.stderr)
+            return 1
+        for name, text in bad.items():
+            build({name: text})
+            found = check(t)
+            if len(found) != 1 or not found[0].startswith(name + " calls a_print"):
+                print("self-test failed: %s: %r" % (name, found), file=sys.stderr)
+                return 1
+            build({name: files[name]})
+    print("self-test: a verb calling another verb and a helper calling a verb are found")
+    return 0
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "--self-test":
+        return self_test(argv[2])
+    if len(argv) != 2 or not os.path.isdir(argv[1]):
+        print(__doc__, file=sys.stderr)
+        return 2
+    problems = check(argv[1])
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv))
+    except (OSError, subprocess.CalledProcessError) as e:
+        print("pmcfuse: cli-layers: %s" % e, file=sys.stderr)
+        sys.exit(2)

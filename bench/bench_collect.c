@@ -153,7 +153,7 @@ static struct rec_time run_collect(char **argv, size_t nev, size_t *nxus)
 	if (!freopen("/dev/null", "w", stdout))
 		exit(1);
 	double t = now(), c0 = children_cpu(); /* the program is its only child */
-	int err = pmcf_collect_program(argv, EV, nev, NULL, &p, &ei);
+	int err = pmcf_collect_program(argv, EV, nev, NULL, NULL, &p, &ei);
 	r.total = now() - t;
 	r.cpu = children_cpu() - c0;
 	fflush(stdout);

@@ -28,7 +28,7 @@ static pmcf_profile *truth_profile(const char *spec_text, uint64_t seed)
 		return NULL;
 	pmcf_sim_spec_seed_set(spec, seed);
 	const char *ev[] = {"duration"};
-	pmcf_sim_opts o = PMCF_SIM_OPTS_INIT;
+	pmcf_count_opts o = PMCF_COUNT_OPTS_INIT;
 	int err = pmcf_sim_record(spec, ev, 1, &o, &p);
 	pmcf_sim_spec_free(spec);
 	if (err)

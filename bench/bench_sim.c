@@ -66,7 +66,7 @@ static double baseline(size_t nxu)
 
 static size_t nev_used = NEV;
 
-static double sim(const char *spec, pmcf_sim_opts *o, size_t *nxu)
+static double sim(const char *spec, pmcf_count_opts *o, size_t *nxu)
 {
 	pmcf_sim_spec *s;
 	if (pmcf_sim_spec_parse(spec, &s))
@@ -85,8 +85,8 @@ static double sim(const char *spec, pmcf_sim_opts *o, size_t *nxu)
 	return t;
 }
 
-static double best(double (*f)(const char *, pmcf_sim_opts *, size_t *), const char *spec, pmcf_sim_opts *o,
-		   size_t *nxu, int reps)
+static double best(double (*f)(const char *, pmcf_count_opts *, size_t *), const char *spec,
+		   pmcf_count_opts *o, size_t *nxu, int reps)
 {
 	double b = 1e9;
 	for (int i = 0; i < reps; i++) {
@@ -99,7 +99,7 @@ static double best(double (*f)(const char *, pmcf_sim_opts *, size_t *), const c
 
 int main(void)
 {
-	pmcf_sim_opts o = PMCF_SIM_OPTS_INIT;
+	pmcf_count_opts o = PMCF_COUNT_OPTS_INIT;
 	o.multiplex = PMCF_MUX_RR;
 	size_t nxu;
 	double t = best(sim, "cholesky,blocks=66", &o, &nxu, 3);
@@ -117,7 +117,7 @@ int main(void)
 	o.period_ms = 0.1;
 	double tm = best(sim, "cholesky,blocks=66", &o, &nxu, 3);
 	printf("  roc at 0.1 ms: %.3f s (%.2fx the rr 4 ms run)\n", tm, tm / t);
-	pmcf_sim_opts n = PMCF_SIM_OPTS_INIT;
+	pmcf_count_opts n = PMCF_COUNT_OPTS_INIT;
 	nev_used = 2; /* PAPI_TOT_INS, PAPI_TOT_CYC: fits, no multiplexing */
 	double tn = best(sim, "cholesky,blocks=66", &n, &nxu, 3);
 	printf("  2 events, no multiplexing (schedule + model + truth): %.3f s\n", tn);

@@ -128,7 +128,13 @@ static int call_collect(void)
 {
 	char *argv[] = {"/nonexistent/pmcfuse-test", NULL};
 	pmcf_profile *out = NULL;
-	return pmcf_collect_program(argv, NULL, 0, (void *)buf.b, &out, NULL);
+	return pmcf_collect_program(argv, NULL, 0, (void *)buf.b, NULL, &out, NULL);
+}
+static int call_collect_program(void)
+{
+	char *argv[] = {"/nonexistent/pmcfuse-test", NULL};
+	pmcf_profile *out = NULL;
+	return pmcf_collect_program(argv, NULL, 0, NULL, (void *)buf.b, &out, NULL);
 }
 static int call_combine_opts(void)
 {
@@ -223,12 +229,12 @@ static int call_source_program(void)
 	pmcf_source_free(src);
 	return rc;
 }
-static int call_source_opts_get(void)
+static int call_source_count_get(void)
 {
 	pmcf_source *src = NULL;
 	int rc = pmcf_source_new_sim("seidel,blocks=2,iters=2", NULL, &src);
 	assert_int_equal(rc, 0);
-	rc = pmcf_source_opts_get(src, (void *)buf.b);
+	rc = pmcf_source_count_get(src, (void *)buf.b);
 	pmcf_source_free(src);
 	return rc;
 }
@@ -256,7 +262,7 @@ static int call_exit_collect(void)
 {
 	char *argv[] = {"/nonexistent/pmcfuse-test", NULL};
 	pmcf_profile *out = NULL;
-	return pmcf_collect_program(argv, NULL, 0, NULL, &out, (void *)buf.b);
+	return pmcf_collect_program(argv, NULL, 0, NULL, NULL, &out, (void *)buf.b);
 }
 static int call_exit_source(void)
 {
@@ -334,6 +340,7 @@ static int call_synth_blocks(void)
 	return pmcf_imix_synth_write("/nonexistent/synth", NULL, (void *)buf.b, 4, &n);
 }
 
+#define SAME(t) sizeof(t), sizeof(t) /* sized since issue 37: the first version is this one */
 static const struct {
 	int line;
 	const char *name;
@@ -347,8 +354,8 @@ static const struct {
 	{__LINE__, "pmcf_host_info", sizeof(pmcf_host_info), sizeof(pmcf_host_info), call_host, 1},
 	{__LINE__, "pmcf_categorize_options", sizeof(pmcf_categorize_options),
 	 sizeof(pmcf_categorize_options), call_categorize, 1},
-	{__LINE__, "pmcf_collect_opts", sizeof(pmcf_collect_opts), offsetof(pmcf_collect_opts, chunk_kb),
-	 call_collect, 0},
+	{__LINE__, "pmcf_count_opts", SAME(pmcf_count_opts), call_collect, 0},
+	{__LINE__, "pmcf_program_opts", SAME(pmcf_program_opts), call_collect_program, 0},
 	{__LINE__, "pmcf_combine_opts", sizeof(pmcf_combine_opts), offsetof(pmcf_combine_opts, threads),
 	 call_combine_opts, 1},
 	{__LINE__, "pmcf_combine_opts", sizeof(pmcf_combine_opts), offsetof(pmcf_combine_opts, threads),
@@ -356,8 +363,7 @@ static const struct {
 	{__LINE__, "pmcf_combine_stats", sizeof(pmcf_combine_stats),
 	 offsetof(pmcf_combine_stats, bc_label_pairs), call_combine_stats, 1},
 	{__LINE__, "pmcf_plan_opts", sizeof(pmcf_plan_opts), offsetof(pmcf_plan_opts, groups), call_plan, 1},
-	{__LINE__, "pmcf_sim_opts", sizeof(pmcf_sim_opts), offsetof(pmcf_sim_opts, estimate) + sizeof(int),
-	 call_sim, 1},
+	{__LINE__, "pmcf_count_opts", SAME(pmcf_count_opts), call_sim, 1},
 	{__LINE__, "pmcf_epd_opts", sizeof(pmcf_epd_opts), offsetof(pmcf_epd_opts, formula), call_epd, 1},
 	{__LINE__, "pmcf_imix_opts", sizeof(pmcf_imix_opts), offsetof(pmcf_imix_opts, llvm_mca), call_imix,
 	 0},
@@ -372,17 +378,15 @@ static const struct {
 	{__LINE__, "pmcf_report_opts", sizeof(pmcf_report_opts),
 	 offsetof(pmcf_report_opts, tmpdir) + sizeof(const char *), call_report, 0},
 	{__LINE__, "pmcf_refdir_index", sizeof(pmcf_refdir_index), sizeof(pmcf_refdir_index), call_refdir, 1},
-	{__LINE__, "pmcf_source_opts", sizeof(pmcf_source_opts), sizeof(pmcf_source_opts), call_source_sim,
-	 1},
+	{__LINE__, "pmcf_count_opts", sizeof(pmcf_count_opts), sizeof(pmcf_count_opts), call_source_sim, 1},
 	{__LINE__, "pmcf_program_opts", sizeof(pmcf_program_opts), sizeof(pmcf_program_opts),
 	 call_source_program, 1},
-	{__LINE__, "pmcf_source_opts", sizeof(pmcf_source_opts), sizeof(pmcf_source_opts),
-	 call_source_opts_get, 1},
+	{__LINE__, "pmcf_count_opts", sizeof(pmcf_count_opts), sizeof(pmcf_count_opts), call_source_count_get,
+	 1},
 	{__LINE__, "pmcf_plan_opts", sizeof(pmcf_plan_opts), offsetof(pmcf_plan_opts, groups),
 	 call_plan_evlist, 1},
 	{__LINE__, "pmcf_combine_opts", sizeof(pmcf_combine_opts), offsetof(pmcf_combine_opts, threads),
 	 call_combine_check_all, 1},
-#define SAME(t) sizeof(t), sizeof(t) /* sized since issue 37: the first version is this one */
 	{__LINE__, "pmcf_xu", SAME(pmcf_xu), call_xu_add, 1},
 	{__LINE__, "pmcf_xu", SAME(pmcf_xu), call_xu_get, 1},
 	{__LINE__, "pmcf_xu", SAME(pmcf_xu), call_xu_get_fields, 1},

@@ -43,7 +43,7 @@ struct fixture {
 static void fixture_make(struct fixture *f)
 {
 	memset(f, 0, sizeof(*f));
-	pmcf_source_opts so = PMCF_SOURCE_OPTS_INIT;
+	pmcf_count_opts so = PMCF_COUNT_OPTS_INIT;
 	so.pmcs = 2;
 	OK(pmcf_source_new_sim(SPEC, &so, &f->src));
 	OK(pmcf_source_events(f->src, EVENTS, &f->ev));

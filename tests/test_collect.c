@@ -60,8 +60,8 @@ static pmcf_profile *collect(int want, pmcf_exit_info *ei, const char *a0, ...)
 	va_end(ap);
 	argv[n] = NULL;
 	pmcf_profile *p = NULL;
-	pmcf_collect_opts o = {.size = sizeof(o)};
-	int err = pmcf_collect_program(argv, EV, 2, &o, &p, ei);
+	pmcf_count_opts o = PMCF_COUNT_OPTS_INIT;
+	int err = pmcf_collect_program(argv, EV, 2, &o, NULL, &p, ei);
 	if (err != want)
 		fail_msg("%s: got %d (%s: %s), want %d", a0, err, pmcf_strerror(err), pmcf_errdetail(), want);
 	return p;
@@ -492,17 +492,17 @@ static void test_errors(void **state)
 	(void)state;
 	pmcf_profile *p = NULL;
 	char *argv[] = {"/nonexistent/program", NULL};
-	assert_int_equal(pmcf_collect_program(argv, EV, 2, NULL, &p, NULL), PMCF_ENOENT);
+	assert_int_equal(pmcf_collect_program(argv, EV, 2, NULL, NULL, &p, NULL), PMCF_ENOENT);
 	assert_null(p);
 	char *argv2[] = {(char *)ex("plain"), NULL};
 	const char *bad[] = {"page-fault"};
-	assert_int_equal(pmcf_collect_program(argv2, bad, 1, NULL, &p, NULL), PMCF_EEVENT);
+	assert_int_equal(pmcf_collect_program(argv2, bad, 1, NULL, NULL, &p, NULL), PMCF_EEVENT);
 	const char *three[] = {"page-faults", "context-switches", "cpu-migrations"};
-	pmcf_collect_opts o = {.size = sizeof(o), .pmcs = 2};
-	assert_int_equal(pmcf_collect_program(argv2, three, 3, &o, &p, NULL), PMCF_ETOOMANY);
+	pmcf_count_opts o = {.size = sizeof(o), .pmcs = 2};
+	assert_int_equal(pmcf_collect_program(argv2, three, 3, &o, NULL, &p, NULL), PMCF_ETOOMANY);
 	/* duration only: no counters at all */
 	const char *dur[] = {"duration"};
-	assert_int_equal(pmcf_collect_program(argv2, dur, 1, NULL, &p, NULL), 0);
+	assert_int_equal(pmcf_collect_program(argv2, dur, 1, NULL, NULL, &p, NULL), 0);
 	assert_int_equal(pmcf_profile_nevents(p), 1);
 	assert_int_equal(pmcf_profile_nxus(p), 4);
 	pmcf_profile_free(p);

@@ -198,7 +198,7 @@ static void test_export_calls(void **state)
 	pmcf_profile *p;
 	assert_int_equal(pmcf_sim_spec_parse("cholesky,blocks=4", &s), 0);
 	const char *ev[] = {"duration", "PAPI_TOT_INS"};
-	pmcf_sim_opts so = PMCF_SIM_OPTS_INIT;
+	pmcf_count_opts so = PMCF_COUNT_OPTS_INIT;
 	assert_int_equal(pmcf_sim_record(s, ev, 2, &so, &p), 0);
 	pmcf_export_opts o = PMCF_EXPORT_OPTS_INIT;
 	o.truth = 1;
@@ -338,7 +338,7 @@ static size_t naive_mismatches(const char *spec)
 	pmcf_profile *in[2], *out;
 	const char *ev[2][2] = {{"duration", "PAPI_TOT_INS"}, {"duration", "PAPI_L1_DCM"}};
 	assert_int_equal(pmcf_sim_spec_parse(spec, &s), 0);
-	pmcf_sim_opts so = PMCF_SIM_OPTS_INIT;
+	pmcf_count_opts so = PMCF_COUNT_OPTS_INIT;
 	for (int j = 0; j < 2; j++) {
 		pmcf_sim_spec_seed_set(s, pmcf_sim_exec_seed(1, (unsigned)j));
 		assert_int_equal(pmcf_sim_record(s, ev[j], 2, &so, &in[j]), 0);

@@ -167,7 +167,7 @@ static int sim_profile(const char *spec, const char *events, pmcf_profile **out)
 	snprintf(buf, sizeof(buf), "%s", events);
 	for (char *save = NULL, *t = strtok_r(buf, ",", &save); t && n < 8; t = strtok_r(NULL, ",", &save))
 		names[n++] = t;
-	pmcf_sim_opts o = PMCF_SIM_OPTS_INIT;
+	pmcf_count_opts o = PMCF_COUNT_OPTS_INIT;
 	rc = pmcf_sim_record(s, names, n, &o, out);
 	pmcf_sim_spec_free(s);
 	return rc;
@@ -271,7 +271,7 @@ static int sc_sim_record(void *ctx, double *digest)
 		return rc;
 	static const char *const ev[] = {"PAPI_L1_DCM", "PAPI_L2_TCM", "PAPI_L3_TCM", "PAPI_BR_MSP",
 					 "PAPI_L1_ICM"};
-	pmcf_sim_opts o = PMCF_SIM_OPTS_INIT;
+	pmcf_count_opts o = PMCF_COUNT_OPTS_INIT;
 	o.pmcs = 2;
 	o.multiplex = PMCF_MUX_RR;
 	o.period_ms = 0.01;

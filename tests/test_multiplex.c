@@ -472,14 +472,14 @@ static void real_run(int mux, int est)
 	if (!cholesky(prog, sizeof(prog)))
 		return;
 	char *argv[] = {prog, "12", "64", NULL};
-	pmcf_collect_opts o = {.size = sizeof(o),
-			       .pmcs = 2,
-			       .multiplex = mux,
-			       .period_ms = 0.2,
-			       .estimate = est};
+	pmcf_count_opts o = {.size = sizeof(o),
+			     .pmcs = 2,
+			     .multiplex = mux,
+			     .period_ms = 0.2,
+			     .estimate = est};
 	pmcf_profile *p = NULL;
 	pmcf_exit_info ei = PMCF_EXIT_INFO_INIT;
-	int err = pmcf_collect_program(argv, EV, 5, &o, &p, &ei);
+	int err = pmcf_collect_program(argv, EV, 5, &o, NULL, &p, &ei);
 	if (err)
 		fail_msg("%s/%s: %s: %s", pmcf_mux_mode_name(mux), pmcf_estimate_name(est),
 			 pmcf_strerror(err), pmcf_errdetail());
@@ -562,14 +562,14 @@ static void test_real_never_counted(void **state)
 		return;
 	char *argv[] = {prog, "6", "64", NULL};
 	for (int est = 0; est < 2; est++) {
-		pmcf_collect_opts o = {.size = sizeof(o),
-				       .pmcs = 2,
-				       .multiplex = PMCF_MUX_RR,
-				       .period_ms = 600000,
-				       .estimate = est};
+		pmcf_count_opts o = {.size = sizeof(o),
+				     .pmcs = 2,
+				     .multiplex = PMCF_MUX_RR,
+				     .period_ms = 600000,
+				     .estimate = est};
 		pmcf_profile *p = NULL;
 		pmcf_exit_info ei = PMCF_EXIT_INFO_INIT;
-		int err = pmcf_collect_program(argv, EV, 5, &o, &p, &ei);
+		int err = pmcf_collect_program(argv, EV, 5, &o, NULL, &p, &ei);
 		if (err)
 			fail_msg("%s: %s", pmcf_strerror(err), pmcf_errdetail());
 		size_t n = pmcf_profile_nxus(p);

@@ -337,10 +337,10 @@ static void test_collect_derived(void **state)
 	const char *ev[] = {"duration",    "PAPI_T_PF2",  "page-faults",
 			    "PAPI_T_ZERO", "PAPI_T_HALF", "PAPI_T_PF"};
 	char *argv[] = {prog, "3", "16", NULL};
-	pmcf_collect_opts o = {.size = sizeof(o)};
+	pmcf_count_opts o = PMCF_COUNT_OPTS_INIT;
 	pmcf_profile *p = NULL;
 	pmcf_exit_info ei = PMCF_EXIT_INFO_INIT;
-	int err = pmcf_collect_program(argv, ev, 6, &o, &p, &ei);
+	int err = pmcf_collect_program(argv, ev, 6, &o, NULL, &p, &ei);
 	if (err)
 		fail_msg("collect: %s", pmcf_errdetail());
 	assert_int_equal(pmcf_profile_nevents(p), 6); /* no column per native */
@@ -358,13 +358,13 @@ static void test_collect_derived(void **state)
 	pmcf_profile_free(p);
 	/* user-space multiplexing over 1 counter: natives rotate one at a time,
 	 * each is estimated, the preset's value and coverage come from them */
-	pmcf_collect_opts mx = {.size = sizeof(mx),
-				.pmcs = 1,
-				.multiplex = PMCF_MUX_RR,
-				.period_ms = 0.05,
-				.estimate = PMCF_EST_LOCAL};
+	pmcf_count_opts mx = {.size = sizeof(mx),
+			      .pmcs = 1,
+			      .multiplex = PMCF_MUX_RR,
+			      .period_ms = 0.05,
+			      .estimate = PMCF_EST_LOCAL};
 	const char *mev[] = {"PAPI_T_PF2", "page-faults"};
-	err = pmcf_collect_program(argv, mev, 2, &mx, &p, &ei);
+	err = pmcf_collect_program(argv, mev, 2, &mx, NULL, &p, &ei);
 	if (err)
 		fail_msg("collect, multiplexed: %s", pmcf_errdetail());
 	assert_int_equal(pmcf_profile_nevents(p), 3);
@@ -382,7 +382,7 @@ static void test_collect_derived(void **state)
 	pmcf_profile_free(p);
 	/* an unavailable preset stops the recording before the program runs */
 	const char *bad[] = {"page-faults", "PAPI_T_NONE"};
-	assert_int_equal(pmcf_collect_program(argv, bad, 2, &o, &p, &ei), PMCF_ENOTSUP);
+	assert_int_equal(pmcf_collect_program(argv, bad, 2, &o, NULL, &p, &ei), PMCF_ENOTSUP);
 	assert_null(p);
 	assert_non_null(strstr(pmcf_errdetail(), "PAPI preset 'PAPI_T_NONE' cannot be counted"));
 	unsetenv("PMCF_TEST_PAPI_PRESETS");

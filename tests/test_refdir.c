@@ -48,7 +48,7 @@ static void make_fixture(struct fixture *fx)
 	const char *tmp = getenv("PMCF_TEST_TMP");
 	snprintf(fx->dir, sizeof(fx->dir), "%s/refdir.XXXXXX", tmp ? tmp : "/tmp");
 	assert_non_null(mkdtemp(fx->dir));
-	pmcf_source_opts o = PMCF_SOURCE_OPTS_INIT;
+	pmcf_count_opts o = PMCF_COUNT_OPTS_INIT;
 	o.pmcs = 2;
 	OK(pmcf_source_new_sim(SPEC, &o, &fx->src));
 	OK(pmcf_source_events(fx->src, "PAPI_L1_DCM,PAPI_L1_ICM,PAPI_L1_LDM", &fx->ev));

@@ -23,7 +23,7 @@ static pmcf_profile *sim_profile(unsigned seed)
 	assert_int_equal(pmcf_sim_spec_parse(spec, &s), 0);
 	const char *ev[] = {"PAPI_TOT_INS", "PAPI_TOT_CYC"};
 	pmcf_profile *p = NULL;
-	pmcf_sim_opts so = PMCF_SIM_OPTS_INIT;
+	pmcf_count_opts so = PMCF_COUNT_OPTS_INIT;
 	assert_int_equal(pmcf_sim_record(s, ev, 2, &so, &p), 0);
 	pmcf_sim_spec_free(s);
 	return p;

@@ -19,7 +19,7 @@
 #include "pmcfuse/sim.h"
 #include "sim/sim_impl.h"
 
-static pmcf_profile *record(const char *spec, const char *events, const pmcf_sim_opts *o)
+static pmcf_profile *record(const char *spec, const char *events, const pmcf_count_opts *o)
 {
 	pmcf_sim_spec *s;
 	assert_int_equal(pmcf_sim_spec_parse(spec, &s), 0);
@@ -29,7 +29,7 @@ static pmcf_profile *record(const char *spec, const char *events, const pmcf_sim
 	size_t n = 0;
 	for (char *t = strtok(buf, ","); t && n < 64; t = strtok(NULL, ","))
 		names[n++] = t;
-	pmcf_sim_opts def = PMCF_SIM_OPTS_INIT;
+	pmcf_count_opts def = PMCF_COUNT_OPTS_INIT;
 	pmcf_profile *p = NULL;
 	int err = pmcf_sim_record(s, names, n, o ? o : &def, &p);
 	if (err)
@@ -40,7 +40,7 @@ static pmcf_profile *record(const char *spec, const char *events, const pmcf_sim
 }
 
 /* record() with every event of the simulated machine (-e all) */
-static pmcf_profile *record_all(const char *spec, const pmcf_sim_opts *o)
+static pmcf_profile *record_all(const char *spec, const pmcf_count_opts *o)
 {
 	pmcf_catalog *cat;
 	pmcf_evlist *list;
@@ -330,7 +330,7 @@ static void test_determinism(void **state)
 	const char *specs[] = {"cholesky,blocks=10,seed=5", "knapsack,cutoff=8,seed=3",
 			       "loops,schedule=dynamic,seed=4", "kmeans,seed=2,machine=xeon192",
 			       "seidel,blocks=6"};
-	pmcf_sim_opts mux = PMCF_SIM_OPTS_INIT;
+	pmcf_count_opts mux = PMCF_COUNT_OPTS_INIT;
 	mux.multiplex = PMCF_MUX_ROC;
 	mux.period_ms = 0.05;
 	for (size_t k = 0; k < sizeof(specs) / sizeof(specs[0]); k++) {
@@ -522,7 +522,7 @@ static void test_errors(void **state)
 	(void)state;
 	pmcf_sim_spec *s;
 	assert_int_equal(pmcf_sim_spec_parse("cholesky,blocks=4", &s), 0);
-	pmcf_sim_opts o = PMCF_SIM_OPTS_INIT;
+	pmcf_count_opts o = PMCF_COUNT_OPTS_INIT;
 	pmcf_profile *p = NULL;
 	const char *all[33];
 	for (int i = 0; i < 33; i++)
@@ -534,9 +534,10 @@ static void test_errors(void **state)
 	assert_int_equal(pmcf_sim_record(s, bad, 1, &o, &p), PMCF_EEVENT);
 	assert_non_null(strstr(pmcf_errdetail(), "PAPI_TOT_INS"));
 	o.multiplex = PMCF_MUX_RR;
-	o.period_ms = 0;
+	o.period_ms = -1; /* 0 is the default, 4 ms */
 	assert_int_equal(pmcf_sim_record(s, all, 33, &o, &p), PMCF_EINVAL);
-	o.period_ms = 4;
+	assert_non_null(strstr(pmcf_errdetail(), "0.001 to 1e6 ms"));
+	o.period_ms = 0;
 	o.size = 3;
 	assert_int_equal(pmcf_sim_record(s, all, 33, &o, &p), PMCF_EINVAL);
 	o.size = sizeof(o);
@@ -613,7 +614,7 @@ static void test_hem(void **state)
 	(void)state;
 	const int modes[] = {PMCF_MUX_KERNEL, PMCF_MUX_RR, PMCF_MUX_ROC};
 	for (size_t k = 0; k < 3; k++) {
-		pmcf_sim_opts o = PMCF_SIM_OPTS_INIT;
+		pmcf_count_opts o = PMCF_COUNT_OPTS_INIT;
 		o.multiplex = modes[k];
 		o.period_ms = 0.01;
 		size_t miss;
@@ -646,7 +647,7 @@ static void test_hem(void **state)
 	}
 	/* local: missing for XUs during which an event never held a counter,
 	 * exactly where coverage says running = 0 */
-	pmcf_sim_opts o = PMCF_SIM_OPTS_INIT;
+	pmcf_count_opts o = PMCF_COUNT_OPTS_INIT;
 	o.multiplex = PMCF_MUX_RR;
 	o.period_ms = 0.2;
 	o.estimate = PMCF_EST_LOCAL;

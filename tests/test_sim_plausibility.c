@@ -463,7 +463,7 @@ static pmcf_profile *rec(const char *spec, const char *const *ev, size_t n)
 {
 	pmcf_sim_spec *s;
 	assert_int_equal(pmcf_sim_spec_parse(spec, &s), 0);
-	pmcf_sim_opts o = PMCF_SIM_OPTS_INIT;
+	pmcf_count_opts o = PMCF_COUNT_OPTS_INIT;
 	pmcf_profile *p = NULL;
 	assert_int_equal(pmcf_sim_record(s, ev, n, &o, &p), 0);
 	pmcf_sim_spec_free(s);

@@ -35,7 +35,7 @@ static void test_sim_no_lookup(void **state)
 {
 	(void)state;
 	pmcf_source *src;
-	pmcf_source_opts o = PMCF_SOURCE_OPTS_INIT;
+	pmcf_count_opts o = PMCF_COUNT_OPTS_INIT;
 	o.pmcs = 4;
 	OK(pmcf_source_new_sim(SPEC, &o, &src));
 	assert_int_equal(pmcf_source_is_sim(src), 1);
@@ -59,7 +59,7 @@ static void test_sim_no_lookup(void **state)
 	pmcf_sim_spec_seed_set(spec, pmcf_sim_exec_seed(7, 2));
 	assert_int_equal(pmcf_source_exec_seed(src, 2), pmcf_sim_exec_seed(7, 2));
 	assert_string_equal(pmcf_source_name(src), pmcf_sim_spec_canonical(spec));
-	pmcf_sim_opts so = PMCF_SIM_OPTS_INIT;
+	pmcf_count_opts so = PMCF_COUNT_OPTS_INIT;
 	so.pmcs = 4;
 	pmcf_profile *q;
 	OK(pmcf_sim_record(spec, pmcf_evlist_names(ev), pmcf_evlist_size(ev), &so, &q));
@@ -290,37 +290,37 @@ static void test_opts_and_errors(void **state)
 	(void)state;
 	pmcf_source *src = NULL;
 	struct {
-		pmcf_source_opts o;
+		pmcf_count_opts o;
 		char more[8];
 	} big;
 	memset(&big, 0, sizeof(big));
-	big.o = (pmcf_source_opts)PMCF_SOURCE_OPTS_INIT;
+	big.o = (pmcf_count_opts)PMCF_COUNT_OPTS_INIT;
 	big.o.size = sizeof(big); /* a newer header: zero bytes beyond are fine */
 	OK(pmcf_source_new_sim(SPEC, &big.o, &src));
 	pmcf_source_free(src);
 	big.more[3] = 1; /* a field this library does not know */
 	assert_int_equal(pmcf_source_new_sim(SPEC, &big.o, &src), PMCF_EINVAL);
-	pmcf_source_opts o = PMCF_SOURCE_OPTS_INIT;
+	pmcf_count_opts o = PMCF_COUNT_OPTS_INIT;
 	o.size = sizeof(size_t); /* smaller than the first version */
 	assert_int_equal(pmcf_source_new_sim(SPEC, &o, &src), PMCF_EINVAL);
-	o = (pmcf_source_opts)PMCF_SOURCE_OPTS_INIT;
+	o = (pmcf_count_opts)PMCF_COUNT_OPTS_INIT;
 	o.multiplex = 9;
 	assert_int_equal(pmcf_source_new_sim(SPEC, &o, &src), PMCF_EINVAL);
 	/* every mode the collector and the simulator take, the last one too */
 	for (int m = PMCF_MUX_NONE; m <= PMCF_MUX_ROC_COUNTS; m++) {
-		o = (pmcf_source_opts)PMCF_SOURCE_OPTS_INIT;
+		o = (pmcf_count_opts)PMCF_COUNT_OPTS_INIT;
 		o.multiplex = m;
 		OK(pmcf_source_new_sim(SPEC, &o, &src));
 		pmcf_source_free(src);
 	}
 	o.multiplex = PMCF_MUX_ROC_COUNTS + 1;
 	assert_int_equal(pmcf_source_new_sim(SPEC, &o, &src), PMCF_EINVAL);
-	o = (pmcf_source_opts)PMCF_SOURCE_OPTS_INIT;
+	o = (pmcf_count_opts)PMCF_COUNT_OPTS_INIT;
 	o.size = 0; /* the first version */
 	o.multiplex = PMCF_MUX_RR;
 	OK(pmcf_source_new_sim(SPEC, &o, &src));
-	pmcf_source_opts got = {.size = sizeof(got)};
-	OK(pmcf_source_opts_get(src, &got));
+	pmcf_count_opts got = {.size = sizeof(got)};
+	OK(pmcf_source_count_get(src, &got));
 	assert_int_equal(got.multiplex, PMCF_MUX_RR);
 	assert_true(got.period_ms == 4.0);
 	assert_int_equal(pmcf_source_output_set(src, 1, 2), PMCF_EINVAL); /* no program */

@@ -124,6 +124,41 @@ enum pmcf_estimate {
 	PMCF_EST_LOCAL = 1       /* count while running during the XU x duration / running time */
 };
 
+/* What a recording counts and how: the one options struct of every
+ * recording, simulated or real (pmcf_source_new_sim, pmcf_source_new_program,
+ * pmcf_sim_record, pmcf_collect_program), the command's --pmcs, --multiplex,
+ * --period and --estimate. All zero (PMCF_COUNT_OPTS_INIT) is the default:
+ * the machine's counters, no multiplexing. */
+typedef struct pmcf_count_opts {
+	size_t size;      /* sizeof(pmcf_count_opts) */
+	unsigned pmcs;    /* counter budget (0: the machine's own counters; with
+			     PMCF_MUX_RR or PMCF_MUX_ROC on a real program, 4) */
+	int multiplex;    /* enum pmcf_mux_mode; PMCF_MUX_NONE refuses a set that
+			     does not fit the counters (PMCF_ETOOMANY) */
+	double period_ms; /* multiplexing period, 0.001 to 1e6 ms (0: 4 ms; the
+			     kernel's rotation rounds it to whole ms) */
+	int estimate;     /* enum pmcf_estimate: per-XU value under multiplexing */
+} pmcf_count_opts;
+#define PMCF_COUNT_OPTS_INIT PMCF_SIZED_INIT(pmcf_count_opts)
+
+/* How a real program runs, beside what it counts (pmcf_source_new_program,
+ * pmcf_collect_program). All zero (PMCF_PROGRAM_OPTS_INIT) is the default. */
+typedef struct pmcf_program_opts {
+	size_t size;            /* sizeof(pmcf_program_opts) */
+	const char *record_dir; /* folder for the record files (created when
+				   missing, kept); NULL: a temporary folder,
+				   removed afterwards */
+	const char *tool_path;  /* libpmcfuse-ompt.so; NULL: $PMCF_OMPT_TOOL, then
+				   beside the running executable, then the
+				   install location */
+	unsigned chunk_kb;      /* record file chunk per thread (0: 8192 KiB) */
+	/* Where the program's standard output and error go: file descriptors
+	 * of the caller (kept open; the program gets copies), or 0 to inherit
+	 * the caller's own (fd 0 is never an output). */
+	int stdout_fd, stderr_fd;
+} pmcf_program_opts;
+#define PMCF_PROGRAM_OPTS_INIT PMCF_SIZED_INIT(pmcf_program_opts)
+
 /* Text for any error code (PMCF_E* or -errno). Never NULL; static storage. */
 PMCF_API const char *pmcf_strerror(int err);
 

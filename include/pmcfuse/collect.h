@@ -11,29 +11,8 @@
 extern "C" {
 #endif
 
-typedef struct pmcf_collect_opts {
-	size_t size;            /* sizeof(pmcf_collect_opts): set it, zero the rest */
-	unsigned pmcs;          /* counter budget for the set check (0: the machine's) */
-	const char *record_dir; /* folder for the record files (created when missing,
-				   kept); NULL: a temporary folder, removed afterwards */
-	const char *tool_path;  /* libpmcfuse-ompt.so; NULL: $PMCF_OMPT_TOOL, then beside
-				   the running executable, then the install location */
-	unsigned chunk_kb;      /* record file chunk per thread (0: 8192 KiB) */
-	/* Hardware event multiplexing (docs/multiplexing.md); zero: none. */
-	int multiplex;    /* enum pmcf_mux_mode (pmcfuse/multiplex.h): PMCF_MUX_KERNEL, every event
-			     its own group, the kernel rotates (perf_event_mux_interval_ms is
-			     set from period_ms when permitted, and restored); PMCF_MUX_RR /
-			     PMCF_MUX_ROC, the collector keeps at most pmcs events enabled per
-			     thread (pmcs 0: 4) and rotates them every period_ms of the
-			     thread's cpu time, round-robin or rate-of-change */
-	double period_ms; /* rotation period (0: 4 ms; kernel mode rounds to whole ms) */
-	int estimate;     /* enum pmcf_estimate: per-XU value under multiplexing */
-	/* Where the program's standard output and error go: file descriptors
-	 * of the caller (kept open; the program gets copies), or 0 to inherit
-	 * the caller's own (fd 0 is never an output). */
-	int stdout_fd, stderr_fd;
-} pmcf_collect_opts;
-#define PMCF_COLLECT_OPTS_INIT PMCF_SIZED_INIT(pmcf_collect_opts)
+/* What a recording counts (pmcf_count_opts) and how the program runs
+ * (pmcf_program_opts) are declared in pmcfuse/base.h. */
 
 typedef struct pmcf_exit_info {
 	size_t size;  /* sizeof(pmcf_exit_info), set by PMCF_EXIT_INFO_INIT (the ABI rule, pmcfuse/base.h) */
@@ -74,8 +53,8 @@ typedef struct pmcf_exit_info {
  * PMCF_ENOENT (the program or the tool cannot be found), -errno.
  * pmcf_errdetail() says more. exit_info may be NULL. */
 PMCF_API int pmcf_collect_program(char *const argv[], const char *const *events, size_t nevents,
-				  const pmcf_collect_opts *opts, pmcf_profile **out,
-				  pmcf_exit_info *exit_info);
+				  const pmcf_count_opts *opts, const pmcf_program_opts *po,
+				  pmcf_profile **out, pmcf_exit_info *exit_info);
 
 /* For a signal handler (async-signal-safe): sends sig to the program that
  * pmcf_collect_program is running and returns 1. When none is running it

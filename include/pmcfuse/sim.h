@@ -54,23 +54,6 @@ PMCF_API int pmcf_sim_workload_info_get(size_t i, pmcf_sim_workload_info *info);
  * so that successive executions of run/reference vary like real runs. */
 PMCF_API uint64_t pmcf_sim_exec_seed(uint64_t base, unsigned i);
 
-/* Multiplexing modes and estimators (enum pmcf_mux_mode, enum pmcf_estimate)
- * are in pmcfuse/multiplex.h, shared with the collector. */
-
-/* Options of one simulated recording. Initialise with PMCF_SIM_OPTS_INIT
- * (size lets the library accept callers built against older headers). */
-typedef struct pmcf_sim_opts {
-	size_t size;      /* sizeof(pmcf_sim_opts) */
-	unsigned pmcs;    /* general-purpose counters (0: the machine's own) */
-	int multiplex;    /* enum pmcf_mux_mode */
-	double period_ms; /* multiplexing period, > 0 (default 4 ms; at least 0.001) */
-	int estimate;     /* enum pmcf_estimate */
-} pmcf_sim_opts;
-#define PMCF_SIM_OPTS_INIT                                                        \
-	{                                                                         \
-		sizeof(pmcf_sim_opts), 0, PMCF_MUX_NONE, 4.0, PMCF_EST_CUMULATIVE \
-	}
-
 /* A thin wrapper kept for callers holding names: pmcf_source_record of a
  * simulated source (pmcf_source_new_sim) records a resolved list with the
  * same simulator, no name looked up again; new code uses that.
@@ -86,7 +69,7 @@ typedef struct pmcf_sim_opts {
  * the counters and opts->multiplex is PMCF_MUX_NONE; the detail names the
  * reason), PMCF_EINVAL, PMCF_ENOMEM. */
 PMCF_API int pmcf_sim_record(const pmcf_sim_spec *spec, const char *const *events, size_t nevents,
-			     const pmcf_sim_opts *opts, pmcf_profile **out);
+			     const pmcf_count_opts *opts, pmcf_profile **out);
 
 #ifdef __cplusplus
 }

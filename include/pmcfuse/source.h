@@ -1,7 +1,7 @@
 /* pmcfuse — where executions come from: a pmcf_source is a simulated
- * workload (a SPEC) or a real program (its argv), with the options every
- * recording shares (counter budget, multiplexing, period, estimator) held
- * once. A verb builds one source, parses its event list against the
+ * workload (a SPEC) or a real program (its argv), with what every
+ * recording counts and how (pmcf_count_opts: counter budget, multiplexing,
+ * period, estimator) held once. A verb builds one source, parses its event list against the
  * source's catalogue once, and records event sets (pmcf_evlist) through
  * it: the resolved list goes to the collector or the simulator as it is,
  * no name is looked up again. */
@@ -17,41 +17,20 @@ extern "C" {
 /* pmcf_catalog, pmcf_evlist, pmcf_profile, pmcf_plan, pmcf_source and
  * pmcf_exit_info are declared in pmcfuse/base.h. */
 
-/* Options of every source (the ABI size rule of pmcfuse.h). */
-typedef struct pmcf_source_opts {
-	size_t size;      /* sizeof(pmcf_source_opts) */
-	unsigned pmcs;    /* counter budget (0: the machine's own counters) */
-	int multiplex;    /* enum pmcf_mux_mode (multiplex.h); PMCF_MUX_NONE refuses a set
-			     that does not fit */
-	double period_ms; /* multiplexing period, 0.001 to 1e6 ms (0: 4 ms) */
-	int estimate;     /* enum pmcf_estimate: per-XU value under multiplexing */
-} pmcf_source_opts;
-#define PMCF_SOURCE_OPTS_INIT                                                        \
-	{                                                                            \
-		sizeof(pmcf_source_opts), 0, PMCF_MUX_NONE, 4.0, PMCF_EST_CUMULATIVE \
-	}
-
-/* Options of a program source only (as in pmcf_collect_opts). */
-typedef struct pmcf_program_opts {
-	size_t size;              /* sizeof(pmcf_program_opts) */
-	const char *record_dir;   /* record files kept there (NULL: a temporary folder) */
-	const char *tool_path;    /* libpmcfuse-ompt.so (NULL: found as pmcf_collect_program does) */
-	unsigned chunk_kb;        /* record file chunk per thread (0: 8192 KiB) */
-	int stdout_fd, stderr_fd; /* the program's output (0: the caller's own) */
-} pmcf_program_opts;
-#define PMCF_PROGRAM_OPTS_INIT PMCF_SIZED_INIT(pmcf_program_opts)
+/* What a source's recordings count (pmcf_count_opts) and how its program
+ * runs (pmcf_program_opts) are declared in pmcfuse/base.h. */
 
 /* A simulated source: spec as pmcf_sim_spec_parse reads it (errors as
  * there). o may be NULL (defaults). Free with pmcf_source_free. */
-PMCF_API int pmcf_source_new_sim(const char *spec, const pmcf_source_opts *o, pmcf_source **out);
+PMCF_API int pmcf_source_new_sim(const char *spec, const pmcf_count_opts *o, pmcf_source **out);
 /* A real program: argv[0..argc) (argv[0] looked up in PATH when it runs;
  * the program inherits the caller's working folder and environment), copied.
  * o and po may be NULL. PMCF_EINVAL when argc is 0. */
-PMCF_API int pmcf_source_new_program(int argc, char *const argv[], const pmcf_source_opts *o,
+PMCF_API int pmcf_source_new_program(int argc, char *const argv[], const pmcf_count_opts *o,
 				     const pmcf_program_opts *po, pmcf_source **out);
 /* The source a plan names (pmcf_plan_sim / pmcf_plan_program), its base
  * seed the plan's; PMCF_ENOENT when the plan names none. */
-PMCF_API int pmcf_source_new_from_plan(const pmcf_plan *p, const pmcf_source_opts *o,
+PMCF_API int pmcf_source_new_from_plan(const pmcf_plan *p, const pmcf_count_opts *o,
 				       const pmcf_program_opts *po, pmcf_source **out);
 PMCF_API void pmcf_source_free(pmcf_source *s);
 
@@ -62,9 +41,9 @@ PMCF_API int pmcf_source_is_sim(const pmcf_source *s);
 PMCF_API const char *pmcf_source_name(const pmcf_source *s);
 /* The program's argv (NULL-terminated; *argc set), or NULL for a simulation. */
 PMCF_API char *const *pmcf_source_argv(const pmcf_source *s, size_t *argc);
-/* The options the source was made with (a copy into *o, o->size set by the
- * caller: the rule for results). */
-PMCF_API int pmcf_source_opts_get(const pmcf_source *s, pmcf_source_opts *o);
+/* What the source's recordings count, as it was made with (a copy into *o,
+ * o->size set by the caller: the rule for results). */
+PMCF_API int pmcf_source_count_get(const pmcf_source *s, pmcf_count_opts *o);
 
 /* The base seed (default: the SPEC's seed=, 1 for a program) and the seed
  * of an execution: exec_index >= 0 gets pmcf_sim_exec_seed(base,

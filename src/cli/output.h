@@ -99,7 +99,7 @@ void cli_progout_init(struct cli_progout *o, int json, struct cli_progress *pr);
 int cli_progout_open(const char *verb, const char *spec, int json, struct cli_progress *pr,
 		     struct cli_progout *o);
 /* Before an execution: the descriptors to give the program (for
- * pmcf_collect_opts.stdout_fd / stderr_fd); header is written to a FILE. */
+ * pmcf_program_opts.stdout_fd / stderr_fd); header is written to a FILE. */
 int cli_progout_begin(const char *verb, struct cli_progout *o, const char *header, int *out_fd, int *err_fd);
 /* After it: everything the program wrote has been relayed. */
 void cli_progout_end(struct cli_progout *o);

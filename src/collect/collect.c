@@ -35,6 +35,7 @@
 #include "pmcfuse/events.h"
 #include "util/testhook.h"
 #include "pmcfuse/multiplex.h"
+#include "multiplex/count_opts.h"
 #include "util/abi.h"
 #include "util/internal.h"
 #include "util/json_bytes.h"
@@ -66,7 +67,7 @@ static int dir_of(const char *path, char *out, size_t len)
  * program's PREFIX/bin (an installed tree at any prefix), pmcfuse/ beside
  * libpmcfuse.so itself (a program linked with the installed library), the
  * path of the configured install prefix. */
-static int find_tool(const pmcf_collect_opts *o, char *out, size_t len)
+static int find_tool(const pmcf_program_opts *o, char *out, size_t len)
 {
 	enum { NCAND = 6 };
 	char exe[PATH_MAX], dir[PATH_MAX], beside[PATH_MAX + 64], up[PATH_MAX + 96], lib[PATH_MAX + 64];
@@ -887,7 +888,8 @@ static int add_mux_meta(pmcf_profile *p, int mux, double period_ms, int estimate
 _Thread_local struct pmcfi_collect_timing pmcfi_collect_last_timing;
 
 int pmcf_collect_program(char *const argv[], const char *const *events, size_t nevents,
-			 const pmcf_collect_opts *opts, pmcf_profile **out, pmcf_exit_info *exit_info)
+			 const pmcf_count_opts *opts, const pmcf_program_opts *po, pmcf_profile **out,
+			 pmcf_exit_info *exit_info)
 {
 	pmcfi_clear_error();
 	*out = NULL;
@@ -915,22 +917,17 @@ int pmcf_collect_program(char *const argv[], const char *const *events, size_t n
 			      : pmcf_evlist_from_names(c, (const char *const[]){PMCF_EVENT_DURATION}, 1, &l);
 	if (!err)
 		err = pmcfi_collect_run(argv, c, pmcfi_evlist_indices(l), pmcf_evlist_names(l),
-					pmcf_evlist_size(l), opts, out, exit_info);
+					pmcf_evlist_size(l), opts, po, out, exit_info);
 	pmcf_evlist_free(l);
 	pmcf_catalog_free(c);
 	return err;
 }
 
-/* Checks the multiplexing options; rr and roc count 4 counters unless told
- * (*pmcs) and rotate no faster than MIN_USER_PERIOD_MS (*period_ms). */
-static int check_mux(int mux, int estimate, unsigned *pmcs, double *period_ms)
+/* The collector's own part of the multiplexing options (pmcfi_count_opts_in
+ * checked the rest): rr and roc count 4 counters unless told (*pmcs) and
+ * rotate no faster than MIN_USER_PERIOD_MS (*period_ms). */
+static void user_mux(int mux, unsigned *pmcs, double *period_ms)
 {
-	if (mux < PMCF_MUX_NONE || mux > PMCF_MUX_ROC_COUNTS)
-		return pmcfi_fail(PMCF_EINVAL, "unknown multiplexing mode %d", mux);
-	if (estimate != PMCF_EST_CUMULATIVE && estimate != PMCF_EST_LOCAL)
-		return pmcfi_fail(PMCF_EINVAL, "unknown estimator %d", estimate);
-	if (mux != PMCF_MUX_NONE && !(*period_ms >= 0.001 && *period_ms <= 1e6))
-		return pmcfi_fail(PMCF_EINVAL, "the multiplexing period must be 0.001 to 1e6 ms");
 	if (mux >= PMCF_MUX_RR && !*pmcs)
 		*pmcs = 4;
 	if (mux >= PMCF_MUX_RR && *period_ms < MIN_USER_PERIOD_MS) {
@@ -940,12 +937,11 @@ static int check_mux(int mux, int estimate, unsigned *pmcs, double *period_ms)
 			  *period_ms, MIN_USER_PERIOD_MS);
 		*period_ms = MIN_USER_PERIOD_MS;
 	}
-	return 0;
 }
 
 /* The record folder into dir[PATH_MAX]: opts->record_dir, or (*temp) a new
  * one in TMPDIR named after this process, whose orphans it removes. */
-static int make_record_dir(const pmcf_collect_opts *opts, char *dir, int *temp)
+static int make_record_dir(const pmcf_program_opts *opts, char *dir, int *temp)
 {
 	int rc;
 	*temp = !(opts && opts->record_dir);
@@ -1097,8 +1093,8 @@ static void incomplete_message(pmcf_exit_info *ei, const struct pmcfi_collect_st
 }
 
 int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t *idx,
-		      const char *const *events, size_t nevents, const pmcf_collect_opts *opts,
-		      pmcf_profile **out, pmcf_exit_info *exit_info)
+		      const char *const *events, size_t nevents, const pmcf_count_opts *opts,
+		      const pmcf_program_opts *po, pmcf_profile **out, pmcf_exit_info *exit_info)
 {
 	struct pmcfi_collect_timing *tm = &pmcfi_collect_last_timing;
 	uint64_t t_setup = now_ns();
@@ -1112,17 +1108,15 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 		return rc;
 	if (!argv || !argv[0] || (nevents && !events))
 		return pmcfi_fail(PMCF_EINVAL, "no program to run");
-	pmcf_collect_opts given = {0}; /* zero: every option's default */
-	rc = pmcfi_struct_in("pmcf_collect_opts", &given, opts, offsetof(pmcf_collect_opts, chunk_kb),
-			     sizeof(given));
-	if (rc)
+	pmcf_count_opts count;
+	pmcf_program_opts prog = PMCF_PROGRAM_OPTS_INIT;
+	if ((rc = pmcfi_count_opts_in(opts, &count)) ||
+	    (rc = pmcfi_struct_in("pmcf_program_opts", &prog, po, sizeof(prog), sizeof(prog))))
 		return rc;
-	opts = &given;
-	unsigned pmcs = opts->pmcs;
-	int mux = opts->multiplex, estimate = opts->estimate;
-	double period_ms = opts->period_ms > 0 ? opts->period_ms : 4;
-	if ((rc = check_mux(mux, estimate, &pmcs, &period_ms)))
-		return rc;
+	unsigned pmcs = count.pmcs;
+	int mux = count.multiplex, estimate = count.estimate;
+	double period_ms = count.period_ms;
+	user_mux(mux, &pmcs, &period_ms);
 	struct perf_event_attr attrs[PMCFI_PGROUP_MAX];
 	const char *names[PMCFI_PGROUP_MAX];
 	struct pmcfi_derive dv[PMCFI_PGROUP_MAX]; /* PAPI presets: natives -> columns */
@@ -1133,7 +1127,7 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 	 * the simulator; rotating it would only add estimation error */
 	int count_mux = mux >= PMCF_MUX_RR && n <= pmcs ? PMCF_MUX_NONE : mux;
 	if (!err)
-		err = find_tool(opts, tool, sizeof(tool));
+		err = find_tool(&prog, tool, sizeof(tool));
 	if (!err)
 		err = find_program(argv[0], program, sizeof(program));
 	if (err)
@@ -1156,7 +1150,7 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 
 	char dir[PATH_MAX];
 	int temp;
-	if ((rc = make_record_dir(opts, dir, &temp)))
+	if ((rc = make_record_dir(&prog, dir, &temp)))
 		return rc;
 	const char *where = temp ? "TMPDIR" : "the record folder";
 	char place[PATH_MAX];
@@ -1172,8 +1166,8 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 	}
 	char evs[PMCFI_PGROUP_MAX * 80], nms[4096];
 	events_env(attrs, n, names, evs, sizeof(evs), nms, sizeof(nms));
-	char **env = child_env(tool, dir, evs, nms, opts ? opts->chunk_kb : 0,
-			       count_mux != PMCF_MUX_NONE ? muxenv : NULL);
+	char **env =
+		child_env(tool, dir, evs, nms, prog.chunk_kb, count_mux != PMCF_MUX_NONE ? muxenv : NULL);
 	if (!env) {
 		if (temp)
 			pmcfi_rm_tree(dir);
@@ -1188,8 +1182,8 @@ int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t 
 	uint64_t t0 = now_ns();
 	tm->setup_ns = t0 - t_setup;
 	int outfd[2] = {0, 0};
-	outfd[0] = opts->stdout_fd;
-	outfd[1] = opts->stderr_fd;
+	outfd[0] = prog.stdout_fd;
+	outfd[1] = prog.stderr_fd;
 	uint64_t cpu_ns = 0;
 	err = run_child(argv, program, env, outfd, ei, &cpu_ns);
 	uint64_t t_end = now_ns();

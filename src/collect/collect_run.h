@@ -11,6 +11,6 @@
  * duration, is implicit and skipped). cat and events are the caller's and
  * are not looked up again. */
 int pmcfi_collect_run(char *const argv[], const pmcf_catalog *cat, const size_t *idx,
-		      const char *const *events, size_t n, const pmcf_collect_opts *opts, pmcf_profile **out,
-		      pmcf_exit_info *exit_info);
+		      const char *const *events, size_t n, const pmcf_count_opts *opts,
+		      const pmcf_program_opts *po, pmcf_profile **out, pmcf_exit_info *exit_info);
 #endif

@@ -1,6 +1,9 @@
 /* Names of the multiplexing modes and estimators (pmcfuse/multiplex.h),
- * shared by the simulator and the collector. */
+ * shared by the simulator and the collector, and the one check of
+ * pmcf_count_opts (count_opts.h). */
+#include "multiplex/count_opts.h"
 #include "pmcfuse/multiplex.h"
+#include "util/abi.h"
 #include "util/internal.h"
 #include <string.h>
 
@@ -29,3 +32,21 @@ int pmcf_estimate_parse(const char *name)
 }
 
 const char *pmcf_estimate_name(int e) { return e >= 0 && e < 2 ? est_names[e] : "unknown"; }
+
+int pmcfi_count_opts_in(const pmcf_count_opts *opts, pmcf_count_opts *out)
+{
+	*out = (pmcf_count_opts)PMCF_COUNT_OPTS_INIT;
+	int err = pmcfi_struct_in("pmcf_count_opts", out, opts, sizeof(*out), sizeof(*out));
+	if (err)
+		return err;
+	if (out->multiplex < PMCF_MUX_NONE || out->multiplex >= NMUX)
+		return pmcfi_fail(PMCF_EINVAL, "unknown multiplexing mode %d", out->multiplex);
+	if (out->estimate != PMCF_EST_CUMULATIVE && out->estimate != PMCF_EST_LOCAL)
+		return pmcfi_fail(PMCF_EINVAL, "unknown estimator %d", out->estimate);
+	if (out->period_ms == 0)
+		out->period_ms = 4.0;
+	if (!(out->period_ms >= 0.001 && out->period_ms <= 1e6))
+		return pmcfi_fail(PMCF_EINVAL, "the multiplexing period must be 0.001 to 1e6 ms (not %g)",
+				  out->period_ms);
+	return 0;
+}

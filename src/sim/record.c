@@ -3,6 +3,7 @@
  * asked, and fill a profile with the monitored values, the ground truth of
  * every catalogue event, metadata and coverage. */
 #include "counters/catalog.h"
+#include "multiplex/count_opts.h"
 #include "sim/sim_impl.h"
 #include "sim/sim_record.h"
 #include "util/abi.h"
@@ -37,7 +38,7 @@ static int unknown_event(const char *machine, const char *name)
 }
 
 static int record(const pmcf_sim_spec *s, const char *const *events, const size_t *idx, size_t nevents,
-		  const pmcf_sim_opts *opts, pmcf_profile **out);
+		  const pmcf_count_opts *opts, pmcf_profile **out);
 
 static double preset(const struct sim_event *e, const double *v)
 {
@@ -51,7 +52,7 @@ static double preset(const struct sim_event *e, const double *v)
 static int set_meta(pmcf_profile *p, const char *k, const char *v) { return pmcf_profile_meta_set(p, k, v); }
 
 static int fill_meta(pmcf_profile *p, const pmcf_sim_spec *s, const struct sim_machine *m,
-		     const pmcf_sim_opts *o, int hem, const struct sim_run *r)
+		     const pmcf_count_opts *o, int hem, const struct sim_run *r)
 {
 	char buf[64];
 	int err = set_meta(p, PMCF_META_SOURCE, "sim");
@@ -106,7 +107,7 @@ struct rec {
 	pmcf_profile *p;
 };
 
-static int fill_profile(struct rec *c, const pmcf_sim_spec *s, const pmcf_sim_opts *o, size_t nev,
+static int fill_profile(struct rec *c, const pmcf_sim_spec *s, const pmcf_count_opts *o, size_t nev,
 			const int *units, size_t nu, int hem)
 {
 	const struct sim_machine *m = c->m;
@@ -181,12 +182,12 @@ static int fill_profile(struct rec *c, const pmcf_sim_spec *s, const pmcf_sim_op
 }
 
 int pmcf_sim_record(const pmcf_sim_spec *s, const char *const *events, size_t nevents,
-		    const pmcf_sim_opts *opts, pmcf_profile **out)
+		    const pmcf_count_opts *opts, pmcf_profile **out)
 {
 	return record(s, events, NULL, nevents, opts, out);
 }
 
-int pmcfi_sim_record_idx(const pmcf_sim_spec *s, const size_t *idx, size_t n, const pmcf_sim_opts *opts,
+int pmcfi_sim_record_idx(const pmcf_sim_spec *s, const size_t *idx, size_t n, const pmcf_count_opts *opts,
 			 pmcf_profile **out)
 {
 	return record(s, NULL, idx, n, opts, out);
@@ -196,24 +197,16 @@ int pmcfi_sim_record_idx(const pmcf_sim_spec *s, const size_t *idx, size_t n, co
  * NULL, of the sim catalogue's events idx[0..nevents) (index 0 duration,
  * index i machine event i - 1: no name looked up). */
 static int record(const pmcf_sim_spec *s, const char *const *events, const size_t *idx, size_t nevents,
-		  const pmcf_sim_opts *opts, pmcf_profile **out)
+		  const pmcf_count_opts *opts, pmcf_profile **out)
 {
 	pmcfi_clear_error();
 	*out = NULL;
-	if (!s || !opts || (nevents && !events && !idx))
+	if (!s || (nevents && !events && !idx))
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_sim_record: missing argument");
-	pmcf_sim_opts o = PMCF_SIM_OPTS_INIT;
-	int rc = pmcfi_struct_in("pmcf_sim_opts", &o, opts, offsetof(pmcf_sim_opts, estimate) + sizeof(int),
-				 sizeof(o));
+	pmcf_count_opts o;
+	int rc = pmcfi_count_opts_in(opts, &o);
 	if (rc)
 		return rc;
-	if (o.multiplex < PMCF_MUX_NONE || o.multiplex > PMCF_MUX_ROC_COUNTS)
-		return pmcfi_fail(PMCF_EINVAL, "bad multiplexing mode %d", o.multiplex);
-	if (o.estimate != PMCF_EST_CUMULATIVE && o.estimate != PMCF_EST_LOCAL)
-		return pmcfi_fail(PMCF_EINVAL, "bad estimator %d", o.estimate);
-	if (o.multiplex != PMCF_MUX_NONE && !(o.period_ms >= 0.001 && o.period_ms <= 1e6))
-		return pmcfi_fail(PMCF_EINVAL, "multiplexing period %g ms out of range [0.001, 1e6]",
-				  o.period_ms);
 	if (o.pmcs > SIM_MAX_GENERAL)
 		return pmcfi_fail(PMCF_EINVAL, "--pmcs %u: the simulator models at most %d counters", o.pmcs,
 				  SIM_MAX_GENERAL);

@@ -7,6 +7,6 @@
 
 /* pmcf_sim_record of the events idx[0..n) of the sim catalogue of s's
  * machine (pmcf_catalog_sim: index 0 is duration, skipped). */
-int pmcfi_sim_record_idx(const pmcf_sim_spec *s, const size_t *idx, size_t n, const pmcf_sim_opts *opts,
+int pmcfi_sim_record_idx(const pmcf_sim_spec *s, const size_t *idx, size_t n, const pmcf_count_opts *opts,
 			 pmcf_profile **out);
 #endif

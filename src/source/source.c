@@ -12,11 +12,12 @@
 #include "pmcfuse/sim.h"
 #include "pmcfuse/source.h"
 #include "sim/sim_record.h"
+#include "multiplex/count_opts.h"
 #include "util/abi.h"
 #include "util/internal.h"
 
 struct pmcf_source {
-	pmcf_source_opts o;
+	pmcf_count_opts o;
 	pmcf_program_opts po;
 	pmcf_sim_spec *spec; /* a simulation, or NULL */
 	char **argv;         /* a program: NULL-terminated copy */
@@ -25,25 +26,17 @@ struct pmcf_source {
 	pmcf_catalog *cat; /* made on first use */
 };
 
-static int new_source(const pmcf_source_opts *o, const pmcf_program_opts *po, pmcf_source **out)
+static int new_source(const pmcf_count_opts *o, const pmcf_program_opts *po, pmcf_source **out)
 {
 	*out = NULL;
 	pmcf_source *s = calloc(1, sizeof(*s));
 	if (!s)
 		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	pmcf_source_opts od = PMCF_SOURCE_OPTS_INIT;
-	pmcf_program_opts pd = {.size = sizeof(pd)};
-	int err = pmcfi_struct_in("pmcf_source_opts", &od, o, sizeof(od), sizeof(od));
+	pmcf_count_opts od;
+	pmcf_program_opts pd = PMCF_PROGRAM_OPTS_INIT;
+	int err = pmcfi_count_opts_in(o, &od);
 	if (!err)
 		err = pmcfi_struct_in("pmcf_program_opts", &pd, po, sizeof(pd), sizeof(pd));
-	if (!err && (od.multiplex < PMCF_MUX_NONE || od.multiplex > PMCF_MUX_ROC_COUNTS))
-		err = pmcfi_fail(PMCF_EINVAL, "unknown multiplexing mode %d", od.multiplex);
-	if (!err && od.estimate != PMCF_EST_CUMULATIVE && od.estimate != PMCF_EST_LOCAL)
-		err = pmcfi_fail(PMCF_EINVAL, "unknown estimator %d", od.estimate);
-	if (!err && od.period_ms == 0)
-		od.period_ms = 4.0;
-	if (!err && !(od.period_ms >= 0.001 && od.period_ms <= 1e6))
-		err = pmcfi_fail(PMCF_EINVAL, "the multiplexing period must be 0.001 to 1e6 ms");
 	if (err) {
 		free(s);
 		return err;
@@ -55,7 +48,7 @@ static int new_source(const pmcf_source_opts *o, const pmcf_program_opts *po, pm
 	return 0;
 }
 
-int pmcf_source_new_sim(const char *spec, const pmcf_source_opts *o, pmcf_source **out)
+int pmcf_source_new_sim(const char *spec, const pmcf_count_opts *o, pmcf_source **out)
 {
 	pmcfi_clear_error();
 	if (!spec || !out)
@@ -73,7 +66,7 @@ int pmcf_source_new_sim(const char *spec, const pmcf_source_opts *o, pmcf_source
 	return 0;
 }
 
-int pmcf_source_new_program(int argc, char *const argv[], const pmcf_source_opts *o,
+int pmcf_source_new_program(int argc, char *const argv[], const pmcf_count_opts *o,
 			    const pmcf_program_opts *po, pmcf_source **out)
 {
 	pmcfi_clear_error();
@@ -96,7 +89,7 @@ int pmcf_source_new_program(int argc, char *const argv[], const pmcf_source_opts
 	return 0;
 }
 
-int pmcf_source_new_from_plan(const pmcf_plan *p, const pmcf_source_opts *o, const pmcf_program_opts *po,
+int pmcf_source_new_from_plan(const pmcf_plan *p, const pmcf_count_opts *o, const pmcf_program_opts *po,
 			      pmcf_source **out)
 {
 	pmcfi_clear_error();
@@ -138,10 +131,10 @@ char *const *pmcf_source_argv(const pmcf_source *s, size_t *argc)
 	return s->argv;
 }
 
-int pmcf_source_opts_get(const pmcf_source *s, pmcf_source_opts *o)
+int pmcf_source_count_get(const pmcf_source *s, pmcf_count_opts *o)
 {
 	pmcfi_clear_error();
-	return pmcfi_struct_out("pmcf_source_opts", o, &s->o, sizeof(*o), sizeof(*o));
+	return pmcfi_struct_out("pmcf_count_opts", o, &s->o, sizeof(*o), sizeof(*o));
 }
 
 uint64_t pmcf_source_seed(const pmcf_source *s) { return s->base; }
@@ -262,29 +255,15 @@ int pmcf_source_record(pmcf_source *s, const pmcf_evlist *set, long exec_index, 
 	const size_t *idx = pmcfi_evlist_indices(set);
 	size_t n = pmcf_evlist_size(set);
 	if (s->spec) {
-		pmcf_sim_opts so = PMCF_SIM_OPTS_INIT;
-		so.pmcs = s->o.pmcs;
-		so.multiplex = s->o.multiplex;
-		so.period_ms = s->o.period_ms;
-		so.estimate = s->o.estimate;
 		pmcf_sim_spec_seed_set(s->spec, pmcf_source_exec_seed(s, exec_index));
-		err = pmcfi_sim_record_idx(s->spec, idx, n, &so, out);
+		err = pmcfi_sim_record_idx(s->spec, idx, n, &s->o, out);
 		if (!err && exit_info) {
 			exit_info->exited = exit_info->complete = 1;
 			exit_info->xus = pmcf_profile_nxus(*out);
 		}
 	} else {
-		pmcf_collect_opts co = {.size = sizeof(co),
-					.pmcs = s->o.pmcs,
-					.record_dir = s->po.record_dir,
-					.tool_path = s->po.tool_path,
-					.chunk_kb = s->po.chunk_kb,
-					.multiplex = s->o.multiplex,
-					.period_ms = s->o.period_ms,
-					.estimate = s->o.estimate,
-					.stdout_fd = s->po.stdout_fd,
-					.stderr_fd = s->po.stderr_fd};
-		err = pmcfi_collect_run(s->argv, s->cat, idx, pmcf_evlist_names(set), n, &co, out, exit_info);
+		err = pmcfi_collect_run(s->argv, s->cat, idx, pmcf_evlist_names(set), n, &s->o, &s->po, out,
+					exit_info);
 	}
 	pmcf_evlist_free(own);
 	/* for the end-to-end check that no name is looked up twice (tests/e2e/lookups.sh) */

@@ -9,37 +9,12 @@
 
 void PMCFI_TEXTOUT(json_string)(FILE *f, const char *s)
 {
-	s = s ? s : "";
-	if (!pmcfi_utf8_valid(s)) {
-		/* the rule of plans and metadata (util/json_bytes.h): the bytes */
-		char piece[49], enc[PMCFI_BASE64_LEN(48) + 1];
-		fputs("{\"base64\": \"", f);
-		for (size_t n = strlen(s), i = 0; i < n; i += 48) {
-			size_t k = n - i < 48 ? n - i : 48;
-			memcpy(piece, s + i, k);
-			piece[k] = '\0';
-			pmcfi_base64(piece, enc);
-			fputs(enc, f);
-		}
-		fputs("\"}", f);
-		return;
-	}
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\t': fputs("\\t", f); break;
-		default:
-			if (*p < 0x20)
-				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
-		}
-	}
-	fputc('"', f);
+	/* jansson's escaping; bytes that are not UTF-8 as {"base64": ...}, the
+	 * rule of plans and metadata (util/json_bytes.h) */
+	json_t *v = PMCFI_TEXTOUT(jstr)(s);
+	if (!v || json_dumpf(v, f, JSON_ENCODE_ANY) != 0)
+		fputs("null", f); /* out of memory: still valid JSON */
+	json_decref(v);
 }
 
 json_t *PMCFI_TEXTOUT(jstr)(const char *s)

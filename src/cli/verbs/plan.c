@@ -149,7 +149,7 @@ int cmd_plan(int argc, char **argv)
 	pmcf_plan *plan = NULL;
 	pmcf_profile **pilots = NULL;
 	size_t npilots = 0;
-	pmcf_source_opts so = PMCF_SOURCE_OPTS_INIT;
+	pmcf_count_opts so = PMCF_COUNT_OPTS_INIT;
 	so.pmcs = o.pmcs;
 	int err = sim    ? pmcf_source_new_sim(sim, &so, &src)
 		  : dflt ? pmcf_source_new_program(argc - optind, argv + optind, &so, NULL, &src)

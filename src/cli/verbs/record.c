@@ -89,8 +89,8 @@ static int finish(const char *verb, pmcf_source *src, int err, pmcf_profile *p, 
 				       prog, ei->xus, ei->xus == 1 ? "" : "s", out);
 	if (err == PMCF_EPROGRAM)
 		return cli_error(verb, CLI_EENV, "%s (saved to %s)", ei->message, out);
-	pmcf_source_opts o = {.size = sizeof(o)};
-	pmcf_source_opts_get(src, &o);
+	pmcf_count_opts o = {.size = sizeof(o)};
+	pmcf_source_count_get(src, &o);
 	if (sim)
 		cli_record_summary(verb, p, out, name, NULL, -1, json);
 	else
@@ -104,7 +104,7 @@ enum { OPT_SIM = 256, OPT_PMCS, OPT_MUX, OPT_PERIOD, OPT_EST, OPT_PLAN, OPT_SET,
 /* The source's options (--pmcs, --multiplex, --period-ms, --estimate) into
  * *o, with which ones were given: 1 when c was one of them (*st set to an
  * exit status when it is wrong), else 0. */
-static int source_option(const char *verb, int c, pmcf_source_opts *o, int *pmcs_given, int *period_given,
+static int source_option(const char *verb, int c, pmcf_count_opts *o, int *pmcs_given, int *period_given,
 			 int *est_given, int *st)
 {
 	unsigned long ul;
@@ -152,7 +152,7 @@ static int source_option(const char *verb, int c, pmcf_source_opts *o, int *pmcs
 /* The command line. */
 struct rec {
 	const char *events, *out, *sim, *plan, *setarg, *progout;
-	pmcf_source_opts o;
+	pmcf_count_opts o;
 	int pmcs_given, period_given, est_given, json;
 	int prog_argc; /* the program after --, if any */
 	char **prog_argv;
@@ -260,7 +260,7 @@ int cmd_record(int argc, char **argv)
 		CLI_JSON_LONGOPT,
 		{NULL, 0, NULL, 0},
 	};
-	struct rec r = {.o = PMCF_SOURCE_OPTS_INIT};
+	struct rec r = {.o = PMCF_COUNT_OPTS_INIT};
 	int rc, c;
 	optind = 0;
 	opterr = 0;

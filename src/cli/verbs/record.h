@@ -19,12 +19,12 @@ struct plan_choice {
  * when pmcs_given) against it and takes the plan's counters into o. Returns
  * the CLI status (errors reported). */
 int record_plan_set(const char *verb, const char *path, const char *setarg, struct plan_choice *pc,
-		    pmcf_source_opts *o, int pmcs_given);
+		    pmcf_count_opts *o, int pmcs_given);
 /* The source: the plan's (execution K gets the seed run would give it), or
  * the command line's; then the event list, resolved once in its catalogue
  * (*set; *exec: the execution's index for a simulated plan, else -1).
  * Returns the CLI status (errors reported). */
 int record_source(const char *verb, const struct plan_choice *pc, const char *sim, int prog_argc,
-		  char **prog_argv, const char *events, const pmcf_source_opts *o,
-		  const pmcf_program_opts *po, pmcf_source **src, pmcf_evlist **set, long *exec);
+		  char **prog_argv, const char *events, const pmcf_count_opts *o, const pmcf_program_opts *po,
+		  pmcf_source **src, pmcf_evlist **set, long *exec);
 #endif

@@ -7,7 +7,7 @@
 #include "pmcfuse/source.h"
 
 int record_plan_set(const char *verb, const char *path, const char *setarg, struct plan_choice *pc,
-		    pmcf_source_opts *o, int pmcs_given)
+		    pmcf_count_opts *o, int pmcs_given)
 {
 	unsigned long k;
 	if (!setarg)
@@ -35,8 +35,8 @@ int record_plan_set(const char *verb, const char *path, const char *setarg, stru
 }
 
 int record_source(const char *verb, const struct plan_choice *pc, const char *sim, int prog_argc,
-		  char **prog_argv, const char *events, const pmcf_source_opts *o,
-		  const pmcf_program_opts *po, pmcf_source **src, pmcf_evlist **set, long *exec)
+		  char **prog_argv, const char *events, const pmcf_count_opts *o, const pmcf_program_opts *po,
+		  pmcf_source **src, pmcf_evlist **set, long *exec)
 {
 	size_t pargc = 0;
 	int from_plan = pc->plan && (pmcf_plan_sim(pc->plan) || pmcf_plan_program(pc->plan, &pargc));

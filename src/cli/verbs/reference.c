@@ -69,7 +69,7 @@ static const char usage[] =
 static int plan_references(struct refrun *r)
 {
 	const pmcf_catalog *c = NULL;
-	pmcf_source_opts so = PMCF_SOURCE_OPTS_INIT;
+	pmcf_count_opts so = PMCF_COUNT_OPTS_INIT;
 	so.pmcs = (unsigned)r->pmcs;
 	int err = r->sim ? pmcf_source_new_sim(r->sim, &so, &r->src)
 			 : pmcf_source_new_program(r->nprog, r->prog, &so, NULL, &r->src);

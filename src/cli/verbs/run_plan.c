@@ -11,7 +11,7 @@
 int run_plan(struct run *r, int argc, char **argv, int optind)
 {
 	const char *verb = "run";
-	pmcf_source_opts so = PMCF_SOURCE_OPTS_INIT;
+	pmcf_count_opts so = PMCF_COUNT_OPTS_INIT;
 	so.pmcs = r->po.pmcs;
 	int st, err = r->sim ? pmcf_source_new_sim(r->sim, &so, &r->src)
 			     : pmcf_source_new_program(argc - optind, argv + optind, &so, NULL, &r->src);

@@ -4,8 +4,8 @@ verbs in src/cli/verbs/, where VERB.c and VERB_*.c are the files of verb
 VERB, and the helpers they share in src/cli/. A verb's file calls only its
 own verb's files and the helpers, never another verb's (what two verbs need
 is a helper); a helper calls no verb, but main.c the verbs' cmd_VERB (its
-dispatch table). Reads the compiled objects with nm, as
-scripts/call-circles.py does.
+dispatch table). Reads the compiled objects with nm, with
+scripts/call-circles.py's symbols().
 
 Usage: scripts/cli-layers.py OBJDIR
   OBJDIR: build/CMakeFiles/pmcfuse_cli.dir/src/cli (FILE.c.o, verbs/FILE.c.o)
@@ -19,17 +19,17 @@ import subprocess
 import sys
 
 
-def symbols(obj):
-    """(defined, undefined) global symbols of one object."""
-    out = subprocess.run(["nm", obj], check=True, capture_output=True, text=True).stdout
-    defs, undefs = set(), set()
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[0] == "U":
-            undefs.add(parts[1])
-        elif len(parts) == 3 and parts[1] in "TDBR":
-            defs.add(parts[2])
-    return defs, undefs
+def _call_circles():
+    """scripts/call-circles.py as a module: its symbols(obj) reads an object."""
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "call-circles.py")
+    spec = importlib.util.spec_from_file_location("call_circles", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+symbols = _call_circles().symbols
 
 
 def verb_of(name):

@@ -7,8 +7,12 @@ is a helper); a helper calls no verb, but main.c the verbs' cmd_VERB (its
 dispatch table). Reads the compiled objects with nm, with
 scripts/call-circles.py's symbols().
 
-Usage: scripts/cli-layers.py OBJDIR
-  OBJDIR: build/CMakeFiles/pmcfuse_cli.dir/src/cli (FILE.c.o, verbs/FILE.c.o)
+Usage: scripts/cli-layers.py OBJDIR [OBJ...]
+  OBJDIR: build/CMakeFiles/pmcfuse_cli.dir/src/cli (FILE.c.o, verbs/FILE.c.o);
+  OBJs: the command's objects ($<TARGET_OBJECTS:pmcfuse_cli>): only those
+  under OBJDIR count, so that the object of a file moved or removed since
+  an earlier build, still in the folder, does not (default: every object
+  in OBJDIR and OBJDIR/verbs).
 scripts/cli-layers.py --self-test CC: shows with compiled files that a call
 from one verb to another and from a helper to a verb are found, and the
 allowed calls are not.
@@ -39,15 +43,16 @@ def verb_of(name):
     return os.path.basename(name)[: -len(".c")].split("_")[0]
 
 
-def check(root):
+def check(root, only=None):
     objs = {}
     for sub in ("", "verbs"):
         d = os.path.join(root, sub)
         if not os.path.isdir(d):
             raise OSError("no folder %s" % d)
         for f in sorted(os.listdir(d)):
-            if f.endswith(".c.o"):
-                objs[os.path.join(sub, f[:-2]) if sub else f[:-2]] = symbols(os.path.join(d, f))
+            path = os.path.join(d, f)
+            if f.endswith(".c.o") and (only is None or os.path.realpath(path) in only):
+                objs[os.path.join(sub, f[:-2]) if sub else f[:-2]] = symbols(path)
     if not any(verb_of(n) for n in objs):
         raise OSError("no object of a verb in %s/verbs" % root)
     owner = {s: f for f, (defs, _) in objs.items() for s in defs}
@@ -100,17 +105,24 @@ def self_test(cc):
                 print("self-test failed: %s: %r" % (name, found), file=sys.stderr)
                 return 1
             build({name: files[name]})
-    print("self-test: a verb calling another verb and a helper calling a verb are found")
+        # an object left from an earlier build (its source gone) does not count
+        listed = {os.path.realpath(os.path.join(t, n + ".o")) for n in files}
+        build({"verbs/c.c": "int a_print(int); int cmd_c(int x) { return a_print(x); }\n"})
+        if len(check(t)) != 1 or check(t, listed):
+            print("self-test failed: a stale object: %r" % check(t, listed), file=sys.stderr)
+            return 1
+    print("self-test: a verb calling another verb and a helper calling a verb are found,"
+          " an object not listed is left out")
     return 0
 
 
 def main(argv):
     if len(argv) == 3 and argv[1] == "--self-test":
         return self_test(argv[2])
-    if len(argv) != 2 or not os.path.isdir(argv[1]):
+    if len(argv) < 2 or not os.path.isdir(argv[1]):
         print(__doc__, file=sys.stderr)
         return 2
-    problems = check(argv[1])
+    problems = check(argv[1], {os.path.realpath(o) for o in argv[2:]} or None)
     for p in problems:
         print(p)
     return 1 if problems else 0

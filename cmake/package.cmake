@@ -1,6 +1,6 @@
 # `make package` (cpack -G DEB in the build folder): three Debian packages,
 # split as Debian splits a library:
-#   libpmcfuse0     the shared library and the collector libpmcfuse-ompt.so
+#   libpmcfuse1     the shared library and the collector libpmcfuse-ompt.so
 #   pmcfuse         the command, pmcfuse-categorize-kernels, the man pages
 #   libpmcfuse-dev  headers, libpmcfuse.so and .a, pmcfuse.pc, the CMake config
 # Installed under /usr; the command finds the library through its RPATH
@@ -18,10 +18,10 @@ set(CPACK_COMPONENTS_ALL lib bin dev)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-# libpmcfuse.so.0 of the command is in libpmcfuse0 (a component dependency)
+# libpmcfuse.so.1 of the command is in libpmcfuse1 (a component dependency)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${PROJECT_BINARY_DIR})
 set(CPACK_DEBIAN_ENABLE_COMPONENT_DEPENDS ON)
-set(CPACK_DEBIAN_LIB_PACKAGE_NAME libpmcfuse0)
+set(CPACK_DEBIAN_LIB_PACKAGE_NAME libpmcfuse${PMCF_SOVERSION})
 set(CPACK_DEBIAN_LIB_PACKAGE_SECTION libs)
 set(CPACK_DEBIAN_BIN_PACKAGE_NAME pmcfuse)
 # man-db: `pmcfuse help VERB`; the rest is found by dpkg-shlibdeps

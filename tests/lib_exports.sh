@@ -1,5 +1,5 @@
 #!/bin/bash
-# libpmcfuse.so exports only pmcf_* names, each under the version node PMCF_0
+# libpmcfuse.so exports only pmcf_* names, each under the version node PMCF_1
 # of src/libpmcfuse.map (issue 37), and, given the public headers, exactly the
 # functions they declare PMCF_API: no helper (the pmcfi_ helpers of src/x/
 # are compiled into the command instead, curl's curlx model) and nothing a
@@ -10,15 +10,15 @@ so=$1
 inc=${2:-}
 bad=$(objdump -T "$so" | awk '$4 != "*UND*" && $2 ~ /g/ && NF >= 7 {
 	name = $NF; ver = $(NF-1)
-	if (name == "PMCF_0") next
-	if (name !~ /^pmcf_/ || ver != "PMCF_0") print ver, name
+	if (name == "PMCF_1") next
+	if (name !~ /^pmcf_/ || ver != "PMCF_1") print ver, name
 }')
-n=$(objdump -T "$so" | awk '$NF ~ /^pmcf_/ && $(NF-1) == "PMCF_0"' | wc -l)
+n=$(objdump -T "$so" | awk '$NF ~ /^pmcf_/ && $(NF-1) == "PMCF_1"' | wc -l)
 if [ -n "$bad" ]; then
-	echo "$bad" | sed 's/^/exported outside pmcf_*\/PMCF_0: /'
+	echo "$bad" | sed 's/^/exported outside pmcf_*\/PMCF_1: /'
 	exit 1
 fi
-[ "$n" -gt 100 ] || { echo "only $n pmcf_* symbols under PMCF_0 (expected the whole API)"; exit 1; }
+[ "$n" -gt 100 ] || { echo "only $n pmcf_* symbols under PMCF_1 (expected the whole API)"; exit 1; }
 if [ -n "$inc" ]; then
 	tmp=$(mktemp -d) || exit 2
 	trap 'rm -rf "$tmp"' EXIT
@@ -38,4 +38,4 @@ if [ -n "$inc" ]; then
 	[ -z "$missing" ] || echo "$missing" | sed 's/^/declared PMCF_API but not exported: /'
 	[ -z "$extra$missing" ] || exit 1
 fi
-echo "lib_exports: $n pmcf_* symbols, all under PMCF_0${inc:+, each declared in a public header}"
+echo "lib_exports: $n pmcf_* symbols, all under PMCF_1${inc:+, each declared in a public header}"

@@ -175,7 +175,8 @@ PMCF_API const char *pmcf_errdetail(void);
 typedef void (*pmcf_log_fn)(int level, const char *msg, void *ctx);
 PMCF_API void pmcf_log_set(pmcf_log_fn fn, void *ctx, int level);
 
-/* "0.1.0" */
+/* The library's version, "MAJOR.MINOR.PATCH" ("0.2.0"); its soname is
+ * libpmcfuse.so.1 (docs/abi.md, "Versions"). */
 PMCF_API const char *pmcf_version(void);
 
 #ifdef __cplusplus

@@ -61,7 +61,12 @@ typedef struct pmcf_combine_opts {
 	int strategy;             /* enum pmcf_strategy */
 	uint64_t seed;            /* random choices (bc-unlabeled, random) */
 	int force;                /* 1: fuse profiles of different programs anyway */
-	const char *const *names; /* n names for the inputs (paths), or NULL: "input K" */
+	const char *const *names; /* n names for the inputs, or NULL: "input K"; stored
+				   * as they are in the metadata "inputs" (for people:
+				   * `combine` stores the paths as typed, `run`
+				   * "execution K"); nothing reads the files back by
+				   * them (pmcf_truth_compare reads a path beside the
+				   * fused file only for a profile without truth) */
 	unsigned threads;         /* bc family: types clustered at once; every strategy:
 				   * threads filling the fused values; 0: the online CPUs.
 				   * The result does not depend on it. */
@@ -151,13 +156,13 @@ PMCF_API int pmcf_combine(const pmcf_profile *const *in, size_t n, const pmcf_co
 			  pmcf_profile **out, pmcf_combine_stats *stats);
 
 /* Distribution of the match distances of a fused profile, for `show`.
- * Set size = sizeof(pmcf_match_summary) before the call (pmcfuse.h, "Sized structs"). */
+ * Set size = sizeof(pmcf_match_summary) before the call (base.h, "Sized structs"). */
 typedef struct pmcf_match_summary {
 	size_t size;                          /* sizeof(pmcf_match_summary), set by the caller */
 	size_t xus;                           /* XUs of the profile */
 	size_t measured;                      /* XUs with a match distance */
 	double min, p50, p90, p99, max, mean; /* NaN when measured is 0; the quantiles interpolate
-						 linearly between order statistics (pmcf_median's rule) */
+						 linearly between order statistics (type 7, as R and NumPy) */
 	/* XUs per bucket: [0,.01) [.01,.02) [.02,.05) [.05,.1) [.1,.2) [.2,.5) [.5,inf) */
 	size_t hist[7];
 } pmcf_match_summary;

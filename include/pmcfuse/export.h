@@ -41,7 +41,7 @@ typedef struct pmcf_export_info {
 #define PMCF_EXPORT_INFO_INIT PMCF_SIZED_INIT(pmcf_export_info)
 
 /* The i-th format of the table (0, 1, … until PMCF_ENOENT) into *info.
- * Errors: PMCF_ENOENT past the last, PMCF_EINVAL (NULL, or size; pmcfuse.h). */
+ * Errors: PMCF_ENOENT past the last, PMCF_EINVAL (NULL, or size; base.h). */
 PMCF_API int pmcf_export_format_info_get(size_t i, pmcf_export_info *info);
 /* The index of the format called name, or PMCF_ENOENT with a detail
  * listing the formats ("unknown format 'x' (csv, json, sqlite or otf2)"). */

@@ -438,7 +438,7 @@ enum pmcf_imix_runtime {
 	PMCF_IMIX_RUNTIME_MINUTES = 1,
 	PMCF_IMIX_RUNTIME_LONG = 2
 };
-/* Options of pmcf_imix_record (a sized struct, pmcfuse.h): start from
+/* Options of pmcf_imix_record (a sized struct, base.h): start from
  * PMCF_IMIX_RECORD_OPTS_INIT. */
 typedef struct pmcf_imix_record_opts {
 	size_t size;
@@ -476,7 +476,7 @@ PMCF_API int pmcf_imix_reference(const char *dir, int argc, char *const argv[]);
 
 /* ---- a synthetic recording (`pmcfuse imix synth`) --------------------------- */
 
-/* Options (a sized struct, pmcfuse.h): start from PMCF_IMIX_SYNTH_OPTS_INIT. */
+/* Options (a sized struct, base.h): start from PMCF_IMIX_SYNTH_OPTS_INIT. */
 typedef struct pmcf_imix_synth_opts {
 	size_t size;
 	int ebs_only; /* one EBS attribute, no branch stacks (no LBR) */

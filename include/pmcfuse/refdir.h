@@ -34,7 +34,7 @@ PMCF_API void pmcf_refdir_free(pmcf_profile **refs, size_t n);
 
 /* What the index of a reference folder says: executions K = r * nsets + s
  * (repeat r, covering set s of cover, K < nsets * repeat). Sized struct
- * (pmcfuse.h): set size to sizeof(pmcf_refdir_index). */
+ * (base.h): set size to sizeof(pmcf_refdir_index). */
 typedef struct pmcf_refdir_index {
 	size_t size;
 	const char *const *events; /* the events covered (duration left out) */

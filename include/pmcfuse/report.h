@@ -19,7 +19,7 @@ extern "C" {
 #define PMCF_REPORT_MAX_POINTS 100000
 #define PMCF_REPORT_MAX_PAIRS 16
 
-/* Options (a sized struct, pmcfuse.h): start from PMCF_REPORT_OPTS_INIT. */
+/* Options (a sized struct, base.h): start from PMCF_REPORT_OPTS_INIT. */
 typedef struct pmcf_report_opts {
 	size_t size;
 	unsigned plots;              /* scatter plots of chosen pairs, 0 .. 40 (default 6) */

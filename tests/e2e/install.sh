@@ -43,7 +43,7 @@ fi
 mkdir cm && cp use.c cm/ && cat >cm/CMakeLists.txt <<'C'
 cmake_minimum_required(VERSION 3.16)
 project(use C)
-find_package(pmcfuse 0.1 REQUIRED)
+find_package(pmcfuse 0.2 REQUIRED)
 add_executable(use use.c)
 target_link_libraries(use PRIVATE pmcfuse::pmcfuse)
 C

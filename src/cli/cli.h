@@ -109,6 +109,11 @@ int cli_out_replaceable(const char *verb, const char *out, const char *kind);
  * error line (the lists are not joined: a list may be an @FILE), returning
  * CLI_EUSAGE; else CLI_OK. */
 int cli_events_option(const char *verb, const char **events, const char *arg);
+/* -e EVENTS (cli_events_option) and -o OUT, a profile (cli_out_arg), of the
+ * verbs that record (record, run): 1 when c is one of them (*st: CLI_OK, or
+ * CLI_EUSAGE after the error line), else 0. */
+int cli_profile_option(const char *verb, int c, const char *arg, const char **events, const char **out,
+		       int *st);
 
 /* When event list l (of the perf catalogue) holds events that count only
  * kernel activity (context-switches, cpu-migrations) and this process may

@@ -1,5 +1,6 @@
-/* Shared by the fusion verbs (plan, combine, run): printing a plan and the
- * summary of a combination. */
+/* Shared by the fusion verbs (plan, combine, run): the planning options and
+ * --link auto's pilots (fuse_plan.c), and the summary of a combination
+ * (fuse_summary.c). */
 #ifndef PMCF_CLI_FUSE_H
 #define PMCF_CLI_FUSE_H
 #include <stdio.h>
@@ -35,6 +36,11 @@ enum {
 int fuse_plan_option(const char *verb, int opt, const char *arg, pmcf_plan_opts *po, unsigned long *seed,
 		     int *seed_given, int *status);
 
+/* Every profile in dir into *out (*n of them; files that are not profiles
+ * are skipped): plan --from and --refs. Returns the CLI status (errors
+ * reported). */
+int fuse_load_dir(const char *verb, const char *dir, pmcf_profile ***out, size_t *n);
+
 /* --link auto (plan, run): plans ev with po into *plan, the information
  * measured in the profiles of refs, else for a simulated source sim (ev
  * resolved in its catalogue; NULL for a program) in a pilot of one
@@ -44,10 +50,6 @@ int fuse_plan_option(const char *verb, int opt, const char *arg, pmcf_plan_opts 
 int fuse_link_auto_plan(const char *verb, const pmcf_evlist *ev, const char *refs, pmcf_source *sim,
 			uint64_t seed, pmcf_plan_opts *po, pmcf_plan **plan);
 
-/* "N executions (lower bound B[, optimal]) ..." then one line per set. */
-void fuse_print_plan(FILE *f, const pmcf_plan *p);
-/* `plan --json`: the summary of p written to out, as one JSON object. */
-void fuse_json_plan(FILE *f, const pmcf_plan *p, const char *out);
 /* XUs, events, partial XUs, label statistics (lgl) and match distances;
  * with -v the BC grid's iterations and dmax. */
 void fuse_print_summary(FILE *f, const pmcf_profile *fused, const pmcf_combine_stats *st, int strategy,

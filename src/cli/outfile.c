@@ -184,6 +184,19 @@ int cli_out_arg(const char *verb, const char *arg, const char *binary)
 	return CLI_OK;
 }
 
+int cli_profile_option(const char *verb, int c, const char *arg, const char **events, const char **out,
+		       int *st)
+{
+	*st = CLI_OK;
+	if (c == 'e' && cli_events_option(verb, events, arg))
+		*st = CLI_EUSAGE;
+	else if (c == 'o' && !cli_out_arg(verb, arg, "a profile"))
+		*out = arg;
+	else if (c == 'o')
+		*st = CLI_EUSAGE;
+	return c == 'e' || c == 'o';
+}
+
 int cli_out_not_input(const char *verb, const char *out, const char *const *in, size_t n)
 {
 	struct stat so, si;

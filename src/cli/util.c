@@ -146,3 +146,35 @@ size_t *cli_rank_counts(const pmcf_profile *p, uint32_t *nranks)
 {
 	return pmcf_profile_rank_counts(p, nranks);
 }
+
+int cli_user_only_note(const pmcf_evlist *l, char *buf, size_t len)
+{
+	/* software events the kernel counts only in kernel mode */
+	static const char *const kernel_only[] = {"context-switches", "cpu-migrations"};
+	buf[0] = '\0';
+	size_t off = 0, hits = 0;
+	for (size_t i = 0; i < pmcf_evlist_size(l); i++)
+		for (size_t k = 0; k < sizeof(kernel_only) / sizeof(kernel_only[0]); k++)
+			if (strcmp(pmcf_evlist_name(l, i), kernel_only[k]) == 0 &&
+			    pmcf_evlist_user_only(l, i) && off < len)
+				off += (size_t)snprintf(buf + off, len - off, "%s%s", hits++ ? ", " : "",
+							kernel_only[k]);
+	if (!hits || off >= len) {
+		buf[0] = '\0';
+		return 0;
+	}
+	pmcf_host_info h = {.size = sizeof(h)};
+	int par = pmcf_host_describe(&h) == 0 ? h.paranoid : INT_MIN;
+	char what[64];
+	if (par == INT_MIN)
+		snprintf(what, sizeof(what), "kernel.perf_event_paranoid unreadable");
+	else
+		snprintf(what, sizeof(what), "kernel.perf_event_paranoid=%d", par);
+	char names[256];
+	snprintf(names, sizeof(names), "%s", buf);
+	snprintf(buf, len,
+		 "%s: counting in user space only: %s count%s only kernel activity and will read 0; "
+		 "lower it with sysctl -w kernel.perf_event_paranoid=1 or run with CAP_PERFMON",
+		 what, names, hits == 1 ? "s" : "");
+	return 1;
+}

@@ -1,19 +1,23 @@
 # The usage text of record, plan, combine and run names every long option
-# their parsers accept (the getopt tables in src/cli/VERB.c, with the option
-# macros of src/cli/*.h they use), and so does the man page; record's
+# their parsers accept (the getopt tables in src/cli/verbs/VERB.c and the
+# verb's own VERB_*.c, with the option macros of src/cli/*.h and
+# src/cli/verbs/*.h they use), and so does the man page; record's
 # synopsis names every --multiplex mode the parser takes.
 cli="$SRCDIR/src/cli"
 # the options of each macro of the headers: "MACRO name name ..."
-macros=$(for h in "$cli"/*.h; do
+macros=$(for h in "$cli"/*.h "$cli"/verbs/*.h; do
 	sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$h" | { grep '^#define' || true; } |
 		awk '{ n = split($0, a, "\""); s = ""; for (i = 2; i <= n; i += 2) if ($0 ~ "\"" a[i] "\", *[a-z]*_argument") s = s " " a[i]; if (s != "") print $2 s }'
 done)
-[ -n "$macros" ] || fail "no option macros found in $cli/*.h"; ok
-parser_options() { # VERB: the long options of src/cli/VERB.c's getopt table(s)
-	local f="$cli/$1.c"
-	grep -o '{"[a-z][a-z0-9-]*", *[a-z]*_argument' "$f" | sed 's/{"\([^"]*\)".*/\1/'
-	printf '%s\n' "$macros" | while read -r m names; do
-		if grep -q "\b$m\b" "$f"; then printf '%s\n' $names; fi
+[ -n "$macros" ] || fail "no option macros found in $cli/*.h and $cli/verbs/*.h"; ok
+parser_options() { # VERB: the long options of the getopt table(s) of src/cli/verbs/VERB.c and VERB_*.c
+	local f
+	for f in "$cli/verbs/$1.c" "$cli/verbs/$1"_*.c; do
+		[ -f "$f" ] || continue
+		grep -o '{"[a-z][a-z0-9-]*", *[a-z]*_argument' "$f" | sed 's/{"\([^"]*\)".*/\1/'
+		printf '%s\n' "$macros" | while read -r m names; do
+			if grep -q "\b$m\b" "$f"; then printf '%s\n' $names; fi
+		done
 	done
 }
 for v in record plan combine run; do

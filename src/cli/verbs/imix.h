@@ -27,8 +27,10 @@ int cli_imix_bad_option(const char *sub, char **argv);
 const char *cli_imix_method_name(int m);
 const char *cli_imix_correction_name(int c);
 void cli_imix_print_correction(FILE *f, const pmcf_imix_stats *st, const pmcf_imix_opts *o);
-/* Options of report, compare and train; -1 for one that is none of them. */
-int cli_imix_common_opt(int opt, const char *arg, pmcf_imix_opts *o);
+/* Options of report, compare and train into *o, and --top N (report,
+ * compare) into *top (NULL: train, which has no --top); -1 for one that is
+ * none of them. */
+int cli_imix_common_opt(int opt, const char *arg, pmcf_imix_opts *o, unsigned long *top);
 
 int cli_imix_report(int argc, char **argv);
 int cli_imix_compare(int argc, char **argv);

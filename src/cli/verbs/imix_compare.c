@@ -11,7 +11,7 @@
 #include "cli/cli.h"
 #include "pmcfuse/hbbp.h"
 #include "x/x.h"
-#include "cli/imix.h"
+#include "cli/verbs/imix.h"
 
 static const char verb[] = "imix";
 
@@ -83,12 +83,8 @@ int cli_imix_compare(int argc, char **argv)
 		switch (opt) {
 		case 'n': normalize = 1; break;
 		case 'j': json = 1; break;
-		case 't':
-			if (cli_parse_uint(verb, "--top", optarg, 1, 1ul << 30, &top))
-				return CLI_EUSAGE;
-			break;
 		default:
-			if ((rc = cli_imix_common_opt(opt, optarg, &o)))
+			if ((rc = cli_imix_common_opt(opt, optarg, &o, &top)))
 				return rc < 0 ? cli_imix_bad_option(argv[0], argv) : rc;
 		}
 	}
@@ -205,7 +201,7 @@ int cli_imix_train(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		if (opt == 'j')
 			json = 1;
-		else if ((rc = cli_imix_common_opt(opt, optarg, &o)))
+		else if ((rc = cli_imix_common_opt(opt, optarg, &o, NULL)))
 			return rc < 0 ? cli_imix_bad_option(argv[0], argv) : rc;
 	}
 	if (optind + 2 > argc)

@@ -1,5 +1,6 @@
-/* `pmcfuse run`'s state, shared by run.c (the command line, the campaign)
- * and run_fuse.c (fusing the executions, the summary). */
+/* `pmcfuse run`'s state, shared by run.c (the command line, the campaign),
+ * run_plan.c (the source, the events, the plan) and run_fuse.c (fusing the
+ * executions, the summary). */
 #ifndef PMCF_CLI_RUN_H
 #define PMCF_CLI_RUN_H
 #include "cli/campaign.h"
@@ -29,6 +30,10 @@ struct run {
 	pmcf_combine_stats cs;
 };
 
+/* The source, the events (default: the source's, resolved once for the
+ * planner and every recording) and the plan; the output checked
+ * (run_plan.c). An exit status. */
+int run_plan(struct run *r, int argc, char **argv, int optind);
 /* A signal stopped the campaign with done executions complete (and the one
  * it stopped kept, incomplete, when partial): says what is kept and how to
  * resume; returns 128 + the signal. A folder of the run's own (own) that

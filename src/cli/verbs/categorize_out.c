@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include "cli/cli.h"
 #include "pmcfuse/categorize.h"
-#include "cli/categorize.h"
+#include "cli/verbs/categorize.h"
 
 static const char verb[] = "categorize";
 
@@ -145,6 +145,16 @@ static int write_file_in(const char *dir, const char *name, FILE **f)
 	return CLI_OK;
 }
 
+/* The first line of a gnuplot data file: the column of x (first), then one
+ * column per event, named (columnhead). */
+static void write_header(FILE *f, const char *first, const pmcf_categorize_report *r)
+{
+	fprintf(f, "%s", first);
+	for (size_t i = 0; i < pmcf_categorize_report_size(r); i++)
+		fprintf(f, " %s", pmcf_categorize_report_at(r, i)->name);
+	fputc('\n', f);
+}
+
 /* Branch slopes per kernel for every event (like Fig. 10/Table 1), and the
  * per-access cache curves against buffer size (Fig. 12–13). */
 int cli_categorize_plot(const char *dir, const pmcf_categorize_report *r)
@@ -159,10 +169,7 @@ int cli_categorize_plot(const char *dir, const pmcf_categorize_report *r)
 	int st;
 	if ((st = write_file_in(dir, "branch.dat", &f)))
 		return st;
-	fprintf(f, "kernel");
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, " %s", pmcf_categorize_report_at(r, i)->name);
-	fputc('\n', f);
+	write_header(f, "kernel", r);
 	for (int k = 0; k < PMCF_CATEGORIZE_NKERNELS; k++) {
 		fprintf(f, "%c", 'a' + k);
 		for (size_t i = 0; i < n; i++) {
@@ -178,10 +185,7 @@ int cli_categorize_plot(const char *dir, const pmcf_categorize_report *r)
 	fclose(f);
 	if ((st = write_file_in(dir, "cache.dat", &f)))
 		return st;
-	fprintf(f, "bytes");
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, " %s", pmcf_categorize_report_at(r, i)->name);
-	fputc('\n', f);
+	write_header(f, "bytes", r);
 	for (size_t s = 0; s < ns; s++) {
 		fprintf(f, "%.0f", bytes[s]);
 		for (size_t i = 0; i < n; i++)

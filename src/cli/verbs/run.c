@@ -11,7 +11,7 @@
 #include "cli/cli.h"
 #include "cli/fuse.h"
 #include "cli/output.h"
-#include "cli/run.h"
+#include "cli/verbs/run.h"
 #include "pmcfuse/collect.h"
 #include "pmcfuse/source.h"
 
@@ -98,48 +98,6 @@ static const char *kept_text(char *buf, size_t len, const struct run *r, size_t 
 	return buf;
 }
 
-/* The source, the events (default: the source's, resolved once for the
- * planner and every recording) and the plan; the output checked. */
-static int plan_run(struct run *r, int argc, char **argv, int optind)
-{
-	const char *verb = "run";
-	pmcf_count_opts so = PMCF_COUNT_OPTS_INIT;
-	so.pmcs = r->po.pmcs;
-	int st, err = r->sim ? pmcf_source_new_sim(r->sim, &so, &r->src)
-			     : pmcf_source_new_program(argc - optind, argv + optind, &so, NULL, &r->src);
-	if (err)
-		return cli_lib_error(verb, err, r->sim ? r->sim : "program");
-	int autolink = r->link && !strcmp(r->link, "auto");
-	if ((err = pmcf_source_events(r->src, r->events, &r->ev)) ||
-	    (r->link && !autolink && (err = pmcf_source_events(r->src, r->link, &r->lk))))
-		return cli_lib_error(verb, err, "events");
-	char note[768];
-	if (cli_user_only_note(r->ev, note, sizeof(note)) ||
-	    (r->lk && cli_user_only_note(r->lk, note, sizeof(note))))
-		cli_error(verb, CLI_OK, "%s", note);
-	/* the linking events and the {…} groups come from the resolved lists */
-	if (autolink) { /* --link auto: a pilot (docs/fusion.md) */
-		if ((st = fuse_link_auto_plan(verb, r->ev, NULL, r->sim ? r->src : NULL,
-					      r->seed_given ? r->seed : 1, &r->po, &r->plan)))
-			return st;
-	} else if ((err = pmcf_plan_make_evlist(r->ev, r->lk, &r->po, &r->plan)) ||
-		   (r->lk && (err = pmcf_evlist_append(r->ev, r->lk)))) { /* ev: every event of a set */
-		return cli_lib_error(verb, err, "planning");
-	}
-	r->nsets = pmcf_plan_nsets(r->plan);
-	r->base = r->seed_given ? r->seed : pmcf_source_seed(r->src);
-	r->rec = calloc(r->nsets, sizeof(*r->rec));
-	/* the source as the user gave it, with the base seed (not an execution's) */
-	pmcf_source_seed_set(r->src, r->base);
-	r->source = strdup(pmcf_source_name(r->src));
-	if (!r->rec || !r->source)
-		return cli_error(verb, CLI_EENV, "out of memory");
-	/* the plan with its source and seed: its digest names the campaign */
-	if ((err = pmcf_source_to_plan(r->src, r->plan)))
-		return cli_lib_error(verb, err, "planning");
-	return cli_check_output(verb, r->out);
-}
-
 /* The campaign folder (--resume, --keep, or OUT.executions of its own)
  * opened, and progress over the executions to record now. */
 static int open_run(struct run *r, int argc, char **argv)
@@ -222,7 +180,7 @@ static int record_runs(struct run *r)
 static int run_pipeline(struct run *r, int argc, char **argv, int optind)
 {
 	campaign_session_init(&r->s, "run", &r->args);
-	int st = plan_run(r, argc, argv, optind), task = 0;
+	int st = run_plan(r, argc, argv, optind), task = 0;
 	if (!st)
 		st = open_run(r, argc, argv);
 	if (!st && campaign_is_slurm(&r->args))
@@ -272,21 +230,13 @@ int cmd_run(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:e:o:vq", longopts, NULL)) != -1) {
 		if (fuse_plan_option(verb, c, optarg, &r.po, &r.seed, &r.seed_given, &st) ||
-		    campaign_option(verb, c, optarg, argv, optind, &r.args, &st)) {
+		    campaign_option(verb, c, optarg, argv, optind, &r.args, &st) ||
+		    cli_profile_option(verb, c, optarg, &r.events, &r.out, &st)) {
 			if (st)
 				return st;
 			continue;
 		}
 		switch (c) {
-		case 'e':
-			if (cli_events_option(verb, &r.events, optarg))
-				return CLI_EUSAGE;
-			break;
-		case 'o':
-			if (cli_out_arg(verb, optarg, "a profile"))
-				return CLI_EUSAGE;
-			r.out = optarg;
-			break;
 		case FUSE_OPT_LINK: r.link = optarg; break;
 		case OPT_KEEP: r.keep = optarg; break;
 		case FUSE_OPT_SIM: r.sim = optarg; break;

@@ -10,7 +10,7 @@
 #include "cli/cli.h"
 #include "pmcfuse/hbbp.h"
 #include "x/x.h"
-#include "cli/imix.h"
+#include "cli/verbs/imix.h"
 
 static const char verb[] = "imix";
 
@@ -97,12 +97,8 @@ int cli_imix_report(int argc, char **argv)
 				return CLI_EUSAGE;
 			out = optarg;
 			break;
-		case 't':
-			if (cli_parse_uint(verb, "--top", optarg, 1, 1ul << 30, &top))
-				return CLI_EUSAGE;
-			break;
 		default:
-			if ((rc = cli_imix_common_opt(opt, optarg, &o)))
+			if ((rc = cli_imix_common_opt(opt, optarg, &o, &top)))
 				return rc < 0 ? cli_imix_bad_option(argv[0], argv) : rc;
 		}
 	}

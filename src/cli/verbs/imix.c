@@ -13,7 +13,7 @@
 #include "cli/cli.h"
 #include "pmcfuse/hbbp.h"
 #include "x/x.h"
-#include "cli/imix.h"
+#include "cli/verbs/imix.h"
 
 static const char verb[] = "imix";
 

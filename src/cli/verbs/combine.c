@@ -1,15 +1,12 @@
 /* `pmcfuse combine`: fuse execution profiles into one profile in which every
  * XU has every event, with the strategies of docs/fusion.md. */
 #include <getopt.h>
-#include <glob.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include "cli/cli.h"
 #include "cli/fuse.h"
 #include "cli/output.h"
-#include "x/x.h"
+#include "cli/verbs/combine.h"
 
 static const char usage[] =
 	"usage: pmcfuse combine [--strategy S] [--seed N] [--threads N] [--force] [--partial]\n"
@@ -62,128 +59,10 @@ struct input {
 	long set;
 };
 
-/* Without -o the previous pmcfuse.pmcf becomes pmcfuse.pmcf.old: refused
- * when that would replace an input. */
-static int old_not_input(const char *verb, const char *const *in, size_t n)
-{
-	struct stat so, si;
-	if (stat(CLI_DEFAULT_OUT ".old", &so) != 0 || stat(CLI_DEFAULT_OUT, &si) != 0)
-		return CLI_OK;
-	for (size_t i = 0; i < n; i++)
-		if (stat(in[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
-			return cli_error(
-				verb, CLI_EUSAGE,
-				"the input '%s' would be replaced: without -o the previous " CLI_DEFAULT_OUT
-				" is kept as " CLI_DEFAULT_OUT ".old (give -o OUT)",
-				in[i]);
-	return CLI_OK;
-}
-
 static int by_set(const void *a, const void *b)
 {
 	const struct input *x = a, *y = b;
 	return (x->set > y->set) - (x->set < y->set);
-}
-
-/* The inputs with every folder replaced by the executions in it: a
- * campaign folder (run --keep, --launcher slurm) or any folder of
- * exec-K.pmcf files gives its exec-*.pmcf (their order does not matter:
- * sets go in plan order). *out is malloc'd, its strings too (free with
- * free_inputs); returns an exit status after one error line. */
-static int expand_inputs(const char *verb, char **args, size_t n, char ***out, size_t *nout)
-{
-	char **v = NULL;
-	size_t nv = 0, cap = 0;
-	int st = CLI_OK;
-	for (size_t j = 0; j < n && !st; j++) {
-		struct stat sb;
-		const char *base = strrchr(args[j], '/');
-		base = base ? base + 1 : args[j];
-		if (strcmp(base, "campaign.json") == 0) { /* a glob over a campaign folder */
-			st = cli_error(
-				verb, CLI_EUSAGE,
-				"'%s' is a campaign's manifest, not a profile: give the campaign folder"
-				" itself (pmcfuse combine -o OUT DIR) or its exec-*.pmcf",
-				args[j]);
-			break;
-		}
-		if (stat(args[j], &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-			char *c = strdup(args[j]);
-			if (!c || pmcfi_grow((void **)&v, &cap, nv + 1, sizeof(*v))) {
-				free(c);
-				st = cli_error(verb, CLI_EENV, "out of memory");
-				break;
-			}
-			v[nv++] = c;
-			continue;
-		}
-		size_t len = strlen(args[j]) + sizeof("/exec-*.pmcf");
-		char *pat = malloc(len);
-		if (!pat) {
-			st = cli_error(verb, CLI_EENV, "out of memory");
-			break;
-		}
-		snprintf(pat, len, "%s%sexec-*.pmcf", args[j],
-			 args[j][strlen(args[j]) - 1] == '/' ? "" : "/");
-		glob_t g;
-		int rc = glob(pat, 0, NULL, &g);
-		free(pat);
-		if (rc == GLOB_NOMATCH || (rc == 0 && g.gl_pathc == 0)) {
-			st = cli_error(
-				verb, CLI_EUSAGE,
-				"'%s' is a folder without executions (exec-K.pmcf, as run --keep writes"
-				" them); name the profiles to fuse",
-				args[j]);
-		} else if (rc != 0) {
-			st = cli_error(verb, CLI_EENV, "cannot list '%s'", args[j]);
-		} else {
-			for (size_t k = 0; k < g.gl_pathc && !st; k++) {
-				char *c = strdup(g.gl_pathv[k]);
-				if (!c || pmcfi_grow((void **)&v, &cap, nv + 1, sizeof(*v))) {
-					free(c);
-					st = cli_error(verb, CLI_EENV, "out of memory");
-				} else
-					v[nv++] = c;
-			}
-		}
-		if (rc == 0)
-			globfree(&g);
-	}
-	if (st) {
-		for (size_t k = 0; k < nv; k++)
-			free(v[k]);
-		free(v);
-		return st;
-	}
-	*out = v;
-	*nout = nv;
-	return CLI_OK;
-}
-
-static void free_inputs(char **v, size_t n)
-{
-	for (size_t k = 0; k < n; k++)
-		free(v[k]);
-	free(v);
-}
-
-/* The same file given twice (same device and inode): reported. */
-static int same_file_twice(const char *verb, char **paths, size_t n)
-{
-	struct stat *sb = calloc(n, sizeof(*sb));
-	if (!sb)
-		return cli_error(verb, CLI_EENV, "out of memory");
-	int st = CLI_OK;
-	for (size_t j = 0; j < n && !st; j++) {
-		if (stat(paths[j], &sb[j]) != 0)
-			continue; /* opening it reports why */
-		for (size_t i = 0; i < j && !st; i++)
-			if (sb[i].st_dev == sb[j].st_dev && sb[i].st_ino == sb[j].st_ino)
-				st = cli_error(verb, CLI_EUSAGE, "%s and %s are the same file", paths[i],
-					       paths[j]);
-	}
-	free(sb);
-	return st;
 }
 
 int cmd_combine(int argc, char **argv)
@@ -261,13 +140,13 @@ int cmd_combine(int argc, char **argv)
 		return cli_usage_error(verb, "missing input profiles");
 	char **args;
 	size_t n;
-	int est = expand_inputs(verb, argv + optind, (size_t)(argc - optind), &args, &n);
+	int est = combine_expand_inputs(verb, argv + optind, (size_t)(argc - optind), &args, &n);
 	if (est)
 		return est;
 	if (cli_out_not_input(verb, out, (const char *const *)args, n) ||
-	    (dflt && old_not_input(verb, (const char *const *)args, n)) ||
+	    (dflt && combine_old_not_input(verb, (const char *const *)args, n)) ||
 	    cli_out_replaceable(verb, out, NULL)) {
-		free_inputs(args, n);
+		combine_free_inputs(args, n);
 		return CLI_EUSAGE;
 	}
 	struct input *in = calloc(n, sizeof(*in));
@@ -277,10 +156,10 @@ int cmd_combine(int argc, char **argv)
 		free(in);
 		free(prof);
 		free(names);
-		free_inputs(args, n);
+		combine_free_inputs(args, n);
 		return cli_error(verb, CLI_EENV, "out of memory");
 	}
-	int st = same_file_twice(verb, args, n), sets = 1;
+	int st = combine_same_file_twice(verb, args, n), sets = 1;
 	for (size_t j = 0; j < n && !st; j++) {
 		in[j].name = args[j];
 		st = cli_open_profile(verb, in[j].name, &in[j].p);
@@ -323,7 +202,7 @@ int cmd_combine(int argc, char **argv)
 	free(in);
 	free(prof);
 	free(names);
-	free_inputs(args, n);
+	combine_free_inputs(args, n);
 	pmcf_profile_free(fused);
 	return st;
 }

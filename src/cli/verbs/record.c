@@ -4,7 +4,8 @@
 #include "cli/campaign.h"
 #include "cli/cli.h"
 #include "cli/output.h"
-#include "cli/record_program.h"
+#include "cli/verbs/record.h"
+#include "cli/verbs/record_program.h"
 #include "pmcfuse/plan.h"
 #include "pmcfuse/sim.h"
 #include "pmcfuse/source.h"
@@ -57,82 +58,6 @@ static const char usage[] =
 	"  -v, --verbose         the library's notes on stderr too (info messages; -v -v: debug)\n"
 	"  --json                the summary as one JSON object on stdout: output, source,\n"
 	"                        xus, events, complete, observed (a program), multiplex\n";
-
-/* Set K of a plan: its events, budget and digest (stored in the profile). */
-struct plan_choice {
-	pmcf_plan *plan;
-	size_t k;
-	char digest[65];
-	struct cli_plan_meta meta;
-};
-
-static int load_plan_set(const char *verb, const char *path, const char *setarg, struct plan_choice *pc,
-			 pmcf_count_opts *o, int pmcs_given)
-{
-	unsigned long k;
-	if (!setarg)
-		return cli_usage_error(verb, "--plan needs --set K");
-	if (cli_parse_uint(verb, "--set", setarg, 0, 1000000, &k))
-		return CLI_EUSAGE;
-	int err = pmcf_plan_load(path, &pc->plan);
-	if (err)
-		return cli_lib_error(verb, err, path);
-	size_t nsets = pmcf_plan_nsets(pc->plan);
-	if (k >= nsets)
-		return cli_usage_error(verb, "--set %lu: the plan '%s' has sets 0 to %zu", k, path,
-				       nsets - 1);
-	pc->k = k;
-	if ((err = cli_plan_digest(verb, pc->plan, pc->digest)))
-		return err;
-	pc->meta = (struct cli_plan_meta){.digest = pc->digest, .set = k, .nsets = nsets};
-	unsigned plan_pmcs = pmcf_plan_pmcs(pc->plan);
-	if (pmcs_given && plan_pmcs && o->pmcs != plan_pmcs)
-		return cli_usage_error(verb, "--pmcs %u contradicts the plan's %u counter%s", o->pmcs,
-				       plan_pmcs, plan_pmcs == 1 ? "" : "s");
-	if (plan_pmcs)
-		o->pmcs = plan_pmcs;
-	return CLI_OK;
-}
-
-/* The source: the plan's (execution K gets the seed run would give it), or
- * the command line's; then the event list, resolved once in its catalogue. */
-static int make_source(const char *verb, const struct plan_choice *pc, const char *sim, int prog_argc,
-		       char **prog_argv, const char *events, const pmcf_count_opts *o,
-		       const pmcf_program_opts *po, pmcf_source **src, pmcf_evlist **set, long *exec)
-{
-	size_t pargc = 0;
-	int from_plan = pc->plan && (pmcf_plan_sim(pc->plan) || pmcf_plan_program(pc->plan, &pargc));
-	if (from_plan && (sim || prog_argc))
-		return cli_usage_error(verb, "the plan names its source; give no --sim or program");
-	if (sim && prog_argc)
-		return cli_usage_error(verb, "give --sim SPEC or -- PROG ARGS, not both");
-	if (!from_plan && !sim && !prog_argc)
-		return cli_usage_error(verb, "no source: give --sim SPEC or -- PROG ARGS");
-	if (!pc->plan && !events)
-		return cli_usage_error(verb, "no events: give -e EVENTS");
-	int err = from_plan ? pmcf_source_new_from_plan(pc->plan, o, po, src)
-		  : sim     ? pmcf_source_new_sim(sim, o, src)
-			    : pmcf_source_new_program(prog_argc, prog_argv, o, po, src);
-	if (err)
-		return cli_lib_error(verb, err, from_plan ? "--plan" : sim ? "--sim" : "program");
-	*exec = from_plan && pmcf_source_is_sim(*src) ? (long)pc->k : -1;
-	const pmcf_catalog *cat;
-	if (pc->plan) {
-		const char *const *names;
-		size_t n;
-		pmcf_plan_events_at(pc->plan, pc->k, &names, &n);
-		if (!(err = pmcf_source_catalog(*src, &cat)))
-			err = pmcf_evlist_from_names(cat, names, n, set);
-	} else {
-		err = pmcf_source_events(*src, events, set);
-	}
-	if (err)
-		return cli_lib_error(verb, err, "events");
-	char note[768];
-	if (cli_user_only_note(*set, note, sizeof(note)))
-		cli_error(verb, CLI_OK, "%s", note);
-	return CLI_OK;
-}
 
 /* Saves what was recorded (a stopped program's profile marked incomplete)
  * and says how it went. */
@@ -286,10 +211,10 @@ static int record_profile(const char *verb, struct rec *r)
 		po.stdout_fd = po.stderr_fd = pout.file;
 	cli_signals_catch(verb);
 	if (r->plan)
-		rc = load_plan_set(verb, r->plan, r->setarg, &pc, &r->o, r->pmcs_given);
+		rc = record_plan_set(verb, r->plan, r->setarg, &pc, &r->o, r->pmcs_given);
 	if (!rc)
-		rc = make_source(verb, &pc, r->sim, r->prog_argc, r->prog_argv, r->events, &r->o, &po, &src,
-				 &set, &exec);
+		rc = record_source(verb, &pc, r->sim, r->prog_argc, r->prog_argv, r->events, &r->o, &po, &src,
+				   &set, &exec);
 	if (!rc) {
 		if (!r->sim && !pc.plan)
 			cli_signals_stop_at_once(CLI_STOP_READ,
@@ -342,21 +267,13 @@ int cmd_record(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+:e:o:vq", longopts, NULL)) != -1) {
 		if (cli_output_option(c, &r.json))
 			continue;
-		if (source_option(verb, c, &r.o, &r.pmcs_given, &r.period_given, &r.est_given, &rc)) {
+		if (source_option(verb, c, &r.o, &r.pmcs_given, &r.period_given, &r.est_given, &rc) ||
+		    cli_profile_option(verb, c, optarg, &r.events, &r.out, &rc)) {
 			if (rc)
 				return rc;
 			continue;
 		}
 		switch (c) {
-		case 'e':
-			if (cli_events_option(verb, &r.events, optarg))
-				return CLI_EUSAGE;
-			break;
-		case 'o':
-			if (cli_out_arg(verb, optarg, "a profile"))
-				return CLI_EUSAGE;
-			r.out = optarg;
-			break;
 		case OPT_SIM: r.sim = optarg; break;
 		case OPT_PLAN: r.plan = optarg; break;
 		case OPT_SET: r.setarg = optarg; break;

@@ -6,7 +6,7 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "cli/output.h"
-#include "cli/reference.h"
+#include "cli/verbs/reference.h"
 #include "pmcfuse/refdir.h"
 #include "x/x.h"
 

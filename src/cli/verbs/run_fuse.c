@@ -7,7 +7,7 @@
 #include "cli/cli.h"
 #include "cli/fuse.h"
 #include "cli/output.h"
-#include "cli/run.h"
+#include "cli/verbs/run.h"
 
 const char *run_lib_why(char *buf, size_t len, int err, const char *path)
 {

@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 #include "cli/fuse.h"
 #include "cli/output.h"
+#include "cli/verbs/plan.h"
 #include "x/x.h"
 
 /* --link auto: how the links were chosen, and per set what they tell */

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include "cli/cli.h"
 #include "pmcfuse/categorize.h"
-#include "cli/categorize.h"
+#include "cli/verbs/categorize.h"
 
 static const char verb[] = "categorize";
 
@@ -44,30 +44,6 @@ static int has_suffix(const char *s, const char *suf)
 {
 	size_t a = strlen(s), b = strlen(suf);
 	return a >= b && strcmp(s + a - b, suf) == 0;
-}
-
-/* perf's default: the generic events (the native ones of a PMU are many;
- * ask for them with -e all or a list). */
-static char *perf_default_events(const pmcf_catalog *c)
-{
-	size_t len = 1;
-	for (size_t i = 0; i < pmcf_catalog_size(c); i++) {
-		const pmcf_event_info *e = pmcf_catalog_at(c, i);
-		if (strcmp(e->source, PMCF_SRC_HARDWARE) == 0 || strcmp(e->source, PMCF_SRC_HWCACHE) == 0)
-			len += strlen(e->name) + 1;
-	}
-	char *s = calloc(len, 1);
-	if (!s)
-		return NULL;
-	for (size_t i = 0; i < pmcf_catalog_size(c); i++) {
-		const pmcf_event_info *e = pmcf_catalog_at(c, i);
-		if (strcmp(e->source, PMCF_SRC_HARDWARE) == 0 || strcmp(e->source, PMCF_SRC_HWCACHE) == 0) {
-			if (*s)
-				strcat(s, ",");
-			strcat(s, e->name);
-		}
-	}
-	return s;
 }
 
 enum {
@@ -213,62 +189,6 @@ static void make_options(const struct cat_args *a, pmcf_categorize_options *o)
 	o->skip_cache = a->no_cache;
 }
 
-/* The events to categorise (-e, else the perf catalogue's hardware events
- * or cachegrind's all), without duration: *names (n of them, malloc'ed)
- * point into *el, of the catalogue *cat; the caller frees all three.
- * CLI_OK, or an error (printed; nothing to free). */
-static int event_names(const struct cat_args *a, pmcf_catalog **catp, pmcf_evlist **elp, const char ***namesp,
-		       size_t *np)
-{
-	const char *events = a->events, *backend = a->backend;
-	pmcf_catalog *cat;
-	int err = pmcf_categorize_catalog(backend, &cat);
-	if (err)
-		return cli_lib_error(verb, err, "event catalogue");
-	char *defaults = NULL;
-	if (!events) {
-		if (strcmp(backend, PMCF_CATEGORIZE_PERF) == 0) {
-			defaults = perf_default_events(cat);
-			if (!defaults || !*defaults) {
-				free(defaults);
-				pmcf_catalog_free(cat);
-				return cli_error(verb, CLI_EENV,
-						 "no hardware events in the perf "
-						 "catalogue: use --backend cachegrind");
-			}
-			events = defaults;
-		} else {
-			events = "all";
-		}
-	}
-	pmcf_evlist *el;
-	err = pmcf_evlist_parse(cat, events, &el);
-	free(defaults);
-	if (err) {
-		pmcf_catalog_free(cat);
-		return cli_lib_error(verb, err, "events");
-	}
-	/* duration is a pseudo-event of every catalogue, not something to count */
-	size_t n = 0;
-	const char **names = calloc(pmcf_evlist_size(el) + 1, sizeof(*names));
-	if (!names) {
-		pmcf_evlist_free(el);
-		pmcf_catalog_free(cat);
-		return cli_error(verb, CLI_EENV, "out of memory");
-	}
-	for (size_t i = 0; i < pmcf_evlist_size(el); i++)
-		if (strcmp(pmcf_evlist_name(el, i), PMCF_EVENT_DURATION) != 0)
-			names[n++] = pmcf_evlist_name(el, i);
-	if (!n) {
-		free(names);
-		pmcf_evlist_free(el);
-		pmcf_catalog_free(cat);
-		return cli_usage_error(verb, "no countable event in '%s'", events);
-	}
-	*catp = cat, *elp = el, *namesp = names, *np = n;
-	return CLI_OK;
-}
-
 int cmd_categorize(int argc, char **argv)
 {
 	if (cli_wants_help(argc, argv, usage))
@@ -283,7 +203,7 @@ int cmd_categorize(int argc, char **argv)
 	pmcf_evlist *el = NULL;
 	const char **names = NULL;
 	size_t n = 0;
-	if ((st = event_names(&a, &cat, &el, &names, &n)))
+	if ((st = cli_categorize_event_names(a.backend, a.events, &cat, &el, &names, &n)))
 		return st;
 	const char *outp = a.outp, *plotdir = a.plotdir;
 	struct cli_out out;

@@ -11,7 +11,7 @@
 #include "cli/campaign.h"
 #include "cli/cli.h"
 #include "cli/output.h"
-#include "cli/reference.h"
+#include "cli/verbs/reference.h"
 #include "pmcfuse/evaluate.h"
 #include "pmcfuse/refdir.h"
 #include "pmcfuse/source.h"

@@ -4,7 +4,7 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "cli/output.h"
-#include "cli/record_program.h"
+#include "cli/verbs/record_program.h"
 #include "pmcfuse/collect.h"
 #include "pmcfuse/multiplex.h"
 

@@ -12,7 +12,7 @@
 #include "cli/cli.h"
 #include "pmcfuse/hbbp.h"
 #include "x/x.h"
-#include "cli/imix.h"
+#include "cli/verbs/imix.h"
 
 static const char verb[] = "imix";
 
@@ -134,7 +134,7 @@ static const struct cli_keyword unmeasureds[] = {{"samples", PMCF_IMIX_UNMEASURE
 						 {"bound", PMCF_IMIX_UNMEASURED_BOUND}};
 
 /* Options of report, compare and train; -1 for one that is none of them. */
-int cli_imix_common_opt(int opt, const char *arg, pmcf_imix_opts *o)
+int cli_imix_common_opt(int opt, const char *arg, pmcf_imix_opts *o, unsigned long *top)
 {
 	unsigned long v;
 	int k, st;
@@ -158,6 +158,10 @@ int cli_imix_common_opt(int opt, const char *arg, pmcf_imix_opts *o)
 		o->cutoff = (unsigned)v;
 		return CLI_OK;
 	case 'K': o->vmlinux = arg; return CLI_OK;
+	case 't':
+		if (!top) /* train lists no rows */
+			return -1;
+		return cli_parse_uint(verb, "--top", arg, 1, 1ul << 30, top) ? CLI_EUSAGE : CLI_OK;
 	case 'R':
 		if (!(st = cli_keyword(verb, "--rate", arg, KW(rates), &k)))
 			o->rate = k;

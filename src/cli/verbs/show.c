@@ -12,7 +12,7 @@
 #include "pmcfuse/evaluate.h"
 #include "pmcfuse/multiplex.h"
 #include "x/x.h"
-#include "cli/show.h"
+#include "cli/verbs/show.h"
 
 static const char usage[] =
 	"usage: pmcfuse show [-v] [-q] [--json] [PROFILE]\n\n"

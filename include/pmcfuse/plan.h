@@ -28,8 +28,6 @@ enum pmcf_packing {
 PMCF_API int pmcf_packing_parse(const char *name);
 PMCF_API const char *pmcf_packing_name(int packing);
 
-typedef struct pmcf_plan pmcf_plan;
-
 typedef struct pmcf_plan_opts {
 	size_t size;   /* sizeof(pmcf_plan_opts) */
 	int strategy;  /* enum pmcf_strategy (combine.h); bc family: overlapping sets */

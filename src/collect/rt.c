@@ -487,6 +487,29 @@ static size_t chunk_bytes(uint32_t chunk)
 	return b < P.chunk_bytes ? b : P.chunk_bytes;
 }
 
+/* Record space is made ready (allocated and mapped writable) a window at a
+ * time, just ahead of the writes, instead of the whole chunk at once: each
+ * 4 KiB page made ready costs about 6,500 kernel instructions on Linux 6.1
+ * (allocation, zeroing, mapping, and unmapping at exit; bench/RESULTS.md,
+ * issue 31), and a chunk is often far from full when the thread ends (the
+ * last one of a doubling series up to half empty). */
+#define WINDOW_BYTES (256u * 1024u)
+
+/* Makes bytes [from, to) of mapping m ready: MADV_POPULATE_WRITE (Linux
+ * 5.14+) allocates and maps every page writable in one pass, or fails (a
+ * page that cannot be allocated: EFAULT, the SIGBUS a store would get, is a
+ * full file system) instead of leaving a store to die of SIGBUS later.
+ * MAP_POPULATE is not used: it maps a shared file's pages read-only where
+ * the file system tracks dirty pages (ext4, xfs: a /tmp on disk), so each
+ * page would be faulted twice. -EINVAL: the kernel has no
+ * MADV_POPULATE_WRITE. */
+static int populate(unsigned char *m, size_t from, size_t to)
+{
+	if (madvise(m + from, to - from, MADV_POPULATE_WRITE_) == 0)
+		return 0;
+	return errno == EFAULT ? -ENOSPC : -errno;
+}
+
 static int map_chunk(struct pmcfi_rt_thread *t)
 {
 	char path[3200];
@@ -496,31 +519,31 @@ static int map_chunk(struct pmcfi_rt_thread *t)
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	/* Reserve the blocks before mapping: a sparse file on a full
-	 * filesystem maps fine, and the first store then dies of SIGBUS. */
-	int e = posix_fallocate(fd, 0, (off_t)bytes);
-	if (e != 0) {
-		close(fd);
-		unlink(path);
-		return -e;
-	}
-	void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
-		return -errno;
-	/* Fault every page in writable now, so that no store to a record
-	 * faults inside an XU (extra page-faults in its counts, microseconds in
-	 * its time). MAP_POPULATE is not used: it maps a shared file's pages
-	 * read-only where the file system tracks dirty pages (ext4, xfs: a /tmp
-	 * on disk), so each page would be faulted twice, once for reading and
-	 * once more (page_mkwrite) for writing (perf record: the read pass was
-	 * half of a chunk's set-up). MADV_POPULATE_WRITE (Linux 5.14+) does it
-	 * in one pass; older kernels get one store per page (the file is new:
-	 * its bytes are zero). */
-	if (madvise(m, bytes, MADV_POPULATE_WRITE_) != 0) {
+	/* The file gets its size sparse; its first window is made ready below
+	 * (populate), the rest as the records reach it (grow). */
+	int e = ftruncate(fd, (off_t)bytes) != 0 ? errno : 0;
+	void *m = e ? MAP_FAILED : mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (!e && m == MAP_FAILED)
+		e = errno;
+	size_t ready = bytes < WINDOW_BYTES ? bytes : WINDOW_BYTES;
+	int err = e ? -e : populate(m, 0, ready);
+	if (err == -EINVAL) {
+		/* no MADV_POPULATE_WRITE (Linux < 5.14): the whole chunk, its
+		 * blocks reserved first (a sparse file on a full file system maps
+		 * fine, and the first store then dies of SIGBUS), then one store
+		 * per page (the file is new: its bytes are zero) */
+		ready = bytes;
+		err = -posix_fallocate(fd, 0, (off_t)bytes);
 		long pg = sysconf(_SC_PAGESIZE);
-		for (size_t off = 0; off < bytes; off += (size_t)(pg > 0 ? pg : 4096))
+		for (size_t off = 0; !err && off < bytes; off += (size_t)(pg > 0 ? pg : 4096))
 			((volatile unsigned char *)m)[off] = 0;
+	}
+	close(fd);
+	if (err) {
+		if (m != MAP_FAILED)
+			munmap(m, bytes);
+		unlink(path);
+		return err;
 	}
 	struct pmcfi_rec_header *h = m;
 	h->version = PMCFI_REC_VERSION;
@@ -542,8 +565,42 @@ static int map_chunk(struct pmcfi_rt_thread *t)
 	t->map_bytes = bytes;
 	t->recs = (unsigned char *)m + PMCFI_REC_HEADER_SIZE;
 	t->prefetched = t->recs;
+	t->ready = ready;
+	t->ready_recs = (ready - PMCFI_REC_HEADER_SIZE) / rs;
 	return 0;
 }
+
+/* Marks the thread stopped: the chunk cannot take more records (err:
+ * -errno), which are dropped (counted); the headers say why. */
+static void stop(struct pmcfi_rt_thread *t, int err)
+{
+	uint32_t none = 0;
+	atomic_compare_exchange_strong(&P.stop_errno, &none, (uint32_t)-err);
+	if (!t->hdr->stop_errno)
+		t->hdr->stop_errno = (uint32_t)-err;
+	t->stopped = 1;
+}
+
+/* Makes the next window of the chunk ready; -1 when it cannot (stopped). */
+static int grow(struct pmcfi_rt_thread *t)
+{
+	if (t->stopped)
+		return -1;
+	size_t to = t->ready + WINDOW_BYTES < t->map_bytes ? t->ready + WINDOW_BYTES : t->map_bytes;
+	int err = populate((unsigned char *)t->hdr, t->ready, to);
+	if (err) {
+		stop(t, err);
+		return -1;
+	}
+	t->ready = to;
+	t->ready_recs = (to - PMCFI_REC_HEADER_SIZE) / t->hdr->rec_size;
+	return 0;
+}
+
+static int next_chunk(struct pmcfi_rt_thread *t);
+
+/* Room for more records: the chunk's next window, else the next chunk. */
+static int more_room(struct pmcfi_rt_thread *t) { return t->ready < t->map_bytes ? grow(t) : next_chunk(t); }
 
 /* Continues in the next chunk; -1 (the current one stays) when it cannot. */
 static int next_chunk(struct pmcfi_rt_thread *t)
@@ -557,14 +614,10 @@ static int next_chunk(struct pmcfi_rt_thread *t)
 	if (err != 0) {
 		/* the thread goes on in its full chunk, dropping what does not
 		 * fit (counted); the header says why */
-		uint32_t none = 0;
-		atomic_compare_exchange_strong(&P.stop_errno, &none, (uint32_t)-err);
-		if (!old->stop_errno)
-			old->stop_errno = (uint32_t)-err;
-		t->stopped = 1;
 		t->hdr = old;
 		t->map_bytes = old_bytes;
 		t->chunk--;
+		stop(t, err);
 		return -1;
 	}
 	munmap(old, old_bytes);
@@ -580,12 +633,12 @@ static int next_chunk(struct pmcfi_rt_thread *t)
 static struct pmcfi_rec *slot(struct pmcfi_rt_thread *t)
 {
 	uint64_t n = atomic_load_explicit(&t->hdr->count, memory_order_relaxed);
-	if (n >= t->hdr->capacity) {
-		if (next_chunk(t) != 0) {
+	if (n >= t->ready_recs) {
+		if (more_room(t) != 0) {
 			atomic_fetch_add_explicit(&t->hdr->dropped, 1, memory_order_relaxed);
 			return NULL;
 		}
-		n = 0;
+		n = atomic_load_explicit(&t->hdr->count, memory_order_relaxed);
 	}
 	return (struct pmcfi_rec *)(t->recs + n * t->hdr->rec_size);
 }
@@ -604,7 +657,7 @@ static void commit(struct pmcfi_rt_thread *t)
 	uint64_t n = atomic_load_explicit(&t->hdr->count, memory_order_relaxed) + 1;
 	atomic_store_explicit(&t->hdr->count, n, memory_order_release);
 	unsigned char *end = t->recs + n * t->hdr->rec_size + PREFETCH_AHEAD,
-		      *lim = (unsigned char *)t->hdr + t->map_bytes;
+		      *lim = (unsigned char *)t->hdr + t->ready;
 	if (end > lim)
 		end = lim;
 	for (; t->prefetched < end; t->prefetched += CACHE_LINE)
@@ -728,8 +781,8 @@ void rt_seg_switch(struct pmcfi_rt_thread *t, uint64_t prev, int final, uint64_t
 		t->cur ^= 1;
 		fresh = 0;
 		if (atomic_load_explicit(&t->hdr->count, memory_order_relaxed) + SPARE_RECORDS >=
-		    t->hdr->capacity) {
-			next_chunk(t); /* on failure slot() retries when the chunk is full */
+		    t->ready_recs) {
+			more_room(t); /* on failure slot() retries when the room is full */
 			fresh = 1;
 		}
 	}

@@ -34,6 +34,8 @@ struct pmcfi_rt_thread {
 	unsigned char *recs; /* first record of the mapped chunk */
 	uint32_t chunk;
 	size_t map_bytes;          /* size of the mapped chunk (they grow: first_chunk_bytes()) */
+	size_t ready;              /* bytes of it ready from its start (rt.c: grow) */
+	uint64_t ready_recs;       /* records that fit in them */
 	unsigned char *prefetched; /* record bytes before it are prefetched (commit) */
 	int stopped;               /* no next chunk could be made: records beyond are dropped */
 	/* the open segment */

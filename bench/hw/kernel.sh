@@ -61,9 +61,11 @@ if [ -n "${PMCF_KCOST_PAGES:-}" ]; then
 	# the kernel's cost per 4 KiB page of record space on the guest's tmpfs
 	# (TMPDIR), unmapping at exit included: 4 and 8 MiB, per page between them
 	mkdir -p "${TMPDIR:-/tmp}"
-	for mode in none fallocate window; do
+	for mode in none fallocate window fwindow; do
 		k4=$(HW_COUNT_SPLIT=1 "$C" -- "$B/hw/hw-pages" $mode 4 "${TMPDIR:-/tmp}" 2>&1 | awk '$1 == "kernel-instructions" { print $2 }')
+		rm -f "${TMPDIR:-/tmp}/hw-pages"
 		k8=$(HW_COUNT_SPLIT=1 "$C" -- "$B/hw/hw-pages" $mode 8 "${TMPDIR:-/tmp}" 2>&1 | awk '$1 == "kernel-instructions" { print $2 }')
+		rm -f "${TMPDIR:-/tmp}/hw-pages"
 		echo "$mode $k4 $k8" | awk '{ printf "%-10s kernel: 4 MiB %d, 8 MiB %d, per page %.0f\n", $1, $2, $3, ($3 - $2) / 1024 }'
 	done
 fi

@@ -143,7 +143,8 @@ int main(int argc, char **argv)
 	uint64_t count = 0;
 	if (read(fd, &count, sizeof(count)) != (ssize_t)sizeof(count))
 		count = 0;
-	fprintf(stderr, "kernel instructions %llu, samples %llu (period %llu), lost %llu, outside the symbols %llu\n",
+	fprintf(stderr,
+		"kernel instructions %llu, samples %llu (period %llu), lost %llu, outside the symbols %llu\n",
 		(unsigned long long)count, (unsigned long long)total, (unsigned long long)period,
 		(unsigned long long)lost, (unsigned long long)unknown);
 	for (size_t i = 0; i < ns && syms[i].hits; i++)

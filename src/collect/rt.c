@@ -1,5 +1,6 @@
 /* The collector's in-process recorder: process setup from the environment,
- * per-thread counter groups and record chunks (MAP_SHARED, pre-faulted),
+ * per-thread counter groups and record chunks (MAP_SHARED, made ready a
+ * window at a time ahead of the writes),
  * node and segment records, the thread XU fallback, pthread_create
  * interposition so plain programs get one XU per thread, and the user-space
  * multiplexer (a per-thread cpu-time timer whose signal rotates the enabled
@@ -651,9 +652,9 @@ static int next_chunk(struct pmcfi_rt_thread *t)
 	return 0;
 }
 
-/* Records kept free for the node records of one segment: a chunk nearly
- * full is left at a segment's end, so that a new chunk's page faults
- * (MAP_POPULATE) fall between XUs, not inside one. */
+/* Records kept free for the node records of one segment: a ready window
+ * nearly full is grown (a chunk nearly full left) at a segment's end, so
+ * that making space ready falls between XUs, not inside one. */
 #define SPARE_RECORDS 64u
 
 /* The next free record slot, or NULL (then the record is dropped). */

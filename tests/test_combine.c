@@ -707,6 +707,15 @@ static void test_mismatch_refused(void **state)
 	pmcf_profile_free(out);
 	pmcf_profile_meta_set(in[1], PMCF_META_SIM_SPEC, "cholesky,blocks=9,seed=2");
 	assert_int_equal(pmcf_combine((const pmcf_profile *const *)in, 2, &o, &out, NULL), PMCF_ECONFLICT);
+	/* options not started from PMCF_COMBINE_OPTS_INIT: the detail says so
+	 * (it said "unknown strategy 0") */
+	pmcf_combine_opts zero;
+	memset(&zero, 0, sizeof(zero));
+	zero.size = sizeof(zero);
+	assert_int_equal(pmcf_combine((const pmcf_profile *const *)in, 2, &zero, &out, NULL), PMCF_EINVAL);
+	assert_string_equal(
+		pmcf_errdetail(),
+		"pmcf_combine_opts.strategy 0 is no strategy (start from PMCF_COMBINE_OPTS_INIT: bc)");
 	for (int k = 0; k < 2; k++)
 		pmcf_profile_free(in[k]);
 }

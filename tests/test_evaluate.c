@@ -115,6 +115,15 @@ static void test_epd_calibration(void **state)
 	pmcf_profile *bad = make_profile(600, 3, 1500, NULL);
 	pmcf_epd_result *r;
 	pmcf_epd_opts o = PMCF_EPD_OPTS_INIT;
+	/* options not started from PMCF_EPD_OPTS_INIT: the detail names the
+	 * field and the macro (it said "EPD: 0 bins (1 to 30)") */
+	pmcf_epd_opts zero;
+	memset(&zero, 0, sizeof(zero));
+	zero.size = sizeof(zero);
+	assert_int_equal(pmcf_epd_compute(fresh, (const pmcf_profile *const *)refs, 5, &zero, &r),
+			 PMCF_EINVAL);
+	assert_string_equal(pmcf_errdetail(),
+			    "EPD: pmcf_epd_opts.bins 0 is not 1 to 30 (start from PMCF_EPD_OPTS_INIT: 10)");
 	assert_int_equal(pmcf_epd_compute(fresh, (const pmcf_profile *const *)refs, 5, &o, &r), 0);
 	assert_int_equal(pmcf_epd_npairs(r), 3);
 	assert_int_equal(pmcf_epd_uncovered(r), 0);

@@ -389,7 +389,11 @@ int pmcf_combine_check_run(const pmcf_profile *const *in, size_t n, const pmcf_c
 	if (rc)
 		return rc;
 	if (!strategy_of(o->strategy))
-		return pmcfi_fail(PMCF_EINVAL, "unknown strategy %d", o->strategy);
+		return pmcfi_fail(PMCF_EINVAL,
+				  "pmcf_combine_opts.strategy %d is no strategy (start from "
+				  "PMCF_COMBINE_OPTS_INIT: %s)",
+				  o->strategy,
+				  pmcf_strategy_name(((pmcf_combine_opts)PMCF_COMBINE_OPTS_INIT).strategy));
 	for (size_t j = 0; j < n; j++) {
 		if (!in[j])
 			return pmcfi_fail(PMCF_EINVAL, "profile %zu is NULL", j + 1);

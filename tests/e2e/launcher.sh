@@ -17,7 +17,7 @@ expect_match 'reference: --slurm-args is for --launcher slurm' "$ERR"
 expect_fail 1 "$P" run --launcher lsf --sim $SIM -o x.pmcf
 expect_match '\-\-launcher lsf: use local or slurm' "$ERR"
 expect_fail 1 "$P" run --only 2 --sim $SIM -o x.pmcf
-expect_match "pmcf_campaign_opts.only 2 \\(the command's --only\\) records one execution: it needs resume \\(--resume DIR\\)" "$ERR"
+expect_match '\-\-only K records one execution of a campaign: it needs --resume DIR' "$ERR"
 mkdir nobin
 expect_fail 2 env PATH="$PWD/nobin" "$P" run --launcher slurm --sim $SIM -o x.pmcf
 expect_match 'sbatch not found in PATH' "$ERR"

@@ -290,7 +290,8 @@ static void test_epd_constant_event(void **state)
 	}
 	/* floored: no spread in the references, the only pair is left out */
 	assert_int_equal(pmcf_epd_compute(c[4], (const pmcf_profile *const *)c, 4, NULL, &r), PMCF_ENOENT);
-	assert_non_null(strstr(pmcf_errdetail(), "(1 pair; --formula paper scores them)"));
+	assert_non_null(strstr(pmcf_errdetail(),
+			       "(1 pair; PMCF_EPD_PAPER, the command's --formula paper, scores them)"));
 	/* the paper's formula scores it 1 (1e-6 / 1e-6) */
 	pmcf_epd_opts po = PMCF_EPD_OPTS_INIT;
 	po.formula = PMCF_EPD_PAPER;

@@ -525,7 +525,8 @@ static int target_result(pmcf_epd_result *r, struct pmcfi_match *mt, size_t (*pa
 	if (!scored && r->nexcluded)
 		return pmcfi_fail(PMCF_ENOENT,
 				  "EPD: every pair monitored by two references was left out: the "
-				  "references show no spread on it (%zu pair%s; --formula paper scores them)",
+				  "references show no spread on it (%zu pair%s; PMCF_EPD_PAPER, the "
+				  "command's --formula paper, scores them)",
 				  r->nexcluded, r->nexcluded == 1 ? "" : "s");
 	if (!scored)
 		return pmcfi_fail(PMCF_ENOENT,

@@ -430,7 +430,7 @@ static void dfs(struct exact *x, size_t q, size_t nsets)
 static unsigned counters_of(const pmcf_catalog *c, unsigned pmcs, char *from, size_t fromlen)
 {
 	if (pmcs) {
-		snprintf(from, fromlen, "the counter budget --pmcs");
+		snprintf(from, fromlen, "the counter budget (pmcs; --pmcs)");
 		return pmcs;
 	}
 	unsigned most = 0;
@@ -453,9 +453,10 @@ static unsigned counters_of(const pmcf_catalog *c, unsigned pmcs, char *from, si
 	}
 	if (pmcfi_catalog_counters(c, &most, from, fromlen) == 0 && most)
 		return most;
-	snprintf(from, fromlen,
-		 "unknown: no --pmcs, no counter table for these events, and no hardware event "
-		 "opens here to probe them; the bound counts only events that exclude each other");
+	snprintf(
+		from, fromlen,
+		"unknown: no counter budget (pmcs; --pmcs), no counter table for these events, and no hardware event "
+		"opens here to probe them; the bound counts only events that exclude each other");
 	return 0;
 }
 
@@ -1025,7 +1026,8 @@ static int plan_make_idx(const pmcf_catalog *c, const size_t *events, const unsi
 	plan->lower_bound = (unsigned)lower_bound(&pk, o->pmcs, basecost, plan);
 
 	if (ordered && o->link_auto && !o->npilots) {
-		err = pmcfi_fail(PMCF_EINVAL, "--link auto needs reference or pilot profiles");
+		err = pmcfi_fail(PMCF_EINVAL,
+				 "link_auto (--link auto) needs reference or pilot profiles (pilots)");
 		goto out;
 	}
 	if (ordered && o->npilots && !o->link_auto) {

@@ -30,8 +30,8 @@ static int unknown_event(const char *machine, const char *name)
 		ns ? pmcfi_fail(PMCF_EEVENT, "unknown event '%s' for simulated machine %s (did you mean %s?)",
 				name, machine, buf)
 		   : pmcfi_fail(PMCF_EEVENT,
-				"unknown event '%s' for simulated machine %s (`pmcfuse events "
-				"--sim SPEC` lists them)",
+				"unknown event '%s' for simulated machine %s (pmcf_catalog_sim lists "
+				"them; `pmcfuse events --sim SPEC`)",
 				name, machine);
 	pmcf_catalog_free(c);
 	return err;
@@ -252,7 +252,8 @@ static int record(const pmcf_sim_spec *s, const char *const *events, const size_
 		char why[512];
 		int fits = pmcfi_sim_check_events(c.m, c.ev, nev, o.pmcs, why, sizeof(why));
 		if (!fits && o.multiplex == PMCF_MUX_NONE)
-			err = pmcfi_fail(PMCF_ETOOMANY, "%s (use --multiplex to time-share the counters)",
+			err = pmcfi_fail(PMCF_ETOOMANY,
+					 "%s (time-share the counters: multiplex; the command's --multiplex)",
 					 why);
 		hem = !fits;
 	}

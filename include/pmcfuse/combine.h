@@ -58,7 +58,7 @@ PMCF_API int pmcf_strategy_ordered(int strategy);
 /* Options of one combination. Initialise with PMCF_COMBINE_OPTS_INIT. */
 typedef struct pmcf_combine_opts {
 	size_t size;              /* sizeof(pmcf_combine_opts) */
-	int strategy;             /* enum pmcf_strategy */
+	int strategy;             /* enum pmcf_strategy (PMCF_COMBINE_OPTS_INIT: bc; 0 is none) */
 	uint64_t seed;            /* random choices (bc-unlabeled, random) */
 	int force;                /* 1: fuse profiles of different programs anyway */
 	const char *const *names; /* n names for the inputs, or NULL: "input K"; stored

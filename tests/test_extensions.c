@@ -318,7 +318,7 @@ static void test_fib(void **state)
 			const struct pmcfi_sim_wxu *p = &w->xu[w->deps[u->dep_off]];
 			assert_string_equal(w->types[p->type].name, "fib");
 			assert_int_equal(u->parent, p->label);
-			const char *lab = sim_label(w, u->label), *pl = sim_label(w, p->label);
+			const char *lab = pmcfi_sim_label(w, u->label), *pl = pmcfi_sim_label(w, p->label);
 			assert_memory_equal(lab, pl, strlen(pl));
 			assert_int_equal(lab[strlen(pl)], '.');
 		}

@@ -140,7 +140,7 @@ static double search(const struct inst *I, int method, double scale, size_t *ord
 				  .bound_scale = scale};
 	struct pmcfi_plan_lk_result r;
 	assert_int_equal(pmcfi_plan_lk_search(&P, method, 10, &r), 0);
-	assert_true(r.exact || method == PLANI_LK_GREEDY);
+	assert_true(r.exact || method == PMCFI_PLAN_LK_GREEDY);
 	/* the reported order's value is what the per-position bits add up to,
 	 * and no set got more links than it has room for */
 	double sum = 0;
@@ -165,16 +165,16 @@ static void test_bnb_equals_exhaustive(void **state)
 	size_t broken_differs = 0, greedy_worse = 0;
 	for (int t = 0; t < 300; t++) {
 		make_inst(I, 2 + (size_t)t % 6);
-		double ex = search(I, PLANI_LK_EXHAUSTIVE, 1, NULL);
-		double bb = search(I, PLANI_LK_BNB, 1, NULL);
+		double ex = search(I, PMCFI_PLAN_LK_EXHAUSTIVE, 1, NULL);
+		double bb = search(I, PMCFI_PLAN_LK_BNB, 1, NULL);
 		if (fabs(ex - bb) > 1e-9)
 			fail_msg("case %d (%zu sets): branch and bound %.12g, exhaustive %.12g", t, I->nsets,
 				 bb, ex);
-		double gr = search(I, PLANI_LK_GREEDY, 1, NULL);
+		double gr = search(I, PMCFI_PLAN_LK_GREEDY, 1, NULL);
 		assert_true(gr <= ex + 1e-9);
 		greedy_worse += gr < ex - 1e-9;
 		/* a bound that is not one (half of it) prunes optimal orders */
-		broken_differs += fabs(search(I, PLANI_LK_BNB, 0.5, NULL) - ex) > 1e-9;
+		broken_differs += fabs(search(I, PMCFI_PLAN_LK_BNB, 0.5, NULL) - ex) > 1e-9;
 	}
 	/* the comparison has teeth: a broken bound and greedy both lose somewhere */
 	if (!broken_differs || !greedy_worse)
@@ -206,14 +206,14 @@ static void test_bnb_small_by_hand(void **state)
 	I.mi[2 * 4 + 3] = I.mi[3 * 4 + 2] = 2;
 	I.mi[1 * 4 + 2] = I.mi[2 * 4 + 1] = 1;
 	size_t order[3];
-	double v = search(&I, PLANI_LK_BNB, 1, order);
+	double v = search(&I, PMCFI_PLAN_LK_BNB, 1, order);
 	assert_true(fabs(v - 3) < 1e-9);
 	assert_int_equal(order[0], 0);
 	assert_int_equal(order[1], 1);
 	assert_int_equal(order[2], 2);
 	/* no room for links: only the base's 0.01 per set after the first */
 	I.spare[0] = I.spare[1] = I.spare[2] = 0;
-	assert_true(fabs(search(&I, PLANI_LK_BNB, 1, NULL) - 0.02) < 1e-9);
+	assert_true(fabs(search(&I, PMCFI_PLAN_LK_BNB, 1, NULL) - 0.02) < 1e-9);
 }
 
 int main(void)

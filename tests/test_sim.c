@@ -703,6 +703,29 @@ static void test_hem(void **state)
 	pmcf_profile_free(p);
 }
 
+/* The roles' base seeds: the fused executions keep the base, references
+ * and pilots get streams of their own (no seed of one is a seed of
+ * another over the first executions), the same ones every time. */
+static void test_role_seeds(void **state)
+{
+	(void)state;
+	for (uint64_t base = 0; base < 64; base += 7) {
+		uint64_t f = pmcf_sim_role_seed(base, PMCF_SEED_FUSED),
+			 r = pmcf_sim_role_seed(base, PMCF_SEED_REFERENCE),
+			 p = pmcf_sim_role_seed(base, PMCF_SEED_PILOT);
+		assert_true(f == base);
+		assert_true(r != base && p != base && r != p);
+		assert_true(pmcf_sim_role_seed(base, 99) == base);
+		assert_true(pmcf_sim_role_seed(base, PMCF_SEED_REFERENCE) == r);
+		for (unsigned i = 0; i < 16; i++)
+			for (unsigned j = 0; j < 16; j++) {
+				assert_true(pmcf_sim_exec_seed(f, i) != pmcf_sim_exec_seed(r, j));
+				assert_true(pmcf_sim_exec_seed(f, i) != pmcf_sim_exec_seed(p, j));
+				assert_true(pmcf_sim_exec_seed(r, i) != pmcf_sim_exec_seed(p, j));
+			}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -711,6 +734,7 @@ int main(void)
 		cmocka_unit_test(test_determinism), cmocka_unit_test(test_variability),
 		cmocka_unit_test(test_truth),       cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_hem),         cmocka_unit_test(test_placement),
+		cmocka_unit_test(test_role_seeds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

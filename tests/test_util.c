@@ -1,6 +1,7 @@
 /* util/: the one quantile (pmcfi_quantile) against a sort-based reference,
  * with its table of small cases; the one temporary folder maker and tree
  * remover (pmcfi_tmpdir_new, pmcfi_rm_tree). */
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -15,6 +16,8 @@
 #include <cmocka.h>
 #include "pmcfuse/pmcfuse.h"
 #include "x/x.h"
+#include "util/atomic.h"
+#include "util/internal.h"
 #include "util/tmpdir.h"
 
 static int cmp(const void *a, const void *b)
@@ -149,12 +152,82 @@ static void test_tmpdir(void **state)
 		strstr(pmcf_errdetail(), "cannot create a temporary folder in '/nonexistent-pmcfuse'"));
 }
 
+static int fill_text(FILE *f, void *text) { return fputs(text, f) == EOF ? -EIO : 0; }
+static int fill_fail(FILE *f, void *text)
+{
+	fputs(text, f);
+	return pmcfi_fail(PMCF_EINVAL, "refused half-way");
+}
+
+/* How many entries of dir start with prefix (temporaries left behind). */
+static int count_prefix(const char *dir, const char *prefix)
+{
+	DIR *dd = opendir(dir);
+	int n = 0;
+	for (struct dirent *e; dd && (e = readdir(dd));)
+		n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+	if (dd)
+		closedir(dd);
+	return dd ? n : -1;
+}
+
+/* Files replaced whole or not at all (util/atomic.h, used by profile save,
+ * export, plan.json, the reference index, manifests and Slurm scripts): the
+ * old content stays when the writer fails, no temporary is left, a FIFO
+ * (as /dev/null would be) is never replaced, the mode is not mkstemp's
+ * 0600, and the public writers that use it refuse a FIFO too. */
+static void test_atomic(void **state)
+{
+	(void)state;
+	const char *base = getenv("PMCF_TEST_TMP");
+	char *d;
+	assert_int_equal(pmcfi_tmpdir_new(base ? base : "/tmp", "atomic-test.", &d), 0);
+	char path[4200], fifo[4200];
+	snprintf(path, sizeof(path), "%s/out.txt", d);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", d);
+	mode_t um = umask(022);
+	assert_int_equal(pmcfi_atomic_write(path, 0, fill_text, "first\n"), 0);
+	struct stat sb;
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 0777, 0644);
+	assert_int_equal(chmod(path, 0640), 0);
+	assert_int_equal(pmcfi_atomic_write(path, 0, fill_text, "second\n"), 0);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 0777, 0640); /* the replaced file's mode kept */
+	assert_int_equal(pmcfi_atomic_write(path, 0, fill_fail, "third\n"), PMCF_EINVAL);
+	FILE *f = fopen(path, "r");
+	char line[64] = "";
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	fclose(f);
+	assert_string_equal(line, "second\n");
+	assert_int_equal(count_prefix(d, ".out.txt.tmp"), 0);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(pmcfi_atomic_write(fifo, 0, fill_text, "x"), PMCF_EINVAL);
+	assert_non_null(strstr(pmcf_errdetail(), "device, FIFO or socket"));
+	/* the public writers: plan.json and an export onto the FIFO */
+	pmcf_profile *p;
+	assert_int_equal(pmcf_profile_new(&p), 0);
+	assert_int_equal(pmcf_export_path(p, "csv", NULL, fifo), PMCF_EINVAL);
+	pmcf_profile_free(p);
+	assert_int_equal(lstat(fifo, &sb), 0);
+	assert_true(S_ISFIFO(sb.st_mode));
+	assert_int_equal(count_prefix(d, ".fifo.tmp"), 0);
+	char missing[4300];
+	snprintf(missing, sizeof(missing), "%s/no/such/out.txt", d);
+	assert_int_equal(pmcfi_atomic_write(missing, 0, fill_text, "x"), -ENOENT);
+	umask(um);
+	pmcfi_rm_tree(d);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_tmpdir),
+		cmocka_unit_test(test_atomic),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

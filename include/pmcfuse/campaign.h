@@ -70,10 +70,6 @@ typedef struct pmcf_campaign_callbacks {
 } pmcf_campaign_callbacks;
 #define PMCF_CAMPAIGN_CALLBACKS_INIT PMCF_SIZED_INIT(pmcf_campaign_callbacks)
 
-typedef struct pmcf_evlist pmcf_evlist;
-typedef struct pmcf_profile pmcf_profile;
-typedef struct pmcf_plan pmcf_plan;
-
 /* A campaign: what it records and where. */
 typedef struct pmcf_campaign_opts {
 	size_t size;        /* sizeof(pmcf_campaign_opts) */
@@ -166,7 +162,6 @@ PMCF_API pmcf_profile *pmcf_campaign_profile(const pmcf_campaign *c, size_t k);
  * else 0. */
 PMCF_API uint64_t pmcf_campaign_seed(const pmcf_campaign *c, size_t k);
 
-typedef struct pmcf_source pmcf_source;
 /* The local launcher: records here, one after the other, the executions not
  * done (an array task: its own), with the sets through src. Stops at the
  * first that fails, or when cb->stop answers a signal; *r says how it ended.

@@ -38,8 +38,6 @@ typedef struct pmcf_event_info {
 } pmcf_event_info;
 #define PMCF_EVENT_INFO_INIT PMCF_SIZED_INIT(pmcf_event_info)
 
-typedef struct pmcf_catalog pmcf_catalog;
-
 /* pmcf_catalog_perf flags */
 #define PMCF_CATALOG_PROBE 1u          /* try perf_event_open on each event to fill .available */
 #define PMCF_CATALOG_NO_TRACEPOINTS 2u /* skip tracefs */
@@ -133,7 +131,6 @@ typedef struct pmcf_host_info {
 PMCF_API int pmcf_host_describe(pmcf_host_info *h);
 
 /* ---- event lists (-e EVENTS) ------------------------------------------------ */
-typedef struct pmcf_evlist pmcf_evlist;
 
 /* Parses spec against catalogue c: a comma-separated list of names, "all"
  * (every available event of the catalogue, duration included), or "@FILE"

@@ -28,8 +28,6 @@ enum pmcf_packing {
 PMCF_API int pmcf_packing_parse(const char *name);
 PMCF_API const char *pmcf_packing_name(int packing);
 
-typedef struct pmcf_plan pmcf_plan;
-
 typedef struct pmcf_plan_opts {
 	size_t size;   /* sizeof(pmcf_plan_opts) */
 	int strategy;  /* enum pmcf_strategy (combine.h); bc family: overlapping sets
@@ -159,6 +157,10 @@ PMCF_API int pmcf_plan_to_json(const pmcf_plan *p, char **text);
 /* Parses plan.json text. Errors: PMCF_ENOTOURS (not a plan), PMCF_EVERSION
  * (newer version), PMCF_ESYNTAX (malformed; the detail says where). */
 PMCF_API int pmcf_plan_from_json(const char *text, pmcf_plan **out);
+/* Writes plan.json (pmcf_plan_to_json) to path whole or not at all: a
+ * temporary beside it, synced, renamed over it; never over a device, FIFO
+ * or socket (PMCF_EINVAL). -errno when it cannot be written. */
+PMCF_API int pmcf_plan_save(const pmcf_plan *p, const char *path);
 /* Reads and parses the plan file at path (-errno when unreadable). */
 PMCF_API int pmcf_plan_load(const char *path, pmcf_plan **out);
 

@@ -54,6 +54,22 @@ PMCF_API int pmcf_sim_workload_info_get(size_t i, pmcf_sim_workload_info *info);
  * so that successive executions of run/reference vary like real runs. */
 PMCF_API uint64_t pmcf_sim_exec_seed(uint64_t base, unsigned i);
 
+/* Whose executions a base seed is for. The executions that are scored
+ * against the fused ones must not reuse their seeds: `reference` and the
+ * pilots of `plan --link auto` derive their base from the same base seed
+ * with a fixed salt of their own, so that every kind is an independent
+ * draw and the command's results can be reproduced from the library. */
+enum pmcf_seed_role {
+	PMCF_SEED_FUSED = 0,     /* run, record --plan: the base itself */
+	PMCF_SEED_REFERENCE = 1, /* reference executions (EPD, CorrErr) */
+	PMCF_SEED_PILOT = 2      /* --link auto's simulated pilot executions */
+};
+/* The base seed of role's executions derived from base (base XOR the
+ * role's salt; PMCF_SEED_FUSED and unknown roles: base). Give it to
+ * pmcf_source_seed_set; execution K then runs with
+ * pmcf_sim_exec_seed(that base, K). */
+PMCF_API uint64_t pmcf_sim_role_seed(uint64_t base, int role);
+
 /* A thin wrapper kept for callers holding names: pmcf_source_record of a
  * simulated source (pmcf_source_new_sim) records a resolved list with the
  * same simulator, no name looked up again; new code uses that.

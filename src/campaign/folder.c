@@ -15,6 +15,7 @@
 #include "campaign/campaign_impl.h"
 #include "pmcfuse/profile.h"
 #include "util/abi.h"
+#include "util/atomic.h"
 #include "util/internal.h"
 #include "x/x.h"
 
@@ -81,7 +82,10 @@ static int holds_campaign(const char *dir)
 	return found;
 }
 
-/* The manifest written atomically: a temporary beside it, synced, renamed. */
+static int put_text(FILE *f, void *text) { return fputs(text, f) == EOF || fputc('\n', f) == EOF ? -EIO : 0; }
+
+/* The manifest written atomically: a temporary beside it, synced, renamed
+ * (util/atomic.h). */
 static int write_manifest(pmcf_campaign *c)
 {
 	char now[32];
@@ -89,41 +93,9 @@ static int write_manifest(pmcf_campaign *c)
 	json_object_set_new(c->manifest, "updated", json_string(now));
 	char *text = json_dumps(c->manifest, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	char *path = pmcfi_camp_join(c->dir, PMCF_CAMPAIGN_MANIFEST);
-	char *tmp = pmcfi_camp_join(c->dir, "." PMCF_CAMPAIGN_MANIFEST ".tmp.XXXXXX");
-	int err = 0, fd = -1;
-	if (!text || !path || !tmp) {
-		err = no_memory();
-		goto out;
-	}
-	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
-		err = pmcfi_fail(-errno, "cannot write '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	mode_t um = umask(0);
-	umask(um);
-	(void)fchmod(fd, 0666 & ~um);
-	size_t len = strlen(text), o = 0;
-	text[len++] = '\n'; /* json_dumps left room: its NUL */
-	while (!err && o < len) {
-		ssize_t w = write(fd, text + o, len - o);
-		if (w < 0 && errno != EINTR)
-			err = -errno;
-		o += w > 0 ? (size_t)w : 0;
-	}
-	if (!err && fsync(fd) != 0)
-		err = -errno;
-	if (close(fd) != 0 && !err)
-		err = -errno;
-	if (!err && rename(tmp, path) != 0)
-		err = -errno;
-	if (err) {
-		unlink(tmp);
-		pmcfi_fail(err, "cannot write '%s': %s", path, strerror(-err));
-	}
-out:
+	int err = !text || !path ? no_memory() : pmcfi_atomic_write(path, 0, put_text, text);
 	free(text);
 	free(path);
-	free(tmp);
 	return err;
 }
 

@@ -17,6 +17,7 @@
 #include <wordexp.h>
 #include "campaign/campaign_impl.h"
 #include "util/abi.h"
+#include "util/atomic.h"
 #include "util/internal.h"
 #include "x/x.h"
 
@@ -180,52 +181,43 @@ static void sh_quote(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
-/* DIR/slurm/NAME: an sbatch script that runs `pmcfuse VERB --resume DIR`
- * with the array task's --only K when task is set. */
-static int write_script(const char *verb, const char *sdir, const char *name, const char *exe,
-			const char *dir, int task)
+struct script {
+	const char *verb, *exe, *dir;
+	int task;
+};
+
+static int put_script(FILE *f, void *ctx)
 {
-	char path[PATH_MAX + 64], tmp[PATH_MAX + 80];
-	snprintf(path, sizeof(path), "%s/%s", sdir, name);
-	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp.XXXXXX", sdir, name);
-	int fd = mkostemp(tmp, O_CLOEXEC);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		int e = errno;
-		if (fd >= 0)
-			close(fd), unlink(tmp);
-		return pmcfi_fail(-e, "cannot write '%s': %s", path, strerror(e));
-	}
-	struct {
-		FILE *f;
-	} o = {f};
-	fprintf(o.f, "#!/bin/sh\n");
-	if (task)
-		fprintf(o.f,
+	const struct script *sc = ctx;
+	fprintf(f, "#!/bin/sh\n");
+	if (sc->task)
+		fprintf(f,
 			"# Array task K records execution K of the pmcfuse %s campaign in\n"
 			"# %s (docs/slurm.md). Submitted by `pmcfuse %s --launcher slurm`;\n"
 			"# `pmcfuse %s --resume DIR --launcher slurm` submits what is missing.\n",
-			verb, dir, verb, verb);
+			sc->verb, sc->dir, sc->verb, sc->verb);
 	else
-		fprintf(o.f,
+		fprintf(f,
 			"# Finishes the pmcfuse %s campaign in %s (docs/slurm.md):\n"
 			"# runs once every array task succeeded (--dependency=afterok).\n",
-			verb, dir);
-	fprintf(o.f, "exec ");
-	sh_quote(o.f, exe);
-	fprintf(o.f, " %s --resume ", verb);
-	sh_quote(o.f, dir);
-	fprintf(o.f, "%s\n", task ? " --only \"$SLURM_ARRAY_TASK_ID\"" : "");
-	int err = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0 ? -errno : 0;
-	if (fclose(f) != 0 && !err)
-		err = -errno;
-	if (!err && (rename(tmp, path) != 0))
-		err = -errno;
-	if (err) {
-		unlink(tmp);
-		return pmcfi_fail(err, "cannot write '%s': %s", path, strerror(-err));
-	}
+			sc->verb, sc->dir);
+	fprintf(f, "exec ");
+	sh_quote(f, sc->exe);
+	fprintf(f, " %s --resume ", sc->verb);
+	sh_quote(f, sc->dir);
+	fprintf(f, "%s\n", sc->task ? " --only \"$SLURM_ARRAY_TASK_ID\"" : "");
 	return 0;
+}
+
+/* DIR/slurm/NAME: an sbatch script that runs `pmcfuse VERB --resume DIR`
+ * with the array task's --only K when task is set (util/atomic.h). */
+static int write_script(const char *verb, const char *sdir, const char *name, const char *exe,
+			const char *dir, int task)
+{
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof(path), "%s/%s", sdir, name);
+	struct script sc = {verb, exe, dir, task};
+	return pmcfi_atomic_write(path, 0, put_script, &sc);
 }
 
 /* ---- submitting ------------------------------------------------------------ */

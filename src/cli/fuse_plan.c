@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "cli/fuse.h"
 #include "cli/output.h"
+#include "pmcfuse/sim.h"
 #include "pmcfuse/source.h"
 #include "x/x.h"
 
@@ -73,9 +74,6 @@ int fuse_load_dir(const char *verb, const char *dir, pmcf_profile ***out, size_t
 	return st;
 }
 
-/* drawn apart from the seeds of run and reference */
-#define PILOT_SEED_SALT 0x5be0cd19137e2179ull
-
 /* --link auto without --refs on a simulated source: one execution per set of
  * a pair covering of the events (every pair measured together once), each
  * set taken from ev and recorded through src (no name looked up again). */
@@ -90,8 +88,9 @@ static int pilot_sim(const char *verb, pmcf_source *src, const pmcf_evlist *ev, 
 	pmcf_profile **v = err ? NULL : calloc(ns ? ns : 1, sizeof(*v));
 	if (!err && !v)
 		err = PMCF_ENOMEM;
-	/* execution k runs with pmcf_sim_exec_seed(seed ^ salt, k) */
-	pmcf_source_seed_set(src, seed ^ PILOT_SEED_SALT);
+	/* drawn apart from the seeds of run and reference: execution k runs
+	 * with pmcf_sim_exec_seed(pmcf_sim_role_seed(seed, PILOT), k) */
+	pmcf_source_seed_set(src, pmcf_sim_role_seed(seed, PMCF_SEED_PILOT));
 	for (size_t k = 0; !err && k < ns; k++)
 		if (!(err = pmcf_source_record(src, pmcf_cover_evlist_at(cv, k), (long)k, &v[k], NULL)))
 			*n = k + 1;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "export/export_impl.h"
 #include "util/abi.h"
+#include "util/atomic.h"
 #include "util/internal.h"
 
 static const struct pmcfi_exp_format *const formats[] = {
@@ -89,37 +90,24 @@ int pmcf_export(const pmcf_profile *p, const char *format, const pmcf_export_opt
 }
 
 /* A streamed format written to a temporary beside path, synced and renamed
- * into place. */
+ * into place (util/atomic.h: never over a device). */
+struct stream_job {
+	const pmcf_profile *p;
+	const struct pmcfi_exp_format *fmt;
+	const pmcf_export_opts *o;
+};
+
+static int stream_fill(FILE *f, void *ctx)
+{
+	const struct stream_job *j = ctx;
+	return j->fmt->write(j->p, j->o, f);
+}
+
 static int stream_to_path(const pmcf_profile *p, const struct pmcfi_exp_format *fmt,
 			  const pmcf_export_opts *o, const char *path)
 {
-	size_t n = strlen(path) + sizeof(".tmp.XXXXXX");
-	char *tmp = malloc(n);
-	if (!tmp)
-		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	snprintf(tmp, n, "%s.tmp.XXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		int e = errno;
-		free(tmp);
-		return pmcfi_fail(-e, "cannot write '%s': %s", path, strerror(e));
-	}
-	FILE *f = fdopen(fd, "w");
-	int err =
-		f ? fmt->write(p, o, f) : pmcfi_fail(-errno, "cannot write '%s': %s", path, strerror(errno));
-	if (!f)
-		close(fd);
-	if (f && !err && (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0))
-		err = pmcfi_fail(-(errno ? errno : EIO), "cannot write '%s': %s", path,
-				 strerror(errno ? errno : EIO));
-	if (f && fclose(f) != 0 && !err)
-		err = pmcfi_fail(-errno, "cannot write '%s': %s", path, strerror(errno));
-	if (!err && rename(tmp, path) != 0)
-		err = pmcfi_fail(-errno, "cannot write '%s': %s", path, strerror(errno));
-	if (err)
-		unlink(tmp);
-	free(tmp);
-	return err;
+	struct stream_job j = {p, fmt, o};
+	return pmcfi_atomic_write(path, 0, stream_fill, &j);
 }
 
 int pmcf_export_path(const pmcf_profile *p, const char *format, const pmcf_export_opts *opts,

@@ -17,10 +17,10 @@
 
 size_t pmcfi_plan_mi_bins(size_t n)
 {
-	if (n < PLANI_MI_MIN_XUS)
+	if (n < PMCFI_PLAN_MI_MIN_XUS)
 		return 0;
 	size_t b = (size_t)cbrt((double)n);
-	return b < 2 ? 2 : b > PLANI_MI_MAX_BINS ? PLANI_MI_MAX_BINS : b;
+	return b < 2 ? 2 : b > PMCFI_PLAN_MI_MAX_BINS ? PMCFI_PLAN_MI_MAX_BINS : b;
 }
 
 static int cmp_rv(const void *a, const void *b)
@@ -36,7 +36,7 @@ void pmcfi_plan_rank_bins(const double *x, size_t n, size_t nb, struct pmcfi_pla
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (pmcf_is_missing(x[i]))
-			bins[i] = PLANI_MI_NOBIN;
+			bins[i] = PMCFI_PLAN_MI_NOBIN;
 		else
 			scr[m++] = (struct pmcfi_plan_rv){x[i], (uint32_t)i};
 	}
@@ -68,14 +68,14 @@ double pmcfi_plan_mi_binned(const uint8_t *bx, const uint8_t *by, size_t n, size
 	memset(hist, 0, (nb * nb + 2 * nb) * sizeof(*hist));
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (bx[i] == PLANI_MI_NOBIN || by[i] == PLANI_MI_NOBIN)
+		if (bx[i] == PMCFI_PLAN_MI_NOBIN || by[i] == PMCFI_PLAN_MI_NOBIN)
 			continue;
 		hist[bx[i] * nb + by[i]]++;
 		hx[bx[i]]++;
 		hy[by[i]]++;
 		m++;
 	}
-	if (m < PLANI_MI_MIN_XUS)
+	if (m < PMCFI_PLAN_MI_MIN_XUS)
 		return NAN;
 	size_t ux, uy, uxy;
 	double hX = entropy(hx, nb, (double)m, &ux), hY = entropy(hy, nb, (double)m, &uy);
@@ -121,7 +121,7 @@ static int pilot_mi(const pmcf_profile *p, const char *const *names, size_t n, d
 	uint8_t *bins = malloc(n * nx + 1);
 	double *vals = malloc(nx * sizeof(double));
 	struct pmcfi_plan_rv *scr = malloc(nx * sizeof(*scr));
-	uint32_t *hist = malloc((PLANI_MI_MAX_BINS + 2) * PLANI_MI_MAX_BINS * sizeof(uint32_t));
+	uint32_t *hist = malloc((PMCFI_PLAN_MI_MAX_BINS + 2) * PMCFI_PLAN_MI_MAX_BINS * sizeof(uint32_t));
 	int err = 0;
 	if (!tstart || !ord || !type || !col || !bins || !vals || !scr || !hist) {
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
@@ -209,7 +209,7 @@ int pmcfi_plan_mi_matrix(const pmcf_profile *const *pilots, size_t np, const cha
 struct choice {
 	double score;
 	uint64_t need;
-	size_t ev[PLANI_LK_MAX_LINKS];
+	size_t ev[PMCFI_PLAN_LK_MAX_LINKS];
 	unsigned n;
 };
 
@@ -439,8 +439,8 @@ int pmcfi_plan_lk_search(const struct pmcfi_plan_lk *P, int method, double time_
 		return pmcfi_fail(PMCF_ETOOMANY,
 				  "link_auto (--link auto) orders at most 64 sets (this plan has %zu)",
 				  P->nsets);
-	if (P->maxlinks > PLANI_LK_MAX_LINKS)
-		return pmcfi_fail(PMCF_EINVAL, "at most %d linking events per set", PLANI_LK_MAX_LINKS);
+	if (P->maxlinks > PMCFI_PLAN_LK_MAX_LINKS)
+		return pmcfi_fail(PMCF_EINVAL, "at most %d linking events per set", PMCFI_PLAN_LK_MAX_LINKS);
 	size_t K = P->nsets ? P->nsets : 1;
 	struct lk_state S = {.P = P};
 	S.owner = malloc((P->nev + 1) * sizeof(size_t));
@@ -451,7 +451,7 @@ int pmcfi_plan_lk_search(const struct pmcfi_plan_lk *P, int method, double time_
 	S.cur = calloc(K, sizeof(size_t));
 	S.best = calloc(K, sizeof(size_t));
 	r->order = calloc(K, sizeof(size_t));
-	r->links = calloc(K * PLANI_LK_MAX_LINKS, sizeof(size_t));
+	r->links = calloc(K * PMCFI_PLAN_LK_MAX_LINKS, sizeof(size_t));
 	r->nlinks = calloc(K, sizeof(size_t));
 	r->bits = calloc(K, sizeof(double));
 	r->base_bits = calloc(K, sizeof(double));
@@ -468,16 +468,16 @@ int pmcfi_plan_lk_search(const struct pmcfi_plan_lk *P, int method, double time_
 			S.owner[P->setev[j]] = k;
 	if ((err = build_choices(&S)))
 		goto out;
-	if (method == PLANI_LK_AUTO)
-		method = P->nsets <= PLANI_LK_BNB_MAX_SETS ? PLANI_LK_BNB : PLANI_LK_GREEDY;
+	if (method == PMCFI_PLAN_LK_AUTO)
+		method = P->nsets <= PMCFI_PLAN_LK_BNB_MAX_SETS ? PMCFI_PLAN_LK_BNB : PMCFI_PLAN_LK_GREEDY;
 	greedy(&S); /* the incumbent of the branch and bound */
 	r->method = method;
-	r->exact = method != PLANI_LK_GREEDY;
-	if (method == PLANI_LK_BNB) {
+	r->exact = method != PMCFI_PLAN_LK_GREEDY;
+	if (method == PMCFI_PLAN_LK_BNB) {
 		pmcfi_plan_deadline(time_limit_s, &S.deadline);
 		bnb(&S, 0, 0, 0, 1);
 		r->exact = !S.timeout;
-	} else if (method == PLANI_LK_EXHAUSTIVE) {
+	} else if (method == PMCFI_PLAN_LK_EXHAUSTIVE) {
 		S.bestval = -1;
 		bnb(&S, 0, 0, 0, 0);
 	}
@@ -496,7 +496,7 @@ int pmcfi_plan_lk_search(const struct pmcfi_plan_lk *P, int method, double time_
 		r->bits[p] = p ? c->score : 0;
 		r->nlinks[p] = p ? c->n : 0;
 		for (unsigned q = 0; p && q < c->n; q++)
-			r->links[p * PLANI_LK_MAX_LINKS + q] = c->ev[q];
+			r->links[p * PMCFI_PLAN_LK_MAX_LINKS + q] = c->ev[q];
 		mask |= (uint64_t)1 << k;
 	}
 out:

@@ -742,8 +742,8 @@ static int plan_auto(struct packer *pk, const struct packing *P, const pmcf_plan
 	double *mi = malloc((nev * nev + 1) * sizeof(double));
 	size_t *setev = malloc((nev + 1) * sizeof(size_t)), *first = malloc((K + 1) * sizeof(size_t));
 	size_t *base = malloc((pk->nbase + 1) * sizeof(size_t));
-	const char **names = malloc((nev + PLANI_LK_MAX_LINKS + 1) * sizeof(char *));
-	size_t *ci = malloc((nev + PLANI_LK_MAX_LINKS + 1) * sizeof(size_t));
+	const char **names = malloc((nev + PMCFI_PLAN_LK_MAX_LINKS + 1) * sizeof(char *));
+	size_t *ci = malloc((nev + PMCFI_PLAN_LK_MAX_LINKS + 1) * sizeof(size_t));
 	struct pmcfi_plan_lk_result r = {0};
 	int err = evn && evi && mi && setev && first && base && names && ci
 			  ? 0
@@ -782,20 +782,20 @@ static int plan_auto(struct packer *pk, const struct packing *P, const pmcf_plan
 				   .ctx = &ctx,
 				   .maxlinks = o->max_links ? o->max_links : 2,
 				   .bound_scale = 1};
-	if ((err = pmcfi_plan_lk_search(&lk, PLANI_LK_AUTO, o->time_limit_s, &r)))
+	if ((err = pmcfi_plan_lk_search(&lk, PMCFI_PLAN_LK_AUTO, o->time_limit_s, &r)))
 		goto out;
 	if (pk->err) {
 		err = pk->err;
 		goto out;
 	}
-	plan->auto_method = strdup(r.method == PLANI_LK_GREEDY ? "greedy" : "branch and bound");
+	plan->auto_method = strdup(r.method == PMCFI_PLAN_LK_GREEDY ? "greedy" : "branch and bound");
 	plan->auto_exact = r.exact;
 	plan->auto_pilots = o->npilots;
 	if (!plan->auto_method)
 		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	for (size_t p = 0; p < K && !err; p++) {
 		size_t k = r.order[p], n = 0;
-		const size_t *lv = r.links + p * PLANI_LK_MAX_LINKS;
+		const size_t *lv = r.links + p * PMCFI_PLAN_LK_MAX_LINKS;
 		for (size_t i = 0; i < pk->nbase; i++)
 			ci[n++] = evi[i];
 		for (size_t q = 0; q < r.nlinks[p]; q++)
@@ -953,7 +953,7 @@ static int plan_make_idx(const pmcf_catalog *c, const size_t *events, const unsi
 	size_t cap = n + nlink + 2;
 	size_t *req = malloc(cap * sizeof(size_t)), *base = malloc(cap * sizeof(size_t));
 	size_t *item = malloc(cap * sizeof(size_t)), *buf = malloc(2 * cap * sizeof(size_t));
-	const char **names = malloc((2 * cap + PLANI_LK_MAX_LINKS) * sizeof(char *));
+	const char **names = malloc((2 * cap + PMCFI_PLAN_LK_MAX_LINKS) * sizeof(char *));
 	unsigned *cost = malloc(cap * sizeof(unsigned));
 	size_t *order = malloc(cap * sizeof(size_t)), *mem = malloc(cap * sizeof(size_t));
 	size_t *set = malloc(cap * sizeof(size_t)), *save = malloc(cap * sizeof(size_t));

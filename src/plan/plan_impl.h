@@ -60,29 +60,29 @@ int pmcfi_plan_add_set(pmcf_plan *p, const char *const *names, size_t n);
 
 /* ---- --link auto (link_auto.c) ---------------------------------------------------- */
 #include <stdint.h>
-#define PLANI_MI_MIN_XUS 16 /* fewer XUs of a type: no estimate */
-#define PLANI_MI_MAX_BINS 16
-#define PLANI_MI_NOBIN 0xff /* a missing value */
+#define PMCFI_PLAN_MI_MIN_XUS 16 /* fewer XUs of a type: no estimate */
+#define PMCFI_PLAN_MI_MAX_BINS 16
+#define PMCFI_PLAN_MI_NOBIN 0xff /* a missing value */
 struct pmcfi_plan_rv {
 	double v;
 	uint32_t i;
 };
-/* Bins for n values: cbrt(n) within 2..PLANI_MI_MAX_BINS; 0 below
- * PLANI_MI_MIN_XUS. */
+/* Bins for n values: cbrt(n) within 2..PMCFI_PLAN_MI_MAX_BINS; 0 below
+ * PMCFI_PLAN_MI_MIN_XUS. */
 size_t pmcfi_plan_mi_bins(size_t n);
 /* Equal-frequency bins of x[0..n) by rank (n log n): value of rank r goes to
  * bin r·nb/m (m values not missing), tied values to the bin of their first
- * rank, missing ones to PLANI_MI_NOBIN. scr: n entries of scratch. */
+ * rank, missing ones to PMCFI_PLAN_MI_NOBIN. scr: n entries of scratch. */
 void pmcfi_plan_rank_bins(const double *x, size_t n, size_t nb, struct pmcfi_plan_rv *scr, uint8_t *bins);
 /* Mutual information in bits of two binned variables over the entries
  * where both have a bin: plug-in entropies with the Miller-Madow
- * correction, at least 0; NaN with fewer than PLANI_MI_MIN_XUS entries.
+ * correction, at least 0; NaN with fewer than PMCFI_PLAN_MI_MIN_XUS entries.
  * hist: nb·nb + 2·nb scratch. O(n + nb²). */
 double pmcfi_plan_mi_binned(const uint8_t *bx, const uint8_t *by, size_t n, size_t nb, uint32_t *hist);
 /* Both steps on raw values (allocates; NaN on failure or too few). */
 double pmcfi_plan_mi(const double *x, const double *y, size_t n);
 /* mi[a·n + b]: the MI of events names[a] and names[b] measured together in
- * the profiles, per XU type (types of fewer than PLANI_MI_MIN_XUS XUs left
+ * the profiles, per XU type (types of fewer than PMCFI_PLAN_MI_MIN_XUS XUs left
  * out), averaged over types and profiles weighted by XUs; NaN when no
  * profile measured the pair (and on the diagonal). */
 int pmcfi_plan_mi_matrix(const pmcf_profile *const *pilots, size_t np, const char *const *names, size_t n,
@@ -95,9 +95,9 @@ int pmcfi_plan_mi_matrix(const pmcf_profile *const *pilots, size_t np, const cha
  * choice must fit). The value of an order is, over every set but the first,
  * the sum over its new events of the most information (mi, bits; NaN = 0)
  * one of its linking events or base events carries about it. */
-#define PLANI_LK_MAX_LINKS 4
-#define PLANI_LK_BNB_MAX_SETS 12
-enum { PLANI_LK_AUTO, PLANI_LK_BNB, PLANI_LK_EXHAUSTIVE, PLANI_LK_GREEDY };
+#define PMCFI_PLAN_LK_MAX_LINKS 4
+#define PMCFI_PLAN_LK_BNB_MAX_SETS 12
+enum { PMCFI_PLAN_LK_AUTO, PMCFI_PLAN_LK_BNB, PMCFI_PLAN_LK_EXHAUSTIVE, PMCFI_PLAN_LK_GREEDY };
 struct pmcfi_plan_lk {
 	size_t nsets, nev;
 	const double *mi;
@@ -111,14 +111,14 @@ struct pmcfi_plan_lk {
 };
 struct pmcfi_plan_lk_result {
 	size_t *order;            /* position -> set */
-	size_t *links;            /* position p: links[p·PLANI_LK_MAX_LINKS ..] */
+	size_t *links;            /* position p: links[p·PMCFI_PLAN_LK_MAX_LINKS ..] */
 	size_t *nlinks;           /* per position */
 	double *bits, *base_bits; /* per position; 0 for the first */
 	double total;
 	int method, exact;
 	size_t nodes;
 };
-/* method PLANI_LK_AUTO: branch and bound up to PLANI_LK_BNB_MAX_SETS sets
+/* method PMCFI_PLAN_LK_AUTO: branch and bound up to PMCFI_PLAN_LK_BNB_MAX_SETS sets
  * (exact unless time_limit_s, 0: 1 s, runs out), greedy beyond. */
 int pmcfi_plan_lk_search(const struct pmcfi_plan_lk *P, int method, double time_limit_s,
 			 struct pmcfi_plan_lk_result *r);

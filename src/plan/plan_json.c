@@ -9,6 +9,7 @@
 #include "pmcfuse/combine.h"
 #include "plan/plan_impl.h"
 #include "util/abi.h"
+#include "util/atomic.h"
 #include "util/internal.h"
 #include "util/json_bytes.h"
 
@@ -518,5 +519,20 @@ int pmcf_plan_load(const char *path, pmcf_plan **out)
 	/* the messages about fields name the file */
 	if (err && strncmp(pmcf_errdetail(), "plan '", 6) != 0)
 		return pmcfi_fail_prefix(err, "%s", path);
+	return err;
+}
+
+static int put_plan(FILE *f, void *text) { return fputs(text, f) == EOF ? -EIO : 0; }
+
+int pmcf_plan_save(const pmcf_plan *p, const char *path)
+{
+	pmcfi_clear_error();
+	if (!p || !path)
+		return pmcfi_fail(PMCF_EINVAL, "pmcf_plan_save: no plan or path");
+	char *text = NULL;
+	int err = pmcf_plan_to_json(p, &text);
+	if (!err)
+		err = pmcfi_atomic_write(path, 0, put_plan, text);
+	free(text);
 	return err;
 }

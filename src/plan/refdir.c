@@ -15,6 +15,7 @@
 #include "pmcfuse/refdir.h"
 #include "profile/ident.h"
 #include "util/abi.h"
+#include "util/atomic.h"
 #include "util/internal.h"
 #include "util/json_bytes.h"
 
@@ -210,6 +211,12 @@ static int put_index(FILE *f, const pmcf_refdir_index *ix)
 	return err ? PMCF_ENOMEM : 0;
 }
 
+static int index_fill(FILE *f, void *ix)
+{
+	int err = put_index(f, ix);
+	return err ? pmcfi_fail(err, "out of memory") : 0;
+}
+
 int pmcf_refdir_write_index(const char *dir, const pmcf_refdir_index *ix)
 {
 	pmcfi_clear_error();
@@ -220,52 +227,12 @@ int pmcf_refdir_write_index(const char *dir, const pmcf_refdir_index *ix)
 	if (!dir || !ix || !o.cover || !o.done || !o.repeat || (o.nevents && !o.events))
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_refdir_write_index: no folder, covering or done "
 					       "flags, or repeat 0");
-	size_t len = strlen(dir) + sizeof(PMCF_REFDIR_INDEX) + 24;
-	char *path = malloc(len), *tmp = malloc(len);
-	FILE *f = NULL;
-	int fd = -1, made = 0;
-	if (!path || !tmp) {
-		err = pmcfi_fail(PMCF_ENOMEM, "out of memory");
-		goto out;
-	}
+	size_t len = strlen(dir) + sizeof(PMCF_REFDIR_INDEX) + 2;
+	char *path = malloc(len);
+	if (!path)
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	snprintf(path, len, "%s/%s", dir, PMCF_REFDIR_INDEX);
-	snprintf(tmp, len, "%s/.%s.tmp.XXXXXX", dir, PMCF_REFDIR_INDEX);
-	struct stat sb; /* never renamed over a device, FIFO or socket */
-	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
-		err = pmcfi_fail(PMCF_EINVAL, "cannot write '%s': it is a device, FIFO or socket, not a file",
-				 path);
-		goto out;
-	}
-	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
-		err = pmcfi_fail(-errno, "cannot write '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	made = 1;
-	mode_t um = umask(0);
-	umask(um);
-	(void)fchmod(fd, 0666 & ~um); /* mkstemp made it 0600 */
-	if (!(f = fdopen(fd, "w"))) {
-		err = pmcfi_fail(-errno, "cannot write '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	fd = -1;
-	if ((err = put_index(f, &o)))
-		err = pmcfi_fail(err, "out of memory");
-	else if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0)
-		err = pmcfi_fail(-errno, "cannot write '%s': %s", path, strerror(errno));
-	int cerr = fclose(f) != 0 ? -errno : 0;
-	f = NULL;
-	if (!err && cerr)
-		err = pmcfi_fail(cerr, "cannot write '%s': %s", path, strerror(-cerr));
-	if (!err && rename(tmp, path) != 0)
-		err = pmcfi_fail(-errno, "cannot write '%s': %s", path, strerror(errno));
-	made = err != 0; /* renamed: nothing to remove */
-out:
-	if (fd >= 0)
-		close(fd);
-	if (made)
-		unlink(tmp);
+	err = pmcfi_atomic_write(path, 0, index_fill, &o);
 	free(path);
-	free(tmp);
 	return err;
 }

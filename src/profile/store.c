@@ -16,6 +16,7 @@
 #include "pmcf_version.h"
 #include "profile/profile_impl.h"
 #include "util/abi.h"
+#include "util/atomic.h"
 #include "util/internal.h"
 
 #define APP_ID 0x504D4346u /* 'PMCF' */
@@ -637,33 +638,6 @@ out:
 
 /* Mode of a new profile: that of the file it replaces, else 0666 & ~umask
  * (read from /proc, as umask(2) cannot be read without changing it). */
-static mode_t new_mode(const char *path)
-{
-	struct stat sb;
-	if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
-		return sb.st_mode & 07777;
-	unsigned mask = 022;
-	FILE *f = fopen("/proc/self/status", "re");
-	if (f) {
-		char line[128];
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "Umask: %o", &mask) == 1)
-				break;
-		fclose(f);
-	}
-	return 0666 & ~(mode_t)mask;
-}
-
-static int fsync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	int err = fsync(fd) < 0 && errno != EINVAL && errno != EROFS ? -errno : 0;
-	close(fd);
-	return err;
-}
-
 static int save(const pmcf_profile *p, const char *path, int sql_always)
 {
 	pmcfi_clear_error();
@@ -720,7 +694,7 @@ static int save(const pmcf_profile *p, const char *path, int sql_always)
 		goto out;
 	}
 	made = 1;
-	if (fchmod(fd, new_mode(path)) < 0) {
+	if (fchmod(fd, pmcfi_atomic_mode(path)) < 0) {
 		err = pmcfi_fail(-errno, "%s: cannot set the mode of %s: %s", path, tmp, strerror(errno));
 		goto out;
 	}
@@ -744,7 +718,7 @@ static int save(const pmcf_profile *p, const char *path, int sql_always)
 		goto out;
 	}
 	made = 0;
-	err = fsync_dir(dir);
+	err = pmcfi_atomic_sync_dir(dir);
 	if (err)
 		err = pmcfi_fail(err, "%s: written, but syncing its directory %s failed: %s", path, dir,
 				 strerror(-err));

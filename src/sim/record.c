@@ -137,8 +137,8 @@ static int fill_profile(struct rec *c, const pmcf_sim_spec *s, const pmcf_count_
 			.cpu = r->cpu[x],
 			.start_ns = r->start[x],
 			.end_ns = r->end[x],
-			.label = sim_label(w, u->label),
-			.parent_label = sim_label(w, u->parent),
+			.label = pmcfi_sim_label(w, u->label),
+			.parent_label = pmcfi_sim_label(w, u->parent),
 		};
 		err = pmcf_profile_xu_add(p, &xu, NULL);
 	}

@@ -245,7 +245,7 @@ int pmcfi_sim_wl_label(struct pmcfi_sim_workload *w, uint32_t *off, const char *
 void pmcfi_sim_wl_work_common(struct pmcfi_sim_work *k, uint64_t key);
 int pmcfi_sim_wl_homes(struct pmcfi_sim_workload *w, size_t ndata);
 void pmcfi_sim_workload_free(struct pmcfi_sim_workload *w);
-static inline const char *sim_label(const struct pmcfi_sim_workload *w, uint32_t off)
+static inline const char *pmcfi_sim_label(const struct pmcfi_sim_workload *w, uint32_t off)
 {
 	return w->arena + off;
 }

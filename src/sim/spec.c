@@ -229,3 +229,15 @@ uint64_t pmcf_sim_exec_seed(uint64_t base, unsigned i)
 	uint64_t x = base ^ (0x5851f42d4c957f2dull * (uint64_t)(i + 1));
 	return pmcfi_splitmix64(&x);
 }
+
+/* The salts of `reference` and of --link auto's pilots (their values are
+ * those the command used before they became public: the same seeds). */
+#define REFERENCE_SEED_SALT 0x9e6c63d0676a9a99ull
+#define PILOT_SEED_SALT 0x5be0cd19137e2179ull
+
+uint64_t pmcf_sim_role_seed(uint64_t base, int role)
+{
+	return role == PMCF_SEED_REFERENCE ? base ^ REFERENCE_SEED_SALT
+	       : role == PMCF_SEED_PILOT   ? base ^ PILOT_SEED_SALT
+					   : base;
+}

@@ -98,7 +98,8 @@ static int build_fib(struct pmcfi_sim_workload *w, const pmcf_sim_spec *s, const
 				break;
 			}
 			char lab[512];
-			if (snprintf(lab, sizeof(lab), "%s.%d", sim_label(w, plabel), c) >= (int)sizeof(lab))
+			if (snprintf(lab, sizeof(lab), "%s.%d", pmcfi_sim_label(w, plabel), c) >=
+			    (int)sizeof(lab))
 				err = pmcfi_fail(PMCF_EINVAL, "label too long");
 			cu->parent = plabel;
 			if (!err)

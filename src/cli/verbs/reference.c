@@ -14,6 +14,7 @@
 #include "cli/verbs/reference.h"
 #include "pmcfuse/evaluate.h"
 #include "pmcfuse/refdir.h"
+#include "pmcfuse/sim.h"
 #include "pmcfuse/source.h"
 #include "x/x.h"
 
@@ -59,11 +60,6 @@ static const char usage[] =
 	"  --json       the summary as one JSON object on stdout (folder, executions,\n"
 	"               sets, repeat, pairs, lower_bound, impossible_pairs, ...)\n";
 
-/* Reference executions draw their seeds from a stream of their own, so that
- * they are independent of the executions `run` fuses (which use
- * pmcf_sim_exec_seed(base, K) with the same base). */
-#define REFERENCE_SEED_SALT 0x9e6c63d0676a9a99ull
-
 /* The source, the events and their pair covering (one list per set); the
  * executions' seeds drawn apart from those of `run`. */
 static int plan_references(struct refrun *r)
@@ -88,7 +84,9 @@ static int plan_references(struct refrun *r)
 	/* a copy: recording an execution sets its seed in the spec's text */
 	r->canon = r->sim ? strdup(pmcf_source_name(r->src)) : NULL;
 	r->source = r->sim ? r->canon : r->prog[0];
-	pmcf_source_seed_set(r->src, r->seed ^ REFERENCE_SEED_SALT);
+	/* a stream of their own: independent of the executions `run` fuses
+	 * with the same base (pmcf_sim_role_seed) */
+	pmcf_source_seed_set(r->src, pmcf_sim_role_seed(r->seed, PMCF_SEED_REFERENCE));
 	r->done = calloc(r->total ? r->total : 1, 1);
 	r->seeds = calloc(r->total ? r->total : 1, sizeof(*r->seeds));
 

@@ -25,7 +25,6 @@ extern "C" {
 #define PMCF_PROFILE_MAX_TYPES 16777216u   /* XU types (2^24) */
 #define PMCF_PROFILE_MAX_XUS 4294967296ull /* XUs (2^32) */
 
-
 /* ---- values ----------------------------------------------------------
  * Values are doubles: exact for counts below 2^53, and able to hold the
  * fractional or negative estimates of multiplexing. A missing value

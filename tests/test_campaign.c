@@ -431,14 +431,8 @@ static void test_launchers(void **state)
 
 int main(void)
 {
-	const char *tmp = getenv("PMCF_TEST_TMP"); /* <build>/tests/tmp */
-	char build_dir[2048] = ".";
-	if (tmp) {
-		snprintf(build_dir, sizeof(build_dir), "%s", tmp);
-		for (int k = 0; k < 2; k++)
-			*strrchr(build_dir, '/') = '\0';
-	}
-	snprintf(tool, sizeof(tool), "%s/libpmcfuse-ompt.so", build_dir);
+	const char *tmp = getenv("PMCF_TEST_TMP"); /* <build>/tests/tmp; the collector is in <build> */
+	snprintf(tool, sizeof(tool), "%s%s/libpmcfuse-ompt.so", tmp ? tmp : ".", tmp ? "/../.." : "");
 	setenv("ASAN_OPTIONS", "verify_asan_link_order=0", 0);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_run_interrupt_resume),

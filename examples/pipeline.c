@@ -21,7 +21,9 @@
 
 static int failed(const char *what, int err)
 {
-	fprintf(stderr, "pipeline: %s: %s: %s\n", what, pmcf_strerror(err), pmcf_errdetail());
+	/* the detail says what and why; the code's text when there is none */
+	const char *d = pmcf_errdetail();
+	fprintf(stderr, "pipeline: %s: %s\n", what, *d ? d : pmcf_strerror(err));
 	return 1;
 }
 
@@ -61,7 +63,22 @@ static int record(const char *dir, const char *verb, pmcf_source *src, const pmc
 	return (err = pmcf_campaign_state_set(*out, "complete")) ? failed(dir, err) : 0;
 }
 
-int main(int argc, char **argv)
+/* Everything the job holds, freed by main whatever step failed. */
+struct job {
+	pmcf_source *src;
+	pmcf_evlist *ev;
+	pmcf_plan *plan;
+	pmcf_campaign *execs, *refs;
+	const pmcf_profile **in, **rp;
+	pmcf_profile *fused;
+	pmcf_cover *cv;
+	const pmcf_evlist **sets;
+	unsigned char *done;
+	uint64_t *seeds;
+	pmcf_epd_result *epd;
+};
+
+static int pipeline(struct job *j, int argc, char **argv)
 {
 	if (argc < 6 || (strcmp(argv[4], "--sim") != 0 && strcmp(argv[4], "--") != 0)) {
 		fprintf(stderr, "usage: pipeline OUTDIR EVENTS PMCS (--sim SPEC | -- PROG ARGS...)\n");
@@ -77,132 +94,131 @@ int main(int argc, char **argv)
 	 * executions come from; the event list resolved once in its catalogue */
 	pmcf_count_opts count = PMCF_COUNT_OPTS_INIT;
 	count.pmcs = (unsigned)atoi(argv[3]);
-	pmcf_source *src = NULL;
 	int err = strcmp(argv[4], "--sim") == 0
-			  ? pmcf_source_new_sim(argv[5], &count, &src)
-			  : pmcf_source_new_program(argc - 5, argv + 5, &count, NULL, &src);
+			  ? pmcf_source_new_sim(argv[5], &count, &j->src)
+			  : pmcf_source_new_program(argc - 5, argv + 5, &count, NULL, &j->src);
 	if (err)
 		return failed("source", err);
-	pmcf_evlist *ev = NULL;
-	if ((err = pmcf_source_events(src, events, &ev)))
+	if ((err = pmcf_source_events(j->src, events, &j->ev)))
 		return failed("events", err);
 
 	/* 2. the plan: event sets for bc, each with the linking events */
 	pmcf_plan_opts po = PMCF_PLAN_OPTS_INIT; /* bc, 3 linking events at most */
 	po.pmcs = count.pmcs;
-	pmcf_plan *plan = NULL;
-	if ((err = pmcf_plan_make_evlist(ev, NULL, &po, &plan)) || (err = pmcf_source_to_plan(src, plan)))
+	if ((err = pmcf_plan_make_evlist(j->ev, NULL, &po, &j->plan)) || (err = pmcf_source_to_plan(j->src, j->plan)))
 		return failed("plan", err);
 	snprintf(path, sizeof(path), "%s/plan.json", outdir);
-	if ((err = pmcf_plan_save(plan, path)))
+	if ((err = pmcf_plan_save(j->plan, path)))
 		return failed(path, err);
-	printf("plan: %zu executions (lower bound %u)\n", pmcf_plan_nsets(plan), pmcf_plan_lower_bound(plan));
+	printf("plan: %zu executions (lower bound %u)\n", pmcf_plan_nsets(j->plan), pmcf_plan_lower_bound(j->plan));
 
 	/* 3. the campaign: one execution per set, saved as it finishes */
-	pmcf_campaign *execs = NULL;
 	snprintf(path, sizeof(path), "%s/execs", outdir);
-	if (record(path, "run", src, plan, NULL, 0, 0, NULL, &execs))
+	if (record(path, "run", j->src, j->plan, NULL, 0, 0, NULL, &j->execs))
 		return 1;
 
 	/* 4. combine them into one profile where every XU has every event */
-	size_t n = pmcf_campaign_size(execs);
-	const pmcf_profile **in = calloc(n, sizeof(*in));
+	size_t n = pmcf_campaign_size(j->execs);
+	const pmcf_profile **in = j->in = calloc(n, sizeof(*in));
 	if (!in)
 		return failed("combine", PMCF_ENOMEM);
 	for (size_t k = 0; k < n; k++)
-		in[k] = pmcf_campaign_profile(execs, k);
+		in[k] = pmcf_campaign_profile(j->execs, k);
 	pmcf_combine_opts co = PMCF_COMBINE_OPTS_INIT;
-	co.strategy = pmcf_plan_strategy(plan);
+	co.strategy = pmcf_plan_strategy(j->plan);
 	pmcf_combine_stats st = PMCF_COMBINE_STATS_INIT;
-	pmcf_profile *fused = NULL;
-	if ((err = pmcf_combine(in, n, &co, &fused, &st)))
+	if ((err = pmcf_combine(in, n, &co, &j->fused, &st)))
 		return failed("combine", err);
 	char advice[512];
-	if (pmcf_combine_label_advice(fused, &st, co.strategy, advice, sizeof(advice)) == 1)
+	if (pmcf_combine_label_advice(j->fused, &st, co.strategy, advice, sizeof(advice)) == 1)
 		fprintf(stderr, "pipeline: warning: %s\n", advice);
 	printf("fused %zu executions with %s: %zu XUs, %zu events\n", n, pmcf_strategy_name(co.strategy), st.xus,
 	       st.events);
 	snprintf(path, sizeof(path), "%s/fused.pmcf", outdir);
-	if ((err = pmcf_profile_save(fused, path)))
+	if ((err = pmcf_profile_save(j->fused, path)))
 		return failed(path, err);
 
 	/* 5. export: one row per XU, one column per event */
 	snprintf(path, sizeof(path), "%s/fused.csv", outdir);
-	if ((err = pmcf_export_path(fused, "csv", NULL, path)))
+	if ((err = pmcf_export_path(j->fused, "csv", NULL, path)))
 		return failed(path, err);
 
 	/* 6. evaluate: references (every pair of events measured together,
 	 * 3 times) with the seeds `pmcfuse reference` gives them, then EPD */
-	pmcf_cover *cv = NULL;
-	if ((err = pmcf_cover_pairs_evlist(ev, count.pmcs, 1, &cv)))
+	if ((err = pmcf_cover_pairs_evlist(j->ev, count.pmcs, 1, &j->cv)))
 		return failed("references", err);
-	size_t nsets = pmcf_cover_nsets(cv);
-	const pmcf_evlist **sets = calloc(nsets, sizeof(*sets));
+	size_t nsets = pmcf_cover_nsets(j->cv);
+	const pmcf_evlist **sets = j->sets = calloc(nsets, sizeof(*sets));
 	if (!sets)
 		return failed("references", PMCF_ENOMEM);
 	for (size_t k = 0; k < nsets; k++)
-		sets[k] = pmcf_cover_evlist_at(cv, k);
-	uint64_t base = pmcf_source_seed(src);
-	pmcf_source_seed_set(src, pmcf_sim_role_seed(base, PMCF_SEED_REFERENCE));
-	pmcf_campaign *refs = NULL;
+		sets[k] = pmcf_cover_evlist_at(j->cv, k);
+	uint64_t base = pmcf_source_seed(j->src);
+	pmcf_source_seed_set(j->src, pmcf_sim_role_seed(base, PMCF_SEED_REFERENCE));
 	snprintf(path, sizeof(path), "%s/refs", outdir);
-	if (record(path, "reference", src, NULL, sets, nsets, 3, PMCF_REFDIR_FILE, &refs))
+	if (record(path, "reference", j->src, NULL, sets, nsets, 3, PMCF_REFDIR_FILE, &j->refs))
 		return 1;
-	pmcf_source_seed_set(src, base);
-	size_t nref = pmcf_campaign_size(refs);
+	pmcf_source_seed_set(j->src, base);
+	size_t nref = pmcf_campaign_size(j->refs);
 	/* the folder's index, as `reference` writes it: `pmcfuse epd` reads it */
-	unsigned char *done = calloc(nref, 1);
-	uint64_t *seeds = calloc(nref, sizeof(*seeds));
+	unsigned char *done = j->done = calloc(nref, 1);
+	uint64_t *seeds = j->seeds = calloc(nref, sizeof(*seeds));
 	if (!done || !seeds)
 		return failed("references", PMCF_ENOMEM);
 	for (size_t k = 0; k < nref; k++) {
-		done[k] = (unsigned char)pmcf_campaign_is_done(refs, k);
-		seeds[k] = pmcf_campaign_seed(refs, k);
+		done[k] = (unsigned char)pmcf_campaign_is_done(j->refs, k);
+		seeds[k] = pmcf_campaign_seed(j->refs, k);
 	}
-	const char *const *names = pmcf_evlist_names(ev);
+	const char *const *names = pmcf_evlist_names(j->ev);
 	size_t first = names[0] && strcmp(names[0], "duration") == 0; /* the index leaves it out */
 	pmcf_refdir_index ix = PMCF_REFDIR_INDEX_INIT;
 	ix.events = names + first;
-	ix.nevents = pmcf_evlist_size(ev) - first;
-	ix.cover = cv;
+	ix.nevents = pmcf_evlist_size(j->ev) - first;
+	ix.cover = j->cv;
 	ix.repeat = 3;
-	ix.source = pmcf_source_name(src);
+	ix.source = pmcf_source_name(j->src);
 	ix.done = done;
 	ix.seeds = seeds;
 	if ((err = pmcf_refdir_write_index(path, &ix)))
 		return failed(path, err);
-	free(done);
-	free(seeds);
-	const pmcf_profile **rp = calloc(nref, sizeof(*rp));
+	const pmcf_profile **rp = j->rp = calloc(nref, sizeof(*rp));
 	if (!rp)
 		return failed("references", PMCF_ENOMEM);
 	for (size_t k = 0; k < nref; k++)
-		rp[k] = pmcf_campaign_profile(refs, k);
-	pmcf_epd_result *epd = NULL;
-	if ((err = pmcf_epd_compute(fused, rp, nref, NULL, &epd)))
+		rp[k] = pmcf_campaign_profile(j->refs, k);
+	if ((err = pmcf_epd_compute(j->fused, rp, nref, NULL, &j->epd)))
 		return failed("EPD", err);
-	printf("EPD %.4f over %zu pairs of events (1: as good as a real run)\n", pmcf_epd_value(epd),
-	       pmcf_epd_npairs(epd));
-	if (pmcf_source_is_sim(src)) {
+	printf("EPD %.4f over %zu pairs of events (1: as good as a real run)\n", pmcf_epd_value(j->epd),
+	       pmcf_epd_npairs(j->epd));
+	if (pmcf_source_is_sim(j->src)) {
 		pmcf_truth_result *tr = NULL;
 		snprintf(path, sizeof(path), "%s/fused.pmcf", outdir);
-		if ((err = pmcf_truth_compare(fused, path, &tr)))
+		if ((err = pmcf_truth_compare(j->fused, path, &tr)))
 			return failed("truth", err);
 		double median, p90, missing;
 		pmcf_truth_summary(tr, &median, &p90, &missing);
 		printf("truth: median relative error %.4f, p90 %.4f\n", median, p90);
 		pmcf_truth_result_free(tr);
 	}
-	pmcf_epd_result_free(epd);
-	free(rp);
-	free(sets);
-	free(in);
-	pmcf_campaign_free(refs);
-	pmcf_campaign_free(execs);
-	pmcf_cover_free(cv);
-	pmcf_profile_free(fused);
-	pmcf_plan_free(plan);
-	pmcf_evlist_free(ev);
-	pmcf_source_free(src);
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct job j = {0};
+	int st = pipeline(&j, argc, argv);
+	pmcf_epd_result_free(j.epd);
+	free(j.done);
+	free(j.seeds);
+	free(j.rp);
+	free(j.sets);
+	free(j.in);
+	pmcf_campaign_free(j.refs);
+	pmcf_campaign_free(j.execs);
+	pmcf_cover_free(j.cv);
+	pmcf_profile_free(j.fused);
+	pmcf_plan_free(j.plan);
+	pmcf_evlist_free(j.ev); /* before the source: it uses its catalogue */
+	pmcf_source_free(j.src);
+	return st;
 }

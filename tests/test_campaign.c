@@ -295,7 +295,62 @@ static void test_refusals(void **state)
 	o.dir = d;
 	assert_int_equal(pmcf_campaign_open(&o, &c), PMCF_EINVAL); /* nothing to resume */
 	assert_non_null(strstr(pmcf_errdetail(), "holds no campaign to resume"));
+	/* options zeroed, not started from PMCF_CAMPAIGN_OPTS_INIT: only 0 is
+	 * array task 0; the detail names the field and the macro (it named
+	 * only the command's --only and --resume) */
+	pmcf_campaign_opts z;
+	memset(&z, 0, sizeof(z));
+	z.size = sizeof(z);
+	z.dir = d;
+	z.sets = (const pmcf_evlist *const *)f.sets;
+	z.nsets = f.n;
+	assert_int_equal(pmcf_campaign_open(&z, &c), PMCF_EINVAL);
+	assert_non_null(strstr(pmcf_errdetail(), "pmcf_campaign_opts.only 0"));
+	assert_non_null(strstr(pmcf_errdetail(), "PMCF_CAMPAIGN_OPTS_INIT sets -1, all executions"));
 	fixture_free(&f);
+}
+
+static char tool[2400];
+
+/* A failing program kept (keep_failed): pmcf_campaign_run returns
+ * PMCF_EPROGRAM with its detail set, as without keep_failed (saving the
+ * kept profile cleared it). */
+static void test_failed_detail(void **state)
+{
+	(void)state;
+	char *argv[] = {"/bin/sh", "-c", "exit 3", NULL};
+	pmcf_program_opts po = {.size = sizeof(po), .tool_path = tool};
+	for (int kf = 0; kf < 2; kf++) {
+		pmcf_source *src;
+		OK(pmcf_source_new_program(3, argv, NULL, &po, &src));
+		pmcf_evlist *ev;
+		OK(pmcf_source_events(src, "task-clock", &ev));
+		const pmcf_evlist *sets[1] = {ev};
+		const char *tmp = getenv("PMCF_TEST_TMP");
+		char dir[512], d[600];
+		snprintf(dir, sizeof(dir), "%s/failedXXXXXX", tmp ? tmp : "/tmp");
+		assert_non_null(mkdtemp(dir));
+		snprintf(d, sizeof(d), "%s/c", dir);
+		pmcf_campaign_opts o = PMCF_CAMPAIGN_OPTS_INIT;
+		o.dir = d;
+		o.sets = sets;
+		o.nsets = 1;
+		o.keep_failed = kf;
+		pmcf_campaign *c;
+		OK(pmcf_campaign_open(&o, &c));
+		pmcf_campaign_result r = PMCF_CAMPAIGN_RESULT_INIT;
+		int err = pmcf_campaign_run(c, src, &r);
+		pmcf_campaign_free(c);
+		pmcf_evlist_free(ev);
+		pmcf_source_free(src);
+		pmcfi_rm_tree(dir);
+		if (err == PMCF_EPARANOID || err == PMCF_ENOTSUP)
+			skip(); /* perf_event_open refused here: nothing to count */
+		assert_int_equal(err, PMCF_EPROGRAM);
+		assert_non_null(r.message);
+		assert_string_not_equal(pmcf_errdetail(), "");
+		assert_non_null(strstr(pmcf_errdetail(), "3"));
+	}
 }
 
 /* A plan and its events given as they are: the campaign makes the sets,
@@ -376,12 +431,16 @@ static void test_launchers(void **state)
 
 int main(void)
 {
+	const char *tmp = getenv("PMCF_TEST_TMP"); /* <build>/tests/tmp; the collector is in <build> */
+	snprintf(tool, sizeof(tool), "%s%s/libpmcfuse-ompt.so", tmp ? tmp : ".", tmp ? "/../.." : "");
+	setenv("ASAN_OPTIONS", "verify_asan_link_order=0", 0);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_run_interrupt_resume),
 		cmocka_unit_test(test_run_again),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_launchers),
+		cmocka_unit_test(test_failed_detail),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

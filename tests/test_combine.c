@@ -707,6 +707,15 @@ static void test_mismatch_refused(void **state)
 	pmcf_profile_free(out);
 	pmcf_profile_meta_set(in[1], PMCF_META_SIM_SPEC, "cholesky,blocks=9,seed=2");
 	assert_int_equal(pmcf_combine((const pmcf_profile *const *)in, 2, &o, &out, NULL), PMCF_ECONFLICT);
+	/* options not started from PMCF_COMBINE_OPTS_INIT: the detail says so
+	 * (it said "unknown strategy 0") */
+	pmcf_combine_opts zero;
+	memset(&zero, 0, sizeof(zero));
+	zero.size = sizeof(zero);
+	assert_int_equal(pmcf_combine((const pmcf_profile *const *)in, 2, &zero, &out, NULL), PMCF_EINVAL);
+	assert_string_equal(
+		pmcf_errdetail(),
+		"pmcf_combine_opts.strategy 0 is no strategy (start from PMCF_COMBINE_OPTS_INIT: bc)");
 	for (int k = 0; k < 2; k++)
 		pmcf_profile_free(in[k]);
 }
@@ -1292,6 +1301,42 @@ static void test_label_tree_same(void **state)
  * of equal durations joins two labels; the same runs with the durations
  * kept pair label with label; bc-lgl pairs labels first. Text labels and
  * a label tree count the same. */
+/* The advice combine and run print (pmcf_combine_label_advice): only for
+ * the bc family, 20 pairs or more, a tenth or more differing, nine tenths
+ * of the labels shared, and never for a simulated profile. */
+static void test_label_advice(void **state)
+{
+	(void)state;
+	pmcf_profile *p;
+	assert_int_equal(pmcf_profile_new(&p), 0);
+	pmcf_combine_stats st = PMCF_COMBINE_STATS_INIT;
+	st.bc_label_pairs = 100;
+	st.bc_label_differ = 10;
+	st.bc_labelled = 100;
+	st.bc_label_common = 90;
+	char buf[512];
+	assert_int_equal(pmcf_combine_label_advice(p, &st, PMCF_COMBINE_BC, buf, sizeof(buf)), 1);
+	assert_non_null(strstr(buf, "bc paired XUs of different labels in 10 of 100 pairs (10 %)"));
+	assert_int_equal(pmcf_combine_label_advice(p, &st, PMCF_COMBINE_LGL, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+	st.bc_label_differ = 9; /* under a tenth */
+	assert_int_equal(pmcf_combine_label_advice(p, &st, PMCF_COMBINE_BC, buf, sizeof(buf)), 0);
+	st.bc_label_differ = 10;
+	st.bc_label_common = 89; /* under nine tenths shared */
+	assert_int_equal(pmcf_combine_label_advice(p, &st, PMCF_COMBINE_BC, buf, sizeof(buf)), 0);
+	st.bc_label_common = 90;
+	st.bc_label_pairs = 19;
+	st.bc_label_differ = 19;
+	assert_int_equal(pmcf_combine_label_advice(p, &st, PMCF_COMBINE_MATCH, buf, sizeof(buf)), 0);
+	st.bc_label_pairs = 20;
+	assert_int_equal(pmcf_combine_label_advice(p, &st, PMCF_COMBINE_MATCH, buf, sizeof(buf)), 1);
+	assert_int_equal(pmcf_profile_meta_set(p, PMCF_META_SIM_SPEC, "cholesky,blocks=4"), 0);
+	assert_int_equal(pmcf_combine_label_advice(p, &st, PMCF_COMBINE_MATCH, buf, sizeof(buf)), 0);
+	st.size = 3;
+	assert_int_equal(pmcf_combine_label_advice(p, &st, PMCF_COMBINE_BC, buf, sizeof(buf)), PMCF_EINVAL);
+	pmcf_profile_free(p);
+}
+
 static void test_bc_label_agreement(void **state)
 {
 	(void)state;
@@ -1382,6 +1427,7 @@ int main(void)
 		cmocka_unit_test(test_truth_copied),
 		cmocka_unit_test(test_label_tree_same),
 		cmocka_unit_test(test_bc_label_agreement),
+		cmocka_unit_test(test_label_advice),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -115,6 +115,15 @@ static void test_epd_calibration(void **state)
 	pmcf_profile *bad = make_profile(600, 3, 1500, NULL);
 	pmcf_epd_result *r;
 	pmcf_epd_opts o = PMCF_EPD_OPTS_INIT;
+	/* options not started from PMCF_EPD_OPTS_INIT: the detail names the
+	 * field and the macro (it said "EPD: 0 bins (1 to 30)") */
+	pmcf_epd_opts zero;
+	memset(&zero, 0, sizeof(zero));
+	zero.size = sizeof(zero);
+	assert_int_equal(pmcf_epd_compute(fresh, (const pmcf_profile *const *)refs, 5, &zero, &r),
+			 PMCF_EINVAL);
+	assert_string_equal(pmcf_errdetail(),
+			    "EPD: pmcf_epd_opts.bins 0 is not 1 to 30 (start from PMCF_EPD_OPTS_INIT: 10)");
 	assert_int_equal(pmcf_epd_compute(fresh, (const pmcf_profile *const *)refs, 5, &o, &r), 0);
 	assert_int_equal(pmcf_epd_npairs(r), 3);
 	assert_int_equal(pmcf_epd_uncovered(r), 0);
@@ -281,7 +290,8 @@ static void test_epd_constant_event(void **state)
 	}
 	/* floored: no spread in the references, the only pair is left out */
 	assert_int_equal(pmcf_epd_compute(c[4], (const pmcf_profile *const *)c, 4, NULL, &r), PMCF_ENOENT);
-	assert_non_null(strstr(pmcf_errdetail(), "(1 pair; --formula paper scores them)"));
+	assert_non_null(strstr(pmcf_errdetail(),
+			       "(1 pair; PMCF_EPD_PAPER, the command's --formula paper, scores them)"));
 	/* the paper's formula scores it 1 (1e-6 / 1e-6) */
 	pmcf_epd_opts po = PMCF_EPD_OPTS_INIT;
 	po.formula = PMCF_EPD_PAPER;

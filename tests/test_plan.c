@@ -630,6 +630,49 @@ static void test_bound_probed_counters(void **state)
 	pmcf_catalog_free(c);
 }
 
+/* Planning refuses what plan.json refuses (one check): a budget beyond
+ * PMCF_PLAN_MAX_PMCS and an options struct not started from
+ * PMCF_PLAN_OPTS_INIT (strategy 0) made plans whose JSON pmcf_plan_from_json
+ * refused ("pmcs": 100 is out of range; "strategy": "unknown"). The largest
+ * budget planned is read back. */
+static void test_opts_checked(void **state)
+{
+	(void)state;
+	pmcf_catalog *c = toy();
+	static const char *const ev[] = {"a", "b", "c"};
+	pmcf_plan *p = NULL;
+	pmcf_plan_opts o = PMCF_PLAN_OPTS_INIT;
+	o.pmcs = 100;
+	assert_int_equal(pmcf_plan_make(c, ev, 3, &o, &p), PMCF_EINVAL);
+	assert_null(p);
+	assert_string_equal(
+		pmcf_errdetail(),
+		"pmcf_plan_opts.pmcs: 100 is out of range (1..64, or 0 for the machine's counters)");
+	pmcf_plan_opts zero;
+	memset(&zero, 0, sizeof(zero));
+	zero.size = sizeof(zero);
+	assert_int_equal(pmcf_plan_make(c, ev, 3, &zero, &p), PMCF_EINVAL);
+	assert_string_equal(pmcf_errdetail(),
+			    "pmcf_plan_opts.strategy 0 is no strategy (start from PMCF_PLAN_OPTS_INIT: bc)");
+	o.pmcs = 2;
+	o.packing = 2;
+	assert_int_equal(pmcf_plan_make(c, ev, 3, &o, &p), PMCF_EINVAL);
+	assert_non_null(strstr(pmcf_errdetail(), "pmcf_plan_opts.packing 2 is no packing"));
+	/* the limits are plan.json's: the largest budget goes and comes back */
+	o.packing = PMCF_PACK_BEST;
+	o.pmcs = PMCF_PLAN_MAX_PMCS;
+	assert_int_equal(pmcf_plan_make(c, ev, 3, &o, &p), 0);
+	char *js;
+	assert_int_equal(pmcf_plan_to_json(p, &js), 0);
+	pmcf_plan *q = NULL;
+	assert_int_equal(pmcf_plan_from_json(js, &q), 0);
+	assert_int_equal(pmcf_plan_pmcs(q), PMCF_PLAN_MAX_PMCS);
+	free(js);
+	pmcf_plan_free(q);
+	pmcf_plan_free(p);
+	pmcf_catalog_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -638,6 +681,7 @@ int main(void)
 		cmocka_unit_test(test_exact_small),     cmocka_unit_test(test_json_roundtrip),
 		cmocka_unit_test(test_json_fields),     cmocka_unit_test(test_correlated),
 		cmocka_unit_test(test_link_auto),       cmocka_unit_test(test_bound_probed_counters),
+		cmocka_unit_test(test_opts_checked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

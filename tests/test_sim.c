@@ -191,7 +191,7 @@ static void test_check_set(void **state)
 		/* counter masks, with a budget that cuts them */
 		{__LINE__, "PAPI_FDV_INS,PAPI_TLB_IM,PAPI_STL_ICY,PAPI_L1_DCM", 0, 1, NULL},
 		{__LINE__, "PAPI_FDV_INS,PAPI_STL_ICY", 2, 0, "PAPI_STL_ICY cannot be counted with 2"},
-		{__LINE__, "PAPI_FDV_INS,PAPI_TLB_IM", 1, 0, "but xeon32 has 1 (--pmcs)"},
+		{__LINE__, "PAPI_FDV_INS,PAPI_TLB_IM", 1, 0, "but xeon32 has 1 (pmcs; the command's --pmcs)"},
 		{__LINE__, "PAPI_L1_DCM,PAPI_L1_ICM,PAPI_BR_INS,PAPI_LD_INS,PAPI_SR_INS,PAPI_L1_LDM", 8, 1,
 		 NULL},
 		{__LINE__, "duration,PAPI_TOT_INS", 0, 1, NULL},

@@ -315,6 +315,17 @@ static void test_opts_and_errors(void **state)
 	}
 	o.multiplex = PMCF_MUX_ROC_COUNTS + 1;
 	assert_int_equal(pmcf_source_new_sim(SPEC, &o, &src), PMCF_EINVAL);
+	/* a budget beyond the simulator's 64 counters: refused when the source
+	 * is made (it was refused only by the first recording) */
+	o = (pmcf_count_opts)PMCF_COUNT_OPTS_INIT;
+	o.pmcs = 100;
+	assert_int_equal(pmcf_source_new_sim(SPEC, &o, &src), PMCF_EINVAL);
+	assert_null(src);
+	assert_non_null(strstr(pmcf_errdetail(), "pmcf_count_opts.pmcs"));
+	assert_non_null(strstr(pmcf_errdetail(), "at most 64 counters"));
+	o.pmcs = 64;
+	OK(pmcf_source_new_sim(SPEC, &o, &src));
+	pmcf_source_free(src);
 	o = (pmcf_count_opts)PMCF_COUNT_OPTS_INIT;
 	o.size = 0; /* the first version */
 	o.multiplex = PMCF_MUX_RR;

@@ -52,7 +52,16 @@ enum {
  * - a size smaller than the first version is refused (PMCF_EINVAL);
  * - a size larger than this library knows (a newer header) is accepted
  *   when every byte beyond the part the library knows is zero, else refused
- *   (PMCF_EINVAL: the caller set a field this library would ignore);
+ *   (PMCF_EINVAL: the caller set a field this library would ignore). The
+ *   library reads those bytes, padding included, so such a caller zeroes
+ *   the whole struct first (memset(&o, 0, sizeof o), then the INIT macro's
+ *   values and its own), as the kernel's check_zeroed_user and libpfm4
+ *   ask: padding left uninitialised is refused at random, and valgrind
+ *   reports a conditional jump on uninitialised bytes;
+ * - options start from PMCF_X_INIT: a zeroed struct is not the defaults
+ *   where the macro sets some (PMCF_PLAN_OPTS_INIT's strategy,
+ *   PMCF_EPD_OPTS_INIT's bins, PMCF_CAMPAIGN_OPTS_INIT's only -1), and the
+ *   detail of what it is refused for names the field and the macro;
  * - options: fields beyond the caller's size take their defaults; results:
  *   the library fills what both know and sets size to the bytes written
  *   (never a memset over the caller's struct);

@@ -78,7 +78,9 @@ typedef struct pmcf_campaign_opts {
 	int resume;         /* 1: dir holds this campaign's manifest (same verb, digest and
 			    number of executions): the executions done are kept */
 	long only;          /* >= 0: an array task recording execution `only` alone (a shared
-			    lock; the state is left to the session that finishes); -1: all */
+			    lock; the state is left to the session that finishes; needs
+			    resume); -1: all (PMCF_CAMPAIGN_OPTS_INIT: a zeroed struct's 0
+			    is array task 0) */
 	const char *verb;   /* the command that resumes it (kept in the manifest and named
 			     in messages: `pmcfuse VERB --resume DIR`); NULL: "run" */
 	const char *digest; /* 64 hex digits naming the plan (a resume with another is

@@ -58,7 +58,7 @@ PMCF_API int pmcf_strategy_ordered(int strategy);
 /* Options of one combination. Initialise with PMCF_COMBINE_OPTS_INIT. */
 typedef struct pmcf_combine_opts {
 	size_t size;              /* sizeof(pmcf_combine_opts) */
-	int strategy;             /* enum pmcf_strategy */
+	int strategy;             /* enum pmcf_strategy (PMCF_COMBINE_OPTS_INIT: bc; 0 is none) */
 	uint64_t seed;            /* random choices (bc-unlabeled, random) */
 	int force;                /* 1: fuse profiles of different programs anyway */
 	const char *const *names; /* n names for the inputs, or NULL: "input K"; stored
@@ -173,6 +173,18 @@ PMCF_API extern const double pmcf_match_hist_edges[7];
  * PMCF_EINVAL (NULL argument, size smaller than the struct or bytes beyond it
  * not zero), PMCF_ENOMEM. */
 PMCF_API int pmcf_combine_match_summary(const pmcf_profile *p, pmcf_match_summary *s);
+
+/* Advice on a bc-family pairing that disagrees with labels the runs share
+ * (the warning `combine` and `run` print): 1, with one line in buf, when
+ * stats has at least 20 labelled pairs, a tenth or more of them of
+ * different labels, and nine tenths or more of the later inputs' labels
+ * also in the first input, and fused is not simulated (a simulated
+ * label's values do not follow it from run to run: lgl's truth error is
+ * several times bc's there, docs/fusion.md); then, if the runs repeat the
+ * same tasks, lgl pairs them by label. 0 when there is nothing to say (or
+ * strategy is not of the bc family); PMCF_EINVAL for NULL or a bad size. */
+PMCF_API int pmcf_combine_label_advice(const pmcf_profile *fused, const pmcf_combine_stats *stats,
+				       int strategy, char *buf, size_t len);
 
 #ifdef __cplusplus
 }

@@ -62,7 +62,8 @@ PMCF_API int pmcf_tmd2(pmcf_emd_ws *ws, unsigned bins, const double lo[2], const
 /* ---- Execution Profile Dissimilarity (§4.1, §4.3) ------------------------------ */
 typedef struct pmcf_epd_opts {
 	size_t size;        /* sizeof(pmcf_epd_opts) */
-	unsigned bins;      /* B, bins per event over the reference range (default 10) */
+	unsigned bins;      /* B, bins per event over the reference range, 1 .. 30
+			       (PMCF_EPD_OPTS_INIT: 10) */
 	int per_type;       /* TMD per XU type, combined by an XU-count-weighted geometric mean */
 	size_t sample;      /* evaluate a seeded random sample of this many pairs (0: all) */
 	uint64_t seed;      /* seed of the sample and of the bootstrap */

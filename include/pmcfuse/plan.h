@@ -30,8 +30,9 @@ PMCF_API const char *pmcf_packing_name(int packing);
 
 typedef struct pmcf_plan_opts {
 	size_t size;   /* sizeof(pmcf_plan_opts) */
-	int strategy;  /* enum pmcf_strategy (combine.h); bc family: overlapping sets */
-	unsigned pmcs; /* counter budget, 0: the machine's counters */
+	int strategy;  /* enum pmcf_strategy (combine.h); bc family: overlapping sets
+			  (PMCF_PLAN_OPTS_INIT: bc; 0 is none) */
+	unsigned pmcs; /* counter budget, 1..PMCF_PLAN_MAX_PMCS, 0: the machine's counters */
 	int packing;   /* enum pmcf_packing */
 	/* bc family: events put in every set to link them (besides duration and
 	 * the requested fixed-counter events, which are always linking events) */
@@ -68,7 +69,10 @@ typedef struct pmcf_plan_opts {
  * ones; the events of one group (opts->groups) are in the same set. Errors:
  * PMCF_EEVENT (unknown name), PMCF_ETOOMANY (an event or group that
  * cannot be counted even alone with the linking events; the detail says
- * why), PMCF_EINVAL, PMCF_ENOMEM. Free with pmcf_plan_free. */
+ * why), PMCF_EINVAL (also opts a plan.json could not hold, the check
+ * pmcf_plan_from_json makes: strategy, packing, pmcs; the detail names the
+ * field, "pmcf_plan_opts.pmcs: 100 is out of range (...)"), PMCF_ENOMEM.
+ * Free with pmcf_plan_free. */
 PMCF_API int pmcf_plan_make(const pmcf_catalog *c, const char *const *events, size_t n,
 			    const pmcf_plan_opts *opts, pmcf_plan **out);
 /* pmcf_plan_make for an event list already resolved (pmcf_evlist_parse,

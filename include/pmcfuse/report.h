@@ -22,9 +22,9 @@ extern "C" {
 /* Options (a sized struct, base.h): start from PMCF_REPORT_OPTS_INIT. */
 typedef struct pmcf_report_opts {
 	size_t size;
-	unsigned plots;              /* scatter plots of chosen pairs, 0 .. 40 (default 6) */
-	unsigned bins;               /* TMD bins per event, 1 .. 30 (default 10) */
-	unsigned points;             /* XUs per scatter plot at most, 100 .. 100000 (default
+	unsigned plots;              /* scatter plots of chosen pairs, 0 .. 40 (PMCF_REPORT_OPTS_INIT: 6) */
+	unsigned bins;               /* TMD bins per event, 1 .. 30 (PMCF_REPORT_OPTS_INIT: 10) */
+	unsigned points;             /* XUs per scatter plot at most, 100 .. 100000 (PMCF_REPORT_OPTS_INIT:
 			  * 5000); a larger profile is thinned to every k-th XU */
 	const size_t *pairs;         /* npairs event pairs (2·npairs event indices of the
 			      * profile: a0, b0, a1, b1, …) plotted first */

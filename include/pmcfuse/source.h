@@ -21,7 +21,8 @@ extern "C" {
  * runs (pmcf_program_opts) are declared in pmcfuse/base.h. */
 
 /* A simulated source: spec as pmcf_sim_spec_parse reads it (errors as
- * there). o may be NULL (defaults). Free with pmcf_source_free. */
+ * there). o may be NULL (defaults); o->pmcs above 64, the counters the
+ * simulator models, is PMCF_EINVAL here. Free with pmcf_source_free. */
 PMCF_API int pmcf_source_new_sim(const char *spec, const pmcf_count_opts *o, pmcf_source **out);
 /* A real program: argv[0..argc) (argv[0] looked up in PATH when it runs;
  * the program inherits the caller's working folder and environment), copied.

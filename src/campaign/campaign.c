@@ -98,11 +98,17 @@ static int check_opts(const pmcf_campaign_opts *o)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_campaign_open: argc without argv");
 	size_t n = o->repeat ? o->nsets * o->repeat : o->nsets;
 	if (o->only >= 0 && (size_t)o->only >= n)
-		return pmcfi_fail(PMCF_EINVAL, "--only %ld: the campaign has executions 0 to %zu", o->only,
-				  n - 1);
+		return pmcfi_fail(
+			PMCF_EINVAL,
+			"execution %ld (pmcf_campaign_opts.only; the command's --only): the campaign "
+			"has executions 0 to %zu",
+			o->only, n - 1);
 	if (o->only >= 0 && !o->resume)
-		return pmcfi_fail(PMCF_EINVAL, "--only K records one execution of a campaign: it needs "
-					       "--resume DIR");
+		return pmcfi_fail(PMCF_EINVAL,
+				  "pmcf_campaign_opts.only %ld (the command's --only) records one execution: "
+				  "it needs resume (--resume DIR); PMCF_CAMPAIGN_OPTS_INIT sets -1, all "
+				  "executions",
+				  o->only);
 	return 0;
 }
 
@@ -395,6 +401,8 @@ static int record_one(pmcf_campaign *c, pmcf_source *src, size_t k, pmcf_campaig
 	r->message = c->ei.message;
 	r->err = err;
 	int sig = stop_asked(c);
+	char detail[1024]; /* the recording's: keep() saves the profile, which clears it */
+	snprintf(detail, sizeof(detail), "%s", pmcf_errdetail());
 	if ((st = keep(c, k, p, err, sig, &ce, r)))
 		return st;
 	if (sig && (c->keep_failed || !ce.has_seed)) {
@@ -402,7 +410,7 @@ static int record_one(pmcf_campaign *c, pmcf_source *src, size_t k, pmcf_campaig
 		return 0;
 	}
 	if (err)
-		return err;
+		return pmcfi_fail(err, "%s", detail[0] || !r->message ? detail : r->message);
 	if (c->cb.exec_done && (st = c->cb.exec_done(c->cb.ctx, k, label, now_s() - t0)))
 		return st;
 	r->at = -1;

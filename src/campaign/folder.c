@@ -133,10 +133,11 @@ static int load_manifest(const char *verb, const char *dir, const char *digest, 
 		err = pmcfi_fail(PMCF_ECONFLICT, "'%s' is a campaign of `pmcfuse %s`, not of %s", dir, v,
 				 verb);
 	else if (digest && (strcmp(d, digest) != 0 || json_array_size(items) != n))
-		err = pmcfi_fail(PMCF_ECONFLICT,
-				 "'%s' is a campaign of another plan (digest %.12s…, this command's "
-				 "%.12s…); resume it with `pmcfuse %s --resume %s` alone",
-				 dir, d, digest, verb, dir);
+		err = pmcfi_fail(
+			PMCF_ECONFLICT,
+			"'%s' is a campaign of another plan (digest %.12s…, this command's "
+			"%.12s…); resume it with its own plan (resume; `pmcfuse %s --resume %s` alone)",
+			dir, d, digest, verb, dir);
 	if (err)
 		json_decref(m);
 	else
@@ -218,12 +219,13 @@ static int lock_owner(pmcf_campaign *c)
 		char who[64] = "array tasks of its slurm job";
 		if (pid)
 			snprintf(who, sizeof(who), "pid %ld", pid);
-		return pmcfi_fail(PMCF_ECONFLICT,
-				  "'%s' is in use by another pmcfuse (%s): a campaign folder serves one "
-				  "session at a time; wait for it to end (or stop it), then %s",
-				  c->dir, who,
-				  c->resume ? "resume again"
-					    : "resume it with --resume, or choose another folder");
+		return pmcfi_fail(
+			PMCF_ECONFLICT,
+			"'%s' is in use by another pmcfuse (%s): a campaign folder serves one "
+			"session at a time; wait for it to end (or stop it), then %s",
+			c->dir, who,
+			c->resume ? "resume again"
+				  : "resume it (resume; the command's --resume), or choose another folder");
 	}
 	if (!c->task) {
 		char buf[32];
@@ -320,8 +322,8 @@ int pmcfi_camp_open_folder(pmcf_campaign *c, int argc, char *const *argv)
 		free(own);
 		pmcfi_camp_release(c);
 		return pmcfi_fail(PMCF_ECONFLICT,
-				  "'%s' already holds a campaign or profiles: resume it with `pmcfuse %s "
-				  "--resume %s`, or choose another folder",
+				  "'%s' already holds a campaign or profiles: resume it (resume; `pmcfuse %s "
+				  "--resume %s`), or choose another folder",
 				  c->dir, c->verb, c->dir);
 	}
 	if (!c->resume)

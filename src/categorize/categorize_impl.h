@@ -25,7 +25,8 @@ void pmcfi_categorize_cachegrind_levels(pmcf_categorize_levels *lv);
 
 int pmcfi_categorize_perf_measure(const pmcf_categorize_options *o, const struct pmcfi_categorize_run *runs,
 				  size_t nruns, const char *const *events, size_t n, double *counts);
-/* PMCF_ENOTSUP with "no hardware PMU: use --backend cachegrind" when the
+/* PMCF_ENOTSUP with "no hardware PMU: use PMCF_CATEGORIZE_CACHEGRIND (the
+ * command's --backend cachegrind)" when the
  * machine has none. */
 int pmcfi_categorize_perf_check(void);
 #endif

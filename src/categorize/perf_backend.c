@@ -38,9 +38,11 @@ int pmcfi_categorize_perf_check(void)
 	if (e == EACCES || e == EPERM)
 		return pmcfi_fail(PMCF_EPARANOID,
 				  "perf_event_open denied (kernel.perf_event_paranoid"
-				  " is %d): lower it or use --backend cachegrind",
+				  " is %d): lower it or use PMCF_CATEGORIZE_CACHEGRIND (the command's "
+				  "--backend cachegrind)",
 				  pmcfi_perf_paranoid());
-	return pmcfi_fail(PMCF_ENOTSUP, "no hardware PMU: use --backend cachegrind");
+	return pmcfi_fail(PMCF_ENOTSUP, "no hardware PMU: use PMCF_CATEGORIZE_CACHEGRIND (the command's "
+					"--backend cachegrind)");
 }
 
 /* Runs argv once with events idx[0..m) counted; 1 when some event was

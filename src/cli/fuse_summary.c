@@ -11,26 +11,13 @@
 #include "cli/output.h"
 #include "x/x.h"
 
-/* A bc-family pairing that disagrees with labels the runs share: one
- * line on stderr suggesting lgl (seen on exact counts, where durations
- * shift between runs but the tasks are the same). At least 20 pairs, a
- * tenth or more of them of different labels, and nine tenths or more of
- * the later inputs' labels also in the first input. Not for simulated
- * runs: their labels repeat, but a label's values do not follow it from
- * run to run (lgl's truth error is several times bc's there, fusion.md). */
+/* A bc-family pairing that disagrees with labels the runs share: the
+ * library's advice (pmcf_combine_label_advice) as one warning on stderr. */
 static void label_warning(const pmcf_profile *fused, const pmcf_combine_stats *st, int strategy)
 {
-	if (!pmcf_strategy_ordered(strategy) || pmcf_profile_meta_get(fused, PMCF_META_SIM_SPEC) ||
-	    st->bc_label_pairs < 20 || st->bc_label_differ * 10 < st->bc_label_pairs ||
-	    st->bc_label_common * 10 < st->bc_labelled * 9)
-		return;
-	fprintf(stderr,
-		"pmcfuse: combine: warning: %s paired XUs of different labels in %zu of %zu pairs "
-		"(%.0f %%), although %.0f %% of the labels are in every input: if the runs repeat the "
-		"same tasks, --strategy lgl pairs them by label\n",
-		pmcf_strategy_name(strategy), st->bc_label_differ, st->bc_label_pairs,
-		100.0 * (double)st->bc_label_differ / (double)st->bc_label_pairs,
-		100.0 * (double)st->bc_label_common / (double)st->bc_labelled);
+	char text[512];
+	if (pmcf_combine_label_advice(fused, st, strategy, text, sizeof(text)) == 1)
+		fprintf(stderr, "pmcfuse: combine: warning: %s\n", text);
 }
 
 void fuse_print_summary(FILE *f, const pmcf_profile *fused, const pmcf_combine_stats *st, int strategy,

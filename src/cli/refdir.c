@@ -39,7 +39,8 @@ int refdir_open_targets(const char *verb, char *const *paths, size_t nt, const c
 		o.names = nm;
 		int err = pmcf_combine_check_run(two, 2, &o);
 		if (err == PMCF_ECONFLICT) {
-			const char *d = pmcf_errdetail(), *cut = strstr(d, "; use --force");
+			const char *d = pmcf_errdetail(),
+				   *cut = strstr(d, "; set force"); /* combine.c's detail */
 			st = cli_error(verb, cli_status_for(err),
 				       "%.*s: targets of another run; use --force to compare them anyway",
 				       (int)(cut ? cut - d : (long)strlen(d)), d);

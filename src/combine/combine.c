@@ -311,7 +311,7 @@ static int check_plan_sets(const pmcf_profile *const *in, size_t n, const pmcf_c
 							len ? ", " : "", k);
 		err = pmcfi_fail(PMCF_ECONFLICT,
 				 "the plan has %lu sets and %zu %s missing: set%s %s%s (give every set, "
-				 "or --partial to fuse what is there)",
+				 "or set partial (--partial) to fuse what is there)",
 				 nsets, nmiss, nmiss == 1 ? "is" : "are", nmiss == 1 ? "" : "s", miss,
 				 nmiss > 12 ? ", …" : "");
 	}
@@ -389,7 +389,11 @@ int pmcf_combine_check_run(const pmcf_profile *const *in, size_t n, const pmcf_c
 	if (rc)
 		return rc;
 	if (!strategy_of(o->strategy))
-		return pmcfi_fail(PMCF_EINVAL, "unknown strategy %d", o->strategy);
+		return pmcfi_fail(PMCF_EINVAL,
+				  "pmcf_combine_opts.strategy %d is no strategy (start from "
+				  "PMCF_COMBINE_OPTS_INIT: %s)",
+				  o->strategy,
+				  pmcf_strategy_name(((pmcf_combine_opts)PMCF_COMBINE_OPTS_INIT).strategy));
 	for (size_t j = 0; j < n; j++) {
 		if (!in[j])
 			return pmcfi_fail(PMCF_EINVAL, "profile %zu is NULL", j + 1);
@@ -410,7 +414,7 @@ int pmcf_combine_check_run(const pmcf_profile *const *in, size_t n, const pmcf_c
 			}
 			return pmcfi_fail(PMCF_ECONFLICT,
 					  "%s and %s are not the same program run (%s '%s' vs '%s'%s); "
-					  "use --force to fuse them anyway",
+					  "set force (--force) to fuse them anyway",
 					  in_name(o, 0, b1, sizeof(b1)), in_name(o, j, b2, sizeof(b2)), what,
 					  sa, sb,
 					  strcmp(what, META_OMP_ENV) == 0
@@ -430,10 +434,12 @@ static int check_complete(const pmcf_profile *const *in, size_t n, const pmcf_co
 	for (size_t j = 0; j < n && !partial; j++) {
 		const char *done = pmcf_profile_meta_get(in[j], PMCF_META_COMPLETE);
 		if (done && strcmp(done, "0") == 0)
-			return pmcfi_fail(PMCF_ECONFLICT,
-					  "%s is incomplete (its program was stopped or failed: "
-					  "complete 0); record it again, or --partial to fuse it anyway",
-					  in_name(o, j, b1, sizeof(b1)));
+			return pmcfi_fail(
+				PMCF_ECONFLICT,
+				"%s is incomplete (its program was stopped or failed: "
+				"complete 0); record it again, or set partial (--partial) to fuse it "
+				"anyway",
+				in_name(o, j, b1, sizeof(b1)));
 	}
 	return 0;
 }
@@ -459,10 +465,11 @@ int pmcf_combine_check(const pmcf_profile *const *in, size_t n, const pmcf_combi
 		for (size_t j = 0; j < n; j++) {
 			const char *src = pmcf_profile_meta_get(in[j], PMCF_META_SOURCE);
 			if (!src || strcmp(src, "sim") != 0 || !pmcf_profile_ntruth(in[j]))
-				return pmcfi_fail(PMCF_EINVAL,
-						  "%s is not a simulated profile with ground truth; the "
-						  "oracle pairs by the truth (record --sim)",
-						  in_name(o, j, b1, sizeof(b1)));
+				return pmcfi_fail(
+					PMCF_EINVAL,
+					"%s is not a simulated profile with ground truth; the "
+					"oracle pairs by the truth (pmcf_source_new_sim; record --sim)",
+					in_name(o, j, b1, sizeof(b1)));
 		}
 	if ((strategy_of(o->strategy)->needs & PMCF_STRATEGY_LABELS))
 		for (size_t j = 0; j < n; j++)

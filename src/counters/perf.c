@@ -1025,7 +1025,8 @@ static int unavailable(const char *name, const struct perf_impl *impl, size_t i)
 				      ? "the CPU's PMU has no such event"
 				      : "this machine exposes no hardware PMU (a VM without vPMU, or "
 					"a kernel without the CPU's PMU driver); use software events "
-					"and tracepoints with --pmcs, or --sim";
+					"and tracepoints with a counter budget (pmcs; --pmcs), or the "
+					"simulator (pmcf_source_new_sim; --sim)";
 			return pmcfi_fail(PMCF_ENOTSUP,
 					  "'%s' cannot be counted on this machine: %s (perf_event_open: %s)",
 					  name, why, strerror(en));
@@ -1137,7 +1138,7 @@ static int check_set(void *vimpl, const pmcf_catalog *c, const size_t *idx, size
 			if (whylen)
 				snprintf(why, whylen,
 					 "the %zu events need %lu counters but the budget is %u "
-					 "(--pmcs): %lu too many",
+					 "(pmcs; the command's --pmcs): %lu too many",
 					 n, need, pmcs, need - pmcs);
 			return 0;
 		}

@@ -525,7 +525,8 @@ static int target_result(pmcf_epd_result *r, struct pmcfi_match *mt, size_t (*pa
 	if (!scored && r->nexcluded)
 		return pmcfi_fail(PMCF_ENOENT,
 				  "EPD: every pair monitored by two references was left out: the "
-				  "references show no spread on it (%zu pair%s; --formula paper scores them)",
+				  "references show no spread on it (%zu pair%s; PMCF_EPD_PAPER, the "
+				  "command's --formula paper, scores them)",
 				  r->nexcluded, r->nexcluded == 1 ? "" : "s");
 	if (!scored)
 		return pmcfi_fail(PMCF_ENOENT,
@@ -666,9 +667,13 @@ int pmcf_epd_compute_many(const pmcf_profile *const *targets, size_t ntargets,
 	if (rc)
 		return rc;
 	if (o.formula != PMCF_EPD_FLOORED && o.formula != PMCF_EPD_PAPER)
-		return pmcfi_fail(PMCF_EINVAL, "EPD: unknown formula %d", o.formula);
+		return pmcfi_fail(PMCF_EINVAL, "EPD: pmcf_epd_opts.formula %d is no formula", o.formula);
+	char init_bins[48];
+	snprintf(init_bins, sizeof(init_bins), " (start from PMCF_EPD_OPTS_INIT: %u)",
+		 ((pmcf_epd_opts)PMCF_EPD_OPTS_INIT).bins);
 	if (o.bins < 1 || o.bins > PMCFI_TMD_MAX_BINS)
-		return pmcfi_fail(PMCF_EINVAL, "EPD: %u bins (1 to %d)", o.bins, PMCFI_TMD_MAX_BINS);
+		return pmcfi_fail(PMCF_EINVAL, "EPD: pmcf_epd_opts.bins %u is not 1 to %d%s", o.bins,
+				  PMCFI_TMD_MAX_BINS, o.bins ? "" : init_bins);
 	if (nrefs < 2)
 		return pmcfi_fail(PMCF_ENOENT, "EPD needs at least two reference profiles, got %zu", nrefs);
 	pmcf_epd_result **gout = malloc(ntargets * sizeof(*gout));

@@ -17,9 +17,10 @@
 static int write_otf2(const pmcf_profile *p, const pmcf_export_opts *o, const char *dir)
 {
 	(void)p, (void)o, (void)dir;
-	return pmcfi_fail(PMCF_ENOTSUP,
-			  "--format otf2: this pmcfuse was not built with OTF2 (install libotf2-trace-dev"
-			  " and rebuild; see scripts/install-deps.sh)");
+	return pmcfi_fail(
+		PMCF_ENOTSUP,
+		"OTF2 export (--format otf2): this pmcfuse was not built with OTF2 (install libotf2-trace-dev"
+		" and rebuild; see scripts/install-deps.sh)");
 }
 #else
 #include <dirent.h>

@@ -344,7 +344,8 @@ int pmcf_imix_from_perfdata(const pmcf_perfdata *pd, const pmcf_imix_opts *opts,
 		rc = pmcfi_fail(PMCF_ENOMEM, "out of memory");
 	if (!rc && o.method == PMCF_IMIX_LBR && !c.have_lbr)
 		rc = pmcfi_fail(PMCF_EINVAL, "no branch stacks in the samples: LBR needs a "
-					     "recording with -b/-j (imix record without --ebs-only)");
+					     "recording with -b/-j (without ebs_only; imix record "
+					     "without --ebs-only)");
 	if (!rc && (o.method == PMCF_IMIX_EBS || o.method == PMCF_IMIX_EBS_RAW) && !c.have_ebs)
 		rc = pmcfi_fail(PMCF_EINVAL, "no EBS samples in the recording");
 	/* timer samples weigh blocks by time: turn them into executions */

@@ -287,7 +287,7 @@ int pmcfi_hbbp_cost_model_find(const char *mca, const char *mcpu, const char *cp
 		free(help);
 		snprintf(cm->note, sizeof(cm->note),
 			 "%s has no LLVM cost model known to pmcfuse "
-			 "(give one with --mcpu)",
+			 "(give one: mcpu; the command's --mcpu)",
 			 cm->cpu);
 		return 0;
 	}

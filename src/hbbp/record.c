@@ -129,12 +129,14 @@ static int check_lbr(void)
 		return pmcfi_fail(
 			PMCF_ENOTSUP,
 			"HBBP needs Intel LBR with INST_RETIRED.PREC_DIST and "
-			"BR_INST_RETIRED.NEAR_TAKEN; this CPU is %s: use --ebs-only (cpu-clock sampling)",
+			"BR_INST_RETIRED.NEAR_TAKEN; this CPU is %s: use ebs_only (cpu-clock sampling; "
+			"the command's --ebs-only)",
 			vendor[0] ? vendor : "unknown");
 	if (access("/sys/bus/event_source/devices/cpu/format/event", R_OK) != 0)
 		return pmcfi_fail(PMCF_ENOTSUP,
 				  "no core PMU in /sys/bus/event_source/devices/cpu (a VM "
-				  "without PMU passthrough?): use --ebs-only (cpu-clock sampling)");
+				  "without PMU passthrough?): use ebs_only (cpu-clock sampling; the "
+				  "command's --ebs-only)");
 	return 0;
 }
 

@@ -253,20 +253,22 @@ static int describe(pmcf_imix *m, const pmcf_imix_opts *o, int iv, size_t nregio
 		snprintf(st->cost_model + l, sizeof(st->cost_model) - l,
 			 "; no loop speed measured (the samples carry no user registers)");
 	else if (iv)
-		snprintf(st->cost_model + l, sizeof(st->cost_model) - l,
-			 "; %llu loops at their measured speed (%llu by trip count, %llu arms capped), "
-			 "%llu functions from their call sites (%.0f %% of the samples); %.0f %% of the "
-			 "samples in code with no measured count, %s",
-			 (unsigned long long)st->rate_loops, (unsigned long long)st->rate_trip,
-			 (unsigned long long)m->rate_clamped, (unsigned long long)st->rate_funcs,
-			 100 * st->rate_share, 100 * st->unmeasured_share,
-			 o->unmeasured == PMCF_IMIX_UNMEASURED_MODEL
-				 ? "cost model at the measured code's mean factor (--unmeasured model)"
-			 : o->unmeasured == PMCF_IMIX_UNMEASURED_BOUND
-				 ? "counted at the lower of the raw estimate and the cost model "
-				   "(--unmeasured bound)"
-				 : "counted at the measured code's instructions per sample (the raw "
-				   "estimate there)");
+		snprintf(
+			st->cost_model + l, sizeof(st->cost_model) - l,
+			"; %llu loops at their measured speed (%llu by trip count, %llu arms capped), "
+			"%llu functions from their call sites (%.0f %% of the samples); %.0f %% of the "
+			"samples in code with no measured count, %s",
+			(unsigned long long)st->rate_loops, (unsigned long long)st->rate_trip,
+			(unsigned long long)m->rate_clamped, (unsigned long long)st->rate_funcs,
+			100 * st->rate_share, 100 * st->unmeasured_share,
+			o->unmeasured == PMCF_IMIX_UNMEASURED_MODEL
+				? "cost model at the measured code's mean factor (PMCF_IMIX_UNMEASURED_MODEL; "
+				  "--unmeasured model)"
+			: o->unmeasured == PMCF_IMIX_UNMEASURED_BOUND
+				? "counted at the lower of the raw estimate and the cost model "
+				  "(PMCF_IMIX_UNMEASURED_BOUND; --unmeasured bound)"
+				: "counted at the measured code's instructions per sample (the raw "
+				  "estimate there)");
 	/* a full buffer is a cut clause: fail rather than cut (hbbp.h) */
 	if (strlen(st->cost_model) + 1 >= sizeof(st->cost_model))
 		return pmcfi_fail(PMCF_EINVAL, "imix: the cost model's description does not fit %zu bytes",

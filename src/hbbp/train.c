@@ -157,7 +157,8 @@ int pmcf_imix_trainer_add(pmcf_imix_trainer *t, const pmcf_imix *measured)
 	const pmcf_imix_stats *st = pmcf_imix_stats_get(measured);
 	if (!st->lbr_samples || !st->ebs_samples)
 		return pmcfi_fail(PMCF_EINVAL, "training needs both EBS and LBR samples "
-					       "(record without --ebs-only on an LBR machine)");
+					       "(record on an LBR machine without ebs_only, "
+					       "the command's --ebs-only)");
 	for (size_t i = 0; i < pmcf_imix_nblocks(measured); i++) {
 		const pmcf_imix_block *b = pmcf_imix_block_at(measured, i);
 		struct bkey q = {b->module, b->start, 0};

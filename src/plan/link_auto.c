@@ -436,7 +436,8 @@ int pmcfi_plan_lk_search(const struct pmcfi_plan_lk *P, int method, double time_
 {
 	memset(r, 0, sizeof(*r));
 	if (P->nsets > 64)
-		return pmcfi_fail(PMCF_ETOOMANY, "--link auto orders at most 64 sets (this plan has %zu)",
+		return pmcfi_fail(PMCF_ETOOMANY,
+				  "link_auto (--link auto) orders at most 64 sets (this plan has %zu)",
 				  P->nsets);
 	if (P->maxlinks > PMCFI_PLAN_LK_MAX_LINKS)
 		return pmcfi_fail(PMCF_EINVAL, "at most %d linking events per set", PMCFI_PLAN_LK_MAX_LINKS);

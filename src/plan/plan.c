@@ -3,6 +3,7 @@
  * bound beside the result; for the bc family, every set carries linking
  * events so that it overlaps the sets before it (fuse-task-parallel §3.2),
  * optionally chosen by correlation in pilot profiles (§5.2 heuristic). */
+#include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
 #include <stddef.h>
@@ -27,6 +28,23 @@ int pmcf_packing_parse(const char *name)
 const char *pmcf_packing_name(int packing) { return packing == PMCF_PACK_GREEDY ? "greedy" : "best"; }
 
 /* ---- plan object ------------------------------------------------------------ */
+
+int pmcfi_plan_fields_check(int opts, int strategy, int packing, uint64_t pmcs)
+{
+	static const pmcf_plan_opts init = PMCF_PLAN_OPTS_INIT;
+	int err = opts ? PMCF_EINVAL : PMCF_ESYNTAX;
+	const char *pre = opts ? "pmcf_plan_opts." : "\"", *post = opts ? "" : "\"";
+	if (strcmp(pmcf_strategy_name(strategy), "unknown") == 0)
+		return pmcfi_fail(err, "%sstrategy%s %d is no strategy (start from PMCF_PLAN_OPTS_INIT: %s)",
+				  pre, post, strategy, pmcf_strategy_name(init.strategy));
+	if (packing != PMCF_PACK_BEST && packing != PMCF_PACK_GREEDY)
+		return pmcfi_fail(err, "%spacking%s %d is no packing (%d best, %d greedy)", pre, post,
+				  packing, PMCF_PACK_BEST, PMCF_PACK_GREEDY);
+	if (pmcs > PMCF_PLAN_MAX_PMCS)
+		return pmcfi_fail(err, "%spmcs%s: %" PRIu64 " is out of range (" PMCFI_PLAN_PMCS_RANGE ")",
+				  pre, post, pmcs);
+	return 0;
+}
 
 int pmcfi_plan_new(pmcf_plan **out)
 {
@@ -412,7 +430,7 @@ static void dfs(struct exact *x, size_t q, size_t nsets)
 static unsigned counters_of(const pmcf_catalog *c, unsigned pmcs, char *from, size_t fromlen)
 {
 	if (pmcs) {
-		snprintf(from, fromlen, "the counter budget --pmcs");
+		snprintf(from, fromlen, "the counter budget (pmcs; --pmcs)");
 		return pmcs;
 	}
 	unsigned most = 0;
@@ -435,9 +453,10 @@ static unsigned counters_of(const pmcf_catalog *c, unsigned pmcs, char *from, si
 	}
 	if (pmcfi_catalog_counters(c, &most, from, fromlen) == 0 && most)
 		return most;
-	snprintf(from, fromlen,
-		 "unknown: no --pmcs, no counter table for these events, and no hardware event "
-		 "opens here to probe them; the bound counts only events that exclude each other");
+	snprintf(
+		from, fromlen,
+		"unknown: no counter budget (pmcs; --pmcs), no counter table for these events, and no hardware event "
+		"opens here to probe them; the bound counts only events that exclude each other");
 	return 0;
 }
 
@@ -922,7 +941,9 @@ static int plan_make_idx(const pmcf_catalog *c, const size_t *events, const unsi
 			 const size_t *link, size_t nlink, const pmcf_plan_opts *o, pmcf_plan **out)
 {
 	pmcf_plan *plan;
-	int err = pmcfi_plan_new(&plan);
+	int err = pmcfi_plan_fields_check(1, o->strategy, o->packing, o->pmcs);
+	if (!err)
+		err = pmcfi_plan_new(&plan);
 	if (err)
 		return err;
 	plan->strategy = o->strategy;
@@ -1005,7 +1026,8 @@ static int plan_make_idx(const pmcf_catalog *c, const size_t *events, const unsi
 	plan->lower_bound = (unsigned)lower_bound(&pk, o->pmcs, basecost, plan);
 
 	if (ordered && o->link_auto && !o->npilots) {
-		err = pmcfi_fail(PMCF_EINVAL, "--link auto needs reference or pilot profiles");
+		err = pmcfi_fail(PMCF_EINVAL,
+				 "link_auto (--link auto) needs reference or pilot profiles (pilots)");
 		goto out;
 	}
 	if (ordered && o->npilots && !o->link_auto) {

@@ -40,6 +40,15 @@ struct pmcf_plan {
 
 /* An empty plan (seed 1). */
 int pmcfi_plan_new(pmcf_plan **out);
+/* The one check of the fields a plan keeps, for planning and loading
+ * alike (a plan made is one plan.json reads back): strategy one of the
+ * table, packing best or greedy, pmcs 0..PMCF_PLAN_MAX_PMCS. opts: check
+ * pmcf_plan_opts (PMCF_EINVAL, "pmcf_plan_opts.pmcs: ..."), else plan.json's
+ * fields (PMCF_ESYNTAX, "\"pmcs\": ..."). */
+int pmcfi_plan_fields_check(int opts, int strategy, int packing, uint64_t pmcs);
+#define PMCFI_PLAN_STR_(x) #x
+#define PMCFI_PLAN_STR(x) PMCFI_PLAN_STR_(x)
+#define PMCFI_PLAN_PMCS_RANGE "1.." PMCFI_PLAN_STR(PMCF_PLAN_MAX_PMCS) ", or 0 for the machine's counters"
 /* Appends a copy of names[0..n) to *arr / *len. */
 int pmcfi_plan_strv_push(char ***arr, size_t *len, const char *const *names, size_t n);
 /* Searches with a time bound: *d = now + limit_s (0: 1 s); past it? */

@@ -332,10 +332,10 @@ static int read_fields(pmcf_plan *p, const json_t *o)
 	if (!err && pk && strcmp(pk, "best") && strcmp(pk, "greedy"))
 		err = pmcfi_fail(PMCF_ESYNTAX, "\"packing\": unknown packing '%s' (best or greedy)", pk);
 	p->packing = pk && strcmp(pk, "greedy") == 0 ? PMCF_PACK_GREEDY : PMCF_PACK_BEST;
-	char range[64];
-	snprintf(range, sizeof(range), "1..%d, or 0 for the machine's counters", PMCF_PLAN_MAX_PMCS);
+	if (!err) /* the range: pmcfi_plan_fields_check, planning's check too */
+		err = field_uint(o, "pmcs", 0, UINT64_MAX, PMCFI_PLAN_PMCS_RANGE, &pmcs);
 	if (!err)
-		err = field_uint(o, "pmcs", 0, PMCF_PLAN_MAX_PMCS, range, &pmcs);
+		err = pmcfi_plan_fields_check(0, p->strategy, p->packing, pmcs);
 	if (!err)
 		err = field_uint(o, "seed", 0, UINT64_MAX, "0..18446744073709551615", &seed);
 	if (!err)

@@ -72,10 +72,10 @@ static int check_ref(const pmcf_profile *target, const char *tname, pmcf_profile
 	o.names = nm;
 	int err = pmcf_combine_check_run(two, 2, &o);
 	if (err == PMCF_ECONFLICT) {
-		const char *d = pmcf_errdetail(), *cut = strstr(d, "; use --force");
+		const char *d = pmcf_errdetail(), *cut = strstr(d, "; set force");
 		return pmcfi_fail(PMCF_ECONFLICT,
-				  "%.*s: references of another run; use --force to compare them "
-				  "anyway",
+				  "%.*s: references of another run; pass force (--force) to compare "
+				  "them anyway",
 				  (int)(cut ? cut - d : (long)strlen(d)), d);
 	}
 	if (err)
@@ -87,7 +87,7 @@ static int check_ref(const pmcf_profile *target, const char *tname, pmcf_profile
 			return pmcfi_fail(PMCF_ECONFLICT,
 					  "%s and %s are the same execution (identical copies): "
 					  "repeats must be distinct executions (record them with "
-					  "pmcfuse reference); use --force to compare anyway",
+					  "pmcfuse reference); pass force (--force) to compare anyway",
 					  names[j], names[i]);
 	return 0;
 }

@@ -395,8 +395,8 @@ int pmcfi_sql_layer_write(struct sqlite3 *db, const pmcf_profile *p, int always)
 {
 	if (!always && (double)p->nxu * (double)p->nev > PMCFI_SQL_AUTO_VALUES)
 		return format_note(db,
-				   "none: %zu values, more than %zu; pmcfuse export --format sqlite writes a"
-				   " copy with it",
+				   "none: %zu values, more than %zu; the sqlite export (pmcf_export_path; "
+				   "pmcfuse export --format sqlite) writes a copy with it",
 				   p->nxu * p->nev, PMCFI_SQL_AUTO_VALUES);
 	int long_only = p->nev > PMCF_SQL_MAX_EVENTS;
 	int rc = SQLITE_OK;

@@ -533,11 +533,17 @@ int pmcf_report_new(const pmcf_profile *p, const pmcf_profile *const *refs, size
 	int st = pmcfi_struct_in("pmcf_report_opts", &o, opts, OPTS_ABI0, sizeof(o));
 	if (st)
 		return st;
-	if (o.plots > PMCF_REPORT_MAX_PLOTS || o.bins < 1 || o.bins > PMCF_REPORT_MAX_BINS ||
-	    o.points < PMCF_REPORT_MIN_POINTS || o.points > PMCF_REPORT_MAX_POINTS ||
-	    o.npairs > PMCF_REPORT_MAX_PAIRS || (o.npairs && !o.pairs) || o.colour_by < -1 ||
-	    o.colour_by >= (long)pmcf_profile_nevents(p))
-		return pmcfi_fail(PMCF_EINVAL, "pmcf_report_opts: a value out of range");
+	const char *bad = o.plots > PMCF_REPORT_MAX_PLOTS                                          ? "plots"
+			  : o.bins < 1 || o.bins > PMCF_REPORT_MAX_BINS                            ? "bins"
+			  : o.points < PMCF_REPORT_MIN_POINTS || o.points > PMCF_REPORT_MAX_POINTS ? "points"
+			  : o.npairs > PMCF_REPORT_MAX_PAIRS || (o.npairs && !o.pairs)             ? "npairs"
+			  : o.colour_by < -1 || o.colour_by >= (long)pmcf_profile_nevents(p) ? "colour_by"
+											     : NULL;
+	if (bad)
+		return pmcfi_fail(PMCF_EINVAL,
+				  "pmcf_report_opts.%s out of range (the header's ranges; start from "
+				  "PMCF_REPORT_OPTS_INIT)",
+				  bad);
 	size_t nev = pmcf_profile_nevents(p);
 	for (size_t k = 0; k < 2 * o.npairs; k++)
 		if (o.pairs[k] >= nev)

@@ -154,7 +154,7 @@ int pmcfi_sim_check_events(const struct pmcfi_sim_machine *m, const int *ev, siz
 		if (off >= sizeof(list) && sizeof(list) > 4)
 			strcpy(list + sizeof(list) - 4, "...");
 		snprintf(why, whylen, "the events need %d general-purpose counters but %s has %d%s: %s",
-			 ngen_needed, m->name, f.ngen, pmcs ? " (--pmcs)" : "", list);
+			 ngen_needed, m->name, f.ngen, pmcs ? " (pmcs; the command's --pmcs)" : "", list);
 		return 0;
 	}
 	for (int nat = 0; nat < NAT_COUNT; nat++) {

@@ -30,8 +30,8 @@ static int unknown_event(const char *machine, const char *name)
 		ns ? pmcfi_fail(PMCF_EEVENT, "unknown event '%s' for simulated machine %s (did you mean %s?)",
 				name, machine, buf)
 		   : pmcfi_fail(PMCF_EEVENT,
-				"unknown event '%s' for simulated machine %s (`pmcfuse events "
-				"--sim SPEC` lists them)",
+				"unknown event '%s' for simulated machine %s (pmcf_catalog_sim lists "
+				"them; `pmcfuse events --sim SPEC`)",
 				name, machine);
 	pmcf_catalog_free(c);
 	return err;
@@ -193,6 +193,16 @@ int pmcfi_sim_record_idx(const pmcf_sim_spec *s, const size_t *idx, size_t n, co
 	return record(s, NULL, idx, n, opts, out);
 }
 
+int pmcfi_sim_count_opts_check(const pmcf_count_opts *o)
+{
+	if (o->pmcs > SIM_MAX_GENERAL)
+		return pmcfi_fail(PMCF_EINVAL,
+				  "the counter budget (pmcf_count_opts.pmcs; the command's --pmcs) %u: the "
+				  "simulator models at most %d counters",
+				  o->pmcs, SIM_MAX_GENERAL);
+	return 0;
+}
+
 /* One recording of the events named events[0..nevents), or, when events is
  * NULL, of the sim catalogue's events idx[0..nevents) (index 0 duration,
  * index i machine event i - 1: no name looked up). */
@@ -207,9 +217,8 @@ static int record(const pmcf_sim_spec *s, const char *const *events, const size_
 	int rc = pmcfi_count_opts_in(opts, &o);
 	if (rc)
 		return rc;
-	if (o.pmcs > SIM_MAX_GENERAL)
-		return pmcfi_fail(PMCF_EINVAL, "--pmcs %u: the simulator models at most %d counters", o.pmcs,
-				  SIM_MAX_GENERAL);
+	if ((rc = pmcfi_sim_count_opts_check(&o)))
+		return rc;
 	struct rec c = {0};
 	int err = pmcfi_sim_machine_load(s->machine, &c.m);
 	size_t nev = 0;
@@ -243,7 +252,8 @@ static int record(const pmcf_sim_spec *s, const char *const *events, const size_
 		char why[512];
 		int fits = pmcfi_sim_check_events(c.m, c.ev, nev, o.pmcs, why, sizeof(why));
 		if (!fits && o.multiplex == PMCF_MUX_NONE)
-			err = pmcfi_fail(PMCF_ETOOMANY, "%s (use --multiplex to time-share the counters)",
+			err = pmcfi_fail(PMCF_ETOOMANY,
+					 "%s (time-share the counters: multiplex; the command's --multiplex)",
 					 why);
 		hem = !fits;
 	}

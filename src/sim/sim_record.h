@@ -9,4 +9,8 @@
  * machine (pmcf_catalog_sim: index 0 is duration, skipped). */
 int pmcfi_sim_record_idx(const pmcf_sim_spec *s, const size_t *idx, size_t n, const pmcf_count_opts *opts,
 			 pmcf_profile **out);
+/* The simulator's limit on o (checked): pmcs at most the counters it
+ * models (64), else PMCF_EINVAL naming the field. pmcf_source_new_sim
+ * checks it when the source is made, pmcf_sim_record when it records. */
+int pmcfi_sim_count_opts_check(const pmcf_count_opts *o);
 #endif

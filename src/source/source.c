@@ -53,11 +53,12 @@ int pmcf_source_new_sim(const char *spec, const pmcf_count_opts *o, pmcf_source 
 	pmcfi_clear_error();
 	if (!spec || !out)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_source_new_sim: NULL argument");
+	*out = NULL;
 	pmcf_source *s;
 	int err = new_source(o, NULL, &s);
 	if (err)
 		return err;
-	if ((err = pmcf_sim_spec_parse(spec, &s->spec))) {
+	if ((err = pmcfi_sim_count_opts_check(&s->o)) || (err = pmcf_sim_spec_parse(spec, &s->spec))) {
 		pmcf_source_free(s);
 		return err;
 	}

@@ -43,7 +43,7 @@ expect_match 'lower bound: [0-9]+ per repeat = max of \(a\) pairs' "$OUT"
 [ "$(json .lower_bound refs/reference.json)" -eq "$(( $(json .lower_bound_per_repeat refs/reference.json) * 3 ))" ] || fail "bound per repeat"
 ok
 expect_fail 1 "$PMCFUSE" reference -e "$EV" -o refs --sim "$SIM"
-expect_match 'already holds a campaign or profiles: resume it with' "$ERR"
+expect_match 'already holds a campaign or profiles: resume it \(resume; `pmcfuse' "$ERR"
 expect_fail 1 "$PMCFUSE" reference -e "$EV" -o r2
 expect_fail 1 "$PMCFUSE" reference -e PAPI_TOT_INZ -o r2 --sim "$SIM"
 expect_match 'did you mean' "$ERR"

@@ -81,7 +81,7 @@ row refs-mismatch
 expect_ok "$PMCFUSE" reference -e PAPI_L1_DCM,PAPI_L2_TCM --repeat 2 -o srefs --sim seidel,blocks=4
 expect_ok "$PMCFUSE" run -e PAPI_L1_DCM,PAPI_L2_TCM -o target.pmcf --sim cholesky,blocks=4
 expect_fail 1 "$PMCFUSE" epd target.pmcf srefs
-expect_match "epd: target.pmcf and srefs/ref-000.pmcf are not the same program run \(program 'cholesky' vs 'seidel'\): references of another run; use --force" "$ERR"
+expect_match "epd: target.pmcf and srefs/ref-000.pmcf are not the same program run \(program 'cholesky' vs 'seidel'\): references of another run; pass force \(--force\) to compare them anyway" "$ERR"
 expect_fail 1 "$PMCFUSE" correrr target.pmcf srefs
 expect_fail 1 "$PMCFUSE" report -o r.html target.pmcf srefs
 [ ! -e r.html ] || fail "report wrote an output"

@@ -124,7 +124,7 @@ expect_eq missing "$(json '.executions[2].status' r.pmcf.executions/campaign.jso
 expect_eq 0 "$(complete_of r.pmcf.executions/exec-1.pmcf)"
 # the folder is refused as a new campaign, and by another plan
 expect_fail 1 "$PMCFUSE" run -e page-faults,major-faults,minor-faults --pmcs 1 -o r.pmcf -- sleep "3.6$SFX"
-expect_match "already holds a campaign or profiles: resume it with \`pmcfuse run --resume r.pmcf.executions\`" "$ERR"
+expect_match "already holds a campaign or profiles: resume it \\(resume; \`pmcfuse run --resume r.pmcf.executions\`\\)" "$ERR"
 expect_fail 1 "$PMCFUSE" run --resume r.pmcf.executions -e page-faults --pmcs 1 -o r.pmcf -- sleep "3.6$SFX"
 expect_match "'r.pmcf.executions' is a campaign of another plan" "$ERR"
 expect_fail 1 "$PMCFUSE" reference --resume r.pmcf.executions
@@ -227,7 +227,7 @@ for at in 0.3 0.8; do
 done
 [ "$stopped" -gt 0 ] || fail "no reference was stopped mid-campaign"; ok
 expect_fail 1 "$PMCFUSE" reference -e $REV --repeat 3 -o rwhole --sim $SIM
-expect_match "'rwhole' already holds a campaign or profiles: resume it with \`pmcfuse reference --resume rwhole\`" "$ERR"
+expect_match "'rwhole' already holds a campaign or profiles: resume it \\(resume; \`pmcfuse reference --resume rwhole\`\\)" "$ERR"
 expect_fail 1 "$PMCFUSE" reference --resume rwhole -e $REV --repeat 2 --sim $SIM
 expect_match "'rwhole' is a campaign of another plan" "$ERR"
 # a reference folder renamed resumes under its new name

@@ -42,6 +42,6 @@ expect_eq 2 "$(sqlite3 fused.pmcf 'PRAGMA user_version')"
 # bc pairs by the shifted durations (the runs repeat the same tasks): one
 # warning line suggesting lgl; bc-lgl pairs equal labels first, no warning
 expect_ok "$PMCFUSE" combine --strategy bc -o fbc.pmcf deep.pmcf deep2.pmcf
-expect_match '^pmcfuse: combine: warning: bc paired XUs of different labels in [0-9]+ of [0-9]+ pairs \([0-9]+ %\), although 100 % of the labels are in every input: if the runs repeat the same tasks, --strategy lgl pairs them by label$' "$ERR"
+expect_match '^pmcfuse: combine: warning: bc paired XUs of different labels in [0-9]+ of [0-9]+ pairs \([0-9]+ %\), although 100 % of the labels are in every input: if the runs repeat the same tasks, lgl \(--strategy lgl\) pairs them by label$' "$ERR"
 expect_ok "$PMCFUSE" combine --strategy bc-lgl -o fbl.pmcf deep.pmcf deep2.pmcf
 [ -z "$ERR" ] || fail "bc-lgl warned: $ERR"; ok

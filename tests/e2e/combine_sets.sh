@@ -36,7 +36,7 @@ expect_match "fwd.pmcf is a fused profile" "$ERR"
 last=$((n - 1))
 # shellcheck disable=SC2086
 expect_fail 1 "$PMCFUSE" combine -o miss.pmcf $(head -n "$last" <<<"$in_order")
-expect_match "the plan has $n sets and 1 is missing: set $last \(give every set, or --partial" "$ERR"
+expect_match "the plan has $n sets and 1 is missing: set $last \(give every set, or set partial \\(--partial\\)" "$ERR"
 [ ! -e miss.pmcf ] || fail "wrote a fused profile with a set missing"; ok
 # shellcheck disable=SC2086
 expect_ok "$PMCFUSE" combine --partial -o part.pmcf $(head -n "$last" <<<"$in_order")
@@ -91,7 +91,7 @@ rm stop
 expect_eq false "$("$PMCFUSE" show --json r0.pmcf | jq -r .meta.complete)"
 expect_ok "$PMCFUSE" record --plan rp.json --set 1 -o r1.pmcf
 expect_fail 1 "$PMCFUSE" combine -o rfused.pmcf r0.pmcf r1.pmcf
-expect_match 'r0.pmcf is incomplete \(its program was stopped or failed: complete 0\); record it again, or --partial' "$ERR"
+expect_match 'r0.pmcf is incomplete \(its program was stopped or failed: complete 0\); record it again, or set partial \(--partial\)' "$ERR"
 [ ! -e rfused.pmcf ] || fail "wrote a fused profile of an incomplete execution"; ok
 expect_ok "$PMCFUSE" combine --partial -o rfused.pmcf r0.pmcf r1.pmcf
 expect_eq false "$("$PMCFUSE" show --json rfused.pmcf | jq -r .meta.complete)"

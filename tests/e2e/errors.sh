@@ -279,7 +279,7 @@ expect_match "lgl pairs no XU of a.pmcf with one of seidel.pmcf \(no label in co
 OMP_NUM_THREADS=2 expect_ok "$PMCFUSE" record -q -e task-clock -o omp2.pmcf -- "$EX/plain" 2 3
 OMP_NUM_THREADS=3 OMP_SCHEDULE=dynamic expect_ok "$PMCFUSE" record -q -e page-faults -o omp3.pmcf -- "$EX/plain" 2 3
 expect_fail 1 "$PMCFUSE" combine -o c.pmcf omp2.pmcf omp3.pmcf
-expect_match "omp2.pmcf and omp3.pmcf are not the same program run \(omp_env '\{\"OMP_NUM_THREADS\":\"2\"\}' vs '\{\"OMP_NUM_THREADS\":\"3\",\"OMP_SCHEDULE\":\"dynamic\"\}': the OMP_\* variables change the team and the schedule\); use --force" "$ERR"
+expect_match "omp2.pmcf and omp3.pmcf are not the same program run \(omp_env '\{\"OMP_NUM_THREADS\":\"2\"\}' vs '\{\"OMP_NUM_THREADS\":\"3\",\"OMP_SCHEDULE\":\"dynamic\"\}': the OMP_\* variables change the team and the schedule\); set force \(--force\) to fuse them anyway" "$ERR"
 [ ! -e c.pmcf ] || fail "combine left an output"
 expect_ok "$PMCFUSE" combine --force -o c.pmcf omp2.pmcf omp3.pmcf
 expect_ok "$PMCFUSE" show --json c.pmcf

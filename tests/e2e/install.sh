@@ -38,6 +38,13 @@ if command -v pkg-config >/dev/null && command -v cc >/dev/null; then
 	expect_ok cc -o use use.c $(pkg-config --cflags --libs pmcfuse) "-Wl,-rpath,$P/$libdir"
 	expect_ok ./use
 	expect_eq "$want" "$OUT" "(pkg-config program)"
+	# the library example (the whole pipeline) built against the installed
+	# headers and library, run on a small simulated workload
+	# shellcheck disable=SC2046
+	expect_ok cc -Wall -Wextra -Werror -o pipeline "$SRCDIR/examples/pipeline.c" \
+		$(pkg-config --cflags --libs pmcfuse) "-Wl,-rpath,$P/$libdir"
+	expect_ok ./pipeline pl PAPI_TOT_INS,PAPI_L1_DCM,PAPI_L2_TCM 2 --sim cholesky,blocks=4
+	expect_match 'EPD [0-9.]+ over' "$OUT"
 	unset PKG_CONFIG_PATH
 fi
 mkdir cm && cp use.c cm/ && cat >cm/CMakeLists.txt <<'C'

@@ -41,7 +41,7 @@ expect_fail 2 env PMCF_CATEGORIZE_KERNELS=/nonexistent "$PMCFUSE" categorize --b
 expect_match 'pmcfuse-categorize-kernels|PMCF_CATEGORIZE_KERNELS' "$ERR"
 if perf stat -e instructions true 2>&1 | grep -q 'not supported' || ! command -v perf >/dev/null; then
 	expect_fail 2 "$PMCFUSE" categorize -o bad.csv
-	expect_match 'no hardware PMU: use --backend cachegrind' "$ERR"
+	expect_match "no hardware PMU: use PMCF_CATEGORIZE_CACHEGRIND \\(the command's --backend cachegrind\\)" "$ERR"
 fi
 expect_ok "$PMCFUSE" categorize --help
 expect_match 'cachegrind' "$OUT"

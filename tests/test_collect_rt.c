@@ -129,25 +129,36 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* The next record file of dir in D, opened at its first record, its
+ * header in *h and its path in path; NULL when there is none left. */
+static FILE *next_rec_file(DIR *D, char *path, size_t size, struct pmcfi_rec_header *h)
+{
+	struct dirent *e;
+	while ((e = readdir(D)) != NULL) {
+		if (strncmp(e->d_name, "rec-", 4) != 0)
+			continue;
+		snprintf(path, size, "%s/%s", dir, e->d_name);
+		FILE *f = fopen(path, "rb");
+		assert_non_null(f);
+		assert_int_equal(fread(h, sizeof(*h), 1, f), 1);
+		return f;
+	}
+	return NULL;
+}
+
 /* Final segments per node, straight from the record files. */
 static void count_finals(size_t *thread_xus, size_t *dup)
 {
 	*thread_xus = *dup = 0;
 	DIR *D = opendir(dir);
 	assert_non_null(D);
-	struct dirent *e;
 	size_t cap = 1 << 16, n = 0;
 	uint64_t *seen = calloc(cap, sizeof(*seen));
 	assert_non_null(seen);
-	while ((e = readdir(D)) != NULL) {
-		if (strncmp(e->d_name, "rec-", 4))
-			continue;
-		char p[2048];
-		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-		FILE *f = fopen(p, "rb");
-		assert_non_null(f);
-		struct pmcfi_rec_header h;
-		assert_int_equal(fread(&h, sizeof(h), 1, f), 1);
+	char p[2048];
+	struct pmcfi_rec_header h;
+	FILE *f;
+	while ((f = next_rec_file(D, p, sizeof(p), &h)) != NULL) {
 		unsigned char rec[4096];
 		assert_true(h.rec_size <= sizeof(rec));
 		for (uint64_t i = 0; i < h.count; i++) {
@@ -168,6 +179,17 @@ static void count_finals(size_t *thread_xus, size_t *dup)
 	}
 	closedir(D);
 	free(seen);
+}
+
+/* The profile of the record folder, read as pmcfuse reads it; nothing dropped. */
+static pmcf_profile *read_profile(struct pmcfi_collect_stats *st)
+{
+	const char *names[] = {"page-faults", "context-switches", "cpu-migrations"};
+	pmcf_profile *p;
+	assert_int_equal(pmcf_profile_new(&p), 0);
+	assert_int_equal(pmcfi_collect_read_est(dir, names, 3, 0, PMCF_EST_CUMULATIVE, p, st), 0);
+	assert_int_equal(st->dropped, 0);
+	return p;
 }
 
 static void run(const char *mux)
@@ -203,12 +225,8 @@ static void run(const char *mux)
 	assert_int_equal(dup, 0);
 	assert_int_equal(thread_xus, 2 * NTHREADS + 1);
 
-	const char *names[] = {"page-faults", "context-switches", "cpu-migrations"};
-	pmcf_profile *p;
 	struct pmcfi_collect_stats st;
-	assert_int_equal(pmcf_profile_new(&p), 0);
-	assert_int_equal(pmcfi_collect_read_est(dir, names, 3, 0, PMCF_EST_CUMULATIVE, p, &st), 0);
-	assert_int_equal(st.dropped, 0);
+	pmcf_profile *p = read_profile(&st);
 	assert_true(st.api);
 	/* phase 1's tasks, every one; phase 2 adds what ended before the stop */
 	size_t want = (size_t)(NTHREADS + 1) * NTASKS * 2;
@@ -281,24 +299,18 @@ static void test_window(void **state)
 	rt_thread_fini(self);
 	DIR *D = opendir(dir);
 	assert_non_null(D);
-	struct dirent *e;
 	int files = 0;
-	while ((e = readdir(D)) != NULL) {
-		if (strncmp(e->d_name, "rec-", 4) != 0)
-			continue;
-		char path[2048];
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		FILE *f = fopen(path, "rb");
-		assert_non_null(f);
-		struct pmcfi_rec_header h;
-		assert_int_equal(fread(&h, sizeof(h), 1, f), 1);
+	char path[2048];
+	struct pmcfi_rec_header h;
+	FILE *f;
+	while ((f = next_rec_file(D, path, sizeof(path), &h)) != NULL) {
 		fclose(f);
 		struct stat sb;
 		assert_int_equal(stat(path, &sb), 0);
 		uint64_t used = PMCFI_REC_HEADER_SIZE + atomic_load(&h.count) * h.rec_size,
 			 most = used + SPARE_RECORDS * h.rec_size + WINDOW_BYTES + 4096,
 			 allocated = (uint64_t)sb.st_blocks * 512;
-		printf("%s: %llu bytes, %llu of them recorded, %llu allocated\n", e->d_name,
+		printf("%s: %llu bytes, %llu of them recorded, %llu allocated\n", path,
 		       (unsigned long long)sb.st_size, (unsigned long long)used,
 		       (unsigned long long)allocated);
 		assert_true(allocated <= most);
@@ -306,12 +318,8 @@ static void test_window(void **state)
 	}
 	closedir(D);
 	assert_true(files >= 3);
-	const char *names[] = {"page-faults", "context-switches", "cpu-migrations"};
-	pmcf_profile *p;
 	struct pmcfi_collect_stats st;
-	assert_int_equal(pmcf_profile_new(&p), 0);
-	assert_int_equal(pmcfi_collect_read_est(dir, names, 3, 0, PMCF_EST_CUMULATIVE, p, &st), 0);
-	assert_int_equal(st.dropped, 0);
+	pmcf_profile *p = read_profile(&st);
 	assert_true(pmcf_profile_nxus(p) >= 2 * PAIRS);
 	pmcf_profile_free(p);
 	rm_dir(dir);

@@ -22,6 +22,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "stopped.h"
 
 int main(int argc, char **argv)
 {
@@ -49,21 +50,11 @@ int main(int argc, char **argv)
 	/* HW_COUNT_USER=1: user mode only */
 	const char *u = getenv("HW_COUNT_USER");
 	attr.exclude_kernel = u && *u == '1';
-	pid_t pid = fork();
+	/* stopped until the counter is attached */
+	pid_t pid = hw_start_stopped("hw-count", argv + a);
 	if (pid < 0)
 		return 2;
-	if (pid == 0) {
-		/* stopped until the parent has attached the counter */
-		raise(SIGSTOP);
-		execvp(argv[a], argv + a);
-		perror("hw-count: exec");
-		_exit(127);
-	}
 	int st;
-	if (waitpid(pid, &st, WUNTRACED) < 0 || !WIFSTOPPED(st)) {
-		fprintf(stderr, "hw-count: the child did not stop\n");
-		return 2;
-	}
 	int fd = (int)syscall(SYS_perf_event_open, &attr, pid, -1, -1, 0);
 	if (fd < 0) {
 		perror("hw-count: perf_event_open");

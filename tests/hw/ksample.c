@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "stopped.h"
 
 struct sym {
 	uint64_t addr;
@@ -58,18 +59,10 @@ int main(int argc, char **argv)
 	attr.exclude_hv = 1;
 	attr.disabled = 1;
 	attr.enable_on_exec = 1;
-	pid_t pid = fork();
+	pid_t pid = hw_start_stopped("hw-ksample", argv + a);
 	if (pid < 0)
 		return 2;
-	if (pid == 0) {
-		raise(SIGSTOP);
-		execvp(argv[a], argv + a);
-		perror("hw-ksample: exec");
-		_exit(127);
-	}
 	int st;
-	if (waitpid(pid, &st, WUNTRACED) < 0 || !WIFSTOPPED(st))
-		return 2;
 	int fd = (int)syscall(SYS_perf_event_open, &attr, pid, -1, -1, 0);
 	if (fd < 0) {
 		perror("hw-ksample: perf_event_open");

@@ -1,14 +1,27 @@
 #!/bin/sh
-# Where the kernel instructions of a recorded run come from (issue 31): run
-# in the emulated aarch64 guest,
-#   scripts/pmu-vm.sh run "$PWD" -- sh bench/hw/kernel.sh build/pmu/arm64 [TRACE]
-# For fib 16 and fib 19 (cutoff = N), bare and recorded with 1, 2 and 4
-# user-readable events (perf_user_access = 1), prints the instructions
-# (user + kernel, and user alone), the page faults, context switches and cpu
-# migrations of the program (tests/hw/count.c, HW_COUNT_SW=1), per XU between
-# the two sizes. TRACE=1 also runs fib 16 recorded with 4 events under the
-# kernel's function tracer and prints the kernel functions it called most.
-B=$(cd "${1:?usage: kernel.sh ARM64_BUILD [TRACE]}" && pwd)
+# Where the kernel instructions of a recorded run come from (issue 31,
+# bench/RESULTS.md): run in the emulated aarch64 guest,
+#   scripts/pmu-vm.sh run "$PWD" -- sh bench/hw/kernel.sh build/pmu/arm64 [MODE]
+# fib N with cutoff N, bare and recorded with user-readable events
+# (perf_user_access = 1; E1 = instructions:u, E2 = + r08:u, E4 = + the
+# kernel-mode ones). MODE:
+#   rows    (default) per XU between fib 16 and fib 19, 1, 2 and 4 events:
+#           instructions (all modes, and user mode alone from a second run),
+#           page faults, context switches, cpu migrations (hw-count
+#           HW_COUNT_SW=1); "both": E1 and E2 counted on the cycle counter
+#           and on the instructions event
+#   split   all, user and kernel mode counted at once in one run (hw-count
+#           HW_COUNT_SPLIT=1), bare, E1, E2, fib 16 and 19
+#   pages   the kernel's instructions per 4 KiB page of record space on the
+#           guest's tmpfs, the ways it can be made ready (hw-pages)
+#   sample  kernel-mode sampling by symbol (hw-ksample; unreliable under
+#           QEMU: most samples land in user mode)
+#   long    a few long XUs (fib 24 and 27, cutoff 1): kernel instructions
+#           against the run's length
+#   trace   the kernel functions fib 16 recorded calls (function tracer,
+#           pid-filtered; PMCF_KCOST_TRACE_EVENTS: E1, E2 or E4, default E4)
+B=$(cd "${1:?usage: kernel.sh ARM64_BUILD [rows|both|split|pages|sample|long|trace]}" && pwd)
+MODE=${2:-rows}
 P=$B/pmcfuse
 C=$B/hw/hw-count
 F=$B/bench/tasks/fib
@@ -39,8 +52,7 @@ run_args() { # EVENTS USERONLY N CUTOFF
 	fi
 	awk '{ v[$1] = $2 } END { print v["instructions"], v["page-faults"], v["context-switches"], v["cpu-migrations"] }' $W/out
 }
-printf "%-44s %9s %9s %9s %8s %8s %8s\n" events "instr/XU" "kern/XU" "user/XU" "pf/XU" "cs/XU" "mig/XU"
-row() { # NAME EVENTS [ENV]
+row() { # NAME EVENTS
 	name=$1 ev=$2
 	a=$(run bare 0 16) b=$(run bare 0 19) au=$(run bare 1 16) bu=$(run bare 1 19)
 	c=$(run "$ev" 0 16) d=$(run "$ev" 0 19) cu=$(run "$ev" 1 16) du=$(run "$ev" 1 19)
@@ -57,7 +69,8 @@ row() { # NAME EVENTS [ENV]
 E1=instructions:u
 E2=instructions:u,r08:u
 E4=instructions:u,instructions:k,r08:u,r08:k
-if [ -n "${PMCF_KCOST_PAGES:-}" ]; then
+case $MODE in
+pages)
 	# the kernel's cost per 4 KiB page of record space on the guest's tmpfs
 	# (TMPDIR), unmapping at exit included: 4 and 8 MiB, per page between them
 	mkdir -p "${TMPDIR:-/tmp}"
@@ -68,8 +81,8 @@ if [ -n "${PMCF_KCOST_PAGES:-}" ]; then
 		rm -f "${TMPDIR:-/tmp}/hw-pages"
 		echo "$mode $k4 $k8" | awk '{ printf "%-10s kernel: 4 MiB %d, 8 MiB %d, per page %.0f\n", $1, $2, $3, ($3 - $2) / 1024 }'
 	done
-fi
-if [ -n "${PMCF_KCOST_SPLIT:-}" ]; then
+	;;
+split)
 	# all modes (cycle counter), user and kernel mode (two general
 	# counters), counted at once in the same run
 	for ev in bare E1 E2; do
@@ -86,11 +99,10 @@ if [ -n "${PMCF_KCOST_SPLIT:-}" ]; then
 				v["instructions"] - v["user-instructions"] - v["kernel-instructions"] }' $W/out
 		done
 	done
-	exit 0
-fi
-if [ -n "${PMCF_KCOST_SAMPLE:-}" ]; then
+	;;
+sample)
 	# kernel-mode instructions sampled, by kernel symbol
-	for ev in $PMCF_KCOST_SAMPLE; do
+	for ev in bare E1 E2; do
 		eval ev=\${$ev:-$ev}
 		echo "fib 19 19 recorded with $ev: kernel-mode instructions by symbol (hw-ksample):"
 		rm -f $W/out
@@ -101,24 +113,18 @@ if [ -n "${PMCF_KCOST_SAMPLE:-}" ]; then
 		fi
 		head -${PMCF_KCOST_TOP:-40} $W/out
 	done
-	exit 0
-fi
-if [ -n "${PMCF_KCOST_LONG:-}" ]; then
+	;;
+long)
 	# few XUs, long ones: kernel instructions against the run's length
 	for ev in bare $E1 $E2; do
 		for n in 24 27; do
 			a=$(run_args "$ev" 0 $n 1) b=$(run_args "$ev" 1 $n 1)
-			echo "$ev fib $n 1: $a | user $b" | awk '{ print $0, "kernel", $5 - $12 }'
+			echo "$ev fib $n 1: all $a | user $b" | awk '{ print $0, "kernel", $6 - $12 }'
 		done
 	done
-fi
-if [ -n "${PMCF_KCOST_DBG:-}" ]; then
-	for d in $PMCF_KCOST_DBG; do
-		export PMCF_DBG=$d
-		row "2 events, PMCF_DBG=$d" $E2
-	done
-	unset PMCF_DBG
-elif [ "${2:-}" != trace-only ] && [ -n "${PMCF_KCOST_BOTH:-}" ]; then
+	;;
+both)
+	printf "%-44s %9s %9s %9s %8s %8s %8s\n" events "instr/XU" "kern/XU" "user/XU" "pf/XU" "cs/XU" "mig/XU"
 	for hc in 0 1; do
 		export HW_COUNT_INSTRUCTIONS=$hc
 		echo "counted with $([ $hc = 1 ] && echo 'the instructions event' || echo 'the cycle counter'):"
@@ -126,24 +132,21 @@ elif [ "${2:-}" != trace-only ] && [ -n "${PMCF_KCOST_BOTH:-}" ]; then
 		row "2 events" $E2
 	done
 	unset HW_COUNT_INSTRUCTIONS
-elif [ "${2:-}" != trace-only ]; then
+	;;
+rows)
+	printf "%-44s %9s %9s %9s %8s %8s %8s\n" events "instr/XU" "kern/XU" "user/XU" "pf/XU" "cs/XU" "mig/XU"
 	row "1 event" $E1
 	row "2 events" $E2
 	row "4 events" $E4
-fi
-if [ -n "${PMCF_KCOST_CHUNK:-}" ]; then
-	export PMCF_COLLECT_CHUNK_KB=$PMCF_KCOST_CHUNK
-	row "4 events, chunks of ${PMCF_KCOST_CHUNK} KiB" $E4
-	unset PMCF_COLLECT_CHUNK_KB
-fi
-if [ -n "${2:-}" ]; then
+	;;
+trace)
 	T=/sys/kernel/tracing
 	mount -t tracefs nodev $T 2>/dev/null
 	echo 0 >$T/tracing_on
 	echo 65536 >$T/buffer_size_kb
 	echo function >$T/current_tracer
 	echo 1 >$T/options/function-fork
-	for ev in ${PMCF_KCOST_TRACE_EVENTS:-$E4}; do
+	for ev in ${PMCF_KCOST_TRACE_EVENTS:-E4}; do
 		eval ev=\${$ev:-$ev}
 		echo >$T/trace
 		# the program alone: its shell sets the filter to itself, then execs it
@@ -156,5 +159,10 @@ if [ -n "${2:-}" ]; then
 	done
 	echo nop >$T/current_tracer
 	echo >$T/set_ftrace_pid
-fi
+	;;
+*)
+	echo "pmcfuse: kernel.sh: unknown mode '$MODE'" >&2
+	exit 1
+	;;
+esac
 echo 0 >/proc/sys/kernel/perf_user_access

@@ -213,6 +213,16 @@ static void test_atomic(void **state)
 	assert_int_equal(lstat(fifo, &sb), 0);
 	assert_true(S_ISFIFO(sb.st_mode));
 	assert_int_equal(count_prefix(d, ".fifo.tmp"), 0);
+	/* a link to a descriptor (as /dev/stdout is) is not replaced by a file,
+	 * whatever the descriptor is */
+	char fdlink[4200];
+	snprintf(fdlink, sizeof(fdlink), "%s/stdout", d);
+	assert_int_equal(symlink("/proc/self/fd/1", fdlink), 0);
+	assert_int_equal(pmcfi_atomic_write(fdlink, 0, fill_text, "x"), PMCF_EINVAL);
+	assert_non_null(strstr(pmcf_errdetail(), "descriptor's link"));
+	assert_int_equal(lstat(fdlink, &sb), 0);
+	assert_true(S_ISLNK(sb.st_mode));
+	assert_int_equal(count_prefix(d, ".stdout.tmp"), 0);
 	char missing[4300];
 	snprintf(missing, sizeof(missing), "%s/no/such/out.txt", d);
 	assert_int_equal(pmcfi_atomic_write(missing, 0, fill_text, "x"), -ENOENT);

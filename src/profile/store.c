@@ -644,49 +644,28 @@ static int save(const pmcf_profile *p, const char *path, int sql_always)
 	if (!p || !path || !*path)
 		return pmcfi_fail(PMCF_EINVAL, "pmcf_profile_save: no profile or path");
 	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
-	if (!*base)
+	if (!*(slash ? slash + 1 : path))
 		return pmcfi_fail(PMCF_EINVAL, "%s: not a file name", path);
-	/* a device, a FIFO or a socket is never renamed over (that would put a
-	 * file where /dev/null was), and a database cannot be written into one */
-	struct stat sb;
-	char link[64];
-	ssize_t ll = readlink(path, link, sizeof(link) - 1);
-	if (ll > 0)
-		link[ll] = '\0';
-	/* /dev/stdout, /dev/fd/1, /proc/self/fd/1: a descriptor's link, which
-	 * the rename would replace (with a file in /dev) */
-	if (ll > 0 && (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0 ||
-		       strncmp(link, "/proc/", 6) == 0))
+	/* a descriptor's link, a device, a FIFO or a socket is never renamed
+	 * over (util/atomic.h: that would put a file where /dev/stdout or
+	 * /dev/null was), and a database cannot be written into one */
+	int why = pmcfi_atomic_refusal(path);
+	if (why == PMCFI_ATOMIC_LINK)
 		return pmcfi_fail(PMCF_EINVAL,
 				  "%s: a descriptor's link: a profile is an SQLite database, written to a "
 				  "file, not to a descriptor (choose a file name)",
 				  path);
-	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))
+	if (why == PMCFI_ATOMIC_SPECIAL)
 		return pmcfi_fail(PMCF_EINVAL,
 				  "%s: not a regular file (a device, FIFO or socket): a profile is an SQLite "
 				  "database, which cannot be written into it (choose a file name)",
 				  path);
-	size_t dlen = slash ? (size_t)(slash - path) : 1;
-	size_t blen = strlen(base);
-	char *dir = malloc(dlen + 1), *tmp = malloc(dlen + blen + 16);
-	if (!dir || !tmp) {
-		free(dir);
-		free(tmp);
-		return pmcfi_fail(PMCF_ENOMEM, "%s: out of memory", path);
-	}
-	if (!slash)
-		strcpy(dir, ".");
-	else if (dlen == 0)
-		strcpy(dir, "/");
-	else {
-		memcpy(dir, path, dlen);
-		dir[dlen] = '\0';
-	}
-	snprintf(tmp, dlen + blen + 16, "%s%s.%s.tmp.XXXXXX", slash ? dir : "", slash && dlen ? "/" : "",
-		 base);
+	char *dir, *tmp;
+	int err = pmcfi_atomic_temp(path, &dir, &tmp);
+	if (err)
+		return pmcfi_fail(err, "%s: out of memory", path);
 
-	int err = 0, made = 0;
+	int made = 0;
 	int fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		err = pmcfi_fail(-errno, "%s: cannot create a temporary file in %s: %s", path, dir,

@@ -36,42 +36,63 @@ int pmcfi_atomic_sync_dir(const char *dir)
 	return err;
 }
 
+int pmcfi_atomic_refusal(const char *path)
+{
+	char link[64];
+	ssize_t ll = readlink(path, link, sizeof(link) - 1);
+	if (ll > 0)
+		link[ll] = '\0';
+	if (ll > 0 && (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0 ||
+		       strncmp(link, "/proc/", 6) == 0))
+		return PMCFI_ATOMIC_LINK;
+	struct stat sb;
+	if (stat(path, &sb) != 0 || S_ISREG(sb.st_mode))
+		return 0;
+	return S_ISDIR(sb.st_mode) ? PMCFI_ATOMIC_DIR : PMCFI_ATOMIC_SPECIAL;
+}
+
 int pmcfi_atomic_check(const char *path)
 {
-	struct stat sb;
-	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
-		return pmcfi_fail(PMCF_EINVAL, "cannot write '%s': it is %s, not a file", path,
-				  S_ISDIR(sb.st_mode) ? "a folder" : "a device, FIFO or socket");
+	static const char *const what[] = {"", "a descriptor's link (/dev/stdout, /dev/fd/N)",
+					   "a device, FIFO or socket", "a folder"};
+	int why = pmcfi_atomic_refusal(path);
+	return why ? pmcfi_fail(PMCF_EINVAL, "cannot write '%s': it is %s, not a file", path, what[why]) : 0;
+}
+
+int pmcfi_atomic_temp(const char *path, char **dir, char **tmp)
+{
+	*dir = *tmp = NULL;
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	const char *base = slash ? slash + 1 : path;
+	if (!base || !*base)
+		return pmcfi_fail(PMCF_EINVAL, "cannot write '%s': not a file name", path ? path : "");
+	size_t dlen = slash ? (size_t)(slash - path) : 0, n = strlen(path) + 24;
+	*tmp = malloc(n);
+	*dir = malloc(dlen + 2);
+	if (!*tmp || !*dir) {
+		free(*tmp);
+		free(*dir);
+		*dir = *tmp = NULL;
+		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
+	}
+	if (!slash)
+		strcpy(*dir, ".");
+	else if (!dlen)
+		strcpy(*dir, "/");
+	else {
+		memcpy(*dir, path, dlen);
+		(*dir)[dlen] = '\0';
+	}
+	snprintf(*tmp, n, "%.*s.%s.tmp.XXXXXX", (int)(slash ? dlen + 1 : 0), path, base);
 	return 0;
 }
 
 int pmcfi_atomic_write(const char *path, mode_t mode, int (*fill)(FILE *f, void *ctx), void *ctx)
 {
-	if (!path || !*path)
-		return pmcfi_fail(PMCF_EINVAL, "no file name");
-	int err = pmcfi_atomic_check(path);
-	if (err)
+	char *dir, *tmp;
+	int err = pmcfi_atomic_check(path ? path : "");
+	if (err || (err = pmcfi_atomic_temp(path, &dir, &tmp)))
 		return err;
-	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
-	if (!*base)
-		return pmcfi_fail(PMCF_EINVAL, "cannot write '%s': not a file name", path);
-	size_t dlen = slash ? (size_t)(slash - path) : 0, n = strlen(path) + 24;
-	char *tmp = malloc(n), *dir = malloc(dlen + 2);
-	if (!tmp || !dir) {
-		free(tmp);
-		free(dir);
-		return pmcfi_fail(PMCF_ENOMEM, "out of memory");
-	}
-	if (!slash)
-		strcpy(dir, ".");
-	else if (!dlen)
-		strcpy(dir, "/");
-	else {
-		memcpy(dir, path, dlen);
-		dir[dlen] = '\0';
-	}
-	snprintf(tmp, n, "%.*s.%s.tmp.XXXXXX", (int)(slash ? dlen + 1 : 0), path, base);
 	FILE *f = NULL;
 	int fd = mkostemp(tmp, O_CLOEXEC), made = fd >= 0;
 	if (fd < 0 || fchmod(fd, mode ? mode : pmcfi_atomic_mode(path)) < 0 || !(f = fdopen(fd, "w")))
